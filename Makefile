@@ -1,0 +1,142 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# sriov-persist. Plain make, in the style of wireguard-tools:
+#   make                 build into build/
+#   make check           install test deps, ASan+UBSan build with -Werror, unit + integration tests, valgrind
+#   make demo            apply layouts to a simulated host, end to end
+#   make install         PREFIX=/usr DESTDIR=...
+#   make format-check    clang-format against .clang-format
+#   V=1                  show the commands
+
+PREFIX ?= /usr
+SBINDIR ?= $(PREFIX)/sbin
+LIBEXECDIR ?= $(PREFIX)/libexec
+MANDIR ?= $(PREFIX)/share/man
+SYSCONFDIR ?= /etc
+PKG_CONFIG ?= pkg-config
+SYSTEMDUNITDIR ?= $(shell $(PKG_CONFIG) --variable=systemdsystemunitdir systemd 2>/dev/null || echo $(PREFIX)/lib/systemd/system)
+UDEVDIR ?= $(shell $(PKG_CONFIG) --variable=udevdir udev 2>/dev/null || echo $(PREFIX)/lib/udev)
+
+BUILDDIR ?= build
+SANITIZE ?= 0
+WERROR ?= 0
+
+ifeq ($(V),1)
+Q =
+else
+Q = @
+endif
+
+DEPS_PKGS = inih json-c libcrypto
+DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(DEPS_PKGS) 2>/dev/null)
+DEPS_LIBS := $(shell $(PKG_CONFIG) --libs $(DEPS_PKGS) 2>/dev/null)
+CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
+CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+
+CFLAGS ?= -O2 -g
+WARNINGS = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
+	-Wno-missing-field-initializers -Wno-unused-parameter -Wvla -Wdate-time -Wundef \
+	-Wmissing-include-dirs -Wold-style-definition -Wpointer-arith -Wnull-dereference
+ifeq ($(WERROR),1)
+WARNINGS += -Werror
+endif
+ALL_CFLAGS = -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -fno-strict-aliasing -fstack-protector-strong \
+	-Ilib $(DEPS_CFLAGS) $(CFLAGS) -MMD -MP \
+	-DSYSCONFDIR='"$(SYSCONFDIR)"' -DVERSION='"$(VERSION)"'
+ALL_LDFLAGS = $(LDFLAGS)
+ifeq ($(SANITIZE),1)
+ALL_CFLAGS += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+ALL_LDFLAGS += -fsanitize=address,undefined
+endif
+
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0)
+
+LIB_SRCS := $(sort $(wildcard lib/*.c))
+SRIOVCTL_SRCS := $(sort $(wildcard sriovctl/*.c))
+UNIT_SRCS := $(sort $(wildcard tests/unit/test-*.c))
+FUZZ_SRCS := $(filter-out tests/fuzz/fuzz-main.c,$(sort $(wildcard tests/fuzz/fuzz-*.c)))
+
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILDDIR)/obj/%.o)
+SRIOVCTL_OBJS := $(SRIOVCTL_SRCS:%.c=$(BUILDDIR)/obj/%.o)
+LIBA := $(BUILDDIR)/libsriovpersist.a
+SRIOVCTL := $(BUILDDIR)/sriovctl
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILDDIR)/tests/%)
+# Fuzz targets built as plain programs that replay their corpus (a fuzzer
+# engine links the same sources with -fsanitize=fuzzer; see tests/fuzz/README).
+FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILDDIR)/tests/%)
+
+.PHONY: all clean check check-unit check-integration check-valgrind check-fuzz demo install \
+	format format-check deps tests bench
+all: $(SRIOVCTL)
+
+$(BUILDDIR)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIBA): $(LIB_OBJS)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(SRIOVCTL): $(SRIOVCTL_OBJS) $(LIBA)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(DEPS_LIBS)
+
+$(BUILDDIR)/tests/test-%: tests/unit/test-%.c $(LIBA)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  TEST    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -Itests/unit $< $(LIBA) -o $@ $(ALL_LDFLAGS) $(DEPS_LIBS) $(CMOCKA_LIBS)
+
+$(BUILDDIR)/tests/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/fuzz-main.c $(LIBA)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $< tests/fuzz/fuzz-main.c $(LIBA) -o $@ $(ALL_LDFLAGS) $(DEPS_LIBS)
+
+tests: $(SRIOVCTL) $(UNIT_BINS) $(FUZZ_BINS)
+
+deps:
+	$(Q)scripts/install-deps
+
+# The tests run against the ASan+UBSan build, warnings as errors; valgrind
+# against a plain build (it cannot run sanitized binaries).
+ASAN_DIR = build/asan
+PLAIN_DIR = build/plain
+check: deps
+	$(Q)$(MAKE) --no-print-directory BUILDDIR=$(ASAN_DIR) SANITIZE=1 WERROR=1 tests
+	$(Q)$(MAKE) --no-print-directory BUILDDIR=$(PLAIN_DIR) WERROR=1 all
+	$(Q)$(MAKE) --no-print-directory format-check
+	$(Q)$(MAKE) --no-print-directory check-unit check-fuzz check-integration
+
+check-unit:
+	$(Q)scripts/run-unit-tests $(ASAN_DIR)/tests
+
+check-fuzz:
+	$(Q)for f in $(FUZZ_SRCS:tests/fuzz/%.c=$(ASAN_DIR)/tests/%); do \
+		n=$${f##*/fuzz-}; $$f tests/fuzz/corpus/$$n/* || exit 1; done
+
+check-integration:
+	$(Q)SRIOVCTL=$(CURDIR)/$(ASAN_DIR)/sriovctl SRIOVCTL_PLAIN=$(CURDIR)/$(PLAIN_DIR)/sriovctl \
+		/usr/bin/python3 -m pytest -q -p no:cacheprovider tests/integration
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory BUILDDIR=$(PLAIN_DIR) all
+	$(Q)scripts/demo $(PLAIN_DIR)/sriovctl
+
+install: $(SRIOVCTL)
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(SYSCONFDIR)/sriov-persist/conf.d \
+		$(DESTDIR)$(PREFIX)/lib/sriov-persist/conf.d $(DESTDIR)$(MANDIR)/man8
+	install -m 0755 $(SRIOVCTL) $(DESTDIR)$(SBINDIR)/sriovctl
+	install -m 0644 man/sriovctl.8 $(DESTDIR)$(MANDIR)/man8/sriovctl.8
+	install -d $(DESTDIR)$(PREFIX)/share/doc/sriov-persist/examples
+	install -m 0644 conf.d/*.conf $(DESTDIR)$(PREFIX)/share/doc/sriov-persist/examples/
+
+FORMAT_SRCS = $(sort $(wildcard lib/*.[ch] sriovctl/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch]))
+format:
+	$(Q)clang-format -i $(FORMAT_SRCS)
+format-check:
+	$(Q)clang-format --dry-run --Werror $(FORMAT_SRCS)
+
+clean:
+	rm -rf build
+
+-include $(LIB_OBJS:.o=.d) $(SRIOVCTL_OBJS:.o=.d)

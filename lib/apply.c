@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <time.h>
+
+#include "apply.h"
+#include "desired.h"
+
+static usec_t now_clock(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (usec_t)ts.tv_sec * USEC_PER_SEC + (usec_t)ts.tv_nsec / 1000;
+}
+
+usec_t now_realtime(void)
+{
+	return now_clock(CLOCK_REALTIME);
+}
+
+usec_t now_monotonic(void)
+{
+	return now_clock(CLOCK_MONOTONIC);
+}
+
+int pf_lock(const char *runtime_dir, const char *pci, usec_t timeout)
+{
+	_cleanup_free_ char *dir = NULL, *path = NULL;
+	_cleanup_close_ int fd = -EBADF;
+	usec_t deadline = now_monotonic() + timeout, wait = USEC_PER_MSEC;
+	int r;
+
+	if (!pci_addr_is_valid(pci))
+		return -EINVAL;
+	dir = strdup_printf("%s/lock", runtime_dir);
+	path = strdup_printf("%s/lock/%s.lock", runtime_dir, pci);
+	if (!dir || !path)
+		return -ENOMEM;
+	r = mkdir_p(dir, 0755);
+	if (r < 0)
+		return r;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	/* flock() has no timeout of its own; poll it with a growing interval. */
+	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return -errno;
+		if (now_monotonic() >= deadline)
+			return -ETIMEDOUT;
+		usleep((useconds_t)wait);
+		if (wait < 50 * USEC_PER_MSEC)
+			wait *= 2;
+	}
+	return TAKE_FD(fd);
+}
+
+const struct pf_state *host_state_lookup_pf(const struct host_state *hs, const char *what)
+{
+	for (size_t i = 0; i < hs->n_pfs; i++) {
+		const struct pf_state *pf = &hs->pfs[i];
+
+		if (streq(pf->pci, what) || streq_ptr(pf->name, what) ||
+		    strv_contains(pf->altnames, what))
+			return pf;
+	}
+	return NULL;
+}
+
+/* Runs one action on the host. timeout bounds the operations that can hang
+ * in the kernel. */
+static int execute(struct host *h, const char *pf, const struct action *a, usec_t timeout)
+{
+	const struct host_ops *o = h->ops;
+
+	h->error[0] = '\0';
+	switch (a->type) {
+	case ACTION_LOAD_MODULE:
+		return o->load_module(h, a->str);
+	case ACTION_SET_FIRMWARE_VFS:
+		return o->set_firmware_vfs(h, pf, a->value);
+	case ACTION_SET_LINK_TYPE:
+		return o->set_firmware_link_type(h, pf, (enum link_type)a->value);
+	case ACTION_SET_PF_MTU:
+		return o->set_pf_mtu(h, pf, a->value);
+	case ACTION_SET_PF_UP:
+		return o->set_pf_up(h, pf);
+	case ACTION_SET_NUM_VFS:
+		return o->set_num_vfs(h, pf, a->value, timeout);
+	case ACTION_SET_ESWITCH_MODE:
+		return o->set_eswitch_mode(h, pf, (enum eswitch_mode)a->value, timeout);
+	case ACTION_SET_HW_TC_OFFLOAD:
+		return o->set_hw_tc_offload(h, pf, a->value);
+	case ACTION_UNBIND_VF:
+		return o->unbind_vf(h, pf, a->vf, timeout);
+	case ACTION_SET_VF:
+		return o->set_vf(h, pf, a->vf, &a->attrs);
+	case ACTION_BIND_VF:
+		return o->bind_vf(h, pf, a->vf, a->str, timeout);
+	case ACTION_SET_VF_MTU:
+		return o->set_vf_mtu(h, pf, a->vf, a->value);
+	case _ACTION_TYPE_MAX:
+	case _ACTION_TYPE_INVALID:
+		break;
+	}
+	return -EINVAL;
+}
+
+struct pf_run {
+	struct host *host;
+	const struct layout_set *set;
+	const struct apply_options *opts;
+	struct diag_list *diags;
+	struct apply_pf_result *res;
+	usec_t deadline; /* monotonic */
+};
+
+static usec_t run_now(const struct pf_run *run)
+{
+	return run->opts->now ? run->opts->now() : now_realtime();
+}
+
+static int set_outcome(struct apply_pf_result *res, enum pf_status_state state, char *error)
+{
+	if (state != PF_STATUS_APPLIED && !error)
+		return -ENOMEM;
+	res->status.state = state;
+	free(res->status.error);
+	res->status.error = error;
+	return 0;
+}
+
+/* Reads the host and builds desired state and plan for one PF. */
+static int prepare(struct pf_run *run, const char *pci, struct host_state **ret_hs,
+		   struct pf_desired **ret_d, struct plan **ret_plan)
+{
+	_cleanup_host_state_ struct host_state *hs = NULL;
+	_cleanup_pf_desired_ struct pf_desired *d = NULL;
+	_cleanup_plan_ struct plan *p = NULL;
+	const struct pf_state *pf;
+	int r;
+
+	r = host_read(run->host, &hs);
+	if (r < 0)
+		return r;
+	pf = host_state_find_pf(hs, pci);
+	if (!pf)
+		return -ENODEV;
+	r = desired_build(run->set, hs, pf, run->diags, &d);
+	if (r < 0)
+		return r;
+	if (d && !d->held) {
+		r = plan_build(d, pf, hs, &p);
+		if (r < 0)
+			return r;
+	}
+	*ret_hs = TAKE_PTR(hs);
+	*ret_d = TAKE_PTR(d);
+	*ret_plan = TAKE_PTR(p);
+	return 0;
+}
+
+static char *action_error(struct host *h, const struct action *a, int r)
+{
+	_cleanup_free_ char *what = action_describe(a);
+
+	if (h->error[0])
+		return strdup_printf("%s failed: %s (%s)", strna(what), strerror(-r), h->error);
+	return strdup_printf("%s failed: %s", strna(what), strerror(-r));
+}
+
+static void record_created(const struct pf_run *run, const char *pci, const struct action *a)
+{
+	struct pf_created c = { .when = run_now(run) };
+
+	if (!run->opts->state_dir)
+		return;
+	snprintf(c.pci, sizeof(c.pci), "%s", pci);
+	(void)pf_created_read(run->opts->state_dir, pci, &c);
+	if (a->type == ACTION_SET_NUM_VFS)
+		c.num_vfs = a->value;
+	else if (a->type == ACTION_SET_ESWITCH_MODE)
+		c.eswitch_switchdev = a->value == ESWITCH_MODE_SWITCHDEV;
+	else
+		return;
+	c.when = run_now(run);
+	if (pf_created_write(run->opts->state_dir, &c) < 0)
+		(void)diag_add(run->diags, DIAG_WARNING, NULL, 0,
+			       "%s: could not record what was created in %s", pci,
+			       run->opts->state_dir);
+}
+
+static int execute_plan(struct pf_run *run, const struct pf_state *pf, const struct plan *p)
+{
+	const struct mainconf *c = run->opts->conf;
+
+	for (size_t i = 0; i < p->n_actions; i++) {
+		const struct action *a = &p->actions[i];
+		usec_t now = now_monotonic(), timeout;
+		int r;
+
+		if (now >= run->deadline)
+			return set_outcome(
+				run->res, PF_STATUS_FAILED,
+				strdup_printf(
+					"timed out after TimeoutSec=%llus with %zu of %zu actions done",
+					(unsigned long long)(c->apply_timeout / USEC_PER_SEC), i,
+					p->n_actions));
+		timeout = run->deadline - now;
+		if (timeout > c->sysfs_write_timeout)
+			timeout = c->sysfs_write_timeout;
+		r = execute(run->host, pf->pci, a, timeout);
+		if (run->opts->on_action)
+			run->opts->on_action(pf, a, r, run->host->error, run->opts->userdata);
+		if (r < 0)
+			return set_outcome(run->res, PF_STATUS_FAILED,
+					   action_error(run->host, a, r));
+		run->res->status.n_actions++;
+		run->res->changed = true;
+		record_created(run, pf->pci, a);
+	}
+	return 0;
+}
+
+/* After executing, the host must be in the desired state: read it back and
+ * plan again. Whatever remains is a failure the driver did not report. */
+static int verify(struct pf_run *run, const char *pci)
+{
+	_cleanup_host_state_ struct host_state *hs = NULL;
+	_cleanup_pf_desired_ struct pf_desired *d = NULL;
+	_cleanup_plan_ struct plan *p = NULL;
+	struct diag_list ignored = {};
+	struct pf_run quiet = *run;
+	int r;
+
+	quiet.diags = &ignored;
+	r = prepare(&quiet, pci, &hs, &d, &p);
+	diag_list_done(&ignored);
+	if (r < 0)
+		return set_outcome(run->res, PF_STATUS_FAILED,
+				   strdup_printf("reading back failed: %s", strerror(-r)));
+	run->res->status.num_vfs = host_state_find_pf(hs, pci)->num_vfs;
+	if (p && p->n_actions > 0) {
+		_cleanup_free_ char *what = action_describe(&p->actions[0]);
+
+		return set_outcome(
+			run->res, PF_STATUS_FAILED,
+			strdup_printf(
+				"read back differs from the layout: %zu action(s) still needed, first: %s",
+				p->n_actions, strna(what)));
+	}
+	return 0;
+}
+
+static char *policy_hold_reason(const struct mainconf *c, const struct plan *p)
+{
+	if (c->disruption_policy == DISRUPTION_POLICY_NEVER)
+		return strdup("disruptive changes held by [Disruption] Policy=never");
+	if (c->disruption_policy == DISRUPTION_POLICY_DRAIN && c->k8s_enabled == K8S_ENABLED_YES)
+		return strdup(
+			"disruptive changes need a drain ([Disruption] Policy=drain), and draining "
+			"through Kubernetes is not available in this version");
+	/* Policy=immediate, or drain where Kubernetes is not enabled: there is
+	 * nothing to drain, so drain behaves as immediate. */
+	return NULL;
+}
+
+static int apply_locked(struct pf_run *run, const char *pci)
+{
+	_cleanup_host_state_ struct host_state *hs = NULL;
+	_cleanup_pf_desired_ struct pf_desired *d = NULL;
+	_cleanup_plan_ struct plan *p = NULL;
+	struct pf_status *st = &run->res->status;
+	const struct pf_state *pf;
+	char *hold;
+	int r;
+
+	r = prepare(run, pci, &hs, &d, &p);
+	if (r < 0)
+		return set_outcome(run->res, PF_STATUS_FAILED,
+				   strdup_printf("reading the PF failed: %s", strerror(-r)));
+	pf = host_state_find_pf(hs, pci);
+	st->num_vfs = pf->num_vfs;
+	if (!d) {
+		run->res->configured = false;
+		return 0;
+	}
+	strv_free(st->config_files);
+	st->config_files = strv_copy(d->config_files);
+	if (!st->config_files)
+		return -ENOMEM;
+	if (d->held)
+		return set_outcome(run->res, PF_STATUS_HELD, strdup(strna(d->held_reason)));
+	strv_free(st->reboot_reasons);
+	st->reboot_reasons = strv_copy(p->reboot_reasons);
+	if (!st->reboot_reasons)
+		return -ENOMEM;
+	if (p->n_actions == 0)
+		return set_outcome(run->res, PF_STATUS_APPLIED, NULL);
+	hold = plan_is_disruptive(p) ? policy_hold_reason(run->opts->conf, p) : NULL;
+	if (hold)
+		return set_outcome(run->res, PF_STATUS_DEFERRED, hold);
+	r = execute_plan(run, pf, p);
+	if (r < 0 || st->state == PF_STATUS_FAILED)
+		return r;
+	return verify(run, pci);
+}
+
+/* Whether any layout selects pf: a PF that none selects is never touched,
+ * not even locked. */
+static int is_configured(const struct pf_run *run, const struct host_state *hs,
+			 const struct pf_state *pf)
+{
+	_cleanup_pf_desired_ struct pf_desired *d = NULL;
+	struct diag_list ignored = {};
+	int r;
+
+	r = desired_build(run->set, hs, pf, &ignored, &d);
+	diag_list_done(&ignored);
+	if (r < 0)
+		return r;
+	return !!d;
+}
+
+static int apply_one(struct pf_run *run, const struct host_state *hs, const struct pf_state *pf)
+{
+	struct pf_status *st = &run->res->status;
+	_cleanup_close_ int lock = -EBADF;
+	const struct apply_options *o = run->opts;
+	int r;
+
+	r = is_configured(run, hs, pf);
+	if (r <= 0) {
+		run->res->configured = false;
+		snprintf(st->pci, sizeof(st->pci), "%s", pf->pci);
+		return r < 0 ? r : pf_status_remove(o->runtime_dir, pf->pci);
+	}
+
+	snprintf(st->pci, sizeof(st->pci), "%s", pf->pci);
+	st->name = pf->name ? strdup(pf->name) : NULL;
+	st->reboot_reasons = calloc(1, sizeof(char *));
+	st->config_files = calloc(1, sizeof(char *));
+	if ((pf->name && !st->name) || !st->reboot_reasons || !st->config_files)
+		return -ENOMEM;
+	st->started = run_now(run);
+	run->res->configured = true;
+	run->deadline = now_monotonic() + o->conf->apply_timeout;
+
+	lock = pf_lock(o->runtime_dir, pf->pci, o->conf->apply_timeout);
+	if (lock < 0)
+		r = set_outcome(run->res, PF_STATUS_FAILED,
+				strdup_printf("taking the lock in %s/lock failed: %s",
+					      o->runtime_dir, strerror(-lock)));
+	else
+		r = apply_locked(run, pf->pci);
+	if (r < 0)
+		return r;
+	st->finished = run_now(run);
+	if (!run->res->configured)
+		return pf_status_remove(o->runtime_dir, pf->pci);
+	r = pf_status_write(o->runtime_dir, st);
+	if (r < 0)
+		(void)diag_add(run->diags, DIAG_WARNING, NULL, 0,
+			       "%s: could not write the status record in %s: %s", pf->pci,
+			       o->runtime_dir, strerror(-r));
+	return 0;
+}
+
+int apply_run(struct host *h, const struct layout_set *set, const struct apply_options *opts,
+	      struct apply_result *ret)
+{
+	_cleanup_host_state_ struct host_state *hs = NULL;
+	struct apply_result res = {};
+	bool ok = true;
+	int r;
+
+	r = host_read(h, &hs);
+	if (r < 0)
+		return r;
+	if (opts->only && !host_state_lookup_pf(hs, opts->only))
+		return -ENXIO;
+	res.pfs = calloc(hs->n_pfs ?: 1, sizeof(*res.pfs));
+	if (!res.pfs)
+		return -ENOMEM;
+	for (size_t i = 0; i < hs->n_pfs; i++) {
+		const struct pf_state *pf = &hs->pfs[i];
+		struct pf_run run = {
+			.host = h,
+			.set = set,
+			.opts = opts,
+			.diags = &res.diags,
+			.res = &res.pfs[res.n_pfs],
+		};
+
+		if (opts->only && pf != host_state_lookup_pf(hs, opts->only))
+			continue;
+		res.n_pfs++;
+		r = apply_one(&run, hs, pf);
+		if (r < 0) {
+			apply_result_done(&res);
+			return r;
+		}
+		if (run.res->configured && run.res->status.state != PF_STATUS_APPLIED)
+			ok = false;
+	}
+	*ret = res;
+	return ok ? 0 : -EIO;
+}
+
+void apply_result_done(struct apply_result *r)
+{
+	for (size_t i = 0; i < r->n_pfs; i++)
+		pf_status_done(&r->pfs[i].status);
+	free(r->pfs);
+	diag_list_done(&r->diags);
+	*r = (struct apply_result){};
+}

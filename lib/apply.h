@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Applying layouts to a host: for every configured PF, under its lock:
+ * desired state, plan, disruption policy, execution in plan order with
+ * bounded time, read-back verification, status record. The one code path
+ * that sriovctl, the udev helper and the daemon all use. */
+
+#include "host.h"
+#include "layout.h"
+#include "mainconf.h"
+#include "plan.h"
+#include "status.h"
+
+struct apply_options {
+	const struct mainconf *conf;
+	const char *runtime_dir; /* status records and locks */
+	const char *state_dir;	 /* what we created */
+	/* only this PF (PCI address or interface name); NULL = all */
+	const char *only;
+	/* Called after each action with its result (0 or -errno); may be NULL. */
+	void (*on_action)(const struct pf_state *pf, const struct action *a, int r,
+			  const char *detail, void *userdata);
+	void *userdata;
+	/* the clock; NULL = CLOCK_REALTIME (tests pass their own) */
+	usec_t (*now)(void);
+};
+
+struct apply_pf_result {
+	struct pf_status status;
+	bool configured; /* false: no layout selects it, never touched */
+	bool changed;	 /* at least one action ran */
+};
+
+struct apply_result {
+	struct apply_pf_result *pfs;
+	size_t n_pfs;
+	struct diag_list diags; /* layout and hardware errors, file:line */
+};
+
+/* Applies set to every PF of h (or opts->only). Returns 0 when every
+ * configured PF was applied, -EIO when any was held, deferred or failed
+ * (ret is filled in either case), or another -errno when the host could not
+ * be read (ret untouched; h->error has the detail). -ENXIO when opts->only
+ * names no PF of the host. */
+int apply_run(struct host *h, const struct layout_set *set, const struct apply_options *opts,
+	      struct apply_result *ret);
+void apply_result_done(struct apply_result *r);
+
+/* Finds a PF by PCI address or interface name (or altname). */
+const struct pf_state *host_state_lookup_pf(const struct host_state *hs, const char *what);
+
+/* The lock one PF is applied under: <runtime_dir>/lock/<pci>.lock, flock,
+ * waits at most timeout. Returns the lock fd (close to release). */
+int pf_lock(const char *runtime_dir, const char *pci, usec_t timeout);
+
+usec_t now_realtime(void);
+usec_t now_monotonic(void);

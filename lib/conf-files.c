@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "layout.h"
+
+const char *const layout_dirs_default[] = {
+	"/etc/sriov-persist/conf.d",
+	"/run/sriov-persist/conf.d",
+	"/usr/lib/sriov-persist/conf.d",
+	NULL,
+};
+
+/* One file name, as the highest-priority directory that has it has it. */
+struct conf_entry {
+	char *name;
+	char *path; /* NULL: masked by a link to /dev/null */
+};
+
+struct conf_entries {
+	struct conf_entry *items;
+	size_t n;
+};
+
+static void conf_entries_done(struct conf_entries *e)
+{
+	for (size_t i = 0; i < e->n; i++) {
+		free(e->items[i].name);
+		free(e->items[i].path);
+	}
+	free(e->items);
+	*e = (struct conf_entries){};
+}
+
+static bool conf_entries_have(const struct conf_entries *e, const char *name)
+{
+	for (size_t i = 0; i < e->n; i++)
+		if (streq(e->items[i].name, name))
+			return true;
+	return false;
+}
+
+static int conf_entries_add(struct conf_entries *e, const char *dir, const char *name, bool masked)
+{
+	_cleanup_free_ char *n = strdup(name), *path = NULL;
+	struct conf_entry *items;
+	size_t len = strlen(dir);
+
+	if (!n)
+		return -ENOMEM;
+	if (!masked) {
+		path = strdup_printf("%s%s%s", dir, len > 0 && dir[len - 1] == '/' ? "" : "/",
+				     name);
+		if (!path)
+			return -ENOMEM;
+	}
+	items = realloc(e->items, sizeof(*items) * (e->n + 1));
+	if (!items)
+		return -ENOMEM;
+	e->items = items;
+	e->items[e->n++] = (struct conf_entry){ .name = TAKE_PTR(n), .path = TAKE_PTR(path) };
+	return 0;
+}
+
+static bool name_has_suffix(const char *name, const char *suffix)
+{
+	size_t n = strlen(name), s = strlen(suffix);
+
+	return n > s + 1 && name[n - s - 1] == '.' && streq(name + n - s, suffix);
+}
+
+static bool stat_is_dev_null(const struct stat *st)
+{
+	return S_ISCHR(st->st_mode) && major(st->st_rdev) == 1 && minor(st->st_rdev) == 3;
+}
+
+static int conf_scan_dir(struct conf_entries *e, const char *dir, const char *suffix)
+{
+	DIR *d;
+	struct dirent *de;
+	int fd, r = 0;
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	while (r >= 0 && (errno = 0, de = readdir(d))) {
+		struct stat st;
+
+		if (de->d_name[0] == '.' || !name_has_suffix(de->d_name, suffix) ||
+		    conf_entries_have(e, de->d_name))
+			continue;
+		/* Follows symlinks: a link to /dev/null masks, a dangling
+		 * link or anything but a regular file is skipped. */
+		if (fstatat(fd, de->d_name, &st, 0) < 0)
+			continue;
+		if (stat_is_dev_null(&st))
+			r = conf_entries_add(e, dir, de->d_name, true);
+		else if (S_ISREG(st.st_mode))
+			r = conf_entries_add(e, dir, de->d_name, false);
+	}
+	if (r >= 0 && errno != 0)
+		r = -errno;
+	closedir(d);
+	return r;
+}
+
+static int conf_entry_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct conf_entry *)a)->name, ((const struct conf_entry *)b)->name);
+}
+
+int conf_files_list(const char *const *dirs, const char *suffix, char ***ret_paths)
+{
+	struct conf_entries e = {};
+	char **paths;
+	size_t k = 0;
+	int r = 0;
+
+	for (size_t i = 0; dirs && dirs[i] && r >= 0; i++)
+		r = conf_scan_dir(&e, dirs[i], suffix);
+	if (r < 0)
+		goto out;
+	if (e.n > 0)
+		qsort(e.items, e.n, sizeof(*e.items), conf_entry_cmp);
+	paths = calloc(e.n + 1, sizeof(char *));
+	if (!paths) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < e.n; i++)
+		if (e.items[i].path)
+			paths[k++] = TAKE_PTR(e.items[i].path);
+	*ret_paths = paths;
+out:
+	conf_entries_done(&e);
+	return r;
+}
+
+static int layout_set_add(struct layout_set *s, const char *path)
+{
+	struct layout_file **files, *f = NULL;
+	int r;
+
+	files = realloc(s->files, sizeof(*files) * (s->n_files + 1));
+	if (!files)
+		return -ENOMEM;
+	s->files = files;
+	r = layout_parse_file(path, &s->diags, &f);
+	if (r < 0)
+		return r;
+	s->files[s->n_files++] = f;
+	return 0;
+}
+
+int layout_set_load_files(char *const *paths, struct layout_set **ret)
+{
+	struct layout_set *s = calloc(1, sizeof(*s));
+	int r;
+
+	if (!s)
+		return -ENOMEM;
+	for (size_t i = 0; paths && paths[i]; i++) {
+		r = layout_set_add(s, paths[i]);
+		if (r < 0) {
+			layout_set_free(s);
+			return r;
+		}
+	}
+	*ret = s;
+	return 0;
+}
+
+int layout_set_load(const char *const *dirs, struct layout_set **ret)
+{
+	_cleanup_strv_free_ char **paths = NULL;
+	int r;
+
+	r = conf_files_list(dirs ?: layout_dirs_default, "conf", &paths);
+	if (r < 0)
+		return r;
+	return layout_set_load_files(paths, ret);
+}
+
+struct layout_set *layout_set_free(struct layout_set *s)
+{
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < s->n_files; i++)
+		layout_file_free(s->files[i]);
+	free(s->files);
+	diag_list_done(&s->diags);
+	free(s);
+	return NULL;
+}

@@ -1,0 +1,596 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* Layouts -> the desired state of one PF: select, merge, resolve, check.
+ * The result borrows the file names of its struct src entries from the
+ * layout set, which must outlive it. */
+
+#include <stdarg.h>
+
+#include "desired.h"
+#include "mac.h"
+
+/* Drivers that bind a VF for user space or to park it: no netdev. */
+static const char *const no_netdev_drivers[] = { "vfio-pci", "pci-stub", "uio_pci_generic",
+						 "igb_uio" };
+
+bool vf_driver_has_netdev(const char *driver)
+{
+	if (!driver)
+		return false;
+	for (size_t i = 0; i < ELEMENTSOF(no_netdev_drivers); i++)
+		if (streq(driver, no_netdev_drivers[i]))
+			return false;
+	return true;
+}
+
+struct ctx {
+	const struct host_state *host;
+	const struct pf_state *pf;
+	const struct driver_info *drv;
+	const char *drv_name;
+	struct diag_list *diags;
+	size_t diags_start;		  /* our own diagnostics start here */
+	const struct layout_file **files; /* those selecting the PF, in order */
+	size_t n_files;
+	/* sections may name VFs below this: VirtualFunctions when set (even
+	 * with ExternallyManaged), UINT32_MAX when not set */
+	uint32_t vf_bound;
+	bool *was_stable; /* per VF: MACAddress=stable before resolution */
+	struct pf_desired *d;
+};
+
+/* One hardware error per file:line: a section applied to many VFs reports
+ * its problem once. The first error becomes the held reason. */
+_printf_(4, 5) static int hw_error(struct ctx *c, const char *file, unsigned line, const char *fmt,
+				   ...)
+{
+	_cleanup_free_ char *msg = NULL;
+	va_list ap;
+	int r;
+
+	for (size_t i = c->diags_start; i < c->diags->n; i++)
+		if (streq_ptr(c->diags->items[i].file, file) && c->diags->items[i].line == line)
+			return 0;
+	va_start(ap, fmt);
+	r = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (r < 0) {
+		msg = NULL;
+		return -ENOMEM;
+	}
+	r = diag_add(c->diags, DIAG_ERROR, file, line, "%s", msg);
+	if (r < 0)
+		return r;
+	c->d->held = true;
+	if (!c->d->held_reason) {
+		c->d->held_reason = diag_format(&c->diags->items[c->diags->n - 1]);
+		if (!c->d->held_reason)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Which files select the PF, in set order.
+ *
+ * A file with errors still counts when its [Match] selects the PF, and then
+ * holds it. When its [Match] does not select the PF, the file is left out:
+ * the parser drops a [Match] value it rejects, which makes the remaining
+ * match broader, never narrower, so a PF it does not select is one the
+ * file clearly does not mean. A file that could not be read at all has an
+ * empty [Match], which selects (and so holds) every PF. */
+static int select_files(struct ctx *c, const struct layout_set *set)
+{
+	c->files = calloc(set->n_files ?: 1, sizeof(*c->files));
+	if (!c->files)
+		return -ENOMEM;
+	for (size_t i = 0; i < set->n_files; i++) {
+		const struct layout_file *f = set->files[i];
+
+		if (!f || f->masked || !layout_match_pf(&f->match, c->pf, c->host->hostname))
+			continue;
+		c->files[c->n_files++] = f;
+		if (strv_extend(&c->d->config_files, f->path) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The reason a held PF shows: the first error the parser reported for the
+ * file, so that status and apply say what to fix, not only where. */
+static char *file_error_reason(const struct layout_set *set, const char *path)
+{
+	size_t n = 0;
+	const struct diag *first = NULL;
+	_cleanup_free_ char *s = NULL;
+
+	for (size_t i = 0; i < set->diags.n; i++) {
+		const struct diag *d = &set->diags.items[i];
+
+		if (d->level == DIAG_ERROR && streq_ptr(d->file, path) && n++ == 0)
+			first = d;
+	}
+	if (!first)
+		return strdup_printf("%s: has errors", path);
+	s = diag_format(first);
+	if (!s || n == 1)
+		return TAKE_PTR(s);
+	return strdup_printf("%s (and %zu more error%s)", s, n - 1, n == 2 ? "" : "s");
+}
+
+static int hold_for_file_errors(struct ctx *c, const struct layout_set *set)
+{
+	for (size_t i = 0; i < c->n_files; i++) {
+		if (!c->files[i]->has_error)
+			continue;
+		c->d->held = true;
+		c->d->held_reason = file_error_reason(set, c->files[i]->path);
+		return c->d->held_reason ? 0 : -ENOMEM;
+	}
+	return 0;
+}
+
+static int check_vf_count(struct ctx *c, uint32_t want)
+{
+	const struct pf_settings *s = &c->d->pf;
+	const struct src *at = &s->src[PF_KEY_VIRTUAL_FUNCTIONS];
+	bool fw_auto = !pf_settings_has(s, PF_KEY_FIRMWARE_VFS) ||
+		       s->firmware_vfs == FIRMWARE_VFS_AUTO;
+	bool fw_possible = c->drv->firmware_vfs && c->pf->firmware_total_vfs >= 0;
+	char val[16];
+
+	if (want <= c->pf->total_vfs)
+		return 0;
+	if (s->num_vfs_max)
+		snprintf(val, sizeof(val), "max");
+	else
+		snprintf(val, sizeof(val), "%u", want);
+	if (!fw_possible)
+		return hw_error(
+			c, at->file, at->line,
+			"VirtualFunctions=%s: the PF supports at most %u VFs (sriov_totalvfs)", val,
+			c->pf->total_vfs);
+	if (!fw_auto)
+		return hw_error(
+			c, at->file, at->line,
+			"VirtualFunctions=%s: the PF supports at most %u VFs (sriov_totalvfs), "
+			"and FirmwareVirtualFunctions=no forbids raising the firmware limit",
+			val, c->pf->total_vfs);
+	if (want > c->drv->firmware_max_vfs)
+		return hw_error(
+			c, at->file, at->line,
+			"VirtualFunctions=%s: the firmware VF limit can be raised to at most %u",
+			val, c->drv->firmware_max_vfs);
+	return 0; /* the planner raises the firmware limit: a reboot */
+}
+
+/* VirtualFunctions: a number or "max"; unset or ExternallyManaged=yes keep
+ * the VFs that exist. With ExternallyManaged=yes a VirtualFunctions value
+ * is what the external manager is expected to create: it bounds the
+ * sections, but no VF is ever created or destroyed. */
+static int resolve_num_vfs(struct ctx *c)
+{
+	const struct pf_settings *s = &c->d->pf;
+	uint32_t want;
+	int r;
+
+	c->vf_bound = UINT32_MAX;
+	c->d->num_vfs = c->pf->num_vfs;
+	if (!pf_settings_has(s, PF_KEY_VIRTUAL_FUNCTIONS))
+		return 0;
+	want = s->num_vfs_max ? c->pf->total_vfs : s->num_vfs;
+	r = check_vf_count(c, want);
+	if (r < 0)
+		return r;
+	c->vf_bound = want;
+	if (!(pf_settings_has(s, PF_KEY_EXTERNALLY_MANAGED) && s->externally_managed))
+		c->d->num_vfs = want;
+	return 0;
+}
+
+static void section_name(const struct vf_section *s, char buf[static 48])
+{
+	if (s->first == VF_INDEX_ALL)
+		snprintf(buf, 48, "[VirtualFunction]");
+	else if (s->first == s->last)
+		snprintf(buf, 48, "[VirtualFunction %u]", s->first);
+	else
+		snprintf(buf, 48, "[VirtualFunction %u-%u]", s->first, s->last);
+}
+
+static int check_section(struct ctx *c, const struct layout_file *f, const struct vf_section *s)
+{
+	char name[48], bound[32];
+
+	if (s->first == VF_INDEX_ALL || s->last < c->vf_bound)
+		return 0;
+	section_name(s, name);
+	if (c->d->pf.num_vfs_max)
+		snprintf(bound, sizeof(bound), "max (%u)", c->vf_bound);
+	else
+		snprintf(bound, sizeof(bound), "%u", c->vf_bound);
+	return hw_error(c, f->path, s->line, "%s: VF %u is beyond VirtualFunctions=%s", name,
+			s->last, bound);
+}
+
+/* Sections in file order, files in set order: a later one wins per key per
+ * VF. A section naming VFs that do not exist (VirtualFunctions unset) is
+ * simply not applied to them. */
+static int merge_vfs(struct ctx *c)
+{
+	struct pf_desired *d = c->d;
+	int r;
+
+	/* With an impossible VirtualFunctions (held) the array is capped. */
+	d->n_vfs = d->held ? (d->num_vfs < c->pf->total_vfs ? d->num_vfs : c->pf->total_vfs) :
+			     d->num_vfs;
+	if (d->n_vfs > 0) {
+		d->vfs = calloc(d->n_vfs, sizeof(*d->vfs));
+		c->was_stable = calloc(d->n_vfs, sizeof(*c->was_stable));
+		if (!d->vfs || !c->was_stable)
+			return -ENOMEM;
+	}
+
+	for (size_t i = 0; i < c->n_files; i++) {
+		const struct layout_file *f = c->files[i];
+
+		for (size_t j = 0; j < f->n_vf_sections; j++) {
+			const struct vf_section *s = &f->vf_sections[j];
+			uint64_t first = s->first == VF_INDEX_ALL ? 0 : s->first;
+			uint64_t last = s->first == VF_INDEX_ALL ? UINT32_MAX : s->last;
+
+			r = check_section(c, f, s);
+			if (r < 0)
+				return r;
+			for (uint64_t k = first; k <= last && k < d->n_vfs; k++) {
+				r = vf_settings_merge(&d->vfs[k], &s->settings);
+				if (r < 0)
+					return r;
+			}
+		}
+	}
+	return 0;
+}
+
+static int resolve_macs(struct ctx *c)
+{
+	for (size_t i = 0; i < c->d->n_vfs; i++) {
+		struct vf_settings *v = &c->d->vfs[i];
+		const struct src *at = &v->src[VF_KEY_MAC];
+		int r;
+
+		if (!vf_settings_has(v, VF_KEY_MAC) || v->mac_mode != MAC_MODE_STABLE)
+			continue;
+		c->was_stable[i] = true;
+		/* without either input, every PF (or host) would derive the
+		 * same addresses */
+		if (!c->host->has_machine_id || mac_is_zero(&c->pf->permanent_mac)) {
+			r = hw_error(c, at->file, at->line, "MACAddress=stable: the %s is unknown",
+				     c->host->has_machine_id ? "PF's permanent MAC address" :
+							       "machine ID");
+			if (r < 0)
+				return r;
+			continue;
+		}
+		r = mac_stable(c->host->machine_id, &c->pf->permanent_mac, (uint32_t)i, &v->mac);
+		if (r < 0)
+			return r;
+		v->mac_mode = MAC_MODE_LITERAL;
+	}
+	return 0;
+}
+
+/* Two VFs with the same address: reported at a literal one (a stable
+ * address is not the user's typo). */
+static int check_duplicate_macs(struct ctx *c)
+{
+	const struct pf_desired *d = c->d;
+
+	for (size_t j = 1; j < d->n_vfs; j++) {
+		const struct vf_settings *b = &d->vfs[j];
+
+		if (!vf_settings_has(b, VF_KEY_MAC) || b->mac_mode != MAC_MODE_LITERAL)
+			continue;
+		for (size_t i = 0; i < j; i++) {
+			const struct vf_settings *a = &d->vfs[i];
+			size_t at = c->was_stable[j] && !c->was_stable[i] ? i : j;
+			const struct src *s = &d->vfs[at].src[VF_KEY_MAC];
+			char buf[MAC_STR_MAX];
+			int r;
+
+			if (!vf_settings_has(a, VF_KEY_MAC) || a->mac_mode != MAC_MODE_LITERAL ||
+			    !mac_equal(&a->mac, &b->mac))
+				continue;
+			r = hw_error(c, s->file, s->line,
+				     "MACAddress=%s: VF %zu and VF %zu would have the same address",
+				     c->was_stable[at] ? "stable" : mac_format(&b->mac, buf), i, j);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+/* Whether a VF attribute has the kernel's default value for new VFs: a
+ * driver that does not implement the attribute can only "set" that. */
+static bool vf_value_is_default(const struct vf_settings *v, enum vf_key k)
+{
+	switch (k) {
+	case VF_KEY_VLAN:
+		return v->vlan == 0;
+	case VF_KEY_QOS:
+		return v->qos == 0;
+	case VF_KEY_VLAN_PROTO:
+		return v->vlan_proto == VLAN_PROTO_8021Q;
+	case VF_KEY_SPOOFCHK:
+		return v->spoofchk;
+	case VF_KEY_TRUST:
+		return !v->trust;
+	case VF_KEY_LINK_STATE:
+		return v->link_state == LINK_STATE_AUTO;
+	case VF_KEY_QUERY_RSS:
+		return !v->query_rss;
+	case VF_KEY_MIN_TX_RATE:
+		return v->min_tx_rate == 0;
+	case VF_KEY_MAX_TX_RATE:
+		return v->max_tx_rate == 0;
+	case VF_KEY_DRIVER:
+	case VF_KEY_MAC:
+	case VF_KEY_MTU:
+	case VF_KEY_RDMA:
+	case VF_KEY_RESOURCE_NAME:
+	case _VF_KEY_MAX:
+	case _VF_KEY_INVALID:
+		break;
+	}
+	return false;
+}
+
+static const char *const link_state_layout[_LINK_STATE_MAX] = {
+	[LINK_STATE_AUTO] = "auto",
+	[LINK_STATE_ENABLE] = "yes",
+	[LINK_STATE_DISABLE] = "no",
+};
+
+/* The value of a netlink VF key as a layout spells it. */
+static void vf_value_format(const struct vf_settings *v, enum vf_key k, char buf[static 32])
+{
+	unsigned n = 0;
+
+	switch (k) {
+	case VF_KEY_VLAN:
+		n = v->vlan;
+		break;
+	case VF_KEY_QOS:
+		n = v->qos;
+		break;
+	case VF_KEY_MIN_TX_RATE:
+		n = v->min_tx_rate;
+		break;
+	case VF_KEY_MAX_TX_RATE:
+		n = v->max_tx_rate;
+		break;
+	case VF_KEY_VLAN_PROTO:
+		snprintf(buf, 32, "%s", vlan_proto_to_string(v->vlan_proto));
+		return;
+	case VF_KEY_SPOOFCHK:
+	case VF_KEY_TRUST:
+	case VF_KEY_QUERY_RSS:
+		snprintf(buf, 32, "%s",
+			 yes_no(k == VF_KEY_SPOOFCHK ? v->spoofchk :
+				k == VF_KEY_TRUST    ? v->trust :
+						       v->query_rss));
+		return;
+	case VF_KEY_LINK_STATE:
+		snprintf(buf, 32, "%s", link_state_layout[v->link_state]);
+		return;
+	case VF_KEY_MAC:
+		mac_format(&v->mac, buf);
+		return;
+	case VF_KEY_DRIVER:
+	case VF_KEY_MTU:
+	case VF_KEY_RDMA:
+	case VF_KEY_RESOURCE_NAME:
+	case _VF_KEY_MAX:
+	case _VF_KEY_INVALID:
+		break;
+	}
+	snprintf(buf, 32, "%u", n);
+}
+
+static int check_vf_attrs(struct ctx *c, const struct vf_settings *v)
+{
+	/* first: a more precise message than "cannot set this" for drivers
+	 * without any VLAN protocol attribute */
+	if (vf_settings_has(v, VF_KEY_VLAN_PROTO) && v->vlan_proto == VLAN_PROTO_8021AD &&
+	    !c->drv->vlan_8021ad) {
+		int r = hw_error(c, v->src[VF_KEY_VLAN_PROTO].file, v->src[VF_KEY_VLAN_PROTO].line,
+				 "VLANProtocol=802.1ad: the %s driver supports only 802.1Q",
+				 c->drv_name);
+		if (r < 0)
+			return r;
+	}
+	for (enum vf_key k = VF_KEY_MAC; k <= VF_KEY_MAX_TX_RATE; k++) {
+		const struct src *at = &v->src[k];
+		char val[32];
+		int r;
+
+		if (!vf_settings_has(v, k) || (c->drv->vf_attrs & (1u << k)) ||
+		    vf_value_is_default(v, k))
+			continue;
+		vf_value_format(v, k, val);
+		r = hw_error(c, at->file, at->line, "%s=%s: the %s driver cannot set this on VFs",
+			     vf_key_to_string(k), val, c->drv_name);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* VF netdevs take their frames through the PF: a VF MTU above the PF's
+ * (as the layout sets it, else as it is) is refused by iavf and mlx5. */
+static int check_vf_mtu(struct ctx *c, const struct vf_settings *v, bool no_netdev)
+{
+	const struct src *at = &v->src[VF_KEY_MTU];
+	uint32_t pf_mtu = pf_settings_has(&c->d->pf, PF_KEY_MTU) ? c->d->pf.mtu : c->pf->mtu;
+
+	if (!vf_settings_has(v, VF_KEY_MTU))
+		return 0;
+	if (no_netdev)
+		return hw_error(c, at->file, at->line,
+				"MTUBytes=%u: a VF bound to %s has no network interface", v->mtu,
+				v->driver);
+	if (v->mtu < c->drv->min_mtu || v->mtu > c->drv->max_mtu)
+		return hw_error(c, at->file, at->line, "MTUBytes=%u: the %s driver allows %u..%u",
+				v->mtu, c->drv_name, c->drv->min_mtu, c->drv->max_mtu);
+	if (pf_mtu > 0 && v->mtu > pf_mtu)
+		return hw_error(c, at->file, at->line,
+				"MTUBytes=%u: above the PF's MTU %u; set MTUBytes= in "
+				"[PhysicalFunction]",
+				v->mtu, pf_mtu);
+	return 0;
+}
+
+static int check_vf_values(struct ctx *c, const struct vf_settings *v)
+{
+	const struct src *s = v->src;
+	bool no_netdev = vf_settings_has(v, VF_KEY_DRIVER) && v->driver &&
+			 !vf_driver_has_netdev(v->driver);
+	int r = 0;
+
+	if (vf_settings_has(v, VF_KEY_QOS) && v->qos > 0 &&
+	    (!vf_settings_has(v, VF_KEY_VLAN) || v->vlan == 0))
+		r = hw_error(c, s[VF_KEY_QOS].file, s[VF_KEY_QOS].line,
+			     "QualityOfService=%u: needs a VLANId other than 0", v->qos);
+	if (r >= 0)
+		r = check_vf_mtu(c, v, no_netdev);
+	if (r >= 0 && vf_settings_has(v, VF_KEY_RDMA) && v->rdma && no_netdev)
+		r = hw_error(c, s[VF_KEY_RDMA].file, s[VF_KEY_RDMA].line,
+			     "RDMA=yes: a VF bound to %s has no RDMA device", v->driver);
+	else if (r >= 0 && vf_settings_has(v, VF_KEY_RDMA) && v->rdma && !c->drv->rdma_modules)
+		r = hw_error(c, s[VF_KEY_RDMA].file, s[VF_KEY_RDMA].line,
+			     "RDMA=yes: the %s driver has no RDMA support on VFs", c->drv_name);
+	if (r >= 0 && vf_settings_has(v, VF_KEY_MIN_TX_RATE) &&
+	    vf_settings_has(v, VF_KEY_MAX_TX_RATE) && v->max_tx_rate != 0 &&
+	    v->max_tx_rate < v->min_tx_rate)
+		r = hw_error(c, s[VF_KEY_MAX_TX_RATE].file, s[VF_KEY_MAX_TX_RATE].line,
+			     "MaxTxRateMbps=%u: below MinTxRateMbps=%u (%s:%u)", v->max_tx_rate,
+			     v->min_tx_rate, strna(s[VF_KEY_MIN_TX_RATE].file),
+			     s[VF_KEY_MIN_TX_RATE].line);
+	return r;
+}
+
+static int check_pf(struct ctx *c)
+{
+	const struct pf_settings *s = &c->d->pf;
+	const struct src *at = s->src;
+	enum eswitch_mode mode = pf_settings_has(s, PF_KEY_ESWITCH_MODE) ? s->eswitch_mode :
+									   c->pf->eswitch_mode;
+	int r = 0;
+
+	if (pf_settings_has(s, PF_KEY_MTU) &&
+	    (s->mtu < c->drv->min_mtu || s->mtu > c->drv->max_mtu))
+		r = hw_error(c, at[PF_KEY_MTU].file, at[PF_KEY_MTU].line,
+			     "MTUBytes=%u: the %s driver allows %u..%u", s->mtu, c->drv_name,
+			     c->drv->min_mtu, c->drv->max_mtu);
+	if (r >= 0 && pf_settings_has(s, PF_KEY_ESWITCH_MODE) &&
+	    s->eswitch_mode == ESWITCH_MODE_SWITCHDEV &&
+	    (c->drv->switchdev == SWITCHDEV_NONE || !c->pf->has_eswitch))
+		r = hw_error(c, at[PF_KEY_ESWITCH_MODE].file, at[PF_KEY_ESWITCH_MODE].line,
+			     c->drv->switchdev == SWITCHDEV_NONE ?
+				     "ESwitchMode=switchdev: the %s driver has no switchdev mode" :
+				     "ESwitchMode=switchdev: the PF (%s) has no devlink eswitch",
+			     c->drv_name);
+	if (r >= 0 && pf_settings_has(s, PF_KEY_HW_TC_OFFLOAD) && s->hw_tc_offload &&
+	    mode != ESWITCH_MODE_SWITCHDEV)
+		r = hw_error(c, at[PF_KEY_HW_TC_OFFLOAD].file, at[PF_KEY_HW_TC_OFFLOAD].line,
+			     "HardwareTCOffload=yes: needs ESwitchMode=switchdev");
+	if (r >= 0 && pf_settings_has(s, PF_KEY_LINK_TYPE) && !c->drv->firmware_link_type &&
+	    (s->link_type != c->pf->link_type || s->link_type == LINK_TYPE_INFINIBAND))
+		r = hw_error(c, at[PF_KEY_LINK_TYPE].file, at[PF_KEY_LINK_TYPE].line,
+			     "LinkType=%s: the %s driver cannot change the link type",
+			     link_type_to_string(s->link_type), c->drv_name);
+	return r;
+}
+
+static int check_all(struct ctx *c)
+{
+	int r;
+
+	r = check_pf(c);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < c->d->n_vfs; i++) {
+		r = check_vf_attrs(c, &c->d->vfs[i]);
+		if (r < 0)
+			return r;
+		r = check_vf_values(c, &c->d->vfs[i]);
+		if (r < 0)
+			return r;
+	}
+	return check_duplicate_macs(c);
+}
+
+static int build(struct ctx *c, const struct layout_set *set)
+{
+	int r;
+
+	r = hold_for_file_errors(c, set);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < c->n_files; i++)
+		pf_settings_merge(&c->d->pf, &c->files[i]->pf);
+	r = resolve_num_vfs(c);
+	if (r < 0)
+		return r;
+	r = merge_vfs(c);
+	if (r < 0)
+		return r;
+	r = resolve_macs(c);
+	if (r < 0)
+		return r;
+	return check_all(c);
+}
+
+int desired_build(const struct layout_set *set, const struct host_state *host,
+		  const struct pf_state *pf, struct diag_list *diags, struct pf_desired **ret)
+{
+	_cleanup_pf_desired_ struct pf_desired *d = NULL;
+	struct ctx c = {
+		.host = host,
+		.pf = pf,
+		.drv = driver_info_get(pf->driver),
+		.drv_name = pf->driver ?: "PF's",
+		.diags = diags,
+		.diags_start = diags->n,
+	};
+	int r;
+
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	snprintf(d->pci, sizeof(d->pci), "%s", pf->pci);
+	c.d = d;
+
+	r = select_files(&c, set);
+	if (r >= 0 && c.n_files > 0)
+		r = build(&c, set);
+	free(c.files);
+	free(c.was_stable);
+	if (r < 0)
+		return r;
+	*ret = c.n_files > 0 ? TAKE_PTR(d) : NULL;
+	return 0;
+}
+
+struct pf_desired *pf_desired_free(struct pf_desired *d)
+{
+	if (!d)
+		return NULL;
+	strv_free(d->config_files);
+	free(d->held_reason);
+	for (size_t i = 0; i < d->n_vfs; i++)
+		vf_settings_done(&d->vfs[i]);
+	free(d->vfs);
+	free(d);
+	return NULL;
+}

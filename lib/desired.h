@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* From layouts to the desired state of one PF: which files select it
+ * ([Match]), their settings merged in file order, per VF, with stable MACs
+ * resolved and every request checked against what the PF's hardware can do.
+ * Pure: takes plain data, returns plain data. */
+
+#include "drivers.h"
+#include "layout.h"
+#include "model.h"
+
+/* Does this [Match] select pf on a host named hostname? Every set key must
+ * match; a key matches when any of its globs does. Name matches the
+ * interface name or an alternative name; Vendor/Device compare as "0x8086"
+ * (case-insensitive). A [Match] with no keys selects every PF. */
+bool layout_match_pf(const struct layout_match *m, const struct pf_state *pf,
+		     const char *hostname) _pure_;
+
+/* False for NULL and for the drivers that give a VF no netdev (vfio-pci,
+ * pci-stub, uio_pci_generic, igb_uio): no MTU, no RDMA device. */
+bool vf_driver_has_netdev(const char *driver) _pure_;
+
+struct pf_desired {
+	char pci[PCI_ADDR_MAX];
+	char **config_files; /* paths of the files that select this PF, in order */
+	/* held: nothing may be applied; reason says why ("file:line: ..."). */
+	bool held;
+	char *held_reason;
+	struct pf_settings pf; /* merged */
+	/* VirtualFunctions resolved ("max" = total_vfs); when not set, the
+	 * current count is kept and num_vfs = observed num_vfs */
+	uint32_t num_vfs;
+	/* per VF index 0..num_vfs-1: merged settings, MACAddress=stable
+	 * resolved to a literal (mac_mode = MAC_MODE_LITERAL) */
+	struct vf_settings *vfs;
+	size_t n_vfs;
+};
+
+/* Builds the desired state of pf. *ret = NULL (and 0) when no file selects
+ * it: such a PF is never touched. Problems that make the PF held (an error
+ * in a selecting file, a hardware-impossible request) are added to diags as
+ * DIAG_ERROR with the file:line of the offending key, and ret->held is set.
+ * host gives the hostname and machine ID. -ENOMEM on allocation failure. */
+int desired_build(const struct layout_set *set, const struct host_state *host,
+		  const struct pf_state *pf, struct diag_list *diags, struct pf_desired **ret);
+struct pf_desired *pf_desired_free(struct pf_desired *d);
+static inline void pf_desired_freep(struct pf_desired **d)
+{
+	pf_desired_free(*d);
+}
+#define _cleanup_pf_desired_ _cleanup_(pf_desired_freep)

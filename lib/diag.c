@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <stdarg.h>
+
+#include "diag.h"
+
+int diag_add(struct diag_list *l, enum diag_level level, const char *file, unsigned line,
+	     const char *fmt, ...)
+{
+	_cleanup_free_ char *msg = NULL, *f = NULL;
+	struct diag *items;
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (r < 0) {
+		msg = NULL;
+		return -ENOMEM;
+	}
+	/* The same problem found again (a file selecting several PFs) is one problem. */
+	for (size_t i = 0; i < l->n; i++)
+		if (l->items[i].level == level && l->items[i].line == line &&
+		    streq_ptr(l->items[i].file, file) && streq(l->items[i].msg, msg))
+			return 0;
+	if (file) {
+		f = strdup(file);
+		if (!f)
+			return -ENOMEM;
+	}
+	items = realloc(l->items, sizeof(*items) * (l->n + 1));
+	if (!items)
+		return -ENOMEM;
+	l->items = items;
+	l->items[l->n++] = (struct diag){
+		.level = level,
+		.file = TAKE_PTR(f),
+		.line = line,
+		.msg = TAKE_PTR(msg),
+	};
+	return 0;
+}
+
+void diag_list_done(struct diag_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->items[i].file);
+		free(l->items[i].msg);
+	}
+	free(l->items);
+	*l = (struct diag_list){};
+}
+
+size_t diag_count(const struct diag_list *l, enum diag_level level)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < l->n; i++)
+		if (l->items[i].level == level)
+			n++;
+	return n;
+}
+
+bool diag_file_has_error(const struct diag_list *l, const char *file)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->items[i].level == DIAG_ERROR && streq_ptr(l->items[i].file, file))
+			return true;
+	return false;
+}
+
+char *diag_format(const struct diag *d)
+{
+	const char *w = d->level == DIAG_WARNING ? "warning: " : "";
+
+	if (!d->file)
+		return strdup_printf("%s%s", w, d->msg);
+	if (d->line == 0)
+		return strdup_printf("%s: %s%s", d->file, w, d->msg);
+	return strdup_printf("%s:%u: %s%s", d->file, d->line, w, d->msg);
+}
+
+int diag_list_move(struct diag_list *dst, struct diag_list *src)
+{
+	struct diag *items;
+
+	if (src->n == 0)
+		return 0;
+	items = realloc(dst->items, sizeof(*items) * (dst->n + src->n));
+	if (!items)
+		return -ENOMEM;
+	memcpy(items + dst->n, src->items, sizeof(*items) * src->n);
+	dst->items = items;
+	dst->n += src->n;
+	free(src->items);
+	*src = (struct diag_list){};
+	return 0;
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "drivers.h"
+
+#define A(k) (1u << VF_KEY_##k)
+#define NO_MODULES ((const char *const[]){ NULL })
+
+/* Which ndo_set_vf_* callbacks each driver implements, and how, as read from
+ * the drivers in Linux 6.1:
+ *  - igb: set_vf_mac, set_vf_vlan (802.1Q only), set_vf_rate (max only:
+ *    a non-zero min is -EINVAL), set_vf_spoofchk, set_vf_trust; no link state,
+ *    no RSS query. New VFs get a random MAC (igb_vf_configure), and igbvf
+ *    reads its MAC only when it probes.
+ *  - i40e: no min rate ("Invalid min tx rate"), 802.1Q only, no devlink
+ *    eswitch mode.
+ *  - ice: 802.1ad port VLANs in double VLAN mode; eswitch mode changes only
+ *    while no VF exists.
+ *  - mlx5_core: the VF driver is mlx5_core itself; switchdev after the VFs
+ *    exist and are unbound; NUM_OF_VFS and LINK_TYPE_P* in firmware
+ *    (mstconfig), effective after a reboot.
+ *  - bnxt_en: the VF driver is bnxt_en itself; a non-zero QoS is -EINVAL;
+ *    802.1Q only.
+ *  - ixgbe: the only one here with set_vf_rss_query_en.
+ * MTU ranges are the drivers' min_mtu/max_mtu. */
+static const struct driver_info drivers[] = {
+	{
+		.pf_driver = "ice",
+		.vf_driver = "iavf",
+		.vf_modules = (const char *const[]){ "iavf", NULL },
+		.rdma_modules = (const char *const[]){ "irdma", NULL },
+		.min_mtu = 68,
+		.max_mtu = 9702,
+		.vf_attrs = A(MAC) | A(VLAN) | A(QOS) | A(VLAN_PROTO) | A(SPOOFCHK) | A(TRUST) |
+			    A(LINK_STATE) | A(MIN_TX_RATE) | A(MAX_TX_RATE),
+		.vlan_8021ad = true,
+		.switchdev = SWITCHDEV_WITHOUT_VFS,
+	},
+	{
+		.pf_driver = "i40e",
+		.vf_driver = "iavf",
+		.vf_modules = (const char *const[]){ "iavf", NULL },
+		.min_mtu = 68,
+		.max_mtu = 9702,
+		.vf_attrs = A(MAC) | A(VLAN) | A(QOS) | A(SPOOFCHK) | A(TRUST) | A(LINK_STATE) |
+			    A(MAX_TX_RATE),
+		.switchdev = SWITCHDEV_NONE,
+	},
+	{
+		.pf_driver = "mlx5_core",
+		.vf_driver = "mlx5_core",
+		.vf_modules = NO_MODULES,
+		.rdma_modules = (const char *const[]){ "mlx5_ib", NULL },
+		.min_mtu = 68,
+		.max_mtu = 9978,
+		.vf_attrs = A(MAC) | A(VLAN) | A(QOS) | A(VLAN_PROTO) | A(SPOOFCHK) | A(TRUST) |
+			    A(LINK_STATE) | A(MIN_TX_RATE) | A(MAX_TX_RATE),
+		.vlan_8021ad = true,
+		.switchdev = SWITCHDEV_VFS_UNBOUND,
+		.firmware_vfs = true,
+		.firmware_max_vfs = 127,
+		.firmware_link_type = true,
+	},
+	{
+		.pf_driver = "bnxt_en",
+		.vf_driver = "bnxt_en",
+		.vf_modules = NO_MODULES,
+		.rdma_modules = (const char *const[]){ "bnxt_re", NULL },
+		.min_mtu = 60,
+		.max_mtu = 9500,
+		.vf_attrs = A(MAC) | A(VLAN) | A(SPOOFCHK) | A(TRUST) | A(LINK_STATE) |
+			    A(MIN_TX_RATE) | A(MAX_TX_RATE),
+		.switchdev = SWITCHDEV_VFS_UNBOUND,
+	},
+	{
+		.pf_driver = "igb",
+		.vf_driver = "igbvf",
+		.vf_modules = (const char *const[]){ "igbvf", NULL },
+		.min_mtu = 68,
+		.max_mtu = 9216,
+		.vf_attrs = A(MAC) | A(VLAN) | A(QOS) | A(SPOOFCHK) | A(TRUST) | A(MAX_TX_RATE),
+		.switchdev = SWITCHDEV_NONE,
+		.vf_mac_before_bind = true,
+		.vf_random_mac = true,
+	},
+	{
+		.pf_driver = "ixgbe",
+		.vf_driver = "ixgbevf",
+		.vf_modules = (const char *const[]){ "ixgbevf", NULL },
+		.min_mtu = 68,
+		.max_mtu = 9710,
+		.vf_attrs = A(MAC) | A(VLAN) | A(QOS) | A(SPOOFCHK) | A(TRUST) | A(LINK_STATE) |
+			    A(QUERY_RSS) | A(MAX_TX_RATE),
+		.switchdev = SWITCHDEV_NONE,
+	},
+	{
+		/* the emulated device of the VM tests: VF attributes are stored as given */
+		.pf_driver = "netdevsim",
+		.vf_driver = NULL,
+		.vf_modules = NO_MODULES,
+		.min_mtu = 68,
+		.max_mtu = 65535,
+		.vf_attrs = A(MAC) | A(VLAN) | A(QOS) | A(VLAN_PROTO) | A(SPOOFCHK) | A(TRUST) |
+			    A(LINK_STATE) | A(QUERY_RSS) | A(MIN_TX_RATE) | A(MAX_TX_RATE),
+		.vlan_8021ad = true,
+		.switchdev = SWITCHDEV_WITHOUT_VFS,
+	},
+};
+
+static const struct driver_info generic = {
+	.pf_driver = NULL,
+	.vf_driver = NULL,
+	.vf_modules = NO_MODULES,
+	.min_mtu = 68,
+	.max_mtu = 9000,
+	.vf_attrs = A(MAC) | A(VLAN) | A(QOS) | A(SPOOFCHK) | A(TRUST) | A(LINK_STATE) |
+		    A(MAX_TX_RATE),
+	.switchdev = SWITCHDEV_NONE,
+};
+
+const struct driver_info *driver_info_find(const char *pf_driver)
+{
+	for (size_t i = 0; i < ELEMENTSOF(drivers); i++)
+		if (streq(drivers[i].pf_driver, pf_driver))
+			return &drivers[i];
+	return NULL;
+}
+
+const struct driver_info *driver_info_generic(void)
+{
+	return &generic;
+}

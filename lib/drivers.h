@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* What differs by PF driver, as data: VF drivers and modules, RDMA modules,
+ * which VF attributes the driver implements, MTU limits, the switchdev
+ * sequence and firmware quirks. Looked up by the PF's driver name. One
+ * table serves the planner (validation, ordering) and the simulated host
+ * (the kernel's behaviour). */
+
+#include "layout.h"
+
+enum switchdev_order {
+	SWITCHDEV_NONE,	       /* no devlink eswitch (igb, i40e) */
+	SWITCHDEV_WITHOUT_VFS, /* mode changes only with 0 VFs (ice) */
+	SWITCHDEV_VFS_UNBOUND, /* VFs created first, unbound while the mode changes (mlx5, bnxt) */
+	_SWITCHDEV_ORDER_MAX,
+	_SWITCHDEV_ORDER_INVALID = -EINVAL,
+};
+
+struct driver_info {
+	const char *pf_driver;		 /* "ice" */
+	const char *vf_driver;		 /* the kernel's VF driver, "iavf" */
+	const char *const *vf_modules;	 /* loaded before VFs are created, NULL-terminated */
+	const char *const *rdma_modules; /* loaded for RDMA=yes; NULL = no RDMA on VFs */
+	uint32_t min_mtu;
+	uint32_t max_mtu; /* PF and VF netdevs */
+	/* bit (1u << enum vf_key) for each netlink VF attribute the driver
+	 * implements: VF_KEY_MAC, VF_KEY_VLAN, VF_KEY_QOS, VF_KEY_VLAN_PROTO,
+	 * VF_KEY_SPOOFCHK, VF_KEY_TRUST, VF_KEY_LINK_STATE, VF_KEY_QUERY_RSS,
+	 * VF_KEY_MIN_TX_RATE, VF_KEY_MAX_TX_RATE */
+	uint32_t vf_attrs;
+	bool vlan_8021ad; /* VLANProtocol=802.1ad accepted */
+	enum switchdev_order switchdev;
+	/* the VF netdev takes the MAC set through the PF only when its driver
+	 * binds after the MAC was set (igb/igbvf) */
+	bool vf_mac_before_bind;
+	/* new VFs get a random MAC from the PF driver rather than zero (igb) */
+	bool vf_random_mac;
+	/* firmware VF limit settable (mlx5 NUM_OF_VFS through mstconfig); needs a reboot */
+	bool firmware_vfs;
+	uint32_t firmware_max_vfs; /* upper bound for the firmware limit */
+	bool firmware_link_type;   /* VPI ports: LinkType through firmware; needs a reboot */
+};
+
+/* NULL when the driver is not in the table; callers treat such a PF with
+ * conservative defaults (driver_info_generic). */
+const struct driver_info *driver_info_find(const char *pf_driver) _pure_;
+/* For PFs whose driver is unknown: no eswitch, no RDMA, no firmware
+ * features, the attributes every SR-IOV driver implements (MAC, VLAN, QoS,
+ * spoofchk, trust, link state, max rate). */
+const struct driver_info *driver_info_generic(void) _pure_;
+static inline const struct driver_info *driver_info_get(const char *pf_driver)
+{
+	const struct driver_info *d = pf_driver ? driver_info_find(pf_driver) : NULL;
+	return d ?: driver_info_generic();
+}

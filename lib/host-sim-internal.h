@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Internal to the simulated host: the kernel's rules applied to a parsed
+ * snapshot (host-sim-kernel.c, pure) and the injected faults
+ * (host-sim-faults.c). host-sim.c ties them to the file and its lock. */
+
+#include "host.h"
+
+struct json_object;
+
+/* One per host_ops member; the names are the fault "op" names. */
+enum sim_op {
+	SIM_OP_LOAD_MODULE,
+	SIM_OP_SET_NUM_VFS,
+	SIM_OP_SET_ESWITCH_MODE,
+	SIM_OP_SET_HW_TC_OFFLOAD,
+	SIM_OP_SET_PF_MTU,
+	SIM_OP_SET_PF_UP,
+	SIM_OP_SET_VF,
+	SIM_OP_UNBIND_VF,
+	SIM_OP_BIND_VF,
+	SIM_OP_SET_VF_MTU,
+	SIM_OP_SET_FIRMWARE_VFS,
+	SIM_OP_SET_FIRMWARE_LINK_TYPE,
+	_SIM_OP_MAX,
+	_SIM_OP_INVALID = -EINVAL,
+};
+
+const char *sim_op_to_string(enum sim_op op) _pure_;
+
+/* One operation and its arguments. */
+struct sim_request {
+	enum sim_op op;
+	const char *pf; /* NULL for load_module */
+	bool has_vf;
+	uint32_t vf;
+	usec_t timeout;	 /* USEC_INFINITY for operations without one */
+	const char *str; /* module, driver (NULL = the PF's VF driver) */
+	uint32_t value;	 /* count, MTU, mode, link type, bool */
+	const struct vf_settings *attrs;
+};
+
+/* Applies rq to s by the kernel's rules. Returns 0 (s changed as the kernel
+ * would change it) or -errno with s untouched and a detail in h->error. */
+int sim_kernel_apply(struct host *h, struct host_state *s, const struct sim_request *rq);
+
+/* The VF attributes part of it (host-sim-vf.c). */
+int sim_kernel_set_vf(struct host *h, struct host_state *s, const struct sim_request *rq);
+
+/* The PCI address a fault's "pci" is compared with for a VF operation. */
+int sim_vf_pci(const struct host_state *s, const char *pf, uint32_t vf,
+	       char buf[static PCI_ADDR_MAX]);
+
+enum sim_fault_kind {
+	SIM_FAULT_ERRNO,
+	SIM_FAULT_HANG,
+	SIM_FAULT_CRASH,
+	_SIM_FAULT_KIND_MAX,
+	_SIM_FAULT_KIND_INVALID = -EINVAL,
+};
+
+struct sim_fault {
+	char *op;		/* as written: an op name, an alias, or "any" */
+	char pci[PCI_ADDR_MAX]; /* "" = any device */
+	enum sim_fault_kind kind;
+	int error;	      /* SIM_FAULT_ERRNO: positive errno */
+	int times;	      /* -1 = every time; decremented when it fires */
+	unsigned crash_after; /* SIM_FAULT_CRASH */
+};
+
+struct sim_faults {
+	struct sim_fault *items;
+	size_t n;
+};
+
+/* Reads the "faults" array of the snapshot text (absent = none). -EINVAL
+ * with a message ("faults[1].errno: unknown error name") on bad entries. */
+int sim_faults_parse(const char *text, struct sim_faults *ret, char **ret_error);
+void sim_faults_done(struct sim_faults *f);
+/* The array to write back, NULL when there are no faults left. */
+int sim_faults_to_json(const struct sim_faults *f, struct json_object **ret);
+/* Whether fault f applies to op on the device pci (PF address) or vf_pci
+ * (VF address, NULL for PF operations). */
+bool sim_fault_matches(const struct sim_fault *f, enum sim_op op, const char *pci,
+		       const char *vf_pci);
+/* The first errno or hang fault that fires for the request, NULL if none.
+ * Counts it down ("times"). */
+struct sim_fault *sim_faults_fire(struct sim_faults *f, enum sim_op op, const char *pci,
+				  const char *vf_pci);
+/* Removes a crash fault once it fired. */
+void sim_faults_remove(struct sim_faults *f, struct sim_fault *fault);
+const char *sim_errno_name(int error) _pure_;

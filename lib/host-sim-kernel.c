@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* The "kernel" of the simulated host: what drivers/pci/iov.c, the driver core
+ * and the PF drivers do with each request, applied to a parsed snapshot. Pure:
+ * every rule first checks, then changes the state, so that a refused request
+ * leaves it as it was. Per-driver behaviour comes from drivers.c. */
+
+#include "drivers.h"
+#include "host-sim-internal.h"
+
+/* Modules the simulated modprobe can find: those drivers.c names, and the
+ * generic VF drivers. */
+static const char *const known_modules[] = {
+	"ice",	     "iavf",	 "irdma",    "i40e",
+	"mlx5_core", "mlx5_ib",	 "bnxt_en",  "bnxt_re",
+	"igb",	     "igbvf",	 "ixgbe",    "ixgbevf",
+	"netdevsim", "vfio-pci", "vfio_pci", "vfio_iommu_type1",
+	"pci-stub",
+};
+
+/* VF drivers that do not create a network device. */
+static const char *const non_netdev_drivers[] = { "vfio-pci", "pci-stub" };
+
+/* Module names compare with '-' and '_' alike, as modprobe does. */
+static bool module_name_equal(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (*a != *b && !((*a == '-' || *a == '_') && (*b == '-' || *b == '_')))
+			return false;
+	return *a == *b;
+}
+
+static bool module_in(const char *const *l, size_t n, const char *m)
+{
+	for (size_t i = 0; i < n; i++)
+		if (module_name_equal(l[i], m))
+			return true;
+	return false;
+}
+
+static bool module_loaded(const struct host_state *s, const char *m)
+{
+	return module_in((const char *const *)s->modules, strv_length(s->modules), m);
+}
+
+static bool driver_has_netdev(const char *driver)
+{
+	return driver && !module_in(non_netdev_drivers, ELEMENTSOF(non_netdev_drivers), driver);
+}
+
+static bool rdma_modules_loaded(const struct host_state *s, const struct driver_info *di)
+{
+	if (!di->rdma_modules)
+		return false;
+	for (const char *const *m = di->rdma_modules; *m; m++)
+		if (!module_loaded(s, *m))
+			return false;
+	return true;
+}
+
+/* A VF has an RDMA device when it is bound to its PF's VF driver and the
+ * vendor's RDMA modules are loaded. */
+static void recompute_rdma(struct host_state *s)
+{
+	for (size_t i = 0; i < s->n_pfs; i++) {
+		struct pf_state *pf = &s->pfs[i];
+		bool ok = rdma_modules_loaded(s, driver_info_get(pf->driver));
+
+		for (size_t j = 0; j < pf->n_vfs; j++)
+			pf->vfs[j].rdma = ok && pf->vf_driver &&
+					  streq_ptr(pf->vfs[j].driver, pf->vf_driver);
+	}
+}
+
+static struct pf_state *find_pf(struct host *h, struct host_state *s, const char *pci)
+{
+	struct pf_state *pf = host_state_find_pf(s, pci);
+
+	if (!pf)
+		host_set_error(h, "no SR-IOV device %s", pci);
+	return pf;
+}
+
+static struct vf_state *find_vf(struct host *h, struct pf_state *pf, uint32_t vf)
+{
+	if (vf >= pf->n_vfs) {
+		host_set_error(h, "%s has no VF %u (%zu VFs)", pf->pci, vf, pf->n_vfs);
+		return NULL;
+	}
+	return &pf->vfs[vf];
+}
+
+int sim_vf_pci(const struct host_state *s, const char *pf_pci, uint32_t vf,
+	       char buf[static PCI_ADDR_MAX])
+{
+	const struct pf_state *pf = host_state_find_pf(s, pf_pci);
+
+	if (!pf)
+		return -ENODEV;
+	if (vf < pf->n_vfs) {
+		memcpy(buf, pf->vfs[vf].pci, PCI_ADDR_MAX);
+		return 0;
+	}
+	return pf_vf_pci_addr(pf, vf, buf);
+}
+
+/* igb gives new VFs a random MAC; here it is derived from the VF's address
+ * (FNV-1a) so that tests repeat: locally administered, unicast. */
+static struct mac_addr vf_random_mac(const char *pci)
+{
+	uint64_t x = 0xcbf29ce484222325ULL;
+	struct mac_addr m;
+
+	for (const char *c = pci; *c; c++)
+		x = (x ^ (uint8_t)*c) * 0x100000001b3ULL;
+	for (size_t i = 0; i < ETHER_ADDR_LEN_; i++)
+		m.b[i] = (uint8_t)(x >> (8 * i));
+	m.b[0] = (uint8_t)((m.b[0] & 0xfc) | 0x02);
+	return m;
+}
+
+static int vf_bind(const struct pf_state *pf, struct vf_state *vf, const char *driver)
+{
+	_cleanup_free_ char *d = strdup(driver), *name = NULL;
+
+	if (!d)
+		return -ENOMEM;
+	if (driver_has_netdev(driver)) {
+		name = pf->name ? strdup_printf("%sv%u", pf->name, vf->index) :
+				  strdup_printf("eth%u", vf->index);
+		if (!name)
+			return -ENOMEM;
+	}
+	free(vf->driver);
+	free(vf->name);
+	vf->driver = TAKE_PTR(d);
+	vf->name = TAKE_PTR(name);
+	vf->mtu = vf->name ? 1500 : 0;
+	return 0;
+}
+
+static void vf_unbind(struct vf_state *vf)
+{
+	free(vf->driver);
+	free(vf->name);
+	vf->driver = vf->name = NULL;
+	vf->mtu = 0;
+	vf->rdma = false;
+}
+
+static int create_vfs(struct host *h, struct host_state *s, struct pf_state *pf, uint32_t n)
+{
+	const struct driver_info *di = driver_info_get(pf->driver);
+	struct vf_state *vfs = calloc(n, sizeof(*vfs));
+	int r = 0;
+
+	if (!vfs)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n && r >= 0; i++) {
+		struct vf_state *vf = &vfs[i];
+
+		*vf = (struct vf_state){ .index = i,
+					 .vlan_proto = VLAN_PROTO_8021Q,
+					 .spoofchk = true,
+					 .link_state = LINK_STATE_AUTO };
+		r = pf_vf_pci_addr(pf, i, vf->pci);
+		if (r < 0)
+			host_set_error(h, "VF %u of %s would be past the last bus", i, pf->pci);
+		if (r >= 0 && di->vf_random_mac)
+			vf->mac = vf_random_mac(vf->pci);
+		/* udev loads the VF driver's module when it is missing */
+		if (r >= 0 && pf->vf_driver)
+			r = vf_bind(pf, vf, pf->vf_driver);
+	}
+	if (r >= 0 && pf->vf_driver && !module_loaded(s, pf->vf_driver))
+		r = strv_extend(&s->modules, pf->vf_driver);
+	if (r < 0) {
+		for (uint32_t i = 0; i < n; i++)
+			vf_state_done(&vfs[i]);
+		free(vfs);
+		return r;
+	}
+	pf->vfs = vfs;
+	pf->n_vfs = pf->num_vfs = n;
+	recompute_rdma(s);
+	return 0;
+}
+
+static void destroy_vfs(struct pf_state *pf)
+{
+	for (size_t i = 0; i < pf->n_vfs; i++)
+		vf_state_done(&pf->vfs[i]);
+	free(pf->vfs);
+	pf->vfs = NULL;
+	pf->n_vfs = pf->num_vfs = 0;
+}
+
+/* sriov_numvfs_store() in drivers/pci/iov.c, in its order. */
+static int k_set_num_vfs(struct host *h, struct host_state *s, const struct sim_request *rq)
+{
+	struct pf_state *pf = find_pf(h, s, rq->pf);
+	uint32_t n = rq->value;
+
+	if (!pf)
+		return -ENODEV;
+	if (n > pf->total_vfs) {
+		host_set_error(h, "%u VFs requested, sriov_totalvfs is %u", n, pf->total_vfs);
+		return -ERANGE;
+	}
+	if (n == pf->num_vfs)
+		return 0;
+	if (!pf->driver) {
+		host_set_error(h, "no driver bound to device; cannot configure SR-IOV");
+		return -ENOENT;
+	}
+	if (n == 0) {
+		destroy_vfs(pf);
+		return 0;
+	}
+	if (pf->num_vfs > 0) {
+		host_set_error(h, "%u VFs already enabled. Disable before enabling %u VFs",
+			       pf->num_vfs, n);
+		return -EBUSY;
+	}
+	return create_vfs(h, s, pf, n);
+}
+
+static int k_set_eswitch_mode(struct host *h, struct host_state *s, const struct sim_request *rq)
+{
+	struct pf_state *pf = find_pf(h, s, rq->pf);
+	const struct driver_info *di;
+
+	if (!pf)
+		return -ENODEV;
+	di = driver_info_get(pf->driver);
+	if (!pf->has_eswitch || di->switchdev == SWITCHDEV_NONE) {
+		host_set_error(h, "%s has no devlink eswitch", strna(pf->driver));
+		return -EOPNOTSUPP;
+	}
+	if ((enum eswitch_mode)rq->value == pf->eswitch_mode)
+		return 0;
+	/* ice_eswitch_mode_set() */
+	if (di->switchdev == SWITCHDEV_WITHOUT_VFS && pf->num_vfs > 0) {
+		host_set_error(h,
+			       "Changing eswitch mode is allowed only if there is no VFs created");
+		return -EOPNOTSUPP;
+	}
+	for (size_t i = 0; di->switchdev == SWITCHDEV_VFS_UNBOUND && i < pf->n_vfs; i++)
+		if (pf->vfs[i].driver) {
+			host_set_error(h, "VF %zu is bound to %s; unbind the VFs first", i,
+				       pf->vfs[i].driver);
+			return -EBUSY;
+		}
+	pf->eswitch_mode = (enum eswitch_mode)rq->value;
+	return 0;
+}
+
+static int k_set_hw_tc_offload(struct host *h, struct host_state *s, const struct sim_request *rq)
+{
+	struct pf_state *pf = find_pf(h, s, rq->pf);
+
+	if (!pf)
+		return -ENODEV;
+	/* an ethtool feature: accepted in legacy mode too, where it does nothing */
+	pf->hw_tc_offload = rq->value != 0;
+	return 0;
+}
+
+static int check_mtu(struct host *h, const struct driver_info *di, uint32_t mtu)
+{
+	if (mtu < di->min_mtu || mtu > di->max_mtu) {
+		host_set_error(h, "MTU %u is outside %u..%u", mtu, di->min_mtu, di->max_mtu);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int k_set_pf_mtu(struct host *h, struct host_state *s, const struct sim_request *rq)
+{
+	struct pf_state *pf = find_pf(h, s, rq->pf);
+	int r;
+
+	if (!pf)
+		return -ENODEV;
+	if (!pf->name) {
+		host_set_error(h, "%s has no network device", pf->pci);
+		return -ENODEV;
+	}
+	r = check_mtu(h, driver_info_get(pf->driver), rq->value);
+	if (r < 0)
+		return r;
+	pf->mtu = rq->value;
+	return 0;
+}
+
+static int k_set_pf_up(struct host *h, struct host_state *s, const struct sim_request *rq)
+{
+	struct pf_state *pf = find_pf(h, s, rq->pf);
+
+	if (!pf)
+		return -ENODEV;
+	if (!pf->name) {
+		host_set_error(h, "%s has no network device", pf->pci);
+		return -ENODEV;
+	}
+	pf->up = true;
+	return 0;
+}
+
+static int k_unbind_vf(struct host *h, struct host_state *s, const struct sim_request *rq)
+{
+	struct pf_state *pf = find_pf(h, s, rq->pf);
+	struct vf_state *vf = pf ? find_vf(h, pf, rq->vf) : NULL;
+
+	if (!vf)
+		return -ENODEV;
+	vf_unbind(vf);
+	recompute_rdma(s);
+	return 0;
+}
+
+static int check_bind(struct host *h, const struct host_state *s, const struct vf_state *vf,
+		      const char *driver)
+{
+	if (vf->driver) {
+		host_set_error(h, "VF %u is already bound to %s", vf->index, vf->driver);
+		return -EBUSY;
+	}
+	if (module_name_equal(driver, "vfio-pci") && !s->iommu) {
+		host_set_error(h, "no IOMMU group for %s", vf->pci);
+		return -EINVAL;
+	}
+	if (!module_loaded(s, driver)) {
+		host_set_error(h, "driver %s not loaded", driver);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+static int k_bind_vf(struct host *h, struct host_state *s, const struct sim_request *rq)
+{
+	struct pf_state *pf = find_pf(h, s, rq->pf);
+	struct vf_state *vf = pf ? find_vf(h, pf, rq->vf) : NULL;
+	const char *driver;
+	int r;
+
+	if (!vf)
+		return -ENODEV;
+	driver = rq->str ?: pf->vf_driver;
+	if (!driver) {
+		host_set_error(h, "%s has no default VF driver", pf->pci);
+		return -EINVAL;
+	}
+	r = check_bind(h, s, vf, driver);
+	if (r < 0)
+		return r;
+	r = vf_bind(pf, vf, driver);
+	if (r < 0)
+		return r;
+	recompute_rdma(s);
+	return 0;
+}
+
+static int k_set_vf_mtu(struct host *h, struct host_state *s, const struct sim_request *rq)
+{
+	struct pf_state *pf = find_pf(h, s, rq->pf);
+	struct vf_state *vf = pf ? find_vf(h, pf, rq->vf) : NULL;
+	int r;
+
+	if (!vf)
+		return -ENODEV;
+	if (!vf->name) {
+		host_set_error(h, "VF %u has no network device", vf->index);
+		return -ENODEV;
+	}
+	r = check_mtu(h, driver_info_get(pf->driver), rq->value);
+	if (r < 0)
+		return r;
+	/* iavf and mlx5 VFs cannot go above their PF */
+	if (rq->value > pf->mtu) {
+		host_set_error(h, "VF MTU %u is above the PF's MTU %u", rq->value, pf->mtu);
+		return -EINVAL;
+	}
+	vf->mtu = rq->value;
+	return 0;
+}
+
+static int k_load_module(struct host *h, struct host_state *s, const struct sim_request *rq)
+{
+	int r;
+
+	if (!module_in(known_modules, ELEMENTSOF(known_modules), rq->str)) {
+		host_set_error(h, "Module %s not found", rq->str);
+		return -ENOENT;
+	}
+	if (module_loaded(s, rq->str))
+		return 0;
+	r = strv_extend(&s->modules, rq->str);
+	if (r < 0)
+		return r;
+	recompute_rdma(s);
+	return 0;
+}
+
+static int k_set_firmware_vfs(struct host *h, struct host_state *s, const struct sim_request *rq)
+{
+	struct pf_state *pf = find_pf(h, s, rq->pf);
+	const struct driver_info *di;
+
+	if (!pf)
+		return -ENODEV;
+	di = driver_info_get(pf->driver);
+	if (!di->firmware_vfs) {
+		host_set_error(h, "%s has no firmware VF limit", strna(pf->driver));
+		return -EOPNOTSUPP;
+	}
+	if (rq->value > di->firmware_max_vfs) {
+		host_set_error(h, "NUM_OF_VFS %u is above %u", rq->value, di->firmware_max_vfs);
+		return -EINVAL;
+	}
+	/* effective after a reboot: total_vfs stays */
+	pf->firmware_total_vfs = (int)rq->value;
+	return 0;
+}
+
+static int k_set_firmware_link_type(struct host *h, struct host_state *s,
+				    const struct sim_request *rq)
+{
+	struct pf_state *pf = find_pf(h, s, rq->pf);
+
+	if (!pf)
+		return -ENODEV;
+	if (!driver_info_get(pf->driver)->firmware_link_type) {
+		host_set_error(h, "%s has no firmware link type", strna(pf->driver));
+		return -EOPNOTSUPP;
+	}
+	pf->firmware_link_type = (enum link_type)rq->value;
+	return 0;
+}
+
+static int (*const rules[_SIM_OP_MAX])(struct host *h, struct host_state *s,
+				       const struct sim_request *rq) = {
+	[SIM_OP_LOAD_MODULE] = k_load_module,
+	[SIM_OP_SET_NUM_VFS] = k_set_num_vfs,
+	[SIM_OP_SET_ESWITCH_MODE] = k_set_eswitch_mode,
+	[SIM_OP_SET_HW_TC_OFFLOAD] = k_set_hw_tc_offload,
+	[SIM_OP_SET_PF_MTU] = k_set_pf_mtu,
+	[SIM_OP_SET_PF_UP] = k_set_pf_up,
+	[SIM_OP_SET_VF] = sim_kernel_set_vf,
+	[SIM_OP_UNBIND_VF] = k_unbind_vf,
+	[SIM_OP_BIND_VF] = k_bind_vf,
+	[SIM_OP_SET_VF_MTU] = k_set_vf_mtu,
+	[SIM_OP_SET_FIRMWARE_VFS] = k_set_firmware_vfs,
+	[SIM_OP_SET_FIRMWARE_LINK_TYPE] = k_set_firmware_link_type,
+};
+
+int sim_kernel_apply(struct host *h, struct host_state *s, const struct sim_request *rq)
+{
+	if (rq->op < 0 || rq->op >= _SIM_OP_MAX)
+		return -EINVAL;
+	return rules[rq->op](h, s, rq);
+}

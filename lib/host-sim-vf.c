@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* The simulated host's answer to one RTM_SETLINK with IFLA_VFINFO_LIST: the
+ * ndo_set_vf_* callbacks of the PF driver, all or nothing. An attribute the
+ * driver does not implement is refused unless it asks for the value the VF
+ * already has (iproute2 sends QoS and protocol with every VLAN, and both
+ * rates together). */
+
+#include "drivers.h"
+#include "host-sim-internal.h"
+
+/* As "ip link set DEV vf N ..." spells them. */
+static const char *const attr_names[_VF_KEY_MAX] = {
+	[VF_KEY_MAC] = "mac",
+	[VF_KEY_VLAN] = "vlan",
+	[VF_KEY_QOS] = "qos",
+	[VF_KEY_VLAN_PROTO] = "proto",
+	[VF_KEY_SPOOFCHK] = "spoofchk",
+	[VF_KEY_TRUST] = "trust",
+	[VF_KEY_LINK_STATE] = "state",
+	[VF_KEY_QUERY_RSS] = "query_rss",
+	[VF_KEY_MIN_TX_RATE] = "min_tx_rate",
+	[VF_KEY_MAX_TX_RATE] = "max_tx_rate",
+};
+
+/* Copies attribute k of the request into vf. */
+static void attr_apply(struct vf_state *vf, const struct vf_settings *a, enum vf_key k)
+{
+	switch (k) {
+	case VF_KEY_MAC:
+		vf->mac = a->mac;
+		break;
+	case VF_KEY_VLAN:
+		vf->vlan = a->vlan;
+		break;
+	case VF_KEY_QOS:
+		vf->qos = a->qos;
+		break;
+	case VF_KEY_VLAN_PROTO:
+		vf->vlan_proto = a->vlan_proto;
+		break;
+	case VF_KEY_SPOOFCHK:
+		vf->spoofchk = a->spoofchk;
+		break;
+	case VF_KEY_TRUST:
+		vf->trust = a->trust;
+		break;
+	case VF_KEY_LINK_STATE:
+		vf->link_state = a->link_state;
+		break;
+	case VF_KEY_QUERY_RSS:
+		vf->query_rss = a->query_rss;
+		break;
+	case VF_KEY_MIN_TX_RATE:
+		vf->min_tx_rate = a->min_tx_rate;
+		break;
+	case VF_KEY_MAX_TX_RATE:
+		vf->max_tx_rate = a->max_tx_rate;
+		break;
+	case VF_KEY_DRIVER:
+	case VF_KEY_MTU:
+	case VF_KEY_RDMA:
+	case VF_KEY_RESOURCE_NAME:
+	case _VF_KEY_MAX:
+	case _VF_KEY_INVALID:
+		break; /* not netlink VF attributes */
+	}
+}
+
+/* Whether attribute k has the same value in a and b. */
+static bool attr_equal(const struct vf_state *a, const struct vf_state *b, enum vf_key k)
+{
+	switch (k) {
+	case VF_KEY_MAC:
+		return mac_equal(&a->mac, &b->mac);
+	case VF_KEY_VLAN:
+		return a->vlan == b->vlan;
+	case VF_KEY_QOS:
+		return a->qos == b->qos;
+	case VF_KEY_VLAN_PROTO:
+		return a->vlan_proto == b->vlan_proto;
+	case VF_KEY_SPOOFCHK:
+		return a->spoofchk == b->spoofchk;
+	case VF_KEY_TRUST:
+		return a->trust == b->trust;
+	case VF_KEY_LINK_STATE:
+		return a->link_state == b->link_state;
+	case VF_KEY_QUERY_RSS:
+		return a->query_rss == b->query_rss;
+	case VF_KEY_MIN_TX_RATE:
+		return a->min_tx_rate == b->min_tx_rate;
+	case VF_KEY_MAX_TX_RATE:
+		return a->max_tx_rate == b->max_tx_rate;
+	case VF_KEY_DRIVER:
+	case VF_KEY_MTU:
+	case VF_KEY_RDMA:
+	case VF_KEY_RESOURCE_NAME:
+	case _VF_KEY_MAX:
+	case _VF_KEY_INVALID:
+		break;
+	}
+	return true;
+}
+
+static int check_values(struct host *h, const struct vf_state *n)
+{
+	if (n->vlan > 4095 || n->qos > 7) {
+		host_set_error(h, "vlan %u qos %u: must be 0..4095 and 0..7", n->vlan, n->qos);
+		return -EINVAL;
+	}
+	if (mac_is_multicast(&n->mac)) {
+		host_set_error(h, "a VF MAC must be unicast");
+		return -EINVAL;
+	}
+	if (n->max_tx_rate != 0 && n->min_tx_rate > n->max_tx_rate) {
+		host_set_error(h, "min_tx_rate %u is above max_tx_rate %u", n->min_tx_rate,
+			       n->max_tx_rate);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The VF as the request would leave it, or -errno. */
+static int request_result(struct host *h, const struct driver_info *di, const char *driver,
+			  const struct vf_state *vf, const struct vf_settings *a,
+			  struct vf_state *ret)
+{
+	struct vf_state n = *vf;
+
+	for (enum vf_key k = VF_KEY_MAC; k <= VF_KEY_MAX_TX_RATE; k++)
+		if (vf_settings_has(a, k))
+			attr_apply(&n, a, k);
+	if (n.vlan_proto == VLAN_PROTO_8021AD && vf->vlan_proto != VLAN_PROTO_8021AD &&
+	    !di->vlan_8021ad) {
+		host_set_error(h, "%s: VF VLAN protocol 802.1ad is not supported", strna(driver));
+		return -EPROTONOSUPPORT;
+	}
+	for (enum vf_key k = VF_KEY_MAC; k <= VF_KEY_MAX_TX_RATE; k++)
+		if (vf_settings_has(a, k) && !(di->vf_attrs & (1u << k)) &&
+		    !attr_equal(&n, vf, k)) {
+			host_set_error(h, "%s does not implement VF %s", strna(driver),
+				       attr_names[k]);
+			return -EOPNOTSUPP;
+		}
+	*ret = n;
+	return check_values(h, &n);
+}
+
+int sim_kernel_set_vf(struct host *h, struct host_state *s, const struct sim_request *rq)
+{
+	struct pf_state *pf = host_state_find_pf(s, rq->pf);
+	struct vf_state n;
+	int r;
+
+	if (!pf) {
+		host_set_error(h, "no SR-IOV device %s", rq->pf);
+		return -ENODEV;
+	}
+	/* the drivers' ndo_set_vf_* check the index against their VF count */
+	if (rq->vf >= pf->n_vfs) {
+		host_set_error(h, "%s has no VF %u (%zu VFs)", pf->pci, rq->vf, pf->n_vfs);
+		return -EINVAL;
+	}
+	r = request_result(h, driver_info_get(pf->driver), pf->driver, &pf->vfs[rq->vf], rq->attrs,
+			   &n);
+	if (r < 0)
+		return r;
+	pf->vfs[rq->vf] = n;
+	return 0;
+}

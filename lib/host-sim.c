@@ -1,0 +1,455 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* The simulated host backend: the state is a snapshot JSON file. Every
+ * operation is one transaction on it: lock, read, check the injected faults,
+ * apply the kernel's rule (host-sim-kernel.c), write back atomically, unlock.
+ * Several processes therefore see one consistent "kernel". */
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "host-sim-internal.h"
+#include "json-util.h"
+#include "snapshot.h"
+
+#define HANG_MAX_USEC (3600 * USEC_PER_SEC)
+#define SNAPSHOT_SIZE_MAX (64u << 20)
+
+struct sim {
+	struct host host; /* first: the ops get &sim->host */
+	char *path;
+	/* successful operations through this handle, for "crash_after" */
+	unsigned n_done;
+};
+
+/* One locked read-modify-write of the file. */
+struct txn {
+	int fd; /* holds the flock */
+	struct host_state *state;
+	struct sim_faults faults;
+};
+
+static void txn_done(struct txn *t)
+{
+	sim_faults_done(&t->faults);
+	t->state = host_state_free(t->state);
+	if (t->fd >= 0)
+		close(t->fd);
+	t->fd = -EBADF;
+}
+
+/* Locks path. The file is replaced by rename() on every write, so a lock
+ * taken on an inode that is no longer the file's is dropped and retried. */
+static int lock_file(const char *path, int op, int *ret_fd)
+{
+	for (unsigned attempt = 0; attempt < 1000; attempt++) {
+		_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+		struct stat a, b;
+
+		if (fd < 0)
+			return -errno;
+		while (flock(fd, op) < 0)
+			if (errno != EINTR)
+				return -errno;
+		if (fstat(fd, &a) < 0)
+			return -errno;
+		if (stat(path, &b) < 0) {
+			if (errno == ENOENT)
+				continue; /* between unlink and rename elsewhere */
+			return -errno;
+		}
+		if (a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+			*ret_fd = TAKE_FD(fd);
+			return 0;
+		}
+	}
+	return -EAGAIN;
+}
+
+static int read_all(int fd, char **ret)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t size = 0, len = 0;
+
+	for (;;) {
+		ssize_t n;
+
+		if (len + 1 >= size) {
+			char *b;
+
+			if (size >= SNAPSHOT_SIZE_MAX)
+				return -EFBIG;
+			size = size ? size * 2 : 16384;
+			b = realloc(buf, size);
+			if (!b)
+				return -ENOMEM;
+			buf = b;
+		}
+		n = read(fd, buf + len, size - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	if (strlen(buf) != len)
+		return -EINVAL; /* a NUL byte: not text */
+	*ret = TAKE_PTR(buf);
+	return 0;
+}
+
+static int txn_begin(struct sim *s, int lock, struct txn *t)
+{
+	_cleanup_free_ char *text = NULL, *error = NULL;
+	int r;
+
+	r = lock_file(s->path, lock, &t->fd);
+	if (r < 0) {
+		host_set_error(&s->host, "%s: %s", s->path, strerror(-r));
+		return r;
+	}
+	r = read_all(t->fd, &text);
+	if (r < 0) {
+		host_set_error(&s->host, "%s: %s", s->path, strerror(-r));
+		return r;
+	}
+	r = snapshot_parse(text, &t->state, &error);
+	if (r >= 0)
+		r = sim_faults_parse(text, &t->faults, &error);
+	if (r < 0)
+		host_set_error(&s->host, "%s: %s", s->path, error ?: strerror(-r));
+	return r;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t k = write(fd, p, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static int txn_text(const struct txn *t, char **ret)
+{
+	_cleanup_json_ struct json_object *o = NULL, *faults = NULL;
+	int r;
+
+	r = snapshot_to_json(t->state, &o);
+	if (r >= 0)
+		r = sim_faults_to_json(&t->faults, &faults);
+	if (r < 0)
+		return r;
+	if (faults) {
+		if (json_object_object_add(o, "faults", faults) < 0)
+			return -ENOMEM;
+		faults = NULL;
+	}
+	return snapshot_json_format(o, ret);
+}
+
+/* Writes "<path>.tmp.<pid>", fsyncs it and renames it over path. */
+static int txn_write(struct sim *s, const struct txn *t)
+{
+	_cleanup_free_ char *text = NULL, *tmp = NULL;
+	_cleanup_close_ int fd = -EBADF;
+	struct stat st;
+	int r;
+
+	r = txn_text(t, &text);
+	if (r < 0)
+		return r;
+	tmp = strdup_printf("%s.tmp.%d", s->path, (int)getpid());
+	if (!tmp)
+		return -ENOMEM;
+	if (fstat(t->fd, &st) < 0)
+		return -errno;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, st.st_mode & 07777);
+	if (fd < 0)
+		return -errno;
+	r = write_all(fd, text, strlen(text));
+	if (r >= 0 && fsync(fd) < 0)
+		r = -errno;
+	if (r >= 0 && rename(tmp, s->path) < 0)
+		r = -errno;
+	if (r < 0) {
+		unlink(tmp);
+		host_set_error(&s->host, "writing %s: %s", s->path, strerror(-r));
+	}
+	return r;
+}
+
+static const char *hang_what(enum sim_op op)
+{
+	static const char *const what[_SIM_OP_MAX] = {
+		[SIM_OP_SET_NUM_VFS] = "write to sriov_numvfs",
+		[SIM_OP_SET_ESWITCH_MODE] = "devlink eswitch mode change",
+		[SIM_OP_UNBIND_VF] = "unbind of the VF driver",
+		[SIM_OP_BIND_VF] = "bind of the VF driver",
+	};
+
+	return what[op] ?: sim_op_to_string(op);
+}
+
+/* Really blocks, as a driver stuck in the kernel would. */
+static void wait_usec(usec_t t)
+{
+	struct timespec now, end;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += (time_t)(t / USEC_PER_SEC);
+	end.tv_nsec += (long)(t % USEC_PER_SEC) * 1000;
+	if (end.tv_nsec >= 1000000000) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000;
+	}
+	for (;;) {
+		struct timespec left;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > end.tv_sec ||
+		    (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+			return;
+		left.tv_sec = end.tv_sec - now.tv_sec;
+		left.tv_nsec = end.tv_nsec - now.tv_nsec;
+		if (left.tv_nsec < 0) {
+			left.tv_sec--;
+			left.tv_nsec += 1000000000;
+		}
+		(void)ppoll(NULL, 0, &left, NULL);
+	}
+}
+
+/* An errno or hang fault fired: its count is written back, the state is not
+ * touched. A hang waits without holding the lock, as other processes can
+ * still read the state of a kernel stuck in one driver. */
+static int fault_fire(struct sim *s, struct txn *t, const struct sim_request *rq,
+		      const struct sim_fault *f)
+{
+	enum sim_fault_kind kind = f->kind;
+	int error = f->error, r;
+	usec_t wait;
+
+	r = txn_write(s, t);
+	txn_done(t);
+	if (r < 0)
+		return r;
+	if (kind == SIM_FAULT_ERRNO) {
+		host_set_error(&s->host, "injected %s on %s", sim_errno_name(error),
+			       sim_op_to_string(rq->op));
+		return -error;
+	}
+	wait = rq->timeout == USEC_INFINITY || rq->timeout > HANG_MAX_USEC ? HANG_MAX_USEC :
+									     rq->timeout;
+	wait_usec(wait);
+	if (wait % USEC_PER_SEC == 0)
+		host_set_error(&s->host, "%s did not return within %" PRIu64 "s", hang_what(rq->op),
+			       wait / USEC_PER_SEC);
+	else
+		host_set_error(&s->host, "%s did not return within %" PRIu64 "ms",
+			       hang_what(rq->op), wait / USEC_PER_MSEC);
+	return -ETIMEDOUT;
+}
+
+/* The crash fault due after this operation, if any. */
+static struct sim_fault *crash_due(struct sim *s, struct txn *t, const struct sim_request *rq,
+				   const char *vf_pci)
+{
+	for (size_t i = 0; i < t->faults.n; i++) {
+		struct sim_fault *f = &t->faults.items[i];
+
+		if (f->kind == SIM_FAULT_CRASH && s->n_done >= f->crash_after &&
+		    sim_fault_matches(f, rq->op, rq->pf, vf_pci))
+			return f;
+	}
+	return NULL;
+}
+
+static int sim_run(struct sim *s, const struct sim_request *rq)
+{
+	_cleanup_(txn_done) struct txn t = { .fd = -EBADF };
+	char vf_pci[PCI_ADDR_MAX] = "";
+	struct sim_fault *f;
+	bool crash;
+	int r;
+
+	s->host.error[0] = '\0';
+	r = txn_begin(s, LOCK_EX, &t);
+	if (r < 0)
+		return r;
+	if (rq->has_vf && sim_vf_pci(t.state, rq->pf, rq->vf, vf_pci) < 0)
+		vf_pci[0] = '\0';
+	f = sim_faults_fire(&t.faults, rq->op, rq->pf, vf_pci[0] ? vf_pci : NULL);
+	if (f)
+		return fault_fire(s, &t, rq, f);
+	r = sim_kernel_apply(&s->host, t.state, rq);
+	if (r < 0)
+		return r;
+	s->n_done++;
+	f = crash_due(s, &t, rq, vf_pci[0] ? vf_pci : NULL);
+	crash = f != NULL;
+	if (crash)
+		sim_faults_remove(&t.faults, f);
+	r = txn_write(s, &t);
+	if (r < 0)
+		return r;
+	if (crash)
+		/* a crash right after the change reached the "kernel" */
+		(void)kill(getpid(), SIGKILL);
+	return 0;
+}
+
+static struct sim *to_sim(struct host *h)
+{
+	return (struct sim *)h;
+}
+
+static int sim_read(struct host *h, struct host_state **ret)
+{
+	_cleanup_(txn_done) struct txn t = { .fd = -EBADF };
+	int r;
+
+	r = txn_begin(to_sim(h), LOCK_SH, &t);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(t.state);
+	return 0;
+}
+
+#define RUN(h, ...) sim_run(to_sim(h), &(const struct sim_request){ __VA_ARGS__ })
+
+static int sim_load_module(struct host *h, const char *module)
+{
+	return RUN(h, .op = SIM_OP_LOAD_MODULE, .str = module, .timeout = USEC_INFINITY);
+}
+
+static int sim_set_num_vfs(struct host *h, const char *pf, uint32_t n, usec_t timeout)
+{
+	return RUN(h, .op = SIM_OP_SET_NUM_VFS, .pf = pf, .value = n, .timeout = timeout);
+}
+
+static int sim_set_eswitch_mode(struct host *h, const char *pf, enum eswitch_mode m, usec_t timeout)
+{
+	return RUN(h, .op = SIM_OP_SET_ESWITCH_MODE, .pf = pf, .value = (uint32_t)m,
+		   .timeout = timeout);
+}
+
+static int sim_set_hw_tc_offload(struct host *h, const char *pf, bool on)
+{
+	return RUN(h, .op = SIM_OP_SET_HW_TC_OFFLOAD, .pf = pf, .value = on,
+		   .timeout = USEC_INFINITY);
+}
+
+static int sim_set_pf_mtu(struct host *h, const char *pf, uint32_t mtu)
+{
+	return RUN(h, .op = SIM_OP_SET_PF_MTU, .pf = pf, .value = mtu, .timeout = USEC_INFINITY);
+}
+
+static int sim_set_pf_up(struct host *h, const char *pf)
+{
+	return RUN(h, .op = SIM_OP_SET_PF_UP, .pf = pf, .timeout = USEC_INFINITY);
+}
+
+static int sim_set_vf(struct host *h, const char *pf, uint32_t vf, const struct vf_settings *a)
+{
+	return RUN(h, .op = SIM_OP_SET_VF, .pf = pf, .has_vf = true, .vf = vf, .attrs = a,
+		   .timeout = USEC_INFINITY);
+}
+
+static int sim_unbind_vf(struct host *h, const char *pf, uint32_t vf, usec_t timeout)
+{
+	return RUN(h, .op = SIM_OP_UNBIND_VF, .pf = pf, .has_vf = true, .vf = vf,
+		   .timeout = timeout);
+}
+
+static int sim_bind_vf(struct host *h, const char *pf, uint32_t vf, const char *driver,
+		       usec_t timeout)
+{
+	return RUN(h, .op = SIM_OP_BIND_VF, .pf = pf, .has_vf = true, .vf = vf, .str = driver,
+		   .timeout = timeout);
+}
+
+static int sim_set_vf_mtu(struct host *h, const char *pf, uint32_t vf, uint32_t mtu)
+{
+	return RUN(h, .op = SIM_OP_SET_VF_MTU, .pf = pf, .has_vf = true, .vf = vf, .value = mtu,
+		   .timeout = USEC_INFINITY);
+}
+
+static int sim_set_firmware_vfs(struct host *h, const char *pf, uint32_t n)
+{
+	return RUN(h, .op = SIM_OP_SET_FIRMWARE_VFS, .pf = pf, .value = n,
+		   .timeout = USEC_INFINITY);
+}
+
+static int sim_set_firmware_link_type(struct host *h, const char *pf, enum link_type t)
+{
+	return RUN(h, .op = SIM_OP_SET_FIRMWARE_LINK_TYPE, .pf = pf, .value = (uint32_t)t,
+		   .timeout = USEC_INFINITY);
+}
+
+static void sim_free(struct host *h)
+{
+	struct sim *s = to_sim(h);
+
+	free(s->path);
+	free(s);
+}
+
+static const struct host_ops sim_ops = {
+	.name = "simulated",
+	.read = sim_read,
+	.load_module = sim_load_module,
+	.set_num_vfs = sim_set_num_vfs,
+	.set_eswitch_mode = sim_set_eswitch_mode,
+	.set_hw_tc_offload = sim_set_hw_tc_offload,
+	.set_pf_mtu = sim_set_pf_mtu,
+	.set_pf_up = sim_set_pf_up,
+	.set_vf = sim_set_vf,
+	.unbind_vf = sim_unbind_vf,
+	.bind_vf = sim_bind_vf,
+	.set_vf_mtu = sim_set_vf_mtu,
+	.set_firmware_vfs = sim_set_firmware_vfs,
+	.set_firmware_link_type = sim_set_firmware_link_type,
+	.free = sim_free,
+};
+
+int host_sim_open(const char *path, struct host **ret)
+{
+	_cleanup_(txn_done) struct txn t = { .fd = -EBADF };
+	struct sim *s = calloc(1, sizeof(*s));
+	int r;
+
+	if (!s)
+		return -ENOMEM;
+	s->host.ops = &sim_ops;
+	/* absolute, for a daemon that changes its directory; through a
+	 * symbolic link to the file it points to, which is what gets replaced */
+	s->path = realpath(path, NULL);
+	if (!s->path) {
+		r = -errno;
+		free(s);
+		return r;
+	}
+	/* a file that is missing or does not parse fails here, not later */
+	r = txn_begin(s, LOCK_SH, &t);
+	if (r < 0) {
+		sim_free(&s->host);
+		return r;
+	}
+	*ret = &s->host;
+	return 0;
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <stdarg.h>
+
+#include "host.h"
+
+int host_read(struct host *h, struct host_state **ret)
+{
+	h->error[0] = '\0';
+	return h->ops->read(h, ret);
+}
+
+struct host *host_free(struct host *h)
+{
+	if (h)
+		h->ops->free(h);
+	return NULL;
+}
+
+void host_set_error(struct host *h, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(h->error, sizeof(h->error), fmt, ap);
+	va_end(ap);
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The host interface: how the rest of the code reads and changes SR-IOV state.
+ * Two backends implement it: the simulated host (host-sim.c, a snapshot JSON
+ * file following the kernel's rules) and the real Linux host (sysfs, netlink,
+ * kmod). Every operation returns 0 or -errno; a backend may leave a detail
+ * message in h->error (e.g. "write to sriov_numvfs timed out after 60s")
+ * that callers add to their own context. Operations that can hang in the
+ * kernel take a timeout and return -ETIMEDOUT when it passes. */
+
+#include "layout.h"
+#include "model.h"
+
+struct host;
+
+struct host_ops {
+	const char *name; /* "simulated", "linux" */
+	/* The whole SR-IOV state: every PF with sriov_totalvfs, its VFs. */
+	int (*read)(struct host *h, struct host_state **ret);
+	int (*load_module)(struct host *h, const char *module);
+	int (*set_num_vfs)(struct host *h, const char *pf, uint32_t n, usec_t timeout);
+	int (*set_eswitch_mode)(struct host *h, const char *pf, enum eswitch_mode m,
+				usec_t timeout);
+	int (*set_hw_tc_offload)(struct host *h, const char *pf, bool on);
+	int (*set_pf_mtu)(struct host *h, const char *pf, uint32_t mtu);
+	int (*set_pf_up)(struct host *h, const char *pf);
+	/* The netlink attributes set in attrs (see struct action), one request. */
+	int (*set_vf)(struct host *h, const char *pf, uint32_t vf, const struct vf_settings *attrs);
+	int (*unbind_vf)(struct host *h, const char *pf, uint32_t vf, usec_t timeout);
+	/* driver NULL = the kernel's default VF driver */
+	int (*bind_vf)(struct host *h, const char *pf, uint32_t vf, const char *driver,
+		       usec_t timeout);
+	int (*set_vf_mtu)(struct host *h, const char *pf, uint32_t vf, uint32_t mtu);
+	int (*set_firmware_vfs)(struct host *h, const char *pf, uint32_t n);
+	int (*set_firmware_link_type)(struct host *h, const char *pf, enum link_type t);
+	void (*free)(struct host *h);
+};
+
+struct host {
+	const struct host_ops *ops;
+	char error[256]; /* detail of the last failure, "" when none */
+};
+
+/* Calls the backend after clearing h->error. */
+int host_read(struct host *h, struct host_state **ret);
+struct host *host_free(struct host *h);
+static inline void host_freep(struct host **h)
+{
+	host_free(*h);
+}
+#define _cleanup_host_ _cleanup_(host_freep)
+/* Sets h->error (printf-style). */
+void host_set_error(struct host *h, const char *fmt, ...) _printf_(2, 3);
+
+/* The simulated host: state lives in the snapshot JSON at path. Every
+ * operation takes an exclusive lock on the file, reads it, checks the
+ * injected faults, applies the kernel's rule, writes it back atomically and
+ * unlocks, so several processes see one consistent "kernel". */
+int host_sim_open(const char *path, struct host **ret);

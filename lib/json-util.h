@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <json-c/json.h>
+
+static inline void json_object_putp(struct json_object **o)
+{
+	if (*o)
+		json_object_put(*o);
+}
+#define _cleanup_json_ __attribute__((cleanup(json_object_putp)))

@@ -1,0 +1,461 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <stddef.h>
+
+#include "conf-parser.h"
+#include "layout-keys.h"
+#include "layout.h"
+
+#define VF_INDEX_MAX 4095
+
+enum section_kind {
+	SECTION_NONE,	 /* before the first header */
+	SECTION_IGNORED, /* unknown or invalid: already reported */
+	SECTION_MATCH,
+	SECTION_PF,
+	SECTION_VF,
+};
+
+struct layout_parser {
+	struct layout_file *file;
+	struct diag_list *diags;
+	enum section_kind kind;
+	size_t vf; /* index of the current section in file->vf_sections */
+};
+
+#define layout_error(p, line, ...) \
+	diag_add((p)->diags, DIAG_ERROR, (p)->file->path, (line), __VA_ARGS__)
+#define layout_warning(p, line, ...) \
+	diag_add((p)->diags, DIAG_WARNING, (p)->file->path, (line), __VA_ARGS__)
+
+/* ---- [Match] ---- */
+
+#define GLOB_CHARS "*?[]!-"
+
+static bool only_chars(const char *s, const char *allowed)
+{
+	return s[strspn(s, allowed)] == '\0';
+}
+
+static const char *match_check_pci(const char *g)
+{
+	if (only_chars(g, "0123456789abcdefABCDEF:." GLOB_CHARS))
+		return NULL;
+	return "must be PCI address globs (hex digits, ':', '.', and * ? [ ] ! -)";
+}
+
+/* What the kernel allows in interface names, and no '#': a comment after
+ * the value would otherwise silently become globs. */
+static const char *match_check_name(const char *g)
+{
+	for (const char *p = g; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == 0x7f || strchr("/:#", *p))
+			return "must be interface name globs (no '/', ':', '#' or spaces)";
+	return NULL;
+}
+
+static const char *match_check_id(const char *g)
+{
+	if ((g[0] == '0' && (g[1] == 'x' || g[1] == 'X')) && g[2] != '\0' &&
+	    only_chars(g + 2, "0123456789abcdefABCDEF" GLOB_CHARS))
+		return NULL;
+	return "must be globs like 0x8086 (0x, then hex digits or * ? [ ] ! -)";
+}
+
+#define ALNUM "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+static const char *match_check_driver(const char *g)
+{
+	if (only_chars(g, ALNUM "_" GLOB_CHARS))
+		return NULL;
+	return "must be driver name globs (letters, digits, '_', '-', and * ? [ ] !)";
+}
+
+static const char *match_check_host(const char *g)
+{
+	if (only_chars(g, ALNUM "._" GLOB_CHARS))
+		return NULL;
+	return "must be host name globs (letters, digits, '.', '-', '_', and * ? [ ] !)";
+}
+
+static const struct match_key {
+	const char *name;
+	size_t offset;
+	const char *(*check)(const char *glob);
+} match_keys[] = {
+	{ "PCIAddress", offsetof(struct layout_match, pci_address), match_check_pci },
+	{ "Name", offsetof(struct layout_match, name), match_check_name },
+	{ "Vendor", offsetof(struct layout_match, vendor), match_check_id },
+	{ "Device", offsetof(struct layout_match, device), match_check_id },
+	{ "Driver", offsetof(struct layout_match, driver), match_check_driver },
+	{ "Host", offsetof(struct layout_match, host), match_check_host },
+};
+
+/* A [Match] key: its globs are added to the list; an empty value unsets the
+ * list. -ENOENT for an unknown key, -EINVAL with *ret_why for a bad glob. */
+static int layout_match_parse(struct layout_match *m, const char *key, const char *value,
+			      const char **ret_why)
+{
+	_cleanup_strv_free_ char **globs = NULL;
+	const struct match_key *k = NULL;
+	char ***list, **l;
+	size_t n, add;
+	int r;
+
+	for (size_t i = 0; i < ELEMENTSOF(match_keys) && !k; i++)
+		if (streq(match_keys[i].name, key))
+			k = &match_keys[i];
+	if (!k)
+		return -ENOENT;
+	list = (char ***)((char *)m + k->offset);
+	if (value[0] == '\0') {
+		*list = strv_free(*list);
+		return 0;
+	}
+	r = strv_split(value, &globs);
+	if (r < 0)
+		return r;
+	for (char **g = globs; *g; g++)
+		if (k->check(*g)) {
+			*ret_why = k->check(*g);
+			return -EINVAL;
+		}
+	n = strv_length(*list);
+	add = strv_length(globs);
+	l = realloc(*list, sizeof(char *) * (n + add + 1));
+	if (!l)
+		return -ENOMEM;
+	memcpy(l + n, globs, sizeof(char *) * (add + 1));
+	*list = l;
+	free(TAKE_PTR(globs));
+	return 0;
+}
+
+static void layout_match_done(struct layout_match *m)
+{
+	for (size_t i = 0; i < ELEMENTSOF(match_keys); i++)
+		strv_free(*(char ***)((char *)m + match_keys[i].offset));
+	*m = (struct layout_match){};
+}
+
+static void layout_file_freep(struct layout_file **f)
+{
+	layout_file_free(*f);
+}
+
+struct layout_file *layout_file_free(struct layout_file *f)
+{
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < f->n_vf_sections; i++)
+		vf_settings_done(&f->vf_sections[i].settings);
+	free(f->vf_sections);
+	layout_match_done(&f->match);
+	free(f->path);
+	free(f);
+	return NULL;
+}
+
+static struct layout_file *layout_file_new(const char *path)
+{
+	struct layout_file *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	if (path) {
+		f->path = strdup(path);
+		if (!f->path)
+			return layout_file_free(f);
+	}
+	return f;
+}
+
+/* "VirtualFunction", "VirtualFunction 3" or "VirtualFunction 0-7". */
+static void vf_section_name(const struct vf_section *s, char *buf, size_t size)
+{
+	if (s->first == VF_INDEX_ALL)
+		snprintf(buf, size, "VirtualFunction");
+	else if (s->first == s->last)
+		snprintf(buf, size, "VirtualFunction %u", s->first);
+	else
+		snprintf(buf, size, "VirtualFunction %u-%u", s->first, s->last);
+}
+
+/* 1 to 4 decimal digits, at most VF_INDEX_MAX. */
+static int parse_vf_index(const char *s, size_t n, uint32_t *ret)
+{
+	uint32_t v = 0;
+
+	if (n == 0 || n > 4)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -EINVAL;
+		v = v * 10 + (uint32_t)(s[i] - '0');
+	}
+	if (v > VF_INDEX_MAX)
+		return -ERANGE;
+	*ret = v;
+	return 0;
+}
+
+/* What follows "VirtualFunction" in a header: "", " N" or " N-M". */
+static int parse_vf_range(const char *spec, uint32_t *ret_first, uint32_t *ret_last)
+{
+	uint32_t first, last;
+	const char *dash;
+
+	if (spec[0] == '\0') {
+		*ret_first = *ret_last = VF_INDEX_ALL;
+		return 0;
+	}
+	if (spec[0] != ' ')
+		return -EINVAL;
+	spec++;
+	dash = strchr(spec, '-');
+	if (parse_vf_index(spec, dash ? (size_t)(dash - spec) : strlen(spec), &first) < 0)
+		return -EINVAL;
+	last = first;
+	if (dash && parse_vf_index(dash + 1, strlen(dash + 1), &last) < 0)
+		return -EINVAL;
+	if (first > last)
+		return -EINVAL;
+	*ret_first = first;
+	*ret_last = last;
+	return 0;
+}
+
+static int layout_start_vf_section(struct layout_parser *p, const char *name, unsigned line)
+{
+	struct layout_file *f = p->file;
+	struct vf_section *sections;
+	uint32_t first, last;
+
+	if (parse_vf_range(name + strlen("VirtualFunction"), &first, &last) < 0) {
+		p->kind = SECTION_IGNORED;
+		return layout_error(
+			p, line,
+			"invalid section [%s]: must be [VirtualFunction], "
+			"[VirtualFunction N] or [VirtualFunction N-M], 0 <= N <= M <= %u",
+			name, VF_INDEX_MAX);
+	}
+	sections = realloc(f->vf_sections, sizeof(*sections) * (f->n_vf_sections + 1));
+	if (!sections)
+		return -ENOMEM;
+	f->vf_sections = sections;
+	sections[f->n_vf_sections] = (struct vf_section){
+		.first = first,
+		.last = last,
+		.line = line,
+	};
+	p->vf = f->n_vf_sections++;
+	p->kind = SECTION_VF;
+	return 0;
+}
+
+/* Checks that need the whole section: MinTxRateMbps <= MaxTxRateMbps. */
+static int layout_finish_section(struct layout_parser *p)
+{
+	const struct vf_settings *s;
+
+	if (p->kind != SECTION_VF)
+		return 0;
+	s = &p->file->vf_sections[p->vf].settings;
+	if (vf_settings_has(s, VF_KEY_MIN_TX_RATE) && vf_settings_has(s, VF_KEY_MAX_TX_RATE) &&
+	    s->max_tx_rate != 0 && s->min_tx_rate > s->max_tx_rate)
+		return layout_error(p, s->src[VF_KEY_MIN_TX_RATE].line,
+				    "MinTxRateMbps=%u: must not exceed MaxTxRateMbps=%u (line %u)",
+				    s->min_tx_rate, s->max_tx_rate,
+				    s->src[VF_KEY_MAX_TX_RATE].line);
+	return 0;
+}
+
+static int layout_on_section(void *userdata, const char *name, unsigned line)
+{
+	struct layout_parser *p = userdata;
+	int r;
+
+	r = layout_finish_section(p);
+	if (r < 0)
+		return r;
+	p->kind = SECTION_IGNORED;
+	if (!name) /* an invalid header, already reported */
+		return 0;
+	if (streq(name, "Match")) {
+		p->kind = SECTION_MATCH;
+		if (p->file->match.line == 0)
+			p->file->match.line = line;
+		return 0;
+	}
+	if (streq(name, "PhysicalFunction")) {
+		p->kind = SECTION_PF;
+		return 0;
+	}
+	/* Anything starting so is an error, not an unknown section: a typo
+	 * like [VirtualFunctions] must not silently drop its keys. */
+	if (strncmp(name, "VirtualFunction", strlen("VirtualFunction")) == 0)
+		return layout_start_vf_section(p, name, line);
+	return layout_warning(p, line, "unknown section [%s], ignored", name);
+}
+
+static int layout_assign_match(struct layout_parser *p, const char *key, const char *value,
+			       unsigned line)
+{
+	const char *why = NULL;
+	int r;
+
+	r = layout_match_parse(&p->file->match, key, value, &why);
+	if (r == -ENOENT)
+		return layout_warning(p, line, "unknown key '%s' in [Match], ignored", key);
+	if (r == -EINVAL)
+		return layout_error(p, line, "%s=%s: %s", key, value, why);
+	return r;
+}
+
+static int layout_assign_pf(struct layout_parser *p, const char *key, const char *value,
+			    unsigned line)
+{
+	struct pf_settings *s = &p->file->pf;
+	enum pf_key k = pf_key_from_string(key);
+	const char *why = NULL;
+	int r;
+
+	if (k < 0)
+		return layout_warning(p, line, "unknown key '%s' in [PhysicalFunction], ignored",
+				      key);
+	if (value[0] == '\0') {
+		pf_settings_unset(s, k);
+		return 0;
+	}
+	r = pf_settings_parse(s, k, value, &why);
+	if (r == -EINVAL)
+		return layout_error(p, line, "%s=%s: %s", key, value, why);
+	if (r < 0)
+		return r;
+	s->set |= 1u << k;
+	s->src[k] = (struct src){ .file = p->file->path, .line = line };
+	return 0;
+}
+
+static int layout_assign_vf(struct layout_parser *p, const char *key, const char *value,
+			    unsigned line)
+{
+	struct vf_section *sec = &p->file->vf_sections[p->vf];
+	struct vf_settings *s = &sec->settings;
+	enum vf_key k = vf_key_from_string(key);
+	const char *why = NULL;
+	char name[64];
+	int r;
+
+	if (k < 0) {
+		vf_section_name(sec, name, sizeof(name));
+		return layout_warning(p, line, "unknown key '%s' in [%s], ignored", key, name);
+	}
+	if (value[0] == '\0') {
+		vf_settings_unset(s, k);
+		return 0;
+	}
+	r = vf_settings_parse(s, k, value, sec->first != VF_INDEX_ALL && sec->first == sec->last,
+			      &why);
+	if (r == -EINVAL)
+		return layout_error(p, line, "%s=%s: %s", key, value, why);
+	if (r < 0)
+		return r;
+	s->set |= 1u << k;
+	s->src[k] = (struct src){ .file = p->file->path, .line = line };
+	return 0;
+}
+
+static int layout_on_assignment(void *userdata, const char *key, const char *value, unsigned line)
+{
+	struct layout_parser *p = userdata;
+
+	switch (p->kind) {
+	case SECTION_NONE:
+		return layout_warning(p, line, "'%s' outside of any section, ignored", key);
+	case SECTION_IGNORED:
+		return 0;
+	case SECTION_MATCH:
+		return layout_assign_match(p, key, value, line);
+	case SECTION_PF:
+		return layout_assign_pf(p, key, value, line);
+	case SECTION_VF:
+		return layout_assign_vf(p, key, value, line);
+	}
+	return 0;
+}
+
+static const struct conf_parser_ops layout_ops = {
+	.section = layout_on_section,
+	.assignment = layout_on_assignment,
+};
+
+static int layout_parse_into(struct layout_file *f, const char *text, struct diag_list *diags)
+{
+	struct layout_parser p = { .file = f, .diags = diags };
+	size_t errors = diag_count(diags, DIAG_ERROR);
+	int r;
+
+	r = conf_parse_text(f->path, text, &layout_ops, &p, diags);
+	if (r < 0)
+		return r;
+	r = layout_finish_section(&p);
+	if (r < 0)
+		return r;
+	/* Selecting every PF by accident would be dangerous in a fleet. */
+	if (f->match.line == 0) {
+		r = layout_error(&p, 0,
+				 "no [Match] section; a layout must say which PFs it selects; "
+				 "use [Match] with PCIAddress=* to select all");
+		if (r < 0)
+			return r;
+	}
+	f->has_error = diag_count(diags, DIAG_ERROR) > errors;
+	return 0;
+}
+
+int layout_parse_string(const char *path, const char *text, struct diag_list *diags,
+			struct layout_file **ret)
+{
+	_cleanup_(layout_file_freep) struct layout_file *f = NULL;
+	struct diag_list local = {};
+	int r;
+
+	f = layout_file_new(path);
+	if (!f)
+		return -ENOMEM;
+	r = layout_parse_into(f, text, diags ?: &local);
+	diag_list_done(&local);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(f);
+	return 0;
+}
+
+int layout_parse_file(const char *path, struct diag_list *diags, struct layout_file **ret)
+{
+	_cleanup_free_ char *text = NULL;
+	struct layout_file *f;
+	int r;
+
+	r = conf_read_file(path, &text);
+	if (r >= 0)
+		return layout_parse_string(path, text, diags, ret);
+	if (r == -ENOMEM)
+		return r;
+	/* Which PFs an unreadable file selects cannot be known. It comes
+	 * back with an empty [Match] and has_error: callers treat it like
+	 * any file with an error, which holds every PF it (here: possibly)
+	 * selects, rather than applying layouts without it. */
+	f = layout_file_new(path);
+	if (!f)
+		return -ENOMEM;
+	f->has_error = true;
+	if (diags &&
+	    diag_add(diags, DIAG_ERROR, path, 0, "cannot read: %s", conf_read_strerror(r)) < 0) {
+		layout_file_free(f);
+		return -ENOMEM;
+	}
+	*ret = f;
+	return 0;
+}

@@ -1,0 +1,472 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <stddef.h>
+
+#include "conf-parser.h"
+#include "layout.h"
+#include "mainconf.h"
+
+#define SEC_MAX 31536000u /* a year */
+
+static const char *const drift_mode_names[_DRIFT_MODE_MAX] = {
+	[DRIFT_MODE_REPAIR] = "repair",
+	[DRIFT_MODE_REPORT] = "report",
+};
+static const char *const disruption_policy_names[_DISRUPTION_POLICY_MAX] = {
+	[DISRUPTION_POLICY_IMMEDIATE] = "immediate",
+	[DISRUPTION_POLICY_DRAIN] = "drain",
+	[DISRUPTION_POLICY_NEVER] = "never",
+};
+static const char *const kernel_arguments_names[_KERNEL_ARGUMENTS_MAX] = {
+	[KERNEL_ARGUMENTS_CHECK] = "check",
+	[KERNEL_ARGUMENTS_MANAGE] = "manage",
+};
+static const char *const reboot_policy_names[_REBOOT_POLICY_MAX] = {
+	[REBOOT_POLICY_NEVER] = "never",
+	[REBOOT_POLICY_COORDINATED] = "coordinated",
+	[REBOOT_POLICY_IMMEDIATE] = "immediate",
+};
+static const char *const k8s_enabled_names[_K8S_ENABLED_MAX] = {
+	[K8S_ENABLED_AUTO] = "auto",
+	[K8S_ENABLED_YES] = "yes",
+	[K8S_ENABLED_NO] = "no",
+};
+static const char *const eviction_fallback_names[_EVICTION_FALLBACK_MAX] = {
+	[EVICTION_FALLBACK_DELETE] = "delete",
+	[EVICTION_FALLBACK_FAIL] = "fail",
+};
+static const char *const drain_pods_names[_DRAIN_PODS_MAX] = {
+	[DRAIN_PODS_SRIOV] = "sriov",
+	[DRAIN_PODS_ALL] = "all",
+};
+
+_Static_assert(sizeof(enum drift_mode) == sizeof(int), "enums are stored as int");
+
+const char *drift_mode_to_string(enum drift_mode m)
+{
+	return m >= 0 && m < _DRIFT_MODE_MAX ? drift_mode_names[m] : NULL;
+}
+
+const char *disruption_policy_to_string(enum disruption_policy p)
+{
+	return p >= 0 && p < _DISRUPTION_POLICY_MAX ? disruption_policy_names[p] : NULL;
+}
+
+const char *reboot_policy_to_string(enum reboot_policy p)
+{
+	return p >= 0 && p < _REBOOT_POLICY_MAX ? reboot_policy_names[p] : NULL;
+}
+
+/* ---- string checks: each returns NULL when fine, else what is allowed ---- */
+
+static bool is_lower_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+/* RFC 1123 label: [a-z0-9]([-a-z0-9]*[a-z0-9])?, at most 63. */
+static bool dns_label_ok(const char *s, size_t n)
+{
+	if (n == 0 || n > 63 || !is_lower_alnum(s[0]) || !is_lower_alnum(s[n - 1]))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!is_lower_alnum(s[i]) && s[i] != '-')
+			return false;
+	return true;
+}
+
+static bool dns_subdomain_ok(const char *s, size_t n)
+{
+	size_t start = 0;
+
+	if (n == 0 || n > 253)
+		return false;
+	for (size_t i = 0; i <= n; i++) {
+		if (i < n && s[i] != '.')
+			continue;
+		if (!dns_label_ok(s + start, i - start))
+			return false;
+		start = i + 1;
+	}
+	return true;
+}
+
+static const char *check_dns_subdomain(const char *s)
+{
+	if (dns_subdomain_ok(s, strlen(s)))
+		return NULL;
+	return "must be a DNS subdomain (lower-case letters, digits, '-' and '.', at most 253)";
+}
+
+static const char *check_dns_label(const char *s)
+{
+	if (dns_label_ok(s, strlen(s)))
+		return NULL;
+	return "must be a DNS label (lower-case letters, digits and '-', at most 63)";
+}
+
+static const char *check_path(const char *s)
+{
+	static const char why[] = "must be an absolute path without '..' or control characters";
+	size_t n = strlen(s);
+
+	if (s[0] != '/' || n >= 4096)
+		return why;
+	for (const char *p = s; *p; p++)
+		if ((unsigned char)*p < ' ' || *p == 0x7f)
+			return why;
+	for (const char *p = s; (p = strstr(p, "..")); p += 2)
+		if (p[-1] == '/' && (p[2] == '/' || p[2] == '\0'))
+			return why;
+	return NULL;
+}
+
+/* A label name or value: [A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?, at most 63. */
+static bool label_part_ok(const char *s, size_t n)
+{
+	static const char alnum[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+
+	if (n == 0 || n > 63 || !strchr(alnum, s[0]) || !strchr(alnum, s[n - 1]))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!strchr(alnum, s[i]) && !strchr("-_.", s[i]))
+			return false;
+	return true;
+}
+
+/* key=value: key is [prefix/]name, prefix a DNS subdomain; value may be empty. */
+static bool label_selector_term_ok(const char *s, size_t n)
+{
+	const char *eq = memchr(s, '=', n), *slash;
+	size_t kn;
+
+	if (!eq)
+		return false;
+	kn = (size_t)(eq - s);
+	slash = memchr(s, '/', kn);
+	if (slash && !dns_subdomain_ok(s, (size_t)(slash - s)))
+		return false;
+	if (slash && !label_part_ok(slash + 1, kn - (size_t)(slash - s) - 1))
+		return false;
+	if (!slash && !label_part_ok(s, kn))
+		return false;
+	return n - kn - 1 == 0 || label_part_ok(eq + 1, n - kn - 1);
+}
+
+static const char *check_label_selector(const char *s)
+{
+	const char *p = s;
+
+	for (;;) {
+		size_t n = strcspn(p, ",");
+
+		if (!label_selector_term_ok(p, n))
+			return "must be key=value labels, separated by ','";
+		if (p[n] == '\0')
+			return NULL;
+		p += n + 1;
+	}
+}
+
+/* ---- the keys ---- */
+
+enum mc_type {
+	MC_SECONDS, /* usec_t, written in whole seconds */
+	MC_UINT32,
+	MC_ENUM,   /* int, from names */
+	MC_STRING, /* char *, checked by check; empty = the default */
+};
+
+struct mc_key {
+	const char *section;
+	const char *key;
+	enum mc_type type;
+	size_t offset;
+	uint32_t min, max;	  /* MC_SECONDS, MC_UINT32 */
+	uint32_t def;		  /* MC_SECONDS, MC_UINT32, MC_ENUM */
+	const char *const *names; /* MC_ENUM */
+	size_t n_names;
+	bool booleans;			     /* MC_ENUM: a boolean means "yes" or "no" */
+	const char *why;		     /* MC_ENUM */
+	const char *def_str;		     /* MC_STRING, NULL = unset */
+	const char *(*check)(const char *s); /* MC_STRING */
+};
+
+#define FIELD(f) offsetof(struct mainconf, f)
+#define NAMES(t) .names = t##_names, .n_names = ELEMENTSOF(t##_names)
+
+static const struct mc_key mc_keys[] = {
+	{ "Apply", "TimeoutSec", MC_SECONDS, FIELD(apply_timeout), .min = 1, .max = SEC_MAX,
+	  .def = 120 },
+	{ "Apply", "SysfsWriteTimeoutSec", MC_SECONDS, FIELD(sysfs_write_timeout), .min = 1,
+	  .max = SEC_MAX, .def = 60 },
+	{ "Drift", "Mode", MC_ENUM, FIELD(drift_mode), NAMES(drift_mode), .def = DRIFT_MODE_REPAIR,
+	  .why = "must be repair or report" },
+	{ "Drift", "SafetyScanSec", MC_SECONDS, FIELD(safety_scan), .max = SEC_MAX, .def = 0 },
+	{ "Disruption", "Policy", MC_ENUM, FIELD(disruption_policy), NAMES(disruption_policy),
+	  .def = DISRUPTION_POLICY_DRAIN, .why = "must be immediate, drain or never" },
+	{ "Reboot", "KernelArguments", MC_ENUM, FIELD(kernel_arguments), NAMES(kernel_arguments),
+	  .def = KERNEL_ARGUMENTS_CHECK, .why = "must be check or manage" },
+	{ "Reboot", "Policy", MC_ENUM, FIELD(reboot_policy), NAMES(reboot_policy),
+	  .def = REBOOT_POLICY_COORDINATED, .why = "must be never, coordinated or immediate" },
+	{ "Kubernetes", "Enabled", MC_ENUM, FIELD(k8s_enabled), NAMES(k8s_enabled),
+	  .booleans = true, .def = K8S_ENABLED_AUTO,
+	  .why = "must be auto or a boolean (yes/no/true/false/on/off/1/0)" },
+	{ "Kubernetes", "Kubeconfig", MC_STRING, FIELD(kubeconfig),
+	  .def_str = "/etc/sriov-persist/kubeconfig", .check = check_path },
+	{ "Kubernetes", "NodeName", MC_STRING, FIELD(node_name), .check = check_dns_subdomain },
+	{ "Kubernetes", "DrainTimeoutSec", MC_SECONDS, FIELD(drain_timeout), .max = SEC_MAX,
+	  .def = 300 },
+	{ "Kubernetes", "EvictionFallback", MC_ENUM, FIELD(eviction_fallback),
+	  NAMES(eviction_fallback), .def = EVICTION_FALLBACK_DELETE,
+	  .why = "must be delete or fail" },
+	{ "Kubernetes", "DrainPods", MC_ENUM, FIELD(drain_pods), NAMES(drain_pods),
+	  .def = DRAIN_PODS_SRIOV, .why = "must be sriov or all" },
+	{ "Kubernetes", "ResourcePrefix", MC_STRING, FIELD(resource_prefix), .def_str = "intel.com",
+	  .check = check_dns_subdomain },
+	{ "Kubernetes", "DevicePluginNamespace", MC_STRING, FIELD(device_plugin_namespace),
+	  .def_str = "kube-system", .check = check_dns_label },
+	{ "Kubernetes", "DevicePluginSelector", MC_STRING, FIELD(device_plugin_selector),
+	  .def_str = "app=sriovdp", .check = check_label_selector },
+	{ "Kubernetes", "DevicePluginConfig", MC_STRING, FIELD(device_plugin_config),
+	  .check = check_path },
+	{ "Kubernetes", "MaxParallelNodes", MC_UINT32, FIELD(max_parallel_nodes), .min = 1,
+	  .max = 1000, .def = 1 },
+	{ "Kubernetes", "LeaseNamespace", MC_STRING, FIELD(lease_namespace),
+	  .def_str = "kube-system", .check = check_dns_label },
+};
+
+static void *mc_field(struct mainconf *c, const struct mc_key *k)
+{
+	return (char *)c + k->offset;
+}
+
+static int mc_set_string(char **field, const char *s)
+{
+	char *copy = NULL;
+
+	if (s) {
+		copy = strdup(s);
+		if (!copy)
+			return -ENOMEM;
+	}
+	free(*field);
+	*field = copy;
+	return 0;
+}
+
+static int mc_set_default(struct mainconf *c, const struct mc_key *k)
+{
+	void *f = mc_field(c, k);
+
+	switch (k->type) {
+	case MC_SECONDS:
+		*(usec_t *)f = k->def * USEC_PER_SEC;
+		return 0;
+	case MC_UINT32:
+		*(uint32_t *)f = k->def;
+		return 0;
+	case MC_ENUM:
+		*(int *)f = (int)k->def;
+		return 0;
+	case MC_STRING:
+		return mc_set_string(f, k->def_str);
+	}
+	return 0;
+}
+
+int mainconf_init(struct mainconf *c)
+{
+	*c = (struct mainconf){};
+	for (size_t i = 0; i < ELEMENTSOF(mc_keys); i++)
+		if (mc_set_default(c, &mc_keys[i]) < 0) {
+			mainconf_done(c);
+			return -ENOMEM;
+		}
+	return 0;
+}
+
+void mainconf_done(struct mainconf *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < ELEMENTSOF(mc_keys); i++)
+		if (mc_keys[i].type == MC_STRING)
+			free(*(char **)mc_field(c, &mc_keys[i]));
+	*c = (struct mainconf){};
+}
+
+/* ---- parsing ---- */
+
+struct mc_parser {
+	struct mainconf *conf;
+	const char *path;
+	struct diag_list *diags;
+	const char *section; /* from mc_keys; NULL before the first header or when ignored */
+	bool in_section;
+};
+
+#define mc_error(p, line, ...) diag_add((p)->diags, DIAG_ERROR, (p)->path, (line), __VA_ARGS__)
+#define mc_warning(p, line, ...) diag_add((p)->diags, DIAG_WARNING, (p)->path, (line), __VA_ARGS__)
+
+static int mc_parse_enum(const struct mc_key *k, const char *v)
+{
+	int b;
+
+	for (size_t i = 0; i < k->n_names; i++)
+		if (streq(k->names[i], v))
+			return (int)i;
+	if (!k->booleans)
+		return -EINVAL;
+	b = parse_boolean(v);
+	if (b < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < k->n_names; i++)
+		if (streq(k->names[i], b ? "yes" : "no"))
+			return (int)i;
+	return -EINVAL;
+}
+
+static int mc_assign(struct mc_parser *p, const struct mc_key *k, const char *v, unsigned line)
+{
+	void *f = mc_field(p->conf, k);
+	const char *why;
+	uint32_t u;
+	int i;
+
+	if (v[0] == '\0')
+		return mc_set_default(p->conf, k);
+	switch (k->type) {
+	case MC_SECONDS:
+	case MC_UINT32:
+		if (safe_atou32(v, 10, &u) < 0 || u < k->min || u > k->max)
+			return mc_error(p, line, "%s=%s: must be %u..%u%s", k->key, v, k->min,
+					k->max, k->type == MC_SECONDS ? " seconds" : "");
+		if (k->type == MC_SECONDS)
+			*(usec_t *)f = u * USEC_PER_SEC;
+		else
+			*(uint32_t *)f = u;
+		return 0;
+	case MC_ENUM:
+		i = mc_parse_enum(k, v);
+		if (i < 0)
+			return mc_error(p, line, "%s=%s: %s", k->key, v, k->why);
+		*(int *)f = i;
+		return 0;
+	case MC_STRING:
+		why = k->check(v);
+		if (why)
+			return mc_error(p, line, "%s=%s: %s", k->key, v, why);
+		return mc_set_string(f, v);
+	}
+	return 0;
+}
+
+static int mc_on_section(void *userdata, const char *name, unsigned line)
+{
+	struct mc_parser *p = userdata;
+
+	p->in_section = true;
+	p->section = NULL;
+	if (!name) /* an invalid header, already reported */
+		return 0;
+	for (size_t i = 0; i < ELEMENTSOF(mc_keys); i++)
+		if (streq(mc_keys[i].section, name)) {
+			p->section = mc_keys[i].section;
+			return 0;
+		}
+	return mc_warning(p, line, "unknown section [%s], ignored", name);
+}
+
+static int mc_on_assignment(void *userdata, const char *key, const char *value, unsigned line)
+{
+	struct mc_parser *p = userdata;
+
+	if (!p->in_section)
+		return mc_warning(p, line, "'%s' outside of any section, ignored", key);
+	if (!p->section)
+		return 0;
+	for (size_t i = 0; i < ELEMENTSOF(mc_keys); i++)
+		if (streq(mc_keys[i].section, p->section) && streq(mc_keys[i].key, key))
+			return mc_assign(p, &mc_keys[i], value, line);
+	return mc_warning(p, line, "unknown key '%s' in [%s], ignored", key, p->section);
+}
+
+static const struct conf_parser_ops mc_ops = {
+	.section = mc_on_section,
+	.assignment = mc_on_assignment,
+};
+
+int mainconf_parse_string(struct mainconf *c, const char *path, const char *text,
+			  struct diag_list *diags)
+{
+	struct diag_list local = {};
+	struct mc_parser p = { .conf = c, .path = path, .diags = diags ?: &local };
+	int r;
+
+	r = conf_parse_text(path, text, &mc_ops, &p, p.diags);
+	diag_list_done(&local);
+	return r;
+}
+
+/* A file that does not exist is fine: the main file is optional, and a
+ * drop-in may vanish between listing and reading. */
+static int mainconf_load_one(struct mainconf *c, const char *path, struct diag_list *diags)
+{
+	_cleanup_free_ char *text = NULL;
+	int r;
+
+	r = conf_read_file(path, &text);
+	if (r == -ENOENT || r == -ENOMEM)
+		return r == -ENOMEM ? r : 0;
+	if (r < 0)
+		return diag_add(diags, DIAG_ERROR, path, 0, "cannot read: %s",
+				conf_read_strerror(r));
+	return mainconf_parse_string(c, path, text, diags);
+}
+
+static int mainconf_load_all(struct mainconf *c, const char *path, struct diag_list *diags)
+{
+	_cleanup_strv_free_ char **dropins = NULL;
+	_cleanup_free_ char *dir = NULL;
+	int r;
+
+	r = mainconf_load_one(c, path, diags);
+	if (r < 0)
+		return r;
+	dir = strdup_printf("%s.d", path);
+	if (!dir)
+		return -ENOMEM;
+	r = conf_files_list((const char *const[]){ dir, NULL }, "conf", &dropins);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return diag_add(diags, DIAG_ERROR, dir, 0, "cannot read directory: %s",
+				strerror(-r));
+	for (size_t i = 0; dropins[i]; i++) {
+		r = mainconf_load_one(c, dropins[i], diags);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int mainconf_load(const char *path, struct mainconf *ret, struct diag_list *diags)
+{
+	struct diag_list local = {};
+	struct mainconf c;
+	int r;
+
+	r = mainconf_init(&c);
+	if (r < 0)
+		return r;
+	r = mainconf_load_all(&c, path ?: MAINCONF_PATH_DEFAULT, diags ?: &local);
+	diag_list_done(&local);
+	if (r < 0) {
+		mainconf_done(&c);
+		return r;
+	}
+	*ret = c;
+	return 0;
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The main configuration, sriov-persist.conf (PRODUCT.md "Main configuration"). */
+
+#include "diag.h"
+
+#define MAINCONF_PATH_DEFAULT "/etc/sriov-persist/sriov-persist.conf"
+
+enum drift_mode {
+	DRIFT_MODE_REPAIR,
+	DRIFT_MODE_REPORT,
+	_DRIFT_MODE_MAX,
+	_DRIFT_MODE_INVALID = -EINVAL,
+};
+
+enum disruption_policy {
+	DISRUPTION_POLICY_IMMEDIATE,
+	DISRUPTION_POLICY_DRAIN,
+	DISRUPTION_POLICY_NEVER,
+	_DISRUPTION_POLICY_MAX,
+	_DISRUPTION_POLICY_INVALID = -EINVAL,
+};
+
+enum kernel_arguments {
+	KERNEL_ARGUMENTS_CHECK,
+	KERNEL_ARGUMENTS_MANAGE,
+	_KERNEL_ARGUMENTS_MAX,
+	_KERNEL_ARGUMENTS_INVALID = -EINVAL,
+};
+
+enum reboot_policy {
+	REBOOT_POLICY_NEVER,
+	REBOOT_POLICY_COORDINATED,
+	REBOOT_POLICY_IMMEDIATE,
+	_REBOOT_POLICY_MAX,
+	_REBOOT_POLICY_INVALID = -EINVAL,
+};
+
+enum k8s_enabled {
+	K8S_ENABLED_AUTO,
+	K8S_ENABLED_YES,
+	K8S_ENABLED_NO,
+	_K8S_ENABLED_MAX,
+	_K8S_ENABLED_INVALID = -EINVAL,
+};
+
+enum eviction_fallback {
+	EVICTION_FALLBACK_DELETE,
+	EVICTION_FALLBACK_FAIL,
+	_EVICTION_FALLBACK_MAX,
+	_EVICTION_FALLBACK_INVALID = -EINVAL,
+};
+
+enum drain_pods {
+	DRAIN_PODS_SRIOV,
+	DRAIN_PODS_ALL,
+	_DRAIN_PODS_MAX,
+	_DRAIN_PODS_INVALID = -EINVAL,
+};
+
+struct mainconf {
+	/* [Apply] */
+	usec_t apply_timeout;	    /* TimeoutSec=120 */
+	usec_t sysfs_write_timeout; /* SysfsWriteTimeoutSec=60 */
+	/* [Drift] */
+	enum drift_mode drift_mode; /* repair */
+	usec_t safety_scan;	    /* SafetyScanSec=0 */
+	/* [Disruption] */
+	enum disruption_policy disruption_policy; /* drain */
+	/* [Reboot] */
+	enum kernel_arguments kernel_arguments; /* check */
+	enum reboot_policy reboot_policy;	/* coordinated */
+	/* [Kubernetes] */
+	enum k8s_enabled k8s_enabled;		  /* auto */
+	char *kubeconfig;			  /* /etc/sriov-persist/kubeconfig */
+	char *node_name;			  /* NULL = hostname */
+	usec_t drain_timeout;			  /* 300 s */
+	enum eviction_fallback eviction_fallback; /* delete */
+	enum drain_pods drain_pods;		  /* sriov */
+	char *resource_prefix;			  /* intel.com */
+	char *device_plugin_namespace;		  /* kube-system */
+	char *device_plugin_selector;		  /* app=sriovdp */
+	char *device_plugin_config;		  /* NULL = not written */
+	uint32_t max_parallel_nodes;		  /* 1 */
+	char *lease_namespace;			  /* kube-system */
+};
+
+/* Fills in the defaults above. -ENOMEM. */
+int mainconf_init(struct mainconf *c);
+void mainconf_done(struct mainconf *c);
+/* Parses one file over c (later files override earlier values). Errors and
+ * warnings go to diags with file:line; 0 even when the text has errors. */
+int mainconf_parse_string(struct mainconf *c, const char *path, const char *text,
+			  struct diag_list *diags);
+/* path (MAINCONF_PATH_DEFAULT when NULL), then the "<path>.d" drop-ins ending in .conf, in lexical
+ * order. A missing main file is fine (defaults). */
+int mainconf_load(const char *path, struct mainconf *ret, struct diag_list *diags);
+
+const char *drift_mode_to_string(enum drift_mode m) _pure_;
+const char *disruption_policy_to_string(enum disruption_policy p) _pure_;
+const char *reboot_policy_to_string(enum reboot_policy p) _pure_;

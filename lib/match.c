@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* [Match]: does a layout file select a PF? Globs as fnmatch(3). */
+
+#include <fnmatch.h>
+
+#include "desired.h"
+
+/* A key that is not set (NULL) matches everything; a set key matches when
+ * any of its globs does. An empty list (set, no globs) matches nothing: a
+ * file that does not clearly select a PF must never touch it. value NULL
+ * (no driver, no hostname) matches no set key. */
+static bool globs_match(char *const *globs, const char *value, int flags)
+{
+	if (!globs)
+		return true;
+	if (!value)
+		return false;
+	for (char *const *g = globs; *g; g++)
+		if (fnmatch(*g, value, flags) == 0)
+			return true;
+	return false;
+}
+
+static bool name_matches(char *const *globs, const struct pf_state *pf)
+{
+	if (!globs)
+		return true;
+	if (pf->name && globs_match(globs, pf->name, 0))
+		return true;
+	for (char *const *a = pf->altnames; a && *a; a++)
+		if (globs_match(globs, *a, 0))
+			return true;
+	return false;
+}
+
+static bool id_matches(char *const *globs, uint16_t id)
+{
+	char buf[sizeof("0xffff")];
+
+	snprintf(buf, sizeof(buf), "0x%04x", id);
+	return globs_match(globs, buf, FNM_CASEFOLD);
+}
+
+bool layout_match_pf(const struct layout_match *m, const struct pf_state *pf, const char *hostname)
+{
+	return globs_match(m->pci_address, pf->pci, FNM_CASEFOLD) && name_matches(m->name, pf) &&
+	       id_matches(m->vendor, pf->vendor) && id_matches(m->device, pf->device) &&
+	       globs_match(m->driver, pf->driver, 0) && globs_match(m->host, hostname, 0);
+}

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "model.h"
+
+static const char *const eswitch_mode_table[_ESWITCH_MODE_MAX] = {
+	[ESWITCH_MODE_LEGACY] = "legacy",
+	[ESWITCH_MODE_SWITCHDEV] = "switchdev",
+};
+
+static const char *const link_type_table[_LINK_TYPE_MAX] = {
+	[LINK_TYPE_ETHERNET] = "ethernet",
+	[LINK_TYPE_INFINIBAND] = "infiniband",
+};
+
+static const char *const vlan_proto_table[_VLAN_PROTO_MAX] = {
+	[VLAN_PROTO_8021Q] = "802.1Q",
+	[VLAN_PROTO_8021AD] = "802.1ad",
+};
+
+static const char *const link_state_table[_LINK_STATE_MAX] = {
+	[LINK_STATE_AUTO] = "auto",
+	[LINK_STATE_ENABLE] = "enable",
+	[LINK_STATE_DISABLE] = "disable",
+};
+
+static const char *table_to_string(const char *const *table, size_t n, int v)
+{
+	if (v < 0 || (size_t)v >= n)
+		return NULL;
+	return table[v];
+}
+
+static int table_from_string(const char *const *table, size_t n, const char *s)
+{
+	if (!s)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (streq(table[i], s))
+			return (int)i;
+	return -EINVAL;
+}
+
+#define DEFINE_STRING_TABLE(name, type, table)                               \
+	const char *name##_to_string(type v)                                 \
+	{                                                                    \
+		return table_to_string(table, ELEMENTSOF(table), (int)v);    \
+	}                                                                    \
+	type name##_from_string(const char *s)                               \
+	{                                                                    \
+		return (type)table_from_string(table, ELEMENTSOF(table), s); \
+	}
+
+DEFINE_STRING_TABLE(eswitch_mode, enum eswitch_mode, eswitch_mode_table)
+DEFINE_STRING_TABLE(link_type, enum link_type, link_type_table)
+DEFINE_STRING_TABLE(vlan_proto, enum vlan_proto, vlan_proto_table)
+DEFINE_STRING_TABLE(link_state, enum link_state, link_state_table)
+
+void vf_state_done(struct vf_state *vf)
+{
+	if (!vf)
+		return;
+	free(vf->name);
+	free(vf->driver);
+	vf->name = vf->driver = NULL;
+}
+
+void pf_state_done(struct pf_state *pf)
+{
+	if (!pf)
+		return;
+	free(pf->name);
+	strv_free(pf->altnames);
+	free(pf->driver);
+	free(pf->vf_driver);
+	for (size_t i = 0; i < pf->n_vfs; i++)
+		vf_state_done(&pf->vfs[i]);
+	free(pf->vfs);
+	*pf = (struct pf_state){};
+}
+
+struct host_state *host_state_free(struct host_state *h)
+{
+	if (!h)
+		return NULL;
+	free(h->hostname);
+	free(h->kernel_cmdline);
+	strv_free(h->modules);
+	for (size_t i = 0; i < h->n_pfs; i++)
+		pf_state_done(&h->pfs[i]);
+	free(h->pfs);
+	free(h);
+	return NULL;
+}
+
+/* strdup that keeps NULL as NULL; false on allocation failure. */
+static bool strdup_null(const char *s, char **ret)
+{
+	*ret = NULL;
+	if (!s)
+		return true;
+	*ret = strdup(s);
+	return *ret != NULL;
+}
+
+static int vf_state_copy(const struct vf_state *src, struct vf_state *ret)
+{
+	struct vf_state c = *src;
+
+	if (!strdup_null(src->name, &c.name))
+		return -ENOMEM;
+	if (!strdup_null(src->driver, &c.driver)) {
+		free(c.name);
+		return -ENOMEM;
+	}
+	*ret = c;
+	return 0;
+}
+
+static int pf_state_copy_strings(const struct pf_state *src, struct pf_state *c)
+{
+	if (!strdup_null(src->name, &c->name) || !strdup_null(src->driver, &c->driver) ||
+	    !strdup_null(src->vf_driver, &c->vf_driver))
+		return -ENOMEM;
+	if (src->altnames) {
+		c->altnames = strv_copy(src->altnames);
+		if (!c->altnames)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int pf_state_copy(const struct pf_state *src, struct pf_state *ret)
+{
+	struct pf_state c = *src;
+	int r;
+
+	c.name = c.driver = c.vf_driver = NULL;
+	c.altnames = NULL;
+	c.vfs = NULL;
+	c.n_vfs = 0;
+
+	r = pf_state_copy_strings(src, &c);
+	if (r < 0)
+		goto fail;
+	if (src->n_vfs > 0) {
+		c.vfs = calloc(src->n_vfs, sizeof(*c.vfs));
+		if (!c.vfs) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		for (; c.n_vfs < src->n_vfs; c.n_vfs++) {
+			r = vf_state_copy(&src->vfs[c.n_vfs], &c.vfs[c.n_vfs]);
+			if (r < 0)
+				goto fail;
+		}
+	}
+	*ret = c;
+	return 0;
+fail:
+	pf_state_done(&c);
+	return r;
+}
+
+int host_state_copy(const struct host_state *src, struct host_state **ret)
+{
+	_cleanup_host_state_ struct host_state *c = calloc(1, sizeof(*c));
+	int r;
+
+	if (!c)
+		return -ENOMEM;
+	memcpy(c->machine_id, src->machine_id, sizeof(c->machine_id));
+	c->has_machine_id = src->has_machine_id;
+	c->iommu = src->iommu;
+	if (!strdup_null(src->hostname, &c->hostname) ||
+	    !strdup_null(src->kernel_cmdline, &c->kernel_cmdline))
+		return -ENOMEM;
+	c->modules = strv_copy(src->modules);
+	if (!c->modules)
+		return -ENOMEM;
+	if (src->n_pfs > 0) {
+		c->pfs = calloc(src->n_pfs, sizeof(*c->pfs));
+		if (!c->pfs)
+			return -ENOMEM;
+		for (; c->n_pfs < src->n_pfs; c->n_pfs++) {
+			r = pf_state_copy(&src->pfs[c->n_pfs], &c->pfs[c->n_pfs]);
+			if (r < 0)
+				return r;
+		}
+	}
+	*ret = TAKE_PTR(c);
+	return 0;
+}
+
+struct pf_state *host_state_find_pf(const struct host_state *h, const char *pci)
+{
+	if (!h || !pci)
+		return NULL;
+	for (size_t i = 0; i < h->n_pfs; i++)
+		if (streq(h->pfs[i].pci, pci))
+			return &h->pfs[i];
+	return NULL;
+}
+
+int pf_vf_pci_addr(const struct pf_state *pf, unsigned index, char buf[static PCI_ADDR_MAX])
+{
+	uint32_t domain, rid;
+	uint64_t vf_rid;
+	int r;
+
+	r = pci_addr_parse(pf->pci, &domain, &rid);
+	if (r < 0)
+		return r;
+	/* drivers/pci/iov.c: the routing ID may carry into the next bus
+	 * numbers, but not past the last one of the domain. */
+	vf_rid = (uint64_t)rid + pf->vf_offset + (uint64_t)index * pf->vf_stride;
+	if (vf_rid > 0xffff)
+		return -ERANGE;
+	pci_addr_format(domain, (uint32_t)vf_rid, buf);
+	return 0;
+}
+
+char *pf_describe(const struct pf_state *pf)
+{
+	if (pf->name)
+		return strdup_printf("%s (%s)", pf->pci, pf->name);
+	return strdup(pf->pci);
+}

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The shared vocabulary: what a host has (observed state, as in the snapshot
+ * JSON of PRODUCT.md) and the enums both layouts and hosts use. Plain data. */
+
+#include "util.h"
+
+enum eswitch_mode {
+	ESWITCH_MODE_LEGACY,
+	ESWITCH_MODE_SWITCHDEV,
+	_ESWITCH_MODE_MAX,
+	_ESWITCH_MODE_INVALID = -EINVAL,
+};
+
+enum link_type {
+	LINK_TYPE_ETHERNET,
+	LINK_TYPE_INFINIBAND,
+	_LINK_TYPE_MAX,
+	_LINK_TYPE_INVALID = -EINVAL,
+};
+
+enum vlan_proto {
+	VLAN_PROTO_8021Q,
+	VLAN_PROTO_8021AD,
+	_VLAN_PROTO_MAX,
+	_VLAN_PROTO_INVALID = -EINVAL,
+};
+
+/* IFLA_VF_LINK_STATE_{AUTO,ENABLE,DISABLE}; spelled auto|yes|no in layouts,
+ * auto|enable|disable in snapshots (as iproute2 prints it). */
+enum link_state {
+	LINK_STATE_AUTO,
+	LINK_STATE_ENABLE,
+	LINK_STATE_DISABLE,
+	_LINK_STATE_MAX,
+	_LINK_STATE_INVALID = -EINVAL,
+};
+
+/* Snapshot spellings: "legacy"/"switchdev", "ethernet"/"infiniband",
+ * "802.1Q"/"802.1ad", "auto"/"enable"/"disable". from_string returns the
+ * _INVALID value on an unknown string. */
+const char *eswitch_mode_to_string(enum eswitch_mode m) _pure_;
+enum eswitch_mode eswitch_mode_from_string(const char *s) _pure_;
+const char *link_type_to_string(enum link_type t) _pure_;
+enum link_type link_type_from_string(const char *s) _pure_;
+const char *vlan_proto_to_string(enum vlan_proto p) _pure_;
+enum vlan_proto vlan_proto_from_string(const char *s) _pure_;
+const char *link_state_to_string(enum link_state s) _pure_;
+enum link_state link_state_from_string(const char *s) _pure_;
+
+/* One VF as the host has it. */
+struct vf_state {
+	unsigned index;
+	char pci[PCI_ADDR_MAX];
+	char *name;   /* netdev name; NULL when it has none (vfio-pci, unbound) */
+	char *driver; /* NULL when unbound */
+	struct mac_addr mac;
+	uint16_t vlan;
+	uint8_t qos;
+	enum vlan_proto vlan_proto;
+	bool trust;
+	bool spoofchk;
+	enum link_state link_state;
+	bool query_rss;	      /* snapshot field "query_rss", optional, default false */
+	uint32_t min_tx_rate; /* Mbps */
+	uint32_t max_tx_rate; /* Mbps, 0 = unlimited */
+	uint32_t mtu;	      /* 0 when the VF has no netdev */
+	bool rdma;	      /* an RDMA device exists for this VF */
+};
+
+/* One PF (an SR-IOV capable PCI function) as the host has it. */
+struct pf_state {
+	char pci[PCI_ADDR_MAX];
+	char *name;	 /* NULL when it has no netdev */
+	char **altnames; /* snapshot "altnames", optional; NULL or NULL-terminated */
+	uint16_t vendor; /* snapshot "0x8086" */
+	uint16_t device;
+	char *driver; /* NULL when unbound */
+	uint16_t vf_device;
+	char *vf_driver; /* the kernel's default VF driver, e.g. "iavf"; may be NULL */
+	unsigned total_vfs;
+	unsigned num_vfs;
+	unsigned vf_offset;
+	unsigned vf_stride;
+	uint32_t mtu;
+	bool up;
+	struct mac_addr permanent_mac;
+	bool has_eswitch; /* snapshot "eswitch_mode" non-null: the driver has devlink eswitch */
+	enum eswitch_mode eswitch_mode;
+	bool hw_tc_offload; /* snapshot "hw_tc_offload", optional, default false */
+	enum link_type link_type;
+	/* ConnectX VPI: link type the firmware will use after the next reboot;
+	 * snapshot "firmware_link_type", optional, = link_type when absent */
+	enum link_type firmware_link_type;
+	int numa_node; /* -1 = none */
+	/* The firmware's VF limit (mlx5 NUM_OF_VFS): effective after the next
+	 * reboot; -1 (snapshot null) when the device has no such setting. */
+	int firmware_total_vfs;
+	struct vf_state *vfs; /* num_vfs entries, vfs[i].index == i */
+	size_t n_vfs;
+};
+
+/* A whole host. */
+struct host_state {
+	char *hostname;
+	char *kernel_cmdline;
+	bool iommu;	/* IOMMU groups exist */
+	char **modules; /* loaded modules, NULL-terminated, never NULL */
+	/* snapshot "machine_id" (32 hex digits), optional: the real host reads
+	 * /etc/machine-id; zero when unknown */
+	uint8_t machine_id[16];
+	bool has_machine_id;
+	struct pf_state *pfs;
+	size_t n_pfs;
+};
+
+void vf_state_done(struct vf_state *vf);
+void pf_state_done(struct pf_state *pf);
+struct host_state *host_state_free(struct host_state *h);
+static inline void host_state_freep(struct host_state **h)
+{
+	host_state_free(*h);
+}
+#define _cleanup_host_state_ _cleanup_(host_state_freep)
+
+/* Deep copies; -ENOMEM on failure. */
+int pf_state_copy(const struct pf_state *src, struct pf_state *ret);
+int host_state_copy(const struct host_state *src, struct host_state **ret);
+
+struct pf_state *host_state_find_pf(const struct host_state *h, const char *pci) _pure_;
+/* The PCI address VF i of pf has by the kernel's rule (offset, stride). */
+int pf_vf_pci_addr(const struct pf_state *pf, unsigned index, char buf[static PCI_ADDR_MAX]);
+/* "0000:3b:00.0 (ens1f0)" or "0000:3b:00.0"; caller frees. */
+char *pf_describe(const struct pf_state *pf);

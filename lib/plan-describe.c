@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* Plans as people read them, and their lifetime. */
+
+#include "plan.h"
+
+static const char *const action_type_table[_ACTION_TYPE_MAX] = {
+	[ACTION_LOAD_MODULE] = "load_module",
+	[ACTION_SET_FIRMWARE_VFS] = "set_firmware_vfs",
+	[ACTION_SET_LINK_TYPE] = "set_link_type",
+	[ACTION_SET_PF_MTU] = "set_pf_mtu",
+	[ACTION_SET_PF_UP] = "set_pf_up",
+	[ACTION_SET_NUM_VFS] = "set_num_vfs",
+	[ACTION_SET_ESWITCH_MODE] = "set_eswitch_mode",
+	[ACTION_SET_HW_TC_OFFLOAD] = "set_hw_tc_offload",
+	[ACTION_UNBIND_VF] = "unbind_vf",
+	[ACTION_SET_VF] = "set_vf",
+	[ACTION_BIND_VF] = "bind_vf",
+	[ACTION_SET_VF_MTU] = "set_vf_mtu",
+};
+
+const char *action_type_to_string(enum action_type t)
+{
+	if (t < 0 || t >= _ACTION_TYPE_MAX)
+		return NULL;
+	return action_type_table[t];
+}
+
+static const char *on_off(bool b)
+{
+	return b ? "on" : "off";
+}
+
+/* "mac 02:..:01, vlan 100 qos 3 802.1Q, trust on, spoofchk off, ..." */
+static void describe_attrs(FILE *f, const struct vf_settings *a)
+{
+	const char *sep = "";
+	char mac[MAC_STR_MAX];
+
+	if (vf_settings_has(a, VF_KEY_MAC)) {
+		fprintf(f, "%smac %s", sep, mac_format(&a->mac, mac));
+		sep = ", ";
+	}
+	if (vf_settings_has(a, VF_KEY_VLAN) || vf_settings_has(a, VF_KEY_QOS) ||
+	    vf_settings_has(a, VF_KEY_VLAN_PROTO)) {
+		fprintf(f, "%svlan %u qos %u %s", sep, a->vlan, a->qos,
+			strna(vlan_proto_to_string(a->vlan_proto)));
+		sep = ", ";
+	}
+	if (vf_settings_has(a, VF_KEY_TRUST)) {
+		fprintf(f, "%strust %s", sep, on_off(a->trust));
+		sep = ", ";
+	}
+	if (vf_settings_has(a, VF_KEY_SPOOFCHK)) {
+		fprintf(f, "%sspoofchk %s", sep, on_off(a->spoofchk));
+		sep = ", ";
+	}
+	if (vf_settings_has(a, VF_KEY_LINK_STATE)) {
+		fprintf(f, "%sstate %s", sep, strna(link_state_to_string(a->link_state)));
+		sep = ", ";
+	}
+	if (vf_settings_has(a, VF_KEY_QUERY_RSS)) {
+		fprintf(f, "%squery_rss %s", sep, on_off(a->query_rss));
+		sep = ", ";
+	}
+	if (vf_settings_has(a, VF_KEY_MIN_TX_RATE) || vf_settings_has(a, VF_KEY_MAX_TX_RATE))
+		fprintf(f, "%smin_tx_rate %u max_tx_rate %u", sep, a->min_tx_rate, a->max_tx_rate);
+}
+
+static char *describe_set_vf(const struct action *a)
+{
+	_cleanup_fclose_ FILE *f = NULL;
+	char *buf = NULL;
+	size_t size = 0;
+
+	f = open_memstream(&buf, &size);
+	if (!f)
+		return NULL;
+	fprintf(f, "VF %u: ", a->vf);
+	describe_attrs(f, &a->attrs);
+	if (fclose(TAKE_PTR(f)) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+char *action_describe(const struct action *a)
+{
+	switch (a->type) {
+	case ACTION_LOAD_MODULE:
+		return strdup_printf("load module %s", strna(a->str));
+	case ACTION_SET_FIRMWARE_VFS:
+		return strdup_printf("raise firmware VF limit to %u (reboot)", a->value);
+	case ACTION_SET_LINK_TYPE:
+		return strdup_printf("set firmware link type %s (reboot)",
+				     strna(link_type_to_string((enum link_type)a->value)));
+	case ACTION_SET_PF_MTU:
+		return strdup_printf("set PF mtu %u", a->value);
+	case ACTION_SET_PF_UP:
+		return strdup("set PF link up");
+	case ACTION_SET_NUM_VFS:
+		if (a->value == 0)
+			return strdup("remove all VFs");
+		return strdup_printf("set %u VF%s", a->value, a->value == 1 ? "" : "s");
+	case ACTION_SET_ESWITCH_MODE:
+		return strdup_printf("set eswitch mode %s",
+				     strna(eswitch_mode_to_string((enum eswitch_mode)a->value)));
+	case ACTION_SET_HW_TC_OFFLOAD:
+		return strdup_printf("set hw-tc-offload %s", on_off(a->value));
+	case ACTION_UNBIND_VF:
+		return strdup_printf("VF %u: unbind", a->vf);
+	case ACTION_SET_VF:
+		return describe_set_vf(a);
+	case ACTION_BIND_VF:
+		return strdup_printf("VF %u: bind %s", a->vf, a->str ?: "default driver");
+	case ACTION_SET_VF_MTU:
+		return strdup_printf("VF %u: mtu %u", a->vf, a->value);
+	case _ACTION_TYPE_MAX:
+	case _ACTION_TYPE_INVALID:
+		break;
+	}
+	return strdup_printf("unknown action %d", (int)a->type);
+}
+
+bool plan_is_disruptive(const struct plan *p)
+{
+	for (size_t i = 0; i < p->n_actions; i++)
+		if (p->actions[i].disruptive)
+			return true;
+	return false;
+}
+
+struct plan *plan_free(struct plan *p)
+{
+	if (!p)
+		return NULL;
+	for (size_t i = 0; i < p->n_actions; i++) {
+		free(p->actions[i].str);
+		vf_settings_done(&p->actions[i].attrs);
+	}
+	free(p->actions);
+	strv_free(p->reboot_reasons);
+	free(p);
+	return NULL;
+}

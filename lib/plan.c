@@ -1,0 +1,534 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* The planner: desired vs observed -> ordered actions. Only what differs is
+ * planned, so a PF already in its desired state gets an empty plan. Order:
+ *  1. modules the VFs will need (not yet loaded)
+ *  2. firmware (VF limit, link type): reboot
+ *  3. PF MTU and link up, before VFs exist
+ *  4. VF count and eswitch mode, in the driver's switchdev order
+ *  5. hw-tc-offload, after the eswitch mode
+ *  6. per VF, in index order, against the state predicted after step 4:
+ *     [unbind], netlink attributes, [bind], VF MTU
+ * Keys that are not set in the desired state are left as they are.
+ *
+ * Disruptive: whatever removes or re-creates VFs, the eswitch mode (with the
+ * unbinds it needs), firmware. Creating VFs on a PF that has none destroys
+ * nothing and is live, as are VF attributes, MTUs and binding a VF to
+ * another driver (the VF is assumed unused; the policy is the caller's). */
+
+#include "plan.h"
+
+#define KERNEL_DEFAULT_MTU 1500
+
+struct plan_ctx {
+	const struct pf_desired *d;
+	const struct pf_state *pf;
+	const struct host_state *host;
+	const struct driver_info *drv;
+	struct plan *p;
+	bool externally_managed;
+	bool firmware_pending;	/* the VF count waits for a reboot */
+	uint32_t target;	/* VF count after step 4 */
+	bool fresh;		/* step 4 (re)creates the VFs: kernel defaults */
+	bool unbound;		/* step 4 unbinds every VF (mlx5 eswitch change) */
+	bool vfio_bind;		/* a VF gets bound to vfio-pci */
+	char *no_iommu;		/* "0-3, 5": VFs that want vfio-pci without an IOMMU */
+	uint32_t no_iommu_last; /* last VF in no_iommu, for ranges */
+	bool no_iommu_open;	/* no_iommu ends in an unfinished range */
+	unsigned no_iommu_count;
+};
+
+static struct action *action_add(struct plan *p, enum action_type type, bool disruptive)
+{
+	struct action *a = realloc(p->actions, sizeof(*a) * (p->n_actions + 1));
+
+	if (!a)
+		return NULL;
+	p->actions = a;
+	a = &p->actions[p->n_actions++];
+	*a = (struct action){ .type = type, .disruptive = disruptive };
+	return a;
+}
+
+static int add_value(struct plan *p, enum action_type type, bool disruptive, uint32_t value)
+{
+	struct action *a = action_add(p, type, disruptive);
+
+	if (!a)
+		return -ENOMEM;
+	a->value = value;
+	return 0;
+}
+
+static int add_vf(struct plan *p, enum action_type type, bool disruptive, uint32_t vf,
+		  uint32_t value, const char *str)
+{
+	struct action *a = action_add(p, type, disruptive);
+
+	if (!a)
+		return -ENOMEM;
+	a->vf = vf;
+	a->value = value;
+	if (str) {
+		a->str = strdup(str);
+		if (!a->str)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int add_reason(struct plan *p, char *reason)
+{
+	if (!reason)
+		return -ENOMEM;
+	return strv_consume(&p->reboot_reasons, reason);
+}
+
+/* /proc/modules spells vfio-pci as vfio_pci. */
+static bool module_name_equal(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (*a != *b && !((*a == '-' || *a == '_') && (*b == '-' || *b == '_')))
+			return false;
+	return *a == *b;
+}
+
+static bool module_listed(char *const *l, const char *m)
+{
+	for (; l && *l; l++)
+		if (module_name_equal(*l, m))
+			return true;
+	return false;
+}
+
+static int need_module(struct plan_ctx *c, char ***mods, const char *m)
+{
+	if (module_listed(c->host->modules, m) || module_listed(*mods, m))
+		return 0;
+	return strv_extend(mods, m);
+}
+
+static bool any_vf_rdma(const struct plan_ctx *c)
+{
+	for (uint32_t i = 0; i < c->target && i < c->d->n_vfs; i++)
+		if (vf_settings_has(&c->d->vfs[i], VF_KEY_RDMA) && c->d->vfs[i].rdma)
+			return true;
+	return false;
+}
+
+static int need_modules(struct plan_ctx *c, const char *const *l, char ***mods)
+{
+	for (; l && *l; l++) {
+		int r = need_module(c, mods, *l);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Step 1, decided last (it depends on the VF steps), put first. */
+static int prepend_modules(struct plan_ctx *c)
+{
+	_cleanup_strv_free_ char **mods = NULL;
+	struct plan *p = c->p;
+	size_t n, old = p->n_actions;
+	int r = 0;
+
+	if (c->target > 0)
+		r = need_modules(c, c->drv->vf_modules, &mods);
+	if (r >= 0 && any_vf_rdma(c))
+		r = need_modules(c, c->drv->rdma_modules, &mods);
+	if (r >= 0 && c->vfio_bind)
+		r = need_module(c, &mods, "vfio-pci");
+	if (r < 0)
+		return r;
+	n = strv_length(mods);
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!action_add(p, ACTION_LOAD_MODULE, false))
+			return -ENOMEM;
+	memmove(p->actions + n, p->actions, sizeof(*p->actions) * old);
+	for (size_t i = 0; i < n; i++)
+		p->actions[i] =
+			(struct action){ .type = ACTION_LOAD_MODULE, .str = TAKE_PTR(mods[i]) };
+	return 0;
+}
+
+static int add_reboot(struct plan *p, enum action_type type, uint32_t value)
+{
+	int r = add_value(p, type, true, value);
+
+	if (r >= 0)
+		p->actions[p->n_actions - 1].needs_reboot = true;
+	return r;
+}
+
+/* Step 2: a VF count above sriov_totalvfs waits for the firmware limit and
+ * a reboot; meanwhile the PF keeps (and configures) the VFs it has. */
+static int plan_firmware_vfs(struct plan_ctx *c)
+{
+	const struct pf_settings *s = &c->d->pf;
+	int fw = c->pf->firmware_total_vfs;
+	uint32_t want = c->d->num_vfs;
+	int r;
+
+	if (!pf_settings_has(s, PF_KEY_VIRTUAL_FUNCTIONS) || c->externally_managed ||
+	    want <= c->pf->total_vfs)
+		return 0;
+	c->firmware_pending = true;
+	if (fw >= 0 && (uint32_t)fw >= want)
+		return add_reason(
+			c->p,
+			strdup_printf("firmware VF limit raised to %d, waiting for a reboot", fw));
+	r = add_reboot(c->p, ACTION_SET_FIRMWARE_VFS, want);
+	if (r < 0)
+		return r;
+	if (fw < 0)
+		return add_reason(
+			c->p,
+			strdup_printf("firmware VF limit -> %u takes effect after a reboot", want));
+	return add_reason(c->p,
+			  strdup_printf("firmware VF limit %d -> %u takes effect after a reboot",
+					fw, want));
+}
+
+static int plan_link_type(struct plan_ctx *c)
+{
+	const struct pf_settings *s = &c->d->pf;
+	const char *now = link_type_to_string(c->pf->firmware_link_type);
+	const char *want = link_type_to_string(s->link_type);
+	int r;
+
+	if (!pf_settings_has(s, PF_KEY_LINK_TYPE))
+		return 0;
+	if (s->link_type == c->pf->firmware_link_type) {
+		if (s->link_type == c->pf->link_type)
+			return 0;
+		return add_reason(
+			c->p, strdup_printf("link type %s is set in firmware, waiting for a reboot",
+					    want));
+	}
+	r = add_reboot(c->p, ACTION_SET_LINK_TYPE, s->link_type);
+	if (r < 0)
+		return r;
+	return add_reason(c->p, strdup_printf("link type %s -> %s takes effect after a reboot", now,
+					      want));
+}
+
+/* Step 3. LinkUp=no means "not needed", not "take the PF down". */
+static int plan_pf_link(struct plan_ctx *c)
+{
+	const struct pf_settings *s = &c->d->pf;
+	int r;
+
+	if (pf_settings_has(s, PF_KEY_MTU) && s->mtu != c->pf->mtu) {
+		r = add_value(c->p, ACTION_SET_PF_MTU, false, s->mtu);
+		if (r < 0)
+			return r;
+	}
+	if (pf_settings_has(s, PF_KEY_LINK_UP) && s->link_up && !c->pf->up)
+		return add_value(c->p, ACTION_SET_PF_UP, false, 1);
+	return 0;
+}
+
+/* The kernel refuses a change between two non-zero counts: 0 first. Creating
+ * VFs where there are none destroys nothing and is not disruptive. */
+static int set_count(struct plan_ctx *c, uint32_t cur, uint32_t n)
+{
+	int r;
+
+	if (n == cur)
+		return 0;
+	if (cur > 0 && n > 0) {
+		r = add_value(c->p, ACTION_SET_NUM_VFS, true, 0);
+		if (r < 0)
+			return r;
+	}
+	c->fresh = n > 0;
+	return add_value(c->p, ACTION_SET_NUM_VFS, cur > 0, n);
+}
+
+static const char *default_vf_driver(const struct plan_ctx *c)
+{
+	return c->pf->vf_driver ?: c->drv->vf_driver;
+}
+
+/* The driver VF i is bound to right after the count change. */
+static const char *bound_driver(const struct plan_ctx *c, uint32_t i)
+{
+	if (c->fresh || i >= c->pf->n_vfs)
+		return default_vf_driver(c);
+	return c->pf->vfs[i].driver;
+}
+
+static int switch_eswitch(struct plan_ctx *c, uint32_t cur)
+{
+	enum eswitch_mode mode = c->d->pf.eswitch_mode;
+	int r = 0;
+
+	switch (c->drv->switchdev) {
+	case SWITCHDEV_WITHOUT_VFS:
+		/* ExternallyManaged: we never destroy VFs; the mode change is
+		 * planned anyway so that its failure (EBUSY) is reported. */
+		if (c->externally_managed && cur > 0)
+			break;
+		if (cur > 0)
+			r = add_value(c->p, ACTION_SET_NUM_VFS, true, 0);
+		if (r >= 0)
+			r = add_value(c->p, ACTION_SET_ESWITCH_MODE, true, mode);
+		if (r >= 0 && c->target > 0)
+			r = add_value(c->p, ACTION_SET_NUM_VFS, cur > 0, c->target);
+		c->fresh = c->target > 0;
+		return r;
+	case SWITCHDEV_VFS_UNBOUND:
+		r = set_count(c, cur, c->target);
+		for (uint32_t i = 0; r >= 0 && i < c->target; i++)
+			if (bound_driver(c, i))
+				r = add_vf(c->p, ACTION_UNBIND_VF, true, i, 0, NULL);
+		c->unbound = true;
+		break;
+	case SWITCHDEV_NONE:
+	case _SWITCHDEV_ORDER_MAX:
+	case _SWITCHDEV_ORDER_INVALID:
+		r = set_count(c, cur, c->target);
+		break;
+	}
+	if (r < 0)
+		return r;
+	return add_value(c->p, ACTION_SET_ESWITCH_MODE, true, mode);
+}
+
+/* Steps 4 and 5. */
+static int plan_count_eswitch(struct plan_ctx *c)
+{
+	const struct pf_settings *s = &c->d->pf;
+	uint32_t cur = c->pf->num_vfs;
+	int r;
+
+	if (pf_settings_has(s, PF_KEY_ESWITCH_MODE) && c->pf->has_eswitch &&
+	    s->eswitch_mode != c->pf->eswitch_mode)
+		r = switch_eswitch(c, cur);
+	else
+		r = set_count(c, cur, c->target);
+	if (r < 0)
+		return r;
+	if (pf_settings_has(s, PF_KEY_HW_TC_OFFLOAD) && s->hw_tc_offload != c->pf->hw_tc_offload)
+		return add_value(c->p, ACTION_SET_HW_TC_OFFLOAD, false, s->hw_tc_offload);
+	return 0;
+}
+
+/* The state of VF i after step 4; *ret_driver is the driver it had before
+ * an unbind of step 4 (the one "left as it is"). Strings are borrowed. */
+static bool predict_vf(const struct plan_ctx *c, uint32_t i, struct vf_state *ret,
+		       const char **ret_driver)
+{
+	bool fresh = c->fresh || i >= c->pf->n_vfs;
+
+	if (fresh) {
+		const char *drv = default_vf_driver(c);
+
+		*ret = (struct vf_state){
+			.index = i,
+			.driver = (char *)drv,
+			.vlan_proto = VLAN_PROTO_8021Q,
+			.spoofchk = true,
+			.link_state = LINK_STATE_AUTO,
+			.mtu = vf_driver_has_netdev(drv) ? KERNEL_DEFAULT_MTU : 0,
+		};
+	} else
+		*ret = c->pf->vfs[i];
+	*ret_driver = ret->driver;
+	if (c->unbound)
+		ret->driver = NULL;
+	return fresh;
+}
+
+/* VFs that want vfio-pci on a host without IOMMU, as ranges: "0-3, 5". */
+static int note_no_iommu(struct plan_ctx *c, uint32_t i)
+{
+	char *s;
+
+	c->no_iommu_count++;
+	if (c->no_iommu && c->no_iommu_last + 1 == i) {
+		c->no_iommu_last = i;
+		c->no_iommu_open = true;
+		return 0;
+	}
+	if (!c->no_iommu)
+		s = strdup_printf("%u", i);
+	else if (c->no_iommu_open)
+		s = strdup_printf("%s-%u, %u", c->no_iommu, c->no_iommu_last, i);
+	else
+		s = strdup_printf("%s, %u", c->no_iommu, i);
+	if (!s)
+		return -ENOMEM;
+	free(c->no_iommu);
+	c->no_iommu = s;
+	c->no_iommu_last = i;
+	c->no_iommu_open = false;
+	return 0;
+}
+
+static int add_no_iommu_reason(struct plan_ctx *c)
+{
+	_cleanup_free_ char *vfs = NULL;
+	bool many = c->no_iommu_count > 1;
+
+	if (!c->no_iommu)
+		return 0;
+	vfs = c->no_iommu_open ? strdup_printf("%s-%u", c->no_iommu, c->no_iommu_last) :
+				 strdup(c->no_iommu);
+	if (!vfs)
+		return -ENOMEM;
+	return add_reason(c->p, strdup_printf("VF%s %s want%s vfio-pci but the IOMMU is off: "
+					      "add intel_iommu=on (or amd_iommu=on) iommu=pt "
+					      "to the kernel command line",
+					      many ? "s" : "", vfs, many ? "" : "s"));
+}
+
+/* The driver VF i must end up with, and the BIND_VF argument for it.
+ * Driver unset: as it is (or was, before step 4 unbound it). vfio-pci
+ * without an IOMMU: left as it is, and a reboot reason. */
+static int vf_wanted_driver(struct plan_ctx *c, uint32_t i, const struct vf_settings *v,
+			    const char *before, const char **ret_want, const char **ret_arg)
+{
+	const char *want = before, *arg = before;
+	int r;
+
+	if (vf_settings_has(v, VF_KEY_DRIVER)) {
+		want = v->driver ?: default_vf_driver(c);
+		arg = v->driver;
+	}
+	if (streq_ptr(want, "vfio-pci") && !streq_ptr(before, want)) {
+		if (!c->host->iommu) {
+			want = arg = before;
+			r = note_no_iommu(c, i);
+			if (r < 0)
+				return r;
+		} else
+			c->vfio_bind = true;
+	}
+	*ret_want = want;
+	*ret_arg = arg;
+	return 0;
+}
+
+static int add_set_vf(struct plan_ctx *c, uint32_t i, const struct vf_settings *attrs)
+{
+	int r = add_vf(c->p, ACTION_SET_VF, false, i, 0, NULL);
+
+	if (r >= 0)
+		c->p->actions[c->p->n_actions - 1].attrs = *attrs;
+	return r;
+}
+
+/* Unbind, set, bind: for a driver change, and for drivers whose VF netdev
+ * takes a MAC only when it binds after the MAC was set (igb). A new netdev
+ * starts with the kernel's default MTU. */
+static int vf_rebind(struct plan_ctx *c, uint32_t i, struct vf_state *now, bool has_attrs,
+		     struct vf_settings *attrs, const char *to, const char *arg)
+{
+	int r = 0;
+
+	if (now->driver)
+		r = add_vf(c->p, ACTION_UNBIND_VF, false, i, 0, NULL);
+	if (r >= 0 && has_attrs)
+		r = add_set_vf(c, i, attrs);
+	if (r >= 0 && to)
+		r = add_vf(c->p, ACTION_BIND_VF, false, i, 0, arg);
+	now->driver = (char *)to;
+	now->mtu = vf_driver_has_netdev(to) ? KERNEL_DEFAULT_MTU : 0;
+	return r;
+}
+
+/* Step 6 for VF i. */
+static int plan_vf(struct plan_ctx *c, uint32_t i)
+{
+	const struct vf_settings *v = &c->d->vfs[i];
+	struct vf_settings attrs;
+	const char *before, *want, *arg;
+	struct vf_state now;
+	bool fresh, random_mac, has_attrs, mac_first;
+	int r;
+
+	fresh = predict_vf(c, i, &now, &before);
+	r = vf_wanted_driver(c, i, v, before, &want, &arg);
+	if (r < 0)
+		return r;
+	random_mac = fresh && c->drv->vf_random_mac;
+	has_attrs = vf_attrs_diff(c->drv, v, &now, random_mac, &attrs);
+	mac_first = c->drv->vf_mac_before_bind && vf_settings_has(&attrs, VF_KEY_MAC) &&
+		    vf_driver_has_netdev(now.driver);
+
+	if (!streq_ptr(now.driver, want))
+		r = vf_rebind(c, i, &now, has_attrs, &attrs, want, arg);
+	else if (mac_first)
+		r = vf_rebind(c, i, &now, has_attrs, &attrs, now.driver, now.driver);
+	else if (has_attrs)
+		r = add_set_vf(c, i, &attrs);
+	if (r < 0)
+		return r;
+	if (vf_settings_has(v, VF_KEY_MTU) && vf_driver_has_netdev(now.driver) && now.mtu != v->mtu)
+		return add_vf(c->p, ACTION_SET_VF_MTU, false, i, v->mtu, NULL);
+	return 0;
+}
+
+static int plan_build_steps(struct plan_ctx *c)
+{
+	const struct pf_settings *s = &c->d->pf;
+	int r;
+
+	c->externally_managed = pf_settings_has(s, PF_KEY_EXTERNALLY_MANAGED) &&
+				s->externally_managed;
+	r = plan_firmware_vfs(c);
+	if (r >= 0)
+		r = plan_link_type(c);
+	if (r < 0)
+		return r;
+	c->target = pf_settings_has(s, PF_KEY_VIRTUAL_FUNCTIONS) && !c->externally_managed &&
+				    !c->firmware_pending ?
+			    c->d->num_vfs :
+			    c->pf->num_vfs;
+	r = plan_pf_link(c);
+	if (r >= 0)
+		r = plan_count_eswitch(c);
+	for (uint32_t i = 0; r >= 0 && i < c->target && i < c->d->n_vfs; i++)
+		r = plan_vf(c, i);
+	if (r >= 0)
+		r = add_no_iommu_reason(c);
+	if (r >= 0)
+		r = prepend_modules(c);
+	return r;
+}
+
+int plan_build(const struct pf_desired *d, const struct pf_state *pf, const struct host_state *host,
+	       struct plan **ret)
+{
+	_cleanup_plan_ struct plan *p = NULL;
+	struct plan_ctx c = {
+		.d = d,
+		.pf = pf,
+		.host = host,
+		.drv = driver_info_get(pf->driver),
+	};
+	int r;
+
+	/* a held PF gets no plan at all: nothing may be applied to it */
+	if (d->held)
+		return -EINVAL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	snprintf(p->pci, sizeof(p->pci), "%s", pf->pci);
+	p->reboot_reasons = calloc(1, sizeof(char *));
+	if (!p->reboot_reasons)
+		return -ENOMEM;
+	c.p = p;
+	r = plan_build_steps(&c);
+	free(c.no_iommu);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(p);
+	return 0;
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The planner: (desired, observed) -> an ordered list of actions, each live
+ * or disruptive, in the PF driver's own order (drivers.h). Pure. A plan for
+ * a PF already in the desired state is empty. */
+
+#include "desired.h"
+
+enum action_type {
+	ACTION_LOAD_MODULE,	 /* str = module */
+	ACTION_SET_FIRMWARE_VFS, /* value = limit; reboot */
+	ACTION_SET_LINK_TYPE,	 /* value = enum link_type; reboot */
+	ACTION_SET_PF_MTU,	 /* value */
+	ACTION_SET_PF_UP,	 /* value = 1 */
+	ACTION_SET_NUM_VFS, /* value; a change between non-zero counts is two actions: 0, then N */
+	ACTION_SET_ESWITCH_MODE,  /* value = enum eswitch_mode */
+	ACTION_SET_HW_TC_OFFLOAD, /* value = bool */
+	ACTION_UNBIND_VF,	  /* vf */
+	ACTION_SET_VF,		  /* vf, attrs: all netlink attributes of one VF in one request */
+	ACTION_BIND_VF,		  /* vf, str = driver, NULL = the kernel's VF driver */
+	ACTION_SET_VF_MTU,	  /* vf, value */
+	_ACTION_TYPE_MAX,
+	_ACTION_TYPE_INVALID = -EINVAL,
+};
+
+struct action {
+	enum action_type type;
+	bool disruptive;   /* destroys or re-creates VFs, or needs a reboot */
+	bool needs_reboot; /* takes effect only after a reboot */
+	uint32_t vf;
+	uint32_t value;
+	char *str;
+	/* ACTION_SET_VF: only the netlink keys (VF_KEY_MAC .. VF_KEY_MAX_TX_RATE)
+	 * are set; the VLAN id, QoS and protocol are always set together, and so
+	 * are the two rates. MACs are literal. */
+	struct vf_settings attrs;
+};
+
+struct plan {
+	char pci[PCI_ADDR_MAX];
+	struct action *actions;
+	size_t n_actions;
+	/* states only a reboot can reach (IOMMU kernel arguments missing while a
+	 * VF wants vfio-pci, firmware VF limit, link type): human sentences */
+	char **reboot_reasons; /* NULL-terminated, never NULL */
+};
+
+/* d must not be held. host gives loaded modules and the IOMMU. Every action
+ * needed to reach d from pf, in order; *ret->n_actions == 0 when there is
+ * nothing to do. Modules already loaded are not loaded again. A VF that
+ * wants vfio-pci on a host without IOMMU gets no bind action; the missing
+ * IOMMU becomes a reboot reason instead. -ENOMEM. */
+int plan_build(const struct pf_desired *d, const struct pf_state *pf, const struct host_state *host,
+	       struct plan **ret);
+struct plan *plan_free(struct plan *p);
+static inline void plan_freep(struct plan **p)
+{
+	plan_free(*p);
+}
+#define _cleanup_plan_ _cleanup_(plan_freep)
+
+/* The netlink attributes (VF_KEY_MAC .. VF_KEY_MAX_TX_RATE) of one VF that
+ * must be set to reach want from now, as one SET_VF request would carry
+ * them (see struct action; MACs literal). Keys not set in want, and keys
+ * drv does not implement, are left alone. random_mac: the kernel gave the
+ * VF a MAC nobody knows, so a wanted MAC always differs. Returns whether
+ * anything differs; ret has no allocated strings. */
+bool vf_attrs_diff(const struct driver_info *drv, const struct vf_settings *want,
+		   const struct vf_state *now, bool random_mac, struct vf_settings *ret);
+
+bool plan_is_disruptive(const struct plan *p) _pure_;
+/* Short human description: "set 8 VFs", "VF 3: mac 02:..:01 vlan 100 qos 3 trust on".
+ * Caller frees; NULL on ENOMEM. */
+char *action_describe(const struct action *a);
+const char *action_type_to_string(enum action_type t) _pure_;

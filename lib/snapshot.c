@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* The snapshot JSON <-> struct host_state. Each JSON object is described by a
+ * table of fields (key, member, converter pair) in document order, so that
+ * parsing and writing cannot disagree on names, order or ranges. The
+ * converters themselves are in snapshot-convert.c. */
+
+#include <ctype.h>
+#include <limits.h>
+
+#include "snapshot-convert.h"
+
+#define SNAPSHOT_FORMAT_FLAGS \
+	(JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)
+
+#define M(type, m) offsetof(type, m), sizeof(((type *)NULL)->m)
+#define FIELD(k, conv, type, m, lo, hi, ...)                                                     \
+	{                                                                                        \
+		.key = k, .parse = parse_##conv, .format = format_##conv, M(type, m), .min = lo, \
+		.max = hi, __VA_ARGS__                                                           \
+	}
+
+static int parse_vfs(struct parser *p, const struct field *f, const char *path,
+		     struct json_object *v, void *obj);
+static int format_vfs(const struct field *f, const void *obj, struct json_object **ret);
+static int parse_pfs(struct parser *p, const struct field *f, const char *path,
+		     struct json_object *v, void *obj);
+static int format_pfs(const struct field *f, const void *obj, struct json_object **ret);
+
+static const struct field vf_fields[] = {
+	FIELD("index", uint, struct vf_state, index, 0, 65535),
+	FIELD("pci", pci, struct vf_state, pci, 0, 0),
+	FIELD("name", ifname, struct vf_state, name, 0, 0, .nullable = true),
+	FIELD("driver", string, struct vf_state, driver, 0, 0, .nullable = true),
+	FIELD("mac", mac, struct vf_state, mac, 0, 0),
+	FIELD("vlan", uint, struct vf_state, vlan, 0, 4095),
+	FIELD("qos", uint, struct vf_state, qos, 0, 7),
+	FIELD("vlan_proto", vlan_proto, struct vf_state, vlan_proto, 0, 0),
+	FIELD("trust", bool, struct vf_state, trust, 0, 0),
+	FIELD("spoofchk", bool, struct vf_state, spoofchk, 0, 0),
+	FIELD("link_state", link_state, struct vf_state, link_state, 0, 0),
+	FIELD("query_rss", bool, struct vf_state, query_rss, 0, 0, .optional = true),
+	FIELD("min_tx_rate", uint, struct vf_state, min_tx_rate, 0, UINT32_MAX),
+	FIELD("max_tx_rate", uint, struct vf_state, max_tx_rate, 0, UINT32_MAX),
+	FIELD("mtu", uint, struct vf_state, mtu, 0, 65535),
+	FIELD("rdma", bool, struct vf_state, rdma, 0, 0),
+};
+
+static const struct field pf_fields[] = {
+	FIELD("pci", pci, struct pf_state, pci, 0, 0),
+	FIELD("name", ifname, struct pf_state, name, 0, 0, .nullable = true),
+	FIELD("altnames", strv, struct pf_state, altnames, 0, 0, .optional = true),
+	FIELD("vendor", hex16, struct pf_state, vendor, 0, 0),
+	FIELD("device", hex16, struct pf_state, device, 0, 0),
+	FIELD("driver", string, struct pf_state, driver, 0, 0, .nullable = true),
+	FIELD("vf_device", hex16, struct pf_state, vf_device, 0, 0),
+	FIELD("vf_driver", string, struct pf_state, vf_driver, 0, 0, .nullable = true),
+	FIELD("total_vfs", uint, struct pf_state, total_vfs, 0, 65535),
+	FIELD("num_vfs", uint, struct pf_state, num_vfs, 0, 65535),
+	FIELD("vf_offset", uint, struct pf_state, vf_offset, 0, 65535),
+	FIELD("vf_stride", uint, struct pf_state, vf_stride, 0, 65535),
+	FIELD("mtu", uint, struct pf_state, mtu, 0, 65535),
+	FIELD("up", bool, struct pf_state, up, 0, 0),
+	FIELD("permanent_mac", mac, struct pf_state, permanent_mac, 0, 0),
+	FIELD("eswitch_mode", eswitch, struct pf_state, eswitch_mode, 0, 0, .nullable = true),
+	FIELD("hw_tc_offload", bool, struct pf_state, hw_tc_offload, 0, 0, .optional = true),
+	FIELD("link_type", link_type, struct pf_state, link_type, 0, 0),
+	FIELD("firmware_link_type", link_type, struct pf_state, firmware_link_type, 0, 0,
+	      .optional = true),
+	FIELD("numa_node", int, struct pf_state, numa_node, -1, 4095),
+	FIELD("firmware_total_vfs", int, struct pf_state, firmware_total_vfs, 0, 65535,
+	      .nullable = true),
+	FIELD("vfs", vfs, struct pf_state, vfs, 0, 0),
+};
+
+static const struct field host_fields[] = {
+	/* no member: checked when read, SNAPSHOT_VERSION when written */
+	FIELD("version", version, struct host_state, hostname, 0, 0),
+	FIELD("hostname", string, struct host_state, hostname, 0, 0),
+	FIELD("kernel_cmdline", string, struct host_state, kernel_cmdline, 0, 0),
+	FIELD("iommu", bool, struct host_state, iommu, 0, 0),
+	FIELD("modules", strv, struct host_state, modules, 0, 0),
+	FIELD("machine_id", machine_id, struct host_state, machine_id, 0, 0, .optional = true),
+	FIELD("pfs", pfs, struct host_state, pfs, 0, 0),
+};
+
+/* Parses the members of one object in table order; unknown keys are ignored. */
+static int parse_object(struct parser *p, const struct field *fields, size_t n_fields,
+			const char *path, struct json_object *o, void *obj)
+{
+	char fpath[PATH_MAX_];
+
+	if (!json_object_is_type(o, json_type_object))
+		return parser_fail(p, path, "not an object");
+	for (size_t i = 0; i < n_fields; i++) {
+		const struct field *f = &fields[i];
+		struct json_object *v;
+		int r;
+
+		path_printf(fpath, "%s%s%s", path, *path ? "." : "", f->key);
+		if (!json_object_object_get_ex(o, f->key, &v)) {
+			if (f->optional)
+				continue;
+			return parser_fail(p, fpath, "missing");
+		}
+		if (!v && !f->nullable)
+			return parser_fail(p, fpath, "must not be null");
+		r = f->parse(p, f, fpath, v, obj);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int format_object(const struct field *fields, size_t n_fields, const void *obj,
+			 struct json_object **ret)
+{
+	_cleanup_json_ struct json_object *o = json_object_new_object();
+
+	if (!o)
+		return -ENOMEM;
+	for (size_t i = 0; i < n_fields; i++) {
+		struct json_object *v = NULL;
+		int r;
+
+		r = fields[i].format(&fields[i], obj, &v);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			continue;
+		if (json_object_object_add(o, fields[i].key, v) < 0) {
+			json_object_put(v);
+			return -ENOMEM;
+		}
+	}
+	*ret = TAKE_PTR(o);
+	return 0;
+}
+
+static int parse_vf(struct parser *p, const char *path, size_t i, struct json_object *o,
+		    struct vf_state *vf)
+{
+	int r;
+
+	r = parse_object(p, vf_fields, ELEMENTSOF(vf_fields), path, o, vf);
+	if (r < 0)
+		return r;
+	if (vf->index != i) {
+		char ipath[PATH_MAX_];
+
+		path_printf(ipath, "%s.index", path);
+		return parser_fail(p, ipath, "is %u, must be %zu (VFs are listed in order)",
+				   vf->index, i);
+	}
+	return 0;
+}
+
+static int parse_vfs(struct parser *p, const struct field *f, const char *path,
+		     struct json_object *v, void *obj)
+{
+	struct pf_state *pf = obj;
+	char ipath[PATH_MAX_];
+	size_t n;
+
+	if (!json_object_is_type(v, json_type_array))
+		return parser_fail(p, path, "not an array");
+	n = json_object_array_length(v);
+	if (n != pf->num_vfs)
+		return parser_fail(p, path, "has %zu entries but num_vfs is %u", n, pf->num_vfs);
+	if (n == 0)
+		return 0;
+	pf->vfs = calloc(n, sizeof(*pf->vfs));
+	if (!pf->vfs)
+		return parser_oom(p);
+	for (size_t i = 0; i < n; i++) {
+		int r;
+
+		/* counted before parsing, so that pf_state_done() frees a partial VF */
+		pf->n_vfs = i + 1;
+		path_printf(ipath, "%s[%zu]", path, i);
+		r = parse_vf(p, ipath, i, json_object_array_get_idx(v, i), &pf->vfs[i]);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int format_vfs(const struct field *f, const void *obj, struct json_object **ret)
+{
+	const struct pf_state *pf = obj;
+	_cleanup_json_ struct json_object *a = json_object_new_array();
+
+	if (!a)
+		return -ENOMEM;
+	for (size_t i = 0; i < pf->n_vfs; i++) {
+		struct json_object *o = NULL;
+		int r;
+
+		r = format_object(vf_fields, ELEMENTSOF(vf_fields), &pf->vfs[i], &o);
+		if (r < 0)
+			return r;
+		if (json_object_array_add(a, o) < 0) {
+			json_object_put(o);
+			return -ENOMEM;
+		}
+	}
+	*ret = TAKE_PTR(a);
+	return 1;
+}
+
+static int parse_pf(struct parser *p, const char *path, struct json_object *o, struct pf_state *pf)
+{
+	int r;
+
+	pf->firmware_link_type = _LINK_TYPE_INVALID;
+	r = parse_object(p, pf_fields, ELEMENTSOF(pf_fields), path, o, pf);
+	if (r < 0)
+		return r;
+	if (pf->firmware_link_type == _LINK_TYPE_INVALID)
+		pf->firmware_link_type = pf->link_type;
+	if (pf->num_vfs > pf->total_vfs) {
+		char ipath[PATH_MAX_];
+
+		path_printf(ipath, "%s.num_vfs", path);
+		return parser_fail(p, ipath, "%u exceeds total_vfs %u", pf->num_vfs, pf->total_vfs);
+	}
+	return 0;
+}
+
+static int parse_pfs(struct parser *p, const struct field *f, const char *path,
+		     struct json_object *v, void *obj)
+{
+	struct host_state *h = obj;
+	char ipath[PATH_MAX_];
+	size_t n;
+
+	if (!json_object_is_type(v, json_type_array))
+		return parser_fail(p, path, "not an array");
+	n = json_object_array_length(v);
+	if (n == 0)
+		return 0;
+	h->pfs = calloc(n, sizeof(*h->pfs));
+	if (!h->pfs)
+		return parser_oom(p);
+	for (size_t i = 0; i < n; i++) {
+		struct pf_state *pf = &h->pfs[i];
+		int r;
+
+		h->n_pfs = i + 1;
+		path_printf(ipath, "%s[%zu]", path, i);
+		r = parse_pf(p, ipath, json_object_array_get_idx(v, i), pf);
+		if (r < 0)
+			return r;
+		for (size_t j = 0; j < i; j++)
+			if (streq(h->pfs[j].pci, pf->pci)) {
+				path_printf(ipath, "%s[%zu].pci", path, i);
+				return parser_fail(p, ipath, "%s is already pfs[%zu]", pf->pci, j);
+			}
+	}
+	return 0;
+}
+
+static int format_pfs(const struct field *f, const void *obj, struct json_object **ret)
+{
+	const struct host_state *h = obj;
+	_cleanup_json_ struct json_object *a = json_object_new_array();
+
+	if (!a)
+		return -ENOMEM;
+	for (size_t i = 0; i < h->n_pfs; i++) {
+		struct json_object *o = NULL;
+		int r;
+
+		r = format_object(pf_fields, ELEMENTSOF(pf_fields), &h->pfs[i], &o);
+		if (r < 0)
+			return r;
+		if (json_object_array_add(a, o) < 0) {
+			json_object_put(o);
+			return -ENOMEM;
+		}
+	}
+	*ret = TAKE_PTR(a);
+	return 1;
+}
+
+/* The whole text must be one JSON value, with nothing but white space after it. */
+static int tokenize(struct parser *p, const char *text, struct json_object **ret)
+{
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *o;
+	enum json_tokener_error e;
+	size_t len = strlen(text), end;
+
+	if (!tok)
+		return parser_oom(p);
+	o = json_tokener_parse_ex(tok, text, (int)len);
+	e = json_tokener_get_error(tok);
+	end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	if (e == json_tokener_continue)
+		return parser_fail(p, "", "not valid JSON: unexpected end of input");
+	if (e != json_tokener_success)
+		return parser_fail(p, "", "not valid JSON at offset %zu: %s", end,
+				   json_tokener_error_desc(e));
+	for (const char *c = text + end; *c; c++)
+		if (!isspace((unsigned char)*c)) {
+			json_object_put(o);
+			return parser_fail(p, "", "not valid JSON: trailing data at offset %zu",
+					   (size_t)(c - text));
+		}
+	*ret = o;
+	return 0;
+}
+
+int snapshot_parse(const char *text, struct host_state **ret, char **ret_error)
+{
+	_cleanup_host_state_ struct host_state *h = NULL;
+	_cleanup_json_ struct json_object *root = NULL;
+	struct parser p = {};
+	int r;
+
+	if (strlen(text) > INT_MAX)
+		r = parser_fail(&p, "", "too large");
+	else
+		r = tokenize(&p, text, &root);
+	if (r >= 0) {
+		h = calloc(1, sizeof(*h));
+		r = h ? parse_object(&p, host_fields, ELEMENTSOF(host_fields), "", root, h) :
+			parser_oom(&p);
+	}
+	if (r < 0 || p.oom) {
+		if (ret_error)
+			*ret_error = TAKE_PTR(p.error);
+		free(p.error);
+		return p.oom ? -ENOMEM : -EINVAL;
+	}
+	if (ret_error)
+		*ret_error = NULL;
+	*ret = TAKE_PTR(h);
+	return 0;
+}
+
+int snapshot_to_json(const struct host_state *h, struct json_object **ret)
+{
+	return format_object(host_fields, ELEMENTSOF(host_fields), h, ret);
+}
+
+int snapshot_json_format(struct json_object *o, char **ret)
+{
+	const char *s = json_object_to_json_string_ext(o, SNAPSHOT_FORMAT_FLAGS);
+	char *t;
+
+	if (!s)
+		return -ENOMEM;
+	t = strdup_printf("%s\n", s);
+	if (!t)
+		return -ENOMEM;
+	*ret = t;
+	return 0;
+}
+
+int snapshot_format(const struct host_state *h, char **ret)
+{
+	_cleanup_json_ struct json_object *o = NULL;
+	int r;
+
+	r = snapshot_to_json(h, &o);
+	if (r < 0)
+		return r;
+	return snapshot_json_format(o, ret);
+}

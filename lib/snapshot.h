@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The snapshot JSON of PRODUCT.md <-> struct host_state, with json-c. Field
+ * names are fixed so that snapshots from users' machines replay as they are.
+ * Optional additions (absent in older snapshots, defaults in model.h):
+ * PF "altnames", "hw_tc_offload", "firmware_link_type"; VF "query_rss";
+ * host "machine_id". "faults" is kept aside for the simulated host. */
+
+#include "model.h"
+
+struct json_object;
+
+/* Parses text. On malformed input returns -EINVAL and, when ret_error is
+ * given, a message naming the field ("pfs[1].vfs[0].mac: not a MAC address"). */
+int snapshot_parse(const char *text, struct host_state **ret, char **ret_error);
+/* Builds the JSON object (without "faults"). */
+int snapshot_to_json(const struct host_state *h, struct json_object **ret);
+/* Pretty-printed text with a trailing newline; caller frees. */
+int snapshot_format(const struct host_state *h, char **ret);
+/* The same text for a JSON object built by snapshot_to_json() and extended by
+ * the caller (the simulated host adds "faults"). */
+int snapshot_json_format(struct json_object *o, char **ret);

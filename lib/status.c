@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "json-util.h"
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "status.h"
+
+static const char *const state_names[_PF_STATUS_STATE_MAX] = {
+	[PF_STATUS_APPLIED] = "applied",
+	[PF_STATUS_HELD] = "held",
+	[PF_STATUS_FAILED] = "failed",
+	[PF_STATUS_DEFERRED] = "deferred",
+};
+
+const char *pf_status_state_to_string(enum pf_status_state s)
+{
+	if (s < 0 || s >= _PF_STATUS_STATE_MAX)
+		return NULL;
+	return state_names[s];
+}
+
+enum pf_status_state pf_status_state_from_string(const char *s)
+{
+	for (int i = 0; i < _PF_STATUS_STATE_MAX; i++)
+		if (streq(state_names[i], s))
+			return i;
+	return _PF_STATUS_STATE_INVALID;
+}
+
+void pf_status_done(struct pf_status *s)
+{
+	free(s->name);
+	free(s->error);
+	strv_free(s->reboot_reasons);
+	strv_free(s->config_files);
+	*s = (struct pf_status){};
+}
+
+int mkdir_p(const char *path, mode_t mode)
+{
+	_cleanup_free_ char *p = strdup(path);
+
+	if (!p)
+		return -ENOMEM;
+	for (char *s = p + 1;; s++) {
+		bool end = *s == '\0';
+
+		if (*s != '/' && !end)
+			continue;
+		*s = '\0';
+		if (mkdir(p, mode) < 0 && errno != EEXIST)
+			return -errno;
+		if (end)
+			return 0;
+		*s = '/';
+	}
+}
+
+int write_file_atomic(const char *dir, const char *name, const char *data, mode_t mode)
+{
+	_cleanup_free_ char *tmp = NULL, *path = NULL;
+	_cleanup_close_ int fd = -EBADF;
+	size_t len = strlen(data);
+	int r;
+
+	path = strdup_printf("%s/%s", dir, name);
+	tmp = strdup_printf("%s/.#%s.%d", dir, name, (int)getpid());
+	if (!path || !tmp)
+		return -ENOMEM;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+	if (fd < 0)
+		return -errno;
+	for (size_t done = 0; done < len;) {
+		ssize_t n = write(fd, data + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			goto fail;
+		}
+		done += (size_t)n;
+	}
+	if (fsync(fd) < 0 || rename(tmp, path) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	return 0;
+fail:
+	unlink(tmp);
+	return r;
+}
+
+int read_file(const char *path, char **ret)
+{
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_close_ int fd = -EBADF;
+	size_t len = 0, cap = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n;
+
+		if (cap - len < 4096) {
+			char *b;
+
+			cap = cap ? cap * 2 : 8192;
+			if (cap > 16u << 20)
+				return -EFBIG;
+			b = realloc(buf, cap);
+			if (!b)
+				return -ENOMEM;
+			buf = b;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	*ret = TAKE_PTR(buf);
+	return 0;
+}
+
+static struct json_object *strv_to_json(char *const *l)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && l && l[i]; i++)
+		json_object_array_add(a, json_object_new_string(l[i]));
+	return a;
+}
+
+static int json_to_strv(struct json_object *a, char ***ret)
+{
+	_cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
+	size_t n;
+
+	if (!l)
+		return -ENOMEM;
+	if (!a)
+		goto done;
+	if (!json_object_is_type(a, json_type_array))
+		return -EINVAL;
+	n = json_object_array_length(a);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(a, i);
+		int r;
+
+		if (!json_object_is_type(e, json_type_string))
+			return -EINVAL;
+		r = strv_extend(&l, json_object_get_string(e));
+		if (r < 0)
+			return r;
+	}
+done:
+	*ret = TAKE_PTR(l);
+	return 0;
+}
+
+static int write_json(const char *dir, const char *pci, struct json_object *o)
+{
+	_cleanup_free_ char *sub = NULL, *name = NULL;
+	const char *text;
+	int r;
+
+	sub = strdup_printf("%s/pf", dir);
+	name = strdup_printf("%s.json", pci);
+	if (!sub || !name)
+		return -ENOMEM;
+	r = mkdir_p(sub, 0755);
+	if (r < 0)
+		return r;
+	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+							 JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!text)
+		return -ENOMEM;
+	return write_file_atomic(sub, name, text, 0644);
+}
+
+static int read_json(const char *dir, const char *pci, struct json_object **ret)
+{
+	_cleanup_free_ char *path = NULL, *text = NULL;
+	struct json_object *o;
+	int r;
+
+	if (!pci_addr_is_valid(pci))
+		return -EINVAL;
+	path = strdup_printf("%s/pf/%s.json", dir, pci);
+	if (!path)
+		return -ENOMEM;
+	r = read_file(path, &text);
+	if (r < 0)
+		return r;
+	o = json_tokener_parse(text);
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		return -EBADMSG;
+	}
+	*ret = o;
+	return 0;
+}
+
+static void add_opt_string(struct json_object *o, const char *key, const char *s)
+{
+	json_object_object_add(o, key, s ? json_object_new_string(s) : NULL);
+}
+
+int pf_status_write(const char *dir, const struct pf_status *s)
+{
+	struct json_object *o = json_object_new_object();
+	int r;
+
+	if (!o)
+		return -ENOMEM;
+	json_object_object_add(o, "pci", json_object_new_string(s->pci));
+	add_opt_string(o, "name", s->name);
+	json_object_object_add(o, "state",
+			       json_object_new_string(pf_status_state_to_string(s->state)));
+	add_opt_string(o, "error", s->error);
+	json_object_object_add(o, "started_usec", json_object_new_uint64(s->started));
+	json_object_object_add(o, "finished_usec", json_object_new_uint64(s->finished));
+	json_object_object_add(o, "actions", json_object_new_uint64(s->n_actions));
+	json_object_object_add(o, "num_vfs", json_object_new_uint64(s->num_vfs));
+	json_object_object_add(o, "reboot_reasons", strv_to_json(s->reboot_reasons));
+	json_object_object_add(o, "config_files", strv_to_json(s->config_files));
+	r = write_json(dir, s->pci, o);
+	json_object_put(o);
+	return r;
+}
+
+static const char *get_string(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static uint64_t get_u64(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int))
+		return 0;
+	return json_object_get_uint64(v);
+}
+
+static int dup_opt(const char *s, char **ret)
+{
+	*ret = NULL;
+	if (s && !(*ret = strdup(s)))
+		return -ENOMEM;
+	return 0;
+}
+
+int pf_status_read(const char *dir, const char *pci, struct pf_status *ret)
+{
+	_cleanup_json_ struct json_object *o = NULL;
+	struct pf_status s = {};
+	struct json_object *v;
+	const char *state;
+	int r;
+
+	r = read_json(dir, pci, &o);
+	if (r < 0)
+		return r;
+	state = get_string(o, "state");
+	s.state = state ? pf_status_state_from_string(state) : _PF_STATUS_STATE_INVALID;
+	if (s.state < 0)
+		return -EBADMSG;
+	snprintf(s.pci, sizeof(s.pci), "%s", pci);
+	s.started = get_u64(o, "started_usec");
+	s.finished = get_u64(o, "finished_usec");
+	s.n_actions = (uint32_t)get_u64(o, "actions");
+	s.num_vfs = (uint32_t)get_u64(o, "num_vfs");
+	if (dup_opt(get_string(o, "name"), &s.name) < 0 ||
+	    dup_opt(get_string(o, "error"), &s.error) < 0)
+		r = -ENOMEM;
+	if (r >= 0)
+		r = json_object_object_get_ex(o, "reboot_reasons", &v) ?
+			    json_to_strv(v, &s.reboot_reasons) :
+			    json_to_strv(NULL, &s.reboot_reasons);
+	if (r >= 0)
+		r = json_object_object_get_ex(o, "config_files", &v) ?
+			    json_to_strv(v, &s.config_files) :
+			    json_to_strv(NULL, &s.config_files);
+	if (r < 0) {
+		pf_status_done(&s);
+		return r;
+	}
+	*ret = s;
+	return 0;
+}
+
+int pf_status_remove(const char *dir, const char *pci)
+{
+	_cleanup_free_ char *path = strdup_printf("%s/pf/%s.json", dir, pci);
+
+	if (!path)
+		return -ENOMEM;
+	if (unlink(path) < 0 && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+int pf_created_write(const char *dir, const struct pf_created *c)
+{
+	struct json_object *o = json_object_new_object();
+	int r;
+
+	if (!o)
+		return -ENOMEM;
+	json_object_object_add(o, "pci", json_object_new_string(c->pci));
+	json_object_object_add(o, "num_vfs", json_object_new_uint64(c->num_vfs));
+	json_object_object_add(o, "eswitch_switchdev",
+			       json_object_new_boolean(c->eswitch_switchdev));
+	json_object_object_add(o, "when_usec", json_object_new_uint64(c->when));
+	r = write_json(dir, c->pci, o);
+	json_object_put(o);
+	return r;
+}
+
+int pf_created_read(const char *dir, const char *pci, struct pf_created *ret)
+{
+	_cleanup_json_ struct json_object *o = NULL;
+	struct pf_created c = {};
+	struct json_object *v;
+	int r;
+
+	r = read_json(dir, pci, &o);
+	if (r < 0)
+		return r;
+	snprintf(c.pci, sizeof(c.pci), "%s", pci);
+	c.num_vfs = (uint32_t)get_u64(o, "num_vfs");
+	c.eswitch_switchdev = json_object_object_get_ex(o, "eswitch_switchdev", &v) &&
+			      json_object_get_boolean(v);
+	c.when = get_u64(o, "when_usec");
+	*ret = c;
+	return 0;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Per-PF status records (/run/sriov-persist/pf/<pci>.json) and the record of
+ * what sriov-persist created on a PF (/var/lib/sriov-persist/pf/<pci>.json),
+ * as JSON written atomically. */
+
+#include "util.h"
+
+enum pf_status_state {
+	PF_STATUS_APPLIED,  /* the layout is in place (possibly after 0 actions) */
+	PF_STATUS_HELD,	    /* a layout error or hardware-impossible request: nothing applied */
+	PF_STATUS_FAILED,   /* an action failed; error says which and why */
+	PF_STATUS_DEFERRED, /* disruptive changes wait for the disruption policy */
+	_PF_STATUS_STATE_MAX,
+	_PF_STATUS_STATE_INVALID = -EINVAL,
+};
+
+struct pf_status {
+	char pci[PCI_ADDR_MAX];
+	char *name;
+	enum pf_status_state state;
+	char *error;	/* HELD/FAILED/DEFERRED: why; NULL otherwise */
+	usec_t started; /* CLOCK_REALTIME, µs */
+	usec_t finished;
+	uint32_t n_actions;    /* executed */
+	uint32_t num_vfs;      /* VFs after the apply */
+	char **reboot_reasons; /* NULL-terminated, never NULL */
+	char **config_files;   /* NULL-terminated, never NULL */
+};
+
+const char *pf_status_state_to_string(enum pf_status_state s) _pure_;
+enum pf_status_state pf_status_state_from_string(const char *s) _pure_;
+void pf_status_done(struct pf_status *s);
+
+/* <dir>/pf/<pci>.json; creates dir/pf as needed (0755). */
+int pf_status_write(const char *dir, const struct pf_status *s);
+/* -ENOENT when there is no record. */
+int pf_status_read(const char *dir, const char *pci, struct pf_status *ret);
+int pf_status_remove(const char *dir, const char *pci);
+
+/* What sriov-persist itself created on a PF, so that it never resets a PF
+ * it did not configure. */
+struct pf_created {
+	char pci[PCI_ADDR_MAX];
+	uint32_t num_vfs;	/* VFs created by us, 0 = none */
+	bool eswitch_switchdev; /* we switched the eswitch to switchdev */
+	usec_t when;
+};
+int pf_created_write(const char *dir, const struct pf_created *c);
+int pf_created_read(const char *dir, const char *pci, struct pf_created *ret);
+
+/* Writes data to dir/name through a temporary file and rename(). */
+int write_file_atomic(const char *dir, const char *name, const char *data, mode_t mode);
+/* Reads a whole (small, < 16 MiB) file. */
+int read_file(const char *path, char **ret);
+/* mkdir -p with mode. */
+int mkdir_p(const char *path, mode_t mode);

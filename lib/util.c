@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <strings.h>
+
+#include "util.h"
+
+char **strv_free(char **l)
+{
+	if (!l)
+		return NULL;
+	for (char **i = l; *i; i++)
+		free(*i);
+	free(l);
+	return NULL;
+}
+
+size_t strv_length(char *const *l)
+{
+	size_t n = 0;
+
+	if (l)
+		while (l[n])
+			n++;
+	return n;
+}
+
+bool strv_contains(char *const *l, const char *s)
+{
+	if (!l)
+		return false;
+	for (char *const *i = l; *i; i++)
+		if (streq(*i, s))
+			return true;
+	return false;
+}
+
+int strv_consume(char ***l, char *value)
+{
+	size_t n = strv_length(*l);
+	char **c;
+
+	if (!value)
+		return -ENOMEM;
+	c = realloc(*l, sizeof(char *) * (n + 2));
+	if (!c) {
+		free(value);
+		return -ENOMEM;
+	}
+	c[n] = value;
+	c[n + 1] = NULL;
+	*l = c;
+	return 0;
+}
+
+int strv_extend(char ***l, const char *value)
+{
+	return strv_consume(l, strdup(value));
+}
+
+int strv_split(const char *s, char ***ret)
+{
+	_cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
+	const char *p = s;
+
+	if (!l)
+		return -ENOMEM;
+	for (;;) {
+		size_t n;
+		int r;
+
+		p += strspn(p, " \t\r\n");
+		n = strcspn(p, " \t\r\n");
+		if (n == 0)
+			break;
+		r = strv_consume(&l, strndup(p, n));
+		if (r < 0)
+			return r;
+		p += n;
+	}
+	*ret = TAKE_PTR(l);
+	return 0;
+}
+
+char **strv_copy(char *const *l)
+{
+	_cleanup_strv_free_ char **c = calloc(strv_length(l) + 1, sizeof(char *));
+
+	if (!c)
+		return NULL;
+	for (size_t i = 0; l && l[i]; i++) {
+		c[i] = strdup(l[i]);
+		if (!c[i])
+			return NULL;
+	}
+	return TAKE_PTR(c);
+}
+
+char *strv_join(char *const *l, const char *sep)
+{
+	size_t len = 1, k = 0;
+	char *s;
+
+	for (size_t i = 0; l && l[i]; i++)
+		len += strlen(l[i]) + (i > 0 ? strlen(sep) : 0);
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	for (size_t i = 0; l && l[i]; i++) {
+		if (i > 0)
+			k += (size_t)sprintf(s + k, "%s", sep);
+		k += (size_t)sprintf(s + k, "%s", l[i]);
+	}
+	s[k] = '\0';
+	return s;
+}
+
+int safe_atou64(const char *s, int base, uint64_t *ret)
+{
+	unsigned long long v;
+	char *end;
+
+	/* strtoull accepts leading space and a minus sign: we do not. */
+	if (!s || !isxdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, base);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (errno != 0 || end == s || *end != '\0')
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+int safe_atou32(const char *s, int base, uint32_t *ret)
+{
+	uint64_t v;
+	int r;
+
+	r = safe_atou64(s, base, &v);
+	if (r < 0)
+		return r;
+	if (v > UINT32_MAX)
+		return -ERANGE;
+	*ret = (uint32_t)v;
+	return 0;
+}
+
+int safe_atoi(const char *s, int *ret)
+{
+	long v;
+	char *end;
+
+	if (!s || *s == '\0' || isspace((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno == ERANGE || v < INT32_MIN || v > INT32_MAX)
+		return -ERANGE;
+	if (errno != 0 || *end != '\0')
+		return -EINVAL;
+	*ret = (int)v;
+	return 0;
+}
+
+int parse_boolean(const char *s)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+
+	for (size_t i = 0; i < ELEMENTSOF(yes); i++) {
+		if (strcasecmp(s, yes[i]) == 0)
+			return 1;
+		if (strcasecmp(s, no[i]) == 0)
+			return 0;
+	}
+	return -EINVAL;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = (char)tolower((unsigned char)c);
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -EINVAL;
+}
+
+int mac_parse(const char *s, struct mac_addr *ret)
+{
+	struct mac_addr m;
+
+	if (!s || strlen(s) != 17)
+		return -EINVAL;
+	for (size_t i = 0; i < ETHER_ADDR_LEN_; i++) {
+		const char *p = s + i * 3;
+		int hi = hexval(p[0]), lo = hexval(p[1]);
+
+		if (hi < 0 || lo < 0 || (i < 5 && p[2] != ':'))
+			return -EINVAL;
+		m.b[i] = (uint8_t)(hi << 4 | lo);
+	}
+	*ret = m;
+	return 0;
+}
+
+char *mac_format(const struct mac_addr *m, char buf[static MAC_STR_MAX])
+{
+	snprintf(buf, MAC_STR_MAX, "%02x:%02x:%02x:%02x:%02x:%02x", m->b[0], m->b[1], m->b[2],
+		 m->b[3], m->b[4], m->b[5]);
+	return buf;
+}
+
+bool mac_is_zero(const struct mac_addr *m)
+{
+	static const struct mac_addr zero;
+
+	return mac_equal(m, &zero);
+}
+
+bool mac_is_multicast(const struct mac_addr *m)
+{
+	return m->b[0] & 0x01;
+}
+
+int pci_addr_parse(const char *s, uint32_t *ret_domain, uint32_t *ret_rid)
+{
+	unsigned dom, bus, dev, fn;
+	int n = 0;
+
+	if (!s || strlen(s) != 12)
+		return -EINVAL;
+	for (size_t i = 0; i < 12; i++) {
+		char c = s[i];
+
+		if (i == 4 || i == 7) {
+			if (c != ':')
+				return -EINVAL;
+		} else if (i == 10) {
+			if (c != '.')
+				return -EINVAL;
+		} else if (!isxdigit((unsigned char)c) || isupper((unsigned char)c)) {
+			return -EINVAL;
+		}
+	}
+	if (sscanf(s, "%4x:%2x:%2x.%1x%n", &dom, &bus, &dev, &fn, &n) != 4 || n != 12)
+		return -EINVAL;
+	if (dev > 0x1f || fn > 7)
+		return -EINVAL;
+	if (ret_domain)
+		*ret_domain = dom;
+	if (ret_rid)
+		*ret_rid = bus << 8 | dev << 3 | fn;
+	return 0;
+}
+
+bool pci_addr_is_valid(const char *s)
+{
+	return pci_addr_parse(s, NULL, NULL) >= 0;
+}
+
+void pci_addr_format(uint32_t domain, uint32_t rid, char buf[static PCI_ADDR_MAX])
+{
+	snprintf(buf, PCI_ADDR_MAX, "%04x:%02x:%02x.%x", domain & 0xffff, (rid >> 8) & 0xff,
+		 (rid >> 3) & 0x1f, rid & 0x7);
+}
+
+bool ifname_is_valid(const char *s)
+{
+	size_t n;
+
+	if (!s)
+		return false;
+	n = strlen(s);
+	if (n == 0 || n >= 16 || streq(s, ".") || streq(s, ".."))
+		return false;
+	for (const char *p = s; *p; p++)
+		if (*p == '/' || *p == ':' || isspace((unsigned char)*p) ||
+		    !isprint((unsigned char)*p))
+			return false;
+	return true;
+}
+
+char *strdup_printf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	return r < 0 ? NULL : s;
+}

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _printf_(a, b) __attribute__((format(printf, a, b)))
+#define _unused_ __attribute__((unused))
+#define _pure_ __attribute__((pure))
+#define _warn_unused_result_ __attribute__((warn_unused_result))
+
+#define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
+
+/* Hand ownership out of a _cleanup_ variable. */
+#define TAKE_PTR(p)                    \
+	({                             \
+		typeof(p) _ptr_ = (p); \
+		(p) = NULL;            \
+		_ptr_;                 \
+	})
+
+#define TAKE_FD(fd)              \
+	({                       \
+		int _fd_ = (fd); \
+		(fd) = -EBADF;   \
+		_fd_;            \
+	})
+
+static inline void freep(void *p)
+{
+	free(*(void **)p);
+}
+#define _cleanup_free_ _cleanup_(freep)
+
+static inline void closep(int *fd)
+{
+	if (*fd >= 0) {
+		int saved = errno;
+		close(*fd);
+		errno = saved;
+	}
+}
+#define _cleanup_close_ _cleanup_(closep)
+
+static inline void fclosep(FILE **f)
+{
+	if (*f)
+		fclose(*f);
+}
+#define _cleanup_fclose_ _cleanup_(fclosep)
+
+static inline bool streq(const char *a, const char *b)
+{
+	return strcmp(a, b) == 0;
+}
+
+static inline bool streq_ptr(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return streq(a, b);
+}
+
+static inline const char *strempty(const char *s)
+{
+	return s ?: "";
+}
+
+static inline const char *strna(const char *s)
+{
+	return s ?: "n/a";
+}
+
+static inline const char *yes_no(bool b)
+{
+	return b ? "yes" : "no";
+}
+
+/* Microseconds, as in systemd. */
+typedef uint64_t usec_t;
+#define USEC_INFINITY ((usec_t)UINT64_MAX)
+#define USEC_PER_MSEC ((usec_t)1000ULL)
+#define USEC_PER_SEC ((usec_t)1000000ULL)
+
+/* NULL-terminated string vectors. */
+char **strv_free(char **l);
+static inline void strv_freep(char ***l)
+{
+	strv_free(*l);
+}
+#define _cleanup_strv_free_ _cleanup_(strv_freep)
+size_t strv_length(char *const *l) _pure_;
+bool strv_contains(char *const *l, const char *s) _pure_;
+/* Takes ownership of value, also on failure. */
+int strv_consume(char ***l, char *value);
+int strv_extend(char ***l, const char *value);
+/* Splits on whitespace; empty input gives an empty (non-NULL) vector. */
+int strv_split(const char *s, char ***ret);
+char **strv_copy(char *const *l);
+char *strv_join(char *const *l, const char *sep);
+
+/* Checked number parsing: whole string, no sign, no overflow. base 0 accepts 0x. */
+int safe_atou32(const char *s, int base, uint32_t *ret);
+int safe_atou64(const char *s, int base, uint64_t *ret);
+int safe_atoi(const char *s, int *ret);
+/* yes/no/true/false/on/off/1/0, case-insensitive; -EINVAL otherwise. */
+int parse_boolean(const char *s);
+
+#define ETHER_ADDR_LEN_ 6
+#define MAC_STR_MAX 18
+struct mac_addr {
+	uint8_t b[ETHER_ADDR_LEN_];
+};
+/* xx:xx:xx:xx:xx:xx, hex digits either case. */
+int mac_parse(const char *s, struct mac_addr *ret);
+/* Lower case; buf must hold MAC_STR_MAX bytes. Returns buf. */
+char *mac_format(const struct mac_addr *m, char buf[static MAC_STR_MAX]);
+bool mac_is_zero(const struct mac_addr *m) _pure_;
+bool mac_is_multicast(const struct mac_addr *m) _pure_;
+static inline bool mac_equal(const struct mac_addr *a, const struct mac_addr *b)
+{
+	return memcmp(a->b, b->b, ETHER_ADDR_LEN_) == 0;
+}
+
+/* PCI addresses in the kernel's form, dddd:bb:dd.f (lower case). */
+#define PCI_ADDR_MAX 16 /* "0000:3b:00.0" + NUL, with room */
+bool pci_addr_is_valid(const char *s) _pure_;
+/* Routing ID (bus<<8 | dev<<3 | fn) and domain of a valid address. */
+int pci_addr_parse(const char *s, uint32_t *ret_domain, uint32_t *ret_rid);
+void pci_addr_format(uint32_t domain, uint32_t rid, char buf[static PCI_ADDR_MAX]);
+
+/* Network interface names as the kernel allows them (IFNAMSIZ-1, no '/', no whitespace). */
+bool ifname_is_valid(const char *s) _pure_;
+
+/* asprintf that returns NULL on failure. */
+char *strdup_printf(const char *fmt, ...) _printf_(1, 2);

@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <getopt.h>
+#include <time.h>
+
+#include "sriovctl.h"
+
+#define RUNTIME_DIR "/run/sriov-persist"
+#define STATE_DIR "/var/lib/sriov-persist"
+
+static const struct {
+	const char *name;
+	int (*run)(struct ctl *c);
+	int min_args, max_args;
+} verbs[] = {
+	{ "status", verb_status, 0, 1 },
+	{ "plan", verb_plan, 0, 1 },
+	{ "apply", verb_apply, 0, 1 },
+	{ "check", verb_check, 0, INT16_MAX },
+};
+
+static void help(void)
+{
+	printf("Usage: sriovctl [OPTIONS] COMMAND [ARGS]\n"
+	       "\n"
+	       "Commands:\n"
+	       "  status [PF] [--json]     PFs and VFs: desired vs actual, state, last error\n"
+	       "  plan [PF] [--json]       what apply would do; exit 10 when changes are pending\n"
+	       "  apply [PF]               apply the layouts now\n"
+	       "  check [FILE...] [--strict]  validate layout and main config files\n"
+	       "\n"
+	       "Options:\n"
+	       "  --host FILE          use a simulated host (snapshot JSON) instead of this machine\n"
+	       "  --config-dir DIR     read layouts from DIR only\n"
+	       "  --main-config FILE   main configuration (default %s)\n"
+	       "  --runtime-dir DIR    status records and locks (default %s, FILE.run with --host)\n"
+	       "  --state-dir DIR      records of what was created (default %s, FILE.lib with --host)\n"
+	       "  --json               machine-readable output\n"
+	       "  --strict             check: warnings are errors\n"
+	       "  --no-color           no colors (also when NO_COLOR is set)\n"
+	       "  --no-pager           accepted for compatibility; output is never paged\n"
+	       "  -h, --help           this text\n"
+	       "  --version            the version\n",
+	       MAINCONF_PATH_DEFAULT, RUNTIME_DIR, STATE_DIR);
+}
+
+enum {
+	ARG_HOST = 0x100,
+	ARG_CONFIG_DIR,
+	ARG_MAIN_CONFIG,
+	ARG_RUNTIME_DIR,
+	ARG_STATE_DIR,
+	ARG_JSON,
+	ARG_STRICT,
+	ARG_NO_COLOR,
+	ARG_NO_PAGER,
+	ARG_TIMEOUT,
+	ARG_VERSION,
+};
+
+static const struct option options[] = {
+	{ "host", required_argument, NULL, ARG_HOST },
+	{ "config-dir", required_argument, NULL, ARG_CONFIG_DIR },
+	{ "main-config", required_argument, NULL, ARG_MAIN_CONFIG },
+	{ "runtime-dir", required_argument, NULL, ARG_RUNTIME_DIR },
+	{ "state-dir", required_argument, NULL, ARG_STATE_DIR },
+	{ "json", no_argument, NULL, ARG_JSON },
+	{ "strict", no_argument, NULL, ARG_STRICT },
+	{ "no-color", no_argument, NULL, ARG_NO_COLOR },
+	{ "no-pager", no_argument, NULL, ARG_NO_PAGER },
+	{ "timeout", required_argument, NULL, ARG_TIMEOUT },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, ARG_VERSION },
+	{},
+};
+
+/* Returns 1 to go on, 0 to exit successfully, -EXIT_USAGE on bad usage. */
+static int parse_argv(struct ctl *c, int argc, char **argv)
+{
+	bool no_color = getenv("NO_COLOR") != NULL;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+		uint32_t sec;
+
+		switch (opt) {
+		case ARG_HOST:
+			c->host_path = optarg;
+			break;
+		case ARG_CONFIG_DIR:
+			c->config_dir = optarg;
+			break;
+		case ARG_MAIN_CONFIG:
+			c->main_config = optarg;
+			break;
+		case ARG_RUNTIME_DIR:
+			free(c->runtime_dir);
+			c->runtime_dir = strdup(optarg);
+			break;
+		case ARG_STATE_DIR:
+			free(c->state_dir);
+			c->state_dir = strdup(optarg);
+			break;
+		case ARG_JSON:
+			c->json = true;
+			break;
+		case ARG_STRICT:
+			c->strict = true;
+			break;
+		case ARG_NO_COLOR:
+			no_color = true;
+			break;
+		case ARG_NO_PAGER:
+			break;
+		case ARG_TIMEOUT:
+			if (safe_atou32(optarg, 10, &sec) < 0) {
+				fprintf(stderr, "--timeout=%s: must be a number of seconds\n",
+					optarg);
+				return -EXIT_USAGE;
+			}
+			c->timeout = sec * USEC_PER_SEC;
+			break;
+		case 'h':
+			help();
+			return 0;
+		case ARG_VERSION:
+			printf("sriovctl %s\n", VERSION);
+			return 0;
+		default:
+			return -EXIT_USAGE;
+		}
+	}
+	c->color = !no_color && isatty(STDOUT_FILENO);
+	c->args = argv + optind;
+	c->n_args = argc - optind;
+	return 1;
+}
+
+static int default_dirs(struct ctl *c)
+{
+	if (!c->runtime_dir)
+		c->runtime_dir = c->host_path ? strdup_printf("%s.run", c->host_path) :
+						strdup(RUNTIME_DIR);
+	if (!c->state_dir)
+		c->state_dir = c->host_path ? strdup_printf("%s.lib", c->host_path) :
+					      strdup(STATE_DIR);
+	return c->runtime_dir && c->state_dir ? 0 : -ENOMEM;
+}
+
+int main(int argc, char **argv)
+{
+	struct ctl c = { .timeout = 120 * USEC_PER_SEC };
+	int r = EXIT_USAGE;
+
+	r = parse_argv(&c, argc, argv);
+	if (r <= 0)
+		goto out;
+	if (c.n_args == 0) {
+		help();
+		r = -EXIT_USAGE;
+		goto out;
+	}
+	if (default_dirs(&c) < 0) {
+		fprintf(stderr, "Out of memory\n");
+		r = -EXIT_FAIL;
+		goto out;
+	}
+	for (size_t i = 0; i < ELEMENTSOF(verbs); i++) {
+		if (!streq(verbs[i].name, c.args[0]))
+			continue;
+		c.args++;
+		c.n_args--;
+		if (c.n_args < verbs[i].min_args || c.n_args > verbs[i].max_args) {
+			fprintf(stderr, "%s: wrong number of arguments\n", verbs[i].name);
+			r = -EXIT_USAGE;
+			goto out;
+		}
+		r = -verbs[i].run(&c);
+		goto out;
+	}
+	fprintf(stderr, "Unknown command '%s'; see sriovctl --help\n", c.args[0]);
+	r = -EXIT_USAGE;
+out:
+	free(c.runtime_dir);
+	free(c.state_dir);
+	return r < 0 ? -r : 0;
+}
+
+int ctl_open_host(struct ctl *c, struct host **ret)
+{
+	int r;
+
+	if (!c->host_path) {
+		fprintf(stderr, "This build can only work on a simulated host: use --host FILE "
+				"(the Linux host backend is not part of it yet)\n");
+		return -EOPNOTSUPP;
+	}
+	r = host_sim_open(c->host_path, ret);
+	if (r < 0)
+		fprintf(stderr, "%s: cannot open the simulated host: %s\n", c->host_path,
+			strerror(-r));
+	return r;
+}
+
+int ctl_load_layouts(struct ctl *c, struct layout_set **ret)
+{
+	const char *const dirs[] = { c->config_dir, NULL };
+	int r;
+
+	r = layout_set_load(c->config_dir ? dirs : NULL, ret);
+	if (r < 0)
+		fprintf(stderr, "Loading layouts failed: %s\n", strerror(-r));
+	return r;
+}
+
+int ctl_load_mainconf(struct ctl *c, struct mainconf *ret)
+{
+	struct diag_list diags = {};
+	int r;
+
+	r = mainconf_load(c->main_config, ret, &diags);
+	ctl_print_diags(&diags);
+	if (r >= 0 && diag_count(&diags, DIAG_ERROR) > 0) {
+		fprintf(stderr, "The main configuration has errors; fix them first\n");
+		mainconf_done(ret);
+		r = -EINVAL;
+	} else if (r < 0) {
+		fprintf(stderr, "Loading the main configuration failed: %s\n", strerror(-r));
+	}
+	diag_list_done(&diags);
+	return r;
+}
+
+void ctl_print_diags(const struct diag_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		_cleanup_free_ char *s = diag_format(&l->items[i]);
+
+		fprintf(stderr, "%s\n", s ?: "(out of memory)");
+	}
+}
+
+const char *ctl_paint(const struct ctl *c, const char *color, const char *s)
+{
+	static char buf[4][256];
+	static unsigned k;
+
+	if (!c->color)
+		return s;
+	k = (k + 1) % ELEMENTSOF(buf);
+	snprintf(buf[k], sizeof(buf[k]), "\033[%sm%s\033[0m", color, s);
+	return buf[k];
+}
+
+const char *ctl_format_time(usec_t t, char *buf, size_t size)
+{
+	time_t sec = (time_t)(t / USEC_PER_SEC);
+	struct tm tm;
+
+	if (t == 0 || !localtime_r(&sec, &tm) || strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm) == 0)
+		snprintf(buf, size, "-");
+	return buf;
+}

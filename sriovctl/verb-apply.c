@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "sriovctl.h"
+
+static void on_action(const struct pf_state *pf, const struct action *a, int r, const char *detail,
+		      void *userdata)
+{
+	static char last[PCI_ADDR_MAX];
+	const struct ctl *c = userdata;
+	_cleanup_free_ char *d = action_describe(a);
+
+	if (!streq(last, pf->pci)) {
+		_cleanup_free_ char *who = pf_describe(pf);
+
+		printf("%s: applying\n", strna(who));
+		snprintf(last, sizeof(last), "%s", pf->pci);
+	}
+	if (r >= 0)
+		printf("  %s %s\n", ctl_paint(c, ANSI_GREEN, "done"), strna(d));
+	else
+		printf("  %s %s: %s%s%s\n", ctl_paint(c, ANSI_RED, "FAIL"), strna(d), strerror(-r),
+		       detail && *detail ? ": " : "", strempty(detail));
+	fflush(stdout);
+}
+
+static void print_result(const struct ctl *c, const struct apply_pf_result *res)
+{
+	const struct pf_status *st = &res->status;
+	_cleanup_free_ char *who = st->name ? strdup_printf("%s (%s)", st->pci, st->name) :
+					      strdup(st->pci);
+	double secs = (double)(st->finished - st->started) / (double)USEC_PER_SEC;
+
+	if (!res->configured)
+		return;
+	switch (st->state) {
+	case PF_STATUS_APPLIED:
+		if (res->changed)
+			printf("%s: %s, %u action(s) in %.2fs, %u VFs\n", strna(who),
+			       ctl_paint(c, ANSI_GREEN, "applied"), st->n_actions, secs,
+			       st->num_vfs);
+		else
+			printf("%s: %s\n", strna(who), ctl_paint(c, ANSI_GREEN, "already applied"));
+		break;
+	case PF_STATUS_HELD:
+		printf("%s: %s (nothing applied): %s\n", strna(who), ctl_paint(c, ANSI_RED, "held"),
+		       strna(st->error));
+		break;
+	case PF_STATUS_FAILED:
+		printf("%s: %s after %u action(s): %s\n", strna(who),
+		       ctl_paint(c, ANSI_RED, "failed"), st->n_actions, strna(st->error));
+		break;
+	case PF_STATUS_DEFERRED:
+		printf("%s: %s: %s\n", strna(who), ctl_paint(c, ANSI_YELLOW, "deferred"),
+		       strna(st->error));
+		break;
+	case _PF_STATUS_STATE_MAX:
+	case _PF_STATUS_STATE_INVALID:
+		break;
+	}
+	for (char **r = st->reboot_reasons; r && *r; r++)
+		printf("  %s %s\n", ctl_paint(c, ANSI_YELLOW, "reboot needed:"), *r);
+}
+
+int verb_apply(struct ctl *c)
+{
+	_cleanup_layout_set_ struct layout_set *set = NULL;
+	_cleanup_host_ struct host *h = NULL;
+	struct apply_result res = {};
+	struct mainconf conf;
+	struct apply_options opts = {
+		.conf = &conf,
+		.runtime_dir = c->runtime_dir,
+		.state_dir = c->state_dir,
+		.only = c->n_args > 0 ? c->args[0] : NULL,
+		.on_action = on_action,
+		.userdata = c,
+	};
+	int r;
+
+	if (ctl_open_host(c, &h) < 0 || ctl_load_layouts(c, &set) < 0)
+		return EXIT_FAIL;
+	ctl_print_diags(&set->diags);
+	if (ctl_load_mainconf(c, &conf) < 0)
+		return EXIT_FAIL;
+	r = apply_run(h, set, &opts, &res);
+	mainconf_done(&conf);
+	if (r == -ENXIO) {
+		fprintf(stderr, "No PF '%s' on this host\n", opts.only);
+		return EXIT_FAIL;
+	}
+	if (r < 0 && r != -EIO) {
+		fprintf(stderr, "Applying failed: %s%s%s\n", strerror(-r), h->error[0] ? ": " : "",
+			h->error);
+		return EXIT_FAIL;
+	}
+	ctl_print_diags(&res.diags);
+	for (size_t i = 0; i < res.n_pfs; i++)
+		print_result(c, &res.pfs[i]);
+	apply_result_done(&res);
+	return r < 0 ? EXIT_FAIL : EXIT_OK;
+}

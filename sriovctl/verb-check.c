@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <libgen.h>
+
+#include "desired.h"
+#include "sriovctl.h"
+
+/* A named file is the main configuration when it is called
+ * sriov-persist.conf or sits in a sriov-persist.conf.d directory. */
+static bool is_main_config(const char *path)
+{
+	_cleanup_free_ char *a = strdup(path), *b = strdup(path);
+
+	if (!a || !b)
+		return false;
+	return streq(basename(a), "sriov-persist.conf") ||
+	       streq(basename(dirname(b)), "sriov-persist.conf.d");
+}
+
+static int check_main_files(struct ctl *c, struct diag_list *diags, unsigned *n_files)
+{
+	struct mainconf conf;
+	int r;
+
+	r = mainconf_init(&conf);
+	if (r < 0)
+		return r;
+	for (int i = 0; i < c->n_args; i++) {
+		_cleanup_free_ char *text = NULL;
+
+		if (!is_main_config(c->args[i]))
+			continue;
+		(*n_files)++;
+		r = read_file(c->args[i], &text);
+		if (r < 0)
+			r = diag_add(diags, DIAG_ERROR, c->args[i], 0, "cannot read: %s",
+				     strerror(-r));
+		else
+			r = mainconf_parse_string(&conf, c->args[i], text, diags);
+		if (r < 0)
+			break;
+	}
+	mainconf_done(&conf);
+	return r;
+}
+
+static int load_named(struct ctl *c, struct layout_set **ret)
+{
+	_cleanup_strv_free_ char **layouts = calloc(1, sizeof(char *));
+	int r;
+
+	if (!layouts)
+		return -ENOMEM;
+	for (int i = 0; i < c->n_args; i++)
+		if (!is_main_config(c->args[i]) && (r = strv_extend(&layouts, c->args[i])) < 0)
+			return r;
+	return layout_set_load_files(layouts, ret);
+}
+
+/* With --host, also what the hardware cannot do, PF by PF. */
+static int check_hardware(struct ctl *c, const struct layout_set *set, struct diag_list *diags)
+{
+	_cleanup_host_state_ struct host_state *hs = NULL;
+	_cleanup_host_ struct host *h = NULL;
+	int r;
+
+	r = ctl_open_host(c, &h);
+	if (r < 0)
+		return r;
+	r = host_read(h, &hs);
+	if (r < 0) {
+		fprintf(stderr, "%s: reading the host failed: %s\n", c->host_path, strerror(-r));
+		return r;
+	}
+	for (size_t i = 0; i < hs->n_pfs; i++) {
+		_cleanup_pf_desired_ struct pf_desired *d = NULL;
+
+		r = desired_build(set, hs, &hs->pfs[i], diags, &d);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int verb_check(struct ctl *c)
+{
+	_cleanup_layout_set_ struct layout_set *set = NULL;
+	struct diag_list diags = {};
+	unsigned n_main = 0;
+	size_t errors, warnings;
+	struct mainconf conf;
+	int r;
+
+	if (c->n_args > 0) {
+		r = check_main_files(c, &diags, &n_main);
+		if (r >= 0)
+			r = load_named(c, &set);
+	} else {
+		n_main = 1;
+		r = mainconf_load(c->main_config, &conf, &diags);
+		if (r >= 0) {
+			mainconf_done(&conf);
+			r = ctl_load_layouts(c, &set);
+		}
+	}
+	if (r >= 0)
+		r = diag_list_move(&diags, &set->diags);
+	if (r >= 0 && c->host_path)
+		r = check_hardware(c, set, &diags);
+	if (r < 0) {
+		fprintf(stderr, "Checking failed: %s\n", strerror(-r));
+		diag_list_done(&diags);
+		return EXIT_FAIL;
+	}
+	ctl_print_diags(&diags);
+	errors = diag_count(&diags, DIAG_ERROR);
+	warnings = diag_count(&diags, DIAG_WARNING);
+	diag_list_done(&diags);
+	printf("%zu layout file(s)%s checked: %zu error(s), %zu warning(s)\n", set->n_files,
+	       n_main > 0 ? " and the main configuration" : "", errors, warnings);
+	if (errors > 0 || (c->strict && warnings > 0))
+		return EXIT_FAIL;
+	return EXIT_OK;
+}

@@ -1,0 +1,278 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""apply, plan and status against simulated hosts: idempotence, untouched PFs, faults."""
+
+import json
+import re
+
+import pytest
+
+E810_LAYOUT = """[Match]
+PCIAddress={pci}
+
+[PhysicalFunction]
+VirtualFunctions=8
+MTUBytes=9000
+
+[VirtualFunction 0-3]
+Driver=vfio-pci
+MACAddress=stable
+VLANId=100
+QualityOfService=3
+Trust=yes
+MACSpoofCheck=no
+
+[VirtualFunction 4-7]
+MACAddress=stable
+VLANId=200
+MTUBytes=9000
+RDMA=yes
+MaxTxRateMbps=10000
+"""
+
+LAYOUTS = {
+    "e810.json": ("ice", E810_LAYOUT),
+    "x710.json": ("i40e", "[Match]\nPCIAddress={pci}\n[PhysicalFunction]\nVirtualFunctions=4\n"
+                          "[VirtualFunction]\nMACAddress=stable\nVLANId=42\nTrust=yes\n"),
+    "cx6dx.json": ("mlx5_core", "[Match]\nPCIAddress={pci}\n[PhysicalFunction]\nVirtualFunctions=4\n"
+                                "ESwitchMode=switchdev\n[VirtualFunction]\nMACAddress=stable\n"),
+    "igb-82576.json": ("igb", "[Match]\nPCIAddress={pci}\n[PhysicalFunction]\nVirtualFunctions=7\n"
+                              "[VirtualFunction]\nMACAddress=stable\nVLANId=7\nQualityOfService=1\n"),
+    "bnxt.json": ("bnxt_en", "[Match]\nPCIAddress={pci}\n[PhysicalFunction]\nVirtualFunctions=4\n"
+                             "[VirtualFunction 1]\nMACAddress=02:00:00:00:00:11\nVLANId=5\n"),
+}
+
+
+@pytest.mark.parametrize("fixture", sorted(LAYOUTS))
+def test_apply_then_plan_is_empty(make_host, fixture):
+    driver, layout = LAYOUTS[fixture]
+    h = make_host(fixture)
+    pci = h.pfs_by_driver(driver)[0]["pci"]
+    h.layout("50-test.conf", layout.format(pci=pci))
+
+    plan = h.run("plan")
+    assert plan.returncode == 10, plan.stdout + plan.stderr
+    r = h.run("apply")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "applied" in r.stdout
+    r = h.run("plan")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "nothing to do" in r.stdout
+
+    before = h.path.read_bytes()
+    r = h.run("apply")
+    assert r.returncode == 0
+    assert "already applied" in r.stdout
+    assert h.path.read_bytes() == before, "a second apply changed the host"
+
+
+def test_e810_layout_is_on_the_host(make_host):
+    h = make_host("e810.json")
+    pci = h.pfs_by_driver("ice")[0]["pci"]
+    h.layout("50-e810.conf", E810_LAYOUT.format(pci=pci))
+    r = h.run("apply")
+    assert r.returncode == 0, r.stdout + r.stderr
+    pf = h.pf(pci)
+    assert pf["num_vfs"] == 8 and pf["mtu"] == 9000
+    macs = set()
+    for vf in pf["vfs"]:
+        mac = vf["mac"]
+        assert int(mac[:2], 16) & 0x03 == 0x02, "stable MACs are locally administered unicast"
+        macs.add(mac)
+        if vf["index"] < 4:
+            assert vf["driver"] == "vfio-pci" and vf["name"] is None
+            assert (vf["vlan"], vf["qos"], vf["trust"], vf["spoofchk"]) == (100, 3, True, False)
+        else:
+            assert vf["driver"] == "iavf" and vf["mtu"] == 9000 and vf["rdma"] is True
+            assert vf["vlan"] == 200 and vf["max_tx_rate"] == 10000
+    assert len(macs) == 8
+    for m in ("iavf", "irdma", "vfio-pci"):
+        assert m in h.state()["modules"]
+
+
+def test_stable_macs_survive_a_reset(make_host):
+    h = make_host("e810.json")
+    pci = h.pfs_by_driver("ice")[0]["pci"]
+    h.layout("50-e810.conf", E810_LAYOUT.format(pci=pci))
+    assert h.run("apply").returncode == 0
+    first = [vf["mac"] for vf in h.pf(pci)["vfs"]]
+    # the kernel forgets VFs (a reboot, a driver reload)
+    s = h.state()
+    for pf in s["pfs"]:
+        if pf["pci"] == pci:
+            pf["num_vfs"], pf["vfs"] = 0, []
+    h.save(s)
+    assert h.run("apply").returncode == 0
+    assert [vf["mac"] for vf in h.pf(pci)["vfs"]] == first
+
+
+def test_unconfigured_pf_is_never_touched(make_host):
+    h = make_host("mixed.json")
+    pfs = h.state()["pfs"]
+    target, others = pfs[0], pfs[1:]
+    h.layout("50-one.conf", f"[Match]\nPCIAddress={target['pci']}\n[PhysicalFunction]\n"
+                            "VirtualFunctions=2\n")
+    # a fault on every other PF would fire if anything touched them
+    for o in others:
+        h.add_fault(op="any", pci=o["pci"], errno="EIO")
+    r = h.run("apply")
+    assert r.returncode == 0, r.stdout + r.stderr
+    after = h.state()["pfs"]
+    for o in others:
+        assert next(p for p in after if p["pci"] == o["pci"]) == o
+    assert not (h.dir / "host.json.run" / "pf" / f"{others[0]['pci']}.json").exists()
+    plan = h.run("plan")
+    assert "not configured" in plan.stdout
+
+
+def test_count_change_writes_zero_first(make_host):
+    h = make_host("e810.json")
+    pci = h.pfs_by_driver("ice")[0]["pci"]
+    h.layout("50.conf", f"[Match]\nPCIAddress={pci}\n[PhysicalFunction]\nVirtualFunctions=4\n")
+    assert h.run("apply").returncode == 0
+    h.layout("50.conf", f"[Match]\nPCIAddress={pci}\n[PhysicalFunction]\nVirtualFunctions=6\n")
+    plan = h.run("plan", pci)
+    assert plan.returncode == 10
+    lines = [l for l in plan.stdout.splitlines() if l.startswith("  disruptive")]
+    assert len(lines) == 2 and "remove all VFs" in lines[0] and "6 VFs" in lines[1], plan.stdout
+    assert h.run("apply").returncode == 0
+    assert h.pf(pci)["num_vfs"] == 6
+
+
+def test_disruption_policy_never_defers(make_host):
+    h = make_host("e810.json")
+    pci = h.pfs_by_driver("ice")[0]["pci"]
+    h.layout("50.conf", f"[Match]\nPCIAddress={pci}\n[PhysicalFunction]\nVirtualFunctions=2\n")
+    # creating VFs where there are none destroys nothing: live, applied under any policy
+    h.main.write_text("[Disruption]\nPolicy=never\n")
+    assert h.run("apply").returncode == 0
+    h.layout("50.conf", f"[Match]\nPCIAddress={pci}\n[PhysicalFunction]\nVirtualFunctions=4\n")
+    before = h.path.read_bytes()
+    r = h.run("apply")
+    assert r.returncode == 1
+    assert "deferred" in r.stdout and "Policy=never" in r.stdout
+    assert h.path.read_bytes() == before
+
+
+@pytest.mark.parametrize("errno_name,op", [("EBUSY", "set_num_vfs"), ("ENOSPC", "set_num_vfs"),
+                                           ("EIO", "set_vf")])
+def test_injected_errno_fails_that_pf_only(make_host, errno_name, op):
+    h = make_host("mixed.json")
+    pfs = h.state()["pfs"]
+    bad, good = pfs[0]["pci"], pfs[1]["pci"]
+    for pci in (bad, good):
+        h.layout(f"50-{pci}.conf", f"[Match]\nPCIAddress={pci}\n[PhysicalFunction]\n"
+                                   "VirtualFunctions=3\n[VirtualFunction]\nVLANId=10\n")
+    h.add_fault(op=op, pci=bad, errno=errno_name)
+    r = h.run("apply")
+    assert r.returncode == 1
+    msg = {"EBUSY": "Device or resource busy", "ENOSPC": "No space left on device",
+           "EIO": "Input/output error"}[errno_name]
+    assert re.search(rf"{re.escape(bad)}.*failed.*{msg}", r.stdout), r.stdout
+    assert h.pf(good)["num_vfs"] == 3 and all(v["vlan"] == 10 for v in h.pf(good)["vfs"])
+    st = json.loads(h.run("status", "--json").stdout)
+    states = {p["pci"]: p for p in st["pfs"]}
+    assert states[bad]["last_apply"]["state"] == "failed"
+    assert msg in states[bad]["last_apply"]["error"]
+    assert states[good]["state"] == "applied"
+
+
+def test_hang_is_bounded_by_sysfs_write_timeout(make_host):
+    h = make_host("mixed.json")
+    pfs = h.state()["pfs"]
+    bad, good = pfs[0]["pci"], pfs[1]["pci"]
+    for pci in (bad, good):
+        h.layout(f"50-{pci}.conf", f"[Match]\nPCIAddress={pci}\n[PhysicalFunction]\n"
+                                   "VirtualFunctions=3\n")
+    h.add_fault(op="set_num_vfs", pci=bad, hang=True)
+    r = h.run("apply", timeout=30)
+    assert r.returncode == 1
+    assert "timed out" in r.stdout or "Timer expired" in r.stdout, r.stdout
+    assert h.pf(good)["num_vfs"] == 3
+
+
+def test_crash_mid_apply_then_recovery(make_host):
+    h = make_host("e810.json")
+    pci = h.pfs_by_driver("ice")[0]["pci"]
+    h.layout("50-e810.conf", E810_LAYOUT.format(pci=pci))
+    h.add_fault(op="any", crash_after=3)
+    r = h.run("apply")
+    assert r.returncode == -9, (r.returncode, r.stdout, r.stderr)
+    assert "crash_after" not in h.path.read_text()
+    assert h.run("plan").returncode == 10
+    r = h.run("apply")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert h.run("plan").returncode == 0
+
+
+def test_drift_shows_in_status_and_plan_repairs_it(make_host):
+    h = make_host("e810.json")
+    pci = h.pfs_by_driver("ice")[0]["pci"]
+    h.layout("50-e810.conf", E810_LAYOUT.format(pci=pci))
+    assert h.run("apply").returncode == 0
+    s = h.state()
+    pf = next(p for p in s["pfs"] if p["pci"] == pci)
+    pf["vfs"][5]["vlan"] = 0  # someone ran ip link set ... vf 5 vlan 0
+    h.save(s)
+    st = json.loads(h.run("status", "--json", pci).stdout)["pfs"][0]
+    assert st["state"] == "drifted"
+    assert st["vfs"][5]["layout"].startswith("differs")
+    plan = h.run("plan", pci)
+    assert plan.returncode == 10 and "VF 5" in plan.stdout and "live" in plan.stdout
+    assert h.run("apply", pci).returncode == 0
+    assert h.pf(pci)["vfs"][5]["vlan"] == 200
+
+
+def test_vfio_without_iommu_is_a_pending_reboot(make_host):
+    h = make_host("igb-82576.json")
+    pci = h.pfs_by_driver("igb")[0]["pci"]
+    h.layout("50.conf", f"[Match]\nPCIAddress={pci}\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                        "[VirtualFunction 0]\nDriver=vfio-pci\n")
+    r = h.run("apply")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "reboot needed" in r.stdout and "intel_iommu=on" in r.stdout
+    st = json.loads(h.run("status", "--json").stdout)
+    pf = next(p for p in st["pfs"] if p["pci"] == pci)
+    assert pf["pending_reboot_reasons"]
+
+
+def test_status_table_and_json(make_host):
+    h = make_host("mixed.json")
+    pci = h.state()["pfs"][0]["pci"]
+    h.layout("50.conf", f"[Match]\nPCIAddress={pci}\n[PhysicalFunction]\nVirtualFunctions=3\n")
+    r = h.run("status")
+    assert r.returncode == 0 and "pending" in r.stdout
+    assert h.run("apply").returncode == 0
+    r = h.run("status")
+    assert re.search(rf"^{re.escape(pci)} .* applied ", r.stdout, re.M), r.stdout
+    st = json.loads(h.run("status", "--json").stdout)
+    pf = next(p for p in st["pfs"] if p["pci"] == pci)
+    assert pf["num_vfs"] == 3 and pf["desired_num_vfs"] == 3 and pf["last_apply"]["actions"] >= 1
+
+
+def test_apply_names_a_missing_pf(make_host):
+    h = make_host("mixed.json")
+    r = h.run("apply", "0000:ff:1f.7")
+    assert r.returncode == 1 and "No PF" in r.stderr
+
+
+def test_usage_errors_exit_2(make_host):
+    h = make_host("mixed.json")
+    assert h.run("frobnicate").returncode == 2
+    assert h.run("plan", "a", "b").returncode == 2
+    assert h.run("--bogus", "plan").returncode == 2
+
+
+def test_valgrind_apply_has_no_leaks(make_host, sriovctl_plain_bin):
+    h = make_host("e810.json")
+    pci = h.pfs_by_driver("ice")[0]["pci"]
+    h.layout("50-e810.conf", E810_LAYOUT.format(pci=pci))
+    h.layout("60-broken.conf", "[Match]\nPCIAddress=0000:00:00.0\n[PhysicalFunction]\nMTUBytes=x\n")
+    import subprocess
+    cmd = ["valgrind", "--quiet", "--leak-check=full", "--show-leak-kinds=definite,indirect,possible",
+           "--errors-for-leak-kinds=definite,indirect,possible", "--error-exitcode=99",
+           sriovctl_plain_bin, "--no-color", "--host", str(h.path), "--config-dir", str(h.confdir),
+           "--main-config", str(h.main), "apply"]
+    for args in (cmd, cmd[:-1] + ["plan"], cmd[:-1] + ["status", "--json"]):
+        r = subprocess.run(args, capture_output=True, text=True, timeout=300)
+        assert r.returncode in (0, 1, 10), r.stderr
+        assert "definitely lost" not in r.stderr and r.returncode != 99, r.stderr

@@ -1,0 +1,515 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* The simulated host against the kernel's rules, on copies of the fixtures.
+ * The injected faults (errno, hang, crash) and several processes sharing one
+ * file are tested in test-host-sim-faults.c. */
+
+#include "test-host-sim.h"
+
+#define X710_PF0 "0000:18:00.0"
+#define CX6_PF0 "0000:ca:00.0"
+#define IGB_PF0 "0000:01:00.0"
+
+static void test_open(void **state)
+{
+	struct env *e = *state;
+	struct host *h = NULL;
+	struct host_state *hs;
+
+	env_load(e, "e810.json", NULL);
+	assert_string_equal(e->h->ops->name, "simulated");
+	hs = env_read(e);
+	assert_int_equal(hs->n_pfs, 2);
+	assert_string_equal(hs->pfs[0].pci, E810_PF0);
+	host_state_free(hs);
+
+	assert_int_equal(host_sim_open("/nonexistent/host.json", &h), -ENOENT);
+	env_write_text(e, "{ \"version\": 1 ");
+	assert_int_equal(host_sim_open(e->path, &h), -EINVAL);
+	assert_null(h);
+	/* an existing handle reports the broken file with the parser's message */
+	assert_int_equal(host_read(e->h, &hs), -EINVAL);
+	assert_non_null(strstr(e->h->error, "not valid JSON"));
+}
+
+static void test_set_num_vfs(void **state)
+{
+	struct env *e = *state;
+	const struct host_ops *o;
+	struct host_state *hs;
+	const struct pf_state *pf;
+
+	env_load(e, "e810.json", NULL);
+	o = e->h->ops;
+	assert_int_equal(o->set_num_vfs(e->h, E810_PF0, 129, T), -ERANGE);
+	assert_int_equal(o->set_num_vfs(e->h, "0000:99:00.0", 1, T), -ENODEV);
+	assert_int_equal(o->set_num_vfs(e->h, E810_PF0, 4, T), 0);
+	assert_string_equal(e->h->error, "");
+
+	hs = env_read(e);
+	pf = &hs->pfs[0];
+	assert_int_equal(pf->num_vfs, 4);
+	assert_int_equal(pf->n_vfs, 4);
+	assert_string_equal(pf->vfs[0].pci, "0000:3b:01.0");
+	assert_string_equal(pf->vfs[3].pci, "0000:3b:01.3");
+	assert_int_equal(pf->vfs[3].index, 3);
+	assert_string_equal(pf->vfs[2].name, "ens1f0v2");
+	assert_string_equal(pf->vfs[2].driver, "iavf");
+	assert_int_equal(pf->vfs[2].mtu, 1500);
+	assert_true(mac_is_zero(&pf->vfs[2].mac));
+	assert_true(pf->vfs[2].spoofchk);
+	assert_false(pf->vfs[2].trust);
+	assert_int_equal(pf->vfs[2].vlan_proto, VLAN_PROTO_8021Q);
+	assert_int_equal(pf->vfs[2].link_state, LINK_STATE_AUTO);
+	assert_false(pf->vfs[2].rdma); /* irdma is not loaded */
+	/* udev loaded the VF driver */
+	assert_true(strv_contains(hs->modules, "iavf"));
+	assert_int_equal(hs->pfs[1].num_vfs, 0);
+	host_state_free(hs);
+
+	/* the same count is no change; another non-zero count is refused */
+	assert_int_equal(o->set_num_vfs(e->h, E810_PF0, 4, T), 0);
+	assert_int_equal(o->set_num_vfs(e->h, E810_PF0, 2, T), -EBUSY);
+	assert_non_null(strstr(e->h->error, "already enabled"));
+	assert_int_equal(env_num_vfs(e, 0), 4);
+	assert_int_equal(o->set_num_vfs(e->h, E810_PF0, 0, T), 0);
+	assert_int_equal(env_num_vfs(e, 0), 0);
+	/* the far end of the second port's range crosses into bus 3c */
+	assert_int_equal(o->set_num_vfs(e->h, E810_PF1, 128, T), 0);
+	hs = env_read(e);
+	assert_string_equal(hs->pfs[1].vfs[0].pci, "0000:3b:11.0");
+	assert_string_equal(hs->pfs[1].vfs[127].pci, "0000:3c:00.7");
+	assert_string_equal(hs->pfs[1].vfs[127].name, "ens1f1v127");
+	host_state_free(hs);
+}
+
+static void test_set_num_vfs_no_driver(void **state)
+{
+	struct env *e = *state;
+	struct host_state *hs;
+
+	env_load(e, "e810.json", NULL);
+	hs = env_read(e);
+	free(hs->pfs[1].driver);
+	hs->pfs[1].driver = NULL;
+	env_write_state(e, hs);
+	host_state_free(hs);
+	assert_int_equal(e->h->ops->set_num_vfs(e->h, E810_PF1, 2, T), -ENOENT);
+	/* 0 -> 0 needs no driver, and the total is checked first */
+	assert_int_equal(e->h->ops->set_num_vfs(e->h, E810_PF1, 0, T), 0);
+	assert_int_equal(e->h->ops->set_num_vfs(e->h, E810_PF1, 200, T), -ERANGE);
+}
+
+static void test_igb_random_mac(void **state)
+{
+	struct env *e = *state;
+	struct host_state *hs;
+	struct mac_addr first[2];
+
+	env_load(e, "igb-82576.json", NULL);
+	assert_int_equal(e->h->ops->set_num_vfs(e->h, IGB_PF0, 8, T), -ERANGE);
+	assert_int_equal(e->h->ops->set_num_vfs(e->h, IGB_PF0, 2, T), 0);
+	hs = env_read(e);
+	assert_string_equal(hs->pfs[0].vfs[0].pci, "0000:02:10.0");
+	assert_string_equal(hs->pfs[0].vfs[1].pci, "0000:02:10.2");
+	assert_string_equal(hs->pfs[0].vfs[1].driver, "igbvf");
+	assert_true(strv_contains(hs->modules, "igbvf"));
+	for (size_t i = 0; i < 2; i++) {
+		const struct mac_addr *m = &hs->pfs[0].vfs[i].mac;
+
+		assert_false(mac_is_zero(m));
+		assert_false(mac_is_multicast(m));
+		assert_true(m->b[0] & 0x02); /* locally administered */
+		first[i] = *m;
+	}
+	assert_false(mac_equal(&first[0], &first[1]));
+	host_state_free(hs);
+
+	/* the same VF gets the same address again */
+	assert_int_equal(e->h->ops->set_num_vfs(e->h, IGB_PF0, 0, T), 0);
+	assert_int_equal(e->h->ops->set_num_vfs(e->h, IGB_PF0, 1, T), 0);
+	hs = env_read(e);
+	assert_true(mac_equal(&hs->pfs[0].vfs[0].mac, &first[0]));
+	host_state_free(hs);
+}
+
+static void test_eswitch(void **state)
+{
+	struct env *e = *state;
+	const struct host_ops *o;
+	struct host_state *hs;
+
+	env_load(e, "e810.json", NULL);
+	o = e->h->ops;
+	/* ice: only while no VF exists */
+	assert_int_equal(o->set_num_vfs(e->h, E810_PF0, 2, T), 0);
+	assert_int_equal(o->set_eswitch_mode(e->h, E810_PF0, ESWITCH_MODE_SWITCHDEV, T),
+			 -EOPNOTSUPP);
+	assert_non_null(strstr(e->h->error, "no VFs created"));
+	assert_int_equal(o->set_eswitch_mode(e->h, E810_PF0, ESWITCH_MODE_LEGACY, T), 0);
+	assert_int_equal(o->set_num_vfs(e->h, E810_PF0, 0, T), 0);
+	assert_int_equal(o->set_eswitch_mode(e->h, E810_PF0, ESWITCH_MODE_SWITCHDEV, T), 0);
+	/* VFs still appear in switchdev mode */
+	assert_int_equal(o->set_num_vfs(e->h, E810_PF0, 2, T), 0);
+	assert_int_equal(o->set_hw_tc_offload(e->h, E810_PF0, true), 0);
+	hs = env_read(e);
+	assert_int_equal(hs->pfs[0].eswitch_mode, ESWITCH_MODE_SWITCHDEV);
+	assert_true(hs->pfs[0].hw_tc_offload);
+	assert_string_equal(hs->pfs[0].vfs[1].driver, "iavf");
+	assert_int_equal(hs->pfs[1].eswitch_mode, ESWITCH_MODE_LEGACY);
+	host_state_free(hs);
+
+	/* i40e has no devlink eswitch; hw-tc-offload is an ethtool feature */
+	env_load(e, "x710.json", NULL);
+	assert_int_equal(e->h->ops->set_eswitch_mode(e->h, X710_PF0, ESWITCH_MODE_SWITCHDEV, T),
+			 -EOPNOTSUPP);
+	assert_int_equal(e->h->ops->set_hw_tc_offload(e->h, X710_PF0, true), 0);
+	assert_int_equal(e->h->ops->set_eswitch_mode(e->h, "0000:99:00.0", 0, T), -ENODEV);
+}
+
+static void test_eswitch_mlx5(void **state)
+{
+	struct env *e = *state;
+	const struct host_ops *o;
+	struct host_state *hs;
+
+	env_load(e, "cx6dx.json", NULL);
+	o = e->h->ops;
+	/* mlx5: VFs first, unbound while the mode changes */
+	assert_int_equal(o->set_num_vfs(e->h, CX6_PF0, 2, T), 0);
+	assert_int_equal(o->set_eswitch_mode(e->h, CX6_PF0, ESWITCH_MODE_SWITCHDEV, T), -EBUSY);
+	assert_int_equal(o->unbind_vf(e->h, CX6_PF0, 0, T), 0);
+	assert_int_equal(o->set_eswitch_mode(e->h, CX6_PF0, ESWITCH_MODE_SWITCHDEV, T), -EBUSY);
+	assert_int_equal(o->unbind_vf(e->h, CX6_PF0, 1, T), 0);
+	assert_int_equal(o->set_eswitch_mode(e->h, CX6_PF0, ESWITCH_MODE_SWITCHDEV, T), 0);
+	assert_int_equal(o->bind_vf(e->h, CX6_PF0, 0, NULL, T), 0);
+	hs = env_read(e);
+	assert_int_equal(hs->pfs[0].eswitch_mode, ESWITCH_MODE_SWITCHDEV);
+	assert_string_equal(hs->pfs[0].vfs[0].driver, "mlx5_core");
+	assert_string_equal(hs->pfs[0].vfs[0].name, "ens3f0np0v0");
+	host_state_free(hs);
+}
+
+static void test_pf_mtu_and_up(void **state)
+{
+	struct env *e = *state;
+	struct host_state *hs;
+
+	env_load(e, "e810.json", NULL);
+	assert_int_equal(e->h->ops->set_pf_mtu(e->h, E810_PF0, 9703), -EINVAL);
+	assert_int_equal(e->h->ops->set_pf_mtu(e->h, E810_PF0, 67), -EINVAL);
+	assert_int_equal(e->h->ops->set_pf_mtu(e->h, E810_PF0, 9000), 0);
+	hs = env_read(e);
+	assert_int_equal(hs->pfs[0].mtu, 9000);
+	assert_int_equal(hs->pfs[1].mtu, 1500);
+	hs->pfs[1].up = false;
+	env_write_state(e, hs);
+	host_state_free(hs);
+	assert_int_equal(e->h->ops->set_pf_up(e->h, E810_PF1), 0);
+	hs = env_read(e);
+	assert_true(hs->pfs[1].up);
+	host_state_free(hs);
+}
+
+static struct vf_settings attrs(uint32_t keys)
+{
+	return (struct vf_settings){ .set = keys };
+}
+
+#define K(k) (1u << VF_KEY_##k)
+
+static void test_set_vf(void **state)
+{
+	struct env *e = *state;
+	const struct host_ops *o;
+	struct host_state *hs;
+	struct vf_settings a = attrs(K(MAC) | K(VLAN) | K(QOS) | K(VLAN_PROTO) | K(TRUST) |
+				     K(SPOOFCHK) | K(LINK_STATE) | K(MIN_TX_RATE) | K(MAX_TX_RATE));
+	const struct vf_state *vf;
+
+	env_load(e, "e810.json", NULL);
+	o = e->h->ops;
+	assert_int_equal(o->set_num_vfs(e->h, E810_PF0, 2, T), 0);
+	assert_int_equal(mac_parse("02:11:22:33:44:55", &a.mac), 0);
+	a.vlan = 100;
+	a.qos = 3;
+	a.vlan_proto = VLAN_PROTO_8021AD;
+	a.trust = true;
+	a.spoofchk = false;
+	a.link_state = LINK_STATE_ENABLE;
+	a.min_tx_rate = 100;
+	a.max_tx_rate = 1000;
+	assert_int_equal(o->set_vf(e->h, E810_PF0, 1, &a), 0);
+	assert_int_equal(o->set_vf(e->h, E810_PF0, 2, &a), -EINVAL);
+	hs = env_read(e);
+	vf = &hs->pfs[0].vfs[1];
+	assert_int_equal(vf->mac.b[5], 0x55);
+	assert_int_equal(vf->vlan, 100);
+	assert_int_equal(vf->qos, 3);
+	assert_int_equal(vf->vlan_proto, VLAN_PROTO_8021AD);
+	assert_true(vf->trust);
+	assert_false(vf->spoofchk);
+	assert_int_equal(vf->link_state, LINK_STATE_ENABLE);
+	assert_int_equal(vf->min_tx_rate, 100);
+	assert_int_equal(vf->max_tx_rate, 1000);
+	assert_true(mac_is_zero(&hs->pfs[0].vfs[0].mac));
+	host_state_free(hs);
+
+	/* each bad value refuses the whole request */
+	a.vlan = 4096;
+	assert_int_equal(o->set_vf(e->h, E810_PF0, 0, &a), -EINVAL);
+	a.vlan = 5;
+	a.qos = 8;
+	assert_int_equal(o->set_vf(e->h, E810_PF0, 0, &a), -EINVAL);
+	a.qos = 0;
+	a.min_tx_rate = 2000;
+	assert_int_equal(o->set_vf(e->h, E810_PF0, 0, &a), -EINVAL);
+	a.min_tx_rate = 0;
+	assert_int_equal(mac_parse("01:00:5e:00:00:01", &a.mac), 0);
+	assert_int_equal(o->set_vf(e->h, E810_PF0, 0, &a), -EINVAL);
+	hs = env_read(e);
+	assert_int_equal(hs->pfs[0].vfs[0].vlan, 0);
+	assert_true(hs->pfs[0].vfs[0].spoofchk);
+	host_state_free(hs);
+
+	/* min rate without max is fine (max 0 = unlimited) */
+	a = attrs(K(MIN_TX_RATE) | K(MAX_TX_RATE));
+	a.min_tx_rate = 500;
+	assert_int_equal(o->set_vf(e->h, E810_PF0, 0, &a), 0);
+}
+
+/* Attributes the driver lacks are refused, unless they ask for no change. */
+static void test_set_vf_driver_limits(void **state)
+{
+	struct env *e = *state;
+	const struct host_ops *o;
+	struct host_state *hs;
+	struct vf_settings a = attrs(K(VLAN) | K(QOS) | K(VLAN_PROTO));
+
+	env_load(e, "x710.json", NULL);
+	o = e->h->ops;
+	assert_int_equal(o->set_num_vfs(e->h, X710_PF0, 1, T), 0);
+	a.vlan = 10;
+	a.vlan_proto = VLAN_PROTO_8021AD;
+	assert_int_equal(o->set_vf(e->h, X710_PF0, 0, &a), -EPROTONOSUPPORT);
+	a.vlan_proto = VLAN_PROTO_8021Q;
+	assert_int_equal(o->set_vf(e->h, X710_PF0, 0, &a), 0);
+	a = attrs(K(MIN_TX_RATE) | K(MAX_TX_RATE));
+	a.min_tx_rate = 10;
+	a.max_tx_rate = 100;
+	assert_int_equal(o->set_vf(e->h, X710_PF0, 0, &a), -EOPNOTSUPP);
+	assert_non_null(strstr(e->h->error, "min_tx_rate"));
+	a.min_tx_rate = 0;
+	assert_int_equal(o->set_vf(e->h, X710_PF0, 0, &a), 0);
+	hs = env_read(e);
+	assert_int_equal(hs->pfs[0].vfs[0].vlan, 10);
+	assert_int_equal(hs->pfs[0].vfs[0].max_tx_rate, 100);
+	host_state_free(hs);
+
+	env_load(e, "igb-82576.json", NULL);
+	o = e->h->ops;
+	assert_int_equal(o->set_num_vfs(e->h, IGB_PF0, 1, T), 0);
+	a = attrs(K(LINK_STATE) | K(TRUST));
+	a.link_state = LINK_STATE_DISABLE;
+	a.trust = true;
+	assert_int_equal(o->set_vf(e->h, IGB_PF0, 0, &a), -EOPNOTSUPP);
+	a.link_state = LINK_STATE_AUTO;
+	assert_int_equal(o->set_vf(e->h, IGB_PF0, 0, &a), 0);
+	hs = env_read(e);
+	assert_true(hs->pfs[0].vfs[0].trust);
+	host_state_free(hs);
+}
+
+static void test_bind_unbind(void **state)
+{
+	struct env *e = *state;
+	const struct host_ops *o;
+	struct host_state *hs;
+
+	env_load(e, "e810.json", NULL);
+	o = e->h->ops;
+	assert_int_equal(o->set_num_vfs(e->h, E810_PF0, 2, T), 0);
+	assert_int_equal(o->bind_vf(e->h, E810_PF0, 0, "vfio-pci", T), -EBUSY);
+	assert_int_equal(o->unbind_vf(e->h, E810_PF0, 0, T), 0);
+	assert_int_equal(o->unbind_vf(e->h, E810_PF0, 0, T), 0);
+	assert_int_equal(o->unbind_vf(e->h, E810_PF0, 5, T), -ENODEV);
+	hs = env_read(e);
+	assert_null(hs->pfs[0].vfs[0].driver);
+	assert_null(hs->pfs[0].vfs[0].name);
+	assert_int_equal(hs->pfs[0].vfs[0].mtu, 0);
+	host_state_free(hs);
+
+	assert_int_equal(o->bind_vf(e->h, E810_PF0, 0, "vfio-pci", T), -ENODEV);
+	assert_string_equal(e->h->error, "driver vfio-pci not loaded");
+	assert_int_equal(o->load_module(e->h, "vfio-pci"), 0);
+	assert_int_equal(o->bind_vf(e->h, E810_PF0, 0, "vfio-pci", T), 0);
+	assert_int_equal(o->bind_vf(e->h, E810_PF0, 0, "vfio-pci", T), -EBUSY);
+	hs = env_read(e);
+	assert_string_equal(hs->pfs[0].vfs[0].driver, "vfio-pci");
+	assert_null(hs->pfs[0].vfs[0].name);
+	assert_int_equal(hs->pfs[0].vfs[0].mtu, 0);
+	host_state_free(hs);
+
+	/* back to the kernel's VF driver */
+	assert_int_equal(o->unbind_vf(e->h, E810_PF0, 0, T), 0);
+	assert_int_equal(o->bind_vf(e->h, E810_PF0, 0, NULL, T), 0);
+	hs = env_read(e);
+	assert_string_equal(hs->pfs[0].vfs[0].driver, "iavf");
+	assert_string_equal(hs->pfs[0].vfs[0].name, "ens1f0v0");
+	assert_int_equal(hs->pfs[0].vfs[0].mtu, 1500);
+	host_state_free(hs);
+	assert_int_equal(o->unbind_vf(e->h, E810_PF0, 1, T), 0);
+	assert_int_equal(o->bind_vf(e->h, E810_PF0, 1, "ixgbevf", T), -ENODEV);
+
+	/* no IOMMU, no vfio-pci */
+	env_load(e, "igb-82576.json", NULL);
+	o = e->h->ops;
+	assert_int_equal(o->load_module(e->h, "vfio_pci"), 0);
+	assert_int_equal(o->set_num_vfs(e->h, IGB_PF0, 1, T), 0);
+	assert_int_equal(o->unbind_vf(e->h, IGB_PF0, 0, T), 0);
+	assert_int_equal(o->bind_vf(e->h, IGB_PF0, 0, "vfio-pci", T), -EINVAL);
+	assert_non_null(strstr(e->h->error, "no IOMMU group"));
+}
+
+static void test_rdma(void **state)
+{
+	struct env *e = *state;
+	const struct host_ops *o;
+	struct host_state *hs;
+
+	env_load(e, "cx6dx.json", NULL);
+	o = e->h->ops;
+	assert_int_equal(o->set_num_vfs(e->h, CX6_PF0, 2, T), 0);
+	hs = env_read(e);
+	assert_true(hs->pfs[0].vfs[0].rdma);
+	host_state_free(hs);
+	assert_int_equal(o->unbind_vf(e->h, CX6_PF0, 0, T), 0);
+	hs = env_read(e);
+	assert_false(hs->pfs[0].vfs[0].rdma);
+	assert_true(hs->pfs[0].vfs[1].rdma);
+	host_state_free(hs);
+
+	env_load(e, "e810.json", NULL);
+	o = e->h->ops;
+	assert_int_equal(o->set_num_vfs(e->h, E810_PF0, 2, T), 0);
+	assert_int_equal(o->load_module(e->h, "irdma"), 0);
+	assert_int_equal(o->load_module(e->h, "vfio-pci"), 0);
+	assert_int_equal(o->unbind_vf(e->h, E810_PF0, 1, T), 0);
+	assert_int_equal(o->bind_vf(e->h, E810_PF0, 1, "vfio-pci", T), 0);
+	hs = env_read(e);
+	assert_true(hs->pfs[0].vfs[0].rdma);
+	assert_false(hs->pfs[0].vfs[1].rdma);
+	host_state_free(hs);
+}
+
+static void test_vf_mtu(void **state)
+{
+	struct env *e = *state;
+	const struct host_ops *o;
+	struct host_state *hs;
+
+	env_load(e, "e810.json", NULL);
+	o = e->h->ops;
+	assert_int_equal(o->set_vf_mtu(e->h, E810_PF0, 0, 1500), -ENODEV);
+	assert_int_equal(o->set_num_vfs(e->h, E810_PF0, 2, T), 0);
+	assert_int_equal(o->set_vf_mtu(e->h, E810_PF0, 0, 9000), -EINVAL);
+	assert_non_null(strstr(e->h->error, "PF's MTU"));
+	assert_int_equal(o->set_pf_mtu(e->h, E810_PF0, 9000), 0);
+	assert_int_equal(o->set_vf_mtu(e->h, E810_PF0, 0, 9000), 0);
+	assert_int_equal(o->set_vf_mtu(e->h, E810_PF0, 0, 10000), -EINVAL);
+	assert_int_equal(o->load_module(e->h, "vfio-pci"), 0);
+	assert_int_equal(o->unbind_vf(e->h, E810_PF0, 1, T), 0);
+	assert_int_equal(o->set_vf_mtu(e->h, E810_PF0, 1, 1500), -ENODEV);
+	assert_int_equal(o->bind_vf(e->h, E810_PF0, 1, "vfio-pci", T), 0);
+	assert_int_equal(o->set_vf_mtu(e->h, E810_PF0, 1, 1500), -ENODEV);
+	hs = env_read(e);
+	assert_int_equal(hs->pfs[0].vfs[0].mtu, 9000);
+	host_state_free(hs);
+}
+
+static void test_load_module(void **state)
+{
+	struct env *e = *state;
+	struct host_state *hs;
+
+	env_load(e, "e810.json", NULL);
+	assert_int_equal(e->h->ops->load_module(e->h, "no_such_module"), -ENOENT);
+	assert_int_equal(e->h->ops->load_module(e->h, "vfio-pci"), 0);
+	assert_int_equal(e->h->ops->load_module(e->h, "vfio_pci"), 0);
+	assert_int_equal(e->h->ops->load_module(e->h, "ice"), 0);
+	hs = env_read(e);
+	assert_int_equal(strv_length(hs->modules), 2);
+	assert_string_equal(hs->modules[1], "vfio-pci");
+	host_state_free(hs);
+}
+
+static void test_firmware(void **state)
+{
+	struct env *e = *state;
+	const struct host_ops *o;
+	struct host_state *hs;
+
+	env_load(e, "cx6dx.json", NULL);
+	o = e->h->ops;
+	assert_int_equal(o->set_firmware_vfs(e->h, CX6_PF0, 128), -EINVAL);
+	assert_int_equal(o->set_firmware_vfs(e->h, CX6_PF0, 32), 0);
+	assert_int_equal(o->set_firmware_link_type(e->h, CX6_PF0, LINK_TYPE_INFINIBAND), 0);
+	hs = env_read(e);
+	assert_int_equal(hs->pfs[0].firmware_total_vfs, 32);
+	assert_int_equal(hs->pfs[0].total_vfs, 8); /* after a reboot */
+	assert_int_equal(hs->pfs[0].firmware_link_type, LINK_TYPE_INFINIBAND);
+	assert_int_equal(hs->pfs[0].link_type, LINK_TYPE_ETHERNET);
+	host_state_free(hs);
+	assert_int_equal(o->set_num_vfs(e->h, CX6_PF0, 9, T), -ERANGE);
+
+	env_load(e, "e810.json", NULL);
+	assert_int_equal(e->h->ops->set_firmware_vfs(e->h, E810_PF0, 8), -EOPNOTSUPP);
+	assert_int_equal(e->h->ops->set_firmware_link_type(e->h, E810_PF0, LINK_TYPE_ETHERNET),
+			 -EOPNOTSUPP);
+	assert_int_equal(e->h->ops->set_firmware_vfs(e->h, "0000:00:00.0", 8), -ENODEV);
+}
+
+/* The file stays a canonical snapshot that other programs can read. */
+static void test_file_stays_canonical(void **state)
+{
+	struct env *e = *state;
+	struct host_state *hs;
+	char *text, *canon = NULL;
+
+	env_load(e, "mixed.json", NULL);
+	assert_int_equal(e->h->ops->set_num_vfs(e->h, "0000:5e:00.0", 3, T), 0);
+	text = env_text(e);
+	assert_int_equal(snapshot_parse(text, &hs, NULL), 0);
+	assert_int_equal(snapshot_format(hs, &canon), 0);
+	assert_string_equal(text, canon);
+	assert_int_equal(hs->pfs[1].num_vfs, 3);
+	assert_string_equal(hs->pfs[1].vfs[2].pci, "0000:5e:00.4");
+	assert_int_equal(hs->pfs[0].num_vfs, 2); /* untouched */
+	host_state_free(hs);
+	free(text);
+	free(canon);
+	assert_int_equal(env_count_files(e), 1); /* no temporary file left */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		ENV_TEST(test_open),
+		ENV_TEST(test_set_num_vfs),
+		ENV_TEST(test_set_num_vfs_no_driver),
+		ENV_TEST(test_igb_random_mac),
+		ENV_TEST(test_eswitch),
+		ENV_TEST(test_eswitch_mlx5),
+		ENV_TEST(test_pf_mtu_and_up),
+		ENV_TEST(test_set_vf),
+		ENV_TEST(test_set_vf_driver_limits),
+		ENV_TEST(test_bind_unbind),
+		ENV_TEST(test_rdma),
+		ENV_TEST(test_vf_mtu),
+		ENV_TEST(test_load_module),
+		ENV_TEST(test_firmware),
+		ENV_TEST(test_file_stays_canonical),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,919 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "layout.h"
+
+#define PATH "/etc/sriov-persist/conf.d/50-test.conf"
+#define MATCH_ALL "[Match]\nPCIAddress=*\n"
+
+static void layout_file_freep(struct layout_file **f)
+{
+	layout_file_free(*f);
+}
+#define _cleanup_layout_file_ _cleanup_(layout_file_freep)
+
+static struct layout_file *parse(const char *text, struct diag_list *d)
+{
+	struct layout_file *f = NULL;
+
+	assert_int_equal(layout_parse_string(PATH, text, d, &f), 0);
+	assert_non_null(f);
+	assert_string_equal(f->path, PATH);
+	return f;
+}
+
+/* Parses text that must give no diagnostics at all. */
+static struct layout_file *parse_clean(const char *text)
+{
+	struct diag_list d = {};
+	struct layout_file *f = parse(text, &d);
+
+	for (size_t i = 0; i < d.n; i++)
+		print_error("unexpected: %u: %s\n", d.items[i].line, d.items[i].msg);
+	assert_int_equal(d.n, 0);
+	assert_false(f->has_error);
+	diag_list_done(&d);
+	return f;
+}
+
+/* text must give exactly one diagnostic: an error at line with msg. */
+static void expect_error(const char *text, unsigned line, const char *msg)
+{
+	_cleanup_layout_file_ struct layout_file *f = NULL;
+	struct diag_list d = {};
+
+	f = parse(text, &d);
+	for (size_t i = 0; i < d.n; i++)
+		if (d.n != 1)
+			print_error("got: %u: %s\n", d.items[i].line, d.items[i].msg);
+	assert_int_equal(d.n, 1);
+	assert_int_equal(d.items[0].level, DIAG_ERROR);
+	assert_string_equal(d.items[0].file, PATH);
+	assert_int_equal(d.items[0].line, line);
+	assert_string_equal(d.items[0].msg, msg);
+	assert_true(f->has_error);
+	diag_list_done(&d);
+}
+
+static void expect_warning(const char *text, unsigned line, const char *msg)
+{
+	_cleanup_layout_file_ struct layout_file *f = NULL;
+	struct diag_list d = {};
+
+	f = parse(text, &d);
+	assert_int_equal(d.n, 1);
+	assert_int_equal(d.items[0].level, DIAG_WARNING);
+	assert_int_equal(d.items[0].line, line);
+	assert_string_equal(d.items[0].msg, msg);
+	assert_false(f->has_error);
+	diag_list_done(&d);
+}
+
+static void test_pf_valid(void **state)
+{
+	_cleanup_layout_file_ struct layout_file *f = NULL;
+
+	f = parse_clean(MATCH_ALL "[PhysicalFunction]\n"
+				  "VirtualFunctions=16\n"
+				  "MTUBytes=9000\n"
+				  "LinkUp=yes\n"
+				  "ESwitchMode=switchdev\n"
+				  "HardwareTCOffload=on\n"
+				  "LinkType=infiniband\n"
+				  "FirmwareVirtualFunctions=no\n"
+				  "ExternallyManaged=false\n");
+	assert_int_equal(f->pf.set, (1u << _PF_KEY_MAX) - 1);
+	assert_false(f->pf.num_vfs_max);
+	assert_int_equal(f->pf.num_vfs, 16);
+	assert_int_equal(f->pf.mtu, 9000);
+	assert_true(f->pf.link_up);
+	assert_int_equal(f->pf.eswitch_mode, ESWITCH_MODE_SWITCHDEV);
+	assert_true(f->pf.hw_tc_offload);
+	assert_int_equal(f->pf.link_type, LINK_TYPE_INFINIBAND);
+	assert_int_equal(f->pf.firmware_vfs, FIRMWARE_VFS_NO);
+	assert_false(f->pf.externally_managed);
+	for (enum pf_key k = 0; k < _PF_KEY_MAX; k++) {
+		assert_ptr_equal(f->pf.src[k].file, f->path);
+		assert_int_equal(f->pf.src[k].line, 4 + (unsigned)k);
+	}
+	assert_int_equal(f->match.line, 1);
+	assert_int_equal(f->n_vf_sections, 0);
+}
+
+static void test_pf_other_spellings(void **state)
+{
+	_cleanup_layout_file_ struct layout_file *f = NULL;
+
+	f = parse_clean(MATCH_ALL "[PhysicalFunction]\n"
+				  "VirtualFunctions=max\n"
+				  "ESwitchMode=legacy\n"
+				  "LinkType=ethernet\n"
+				  "FirmwareVirtualFunctions=auto\n"
+				  "MTUBytes=68\n");
+	assert_true(f->pf.num_vfs_max);
+	assert_int_equal(f->pf.eswitch_mode, ESWITCH_MODE_LEGACY);
+	assert_int_equal(f->pf.link_type, LINK_TYPE_ETHERNET);
+	assert_int_equal(f->pf.firmware_vfs, FIRMWARE_VFS_AUTO);
+	assert_int_equal(f->pf.mtu, 68);
+	assert_false(pf_settings_has(&f->pf, PF_KEY_LINK_UP));
+	layout_file_free(f);
+
+	/* a number after max: the number wins, max is forgotten */
+	f = parse_clean(MATCH_ALL "[PhysicalFunction]\nVirtualFunctions=max\nVirtualFunctions=0\n"
+				  "MTUBytes=65535\n");
+	assert_false(f->pf.num_vfs_max);
+	assert_int_equal(f->pf.num_vfs, 0);
+	assert_int_equal(f->pf.src[PF_KEY_VIRTUAL_FUNCTIONS].line, 5);
+	assert_int_equal(f->pf.mtu, 65535);
+	layout_file_free(f);
+
+	f = parse_clean(MATCH_ALL "[PhysicalFunction]\nVirtualFunctions=65535\n");
+	assert_int_equal(f->pf.num_vfs, 65535);
+}
+
+static void test_booleans(void **state)
+{
+	static const struct {
+		const char *s;
+		bool v;
+	} spellings[] = {
+		{ "yes", true }, { "no", false },  { "true", true }, { "false", false },
+		{ "on", true },	 { "off", false }, { "1", true },    { "0", false },
+		{ "YES", true }, { "Off", false },
+	};
+	static const char *const pf_keys[] = { "LinkUp", "HardwareTCOffload", "ExternallyManaged" };
+	static const char *const vf_keys[] = { "MACSpoofCheck", "Trust", "QueryReceiveSideScaling",
+					       "RDMA" };
+
+	for (size_t i = 0; i < ELEMENTSOF(spellings); i++) {
+		_cleanup_layout_file_ struct layout_file *f = NULL;
+		_cleanup_free_ char *text = NULL;
+
+		text = strdup_printf(MATCH_ALL "[PhysicalFunction]\nLinkUp=%1$s\n"
+					       "HardwareTCOffload=%1$s\nExternallyManaged=%1$s\n"
+					       "[VirtualFunction]\nMACSpoofCheck=%1$s\nTrust=%1$s\n"
+					       "QueryReceiveSideScaling=%1$s\nRDMA=%1$s\n",
+				     spellings[i].s);
+		assert_non_null(text);
+		f = parse_clean(text);
+		assert_int_equal(f->pf.link_up, spellings[i].v);
+		assert_int_equal(f->pf.hw_tc_offload, spellings[i].v);
+		assert_int_equal(f->pf.externally_managed, spellings[i].v);
+		assert_int_equal(f->n_vf_sections, 1);
+		assert_int_equal(f->vf_sections[0].settings.spoofchk, spellings[i].v);
+		assert_int_equal(f->vf_sections[0].settings.trust, spellings[i].v);
+		assert_int_equal(f->vf_sections[0].settings.query_rss, spellings[i].v);
+		assert_int_equal(f->vf_sections[0].settings.rdma, spellings[i].v);
+	}
+	for (size_t i = 0; i < ELEMENTSOF(pf_keys); i++) {
+		_cleanup_free_ char *text = NULL, *msg = NULL;
+
+		text = strdup_printf(MATCH_ALL "[PhysicalFunction]\n%s=maybe\n", pf_keys[i]);
+		msg = strdup_printf("%s=maybe: must be a boolean (yes/no/true/false/on/off/1/0)",
+				    pf_keys[i]);
+		expect_error(text, 4, msg);
+	}
+	for (size_t i = 0; i < ELEMENTSOF(vf_keys); i++) {
+		_cleanup_free_ char *text = NULL, *msg = NULL;
+
+		text = strdup_printf(MATCH_ALL "[VirtualFunction 0-3]\n%s=2\n", vf_keys[i]);
+		msg = strdup_printf("%s=2: must be a boolean (yes/no/true/false/on/off/1/0)",
+				    vf_keys[i]);
+		expect_error(text, 4, msg);
+	}
+}
+
+static void test_pf_invalid(void **state)
+{
+	static const struct {
+		const char *line, *msg;
+	} cases[] = {
+		{ "VirtualFunctions=65536", "VirtualFunctions=65536: must be 0..65535 or max" },
+		{ "VirtualFunctions=-1", "VirtualFunctions=-1: must be 0..65535 or max" },
+		{ "VirtualFunctions=MAX", "VirtualFunctions=MAX: must be 0..65535 or max" },
+		{ "VirtualFunctions=8 VFs", "VirtualFunctions=8 VFs: must be 0..65535 or max" },
+		{ "VirtualFunctions=0x10", "VirtualFunctions=0x10: must be 0..65535 or max" },
+		{ "MTUBytes=67", "MTUBytes=67: must be 68..65535" },
+		{ "MTUBytes=65536", "MTUBytes=65536: must be 68..65535" },
+		{ "MTUBytes=9K", "MTUBytes=9K: must be 68..65535" },
+		{ "MTUBytes=+9000", "MTUBytes=+9000: must be 68..65535" },
+		{ "MTUBytes=99999999999999999999",
+		  "MTUBytes=99999999999999999999: must be 68..65535" },
+		{ "ESwitchMode=foo", "ESwitchMode=foo: must be legacy or switchdev" },
+		{ "ESwitchMode=Legacy", "ESwitchMode=Legacy: must be legacy or switchdev" },
+		{ "LinkType=eth", "LinkType=eth: must be ethernet or infiniband" },
+		{ "FirmwareVirtualFunctions=yes",
+		  "FirmwareVirtualFunctions=yes: must be auto or no" },
+		{ "LinkUp=maybe",
+		  "LinkUp=maybe: must be a boolean (yes/no/true/false/on/off/1/0)" },
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		_cleanup_free_ char *text = NULL;
+
+		text = strdup_printf(MATCH_ALL "[PhysicalFunction]\n\n%s\n", cases[i].line);
+		expect_error(text, 5, cases[i].msg);
+	}
+}
+
+static void test_vf_valid(void **state)
+{
+	_cleanup_layout_file_ struct layout_file *f = NULL;
+	const struct vf_settings *s;
+	char buf[MAC_STR_MAX];
+
+	f = parse_clean(MATCH_ALL "[VirtualFunction 3]\n"
+				  "Driver=vfio-pci\n"
+				  "MACAddress=02:AA:bb:cc:dd:03\n"
+				  "VLANId=4095\n"
+				  "QualityOfService=7\n"
+				  "VLANProtocol=802.1ad\n"
+				  "MACSpoofCheck=no\n"
+				  "Trust=yes\n"
+				  "LinkState=no\n"
+				  "QueryReceiveSideScaling=true\n"
+				  "MinTxRateMbps=100\n"
+				  "MaxTxRateMbps=4294967295\n"
+				  "MTUBytes=1500\n"
+				  "RDMA=on\n"
+				  "ResourceName=e810_rdma\n");
+	assert_int_equal(f->n_vf_sections, 1);
+	assert_int_equal(f->vf_sections[0].first, 3);
+	assert_int_equal(f->vf_sections[0].last, 3);
+	assert_int_equal(f->vf_sections[0].line, 3);
+	s = &f->vf_sections[0].settings;
+	assert_int_equal(s->set, (1u << _VF_KEY_MAX) - 1);
+	assert_string_equal(s->driver, "vfio-pci");
+	assert_int_equal(s->mac_mode, MAC_MODE_LITERAL);
+	assert_string_equal(mac_format(&s->mac, buf), "02:aa:bb:cc:dd:03");
+	assert_int_equal(s->vlan, 4095);
+	assert_int_equal(s->qos, 7);
+	assert_int_equal(s->vlan_proto, VLAN_PROTO_8021AD);
+	assert_false(s->spoofchk);
+	assert_true(s->trust);
+	assert_int_equal(s->link_state, LINK_STATE_DISABLE);
+	assert_true(s->query_rss);
+	assert_int_equal(s->min_tx_rate, 100);
+	assert_int_equal(s->max_tx_rate, UINT32_MAX);
+	assert_int_equal(s->mtu, 1500);
+	assert_true(s->rdma);
+	assert_string_equal(s->resource_name, "e810_rdma");
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
+		assert_ptr_equal(s->src[k].file, f->path);
+		assert_int_equal(s->src[k].line, 4 + (unsigned)k);
+	}
+}
+
+static void test_vf_other_spellings(void **state)
+{
+	_cleanup_layout_file_ struct layout_file *f = NULL;
+	const struct vf_settings *s;
+
+	f = parse_clean(MATCH_ALL "[VirtualFunction 0-7]\n"
+				  "Driver=default\n"
+				  "MACAddress=stable\n"
+				  "VLANId=0\n"
+				  "QualityOfService=0\n"
+				  "VLANProtocol=802.1Q\n"
+				  "LinkState=auto\n"
+				  "MinTxRateMbps=0\n"
+				  "MaxTxRateMbps=0\n"
+				  "MTUBytes=68\n"
+				  "[VirtualFunction]\n"
+				  "LinkState=yes\n"
+				  "Driver=mlx5_core\n"
+				  "[VirtualFunction 1]\n"
+				  "LinkState=off\n");
+	assert_int_equal(f->n_vf_sections, 3);
+	s = &f->vf_sections[0].settings;
+	assert_true(vf_settings_has(s, VF_KEY_DRIVER));
+	assert_null(s->driver);
+	assert_int_equal(s->mac_mode, MAC_MODE_STABLE);
+	assert_int_equal(s->vlan, 0);
+	assert_int_equal(s->vlan_proto, VLAN_PROTO_8021Q);
+	assert_int_equal(s->link_state, LINK_STATE_AUTO);
+	assert_int_equal(s->max_tx_rate, 0);
+	assert_false(vf_settings_has(s, VF_KEY_TRUST));
+	assert_false(vf_settings_has(s, VF_KEY_RESOURCE_NAME));
+	assert_int_equal(f->vf_sections[1].first, VF_INDEX_ALL);
+	assert_int_equal(f->vf_sections[1].last, VF_INDEX_ALL);
+	assert_int_equal(f->vf_sections[1].line, 13);
+	assert_int_equal(f->vf_sections[1].settings.link_state, LINK_STATE_ENABLE);
+	assert_string_equal(f->vf_sections[1].settings.driver, "mlx5_core");
+	assert_int_equal(f->vf_sections[2].settings.link_state, LINK_STATE_DISABLE);
+}
+
+static void test_vf_invalid(void **state)
+{
+	static const struct {
+		const char *line, *msg;
+	} cases[] = {
+		{ "VLANId=5000", "VLANId=5000: must be 0..4095" },
+		{ "VLANId=4096", "VLANId=4096: must be 0..4095" },
+		{ "VLANId=-1", "VLANId=-1: must be 0..4095" },
+		{ "QualityOfService=8", "QualityOfService=8: must be 0..7" },
+		{ "VLANProtocol=802.1q", "VLANProtocol=802.1q: must be 802.1Q or 802.1ad" },
+		{ "VLANProtocol=qinq", "VLANProtocol=qinq: must be 802.1Q or 802.1ad" },
+		{ "Trust=maybe", "Trust=maybe: must be a boolean (yes/no/true/false/on/off/1/0)" },
+		{ "LinkState=enable", "LinkState=enable: must be auto, yes or no" },
+		{ "MinTxRateMbps=4294967296", "MinTxRateMbps=4294967296: must be 0..4294967295" },
+		{ "MaxTxRateMbps=1G", "MaxTxRateMbps=1G: must be 0..4294967295" },
+		{ "MTUBytes=0", "MTUBytes=0: must be 68..65535" },
+		{ "Driver=vfio/pci",
+		  "Driver=vfio/pci: must be default or a module name (1..63 letters, digits, '_' or "
+		  "'-')" },
+		{ "Driver=a b",
+		  "Driver=a b: must be default or a module name (1..63 letters, digits, '_' or '-')" },
+		{ "Driver=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+		  "Driver=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa: must be "
+		  "default or a module name (1..63 letters, digits, '_' or '-')" },
+		{ "ResourceName=e810-rdma",
+		  "ResourceName=e810-rdma: must be 1..63 letters, digits or '_'" },
+		{ "ResourceName=intel.com/x",
+		  "ResourceName=intel.com/x: must be 1..63 letters, digits or '_'" },
+		{ "MACAddress=random",
+		  "MACAddress=random: must be stable or an address like 02:00:00:00:00:01" },
+		{ "MACAddress=02:00:00:00:00",
+		  "MACAddress=02:00:00:00:00: must be stable or an address like 02:00:00:00:00:01" },
+		{ "MACAddress=01:00:5e:00:00:01",
+		  "MACAddress=01:00:5e:00:00:01: must be a unicast address" },
+		{ "MACAddress=00:00:00:00:00:00",
+		  "MACAddress=00:00:00:00:00:00: must not be 00:00:00:00:00:00" },
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		_cleanup_free_ char *text = NULL;
+
+		text = strdup_printf(MATCH_ALL "[VirtualFunction 2]\nTrust=yes\n%s\n",
+				     cases[i].line);
+		expect_error(text, 5, cases[i].msg);
+	}
+	/* the last good value stays in place */
+	{
+		_cleanup_layout_file_ struct layout_file *f = NULL;
+		struct diag_list d = {};
+
+		f = parse(MATCH_ALL "[VirtualFunction 2]\nVLANId=7\nVLANId=9999\n", &d);
+		assert_true(f->has_error);
+		assert_int_equal(f->vf_sections[0].settings.vlan, 7);
+		assert_int_equal(f->vf_sections[0].settings.src[VF_KEY_VLAN].line, 4);
+		diag_list_done(&d);
+	}
+}
+
+static void test_literal_mac_needs_single_vf(void **state)
+{
+	static const char why[] = "MACAddress=02:00:00:00:00:01: a literal address needs a "
+				  "single-VF section such as [VirtualFunction 3]; use stable here";
+	_cleanup_layout_file_ struct layout_file *f = NULL;
+
+	expect_error(MATCH_ALL "[VirtualFunction 0-7]\nMACAddress=02:00:00:00:00:01\n", 4, why);
+	expect_error(MATCH_ALL "[VirtualFunction]\nMACAddress=02:00:00:00:00:01\n", 4, why);
+	f = parse_clean(MATCH_ALL "[VirtualFunction 5-5]\nMACAddress=02:00:00:00:00:01\n"
+				  "[VirtualFunction 0]\nMACAddress=02:00:00:00:00:02\n");
+	assert_int_equal(f->vf_sections[0].settings.mac_mode, MAC_MODE_LITERAL);
+	assert_int_equal(f->vf_sections[1].settings.mac.b[5], 2);
+}
+
+static void test_section_headers(void **state)
+{
+	static const struct {
+		const char *header;
+		uint32_t first, last;
+	} good[] = {
+		{ "[VirtualFunction]", VF_INDEX_ALL, VF_INDEX_ALL },
+		{ "[VirtualFunction 0]", 0, 0 },
+		{ "[VirtualFunction 4095]", 4095, 4095 },
+		{ "[VirtualFunction 0-4095]", 0, 4095 },
+		{ "[VirtualFunction 7-7]", 7, 7 },
+		{ "  [VirtualFunction 2-9]  ", 2, 9 },
+	};
+	static const char *const bad[] = {
+		"VirtualFunction 5-3",	 "VirtualFunction 4096",  "VirtualFunction 0-4096",
+		"VirtualFunction -1",	 "VirtualFunction 1-",	  "VirtualFunction -",
+		"VirtualFunction a",	 "VirtualFunction  1",	  "VirtualFunction 1 ",
+		"VirtualFunctions",	 "VirtualFunction 1-2-3", "VirtualFunction 0x1",
+		"VirtualFunction 00001", "VirtualFunction 1,2",	  "VirtualFunction 99999999999",
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(good); i++) {
+		_cleanup_layout_file_ struct layout_file *f = NULL;
+		_cleanup_free_ char *text = NULL;
+
+		text = strdup_printf(MATCH_ALL "%s\nTrust=yes\n", good[i].header);
+		f = parse_clean(text);
+		assert_int_equal(f->n_vf_sections, 1);
+		assert_int_equal(f->vf_sections[0].first, good[i].first);
+		assert_int_equal(f->vf_sections[0].last, good[i].last);
+		assert_int_equal(f->vf_sections[0].line, 3);
+		assert_true(f->vf_sections[0].settings.trust);
+	}
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+		_cleanup_layout_file_ struct layout_file *f = NULL;
+		_cleanup_free_ char *text = NULL, *msg = NULL;
+		struct diag_list d = {};
+
+		/* keys of the bad section are dropped without further noise */
+		text = strdup_printf(MATCH_ALL "[%s]\nTrust=yes\nFoo=bar\n", bad[i]);
+		msg = strdup_printf(
+			"invalid section [%s]: must be [VirtualFunction], "
+			"[VirtualFunction N] or [VirtualFunction N-M], 0 <= N <= M <= 4095",
+			bad[i]);
+		expect_error(text, 3, msg);
+		f = parse(text, &d);
+		assert_int_equal(f->n_vf_sections, 0);
+		diag_list_done(&d);
+	}
+}
+
+static void test_malformed_headers(void **state)
+{
+	expect_error(MATCH_ALL "[PhysicalFunction\nMTUBytes=9000\n", 3,
+		     "invalid section header '[PhysicalFunction': must be [Name]");
+	expect_error(MATCH_ALL "[PhysicalFunction] # pf\nMTUBytes=9000\n", 3,
+		     "invalid section header '[PhysicalFunction] # pf': must be [Name]");
+	expect_error(MATCH_ALL "[Physical[Function]\n", 3,
+		     "invalid section header '[Physical[Function]': must be [Name]");
+	/* the keys after an invalid header do not land in the section before it */
+	{
+		_cleanup_layout_file_ struct layout_file *f = NULL;
+		struct diag_list d = {};
+
+		f = parse(MATCH_ALL "[PhysicalFunction]\n[Bad\nMTUBytes=9000\n", &d);
+		assert_false(pf_settings_has(&f->pf, PF_KEY_MTU));
+		diag_list_done(&d);
+	}
+}
+
+static void test_unknown_things(void **state)
+{
+	expect_warning(MATCH_ALL "[PhysicalFunction]\nFoo=1\n", 4,
+		       "unknown key 'Foo' in [PhysicalFunction], ignored");
+	expect_warning(MATCH_ALL "[PhysicalFunction]\nmtubytes=9000\n", 4,
+		       "unknown key 'mtubytes' in [PhysicalFunction], ignored");
+	expect_warning(MATCH_ALL "[PhysicalFunction]\nDriver=vfio-pci\n", 4,
+		       "unknown key 'Driver' in [PhysicalFunction], ignored");
+	expect_warning(MATCH_ALL "[VirtualFunction 0-3]\nVirtualFunctions=4\n", 4,
+		       "unknown key 'VirtualFunctions' in [VirtualFunction 0-3], ignored");
+	expect_warning(MATCH_ALL "[VirtualFunction 2]\nFoo=1\n", 4,
+		       "unknown key 'Foo' in [VirtualFunction 2], ignored");
+	expect_warning(MATCH_ALL "[VirtualFunction]\nFoo=1\n", 4,
+		       "unknown key 'Foo' in [VirtualFunction], ignored");
+	expect_warning("[Match]\nMAC=00:11:22:33:44:55\n", 2,
+		       "unknown key 'MAC' in [Match], ignored");
+	/* one warning for the section, none for its keys */
+	expect_warning(MATCH_ALL "[Link]\nMTUBytes=9000\nFoo=bar\n", 3,
+		       "unknown section [Link], ignored");
+	expect_warning(MATCH_ALL "[SR-IOV]\n", 3, "unknown section [SR-IOV], ignored");
+	expect_warning("MTUBytes=9000\n" MATCH_ALL, 1,
+		       "'MTUBytes' outside of any section, ignored");
+}
+
+static void test_syntax_errors(void **state)
+{
+	expect_error(MATCH_ALL "[PhysicalFunction]\nMTUBytes 9000\n", 4,
+		     "'MTUBytes 9000': not a Key=value line");
+	expect_error(MATCH_ALL "[PhysicalFunction]\nMTUBytes: 9000\n", 4,
+		     "'MTUBytes: 9000': must be Key=value (not Key: value)");
+	expect_error(MATCH_ALL "[PhysicalFunction]\n=9000\n", 4,
+		     "'=9000': missing key name before '='");
+	/* ':' after the '=' is part of the value */
+	{
+		_cleanup_layout_file_ struct layout_file *f = NULL;
+
+		f = parse_clean("[Match]\nPCIAddress=0000:3b:00.* 0000:5e:00.1\n");
+		assert_string_equal(f->match.pci_address[0], "0000:3b:00.*");
+		assert_string_equal(f->match.pci_address[1], "0000:5e:00.1");
+		assert_null(f->match.pci_address[2]);
+	}
+	/* every bad line is reported, not only the first */
+	{
+		_cleanup_layout_file_ struct layout_file *f = NULL;
+		struct diag_list d = {};
+
+		f = parse(MATCH_ALL "[PhysicalFunction]\nfoo\nMTUBytes=1\nbar: 1\nLinkUp=2\n", &d);
+		assert_int_equal(diag_count(&d, DIAG_ERROR), 4);
+		assert_int_equal(d.items[0].line, 4);
+		assert_int_equal(d.items[1].line, 5);
+		assert_int_equal(d.items[2].line, 6);
+		assert_int_equal(d.items[3].line, 7);
+		diag_list_done(&d);
+	}
+}
+
+static void test_hash_in_value(void **state)
+{
+	expect_error(MATCH_ALL "[PhysicalFunction]\nMTUBytes=9000 # jumbo\n", 4,
+		     "MTUBytes=9000 # jumbo: must be 68..65535");
+	expect_error(MATCH_ALL "[VirtualFunction 0-1]\nResourceName=rdma # pool\n", 4,
+		     "ResourceName=rdma # pool: must be 1..63 letters, digits or '_'");
+	expect_error("[Match]\nName=ens1f0 # uplink\n", 2,
+		     "Name=ens1f0 # uplink: must be interface name globs (no '/', ':', '#' or "
+		     "spaces)");
+	expect_error("[Match]\nHost=worker-* ; fleet\n", 2,
+		     "Host=worker-* ; fleet: must be host name globs (letters, digits, '.', '-', "
+		     "'_', and * ? [ ] !)");
+	/* whole-line comments in both styles, also indented */
+	{
+		_cleanup_layout_file_ struct layout_file *f = NULL;
+
+		f = parse_clean("# a comment\n; another\n   # indented\n" MATCH_ALL);
+		assert_int_equal(f->match.line, 4);
+	}
+}
+
+static void test_line_length(void **state)
+{
+	_cleanup_free_ char *text = NULL;
+	char *p;
+
+	/* a 4000-byte line is fine */
+	text = malloc(16 + 4000 + 64);
+	assert_non_null(text);
+	p = stpcpy(text, MATCH_ALL "#");
+	memset(p, 'x', 3999);
+	strcpy(p + 3999, "\n[PhysicalFunction]\nMTUBytes=9000\n");
+	{
+		_cleanup_layout_file_ struct layout_file *f = parse_clean(text);
+
+		assert_int_equal(f->pf.src[PF_KEY_MTU].line, 5);
+	}
+	/* 4001 bytes is an error, and the lines after it keep their numbers */
+	p = stpcpy(text, MATCH_ALL "#");
+	memset(p, 'x', 4000);
+	strcpy(p + 4000, "\n[PhysicalFunction]\nMTUBytes=9000\n");
+	expect_error(text, 3, "line too long (more than 4000 bytes)");
+	{
+		_cleanup_layout_file_ struct layout_file *f = NULL;
+		struct diag_list d = {};
+
+		f = parse(text, &d);
+		assert_int_equal(f->pf.mtu, 9000);
+		assert_int_equal(f->pf.src[PF_KEY_MTU].line, 5);
+		diag_list_done(&d);
+	}
+	/* also when it is a key line, and when it is the last line without '\n' */
+	p = stpcpy(text, MATCH_ALL "Name=");
+	memset(p, 'x', 4000);
+	p[4000] = '\0';
+	expect_error(text, 3, "line too long (more than 4000 bytes)");
+}
+
+static void test_rates(void **state)
+{
+	_cleanup_layout_file_ struct layout_file *f = NULL;
+
+	expect_error(MATCH_ALL "[VirtualFunction 0-3]\nMinTxRateMbps=500\nTrust=yes\n"
+			       "MaxTxRateMbps=100\n",
+		     4, "MinTxRateMbps=500: must not exceed MaxTxRateMbps=100 (line 6)");
+	/* Max before Min; the check runs when the next section starts */
+	expect_error(MATCH_ALL "[VirtualFunction]\nMaxTxRateMbps=100\nMinTxRateMbps=101\n"
+			       "[PhysicalFunction]\nMTUBytes=9000\n",
+		     5, "MinTxRateMbps=101: must not exceed MaxTxRateMbps=100 (line 4)");
+	f = parse_clean(MATCH_ALL "[VirtualFunction 0-3]\nMinTxRateMbps=500\nMaxTxRateMbps=0\n"
+				  "[VirtualFunction 4]\nMinTxRateMbps=100\nMaxTxRateMbps=100\n"
+				  "[VirtualFunction 5]\nMinTxRateMbps=100\n"
+				  "[VirtualFunction 5]\nMaxTxRateMbps=10\n");
+	assert_int_equal(f->n_vf_sections, 4);
+}
+
+static void test_empty_value_resets(void **state)
+{
+	_cleanup_layout_file_ struct layout_file *f = NULL;
+	const struct vf_settings *s;
+
+	f = parse_clean("[Match]\nName=ens1f0 ens2f*\nName=\nDriver=ice\nDriver=\nDriver=i40e\n"
+			"[PhysicalFunction]\nVirtualFunctions=8\nVirtualFunctions=\nMTUBytes=9000\n"
+			"[VirtualFunction 1]\nDriver=vfio-pci\nDriver=\nResourceName=x\n"
+			"ResourceName=\nMACAddress=02:00:00:00:00:01\nMACAddress=\nVLANId=3\n");
+	assert_null(f->match.name);
+	assert_string_equal(f->match.driver[0], "i40e");
+	assert_null(f->match.driver[1]);
+	assert_false(pf_settings_has(&f->pf, PF_KEY_VIRTUAL_FUNCTIONS));
+	assert_int_equal(f->pf.src[PF_KEY_VIRTUAL_FUNCTIONS].line, 0);
+	assert_true(pf_settings_has(&f->pf, PF_KEY_MTU));
+	s = &f->vf_sections[0].settings;
+	assert_int_equal(s->set, 1u << VF_KEY_VLAN);
+	assert_null(s->driver);
+	assert_null(s->resource_name);
+	assert_int_equal(s->src[VF_KEY_DRIVER].line, 0);
+}
+
+static void test_match(void **state)
+{
+	_cleanup_layout_file_ struct layout_file *f = NULL;
+
+	f = parse_clean("\n[Match]\nPCIAddress=0000:3b:00.* 0000:[5-6]?:00.[!1]\n"
+			"Name=ens1f0   ens2f*\nVendor=0x8086\nDevice=0x159? 0X15[9a]b\n"
+			"Driver=ice mlx5_*\nHost=worker-* gpu_node.example.com\n"
+			"[PhysicalFunction]\nMTUBytes=9000\n[Match]\nName=enp*\n");
+	assert_int_equal(f->match.line, 2);
+	assert_int_equal(strv_length(f->match.pci_address), 2);
+	assert_string_equal(f->match.pci_address[1], "0000:[5-6]?:00.[!1]");
+	/* repeated keys and sections add */
+	assert_int_equal(strv_length(f->match.name), 3);
+	assert_string_equal(f->match.name[0], "ens1f0");
+	assert_string_equal(f->match.name[1], "ens2f*");
+	assert_string_equal(f->match.name[2], "enp*");
+	assert_string_equal(f->match.vendor[0], "0x8086");
+	assert_int_equal(strv_length(f->match.device), 2);
+	assert_int_equal(strv_length(f->match.driver), 2);
+	assert_string_equal(f->match.host[1], "gpu_node.example.com");
+	layout_file_free(f);
+
+	/* an empty [Match] selects every PF, on purpose */
+	f = parse_clean("[Match]\n[PhysicalFunction]\nVirtualFunctions=4\n");
+	assert_int_equal(f->match.line, 1);
+	assert_null(f->match.pci_address);
+	assert_null(f->match.name);
+	assert_null(f->match.host);
+}
+
+static void test_match_invalid(void **state)
+{
+	static const struct {
+		const char *line, *msg;
+	} cases[] = {
+		{ "Name=ens1/0",
+		  "Name=ens1/0: must be interface name globs (no '/', ':', '#' or spaces)" },
+		{ "Name=eth0 eth0:1",
+		  "Name=eth0 eth0:1: must be interface name globs (no '/', ':', '#' or spaces)" },
+		{ "PCIAddress=0000:3g:00.0",
+		  "PCIAddress=0000:3g:00.0: must be PCI address globs (hex digits, ':', '.', and * ? "
+		  "[ ] ! -)" },
+		{ "PCIAddress=/sys/bus/pci",
+		  "PCIAddress=/sys/bus/pci: must be PCI address globs (hex digits, ':', '.', and * ? "
+		  "[ ] ! -)" },
+		{ "Vendor=8086",
+		  "Vendor=8086: must be globs like 0x8086 (0x, then hex digits or * ? [ ] ! -)" },
+		{ "Vendor=0x",
+		  "Vendor=0x: must be globs like 0x8086 (0x, then hex digits or * ? [ ] ! -)" },
+		{ "Device=0x15zz",
+		  "Device=0x15zz: must be globs like 0x8086 (0x, then hex digits or * ? [ ] ! -)" },
+		{ "Device=*",
+		  "Device=*: must be globs like 0x8086 (0x, then hex digits or * ? [ ] ! -)" },
+		{ "Driver=ice/x",
+		  "Driver=ice/x: must be driver name globs (letters, digits, '_', '-', and * ? [ ] !)" },
+		{ "Host=worker/1",
+		  "Host=worker/1: must be host name globs (letters, digits, '.', '-', '_', and * ? [ ] "
+		  "!)" },
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		_cleanup_free_ char *text = NULL;
+
+		text = strdup_printf("[Match]\n%s\n", cases[i].line);
+		expect_error(text, 2, cases[i].msg);
+	}
+}
+
+static void test_no_match_section(void **state)
+{
+	static const char msg[] = "no [Match] section; a layout must say which PFs it selects; "
+				  "use [Match] with PCIAddress=* to select all";
+	_cleanup_free_ char *s = NULL;
+	struct diag_list d = {};
+
+	expect_error("[PhysicalFunction]\nVirtualFunctions=8\n", 0, msg);
+	expect_error("", 0, msg);
+	expect_error("# nothing\n", 0, msg);
+	/* as the user sees it */
+	layout_file_free(parse("[PhysicalFunction]\n", &d));
+	s = diag_format(&d.items[0]);
+	assert_string_equal(s, PATH ": no [Match] section; a layout must say which PFs it "
+				    "selects; use [Match] with PCIAddress=* to select all");
+	diag_list_done(&d);
+}
+
+static void test_crlf_and_bom(void **state)
+{
+	_cleanup_layout_file_ struct layout_file *f = NULL;
+
+	f = parse_clean(
+		"\xEF\xBB\xBF[Match]\r\nPCIAddress=0000:3b:00.0\r\n\r\n# c\r\n"
+		"[PhysicalFunction]\r\nVirtualFunctions=4\r\nLinkUp=yes\r\n"
+		"[VirtualFunction 1]\r\nDriver=vfio-pci\r\nMACAddress=02:00:00:00:00:01\r\n");
+	assert_int_equal(f->match.line, 1);
+	assert_string_equal(f->match.pci_address[0], "0000:3b:00.0");
+	assert_int_equal(f->pf.num_vfs, 4);
+	assert_int_equal(f->pf.src[PF_KEY_LINK_UP].line, 7);
+	assert_string_equal(f->vf_sections[0].settings.driver, "vfio-pci");
+	assert_int_equal(f->vf_sections[0].line, 8);
+	layout_file_free(f);
+
+	/* a BOM only counts at the very start */
+	f = parse_clean(MATCH_ALL "[PhysicalFunction]\nMTUBytes=9000");
+	assert_int_equal(f->pf.mtu, 9000);
+	expect_error(MATCH_ALL "\xEF\xBB\xBF[PhysicalFunction]\n", 3,
+		     "'\xEF\xBB\xBF[PhysicalFunction]': not a Key=value line");
+}
+
+static void test_repeated_sections(void **state)
+{
+	_cleanup_layout_file_ struct layout_file *f = NULL;
+
+	f = parse_clean(MATCH_ALL "[PhysicalFunction]\nVirtualFunctions=4\n"
+				  "[VirtualFunction 0]\nTrust=yes\n"
+				  "[PhysicalFunction]\nMTUBytes=9000\nVirtualFunctions=8\n"
+				  "[VirtualFunction 0]\nTrust=no\n");
+	assert_int_equal(f->pf.num_vfs, 8);
+	assert_int_equal(f->pf.src[PF_KEY_VIRTUAL_FUNCTIONS].line, 9);
+	assert_int_equal(f->pf.mtu, 9000);
+	assert_int_equal(f->n_vf_sections, 2);
+	assert_true(f->vf_sections[0].settings.trust);
+	assert_false(f->vf_sections[1].settings.trust);
+}
+
+static void test_merge(void **state)
+{
+	_cleanup_layout_file_ struct layout_file *a = NULL, *b = NULL;
+	struct vf_settings m = {};
+	struct pf_settings p = {};
+
+	a = parse_clean("[Match]\n[PhysicalFunction]\nVirtualFunctions=max\nMTUBytes=9000\n"
+			"[VirtualFunction]\nDriver=vfio-pci\nVLANId=10\nResourceName=a\n"
+			"Trust=yes\n");
+	b = parse_clean(
+		"[Match]\n[PhysicalFunction]\nVirtualFunctions=4\nLinkUp=yes\n"
+		"[VirtualFunction 0]\nDriver=default\nVLANId=20\nMACAddress=02:00:00:00:00:09\n");
+
+	pf_settings_merge(&p, &a->pf);
+	pf_settings_merge(&p, &b->pf);
+	assert_false(p.num_vfs_max);
+	assert_int_equal(p.num_vfs, 4);
+	assert_ptr_equal(p.src[PF_KEY_VIRTUAL_FUNCTIONS].file, b->path);
+	assert_int_equal(p.src[PF_KEY_VIRTUAL_FUNCTIONS].line, 3);
+	assert_int_equal(p.mtu, 9000);
+	assert_ptr_equal(p.src[PF_KEY_MTU].file, a->path);
+	assert_true(p.link_up);
+	assert_int_equal(p.set,
+			 1u << PF_KEY_VIRTUAL_FUNCTIONS | 1u << PF_KEY_MTU | 1u << PF_KEY_LINK_UP);
+
+	assert_int_equal(vf_settings_merge(&m, &a->vf_sections[0].settings), 0);
+	/* deep copies */
+	assert_ptr_not_equal(m.driver, a->vf_sections[0].settings.driver);
+	assert_string_equal(m.driver, "vfio-pci");
+	assert_ptr_not_equal(m.resource_name, a->vf_sections[0].settings.resource_name);
+	assert_int_equal(vf_settings_merge(&m, &b->vf_sections[0].settings), 0);
+	/* later wins per key, "default" included; unset keys keep earlier values */
+	assert_true(vf_settings_has(&m, VF_KEY_DRIVER));
+	assert_null(m.driver);
+	assert_int_equal(m.vlan, 20);
+	assert_int_equal(m.src[VF_KEY_VLAN].line, 7);
+	assert_int_equal(m.mac_mode, MAC_MODE_LITERAL);
+	assert_int_equal(m.mac.b[5], 9);
+	assert_string_equal(m.resource_name, "a");
+	assert_true(m.trust);
+	assert_int_equal(m.src[VF_KEY_TRUST].line, 9);
+	assert_ptr_equal(m.src[VF_KEY_TRUST].file, a->path);
+	/* survives the files it came from */
+	layout_file_free(TAKE_PTR(a));
+	assert_string_equal(m.resource_name, "a");
+	vf_settings_done(&m);
+	assert_int_equal(m.set, 0);
+	vf_settings_done(NULL);
+}
+
+static void test_key_names(void **state)
+{
+	assert_string_equal(pf_key_to_string(PF_KEY_VIRTUAL_FUNCTIONS), "VirtualFunctions");
+	assert_string_equal(pf_key_to_string(PF_KEY_FIRMWARE_VFS), "FirmwareVirtualFunctions");
+	assert_string_equal(vf_key_to_string(VF_KEY_MAC), "MACAddress");
+	assert_string_equal(vf_key_to_string(VF_KEY_QUERY_RSS), "QueryReceiveSideScaling");
+	assert_null(pf_key_to_string(_PF_KEY_MAX));
+	assert_null(pf_key_to_string(_PF_KEY_INVALID));
+	assert_null(vf_key_to_string(_VF_KEY_MAX));
+	/* every name is a key the parser knows: setting it to garbage is an error naming it */
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
+		_cleanup_layout_file_ struct layout_file *f = NULL;
+		_cleanup_free_ char *text = NULL, *prefix = NULL;
+		struct diag_list d = {};
+
+		assert_non_null(vf_key_to_string(k));
+		text = strdup_printf(MATCH_ALL "[VirtualFunction 1]\n%s=a/b\n",
+				     vf_key_to_string(k));
+		prefix = strdup_printf("%s=a/b: ", vf_key_to_string(k));
+		f = parse(text, &d);
+		assert_int_equal(d.n, 1);
+		assert_int_equal(d.items[0].level, DIAG_ERROR);
+		assert_true(strncmp(d.items[0].msg, prefix, strlen(prefix)) == 0);
+		diag_list_done(&d);
+	}
+	for (enum pf_key k = 0; k < _PF_KEY_MAX; k++) {
+		_cleanup_layout_file_ struct layout_file *f = NULL;
+		_cleanup_free_ char *text = NULL;
+		struct diag_list d = {};
+
+		text = strdup_printf(MATCH_ALL "[PhysicalFunction]\n%s=a/b\n", pf_key_to_string(k));
+		f = parse(text, &d);
+		assert_int_equal(diag_count(&d, DIAG_ERROR), 1);
+		diag_list_done(&d);
+	}
+}
+
+static void test_parse_file(void **state)
+{
+	char dir[] = "/tmp/test-layout-XXXXXX", path[64], nul[64];
+	_cleanup_layout_file_ struct layout_file *f = NULL;
+	struct diag_list d = {};
+	FILE *fp;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/10-a.conf", dir);
+	fp = fopen(path, "we");
+	assert_non_null(fp);
+	fputs("[Match]\nName=ens1f0\n[PhysicalFunction]\nVirtualFunctions=2\n", fp);
+	fclose(fp);
+	assert_int_equal(layout_parse_file(path, &d, &f), 0);
+	assert_int_equal(d.n, 0);
+	assert_string_equal(f->path, path);
+	assert_int_equal(f->pf.num_vfs, 2);
+	assert_ptr_equal(f->pf.src[PF_KEY_VIRTUAL_FUNCTIONS].file, f->path);
+	layout_file_free(TAKE_PTR(f));
+
+	/* a NUL byte: not a text file */
+	snprintf(nul, sizeof(nul), "%s/20-nul.conf", dir);
+	fp = fopen(nul, "we");
+	assert_non_null(fp);
+	fwrite("[Match]\n\0x\n", 1, 11, fp);
+	fclose(fp);
+	assert_int_equal(layout_parse_file(nul, &d, &f), 0);
+	assert_true(f->has_error);
+	assert_int_equal(d.n, 1);
+	assert_int_equal(d.items[0].line, 0);
+	assert_string_equal(d.items[0].msg, "cannot read: contains a NUL byte, not a text file");
+	layout_file_free(TAKE_PTR(f));
+	diag_list_done(&d);
+
+	/* unreadable: an error file that selects nothing known */
+	assert_int_equal(layout_parse_file("/nonexistent/x.conf", &d, &f), 0);
+	assert_true(f->has_error);
+	assert_string_equal(f->path, "/nonexistent/x.conf");
+	assert_int_equal(d.n, 1);
+	assert_int_equal(d.items[0].level, DIAG_ERROR);
+	assert_int_equal(d.items[0].line, 0);
+	assert_string_equal(d.items[0].file, "/nonexistent/x.conf");
+	assert_string_equal(d.items[0].msg, "cannot read: No such file or directory");
+	layout_file_free(TAKE_PTR(f));
+	diag_list_done(&d);
+
+	/* a directory */
+	assert_int_equal(layout_parse_file(dir, &d, &f), 0);
+	assert_true(f->has_error);
+	assert_string_equal(d.items[0].msg, "cannot read: Is a directory");
+	diag_list_done(&d);
+
+	unlink(path);
+	unlink(nul);
+	rmdir(dir);
+}
+
+static void test_null_diags(void **state)
+{
+	_cleanup_layout_file_ struct layout_file *f = NULL, *g = NULL;
+
+	assert_int_equal(layout_parse_string(PATH, "[PhysicalFunction]\nMTUBytes=1\n", NULL, &f),
+			 0);
+	assert_true(f->has_error);
+	assert_int_equal(layout_parse_file("/nonexistent", NULL, &g), 0);
+	assert_true(g->has_error);
+	assert_null(layout_file_free(NULL));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pf_valid),
+		cmocka_unit_test(test_pf_other_spellings),
+		cmocka_unit_test(test_booleans),
+		cmocka_unit_test(test_pf_invalid),
+		cmocka_unit_test(test_vf_valid),
+		cmocka_unit_test(test_vf_other_spellings),
+		cmocka_unit_test(test_vf_invalid),
+		cmocka_unit_test(test_literal_mac_needs_single_vf),
+		cmocka_unit_test(test_section_headers),
+		cmocka_unit_test(test_malformed_headers),
+		cmocka_unit_test(test_unknown_things),
+		cmocka_unit_test(test_syntax_errors),
+		cmocka_unit_test(test_hash_in_value),
+		cmocka_unit_test(test_line_length),
+		cmocka_unit_test(test_rates),
+		cmocka_unit_test(test_empty_value_resets),
+		cmocka_unit_test(test_match),
+		cmocka_unit_test(test_match_invalid),
+		cmocka_unit_test(test_no_match_section),
+		cmocka_unit_test(test_crlf_and_bom),
+		cmocka_unit_test(test_repeated_sections),
+		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_key_names),
+		cmocka_unit_test(test_parse_file),
+		cmocka_unit_test(test_null_diags),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,951 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* The planner. The key property is idempotence: a plan applied the way the
+ * kernel would apply it leaves nothing to do. sim_apply() below is a small
+ * model of the kernel's rules (EBUSY between non-zero VF counts, switchdev
+ * per driver, MAC before bind on igb, vfio-pci needs the IOMMU, modules
+ * before VFs) that fails the test when a plan breaks one of them. */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "plan.h"
+
+#define KEY(k) (1u << VF_KEY_##k)
+
+struct env {
+	struct host_state host;
+	struct pf_state pf;
+	struct pf_desired *d;
+};
+
+/* ---- the observed side ---- */
+
+static void sim_create_vfs(struct env *e, unsigned n)
+{
+	struct pf_state *pf = &e->pf;
+	const struct driver_info *drv = driver_info_get(pf->driver);
+
+	for (size_t i = 0; i < pf->n_vfs; i++)
+		vf_state_done(&pf->vfs[i]);
+	free(pf->vfs);
+	pf->vfs = n ? calloc(n, sizeof(*pf->vfs)) : NULL;
+	pf->n_vfs = pf->num_vfs = n;
+	for (unsigned i = 0; i < n; i++) {
+		struct vf_state *vf = &pf->vfs[i];
+		bool netdev = vf_driver_has_netdev(pf->vf_driver);
+
+		*vf = (struct vf_state){
+			.index = i,
+			.driver = pf->vf_driver ? strdup(pf->vf_driver) : NULL,
+			.name = netdev ? strdup_printf("%sv%u", pf->name, i) : NULL,
+			.vlan_proto = VLAN_PROTO_8021Q,
+			.spoofchk = true,
+			.link_state = LINK_STATE_AUTO,
+			.mtu = netdev ? 1500 : 0,
+		};
+		assert_int_equal(pf_vf_pci_addr(pf, i, vf->pci), 0);
+		if (drv->vf_random_mac)
+			vf->mac = (struct mac_addr){ { 0x5a, 0x11, 0x22, 0x33,
+						       (uint8_t)(rand() & 0xff), (uint8_t)i } };
+	}
+}
+
+static void env_init(struct env *e, const char *driver, unsigned total, unsigned num,
+		     const char *modules)
+{
+	const struct driver_info *drv = driver_info_get(driver);
+
+	*e = (struct env){};
+	e->host.hostname = strdup("worker-7");
+	e->host.iommu = true;
+	assert_int_equal(strv_split(modules, &e->host.modules), 0);
+	e->pf = (struct pf_state){
+		.pci = "0000:3b:00.0",
+		.name = strdup("ens1f0"),
+		.driver = strdup(driver),
+		.vf_driver = drv->vf_driver ? strdup(drv->vf_driver) : NULL,
+		.total_vfs = total,
+		.vf_offset = 8,
+		.vf_stride = 1,
+		.mtu = 1500,
+		.up = true,
+		.permanent_mac = { { 0xb4, 0x96, 0x91, 0xaa, 0xbb, 0x00 } },
+		.has_eswitch = drv->switchdev != SWITCHDEV_NONE,
+		.numa_node = -1,
+		.firmware_total_vfs = drv->firmware_vfs ? (int)total : -1,
+	};
+	sim_create_vfs(e, num);
+}
+
+static void env_done(struct env *e)
+{
+	pf_state_done(&e->pf);
+	free(e->host.hostname);
+	strv_free(e->host.modules);
+	pf_desired_free(e->d);
+}
+
+/* ---- the desired side, as desired_build() would leave it ---- */
+
+/* VirtualFunctions=n when set_vfs, else unset (the current count). */
+static void want(struct env *e, bool set_vfs, uint32_t n)
+{
+	struct pf_desired *d = calloc(1, sizeof(*d));
+
+	assert_non_null(d);
+	snprintf(d->pci, sizeof(d->pci), "%s", e->pf.pci);
+	assert_int_equal(strv_extend(&d->config_files, "/etc/sriov-persist/conf.d/50.conf"), 0);
+	if (set_vfs)
+		d->pf.set |= 1u << PF_KEY_VIRTUAL_FUNCTIONS;
+	d->pf.num_vfs = n;
+	d->num_vfs = set_vfs ? n : e->pf.num_vfs;
+	d->n_vfs = d->num_vfs;
+	d->vfs = calloc(d->n_vfs ?: 1, sizeof(*d->vfs));
+	assert_non_null(d->vfs);
+	e->d = d;
+}
+
+/* VirtualFunctions=n (it was set already); new VFs have nothing set. */
+static void want_count(struct env *e, uint32_t n)
+{
+	struct pf_desired *d = e->d;
+
+	for (size_t i = n; i < d->n_vfs; i++)
+		vf_settings_done(&d->vfs[i]);
+	d->vfs = realloc(d->vfs, sizeof(*d->vfs) * (n ?: 1));
+	assert_non_null(d->vfs);
+	for (size_t i = d->n_vfs; i < n; i++)
+		d->vfs[i] = (struct vf_settings){};
+	d->pf.num_vfs = d->num_vfs = n;
+	d->n_vfs = n;
+}
+
+#define PF(e, key, field, val)                        \
+	do {                                          \
+		(e)->d->pf.field = (val);             \
+		(e)->d->pf.set |= 1u << PF_KEY_##key; \
+	} while (0)
+
+#define VF(e, i, key, field, val)                         \
+	do {                                              \
+		(e)->d->vfs[i].field = (val);             \
+		(e)->d->vfs[i].set |= 1u << VF_KEY_##key; \
+	} while (0)
+
+#define VFS(e, first, last, key, field, val)                  \
+	do {                                                  \
+		for (size_t i_ = (first); i_ <= (last); i_++) \
+			VF(e, i_, key, field, val);           \
+	} while (0)
+
+static void vf_driver(struct env *e, size_t i, const char *driver)
+{
+	free(e->d->vfs[i].driver);
+	e->d->vfs[i].driver = driver ? strdup(driver) : NULL;
+	e->d->vfs[i].set |= KEY(DRIVER);
+}
+
+static void vf_mac(struct env *e, size_t i, const char *mac)
+{
+	assert_int_equal(mac_parse(mac, &e->d->vfs[i].mac), 0);
+	e->d->vfs[i].mac_mode = MAC_MODE_LITERAL;
+	e->d->vfs[i].set |= KEY(MAC);
+}
+
+/* ---- plans as text ---- */
+
+static struct plan *plan(const struct env *e)
+{
+	struct plan *p = NULL;
+
+	assert_int_equal(plan_build(e->d, &e->pf, &e->host, &p), 0);
+	assert_non_null(p);
+	assert_non_null(p->reboot_reasons);
+	assert_string_equal(p->pci, e->pf.pci);
+	return p;
+}
+
+/* "desc; desc; ..." */
+static char *plan_text(const struct plan *p)
+{
+	char **l = NULL, *s;
+
+	for (size_t i = 0; i < p->n_actions; i++)
+		assert_int_equal(strv_consume(&l, action_describe(&p->actions[i])), 0);
+	s = l ? strv_join(l, "; ") : strdup("");
+	strv_free(l);
+	return s;
+}
+
+/* One letter per action: L live, D disruptive, R disruptive + reboot. */
+static char *plan_flags(const struct plan *p)
+{
+	char *s = calloc(p->n_actions + 1, 1);
+
+	for (size_t i = 0; i < p->n_actions; i++) {
+		const struct action *a = &p->actions[i];
+
+		assert_true(!a->needs_reboot || a->disruptive);
+		s[i] = a->needs_reboot ? 'R' : a->disruptive ? 'D' : 'L';
+	}
+	return s;
+}
+
+static void expect_plan(const struct env *e, const char *text, const char *flags)
+{
+	struct plan *p = plan(e);
+	char *t = plan_text(p), *f = plan_flags(p);
+
+	assert_string_equal(t, text);
+	if (flags)
+		assert_string_equal(f, flags);
+	assert_int_equal(plan_is_disruptive(p), strpbrk(f, "DR") != NULL);
+	free(t);
+	free(f);
+	plan_free(p);
+}
+
+static void expect_reasons(const struct env *e, const char *reasons)
+{
+	struct plan *p = plan(e);
+	char *s = strv_join(p->reboot_reasons, " | ");
+
+	assert_string_equal(s, reasons);
+	free(s);
+	plan_free(p);
+}
+
+/* ---- the kernel, in miniature ---- */
+
+static bool module_loaded(const struct env *e, const char *m)
+{
+	for (char **l = e->host.modules; *l; l++)
+		if (streq(*l, m) || (streq(m, "vfio-pci") && streq(*l, "vfio_pci")))
+			return true;
+	return false;
+}
+
+static void sim_vf_modules_loaded(const struct env *e)
+{
+	const struct driver_info *drv = driver_info_get(e->pf.driver);
+
+	for (const char *const *m = drv->vf_modules; m && *m; m++)
+		assert_true(module_loaded(e, *m));
+}
+
+static void sim_set_num_vfs(struct env *e, uint32_t n)
+{
+	assert_false(e->pf.num_vfs > 0 && n > 0); /* EBUSY */
+	assert_true(n <= e->pf.total_vfs);
+	if (n > 0)
+		sim_vf_modules_loaded(e);
+	sim_create_vfs(e, n);
+}
+
+static void sim_set_eswitch(struct env *e, enum eswitch_mode m)
+{
+	const struct driver_info *drv = driver_info_get(e->pf.driver);
+
+	assert_true(e->pf.has_eswitch);
+	switch (drv->switchdev) {
+	case SWITCHDEV_WITHOUT_VFS:
+		assert_int_equal(e->pf.num_vfs, 0);
+		break;
+	case SWITCHDEV_VFS_UNBOUND:
+		for (size_t i = 0; i < e->pf.n_vfs; i++)
+			assert_null(e->pf.vfs[i].driver);
+		break;
+	case SWITCHDEV_NONE:
+	case _SWITCHDEV_ORDER_MAX:
+	case _SWITCHDEV_ORDER_INVALID:
+		fail();
+	}
+	e->pf.eswitch_mode = m;
+}
+
+static void sim_unbind(struct env *e, uint32_t i)
+{
+	struct vf_state *vf = &e->pf.vfs[i];
+
+	assert_non_null(vf->driver);
+	free(vf->driver);
+	free(vf->name);
+	vf->driver = vf->name = NULL;
+	vf->mtu = 0;
+}
+
+static void sim_bind(struct env *e, uint32_t i, const char *driver)
+{
+	struct vf_state *vf = &e->pf.vfs[i];
+	const char *d = driver ?: e->pf.vf_driver;
+
+	assert_null(vf->driver);
+	assert_non_null(d);
+	if (streq(d, "vfio-pci"))
+		assert_true(e->host.iommu && module_loaded(e, "vfio-pci"));
+	else
+		sim_vf_modules_loaded(e);
+	vf->driver = strdup(d);
+	vf->name = vf_driver_has_netdev(d) ? strdup_printf("%sv%u", e->pf.name, i) : NULL;
+	vf->mtu = vf_driver_has_netdev(d) ? 1500 : 0;
+}
+
+/* One netlink request: the VLAN triple and the rate pair come whole;
+ * attributes the driver lacks may only carry their defaults; igbvf takes
+ * a MAC only when it binds after it was set. */
+static void sim_set_vf(struct env *e, uint32_t i, const struct vf_settings *a)
+{
+	const struct driver_info *drv = driver_info_get(e->pf.driver);
+	struct vf_state *vf = &e->pf.vfs[i];
+	uint32_t vlan = KEY(VLAN) | KEY(QOS) | KEY(VLAN_PROTO);
+	uint32_t rate = KEY(MIN_TX_RATE) | KEY(MAX_TX_RATE);
+
+	assert_true(a->set != 0);
+	assert_int_equal(a->set & ~(KEY(MAC) | vlan | rate | KEY(SPOOFCHK) | KEY(TRUST) |
+				    KEY(LINK_STATE) | KEY(QUERY_RSS)),
+			 0);
+	assert_true((a->set & vlan) == 0 || (a->set & vlan) == vlan);
+	assert_true((a->set & rate) == 0 || (a->set & rate) == rate);
+	if (vf_settings_has(a, VF_KEY_MAC)) {
+		assert_true(drv->vf_attrs & KEY(MAC));
+		assert_int_equal(a->mac_mode, MAC_MODE_LITERAL);
+		if (drv->vf_mac_before_bind)
+			assert_false(vf_driver_has_netdev(vf->driver));
+		vf->mac = a->mac;
+	}
+	if (a->set & vlan) {
+		assert_true(a->qos == 0 || (drv->vf_attrs & KEY(QOS)));
+		assert_true(a->vlan_proto == VLAN_PROTO_8021Q || drv->vlan_8021ad);
+		vf->vlan = a->vlan;
+		vf->qos = a->qos;
+		vf->vlan_proto = a->vlan_proto;
+	}
+	if (a->set & rate) {
+		assert_true(a->min_tx_rate == 0 || (drv->vf_attrs & KEY(MIN_TX_RATE)));
+		vf->min_tx_rate = a->min_tx_rate;
+		vf->max_tx_rate = a->max_tx_rate;
+	}
+	if (vf_settings_has(a, VF_KEY_SPOOFCHK))
+		vf->spoofchk = a->spoofchk;
+	if (vf_settings_has(a, VF_KEY_TRUST))
+		vf->trust = a->trust;
+	if (vf_settings_has(a, VF_KEY_LINK_STATE))
+		vf->link_state = a->link_state;
+	if (vf_settings_has(a, VF_KEY_QUERY_RSS))
+		vf->query_rss = a->query_rss;
+}
+
+static void sim_action(struct env *e, const struct action *a)
+{
+	switch (a->type) {
+	case ACTION_LOAD_MODULE:
+		assert_false(module_loaded(e, a->str));
+		assert_int_equal(strv_extend(&e->host.modules, a->str), 0);
+		return;
+	case ACTION_SET_FIRMWARE_VFS:
+		e->pf.firmware_total_vfs = (int)a->value;
+		return;
+	case ACTION_SET_LINK_TYPE:
+		e->pf.firmware_link_type = (enum link_type)a->value;
+		return;
+	case ACTION_SET_PF_MTU:
+		e->pf.mtu = a->value;
+		return;
+	case ACTION_SET_PF_UP:
+		e->pf.up = true;
+		return;
+	case ACTION_SET_NUM_VFS:
+		sim_set_num_vfs(e, a->value);
+		return;
+	case ACTION_SET_ESWITCH_MODE:
+		sim_set_eswitch(e, (enum eswitch_mode)a->value);
+		return;
+	case ACTION_SET_HW_TC_OFFLOAD:
+		e->pf.hw_tc_offload = a->value;
+		return;
+	case ACTION_UNBIND_VF:
+		assert_true(a->vf < e->pf.n_vfs);
+		sim_unbind(e, a->vf);
+		return;
+	case ACTION_SET_VF:
+		assert_true(a->vf < e->pf.n_vfs);
+		sim_set_vf(e, a->vf, &a->attrs);
+		return;
+	case ACTION_BIND_VF:
+		assert_true(a->vf < e->pf.n_vfs);
+		sim_bind(e, a->vf, a->str);
+		return;
+	case ACTION_SET_VF_MTU:
+		assert_true(a->vf < e->pf.n_vfs);
+		assert_true(vf_driver_has_netdev(e->pf.vfs[a->vf].driver));
+		assert_true(a->value <= e->pf.mtu); /* iavf, mlx5: not above the PF */
+		e->pf.vfs[a->vf].mtu = a->value;
+		return;
+	case _ACTION_TYPE_MAX:
+	case _ACTION_TYPE_INVALID:
+		break;
+	}
+	fail();
+}
+
+/* What a reboot does: firmware settings take effect, VFs are gone. */
+static void sim_reboot(struct env *e)
+{
+	if (e->pf.firmware_total_vfs >= 0)
+		e->pf.total_vfs = (unsigned)e->pf.firmware_total_vfs;
+	e->pf.link_type = e->pf.firmware_link_type;
+	sim_create_vfs(e, 0);
+}
+
+/* Plans, applies and plans again: the second plan must be empty. Returns
+ * how many actions the first one had. */
+static size_t apply_converges(struct env *e)
+{
+	struct plan *p = plan(e);
+	size_t n = p->n_actions;
+	char *t;
+
+	for (size_t i = 0; i < p->n_actions; i++)
+		sim_action(e, &p->actions[i]);
+	plan_free(p);
+
+	p = plan(e);
+	t = plan_text(p);
+	assert_string_equal(t, "");
+	assert_false(plan_is_disruptive(p));
+	free(t);
+	plan_free(p);
+	return n;
+}
+
+/* ---- idempotence, per driver family ---- */
+
+static void test_ice_converges(void **state)
+{
+	struct env e;
+
+	env_init(&e, "ice", 64, 2, "ice");
+	e.pf.up = false;
+	e.pf.vfs[1].trust = true;
+	e.pf.vfs[1].vlan = 5;
+	want(&e, true, 8);
+	PF(&e, MTU, mtu, 9000);
+	PF(&e, LINK_UP, link_up, true);
+	VFS(&e, 0, 7, TRUST, trust, true);
+	VFS(&e, 0, 7, SPOOFCHK, spoofchk, false);
+	VFS(&e, 2, 3, VLAN, vlan, 100);
+	VFS(&e, 2, 3, QOS, qos, 3);
+	VF(&e, 4, VLAN, vlan, 200);
+	VF(&e, 4, VLAN_PROTO, vlan_proto, VLAN_PROTO_8021AD);
+	VF(&e, 5, MIN_TX_RATE, min_tx_rate, 100);
+	VF(&e, 5, MAX_TX_RATE, max_tx_rate, 1000);
+	VFS(&e, 0, 5, MTU, mtu, 9000);
+	VFS(&e, 0, 1, RDMA, rdma, true);
+	vf_driver(&e, 6, "vfio-pci");
+	vf_driver(&e, 7, "vfio-pci");
+	for (size_t i = 0; i < 8; i++) {
+		char mac[MAC_STR_MAX];
+
+		snprintf(mac, sizeof(mac), "02:00:00:00:00:%02zx", i);
+		vf_mac(&e, i, mac);
+	}
+	assert_int_equal(apply_converges(&e), 3 + 2 + 2 + 6 * 2 + 2 * 3);
+	assert_int_equal(e.pf.num_vfs, 8);
+	assert_int_equal(e.pf.vfs[4].vlan_proto, VLAN_PROTO_8021AD);
+	assert_string_equal(e.pf.vfs[7].driver, "vfio-pci");
+	assert_int_equal(e.pf.vfs[5].mtu, 9000);
+
+	/* drift on one VF: one live action repairs it */
+	e.pf.vfs[3].trust = false;
+	expect_plan(&e, "VF 3: trust on", "L");
+	assert_int_equal(apply_converges(&e), 1);
+	env_done(&e);
+}
+
+static void test_i40e_converges(void **state)
+{
+	struct env e;
+
+	env_init(&e, "i40e", 32, 4, "i40e iavf");
+	want(&e, true, 4);
+	VFS(&e, 0, 3, TRUST, trust, true);
+	VF(&e, 1, VLAN, vlan, 10);
+	VF(&e, 2, MAX_TX_RATE, max_tx_rate, 500);
+	VF(&e, 3, LINK_STATE, link_state, LINK_STATE_DISABLE);
+	expect_plan(&e,
+		    "VF 0: trust on; VF 1: vlan 10 qos 0 802.1Q, trust on; "
+		    "VF 2: trust on, min_tx_rate 0 max_tx_rate 500; VF 3: trust on, state disable",
+		    "LLLL");
+	assert_int_equal(apply_converges(&e), 4);
+	env_done(&e);
+}
+
+static void test_mlx5_switchdev_converges(void **state)
+{
+	struct env e;
+
+	env_init(&e, "mlx5_core", 16, 0, "mlx5_core");
+	want(&e, true, 4);
+	PF(&e, ESWITCH_MODE, eswitch_mode, ESWITCH_MODE_SWITCHDEV);
+	PF(&e, HW_TC_OFFLOAD, hw_tc_offload, true);
+	VFS(&e, 0, 3, RDMA, rdma, true);
+	vf_mac(&e, 0, "02:00:00:00:01:00");
+	vf_driver(&e, 3, "vfio-pci");
+	assert_true(apply_converges(&e) > 0);
+	assert_int_equal(e.pf.eswitch_mode, ESWITCH_MODE_SWITCHDEV);
+	assert_string_equal(e.pf.vfs[2].driver, "mlx5_core");
+	assert_string_equal(e.pf.vfs[3].driver, "vfio-pci");
+	env_done(&e);
+}
+
+/* igb: new VFs get random MACs, and igbvf takes a MAC only when it binds
+ * after it was set. */
+static void test_igb_converges(void **state)
+{
+	struct env e;
+
+	env_init(&e, "igb", 7, 2, "igb igbvf");
+	want(&e, true, 2);
+	vf_mac(&e, 0, "02:00:00:00:00:10");
+	VF(&e, 1, TRUST, trust, true);
+	expect_plan(&e,
+		    "VF 0: unbind; VF 0: mac 02:00:00:00:00:10; VF 0: bind igbvf; VF 1: trust on",
+		    "LLLL");
+	assert_int_equal(apply_converges(&e), 4);
+
+	/* someone removed the VFs; the new ones have random MACs, which
+	 * differ whatever the kernel chose */
+	sim_set_num_vfs(&e, 0);
+	expect_plan(&e,
+		    "set 2 VFs; VF 0: unbind; VF 0: mac 02:00:00:00:00:10; VF 0: bind igbvf; "
+		    "VF 1: trust on",
+		    "LLLLL");
+	assert_int_equal(apply_converges(&e), 5);
+	env_done(&e);
+}
+
+static void test_bnxt_converges(void **state)
+{
+	struct env e;
+
+	env_init(&e, "bnxt_en", 16, 0, "bnxt_en");
+	e.pf.mtu = 9000;
+	want(&e, true, 4);
+	VFS(&e, 0, 3, VLAN, vlan, 42);
+	VFS(&e, 0, 3, MTU, mtu, 9000);
+	VF(&e, 1, MIN_TX_RATE, min_tx_rate, 100);
+	VF(&e, 1, RDMA, rdma, true);
+	vf_mac(&e, 2, "02:00:00:00:00:22");
+	expect_plan(&e,
+		    "load module bnxt_re; set 4 VFs; "
+		    "VF 0: vlan 42 qos 0 802.1Q; VF 0: mtu 9000; "
+		    "VF 1: vlan 42 qos 0 802.1Q, min_tx_rate 100 max_tx_rate 0; VF 1: mtu 9000; "
+		    "VF 2: mac 02:00:00:00:00:22, vlan 42 qos 0 802.1Q; VF 2: mtu 9000; "
+		    "VF 3: vlan 42 qos 0 802.1Q; VF 3: mtu 9000",
+		    "LLLLLLLLLL");
+	assert_int_equal(apply_converges(&e), 10);
+	env_done(&e);
+}
+
+/* ---- order ---- */
+
+static void test_ice_switchdev_order(void **state)
+{
+	struct env e;
+
+	env_init(&e, "ice", 64, 4, "ice iavf");
+	want(&e, true, 8);
+	PF(&e, ESWITCH_MODE, eswitch_mode, ESWITCH_MODE_SWITCHDEV);
+	PF(&e, HW_TC_OFFLOAD, hw_tc_offload, true);
+	VF(&e, 0, TRUST, trust, true);
+	expect_plan(&e,
+		    "remove all VFs; set eswitch mode switchdev; set 8 VFs; set hw-tc-offload on; "
+		    "VF 0: trust on",
+		    "DDDLL");
+	assert_int_equal(apply_converges(&e), 5);
+
+	/* the same count, only the mode: the VFs are re-created */
+	PF(&e, ESWITCH_MODE, eswitch_mode, ESWITCH_MODE_LEGACY);
+	PF(&e, HW_TC_OFFLOAD, hw_tc_offload, false);
+	expect_plan(&e,
+		    "remove all VFs; set eswitch mode legacy; set 8 VFs; set hw-tc-offload off; "
+		    "VF 0: trust on",
+		    "DDDLL");
+	assert_int_equal(apply_converges(&e), 5);
+
+	/* from no VFs: the mode, then the VFs; creating VFs destroys nothing */
+	sim_create_vfs(&e, 0);
+	PF(&e, ESWITCH_MODE, eswitch_mode, ESWITCH_MODE_SWITCHDEV);
+	expect_plan(&e, "set eswitch mode switchdev; set 8 VFs; VF 0: trust on", "DLL");
+	env_done(&e);
+}
+
+static void test_mlx5_switchdev_order(void **state)
+{
+	struct env e;
+
+	env_init(&e, "mlx5_core", 16, 2, "mlx5_core");
+	want(&e, true, 2);
+	PF(&e, ESWITCH_MODE, eswitch_mode, ESWITCH_MODE_SWITCHDEV);
+	vf_mac(&e, 1, "02:00:00:00:00:11");
+	expect_plan(&e,
+		    "VF 0: unbind; VF 1: unbind; set eswitch mode switchdev; VF 0: bind mlx5_core; "
+		    "VF 1: mac 02:00:00:00:00:11; VF 1: bind mlx5_core",
+		    "DDDLLL");
+	assert_int_equal(apply_converges(&e), 6);
+
+	/* a count change and the mode back: count first, then unbind all */
+	want_count(&e, 3);
+	PF(&e, ESWITCH_MODE, eswitch_mode, ESWITCH_MODE_LEGACY);
+	expect_plan(&e,
+		    "remove all VFs; set 3 VFs; VF 0: unbind; VF 1: unbind; VF 2: unbind; "
+		    "set eswitch mode legacy; VF 0: bind mlx5_core; "
+		    "VF 1: mac 02:00:00:00:00:11; VF 1: bind mlx5_core; VF 2: bind mlx5_core",
+		    "DDDDDDLLLL");
+	assert_int_equal(apply_converges(&e), 10);
+	env_done(&e);
+}
+
+/* A VF left unbound by someone stays unbound across the mlx5 sequence: its
+ * driver is not ours to choose when Driver= is unset. */
+static void test_mlx5_unbound_vf_stays(void **state)
+{
+	struct env e;
+
+	env_init(&e, "mlx5_core", 16, 2, "mlx5_core");
+	free(e.pf.vfs[1].driver);
+	free(e.pf.vfs[1].name);
+	e.pf.vfs[1].driver = e.pf.vfs[1].name = NULL;
+	want(&e, false, 0);
+	PF(&e, ESWITCH_MODE, eswitch_mode, ESWITCH_MODE_SWITCHDEV);
+	expect_plan(&e, "VF 0: unbind; set eswitch mode switchdev; VF 0: bind mlx5_core", "DDL");
+	assert_int_equal(apply_converges(&e), 3);
+	assert_null(e.pf.vfs[1].driver);
+	env_done(&e);
+}
+
+static void test_pf_before_vfs(void **state)
+{
+	struct env e;
+
+	env_init(&e, "ice", 64, 0, "ice");
+	e.pf.up = false;
+	want(&e, true, 4);
+	PF(&e, MTU, mtu, 9000);
+	PF(&e, LINK_UP, link_up, true);
+	expect_plan(&e, "load module iavf; set PF mtu 9000; set PF link up; set 4 VFs", "LLLL");
+	assert_int_equal(apply_converges(&e), 4);
+
+	/* LinkUp=no means "not needed", never "take it down" */
+	PF(&e, LINK_UP, link_up, false);
+	expect_plan(&e, "", "");
+	env_done(&e);
+}
+
+static void test_count_changes(void **state)
+{
+	struct env e;
+
+	env_init(&e, "i40e", 32, 4, "i40e iavf");
+	want(&e, true, 8);
+	expect_plan(&e, "remove all VFs; set 8 VFs", "DD");
+	assert_int_equal(apply_converges(&e), 2);
+
+	want_count(&e, 0);
+	expect_plan(&e, "remove all VFs", "D");
+	assert_int_equal(apply_converges(&e), 1);
+
+	want_count(&e, 2);
+	expect_plan(&e, "set 2 VFs", "L");
+	env_done(&e);
+}
+
+/* Fresh VFs already have the kernel's defaults: nothing more to set. */
+static void test_fresh_vfs_defaults(void **state)
+{
+	struct env e;
+
+	env_init(&e, "ice", 64, 0, "ice iavf");
+	want(&e, true, 2);
+	VFS(&e, 0, 1, SPOOFCHK, spoofchk, true);
+	VFS(&e, 0, 1, TRUST, trust, false);
+	VFS(&e, 0, 1, VLAN, vlan, 0);
+	VFS(&e, 0, 1, MTU, mtu, 1500);
+	VFS(&e, 0, 1, LINK_STATE, link_state, LINK_STATE_AUTO);
+	expect_plan(&e, "set 2 VFs", "L");
+	env_done(&e);
+}
+
+/* ---- modules ---- */
+
+static void test_modules(void **state)
+{
+	struct env e;
+
+	env_init(&e, "ice", 64, 0, "ice");
+	want(&e, true, 2);
+	VF(&e, 0, RDMA, rdma, true);
+	vf_driver(&e, 1, "vfio-pci");
+	expect_plan(&e,
+		    "load module iavf; load module irdma; load module vfio-pci; set 2 VFs; "
+		    "VF 1: unbind; VF 1: bind vfio-pci",
+		    "LLLLLL");
+	env_done(&e);
+
+	/* loaded already (vfio-pci as /proc/modules spells it): not again */
+	env_init(&e, "ice", 64, 0, "ice iavf irdma vfio_pci");
+	want(&e, true, 2);
+	VF(&e, 0, RDMA, rdma, true);
+	vf_driver(&e, 1, "vfio-pci");
+	expect_plan(&e, "set 2 VFs; VF 1: unbind; VF 1: bind vfio-pci", "LLL");
+	assert_int_equal(apply_converges(&e), 3);
+	env_done(&e);
+
+	/* no VFs wanted: no VF modules */
+	env_init(&e, "ice", 64, 0, "ice");
+	want(&e, true, 0);
+	expect_plan(&e, "", "");
+	env_done(&e);
+}
+
+/* ---- drivers ---- */
+
+static void test_vfio_without_iommu(void **state)
+{
+	struct env e;
+
+	env_init(&e, "ice", 64, 4, "ice iavf");
+	e.host.iommu = false;
+	want(&e, true, 4);
+	vf_driver(&e, 0, "vfio-pci");
+	vf_driver(&e, 1, "vfio-pci");
+	vf_driver(&e, 3, "vfio-pci");
+	VF(&e, 2, TRUST, trust, true);
+	expect_plan(&e, "VF 2: trust on", "L");
+	expect_reasons(&e, "VFs 0-1, 3 want vfio-pci but the IOMMU is off: add intel_iommu=on "
+			   "(or amd_iommu=on) iommu=pt to the kernel command line");
+	assert_int_equal(apply_converges(&e), 1);
+	assert_string_equal(e.pf.vfs[0].driver, "iavf");
+
+	vf_driver(&e, 0, NULL);
+	vf_driver(&e, 1, NULL);
+	expect_reasons(&e, "VF 3 wants vfio-pci but the IOMMU is off: add intel_iommu=on "
+			   "(or amd_iommu=on) iommu=pt to the kernel command line");
+
+	/* with the IOMMU: bound, and no reason */
+	e.host.iommu = true;
+	expect_plan(&e, "load module vfio-pci; VF 3: unbind; VF 3: bind vfio-pci", "LLL");
+	expect_reasons(&e, "");
+	env_done(&e);
+}
+
+/* Driver= unset: the VF keeps whatever it is bound to. Driver=default:
+ * back to the kernel's VF driver, with a fresh netdev and its MTU. */
+static void test_driver_unset_and_default(void **state)
+{
+	struct env e;
+
+	env_init(&e, "ice", 64, 1, "ice iavf vfio_pci");
+	e.pf.mtu = 9000;
+	sim_unbind(&e, 0);
+	sim_bind(&e, 0, "vfio-pci");
+	want(&e, false, 0);
+	VF(&e, 0, TRUST, trust, true);
+	expect_plan(&e, "VF 0: trust on", "L");
+	assert_int_equal(apply_converges(&e), 1);
+
+	vf_driver(&e, 0, NULL);
+	VF(&e, 0, MTU, mtu, 9000);
+	expect_plan(&e, "VF 0: unbind; VF 0: bind default driver; VF 0: mtu 9000", "LLL");
+	assert_int_equal(apply_converges(&e), 3);
+	assert_string_equal(e.pf.vfs[0].driver, "iavf");
+	env_done(&e);
+}
+
+/* ---- firmware ---- */
+
+static void test_firmware_vf_limit(void **state)
+{
+	struct env e;
+
+	env_init(&e, "mlx5_core", 8, 2, "mlx5_core");
+	want(&e, true, 16);
+	VFS(&e, 0, 15, TRUST, trust, true);
+	/* no VF count change now; the VFs there are configured */
+	expect_plan(&e, "raise firmware VF limit to 16 (reboot); VF 0: trust on; VF 1: trust on",
+		    "RLL");
+	expect_reasons(&e, "firmware VF limit 8 -> 16 takes effect after a reboot");
+	assert_int_equal(apply_converges(&e), 3);
+	assert_int_equal(e.pf.num_vfs, 2);
+	expect_reasons(&e, "firmware VF limit raised to 16, waiting for a reboot");
+
+	sim_reboot(&e);
+	expect_reasons(&e, "");
+	assert_int_equal(apply_converges(&e), 1 + 16);
+	assert_int_equal(e.pf.num_vfs, 16);
+	env_done(&e);
+}
+
+static void test_link_type(void **state)
+{
+	struct env e;
+
+	env_init(&e, "mlx5_core", 8, 0, "mlx5_core");
+	want(&e, false, 0);
+	PF(&e, LINK_TYPE, link_type, LINK_TYPE_INFINIBAND);
+	expect_plan(&e, "set firmware link type infiniband (reboot)", "R");
+	expect_reasons(&e, "link type ethernet -> infiniband takes effect after a reboot");
+	assert_int_equal(apply_converges(&e), 1);
+	expect_reasons(&e, "link type infiniband is set in firmware, waiting for a reboot");
+	sim_reboot(&e);
+	expect_reasons(&e, "");
+	env_done(&e);
+}
+
+/* ---- ExternallyManaged ---- */
+
+static void test_externally_managed(void **state)
+{
+	struct env e;
+
+	env_init(&e, "ice", 64, 2, "ice iavf");
+	want(&e, true, 8);
+	/* as desired_build leaves it: the VFs that exist */
+	e.d->num_vfs = e.d->n_vfs = 2;
+	PF(&e, EXTERNALLY_MANAGED, externally_managed, true);
+	VFS(&e, 0, 1, TRUST, trust, true);
+	expect_plan(&e, "VF 0: trust on; VF 1: trust on", "LL");
+	assert_int_equal(apply_converges(&e), 2);
+	env_done(&e);
+
+	env_init(&e, "ice", 64, 0, "ice");
+	want(&e, true, 8);
+	e.d->num_vfs = e.d->n_vfs = 0;
+	PF(&e, EXTERNALLY_MANAGED, externally_managed, true);
+	expect_plan(&e, "", "");
+	env_done(&e);
+}
+
+/* ---- one SET_VF ---- */
+
+static void test_vf_attrs_diff(void **state)
+{
+	const struct driver_info *i40e = driver_info_get("i40e");
+	struct vf_state now = {
+		.vlan = 10,
+		.qos = 2,
+		.spoofchk = true,
+		.link_state = LINK_STATE_AUTO,
+		.max_tx_rate = 300,
+	};
+	struct vf_settings want = {}, ret;
+
+	/* nothing set: nothing differs */
+	assert_false(vf_attrs_diff(i40e, &want, &now, false, &ret));
+	assert_int_equal(ret.set, 0);
+
+	/* equal values: nothing differs */
+	want.vlan = 10;
+	want.trust = false;
+	want.set = KEY(VLAN) | KEY(TRUST);
+	assert_false(vf_attrs_diff(i40e, &want, &now, false, &ret));
+
+	/* one key of a group differs: the whole group, the rest as it is */
+	want.vlan = 20;
+	assert_true(vf_attrs_diff(i40e, &want, &now, false, &ret));
+	assert_int_equal(ret.set, KEY(VLAN) | KEY(QOS) | KEY(VLAN_PROTO));
+	assert_int_equal(ret.vlan, 20);
+	assert_int_equal(ret.qos, 2);
+	assert_int_equal(ret.vlan_proto, VLAN_PROTO_8021Q);
+
+	/* the two rates go together; i40e has no min rate, so a min rate
+	 * alone is never compared */
+	want = (struct vf_settings){ .min_tx_rate = 50, .set = KEY(MIN_TX_RATE) };
+	assert_false(vf_attrs_diff(i40e, &want, &now, false, &ret));
+	want = (struct vf_settings){ .max_tx_rate = 500, .set = KEY(MAX_TX_RATE) };
+	assert_true(vf_attrs_diff(i40e, &want, &now, false, &ret));
+	assert_int_equal(ret.set, KEY(MIN_TX_RATE) | KEY(MAX_TX_RATE));
+	assert_int_equal(ret.min_tx_rate, 0);
+	assert_int_equal(ret.max_tx_rate, 500);
+
+	/* a MAC the kernel chose at random differs even when it matches */
+	want = (struct vf_settings){ .mac_mode = MAC_MODE_LITERAL, .set = KEY(MAC) };
+	assert_false(vf_attrs_diff(i40e, &want, &now, false, &ret));
+	assert_true(vf_attrs_diff(i40e, &want, &now, true, &ret));
+	assert_int_equal(ret.set, KEY(MAC));
+	assert_int_equal(ret.mac_mode, MAC_MODE_LITERAL);
+}
+
+/* ---- descriptions ---- */
+
+static void test_describe(void **state)
+{
+	struct action a = { .type = ACTION_SET_VF, .vf = 3 };
+	char *s;
+
+	assert_int_equal(mac_parse("02:1a:00:00:00:01", &a.attrs.mac), 0);
+	a.attrs.set = KEY(MAC) | KEY(VLAN) | KEY(QOS) | KEY(VLAN_PROTO) | KEY(TRUST) |
+		      KEY(SPOOFCHK) | KEY(LINK_STATE) | KEY(QUERY_RSS) | KEY(MIN_TX_RATE) |
+		      KEY(MAX_TX_RATE);
+	a.attrs.vlan = 100;
+	a.attrs.qos = 3;
+	a.attrs.trust = true;
+	a.attrs.link_state = LINK_STATE_ENABLE;
+	a.attrs.max_tx_rate = 10000;
+	s = action_describe(&a);
+	assert_string_equal(s, "VF 3: mac 02:1a:00:00:00:01, vlan 100 qos 3 802.1Q, trust on, "
+			       "spoofchk off, state enable, query_rss off, "
+			       "min_tx_rate 0 max_tx_rate 10000");
+	free(s);
+
+	a = (struct action){ .type = ACTION_SET_NUM_VFS, .value = 1 };
+	s = action_describe(&a);
+	assert_string_equal(s, "set 1 VF");
+	free(s);
+	a = (struct action){ .type = ACTION_BIND_VF, .vf = 0, .str = "vfio-pci" };
+	s = action_describe(&a);
+	assert_string_equal(s, "VF 0: bind vfio-pci");
+	free(s);
+
+	for (enum action_type t = 0; t < _ACTION_TYPE_MAX; t++) {
+		a = (struct action){ .type = t };
+		assert_non_null(action_type_to_string(t));
+		s = action_describe(&a);
+		assert_non_null(s);
+		assert_true(strlen(s) > 0 && !strchr(s, '\n'));
+		free(s);
+	}
+	assert_string_equal(action_type_to_string(ACTION_SET_NUM_VFS), "set_num_vfs");
+	assert_null(action_type_to_string(_ACTION_TYPE_MAX));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ice_converges),
+		cmocka_unit_test(test_i40e_converges),
+		cmocka_unit_test(test_mlx5_switchdev_converges),
+		cmocka_unit_test(test_igb_converges),
+		cmocka_unit_test(test_bnxt_converges),
+		cmocka_unit_test(test_ice_switchdev_order),
+		cmocka_unit_test(test_mlx5_switchdev_order),
+		cmocka_unit_test(test_mlx5_unbound_vf_stays),
+		cmocka_unit_test(test_pf_before_vfs),
+		cmocka_unit_test(test_count_changes),
+		cmocka_unit_test(test_fresh_vfs_defaults),
+		cmocka_unit_test(test_modules),
+		cmocka_unit_test(test_vfio_without_iommu),
+		cmocka_unit_test(test_driver_unset_and_default),
+		cmocka_unit_test(test_firmware_vf_limit),
+		cmocka_unit_test(test_link_type),
+		cmocka_unit_test(test_externally_managed),
+		cmocka_unit_test(test_vf_attrs_diff),
+		cmocka_unit_test(test_describe),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
