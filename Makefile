@@ -14,8 +14,8 @@ LIBEXECDIR ?= $(PREFIX)/libexec
 MANDIR ?= $(PREFIX)/share/man
 SYSCONFDIR ?= /etc
 PKG_CONFIG ?= pkg-config
-SYSTEMDUNITDIR ?= $(shell $(PKG_CONFIG) --variable=systemdsystemunitdir systemd 2>/dev/null || echo $(PREFIX)/lib/systemd/system)
-UDEVDIR ?= $(shell $(PKG_CONFIG) --variable=udevdir udev 2>/dev/null || echo $(PREFIX)/lib/udev)
+SYSTEMDUNITDIR ?= $(or $(shell $(PKG_CONFIG) --variable=systemdsystemunitdir systemd 2>/dev/null),$(PREFIX)/lib/systemd/system)
+UDEVDIR ?= $(or $(shell $(PKG_CONFIG) --variable=udevdir udev 2>/dev/null),$(PREFIX)/lib/udev)
 
 BUILDDIR ?= build
 SANITIZE ?= 0
@@ -27,7 +27,7 @@ else
 Q = @
 endif
 
-DEPS_PKGS = inih json-c libcrypto
+DEPS_PKGS = inih json-c libcrypto libnl-3.0 libnl-route-3.0 libnl-genl-3.0 libkmod libudev libsystemd
 DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(DEPS_PKGS) 2>/dev/null)
 DEPS_LIBS := $(shell $(PKG_CONFIG) --libs $(DEPS_PKGS) 2>/dev/null)
 CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
@@ -53,13 +53,16 @@ VERSION := $(shell cat VERSION 2>/dev/null || echo 0)
 
 LIB_SRCS := $(sort $(wildcard lib/*.c))
 SRIOVCTL_SRCS := $(sort $(wildcard sriovctl/*.c))
+HELPER_SRCS := $(sort $(wildcard udev-helper/*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test-*.c))
 FUZZ_SRCS := $(filter-out tests/fuzz/fuzz-main.c,$(sort $(wildcard tests/fuzz/fuzz-*.c)))
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILDDIR)/obj/%.o)
 SRIOVCTL_OBJS := $(SRIOVCTL_SRCS:%.c=$(BUILDDIR)/obj/%.o)
+HELPER_OBJS := $(HELPER_SRCS:%.c=$(BUILDDIR)/obj/%.o)
 LIBA := $(BUILDDIR)/libsriovpersist.a
 SRIOVCTL := $(BUILDDIR)/sriovctl
+HELPER := $(BUILDDIR)/udev-helper
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILDDIR)/tests/%)
 # Fuzz targets built as plain programs that replay their corpus (a fuzzer
 # engine links the same sources with -fsanitize=fuzzer; see tests/fuzz/README).
@@ -67,7 +70,7 @@ FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILDDIR)/tests/%)
 
 .PHONY: all clean check check-unit check-integration check-valgrind check-fuzz demo install \
 	format format-check deps tests bench
-all: $(SRIOVCTL)
+all: $(SRIOVCTL) $(HELPER)
 
 $(BUILDDIR)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -82,6 +85,10 @@ $(SRIOVCTL): $(SRIOVCTL_OBJS) $(LIBA)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(DEPS_LIBS)
 
+$(HELPER): $(HELPER_OBJS) $(LIBA)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(DEPS_LIBS)
+
 $(BUILDDIR)/tests/test-%: tests/unit/test-%.c $(LIBA)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  TEST    $@")
@@ -92,7 +99,7 @@ $(BUILDDIR)/tests/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/fuzz-main.c $(LIBA)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $< tests/fuzz/fuzz-main.c $(LIBA) -o $@ $(ALL_LDFLAGS) $(DEPS_LIBS)
 
-tests: $(SRIOVCTL) $(UNIT_BINS) $(FUZZ_BINS)
+tests: all $(UNIT_BINS) $(FUZZ_BINS)
 
 deps:
 	$(Q)scripts/install-deps
@@ -122,7 +129,7 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory BUILDDIR=$(PLAIN_DIR) all
 	$(Q)scripts/demo $(PLAIN_DIR)/sriovctl
 
-install: $(SRIOVCTL)
+install: $(SRIOVCTL) $(HELPER)
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(SYSCONFDIR)/sriov-persist/conf.d \
 		$(DESTDIR)$(PREFIX)/lib/sriov-persist/conf.d $(DESTDIR)$(MANDIR)/man8
 	install -m 0755 $(SRIOVCTL) $(DESTDIR)$(SBINDIR)/sriovctl
@@ -130,7 +137,7 @@ install: $(SRIOVCTL)
 	install -d $(DESTDIR)$(PREFIX)/share/doc/sriov-persist/examples
 	install -m 0644 conf.d/*.conf $(DESTDIR)$(PREFIX)/share/doc/sriov-persist/examples/
 
-FORMAT_SRCS = $(sort $(wildcard lib/*.[ch] sriovctl/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch]))
+FORMAT_SRCS = $(sort $(wildcard lib/*.[ch] sriovctl/*.[ch] udev-helper/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch]))
 format:
 	$(Q)clang-format -i $(FORMAT_SRCS)
 format-check:
@@ -139,4 +146,4 @@ format-check:
 clean:
 	rm -rf build
 
--include $(LIB_OBJS:.o=.d) $(SRIOVCTL_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(SRIOVCTL_OBJS:.o=.d) $(HELPER_OBJS:.o=.d)

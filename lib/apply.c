@@ -212,6 +212,7 @@ static int execute_plan(struct pf_run *run, const struct pf_state *pf, const str
 		if (timeout > c->sysfs_write_timeout)
 			timeout = c->sysfs_write_timeout;
 		r = execute(run->host, pf->pci, a, timeout);
+		run->res->status.host_usec += now_monotonic() - now;
 		if (run->opts->on_action)
 			run->opts->on_action(pf, a, r, run->host->error, run->opts->userdata);
 		if (r < 0)

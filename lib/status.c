@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include "json-util.h"
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 
@@ -228,6 +229,7 @@ int pf_status_write(const char *dir, const struct pf_status *s)
 	json_object_object_add(o, "started_usec", json_object_new_uint64(s->started));
 	json_object_object_add(o, "finished_usec", json_object_new_uint64(s->finished));
 	json_object_object_add(o, "actions", json_object_new_uint64(s->n_actions));
+	json_object_object_add(o, "host_usec", json_object_new_uint64(s->host_usec));
 	json_object_object_add(o, "num_vfs", json_object_new_uint64(s->num_vfs));
 	json_object_object_add(o, "reboot_reasons", strv_to_json(s->reboot_reasons));
 	json_object_object_add(o, "config_files", strv_to_json(s->config_files));
@@ -281,6 +283,7 @@ int pf_status_read(const char *dir, const char *pci, struct pf_status *ret)
 	s.started = get_u64(o, "started_usec");
 	s.finished = get_u64(o, "finished_usec");
 	s.n_actions = (uint32_t)get_u64(o, "actions");
+	s.host_usec = get_u64(o, "host_usec");
 	s.num_vfs = (uint32_t)get_u64(o, "num_vfs");
 	if (dup_opt(get_string(o, "name"), &s.name) < 0 ||
 	    dup_opt(get_string(o, "error"), &s.error) < 0)
@@ -309,6 +312,42 @@ int pf_status_remove(const char *dir, const char *pci)
 		return -ENOMEM;
 	if (unlink(path) < 0 && errno != ENOENT)
 		return -errno;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int pf_status_list(const char *dir, char ***ret)
+{
+	_cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
+	_cleanup_free_ char *sub = strdup_printf("%s/pf", dir);
+	DIR *d;
+	int r = 0;
+
+	if (!l || !sub)
+		return -ENOMEM;
+	d = opendir(sub);
+	if (!d && errno != ENOENT)
+		return -errno;
+	for (struct dirent *e; d && (e = readdir(d));) {
+		size_t n = strlen(e->d_name);
+		char pci[PCI_ADDR_MAX];
+
+		if (n != 17 || !streq(e->d_name + 12, ".json"))
+			continue;
+		snprintf(pci, sizeof(pci), "%.12s", e->d_name);
+		if (pci_addr_is_valid(pci) && (r = strv_extend(&l, pci)) < 0)
+			break;
+	}
+	if (d)
+		closedir(d);
+	if (r < 0)
+		return r;
+	qsort(l, strv_length(l), sizeof(char *), cmp_str);
+	*ret = TAKE_PTR(l);
 	return 0;
 }
 

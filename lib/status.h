@@ -24,6 +24,7 @@ struct pf_status {
 	usec_t started; /* CLOCK_REALTIME, µs */
 	usec_t finished;
 	uint32_t n_actions;    /* executed */
+	usec_t host_usec;      /* time spent in host operations: the kernel's share */
 	uint32_t num_vfs;      /* VFs after the apply */
 	char **reboot_reasons; /* NULL-terminated, never NULL */
 	char **config_files;   /* NULL-terminated, never NULL */
@@ -38,6 +39,8 @@ int pf_status_write(const char *dir, const struct pf_status *s);
 /* -ENOENT when there is no record. */
 int pf_status_read(const char *dir, const char *pci, struct pf_status *ret);
 int pf_status_remove(const char *dir, const char *pci);
+/* PCI addresses that have a record in dir, sorted; empty when none. */
+int pf_status_list(const char *dir, char ***ret);
 
 /* What sriov-persist itself created on a PF, so that it never resets a PF
  * it did not configure. */

@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <time.h>
 
+#include "host-linux.h"
 #include "sriovctl.h"
 
 #define RUNTIME_DIR "/run/sriov-persist"
@@ -13,10 +14,9 @@ static const struct {
 	int (*run)(struct ctl *c);
 	int min_args, max_args;
 } verbs[] = {
-	{ "status", verb_status, 0, 1 },
-	{ "plan", verb_plan, 0, 1 },
-	{ "apply", verb_apply, 0, 1 },
-	{ "check", verb_check, 0, INT16_MAX },
+	{ "status", verb_status, 0, 1 },     { "plan", verb_plan, 0, 1 },
+	{ "apply", verb_apply, 0, 1 },	     { "check", verb_check, 0, INT16_MAX },
+	{ "snapshot", verb_snapshot, 0, 0 }, { "wait", verb_wait, 0, 0 },
 };
 
 static void help(void)
@@ -28,6 +28,8 @@ static void help(void)
 	       "  plan [PF] [--json]       what apply would do; exit 10 when changes are pending\n"
 	       "  apply [PF]               apply the layouts now\n"
 	       "  check [FILE...] [--strict]  validate layout and main config files\n"
+	       "  snapshot                 the host's SR-IOV state as JSON\n"
+	       "  wait [--timeout SEC]     until every configured PF is applied (the boot gate)\n"
 	       "\n"
 	       "Options:\n"
 	       "  --host FILE          use a simulated host (snapshot JSON) instead of this machine\n"
@@ -37,6 +39,7 @@ static void help(void)
 	       "  --state-dir DIR      records of what was created (default %s, FILE.lib with --host)\n"
 	       "  --json               machine-readable output\n"
 	       "  --strict             check: warnings are errors\n"
+	       "  --timeout SEC        wait: give up after SEC seconds (default 120)\n"
 	       "  --no-color           no colors (also when NO_COLOR is set)\n"
 	       "  --no-pager           accepted for compatibility; output is never paged\n"
 	       "  -h, --help           this text\n"
@@ -191,9 +194,11 @@ int ctl_open_host(struct ctl *c, struct host **ret)
 	int r;
 
 	if (!c->host_path) {
-		fprintf(stderr, "This build can only work on a simulated host: use --host FILE "
-				"(the Linux host backend is not part of it yet)\n");
-		return -EOPNOTSUPP;
+		r = host_linux_open(NULL, ret);
+		if (r < 0)
+			fprintf(stderr, "Cannot open this host's sysfs and netlink: %s\n",
+				strerror(-r));
+		return r;
 	}
 	r = host_sim_open(c->host_path, ret);
 	if (r < 0)

@@ -47,6 +47,8 @@ int verb_check(struct ctl *c);
 int verb_plan(struct ctl *c);
 int verb_apply(struct ctl *c);
 int verb_status(struct ctl *c);
+int verb_snapshot(struct ctl *c);
+int verb_wait(struct ctl *c);
 
 /* Every PF of the host with its desired state and plan, for plan and status. */
 struct pf_view {

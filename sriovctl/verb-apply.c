@@ -35,9 +35,9 @@ static void print_result(const struct ctl *c, const struct apply_pf_result *res)
 	switch (st->state) {
 	case PF_STATUS_APPLIED:
 		if (res->changed)
-			printf("%s: %s, %u action(s) in %.2fs, %u VFs\n", strna(who),
-			       ctl_paint(c, ANSI_GREEN, "applied"), st->n_actions, secs,
-			       st->num_vfs);
+			printf("%s: %s, %u action(s) in %.2fs (%.2fs in the host), %u VFs\n",
+			       strna(who), ctl_paint(c, ANSI_GREEN, "applied"), st->n_actions, secs,
+			       (double)st->host_usec / (double)USEC_PER_SEC, st->num_vfs);
 		else
 			printf("%s: %s\n", strna(who), ctl_paint(c, ANSI_GREEN, "already applied"));
 		break;

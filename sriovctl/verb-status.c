@@ -152,6 +152,9 @@ static struct json_object *pf_json(const struct pf_view *pv, const struct pf_rep
 		json_object_object_add(last, "finished_usec",
 				       json_object_new_uint64(r->rec.finished));
 		json_object_object_add(last, "actions", json_object_new_int64(r->rec.n_actions));
+		json_object_object_add(last, "started_usec",
+				       json_object_new_uint64(r->rec.started));
+		json_object_object_add(last, "host_usec", json_object_new_uint64(r->rec.host_usec));
 		json_object_object_add(o, "last_apply", last);
 	} else {
 		json_object_object_add(o, "last_apply", NULL);
@@ -160,6 +163,36 @@ static struct json_object *pf_json(const struct pf_view *pv, const struct pf_rep
 		json_object_array_add(vfs, vf_json(&pf->vfs[i], pv->plan));
 	json_object_object_add(o, "vfs", vfs);
 	return o;
+}
+
+/* PFs that were applied here and are gone (unplugged, driver unbound). */
+static void print_gone(const struct ctl *c, const struct host_view *v, struct json_object *arr)
+{
+	_cleanup_strv_free_ char **pcis = NULL;
+
+	if (c->n_args > 0 || pf_status_list(c->runtime_dir, &pcis) < 0)
+		return;
+	for (char **p = pcis; *p; p++) {
+		struct pf_status st;
+		char when[32];
+
+		if (host_state_find_pf(v->hs, *p) || pf_status_read(c->runtime_dir, *p, &st) < 0)
+			continue;
+		if (arr) {
+			struct json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "pci", json_object_new_string(*p));
+			json_object_object_add(o, "name",
+					       st.name ? json_object_new_string(st.name) : NULL);
+			json_object_object_add(o, "state", json_object_new_string("gone"));
+			json_object_array_add(arr, o);
+		} else {
+			printf("%-12s  %-15s %-10s %5s %5s %5s  %s %s\n", *p, st.name ?: "-", "-",
+			       "-", "-", "-", ctl_paint(c, ANSI_YELLOW, "gone           "),
+			       ctl_format_time(st.finished, when, sizeof(when)));
+		}
+		pf_status_done(&st);
+	}
 }
 
 int verb_status(struct ctl *c)
@@ -187,6 +220,7 @@ int verb_status(struct ctl *c)
 		if (r.has_rec)
 			pf_status_done(&r.rec);
 	}
+	print_gone(c, &v, arr);
 	if (c->json) {
 		_cleanup_json_ struct json_object *o = json_object_new_object();
 

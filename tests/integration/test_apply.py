@@ -276,3 +276,59 @@ def test_valgrind_apply_has_no_leaks(make_host, sriovctl_plain_bin):
         r = subprocess.run(args, capture_output=True, text=True, timeout=300)
         assert r.returncode in (0, 1, 10), r.stderr
         assert "definitely lost" not in r.stderr and r.returncode != 99, r.stderr
+
+
+def test_wait_returns_when_records_appear(make_host):
+    import subprocess
+    import time
+    h = make_host("mixed.json")
+    pfs = h.state()["pfs"]
+    for p in pfs[:2]:
+        h.layout(f"50-{p['pci']}.conf", f"[Match]\nPCIAddress={p['pci']}\n[PhysicalFunction]\n"
+                                        "VirtualFunctions=3\n")
+    r = h.run("wait", "--timeout", "1")
+    assert r.returncode == 1 and "not applied yet" in r.stdout
+    assert pfs[0]["pci"] in r.stdout and pfs[1]["pci"] in r.stdout
+    assert pfs[2]["pci"] not in r.stdout  # unconfigured: not waited for
+
+    cmd = [h.binary, "--no-color", "--host", str(h.path), "--config-dir", str(h.confdir),
+           "--main-config", str(h.main), "wait", "--timeout", "60"]
+    waiter = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    assert waiter.poll() is None, "wait returned before anything was applied"
+    assert h.run("apply").returncode == 0
+    out, _ = waiter.communicate(timeout=30)
+    assert waiter.returncode == 0, out
+    assert "2 configured PF(s): 2 applied" in out
+
+
+def test_wait_fails_for_a_held_pf(make_host):
+    h = make_host("mixed.json")
+    pci = h.state()["pfs"][0]["pci"]
+    h.layout("50.conf", f"[Match]\nPCIAddress={pci}\n[VirtualFunction]\nVLANId=9999\n")
+    assert h.run("apply").returncode == 1
+    r = h.run("wait", "--timeout", "5")
+    assert r.returncode == 1 and "1 not" in r.stdout
+
+
+def test_snapshot_of_a_simulated_host_round_trips(make_host):
+    h = make_host("mixed.json")
+    r = h.run("snapshot")
+    assert r.returncode == 0
+    import json
+    assert json.loads(r.stdout)["pfs"] == h.state()["pfs"]
+
+
+def test_status_says_an_unplugged_pf_is_gone(make_host):
+    h = make_host("mixed.json")
+    pci = h.state()["pfs"][1]["pci"]
+    h.layout("50.conf", f"[Match]\nPCIAddress={pci}\n[PhysicalFunction]\nVirtualFunctions=2\n")
+    assert h.run("apply").returncode == 0
+    s = h.state()
+    s["pfs"] = [p for p in s["pfs"] if p["pci"] != pci]  # the NIC was hot-unplugged
+    h.save(s)
+    r = h.run("status")
+    assert re.search(rf"^{re.escape(pci)} .* gone ", r.stdout, re.M), r.stdout
+    st = json.loads(h.run("status", "--json").stdout)
+    assert {"pci": pci, "name": "ens2f0np0", "state": "gone"} in st["pfs"] or \
+        any(p["pci"] == pci and p["state"] == "gone" for p in st["pfs"])

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Internal to the Linux backend: host-linux.c (the ops table, reading a whole
+ * host), host-linux-sysfs.c (reading PCI functions), host-linux-write.c
+ * (sriov_numvfs, driver binding, waiting through udev), host-linux-netlink.c
+ * (rtnetlink links and VF attributes, devlink eswitch), host-linux-kmod.c
+ * (modules). */
+
+#include <libudev.h>
+
+#include "host-linux.h"
+
+struct nl_sock;
+struct kmod_ctx;
+
+struct host_linux {
+	struct host host; /* first: struct host * is a struct host_linux * */
+	int sysfs_fd;	  /* O_PATH|O_DIRECTORY|O_CLOEXEC of the sysfs root */
+	int procfs_fd;
+	char *machine_id_path;
+	usec_t settle_timeout;
+	struct nl_sock *rtnl; /* connected on first use */
+	struct nl_sock *genl;
+	int devlink_family; /* 0 = not resolved yet, < 0 = not available */
+	struct kmod_ctx *kmod;
+	struct udev *udev;
+};
+
+static inline struct host_linux *host_linux(struct host *h)
+{
+	return (struct host_linux *)h;
+}
+
+/* --- host-linux-sysfs.c --- */
+
+/* PCI addresses of every function with sriov_totalvfs, sorted. */
+int hl_list_pfs(struct host_linux *hl, char ***ret);
+/* Opens bus/pci/devices/<pci> under the sysfs root (O_DIRECTORY|O_CLOEXEC);
+ * pci must be a valid address (never a path from configuration). */
+int hl_open_pci(struct host_linux *hl, const char *pci, int *ret_fd);
+/* Fills in what sysfs knows of a PF: IDs, driver, VF device and driver,
+ * totalvfs, numvfs, offset, stride, NUMA node, its netdev name, and for each
+ * VF (virtfnN) its PCI address, driver, netdev name, MTU and whether it has
+ * an RDMA device. vf_driver is the kernel's default VF driver, from the
+ * drivers table. The netlink part (MACs, VLANs ...) is filled in by
+ * hl_read_pf_netlink. */
+int hl_read_pf_sysfs(struct host_linux *hl, const char *pci, struct pf_state *ret);
+/* The ifindex of a netdev named in sysfs (class/net/<name>/ifindex). */
+int hl_ifindex(struct host_linux *hl, const char *ifname, int *ret);
+/* Whether IOMMU groups exist (kernel/iommu_groups is not empty). */
+bool hl_iommu_groups(struct host_linux *hl);
+
+/* --- host-linux-sysfs.c: sysfs helpers shared with host-linux-write.c --- */
+
+/* A decimal (base 10) or hexadecimal (base 16) attribute of dirfd. */
+int hl_read_u32(int dirfd, const char *attr, int base, uint32_t *ret);
+/* The entries of directory sub of dirfd, sorted; empty when it does not exist. */
+int hl_list_dir(int dirfd, const char *sub, char ***ret);
+/* The driver a PCI function is bound to (its driver link); a driver link
+ * that is missing is no driver (NULL). */
+int hl_read_driver(int dev_fd, char **ret);
+/* Opens virtfn<vf> of a PF; its PCI address goes to pci. -ENOENT when the
+ * PF has no such VF. */
+int hl_open_virtfn(int pf_fd, uint32_t vf, char pci[static PCI_ADDR_MAX], int *ret_fd);
+
+/* --- host-linux-write.c --- */
+
+/* Writes value to an attribute of dirfd. Writes that can hang in a driver
+ * (sriov_numvfs, bind, unbind, drivers_probe) run in a child process, and
+ * the caller gets -ETIMEDOUT after timeout while the child stays stuck in the
+ * kernel; the error of the write itself (EBUSY, ENOSPC, EINVAL ...) is
+ * returned as it is. */
+int hl_write_attr(struct host_linux *hl, int dirfd, const char *attr, const char *value,
+		  usec_t timeout);
+int hl_set_num_vfs(struct host_linux *hl, const char *pf, uint32_t n, usec_t timeout);
+int hl_unbind_vf(struct host_linux *hl, const char *pf, uint32_t vf, usec_t timeout);
+int hl_bind_vf(struct host_linux *hl, const char *pf, uint32_t vf, const char *driver,
+	       usec_t timeout);
+
+/* --- host-linux-netlink.c --- */
+
+/* Fills in, by the PF netdev's ifindex: MTU, up, permanent MAC, and for each
+ * VF of ret->vfs the IFLA_VFINFO_LIST attributes. A PF without a netdev
+ * keeps zeros. */
+int hl_read_pf_netlink(struct host_linux *hl, struct pf_state *pf);
+int hl_set_vf(struct host_linux *hl, const char *pf, uint32_t vf, const struct vf_settings *attrs);
+int hl_set_pf_mtu(struct host_linux *hl, const char *pf, uint32_t mtu);
+int hl_set_pf_up(struct host_linux *hl, const char *pf);
+int hl_set_vf_mtu(struct host_linux *hl, const char *pf, uint32_t vf, uint32_t mtu);
+/* devlink: -EOPNOTSUPP when the device has no eswitch. */
+int hl_get_eswitch_mode(struct host_linux *hl, const char *pci, enum eswitch_mode *ret);
+int hl_set_eswitch_mode(struct host_linux *hl, const char *pf, enum eswitch_mode m);
+
+/* --- host-linux-kmod.c --- */
+
+int hl_load_module(struct host_linux *hl, const char *module);
+/* Loaded modules (names as the kernel has them, '_' not '-'). */
+int hl_list_modules(struct host_linux *hl, char ***ret);

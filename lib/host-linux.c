@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* The real Linux host: the host_ops table and reading a whole host. The
+ * work is done in host-linux-sysfs.c (PCI functions, VF drivers, waiting),
+ * host-linux-netlink.c (links, VF attributes, eswitch) and
+ * host-linux-kmod.c (modules). */
+
+#include <fcntl.h>
+#include <libkmod.h>
+#include <limits.h>
+#include <netlink/socket.h>
+#include <systemd/sd-id128.h>
+
+#include "host-linux-internal.h"
+
+#define CMDLINE_MAX (256u << 10)
+
+/* The whole of a small text file at dirfd/path, NUL-terminated. */
+static int read_text(int dirfd, const char *path, size_t max, char **ret)
+{
+	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	buf = malloc(max + 1);
+	if (!buf)
+		return -ENOMEM;
+	while (len < max) {
+		n = read(fd, buf + len, max - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	*ret = TAKE_PTR(buf);
+	return 0;
+}
+
+static void strip_newline(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+		s[--n] = '\0';
+}
+
+static int read_identity(struct host_linux *hl, struct host_state *s)
+{
+	char name[HOST_NAME_MAX + 1] = "";
+	int r;
+
+	if (gethostname(name, sizeof(name) - 1) < 0) {
+		r = -errno;
+		host_set_error(&hl->host, "gethostname: %s", strerror(-r));
+		return r;
+	}
+	s->hostname = strdup(name);
+	if (!s->hostname)
+		return -ENOMEM;
+	r = read_text(hl->procfs_fd, "cmdline", CMDLINE_MAX, &s->kernel_cmdline);
+	if (r < 0) {
+		host_set_error(&hl->host, "reading the kernel command line: %s", strerror(-r));
+		return r;
+	}
+	strip_newline(s->kernel_cmdline);
+	return 0;
+}
+
+/* A missing, empty or "uninitialized" machine-id (first boot) is unknown;
+ * anything else must be 32 hex digits. */
+static int read_machine_id(struct host_linux *hl, struct host_state *s)
+{
+	_cleanup_free_ char *text = NULL;
+	sd_id128_t id;
+	int r;
+
+	r = read_text(AT_FDCWD, hl->machine_id_path, 64, &text);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		host_set_error(&hl->host, "%s: %s", hl->machine_id_path, strerror(-r));
+		return r;
+	}
+	strip_newline(text);
+	if (text[0] == '\0' || streq(text, "uninitialized"))
+		return 0;
+	if (strlen(text) != 32 || sd_id128_from_string(text, &id) < 0) {
+		host_set_error(&hl->host, "%s: not a machine ID", hl->machine_id_path);
+		return -EINVAL;
+	}
+	memcpy(s->machine_id, id.bytes, sizeof(s->machine_id));
+	s->has_machine_id = true;
+	return 0;
+}
+
+/* What sysfs does not know: netlink attributes and the eswitch mode. */
+static int complete_pf(struct host_linux *hl, struct pf_state *pf)
+{
+	enum eswitch_mode mode;
+	int r;
+
+	r = hl_read_pf_netlink(hl, pf);
+	if (r < 0)
+		return r;
+	r = hl_get_eswitch_mode(hl, pf->pci, &mode);
+	if (r == -EOPNOTSUPP)
+		return 0;
+	if (r < 0)
+		return r;
+	pf->has_eswitch = true;
+	pf->eswitch_mode = mode;
+	return 0;
+}
+
+/* Removed (hot-unplug) since it was listed. */
+static bool pf_gone(struct host_linux *hl, const char *pci)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "bus/pci/devices/%s", pci);
+	return faccessat(hl->sysfs_fd, path, F_OK, 0) < 0 && errno == ENOENT;
+}
+
+static int read_pfs(struct host_linux *hl, struct host_state *s)
+{
+	_cleanup_strv_free_ char **pcis = NULL;
+	size_t n;
+	int r;
+
+	r = hl_list_pfs(hl, &pcis);
+	if (r < 0)
+		return r;
+	n = strv_length(pcis);
+	if (n == 0)
+		return 0;
+	s->pfs = calloc(n, sizeof(*s->pfs));
+	if (!s->pfs)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct pf_state *pf = &s->pfs[s->n_pfs];
+
+		r = hl_read_pf_sysfs(hl, pcis[i], pf);
+		if (r < 0 && pf_gone(hl, pcis[i]))
+			continue;
+		if (r < 0)
+			return r;
+		s->n_pfs++; /* from here on host_state_free() frees it */
+		r = complete_pf(hl, pf);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int linux_read(struct host *h, struct host_state **ret)
+{
+	struct host_linux *hl = host_linux(h);
+	_cleanup_host_state_ struct host_state *s = calloc(1, sizeof(*s));
+	int r;
+
+	if (!s)
+		return -ENOMEM;
+	r = read_identity(hl, s);
+	if (r >= 0)
+		r = read_machine_id(hl, s);
+	if (r >= 0)
+		r = hl_list_modules(hl, &s->modules);
+	if (r < 0)
+		return r;
+	s->iommu = hl_iommu_groups(hl);
+	r = read_pfs(hl, s);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(s);
+	return 0;
+}
+
+static int linux_load_module(struct host *h, const char *module)
+{
+	return hl_load_module(host_linux(h), module);
+}
+
+static int linux_set_num_vfs(struct host *h, const char *pf, uint32_t n, usec_t timeout)
+{
+	return hl_set_num_vfs(host_linux(h), pf, n, timeout);
+}
+
+/* A devlink request: the kernel answers when the mode has changed. */
+static int linux_set_eswitch_mode(struct host *h, const char *pf, enum eswitch_mode m,
+				  usec_t timeout)
+{
+	return hl_set_eswitch_mode(host_linux(h), pf, m);
+}
+
+static int not_supported(struct host *h, const char *what)
+{
+	host_set_error(h, "setting %s is not supported by this build", what);
+	return -EOPNOTSUPP;
+}
+
+static int linux_set_hw_tc_offload(struct host *h, const char *pf, bool on)
+{
+	return not_supported(h, "hw-tc-offload");
+}
+
+static int linux_set_pf_mtu(struct host *h, const char *pf, uint32_t mtu)
+{
+	return hl_set_pf_mtu(host_linux(h), pf, mtu);
+}
+
+static int linux_set_pf_up(struct host *h, const char *pf)
+{
+	return hl_set_pf_up(host_linux(h), pf);
+}
+
+static int linux_set_vf(struct host *h, const char *pf, uint32_t vf, const struct vf_settings *a)
+{
+	return hl_set_vf(host_linux(h), pf, vf, a);
+}
+
+static int linux_unbind_vf(struct host *h, const char *pf, uint32_t vf, usec_t timeout)
+{
+	return hl_unbind_vf(host_linux(h), pf, vf, timeout);
+}
+
+static int linux_bind_vf(struct host *h, const char *pf, uint32_t vf, const char *driver,
+			 usec_t timeout)
+{
+	return hl_bind_vf(host_linux(h), pf, vf, driver, timeout);
+}
+
+static int linux_set_vf_mtu(struct host *h, const char *pf, uint32_t vf, uint32_t mtu)
+{
+	return hl_set_vf_mtu(host_linux(h), pf, vf, mtu);
+}
+
+static int linux_set_firmware_vfs(struct host *h, const char *pf, uint32_t n)
+{
+	return not_supported(h, "the firmware VF limit");
+}
+
+static int linux_set_firmware_link_type(struct host *h, const char *pf, enum link_type t)
+{
+	return not_supported(h, "the firmware link type");
+}
+
+static void linux_free(struct host *h)
+{
+	struct host_linux *hl = host_linux(h);
+
+	if (hl->sysfs_fd >= 0)
+		close(hl->sysfs_fd);
+	if (hl->procfs_fd >= 0)
+		close(hl->procfs_fd);
+	nl_socket_free(hl->rtnl);
+	nl_socket_free(hl->genl);
+	kmod_unref(hl->kmod);
+	udev_unref(hl->udev);
+	free(hl->machine_id_path);
+	free(hl);
+}
+
+static const struct host_ops linux_ops = {
+	.name = "linux",
+	.read = linux_read,
+	.load_module = linux_load_module,
+	.set_num_vfs = linux_set_num_vfs,
+	.set_eswitch_mode = linux_set_eswitch_mode,
+	.set_hw_tc_offload = linux_set_hw_tc_offload,
+	.set_pf_mtu = linux_set_pf_mtu,
+	.set_pf_up = linux_set_pf_up,
+	.set_vf = linux_set_vf,
+	.unbind_vf = linux_unbind_vf,
+	.bind_vf = linux_bind_vf,
+	.set_vf_mtu = linux_set_vf_mtu,
+	.set_firmware_vfs = linux_set_firmware_vfs,
+	.set_firmware_link_type = linux_set_firmware_link_type,
+	.free = linux_free,
+};
+
+static int open_root(const char *path, int *ret_fd)
+{
+	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	*ret_fd = fd;
+	return 0;
+}
+
+int host_linux_open(const struct host_linux_options *o, struct host **ret)
+{
+	static const struct host_linux_options defaults = {};
+	struct host_linux *hl = calloc(1, sizeof(*hl));
+	int r;
+
+	if (!hl)
+		return -ENOMEM;
+	o = o ?: &defaults;
+	*hl = (struct host_linux){
+		.host.ops = &linux_ops,
+		.sysfs_fd = -EBADF,
+		.procfs_fd = -EBADF,
+		.settle_timeout = o->settle_timeout ?: 30 * USEC_PER_SEC,
+	};
+	r = open_root(o->sysfs ?: "/sys", &hl->sysfs_fd);
+	if (r >= 0)
+		r = open_root(o->procfs ?: "/proc", &hl->procfs_fd);
+	if (r >= 0 && !(hl->machine_id_path = strdup(o->machine_id ?: "/etc/machine-id")))
+		r = -ENOMEM;
+	if (r >= 0 && !(hl->udev = udev_new()))
+		r = -ENOMEM;
+	if (r < 0) {
+		linux_free(&hl->host);
+		return r;
+	}
+	*ret = &hl->host;
+	return 0;
+}

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The real Linux host: sysfs through directory file descriptors, VF
+ * attributes over rtnetlink (libnl-route), eswitch modes over devlink
+ * (libnl-genl), modules through libkmod, waiting through udev events. */
+
+#include "host.h"
+
+struct host_linux_options {
+	const char *sysfs;	/* default "/sys" */
+	const char *procfs;	/* default "/proc" */
+	const char *machine_id; /* default "/etc/machine-id" */
+	/* how long to wait for VFs, their drivers and netdevs to appear after
+	 * a change (udev events); default 30 s */
+	usec_t settle_timeout;
+};
+
+int host_linux_open(const struct host_linux_options *o, struct host **ret);

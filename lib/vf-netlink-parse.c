@@ -1,0 +1,451 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* Decoding the kernel's RTM_NEWLINK into pf_state and vf_state, and
+ * checking that what was set stuck. By hand rather than through libnl's
+ * rtnl_link: libnl 3.7 drops IFLA_VF_VLAN when the id is 0 and has no
+ * IFLA_PERM_ADDRESS. The layout follows rtnl_fill_vfinfo in
+ * net/core/rtnetlink.c of Linux 6.1. */
+
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+
+#include "vf-netlink.h"
+
+#define KEY(k) (1u << VF_KEY_##k)
+
+/* --- decoding --- */
+
+/* One IFLA_VF_INFO: the netlink fields of v that the message reported. */
+struct vf_info {
+	uint32_t index;
+	uint32_t reported; /* bits (1u << enum vf_key) */
+	struct vf_state v;
+};
+
+/* Whether the attributes in [head, head + len) fill it exactly (the last
+ * one may lack its alignment padding). */
+static bool attrs_exact(const struct nlattr *head, int len)
+{
+	const struct nlattr *a = head;
+	int rem = len;
+
+	while (nla_ok(a, rem))
+		a = nla_next(a, &rem);
+	return rem <= 0 && rem > -NLA_ALIGNTO;
+}
+
+static bool nest_exact(const struct nlattr *nest)
+{
+	return attrs_exact(nla_data(nest), nla_len(nest));
+}
+
+static const struct nla_policy vf_info_policy[IFLA_VF_MAX + 1] = {
+	[IFLA_VF_MAC] = { .minlen = sizeof(struct ifla_vf_mac) },
+	[IFLA_VF_VLAN] = { .minlen = sizeof(struct ifla_vf_vlan) },
+	[IFLA_VF_TX_RATE] = { .minlen = sizeof(struct ifla_vf_tx_rate) },
+	[IFLA_VF_SPOOFCHK] = { .minlen = sizeof(struct ifla_vf_spoofchk) },
+	[IFLA_VF_LINK_STATE] = { .minlen = sizeof(struct ifla_vf_link_state) },
+	[IFLA_VF_RATE] = { .minlen = sizeof(struct ifla_vf_rate) },
+	[IFLA_VF_RSS_QUERY_EN] = { .minlen = sizeof(struct ifla_vf_rss_query_en) },
+	[IFLA_VF_STATS] = { .type = NLA_NESTED },
+	[IFLA_VF_TRUST] = { .minlen = sizeof(struct ifla_vf_trust) },
+	[IFLA_VF_IB_NODE_GUID] = { .minlen = sizeof(struct ifla_vf_guid) },
+	[IFLA_VF_IB_PORT_GUID] = { .minlen = sizeof(struct ifla_vf_guid) },
+	[IFLA_VF_VLAN_LIST] = { .type = NLA_NESTED },
+};
+
+/* Every attribute that starts with the VF index (__u32 vf) must name the same VF. */
+static int vf_info_index(struct nlattr *const tb[], uint32_t *ret)
+{
+	static const int indexed[] = {
+		IFLA_VF_MAC,	      IFLA_VF_VLAN,	    IFLA_VF_TX_RATE,	  IFLA_VF_SPOOFCHK,
+		IFLA_VF_LINK_STATE,   IFLA_VF_RATE,	    IFLA_VF_RSS_QUERY_EN, IFLA_VF_TRUST,
+		IFLA_VF_IB_NODE_GUID, IFLA_VF_IB_PORT_GUID,
+	};
+	bool found = false;
+	uint32_t index = 0, v;
+
+	for (size_t i = 0; i < ELEMENTSOF(indexed); i++) {
+		if (!tb[indexed[i]])
+			continue;
+		memcpy(&v, nla_data(tb[indexed[i]]), sizeof(v));
+		if (found && v != index)
+			return -EBADMSG;
+		index = v;
+		found = true;
+	}
+	if (!found)
+		return -ENOENT;
+	*ret = index;
+	return 0;
+}
+
+static int decode_mac(struct nlattr *const tb[], struct vf_info *out)
+{
+	const struct ifla_vf_mac *v;
+
+	if (!tb[IFLA_VF_MAC])
+		return 0;
+	v = nla_data(tb[IFLA_VF_MAC]);
+	memcpy(out->v.mac.b, v->mac, sizeof(out->v.mac.b));
+	out->reported |= KEY(MAC);
+	return 0;
+}
+
+static int set_vlan(struct vf_info *out, uint32_t vlan, uint32_t qos, uint16_t proto_be)
+{
+	if (vlan > 4095 || qos > 7)
+		return -EBADMSG;
+	out->v.vlan = vlan;
+	out->v.qos = qos;
+	out->reported |= KEY(VLAN) | KEY(QOS);
+	for (enum vlan_proto p = 0; p < _VLAN_PROTO_MAX; p++)
+		if (ntohs(proto_be) == vf_netlink_vlan_protos[p]) {
+			out->v.vlan_proto = p;
+			out->reported |= KEY(VLAN_PROTO);
+		}
+	return 0;
+}
+
+/* IFLA_VF_VLAN_LIST (id, QoS and protocol) when the kernel has it, else
+ * IFLA_VF_VLAN, which is 802.1Q by definition. */
+static int decode_vlan(struct nlattr *const tb[], struct vf_info *out)
+{
+	const struct ifla_vf_vlan_info *vi;
+	const struct ifla_vf_vlan *v;
+	struct nlattr *first;
+
+	if (tb[IFLA_VF_VLAN_LIST] && nla_len(tb[IFLA_VF_VLAN_LIST]) > 0) {
+		if (!nest_exact(tb[IFLA_VF_VLAN_LIST]))
+			return -EBADMSG;
+		first = nla_data(tb[IFLA_VF_VLAN_LIST]);
+		if (nla_type(first) != IFLA_VF_VLAN_INFO || nla_len(first) < (int)sizeof(*vi))
+			return -EBADMSG;
+		vi = nla_data(first);
+		if (vi->vf != out->index)
+			return -EBADMSG;
+		return set_vlan(out, vi->vlan, vi->qos, vi->vlan_proto);
+	}
+	if (!tb[IFLA_VF_VLAN])
+		return 0;
+	v = nla_data(tb[IFLA_VF_VLAN]);
+	return set_vlan(out, v->vlan, v->qos, htons(ETH_P_8021Q));
+}
+
+/* IFLA_VF_RATE has both rates; the old IFLA_VF_TX_RATE only the maximum. */
+static int decode_rate(struct nlattr *const tb[], struct vf_info *out)
+{
+	if (tb[IFLA_VF_RATE]) {
+		const struct ifla_vf_rate *v = nla_data(tb[IFLA_VF_RATE]);
+
+		out->v.min_tx_rate = v->min_tx_rate;
+		out->v.max_tx_rate = v->max_tx_rate;
+		out->reported |= KEY(MIN_TX_RATE) | KEY(MAX_TX_RATE);
+	} else if (tb[IFLA_VF_TX_RATE]) {
+		const struct ifla_vf_tx_rate *v = nla_data(tb[IFLA_VF_TX_RATE]);
+
+		out->v.max_tx_rate = v->rate;
+		out->reported |= KEY(MAX_TX_RATE);
+	}
+	return 0;
+}
+
+/* rtnl_fill_vfinfo presets spoofchk, trust and RSS query to -1: a driver
+ * that leaves them so does not implement them. */
+static bool decode_setting(const struct nlattr *a, bool *ret)
+{
+	const struct ifla_vf_trust *v;
+
+	if (!a)
+		return false;
+	v = nla_data(a);
+	if (v->setting == UINT32_MAX)
+		return false;
+	*ret = v->setting != 0;
+	return true;
+}
+
+static int decode_settings(struct nlattr *const tb[], struct vf_info *out)
+{
+	if (decode_setting(tb[IFLA_VF_SPOOFCHK], &out->v.spoofchk))
+		out->reported |= KEY(SPOOFCHK);
+	if (decode_setting(tb[IFLA_VF_TRUST], &out->v.trust))
+		out->reported |= KEY(TRUST);
+	if (decode_setting(tb[IFLA_VF_RSS_QUERY_EN], &out->v.query_rss))
+		out->reported |= KEY(QUERY_RSS);
+	return 0;
+}
+
+static int decode_link_state(struct nlattr *const tb[], struct vf_info *out)
+{
+	const struct ifla_vf_link_state *v;
+
+	if (!tb[IFLA_VF_LINK_STATE])
+		return 0;
+	v = nla_data(tb[IFLA_VF_LINK_STATE]);
+	for (enum link_state s = 0; s < _LINK_STATE_MAX; s++)
+		if (v->link_state == vf_netlink_link_states[s]) {
+			out->v.link_state = s;
+			out->reported |= KEY(LINK_STATE);
+		}
+	return 0;
+}
+
+static int (*const vf_decoders[])(struct nlattr *const tb[], struct vf_info *out) = {
+	decode_mac, decode_vlan, decode_rate, decode_settings, decode_link_state,
+};
+
+/* -ENOENT: the nest names no VF (nothing to decode). */
+static int vf_info_decode(const struct nlattr *nest, struct vf_info *ret)
+{
+	struct nlattr *tb[IFLA_VF_MAX + 1];
+	struct vf_info info = {};
+	int r;
+
+	if (!nest_exact(nest))
+		return -EBADMSG;
+	if (nla_parse_nested(tb, IFLA_VF_MAX, (struct nlattr *)nest, vf_info_policy) < 0)
+		return -EBADMSG;
+	r = vf_info_index(tb, &info.index);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < ELEMENTSOF(vf_decoders); i++) {
+		r = vf_decoders[i](tb, &info);
+		if (r < 0)
+			return r;
+	}
+	*ret = info;
+	return 0;
+}
+
+/* Copies the fields of src that reported names into dst. */
+static void vf_copy_reported(struct vf_state *dst, const struct vf_state *src, uint32_t reported)
+{
+	if (reported & KEY(MAC))
+		dst->mac = src->mac;
+	if (reported & KEY(VLAN))
+		dst->vlan = src->vlan;
+	if (reported & KEY(QOS))
+		dst->qos = src->qos;
+	if (reported & KEY(VLAN_PROTO))
+		dst->vlan_proto = src->vlan_proto;
+	if (reported & KEY(SPOOFCHK))
+		dst->spoofchk = src->spoofchk;
+	if (reported & KEY(TRUST))
+		dst->trust = src->trust;
+	if (reported & KEY(LINK_STATE))
+		dst->link_state = src->link_state;
+	if (reported & KEY(QUERY_RSS))
+		dst->query_rss = src->query_rss;
+	if (reported & KEY(MIN_TX_RATE))
+		dst->min_tx_rate = src->min_tx_rate;
+	if (reported & KEY(MAX_TX_RATE))
+		dst->max_tx_rate = src->max_tx_rate;
+}
+
+/* Decodes every IFLA_VF_INFO of IFLA_VFINFO_LIST whose index is in
+ * [first, first + n) into infos[index - first]; other VFs and other
+ * attribute types are skipped. A VF listed twice keeps the last. */
+static int vf_list_decode(const struct nlattr *list, uint32_t first, size_t n,
+			  struct vf_info *infos)
+{
+	const struct nlattr *a;
+	struct vf_info info;
+	int r, rem;
+
+	if (!nest_exact(list))
+		return -EBADMSG;
+	for (a = nla_data(list), rem = nla_len(list); nla_ok(a, rem); a = nla_next(a, &rem)) {
+		if (nla_type(a) != IFLA_VF_INFO)
+			continue;
+		r = vf_info_decode(a, &info);
+		if (r == -ENOENT || (r >= 0 && (info.index < first || info.index - first >= n)))
+			continue;
+		if (r < 0)
+			return r;
+		infos[info.index - first] = info;
+	}
+	return 0;
+}
+
+static const struct nla_policy link_policy[IFLA_MAX + 1] = {
+	[IFLA_MTU] = { .type = NLA_U32 },
+	[IFLA_VFINFO_LIST] = { .type = NLA_NESTED },
+};
+
+static int link_parse(const struct nlmsghdr *nlh, struct nlattr *tb[IFLA_MAX + 1],
+		      const struct ifinfomsg **ret_ifi)
+{
+	if (nlh->nlmsg_type != RTM_NEWLINK || !nlmsg_valid_hdr(nlh, sizeof(struct ifinfomsg)))
+		return -EBADMSG;
+	if (!attrs_exact(nlmsg_attrdata(nlh, sizeof(struct ifinfomsg)),
+			 nlmsg_attrlen(nlh, sizeof(struct ifinfomsg))))
+		return -EBADMSG;
+	if (nlmsg_parse((struct nlmsghdr *)nlh, sizeof(struct ifinfomsg), tb, IFLA_MAX,
+			(struct nla_policy *)link_policy) < 0)
+		return -EBADMSG;
+	*ret_ifi = nlmsg_data(nlh);
+	return 0;
+}
+
+int vf_netlink_parse_link(const struct nlmsghdr *nlh, struct pf_state *pf)
+{
+	struct nlattr *tb[IFLA_MAX + 1];
+	const struct ifinfomsg *ifi;
+	_cleanup_free_ struct vf_info *infos = NULL;
+	int r;
+
+	r = link_parse(nlh, tb, &ifi);
+	if (r < 0)
+		return r;
+	infos = calloc(pf->n_vfs ?: 1, sizeof(*infos));
+	if (!infos)
+		return -ENOMEM;
+	if (tb[IFLA_VFINFO_LIST]) {
+		r = vf_list_decode(tb[IFLA_VFINFO_LIST], 0, pf->n_vfs, infos);
+		if (r < 0)
+			return r;
+	}
+
+	pf->up = ifi->ifi_flags & IFF_UP;
+	if (tb[IFLA_MTU])
+		pf->mtu = nla_get_u32(tb[IFLA_MTU]);
+	if (tb[IFLA_PERM_ADDRESS] && nla_len(tb[IFLA_PERM_ADDRESS]) == ETHER_ADDR_LEN_)
+		memcpy(pf->permanent_mac.b, nla_data(tb[IFLA_PERM_ADDRESS]), ETHER_ADDR_LEN_);
+	for (size_t i = 0; i < pf->n_vfs; i++)
+		vf_copy_reported(&pf->vfs[i], &infos[i].v, infos[i].reported);
+	return 0;
+}
+
+int vf_netlink_parse_vf(const struct nlmsghdr *nlh, uint32_t index, struct vf_state *vf,
+			uint32_t *ret_reported)
+{
+	struct nlattr *tb[IFLA_MAX + 1];
+	const struct ifinfomsg *ifi;
+	struct vf_info info = {};
+	int r;
+
+	r = link_parse(nlh, tb, &ifi);
+	if (r < 0)
+		return r;
+	if (!tb[IFLA_VFINFO_LIST])
+		return -ENOENT;
+	r = vf_list_decode(tb[IFLA_VFINFO_LIST], index, 1, &info);
+	if (r < 0)
+		return r;
+	if (!info.reported)
+		return -ENOENT;
+	vf_copy_reported(vf, &info.v, info.reported);
+	*ret_reported = info.reported;
+	return 0;
+}
+
+/* --- checking what stuck --- */
+
+/* As "ip link set DEV vf N ..." spells them. */
+static const char *const key_names[_VF_KEY_MAX] = {
+	[VF_KEY_MAC] = "mac",
+	[VF_KEY_VLAN] = "vlan",
+	[VF_KEY_QOS] = "qos",
+	[VF_KEY_VLAN_PROTO] = "proto",
+	[VF_KEY_SPOOFCHK] = "spoofchk",
+	[VF_KEY_TRUST] = "trust",
+	[VF_KEY_LINK_STATE] = "state",
+	[VF_KEY_QUERY_RSS] = "query_rss",
+	[VF_KEY_MIN_TX_RATE] = "min_tx_rate",
+	[VF_KEY_MAX_TX_RATE] = "max_tx_rate",
+};
+
+static void settings_to_state(const struct vf_settings *s, struct vf_state *ret)
+{
+	*ret = (struct vf_state){
+		.mac = s->mac,
+		.vlan = s->vlan,
+		.qos = s->qos,
+		.vlan_proto = s->vlan_proto,
+		.spoofchk = s->spoofchk,
+		.trust = s->trust,
+		.link_state = s->link_state,
+		.query_rss = s->query_rss,
+		.min_tx_rate = s->min_tx_rate,
+		.max_tx_rate = s->max_tx_rate,
+	};
+}
+
+static const char *on_off(bool b)
+{
+	return b ? "on" : "off";
+}
+
+/* Formats key k of v into buf (MAC_STR_MAX bytes); returns the text. */
+static const char *key_format(const struct vf_state *v, enum vf_key k, char buf[static MAC_STR_MAX])
+{
+	switch (k) {
+	case VF_KEY_MAC:
+		return mac_format(&v->mac, buf);
+	case VF_KEY_VLAN:
+		snprintf(buf, MAC_STR_MAX, "%u", v->vlan);
+		return buf;
+	case VF_KEY_QOS:
+		snprintf(buf, MAC_STR_MAX, "%u", v->qos);
+		return buf;
+	case VF_KEY_VLAN_PROTO:
+		return strna(vlan_proto_to_string(v->vlan_proto));
+	case VF_KEY_SPOOFCHK:
+		return on_off(v->spoofchk);
+	case VF_KEY_TRUST:
+		return on_off(v->trust);
+	case VF_KEY_LINK_STATE:
+		return strna(link_state_to_string(v->link_state));
+	case VF_KEY_QUERY_RSS:
+		return on_off(v->query_rss);
+	case VF_KEY_MIN_TX_RATE:
+		snprintf(buf, MAC_STR_MAX, "%u", v->min_tx_rate);
+		return buf;
+	case VF_KEY_MAX_TX_RATE:
+		snprintf(buf, MAC_STR_MAX, "%u", v->max_tx_rate);
+		return buf;
+	case VF_KEY_DRIVER:
+	case VF_KEY_MTU:
+	case VF_KEY_RDMA:
+	case VF_KEY_RESOURCE_NAME:
+	case _VF_KEY_MAX:
+	case _VF_KEY_INVALID:
+		break;
+	}
+	return "?";
+}
+
+int vf_netlink_verify(uint32_t index, const struct vf_settings *want, const struct vf_state *now,
+		      uint32_t reported, char *buf, size_t size)
+{
+	const uint32_t bools = KEY(SPOOFCHK) | KEY(TRUST) | KEY(QUERY_RSS);
+	char a[MAC_STR_MAX], b[MAC_STR_MAX];
+	struct vf_state w;
+	uint32_t check = want->set & VF_NETLINK_KEYS & reported;
+
+	settings_to_state(want, &w);
+	if (!vf_settings_has(want, VF_KEY_MAC) || want->mac_mode != MAC_MODE_LITERAL)
+		check &= ~KEY(MAC);
+	/* without a tag the protocol means nothing, and drivers report what they like */
+	if (!(vf_settings_has(want, VF_KEY_VLAN) && w.vlan) &&
+	    !(vf_settings_has(want, VF_KEY_QOS) && w.qos))
+		check &= ~KEY(VLAN_PROTO);
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
+		if (!(check & (1u << k)) || streq(key_format(&w, k, a), key_format(now, k, b)))
+			continue;
+		if (bools & (1u << k))
+			snprintf(buf, size, "VF %u: %s is still %s after setting it", index,
+				 key_names[k], key_format(now, k, b));
+		else
+			snprintf(buf, size, "VF %u: %s is %s after setting it to %s", index,
+				 key_names[k], key_format(now, k, b), key_format(&w, k, a));
+		return -EIO;
+	}
+	return 0;
+}

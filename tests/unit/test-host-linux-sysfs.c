@@ -1,0 +1,560 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* The sysfs part of the Linux backend against a fake sysfs tree built in a
+ * temporary directory: listing and reading PFs and VFs, the bounded write in
+ * a child process, and the refusals of set_num_vfs and bind that come before
+ * any write. What needs a real kernel (uevents, netlink, kmod) is tested in
+ * the VM. */
+
+#include <fcntl.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "host-linux-internal.h"
+
+#define ICE_PF "0000:01:00.0"
+#define IGB_PF "0000:02:00.0"
+#define MLX_PF "0000:03:00.0"
+#define BARE_PF "0000:04:00.0"
+#define BUS "devices/pci0000:00/0000:00:01.0/"
+#define MS USEC_PER_MSEC
+
+static char root[64];
+static struct host_linux hl;
+
+static void path_at(char *buf, size_t size, const char *rel)
+{
+	assert_true((size_t)snprintf(buf, size, "%s/%s", root, rel) < size);
+}
+
+static void mkdir_p(const char *rel)
+{
+	char p[512];
+
+	path_at(p, sizeof(p), rel);
+	for (char *s = p + strlen(root) + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		assert_true(mkdir(p, 0755) == 0 || errno == EEXIST);
+		*s = '/';
+	}
+	assert_true(mkdir(p, 0755) == 0 || errno == EEXIST);
+}
+
+static void put(const char *content, const char *fmt, ...) _printf_(2, 3);
+static void put(const char *content, const char *fmt, ...)
+{
+	char rel[256], p[512], *slash;
+	va_list ap;
+	FILE *f;
+
+	va_start(ap, fmt);
+	vsnprintf(rel, sizeof(rel), fmt, ap);
+	va_end(ap);
+	slash = strrchr(rel, '/');
+	*slash = '\0';
+	mkdir_p(rel);
+	*slash = '/';
+	path_at(p, sizeof(p), rel);
+	f = fopen(p, "we");
+	assert_non_null(f);
+	fputs(content, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* rel -> target; a target without a leading '/' is relative to the link
+ * (as the kernel writes virtfn links), else under root. */
+static void link_to(const char *target, const char *rel)
+{
+	char p[512], t[512], dir[256];
+
+	snprintf(dir, sizeof(dir), "%.*s", (int)(strrchr(rel, '/') - rel), rel);
+	mkdir_p(dir);
+	path_at(p, sizeof(p), rel);
+	if (target[0] == '/')
+		path_at(t, sizeof(t), target + 1);
+	else
+		snprintf(t, sizeof(t), "%s", target);
+	assert_int_equal(symlink(t, p), 0);
+}
+
+static char *slurp(const char *rel)
+{
+	static char buf[256];
+	char p[512];
+	FILE *f;
+	size_t n;
+
+	path_at(p, sizeof(p), rel);
+	f = fopen(p, "re");
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* A PCI function under BUS, in bus/pci/devices, bound to driver (NULL: none). */
+static void pci_dev(const char *addr, const char *driver)
+{
+	char rel[256], t[300];
+
+	snprintf(rel, sizeof(rel), BUS "%s", addr);
+	mkdir_p(rel);
+	snprintf(t, sizeof(t), "/%s", rel);
+	snprintf(rel, sizeof(rel), "bus/pci/devices/%s", addr);
+	link_to(t, rel);
+	if (!driver)
+		return;
+	snprintf(rel, sizeof(rel), "bus/pci/drivers/%s", driver);
+	mkdir_p(rel);
+	put("", "bus/pci/drivers/%s/unbind", driver);
+	snprintf(t, sizeof(t), "/bus/pci/drivers/%s", driver);
+	snprintf(rel, sizeof(rel), BUS "%s/driver", addr);
+	link_to(t, rel);
+}
+
+static void pf_attrs(const char *addr, const char *vendor, const char *device,
+		     const char *vf_device, const char *total, const char *num, const char *offset,
+		     const char *stride, const char *numa)
+{
+	put(vendor, BUS "%s/vendor", addr);
+	put(device, BUS "%s/device", addr);
+	put(vf_device, BUS "%s/sriov_vf_device", addr);
+	put(total, BUS "%s/sriov_totalvfs", addr);
+	put(num, BUS "%s/sriov_numvfs", addr);
+	put(offset, BUS "%s/sriov_offset", addr);
+	put(stride, BUS "%s/sriov_stride", addr);
+	put(numa, BUS "%s/numa_node", addr);
+}
+
+/* net/<name> of a device, and class/net/<name> pointing to it. */
+static void netdev(const char *addr, const char *name, const char *mtu, const char *ifindex,
+		   const char *type)
+{
+	char rel[256], t[300];
+
+	put(mtu, BUS "%s/net/%s/mtu", addr, name);
+	put(ifindex, BUS "%s/net/%s/ifindex", addr, name);
+	put(type, BUS "%s/net/%s/type", addr, name);
+	snprintf(t, sizeof(t), "/" BUS "%s/net/%s", addr, name);
+	snprintf(rel, sizeof(rel), "class/net/%s", name);
+	link_to(t, rel);
+}
+
+static void virtfn(const char *pf, unsigned i, const char *vf, const char *driver)
+{
+	char rel[256], t[64];
+
+	pci_dev(vf, driver);
+	put("0x8086\n", BUS "%s/vendor", vf);
+	put("", BUS "%s/driver_override", vf);
+	snprintf(t, sizeof(t), "../%s", vf);
+	snprintf(rel, sizeof(rel), BUS "%s/virtfn%u", pf, i);
+	link_to(t, rel);
+}
+
+/* E810-like: ice, VF 0 iavf with a netdev and RDMA, VF 1 unbound, VF 2
+ * vfio-pci (no netdev, an IOMMU group); a switchdev representor beside the
+ * uplink netdev. */
+static void make_ice(void)
+{
+	pci_dev(ICE_PF, "ice");
+	pf_attrs(ICE_PF, "0x8086\n", "0x159b\n", "0x1889\n", "128\n", "3\n", "8\n", "1\n", "0\n");
+	netdev(ICE_PF, "ens1f0", "1500\n", "4\n", "1\n");
+	put("p0\n", BUS ICE_PF "/net/ens1f0/phys_port_name");
+	netdev(ICE_PF, "enp0rep", "1500\n", "9\n", "1\n");
+	put("pf0vf0\n", BUS ICE_PF "/net/enp0rep/phys_port_name");
+	virtfn(ICE_PF, 0, "0000:01:01.0", "iavf");
+	netdev("0000:01:01.0", "ens1f0v0", "9000\n", "10\n", "1\n");
+	mkdir_p(BUS "0000:01:01.0/infiniband/irdma0");
+	virtfn(ICE_PF, 1, "0000:01:01.1", NULL);
+	virtfn(ICE_PF, 2, "0000:01:01.2", "vfio-pci");
+	mkdir_p("kernel/iommu_groups/7");
+	link_to("/kernel/iommu_groups/7", BUS "0000:01:01.2/iommu_group");
+}
+
+/* 82576-like: igb, two VFs on igbvf, offset 128 stride 2, no NUMA. */
+static void make_igb(void)
+{
+	pci_dev(IGB_PF, "igb");
+	pf_attrs(IGB_PF, "0x8086\n", "0x10c9\n", "0x10ca\n", "7\n", "2\n", "128\n", "2\n", "-1\n");
+	netdev(IGB_PF, "enp2s0", "1500\n", "2\n", "1\n");
+	virtfn(IGB_PF, 0, "0000:02:10.0", "igbvf");
+	netdev("0000:02:10.0", "enp2s0v0", "1500\n", "5\n", "1\n");
+	virtfn(IGB_PF, 1, "0000:02:10.2", "igbvf");
+	netdev("0000:02:10.2", "enp2s0v1", "1500\n", "6\n", "1\n");
+}
+
+static int setup(void **state)
+{
+	char p[512];
+
+	snprintf(root, sizeof(root), "/tmp/test-host-linux-sysfs.XXXXXX");
+	assert_non_null(mkdtemp(root));
+	make_ice();
+	make_igb();
+	/* ConnectX VPI port in InfiniBand mode, no VFs */
+	pci_dev(MLX_PF, "mlx5_core");
+	pf_attrs(MLX_PF, "0x15b3\n", "0x101d\n", "0x101e\n", "8\n", "0\n", "2\n", "1\n", "1\n");
+	netdev(MLX_PF, "ibp3s0", "2044\n", "7\n", "32\n");
+	/* an SR-IOV device without a driver, so without a netdev */
+	pci_dev(BARE_PF, NULL);
+	pf_attrs(BARE_PF, "0x1af4\n", "0x1041\n", "0x1041\n", "4\n", "0\n", "1\n", "1\n", "-1\n");
+	/* the bridge has no sriov_totalvfs; a stray entry is not an address */
+	pci_dev("0000:00:01.0", "pcieport");
+	mkdir_p("bus/pci/devices/not-a-device");
+	put("", "bus/pci/drivers_probe");
+	path_at(p, sizeof(p), "");
+	hl = (struct host_linux){ .sysfs_fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC),
+				  .procfs_fd = -EBADF,
+				  .settle_timeout = 200 * MS };
+	assert_true(hl.sysfs_fd >= 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	close(hl.sysfs_fd);
+	if (hl.udev)
+		udev_unref(hl.udev);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+	return 0;
+}
+
+static void move(const char *from, const char *to)
+{
+	char a[512], b[512];
+
+	path_at(a, sizeof(a), from);
+	path_at(b, sizeof(b), to);
+	assert_int_equal(rename(a, b), 0);
+}
+
+static void test_list_pfs(void **state)
+{
+	char **pfs = NULL;
+
+	assert_int_equal(hl_list_pfs(&hl, &pfs), 0);
+	assert_int_equal(strv_length(pfs), 4);
+	assert_string_equal(pfs[0], ICE_PF);
+	assert_string_equal(pfs[1], IGB_PF);
+	assert_string_equal(pfs[2], MLX_PF);
+	assert_string_equal(pfs[3], BARE_PF);
+	strv_free(pfs);
+}
+
+static void test_open_pci(void **state)
+{
+	int fd = -EBADF;
+
+	assert_int_equal(hl_open_pci(&hl, "../../../etc", &fd), -EINVAL);
+	assert_non_null(strstr(hl.host.error, "invalid PCI address"));
+	assert_int_equal(hl_open_pci(&hl, "0000:99:00.0", &fd), -ENODEV);
+	assert_int_equal(fd, -EBADF);
+	assert_int_equal(hl_open_pci(&hl, ICE_PF, &fd), 0);
+	assert_true(fd >= 0);
+	close(fd);
+}
+
+static void test_read_ice(void **state)
+{
+	struct pf_state pf = {};
+
+	assert_int_equal(hl_read_pf_sysfs(&hl, ICE_PF, &pf), 0);
+	assert_string_equal(pf.pci, ICE_PF);
+	assert_int_equal(pf.vendor, 0x8086);
+	assert_int_equal(pf.device, 0x159b);
+	assert_int_equal(pf.vf_device, 0x1889);
+	assert_string_equal(pf.driver, "ice");
+	assert_string_equal(pf.vf_driver, "iavf");
+	assert_string_equal(pf.name, "ens1f0"); /* the uplink, not the representor */
+	assert_int_equal(pf.total_vfs, 128);
+	assert_int_equal(pf.num_vfs, 3);
+	assert_int_equal(pf.vf_offset, 8);
+	assert_int_equal(pf.vf_stride, 1);
+	assert_int_equal(pf.numa_node, 0);
+	assert_int_equal(pf.link_type, LINK_TYPE_ETHERNET);
+	assert_int_equal(pf.firmware_total_vfs, -1);
+	assert_int_equal(pf.n_vfs, 3);
+
+	assert_int_equal(pf.vfs[0].index, 0);
+	assert_string_equal(pf.vfs[0].pci, "0000:01:01.0");
+	assert_string_equal(pf.vfs[0].driver, "iavf");
+	assert_string_equal(pf.vfs[0].name, "ens1f0v0");
+	assert_int_equal(pf.vfs[0].mtu, 9000);
+	assert_true(pf.vfs[0].rdma);
+
+	/* unbound */
+	assert_int_equal(pf.vfs[1].index, 1);
+	assert_string_equal(pf.vfs[1].pci, "0000:01:01.1");
+	assert_null(pf.vfs[1].driver);
+	assert_null(pf.vfs[1].name);
+	assert_int_equal(pf.vfs[1].mtu, 0);
+	assert_false(pf.vfs[1].rdma);
+
+	/* vfio-pci: no netdev */
+	assert_string_equal(pf.vfs[2].pci, "0000:01:01.2");
+	assert_string_equal(pf.vfs[2].driver, "vfio-pci");
+	assert_null(pf.vfs[2].name);
+	assert_int_equal(pf.vfs[2].mtu, 0);
+	pf_state_done(&pf);
+}
+
+static void test_read_igb(void **state)
+{
+	struct pf_state pf = {};
+
+	assert_int_equal(hl_read_pf_sysfs(&hl, IGB_PF, &pf), 0);
+	assert_int_equal(pf.device, 0x10c9);
+	assert_int_equal(pf.vf_device, 0x10ca);
+	assert_string_equal(pf.driver, "igb");
+	assert_string_equal(pf.vf_driver, "igbvf");
+	assert_string_equal(pf.name, "enp2s0");
+	assert_int_equal(pf.total_vfs, 7);
+	assert_int_equal(pf.vf_offset, 128);
+	assert_int_equal(pf.vf_stride, 2);
+	assert_int_equal(pf.numa_node, -1);
+	assert_int_equal(pf.n_vfs, 2);
+	assert_string_equal(pf.vfs[1].pci, "0000:02:10.2");
+	assert_string_equal(pf.vfs[1].name, "enp2s0v1");
+	assert_string_equal(pf.vfs[1].driver, "igbvf");
+	assert_int_equal(pf.vfs[1].mtu, 1500);
+	assert_false(pf.vfs[1].rdma);
+	pf_state_done(&pf);
+}
+
+static void test_read_other_pfs(void **state)
+{
+	struct pf_state pf = {};
+
+	assert_int_equal(hl_read_pf_sysfs(&hl, MLX_PF, &pf), 0);
+	assert_string_equal(pf.name, "ibp3s0");
+	assert_int_equal(pf.link_type, LINK_TYPE_INFINIBAND);
+	assert_int_equal(pf.firmware_link_type, LINK_TYPE_INFINIBAND);
+	assert_string_equal(pf.vf_driver, "mlx5_core");
+	assert_int_equal(pf.n_vfs, 0);
+	assert_null(pf.vfs);
+	pf_state_done(&pf);
+
+	assert_int_equal(hl_read_pf_sysfs(&hl, BARE_PF, &pf), 0);
+	assert_null(pf.driver);
+	assert_null(pf.vf_driver);
+	assert_null(pf.name);
+	assert_int_equal(pf.vendor, 0x1af4);
+	assert_int_equal(pf.total_vfs, 4);
+	pf_state_done(&pf);
+
+	/* a broken attribute fails the read, naming it; ret stays untouched */
+	put("lots\n", BUS BARE_PF "/sriov_offset");
+	pf.total_vfs = 77;
+	assert_int_equal(hl_read_pf_sysfs(&hl, BARE_PF, &pf), -EINVAL);
+	assert_int_equal(pf.total_vfs, 77);
+	assert_non_null(strstr(hl.host.error, "sriov_offset"));
+	put("1\n", BUS BARE_PF "/sriov_offset");
+	assert_int_equal(hl_read_pf_sysfs(&hl, "0000:00:01.0", &pf), -ENOENT);
+}
+
+static void test_ifindex_iommu(void **state)
+{
+	int ifindex = 0;
+
+	assert_int_equal(hl_ifindex(&hl, "ens1f0v0", &ifindex), 0);
+	assert_int_equal(ifindex, 10);
+	assert_int_equal(hl_ifindex(&hl, "nosuch0", &ifindex), -ENOENT);
+	assert_int_equal(hl_ifindex(&hl, "../../x", &ifindex), -EINVAL);
+	assert_int_equal(ifindex, 10);
+
+	assert_true(hl_iommu_groups(&hl));
+	move("kernel/iommu_groups/7", "group-aside");
+	assert_false(hl_iommu_groups(&hl));
+	move("group-aside", "kernel/iommu_groups/7");
+}
+
+static int open_dir(const char *rel)
+{
+	char p[512];
+	int fd;
+
+	mkdir_p(rel);
+	path_at(p, sizeof(p), rel);
+	fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	return fd;
+}
+
+static void test_write_attr(void **state)
+{
+	int fd = open_dir("attrs");
+	char p[512];
+
+	put("", "attrs/value");
+	assert_int_equal(hl_write_attr(&hl, fd, "value", "42", USEC_PER_SEC), 0);
+	assert_string_equal(slurp("attrs/value"), "42");
+
+	/* errors of open() and of write() come back as they are */
+	mkdir_p("attrs/adir");
+	assert_int_equal(hl_write_attr(&hl, fd, "adir", "1\n", USEC_PER_SEC), -EISDIR);
+	assert_string_equal(hl.host.error, "write of 1 to adir: Is a directory");
+	assert_int_equal(hl_write_attr(&hl, fd, "missing", "1", USEC_PER_SEC), -ENOENT);
+	path_at(p, sizeof(p), "attrs/full");
+	assert_int_equal(symlink("/dev/full", p), 0);
+	assert_int_equal(hl_write_attr(&hl, fd, "full", "1", USEC_PER_SEC), -ENOSPC);
+	close(fd);
+}
+
+static usec_t now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (usec_t)ts.tv_sec * USEC_PER_SEC + (usec_t)ts.tv_nsec / 1000;
+}
+
+/* A FIFO without a reader: the child's open() blocks as a write to a stuck
+ * driver would. */
+static void test_write_attr_timeout(void **state)
+{
+	int fd = open_dir("hang"), other[2], fifo;
+	struct pollfd p = {};
+	char path[512], buf[8] = "";
+	usec_t t0, took;
+
+	path_at(path, sizeof(path), "hang/sriov_numvfs");
+	assert_int_equal(mkfifo(path, 0600), 0);
+	/* a descriptor of the caller that the stuck child must not keep open */
+	assert_int_equal(pipe2(other, O_CLOEXEC), 0);
+
+	t0 = now();
+	assert_int_equal(hl_write_attr(&hl, fd, "sriov_numvfs", "8\n", 200 * MS), -ETIMEDOUT);
+	took = now() - t0;
+	assert_true(took >= 200 * MS);
+	assert_true(took < 1000 * MS);
+	assert_string_equal(hl.host.error,
+			    "write of 8 to sriov_numvfs did not return within 200ms");
+
+	close(other[1]);
+	p = (struct pollfd){ .fd = other[0], .events = POLLIN };
+	assert_int_equal(poll(&p, 1, 0), 1);
+	assert_true(p.revents & POLLHUP);
+	close(other[0]);
+
+	/* the child is still there and finishes its write once it can */
+	fifo = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	assert_true(fifo >= 0);
+	p = (struct pollfd){ .fd = fifo, .events = POLLIN };
+	assert_int_equal(poll(&p, 1, 5000), 1);
+	assert_int_equal(read(fifo, buf, sizeof(buf) - 1), 2);
+	assert_string_equal(buf, "8\n");
+	close(fifo);
+	close(fd);
+}
+
+static void test_set_num_vfs_refused(void **state)
+{
+	assert_int_equal(hl_set_num_vfs(&hl, ICE_PF, 5, USEC_PER_SEC), -EBUSY);
+	assert_non_null(strstr(hl.host.error, "has 3 VFs"));
+	assert_string_equal(slurp(BUS ICE_PF "/sriov_numvfs"), "3\n");
+	assert_int_equal(hl_set_num_vfs(&hl, "0000:01:00.0/../x", 0, USEC_PER_SEC), -EINVAL);
+}
+
+static void test_unbind(void **state)
+{
+	/* unbound already: nothing to write */
+	assert_int_equal(hl_unbind_vf(&hl, ICE_PF, 1, USEC_PER_SEC), 0);
+	assert_int_equal(hl_unbind_vf(&hl, ICE_PF, 0, USEC_PER_SEC), 0);
+	assert_string_equal(slurp("bus/pci/drivers/iavf/unbind"), "0000:01:01.0");
+	assert_int_equal(hl_unbind_vf(&hl, ICE_PF, 3, USEC_PER_SEC), -ENODEV);
+	assert_non_null(strstr(hl.host.error, "has no VF 3"));
+}
+
+static void test_bind_refused(void **state)
+{
+	assert_int_equal(hl_bind_vf(&hl, ICE_PF, 1, "vfio-pci", USEC_PER_SEC), -EINVAL);
+	assert_non_null(
+		strstr(hl.host.error, "no IOMMU group: boot with intel_iommu=on or amd_iommu=on"));
+	assert_int_equal(hl_bind_vf(&hl, ICE_PF, 1, "../../evil", USEC_PER_SEC), -EINVAL);
+	assert_non_null(strstr(hl.host.error, "invalid driver name"));
+	assert_int_equal(hl_bind_vf(&hl, ICE_PF, 1, "vfio pci", USEC_PER_SEC), -EINVAL);
+	assert_int_equal(hl_bind_vf(&hl, ICE_PF, 1, "ixgbevf", USEC_PER_SEC), -ENODEV);
+	assert_string_equal(hl.host.error, "driver ixgbevf is not loaded");
+	assert_int_equal(hl_bind_vf(&hl, IGB_PF, 0, "igbvf", USEC_PER_SEC), -EBUSY);
+	assert_non_null(strstr(hl.host.error, "already bound to igbvf"));
+	assert_int_equal(hl_bind_vf(&hl, IGB_PF, 7, NULL, USEC_PER_SEC), -ENODEV);
+	/* nothing was written on the way */
+	assert_string_equal(slurp("bus/pci/drivers_probe"), "");
+}
+
+/* set_num_vfs waits until sysfs shows the VFs and the netdevs of netdev
+ * drivers; here no uevent ever comes, so what is not there times out. */
+static void test_set_num_vfs_wait(void **state)
+{
+	usec_t t0, took;
+
+	hl.udev = hl.udev ?: udev_new();
+	assert_non_null(hl.udev);
+	/* there already: nothing is written */
+	assert_int_equal(hl_set_num_vfs(&hl, IGB_PF, 2, USEC_PER_SEC), 0);
+	assert_string_equal(slurp(BUS IGB_PF "/sriov_numvfs"), "2\n");
+	/* an unbound VF and one on vfio-pci have no netdev to wait for */
+	assert_int_equal(hl_set_num_vfs(&hl, ICE_PF, 3, USEC_PER_SEC), 0);
+
+	move(BUS "0000:02:10.2/net", "igb-vf1-net");
+	t0 = now();
+	assert_int_equal(hl_set_num_vfs(&hl, IGB_PF, 2, USEC_PER_SEC), -ETIMEDOUT);
+	took = now() - t0;
+	move("igb-vf1-net", BUS "0000:02:10.2/net");
+	assert_true(took >= 200 * MS && took < 1000 * MS);
+	assert_string_equal(hl.host.error, IGB_PF ": 2 VFs: after 200ms, VF 1 (0000:02:10.2, "
+						  "igbvf) has no network device");
+
+	/* written, then no VF appears */
+	assert_int_equal(hl_set_num_vfs(&hl, BARE_PF, 2, USEC_PER_SEC), -ETIMEDOUT);
+	assert_string_equal(slurp(BUS BARE_PF "/sriov_numvfs"), "2\n"); /* was "0\n" */
+	assert_non_null(strstr(hl.host.error, "0 of 2 VFs exist"));
+	put("0\n", BUS BARE_PF "/sriov_numvfs");
+}
+
+static void test_bind_writes(void **state)
+{
+	hl.udev = hl.udev ?: udev_new();
+	assert_non_null(hl.udev);
+	assert_int_equal(hl_bind_vf(&hl, ICE_PF, 1, NULL, USEC_PER_SEC), -ETIMEDOUT);
+	assert_string_equal(slurp(BUS "0000:01:01.1/driver_override"), "\n");
+	assert_string_equal(slurp("bus/pci/drivers_probe"), "0000:01:01.1");
+	assert_string_equal(hl.host.error, ICE_PF ": binding VF 1 (0000:01:01.1) to its default "
+						  "driver: after 200ms, bound to no driver");
+
+	link_to("/kernel/iommu_groups/7", BUS "0000:01:01.1/iommu_group");
+	assert_int_equal(hl_bind_vf(&hl, ICE_PF, 1, "vfio-pci", USEC_PER_SEC), -ETIMEDOUT);
+	assert_string_equal(slurp(BUS "0000:01:01.1/driver_override"), "vfio-pci");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_list_pfs),
+		cmocka_unit_test(test_open_pci),
+		cmocka_unit_test(test_read_ice),
+		cmocka_unit_test(test_read_igb),
+		cmocka_unit_test(test_read_other_pfs),
+		cmocka_unit_test(test_ifindex_iommu),
+		cmocka_unit_test(test_write_attr),
+		cmocka_unit_test(test_write_attr_timeout),
+		cmocka_unit_test(test_set_num_vfs_refused),
+		cmocka_unit_test(test_unbind),
+		cmocka_unit_test(test_bind_refused),
+		cmocka_unit_test(test_set_num_vfs_wait),
+		cmocka_unit_test(test_bind_writes),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

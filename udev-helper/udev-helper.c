@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* Run by udev and by sriov-persist-apply@.service:
+ *   udev-helper match PCI   for IMPORT{program}: prints SRIOV_PERSIST_PF= and
+ *                           SRIOV_PERSIST_UNIT= when a layout may select the PF
+ *   udev-helper apply PCI   applies the layouts of one PF; logs to the journal */
+
+#include <syslog.h>
+#include <systemd/sd-journal.h>
+
+#include "apply.h"
+#include "host-linux.h"
+
+#define SYSLOG_ID "sriov-persist"
+
+static void log_diags(const struct diag_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		const struct diag *d = &l->items[i];
+		_cleanup_free_ char *s = diag_format(d);
+
+		sd_journal_send("MESSAGE=%s", s ?: d->msg, "PRIORITY=%d",
+				d->level == DIAG_ERROR ? LOG_ERR : LOG_WARNING, "CONFIG_FILE=%s",
+				strempty(d->file), "CONFIG_LINE=%u", d->line,
+				"SYSLOG_IDENTIFIER=%s", SYSLOG_ID, NULL);
+	}
+}
+
+/* At "add" the netdev still has its kernel name (eth0): udev renames it
+ * later. Name= cannot be decided yet, so it is left out here; the apply unit
+ * decides with the final name and does nothing when no layout selects the PF. */
+static bool may_select(const struct layout_set *set, const struct pf_state *pf,
+		       const char *hostname)
+{
+	for (size_t i = 0; i < set->n_files; i++) {
+		struct layout_match m = set->files[i]->match;
+
+		m.name = NULL;
+		if (layout_match_pf(&m, pf, hostname))
+			return true;
+	}
+	return false;
+}
+
+static int verb_match(const char *pci)
+{
+	_cleanup_layout_set_ struct layout_set *set = NULL;
+	_cleanup_host_state_ struct host_state *hs = NULL;
+	_cleanup_host_ struct host *h = NULL;
+	const struct pf_state *pf;
+	int r;
+
+	r = layout_set_load(NULL, &set);
+	if (r >= 0)
+		r = host_linux_open(NULL, &h);
+	if (r >= 0)
+		r = host_read(h, &hs);
+	if (r < 0)
+		return r;
+	pf = host_state_find_pf(hs, pci);
+	if (pf && may_select(set, pf, hs->hostname))
+		printf("SRIOV_PERSIST_PF=%s\nSRIOV_PERSIST_UNIT=sriov-persist-apply@%s.service\n",
+		       pci, pci);
+	return 0;
+}
+
+static void log_pf(const struct apply_pf_result *res)
+{
+	const struct pf_status *st = &res->status;
+	const char *state = pf_status_state_to_string(st->state);
+
+	if (!res->configured)
+		return;
+	sd_journal_send("MESSAGE=%s (%s): %s%s%s%s", st->pci, strna(st->name), state,
+			res->changed ? "" : " (nothing to change)", st->error ? ": " : "",
+			strempty(st->error), "PRIORITY=%d",
+			st->state == PF_STATUS_APPLIED ? LOG_INFO : LOG_ERR, "SRIOV_PF=%s", st->pci,
+			"SRIOV_IFNAME=%s", strna(st->name), "SRIOV_STATE=%s", state,
+			"SRIOV_ACTIONS=%u", st->n_actions, "SRIOV_HOST_USEC=%llu",
+			(unsigned long long)st->host_usec, "SRIOV_TOTAL_USEC=%llu",
+			(unsigned long long)(st->finished - st->started), "SYSLOG_IDENTIFIER=%s",
+			SYSLOG_ID, NULL);
+	for (char **r = st->reboot_reasons; r && *r; r++)
+		sd_journal_send("MESSAGE=%s (%s): reboot needed: %s", st->pci, strna(st->name), *r,
+				"PRIORITY=%d", LOG_WARNING, "SRIOV_PF=%s", st->pci,
+				"SYSLOG_IDENTIFIER=%s", SYSLOG_ID, NULL);
+}
+
+static void on_action(const struct pf_state *pf, const struct action *a, int r, const char *detail,
+		      void *userdata)
+{
+	_cleanup_free_ char *d = action_describe(a);
+
+	sd_journal_send("MESSAGE=%s (%s): %s%s%s%s%s", pf->pci, strna(pf->name), strna(d),
+			r < 0 ? " failed: " : "", r < 0 ? strerror(-r) : "",
+			r < 0 && detail && *detail ? ": " : "", r < 0 ? strempty(detail) : "",
+			"PRIORITY=%d", r < 0 ? LOG_ERR : LOG_DEBUG, "SRIOV_PF=%s", pf->pci,
+			"SYSLOG_IDENTIFIER=%s", SYSLOG_ID, NULL);
+}
+
+static int verb_apply(const char *pci)
+{
+	_cleanup_layout_set_ struct layout_set *set = NULL;
+	_cleanup_host_ struct host *h = NULL;
+	struct apply_result res = {};
+	struct diag_list diags = {};
+	struct mainconf conf = {};
+	struct apply_options opts = {
+		.conf = &conf,
+		.runtime_dir = "/run/sriov-persist",
+		.state_dir = "/var/lib/sriov-persist",
+		.only = pci,
+		.on_action = on_action,
+	};
+	int r;
+
+	r = mainconf_load(NULL, &conf, &diags);
+	log_diags(&diags);
+	diag_list_done(&diags);
+	if (r < 0)
+		return r;
+	r = layout_set_load(NULL, &set);
+	if (r >= 0)
+		r = host_linux_open(NULL, &h);
+	if (r >= 0) {
+		log_diags(&set->diags);
+		r = apply_run(h, set, &opts, &res);
+	}
+	mainconf_done(&conf);
+	if (r < 0 && r != -EIO) {
+		sd_journal_send("MESSAGE=%s: applying failed: %s%s%s", pci, strerror(-r),
+				h && h->error[0] ? ": " : "", h ? h->error : "", "PRIORITY=%d",
+				LOG_ERR, "SRIOV_PF=%s", pci, "SYSLOG_IDENTIFIER=%s", SYSLOG_ID,
+				NULL);
+		return r;
+	}
+	log_diags(&res.diags);
+	for (size_t i = 0; i < res.n_pfs; i++)
+		log_pf(&res.pfs[i]);
+	apply_result_done(&res);
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	int r;
+
+	if (argc != 3 || !pci_addr_is_valid(argv[2])) {
+		fprintf(stderr, "Usage: %s match|apply PCI-ADDRESS\n", argv[0]);
+		return 2;
+	}
+	if (streq(argv[1], "match"))
+		r = verb_match(argv[2]);
+	else if (streq(argv[1], "apply"))
+		r = verb_apply(argv[2]);
+	else {
+		fprintf(stderr, "Unknown command '%s'\n", argv[1]);
+		return 2;
+	}
+	if (r < 0 && r != -EIO)
+		fprintf(stderr, "%s %s: %s\n", argv[1], argv[2], strerror(-r));
+	return r < 0 ? 1 : 0;
+}
