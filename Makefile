@@ -129,12 +129,17 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory BUILDDIR=$(PLAIN_DIR) all
 	$(Q)scripts/demo $(PLAIN_DIR)/sriovctl
 
-install: $(SRIOVCTL) $(HELPER)
-	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(SYSCONFDIR)/sriov-persist/conf.d \
-		$(DESTDIR)$(PREFIX)/lib/sriov-persist/conf.d $(DESTDIR)$(MANDIR)/man8
+install: all
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(LIBEXECDIR)/sriov-persist \
+		$(DESTDIR)$(SYSCONFDIR)/sriov-persist/conf.d $(DESTDIR)$(PREFIX)/lib/sriov-persist/conf.d \
+		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(UDEVDIR)/rules.d \
+		$(DESTDIR)$(PREFIX)/share/doc/sriov-persist/examples
 	install -m 0755 $(SRIOVCTL) $(DESTDIR)$(SBINDIR)/sriovctl
+	install -m 0755 $(HELPER) $(DESTDIR)$(LIBEXECDIR)/sriov-persist/udev-helper
+	install -m 0644 rules.d/70-sriov-persist.rules $(DESTDIR)$(UDEVDIR)/rules.d/
+	install -m 0644 units/sriov-persist-apply@.service units/sriov-persist-wait.service \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/
 	install -m 0644 man/sriovctl.8 $(DESTDIR)$(MANDIR)/man8/sriovctl.8
-	install -d $(DESTDIR)$(PREFIX)/share/doc/sriov-persist/examples
 	install -m 0644 conf.d/*.conf $(DESTDIR)$(PREFIX)/share/doc/sriov-persist/examples/
 
 FORMAT_SRCS = $(sort $(wildcard lib/*.[ch] sriovctl/*.[ch] udev-helper/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch]))

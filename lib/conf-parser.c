@@ -185,45 +185,13 @@ int conf_parse_text(const char *path, const char *text, const struct conf_parser
 
 int conf_read_file(const char *path, char **ret_text)
 {
-	_cleanup_close_ int fd = -EBADF;
 	_cleanup_free_ char *buf = NULL;
-	size_t size = 0, alloc = 4096;
-	struct stat st;
+	size_t size;
+	int r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (S_ISDIR(st.st_mode))
-		return -EISDIR;
-	buf = malloc(alloc);
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t k;
-
-		if (size + 1 >= alloc) {
-			size_t na = alloc * 2 > CONF_FILE_MAX + 2 ? CONF_FILE_MAX + 2 : alloc * 2;
-			char *nb = realloc(buf, na);
-
-			if (!nb)
-				return -ENOMEM;
-			buf = nb;
-			alloc = na;
-		}
-		k = read(fd, buf + size, alloc - size - 1);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -errno;
-		if (k == 0)
-			break;
-		size += (size_t)k;
-		if (size > CONF_FILE_MAX)
-			return -EFBIG;
-	}
-	buf[size] = '\0';
+	r = read_file_at(AT_FDCWD, path, CONF_FILE_MAX, &buf, &size);
+	if (r < 0)
+		return r;
 	if (memchr(buf, '\0', size))
 		return -EBADMSG;
 	*ret_text = TAKE_PTR(buf);

@@ -15,34 +15,6 @@
 
 #define CMDLINE_MAX (256u << 10)
 
-/* The whole of a small text file at dirfd/path, NUL-terminated. */
-static int read_text(int dirfd, const char *path, size_t max, char **ret)
-{
-	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	_cleanup_free_ char *buf = NULL;
-	size_t len = 0;
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	buf = malloc(max + 1);
-	if (!buf)
-		return -ENOMEM;
-	while (len < max) {
-		n = read(fd, buf + len, max - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	*ret = TAKE_PTR(buf);
-	return 0;
-}
-
 static void strip_newline(char *s)
 {
 	size_t n = strlen(s);
@@ -64,7 +36,7 @@ static int read_identity(struct host_linux *hl, struct host_state *s)
 	s->hostname = strdup(name);
 	if (!s->hostname)
 		return -ENOMEM;
-	r = read_text(hl->procfs_fd, "cmdline", CMDLINE_MAX, &s->kernel_cmdline);
+	r = read_file_at(hl->procfs_fd, "cmdline", CMDLINE_MAX, &s->kernel_cmdline, NULL);
 	if (r < 0) {
 		host_set_error(&hl->host, "reading the kernel command line: %s", strerror(-r));
 		return r;
@@ -81,7 +53,7 @@ static int read_machine_id(struct host_linux *hl, struct host_state *s)
 	sd_id128_t id;
 	int r;
 
-	r = read_text(AT_FDCWD, hl->machine_id_path, 64, &text);
+	r = read_file_at(AT_FDCWD, hl->machine_id_path, 64, &text, NULL);
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0) {

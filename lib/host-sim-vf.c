@@ -9,20 +9,6 @@
 #include "drivers.h"
 #include "host-sim-internal.h"
 
-/* As "ip link set DEV vf N ..." spells them. */
-static const char *const attr_names[_VF_KEY_MAX] = {
-	[VF_KEY_MAC] = "mac",
-	[VF_KEY_VLAN] = "vlan",
-	[VF_KEY_QOS] = "qos",
-	[VF_KEY_VLAN_PROTO] = "proto",
-	[VF_KEY_SPOOFCHK] = "spoofchk",
-	[VF_KEY_TRUST] = "trust",
-	[VF_KEY_LINK_STATE] = "state",
-	[VF_KEY_QUERY_RSS] = "query_rss",
-	[VF_KEY_MIN_TX_RATE] = "min_tx_rate",
-	[VF_KEY_MAX_TX_RATE] = "max_tx_rate",
-};
-
 /* Copies attribute k of the request into vf. */
 static void attr_apply(struct vf_state *vf, const struct vf_settings *a, enum vf_key k)
 {
@@ -139,7 +125,7 @@ static int request_result(struct host *h, const struct driver_info *di, const ch
 		if (vf_settings_has(a, k) && !(di->vf_attrs & (1u << k)) &&
 		    !attr_equal(&n, vf, k)) {
 			host_set_error(h, "%s does not implement VF %s", strna(driver),
-				       attr_names[k]);
+				       vf_key_to_ip_name(k));
 			return -EOPNOTSUPP;
 		}
 	*ret = n;

@@ -498,3 +498,23 @@ enum vf_key vf_key_from_string(const char *s)
 {
 	return (enum vf_key)lookup(vf_key_names, _VF_KEY_MAX, s);
 }
+
+static const char *const vf_key_ip_names[_VF_KEY_MAX] = {
+	[VF_KEY_MAC] = "mac",
+	[VF_KEY_VLAN] = "vlan",
+	[VF_KEY_QOS] = "qos",
+	[VF_KEY_VLAN_PROTO] = "proto",
+	[VF_KEY_SPOOFCHK] = "spoofchk",
+	[VF_KEY_TRUST] = "trust",
+	[VF_KEY_LINK_STATE] = "state",
+	[VF_KEY_QUERY_RSS] = "query_rss",
+	[VF_KEY_MIN_TX_RATE] = "min_tx_rate",
+	[VF_KEY_MAX_TX_RATE] = "max_tx_rate",
+};
+
+const char *vf_key_to_ip_name(enum vf_key k)
+{
+	if (k < 0 || k >= _VF_KEY_MAX)
+		return NULL;
+	return vf_key_ip_names[k];
+}

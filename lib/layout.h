@@ -107,6 +107,9 @@ static inline bool vf_settings_has(const struct vf_settings *s, enum vf_key k)
 /* Key names as written in files ("VirtualFunctions", "MACAddress", ...). */
 const char *pf_key_to_string(enum pf_key k) _pure_;
 const char *vf_key_to_string(enum vf_key k) _pure_;
+/* The netlink VF attributes as "ip link set DEV vf N ..." spells them ("mac",
+ * "vlan", "state" ...); NULL for keys that are not netlink attributes. */
+const char *vf_key_to_ip_name(enum vf_key k) _pure_;
 
 /* Copies every key set in src over dst (a later file wins). -ENOMEM. */
 int vf_settings_merge(struct vf_settings *dst, const struct vf_settings *src);

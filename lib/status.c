@@ -93,43 +93,6 @@ fail:
 	return r;
 }
 
-int read_file(const char *path, char **ret)
-{
-	_cleanup_free_ char *buf = NULL;
-	_cleanup_close_ int fd = -EBADF;
-	size_t len = 0, cap = 0;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n;
-
-		if (cap - len < 4096) {
-			char *b;
-
-			cap = cap ? cap * 2 : 8192;
-			if (cap > 16u << 20)
-				return -EFBIG;
-			b = realloc(buf, cap);
-			if (!b)
-				return -ENOMEM;
-			buf = b;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	*ret = TAKE_PTR(buf);
-	return 0;
-}
-
 static struct json_object *strv_to_json(char *const *l)
 {
 	struct json_object *a = json_object_new_array();

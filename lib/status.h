@@ -55,7 +55,5 @@ int pf_created_read(const char *dir, const char *pci, struct pf_created *ret);
 
 /* Writes data to dir/name through a temporary file and rename(). */
 int write_file_atomic(const char *dir, const char *name, const char *data, mode_t mode);
-/* Reads a whole (small, < 16 MiB) file. */
-int read_file(const char *path, char **ret);
 /* mkdir -p with mode. */
 int mkdir_p(const char *path, mode_t mode);

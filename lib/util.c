@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <ctype.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "util.h"
 
@@ -295,4 +297,58 @@ char *strdup_printf(const char *fmt, ...)
 	r = vasprintf(&s, fmt, ap);
 	va_end(ap);
 	return r < 0 ? NULL : s;
+}
+
+int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_size)
+{
+	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0, cap = 0;
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	for (;;) {
+		ssize_t n;
+
+		if (cap - len < 2) {
+			/* sysfs and procfs report size 0: grow as we go, one byte past max */
+			size_t want = cap ? cap * 2 : 4096;
+			char *b;
+
+			if (want > max + 2)
+				want = max + 2;
+			if (want <= cap)
+				return -EFBIG;
+			b = realloc(buf, want);
+			if (!b)
+				return -ENOMEM;
+			buf = b;
+			cap = want;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > max)
+			return -EFBIG;
+	}
+	if (!buf && !(buf = malloc(1)))
+		return -ENOMEM;
+	buf[len] = '\0';
+	if (ret_size)
+		*ret_size = len;
+	*ret = TAKE_PTR(buf);
+	return 0;
+}
+
+int read_file(const char *path, char **ret)
+{
+	return read_file_at(AT_FDCWD, path, 16u << 20, ret, NULL);
 }

@@ -139,5 +139,12 @@ void pci_addr_format(uint32_t domain, uint32_t rid, char buf[static PCI_ADDR_MAX
 /* Network interface names as the kernel allows them (IFNAMSIZ-1, no '/', no whitespace). */
 bool ifname_is_valid(const char *s) _pure_;
 
+/* The whole of a file at dirfd/path (AT_FDCWD for a plain path), NUL-terminated;
+ * -EFBIG when it is longer than max bytes, -EISDIR for a directory. ret_size
+ * (may be NULL) gets the length, which tells embedded NULs apart. */
+int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_size);
+/* A whole small (< 16 MiB) file. */
+int read_file(const char *path, char **ret);
+
 /* asprintf that returns NULL on failure. */
 char *strdup_printf(const char *fmt, ...) _printf_(1, 2);

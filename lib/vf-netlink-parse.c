@@ -347,20 +347,6 @@ int vf_netlink_parse_vf(const struct nlmsghdr *nlh, uint32_t index, struct vf_st
 
 /* --- checking what stuck --- */
 
-/* As "ip link set DEV vf N ..." spells them. */
-static const char *const key_names[_VF_KEY_MAX] = {
-	[VF_KEY_MAC] = "mac",
-	[VF_KEY_VLAN] = "vlan",
-	[VF_KEY_QOS] = "qos",
-	[VF_KEY_VLAN_PROTO] = "proto",
-	[VF_KEY_SPOOFCHK] = "spoofchk",
-	[VF_KEY_TRUST] = "trust",
-	[VF_KEY_LINK_STATE] = "state",
-	[VF_KEY_QUERY_RSS] = "query_rss",
-	[VF_KEY_MIN_TX_RATE] = "min_tx_rate",
-	[VF_KEY_MAX_TX_RATE] = "max_tx_rate",
-};
-
 static void settings_to_state(const struct vf_settings *s, struct vf_state *ret)
 {
 	*ret = (struct vf_state){
@@ -441,10 +427,10 @@ int vf_netlink_verify(uint32_t index, const struct vf_settings *want, const stru
 			continue;
 		if (bools & (1u << k))
 			snprintf(buf, size, "VF %u: %s is still %s after setting it", index,
-				 key_names[k], key_format(now, k, b));
+				 vf_key_to_ip_name(k), key_format(now, k, b));
 		else
 			snprintf(buf, size, "VF %u: %s is %s after setting it to %s", index,
-				 key_names[k], key_format(now, k, b), key_format(&w, k, a));
+				 vf_key_to_ip_name(k), key_format(now, k, b), key_format(&w, k, a));
 		return -EIO;
 	}
 	return 0;

@@ -14,15 +14,12 @@ static const char *const fixtures[] = {
 	"e810.json", "x710.json", "cx6dx.json", "igb-82576.json", "bnxt.json", "mixed.json",
 };
 
-static char *read_file(const char *path)
+static char *read_fixture(const char *path)
 {
-	FILE *f = fopen(path, "re");
 	char *buf = NULL;
-	size_t n = 0;
 
-	assert_non_null(f);
-	assert_true(getdelim(&buf, &n, '\0', f) > 0);
-	fclose(f);
+	assert_int_equal(read_file(path, &buf), 0);
+	assert_true(strlen(buf) > 0);
 	return buf;
 }
 
@@ -46,7 +43,7 @@ static struct host_state *parse_fixture(const char *name)
 	struct host_state *h;
 
 	snprintf(path, sizeof(path), FIXTURES "%s", name);
-	text = read_file(path);
+	text = read_fixture(path);
 	h = parse_ok(text);
 	free(text);
 	return h;
@@ -60,7 +57,7 @@ static void test_fixtures_round_trip(void **state)
 		struct host_state *h;
 
 		snprintf(path, sizeof(path), FIXTURES "%s", fixtures[i]);
-		text = read_file(path);
+		text = read_fixture(path);
 		h = parse_ok(text);
 		assert_int_equal(snapshot_format(h, &out), 0);
 		if (strcmp(text, out) != 0)
