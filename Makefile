@@ -68,7 +68,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILDDIR)/tests/%)
 # engine links the same sources with -fsanitize=fuzzer; see tests/fuzz/README).
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILDDIR)/tests/%)
 
-.PHONY: all clean check check-unit check-integration check-valgrind check-fuzz demo install \
+.PHONY: all clean check check-vm check-unit check-integration check-valgrind check-fuzz demo install \
 	format format-check deps tests bench
 all: $(SRIOVCTL) $(HELPER)
 
@@ -124,6 +124,13 @@ check-fuzz:
 check-integration:
 	$(Q)SRIOVCTL=$(CURDIR)/$(ASAN_DIR)/sriovctl SRIOVCTL_PLAIN=$(CURDIR)/$(PLAIN_DIR)/sriovctl \
 		/usr/bin/python3 -m pytest -q -p no:cacheprovider tests/integration
+
+# VM tests: a real kernel with an emulated SR-IOV NIC, real systemd and udev
+# (tests/vm/README.md). Needs root; builds and caches the guest image.
+check-vm:
+	$(Q)tests/vm/setup-host
+	$(Q)/usr/bin/python3 tests/vm/build-image
+	$(Q)SRIOV_VM_NO_BUILD=1 /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/vm
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory BUILDDIR=$(PLAIN_DIR) all

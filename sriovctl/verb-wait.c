@@ -4,6 +4,7 @@
  * record from this boot. Woken by inotify on the records directory (the
  * apply units write records with rename()), bounded by --timeout. */
 
+#include <libudev.h>
 #include <poll.h>
 #include <sys/inotify.h>
 #include <time.h>
@@ -84,6 +85,38 @@ static void drain(int fd)
 		;
 }
 
+/* Until udev has handled every queued event (coldplug included): before that,
+ * a PF's driver may not be bound yet and its layout may not select it. */
+static int wait_udev_queue(usec_t deadline)
+{
+	struct udev *udev = udev_new();
+	struct udev_queue *q = udev ? udev_queue_new(udev) : NULL;
+	int r = -ENOMEM, fd;
+
+	if (!q)
+		goto out;
+	fd = udev_queue_get_fd(q);
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		usec_t now = now_monotonic();
+
+		if (udev_queue_get_queue_is_empty(q)) {
+			r = 0;
+			break;
+		}
+		if (fd < 0 || now >= deadline) {
+			r = fd < 0 ? fd : -ETIMEDOUT;
+			break;
+		}
+		if (poll(&pfd, 1, (int)((deadline - now) / USEC_PER_MSEC) + 1) > 0)
+			udev_queue_flush(q);
+	}
+out:
+	udev_queue_unref(q);
+	udev_unref(udev);
+	return r;
+}
+
 int verb_wait(struct ctl *c)
 {
 	_cleanup_close_ int fd = -EBADF;
@@ -91,6 +124,12 @@ int verb_wait(struct ctl *c)
 	struct progress p;
 	int r;
 
+	if (!c->host_path) {
+		r = wait_udev_queue(deadline);
+		if (r < 0)
+			fprintf(stderr, "Waiting for udev to settle failed: %s; going on\n",
+				strerror(-r));
+	}
 	fd = watch_records(c->runtime_dir);
 	if (fd < 0) {
 		fprintf(stderr, "Watching %s/pf failed: %s\n", c->runtime_dir, strerror(-fd));

@@ -1,0 +1,234 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""sriov-persist on a real kernel: the build installed into the guest, with real
+systemd and udev, an emulated igb (82576) SR-IOV PF and an emulated IOMMU.
+
+1. cold boot with a layout: VFs with MAC/VLAN/QoS/trust/spoofchk, one on vfio-pci,
+   and a unit ordered after sriov-persist-wait sees them; 2. a reboot brings the
+   same state back; 3. hotplug of a second igb is applied, its unplug shows as
+   gone; 4. a hand-written sriov_numvfs is planned and repaired; 5. a layout with
+   an error holds the PF, its VFs untouched, the error in status and journal.
+"""
+
+import json
+import os
+import re
+import subprocess
+import time
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+
+LAYOUT = """[Match]
+Vendor=0x8086
+Device=0x10c9
+Driver=igb
+
+[PhysicalFunction]
+VirtualFunctions=3
+# igb answers its VFs' mailbox (and so hands them the MAC set here) only while up
+LinkUp=yes
+
+[VirtualFunction 0]
+MACAddress=02:00:00:00:01:00
+VLANId=100
+QualityOfService=2
+Trust=yes
+MACSpoofCheck=no
+
+[VirtualFunction 1]
+Driver=vfio-pci
+MACAddress=stable
+
+[VirtualFunction 2]
+MACAddress=stable
+VLANId=200
+"""
+
+# A unit that stands for kubelet: it must see the VFs at its first start.
+CONSUMER = """[Unit]
+Description=stands for kubelet in the VM tests
+Wants=sriov-persist-wait.service
+After=sriov-persist-wait.service
+
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/bin/sh -c 'cat /sys/bus/pci/devices/*/sriov_numvfs > /run/consumer-saw'
+
+[Install]
+WantedBy=multi-user.target
+"""
+
+
+@pytest.fixture(scope="session")
+def product(tmp_path_factory):
+    """The build, installed into a staging root and packed for the guest."""
+    d = tmp_path_factory.mktemp("product")
+    b = os.path.join(REPO, "build", "vm", "product")
+    common = ["make", "-s", "-C", REPO, f"BUILDDIR={b}", "WERROR=1"]
+    subprocess.run(common + ["all"], check=True)
+    subprocess.run(common + ["install", f"DESTDIR={d}/root", "PREFIX=/usr",
+                             "SYSTEMDUNITDIR=/usr/lib/systemd/system", "UDEVDIR=/usr/lib/udev"],
+                   check=True, stdout=subprocess.DEVNULL)
+    tar = d / "sriov-persist.tar"
+    subprocess.run(["tar", "-C", str(d / "root"), "-cf", str(tar), "."], check=True)
+    return tar
+
+
+def install(vm, product, layout=LAYOUT, consumer=True):
+    vm.copy_in(str(product), "sriov-persist.tar")
+    with open(os.path.join(vm.share, "50-igb.conf"), "w") as f:
+        f.write(layout)
+    with open(os.path.join(vm.share, "sriov-consumer.service"), "w") as f:
+        f.write(CONSUMER)
+    vm.check("tar -C / --no-same-owner --no-overwrite-dir -xf /mnt/share/sriov-persist.tar && "
+             "install -m 0644 /mnt/share/50-igb.conf /etc/sriov-persist/conf.d/ && "
+             + ("install -m 0644 /mnt/share/sriov-consumer.service /etc/systemd/system/ && "
+                "systemctl enable sriov-consumer.service && " if consumer else "")
+             + "systemctl daemon-reload && systemctl enable sriov-persist-wait.service && "
+             "udevadm control --reload")
+
+
+def igb_pfs(vm):
+    out = vm.check("for d in /sys/bus/pci/devices/*; do [ -e $d/sriov_totalvfs ] && "
+                   "echo ${d##*/} $(ls $d/net); done; true")
+    return dict(line.split()[:2] for line in out.splitlines() if len(line.split()) >= 2)
+
+
+def vfinfo(vm, ifname):
+    data = json.loads(vm.check(f"ip -j -d link show dev {ifname}"))
+    return {v["vf"]: v for v in data[0].get("vfinfo_list", [])}
+
+
+def vf_pci(vm, pf, i):
+    return vm.check(f"basename $(readlink /sys/bus/pci/devices/{pf}/virtfn{i})").strip()
+
+
+def vf_driver(vm, vf):
+    return vm.check(f"basename $(readlink /sys/bus/pci/devices/{vf}/driver) 2>/dev/null; true").strip()
+
+
+def assert_layout(vm, pci, ifname):
+    assert vm.check(f"cat /sys/bus/pci/devices/{pci}/sriov_numvfs").strip() == "3"
+    info = vfinfo(vm, ifname)
+    v0 = info[0]
+    assert v0["address"] == "02:00:00:00:01:00"
+    assert v0["vlan_list"][0]["vlan"] == 100 and v0["vlan_list"][0]["qos"] == 2, v0
+    assert v0["spoofchk"] is False and v0["trust"] is True, v0
+    assert info[2]["vlan_list"][0]["vlan"] == 200
+    for i in (1, 2):
+        assert int(info[i]["address"][:2], 16) & 0x03 == 0x02, "stable MAC: local unicast"
+    vf0, vf1 = vf_pci(vm, pci, 0), vf_pci(vm, pci, 1)
+    # igb: the VF netdev takes the MAC only when igbvf binds after it was set
+    assert vm.check(f"cat /sys/bus/pci/devices/{vf0}/net/*/address").strip() == "02:00:00:00:01:00"
+    assert vf_driver(vm, vf1) == "vfio-pci"
+    group = vm.check(f"basename $(readlink /sys/bus/pci/devices/{vf1}/iommu_group)").strip()
+    assert vm.run(f"test -c /dev/vfio/{group}")[0] == 0
+    return info
+
+
+def record(vm, pci):
+    return json.loads(vm.check(f"cat /run/sriov-persist/pf/{pci}.json"))
+
+
+def wait_for_boot_gate(vm):
+    """The shell comes up before the boot is done: wait for the gate itself."""
+    vm.wait_until("test \"$(systemctl show -p ActiveState --value sriov-persist-wait.service)\" "
+                  "= active", 180)
+
+
+def test_cold_boot_and_reboot(vm, product, steps):
+    install(vm, product)
+    (pci, ifname), = igb_pfs(vm).items()
+    with steps("scenario 1: reboot into the layout"):
+        vm.reboot()
+        wait_for_boot_gate(vm)
+    with steps("scenario 1: checks"):
+        vm.wait_until("test -e /run/consumer-saw", 60)
+        ifname = igb_pfs(vm)[pci]
+        first = assert_layout(vm, pci, ifname)
+        assert vm.check("cat /run/consumer-saw").split() == ["3"], "kubelet's stand-in ran too early"
+        rec = record(vm, pci)
+        assert rec["state"] == "applied"
+        print(f"[apply at boot] {pci}: {rec['actions']} actions, "
+              f"{(rec['finished_usec'] - rec['started_usec']) / 1e6:.3f} s total, "
+              f"{rec['host_usec'] / 1e6:.3f} s in the kernel")
+        assert vm.run("sriovctl plan")[0] == 0
+        log = vm.check("journalctl -b -o cat -t sriov-persist")
+        assert f"{pci}" in log and "applied" in log, log
+    with steps("scenario 2: reboot again"):
+        vm.reboot()
+        wait_for_boot_gate(vm)
+    with steps("scenario 2: checks"):
+        vm.wait_until("test -e /run/consumer-saw", 60)
+        again = assert_layout(vm, pci, igb_pfs(vm)[pci])
+        for i in range(3):
+            assert again[i]["address"] == first[i]["address"], "stable MACs changed over a reboot"
+        assert vm.check("cat /run/consumer-saw").split() == ["3"]
+
+
+def test_hotplug_and_unplug(vm, product, steps):
+    install(vm, product, consumer=False)
+    before = set(igb_pfs(vm))
+    with steps("scenario 3: hotplug a second igb until its layout is applied"):
+        t0 = time.monotonic()
+        dev = vm.hotplug_igb("rp1")
+        vm.wait_until("test $(ls /run/sriov-persist/pf/ | wc -l) -eq 1", 60)
+        appeared = time.monotonic() - t0
+    new = [p for p in igb_pfs(vm) if p not in before]
+    assert len(new) == 1, igb_pfs(vm)
+    pci = new[0]
+    rec = record(vm, pci)
+    assert rec["state"] == "applied", rec
+    assert_layout(vm, pci, igb_pfs(vm)[pci])
+    print(f"[apply on hotplug] device_add -> record: {appeared:.2f} s; apply {rec['actions']} actions "
+          f"{(rec['finished_usec'] - rec['started_usec']) / 1e6:.3f} s, of which kernel "
+          f"{rec['host_usec'] / 1e6:.3f} s, ours "
+          f"{(rec['finished_usec'] - rec['started_usec'] - rec['host_usec']) / 1e6:.3f} s")
+    with steps("scenario 3: unplug"):
+        vm.unplug(dev)
+        vm.wait_until(f"! test -e /sys/bus/pci/devices/{pci}", 30)
+    out = vm.check("sriovctl --no-color status")
+    assert re.search(rf"^{re.escape(pci)} .* gone ", out, re.M), out
+
+
+def test_hand_written_numvfs_is_repaired(vm, product, steps):
+    install(vm, product, consumer=False)
+    (pci, ifname), = igb_pfs(vm).items()
+    with steps("scenario 4: first apply"):
+        assert vm.run("sriovctl apply", timeout=120)[0] == 0
+    vm.check(f"echo 0 > /sys/bus/pci/devices/{pci}/sriov_numvfs && "
+             f"echo 1 > /sys/bus/pci/devices/{pci}/sriov_numvfs && udevadm settle -t 30")
+    rc, out = vm.run("sriovctl --no-color plan")
+    assert rc == 10 and "VFs" in out, out
+    with steps("scenario 4: repair"):
+        rc, out = vm.run("sriovctl --no-color apply", timeout=120)
+    assert rc == 0, out
+    assert vm.run("sriovctl plan")[0] == 0
+    assert_layout(vm, pci, igb_pfs(vm)[pci])
+
+
+def test_layout_error_holds_the_pf(vm, product, steps):
+    install(vm, product, consumer=False)
+    (pci, ifname), = igb_pfs(vm).items()
+    assert vm.run("sriovctl apply", timeout=120)[0] == 0
+    before = vm.check(f"ip -j -d link show dev {igb_pfs(vm)[pci]}; "
+                      f"ls -l /sys/bus/pci/devices/{pci}/ | grep virtfn; "
+                      f"for v in /sys/bus/pci/devices/{pci}/virtfn*; do readlink $v/driver; done")
+    vm.check("sed -i 's/^VLANId=100$/VLANId=5000/' /etc/sriov-persist/conf.d/50-igb.conf")
+    with steps("scenario 5: apply a broken layout"):
+        rc, out = vm.run("sriovctl --no-color apply", timeout=120)
+    assert rc == 1 and "held" in out, out
+    assert "/etc/sriov-persist/conf.d/50-igb.conf:13: VLANId=5000: must be 0..4095" in out, out
+    after = vm.check(f"ip -j -d link show dev {igb_pfs(vm)[pci]}; "
+                     f"ls -l /sys/bus/pci/devices/{pci}/ | grep virtfn; "
+                     f"for v in /sys/bus/pci/devices/{pci}/virtfn*; do readlink $v/driver; done")
+    assert after == before, "a held PF was changed"
+    out = vm.check("sriovctl --no-color status")
+    assert "held" in out and "50-igb.conf:13: VLANId=5000" in out, out
+    rc, _ = vm.run(f"systemctl start sriov-persist-apply@{pci}.service", timeout=120)
+    assert rc != 0
+    log = vm.check(f"journalctl -o cat -u sriov-persist-apply@{pci}.service")
+    assert "VLANId=5000" in log and "held" in log, log
