@@ -9,85 +9,6 @@
 #include "drivers.h"
 #include "host-sim-internal.h"
 
-/* Copies attribute k of the request into vf. */
-static void attr_apply(struct vf_state *vf, const struct vf_settings *a, enum vf_key k)
-{
-	switch (k) {
-	case VF_KEY_MAC:
-		vf->mac = a->mac;
-		break;
-	case VF_KEY_VLAN:
-		vf->vlan = a->vlan;
-		break;
-	case VF_KEY_QOS:
-		vf->qos = a->qos;
-		break;
-	case VF_KEY_VLAN_PROTO:
-		vf->vlan_proto = a->vlan_proto;
-		break;
-	case VF_KEY_SPOOFCHK:
-		vf->spoofchk = a->spoofchk;
-		break;
-	case VF_KEY_TRUST:
-		vf->trust = a->trust;
-		break;
-	case VF_KEY_LINK_STATE:
-		vf->link_state = a->link_state;
-		break;
-	case VF_KEY_QUERY_RSS:
-		vf->query_rss = a->query_rss;
-		break;
-	case VF_KEY_MIN_TX_RATE:
-		vf->min_tx_rate = a->min_tx_rate;
-		break;
-	case VF_KEY_MAX_TX_RATE:
-		vf->max_tx_rate = a->max_tx_rate;
-		break;
-	case VF_KEY_DRIVER:
-	case VF_KEY_MTU:
-	case VF_KEY_RDMA:
-	case VF_KEY_RESOURCE_NAME:
-	case _VF_KEY_MAX:
-	case _VF_KEY_INVALID:
-		break; /* not netlink VF attributes */
-	}
-}
-
-/* Whether attribute k has the same value in a and b. */
-static bool attr_equal(const struct vf_state *a, const struct vf_state *b, enum vf_key k)
-{
-	switch (k) {
-	case VF_KEY_MAC:
-		return mac_equal(&a->mac, &b->mac);
-	case VF_KEY_VLAN:
-		return a->vlan == b->vlan;
-	case VF_KEY_QOS:
-		return a->qos == b->qos;
-	case VF_KEY_VLAN_PROTO:
-		return a->vlan_proto == b->vlan_proto;
-	case VF_KEY_SPOOFCHK:
-		return a->spoofchk == b->spoofchk;
-	case VF_KEY_TRUST:
-		return a->trust == b->trust;
-	case VF_KEY_LINK_STATE:
-		return a->link_state == b->link_state;
-	case VF_KEY_QUERY_RSS:
-		return a->query_rss == b->query_rss;
-	case VF_KEY_MIN_TX_RATE:
-		return a->min_tx_rate == b->min_tx_rate;
-	case VF_KEY_MAX_TX_RATE:
-		return a->max_tx_rate == b->max_tx_rate;
-	case VF_KEY_DRIVER:
-	case VF_KEY_MTU:
-	case VF_KEY_RDMA:
-	case VF_KEY_RESOURCE_NAME:
-	case _VF_KEY_MAX:
-	case _VF_KEY_INVALID:
-		break;
-	}
-	return true;
-}
-
 static int check_values(struct host *h, const struct vf_state *n)
 {
 	if (n->vlan > 4095 || n->qos > 7) {
@@ -111,23 +32,27 @@ static int request_result(struct host *h, const struct driver_info *di, const ch
 			  const struct vf_state *vf, const struct vf_settings *a,
 			  struct vf_state *ret)
 {
+	struct vf_settings cur, next;
 	struct vf_state n = *vf;
 
+	vf_settings_from_state(vf, &cur);
+	next = cur;
 	for (enum vf_key k = VF_KEY_MAC; k <= VF_KEY_MAX_TX_RATE; k++)
 		if (vf_settings_has(a, k))
-			attr_apply(&n, a, k);
-	if (n.vlan_proto == VLAN_PROTO_8021AD && vf->vlan_proto != VLAN_PROTO_8021AD &&
+			vf_settings_key_copy(&next, a, k);
+	if (next.vlan_proto == VLAN_PROTO_8021AD && cur.vlan_proto != VLAN_PROTO_8021AD &&
 	    !di->vlan_8021ad) {
 		host_set_error(h, "%s: VF VLAN protocol 802.1ad is not supported", strna(driver));
 		return -EPROTONOSUPPORT;
 	}
 	for (enum vf_key k = VF_KEY_MAC; k <= VF_KEY_MAX_TX_RATE; k++)
 		if (vf_settings_has(a, k) && !(di->vf_attrs & (1u << k)) &&
-		    !attr_equal(&n, vf, k)) {
+		    !vf_settings_key_equal(&next, &cur, k)) {
 			host_set_error(h, "%s does not implement VF %s", strna(driver),
 				       vf_key_to_ip_name(k));
 			return -EOPNOTSUPP;
 		}
+	vf_state_set_attrs(&n, &next);
 	*ret = n;
 	return check_values(h, &n);
 }

@@ -74,32 +74,12 @@ static int lock_file(const char *path, int op, int *ret_fd)
 static int read_all(int fd, char **ret)
 {
 	_cleanup_free_ char *buf = NULL;
-	size_t size = 0, len = 0;
+	size_t len;
+	int r;
 
-	for (;;) {
-		ssize_t n;
-
-		if (len + 1 >= size) {
-			char *b;
-
-			if (size >= SNAPSHOT_SIZE_MAX)
-				return -EFBIG;
-			size = size ? size * 2 : 16384;
-			b = realloc(buf, size);
-			if (!b)
-				return -ENOMEM;
-			buf = b;
-		}
-		n = read(fd, buf + len, size - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
+	r = read_fd(fd, SNAPSHOT_SIZE_MAX, &buf, &len);
+	if (r < 0)
+		return r;
 	if (strlen(buf) != len)
 		return -EINVAL; /* a NUL byte: not text */
 	*ret = TAKE_PTR(buf);

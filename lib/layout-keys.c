@@ -518,3 +518,65 @@ const char *vf_key_to_ip_name(enum vf_key k)
 		return NULL;
 	return vf_key_ip_names[k];
 }
+
+/* The netlink attributes as plain fields, compared and copied through one table. */
+#define FIELD(k, f) \
+	[VF_KEY_##k] = { offsetof(struct vf_settings, f), sizeof(((struct vf_settings *)NULL)->f) }
+static const struct {
+	size_t offset, size;
+} vf_fields[_VF_KEY_MAX] = {
+	FIELD(MAC, mac),
+	FIELD(VLAN, vlan),
+	FIELD(QOS, qos),
+	FIELD(VLAN_PROTO, vlan_proto),
+	FIELD(SPOOFCHK, spoofchk),
+	FIELD(TRUST, trust),
+	FIELD(LINK_STATE, link_state),
+	FIELD(QUERY_RSS, query_rss),
+	FIELD(MIN_TX_RATE, min_tx_rate),
+	FIELD(MAX_TX_RATE, max_tx_rate),
+};
+
+void vf_settings_from_state(const struct vf_state *s, struct vf_settings *ret)
+{
+	*ret = (struct vf_settings){
+		.mac_mode = MAC_MODE_LITERAL,
+		.mac = s->mac,
+		.vlan = s->vlan,
+		.qos = s->qos,
+		.vlan_proto = s->vlan_proto,
+		.spoofchk = s->spoofchk,
+		.trust = s->trust,
+		.link_state = s->link_state,
+		.query_rss = s->query_rss,
+		.min_tx_rate = s->min_tx_rate,
+		.max_tx_rate = s->max_tx_rate,
+	};
+}
+
+void vf_state_set_attrs(struct vf_state *s, const struct vf_settings *v)
+{
+	s->mac = v->mac;
+	s->vlan = v->vlan;
+	s->qos = v->qos;
+	s->vlan_proto = v->vlan_proto;
+	s->spoofchk = v->spoofchk;
+	s->trust = v->trust;
+	s->link_state = v->link_state;
+	s->query_rss = v->query_rss;
+	s->min_tx_rate = v->min_tx_rate;
+	s->max_tx_rate = v->max_tx_rate;
+}
+
+bool vf_settings_key_equal(const struct vf_settings *a, const struct vf_settings *b, enum vf_key k)
+{
+	return memcmp((const char *)a + vf_fields[k].offset, (const char *)b + vf_fields[k].offset,
+		      vf_fields[k].size) == 0;
+}
+
+void vf_settings_key_copy(struct vf_settings *dst, const struct vf_settings *src, enum vf_key k)
+{
+	memcpy((char *)dst + vf_fields[k].offset, (const char *)src + vf_fields[k].offset,
+	       vf_fields[k].size);
+	dst->set |= 1u << k;
+}

@@ -111,6 +111,17 @@ const char *vf_key_to_string(enum vf_key k) _pure_;
  * "vlan", "state" ...); NULL for keys that are not netlink attributes. */
 const char *vf_key_to_ip_name(enum vf_key k) _pure_;
 
+/* The netlink VF attributes (VF_KEY_MAC .. VF_KEY_MAX_TX_RATE), shared by the
+ * planner, the netlink read-back and the simulated host: a vf_state's as a
+ * vf_settings (no key set, the MAC literal), and back into the same fields of
+ * a vf_state (its other fields untouched). */
+void vf_settings_from_state(const struct vf_state *s, struct vf_settings *ret);
+void vf_state_set_attrs(struct vf_state *s, const struct vf_settings *v);
+/* Netlink key k compared, and copied (setting k in dst->set). */
+bool vf_settings_key_equal(const struct vf_settings *a, const struct vf_settings *b,
+			   enum vf_key k) _pure_;
+void vf_settings_key_copy(struct vf_settings *dst, const struct vf_settings *src, enum vf_key k);
+
 /* Copies every key set in src over dst (a later file wins). -ENOMEM. */
 int vf_settings_merge(struct vf_settings *dst, const struct vf_settings *src);
 void pf_settings_merge(struct pf_settings *dst, const struct pf_settings *src);

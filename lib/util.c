@@ -299,17 +299,11 @@ char *strdup_printf(const char *fmt, ...)
 	return r < 0 ? NULL : s;
 }
 
-int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_size)
+int read_fd(int fd, size_t max, char **ret, size_t *ret_size)
 {
-	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	_cleanup_free_ char *buf = NULL;
 	size_t len = 0, cap = 0;
-	struct stat st;
 
-	if (fd < 0 || fstat(fd, &st) < 0)
-		return -errno;
-	if (S_ISDIR(st.st_mode))
-		return -EISDIR;
 	for (;;) {
 		ssize_t n;
 
@@ -346,6 +340,18 @@ int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *re
 		*ret_size = len;
 	*ret = TAKE_PTR(buf);
 	return 0;
+}
+
+int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_size)
+{
+	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	return read_fd(fd, max, ret, ret_size);
 }
 
 int read_file(const char *path, char **ret)

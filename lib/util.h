@@ -139,6 +139,8 @@ void pci_addr_format(uint32_t domain, uint32_t rid, char buf[static PCI_ADDR_MAX
 /* Network interface names as the kernel allows them (IFNAMSIZ-1, no '/', no whitespace). */
 bool ifname_is_valid(const char *s) _pure_;
 
+/* The rest of fd, NUL-terminated; -EFBIG past max bytes; ret_size as below. */
+int read_fd(int fd, size_t max, char **ret, size_t *ret_size);
 /* The whole of a file at dirfd/path (AT_FDCWD for a plain path), NUL-terminated;
  * -EFBIG when it is longer than max bytes, -EISDIR for a directory. ret_size
  * (may be NULL) gets the length, which tells embedded NULs apart. */

@@ -347,22 +347,6 @@ int vf_netlink_parse_vf(const struct nlmsghdr *nlh, uint32_t index, struct vf_st
 
 /* --- checking what stuck --- */
 
-static void settings_to_state(const struct vf_settings *s, struct vf_state *ret)
-{
-	*ret = (struct vf_state){
-		.mac = s->mac,
-		.vlan = s->vlan,
-		.qos = s->qos,
-		.vlan_proto = s->vlan_proto,
-		.spoofchk = s->spoofchk,
-		.trust = s->trust,
-		.link_state = s->link_state,
-		.query_rss = s->query_rss,
-		.min_tx_rate = s->min_tx_rate,
-		.max_tx_rate = s->max_tx_rate,
-	};
-}
-
 static const char *on_off(bool b)
 {
 	return b ? "on" : "off";
@@ -412,10 +396,10 @@ int vf_netlink_verify(uint32_t index, const struct vf_settings *want, const stru
 {
 	const uint32_t bools = KEY(SPOOFCHK) | KEY(TRUST) | KEY(QUERY_RSS);
 	char a[MAC_STR_MAX], b[MAC_STR_MAX];
-	struct vf_state w;
+	struct vf_state w = {};
 	uint32_t check = want->set & VF_NETLINK_KEYS & reported;
 
-	settings_to_state(want, &w);
+	vf_state_set_attrs(&w, want);
 	if (!vf_settings_has(want, VF_KEY_MAC) || want->mac_mode != MAC_MODE_LITERAL)
 		check &= ~KEY(MAC);
 	/* without a tag the protocol means nothing, and drivers report what they like */
