@@ -358,10 +358,16 @@ int hl_set_num_vfs(struct host_linux *hl, const char *pf, uint32_t n, usec_t tim
 }
 
 /* The VF's directory and address, or -ENODEV with a message. */
-static int open_vf(struct host_linux *hl, int pf_fd, const char *pf, uint32_t vf,
+static int open_vf(struct host_linux *hl, const char *pf, uint32_t vf,
 		   char pci[static PCI_ADDR_MAX], int *ret_fd)
 {
-	int r = hl_open_virtfn(pf_fd, vf, pci, ret_fd);
+	_cleanup_close_ int pf_fd = -EBADF;
+	int r;
+
+	r = hl_open_pci(hl, pf, &pf_fd);
+	if (r < 0)
+		return r;
+	r = hl_open_virtfn(pf_fd, vf, pci, ret_fd);
 
 	if (r == -ENOENT) {
 		host_set_error(&hl->host, "%s has no VF %" PRIu32, pf, vf);
@@ -375,13 +381,11 @@ static int open_vf(struct host_linux *hl, int pf_fd, const char *pf, uint32_t vf
 
 int hl_unbind_vf(struct host_linux *hl, const char *pf, uint32_t vf, usec_t timeout)
 {
-	_cleanup_close_ int pf_fd = -EBADF, vf_fd = -EBADF, drv_fd = -EBADF;
+	_cleanup_close_ int vf_fd = -EBADF, drv_fd = -EBADF;
 	char pci[PCI_ADDR_MAX];
 	int r;
 
-	r = hl_open_pci(hl, pf, &pf_fd);
-	if (r >= 0)
-		r = open_vf(hl, pf_fd, pf, vf, pci, &vf_fd);
+	r = open_vf(hl, pf, vf, pci, &vf_fd);
 	if (r < 0)
 		return r;
 	/* the driver's directory through the VF's own link: the driver it
@@ -471,14 +475,12 @@ int hl_bind_vf(struct host_linux *hl, const char *pf, uint32_t vf, const char *d
 	       usec_t timeout)
 {
 	_cleanup_udev_monitor_ struct udev_monitor *m = NULL;
-	_cleanup_close_ int pf_fd = -EBADF, vf_fd = -EBADF;
+	_cleanup_close_ int vf_fd = -EBADF;
 	_cleanup_free_ char *cur = NULL;
 	char pci[PCI_ADDR_MAX], what[96];
 	int r;
 
-	r = hl_open_pci(hl, pf, &pf_fd);
-	if (r >= 0)
-		r = open_vf(hl, pf_fd, pf, vf, pci, &vf_fd);
+	r = open_vf(hl, pf, vf, pci, &vf_fd);
 	if (r < 0)
 		return r;
 	if (driver && (r = check_driver(hl, vf_fd, pci, driver)) < 0)
