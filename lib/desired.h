@@ -21,6 +21,13 @@ bool layout_match_pf(const struct layout_match *m, const struct pf_state *pf,
  * pci-stub, uio_pci_generic, igb_uio): no MTU, no RDMA device. */
 bool vf_driver_has_netdev(const char *driver) _pure_;
 
+/* Whether some layout of set may come to select pf once its netdev has its
+ * final name and its driver is bound: Name= is left out (udev renames
+ * netdevs after "add"), and so is Driver= while no driver is bound (it may
+ * still be probing). For deciding early, never for applying. */
+bool layout_set_may_select(const struct layout_set *set, const struct pf_state *pf,
+			   const char *hostname) _pure_;
+
 struct pf_desired {
 	char pci[PCI_ADDR_MAX];
 	char **config_files; /* paths of the files that select this PF, in order */

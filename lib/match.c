@@ -48,3 +48,18 @@ bool layout_match_pf(const struct layout_match *m, const struct pf_state *pf, co
 	       id_matches(m->vendor, pf->vendor) && id_matches(m->device, pf->device) &&
 	       globs_match(m->driver, pf->driver, 0) && globs_match(m->host, hostname, 0);
 }
+
+bool layout_set_may_select(const struct layout_set *set, const struct pf_state *pf,
+			   const char *hostname)
+{
+	for (size_t i = 0; i < set->n_files; i++) {
+		struct layout_match m = set->files[i]->match;
+
+		m.name = NULL;
+		if (!pf->driver)
+			m.driver = NULL;
+		if (layout_match_pf(&m, pf, hostname))
+			return true;
+	}
+	return false;
+}

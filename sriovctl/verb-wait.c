@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 /* The boot gate: returns once every PF that a layout selects has a status
- * record from this boot. Woken by inotify on the records directory (the
- * apply units write records with rename()), bounded by --timeout. */
+ * record from this boot. A PF whose driver or netdev has not appeared yet,
+ * and that a layout may come to select (layout_set_may_select), is waited
+ * for too: early in boot, igb may not even be loaded. Woken by inotify on
+ * the records directory (the apply units write records with rename()) and
+ * by udev events (drivers binding, netdevs appearing), bounded by --timeout. */
 
 #include <libudev.h>
 #include <poll.h>
 #include <sys/inotify.h>
 #include <time.h>
 
+#include "desired.h"
 #include "sriovctl.h"
 
 static usec_t boot_realtime(void)
@@ -21,37 +25,55 @@ static usec_t boot_realtime(void)
 
 struct progress {
 	size_t configured, done, applied;
-	char *missing; /* PFs without a record, space-separated */
+	char **missing; /* "PCI" or "PCI (no driver yet)" */
 };
+
+static int note_missing(struct progress *p, const struct pf_view *pv)
+{
+	const struct pf_state *pf = pv->pf;
+
+	if (pv->desired)
+		return strv_extend(&p->missing, pf->pci);
+	return strv_consume(&p->missing,
+			    strdup_printf("%s (%s)", pf->pci,
+					  pf->driver ? "no netdev yet" : "no driver yet"));
+}
 
 static int check_records(struct ctl *c, usec_t since, struct progress *ret)
 {
-	struct progress p = {};
+	struct progress p = { .missing = calloc(1, sizeof(char *)) };
 	struct host_view v;
-	_cleanup_strv_free_ char **missing = calloc(1, sizeof(char *));
+	int r = 0;
 
-	if (!missing || ctl_host_view(c, &v) < 0)
+	if (!p.missing)
+		return -ENOMEM;
+	if (ctl_host_view(c, &v) < 0) {
+		strv_free(p.missing);
 		return -EIO;
-	for (size_t i = 0; i < v.n_pfs; i++) {
+	}
+	for (size_t i = 0; r >= 0 && i < v.n_pfs; i++) {
+		const struct pf_view *pv = &v.pfs[i];
+		bool unsettled = !pv->pf->driver || !pv->pf->name;
 		struct pf_status st;
 
-		if (!v.pfs[i].desired)
+		if (!pv->desired &&
+		    !(unsettled && layout_set_may_select(v.set, pv->pf, v.hs->hostname)))
 			continue;
 		p.configured++;
-		if (pf_status_read(c->runtime_dir, v.pfs[i].pf->pci, &st) >= 0 &&
+		if (pv->desired && pf_status_read(c->runtime_dir, pv->pf->pci, &st) >= 0 &&
 		    st.finished >= since) {
 			p.done++;
 			p.applied += st.state == PF_STATUS_APPLIED;
 			pf_status_done(&st);
-		} else if (strv_extend(&missing, v.pfs[i].pf->pci) < 0) {
-			host_view_done(&v);
-			return -ENOMEM;
+		} else {
+			r = note_missing(&p, pv);
 		}
 	}
 	host_view_done(&v);
-	p.missing = strv_join(missing, " ");
-	if (!p.missing)
-		return -ENOMEM;
+	if (r < 0) {
+		strv_free(p.missing);
+		return r;
+	}
 	*ret = p;
 	return 0;
 }
@@ -77,87 +99,88 @@ static int watch_records(const char *runtime_dir)
 	return fd;
 }
 
-static void drain(int fd)
+/* udev events of PCI functions and netdevs (the real host only). */
+static struct udev_monitor *watch_udev(struct udev *udev)
+{
+	struct udev_monitor *m = udev ? udev_monitor_new_from_netlink(udev, "udev") : NULL;
+
+	if (!m)
+		return NULL;
+	if (udev_monitor_filter_add_match_subsystem_devtype(m, "pci", NULL) < 0 ||
+	    udev_monitor_filter_add_match_subsystem_devtype(m, "net", NULL) < 0 ||
+	    udev_monitor_enable_receiving(m) < 0)
+		return udev_monitor_unref(m);
+	return m;
+}
+
+static void drain(int fd, struct udev_monitor *m)
 {
 	char buf[4096];
 
 	while (read(fd, buf, sizeof(buf)) > 0)
 		;
+	for (struct udev_device *d; m && (d = udev_monitor_receive_device(m));)
+		udev_device_unref(d);
 }
 
-/* Until udev has handled every queued event (coldplug included): before that,
- * a PF's driver may not be bound yet and its layout may not select it. */
-static int wait_udev_queue(usec_t deadline)
+static int wait_loop(struct ctl *c, int fd, struct udev_monitor *m, struct progress *ret)
 {
-	struct udev *udev = udev_new();
-	struct udev_queue *q = udev ? udev_queue_new(udev) : NULL;
-	int r = -ENOMEM, fd;
+	usec_t deadline = now_monotonic() + c->timeout, since = boot_realtime();
+	struct pollfd pfd[2] = {
+		{ .fd = fd, .events = POLLIN },
+		{ .fd = m ? udev_monitor_get_fd(m) : -1, .events = POLLIN },
+	};
 
-	if (!q)
-		goto out;
-	fd = udev_queue_get_fd(q);
 	for (;;) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 		usec_t now = now_monotonic();
 
-		if (udev_queue_get_queue_is_empty(q)) {
-			r = 0;
-			break;
+		/* Read the state after draining the events, so that none is lost. */
+		drain(fd, m);
+		if (check_records(c, since, ret) < 0)
+			return -EIO;
+		if (ret->done == ret->configured || now >= deadline)
+			return 0;
+		strv_free(ret->missing);
+		if (poll(pfd, 2, (int)((deadline - now + USEC_PER_MSEC - 1) / USEC_PER_MSEC)) < 0 &&
+		    errno != EINTR) {
+			fprintf(stderr, "Waiting failed: %m\n");
+			return -errno;
 		}
-		if (fd < 0 || now >= deadline) {
-			r = fd < 0 ? fd : -ETIMEDOUT;
-			break;
-		}
-		if (poll(&pfd, 1, (int)((deadline - now) / USEC_PER_MSEC) + 1) > 0)
-			udev_queue_flush(q);
 	}
-out:
-	udev_queue_unref(q);
-	udev_unref(udev);
-	return r;
 }
 
 int verb_wait(struct ctl *c)
 {
 	_cleanup_close_ int fd = -EBADF;
-	usec_t deadline = now_monotonic() + c->timeout, since = boot_realtime();
+	struct udev *udev = NULL;
+	struct udev_monitor *m = NULL;
+	_cleanup_free_ char *missing = NULL;
 	struct progress p;
 	int r;
 
-	if (!c->host_path) {
-		r = wait_udev_queue(deadline);
-		if (r < 0)
-			fprintf(stderr, "Waiting for udev to settle failed: %s; going on\n",
-				strerror(-r));
-	}
 	fd = watch_records(c->runtime_dir);
 	if (fd < 0) {
 		fprintf(stderr, "Watching %s/pf failed: %s\n", c->runtime_dir, strerror(-fd));
 		return EXIT_FAIL;
 	}
-	for (;;) {
-		usec_t now = now_monotonic();
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-
-		/* Read the records after draining the events, so that none is lost. */
-		drain(fd);
-		if (check_records(c, since, &p) < 0)
-			return EXIT_FAIL;
-		if (p.done == p.configured || now >= deadline)
-			break;
-		free(p.missing);
-		r = poll(&pfd, 1, (int)((deadline - now + USEC_PER_MSEC - 1) / USEC_PER_MSEC));
-		if (r < 0 && errno != EINTR) {
-			fprintf(stderr, "Waiting failed: %m\n");
-			return EXIT_FAIL;
-		}
+	if (!c->host_path) {
+		udev = udev_new();
+		m = watch_udev(udev);
+		if (!m)
+			fprintf(stderr, "Watching udev events failed; waking on records only\n");
 	}
+	r = wait_loop(c, fd, m, &p);
+	udev_monitor_unref(m);
+	udev_unref(udev);
+	if (r < 0)
+		return EXIT_FAIL;
+	missing = strv_join(p.missing, " ");
+	strv_free(p.missing);
 	if (p.done < p.configured)
 		printf("Timed out after %llus; not applied yet: %s\n",
-		       (unsigned long long)(c->timeout / USEC_PER_SEC), p.missing);
+		       (unsigned long long)(c->timeout / USEC_PER_SEC), strna(missing));
 	else
 		printf("%zu configured PF(s): %zu applied, %zu not (see sriovctl status)\n",
 		       p.configured, p.applied, p.configured - p.applied);
-	free(p.missing);
 	return p.done == p.configured && p.applied == p.configured ? EXIT_OK : EXIT_FAIL;
 }

@@ -26,22 +26,6 @@ static void log_diags(const struct diag_list *l)
 	}
 }
 
-/* At "add" the netdev still has its kernel name (eth0): udev renames it
- * later. Name= cannot be decided yet, so it is left out here; the apply unit
- * decides with the final name and does nothing when no layout selects the PF. */
-static bool may_select(const struct layout_set *set, const struct pf_state *pf,
-		       const char *hostname)
-{
-	for (size_t i = 0; i < set->n_files; i++) {
-		struct layout_match m = set->files[i]->match;
-
-		m.name = NULL;
-		if (layout_match_pf(&m, pf, hostname))
-			return true;
-	}
-	return false;
-}
-
 static int verb_match(const char *pci)
 {
 	_cleanup_layout_set_ struct layout_set *set = NULL;
@@ -58,7 +42,9 @@ static int verb_match(const char *pci)
 	if (r < 0)
 		return r;
 	pf = host_state_find_pf(hs, pci);
-	if (pf && may_select(set, pf, hs->hostname))
+	/* The apply unit decides with the final name and the bound driver, and
+	 * does nothing when no layout selects the PF. */
+	if (pf && layout_set_may_select(set, pf, hs->hostname))
 		printf("SRIOV_PERSIST_PF=%s\nSRIOV_PERSIST_UNIT=sriov-persist-apply@%s.service\n",
 		       pci, pci);
 	return 0;

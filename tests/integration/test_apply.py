@@ -332,3 +332,21 @@ def test_status_says_an_unplugged_pf_is_gone(make_host):
     st = json.loads(h.run("status", "--json").stdout)
     assert {"pci": pci, "name": "ens2f0np0", "state": "gone"} in st["pfs"] or \
         any(p["pci"] == pci and p["state"] == "gone" for p in st["pfs"])
+
+
+def test_wait_holds_for_a_pf_whose_driver_is_not_bound_yet(make_host):
+    # early in boot the PF exists but its driver is still probing: a layout that
+    # matches on Driver= does not select it yet, and the gate must not open
+    h = make_host("e810.json")
+    s = h.state()
+    pf = s["pfs"][0]
+    pf["driver"], pf["name"], pf["num_vfs"], pf["vfs"] = None, None, 0, []
+    h.save(s)
+    h.layout("50.conf", "[Match]\nDriver=ice\nName=ens*\n[PhysicalFunction]\nVirtualFunctions=2\n")
+    r = h.run("wait", "--timeout", "1")
+    assert r.returncode == 1, r.stdout
+    assert f"{pf['pci']} (no driver yet)" in r.stdout
+    # a layout that cannot select it, whatever its driver, is not waited for
+    h.layout("50.conf", "[Match]\nDevice=0x1572\n[PhysicalFunction]\nVirtualFunctions=2\n")
+    r = h.run("wait", "--timeout", "1")
+    assert r.returncode == 0 and "0 configured PF(s)" in r.stdout, r.stdout

@@ -150,6 +150,37 @@ static void test_every_key_must_match(void **state)
 	assert_false(match(&one_off, &pf, "worker-7"));
 }
 
+/* Before the rename and while the driver probes: Name= is left out, and
+ * Driver= too while no driver is bound; every other key still counts. */
+static void test_may_select(void **state)
+{
+	struct layout_file f = {
+		.path = (char *)"50.conf",
+		.match = { .name = globs("ens*"),
+			   .driver = globs("ice"),
+			   .device = globs("0x159b") },
+	};
+	struct layout_file *files[] = { &f };
+	struct layout_set set = { .files = files, .n_files = 1 };
+	struct pf_state early = pf, other = pf;
+
+	early.name = (char *)"eth0";
+	early.altnames = NULL;
+	assert_true(layout_set_may_select(&set, &early, "worker-7"));
+	early.driver = NULL;
+	assert_true(layout_set_may_select(&set, &early, "worker-7"));
+	early.driver = (char *)"i40e";
+	assert_false(layout_set_may_select(&set, &early, "worker-7"));
+	other.driver = NULL;
+	other.device = 0x1572;
+	assert_false(layout_set_may_select(&set, &other, "worker-7"));
+	set.n_files = 0;
+	assert_false(layout_set_may_select(&set, &pf, "worker-7"));
+	strv_free(f.match.name);
+	strv_free(f.match.driver);
+	strv_free(f.match.device);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -161,6 +192,7 @@ int main(void)
 		cmocka_unit_test(test_driver),
 		cmocka_unit_test(test_host),
 		cmocka_unit_test(test_every_key_must_match),
+		cmocka_unit_test(test_may_select),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
