@@ -99,7 +99,12 @@ $(BUILDDIR)/tests/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/fuzz-main.c $(LIBA)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $< tests/fuzz/fuzz-main.c $(LIBA) -o $@ $(ALL_LDFLAGS) $(DEPS_LIBS)
 
-tests: all $(UNIT_BINS) $(FUZZ_BINS)
+# a tool the VM tests run in the guest (tests/vm/nsim-vf.c)
+$(BUILDDIR)/vm-nsim-vf: tests/vm/nsim-vf.c $(LIBA)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIBA) -o $@ $(ALL_LDFLAGS) $(DEPS_LIBS)
+
+tests: all $(UNIT_BINS) $(FUZZ_BINS) $(BUILDDIR)/vm-nsim-vf
 
 deps:
 	$(Q)scripts/install-deps
@@ -149,7 +154,7 @@ install: all
 	install -m 0644 man/sriovctl.8 $(DESTDIR)$(MANDIR)/man8/sriovctl.8
 	install -m 0644 conf.d/*.conf $(DESTDIR)$(PREFIX)/share/doc/sriov-persist/examples/
 
-FORMAT_SRCS = $(sort $(wildcard lib/*.[ch] sriovctl/*.[ch] udev-helper/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch]))
+FORMAT_SRCS = $(sort $(wildcard lib/*.[ch] sriovctl/*.[ch] udev-helper/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch] tests/vm/*.c))
 format:
 	$(Q)clang-format -i $(FORMAT_SRCS)
 format-check:

@@ -85,6 +85,10 @@ int hl_bind_vf(struct host_linux *hl, const char *pf, uint32_t vf, const char *d
  * keeps zeros. */
 int hl_read_pf_netlink(struct host_linux *hl, struct pf_state *pf);
 int hl_set_vf(struct host_linux *hl, const char *pf, uint32_t vf, const struct vf_settings *attrs);
+/* The same by the PF netdev's ifindex: for PFs that are not PCI functions
+ * (netdevsim in the VM tests). */
+int hl_set_vf_ifindex(struct host_linux *hl, int ifindex, uint32_t vf,
+		      const struct vf_settings *attrs);
 int hl_set_pf_mtu(struct host_linux *hl, const char *pf, uint32_t mtu);
 int hl_set_pf_up(struct host_linux *hl, const char *pf);
 int hl_set_vf_mtu(struct host_linux *hl, const char *pf, uint32_t vf, uint32_t mtu);

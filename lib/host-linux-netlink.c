@@ -270,7 +270,8 @@ static int parse_vf_reply(const struct nlmsghdr *nlh, void *userdata)
 /* Every attribute in one request, then read back: drivers may accept a
  * value and keep another (or apply some attributes of the request and
  * refuse a later one). */
-static int set_vf(struct host_linux *hl, int ifindex, uint32_t vf, const struct vf_settings *attrs)
+int hl_set_vf_ifindex(struct host_linux *hl, int ifindex, uint32_t vf,
+		      const struct vf_settings *attrs)
 {
 	_cleanup_nlmsg_ struct nl_msg *set = NULL, *get = NULL;
 	struct vf_readback back = { .index = vf };
@@ -306,7 +307,7 @@ int hl_set_vf(struct host_linux *hl, const char *pf, uint32_t vf, const struct v
 	r = pf_ifindex(hl, pf, &ifindex);
 	if (r < 0)
 		return r;
-	return set_vf(hl, ifindex, vf, attrs);
+	return hl_set_vf_ifindex(hl, ifindex, vf, attrs);
 }
 
 /* --- devlink --- */

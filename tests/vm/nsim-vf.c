@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* VM test tool: sets every netlink attribute on each of COUNT VFs of the PF
+ * netdev IFNAME through the Linux backend (one request per VF, read back and
+ * verified there), and prints what it set, one JSON object per VF, for the
+ * test to compare with `ip -j -d link`. For netdevsim, whose VFs are not PCI
+ * functions and which sriovctl therefore does not manage.
+ *   vm-nsim-vf IFNAME COUNT */
+
+#include "host-linux-internal.h"
+
+static void want(uint32_t i, struct vf_settings *ret)
+{
+	*ret = (struct vf_settings){
+		.mac_mode = MAC_MODE_LITERAL,
+		.mac = { { 0x02, 0x00, 0x00, 0x00, 0x20, (uint8_t)i } },
+		.vlan = (uint16_t)(i * 37 % 4094 + 1),
+		.qos = (uint8_t)(i % 8),
+		.vlan_proto = i % 2 ? VLAN_PROTO_8021AD : VLAN_PROTO_8021Q,
+		.spoofchk = i % 2 == 0,
+		.trust = i % 3 == 0,
+		.link_state = (enum link_state)(i % 3),
+		.query_rss = i % 2 == 1,
+		.min_tx_rate = i * 10,
+		.max_tx_rate = i * 10 + 1000,
+	};
+	for (enum vf_key k = VF_KEY_MAC; k <= VF_KEY_MAX_TX_RATE; k++)
+		ret->set |= 1u << k;
+}
+
+static void print_want(uint32_t i, const struct vf_settings *w)
+{
+	char mac[MAC_STR_MAX];
+
+	printf("{\"vf\": %u, \"mac\": \"%s\", \"vlan\": %u, \"qos\": %u, \"proto\": \"%s\", "
+	       "\"spoofchk\": %s, \"trust\": %s, \"link_state\": \"%s\", \"query_rss\": %s, "
+	       "\"min_tx\": %u, \"max_tx\": %u}\n",
+	       i, mac_format(&w->mac, mac), w->vlan, w->qos, vlan_proto_to_string(w->vlan_proto),
+	       w->spoofchk ? "true" : "false", w->trust ? "true" : "false",
+	       link_state_to_string(w->link_state), w->query_rss ? "true" : "false", w->min_tx_rate,
+	       w->max_tx_rate);
+}
+
+int main(int argc, char **argv)
+{
+	_cleanup_host_ struct host *h = NULL;
+	uint32_t count;
+	int ifindex, r;
+
+	if (argc != 3 || !ifname_is_valid(argv[1]) || safe_atou32(argv[2], 10, &count) < 0 ||
+	    count > 256) {
+		fprintf(stderr, "Usage: %s IFNAME COUNT\n", argv[0]);
+		return 2;
+	}
+	r = host_linux_open(NULL, &h);
+	if (r >= 0)
+		r = hl_ifindex(host_linux(h), argv[1], &ifindex);
+	if (r < 0) {
+		fprintf(stderr, "%s: %s\n", argv[1], strerror(-r));
+		return 1;
+	}
+	for (uint32_t i = 0; i < count; i++) {
+		struct vf_settings w;
+
+		want(i, &w);
+		r = hl_set_vf_ifindex(host_linux(h), ifindex, i, &w);
+		if (r < 0) {
+			fprintf(stderr, "VF %u: %s: %s\n", i, strerror(-r), h->error);
+			return 1;
+		}
+		print_want(i, &w);
+	}
+	return 0;
+}
