@@ -15,6 +15,7 @@ MANDIR ?= $(PREFIX)/share/man
 SYSCONFDIR ?= /etc
 PKG_CONFIG ?= pkg-config
 SYSTEMDUNITDIR ?= $(or $(shell $(PKG_CONFIG) --variable=systemdsystemunitdir systemd 2>/dev/null),$(PREFIX)/lib/systemd/system)
+DBUSDATADIR ?= $(PREFIX)/share/dbus-1
 UDEVDIR ?= $(or $(shell $(PKG_CONFIG) --variable=udevdir udev 2>/dev/null),$(PREFIX)/lib/udev)
 
 BUILDDIR ?= build
@@ -54,15 +55,18 @@ VERSION := $(shell cat VERSION 2>/dev/null || echo 0)
 LIB_SRCS := $(sort $(wildcard lib/*.c))
 SRIOVCTL_SRCS := $(sort $(wildcard sriovctl/*.c))
 HELPER_SRCS := $(sort $(wildcard udev-helper/*.c))
+DAEMON_SRCS := $(sort $(wildcard sriov-persistd/*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test-*.c))
 FUZZ_SRCS := $(filter-out tests/fuzz/fuzz-main.c,$(sort $(wildcard tests/fuzz/fuzz-*.c)))
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILDDIR)/obj/%.o)
 SRIOVCTL_OBJS := $(SRIOVCTL_SRCS:%.c=$(BUILDDIR)/obj/%.o)
 HELPER_OBJS := $(HELPER_SRCS:%.c=$(BUILDDIR)/obj/%.o)
+DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(BUILDDIR)/obj/%.o)
 LIBA := $(BUILDDIR)/libsriovpersist.a
 SRIOVCTL := $(BUILDDIR)/sriovctl
 HELPER := $(BUILDDIR)/udev-helper
+DAEMON := $(BUILDDIR)/sriov-persistd
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILDDIR)/tests/%)
 # Fuzz targets built as plain programs that replay their corpus (a fuzzer
 # engine links the same sources with -fsanitize=fuzzer; see tests/fuzz/README).
@@ -70,7 +74,7 @@ FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILDDIR)/tests/%)
 
 .PHONY: all clean check check-vm check-unit check-integration check-valgrind check-fuzz demo install \
 	format format-check deps tests bench
-all: $(SRIOVCTL) $(HELPER)
+all: $(SRIOVCTL) $(HELPER) $(DAEMON)
 
 $(BUILDDIR)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -86,6 +90,10 @@ $(SRIOVCTL): $(SRIOVCTL_OBJS) $(LIBA)
 	$(Q)$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(DEPS_LIBS)
 
 $(HELPER): $(HELPER_OBJS) $(LIBA)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(DEPS_LIBS)
+
+$(DAEMON): $(DAEMON_OBJS) $(LIBA)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(DEPS_LIBS)
 
@@ -128,6 +136,7 @@ check-fuzz:
 
 check-integration:
 	$(Q)SRIOVCTL=$(CURDIR)/$(ASAN_DIR)/sriovctl SRIOVCTL_PLAIN=$(CURDIR)/$(PLAIN_DIR)/sriovctl \
+		SRIOVPERSISTD=$(CURDIR)/$(ASAN_DIR)/sriov-persistd \
 		/usr/bin/python3 -m pytest -q -p no:cacheprovider tests/integration
 
 # VM tests: a real kernel with an emulated SR-IOV NIC, real systemd and udev
@@ -136,6 +145,11 @@ check-vm:
 	$(Q)tests/vm/setup-host
 	$(Q)/usr/bin/python3 tests/vm/build-image
 	$(Q)SRIOV_VM_NO_BUILD=1 /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/vm
+
+# Benchmarks: measured, never asserted (docs/PERFORMANCE.md).
+bench: deps
+	$(Q)$(MAKE) --no-print-directory BUILDDIR=$(PLAIN_DIR) all
+	$(Q)SRIOVPERSISTD=$(CURDIR)/$(PLAIN_DIR)/sriov-persistd /usr/bin/python3 bench/daemon-sim.py
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory BUILDDIR=$(PLAIN_DIR) all
@@ -147,14 +161,18 @@ install: all
 		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(UDEVDIR)/rules.d \
 		$(DESTDIR)$(PREFIX)/share/doc/sriov-persist/examples
 	install -m 0755 $(SRIOVCTL) $(DESTDIR)$(SBINDIR)/sriovctl
+	install -m 0755 $(DAEMON) $(DESTDIR)$(SBINDIR)/sriov-persistd
 	install -m 0755 $(HELPER) $(DESTDIR)$(LIBEXECDIR)/sriov-persist/udev-helper
+	install -d $(DESTDIR)$(DBUSDATADIR)/system.d $(DESTDIR)$(DBUSDATADIR)/system-services
+	install -m 0644 dbus/org.sriovpersist1.conf $(DESTDIR)$(DBUSDATADIR)/system.d/
+	install -m 0644 dbus/org.sriovpersist1.service $(DESTDIR)$(DBUSDATADIR)/system-services/
 	install -m 0644 rules.d/70-sriov-persist.rules $(DESTDIR)$(UDEVDIR)/rules.d/
 	install -m 0644 units/sriov-persist-apply@.service units/sriov-persist-wait.service \
-		$(DESTDIR)$(SYSTEMDUNITDIR)/
-	install -m 0644 man/sriovctl.8 $(DESTDIR)$(MANDIR)/man8/sriovctl.8
+		units/sriov-persistd.service $(DESTDIR)$(SYSTEMDUNITDIR)/
+	install -m 0644 man/sriovctl.8 man/sriov-persistd.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 0644 conf.d/*.conf $(DESTDIR)$(PREFIX)/share/doc/sriov-persist/examples/
 
-FORMAT_SRCS = $(sort $(wildcard lib/*.[ch] sriovctl/*.[ch] udev-helper/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch] tests/vm/*.c))
+FORMAT_SRCS = $(sort $(wildcard lib/*.[ch] sriovctl/*.[ch] udev-helper/*.[ch] sriov-persistd/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch] tests/vm/*.c))
 format:
 	$(Q)clang-format -i $(FORMAT_SRCS)
 format-check:
@@ -163,4 +181,4 @@ format-check:
 clean:
 	rm -rf build
 
--include $(LIB_OBJS:.o=.d) $(SRIOVCTL_OBJS:.o=.d) $(HELPER_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(SRIOVCTL_OBJS:.o=.d) $(HELPER_OBJS:.o=.d) $(DAEMON_OBJS:.o=.d)

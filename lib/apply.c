@@ -325,6 +325,98 @@ static int is_configured(const struct pf_run *run, const struct host_state *hs,
 	return !!d;
 }
 
+/* Under the lock, for a PF that no layout selects any more: undo what
+ * sriov-persist created on it, if it is still as we left it. Someone who
+ * changed the VF count since owns the VFs now, and they are left alone. */
+static int reset_locked(struct pf_run *run, const struct pf_created *c)
+{
+	const struct apply_options *o = run->opts;
+	_cleanup_host_state_ struct host_state *hs = NULL;
+	const struct pf_state *pf;
+	struct action a = { .disruptive = true };
+	_cleanup_free_ char *hold = NULL;
+	int r;
+
+	r = host_read_pf(run->host, c->pci, &hs);
+	if (r < 0)
+		return r;
+	pf = host_state_find_pf(hs, c->pci);
+	if (pf && c->num_vfs > 0 && pf->num_vfs == c->num_vfs) {
+		a.type = ACTION_SET_NUM_VFS;
+		a.value = 0;
+	} else if (pf && c->eswitch_switchdev && pf->has_eswitch &&
+		   pf->eswitch_mode == ESWITCH_MODE_SWITCHDEV) {
+		a.type = ACTION_SET_ESWITCH_MODE;
+		a.value = ESWITCH_MODE_LEGACY;
+	} else {
+		return 0;
+	}
+	hold = policy_hold_reason(o->conf, NULL);
+	if (hold)
+		return set_outcome(run->res, PF_STATUS_DEFERRED,
+				   strdup_printf("no layout selects it any more; undoing what "
+						 "sriov-persist created waits: %s",
+						 hold));
+	r = execute(run->host, c->pci, &a, o->conf->sysfs_write_timeout);
+	if (o->on_action)
+		o->on_action(pf, &a, r, run->host->error, o->userdata);
+	if (r < 0)
+		return set_outcome(run->res, PF_STATUS_FAILED,
+				   strdup_printf("no layout selects it any more, and undoing what "
+						 "sriov-persist created: %s",
+						 action_error(run->host, &a, r)));
+	run->res->changed = true;
+	run->res->status.n_actions++;
+	/* the eswitch after the VFs: both drivers' orders allow legacy with none */
+	return a.type == ACTION_SET_NUM_VFS ? reset_locked(run, c) : 0;
+}
+
+static int status_init(struct pf_status *st, const struct pf_state *pf)
+{
+	snprintf(st->pci, sizeof(st->pci), "%s", pf->pci);
+	st->name = pf->name ? strdup(pf->name) : NULL;
+	st->reboot_reasons = calloc(1, sizeof(char *));
+	st->config_files = calloc(1, sizeof(char *));
+	if ((pf->name && !st->name) || !st->reboot_reasons || !st->config_files)
+		return -ENOMEM;
+	return 0;
+}
+
+/* A PF no layout selects: never touched, unless sriov-persist created
+ * something on it earlier (the layout was removed since). */
+static int apply_unconfigured(struct pf_run *run, const struct pf_state *pf)
+{
+	const struct apply_options *o = run->opts;
+	struct pf_status *st = &run->res->status;
+	_cleanup_close_ int lock = -EBADF;
+	struct pf_created c;
+	int r;
+
+	run->res->configured = false;
+	snprintf(st->pci, sizeof(st->pci), "%s", pf->pci);
+	if (!o->state_dir || pf_created_read(o->state_dir, pf->pci, &c) < 0)
+		return pf_status_remove(o->runtime_dir, pf->pci);
+	r = status_init(st, pf);
+	if (r < 0)
+		return r;
+	st->started = run_now(run);
+	lock = pf_lock(o->runtime_dir, pf->pci, o->conf->apply_timeout);
+	if (lock < 0)
+		return set_outcome(run->res, PF_STATUS_FAILED,
+				   strdup_printf("taking the lock in %s/lock failed: %s",
+						 o->runtime_dir, strerror(-lock)));
+	r = reset_locked(run, &c);
+	if (r < 0)
+		return r;
+	st->finished = run_now(run);
+	if (st->state != PF_STATUS_APPLIED)
+		return pf_status_write(o->runtime_dir, st);
+	r = pf_created_remove(o->state_dir, pf->pci);
+	if (r < 0)
+		return r;
+	return pf_status_remove(o->runtime_dir, pf->pci);
+}
+
 static int apply_one(struct pf_run *run, const struct host_state *hs, const struct pf_state *pf)
 {
 	struct pf_status *st = &run->res->status;
@@ -333,18 +425,14 @@ static int apply_one(struct pf_run *run, const struct host_state *hs, const stru
 	int r;
 
 	r = is_configured(run, hs, pf);
-	if (r <= 0) {
-		run->res->configured = false;
-		snprintf(st->pci, sizeof(st->pci), "%s", pf->pci);
-		return r < 0 ? r : pf_status_remove(o->runtime_dir, pf->pci);
-	}
+	if (r < 0)
+		return r;
+	if (r == 0)
+		return apply_unconfigured(run, pf);
 
-	snprintf(st->pci, sizeof(st->pci), "%s", pf->pci);
-	st->name = pf->name ? strdup(pf->name) : NULL;
-	st->reboot_reasons = calloc(1, sizeof(char *));
-	st->config_files = calloc(1, sizeof(char *));
-	if ((pf->name && !st->name) || !st->reboot_reasons || !st->config_files)
-		return -ENOMEM;
+	r = status_init(st, pf);
+	if (r < 0)
+		return r;
 	st->started = run_now(run);
 	run->res->configured = true;
 	run->deadline = now_monotonic() + o->conf->apply_timeout;
@@ -403,7 +491,8 @@ int apply_run(struct host *h, const struct layout_set *set, const struct apply_o
 			apply_result_done(&res);
 			return r;
 		}
-		if (run.res->configured && run.res->status.state != PF_STATUS_APPLIED)
+		/* unconfigured PFs count when undoing what we created failed */
+		if (run.res->status.state != PF_STATUS_APPLIED)
 			ok = false;
 	}
 	*ret = res;

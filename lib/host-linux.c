@@ -100,7 +100,8 @@ static bool pf_gone(struct host_linux *hl, const char *pci)
 	return faccessat(hl->sysfs_fd, path, F_OK, 0) < 0 && errno == ENOENT;
 }
 
-static int read_pfs(struct host_linux *hl, struct host_state *s)
+/* Every PF, or only the one at PCI address only. */
+static int read_pfs(struct host_linux *hl, struct host_state *s, const char *only)
 {
 	_cleanup_strv_free_ char **pcis = NULL;
 	size_t n;
@@ -109,6 +110,14 @@ static int read_pfs(struct host_linux *hl, struct host_state *s)
 	r = hl_list_pfs(hl, &pcis);
 	if (r < 0)
 		return r;
+	if (only) {
+		bool found = strv_contains(pcis, only);
+
+		pcis = strv_free(pcis);
+		pcis = calloc(2, sizeof(char *));
+		if (!pcis || (found && !(pcis[0] = strdup(only))))
+			return -ENOMEM;
+	}
 	n = strv_length(pcis);
 	if (n == 0)
 		return 0;
@@ -131,9 +140,8 @@ static int read_pfs(struct host_linux *hl, struct host_state *s)
 	return 0;
 }
 
-static int linux_read(struct host *h, struct host_state **ret)
+static int read_host(struct host_linux *hl, const char *only, struct host_state **ret)
 {
-	struct host_linux *hl = host_linux(h);
 	_cleanup_host_state_ struct host_state *s = calloc(1, sizeof(*s));
 	int r;
 
@@ -147,11 +155,21 @@ static int linux_read(struct host *h, struct host_state **ret)
 	if (r < 0)
 		return r;
 	s->iommu = hl_iommu_groups(hl);
-	r = read_pfs(hl, s);
+	r = read_pfs(hl, s, only);
 	if (r < 0)
 		return r;
 	*ret = TAKE_PTR(s);
 	return 0;
+}
+
+static int linux_read(struct host *h, struct host_state **ret)
+{
+	return read_host(host_linux(h), NULL, ret);
+}
+
+static int linux_read_pf(struct host *h, const char *pci, struct host_state **ret)
+{
+	return read_host(host_linux(h), pci, ret);
 }
 
 static int linux_load_module(struct host *h, const char *module)
@@ -242,6 +260,7 @@ static void linux_free(struct host *h)
 static const struct host_ops linux_ops = {
 	.name = "linux",
 	.read = linux_read,
+	.read_pf = linux_read_pf,
 	.load_module = linux_load_module,
 	.set_num_vfs = linux_set_num_vfs,
 	.set_eswitch_mode = linux_set_eswitch_mode,

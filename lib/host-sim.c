@@ -310,6 +310,30 @@ static int sim_read(struct host *h, struct host_state **ret)
 	return 0;
 }
 
+static int sim_read_pf(struct host *h, const char *pci, struct host_state **ret)
+{
+	_cleanup_host_state_ struct host_state *hs = NULL;
+	size_t k = 0;
+	int r;
+
+	r = sim_read(h, &hs);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < hs->n_pfs; i++) {
+		if (streq(hs->pfs[i].pci, pci)) {
+			struct pf_state t = hs->pfs[k];
+
+			hs->pfs[k++] = hs->pfs[i];
+			hs->pfs[i] = t;
+		}
+	}
+	for (size_t i = k; i < hs->n_pfs; i++)
+		pf_state_done(&hs->pfs[i]);
+	hs->n_pfs = k;
+	*ret = TAKE_PTR(hs);
+	return 0;
+}
+
 #define RUN(h, ...) sim_run(to_sim(h), &(const struct sim_request){ __VA_ARGS__ })
 
 static int sim_load_module(struct host *h, const char *module)
@@ -392,6 +416,7 @@ static void sim_free(struct host *h)
 static const struct host_ops sim_ops = {
 	.name = "simulated",
 	.read = sim_read,
+	.read_pf = sim_read_pf,
 	.load_module = sim_load_module,
 	.set_num_vfs = sim_set_num_vfs,
 	.set_eswitch_mode = sim_set_eswitch_mode,

@@ -10,6 +10,12 @@ int host_read(struct host *h, struct host_state **ret)
 	return h->ops->read(h, ret);
 }
 
+int host_read_pf(struct host *h, const char *pci, struct host_state **ret)
+{
+	h->error[0] = '\0';
+	return h->ops->read_pf(h, pci, ret);
+}
+
 struct host *host_free(struct host *h)
 {
 	if (h)

@@ -18,6 +18,9 @@ struct host_ops {
 	const char *name; /* "simulated", "linux" */
 	/* The whole SR-IOV state: every PF with sriov_totalvfs, its VFs. */
 	int (*read)(struct host *h, struct host_state **ret);
+	/* The same, with only the PF at PCI address pci (none when it is gone
+	 * or has no SR-IOV): what the daemon re-reads after an event. */
+	int (*read_pf)(struct host *h, const char *pci, struct host_state **ret);
 	int (*load_module)(struct host *h, const char *module);
 	int (*set_num_vfs)(struct host *h, const char *pf, uint32_t n, usec_t timeout);
 	int (*set_eswitch_mode)(struct host *h, const char *pf, enum eswitch_mode m,
@@ -42,8 +45,9 @@ struct host {
 	char error[256]; /* detail of the last failure, "" when none */
 };
 
-/* Calls the backend after clearing h->error. */
+/* Call the backend after clearing h->error. */
 int host_read(struct host *h, struct host_state **ret);
+int host_read_pf(struct host *h, const char *pci, struct host_state **ret);
 struct host *host_free(struct host *h);
 static inline void host_freep(struct host **h)
 {

@@ -7,12 +7,6 @@
 #define WHY_BOOLEAN "must be a boolean (yes/no/true/false/on/off/1/0)"
 #define NAME_MAX_ 63
 
-static void *mfree(void *p)
-{
-	free(p);
-	return NULL;
-}
-
 static int lookup(const char *const *table, size_t n, const char *s)
 {
 	for (size_t i = 0; i < n; i++)

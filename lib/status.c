@@ -349,3 +349,9 @@ int pf_created_read(const char *dir, const char *pci, struct pf_created *ret)
 	*ret = c;
 	return 0;
 }
+
+int pf_created_remove(const char *dir, const char *pci)
+{
+	/* the same file layout as the status records, in the state directory */
+	return pf_status_remove(dir, pci);
+}

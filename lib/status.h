@@ -52,6 +52,7 @@ struct pf_created {
 };
 int pf_created_write(const char *dir, const struct pf_created *c);
 int pf_created_read(const char *dir, const char *pci, struct pf_created *ret);
+int pf_created_remove(const char *dir, const char *pci);
 
 /* Writes data to dir/name through a temporary file and rename(). */
 int write_file_atomic(const char *dir, const char *name, const char *data, mode_t mode);

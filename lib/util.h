@@ -89,6 +89,19 @@ typedef uint64_t usec_t;
 #define USEC_PER_MSEC ((usec_t)1000ULL)
 #define USEC_PER_SEC ((usec_t)1000000ULL)
 
+static inline bool endswith(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+static inline void *mfree(void *p)
+{
+	free(p);
+	return NULL;
+}
+
 /* NULL-terminated string vectors. */
 char **strv_free(char **l);
 static inline void strv_freep(char ***l)

@@ -13,10 +13,11 @@ static const struct {
 	const char *name;
 	int (*run)(struct ctl *c);
 	int min_args, max_args;
+	bool daemon; /* sriov-persistd answers it when it runs */
 } verbs[] = {
-	{ "status", verb_status, 0, 1 },     { "plan", verb_plan, 0, 1 },
-	{ "apply", verb_apply, 0, 1 },	     { "check", verb_check, 0, INT16_MAX },
-	{ "snapshot", verb_snapshot, 0, 0 }, { "wait", verb_wait, 0, 0 },
+	{ "status", verb_status, 0, 1, true },	    { "plan", verb_plan, 0, 1, true },
+	{ "apply", verb_apply, 0, 1, true },	    { "check", verb_check, 0, INT16_MAX, false },
+	{ "snapshot", verb_snapshot, 0, 0, false }, { "wait", verb_wait, 0, 0, false },
 };
 
 static void help(void)
@@ -30,6 +31,8 @@ static void help(void)
 	       "  check [FILE...] [--strict]  validate layout and main config files\n"
 	       "  snapshot                 the host's SR-IOV state as JSON\n"
 	       "  wait [--timeout SEC]     until every configured PF is applied (the boot gate)\n"
+	       "status, plan and apply go through sriov-persistd when it runs (not with the\n"
+	       "options that name a host, layouts or directories).\n"
 	       "\n"
 	       "Options:\n"
 	       "  --host FILE          use a simulated host (snapshot JSON) instead of this machine\n"
@@ -89,20 +92,25 @@ static int parse_argv(struct ctl *c, int argc, char **argv)
 		switch (opt) {
 		case ARG_HOST:
 			c->host_path = optarg;
+			c->local = true;
 			break;
 		case ARG_CONFIG_DIR:
 			c->config_dir = optarg;
+			c->local = true;
 			break;
 		case ARG_MAIN_CONFIG:
 			c->main_config = optarg;
+			c->local = true;
 			break;
 		case ARG_RUNTIME_DIR:
 			free(c->runtime_dir);
 			c->runtime_dir = strdup(optarg);
+			c->local = true;
 			break;
 		case ARG_STATE_DIR:
 			free(c->state_dir);
 			c->state_dir = strdup(optarg);
+			c->local = true;
 			break;
 		case ARG_JSON:
 			c->json = true;
@@ -178,12 +186,15 @@ int main(int argc, char **argv)
 			r = -EXIT_USAGE;
 			goto out;
 		}
+		if (verbs[i].daemon && !c.local)
+			c.bus = bus_client_open();
 		r = -verbs[i].run(&c);
 		goto out;
 	}
 	fprintf(stderr, "Unknown command '%s'; see sriovctl --help\n", c.args[0]);
 	r = -EXIT_USAGE;
 out:
+	sd_bus_flush_close_unref(c.bus);
 	free(c.runtime_dir);
 	free(c.state_dir);
 	return r < 0 ? -r : 0;

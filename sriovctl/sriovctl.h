@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <json-c/json.h>
+#include <systemd/sd-bus.h>
+
 #include "apply.h"
 #include "host.h"
 #include "layout.h"
 #include "mainconf.h"
+#include "view.h"
 
 /* Exit codes (PRODUCT.md). */
 enum {
@@ -26,6 +30,11 @@ struct ctl {
 	usec_t timeout; /* wait --timeout */
 	char **args;	/* operands after the verb */
 	int n_args;
+	/* An option named a host, layouts or directories: this process does the
+	 * work, never sriov-persistd. */
+	bool local;
+	/* sriov-persistd runs and answers this verb (status, plan, apply). */
+	sd_bus *bus;
 };
 
 /* The shared setup of the verbs; each prints its own error and returns
@@ -50,21 +59,44 @@ int verb_status(struct ctl *c);
 int verb_snapshot(struct ctl *c);
 int verb_wait(struct ctl *c);
 
-/* Every PF of the host with its desired state and plan, for plan and status. */
-struct pf_view {
-	const struct pf_state *pf;
-	struct pf_desired *desired; /* NULL: no layout selects it */
-	struct plan *plan;	    /* NULL when unconfigured or held */
-};
-
-struct host_view {
+/* The host and the layouts as read here, with the view of every PF built
+ * on them (or only of the PF named in c->args[0]), for status, plan and
+ * wait. Prints its own errors. */
+struct ctl_view {
 	struct host_state *hs;
 	struct layout_set *set;
-	struct pf_view *pfs;
-	size_t n_pfs;
-	struct diag_list diags;
+	struct host_view v; /* borrows hs and set */
 };
+int ctl_host_view(struct ctl *c, struct ctl_view *ret);
+void ctl_view_done(struct ctl_view *cv);
 
-/* Reads the host and the layouts; only the PF named in c->args[0] when given. */
-int ctl_host_view(struct ctl *c, struct host_view *ret);
-void host_view_done(struct host_view *v);
+/* The status and plan documents (report.h), built here or received from
+ * sriov-persistd: the verbs render them the same either way (doc.c). */
+/* A member of o; NULL when o is NULL, the member is missing or is null. */
+struct json_object *doc_get(struct json_object *o, const char *key);
+/* A string member; NULL when missing, null or not a string. */
+const char *doc_str(struct json_object *o, const char *key);
+/* Numbers and booleans; 0 or false when missing or null. */
+int64_t doc_int(struct json_object *o, const char *key);
+uint64_t doc_u64(struct json_object *o, const char *key);
+bool doc_bool(struct json_object *o, const char *key);
+/* The elements of an array member; 0 when not an array. */
+size_t doc_len(struct json_object *o, const char *key);
+struct json_object *doc_idx(struct json_object *o, const char *key, size_t i);
+/* Keeps only the PF in doc["pfs"] whose PCI address or name is what;
+ * -ENXIO when there is none. */
+int doc_filter_pfs(struct json_object *doc, const char *what);
+/* "0000:3b:00.0 (ens1f0)" or "0000:3b:00.0" of a PF object; caller frees. */
+char *doc_pf_describe(struct json_object *pf);
+/* Pretty-printed, as every --json output. */
+void ctl_print_json(struct json_object *doc);
+
+/* sriov-persistd over D-Bus (bus-client.c); each prints
+ * "sriov-persistd: <message>" when a call fails. */
+/* The system bus when org.sriovpersist1 has an owner (never activates
+ * it); NULL otherwise, without a message. */
+sd_bus *bus_client_open(void);
+/* GetStatus() or Plan(): the JSON document. */
+int bus_client_document(sd_bus *bus, const char *method, struct json_object **ret);
+/* Apply(pf): "" = every PF; returns once the daemon is done. */
+int bus_client_apply(sd_bus *bus, const char *pf);

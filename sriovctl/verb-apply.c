@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <inttypes.h>
+
+#include "json-util.h"
 #include "sriovctl.h"
 
 static void on_action(const struct pf_state *pf, const struct action *a, int r, const char *detail,
@@ -61,6 +64,71 @@ static void print_result(const struct ctl *c, const struct apply_pf_result *res)
 		printf("  %s %s\n", ctl_paint(c, ANSI_YELLOW, "reboot needed:"), *r);
 }
 
+/* The result of the daemon's apply of one PF, from its last_apply in the
+ * status document, in the words of print_result(). Returns whether it was
+ * applied. */
+static bool print_daemon_result(const struct ctl *c, struct json_object *pf)
+{
+	_cleanup_free_ char *who = doc_pf_describe(pf);
+	struct json_object *last = doc_get(pf, "last_apply");
+	const char *state = doc_str(last, "state"), *error = strna(doc_str(last, "error"));
+	uint64_t actions = doc_u64(last, "actions"), started = doc_u64(last, "started_usec");
+	uint64_t finished = doc_u64(last, "finished_usec");
+	double secs = (double)(finished > started ? finished - started : 0) / (double)USEC_PER_SEC;
+
+	/* held by a layout error and never recorded: the reason is the PF's */
+	if (!last && streq_ptr(doc_str(pf, "state"), "held")) {
+		state = "held";
+		error = strna(doc_str(pf, "reason"));
+	}
+	if (!state)
+		printf("%s: %s\n", strna(who), ctl_paint(c, ANSI_RED, "not applied"));
+	else if (streq(state, "applied") && actions > 0)
+		printf("%s: %s, %" PRIu64 " action(s) in %.2fs (%.2fs in the host), %" PRIu64
+		       " VFs\n",
+		       strna(who), ctl_paint(c, ANSI_GREEN, "applied"), actions, secs,
+		       (double)doc_u64(last, "host_usec") / (double)USEC_PER_SEC,
+		       doc_u64(pf, "num_vfs"));
+	else if (streq(state, "applied"))
+		printf("%s: %s\n", strna(who), ctl_paint(c, ANSI_GREEN, "already applied"));
+	else if (streq(state, "held"))
+		printf("%s: %s (nothing applied): %s\n", strna(who), ctl_paint(c, ANSI_RED, "held"),
+		       error);
+	else if (streq(state, "failed"))
+		printf("%s: %s after %" PRIu64 " action(s): %s\n", strna(who),
+		       ctl_paint(c, ANSI_RED, "failed"), actions, error);
+	else
+		printf("%s: %s: %s\n", strna(who), ctl_paint(c, ANSI_YELLOW, state), error);
+	for (size_t i = 0; i < doc_len(pf, "pending_reboot_reasons"); i++)
+		printf("  %s %s\n", ctl_paint(c, ANSI_YELLOW, "reboot needed:"),
+		       strna(json_object_get_string(doc_idx(pf, "pending_reboot_reasons", i))));
+	return streq_ptr(state, "applied");
+}
+
+/* Apply() through sriov-persistd, then what it did from GetStatus(). */
+static int apply_by_daemon(struct ctl *c)
+{
+	_cleanup_json_ struct json_object *doc = NULL;
+	const char *only = c->n_args > 0 ? c->args[0] : NULL;
+	bool ok = true;
+
+	if (bus_client_apply(c->bus, only ?: "") < 0 ||
+	    bus_client_document(c->bus, "GetStatus", &doc) < 0)
+		return EXIT_FAIL;
+	/* The daemon knew the PF; an altname is not in the document, so then
+	 * every configured PF is shown. */
+	if (only)
+		(void)doc_filter_pfs(doc, only);
+	for (size_t i = 0; i < doc_len(doc, "pfs"); i++) {
+		struct json_object *pf = doc_idx(doc, "pfs", i);
+		const char *state = doc_str(pf, "state");
+
+		if (!streq_ptr(state, "not-configured") && !streq_ptr(state, "gone"))
+			ok &= print_daemon_result(c, pf);
+	}
+	return ok ? EXIT_OK : EXIT_FAIL;
+}
+
 int verb_apply(struct ctl *c)
 {
 	_cleanup_layout_set_ struct layout_set *set = NULL;
@@ -77,6 +145,8 @@ int verb_apply(struct ctl *c)
 	};
 	int r;
 
+	if (c->bus)
+		return apply_by_daemon(c);
 	if (ctl_open_host(c, &h) < 0 || ctl_load_layouts(c, &set) < 0)
 		return EXIT_FAIL;
 	ctl_print_diags(&set->diags);

@@ -42,22 +42,22 @@ static int note_missing(struct progress *p, const struct pf_view *pv)
 static int check_records(struct ctl *c, usec_t since, struct progress *ret)
 {
 	struct progress p = { .missing = calloc(1, sizeof(char *)) };
-	struct host_view v;
+	struct ctl_view cv;
 	int r = 0;
 
 	if (!p.missing)
 		return -ENOMEM;
-	if (ctl_host_view(c, &v) < 0) {
+	if (ctl_host_view(c, &cv) < 0) {
 		strv_free(p.missing);
 		return -EIO;
 	}
-	for (size_t i = 0; r >= 0 && i < v.n_pfs; i++) {
-		const struct pf_view *pv = &v.pfs[i];
+	for (size_t i = 0; r >= 0 && i < cv.v.n_pfs; i++) {
+		const struct pf_view *pv = &cv.v.pfs[i];
 		bool unsettled = !pv->pf->driver || !pv->pf->name;
 		struct pf_status st;
 
 		if (!pv->desired &&
-		    !(unsettled && layout_set_may_select(v.set, pv->pf, v.hs->hostname)))
+		    !(unsettled && layout_set_may_select(cv.set, pv->pf, cv.hs->hostname)))
 			continue;
 		p.configured++;
 		if (pv->desired && pf_status_read(c->runtime_dir, pv->pf->pci, &st) >= 0 &&
@@ -69,7 +69,7 @@ static int check_records(struct ctl *c, usec_t since, struct progress *ret)
 			r = note_missing(&p, pv);
 		}
 	}
-	host_view_done(&v);
+	ctl_view_done(&cv);
 	if (r < 0) {
 		strv_free(p.missing);
 		return r;

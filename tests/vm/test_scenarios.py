@@ -66,7 +66,11 @@ WantedBy=multi-user.target
 @pytest.fixture(scope="session")
 def product(tmp_path_factory):
     """The build, installed into a staging root and packed for the guest."""
-    d = tmp_path_factory.mktemp("product")
+    return build_product(tmp_path_factory.mktemp("product"))
+
+
+def build_product(d):
+    """Builds and installs into d/root; returns the tar of it (a pathlib.Path)."""
     b = os.path.join(REPO, "build", "vm", "product")
     common = ["make", "-s", "-C", REPO, f"BUILDDIR={b}", "WERROR=1"]
     subprocess.run(common + ["all", f"{b}/vm-nsim-vf"], check=True)

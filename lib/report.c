@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* The status and plan documents. Field names and order are what `sriovctl
+ * status --json` and `sriovctl plan --json` have always printed: scripts
+ * parse them, and the daemon returns the same. */
+
+#include "report.h"
+#include "json-util.h"
+#include "status.h"
+
+/* ---- building objects; each helper returns 0 or -ENOMEM ---- */
+
+/* Takes v, also on failure; v == NULL is an allocation failure. */
+static int put(struct json_object *o, const char *key, struct json_object *v)
+{
+	if (!v)
+		return -ENOMEM;
+	if (json_object_object_add(o, key, v) < 0) {
+		json_object_put(v);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int put_null(struct json_object *o, const char *key)
+{
+	return json_object_object_add(o, key, NULL) < 0 ? -ENOMEM : 0;
+}
+
+/* s == NULL: JSON null */
+static int put_str(struct json_object *o, const char *key, const char *s)
+{
+	return s ? put(o, key, json_object_new_string(s)) : put_null(o, key);
+}
+
+static int put_int(struct json_object *o, const char *key, int64_t i)
+{
+	return put(o, key, json_object_new_int64(i));
+}
+
+static int put_u64(struct json_object *o, const char *key, uint64_t u)
+{
+	return put(o, key, json_object_new_uint64(u));
+}
+
+static int put_bool(struct json_object *o, const char *key, bool b)
+{
+	return put(o, key, json_object_new_boolean(b));
+}
+
+/* Takes v, also on failure. */
+static int append(struct json_object *a, struct json_object *v)
+{
+	if (!v)
+		return -ENOMEM;
+	if (json_object_array_add(a, v) < 0) {
+		json_object_put(v);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static struct json_object *strv_json(char *const *l)
+{
+	_cleanup_json_ struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && l && l[i]; i++)
+		if (append(a, json_object_new_string(l[i])) < 0)
+			return NULL;
+	return TAKE_PTR(a);
+}
+
+/* ---- the status document ---- */
+
+/* What a PF's status is, from the layouts, the host and the last record. */
+struct pf_report {
+	const char *state; /* not-configured, held, failed, deferred, drifted, pending, applied */
+	const char *why;
+	struct pf_status rec;
+	bool has_rec;
+};
+
+static void report_pf(const struct pf_view *pv, const char *runtime_dir, struct pf_report *ret)
+{
+	struct pf_report r = { .state = "applied" };
+
+	r.has_rec = pf_status_read(runtime_dir, pv->pf->pci, &r.rec) >= 0;
+	if (!pv->desired) {
+		r.state = "not-configured";
+	} else if (pv->desired->held) {
+		r.state = "held";
+		r.why = pv->desired->held_reason;
+	} else if (pv->plan->n_actions > 0) {
+		bool ok = r.has_rec && r.rec.state == PF_STATUS_APPLIED;
+
+		/* Drift: it was applied, and now the host differs again. */
+		r.state = ok	     ? "drifted" :
+			  !r.has_rec ? "pending" :
+				       pf_status_state_to_string(r.rec.state);
+		r.why = ok ? NULL : r.has_rec ? r.rec.error : "not applied yet";
+	}
+	*ret = r;
+}
+
+/* "ok", or "differs: <what the plan would set>" for the first action on vf. */
+static const char *vf_drift(const struct plan *p, uint32_t vf, char *buf, size_t size)
+{
+	for (size_t i = 0; i < p->n_actions; i++) {
+		const struct action *a = &p->actions[i];
+
+		if (a->type >= ACTION_UNBIND_VF && a->vf == vf) {
+			_cleanup_free_ char *d = action_describe(a);
+			const char *s = d ? strchr(d, ':') : NULL;
+
+			snprintf(buf, size, "differs:%s", s ? s + 1 : " yes");
+			return buf;
+		}
+	}
+	return "ok";
+}
+
+static int vf_fill(struct json_object *o, const struct vf_state *vf, const struct plan *p)
+{
+	char mac[MAC_STR_MAX], buf[128];
+
+	if (put_int(o, "index", vf->index) < 0 || put_str(o, "pci", vf->pci) < 0 ||
+	    put_str(o, "name", vf->name) < 0 || put_str(o, "driver", vf->driver) < 0 ||
+	    put_str(o, "mac", mac_format(&vf->mac, mac)) < 0 || put_int(o, "vlan", vf->vlan) < 0 ||
+	    put_int(o, "qos", vf->qos) < 0 || put_bool(o, "trust", vf->trust) < 0 ||
+	    put_bool(o, "spoofchk", vf->spoofchk) < 0 ||
+	    put_str(o, "link_state", link_state_to_string(vf->link_state)) < 0 ||
+	    put_int(o, "mtu", vf->mtu) < 0 ||
+	    put_str(o, "layout", p ? vf_drift(p, vf->index, buf, sizeof(buf)) : NULL) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+static struct json_object *last_apply_json(const struct pf_status *st)
+{
+	_cleanup_json_ struct json_object *o = json_object_new_object();
+
+	if (!o || put_str(o, "state", pf_status_state_to_string(st->state)) < 0 ||
+	    put_str(o, "error", st->error) < 0 || put_u64(o, "finished_usec", st->finished) < 0 ||
+	    put_int(o, "actions", st->n_actions) < 0 ||
+	    put_u64(o, "started_usec", st->started) < 0 ||
+	    put_u64(o, "host_usec", st->host_usec) < 0)
+		return NULL;
+	return TAKE_PTR(o);
+}
+
+static int vfs_put(struct json_object *o, const struct pf_view *pv)
+{
+	struct json_object *vfs = json_object_new_array();
+	int r = put(o, "vfs", vfs);
+
+	for (size_t i = 0; r >= 0 && i < pv->pf->n_vfs; i++) {
+		struct json_object *vf = json_object_new_object();
+
+		r = append(vfs, vf);
+		if (r >= 0)
+			r = vf_fill(vf, &pv->pf->vfs[i], pv->plan);
+	}
+	return r;
+}
+
+static int pf_status_fill(struct json_object *o, const struct pf_view *pv,
+			  const struct pf_report *r)
+{
+	const struct pf_state *pf = pv->pf;
+
+	if (put_str(o, "pci", pf->pci) < 0 || put_str(o, "name", pf->name) < 0 ||
+	    put_str(o, "driver", pf->driver) < 0 || put_str(o, "state", r->state) < 0 ||
+	    put_str(o, "reason", r->why) < 0 || put_int(o, "num_vfs", pf->num_vfs) < 0 ||
+	    put_int(o, "total_vfs", pf->total_vfs) < 0 ||
+	    (pv->desired ? put_int(o, "desired_num_vfs", pv->desired->num_vfs) :
+			   put_null(o, "desired_num_vfs")) < 0 ||
+	    put_int(o, "pending_actions", pv->plan ? (int64_t)pv->plan->n_actions : 0) < 0 ||
+	    put(o, "pending_reboot_reasons",
+		strv_json(pv->plan ? pv->plan->reboot_reasons : NULL)) < 0 ||
+	    (r->has_rec ? put(o, "last_apply", last_apply_json(&r->rec)) :
+			  put_null(o, "last_apply")) < 0)
+		return -ENOMEM;
+	return vfs_put(o, pv);
+}
+
+static int pf_status_append(struct json_object *arr, const struct pf_view *pv,
+			    const char *runtime_dir)
+{
+	struct json_object *o = json_object_new_object();
+	struct pf_report rep;
+	int r;
+
+	r = append(arr, o);
+	if (r < 0)
+		return r;
+	report_pf(pv, runtime_dir, &rep);
+	r = pf_status_fill(o, pv, &rep);
+	if (rep.has_rec)
+		pf_status_done(&rep.rec);
+	return r;
+}
+
+/* PFs that were applied here and are gone (unplugged, driver unbound). */
+static int gone_append(struct json_object *arr, const struct host_view *v, const char *runtime_dir)
+{
+	_cleanup_strv_free_ char **pcis = NULL;
+	int r;
+
+	r = pf_status_list(runtime_dir, &pcis);
+	if (r < 0) /* an unreadable directory only means nothing to add */
+		return r == -ENOMEM ? r : 0;
+	for (char **p = pcis; r >= 0 && *p; p++) {
+		struct json_object *o;
+		struct pf_status st;
+
+		if (host_state_find_pf(v->hs, *p) || pf_status_read(runtime_dir, *p, &st) < 0)
+			continue;
+		o = json_object_new_object();
+		r = append(arr, o);
+		if (r >= 0 && (put_str(o, "pci", *p) < 0 || put_str(o, "name", st.name) < 0 ||
+			       put_str(o, "state", "gone") < 0))
+			r = -ENOMEM;
+		pf_status_done(&st);
+	}
+	return r;
+}
+
+int report_status(const struct host_view *v, const char *runtime_dir, bool with_gone,
+		  struct json_object **ret)
+{
+	_cleanup_json_ struct json_object *doc = json_object_new_object();
+	struct json_object *arr = json_object_new_array();
+	int r;
+
+	if (!doc) {
+		json_object_put(arr);
+		return -ENOMEM;
+	}
+	r = put(doc, "pfs", arr);
+	for (size_t i = 0; r >= 0 && i < v->n_pfs; i++)
+		r = pf_status_append(arr, &v->pfs[i], runtime_dir);
+	if (r >= 0 && with_gone)
+		r = gone_append(arr, v, runtime_dir);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(doc);
+	return 0;
+}
+
+/* ---- the plan document ---- */
+
+static struct json_object *action_json(const struct action *a)
+{
+	_cleanup_free_ char *d = action_describe(a);
+	_cleanup_json_ struct json_object *o = json_object_new_object();
+
+	if (!o || !d || put_str(o, "action", action_type_to_string(a->type)) < 0 ||
+	    put_str(o, "description", d) < 0 || put_bool(o, "disruptive", a->disruptive) < 0 ||
+	    put_bool(o, "needs_reboot", a->needs_reboot) < 0 ||
+	    (a->type >= ACTION_UNBIND_VF && put_int(o, "vf", a->vf) < 0))
+		return NULL;
+	return TAKE_PTR(o);
+}
+
+static int pf_plan_fill(struct json_object *o, const struct pf_view *pv)
+{
+	const struct pf_desired *d = pv->desired;
+	const struct plan *p = pv->plan;
+	struct json_object *acts = json_object_new_array();
+	int r;
+
+	if (put_str(o, "pci", pv->pf->pci) < 0 || put_str(o, "name", pv->pf->name) < 0 ||
+	    put_bool(o, "configured", d) < 0 || put_bool(o, "held", d && d->held) < 0 ||
+	    put_str(o, "held_reason", d && d->held ? strna(d->held_reason) : NULL) < 0 ||
+	    put_bool(o, "disruptive", p && plan_is_disruptive(p)) < 0) {
+		json_object_put(acts);
+		return -ENOMEM;
+	}
+	r = put(o, "actions", acts);
+	for (size_t i = 0; r >= 0 && p && i < p->n_actions; i++)
+		r = append(acts, action_json(&p->actions[i]));
+	if (r < 0 || put(o, "reboot_reasons", strv_json(p ? p->reboot_reasons : NULL)) < 0 ||
+	    put(o, "config_files", strv_json(d ? d->config_files : NULL)) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+int report_plan(const struct host_view *v, struct json_object **ret)
+{
+	_cleanup_json_ struct json_object *doc = json_object_new_object();
+	struct json_object *arr = json_object_new_array();
+	bool changes = false;
+	int r;
+
+	if (!doc) {
+		json_object_put(arr);
+		return -ENOMEM;
+	}
+	r = put(doc, "pfs", arr);
+	for (size_t i = 0; r >= 0 && i < v->n_pfs; i++) {
+		struct json_object *o = json_object_new_object();
+
+		changes |= v->pfs[i].plan && v->pfs[i].plan->n_actions > 0;
+		r = append(arr, o);
+		if (r >= 0)
+			r = pf_plan_fill(o, &v->pfs[i]);
+	}
+	if (r >= 0)
+		r = put_bool(doc, "changes", changes);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(doc);
+	return 0;
+}

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The status and plan documents (JSON) that `sriovctl status --json` and
+ * `sriovctl plan --json` print and the daemon's GetStatus() and Plan()
+ * return: built in one place so that both say the same. */
+
+#include <json-c/json.h>
+
+#include "view.h"
+
+/* {"pfs": [...]}: per PF its state (not-configured, held, failed, deferred,
+ * drifted, pending, applied), the last apply record read from
+ * runtime_dir/pf/<pci>.json, pending reboot reasons and its VFs. With
+ * with_gone, PFs that have a record but are no longer on the host are
+ * listed with state "gone". -ENOMEM. */
+int report_status(const struct host_view *v, const char *runtime_dir, bool with_gone,
+		  struct json_object **ret);
+/* {"pfs": [...], "changes": bool}: per PF the actions apply would run. */
+int report_plan(const struct host_view *v, struct json_object **ret);

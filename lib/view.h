@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Every PF of a host with its desired state and plan: what sriovctl plan,
+ * status and wait and the daemon's Plan()/GetStatus() look at. Pure. */
+
+#include "desired.h"
+#include "plan.h"
+
+struct pf_view {
+	const struct pf_state *pf;  /* borrowed from the host_state */
+	struct pf_desired *desired; /* NULL: no layout selects it */
+	struct plan *plan;	    /* NULL when unconfigured or held */
+};
+
+struct host_view {
+	const struct host_state *hs;  /* borrowed */
+	const struct layout_set *set; /* borrowed */
+	struct pf_view *pfs;
+	size_t n_pfs;
+	struct diag_list diags; /* hardware checks, file:line */
+};
+
+/* Builds the view of every PF of hs, or only of the PF named by only (PCI
+ * address, interface name or altname; -ENXIO when there is none). hs and
+ * set must outlive the view. -ENOMEM. */
+int host_view_build(const struct host_state *hs, const struct layout_set *set, const char *only,
+		    struct host_view *ret);
+void host_view_done(struct host_view *v);

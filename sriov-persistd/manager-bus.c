@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* The D-Bus API (PRODUCT.md "D-Bus API"): org.sriovpersist1.Manager on
+ * /org/sriovpersist1, one org.sriovpersist1.PhysicalFunction object per PF
+ * below it, an object manager over both. Anyone may read; the methods that
+ * change something check that the caller is root. */
+
+#include <syslog.h>
+#include <systemd/sd-daemon.h>
+
+#include "manager.h"
+
+#define BUS_NAME "org.sriovpersist1"
+#define MANAGER_PATH "/org/sriovpersist1"
+#define PF_PREFIX "/org/sriovpersist1/pf"
+#define MANAGER_IFACE "org.sriovpersist1.Manager"
+#define PF_IFACE "org.sriovpersist1.PhysicalFunction"
+#define ERROR_NO_SUCH_PF "org.sriovpersist1.Error.NoSuchPF"
+
+static int check_root(sd_bus_message *msg, sd_bus_error *error)
+{
+	sd_bus_creds *creds = NULL;
+	uid_t euid = (uid_t)-1;
+	pid_t pid = 0;
+	int r;
+
+	r = sd_bus_query_sender_creds(
+		msg, SD_BUS_CREDS_EUID | SD_BUS_CREDS_PID | SD_BUS_CREDS_AUGMENT, &creds);
+	if (r >= 0) {
+		r = sd_bus_creds_get_euid(creds, &euid);
+		(void)sd_bus_creds_get_pid(creds, &pid);
+	}
+	sd_bus_creds_unref(creds);
+	if (r >= 0 && euid == 0)
+		return 0;
+	log_msg(LOG_NOTICE, "Refused %s() from %s (uid %d, pid %d): not root",
+		sd_bus_message_get_member(msg), strna(sd_bus_message_get_sender(msg)),
+		euid == (uid_t)-1 ? -1 : (int)euid, (int)pid);
+	return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED,
+				"Only root may change the SR-IOV layout of this host");
+}
+
+static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	int r;
+
+	r = check_root(msg, error);
+	if (r < 0)
+		return r;
+	r = manager_reload(m);
+	if (r < 0)
+		return sd_bus_error_set_errnof(error, -r, "Reloading failed: %s", strerror(-r));
+	return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int method_apply(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	const char *pf;
+	int r;
+
+	r = sd_bus_message_read(msg, "s", &pf);
+	if (r < 0)
+		return r;
+	r = check_root(msg, error);
+	if (r < 0)
+		return r;
+	r = manager_apply(m, pf[0] == 0 ? NULL : pf);
+	if (r == -ENXIO)
+		return sd_bus_error_setf(error, ERROR_NO_SUCH_PF, "No PF '%s' on this host", pf);
+	if (r < 0)
+		return sd_bus_error_set_errnof(error, -r, "Applying failed: %s", strerror(-r));
+	return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int reply_doc(sd_bus_message *msg, int r, char *doc, sd_bus_error *error)
+{
+	_cleanup_free_ char *d = doc;
+
+	if (r < 0)
+		return sd_bus_error_set_errnof(error, -r, "Reading the host failed: %s",
+					       strerror(-r));
+	return sd_bus_reply_method_return(msg, "s", d);
+}
+
+static int method_plan(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	char *doc = NULL;
+	int r = manager_plan_json(userdata, &doc);
+
+	return reply_doc(msg, r, doc, error);
+}
+
+static int method_get_status(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	char *doc = NULL;
+	int r = manager_status_json(userdata, &doc);
+
+	return reply_doc(msg, r, doc, error);
+}
+
+static int append_strv(sd_bus_message *reply, char *const *l)
+{
+	int r = sd_bus_message_open_container(reply, 'a', "s");
+
+	for (size_t i = 0; r >= 0 && l && l[i]; i++)
+		r = sd_bus_message_append(reply, "s", l[i]);
+	return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+static int manager_get(sd_bus *bus, const char *path, const char *interface, const char *property,
+		       sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	_cleanup_strv_free_ char **reasons = NULL;
+
+	if (streq(property, "Version"))
+		return sd_bus_message_append(reply, "s", VERSION);
+	if (streq(property, "State"))
+		return sd_bus_message_append(reply, "s", manager_state_to_string(m->state));
+	if (streq(property, "Drifted"))
+		return sd_bus_message_append(reply, "b", (int)m->drifted);
+	if (streq(property, "PendingReboot"))
+		return sd_bus_message_append(reply, "b", (int)(m->reboot.n_reasons > 0));
+	if (streq(property, "ConfigErrors"))
+		return append_strv(reply, m->config_errors);
+	/* PendingRebootReasons */
+	reasons = manager_reboot_reasons(m);
+	return reasons ? append_strv(reply, reasons) : -ENOMEM;
+}
+
+static const sd_bus_vtable manager_vtable[] = {
+	SD_BUS_VTABLE_START(0),
+	SD_BUS_PROPERTY("Version", "s", manager_get, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_PROPERTY("State", "s", manager_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("Drifted", "b", manager_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("PendingReboot", "b", manager_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("PendingRebootReasons", "as", manager_get, 0,
+			SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("ConfigErrors", "as", manager_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_METHOD("Reload", "", "", method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_NAMES("Apply", "s", SD_BUS_PARAM(pci), "", , method_apply,
+				 SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_NAMES("Plan", "", , "s", SD_BUS_PARAM(json), method_plan,
+				 SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_NAMES("GetStatus", "", , "s", SD_BUS_PARAM(json), method_get_status,
+				 SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_SIGNAL_WITH_NAMES("DriftDetected", "sas", SD_BUS_PARAM(pci) SD_BUS_PARAM(what), 0),
+	SD_BUS_SIGNAL_WITH_NAMES("Applied", "si", SD_BUS_PARAM(pci) SD_BUS_PARAM(result), 0),
+	SD_BUS_VTABLE_END,
+};
+
+static int pf_get(sd_bus *bus, const char *path, const char *interface, const char *property,
+		  sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct pf_entry *e = userdata;
+
+	if (streq(property, "PCIAddress"))
+		return sd_bus_message_append(reply, "s", e->pci);
+	if (streq(property, "Name"))
+		return sd_bus_message_append(reply, "s", strempty(e->name));
+	if (streq(property, "State"))
+		return sd_bus_message_append(reply, "s", pf_run_state_to_string(e->state));
+	if (streq(property, "VirtualFunctions"))
+		return sd_bus_message_append(reply, "u", e->num_vfs);
+	if (streq(property, "DesiredVirtualFunctions"))
+		return sd_bus_message_append(reply, "u", e->desired_vfs);
+	if (streq(property, "LastError"))
+		return sd_bus_message_append(reply, "s", strempty(e->last_error));
+	return append_strv(reply, e->config_files); /* ConfigFiles */
+}
+
+#define PF_PROPERTY(name, sig) \
+	SD_BUS_PROPERTY(name, sig, pf_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE)
+
+static const sd_bus_vtable pf_vtable[] = {
+	SD_BUS_VTABLE_START(0),
+	SD_BUS_PROPERTY("PCIAddress", "s", pf_get, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+	PF_PROPERTY("Name", "s"),
+	PF_PROPERTY("State", "s"),
+	PF_PROPERTY("VirtualFunctions", "u"),
+	PF_PROPERTY("DesiredVirtualFunctions", "u"),
+	PF_PROPERTY("LastError", "s"),
+	PF_PROPERTY("ConfigFiles", "as"),
+	SD_BUS_VTABLE_END,
+};
+
+static int pf_find(sd_bus *bus, const char *path, const char *interface, void *userdata,
+		   void **found, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+
+	for (size_t i = 0; i < m->n_pfs; i++)
+		if (streq(m->pfs[i]->path, path)) {
+			*found = m->pfs[i];
+			return 1;
+		}
+	return 0;
+}
+
+static int pf_enumerate(sd_bus *bus, const char *path, void *userdata, char ***nodes,
+			sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	_cleanup_strv_free_ char **l = calloc(m->n_pfs + 1, sizeof(char *));
+
+	if (!l)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->n_pfs; i++)
+		if (!(l[i] = strdup(m->pfs[i]->path)))
+			return -ENOMEM;
+	*nodes = TAKE_PTR(l);
+	return 1;
+}
+
+static int open_bus(sd_bus **ret)
+{
+	int r = sd_bus_open_system(ret);
+
+	if (r < 0)
+		log_msg(LOG_ERR, "Cannot connect to the system bus: %s", strerror(-r));
+	return r;
+}
+
+int manager_bus_start(struct manager *m)
+{
+	int r;
+
+	r = open_bus(&m->bus);
+	if (r < 0)
+		return r;
+	r = sd_bus_add_object_vtable(m->bus, NULL, MANAGER_PATH, MANAGER_IFACE, manager_vtable, m);
+	if (r >= 0)
+		r = sd_bus_add_fallback_vtable(m->bus, NULL, PF_PREFIX, PF_IFACE, pf_vtable,
+					       pf_find, m);
+	if (r >= 0)
+		r = sd_bus_add_node_enumerator(m->bus, NULL, PF_PREFIX, pf_enumerate, m);
+	if (r >= 0)
+		r = sd_bus_add_object_manager(m->bus, NULL, MANAGER_PATH);
+	if (r >= 0)
+		r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
+	if (r < 0) {
+		log_msg(LOG_ERR, "Setting up the D-Bus objects failed: %s", strerror(-r));
+		return r;
+	}
+	r = sd_bus_request_name(m->bus, BUS_NAME, 0);
+	if (r < 0)
+		log_msg(LOG_ERR, "Cannot own %s on the system bus: %s", BUS_NAME, strerror(-r));
+	return r;
+}
+
+static char *pf_published(const struct pf_entry *e)
+{
+	_cleanup_free_ char *files = strv_join(e->config_files, "\n");
+
+	return strdup_printf("%s|%s|%u|%u|%s|%s", strempty(e->name),
+			     pf_run_state_to_string(e->state), e->num_vfs, e->desired_vfs,
+			     strempty(e->last_error), strempty(files));
+}
+
+void manager_bus_pf_added(struct manager *m, struct pf_entry *e)
+{
+	if (m->bus)
+		(void)sd_bus_emit_object_added(m->bus, e->path);
+}
+
+void manager_bus_pf_removed(struct manager *m, const char *path)
+{
+	if (m->bus)
+		(void)sd_bus_emit_object_removed(m->bus, path);
+}
+
+void manager_bus_pf_changed(struct manager *m, struct pf_entry *e)
+{
+	_cleanup_free_ char *now = pf_published(e);
+
+	if (!m->bus || !now || streq_ptr(now, e->published))
+		return;
+	free(e->published);
+	e->published = TAKE_PTR(now);
+	(void)sd_bus_emit_properties_changed(m->bus, e->path, PF_IFACE, "Name", "State",
+					     "VirtualFunctions", "DesiredVirtualFunctions",
+					     "LastError", "ConfigFiles", NULL);
+}
+
+static char *manager_published(const struct manager *m)
+{
+	_cleanup_free_ char *errors = strv_join(m->config_errors, "\n");
+	_cleanup_strv_free_ char **reasons = manager_reboot_reasons(m);
+	_cleanup_free_ char *r = NULL;
+
+	r = reasons ? strv_join(reasons, "\n") : NULL;
+	return strdup_printf("%s|%d|%s|%s", manager_state_to_string(m->state), m->drifted,
+			     strempty(r), strempty(errors));
+}
+
+void manager_bus_manager_changed(struct manager *m)
+{
+	_cleanup_free_ char *now = manager_published(m);
+
+	if (!m->bus || !now || streq_ptr(now, m->published))
+		return;
+	free(m->published);
+	m->published = TAKE_PTR(now);
+	(void)sd_bus_emit_properties_changed(m->bus, MANAGER_PATH, MANAGER_IFACE, "State",
+					     "Drifted", "PendingReboot", "PendingRebootReasons",
+					     "ConfigErrors", NULL);
+}
+
+void manager_bus_drift(struct manager *m, const char *pci, char **what)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *s = NULL;
+	int r;
+
+	if (!m->bus)
+		return;
+	r = sd_bus_message_new_signal(m->bus, &s, MANAGER_PATH, MANAGER_IFACE, "DriftDetected");
+	if (r >= 0)
+		r = sd_bus_message_append(s, "s", pci);
+	if (r >= 0)
+		r = append_strv(s, what);
+	if (r >= 0)
+		r = sd_bus_send(m->bus, s, NULL);
+	if (r < 0)
+		log_msg(LOG_WARNING, "Sending DriftDetected failed: %s", strerror(-r));
+}
+
+void manager_bus_applied(struct manager *m, const char *pci, int result)
+{
+	int r;
+
+	if (!m->bus)
+		return;
+	r = sd_bus_emit_signal(m->bus, MANAGER_PATH, MANAGER_IFACE, "Applied", "si", pci, result);
+	if (r < 0)
+		log_msg(LOG_WARNING, "Sending Applied failed: %s", strerror(-r));
+}

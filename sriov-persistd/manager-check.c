@@ -1,0 +1,518 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* Looking at a PF again after an event: drift, repair, applying, and the
+ * summary (Drifted, State, pending reboot reasons) that follows. */
+
+#include <syslog.h>
+#include <systemd/sd-daemon.h>
+
+#include "apply.h"
+#include "manager.h"
+
+static void set_str(char **p, const char *s)
+{
+	if (streq_ptr(*p, s))
+		return;
+	free(*p);
+	*p = s ? strdup(s) : NULL;
+}
+
+static void set_strv(char ***p, char **l)
+{
+	strv_free(*p);
+	*p = l;
+}
+
+/* The plan as one string: a plan that is the same as the one that last
+ * failed is not retried on its own. */
+static char *plan_signature(const struct plan *p)
+{
+	_cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
+
+	for (size_t i = 0; l && i < p->n_actions; i++)
+		if (strv_consume(&l, action_describe(&p->actions[i])) < 0)
+			return NULL;
+	return l ? strv_join(l, "\n") : NULL;
+}
+
+static char **plan_what(const struct plan *p)
+{
+	char **l = calloc(1, sizeof(char *));
+
+	for (size_t i = 0; l && i < p->n_actions; i++)
+		if (strv_consume(&l, action_describe(&p->actions[i])) < 0)
+			return NULL;
+	return l;
+}
+
+/* Another process (an apply unit, sriovctl apply) holds the PF's lock. */
+static bool pf_busy(struct manager *m, const char *pci)
+{
+	int fd = pf_lock(m->runtime_dir, pci, 0);
+
+	if (fd >= 0) {
+		close(fd);
+		return false;
+	}
+	return fd == -ETIMEDOUT;
+}
+
+static enum pf_run_state from_record(const struct pf_status *st)
+{
+	switch (st->state) {
+	case PF_STATUS_APPLIED:
+		return PF_RUN_APPLIED;
+	case PF_STATUS_HELD:
+		return PF_RUN_HELD;
+	case PF_STATUS_FAILED:
+		return PF_RUN_FAILED;
+	case PF_STATUS_DEFERRED:
+		return PF_RUN_DEFERRED;
+	case _PF_STATUS_STATE_MAX:
+	case _PF_STATUS_STATE_INVALID:
+		break;
+	}
+	return PF_RUN_PENDING;
+}
+
+static void noticed_drift(struct manager *m, struct pf_entry *e, char **what)
+{
+	_cleanup_free_ char *list = strv_join(what, "; ");
+
+	if (e->drift && strv_length(e->drift) == strv_length(what)) {
+		bool same = true;
+
+		for (size_t i = 0; what[i]; i++)
+			same &= streq(what[i], e->drift[i]);
+		if (same) {
+			strv_free(what);
+			return;
+		}
+	}
+	log_pf(LOG_WARNING, e->pci, "%s%s%s%s: drifted from its layout: %s", e->pci,
+	       e->name ? " (" : "", strempty(e->name), e->name ? ")" : "", strna(list));
+	set_strv(&e->drift, what);
+	manager_bus_drift(m, e->pci, e->drift);
+}
+
+/* A PF whose plan is not empty. Returns whether to apply it now. */
+static bool judge_changes(struct manager *m, struct pf_entry *e, const struct plan *p,
+			  bool may_apply)
+{
+	bool repair = m->conf.drift_mode == DRIFT_MODE_REPAIR;
+	bool retry = !streq_ptr(e->plan_sig, e->given_up);
+	struct pf_status st;
+
+	if (pf_status_read(m->runtime_dir, e->pci, &st) < 0) {
+		e->state = PF_RUN_PENDING;
+		set_str(&e->last_error, NULL);
+		return may_apply && retry;
+	}
+	if (st.state == PF_STATUS_APPLIED) {
+		char **what = plan_what(p);
+
+		e->state = PF_RUN_DRIFTED;
+		set_str(&e->last_error, NULL);
+		if (what)
+			noticed_drift(m, e, what);
+	} else {
+		e->state = from_record(&st);
+		set_str(&e->last_error, st.error);
+	}
+	pf_status_done(&st);
+	return may_apply && repair && retry;
+}
+
+/* Checks one PF against its layout. Returns 1 when it should be applied. */
+static int check_pf(struct manager *m, struct pf_entry *e, bool may_apply)
+{
+	const struct pf_state *pf = host_state_find_pf(m->hs, e->pci);
+	_cleanup_pf_desired_ struct pf_desired *d = NULL;
+	_cleanup_plan_ struct plan *p = NULL;
+	struct diag_list ignored = {};
+	int r;
+
+	e->dirty = false;
+	e->plan_sig = mfree(e->plan_sig);
+	if (!pf)
+		return 0;
+	set_str(&e->name, pf->name);
+	e->num_vfs = pf->num_vfs;
+	if (pf_busy(m, e->pci)) {
+		/* its record is written when it is done, and that is an event */
+		e->state = PF_RUN_APPLYING;
+		return 0;
+	}
+	r = desired_build(m->set, m->hs, pf, &ignored, &d);
+	diag_list_done(&ignored);
+	if (r >= 0 && d && !d->held)
+		r = plan_build(d, pf, m->hs, &p);
+	if (r < 0)
+		return r;
+	e->desired_vfs = d && !d->held ? d->num_vfs : pf->num_vfs;
+	set_strv(&e->config_files, d ? strv_copy(d->config_files) : NULL);
+	set_strv(&e->reboot_reasons, p ? strv_copy(p->reboot_reasons) : NULL);
+	if (!d || d->held || p->n_actions == 0) {
+		e->state = !d ? PF_RUN_UNCONFIGURED : d->held ? PF_RUN_HELD : PF_RUN_APPLIED;
+		set_str(&e->last_error, d && d->held ? d->held_reason : NULL);
+		e->drift = strv_free(e->drift);
+		e->given_up = mfree(e->given_up);
+		return 0;
+	}
+	e->plan_sig = plan_signature(p);
+	if (!e->plan_sig)
+		return -ENOMEM;
+	return judge_changes(m, e, p, may_apply);
+}
+
+static int result_code(const struct apply_pf_result *res)
+{
+	switch (res->status.state) {
+	case PF_STATUS_APPLIED:
+		return 0;
+	case PF_STATUS_HELD:
+		return -EINVAL;
+	case PF_STATUS_DEFERRED:
+		return -EBUSY;
+	case PF_STATUS_FAILED:
+	case _PF_STATUS_STATE_MAX:
+	case _PF_STATUS_STATE_INVALID:
+		break;
+	}
+	return -EIO;
+}
+
+static void log_result(const struct apply_pf_result *res)
+{
+	const struct pf_status *st = &res->status;
+	int prio = st->state == PF_STATUS_APPLIED ? LOG_INFO : LOG_WARNING;
+
+	if (st->state == PF_STATUS_APPLIED && !res->changed)
+		return;
+	if (!res->configured && st->state == PF_STATUS_APPLIED) {
+		log_pf(prio, st->pci,
+		       "%s%s%s%s: no layout selects it any more; undid what sriov-persist created "
+		       "(%u action(s))",
+		       st->pci, st->name ? " (" : "", strempty(st->name), st->name ? ")" : "",
+		       st->n_actions);
+		return;
+	}
+	log_pf(prio, st->pci, "%s%s%s%s: %s after %u action(s)%s%s", st->pci, st->name ? " (" : "",
+	       strempty(st->name), st->name ? ")" : "", pf_status_state_to_string(st->state),
+	       st->n_actions, st->error ? ": " : "", strempty(st->error));
+}
+
+/* After an apply: read the PFs back, signal, and remember a failed plan. */
+static int after_apply(struct manager *m, const struct apply_result *res)
+{
+	for (size_t i = 0; i < res->n_pfs; i++) {
+		const struct apply_pf_result *pr = &res->pfs[i];
+		struct host_state *fresh = NULL;
+		struct pf_entry *e;
+		int r;
+
+		if (!pr->configured && !pr->changed && pr->status.state == PF_STATUS_APPLIED)
+			continue;
+		log_result(pr);
+		r = host_read_pf(m->host, pr->status.pci, &fresh);
+		if (r < 0)
+			return r;
+		r = manager_update_cache(m, fresh, pr->status.pci);
+		if (r < 0)
+			return r;
+		manager_bus_applied(m, pr->status.pci, result_code(pr));
+		e = manager_find_entry(m, pr->status.pci);
+		if (!e)
+			continue;
+		e->given_up = mfree(e->given_up);
+		r = check_pf(m, e, false);
+		if (r < 0)
+			return r;
+		/* what is left after a failure is not retried until it changes */
+		if (pr->status.state != PF_STATUS_APPLIED && e->plan_sig)
+			set_str(&e->given_up, e->plan_sig);
+		manager_bus_pf_changed(m, e);
+	}
+	return 0;
+}
+
+static void on_action(const struct pf_state *pf, const struct action *a, int r, const char *detail,
+		      void *userdata)
+{
+	_cleanup_free_ char *d = action_describe(a);
+
+	/* the loop does not run during an apply: each action is bounded by
+	 * SysfsWriteTimeoutSec=, well under WatchdogSec= */
+	(void)sd_notify(false, "WATCHDOG=1");
+	if (r < 0)
+		log_pf(LOG_WARNING, pf->pci, "%s: %s failed: %s%s%s", pf->pci, strna(d),
+		       strerror(-r), detail && *detail ? ": " : "", strempty(detail));
+	else
+		log_pf(LOG_DEBUG, pf->pci, "%s: %s", pf->pci, strna(d));
+}
+
+static int run_apply(struct manager *m, const char *only)
+{
+	struct apply_options opts = {
+		.conf = &m->conf,
+		.runtime_dir = m->runtime_dir,
+		.state_dir = m->state_dir,
+		.only = only,
+		.on_action = on_action,
+	};
+	struct apply_result res = {};
+	enum manager_state before = m->state;
+	int r;
+
+	m->state = MANAGER_APPLYING;
+	for (size_t i = 0; i < m->n_pfs; i++)
+		if (!only || streq(m->pfs[i]->pci, only)) {
+			if (m->pfs[i]->state != PF_RUN_UNCONFIGURED)
+				m->pfs[i]->state = PF_RUN_APPLYING;
+			manager_bus_pf_changed(m, m->pfs[i]);
+		}
+	if (before != MANAGER_APPLYING)
+		manager_bus_manager_changed(m);
+	(void)sd_notifyf(false, "STATUS=Applying %s", only ?: "every PF");
+	if (m->bus)
+		(void)sd_bus_flush(m->bus);
+	r = apply_run(m->host, m->set, &opts, &res);
+	if (r < 0 && r != -EIO) {
+		log_msg(LOG_ERR, "Applying failed: %s%s%s", strerror(-r),
+			m->host->error[0] ? ": " : "", m->host->error);
+		manager_update_summary(m, false);
+		return r;
+	}
+	for (size_t i = 0; i < res.diags.n; i++) {
+		_cleanup_free_ char *s = diag_format(&res.diags.items[i]);
+
+		log_pf(LOG_DEBUG, NULL, "%s", strna(s));
+	}
+	r = after_apply(m, &res);
+	apply_result_done(&res);
+	return r;
+}
+
+static int reread(struct manager *m)
+{
+	struct host_state *hs = NULL;
+	int r;
+
+	r = host_read(m->host, &hs);
+	if (r < 0) {
+		log_msg(LOG_ERR, "Reading the host failed: %s%s%s", strerror(-r),
+			m->host->error[0] ? ": " : "", m->host->error);
+		return r;
+	}
+	r = manager_update_cache(m, hs, NULL);
+	for (size_t i = 0; r >= 0 && i < m->n_pfs; i++)
+		m->pfs[i]->dirty = true;
+	return r;
+}
+
+static int reread_dirty(struct manager *m)
+{
+	_cleanup_strv_free_ char **pcis = calloc(1, sizeof(char *));
+
+	if (!pcis)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->n_pfs; i++)
+		if (m->pfs[i]->dirty && strv_extend(&pcis, m->pfs[i]->pci) < 0)
+			return -ENOMEM;
+	for (char **p = pcis; *p; p++) {
+		struct host_state *fresh = NULL;
+		struct pf_entry *e;
+		int r;
+
+		r = host_read_pf(m->host, *p, &fresh);
+		if (r < 0)
+			return r;
+		r = manager_update_cache(m, fresh, *p);
+		if (r < 0)
+			return r;
+		e = manager_find_entry(m, *p);
+		if (e)
+			e->dirty = true; /* a PF that came back keeps its mark */
+	}
+	return 0;
+}
+
+int manager_check_dirty(struct manager *m)
+{
+	_cleanup_strv_free_ char **todo = calloc(1, sizeof(char *));
+	int r;
+
+	if (!todo)
+		return -ENOMEM;
+	r = m->rescan_all ? reread(m) : reread_dirty(m);
+	m->rescan_all = false;
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < m->n_pfs; i++) {
+		struct pf_entry *e = m->pfs[i];
+
+		if (!e->dirty)
+			continue;
+		r = check_pf(m, e, true);
+		if (r < 0)
+			return r;
+		if (r > 0 && strv_extend(&todo, e->pci) < 0)
+			return -ENOMEM;
+		manager_bus_pf_changed(m, e);
+	}
+	for (char **p = todo; *p; p++) {
+		r = run_apply(m, *p);
+		if (r < 0)
+			return r;
+	}
+	manager_update_summary(m, false);
+	return 0;
+}
+
+int manager_apply(struct manager *m, const char *only)
+{
+	const struct pf_state *pf = NULL;
+	char pci[PCI_ADDR_MAX];
+	int r;
+
+	r = reread(m);
+	if (r < 0)
+		return r;
+	if (only) {
+		pf = host_state_lookup_pf(m->hs, only);
+		if (!pf)
+			return -ENXIO;
+		snprintf(pci, sizeof(pci), "%s", pf->pci);
+	}
+	for (size_t i = 0; i < m->n_pfs; i++)
+		if (!pf || streq(m->pfs[i]->pci, pci))
+			m->pfs[i]->given_up = mfree(m->pfs[i]->given_up);
+	r = run_apply(m, pf ? pci : NULL);
+	manager_update_summary(m, false);
+	return r;
+}
+
+int manager_reload(struct manager *m)
+{
+	int r;
+
+	m->reload_pending = false;
+	log_msg(LOG_INFO, "Reloading the configuration");
+	(void)sd_notify(false, "RELOADING=1\nSTATUS=Reloading the configuration");
+	r = manager_load_config(m);
+	if (r < 0) {
+		log_msg(LOG_ERR, "Loading the configuration failed: %s", strerror(-r));
+		(void)sd_notify(false, "READY=1");
+		return r;
+	}
+	r = reread(m);
+	for (size_t i = 0; i < m->n_pfs; i++)
+		m->pfs[i]->given_up = mfree(m->pfs[i]->given_up);
+	if (r >= 0)
+		r = run_apply(m, NULL);
+	manager_update_summary(m, true);
+	(void)sd_notify(false, "READY=1");
+	return r;
+}
+
+static int current_reasons(struct manager *m, struct reboot_record *ret)
+{
+	struct reboot_record cur = {};
+	usec_t now = now_realtime();
+
+	for (size_t i = 0; i < m->n_pfs; i++) {
+		const struct pf_entry *e = m->pfs[i];
+
+		for (char **r = e->reboot_reasons; r && *r; r++)
+			if (reboot_record_add(&cur, e->pci, *r, now) < 0) {
+				reboot_record_done(&cur);
+				return -ENOMEM;
+			}
+	}
+	*ret = cur;
+	return 0;
+}
+
+static bool same_reasons(const struct reboot_record *a, const struct reboot_record *b)
+{
+	if (a->n_reasons != b->n_reasons || !streq(a->boot_id, b->boot_id))
+		return false;
+	for (size_t i = 0; i < a->n_reasons; i++)
+		if (!reboot_record_has(b, a->reasons[i].pci, a->reasons[i].text))
+			return false;
+	return true;
+}
+
+static bool update_reboot(struct manager *m, bool layouts_changed)
+{
+	struct reboot_record cur, merged;
+	int r;
+
+	if (current_reasons(m, &cur) < 0)
+		return false;
+	r = reboot_record_merge(&m->reboot, &cur, m->boot_id, layouts_changed, &merged);
+	reboot_record_done(&cur);
+	if (r < 0 || same_reasons(&merged, &m->reboot)) {
+		if (r >= 0)
+			reboot_record_done(&merged);
+		return false;
+	}
+	for (size_t i = 0; i < merged.n_reasons; i++)
+		if (!reboot_record_has(&m->reboot, merged.reasons[i].pci, merged.reasons[i].text))
+			log_pf(LOG_WARNING, merged.reasons[i].pci, "%s: reboot needed: %s",
+			       merged.reasons[i].pci, merged.reasons[i].text);
+	reboot_record_done(&m->reboot);
+	m->reboot = merged;
+	r = reboot_record_write(m->state_dir, &m->reboot);
+	if (r < 0)
+		log_msg(LOG_WARNING, "Writing %s/reboot.json failed: %s", m->state_dir,
+			strerror(-r));
+	return true;
+}
+
+static enum manager_state summary_state(struct manager *m)
+{
+	if (strv_length(m->config_errors) > 0 || m->drifted)
+		return MANAGER_DEGRADED;
+	for (size_t i = 0; i < m->n_pfs; i++)
+		switch (m->pfs[i]->state) {
+		case PF_RUN_HELD:
+		case PF_RUN_FAILED:
+		case PF_RUN_DEFERRED:
+		case PF_RUN_DRIFTED:
+			return MANAGER_DEGRADED;
+		case PF_RUN_UNCONFIGURED:
+		case PF_RUN_PENDING:
+		case PF_RUN_APPLYING:
+		case PF_RUN_APPLIED:
+		case _PF_RUN_STATE_MAX:
+		case _PF_RUN_STATE_INVALID:
+			break;
+		}
+	return MANAGER_IDLE;
+}
+
+void manager_update_summary(struct manager *m, bool layouts_changed)
+{
+	bool drifted = false, changed;
+	size_t n_configured = 0, n_applied = 0;
+	enum manager_state state;
+
+	for (size_t i = 0; i < m->n_pfs; i++) {
+		drifted |= m->pfs[i]->drift != NULL;
+		n_configured += m->pfs[i]->state != PF_RUN_UNCONFIGURED;
+		n_applied += m->pfs[i]->state == PF_RUN_APPLIED;
+	}
+	changed = update_reboot(m, layouts_changed) || layouts_changed;
+	changed |= drifted != m->drifted;
+	m->drifted = drifted;
+	state = summary_state(m);
+	changed |= state != m->state;
+	m->state = state;
+	if (changed)
+		manager_bus_manager_changed(m);
+	(void)sd_notifyf(false, "STATUS=%s: %zu PF(s), %zu configured, %zu applied%s%s",
+			 manager_state_to_string(m->state), m->n_pfs, n_configured, n_applied,
+			 m->drifted ? ", drift" : "",
+			 m->reboot.n_reasons > 0 ? ", reboot needed" : "");
+}

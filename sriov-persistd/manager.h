@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* sriov-persistd: the daemon's state. One manager holds the host backend,
+ * the layouts and main configuration, the last observed state of every PF,
+ * and the event sources that say when a PF must be looked at again. */
+
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "host.h"
+#include "layout.h"
+#include "mainconf.h"
+#include "reboot.h"
+
+enum pf_run_state {
+	PF_RUN_UNCONFIGURED,
+	PF_RUN_PENDING, /* configured, never applied */
+	PF_RUN_APPLYING,
+	PF_RUN_APPLIED,
+	PF_RUN_DRIFTED,
+	PF_RUN_HELD,
+	PF_RUN_FAILED,
+	PF_RUN_DEFERRED,
+	_PF_RUN_STATE_MAX,
+	_PF_RUN_STATE_INVALID = -EINVAL,
+};
+
+enum manager_state {
+	MANAGER_IDLE,
+	MANAGER_APPLYING,
+	MANAGER_DRAINING,
+	MANAGER_REBOOTING,
+	MANAGER_DEGRADED,
+	_MANAGER_STATE_MAX,
+	_MANAGER_STATE_INVALID = -EINVAL,
+};
+
+struct pf_entry {
+	char pci[PCI_ADDR_MAX];
+	char *path; /* D-Bus object path */
+	char *name;
+	enum pf_run_state state;
+	uint32_t num_vfs;
+	uint32_t desired_vfs;
+	char *last_error;
+	char **config_files;
+	char **drift; /* what differs, while drifted */
+	/* the plan that last failed or was deferred: not retried on its own
+	 * until it changes, so a failing action cannot loop on its own events */
+	char *given_up;
+	char *plan_sig;	       /* the current plan, NULL when empty */
+	char **reboot_reasons; /* of the last plan */
+	char *published;       /* the properties last announced on the bus */
+	bool dirty;
+};
+
+struct manager {
+	sd_event *event;
+	sd_bus *bus;
+	struct host *host;
+	/* options */
+	const char *host_path; /* --host: the simulated host */
+	const char *config_dir;
+	const char *main_config;
+	char *runtime_dir;
+	char *state_dir;
+
+	struct mainconf conf;
+	struct layout_set *set;
+	char **config_errors;
+	struct host_state *hs; /* last read */
+	struct pf_entry **pfs; /* pointers: the bus hands them out as userdata */
+	size_t n_pfs;
+
+	enum manager_state state;
+	bool drifted;
+	struct reboot_record reboot;
+	char boot_id[BOOT_ID_MAX];
+
+	char *published;
+	bool rescan_all;
+	bool reload_pending;
+	sd_event_source *coalesce;
+	sd_event_source *reload_timer;
+	sd_event_source *safety_scan;
+	struct manager_events *events;
+};
+
+int manager_new(struct manager **ret);
+struct manager *manager_free(struct manager *m);
+static inline void manager_freep(struct manager **m)
+{
+	manager_free(*m);
+}
+#define _cleanup_manager_ _cleanup_(manager_freep)
+
+/* Reads configuration and host, starts the event sources and the bus. */
+int manager_start(struct manager *m);
+
+/* The events: mark what must be looked at again (coalesced, run from the
+ * event loop shortly after). pci NULL = every PF. */
+void manager_mark_dirty(struct manager *m, const char *pci);
+void manager_mark_reload(struct manager *m);
+/* The PF that a PCI function (a PF or one of its VFs) or netdev belongs to,
+ * from what was last read; NULL when unknown. */
+const char *manager_pf_of_pci(struct manager *m, const char *pci);
+const char *manager_pf_of_ifname(struct manager *m, const char *ifname);
+
+/* manager-check.c: looking at PFs again, applying. */
+/* Re-reads the PFs marked dirty (all when rescan_all) and checks them. */
+int manager_check_dirty(struct manager *m);
+/* Applies now: all PFs (only NULL) or one (PCI address or name). -ENXIO:
+ * no such PF. Returns after the apply. */
+int manager_apply(struct manager *m, const char *only);
+/* Reads the main configuration and layouts again, then applies all. */
+int manager_reload(struct manager *m);
+/* Loads configuration; errors go to m->config_errors. */
+int manager_load_config(struct manager *m);
+/* Replaces the cached host (fresh has every PF) or one PF of it (fresh has
+ * host-wide facts and zero or one PF); keeps the entries in step. Takes fresh. */
+int manager_update_cache(struct manager *m, struct host_state *fresh, const char *only);
+/* Recomputes Drifted, State and the pending reboot reasons; emits what changed. */
+void manager_update_summary(struct manager *m, bool layouts_changed);
+
+/* "0000:3b:00.0: <reason>" for every pending reboot reason; caller frees. */
+char **manager_reboot_reasons(const struct manager *m);
+/* JSON documents for Plan() and GetStatus(); caller frees. */
+int manager_plan_json(struct manager *m, char **ret);
+int manager_status_json(struct manager *m, char **ret);
+
+const char *pf_run_state_to_string(enum pf_run_state s) _pure_;
+const char *manager_state_to_string(enum manager_state s) _pure_;
+struct pf_entry *manager_find_entry(struct manager *m, const char *pci);
+
+/* manager-bus.c */
+int manager_bus_start(struct manager *m);
+void manager_bus_pf_added(struct manager *m, struct pf_entry *e);
+void manager_bus_pf_removed(struct manager *m, const char *path);
+void manager_bus_pf_changed(struct manager *m, struct pf_entry *e);
+void manager_bus_manager_changed(struct manager *m);
+void manager_bus_drift(struct manager *m, const char *pci, char **what);
+void manager_bus_applied(struct manager *m, const char *pci, int result);
+
+/* events.c */
+int manager_events_start(struct manager *m);
+struct manager_events *manager_events_free(struct manager_events *e);
+
+/* log.c: to the journal when run by systemd, stderr otherwise */
+void log_pf(int priority, const char *pci, const char *fmt, ...) _printf_(3, 4);
+#define log_msg(priority, ...) log_pf(priority, NULL, __VA_ARGS__)
+extern bool log_debug_enabled;

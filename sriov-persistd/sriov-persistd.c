@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* sriov-persistd: keeps the SR-IOV layouts in place while the system runs.
+ * Notices drift through udev and rtnetlink events, applies layout changes,
+ * tracks pending reboots, and offers all of it on the system bus. */
+
+#include <getopt.h>
+#include <signal.h>
+#include <syslog.h>
+#include <systemd/sd-daemon.h>
+
+#include "manager.h"
+
+#define RUNTIME_DIR "/run/sriov-persist"
+#define STATE_DIR "/var/lib/sriov-persist"
+
+static void help(void)
+{
+	printf("Usage: sriov-persistd [OPTIONS]\n\n"
+	       "Keeps SR-IOV layouts in place: drift, live changes, pending reboots, D-Bus API.\n\n"
+	       "  --host FILE         a simulated host (snapshot JSON) instead of this machine\n"
+	       "  --config-dir DIR    read layouts from DIR only\n"
+	       "  --main-config FILE  the main configuration (default %s)\n"
+	       "  --runtime-dir DIR   status records and locks (default %s, FILE.run with --host)\n"
+	       "  --state-dir DIR     what was created, pending reboots (default %s, FILE.lib)\n"
+	       "  --debug             log every action\n"
+	       "  --version           print the version\n",
+	       MAINCONF_PATH_DEFAULT, RUNTIME_DIR, STATE_DIR);
+}
+
+enum {
+	ARG_HOST = 0x100,
+	ARG_CONFIG_DIR,
+	ARG_MAIN_CONFIG,
+	ARG_RUNTIME_DIR,
+	ARG_STATE_DIR,
+	ARG_DEBUG,
+	ARG_VERSION,
+};
+
+static const struct option options[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ "host", required_argument, NULL, ARG_HOST },
+	{ "config-dir", required_argument, NULL, ARG_CONFIG_DIR },
+	{ "main-config", required_argument, NULL, ARG_MAIN_CONFIG },
+	{ "runtime-dir", required_argument, NULL, ARG_RUNTIME_DIR },
+	{ "state-dir", required_argument, NULL, ARG_STATE_DIR },
+	{ "debug", no_argument, NULL, ARG_DEBUG },
+	{ "version", no_argument, NULL, ARG_VERSION },
+	{},
+};
+
+/* 1 = run, 0 = exit 0 (help), -EINVAL = usage error. */
+static int parse_argv(int argc, char **argv, struct manager *m)
+{
+	const char *runtime = NULL, *state = NULL;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
+		switch (c) {
+		case 'h':
+			help();
+			return 0;
+		case ARG_HOST:
+			m->host_path = optarg;
+			break;
+		case ARG_CONFIG_DIR:
+			m->config_dir = optarg;
+			break;
+		case ARG_MAIN_CONFIG:
+			m->main_config = optarg;
+			break;
+		case ARG_RUNTIME_DIR:
+			runtime = optarg;
+			break;
+		case ARG_STATE_DIR:
+			state = optarg;
+			break;
+		case ARG_DEBUG:
+			log_debug_enabled = true;
+			break;
+		case ARG_VERSION:
+			printf("sriov-persistd %s\n", VERSION);
+			return 0;
+		default:
+			return -EINVAL;
+		}
+	if (optind < argc) {
+		fprintf(stderr, "sriov-persistd takes no operands\n");
+		return -EINVAL;
+	}
+	m->runtime_dir = runtime      ? strdup(runtime) :
+			 m->host_path ? strdup_printf("%s.run", m->host_path) :
+					strdup(RUNTIME_DIR);
+	m->state_dir = state	    ? strdup(state) :
+		       m->host_path ? strdup_printf("%s.lib", m->host_path) :
+				      strdup(STATE_DIR);
+	if (!m->runtime_dir || !m->state_dir)
+		return -ENOMEM;
+	return 1;
+}
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	manager_mark_reload(userdata);
+	return 0;
+}
+
+static int setup_signals(struct manager *m)
+{
+	sigset_t mask;
+	int r;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+		return -errno;
+	/* no handler: the loop exits */
+	r = sd_event_add_signal(m->event, NULL, SIGTERM, NULL, NULL);
+	if (r >= 0)
+		r = sd_event_add_signal(m->event, NULL, SIGINT, NULL, NULL);
+	if (r >= 0)
+		r = sd_event_add_signal(m->event, NULL, SIGHUP, on_sighup, m);
+	if (r >= 0)
+		r = sd_event_set_watchdog(m->event, true);
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	_cleanup_manager_ struct manager *m = NULL;
+	int r;
+
+	r = manager_new(&m);
+	if (r < 0) {
+		fprintf(stderr, "sriov-persistd: %s\n", strerror(-r));
+		return EXIT_FAILURE;
+	}
+	r = parse_argv(argc, argv, m);
+	if (r <= 0)
+		return r == 0 ? EXIT_SUCCESS : 2;
+	r = setup_signals(m);
+	if (r < 0) {
+		log_msg(LOG_ERR, "Setting up the event loop failed: %s", strerror(-r));
+		return EXIT_FAILURE;
+	}
+	r = manager_start(m);
+	if (r < 0) {
+		(void)sd_notifyf(false, "STATUS=Failed to start: %s\nERRNO=%d", strerror(-r), -r);
+		return EXIT_FAILURE;
+	}
+	(void)sd_notify(false, "READY=1");
+	log_msg(LOG_INFO, "Watching %zu PF(s)%s%s", m->n_pfs, m->host_path ? " of " : "",
+		strempty(m->host_path));
+	r = sd_event_loop(m->event);
+	(void)sd_notify(false, "STOPPING=1\nSTATUS=Stopping");
+	if (r < 0) {
+		log_msg(LOG_ERR, "Event loop failed: %s", strerror(-r));
+		return EXIT_FAILURE;
+	}
+	return EXIT_SUCCESS;
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* sriov-persistd over D-Bus: status, plan and apply go through the daemon
+ * when it runs, so that they see what it sees and do not race its applies.
+ * Whether it runs is asked of the bus (NameHasOwner), never by calling it:
+ * a call would start it through D-Bus activation. */
+
+#include "json-util.h"
+#include "sriovctl.h"
+
+#define DAEMON_NAME "org.sriovpersist1"
+#define DAEMON_PATH "/org/sriovpersist1"
+#define DAEMON_IFACE "org.sriovpersist1.Manager"
+
+/* An apply may drain pods and wait for the disruption policy. */
+#define APPLY_TIMEOUT_USEC (15 * 60 * USEC_PER_SEC)
+
+sd_bus *bus_client_open(void)
+{
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	_cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	int owned = 0;
+
+	if (sd_bus_open_system(&bus) < 0 ||
+	    sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+			       "org.freedesktop.DBus", "NameHasOwner", &error, &reply, "s",
+			       DAEMON_NAME) < 0 ||
+	    sd_bus_message_read(reply, "b", &owned) < 0 || !owned)
+		return NULL;
+	return TAKE_PTR(bus);
+}
+
+static int print_error(const char *method, const sd_bus_error *error, int r)
+{
+	if (sd_bus_error_is_set(error) && error->message)
+		fprintf(stderr, "sriov-persistd: %s\n", error->message);
+	else
+		fprintf(stderr, "sriov-persistd: %s() failed: %s\n", method, strerror(-r));
+	return r;
+}
+
+static int call(sd_bus *bus, const char *method, usec_t timeout, sd_bus_message **ret,
+		const char *types, ...)
+{
+	_cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+	va_list ap;
+	int r;
+
+	r = sd_bus_message_new_method_call(bus, &m, DAEMON_NAME, DAEMON_PATH, DAEMON_IFACE, method);
+	if (r >= 0 && types) {
+		va_start(ap, types);
+		r = sd_bus_message_appendv(m, types, ap);
+		va_end(ap);
+	}
+	if (r >= 0)
+		r = sd_bus_call(bus, m, timeout, &error, ret);
+	return r < 0 ? print_error(method, &error, r) : 0;
+}
+
+int bus_client_document(sd_bus *bus, const char *method, struct json_object **ret)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	_cleanup_json_ struct json_object *doc = NULL;
+	enum json_tokener_error jerr;
+	const char *text;
+	int r;
+
+	r = call(bus, method, 0, &reply, NULL);
+	if (r < 0)
+		return r;
+	r = sd_bus_message_read(reply, "s", &text);
+	if (r < 0)
+		return print_error(method, NULL, r);
+	doc = json_tokener_parse_verbose(text, &jerr);
+	if (!json_object_is_type(doc, json_type_object) ||
+	    !json_object_is_type(doc_get(doc, "pfs"), json_type_array)) {
+		fprintf(stderr, "sriov-persistd: %s() returned no document: %s\n", method,
+			doc ? "no \"pfs\" array" : json_tokener_error_desc(jerr));
+		return -EBADMSG;
+	}
+	*ret = TAKE_PTR(doc);
+	return 0;
+}
+
+int bus_client_apply(sd_bus *bus, const char *pf)
+{
+	return call(bus, "Apply", APPLY_TIMEOUT_USEC, NULL, "s", pf);
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* Reading the status and plan documents, wherever they were built. A
+ * document from the daemon is read as defensively as one from a file:
+ * a missing or mistyped member reads as null. */
+
+#include "sriovctl.h"
+
+struct json_object *doc_get(struct json_object *o, const char *key)
+{
+	struct json_object *v = NULL;
+
+	if (!o || !json_object_is_type(o, json_type_object) ||
+	    !json_object_object_get_ex(o, key, &v))
+		return NULL;
+	return v;
+}
+
+const char *doc_str(struct json_object *o, const char *key)
+{
+	struct json_object *v = doc_get(o, key);
+
+	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+int64_t doc_int(struct json_object *o, const char *key)
+{
+	struct json_object *v = doc_get(o, key);
+
+	return json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : 0;
+}
+
+uint64_t doc_u64(struct json_object *o, const char *key)
+{
+	struct json_object *v = doc_get(o, key);
+
+	return json_object_is_type(v, json_type_int) ? json_object_get_uint64(v) : 0;
+}
+
+bool doc_bool(struct json_object *o, const char *key)
+{
+	struct json_object *v = doc_get(o, key);
+
+	return json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v);
+}
+
+size_t doc_len(struct json_object *o, const char *key)
+{
+	struct json_object *v = doc_get(o, key);
+
+	return json_object_is_type(v, json_type_array) ? json_object_array_length(v) : 0;
+}
+
+struct json_object *doc_idx(struct json_object *o, const char *key, size_t i)
+{
+	struct json_object *v = doc_get(o, key);
+
+	if (!json_object_is_type(v, json_type_array) || i >= json_object_array_length(v))
+		return NULL;
+	return json_object_array_get_idx(v, i);
+}
+
+/* A PF on the host (not one that is gone) called what. */
+static bool pf_is(struct json_object *pf, const char *what)
+{
+	return !streq_ptr(doc_str(pf, "state"), "gone") &&
+	       (streq_ptr(doc_str(pf, "pci"), what) || streq_ptr(doc_str(pf, "name"), what));
+}
+
+int doc_filter_pfs(struct json_object *doc, const char *what)
+{
+	struct json_object *pfs = doc_get(doc, "pfs");
+	size_t n = doc_len(doc, "pfs"), found = n;
+
+	for (size_t i = 0; i < n && found == n; i++)
+		if (pf_is(json_object_array_get_idx(pfs, i), what))
+			found = i;
+	if (found == n)
+		return -ENXIO;
+	if (found + 1 < n && json_object_array_del_idx(pfs, found + 1, n - found - 1) < 0)
+		return -ENOMEM;
+	if (found > 0 && json_object_array_del_idx(pfs, 0, found) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+char *doc_pf_describe(struct json_object *pf)
+{
+	const char *pci = strna(doc_str(pf, "pci")), *name = doc_str(pf, "name");
+
+	return name ? strdup_printf("%s (%s)", pci, name) : strdup(pci);
+}
+
+void ctl_print_json(struct json_object *doc)
+{
+	printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+								   JSON_C_TO_STRING_SPACED |
+								   JSON_C_TO_STRING_NOSLASHESCAPE));
+}

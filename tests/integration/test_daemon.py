@@ -1,0 +1,843 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""sriov-persistd on a private system bus (tests/integration/dbus/system.conf, which includes the
+shipped policy dbus/org.sriovpersist1.conf) against simulated hosts: the D-Bus API, the policy,
+drift, live layout edits, layout removal, pending reboots, and sriovctl through the daemon."""
+
+import configparser
+import json
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import dbus
+import dbus.bus
+import dbus.exceptions
+import dbus.service
+import pytest
+
+from conftest import (BUS_CONF, BUS_NAME, MANAGER_IFACE, MANAGER_PATH, OBJMGR_IFACE, PF_IFACE,
+                      PROPS_IFACE, ROOT, Bus, Client, Daemon, pf_path, run_as_nobody)
+
+VERSION = (ROOT / "VERSION").read_text().strip()
+ACCESS_DENIED = "org.freedesktop.DBus.Error.AccessDenied"
+NO_SUCH_PF = "org.sriovpersist1.Error.NoSuchPF"
+EINVAL, EBUSY, EIO = 22, 16, 5
+# direct sriovctl runs must not find a daemon
+NO_BUS = {"DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/sriov-persist-test-bus"}
+
+MAIN = "[Apply]\nSysfsWriteTimeoutSec=1\n[Drift]\nMode={mode}\n[Disruption]\nPolicy={policy}\n" \
+       "[Reboot]\nPolicy=never\n"
+LAYOUT = "[Match]\nPCIAddress={pci}\n[PhysicalFunction]\nVirtualFunctions={n}\n" \
+         "[VirtualFunction]\nMACAddress=stable\nVLANId={vlan}\n"
+
+# e810.json
+E810_A, E810_B = "0000:3b:00.0", "0000:3b:00.1"
+# mixed.json: ice PF with 2 VFs that exist before sriov-persist, an mlx5 and an i40e PF without VFs
+MIXED_ICE, MIXED_MLX, MIXED_I40E = "0000:3b:00.0", "0000:5e:00.0", "0000:d8:00.0"
+# igb-82576.json: "iommu": false
+IGB_A = "0000:01:00.0"
+
+MANAGER_TYPES = {"Version": "s", "State": "s", "Drifted": "b", "PendingReboot": "b",
+                 "PendingRebootReasons": "as", "ConfigErrors": "as"}
+PF_TYPES = {"PCIAddress": "s", "Name": "s", "State": "s", "VirtualFunctions": "u",
+            "DesiredVirtualFunctions": "u", "LastError": "s", "ConfigFiles": "as"}
+MANAGER_STATES = {"idle", "applying", "draining", "rebooting", "degraded"}
+PF_STATES = {"unconfigured", "pending", "applying", "applied", "drifted", "held", "failed",
+             "deferred"}
+
+# A D-Bus client for another process (user nobody, or root while this process serves a name):
+# argv = address, JSON list of [label, destination, path, interface, member, signature, args].
+CLIENT = r"""
+import json, sys
+import dbus, dbus.bus
+
+def py(v):
+    if isinstance(v, dbus.Boolean):
+        return bool(v)
+    if isinstance(v, dict):
+        return {py(k): py(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [py(x) for x in v]
+    if isinstance(v, str):
+        return str(v)
+    if isinstance(v, int):
+        return int(v)
+    return v
+
+conn = dbus.bus.BusConnection(sys.argv[1])
+out = {"unique_name": str(conn.get_unique_name())}
+for label, dest, path, iface, member, sig, args in json.loads(sys.argv[2]):
+    try:
+        out[label] = {"ok": py(conn.call_blocking(dest, path, iface, member, sig, args, timeout=60))}
+    except dbus.exceptions.DBusException as e:
+        out[label] = {"error": e.get_dbus_name(), "message": e.get_dbus_message()}
+print(json.dumps(out))
+"""
+
+# Subscribes to the Manager's signals, says "subscribed", prints the first one as JSON (10 s).
+LISTENER = r"""
+import json, sys
+import dbus, dbus.bus
+from dbus.mainloop.glib import DBusGMainLoop
+from gi.repository import GLib
+
+loop = GLib.MainLoop()
+conn = dbus.bus.BusConnection(sys.argv[1], mainloop=DBusGMainLoop())
+got = []
+
+def on_signal(*args, member=None):
+    got.append([str(member)] + [str(a) if isinstance(a, str) else int(a) for a in args])
+    loop.quit()
+
+conn.add_signal_receiver(on_signal, dbus_interface="org.sriovpersist1.Manager",
+                         member_keyword="member")
+conn.call_blocking("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                   "GetId", "", [])
+print("subscribed", flush=True)
+GLib.timeout_add(10000, loop.quit)
+loop.run()
+print(json.dumps(got[0] if got else None), flush=True)
+"""
+
+
+def op(label, member, *args, sig="", path=MANAGER_PATH, iface=MANAGER_IFACE, dest=BUS_NAME):
+    return [label, dest, path, iface, member, sig, list(args)]
+
+
+def client_process(bus, ops, nobody, pump=None):
+    """Runs CLIENT in a child (as nobody or root); pump (a Client) serves this process's own
+    exported objects while the child waits for replies."""
+    cmd = [sys.executable, "-c", CLIENT, bus.address, json.dumps(ops)]
+    if nobody:
+        cmd = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--", *cmd]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if pump:
+        pump.wait(lambda: p.poll() is not None, timeout=60, what="the client process")
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 0, err
+    return json.loads(out)
+
+
+def signature(v):
+    """The D-Bus type of a value as dbus-python received it."""
+    for cls, sig in ((dbus.Boolean, "b"), (dbus.String, "s"), (dbus.UInt32, "u"),
+                     (dbus.Int32, "i"), (dbus.ObjectPath, "o")):
+        if isinstance(v, cls):
+            return sig
+    if isinstance(v, dbus.Array):
+        return "a" + v.signature
+    return type(v).__name__
+
+
+def main_config(h, mode="repair", policy="immediate"):
+    h.main.write_text(MAIN.format(mode=mode, policy=policy))
+
+
+def configured_host(make_host, fixture, layouts, mode="repair", policy="immediate"):
+    """A host with layouts {pci: (n, vlan)} written as 50-<pci>.conf."""
+    h = make_host(fixture)
+    main_config(h, mode, policy)
+    for pci, (n, vlan) in layouts.items():
+        h.layout(f"50-{pci}.conf", LAYOUT.format(pci=pci, n=n, vlan=vlan))
+    return h
+
+
+def apply_all(c, pcis, expect=0):
+    m = c.mark()
+    c.call("Apply", "")
+    for pci in pcis:
+        assert c.wait_applied(pci, m) == expect
+    return m
+
+
+def drift(h, pci, vf=1, **attrs):
+    """Someone changes a VF attribute behind the daemon's back (atomically, as the kernel would)."""
+    def change(s):
+        h.pf_of(s, pci)["vfs"][vf].update(attrs)
+    return h.edit(change)
+
+
+def host_matches(h, pci, n, vlan):
+    pf = h.pf(pci)
+    return pf["num_vfs"] == n and len(pf["vfs"]) == n and all(v["vlan"] == vlan for v in pf["vfs"])
+
+
+def sync(c):
+    """A round trip to the daemon: everything it did before answering is visible afterwards."""
+    c.call("GetStatus")
+    c.pump()
+
+
+# --- the bus and the shipped policy, without the daemon ---------------------------------------
+
+def _stand_in_class():
+    class StandInService(dbus.service.Object):
+        """Answers like sriov-persistd and records which calls reached it."""
+
+        def __init__(self, conn):
+            super().__init__(conn, MANAGER_PATH)
+            self.calls = []
+
+        @dbus.service.method(MANAGER_IFACE, in_signature="", out_signature="")
+        def Reload(self):
+            self.calls.append("Reload")
+
+        @dbus.service.method(MANAGER_IFACE, in_signature="s", out_signature="")
+        def Apply(self, pci):
+            self.calls.append("Apply")
+
+        @dbus.service.method(MANAGER_IFACE, in_signature="", out_signature="s")
+        def Plan(self):
+            self.calls.append("Plan")
+            return '{"pfs": []}'
+
+        @dbus.service.method(MANAGER_IFACE, in_signature="", out_signature="s")
+        def GetStatus(self):
+            self.calls.append("GetStatus")
+            return '{"pfs": []}'
+
+        @dbus.service.method(PROPS_IFACE, in_signature="ss", out_signature="v")
+        def Get(self, iface, name):
+            self.calls.append("Get")
+            return dbus.String("stand-in")
+
+        @dbus.service.method(PROPS_IFACE, in_signature="s", out_signature="a{sv}")
+        def GetAll(self, iface):
+            self.calls.append("GetAll")
+            return {"Version": dbus.String("stand-in")}
+
+        @dbus.service.method(PROPS_IFACE, in_signature="ssv", out_signature="")
+        def Set(self, iface, name, value):
+            self.calls.append("Set")
+
+        @dbus.service.method(OBJMGR_IFACE, in_signature="", out_signature="a{oa{sa{sv}}}")
+        def GetManagedObjects(self):
+            self.calls.append("GetManagedObjects")
+            return dbus.Dictionary({}, signature="oa{sa{sv}}")
+
+        @dbus.service.signal(MANAGER_IFACE, signature="si")
+        def Applied(self, pci, result):
+            pass
+
+    return StandInService
+
+
+BUS_OPS = [
+    op("GetAll", "GetAll", MANAGER_IFACE, sig="s", iface=PROPS_IFACE),
+    op("Get", "Get", MANAGER_IFACE, "Version", sig="ss", iface=PROPS_IFACE),
+    op("GetManagedObjects", "GetManagedObjects", iface=OBJMGR_IFACE),
+    op("Introspect", "Introspect", iface="org.freedesktop.DBus.Introspectable"),
+    op("Plan", "Plan"),
+    op("GetStatus", "GetStatus"),
+    op("Reload", "Reload"),
+    op("Apply", "Apply", "", sig="s"),
+    op("Set", "Set", MANAGER_IFACE, "Drifted", False, sig="ssv", iface=PROPS_IFACE),
+    # the interface field is optional: a bare "Reload" must not slip through the policy
+    op("Reload-no-interface", "Reload", iface=None),
+]
+READ_OPS = {"GetAll", "Get", "GetManagedObjects", "Introspect", "Plan", "GetStatus"}
+WRITE_OPS = {"Reload", "Apply", "Set", "Reload-no-interface"}
+
+
+def test_shipped_policy_on_a_stand_in_service(system_bus, bus_client):
+    c = bus_client
+    svc = _stand_in_class()(c.conn)
+    assert c.conn.request_name(BUS_NAME, dbus.bus.NAME_FLAG_DO_NOT_QUEUE) == \
+        dbus.bus.REQUEST_NAME_REPLY_PRIMARY_OWNER
+
+    own = op("RequestName", "RequestName", BUS_NAME, 4, sig="su", dest="org.freedesktop.DBus",
+             path="/org/freedesktop/DBus", iface="org.freedesktop.DBus")
+    # nobody connects and reads, but may not own the name or change anything
+    r = client_process(system_bus, BUS_OPS + [own], nobody=True, pump=c)
+    for label in READ_OPS:
+        assert "ok" in r[label], (label, r[label])
+    for label in WRITE_OPS | {"RequestName"}:
+        assert r[label].get("error") == ACCESS_DENIED, (label, r[label])
+        assert "Rejected" in r[label]["message"] or "not allowed" in r[label]["message"], r[label]
+    assert sorted(svc.calls) == sorted(["GetAll", "Get", "GetManagedObjects", "Plan", "GetStatus"])
+
+    # root may call everything
+    svc.calls.clear()
+    r = client_process(system_bus, BUS_OPS, nobody=False, pump=c)
+    for label in READ_OPS | WRITE_OPS:
+        assert "ok" in r[label], (label, r[label])
+    assert {"Reload", "Apply", "Set"} <= set(svc.calls)
+
+
+def test_nobody_is_nobody_on_the_bus(system_bus, bus_client):
+    code = ("import dbus, dbus.bus, sys\n"
+            "c = dbus.bus.BusConnection(sys.argv[1])\n"
+            "print(int(c.call_blocking('org.freedesktop.DBus', '/org/freedesktop/DBus',"
+            " 'org.freedesktop.DBus', 'GetConnectionUnixUser', 's', [c.get_unique_name()])))\n")
+    r = run_as_nobody([sys.executable, "-c", code, system_bus.address])
+    assert r.returncode == 0, r.stderr
+    assert int(r.stdout) == 65534
+
+
+def test_nobody_receives_signals(system_bus, bus_client):
+    c = bus_client
+    svc = _stand_in_class()(c.conn)
+    c.conn.request_name(BUS_NAME, dbus.bus.NAME_FLAG_DO_NOT_QUEUE)
+    p = subprocess.Popen(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--",
+                          sys.executable, "-c", LISTENER, system_bus.address],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "subscribed", p.stderr.read()
+        svc.Applied("0000:3b:00.0", -16)
+        c.conn.flush()
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert json.loads(out) == ["Applied", "0000:3b:00.0", -16], err
+
+
+def test_activation_file(tmp_path):
+    service = ROOT / "dbus" / "org.sriovpersist1.service"
+    cp = configparser.ConfigParser(interpolation=None)
+    cp.optionxform = str
+    cp.read_string(service.read_text())
+    sect = cp["D-BUS Service"]
+    assert (sect["Name"], sect["User"], sect["SystemdService"]) == \
+        (BUS_NAME, "root", "sriov-persistd.service")
+    assert sect["Exec"] == "/bin/false"
+    # the bus itself accepts it as the activation file of org.sriovpersist1
+    conf = tmp_path / "activation.conf"
+    conf.write_text('<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"'
+                    ' "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">\n'
+                    f"<busconfig><include>{BUS_CONF}</include>"
+                    f"<servicedir>{ROOT / 'dbus'}</servicedir></busconfig>\n")
+    bus = Bus(conf)
+    try:
+        c = Client(bus.address)
+        names = c.conn.call_blocking("org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                     "org.freedesktop.DBus", "ListActivatableNames", "", [])
+        assert BUS_NAME in [str(n) for n in names]
+        c.close()
+    finally:
+        bus.stop()
+
+
+# --- the daemon: properties and objects -------------------------------------------------------
+
+def test_manager_properties_and_types(make_host, start_daemon, bus_client):
+    h = configured_host(make_host, "e810.json", {E810_A: (4, 10)})
+    start_daemon(h)
+    c = bus_client
+    assert c.conn.name_has_owner(BUS_NAME), "READY=1 before the bus name was owned"
+    apply_all(c, [E810_A])
+
+    props = c.get_all(raw=True)
+    assert set(MANAGER_TYPES) <= set(props), sorted(props)
+    for name, sig in MANAGER_TYPES.items():
+        assert signature(props[name]) == sig, (name, signature(props[name]))
+        assert c.get(name) == c.get_all()[name]
+    v = c.get_all()
+    assert v["Version"] == VERSION
+    assert v["State"] == "idle"
+    assert (v["Drifted"], v["PendingReboot"], v["PendingRebootReasons"], v["ConfigErrors"]) == \
+        (False, False, [], [])
+
+    # introspection agrees: read-only properties of those types, methods and signals as specified
+    xml = ET.fromstring(str(c.call("Introspect", iface="org.freedesktop.DBus.Introspectable")))
+    iface = xml.find(f"interface[@name='{MANAGER_IFACE}']")
+    assert iface is not None
+    declared = {p.get("name"): (p.get("type"), p.get("access")) for p in iface.findall("property")}
+    for name, sig in MANAGER_TYPES.items():
+        assert declared.get(name) == (sig, "read"), (name, declared.get(name))
+
+    def args(el, kind):
+        return [(a.get("type"), a.get("direction", "in" if kind == "method" else None))
+                for a in el.findall("arg")]
+    methods = {m.get("name"): args(m, "method") for m in iface.findall("method")}
+    assert methods.get("Reload") == []
+    assert methods.get("Apply") == [("s", "in")]
+    assert methods.get("Plan") == [("s", "out")]
+    assert methods.get("GetStatus") == [("s", "out")]
+    signals = {s.get("name"): [a.get("type") for a in s.findall("arg")]
+               for s in iface.findall("signal")}
+    assert signals.get("DriftDetected") == ["s", "as"]
+    assert signals.get("Applied") == ["s", "i"]
+    assert xml.find(f"interface[@name='{OBJMGR_IFACE}']") is not None
+
+
+def test_pf_objects(make_host, start_daemon, bus_client):
+    h = configured_host(make_host, "e810.json", {E810_A: (4, 10)})
+    s = h.state()
+    h.pf_of(s, E810_B)["name"] = None  # no netdev: Name is ""
+    h.pf_of(s, E810_B)["altnames"] = []
+    h.save(s)
+    start_daemon(h)
+    c = bus_client
+    apply_all(c, [E810_A])
+
+    objs = c.managed_objects(raw=True)
+    pf_objs = {str(p): ifaces[PF_IFACE] for p, ifaces in objs.items() if PF_IFACE in ifaces}
+    assert set(pf_objs) == {pf_path(E810_A), pf_path(E810_B)}, sorted(objs)
+    for path, props in pf_objs.items():
+        assert set(PF_TYPES) <= set(props), sorted(props)
+        for name, sig in PF_TYPES.items():
+            assert signature(props[name]) == sig, (path, name, signature(props[name]))
+            assert c.get(name, path, PF_IFACE) == c.call("GetAll", PF_IFACE, path=path,
+                                                          iface=PROPS_IFACE)[name]
+    a = c.get_all(pf_path(E810_A), PF_IFACE)
+    files = a.pop("ConfigFiles")
+    assert [Path(f).name for f in files] == [f"50-{E810_A}.conf"] and all(f.startswith("/")
+                                                                           for f in files)
+    assert {k: a[k] for k in PF_TYPES if k != "ConfigFiles"} == {
+        "PCIAddress": E810_A, "Name": "ens1f0", "State": "applied", "VirtualFunctions": 4,
+        "DesiredVirtualFunctions": 4, "LastError": ""}
+    b = c.get_all(pf_path(E810_B), PF_IFACE)
+    assert {k: b[k] for k in PF_TYPES} == {
+        "PCIAddress": E810_B, "Name": "", "State": "unconfigured", "VirtualFunctions": 0,
+        "DesiredVirtualFunctions": 0, "LastError": "", "ConfigFiles": []}
+
+
+def test_failed_apply_sets_last_error(make_host, start_daemon, bus_client):
+    h = configured_host(make_host, "mixed.json", {MIXED_MLX: (3, 10), MIXED_I40E: (3, 20)})
+    h.add_fault(op="set_num_vfs", pci=MIXED_MLX, errno="EIO")
+    start_daemon(h)
+    c = bus_client
+    m = c.mark()
+    c.call("Apply", "")
+    assert c.wait_applied(MIXED_MLX, m) == -EIO
+    assert c.wait_applied(MIXED_I40E, m) == 0
+    mlx = c.get_all(pf_path(MIXED_MLX), PF_IFACE)
+    assert mlx["State"] == "failed"
+    assert "Input/output error" in mlx["LastError"], mlx["LastError"]
+    assert c.get("State", pf_path(MIXED_I40E), PF_IFACE) == "applied"
+    assert c.get("State") == "degraded"
+    assert host_matches(h, MIXED_I40E, 3, 20)
+
+
+# --- Plan and GetStatus are sriovctl's documents ----------------------------------------------
+
+def test_plan_and_status_equal_sriovctl(make_host, start_daemon, bus_client):
+    h = configured_host(make_host, "mixed.json", {MIXED_MLX: (3, 10)}, mode="report")
+    # a held PF: VLANId out of range on line 6
+    h.layout("60-held.conf", f"[Match]\nPCIAddress={MIXED_I40E}\n[PhysicalFunction]\n"
+                             "VirtualFunctions=2\n[VirtualFunction]\nVLANId=5000\n")
+    start_daemon(h)
+    c = bus_client
+    m = c.mark()
+    c.call("Apply", "")
+    assert c.wait_applied(MIXED_MLX, m) == 0
+    assert c.wait_applied(MIXED_I40E, m) == -EINVAL
+    m = c.mark()
+    drift(h, MIXED_MLX, vf=0, vlan=0)
+    c.wait_signal("DriftDetected", m, pci=MIXED_MLX)
+
+    direct = ["--runtime-dir", f"{h.path}.run", "--state-dir", f"{h.path}.lib"]
+    r = h.run(*direct, "plan", "--json", env=NO_BUS)
+    assert r.returncode in (1, 10), r.stdout + r.stderr  # 1: a layout has an error
+    assert json.loads(c.call("Plan")) == json.loads(r.stdout)
+
+    r = h.run(*direct, "status", "--json", env=NO_BUS)
+    assert r.returncode == 0, r.stderr
+    direct_status = json.loads(r.stdout)
+    assert "daemon" not in direct_status
+    status = json.loads(c.call("GetStatus"))
+    daemon = status.pop("daemon")
+    assert status == direct_status
+
+    props = c.get_all()
+    assert daemon == {"version": VERSION, "state": props["State"], "drifted": props["Drifted"],
+                      "pending_reboot_reasons": props["PendingRebootReasons"],
+                      "config_errors": props["ConfigErrors"]}
+    assert (daemon["state"], daemon["drifted"]) == ("degraded", True)
+    assert any(re.search(r"60-held\.conf:6: .*VLANId=5000", e) for e in daemon["config_errors"]), \
+        daemon["config_errors"]
+
+
+# --- Apply ------------------------------------------------------------------------------------
+
+def test_apply_all_then_one_pf(make_host, start_daemon, bus_client):
+    h = configured_host(make_host, "mixed.json", {MIXED_MLX: (3, 10), MIXED_I40E: (3, 20)}, mode="report")
+    ice_before = h.pf(MIXED_ICE)
+    start_daemon(h)
+    c = bus_client
+    apply_all(c, [MIXED_MLX, MIXED_I40E])
+    assert host_matches(h, MIXED_MLX, 3, 10) and host_matches(h, MIXED_I40E, 3, 20)
+    assert h.pf(MIXED_ICE) == ice_before, "an unconfigured PF was touched"
+
+    # both drift; Apply(pci) repairs one, Apply(interface name) the other
+    m = c.mark()
+
+    def change(s):
+        h.pf_of(s, MIXED_MLX)["vfs"][0]["vlan"] = 0
+        h.pf_of(s, MIXED_I40E)["vfs"][0]["vlan"] = 0
+    h.edit(change)
+    c.wait_signal("DriftDetected", m, pci=MIXED_MLX)
+    c.wait_signal("DriftDetected", m, pci=MIXED_I40E)
+
+    m = c.mark()
+    c.call("Apply", MIXED_MLX)
+    assert c.wait_applied(MIXED_MLX, m) == 0
+    assert host_matches(h, MIXED_MLX, 3, 10)
+    sync(c)
+    assert h.pf(MIXED_I40E)["vfs"][0]["vlan"] == 0, "Apply(pci) touched another PF"
+    assert not c.matching("Applied", m, pci=MIXED_I40E)
+
+    m = c.mark()
+    c.call("Apply", "ens5f0")
+    assert c.wait_applied(MIXED_I40E, m) == 0
+    assert host_matches(h, MIXED_I40E, 3, 20)
+    assert h.pf(MIXED_ICE) == ice_before
+
+
+@pytest.mark.parametrize("what", ["0000:ff:1f.7", "nosuchnic0"])
+def test_apply_unknown_pf(make_host, start_daemon, bus_client, what):
+    h = configured_host(make_host, "e810.json", {E810_A: (2, 10)})
+    start_daemon(h)
+    with pytest.raises(dbus.exceptions.DBusException) as e:
+        bus_client.call("Apply", what)
+    assert e.value.get_dbus_name() == NO_SUCH_PF
+
+
+# --- who may do what --------------------------------------------------------------------------
+
+def drifted_e810(make_host, start_daemon, c, mode="report"):
+    """e810 with a layout applied, then VF 1's MAC changed (report mode: it stays drifted)."""
+    h = configured_host(make_host, "e810.json", {E810_A: (4, 10)}, mode=mode)
+    d = start_daemon(h)
+    apply_all(c, [E810_A])
+    m = c.mark()
+    drift(h, E810_A, mac="02:11:22:33:44:55")
+    return h, d, c.wait_signal("DriftDetected", m, pci=E810_A)
+
+
+NOBODY_OPS = [
+    op("GetAll", "GetAll", MANAGER_IFACE, sig="s", iface=PROPS_IFACE),
+    op("Version", "Get", MANAGER_IFACE, "Version", sig="ss", iface=PROPS_IFACE),
+    op("GetManagedObjects", "GetManagedObjects", iface=OBJMGR_IFACE),
+    op("PF", "GetAll", PF_IFACE, sig="s", path=pf_path(E810_A), iface=PROPS_IFACE),
+    op("PFState", "Get", PF_IFACE, "State", sig="ss", path=pf_path(E810_A), iface=PROPS_IFACE),
+    op("Introspect", "Introspect", iface="org.freedesktop.DBus.Introspectable"),
+    op("Plan", "Plan"),
+    op("GetStatus", "GetStatus"),
+    op("Reload", "Reload"),
+    op("ApplyAll", "Apply", "", sig="s"),
+    op("ApplyOne", "Apply", E810_A, sig="s"),
+    op("Reload-no-interface", "Reload", iface=None),
+]
+
+
+def test_nobody_reads_but_cannot_change(make_host, start_daemon, bus_client, system_bus):
+    c = bus_client
+    h, d, _ = drifted_e810(make_host, start_daemon, c)
+    before = h.path.read_bytes()
+    m = c.mark()
+    r = client_process(system_bus, NOBODY_OPS, nobody=True)
+    for label in ("Reload", "ApplyAll", "ApplyOne", "Reload-no-interface"):
+        assert r[label].get("error") == ACCESS_DENIED, (label, r[label])
+    for label in ("GetAll", "Version", "GetManagedObjects", "PF", "PFState", "Introspect", "Plan",
+                  "GetStatus"):
+        assert "ok" in r[label], (label, r[label])
+    assert r["Version"]["ok"] == VERSION
+    assert r["GetAll"]["ok"] == c.get_all()
+    assert r["PF"]["ok"] == c.get_all(pf_path(E810_A), PF_IFACE)
+    assert r["PFState"]["ok"] == "drifted"
+    assert json.loads(r["Plan"]["ok"]) == json.loads(c.call("Plan"))
+    assert json.loads(r["GetStatus"]["ok"]) == json.loads(c.call("GetStatus"))
+    sync(c)
+    assert h.path.read_bytes() == before, "a refused call changed the host"
+    assert not c.matching("Applied", m)
+    assert c.get("Drifted") is True
+
+
+def test_daemon_checks_the_callers_credentials_itself(make_host, sriovpersistd_bin, tmp_path):
+    """On a bus whose policy lets everyone send to org.sriovpersist1, the daemon still refuses
+    Reload and Apply from a non-root caller."""
+    conf = tmp_path / "permissive.conf"
+    conf.write_text('<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"'
+                    ' "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">\n'
+                    f"<busconfig><include>{BUS_CONF}</include><policy context=\"default\">"
+                    f"<allow send_destination=\"{BUS_NAME}\"/></policy></busconfig>\n")
+    bus = Bus(conf)
+    c = d = None
+    try:
+        c = Client(bus.address)
+        h = configured_host(make_host, "e810.json", {E810_A: (4, 10)}, mode="report")
+        d = Daemon(sriovpersistd_bin, h, bus)
+        d.start()
+        apply_all(c, [E810_A])
+        m = c.mark()
+        drift(h, E810_A, mac="02:11:22:33:44:55")
+        c.wait_signal("DriftDetected", m, pci=E810_A)
+        before = h.path.read_bytes()
+        m = c.mark()
+        r = client_process(bus, NOBODY_OPS, nobody=True)
+        for label in ("Reload", "ApplyAll", "ApplyOne"):
+            assert r[label].get("error") == ACCESS_DENIED, (label, r[label])
+            assert "Rejected send message" not in r[label]["message"], "the bus refused, not the daemon"
+        # sd-bus does not dispatch a call without an interface: refused all the same
+        assert "error" in r["Reload-no-interface"], r["Reload-no-interface"]
+        assert "ok" in r["Plan"] and "ok" in r["GetStatus"]
+        sync(c)
+        assert h.path.read_bytes() == before
+        assert not c.matching("Applied", m)
+    finally:
+        try:
+            if d and d.running():
+                d.stop()
+        finally:
+            if c:
+                c.close()
+            bus.stop()
+
+
+# --- drift ------------------------------------------------------------------------------------
+
+def test_drift_is_detected_and_repaired(make_host, start_daemon, bus_client):
+    c = bus_client
+    h = configured_host(make_host, "e810.json", {E810_A: (4, 10)}, mode="repair")
+    d = start_daemon(h)
+    apply_all(c, [E810_A])
+    expected = h.pf(E810_A)
+    other = h.pf(E810_B)
+    m = c.mark()
+    drift(h, E810_A, mac="02:11:22:33:44:55")
+    sig = c.wait_signal("DriftDetected", m, pci=E810_A)
+    what = sig.args[1]
+    assert what and all(isinstance(w, str) and w for w in what), what
+    assert any(re.search(r"\bVF 1\b", w) for w in what), what
+    after = c.signals.index(sig)
+    assert c.wait_applied(E810_A, after) == 0
+    assert h.pf(E810_A) == expected, "repair did not restore the layout"
+    assert h.pf(E810_B) == other
+    c.wait_property("Drifted", False)
+    assert c.get("State", pf_path(E810_A), PF_IFACE) == "applied"
+    # the log names the PF and what drifted
+    c.wait(lambda: re.search(rf"{re.escape(E810_A)}.*VF 1", d.log_text()), timeout=10,
+           what="a log line naming the drifted VF")
+
+
+def test_drift_in_report_mode_waits_for_apply(make_host, start_daemon, bus_client):
+    c = bus_client
+    h, d, sig = drifted_e810(make_host, start_daemon, c, mode="report")
+    assert any(re.search(r"\bVF 1\b", w) for w in sig.args[1]), sig.args
+    m = c.signals.index(sig)
+    c.wait_property("Drifted", True)
+    # one description per plan action
+    plan = next(p for p in json.loads(c.call("Plan"))["pfs"] if p["pci"] == E810_A)
+    assert sig.args[1] == [a["description"] for a in plan["actions"]], (sig.args, plan)
+    assert c.get("State", pf_path(E810_A), PF_IFACE) == "drifted"
+    assert c.get("State") == "degraded"
+    sync(c)
+    assert h.pf(E810_A)["vfs"][1]["mac"] == "02:11:22:33:44:55", "report mode repaired"
+    assert not c.matching("Applied", m, pci=E810_A)
+
+    m = c.mark()
+    c.call("Apply", "")
+    assert c.wait_applied(E810_A, m) == 0
+    assert h.pf(E810_A)["vfs"][1]["mac"] != "02:11:22:33:44:55"
+    assert host_matches(h, E810_A, 4, 10)
+    c.wait_property("Drifted", False)
+    assert c.get("State", pf_path(E810_A), PF_IFACE) == "applied"
+    assert c.get("State") == "idle"
+
+
+def _drifted_changes(c, since):
+    """Values of Drifted announced by PropertiesChanged on the manager since the mark (an
+    invalidation counts as the value Get returns)."""
+    values = []
+    for s in c.matching("PropertiesChanged", since, path=MANAGER_PATH):
+        iface, changed, invalidated = s.args
+        if iface != MANAGER_IFACE:
+            continue
+        if "Drifted" in changed:
+            values.append(changed["Drifted"])
+        elif "Drifted" in invalidated:
+            values.append(c.get("Drifted"))
+    return values
+
+
+def test_properties_changed_when_drifted_changes(make_host, start_daemon, bus_client):
+    c = bus_client
+    h = configured_host(make_host, "e810.json", {E810_A: (4, 10)}, mode="report")
+    start_daemon(h)
+    apply_all(c, [E810_A])
+    m = c.mark()
+    drift(h, E810_A, vf=2, vlan=0)
+    c.wait(lambda: True in _drifted_changes(c, m), what="PropertiesChanged Drifted=true")
+    m = c.mark()
+    c.call("Apply", E810_A)
+    c.wait(lambda: False in _drifted_changes(c, m), what="PropertiesChanged Drifted=false")
+    assert c.get("Drifted") is False
+
+
+def test_disruptive_drift_is_deferred_by_policy_never(make_host, start_daemon, bus_client):
+    c = bus_client
+    h = configured_host(make_host, "e810.json", {E810_A: (4, 10)}, mode="repair", policy="never")
+    start_daemon(h)
+    apply_all(c, [E810_A])  # creating VFs where there were none is live
+
+    def shrink(s):
+        pf = h.pf_of(s, E810_A)
+        pf["num_vfs"], pf["vfs"] = 2, pf["vfs"][:2]  # someone wrote 2 to sriov_numvfs
+    m = c.mark()
+    drifted = h.edit(shrink)
+    sig = c.wait_signal("DriftDetected", m, pci=E810_A)
+    assert sig.args[1], sig.args
+    assert c.wait_applied(E810_A, c.signals.index(sig)) == -EBUSY
+    assert c.get("State", pf_path(E810_A), PF_IFACE) == "deferred"
+    assert c.get("State") == "degraded"
+    assert h.state()["pfs"] == drifted["pfs"], "a deferred PF was changed"
+    assert c.get("VirtualFunctions", pf_path(E810_A), PF_IFACE) == 2
+    assert c.get("DesiredVirtualFunctions", pf_path(E810_A), PF_IFACE) == 4
+
+
+# --- layout files change under the daemon -----------------------------------------------------
+
+def replace_layout(h, name, text):
+    """Writes a layout the way configuration management does: a temporary file renamed over it."""
+    tmp = h.dir / f".{name}.new"
+    tmp.write_text(text)
+    os.rename(tmp, h.confdir / name)
+
+
+def test_layout_edits_are_applied_without_a_call(make_host, start_daemon, bus_client):
+    c = bus_client
+    h = configured_host(make_host, "e810.json", {}, mode="repair")
+    untouched = h.pf(E810_B)
+    start_daemon(h)
+    name = "50-a.conf"
+    m = c.mark()
+    h.layout(name, LAYOUT.format(pci=E810_A, n=4, vlan=10))
+    assert c.wait_applied(E810_A, m) == 0
+    assert host_matches(h, E810_A, 4, 10)
+    pf = pf_path(E810_A)
+    assert c.get("State", pf, PF_IFACE) == "applied"
+    assert [Path(f).name for f in c.get("ConfigFiles", pf, PF_IFACE)] == [name]
+
+    # a broken edit holds the PF: nothing of it is applied, not even the new VF count
+    before = h.pf(E810_A)
+    m = c.mark()
+    replace_layout(h, name, f"[Match]\nPCIAddress={E810_A}\n[PhysicalFunction]\nVirtualFunctions=6\n"
+                            "[VirtualFunction]\nVLANId=5000\n")
+    assert c.wait_applied(E810_A, m) == -EINVAL
+    assert h.pf(E810_A) == before
+    assert c.get("State", pf, PF_IFACE) == "held"
+    errors = c.get("ConfigErrors")
+    assert any(re.search(rf"{re.escape(name)}:6: .*VLANId=5000", e) for e in errors), errors
+    assert all(re.match(r"[^:]+:\d+: \S", e) for e in errors), errors
+    assert c.get("State") == "degraded"
+
+    m = c.mark()
+    replace_layout(h, name, LAYOUT.format(pci=E810_A, n=4, vlan=20))
+    assert c.wait_applied(E810_A, m) == 0
+    assert host_matches(h, E810_A, 4, 20)
+    assert c.get("ConfigErrors") == []
+    assert c.get("State", pf, PF_IFACE) == "applied"
+    assert h.pf(E810_B) == untouched
+
+
+def test_removed_layout_removes_only_created_vfs(make_host, start_daemon, bus_client):
+    c = bus_client
+    h = configured_host(make_host, "mixed.json", {MIXED_MLX: (3, 10)}, mode="repair")
+    # the ice PF already has 2 VFs that sriov-persist did not create; the layout only sets VLANs
+    h.layout("50-ice.conf", f"[Match]\nPCIAddress={MIXED_ICE}\n[VirtualFunction]\nVLANId=30\n")
+    ice_vfs = [v["pci"] for v in h.pf(MIXED_ICE)["vfs"]]
+    assert len(ice_vfs) == 2
+    start_daemon(h)
+    apply_all(c, [MIXED_MLX, MIXED_ICE])
+    assert host_matches(h, MIXED_MLX, 3, 10) and host_matches(h, MIXED_ICE, 2, 30)
+    # a layout that leaves the count alone desires the count there is
+    assert c.get("DesiredVirtualFunctions", pf_path(MIXED_ICE), PF_IFACE) == 2
+
+    (h.confdir / "50-ice.conf").unlink()
+    c.wait_property("State", "unconfigured", pf_path(MIXED_ICE), PF_IFACE)
+    sync(c)
+    assert [v["pci"] for v in h.pf(MIXED_ICE)["vfs"]] == ice_vfs
+    assert h.pf(MIXED_ICE)["num_vfs"] == 2
+
+    (h.confdir / f"50-{MIXED_MLX}.conf").unlink()
+    c.wait(lambda: h.pf(MIXED_MLX)["num_vfs"] == 0, what="the VFs the daemon created to go")
+    assert h.pf(MIXED_MLX)["vfs"] == []
+    c.wait_property("State", "unconfigured", pf_path(MIXED_MLX), PF_IFACE)
+    assert h.pf(MIXED_ICE)["num_vfs"] == 2, "VFs sriov-persist did not create were removed"
+
+
+# --- pending reboot ---------------------------------------------------------------------------
+
+def test_pending_reboot_survives_a_restart(make_host, start_daemon, bus_client):
+    c = bus_client
+    h = make_host("igb-82576.json")  # "iommu": false
+    main_config(h)
+    h.layout("50.conf", f"[Match]\nPCIAddress={IGB_A}\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                        "[VirtualFunction 0]\nDriver=vfio-pci\n")
+    d = start_daemon(h)
+    m = c.mark()
+    c.call("Apply", "")
+    c.wait_signal("Applied", m, pci=IGB_A)
+    c.wait_property("PendingReboot", True)
+    reasons = c.get("PendingRebootReasons")
+    assert reasons and all(r.startswith(f"{IGB_A}: ") and len(r) > len(IGB_A) + 2
+                           for r in reasons), reasons
+    assert json.loads(c.call("GetStatus"))["daemon"]["pending_reboot_reasons"] == reasons
+    record = h.dir / "host.json.lib" / "reboot.json"  # <state-dir>: FILE.lib with --host
+    assert record.is_file() and IGB_A in record.read_text()
+
+    d.stop()
+    d.start()
+    assert c.get("PendingReboot") is True
+    assert c.get("PendingRebootReasons") == reasons
+
+
+# --- sriovctl through the daemon --------------------------------------------------------------
+
+def test_sriovctl_goes_through_the_daemon(make_host, start_daemon, bus_client, system_bus):
+    c = bus_client
+    h = configured_host(make_host, "e810.json", {E810_A: (4, 10)}, mode="report")
+    start_daemon(h)
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=system_bus.address)
+
+    def ctl(*args, nobody=False):
+        cmd = [h.binary, "--no-color", *args]  # no --host, --config-dir, ...: the daemon's
+        if nobody:
+            return run_as_nobody(cmd, env={"DBUS_SYSTEM_BUS_ADDRESS": system_bus.address})
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
+
+    r = ctl("status", "--json")
+    assert r.returncode == 0, r.stderr
+    assert "daemon" in json.loads(r.stdout), "sriovctl did not ask the daemon"
+    assert json.loads(r.stdout) == json.loads(c.call("GetStatus"))
+
+    m = c.mark()
+    r = ctl("apply")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert c.wait_applied(E810_A, m) == 0
+    assert host_matches(h, E810_A, 4, 10)
+
+    m = c.mark()
+    drift(h, E810_A, mac="02:11:22:33:44:55")
+    c.wait_signal("DriftDetected", m, pci=E810_A)
+    r = ctl("plan", "--json")
+    assert r.returncode == 10, r.stdout + r.stderr
+    assert json.loads(r.stdout) == json.loads(c.call("Plan"))
+    r = ctl("plan")
+    assert r.returncode == 10 and "VF 1" in r.stdout, r.stdout
+    r = ctl("status")
+    assert r.returncode == 0 and E810_A in r.stdout, r.stdout
+
+    # nobody reads through the daemon but cannot apply
+    r = ctl("status", "--json", nobody=True)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["daemon"]["drifted"] is True
+    before = h.path.read_bytes()
+    m = c.mark()
+    r = ctl("apply", nobody=True)
+    assert r.returncode == 1, r.stdout + r.stderr
+    sync(c)
+    assert h.path.read_bytes() == before
+    assert not c.matching("Applied", m)
+
+    m = c.mark()
+    r = ctl("apply", E810_A)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert c.wait_applied(E810_A, m) == 0
+    assert host_matches(h, E810_A, 4, 10)
+    assert h.pf(E810_A)["vfs"][1]["mac"] != "02:11:22:33:44:55"

@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* The status and plan documents, on fixture hosts with layouts parsed from
+ * text and status records in a temporary runtime directory. The member
+ * names and their order are checked as well as the values: scripts and
+ * the integration tests parse these documents, and the daemon returns them. */
+
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "json-util.h"
+#include "report.h"
+#include "snapshot.h"
+#include "status.h"
+
+#define FIXTURES "tests/fixtures/hosts/"
+#define LAYOUT "/etc/sriov-persist/conf.d/50-test.conf"
+#define ICE_PF "0000:3b:00.0" /* mixed.json: ice, 2 VFs */
+#define MLX_PF "0000:5e:00.0" /* mixed.json: mlx5_core, no VFs */
+
+#define PLAN_PF_KEYS \
+	"pci,name,configured,held,held_reason,disruptive,actions,reboot_reasons,config_files"
+#define STATUS_PF_KEYS                                                                    \
+	"pci,name,driver,state,reason,num_vfs,total_vfs,desired_num_vfs,pending_actions," \
+	"pending_reboot_reasons,last_apply,vfs"
+#define VF_KEYS "index,pci,name,driver,mac,vlan,qos,trust,spoofchk,link_state,mtu,layout"
+
+struct env {
+	struct host_state *hs;
+	struct layout_file *file;
+	struct layout_set set; /* one file; the parser's diagnostics */
+	struct host_view v;
+	char runtime[64];
+};
+
+static int setup(void **state)
+{
+	struct env *e = calloc(1, sizeof(*e));
+
+	assert_non_null(e);
+	snprintf(e->runtime, sizeof(e->runtime), "/tmp/test-report-XXXXXX");
+	assert_non_null(mkdtemp(e->runtime));
+	*state = e;
+	return 0;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static void env_unload(struct env *e)
+{
+	host_view_done(&e->v);
+	layout_file_free(e->file);
+	host_state_free(e->hs);
+	diag_list_done(&e->set.diags);
+	e->file = NULL;
+	e->hs = NULL;
+}
+
+static int teardown(void **state)
+{
+	struct env *e = *state;
+
+	env_unload(e);
+	nftw(e->runtime, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+	free(e);
+	return 0;
+}
+
+/* The fixture host, one layout file (none when NULL) and the view of every
+ * PF, or only of the PF called only. */
+static void env_load(struct env *e, const char *fixture, const char *layout, const char *only)
+{
+	_cleanup_free_ char *text = NULL, *error = NULL;
+
+	env_unload(e);
+	assert_int_equal(read_file(fixture, &text), 0);
+	assert_int_equal(snapshot_parse(text, &e->hs, &error), 0);
+	e->set = (struct layout_set){};
+	if (layout) {
+		assert_int_equal(layout_parse_string(LAYOUT, layout, &e->set.diags, &e->file), 0);
+		e->set.files = &e->file;
+		e->set.n_files = 1;
+	}
+	assert_int_equal(host_view_build(e->hs, &e->set, only, &e->v), 0);
+}
+
+static void write_record(const struct env *e, const char *pci, const char *name,
+			 enum pf_status_state state, const char *error)
+{
+	struct pf_status st = {
+		.name = (char *)name,
+		.state = state,
+		.error = (char *)error,
+		.started = 1000,
+		.finished = 3000,
+		.n_actions = 2,
+		.host_usec = 500,
+		.num_vfs = 2,
+		.reboot_reasons = (char *[]){ NULL },
+		.config_files = (char *[]){ NULL },
+	};
+
+	snprintf(st.pci, sizeof(st.pci), "%s", pci);
+	assert_int_equal(pf_status_write(e->runtime, &st), 0);
+}
+
+/* ---- reading the documents ---- */
+
+static struct json_object *get(struct json_object *o, const char *key)
+{
+	struct json_object *v = NULL;
+
+	if (!json_object_object_get_ex(o, key, &v))
+		fail_msg("no member \"%s\" in %s", key, json_object_to_json_string(o));
+	return v;
+}
+
+static const char *str(struct json_object *o, const char *key)
+{
+	return json_object_get_string(get(o, key));
+}
+
+static int64_t num(struct json_object *o, const char *key)
+{
+	struct json_object *v = get(o, key);
+
+	assert_true(json_object_is_type(v, json_type_int));
+	return json_object_get_int64(v);
+}
+
+static bool boolean(struct json_object *o, const char *key)
+{
+	struct json_object *v = get(o, key);
+
+	assert_true(json_object_is_type(v, json_type_boolean));
+	return json_object_get_boolean(v);
+}
+
+static struct json_object *idx(struct json_object *o, const char *key, size_t i)
+{
+	struct json_object *a = get(o, key);
+
+	assert_true(json_object_is_type(a, json_type_array));
+	assert_true(i < json_object_array_length(a));
+	return json_object_array_get_idx(a, i);
+}
+
+static size_t len(struct json_object *o, const char *key)
+{
+	struct json_object *a = get(o, key);
+
+	assert_true(json_object_is_type(a, json_type_array));
+	return json_object_array_length(a);
+}
+
+/* The member names of o in order, comma-separated. */
+static void assert_keys(struct json_object *o, const char *want)
+{
+	char buf[512] = "";
+
+	json_object_object_foreach(o, key, val)
+	{
+		(void)val;
+		if (buf[0])
+			strcat(buf, ",");
+		strcat(buf, key);
+	}
+	assert_string_equal(buf, want);
+}
+
+static struct json_object *find_pf(struct json_object *doc, const char *pci)
+{
+	for (size_t i = 0; i < len(doc, "pfs"); i++)
+		if (streq(str(idx(doc, "pfs", i), "pci"), pci))
+			return idx(doc, "pfs", i);
+	return NULL;
+}
+
+/* ---- plan ---- */
+
+static void test_plan_changes(void **state)
+{
+	struct env *e = *state;
+	_cleanup_json_ struct json_object *doc = NULL;
+	struct json_object *pf, *a;
+
+	env_load(e, FIXTURES "mixed.json",
+		 "[Match]\nPCIAddress=" ICE_PF "\n[PhysicalFunction]\nVirtualFunctions=4\n"
+		 "[VirtualFunction 1]\nVLANId=5\n",
+		 NULL);
+	assert_int_equal(report_plan(&e->v, &doc), 0);
+	assert_keys(doc, "pfs,changes");
+	assert_true(boolean(doc, "changes"));
+	assert_int_equal(len(doc, "pfs"), 3);
+
+	pf = idx(doc, "pfs", 0);
+	assert_keys(pf, PLAN_PF_KEYS);
+	assert_string_equal(str(pf, "pci"), ICE_PF);
+	assert_string_equal(str(pf, "name"), "ens1f0");
+	assert_true(boolean(pf, "configured"));
+	assert_false(boolean(pf, "held"));
+	assert_null(get(pf, "held_reason"));
+	/* 2 -> 4 VFs on ice: remove them all, create 4; then the VLAN on VF 1 */
+	assert_true(boolean(pf, "disruptive"));
+	assert_int_equal(len(pf, "actions"), 3);
+	a = idx(pf, "actions", 0);
+	assert_keys(a, "action,description,disruptive,needs_reboot");
+	assert_string_equal(str(a, "action"), "set_num_vfs");
+	assert_string_equal(str(a, "description"), "remove all VFs");
+	assert_true(boolean(a, "disruptive"));
+	assert_false(boolean(a, "needs_reboot"));
+	assert_string_equal(str(idx(pf, "actions", 1), "description"), "set 4 VFs");
+	a = idx(pf, "actions", 2);
+	assert_keys(a, "action,description,disruptive,needs_reboot,vf");
+	assert_string_equal(str(a, "action"), "set_vf");
+	assert_string_equal(str(a, "description"), "VF 1: vlan 5 qos 0 802.1Q");
+	assert_false(boolean(a, "disruptive"));
+	assert_int_equal(num(a, "vf"), 1);
+	assert_int_equal(len(pf, "reboot_reasons"), 0);
+	assert_int_equal(len(pf, "config_files"), 1);
+	assert_string_equal(json_object_get_string(idx(pf, "config_files", 0)), LAYOUT);
+
+	/* no layout selects the others: no actions, never touched */
+	pf = idx(doc, "pfs", 1);
+	assert_keys(pf, PLAN_PF_KEYS);
+	assert_string_equal(str(pf, "pci"), MLX_PF);
+	assert_false(boolean(pf, "configured"));
+	assert_false(boolean(pf, "held"));
+	assert_false(boolean(pf, "disruptive"));
+	assert_int_equal(len(pf, "actions"), 0);
+	assert_int_equal(len(pf, "config_files"), 0);
+}
+
+static void test_plan_held_and_in_sync(void **state)
+{
+	struct env *e = *state;
+	_cleanup_json_ struct json_object *held = NULL, *sync = NULL;
+	struct json_object *pf;
+
+	env_load(e, FIXTURES "mixed.json",
+		 "[Match]\nPCIAddress=" ICE_PF "\n[VirtualFunction]\nVLANId=9999\n", NULL);
+	assert_int_equal(report_plan(&e->v, &held), 0);
+	assert_false(boolean(held, "changes"));
+	pf = find_pf(held, ICE_PF);
+	assert_non_null(pf);
+	assert_true(boolean(pf, "configured"));
+	assert_true(boolean(pf, "held"));
+	assert_string_equal(str(pf, "held_reason"), LAYOUT ":4: VLANId=9999: must be 0..4095");
+	assert_int_equal(len(pf, "actions"), 0);
+	assert_int_equal(len(pf, "config_files"), 1);
+
+	/* the layout asks for what the host has */
+	env_load(e, FIXTURES "mixed.json",
+		 "[Match]\nPCIAddress=" ICE_PF "\n[PhysicalFunction]\nVirtualFunctions=2\n", NULL);
+	assert_int_equal(report_plan(&e->v, &sync), 0);
+	assert_false(boolean(sync, "changes"));
+	pf = find_pf(sync, ICE_PF);
+	assert_true(boolean(pf, "configured"));
+	assert_false(boolean(pf, "held"));
+	assert_int_equal(len(pf, "actions"), 0);
+}
+
+static void test_only_one_pf(void **state)
+{
+	struct env *e = *state;
+	_cleanup_json_ struct json_object *doc = NULL;
+	struct host_view v;
+
+	env_load(e, FIXTURES "mixed.json", NULL, "ens2f0np0");
+	assert_int_equal(report_plan(&e->v, &doc), 0);
+	assert_int_equal(len(doc, "pfs"), 1);
+	assert_string_equal(str(idx(doc, "pfs", 0), "pci"), MLX_PF);
+	assert_int_equal(host_view_build(e->hs, &e->set, "ens9f9", &v), -ENXIO);
+	assert_int_equal(host_view_build(e->hs, &e->set, "0000:00:00.0", &v), -ENXIO);
+}
+
+/* ---- status ---- */
+
+static void test_status_pending_and_drift(void **state)
+{
+	struct env *e = *state;
+	_cleanup_json_ struct json_object *pending = NULL, *drifted = NULL, *failed = NULL;
+	struct json_object *pf, *vf, *last;
+
+	/* a live change to VF 1 only */
+	env_load(e, FIXTURES "mixed.json",
+		 "[Match]\nPCIAddress=" ICE_PF "\n[PhysicalFunction]\nVirtualFunctions=2\n"
+		 "[VirtualFunction 1]\nVLANId=5\n",
+		 NULL);
+	assert_int_equal(report_status(&e->v, e->runtime, true, &pending), 0);
+	assert_keys(pending, "pfs");
+	assert_int_equal(len(pending, "pfs"), 3);
+	pf = idx(pending, "pfs", 0);
+	assert_keys(pf, STATUS_PF_KEYS);
+	assert_string_equal(str(pf, "driver"), "ice");
+	assert_string_equal(str(pf, "state"), "pending");
+	assert_string_equal(str(pf, "reason"), "not applied yet");
+	assert_int_equal(num(pf, "num_vfs"), 2);
+	assert_int_equal(num(pf, "total_vfs"), 128);
+	assert_int_equal(num(pf, "desired_num_vfs"), 2);
+	assert_int_equal(num(pf, "pending_actions"), 1);
+	assert_int_equal(len(pf, "pending_reboot_reasons"), 0);
+	assert_null(get(pf, "last_apply"));
+	assert_int_equal(len(pf, "vfs"), 2);
+	vf = idx(pf, "vfs", 0);
+	assert_keys(vf, VF_KEYS);
+	assert_int_equal(num(vf, "index"), 0);
+	assert_string_equal(str(vf, "link_state"), "auto");
+	assert_string_equal(str(vf, "layout"), "ok");
+	assert_string_equal(str(idx(pf, "vfs", 1), "layout"), "differs: vlan 5 qos 0 802.1Q");
+
+	pf = idx(pending, "pfs", 1);
+	assert_string_equal(str(pf, "state"), "not-configured");
+	assert_null(get(pf, "reason"));
+	assert_null(get(pf, "desired_num_vfs"));
+	assert_int_equal(num(pf, "pending_actions"), 0);
+
+	/* applied before, differs now: drift */
+	write_record(e, ICE_PF, "ens1f0", PF_STATUS_APPLIED, NULL);
+	assert_int_equal(report_status(&e->v, e->runtime, true, &drifted), 0);
+	assert_int_equal(len(drifted, "pfs"), 3);
+	pf = find_pf(drifted, ICE_PF);
+	assert_string_equal(str(pf, "state"), "drifted");
+	assert_null(get(pf, "reason"));
+	last = get(pf, "last_apply");
+	assert_keys(last, "state,error,finished_usec,actions,started_usec,host_usec");
+	assert_string_equal(str(last, "state"), "applied");
+	assert_null(get(last, "error"));
+	assert_int_equal(num(last, "finished_usec"), 3000);
+	assert_int_equal(num(last, "actions"), 2);
+	assert_int_equal(num(last, "started_usec"), 1000);
+	assert_int_equal(num(last, "host_usec"), 500);
+
+	/* the last apply failed: its error is the reason */
+	write_record(e, ICE_PF, "ens1f0", PF_STATUS_FAILED, "set 2 VFs failed: EIO");
+	assert_int_equal(report_status(&e->v, e->runtime, true, &failed), 0);
+	pf = find_pf(failed, ICE_PF);
+	assert_string_equal(str(pf, "state"), "failed");
+	assert_string_equal(str(pf, "reason"), "set 2 VFs failed: EIO");
+	assert_string_equal(str(get(pf, "last_apply"), "state"), "failed");
+}
+
+static void test_status_applied_and_held(void **state)
+{
+	struct env *e = *state;
+	_cleanup_json_ struct json_object *applied = NULL, *held = NULL;
+	struct json_object *pf;
+
+	write_record(e, ICE_PF, "ens1f0", PF_STATUS_APPLIED, NULL);
+	env_load(e, FIXTURES "mixed.json",
+		 "[Match]\nPCIAddress=" ICE_PF "\n[PhysicalFunction]\nVirtualFunctions=2\n", NULL);
+	assert_int_equal(report_status(&e->v, e->runtime, true, &applied), 0);
+	pf = find_pf(applied, ICE_PF);
+	assert_string_equal(str(pf, "state"), "applied");
+	assert_null(get(pf, "reason"));
+	assert_int_equal(num(pf, "pending_actions"), 0);
+	assert_string_equal(str(idx(pf, "vfs", 1), "layout"), "ok");
+
+	env_load(e, FIXTURES "mixed.json",
+		 "[Match]\nPCIAddress=" ICE_PF "\n[VirtualFunction]\nVLANId=9999\n", NULL);
+	assert_int_equal(report_status(&e->v, e->runtime, true, &held), 0);
+	pf = find_pf(held, ICE_PF);
+	assert_string_equal(str(pf, "state"), "held");
+	assert_string_equal(str(pf, "reason"), LAYOUT ":4: VLANId=9999: must be 0..4095");
+	/* nothing was planned for a held PF */
+	assert_int_equal(num(pf, "pending_actions"), 0);
+	assert_null(get(idx(pf, "vfs", 0), "layout"));
+}
+
+static void test_status_gone(void **state)
+{
+	struct env *e = *state;
+	_cleanup_json_ struct json_object *all = NULL, *here = NULL;
+	struct json_object *pf;
+
+	write_record(e, ICE_PF, "ens1f0", PF_STATUS_APPLIED, NULL);
+	write_record(e, "0000:af:00.0", "ens9f0", PF_STATUS_APPLIED, NULL);
+	env_load(e, FIXTURES "mixed.json", NULL, NULL);
+
+	assert_int_equal(report_status(&e->v, e->runtime, true, &all), 0);
+	assert_int_equal(len(all, "pfs"), 4);
+	pf = idx(all, "pfs", 3);
+	assert_keys(pf, "pci,name,state");
+	assert_string_equal(str(pf, "pci"), "0000:af:00.0");
+	assert_string_equal(str(pf, "name"), "ens9f0");
+	assert_string_equal(str(pf, "state"), "gone");
+	/* a record of a PF that is still there is not "gone" */
+	assert_string_equal(str(find_pf(all, ICE_PF), "state"), "not-configured");
+
+	assert_int_equal(report_status(&e->v, e->runtime, false, &here), 0);
+	assert_int_equal(len(here, "pfs"), 3);
+	assert_null(find_pf(here, "0000:af:00.0"));
+}
+
+static void test_reboot_reasons(void **state)
+{
+	struct env *e = *state;
+	_cleanup_json_ struct json_object *status = NULL, *plan = NULL;
+	struct json_object *pf;
+
+	/* igb-82576.json has no IOMMU: vfio-pci needs a reboot */
+	env_load(e, FIXTURES "igb-82576.json",
+		 "[Match]\nPCIAddress=0000:01:00.0\n[PhysicalFunction]\nVirtualFunctions=2\n"
+		 "[VirtualFunction 0]\nDriver=vfio-pci\n",
+		 NULL);
+	assert_int_equal(report_status(&e->v, e->runtime, true, &status), 0);
+	pf = find_pf(status, "0000:01:00.0");
+	assert_int_equal(len(pf, "pending_reboot_reasons"), 1);
+	assert_non_null(strstr(json_object_get_string(idx(pf, "pending_reboot_reasons", 0)),
+			       "intel_iommu=on"));
+
+	assert_int_equal(report_plan(&e->v, &plan), 0);
+	pf = find_pf(plan, "0000:01:00.0");
+	assert_int_equal(len(pf, "reboot_reasons"), 1);
+	assert_string_equal(json_object_get_string(idx(pf, "reboot_reasons", 0)),
+			    json_object_get_string(idx(find_pf(status, "0000:01:00.0"),
+						       "pending_reboot_reasons", 0)));
+	for (size_t i = 0; i < len(pf, "actions"); i++)
+		assert_string_not_equal(str(idx(pf, "actions", i), "action"), "bind_vf");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_plan_changes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_plan_held_and_in_sync, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_only_one_pf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_status_pending_and_drift, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_status_applied_and_held, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_status_gone, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reboot_reasons, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
