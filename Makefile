@@ -29,8 +29,11 @@ Q = @
 endif
 
 DEPS_PKGS = inih json-c libcrypto libnl-3.0 libnl-route-3.0 libnl-genl-3.0 libkmod libudev libsystemd
-DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(DEPS_PKGS) 2>/dev/null)
+# k8s-notify alone talks HTTP and reads kubeconfig YAML
+K8S_PKGS = libcurl yaml-0.1
+DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(DEPS_PKGS) $(K8S_PKGS) 2>/dev/null)
 DEPS_LIBS := $(shell $(PKG_CONFIG) --libs $(DEPS_PKGS) 2>/dev/null)
+K8S_LIBS := $(shell $(PKG_CONFIG) --libs $(K8S_PKGS) 2>/dev/null)
 CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
@@ -43,7 +46,7 @@ WARNINGS += -Werror
 endif
 ALL_CFLAGS = -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -fno-strict-aliasing -fstack-protector-strong \
 	-Ilib $(DEPS_CFLAGS) $(CFLAGS) -MMD -MP \
-	-DSYSCONFDIR='"$(SYSCONFDIR)"' -DVERSION='"$(VERSION)"'
+	-DSYSCONFDIR='"$(SYSCONFDIR)"' -DLIBEXECDIR='"$(LIBEXECDIR)"' -DVERSION='"$(VERSION)"'
 ALL_LDFLAGS = $(LDFLAGS)
 ifeq ($(SANITIZE),1)
 ALL_CFLAGS += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -58,11 +61,15 @@ HELPER_SRCS := $(sort $(wildcard udev-helper/*.c))
 DAEMON_SRCS := $(sort $(wildcard sriov-persistd/*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test-*.c))
 FUZZ_SRCS := $(filter-out tests/fuzz/fuzz-main.c,$(sort $(wildcard tests/fuzz/fuzz-*.c)))
+K8S_SRCS := $(filter-out k8s-notify/k8s-notify.c,$(sort $(wildcard k8s-notify/*.c)))
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILDDIR)/obj/%.o)
 SRIOVCTL_OBJS := $(SRIOVCTL_SRCS:%.c=$(BUILDDIR)/obj/%.o)
 HELPER_OBJS := $(HELPER_SRCS:%.c=$(BUILDDIR)/obj/%.o)
 DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(BUILDDIR)/obj/%.o)
+K8S_OBJS := $(K8S_SRCS:%.c=$(BUILDDIR)/obj/%.o)
+K8S_LIBA := $(BUILDDIR)/libk8snotify.a
+K8S_NOTIFY := $(BUILDDIR)/k8s-notify
 LIBA := $(BUILDDIR)/libsriovpersist.a
 SRIOVCTL := $(BUILDDIR)/sriovctl
 HELPER := $(BUILDDIR)/udev-helper
@@ -74,7 +81,7 @@ FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILDDIR)/tests/%)
 
 .PHONY: all clean check check-vm check-unit check-integration check-valgrind check-fuzz demo install \
 	format format-check deps tests bench
-all: $(SRIOVCTL) $(HELPER) $(DAEMON)
+all: $(SRIOVCTL) $(HELPER) $(K8S_NOTIFY) $(DAEMON)
 
 $(BUILDDIR)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -96,6 +103,25 @@ $(HELPER): $(HELPER_OBJS) $(LIBA)
 $(DAEMON): $(DAEMON_OBJS) $(LIBA)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(DEPS_LIBS)
+
+$(K8S_LIBA): $(K8S_OBJS)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(K8S_NOTIFY): $(BUILDDIR)/obj/k8s-notify/k8s-notify.o $(K8S_LIBA) $(LIBA)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $^ -o $@ $(ALL_LDFLAGS) $(DEPS_LIBS) $(K8S_LIBS)
+
+# k8s-notify's pure modules (the shorter stem wins over test-%)
+$(BUILDDIR)/tests/test-k8s-%: tests/unit/test-k8s-%.c $(K8S_LIBA) $(LIBA)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  TEST    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -Ik8s-notify $< $(K8S_LIBA) $(LIBA) -o $@ $(ALL_LDFLAGS) $(DEPS_LIBS) $(K8S_LIBS) $(CMOCKA_LIBS)
+
+$(BUILDDIR)/tests/fuzz-kubeconfig: tests/fuzz/fuzz-kubeconfig.c tests/fuzz/fuzz-main.c $(K8S_LIBA) $(LIBA)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -Ik8s-notify $< tests/fuzz/fuzz-main.c $(K8S_LIBA) $(LIBA) -o $@ $(ALL_LDFLAGS) $(DEPS_LIBS) $(K8S_LIBS)
 
 $(BUILDDIR)/tests/test-%: tests/unit/test-%.c $(LIBA)
 	@mkdir -p $(dir $@)
@@ -138,6 +164,8 @@ check-integration:
 	$(Q)SRIOVCTL=$(CURDIR)/$(ASAN_DIR)/sriovctl SRIOVCTL_PLAIN=$(CURDIR)/$(PLAIN_DIR)/sriovctl \
 		SRIOVPERSISTD=$(CURDIR)/$(ASAN_DIR)/sriov-persistd \
 		/usr/bin/python3 -m pytest -q -p no:cacheprovider tests/integration
+	$(Q)K8S_NOTIFY=$(CURDIR)/$(ASAN_DIR)/k8s-notify \
+		/usr/bin/python3 -m pytest -q -p no:cacheprovider tests/k8s
 
 # VM tests: a real kernel with an emulated SR-IOV NIC, real systemd and udev
 # (tests/vm/README.md). Needs root; builds and caches the guest image.
@@ -163,6 +191,7 @@ install: all
 	install -m 0755 $(SRIOVCTL) $(DESTDIR)$(SBINDIR)/sriovctl
 	install -m 0755 $(DAEMON) $(DESTDIR)$(SBINDIR)/sriov-persistd
 	install -m 0755 $(HELPER) $(DESTDIR)$(LIBEXECDIR)/sriov-persist/udev-helper
+	install -m 0755 $(K8S_NOTIFY) $(DESTDIR)$(LIBEXECDIR)/sriov-persist/k8s-notify
 	install -d $(DESTDIR)$(DBUSDATADIR)/system.d $(DESTDIR)$(DBUSDATADIR)/system-services
 	install -m 0644 dbus/org.sriovpersist1.conf $(DESTDIR)$(DBUSDATADIR)/system.d/
 	install -m 0644 dbus/org.sriovpersist1.service $(DESTDIR)$(DBUSDATADIR)/system-services/
@@ -172,7 +201,7 @@ install: all
 	install -m 0644 man/sriovctl.8 man/sriov-persistd.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 0644 conf.d/*.conf $(DESTDIR)$(PREFIX)/share/doc/sriov-persist/examples/
 
-FORMAT_SRCS = $(sort $(wildcard lib/*.[ch] sriovctl/*.[ch] udev-helper/*.[ch] sriov-persistd/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch] tests/vm/*.c))
+FORMAT_SRCS = $(sort $(wildcard lib/*.[ch] sriovctl/*.[ch] udev-helper/*.[ch] sriov-persistd/*.[ch] k8s-notify/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch] tests/vm/*.c))
 format:
 	$(Q)clang-format -i $(FORMAT_SRCS)
 format-check:
@@ -181,4 +210,5 @@ format-check:
 clean:
 	rm -rf build
 
--include $(LIB_OBJS:.o=.d) $(SRIOVCTL_OBJS:.o=.d) $(HELPER_OBJS:.o=.d) $(DAEMON_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(SRIOVCTL_OBJS:.o=.d) $(HELPER_OBJS:.o=.d) $(K8S_OBJS:.o=.d) \
+	$(BUILDDIR)/obj/k8s-notify/k8s-notify.d $(DAEMON_OBJS:.o=.d)

@@ -255,14 +255,20 @@ static int verify(struct pf_run *run, const char *pci)
 	return 0;
 }
 
-static char *policy_hold_reason(const struct mainconf *c, const struct plan *p)
+/* Why disruptive changes may not run now, or NULL when they may. */
+static char *policy_hold_reason(const struct pf_run *run)
 {
+	const struct mainconf *c = run->opts->conf;
+
+	if (run->opts->allow_disruptive)
+		return NULL;
 	if (c->disruption_policy == DISRUPTION_POLICY_NEVER)
 		return strdup("disruptive changes held by [Disruption] Policy=never");
-	if (c->disruption_policy == DISRUPTION_POLICY_DRAIN && c->k8s_enabled == K8S_ENABLED_YES)
-		return strdup(
-			"disruptive changes need a drain ([Disruption] Policy=drain), and draining "
-			"through Kubernetes is not available in this version");
+	if (c->disruption_policy == DISRUPTION_POLICY_DRAIN && mainconf_kubernetes_enabled(c)) {
+		run->res->needs_drain = true;
+		return strdup("disruptive changes wait for a drain of this node through Kubernetes "
+			      "([Disruption] Policy=drain), which sriov-persistd does");
+	}
 	/* Policy=immediate, or drain where Kubernetes is not enabled: there is
 	 * nothing to drain, so drain behaves as immediate. */
 	return NULL;
@@ -300,7 +306,7 @@ static int apply_locked(struct pf_run *run, const char *pci)
 		return -ENOMEM;
 	if (p->n_actions == 0)
 		return set_outcome(run->res, PF_STATUS_APPLIED, NULL);
-	hold = plan_is_disruptive(p) ? policy_hold_reason(run->opts->conf, p) : NULL;
+	hold = plan_is_disruptive(p) ? policy_hold_reason(run) : NULL;
 	if (hold)
 		return set_outcome(run->res, PF_STATUS_DEFERRED, hold);
 	r = execute_plan(run, pf, p);
@@ -351,7 +357,7 @@ static int reset_locked(struct pf_run *run, const struct pf_created *c)
 	} else {
 		return 0;
 	}
-	hold = policy_hold_reason(o->conf, NULL);
+	hold = policy_hold_reason(run);
 	if (hold)
 		return set_outcome(run->res, PF_STATUS_DEFERRED,
 				   strdup_printf("no layout selects it any more; undoing what "

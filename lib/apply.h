@@ -24,12 +24,17 @@ struct apply_options {
 	void *userdata;
 	/* the clock; NULL = CLOCK_REALTIME (tests pass their own) */
 	usec_t (*now)(void);
+	/* the node was drained for this apply: disruptive changes run whatever
+	 * [Disruption] Policy= says */
+	bool allow_disruptive;
 };
 
 struct apply_pf_result {
 	struct pf_status status;
 	bool configured; /* false: no layout selects it, never touched */
 	bool changed;	 /* at least one action ran */
+	/* DEFERRED until the node is drained (Policy=drain, Kubernetes enabled) */
+	bool needs_drain;
 };
 
 struct apply_result {

@@ -5,6 +5,7 @@
  * host-linux-netlink.c (links, VF attributes, eswitch) and
  * host-linux-kmod.c (modules). */
 
+#include <ctype.h>
 #include <fcntl.h>
 #include <libkmod.h>
 #include <limits.h>
@@ -70,6 +71,21 @@ static int read_machine_id(struct host_linux *hl, struct host_state *s)
 	memcpy(s->machine_id, id.bytes, sizeof(s->machine_id));
 	s->has_machine_id = true;
 	return 0;
+}
+
+/* /proc/sys/kernel/random/boot_id is a UUID with dashes; kept as 32 hex
+ * digits. Unreadable (an unusual /proc) is unknown, not an error. */
+static void read_boot_id(struct host_linux *hl, struct host_state *s)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t k = 0;
+
+	if (read_file_at(hl->procfs_fd, "sys/kernel/random/boot_id", 64, &text, NULL) < 0)
+		return;
+	for (const char *p = text; *p && k < 32; p++)
+		if (isxdigit((unsigned char)*p))
+			s->boot_id[k++] = (char)tolower((unsigned char)*p);
+	s->boot_id[k == 32 ? 32 : 0] = '\0';
 }
 
 /* What sysfs does not know: netlink attributes and the eswitch mode. */
@@ -155,6 +171,7 @@ static int read_host(struct host_linux *hl, const char *only, struct host_state 
 	if (r < 0)
 		return r;
 	s->iommu = hl_iommu_groups(hl);
+	read_boot_id(hl, s);
 	r = read_pfs(hl, s, only);
 	if (r < 0)
 		return r;

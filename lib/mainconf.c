@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <stddef.h>
+#include <unistd.h>
 
 #include "conf-parser.h"
 #include "layout.h"
@@ -469,4 +470,24 @@ int mainconf_load(const char *path, struct mainconf *ret, struct diag_list *diag
 	}
 	*ret = c;
 	return 0;
+}
+
+#define SERVICE_ACCOUNT_TOKEN "/var/run/secrets/kubernetes.io/serviceaccount/token"
+
+bool mainconf_kubernetes_enabled(const struct mainconf *c)
+{
+	switch (c->k8s_enabled) {
+	case K8S_ENABLED_YES:
+		return true;
+	case K8S_ENABLED_NO:
+		return false;
+	case K8S_ENABLED_AUTO:
+		return (c->kubeconfig && access(c->kubeconfig, R_OK) == 0) ||
+		       (getenv("KUBERNETES_SERVICE_HOST") &&
+			access(SERVICE_ACCOUNT_TOKEN, R_OK) == 0);
+	case _K8S_ENABLED_MAX:
+	case _K8S_ENABLED_INVALID:
+		break;
+	}
+	return false;
 }

@@ -97,6 +97,10 @@ int mainconf_parse_string(struct mainconf *c, const char *path, const char *text
  * order. A missing main file is fine (defaults). */
 int mainconf_load(const char *path, struct mainconf *ret, struct diag_list *diags);
 
+/* [Kubernetes] Enabled=yes, or auto and credentials are found: the Kubeconfig=
+ * file or the in-cluster service-account token. Looks at the file system. */
+bool mainconf_kubernetes_enabled(const struct mainconf *c);
+
 const char *drift_mode_to_string(enum drift_mode m) _pure_;
 const char *disruption_policy_to_string(enum disruption_policy p) _pure_;
 const char *reboot_policy_to_string(enum reboot_policy p) _pure_;

@@ -111,6 +111,10 @@ struct host_state {
 	 * /etc/machine-id; zero when unknown */
 	uint8_t machine_id[16];
 	bool has_machine_id;
+	/* snapshot "boot_id" (32 hex digits), optional: the real host reads
+	 * /proc/sys/kernel/random/boot_id; "" when unknown. A different one
+	 * means the host rebooted. */
+	char boot_id[33];
 	struct pf_state *pfs;
 	size_t n_pfs;
 };

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdarg.h>
 
@@ -418,6 +419,24 @@ static int hexval(char c)
 	return -1;
 }
 
+/* A string of 32 hex digits (machine and boot IDs). */
+static int hex32_value(struct parser *p, const char *path, struct json_object *v, const char **ret)
+{
+	const char *s;
+	int r;
+
+	r = string_value(p, path, v, &s);
+	if (r < 0)
+		return r;
+	if (strlen(s) != 32)
+		return parser_fail(p, path, "not 32 hexadecimal digits");
+	for (size_t i = 0; i < 32; i++)
+		if (hexval(s[i]) < 0)
+			return parser_fail(p, path, "not 32 hexadecimal digits");
+	*ret = s;
+	return 0;
+}
+
 /* 32 hex digits, as in /etc/machine-id; left out when unknown. */
 int parse_machine_id(struct parser *p, const struct field *f, const char *path,
 		     struct json_object *v, void *obj)
@@ -427,18 +446,11 @@ int parse_machine_id(struct parser *p, const struct field *f, const char *path,
 	const char *s;
 	int r;
 
-	r = string_value(p, path, v, &s);
+	r = hex32_value(p, path, v, &s);
 	if (r < 0)
 		return r;
-	if (strlen(s) != 32)
-		return parser_fail(p, path, "not 32 hexadecimal digits");
-	for (size_t i = 0; i < 16; i++) {
-		int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return parser_fail(p, path, "not 32 hexadecimal digits");
-		id[i] = (uint8_t)(hi << 4 | lo);
-	}
+	for (size_t i = 0; i < 16; i++)
+		id[i] = (uint8_t)(hexval(s[2 * i]) << 4 | hexval(s[2 * i + 1]));
 	memcpy(h->machine_id, id, sizeof(id));
 	h->has_machine_id = true;
 	return 0;
@@ -454,4 +466,30 @@ int format_machine_id(const struct field *f, const void *obj, struct json_object
 	for (size_t i = 0; i < 16; i++)
 		snprintf(buf + 2 * i, 3, "%02x", h->machine_id[i]);
 	return new_value(json_object_new_string(buf), ret);
+}
+
+/* 32 hex digits (lower case when written); left out when unknown. */
+int parse_boot_id(struct parser *p, const struct field *f, const char *path, struct json_object *v,
+		  void *obj)
+{
+	struct host_state *h = obj;
+	const char *s;
+	int r;
+
+	r = hex32_value(p, path, v, &s);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < 32; i++)
+		h->boot_id[i] = (char)tolower((unsigned char)s[i]);
+	h->boot_id[32] = '\0';
+	return 0;
+}
+
+int format_boot_id(const struct field *f, const void *obj, struct json_object **ret)
+{
+	const struct host_state *h = obj;
+
+	if (!h->boot_id[0])
+		return 0;
+	return new_value(json_object_new_string(h->boot_id), ret);
 }

@@ -81,6 +81,7 @@ static const struct field host_fields[] = {
 	FIELD("iommu", bool, struct host_state, iommu, 0, 0),
 	FIELD("modules", strv, struct host_state, modules, 0, 0),
 	FIELD("machine_id", machine_id, struct host_state, machine_id, 0, 0, .optional = true),
+	FIELD("boot_id", boot_id, struct host_state, boot_id, 0, 0, .optional = true),
 	FIELD("pfs", pfs, struct host_state, pfs, 0, 0),
 };
 

@@ -336,3 +336,25 @@ void manager_bus_applied(struct manager *m, const char *pci, int result)
 	if (r < 0)
 		log_msg(LOG_WARNING, "Sending Applied failed: %s", strerror(-r));
 }
+
+static int on_reboot_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
+{
+	const sd_bus_error *e = sd_bus_message_get_error(reply);
+
+	k8s_reboot_done(userdata, e ? -sd_bus_error_get_errno(e) : 0, e ? e->message : NULL);
+	return 0;
+}
+
+void manager_reboot(struct manager *m)
+{
+	int r = -ENOTCONN;
+
+	log_msg(LOG_NOTICE, "Asking logind to reboot for the pending reboot reasons");
+	if (m->bus)
+		r = sd_bus_call_method_async(m->bus, NULL, "org.freedesktop.login1",
+					     "/org/freedesktop/login1",
+					     "org.freedesktop.login1.Manager", "Reboot",
+					     on_reboot_reply, m, "b", 0);
+	if (r < 0)
+		k8s_reboot_done(m, r, strerror(-r));
+}

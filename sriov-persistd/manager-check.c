@@ -220,7 +220,14 @@ static int after_apply(struct manager *m, const struct apply_result *res)
 		r = manager_update_cache(m, fresh, pr->status.pci);
 		if (r < 0)
 			return r;
-		manager_bus_applied(m, pr->status.pci, result_code(pr));
+		/* deferred for a drain that sriov-persistd itself does: not the result yet */
+		if (pr->needs_drain && mainconf_kubernetes_enabled(&m->conf)) {
+			if (!strv_contains(m->drain_wanted, pr->status.pci) &&
+			    strv_extend(&m->drain_wanted, pr->status.pci) < 0)
+				return -ENOMEM;
+		} else {
+			manager_bus_applied(m, pr->status.pci, result_code(pr));
+		}
 		e = manager_find_entry(m, pr->status.pci);
 		if (!e)
 			continue;
@@ -251,7 +258,7 @@ static void on_action(const struct pf_state *pf, const struct action *a, int r, 
 		log_pf(LOG_DEBUG, pf->pci, "%s: %s", pf->pci, strna(d));
 }
 
-static int run_apply(struct manager *m, const char *only)
+static int run_apply(struct manager *m, const char *only, bool allow_disruptive)
 {
 	struct apply_options opts = {
 		.conf = &m->conf,
@@ -259,6 +266,7 @@ static int run_apply(struct manager *m, const char *only)
 		.state_dir = m->state_dir,
 		.only = only,
 		.on_action = on_action,
+		.allow_disruptive = allow_disruptive,
 	};
 	struct apply_result res = {};
 	enum manager_state before = m->state;
@@ -290,6 +298,15 @@ static int run_apply(struct manager *m, const char *only)
 	}
 	r = after_apply(m, &res);
 	apply_result_done(&res);
+	manager_device_plugin_sync(m);
+	return r;
+}
+
+int manager_apply_drained(struct manager *m, const char *pci)
+{
+	int r = run_apply(m, pci, true);
+
+	manager_update_summary(m, false);
 	return r;
 }
 
@@ -361,7 +378,7 @@ int manager_check_dirty(struct manager *m)
 		manager_bus_pf_changed(m, e);
 	}
 	for (char **p = todo; *p; p++) {
-		r = run_apply(m, *p);
+		r = run_apply(m, *p, false);
 		if (r < 0)
 			return r;
 	}
@@ -387,7 +404,9 @@ int manager_apply(struct manager *m, const char *only)
 	for (size_t i = 0; i < m->n_pfs; i++)
 		if (!pf || streq(m->pfs[i]->pci, pci))
 			m->pfs[i]->given_up = mfree(m->pfs[i]->given_up);
-	r = run_apply(m, pf ? pci : NULL);
+	free(m->reboot_tried);
+	m->reboot_tried = NULL; /* asked for again: a reboot may be tried again too */
+	r = run_apply(m, pf ? pci : NULL, false);
 	manager_update_summary(m, false);
 	return r;
 }
@@ -409,7 +428,7 @@ int manager_reload(struct manager *m)
 	for (size_t i = 0; i < m->n_pfs; i++)
 		m->pfs[i]->given_up = mfree(m->pfs[i]->given_up);
 	if (r >= 0)
-		r = run_apply(m, NULL);
+		r = run_apply(m, NULL, false);
 	manager_update_summary(m, true);
 	(void)sd_notify(false, "READY=1");
 	return r;
@@ -450,7 +469,7 @@ static bool update_reboot(struct manager *m, bool layouts_changed)
 
 	if (current_reasons(m, &cur) < 0)
 		return false;
-	r = reboot_record_merge(&m->reboot, &cur, m->boot_id, layouts_changed, &merged);
+	r = reboot_record_merge(&m->reboot, &cur, manager_boot_id(m), layouts_changed, &merged);
 	reboot_record_done(&cur);
 	if (r < 0 || same_reasons(&merged, &m->reboot)) {
 		if (r >= 0)
@@ -472,6 +491,10 @@ static bool update_reboot(struct manager *m, bool layouts_changed)
 
 static enum manager_state summary_state(struct manager *m)
 {
+	if (m->op && m->op->kind == OP_KIND_DRAIN && m->op->step < OP_STEP_DONE)
+		return MANAGER_DRAINING;
+	if (m->op && m->op->kind == OP_KIND_REBOOT && m->op->step <= OP_STEP_REBOOT)
+		return MANAGER_REBOOTING;
 	if (strv_length(m->config_errors) > 0 || m->drifted)
 		return MANAGER_DEGRADED;
 	for (size_t i = 0; i < m->n_pfs; i++)
@@ -515,4 +538,5 @@ void manager_update_summary(struct manager *m, bool layouts_changed)
 			 manager_state_to_string(m->state), m->n_pfs, n_configured, n_applied,
 			 m->drifted ? ", drift" : "",
 			 m->reboot.n_reasons > 0 ? ", reboot needed" : "");
+	manager_k8s_summary(m);
 }

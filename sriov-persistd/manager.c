@@ -87,6 +87,14 @@ struct manager *manager_free(struct manager *m)
 	if (!m)
 		return NULL;
 	manager_events_free(m->events);
+	operation_free(m->op);
+	operation_free(m->op_saved);
+	strv_free(m->drain_wanted);
+	free(m->reboot_tried);
+	free(m->dp_vf_sig);
+	free(m->annotated);
+	free(m->annotate_next);
+	sd_event_source_unref(m->annotate_timer);
 	sd_event_source_unref(m->coalesce);
 	sd_event_source_unref(m->reload_timer);
 	sd_event_source_unref(m->safety_scan);
@@ -430,7 +438,15 @@ int manager_start(struct manager *m)
 		if (r < 0)
 			return r;
 	}
-	return manager_check_dirty(m);
+	k8s_load(m);
+	m->starting = true;
+	r = manager_check_dirty(m);
+	m->starting = false;
+	if (r < 0)
+		return r;
+	/* after the first check: what a crash or the reboot left to finish */
+	k8s_start(m);
+	return 0;
 }
 
 char **manager_reboot_reasons(const struct manager *m)
@@ -484,6 +500,7 @@ static int view_doc(struct manager *m, bool status, char **ret)
 		for (char **e = m->config_errors; e && *e; e++)
 			json_object_array_add(a, json_object_new_string(*e));
 		json_object_object_add(d, "config_errors", a);
+		json_object_object_add(d, "operation", k8s_operation_json(m));
 	}
 	*ret = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 								JSON_C_TO_STRING_SPACED |

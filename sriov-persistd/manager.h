@@ -5,6 +5,7 @@
  * the layouts and main configuration, the last observed state of every PF,
  * and the event sources that say when a PF must be looked at again. */
 
+#include <json-c/json.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
@@ -55,6 +56,43 @@ struct pf_entry {
 	bool dirty;
 };
 
+enum op_kind {
+	OP_KIND_DRAIN,
+	OP_KIND_REBOOT,
+	OP_KIND_RECOVER,
+	OP_KIND_DEVICE_PLUGIN,
+	_OP_KIND_MAX,
+	_OP_KIND_INVALID = -EINVAL,
+};
+
+enum op_step {
+	OP_STEP_LEASE,
+	OP_STEP_DRAIN,
+	OP_STEP_APPLY,
+	OP_STEP_DEVICE_PLUGIN,
+	OP_STEP_REBOOT,
+	OP_STEP_UNCORDON,
+	OP_STEP_RELEASE,
+	OP_STEP_DONE,
+	_OP_STEP_MAX,
+	_OP_STEP_INVALID = -EINVAL,
+};
+
+/* One operation through the Kubernetes API (k8s.c). */
+struct operation {
+	enum op_kind kind;
+	enum op_step step;
+	char **pfs;    /* drain: the PFs it is for */
+	char *slot;    /* the Lease slot held */
+	bool drained;  /* cordoned and drained: uncordon when done or failed */
+	char *reasons; /* reboot: the reasons it is for, one per line */
+	char *error;   /* the step that failed, and why */
+	unsigned attempts;
+	bool running;
+	char boot_id[33]; /* the boot it started in */
+	sd_event_source *retry;
+};
+
 struct manager {
 	sd_event *event;
 	sd_bus *bus;
@@ -63,6 +101,7 @@ struct manager {
 	const char *host_path; /* --host: the simulated host */
 	const char *config_dir;
 	const char *main_config;
+	const char *k8s_notify;
 	char *runtime_dir;
 	char *state_dir;
 
@@ -79,6 +118,21 @@ struct manager {
 	char boot_id[BOOT_ID_MAX];
 
 	char *published;
+
+	/* Kubernetes (k8s.c) */
+	struct operation *op;
+	struct operation *op_saved; /* recorded by an earlier run, until k8s_start() */
+	bool starting;		    /* the first check: no operation starts yet */
+	char **drain_wanted;	    /* PFs deferred until a drain */
+	bool reboot_wanted;	    /* a coordinated reboot is due */
+	char *reboot_tried;	    /* the reasons a reboot was (being) done for */
+	bool device_plugin_wanted;  /* its resources changed */
+	char *dp_vf_sig;	    /* VF counts of the configured PFs, last seen */
+	char *annotated;	    /* the state last published on the node */
+	char *annotate_next;	    /* the state to publish */
+	bool annotate_running;
+	sd_event_source *annotate_timer;
+
 	bool rescan_all;
 	bool reload_pending;
 	sd_event_source *coalesce;
@@ -145,6 +199,45 @@ void manager_bus_applied(struct manager *m, const char *pci, int result);
 /* events.c */
 int manager_events_start(struct manager *m);
 struct manager_events *manager_events_free(struct manager_events *e);
+
+/* Applies one PF after the node was drained for it: disruptive changes run. */
+int manager_apply_drained(struct manager *m, const char *pci);
+/* A Kubernetes operation for pci failed: its PF shows why and is not tried
+ * again on its own. */
+void manager_pf_failed(struct manager *m, const char *pci, const char *error);
+/* The boot ID of the host (the simulated host's, or this machine's). */
+const char *manager_boot_id(const struct manager *m);
+/* Writes the device plugin's config.json when it changed; the arguments of
+ * "k8s-notify restart-device-plugin" with the counts it should show. */
+int manager_device_plugin_args(struct manager *m, char ***ret);
+/* After an apply: write the device-plugin config, and restart the plugin when
+ * it or the VFs changed. */
+void manager_device_plugin_sync(struct manager *m);
+/* The Kubernetes side of a new summary: reboot decision, node annotations. */
+void manager_k8s_summary(struct manager *m);
+/* Reboot through logind (asynchronous; k8s_reboot_done gets the answer). */
+void manager_reboot(struct manager *m);
+
+/* k8s-run.c */
+typedef void (*k8s_done_t)(struct manager *m, int exit_status, struct json_object *result,
+			   void *userdata);
+/* Runs k8s-notify VERB ARGS... (verb_args NULL-terminated); done gets its exit
+ * status (or -errno) and its JSON result (NULL when there was none). */
+int k8s_run(struct manager *m, char **verb_args, k8s_done_t done, void *userdata);
+
+/* k8s.c */
+void k8s_next(struct manager *m);
+/* Before the first check: what an earlier run recorded (operation.json). */
+void k8s_load(struct manager *m);
+/* After it: finish or undo that, or lift a cordon a crash left. */
+void k8s_start(struct manager *m);
+void k8s_reboot_done(struct manager *m, int r, const char *error);
+struct json_object *k8s_operation_json(const struct manager *m);
+void operation_free(struct operation *op);
+const char *op_kind_to_string(enum op_kind k) _pure_;
+const char *op_step_to_string(enum op_step s) _pure_;
+/* k8s-notify annotate, when the node's summary changed. */
+void k8s_annotate(struct manager *m, const char *state);
 
 /* log.c: to the journal when run by systemd, stderr otherwise */
 void log_pf(int priority, const char *pci, const char *fmt, ...) _printf_(3, 4);

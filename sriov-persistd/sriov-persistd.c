@@ -13,6 +13,7 @@
 
 #define RUNTIME_DIR "/run/sriov-persist"
 #define STATE_DIR "/var/lib/sriov-persist"
+#define K8S_NOTIFY LIBEXECDIR "/sriov-persist/k8s-notify"
 
 static void help(void)
 {
@@ -23,9 +24,10 @@ static void help(void)
 	       "  --main-config FILE  the main configuration (default %s)\n"
 	       "  --runtime-dir DIR   status records and locks (default %s, FILE.run with --host)\n"
 	       "  --state-dir DIR     what was created, pending reboots (default %s, FILE.lib)\n"
+	       "  --k8s-notify PATH   the Kubernetes client (default %s)\n"
 	       "  --debug             log every action\n"
 	       "  --version           print the version\n",
-	       MAINCONF_PATH_DEFAULT, RUNTIME_DIR, STATE_DIR);
+	       MAINCONF_PATH_DEFAULT, RUNTIME_DIR, STATE_DIR, K8S_NOTIFY);
 }
 
 enum {
@@ -34,6 +36,7 @@ enum {
 	ARG_MAIN_CONFIG,
 	ARG_RUNTIME_DIR,
 	ARG_STATE_DIR,
+	ARG_K8S_NOTIFY,
 	ARG_DEBUG,
 	ARG_VERSION,
 };
@@ -45,6 +48,7 @@ static const struct option options[] = {
 	{ "main-config", required_argument, NULL, ARG_MAIN_CONFIG },
 	{ "runtime-dir", required_argument, NULL, ARG_RUNTIME_DIR },
 	{ "state-dir", required_argument, NULL, ARG_STATE_DIR },
+	{ "k8s-notify", required_argument, NULL, ARG_K8S_NOTIFY },
 	{ "debug", no_argument, NULL, ARG_DEBUG },
 	{ "version", no_argument, NULL, ARG_VERSION },
 	{},
@@ -56,6 +60,7 @@ static int parse_argv(int argc, char **argv, struct manager *m)
 	const char *runtime = NULL, *state = NULL;
 	int c;
 
+	m->k8s_notify = K8S_NOTIFY;
 	while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
 		switch (c) {
 		case 'h':
@@ -75,6 +80,9 @@ static int parse_argv(int argc, char **argv, struct manager *m)
 			break;
 		case ARG_STATE_DIR:
 			state = optarg;
+			break;
+		case ARG_K8S_NOTIFY:
+			m->k8s_notify = optarg;
 			break;
 		case ARG_DEBUG:
 			log_debug_enabled = true;
@@ -115,6 +123,7 @@ static int setup_signals(struct manager *m)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD); /* k8s-notify children, through sd-event */
 	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
 		return -errno;
 	/* no handler: the loop exits */

@@ -19,9 +19,12 @@ int verb_snapshot(struct ctl *c)
 		return EXIT_FAIL;
 	}
 	/* The machine ID is confidential (machine-id(5)): a snapshot of the real
-	 * host goes into bug reports, so it is left out. */
-	if (!c->host_path)
+	 * host goes into bug reports, so it is left out; so is the boot ID,
+	 * which would make two snapshots of one machine differ for nothing. */
+	if (!c->host_path) {
 		hs->has_machine_id = false;
+		hs->boot_id[0] = '\0';
+	}
 	r = snapshot_format(hs, &text);
 	if (r < 0) {
 		fprintf(stderr, "Formatting the snapshot failed: %s\n", strerror(-r));

@@ -87,6 +87,7 @@ static void print_pf(const struct ctl *c, struct json_object *pf)
 static void print_daemon(const struct ctl *c, struct json_object *d)
 {
 	const char *state = strna(doc_str(d, "state"));
+	struct json_object *op;
 
 	printf("sriov-persistd: %s\n",
 	       ctl_paint(c, streq(state, "idle") ? ANSI_GREEN : ANSI_YELLOW, state));
@@ -96,6 +97,17 @@ static void print_daemon(const struct ctl *c, struct json_object *d)
 	for (size_t i = 0; i < doc_len(d, "config_errors"); i++)
 		printf("  %s %s\n", ctl_paint(c, ANSI_RED, "config error:"),
 		       strna(json_object_get_string(doc_idx(d, "config_errors", i))));
+	op = doc_get(d, "operation");
+	if (op) {
+		printf("  %s %s, step %s", ctl_paint(c, ANSI_YELLOW, "kubernetes:"),
+		       strna(doc_str(op, "kind")), strna(doc_str(op, "step")));
+		for (size_t i = 0; i < doc_len(op, "pfs"); i++)
+			printf("%s%s", i == 0 ? " for " : ", ",
+			       strna(json_object_get_string(doc_idx(op, "pfs", i))));
+		if (doc_str(op, "error"))
+			printf(" (%s)", doc_str(op, "error"));
+		printf("\n");
+	}
 	printf("\n");
 }
 

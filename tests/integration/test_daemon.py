@@ -4,6 +4,7 @@ shipped policy dbus/org.sriovpersist1.conf) against simulated hosts: the D-Bus A
 drift, live layout edits, layout removal, pending reboots, and sriovctl through the daemon."""
 
 import configparser
+import fcntl
 import json
 import os
 import re
@@ -446,7 +447,7 @@ def test_plan_and_status_equal_sriovctl(make_host, start_daemon, bus_client):
     props = c.get_all()
     assert daemon == {"version": VERSION, "state": props["State"], "drifted": props["Drifted"],
                       "pending_reboot_reasons": props["PendingRebootReasons"],
-                      "config_errors": props["ConfigErrors"]}
+                      "config_errors": props["ConfigErrors"], "operation": None}
     assert (daemon["state"], daemon["drifted"]) == ("degraded", True)
     assert any(re.search(r"60-held\.conf:6: .*VLANId=5000", e) for e in daemon["config_errors"]), \
         daemon["config_errors"]
@@ -613,6 +614,33 @@ def test_drift_is_detected_and_repaired(make_host, start_daemon, bus_client):
     # the log names the PF and what drifted
     c.wait(lambda: re.search(rf"{re.escape(E810_A)}.*VF 1", d.log_text()), timeout=10,
            what="a log line naming the drifted VF")
+
+
+def test_the_daemon_never_fights_an_apply_in_progress(make_host, start_daemon, bus_client):
+    """Another process holding the PF's lock (an apply unit, sriovctl apply) has the PF: the
+    daemon neither reports nor repairs what it sees meanwhile, and looks again once that process
+    writes the PF's status record, as apply units do when they finish."""
+    c = bus_client
+    h = configured_host(make_host, "e810.json", {E810_A: (4, 10)}, mode="repair")
+    start_daemon(h)
+    apply_all(c, [E810_A])
+    expected = h.pf(E810_A)
+    run = Path(f"{h.path}.run")
+    with open(run / "lock" / f"{E810_A}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        m = c.mark()
+        drift(h, E810_A, mac="02:11:22:33:44:55")
+        c.wait(lambda: c.get("State", pf_path(E810_A), PF_IFACE) == "applying", timeout=10,
+               what="the PF shown as being applied by someone else")
+        sync(c)
+        assert h.pf(E810_A)["vfs"][1]["mac"] == "02:11:22:33:44:55", "applied under a held lock"
+        assert not [s for s in c.signals[m:] if s.member in ("Applied", "DriftDetected")]
+    record = run / "pf" / f"{E810_A}.json"
+    tmp = record.with_suffix(".tmp")
+    tmp.write_text(record.read_text())
+    tmp.rename(record)
+    assert c.wait_applied(E810_A, m) == 0
+    assert h.pf(E810_A) == expected
 
 
 def test_drift_in_report_mode_waits_for_apply(make_host, start_daemon, bus_client):

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Pure helpers for the conventions of the Kubernetes API: Status objects and
+ * HTTP codes as -errno, MicroTime, retry backoff, JSON field access. No I/O. */
+
+#include <json-c/json.h>
+
+#include "util.h"
+
+/* The size of the message buffers that k8s-notify's modules fill in. */
+#define K8S_ERROR_MAX 512
+
+/* "2006-01-02T15:04:05.000000Z" + NUL */
+#define MICROTIME_MAX 28
+
+/* The UTC time t (µs since the epoch) in the API's MicroTime format, 6 fraction digits. */
+char *microtime_format(usec_t t, char buf[static MICROTIME_MAX]);
+/* RFC 3339 as the API writes it: "YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)".
+ * Fractions beyond 6 digits are truncated. -EINVAL for anything else. */
+int microtime_parse(const char *s, usec_t *ret);
+
+/* An HTTP status of the API (with the Status reason, may be NULL) as -errno:
+ * 401 -EKEYREJECTED, 403 -EACCES, 404 -ENOENT, 409 AlreadyExists -EEXIST,
+ * 409 Conflict -ESTALE, 429 and 5xx -EAGAIN, other 4xx -EINVAL, 415 -EPROTO.
+ * 0 for 2xx. */
+int k8s_http_errno(long status, const char *reason) _pure_;
+/* "Forbidden", "Not Found" ...; "" for codes it does not know. */
+const char *k8s_http_phrase(long status) _pure_;
+/* Whether a failure may go away by itself: the API unreachable, timeouts,
+ * 429/5xx, slots busy. These make k8s-notify exit with EX_TEMPFAIL. */
+bool k8s_errno_is_retryable(int r) _pure_;
+
+/* The message and reason of a Status body (kind "Status"); NULL when absent. */
+const char *k8s_status_message(struct json_object *status);
+const char *k8s_status_reason(struct json_object *status);
+/* The first details.causes[].message of a Status (a budget's own words); NULL when absent. */
+const char *k8s_status_cause(struct json_object *status);
+/* details.retryAfterSeconds of a Status, 0 when absent. */
+uint32_t k8s_status_retry_after(struct json_object *status);
+
+/* The delay before retry number attempt (0-based): base * 2^attempt capped
+ * at cap, of which the upper half is jitter chosen by rnd (equal jitter), so
+ * that contenders spread out but never retry at once. */
+usec_t k8s_backoff(unsigned attempt, usec_t base, usec_t cap, uint32_t rnd) _pure_;
+
+/* o.k1.k2... (NULL-terminated keys); NULL when a step is missing or not an object. */
+struct json_object *k8s_json_get(struct json_object *o, ...) __attribute__((sentinel));
+/* Like k8s_json_get, but only a string value; NULL otherwise. */
+const char *k8s_json_str(struct json_object *o, ...) __attribute__((sentinel));
+
+/* Whether s is a DNS subdomain (object names of nodes, pods, leases). */
+bool k8s_name_is_valid(const char *s) _pure_;
+
+/* Writes the message to error (K8S_ERROR_MAX bytes) and returns r. */
+int k8s_set_error(char *error, int r, const char *fmt, ...) _printf_(3, 4);

@@ -1,0 +1,534 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <curl/curl.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "k8s-client.h"
+
+#define PEM_FILE_MAX (1u << 20)
+#define TOKEN_FILE_MAX (64u << 10)
+
+struct pem {
+	char *data;
+	size_t size;
+};
+
+struct k8s_client {
+	CURL *curl;
+	char *server;
+	char *auth_header; /* "Authorization: Bearer ..." or NULL */
+	struct pem ca, cert, key;
+	struct k8s_client_options o;
+	usec_t deadline;
+	unsigned n_requests;
+	/* the response being received */
+	char *buf;
+	size_t len, cap;
+	bool too_big;
+	char curl_error[CURL_ERROR_SIZE];
+	char error[K8S_ERROR_MAX];
+};
+
+static usec_t usec_min(usec_t a, usec_t b)
+{
+	return a < b ? a : b;
+}
+
+usec_t k8s_now_monotonic(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (usec_t)ts.tv_sec * USEC_PER_SEC + (usec_t)ts.tv_nsec / 1000;
+}
+
+usec_t k8s_now_realtime(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (usec_t)ts.tv_sec * USEC_PER_SEC + (usec_t)ts.tv_nsec / 1000;
+}
+
+void k8s_sleep(usec_t d, usec_t deadline)
+{
+	usec_t now = k8s_now_monotonic();
+	struct timespec ts;
+
+	if (deadline && now + d > deadline)
+		d = deadline > now ? deadline - now : 0;
+	ts = (struct timespec){ .tv_sec = (time_t)(d / USEC_PER_SEC),
+				.tv_nsec = (long)(d % USEC_PER_SEC) * 1000 };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+uint32_t k8s_random(void)
+{
+	uint32_t v;
+
+	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != (ssize_t)sizeof(v))
+		v = (uint32_t)k8s_now_monotonic() ^ (uint32_t)getpid() * 2654435761u;
+	return v;
+}
+
+int k8s_client_fail(struct k8s_client *c, int r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->error, sizeof(c->error), fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+/* ---- credentials ---- */
+
+static int pem_load(const struct kc_blob *b, const char *what, const char *marker, struct pem *ret,
+		    char *error)
+{
+	_cleanup_free_ char *data = NULL;
+	size_t size = b->size;
+	int r;
+
+	if (!b->path && !b->data)
+		return 0;
+	if (b->data) {
+		data = malloc(b->size + 1);
+		if (!data)
+			return -ENOMEM;
+		memcpy(data, b->data, b->size);
+		data[b->size] = '\0';
+	} else {
+		r = read_file_at(AT_FDCWD, b->path, PEM_FILE_MAX, &data, &size);
+		if (r < 0)
+			return k8s_set_error(error, r, "cannot read %s %s: %s", what, b->path,
+					     strerror(-r));
+	}
+	if (!memmem(data, size, marker, strlen(marker)))
+		return k8s_set_error(error, -EBADMSG, "bad %s%s%s: no PEM block \"%s\" in it", what,
+				     b->path ? " " : "", strempty(b->path), marker);
+	*ret = (struct pem){ .data = TAKE_PTR(data), .size = size };
+	return 0;
+}
+
+static int token_load(const struct kubeconfig *kc, char **ret, char *error)
+{
+	_cleanup_free_ char *token = NULL;
+	size_t n;
+	int r;
+
+	if (kc->token)
+		token = strdup(kc->token);
+	else if (kc->token_file) {
+		r = read_file_at(AT_FDCWD, kc->token_file, TOKEN_FILE_MAX, &token, NULL);
+		if (r < 0)
+			return k8s_set_error(error, r, "cannot read token file %s: %s",
+					     kc->token_file, strerror(-r));
+	} else
+		return 0;
+	if (!token)
+		return -ENOMEM;
+	for (n = strlen(token); n > 0 && strchr(" \t\r\n", token[n - 1]); n--)
+		token[n - 1] = '\0';
+	if (n == 0 || strpbrk(token, "\r\n"))
+		return k8s_set_error(error, -ENOKEY, "token%s%s is %s",
+				     kc->token_file ? " file " : "", strempty(kc->token_file),
+				     n ? "not one line" : "empty");
+	*ret = strdup_printf("Authorization: Bearer %s", token);
+	explicit_bzero(token, n);
+	return *ret ? 0 : -ENOMEM;
+}
+
+static int credentials_load(struct k8s_client *c, const struct kubeconfig *kc, char *error)
+{
+	int r;
+
+	r = pem_load(&kc->ca, "CA", "-----BEGIN CERTIFICATE-----", &c->ca, error);
+	if (r >= 0)
+		r = pem_load(&kc->client_cert, "client certificate", "-----BEGIN CERTIFICATE-----",
+			     &c->cert, error);
+	if (r >= 0)
+		r = pem_load(&kc->client_key, "client key", "PRIVATE KEY-----", &c->key, error);
+	if (r >= 0)
+		r = token_load(kc, &c->auth_header, error);
+	return r;
+}
+
+/* ---- the curl handle ---- */
+
+static size_t on_write(char *ptr, size_t size, size_t nmemb, void *userdata)
+{
+	struct k8s_client *c = userdata;
+	size_t n = size * nmemb;
+
+	if (c->len + n > K8S_RESPONSE_MAX) {
+		c->too_big = true;
+		return 0;
+	}
+	if (c->len + n + 1 > c->cap) {
+		size_t cap = (c->len + n + 1) * 2;
+		char *b = realloc(c->buf, cap);
+
+		if (!b)
+			return 0;
+		c->buf = b;
+		c->cap = cap;
+	}
+	memcpy(c->buf + c->len, ptr, n);
+	c->len += n;
+	c->buf[c->len] = '\0';
+	return n;
+}
+
+static int curl_setup(struct k8s_client *c)
+{
+	CURL *h = c->curl;
+	bool ok = true;
+
+	ok &= curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L) == CURLE_OK;
+	ok &= curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "https") == CURLE_OK;
+	ok &= curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L) == CURLE_OK;
+	ok &= curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L) == CURLE_OK;
+	ok &= curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L) == CURLE_OK;
+	ok &= curl_easy_setopt(h, CURLOPT_ERRORBUFFER, c->curl_error) == CURLE_OK;
+	ok &= curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write) == CURLE_OK;
+	ok &= curl_easy_setopt(h, CURLOPT_WRITEDATA, c) == CURLE_OK;
+	ok &= curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)K8S_RESPONSE_MAX) ==
+	      CURLE_OK;
+	ok &= curl_easy_setopt(h, CURLOPT_USERAGENT, c->o.user_agent) == CURLE_OK;
+	if (c->ca.data) {
+		/* only the cluster's CA, not the system's store */
+		struct curl_blob b = { c->ca.data, c->ca.size, CURL_BLOB_COPY };
+
+		ok &= curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &b) == CURLE_OK;
+		ok &= curl_easy_setopt(h, CURLOPT_CAINFO, NULL) == CURLE_OK;
+		ok &= curl_easy_setopt(h, CURLOPT_CAPATH, NULL) == CURLE_OK;
+	}
+	if (c->cert.data) {
+		struct curl_blob cb = { c->cert.data, c->cert.size, CURL_BLOB_COPY };
+		struct curl_blob kb = { c->key.data, c->key.size, CURL_BLOB_COPY };
+
+		ok &= curl_easy_setopt(h, CURLOPT_SSLCERT_BLOB, &cb) == CURLE_OK;
+		ok &= curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM") == CURLE_OK;
+		ok &= curl_easy_setopt(h, CURLOPT_SSLKEY_BLOB, &kb) == CURLE_OK;
+		ok &= curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM") == CURLE_OK;
+	}
+	return ok ? 0 : -EOPNOTSUPP;
+}
+
+int k8s_client_new(const struct kubeconfig *kc, const struct k8s_client_options *o,
+		   struct k8s_client **ret, char error[static K8S_ERROR_MAX])
+{
+	_cleanup_k8s_client_ struct k8s_client *c = calloc(1, sizeof(*c));
+	int r;
+
+	if (!c)
+		return -ENOMEM;
+	c->o = *o;
+	if (c->o.max_attempts == 0)
+		c->o.max_attempts = 1;
+	c->server = strdup(kc->server);
+	if (!c->server)
+		return -ENOMEM;
+	r = credentials_load(c, kc, error);
+	if (r < 0)
+		return r;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || !(c->curl = curl_easy_init()))
+		return k8s_set_error(error, -ENOMEM, "cannot initialize libcurl");
+	r = curl_setup(c);
+	if (r < 0)
+		return k8s_set_error(error, r,
+				     "libcurl lacks a needed option (built without TLS?)");
+	*ret = TAKE_PTR(c);
+	return 0;
+}
+
+static void pem_done(struct pem *p)
+{
+	if (p->data)
+		explicit_bzero(p->data, p->size);
+	free(p->data);
+}
+
+struct k8s_client *k8s_client_free(struct k8s_client *c)
+{
+	if (!c)
+		return NULL;
+	if (c->curl)
+		curl_easy_cleanup(c->curl);
+	free(c->server);
+	if (c->auth_header)
+		explicit_bzero(c->auth_header, strlen(c->auth_header));
+	free(c->auth_header);
+	pem_done(&c->ca);
+	pem_done(&c->cert);
+	pem_done(&c->key);
+	free(c->buf);
+	free(c);
+	return NULL;
+}
+
+void k8s_client_set_deadline(struct k8s_client *c, usec_t deadline)
+{
+	c->deadline = deadline;
+}
+
+unsigned k8s_client_requests(const struct k8s_client *c)
+{
+	return c->n_requests;
+}
+
+const char *k8s_client_error(const struct k8s_client *c)
+{
+	return c->error;
+}
+
+void k8s_response_done(struct k8s_response *r)
+{
+	if (r->json)
+		json_object_put(r->json);
+	*r = (struct k8s_response){};
+}
+
+char *k8s_escape(const char *s)
+{
+	char *e = curl_easy_escape(NULL, s, 0), *copy;
+
+	if (!e)
+		return NULL;
+	copy = strdup(e);
+	curl_free(e);
+	return copy;
+}
+
+/* ---- requests ---- */
+
+static const struct {
+	CURLcode code;
+	int error;
+} curl_errors[] = {
+	{ CURLE_COULDNT_RESOLVE_HOST, -EHOSTUNREACH },
+	{ CURLE_COULDNT_CONNECT, -ECONNREFUSED },
+	{ CURLE_OPERATION_TIMEDOUT, -ETIMEDOUT },
+	{ CURLE_SEND_ERROR, -ECONNRESET },
+	{ CURLE_RECV_ERROR, -ECONNRESET },
+	{ CURLE_GOT_NOTHING, -ECONNRESET },
+	{ CURLE_PARTIAL_FILE, -ECONNRESET },
+	{ CURLE_HTTP2, -ECONNRESET },
+	{ CURLE_HTTP2_STREAM, -ECONNRESET },
+	{ CURLE_SSL_CONNECT_ERROR, -ECONNRESET },
+	{ CURLE_PEER_FAILED_VERIFICATION, -EBADMSG },
+	{ CURLE_SSL_CACERT_BADFILE, -EBADMSG },
+	{ CURLE_SSL_CERTPROBLEM, -EBADMSG },
+	{ CURLE_SSL_ISSUER_ERROR, -EBADMSG },
+	{ CURLE_SSL_CIPHER, -EBADMSG },
+	{ CURLE_FILESIZE_EXCEEDED, -EFBIG },
+	{ CURLE_OUT_OF_MEMORY, -ENOMEM },
+	{ CURLE_UNSUPPORTED_PROTOCOL, -EPROTONOSUPPORT },
+	{ CURLE_URL_MALFORMAT, -EINVAL },
+};
+
+static int curl_errno(CURLcode code)
+{
+	for (size_t i = 0; i < ELEMENTSOF(curl_errors); i++)
+		if (curl_errors[i].code == code)
+			return curl_errors[i].error;
+	return -EIO;
+}
+
+static int transport_error(struct k8s_client *c, const struct k8s_request *req, CURLcode code)
+{
+	const char *detail = c->curl_error[0] ? c->curl_error : curl_easy_strerror(code);
+	int r = c->too_big ? -EFBIG : curl_errno(code);
+
+	if (r == -EFBIG)
+		return k8s_client_fail(c, r, "%s: response larger than %u MiB, refused", req->what,
+				       K8S_RESPONSE_MAX >> 20);
+	if (r == -EBADMSG)
+		return k8s_client_fail(c, r, "%s: TLS with %s failed, server not trusted: %s",
+				       req->what, c->server, detail);
+	return k8s_client_fail(c, r, "%s: %s: %s", req->what, c->server, detail);
+}
+
+static int request_headers(struct k8s_client *c, const struct k8s_request *req,
+			   struct curl_slist **ret)
+{
+	_cleanup_free_ char *ct = NULL;
+	struct curl_slist *l = NULL, *n;
+	const char *h[4] = { "Accept: application/json", "Expect:", c->auth_header, NULL };
+
+	if (req->body) {
+		ct = strdup_printf("Content-Type: %s", req->content_type ?: K8S_JSON);
+		if (!ct)
+			return -ENOMEM;
+		h[3] = ct;
+	}
+	for (size_t i = 0; i < ELEMENTSOF(h); i++) {
+		if (!h[i])
+			continue;
+		n = curl_slist_append(l, h[i]);
+		if (!n) {
+			curl_slist_free_all(l);
+			return -ENOMEM;
+		}
+		l = n;
+	}
+	*ret = l;
+	return 0;
+}
+
+static void request_timeouts(struct k8s_client *c)
+{
+	usec_t total = c->o.request_timeout, now = k8s_now_monotonic();
+
+	if (c->deadline && (c->deadline <= now || c->deadline - now < total))
+		total = c->deadline > now ? c->deadline - now : 1000;
+	curl_easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, (long)((total + 999) / 1000));
+	curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT_MS,
+			 (long)((usec_min(total, c->o.connect_timeout) + 999) / 1000));
+}
+
+static int request_setup(struct k8s_client *c, const struct k8s_request *req)
+{
+	_cleanup_free_ char *url = strdup_printf("%s%s", c->server, req->path);
+	CURL *h = c->curl;
+
+	if (!url)
+		return -ENOMEM;
+	curl_easy_setopt(h, CURLOPT_URL, url); /* copied */
+	curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+	if (req->body) {
+		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(req->body));
+		curl_easy_setopt(h, CURLOPT_COPYPOSTFIELDS, req->body);
+	}
+	curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, streq(req->method, "GET") ? NULL : req->method);
+	request_timeouts(c);
+	c->len = 0;
+	c->too_big = false;
+	c->curl_error[0] = '\0';
+	return 0;
+}
+
+static struct json_object *parse_json(const char *buf, size_t len)
+{
+	struct json_tokener *tok;
+	struct json_object *o;
+
+	if (len == 0 || len > INT32_MAX)
+		return NULL;
+	tok = json_tokener_new_ex(64);
+	if (!tok)
+		return NULL;
+	o = json_tokener_parse_ex(tok, buf, (int)len);
+	if (o && json_tokener_get_error(tok) != json_tokener_success) {
+		json_object_put(o);
+		o = NULL;
+	}
+	json_tokener_free(tok);
+	return o;
+}
+
+/* One attempt: 0 with the response, or -errno with the message set. */
+static int perform_once(struct k8s_client *c, const struct k8s_request *req,
+			struct k8s_response *ret)
+{
+	struct curl_slist *headers = NULL;
+	curl_off_t retry_after = 0;
+	CURLcode code;
+	long status = 0;
+	int r;
+
+	r = request_setup(c, req);
+	if (r >= 0)
+		r = request_headers(c, req, &headers);
+	if (r < 0)
+		return k8s_client_fail(c, r, "%s: %s", req->what, strerror(-r));
+	curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, headers);
+	c->n_requests++;
+	code = curl_easy_perform(c->curl);
+	curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, NULL);
+	curl_slist_free_all(headers);
+	if (code != CURLE_OK)
+		return transport_error(c, req, code);
+	curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_getinfo(c->curl, CURLINFO_RETRY_AFTER, &retry_after);
+	*ret = (struct k8s_response){ .status = status, .json = parse_json(c->buf, c->len) };
+	ret->retry_after = retry_after > 0 ? (usec_t)retry_after * USEC_PER_SEC :
+					     k8s_status_retry_after(ret->json) * USEC_PER_SEC;
+	return 0;
+}
+
+static bool should_retry(const struct k8s_request *req, int r, const struct k8s_response *resp)
+{
+	if (r < 0)
+		return k8s_errno_is_retryable(r);
+	if (req->flags & K8S_CALL_RAW_STATUS)
+		return false;
+	return resp->status == 429 || resp->status >= 500;
+}
+
+int k8s_call(struct k8s_client *c, const struct k8s_request *req, struct k8s_response *ret)
+{
+	struct k8s_response resp = {};
+	int r;
+
+	for (unsigned attempt = 0;; attempt++) {
+		usec_t delay;
+
+		k8s_response_done(&resp);
+		r = perform_once(c, req, &resp);
+		if (!should_retry(req, r, &resp) || attempt + 1 >= c->o.max_attempts)
+			break;
+		delay = k8s_backoff(attempt, c->o.backoff_base, c->o.backoff_max, k8s_random());
+		if (r >= 0 && resp.retry_after > delay)
+			delay = usec_min(resp.retry_after, c->o.backoff_max);
+		if (c->deadline && k8s_now_monotonic() + delay >= c->deadline)
+			break;
+		k8s_sleep(delay, c->deadline);
+	}
+	if (r < 0)
+		return r;
+	*ret = resp;
+	return 0;
+}
+
+int k8s_response_error(struct k8s_client *c, const struct k8s_request *req,
+		       const struct k8s_response *resp)
+{
+	const char *msg = k8s_status_message(resp->json);
+	int r = k8s_http_errno(resp->status, k8s_status_reason(resp->json));
+
+	if (r == 0)
+		return 0;
+	if (resp->status == 401)
+		return k8s_client_fail(c, r,
+				       "%s: 401 Unauthorized: the API server did not accept the "
+				       "credentials (token or client certificate)%s%s",
+				       req->what, msg ? ": " : "", strempty(msg));
+	if (resp->status == 403)
+		return k8s_client_fail(c, r, "%s: 403 Forbidden, refused by RBAC: %s", req->what,
+				       msg ?: "no reason given");
+	return k8s_client_fail(c, r, "%s: %ld %s%s%s", req->what, resp->status,
+			       k8s_http_phrase(resp->status), msg ? ": " : "", strempty(msg));
+}
+
+int k8s_do(struct k8s_client *c, const struct k8s_request *req, struct json_object **ret_json)
+{
+	struct k8s_response resp = {};
+	int r;
+
+	r = k8s_call(c, req, &resp);
+	if (r < 0)
+		return r;
+	r = k8s_response_error(c, req, &resp);
+	if (r >= 0 && ret_json && !resp.json)
+		r = k8s_client_fail(c, -EBADMSG, "%s: the response is not JSON", req->what);
+	if (r >= 0 && ret_json)
+		*ret_json = TAKE_PTR(resp.json);
+	k8s_response_done(&resp);
+	return r;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The API server over HTTPS (libcurl), TLS always verified. Each call retries
+ * connection failures, timeouts, 429 and 5xx with exponential backoff and
+ * jitter, bounded by a number of attempts and by the client's deadline.
+ * Responses are bounded (K8S_RESPONSE_MAX) and decoded as JSON. Failures come
+ * back as -errno with a message in k8s_client_error() that names the request. */
+
+#include "k8s-api.h"
+#include "kubeconfig.h"
+
+#define K8S_RESPONSE_MAX (8u << 20)
+
+#define K8S_MERGE_PATCH "application/merge-patch+json"
+#define K8S_JSON "application/json"
+
+struct k8s_client_options {
+	usec_t connect_timeout; /* one connection attempt */
+	usec_t request_timeout; /* one whole request */
+	unsigned max_attempts;	/* per call, >= 1 */
+	usec_t backoff_base, backoff_max;
+	const char *user_agent;
+};
+
+struct k8s_client;
+
+/* Takes what it needs from kc (reads the token file and the CA now). */
+int k8s_client_new(const struct kubeconfig *kc, const struct k8s_client_options *o,
+		   struct k8s_client **ret, char error[static K8S_ERROR_MAX]);
+struct k8s_client *k8s_client_free(struct k8s_client *c);
+static inline void k8s_client_freep(struct k8s_client **c)
+{
+	k8s_client_free(*c);
+}
+#define _cleanup_k8s_client_ _cleanup_(k8s_client_freep)
+
+/* No call (retries included) goes on past this CLOCK_MONOTONIC time; 0 = none. */
+void k8s_client_set_deadline(struct k8s_client *c, usec_t deadline);
+/* HTTP requests sent so far (every attempt counts). */
+unsigned k8s_client_requests(const struct k8s_client *c);
+const char *k8s_client_error(const struct k8s_client *c);
+/* Records a message for r (the caller's own failure) and returns r. */
+int k8s_client_fail(struct k8s_client *c, int r, const char *fmt, ...) _printf_(3, 4);
+
+enum {
+	/* Hand 429 and 5xx back to the caller instead of retrying them (evictions). */
+	K8S_CALL_RAW_STATUS = 1 << 0,
+};
+
+struct k8s_request {
+	const char *method; /* GET, POST, PUT, PATCH, DELETE */
+	const char *path;   /* with query, already escaped */
+	const char *content_type;
+	const char *body;
+	const char *what; /* "patch node worker-1", for messages */
+	unsigned flags;
+};
+
+struct k8s_response {
+	long status;
+	struct json_object *json; /* NULL when the body is not JSON */
+	usec_t retry_after;	  /* Retry-After or details.retryAfterSeconds; 0 = none */
+};
+void k8s_response_done(struct k8s_response *r);
+
+/* Sends req, retrying as above. 0 when a response came, whatever its status
+ * (a 429 or 5xx comes back as such with K8S_CALL_RAW_STATUS or once the
+ * attempts are used up); -errno when none did, it was too large, or the
+ * server's certificate was not verified. */
+int k8s_call(struct k8s_client *c, const struct k8s_request *req, struct k8s_response *ret);
+/* k8s_call, and a status other than 2xx becomes -errno (k8s_http_errno) with
+ * "what: 403 Forbidden: <Status message>". ret_json (may be NULL) gets the body. */
+int k8s_do(struct k8s_client *c, const struct k8s_request *req, struct json_object **ret_json);
+/* Sets the message for a non-2xx response and returns its -errno. */
+int k8s_response_error(struct k8s_client *c, const struct k8s_request *req,
+		       const struct k8s_response *resp);
+
+/* A path segment or query value, percent-encoded; NULL on ENOMEM. */
+char *k8s_escape(const char *s);
+
+/* Clocks and sleeping, in µs. */
+usec_t k8s_now_monotonic(void);
+usec_t k8s_now_realtime(void);
+/* Sleeps for d, but not past deadline (0 = none). */
+void k8s_sleep(usec_t d, usec_t deadline);
+uint32_t k8s_random(void);

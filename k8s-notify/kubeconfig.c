@@ -1,0 +1,458 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <yaml.h>
+
+#include "kubeconfig.h"
+
+static void kc_blob_done(struct kc_blob *b)
+{
+	free(b->path);
+	free(b->data);
+	*b = (struct kc_blob){};
+}
+
+struct kubeconfig *kubeconfig_free(struct kubeconfig *kc)
+{
+	if (!kc)
+		return NULL;
+	free(kc->context);
+	free(kc->server);
+	kc_blob_done(&kc->ca);
+	kc_blob_done(&kc->client_cert);
+	kc_blob_done(&kc->client_key);
+	free(kc->token);
+	free(kc->token_file);
+	free(kc->namespace);
+	free(kc);
+	return NULL;
+}
+
+static int fail(char *error, int r, const char *fmt, ...) _printf_(3, 4);
+static int fail(char *error, int r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(error, K8S_ERROR_MAX, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+/* ---- base64 ---- */
+
+static int b64_value(char c)
+{
+	static const char alphabet[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const char *p = c ? strchr(alphabet, c) : NULL;
+
+	return p ? (int)(p - alphabet) : -1;
+}
+
+int k8s_base64_decode(const char *s, size_t n, char **ret, size_t *ret_size)
+{
+	_cleanup_free_ char *out = malloc(n / 4 * 3 + 4);
+	size_t len = 0, pad = 0, bits = 0;
+	uint32_t acc = 0;
+
+	if (!out)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		int v;
+
+		if (strchr(" \t\r\n", s[i]) && s[i])
+			continue;
+		if (s[i] == '=') {
+			pad++;
+			continue;
+		}
+		v = b64_value(s[i]);
+		if (v < 0 || pad > 0)
+			return -EINVAL;
+		acc = (acc << 6) | (uint32_t)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out[len++] = (char)((acc >> bits) & 0xff);
+		}
+	}
+	/* leftover bits must be padding zeros, and at most 2 '=' */
+	if (pad > 2 || bits >= 6 || (acc & ((1u << bits) - 1)) != 0)
+		return -EINVAL;
+	out[len] = '\0';
+	*ret_size = len;
+	*ret = TAKE_PTR(out);
+	return 0;
+}
+
+/* ---- YAML document access ---- */
+
+struct kc_parser {
+	yaml_document_t *doc;
+	const char *base_dir;
+	char *error;
+	struct kubeconfig *kc;
+};
+
+/* The string of a scalar node; NULL for other nodes or scalars holding a NUL. */
+static const char *node_str(const yaml_node_t *n)
+{
+	if (!n || n->type != YAML_SCALAR_NODE)
+		return NULL;
+	if (strlen((const char *)n->data.scalar.value) != n->data.scalar.length)
+		return NULL;
+	return (const char *)n->data.scalar.value;
+}
+
+static yaml_node_t *map_get(yaml_document_t *doc, const yaml_node_t *map, const char *key)
+{
+	if (!map || map->type != YAML_MAPPING_NODE)
+		return NULL;
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+	     p++) {
+		const char *k = node_str(yaml_document_get_node(doc, p->key));
+
+		if (k && streq(k, key))
+			return yaml_document_get_node(doc, p->value);
+	}
+	return NULL;
+}
+
+/* A string field of a mapping: 0 and NULL when absent, -EINVAL when not a string. */
+static int map_str(struct kc_parser *p, const yaml_node_t *map, const char *what, const char *key,
+		   const char **ret)
+{
+	yaml_node_t *n = map_get(p->doc, map, key);
+
+	*ret = NULL;
+	if (!n)
+		return 0;
+	*ret = node_str(n);
+	if (!*ret)
+		return fail(p->error, -EINVAL, "kubeconfig: %s: %s must be a string", what, key);
+	return 0;
+}
+
+/* The entry of list (clusters, contexts, users) called name: its field `field`. */
+static int find_named(struct kc_parser *p, const char *list, const char *field, const char *name,
+		      yaml_node_t **ret)
+{
+	yaml_node_t *seq = map_get(p->doc, yaml_document_get_root_node(p->doc), list);
+
+	if (seq && seq->type != YAML_SEQUENCE_NODE)
+		return fail(p->error, -EINVAL, "kubeconfig: %s must be a list", list);
+	for (yaml_node_item_t *i = seq ? seq->data.sequence.items.start : NULL;
+	     seq && i < seq->data.sequence.items.top; i++) {
+		yaml_node_t *entry = yaml_document_get_node(p->doc, *i);
+		const char *n = node_str(map_get(p->doc, entry, "name"));
+
+		if (!n || !streq(n, name))
+			continue;
+		*ret = map_get(p->doc, entry, field);
+		if (!*ret || (*ret)->type != YAML_MAPPING_NODE)
+			return fail(p->error, -EINVAL, "kubeconfig: %s \"%s\" has no %s map", list,
+				    name, field);
+		return 0;
+	}
+	return fail(p->error, -ENOENT, "kubeconfig: %.8s \"%s\" not found in %s", field, name,
+		    list);
+}
+
+static bool has_control_chars(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < ' ' || *s == 0x7f)
+			return true;
+	return false;
+}
+
+static int set_str(char **field, const char *v)
+{
+	char *s = strdup(v);
+
+	if (!s)
+		return -ENOMEM;
+	free(*field);
+	*field = s;
+	return 0;
+}
+
+static int set_path(struct kc_parser *p, char **field, const char *v)
+{
+	if (v[0] == '/' || !p->base_dir)
+		return set_str(field, v);
+	free(*field);
+	*field = strdup_printf("%s/%s", p->base_dir, v);
+	return *field ? 0 : -ENOMEM;
+}
+
+/* key (a file) or key-data (base64, taking precedence) into b. */
+static int parse_blob(struct kc_parser *p, const yaml_node_t *map, const char *what,
+		      const char *key, struct kc_blob *b)
+{
+	_cleanup_free_ char *data_key = strdup_printf("%s-data", key);
+	const char *path, *data;
+	int r;
+
+	if (!data_key)
+		return -ENOMEM;
+	r = map_str(p, map, what, key, &path);
+	if (r >= 0)
+		r = map_str(p, map, what, data_key, &data);
+	if (r < 0)
+		return r;
+	if (data && *data) {
+		r = k8s_base64_decode(data, strlen(data), &b->data, &b->size);
+		if (r == -EINVAL)
+			return fail(p->error, r, "kubeconfig: %s: %s is not valid base64", what,
+				    data_key);
+		return r;
+	}
+	if (path && *path)
+		return set_path(p, &b->path, path);
+	return 0;
+}
+
+static int parse_cluster(struct kc_parser *p, const char *name)
+{
+	_cleanup_free_ char *what = strdup_printf("cluster \"%s\"", name);
+	const char *server, *insecure, *sni;
+	yaml_node_t *c;
+	size_t n;
+	int r;
+
+	if (!what)
+		return -ENOMEM;
+	r = find_named(p, "clusters", "cluster", name, &c);
+	if (r >= 0)
+		r = map_str(p, c, what, "insecure-skip-tls-verify", &insecure);
+	if (r >= 0)
+		r = map_str(p, c, what, "tls-server-name", &sni);
+	if (r >= 0)
+		r = map_str(p, c, what, "server", &server);
+	if (r < 0)
+		return r;
+	if (insecure && parse_boolean(insecure) != 0)
+		return fail(p->error, -EPERM,
+			    "kubeconfig: %s sets insecure-skip-tls-verify: refused, TLS is always "
+			    "verified (give certificate-authority or certificate-authority-data)",
+			    what);
+	if (sni && *sni)
+		return fail(p->error, -EOPNOTSUPP,
+			    "kubeconfig: %s: tls-server-name is not supported", what);
+	if (!server || strncmp(server, "https://", 8) != 0 || strlen(server) <= 8 ||
+	    has_control_chars(server) || strpbrk(server, " ?#"))
+		return fail(p->error, -EINVAL,
+			    "kubeconfig: %s: server must be an https:// URL, got \"%s\"", what,
+			    strempty(server));
+	r = set_str(&p->kc->server, server);
+	if (r < 0)
+		return r;
+	for (n = strlen(p->kc->server); n > 8 && p->kc->server[n - 1] == '/'; n--)
+		p->kc->server[n - 1] = '\0';
+	return parse_blob(p, c, what, "certificate-authority", &p->kc->ca);
+}
+
+/* Credentials k8s-notify cannot use are an error, not a silent anonymous request. */
+static int check_user_unsupported(struct kc_parser *p, const yaml_node_t *u, const char *what)
+{
+	static const char *const unsupported[] = { "exec", "auth-provider", "username", "password",
+						   "as" };
+
+	for (size_t i = 0; i < ELEMENTSOF(unsupported); i++)
+		if (map_get(p->doc, u, unsupported[i]))
+			return fail(p->error, -EOPNOTSUPP,
+				    "kubeconfig: %s uses \"%s\", which is not supported: give a "
+				    "token, tokenFile or client certificate",
+				    what, unsupported[i]);
+	return 0;
+}
+
+static int parse_token(struct kc_parser *p, const yaml_node_t *u, const char *what)
+{
+	const char *token, *file, *file2;
+	int r;
+
+	r = map_str(p, u, what, "token", &token);
+	if (r >= 0)
+		r = map_str(p, u, what, "tokenFile", &file);
+	if (r >= 0)
+		r = map_str(p, u, what, "token-file", &file2);
+	if (r < 0)
+		return r;
+	if (token && *token) {
+		if (has_control_chars(token))
+			return fail(p->error, -EINVAL,
+				    "kubeconfig: %s: token has control characters", what);
+		return set_str(&p->kc->token, token);
+	}
+	file = file && *file ? file : file2;
+	if (file && *file)
+		return set_path(p, &p->kc->token_file, file);
+	return 0;
+}
+
+static bool blob_set(const struct kc_blob *b)
+{
+	return b->path || b->data;
+}
+
+static int parse_user(struct kc_parser *p, const char *name)
+{
+	_cleanup_free_ char *what = strdup_printf("user \"%s\"", name);
+	struct kubeconfig *kc = p->kc;
+	yaml_node_t *u;
+	int r;
+
+	if (!what)
+		return -ENOMEM;
+	r = find_named(p, "users", "user", name, &u);
+	if (r >= 0)
+		r = check_user_unsupported(p, u, what);
+	if (r >= 0)
+		r = parse_token(p, u, what);
+	if (r >= 0)
+		r = parse_blob(p, u, what, "client-certificate", &kc->client_cert);
+	if (r >= 0)
+		r = parse_blob(p, u, what, "client-key", &kc->client_key);
+	if (r < 0)
+		return r;
+	if (blob_set(&kc->client_cert) != blob_set(&kc->client_key))
+		return fail(
+			p->error, -EINVAL,
+			"kubeconfig: %s: a client certificate needs a client key and vice versa",
+			what);
+	if (!kc->token && !kc->token_file && !blob_set(&kc->client_cert))
+		return fail(p->error, -ENOKEY,
+			    "kubeconfig: %s has no token, tokenFile or client certificate", what);
+	return 0;
+}
+
+static int parse_context(struct kc_parser *p)
+{
+	yaml_node_t *root = yaml_document_get_root_node(p->doc), *ctx;
+	const char *current, *cluster, *user, *ns;
+	int r;
+
+	if (!root || root->type != YAML_MAPPING_NODE)
+		return fail(p->error, -EINVAL, "kubeconfig: not a YAML mapping");
+	r = map_str(p, root, "document", "current-context", &current);
+	if (r < 0)
+		return r;
+	if (!current || !*current)
+		return fail(p->error, -EINVAL, "kubeconfig: no current-context");
+	r = find_named(p, "contexts", "context", current, &ctx);
+	if (r >= 0)
+		r = map_str(p, ctx, "context", "cluster", &cluster);
+	if (r >= 0)
+		r = map_str(p, ctx, "context", "user", &user);
+	if (r >= 0)
+		r = map_str(p, ctx, "context", "namespace", &ns);
+	if (r < 0)
+		return r;
+	if (!cluster || !*cluster || !user || !*user)
+		return fail(p->error, -EINVAL,
+			    "kubeconfig: context \"%s\" needs a cluster and a user", current);
+	if (set_str(&p->kc->context, current) < 0 ||
+	    (ns && *ns && set_str(&p->kc->namespace, ns) < 0))
+		return -ENOMEM;
+	r = parse_cluster(p, cluster);
+	return r < 0 ? r : parse_user(p, user);
+}
+
+int kubeconfig_parse(const char *text, size_t size, const char *base_dir, struct kubeconfig **ret,
+		     char error[static K8S_ERROR_MAX])
+{
+	_cleanup_kubeconfig_ struct kubeconfig *kc = calloc(1, sizeof(*kc));
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	struct kc_parser p = { .doc = &doc, .base_dir = base_dir, .error = error, .kc = kc };
+	int r;
+
+	if (!kc || !yaml_parser_initialize(&parser))
+		return -ENOMEM;
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, size);
+	if (!yaml_parser_load(&parser, &doc)) {
+		r = fail(error, -EINVAL, "kubeconfig: line %zu: %s",
+			 (size_t)parser.problem_mark.line + 1, strna(parser.problem));
+		yaml_parser_delete(&parser);
+		return r;
+	}
+	r = parse_context(&p);
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(kc);
+	return 0;
+}
+
+int kubeconfig_load(const char *path, struct kubeconfig **ret, char error[static K8S_ERROR_MAX])
+{
+	_cleanup_free_ char *text = NULL, *copy = strdup(path), *where = NULL;
+	size_t size;
+	int r;
+
+	if (!copy)
+		return -ENOMEM;
+	r = read_file_at(AT_FDCWD, path, KUBECONFIG_FILE_MAX, &text, &size);
+	if (r < 0)
+		return fail(error, r, "cannot read kubeconfig %s: %s", path,
+			    r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
+	r = kubeconfig_parse(text, size, dirname(copy), ret, error);
+	if (r < 0 && r != -ENOMEM) {
+		where = strdup_printf("%s: %s", path, error);
+		if (where)
+			snprintf(error, K8S_ERROR_MAX, "%s", where);
+	}
+	return r;
+}
+
+static int read_namespace(const char *sa_dir, char **ret)
+{
+	_cleanup_free_ char *path = strdup_printf("%s/namespace", sa_dir), *ns = NULL;
+	int r;
+
+	if (!path)
+		return -ENOMEM;
+	r = read_file_at(AT_FDCWD, path, 256, &ns, NULL);
+	if (r < 0) /* optional */
+		return r == -ENOMEM ? r : 0;
+	ns[strcspn(ns, " \t\r\n")] = '\0';
+	if (*ns && k8s_name_is_valid(ns))
+		*ret = TAKE_PTR(ns);
+	return 0;
+}
+
+int kubeconfig_in_cluster(const char *sa_dir, const char *host, const char *port,
+			  struct kubeconfig **ret, char error[static K8S_ERROR_MAX])
+{
+	_cleanup_kubeconfig_ struct kubeconfig *kc = calloc(1, sizeof(*kc));
+	uint32_t p;
+	int r;
+
+	if (!kc)
+		return -ENOMEM;
+	if (!host || !*host || has_control_chars(host) || strpbrk(host, "/ ?#@"))
+		return fail(error, -EINVAL,
+			    "in-cluster: KUBERNETES_SERVICE_HOST is not a host: \"%s\"",
+			    strempty(host));
+	if (!port || safe_atou32(port, 10, &p) < 0 || p == 0 || p > 65535)
+		return fail(error, -EINVAL,
+			    "in-cluster: KUBERNETES_SERVICE_PORT is not a port: \"%s\"",
+			    strempty(port));
+	kc->server =
+		strdup_printf(strchr(host, ':') ? "https://[%s]:%u" : "https://%s:%u", host, p);
+	kc->ca.path = strdup_printf("%s/ca.crt", sa_dir);
+	kc->token_file = strdup_printf("%s/token", sa_dir);
+	if (!kc->server || !kc->ca.path || !kc->token_file)
+		return -ENOMEM;
+	r = read_namespace(sa_dir, &kc->namespace);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(kc);
+	return 0;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Credentials for the API server: from a kubeconfig (its current-context) or
+ * from the in-cluster service-account files. The parser is pure; loading
+ * reads the files. TLS is always verified: insecure-skip-tls-verify is refused. */
+
+#include "k8s-api.h"
+
+/* PEM material given either as a file or inline (the kubeconfig's *-data, decoded). */
+struct kc_blob {
+	char *path; /* absolute, or relative to the kubeconfig's directory resolved */
+	char *data;
+	size_t size;
+};
+
+struct kubeconfig {
+	char *context; /* NULL in-cluster */
+	char *server;  /* https://host[:port][/prefix], no trailing '/' */
+	struct kc_blob ca;
+	struct kc_blob client_cert;
+	struct kc_blob client_key;
+	char *token;
+	char *token_file;
+	char *namespace; /* NULL when not given */
+};
+
+#define KUBECONFIG_FILE_MAX (1u << 20)
+#define SERVICE_ACCOUNT_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
+
+struct kubeconfig *kubeconfig_free(struct kubeconfig *kc);
+static inline void kubeconfig_freep(struct kubeconfig **kc)
+{
+	kubeconfig_free(*kc);
+}
+#define _cleanup_kubeconfig_ _cleanup_(kubeconfig_freep)
+
+/* Parses a kubeconfig document and picks its current-context. Relative file
+ * names are resolved against base_dir (the kubeconfig's directory; NULL keeps
+ * them as they are). On failure, error says what is wrong and where. */
+int kubeconfig_parse(const char *text, size_t size, const char *base_dir, struct kubeconfig **ret,
+		     char error[static K8S_ERROR_MAX]);
+/* Reads and parses a kubeconfig file. */
+int kubeconfig_load(const char *path, struct kubeconfig **ret, char error[static K8S_ERROR_MAX]);
+/* In-cluster credentials: sa_dir/{token,ca.crt,namespace} and the API server
+ * at host:port (KUBERNETES_SERVICE_HOST/PORT). The token file is read later,
+ * when the client opens; the namespace file is optional. */
+int kubeconfig_in_cluster(const char *sa_dir, const char *host, const char *port,
+			  struct kubeconfig **ret, char error[static K8S_ERROR_MAX]);
+
+/* RFC 4648 base64 (padding optional, whitespace ignored); -EINVAL on bad input. */
+int k8s_base64_decode(const char *s, size_t n, char **ret, size_t *ret_size);

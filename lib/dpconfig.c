@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "dpconfig.h"
+#include "json-util.h"
+
+/* One selector: VFs of one resource that look alike to the plugin. */
+struct group {
+	const char *resource;
+	char vendor[8], device[8];
+	const char *driver; /* NULL: leave the driver out of the selector */
+	bool rdma;
+	char **pf_names; /* "<pf>#<ranges>" */
+	uint32_t count;
+};
+
+struct groups {
+	struct group *g;
+	size_t n;
+};
+
+static void groups_done(struct groups *gs)
+{
+	for (size_t i = 0; i < gs->n; i++)
+		strv_free(gs->g[i].pf_names);
+	free(gs->g);
+}
+
+char *dpconfig_format_ranges(const uint32_t *idx, size_t n)
+{
+	_cleanup_free_ char *s = strdup("");
+
+	for (size_t i = 0; s && i < n;) {
+		size_t j = i;
+		char *t;
+
+		while (j + 1 < n && idx[j + 1] == idx[j] + 1)
+			j++;
+		if (j == i)
+			t = strdup_printf("%s%s%u", s, *s ? "," : "", idx[i]);
+		else
+			t = strdup_printf("%s%s%u-%u", s, *s ? "," : "", idx[i], idx[j]);
+		free(s);
+		s = t;
+		i = j + 1;
+	}
+	return TAKE_PTR(s);
+}
+
+/* The driver a VF will have: the layout's, else the one it has now, else the
+ * kernel's VF driver. */
+static const char *vf_driver(const struct pf_view *pv, uint32_t i)
+{
+	const struct vf_settings *vs = &pv->desired->vfs[i];
+
+	if (vf_settings_has(vs, VF_KEY_DRIVER))
+		return vs->driver ?: pv->pf->vf_driver;
+	if (i < pv->pf->n_vfs && pv->pf->vfs[i].driver)
+		return pv->pf->vfs[i].driver;
+	return pv->pf->vf_driver;
+}
+
+/* The VFs of the layout that exist now: a change not applied yet (VFs that
+ * wait for a drain) must not send the plugin looking for VFs that are not
+ * there. */
+static uint32_t vfs_present(const struct pf_view *pv)
+{
+	size_t n = pv->desired->n_vfs < pv->pf->n_vfs ? pv->desired->n_vfs : pv->pf->n_vfs;
+
+	return (uint32_t)n;
+}
+
+static struct group *group_get(struct groups *gs, const struct group *key)
+{
+	struct group *n;
+
+	for (size_t i = 0; i < gs->n; i++) {
+		struct group *g = &gs->g[i];
+
+		if (streq(g->resource, key->resource) && streq(g->vendor, key->vendor) &&
+		    streq(g->device, key->device) && streq_ptr(g->driver, key->driver) &&
+		    g->rdma == key->rdma)
+			return g;
+	}
+	n = reallocarray(gs->g, gs->n + 1, sizeof(*n));
+	if (!n)
+		return NULL;
+	gs->g = n;
+	n = &gs->g[gs->n++];
+	*n = *key;
+	n->pf_names = calloc(1, sizeof(char *));
+	return n->pf_names ? n : NULL;
+}
+
+/* Whether the group of key already has this PF's VFs. */
+static bool group_get_existing_pf(const struct groups *gs, const struct group *key,
+				  const char *pf_name)
+{
+	size_t k = strlen(pf_name);
+
+	for (size_t i = 0; i < gs->n; i++) {
+		const struct group *g = &gs->g[i];
+
+		if (!streq(g->resource, key->resource) || !streq(g->vendor, key->vendor) ||
+		    !streq(g->device, key->device) || !streq_ptr(g->driver, key->driver) ||
+		    g->rdma != key->rdma)
+			continue;
+		for (char **p = g->pf_names; *p; p++)
+			if (strncmp(*p, pf_name, k) == 0 && (*p)[k] == '#')
+				return true;
+	}
+	return false;
+}
+
+/* The VFs of one PF that have resource, driver and rdma as key says. */
+static int add_pf(struct groups *gs, const struct pf_view *pv, struct group *key)
+{
+	const struct pf_desired *d = pv->desired;
+	_cleanup_free_ uint32_t *idx = calloc(d->n_vfs ?: 1, sizeof(*idx));
+	_cleanup_free_ char *ranges = NULL;
+	struct group *g;
+	size_t n = 0;
+
+	if (!idx)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < vfs_present(pv); i++) {
+		const struct vf_settings *vs = &d->vfs[i];
+
+		if (vf_settings_has(vs, VF_KEY_RESOURCE_NAME) &&
+		    streq(vs->resource_name, key->resource) &&
+		    streq_ptr(vf_driver(pv, i), key->driver) && vs->rdma == key->rdma)
+			idx[n++] = i;
+	}
+	if (n == 0)
+		return 0;
+	g = group_get(gs, key);
+	ranges = dpconfig_format_ranges(idx, n);
+	if (!g || !ranges)
+		return -ENOMEM;
+	g->count += (uint32_t)n;
+	return strv_consume(&g->pf_names, strdup_printf("%s#%s", pv->pf->name, ranges));
+}
+
+static int collect(const struct host_view *v, struct groups *gs)
+{
+	for (size_t p = 0; p < v->n_pfs; p++) {
+		const struct pf_view *pv = &v->pfs[p];
+
+		if (!pv->desired || pv->desired->held || !pv->pf->name)
+			continue;
+		for (uint32_t i = 0; i < vfs_present(pv); i++) {
+			const struct vf_settings *vs = &pv->desired->vfs[i];
+			struct group key = {
+				.resource = vs->resource_name,
+				.driver = vf_driver(pv, i),
+				.rdma = vs->rdma,
+			};
+			int r;
+
+			if (!vf_settings_has(vs, VF_KEY_RESOURCE_NAME))
+				continue;
+			snprintf(key.vendor, sizeof(key.vendor), "%04x", pv->pf->vendor);
+			snprintf(key.device, sizeof(key.device), "%04x", pv->pf->vf_device);
+			/* once per (PF, kind): add_pf takes all its VFs of that kind */
+			if (group_get_existing_pf(gs, &key, pv->pf->name))
+				continue;
+			r = add_pf(gs, pv, &key);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+static int cmp_group(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	int c = strcmp(x->resource, y->resource);
+
+	if (c == 0)
+		c = strcmp(x->vendor, y->vendor);
+	if (c == 0)
+		c = strcmp(x->device, y->device);
+	if (c == 0)
+		c = strcmp(strempty(x->driver), strempty(y->driver));
+	return c != 0 ? c : (int)x->rdma - (int)y->rdma;
+}
+
+static struct json_object *strv_array(char *const *l)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; l && l[i]; i++)
+		json_object_array_add(a, json_object_new_string(l[i]));
+	return a;
+}
+
+static struct json_object *selector(const struct group *g)
+{
+	struct json_object *o = json_object_new_object();
+	char *vendors[] = { (char *)g->vendor, NULL }, *devices[] = { (char *)g->device, NULL };
+	char *drivers[] = { (char *)g->driver, NULL };
+
+	json_object_object_add(o, "vendors", strv_array(vendors));
+	json_object_object_add(o, "devices", strv_array(devices));
+	if (g->driver)
+		json_object_object_add(o, "drivers", strv_array(drivers));
+	json_object_object_add(o, "pfNames", strv_array(g->pf_names));
+	if (g->rdma)
+		json_object_object_add(o, "isRdma", json_object_new_boolean(true));
+	return o;
+}
+
+static int add_count(struct dp_config *c, const char *prefix, const struct group *g)
+{
+	_cleanup_free_ char *name = strdup_printf("%s/%s", prefix, g->resource);
+	struct dp_count *n;
+
+	if (!name)
+		return -ENOMEM;
+	if (c->n_counts > 0 && streq(c->counts[c->n_counts - 1].resource, name)) {
+		c->counts[c->n_counts - 1].count += g->count;
+		return 0;
+	}
+	n = reallocarray(c->counts, c->n_counts + 1, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	c->counts = n;
+	c->counts[c->n_counts++] =
+		(struct dp_count){ .resource = TAKE_PTR(name), .count = g->count };
+	return 0;
+}
+
+/* Groups sorted by resource: one resourceList entry per run of them. */
+static int build(const struct groups *gs, const char *prefix, struct dp_config *c)
+{
+	_cleanup_json_ struct json_object *doc = json_object_new_object();
+	struct json_object *list = json_object_new_array(), *entry = NULL, *sels = NULL;
+	const char *text;
+	int r;
+
+	json_object_object_add(doc, "resourceList", list);
+	for (size_t i = 0; i < gs->n; i++) {
+		const struct group *g = &gs->g[i];
+
+		if (i == 0 || !streq(g->resource, gs->g[i - 1].resource)) {
+			entry = json_object_new_object();
+			sels = json_object_new_array();
+			json_object_object_add(entry, "resourceName",
+					       json_object_new_string(g->resource));
+			json_object_object_add(entry, "resourcePrefix",
+					       json_object_new_string(prefix));
+			json_object_object_add(entry, "selectors", sels);
+			json_object_array_add(list, entry);
+		}
+		json_object_array_add(sels, selector(g));
+		r = add_count(c, prefix, g);
+		if (r < 0)
+			return r;
+	}
+	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+							   JSON_C_TO_STRING_SPACED |
+							   JSON_C_TO_STRING_NOSLASHESCAPE);
+	c->json = text ? strdup_printf("%s\n", text) : NULL;
+	return c->json ? 0 : -ENOMEM;
+}
+
+int dpconfig_build(const struct host_view *v, const char *prefix, struct dp_config *ret)
+{
+	struct groups gs = {};
+	struct dp_config c = {};
+	int r;
+
+	r = collect(v, &gs);
+	if (r >= 0) {
+		if (gs.n > 0)
+			qsort(gs.g, gs.n, sizeof(*gs.g), cmp_group);
+		r = build(&gs, prefix, &c);
+	}
+	groups_done(&gs);
+	if (r < 0) {
+		dp_config_done(&c);
+		return r;
+	}
+	*ret = c;
+	return 0;
+}
+
+void dp_config_done(struct dp_config *c)
+{
+	for (size_t i = 0; i < c->n_counts; i++)
+		free(c->counts[i].resource);
+	free(c->counts);
+	free(c->json);
+	*c = (struct dp_config){};
+}

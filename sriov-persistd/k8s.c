@@ -1,0 +1,557 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* Operations that go through the Kubernetes API (k8s-notify), one at a time:
+ *   drain:  lease slot, drain (cordons), apply the deferred PFs, device plugin,
+ *           uncordon, release;
+ *   reboot: lease slot, drain, record, reboot through logind; after the boot:
+ *           uncordon, release;
+ *   recover: at start, lift a cordon of ours that a crash left behind;
+ *   device-plugin: restart it when its resources changed.
+ * Each step is a k8s-notify run; the event loop goes on meanwhile. A drain or
+ * reboot is recorded in <state>/operation.json at each step, so that a daemon
+ * that crashed, or the boot after the reboot, knows what to undo. */
+
+#include <stdarg.h>
+#include <syslog.h>
+#include <systemd/sd-daemon.h>
+
+#include "json-util.h"
+#include "manager.h"
+#include "status.h"
+
+#define OPERATION_FILE "operation.json"
+#define RETRIES_MAX 5
+#define LEASE_WAIT_SEC "600"
+
+static const char *const step_names[_OP_STEP_MAX] = {
+	[OP_STEP_LEASE] = "lease",     [OP_STEP_DRAIN] = "drain",
+	[OP_STEP_APPLY] = "apply",     [OP_STEP_DEVICE_PLUGIN] = "device-plugin",
+	[OP_STEP_REBOOT] = "reboot",   [OP_STEP_UNCORDON] = "uncordon",
+	[OP_STEP_RELEASE] = "release", [OP_STEP_DONE] = "done",
+};
+
+static const char *const kind_names[_OP_KIND_MAX] = {
+	[OP_KIND_DRAIN] = "drain",
+	[OP_KIND_REBOOT] = "reboot",
+	[OP_KIND_RECOVER] = "recover",
+	[OP_KIND_DEVICE_PLUGIN] = "device-plugin",
+};
+
+const char *op_step_to_string(enum op_step s)
+{
+	return s >= 0 && s < _OP_STEP_MAX ? step_names[s] : NULL;
+}
+
+const char *op_kind_to_string(enum op_kind k)
+{
+	return k >= 0 && k < _OP_KIND_MAX ? kind_names[k] : NULL;
+}
+
+static int lookup(const char *const *names, size_t n, const char *s)
+{
+	for (size_t i = 0; s && i < n; i++)
+		if (names[i] && streq(names[i], s))
+			return (int)i;
+	return -EINVAL;
+}
+
+void operation_free(struct operation *op)
+{
+	if (!op)
+		return;
+	sd_event_source_disable_unref(op->retry);
+	strv_free(op->pfs);
+	free(op->reasons);
+	free(op->slot);
+	free(op->error);
+	free(op);
+}
+
+static int op_save(struct manager *m, const struct operation *op)
+{
+	_cleanup_json_ struct json_object *o = json_object_new_object();
+	struct json_object *pfs = json_object_new_array();
+	const char *text;
+
+	json_object_object_add(o, "kind", json_object_new_string(op_kind_to_string(op->kind)));
+	json_object_object_add(o, "step", json_object_new_string(op_step_to_string(op->step)));
+	json_object_object_add(o, "slot", op->slot ? json_object_new_string(op->slot) : NULL);
+	json_object_object_add(o, "drained", json_object_new_boolean(op->drained));
+	json_object_object_add(o, "boot_id", json_object_new_string(op->boot_id));
+	json_object_object_add(o, "reasons",
+			       op->reasons ? json_object_new_string(op->reasons) : NULL);
+	for (char **p = op->pfs; p && *p; p++)
+		json_object_array_add(pfs, json_object_new_string(*p));
+	json_object_object_add(o, "pfs", pfs);
+	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+							 JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!text || mkdir_p(m->state_dir, 0755) < 0)
+		return -ENOMEM;
+	return write_file_atomic(m->state_dir, OPERATION_FILE, text, 0644);
+}
+
+static void op_forget(struct manager *m)
+{
+	_cleanup_free_ char *path = strdup_printf("%s/" OPERATION_FILE, m->state_dir);
+
+	if (path && unlink(path) < 0 && errno != ENOENT)
+		log_msg(LOG_WARNING, "Removing %s failed: %m", path);
+}
+
+/* A recorded operation, or -ENOENT. */
+static int op_load(struct manager *m, struct operation **ret)
+{
+	_cleanup_free_ char *path = strdup_printf("%s/" OPERATION_FILE, m->state_dir), *text = NULL;
+	_cleanup_json_ struct json_object *o = NULL;
+	struct json_object *v;
+	struct operation *op;
+	int kind, step;
+
+	if (!path)
+		return -ENOMEM;
+	if (read_file(path, &text) < 0)
+		return -ENOENT;
+	o = json_tokener_parse(text);
+	kind = lookup(kind_names, _OP_KIND_MAX,
+		      json_object_get_string(json_object_object_get(o, "kind")));
+	step = lookup(step_names, _OP_STEP_MAX,
+		      json_object_get_string(json_object_object_get(o, "step")));
+	if (!o || kind < 0 || step < 0) {
+		log_msg(LOG_WARNING, "%s does not parse; ignoring it", path);
+		return -ENOENT;
+	}
+	op = calloc(1, sizeof(*op));
+	if (!op)
+		return -ENOMEM;
+	op->kind = kind;
+	op->step = step;
+	op->drained = json_object_get_boolean(json_object_object_get(o, "drained"));
+	v = json_object_object_get(o, "slot");
+	op->slot = json_object_is_type(v, json_type_string) ? strdup(json_object_get_string(v)) :
+							      NULL;
+	snprintf(op->boot_id, sizeof(op->boot_id), "%s",
+		 strempty(json_object_get_string(json_object_object_get(o, "boot_id"))));
+	v = json_object_object_get(o, "reasons");
+	op->reasons = json_object_is_type(v, json_type_string) ? strdup(json_object_get_string(v)) :
+								 NULL;
+	v = json_object_object_get(o, "pfs");
+	op->pfs = calloc(1, sizeof(char *));
+	for (size_t i = 0; op->pfs && i < json_object_array_length(v); i++)
+		(void)strv_extend(&op->pfs,
+				  json_object_get_string(json_object_array_get_idx(v, i)));
+	*ret = op;
+	return 0;
+}
+
+static void op_run_step(struct manager *m);
+
+static void op_set_step(struct manager *m, enum op_step step)
+{
+	struct operation *op = m->op;
+
+	op->step = step;
+	op->attempts = 0;
+	if (op->kind == OP_KIND_DRAIN || op->kind == OP_KIND_REBOOT) {
+		if (step == OP_STEP_DONE)
+			op_forget(m);
+		else if (op_save(m, op) < 0)
+			log_msg(LOG_WARNING, "Recording the %s in %s failed",
+				op_kind_to_string(op->kind), m->state_dir);
+	}
+	(void)sd_notifyf(false, "STATUS=%s: %s", op_kind_to_string(op->kind),
+			 op_step_to_string(step));
+	manager_update_summary(m, false);
+}
+
+/* The step after a failed one: undo what was done, in order. */
+static enum op_step op_abort_step(const struct operation *op)
+{
+	if (op->drained)
+		return OP_STEP_UNCORDON;
+	if (op->slot)
+		return OP_STEP_RELEASE;
+	return OP_STEP_DONE;
+}
+
+static void op_fail(struct manager *m, const char *fmt, ...) _printf_(2, 3);
+static void op_fail(struct manager *m, const char *fmt, ...)
+{
+	struct operation *op = m->op;
+	va_list ap;
+	char *e = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&e, fmt, ap) < 0)
+		e = NULL;
+	va_end(ap);
+	log_msg(LOG_ERR, "Kubernetes %s failed at %s: %s", op_kind_to_string(op->kind),
+		op_step_to_string(op->step), strna(e));
+	if (!op->error) {
+		op->error = strdup_printf("%s failed: %s", op_step_to_string(op->step), strna(e));
+		for (char **p = op->pfs; p && *p; p++)
+			manager_pf_failed(m, *p, op->error);
+	}
+	free(e);
+	op_set_step(m, op_abort_step(op));
+	op_run_step(m);
+}
+
+static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	op_run_step(userdata);
+	return 0;
+}
+
+/* After a k8s-notify run of the current step: retry a temporary failure
+ * (backoff with jitter), fail on a final one. Returns whether it succeeded. */
+static bool op_step_ok(struct manager *m, int status, struct json_object *result)
+{
+	struct operation *op = m->op;
+	const char *error = json_object_get_string(json_object_object_get(result, "error"));
+	usec_t delay;
+
+	if (status == 0)
+		return true;
+	if (status == 75 && ++op->attempts < RETRIES_MAX) {
+		delay = (USEC_PER_SEC << op->attempts) + (usec_t)random() % USEC_PER_SEC;
+		log_msg(LOG_NOTICE, "Kubernetes %s: %s will be tried again in %.1fs: %s",
+			op_kind_to_string(op->kind), op_step_to_string(op->step),
+			(double)delay / USEC_PER_SEC, strna(error));
+		sd_event_source_disable_unref(op->retry);
+		if (sd_event_add_time_relative(m->event, &op->retry, CLOCK_MONOTONIC, delay, 0,
+					       on_retry, m) >= 0)
+			return false;
+	}
+	/* the steps that undo go on whatever happened */
+	if (op->step >= OP_STEP_UNCORDON) {
+		log_msg(LOG_ERR, "Kubernetes %s: %s failed: %s", op_kind_to_string(op->kind),
+			op_step_to_string(op->step), strna(error));
+		op_set_step(m, op->step == OP_STEP_UNCORDON && op->slot ? OP_STEP_RELEASE :
+									  OP_STEP_DONE);
+		op_run_step(m);
+		return false;
+	}
+	op_fail(m, "%s",
+		error		     ?:
+			status == 75 ? "the API server stayed unreachable" :
+				       "k8s-notify failed");
+	return false;
+}
+
+static void on_step_done(struct manager *m, int status, struct json_object *result, void *data)
+{
+	struct operation *op = m->op;
+	struct json_object *v;
+
+	if (!op)
+		return;
+	op->running = false;
+	if (!op_step_ok(m, status, result))
+		return;
+	switch (op->step) {
+	case OP_STEP_LEASE:
+		v = json_object_object_get(result, "slot");
+		free(op->slot);
+		op->slot = v ? strdup(json_object_get_string(v)) : NULL;
+		op_set_step(m, OP_STEP_DRAIN);
+		break;
+	case OP_STEP_DRAIN:
+		op->drained = true;
+		op_set_step(m, op->kind == OP_KIND_REBOOT ? OP_STEP_REBOOT : OP_STEP_APPLY);
+		break;
+	case OP_STEP_DEVICE_PLUGIN:
+		op_set_step(m, op->drained ? OP_STEP_UNCORDON : OP_STEP_DONE);
+		break;
+	case OP_STEP_UNCORDON:
+		op->drained = false;
+		op_set_step(m, op->slot ? OP_STEP_RELEASE : OP_STEP_DONE);
+		break;
+	case OP_STEP_RELEASE:
+		op->slot = mfree(op->slot);
+		op_set_step(m, OP_STEP_DONE);
+		break;
+	case OP_STEP_APPLY:
+	case OP_STEP_REBOOT:
+	case OP_STEP_DONE:
+	case _OP_STEP_MAX:
+	case _OP_STEP_INVALID:
+		break;
+	}
+	op_run_step(m);
+}
+
+static void run(struct manager *m, char **args)
+{
+	int r = k8s_run(m, args, on_step_done, NULL);
+
+	if (r < 0) {
+		op_fail(m, "cannot run k8s-notify: %s", strerror(-r));
+		return;
+	}
+	m->op->running = true;
+}
+
+static void step_apply(struct manager *m)
+{
+	for (char **p = m->op->pfs; p && *p; p++) {
+		int r = manager_apply_drained(m, *p);
+
+		if (r < 0)
+			log_pf(LOG_ERR, *p, "%s: applying after the drain failed: %s", *p,
+			       strerror(-r));
+	}
+	op_set_step(m, OP_STEP_DEVICE_PLUGIN);
+	op_run_step(m);
+}
+
+static void step_device_plugin(struct manager *m)
+{
+	_cleanup_strv_free_ char **args = NULL;
+	int r;
+
+	r = manager_device_plugin_args(m, &args);
+	if (r < 0) {
+		op_fail(m, "device plugin: %s", strerror(-r));
+		return;
+	}
+	run(m, args);
+}
+
+static void op_finish(struct manager *m)
+{
+	struct operation *op = TAKE_PTR(m->op);
+
+	if (!op->error)
+		log_msg(LOG_INFO, "Kubernetes %s done", op_kind_to_string(op->kind));
+	operation_free(op);
+	manager_update_summary(m, false);
+	k8s_next(m);
+}
+
+static void op_run_step(struct manager *m)
+{
+	struct operation *op = m->op;
+	char *slot_args[] = { "lease", "release", "--slot", op->slot, NULL };
+
+	switch (op->step) {
+	case OP_STEP_LEASE:
+		run(m, (char *[]){ "lease", "acquire", "--timeout", LEASE_WAIT_SEC, NULL });
+		return;
+	case OP_STEP_DRAIN:
+		run(m, (char *[]){ "drain", NULL });
+		return;
+	case OP_STEP_APPLY:
+		step_apply(m);
+		return;
+	case OP_STEP_DEVICE_PLUGIN:
+		step_device_plugin(m);
+		return;
+	case OP_STEP_REBOOT:
+		manager_reboot(m);
+		return;
+	case OP_STEP_UNCORDON:
+		run(m, (char *[]){ "uncordon", NULL });
+		return;
+	case OP_STEP_RELEASE:
+		if (op->slot) {
+			run(m, slot_args);
+			return;
+		}
+		op_set_step(m, OP_STEP_DONE);
+		break;
+	case OP_STEP_DONE:
+	case _OP_STEP_MAX:
+	case _OP_STEP_INVALID:
+		break;
+	}
+	op_finish(m);
+}
+
+static int op_start(struct manager *m, enum op_kind kind, enum op_step step, char **pfs)
+{
+	struct operation *op = calloc(1, sizeof(*op));
+
+	if (!op) {
+		strv_free(pfs);
+		return -ENOMEM;
+	}
+	op->kind = kind;
+	op->pfs = pfs;
+	snprintf(op->boot_id, sizeof(op->boot_id), "%s", manager_boot_id(m));
+	if (kind == OP_KIND_REBOOT && m->reboot_tried)
+		op->reasons = strdup(m->reboot_tried);
+	m->op = op;
+	log_msg(LOG_INFO, "Kubernetes %s: starting", op_kind_to_string(kind));
+	op_set_step(m, step);
+	op_run_step(m);
+	return 0;
+}
+
+/* Starts what is waiting, when nothing runs: a drain first, then a reboot,
+ * then a device-plugin restart. [Reboot] Policy=immediate reboots without
+ * Kubernetes. */
+void k8s_next(struct manager *m)
+{
+	if (m->op || m->starting)
+		return;
+	if (m->reboot_wanted && m->conf.reboot_policy == REBOOT_POLICY_IMMEDIATE) {
+		m->reboot_wanted = false;
+		(void)op_start(m, OP_KIND_REBOOT, OP_STEP_REBOOT, NULL);
+		return;
+	}
+	if (!mainconf_kubernetes_enabled(&m->conf))
+		return;
+	if (strv_length(m->drain_wanted) > 0) {
+		(void)op_start(m, OP_KIND_DRAIN, OP_STEP_LEASE, TAKE_PTR(m->drain_wanted));
+		return;
+	}
+	if (m->reboot_wanted) {
+		m->reboot_wanted = false;
+		(void)op_start(m, OP_KIND_REBOOT, OP_STEP_LEASE, NULL);
+		return;
+	}
+	if (m->device_plugin_wanted) {
+		m->device_plugin_wanted = false;
+		(void)op_start(m, OP_KIND_DEVICE_PLUGIN, OP_STEP_DEVICE_PLUGIN, NULL);
+	}
+}
+
+/* At start, after the first check: finish what a crash or the reboot left. */
+void k8s_load(struct manager *m)
+{
+	struct operation *op = NULL;
+
+	if (op_load(m, &op) < 0)
+		return;
+	m->op_saved = op;
+	if (op->kind == OP_KIND_REBOOT && op->reasons) {
+		/* what it rebooted for: not again for the same, if the reboot did not help */
+		free(m->reboot_tried);
+		m->reboot_tried = strdup(op->reasons);
+	}
+}
+
+void k8s_start(struct manager *m)
+{
+	bool k8s = mainconf_kubernetes_enabled(&m->conf);
+	struct operation *op = TAKE_PTR(m->op_saved);
+
+	if (!op) {
+		/* a cordon of ours with no record of why: a crash between the two */
+		if (k8s)
+			(void)op_start(m, OP_KIND_RECOVER, OP_STEP_UNCORDON, NULL);
+		else
+			k8s_next(m);
+		return;
+	}
+	m->op = op;
+	if (op->kind == OP_KIND_REBOOT && op->step == OP_STEP_REBOOT &&
+	    streq(op->boot_id, manager_boot_id(m))) {
+		log_msg(LOG_NOTICE, "The reboot recorded in %s/" OPERATION_FILE " has not happened",
+			m->state_dir);
+		op_run_step(m);
+		return;
+	}
+	if (op->kind == OP_KIND_REBOOT && op->step == OP_STEP_REBOOT)
+		log_msg(LOG_INFO, "Rebooted for the pending reboot; lifting the cordon");
+	else
+		log_msg(LOG_NOTICE, "A Kubernetes %s was interrupted at %s; undoing it",
+			op_kind_to_string(op->kind), op_step_to_string(op->step));
+	op->drained = true; /* k8s-notify uncordon lifts only a cordon of ours */
+	op_set_step(m, k8s ? OP_STEP_UNCORDON : OP_STEP_DONE);
+	op_run_step(m);
+}
+
+/* The reboot through logind answered (or failed). */
+void k8s_reboot_done(struct manager *m, int r, const char *error)
+{
+	if (!m->op || m->op->step != OP_STEP_REBOOT)
+		return;
+	if (r < 0) {
+		op_fail(m, "logind refused to reboot: %s", strna(error));
+		return;
+	}
+	log_msg(LOG_NOTICE, "Rebooting for: the pending reboot reasons");
+	manager_update_summary(m, false);
+}
+
+struct json_object *k8s_operation_json(const struct manager *m)
+{
+	const struct operation *op = m->op;
+	struct json_object *o, *pfs;
+
+	if (!op)
+		return NULL;
+	o = json_object_new_object();
+	pfs = json_object_new_array();
+	json_object_object_add(o, "kind", json_object_new_string(op_kind_to_string(op->kind)));
+	json_object_object_add(o, "step", json_object_new_string(op_step_to_string(op->step)));
+	for (char **p = op->pfs; p && *p; p++)
+		json_object_array_add(pfs, json_object_new_string(*p));
+	json_object_object_add(o, "pfs", pfs);
+	json_object_object_add(o, "slot", op->slot ? json_object_new_string(op->slot) : NULL);
+	json_object_object_add(o, "error", op->error ? json_object_new_string(op->error) : NULL);
+	return o;
+}
+
+static int on_annotate_timer(sd_event_source *s, uint64_t usec, void *userdata);
+
+static void on_annotated(struct manager *m, int status, struct json_object *result, void *data)
+{
+	char *sent = data;
+
+	m->annotate_running = false;
+	if (status == 0) {
+		free(m->annotated);
+		m->annotated = sent;
+	} else {
+		free(sent);
+	}
+	if (m->annotate_next && !streq_ptr(m->annotate_next, m->annotated))
+		k8s_annotate(m, NULL);
+}
+
+static int on_annotate_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct manager *m = userdata;
+	char *state;
+
+	if (m->annotate_running || !m->annotate_next || streq_ptr(m->annotate_next, m->annotated))
+		return 0;
+	state = strdup(m->annotate_next);
+	if (!state)
+		return 0;
+	if (k8s_run(m, (char *[]){ "annotate", "--state", state, NULL }, on_annotated, state) < 0) {
+		free(state);
+		return 0;
+	}
+	m->annotate_running = true;
+	return 0;
+}
+
+/* Publishes state (NULL: the one waiting) on the node, at most once a second. */
+void k8s_annotate(struct manager *m, const char *state)
+{
+	if (!mainconf_kubernetes_enabled(&m->conf))
+		return;
+	if (state) {
+		if (streq_ptr(state, m->annotate_next))
+			return;
+		free(m->annotate_next);
+		m->annotate_next = strdup(state);
+	}
+	if (!m->annotate_next || streq_ptr(m->annotate_next, m->annotated))
+		return;
+	if (m->annotate_timer) {
+		int on = SD_EVENT_OFF;
+
+		(void)sd_event_source_get_enabled(m->annotate_timer, &on);
+		if (on != SD_EVENT_OFF)
+			return;
+		(void)sd_event_source_set_time_relative(m->annotate_timer, USEC_PER_SEC);
+		(void)sd_event_source_set_enabled(m->annotate_timer, SD_EVENT_ONESHOT);
+		return;
+	}
+	(void)sd_event_add_time_relative(m->event, &m->annotate_timer, CLOCK_MONOTONIC,
+					 USEC_PER_SEC, USEC_PER_MSEC, on_annotate_timer, m);
+}

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* What the Kubernetes operations (k8s.c) need from the manager, and what the
+ * manager hands them: the device plugin's configuration and restarts, the
+ * decision to reboot, the node's published state. */
+
+#include <fcntl.h>
+#include <syslog.h>
+
+#include "dpconfig.h"
+#include "json-util.h"
+#include "manager.h"
+#include "status.h"
+#include "view.h"
+
+const char *manager_boot_id(const struct manager *m)
+{
+	if (m->hs && m->hs->boot_id[0])
+		return m->hs->boot_id;
+	return m->boot_id;
+}
+
+void manager_pf_failed(struct manager *m, const char *pci, const char *error)
+{
+	struct pf_entry *e = manager_find_entry(m, pci);
+
+	if (!e)
+		return;
+	free(e->last_error);
+	e->last_error = strdup(error);
+	free(e->given_up);
+	e->given_up = e->plan_sig ? strdup(e->plan_sig) : NULL;
+	manager_bus_pf_changed(m, e);
+	manager_bus_applied(m, pci, -EBUSY);
+}
+
+static int build_config(struct manager *m, struct dp_config *ret)
+{
+	struct host_view v;
+	int r;
+
+	r = host_view_build(m->hs, m->set, NULL, &v);
+	if (r < 0)
+		return r;
+	r = dpconfig_build(&v, m->conf.resource_prefix, ret);
+	host_view_done(&v);
+	return r;
+}
+
+/* Writes the file when its content differs. Returns 1 when it was written. */
+static int write_config(struct manager *m, const struct dp_config *c)
+{
+	const char *path = m->conf.device_plugin_config, *slash;
+	_cleanup_free_ char *old = NULL, *dir = NULL;
+	int r;
+
+	if (!path)
+		return 0;
+	if (read_file(path, &old) >= 0 && streq(old, c->json))
+		return 0;
+	slash = strrchr(path, '/');
+	dir = strndup(path, (size_t)(slash - path));
+	if (!dir)
+		return -ENOMEM;
+	r = mkdir_p(dir, 0755);
+	if (r >= 0)
+		r = write_file_atomic(dir, slash + 1, c->json, 0644);
+	if (r < 0) {
+		log_msg(LOG_ERR, "Writing %s failed: %s", path, strerror(-r));
+		return r;
+	}
+	log_msg(LOG_INFO, "Wrote the device plugin's resources to %s", path);
+	return 1;
+}
+
+int manager_device_plugin_args(struct manager *m, char ***ret)
+{
+	_cleanup_strv_free_ char **args = NULL;
+	struct dp_config c;
+	int r;
+
+	r = build_config(m, &c);
+	if (r < 0)
+		return r;
+	(void)write_config(m, &c);
+	r = strv_extend(&args, "restart-device-plugin");
+	for (size_t i = 0; r >= 0 && i < c.n_counts; i++) {
+		r = strv_extend(&args, "--expect");
+		if (r >= 0)
+			r = strv_consume(&args, strdup_printf("%s=%u", c.counts[i].resource,
+							      c.counts[i].count));
+	}
+	dp_config_done(&c);
+	if (r < 0)
+		return r;
+	m->device_plugin_wanted = false; /* this restart is the one wanted */
+	*ret = TAKE_PTR(args);
+	return 0;
+}
+
+/* The VF counts of the configured PFs, as one string. */
+static char *vf_signature(const struct manager *m)
+{
+	_cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
+
+	for (size_t i = 0; l && i < m->n_pfs; i++) {
+		const struct pf_entry *e = m->pfs[i];
+
+		if (e->state != PF_RUN_UNCONFIGURED &&
+		    strv_consume(&l, strdup_printf("%s=%u", e->pci, e->num_vfs)) < 0)
+			return NULL;
+	}
+	return l ? strv_join(l, " ") : NULL;
+}
+
+void manager_device_plugin_sync(struct manager *m)
+{
+	_cleanup_free_ char *sig = vf_signature(m);
+	bool first = !m->dp_vf_sig, vfs_changed = !first && !streq_ptr(sig, m->dp_vf_sig);
+	struct dp_config c;
+	int written = 0;
+
+	if (!sig)
+		return;
+	free(m->dp_vf_sig);
+	m->dp_vf_sig = TAKE_PTR(sig);
+	if (m->conf.device_plugin_config && build_config(m, &c) >= 0) {
+		written = write_config(m, &c);
+		dp_config_done(&c);
+	}
+	/* at start nothing changed for a plugin that was started after the boot gate */
+	if (first || (!vfs_changed && written <= 0) || !mainconf_kubernetes_enabled(&m->conf))
+		return;
+	m->device_plugin_wanted = true;
+	k8s_next(m);
+}
+
+/* The node's summary as k8s-notify annotate publishes it. */
+static char *node_state(const struct manager *m)
+{
+	_cleanup_json_ struct json_object *o = json_object_new_object();
+	unsigned n[_PF_RUN_STATE_MAX] = {};
+	_cleanup_strv_free_ char **reasons = manager_reboot_reasons(m);
+	_cleanup_free_ char *joined = reasons ? strv_join(reasons, "; ") : NULL;
+
+	for (size_t i = 0; i < m->n_pfs; i++)
+		n[m->pfs[i]->state]++;
+	json_object_object_add(o, "state",
+			       json_object_new_string(manager_state_to_string(m->state)));
+	json_object_object_add(o, "applied", json_object_new_int(n[PF_RUN_APPLIED]));
+	json_object_object_add(o, "held", json_object_new_int(n[PF_RUN_HELD]));
+	json_object_object_add(o, "failed", json_object_new_int(n[PF_RUN_FAILED]));
+	json_object_object_add(o, "deferred", json_object_new_int(n[PF_RUN_DEFERRED]));
+	json_object_object_add(o, "drifted", json_object_new_int(n[PF_RUN_DRIFTED]));
+	json_object_object_add(o, "pending-reboot", json_object_new_string(strempty(joined)));
+	return strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+								JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+/* A reboot is due when reasons stand that a reboot was not already done for
+ * (a reboot that did not satisfy them is not repeated on its own). */
+static void consider_reboot(struct manager *m)
+{
+	_cleanup_strv_free_ char **reasons = NULL;
+	_cleanup_free_ char *joined = NULL;
+
+	if (m->reboot.n_reasons == 0 || m->conf.reboot_policy == REBOOT_POLICY_NEVER ||
+	    (m->op && m->op->kind == OP_KIND_REBOOT))
+		return;
+	if (m->conf.reboot_policy == REBOOT_POLICY_COORDINATED &&
+	    !mainconf_kubernetes_enabled(&m->conf))
+		return; /* nobody to take turns with: reported, never done on its own */
+	reasons = manager_reboot_reasons(m);
+	joined = reasons ? strv_join(reasons, "\n") : NULL;
+	if (!joined || streq_ptr(joined, m->reboot_tried))
+		return;
+	free(m->reboot_tried);
+	m->reboot_tried = TAKE_PTR(joined);
+	m->reboot_wanted = true;
+	k8s_next(m);
+}
+
+/* From manager_update_summary(): what the Kubernetes side does about it. */
+void manager_k8s_summary(struct manager *m)
+{
+	_cleanup_free_ char *state = NULL;
+
+	consider_reboot(m);
+	k8s_next(m); /* PFs waiting for a drain */
+	if (!mainconf_kubernetes_enabled(&m->conf))
+		return;
+	state = node_state(m);
+	if (state)
+		k8s_annotate(m, state);
+}

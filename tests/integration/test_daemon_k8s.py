@@ -1,0 +1,682 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""sriov-persistd with Kubernetes: the daemon on a private system bus, the Kubernetes API test
+server (tests/k8s/apiserver.py) and k8s-notify, with the RBAC rules of packaging/k8s/rbac.yaml.
+
+Covers the disruptive change under [Disruption] Policy=drain (lease, cordon, drain, apply,
+device plugin, uncordon, release), a live change and an idle daemon (no API requests), a drain
+that fails, the cordon left by a crash, and a coordinated reboot through a stand-in logind.
+Binaries: $SRIOVPERSISTD (build/asan/sriov-persistd), $K8S_NOTIFY (build/asan/k8s-notify),
+$SRIOVCTL (build/asan/sriovctl)."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import (MANAGER_IFACE, MANAGER_PATH, PF_IFACE, ROOT, Bus, Client, Daemon, Host,
+                      _binary, pf_path)
+
+sys.path.insert(0, str(ROOT / "tests" / "k8s"))
+from apiserver import ApiServer, write_kubeconfig  # noqa: E402
+from test_rbac import GROUPS, USER, load_permissions  # noqa: E402
+from test_rbac import grant as grant_permissions  # noqa: E402
+
+LOGIND_BUS_CONF = ROOT / "tests" / "integration" / "dbus" / "system-logind.conf"
+TOKEN = "sriov-persist-daemon-token"
+NO_BUS = {"DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/sriov-persist-test-bus"}
+SLOT_PREFIX = "sriov-persist-slot-"
+CORDON_ANNOTATION = "sriov-persist.io/cordoned"  # k8s-notify/node-patch.h
+EBUSY = 16
+OP_STEPS = ["lease", "drain", "apply", "device-plugin", "uncordon", "release"]
+
+# e810.json
+E810_A, E810_NODE = "0000:3b:00.0", "gpu-worker-03.dc1.example.net"
+E810_RES = "e810_vf"
+E810_LAYOUT = ("[Match]\nPCIAddress={pci}\n[PhysicalFunction]\nVirtualFunctions={n}\n"
+               "[VirtualFunction]\nVLANId={vlan}\nResourceName=" + E810_RES + "\n")
+# igb-82576.json: "iommu": false
+IGB_A, IGB_NODE = "0000:01:00.0", "kvm-legacy-01"
+BOOT_1, BOOT_2 = "0f1e2d3c4b5a69788796a5b4c3d2e1f0", "8a7b6c5d4e3f20011002f3e4d5c6b7a8"
+
+# A stand-in for systemd-logind: owns org.freedesktop.login1 on the bus given, answers
+# Manager.Reboot(b), and appends one JSON line per call to a file: the argument, the caller's
+# uid, and what <state-dir>/operation.json held at that moment.
+FAKE_LOGIND = r"""
+import json, sys
+import dbus, dbus.bus, dbus.service
+from dbus.mainloop.glib import DBusGMainLoop
+from gi.repository import GLib
+
+address, record, operation = sys.argv[1:4]
+conn = dbus.bus.BusConnection(address, mainloop=DBusGMainLoop())
+
+class Manager(dbus.service.Object):
+    @dbus.service.method("org.freedesktop.login1.Manager", in_signature="b", out_signature="",
+                         sender_keyword="sender")
+    def Reboot(self, interactive, sender=None):
+        uid = conn.call_blocking("org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                 "org.freedesktop.DBus", "GetConnectionUnixUser", "s", [sender])
+        try:
+            with open(operation) as f:
+                op = f.read()
+        except FileNotFoundError:
+            op = None
+        with open(record, "a") as f:
+            f.write(json.dumps({"method": "Reboot", "interactive": bool(interactive),
+                                "uid": int(uid), "operation": op}) + "\n")
+
+Manager(conn, "/org/freedesktop/login1")
+if conn.request_name("org.freedesktop.login1", dbus.bus.NAME_FLAG_DO_NOT_QUEUE) != \
+        dbus.bus.REQUEST_NAME_REPLY_PRIMARY_OWNER:
+    sys.exit("cannot own org.freedesktop.login1")
+print("ready", flush=True)
+GLib.MainLoop().run()
+"""
+
+
+class FakeLogind:
+    def __init__(self, bus, tmp):
+        self.record = tmp / "logind-calls.jsonl"
+        self.operation = None
+        self.proc = None
+        self.bus, self.tmp = bus, tmp
+
+    def start(self, operation_path):
+        self.operation = operation_path
+        self.proc = subprocess.Popen([sys.executable, "-c", FAKE_LOGIND, self.bus.address,
+                                      str(self.record), str(operation_path)],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline()
+        assert line.strip() == "ready", self.proc.stderr.read()
+
+    def calls(self):
+        if not self.record.exists():
+            return []
+        return [json.loads(x) for x in self.record.read_text().splitlines() if x.strip()]
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=10)
+
+
+class K8sEnv:
+    """One test's world: bus (+ stand-in logind policy), root client, API test server with the
+    account of rbac.yaml, and the daemons started on simulated hosts."""
+
+    def __init__(self, tmp, srv, bus, client, binaries):
+        self.tmp, self.srv, self.bus, self.c = tmp, srv, bus, client
+        self.daemon_bin, self.notify_bin, self.sriovctl_bin = binaries
+        self.daemons = []
+        self.logind = FakeLogind(bus, tmp)
+        srv.add_token(TOKEN, USER, GROUPS)
+        grant_permissions(srv, load_permissions())
+        self.kubeconfig = write_kubeconfig(tmp / "kubeconfig", srv.url, srv.ca_path,
+                                           token=TOKEN)
+        self.dp_config = tmp / "pcidp" / "config.json"
+        self.dp_config.parent.mkdir()
+
+    def host(self, fixture, node, reboot="never", **kubernetes):
+        d = self.tmp / f"host-{fixture.split('.')[0]}"
+        d.mkdir()
+        h = Host(d, fixture, self.sriovctl_bin)
+        k8s = {"Enabled": "yes", "Kubeconfig": self.kubeconfig, "NodeName": node,
+               "DrainTimeoutSec": 5, "EvictionFallback": "delete", "DrainPods": "sriov",
+               "ResourcePrefix": "intel.com", "DevicePluginNamespace": "kube-system",
+               "DevicePluginSelector": "app=sriovdp", "DevicePluginConfig": self.dp_config,
+               "MaxParallelNodes": 1, "LeaseNamespace": "kube-system", **kubernetes}
+        h.main.write_text("[Apply]\nSysfsWriteTimeoutSec=1\n[Drift]\nMode=repair\n"
+                          f"[Disruption]\nPolicy=drain\n[Reboot]\nPolicy={reboot}\n"
+                          "[Kubernetes]\n" + "".join(f"{k}={v}\n" for k, v in k8s.items()))
+        return h
+
+    def boot_apply(self, h):
+        """What the apply units do at boot, before the daemon: sriovctl apply, directly."""
+        r = h.run("apply", env=NO_BUS)
+        assert r.returncode == 0, r.stdout + r.stderr
+
+    def start(self, h):
+        d = Daemon(self.daemon_bin, h, self.bus, ["--k8s-notify", self.notify_bin])
+        self.daemons.append(d)
+        d.start()
+        return d
+
+    def settle(self, quiet=1.5, timeout=60):
+        """Until the daemon is idle or degraded with no operation, and the API server has seen
+        no request for `quiet` seconds (annotations are coalesced to one a second)."""
+        last = [self.srv.count(), time.monotonic()]
+
+        def calm():
+            n, now = self.srv.count(), time.monotonic()
+            if n != last[0]:
+                last[:] = [n, now]
+                return False
+            if now - last[1] < quiet or self.c.get("State") not in ("idle", "degraded"):
+                return False
+            return operation(self.c) is None
+        self.c.wait(calm, timeout=timeout, what="the daemon and the API server to settle")
+
+    def log(self):
+        return "\n".join(d.log_text() for d in self.daemons[-1:])
+
+
+@pytest.fixture(scope="session")
+def k8s_notify_bin():
+    return _binary("K8S_NOTIFY", "build/asan/k8s-notify")
+
+
+@pytest.fixture
+def env(tmp_path, sriovpersistd_bin, k8s_notify_bin, sriovctl_bin):
+    srv = ApiServer(tmp_path / "apiserver").start()
+    bus = Bus(LOGIND_BUS_CONF)
+    client = Client(bus.address)
+    e = K8sEnv(tmp_path, srv, bus, client, (sriovpersistd_bin, k8s_notify_bin, sriovctl_bin))
+    errors = []
+    try:
+        yield e
+    finally:
+        for d in e.daemons:
+            if d.running():
+                try:
+                    d.stop()
+                except AssertionError as err:
+                    errors.append(str(err))
+        e.logind.stop()
+        client.close()
+        bus.stop()
+        srv.stop()
+    errors += srv.errors
+    assert not errors, "\n".join(errors)
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+def operation(c):
+    return json.loads(c.call("GetStatus"))["daemon"].get("operation", "missing")
+
+
+def replace_layout(h, name, text):
+    tmp = h.dir / f".{name}.new"
+    tmp.write_text(text)
+    os.rename(tmp, h.confdir / name)
+
+
+def pf_state_changes(c, since, pci):
+    """[(signal index, State, LastError)] from PropertiesChanged of the PF since the mark."""
+    out = []
+    for i, s in enumerate(c.signals[since:], since):
+        if s.member == "PropertiesChanged" and s.path == pf_path(pci) and s.args[0] == PF_IFACE \
+                and "State" in s.args[1]:
+            out.append((i, s.args[1]["State"], s.args[1].get("LastError")))
+    return out
+
+
+def manager_states(c, since):
+    return [(i, s.args[1]["State"]) for i, s in enumerate(c.signals[since:], since)
+            if s.member == "PropertiesChanged" and s.path == MANAGER_PATH
+            and s.args[0] == MANAGER_IFACE and "State" in s.args[1]]
+
+
+def applied(c, since, pci):
+    return [(i, s.args[1]) for i, s in enumerate(c.signals[since:], since)
+            if s.member == "Applied" and s.args[0] == pci]
+
+
+def node_patches(srv, since=0):
+    """[(request index, parsed body)] of the PATCHes of nodes since the index."""
+    return [(i, json.loads(r["body"])) for i, r in enumerate(srv.requests[since:], since)
+            if r["method"] == "PATCH" and r["resource"] == "nodes" and r["status"] == 200]
+
+
+def is_annotation(r):
+    """A PATCH of the node that sets annotations only (k8s-notify annotate)."""
+    return r["method"] == "PATCH" and r["resource"] == "nodes" and \
+        "spec" not in json.loads(r["body"])
+
+
+def cordon_value(body):
+    return (body.get("spec") or {}).get("unschedulable", "absent")
+
+
+def node_flags(srv, node):
+    n = srv.get("node", None, node)
+    return (bool(n["spec"].get("unschedulable")),
+            (n["metadata"].get("annotations") or {}).get(CORDON_ANNOTATION))
+
+
+def lease_holder(srv, slot=SLOT_PREFIX + "0"):
+    lease = srv.get("lease", "kube-system", slot)
+    return None if lease is None else lease["spec"].get("holderIdentity")
+
+
+def breakdown(records):
+    counts = {}
+    for r in records:
+        key = f"{r['verb']} {r['resource']}" + (f"/{r['subresource']}" if r["subresource"] else "")
+        counts[key] = counts.get(key, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def first_index(srv, since, pred):
+    return next((i for i, r in enumerate(srv.requests[since:], since) if pred(r)), None)
+
+
+def dp_resources(path):
+    doc = json.loads(path.read_text())
+    return {e["resourceName"]: e for e in doc["resourceList"]}
+
+
+# --- scenario: a disruptive layout change drains the node --------------------------------------
+
+def e810_node(env, **kubernetes):
+    """The e810 host with 4 VFs applied at boot, and its node: pods that use the VFs (evicted
+    by a drain), a DaemonSet pod that uses them and a pod that does not (both left alone), a
+    pod on another node, and the device plugin."""
+    srv = env.srv
+    res = f"intel.com/{E810_RES}"
+    h = env.host("e810.json", E810_NODE, **kubernetes)
+    h.layout("50-e810.conf", E810_LAYOUT.format(pci=E810_A, n=4, vlan=10))
+    env.boot_apply(h)
+    srv.add_node(E810_NODE, allocatable={res: 4})
+    srv.add_node("other-node", allocatable={res: 4})
+    # a grace period of 100 s is 1 s here: the drain takes a while
+    srv.add_pod("default", "rdma-job-7d9f-x2x4k", E810_NODE, owner_kind="ReplicaSet",
+                requests={res: 2}, grace=100)
+    srv.add_pod("default", "trainer-0", E810_NODE, owner_kind="StatefulSet",
+                labels={"app": "trainer"}, requests={res: 1})
+    srv.add_pod("monitoring", "nic-exporter-abcde", E810_NODE, owner_kind="DaemonSet",
+                requests={res: 1})
+    srv.add_pod("default", "web-5c7b-q8z9w", E810_NODE, owner_kind="ReplicaSet",
+                requests={"cpu": "100m"})
+    srv.add_pod("default", "elsewhere-0", "other-node", owner_kind="StatefulSet",
+                requests={res: 1})
+    plugin = srv.add_device_plugin("kube-system", {"app": "sriovdp"}, E810_NODE,
+                                   allocatable_after={res: 4})
+    return h, plugin["metadata"]["name"]
+
+
+def current_plugin(srv, node):
+    """The name of the device-plugin pod on the node now (a restart replaces it)."""
+    pods = [p["metadata"]["name"] for p in srv.list("pods", "kube-system")
+            if p["metadata"]["labels"].get("app") == "sriovdp" and p["spec"]["nodeName"] == node
+            and not p["metadata"].get("deletionTimestamp")]
+    assert len(pods) == 1, pods
+    return pods[0]
+
+
+def set_plugin_allocatable(srv, values):
+    """What the device plugin will report once restarted (it counts the VFs there are)."""
+    with srv.cluster.lock:
+        for dp in srv.cluster.device_plugins:
+            dp.allocatable_after = {k: str(v) for k, v in values.items()}
+
+
+SRIOV_PODS = {("default", "rdma-job-7d9f-x2x4k"), ("default", "trainer-0")}
+KEPT_PODS = {("monitoring", "nic-exporter-abcde"), ("default", "web-5c7b-q8z9w"),
+             ("default", "elsewhere-0")}
+
+
+class Watch:
+    """Looks at the daemon, the host and the cluster at every tick while a test waits, and
+    notes what must never be seen."""
+
+    def __init__(self, env, h, pci, node, plugin, vfs_after):
+        self.env, self.h, self.pci, self.node, self.plugin = env, h, pci, node, plugin
+        self.vfs_after = vfs_after
+        self.dp_config = env.dp_config
+        self.ops, self.violations = [], []
+        self.cordoned_seen = False
+
+    def tick(self):
+        srv, c = self.env.srv, self.env.c
+        status = json.loads(c.call("GetStatus"))
+        op, state = status["daemon"].get("operation", "missing"), status["daemon"]["state"]
+        if op is not None and op != "missing" and (not self.ops or self.ops[-1] != op):
+            self.ops.append(op)
+        if op not in (None, "missing") and op.get("kind") == "drain" and state != "draining":
+            self.violations.append(f"operation {op} while State is {state}")
+        # each pair is read in the order that makes a violation certain, not a race
+        cordoned, _ = node_flags(srv, self.node)
+        self.cordoned_seen |= cordoned
+        if self.cordoned_seen and not cordoned and self.h.pf(self.pci)["num_vfs"] != self.vfs_after:
+            self.violations.append("node uncordoned before the apply")
+        plugin_gone = srv.get("pod", "kube-system", self.plugin) is None or \
+            srv.get("pod", "kube-system", self.plugin)["metadata"].get("deletionTimestamp")
+        if plugin_gone and self.h.pf(self.pci)["num_vfs"] != self.vfs_after:
+            self.violations.append("device plugin restarted before the apply")
+        if self.dp_config.exists():
+            text = self.dp_config.read_text()
+            if f"#0-{self.vfs_after - 1}\"" in text and \
+                    self.h.pf(self.pci)["num_vfs"] != self.vfs_after:
+                self.violations.append("config.json names VFs before the apply made them")
+        if self.h.pf(self.pci)["num_vfs"] == self.vfs_after:
+            left = [p for p in SRIOV_PODS if srv.get("pod", *p) is not None]
+            if left:
+                self.violations.append(f"applied while {left} still on the node")
+
+
+def test_disruptive_change_drains_the_node(env):
+    srv, c = env.srv, env.c
+    res = f"intel.com/{E810_RES}"
+    h, _ = e810_node(env)
+    env.start(h)
+    env.settle()
+    assert c.get("State", pf_path(E810_A), PF_IFACE) == "applied"
+    assert h.pf(E810_A)["num_vfs"] == 4
+    assert node_flags(srv, E810_NODE) == (False, None)
+    start_requests = breakdown(srv.requests)
+    before = len(srv.requests)
+    plugin = current_plugin(srv, E810_NODE)
+    set_plugin_allocatable(srv, {res: 8})
+
+    watch = Watch(env, h, E810_A, E810_NODE, plugin, vfs_after=8)
+    m = c.mark()
+    replace_layout(h, "50-e810.conf", E810_LAYOUT.format(pci=E810_A, n=8, vlan=10))
+    c.wait(lambda: (watch.tick(), applied(c, m, E810_A))[1], timeout=90,
+           what=f"Applied({E810_A}, ...) after the drain")
+    env.settle()
+    watch.tick()
+    log = env.log()
+
+    # D-Bus: deferred first (no Applied -16 for it), then draining, then Applied(pci, 0)
+    assert applied(c, m, E810_A)[0][1] == 0, (applied(c, m, E810_A), log)
+    assert [r for _, r in applied(c, m, E810_A)] == [0], applied(c, m, E810_A)
+    pf_changes = pf_state_changes(c, m, E810_A)
+    deferred = [(i, err) for i, s, err in pf_changes if s == "deferred"]
+    assert deferred, (pf_changes, log)
+    assert "drain" in deferred[0][1].lower(), f"LastError of the deferred PF: {deferred[0][1]!r}"
+    draining = [i for i, s in manager_states(c, m) if s == "draining"]
+    assert draining, manager_states(c, m)
+    applied_at = applied(c, m, E810_A)[0][0]
+    assert deferred[0][0] < draining[0] < applied_at, (pf_changes, manager_states(c, m))
+    assert c.get("State") == "idle" and c.get("State", pf_path(E810_A), PF_IFACE) == "applied"
+    assert c.get("LastError", pf_path(E810_A), PF_IFACE) == ""
+
+    # GetStatus: the operation while it ran, in order, and none afterwards
+    assert watch.ops, "GetStatus never showed the operation"
+    assert all(o["kind"] == "drain" and E810_A in o["pfs"] and o["error"] is None
+               for o in watch.ops), watch.ops
+    steps = [o["step"] for o in watch.ops]
+    assert all(s in OP_STEPS for s in steps), steps
+    assert steps == sorted(steps, key=OP_STEPS.index), steps
+    assert operation(c) is None
+    assert not watch.violations, watch.violations
+
+    # the host and the device plugin's configuration
+    pf = h.pf(E810_A)
+    assert pf["num_vfs"] == 8 and len(pf["vfs"]) == 8 and all(v["vlan"] == 10 for v in pf["vfs"])
+    entry = dp_resources(env.dp_config)[E810_RES]
+    assert entry["resourcePrefix"] == "intel.com"
+    assert [s["pfNames"] for s in entry["selectors"]] == [["ens1f0#0-7"]], entry
+    assert entry["selectors"][0]["vendors"] == ["8086"]
+    assert entry["selectors"][0]["devices"] == ["1889"]
+
+    # the API server: lease, cordon, evictions, device plugin, uncordon, release, in order
+    reqs = srv.requests[before:]
+    assert all(r["user"] == USER for r in reqs)
+    assert not [r for r in reqs if r["status"] in (401, 403, 500)], reqs
+    assert srv.leases_held_max(SLOT_PREFIX) == 1
+    assert lease_holder(srv) is None, srv.get("lease", "kube-system", SLOT_PREFIX + "0")
+    lease_taken = first_index(srv, before, lambda r: r["resource"] == "leases"
+                              and r["verb"] in ("create", "update") and r["status"] in (200, 201)
+                              and json.loads(r["body"])["spec"].get("holderIdentity"))
+    patches = node_patches(srv, before)
+    cordons = [i for i, b in patches if cordon_value(b) is True]
+    uncordons = [i for i, b in patches if cordon_value(b) is False]
+    assert len(cordons) == 1 and len(uncordons) == 1, patches
+    evictions = {(r["namespace"], r["name"]): i for i, r in enumerate(srv.requests)
+                 if i >= before and r["subresource"] == "eviction" and r["status"] == 201}
+    assert set(evictions) == SRIOV_PODS, evictions
+    for ns, name in SRIOV_PODS:
+        assert srv.get("pod", ns, name) is None
+    for ns, name in KEPT_PODS:
+        assert srv.get("pod", ns, name) is not None, (ns, name)
+    assert srv.count(method="DELETE", resource="pods", namespace="default") == 0
+    plugin_delete = first_index(srv, before, lambda r: r["method"] == "DELETE"
+                                and r["name"] == plugin and r["status"] == 200)
+    assert plugin_delete is not None, breakdown(reqs)
+    assert srv.get("pod", "kube-system", plugin) is None
+    assert srv.device_plugin_replacements(), "no new device-plugin pod"
+    assert srv.get("node", None, E810_NODE)["status"]["allocatable"][res] == "8"
+    release = first_index(srv, uncordons[0], lambda r: r["resource"] == "leases"
+                          and r["verb"] == "update" and r["status"] == 200
+                          and not json.loads(r["body"])["spec"].get("holderIdentity"))
+    assert lease_taken is not None and release is not None, breakdown(reqs)
+    assert lease_taken < cordons[0] < min(evictions.values())
+    assert max(evictions.values()) < plugin_delete < uncordons[0] < release
+    assert node_flags(srv, E810_NODE) == (False, None)
+
+    total = len(srv.requests) - before
+    print(f"\nAPI requests at start: {sum(start_requests.values())} {start_requests}")
+    print(f"API requests for the drained change of one node: {total} {breakdown(reqs)}; "
+          f"operation steps seen: {steps}")
+    # lease 2-3, drain ~10 with two pods, device plugin ~6, uncordon 2, release 2, annotations
+    assert total <= 50, breakdown(reqs)
+
+
+# --- scenario: live changes and an idle daemon make no requests --------------------------------
+
+def test_live_change_and_idle_make_no_requests(env):
+    srv, c = env.srv, env.c
+    h, _ = e810_node(env)
+    env.start(h)
+    env.settle()
+    plugin = current_plugin(srv, E810_NODE)
+    annotations = srv.get("node", None, E810_NODE)["metadata"].get("annotations")
+    dp_stat = env.dp_config.stat() if env.dp_config.exists() else None
+
+    # idle: nothing at all
+    before = len(srv.requests)
+    deadline = time.monotonic() + 3
+    c.wait(lambda: time.monotonic() > deadline, timeout=10, what="3 s of idling")
+    assert srv.requests[before:] == [], breakdown(srv.requests[before:])
+
+    # a live change (VLAN): applied at once, no drain, no device-plugin restart
+    m = c.mark()
+    replace_layout(h, "50-e810.conf", E810_LAYOUT.format(pci=E810_A, n=4, vlan=20))
+    assert c.wait_applied(E810_A, m) == 0
+    env.settle()
+    pf = h.pf(E810_A)
+    assert pf["num_vfs"] == 4 and all(v["vlan"] == 20 for v in pf["vfs"])
+    assert "draining" not in [s for _, s in manager_states(c, m)]
+    assert not [s for _, s, _ in pf_state_changes(c, m, E810_A) if s == "deferred"]
+    reqs = srv.requests[before:]
+    print(f"\nAPI requests for a live change of one node: {len(reqs)} {breakdown(reqs)}")
+    # the summary (applied/held/drifted counts, pending reboot) is the same before and after:
+    # nothing to publish, and certainly no cordon, eviction, lease or device-plugin request
+    assert [r for r in reqs if not (r["method"] == "PATCH" and r["resource"] == "nodes")] == []
+    assert [b for _, b in node_patches(srv, before) if "spec" in b] == []
+    assert srv.get("node", None, E810_NODE)["metadata"].get("annotations") == annotations
+    assert len(reqs) == 0, f"a live change that leaves the summary alone made requests: " \
+                           f"{[r['body'] for r in reqs]}"
+    assert srv.get("pod", "kube-system", plugin) is not None
+    if dp_stat is not None:
+        now = env.dp_config.stat()
+        assert (now.st_ino, now.st_mtime_ns) == (dp_stat.st_ino, dp_stat.st_mtime_ns), \
+            "config.json rewritten though its content cannot have changed"
+
+    # idle again
+    before = len(srv.requests)
+    deadline = time.monotonic() + 3
+    c.wait(lambda: time.monotonic() > deadline, timeout=10, what="3 s of idling")
+    assert srv.requests[before:] == [], breakdown(srv.requests[before:])
+
+
+# --- scenario: a drain that fails --------------------------------------------------------------
+
+def test_failed_drain_leaves_the_pf_deferred(env):
+    srv, c = env.srv, env.c
+    h, _ = e810_node(env, DrainTimeoutSec=1, EvictionFallback="fail")
+    # the only replica, and a budget that wants it up: the eviction is refused
+    srv.add_pdb("default", "trainer", {"app": "trainer"}, min_available=1)
+    env.start(h)
+    env.settle()
+    plugin = current_plugin(srv, E810_NODE)
+    host_before = h.pf(E810_A)
+    dp_before = env.dp_config.read_text() if env.dp_config.exists() else None
+    before = len(srv.requests)
+
+    m = c.mark()
+    replace_layout(h, "50-e810.conf", E810_LAYOUT.format(pci=E810_A, n=8, vlan=10))
+    c.wait(lambda: "draining" in [s for _, s in manager_states(c, m)], timeout=30,
+           what="State draining")
+    env.settle()
+    log = env.log()
+
+    path = pf_path(E810_A)
+    assert c.get("State", path, PF_IFACE) == "deferred", log
+    last_error = c.get("LastError", path, PF_IFACE)
+    assert "drain" in last_error, f"LastError does not name the failed step: {last_error!r}"
+    assert c.get("State") == "degraded"
+    assert operation(c) is None
+    assert 0 not in [r for _, r in applied(c, m, E810_A)], applied(c, m, E810_A)
+    assert h.pf(E810_A) == host_before, "a PF whose drain failed was changed"
+    # the node: drained (cordoned) and given back, the budget's pod still there
+    patches = node_patches(srv, before)
+    assert [cordon_value(b) for _, b in patches if cordon_value(b) != "absent"] == [True, False]
+    assert node_flags(srv, E810_NODE) == (False, None)
+    assert srv.get("pod", "default", "trainer-0") is not None
+    assert srv.count(method="DELETE") == 0, "EvictionFallback=fail deleted something"
+    # the slot: taken, then given back
+    assert srv.leases_held_max(SLOT_PREFIX) == 1
+    assert lease_holder(srv) is None
+    # the device plugin was not restarted, and its configuration does not promise VFs that
+    # were never created
+    assert srv.get("pod", "kube-system", plugin) is not None
+    if dp_before is not None:
+        assert env.dp_config.read_text() == dp_before
+    # a final failure is not retried on its own
+    after = len(srv.requests)
+    deadline = time.monotonic() + 3
+    c.wait(lambda: time.monotonic() > deadline, timeout=10, what="3 s")
+    again = [r for r in srv.requests[after:] if r["resource"] in ("leases", "pods")]
+    assert again == [], breakdown(again)
+    print(f"\nAPI requests for a failed drain of one node: {after - before} "
+          f"{breakdown(srv.requests[before:after])}")
+
+
+# --- scenario: start -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("whose", ["ours", "someone-elses", "none"])
+def test_start_lifts_only_our_own_cordon(env, whose):
+    srv, c = env.srv, env.c
+    h = env.host("e810.json", E810_NODE)
+    h.layout("50-e810.conf", E810_LAYOUT.format(pci=E810_A, n=4, vlan=10))
+    env.boot_apply(h)
+    annotations = {CORDON_ANNOTATION: "true"} if whose == "ours" else {}
+    srv.add_node(E810_NODE, unschedulable=whose != "none", annotations=annotations)
+    srv.add_device_plugin("kube-system", {"app": "sriovdp"}, E810_NODE)
+    env.start(h)
+    env.settle()
+    spec_patches = [b for _, b in node_patches(srv) if "spec" in b]
+    print(f"\nAPI requests at start ({whose} cordon): {len(srv.requests)} "
+          f"{breakdown(srv.requests)}")
+    if whose == "ours":
+        assert node_flags(srv, E810_NODE) == (False, None), env.log()
+        assert [cordon_value(b) for b in spec_patches] == [False]
+    elif whose == "someone-elses":
+        assert node_flags(srv, E810_NODE) == (True, None)
+        assert spec_patches == []
+    else:
+        assert node_flags(srv, E810_NODE) == (False, None)
+        assert spec_patches == []
+    # no lease, drain or device-plugin work at start
+    assert [r for r in srv.requests if r["resource"] in ("leases", "pods")] == []
+    assert c.get("State") == "idle"
+
+
+# --- scenario: coordinated reboot ----------------------------------------------------------------
+
+IGB_LAYOUT = (f"[Match]\nPCIAddress={IGB_A}\n[PhysicalFunction]\nVirtualFunctions=2\n"
+              "[VirtualFunction 0]\nDriver=vfio-pci\n")
+
+
+def reboot_host(h):
+    """What a reboot into a kernel with the IOMMU on looks like in the host file: another boot
+    ID, IOMMU groups, the kernel arguments, and no VFs (the kernel forgot them). /run is empty."""
+    def change(s):
+        s["boot_id"] = BOOT_2
+        s["iommu"] = True
+        s["kernel_cmdline"] += " intel_iommu=on iommu=pt"
+        for pf in s["pfs"]:
+            pf["num_vfs"], pf["vfs"] = 0, []
+    h.edit(change)
+    subprocess.run(["rm", "-rf", "--", f"{h.path}.run"], check=True)
+
+
+def test_coordinated_reboot(env):
+    srv, c = env.srv, env.c
+    h = env.host("igb-82576.json", IGB_NODE, reboot="coordinated")
+    s = h.state()
+    s["boot_id"] = BOOT_1
+    h.save(s)
+    h.layout("50-igb.conf", IGB_LAYOUT)
+    env.boot_apply(h)  # VFs made, VF 0 waits for the IOMMU
+    state_dir = Path(f"{h.path}.lib")
+    op_file = state_dir / "operation.json"
+    env.logind.start(op_file)
+    srv.add_node(IGB_NODE)
+    srv.add_pod("default", "vm-launcher-0", IGB_NODE, owner_kind="StatefulSet",
+                requests={"intel.com/igb_vf": 1})
+    srv.add_pod("default", "web-5c7b-q8z9w", IGB_NODE, owner_kind="ReplicaSet",
+                requests={"cpu": "100m"})
+    srv.add_device_plugin("kube-system", {"app": "sriovdp"}, IGB_NODE)
+
+    d = env.start(h)
+    c.wait(lambda: env.logind.calls(), timeout=90, what="Reboot() on logind")
+    log = env.log()
+    calls = env.logind.calls()
+    assert [(x["method"], x["interactive"], x["uid"]) for x in calls] == [("Reboot", False, 0)], \
+        calls
+    # recorded before the call
+    assert calls[0]["operation"] is not None, "operation.json did not exist at Reboot()"
+    record = json.loads(calls[0]["operation"])
+    assert record["kind"] == "reboot" and record["boot_id"] == BOOT_1, record
+    assert record["slot"] == SLOT_PREFIX + "0", record
+    c.wait_property("State", "rebooting")
+    assert c.get("PendingReboot") is True
+    assert json.loads(op_file.read_text())["kind"] == "reboot"
+    # the node: slot held, cordoned by us, the pod using the VFs evicted, the other left
+    assert lease_holder(srv) == IGB_NODE
+    assert node_flags(srv, IGB_NODE) == (True, "true"), log
+    assert srv.get("pod", "default", "vm-launcher-0") is None
+    assert srv.get("pod", "default", "web-5c7b-q8z9w") is not None
+    calls_before = len(env.logind.calls())
+    time_req = len(srv.requests)
+    deadline = time.monotonic() + 2
+    c.wait(lambda: time.monotonic() > deadline, timeout=10, what="2 s")
+    assert len(env.logind.calls()) == calls_before, "Reboot() called again"
+    # waiting for the reboot: no more work on the cluster (publishing the state may go on)
+    work = [r for r in srv.requests[time_req:] if not is_annotation(r)]
+    assert work == [], breakdown(work)
+    before_reboot = len(srv.requests)
+
+    # the reboot
+    d.stop()
+    reboot_host(h)
+    d.start()
+    c.wait(lambda: not op_file.exists() and lease_holder(srv) is None
+           and node_flags(srv, IGB_NODE) == (False, None), timeout=60,
+           what="uncordon, release and operation.json removed after the reboot")
+    env.settle()
+    log = env.log()
+    pf = h.pf(IGB_A)
+    assert pf["num_vfs"] == 2 and pf["vfs"][0]["driver"] == "vfio-pci", pf
+    assert c.get("PendingReboot") is False and c.get("PendingRebootReasons") == []
+    assert c.get("State") == "idle", log
+    assert c.get("State", pf_path(IGB_A), PF_IFACE) == "applied"
+    assert operation(c) is None
+    assert len(env.logind.calls()) == 1, "rebooted again after the reboot"
+    after = srv.requests[before_reboot:]
+    assert [r for r in after if r["subresource"] == "eviction"] == [], "drained again"
+    assert [cordon_value(b) for _, b in node_patches(srv, before_reboot) if "spec" in b] == [False]
+    assert srv.leases_held_max(SLOT_PREFIX) == 1
+
+    print(f"\nAPI requests for a coordinated reboot of one node: {len(srv.requests)} "
+          f"(before the reboot {before_reboot} {breakdown(srv.requests[:before_reboot])}; "
+          f"after it {len(after)} {breakdown(after)})")
+    assert len(srv.requests) <= 50, breakdown(srv.requests)

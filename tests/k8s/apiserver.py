@@ -1,0 +1,378 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""A Kubernetes API test server for k8s-notify: HTTPS, in memory, in a thread of the test.
+
+It answers the subset of kube-apiserver that k8s-notify uses with the real status codes,
+Status objects, content types and JSON shapes (see README.md). Tests drive it in process:
+
+    srv = ApiServer(tmp_path).start()
+    srv.add_token("t0k3n", "sriov-persist")
+    srv.grant("sriov-persist", ["get", "patch"], "nodes")
+    srv.add_node("node-a", allocatable={"intel.com/sriov_rdma": 8})
+    write_kubeconfig(tmp_path / "kubeconfig", srv.url, srv.ca_path, token="t0k3n")
+    ...
+    assert srv.count(user="sriov-persist", verb="patch") == 1
+    srv.stop()
+"""
+
+import base64
+import copy
+import re
+import ssl
+import threading
+import time
+from pathlib import Path
+
+from fakeapi.api import Api
+from fakeapi.auth import Policy
+from fakeapi.certs import CertificateAuthority
+from fakeapi.cluster import Cluster, DevicePlugin
+from fakeapi.gotime import format_micro
+from fakeapi.objects import (MIRROR_ANNOTATION, make_node, make_pdb, make_pod, new_uid,
+                             random_suffix, set_pod_ready)
+from fakeapi.status import error_for_code
+from fakeapi.transport import Front
+from fakeapi.writes import Writes
+
+KINDS = {"node": "nodes", "pod": "pods", "poddisruptionbudget": "poddisruptionbudgets",
+         "pdb": "poddisruptionbudgets", "lease": "leases"}
+
+
+def _resource(kind):
+    k = kind.lower()
+    return KINDS.get(k, KINDS.get(k[:-1], k))
+
+
+class ApiServer:
+    def __init__(self, tmpdir, grace_scale=0.01, anonymous=False, taint_delay=0.05):
+        """grace_scale: seconds of real time per second of pod grace period (30 s -> 0.3 s).
+        anonymous: like --anonymous-auth=true, requests without credentials become
+        system:anonymous (then 403) instead of 401. taint_delay: how long after a cordon the
+        node lifecycle controller adds the unschedulable taint (None: never)."""
+        self.dir = Path(tmpdir)
+        self.cluster = Cluster(grace_scale, taint_delay)
+        self.policy = Policy(anonymous)
+        self.api = Api(self.cluster, self.policy, None)
+        self.api.writes = Writes(self.api)
+        self.requests = []
+        self._records_lock = threading.Lock()
+        self._owner_uids = {}
+        self._hang = threading.Event()
+        self.ca = self.front = self.url = None
+
+    # --- lifecycle -----------------------------------------------------------------------------
+
+    def start(self):
+        self.ca = CertificateAuthority(self.dir / "pki")
+        cert, key = self.ca.server_cert()
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(cert, key)
+        ctx.load_verify_locations(cafile=str(self.ca.cert_path))
+        ctx.verify_mode = ssl.CERT_OPTIONAL
+        ctx.set_alpn_protocols(["http/1.1"])
+        self.front = Front(self.api, ctx, self._record)
+        self.front.start()
+        self.url = f"https://127.0.0.1:{self.front.port}"
+        return self
+
+    def stop(self):
+        self._hang.set()
+        self.api.hang = None
+        if self.front:
+            self.front.stop()
+        self.cluster.stop()
+
+    @property
+    def ca_path(self):
+        return str(self.ca.cert_path)
+
+    @property
+    def errors(self):
+        """Tracebacks of this server's own bugs (answered as 500s); tests assert it is empty."""
+        return list(self.cluster.errors)
+
+    # --- identities and RBAC ---------------------------------------------------------------------
+
+    def add_token(self, token, user, groups=()):
+        self.policy.add_token(token, user, groups)
+
+    def remove_token(self, token):
+        self.policy.remove_token(token)
+
+    def client_cert(self, user, groups=(), expired=False):
+        """(cert path, key path) of a client certificate signed by the CA: CN=user, O=groups."""
+        return self.ca.client_cert(user, groups, expired=expired)
+
+    def grant(self, user, verbs, resource, namespace=None):
+        """Allows `user` `verbs` ("*" for all) on "pods", "pods/eviction", "nodes",
+        "policy/poddisruptionbudgets", "coordination.k8s.io/leases", "*"; namespace None is a
+        cluster-wide grant (also needed for cluster-scoped resources and all-namespace lists)."""
+        self.policy.grant("user", user, verbs, resource, namespace)
+
+    def grant_group(self, group, verbs, resource, namespace=None):
+        self.policy.grant("group", group, verbs, resource, namespace)
+
+    def revoke(self, user):
+        self.policy.revoke("user", user)
+
+    # --- objects ---------------------------------------------------------------------------------
+
+    def add_namespace(self, name):
+        with self.cluster.lock:
+            self.api.namespaces.add(name)
+
+    def _create(self, resource, obj):
+        with self.cluster.lock:
+            ns = obj["metadata"].get("namespace")
+            if ns:
+                self.api.namespaces.add(ns)
+            return copy.deepcopy(self.cluster.create(resource, obj))
+
+    def add_node(self, name, allocatable=None, unschedulable=False, annotations=None, labels=None,
+                 capacity=None):
+        return self._create("nodes", make_node(name, allocatable, unschedulable, annotations,
+                                               labels, capacity))
+
+    def _owner(self, namespace, name, node, owner_kind, owner_name, annotations):
+        if owner_kind:
+            owner = owner_name or (name.rsplit("-", 1)[0] if "-" in name else name)
+            key = (namespace, owner_kind, owner)
+            uid = self._owner_uids.setdefault(key, new_uid())
+            return {"kind": owner_kind, "name": owner, "uid": uid}
+        if MIRROR_ANNOTATION in (annotations or {}) and node:
+            node_obj = self.get("nodes", None, node)
+            return {"kind": "Node", "name": node,
+                    "uid": node_obj["metadata"]["uid"] if node_obj else new_uid()}
+        return None
+
+    def add_pod(self, namespace, name, node, labels=None, owner_kind=None, requests=None,
+                annotations=None, phase="Running", grace=30, ready=True, owner_name=None):
+        """A pod bound to `node`. owner_kind: None, "DaemonSet", "ReplicaSet", "StatefulSet",
+        "Job"...; a pod with the kubernetes.io/config.mirror annotation is a mirror pod owned by
+        its Node. requests: {"intel.com/sriov_rdma": 1, "cpu": "100m"}."""
+        owner = self._owner(namespace, name, node, owner_kind, owner_name, annotations)
+        return self._create("pods", make_pod(namespace, name, node, labels, owner, requests,
+                                             annotations, phase, grace, ready))
+
+    def add_pdb(self, namespace, name, match_labels, min_available=None, max_unavailable=None,
+                expected_pods=None, processed=True, match_expressions=None,
+                unhealthy_pod_eviction_policy=None):
+        """A PodDisruptionBudget; its status is computed from the pods at every read.
+        expected_pods: the scale of the pods' controller (default: the matching pods).
+        processed=False: the disruption controller has not observed it yet (evictions get
+        429 with Retry-After: 10 until set_pdb_processed)."""
+        pdb = self._create("poddisruptionbudgets",
+                           make_pdb(namespace, name, match_labels, min_available, max_unavailable,
+                                    match_expressions, unhealthy_pod_eviction_policy))
+        with self.cluster.lock:
+            self.cluster.pdb_extra[(namespace, name)] = {"expected": expected_pods,
+                                                         "observed": processed}
+        return pdb
+
+    def set_pdb_processed(self, namespace, name, processed=True):
+        with self.cluster.lock:
+            self.cluster.pdb_extra[(namespace, name)]["observed"] = processed
+
+    def add_lease(self, namespace, name, holder=None, duration=None, renew_time=None,
+                  acquire_time=None, transitions=None):
+        """A Lease created by someone else. Times are datetimes or MicroTime strings."""
+        spec = {}
+        for key, value in (("holderIdentity", holder), ("leaseDurationSeconds", duration),
+                           ("leaseTransitions", transitions)):
+            if value is not None:
+                spec[key] = value
+        for key, value in (("acquireTime", acquire_time), ("renewTime", renew_time)):
+            if value is not None:
+                spec[key] = value if isinstance(value, str) else format_micro(value)
+        return self._create("leases", {"kind": "Lease", "apiVersion": "coordination.k8s.io/v1",
+                                       "metadata": {"name": name, "namespace": namespace},
+                                       "spec": spec})
+
+    def add_device_plugin(self, namespace, labels, node, allocatable_after=None,
+                          delays=(0.05, 0.1, 0.05), name="sriov-device-plugin",
+                          allocatable_during=None, replace_after_gone=False):
+        """A device-plugin DaemonSet's pod on `node`. When that pod is deleted (or evicted), a
+        replacement (new name suffix, new uid, Pending) appears after delays[0] s, becomes
+        Running and Ready after delays[1] s more, and delays[2] s later the node's allocatable
+        and capacity get `allocatable_after`. allocatable_during: set at the deletion (e.g. the
+        counts dropping to 0). replace_after_gone: wait until the old pod is gone."""
+        dp = DevicePlugin(namespace, labels, node, name, allocatable_after, allocatable_during,
+                          delays, replace_after_gone)
+        pod = make_pod(namespace, f"{name}-{random_suffix()}", node, labels,
+                       {"kind": "DaemonSet", "name": name, "uid": dp.uid}, grace=30)
+        with self.cluster.lock:
+            self.cluster.device_plugins.append(dp)
+            return self._create("pods", pod)
+
+    def device_plugin_replacements(self):
+        with self.cluster.lock:
+            return [n for dp in self.cluster.device_plugins for n in dp.replacements]
+
+    def get(self, kind, ns, name):
+        """A copy of the stored object (PDBs with their computed status), or None."""
+        resource = _resource(kind)
+        with self.cluster.lock:
+            obj = self.cluster.get(resource, ns, name)
+            if obj is None:
+                return None
+            return self.cluster.pdb_view(obj) if resource == "poddisruptionbudgets" else copy.deepcopy(obj)
+
+    def list(self, kind, ns=None):
+        resource = _resource(kind)
+        with self.cluster.lock:
+            return [copy.deepcopy(o) for (n, _), o in sorted(self.cluster.objects[resource].items())
+                    if ns is None or n == ns]
+
+    def modify(self, kind, ns, name, fn):
+        """Changes an object as a controller would (new resourceVersion, watch event)."""
+        with self.cluster.lock:
+            return copy.deepcopy(self.cluster.mutate(_resource(kind), ns, name, fn))
+
+    def remove(self, kind, ns, name):
+        with self.cluster.lock:
+            return copy.deepcopy(self.cluster.remove(_resource(kind), ns, name))
+
+    def set_pod_ready(self, ns, name, ready):
+        self.modify("pods", ns, name, lambda p: set_pod_ready(p, ready))
+
+    # --- faults ----------------------------------------------------------------------------------
+
+    def set_down(self, down):
+        """Down: the port refuses connections and every open connection is reset, including
+        requests in flight (their response is never sent)."""
+        self.front.set_down(down)
+
+    def set_latency(self, seconds):
+        self.api.latency = seconds
+
+    def set_hang(self, hang):
+        """While set, requests are accepted but not answered (until cleared or set_down)."""
+        if hang:
+            self._hang.clear()
+            self.api.hang = self._hang
+        else:
+            self.api.hang = None
+            self._hang.set()
+
+    def inject_error(self, code, count=1, method=None, path=None, verb=None, user=None,
+                     message=None, retry_after=0):
+        """The next `count` requests matching method/verb/user and the regex `path` get a
+        Status with HTTP `code` (and Retry-After when retry_after > 0)."""
+        pattern = re.compile(path) if path else None
+
+        def match(req):
+            return ((method is None or req.method == method)
+                    and (verb is None or req.verb == verb)
+                    and (user is None or (req.user and req.user.name == user))
+                    and (pattern is None or pattern.search(req.path)))
+        with self.cluster.lock:
+            self.api.faults.append({"count": count, "match": match,
+                                    "error": lambda: error_for_code(code, message, retry_after)})
+
+    # --- observation -----------------------------------------------------------------------------
+
+    def _record(self, req, code):
+        rec = {"user": req.user.name if req.user else None,
+               "groups": list(req.user.groups) if req.user else [],
+               "verb": req.verb, "method": req.method, "path": req.path,
+               "query": dict(req.query), "status": code, "time": req.time,
+               "resource": req.resource.name if req.resource else None,
+               "subresource": req.subresource, "namespace": req.namespace, "name": req.name,
+               "content_type": req.headers.get("Content-Type"),
+               "body": req.body.decode(errors="replace")}
+        with self._records_lock:
+            self.requests.append(rec)
+
+    def count(self, **match):
+        """How many recorded requests have all the given fields, e.g. count(user="u",
+        verb="create", subresource="eviction", status=429)."""
+        with self._records_lock:
+            return sum(1 for r in self.requests if all(r.get(k) == v for k, v in match.items()))
+
+    def records(self, **match):
+        with self._records_lock:
+            return [dict(r) for r in self.requests if all(r.get(k) == v for k, v in match.items())]
+
+    def leases_held_max(self, prefix="", namespace=None):
+        """The most Leases named prefix* held at once by an unexpired holder, over every write."""
+        return self.cluster.leases_held_max(prefix, namespace)
+
+    def wait_for(self, predicate, timeout=5.0, interval=0.01):
+        """Polls predicate() until it is true; returns its last value."""
+        deadline = time.monotonic() + timeout
+        while True:
+            value = predicate()
+            if value or time.monotonic() >= deadline:
+                return value
+            time.sleep(interval)
+
+
+# --- kubeconfig --------------------------------------------------------------------------------
+
+_PLAIN = re.compile(r"^[A-Za-z0-9_./][A-Za-z0-9_./:@+=-]*$")
+
+
+def _scalar(value, style):
+    value = str(value)
+    if style == "kubectl" and _PLAIN.match(value) and value not in ("true", "false", "null", "~"):
+        return value
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def write_kubeconfig(path, server, ca, token=None, cert=None, key=None, token_file=None,
+                     embed=False, namespace=None, style="kubectl", name="test"):
+    """A kubeconfig in the shape kubectl writes. embed=True puts the CA (and the client
+    certificate and key) inline as *-data base64; style "kubectl" writes plain scalars where
+    YAML allows, "quoted" double-quotes every scalar."""
+    def data(p):
+        return base64.b64encode(Path(p).read_bytes()).decode()
+
+    cluster = ([("certificate-authority-data", data(ca))] if embed else
+               [("certificate-authority", ca)]) + [("server", server)]
+    user = []
+    if cert:
+        user += ([("client-certificate-data", data(cert))] if embed else
+                 [("client-certificate", cert)])
+    if key:
+        user += [("client-key-data", data(key))] if embed else [("client-key", key)]
+    if token:
+        user.append(("token", token))
+    if token_file:
+        user.append(("tokenFile", token_file))
+    context = [("cluster", name)] + ([("namespace", namespace)] if namespace else []) + [
+        ("user", name)]
+    s = lambda v: _scalar(v, style)  # noqa: E731
+    lines = ["apiVersion: v1", "clusters:", "- cluster:"]
+    lines += [f"    {k}: {s(v)}" for k, v in cluster]
+    lines += [f"  name: {s(name)}", "contexts:", "- context:"]
+    lines += [f"    {k}: {s(v)}" for k, v in context]
+    lines += [f"  name: {s(name)}", f"current-context: {s(name)}", "kind: Config",
+              "preferences: {}", "users:", f"- name: {s(name)}",
+              "  user:" + ("" if user else " {}")]
+    lines += [f"    {k}: {s(v)}" for k, v in user]
+    Path(path).write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def main(argv=None):
+    """Runs a server with one node for manual experiments; prints the kubeconfig path."""
+    import argparse
+    import tempfile
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dir", default=None)
+    parser.add_argument("--node", default="node-a")
+    args = parser.parse_args(argv)
+    directory = Path(args.dir or tempfile.mkdtemp(prefix="k8s-fake-"))
+    srv = ApiServer(directory).start()
+    srv.add_token("admin-token", "admin", ["system:masters"])
+    srv.add_node(args.node)
+    kubeconfig = write_kubeconfig(directory / "kubeconfig", srv.url, srv.ca_path,
+                                  token="admin-token")
+    print(f"{srv.url}  kubeconfig: {kubeconfig}  (Ctrl-C to stop)", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        srv.stop()
+
+
+if __name__ == "__main__":
+    main()

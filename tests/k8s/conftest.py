@@ -1,0 +1,19 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Fixtures for the Kubernetes tests: one in-process API test server per test."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from apiserver import ApiServer  # noqa: E402
+
+
+@pytest.fixture
+def apiserver(tmp_path):
+    srv = ApiServer(tmp_path / "apiserver").start()
+    yield srv
+    srv.stop()
+    assert not srv.errors, "\n".join(srv.errors)

@@ -1,0 +1,531 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""k8s-notify against the in-process Kubernetes API test server (apiserver.py).
+
+The binary comes from $K8S_NOTIFY (default build/k8s-notify). Each test starts its own server
+(the `apiserver` fixture of conftest.py), grants the RBAC rules packaging/k8s ships, and runs
+the program as the daemon does: JSON on stdout, messages on stderr, exit 0/1/2/75.
+"""
+
+import json
+import os
+import signal
+import statistics
+import subprocess
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from apiserver import write_kubeconfig
+from fakeapi.certs import CertificateAuthority
+from fakeapi.objects import MIRROR_ANNOTATION
+
+REPO = Path(__file__).resolve().parents[2]
+K8S_NOTIFY = os.environ.get("K8S_NOTIFY") or str(REPO / "build" / "k8s-notify")
+USER = "sriov-persist"
+TOKEN = "sriov-persist-token"
+NODE = "node-a"
+RES = "intel.com/e810_rdma"
+SLOT_PREFIX = "sriov-persist-slot-"
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_TEMPFAIL = 0, 1, 2, 75
+
+
+def grant_tool(srv, user=USER):
+    """What packaging/k8s's ClusterRole and Role give k8s-notify."""
+    srv.grant(user, ["get", "patch"], "nodes")
+    srv.grant(user, ["get", "list", "delete"], "pods")
+    srv.grant(user, ["create"], "pods/eviction")
+    srv.grant(user, ["get", "create", "update"], "coordination.k8s.io/leases",
+              namespace="kube-system")
+
+
+class Result:
+    def __init__(self, proc):
+        self.rc, self.stderr = proc.returncode, proc.stderr
+        lines = proc.stdout.strip().splitlines()
+        assert len(lines) <= 1, f"more than one line on stdout: {proc.stdout!r}"
+        self.json = json.loads(lines[0]) if lines else None
+
+    def __repr__(self):
+        return f"rc={self.rc} json={self.json} stderr={self.stderr!r}"
+
+
+class Tool:
+    """Runs k8s-notify with a main config and kubeconfig in tmp_path."""
+
+    def __init__(self, srv, tmp_path):
+        if not os.access(K8S_NOTIFY, os.X_OK):
+            pytest.fail(f"k8s-notify not built: {K8S_NOTIFY} (set K8S_NOTIFY)")
+        self.srv, self.dir = srv, tmp_path
+        self.kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", srv.url, srv.ca_path,
+                                           token=TOKEN)
+        self.main_config = tmp_path / "sriov-persist.conf"
+        self.configure()
+
+    def configure(self, **kubernetes):
+        lines = ["[Kubernetes]"] + [f"{k}={v}" for k, v in kubernetes.items()]
+        self.main_config.write_text("\n".join(lines) + "\n")
+
+    def argv(self, *args, node=NODE, kubeconfig=True):
+        argv = [K8S_NOTIFY, "--main-config", str(self.main_config)]
+        if kubeconfig:
+            argv += ["--kubeconfig", str(kubeconfig if kubeconfig is not True else self.kubeconfig)]
+        return argv + ["--node", node, *args]
+
+    def run(self, *args, node=NODE, kubeconfig=True, env=None, timeout=120):
+        proc = subprocess.run(self.argv(*args, node=node, kubeconfig=kubeconfig),
+                              capture_output=True, text=True, timeout=timeout,
+                              env=dict(os.environ, **(env or {})))
+        return Result(proc)
+
+    def start(self, *args, node=NODE):
+        return subprocess.Popen(self.argv(*args, node=node), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+
+
+@pytest.fixture
+def tool(apiserver, tmp_path):
+    apiserver.add_token(TOKEN, USER)
+    grant_tool(apiserver)
+    apiserver.add_node(NODE, allocatable={RES: 0})
+    return Tool(apiserver, tmp_path)
+
+
+def node_state(srv, name=NODE):
+    node = srv.get("node", None, name)
+    return (bool(node["spec"].get("unschedulable")),
+            node["metadata"].get("annotations", {}).get("sriov-persist.io/cordoned"))
+
+
+def ok(result, op):
+    assert result.rc == EXIT_OK, result
+    assert result.json["op"] == op and result.json["ok"] is True, result
+    assert result.json["node"] == NODE or op == "lease"
+    return result.json
+
+
+def pod_names(srv, node=NODE):
+    return sorted(f"{p['metadata']['namespace']}/{p['metadata']['name']}"
+                  for p in srv.list("pods") if p["spec"].get("nodeName") == node)
+
+
+# --- cordon ownership --------------------------------------------------------------------------
+
+def test_cordon_uncordon_own_cordon(tool, apiserver):
+    out = ok(tool.run("cordon"), "cordon")
+    assert out["owned"] is True and out["changed"] is True
+    assert node_state(apiserver) == (True, "true")
+    # the patch is a merge patch (plain application/json would be a 415)
+    patches = apiserver.records(verb="patch", resource="nodes")
+    assert [p["content_type"] for p in patches] == ["application/merge-patch+json"]
+
+    again = ok(tool.run("cordon"), "cordon")
+    assert again["owned"] is True and again["changed"] is False
+    assert apiserver.count(verb="patch") == 1
+
+    out = ok(tool.run("uncordon"), "uncordon")
+    assert out["lifted"] is True
+    assert node_state(apiserver) == (False, None)
+    # nothing of ours left: a second uncordon writes nothing
+    assert ok(tool.run("uncordon"), "uncordon")["lifted"] is False
+    assert apiserver.count(verb="patch") == 2
+
+
+def test_someone_elses_cordon_is_left_alone(tool, apiserver):
+    apiserver.add_node("node-b", unschedulable=True)
+    out = tool.run("cordon", node="node-b").json
+    assert out["ok"] is True and out["owned"] is False and out["changed"] is False
+    out = tool.run("uncordon", node="node-b").json
+    assert out["ok"] is True and out["lifted"] is False
+    assert node_state(apiserver, "node-b") == (True, None)
+    assert apiserver.count(verb="patch") == 0
+
+
+def test_crash_left_cordon_is_undone_by_next_uncordon(tool, apiserver):
+    # a drain killed while a budget holds a pod back: the node stays cordoned by us
+    apiserver.add_pod("default", "db-0", NODE, labels={"app": "db"}, owner_kind="StatefulSet",
+                      requests={RES: 1})
+    apiserver.add_pdb("default", "db", {"app": "db"}, min_available=1)
+    tool.configure(DrainTimeoutSec=300)
+    proc = tool.start("drain")
+    try:
+        assert apiserver.wait_for(lambda: apiserver.count(subresource="eviction", status=429),
+                                  timeout=30)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate()
+    assert node_state(apiserver) == (True, "true")
+    # the daemon's start: uncordon undoes only our own cordon
+    assert ok(tool.run("uncordon"), "uncordon")["lifted"] is True
+    assert node_state(apiserver) == (False, None)
+    assert pod_names(apiserver) == ["default/db-0"]
+
+
+# --- credentials and refusals ------------------------------------------------------------------
+
+def test_401_bad_token(tool, apiserver):
+    kc = write_kubeconfig(tool.dir / "bad", apiserver.url, apiserver.ca_path, token="wrong")
+    r = tool.run("cordon", kubeconfig=kc)
+    assert r.rc == EXIT_FAIL, r
+    assert r.json["ok"] is False and r.json["retryable"] is False
+    assert "401 Unauthorized" in r.json["error"] and "get node node-a" in r.json["error"]
+    assert "401" in r.stderr
+    # a final failure is not retried
+    assert apiserver.count(status=401) == 1
+
+
+def test_403_names_verb_and_resource(tool, apiserver):
+    apiserver.add_token("viewer-token", "viewer")
+    apiserver.grant("viewer", ["get"], "nodes")
+    kc = write_kubeconfig(tool.dir / "viewer", apiserver.url, apiserver.ca_path,
+                          token="viewer-token")
+    r = tool.run("cordon", kubeconfig=kc)
+    assert r.rc == EXIT_FAIL, r
+    err = r.json["error"]
+    assert "403 Forbidden" in err and "patch node node-a" in err
+    # the API server's own Status message names the verb and the resource
+    assert 'cannot patch resource "nodes"' in err and 'User "viewer"' in err, err
+    assert node_state(apiserver) == (False, None)
+
+
+def test_bad_ca_fails_closed(tool, apiserver):
+    other = CertificateAuthority(tool.dir / "other-ca", cn="not-the-cluster-ca")
+    kc = write_kubeconfig(tool.dir / "other", apiserver.url, str(other.cert_path), token=TOKEN)
+    r = tool.run("cordon", kubeconfig=kc)
+    assert r.rc == EXIT_FAIL, r
+    assert "server not trusted" in r.json["error"], r
+    assert r.json["retryable"] is False
+    garbage = tool.dir / "garbage.crt"
+    garbage.write_text("not a certificate\n")
+    kc = write_kubeconfig(tool.dir / "garbage", apiserver.url, str(garbage), token=TOKEN)
+    r = tool.run("cordon", kubeconfig=kc)
+    assert r.rc == EXIT_FAIL and "bad CA" in r.json["error"], r
+    # no request ever reached the API with a token
+    assert apiserver.count() == 0
+    assert node_state(apiserver) == (False, None)
+
+
+def test_insecure_skip_tls_verify_refused(tool, apiserver):
+    kc = Path(write_kubeconfig(tool.dir / "insecure", apiserver.url, apiserver.ca_path,
+                               token=TOKEN))
+    kc.write_text(kc.read_text().replace("- cluster:\n", "- cluster:\n    insecure-skip-tls-verify: true\n"))
+    r = tool.run("cordon", kubeconfig=kc)
+    assert r.rc == EXIT_FAIL and "insecure-skip-tls-verify" in r.json["error"], r
+    assert apiserver.count() == 0
+
+
+@pytest.mark.parametrize("embed", [False, True])
+def test_client_certificate(tool, apiserver, embed):
+    cert, key = apiserver.client_cert("cert-user")
+    grant_tool(apiserver, "cert-user")
+    kc = write_kubeconfig(tool.dir / "cert", apiserver.url, apiserver.ca_path, cert=cert,
+                          key=key, embed=embed)
+    ok(tool.run("cordon", kubeconfig=kc), "cordon")
+    assert apiserver.count(user="cert-user", verb="patch") == 1
+
+
+def test_in_cluster_service_account(tool, apiserver, tmp_path):
+    sa = tmp_path / "serviceaccount"
+    sa.mkdir()
+    (sa / "token").write_text(TOKEN + "\n")
+    (sa / "ca.crt").write_text(Path(apiserver.ca_path).read_text())
+    (sa / "namespace").write_text("kube-system")
+    tool.configure(Kubeconfig="/nonexistent/kubeconfig")
+    port = apiserver.url.rsplit(":", 1)[1]
+    env = {"KUBERNETES_SERVICE_HOST": "127.0.0.1", "KUBERNETES_SERVICE_PORT": port}
+    r = tool.run("cordon", "--service-account-dir", str(sa), kubeconfig=False, env=env)
+    ok(r, "cordon")
+    (sa / "token").unlink()
+    r = tool.run("uncordon", "--service-account-dir", str(sa), kubeconfig=False, env=env)
+    assert r.rc == EXIT_FAIL and "cannot read token file" in r.json["error"], r
+    # neither a kubeconfig nor a pod: say so
+    r = tool.run("uncordon", kubeconfig=False, env={"KUBERNETES_SERVICE_HOST": ""})
+    assert r.rc == EXIT_FAIL, r
+
+
+def test_token_file_missing(tool, apiserver):
+    kc = write_kubeconfig(tool.dir / "tf", apiserver.url, apiserver.ca_path,
+                          token_file=str(tool.dir / "no-such-token"))
+    r = tool.run("cordon", kubeconfig=kc)
+    assert r.rc == EXIT_FAIL and "cannot read token file" in r.json["error"], r
+    assert "no-such-token" in r.stderr
+
+
+# --- drain -------------------------------------------------------------------------------------
+
+def populate(srv):
+    """A node's pods: one a budget blocks, one free to go, and what a drain must skip."""
+    srv.add_pod("default", "db-0", NODE, labels={"app": "db"}, owner_kind="StatefulSet",
+                requests={RES: 1})
+    srv.add_pdb("default", "db", {"app": "db"}, min_available=1)
+    srv.add_pod("default", "web-7d9f-x2x4k", NODE, owner_kind="ReplicaSet",
+                requests={RES: 2, "cpu": "100m"})
+    srv.add_pod("default", "plain-5c7b-q8z9w", NODE, owner_kind="ReplicaSet",
+                requests={"cpu": "100m"})
+    srv.add_pod("kube-system", "sriovdp-abcde", NODE, owner_kind="DaemonSet", requests={RES: 1})
+    srv.add_pod("kube-system", "kube-proxy-node-a", NODE,
+                annotations={MIRROR_ANNOTATION: "f00d"})
+    srv.add_pod("default", "job-1-abcde", NODE, owner_kind="Job", phase="Succeeded",
+                requests={RES: 1})
+    srv.add_pod("default", "elsewhere", "node-b", requests={RES: 1})
+
+
+def test_drain_budget_then_fallback_delete(tool, apiserver):
+    populate(apiserver)
+    tool.configure(DrainTimeoutSec=1, EvictionFallback="delete", DrainPods="sriov")
+    out = ok(tool.run("drain"), "drain")
+    assert out["owned"] is True and out["cordon_changed"] is True
+    assert out["evicted"] == ["default/web-7d9f-x2x4k"]
+    assert out["deleted"] == ["default/db-0"]
+    assert out["blocked"] == ["default/db-0"]
+    assert out["failed"] == [] and out["remaining"] == []
+    assert out["skipped"] == {"mirror": 1, "daemonset": 1, "finished": 1, "not-sriov": 1}
+    assert apiserver.count(subresource="eviction", status=429) >= 1
+    deletes = apiserver.records(method="DELETE", resource="pods")
+    assert len(deletes) == 1 and deletes[0]["query"].get("gracePeriodSeconds") == "0"
+    assert pod_names(apiserver) == ["default/job-1-abcde", "default/plain-5c7b-q8z9w",
+                                    "kube-system/kube-proxy-node-a", "kube-system/sriovdp-abcde"]
+    assert pod_names(apiserver, "node-b") == ["default/elsewhere"]
+    assert node_state(apiserver) == (True, "true")
+    assert ok(tool.run("uncordon"), "uncordon")["lifted"] is True
+
+
+def test_drain_fallback_fail_uncordons(tool, apiserver):
+    populate(apiserver)
+    tool.configure(DrainTimeoutSec=1, EvictionFallback="fail")
+    r = tool.run("drain")
+    assert r.rc == EXIT_FAIL, r
+    assert r.json["ok"] is False and r.json["retryable"] is False
+    assert r.json["uncordoned"] is True
+    assert "EvictionFallback=fail" in r.json["error"] and "default/db-0" in r.json["error"]
+    assert [p["pod"] for p in r.json["remaining"]] == ["default/db-0"]
+    assert "disruption budget db needs 1 healthy pods" in r.json["remaining"][0]["reason"]
+    assert node_state(apiserver) == (False, None)
+    assert "default/db-0" in pod_names(apiserver)
+    assert apiserver.count(method="DELETE") == 0
+
+
+def test_drain_fail_keeps_foreign_cordon(tool, apiserver):
+    apiserver.modify("node", None, NODE, lambda n: n["spec"].update(unschedulable=True))
+    populate(apiserver)
+    tool.configure(DrainTimeoutSec=1, EvictionFallback="fail")
+    r = tool.run("drain")
+    assert r.rc == EXIT_FAIL and r.json["owned"] is False, r
+    assert "uncordoned" not in r.json
+    assert node_state(apiserver) == (True, None)
+
+
+@pytest.mark.parametrize("mode,evicted", [
+    ("sriov", ["default/web-7d9f-x2x4k"]),
+    ("all", ["default/plain-5c7b-q8z9w", "default/web-7d9f-x2x4k"]),
+])
+def test_drain_pods_sriov_vs_all(tool, apiserver, mode, evicted):
+    populate(apiserver)
+    apiserver.remove("pdb", "default", "db")
+    apiserver.remove("pod", "default", "db-0")
+    tool.configure(DrainTimeoutSec=10, DrainPods=mode)
+    out = ok(tool.run("drain"), "drain")
+    assert sorted(out["evicted"]) == evicted
+    assert out["deleted"] == []
+    # DaemonSet and mirror pods are never evicted
+    evictions = {r["name"] for r in apiserver.records(subresource="eviction")}
+    assert evictions == {e.split("/")[1] for e in evicted}
+    assert "kube-system/sriovdp-abcde" in pod_names(apiserver)
+    assert "kube-system/kube-proxy-node-a" in pod_names(apiserver)
+
+
+def test_drain_pod_under_two_budgets_fails(tool, apiserver):
+    apiserver.add_pod("default", "db-0", NODE, labels={"app": "db", "tier": "x"},
+                      owner_kind="StatefulSet", requests={RES: 1})
+    apiserver.add_pod("default", "db-1", "node-b", labels={"app": "db", "tier": "x"},
+                      owner_kind="StatefulSet", requests={RES: 1})
+    apiserver.add_pdb("default", "by-app", {"app": "db"}, max_unavailable=1)
+    apiserver.add_pdb("default", "by-tier", {"tier": "x"}, max_unavailable=1)
+    tool.configure(DrainTimeoutSec=30, EvictionFallback="delete")
+    r = tool.run("drain")
+    assert r.rc == EXIT_FAIL, r
+    assert r.json["failed"][0]["pod"] == "default/db-0"
+    assert "more than one PodDisruptionBudget" in r.json["failed"][0]["reason"]
+    # reported at once, not retried until the timeout, and not deleted by the fallback
+    assert apiserver.count(subresource="eviction", status=500) == 1
+    assert apiserver.count(method="DELETE") == 0
+    assert r.json["uncordoned"] is True and node_state(apiserver) == (False, None)
+
+
+def test_api_down_mid_drain_then_rerun(tool, apiserver):
+    populate(apiserver)
+    tool.configure(DrainTimeoutSec=60, EvictionFallback="fail")
+    before = set(pod_names(apiserver))
+    proc = tool.start("drain")
+    try:
+        assert apiserver.wait_for(
+            lambda: apiserver.count(subresource="eviction", status=429)
+            and not any(p.endswith("web-7d9f-x2x4k") for p in pod_names(apiserver)), timeout=30)
+        apiserver.set_down(True)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    result = json.loads(stdout)
+    assert proc.returncode == EXIT_TEMPFAIL, (stdout, stderr)
+    assert result["ok"] is False and result["retryable"] is True
+    assert result["evicted"] == ["default/web-7d9f-x2x4k"]
+    # our cordon stays (the rerun or the daemon's uncordon finishes the job)
+    assert node_state(apiserver) == (True, "true")
+
+    apiserver.set_down(False)
+    # the budget can now allow the disruption: a second replica is up elsewhere
+    apiserver.add_pod("default", "db-1", "node-b", labels={"app": "db"},
+                      owner_kind="StatefulSet", requests={RES: 1})
+    out = ok(tool.run("drain"), "drain")
+    assert out["owned"] is True and out["cordon_changed"] is False
+    assert out["evicted"] == ["default/db-0"]
+    ok(tool.run("uncordon"), "uncordon")
+    assert node_state(apiserver) == (False, None)
+    # nothing lost: exactly the two evictable pods went, each evicted once, nothing deleted
+    assert before - set(pod_names(apiserver)) == {"default/db-0", "default/web-7d9f-x2x4k"}
+    assert apiserver.count(subresource="eviction", name="web-7d9f-x2x4k", status=201) == 1
+    assert apiserver.count(subresource="eviction", name="db-0", status=201) == 1
+    assert apiserver.count(method="DELETE") == 0
+
+
+def test_requests_per_cordon_drain_uncordon_cycle(tool, apiserver):
+    for i in range(3):
+        apiserver.add_pod("default", f"app-{i}", NODE, owner_kind="ReplicaSet",
+                          requests={RES: 1}, grace=1)
+    tool.configure(DrainTimeoutSec=30)
+    counts = {}
+    for verb in ("cordon", "drain", "uncordon"):
+        before = apiserver.count(user=USER)
+        result = ok(tool.run(verb), verb)
+        counts[verb] = apiserver.count(user=USER) - before
+        assert counts[verb] == result["requests"]  # the tool counts what the server saw
+    total = sum(counts.values())
+    print(f"\nAPI requests for cordon+drain+uncordon with 3 pods: {counts} = {total}")
+    # cordon 2 (get, patch), drain 1 (get) + 1 list + 3 evictions + a few lists while the
+    # pods terminate, uncordon 2
+    assert counts["cordon"] == 2 and counts["uncordon"] == 2
+    assert 6 <= counts["drain"] <= 12
+
+
+# --- device plugin -----------------------------------------------------------------------------
+
+def test_restart_device_plugin(tool, apiserver):
+    old = apiserver.add_device_plugin("kube-system", {"app": "sriovdp"}, NODE,
+                                      allocatable_after={RES: 8})["metadata"]
+    out = ok(tool.run("restart-device-plugin", "--expect", f"{RES}=8", "--timeout", "30"),
+             "restart-device-plugin")
+    assert out["deleted"] == [old["name"]]
+    assert out["new_pod"] != old["name"] and out["new_pod"] in apiserver.device_plugin_replacements()
+    assert out["allocatable"][RES] == "8"
+    assert apiserver.get("node", None, NODE)["status"]["allocatable"][RES] == "8"
+
+
+def test_restart_device_plugin_wrong_count_times_out(tool, apiserver):
+    apiserver.add_device_plugin("kube-system", {"app": "sriovdp"}, NODE,
+                                allocatable_after={RES: 4})
+    r = tool.run("restart-device-plugin", "--expect", f"{RES}=8", "--timeout", "2")
+    assert r.rc == EXIT_TEMPFAIL, r
+    assert f"allocatable {RES} is 4, expected 8" in r.json["error"]
+
+
+def test_restart_device_plugin_absent(tool, apiserver):
+    apiserver.add_device_plugin("kube-system", {"app": "sriovdp"}, "node-b")
+    r = tool.run("restart-device-plugin")
+    assert r.rc == EXIT_FAIL and "no device-plugin pod on node node-a" in r.json["error"], r
+    assert apiserver.count(method="DELETE") == 0
+
+
+# --- leases ------------------------------------------------------------------------------------
+
+def test_lease_take_over_expired_keep_ours_and_busy(tool, apiserver):
+    tool.configure(MaxParallelNodes=1)
+    apiserver.add_lease("kube-system", SLOT_PREFIX + "0", holder="node-z", duration=10,
+                        renew_time="2020-01-01T00:00:00.000000Z", transitions=2)
+    out = ok(tool.run("lease", "acquire"), "lease")
+    assert out["slot"] == SLOT_PREFIX + "0" and out["already"] is False
+    spec = apiserver.get("lease", "kube-system", SLOT_PREFIX + "0")["spec"]
+    assert spec["holderIdentity"] == NODE and spec["leaseTransitions"] == 3
+    assert len(spec["renewTime"]) == 27 and spec["renewTime"].endswith("Z")
+    assert ok(tool.run("lease", "acquire"), "lease")["already"] is True
+    assert ok(tool.run("lease", "renew"), "lease")["slot"] == SLOT_PREFIX + "0"
+
+    r = tool.run("lease", "acquire", "--timeout", "2", node="node-b")
+    assert r.rc == EXIT_TEMPFAIL and r.json["retryable"] is True, r
+    assert f"{SLOT_PREFIX}0 ({NODE})" in r.json["error"]
+    r = tool.run("lease", "renew", node="node-b")
+    assert r.rc == EXIT_FAIL and "holds no slot" in r.json["error"], r
+    # release by someone else changes nothing
+    assert ok(tool.run("lease", "release", node="node-b"), "lease")["released"] == []
+    assert ok(tool.run("lease", "release"), "lease")["released"] == [SLOT_PREFIX + "0"]
+    assert "holderIdentity" not in apiserver.get("lease", "kube-system", SLOT_PREFIX + "0")["spec"]
+
+
+def test_lease_200_nodes_contend_for_3_slots(tool, apiserver):
+    nodes, slots, workers = 200, 3, 16
+    tool.configure(MaxParallelNodes=slots)
+
+    def cycle(i):
+        node = f"node-{i:03d}"
+        acq = tool.run("lease", "acquire", "--timeout", "300", node=node, timeout=400)
+        assert acq.rc == EXIT_OK, acq
+        time.sleep(0.05)  # the disruptive work
+        rel = tool.run("lease", "release", "--slot", acq.json["slot"], node=node)
+        assert rel.rc == EXIT_OK and rel.json["released"] == [acq.json["slot"]], rel
+        return acq.json["requests"], rel.json["requests"], acq.json["rounds"]
+
+    with ThreadPoolExecutor(workers) as pool:
+        results = list(pool.map(cycle, range(nodes)))
+    per_node = [a + r for a, r, _ in results]
+    acquire = [a for a, _, _ in results]
+    rounds = [n for _, _, n in results]
+    held_max = apiserver.leases_held_max(SLOT_PREFIX)
+    print(f"\n{nodes} nodes, {slots} slots, {workers} at once: held at most {held_max}; "
+          f"requests per node (acquire+release) mean {statistics.mean(per_node):.1f} "
+          f"max {max(per_node)}; acquire mean {statistics.mean(acquire):.1f} max {max(acquire)}; "
+          f"polling rounds mean {statistics.mean(rounds):.1f} max {max(rounds)}")
+    assert len(results) == nodes
+    assert 1 <= held_max <= slots
+    # every request the server saw is one a node counted
+    assert apiserver.count(user=USER) == sum(per_node)
+    # bounded: a polling round reads the 3 slots, and a lost race costs a write and a read;
+    # waits back off (with jitter) to 5 s, so a node polls a few times, not continuously
+    assert statistics.mean(per_node) <= 25
+    assert max(per_node) <= 120
+    assert all(r <= 2 for _, r, _ in results)  # release --slot: get + put
+    for i in range(slots):
+        lease = apiserver.get("lease", "kube-system", f"{SLOT_PREFIX}{i}")
+        assert lease is None or "holderIdentity" not in lease["spec"]
+
+
+# --- annotate and usage ------------------------------------------------------------------------
+
+def test_annotate_publishes_state(tool, apiserver):
+    state = {"applied": 2, "held": 0, "drifted": False, "pending_reboot": True,
+             "pending_reboot_reasons": ["firmware NUM_OF_VFS on 0000:3b:00.0"]}
+    out = ok(tool.run("annotate", "--state", json.dumps(state)), "annotate")
+    ann = apiserver.get("node", None, NODE)["metadata"]["annotations"]
+    assert ann["sriov-persist.io/applied"] == "2"
+    assert ann["sriov-persist.io/drifted"] == "false"
+    assert ann["sriov-persist.io/pending-reboot"] == "true"
+    assert json.loads(ann["sriov-persist.io/pending-reboot-reasons"]) == \
+        state["pending_reboot_reasons"]
+    assert out["annotations"]["sriov-persist.io/held"] == "0"
+    ok(tool.run("annotate", "--state", '{"pending_reboot": null}'), "annotate")
+    ann = apiserver.get("node", None, NODE)["metadata"]["annotations"]
+    assert "sriov-persist.io/pending-reboot" not in ann and "sriov-persist.io/applied" in ann
+    r = tool.run("annotate", "--state", '{"cordoned": "true"}')
+    assert r.rc == EXIT_FAIL and "reserved" in r.json["error"], r
+    assert node_state(apiserver) == (False, None)
+
+
+@pytest.mark.parametrize("args", [
+    [], ["frobnicate"], ["lease"], ["lease", "grab"], ["annotate"], ["cordon", "extra"],
+    ["cordon", "--expect", "a=1"], ["restart-device-plugin", "--expect", "nocount"],
+    ["lease", "acquire", "--slot", SLOT_PREFIX + "0"], ["--timeout", "soon", "cordon"],
+])
+def test_usage_errors(tool, apiserver, args):
+    r = tool.run(*args)
+    assert r.rc == EXIT_USAGE, r
+    assert r.stderr
+    assert apiserver.count() == 0
