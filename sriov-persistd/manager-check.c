@@ -137,6 +137,10 @@ static int check_pf(struct manager *m, struct pf_entry *e, bool may_apply)
 	if (!pf)
 		return 0;
 	set_str(&e->name, pf->name);
+	/* VFs that vanished or appeared, even if repaired at once, are new
+	 * devices to the device plugin */
+	if (e->num_vfs != pf->num_vfs && e->state != PF_RUN_UNCONFIGURED)
+		m->vfs_changed = true;
 	e->num_vfs = pf->num_vfs;
 	if (pf_busy(m, e->pci)) {
 		/* its record is written when it is done, and that is an event */
@@ -382,6 +386,7 @@ int manager_check_dirty(struct manager *m)
 		if (r < 0)
 			return r;
 	}
+	manager_device_plugin_sync(m);
 	manager_update_summary(m, false);
 	return 0;
 }

@@ -116,7 +116,8 @@ static char *vf_signature(const struct manager *m)
 void manager_device_plugin_sync(struct manager *m)
 {
 	_cleanup_free_ char *sig = vf_signature(m);
-	bool first = !m->dp_vf_sig, vfs_changed = !first && !streq_ptr(sig, m->dp_vf_sig);
+	bool first = !m->dp_vf_sig;
+	bool vfs_changed = !first && (m->vfs_changed || !streq_ptr(sig, m->dp_vf_sig));
 	struct dp_config c;
 	int written = 0;
 
@@ -124,6 +125,7 @@ void manager_device_plugin_sync(struct manager *m)
 		return;
 	free(m->dp_vf_sig);
 	m->dp_vf_sig = TAKE_PTR(sig);
+	m->vfs_changed = false;
 	if (m->conf.device_plugin_config && build_config(m, &c) >= 0) {
 		written = write_config(m, &c);
 		dp_config_done(&c);

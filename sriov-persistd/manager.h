@@ -128,6 +128,7 @@ struct manager {
 	char *reboot_tried;	    /* the reasons a reboot was (being) done for */
 	bool device_plugin_wanted;  /* its resources changed */
 	char *dp_vf_sig;	    /* VF counts of the configured PFs, last seen */
+	bool vfs_changed;	    /* a configured PF's VF count changed since */
 	char *annotated;	    /* the state last published on the node */
 	char *annotate_next;	    /* the state to publish */
 	bool annotate_running;

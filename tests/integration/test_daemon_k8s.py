@@ -120,7 +120,7 @@ class K8sEnv:
         self.dp_config = tmp / "pcidp" / "config.json"
         self.dp_config.parent.mkdir()
 
-    def host(self, fixture, node, reboot="never", **kubernetes):
+    def host(self, fixture, node, reboot="never", mode="repair", **kubernetes):
         d = self.tmp / f"host-{fixture.split('.')[0]}"
         d.mkdir()
         h = Host(d, fixture, self.sriovctl_bin)
@@ -129,7 +129,7 @@ class K8sEnv:
                "ResourcePrefix": "intel.com", "DevicePluginNamespace": "kube-system",
                "DevicePluginSelector": "app=sriovdp", "DevicePluginConfig": self.dp_config,
                "MaxParallelNodes": 1, "LeaseNamespace": "kube-system", **kubernetes}
-        h.main.write_text("[Apply]\nSysfsWriteTimeoutSec=1\n[Drift]\nMode=repair\n"
+        h.main.write_text(f"[Apply]\nSysfsWriteTimeoutSec=1\n[Drift]\nMode={mode}\n"
                           f"[Disruption]\nPolicy=drain\n[Reboot]\nPolicy={reboot}\n"
                           "[Kubernetes]\n" + "".join(f"{k}={v}\n" for k, v in k8s.items()))
         return h
@@ -196,7 +196,10 @@ def env(tmp_path, sriovpersistd_bin, k8s_notify_bin, sriovctl_bin):
 # --- helpers ----------------------------------------------------------------------------------
 
 def operation(c):
-    return json.loads(c.call("GetStatus"))["daemon"].get("operation", "missing")
+    """GetStatus()'s daemon.operation: null when none runs."""
+    daemon = json.loads(c.call("GetStatus"))["daemon"]
+    assert "operation" in daemon, f"GetStatus has no daemon.operation: {daemon}"
+    return daemon["operation"]
 
 
 def replace_layout(h, name, text):
@@ -272,13 +275,13 @@ def dp_resources(path):
 
 # --- scenario: a disruptive layout change drains the node --------------------------------------
 
-def e810_node(env, **kubernetes):
+def e810_node(env, mode="repair", **kubernetes):
     """The e810 host with 4 VFs applied at boot, and its node: pods that use the VFs (evicted
     by a drain), a DaemonSet pod that uses them and a pod that does not (both left alone), a
     pod on another node, and the device plugin."""
     srv = env.srv
     res = f"intel.com/{E810_RES}"
-    h = env.host("e810.json", E810_NODE, **kubernetes)
+    h = env.host("e810.json", E810_NODE, mode=mode, **kubernetes)
     h.layout("50-e810.conf", E810_LAYOUT.format(pci=E810_A, n=4, vlan=10))
     env.boot_apply(h)
     srv.add_node(E810_NODE, allocatable={res: 4})
@@ -333,11 +336,12 @@ class Watch:
 
     def tick(self):
         srv, c = self.env.srv, self.env.c
-        status = json.loads(c.call("GetStatus"))
-        op, state = status["daemon"].get("operation", "missing"), status["daemon"]["state"]
-        if op is not None and op != "missing" and (not self.ops or self.ops[-1] != op):
+        status = json.loads(c.call("GetStatus"))["daemon"]
+        assert "operation" in status, f"GetStatus has no daemon.operation: {status}"
+        op, state = status["operation"], status["state"]
+        if op is not None and (not self.ops or self.ops[-1] != op):
             self.ops.append(op)
-        if op not in (None, "missing") and op.get("kind") == "drain" and state != "draining":
+        if op is not None and op.get("kind") == "drain" and state != "draining":
             self.violations.append(f"operation {op} while State is {state}")
         # each pair is read in the order that makes a violation certain, not a race
         cordoned, _ = node_flags(srv, self.node)
@@ -460,6 +464,39 @@ def test_disruptive_change_drains_the_node(env):
 
 # --- scenario: live changes and an idle daemon make no requests --------------------------------
 
+def test_vfs_that_vanish_restart_the_device_plugin(env):
+    """Someone removes the VFs ([Drift] Mode=report: they stay removed): the device plugin's
+    devices are gone, so it is restarted with what is there now, without a drain."""
+    srv, c = env.srv, env.c
+    h, plugin = e810_node(env, mode="report")
+    env.start(h)
+    env.settle()
+    assert current_plugin(srv, E810_NODE) == plugin
+    set_plugin_allocatable(srv, {f"intel.com/{E810_RES}": 0})
+    before = len(srv.requests)
+    m = c.mark()
+
+    def gone(s):
+        pf = h.pf_of(s, E810_A)
+        pf["num_vfs"], pf["vfs"] = 0, []
+    h.edit(gone)
+    c.wait_signal("DriftDetected", m, pci=E810_A)
+    def replaced():
+        pods = [p["metadata"]["name"] for p in srv.list("pods", "kube-system")
+                if p["metadata"]["labels"].get("app") == "sriovdp"
+                and not p["metadata"].get("deletionTimestamp")]
+        return pods and plugin not in pods
+    c.wait(replaced, timeout=30, what="the device plugin's pod replaced")
+    env.settle()
+    assert h.pf(E810_A)["num_vfs"] == 0, "report mode repaired the drift"
+    reqs = srv.requests[before:]
+    assert not [r for r in reqs if r["resource"] in ("leases",) or
+                r["subresource"] == "eviction"], breakdown(reqs)
+    assert [b for _, b in node_patches(srv, before) if "spec" in b] == [], "cordoned"
+    # no VF is left to name: the resource is gone from the plugin's list
+    assert E810_RES not in dp_resources(env.dp_config), env.dp_config.read_text()
+
+
 def test_live_change_and_idle_make_no_requests(env):
     srv, c = env.srv, env.c
     h, _ = e810_node(env)
@@ -557,6 +594,30 @@ def test_failed_drain_leaves_the_pf_deferred(env):
     assert again == [], breakdown(again)
     print(f"\nAPI requests for a failed drain of one node: {after - before} "
           f"{breakdown(srv.requests[before:after])}")
+
+
+def test_retryable_failure_is_retried(env):
+    """k8s-notify exits 75 (the API server answered 503 to each of its tries): the daemon runs
+    the step again later, and the change goes through."""
+    srv, c = env.srv, env.c
+    res = f"intel.com/{E810_RES}"
+    h, _ = e810_node(env)
+    env.start(h)
+    env.settle()
+    set_plugin_allocatable(srv, {res: 8})
+    before = len(srv.requests)
+    # k8s-notify tries a request 5 times: all of its first run's reads of the slot fail
+    srv.inject_error(503, count=5, path=r"/leases/")
+    m = c.mark()
+    replace_layout(h, "50-e810.conf", E810_LAYOUT.format(pci=E810_A, n=8, vlan=10))
+    assert c.wait_applied(E810_A, m, timeout=90) == 0, env.log()
+    env.settle()
+    reqs = srv.requests[before:]
+    assert len([r for r in reqs if r["resource"] == "leases" and r["status"] == 503]) == 5
+    assert h.pf(E810_A)["num_vfs"] == 8
+    assert lease_holder(srv) is None and node_flags(srv, E810_NODE) == (False, None)
+    assert c.get("State") == "idle"
+    assert c.get("LastError", pf_path(E810_A), PF_IFACE) == ""
 
 
 # --- scenario: start -------------------------------------------------------------------------
