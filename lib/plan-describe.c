@@ -144,3 +144,55 @@ struct plan *plan_free(struct plan *p)
 	free(p);
 	return NULL;
 }
+
+/* What the host has now for what a: changes, or NULL when that says nothing
+ * more (loading a module, setting the PF up). */
+static char *describe_now(const struct action *a, const struct pf_state *pf)
+{
+	const struct vf_state *vf = a->vf < pf->n_vfs ? &pf->vfs[a->vf] : NULL;
+	_cleanup_free_ char *d = NULL;
+	struct action now;
+
+	switch (a->type) {
+	case ACTION_SET_NUM_VFS:
+		return strdup_printf("%u", pf->num_vfs);
+	case ACTION_SET_PF_MTU:
+		return strdup_printf("%u", pf->mtu);
+	case ACTION_SET_ESWITCH_MODE:
+		return strdup(strna(eswitch_mode_to_string(pf->eswitch_mode)));
+	case ACTION_SET_VF:
+		if (!vf)
+			return NULL;
+		now = *a;
+		vf_settings_from_state(vf, &now.attrs);
+		now.attrs.set = a->attrs.set;
+		d = describe_set_vf(&now);
+		return d && strchr(d, ':') ? strdup(strchr(d, ':') + 2) : NULL;
+	case ACTION_BIND_VF:
+	case ACTION_UNBIND_VF:
+		return vf ? strdup(vf->driver ?: "no driver") : NULL;
+	case ACTION_SET_VF_MTU:
+		return vf ? strdup_printf("%u", vf->mtu) : NULL;
+	case ACTION_LOAD_MODULE:
+	case ACTION_SET_FIRMWARE_VFS:
+	case ACTION_SET_LINK_TYPE:
+	case ACTION_SET_PF_UP:
+	case ACTION_SET_HW_TC_OFFLOAD:
+	case _ACTION_TYPE_MAX:
+	case _ACTION_TYPE_INVALID:
+		break;
+	}
+	return NULL;
+}
+
+char *action_describe_drift(const struct action *a, const struct pf_state *pf)
+{
+	_cleanup_free_ char *want = action_describe(a), *now = NULL;
+
+	if (!want)
+		return NULL;
+	now = describe_now(a, pf);
+	if (!now)
+		return TAKE_PTR(want);
+	return strdup_printf("%s (now %s)", want, now);
+}

@@ -74,3 +74,7 @@ bool plan_is_disruptive(const struct plan *p) _pure_;
  * Caller frees; NULL on ENOMEM. */
 char *action_describe(const struct action *a);
 const char *action_type_to_string(enum action_type t) _pure_;
+/* The same, with what pf has now, for saying what drifted: "set 4 VFs (now 0)",
+ * "VF 1: mac 02:00:00:00:01:00 (now mac 02:99:99:99:99:99)",
+ * "VF 1: bind vfio-pci (now igbvf)". Caller frees; NULL on ENOMEM. */
+char *action_describe_drift(const struct action *a, const struct pf_state *pf);

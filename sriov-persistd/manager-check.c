@@ -35,12 +35,13 @@ static char *plan_signature(const struct plan *p)
 	return l ? strv_join(l, "\n") : NULL;
 }
 
-static char **plan_what(const struct plan *p)
+/* What drifted: each action with what the PF has now. */
+static char **plan_what(const struct plan *p, const struct pf_state *pf)
 {
 	char **l = calloc(1, sizeof(char *));
 
 	for (size_t i = 0; l && i < p->n_actions; i++)
-		if (strv_consume(&l, action_describe(&p->actions[i])) < 0)
+		if (strv_consume(&l, action_describe_drift(&p->actions[i], pf)) < 0)
 			return NULL;
 	return l;
 }
@@ -97,7 +98,7 @@ static void noticed_drift(struct manager *m, struct pf_entry *e, char **what)
 
 /* A PF whose plan is not empty. Returns whether to apply it now. */
 static bool judge_changes(struct manager *m, struct pf_entry *e, const struct plan *p,
-			  bool may_apply)
+			  const struct pf_state *pf, bool may_apply)
 {
 	bool repair = m->conf.drift_mode == DRIFT_MODE_REPAIR;
 	bool retry = !streq_ptr(e->plan_sig, e->given_up);
@@ -109,7 +110,7 @@ static bool judge_changes(struct manager *m, struct pf_entry *e, const struct pl
 		return may_apply && retry;
 	}
 	if (st.state == PF_STATUS_APPLIED) {
-		char **what = plan_what(p);
+		char **what = plan_what(p, pf);
 
 		e->state = PF_RUN_DRIFTED;
 		set_str(&e->last_error, NULL);
@@ -166,7 +167,7 @@ static int check_pf(struct manager *m, struct pf_entry *e, bool may_apply)
 	e->plan_sig = plan_signature(p);
 	if (!e->plan_sig)
 		return -ENOMEM;
-	return judge_changes(m, e, p, may_apply);
+	return judge_changes(m, e, p, pf, may_apply);
 }
 
 static int result_code(const struct apply_pf_result *res)

@@ -651,7 +651,10 @@ def test_drift_in_report_mode_waits_for_apply(make_host, start_daemon, bus_clien
     c.wait_property("Drifted", True)
     # one description per plan action
     plan = next(p for p in json.loads(c.call("Plan"))["pfs"] if p["pci"] == E810_A)
-    assert sig.args[1] == [a["description"] for a in plan["actions"]], (sig.args, plan)
+    # (each the plan's description, and what the host has now)
+    assert [w.split(" (now ")[0] for w in sig.args[1]] == \
+        [a["description"] for a in plan["actions"]], (sig.args, plan)
+    assert all(" (now " in w for w in sig.args[1]), sig.args
     assert c.get("State", pf_path(E810_A), PF_IFACE) == "drifted"
     assert c.get("State") == "degraded"
     sync(c)

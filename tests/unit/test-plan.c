@@ -424,6 +424,38 @@ static size_t apply_converges(struct env *e)
 
 /* ---- idempotence, per driver family ---- */
 
+/* What drifted says what the layout wants and what the host has now. */
+static void test_describe_drift(void **state)
+{
+	struct env e;
+	struct action a = { .type = ACTION_SET_NUM_VFS, .value = 4 };
+	char *s;
+
+	env_init(&e, "ice", 128, 2, "ice iavf");
+	free(e.pf.vfs[1].driver);
+	e.pf.vfs[1].driver = strdup("vfio-pci");
+	e.pf.vfs[1].vlan = 7;
+	s = action_describe_drift(&a, &e.pf);
+	assert_string_equal(s, "set 4 VFs (now 2)");
+	free(s);
+	a = (struct action){ .type = ACTION_SET_VF, .vf = 1 };
+	a.attrs.set = KEY(VLAN);
+	a.attrs.vlan = 100;
+	s = action_describe_drift(&a, &e.pf);
+	assert_non_null(strstr(s, "VF 1: vlan 100"));
+	assert_non_null(strstr(s, "(now vlan 7"));
+	free(s);
+	a = (struct action){ .type = ACTION_BIND_VF, .vf = 1, .str = "iavf" };
+	s = action_describe_drift(&a, &e.pf);
+	assert_string_equal(s, "VF 1: bind iavf (now vfio-pci)");
+	free(s);
+	a = (struct action){ .type = ACTION_BIND_VF, .vf = 9, .str = "iavf" };
+	s = action_describe_drift(&a, &e.pf); /* no such VF yet: nothing to say about now */
+	assert_string_equal(s, "VF 9: bind iavf");
+	free(s);
+	env_done(&e);
+}
+
 static void test_ice_converges(void **state)
 {
 	struct env e;
@@ -926,6 +958,7 @@ static void test_describe(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_describe_drift),
 		cmocka_unit_test(test_ice_converges),
 		cmocka_unit_test(test_i40e_converges),
 		cmocka_unit_test(test_mlx5_switchdev_converges),
