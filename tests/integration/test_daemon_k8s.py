@@ -741,3 +741,70 @@ def test_coordinated_reboot(env):
           f"(before the reboot {before_reboot} {breakdown(srv.requests[:before_reboot])}; "
           f"after it {len(after)} {breakdown(after)})")
     assert len(srv.requests) <= 50, breakdown(srv.requests)
+
+
+def test_immediate_reboot_without_kubernetes_is_not_repeated(env):
+    """[Reboot] Policy=immediate reboots through logind with no Kubernetes at all; when the
+    reboot did not satisfy the reasons (the kernel arguments were not added), it is not done
+    again on its own: the reasons stay reported."""
+    srv, c = env.srv, env.c
+    h = env.host("igb-82576.json", IGB_NODE, reboot="immediate", Enabled="no")
+    s = h.state()
+    s["boot_id"] = BOOT_1
+    h.save(s)
+    h.layout("50-igb.conf", IGB_LAYOUT)
+    env.boot_apply(h)
+    op_file = Path(f"{h.path}.lib") / "operation.json"
+    env.logind.start(op_file)
+    d = env.start(h)
+    c.wait(lambda: env.logind.calls(), timeout=30, what="Reboot() on logind")
+    assert [x["method"] for x in env.logind.calls()] == ["Reboot"]
+    assert json.loads(op_file.read_text())["kind"] == "reboot"
+
+    # a reboot into the same kernel command line: the IOMMU is still off
+    d.stop()
+
+    def same_kernel(st):
+        st["boot_id"] = BOOT_2
+        for pf in st["pfs"]:
+            pf["num_vfs"], pf["vfs"] = 0, []
+    h.edit(same_kernel)
+    d.start()
+    c.wait(lambda: not op_file.exists(), timeout=30, what="operation.json removed after the boot")
+    env.settle()
+    assert c.get("PendingReboot") is True, "the reason was not satisfied and must stay"
+    deadline = time.monotonic() + 2
+    c.wait(lambda: time.monotonic() > deadline, timeout=10, what="2 s")
+    assert len(env.logind.calls()) == 1, "rebooted again for reasons a reboot did not satisfy"
+    assert srv.requests == [], breakdown(srv.requests)
+
+
+def test_daemon_killed_mid_drain_undoes_and_finishes(env):
+    """The daemon dies while the node is being drained. The next daemon finds the drain in
+    operation.json, lifts its cordon and releases its slot, then drains again for the PF that
+    still waits, and applies it: nothing is left cordoned or held."""
+    srv, c = env.srv, env.c
+    h, _ = e810_node(env)
+    d = env.start(h)
+    env.settle()
+    set_plugin_allocatable(srv, {f"intel.com/{E810_RES}": 8})
+    op_file = Path(f"{h.path}.lib") / "operation.json"
+    replace_layout(h, "50-e810.conf", E810_LAYOUT.format(pci=E810_A, n=8, vlan=10))
+    # the drain waits for a pod with a grace period of 100 s (1 s here)
+    c.wait(lambda: (operation(c) or {}).get("step") == "drain", timeout=30,
+           what="the drain step")
+    assert json.loads(op_file.read_text())["step"] == "drain"
+    d.proc.kill()
+    d.proc.wait(timeout=10)
+    assert h.pf(E810_A)["num_vfs"] == 4, "applied before the drain finished"
+    m = c.mark()
+    d.start()
+    assert c.wait_applied(E810_A, m, timeout=90) == 0, env.log()
+    env.settle()
+    assert "interrupted" in env.log(), env.log()
+    assert h.pf(E810_A)["num_vfs"] == 8
+    assert node_flags(srv, E810_NODE) == (False, None)
+    assert lease_holder(srv) in (None, "")
+    assert not op_file.exists()
+    assert srv.leases_held_max(SLOT_PREFIX) == 1
+    assert c.get("State") == "idle"
