@@ -7,14 +7,6 @@
 #define WHY_BOOLEAN "must be a boolean (yes/no/true/false/on/off/1/0)"
 #define NAME_MAX_ 63
 
-static int lookup(const char *const *table, size_t n, const char *s)
-{
-	for (size_t i = 0; i < n; i++)
-		if (table[i] && streq(table[i], s))
-			return (int)i;
-	return -EINVAL;
-}
-
 static int fail(const char **ret_why, const char *why)
 {
 	*ret_why = why;
@@ -91,7 +83,7 @@ static int pf_parse_num_vfs(struct pf_settings *s, const char *v, const char **r
 static int pf_parse_enum(int *field, const char *const *names, size_t n, const char *v,
 			 const char **ret_why, const char *why)
 {
-	int i = lookup(names, n, v);
+	int i = string_table_lookup(names, n, v);
 
 	if (i < 0)
 		return fail(ret_why, why);
@@ -485,12 +477,12 @@ const char *vf_key_to_string(enum vf_key k)
 
 enum pf_key pf_key_from_string(const char *s)
 {
-	return (enum pf_key)lookup(pf_key_names, _PF_KEY_MAX, s);
+	return (enum pf_key)string_table_lookup(pf_key_names, _PF_KEY_MAX, s);
 }
 
 enum vf_key vf_key_from_string(const char *s)
 {
-	return (enum vf_key)lookup(vf_key_names, _VF_KEY_MAX, s);
+	return (enum vf_key)string_table_lookup(vf_key_names, _VF_KEY_MAX, s);
 }
 
 static const char *const vf_key_ip_names[_VF_KEY_MAX] = {

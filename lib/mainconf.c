@@ -313,20 +313,14 @@ struct mc_parser {
 
 static int mc_parse_enum(const struct mc_key *k, const char *v)
 {
-	int b;
+	int i = string_table_lookup(k->names, k->n_names, v), b;
 
-	for (size_t i = 0; i < k->n_names; i++)
-		if (streq(k->names[i], v))
-			return (int)i;
-	if (!k->booleans)
-		return -EINVAL;
+	if (i >= 0 || !k->booleans)
+		return i;
 	b = parse_boolean(v);
 	if (b < 0)
 		return -EINVAL;
-	for (size_t i = 0; i < k->n_names; i++)
-		if (streq(k->names[i], b ? "yes" : "no"))
-			return (int)i;
-	return -EINVAL;
+	return string_table_lookup(k->names, k->n_names, b ? "yes" : "no");
 }
 
 static int mc_assign(struct mc_parser *p, const struct mc_key *k, const char *v, unsigned line)

@@ -30,24 +30,14 @@ static const char *table_to_string(const char *const *table, size_t n, int v)
 	return table[v];
 }
 
-static int table_from_string(const char *const *table, size_t n, const char *s)
-{
-	if (!s)
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++)
-		if (streq(table[i], s))
-			return (int)i;
-	return -EINVAL;
-}
-
-#define DEFINE_STRING_TABLE(name, type, table)                               \
-	const char *name##_to_string(type v)                                 \
-	{                                                                    \
-		return table_to_string(table, ELEMENTSOF(table), (int)v);    \
-	}                                                                    \
-	type name##_from_string(const char *s)                               \
-	{                                                                    \
-		return (type)table_from_string(table, ELEMENTSOF(table), s); \
+#define DEFINE_STRING_TABLE(name, type, table)                                 \
+	const char *name##_to_string(type v)                                   \
+	{                                                                      \
+		return table_to_string(table, ELEMENTSOF(table), (int)v);      \
+	}                                                                      \
+	type name##_from_string(const char *s)                                 \
+	{                                                                      \
+		return (type)string_table_lookup(table, ELEMENTSOF(table), s); \
 	}
 
 DEFINE_STRING_TABLE(eswitch_mode, enum eswitch_mode, eswitch_mode_table)

@@ -23,10 +23,7 @@ const char *pf_status_state_to_string(enum pf_status_state s)
 
 enum pf_status_state pf_status_state_from_string(const char *s)
 {
-	for (int i = 0; i < _PF_STATUS_STATE_MAX; i++)
-		if (streq(state_names[i], s))
-			return i;
-	return _PF_STATUS_STATE_INVALID;
+	return (enum pf_status_state)string_table_lookup(state_names, _PF_STATUS_STATE_MAX, s);
 }
 
 void pf_status_done(struct pf_status *s)

@@ -358,3 +358,11 @@ int read_file(const char *path, char **ret)
 {
 	return read_file_at(AT_FDCWD, path, 16u << 20, ret, NULL);
 }
+
+int string_table_lookup(const char *const *table, size_t n, const char *s)
+{
+	for (size_t i = 0; s && i < n; i++)
+		if (table[i] && streq(table[i], s))
+			return (int)i;
+	return -EINVAL;
+}

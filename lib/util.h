@@ -119,6 +119,10 @@ int strv_split(const char *s, char ***ret);
 char **strv_copy(char *const *l);
 char *strv_join(char *const *l, const char *sep);
 
+/* The index of s in table[0..n-1] (NULL entries are skipped), -EINVAL when
+ * it is not there or s is NULL: the from-string side of the enum name tables. */
+int string_table_lookup(const char *const *table, size_t n, const char *s) _pure_;
+
 /* Checked number parsing: whole string, no sign, no overflow. base 0 accepts 0x. */
 int safe_atou32(const char *s, int base, uint32_t *ret);
 int safe_atou64(const char *s, int base, uint64_t *ret);

@@ -47,14 +47,6 @@ const char *op_kind_to_string(enum op_kind k)
 	return k >= 0 && k < _OP_KIND_MAX ? kind_names[k] : NULL;
 }
 
-static int lookup(const char *const *names, size_t n, const char *s)
-{
-	for (size_t i = 0; s && i < n; i++)
-		if (names[i] && streq(names[i], s))
-			return (int)i;
-	return -EINVAL;
-}
-
 void operation_free(struct operation *op)
 {
 	if (!op)
@@ -112,10 +104,10 @@ static int op_load(struct manager *m, struct operation **ret)
 	if (read_file(path, &text) < 0)
 		return -ENOENT;
 	o = json_tokener_parse(text);
-	kind = lookup(kind_names, _OP_KIND_MAX,
-		      json_object_get_string(json_object_object_get(o, "kind")));
-	step = lookup(step_names, _OP_STEP_MAX,
-		      json_object_get_string(json_object_object_get(o, "step")));
+	kind = string_table_lookup(kind_names, _OP_KIND_MAX,
+				   json_object_get_string(json_object_object_get(o, "kind")));
+	step = string_table_lookup(step_names, _OP_STEP_MAX,
+				   json_object_get_string(json_object_object_get(o, "step")));
 	if (!o || kind < 0 || step < 0) {
 		log_msg(LOG_WARNING, "%s does not parse; ignoring it", path);
 		return -ENOENT;
