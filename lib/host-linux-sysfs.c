@@ -70,13 +70,13 @@ static int read_link_name(int dirfd, const char *link, char **ret)
 {
 	char buf[PATH_MAX];
 	ssize_t n = readlinkat(dirfd, link, buf, sizeof(buf) - 1);
-	char *name, *s;
+	const char *name;
+	char *s;
 
 	if (n < 0)
 		return -errno;
 	buf[n] = '\0';
-	s = strrchr(buf, '/');
-	name = s ? s + 1 : buf;
+	name = path_last_component(buf);
 	if (*name == '\0')
 		return -EINVAL;
 	s = strdup(name);

@@ -17,12 +17,18 @@ void reboot_record_done(struct reboot_record *r)
 	*r = (struct reboot_record){};
 }
 
-bool reboot_record_has(const struct reboot_record *r, const char *pci, const char *text)
+static const struct reboot_reason *find(const struct reboot_record *r, const char *pci,
+					const char *text)
 {
 	for (size_t i = 0; i < r->n_reasons; i++)
 		if (streq(r->reasons[i].pci, pci) && streq(r->reasons[i].text, text))
-			return true;
-	return false;
+			return &r->reasons[i];
+	return NULL;
+}
+
+bool reboot_record_has(const struct reboot_record *r, const char *pci, const char *text)
+{
+	return find(r, pci, text) != NULL;
 }
 
 int reboot_record_add(struct reboot_record *r, const char *pci, const char *text, usec_t since)
@@ -43,15 +49,6 @@ int reboot_record_add(struct reboot_record *r, const char *pci, const char *text
 		return -ENOMEM;
 	r->n_reasons++;
 	return 0;
-}
-
-static const struct reboot_reason *find(const struct reboot_record *r, const char *pci,
-					const char *text)
-{
-	for (size_t i = 0; i < r->n_reasons; i++)
-		if (streq(r->reasons[i].pci, pci) && streq(r->reasons[i].text, text))
-			return &r->reasons[i];
-	return NULL;
 }
 
 int reboot_record_merge(const struct reboot_record *persisted, const struct reboot_record *current,

@@ -352,3 +352,14 @@ int pf_created_remove(const char *dir, const char *pci)
 	/* the same file layout as the status records, in the state directory */
 	return pf_status_remove(dir, pci);
 }
+
+int status_default_dirs(const char *host_path, char **runtime_dir, char **state_dir)
+{
+	if (!*runtime_dir)
+		*runtime_dir = host_path ? strdup_printf("%s.run", host_path) :
+					   strdup(STATUS_RUNTIME_DIR);
+	if (!*state_dir)
+		*state_dir = host_path ? strdup_printf("%s.lib", host_path) :
+					 strdup(STATUS_STATE_DIR);
+	return *runtime_dir && *state_dir ? 0 : -ENOMEM;
+}

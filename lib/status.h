@@ -7,6 +7,13 @@
 
 #include "util.h"
 
+#define STATUS_RUNTIME_DIR "/run/sriov-persist"
+#define STATUS_STATE_DIR "/var/lib/sriov-persist"
+
+/* Fills in whichever of the two directories is NULL: next to a simulated host
+ * (FILE.run, FILE.lib) when host_path is set, else the system's. -ENOMEM. */
+int status_default_dirs(const char *host_path, char **runtime_dir, char **state_dir);
+
 enum pf_status_state {
 	PF_STATUS_APPLIED,  /* the layout is in place (possibly after 0 actions) */
 	PF_STATUS_HELD,	    /* a layout error or hardware-impossible request: nothing applied */

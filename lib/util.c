@@ -366,3 +366,21 @@ int string_table_lookup(const char *const *table, size_t n, const char *s)
 			return (int)i;
 	return -EINVAL;
 }
+
+const char *path_last_component(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+char *path_parent(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return strdup(".");
+	if (slash == path)
+		return strdup("/");
+	return strndup(path, (size_t)(slash - path));
+}

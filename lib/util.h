@@ -156,6 +156,12 @@ void pci_addr_format(uint32_t domain, uint32_t rid, char buf[static PCI_ADDR_MAX
 /* Network interface names as the kernel allows them (IFNAMSIZ-1, no '/', no whitespace). */
 bool ifname_is_valid(const char *s) _pure_;
 
+/* The last component of a path ("c" of "/a/b/c"), without modifying it. */
+const char *path_last_component(const char *path) _pure_;
+/* The directory a path is in: "/a/b" of "/a/b/c", "/" of "/c", "." of "c".
+ * Caller frees; NULL on ENOMEM. */
+char *path_parent(const char *path);
+
 /* The rest of fd, NUL-terminated; -EFBIG past max bytes; ret_size as below. */
 int read_fd(int fd, size_t max, char **ret, size_t *ret_size);
 /* The whole of a file at dirfd/path (AT_FDCWD for a plain path), NUL-terminated;

@@ -34,26 +34,6 @@ struct manager_events {
 	char **watched_dirs; /* layout directories that have a watch */
 };
 
-/* The last component of a path, without modifying it. */
-static const char *last_component(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
-/* The directory of path ("." for a bare name); caller frees. */
-static char *parent_dir(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash)
-		return strdup(".");
-	if (slash == path)
-		return strdup("/");
-	return strndup(path, (size_t)(slash - path));
-}
-
 struct manager_events *manager_events_free(struct manager_events *e)
 {
 	if (!e)
@@ -89,7 +69,7 @@ static const char *pf_of_pci(struct manager *m, const char *pci, char buf[static
 		const char *name;
 
 		target[n] = '\0';
-		name = last_component(target);
+		name = path_last_component(target);
 		if (strlen(name) >= PCI_ADDR_MAX || !pci_addr_is_valid(name))
 			return NULL;
 		memcpy(buf, name, strlen(name) + 1);
@@ -118,7 +98,7 @@ static const char *pf_of_ifname(struct manager *m, const char *ifname,
 	if (n <= 0)
 		return NULL;
 	target[n] = '\0';
-	return pf_of_pci(m, last_component(target), buf);
+	return pf_of_pci(m, path_last_component(target), buf);
 }
 
 static int on_udev(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -276,10 +256,10 @@ static int on_parent(sd_event_source *s, const struct inotify_event *ev, void *u
 
 	if (ev->len == 0)
 		return 0;
-	main_d = strdup_printf("%s.d", last_component(main));
-	if (streq(ev->name, last_component(main)) || streq_ptr(ev->name, main_d) ||
+	main_d = strdup_printf("%s.d", path_last_component(main));
+	if (streq(ev->name, path_last_component(main)) || streq_ptr(ev->name, main_d) ||
 	    streq(ev->name, "conf.d") ||
-	    (m->config_dir && streq(ev->name, last_component(m->config_dir)))) {
+	    (m->config_dir && streq(ev->name, path_last_component(m->config_dir)))) {
 		(void)watch_dirs(m);
 		manager_mark_reload(m);
 	}
@@ -309,7 +289,7 @@ static int watch_dirs(struct manager *m)
 	const char *const *dirs = layout_dirs_default;
 	const char *one[] = { m->config_dir, NULL };
 	const char *main = m->main_config ?: MAINCONF_PATH_DEFAULT;
-	_cleanup_free_ char *main_d = strdup_printf("%s.d", main), *main_dir = parent_dir(main);
+	_cleanup_free_ char *main_d = strdup_printf("%s.d", main), *main_dir = path_parent(main);
 	int r = 0;
 
 	if (!main_d || !main_dir)
@@ -317,7 +297,7 @@ static int watch_dirs(struct manager *m)
 	if (m->config_dir)
 		dirs = one;
 	for (size_t i = 0; r >= 0 && dirs[i]; i++) {
-		_cleanup_free_ char *parent = parent_dir(dirs[i]);
+		_cleanup_free_ char *parent = path_parent(dirs[i]);
 
 		if (!parent)
 			return -ENOMEM;
@@ -336,7 +316,7 @@ static int on_host_file(sd_event_source *s, const struct inotify_event *ev, void
 {
 	struct manager *m = userdata;
 
-	if (ev->len > 0 && streq(ev->name, last_component(m->host_path)))
+	if (ev->len > 0 && streq(ev->name, path_last_component(m->host_path)))
 		manager_mark_dirty(m, NULL);
 	return 0;
 }
@@ -371,7 +351,7 @@ int manager_events_start(struct manager *m)
 	if (r < 0)
 		return log_msg(LOG_ERR, "Watching %s failed: %s", records, strerror(-r)), r;
 	if (m->host_path) {
-		_cleanup_free_ char *dir = parent_dir(m->host_path);
+		_cleanup_free_ char *dir = path_parent(m->host_path);
 
 		if (!dir)
 			return -ENOMEM;

@@ -100,15 +100,6 @@ static int method_get_status(sd_bus_message *msg, void *userdata, sd_bus_error *
 	return reply_doc(msg, r, doc, error);
 }
 
-static int append_strv(sd_bus_message *reply, char *const *l)
-{
-	int r = sd_bus_message_open_container(reply, 'a', "s");
-
-	for (size_t i = 0; r >= 0 && l && l[i]; i++)
-		r = sd_bus_message_append(reply, "s", l[i]);
-	return r < 0 ? r : sd_bus_message_close_container(reply);
-}
-
 static int manager_get(sd_bus *bus, const char *path, const char *interface, const char *property,
 		       sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
@@ -124,10 +115,10 @@ static int manager_get(sd_bus *bus, const char *path, const char *interface, con
 	if (streq(property, "PendingReboot"))
 		return sd_bus_message_append(reply, "b", (int)(m->reboot.n_reasons > 0));
 	if (streq(property, "ConfigErrors"))
-		return append_strv(reply, m->config_errors);
+		return sd_bus_message_append_strv(reply, m->config_errors);
 	/* PendingRebootReasons */
 	reasons = manager_reboot_reasons(m);
-	return reasons ? append_strv(reply, reasons) : -ENOMEM;
+	return reasons ? sd_bus_message_append_strv(reply, reasons) : -ENOMEM;
 }
 
 static const sd_bus_vtable manager_vtable[] = {
@@ -168,7 +159,7 @@ static int pf_get(sd_bus *bus, const char *path, const char *interface, const ch
 		return sd_bus_message_append(reply, "u", e->desired_vfs);
 	if (streq(property, "LastError"))
 		return sd_bus_message_append(reply, "s", strempty(e->last_error));
-	return append_strv(reply, e->config_files); /* ConfigFiles */
+	return sd_bus_message_append_strv(reply, e->config_files); /* ConfigFiles */
 }
 
 #define PF_PROPERTY(name, sig) \
@@ -319,7 +310,7 @@ void manager_bus_drift(struct manager *m, const char *pci, char **what)
 	if (r >= 0)
 		r = sd_bus_message_append(s, "s", pci);
 	if (r >= 0)
-		r = append_strv(s, what);
+		r = sd_bus_message_append_strv(s, what);
 	if (r >= 0)
 		r = sd_bus_send(m->bus, s, NULL);
 	if (r < 0)

@@ -23,27 +23,27 @@ static void set_strv(char ***p, char **l)
 	*p = l;
 }
 
+/* Each action described; with what the PF has now when now is given. */
+static char **plan_lines(const struct plan *p, const struct pf_state *now)
+{
+	char **l = calloc(1, sizeof(char *));
+
+	for (size_t i = 0; l && i < p->n_actions; i++) {
+		const struct action *a = &p->actions[i];
+
+		if (strv_consume(&l, now ? action_describe_drift(a, now) : action_describe(a)) < 0)
+			return strv_free(l);
+	}
+	return l;
+}
+
 /* The plan as one string: a plan that is the same as the one that last
  * failed is not retried on its own. */
 static char *plan_signature(const struct plan *p)
 {
-	_cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
+	_cleanup_strv_free_ char **l = plan_lines(p, NULL);
 
-	for (size_t i = 0; l && i < p->n_actions; i++)
-		if (strv_consume(&l, action_describe(&p->actions[i])) < 0)
-			return NULL;
 	return l ? strv_join(l, "\n") : NULL;
-}
-
-/* What drifted: each action with what the PF has now. */
-static char **plan_what(const struct plan *p, const struct pf_state *pf)
-{
-	char **l = calloc(1, sizeof(char *));
-
-	for (size_t i = 0; l && i < p->n_actions; i++)
-		if (strv_consume(&l, action_describe_drift(&p->actions[i], pf)) < 0)
-			return NULL;
-	return l;
 }
 
 /* Another process (an apply unit, sriovctl apply) holds the PF's lock. */
@@ -110,7 +110,7 @@ static bool judge_changes(struct manager *m, struct pf_entry *e, const struct pl
 		return may_apply && retry;
 	}
 	if (st.state == PF_STATUS_APPLIED) {
-		char **what = plan_what(p, pf);
+		char **what = plan_lines(p, pf);
 
 		e->state = PF_RUN_DRIFTED;
 		set_str(&e->last_error, NULL);

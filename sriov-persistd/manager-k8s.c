@@ -50,7 +50,7 @@ static int build_config(struct manager *m, struct dp_config *ret)
 /* Writes the file when its content differs. Returns 1 when it was written. */
 static int write_config(struct manager *m, const struct dp_config *c)
 {
-	const char *path = m->conf.device_plugin_config, *slash;
+	const char *path = m->conf.device_plugin_config;
 	_cleanup_free_ char *old = NULL, *dir = NULL;
 	int r;
 
@@ -58,13 +58,12 @@ static int write_config(struct manager *m, const struct dp_config *c)
 		return 0;
 	if (read_file(path, &old) >= 0 && streq(old, c->json))
 		return 0;
-	slash = strrchr(path, '/');
-	dir = strndup(path, (size_t)(slash - path));
+	dir = path_parent(path);
 	if (!dir)
 		return -ENOMEM;
 	r = mkdir_p(dir, 0755);
 	if (r >= 0)
-		r = write_file_atomic(dir, slash + 1, c->json, 0644);
+		r = write_file_atomic(dir, path_last_component(path), c->json, 0644);
 	if (r < 0) {
 		log_msg(LOG_ERR, "Writing %s failed: %s", path, strerror(-r));
 		return r;

@@ -10,9 +10,8 @@
 #include <systemd/sd-daemon.h>
 
 #include "manager.h"
+#include "status.h"
 
-#define RUNTIME_DIR "/run/sriov-persist"
-#define STATE_DIR "/var/lib/sriov-persist"
 #define K8S_NOTIFY LIBEXECDIR "/sriov-persist/k8s-notify"
 
 static void help(void)
@@ -27,7 +26,7 @@ static void help(void)
 	       "  --k8s-notify PATH   the Kubernetes client (default %s)\n"
 	       "  --debug             log every action\n"
 	       "  --version           print the version\n",
-	       MAINCONF_PATH_DEFAULT, RUNTIME_DIR, STATE_DIR, K8S_NOTIFY);
+	       MAINCONF_PATH_DEFAULT, STATUS_RUNTIME_DIR, STATUS_STATE_DIR, K8S_NOTIFY);
 }
 
 enum {
@@ -97,15 +96,10 @@ static int parse_argv(int argc, char **argv, struct manager *m)
 		fprintf(stderr, "sriov-persistd takes no operands\n");
 		return -EINVAL;
 	}
-	m->runtime_dir = runtime      ? strdup(runtime) :
-			 m->host_path ? strdup_printf("%s.run", m->host_path) :
-					strdup(RUNTIME_DIR);
-	m->state_dir = state	    ? strdup(state) :
-		       m->host_path ? strdup_printf("%s.lib", m->host_path) :
-				      strdup(STATE_DIR);
-	if (!m->runtime_dir || !m->state_dir)
+	if ((runtime && !(m->runtime_dir = strdup(runtime))) ||
+	    (state && !(m->state_dir = strdup(state))))
 		return -ENOMEM;
-	return 1;
+	return status_default_dirs(m->host_path, &m->runtime_dir, &m->state_dir) < 0 ? -ENOMEM : 1;
 }
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)

@@ -59,7 +59,7 @@ static int call(sd_bus *bus, const char *method, usec_t timeout, sd_bus_message 
 	return r < 0 ? print_error(method, &error, r) : 0;
 }
 
-int bus_client_document(sd_bus *bus, const char *method, struct json_object **ret)
+int bus_client_document(sd_bus *bus, const char *method, const char *only, struct json_object **ret)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	_cleanup_json_ struct json_object *doc = NULL;
@@ -80,6 +80,13 @@ int bus_client_document(sd_bus *bus, const char *method, struct json_object **re
 			doc ? "no \"pfs\" array" : json_tokener_error_desc(jerr));
 		return -EBADMSG;
 	}
+	r = only ? doc_filter_pfs(doc, only) : 0;
+	if (r == -ENXIO)
+		fprintf(stderr, "No PF '%s' on this host\n", only);
+	else if (r < 0)
+		fprintf(stderr, "Out of memory\n");
+	if (r < 0)
+		return r;
 	*ret = TAKE_PTR(doc);
 	return 0;
 }

@@ -6,9 +6,6 @@
 #include "host-linux.h"
 #include "sriovctl.h"
 
-#define RUNTIME_DIR "/run/sriov-persist"
-#define STATE_DIR "/var/lib/sriov-persist"
-
 static const struct {
 	const char *name;
 	int (*run)(struct ctl *c);
@@ -47,7 +44,7 @@ static void help(void)
 	       "  --no-pager           accepted for compatibility; output is never paged\n"
 	       "  -h, --help           this text\n"
 	       "  --version            the version\n",
-	       MAINCONF_PATH_DEFAULT, RUNTIME_DIR, STATE_DIR);
+	       MAINCONF_PATH_DEFAULT, STATUS_RUNTIME_DIR, STATUS_STATE_DIR);
 }
 
 enum {
@@ -149,13 +146,7 @@ static int parse_argv(struct ctl *c, int argc, char **argv)
 
 static int default_dirs(struct ctl *c)
 {
-	if (!c->runtime_dir)
-		c->runtime_dir = c->host_path ? strdup_printf("%s.run", c->host_path) :
-						strdup(RUNTIME_DIR);
-	if (!c->state_dir)
-		c->state_dir = c->host_path ? strdup_printf("%s.lib", c->host_path) :
-					      strdup(STATE_DIR);
-	return c->runtime_dir && c->state_dir ? 0 : -ENOMEM;
+	return status_default_dirs(c->host_path, &c->runtime_dir, &c->state_dir);
 }
 
 int main(int argc, char **argv)

@@ -96,7 +96,10 @@ void ctl_print_json(struct json_object *doc);
 /* The system bus when org.sriovpersist1 has an owner (never activates
  * it); NULL otherwise, without a message. */
 sd_bus *bus_client_open(void);
-/* GetStatus() or Plan(): the JSON document. */
-int bus_client_document(sd_bus *bus, const char *method, struct json_object **ret);
+/* GetStatus() or Plan(): the JSON document, only the PF named by only (PCI
+ * address or name) when it is not NULL; -ENXIO, with a message, when the
+ * document has no such PF. */
+int bus_client_document(sd_bus *bus, const char *method, const char *only,
+			struct json_object **ret);
 /* Apply(pf): "" = every PF; returns once the daemon is done. */
 int bus_client_apply(sd_bus *bus, const char *pf);

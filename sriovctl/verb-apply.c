@@ -113,7 +113,7 @@ static int apply_by_daemon(struct ctl *c)
 	bool ok = true;
 
 	if (bus_client_apply(c->bus, only ?: "") < 0 ||
-	    bus_client_document(c->bus, "GetStatus", &doc) < 0)
+	    bus_client_document(c->bus, "GetStatus", NULL, &doc) < 0)
 		return EXIT_FAIL;
 	/* The daemon knew the PF; an altname is not in the document, so then
 	 * every configured PF is shown. */

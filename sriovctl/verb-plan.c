@@ -68,21 +68,14 @@ static int ask_daemon(struct ctl *c, struct json_object **ret)
 	_cleanup_json_ struct json_object *doc = NULL;
 	int r;
 
-	r = bus_client_document(c->bus, "Plan", &doc);
+	r = bus_client_document(c->bus, "Plan", c->n_args > 0 ? c->args[0] : NULL, &doc);
 	if (r < 0)
 		return r;
-	if (c->n_args > 0) {
-		r = doc_filter_pfs(doc, c->args[0]);
-		if (r >= 0 && json_object_object_add(doc, "changes",
-						     json_object_new_boolean(any_changes(doc))) < 0)
-			r = -ENOMEM;
-		if (r < 0) {
-			if (r == -ENXIO)
-				fprintf(stderr, "No PF '%s' on this host\n", c->args[0]);
-			else
-				fprintf(stderr, "Out of memory\n");
-			return r;
-		}
+	/* "changes" of the whole document: again for the one PF left */
+	if (c->n_args > 0 &&
+	    json_object_object_add(doc, "changes", json_object_new_boolean(any_changes(doc))) < 0) {
+		fprintf(stderr, "Out of memory\n");
+		return -ENOMEM;
 	}
 	*ret = TAKE_PTR(doc);
 	return 0;

@@ -140,21 +140,7 @@ static int build_here(struct ctl *c, struct json_object **ret)
 
 static int ask_daemon(struct ctl *c, struct json_object **ret)
 {
-	_cleanup_json_ struct json_object *doc = NULL;
-	int r;
-
-	r = bus_client_document(c->bus, "GetStatus", &doc);
-	if (r < 0)
-		return r;
-	if (c->n_args > 0 && (r = doc_filter_pfs(doc, c->args[0])) < 0) {
-		if (r == -ENXIO)
-			fprintf(stderr, "No PF '%s' on this host\n", c->args[0]);
-		else
-			fprintf(stderr, "Out of memory\n");
-		return r;
-	}
-	*ret = TAKE_PTR(doc);
-	return 0;
+	return bus_client_document(c->bus, "GetStatus", c->n_args > 0 ? c->args[0] : NULL, ret);
 }
 
 int verb_status(struct ctl *c)

@@ -93,8 +93,8 @@ static int verb_apply(const char *pci)
 	struct mainconf conf = {};
 	struct apply_options opts = {
 		.conf = &conf,
-		.runtime_dir = "/run/sriov-persist",
-		.state_dir = "/var/lib/sriov-persist",
+		.runtime_dir = STATUS_RUNTIME_DIR,
+		.state_dir = STATUS_STATE_DIR,
 		.only = pci,
 		.on_action = on_action,
 	};
