@@ -303,7 +303,6 @@ static int run_apply(struct manager *m, const char *only, bool allow_disruptive)
 	}
 	r = after_apply(m, &res);
 	apply_result_done(&res);
-	manager_device_plugin_sync(m);
 	return r;
 }
 
@@ -311,6 +310,7 @@ int manager_apply_drained(struct manager *m, const char *pci)
 {
 	int r = run_apply(m, pci, true);
 
+	manager_device_plugin_sync(m);
 	manager_update_summary(m, false);
 	return r;
 }
@@ -413,6 +413,7 @@ int manager_apply(struct manager *m, const char *only)
 	free(m->reboot_tried);
 	m->reboot_tried = NULL; /* asked for again: a reboot may be tried again too */
 	r = run_apply(m, pf ? pci : NULL, false);
+	manager_device_plugin_sync(m);
 	manager_update_summary(m, false);
 	return r;
 }
@@ -435,6 +436,7 @@ int manager_reload(struct manager *m)
 		m->pfs[i]->given_up = mfree(m->pfs[i]->given_up);
 	if (r >= 0)
 		r = run_apply(m, NULL, false);
+	manager_device_plugin_sync(m);
 	manager_update_summary(m, true);
 	(void)sd_notify(false, "READY=1");
 	return r;

@@ -211,8 +211,8 @@ const char *manager_boot_id(const struct manager *m);
 /* Writes the device plugin's config.json when it changed; the arguments of
  * "k8s-notify restart-device-plugin" with the counts it should show. */
 int manager_device_plugin_args(struct manager *m, char ***ret);
-/* After an apply: write the device-plugin config, and restart the plugin when
- * it or the VFs changed. */
+/* After a check or apply (once, however many PFs it applied): write the
+ * device-plugin config, and restart the plugin when it or the VFs changed. */
 void manager_device_plugin_sync(struct manager *m);
 /* The Kubernetes side of a new summary: reboot decision, node annotations. */
 void manager_k8s_summary(struct manager *m);
