@@ -172,7 +172,8 @@ check-integration:
 check-vm:
 	$(Q)tests/vm/setup-host
 	$(Q)/usr/bin/python3 tests/vm/build-image
-	$(Q)SRIOV_VM_NO_BUILD=1 /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/vm
+	$(Q)SRIOV_VM_NO_BUILD=1 /usr/bin/python3 -m pytest -q -p no:cacheprovider \
+		--reruns 1 --only-rerun 'VMEmulatorFault|VMStallError' tests/vm
 
 # Benchmarks: measured, never asserted (docs/PERFORMANCE.md).
 bench: deps

@@ -2,6 +2,9 @@
 """pytest fixtures of the VM tests: one image per session, a fresh VM per test.
 
 Run with: /usr/bin/python3 -m pytest -q tests/vm   (as root, after setup-host)
+`make check-vm` adds --reruns 1 --only-rerun 'VMEmulatorFault|VMStallError'
+(python3-pytest-rerunfailures): a test the emulator stopped (vm.VMEmulatorFault)
+runs once more in a fresh VM, the first run's logs kept in <test>-first-run.
 
 Environment:
   SRIOV_VM_CACHE         image cache (default build/vm/cache)
@@ -93,6 +96,10 @@ def vm(request, vm_image, steps):
     """A freshly booted guest on a throw-away overlay; logs in build/vm/runs/<test>."""
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.name)[:80]
     workdir = os.path.join(_runs_root(), name)
+    shutil.rmtree(workdir + "-first-run", ignore_errors=True)
+    if getattr(request.node, "execution_count", 1) > 1 and os.path.isdir(workdir):
+        # Run again after an emulator fault: keep the first run's logs.
+        os.rename(workdir, workdir + "-first-run")
     shutil.rmtree(workdir, ignore_errors=True)
     machine = vmlib.VM(workdir, vm_image, name=name)
     request.node._sriov_vm = machine
@@ -125,6 +132,12 @@ def pytest_runtest_makereport(item, call):
     if rep.failed and machine is not None and rep.when in ("setup", "call"):
         rep.sections.append(("VM serial log", machine.serial_tail(80) + "\n(full log: "
                              + machine.serial_log_path + ", QEMU: " + machine.qemu_log_path + ")"))
+        if call.excinfo is not None and call.excinfo.errisinstance(vmlib.VMEmulatorFault):
+            first = str(call.excinfo.value).splitlines()[0]
+            run = getattr(item, "execution_count", 1)
+            reruns = item.config.getoption("reruns", None) or 0
+            logs = machine.workdir + ("-first-run" if run <= reruns else "")
+            _NOTES.append(f"{item.name}: emulator fault in run {run} ({first}); logs: {logs}")
 
 
 def pytest_terminal_summary(terminalreporter):

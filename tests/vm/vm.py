@@ -47,6 +47,12 @@ STALL_RE = re.compile(rb"rcu: INFO: rcu_\w+ (?:self-)?detected stalls?[^\n]*")
 ANSI_RE = re.compile(r"\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07]*\x07|[()][0-9A-Za-z]|[=>78DEHMc])")
 
 SPARE_PORTS = ("rp1", "rp2", "rp3")
+# "info registers -a": one block per vCPU; RFL bit 9 is IF.
+REGS_CPU_RE = re.compile(r"^CPU#(\d+)$", re.M)
+REGS_LINE_RE = re.compile(r"RIP=([0-9a-f]+) RFL=([0-9a-f]+) .*HLT=(\d)")
+# "info lapic N": the in-service and requested vectors and the priority.
+LAPIC_RE = re.compile(r"^(ISR|IRR)\s+(.*)$", re.M)
+LAPIC_PPR_RE = re.compile(r"PPR (0x[0-9a-f]+)")
 
 
 def _die_with_parent():
@@ -69,7 +75,13 @@ class VMTimeout(VMError):
     """A bounded wait ran out."""
 
 
-class VMStallError(VMBootError):
+class VMEmulatorFault(VMError):
+    """The emulator, not the guest's software, stopped the guest: a vCPU that
+    halts and never gets its interrupts again (tests/vm/README.md, "Known
+    emulator problem"). The VM tests run such a test once more (conftest.py)."""
+
+
+class VMStallError(VMEmulatorFault, VMBootError):
     """The guest kernel reported an RCU stall and made no progress after it
     (an emulator problem: a vCPU whose timer stopped). boot() retries these."""
 
@@ -241,9 +253,10 @@ class VM:
     def boot(self, timeout=180, stall_retries=None):
         """start() and wait_boot().
 
-        A boot that hits the emulator's vCPU stall (VMStallError) is started
-        again from a fresh overlay, at most stall_retries times (default
-        $SRIOV_VM_STALL_RETRIES or 1); every other failure raises at once.
+        A boot that hits the emulator's vCPU stall (VMStallError) or its lost
+        interrupt (VMEmulatorFault) is started again from a fresh overlay, at
+        most stall_retries times (default $SRIOV_VM_STALL_RETRIES or 1); every
+        other failure raises at once.
         """
         if stall_retries is None:
             stall_retries = int(os.environ.get("SRIOV_VM_STALL_RETRIES", "1"))
@@ -251,7 +264,7 @@ class VM:
             self.start()
             try:
                 return self.wait_boot(timeout)
-            except VMStallError as e:
+            except VMEmulatorFault as e:
                 if attempt >= stall_retries:
                     raise
                 self.stall_retries_used += 1
@@ -343,10 +356,16 @@ class VM:
                         raise VMStallError(f"guest stalled ({stalled}) and did not reach "
                                            f"{what} within {stall_grace} s after it\n"
                                            + self.serial_tail())
-                    cls = VMBootError if boot else VMTimeout
-                    raise cls(f"timed out after {timeout:.0f} s waiting for {what}\n"
-                              + self.serial_tail())
+                    break
                 self._cond.wait(min(left, 0.5))
+        # Timed out. Outside the lock, so that the reader goes on meanwhile.
+        message = f"timed out after {timeout:.0f} s waiting for {what}\n" + self.serial_tail()
+        if not boot:
+            raise VMTimeout(message)  # run() looks at the vCPUs itself
+        fault, states = self.emulator_fault()
+        if fault:
+            raise VMStallError(f"{fault}\n{message}\n--- vCPUs:\n{states}")
+        raise VMBootError(f"{message}\n--- vCPUs:\n{states}")
 
     def serial_tail(self, lines=60):
         """The last lines of the serial output, cleaned up, for error messages."""
@@ -459,13 +478,14 @@ class VM:
         except VMTimeout as e:
             with self._cond:
                 partial = strip_ansi(bytes(self._buf[start:]).decode(errors="replace"))
+            err = self._timeout_error(f"command timed out after {timeout} s: {cmd[:500]!r}\n"
+                                      f"--- output so far:\n{partial[-3000:]}")
             self._send(b"\x03")
             try:
                 self._sync(15)
             except VMError:
                 pass
-            raise VMTimeout(f"command timed out after {timeout} s: {cmd[:500]!r}\n"
-                            f"--- output so far:\n{partial[-3000:]}") from e
+            raise err from e
         with self._cond:
             raw = bytes(self._buf[mb.end():me.start()])
         out = strip_ansi(raw.decode(errors="replace"))
@@ -498,7 +518,8 @@ class VM:
         t0 = time.monotonic()
         rc, out = self.run(script, timeout=timeout + 30)
         if rc != 0:
-            raise VMTimeout(f"guest condition not met within {timeout} s: {condition}\n{out}")
+            raise self._timeout_error(f"guest condition not met within {timeout} s: "
+                                      f"{condition}\n{out}")
         return time.monotonic() - t0
 
     # --------------------------------------------------------------- files
@@ -565,6 +586,70 @@ class VM:
         """ids of the user-created devices QEMU has now."""
         out = self.monitor("qom-list /machine/peripheral")
         return {ln.split()[0] for ln in out.splitlines() if "(child<" in ln}
+
+    def vcpu_states(self):
+        """What each vCPU is doing, read through the monitor.
+
+        A list of dicts: cpu, rip, halted, irq_enabled, isr and irr (vector
+        lists of its local APIC) and ppr.
+        """
+        regs = self.monitor("info registers -a")
+        parts = REGS_CPU_RE.split(regs)
+        cpus = []
+        for i in range(1, len(parts) - 1, 2):
+            m = REGS_LINE_RE.search(parts[i + 1])
+            if not m:
+                continue
+            cpu = int(parts[i])
+            st = {"cpu": cpu, "rip": m.group(1), "irq_enabled": bool(int(m.group(2), 16) & 0x200),
+                  "halted": m.group(3) == "1", "isr": [], "irr": [], "ppr": None}
+            lapic = self.monitor(f"info lapic {cpu}")
+            for name, vecs in LAPIC_RE.findall(lapic):
+                st[name.lower()] = [int(v) for v in vecs.split() if v.isdigit()]
+            p = LAPIC_PPR_RE.search(lapic)
+            st["ppr"] = p.group(1) if p else None
+            cpus.append(st)
+        return cpus
+
+    def emulator_fault(self, interval=1.0):
+        """Look for the emulator's lost-interrupt fault; return its description or None.
+
+        The fault: a vCPU sits in HLT with interrupts enabled while its local
+        APIC keeps a vector in service (ISR), so the end-of-interrupt the guest
+        wrote never took effect and every interrupt of that priority or lower
+        (its timer, the serial port, the NIC) stays pending for ever. Linux
+        never halts with an interrupt in service, so this is not the guest's
+        doing. Both samples, interval seconds apart, must show it. Also
+        returns the states it read, for the error message.
+        """
+        try:
+            first = self.vcpu_states()
+            time.sleep(interval)
+            second = self.vcpu_states()
+        except VMError as e:
+            return None, f"(vCPU state unreadable: {e})"
+        text = "\n".join(f"vCPU {c['cpu']}: rip {c['rip']} halted={int(c['halted'])} "
+                         f"IF={int(c['irq_enabled'])} ISR={c['isr']} IRR={c['irr']} "
+                         f"PPR={c['ppr']}" for c in second)
+        before = {c["cpu"]: c for c in first}
+        for c in second:
+            b = before.get(c["cpu"])
+            if (b and c["halted"] and c["irq_enabled"] and c["isr"] and b["halted"]
+                    and b["isr"] == c["isr"] and b["rip"] == c["rip"]):
+                return (f"vCPU {c['cpu']} halted with interrupts enabled while vector(s) "
+                        f"{c['isr']} stay in service and {c['irr']} wait: the emulator "
+                        "lost an end-of-interrupt"), text
+        return None, text
+
+    def _timeout_error(self, message):
+        """The exception for a guest that did not answer in time: VMEmulatorFault
+        when the emulator's lost-interrupt fault shows, else VMTimeout; both
+        carry the vCPU states."""
+        fault, states = self.emulator_fault()
+        if fault:
+            print(f"[vm {self.name}] emulator fault: {fault}", flush=True)
+            return VMEmulatorFault(f"{fault}\n{message}\n--- vCPUs:\n{states}")
+        return VMTimeout(f"{message}\n--- vCPUs:\n{states}")
 
     def hotplug_igb(self, port="rp1", dev_id=None, mac=None):
         """Add a second igb (own user,restrict=on netdev) on a spare root port."""

@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The harness's reading of the emulator's lost-interrupt fault (no VM needed).
+
+The monitor texts are what QEMU 10.0 printed for a real hang of this kind
+(both vCPUs halted, vCPU 0 with the local timer vector 236 in service),
+shortened to the lines the harness reads and a few around them.
+"""
+
+import vm as vmlib
+
+REGS = """CPU#0
+RAX=ffffffff8dc59180 RBX=0000000000000000 RCX=0000000000000000 RDX=4000000000000000
+RIP=ffffffff8dc592eb RFL=00000216 [----AP-] CPL=0 II=0 A20=1 SMM=0 HLT=1
+ES =0000 0000000000000000 00000000 00000000
+CPU#1
+RAX=ffffffff8dc59180 RBX=0000000000000000 RCX=ff486447c6b906e0 RDX=4000000000000000
+RIP=ffffffff8dc592eb RFL=00000206 [-----P-] CPL=0 II=0 A20=1 SMM=0 HLT=1
+ES =0000 0000000000000000 00000000 00000000"""
+
+LAPIC_STUCK = """dumping local APIC state for CPU 0
+
+LVTT\t 0x000000ec active-hi edge                 one-shot     Fixed  (vec 236)
+Timer\t DCR=0x3 (divide by 16) initial_count = 30677 current_count = 0
+ISR\t 236 
+IRR\t 37 236 
+
+APR 0x00 TPR 0x10 DFR 0x0f LDR 0x01 PPR 0xe0"""
+
+LAPIC_IDLE = """dumping local APIC state for CPU 1
+
+LVTT\t 0x000000ec active-hi edge                 one-shot     Fixed  (vec 236)
+Timer\t DCR=0x3 (divide by 16) initial_count = 221580 current_count = 7393
+ISR\t (none)
+IRR\t (none)
+
+APR 0x01 TPR 0x10 DFR 0x0f LDR 0x02 PPR 0x10"""
+
+
+class FakeMonitor(vmlib.VM):
+    """A VM whose monitor answers from a table, one answer list per command."""
+
+    def __init__(self, answers):  # pylint: disable=super-init-not-called
+        self.answers = {k: list(v) for k, v in answers.items()}
+        self.name = "fake"
+
+    def monitor(self, cmd, timeout=15):
+        seq = self.answers[cmd]
+        return seq.pop(0) if len(seq) > 1 else seq[0]
+
+
+def test_vcpu_states_parse():
+    vm = FakeMonitor({"info registers -a": [REGS], "info lapic 0": [LAPIC_STUCK],
+                      "info lapic 1": [LAPIC_IDLE]})
+    cpus = vm.vcpu_states()
+    assert [c["cpu"] for c in cpus] == [0, 1]
+    assert cpus[0]["halted"] and cpus[0]["irq_enabled"]
+    assert cpus[0]["isr"] == [236] and cpus[0]["irr"] == [37, 236] and cpus[0]["ppr"] == "0xe0"
+    assert cpus[1]["isr"] == [] and cpus[1]["irr"] == [] and cpus[1]["ppr"] == "0x10"
+    assert cpus[1]["rip"] == "ffffffff8dc592eb"
+
+
+def test_lost_eoi_is_a_fault():
+    vm = FakeMonitor({"info registers -a": [REGS], "info lapic 0": [LAPIC_STUCK],
+                      "info lapic 1": [LAPIC_IDLE]})
+    fault, states = vm.emulator_fault(interval=0)
+    assert fault and "vCPU 0" in fault and "[236]" in fault, fault
+    assert "vCPU 1:" in states and "PPR=0xe0" in states
+
+
+def test_an_idle_guest_is_no_fault():
+    vm = FakeMonitor({"info registers -a": [REGS], "info lapic 0": [LAPIC_IDLE],
+                      "info lapic 1": [LAPIC_IDLE]})
+    fault, _ = vm.emulator_fault(interval=0)
+    assert fault is None
+
+
+def test_an_interrupt_that_ends_is_no_fault():
+    # In service at the first look, ended at the second: a handler that ran.
+    vm = FakeMonitor({"info registers -a": [REGS], "info lapic 0": [LAPIC_STUCK, LAPIC_IDLE],
+                      "info lapic 1": [LAPIC_IDLE]})
+    fault, _ = vm.emulator_fault(interval=0)
+    assert fault is None
+
+
+def test_a_running_vcpu_is_no_fault():
+    running = REGS.replace("RFL=00000216 [----AP-] CPL=0 II=0 A20=1 SMM=0 HLT=1",
+                           "RFL=00000216 [----AP-] CPL=0 II=0 A20=1 SMM=0 HLT=0")
+    vm = FakeMonitor({"info registers -a": [running], "info lapic 0": [LAPIC_STUCK],
+                      "info lapic 1": [LAPIC_IDLE]})
+    fault, _ = vm.emulator_fault(interval=0)
+    assert fault is None
