@@ -112,7 +112,7 @@ def vm(request, vm_image, steps):
         steps.add(what, dt)
     if machine.stall_retries_used:
         _NOTES.append(f"{request.node.name}: boot retried {machine.stall_retries_used}x "
-                      "after an emulator (TCG) vCPU stall; see " + machine.serial_log_path)
+                      "after an emulator (TCG) vCPU stall; see " + machine.console_log_path)
     n = len(machine.timings)
     try:
         yield machine
@@ -130,8 +130,9 @@ def pytest_runtest_makereport(item, call):
     rep = outcome.get_result()
     machine = getattr(item, "_sriov_vm", None)
     if rep.failed and machine is not None and rep.when in ("setup", "call"):
-        rep.sections.append(("VM serial log", machine.serial_tail(80) + "\n(full log: "
-                             + machine.serial_log_path + ", QEMU: " + machine.qemu_log_path + ")"))
+        rep.sections.append(("VM serial logs", machine.serial_tail(80) + "\n(full logs: "
+                             + machine.console_log_path + ", " + machine.shell_log_path
+                             + ", QEMU: " + machine.qemu_log_path + ")"))
         if call.excinfo is not None and call.excinfo.errisinstance(vmlib.VMEmulatorFault):
             first = str(call.excinfo.value).splitlines()[0]
             run = getattr(item, "execution_count", 1)

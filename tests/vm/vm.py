@@ -12,13 +12,16 @@ load_image()). Typical use:
         dev = vm.hotplug_igb("rp1")          # monitor: netdev_add + device_add
         vm.unplug(dev)                       # monitor: device_del, waits until gone
 
-The guest runs a root bash on ttyS0 (service sriov-vm-shell); every run()
-sends its command base64-encoded and reads the output between two markers
-that the command text itself cannot contain, so kernel messages, echo and
-prompts cannot be mistaken for the end of a command. Every wait is bounded.
-Everything the serial port prints is saved to WORKDIR/serial.log; QEMU's own
-output goes to WORKDIR/qemu.log. A guest that does not boot raises
-VMBootError with the tail of the serial log.
+Two serial ports: ttyS0 is the kernel's console (everything the kernel,
+the initramfs and systemd print there, at the kernel's default level, saved
+to WORKDIR/console.log) and ttyS1 carries only the harness's root bash
+(service sriov-vm-shell, saved to WORKDIR/shell.log), so a kernel message
+can never land inside a command's output or its markers. Every run() sends
+its command base64-encoded and reads the output between two markers that
+the command text itself cannot contain. Every wait is bounded and watches
+the console for a panic or an RCU stall meanwhile. QEMU's own output goes to
+WORKDIR/qemu.log. A guest that does not boot raises VMBootError with the
+tails of both logs.
 """
 
 import base64
@@ -123,6 +126,36 @@ def load_image(path=None):
     return info
 
 
+class _Port:
+    """One serial port's socket, everything it printed, and its log file."""
+
+    def __init__(self, name, sock_path, log_path):
+        self.name = name
+        self.sock_path = sock_path
+        self.log_path = log_path
+        self.sock = None
+        self.buf = bytearray()
+        self.eof = False
+        self.log = None
+        self.thread = None
+
+    def tail(self, lines):
+        text = strip_ansi(bytes(self.buf[-20000:]).decode(errors="replace"))
+        return "\n".join(text.splitlines()[-lines:])
+
+    def close(self):
+        if self.sock:
+            try:
+                self.sock.close()
+            except OSError:
+                pass
+        if self.thread:
+            self.thread.join(5)
+        if self.log:
+            self.log.close()
+            self.log = None
+
+
 class VM:
     """One throw-away guest: a qcow2 overlay over the cached root image."""
 
@@ -140,41 +173,33 @@ class VM:
         self.qemu = os.environ.get("SRIOV_VM_QEMU", "qemu-system-x86_64")
         self.extra_qemu_args = list(extra_qemu_args)
         self.extra_append = extra_append
-        # AF_UNIX paths are limited to 108 bytes: keep the sockets short.
-        self.sockdir = tempfile.mkdtemp(prefix="svm-", dir="/tmp")
-        self.serial_sock = os.path.join(self.sockdir, "serial.sock")
-        self.monitor_sock = os.path.join(self.sockdir, "mon.sock")
         self.overlay = os.path.join(self.workdir, "run.qcow2")
-        self.serial_log_path = os.path.join(self.workdir, "serial.log")
+        self.console_log_path = os.path.join(self.workdir, "console.log")
+        self.shell_log_path = os.path.join(self.workdir, "shell.log")
         self.qemu_log_path = os.path.join(self.workdir, "qemu.log")
-        self.proc = None
-        self.sock = None
-        self.boot_id = None
         self.boots = 0
         self.timings = []
-        self._buf = bytearray()
         self._cond = threading.Condition()
-        self._eof = False
-        self._reader_thread = None
-        self._serial_log = None
         self._seq = 0
-        self._boot_pos = 0
-        self._hotplugged = {}
         self.stall_retries_used = 0
         self.stall_grace = 60.0
         self.system_state = None
+        self._reset_serial_state()
 
     def _reset_serial_state(self):
         self.proc = None
-        self.sock = None
         self.boot_id = None
-        self._buf = bytearray()
-        self._eof = False
-        self._reader_thread = None
         self._hotplugged = {}
+        # Where the current boot's output starts, in the shell's and the console's buffers.
+        self._boot_pos = 0
+        self._kboot_pos = 0
+        # AF_UNIX paths are limited to 108 bytes: keep the sockets short.
         self.sockdir = tempfile.mkdtemp(prefix="svm-", dir="/tmp")
-        self.serial_sock = os.path.join(self.sockdir, "serial.sock")
         self.monitor_sock = os.path.join(self.sockdir, "mon.sock")
+        self.console = _Port("console", os.path.join(self.sockdir, "console.sock"),
+                             self.console_log_path)
+        self.shell = _Port("shell", os.path.join(self.sockdir, "shell.sock"),
+                           self.shell_log_path)
 
     # ------------------------------------------------------------------ setup
 
@@ -201,8 +226,12 @@ class VM:
             "-device", "igb,id=pf0,netdev=n0,bus=rp0,mac=52:54:00:5a:00:01",
             "-virtfs", f"local,path={self.share},mount_tag=results,security_model=none,"
                        "id=share0",
-            "-chardev", f"socket,id=s0,path={self.serial_sock},server=on,wait=on",
-            "-serial", "chardev:s0",
+            # ttyS0: the kernel's console; ttyS1: the harness shell. QEMU waits
+            # for a client on each before the guest starts.
+            "-chardev", f"socket,id=con0,path={self.console.sock_path},server=on,wait=on",
+            "-serial", "chardev:con0",
+            "-chardev", f"socket,id=sh0,path={self.shell.sock_path},server=on,wait=on",
+            "-serial", "chardev:sh0",
             "-monitor", f"unix:{self.monitor_sock},server=on,wait=off",
         ]
         return cmd + self.extra_qemu_args
@@ -216,8 +245,9 @@ class VM:
             os.unlink(self.overlay)
         subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", "-b", self.image["paths"]["root"],
                         "-F", "raw", self.overlay], check=True, timeout=60)
-        self._serial_log = open(self.serial_log_path, "ab", buffering=0)
-        self._serial_log.write(f"\n===== {time.strftime('%H:%M:%S')} start {self.name}\n".encode())
+        for port in (self.console, self.shell):
+            port.log = open(port.log_path, "ab", buffering=0)
+            port.log.write(f"\n===== {time.strftime('%H:%M:%S')} start {self.name}\n".encode())
         qlog = open(self.qemu_log_path, "ab")
         cmd = self.qemu_cmdline()
         qlog.write(("$ " + " ".join(shlex.quote(c) for c in cmd) + "\n").encode())
@@ -227,27 +257,30 @@ class VM:
                                      preexec_fn=_die_with_parent)
         qlog.close()
         deadline = time.monotonic() + timeout
-        while True:
-            if self.proc.poll() is not None:
-                raise VMBootError(f"QEMU exited with {self.proc.returncode} at start:\n"
-                                  + self._file_tail(self.qemu_log_path))
-            if os.path.exists(self.serial_sock):
-                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                try:
-                    s.connect(self.serial_sock)
-                    break
-                except OSError:
-                    s.close()
-            if time.monotonic() > deadline:
-                self._kill()
-                raise VMBootError(f"QEMU's serial socket did not appear in {timeout} s:\n"
-                                  + self._file_tail(self.qemu_log_path))
-            time.sleep(0.05)
-        self.sock = s
+        # In the order QEMU creates them: it waits on each in turn.
+        for port in (self.console, self.shell):
+            while True:
+                if self.proc.poll() is not None:
+                    raise VMBootError(f"QEMU exited with {self.proc.returncode} at start:\n"
+                                      + self._file_tail(self.qemu_log_path))
+                if os.path.exists(port.sock_path):
+                    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                    try:
+                        s.connect(port.sock_path)
+                        break
+                    except OSError:
+                        s.close()
+                if time.monotonic() > deadline:
+                    self._kill()
+                    raise VMBootError(f"QEMU's {port.name} socket did not appear in {timeout} s:\n"
+                                      + self._file_tail(self.qemu_log_path))
+                time.sleep(0.05)
+            port.sock = s
+            port.thread = threading.Thread(target=self._reader, args=(port,), daemon=True,
+                                           name=f"{port.name}-{self.name}")
+            port.thread.start()
         self._boot_pos = 0
-        self._reader_thread = threading.Thread(target=self._reader, daemon=True,
-                                               name=f"serial-{self.name}")
-        self._reader_thread.start()
+        self._kboot_pos = 0
         self._timing("qemu start", t0)
 
     def boot(self, timeout=180, stall_retries=None):
@@ -272,81 +305,90 @@ class VM:
                        f"emulator, starting again: {str(e).splitlines()[0]}")
                 print(msg, flush=True)
                 self.shutdown()
-                self._serial_log = None
                 self._reset_serial_state()
-                with open(self.serial_log_path, "ab") as f:
-                    f.write(f"\n===== {msg}\n".encode())
+                for path in (self.console_log_path, self.shell_log_path):
+                    with open(path, "ab") as f:
+                        f.write(f"\n===== {msg}\n".encode())
 
     # ----------------------------------------------------------------- serial
 
-    def _reader(self):
+    def _reader(self, port):
         while True:
             try:
-                data = self.sock.recv(65536)
+                data = port.sock.recv(65536)
             except OSError:
                 data = b""
-            if data and self._serial_log:
+            if data and port.log:
                 try:
-                    self._serial_log.write(data)
+                    port.log.write(data)
                 except (OSError, ValueError):
                     pass
             with self._cond:
                 if not data:
-                    self._eof = True
+                    port.eof = True
                 else:
-                    self._buf += data
+                    port.buf += data
                 self._cond.notify_all()
             if not data:
                 return
 
     def _send(self, data):
+        """Write to the harness shell (ttyS1)."""
         if isinstance(data, str):
             data = data.encode()
-        if not self.sock:
+        if not self.shell.sock:
             raise VMError("VM not started")
         try:
-            self.sock.sendall(data)
+            self.shell.sock.sendall(data)
         except OSError as e:
             raise VMError(f"serial write failed: {e}\n{self.serial_tail()}") from e
 
-    def _wait_for(self, regex, start, timeout, what, boot=False, accept=None,
-                  stall_grace=None):
-        """Wait until regex matches the serial output at or after start.
+    def _positions(self):
+        """Where new output will start, in the shell's and the console's buffers."""
+        with self._cond:
+            return len(self.shell.buf), len(self.console.buf)
 
-        Raises VMBootError when QEMU dies or the kernel panics meanwhile
-        (and, with boot=True, VMBootError rather than VMTimeout on time-out).
-        With stall_grace, an RCU stall report cuts the wait to stall_grace
-        seconds from then, and running out raises VMStallError.
+    def _wait_for(self, regex, start, timeout, what, boot=False, accept=None,
+                  stall_grace=None, kstart=None):
+        """Wait until regex matches the shell's output at or after start.
+
+        Meanwhile watches the console from kstart (default: its end now):
+        raises VMBootError when QEMU dies, the kernel panics or the initramfs
+        fails (and, with boot=True, VMBootError rather than VMTimeout on
+        time-out). With stall_grace, an RCU stall report cuts the wait to
+        stall_grace seconds from then, and running out raises VMStallError.
         """
         deadline = time.monotonic() + timeout
         stalled = None
         with self._cond:
+            if kstart is None:
+                kstart = len(self.console.buf)
             while True:
                 pos = start
                 while True:
-                    m = regex.search(self._buf, pos)
+                    m = regex.search(self.shell.buf, pos)
                     if not m:
                         break
                     if accept is None or accept(m):
                         return m
                     pos = m.end()
-                p = PANIC_RE.search(self._buf, start)
+                p = PANIC_RE.search(self.console.buf, kstart)
                 if p:
                     raise VMBootError(f"guest kernel panic while waiting for {what}: "
                                       f"{p.group(0).decode(errors='replace')}\n"
                                       + self.serial_tail())
-                f = INITRD_FAIL_RE.search(self._buf, start)
+                f = INITRD_FAIL_RE.search(self.console.buf, kstart)
                 if f:
                     raise VMBootError(f"initramfs failed while waiting for {what}: "
                                       f"{f.group(0).decode(errors='replace')}\n"
                                       + self.serial_tail())
-                if self._eof or (self.proc and self.proc.poll() is not None):
+                if self.shell.eof or self.console.eof or (self.proc and self.proc.poll() is not None):
                     rc = self.proc.poll() if self.proc else None
                     raise VMBootError(f"QEMU went away (rc {rc}) while waiting for {what}\n"
                                       + self.serial_tail() + "\n--- qemu.log:\n"
                                       + self._file_tail(self.qemu_log_path, 10))
                 if stall_grace is not None and stalled is None:
-                    st = STALL_RE.search(self._buf, start)
+                    st = STALL_RE.search(self.console.buf, kstart)
                     if st:
                         stalled = st.group(0).decode(errors="replace")
                         deadline = min(deadline, time.monotonic() + stall_grace)
@@ -358,7 +400,7 @@ class VM:
                                            + self.serial_tail())
                     break
                 self._cond.wait(min(left, 0.5))
-        # Timed out. Outside the lock, so that the reader goes on meanwhile.
+        # Timed out. Outside the lock, so that the readers go on meanwhile.
         message = f"timed out after {timeout:.0f} s waiting for {what}\n" + self.serial_tail()
         if not boot:
             raise VMTimeout(message)  # run() looks at the vCPUs itself
@@ -368,15 +410,16 @@ class VM:
         raise VMBootError(f"{message}\n--- vCPUs:\n{states}")
 
     def serial_tail(self, lines=60):
-        """The last lines of the serial output, cleaned up, for error messages."""
+        """The last lines of the console and of the shell, cleaned up, for error messages."""
         with self._cond:
-            data = bytes(self._buf[-20000:])
-        text = strip_ansi(data.decode(errors="replace"))
+            console = self.console.tail(lines)
+            shell = self.shell.tail(lines // 2)
         # The harness's markers, made readable: commands show as "[#n rc=N]".
-        text = re.sub(r"(?m)^__BEG_\d+\n", "", text)
-        text = re.sub(r"__END_(\d+)_(\d+)", r"[#\1 rc=\2]", text)
-        tail = "\n".join(text.splitlines()[-lines:])
-        return f"--- last {lines} lines of {self.serial_log_path}:\n{tail}"
+        shell = re.sub(r"(?m)^__BEG_\d+\n", "", shell)
+        shell = re.sub(r"__END_(\d+)_(\d+)", r"[#\1 rc=\2]", shell)
+        return (f"--- last {lines} lines of {self.console_log_path} (kernel console):\n"
+                f"{console}\n--- last {lines // 2} lines of {self.shell_log_path} "
+                f"(harness shell):\n{shell}")
 
     @staticmethod
     def _file_tail(path, lines=30):
@@ -404,13 +447,12 @@ class VM:
         old = self.boot_id
         m = self._wait_for(READY_RE, self._boot_pos, timeout, "the guest's root shell",
                            boot=True, accept=lambda m: m.group(1).decode() != old,
-                           stall_grace=self.stall_grace)
+                           stall_grace=self.stall_grace, kstart=self._kboot_pos)
         self.boot_id = m.group(1).decode()
         self.boots += 1
         t_shell = self._timing("boot to shell", t0)
         left = max(10.0, timeout - t_shell)
-        # Only emergencies on the console from now on: command output stays clean.
-        rc, out = self.run("dmesg -n 1", timeout=min(30.0, left))
+        rc, out = self.run("true", timeout=min(30.0, left))
         if rc != 0:
             raise VMBootError(f"first command failed ({rc}): {out}\n" + self.serial_tail())
         t1 = time.monotonic()
@@ -438,8 +480,7 @@ class VM:
     def reboot(self, timeout=180):
         """systemctl reboot, then wait for the new boot's shell. The disk is kept."""
         t0 = time.monotonic()
-        with self._cond:
-            self._boot_pos = len(self._buf)
+        self._boot_pos, self._kboot_pos = self._positions()
         self._send("systemctl reboot\n")
         self.wait_boot(timeout)
         return self._timing("reboot total", t0)
@@ -467,19 +508,19 @@ class VM:
         beg_re = re.compile(rb"__BEG_%d\r?\n" % n)
         # up to the newline: the digits may arrive in two reads ("1", then "0")
         end_re = re.compile(rb"__END_%d_(\d+)\r?\n" % n)
-        with self._cond:
-            start = len(self._buf)
+        start, kstart = self._positions()
         self._send("\n".join(lines) + "\n")
         t0 = time.monotonic()
         try:
-            mb = self._wait_for(beg_re, start, timeout, f"command #{n} to start")
+            mb = self._wait_for(beg_re, start, timeout, f"command #{n} to start", kstart=kstart)
             left = max(0.1, timeout - (time.monotonic() - t0))
-            me = self._wait_for(end_re, mb.end(), left, f"command #{n} to end: {cmd[:200]!r}")
+            me = self._wait_for(end_re, mb.end(), left, f"command #{n} to end: {cmd[:200]!r}",
+                                kstart=kstart)
         except VMTimeout as e:
             with self._cond:
-                partial = strip_ansi(bytes(self._buf[start:]).decode(errors="replace"))
+                partial = strip_ansi(bytes(self.shell.buf[start:]).decode(errors="replace"))
             err = self._timeout_error(f"command timed out after {timeout} s: {cmd[:500]!r}\n"
-                                      f"--- output so far:\n{partial[-3000:]}")
+                                      f"--- output so far:\n{partial[-3000:]}", kstart)
             self._send(b"\x03")
             try:
                 self._sync(15)
@@ -487,7 +528,7 @@ class VM:
                 pass
             raise err from e
         with self._cond:
-            raw = bytes(self._buf[mb.end():me.start()])
+            raw = bytes(self.shell.buf[mb.end():me.start()])
         out = strip_ansi(raw.decode(errors="replace"))
         rc = int(me.group(1))
         if check and rc != 0:
@@ -498,8 +539,7 @@ class VM:
         """Get the shell back in step after an interrupted command."""
         self._seq += 1
         n = self._seq
-        with self._cond:
-            start = len(self._buf)
+        start, _ = self._positions()
         self._send(f"\nprintf '%s_%s\\n' __SYNC {n}\n")
         self._wait_for(re.compile(rb"__SYNC_%d\r?\n" % n), start, timeout, "shell sync")
 
@@ -516,10 +556,11 @@ class VM:
                   f"while ! ( {condition} ) >/dev/null 2>&1; do\n"
                   f"  [ $(date +%s%N) -gt $end ] && exit 124\n  sleep {interval}\ndone\n")
         t0 = time.monotonic()
+        _, kstart = self._positions()
         rc, out = self.run(script, timeout=timeout + 30)
         if rc != 0:
             raise self._timeout_error(f"guest condition not met within {timeout} s: "
-                                      f"{condition}\n{out}")
+                                      f"{condition}\n{out}", kstart)
         return time.monotonic() - t0
 
     # --------------------------------------------------------------- files
@@ -641,11 +682,19 @@ class VM:
                         "lost an end-of-interrupt"), text
         return None, text
 
-    def _timeout_error(self, message):
-        """The exception for a guest that did not answer in time: VMEmulatorFault
-        when the emulator's lost-interrupt fault shows, else VMTimeout; both
-        carry the vCPU states."""
+    def _timeout_error(self, message, kstart):
+        """The exception for a guest that did not answer in time: VMStallError
+        when the console reported an RCU stall since kstart, VMEmulatorFault
+        when the emulator's lost-interrupt fault shows, else VMTimeout; all
+        carry the vCPU states and the tails of the logs."""
         fault, states = self.emulator_fault()
+        message += "\n" + self.serial_tail(40)
+        with self._cond:
+            st = STALL_RE.search(self.console.buf, kstart)
+        if st:
+            stalled = st.group(0).decode(errors="replace")
+            print(f"[vm {self.name}] RCU stall: {stalled}", flush=True)
+            return VMStallError(f"guest stalled ({stalled})\n{message}\n--- vCPUs:\n{states}")
         if fault:
             print(f"[vm {self.name}] emulator fault: {fault}", flush=True)
             return VMEmulatorFault(f"{fault}\n{message}\n--- vCPUs:\n{states}")
@@ -695,7 +744,7 @@ class VM:
         Always bounded; the overlay is deleted, the logs stay in workdir.
         """
         if self.proc and self.proc.poll() is None:
-            if graceful and self.sock and not self._eof:
+            if graceful and self.shell.sock and not self.shell.eof:
                 try:
                     self._send("systemctl poweroff\n")
                     self.proc.wait(timeout)
@@ -712,16 +761,8 @@ class VM:
                 except (OSError, subprocess.TimeoutExpired):
                     pass
             self._kill()
-        if self.sock:
-            try:
-                self.sock.close()
-            except OSError:
-                pass
-        if self._reader_thread:
-            self._reader_thread.join(5)
-        if self._serial_log:
-            self._serial_log.close()
-            self._serial_log = None
+        self.console.close()
+        self.shell.close()
         if os.path.exists(self.overlay):
             os.unlink(self.overlay)
         shutil.rmtree(self.sockdir, ignore_errors=True)
