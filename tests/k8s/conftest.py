@@ -9,6 +9,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from apiserver import ApiServer  # noqa: E402
+from fakeapi.client import Client  # noqa: E402
 
 
 @pytest.fixture
@@ -17,3 +18,10 @@ def apiserver(tmp_path):
     yield srv
     srv.stop()
     assert not srv.errors, "\n".join(srv.errors)
+
+
+@pytest.fixture
+def admin(apiserver):
+    """A client with a token of system:masters."""
+    apiserver.add_token("admin-token", "admin", ["system:masters"])
+    return Client(apiserver, token="admin-token")

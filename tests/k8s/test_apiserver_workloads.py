@@ -7,24 +7,10 @@ from urllib.parse import quote
 
 import pytest
 
-from fakeapi.client import Client
+from fakeapi.client import assert_status
 
 NS = "default"
 LEASES = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases"
-
-
-@pytest.fixture
-def admin(apiserver):
-    apiserver.add_token("admin-token", "admin", ["system:masters"])
-    return Client(apiserver, token="admin-token")
-
-
-def assert_status(body, code, reason, message=None):
-    assert body["kind"] == "Status" and body["apiVersion"] == "v1"
-    assert body["status"] == "Failure" and body["code"] == code
-    assert body.get("reason", "") == reason
-    if message is not None:
-        assert body["message"] == message
 
 
 def micro(dt=None):

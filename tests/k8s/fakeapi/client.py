@@ -44,3 +44,12 @@ class Client:
 
     def patch(self, path, body, content_type="application/merge-patch+json"):
         return self.request("PATCH", path, json.dumps(body), content_type)
+
+
+def assert_status(body, code, reason, message=None):
+    """Assert that body is the API's Status object of a failure with this code and reason."""
+    assert body["kind"] == "Status" and body["apiVersion"] == "v1"
+    assert body["status"] == "Failure" and body["code"] == code
+    assert body.get("reason", "") == reason
+    if message is not None:
+        assert body["message"] == message
