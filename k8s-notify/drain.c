@@ -116,7 +116,7 @@ static int drain_select(struct drain *d)
 		return r;
 	for (size_t i = 0; i < json_object_array_length(items); i++) {
 		struct json_object *pod = json_object_array_get_idx(items, i);
-		enum pod_verdict v = pod_classify(pod, x->conf.drain_pods, x->conf.resource_prefix);
+		enum pod_verdict v = pod_classify(pod, x->conf.drain_pods, x->resources);
 
 		if (v < 0)
 			return -EINVAL;

@@ -87,8 +87,9 @@ int k8s_client_fail(struct k8s_client *c, int r, const char *fmt, ...)
 
 /* ---- credentials ---- */
 
-static int pem_load(const struct kc_blob *b, const char *what, const char *marker, struct pem *ret,
-		    char *error)
+/* secret: a private key, read as k8s_read_secret_file() reads. */
+static int pem_load(const struct kc_blob *b, const char *what, const char *marker, bool secret,
+		    struct pem *ret, char *error)
 {
 	_cleanup_free_ char *data = NULL;
 	size_t size = b->size;
@@ -102,6 +103,10 @@ static int pem_load(const struct kc_blob *b, const char *what, const char *marke
 			return -ENOMEM;
 		memcpy(data, b->data, b->size);
 		data[b->size] = '\0';
+	} else if (secret) {
+		r = k8s_read_secret_file(b->path, what, PEM_FILE_MAX, &data, &size, error);
+		if (r < 0)
+			return r;
 	} else {
 		r = read_file_at(AT_FDCWD, b->path, PEM_FILE_MAX, &data, &size);
 		if (r < 0)
@@ -124,10 +129,10 @@ static int token_load(const struct kubeconfig *kc, char **ret, char *error)
 	if (kc->token)
 		token = strdup(kc->token);
 	else if (kc->token_file) {
-		r = read_file_at(AT_FDCWD, kc->token_file, TOKEN_FILE_MAX, &token, NULL);
+		r = k8s_read_secret_file(kc->token_file, "token file", TOKEN_FILE_MAX, &token, NULL,
+					 error);
 		if (r < 0)
-			return k8s_set_error(error, r, "cannot read token file %s: %s",
-					     kc->token_file, strerror(-r));
+			return r;
 	} else
 		return 0;
 	if (!token)
@@ -147,12 +152,13 @@ static int credentials_load(struct k8s_client *c, const struct kubeconfig *kc, c
 {
 	int r;
 
-	r = pem_load(&kc->ca, "CA", "-----BEGIN CERTIFICATE-----", &c->ca, error);
+	r = pem_load(&kc->ca, "CA", "-----BEGIN CERTIFICATE-----", false, &c->ca, error);
 	if (r >= 0)
 		r = pem_load(&kc->client_cert, "client certificate", "-----BEGIN CERTIFICATE-----",
-			     &c->cert, error);
+			     false, &c->cert, error);
 	if (r >= 0)
-		r = pem_load(&kc->client_key, "client key", "PRIVATE KEY-----", &c->key, error);
+		r = pem_load(&kc->client_key, "client key", "PRIVATE KEY-----", true, &c->key,
+			     error);
 	if (r >= 0)
 		r = token_load(kc, &c->auth_header, error);
 	return r;

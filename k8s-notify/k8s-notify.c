@@ -43,7 +43,9 @@ static void help(void)
 	       "Verbs:\n"
 	       "  cordon                       mark this node unschedulable (and that we did it)\n"
 	       "  uncordon                     lift our own cordon; leaves anyone else's alone\n"
-	       "  drain                        cordon, then evict pods (PodDisruptionBudgets apply)\n"
+	       "  drain [--resource NAME ...]  cordon, then evict pods (PodDisruptionBudgets apply);\n"
+	       "                               with DrainPods=sriov only pods requesting one of\n"
+	       "                               the resources named in full (intel.com/e810_rdma)\n"
 	       "  restart-device-plugin [--expect RESOURCE=COUNT ...]\n"
 	       "                               restart this node's device-plugin pod\n"
 	       "  lease acquire|renew|release  a MaxParallelNodes slot (coordination.k8s.io Lease)\n"
@@ -77,6 +79,7 @@ enum {
 	ARG_SLOT,
 	ARG_STATE,
 	ARG_EXPECT,
+	ARG_RESOURCE,
 	ARG_SA_DIR,
 	ARG_VERSION,
 };
@@ -92,6 +95,7 @@ static const struct option long_options[] = {
 	{ "slot", required_argument, NULL, ARG_SLOT },
 	{ "state", required_argument, NULL, ARG_STATE },
 	{ "expect", required_argument, NULL, ARG_EXPECT },
+	{ "resource", required_argument, NULL, ARG_RESOURCE },
 	{ "service-account-dir", required_argument, NULL, ARG_SA_DIR },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, ARG_VERSION },
@@ -118,6 +122,12 @@ static int parse_option(int opt, struct k8s_ctx *x, struct options *o)
 
 	switch (opt) {
 	case ARG_MAIN_CONFIG:
+		/* not there is a mistake, never the defaults */
+		if (path_option_problem(optarg, false)) {
+			fprintf(stderr, "k8s-notify: --main-config=%s: %s\n", optarg,
+				path_option_problem(optarg, false));
+			return -EINVAL;
+		}
 		o->main_config = optarg;
 		break;
 	case ARG_KUBECONFIG:
@@ -147,6 +157,17 @@ static int parse_option(int opt, struct k8s_ctx *x, struct options *o)
 		break;
 	case ARG_EXPECT:
 		r = strv_extend(&x->expect, optarg);
+		break;
+	case ARG_RESOURCE:
+		/* "<prefix>/<name>", as a pod requests it */
+		if (!strchr(optarg, '/') || optarg[0] == '/' || endswith(optarg, "/")) {
+			fprintf(stderr,
+				"k8s-notify: --resource=%s: must be a full resource name "
+				"such as intel.com/e810_rdma\n",
+				optarg);
+			return -EINVAL;
+		}
+		r = strv_extend(&x->resources, optarg);
 		break;
 	case ARG_SA_DIR:
 		o->sa_dir = optarg;
@@ -339,8 +360,10 @@ static int run(struct k8s_ctx *x, const struct options *o)
 	x->n_args--;
 	if ((x->expect && verbs[v].run != verb_restart_device_plugin) ||
 	    (x->state && verbs[v].run != verb_annotate) ||
-	    (x->slot && verbs[v].run != verb_lease)) {
-		fprintf(stderr, "k8s-notify: %s: --expect, --state or --slot do not apply\n",
+	    (x->slot && verbs[v].run != verb_lease) ||
+	    (x->resources && verbs[v].run != verb_drain)) {
+		fprintf(stderr,
+			"k8s-notify: %s: --expect, --state, --slot or --resource do not apply\n",
 			verbs[v].name);
 		return EXIT_USAGE;
 	}
@@ -370,6 +393,7 @@ int main(int argc, char **argv)
 	json_object_putp(&x.result);
 	mainconf_done(&x.conf);
 	strv_free(x.expect);
+	strv_free(x.resources);
 	free(x.node);
 	return r;
 }

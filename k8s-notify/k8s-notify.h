@@ -25,7 +25,8 @@ struct k8s_ctx {
 	const char *slot;	 /* lease release/renew: the slot, NULL = look for ours */
 	const char *state;	 /* annotate --state */
 	char **expect;		 /* restart-device-plugin --expect RES=COUNT */
-	char **args;		 /* operands after the verb */
+	char **resources; /* drain --resource: DrainPods=sriov evicts pods requesting these */
+	char **args;	  /* operands after the verb */
 	int n_args;
 	struct json_object *result; /* the verb adds its fields */
 };

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <stdarg.h>
+#include <sys/stat.h>
 #include <yaml.h>
 
 #include "kubeconfig.h"
@@ -390,6 +391,34 @@ int kubeconfig_parse(const char *text, size_t size, const char *base_dir, struct
 	return 0;
 }
 
+int k8s_read_secret_file(const char *path, const char *what, size_t max, char **ret,
+			 size_t *ret_size, char error[static K8S_ERROR_MAX])
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	struct stat st;
+	int r;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return fail(error, -errno, "cannot read %s %s: %s", what, path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return fail(error, S_ISDIR(st.st_mode) ? -EISDIR : -EPERM,
+			    "%s %s is not a regular file", what, path);
+	if (st.st_uid != 0 && st.st_uid != geteuid())
+		return fail(error, -EPERM,
+			    "refusing %s %s: owned by uid %u, not by root or this user (uid %u)",
+			    what, path, (unsigned)st.st_uid, (unsigned)geteuid());
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		return fail(error, -EPERM,
+			    "refusing %s %s: writable by %s (mode %04o); chmod go-w it", what, path,
+			    st.st_mode & S_IWOTH ? "everyone" : "its group",
+			    (unsigned)(st.st_mode & 07777));
+	r = read_fd(fd, max, ret, ret_size);
+	if (r < 0)
+		return fail(error, r, "cannot read %s %s: %s", what, path,
+			    r == -EFBIG ? "too large" : strerror(-r));
+	return 0;
+}
+
 int kubeconfig_load(const char *path, struct kubeconfig **ret, char error[static K8S_ERROR_MAX])
 {
 	_cleanup_free_ char *text = NULL, *copy = strdup(path), *where = NULL;
@@ -398,10 +427,9 @@ int kubeconfig_load(const char *path, struct kubeconfig **ret, char error[static
 
 	if (!copy)
 		return -ENOMEM;
-	r = read_file_at(AT_FDCWD, path, KUBECONFIG_FILE_MAX, &text, &size);
+	r = k8s_read_secret_file(path, "kubeconfig", KUBECONFIG_FILE_MAX, &text, &size, error);
 	if (r < 0)
-		return fail(error, r, "cannot read kubeconfig %s: %s", path,
-			    r == -EFBIG ? "larger than 1 MiB" : strerror(-r));
+		return r;
 	r = kubeconfig_parse(text, size, dirname(copy), ret, error);
 	if (r < 0 && r != -ENOMEM) {
 		where = strdup_printf("%s: %s", path, error);

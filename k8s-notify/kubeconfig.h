@@ -40,6 +40,12 @@ static inline void kubeconfig_freep(struct kubeconfig **kc)
  * them as they are). On failure, error says what is wrong and where. */
 int kubeconfig_parse(const char *text, size_t size, const char *base_dir, struct kubeconfig **ret,
 		     char error[static K8S_ERROR_MAX]);
+/* Reads a file that holds credentials (a kubeconfig, a token, a private
+ * key), as ssh does: it must be a regular file owned by root or by us and
+ * writable by no one else; -EPERM with error saying why otherwise. At most
+ * max bytes (-EFBIG); ret_size may be NULL. */
+int k8s_read_secret_file(const char *path, const char *what, size_t max, char **ret,
+			 size_t *ret_size, char error[static K8S_ERROR_MAX]);
 /* Reads and parses a kubeconfig file. */
 int kubeconfig_load(const char *path, struct kubeconfig **ret, char error[static K8S_ERROR_MAX]);
 /* In-cluster credentials: sa_dir/{token,ca.crt,namespace} and the API server

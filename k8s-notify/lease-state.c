@@ -14,27 +14,49 @@ const char *lease_state_to_string(enum lease_state s)
 	return s >= 0 && s < _LEASE_STATE_MAX ? lease_state_names[s] : NULL;
 }
 
-/* Until when the holder holds it; 0 when that cannot be told (= expired). */
-static usec_t lease_expiry(struct json_object *lease)
+/* An int32 field of the Lease API: -ERANGE when the value is one the API
+ * cannot hold (a real server never sends it; garbage must not decide). */
+static int lease_int32(struct json_object *lease, const char *field, int64_t *ret)
 {
-	struct json_object *d = k8s_json_get(lease, "spec", "leaseDurationSeconds", NULL);
+	struct json_object *v = k8s_json_get(lease, "spec", field, NULL);
+	int64_t i;
+
+	if (!v || !json_object_is_type(v, json_type_int))
+		return -ENOENT;
+	errno = 0;
+	i = json_object_get_int64(v);
+	if (errno != 0 || i < INT32_MIN || i > INT32_MAX)
+		return -ERANGE;
+	*ret = i;
+	return 0;
+}
+
+/* Until when the holder holds it; 0 when that cannot be told (= expired),
+ * -ERANGE when leaseDurationSeconds is beyond what the API holds. */
+static int lease_expiry(struct json_object *lease, usec_t *ret)
+{
 	const char *t = k8s_json_str(lease, "spec", "renewTime", NULL);
 	usec_t since;
 	int64_t sec;
+	int r;
 
+	*ret = 0;
+	r = lease_int32(lease, "leaseDurationSeconds", &sec);
+	if (r == -ERANGE)
+		return r;
 	if (!t)
 		t = k8s_json_str(lease, "spec", "acquireTime", NULL);
-	if (!t || microtime_parse(t, &since) < 0 || !d || !json_object_is_type(d, json_type_int))
+	if (r < 0 || !t || microtime_parse(t, &since) < 0 || sec <= 0)
 		return 0;
-	sec = json_object_get_int64(d);
-	if (sec <= 0)
-		return 0;
-	return since + (usec_t)sec * USEC_PER_SEC;
+	/* at most 2^31 s after a MicroTime: no overflow in 64 bits of µs */
+	*ret = since + (usec_t)sec * USEC_PER_SEC;
+	return 0;
 }
 
 enum lease_state lease_decide(struct json_object *lease, const char *holder, usec_t now)
 {
 	const char *h;
+	usec_t until;
 
 	if (!lease)
 		return LEASE_STATE_ABSENT;
@@ -43,7 +65,9 @@ enum lease_state lease_decide(struct json_object *lease, const char *holder, use
 		return LEASE_STATE_FREE;
 	if (streq(h, holder))
 		return LEASE_STATE_OURS;
-	return lease_expiry(lease) < now ? LEASE_STATE_EXPIRED : LEASE_STATE_BUSY;
+	if (lease_expiry(lease, &until) < 0)
+		return _LEASE_STATE_INVALID;
+	return until < now ? LEASE_STATE_EXPIRED : LEASE_STATE_BUSY;
 }
 
 int lease_pick(const enum lease_state *states, size_t n, uint32_t rnd)
@@ -111,10 +135,20 @@ int lease_build_hold(struct json_object *prev, const char *ns, const char *name,
 		     uint32_t duration, usec_t now, struct json_object **ret)
 {
 	_cleanup_json_ struct json_object *l = NULL;
-	struct json_object *spec, *tr;
+	struct json_object *spec;
 	const char *was = k8s_json_str(prev, "spec", "holderIdentity", NULL);
 	char t[MICROTIME_MAX];
 	int64_t transitions = 0;
+	int r;
+
+	/* one more transition must still be an int32 */
+	r = lease_int32(prev, "leaseTransitions", &transitions);
+	if (r == -ERANGE || (r >= 0 && (transitions < 0 || transitions == INT32_MAX)))
+		return -ERANGE;
+	if (r < 0)
+		transitions = 0;
+	if (duration > INT32_MAX)
+		return -ERANGE;
 
 	if (prev) {
 		if (json_object_deep_copy(prev, &l, NULL) < 0)
@@ -125,9 +159,6 @@ int lease_build_hold(struct json_object *prev, const char *ns, const char *name,
 	if (!spec)
 		return -ENOMEM;
 	microtime_format(now, t);
-	tr = k8s_json_get(spec, "leaseTransitions", NULL);
-	if (tr && json_object_is_type(tr, json_type_int))
-		transitions = json_object_get_int64(tr);
 	if (!streq_ptr(was, holder) &&
 	    (json_set(spec, "acquireTime", json_object_new_string(t)) < 0 ||
 	     json_set(spec, "leaseTransitions",

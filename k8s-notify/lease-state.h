@@ -21,7 +21,9 @@ enum lease_state {
 };
 
 const char *lease_state_to_string(enum lease_state s) _pure_;
-/* lease NULL = absent; now is the wall clock (µs since the epoch). */
+/* lease NULL = absent; now is the wall clock (µs since the epoch).
+ * _LEASE_STATE_INVALID for another holder's Lease whose leaseDurationSeconds
+ * is beyond an int32: never taken over on a value the API cannot hold. */
 enum lease_state lease_decide(struct json_object *lease, const char *holder, usec_t now);
 /* The slot to go for: one we hold, else one of the takeable ones picked by
  * rnd (so that contenders spread over the slots); -EBUSY when none. */
@@ -30,7 +32,9 @@ int lease_pick(const enum lease_state *states, size_t n, uint32_t rnd);
 char *lease_slot_name(unsigned i);
 /* The Lease that makes holder hold the slot until now + duration: a new one
  * (prev NULL) or prev with its metadata (resourceVersion) kept, renewTime now,
- * and acquireTime/leaseTransitions advanced when the holder changes. */
+ * and acquireTime/leaseTransitions advanced when the holder changes. -ERANGE
+ * when prev's leaseTransitions is not an int32 that can grow (or duration
+ * is beyond one), -ENOMEM. */
 int lease_build_hold(struct json_object *prev, const char *ns, const char *name, const char *holder,
 		     uint32_t duration, usec_t now, struct json_object **ret);
 /* prev without a holder (its resourceVersion kept, so that the write fails

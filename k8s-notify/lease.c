@@ -78,6 +78,11 @@ static int slot_read(struct slots *ss, unsigned i)
 	if (r < 0 && r != -ENOENT)
 		return r;
 	ss->states[i] = lease_decide(s->lease, ss->holder, k8s_now_realtime());
+	if (ss->states[i] < 0)
+		return k8s_client_fail(ss->x->client, -ERANGE,
+				       "lease %s/%s: leaseDurationSeconds is not an int32; "
+				       "refusing to judge it",
+				       ss->x->conf.lease_namespace, s->name);
 	return 0;
 }
 
@@ -132,10 +137,17 @@ static int slot_hold(struct slots *ss, unsigned i)
 	const char *verb = ss->states[i] == LEASE_STATE_ABSENT ? "create" :
 			   ss->states[i] == LEASE_STATE_OURS   ? "renew" :
 								 "take over";
+	int r;
 
-	if (lease_build_hold(s->lease, ss->x->conf.lease_namespace, s->name, ss->holder,
-			     ss->x->lease_duration, k8s_now_realtime(), &l) < 0)
-		return -ENOMEM;
+	r = lease_build_hold(s->lease, ss->x->conf.lease_namespace, s->name, ss->holder,
+			     ss->x->lease_duration, k8s_now_realtime(), &l);
+	if (r == -ERANGE)
+		return k8s_client_fail(
+			ss->x->client, r,
+			"lease %s/%s: leaseTransitions is not an int32 that can grow",
+			ss->x->conf.lease_namespace, s->name);
+	if (r < 0)
+		return r;
 	return slot_write(ss, i, l, verb);
 }
 

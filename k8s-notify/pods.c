@@ -44,36 +44,34 @@ static bool is_finished(struct json_object *pod)
 	return streq_ptr(phase, "Succeeded") || streq_ptr(phase, "Failed");
 }
 
-/* A resources.requests or .limits map with a key "<prefix>/...". */
-static bool map_has_prefix(struct json_object *map, const char *prefix)
+/* A resources.requests or .limits map with one of resources as a key. */
+static bool map_has_resource(struct json_object *map, char *const *resources)
 {
-	size_t n = strlen(prefix);
-
 	if (!map || !json_object_is_type(map, json_type_object))
 		return false;
 	json_object_object_foreach(map, key, val)
 	{
 		(void)val;
-		if (strncmp(key, prefix, n) == 0 && key[n] == '/' && key[n + 1])
+		if (strv_contains(resources, key))
 			return true;
 	}
 	return false;
 }
 
-static bool container_uses_prefix(struct json_object *ctr, const void *prefix)
+static bool container_uses_resources(struct json_object *ctr, const void *resources)
 {
 	struct json_object *res = k8s_json_get(ctr, "resources", NULL);
 
-	return map_has_prefix(k8s_json_get(res, "requests", NULL), prefix) ||
-	       map_has_prefix(k8s_json_get(res, "limits", NULL), prefix);
+	return map_has_resource(k8s_json_get(res, "requests", NULL), resources) ||
+	       map_has_resource(k8s_json_get(res, "limits", NULL), resources);
 }
 
-bool pod_uses_resource_prefix(struct json_object *pod, const char *prefix)
+bool pod_uses_resources(struct json_object *pod, char *const *resources)
 {
-	return array_has(k8s_json_get(pod, "spec", "containers", NULL), container_uses_prefix,
-			 prefix) ||
-	       array_has(k8s_json_get(pod, "spec", "initContainers", NULL), container_uses_prefix,
-			 prefix);
+	return array_has(k8s_json_get(pod, "spec", "containers", NULL), container_uses_resources,
+			 resources) ||
+	       array_has(k8s_json_get(pod, "spec", "initContainers", NULL),
+			 container_uses_resources, resources);
 }
 
 bool pod_is_terminating(struct json_object *pod)
@@ -93,7 +91,7 @@ bool pod_is_ready(struct json_object *pod)
 	       array_has(k8s_json_get(pod, "status", "conditions", NULL), condition_ready, NULL);
 }
 
-enum pod_verdict pod_classify(struct json_object *pod, enum drain_pods mode, const char *prefix)
+enum pod_verdict pod_classify(struct json_object *pod, enum drain_pods mode, char *const *resources)
 {
 	if (is_mirror(pod))
 		return POD_VERDICT_SKIP_MIRROR;
@@ -104,7 +102,7 @@ enum pod_verdict pod_classify(struct json_object *pod, enum drain_pods mode, con
 		return POD_VERDICT_SKIP_FINISHED;
 	switch (mode) {
 	case DRAIN_PODS_SRIOV:
-		if (!pod_uses_resource_prefix(pod, prefix))
+		if (!pod_uses_resources(pod, resources))
 			return POD_VERDICT_SKIP_NOT_SRIOV;
 		break;
 	case DRAIN_PODS_ALL:

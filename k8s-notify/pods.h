@@ -19,10 +19,13 @@ enum pod_verdict {
 };
 
 const char *pod_verdict_to_string(enum pod_verdict v) _pure_;
-/* With DRAIN_PODS_SRIOV only pods that request one of "<prefix>/..." are evicted. */
-enum pod_verdict pod_classify(struct json_object *pod, enum drain_pods mode, const char *prefix);
-/* Whether a container or init container requests or limits a resource "<prefix>/...". */
-bool pod_uses_resource_prefix(struct json_object *pod, const char *prefix);
+/* With DRAIN_PODS_SRIOV only pods that request one of resources (full names,
+ * "intel.com/e810_rdma"; NULL or empty: none) are evicted. */
+enum pod_verdict pod_classify(struct json_object *pod, enum drain_pods mode,
+			      char *const *resources);
+/* Whether a container or init container requests or limits one of resources,
+ * by its full name. */
+bool pod_uses_resources(struct json_object *pod, char *const *resources);
 /* status.conditions has Ready=True. */
 bool pod_is_ready(struct json_object *pod);
 bool pod_is_terminating(struct json_object *pod);

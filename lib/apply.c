@@ -38,7 +38,9 @@ int pf_lock(const char *runtime_dir, const char *pci, usec_t timeout)
 	path = strdup_printf("%s/lock/%s.lock", runtime_dir, pci);
 	if (!dir || !path)
 		return -ENOMEM;
-	r = mkdir_p(dir, 0755);
+	r = mkdir_owned(runtime_dir, 0755);
+	if (r >= 0)
+		r = mkdir_owned(dir, 0755);
 	if (r < 0)
 		return r;
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -67,6 +69,40 @@ const struct pf_state *host_state_lookup_pf(const struct host_state *hs, const c
 			return pf;
 	}
 	return NULL;
+}
+
+static bool created_is_left(const struct pf_created *c, const struct pf_state *pf)
+{
+	return (c->num_vfs > 0 && pf->num_vfs == c->num_vfs) ||
+	       (c->eswitch_switchdev && pf->has_eswitch &&
+		pf->eswitch_mode == ESWITCH_MODE_SWITCHDEV);
+}
+
+int apply_leftover(const char *state_dir, const struct pf_state *pf, struct pf_created *ret)
+{
+	struct pf_created c;
+	int r;
+
+	if (!state_dir)
+		return 0;
+	r = pf_created_read(state_dir, pf->pci, &c);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	if (!created_is_left(&c, pf))
+		return 0;
+	*ret = c;
+	return 1;
+}
+
+char *apply_leftover_describe(const struct pf_created *c)
+{
+	if (c->num_vfs > 0)
+		return strdup_printf("%u VF%s left from a removed layout%s", c->num_vfs,
+				     c->num_vfs == 1 ? "" : "s",
+				     c->eswitch_switchdev ? ", eswitch in switchdev" : "");
+	return strdup("eswitch left in switchdev from a removed layout");
 }
 
 /* Runs one action on the host. timeout bounds the operations that can hang
@@ -130,6 +166,14 @@ static int set_outcome(struct apply_pf_result *res, enum pf_status_state state, 
 	free(res->status.error);
 	res->status.error = error;
 	return 0;
+}
+
+/* Applied, or degraded when the host lacks what the layout needs. */
+static int set_unmet(struct apply_pf_result *res, const struct plan *p)
+{
+	if (!p->unmet[0])
+		return set_outcome(res, PF_STATUS_APPLIED, NULL);
+	return set_outcome(res, PF_STATUS_DEGRADED, strv_join(p->unmet, "; "));
 }
 
 /* Reads the host and builds desired state and plan for one PF. */
@@ -305,14 +349,17 @@ static int apply_locked(struct pf_run *run, const char *pci)
 	if (!st->reboot_reasons)
 		return -ENOMEM;
 	if (p->n_actions == 0)
-		return set_outcome(run->res, PF_STATUS_APPLIED, NULL);
+		return set_unmet(run->res, p);
 	hold = plan_is_disruptive(p) ? policy_hold_reason(run) : NULL;
 	if (hold)
 		return set_outcome(run->res, PF_STATUS_DEFERRED, hold);
 	r = execute_plan(run, pf, p);
 	if (r < 0 || st->state == PF_STATUS_FAILED)
 		return r;
-	return verify(run, pci);
+	r = verify(run, pci);
+	if (r < 0 || st->state == PF_STATUS_FAILED)
+		return r;
+	return set_unmet(run->res, p);
 }
 
 /* Whether any layout selects pf: a PF that none selects is never touched,
@@ -360,17 +407,18 @@ static int reset_locked(struct pf_run *run, const struct pf_created *c)
 	hold = policy_hold_reason(run);
 	if (hold)
 		return set_outcome(run->res, PF_STATUS_DEFERRED,
-				   strdup_printf("no layout selects it any more; undoing what "
-						 "sriov-persist created waits: %s",
+				   strdup_printf("resetting what sriov-persist created waits: %s",
 						 hold));
 	r = execute(run->host, c->pci, &a, o->conf->sysfs_write_timeout);
 	if (o->on_action)
 		o->on_action(pf, &a, r, run->host->error, o->userdata);
-	if (r < 0)
+	if (r < 0) {
+		_cleanup_free_ char *why = action_error(run->host, &a, r);
+
 		return set_outcome(run->res, PF_STATUS_FAILED,
-				   strdup_printf("no layout selects it any more, and undoing what "
-						 "sriov-persist created: %s",
-						 action_error(run->host, &a, r)));
+				   strdup_printf("resetting what sriov-persist created: %s",
+						 strna(why)));
+	}
 	run->res->changed = true;
 	run->res->status.n_actions++;
 	/* the eswitch after the VFs: both drivers' orders allow legacy with none */
@@ -388,8 +436,10 @@ static int status_init(struct pf_status *st, const struct pf_state *pf)
 	return 0;
 }
 
-/* A PF no layout selects: never touched, unless sriov-persist created
- * something on it earlier (the layout was removed since). */
+/* A PF no layout selects is never touched. What sriov-persist created on it
+ * while a layout selected it stays, as the host has it: a layout file that
+ * went away for a moment must not destroy running VFs. Only a reset removes
+ * it, and only while the PF is as it was left. */
 static int apply_unconfigured(struct pf_run *run, const struct pf_state *pf)
 {
 	const struct apply_options *o = run->opts;
@@ -400,7 +450,17 @@ static int apply_unconfigured(struct pf_run *run, const struct pf_state *pf)
 
 	run->res->configured = false;
 	snprintf(st->pci, sizeof(st->pci), "%s", pf->pci);
-	if (!o->state_dir || pf_created_read(o->state_dir, pf->pci, &c) < 0)
+	r = apply_leftover(o->state_dir, pf, &c);
+	if (r < 0)
+		return r;
+	if (r == 0) {
+		/* someone changed the PF since (or it rebooted): what is there
+		 * is not ours any more */
+		if (o->state_dir && o->reset)
+			(void)pf_created_remove(o->state_dir, pf->pci);
+		return pf_status_remove(o->runtime_dir, pf->pci);
+	}
+	if (!o->reset)
 		return pf_status_remove(o->runtime_dir, pf->pci);
 	r = status_init(st, pf);
 	if (r < 0)
@@ -423,18 +483,31 @@ static int apply_unconfigured(struct pf_run *run, const struct pf_state *pf)
 	return pf_status_remove(o->runtime_dir, pf->pci);
 }
 
-static int apply_one(struct pf_run *run, const struct host_state *hs, const struct pf_state *pf)
+/* reset names a PF that a layout selects: that is not what reset is for. */
+static int refuse_reset(struct pf_run *run, const struct pf_state *pf)
+{
+	int r;
+
+	run->res->configured = true;
+	r = status_init(&run->res->status, pf);
+	if (r < 0)
+		return r;
+	return set_outcome(run->res, PF_STATUS_FAILED,
+			   strdup("a layout selects it: reset removes only what a removed layout "
+				  "left; change or remove the layout instead"));
+}
+
+static int apply_one(struct pf_run *run, const struct pf_state *pf, bool configured)
 {
 	struct pf_status *st = &run->res->status;
 	_cleanup_close_ int lock = -EBADF;
 	const struct apply_options *o = run->opts;
 	int r;
 
-	r = is_configured(run, hs, pf);
-	if (r < 0)
-		return r;
-	if (r == 0)
+	if (!configured)
 		return apply_unconfigured(run, pf);
+	if (o->reset)
+		return refuse_reset(run, pf);
 
 	r = status_init(st, pf);
 	if (r < 0)
@@ -491,8 +564,12 @@ int apply_run(struct host *h, const struct layout_set *set, const struct apply_o
 
 		if (opts->only && pf != host_state_lookup_pf(hs, opts->only))
 			continue;
+		r = is_configured(&run, hs, pf);
+		if (r > 0 && opts->reset && !opts->only)
+			continue;
 		res.n_pfs++;
-		r = apply_one(&run, hs, pf);
+		if (r >= 0)
+			r = apply_one(&run, pf, r > 0);
 		if (r < 0) {
 			apply_result_done(&res);
 			return r;

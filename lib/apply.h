@@ -27,6 +27,11 @@ struct apply_options {
 	/* the node was drained for this apply: disruptive changes run whatever
 	 * [Disruption] Policy= says */
 	bool allow_disruptive;
+	/* sriovctl reset, Reset(): instead of applying, remove what sriov-persist
+	 * created on PFs that no layout selects any more (a disruptive change).
+	 * A PF that a layout selects is left alone: with only set, that is a
+	 * failure; without, it is not part of the result. */
+	bool reset;
 };
 
 struct apply_pf_result {
@@ -51,6 +56,13 @@ struct apply_result {
 int apply_run(struct host *h, const struct layout_set *set, const struct apply_options *opts,
 	      struct apply_result *ret);
 void apply_result_done(struct apply_result *r);
+
+/* What sriov-persist created on pf, from the record in state_dir, while pf is
+ * still as it was left (the VF count, or the eswitch in switchdev): 1 and ret
+ * filled in, 0 when nothing of ours is there, or a negative errno. */
+int apply_leftover(const char *state_dir, const struct pf_state *pf, struct pf_created *ret);
+/* "16 VFs left from a removed layout"; caller frees. */
+char *apply_leftover_describe(const struct pf_created *c);
 
 /* Finds a PF by PCI address or interface name (or altname). */
 const struct pf_state *host_state_lookup_pf(const struct host_state *hs, const char *what);

@@ -264,6 +264,28 @@ static int build(const struct groups *gs, const char *prefix, struct dp_config *
 	return c->json ? 0 : -ENOMEM;
 }
 
+int dpconfig_pf_resources(const struct pf_desired *d, const char *prefix, char ***ret)
+{
+	_cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
+
+	if (!l)
+		return -ENOMEM;
+	for (size_t i = 0; d && !d->held && i < d->n_vfs; i++) {
+		const struct vf_settings *v = &d->vfs[i];
+		_cleanup_free_ char *name = NULL;
+
+		if (!vf_settings_has(v, VF_KEY_RESOURCE_NAME) || !v->resource_name)
+			continue;
+		name = strdup_printf("%s/%s", prefix, v->resource_name);
+		if (!name)
+			return -ENOMEM;
+		if (!strv_contains(l, name) && strv_consume(&l, TAKE_PTR(name)) < 0)
+			return -ENOMEM;
+	}
+	*ret = TAKE_PTR(l);
+	return 0;
+}
+
 int dpconfig_build(const struct host_view *v, const char *prefix, struct dp_config *ret)
 {
 	struct groups gs = {};

@@ -109,21 +109,6 @@ static int txn_begin(struct sim *s, int lock, struct txn *t)
 	return r;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t k = write(fd, p, n);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -errno;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 static int txn_text(const struct txn *t, char **ret)
 {
 	_cleanup_json_ struct json_object *o = NULL, *faults = NULL;
@@ -142,34 +127,25 @@ static int txn_text(const struct txn *t, char **ret)
 	return snapshot_json_format(o, ret);
 }
 
-/* Writes "<path>.tmp.<pid>", fsyncs it and renames it over path. */
+/* Writes the new state beside the file (exclusively: never through a link
+ * someone placed there), fsyncs it and renames it over the file. */
 static int txn_write(struct sim *s, const struct txn *t)
 {
-	_cleanup_free_ char *text = NULL, *tmp = NULL;
-	_cleanup_close_ int fd = -EBADF;
+	_cleanup_free_ char *text = NULL, *dir = NULL;
 	struct stat st;
 	int r;
 
 	r = txn_text(t, &text);
 	if (r < 0)
 		return r;
-	tmp = strdup_printf("%s.tmp.%d", s->path, (int)getpid());
-	if (!tmp)
+	dir = path_parent(s->path);
+	if (!dir)
 		return -ENOMEM;
 	if (fstat(t->fd, &st) < 0)
 		return -errno;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, st.st_mode & 07777);
-	if (fd < 0)
-		return -errno;
-	r = write_all(fd, text, strlen(text));
-	if (r >= 0 && fsync(fd) < 0)
-		r = -errno;
-	if (r >= 0 && rename(tmp, s->path) < 0)
-		r = -errno;
-	if (r < 0) {
-		unlink(tmp);
+	r = write_file_atomic(dir, path_last_component(s->path), text, st.st_mode & 07777);
+	if (r < 0)
 		host_set_error(&s->host, "writing %s: %s", s->path, strerror(-r));
-	}
 	return r;
 }
 

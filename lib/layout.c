@@ -5,6 +5,7 @@
 #include "conf-parser.h"
 #include "layout-keys.h"
 #include "layout.h"
+#include "suggest.h"
 
 #define VF_INDEX_MAX 4095
 
@@ -20,13 +21,12 @@ struct layout_parser {
 	struct layout_file *file;
 	struct diag_list *diags;
 	enum section_kind kind;
-	size_t vf; /* index of the current section in file->vf_sections */
+	size_t vf;	  /* index of the current section in file->vf_sections */
+	bool match_error; /* an error in [Match]: no one can tell which PFs it meant */
 };
 
 #define layout_error(p, line, ...) \
 	diag_add((p)->diags, DIAG_ERROR, (p)->file->path, (line), __VA_ARGS__)
-#define layout_warning(p, line, ...) \
-	diag_add((p)->diags, DIAG_WARNING, (p)->file->path, (line), __VA_ARGS__)
 
 /* ---- [Match] ---- */
 
@@ -129,6 +129,14 @@ static int layout_match_parse(struct layout_match *m, const char *key, const cha
 	*list = l;
 	free(TAKE_PTR(globs));
 	return 0;
+}
+
+static bool layout_match_is_empty(const struct layout_match *m)
+{
+	for (size_t i = 0; i < ELEMENTSOF(match_keys); i++)
+		if (*(char ***)((char *)m + match_keys[i].offset))
+			return false;
+	return true;
 }
 
 static void layout_match_done(struct layout_match *m)
@@ -270,16 +278,26 @@ static int layout_finish_section(struct layout_parser *p)
 	return 0;
 }
 
+static const char *const section_names[] = { "Match", "PhysicalFunction", "VirtualFunction" };
+
+/* Keys and sections named "X-..." are the user's own annotations. */
+static bool is_extension(const char *name)
+{
+	return name[0] == 'X' && name[1] == '-';
+}
+
 static int layout_on_section(void *userdata, const char *name, unsigned line)
 {
 	struct layout_parser *p = userdata;
+	struct suggest sg;
+	char hint[96];
 	int r;
 
 	r = layout_finish_section(p);
 	if (r < 0)
 		return r;
 	p->kind = SECTION_IGNORED;
-	if (!name) /* an invalid header, already reported */
+	if (!name || is_extension(name)) /* invalid (already reported), or the user's own */
 		return 0;
 	if (streq(name, "Match")) {
 		p->kind = SECTION_MATCH;
@@ -295,7 +313,63 @@ static int layout_on_section(void *userdata, const char *name, unsigned line)
 	 * like [VirtualFunctions] must not silently drop its keys. */
 	if (strncmp(name, "VirtualFunction", strlen("VirtualFunction")) == 0)
 		return layout_start_vf_section(p, name, line);
-	return layout_warning(p, line, "unknown section [%s], ignored", name);
+	sg = suggest_init(name);
+	for (size_t i = 0; i < ELEMENTSOF(section_names); i++)
+		suggest_consider(&sg, section_names[i]);
+	return layout_error(p, line,
+			    "unknown section [%s]; sections are [Match], [PhysicalFunction] and "
+			    "[VirtualFunction ...]%s",
+			    name, suggest_hint(&sg, hint, sizeof(hint)));
+}
+
+/* Which other section knows key, for "it belongs in ...". */
+static const char *key_home(const char *key, enum section_kind here)
+{
+	bool match = false;
+
+	for (size_t i = 0; i < ELEMENTSOF(match_keys); i++)
+		match = match || streq(match_keys[i].name, key);
+	if (here != SECTION_PF && pf_key_from_string(key) >= 0)
+		return "[PhysicalFunction]";
+	if (here != SECTION_VF && vf_key_from_string(key) >= 0)
+		return match && here != SECTION_MATCH ? "[Match] or [VirtualFunction]" :
+							"[VirtualFunction]";
+	if (here != SECTION_MATCH && match)
+		return "[Match]";
+	return NULL;
+}
+
+/* "unknown key 'K' in [S]", with the nearest key of the section or the
+ * section the key belongs in. */
+static int layout_unknown_key(struct layout_parser *p, const char *key, const char *section,
+			      unsigned line)
+{
+	struct suggest sg = suggest_init(key);
+	const char *home = key_home(key, p->kind);
+	char hint[96];
+
+	if (home)
+		return layout_error(p, line, "unknown key '%s' in [%s]; it belongs in %s", key,
+				    section, home);
+	switch (p->kind) {
+	case SECTION_MATCH:
+		for (size_t i = 0; i < ELEMENTSOF(match_keys); i++)
+			suggest_consider(&sg, match_keys[i].name);
+		break;
+	case SECTION_PF:
+		for (int k = 0; k < _PF_KEY_MAX; k++)
+			suggest_consider(&sg, pf_key_to_string(k));
+		break;
+	case SECTION_VF:
+		for (int k = 0; k < _VF_KEY_MAX; k++)
+			suggest_consider(&sg, vf_key_to_string(k));
+		break;
+	case SECTION_NONE:
+	case SECTION_IGNORED:
+		break;
+	}
+	return layout_error(p, line, "unknown key '%s' in [%s]%s", key, section,
+			    suggest_hint(&sg, hint, sizeof(hint)));
 }
 
 static int layout_assign_match(struct layout_parser *p, const char *key, const char *value,
@@ -305,11 +379,12 @@ static int layout_assign_match(struct layout_parser *p, const char *key, const c
 	int r;
 
 	r = layout_match_parse(&p->file->match, key, value, &why);
+	if (r >= 0 || r == -ENOMEM)
+		return r;
+	p->match_error = true;
 	if (r == -ENOENT)
-		return layout_warning(p, line, "unknown key '%s' in [Match], ignored", key);
-	if (r == -EINVAL)
-		return layout_error(p, line, "%s=%s: %s", key, value, why);
-	return r;
+		return layout_unknown_key(p, key, "Match", line);
+	return layout_error(p, line, "%s=%s: %s", key, value, why);
 }
 
 static int layout_assign_pf(struct layout_parser *p, const char *key, const char *value,
@@ -321,8 +396,7 @@ static int layout_assign_pf(struct layout_parser *p, const char *key, const char
 	int r;
 
 	if (k < 0)
-		return layout_warning(p, line, "unknown key '%s' in [PhysicalFunction], ignored",
-				      key);
+		return layout_unknown_key(p, key, "PhysicalFunction", line);
 	if (value[0] == '\0') {
 		pf_settings_unset(s, k);
 		return 0;
@@ -349,7 +423,7 @@ static int layout_assign_vf(struct layout_parser *p, const char *key, const char
 
 	if (k < 0) {
 		vf_section_name(sec, name, sizeof(name));
-		return layout_warning(p, line, "unknown key '%s' in [%s], ignored", key, name);
+		return layout_unknown_key(p, key, name, line);
 	}
 	if (value[0] == '\0') {
 		vf_settings_unset(s, k);
@@ -370,9 +444,14 @@ static int layout_on_assignment(void *userdata, const char *key, const char *val
 {
 	struct layout_parser *p = userdata;
 
+	if (is_extension(key))
+		return 0;
 	switch (p->kind) {
 	case SECTION_NONE:
-		return layout_warning(p, line, "'%s' outside of any section, ignored", key);
+		return layout_error(p, line,
+				    "'%s' outside of any section; keys stand in [Match], "
+				    "[PhysicalFunction] or [VirtualFunction ...]",
+				    key);
 	case SECTION_IGNORED:
 		return 0;
 	case SECTION_MATCH:
@@ -403,13 +482,23 @@ static int layout_parse_into(struct layout_file *f, const char *text, struct dia
 	if (r < 0)
 		return r;
 	/* Selecting every PF by accident would be dangerous in a fleet. */
-	if (f->match.line == 0) {
+	if (f->match.line == 0)
 		r = layout_error(&p, 0,
 				 "no [Match] section; a layout must say which PFs it selects; "
 				 "use [Match] with PCIAddress=* to select all");
-		if (r < 0)
-			return r;
-	}
+	else if (!p.match_error && layout_match_is_empty(&f->match))
+		r = layout_error(&p, f->match.line,
+				 "[Match] is empty; a layout must say which PFs it selects; "
+				 "use PCIAddress=* to select all");
+	else
+		r = p.match_error ? 0 : 1;
+	if (r < 0)
+		return r;
+	/* A [Match] that does not say what it means holds every PF of the
+	 * host: with its lists cleared it selects them all, and the file's
+	 * errors hold what it selects. */
+	if (r == 0)
+		layout_match_done(&f->match);
 	f->has_error = diag_count(diags, DIAG_ERROR) > errors;
 	return 0;
 }

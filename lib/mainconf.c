@@ -6,6 +6,7 @@
 #include "conf-parser.h"
 #include "layout.h"
 #include "mainconf.h"
+#include "suggest.h"
 
 #define SEC_MAX 31536000u /* a year */
 
@@ -18,9 +19,10 @@ static const char *const disruption_policy_names[_DISRUPTION_POLICY_MAX] = {
 	[DISRUPTION_POLICY_DRAIN] = "drain",
 	[DISRUPTION_POLICY_NEVER] = "never",
 };
+/* "manage" (adding the IOMMU arguments through the boot loader tool) is not
+ * implemented: accepting it would promise what nothing does. */
 static const char *const kernel_arguments_names[_KERNEL_ARGUMENTS_MAX] = {
 	[KERNEL_ARGUMENTS_CHECK] = "check",
-	[KERNEL_ARGUMENTS_MANAGE] = "manage",
 };
 static const char *const reboot_policy_names[_REBOOT_POLICY_MAX] = {
 	[REBOOT_POLICY_NEVER] = "never",
@@ -208,7 +210,9 @@ static const struct mc_key mc_keys[] = {
 	{ "Disruption", "Policy", MC_ENUM, FIELD(disruption_policy), NAMES(disruption_policy),
 	  .def = DISRUPTION_POLICY_DRAIN, .why = "must be immediate, drain or never" },
 	{ "Reboot", "KernelArguments", MC_ENUM, FIELD(kernel_arguments), NAMES(kernel_arguments),
-	  .def = KERNEL_ARGUMENTS_CHECK, .why = "must be check or manage" },
+	  .def = KERNEL_ARGUMENTS_CHECK,
+	  .why = "must be check (manage, adding the IOMMU arguments through the boot loader, "
+		 "is not implemented: add them yourself)" },
 	{ "Reboot", "Policy", MC_ENUM, FIELD(reboot_policy), NAMES(reboot_policy),
 	  .def = REBOOT_POLICY_COORDINATED, .why = "must be never, coordinated or immediate" },
 	{ "Kubernetes", "Enabled", MC_ENUM, FIELD(k8s_enabled), NAMES(k8s_enabled),
@@ -309,7 +313,6 @@ struct mc_parser {
 };
 
 #define mc_error(p, line, ...) diag_add((p)->diags, DIAG_ERROR, (p)->path, (line), __VA_ARGS__)
-#define mc_warning(p, line, ...) diag_add((p)->diags, DIAG_WARNING, (p)->path, (line), __VA_ARGS__)
 
 static int mc_parse_enum(const struct mc_key *k, const char *v)
 {
@@ -328,20 +331,26 @@ static int mc_assign(struct mc_parser *p, const struct mc_key *k, const char *v,
 	void *f = mc_field(p->conf, k);
 	const char *why;
 	uint32_t u;
+	usec_t t;
 	int i;
 
 	if (v[0] == '\0')
 		return mc_set_default(p->conf, k);
 	switch (k->type) {
 	case MC_SECONDS:
+		if (parse_timespan(v, &t) < 0 || t < k->min * USEC_PER_SEC ||
+		    t > k->max * USEC_PER_SEC)
+			return mc_error(p, line,
+					"%s=%s: must be a time span of %u..%u seconds, "
+					"e.g. 90, 90s, 5min 30s",
+					k->key, v, k->min, k->max);
+		*(usec_t *)f = t;
+		return 0;
 	case MC_UINT32:
 		if (safe_atou32(v, 10, &u) < 0 || u < k->min || u > k->max)
-			return mc_error(p, line, "%s=%s: must be %u..%u%s", k->key, v, k->min,
-					k->max, k->type == MC_SECONDS ? " seconds" : "");
-		if (k->type == MC_SECONDS)
-			*(usec_t *)f = u * USEC_PER_SEC;
-		else
-			*(uint32_t *)f = u;
+			return mc_error(p, line, "%s=%s: must be %u..%u", k->key, v, k->min,
+					k->max);
+		*(uint32_t *)f = u;
 		return 0;
 	case MC_ENUM:
 		i = mc_parse_enum(k, v);
@@ -358,34 +367,66 @@ static int mc_assign(struct mc_parser *p, const struct mc_key *k, const char *v,
 	return 0;
 }
 
+/* Keys and sections named "X-..." are the user's own annotations. */
+static bool mc_is_extension(const char *name)
+{
+	return name[0] == 'X' && name[1] == '-';
+}
+
 static int mc_on_section(void *userdata, const char *name, unsigned line)
 {
 	struct mc_parser *p = userdata;
+	struct suggest sg;
+	char hint[96];
 
 	p->in_section = true;
 	p->section = NULL;
-	if (!name) /* an invalid header, already reported */
+	if (!name || mc_is_extension(name)) /* invalid (already reported), or the user's own */
 		return 0;
-	for (size_t i = 0; i < ELEMENTSOF(mc_keys); i++)
+	sg = suggest_init(name);
+	for (size_t i = 0; i < ELEMENTSOF(mc_keys); i++) {
 		if (streq(mc_keys[i].section, name)) {
 			p->section = mc_keys[i].section;
 			return 0;
 		}
-	return mc_warning(p, line, "unknown section [%s], ignored", name);
+		suggest_consider(&sg, mc_keys[i].section);
+	}
+	return mc_error(p, line,
+			"unknown section [%s]; sections are [Apply], [Drift], [Disruption], "
+			"[Reboot] and [Kubernetes]%s",
+			name, suggest_hint(&sg, hint, sizeof(hint)));
+}
+
+static int mc_unknown_key(struct mc_parser *p, const char *key, unsigned line)
+{
+	struct suggest sg = suggest_init(key);
+	char hint[96];
+
+	for (size_t i = 0; i < ELEMENTSOF(mc_keys); i++) {
+		if (!streq(mc_keys[i].section, p->section) && streq(mc_keys[i].key, key))
+			return mc_error(p, line, "unknown key '%s' in [%s]; it belongs in [%s]",
+					key, p->section, mc_keys[i].section);
+		if (streq(mc_keys[i].section, p->section))
+			suggest_consider(&sg, mc_keys[i].key);
+	}
+	return mc_error(p, line, "unknown key '%s' in [%s]%s", key, p->section,
+			suggest_hint(&sg, hint, sizeof(hint)));
 }
 
 static int mc_on_assignment(void *userdata, const char *key, const char *value, unsigned line)
 {
 	struct mc_parser *p = userdata;
 
+	if (mc_is_extension(key))
+		return 0;
 	if (!p->in_section)
-		return mc_warning(p, line, "'%s' outside of any section, ignored", key);
+		return mc_error(p, line, "'%s' outside of any section", key);
 	if (!p->section)
 		return 0;
 	for (size_t i = 0; i < ELEMENTSOF(mc_keys); i++)
 		if (streq(mc_keys[i].section, p->section) && streq(mc_keys[i].key, key))
 			return mc_assign(p, &mc_keys[i], value, line);
-	return mc_warning(p, line, "unknown key '%s' in [%s], ignored", key, p->section);
+	return mc_unknown_key(p, key, line);
 }
 
 static const struct conf_parser_ops mc_ops = {

@@ -24,7 +24,6 @@ enum disruption_policy {
 
 enum kernel_arguments {
 	KERNEL_ARGUMENTS_CHECK,
-	KERNEL_ARGUMENTS_MANAGE,
 	_KERNEL_ARGUMENTS_MAX,
 	_KERNEL_ARGUMENTS_INVALID = -EINVAL,
 };

@@ -42,11 +42,27 @@ static bool id_matches(char *const *globs, uint16_t id)
 	return globs_match(globs, buf, FNM_CASEFOLD);
 }
 
+/* Host names compare without case (DNS), and a glob matches the short name
+ * as well as the FQDN: "worker-7" and "worker-*" select worker-7.dc1.example.net. */
+static bool host_matches(char *const *globs, const char *hostname)
+{
+	char short_name[256];
+	const char *dot;
+
+	if (!globs || globs_match(globs, hostname, FNM_CASEFOLD))
+		return true;
+	dot = hostname ? strchr(hostname, '.') : NULL;
+	if (!dot || (size_t)(dot - hostname) >= sizeof(short_name))
+		return false;
+	snprintf(short_name, sizeof(short_name), "%.*s", (int)(dot - hostname), hostname);
+	return globs_match(globs, short_name, FNM_CASEFOLD);
+}
+
 bool layout_match_pf(const struct layout_match *m, const struct pf_state *pf, const char *hostname)
 {
 	return globs_match(m->pci_address, pf->pci, FNM_CASEFOLD) && name_matches(m->name, pf) &&
 	       id_matches(m->vendor, pf->vendor) && id_matches(m->device, pf->device) &&
-	       globs_match(m->driver, pf->driver, 0) && globs_match(m->host, hostname, 0);
+	       globs_match(m->driver, pf->driver, 0) && host_matches(m->host, hostname);
 }
 
 bool layout_set_may_select(const struct layout_set *set, const struct pf_state *pf,

@@ -141,6 +141,7 @@ struct plan *plan_free(struct plan *p)
 	}
 	free(p->actions);
 	strv_free(p->reboot_reasons);
+	strv_free(p->unmet);
 	free(p);
 	return NULL;
 }

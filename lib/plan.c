@@ -381,15 +381,18 @@ static int add_no_iommu_reason(struct plan_ctx *c)
 				 strdup(c->no_iommu);
 	if (!vfs)
 		return -ENOMEM;
-	return add_reason(c->p, strdup_printf("VF%s %s want%s vfio-pci but the IOMMU is off: "
-					      "add intel_iommu=on (or amd_iommu=on) iommu=pt "
-					      "to the kernel command line",
-					      many ? "s" : "", vfs, many ? "" : "s"));
+	/* Not a reboot reason: a reboot changes nothing until someone adds the
+	 * arguments ([Reboot] KernelArguments=check). */
+	return strv_consume(&c->p->unmet,
+			    strdup_printf("VF%s %s want%s vfio-pci but the IOMMU is off: "
+					  "add intel_iommu=on (or amd_iommu=on) iommu=pt "
+					  "to the kernel command line and reboot",
+					  many ? "s" : "", vfs, many ? "" : "s"));
 }
 
 /* The driver VF i must end up with, and the BIND_VF argument for it.
  * Driver unset: as it is (or was, before step 4 unbound it). vfio-pci
- * without an IOMMU: left as it is, and a reboot reason. */
+ * without an IOMMU: left as it is, and an unmet need. */
 static int vf_wanted_driver(struct plan_ctx *c, uint32_t i, const struct vf_settings *v,
 			    const char *before, const char **ret_want, const char **ret_arg)
 {
@@ -522,7 +525,8 @@ int plan_build(const struct pf_desired *d, const struct pf_state *pf, const stru
 		return -ENOMEM;
 	snprintf(p->pci, sizeof(p->pci), "%s", pf->pci);
 	p->reboot_reasons = calloc(1, sizeof(char *));
-	if (!p->reboot_reasons)
+	p->unmet = calloc(1, sizeof(char *));
+	if (!p->reboot_reasons || !p->unmet)
 		return -ENOMEM;
 	c.p = p;
 	r = plan_build_steps(&c);

@@ -41,16 +41,21 @@ struct plan {
 	char pci[PCI_ADDR_MAX];
 	struct action *actions;
 	size_t n_actions;
-	/* states only a reboot can reach (IOMMU kernel arguments missing while a
-	 * VF wants vfio-pci, firmware VF limit, link type): human sentences */
+	/* states only a reboot can reach (firmware VF limit, link type): human
+	 * sentences */
 	char **reboot_reasons; /* NULL-terminated, never NULL */
+	/* what the layout needs that this host lacks, and that neither an action
+	 * nor a reboot as it stands would bring (a VF that wants vfio-pci while
+	 * the kernel runs without an IOMMU): sentences saying what to do. The PF
+	 * is then degraded, never "applied". */
+	char **unmet; /* NULL-terminated, never NULL */
 };
 
 /* d must not be held. host gives loaded modules and the IOMMU. Every action
  * needed to reach d from pf, in order; *ret->n_actions == 0 when there is
  * nothing to do. Modules already loaded are not loaded again. A VF that
  * wants vfio-pci on a host without IOMMU gets no bind action; the missing
- * IOMMU becomes a reboot reason instead. -ENOMEM. */
+ * IOMMU becomes an unmet need instead. -ENOMEM. */
 int plan_build(const struct pf_desired *d, const struct pf_state *pf, const struct host_state *host,
 	       struct plan **ret);
 struct plan *plan_free(struct plan *p);

@@ -107,7 +107,7 @@ int reboot_record_write(const char *dir, const struct reboot_record *r)
 							 JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (!text)
 		return -ENOMEM;
-	k = mkdir_p(dir, 0755);
+	k = mkdir_owned(dir, 0755);
 	if (k < 0)
 		return k;
 	return write_file_atomic(dir, REBOOT_FILE, text, 0644);

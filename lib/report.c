@@ -5,6 +5,7 @@
  * parse them, and the daemon returns the same. */
 
 #include "report.h"
+#include "apply.h"
 #include "json-util.h"
 #include "status.h"
 
@@ -74,23 +75,40 @@ static struct json_object *strv_json(char *const *l)
 
 /* What a PF's status is, from the layouts, the host and the last record. */
 struct pf_report {
-	const char *state; /* not-configured, held, failed, deferred, drifted, pending, applied */
+	/* not-configured, unconfigured, held, failed, deferred, degraded, drifted, pending,
+	 * applied */
+	const char *state;
 	const char *why;
+	char *why_owned; /* why, when it was made here */
 	struct pf_status rec;
 	bool has_rec;
 };
 
-static void report_pf(const struct pf_view *pv, const char *runtime_dir, struct pf_report *ret)
+static int report_pf(const struct pf_view *pv, const char *runtime_dir, const char *state_dir,
+		     struct pf_report *ret)
 {
 	struct pf_report r = { .state = "applied" };
+	struct pf_created c;
 
-	r.has_rec = pf_status_read(runtime_dir, pv->pf->pci, &r.rec) >= 0;
 	if (!pv->desired) {
 		r.state = "not-configured";
+		if (apply_leftover(state_dir, pv->pf, &c) > 0) {
+			r.state = "unconfigured";
+			r.why = r.why_owned = apply_leftover_describe(&c);
+			if (!r.why_owned)
+				return -ENOMEM;
+		}
 	} else if (pv->desired->held) {
 		r.state = "held";
 		r.why = pv->desired->held_reason;
-	} else if (pv->plan->n_actions > 0) {
+	} else if (pv->plan->n_actions == 0 && pv->plan->unmet[0]) {
+		r.state = "degraded";
+		r.why = r.why_owned = strv_join(pv->plan->unmet, "; ");
+		if (!r.why_owned)
+			return -ENOMEM;
+	}
+	r.has_rec = pf_status_read(runtime_dir, pv->pf->pci, &r.rec) >= 0;
+	if (pv->plan && pv->plan->n_actions > 0) {
 		bool ok = r.has_rec && r.rec.state == PF_STATUS_APPLIED;
 
 		/* Drift: it was applied, and now the host differs again. */
@@ -100,15 +118,36 @@ static void report_pf(const struct pf_view *pv, const char *runtime_dir, struct 
 		r.why = ok ? NULL : r.has_rec ? r.rec.error : "not applied yet";
 	}
 	*ret = r;
+	return 0;
 }
 
-/* "ok", or "differs: <what the plan would set>" for the first action on vf. */
-static const char *vf_drift(const struct plan *p, uint32_t vf, char *buf, size_t size)
+/* The driver the layout wants on VF i, or NULL when it leaves the driver
+ * alone (or the kernel's default is not known). */
+static const char *wanted_driver(const struct pf_view *pv, uint32_t i)
 {
+	const struct vf_settings *v;
+
+	if (!pv->desired || i >= pv->desired->n_vfs)
+		return NULL;
+	v = &pv->desired->vfs[i];
+	if (!vf_settings_has(v, VF_KEY_DRIVER))
+		return NULL;
+	return v->driver ?: pv->pf->vf_driver;
+}
+
+/* "ok", or "differs: <what the plan would set>" for the first action on vf,
+ * or "differs: driver X (now Y)" for a VF that is not on the driver its
+ * layout asks for and that no action will move (vfio-pci without an IOMMU). */
+static const char *vf_drift(const struct pf_view *pv, const struct vf_state *vf, char *buf,
+			    size_t size)
+{
+	const struct plan *p = pv->plan;
+	const char *want = wanted_driver(pv, vf->index);
+
 	for (size_t i = 0; i < p->n_actions; i++) {
 		const struct action *a = &p->actions[i];
 
-		if (a->type >= ACTION_UNBIND_VF && a->vf == vf) {
+		if (a->type >= ACTION_UNBIND_VF && a->vf == vf->index) {
 			_cleanup_free_ char *d = action_describe(a);
 			const char *s = d ? strchr(d, ':') : NULL;
 
@@ -116,10 +155,14 @@ static const char *vf_drift(const struct plan *p, uint32_t vf, char *buf, size_t
 			return buf;
 		}
 	}
+	if (want && !streq_ptr(want, vf->driver)) {
+		snprintf(buf, size, "differs: driver %s (now %s)", want, vf->driver ?: "none");
+		return buf;
+	}
 	return "ok";
 }
 
-static int vf_fill(struct json_object *o, const struct vf_state *vf, const struct plan *p)
+static int vf_fill(struct json_object *o, const struct vf_state *vf, const struct pf_view *pv)
 {
 	char mac[MAC_STR_MAX], buf[128];
 
@@ -130,7 +173,7 @@ static int vf_fill(struct json_object *o, const struct vf_state *vf, const struc
 	    put_bool(o, "spoofchk", vf->spoofchk) < 0 ||
 	    put_str(o, "link_state", link_state_to_string(vf->link_state)) < 0 ||
 	    put_int(o, "mtu", vf->mtu) < 0 ||
-	    put_str(o, "layout", p ? vf_drift(p, vf->index, buf, sizeof(buf)) : NULL) < 0)
+	    put_str(o, "layout", pv->plan ? vf_drift(pv, vf, buf, sizeof(buf)) : NULL) < 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -158,7 +201,7 @@ static int vfs_put(struct json_object *o, const struct pf_view *pv)
 
 		r = append(vfs, vf);
 		if (r >= 0)
-			r = vf_fill(vf, &pv->pf->vfs[i], pv->plan);
+			r = vf_fill(vf, &pv->pf->vfs[i], pv);
 	}
 	return r;
 }
@@ -184,19 +227,21 @@ static int pf_status_fill(struct json_object *o, const struct pf_view *pv,
 }
 
 static int pf_status_append(struct json_object *arr, const struct pf_view *pv,
-			    const char *runtime_dir)
+			    const char *runtime_dir, const char *state_dir)
 {
 	struct json_object *o = json_object_new_object();
 	struct pf_report rep;
 	int r;
 
 	r = append(arr, o);
+	if (r >= 0)
+		r = report_pf(pv, runtime_dir, state_dir, &rep);
 	if (r < 0)
 		return r;
-	report_pf(pv, runtime_dir, &rep);
 	r = pf_status_fill(o, pv, &rep);
 	if (rep.has_rec)
 		pf_status_done(&rep.rec);
+	free(rep.why_owned);
 	return r;
 }
 
@@ -225,8 +270,8 @@ static int gone_append(struct json_object *arr, const struct host_view *v, const
 	return r;
 }
 
-int report_status(const struct host_view *v, const char *runtime_dir, bool with_gone,
-		  struct json_object **ret)
+int report_status(const struct host_view *v, const char *runtime_dir, const char *state_dir,
+		  bool with_gone, struct json_object **ret)
 {
 	_cleanup_json_ struct json_object *doc = json_object_new_object();
 	struct json_object *arr = json_object_new_array();
@@ -238,7 +283,7 @@ int report_status(const struct host_view *v, const char *runtime_dir, bool with_
 	}
 	r = put(doc, "pfs", arr);
 	for (size_t i = 0; r >= 0 && i < v->n_pfs; i++)
-		r = pf_status_append(arr, &v->pfs[i], runtime_dir);
+		r = pf_status_append(arr, &v->pfs[i], runtime_dir, state_dir);
 	if (r >= 0 && with_gone)
 		r = gone_append(arr, v, runtime_dir);
 	if (r < 0)
@@ -280,6 +325,7 @@ static int pf_plan_fill(struct json_object *o, const struct pf_view *pv)
 	for (size_t i = 0; r >= 0 && p && i < p->n_actions; i++)
 		r = append(acts, action_json(&p->actions[i]));
 	if (r < 0 || put(o, "reboot_reasons", strv_json(p ? p->reboot_reasons : NULL)) < 0 ||
+	    put(o, "unmet", strv_json(p ? p->unmet : NULL)) < 0 ||
 	    put(o, "config_files", strv_json(d ? d->config_files : NULL)) < 0)
 		return -ENOMEM;
 	return 0;

@@ -9,12 +9,13 @@
 
 #include "view.h"
 
-/* {"pfs": [...]}: per PF its state (not-configured, held, failed, deferred,
- * drifted, pending, applied), the last apply record read from
+/* {"pfs": [...]}: per PF its state (not-configured, unconfigured: what a
+ * removed layout left is still there, as state_dir records it; held, failed,
+ * deferred, drifted, pending, applied), the last apply record read from
  * runtime_dir/pf/<pci>.json, pending reboot reasons and its VFs. With
  * with_gone, PFs that have a record but are no longer on the host are
  * listed with state "gone". -ENOMEM. */
-int report_status(const struct host_view *v, const char *runtime_dir, bool with_gone,
-		  struct json_object **ret);
+int report_status(const struct host_view *v, const char *runtime_dir, const char *state_dir,
+		  bool with_gone, struct json_object **ret);
 /* {"pfs": [...], "changes": bool}: per PF the actions apply would run. */
 int report_plan(const struct host_view *v, struct json_object **ret);

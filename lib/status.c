@@ -8,10 +8,9 @@
 #include "status.h"
 
 static const char *const state_names[_PF_STATUS_STATE_MAX] = {
-	[PF_STATUS_APPLIED] = "applied",
-	[PF_STATUS_HELD] = "held",
-	[PF_STATUS_FAILED] = "failed",
-	[PF_STATUS_DEFERRED] = "deferred",
+	[PF_STATUS_APPLIED] = "applied",   [PF_STATUS_HELD] = "held",
+	[PF_STATUS_FAILED] = "failed",	   [PF_STATUS_DEFERRED] = "deferred",
+	[PF_STATUS_DEGRADED] = "degraded",
 };
 
 const char *pf_status_state_to_string(enum pf_status_state s)
@@ -33,61 +32,6 @@ void pf_status_done(struct pf_status *s)
 	strv_free(s->reboot_reasons);
 	strv_free(s->config_files);
 	*s = (struct pf_status){};
-}
-
-int mkdir_p(const char *path, mode_t mode)
-{
-	_cleanup_free_ char *p = strdup(path);
-
-	if (!p)
-		return -ENOMEM;
-	for (char *s = p + 1;; s++) {
-		bool end = *s == '\0';
-
-		if (*s != '/' && !end)
-			continue;
-		*s = '\0';
-		if (mkdir(p, mode) < 0 && errno != EEXIST)
-			return -errno;
-		if (end)
-			return 0;
-		*s = '/';
-	}
-}
-
-int write_file_atomic(const char *dir, const char *name, const char *data, mode_t mode)
-{
-	_cleanup_free_ char *tmp = NULL, *path = NULL;
-	_cleanup_close_ int fd = -EBADF;
-	size_t len = strlen(data);
-	int r;
-
-	path = strdup_printf("%s/%s", dir, name);
-	tmp = strdup_printf("%s/.#%s.%d", dir, name, (int)getpid());
-	if (!path || !tmp)
-		return -ENOMEM;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
-	if (fd < 0)
-		return -errno;
-	for (size_t done = 0; done < len;) {
-		ssize_t n = write(fd, data + done, len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = -errno;
-			goto fail;
-		}
-		done += (size_t)n;
-	}
-	if (fsync(fd) < 0 || rename(tmp, path) < 0) {
-		r = -errno;
-		goto fail;
-	}
-	return 0;
-fail:
-	unlink(tmp);
-	return r;
 }
 
 static struct json_object *strv_to_json(char *const *l)
@@ -136,7 +80,9 @@ static int write_json(const char *dir, const char *pci, struct json_object *o)
 	name = strdup_printf("%s.json", pci);
 	if (!sub || !name)
 		return -ENOMEM;
-	r = mkdir_p(sub, 0755);
+	r = mkdir_owned(dir, 0755);
+	if (r >= 0)
+		r = mkdir_owned(sub, 0755);
 	if (r < 0)
 		return r;
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |

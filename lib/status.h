@@ -19,6 +19,7 @@ enum pf_status_state {
 	PF_STATUS_HELD,	    /* a layout error or hardware-impossible request: nothing applied */
 	PF_STATUS_FAILED,   /* an action failed; error says which and why */
 	PF_STATUS_DEFERRED, /* disruptive changes wait for the disruption policy */
+	PF_STATUS_DEGRADED, /* applied as far as this host allows; error says what it lacks */
 	_PF_STATUS_STATE_MAX,
 	_PF_STATUS_STATE_INVALID = -EINVAL,
 };
@@ -27,7 +28,7 @@ struct pf_status {
 	char pci[PCI_ADDR_MAX];
 	char *name;
 	enum pf_status_state state;
-	char *error;	/* HELD/FAILED/DEFERRED: why; NULL otherwise */
+	char *error;	/* HELD/FAILED/DEFERRED/DEGRADED: why; NULL otherwise */
 	usec_t started; /* CLOCK_REALTIME, µs */
 	usec_t finished;
 	uint32_t n_actions;    /* executed */
@@ -60,8 +61,3 @@ struct pf_created {
 int pf_created_write(const char *dir, const struct pf_created *c);
 int pf_created_read(const char *dir, const char *pci, struct pf_created *ret);
 int pf_created_remove(const char *dir, const char *pci);
-
-/* Writes data to dir/name through a temporary file and rename(). */
-int write_file_atomic(const char *dir, const char *name, const char *data, mode_t mode);
-/* mkdir -p with mode. */
-int mkdir_p(const char *path, mode_t mode);

@@ -168,6 +168,101 @@ int safe_atoi(const char *s, int *ret)
 	return 0;
 }
 
+static const struct {
+	const char *name;
+	usec_t usec;
+} timespan_units[] = {
+	{ "usec", 1 },
+	{ "us", 1 },
+	{ "μs", 1 },
+	{ "msec", USEC_PER_MSEC },
+	{ "ms", USEC_PER_MSEC },
+	{ "seconds", USEC_PER_SEC },
+	{ "second", USEC_PER_SEC },
+	{ "sec", USEC_PER_SEC },
+	{ "s", USEC_PER_SEC },
+	{ "minutes", 60 * USEC_PER_SEC },
+	{ "minute", 60 * USEC_PER_SEC },
+	{ "min", 60 * USEC_PER_SEC },
+	{ "m", 60 * USEC_PER_SEC },
+	{ "hours", 3600 * USEC_PER_SEC },
+	{ "hour", 3600 * USEC_PER_SEC },
+	{ "hr", 3600 * USEC_PER_SEC },
+	{ "h", 3600 * USEC_PER_SEC },
+	{ "days", 86400 * USEC_PER_SEC },
+	{ "day", 86400 * USEC_PER_SEC },
+	{ "d", 86400 * USEC_PER_SEC },
+	{ "weeks", 604800 * USEC_PER_SEC },
+	{ "week", 604800 * USEC_PER_SEC },
+	{ "w", 604800 * USEC_PER_SEC },
+};
+
+/* The unit at *p (longest name first in the table's order), advancing *p;
+ * seconds when no letter follows the number. */
+static int timespan_unit(const char **p, usec_t *ret)
+{
+	size_t n = 0;
+
+	while ((*p)[n] && !strchr(" \t0123456789.", (*p)[n]))
+		n++;
+	if (n == 0) {
+		*ret = USEC_PER_SEC;
+		return 0;
+	}
+	for (size_t i = 0; i < ELEMENTSOF(timespan_units); i++)
+		if (strlen(timespan_units[i].name) == n &&
+		    strncmp(*p, timespan_units[i].name, n) == 0) {
+			*ret = timespan_units[i].usec;
+			*p += n;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+int parse_timespan(const char *s, usec_t *ret)
+{
+	const char *p = s;
+	usec_t total = 0;
+	bool any = false;
+
+	for (;;) {
+		uint64_t whole = 0, frac = 0, scale = 1, part;
+		usec_t unit;
+		bool digits = false;
+
+		p += strspn(p, " \t");
+		if (*p == '\0')
+			break;
+		for (; *p >= '0' && *p <= '9'; p++, digits = true) {
+			if (whole > (UINT64_MAX - 9) / 10)
+				return -ERANGE;
+			whole = whole * 10 + (uint64_t)(*p - '0');
+		}
+		if (*p == '.')
+			for (p++; *p >= '0' && *p <= '9'; p++, digits = true)
+				if (scale < 1000000) {
+					frac = frac * 10 + (uint64_t)(*p - '0');
+					scale *= 10;
+				}
+		if (!digits)
+			return -EINVAL;
+		p += strspn(p, " \t");
+		if (timespan_unit(&p, &unit) < 0 || *p == '.')
+			return -EINVAL;
+		if (whole > UINT64_MAX / unit)
+			return -ERANGE;
+		part = whole * unit + frac * unit / scale;
+		if (part > UINT64_MAX - total)
+			return -ERANGE;
+		total += part;
+		any = true;
+	}
+	if (!any)
+		return -EINVAL;
+	*ret = total;
+	return 0;
+}
+
 int parse_boolean(const char *s)
 {
 	static const char *const yes[] = { "yes", "true", "on", "1" };
@@ -367,6 +462,21 @@ int string_table_lookup(const char *const *table, size_t n, const char *s)
 	return -EINVAL;
 }
 
+const char *path_option_problem(const char *path, bool dir)
+{
+	struct stat st;
+
+	if (!path)
+		return NULL;
+	if (stat(path, &st) < 0)
+		return errno == ENOENT ? "does not exist" : "cannot be read";
+	if (dir && !S_ISDIR(st.st_mode))
+		return "is not a directory";
+	if (!dir && S_ISDIR(st.st_mode))
+		return "is a directory, not a file";
+	return NULL;
+}
+
 const char *path_last_component(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -383,4 +493,86 @@ char *path_parent(const char *path)
 	if (slash == path)
 		return strdup("/");
 	return strndup(path, (size_t)(slash - path));
+}
+
+int mkdir_p(const char *path, mode_t mode)
+{
+	_cleanup_free_ char *p = strdup(path);
+
+	if (!p)
+		return -ENOMEM;
+	for (char *s = p + 1;; s++) {
+		bool end = *s == '\0';
+
+		if (*s != '/' && !end)
+			continue;
+		*s = '\0';
+		if (mkdir(p, mode) < 0 && errno != EEXIST)
+			return -errno;
+		if (end)
+			return 0;
+		*s = '/';
+	}
+}
+
+int mkdir_owned(const char *path, mode_t mode)
+{
+	struct stat st;
+	int r;
+
+	r = mkdir_p(path, mode);
+	if (r < 0)
+		return r;
+	if (lstat(path, &st) < 0)
+		return -errno;
+	if (S_ISLNK(st.st_mode))
+		return -ELOOP;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if (st.st_uid != geteuid())
+		return -EPERM;
+	return 0;
+}
+
+int write_file_atomic(const char *dir, const char *name, const char *data, mode_t mode)
+{
+	_cleanup_free_ char *tmp = NULL, *path = NULL;
+	_cleanup_close_ int fd = -EBADF;
+	size_t len = strlen(data);
+	int r;
+
+	path = strdup_printf("%s/%s", dir, name);
+	tmp = strdup_printf("%s/.#%s.%d", dir, name, (int)getpid());
+	if (!path || !tmp)
+		return -ENOMEM;
+	/* A file of our name left by a crash, or a link someone placed: gone,
+	 * and ours made anew, never written through. */
+	if (unlink(tmp) < 0 && errno != ENOENT)
+		return -errno;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+	if (fd < 0)
+		return -errno;
+	if (fchmod(fd, mode) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	for (size_t done = 0; done < len;) {
+		ssize_t n = write(fd, data + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			goto fail;
+		}
+		done += (size_t)n;
+	}
+	if (fsync(fd) < 0 || rename(tmp, path) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	return 0;
+fail:
+	unlink(tmp);
+	return r;
 }

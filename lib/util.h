@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #define _cleanup_(f) __attribute__((cleanup(f)))
@@ -127,6 +128,10 @@ int string_table_lookup(const char *const *table, size_t n, const char *s) _pure
 int safe_atou32(const char *s, int base, uint32_t *ret);
 int safe_atou64(const char *s, int base, uint64_t *ret);
 int safe_atoi(const char *s, int *ret);
+/* A systemd time span: "90", "5min", "1h 30s", "1.5h", "250ms" (a bare
+ * number is seconds; units us, ms, s, min, h, d, w and their long forms).
+ * -EINVAL for anything else, -ERANGE past UINT64_MAX µs. */
+int parse_timespan(const char *s, usec_t *ret);
 /* yes/no/true/false/on/off/1/0, case-insensitive; -EINVAL otherwise. */
 int parse_boolean(const char *s);
 
@@ -156,6 +161,10 @@ void pci_addr_format(uint32_t domain, uint32_t rid, char buf[static PCI_ADDR_MAX
 /* Network interface names as the kernel allows them (IFNAMSIZ-1, no '/', no whitespace). */
 bool ifname_is_valid(const char *s) _pure_;
 
+/* Why a path given on the command line cannot be used as a directory (dir)
+ * or a regular file; NULL when it can, or is NULL. */
+const char *path_option_problem(const char *path, bool dir);
+
 /* The last component of a path ("c" of "/a/b/c"), without modifying it. */
 const char *path_last_component(const char *path) _pure_;
 /* The directory a path is in: "/a/b" of "/a/b/c", "/" of "/c", "." of "c".
@@ -173,3 +182,13 @@ int read_file(const char *path, char **ret);
 
 /* asprintf that returns NULL on failure. */
 char *strdup_printf(const char *fmt, ...) _printf_(1, 2);
+
+/* Writes data to dir/name through a temporary file (created exclusively,
+ * never through a link) and rename(). */
+int write_file_atomic(const char *dir, const char *name, const char *data, mode_t mode);
+/* mkdir -p with mode. */
+int mkdir_p(const char *path, mode_t mode);
+/* mkdir -p, then path must be a directory (not a link to one) owned by us:
+ * -ELOOP, -ENOTDIR, -EPERM otherwise. For the directories we write records,
+ * locks and state in. */
+int mkdir_owned(const char *path, mode_t mode);

@@ -77,7 +77,7 @@ static int op_save(struct manager *m, const struct operation *op)
 	json_object_object_add(o, "pfs", pfs);
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 							 JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (!text || mkdir_p(m->state_dir, 0755) < 0)
+	if (!text || mkdir_owned(m->state_dir, 0755) < 0)
 		return -ENOMEM;
 	return write_file_atomic(m->state_dir, OPERATION_FILE, text, 0644);
 }
@@ -283,6 +283,25 @@ static void run(struct manager *m, char **args)
 	m->op->running = true;
 }
 
+/* Only the pods that use the VFs a drain is for: the resources of its PFs,
+ * of every PF for a reboot. */
+static void step_drain(struct manager *m)
+{
+	_cleanup_strv_free_ char **args = NULL, **res = NULL;
+
+	res = manager_drain_resources(m, m->op->kind == OP_KIND_REBOOT ? NULL : m->op->pfs);
+	if (!res || strv_extend(&args, "drain") < 0) {
+		op_fail(m, "drain: %s", strerror(ENOMEM));
+		return;
+	}
+	for (char **r = res; *r; r++)
+		if (strv_extend(&args, "--resource") < 0 || strv_extend(&args, *r) < 0) {
+			op_fail(m, "drain: %s", strerror(ENOMEM));
+			return;
+		}
+	run(m, args);
+}
+
 static void step_apply(struct manager *m)
 {
 	for (char **p = m->op->pfs; p && *p; p++) {
@@ -330,7 +349,7 @@ static void op_run_step(struct manager *m)
 		run(m, (char *[]){ "lease", "acquire", "--timeout", LEASE_WAIT_SEC, NULL });
 		return;
 	case OP_STEP_DRAIN:
-		run(m, (char *[]){ "drain", NULL });
+		step_drain(m);
 		return;
 	case OP_STEP_APPLY:
 		step_apply(m);

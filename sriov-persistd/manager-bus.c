@@ -16,6 +16,7 @@
 #define MANAGER_IFACE "org.sriovpersist1.Manager"
 #define PF_IFACE "org.sriovpersist1.PhysicalFunction"
 #define ERROR_NO_SUCH_PF "org.sriovpersist1.Error.NoSuchPF"
+#define ERROR_NOT_RESET "org.sriovpersist1.Error.NotReset"
 
 static int check_root(sd_bus_message *msg, sd_bus_error *error)
 {
@@ -71,6 +72,34 @@ static int method_apply(sd_bus_message *msg, void *userdata, sd_bus_error *error
 		return sd_bus_error_setf(error, ERROR_NO_SUCH_PF, "No PF '%s' on this host", pf);
 	if (r < 0)
 		return sd_bus_error_set_errnof(error, -r, "Applying failed: %s", strerror(-r));
+	return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int method_reset(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	_cleanup_strv_free_ char **failed = calloc(1, sizeof(char *));
+	_cleanup_free_ char *why = NULL;
+	struct manager *m = userdata;
+	const char *pf;
+	int r;
+
+	if (!failed)
+		return -ENOMEM;
+	r = sd_bus_message_read(msg, "s", &pf);
+	if (r < 0)
+		return r;
+	r = check_root(msg, error);
+	if (r < 0)
+		return r;
+	r = manager_reset(m, pf[0] == 0 ? NULL : pf, &failed);
+	if (r == -ENXIO)
+		return sd_bus_error_setf(error, ERROR_NO_SUCH_PF, "No PF '%s' on this host", pf);
+	if (r < 0)
+		return sd_bus_error_set_errnof(error, -r, "Resetting failed: %s", strerror(-r));
+	if (failed[0]) {
+		why = strv_join(failed, "; ");
+		return sd_bus_error_setf(error, ERROR_NOT_RESET, "%s", strna(why));
+	}
 	return sd_bus_reply_method_return(msg, NULL);
 }
 
@@ -132,6 +161,8 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_PROPERTY("ConfigErrors", "as", manager_get, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_METHOD("Reload", "", "", method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_NAMES("Apply", "s", SD_BUS_PARAM(pci), "", , method_apply,
+				 SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_NAMES("Reset", "s", SD_BUS_PARAM(pci), "", , method_reset,
 				 SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_NAMES("Plan", "", , "s", SD_BUS_PARAM(json), method_plan,
 				 SD_BUS_VTABLE_UNPRIVILEGED),

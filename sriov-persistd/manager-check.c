@@ -7,6 +7,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "apply.h"
+#include "dpconfig.h"
 #include "manager.h"
 
 static void set_str(char **p, const char *s)
@@ -69,6 +70,8 @@ static enum pf_run_state from_record(const struct pf_status *st)
 		return PF_RUN_FAILED;
 	case PF_STATUS_DEFERRED:
 		return PF_RUN_DEFERRED;
+	case PF_STATUS_DEGRADED:
+		return PF_RUN_DEGRADED;
 	case _PF_STATUS_STATE_MAX:
 	case _PF_STATUS_STATE_INVALID:
 		break;
@@ -124,12 +127,34 @@ static bool judge_changes(struct manager *m, struct pf_entry *e, const struct pl
 	return may_apply && repair && retry;
 }
 
+/* No layout selects the PF: nothing to do, whatever it has. What a removed
+ * layout left there is said, and stays until a reset. */
+static int check_unconfigured(struct manager *m, struct pf_entry *e, const struct pf_state *pf)
+{
+	_cleanup_free_ char *left = NULL;
+	struct pf_created c;
+	int r;
+
+	e->state = PF_RUN_UNCONFIGURED;
+	e->resources_wanted = strv_free(e->resources_wanted);
+	r = apply_leftover(m->state_dir, pf, &c);
+	if (r > 0 && !(left = apply_leftover_describe(&c)))
+		return -ENOMEM;
+	set_str(&e->last_error, left);
+	if (r == 0) /* no VF of ours left: no pod of ours uses one */
+		e->resources_running = strv_free(e->resources_running);
+	e->drift = strv_free(e->drift);
+	e->given_up = mfree(e->given_up);
+	return 0;
+}
+
 /* Checks one PF against its layout. Returns 1 when it should be applied. */
 static int check_pf(struct manager *m, struct pf_entry *e, bool may_apply)
 {
 	const struct pf_state *pf = host_state_find_pf(m->hs, e->pci);
 	_cleanup_pf_desired_ struct pf_desired *d = NULL;
 	_cleanup_plan_ struct plan *p = NULL;
+	_cleanup_strv_free_ char **names = NULL;
 	struct diag_list ignored = {};
 	int r;
 
@@ -157,9 +182,25 @@ static int check_pf(struct manager *m, struct pf_entry *e, bool may_apply)
 	e->desired_vfs = d && !d->held ? d->num_vfs : pf->num_vfs;
 	set_strv(&e->config_files, d ? strv_copy(d->config_files) : NULL);
 	set_strv(&e->reboot_reasons, p ? strv_copy(p->reboot_reasons) : NULL);
-	if (!d || d->held || p->n_actions == 0) {
-		e->state = !d ? PF_RUN_UNCONFIGURED : d->held ? PF_RUN_HELD : PF_RUN_APPLIED;
-		set_str(&e->last_error, d && d->held ? d->held_reason : NULL);
+	if (!d)
+		return check_unconfigured(m, e, pf);
+	if (!d->held) {
+		r = dpconfig_pf_resources(d, m->conf.resource_prefix, &names);
+		if (r < 0)
+			return r;
+		set_strv(&e->resources_wanted, TAKE_PTR(names));
+	}
+	if (d->held || p->n_actions == 0) {
+		_cleanup_free_ char *unmet = !d->held && p->unmet[0] ? strv_join(p->unmet, "; ") :
+								       NULL;
+
+		e->state = d->held ? PF_RUN_HELD : unmet ? PF_RUN_DEGRADED : PF_RUN_APPLIED;
+		set_str(&e->last_error, d->held ? d->held_reason : unmet);
+		if (!d->held) {
+			set_strv(&e->resources_running, strv_copy(e->resources_wanted));
+			if (!e->resources_running)
+				return -ENOMEM;
+		}
 		e->drift = strv_free(e->drift);
 		e->given_up = mfree(e->given_up);
 		return 0;
@@ -179,6 +220,8 @@ static int result_code(const struct apply_pf_result *res)
 		return -EINVAL;
 	case PF_STATUS_DEFERRED:
 		return -EBUSY;
+	case PF_STATUS_DEGRADED:
+		return -EOPNOTSUPP;
 	case PF_STATUS_FAILED:
 	case _PF_STATUS_STATE_MAX:
 	case _PF_STATUS_STATE_INVALID:
@@ -196,8 +239,7 @@ static void log_result(const struct apply_pf_result *res)
 		return;
 	if (!res->configured && st->state == PF_STATUS_APPLIED) {
 		log_pf(prio, st->pci,
-		       "%s%s%s%s: no layout selects it any more; undid what sriov-persist created "
-		       "(%u action(s))",
+		       "%s%s%s%s: reset: removed what sriov-persist created (%u action(s))",
 		       st->pci, st->name ? " (" : "", strempty(st->name), st->name ? ")" : "",
 		       st->n_actions);
 		return;
@@ -207,8 +249,35 @@ static void log_result(const struct apply_pf_result *res)
 	       st->n_actions, st->error ? ": " : "", strempty(st->error));
 }
 
-/* After an apply: read the PFs back, signal, and remember a failed plan. */
-static int after_apply(struct manager *m, const struct apply_result *res)
+/* A PF that run_apply() showed as applying and that nothing was done to. */
+static int recheck_untouched(struct manager *m, const char *pci)
+{
+	struct pf_entry *e = manager_find_entry(m, pci);
+	int r;
+
+	if (!e || e->state != PF_RUN_APPLYING)
+		return 0;
+	r = check_pf(m, e, false);
+	if (r < 0)
+		return r;
+	manager_bus_pf_changed(m, e);
+	return 0;
+}
+
+/* "PCI: why" added to *ret_failed, when there is a list. */
+static int note_failed(char ***ret_failed, const struct apply_pf_result *pr)
+{
+	if (!ret_failed)
+		return 0;
+	return strv_consume(ret_failed,
+			    strdup_printf("%s: %s", pr->status.pci, strna(pr->status.error)));
+}
+
+/* After an apply: read the PFs back, signal, and remember a failed plan.
+ * ret_failed (may be NULL) gets "PCI: why" of each PF that was not applied
+ * and does not wait for a drain. */
+static int after_apply(struct manager *m, const struct apply_result *res, bool reset,
+		       char ***ret_failed)
 {
 	for (size_t i = 0; i < res->n_pfs; i++) {
 		const struct apply_pf_result *pr = &res->pfs[i];
@@ -216,8 +285,17 @@ static int after_apply(struct manager *m, const struct apply_result *res)
 		struct pf_entry *e;
 		int r;
 
-		if (!pr->configured && !pr->changed && pr->status.state == PF_STATUS_APPLIED)
+		/* nothing done: a PF no layout selects, or a reset refused for a
+		 * PF that a layout selects; it only shows "applying" no more */
+		if ((!pr->configured && !pr->changed && pr->status.state == PF_STATUS_APPLIED) ||
+		    (reset && pr->configured)) {
+			if (reset && pr->configured && note_failed(ret_failed, pr) < 0)
+				return -ENOMEM;
+			r = recheck_untouched(m, pr->status.pci);
+			if (r < 0)
+				return r;
 			continue;
+		}
 		log_result(pr);
 		r = host_read_pf(m->host, pr->status.pci, &fresh);
 		if (r < 0)
@@ -226,14 +304,19 @@ static int after_apply(struct manager *m, const struct apply_result *res)
 		if (r < 0)
 			return r;
 		/* deferred for a drain that sriov-persistd itself does: not the result yet */
+		e = manager_find_entry(m, pr->status.pci);
 		if (pr->needs_drain && mainconf_kubernetes_enabled(&m->conf)) {
 			if (!strv_contains(m->drain_wanted, pr->status.pci) &&
 			    strv_extend(&m->drain_wanted, pr->status.pci) < 0)
 				return -ENOMEM;
+			if (e)
+				e->reset_wanted = reset;
 		} else {
 			manager_bus_applied(m, pr->status.pci, result_code(pr));
+			if (pr->status.state != PF_STATUS_APPLIED &&
+			    note_failed(ret_failed, pr) < 0)
+				return -ENOMEM;
 		}
-		e = manager_find_entry(m, pr->status.pci);
 		if (!e)
 			continue;
 		e->given_up = mfree(e->given_up);
@@ -263,7 +346,12 @@ static void on_action(const struct pf_state *pf, const struct action *a, int r, 
 		log_pf(LOG_DEBUG, pf->pci, "%s: %s", pf->pci, strna(d));
 }
 
-static int run_apply(struct manager *m, const char *only, bool allow_disruptive)
+enum {
+	RUN_DISRUPTIVE = 1 << 0, /* the node was drained for it */
+	RUN_RESET = 1 << 1,	 /* remove what removed layouts left */
+};
+
+static int run_apply(struct manager *m, const char *only, unsigned flags, char ***ret_failed)
 {
 	struct apply_options opts = {
 		.conf = &m->conf,
@@ -271,7 +359,8 @@ static int run_apply(struct manager *m, const char *only, bool allow_disruptive)
 		.state_dir = m->state_dir,
 		.only = only,
 		.on_action = on_action,
-		.allow_disruptive = allow_disruptive,
+		.allow_disruptive = flags & RUN_DISRUPTIVE,
+		.reset = flags & RUN_RESET,
 	};
 	struct apply_result res = {};
 	enum manager_state before = m->state;
@@ -301,14 +390,20 @@ static int run_apply(struct manager *m, const char *only, bool allow_disruptive)
 
 		log_pf(LOG_DEBUG, NULL, "%s", strna(s));
 	}
-	r = after_apply(m, &res);
+	r = after_apply(m, &res, flags & RUN_RESET, ret_failed);
 	apply_result_done(&res);
 	return r;
 }
 
 int manager_apply_drained(struct manager *m, const char *pci)
 {
-	int r = run_apply(m, pci, true);
+	struct pf_entry *e = manager_find_entry(m, pci);
+	bool reset = e && e->reset_wanted;
+	int r;
+
+	if (e)
+		e->reset_wanted = false;
+	r = run_apply(m, pci, RUN_DISRUPTIVE | (reset ? RUN_RESET : 0), NULL);
 
 	manager_device_plugin_sync(m);
 	manager_update_summary(m, false);
@@ -383,7 +478,7 @@ int manager_check_dirty(struct manager *m)
 		manager_bus_pf_changed(m, e);
 	}
 	for (char **p = todo; *p; p++) {
-		r = run_apply(m, *p, false);
+		r = run_apply(m, *p, 0, NULL);
 		if (r < 0)
 			return r;
 	}
@@ -392,7 +487,8 @@ int manager_check_dirty(struct manager *m)
 	return 0;
 }
 
-int manager_apply(struct manager *m, const char *only)
+/* Apply() and Reset(): the PF named (or all) read again and applied or reset. */
+static int apply_asked(struct manager *m, const char *only, unsigned flags, char ***ret_failed)
 {
 	const struct pf_state *pf = NULL;
 	char pci[PCI_ADDR_MAX];
@@ -412,10 +508,20 @@ int manager_apply(struct manager *m, const char *only)
 			m->pfs[i]->given_up = mfree(m->pfs[i]->given_up);
 	free(m->reboot_tried);
 	m->reboot_tried = NULL; /* asked for again: a reboot may be tried again too */
-	r = run_apply(m, pf ? pci : NULL, false);
+	r = run_apply(m, pf ? pci : NULL, flags, ret_failed);
 	manager_device_plugin_sync(m);
 	manager_update_summary(m, false);
 	return r;
+}
+
+int manager_apply(struct manager *m, const char *only)
+{
+	return apply_asked(m, only, 0, NULL);
+}
+
+int manager_reset(struct manager *m, const char *only, char ***ret_failed)
+{
+	return apply_asked(m, only, RUN_RESET, ret_failed);
 }
 
 int manager_reload(struct manager *m)
@@ -435,7 +541,7 @@ int manager_reload(struct manager *m)
 	for (size_t i = 0; i < m->n_pfs; i++)
 		m->pfs[i]->given_up = mfree(m->pfs[i]->given_up);
 	if (r >= 0)
-		r = run_apply(m, NULL, false);
+		r = run_apply(m, NULL, 0, NULL);
 	manager_device_plugin_sync(m);
 	manager_update_summary(m, true);
 	(void)sd_notify(false, "READY=1");
@@ -511,6 +617,7 @@ static enum manager_state summary_state(struct manager *m)
 		case PF_RUN_FAILED:
 		case PF_RUN_DEFERRED:
 		case PF_RUN_DRIFTED:
+		case PF_RUN_DEGRADED:
 			return MANAGER_DEGRADED;
 		case PF_RUN_UNCONFIGURED:
 		case PF_RUN_PENDING:

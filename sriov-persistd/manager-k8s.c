@@ -97,6 +97,31 @@ int manager_device_plugin_args(struct manager *m, char ***ret)
 	return 0;
 }
 
+static int strcmp_ptr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **manager_drain_resources(const struct manager *m, char *const *pfs)
+{
+	_cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
+
+	for (size_t i = 0; l && i < m->n_pfs; i++) {
+		const struct pf_entry *e = m->pfs[i];
+
+		if (pfs && !strv_contains(pfs, e->pci))
+			continue;
+		for (size_t k = 0; k < 2; k++)
+			for (char **r = k == 0 ? e->resources_running : e->resources_wanted;
+			     r && *r; r++)
+				if (!strv_contains(l, *r) && strv_extend(&l, *r) < 0)
+					return NULL;
+	}
+	if (l)
+		qsort(l, strv_length(l), sizeof(char *), strcmp_ptr);
+	return TAKE_PTR(l);
+}
+
 /* The VF counts of the configured PFs, as one string. */
 static char *vf_signature(const struct manager *m)
 {
@@ -152,6 +177,7 @@ static char *node_state(const struct manager *m)
 	json_object_object_add(o, "held", json_object_new_int(n[PF_RUN_HELD]));
 	json_object_object_add(o, "failed", json_object_new_int(n[PF_RUN_FAILED]));
 	json_object_object_add(o, "deferred", json_object_new_int(n[PF_RUN_DEFERRED]));
+	json_object_object_add(o, "degraded", json_object_new_int(n[PF_RUN_DEGRADED]));
 	json_object_object_add(o, "drifted", json_object_new_int(n[PF_RUN_DRIFTED]));
 	json_object_object_add(o, "pending-reboot", json_object_new_string(strempty(joined)));
 	return strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |

@@ -15,7 +15,12 @@
 
 #define COALESCE_USEC (20 * USEC_PER_MSEC)
 /* editors write a file in several steps; wait for the last one */
-#define RELOAD_DELAY_USEC (150 * USEC_PER_MSEC)
+/* Layout edits are applied once the files have been quiet this long, so that
+ * an editor's or a configuration manager's burst of writes (a file moved out
+ * and back, written in several steps) is one change, never a half-done one;
+ * a stream of writes that never pauses is read after RELOAD_SETTLE_MAX_USEC. */
+#define RELOAD_SETTLE_USEC (500 * USEC_PER_MSEC)
+#define RELOAD_SETTLE_MAX_USEC (5 * USEC_PER_SEC)
 
 static const char *const pf_run_state_names[_PF_RUN_STATE_MAX] = {
 	[PF_RUN_UNCONFIGURED] = "unconfigured",
@@ -26,6 +31,7 @@ static const char *const pf_run_state_names[_PF_RUN_STATE_MAX] = {
 	[PF_RUN_HELD] = "held",
 	[PF_RUN_FAILED] = "failed",
 	[PF_RUN_DEFERRED] = "deferred",
+	[PF_RUN_DEGRADED] = "degraded",
 };
 
 static const char *const manager_state_names[_MANAGER_STATE_MAX] = {
@@ -78,6 +84,8 @@ static struct pf_entry *entry_free(struct pf_entry *e)
 	free(e->given_up);
 	free(e->plan_sig);
 	free(e->published);
+	strv_free(e->resources_wanted);
+	strv_free(e->resources_running);
 	free(e);
 	return NULL;
 }
@@ -152,17 +160,26 @@ const char *manager_pf_of_ifname(struct manager *m, const char *ifname)
 	return NULL;
 }
 
+static int on_reload(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct manager *m = userdata;
+	int r;
+
+	if (!m->reload_pending)
+		return 0;
+	r = manager_reload(m);
+	if (r < 0)
+		log_msg(LOG_ERR, "Reloading failed: %s", strerror(-r));
+	return 0;
+}
+
+/* Until a reload, the layouts read last stay in force: a PF that changes
+ * meanwhile is checked against them. */
 static int on_coalesce(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
 	int r;
 
-	if (m->reload_pending) {
-		r = manager_reload(m);
-		if (r < 0)
-			log_msg(LOG_ERR, "Reloading failed: %s", strerror(-r));
-		return 0;
-	}
 	r = manager_check_dirty(m);
 	if (r < 0)
 		log_msg(LOG_ERR, "Checking the PFs failed: %s", strerror(-r));
@@ -206,8 +223,25 @@ void manager_mark_dirty(struct manager *m, const char *pci)
 
 void manager_mark_reload(struct manager *m)
 {
+	uint64_t now = 0, due;
+	int r = 0;
+
+	(void)sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+	if (!m->reload_pending)
+		m->reload_first = now;
 	m->reload_pending = true;
-	arm(m, &m->reload_timer, RELOAD_DELAY_USEC);
+	due = now + RELOAD_SETTLE_USEC;
+	if (due > m->reload_first + RELOAD_SETTLE_MAX_USEC)
+		due = m->reload_first + RELOAD_SETTLE_MAX_USEC;
+	if (!m->reload_timer)
+		r = sd_event_add_time(m->event, &m->reload_timer, CLOCK_MONOTONIC, due, 1,
+				      on_reload, m);
+	else
+		r = sd_event_source_set_time(m->reload_timer, due);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(m->reload_timer, SD_EVENT_ONESHOT);
+	if (r < 0)
+		log_msg(LOG_ERR, "Cannot schedule a reload: %s", strerror(-r));
 }
 
 static int entry_new(struct manager *m, const struct pf_state *pf, struct pf_entry **ret)
@@ -474,7 +508,8 @@ static int view_doc(struct manager *m, bool status, char **ret)
 	r = host_view_build(hs, m->set, NULL, &v);
 	if (r < 0)
 		return r;
-	r = status ? report_status(&v, m->runtime_dir, true, &o) : report_plan(&v, &o);
+	r = status ? report_status(&v, m->runtime_dir, m->state_dir, true, &o) :
+		     report_plan(&v, &o);
 	host_view_done(&v);
 	if (r < 0)
 		return r;

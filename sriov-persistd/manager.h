@@ -23,6 +23,7 @@ enum pf_run_state {
 	PF_RUN_HELD,
 	PF_RUN_FAILED,
 	PF_RUN_DEFERRED,
+	PF_RUN_DEGRADED, /* applied as far as the host allows (no IOMMU for vfio-pci) */
 	_PF_RUN_STATE_MAX,
 	_PF_RUN_STATE_INVALID = -EINVAL,
 };
@@ -54,6 +55,12 @@ struct pf_entry {
 	char **reboot_reasons; /* of the last plan */
 	char *published;       /* the properties last announced on the bus */
 	bool dirty;
+	bool reset_wanted; /* Reset() waits for a drain: after it, reset, not apply */
+	/* "<prefix>/<name>" of the resources its VFs belong to: as its layout
+	 * says now, and as they were when it was last applied (what running
+	 * pods request); a drain for the PF evicts the pods that request them */
+	char **resources_wanted;
+	char **resources_running;
 };
 
 enum op_kind {
@@ -136,6 +143,7 @@ struct manager {
 
 	bool rescan_all;
 	bool reload_pending;
+	uint64_t reload_first; /* CLOCK_MONOTONIC of the first change since the last reload */
 	sd_event_source *coalesce;
 	sd_event_source *reload_timer;
 	sd_event_source *safety_scan;
@@ -168,6 +176,10 @@ int manager_check_dirty(struct manager *m);
 /* Applies now: all PFs (only NULL) or one (PCI address or name). -ENXIO:
  * no such PF. Returns after the apply. */
 int manager_apply(struct manager *m, const char *only);
+/* Reset(): removes what sriov-persist created on the PF (NULL: on every PF)
+ * that no layout selects any more. ret_failed gets "PCI: why" for each PF
+ * where that did not happen and is not waiting for a drain. */
+int manager_reset(struct manager *m, const char *only, char ***ret_failed);
 /* Reads the main configuration and layouts again, then applies all. */
 int manager_reload(struct manager *m);
 /* Loads configuration; errors go to m->config_errors. */
@@ -208,6 +220,9 @@ int manager_apply_drained(struct manager *m, const char *pci);
 void manager_pf_failed(struct manager *m, const char *pci, const char *error);
 /* The boot ID of the host (the simulated host's, or this machine's). */
 const char *manager_boot_id(const struct manager *m);
+/* The resources that pods using the VFs of pfs (NULL: of every PF) request,
+ * for "k8s-notify drain --resource ...": sorted, without repeats. */
+char **manager_drain_resources(const struct manager *m, char *const *pfs);
 /* Writes the device plugin's config.json when it changed; the arguments of
  * "k8s-notify restart-device-plugin" with the counts it should show. */
 int manager_device_plugin_args(struct manager *m, char ***ret);

@@ -96,6 +96,17 @@ static int parse_argv(int argc, char **argv, struct manager *m)
 		fprintf(stderr, "sriov-persistd takes no operands\n");
 		return -EINVAL;
 	}
+	/* Not there is a mistake, never an empty configuration. */
+	for (size_t i = 0; i < 2; i++) {
+		const char *opt = i == 0 ? "--config-dir" : "--main-config";
+		const char *path = i == 0 ? m->config_dir : m->main_config;
+		const char *why = path_option_problem(path, i == 0);
+
+		if (why) {
+			fprintf(stderr, "%s=%s: %s\n", opt, path, why);
+			return -EINVAL;
+		}
+	}
 	if ((runtime && !(m->runtime_dir = strdup(runtime))) ||
 	    (state && !(m->state_dir = strdup(state))))
 		return -ENOMEM;

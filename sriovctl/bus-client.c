@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* sriov-persistd over D-Bus: status, plan and apply go through the daemon
+/* sriov-persistd over D-Bus: status, plan, apply and reset go through the daemon
  * when it runs, so that they see what it sees and do not race its applies.
  * Whether it runs is asked of the bus (NameHasOwner), never by calling it:
  * a call would start it through D-Bus activation. */
@@ -91,7 +91,7 @@ int bus_client_document(sd_bus *bus, const char *method, const char *only, struc
 	return 0;
 }
 
-int bus_client_apply(sd_bus *bus, const char *pf)
+int bus_client_apply(sd_bus *bus, const char *method, const char *pf)
 {
-	return call(bus, "Apply", APPLY_TIMEOUT_USEC, NULL, "s", pf);
+	return call(bus, method, APPLY_TIMEOUT_USEC, NULL, "s", pf);
 }

@@ -12,9 +12,10 @@ static const struct {
 	int min_args, max_args;
 	bool daemon; /* sriov-persistd answers it when it runs */
 } verbs[] = {
-	{ "status", verb_status, 0, 1, true },	    { "plan", verb_plan, 0, 1, true },
-	{ "apply", verb_apply, 0, 1, true },	    { "check", verb_check, 0, INT16_MAX, false },
-	{ "snapshot", verb_snapshot, 0, 0, false }, { "wait", verb_wait, 0, 0, false },
+	{ "status", verb_status, 0, 1, true },	     { "plan", verb_plan, 0, 1, true },
+	{ "apply", verb_apply, 0, 1, true },	     { "check", verb_check, 0, INT16_MAX, false },
+	{ "snapshot", verb_snapshot, 0, 0, false },  { "wait", verb_wait, 0, 0, false },
+	{ "reset", verb_reset, 0, INT16_MAX, true },
 };
 
 static void help(void)
@@ -25,10 +26,12 @@ static void help(void)
 	       "  status [PF] [--json]     PFs and VFs: desired vs actual, state, last error\n"
 	       "  plan [PF] [--json]       what apply would do; exit 10 when changes are pending\n"
 	       "  apply [PF]               apply the layouts now\n"
-	       "  check [FILE...] [--strict]  validate layout and main config files\n"
+	       "  reset [PF...]            remove what sriov-persist created on PFs whose layout\n"
+	       "                           was removed (disruptive; all such PFs when none named)\n"
+	       "  check [FILE...]          validate layout and main config files\n"
 	       "  snapshot                 the host's SR-IOV state as JSON\n"
 	       "  wait [--timeout SEC]     until every configured PF is applied (the boot gate)\n"
-	       "status, plan and apply go through sriov-persistd when it runs (not with the\n"
+	       "status, plan, apply and reset go through sriov-persistd when it runs (not with the\n"
 	       "options that name a host, layouts or directories).\n"
 	       "\n"
 	       "Options:\n"
@@ -38,7 +41,7 @@ static void help(void)
 	       "  --runtime-dir DIR    status records and locks (default %s, FILE.run with --host)\n"
 	       "  --state-dir DIR      records of what was created (default %s, FILE.lib with --host)\n"
 	       "  --json               machine-readable output\n"
-	       "  --strict             check: warnings are errors\n"
+
 	       "  --timeout SEC        wait: give up after SEC seconds (default 120)\n"
 	       "  --no-color           no colors (also when NO_COLOR is set)\n"
 	       "  --no-pager           accepted for compatibility; output is never paged\n"
@@ -54,7 +57,6 @@ enum {
 	ARG_RUNTIME_DIR,
 	ARG_STATE_DIR,
 	ARG_JSON,
-	ARG_STRICT,
 	ARG_NO_COLOR,
 	ARG_NO_PAGER,
 	ARG_TIMEOUT,
@@ -68,7 +70,6 @@ static const struct option options[] = {
 	{ "runtime-dir", required_argument, NULL, ARG_RUNTIME_DIR },
 	{ "state-dir", required_argument, NULL, ARG_STATE_DIR },
 	{ "json", no_argument, NULL, ARG_JSON },
-	{ "strict", no_argument, NULL, ARG_STRICT },
 	{ "no-color", no_argument, NULL, ARG_NO_COLOR },
 	{ "no-pager", no_argument, NULL, ARG_NO_PAGER },
 	{ "timeout", required_argument, NULL, ARG_TIMEOUT },
@@ -76,6 +77,18 @@ static const struct option options[] = {
 	{ "version", no_argument, NULL, ARG_VERSION },
 	{},
 };
+
+/* A --config-dir or --main-config that is not there is a mistake, never an
+ * empty configuration: without layouts, apply would undo what they made. */
+static int check_path_option(const char *option, const char *path, bool dir)
+{
+	const char *why = path_option_problem(path, dir);
+
+	if (!why)
+		return 0;
+	fprintf(stderr, "%s=%s: %s\n", option, path, why);
+	return -EINVAL;
+}
 
 /* Returns 1 to go on, 0 to exit successfully, -EXIT_USAGE on bad usage. */
 static int parse_argv(struct ctl *c, int argc, char **argv)
@@ -112,9 +125,6 @@ static int parse_argv(struct ctl *c, int argc, char **argv)
 		case ARG_JSON:
 			c->json = true;
 			break;
-		case ARG_STRICT:
-			c->strict = true;
-			break;
 		case ARG_NO_COLOR:
 			no_color = true;
 			break;
@@ -138,6 +148,9 @@ static int parse_argv(struct ctl *c, int argc, char **argv)
 			return -EXIT_USAGE;
 		}
 	}
+	if (check_path_option("--config-dir", c->config_dir, true) < 0 ||
+	    check_path_option("--main-config", c->main_config, false) < 0)
+		return -EXIT_USAGE;
 	c->color = !no_color && isatty(STDOUT_FILENO);
 	c->args = argv + optind;
 	c->n_args = argc - optind;

@@ -25,10 +25,10 @@ struct ctl {
 	char *runtime_dir;	 /* status and locks */
 	char *state_dir;	 /* what we created */
 	bool json;
-	bool strict;
 	bool color;
-	usec_t timeout; /* wait --timeout */
-	char **args;	/* operands after the verb */
+	usec_t timeout;	    /* wait --timeout */
+	const char *acting; /* "applying", "resetting": what ctl_on_action says */
+	char **args;	    /* operands after the verb */
 	int n_args;
 	/* An option named a host, layouts or directories: this process does the
 	 * work, never sriov-persistd. */
@@ -58,6 +58,10 @@ int verb_apply(struct ctl *c);
 int verb_status(struct ctl *c);
 int verb_snapshot(struct ctl *c);
 int verb_wait(struct ctl *c);
+int verb_reset(struct ctl *c);
+/* apply_options.on_action of apply and reset: each action as it is done. */
+void ctl_on_action(const struct pf_state *pf, const struct action *a, int r, const char *detail,
+		   void *userdata);
 
 /* The host and the layouts as read here, with the view of every PF built
  * on them (or only of the PF named in c->args[0]), for status, plan and
@@ -101,5 +105,6 @@ sd_bus *bus_client_open(void);
  * document has no such PF. */
 int bus_client_document(sd_bus *bus, const char *method, const char *only,
 			struct json_object **ret);
-/* Apply(pf): "" = every PF; returns once the daemon is done. */
-int bus_client_apply(sd_bus *bus, const char *pf);
+/* Apply(pf) or Reset(pf) as method: "" = every PF; returns once the daemon
+ * is done. */
+int bus_client_apply(sd_bus *bus, const char *method, const char *pf);

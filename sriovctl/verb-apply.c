@@ -5,8 +5,8 @@
 #include "json-util.h"
 #include "sriovctl.h"
 
-static void on_action(const struct pf_state *pf, const struct action *a, int r, const char *detail,
-		      void *userdata)
+void ctl_on_action(const struct pf_state *pf, const struct action *a, int r, const char *detail,
+		   void *userdata)
 {
 	static char last[PCI_ADDR_MAX];
 	const struct ctl *c = userdata;
@@ -15,7 +15,7 @@ static void on_action(const struct pf_state *pf, const struct action *a, int r, 
 	if (!streq(last, pf->pci)) {
 		_cleanup_free_ char *who = pf_describe(pf);
 
-		printf("%s: applying\n", strna(who));
+		printf("%s: %s\n", strna(who), c->acting);
 		snprintf(last, sizeof(last), "%s", pf->pci);
 	}
 	if (r >= 0)
@@ -55,6 +55,10 @@ static void print_result(const struct ctl *c, const struct apply_pf_result *res)
 	case PF_STATUS_DEFERRED:
 		printf("%s: %s: %s\n", strna(who), ctl_paint(c, ANSI_YELLOW, "deferred"),
 		       strna(st->error));
+		break;
+	case PF_STATUS_DEGRADED:
+		printf("%s: %s after %u action(s): %s\n", strna(who),
+		       ctl_paint(c, ANSI_YELLOW, "degraded"), st->n_actions, strna(st->error));
 		break;
 	case _PF_STATUS_STATE_MAX:
 	case _PF_STATUS_STATE_INVALID:
@@ -112,7 +116,7 @@ static int apply_by_daemon(struct ctl *c)
 	const char *only = c->n_args > 0 ? c->args[0] : NULL;
 	bool ok = true;
 
-	if (bus_client_apply(c->bus, only ?: "") < 0 ||
+	if (bus_client_apply(c->bus, "Apply", only ?: "") < 0 ||
 	    bus_client_document(c->bus, "GetStatus", NULL, &doc) < 0)
 		return EXIT_FAIL;
 	/* The daemon knew the PF; an altname is not in the document, so then
@@ -140,11 +144,12 @@ int verb_apply(struct ctl *c)
 		.runtime_dir = c->runtime_dir,
 		.state_dir = c->state_dir,
 		.only = c->n_args > 0 ? c->args[0] : NULL,
-		.on_action = on_action,
+		.on_action = ctl_on_action,
 		.userdata = c,
 	};
 	int r;
 
+	c->acting = "applying";
 	if (c->bus)
 		return apply_by_daemon(c);
 	if (ctl_open_host(c, &h) < 0 || ctl_load_layouts(c, &set) < 0)

@@ -87,7 +87,7 @@ int verb_check(struct ctl *c)
 	_cleanup_layout_set_ struct layout_set *set = NULL;
 	struct diag_list diags = {};
 	unsigned n_main = 0;
-	size_t errors, warnings;
+	size_t errors;
 	struct mainconf conf;
 	int r;
 
@@ -114,11 +114,8 @@ int verb_check(struct ctl *c)
 	}
 	ctl_print_diags(&diags);
 	errors = diag_count(&diags, DIAG_ERROR);
-	warnings = diag_count(&diags, DIAG_WARNING);
 	diag_list_done(&diags);
-	printf("%zu layout file(s)%s checked: %zu error(s), %zu warning(s)\n", set->n_files,
-	       n_main > 0 ? " and the main configuration" : "", errors, warnings);
-	if (errors > 0 || (c->strict && warnings > 0))
-		return EXIT_FAIL;
-	return EXIT_OK;
+	printf("%zu layout file(s)%s checked: %zu error(s)\n", set->n_files,
+	       n_main > 0 ? " and the main configuration" : "", errors);
+	return errors > 0 ? EXIT_FAIL : EXIT_OK;
 }

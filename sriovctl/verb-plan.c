@@ -33,6 +33,9 @@ static void print_pf(const struct ctl *c, struct json_object *pf)
 		printf("  %-10s %s\n", doc_bool(a, "disruptive") ? "disruptive" : "live",
 		       strna(doc_str(a, "description")));
 	}
+	for (size_t i = 0; i < doc_len(pf, "unmet"); i++)
+		printf("  %s %s\n", ctl_paint(c, ANSI_YELLOW, "cannot:"),
+		       strna(json_object_get_string(doc_idx(pf, "unmet", i))));
 	for (size_t i = 0; i < doc_len(pf, "reboot_reasons"); i++)
 		printf("  %s %s\n", ctl_paint(c, ANSI_YELLOW, "reboot needed:"),
 		       strna(json_object_get_string(doc_idx(pf, "reboot_reasons", i))));

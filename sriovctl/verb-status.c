@@ -13,9 +13,10 @@ static const struct {
 	const char *state;
 	const char *color;
 } state_colors[] = {
-	{ "applied", ANSI_GREEN },  { "not-configured", "0" },	 { "held", ANSI_RED },
-	{ "failed", ANSI_RED },	    { "deferred", ANSI_YELLOW }, { "drifted", ANSI_YELLOW },
-	{ "pending", ANSI_YELLOW }, { "gone", ANSI_YELLOW },
+	{ "applied", ANSI_GREEN },   { "not-configured", "0" },	  { "held", ANSI_RED },
+	{ "failed", ANSI_RED },	     { "deferred", ANSI_YELLOW }, { "drifted", ANSI_YELLOW },
+	{ "pending", ANSI_YELLOW },  { "gone", ANSI_YELLOW },	  { "unconfigured", ANSI_YELLOW },
+	{ "degraded", ANSI_YELLOW },
 };
 
 static const char *state_color(const char *state)
@@ -73,6 +74,9 @@ static void print_pf(const struct ctl *c, struct json_object *pf)
 	       ctl_format_time(doc_u64(last, "finished_usec"), when, sizeof(when)));
 	if (why)
 		printf("    %s\n", why);
+	if (streq(state, "unconfigured"))
+		printf("    no layout selects it; \"sriovctl reset %s\" removes them\n",
+		       strna(doc_str(pf, "pci")));
 	if (last_error && !streq_ptr(doc_str(last, "state"), "applied") &&
 	    !streq_ptr(why, last_error))
 		printf("    last apply: %s: %s\n", strna(doc_str(last, "state")), last_error);
@@ -131,7 +135,7 @@ static int build_here(struct ctl *c, struct json_object **ret)
 	ctl_print_diags(&cv.set->diags);
 	ctl_print_diags(&cv.v.diags);
 	/* Gone PFs only in the whole picture: a named PF is on the host. */
-	r = report_status(&cv.v, c->runtime_dir, c->n_args == 0, ret);
+	r = report_status(&cv.v, c->runtime_dir, c->state_dir, c->n_args == 0, ret);
 	if (r < 0)
 		fprintf(stderr, "Building the status failed: %s\n", strerror(-r));
 	ctl_view_done(&cv);
@@ -141,6 +145,22 @@ static int build_here(struct ctl *c, struct json_object **ret)
 static int ask_daemon(struct ctl *c, struct json_object **ret)
 {
 	return bus_client_document(c->bus, "GetStatus", c->n_args > 0 ? c->args[0] : NULL, ret);
+}
+
+/* A PF that is held, failed, deferred or degraded is a failure of the host's
+ * layout. */
+static bool any_failed(struct json_object *doc)
+{
+	static const char *const failed[] = { "held", "failed", "deferred", "degraded" };
+
+	for (size_t i = 0; i < doc_len(doc, "pfs"); i++) {
+		const char *state = doc_str(doc_idx(doc, "pfs", i), "state");
+
+		for (size_t k = 0; k < ELEMENTSOF(failed); k++)
+			if (streq_ptr(state, failed[k]))
+				return true;
+	}
+	return false;
 }
 
 int verb_status(struct ctl *c)
@@ -153,5 +173,5 @@ int verb_status(struct ctl *c)
 		ctl_print_json(doc);
 	else
 		render(c, doc);
-	return EXIT_OK;
+	return any_failed(doc) ? EXIT_FAIL : EXIT_OK;
 }

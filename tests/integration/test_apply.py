@@ -222,17 +222,45 @@ def test_drift_shows_in_status_and_plan_repairs_it(make_host):
     assert h.pf(pci)["vfs"][5]["vlan"] == 200
 
 
-def test_vfio_without_iommu_is_a_pending_reboot(make_host):
+def test_vfio_without_iommu_is_degraded_not_a_reboot(make_host):
+    """A reboot would change nothing until someone adds the kernel arguments: the PF is degraded
+    and says which to add; the VF is not "ok" while it is not on vfio-pci."""
     h = make_host("igb-82576.json")
     pci = h.pfs_by_driver("igb")[0]["pci"]
     h.layout("50.conf", f"[Match]\nPCIAddress={pci}\n[PhysicalFunction]\nVirtualFunctions=2\n"
                         "[VirtualFunction 0]\nDriver=vfio-pci\n")
     r = h.run("apply")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "degraded after 2 action(s): VF 0 wants vfio-pci but the IOMMU is off: add " \
+           "intel_iommu=on (or amd_iommu=on) iommu=pt to the kernel command line and reboot" \
+           in r.stdout, r.stdout
+    assert "reboot needed" not in r.stdout
+    assert h.pf(pci)["num_vfs"] == 2 and h.pf(pci)["vfs"][0]["driver"] == "igbvf"
+    s = h.run("status", "--json")
+    assert s.returncode == 1
+    pf = next(p for p in json.loads(s.stdout)["pfs"] if p["pci"] == pci)
+    assert pf["state"] == "degraded" and "intel_iommu=on" in pf["reason"]
+    assert pf["pending_reboot_reasons"] == []
+    assert pf["vfs"][0]["layout"] == "differs: driver vfio-pci (now igbvf)"
+    assert pf["vfs"][1]["layout"] == "ok"
+    p = h.run("plan")
+    assert p.returncode == 0 and "cannot: VF 0 wants vfio-pci" in p.stdout, p.stdout
+    # applying again changes nothing and says the same
+    before = h.path.read_bytes()
+    assert h.run("apply").returncode == 1
+    assert h.path.read_bytes() == before
+
+
+def test_firmware_vf_limit_is_a_pending_reboot(make_host):
+    h = make_host("cx6dx.json")
+    pci = h.pfs_by_driver("mlx5_core")[0]["pci"]
+    h.layout("50.conf", f"[Match]\nPCIAddress={pci}\n[PhysicalFunction]\nVirtualFunctions=16\n")
+    r = h.run("apply")
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "reboot needed" in r.stdout and "intel_iommu=on" in r.stdout
+    assert "reboot needed: firmware VF limit 8 -> 16" in r.stdout
     st = json.loads(h.run("status", "--json").stdout)
     pf = next(p for p in st["pfs"] if p["pci"] == pci)
-    assert pf["pending_reboot_reasons"]
+    assert pf["pending_reboot_reasons"] == ["firmware VF limit raised to 16, waiting for a reboot"]
 
 
 def test_status_table_and_json(make_host):

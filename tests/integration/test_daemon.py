@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from conftest import (BUS_CONF, BUS_NAME, MANAGER_IFACE, MANAGER_PATH, OBJMGR_IF
 VERSION = (ROOT / "VERSION").read_text().strip()
 ACCESS_DENIED = "org.freedesktop.DBus.Error.AccessDenied"
 NO_SUCH_PF = "org.sriovpersist1.Error.NoSuchPF"
-EINVAL, EBUSY, EIO = 22, 16, 5
+EINVAL, EBUSY, EIO, EOPNOTSUPP = 22, 16, 5, 95
 # direct sriovctl runs must not find a daemon
 NO_BUS = {"DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/sriov-persist-test-bus"}
 
@@ -40,6 +41,8 @@ E810_A, E810_B = "0000:3b:00.0", "0000:3b:00.1"
 MIXED_ICE, MIXED_MLX, MIXED_I40E = "0000:3b:00.0", "0000:5e:00.0", "0000:d8:00.0"
 # igb-82576.json: "iommu": false
 IGB_A = "0000:01:00.0"
+# cx6dx.json: ConnectX-6 Dx, firmware NUM_OF_VFS 8
+CX6_A = "0000:ca:00.0"
 
 MANAGER_TYPES = {"Version": "s", "State": "s", "Drifted": "b", "PendingReboot": "b",
                  "PendingRebootReasons": "as", "ConfigErrors": "as"}
@@ -47,7 +50,7 @@ PF_TYPES = {"PCIAddress": "s", "Name": "s", "State": "s", "VirtualFunctions": "u
             "DesiredVirtualFunctions": "u", "LastError": "s", "ConfigFiles": "as"}
 MANAGER_STATES = {"idle", "applying", "draining", "rebooting", "degraded"}
 PF_STATES = {"unconfigured", "pending", "applying", "applied", "drifted", "held", "failed",
-             "deferred"}
+             "deferred", "degraded"}
 
 # A D-Bus client for another process (user nobody, or root while this process serves a name):
 # argv = address, JSON list of [label, destination, path, interface, member, signature, args].
@@ -437,7 +440,7 @@ def test_plan_and_status_equal_sriovctl(make_host, start_daemon, bus_client):
     assert json.loads(c.call("Plan")) == json.loads(r.stdout)
 
     r = h.run(*direct, "status", "--json", env=NO_BUS)
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 1, r.stderr  # 1: a PF is held
     direct_status = json.loads(r.stdout)
     assert "daemon" not in direct_status
     status = json.loads(c.call("GetStatus"))
@@ -522,6 +525,8 @@ NOBODY_OPS = [
     op("Reload", "Reload"),
     op("ApplyAll", "Apply", "", sig="s"),
     op("ApplyOne", "Apply", E810_A, sig="s"),
+    op("ResetAll", "Reset", "", sig="s"),
+    op("ResetOne", "Reset", E810_A, sig="s"),
     op("Reload-no-interface", "Reload", iface=None),
 ]
 
@@ -532,7 +537,7 @@ def test_nobody_reads_but_cannot_change(make_host, start_daemon, bus_client, sys
     before = h.path.read_bytes()
     m = c.mark()
     r = client_process(system_bus, NOBODY_OPS, nobody=True)
-    for label in ("Reload", "ApplyAll", "ApplyOne", "Reload-no-interface"):
+    for label in ("Reload", "ApplyAll", "ApplyOne", "ResetAll", "ResetOne", "Reload-no-interface"):
         assert r[label].get("error") == ACCESS_DENIED, (label, r[label])
     for label in ("GetAll", "Version", "GetManagedObjects", "PF", "PFState", "Introspect", "Plan",
                   "GetStatus"):
@@ -571,7 +576,7 @@ def test_daemon_checks_the_callers_credentials_itself(make_host, sriovpersistd_b
         before = h.path.read_bytes()
         m = c.mark()
         r = client_process(bus, NOBODY_OPS, nobody=True)
-        for label in ("Reload", "ApplyAll", "ApplyOne"):
+        for label in ("Reload", "ApplyAll", "ApplyOne", "ResetAll", "ResetOne"):
             assert r[label].get("error") == ACCESS_DENIED, (label, r[label])
             assert "Rejected send message" not in r[label]["message"], "the bus refused, not the daemon"
         # sd-bus does not dispatch a call without an interface: refused all the same
@@ -766,7 +771,7 @@ def test_layout_edits_are_applied_without_a_call(make_host, start_daemon, bus_cl
     assert h.pf(E810_B) == untouched
 
 
-def test_removed_layout_removes_only_created_vfs(make_host, start_daemon, bus_client):
+def test_removed_layout_keeps_its_vfs_until_reset(make_host, start_daemon, bus_client):
     c = bus_client
     h = configured_host(make_host, "mixed.json", {MIXED_MLX: (3, 10)}, mode="repair")
     # the ice PF already has 2 VFs that sriov-persist did not create; the layout only sets VLANs
@@ -778,44 +783,120 @@ def test_removed_layout_removes_only_created_vfs(make_host, start_daemon, bus_cl
     assert host_matches(h, MIXED_MLX, 3, 10) and host_matches(h, MIXED_ICE, 2, 30)
     # a layout that leaves the count alone desires the count there is
     assert c.get("DesiredVirtualFunctions", pf_path(MIXED_ICE), PF_IFACE) == 2
+    # Reset is for what a removed layout left, never for a PF a layout selects
+    with pytest.raises(dbus.exceptions.DBusException) as e:
+        c.call("Reset", MIXED_MLX)
+    assert e.value.get_dbus_name() == "org.sriovpersist1.Error.NotReset"
+    assert "a layout selects it" in e.value.get_dbus_message()
+    assert host_matches(h, MIXED_MLX, 3, 10)
 
     (h.confdir / "50-ice.conf").unlink()
     c.wait_property("State", "unconfigured", pf_path(MIXED_ICE), PF_IFACE)
     sync(c)
     assert [v["pci"] for v in h.pf(MIXED_ICE)["vfs"]] == ice_vfs
+    assert c.get("LastError", pf_path(MIXED_ICE), PF_IFACE) == ""
+
+    mlx = h.pf(MIXED_MLX)
+    (h.confdir / f"50-{MIXED_MLX}.conf").unlink()
+    c.wait_property("State", "unconfigured", pf_path(MIXED_MLX), PF_IFACE)
+    sync(c)
+    assert h.pf(MIXED_MLX) == mlx, "removing a layout changed its PF"
+    assert c.get("LastError", pf_path(MIXED_MLX), PF_IFACE) == "3 VFs left from a removed layout"
+    st = {p["pci"]: p for p in json.loads(c.call("GetStatus"))["pfs"]}
+    assert st[MIXED_MLX]["state"] == "unconfigured"
+    assert st[MIXED_MLX]["reason"] == "3 VFs left from a removed layout"
+
+    # VFs that are not ours: nothing to reset
+    m = c.mark()
+    c.call("Reset", MIXED_ICE)
+    assert h.pf(MIXED_ICE)["num_vfs"] == 2, "VFs sriov-persist did not create were removed"
+    c.call("Reset", MIXED_MLX)
+    assert c.wait_applied(MIXED_MLX, m) == 0
+    assert h.pf(MIXED_MLX)["num_vfs"] == 0
+    c.wait_property("LastError", "", pf_path(MIXED_MLX), PF_IFACE)
     assert h.pf(MIXED_ICE)["num_vfs"] == 2
 
-    (h.confdir / f"50-{MIXED_MLX}.conf").unlink()
-    c.wait(lambda: h.pf(MIXED_MLX)["num_vfs"] == 0, what="the VFs the daemon created to go")
-    assert h.pf(MIXED_MLX)["vfs"] == []
-    c.wait_property("State", "unconfigured", pf_path(MIXED_MLX), PF_IFACE)
-    assert h.pf(MIXED_ICE)["num_vfs"] == 2, "VFs sriov-persist did not create were removed"
+
+def test_a_layout_moved_out_and_back_changes_nothing(make_host, start_daemon, bus_client):
+    """Moving a layout out for 200 ms once made the daemon tear down 16 VFs and recreate them."""
+    c = bus_client
+    h = configured_host(make_host, "e810.json", {E810_A: (16, 10)}, mode="repair")
+    d = start_daemon(h)
+    apply_all(c, [E810_A])
+    before = h.pf(E810_A)
+    path = h.confdir / f"50-{E810_A}.conf"
+    aside = h.dir / "aside.conf"
+    m = c.mark()
+    reloads = d.log_text().count("Reloading the configuration")
+
+    seen = []
+    os.rename(path, aside)
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 0.2:
+        seen.append(h.pf(E810_A)["num_vfs"])
+        time.sleep(0.02)
+    os.rename(aside, path)
+    # an editor's burst: written in steps, with a backup file beside it
+    (h.confdir / f"50-{E810_A}.conf~").write_text(path.read_text())
+    text = path.read_text()
+    path.write_text(text[: len(text) // 2])
+    time.sleep(0.05)
+    path.write_text(text)
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 2:
+        seen.append(h.pf(E810_A)["num_vfs"])
+        c.pump()
+        time.sleep(0.02)
+    sync(c)
+    assert set(seen) == {16}, f"the VF count left 16: {sorted(set(seen))}"
+    assert h.pf(E810_A) == before
+    assert d.log_text().count("Reloading the configuration") == reloads + 1, d.log_text()
+    assert not [s for s in c.matching("Applied", m) if s.args[1] != 0]
+    assert c.get("State", pf_path(E810_A), PF_IFACE) == "applied"
 
 
 # --- pending reboot ---------------------------------------------------------------------------
 
 def test_pending_reboot_survives_a_restart(make_host, start_daemon, bus_client):
     c = bus_client
-    h = make_host("igb-82576.json")  # "iommu": false
+    h = make_host("cx6dx.json")  # firmware NUM_OF_VFS 8
     main_config(h)
-    h.layout("50.conf", f"[Match]\nPCIAddress={IGB_A}\n[PhysicalFunction]\nVirtualFunctions=2\n"
-                        "[VirtualFunction 0]\nDriver=vfio-pci\n")
+    h.layout("50.conf", f"[Match]\nPCIAddress={CX6_A}\n[PhysicalFunction]\nVirtualFunctions=16\n")
     d = start_daemon(h)
     m = c.mark()
     c.call("Apply", "")
-    c.wait_signal("Applied", m, pci=IGB_A)
+    c.wait_signal("Applied", m, pci=CX6_A)
     c.wait_property("PendingReboot", True)
     reasons = c.get("PendingRebootReasons")
-    assert reasons and all(r.startswith(f"{IGB_A}: ") and len(r) > len(IGB_A) + 2
-                           for r in reasons), reasons
+    assert reasons == [f"{CX6_A}: firmware VF limit raised to 16, waiting for a reboot"], reasons
     assert json.loads(c.call("GetStatus"))["daemon"]["pending_reboot_reasons"] == reasons
     record = h.dir / "host.json.lib" / "reboot.json"  # <state-dir>: FILE.lib with --host
-    assert record.is_file() and IGB_A in record.read_text()
+    assert record.is_file() and CX6_A in record.read_text()
 
     d.stop()
     d.start()
     assert c.get("PendingReboot") is True
     assert c.get("PendingRebootReasons") == reasons
+
+
+def test_vfio_without_iommu_is_degraded_never_a_reboot(make_host, start_daemon, bus_client):
+    """A reboot would not add the kernel arguments: the PF is degraded, with the arguments to
+    add, and no reboot is asked for."""
+    c = bus_client
+    h = make_host("igb-82576.json")  # "iommu": false
+    main_config(h)
+    h.layout("50.conf", f"[Match]\nPCIAddress={IGB_A}\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                        "[VirtualFunction 0]\nDriver=vfio-pci\n")
+    start_daemon(h)
+    m = c.mark()
+    c.call("Apply", "")
+    assert c.wait_applied(IGB_A, m) == -EOPNOTSUPP
+    c.wait_property("State", "degraded", pf_path(IGB_A), PF_IFACE)
+    assert "intel_iommu=on" in c.get("LastError", pf_path(IGB_A), PF_IFACE)
+    assert c.get("PendingReboot") is False and c.get("PendingRebootReasons") == []
+    assert c.get("State") == "degraded"
+    assert not (h.dir / "host.json.lib" / "reboot.json").exists() or \
+        IGB_A not in (h.dir / "host.json.lib" / "reboot.json").read_text()
 
 
 # --- sriovctl through the daemon --------------------------------------------------------------

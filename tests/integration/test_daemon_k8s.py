@@ -38,8 +38,9 @@ E810_A, E810_NODE = "0000:3b:00.0", "gpu-worker-03.dc1.example.net"
 E810_RES = "e810_vf"
 E810_LAYOUT = ("[Match]\nPCIAddress={pci}\n[PhysicalFunction]\nVirtualFunctions={n}\n"
                "[VirtualFunction]\nVLANId={vlan}\nResourceName=" + E810_RES + "\n")
-# igb-82576.json: "iommu": false
-IGB_A, IGB_NODE = "0000:01:00.0", "kvm-legacy-01"
+# cx6dx.json: ConnectX-6 Dx, sriov_totalvfs and firmware NUM_OF_VFS 8
+CX6_A, CX6_NODE = "0000:ca:00.0", "ai-node-42.cluster.example.com"
+CX6_RES = "nvidia.com/cx6_vf"
 BOOT_1, BOOT_2 = "0f1e2d3c4b5a69788796a5b4c3d2e1f0", "8a7b6c5d4e3f20011002f3e4d5c6b7a8"
 
 # A stand-in for systemd-logind: owns org.freedesktop.login1 on the bus given, answers
@@ -277,8 +278,9 @@ def dp_resources(path):
 
 def e810_node(env, mode="repair", **kubernetes):
     """The e810 host with 4 VFs applied at boot, and its node: pods that use the VFs (evicted
-    by a drain), a DaemonSet pod that uses them and a pod that does not (both left alone), a
-    pod on another node, and the device plugin."""
+    by a drain), a DaemonSet pod that uses them, a pod that does not and pods that request
+    other resources of the same prefix (all left alone), a pod on another node, and the
+    device plugin."""
     srv = env.srv
     res = f"intel.com/{E810_RES}"
     h = env.host("e810.json", E810_NODE, mode=mode, **kubernetes)
@@ -297,6 +299,11 @@ def e810_node(env, mode="repair", **kubernetes):
                 requests={"cpu": "100m"})
     srv.add_pod("default", "elsewhere-0", "other-node", owner_kind="StatefulSet",
                 requests={res: 1})
+    # resources of the same vendor that are not this PF's: a QAT VF, a GPU under the prefix
+    srv.add_pod("default", "crypto-0", E810_NODE, owner_kind="StatefulSet",
+                requests={"intel.com/qat_vf": 1})
+    srv.add_pod("default", "render-0", E810_NODE, owner_kind="StatefulSet",
+                requests={"intel.com/gpu.i915": 1})
     plugin = srv.add_device_plugin("kube-system", {"app": "sriovdp"}, E810_NODE,
                                    allocatable_after={res: 4})
     return h, plugin["metadata"]["name"]
@@ -320,7 +327,7 @@ def set_plugin_allocatable(srv, values):
 
 SRIOV_PODS = {("default", "rdma-job-7d9f-x2x4k"), ("default", "trainer-0")}
 KEPT_PODS = {("monitoring", "nic-exporter-abcde"), ("default", "web-5c7b-q8z9w"),
-             ("default", "elsewhere-0")}
+             ("default", "elsewhere-0"), ("default", "crypto-0"), ("default", "render-0")}
 
 
 class Watch:
@@ -652,40 +659,51 @@ def test_start_lifts_only_our_own_cordon(env, whose):
 
 # --- scenario: coordinated reboot ----------------------------------------------------------------
 
-IGB_LAYOUT = (f"[Match]\nPCIAddress={IGB_A}\n[PhysicalFunction]\nVirtualFunctions=2\n"
-              "[VirtualFunction 0]\nDriver=vfio-pci\n")
+# 16 VFs need the firmware limit raised (mstconfig NUM_OF_VFS), which a reboot makes real
+CX6_LAYOUT = (f"[Match]\nPCIAddress={CX6_A}\n[PhysicalFunction]\nVirtualFunctions=16\n"
+              "[VirtualFunction]\nResourceName=cx6_vf\n")
 
 
-def reboot_host(h):
-    """What a reboot into a kernel with the IOMMU on looks like in the host file: another boot
-    ID, IOMMU groups, the kernel arguments, and no VFs (the kernel forgot them). /run is empty."""
+def raised_firmware(h):
+    """The host in boot 1, the firmware VF limit of its first ConnectX port already raised to
+    16 (by an apply before: the new limit waits for a reboot)."""
+    s = h.state()
+    s["boot_id"] = BOOT_1
+    h.pf_of(s, CX6_A)["firmware_total_vfs"] = 16
+    h.save(s)
+
+
+def reboot_host(h, firmware=True):
+    """What a reboot looks like in the host file: another boot ID, no VFs (the kernel forgot
+    them), and with firmware the raised firmware VF limit in force. /run is empty."""
     def change(s):
         s["boot_id"] = BOOT_2
-        s["iommu"] = True
-        s["kernel_cmdline"] += " intel_iommu=on iommu=pt"
         for pf in s["pfs"]:
             pf["num_vfs"], pf["vfs"] = 0, []
+            if firmware and pf["firmware_total_vfs"] is not None:
+                pf["total_vfs"] = pf["firmware_total_vfs"]
     h.edit(change)
     subprocess.run(["rm", "-rf", "--", f"{h.path}.run"], check=True)
 
 
 def test_coordinated_reboot(env):
     srv, c = env.srv, env.c
-    h = env.host("igb-82576.json", IGB_NODE, reboot="coordinated")
-    s = h.state()
-    s["boot_id"] = BOOT_1
-    h.save(s)
-    h.layout("50-igb.conf", IGB_LAYOUT)
-    env.boot_apply(h)  # VFs made, VF 0 waits for the IOMMU
+    h = env.host("cx6dx.json", CX6_NODE, reboot="coordinated", ResourcePrefix="nvidia.com")
+    raised_firmware(h)
+    h.layout("50-cx6.conf", CX6_LAYOUT)
     state_dir = Path(f"{h.path}.lib")
     op_file = state_dir / "operation.json"
     env.logind.start(op_file)
-    srv.add_node(IGB_NODE)
-    srv.add_pod("default", "vm-launcher-0", IGB_NODE, owner_kind="StatefulSet",
-                requests={"intel.com/igb_vf": 1})
-    srv.add_pod("default", "web-5c7b-q8z9w", IGB_NODE, owner_kind="ReplicaSet",
+    srv.add_node(CX6_NODE, allocatable={CX6_RES: 0})
+    srv.add_pod("default", "vm-launcher-0", CX6_NODE, owner_kind="StatefulSet",
+                requests={CX6_RES: 1})
+    srv.add_pod("default", "web-5c7b-q8z9w", CX6_NODE, owner_kind="ReplicaSet",
                 requests={"cpu": "100m"})
-    srv.add_device_plugin("kube-system", {"app": "sriovdp"}, IGB_NODE)
+    # a GPU under the same prefix: not a VF, stays
+    srv.add_pod("default", "cuda-0", CX6_NODE, owner_kind="StatefulSet",
+                requests={"nvidia.com/gpu": 1})
+    srv.add_device_plugin("kube-system", {"app": "sriovdp"}, CX6_NODE,
+                          allocatable_after={CX6_RES: 16})
 
     d = env.start(h)
     c.wait(lambda: env.logind.calls(), timeout=90, what="Reboot() on logind")
@@ -702,10 +720,11 @@ def test_coordinated_reboot(env):
     assert c.get("PendingReboot") is True
     assert json.loads(op_file.read_text())["kind"] == "reboot"
     # the node: slot held, cordoned by us, the pod using the VFs evicted, the other left
-    assert lease_holder(srv) == IGB_NODE
-    assert node_flags(srv, IGB_NODE) == (True, "true"), log
+    assert lease_holder(srv) == CX6_NODE
+    assert node_flags(srv, CX6_NODE) == (True, "true"), log
     assert srv.get("pod", "default", "vm-launcher-0") is None
     assert srv.get("pod", "default", "web-5c7b-q8z9w") is not None
+    assert srv.get("pod", "default", "cuda-0") is not None, "a GPU pod was evicted"
     calls_before = len(env.logind.calls())
     time_req = len(srv.requests)
     deadline = time.monotonic() + 2
@@ -721,15 +740,15 @@ def test_coordinated_reboot(env):
     reboot_host(h)
     d.start()
     c.wait(lambda: not op_file.exists() and lease_holder(srv) is None
-           and node_flags(srv, IGB_NODE) == (False, None), timeout=60,
+           and node_flags(srv, CX6_NODE) == (False, None), timeout=60,
            what="uncordon, release and operation.json removed after the reboot")
     env.settle()
     log = env.log()
-    pf = h.pf(IGB_A)
-    assert pf["num_vfs"] == 2 and pf["vfs"][0]["driver"] == "vfio-pci", pf
+    pf = h.pf(CX6_A)
+    assert pf["num_vfs"] == 16 and pf["total_vfs"] == 16, pf
     assert c.get("PendingReboot") is False and c.get("PendingRebootReasons") == []
     assert c.get("State") == "idle", log
-    assert c.get("State", pf_path(IGB_A), PF_IFACE) == "applied"
+    assert c.get("State", pf_path(CX6_A), PF_IFACE) == "applied"
     assert operation(c) is None
     assert len(env.logind.calls()) == 1, "rebooted again after the reboot"
     after = srv.requests[before_reboot:]
@@ -745,15 +764,12 @@ def test_coordinated_reboot(env):
 
 def test_immediate_reboot_without_kubernetes_is_not_repeated(env):
     """[Reboot] Policy=immediate reboots through logind with no Kubernetes at all; when the
-    reboot did not satisfy the reasons (the kernel arguments were not added), it is not done
-    again on its own: the reasons stay reported."""
+    reboot did not satisfy the reasons (the firmware did not take the new limit), it is not
+    done again on its own: the reasons stay reported."""
     srv, c = env.srv, env.c
-    h = env.host("igb-82576.json", IGB_NODE, reboot="immediate", Enabled="no")
-    s = h.state()
-    s["boot_id"] = BOOT_1
-    h.save(s)
-    h.layout("50-igb.conf", IGB_LAYOUT)
-    env.boot_apply(h)
+    h = env.host("cx6dx.json", CX6_NODE, reboot="immediate", Enabled="no")
+    raised_firmware(h)
+    h.layout("50-cx6.conf", CX6_LAYOUT)
     op_file = Path(f"{h.path}.lib") / "operation.json"
     env.logind.start(op_file)
     d = env.start(h)
@@ -761,14 +777,9 @@ def test_immediate_reboot_without_kubernetes_is_not_repeated(env):
     assert [x["method"] for x in env.logind.calls()] == ["Reboot"]
     assert json.loads(op_file.read_text())["kind"] == "reboot"
 
-    # a reboot into the same kernel command line: the IOMMU is still off
+    # a reboot after which the firmware still reports the old limit
     d.stop()
-
-    def same_kernel(st):
-        st["boot_id"] = BOOT_2
-        for pf in st["pfs"]:
-            pf["num_vfs"], pf["vfs"] = 0, []
-    h.edit(same_kernel)
+    reboot_host(h, firmware=False)
     d.start()
     c.wait(lambda: not op_file.exists(), timeout=30, what="operation.json removed after the boot")
     env.settle()

@@ -148,7 +148,7 @@ def test_crash_left_cordon_is_undone_by_next_uncordon(tool, apiserver):
                       requests={RES: 1})
     apiserver.add_pdb("default", "db", {"app": "db"}, min_available=1)
     tool.configure(DrainTimeoutSec=300)
-    proc = tool.start("drain")
+    proc = tool.start("drain", "--resource", RES)
     try:
         assert apiserver.wait_for(lambda: apiserver.count(subresource="eviction", status=429),
                                   timeout=30)
@@ -274,7 +274,7 @@ def populate(srv):
 def test_drain_budget_then_fallback_delete(tool, apiserver):
     populate(apiserver)
     tool.configure(DrainTimeoutSec=1, EvictionFallback="delete", DrainPods="sriov")
-    out = ok(tool.run("drain"), "drain")
+    out = ok(tool.run("drain", "--resource", RES), "drain")
     assert out["owned"] is True and out["cordon_changed"] is True
     assert out["evicted"] == ["default/web-7d9f-x2x4k"]
     assert out["deleted"] == ["default/db-0"]
@@ -291,10 +291,27 @@ def test_drain_budget_then_fallback_delete(tool, apiserver):
     assert ok(tool.run("uncordon"), "uncordon")["lifted"] is True
 
 
+def test_drain_evicts_only_pods_of_the_resources_named(tool, apiserver):
+    """Same vendor prefix, other resources (another PF's, a GPU): not evicted; no resource named
+    (no ResourceName= in the layouts): no pod is known to use the VFs, and none is evicted."""
+    apiserver.add_pod("default", "rdma-0", NODE, owner_kind="StatefulSet", requests={RES: 1})
+    apiserver.add_pod("default", "x710-0", NODE, owner_kind="StatefulSet",
+                      requests={"intel.com/x710_vf": 1})
+    apiserver.add_pod("default", "gpu-0", NODE, owner_kind="StatefulSet",
+                      requests={"nvidia.com/gpu": 1})
+    tool.configure(DrainPods="sriov", ResourcePrefix="nvidia.com")
+    out = ok(tool.run("drain"), "drain")
+    assert out["evicted"] == [] and out["skipped"]["not-sriov"] == 3, out
+    ok(tool.run("uncordon"), "uncordon")
+    out = ok(tool.run("drain", "--resource", "intel.com/e810_vf", "--resource", RES), "drain")
+    assert out["evicted"] == ["default/rdma-0"], out
+    assert pod_names(apiserver) == ["default/gpu-0", "default/x710-0"]
+
+
 def test_drain_fallback_fail_uncordons(tool, apiserver):
     populate(apiserver)
     tool.configure(DrainTimeoutSec=1, EvictionFallback="fail")
-    r = tool.run("drain")
+    r = tool.run("drain", "--resource", RES)
     assert r.rc == EXIT_FAIL, r
     assert r.json["ok"] is False and r.json["retryable"] is False
     assert r.json["uncordoned"] is True
@@ -310,7 +327,7 @@ def test_drain_fail_keeps_foreign_cordon(tool, apiserver):
     apiserver.modify("node", None, NODE, lambda n: n["spec"].update(unschedulable=True))
     populate(apiserver)
     tool.configure(DrainTimeoutSec=1, EvictionFallback="fail")
-    r = tool.run("drain")
+    r = tool.run("drain", "--resource", RES)
     assert r.rc == EXIT_FAIL and r.json["owned"] is False, r
     assert "uncordoned" not in r.json
     assert node_state(apiserver) == (True, None)
@@ -325,7 +342,7 @@ def test_drain_pods_sriov_vs_all(tool, apiserver, mode, evicted):
     apiserver.remove("pdb", "default", "db")
     apiserver.remove("pod", "default", "db-0")
     tool.configure(DrainTimeoutSec=10, DrainPods=mode)
-    out = ok(tool.run("drain"), "drain")
+    out = ok(tool.run("drain", "--resource", RES), "drain")
     assert sorted(out["evicted"]) == evicted
     assert out["deleted"] == []
     # DaemonSet and mirror pods are never evicted
@@ -343,7 +360,7 @@ def test_drain_pod_under_two_budgets_fails(tool, apiserver):
     apiserver.add_pdb("default", "by-app", {"app": "db"}, max_unavailable=1)
     apiserver.add_pdb("default", "by-tier", {"tier": "x"}, max_unavailable=1)
     tool.configure(DrainTimeoutSec=30, EvictionFallback="delete")
-    r = tool.run("drain")
+    r = tool.run("drain", "--resource", RES)
     assert r.rc == EXIT_FAIL, r
     assert r.json["failed"][0]["pod"] == "default/db-0"
     assert "more than one PodDisruptionBudget" in r.json["failed"][0]["reason"]
@@ -357,7 +374,7 @@ def test_api_down_mid_drain_then_rerun(tool, apiserver):
     populate(apiserver)
     tool.configure(DrainTimeoutSec=60, EvictionFallback="fail")
     before = set(pod_names(apiserver))
-    proc = tool.start("drain")
+    proc = tool.start("drain", "--resource", RES)
     try:
         assert apiserver.wait_for(
             lambda: apiserver.count(subresource="eviction", status=429)
@@ -377,7 +394,7 @@ def test_api_down_mid_drain_then_rerun(tool, apiserver):
     # the budget can now allow the disruption: a second replica is up elsewhere
     apiserver.add_pod("default", "db-1", "node-b", labels={"app": "db"},
                       owner_kind="StatefulSet", requests={RES: 1})
-    out = ok(tool.run("drain"), "drain")
+    out = ok(tool.run("drain", "--resource", RES), "drain")
     assert out["owned"] is True and out["cordon_changed"] is False
     assert out["evicted"] == ["default/db-0"]
     ok(tool.run("uncordon"), "uncordon")
@@ -397,7 +414,7 @@ def test_requests_per_cordon_drain_uncordon_cycle(tool, apiserver):
     counts = {}
     for verb in ("cordon", "drain", "uncordon"):
         before = apiserver.count(user=USER)
-        result = ok(tool.run(verb), verb)
+        result = ok(tool.run(verb, *(["--resource", RES] if verb == "drain" else [])), verb)
         counts[verb] = apiserver.count(user=USER) - before
         assert counts[verb] == result["requests"]  # the tool counts what the server saw
     total = sum(counts.values())
@@ -523,6 +540,9 @@ def test_annotate_publishes_state(tool, apiserver):
     [], ["frobnicate"], ["lease"], ["lease", "grab"], ["annotate"], ["cordon", "extra"],
     ["cordon", "--expect", "a=1"], ["restart-device-plugin", "--expect", "nocount"],
     ["lease", "acquire", "--slot", SLOT_PREFIX + "0"], ["--timeout", "soon", "cordon"],
+    ["--main-config", "/nonexistent/sriov-persist.conf", "cordon"],
+    ["drain", "--resource", "e810_rdma"], ["drain", "--resource", "intel.com/"],
+    ["cordon", "--resource", RES],
 ])
 def test_usage_errors(tool, apiserver, args):
     r = tool.run(*args)

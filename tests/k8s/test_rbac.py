@@ -156,7 +156,7 @@ SEQUENCE = [
     ("lease", "acquire"),
     ("lease", "renew"),
     ("cordon",),
-    ("drain",),
+    ("drain", "--resource", RES),
     ("restart-device-plugin", "--expect", f"{RES}=8", "--timeout", "30"),
     ("annotate", "--state", STATE),
     ("uncordon",),

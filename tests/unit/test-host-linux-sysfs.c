@@ -33,17 +33,12 @@ static void path_at(char *buf, size_t size, const char *rel)
 	assert_true((size_t)snprintf(buf, size, "%s/%s", root, rel) < size);
 }
 
-static void mkdir_p(const char *rel)
+static void mkdir_rel(const char *rel)
 {
 	char p[512];
 
 	path_at(p, sizeof(p), rel);
-	for (char *s = p + strlen(root) + 1; (s = strchr(s, '/')); s++) {
-		*s = '\0';
-		assert_true(mkdir(p, 0755) == 0 || errno == EEXIST);
-		*s = '/';
-	}
-	assert_true(mkdir(p, 0755) == 0 || errno == EEXIST);
+	assert_int_equal(mkdir_p(p, 0755), 0);
 }
 
 static void put(const char *content, const char *fmt, ...) _printf_(2, 3);
@@ -58,7 +53,7 @@ static void put(const char *content, const char *fmt, ...)
 	va_end(ap);
 	slash = strrchr(rel, '/');
 	*slash = '\0';
-	mkdir_p(rel);
+	mkdir_rel(rel);
 	*slash = '/';
 	path_at(p, sizeof(p), rel);
 	f = fopen(p, "we");
@@ -74,7 +69,7 @@ static void link_to(const char *target, const char *rel)
 	char p[512], t[512], dir[256];
 
 	snprintf(dir, sizeof(dir), "%.*s", (int)(strrchr(rel, '/') - rel), rel);
-	mkdir_p(dir);
+	mkdir_rel(dir);
 	path_at(p, sizeof(p), rel);
 	if (target[0] == '/')
 		path_at(t, sizeof(t), target + 1);
@@ -105,14 +100,14 @@ static void pci_dev(const char *addr, const char *driver)
 	char rel[256], t[300];
 
 	snprintf(rel, sizeof(rel), BUS "%s", addr);
-	mkdir_p(rel);
+	mkdir_rel(rel);
 	snprintf(t, sizeof(t), "/%s", rel);
 	snprintf(rel, sizeof(rel), "bus/pci/devices/%s", addr);
 	link_to(t, rel);
 	if (!driver)
 		return;
 	snprintf(rel, sizeof(rel), "bus/pci/drivers/%s", driver);
-	mkdir_p(rel);
+	mkdir_rel(rel);
 	put("", "bus/pci/drivers/%s/unbind", driver);
 	snprintf(t, sizeof(t), "/bus/pci/drivers/%s", driver);
 	snprintf(rel, sizeof(rel), BUS "%s/driver", addr);
@@ -172,10 +167,10 @@ static void make_ice(void)
 	put("pf0vf0\n", BUS ICE_PF "/net/enp0rep/phys_port_name");
 	virtfn(ICE_PF, 0, "0000:01:01.0", "iavf");
 	netdev("0000:01:01.0", "ens1f0v0", "9000\n", "10\n", "1\n");
-	mkdir_p(BUS "0000:01:01.0/infiniband/irdma0");
+	mkdir_rel(BUS "0000:01:01.0/infiniband/irdma0");
 	virtfn(ICE_PF, 1, "0000:01:01.1", NULL);
 	virtfn(ICE_PF, 2, "0000:01:01.2", "vfio-pci");
-	mkdir_p("kernel/iommu_groups/7");
+	mkdir_rel("kernel/iommu_groups/7");
 	link_to("/kernel/iommu_groups/7", BUS "0000:01:01.2/iommu_group");
 }
 
@@ -208,7 +203,7 @@ static int setup(void **state)
 	pf_attrs(BARE_PF, "0x1af4\n", "0x1041\n", "0x1041\n", "4\n", "0\n", "1\n", "1\n", "-1\n");
 	/* the bridge has no sriov_totalvfs; a stray entry is not an address */
 	pci_dev("0000:00:01.0", "pcieport");
-	mkdir_p("bus/pci/devices/not-a-device");
+	mkdir_rel("bus/pci/devices/not-a-device");
 	put("", "bus/pci/drivers_probe");
 	path_at(p, sizeof(p), "");
 	hl = (struct host_linux){ .sysfs_fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC),
@@ -384,7 +379,7 @@ static int open_dir(const char *rel)
 	char p[512];
 	int fd;
 
-	mkdir_p(rel);
+	mkdir_rel(rel);
 	path_at(p, sizeof(p), rel);
 	fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	assert_true(fd >= 0);
@@ -401,7 +396,7 @@ static void test_write_attr(void **state)
 	assert_string_equal(slurp("attrs/value"), "42");
 
 	/* errors of open() and of write() come back as they are */
-	mkdir_p("attrs/adir");
+	mkdir_rel("attrs/adir");
 	assert_int_equal(hl_write_attr(&hl, fd, "adir", "1\n", USEC_PER_SEC), -EISDIR);
 	assert_string_equal(hl.host.error, "write of 1 to adir: Is a directory");
 	assert_int_equal(hl_write_attr(&hl, fd, "missing", "1", USEC_PER_SEC), -ENOENT);

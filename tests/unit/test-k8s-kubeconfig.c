@@ -242,6 +242,45 @@ static void test_load_errors(void **state)
 	assert_null(kc);
 }
 
+/* Credentials others can write are refused, as ssh refuses its keys. */
+static void test_secret_files(void **state)
+{
+	char path[] = "/tmp/test-kubeconfig-XXXXXX", error[K8S_ERROR_MAX];
+	_cleanup_free_ char *text = NULL;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "token\n", 6), 6);
+	close(fd);
+	assert_int_equal(chmod(path, 0600), 0);
+	assert_int_equal(k8s_read_secret_file(path, "token file", 64, &text, NULL, error), 0);
+	assert_string_equal(text, "token\n");
+	assert_int_equal(chmod(path, 0644), 0);
+	text = mfree(text);
+	assert_int_equal(k8s_read_secret_file(path, "token file", 64, &text, NULL, error), 0);
+	text = mfree(text);
+	assert_int_equal(chmod(path, 0620), 0);
+	assert_int_equal(k8s_read_secret_file(path, "token file", 64, &text, NULL, error), -EPERM);
+	assert_non_null(strstr(error, "writable by its group (mode 0620); chmod go-w it"));
+	assert_int_equal(chmod(path, 0666), 0);
+	assert_int_equal(k8s_read_secret_file(path, "kubeconfig", 64, &text, NULL, error), -EPERM);
+	assert_non_null(strstr(error, "refusing kubeconfig"));
+	assert_non_null(strstr(error, "writable by everyone (mode 0666)"));
+	assert_int_equal(chmod(path, 0600), 0);
+	assert_int_equal(k8s_read_secret_file(path, "token file", 3, &text, NULL, error), -EFBIG);
+	/* owned by someone else: only root can make such a file here (CI runs as root) */
+	if (geteuid() == 0) {
+		assert_int_equal(chown(path, 65534, 65534), 0);
+		assert_int_equal(k8s_read_secret_file(path, "client key", 64, &text, NULL, error),
+				 -EPERM);
+		assert_non_null(strstr(error, "owned by uid 65534, not by root or this user"));
+	} else {
+		print_message("not root: the owner check is exercised by CI, which runs as root\n");
+	}
+	assert_null(text);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -254,6 +293,7 @@ int main(void)
 		cmocka_unit_test(test_base64),
 		cmocka_unit_test(test_in_cluster),
 		cmocka_unit_test(test_load_errors),
+		cmocka_unit_test(test_secret_files),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

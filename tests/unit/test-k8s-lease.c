@@ -62,6 +62,39 @@ static void test_decide_acquire_time_fallback(void **state)
 	assert_int_equal(lease_decide(no_duration, "n1", T0), LEASE_STATE_EXPIRED);
 }
 
+/* Values an int32 field of the API cannot hold: never a takeover, never an
+ * overflow. */
+static void test_int32_fields(void **state)
+{
+	_cleanup_json_ struct json_object *huge =
+		json_tokener_parse("{\"spec\":{\"holderIdentity\":\"n2\",\"leaseDurationSeconds\":"
+				   "9223372036854775807,\"renewTime\":\"2023-11-14T22:13:00Z\"}}");
+	_cleanup_json_ struct json_object *past_int32 = json_tokener_parse(
+		"{\"spec\":{\"holderIdentity\":\"n2\",\"leaseDurationSeconds\":2147483648,"
+		"\"renewTime\":\"2023-11-14T22:13:00Z\"}}");
+	_cleanup_json_ struct json_object *max = json_tokener_parse(
+		"{\"spec\":{\"holderIdentity\":\"n2\",\"leaseDurationSeconds\":2147483647,"
+		"\"renewTime\":\"9999-12-31T23:59:59.999999Z\"}}");
+	_cleanup_json_ struct json_object *transitions = json_tokener_parse(
+		"{\"metadata\":{\"resourceVersion\":\"1\"},\"spec\":{\"holderIdentity\":\"n2\","
+		"\"leaseTransitions\":9223372036854775807}}");
+	_cleanup_json_ struct json_object *at_max = json_tokener_parse(
+		"{\"spec\":{\"holderIdentity\":\"n2\",\"leaseTransitions\":2147483647}}");
+	_cleanup_json_ struct json_object *negative = json_tokener_parse(
+		"{\"spec\":{\"holderIdentity\":\"n2\",\"leaseTransitions\":-1}}");
+	_cleanup_json_ struct json_object *l = NULL;
+
+	assert_int_equal(lease_decide(huge, "n1", T0), _LEASE_STATE_INVALID);
+	assert_int_equal(lease_decide(past_int32, "n1", T0), _LEASE_STATE_INVALID);
+	/* the largest the API holds, from the last MicroTime there is: no overflow */
+	assert_int_equal(lease_decide(max, "n1", T0), LEASE_STATE_BUSY);
+	assert_int_equal(lease_build_hold(transitions, "ns", "x", "n1", 60, T0, &l), -ERANGE);
+	assert_int_equal(lease_build_hold(at_max, "ns", "x", "n1", 60, T0, &l), -ERANGE);
+	assert_int_equal(lease_build_hold(negative, "ns", "x", "n1", 60, T0, &l), -ERANGE);
+	assert_int_equal(lease_build_hold(NULL, "ns", "x", "n1", UINT32_MAX, T0, &l), -ERANGE);
+	assert_null(l);
+}
+
 static void test_pick(void **state)
 {
 	enum lease_state all_busy[] = { LEASE_STATE_BUSY, LEASE_STATE_BUSY, LEASE_STATE_BUSY };
@@ -157,6 +190,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decide),
 		cmocka_unit_test(test_decide_acquire_time_fallback),
+		cmocka_unit_test(test_int32_fields),
 		cmocka_unit_test(test_pick),
 		cmocka_unit_test(test_build_new),
 		cmocka_unit_test(test_build_takeover_renew_release),

@@ -9,12 +9,15 @@
 #include "json-util.h"
 #include "pods.h"
 
+/* the resources of the PFs a change touches */
+static char *const touched[] = { (char *)"intel.com/e810_rdma", (char *)"intel.com/vf", NULL };
+
 static enum pod_verdict classify(const char *json, enum drain_pods mode)
 {
 	_cleanup_json_ struct json_object *pod = json_tokener_parse(json);
 
 	assert_non_null(pod);
-	return pod_classify(pod, mode, "intel.com");
+	return pod_classify(pod, mode, touched);
 }
 
 #define SRIOV_CTR "{\"name\":\"c\",\"resources\":{\"requests\":{\"intel.com/e810_rdma\":\"2\"}}}"
@@ -45,14 +48,24 @@ static void test_limits_and_init_containers(void **state)
 			 POD_VERDICT_EVICT);
 }
 
-static void test_prefix_is_exact(void **state)
+static void test_resource_is_exact(void **state)
 {
-	/* another vendor, a longer domain, a bare prefix: not ours */
+	_cleanup_json_ struct json_object *pod =
+		json_tokener_parse("{\"spec\":{\"containers\":[" SRIOV_CTR "]}}");
+
+	/* another vendor, another resource of the same vendor (another PF's), a longer
+	 * name, a bare prefix: not touched by this change */
 	assert_int_equal(classify("{\"spec\":{\"containers\":[{\"resources\":{\"requests\":{"
-				  "\"nvidia.com/gpu\":\"1\",\"intel.com.evil/x\":\"1\","
+				  "\"nvidia.com/gpu\":\"1\",\"intel.com/x710_vf\":\"1\","
+				  "\"intel.com/e810_rdma2\":\"1\",\"intel.com.evil/vf\":\"1\","
 				  "\"intel.com\":\"1\",\"intel.com/\":\"1\"}}}]}}",
 				  DRAIN_PODS_SRIOV),
 			 POD_VERDICT_SKIP_NOT_SRIOV);
+	/* no resource named (no ResourceName= in the layouts): no pod is known to use the VFs */
+	assert_int_equal(pod_classify(pod, DRAIN_PODS_SRIOV, NULL), POD_VERDICT_SKIP_NOT_SRIOV);
+	assert_int_equal(pod_classify(pod, DRAIN_PODS_SRIOV, (char *[]){ NULL }),
+			 POD_VERDICT_SKIP_NOT_SRIOV);
+	assert_int_equal(pod_classify(pod, DRAIN_PODS_ALL, NULL), POD_VERDICT_EVICT);
 	/* a malformed pod is not ours either, and does not crash */
 	assert_int_equal(classify("{\"spec\":{\"containers\":{\"x\":1}}}", DRAIN_PODS_SRIOV),
 			 POD_VERDICT_SKIP_NOT_SRIOV);
@@ -120,7 +133,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plain_and_sriov),
 		cmocka_unit_test(test_limits_and_init_containers),
-		cmocka_unit_test(test_prefix_is_exact),
+		cmocka_unit_test(test_resource_is_exact),
 		cmocka_unit_test(test_skips),
 		cmocka_unit_test(test_ready),
 		cmocka_unit_test(test_names),

@@ -60,20 +60,6 @@ static void expect_error(const char *text, unsigned line, const char *msg)
 	diag_list_done(&d);
 }
 
-static void expect_warning(const char *text, unsigned line, const char *msg)
-{
-	_cleanup_layout_file_ struct layout_file *f = NULL;
-	struct diag_list d = {};
-
-	f = parse(text, &d);
-	assert_int_equal(d.n, 1);
-	assert_int_equal(d.items[0].level, DIAG_WARNING);
-	assert_int_equal(d.items[0].line, line);
-	assert_string_equal(d.items[0].msg, msg);
-	assert_false(f->has_error);
-	diag_list_done(&d);
-}
-
 static void test_pf_valid(void **state)
 {
 	_cleanup_layout_file_ struct layout_file *f = NULL;
@@ -450,28 +436,92 @@ static void test_malformed_headers(void **state)
 	}
 }
 
+/* Unknown keys and sections are errors, with the name that was likely
+ * meant: a typo must never leave a PF with whatever it had. */
 static void test_unknown_things(void **state)
 {
-	expect_warning(MATCH_ALL "[PhysicalFunction]\nFoo=1\n", 4,
-		       "unknown key 'Foo' in [PhysicalFunction], ignored");
-	expect_warning(MATCH_ALL "[PhysicalFunction]\nmtubytes=9000\n", 4,
-		       "unknown key 'mtubytes' in [PhysicalFunction], ignored");
-	expect_warning(MATCH_ALL "[PhysicalFunction]\nDriver=vfio-pci\n", 4,
-		       "unknown key 'Driver' in [PhysicalFunction], ignored");
-	expect_warning(MATCH_ALL "[VirtualFunction 0-3]\nVirtualFunctions=4\n", 4,
-		       "unknown key 'VirtualFunctions' in [VirtualFunction 0-3], ignored");
-	expect_warning(MATCH_ALL "[VirtualFunction 2]\nFoo=1\n", 4,
-		       "unknown key 'Foo' in [VirtualFunction 2], ignored");
-	expect_warning(MATCH_ALL "[VirtualFunction]\nFoo=1\n", 4,
-		       "unknown key 'Foo' in [VirtualFunction], ignored");
-	expect_warning("[Match]\nMAC=00:11:22:33:44:55\n", 2,
-		       "unknown key 'MAC' in [Match], ignored");
-	/* one warning for the section, none for its keys */
-	expect_warning(MATCH_ALL "[Link]\nMTUBytes=9000\nFoo=bar\n", 3,
-		       "unknown section [Link], ignored");
-	expect_warning(MATCH_ALL "[SR-IOV]\n", 3, "unknown section [SR-IOV], ignored");
-	expect_warning("MTUBytes=9000\n" MATCH_ALL, 1,
-		       "'MTUBytes' outside of any section, ignored");
+	expect_error(MATCH_ALL "[PhysicalFunction]\nFoo=1\n", 4,
+		     "unknown key 'Foo' in [PhysicalFunction]");
+	expect_error(MATCH_ALL "[PhysicalFunction]\nVirtualFuntions=4\n", 4,
+		     "unknown key 'VirtualFuntions' in [PhysicalFunction]; "
+		     "did you mean 'VirtualFunctions'?");
+	expect_error(MATCH_ALL "[PhysicalFunction]\nmtubytes=9000\n", 4,
+		     "unknown key 'mtubytes' in [PhysicalFunction]; did you mean 'MTUBytes'?");
+	expect_error(MATCH_ALL "[PhysicalFunction]\nDriver=vfio-pci\n", 4,
+		     "unknown key 'Driver' in [PhysicalFunction]; it belongs in "
+		     "[Match] or [VirtualFunction]");
+	expect_error(MATCH_ALL "[VirtualFunction 0-3]\nVirtualFunctions=4\n", 4,
+		     "unknown key 'VirtualFunctions' in [VirtualFunction 0-3]; it belongs in "
+		     "[PhysicalFunction]");
+	expect_error(MATCH_ALL "[VirtualFunction 2]\nFoo=1\n", 4,
+		     "unknown key 'Foo' in [VirtualFunction 2]");
+	expect_error(MATCH_ALL "[VirtualFunction]\nVLANID=5\n", 4,
+		     "unknown key 'VLANID' in [VirtualFunction]; did you mean 'VLANId'?");
+	expect_error(MATCH_ALL "[VirtualFunction]\nTrsut=yes\n", 4,
+		     "unknown key 'Trsut' in [VirtualFunction]; did you mean 'Trust'?");
+	/* one error for the section, none for its keys */
+	expect_error(MATCH_ALL "[Link]\nMTUBytes=9000\nFoo=bar\n", 3,
+		     "unknown section [Link]; sections are [Match], [PhysicalFunction] and "
+		     "[VirtualFunction ...]");
+	expect_error(MATCH_ALL "[PhysicalFuntion]\nVirtualFunctions=4\n", 3,
+		     "unknown section [PhysicalFuntion]; sections are [Match], "
+		     "[PhysicalFunction] and [VirtualFunction ...]; did you mean "
+		     "'PhysicalFunction'?");
+	expect_error(MATCH_ALL "[SR-IOV]\n", 3,
+		     "unknown section [SR-IOV]; sections are [Match], [PhysicalFunction] and "
+		     "[VirtualFunction ...]");
+	expect_error("MTUBytes=9000\n" MATCH_ALL, 1,
+		     "'MTUBytes' outside of any section; keys stand in [Match], "
+		     "[PhysicalFunction] or [VirtualFunction ...]");
+}
+
+/* X- keys and sections are the user's own notes, never read. */
+static void test_extensions(void **state)
+{
+	_cleanup_layout_file_ struct layout_file *f = NULL;
+
+	f = parse_clean("X-Owner=team-a\n[Match]\nX-Ticket=OPS-17\nDevice=0x159b\n"
+			"[PhysicalFunction]\nX-Why=rdma\nVirtualFunctions=4\n"
+			"[X-Inventory]\nRack=7\nVirtualFunctions=99\n"
+			"[VirtualFunction]\nX-Note=yes\nTrust=yes\n");
+	assert_string_equal(f->match.device[0], "0x159b");
+	assert_int_equal(f->pf.num_vfs, 4);
+	assert_int_equal(f->n_vf_sections, 1);
+	assert_true(f->vf_sections[0].settings.trust);
+}
+
+/* A [Match] that cannot say what it means selects every PF (and, having
+ * an error, holds them all). */
+static void expect_match_holds_all(const char *text)
+{
+	_cleanup_layout_file_ struct layout_file *f = NULL;
+	struct diag_list d = {};
+
+	f = parse(text, &d);
+	assert_true(f->has_error);
+	assert_null(f->match.pci_address);
+	assert_null(f->match.name);
+	assert_null(f->match.vendor);
+	assert_null(f->match.device);
+	assert_null(f->match.driver);
+	assert_null(f->match.host);
+	diag_list_done(&d);
+}
+
+static void test_match_errors_hold_all(void **state)
+{
+	expect_error("[Match]\nDevcie=0x1593\n", 2,
+		     "unknown key 'Devcie' in [Match]; did you mean 'Device'?");
+	expect_match_holds_all("[Match]\nDevcie=0x1593\n[PhysicalFunction]\nVirtualFunctions=0\n");
+	expect_match_holds_all("[Match]\nDevice=0x1593\nVendor=8086\n");
+	expect_match_holds_all("[Match]\nHost=worker-1\nDevice=0x1593\nMAC=00:11:22:33:44:55\n");
+	expect_error("[Match]\n[PhysicalFunction]\nVirtualFunctions=0\n", 1,
+		     "[Match] is empty; a layout must say which PFs it selects; use "
+		     "PCIAddress=* to select all");
+	expect_match_holds_all("[Match]\n[PhysicalFunction]\nVirtualFunctions=0\n");
+	/* an emptied key is not a selection either */
+	expect_match_holds_all("[Match]\nDevice=0x1593\nDevice=\n");
+	expect_match_holds_all("[PhysicalFunction]\nVirtualFunctions=0\n");
 }
 
 static void test_syntax_errors(void **state)
@@ -624,14 +674,6 @@ static void test_match(void **state)
 	assert_int_equal(strv_length(f->match.device), 2);
 	assert_int_equal(strv_length(f->match.driver), 2);
 	assert_string_equal(f->match.host[1], "gpu_node.example.com");
-	layout_file_free(f);
-
-	/* an empty [Match] selects every PF, on purpose */
-	f = parse_clean("[Match]\n[PhysicalFunction]\nVirtualFunctions=4\n");
-	assert_int_equal(f->match.line, 1);
-	assert_null(f->match.pci_address);
-	assert_null(f->match.name);
-	assert_null(f->match.host);
 }
 
 static void test_match_invalid(void **state)
@@ -735,11 +777,12 @@ static void test_merge(void **state)
 	struct vf_settings m = {};
 	struct pf_settings p = {};
 
-	a = parse_clean("[Match]\n[PhysicalFunction]\nVirtualFunctions=max\nMTUBytes=9000\n"
-			"[VirtualFunction]\nDriver=vfio-pci\nVLANId=10\nResourceName=a\n"
-			"Trust=yes\n");
+	a = parse_clean(MATCH_ALL "[PhysicalFunction]\nVirtualFunctions=max\nMTUBytes=9000\n"
+				  "[VirtualFunction]\nDriver=vfio-pci\nVLANId=10\nResourceName=a\n"
+				  "Trust=yes\n");
 	b = parse_clean(
-		"[Match]\n[PhysicalFunction]\nVirtualFunctions=4\nLinkUp=yes\n"
+		MATCH_ALL
+		"[PhysicalFunction]\nVirtualFunctions=4\nLinkUp=yes\n"
 		"[VirtualFunction 0]\nDriver=default\nVLANId=20\nMACAddress=02:00:00:00:00:09\n");
 
 	pf_settings_merge(&p, &a->pf);
@@ -747,7 +790,7 @@ static void test_merge(void **state)
 	assert_false(p.num_vfs_max);
 	assert_int_equal(p.num_vfs, 4);
 	assert_ptr_equal(p.src[PF_KEY_VIRTUAL_FUNCTIONS].file, b->path);
-	assert_int_equal(p.src[PF_KEY_VIRTUAL_FUNCTIONS].line, 3);
+	assert_int_equal(p.src[PF_KEY_VIRTUAL_FUNCTIONS].line, 4);
 	assert_int_equal(p.mtu, 9000);
 	assert_ptr_equal(p.src[PF_KEY_MTU].file, a->path);
 	assert_true(p.link_up);
@@ -764,12 +807,12 @@ static void test_merge(void **state)
 	assert_true(vf_settings_has(&m, VF_KEY_DRIVER));
 	assert_null(m.driver);
 	assert_int_equal(m.vlan, 20);
-	assert_int_equal(m.src[VF_KEY_VLAN].line, 7);
+	assert_int_equal(m.src[VF_KEY_VLAN].line, 8);
 	assert_int_equal(m.mac_mode, MAC_MODE_LITERAL);
 	assert_int_equal(m.mac.b[5], 9);
 	assert_string_equal(m.resource_name, "a");
 	assert_true(m.trust);
-	assert_int_equal(m.src[VF_KEY_TRUST].line, 9);
+	assert_int_equal(m.src[VF_KEY_TRUST].line, 10);
 	assert_ptr_equal(m.src[VF_KEY_TRUST].file, a->path);
 	/* survives the files it came from */
 	layout_file_free(TAKE_PTR(a));
@@ -899,6 +942,8 @@ int main(void)
 		cmocka_unit_test(test_section_headers),
 		cmocka_unit_test(test_malformed_headers),
 		cmocka_unit_test(test_unknown_things),
+		cmocka_unit_test(test_extensions),
+		cmocka_unit_test(test_match_errors_hold_all),
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_hash_in_value),
 		cmocka_unit_test(test_line_length),

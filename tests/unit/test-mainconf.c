@@ -111,7 +111,7 @@ static void test_every_key(void **state)
 	parse_clean(&c, "[Apply]\nTimeoutSec=1\nSysfsWriteTimeoutSec=31536000\n"
 			"[Drift]\nMode=report\nSafetyScanSec=3600\n"
 			"[Disruption]\nPolicy=never\n"
-			"[Reboot]\nKernelArguments=manage\nPolicy=immediate\n"
+			"[Reboot]\nKernelArguments=check\nPolicy=immediate\n"
 			"[Kubernetes]\nEnabled=yes\nKubeconfig=/var/lib/sriov-persist/kc\n"
 			"NodeName=worker-7.example.com\nDrainTimeoutSec=0\nEvictionFallback=fail\n"
 			"DrainPods=all\nResourcePrefix=nvidia.com\nDevicePluginNamespace=sriov\n"
@@ -123,7 +123,7 @@ static void test_every_key(void **state)
 	assert_int_equal(c.drift_mode, DRIFT_MODE_REPORT);
 	assert_int_equal(c.safety_scan, 3600 * USEC_PER_SEC);
 	assert_int_equal(c.disruption_policy, DISRUPTION_POLICY_NEVER);
-	assert_int_equal(c.kernel_arguments, KERNEL_ARGUMENTS_MANAGE);
+	assert_int_equal(c.kernel_arguments, KERNEL_ARGUMENTS_CHECK);
 	assert_int_equal(c.reboot_policy, REBOOT_POLICY_IMMEDIATE);
 	assert_int_equal(c.k8s_enabled, K8S_ENABLED_YES);
 	assert_string_equal(c.kubeconfig, "/var/lib/sriov-persist/kc");
@@ -177,22 +177,38 @@ static void test_enabled_spellings(void **state)
 	}
 }
 
+#define TS_EG "e.g. 90, 90s, 5min 30s"
+
 static void test_invalid_values(void **state)
 {
 	static const struct {
 		const char *section, *line, *msg;
 	} cases[] = {
-		{ "Apply", "TimeoutSec=0", "TimeoutSec=0: must be 1..31536000 seconds" },
-		{ "Apply", "TimeoutSec=2min", "TimeoutSec=2min: must be 1..31536000 seconds" },
+		{ "Apply", "TimeoutSec=0",
+		  "TimeoutSec=0: must be a time span of 1..31536000 seconds, " TS_EG },
+		{ "Apply", "TimeoutSec=2 fortnights",
+		  "TimeoutSec=2 fortnights: must be a time span of 1..31536000 seconds, " TS_EG },
+		{ "Apply", "TimeoutSec=500ms",
+		  "TimeoutSec=500ms: must be a time span of 1..31536000 seconds, " TS_EG },
+		{ "Apply", "TimeoutSec=366d",
+		  "TimeoutSec=366d: must be a time span of 1..31536000 seconds, " TS_EG },
+		{ "Apply", "TimeoutSec=min",
+		  "TimeoutSec=min: must be a time span of 1..31536000 seconds, " TS_EG },
 		{ "Apply", "SysfsWriteTimeoutSec=31536001",
-		  "SysfsWriteTimeoutSec=31536001: must be 1..31536000 seconds" },
+		  "SysfsWriteTimeoutSec=31536001: must be a time span of 1..31536000 seconds, " TS_EG },
 		{ "Apply", "SysfsWriteTimeoutSec=-5",
-		  "SysfsWriteTimeoutSec=-5: must be 1..31536000 seconds" },
+		  "SysfsWriteTimeoutSec=-5: must be a time span of 1..31536000 seconds, " TS_EG },
 		{ "Drift", "Mode=fix", "Mode=fix: must be repair or report" },
-		{ "Drift", "SafetyScanSec=1.5", "SafetyScanSec=1.5: must be 0..31536000 seconds" },
+		{ "Drift", "SafetyScanSec=1.5.5",
+		  "SafetyScanSec=1.5.5: must be a time span of 0..31536000 seconds, " TS_EG },
 		{ "Disruption", "Policy=drain # k8s",
 		  "Policy=drain # k8s: must be immediate, drain or never" },
-		{ "Reboot", "KernelArguments=yes", "KernelArguments=yes: must be check or manage" },
+		{ "Reboot", "KernelArguments=yes",
+		  "KernelArguments=yes: must be check (manage, adding the IOMMU arguments through the "
+		  "boot loader, is not implemented: add them yourself)" },
+		{ "Reboot", "KernelArguments=manage",
+		  "KernelArguments=manage: must be check (manage, adding the IOMMU arguments through "
+		  "the boot loader, is not implemented: add them yourself)" },
 		{ "Reboot", "Policy=drain",
 		  "Policy=drain: must be never, coordinated or immediate" },
 		{ "Kubernetes", "Enabled=maybe",
@@ -223,7 +239,7 @@ static void test_invalid_values(void **state)
 		  "NodeName=worker_7: must be a DNS subdomain (lower-case letters, digits, '-' and '.', "
 		  "at most 253)" },
 		{ "Kubernetes", "DrainTimeoutSec=x",
-		  "DrainTimeoutSec=x: must be 0..31536000 seconds" },
+		  "DrainTimeoutSec=x: must be a time span of 0..31536000 seconds, " TS_EG },
 		{ "Kubernetes", "EvictionFallback=force",
 		  "EvictionFallback=force: must be delete or fail" },
 		{ "Kubernetes", "DrainPods=some", "DrainPods=some: must be sriov or all" },
@@ -312,18 +328,57 @@ static void test_lengths(void **state)
 	}
 }
 
-static void test_warnings(void **state)
+/* Unknown keys and sections are errors, with the name likely meant; X-
+ * names are the user's own. */
+static void test_unknown_things(void **state)
 {
-	expect_diag("[Apply]\nTimeout=5\n", DIAG_WARNING, 2,
-		    "unknown key 'Timeout' in [Apply], ignored");
-	expect_diag("[Drift]\nPolicy=never\n", DIAG_WARNING, 2,
-		    "unknown key 'Policy' in [Drift], ignored");
-	expect_diag("[kubernetes]\nEnabled=yes\n", DIAG_WARNING, 1,
-		    "unknown section [kubernetes], ignored");
-	expect_diag("Mode=report\n", DIAG_WARNING, 1, "'Mode' outside of any section, ignored");
+	_cleanup_mainconf_ struct mainconf c = {};
+
+	expect_diag("[Apply]\nTimeout=5\n", DIAG_ERROR, 2,
+		    "unknown key 'Timeout' in [Apply]; did you mean 'TimeoutSec'?");
+	expect_diag("[Drift]\nPolicy=never\n", DIAG_ERROR, 2,
+		    "unknown key 'Policy' in [Drift]; it belongs in [Disruption]");
+	expect_diag("[Drift]\nFoo=1\n", DIAG_ERROR, 2, "unknown key 'Foo' in [Drift]");
+	expect_diag("[kubernetes]\nEnabled=yes\n", DIAG_ERROR, 1,
+		    "unknown section [kubernetes]; sections are [Apply], [Drift], [Disruption], "
+		    "[Reboot] and [Kubernetes]; did you mean 'Kubernetes'?");
+	expect_diag("Mode=report\n", DIAG_ERROR, 1, "'Mode' outside of any section");
 	expect_diag("[Apply]\nTimeoutSec: 5\n", DIAG_ERROR, 2,
 		    "'TimeoutSec: 5': must be Key=value (not Key: value)");
 	expect_diag("[Apply\n", DIAG_ERROR, 1, "invalid section header '[Apply': must be [Name]");
+	parse_clean(&c, "X-Managed-By=ansible\n[X-Site]\nRack=4\n[Drift]\nX-Why=x\nMode=report\n");
+	assert_int_equal(c.drift_mode, DRIFT_MODE_REPORT);
+}
+
+/* Time spans as systemd writes them. */
+static void test_time_spans(void **state)
+{
+	static const struct {
+		const char *text;
+		usec_t usec;
+	} cases[] = {
+		{ "90", 90 * USEC_PER_SEC },	     { "5min", 300 * USEC_PER_SEC },
+		{ "1h 30min", 5400 * USEC_PER_SEC }, { "1h30m", 5400 * USEC_PER_SEC },
+		{ "2 min 5 s", 125 * USEC_PER_SEC }, { "1.5s", 1500 * USEC_PER_MSEC },
+		{ "1500ms", 1500 * USEC_PER_MSEC },  { "1d", 86400 * USEC_PER_SEC },
+		{ "1w", 604800 * USEC_PER_SEC },     { "3 seconds", 3 * USEC_PER_SEC },
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		_cleanup_mainconf_ struct mainconf c = {};
+		char text[64];
+
+		snprintf(text, sizeof(text), "[Kubernetes]\nDrainTimeoutSec=%s\n", cases[i].text);
+		parse_clean(&c, text);
+		assert_int_equal(c.drain_timeout, cases[i].usec);
+	}
+	static const char *const bad[] = { "", "s", "5 parsecs", "-1s", "1..5", "5min x" };
+	usec_t t;
+
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+		assert_int_equal(parse_timespan(bad[i], &t), -EINVAL);
+	assert_int_equal(parse_timespan("99999999999999999999", &t), -ERANGE);
+	assert_int_equal(parse_timespan("999999999999w", &t), -ERANGE);
 }
 
 static void test_override_and_reset(void **state)
@@ -450,17 +505,12 @@ static void test_load_missing(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_to_string),
-		cmocka_unit_test(test_every_key),
-		cmocka_unit_test(test_product_example),
-		cmocka_unit_test(test_enabled_spellings),
-		cmocka_unit_test(test_invalid_values),
-		cmocka_unit_test(test_lengths),
-		cmocka_unit_test(test_warnings),
-		cmocka_unit_test(test_override_and_reset),
-		cmocka_unit_test(test_load_dropins),
-		cmocka_unit_test(test_load_missing),
+		cmocka_unit_test(test_defaults),	  cmocka_unit_test(test_to_string),
+		cmocka_unit_test(test_every_key),	  cmocka_unit_test(test_product_example),
+		cmocka_unit_test(test_enabled_spellings), cmocka_unit_test(test_invalid_values),
+		cmocka_unit_test(test_lengths),		  cmocka_unit_test(test_unknown_things),
+		cmocka_unit_test(test_time_spans),	  cmocka_unit_test(test_override_and_reset),
+		cmocka_unit_test(test_load_dropins),	  cmocka_unit_test(test_load_missing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

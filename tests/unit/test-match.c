@@ -125,6 +125,16 @@ static void test_host(void **state)
 	assert_true(match(&(struct m){ .host = "worker-*" }, &pf, "worker-7"));
 	assert_false(match(&(struct m){ .host = "worker-*" }, &pf, "master-1"));
 	assert_false(match(&(struct m){ .host = "*" }, &pf, NULL));
+	/* DNS names have no case; a short name matches the FQDN */
+	assert_true(match(&(struct m){ .host = "Worker-7" }, &pf, "worker-7"));
+	assert_true(match(&(struct m){ .host = "worker-7" }, &pf, "WORKER-7.dc1.example.net"));
+	assert_true(match(&(struct m){ .host = "worker-*" }, &pf, "worker-7.dc1.example.net"));
+	assert_true(
+		match(&(struct m){ .host = "*.dc1.example.net" }, &pf, "worker-7.dc1.example.net"));
+	assert_false(match(&(struct m){ .host = "worker-7" }, &pf, "worker-70.dc1.example.net"));
+	assert_false(match(&(struct m){ .host = "dc1" }, &pf, "worker-7.dc1.example.net"));
+	assert_false(match(&(struct m){ .host = "worker-7.dc2.example.net" }, &pf,
+			   "worker-7.dc1.example.net"));
 }
 
 static void test_every_key_must_match(void **state)

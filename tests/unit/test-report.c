@@ -23,7 +23,7 @@
 #define MLX_PF "0000:5e:00.0" /* mixed.json: mlx5_core, no VFs */
 
 #define PLAN_PF_KEYS \
-	"pci,name,configured,held,held_reason,disruptive,actions,reboot_reasons,config_files"
+	"pci,name,configured,held,held_reason,disruptive,actions,reboot_reasons,unmet,config_files"
 #define STATUS_PF_KEYS                                                                    \
 	"pci,name,driver,state,reason,num_vfs,total_vfs,desired_num_vfs,pending_actions," \
 	"pending_reboot_reasons,last_apply,vfs"
@@ -294,7 +294,7 @@ static void test_status_pending_and_drift(void **state)
 		 "[Match]\nPCIAddress=" ICE_PF "\n[PhysicalFunction]\nVirtualFunctions=2\n"
 		 "[VirtualFunction 1]\nVLANId=5\n",
 		 NULL);
-	assert_int_equal(report_status(&e->v, e->runtime, true, &pending), 0);
+	assert_int_equal(report_status(&e->v, e->runtime, NULL, true, &pending), 0);
 	assert_keys(pending, "pfs");
 	assert_int_equal(len(pending, "pfs"), 3);
 	pf = idx(pending, "pfs", 0);
@@ -324,7 +324,7 @@ static void test_status_pending_and_drift(void **state)
 
 	/* applied before, differs now: drift */
 	write_record(e, ICE_PF, "ens1f0", PF_STATUS_APPLIED, NULL);
-	assert_int_equal(report_status(&e->v, e->runtime, true, &drifted), 0);
+	assert_int_equal(report_status(&e->v, e->runtime, NULL, true, &drifted), 0);
 	assert_int_equal(len(drifted, "pfs"), 3);
 	pf = find_pf(drifted, ICE_PF);
 	assert_string_equal(str(pf, "state"), "drifted");
@@ -340,7 +340,7 @@ static void test_status_pending_and_drift(void **state)
 
 	/* the last apply failed: its error is the reason */
 	write_record(e, ICE_PF, "ens1f0", PF_STATUS_FAILED, "set 2 VFs failed: EIO");
-	assert_int_equal(report_status(&e->v, e->runtime, true, &failed), 0);
+	assert_int_equal(report_status(&e->v, e->runtime, NULL, true, &failed), 0);
 	pf = find_pf(failed, ICE_PF);
 	assert_string_equal(str(pf, "state"), "failed");
 	assert_string_equal(str(pf, "reason"), "set 2 VFs failed: EIO");
@@ -356,7 +356,7 @@ static void test_status_applied_and_held(void **state)
 	write_record(e, ICE_PF, "ens1f0", PF_STATUS_APPLIED, NULL);
 	env_load(e, FIXTURES "mixed.json",
 		 "[Match]\nPCIAddress=" ICE_PF "\n[PhysicalFunction]\nVirtualFunctions=2\n", NULL);
-	assert_int_equal(report_status(&e->v, e->runtime, true, &applied), 0);
+	assert_int_equal(report_status(&e->v, e->runtime, NULL, true, &applied), 0);
 	pf = find_pf(applied, ICE_PF);
 	assert_string_equal(str(pf, "state"), "applied");
 	assert_null(get(pf, "reason"));
@@ -365,7 +365,7 @@ static void test_status_applied_and_held(void **state)
 
 	env_load(e, FIXTURES "mixed.json",
 		 "[Match]\nPCIAddress=" ICE_PF "\n[VirtualFunction]\nVLANId=9999\n", NULL);
-	assert_int_equal(report_status(&e->v, e->runtime, true, &held), 0);
+	assert_int_equal(report_status(&e->v, e->runtime, NULL, true, &held), 0);
 	pf = find_pf(held, ICE_PF);
 	assert_string_equal(str(pf, "state"), "held");
 	assert_string_equal(str(pf, "reason"), LAYOUT ":4: VLANId=9999: must be 0..4095");
@@ -384,7 +384,7 @@ static void test_status_gone(void **state)
 	write_record(e, "0000:af:00.0", "ens9f0", PF_STATUS_APPLIED, NULL);
 	env_load(e, FIXTURES "mixed.json", NULL, NULL);
 
-	assert_int_equal(report_status(&e->v, e->runtime, true, &all), 0);
+	assert_int_equal(report_status(&e->v, e->runtime, NULL, true, &all), 0);
 	assert_int_equal(len(all, "pfs"), 4);
 	pf = idx(all, "pfs", 3);
 	assert_keys(pf, "pci,name,state");
@@ -394,36 +394,42 @@ static void test_status_gone(void **state)
 	/* a record of a PF that is still there is not "gone" */
 	assert_string_equal(str(find_pf(all, ICE_PF), "state"), "not-configured");
 
-	assert_int_equal(report_status(&e->v, e->runtime, false, &here), 0);
+	assert_int_equal(report_status(&e->v, e->runtime, NULL, false, &here), 0);
 	assert_int_equal(len(here, "pfs"), 3);
 	assert_null(find_pf(here, "0000:af:00.0"));
 }
 
-static void test_reboot_reasons(void **state)
+/* vfio-pci on a host without an IOMMU: degraded, with the arguments to add;
+ * never a pending reboot, and the VF row never "ok". */
+static void test_vfio_without_iommu(void **state)
 {
 	struct env *e = *state;
 	_cleanup_json_ struct json_object *status = NULL, *plan = NULL;
-	struct json_object *pf;
+	struct json_object *pf, *vf;
 
-	/* igb-82576.json has no IOMMU: vfio-pci needs a reboot */
-	env_load(e, FIXTURES "igb-82576.json",
-		 "[Match]\nPCIAddress=0000:01:00.0\n[PhysicalFunction]\nVirtualFunctions=2\n"
-		 "[VirtualFunction 0]\nDriver=vfio-pci\n",
-		 NULL);
-	assert_int_equal(report_status(&e->v, e->runtime, true, &status), 0);
-	pf = find_pf(status, "0000:01:00.0");
-	assert_int_equal(len(pf, "pending_reboot_reasons"), 1);
-	assert_non_null(strstr(json_object_get_string(idx(pf, "pending_reboot_reasons", 0)),
-			       "intel_iommu=on"));
+	/* the ice PF of mixed.json runs 2 iavf VFs; here without an IOMMU */
+	env_load(e, FIXTURES "mixed.json",
+		 "[Match]\nPCIAddress=" ICE_PF "\n[VirtualFunction 0]\nDriver=vfio-pci\n", NULL);
+	host_view_done(&e->v);
+	e->hs->iommu = false;
+	assert_int_equal(host_view_build(e->hs, &e->set, NULL, &e->v), 0);
+	assert_int_equal(report_status(&e->v, e->runtime, NULL, true, &status), 0);
+	pf = find_pf(status, ICE_PF);
+	assert_string_equal(str(pf, "state"), "degraded");
+	assert_string_equal(str(pf, "reason"),
+			    "VF 0 wants vfio-pci but the IOMMU is off: add intel_iommu=on (or "
+			    "amd_iommu=on) iommu=pt to the kernel command line and reboot");
+	assert_int_equal(len(pf, "pending_reboot_reasons"), 0);
+	vf = idx(pf, "vfs", 0);
+	assert_string_equal(str(vf, "driver"), "iavf");
+	assert_string_equal(str(vf, "layout"), "differs: driver vfio-pci (now iavf)");
+	assert_string_equal(str(idx(pf, "vfs", 1), "layout"), "ok");
 
 	assert_int_equal(report_plan(&e->v, &plan), 0);
-	pf = find_pf(plan, "0000:01:00.0");
-	assert_int_equal(len(pf, "reboot_reasons"), 1);
-	assert_string_equal(json_object_get_string(idx(pf, "reboot_reasons", 0)),
-			    json_object_get_string(idx(find_pf(status, "0000:01:00.0"),
-						       "pending_reboot_reasons", 0)));
-	for (size_t i = 0; i < len(pf, "actions"); i++)
-		assert_string_not_equal(str(idx(pf, "actions", i), "action"), "bind_vf");
+	pf = find_pf(plan, ICE_PF);
+	assert_int_equal(len(pf, "reboot_reasons"), 0);
+	assert_int_equal(len(pf, "unmet"), 1);
+	assert_int_equal(len(pf, "actions"), 0);
 }
 
 int main(void)
@@ -435,7 +441,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_status_pending_and_drift, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_status_applied_and_held, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_status_gone, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reboot_reasons, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vfio_without_iommu, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

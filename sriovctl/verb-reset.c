@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* sriovctl reset [PF...]: removes what sriov-persist created on PFs whose
+ * layout is gone (the VF count, switchdev), while they are as they were
+ * left. A disruptive change: it follows [Disruption] Policy=. */
+
+#include "json-util.h"
+#include "sriovctl.h"
+
+/* Returns whether the PF is in the state reset wants. */
+static bool print_result(const struct ctl *c, const struct apply_pf_result *res, bool named)
+{
+	const struct pf_status *st = &res->status;
+	_cleanup_free_ char *who = st->name ? strdup_printf("%s (%s)", st->pci, st->name) :
+					      strdup(st->pci);
+
+	switch (st->state) {
+	case PF_STATUS_APPLIED:
+		if (res->changed)
+			printf("%s: %s, %u action(s); %u VFs\n", strna(who),
+			       ctl_paint(c, ANSI_GREEN, "reset"), st->n_actions, st->num_vfs);
+		else if (named)
+			printf("%s: nothing that sriov-persist created is left on it\n",
+			       strna(who));
+		return true;
+	case PF_STATUS_HELD:
+	case PF_STATUS_FAILED:
+	case PF_STATUS_DEGRADED:
+		printf("%s: %s: %s\n", strna(who), ctl_paint(c, ANSI_RED, "not reset"),
+		       strna(st->error));
+		return false;
+	case PF_STATUS_DEFERRED:
+		printf("%s: %s: %s\n", strna(who), ctl_paint(c, ANSI_YELLOW, "deferred"),
+		       strna(st->error));
+		return false;
+	case _PF_STATUS_STATE_MAX:
+	case _PF_STATUS_STATE_INVALID:
+		break;
+	}
+	return false;
+}
+
+static int reset_one(struct ctl *c, struct host *h, const struct layout_set *set,
+		     const struct mainconf *conf, const char *only, bool *ok)
+{
+	struct apply_result res = {};
+	struct apply_options opts = {
+		.conf = conf,
+		.runtime_dir = c->runtime_dir,
+		.state_dir = c->state_dir,
+		.only = only,
+		.on_action = ctl_on_action,
+		.userdata = c,
+		.reset = true,
+	};
+	size_t done = 0;
+	int r;
+
+	r = apply_run(h, set, &opts, &res);
+	if (r == -ENXIO) {
+		fprintf(stderr, "No PF '%s' on this host\n", only);
+		*ok = false;
+		return 0;
+	}
+	if (r < 0 && r != -EIO) {
+		fprintf(stderr, "Resetting failed: %s%s%s\n", strerror(-r), h->error[0] ? ": " : "",
+			h->error);
+		return r;
+	}
+	for (size_t i = 0; i < res.n_pfs; i++) {
+		*ok &= print_result(c, &res.pfs[i], only != NULL);
+		done += res.pfs[i].changed;
+	}
+	if (!only && done == 0 && *ok)
+		printf("Nothing to reset: no PF has what a removed layout left\n");
+	apply_result_done(&res);
+	return 0;
+}
+
+/* Reset() through sriov-persistd, one call per PF named. */
+static int reset_by_daemon(struct ctl *c)
+{
+	bool ok = true;
+
+	if (c->n_args == 0)
+		return bus_client_apply(c->bus, "Reset", "") < 0 ? EXIT_FAIL : EXIT_OK;
+	for (int i = 0; i < c->n_args; i++) {
+		if (bus_client_apply(c->bus, "Reset", c->args[i]) < 0)
+			ok = false;
+		else
+			printf("%s: reset (or waiting for a drain; see sriovctl status)\n",
+			       c->args[i]);
+	}
+	return ok ? EXIT_OK : EXIT_FAIL;
+}
+
+int verb_reset(struct ctl *c)
+{
+	_cleanup_layout_set_ struct layout_set *set = NULL;
+	_cleanup_host_ struct host *h = NULL;
+	struct mainconf conf;
+	bool ok = true;
+	int r = 0;
+
+	c->acting = "resetting";
+	if (c->bus)
+		return reset_by_daemon(c);
+	if (ctl_open_host(c, &h) < 0 || ctl_load_layouts(c, &set) < 0)
+		return EXIT_FAIL;
+	ctl_print_diags(&set->diags);
+	if (ctl_load_mainconf(c, &conf) < 0)
+		return EXIT_FAIL;
+	if (c->n_args == 0)
+		r = reset_one(c, h, set, &conf, NULL, &ok);
+	for (int i = 0; r >= 0 && i < c->n_args; i++)
+		r = reset_one(c, h, set, &conf, c->args[i], &ok);
+	mainconf_done(&conf);
+	return r >= 0 && ok ? EXIT_OK : EXIT_FAIL;
+}

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* The small helpers: writing files safely, the directories we own, and the
+ * nearest name for a typo. */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "suggest.h"
+#include "util.h"
+
+struct tmp {
+	char dir[64];
+};
+
+static int setup(void **state)
+{
+	struct tmp *t = calloc(1, sizeof(*t));
+
+	snprintf(t->dir, sizeof(t->dir), "/tmp/test-util-XXXXXX");
+	assert_non_null(mkdtemp(t->dir));
+	*state = t;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct tmp *t = *state;
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", t->dir);
+	assert_int_equal(system(cmd), 0);
+	free(t);
+	return 0;
+}
+
+static char *at(const struct tmp *t, const char *name)
+{
+	static char buf[4][256];
+	static unsigned k;
+
+	k = (k + 1) % 4;
+	snprintf(buf[k], sizeof(buf[k]), "%s/%s", t->dir, name);
+	return buf[k];
+}
+
+static char *slurp(const char *path)
+{
+	char *text = NULL;
+
+	assert_int_equal(read_file(path, &text), 0);
+	return text;
+}
+
+static void spit(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "we");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* The temporary file is ours alone: a link someone placed under its name,
+ * symbolic or hard, is replaced, and what it pointed to is left as it was. */
+static void test_write_file_atomic_never_follows(void **state)
+{
+	struct tmp *t = *state;
+	char tmpname[64];
+	_cleanup_free_ char *victim = NULL, *victim2 = NULL, *written = NULL;
+	struct stat st;
+
+	snprintf(tmpname, sizeof(tmpname), ".#state.json.%d", (int)getpid());
+	spit(at(t, "victim"), "precious\n");
+	spit(at(t, "victim2"), "also precious\n");
+	assert_int_equal(symlink(at(t, "victim"), at(t, tmpname)), 0);
+	assert_int_equal(write_file_atomic(t->dir, "state.json", "{}\n", 0640), 0);
+	victim = slurp(at(t, "victim"));
+	assert_string_equal(victim, "precious\n");
+	written = slurp(at(t, "state.json"));
+	assert_string_equal(written, "{}\n");
+	assert_int_equal(lstat(at(t, "state.json"), &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0640);
+	assert_int_equal(lstat(at(t, tmpname), &st), -1);
+
+	assert_int_equal(link(at(t, "victim2"), at(t, tmpname)), 0);
+	assert_int_equal(write_file_atomic(t->dir, "state.json", "{\"a\":1}\n", 0644), 0);
+	victim2 = slurp(at(t, "victim2"));
+	assert_string_equal(victim2, "also precious\n");
+	assert_int_equal(stat(at(t, "victim2"), &st), 0);
+	assert_int_equal(st.st_nlink, 1);
+
+	/* a directory that is not there: an error, nothing made */
+	assert_int_equal(write_file_atomic(at(t, "missing"), "x", "y", 0644), -ENOENT);
+}
+
+static void test_mkdir_owned(void **state)
+{
+	struct tmp *t = *state;
+
+	assert_int_equal(mkdir_owned(at(t, "a/b/c"), 0755), 0);
+	assert_int_equal(mkdir_owned(at(t, "a/b/c"), 0755), 0);
+	/* a link to a directory is not our directory */
+	assert_int_equal(mkdir(at(t, "elsewhere"), 0755), 0);
+	assert_int_equal(symlink(at(t, "elsewhere"), at(t, "host.json.run")), 0);
+	assert_int_equal(mkdir_owned(at(t, "host.json.run"), 0755), -ELOOP);
+	spit(at(t, "file"), "x");
+	assert_int_equal(mkdir_owned(at(t, "file"), 0755), -ENOTDIR);
+	/* someone else's: only root can make one here (CI runs as root) */
+	if (geteuid() == 0) {
+		assert_int_equal(mkdir(at(t, "theirs"), 0755), 0);
+		assert_int_equal(chown(at(t, "theirs"), 65534, 65534), 0);
+		assert_int_equal(mkdir_owned(at(t, "theirs"), 0755), -EPERM);
+	} else {
+		print_message("not root: the owner check is exercised by CI, which runs as root\n");
+	}
+}
+
+static void test_suggest(void **state)
+{
+	static const char *const keys[] = { "VirtualFunctions", "MTUBytes", "LinkUp",
+					    "Device",		"Driver",   "Name" };
+	static const struct {
+		const char *typo, *meant;
+	} cases[] = {
+		{ "VirtualFuntions", "VirtualFunctions" },
+		{ "virtualfunctions", "VirtualFunctions" },
+		{ "VirtualFunction", "VirtualFunctions" },
+		{ "Devcie", "Device" }, /* one transposition */
+		{ "Drivr", "Driver" },
+		{ "MTUByte", "MTUBytes" },
+		{ "Virtual", "VirtualFunctions" }, /* cut short */
+		{ "MTU", NULL },
+		{ "Nmae", "Name" },
+		{ "Foo", NULL },
+		{ "Bandwidth", NULL },
+		{ "", NULL },
+	};
+
+	assert_int_equal(suggest_distance("Device", "Devcie"), 1);
+	assert_int_equal(suggest_distance("abc", ""), 3);
+	assert_int_equal(suggest_distance("kitten", "sitting"), 3);
+	assert_int_equal(suggest_distance("TRUST", "trust"), 0);
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		struct suggest s = suggest_init(cases[i].typo);
+		char hint[96];
+
+		for (size_t k = 0; k < ELEMENTSOF(keys); k++)
+			suggest_consider(&s, keys[k]);
+		if (!cases[i].meant) {
+			assert_null(s.best);
+			assert_string_equal(suggest_hint(&s, hint, sizeof(hint)), "");
+		} else {
+			assert_non_null(s.best);
+			assert_string_equal(s.best, cases[i].meant);
+		}
+	}
+	/* names too long to measure are never suggested for a short typo */
+	{
+		char longname[100];
+		struct suggest s = suggest_init("Name");
+
+		memset(longname, 'x', sizeof(longname) - 1);
+		longname[sizeof(longname) - 1] = '\0';
+		suggest_consider(&s, longname);
+		assert_null(s.best);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_write_file_atomic_never_follows, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_mkdir_owned, setup, teardown),
+		cmocka_unit_test(test_suggest),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
