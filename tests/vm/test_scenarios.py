@@ -240,8 +240,8 @@ def test_layout_error_holds_the_pf(vm, product, steps):
                      f"ls -l /sys/bus/pci/devices/{pci}/ | grep virtfn; "
                      f"for v in /sys/bus/pci/devices/{pci}/virtfn*; do readlink $v/driver; done")
     assert after == before, "a held PF was changed"
-    out = vm.check("sriovctl --no-color status")
-    assert "held" in out and "50-igb.conf:13: VLANId=5000" in out, out
+    rc, out = vm.run("sriovctl --no-color status")
+    assert rc == 1 and "held" in out and "50-igb.conf:13: VLANId=5000" in out, (rc, out)
     rc, _ = vm.run(f"systemctl start sriov-persist-apply@{pci}.service", timeout=120)
     assert rc != 0
     log = vm.check(f"journalctl -o cat -u sriov-persist-apply@{pci}.service")
