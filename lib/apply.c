@@ -215,58 +215,201 @@ static char *action_error(struct host *h, const struct action *a, int r)
 	return strdup_printf("%s failed: %s", strna(what), strerror(-r));
 }
 
-static void record_created(const struct pf_run *run, const char *pci, const struct action *a)
+/* Before a plan that creates something (VFs, switchdev), the record of what
+ * sriov-persist created says what it will have made: a later reset must
+ * know it. One that cannot be written stops the apply before it starts. */
+static int record_intent(const struct pf_run *run, const char *pci, const struct plan *p)
 {
-	struct pf_created c = { .when = run_now(run) };
+	struct pf_created c = {};
+	bool creates = false;
 
 	if (!run->opts->state_dir)
-		return;
+		return 0;
+	if (pf_created_read(run->opts->state_dir, pci, &c) < 0)
+		c = (struct pf_created){};
+	for (size_t i = 0; i < p->n_actions; i++) {
+		const struct action *a = &p->actions[i];
+
+		if (a->type == ACTION_SET_NUM_VFS)
+			c.num_vfs = a->value;
+		else if (a->type == ACTION_SET_ESWITCH_MODE)
+			c.eswitch_switchdev = a->value == ESWITCH_MODE_SWITCHDEV;
+		else
+			continue;
+		creates = true;
+	}
+	if (!creates)
+		return 0;
 	snprintf(c.pci, sizeof(c.pci), "%s", pci);
-	(void)pf_created_read(run->opts->state_dir, pci, &c);
-	if (a->type == ACTION_SET_NUM_VFS)
-		c.num_vfs = a->value;
-	else if (a->type == ACTION_SET_ESWITCH_MODE)
-		c.eswitch_switchdev = a->value == ESWITCH_MODE_SWITCHDEV;
-	else
-		return;
 	c.when = run_now(run);
-	if (pf_created_write(run->opts->state_dir, &c) < 0)
-		(void)diag_add(run->diags, DIAG_WARNING, NULL, 0,
-			       "%s: could not record what was created in %s", pci,
-			       run->opts->state_dir);
+	return pf_created_write(run->opts->state_dir, &c);
+}
+
+/* VFs whose own actions failed: their other actions are skipped, and those
+ * of the PF's other VFs go on. unbound: VFs an action of this plan took off
+ * their driver and that are not bound again yet. */
+struct vf_failures {
+	uint32_t *vfs;
+	size_t n;
+	uint32_t *unbound;
+	size_t n_unbound;
+	char **messages;
+};
+
+static bool vf_listed(const uint32_t *l, size_t n, uint32_t vf)
+{
+	for (size_t i = 0; i < n; i++)
+		if (l[i] == vf)
+			return true;
+	return false;
+}
+
+static int vf_list_set(uint32_t **l, size_t *n, uint32_t vf, bool on)
+{
+	uint32_t *m;
+
+	for (size_t i = 0; i < *n; i++)
+		if ((*l)[i] == vf) {
+			if (!on)
+				(*l)[i] = (*l)[--*n];
+			return 0;
+		}
+	if (!on)
+		return 0;
+	m = realloc(*l, sizeof(*m) * (*n + 1));
+	if (!m)
+		return -ENOMEM;
+	m[(*n)++] = vf;
+	*l = m;
+	return 0;
+}
+
+static void vf_failures_done(struct vf_failures *f)
+{
+	free(f->vfs);
+	free(f->unbound);
+	strv_free(f->messages);
+}
+
+/* Binds a VF that an action of this plan left on no driver back on the one
+ * it had before this apply (or the kernel's VF driver, when it had none or
+ * that is the one that failed): never a VF that nothing drives because of
+ * us. Returns what happened, for the PF's error; NULL on ENOMEM. */
+static char *put_back(struct pf_run *run, const struct pf_state *pf, uint32_t vf,
+		      const char *failed, struct vf_failures *f)
+{
+	const char *had = vf < pf->n_vfs ? pf->vfs[vf].driver : NULL;
+	struct action back = { .type = ACTION_BIND_VF, .vf = vf };
+	int r;
+
+	back.str = had && !streq_ptr(had, failed) ? (char *)had : NULL;
+	r = execute(run->host, pf->pci, &back, run->opts->conf->sysfs_write_timeout);
+	if (run->opts->on_action)
+		run->opts->on_action(pf, &back, r, run->host->error, run->opts->userdata);
+	(void)vf_list_set(&f->unbound, &f->n_unbound, vf, false);
+	if (r >= 0)
+		return strdup_printf("VF %u is back on %s", vf,
+				     back.str		   ?:
+					     pf->vf_driver ?:
+							     "the kernel's VF driver");
+	return strdup_printf("putting VF %u back on %s failed too: %s", vf,
+			     back.str		   ?:
+				     pf->vf_driver ?:
+						     "the kernel's VF driver",
+			     strerror(-r));
+}
+
+/* A VF action failed: its VF is put back on a driver if the plan had taken
+ * it off one, and its other actions are skipped. */
+static int vf_failed(struct pf_run *run, const struct pf_state *pf, const struct action *a, int err,
+		     struct vf_failures *f)
+{
+	_cleanup_free_ char *why = action_error(run->host, a, err), *back = NULL;
+
+	if (!why)
+		return -ENOMEM;
+	if (vf_listed(f->unbound, f->n_unbound, a->vf)) {
+		back = put_back(run, pf, a->vf, a->str, f);
+		if (!back)
+			return -ENOMEM;
+	}
+	if (strv_consume(&f->messages, back ? strdup_printf("%s; %s", why, back) : TAKE_PTR(why)) <
+	    0)
+		return -ENOMEM;
+	return vf_list_set(&f->vfs, &f->n, a->vf, true);
+}
+
+static int run_action(struct pf_run *run, const struct pf_state *pf, const struct action *a,
+		      struct vf_failures *f)
+{
+	const struct mainconf *c = run->opts->conf;
+	usec_t now = now_monotonic(), timeout = run->deadline - now;
+	bool vf = a->type >= ACTION_UNBIND_VF;
+	int r;
+
+	if (timeout > c->sysfs_write_timeout)
+		timeout = c->sysfs_write_timeout;
+	r = execute(run->host, pf->pci, a, timeout);
+	run->res->status.host_usec += now_monotonic() - now;
+	if (run->opts->on_action)
+		run->opts->on_action(pf, a, r, run->host->error, run->opts->userdata);
+	if (r < 0 && !vf)
+		return set_outcome(run->res, PF_STATUS_FAILED, action_error(run->host, a, r));
+	if (r < 0)
+		return vf_failed(run, pf, a, r, f);
+	run->res->status.n_actions++;
+	run->res->changed = true;
+	if (a->type == ACTION_UNBIND_VF || a->type == ACTION_BIND_VF)
+		return vf_list_set(&f->unbound, &f->n_unbound, a->vf, a->type == ACTION_UNBIND_VF);
+	return 0;
 }
 
 static int execute_plan(struct pf_run *run, const struct pf_state *pf, const struct plan *p)
 {
 	const struct mainconf *c = run->opts->conf;
+	struct vf_failures f = {};
+	int r;
 
-	for (size_t i = 0; i < p->n_actions; i++) {
+	r = record_intent(run, pf->pci, p);
+	if (r < 0)
+		return set_outcome(
+			run->res, PF_STATUS_FAILED,
+			strdup_printf("nothing done: recording what sriov-persist creates "
+				      "in %s failed: %s",
+				      run->opts->state_dir, strerror(-r)));
+	for (size_t i = 0; r >= 0 && run->res->status.state != PF_STATUS_FAILED && i < p->n_actions;
+	     i++) {
 		const struct action *a = &p->actions[i];
-		usec_t now = now_monotonic(), timeout;
-		int r;
 
-		if (now >= run->deadline)
-			return set_outcome(
+		if (a->type >= ACTION_UNBIND_VF && vf_listed(f.vfs, f.n, a->vf))
+			continue;
+		if (now_monotonic() >= run->deadline)
+			r = set_outcome(
 				run->res, PF_STATUS_FAILED,
 				strdup_printf(
 					"timed out after TimeoutSec=%llus with %zu of %zu actions done",
 					(unsigned long long)(c->apply_timeout / USEC_PER_SEC), i,
 					p->n_actions));
-		timeout = run->deadline - now;
-		if (timeout > c->sysfs_write_timeout)
-			timeout = c->sysfs_write_timeout;
-		r = execute(run->host, pf->pci, a, timeout);
-		run->res->status.host_usec += now_monotonic() - now;
-		if (run->opts->on_action)
-			run->opts->on_action(pf, a, r, run->host->error, run->opts->userdata);
-		if (r < 0)
-			return set_outcome(run->res, PF_STATUS_FAILED,
-					   action_error(run->host, a, r));
-		run->res->status.n_actions++;
-		run->res->changed = true;
-		record_created(run, pf->pci, a);
+		else
+			r = run_action(run, pf, a, &f);
 	}
-	return 0;
+	/* stopped between unbind and bind (time ran out, a PF action failed) */
+	while (r >= 0 && f.n_unbound > 0) {
+		char *back = put_back(run, pf, f.unbound[0], NULL, &f);
+
+		r = back ? strv_consume(&f.messages, back) : -ENOMEM;
+	}
+	if (r >= 0 && f.messages) {
+		_cleanup_free_ char *vfs = strv_join(f.messages, "; ");
+		struct pf_status *st = &run->res->status;
+
+		r = set_outcome(run->res, PF_STATUS_FAILED,
+				st->state == PF_STATUS_FAILED ?
+					strdup_printf("%s; %s", strna(st->error), strna(vfs)) :
+					TAKE_PTR(vfs));
+	}
+	vf_failures_done(&f);
+	return r;
 }
 
 /* After executing, the host must be in the desired state: read it back and
@@ -436,6 +579,27 @@ static int status_init(struct pf_status *st, const struct pf_state *pf)
 	return 0;
 }
 
+/* The PF's lock, or -errno with the outcome set: failed, or busy (another
+ * process holds it, lock_nowait). */
+static int take_lock(struct pf_run *run, const struct pf_state *pf)
+{
+	const struct apply_options *o = run->opts;
+	int lock = pf_lock(o->runtime_dir, pf->pci, o->lock_nowait ? 0 : o->conf->apply_timeout);
+
+	if (lock == -ETIMEDOUT && o->lock_nowait) {
+		run->res->busy = true;
+		return lock;
+	}
+	if (lock < 0) {
+		int r = set_outcome(run->res, PF_STATUS_FAILED,
+				    strdup_printf("taking the lock in %s/lock failed: %s",
+						  o->runtime_dir, strerror(-lock)));
+
+		return r < 0 ? r : lock;
+	}
+	return lock;
+}
+
 /* A PF no layout selects is never touched. What sriov-persist created on it
  * while a layout selected it stays, as the host has it: a layout file that
  * went away for a moment must not destroy running VFs. Only a reset removes
@@ -451,8 +615,20 @@ static int apply_unconfigured(struct pf_run *run, const struct pf_state *pf)
 	run->res->configured = false;
 	snprintf(st->pci, sizeof(st->pci), "%s", pf->pci);
 	r = apply_leftover(o->state_dir, pf, &c);
-	if (r < 0)
+	if (r == -ENOMEM)
 		return r;
+	if (r < 0 && o->reset) {
+		r = status_init(st, pf);
+		if (r < 0)
+			return r;
+		return set_outcome(
+			run->res, PF_STATUS_FAILED,
+			strdup_printf("reading what sriov-persist created from %s failed: "
+				      "%s; nothing reset",
+				      o->state_dir, strerror(-r)));
+	}
+	if (r < 0) /* not ours to know, and a PF no layout selects is left alone anyway */
+		return pf_status_remove(o->runtime_dir, pf->pci);
 	if (r == 0) {
 		/* someone changed the PF since (or it rebooted): what is there
 		 * is not ours any more */
@@ -466,12 +642,12 @@ static int apply_unconfigured(struct pf_run *run, const struct pf_state *pf)
 	if (r < 0)
 		return r;
 	st->started = run_now(run);
-	lock = pf_lock(o->runtime_dir, pf->pci, o->conf->apply_timeout);
-	if (lock < 0)
-		return set_outcome(run->res, PF_STATUS_FAILED,
-				   strdup_printf("taking the lock in %s/lock failed: %s",
-						 o->runtime_dir, strerror(-lock)));
+	lock = take_lock(run, pf);
+	if (lock < 0 || run->res->busy)
+		return lock == -ENOMEM ? lock : 0;
+	run->host->lock_fd = lock;
 	r = reset_locked(run, &c);
+	run->host->lock_fd = -EBADF;
 	if (r < 0)
 		return r;
 	st->finished = run_now(run);
@@ -497,6 +673,8 @@ static int refuse_reset(struct pf_run *run, const struct pf_state *pf)
 				  "left; change or remove the layout instead"));
 }
 
+static int record_status(struct pf_run *run, const struct pf_state *pf);
+
 static int apply_one(struct pf_run *run, const struct pf_state *pf, bool configured)
 {
 	struct pf_status *st = &run->res->status;
@@ -515,24 +693,54 @@ static int apply_one(struct pf_run *run, const struct pf_state *pf, bool configu
 	st->started = run_now(run);
 	run->res->configured = true;
 	run->deadline = now_monotonic() + o->conf->apply_timeout;
+	if (o->hold) {
+		r = set_outcome(run->res, PF_STATUS_HELD, strdup(o->hold));
+		if (r < 0)
+			return r;
+		st->finished = st->started;
+		return record_status(run, pf);
+	}
 
-	lock = pf_lock(o->runtime_dir, pf->pci, o->conf->apply_timeout);
+	lock = take_lock(run, pf);
+	if (run->res->busy)
+		return 0;
 	if (lock < 0)
-		r = set_outcome(run->res, PF_STATUS_FAILED,
-				strdup_printf("taking the lock in %s/lock failed: %s",
-					      o->runtime_dir, strerror(-lock)));
-	else
+		r = lock == -ENOMEM ? lock : 0;
+	else {
+		run->host->lock_fd = lock;
 		r = apply_locked(run, pf->pci);
+		run->host->lock_fd = -EBADF;
+	}
 	if (r < 0)
 		return r;
 	st->finished = run_now(run);
 	if (!run->res->configured)
 		return pf_status_remove(o->runtime_dir, pf->pci);
+	return record_status(run, pf);
+}
+
+/* The status record of a configured PF; one that cannot be written fails it. */
+static int record_status(struct pf_run *run, const struct pf_state *pf)
+{
+	const struct apply_options *o = run->opts;
+	struct pf_status *st = &run->res->status;
+	int r;
+
 	r = pf_status_write(o->runtime_dir, st);
-	if (r < 0)
-		(void)diag_add(run->diags, DIAG_WARNING, NULL, 0,
-			       "%s: could not write the status record in %s: %s", pf->pci,
-			       o->runtime_dir, strerror(-r));
+	if (r < 0) {
+		/* The boot gate and status read this record: without it the PF
+		 * is not applied as far as anyone can tell. */
+		_cleanup_free_ char *was =
+			st->state == PF_STATUS_APPLIED ?
+				strdup("applied") :
+				strdup_printf("%s: %s", pf_status_state_to_string(st->state),
+					      strna(st->error));
+
+		return set_outcome(run->res, PF_STATUS_FAILED,
+				   strdup_printf("writing the status record in %s/pf failed: %s "
+						 "(the apply itself: %s)",
+						 o->runtime_dir, strerror(-r), strna(was)));
+	}
 	return 0;
 }
 
@@ -575,7 +783,7 @@ int apply_run(struct host *h, const struct layout_set *set, const struct apply_o
 			return r;
 		}
 		/* unconfigured PFs count when undoing what we created failed */
-		if (run.res->status.state != PF_STATUS_APPLIED)
+		if (run.res->status.state != PF_STATUS_APPLIED || run.res->busy)
 			ok = false;
 	}
 	*ret = res;

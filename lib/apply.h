@@ -32,6 +32,13 @@ struct apply_options {
 	 * A PF that a layout selects is left alone: with only set, that is a
 	 * failure; without, it is not part of the result. */
 	bool reset;
+	/* Not NULL: every configured PF is held with this reason, and recorded so
+	 * (the main configuration has errors: no one can tell its policy). */
+	const char *hold;
+	/* The PF lock is only tried, never waited for: a PF that another process
+	 * (an apply unit, sriovctl) holds is left to it, and its result says
+	 * busy (the daemon, whose event loop must never wait on a lock). */
+	bool lock_nowait;
 };
 
 struct apply_pf_result {
@@ -40,6 +47,9 @@ struct apply_pf_result {
 	bool changed;	 /* at least one action ran */
 	/* DEFERRED until the node is drained (Policy=drain, Kubernetes enabled) */
 	bool needs_drain;
+	/* lock_nowait and another process holds the PF's lock: nothing done,
+	 * nothing recorded (that process records its own result) */
+	bool busy;
 };
 
 struct apply_result {

@@ -261,6 +261,10 @@ static int resolve_macs(struct ctx *c)
 		if (!vf_settings_has(v, VF_KEY_MAC) || v->mac_mode != MAC_MODE_STABLE)
 			continue;
 		c->was_stable[i] = true;
+		/* planning a snapshot without the machine ID: the host derives it */
+		if (!c->host->has_machine_id && c->host->stable_macs_on_host &&
+		    !mac_is_zero(&c->pf->permanent_mac))
+			continue;
 		/* without either input, every PF (or host) would derive the
 		 * same addresses */
 		if (!c->host->has_machine_id || mac_is_zero(&c->pf->permanent_mac)) {

@@ -91,28 +91,41 @@ struct write_result {
 	ssize_t written;
 };
 
-/* The child keeps only the directory and the pipe: a copy of any other
- * descriptor (a lock file, a netlink socket) would outlive the caller's use
- * of it for as long as the write hangs. */
-static void keep_only(int a, int b)
+/* The child keeps only the directory, the pipe and the PF's lock: a copy of
+ * any other descriptor (a netlink socket) would outlive the caller's use of
+ * it for as long as the write hangs, and the lock must (see struct host). */
+static void keep_only(int a, int b, int c)
 {
-	int lo = a < b ? a : b, hi = a < b ? b : a;
+	int keep[3] = { a, b, c }, next = 3;
 
-	if (lo > 3)
-		(void)close_range(3, (unsigned)lo - 1, 0);
-	if (hi > lo + 1)
-		(void)close_range((unsigned)lo + 1, (unsigned)hi - 1, 0);
-	(void)close_range((unsigned)hi + 1, ~0U, 0);
+	/* sorted, so that the gaps between them can be closed */
+	for (int i = 0; i < 3; i++)
+		for (int j = i + 1; j < 3; j++)
+			if (keep[j] < keep[i]) {
+				int t = keep[i];
+
+				keep[i] = keep[j];
+				keep[j] = t;
+			}
+	for (int i = 0; i < 3; i++) {
+		if (keep[i] < next)
+			continue;
+		if (keep[i] > next)
+			(void)close_range((unsigned)next, (unsigned)keep[i] - 1, 0);
+		next = keep[i] + 1;
+	}
+	(void)close_range((unsigned)next, ~0U, 0);
 }
 
 /* Runs in the grandchild: async-signal-safe calls only. */
-static _Noreturn void write_child(int dirfd, const char *attr, const char *value, int report)
+static _Noreturn void write_child(int dirfd, const char *attr, const char *value, int report,
+				  int lock)
 {
 	struct write_result res = {};
 	size_t len = strlen(value);
 	int fd;
 
-	keep_only(dirfd, report);
+	keep_only(dirfd, report, lock);
 	fd = openat(dirfd, attr, O_WRONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		res.error = errno;
@@ -127,7 +140,8 @@ static _Noreturn void write_child(int dirfd, const char *attr, const char *value
 /* Forks twice: the grandchild writes and is reaped by init whenever the
  * kernel lets it return, so a stuck write leaves neither a zombie nor a
  * SIGCHLD for the caller. The middle child only forks, and is reaped here. */
-static int spawn_writer(int dirfd, const char *attr, const char *value, int report_pipe[2])
+static int spawn_writer(int dirfd, const char *attr, const char *value, int report_pipe[2],
+			int lock)
 {
 	int status;
 	pid_t pid = fork();
@@ -140,7 +154,7 @@ static int spawn_writer(int dirfd, const char *attr, const char *value, int repo
 		close(report_pipe[0]);
 		g = fork();
 		if (g == 0)
-			write_child(dirfd, attr, value, report_pipe[1]);
+			write_child(dirfd, attr, value, report_pipe[1], lock);
 		_exit(g < 0 ? 1 : 0);
 	}
 	while (waitpid(pid, &status, 0) < 0)
@@ -180,7 +194,7 @@ int hl_write_attr(struct host_linux *hl, int dirfd, const char *attr, const char
 		return -errno;
 	rd = fds[0];
 	wr = fds[1];
-	r = spawn_writer(dirfd, attr, value, fds);
+	r = spawn_writer(dirfd, attr, value, fds, hl->host.lock_fd);
 	if (r < 0) {
 		host_set_error(&hl->host, "cannot start the writer of %s: %s", attr, strerror(-r));
 		return r;

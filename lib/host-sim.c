@@ -417,6 +417,7 @@ int host_sim_open(const char *path, struct host **ret)
 	if (!s)
 		return -ENOMEM;
 	s->host.ops = &sim_ops;
+	s->host.lock_fd = -EBADF;
 	/* absolute, for a daemon that changes its directory; through a
 	 * symbolic link to the file it points to, which is what gets replaced */
 	s->path = realpath(path, NULL);

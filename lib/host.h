@@ -43,6 +43,11 @@ struct host_ops {
 struct host {
 	const struct host_ops *ops;
 	char error[256]; /* detail of the last failure, "" when none */
+	/* The PF lock of the apply under way (-EBADF: none). A write that may
+	 * hang runs in a process that holds it too: a write that timed out and
+	 * lands later still does so under the lock, never under the next
+	 * applier's. */
+	int lock_fd;
 };
 
 /* Call the backend after clearing h->error. */

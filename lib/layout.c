@@ -286,11 +286,33 @@ static bool is_extension(const char *name)
 	return name[0] == 'X' && name[1] == '-';
 }
 
+/* The nearest section name is looked up for the first word alone, and the
+ * rest ("0-3" of "[VirtualFuntion 0-3]") is kept in the suggestion. */
+static int layout_unknown_section(struct layout_parser *p, const char *name, unsigned line)
+{
+	size_t head = strcspn(name, " \t");
+	char word[64], hint[96] = "";
+	struct suggest sg;
+
+	if (head < sizeof(word)) {
+		memcpy(word, name, head);
+		word[head] = '\0';
+		sg = suggest_init(word);
+		for (size_t i = 0; i < ELEMENTSOF(section_names); i++)
+			suggest_consider(&sg, section_names[i]);
+		if (sg.best)
+			snprintf(hint, sizeof(hint), "; did you mean '[%s%s]'?", sg.best,
+				 name + head);
+	}
+	return layout_error(p, line,
+			    "unknown section [%s]; sections are [Match], [PhysicalFunction] and "
+			    "[VirtualFunction ...]%s",
+			    name, hint);
+}
+
 static int layout_on_section(void *userdata, const char *name, unsigned line)
 {
 	struct layout_parser *p = userdata;
-	struct suggest sg;
-	char hint[96];
 	int r;
 
 	r = layout_finish_section(p);
@@ -313,13 +335,7 @@ static int layout_on_section(void *userdata, const char *name, unsigned line)
 	 * like [VirtualFunctions] must not silently drop its keys. */
 	if (strncmp(name, "VirtualFunction", strlen("VirtualFunction")) == 0)
 		return layout_start_vf_section(p, name, line);
-	sg = suggest_init(name);
-	for (size_t i = 0; i < ELEMENTSOF(section_names); i++)
-		suggest_consider(&sg, section_names[i]);
-	return layout_error(p, line,
-			    "unknown section [%s]; sections are [Match], [PhysicalFunction] and "
-			    "[VirtualFunction ...]%s",
-			    name, suggest_hint(&sg, hint, sizeof(hint)));
+	return layout_unknown_section(p, name, line);
 }
 
 /* Which other section knows key, for "it belongs in ...". */

@@ -22,6 +22,13 @@ static const uint32_t vf_attr_groups[] = {
 /* Every group with a set key whose value differs goes whole, the rest of
  * the group taken from the VF as it is. Attributes the driver does not
  * implement are never compared (desired.c allows only their defaults). */
+/* A key set to a value the plan can use: a stable MAC that the host derives
+ * (stable_macs_on_host) is not one. */
+static bool wanted(const struct vf_settings *want, enum vf_key k)
+{
+	return vf_settings_has(want, k) && !(k == VF_KEY_MAC && want->mac_mode == MAC_MODE_STABLE);
+}
+
 bool vf_attrs_diff(const struct driver_info *drv, const struct vf_settings *want,
 		   const struct vf_state *now, bool random_mac, struct vf_settings *ret)
 {
@@ -33,15 +40,14 @@ bool vf_attrs_diff(const struct driver_info *drv, const struct vf_settings *want
 		bool differs = false;
 
 		for (enum vf_key k = VF_KEY_MAC; k <= VF_KEY_MAX_TX_RATE; k++)
-			if ((vf_attr_groups[g] & (1u << k)) && vf_settings_has(want, k) &&
+			if ((vf_attr_groups[g] & (1u << k)) && wanted(want, k) &&
 			    (drv->vf_attrs & (1u << k)) &&
 			    ((k == VF_KEY_MAC && random_mac) ||
 			     !vf_settings_key_equal(want, &cur, k)))
 				differs = true;
 		for (enum vf_key k = VF_KEY_MAC; differs && k <= VF_KEY_MAX_TX_RATE; k++)
 			if (vf_attr_groups[g] & (1u << k))
-				vf_settings_key_copy(ret, vf_settings_has(want, k) ? want : &cur,
-						     k);
+				vf_settings_key_copy(ret, wanted(want, k) ? want : &cur, k);
 	}
 	ret->mac_mode = MAC_MODE_LITERAL;
 	return ret->set != 0;

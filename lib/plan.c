@@ -17,6 +17,7 @@
  * another driver (the VF is assumed unused; the policy is the caller's). */
 
 #include "plan.h"
+#include "dpconfig.h"
 
 #define KERNEL_DEFAULT_MTU 1500
 
@@ -477,6 +478,39 @@ static int plan_vf(struct plan_ctx *c, uint32_t i)
 	return 0;
 }
 
+/* Stable MACs that only the host can derive (its machine ID is not in the
+ * snapshot being planned): said, not planned. */
+static int note_stable_macs_on_host(struct plan_ctx *c)
+{
+	_cleanup_free_ uint32_t *idx = NULL;
+	_cleanup_free_ char *vfs = NULL;
+	size_t n = 0;
+
+	for (uint32_t i = 0; i < c->target && i < c->d->n_vfs; i++) {
+		const struct vf_settings *v = &c->d->vfs[i];
+		uint32_t *m;
+
+		if (!vf_settings_has(v, VF_KEY_MAC) || v->mac_mode != MAC_MODE_STABLE)
+			continue;
+		m = realloc(idx, sizeof(*m) * (n + 1));
+		if (!m)
+			return -ENOMEM;
+		idx = m;
+		idx[n++] = i;
+	}
+	if (n == 0)
+		return 0;
+	vfs = dpconfig_format_ranges(idx, n);
+	if (!vfs)
+		return -ENOMEM;
+	return strv_consume(
+		&c->p->notes,
+		strdup_printf("VF%s %s: MACAddress=stable is derived on the host from its "
+			      "machine ID, which this snapshot leaves out (--machine-id "
+			      "gives it)",
+			      n > 1 ? "s" : "", vfs));
+}
+
 static int plan_build_steps(struct plan_ctx *c)
 {
 	const struct pf_settings *s = &c->d->pf;
@@ -500,6 +534,8 @@ static int plan_build_steps(struct plan_ctx *c)
 		r = plan_vf(c, i);
 	if (r >= 0)
 		r = add_no_iommu_reason(c);
+	if (r >= 0)
+		r = note_stable_macs_on_host(c);
 	if (r >= 0)
 		r = prepend_modules(c);
 	return r;
@@ -526,7 +562,8 @@ int plan_build(const struct pf_desired *d, const struct pf_state *pf, const stru
 	snprintf(p->pci, sizeof(p->pci), "%s", pf->pci);
 	p->reboot_reasons = calloc(1, sizeof(char *));
 	p->unmet = calloc(1, sizeof(char *));
-	if (!p->reboot_reasons || !p->unmet)
+	p->notes = calloc(1, sizeof(char *));
+	if (!p->reboot_reasons || !p->unmet || !p->notes)
 		return -ENOMEM;
 	c.p = p;
 	r = plan_build_steps(&c);

@@ -49,6 +49,9 @@ struct plan {
 	 * the kernel runs without an IOMMU): sentences saying what to do. The PF
 	 * is then degraded, never "applied". */
 	char **unmet; /* NULL-terminated, never NULL */
+	/* what the plan leaves to the host itself: stable MACs of a snapshot
+	 * planned without its machine ID (host_state.stable_macs_on_host) */
+	char **notes; /* NULL-terminated, never NULL */
 };
 
 /* d must not be held. host gives loaded modules and the IOMMU. Every action

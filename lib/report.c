@@ -108,6 +108,12 @@ static int report_pf(const struct pf_view *pv, const char *runtime_dir, const ch
 			return -ENOMEM;
 	}
 	r.has_rec = pf_status_read(runtime_dir, pv->pf->pci, &r.rec) >= 0;
+	/* A reset that failed or waits for the policy says so, not "unconfigured". */
+	if (streq(r.state, "unconfigured") && r.has_rec &&
+	    (r.rec.state == PF_STATUS_FAILED || r.rec.state == PF_STATUS_DEFERRED) && r.rec.error) {
+		r.state = pf_status_state_to_string(r.rec.state);
+		r.why = r.rec.error;
+	}
 	if (pv->plan && pv->plan->n_actions > 0) {
 		bool ok = r.has_rec && r.rec.state == PF_STATUS_APPLIED;
 
@@ -326,6 +332,7 @@ static int pf_plan_fill(struct json_object *o, const struct pf_view *pv)
 		r = append(acts, action_json(&p->actions[i]));
 	if (r < 0 || put(o, "reboot_reasons", strv_json(p ? p->reboot_reasons : NULL)) < 0 ||
 	    put(o, "unmet", strv_json(p ? p->unmet : NULL)) < 0 ||
+	    put(o, "notes", strv_json(p ? p->notes : NULL)) < 0 ||
 	    put(o, "config_files", strv_json(d ? d->config_files : NULL)) < 0)
 		return -ENOMEM;
 	return 0;

@@ -216,7 +216,8 @@ int pf_status_remove(const char *dir, const char *pci)
 
 	if (!path)
 		return -ENOMEM;
-	if (unlink(path) < 0 && errno != ENOENT)
+	/* ENOTDIR: dir/pf is not a directory, so there is no such record */
+	if (unlink(path) < 0 && errno != ENOENT && errno != ENOTDIR)
 		return -errno;
 	return 0;
 }

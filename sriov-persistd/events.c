@@ -125,6 +125,33 @@ static int on_udev(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 	return 0;
 }
 
+bool manager_netdev_settled(struct manager *m, const char *ifname, const char **ret_why)
+{
+	struct udev_device *d;
+	bool settled;
+
+	if (m->host_path)
+		return true;
+	if (!ifname || !m->events || !m->events->udev) {
+		*ret_why = "it has no netdev yet";
+		return false;
+	}
+	d = udev_device_new_from_subsystem_sysname(m->events->udev, "net", ifname);
+	if (!d) {
+		*ret_why = "udev does not know its netdev yet";
+		return false;
+	}
+	settled = udev_device_get_is_initialized(d) > 0;
+	if (!settled)
+		*ret_why = "udev has not finished with its netdev yet";
+	else if (udev_device_get_property_value(d, "ID_RENAMING")) {
+		settled = false;
+		*ret_why = "udev is renaming its netdev";
+	}
+	udev_device_unref(d);
+	return settled;
+}
+
 static int start_udev(struct manager *m)
 {
 	struct manager_events *e = m->events;

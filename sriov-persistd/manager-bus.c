@@ -55,52 +55,205 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 	return sd_bus_reply_method_return(msg, NULL);
 }
 
-static int method_apply(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+static int on_calls_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
-	struct manager *m = userdata;
-	const char *pf;
+	manager_bus_resume_calls(userdata);
+	return 0;
+}
+
+/* Waiting calls are looked at again every second too: a lock given up
+ * without a record written (sriovctl on a PF no layout selects, a writer
+ * that was stuck in the kernel) is no event. */
+static void arm_calls_timer(struct manager *m)
+{
 	int r;
 
-	r = sd_bus_message_read(msg, "s", &pf);
+	if (m->calls_timer)
+		r = sd_event_source_set_time_relative(m->calls_timer, USEC_PER_SEC);
+	else
+		r = sd_event_add_time_relative(m->event, &m->calls_timer, CLOCK_MONOTONIC,
+					       USEC_PER_SEC, 10 * USEC_PER_MSEC, on_calls_timer, m);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(m->calls_timer, SD_EVENT_ONESHOT);
+	if (r < 0)
+		log_msg(LOG_WARNING, "Cannot schedule waiting calls: %s", strerror(-r));
+}
+
+/* An Apply() or Reset() that waits for PFs another process was applying. */
+struct pending_call {
+	sd_bus_message *msg;
+	bool reset;
+	struct asked out;
+};
+
+static void asked_done(struct asked *a)
+{
+	strv_free(a->failed);
+	strv_free(a->busy);
+	*a = (struct asked){};
+}
+
+static struct pending_call *pending_call_free(struct pending_call *c)
+{
+	if (!c)
+		return NULL;
+	sd_bus_message_unref(c->msg);
+	asked_done(&c->out);
+	free(c);
+	return NULL;
+}
+
+/* The answer to Apply() or Reset(), once nothing is left to another process. */
+static int reply_asked(sd_bus_message *msg, bool reset, const struct asked *out)
+{
+	_cleanup_free_ char *why = NULL;
+
+	if (reset && out->failed && out->failed[0]) {
+		why = strv_join(out->failed, "; ");
+		return sd_bus_reply_method_errorf(msg, ERROR_NOT_RESET, "%s", strna(why));
+	}
+	return sd_bus_reply_method_return(msg, NULL);
+}
+
+/* Runs Apply(pci) or Reset(pci); "" = every PF. */
+static int do_asked(struct manager *m, const char *pci, bool reset, struct asked *out,
+		    sd_bus_error *error)
+{
+	const char *what = reset ? "reset" : "applied";
+	int r;
+
+	r = reset ? manager_reset(m, pci[0] == 0 ? NULL : pci, out) :
+		    manager_apply(m, pci[0] == 0 ? NULL : pci, out);
+	if (r == -ENXIO)
+		return sd_bus_error_setf(error, ERROR_NO_SUCH_PF, "No PF '%s' on this host", pci);
+	if (r == -ENOEXEC)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED,
+					 "The main configuration has errors (see ConfigErrors); "
+					 "nothing is %s until they are fixed",
+					 what);
+	if (r < 0)
+		return sd_bus_error_set_errnof(error, -r, "%s failed: %s",
+					       reset ? "Resetting" : "Applying", strerror(-r));
+	return 0;
+}
+
+static int method_asked(sd_bus_message *msg, struct manager *m, bool reset, sd_bus_error *error)
+{
+	struct pending_call *c, **n;
+	struct asked out = {};
+	const char *pci;
+	int r;
+
+	r = sd_bus_message_read(msg, "s", &pci);
 	if (r < 0)
 		return r;
 	r = check_root(msg, error);
 	if (r < 0)
 		return r;
-	r = manager_apply(m, pf[0] == 0 ? NULL : pf);
-	if (r == -ENXIO)
-		return sd_bus_error_setf(error, ERROR_NO_SUCH_PF, "No PF '%s' on this host", pf);
-	if (r < 0)
-		return sd_bus_error_set_errnof(error, -r, "Applying failed: %s", strerror(-r));
-	return sd_bus_reply_method_return(msg, NULL);
+	r = do_asked(m, pci, reset, &out, error);
+	if (r < 0 || !out.busy || !out.busy[0]) {
+		if (r >= 0)
+			r = reply_asked(msg, reset, &out);
+		asked_done(&out);
+		return r;
+	}
+	/* The loop never waits on another process's lock: the answer comes when
+	 * that process has written its record (manager_bus_resume_calls()). */
+	c = calloc(1, sizeof(*c));
+	n = c ? reallocarray(m->calls, m->n_calls + 1, sizeof(*n)) : NULL;
+	if (!n) {
+		free(c);
+		asked_done(&out);
+		return -ENOMEM;
+	}
+	m->calls = n;
+	*c = (struct pending_call){ .msg = sd_bus_message_ref(msg), .reset = reset, .out = out };
+	m->calls[m->n_calls++] = c;
+	arm_calls_timer(m);
+	log_msg(LOG_INFO, "%s() waits for %zu PF(s) that another process is applying",
+		reset ? "Reset" : "Apply", strv_length(out.busy));
+	return 1;
+}
+
+static int method_apply(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	return method_asked(msg, userdata, false, error);
 }
 
 static int method_reset(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
-	_cleanup_strv_free_ char **failed = calloc(1, sizeof(char *));
-	_cleanup_free_ char *why = NULL;
-	struct manager *m = userdata;
-	const char *pf;
-	int r;
+	return method_asked(msg, userdata, true, error);
+}
 
-	if (!failed)
+/* One pending call: its PFs that are free now are done; 1 when none is left. */
+static int resume_one(struct manager *m, struct pending_call *c)
+{
+	_cleanup_strv_free_ char **left = calloc(1, sizeof(char *));
+
+	if (!left)
 		return -ENOMEM;
-	r = sd_bus_message_read(msg, "s", &pf);
-	if (r < 0)
-		return r;
-	r = check_root(msg, error);
-	if (r < 0)
-		return r;
-	r = manager_reset(m, pf[0] == 0 ? NULL : pf, &failed);
-	if (r == -ENXIO)
-		return sd_bus_error_setf(error, ERROR_NO_SUCH_PF, "No PF '%s' on this host", pf);
-	if (r < 0)
-		return sd_bus_error_set_errnof(error, -r, "Resetting failed: %s", strerror(-r));
-	if (failed[0]) {
-		why = strv_join(failed, "; ");
-		return sd_bus_error_setf(error, ERROR_NOT_RESET, "%s", strna(why));
+	for (char **p = c->out.busy; *p; p++) {
+		_cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+		struct asked again = {};
+		int r;
+
+		if (manager_pf_busy(m, *p)) {
+			if (strv_extend(&left, *p) < 0)
+				return -ENOMEM;
+			continue;
+		}
+		r = do_asked(m, *p, c->reset, &again, &error);
+		/* a PF that went away meanwhile has nothing left to do */
+		if (r < 0 && !sd_bus_error_has_name(&error, ERROR_NO_SUCH_PF))
+			r = strv_consume(&c->out.failed,
+					 strdup_printf("%s: %s", *p, strna(error.message)));
+		else
+			r = 0;
+		for (char **f = again.failed; r >= 0 && f && *f; f++)
+			r = strv_extend(&c->out.failed, *f);
+		for (char **b = again.busy; r >= 0 && b && *b; b++)
+			r = strv_extend(&left, *b);
+		asked_done(&again);
+		if (r < 0)
+			return r;
 	}
-	return sd_bus_reply_method_return(msg, NULL);
+	strv_free(c->out.busy);
+	c->out.busy = TAKE_PTR(left);
+	return !c->out.busy[0];
+}
+
+void manager_bus_resume_calls(struct manager *m)
+{
+	for (size_t i = 0; i < m->n_calls;) {
+		struct pending_call *c = m->calls[i];
+		int r = resume_one(m, c);
+
+		if (r == 0) {
+			i++;
+			continue;
+		}
+		if (r > 0)
+			r = reply_asked(c->msg, c->reset, &c->out);
+		else
+			r = sd_bus_reply_method_errno(c->msg, r, NULL);
+		if (r < 0)
+			log_msg(LOG_WARNING, "Answering a waiting call failed: %s", strerror(-r));
+		pending_call_free(c);
+		memmove(&m->calls[i], &m->calls[i + 1], (m->n_calls - i - 1) * sizeof(*m->calls));
+		m->n_calls--;
+	}
+	if (m->n_calls > 0)
+		arm_calls_timer(m);
+}
+
+void manager_bus_calls_free(struct manager *m)
+{
+	for (size_t i = 0; i < m->n_calls; i++)
+		pending_call_free(m->calls[i]);
+	free(m->calls);
+	m->calls = NULL;
+	m->n_calls = 0;
+	m->calls_timer = sd_event_source_disable_unref(m->calls_timer);
 }
 
 static int reply_doc(sd_bus_message *msg, int r, char *doc, sd_bus_error *error)

@@ -10,6 +10,9 @@
 #include "dpconfig.h"
 #include "manager.h"
 
+#define MAIN_BROKEN \
+	"the main configuration has errors (see ConfigErrors); nothing is applied until they are fixed"
+
 static void set_str(char **p, const char *s)
 {
 	if (streq_ptr(*p, s))
@@ -99,6 +102,15 @@ static void noticed_drift(struct manager *m, struct pf_entry *e, char **what)
 	manager_bus_drift(m, e->pci, e->drift);
 }
 
+/* The first module the plan loads, NULL when it loads none. */
+static const char *plan_module(const struct plan *p)
+{
+	for (size_t i = 0; i < p->n_actions; i++)
+		if (p->actions[i].type == ACTION_LOAD_MODULE)
+			return p->actions[i].str;
+	return NULL;
+}
+
 /* A PF whose plan is not empty. Returns whether to apply it now. */
 static bool judge_changes(struct manager *m, struct pf_entry *e, const struct plan *p,
 			  const struct pf_state *pf, bool may_apply)
@@ -114,11 +126,23 @@ static bool judge_changes(struct manager *m, struct pf_entry *e, const struct pl
 	}
 	if (st.state == PF_STATUS_APPLIED) {
 		char **what = plan_lines(p, pf);
+		const char *module = plan_module(p);
 
 		e->state = PF_RUN_DRIFTED;
 		set_str(&e->last_error, NULL);
 		if (what)
 			noticed_drift(m, e, what);
+		/* Someone removed a module by hand (modprobe -r igbvf, on the way
+		 * to reloading the driver): not drift to undo at once. */
+		if (module) {
+			_cleanup_free_ char *msg = strdup_printf(
+				"module %s is not loaded (removed by hand?): not loaded again on "
+				"its own; sriovctl apply loads it",
+				module);
+
+			set_str(&e->last_error, msg);
+			repair = false;
+		}
 	} else {
 		e->state = from_record(&st);
 		set_str(&e->last_error, st.error);
@@ -148,6 +172,37 @@ static int check_unconfigured(struct manager *m, struct pf_entry *e, const struc
 	return 0;
 }
 
+/* Whether the PF is not the daemon's to apply now, and why: udev is not done
+ * with its netdev (bringing it up before the rename makes the rename fail),
+ * or its netdev appeared while we ran and the apply unit that udev started
+ * has not written its record yet. *why is a static string or owned by *buf. */
+static bool left_to_udev(struct manager *m, struct pf_entry *e, const struct pf_state *pf,
+			 char **buf, const char **why)
+{
+	struct pf_status st;
+	bool done;
+	int r;
+
+	if (m->host_path)
+		return false;
+	if (!manager_netdev_settled(m, pf->name, why))
+		return true;
+	if (e->lost == 0)
+		return false;
+	r = pf_status_read(m->runtime_dir, e->pci, &st);
+	done = r >= 0 && st.finished >= e->lost;
+	if (r >= 0)
+		pf_status_done(&st);
+	if (done) {
+		e->lost = 0;
+		return false;
+	}
+	*buf = strdup_printf("its netdev appeared: sriov-persist-apply@%s.service applies it",
+			     e->pci);
+	*why = *buf ?: "its netdev appeared: the apply unit applies it";
+	return true;
+}
+
 /* Checks one PF against its layout. Returns 1 when it should be applied. */
 static int check_pf(struct manager *m, struct pf_entry *e, bool may_apply)
 {
@@ -155,7 +210,9 @@ static int check_pf(struct manager *m, struct pf_entry *e, bool may_apply)
 	_cleanup_pf_desired_ struct pf_desired *d = NULL;
 	_cleanup_plan_ struct plan *p = NULL;
 	_cleanup_strv_free_ char **names = NULL;
+	_cleanup_free_ char *waiting = NULL;
 	struct diag_list ignored = {};
+	const char *why = NULL;
 	int r;
 
 	e->dirty = false;
@@ -163,6 +220,10 @@ static int check_pf(struct manager *m, struct pf_entry *e, bool may_apply)
 	if (!pf)
 		return 0;
 	set_str(&e->name, pf->name);
+	/* without a driver or netdev: whatever [Match] says of it now, when it
+	 * comes back it is the udev path's to apply */
+	if (!m->host_path && (!pf->name || !pf->driver))
+		e->lost = now_realtime();
 	/* VFs that vanished or appeared, even if repaired at once, are new
 	 * devices to the device plugin */
 	if (e->num_vfs != pf->num_vfs && e->state != PF_RUN_UNCONFIGURED)
@@ -179,6 +240,16 @@ static int check_pf(struct manager *m, struct pf_entry *e, bool may_apply)
 		r = plan_build(d, pf, m->hs, &p);
 	if (r < 0)
 		return r;
+	if (d && m->main_broken) {
+		e->state = PF_RUN_HELD;
+		set_str(&e->last_error, MAIN_BROKEN);
+		return 0;
+	}
+	if (d && left_to_udev(m, e, pf, &waiting, &why)) {
+		e->state = PF_RUN_PENDING;
+		set_str(&e->last_error, why);
+		return 0;
+	}
 	e->desired_vfs = d && !d->held ? d->num_vfs : pf->num_vfs;
 	set_strv(&e->config_files, d ? strv_copy(d->config_files) : NULL);
 	set_strv(&e->reboot_reasons, p ? strv_copy(p->reboot_reasons) : NULL);
@@ -264,20 +335,20 @@ static int recheck_untouched(struct manager *m, const char *pci)
 	return 0;
 }
 
-/* "PCI: why" added to *ret_failed, when there is a list. */
-static int note_failed(char ***ret_failed, const struct apply_pf_result *pr)
+/* "PCI: why" added to out->failed, when there is an out. */
+static int note_failed(struct asked *out, const struct apply_pf_result *pr)
 {
-	if (!ret_failed)
+	if (!out)
 		return 0;
-	return strv_consume(ret_failed,
+	return strv_consume(&out->failed,
 			    strdup_printf("%s: %s", pr->status.pci, strna(pr->status.error)));
 }
 
 /* After an apply: read the PFs back, signal, and remember a failed plan.
- * ret_failed (may be NULL) gets "PCI: why" of each PF that was not applied
- * and does not wait for a drain. */
+ * out (may be NULL) gets "PCI: why" of each PF that was not applied and does
+ * not wait for a drain, and the PFs another process was applying. */
 static int after_apply(struct manager *m, const struct apply_result *res, bool reset,
-		       char ***ret_failed)
+		       struct asked *out)
 {
 	for (size_t i = 0; i < res->n_pfs; i++) {
 		const struct apply_pf_result *pr = &res->pfs[i];
@@ -285,11 +356,23 @@ static int after_apply(struct manager *m, const struct apply_result *res, bool r
 		struct pf_entry *e;
 		int r;
 
+		/* another process applies it: its record, when written, is an event */
+		if (pr->busy) {
+			e = manager_find_entry(m, pr->status.pci);
+			if (e) {
+				e->state = PF_RUN_APPLYING;
+				manager_bus_pf_changed(m, e);
+			}
+			if (out && strv_extend(&out->busy, pr->status.pci) < 0)
+				return -ENOMEM;
+			continue;
+		}
+
 		/* nothing done: a PF no layout selects, or a reset refused for a
 		 * PF that a layout selects; it only shows "applying" no more */
 		if ((!pr->configured && !pr->changed && pr->status.state == PF_STATUS_APPLIED) ||
 		    (reset && pr->configured)) {
-			if (reset && pr->configured && note_failed(ret_failed, pr) < 0)
+			if (reset && pr->configured && note_failed(out, pr) < 0)
 				return -ENOMEM;
 			r = recheck_untouched(m, pr->status.pci);
 			if (r < 0)
@@ -313,8 +396,7 @@ static int after_apply(struct manager *m, const struct apply_result *res, bool r
 				e->reset_wanted = reset;
 		} else {
 			manager_bus_applied(m, pr->status.pci, result_code(pr));
-			if (pr->status.state != PF_STATUS_APPLIED &&
-			    note_failed(ret_failed, pr) < 0)
+			if (pr->status.state != PF_STATUS_APPLIED && note_failed(out, pr) < 0)
 				return -ENOMEM;
 		}
 		if (!e)
@@ -351,7 +433,7 @@ enum {
 	RUN_RESET = 1 << 1,	 /* remove what removed layouts left */
 };
 
-static int run_apply(struct manager *m, const char *only, unsigned flags, char ***ret_failed)
+static int run_apply(struct manager *m, const char *only, unsigned flags, struct asked *out)
 {
 	struct apply_options opts = {
 		.conf = &m->conf,
@@ -361,11 +443,18 @@ static int run_apply(struct manager *m, const char *only, unsigned flags, char *
 		.on_action = on_action,
 		.allow_disruptive = flags & RUN_DISRUPTIVE,
 		.reset = flags & RUN_RESET,
+		/* the event loop never waits on a lock: a PF another process holds
+		 * is left to it */
+		.lock_nowait = true,
 	};
 	struct apply_result res = {};
 	enum manager_state before = m->state;
 	int r;
 
+	if (m->main_broken) {
+		log_msg(LOG_ERR, "Not applying: %s", MAIN_BROKEN);
+		return -ENOEXEC;
+	}
 	m->state = MANAGER_APPLYING;
 	for (size_t i = 0; i < m->n_pfs; i++)
 		if (!only || streq(m->pfs[i]->pci, only)) {
@@ -390,7 +479,7 @@ static int run_apply(struct manager *m, const char *only, unsigned flags, char *
 
 		log_pf(LOG_DEBUG, NULL, "%s", strna(s));
 	}
-	r = after_apply(m, &res, flags & RUN_RESET, ret_failed);
+	r = after_apply(m, &res, flags & RUN_RESET, out);
 	apply_result_done(&res);
 	return r;
 }
@@ -484,11 +573,12 @@ int manager_check_dirty(struct manager *m)
 	}
 	manager_device_plugin_sync(m);
 	manager_update_summary(m, false);
+	manager_bus_resume_calls(m);
 	return 0;
 }
 
 /* Apply() and Reset(): the PF named (or all) read again and applied or reset. */
-static int apply_asked(struct manager *m, const char *only, unsigned flags, char ***ret_failed)
+static int apply_asked(struct manager *m, const char *only, unsigned flags, struct asked *out)
 {
 	const struct pf_state *pf = NULL;
 	char pci[PCI_ADDR_MAX];
@@ -504,24 +594,31 @@ static int apply_asked(struct manager *m, const char *only, unsigned flags, char
 		snprintf(pci, sizeof(pci), "%s", pf->pci);
 	}
 	for (size_t i = 0; i < m->n_pfs; i++)
-		if (!pf || streq(m->pfs[i]->pci, pci))
+		if (!pf || streq(m->pfs[i]->pci, pci)) {
 			m->pfs[i]->given_up = mfree(m->pfs[i]->given_up);
+			m->pfs[i]->lost = 0; /* asked for: ours now, whoever else may */
+		}
 	free(m->reboot_tried);
 	m->reboot_tried = NULL; /* asked for again: a reboot may be tried again too */
-	r = run_apply(m, pf ? pci : NULL, flags, ret_failed);
+	r = run_apply(m, pf ? pci : NULL, flags, out);
 	manager_device_plugin_sync(m);
 	manager_update_summary(m, false);
 	return r;
 }
 
-int manager_apply(struct manager *m, const char *only)
+int manager_apply(struct manager *m, const char *only, struct asked *out)
 {
-	return apply_asked(m, only, 0, NULL);
+	return apply_asked(m, only, 0, out);
 }
 
-int manager_reset(struct manager *m, const char *only, char ***ret_failed)
+int manager_reset(struct manager *m, const char *only, struct asked *out)
 {
-	return apply_asked(m, only, RUN_RESET, ret_failed);
+	return apply_asked(m, only, RUN_RESET, out);
+}
+
+bool manager_pf_busy(struct manager *m, const char *pci)
+{
+	return pf_busy(m, pci);
 }
 
 int manager_reload(struct manager *m)
@@ -540,8 +637,10 @@ int manager_reload(struct manager *m)
 	r = reread(m);
 	for (size_t i = 0; i < m->n_pfs; i++)
 		m->pfs[i]->given_up = mfree(m->pfs[i]->given_up);
+	/* with errors in the main configuration nothing is applied: the PFs only
+	 * show why (held) */
 	if (r >= 0)
-		r = run_apply(m, NULL, 0, NULL);
+		r = m->main_broken ? manager_check_dirty(m) : run_apply(m, NULL, 0, NULL);
 	manager_device_plugin_sync(m);
 	manager_update_summary(m, true);
 	(void)sd_notify(false, "READY=1");

@@ -7,6 +7,7 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-id128.h>
 
+#include "apply.h"
 #include "host-linux.h"
 #include "json-util.h"
 #include "manager.h"
@@ -109,6 +110,7 @@ struct manager *manager_free(struct manager *m)
 	for (size_t i = 0; i < m->n_pfs; i++)
 		entry_free(m->pfs[i]);
 	free(m->pfs);
+	manager_bus_calls_free(m);
 	sd_bus_flush_close_unref(m->bus);
 	sd_event_unref(m->event);
 	host_free(m->host);
@@ -267,6 +269,8 @@ static int entry_new(struct manager *m, const struct pf_state *pf, struct pf_ent
 	e->num_vfs = pf->num_vfs;
 	e->desired_vfs = pf->num_vfs;
 	e->dirty = true;
+	/* one that appears while we run (hotplug) is the udev path's to apply */
+	e->lost = m->events ? now_realtime() : 0;
 	*ret = e;
 	return 0;
 }
@@ -386,6 +390,9 @@ int manager_load_config(struct manager *m)
 	m->config_errors = strv_free(m->config_errors);
 	m->config_errors = calloc(1, sizeof(char *));
 	r = m->config_errors ? collect_errors(m, &diags) : -ENOMEM;
+	/* A main configuration with an error cannot say which policy it meant:
+	 * nothing is applied until it is fixed (sriovctl apply refuses too). */
+	m->main_broken = diag_count(&diags, DIAG_ERROR) > 0;
 	if (r >= 0)
 		r = collect_errors(m, &set->diags);
 	diag_list_done(&diags);

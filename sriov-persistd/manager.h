@@ -56,6 +56,12 @@ struct pf_entry {
 	char *published;       /* the properties last announced on the bus */
 	bool dirty;
 	bool reset_wanted; /* Reset() waits for a drain: after it, reset, not apply */
+	/* One applier per PF: a PF whose netdev appeared while the daemon runs
+	 * (hotplug, driver reload or bind) is the udev path's to apply. lost:
+	 * CLOCK_REALTIME when it was last seen without a netdev (0: never while
+	 * we ran); the daemon leaves it alone until a status record newer than
+	 * that says the apply unit is done with it. */
+	usec_t lost;
 	/* "<prefix>/<name>" of the resources its VFs belong to: as its layout
 	 * says now, and as they were when it was last applied (what running
 	 * pods request); a drain for the PF evicts the pods that request them */
@@ -113,6 +119,10 @@ struct manager {
 	char *state_dir;
 
 	struct mainconf conf;
+	bool main_broken;	     /* the main configuration has errors: nothing is applied */
+	struct pending_call **calls; /* manager-bus.c: answered when their PFs are done */
+	size_t n_calls;
+	sd_event_source *calls_timer;
 	struct layout_set *set;
 	char **config_errors;
 	struct host_state *hs; /* last read */
@@ -173,13 +183,22 @@ const char *manager_pf_of_ifname(struct manager *m, const char *ifname);
 /* manager-check.c: looking at PFs again, applying. */
 /* Re-reads the PFs marked dirty (all when rescan_all) and checks them. */
 int manager_check_dirty(struct manager *m);
+/* What Apply() and Reset() report: "PCI: why" of each PF not applied (or
+ * reset) that does not wait for a drain, and the PFs that another process
+ * (an apply unit, sriovctl) was applying and that were left to it. */
+struct asked {
+	char **failed;
+	char **busy;
+};
 /* Applies now: all PFs (only NULL) or one (PCI address or name). -ENXIO:
- * no such PF. Returns after the apply. */
-int manager_apply(struct manager *m, const char *only);
+ * no such PF, -ENOEXEC: the main configuration has errors. Never waits for
+ * a PF's lock: a PF another process holds goes to out->busy. */
+int manager_apply(struct manager *m, const char *only, struct asked *out);
+/* Whether another process holds the PF's lock now. */
+bool manager_pf_busy(struct manager *m, const char *pci);
 /* Reset(): removes what sriov-persist created on the PF (NULL: on every PF)
- * that no layout selects any more. ret_failed gets "PCI: why" for each PF
- * where that did not happen and is not waiting for a drain. */
-int manager_reset(struct manager *m, const char *only, char ***ret_failed);
+ * that no layout selects any more; out as for manager_apply(). */
+int manager_reset(struct manager *m, const char *only, struct asked *out);
 /* Reads the main configuration and layouts again, then applies all. */
 int manager_reload(struct manager *m);
 /* Loads configuration; errors go to m->config_errors. */
@@ -208,9 +227,18 @@ void manager_bus_pf_changed(struct manager *m, struct pf_entry *e);
 void manager_bus_manager_changed(struct manager *m);
 void manager_bus_drift(struct manager *m, const char *pci, char **what);
 void manager_bus_applied(struct manager *m, const char *pci, int result);
+/* Apply() and Reset() calls that wait for PFs another process was applying:
+ * after each check, those PFs whose lock is free are applied (or reset) and
+ * a call whose PFs are all done is answered. */
+void manager_bus_resume_calls(struct manager *m);
+void manager_bus_calls_free(struct manager *m);
 
 /* events.c */
 int manager_events_start(struct manager *m);
+/* Whether udev is done with the netdev ifname (its database entry written,
+ * its rename over), as systemd-networkd waits for it; why not in *ret_why.
+ * Always true with --host. */
+bool manager_netdev_settled(struct manager *m, const char *ifname, const char **ret_why);
 struct manager_events *manager_events_free(struct manager_events *e);
 
 /* Applies one PF after the node was drained for it: disruptive changes run. */

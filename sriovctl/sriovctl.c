@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <getopt.h>
+#include <systemd/sd-id128.h>
 #include <time.h>
 
 #include "host-linux.h"
@@ -40,6 +41,8 @@ static void help(void)
 	       "  --main-config FILE   main configuration (default %s)\n"
 	       "  --runtime-dir DIR    status records and locks (default %s, FILE.run with --host)\n"
 	       "  --state-dir DIR      records of what was created (default %s, FILE.lib with --host)\n"
+	       "  --machine-id ID      with --host: the host's machine ID, for plan, status and check\n"
+	       "                       of a snapshot (which leaves it out) with MACAddress=stable\n"
 	       "  --json               machine-readable output\n"
 
 	       "  --timeout SEC        wait: give up after SEC seconds (default 120)\n"
@@ -60,6 +63,7 @@ enum {
 	ARG_NO_COLOR,
 	ARG_NO_PAGER,
 	ARG_TIMEOUT,
+	ARG_MACHINE_ID,
 	ARG_VERSION,
 };
 
@@ -73,6 +77,7 @@ static const struct option options[] = {
 	{ "no-color", no_argument, NULL, ARG_NO_COLOR },
 	{ "no-pager", no_argument, NULL, ARG_NO_PAGER },
 	{ "timeout", required_argument, NULL, ARG_TIMEOUT },
+	{ "machine-id", required_argument, NULL, ARG_MACHINE_ID },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, ARG_VERSION },
 	{},
@@ -138,6 +143,20 @@ static int parse_argv(struct ctl *c, int argc, char **argv)
 			}
 			c->timeout = sec * USEC_PER_SEC;
 			break;
+		case ARG_MACHINE_ID: {
+			sd_id128_t id;
+
+			if (sd_id128_from_string(optarg, &id) < 0 || sd_id128_is_null(id)) {
+				fprintf(stderr,
+					"--machine-id=%s: must be 32 hex digits, as in "
+					"/etc/machine-id\n",
+					optarg);
+				return -EXIT_USAGE;
+			}
+			memcpy(c->machine_id, id.bytes, sizeof(c->machine_id));
+			c->has_machine_id = true;
+			break;
+		}
 		case 'h':
 			help();
 			return 0;
@@ -147,6 +166,10 @@ static int parse_argv(struct ctl *c, int argc, char **argv)
 		default:
 			return -EXIT_USAGE;
 		}
+	}
+	if (c->has_machine_id && !c->host_path) {
+		fprintf(stderr, "--machine-id: only with --host; this machine's own is read\n");
+		return -EXIT_USAGE;
 	}
 	if (check_path_option("--config-dir", c->config_dir, true) < 0 ||
 	    check_path_option("--main-config", c->main_config, false) < 0)

@@ -28,7 +28,11 @@ struct ctl {
 	bool color;
 	usec_t timeout;	    /* wait --timeout */
 	const char *acting; /* "applying", "resetting": what ctl_on_action says */
-	char **args;	    /* operands after the verb */
+	/* --machine-id: for planning a snapshot offline (snapshots of real hosts
+	 * leave the machine ID out, and stable MACs are derived from it) */
+	bool has_machine_id;
+	uint8_t machine_id[16];
+	char **args; /* operands after the verb */
 	int n_args;
 	/* An option named a host, layouts or directories: this process does the
 	 * work, never sriov-persistd. */
@@ -72,6 +76,8 @@ struct ctl_view {
 	struct host_view v; /* borrows hs and set */
 };
 int ctl_host_view(struct ctl *c, struct ctl_view *ret);
+/* What the options say of the host read: --machine-id. */
+void ctl_host_options(const struct ctl *c, struct host_state *hs);
 void ctl_view_done(struct ctl_view *cv);
 
 /* The status and plan documents (report.h), built here or received from

@@ -72,6 +72,7 @@ static int check_hardware(struct ctl *c, const struct layout_set *set, struct di
 		fprintf(stderr, "%s: reading the host failed: %s\n", c->host_path, strerror(-r));
 		return r;
 	}
+	ctl_host_options(c, hs);
 	for (size_t i = 0; i < hs->n_pfs; i++) {
 		_cleanup_pf_desired_ struct pf_desired *d = NULL;
 

@@ -2,7 +2,8 @@
 
 /* sriovctl plan: the plan document (report.h), built here or by
  * sriov-persistd, as JSON or as text rendered from it. Exit 1 when a PF is
- * held, 10 when there are changes. */
+ * held or cannot get all of its layout on this host, 10 when there are
+ * changes. */
 
 #include "json-util.h"
 #include "report.h"
@@ -33,6 +34,8 @@ static void print_pf(const struct ctl *c, struct json_object *pf)
 		printf("  %-10s %s\n", doc_bool(a, "disruptive") ? "disruptive" : "live",
 		       strna(doc_str(a, "description")));
 	}
+	for (size_t i = 0; i < doc_len(pf, "notes"); i++)
+		printf("  note: %s\n", strna(json_object_get_string(doc_idx(pf, "notes", i))));
 	for (size_t i = 0; i < doc_len(pf, "unmet"); i++)
 		printf("  %s %s\n", ctl_paint(c, ANSI_YELLOW, "cannot:"),
 		       strna(json_object_get_string(doc_idx(pf, "unmet", i))));
@@ -96,7 +99,8 @@ int verb_plan(struct ctl *c)
 	for (size_t i = 0; i < doc_len(doc, "pfs"); i++) {
 		if (!c->json)
 			print_pf(c, doc_idx(doc, "pfs", i));
-		held |= doc_bool(doc_idx(doc, "pfs", i), "held");
+		held |= doc_bool(doc_idx(doc, "pfs", i), "held") ||
+			doc_len(doc_idx(doc, "pfs", i), "unmet") > 0;
 	}
 	if (held)
 		return EXIT_FAIL;

@@ -2,6 +2,16 @@
 
 #include "sriovctl.h"
 
+void ctl_host_options(const struct ctl *c, struct host_state *hs)
+{
+	if (c->has_machine_id) {
+		memcpy(hs->machine_id, c->machine_id, sizeof(hs->machine_id));
+		hs->has_machine_id = true;
+	}
+	/* a snapshot of a real host (no machine ID in it), planned here */
+	hs->stable_macs_on_host = c->host_path && !hs->has_machine_id;
+}
+
 int ctl_host_view(struct ctl *c, struct ctl_view *ret)
 {
 	_cleanup_host_ struct host *h = NULL;
@@ -17,6 +27,7 @@ int ctl_host_view(struct ctl *c, struct ctl_view *ret)
 			h->error[0] ? ": " : "", h->error);
 		return r;
 	}
+	ctl_host_options(c, cv.hs);
 	r = ctl_load_layouts(c, &cv.set);
 	if (r >= 0) {
 		r = host_view_build(cv.hs, cv.set, c->n_args > 0 ? c->args[0] : NULL, &cv.v);

@@ -102,6 +102,10 @@ static int verb_apply(const char *pci)
 
 	r = mainconf_load(NULL, &conf, &diags);
 	log_diags(&diags);
+	/* its policy cannot be known: hold, and say so in the record */
+	if (r >= 0 && diag_count(&diags, DIAG_ERROR) > 0)
+		opts.hold = "the main configuration has errors; nothing is applied until they "
+			    "are fixed";
 	diag_list_done(&diags);
 	if (r < 0)
 		return r;

@@ -244,7 +244,7 @@ def test_vfio_without_iommu_is_degraded_not_a_reboot(make_host):
     assert pf["vfs"][0]["layout"] == "differs: driver vfio-pci (now igbvf)"
     assert pf["vfs"][1]["layout"] == "ok"
     p = h.run("plan")
-    assert p.returncode == 0 and "cannot: VF 0 wants vfio-pci" in p.stdout, p.stdout
+    assert p.returncode == 1 and "cannot: VF 0 wants vfio-pci" in p.stdout, p.stdout
     # applying again changes nothing and says the same
     before = h.path.read_bytes()
     assert h.run("apply").returncode == 1

@@ -855,6 +855,101 @@ def test_a_layout_moved_out_and_back_changes_nothing(make_host, start_daemon, bu
     assert c.get("State", pf_path(E810_A), PF_IFACE) == "applied"
 
 
+def test_a_module_removed_by_hand_is_not_loaded_again_on_its_own(make_host, start_daemon,
+                                                                  bus_client):
+    """modprobe -r iavf on the way to reloading a driver: the daemon reports the drift and waits,
+    instead of loading the module again under the operator's hands; Apply() does it."""
+    c = bus_client
+    h = configured_host(make_host, "e810.json", {E810_A: (4, 10)}, mode="repair")
+    start_daemon(h)
+    apply_all(c, [E810_A])
+    m = c.mark()
+
+    def unload(st):
+        st["modules"] = [x for x in st["modules"] if x != "iavf"]
+        for vf in h.pf_of(st, E810_A)["vfs"]:
+            vf["driver"], vf["name"] = None, None
+    h.edit(unload)
+    c.wait_signal("DriftDetected", m, pci=E810_A)
+    sync(c)
+    c.wait_property("State", "drifted", pf_path(E810_A), PF_IFACE)
+    assert "module iavf is not loaded" in c.get("LastError", pf_path(E810_A), PF_IFACE)
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 1.5:
+        c.pump()
+        time.sleep(0.05)
+    assert not c.matching("Applied", m), "the daemon loaded the module again on its own"
+    assert "iavf" not in h.state()["modules"]
+    apply_all(c, [E810_A])
+    assert "iavf" in h.state()["modules"] and host_matches(h, E810_A, 4, 10)
+
+
+def test_a_main_configuration_with_errors_applies_nothing(make_host, start_daemon, bus_client):
+    """[Disruption] Polcy=never: which policy was meant cannot be told, so nothing is applied."""
+    c = bus_client
+    h = configured_host(make_host, "e810.json", {E810_A: (4, 10)}, mode="repair")
+    h.main.write_text("[Drift]\nMode=repair\n[Disruption]\nPolcy=never\n")
+    before = h.path.read_bytes()
+    start_daemon(h)
+    sync(c)
+    assert any("unknown key 'Polcy' in [Disruption]; did you mean 'Policy'?" in e
+               for e in c.get("ConfigErrors")), c.get("ConfigErrors")
+    assert c.get("State", pf_path(E810_A), PF_IFACE) == "held"
+    assert "main configuration has errors" in c.get("LastError", pf_path(E810_A), PF_IFACE)
+    with pytest.raises(dbus.exceptions.DBusException) as e:
+        c.call("Apply", "")
+    assert "main configuration has errors" in e.value.get_dbus_message()
+    c.call("Reload")
+    assert h.path.read_bytes() == before
+    # fixed: applied
+    m = c.mark()
+    main_config(h)
+    assert c.wait_applied(E810_A, m) == 0
+    assert host_matches(h, E810_A, 4, 10)
+    assert c.get("ConfigErrors") == []
+
+
+def test_apply_waits_for_another_process_without_blocking_the_loop(make_host, start_daemon,
+                                                                    bus_client):
+    """Apply() while another process holds the PF's lock once blocked the event loop for up to
+    TimeoutSec: property reads took seconds. The loop goes on; the call is answered once the
+    lock is free, and the PF applied then."""
+    c = bus_client
+    h = configured_host(make_host, "e810.json", {E810_A: (4, 10)}, mode="report")
+    start_daemon(h)
+    apply_all(c, [E810_A])
+    m = c.mark()
+    drift(h, E810_A, vf=0, vlan=0)
+    c.wait_signal("DriftDetected", m, pci=E810_A)
+    lock = os.open(Path(f"{h.path}.run") / "lock" / f"{E810_A}.lock", os.O_RDWR | os.O_CLOEXEC)
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    answer = {}
+    try:
+        c.conn.call_async(BUS_NAME, MANAGER_PATH, MANAGER_IFACE, "Apply", "s", (E810_A,),
+                          reply_handler=lambda *a: answer.setdefault("ok", True),
+                          error_handler=lambda e: answer.setdefault("error", e), timeout=120)
+        slowest = 0.0
+        for _ in range(10):
+            t0 = time.monotonic()
+            c.get("State", pf_path(E810_A), PF_IFACE)
+            c.get("State")
+            slowest = max(slowest, time.monotonic() - t0)
+            c.pump()
+            time.sleep(0.05)
+        print(f"\nslowest pair of property reads while Apply() waits for a lock: "
+              f"{slowest * 1000:.1f} ms")
+        assert slowest < 0.1, f"property reads took {slowest:.3f} s while Apply() waited"
+        assert not answer, answer
+        assert c.get("State", pf_path(E810_A), PF_IFACE) == "applying"
+        assert h.pf(E810_A)["vfs"][0]["vlan"] == 0, "applied under another process's lock"
+    finally:
+        os.close(lock)
+    c.wait(lambda: answer, timeout=20, what="the answer to Apply() once the lock is free")
+    assert answer == {"ok": True}, answer
+    assert host_matches(h, E810_A, 4, 10)
+    assert c.get("State", pf_path(E810_A), PF_IFACE) == "applied"
+
+
 # --- pending reboot ---------------------------------------------------------------------------
 
 def test_pending_reboot_survives_a_restart(make_host, start_daemon, bus_client):

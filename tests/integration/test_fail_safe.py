@@ -3,6 +3,7 @@
 until `sriovctl reset`."""
 
 import json
+import subprocess
 
 import pytest
 
@@ -190,6 +191,11 @@ def test_reset_follows_the_disruption_policy(make_host):
     assert "deferred: resetting what sriov-persist created waits: disruptive changes held by " \
            "[Disruption] Policy=never" in r.stdout, r.stdout
     assert h.path.read_bytes() == before
+    # status says the reset waits, and fails, until it has happened
+    s = h.run("status", "--json")
+    assert s.returncode == 1
+    pf = next(p for p in json.loads(s.stdout)["pfs"] if p["pci"] == ICE_A)
+    assert pf["state"] == "deferred" and "Policy=never" in pf["reason"], pf
 
 
 def test_reset_names_a_missing_pf(make_host):
@@ -236,3 +242,102 @@ def test_state_directories_behind_a_link_are_refused(make_host, tmp_path):
     assert "Too many levels of symbolic links" in r.stdout + r.stderr, r.stdout + r.stderr
     assert list(elsewhere.iterdir()) == []
     assert h.pf(ICE_A)["num_vfs"] == 0
+
+
+# --- the host and the records agree, or the result is a failure ---------------------------------
+
+def test_a_created_record_that_cannot_be_written_touches_nothing(make_host):
+    """/var/lib full or read-only: the VFs are not made, since a later reset could not know them."""
+    h = make_host("e810.json")
+    state = h.dir / "state"
+    state.mkdir()
+    (state / "pf").write_text("not a directory\n")
+    h.layout("50.conf", f"[Match]\nPCIAddress={ICE_A}\n[PhysicalFunction]\nVirtualFunctions=4\n")
+    before = h.path.read_bytes()
+    r = h.run("--state-dir", str(state), "apply")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert f"nothing done: recording what sriov-persist creates in {state} failed: " \
+           "Not a directory" in r.stdout, r.stdout
+    assert h.path.read_bytes() == before
+    s = h.run("--state-dir", str(state), "status", "--json")
+    assert s.returncode == 1
+    pf = {p["pci"]: p for p in json.loads(s.stdout)["pfs"]}[ICE_A]
+    assert pf["state"] == "failed" and "recording what sriov-persist creates" in pf["reason"], pf
+
+
+def test_a_status_record_that_cannot_be_written_fails_the_pf(make_host):
+    """/run full or read-only: the apply is reported as failed, not "applied" with the boot gate
+    left waiting."""
+    h = make_host("e810.json")
+    run = h.dir / "run"
+    run.mkdir()
+    (run / "pf").write_text("not a directory\n")
+    h.layout("50.conf", f"[Match]\nPCIAddress={ICE_A}\n[PhysicalFunction]\nVirtualFunctions=4\n")
+    r = h.run("--runtime-dir", str(run), "apply")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert f"failed after 2 action(s): writing the status record in {run}/pf failed: " \
+           "Not a directory (the apply itself: applied)" in r.stdout, r.stdout
+    assert h.pf(ICE_A)["num_vfs"] == 4
+
+
+def test_a_failed_bind_puts_the_vf_back_and_goes_on(make_host):
+    """A bind that fails once left the VF on no driver and stopped the other VFs."""
+    h = make_host("e810.json")
+    s = h.state()
+    s["faults"] = [{"op": "bind_vf", "pci": "0000:3b:01.1", "errno": "ENODEV", "times": 1}]
+    h.save(s)
+    h.layout("50.conf", f"[Match]\nPCIAddress={ICE_A}\n[PhysicalFunction]\nVirtualFunctions=4\n"
+                        "[VirtualFunction 0-3]\nDriver=vfio-pci\nVLANId=7\n")
+    r = h.run("apply")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "VF 1: bind vfio-pci failed: No such device" in r.stdout, r.stdout
+    assert "VF 1 is back on iavf" in r.stdout, r.stdout
+    vfs = h.pf(ICE_A)["vfs"]
+    assert [v["driver"] for v in vfs] == ["vfio-pci", "iavf", "vfio-pci", "vfio-pci"], vfs
+    assert [v["vlan"] for v in vfs] == [7, 7, 7, 7]
+    st = {p["pci"]: p for p in json.loads(h.run("status", "--json").stdout)["pfs"]}[ICE_A]
+    assert st["state"] == "failed" and "VF 1 is back on iavf" in st["reason"]
+    assert st["vfs"][1]["layout"] == "differs: unbind"
+    # the fault is spent: the next apply finishes the job
+    r = h.run("apply")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert [v["driver"] for v in h.pf(ICE_A)["vfs"]] == ["vfio-pci"] * 4
+
+
+def test_machine_id_for_offline_planning(make_host):
+    """Snapshots of real hosts leave the machine ID out: --machine-id supplies it, and plan then
+    shows the stable MACs the host itself will compute."""
+    h = make_host("e810.json")
+    s = h.state()
+    machine_id = s.pop("machine_id", None) or "6f3c1d2e8a9b4c5d7e6f8091a2b3c4d5"
+    h.save(s)
+    h.layout("50.conf", f"[Match]\nPCIAddress={ICE_A}\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                        "[VirtualFunction]\nMACAddress=stable\n")
+    # planned without it: everything else is planned, the MACs are left to the host
+    p = h.run("plan")
+    assert p.returncode == 10, p.stdout + p.stderr
+    assert "note: VFs 0-1: MACAddress=stable is derived on the host from its machine ID" \
+        in p.stdout, p.stdout
+    assert "held" not in p.stdout and "mac " not in p.stdout, p.stdout
+    # applied without it: held, nothing made up
+    before = h.path.read_bytes()
+    a = h.run("apply")
+    assert a.returncode == 1 and "machine ID is unknown" in a.stdout + a.stderr, a.stdout
+    assert h.path.read_bytes() == before
+    p = h.run("--machine-id", machine_id, "plan", "--json")
+    assert p.returncode == 10, p.stdout + p.stderr
+    planned = [a["description"] for a in json.loads(p.stdout)["pfs"][0]["actions"]
+               if "mac " in a["description"]]
+    assert len(planned) == 2, planned
+    # the host with that machine ID computes the same
+    s = h.state()
+    s["machine_id"] = machine_id
+    h.save(s)
+    h.run("apply")
+    macs = [v["mac"] for v in h.pf(ICE_A)["vfs"]]
+    assert all(mac in line for mac, line in zip(macs, planned)), (macs, planned)
+    assert h.run("--machine-id", "xyz", "plan").returncode == 2
+    # this machine's own is read, never overridden
+    r = subprocess.run([h.binary, "--machine-id", machine_id, "plan"], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 2 and "only with --host" in r.stderr, r.stderr

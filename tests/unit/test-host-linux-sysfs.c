@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -206,7 +207,8 @@ static int setup(void **state)
 	mkdir_rel("bus/pci/devices/not-a-device");
 	put("", "bus/pci/drivers_probe");
 	path_at(p, sizeof(p), "");
-	hl = (struct host_linux){ .sysfs_fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC),
+	hl = (struct host_linux){ .host.lock_fd = -EBADF,
+				  .sysfs_fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC),
 				  .procfs_fd = -EBADF,
 				  .settle_timeout = 200 * MS };
 	assert_true(hl.sysfs_fd >= 0);
@@ -414,22 +416,44 @@ static usec_t now(void)
 	return (usec_t)ts.tv_sec * USEC_PER_SEC + (usec_t)ts.tv_nsec / 1000;
 }
 
+/* Whether someone holds the lock file at path (we do not). */
+static bool lock_held(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC), r;
+
+	assert_true(fd >= 0);
+	r = flock(fd, LOCK_EX | LOCK_NB);
+	close(fd);
+	return r < 0 && errno == EWOULDBLOCK;
+}
+
 /* A FIFO without a reader: the child's open() blocks as a write to a stuck
  * driver would. */
 static void test_write_attr_timeout(void **state)
 {
-	int fd = open_dir("hang"), other[2], fifo;
+	int fd = open_dir("hang"), other[2], fifo, lock;
 	struct pollfd p = {};
-	char path[512], buf[8] = "";
+	char path[512], lock_path[512], buf[8] = "";
 	usec_t t0, took;
 
 	path_at(path, sizeof(path), "hang/sriov_numvfs");
 	assert_int_equal(mkfifo(path, 0600), 0);
 	/* a descriptor of the caller that the stuck child must not keep open */
 	assert_int_equal(pipe2(other, O_CLOEXEC), 0);
+	/* the PF's lock, which it must keep */
+	path_at(lock_path, sizeof(lock_path), "hang.lock");
+	lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(lock >= 0);
+	assert_int_equal(flock(lock, LOCK_EX | LOCK_NB), 0);
+	hl.host.lock_fd = lock;
 
 	t0 = now();
 	assert_int_equal(hl_write_attr(&hl, fd, "sriov_numvfs", "8\n", 200 * MS), -ETIMEDOUT);
+	hl.host.lock_fd = -EBADF;
+	/* the caller gives up its lock: the stuck write still holds it, so no
+	 * other applier can start while the write may still land */
+	close(lock);
+	assert_true(lock_held(lock_path));
 	took = now() - t0;
 	assert_true(took >= 200 * MS);
 	assert_true(took < 1000 * MS);
@@ -450,6 +474,10 @@ static void test_write_attr_timeout(void **state)
 	assert_int_equal(read(fifo, buf, sizeof(buf) - 1), 2);
 	assert_string_equal(buf, "8\n");
 	close(fifo);
+	/* and lets the lock go when it is done */
+	for (int i = 0; i < 500 && lock_held(lock_path); i++)
+		usleep(10 * 1000);
+	assert_false(lock_held(lock_path));
 	close(fd);
 }
 

@@ -466,7 +466,12 @@ static void test_unknown_things(void **state)
 	expect_error(MATCH_ALL "[PhysicalFuntion]\nVirtualFunctions=4\n", 3,
 		     "unknown section [PhysicalFuntion]; sections are [Match], "
 		     "[PhysicalFunction] and [VirtualFunction ...]; did you mean "
-		     "'PhysicalFunction'?");
+		     "'[PhysicalFunction]'?");
+	/* the range stays in the suggestion */
+	expect_error(MATCH_ALL "[VirtualFuntion 0-1]\nTrust=yes\n", 3,
+		     "unknown section [VirtualFuntion 0-1]; sections are [Match], "
+		     "[PhysicalFunction] and [VirtualFunction ...]; did you mean "
+		     "'[VirtualFunction 0-1]'?");
 	expect_error(MATCH_ALL "[SR-IOV]\n", 3,
 		     "unknown section [SR-IOV]; sections are [Match], [PhysicalFunction] and "
 		     "[VirtualFunction ...]");

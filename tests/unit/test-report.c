@@ -23,7 +23,7 @@
 #define MLX_PF "0000:5e:00.0" /* mixed.json: mlx5_core, no VFs */
 
 #define PLAN_PF_KEYS \
-	"pci,name,configured,held,held_reason,disruptive,actions,reboot_reasons,unmet,config_files"
+	"pci,name,configured,held,held_reason,disruptive,actions,reboot_reasons,unmet,notes,config_files"
 #define STATUS_PF_KEYS                                                                    \
 	"pci,name,driver,state,reason,num_vfs,total_vfs,desired_num_vfs,pending_actions," \
 	"pending_reboot_reasons,last_apply,vfs"

@@ -1,0 +1,126 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""One applier per PF, and no layout file that goes away for a moment destroys running VFs,
+on a real kernel with real udev and systemd.
+
+- A driver reload (modprobe -r igbvf igb; modprobe igb) and a PF unbind/bind, with and without
+  sriov-persistd running: the PF keeps its persistent name (udev's rename is never raced), its
+  apply unit applies it once, the daemon never does, and the layout is back.
+- The layout moved out of /etc and back while the daemon runs: the VF count, read every 20 ms,
+  never leaves 3; the daemon reloads once. Removed for good, the VFs stay until sriovctl reset.
+"""
+
+import json
+import time
+
+import pytest
+from test_daemon import install_daemon  # noqa: F401
+from test_scenarios import (assert_layout, igb_pfs, install, product,  # noqa: F401
+                            wait_for_boot_gate)
+
+LAYOUT = "/etc/sriov-persist/conf.d/50-igb.conf"
+CHANGES = {
+    "driver reload": "modprobe -r igbvf && modprobe -r igb && modprobe igb",
+    "unbind and bind": "echo {pci} > /sys/bus/pci/drivers/igb/unbind && "
+                       "echo {pci} > /sys/bus/pci/drivers/igb/bind",
+}
+
+
+def boot(vm, product, daemon):
+    if daemon:
+        install_daemon(vm, product)
+    else:
+        install(vm, product, consumer=False)
+    vm.reboot()
+    wait_for_boot_gate(vm)
+    if daemon:
+        vm.wait_until("systemctl is-active -q sriov-persistd.service", 60)
+    else:
+        assert vm.run("systemctl is-active -q sriov-persistd.service")[0] != 0
+    (pci, ifname), = igb_pfs(vm).items()
+    assert not ifname.startswith("eth"), f"no persistent name at boot: {ifname}"
+    assert_layout(vm, pci, ifname)
+    return pci, ifname
+
+
+def journal(vm, unit, since):
+    """What unit logged since the CLOCK_REALTIME µs given (to the second: nothing of ours
+    happens in the second before a change)."""
+    return vm.check(f"journalctl -o cat --since=@{since // 1000000} -u '{unit}'; true")
+
+
+def wait_for(vm, what, predicate, timeout=60):
+    """Polls predicate() (which reads the guest) until true; returns the seconds it took."""
+    t0 = time.monotonic()
+    while not predicate():
+        if time.monotonic() - t0 > timeout:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(0.3)
+    return time.monotonic() - t0
+
+
+def record(vm, pci):
+    rc, out = vm.run(f"cat /run/sriov-persist/pf/{pci}.json")
+    return json.loads(out) if rc == 0 else None
+
+
+@pytest.mark.parametrize("daemon", [True, False], ids=["daemon", "no-daemon"])
+def test_driver_reload_and_rebind_apply_once(vm, product, steps, daemon):
+    pci, ifname = boot(vm, product, daemon)
+    unit = f"sriov-persist-apply@{pci}.service"
+    for what, change in CHANGES.items():
+        label = f"{what} ({'with' if daemon else 'without'} the daemon)"
+        t0 = int(vm.check(f"date +%s%6N; {change.format(pci=pci)}").split()[0])
+        with steps(f"{label}: until applied"):
+            wait_for(vm, f"{label}: a record newer than the change",
+                     lambda: (record(vm, pci) or {}).get("finished_usec", 0) > t0)
+            vm.check("udevadm settle -t 30")
+        # the persistent name, and udev done with it
+        assert igb_pfs(vm) == {pci: ifname}, (label, igb_pfs(vm))
+        props = vm.check(f"udevadm info -q property /sys/class/net/{ifname}")
+        assert "ID_RENAMING" not in props, (label, props)
+        assert vm.run(f"systemctl is-active -q sys-subsystem-net-devices-{ifname}.device")[0] \
+            == 0, label
+        rec = json.loads(vm.check(f"cat /run/sriov-persist/pf/{pci}.json"))
+        assert rec["state"] == "applied", (label, rec)
+        assert_layout(vm, pci, ifname)
+        # one applier: the unit udev started (once with changes); never the daemon
+        log = journal(vm, unit, t0)
+        runs = [line for line in log.splitlines() if line.startswith(f"{pci} ({ifname}): applied")]
+        assert len([r for r in runs if "nothing to change" not in r]) == 1, (label, log)
+        if daemon:
+            log = journal(vm, "sriov-persistd.service", t0)
+            assert "applied after" not in log and "failed after" not in log, (label, log)
+            vm.wait_until("test \"$(busctl --system get-property org.sriovpersist1 "
+                          "/org/sriovpersist1 org.sriovpersist1.Manager State)\" = 's \"idle\"'",
+                          30)
+
+
+def test_layout_moved_out_and_back_keeps_the_vfs(vm, product, steps):
+    pci, ifname = boot(vm, product, daemon=True)
+    numvfs = f"/sys/bus/pci/devices/{pci}/sriov_numvfs"
+    # read every 20 ms inside the guest, while the file is out for 200 ms and back
+    t0 = int(vm.check("date +%s%6N").split()[0])
+    vm.check(f"(setsid sh -c 'while :; do cat {numvfs}; sleep 0.02; done' >/run/numvfs.log &) && "
+             f"sleep 0.5 && mv {LAYOUT} /root/ && sleep 0.2 && mv /root/50-igb.conf {LAYOUT} && "
+             "sleep 3 && pkill -f 'cat /sys/bus/pci' ; pkill -f 'while :; do cat'; true")
+    counts = vm.check("cat /run/numvfs.log").split()
+    assert len(counts) > 50, f"only {len(counts)} reads"
+    assert set(counts) == {"3"}, f"the VF count left 3: {sorted(set(counts))}"
+    log = journal(vm, "sriov-persistd.service", t0)
+    assert log.count("Reloading the configuration") == 1, log
+    assert "applied after" not in log, log
+    assert_layout(vm, pci, ifname)
+
+    # removed for good: the VFs stay, said so, until a reset
+    with steps("layout removed: unconfigured, VFs kept"):
+        vm.check(f"rm {LAYOUT}")
+        wait_for(vm, "the PF unconfigured",
+                 lambda: json.loads(vm.check("sriovctl status --json"))["pfs"][0]["state"]
+                 == "unconfigured", 30)
+    st = json.loads(vm.check("sriovctl status --json"))["pfs"][0]
+    assert st["reason"] == "3 VFs left from a removed layout", st
+    assert vm.check(f"cat {numvfs}").strip() == "3"
+    with steps("sriovctl reset"):
+        rc, out = vm.run(f"sriovctl reset {pci}", timeout=120)
+    assert rc == 0, out
+    assert vm.check(f"cat {numvfs}").strip() == "0"
