@@ -15,8 +15,12 @@ MANDIR ?= $(PREFIX)/share/man
 SYSCONFDIR ?= /etc
 PKG_CONFIG ?= pkg-config
 SYSTEMDUNITDIR ?= $(or $(shell $(PKG_CONFIG) --variable=systemdsystemunitdir systemd 2>/dev/null),$(PREFIX)/lib/systemd/system)
+SYSTEMDPRESETDIR ?= $(or $(shell $(PKG_CONFIG) --variable=systemdsystempresetdir systemd 2>/dev/null),$(PREFIX)/lib/systemd/system-preset)
+# the system bus reads policies here (not /etc, which is the administrator's)
 DBUSDATADIR ?= $(PREFIX)/share/dbus-1
 UDEVDIR ?= $(or $(shell $(PKG_CONFIG) --variable=udevdir udev 2>/dev/null),$(PREFIX)/lib/udev)
+BASHCOMPLETIONDIR ?= $(or $(shell $(PKG_CONFIG) --variable=completionsdir bash-completion 2>/dev/null),$(PREFIX)/share/bash-completion/completions)
+DOCDIR ?= $(PREFIX)/share/doc/sriov-persist
 
 BUILDDIR ?= build
 SANITIZE ?= 0
@@ -45,7 +49,7 @@ ifeq ($(WERROR),1)
 WARNINGS += -Werror
 endif
 ALL_CFLAGS = -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -fno-strict-aliasing -fstack-protector-strong \
-	-Ilib $(DEPS_CFLAGS) $(CFLAGS) -MMD -MP \
+	-Ilib $(DEPS_CFLAGS) $(CPPFLAGS) $(CFLAGS) -MMD -MP \
 	-DSYSCONFDIR='"$(SYSCONFDIR)"' -DLIBEXECDIR='"$(LIBEXECDIR)"' -DVERSION='"$(VERSION)"'
 ALL_LDFLAGS = $(LDFLAGS)
 ifeq ($(SANITIZE),1)
@@ -80,7 +84,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILDDIR)/tests/%)
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILDDIR)/tests/%)
 
 .PHONY: all clean check check-vm check-unit check-integration check-valgrind check-fuzz demo install \
-	format format-check deps tests bench
+	format format-check deps tests bench check-nodeps check-man deb rpm check-packages
 all: $(SRIOVCTL) $(HELPER) $(K8S_NOTIFY) $(DAEMON)
 
 $(BUILDDIR)/obj/%.o: %.c
@@ -151,21 +155,34 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory BUILDDIR=$(ASAN_DIR) SANITIZE=1 WERROR=1 tests
 	$(Q)$(MAKE) --no-print-directory BUILDDIR=$(PLAIN_DIR) WERROR=1 all
 	$(Q)$(MAKE) --no-print-directory format-check
-	$(Q)$(MAKE) --no-print-directory check-unit check-fuzz check-integration
+	$(Q)$(MAKE) --no-print-directory check-unit check-fuzz check-integration check-man
 
+# What a package build root runs (debian/rules, the RPM's %check): the same
+# tests against one build made with the distribution's flags, nothing
+# installed, nothing formatted, no VM.
+check-nodeps: tests
+	$(Q)$(MAKE) --no-print-directory TEST_DIR=$(BUILDDIR) PLAIN_TEST_DIR=$(BUILDDIR) \
+		check-unit check-fuzz check-integration check-man
+
+TEST_DIR ?= $(ASAN_DIR)
+PLAIN_TEST_DIR ?= $(PLAIN_DIR)
 check-unit:
-	$(Q)scripts/run-unit-tests $(ASAN_DIR)/tests
+	$(Q)scripts/run-unit-tests $(TEST_DIR)/tests
 
 check-fuzz:
-	$(Q)for f in $(FUZZ_SRCS:tests/fuzz/%.c=$(ASAN_DIR)/tests/%); do \
+	$(Q)for f in $(FUZZ_SRCS:tests/fuzz/%.c=$(TEST_DIR)/tests/%); do \
 		n=$${f##*/fuzz-}; $$f tests/fuzz/corpus/$$n/* || exit 1; done
 
 check-integration:
-	$(Q)SRIOVCTL=$(CURDIR)/$(ASAN_DIR)/sriovctl SRIOVCTL_PLAIN=$(CURDIR)/$(PLAIN_DIR)/sriovctl \
-		SRIOVPERSISTD=$(CURDIR)/$(ASAN_DIR)/sriov-persistd \
+	$(Q)SRIOVCTL=$(abspath $(TEST_DIR))/sriovctl SRIOVCTL_PLAIN=$(abspath $(PLAIN_TEST_DIR))/sriovctl \
+		SRIOVPERSISTD=$(abspath $(TEST_DIR))/sriov-persistd \
 		/usr/bin/python3 -m pytest -q -p no:cacheprovider tests/integration
-	$(Q)K8S_NOTIFY=$(CURDIR)/$(ASAN_DIR)/k8s-notify \
+	$(Q)K8S_NOTIFY=$(abspath $(TEST_DIR))/k8s-notify \
 		/usr/bin/python3 -m pytest -q -p no:cacheprovider tests/k8s
+
+# every manual renders without a warning, as lintian reads them
+check-man:
+	$(Q)scripts/check-man $(MANPAGES)
 
 # VM tests: a real kernel with an emulated SR-IOV NIC, real systemd and udev
 # (tests/vm/README.md). Needs root; builds and caches the guest image.
@@ -184,23 +201,51 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory BUILDDIR=$(PLAIN_DIR) all
 	$(Q)scripts/demo $(PLAIN_DIR)/sriovctl
 
+MANPAGES = $(sort $(wildcard man/*.[58]))
 install: all
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(LIBEXECDIR)/sriov-persist \
-		$(DESTDIR)$(SYSCONFDIR)/sriov-persist/conf.d $(DESTDIR)$(PREFIX)/lib/sriov-persist/conf.d \
-		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(UDEVDIR)/rules.d \
-		$(DESTDIR)$(PREFIX)/share/doc/sriov-persist/examples
+		$(DESTDIR)$(SYSCONFDIR)/sriov-persist/conf.d \
+		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(SYSTEMDUNITDIR) \
+		$(DESTDIR)$(SYSTEMDPRESETDIR) $(DESTDIR)$(UDEVDIR)/rules.d $(DESTDIR)$(BASHCOMPLETIONDIR) \
+		$(DESTDIR)$(DOCDIR)/examples/k8s \
+		$(DESTDIR)$(DBUSDATADIR)/system.d $(DESTDIR)$(DBUSDATADIR)/system-services
 	install -m 0755 $(SRIOVCTL) $(DESTDIR)$(SBINDIR)/sriovctl
 	install -m 0755 $(DAEMON) $(DESTDIR)$(SBINDIR)/sriov-persistd
 	install -m 0755 $(HELPER) $(DESTDIR)$(LIBEXECDIR)/sriov-persist/udev-helper
 	install -m 0755 $(K8S_NOTIFY) $(DESTDIR)$(LIBEXECDIR)/sriov-persist/k8s-notify
-	install -d $(DESTDIR)$(DBUSDATADIR)/system.d $(DESTDIR)$(DBUSDATADIR)/system-services
 	install -m 0644 dbus/org.sriovpersist1.conf $(DESTDIR)$(DBUSDATADIR)/system.d/
 	install -m 0644 dbus/org.sriovpersist1.service $(DESTDIR)$(DBUSDATADIR)/system-services/
 	install -m 0644 rules.d/70-sriov-persist.rules $(DESTDIR)$(UDEVDIR)/rules.d/
 	install -m 0644 units/sriov-persist-apply@.service units/sriov-persist-wait.service \
 		units/sriov-persistd.service $(DESTDIR)$(SYSTEMDUNITDIR)/
-	install -m 0644 man/sriovctl.8 man/sriov-persistd.8 $(DESTDIR)$(MANDIR)/man8/
-	install -m 0644 conf.d/*.conf $(DESTDIR)$(PREFIX)/share/doc/sriov-persist/examples/
+	install -m 0644 units/80-sriov-persist.preset $(DESTDIR)$(SYSTEMDPRESETDIR)/
+	install -m 0644 $(filter %.5,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 $(filter %.8,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 shell/bash-completion/sriovctl $(DESTDIR)$(BASHCOMPLETIONDIR)/sriovctl
+	install -m 0644 conf.d/*.conf $(DESTDIR)$(DOCDIR)/examples/
+	install -m 0644 packaging/k8s/*.yaml $(DESTDIR)$(DOCDIR)/examples/k8s/
+	@# the administrator's file is never overwritten by hand installs
+	test -e $(DESTDIR)$(SYSCONFDIR)/sriov-persist/sriov-persist.conf || \
+		install -m 0644 conf/sriov-persist.conf $(DESTDIR)$(SYSCONFDIR)/sriov-persist/
+
+# Packages, built from the committed tree (git archive) under build/pkg:
+# packaging/deb/debian and packaging/rpm/sriov-persist.spec.
+deb:
+	$(Q)scripts/install-deps deb
+	$(Q)scripts/build-package deb
+
+rpm:
+	$(Q)scripts/install-deps rpm
+	$(Q)scripts/build-package rpm
+
+# CI: both packages, both linters, the same files in each. The .deb's tests
+# are make check's; the .rpm runs its %check (the build root's subset).
+check-packages:
+	$(Q)scripts/install-deps deb
+	$(Q)scripts/install-deps rpm
+	$(Q)DEB_BUILD_OPTIONS=nocheck scripts/build-package deb
+	$(Q)scripts/build-package rpm
+	$(Q)scripts/compare-packages build/pkg/deb build/pkg/rpm
 
 FORMAT_SRCS = $(sort $(wildcard lib/*.[ch] sriovctl/*.[ch] udev-helper/*.[ch] sriov-persistd/*.[ch] k8s-notify/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch] tests/vm/*.c))
 format:

@@ -693,17 +693,18 @@ static int apply_one(struct pf_run *run, const struct pf_state *pf, bool configu
 	st->started = run_now(run);
 	run->res->configured = true;
 	run->deadline = now_monotonic() + o->conf->apply_timeout;
-	if (o->hold) {
+	/* also a held PF's record is written under the lock: never over the
+	 * record of someone applying it right now */
+	lock = take_lock(run, pf);
+	if (run->res->busy)
+		return 0;
+	if (lock >= 0 && o->hold) {
 		r = set_outcome(run->res, PF_STATUS_HELD, strdup(o->hold));
 		if (r < 0)
 			return r;
 		st->finished = st->started;
 		return record_status(run, pf);
 	}
-
-	lock = take_lock(run, pf);
-	if (run->res->busy)
-		return 0;
 	if (lock < 0)
 		r = lock == -ENOMEM ? lock : 0;
 	else {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* Injected faults of the simulated host (PRODUCT.md "The simulated host"):
+/* Injected faults of the simulated host (the "faults" of its snapshot JSON):
  *   { "op": "set_num_vfs", "pci": "0000:3b:00.0", "errno": "EBUSY", "times": 1 }
  *   { "op": "bind_driver", "pci": "0000:3b:01.1", "hang": true }
  *   { "op": "any", "crash_after": 3 }
@@ -27,7 +27,7 @@ static const char *const op_table[_SIM_OP_MAX] = {
 	[SIM_OP_SET_FIRMWARE_LINK_TYPE] = "set_firmware_link_type",
 };
 
-/* PRODUCT.md's example speaks of binding drivers */
+/* the fault names speak of binding drivers */
 static const struct {
 	const char *alias;
 	enum sim_op op;

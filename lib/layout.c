@@ -91,6 +91,11 @@ static const struct match_key {
 	{ "Host", offsetof(struct layout_match, host), match_check_host },
 };
 
+const char *layout_match_key_name(size_t i)
+{
+	return i < ELEMENTSOF(match_keys) ? match_keys[i].name : NULL;
+}
+
 /* A [Match] key: its globs are added to the list; an empty value unsets the
  * list. -ENOENT for an unknown key, -EINVAL with *ret_why for a bad glob. */
 static int layout_match_parse(struct layout_match *m, const char *key, const char *value,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* Layout files (PRODUCT.md "Layout files"): parsing with inih into plain data,
+/* Layout files (sriov-persist.layout(5)): parsing with inih into plain data,
  * finding them in the three directories with drop-in masking. Validation of
  * single values happens here; checks against a PF's hardware happen in
  * desired.c. */
@@ -105,6 +105,7 @@ static inline bool vf_settings_has(const struct vf_settings *s, enum vf_key k)
 }
 
 /* Key names as written in files ("VirtualFunctions", "MACAddress", ...). */
+const char *layout_match_key_name(size_t i) _pure_; /* NULL past the last */
 const char *pf_key_to_string(enum pf_key k) _pure_;
 const char *vf_key_to_string(enum vf_key k) _pure_;
 /* The netlink VF attributes as "ip link set DEV vf N ..." spells them ("mac",

@@ -292,6 +292,43 @@ int mainconf_init(struct mainconf *c)
 	return 0;
 }
 
+const char *mainconf_key_name(size_t i, const char **ret_section)
+{
+	if (i >= ELEMENTSOF(mc_keys))
+		return NULL;
+	if (ret_section)
+		*ret_section = mc_keys[i].section;
+	return mc_keys[i].key;
+}
+
+bool mainconf_equal(const struct mainconf *a, const struct mainconf *b)
+{
+	for (size_t i = 0; i < ELEMENTSOF(mc_keys); i++) {
+		const void *x = (const char *)a + mc_keys[i].offset;
+		const void *y = (const char *)b + mc_keys[i].offset;
+
+		switch (mc_keys[i].type) {
+		case MC_SECONDS:
+			if (*(const usec_t *)x != *(const usec_t *)y)
+				return false;
+			break;
+		case MC_UINT32:
+			if (*(const uint32_t *)x != *(const uint32_t *)y)
+				return false;
+			break;
+		case MC_ENUM:
+			if (*(const int *)x != *(const int *)y)
+				return false;
+			break;
+		case MC_STRING:
+			if (!streq_ptr(*(char *const *)x, *(char *const *)y))
+				return false;
+			break;
+		}
+	}
+	return true;
+}
+
 void mainconf_done(struct mainconf *c)
 {
 	if (!c)

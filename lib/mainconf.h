@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* The main configuration, sriov-persist.conf (PRODUCT.md "Main configuration"). */
+/* The main configuration, sriov-persist.conf(5). */
 
 #include "diag.h"
 
@@ -88,6 +88,10 @@ struct mainconf {
 /* Fills in the defaults above. -ENOMEM. */
 int mainconf_init(struct mainconf *c);
 void mainconf_done(struct mainconf *c);
+/* The i-th key of the language and its section; NULL past the last. */
+const char *mainconf_key_name(size_t i, const char **ret_section);
+/* Every key has the same value in a and b. */
+bool mainconf_equal(const struct mainconf *a, const struct mainconf *b) _pure_;
 /* Parses one file over c (later files override earlier values). Errors and
  * warnings go to diags with file:line; 0 even when the text has errors. */
 int mainconf_parse_string(struct mainconf *c, const char *path, const char *text,

@@ -2,7 +2,7 @@
 #pragma once
 
 /* The shared vocabulary: what a host has (observed state, as in the snapshot
- * JSON of PRODUCT.md) and the enums both layouts and hosts use. Plain data. */
+ * JSON of sriovctl snapshot) and the enums both layouts and hosts use. Plain data. */
 
 #include "util.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* The snapshot JSON of PRODUCT.md <-> struct host_state, with json-c. Field
+/* The snapshot JSON (sriovctl(8): snapshot, --host) <-> struct host_state, with json-c. Field
  * names are fixed so that snapshots from users' machines replay as they are.
  * Optional additions (absent in older snapshots, defaults in model.h):
  * PF "altnames", "hw_tc_offload", "firmware_link_type"; VF "query_rss";

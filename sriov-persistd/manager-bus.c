@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* The D-Bus API (PRODUCT.md "D-Bus API"): org.sriovpersist1.Manager on
+/* The D-Bus API (org.sriovpersist1(5)): org.sriovpersist1.Manager on
  * /org/sriovpersist1, one org.sriovpersist1.PhysicalFunction object per PF
  * below it, an object manager over both. Anyone may read; the methods that
  * change something check that the caller is root. */

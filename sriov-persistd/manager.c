@@ -357,6 +357,36 @@ static int collect_errors(struct manager *m, const struct diag_list *l)
 	return 0;
 }
 
+/* [Drift] SafetyScanSec=: a full look now and then, besides the events. */
+static int on_safety_scan(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct manager *m = userdata;
+
+	manager_mark_dirty(m, NULL);
+	(void)sd_event_source_set_time_relative(s, m->conf.safety_scan);
+	return sd_event_source_set_enabled(s, SD_EVENT_ON);
+}
+
+/* The timer as the configuration read last says: off, or due one interval
+ * from now (also after a reload that changed it). */
+static int arm_safety_scan(struct manager *m)
+{
+	int r;
+
+	if (m->conf.safety_scan == 0) {
+		m->safety_scan = sd_event_source_disable_unref(m->safety_scan);
+		return 0;
+	}
+	if (!m->safety_scan)
+		return sd_event_add_time_relative(m->event, &m->safety_scan, CLOCK_MONOTONIC,
+						  m->conf.safety_scan, USEC_PER_SEC, on_safety_scan,
+						  m);
+	r = sd_event_source_set_time_relative(m->safety_scan, m->conf.safety_scan);
+	if (r < 0)
+		return r;
+	return sd_event_source_set_enabled(m->safety_scan, SD_EVENT_ON);
+}
+
 int manager_load_config(struct manager *m)
 {
 	const char *const dirs[] = { m->config_dir, NULL };
@@ -404,7 +434,7 @@ int manager_load_config(struct manager *m)
 	m->conf = conf;
 	layout_set_free(m->set);
 	m->set = TAKE_PTR(set);
-	return 0;
+	return arm_safety_scan(m);
 }
 
 static int open_host(struct manager *m)
@@ -431,16 +461,6 @@ static int load_reboot(struct manager *m)
 		log_msg(LOG_WARNING, "%s/reboot.json: %s; starting without it", m->state_dir,
 			strerror(-r));
 	return 0;
-}
-
-/* [Drift] SafetyScanSec=: a full look now and then, besides the events. */
-static int on_safety_scan(sd_event_source *s, uint64_t usec, void *userdata)
-{
-	struct manager *m = userdata;
-
-	manager_mark_dirty(m, NULL);
-	(void)sd_event_source_set_time_relative(s, m->conf.safety_scan);
-	return sd_event_source_set_enabled(s, SD_EVENT_ON);
 }
 
 int manager_start(struct manager *m)
@@ -472,13 +492,6 @@ int manager_start(struct manager *m)
 	r = manager_events_start(m);
 	if (r < 0)
 		return r;
-	if (m->conf.safety_scan > 0) {
-		r = sd_event_add_time_relative(m->event, &m->safety_scan, CLOCK_MONOTONIC,
-					       m->conf.safety_scan, USEC_PER_SEC, on_safety_scan,
-					       m);
-		if (r < 0)
-			return r;
-	}
 	k8s_load(m);
 	m->starting = true;
 	r = manager_check_dirty(m);

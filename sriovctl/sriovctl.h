@@ -10,7 +10,7 @@
 #include "mainconf.h"
 #include "view.h"
 
-/* Exit codes (PRODUCT.md). */
+/* Exit codes (sriovctl(8), EXIT STATUS). */
 enum {
 	EXIT_OK = 0,
 	EXIT_FAIL = 1,

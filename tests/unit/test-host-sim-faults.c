@@ -42,7 +42,7 @@ static void test_faults_alias_and_any(void **state)
 	struct env *e = *state;
 	const struct host_ops *o;
 
-	/* "bind_driver" as in PRODUCT.md, matched by the VF's address */
+	/* the "bind_driver" fault, matched by the VF's address */
 	env_load(e, "e810.json",
 		 "[ { \"op\": \"bind_driver\", \"pci\": \"0000:3b:01.1\", \"errno\": \"EIO\" }, "
 		 "{ \"op\": \"unbind_driver\", \"errno\": \"EPERM\", \"times\": 1 } ]");

@@ -143,7 +143,7 @@ static void test_product_example(void **state)
 {
 	_cleanup_mainconf_ struct mainconf c = {};
 
-	/* the example of PRODUCT.md, comments included: all defaults */
+	/* the example of sriov-persist.conf(5), comments included: all defaults */
 	parse_clean(&c, "# /etc/sriov-persist/sriov-persist.conf\n[Apply]\n# for one PF\n"
 			"TimeoutSec=120\nSysfsWriteTimeoutSec=60\n[Drift]\n# repair | report\n"
 			"Mode=repair\nSafetyScanSec=0\n[Disruption]\nPolicy=drain\n[Reboot]\n"

@@ -117,7 +117,7 @@ static void test_fixture_values(void **state)
 	host_state_free(h);
 }
 
-/* PRODUCT.md's example shape: no optional additions, a null VF name. */
+/* The snapshot format's smallest shape: no optional additions, a null VF name. */
 static const char base[] =
 	"{ \"version\": 1, \"hostname\": \"worker-7\", \"kernel_cmdline\": \"ro\", "
 	"\"iommu\": true, \"modules\": [\"ice\", \"iavf\"], \"pfs\": [ "

@@ -7,6 +7,8 @@ Run with: /usr/bin/python3 -m pytest -q tests/vm   (as root, after setup-host)
 runs once more in a fresh VM, the first run's logs kept in <test>-first-run.
 
 Environment:
+  SRIOV_VM_APT_SOURCES   a sources file (one-line or deb822 format) build-image and
+                         setup-host use instead of the host's apt sources (README.md)
   SRIOV_VM_CACHE         image cache (default build/vm/cache)
   SRIOV_VM_NO_BUILD=1    do not run build-image, use the cache's current image
   SRIOV_VM_RUNS          per-test work dirs with serial/QEMU logs (default build/vm/runs)

@@ -1,0 +1,172 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""shell/bash-completion/sriovctl: _sriovctl called as bash would call it, on a fake sysfs
+(SRIOVCTL_SYSFS) and a scratch directory of files. Needs bash and bash-completion: without them
+these tests fail, they are not skipped."""
+
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+COMPLETION = ROOT / "shell" / "bash-completion" / "sriovctl"
+BASH_COMPLETION = Path("/usr/share/bash-completion/bash_completion")
+WORDBREAKS = ":="  # the characters of bash's COMP_WORDBREAKS that sriovctl's words contain
+
+# The fake sysfs: two E810 PFs with netdevs, a VF of the first (a PCI function without
+# sriov_totalvfs), a NIC without SR-IOV, and a ConnectX PF whose driver is not bound (no netdev).
+DEVICES = {
+    "0000:3b:00.0": ("128", ["ens1f0"]),
+    "0000:3b:00.1": ("128", ["ens1f1"]),
+    "0000:3b:01.0": (None, ["ens1f0v0"]),
+    "0000:00:1f.6": (None, ["eno1"]),
+    "0000:5e:00.0": ("8", []),
+}
+PFS = ["0000:3b:00.0", "ens1f0", "0000:3b:00.1", "ens1f1", "0000:5e:00.0"]
+VERBS = ["status", "plan", "apply", "reset", "check", "snapshot", "wait"]
+GLOBAL = ["--host", "--config-dir", "--main-config", "--runtime-dir", "--state-dir", "--no-color",
+          "--no-pager"]
+
+
+def comp_words(line):
+    """COMP_WORDS and COMP_CWORD for the cursor at the end of line, split as bash splits it:
+    blanks separate words, and each word-break character is a word of its own."""
+    words, word = [], ""
+    for ch in line:
+        if ch in " \t":
+            if word:
+                words.append(word)
+            word = ""
+        elif ch in WORDBREAKS:
+            if word:
+                words.append(word)
+            words.append(ch)
+            word = ""
+        else:
+            word += ch
+    words.append(word)  # the word being completed, "" after a blank
+    return words, len(words) - 1
+
+
+@pytest.fixture
+def env(tmp_path):
+    assert Path("/bin/bash").exists() or Path("/usr/bin/bash").exists(), "bash is not installed"
+    assert BASH_COMPLETION.is_file(), f"{BASH_COMPLETION} is missing: install bash-completion"
+    assert COMPLETION.is_file(), f"{COMPLETION} is missing"
+    sysfs = tmp_path / "sys"
+    devices = sysfs / "bus" / "pci" / "devices"
+    for pci, (total, nets) in DEVICES.items():
+        d = devices / pci
+        d.mkdir(parents=True)
+        if total is not None:
+            (d / "sriov_totalvfs").write_text(total + "\n")
+        for n in nets:
+            (d / "net" / n).mkdir(parents=True)
+    work = tmp_path / "work"
+    (work / "conf.d").mkdir(parents=True)
+    (work / "run").mkdir()
+    for f in ("worker-7.json", "main.conf", "50-e810.conf"):
+        (work / f).write_text("")
+    return {"sysfs": sysfs, "cwd": work}
+
+
+def complete(env, line, sysfs=None):
+    """The completions of _sriovctl for line, the cursor at its end."""
+    words, cword = comp_words(line)
+    script = "\n".join([
+        "set -u +o posix",
+        f"source {shlex.quote(str(BASH_COMPLETION))} || exit 90",
+        f"source {shlex.quote(str(COMPLETION))} || exit 91",
+        "[[ $(complete -p sriovctl) == 'complete -F _sriovctl sriovctl' ]] || exit 92",
+        f"COMP_WORDS=({' '.join(shlex.quote(w) for w in words)})",
+        f"COMP_CWORD={cword}",
+        f"COMP_LINE={shlex.quote(line)}",
+        f"COMP_POINT={len(line)}",
+        "COMP_TYPE=9 COMP_KEY=9",
+        "COMPREPLY=()",
+        f"_sriovctl sriovctl {shlex.quote(words[cword])} "
+        f"{shlex.quote(words[cword - 1] if cword > 0 else '')}",
+        "(( ${#COMPREPLY[@]} )) && printf '%s\\n' \"${COMPREPLY[@]}\"",
+        "exit 0",
+    ])
+    e = {"PATH": "/usr/bin:/bin", "HOME": str(env["cwd"]), "LC_ALL": "C.UTF-8",
+         "SRIOVCTL_SYSFS": str(sysfs or env["sysfs"])}
+    r = subprocess.run(["bash", "--norc", "--noprofile", "-c", script], cwd=env["cwd"], env=e,
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, f"{line!r}: bash exited {r.returncode}: {r.stderr}"
+    assert r.stderr == "", f"{line!r}: {r.stderr}"
+    return r.stdout.splitlines()
+
+
+# (command line after "sriovctl ", the completions expected, in any order)
+CASES = [
+    ("", VERBS),
+    ("st", ["status"]),
+    ("s", ["status", "snapshot"]),
+    ("-", GLOBAL + ["--json", "--timeout", "--help", "--version"]),
+    ("--no-", ["--no-color", "--no-pager"]),
+    # --machine-id only with --host, and an option is not offered twice
+    ("--host worker-7.json -",
+     [o for o in GLOBAL if o != "--host"] + ["--machine-id", "--json", "--timeout", "--help",
+                                              "--version"]),
+    ("--host=worker-7.json --mach", ["--machine-id"]),
+    ("--config-dir conf.d st", ["status"]),
+    # per-verb options
+    ("status -", GLOBAL + ["--json"]),
+    ("plan --j", ["--json"]),
+    ("--json status -", GLOBAL),
+    ("apply -", GLOBAL),
+    ("wait ", GLOBAL + ["--timeout"]),
+    ("wait --t", ["--timeout"]),
+    ("snapshot ", GLOBAL),
+    # values that are the user's own
+    ("wait --timeout ", []),
+    ("--host worker-7.json --machine-id ", []),
+    # PFs: PCI address and netdevs, not VFs, not functions without SR-IOV
+    ("status ", PFS),
+    ("plan en", ["ens1f0", "ens1f1"]),
+    ("apply 0000:5", ["5e:00.0"]),  # readline replaces only the text after the last ':'
+    ("status 0000:3b:00.", ["00.0", "00.1"]),
+    ("--host worker-7.json --config-dir conf.d apply ens1", ["ens1f0", "ens1f1"]),
+    ("status ens1f0 ", []),  # one PF at most
+    ("reset ", PFS),
+    ("reset ens1f0 ", [p for p in PFS if p != "ens1f0"]),
+    ("reset 0000:3b:00.0 0000:3b:00.", ["00.1"]),
+    ("snapshot x", []),
+    # files and directories
+    ("--host ", ["worker-7.json", "main.conf", "50-e810.conf", "conf.d", "run"]),
+    ("--host w", ["worker-7.json"]),
+    ("--host=w", ["worker-7.json"]),
+    ("--main-config m", ["main.conf"]),
+    ("--config-dir ", ["conf.d", "run"]),
+    ("--runtime-dir r", ["run"]),
+    ("--state-dir=c", ["conf.d"]),
+    ("check ", ["worker-7.json", "main.conf", "50-e810.conf", "conf.d", "run"]),
+    ("check 50", ["50-e810.conf"]),
+    ("check 50-e810.conf m", ["main.conf"]),
+    # after "--", operands only
+    ("-- ", VERBS),
+    ("-- -", []),
+    ("status -- -", []),
+]
+
+
+@pytest.mark.parametrize("line,expected", CASES, ids=[c[0] or "(empty)" for c in CASES])
+def test_completion(env, line, expected):
+    got = complete(env, "sriovctl " + line)
+    assert sorted(got) == sorted(expected), f"sriovctl {line}<TAB>: {got}"
+
+
+def test_no_pfs_without_sriov(env, tmp_path):
+    empty = tmp_path / "empty-sys"
+    (empty / "bus" / "pci" / "devices").mkdir(parents=True)
+    assert complete(env, "sriovctl status ", sysfs=empty) == []
+    assert complete(env, "sriovctl reset ", sysfs=empty) == []
+
+
+def test_comp_words_split_as_bash_does():
+    assert comp_words("sriovctl status 0000:3b:00.") == (
+        ["sriovctl", "status", "0000", ":", "3b", ":", "00."], 6)
+    assert comp_words("sriovctl --host=w") == (["sriovctl", "--host", "=", "w"], 3)
+    assert comp_words("sriovctl ") == (["sriovctl", ""], 1)
