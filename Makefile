@@ -175,7 +175,7 @@ check-fuzz:
 
 check-integration:
 	$(Q)SRIOVCTL=$(abspath $(TEST_DIR))/sriovctl SRIOVCTL_PLAIN=$(abspath $(PLAIN_TEST_DIR))/sriovctl \
-		SRIOVPERSISTD=$(abspath $(TEST_DIR))/sriov-persistd \
+		SRIOVPERSISTD=$(abspath $(TEST_DIR))/sriov-persistd K8S_NOTIFY=$(abspath $(TEST_DIR))/k8s-notify \
 		/usr/bin/python3 -m pytest -q -p no:cacheprovider tests/integration
 	$(Q)K8S_NOTIFY=$(abspath $(TEST_DIR))/k8s-notify \
 		/usr/bin/python3 -m pytest -q -p no:cacheprovider tests/k8s
