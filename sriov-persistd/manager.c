@@ -463,6 +463,79 @@ static int load_reboot(struct manager *m)
 	return 0;
 }
 
+/* What failed and is not retried on its own (pf_entry.given_up) outlives a
+ * restart of the daemon in the same boot: an upgrade must not start the drain
+ * that failed an hour ago again. A reboot, a changed plan, Apply() or a reload
+ * retry it. */
+#define GIVEN_UP_FILE "given-up.json"
+
+int manager_save_given_up(struct manager *m)
+{
+	_cleanup_json_ struct json_object *doc = json_object_new_object();
+	struct json_object *pfs = json_object_new_object();
+	_cleanup_free_ char *path = NULL;
+	size_t n = 0;
+	int r;
+
+	if (!doc || !pfs || json_object_object_add(doc, "pfs", pfs) < 0) {
+		json_object_put(pfs);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < m->n_pfs; i++) {
+		if (!m->pfs[i]->given_up)
+			continue;
+		if (json_object_object_add(pfs, m->pfs[i]->pci,
+					   json_object_new_string(m->pfs[i]->given_up)) < 0)
+			return -ENOMEM;
+		n++;
+	}
+	if (n == 0) {
+		path = strdup_printf("%s/%s", m->state_dir, GIVEN_UP_FILE);
+		if (!path)
+			return -ENOMEM;
+		return unlink(path) < 0 && errno != ENOENT ? -errno : 0;
+	}
+	if (json_object_object_add(doc, "boot_id", json_object_new_string(manager_boot_id(m))) < 0)
+		return -ENOMEM;
+	r = mkdir_owned(m->state_dir, 0755);
+	if (r >= 0)
+		r = write_file_atomic(m->state_dir, GIVEN_UP_FILE,
+				      json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN),
+				      0644);
+	if (r < 0)
+		log_msg(LOG_WARNING, "Writing %s/%s failed: %s; a restart retries what failed",
+			m->state_dir, GIVEN_UP_FILE, strerror(-r));
+	return r;
+}
+
+/* Read once at start, then gone: only this boot's, only for PFs still here. */
+static void load_given_up(struct manager *m)
+{
+	_cleanup_free_ char *path = strdup_printf("%s/%s", m->state_dir, GIVEN_UP_FILE);
+	_cleanup_free_ char *text = NULL;
+	_cleanup_json_ struct json_object *doc = NULL;
+	struct json_object *pfs, *boot;
+
+	if (!path || read_file(path, &text) < 0)
+		return;
+	(void)unlink(path);
+	doc = json_tokener_parse(text);
+	if (!json_object_object_get_ex(doc, "boot_id", &boot) ||
+	    !streq_ptr(json_object_get_string(boot), manager_boot_id(m)) ||
+	    !json_object_object_get_ex(doc, "pfs", &pfs) ||
+	    !json_object_is_type(pfs, json_type_object))
+		return;
+	json_object_object_foreach(pfs, pci, sig)
+	{
+		struct pf_entry *e = manager_find_entry(m, pci);
+
+		if (e && json_object_is_type(sig, json_type_string)) {
+			free(e->given_up);
+			e->given_up = strdup(json_object_get_string(sig));
+		}
+	}
+}
+
 int manager_start(struct manager *m)
 {
 	_cleanup_host_state_ struct host_state *hs = NULL;
@@ -489,6 +562,7 @@ int manager_start(struct manager *m)
 	r = manager_update_cache(m, TAKE_PTR(hs), NULL);
 	if (r < 0)
 		return r;
+	load_given_up(m);
 	r = manager_events_start(m);
 	if (r < 0)
 		return r;

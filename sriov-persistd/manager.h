@@ -246,6 +246,9 @@ int manager_apply_drained(struct manager *m, const char *pci);
 /* A Kubernetes operation for pci failed: its PF shows why and is not tried
  * again on its own. */
 void manager_pf_failed(struct manager *m, const char *pci, const char *error);
+/* Keeps the plans that failed and are not retried on their own for the next
+ * start in this boot (at exit). */
+int manager_save_given_up(struct manager *m);
 /* The boot ID of the host (the simulated host's, or this machine's). */
 const char *manager_boot_id(const struct manager *m);
 /* The resources that pods using the VFs of pfs (NULL: of every PF) request,

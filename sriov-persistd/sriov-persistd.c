@@ -170,6 +170,7 @@ int main(int argc, char **argv)
 		strempty(m->host_path));
 	r = sd_event_loop(m->event);
 	(void)sd_notify(false, "STOPPING=1\nSTATUS=Stopping");
+	(void)manager_save_given_up(m);
 	if (r < 0) {
 		log_msg(LOG_ERR, "Event loop failed: %s", strerror(-r));
 		return EXIT_FAILURE;

@@ -6,6 +6,7 @@
  *   udev-helper apply PCI   applies the layouts of one PF; logs to the journal */
 
 #include <syslog.h>
+#include <systemd/sd-bus.h>
 #include <systemd/sd-journal.h>
 
 #include "apply.h"
@@ -84,6 +85,49 @@ static void on_action(const struct pf_state *pf, const struct action *a, int r, 
 			"SYSLOG_IDENTIFIER=%s", SYSLOG_ID, NULL);
 }
 
+#define SYSTEMD "org.freedesktop.systemd1"
+#define BOOT_GATE "sriov-persist-wait.service"
+
+/* At boot, before the boot gate lets kubelet start, nothing uses the VFs yet:
+ * disruptive changes run directly, whatever [Disruption] Policy= says for a
+ * running system. That is so while systemd is still starting up and the gate
+ * has not finished: its start job is queued (it is ordered after the apply
+ * units) or running. Anything else, or any doubt (no bus, no gate), is a
+ * running system. */
+static bool before_boot_gate(const char *pci)
+{
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	_cleanup_(sd_bus_error_free) sd_bus_error err = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL, *job = NULL;
+	_cleanup_free_ char *system = NULL, *active = NULL;
+	const char *unit;
+	uint32_t job_id = 0;
+	bool boot;
+
+	if (sd_bus_open_system(&bus) < 0 ||
+	    sd_bus_get_property_string(bus, SYSTEMD, "/org/freedesktop/systemd1",
+				       SYSTEMD ".Manager", "SystemState", &err, &system) < 0)
+		return false;
+	if (!streq(system, "initializing") && !streq(system, "starting"))
+		return false;
+	if (sd_bus_call_method(bus, SYSTEMD, "/org/freedesktop/systemd1", SYSTEMD ".Manager",
+			       "GetUnit", &err, &reply, "s", BOOT_GATE) < 0 ||
+	    sd_bus_message_read(reply, "o", &unit) < 0 ||
+	    sd_bus_get_property_string(bus, SYSTEMD, unit, SYSTEMD ".Unit", "ActiveState", &err,
+				       &active) < 0 ||
+	    sd_bus_get_property(bus, SYSTEMD, unit, SYSTEMD ".Unit", "Job", &err, &job, "(uo)") <
+		    0 ||
+	    sd_bus_message_read(job, "(uo)", &job_id, NULL) < 0)
+		return false;
+	boot = streq(active, "activating") || (streq(active, "inactive") && job_id > 0);
+	if (boot)
+		sd_journal_send("MESSAGE=%s: the system is booting and %s has not finished: "
+				"disruptive changes run now, nothing uses the VFs yet",
+				pci, BOOT_GATE, "PRIORITY=%d", LOG_INFO, "SRIOV_PF=%s", pci,
+				"SYSLOG_IDENTIFIER=%s", SYSLOG_ID, NULL);
+	return boot;
+}
+
 static int verb_apply(const char *pci)
 {
 	_cleanup_layout_set_ struct layout_set *set = NULL;
@@ -109,6 +153,7 @@ static int verb_apply(const char *pci)
 	diag_list_done(&diags);
 	if (r < 0)
 		return r;
+	opts.allow_disruptive = !opts.hold && before_boot_gate(pci);
 	r = layout_set_load(NULL, &set);
 	if (r >= 0)
 		r = host_linux_open(NULL, &h);

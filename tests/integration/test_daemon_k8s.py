@@ -601,6 +601,18 @@ def test_failed_drain_leaves_the_pf_deferred(env):
     assert again == [], breakdown(again)
     print(f"\nAPI requests for a failed drain of one node: {after - before} "
           f"{breakdown(srv.requests[before:after])}")
+    # nor when the daemon restarts in the same boot (a package upgrade restarts it)
+    env.daemons[-1].stop()
+    assert (h.dir / "host.json.lib" / "given-up.json").exists(), "nothing kept what failed"
+    after = len(srv.requests)
+    env.start(h)
+    env.settle()
+    deadline = time.monotonic() + 3
+    c.wait(lambda: time.monotonic() > deadline, timeout=10, what="3 s")
+    again = [r for r in srv.requests[after:] if r["resource"] in ("leases", "pods")]
+    assert again == [], breakdown(again)
+    assert c.get("State", path, PF_IFACE) == "deferred"
+    assert h.pf(E810_A) == host_before
 
 
 def test_retryable_failure_is_retried(env):

@@ -124,3 +124,36 @@ def test_layout_moved_out_and_back_keeps_the_vfs(vm, product, steps):
         rc, out = vm.run(f"sriovctl reset {pci}", timeout=120)
     assert rc == 0, out
     assert vm.check(f"cat {numvfs}").strip() == "0"
+
+
+# Something else (a driver option, an rc.local) creates 2 VFs when the PF appears, before
+# its apply unit runs: the layout's 3 need the count through 0, a disruptive change.
+EARLY_VFS = ('ACTION=="add", SUBSYSTEM=="net", DRIVERS=="igb", '
+             'ATTR{device/sriov_numvfs}="2"\n')
+
+
+def test_disruptive_plan_runs_at_boot_and_follows_the_policy_after(vm, product, steps):
+    """At boot, before the gate lets kubelet start, nothing uses the VFs: a disruptive plan
+    runs directly even under Policy=never. On the running system the same plan is deferred."""
+    install(vm, product)
+    vm.check("printf '[Disruption]\\nPolicy=never\\n' >/etc/sriov-persist/sriov-persist.conf && "
+             f"printf '{EARLY_VFS}' >/etc/udev/rules.d/60-early-vfs.rules && "
+             "sriovctl check")
+    with steps("boot: a disruptive plan before the gate"):
+        vm.reboot()
+        wait_for_boot_gate(vm)
+    (pci, ifname), = igb_pfs(vm).items()
+    vm.wait_until("test -e /run/consumer-saw", 60)
+    assert vm.check("cat /run/consumer-saw").split() == ["3"], "the consumer ran before the VFs"
+    assert_layout(vm, pci, ifname)
+    rec = json.loads(vm.check(f"cat /run/sriov-persist/pf/{pci}.json"))
+    assert rec["state"] == "applied", rec
+    log = vm.check(f"journalctl -b -o cat -u sriov-persist-apply@{pci}.service")
+    assert "disruptive changes run now" in log and "remove all VFs" in log, log
+
+    # the running system: the same change waits for the policy
+    vm.check(f"echo 0 > /sys/bus/pci/devices/{pci}/sriov_numvfs && "
+             f"echo 2 > /sys/bus/pci/devices/{pci}/sriov_numvfs && udevadm settle -t 30")
+    rc, out = vm.run("sriovctl --no-color apply", timeout=120)
+    assert rc == 1 and "Policy=never" in out, out
+    assert vm.check(f"cat /sys/bus/pci/devices/{pci}/sriov_numvfs").strip() == "2"

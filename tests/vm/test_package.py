@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """The Debian package on a real kernel: installed with dpkg (no make install),
-everything works at once; the reboot brings the VFs back before a unit ordered
+everything works at once (the daemon on the bus, the udev rule for a NIC
+hotplugged then); the reboot brings the VFs back before a unit ordered
 after the boot gate; an upgrade keeps the administrator's files and restarts
 the daemon without touching the VFs; remove stops and disables everything and
 keeps the conffiles and the VFs; purge leaves no file of ours.
@@ -87,6 +88,17 @@ def test_install_reboot_upgrade_remove_purge(vm, debs, steps):
         vm.check("install -m 0644 /mnt/share/50-igb.conf /etc/sriov-persist/conf.d/")
         vm.wait_until(f"test $(cat /sys/bus/pci/devices/{pci}/sriov_numvfs) -eq 3 && "
                       f"sriovctl status {pci}", 60)
+    with steps("package: a NIC hotplugged now gets its layout"):
+        dev = vm.hotplug_igb("rp1")
+        vm.wait_until("test $(ls /run/sriov-persist/pf/ | wc -l) -eq 2", 60)
+    new_pf, = (p for p in igb_pfs(vm) if p != pci)
+    assert json.loads(vm.check(f"cat /run/sriov-persist/pf/{new_pf}.json"))["state"] == "applied"
+    assert vm.check(f"cat /sys/bus/pci/devices/{new_pf}/sriov_numvfs").strip() == "3"
+    # by its apply unit: the udev rule is live without a reboot
+    log = vm.check(f"journalctl -b -o cat -u sriov-persist-apply@{new_pf}.service")
+    assert "applied" in log, log
+    vm.unplug(dev)
+    vm.wait_until(f"! test -e /sys/bus/pci/devices/{new_pf}", 30)
     # the administrator's own settings, kept over an upgrade
     vm.check("printf '\\n[Drift]\\nSafetyScanSec=300\\n' >>/etc/sriov-persist/sriov-persist.conf && "
              "sriovctl check && systemctl reload sriov-persistd.service")
@@ -109,6 +121,7 @@ def test_install_reboot_upgrade_remove_purge(vm, debs, steps):
     vm.wait_until("systemctl is-active -q sriov-persistd.service", 60)
     assert vm.check("dpkg-query -W -f '${Version}' sriov-persist").strip() == new
     assert daemon_pid(vm) != pid, "the daemon was not restarted by the upgrade"
+    vm.check("systemctl is-active -q sriov-persist-wait.service")   # the boot gate as it was
     assert vm.check("grep -c '^SafetyScanSec=300' /etc/sriov-persist/sriov-persist.conf")\
         .strip() == "1"
     assert vm.run("test -e /etc/sriov-persist/sriov-persist.conf.dpkg-new")[0] != 0

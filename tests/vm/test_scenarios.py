@@ -74,9 +74,14 @@ def build_product(d):
     b = os.path.join(REPO, "build", "vm", "product")
     common = ["make", "-s", "-C", REPO, f"BUILDDIR={b}", "WERROR=1"]
     subprocess.run(common + ["all", f"{b}/vm-nsim-vf"], check=True)
+    # every directory under /usr: the guest's /lib is a link that the tar must not replace
     subprocess.run(common + ["install", f"DESTDIR={d}/root", "PREFIX=/usr",
-                             "SYSTEMDUNITDIR=/usr/lib/systemd/system", "UDEVDIR=/usr/lib/udev"],
+                             "SYSTEMDUNITDIR=/usr/lib/systemd/system",
+                             "SYSTEMDPRESETDIR=/usr/lib/systemd/system-preset",
+                             "UDEVDIR=/usr/lib/udev"],
                    check=True, stdout=subprocess.DEVNULL)
+    top = sorted(os.listdir(f"{d}/root"))
+    assert top == ["etc", "usr"], f"make install wrote outside /etc and /usr: {top}"
     subprocess.run(["install", "-m", "0755", f"{b}/vm-nsim-vf", f"{d}/root/usr/sbin/"],
                    check=True)
     tar = d / "sriov-persist.tar"
