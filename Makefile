@@ -80,7 +80,7 @@ HELPER := $(BUILDDIR)/udev-helper
 DAEMON := $(BUILDDIR)/sriov-persistd
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILDDIR)/tests/%)
 # Fuzz targets built as plain programs that replay their corpus (a fuzzer
-# engine links the same sources with -fsanitize=fuzzer; see tests/fuzz/README).
+# engine links the same sources with -fsanitize=fuzzer; see tests/fuzz/fuzz-main.c).
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILDDIR)/tests/%)
 
 .PHONY: all clean check check-vm check-unit check-integration check-valgrind check-fuzz demo install \

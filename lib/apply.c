@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <fcntl.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <time.h>
 
@@ -64,7 +65,8 @@ const struct pf_state *host_state_lookup_pf(const struct host_state *hs, const c
 	for (size_t i = 0; i < hs->n_pfs; i++) {
 		const struct pf_state *pf = &hs->pfs[i];
 
-		if (streq(pf->pci, what) || streq_ptr(pf->name, what) ||
+		/* PCI addresses without case, as [Match] compares them */
+		if (strcasecmp(pf->pci, what) == 0 || streq_ptr(pf->name, what) ||
 		    strv_contains(pf->altnames, what))
 			return pf;
 	}

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <syslog.h>
 
+#include "apply.h"
 #include "dpconfig.h"
 #include "json-util.h"
 #include "manager.h"
@@ -20,12 +21,35 @@ const char *manager_boot_id(const struct manager *m)
 	return m->boot_id;
 }
 
+/* The PF's record says so too (sriovctl status): it is still deferred, but
+ * no longer waiting for a drain that comes; the operation failed, at which
+ * step and why. Never over the record of someone applying the PF right now. */
+static void record_failure(struct manager *m, const char *pci, const char *error)
+{
+	_cleanup_close_ int lock = pf_lock(m->runtime_dir, pci, 0);
+	struct pf_status st;
+	int r;
+
+	if (lock < 0 || pf_status_read(m->runtime_dir, pci, &st) < 0)
+		return;
+	if (st.state == PF_STATUS_DEFERRED) {
+		free(st.error);
+		st.error = strdup(error);
+		r = st.error ? pf_status_write(m->runtime_dir, &st) : -ENOMEM;
+		if (r < 0)
+			log_msg(LOG_WARNING, "%s: writing its status record failed: %s", pci,
+				strerror(-r));
+	}
+	pf_status_done(&st);
+}
+
 void manager_pf_failed(struct manager *m, const char *pci, const char *error)
 {
 	struct pf_entry *e = manager_find_entry(m, pci);
 
 	if (!e)
 		return;
+	record_failure(m, pci, error);
 	free(e->last_error);
 	e->last_error = strdup(error);
 	free(e->given_up);

@@ -575,6 +575,9 @@ def test_failed_drain_leaves_the_pf_deferred(env):
     assert c.get("State", path, PF_IFACE) == "deferred", log
     last_error = c.get("LastError", path, PF_IFACE)
     assert "drain" in last_error, f"LastError does not name the failed step: {last_error!r}"
+    # and so does the record that sriovctl status and the boot gate read
+    rec = json.loads((h.dir / "host.json.run" / "pf" / f"{E810_A}.json").read_text())
+    assert rec["state"] == "deferred" and rec["error"] == last_error, rec
     assert c.get("State") == "degraded"
     assert operation(c) is None
     assert 0 not in [r for _, r in applied(c, m, E810_A)], applied(c, m, E810_A)

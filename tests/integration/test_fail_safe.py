@@ -204,6 +204,15 @@ def test_reset_names_a_missing_pf(make_host):
     assert r.returncode == 1 and "No PF '0000:ff:1f.7'" in r.stderr
 
 
+def test_a_pf_is_named_by_its_address_in_either_case(make_host):
+    h = make_host("e810.json")
+    h.layout("50.conf", f"[Match]\nPCIAddress={ICE_A}\n[PhysicalFunction]\nVirtualFunctions=4\n")
+    upper = ICE_A.upper()
+    assert upper != ICE_A
+    p = h.run("plan", upper)
+    assert p.returncode == 10 and f"{ICE_A} (ens1f0): " in p.stdout, p.stdout + p.stderr
+
+
 def test_plan_shows_every_pf_when_one_is_held(make_host):
     h = make_host("e810.json")
     h.layout("50-a.conf", f"[Match]\nPCIAddress={ICE_A}\n[PhysicalFunction]\nVirtualFunctions=4\n")

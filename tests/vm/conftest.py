@@ -132,9 +132,17 @@ def pytest_runtest_makereport(item, call):
     rep = outcome.get_result()
     machine = getattr(item, "_sriov_vm", None)
     if rep.failed and machine is not None and rep.when in ("setup", "call"):
+        journal = os.path.join(machine.share, "journal.txt")
+        try:
+            # the guest's own account of the failure, while it still runs
+            machine.run("journalctl -b --no-pager -o short-monotonic >/mnt/share/journal.txt",
+                        timeout=60)
+        except Exception as e:  # noqa: BLE001 (a dead guest has no journal to give)
+            journal = f"none ({e.__class__.__name__})"
         rep.sections.append(("VM serial logs", machine.serial_tail(80) + "\n(full logs: "
                              + machine.console_log_path + ", " + machine.shell_log_path
-                             + ", QEMU: " + machine.qemu_log_path + ")"))
+                             + ", QEMU: " + machine.qemu_log_path + ", the guest's journal: "
+                             + journal + ")"))
         if call.excinfo is not None and call.excinfo.errisinstance(vmlib.VMEmulatorFault):
             first = str(call.excinfo.value).splitlines()[0]
             run = getattr(item, "execution_count", 1)
