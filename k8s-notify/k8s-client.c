@@ -37,25 +37,9 @@ static usec_t usec_min(usec_t a, usec_t b)
 	return a < b ? a : b;
 }
 
-usec_t k8s_now_monotonic(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (usec_t)ts.tv_sec * USEC_PER_SEC + (usec_t)ts.tv_nsec / 1000;
-}
-
-usec_t k8s_now_realtime(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (usec_t)ts.tv_sec * USEC_PER_SEC + (usec_t)ts.tv_nsec / 1000;
-}
-
 void k8s_sleep(usec_t d, usec_t deadline)
 {
-	usec_t now = k8s_now_monotonic();
+	usec_t now = now_monotonic();
 	struct timespec ts;
 
 	if (deadline && now + d > deadline)
@@ -71,7 +55,7 @@ uint32_t k8s_random(void)
 	uint32_t v;
 
 	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != (ssize_t)sizeof(v))
-		v = (uint32_t)k8s_now_monotonic() ^ (uint32_t)getpid() * 2654435761u;
+		v = (uint32_t)now_monotonic() ^ (uint32_t)getpid() * 2654435761u;
 	return v;
 }
 
@@ -389,7 +373,7 @@ static int request_headers(struct k8s_client *c, const struct k8s_request *req,
 
 static void request_timeouts(struct k8s_client *c)
 {
-	usec_t total = c->o.request_timeout, now = k8s_now_monotonic();
+	usec_t total = c->o.request_timeout, now = now_monotonic();
 
 	if (c->deadline && (c->deadline <= now || c->deadline - now < total))
 		total = c->deadline > now ? c->deadline - now : 1000;
@@ -492,7 +476,7 @@ int k8s_call(struct k8s_client *c, const struct k8s_request *req, struct k8s_res
 		delay = k8s_backoff(attempt, c->o.backoff_base, c->o.backoff_max, k8s_random());
 		if (r >= 0 && resp.retry_after > delay)
 			delay = usec_min(resp.retry_after, c->o.backoff_max);
-		if (c->deadline && k8s_now_monotonic() + delay >= c->deadline)
+		if (c->deadline && now_monotonic() + delay >= c->deadline)
 			break;
 		k8s_sleep(delay, c->deadline);
 	}

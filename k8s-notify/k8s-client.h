@@ -79,9 +79,7 @@ int k8s_response_error(struct k8s_client *c, const struct k8s_request *req,
 /* A path segment or query value, percent-encoded; NULL on ENOMEM. */
 char *k8s_escape(const char *s);
 
-/* Clocks and sleeping, in µs. */
-usec_t k8s_now_monotonic(void);
-usec_t k8s_now_realtime(void);
+/* Sleeping, in µs (the clocks are util.h's). */
 /* Sleeps for d, but not past deadline (0 = none). */
 void k8s_sleep(usec_t d, usec_t deadline);
 uint32_t k8s_random(void);

@@ -170,21 +170,10 @@ static bool has_control_chars(const char *s)
 	return false;
 }
 
-static int set_str(char **field, const char *v)
-{
-	char *s = strdup(v);
-
-	if (!s)
-		return -ENOMEM;
-	free(*field);
-	*field = s;
-	return 0;
-}
-
 static int set_path(struct kc_parser *p, char **field, const char *v)
 {
 	if (v[0] == '/' || !p->base_dir)
-		return set_str(field, v);
+		return free_and_strdup(field, v);
 	free(*field);
 	*field = strdup_printf("%s/%s", p->base_dir, v);
 	return *field ? 0 : -ENOMEM;
@@ -249,7 +238,7 @@ static int parse_cluster(struct kc_parser *p, const char *name)
 		return fail(p->error, -EINVAL,
 			    "kubeconfig: %s: server must be an https:// URL, got \"%s\"", what,
 			    strempty(server));
-	r = set_str(&p->kc->server, server);
+	r = free_and_strdup(&p->kc->server, server);
 	if (r < 0)
 		return r;
 	for (n = strlen(p->kc->server); n > 8 && p->kc->server[n - 1] == '/'; n--)
@@ -288,7 +277,7 @@ static int parse_token(struct kc_parser *p, const yaml_node_t *u, const char *wh
 		if (has_control_chars(token))
 			return fail(p->error, -EINVAL,
 				    "kubeconfig: %s: token has control characters", what);
-		return set_str(&p->kc->token, token);
+		return free_and_strdup(&p->kc->token, token);
 	}
 	file = file && *file ? file : file2;
 	if (file && *file)
@@ -357,8 +346,8 @@ static int parse_context(struct kc_parser *p)
 	if (!cluster || !*cluster || !user || !*user)
 		return fail(p->error, -EINVAL,
 			    "kubeconfig: context \"%s\" needs a cluster and a user", current);
-	if (set_str(&p->kc->context, current) < 0 ||
-	    (ns && *ns && set_str(&p->kc->namespace, ns) < 0))
+	if (free_and_strdup(&p->kc->context, current) < 0 ||
+	    (ns && *ns && free_and_strdup(&p->kc->namespace, ns) < 0))
 		return -ENOMEM;
 	r = parse_cluster(p, cluster);
 	return r < 0 ? r : parse_user(p, user);

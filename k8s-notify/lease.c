@@ -77,7 +77,7 @@ static int slot_read(struct slots *ss, unsigned i)
 		   &(struct k8s_request){ .method = "GET", .path = path, .what = what }, &s->lease);
 	if (r < 0 && r != -ENOENT)
 		return r;
-	ss->states[i] = lease_decide(s->lease, ss->holder, k8s_now_realtime());
+	ss->states[i] = lease_decide(s->lease, ss->holder, now_realtime());
 	if (ss->states[i] < 0)
 		return k8s_client_fail(ss->x->client, -ERANGE,
 				       "lease %s/%s: leaseDurationSeconds is not an int32; "
@@ -140,7 +140,7 @@ static int slot_hold(struct slots *ss, unsigned i)
 	int r;
 
 	r = lease_build_hold(s->lease, ss->x->conf.lease_namespace, s->name, ss->holder,
-			     ss->x->lease_duration, k8s_now_realtime(), &l);
+			     ss->x->lease_duration, now_realtime(), &l);
 	if (r == -ERANGE)
 		return k8s_client_fail(
 			ss->x->client, r,
@@ -195,7 +195,7 @@ static int acquire_pass(struct slots *ss)
 
 static int lease_acquire(struct k8s_ctx *x)
 {
-	usec_t deadline = k8s_now_monotonic() + (x->timeout ?: ACQUIRE_TIMEOUT_DEFAULT);
+	usec_t deadline = now_monotonic() + (x->timeout ?: ACQUIRE_TIMEOUT_DEFAULT);
 	struct slots ss;
 	int r;
 
@@ -216,7 +216,7 @@ static int lease_acquire(struct k8s_ctx *x)
 		}
 		if (r < 0)
 			break;
-		if (k8s_now_monotonic() >= deadline) {
+		if (now_monotonic() >= deadline) {
 			busy = slots_describe(&ss);
 			r = k8s_client_fail(x->client, -EBUSY,
 					    "lease acquire: all %u slot(s) in %s are held: %s",
@@ -251,7 +251,7 @@ static int lease_renew(struct k8s_ctx *x)
 	unsigned i = 0;
 	int r;
 
-	k8s_client_set_deadline(x->client, k8s_now_monotonic() + (x->timeout ?: 60 * USEC_PER_SEC));
+	k8s_client_set_deadline(x->client, now_monotonic() + (x->timeout ?: 60 * USEC_PER_SEC));
 	r = slots_init(&ss, x, x->slot);
 	for (unsigned tries = 0; r >= 0 && tries < CONFLICT_RETRIES; tries++) {
 		r = find_ours(&ss, &i);
@@ -306,7 +306,7 @@ static int lease_release(struct k8s_ctx *x)
 	struct slots ss;
 	int r;
 
-	k8s_client_set_deadline(x->client, k8s_now_monotonic() + (x->timeout ?: 60 * USEC_PER_SEC));
+	k8s_client_set_deadline(x->client, now_monotonic() + (x->timeout ?: 60 * USEC_PER_SEC));
 	result_set(x, "released", json_object_new_array());
 	r = slots_init(&ss, x, x->slot);
 	for (unsigned i = 0; r >= 0 && i < ss.n; i++)

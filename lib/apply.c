@@ -1,30 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <fcntl.h>
-#include <strings.h>
 #include <sys/file.h>
 #include <time.h>
 
 #include "apply.h"
 #include "desired.h"
-
-static usec_t now_clock(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (usec_t)ts.tv_sec * USEC_PER_SEC + (usec_t)ts.tv_nsec / 1000;
-}
-
-usec_t now_realtime(void)
-{
-	return now_clock(CLOCK_REALTIME);
-}
-
-usec_t now_monotonic(void)
-{
-	return now_clock(CLOCK_MONOTONIC);
-}
 
 int pf_lock(const char *runtime_dir, const char *pci, usec_t timeout)
 {
@@ -58,19 +39,6 @@ int pf_lock(const char *runtime_dir, const char *pci, usec_t timeout)
 			wait *= 2;
 	}
 	return TAKE_FD(fd);
-}
-
-const struct pf_state *host_state_lookup_pf(const struct host_state *hs, const char *what)
-{
-	for (size_t i = 0; i < hs->n_pfs; i++) {
-		const struct pf_state *pf = &hs->pfs[i];
-
-		/* PCI addresses without case, as [Match] compares them */
-		if (strcasecmp(pf->pci, what) == 0 || streq_ptr(pf->name, what) ||
-		    strv_contains(pf->altnames, what))
-			return pf;
-	}
-	return NULL;
 }
 
 static bool created_is_left(const struct pf_created *c, const struct pf_state *pf)

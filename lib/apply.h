@@ -74,12 +74,6 @@ int apply_leftover(const char *state_dir, const struct pf_state *pf, struct pf_c
 /* "16 VFs left from a removed layout"; caller frees. */
 char *apply_leftover_describe(const struct pf_created *c);
 
-/* Finds a PF by PCI address or interface name (or altname). */
-const struct pf_state *host_state_lookup_pf(const struct host_state *hs, const char *what);
-
 /* The lock one PF is applied under: <runtime_dir>/lock/<pci>.lock, flock,
  * waits at most timeout. Returns the lock fd (close to release). */
 int pf_lock(const char *runtime_dir, const char *pci, usec_t timeout);
-
-usec_t now_realtime(void);
-usec_t now_monotonic(void);

@@ -185,26 +185,17 @@ static int cmp_group(const void *a, const void *b)
 	return c != 0 ? c : (int)x->rdma - (int)y->rdma;
 }
 
-static struct json_object *strv_array(char *const *l)
-{
-	struct json_object *a = json_object_new_array();
-
-	for (size_t i = 0; l && l[i]; i++)
-		json_object_array_add(a, json_object_new_string(l[i]));
-	return a;
-}
-
 static struct json_object *selector(const struct group *g)
 {
 	struct json_object *o = json_object_new_object();
 	char *vendors[] = { (char *)g->vendor, NULL }, *devices[] = { (char *)g->device, NULL };
 	char *drivers[] = { (char *)g->driver, NULL };
 
-	json_object_object_add(o, "vendors", strv_array(vendors));
-	json_object_object_add(o, "devices", strv_array(devices));
+	json_object_object_add(o, "vendors", json_strv(vendors));
+	json_object_object_add(o, "devices", json_strv(devices));
 	if (g->driver)
-		json_object_object_add(o, "drivers", strv_array(drivers));
-	json_object_object_add(o, "pfNames", strv_array(g->pf_names));
+		json_object_object_add(o, "drivers", json_strv(drivers));
+	json_object_object_add(o, "pfNames", json_strv(g->pf_names));
 	if (g->rdma)
 		json_object_object_add(o, "isRdma", json_object_new_boolean(true));
 	return o;

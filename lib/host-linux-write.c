@@ -30,17 +30,9 @@ static inline void udev_monitor_unrefp(struct udev_monitor **m)
 }
 #define _cleanup_udev_monitor_ _cleanup_(udev_monitor_unrefp)
 
-static usec_t now_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (usec_t)ts.tv_sec * USEC_PER_SEC + (usec_t)ts.tv_nsec / 1000;
-}
-
 static usec_t deadline_after(usec_t timeout)
 {
-	usec_t n = now_usec();
+	usec_t n = now_monotonic();
 
 	return timeout >= USEC_INFINITY - n ? USEC_INFINITY : n + timeout;
 }
@@ -48,7 +40,7 @@ static usec_t deadline_after(usec_t timeout)
 /* poll()'s timeout until deadline, rounded up: 0 once it has passed. */
 static int poll_ms(usec_t deadline)
 {
-	usec_t n = now_usec(), ms;
+	usec_t n = now_monotonic(), ms;
 
 	if (deadline == USEC_INFINITY)
 		return -1;

@@ -21,15 +21,6 @@ static const char *const known_modules[] = {
 /* VF drivers that do not create a network device. */
 static const char *const non_netdev_drivers[] = { "vfio-pci", "pci-stub" };
 
-/* Module names compare with '-' and '_' alike, as modprobe does. */
-static bool module_name_equal(const char *a, const char *b)
-{
-	for (; *a && *b; a++, b++)
-		if (*a != *b && !((*a == '-' || *a == '_') && (*b == '-' || *b == '_')))
-			return false;
-	return *a == *b;
-}
-
 static bool module_in(const char *const *l, size_t n, const char *m)
 {
 	for (size_t i = 0; i < n; i++)

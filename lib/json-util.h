@@ -9,3 +9,6 @@ static inline void json_object_putp(struct json_object **o)
 		json_object_put(*o);
 }
 #define _cleanup_json_ __attribute__((cleanup(json_object_putp)))
+
+/* A JSON array of the strings of l (NULL: empty); NULL when out of memory. */
+struct json_object *json_strv(char *const *l);

@@ -50,14 +50,6 @@ static bool name_is_valid(const char *s, const char *extra)
 
 /* ---- [PhysicalFunction] ---- */
 
-static const char *const eswitch_mode_names[_ESWITCH_MODE_MAX] = {
-	[ESWITCH_MODE_LEGACY] = "legacy",
-	[ESWITCH_MODE_SWITCHDEV] = "switchdev",
-};
-static const char *const link_type_names[_LINK_TYPE_MAX] = {
-	[LINK_TYPE_ETHERNET] = "ethernet",
-	[LINK_TYPE_INFINIBAND] = "infiniband",
-};
 static const char *const firmware_vfs_names[_FIRMWARE_VFS_MAX] = {
 	[FIRMWARE_VFS_AUTO] = "auto",
 	[FIRMWARE_VFS_NO] = "no",
@@ -103,19 +95,19 @@ int pf_settings_parse(struct pf_settings *s, enum pf_key k, const char *v, const
 	case PF_KEY_LINK_UP:
 		return parse_bool(v, &s->link_up, ret_why);
 	case PF_KEY_ESWITCH_MODE:
-		r = pf_parse_enum(&i, eswitch_mode_names, _ESWITCH_MODE_MAX, v, ret_why,
-				  "must be legacy or switchdev");
-		if (r >= 0)
-			s->eswitch_mode = (enum eswitch_mode)i;
-		return r;
+		i = eswitch_mode_from_string(v);
+		if (i < 0)
+			return fail(ret_why, "must be legacy or switchdev");
+		s->eswitch_mode = (enum eswitch_mode)i;
+		return 0;
 	case PF_KEY_HW_TC_OFFLOAD:
 		return parse_bool(v, &s->hw_tc_offload, ret_why);
 	case PF_KEY_LINK_TYPE:
-		r = pf_parse_enum(&i, link_type_names, _LINK_TYPE_MAX, v, ret_why,
-				  "must be ethernet or infiniband");
-		if (r >= 0)
-			s->link_type = (enum link_type)i;
-		return r;
+		i = link_type_from_string(v);
+		if (i < 0)
+			return fail(ret_why, "must be ethernet or infiniband");
+		s->link_type = (enum link_type)i;
+		return 0;
 	case PF_KEY_FIRMWARE_VFS:
 		r = pf_parse_enum(&i, firmware_vfs_names, _FIRMWARE_VFS_MAX, v, ret_why,
 				  "must be auto or no");
@@ -339,27 +331,13 @@ void vf_settings_unset(struct vf_settings *s, enum vf_key k)
 	s->src[k] = (struct src){};
 }
 
-static int strdup_or_null(char **dst, const char *src)
-{
-	char *c = NULL;
-
-	if (src) {
-		c = strdup(src);
-		if (!c)
-			return -ENOMEM;
-	}
-	free(*dst);
-	*dst = c;
-	return 0;
-}
-
 /* Copies the value of one key; the caller marks it set. */
 static int vf_settings_copy_key(struct vf_settings *dst, const struct vf_settings *src,
 				enum vf_key k)
 {
 	switch (k) {
 	case VF_KEY_DRIVER:
-		return strdup_or_null(&dst->driver, src->driver);
+		return free_and_strdup(&dst->driver, src->driver);
 	case VF_KEY_MAC:
 		dst->mac_mode = src->mac_mode;
 		dst->mac = src->mac;
@@ -398,7 +376,7 @@ static int vf_settings_copy_key(struct vf_settings *dst, const struct vf_setting
 		dst->rdma = src->rdma;
 		break;
 	case VF_KEY_RESOURCE_NAME:
-		return strdup_or_null(&dst->resource_name, src->resource_name);
+		return free_and_strdup(&dst->resource_name, src->resource_name);
 	case _VF_KEY_MAX:
 	case _VF_KEY_INVALID:
 		break;

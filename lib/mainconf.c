@@ -247,20 +247,6 @@ static void *mc_field(struct mainconf *c, const struct mc_key *k)
 	return (char *)c + k->offset;
 }
 
-static int mc_set_string(char **field, const char *s)
-{
-	char *copy = NULL;
-
-	if (s) {
-		copy = strdup(s);
-		if (!copy)
-			return -ENOMEM;
-	}
-	free(*field);
-	*field = copy;
-	return 0;
-}
-
 static int mc_set_default(struct mainconf *c, const struct mc_key *k)
 {
 	void *f = mc_field(c, k);
@@ -276,7 +262,7 @@ static int mc_set_default(struct mainconf *c, const struct mc_key *k)
 		*(int *)f = (int)k->def;
 		return 0;
 	case MC_STRING:
-		return mc_set_string(f, k->def_str);
+		return free_and_strdup(f, k->def_str);
 	}
 	return 0;
 }
@@ -399,7 +385,7 @@ static int mc_assign(struct mc_parser *p, const struct mc_key *k, const char *v,
 		why = k->check(v);
 		if (why)
 			return mc_error(p, line, "%s=%s: %s", k->key, v, why);
-		return mc_set_string(f, v);
+		return free_and_strdup(f, v);
 	}
 	return 0;
 }

@@ -26,11 +26,6 @@ const char *action_type_to_string(enum action_type t)
 	return action_type_table[t];
 }
 
-static const char *on_off(bool b)
-{
-	return b ? "on" : "off";
-}
-
 /* "mac 02:..:01, vlan 100 qos 3 802.1Q, trust on, spoofchk off, ..." */
 static void describe_attrs(FILE *f, const struct vf_settings *a)
 {

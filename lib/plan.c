@@ -85,15 +85,6 @@ static int add_reason(struct plan *p, char *reason)
 	return strv_consume(&p->reboot_reasons, reason);
 }
 
-/* /proc/modules spells vfio-pci as vfio_pci. */
-static bool module_name_equal(const char *a, const char *b)
-{
-	for (; *a && *b; a++, b++)
-		if (*a != *b && !((*a == '-' || *a == '_') && (*b == '-' || *b == '_')))
-			return false;
-	return *a == *b;
-}
-
 static bool module_listed(char *const *l, const char *m)
 {
 	for (; l && *l; l++)

@@ -61,16 +61,6 @@ static int append(struct json_object *a, struct json_object *v)
 	return 0;
 }
 
-static struct json_object *strv_json(char *const *l)
-{
-	_cleanup_json_ struct json_object *a = json_object_new_array();
-
-	for (size_t i = 0; a && l && l[i]; i++)
-		if (append(a, json_object_new_string(l[i])) < 0)
-			return NULL;
-	return TAKE_PTR(a);
-}
-
 /* ---- the status document ---- */
 
 /* What a PF's status is, from the layouts, the host and the last record. */
@@ -225,7 +215,7 @@ static int pf_status_fill(struct json_object *o, const struct pf_view *pv,
 			   put_null(o, "desired_num_vfs")) < 0 ||
 	    put_int(o, "pending_actions", pv->plan ? (int64_t)pv->plan->n_actions : 0) < 0 ||
 	    put(o, "pending_reboot_reasons",
-		strv_json(pv->plan ? pv->plan->reboot_reasons : NULL)) < 0 ||
+		json_strv(pv->plan ? pv->plan->reboot_reasons : NULL)) < 0 ||
 	    (r->has_rec ? put(o, "last_apply", last_apply_json(&r->rec)) :
 			  put_null(o, "last_apply")) < 0)
 		return -ENOMEM;
@@ -330,10 +320,10 @@ static int pf_plan_fill(struct json_object *o, const struct pf_view *pv)
 	r = put(o, "actions", acts);
 	for (size_t i = 0; r >= 0 && p && i < p->n_actions; i++)
 		r = append(acts, action_json(&p->actions[i]));
-	if (r < 0 || put(o, "reboot_reasons", strv_json(p ? p->reboot_reasons : NULL)) < 0 ||
-	    put(o, "unmet", strv_json(p ? p->unmet : NULL)) < 0 ||
-	    put(o, "notes", strv_json(p ? p->notes : NULL)) < 0 ||
-	    put(o, "config_files", strv_json(d ? d->config_files : NULL)) < 0)
+	if (r < 0 || put(o, "reboot_reasons", json_strv(p ? p->reboot_reasons : NULL)) < 0 ||
+	    put(o, "unmet", json_strv(p ? p->unmet : NULL)) < 0 ||
+	    put(o, "notes", json_strv(p ? p->notes : NULL)) < 0 ||
+	    put(o, "config_files", json_strv(d ? d->config_files : NULL)) < 0)
 		return -ENOMEM;
 	return 0;
 }

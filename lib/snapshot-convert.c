@@ -408,17 +408,6 @@ int format_version(const struct field *f, const void *obj, struct json_object **
 	return new_value(json_object_new_int(SNAPSHOT_VERSION), ret);
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* A string of 32 hex digits (machine and boot IDs). */
 static int hex32_value(struct parser *p, const char *path, struct json_object *v, const char **ret)
 {

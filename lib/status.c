@@ -34,15 +34,6 @@ void pf_status_done(struct pf_status *s)
 	*s = (struct pf_status){};
 }
 
-static struct json_object *strv_to_json(char *const *l)
-{
-	struct json_object *a = json_object_new_array();
-
-	for (size_t i = 0; a && l && l[i]; i++)
-		json_object_array_add(a, json_object_new_string(l[i]));
-	return a;
-}
-
 static int json_to_strv(struct json_object *a, char ***ret)
 {
 	_cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
@@ -137,8 +128,8 @@ int pf_status_write(const char *dir, const struct pf_status *s)
 	json_object_object_add(o, "actions", json_object_new_uint64(s->n_actions));
 	json_object_object_add(o, "host_usec", json_object_new_uint64(s->host_usec));
 	json_object_object_add(o, "num_vfs", json_object_new_uint64(s->num_vfs));
-	json_object_object_add(o, "reboot_reasons", strv_to_json(s->reboot_reasons));
-	json_object_object_add(o, "config_files", strv_to_json(s->config_files));
+	json_object_object_add(o, "reboot_reasons", json_strv(s->reboot_reasons));
+	json_object_object_add(o, "config_files", json_strv(s->config_files));
 	r = write_json(dir, s->pci, o);
 	json_object_put(o);
 	return r;

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "util.h"
 
@@ -277,7 +278,7 @@ int parse_boolean(const char *s)
 	return -EINVAL;
 }
 
-static int hexval(char c)
+int hexval(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -285,6 +286,14 @@ static int hexval(char c)
 	if (c >= 'a' && c <= 'f')
 		return c - 'a' + 10;
 	return -EINVAL;
+}
+
+bool module_name_equal(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (*a != *b && !((*a == '-' || *a == '_') && (*b == '-' || *b == '_')))
+			return false;
+	return *a == *b;
 }
 
 int mac_parse(const char *s, struct mac_addr *ret)
@@ -575,4 +584,38 @@ int write_file_atomic(const char *dir, const char *name, const char *data, mode_
 fail:
 	unlink(tmp);
 	return r;
+}
+
+static usec_t now_clock(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (usec_t)ts.tv_sec * USEC_PER_SEC + (usec_t)ts.tv_nsec / 1000;
+}
+
+usec_t now_realtime(void)
+{
+	return now_clock(CLOCK_REALTIME);
+}
+
+usec_t now_monotonic(void)
+{
+	return now_clock(CLOCK_MONOTONIC);
+}
+
+int free_and_strdup(char **p, const char *s)
+{
+	char *c = NULL;
+
+	if (streq_ptr(*p, s))
+		return 0;
+	if (s) {
+		c = strdup(s);
+		if (!c)
+			return -ENOMEM;
+	}
+	free(*p);
+	*p = c;
+	return 0;
 }

@@ -15,6 +15,7 @@
 #define _printf_(a, b) __attribute__((format(printf, a, b)))
 #define _unused_ __attribute__((unused))
 #define _pure_ __attribute__((pure))
+#define _const_ __attribute__((const))
 #define _warn_unused_result_ __attribute__((warn_unused_result))
 
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
@@ -177,6 +178,25 @@ int read_fd(int fd, size_t max, char **ret, size_t *ret_size);
  * -EFBIG when it is longer than max bytes, -EISDIR for a directory. ret_size
  * (may be NULL) gets the length, which tells embedded NULs apart. */
 int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_size);
+/* *p becomes a copy of s (NULL: none); nothing happens when they are equal.
+ * 0, or -ENOMEM with *p as it was. */
+int free_and_strdup(char **p, const char *s);
+
+/* The value of a hex digit, in either case; -EINVAL for anything else. */
+int hexval(char c) _const_;
+/* Kernel module names compare with '-' and '_' alike, as modprobe does
+ * (/proc/modules spells vfio-pci as vfio_pci). */
+bool module_name_equal(const char *a, const char *b) _pure_;
+
+static inline const char *on_off(bool b)
+{
+	return b ? "on" : "off";
+}
+
+/* The clocks, in µs. */
+usec_t now_realtime(void);
+usec_t now_monotonic(void);
+
 /* A whole small (< 16 MiB) file. */
 int read_file(const char *path, char **ret);
 

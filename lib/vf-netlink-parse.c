@@ -347,11 +347,6 @@ int vf_netlink_parse_vf(const struct nlmsghdr *nlh, uint32_t index, struct vf_st
 
 /* --- checking what stuck --- */
 
-static const char *on_off(bool b)
-{
-	return b ? "on" : "off";
-}
-
 /* Formats key k of v into buf (MAC_STR_MAX bytes); returns the text. */
 static const char *key_format(const struct vf_state *v, enum vf_key k, char buf[static MAC_STR_MAX])
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include "view.h"
-#include "apply.h"
+#include "host.h"
 
 static int view_pf(struct host_view *v, const struct pf_state *pf)
 {

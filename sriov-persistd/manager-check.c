@@ -13,14 +13,6 @@
 #define MAIN_BROKEN \
 	"the main configuration has errors (see ConfigErrors); nothing is applied until they are fixed"
 
-static void set_str(char **p, const char *s)
-{
-	if (streq_ptr(*p, s))
-		return;
-	free(*p);
-	*p = s ? strdup(s) : NULL;
-}
-
 static void set_strv(char ***p, char **l)
 {
 	strv_free(*p);
@@ -121,7 +113,7 @@ static bool judge_changes(struct manager *m, struct pf_entry *e, const struct pl
 
 	if (pf_status_read(m->runtime_dir, e->pci, &st) < 0) {
 		e->state = PF_RUN_PENDING;
-		set_str(&e->last_error, NULL);
+		(void)free_and_strdup(&e->last_error, NULL);
 		return may_apply && retry;
 	}
 	if (st.state == PF_STATUS_APPLIED) {
@@ -129,7 +121,7 @@ static bool judge_changes(struct manager *m, struct pf_entry *e, const struct pl
 		const char *module = plan_module(p);
 
 		e->state = PF_RUN_DRIFTED;
-		set_str(&e->last_error, NULL);
+		(void)free_and_strdup(&e->last_error, NULL);
 		if (what)
 			noticed_drift(m, e, what);
 		/* Someone removed a module by hand (modprobe -r igbvf, on the way
@@ -140,12 +132,12 @@ static bool judge_changes(struct manager *m, struct pf_entry *e, const struct pl
 				"its own; sriovctl apply loads it",
 				module);
 
-			set_str(&e->last_error, msg);
+			(void)free_and_strdup(&e->last_error, msg);
 			repair = false;
 		}
 	} else {
 		e->state = from_record(&st);
-		set_str(&e->last_error, st.error);
+		(void)free_and_strdup(&e->last_error, st.error);
 	}
 	pf_status_done(&st);
 	return may_apply && repair && retry;
@@ -164,7 +156,7 @@ static int check_unconfigured(struct manager *m, struct pf_entry *e, const struc
 	r = apply_leftover(m->state_dir, pf, &c);
 	if (r > 0 && !(left = apply_leftover_describe(&c)))
 		return -ENOMEM;
-	set_str(&e->last_error, left);
+	(void)free_and_strdup(&e->last_error, left);
 	if (r == 0) /* no VF of ours left: no pod of ours uses one */
 		e->resources_running = strv_free(e->resources_running);
 	e->drift = strv_free(e->drift);
@@ -219,7 +211,7 @@ static int check_pf(struct manager *m, struct pf_entry *e, bool may_apply)
 	e->plan_sig = mfree(e->plan_sig);
 	if (!pf)
 		return 0;
-	set_str(&e->name, pf->name);
+	(void)free_and_strdup(&e->name, pf->name);
 	/* without a driver or netdev: whatever [Match] says of it now, when it
 	 * comes back it is the udev path's to apply */
 	if (!m->host_path && (!pf->name || !pf->driver))
@@ -242,12 +234,12 @@ static int check_pf(struct manager *m, struct pf_entry *e, bool may_apply)
 		return r;
 	if (d && m->main_broken) {
 		e->state = PF_RUN_HELD;
-		set_str(&e->last_error, MAIN_BROKEN);
+		(void)free_and_strdup(&e->last_error, MAIN_BROKEN);
 		return 0;
 	}
 	if (d && left_to_udev(m, e, pf, &waiting, &why)) {
 		e->state = PF_RUN_PENDING;
-		set_str(&e->last_error, why);
+		(void)free_and_strdup(&e->last_error, why);
 		return 0;
 	}
 	e->desired_vfs = d && !d->held ? d->num_vfs : pf->num_vfs;
@@ -266,7 +258,7 @@ static int check_pf(struct manager *m, struct pf_entry *e, bool may_apply)
 								       NULL;
 
 		e->state = d->held ? PF_RUN_HELD : unmet ? PF_RUN_DEGRADED : PF_RUN_APPLIED;
-		set_str(&e->last_error, d->held ? d->held_reason : unmet);
+		(void)free_and_strdup(&e->last_error, d->held ? d->held_reason : unmet);
 		if (!d->held) {
 			set_strv(&e->resources_running, strv_copy(e->resources_wanted));
 			if (!e->resources_running)
@@ -407,7 +399,7 @@ static int after_apply(struct manager *m, const struct apply_result *res, bool r
 			return r;
 		/* what is left after a failure is not retried until it changes */
 		if (pr->status.state != PF_STATUS_APPLIED && e->plan_sig)
-			set_str(&e->given_up, e->plan_sig);
+			(void)free_and_strdup(&e->given_up, e->plan_sig);
 		manager_bus_pf_changed(m, e);
 	}
 	return 0;
