@@ -125,11 +125,14 @@ static int on_udev(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 	return 0;
 }
 
-bool manager_netdev_settled(struct manager *m, const char *ifname, const char **ret_why)
+bool manager_netdev_settled(struct manager *m, const char *ifname, const char **ret_why,
+			    struct netdev_id *ret_id)
 {
 	struct udev_device *d;
+	const char *init;
 	bool settled;
 
+	*ret_id = (struct netdev_id){};
 	if (m->host_path)
 		return true;
 	if (!ifname || !m->events || !m->events->udev) {
@@ -142,6 +145,9 @@ bool manager_netdev_settled(struct manager *m, const char *ifname, const char **
 		return false;
 	}
 	settled = udev_device_get_is_initialized(d) > 0;
+	init = udev_device_get_property_value(d, "USEC_INITIALIZED");
+	if (settled && init && safe_atou64(init, 10, &ret_id->initialized) >= 0)
+		ret_id->since = now_realtime() - udev_device_get_usec_since_initialized(d);
 	if (!settled)
 		*ret_why = "udev has not finished with its netdev yet";
 	else if (udev_device_get_property_value(d, "ID_RENAMING")) {

@@ -171,14 +171,21 @@ static int check_unconfigured(struct manager *m, struct pf_entry *e, const struc
 static bool left_to_udev(struct manager *m, struct pf_entry *e, const struct pf_state *pf,
 			 char **buf, const char **why)
 {
+	struct netdev_id id;
 	struct pf_status st;
 	bool done;
 	int r;
 
 	if (m->host_path)
 		return false;
-	if (!manager_netdev_settled(m, pf->name, why))
+	if (!manager_netdev_settled(m, pf->name, why, &id))
 		return true;
+	/* a new netdev since we last looked: lost since it appeared */
+	if (id.initialized && e->netdev.initialized && id.initialized != e->netdev.initialized &&
+	    e->lost == 0)
+		e->lost = id.since;
+	if (id.initialized)
+		e->netdev = id;
 	if (e->lost == 0)
 		return false;
 	r = pf_status_read(m->runtime_dir, e->pci, &st);

@@ -38,6 +38,14 @@ enum manager_state {
 	_MANAGER_STATE_INVALID = -EINVAL,
 };
 
+/* Which netdev instance a PF has: udev's USEC_INITIALIZED of it (a netdev
+ * made again, by a driver reload or an unbind and bind, has a new one), and
+ * since when, CLOCK_REALTIME. Zero when not known. */
+struct netdev_id {
+	uint64_t initialized;
+	usec_t since;
+};
+
 struct pf_entry {
 	char pci[PCI_ADDR_MAX];
 	char *path; /* D-Bus object path */
@@ -62,6 +70,9 @@ struct pf_entry {
 	 * we ran); the daemon leaves it alone until a status record newer than
 	 * that says the apply unit is done with it. */
 	usec_t lost;
+	/* the netdev seen last: a different one appeared, even if we never saw
+	 * the PF without one (the unbind and bind were over before we looked) */
+	struct netdev_id netdev;
 	/* "<prefix>/<name>" of the resources its VFs belong to: as its layout
 	 * says now, and as they were when it was last applied (what running
 	 * pods request); a drain for the PF evicts the pods that request them */
@@ -238,7 +249,8 @@ int manager_events_start(struct manager *m);
 /* Whether udev is done with the netdev ifname (its database entry written,
  * its rename over), as systemd-networkd waits for it; why not in *ret_why.
  * Always true with --host. */
-bool manager_netdev_settled(struct manager *m, const char *ifname, const char **ret_why);
+bool manager_netdev_settled(struct manager *m, const char *ifname, const char **ret_why,
+			    struct netdev_id *ret_id);
 struct manager_events *manager_events_free(struct manager_events *e);
 
 /* Applies one PF after the node was drained for it: disruptive changes run. */
