@@ -270,23 +270,18 @@ static char *put_back(struct pf_run *run, const struct pf_state *pf, uint32_t vf
 {
 	const char *had = vf < pf->n_vfs ? pf->vfs[vf].driver : NULL;
 	struct action back = { .type = ACTION_BIND_VF, .vf = vf };
+	const char *to;
 	int r;
 
 	back.str = had && !streq_ptr(had, failed) ? (char *)had : NULL;
+	to = back.str ?: pf->vf_driver ?: "the kernel's VF driver";
 	r = execute(run->host, pf->pci, &back, run->opts->conf->sysfs_write_timeout);
 	if (run->opts->on_action)
 		run->opts->on_action(pf, &back, r, run->host->error, run->opts->userdata);
 	(void)vf_list_set(&f->unbound, &f->n_unbound, vf, false);
 	if (r >= 0)
-		return strdup_printf("VF %u is back on %s", vf,
-				     back.str		   ?:
-					     pf->vf_driver ?:
-							     "the kernel's VF driver");
-	return strdup_printf("putting VF %u back on %s failed too: %s", vf,
-			     back.str		   ?:
-				     pf->vf_driver ?:
-						     "the kernel's VF driver",
-			     strerror(-r));
+		return strdup_printf("VF %u is back on %s", vf, to);
+	return strdup_printf("putting VF %u back on %s failed too: %s", vf, to, strerror(-r));
 }
 
 /* A VF action failed: its VF is put back on a driver if the plan had taken
@@ -643,7 +638,30 @@ static int refuse_reset(struct pf_run *run, const struct pf_state *pf)
 				  "left; change or remove the layout instead"));
 }
 
-static int record_status(struct pf_run *run, const struct pf_state *pf);
+/* The status record of a configured PF; one that cannot be written fails it. */
+static int record_status(struct pf_run *run)
+{
+	const struct apply_options *o = run->opts;
+	struct pf_status *st = &run->res->status;
+	int r;
+
+	r = pf_status_write(o->runtime_dir, st);
+	if (r < 0) {
+		/* The boot gate and status read this record: without it the PF
+		 * is not applied as far as anyone can tell. */
+		_cleanup_free_ char *was =
+			st->state == PF_STATUS_APPLIED ?
+				strdup("applied") :
+				strdup_printf("%s: %s", pf_status_state_to_string(st->state),
+					      strna(st->error));
+
+		return set_outcome(run->res, PF_STATUS_FAILED,
+				   strdup_printf("writing the status record in %s/pf failed: %s "
+						 "(the apply itself: %s)",
+						 o->runtime_dir, strerror(-r), strna(was)));
+	}
+	return 0;
+}
 
 static int apply_one(struct pf_run *run, const struct pf_state *pf, bool configured)
 {
@@ -673,7 +691,7 @@ static int apply_one(struct pf_run *run, const struct pf_state *pf, bool configu
 		if (r < 0)
 			return r;
 		st->finished = st->started;
-		return record_status(run, pf);
+		return record_status(run);
 	}
 	if (lock < 0)
 		r = lock == -ENOMEM ? lock : 0;
@@ -687,32 +705,7 @@ static int apply_one(struct pf_run *run, const struct pf_state *pf, bool configu
 	st->finished = run_now(run);
 	if (!run->res->configured)
 		return pf_status_remove(o->runtime_dir, pf->pci);
-	return record_status(run, pf);
-}
-
-/* The status record of a configured PF; one that cannot be written fails it. */
-static int record_status(struct pf_run *run, const struct pf_state *pf)
-{
-	const struct apply_options *o = run->opts;
-	struct pf_status *st = &run->res->status;
-	int r;
-
-	r = pf_status_write(o->runtime_dir, st);
-	if (r < 0) {
-		/* The boot gate and status read this record: without it the PF
-		 * is not applied as far as anyone can tell. */
-		_cleanup_free_ char *was =
-			st->state == PF_STATUS_APPLIED ?
-				strdup("applied") :
-				strdup_printf("%s: %s", pf_status_state_to_string(st->state),
-					      strna(st->error));
-
-		return set_outcome(run->res, PF_STATUS_FAILED,
-				   strdup_printf("writing the status record in %s/pf failed: %s "
-						 "(the apply itself: %s)",
-						 o->runtime_dir, strerror(-r), strna(was)));
-	}
-	return 0;
+	return record_status(run);
 }
 
 int apply_run(struct host *h, const struct layout_set *set, const struct apply_options *opts,

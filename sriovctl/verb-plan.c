@@ -90,7 +90,7 @@ static int ask_daemon(struct ctl *c, struct json_object **ret)
 int verb_plan(struct ctl *c)
 {
 	_cleanup_json_ struct json_object *doc = NULL;
-	bool held = false;
+	bool failing = false;
 
 	if ((c->bus ? ask_daemon(c, &doc) : build_here(c, &doc)) < 0)
 		return EXIT_FAIL;
@@ -99,10 +99,10 @@ int verb_plan(struct ctl *c)
 	for (size_t i = 0; i < doc_len(doc, "pfs"); i++) {
 		if (!c->json)
 			print_pf(c, doc_idx(doc, "pfs", i));
-		held |= doc_bool(doc_idx(doc, "pfs", i), "held") ||
-			doc_len(doc_idx(doc, "pfs", i), "unmet") > 0;
+		failing |= doc_bool(doc_idx(doc, "pfs", i), "held") ||
+			   doc_len(doc_idx(doc, "pfs", i), "unmet") > 0;
 	}
-	if (held)
+	if (failing)
 		return EXIT_FAIL;
 	return any_changes(doc) ? EXIT_CHANGES : EXIT_OK;
 }

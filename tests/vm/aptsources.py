@@ -179,13 +179,18 @@ def parse_one_line(text, origin="<one-line>"):
         if len(words) < 2:
             raise SourcesError(f"{where}: malformed line (URI, suite)")
         uri, suite, comps = words[0], words[1], tuple(words[2:])
-        if suite.endswith("/"):
-            if comps:
-                raise SourcesError(f"{where}: absolute suite with components")
-        elif not comps:
-            raise SourcesError(f"{where}: no component")
+        _check_components(where, suite, comps, "no component")
         entries.append(Entry(typ, uri, suite, comps, tuple(options), where, "one-line"))
     return entries
+
+
+def _check_components(where, suite, comps, missing):
+    """An absolute suite ("dir/") takes no components, any other at least one."""
+    if suite.endswith("/"):
+        if comps:
+            raise SourcesError(f"{where}: absolute suite with components")
+    elif not comps:
+        raise SourcesError(f"{where}: {missing}")
 
 
 def _stanzas(text, origin):
@@ -260,11 +265,7 @@ def parse_deb822(text, origin="<deb822>"):
         for t in types:
             for uri in uris:
                 for s in suites:
-                    if s.endswith("/"):
-                        if comps:
-                            raise SourcesError(f"{where}: absolute suite with components")
-                    elif not comps:
-                        raise SourcesError(f"{where}: stanza without Components")
+                    _check_components(where, s, comps, "stanza without Components")
                     entries.append(Entry(t, uri, s, comps, tuple(options), where, "deb822"))
     return entries
 
