@@ -102,7 +102,7 @@ static int execute(struct host *h, const char *pf, const struct action *a, usec_
 	case ACTION_UNBIND_VF:
 		return o->unbind_vf(h, pf, a->vf, timeout);
 	case ACTION_SET_VF:
-		return o->set_vf(h, pf, a->vf, &a->attrs);
+		return o->set_vf(h, pf, a->vf, &a->attrs, a->keys);
 	case ACTION_BIND_VF:
 		return o->bind_vf(h, pf, a->vf, a->str, timeout);
 	case ACTION_SET_VF_MTU:
@@ -268,7 +268,7 @@ static void vf_failures_done(struct vf_failures *f)
 static char *put_back(struct pf_run *run, const struct pf_state *pf, uint32_t vf,
 		      const char *failed, struct vf_failures *f)
 {
-	const char *had = vf < pf->n_vfs ? pf->vfs[vf].driver : NULL;
+	const char *had = vf < pf->n_vfs ? pf->vfs[vf].attrs.driver : NULL;
 	struct action back = { .type = ACTION_BIND_VF, .vf = vf };
 	const char *to;
 	int r;

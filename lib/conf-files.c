@@ -5,14 +5,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include "layout.h"
-
-const char *const layout_dirs_default[] = {
-	"/etc/sriov-persist/conf.d",
-	"/run/sriov-persist/conf.d",
-	"/usr/lib/sriov-persist/conf.d",
-	NULL,
-};
+#include "conf-files.h"
 
 /* One file name, as the highest-priority directory that has it has it. */
 struct conf_entry {
@@ -143,61 +136,4 @@ int conf_files_list(const char *const *dirs, const char *suffix, char ***ret_pat
 out:
 	conf_entries_done(&e);
 	return r;
-}
-
-static int layout_set_add(struct layout_set *s, const char *path)
-{
-	struct layout_file **files, *f = NULL;
-	int r;
-
-	files = realloc(s->files, sizeof(*files) * (s->n_files + 1));
-	if (!files)
-		return -ENOMEM;
-	s->files = files;
-	r = layout_parse_file(path, &s->diags, &f);
-	if (r < 0)
-		return r;
-	s->files[s->n_files++] = f;
-	return 0;
-}
-
-int layout_set_load_files(char *const *paths, struct layout_set **ret)
-{
-	struct layout_set *s = calloc(1, sizeof(*s));
-	int r;
-
-	if (!s)
-		return -ENOMEM;
-	for (size_t i = 0; paths && paths[i]; i++) {
-		r = layout_set_add(s, paths[i]);
-		if (r < 0) {
-			layout_set_free(s);
-			return r;
-		}
-	}
-	*ret = s;
-	return 0;
-}
-
-int layout_set_load(const char *const *dirs, struct layout_set **ret)
-{
-	_cleanup_strv_free_ char **paths = NULL;
-	int r;
-
-	r = conf_files_list(dirs ?: layout_dirs_default, "conf", &paths);
-	if (r < 0)
-		return r;
-	return layout_set_load_files(paths, ret);
-}
-
-struct layout_set *layout_set_free(struct layout_set *s)
-{
-	if (!s)
-		return NULL;
-	for (size_t i = 0; i < s->n_files; i++)
-		layout_file_free(s->files[i]);
-	free(s->files);
-	diag_list_done(&s->diags);
-	free(s);
-	return NULL;
 }

@@ -8,20 +8,7 @@
 
 #include "desired.h"
 #include "mac.h"
-
-/* Drivers that bind a VF for user space or to park it: no netdev. */
-static const char *const no_netdev_drivers[] = { "vfio-pci", "pci-stub", "uio_pci_generic",
-						 "igb_uio" };
-
-bool vf_driver_has_netdev(const char *driver)
-{
-	if (!driver)
-		return false;
-	for (size_t i = 0; i < ELEMENTSOF(no_netdev_drivers); i++)
-		if (streq(driver, no_netdev_drivers[i]))
-			return false;
-	return true;
-}
+#include "match.h"
 
 struct ctx {
 	const struct host_state *host;
@@ -275,7 +262,8 @@ static int resolve_macs(struct ctx *c)
 				return r;
 			continue;
 		}
-		r = mac_stable(c->host->machine_id, &c->pf->permanent_mac, (uint32_t)i, &v->mac);
+		r = mac_stable(c->host->machine_id, &c->pf->permanent_mac, (uint32_t)i,
+			       &v->attrs.mac);
 		if (r < 0)
 			return r;
 		v->mac_mode = MAC_MODE_LITERAL;
@@ -302,11 +290,12 @@ static int check_duplicate_macs(struct ctx *c)
 			int r;
 
 			if (!vf_settings_has(a, VF_KEY_MAC) || a->mac_mode != MAC_MODE_LITERAL ||
-			    !mac_equal(&a->mac, &b->mac))
+			    !mac_equal(&a->attrs.mac, &b->attrs.mac))
 				continue;
 			r = hw_error(c, s->file, s->line,
 				     "MACAddress=%s: VF %zu and VF %zu would have the same address",
-				     c->was_stable[at] ? "stable" : mac_format(&b->mac, buf), i, j);
+				     c->was_stable[at] ? "stable" : mac_format(&b->attrs.mac, buf),
+				     i, j);
 			if (r < 0)
 				return r;
 		}
@@ -314,98 +303,11 @@ static int check_duplicate_macs(struct ctx *c)
 	return 0;
 }
 
-/* Whether a VF attribute has the kernel's default value for new VFs: a
- * driver that does not implement the attribute can only "set" that. */
-static bool vf_value_is_default(const struct vf_settings *v, enum vf_key k)
-{
-	switch (k) {
-	case VF_KEY_VLAN:
-		return v->vlan == 0;
-	case VF_KEY_QOS:
-		return v->qos == 0;
-	case VF_KEY_VLAN_PROTO:
-		return v->vlan_proto == VLAN_PROTO_8021Q;
-	case VF_KEY_SPOOFCHK:
-		return v->spoofchk;
-	case VF_KEY_TRUST:
-		return !v->trust;
-	case VF_KEY_LINK_STATE:
-		return v->link_state == LINK_STATE_AUTO;
-	case VF_KEY_QUERY_RSS:
-		return !v->query_rss;
-	case VF_KEY_MIN_TX_RATE:
-		return v->min_tx_rate == 0;
-	case VF_KEY_MAX_TX_RATE:
-		return v->max_tx_rate == 0;
-	case VF_KEY_DRIVER:
-	case VF_KEY_MAC:
-	case VF_KEY_MTU:
-	case VF_KEY_RDMA:
-	case VF_KEY_RESOURCE_NAME:
-	case _VF_KEY_MAX:
-	case _VF_KEY_INVALID:
-		break;
-	}
-	return false;
-}
-
-static const char *const link_state_layout[_LINK_STATE_MAX] = {
-	[LINK_STATE_AUTO] = "auto",
-	[LINK_STATE_ENABLE] = "yes",
-	[LINK_STATE_DISABLE] = "no",
-};
-
-/* The value of a netlink VF key as a layout spells it. */
-static void vf_value_format(const struct vf_settings *v, enum vf_key k, char buf[static 32])
-{
-	unsigned n = 0;
-
-	switch (k) {
-	case VF_KEY_VLAN:
-		n = v->vlan;
-		break;
-	case VF_KEY_QOS:
-		n = v->qos;
-		break;
-	case VF_KEY_MIN_TX_RATE:
-		n = v->min_tx_rate;
-		break;
-	case VF_KEY_MAX_TX_RATE:
-		n = v->max_tx_rate;
-		break;
-	case VF_KEY_VLAN_PROTO:
-		snprintf(buf, 32, "%s", vlan_proto_to_string(v->vlan_proto));
-		return;
-	case VF_KEY_SPOOFCHK:
-	case VF_KEY_TRUST:
-	case VF_KEY_QUERY_RSS:
-		snprintf(buf, 32, "%s",
-			 yes_no(k == VF_KEY_SPOOFCHK ? v->spoofchk :
-				k == VF_KEY_TRUST    ? v->trust :
-						       v->query_rss));
-		return;
-	case VF_KEY_LINK_STATE:
-		snprintf(buf, 32, "%s", link_state_layout[v->link_state]);
-		return;
-	case VF_KEY_MAC:
-		mac_format(&v->mac, buf);
-		return;
-	case VF_KEY_DRIVER:
-	case VF_KEY_MTU:
-	case VF_KEY_RDMA:
-	case VF_KEY_RESOURCE_NAME:
-	case _VF_KEY_MAX:
-	case _VF_KEY_INVALID:
-		break;
-	}
-	snprintf(buf, 32, "%u", n);
-}
-
 static int check_vf_attrs(struct ctx *c, const struct vf_settings *v)
 {
 	/* first: a more precise message than "cannot set this" for drivers
 	 * without any VLAN protocol attribute */
-	if (vf_settings_has(v, VF_KEY_VLAN_PROTO) && v->vlan_proto == VLAN_PROTO_8021AD &&
+	if (vf_settings_has(v, VF_KEY_VLAN_PROTO) && v->attrs.vlan_proto == VLAN_PROTO_8021AD &&
 	    !c->drv->vlan_8021ad) {
 		int r = hw_error(c, v->src[VF_KEY_VLAN_PROTO].file, v->src[VF_KEY_VLAN_PROTO].line,
 				 "VLANProtocol=802.1ad: the %s driver supports only 802.1Q",
@@ -413,15 +315,15 @@ static int check_vf_attrs(struct ctx *c, const struct vf_settings *v)
 		if (r < 0)
 			return r;
 	}
-	for (enum vf_key k = VF_KEY_MAC; k <= VF_KEY_MAX_TX_RATE; k++) {
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
 		const struct src *at = &v->src[k];
-		char val[32];
+		char val[VF_ATTR_STR_MAX];
 		int r;
 
-		if (!vf_settings_has(v, k) || (c->drv->vf_attrs & (1u << k)) ||
-		    vf_value_is_default(v, k))
+		if (!(VF_NETLINK_KEYS & (1u << k)) || !vf_settings_has(v, k) ||
+		    (c->drv->vf_attrs & (1u << k)) || vf_attrs_is_default(&v->attrs, k))
 			continue;
-		vf_value_format(v, k, val);
+		vf_attrs_format(&v->attrs, k, VF_SPELLING_LAYOUT, val);
 		r = hw_error(c, at->file, at->line, "%s=%s: the %s driver cannot set this on VFs",
 			     vf_key_to_string(k), val, c->drv_name);
 		if (r < 0)
@@ -441,45 +343,46 @@ static int check_vf_mtu(struct ctx *c, const struct vf_settings *v, bool no_netd
 		return 0;
 	if (no_netdev)
 		return hw_error(c, at->file, at->line,
-				"MTUBytes=%u: a VF bound to %s has no network interface", v->mtu,
-				v->driver);
-	if (v->mtu < c->drv->min_mtu || v->mtu > c->drv->max_mtu)
+				"MTUBytes=%u: a VF bound to %s has no network interface",
+				v->attrs.mtu, v->attrs.driver);
+	if (v->attrs.mtu < c->drv->min_mtu || v->attrs.mtu > c->drv->max_mtu)
 		return hw_error(c, at->file, at->line, "MTUBytes=%u: the %s driver allows %u..%u",
-				v->mtu, c->drv_name, c->drv->min_mtu, c->drv->max_mtu);
-	if (pf_mtu > 0 && v->mtu > pf_mtu)
+				v->attrs.mtu, c->drv_name, c->drv->min_mtu, c->drv->max_mtu);
+	if (pf_mtu > 0 && v->attrs.mtu > pf_mtu)
 		return hw_error(c, at->file, at->line,
 				"MTUBytes=%u: above the PF's MTU %u; set MTUBytes= in "
 				"[PhysicalFunction]",
-				v->mtu, pf_mtu);
+				v->attrs.mtu, pf_mtu);
 	return 0;
 }
 
 static int check_vf_values(struct ctx *c, const struct vf_settings *v)
 {
 	const struct src *s = v->src;
-	bool no_netdev = vf_settings_has(v, VF_KEY_DRIVER) && v->driver &&
-			 !vf_driver_has_netdev(v->driver);
+	bool no_netdev = vf_settings_has(v, VF_KEY_DRIVER) && v->attrs.driver &&
+			 !vf_driver_has_netdev(v->attrs.driver);
 	int r = 0;
 
-	if (vf_settings_has(v, VF_KEY_QOS) && v->qos > 0 &&
-	    (!vf_settings_has(v, VF_KEY_VLAN) || v->vlan == 0))
+	if (vf_settings_has(v, VF_KEY_QOS) && v->attrs.qos > 0 &&
+	    (!vf_settings_has(v, VF_KEY_VLAN) || v->attrs.vlan == 0))
 		r = hw_error(c, s[VF_KEY_QOS].file, s[VF_KEY_QOS].line,
-			     "QualityOfService=%u: needs a VLANId other than 0", v->qos);
+			     "QualityOfService=%u: needs a VLANId other than 0", v->attrs.qos);
 	if (r >= 0)
 		r = check_vf_mtu(c, v, no_netdev);
-	if (r >= 0 && vf_settings_has(v, VF_KEY_RDMA) && v->rdma && no_netdev)
+	if (r >= 0 && vf_settings_has(v, VF_KEY_RDMA) && v->attrs.rdma && no_netdev)
 		r = hw_error(c, s[VF_KEY_RDMA].file, s[VF_KEY_RDMA].line,
-			     "RDMA=yes: a VF bound to %s has no RDMA device", v->driver);
-	else if (r >= 0 && vf_settings_has(v, VF_KEY_RDMA) && v->rdma && !c->drv->rdma_modules)
+			     "RDMA=yes: a VF bound to %s has no RDMA device", v->attrs.driver);
+	else if (r >= 0 && vf_settings_has(v, VF_KEY_RDMA) && v->attrs.rdma &&
+		 !c->drv->rdma_modules)
 		r = hw_error(c, s[VF_KEY_RDMA].file, s[VF_KEY_RDMA].line,
 			     "RDMA=yes: the %s driver has no RDMA support on VFs", c->drv_name);
 	if (r >= 0 && vf_settings_has(v, VF_KEY_MIN_TX_RATE) &&
-	    vf_settings_has(v, VF_KEY_MAX_TX_RATE) && v->max_tx_rate != 0 &&
-	    v->max_tx_rate < v->min_tx_rate)
+	    vf_settings_has(v, VF_KEY_MAX_TX_RATE) && v->attrs.max_tx_rate != 0 &&
+	    v->attrs.max_tx_rate < v->attrs.min_tx_rate)
 		r = hw_error(c, s[VF_KEY_MAX_TX_RATE].file, s[VF_KEY_MAX_TX_RATE].line,
-			     "MaxTxRateMbps=%u: below MinTxRateMbps=%u (%s:%u)", v->max_tx_rate,
-			     v->min_tx_rate, strna(s[VF_KEY_MIN_TX_RATE].file),
-			     s[VF_KEY_MIN_TX_RATE].line);
+			     "MaxTxRateMbps=%u: below MinTxRateMbps=%u (%s:%u)",
+			     v->attrs.max_tx_rate, v->attrs.min_tx_rate,
+			     strna(s[VF_KEY_MIN_TX_RATE].file), s[VF_KEY_MIN_TX_RATE].line);
 	return r;
 }
 

@@ -7,26 +7,8 @@
  * Pure: takes plain data, returns plain data. */
 
 #include "drivers.h"
-#include "layout.h"
+#include "layout-set.h"
 #include "model.h"
-
-/* Does this [Match] select pf on a host named hostname? Every set key must
- * match; a key matches when any of its globs does. Name matches the
- * interface name or an alternative name; Vendor/Device compare as "0x8086"
- * (case-insensitive). A [Match] with no keys selects every PF. */
-bool layout_match_pf(const struct layout_match *m, const struct pf_state *pf,
-		     const char *hostname) _pure_;
-
-/* False for NULL and for the drivers that give a VF no netdev (vfio-pci,
- * pci-stub, uio_pci_generic, igb_uio): no MTU, no RDMA device. */
-bool vf_driver_has_netdev(const char *driver) _pure_;
-
-/* Whether some layout of set may come to select pf once its netdev has its
- * final name and its driver is bound: Name= is left out (udev renames
- * netdevs after "add"), and so is Driver= while no driver is bound (it may
- * still be probing). For deciding early, never for applying. */
-bool layout_set_may_select(const struct layout_set *set, const struct pf_state *pf,
-			   const char *hostname) _pure_;
 
 struct pf_desired {
 	char pci[PCI_ADDR_MAX];

@@ -53,9 +53,9 @@ static const char *vf_driver(const struct pf_view *pv, uint32_t i)
 	const struct vf_settings *vs = &pv->desired->vfs[i];
 
 	if (vf_settings_has(vs, VF_KEY_DRIVER))
-		return vs->driver ?: pv->pf->vf_driver;
-	if (i < pv->pf->n_vfs && pv->pf->vfs[i].driver)
-		return pv->pf->vfs[i].driver;
+		return vs->attrs.driver ?: pv->pf->vf_driver;
+	if (i < pv->pf->n_vfs && pv->pf->vfs[i].attrs.driver)
+		return pv->pf->vfs[i].attrs.driver;
 	return pv->pf->vf_driver;
 }
 
@@ -126,8 +126,8 @@ static int add_pf(struct groups *gs, const struct pf_view *pv, struct group *key
 		const struct vf_settings *vs = &d->vfs[i];
 
 		if (vf_settings_has(vs, VF_KEY_RESOURCE_NAME) &&
-		    streq(vs->resource_name, key->resource) &&
-		    streq_ptr(vf_driver(pv, i), key->driver) && vs->rdma == key->rdma)
+		    streq(vs->attrs.resource_name, key->resource) &&
+		    streq_ptr(vf_driver(pv, i), key->driver) && vs->attrs.rdma == key->rdma)
 			idx[n++] = i;
 	}
 	if (n == 0)
@@ -150,9 +150,9 @@ static int collect(const struct host_view *v, struct groups *gs)
 		for (uint32_t i = 0; i < vfs_present(pv); i++) {
 			const struct vf_settings *vs = &pv->desired->vfs[i];
 			struct group key = {
-				.resource = vs->resource_name,
+				.resource = vs->attrs.resource_name,
 				.driver = vf_driver(pv, i),
-				.rdma = vs->rdma,
+				.rdma = vs->attrs.rdma,
 			};
 			int r;
 
@@ -265,9 +265,9 @@ int dpconfig_pf_resources(const struct pf_desired *d, const char *prefix, char *
 		const struct vf_settings *v = &d->vfs[i];
 		_cleanup_free_ char *name = NULL;
 
-		if (!vf_settings_has(v, VF_KEY_RESOURCE_NAME) || !v->resource_name)
+		if (!vf_settings_has(v, VF_KEY_RESOURCE_NAME) || !v->attrs.resource_name)
 			continue;
-		name = strdup_printf("%s/%s", prefix, v->resource_name);
+		name = strdup_printf("%s/%s", prefix, v->attrs.resource_name);
 		if (!name)
 			return -ENOMEM;
 		if (!strv_contains(l, name) && strv_consume(&l, TAKE_PTR(name)) < 0)

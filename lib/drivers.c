@@ -129,3 +129,30 @@ const struct driver_info *driver_info_generic(void)
 {
 	return &generic;
 }
+
+static const struct vf_driver_info vf_drivers[] = {
+	{ "vfio-pci", .needs_iommu = true },
+	{ "pci-stub" },
+	{ "uio_pci_generic" },
+	{ "igb_uio" },
+};
+
+const struct vf_driver_info *vf_driver_info_find(const char *driver)
+{
+	for (size_t i = 0; driver && i < ELEMENTSOF(vf_drivers); i++)
+		if (module_name_equal(driver, vf_drivers[i].name))
+			return &vf_drivers[i];
+	return NULL;
+}
+
+bool vf_driver_has_netdev(const char *driver)
+{
+	return driver && !vf_driver_info_find(driver);
+}
+
+bool vf_driver_needs_iommu(const char *driver)
+{
+	const struct vf_driver_info *i = vf_driver_info_find(driver);
+
+	return i && i->needs_iommu;
+}

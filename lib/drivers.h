@@ -7,7 +7,7 @@
  * table serves the planner (validation, ordering) and the simulated host
  * (the kernel's behaviour). */
 
-#include "layout.h"
+#include "vf-attrs.h"
 
 enum switchdev_order {
 	SWITCHDEV_NONE,	       /* no devlink eswitch (igb, i40e) */
@@ -54,3 +54,17 @@ static inline const struct driver_info *driver_info_get(const char *pf_driver)
 	const struct driver_info *d = pf_driver ? driver_info_find(pf_driver) : NULL;
 	return d ?: driver_info_generic();
 }
+
+/* The VF drivers that belong to no vendor: they bind a VF for user space
+ * (vfio-pci, uio_pci_generic, igb_uio) or park it (pci-stub), and give it no
+ * network interface, so no MTU and no RDMA device. */
+struct vf_driver_info {
+	const char *name;
+	bool needs_iommu; /* binds only to a device in an IOMMU group */
+};
+/* NULL for every other driver (a vendor's VF driver, with a netdev).
+ * Names compare as modprobe compares them ('-' and '_' alike). */
+const struct vf_driver_info *vf_driver_info_find(const char *driver) _pure_;
+/* False for NULL (unbound) and for the drivers above. */
+bool vf_driver_has_netdev(const char *driver) _pure_;
+bool vf_driver_needs_iommu(const char *driver) _pure_;

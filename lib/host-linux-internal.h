@@ -84,11 +84,12 @@ int hl_bind_vf(struct host_linux *hl, const char *pf, uint32_t vf, const char *d
  * VF of ret->vfs the IFLA_VFINFO_LIST attributes. A PF without a netdev
  * keeps zeros. */
 int hl_read_pf_netlink(struct host_linux *hl, struct pf_state *pf);
-int hl_set_vf(struct host_linux *hl, const char *pf, uint32_t vf, const struct vf_settings *attrs);
+int hl_set_vf(struct host_linux *hl, const char *pf, uint32_t vf, const struct vf_attrs *attrs,
+	      uint32_t keys);
 /* The same by the PF netdev's ifindex: for PFs that are not PCI functions
  * (netdevsim in the VM tests). */
-int hl_set_vf_ifindex(struct host_linux *hl, int ifindex, uint32_t vf,
-		      const struct vf_settings *attrs);
+int hl_set_vf_ifindex(struct host_linux *hl, int ifindex, uint32_t vf, const struct vf_attrs *attrs,
+		      uint32_t keys);
 int hl_set_pf_mtu(struct host_linux *hl, const char *pf, uint32_t mtu);
 int hl_set_pf_up(struct host_linux *hl, const char *pf);
 int hl_set_vf_mtu(struct host_linux *hl, const char *pf, uint32_t vf, uint32_t mtu);

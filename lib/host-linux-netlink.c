@@ -256,7 +256,7 @@ int hl_set_vf_mtu(struct host_linux *hl, const char *pf, uint32_t vf, uint32_t m
 
 struct vf_readback {
 	uint32_t index;
-	struct vf_state state;
+	struct vf_attrs attrs;
 	uint32_t reported;
 };
 
@@ -264,20 +264,20 @@ static int parse_vf_reply(const struct nlmsghdr *nlh, void *userdata)
 {
 	struct vf_readback *b = userdata;
 
-	return vf_netlink_parse_vf(nlh, b->index, &b->state, &b->reported);
+	return vf_netlink_parse_vf(nlh, b->index, &b->attrs, &b->reported);
 }
 
 /* Every attribute in one request, then read back: drivers may accept a
  * value and keep another (or apply some attributes of the request and
  * refuse a later one). */
-int hl_set_vf_ifindex(struct host_linux *hl, int ifindex, uint32_t vf,
-		      const struct vf_settings *attrs)
+int hl_set_vf_ifindex(struct host_linux *hl, int ifindex, uint32_t vf, const struct vf_attrs *attrs,
+		      uint32_t keys)
 {
 	_cleanup_nlmsg_ struct nl_msg *set = NULL, *get = NULL;
 	struct vf_readback back = { .index = vf };
 	int r;
 
-	r = vf_netlink_build_set_vf(ifindex, vf, attrs, &set);
+	r = vf_netlink_build_set_vf(ifindex, vf, attrs, keys, &set);
 	if (r >= 0)
 		r = vf_netlink_build_get_link(ifindex, &get);
 	if (r < 0) {
@@ -294,20 +294,21 @@ int hl_set_vf_ifindex(struct host_linux *hl, int ifindex, uint32_t vf,
 	}
 	if (r < 0)
 		return r;
-	return vf_netlink_verify(vf, attrs, &back.state, back.reported, hl->host.error,
+	return vf_netlink_verify(vf, attrs, keys, &back.attrs, back.reported, hl->host.error,
 				 sizeof(hl->host.error));
 }
 
-int hl_set_vf(struct host_linux *hl, const char *pf, uint32_t vf, const struct vf_settings *attrs)
+int hl_set_vf(struct host_linux *hl, const char *pf, uint32_t vf, const struct vf_attrs *attrs,
+	      uint32_t keys)
 {
 	int ifindex, r;
 
-	if (!(attrs->set & VF_NETLINK_KEYS))
+	if (!(keys & VF_NETLINK_KEYS))
 		return 0;
 	r = pf_ifindex(hl, pf, &ifindex);
 	if (r < 0)
 		return r;
-	return hl_set_vf_ifindex(hl, ifindex, vf, attrs);
+	return hl_set_vf_ifindex(hl, ifindex, vf, attrs, keys);
 }
 
 /* --- devlink --- */

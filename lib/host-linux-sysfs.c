@@ -280,8 +280,8 @@ int hl_open_virtfn(int pf_fd, uint32_t vf, char pci[static PCI_ADDR_MAX], int *r
 static int read_vf(struct host_linux *hl, int pf_fd, unsigned index, struct vf_state *ret)
 {
 	_cleanup_(vf_state_done) struct vf_state vf = { .index = index,
-							.vlan_proto = VLAN_PROTO_8021Q,
-							.link_state = LINK_STATE_AUTO };
+							.attrs.vlan_proto = VLAN_PROTO_8021Q,
+							.attrs.link_state = LINK_STATE_AUTO };
 	_cleanup_close_ int fd = -EBADF;
 	struct stat st;
 	int r;
@@ -289,15 +289,15 @@ static int read_vf(struct host_linux *hl, int pf_fd, unsigned index, struct vf_s
 	r = hl_open_virtfn(pf_fd, index, vf.pci, &fd);
 	if (r < 0)
 		return r;
-	r = hl_read_driver(fd, &vf.driver);
+	r = hl_read_driver(fd, &vf.attrs.driver);
 	if (r >= 0)
 		r = read_netdev(hl, fd, &vf.name);
 	if (r < 0)
 		return r;
 	/* a netdev that went away between the two reads has no MTU */
-	if (vf.name && netdev_read_u32(hl, vf.name, "mtu", &vf.mtu) < 0)
-		vf.mtu = 0;
-	vf.rdma = fstatat(fd, "infiniband", &st, 0) >= 0 && S_ISDIR(st.st_mode);
+	if (vf.name && netdev_read_u32(hl, vf.name, "mtu", &vf.attrs.mtu) < 0)
+		vf.attrs.mtu = 0;
+	vf.attrs.rdma = fstatat(fd, "infiniband", &st, 0) >= 0 && S_ISDIR(st.st_mode);
 	*ret = vf;
 	vf = (struct vf_state){};
 	return 0;

@@ -13,15 +13,8 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "drivers.h"
 #include "host-linux-internal.h"
-
-/* VF drivers that bind without creating a network device. */
-static const char *const non_netdev_drivers[] = {
-	"vfio-pci",
-	"pci-stub",
-	"uio_pci_generic",
-	"igb_uio",
-};
 
 static inline void udev_monitor_unrefp(struct udev_monitor **m)
 {
@@ -67,14 +60,6 @@ static bool driver_name_is_valid(const char *s)
 	if (n == 0 || n > 63)
 		return false;
 	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == n;
-}
-
-static bool driver_has_netdev(const char *driver)
-{
-	for (size_t i = 0; i < ELEMENTSOF(non_netdev_drivers); i++)
-		if (streq(driver, non_netdev_drivers[i]))
-			return false;
-	return true;
 }
 
 /* What the writing child reports through its pipe. */
@@ -281,7 +266,7 @@ static int vf_netdev_ready(struct host_linux *hl, int vf_fd, const char *driver,
 	_cleanup_strv_free_ char **net = NULL;
 	int r;
 
-	if (!driver || !driver_has_netdev(driver)) {
+	if (!vf_driver_has_netdev(driver)) {
 		*ret = true;
 		return 0;
 	}
@@ -442,7 +427,7 @@ static int check_driver(struct host_linux *hl, int vf_fd, const char *pci, const
 		host_set_error(&hl->host, "invalid driver name \"%s\"", driver);
 		return -EINVAL;
 	}
-	if (streq(driver, "vfio-pci") &&
+	if (vf_driver_needs_iommu(driver) &&
 	    faccessat(vf_fd, "iommu_group", F_OK, AT_SYMLINK_NOFOLLOW) < 0) {
 		host_set_error(&hl->host,
 			       "%s: no IOMMU group: boot with intel_iommu=on or amd_iommu=on", pci);

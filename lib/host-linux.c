@@ -227,9 +227,10 @@ static int linux_set_pf_up(struct host *h, const char *pf)
 	return hl_set_pf_up(host_linux(h), pf);
 }
 
-static int linux_set_vf(struct host *h, const char *pf, uint32_t vf, const struct vf_settings *a)
+static int linux_set_vf(struct host *h, const char *pf, uint32_t vf, const struct vf_attrs *a,
+			uint32_t keys)
 {
-	return hl_set_vf(host_linux(h), pf, vf, a);
+	return hl_set_vf(host_linux(h), pf, vf, a, keys);
 }
 
 static int linux_unbind_vf(struct host *h, const char *pf, uint32_t vf, usec_t timeout)

@@ -38,7 +38,8 @@ struct sim_request {
 	usec_t timeout;	 /* USEC_INFINITY for operations without one */
 	const char *str; /* module, driver (NULL = the PF's VF driver) */
 	uint32_t value;	 /* count, MTU, mode, link type, bool */
-	const struct vf_settings *attrs;
+	const struct vf_attrs *attrs;
+	uint32_t keys;
 };
 
 /* Applies rq to s by the kernel's rules. Returns 0 (s changed as the kernel

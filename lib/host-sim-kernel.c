@@ -18,9 +18,6 @@ static const char *const known_modules[] = {
 	"pci-stub",
 };
 
-/* VF drivers that do not create a network device. */
-static const char *const non_netdev_drivers[] = { "vfio-pci", "pci-stub" };
-
 static bool module_in(const char *const *l, size_t n, const char *m)
 {
 	for (size_t i = 0; i < n; i++)
@@ -32,11 +29,6 @@ static bool module_in(const char *const *l, size_t n, const char *m)
 static bool module_loaded(const struct host_state *s, const char *m)
 {
 	return module_in((const char *const *)s->modules, strv_length(s->modules), m);
-}
-
-static bool driver_has_netdev(const char *driver)
-{
-	return driver && !module_in(non_netdev_drivers, ELEMENTSOF(non_netdev_drivers), driver);
 }
 
 static bool rdma_modules_loaded(const struct host_state *s, const struct driver_info *di)
@@ -58,8 +50,8 @@ static void recompute_rdma(struct host_state *s)
 		bool ok = rdma_modules_loaded(s, driver_info_get(pf->driver));
 
 		for (size_t j = 0; j < pf->n_vfs; j++)
-			pf->vfs[j].rdma = ok && pf->vf_driver &&
-					  streq_ptr(pf->vfs[j].driver, pf->vf_driver);
+			pf->vfs[j].attrs.rdma = ok && pf->vf_driver &&
+						streq_ptr(pf->vfs[j].attrs.driver, pf->vf_driver);
 	}
 }
 
@@ -116,27 +108,27 @@ static int vf_bind(const struct pf_state *pf, struct vf_state *vf, const char *d
 
 	if (!d)
 		return -ENOMEM;
-	if (driver_has_netdev(driver)) {
+	if (vf_driver_has_netdev(driver)) {
 		name = pf->name ? strdup_printf("%sv%u", pf->name, vf->index) :
 				  strdup_printf("eth%u", vf->index);
 		if (!name)
 			return -ENOMEM;
 	}
-	free(vf->driver);
+	free(vf->attrs.driver);
 	free(vf->name);
-	vf->driver = TAKE_PTR(d);
+	vf->attrs.driver = TAKE_PTR(d);
 	vf->name = TAKE_PTR(name);
-	vf->mtu = vf->name ? 1500 : 0;
+	vf->attrs.mtu = vf->name ? 1500 : 0;
 	return 0;
 }
 
 static void vf_unbind(struct vf_state *vf)
 {
-	free(vf->driver);
+	free(vf->attrs.driver);
 	free(vf->name);
-	vf->driver = vf->name = NULL;
-	vf->mtu = 0;
-	vf->rdma = false;
+	vf->attrs.driver = vf->name = NULL;
+	vf->attrs.mtu = 0;
+	vf->attrs.rdma = false;
 }
 
 static int create_vfs(struct host *h, struct host_state *s, struct pf_state *pf, uint32_t n)
@@ -151,14 +143,14 @@ static int create_vfs(struct host *h, struct host_state *s, struct pf_state *pf,
 		struct vf_state *vf = &vfs[i];
 
 		*vf = (struct vf_state){ .index = i,
-					 .vlan_proto = VLAN_PROTO_8021Q,
-					 .spoofchk = true,
-					 .link_state = LINK_STATE_AUTO };
+					 .attrs.vlan_proto = VLAN_PROTO_8021Q,
+					 .attrs.spoofchk = true,
+					 .attrs.link_state = LINK_STATE_AUTO };
 		r = pf_vf_pci_addr(pf, i, vf->pci);
 		if (r < 0)
 			host_set_error(h, "VF %u of %s would be past the last bus", i, pf->pci);
 		if (r >= 0 && di->vf_random_mac)
-			vf->mac = vf_random_mac(vf->pci);
+			vf->attrs.mac = vf_random_mac(vf->pci);
 		/* udev loads the VF driver's module when it is missing */
 		if (r >= 0 && pf->vf_driver)
 			r = vf_bind(pf, vf, pf->vf_driver);
@@ -237,9 +229,9 @@ static int k_set_eswitch_mode(struct host *h, struct host_state *s, const struct
 		return -EOPNOTSUPP;
 	}
 	for (size_t i = 0; di->switchdev == SWITCHDEV_VFS_UNBOUND && i < pf->n_vfs; i++)
-		if (pf->vfs[i].driver) {
+		if (pf->vfs[i].attrs.driver) {
 			host_set_error(h, "VF %zu is bound to %s; unbind the VFs first", i,
-				       pf->vfs[i].driver);
+				       pf->vfs[i].attrs.driver);
 			return -EBUSY;
 		}
 	pf->eswitch_mode = (enum eswitch_mode)rq->value;
@@ -313,11 +305,11 @@ static int k_unbind_vf(struct host *h, struct host_state *s, const struct sim_re
 static int check_bind(struct host *h, const struct host_state *s, const struct vf_state *vf,
 		      const char *driver)
 {
-	if (vf->driver) {
-		host_set_error(h, "VF %u is already bound to %s", vf->index, vf->driver);
+	if (vf->attrs.driver) {
+		host_set_error(h, "VF %u is already bound to %s", vf->index, vf->attrs.driver);
 		return -EBUSY;
 	}
-	if (module_name_equal(driver, "vfio-pci") && !s->iommu) {
+	if (vf_driver_needs_iommu(driver) && !s->iommu) {
 		host_set_error(h, "no IOMMU group for %s", vf->pci);
 		return -EINVAL;
 	}
@@ -372,7 +364,7 @@ static int k_set_vf_mtu(struct host *h, struct host_state *s, const struct sim_r
 		host_set_error(h, "VF MTU %u is above the PF's MTU %u", rq->value, pf->mtu);
 		return -EINVAL;
 	}
-	vf->mtu = rq->value;
+	vf->attrs.mtu = rq->value;
 	return 0;
 }
 

@@ -9,7 +9,7 @@
 #include "drivers.h"
 #include "host-sim-internal.h"
 
-static int check_values(struct host *h, const struct vf_state *n)
+static int check_values(struct host *h, const struct vf_attrs *n)
 {
 	if (n->vlan > 4095 || n->qos > 7) {
 		host_set_error(h, "vlan %u qos %u: must be 0..4095 and 0..7", n->vlan, n->qos);
@@ -27,40 +27,37 @@ static int check_values(struct host *h, const struct vf_state *n)
 	return 0;
 }
 
-/* The VF as the request would leave it, or -errno. */
+/* The VF's attributes as the request would leave them, or -errno. */
 static int request_result(struct host *h, const struct driver_info *di, const char *driver,
-			  const struct vf_state *vf, const struct vf_settings *a,
-			  struct vf_state *ret)
+			  const struct vf_attrs *cur, const struct sim_request *rq,
+			  struct vf_attrs *ret)
 {
-	struct vf_settings cur, next;
-	struct vf_state n = *vf;
+	struct vf_attrs next = *cur;
+	uint32_t keys = rq->keys & VF_NETLINK_KEYS;
 
-	vf_settings_from_state(vf, &cur);
-	next = cur;
-	for (enum vf_key k = VF_KEY_MAC; k <= VF_KEY_MAX_TX_RATE; k++)
-		if (vf_settings_has(a, k))
-			vf_settings_key_copy(&next, a, k);
-	if (next.vlan_proto == VLAN_PROTO_8021AD && cur.vlan_proto != VLAN_PROTO_8021AD &&
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
+		if (keys & (1u << k))
+			(void)vf_attrs_copy(&next, rq->attrs, k); /* no strings: cannot fail */
+	if (next.vlan_proto == VLAN_PROTO_8021AD && cur->vlan_proto != VLAN_PROTO_8021AD &&
 	    !di->vlan_8021ad) {
 		host_set_error(h, "%s: VF VLAN protocol 802.1ad is not supported", strna(driver));
 		return -EPROTONOSUPPORT;
 	}
-	for (enum vf_key k = VF_KEY_MAC; k <= VF_KEY_MAX_TX_RATE; k++)
-		if (vf_settings_has(a, k) && !(di->vf_attrs & (1u << k)) &&
-		    !vf_settings_key_equal(&next, &cur, k)) {
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
+		if ((keys & (1u << k)) && !(di->vf_attrs & (1u << k)) &&
+		    !vf_attrs_equal(&next, cur, k)) {
 			host_set_error(h, "%s does not implement VF %s", strna(driver),
 				       vf_key_to_ip_name(k));
 			return -EOPNOTSUPP;
 		}
-	vf_state_set_attrs(&n, &next);
-	*ret = n;
-	return check_values(h, &n);
+	*ret = next;
+	return check_values(h, &next);
 }
 
 int sim_kernel_set_vf(struct host *h, struct host_state *s, const struct sim_request *rq)
 {
 	struct pf_state *pf = host_state_find_pf(s, rq->pf);
-	struct vf_state n;
+	struct vf_attrs n;
 	int r;
 
 	if (!pf) {
@@ -72,10 +69,10 @@ int sim_kernel_set_vf(struct host *h, struct host_state *s, const struct sim_req
 		host_set_error(h, "%s has no VF %u (%zu VFs)", pf->pci, rq->vf, pf->n_vfs);
 		return -EINVAL;
 	}
-	r = request_result(h, driver_info_get(pf->driver), pf->driver, &pf->vfs[rq->vf], rq->attrs,
+	r = request_result(h, driver_info_get(pf->driver), pf->driver, &pf->vfs[rq->vf].attrs, rq,
 			   &n);
 	if (r < 0)
 		return r;
-	pf->vfs[rq->vf] = n;
+	pf->vfs[rq->vf].attrs = n; /* its strings are the VF's own */
 	return 0;
 }

@@ -344,10 +344,11 @@ static int sim_set_pf_up(struct host *h, const char *pf)
 	return RUN(h, .op = SIM_OP_SET_PF_UP, .pf = pf, .timeout = USEC_INFINITY);
 }
 
-static int sim_set_vf(struct host *h, const char *pf, uint32_t vf, const struct vf_settings *a)
+static int sim_set_vf(struct host *h, const char *pf, uint32_t vf, const struct vf_attrs *a,
+		      uint32_t keys)
 {
 	return RUN(h, .op = SIM_OP_SET_VF, .pf = pf, .has_vf = true, .vf = vf, .attrs = a,
-		   .timeout = USEC_INFINITY);
+		   .keys = keys, .timeout = USEC_INFINITY);
 }
 
 static int sim_unbind_vf(struct host *h, const char *pf, uint32_t vf, usec_t timeout)

@@ -9,7 +9,6 @@
  * that callers add to their own context. Operations that can hang in the
  * kernel take a timeout and return -ETIMEDOUT when it passes. */
 
-#include "layout.h"
 #include "model.h"
 
 struct host;
@@ -28,8 +27,9 @@ struct host_ops {
 	int (*set_hw_tc_offload)(struct host *h, const char *pf, bool on);
 	int (*set_pf_mtu)(struct host *h, const char *pf, uint32_t mtu);
 	int (*set_pf_up)(struct host *h, const char *pf);
-	/* The netlink attributes set in attrs (see struct action), one request. */
-	int (*set_vf)(struct host *h, const char *pf, uint32_t vf, const struct vf_settings *attrs);
+	/* The netlink attributes keys (VF_NETLINK_KEYS) of attrs, one request. */
+	int (*set_vf)(struct host *h, const char *pf, uint32_t vf, const struct vf_attrs *attrs,
+		      uint32_t keys);
 	int (*unbind_vf)(struct host *h, const char *pf, uint32_t vf, usec_t timeout);
 	/* driver NULL = the kernel's default VF driver */
 	int (*bind_vf)(struct host *h, const char *pf, uint32_t vf, const char *driver,

@@ -10,7 +10,6 @@
 #include "layout.h"
 
 enum pf_key pf_key_from_string(const char *s) _pure_;
-enum vf_key vf_key_from_string(const char *s) _pure_;
 
 int pf_settings_parse(struct pf_settings *s, enum pf_key k, const char *value,
 		      const char **ret_why);

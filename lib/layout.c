@@ -275,10 +275,10 @@ static int layout_finish_section(struct layout_parser *p)
 		return 0;
 	s = &p->file->vf_sections[p->vf].settings;
 	if (vf_settings_has(s, VF_KEY_MIN_TX_RATE) && vf_settings_has(s, VF_KEY_MAX_TX_RATE) &&
-	    s->max_tx_rate != 0 && s->min_tx_rate > s->max_tx_rate)
+	    s->attrs.max_tx_rate != 0 && s->attrs.min_tx_rate > s->attrs.max_tx_rate)
 		return layout_error(p, s->src[VF_KEY_MIN_TX_RATE].line,
 				    "MinTxRateMbps=%u: must not exceed MaxTxRateMbps=%u (line %u)",
-				    s->min_tx_rate, s->max_tx_rate,
+				    s->attrs.min_tx_rate, s->attrs.max_tx_rate,
 				    s->src[VF_KEY_MAX_TX_RATE].line);
 	return 0;
 }

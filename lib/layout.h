@@ -49,25 +49,6 @@ struct pf_settings {
 	bool externally_managed;
 };
 
-enum vf_key {
-	VF_KEY_DRIVER,
-	VF_KEY_MAC,
-	VF_KEY_VLAN,
-	VF_KEY_QOS,
-	VF_KEY_VLAN_PROTO,
-	VF_KEY_SPOOFCHK,
-	VF_KEY_TRUST,
-	VF_KEY_LINK_STATE,
-	VF_KEY_QUERY_RSS,
-	VF_KEY_MIN_TX_RATE,
-	VF_KEY_MAX_TX_RATE,
-	VF_KEY_MTU,
-	VF_KEY_RDMA,
-	VF_KEY_RESOURCE_NAME,
-	_VF_KEY_MAX,
-	_VF_KEY_INVALID = -EINVAL,
-};
-
 enum mac_mode {
 	MAC_MODE_STABLE,
 	MAC_MODE_LITERAL,
@@ -78,21 +59,8 @@ enum mac_mode {
 struct vf_settings {
 	uint32_t set; /* bit (1u << enum vf_key) when the key is set */
 	struct src src[_VF_KEY_MAX];
-	char *driver; /* NULL with VF_KEY_DRIVER set = "default" (the kernel's VF driver) */
 	enum mac_mode mac_mode;
-	struct mac_addr mac; /* MAC_MODE_LITERAL */
-	uint16_t vlan;
-	uint8_t qos;
-	enum vlan_proto vlan_proto;
-	bool spoofchk;
-	bool trust;
-	enum link_state link_state;
-	bool query_rss;
-	uint32_t min_tx_rate;
-	uint32_t max_tx_rate;
-	uint32_t mtu;
-	bool rdma;
-	char *resource_name;
+	struct vf_attrs attrs; /* attrs.mac: MAC_MODE_LITERAL */
 };
 
 static inline bool pf_settings_has(const struct pf_settings *s, enum pf_key k)
@@ -104,24 +72,9 @@ static inline bool vf_settings_has(const struct vf_settings *s, enum vf_key k)
 	return s->set & (1u << k);
 }
 
-/* Key names as written in files ("VirtualFunctions", "MACAddress", ...). */
+/* Key names as written in files ("VirtualFunctions", ...). */
 const char *layout_match_key_name(size_t i) _pure_; /* NULL past the last */
 const char *pf_key_to_string(enum pf_key k) _pure_;
-const char *vf_key_to_string(enum vf_key k) _pure_;
-/* The netlink VF attributes as "ip link set DEV vf N ..." spells them ("mac",
- * "vlan", "state" ...); NULL for keys that are not netlink attributes. */
-const char *vf_key_to_ip_name(enum vf_key k) _pure_;
-
-/* The netlink VF attributes (VF_KEY_MAC .. VF_KEY_MAX_TX_RATE), shared by the
- * planner, the netlink read-back and the simulated host: a vf_state's as a
- * vf_settings (no key set, the MAC literal), and back into the same fields of
- * a vf_state (its other fields untouched). */
-void vf_settings_from_state(const struct vf_state *s, struct vf_settings *ret);
-void vf_state_set_attrs(struct vf_state *s, const struct vf_settings *v);
-/* Netlink key k compared, and copied (setting k in dst->set). */
-bool vf_settings_key_equal(const struct vf_settings *a, const struct vf_settings *b,
-			   enum vf_key k) _pure_;
-void vf_settings_key_copy(struct vf_settings *dst, const struct vf_settings *src, enum vf_key k);
 
 /* Copies every key set in src over dst (a later file wins). -ENOMEM. */
 int vf_settings_merge(struct vf_settings *dst, const struct vf_settings *src);
@@ -166,30 +119,3 @@ int layout_parse_string(const char *path, const char *text, struct diag_list *di
 			struct layout_file **ret);
 int layout_parse_file(const char *path, struct diag_list *diags, struct layout_file **ret);
 struct layout_file *layout_file_free(struct layout_file *f);
-
-/* The three directories, highest priority first. */
-extern const char *const layout_dirs_default[];
-
-/* All layouts, in lexical order of their file names. */
-struct layout_set {
-	struct layout_file **files;
-	size_t n_files;
-	struct diag_list diags;
-};
-
-/* Lists "*.<suffix>" files from dirs (highest priority first, NULL-terminated):
- * one per file name, the first directory's copy masking the others; a symlink
- * to /dev/null masks and is itself left out. Missing directories are fine.
- * Returns full paths sorted by file name. */
-int conf_files_list(const char *const *dirs, const char *suffix, char ***ret_paths);
-
-/* Loads every layout from dirs (layout_dirs_default when NULL). */
-int layout_set_load(const char *const *dirs, struct layout_set **ret);
-/* Loads the given files (sriovctl check FILE...), in the order given. */
-int layout_set_load_files(char *const *paths, struct layout_set **ret);
-struct layout_set *layout_set_free(struct layout_set *s);
-static inline void layout_set_freep(struct layout_set **s)
-{
-	layout_set_free(*s);
-}
-#define _cleanup_layout_set_ _cleanup_(layout_set_freep)

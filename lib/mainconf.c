@@ -3,8 +3,8 @@
 #include <stddef.h>
 #include <unistd.h>
 
+#include "conf-files.h"
 #include "conf-parser.h"
-#include "layout.h"
 #include "mainconf.h"
 #include "suggest.h"
 

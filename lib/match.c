@@ -4,7 +4,7 @@
 
 #include <fnmatch.h>
 
-#include "desired.h"
+#include "match.h"
 
 /* A key that is not set (NULL) matches everything; a set key matches when
  * any of its globs does. An empty list (set, no globs) matches nothing: a

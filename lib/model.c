@@ -12,46 +12,15 @@ static const char *const link_type_table[_LINK_TYPE_MAX] = {
 	[LINK_TYPE_INFINIBAND] = "infiniband",
 };
 
-static const char *const vlan_proto_table[_VLAN_PROTO_MAX] = {
-	[VLAN_PROTO_8021Q] = "802.1Q",
-	[VLAN_PROTO_8021AD] = "802.1ad",
-};
-
-static const char *const link_state_table[_LINK_STATE_MAX] = {
-	[LINK_STATE_AUTO] = "auto",
-	[LINK_STATE_ENABLE] = "enable",
-	[LINK_STATE_DISABLE] = "disable",
-};
-
-static const char *table_to_string(const char *const *table, size_t n, int v)
-{
-	if (v < 0 || (size_t)v >= n)
-		return NULL;
-	return table[v];
-}
-
-#define DEFINE_STRING_TABLE(name, type, table)                                 \
-	const char *name##_to_string(type v)                                   \
-	{                                                                      \
-		return table_to_string(table, ELEMENTSOF(table), (int)v);      \
-	}                                                                      \
-	type name##_from_string(const char *s)                                 \
-	{                                                                      \
-		return (type)string_table_lookup(table, ELEMENTSOF(table), s); \
-	}
-
 DEFINE_STRING_TABLE(eswitch_mode, enum eswitch_mode, eswitch_mode_table)
 DEFINE_STRING_TABLE(link_type, enum link_type, link_type_table)
-DEFINE_STRING_TABLE(vlan_proto, enum vlan_proto, vlan_proto_table)
-DEFINE_STRING_TABLE(link_state, enum link_state, link_state_table)
 
 void vf_state_done(struct vf_state *vf)
 {
 	if (!vf)
 		return;
-	free(vf->name);
-	free(vf->driver);
-	vf->name = vf->driver = NULL;
+	vf->name = mfree(vf->name);
+	vf_attrs_done(&vf->attrs);
 }
 
 void pf_state_done(struct pf_state *pf)
@@ -98,7 +67,7 @@ static int vf_state_copy(const struct vf_state *src, struct vf_state *ret)
 
 	if (!strdup_null(src->name, &c.name))
 		return -ENOMEM;
-	if (!strdup_null(src->driver, &c.driver)) {
+	if (!strdup_null(src->attrs.driver, &c.attrs.driver)) {
 		free(c.name);
 		return -ENOMEM;
 	}

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* The shared vocabulary: what a host has (observed state, as in the snapshot
- * JSON of sriovctl snapshot) and the enums both layouts and hosts use. Plain data. */
+/* What a host has (the observed state, as in the snapshot JSON of sriovctl
+ * snapshot) and the PF enums both layouts and hosts use. Plain data. */
 
-#include "util.h"
+#include "vf-attrs.h"
 
 enum eswitch_mode {
 	ESWITCH_MODE_LEGACY,
@@ -20,53 +20,20 @@ enum link_type {
 	_LINK_TYPE_INVALID = -EINVAL,
 };
 
-enum vlan_proto {
-	VLAN_PROTO_8021Q,
-	VLAN_PROTO_8021AD,
-	_VLAN_PROTO_MAX,
-	_VLAN_PROTO_INVALID = -EINVAL,
-};
-
-/* IFLA_VF_LINK_STATE_{AUTO,ENABLE,DISABLE}; spelled auto|yes|no in layouts,
- * auto|enable|disable in snapshots (as iproute2 prints it). */
-enum link_state {
-	LINK_STATE_AUTO,
-	LINK_STATE_ENABLE,
-	LINK_STATE_DISABLE,
-	_LINK_STATE_MAX,
-	_LINK_STATE_INVALID = -EINVAL,
-};
-
-/* Snapshot spellings: "legacy"/"switchdev", "ethernet"/"infiniband",
- * "802.1Q"/"802.1ad", "auto"/"enable"/"disable". from_string returns the
- * _INVALID value on an unknown string. */
+/* Snapshot spellings: "legacy"/"switchdev", "ethernet"/"infiniband".
+ * from_string returns the _INVALID value on an unknown string. */
 const char *eswitch_mode_to_string(enum eswitch_mode m) _pure_;
 enum eswitch_mode eswitch_mode_from_string(const char *s) _pure_;
 const char *link_type_to_string(enum link_type t) _pure_;
 enum link_type link_type_from_string(const char *s) _pure_;
-const char *vlan_proto_to_string(enum vlan_proto p) _pure_;
-enum vlan_proto vlan_proto_from_string(const char *s) _pure_;
-const char *link_state_to_string(enum link_state s) _pure_;
-enum link_state link_state_from_string(const char *s) _pure_;
 
 /* One VF as the host has it. */
 struct vf_state {
 	unsigned index;
 	char pci[PCI_ADDR_MAX];
-	char *name;   /* netdev name; NULL when it has none (vfio-pci, unbound) */
-	char *driver; /* NULL when unbound */
-	struct mac_addr mac;
-	uint16_t vlan;
-	uint8_t qos;
-	enum vlan_proto vlan_proto;
-	bool trust;
-	bool spoofchk;
-	enum link_state link_state;
-	bool query_rss;	      /* snapshot field "query_rss", optional, default false */
-	uint32_t min_tx_rate; /* Mbps */
-	uint32_t max_tx_rate; /* Mbps, 0 = unlimited */
-	uint32_t mtu;	      /* 0 when the VF has no netdev */
-	bool rdma;	      /* an RDMA device exists for this VF */
+	char *name; /* netdev name; NULL when it has none (vfio-pci, unbound) */
+	/* driver NULL: unbound; mtu 0: no netdev; rdma: an RDMA device exists */
+	struct vf_attrs attrs;
 };
 
 /* One PF (an SR-IOV capable PCI function) as the host has it. */

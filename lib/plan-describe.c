@@ -19,47 +19,43 @@ static const char *const action_type_table[_ACTION_TYPE_MAX] = {
 	[ACTION_SET_VF_MTU] = "set_vf_mtu",
 };
 
-const char *action_type_to_string(enum action_type t)
+DEFINE_STRING_TABLE_TO(action_type, enum action_type, action_type_table)
+
+/* One group of keys (vf_key_group) as "vlan 100 qos 3 802.1Q": ip-link(8)
+ * names and values; a VLAN protocol names itself. */
+static void describe_group(FILE *f, const struct vf_attrs *a, uint32_t group)
 {
-	if (t < 0 || t >= _ACTION_TYPE_MAX)
-		return NULL;
-	return action_type_table[t];
+	const char *sep = "";
+	char buf[VF_ATTR_STR_MAX];
+
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
+		if (!(group & (1u << k)))
+			continue;
+		vf_attrs_format(a, k, VF_SPELLING_IP, buf);
+		if (k == VF_KEY_VLAN_PROTO)
+			fprintf(f, "%s%s", sep, buf);
+		else
+			fprintf(f, "%s%s %s", sep, vf_key_to_ip_name(k), buf);
+		sep = " ";
+	}
 }
 
 /* "mac 02:..:01, vlan 100 qos 3 802.1Q, trust on, spoofchk off, ..." */
-static void describe_attrs(FILE *f, const struct vf_settings *a)
+static void describe_attrs(FILE *f, const struct vf_attrs *a, uint32_t keys)
 {
 	const char *sep = "";
-	char mac[MAC_STR_MAX];
+	uint32_t done = 0;
 
-	if (vf_settings_has(a, VF_KEY_MAC)) {
-		fprintf(f, "%smac %s", sep, mac_format(&a->mac, mac));
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
+		uint32_t group = vf_key_group(k);
+
+		if (!(keys & (1u << k)) || (done & (1u << k)))
+			continue;
+		fputs(sep, f);
+		describe_group(f, a, group);
+		done |= group;
 		sep = ", ";
 	}
-	if (vf_settings_has(a, VF_KEY_VLAN) || vf_settings_has(a, VF_KEY_QOS) ||
-	    vf_settings_has(a, VF_KEY_VLAN_PROTO)) {
-		fprintf(f, "%svlan %u qos %u %s", sep, a->vlan, a->qos,
-			strna(vlan_proto_to_string(a->vlan_proto)));
-		sep = ", ";
-	}
-	if (vf_settings_has(a, VF_KEY_TRUST)) {
-		fprintf(f, "%strust %s", sep, on_off(a->trust));
-		sep = ", ";
-	}
-	if (vf_settings_has(a, VF_KEY_SPOOFCHK)) {
-		fprintf(f, "%sspoofchk %s", sep, on_off(a->spoofchk));
-		sep = ", ";
-	}
-	if (vf_settings_has(a, VF_KEY_LINK_STATE)) {
-		fprintf(f, "%sstate %s", sep, strna(link_state_to_string(a->link_state)));
-		sep = ", ";
-	}
-	if (vf_settings_has(a, VF_KEY_QUERY_RSS)) {
-		fprintf(f, "%squery_rss %s", sep, on_off(a->query_rss));
-		sep = ", ";
-	}
-	if (vf_settings_has(a, VF_KEY_MIN_TX_RATE) || vf_settings_has(a, VF_KEY_MAX_TX_RATE))
-		fprintf(f, "%smin_tx_rate %u max_tx_rate %u", sep, a->min_tx_rate, a->max_tx_rate);
 }
 
 static char *describe_set_vf(const struct action *a)
@@ -72,7 +68,7 @@ static char *describe_set_vf(const struct action *a)
 	if (!f)
 		return NULL;
 	fprintf(f, "VF %u: ", a->vf);
-	describe_attrs(f, &a->attrs);
+	describe_attrs(f, &a->attrs, a->keys);
 	if (fclose(TAKE_PTR(f)) != 0) {
 		free(buf);
 		return NULL;
@@ -132,7 +128,7 @@ struct plan *plan_free(struct plan *p)
 		return NULL;
 	for (size_t i = 0; i < p->n_actions; i++) {
 		free(p->actions[i].str);
-		vf_settings_done(&p->actions[i].attrs);
+		vf_attrs_done(&p->actions[i].attrs);
 	}
 	free(p->actions);
 	strv_free(p->reboot_reasons);
@@ -161,15 +157,14 @@ static char *describe_now(const struct action *a, const struct pf_state *pf)
 		if (!vf)
 			return NULL;
 		now = *a;
-		vf_settings_from_state(vf, &now.attrs);
-		now.attrs.set = a->attrs.set;
+		now.attrs = vf->attrs;
 		d = describe_set_vf(&now);
 		return d && strchr(d, ':') ? strdup(strchr(d, ':') + 2) : NULL;
 	case ACTION_BIND_VF:
 	case ACTION_UNBIND_VF:
-		return vf ? strdup(vf->driver ?: "no driver") : NULL;
+		return vf ? strdup(vf->attrs.driver ?: "no driver") : NULL;
 	case ACTION_SET_VF_MTU:
-		return vf ? strdup_printf("%u", vf->mtu) : NULL;
+		return vf ? strdup_printf("%u", vf->attrs.mtu) : NULL;
 	case ACTION_LOAD_MODULE:
 	case ACTION_SET_FIRMWARE_VFS:
 	case ACTION_SET_LINK_TYPE:

@@ -32,7 +32,7 @@ struct plan_ctx {
 	uint32_t target;	/* VF count after step 4 */
 	bool fresh;		/* step 4 (re)creates the VFs: kernel defaults */
 	bool unbound;		/* step 4 unbinds every VF (mlx5 eswitch change) */
-	bool vfio_bind;		/* a VF gets bound to vfio-pci */
+	const char *iommu_bind; /* a VF gets bound to this driver (vfio-pci) */
 	char *no_iommu;		/* "0-3, 5": VFs that want vfio-pci without an IOMMU */
 	uint32_t no_iommu_last; /* last VF in no_iommu, for ranges */
 	bool no_iommu_open;	/* no_iommu ends in an unfinished range */
@@ -103,7 +103,7 @@ static int need_module(struct plan_ctx *c, char ***mods, const char *m)
 static bool any_vf_rdma(const struct plan_ctx *c)
 {
 	for (uint32_t i = 0; i < c->target && i < c->d->n_vfs; i++)
-		if (vf_settings_has(&c->d->vfs[i], VF_KEY_RDMA) && c->d->vfs[i].rdma)
+		if (vf_settings_has(&c->d->vfs[i], VF_KEY_RDMA) && c->d->vfs[i].attrs.rdma)
 			return true;
 	return false;
 }
@@ -130,8 +130,8 @@ static int prepend_modules(struct plan_ctx *c)
 		r = need_modules(c, c->drv->vf_modules, &mods);
 	if (r >= 0 && any_vf_rdma(c))
 		r = need_modules(c, c->drv->rdma_modules, &mods);
-	if (r >= 0 && c->vfio_bind)
-		r = need_module(c, &mods, "vfio-pci");
+	if (r >= 0 && c->iommu_bind)
+		r = need_module(c, &mods, c->iommu_bind);
 	if (r < 0)
 		return r;
 	n = strv_length(mods);
@@ -251,7 +251,7 @@ static const char *bound_driver(const struct plan_ctx *c, uint32_t i)
 {
 	if (c->fresh || i >= c->pf->n_vfs)
 		return default_vf_driver(c);
-	return c->pf->vfs[i].driver;
+	return c->pf->vfs[i].attrs.driver;
 }
 
 static int switch_eswitch(struct plan_ctx *c, uint32_t cur)
@@ -322,17 +322,17 @@ static bool predict_vf(const struct plan_ctx *c, uint32_t i, struct vf_state *re
 
 		*ret = (struct vf_state){
 			.index = i,
-			.driver = (char *)drv,
-			.vlan_proto = VLAN_PROTO_8021Q,
-			.spoofchk = true,
-			.link_state = LINK_STATE_AUTO,
-			.mtu = vf_driver_has_netdev(drv) ? KERNEL_DEFAULT_MTU : 0,
+			.attrs.driver = (char *)drv,
+			.attrs.vlan_proto = VLAN_PROTO_8021Q,
+			.attrs.spoofchk = true,
+			.attrs.link_state = LINK_STATE_AUTO,
+			.attrs.mtu = vf_driver_has_netdev(drv) ? KERNEL_DEFAULT_MTU : 0,
 		};
 	} else
 		*ret = c->pf->vfs[i];
-	*ret_driver = ret->driver;
+	*ret_driver = ret->attrs.driver;
 	if (c->unbound)
-		ret->driver = NULL;
+		ret->attrs.driver = NULL;
 	return fresh;
 }
 
@@ -392,48 +392,53 @@ static int vf_wanted_driver(struct plan_ctx *c, uint32_t i, const struct vf_sett
 	int r;
 
 	if (vf_settings_has(v, VF_KEY_DRIVER)) {
-		want = v->driver ?: default_vf_driver(c);
-		arg = v->driver;
+		want = v->attrs.driver ?: default_vf_driver(c);
+		arg = v->attrs.driver;
 	}
-	if (streq_ptr(want, "vfio-pci") && !streq_ptr(before, want)) {
+	if (vf_driver_needs_iommu(want) && !streq_ptr(before, want)) {
 		if (!c->host->iommu) {
 			want = arg = before;
 			r = note_no_iommu(c, i);
 			if (r < 0)
 				return r;
 		} else
-			c->vfio_bind = true;
+			c->iommu_bind = want;
 	}
 	*ret_want = want;
 	*ret_arg = arg;
 	return 0;
 }
 
-static int add_set_vf(struct plan_ctx *c, uint32_t i, const struct vf_settings *attrs)
+static int add_set_vf(struct plan_ctx *c, uint32_t i, const struct vf_attrs *attrs, uint32_t keys)
 {
-	int r = add_vf(c->p, ACTION_SET_VF, false, i, 0, NULL);
+	int r;
 
-	if (r >= 0)
+	if (!keys)
+		return 0;
+	r = add_vf(c->p, ACTION_SET_VF, false, i, 0, NULL);
+	if (r >= 0) {
 		c->p->actions[c->p->n_actions - 1].attrs = *attrs;
+		c->p->actions[c->p->n_actions - 1].keys = keys;
+	}
 	return r;
 }
 
 /* Unbind, set, bind: for a driver change, and for drivers whose VF netdev
  * takes a MAC only when it binds after the MAC was set (igb). A new netdev
  * starts with the kernel's default MTU. */
-static int vf_rebind(struct plan_ctx *c, uint32_t i, struct vf_state *now, bool has_attrs,
-		     struct vf_settings *attrs, const char *to, const char *arg)
+static int vf_rebind(struct plan_ctx *c, uint32_t i, struct vf_state *now,
+		     const struct vf_attrs *attrs, uint32_t keys, const char *to, const char *arg)
 {
 	int r = 0;
 
-	if (now->driver)
+	if (now->attrs.driver)
 		r = add_vf(c->p, ACTION_UNBIND_VF, false, i, 0, NULL);
-	if (r >= 0 && has_attrs)
-		r = add_set_vf(c, i, attrs);
+	if (r >= 0)
+		r = add_set_vf(c, i, attrs, keys);
 	if (r >= 0 && to)
 		r = add_vf(c->p, ACTION_BIND_VF, false, i, 0, arg);
-	now->driver = (char *)to;
-	now->mtu = vf_driver_has_netdev(to) ? KERNEL_DEFAULT_MTU : 0;
+	now->attrs.driver = (char *)to;
+	now->attrs.mtu = vf_driver_has_netdev(to) ? KERNEL_DEFAULT_MTU : 0;
 	return r;
 }
 
@@ -441,10 +446,11 @@ static int vf_rebind(struct plan_ctx *c, uint32_t i, struct vf_state *now, bool 
 static int plan_vf(struct plan_ctx *c, uint32_t i)
 {
 	const struct vf_settings *v = &c->d->vfs[i];
-	struct vf_settings attrs;
 	const char *before, *want, *arg;
+	struct vf_attrs attrs;
 	struct vf_state now;
-	bool fresh, random_mac, has_attrs, mac_first;
+	bool fresh, random_mac, mac_first;
+	uint32_t keys;
 	int r;
 
 	fresh = predict_vf(c, i, &now, &before);
@@ -452,20 +458,21 @@ static int plan_vf(struct plan_ctx *c, uint32_t i)
 	if (r < 0)
 		return r;
 	random_mac = fresh && c->drv->vf_random_mac;
-	has_attrs = vf_attrs_diff(c->drv, v, &now, random_mac, &attrs);
-	mac_first = c->drv->vf_mac_before_bind && vf_settings_has(&attrs, VF_KEY_MAC) &&
-		    vf_driver_has_netdev(now.driver);
+	plan_vf_diff(c->drv, v, &now.attrs, random_mac, &attrs, &keys);
+	mac_first = c->drv->vf_mac_before_bind && (keys & VF_KEY_BIT(MAC)) &&
+		    vf_driver_has_netdev(now.attrs.driver);
 
-	if (!streq_ptr(now.driver, want))
-		r = vf_rebind(c, i, &now, has_attrs, &attrs, want, arg);
+	if (!streq_ptr(now.attrs.driver, want))
+		r = vf_rebind(c, i, &now, &attrs, keys, want, arg);
 	else if (mac_first)
-		r = vf_rebind(c, i, &now, has_attrs, &attrs, now.driver, now.driver);
-	else if (has_attrs)
-		r = add_set_vf(c, i, &attrs);
+		r = vf_rebind(c, i, &now, &attrs, keys, now.attrs.driver, now.attrs.driver);
+	else
+		r = add_set_vf(c, i, &attrs, keys);
 	if (r < 0)
 		return r;
-	if (vf_settings_has(v, VF_KEY_MTU) && vf_driver_has_netdev(now.driver) && now.mtu != v->mtu)
-		return add_vf(c->p, ACTION_SET_VF_MTU, false, i, v->mtu, NULL);
+	if (vf_settings_has(v, VF_KEY_MTU) && vf_driver_has_netdev(now.attrs.driver) &&
+	    now.attrs.mtu != v->attrs.mtu)
+		return add_vf(c->p, ACTION_SET_VF_MTU, false, i, v->attrs.mtu, NULL);
 	return 0;
 }
 

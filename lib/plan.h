@@ -31,10 +31,10 @@ struct action {
 	uint32_t vf;
 	uint32_t value;
 	char *str;
-	/* ACTION_SET_VF: only the netlink keys (VF_KEY_MAC .. VF_KEY_MAX_TX_RATE)
-	 * are set; the VLAN id, QoS and protocol are always set together, and so
-	 * are the two rates. MACs are literal. */
-	struct vf_settings attrs;
+	/* ACTION_SET_VF: the netlink keys to set (VF_NETLINK_KEYS), whole
+	 * groups (vf_key_group), and their values */
+	uint32_t keys;
+	struct vf_attrs attrs;
 };
 
 struct plan {
@@ -68,14 +68,14 @@ static inline void plan_freep(struct plan **p)
 }
 #define _cleanup_plan_ _cleanup_(plan_freep)
 
-/* The netlink attributes (VF_KEY_MAC .. VF_KEY_MAX_TX_RATE) of one VF that
- * must be set to reach want from now, as one SET_VF request would carry
- * them (see struct action; MACs literal). Keys not set in want, and keys
- * drv does not implement, are left alone. random_mac: the kernel gave the
- * VF a MAC nobody knows, so a wanted MAC always differs. Returns whether
- * anything differs; ret has no allocated strings. */
-bool vf_attrs_diff(const struct driver_info *drv, const struct vf_settings *want,
-		   const struct vf_state *now, bool random_mac, struct vf_settings *ret);
+/* The netlink attributes of one VF that must be set to reach want from now,
+ * as one SET_VF request would carry them (see struct action). Keys not set
+ * in want, and keys drv does not implement, are left alone. random_mac: the
+ * kernel gave the VF a MAC nobody knows, so a wanted MAC always differs.
+ * Returns whether anything differs; ret has no allocated strings. */
+bool plan_vf_diff(const struct driver_info *drv, const struct vf_settings *want,
+		  const struct vf_attrs *now, bool random_mac, struct vf_attrs *ret,
+		  uint32_t *ret_keys);
 
 bool plan_is_disruptive(const struct plan *p) _pure_;
 /* Short human description: "set 8 VFs", "VF 3: mac 02:..:01 vlan 100 qos 3 trust on".

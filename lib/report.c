@@ -128,7 +128,7 @@ static const char *wanted_driver(const struct pf_view *pv, uint32_t i)
 	v = &pv->desired->vfs[i];
 	if (!vf_settings_has(v, VF_KEY_DRIVER))
 		return NULL;
-	return v->driver ?: pv->pf->vf_driver;
+	return v->attrs.driver ?: pv->pf->vf_driver;
 }
 
 /* "ok", or "differs: <what the plan would set>" for the first action on vf,
@@ -151,8 +151,9 @@ static const char *vf_drift(const struct pf_view *pv, const struct vf_state *vf,
 			return buf;
 		}
 	}
-	if (want && !streq_ptr(want, vf->driver)) {
-		snprintf(buf, size, "differs: driver %s (now %s)", want, vf->driver ?: "none");
+	if (want && !streq_ptr(want, vf->attrs.driver)) {
+		snprintf(buf, size, "differs: driver %s (now %s)", want,
+			 vf->attrs.driver ?: "none");
 		return buf;
 	}
 	return "ok";
@@ -163,12 +164,13 @@ static int vf_fill(struct json_object *o, const struct vf_state *vf, const struc
 	char mac[MAC_STR_MAX], buf[128];
 
 	if (put_int(o, "index", vf->index) < 0 || put_str(o, "pci", vf->pci) < 0 ||
-	    put_str(o, "name", vf->name) < 0 || put_str(o, "driver", vf->driver) < 0 ||
-	    put_str(o, "mac", mac_format(&vf->mac, mac)) < 0 || put_int(o, "vlan", vf->vlan) < 0 ||
-	    put_int(o, "qos", vf->qos) < 0 || put_bool(o, "trust", vf->trust) < 0 ||
-	    put_bool(o, "spoofchk", vf->spoofchk) < 0 ||
-	    put_str(o, "link_state", link_state_to_string(vf->link_state)) < 0 ||
-	    put_int(o, "mtu", vf->mtu) < 0 ||
+	    put_str(o, "name", vf->name) < 0 || put_str(o, "driver", vf->attrs.driver) < 0 ||
+	    put_str(o, "mac", mac_format(&vf->attrs.mac, mac)) < 0 ||
+	    put_int(o, "vlan", vf->attrs.vlan) < 0 || put_int(o, "qos", vf->attrs.qos) < 0 ||
+	    put_bool(o, "trust", vf->attrs.trust) < 0 ||
+	    put_bool(o, "spoofchk", vf->attrs.spoofchk) < 0 ||
+	    put_str(o, "link_state", link_state_to_string(vf->attrs.link_state)) < 0 ||
+	    put_int(o, "mtu", vf->attrs.mtu) < 0 ||
 	    put_str(o, "layout", pv->plan ? vf_drift(pv, vf, buf, sizeof(buf)) : NULL) < 0)
 		return -ENOMEM;
 	return 0;

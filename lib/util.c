@@ -471,6 +471,13 @@ int string_table_lookup(const char *const *table, size_t n, const char *s)
 	return -EINVAL;
 }
 
+const char *string_table_get(const char *const *table, size_t n, int v)
+{
+	if (v < 0 || (size_t)v >= n)
+		return NULL;
+	return table[v];
+}
+
 const char *path_option_problem(const char *path, bool dir)
 {
 	struct stat st;

@@ -16,7 +16,7 @@
 
 #include "vf-netlink.h"
 
-#define KEY(k) (1u << VF_KEY_##k)
+#define KEY VF_KEY_BIT
 
 /* --- decoding --- */
 
@@ -24,7 +24,7 @@
 struct vf_info {
 	uint32_t index;
 	uint32_t reported; /* bits (1u << enum vf_key) */
-	struct vf_state v;
+	struct vf_attrs v;
 };
 
 /* Whether the attributes in [head, head + len) fill it exactly (the last
@@ -224,28 +224,11 @@ static int vf_info_decode(const struct nlattr *nest, struct vf_info *ret)
 }
 
 /* Copies the fields of src that reported names into dst. */
-static void vf_copy_reported(struct vf_state *dst, const struct vf_state *src, uint32_t reported)
+static void vf_copy_reported(struct vf_attrs *dst, const struct vf_attrs *src, uint32_t reported)
 {
-	if (reported & KEY(MAC))
-		dst->mac = src->mac;
-	if (reported & KEY(VLAN))
-		dst->vlan = src->vlan;
-	if (reported & KEY(QOS))
-		dst->qos = src->qos;
-	if (reported & KEY(VLAN_PROTO))
-		dst->vlan_proto = src->vlan_proto;
-	if (reported & KEY(SPOOFCHK))
-		dst->spoofchk = src->spoofchk;
-	if (reported & KEY(TRUST))
-		dst->trust = src->trust;
-	if (reported & KEY(LINK_STATE))
-		dst->link_state = src->link_state;
-	if (reported & KEY(QUERY_RSS))
-		dst->query_rss = src->query_rss;
-	if (reported & KEY(MIN_TX_RATE))
-		dst->min_tx_rate = src->min_tx_rate;
-	if (reported & KEY(MAX_TX_RATE))
-		dst->max_tx_rate = src->max_tx_rate;
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
+		if (reported & VF_NETLINK_KEYS & (1u << k))
+			(void)vf_attrs_copy(dst, src, k); /* no strings: cannot fail */
 }
 
 /* Decodes every IFLA_VF_INFO of IFLA_VFINFO_LIST whose index is in
@@ -318,11 +301,11 @@ int vf_netlink_parse_link(const struct nlmsghdr *nlh, struct pf_state *pf)
 	if (tb[IFLA_PERM_ADDRESS] && nla_len(tb[IFLA_PERM_ADDRESS]) == ETHER_ADDR_LEN_)
 		memcpy(pf->permanent_mac.b, nla_data(tb[IFLA_PERM_ADDRESS]), ETHER_ADDR_LEN_);
 	for (size_t i = 0; i < pf->n_vfs; i++)
-		vf_copy_reported(&pf->vfs[i], &infos[i].v, infos[i].reported);
+		vf_copy_reported(&pf->vfs[i].attrs, &infos[i].v, infos[i].reported);
 	return 0;
 }
 
-int vf_netlink_parse_vf(const struct nlmsghdr *nlh, uint32_t index, struct vf_state *vf,
+int vf_netlink_parse_vf(const struct nlmsghdr *nlh, uint32_t index, struct vf_attrs *attrs,
 			uint32_t *ret_reported)
 {
 	struct nlattr *tb[IFLA_MAX + 1];
@@ -340,76 +323,34 @@ int vf_netlink_parse_vf(const struct nlmsghdr *nlh, uint32_t index, struct vf_st
 		return r;
 	if (!info.reported)
 		return -ENOENT;
-	vf_copy_reported(vf, &info.v, info.reported);
+	vf_copy_reported(attrs, &info.v, info.reported);
 	*ret_reported = info.reported;
 	return 0;
 }
 
 /* --- checking what stuck --- */
 
-/* Formats key k of v into buf (MAC_STR_MAX bytes); returns the text. */
-static const char *key_format(const struct vf_state *v, enum vf_key k, char buf[static MAC_STR_MAX])
-{
-	switch (k) {
-	case VF_KEY_MAC:
-		return mac_format(&v->mac, buf);
-	case VF_KEY_VLAN:
-		snprintf(buf, MAC_STR_MAX, "%u", v->vlan);
-		return buf;
-	case VF_KEY_QOS:
-		snprintf(buf, MAC_STR_MAX, "%u", v->qos);
-		return buf;
-	case VF_KEY_VLAN_PROTO:
-		return strna(vlan_proto_to_string(v->vlan_proto));
-	case VF_KEY_SPOOFCHK:
-		return on_off(v->spoofchk);
-	case VF_KEY_TRUST:
-		return on_off(v->trust);
-	case VF_KEY_LINK_STATE:
-		return strna(link_state_to_string(v->link_state));
-	case VF_KEY_QUERY_RSS:
-		return on_off(v->query_rss);
-	case VF_KEY_MIN_TX_RATE:
-		snprintf(buf, MAC_STR_MAX, "%u", v->min_tx_rate);
-		return buf;
-	case VF_KEY_MAX_TX_RATE:
-		snprintf(buf, MAC_STR_MAX, "%u", v->max_tx_rate);
-		return buf;
-	case VF_KEY_DRIVER:
-	case VF_KEY_MTU:
-	case VF_KEY_RDMA:
-	case VF_KEY_RESOURCE_NAME:
-	case _VF_KEY_MAX:
-	case _VF_KEY_INVALID:
-		break;
-	}
-	return "?";
-}
-
-int vf_netlink_verify(uint32_t index, const struct vf_settings *want, const struct vf_state *now,
-		      uint32_t reported, char *buf, size_t size)
+int vf_netlink_verify(uint32_t index, const struct vf_attrs *want, uint32_t keys,
+		      const struct vf_attrs *now, uint32_t reported, char *buf, size_t size)
 {
 	const uint32_t bools = KEY(SPOOFCHK) | KEY(TRUST) | KEY(QUERY_RSS);
-	char a[MAC_STR_MAX], b[MAC_STR_MAX];
-	struct vf_state w = {};
-	uint32_t check = want->set & VF_NETLINK_KEYS & reported;
+	char a[VF_ATTR_STR_MAX], b[VF_ATTR_STR_MAX];
+	uint32_t check = keys & VF_NETLINK_KEYS & reported;
 
-	vf_state_set_attrs(&w, want);
-	if (!vf_settings_has(want, VF_KEY_MAC) || want->mac_mode != MAC_MODE_LITERAL)
-		check &= ~KEY(MAC);
 	/* without a tag the protocol means nothing, and drivers report what they like */
-	if (!(vf_settings_has(want, VF_KEY_VLAN) && w.vlan) &&
-	    !(vf_settings_has(want, VF_KEY_QOS) && w.qos))
+	if (!((keys & KEY(VLAN)) && want->vlan) && !((keys & KEY(QOS)) && want->qos))
 		check &= ~KEY(VLAN_PROTO);
 	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
-		if (!(check & (1u << k)) || streq(key_format(&w, k, a), key_format(now, k, b)))
+		if (!(check & (1u << k)) || vf_attrs_equal(want, now, k))
 			continue;
+		vf_attrs_format(now, k, VF_SPELLING_IP, b);
 		if (bools & (1u << k))
 			snprintf(buf, size, "VF %u: %s is still %s after setting it", index,
-				 vf_key_to_ip_name(k), key_format(now, k, b));
+				 vf_key_to_ip_name(k), b);
 		else
 			snprintf(buf, size, "VF %u: %s is %s after setting it to %s", index,
-				 vf_key_to_ip_name(k), key_format(now, k, b), key_format(&w, k, a));
+				 vf_key_to_ip_name(k), b,
+				 vf_attrs_format(want, k, VF_SPELLING_IP, a));
 		return -EIO;
 	}
 	return 0;

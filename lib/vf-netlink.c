@@ -20,7 +20,7 @@
 
 #include "vf-netlink.h"
 
-#define KEY(k) (1u << VF_KEY_##k)
+#define KEY VF_KEY_BIT
 
 const uint32_t vf_netlink_link_states[_LINK_STATE_MAX] = {
 	[LINK_STATE_AUTO] = IFLA_VF_LINK_STATE_AUTO,
@@ -52,11 +52,11 @@ static int link_msg(int type, int flags, const struct ifinfomsg *ifi, struct nl_
 	return 0;
 }
 
-static int put_mac(struct nl_msg *m, uint32_t vf, const struct vf_settings *a)
+static int put_mac(struct nl_msg *m, uint32_t vf, const struct vf_attrs *a, uint32_t keys)
 {
 	struct ifla_vf_mac v = { .vf = vf };
 
-	if (a->mac_mode != MAC_MODE_LITERAL)
+	if (mac_is_zero(&a->mac))
 		return -EINVAL;
 	memcpy(v.mac, a->mac.b, sizeof(a->mac.b));
 	return nle(nla_put(m, IFLA_VF_MAC, sizeof(v), &v));
@@ -65,16 +65,16 @@ static int put_mac(struct nl_msg *m, uint32_t vf, const struct vf_settings *a)
 /* IFLA_VF_VLAN_LIST rather than IFLA_VF_VLAN: do_setvfinfo hands the
  * protocol of the first IFLA_VF_VLAN_INFO to ndo_set_vf_vlan, whereas
  * IFLA_VF_VLAN always means 802.1Q. */
-static int put_vlan(struct nl_msg *m, uint32_t vf, const struct vf_settings *a)
+static int put_vlan(struct nl_msg *m, uint32_t vf, const struct vf_attrs *a, uint32_t keys)
 {
 	struct ifla_vf_vlan_info v = { .vf = vf, .vlan_proto = htons(ETH_P_8021Q) };
 	struct nlattr *list;
 
-	if (vf_settings_has(a, VF_KEY_VLAN))
+	if ((keys & KEY(VLAN)))
 		v.vlan = a->vlan;
-	if (vf_settings_has(a, VF_KEY_QOS))
+	if ((keys & KEY(QOS)))
 		v.qos = a->qos;
-	if (vf_settings_has(a, VF_KEY_VLAN_PROTO)) {
+	if ((keys & KEY(VLAN_PROTO))) {
 		if (a->vlan_proto < 0 || a->vlan_proto >= _VLAN_PROTO_MAX)
 			return -EINVAL;
 		v.vlan_proto = htons(vf_netlink_vlan_protos[a->vlan_proto]);
@@ -93,22 +93,22 @@ static int put_setting(struct nl_msg *m, int type, uint32_t vf, bool on)
 	return nle(nla_put(m, type, sizeof(v), &v));
 }
 
-static int put_spoofchk(struct nl_msg *m, uint32_t vf, const struct vf_settings *a)
+static int put_spoofchk(struct nl_msg *m, uint32_t vf, const struct vf_attrs *a, uint32_t keys)
 {
 	return put_setting(m, IFLA_VF_SPOOFCHK, vf, a->spoofchk);
 }
 
-static int put_trust(struct nl_msg *m, uint32_t vf, const struct vf_settings *a)
+static int put_trust(struct nl_msg *m, uint32_t vf, const struct vf_attrs *a, uint32_t keys)
 {
 	return put_setting(m, IFLA_VF_TRUST, vf, a->trust);
 }
 
-static int put_query_rss(struct nl_msg *m, uint32_t vf, const struct vf_settings *a)
+static int put_query_rss(struct nl_msg *m, uint32_t vf, const struct vf_attrs *a, uint32_t keys)
 {
 	return put_setting(m, IFLA_VF_RSS_QUERY_EN, vf, a->query_rss);
 }
 
-static int put_link_state(struct nl_msg *m, uint32_t vf, const struct vf_settings *a)
+static int put_link_state(struct nl_msg *m, uint32_t vf, const struct vf_attrs *a, uint32_t keys)
 {
 	struct ifla_vf_link_state v = { .vf = vf };
 
@@ -118,13 +118,13 @@ static int put_link_state(struct nl_msg *m, uint32_t vf, const struct vf_setting
 	return nle(nla_put(m, IFLA_VF_LINK_STATE, sizeof(v), &v));
 }
 
-static int put_rate(struct nl_msg *m, uint32_t vf, const struct vf_settings *a)
+static int put_rate(struct nl_msg *m, uint32_t vf, const struct vf_attrs *a, uint32_t keys)
 {
 	struct ifla_vf_rate v = { .vf = vf };
 
-	if (vf_settings_has(a, VF_KEY_MIN_TX_RATE))
+	if ((keys & KEY(MIN_TX_RATE)))
 		v.min_tx_rate = a->min_tx_rate;
-	if (vf_settings_has(a, VF_KEY_MAX_TX_RATE))
+	if ((keys & KEY(MAX_TX_RATE)))
 		v.max_tx_rate = a->max_tx_rate;
 	return nle(nla_put(m, IFLA_VF_RATE, sizeof(v), &v));
 }
@@ -132,7 +132,7 @@ static int put_rate(struct nl_msg *m, uint32_t vf, const struct vf_settings *a)
 /* One attribute of IFLA_VF_INFO, sent when any of its keys is set. */
 static const struct {
 	uint32_t keys;
-	int (*put)(struct nl_msg *m, uint32_t vf, const struct vf_settings *a);
+	int (*put)(struct nl_msg *m, uint32_t vf, const struct vf_attrs *a, uint32_t keys);
 } vf_attrs[] = {
 	{ KEY(MAC), put_mac },
 	{ KEY(VLAN) | KEY(QOS) | KEY(VLAN_PROTO), put_vlan },
@@ -143,7 +143,7 @@ static const struct {
 	{ KEY(MIN_TX_RATE) | KEY(MAX_TX_RATE), put_rate },
 };
 
-int vf_netlink_build_set_vf(int ifindex, uint32_t vf, const struct vf_settings *attrs,
+int vf_netlink_build_set_vf(int ifindex, uint32_t vf, const struct vf_attrs *attrs, uint32_t keys,
 			    struct nl_msg **ret)
 {
 	const struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex };
@@ -151,7 +151,7 @@ int vf_netlink_build_set_vf(int ifindex, uint32_t vf, const struct vf_settings *
 	struct nlattr *list, *info;
 	int r;
 
-	if (!(attrs->set & VF_NETLINK_KEYS) || vf >= INT32_MAX)
+	if (!(keys & VF_NETLINK_KEYS) || vf >= INT32_MAX)
 		return -EINVAL;
 	r = link_msg(RTM_SETLINK, NLM_F_REQUEST | NLM_F_ACK, &ifi, &m);
 	if (r < 0)
@@ -161,9 +161,9 @@ int vf_netlink_build_set_vf(int ifindex, uint32_t vf, const struct vf_settings *
 	if (!info)
 		return -ENOMEM;
 	for (size_t i = 0; i < ELEMENTSOF(vf_attrs); i++) {
-		if (!(attrs->set & vf_attrs[i].keys))
+		if (!(keys & vf_attrs[i].keys))
 			continue;
-		r = vf_attrs[i].put(m, vf, attrs);
+		r = vf_attrs[i].put(m, vf, attrs, keys);
 		if (r < 0)
 			return r;
 	}

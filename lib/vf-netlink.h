@@ -10,7 +10,6 @@
 
 #include <netlink/msg.h>
 
-#include "layout.h"
 #include "model.h"
 
 static inline void nlmsg_freep(struct nl_msg **m)
@@ -19,21 +18,14 @@ static inline void nlmsg_freep(struct nl_msg **m)
 }
 #define _cleanup_nlmsg_ _cleanup_(nlmsg_freep)
 
-/* The keys of struct vf_settings that travel in IFLA_VF_INFO. */
-#define VF_NETLINK_KEYS                                                                      \
-	((1u << VF_KEY_MAC) | (1u << VF_KEY_VLAN) | (1u << VF_KEY_QOS) |                     \
-	 (1u << VF_KEY_VLAN_PROTO) | (1u << VF_KEY_SPOOFCHK) | (1u << VF_KEY_TRUST) |        \
-	 (1u << VF_KEY_LINK_STATE) | (1u << VF_KEY_QUERY_RSS) | (1u << VF_KEY_MIN_TX_RATE) | \
-	 (1u << VF_KEY_MAX_TX_RATE))
-
-/* RTM_SETLINK of the PF ifindex that sets, for VF vf, every netlink key set in
- * attrs in one IFLA_VFINFO_LIST/IFLA_VF_INFO: IFLA_VF_MAC (mac_mode must be
- * literal), IFLA_VF_VLAN_LIST with one IFLA_VF_VLAN_INFO (id, QoS and
+/* RTM_SETLINK of the PF ifindex that sets, for VF vf, every netlink key of
+ * keys (VF_NETLINK_KEYS) to its value in attrs in one
+ * IFLA_VFINFO_LIST/IFLA_VF_INFO: IFLA_VF_MAC, IFLA_VF_VLAN_LIST with one IFLA_VF_VLAN_INFO (id, QoS and
  * protocol go to the driver together; a QoS or protocol not set is sent as 0
  * and 802.1Q), IFLA_VF_SPOOFCHK, IFLA_VF_TRUST, IFLA_VF_LINK_STATE,
  * IFLA_VF_RSS_QUERY_EN and IFLA_VF_RATE (both rates; one not set is sent as
  * 0). Other keys are ignored. -EINVAL when no netlink key is set, -ENOMEM. */
-int vf_netlink_build_set_vf(int ifindex, uint32_t vf, const struct vf_settings *attrs,
+int vf_netlink_build_set_vf(int ifindex, uint32_t vf, const struct vf_attrs *attrs, uint32_t keys,
 			    struct nl_msg **ret);
 /* RTM_GETLINK of ifindex asking for the VF list (RTEXT_FILTER_VF, without
  * the VF statistics). */
@@ -50,19 +42,19 @@ int vf_netlink_build_set_up(int ifindex, struct nl_msg **ret);
  * what pf had. -EBADMSG when the message or a nest is malformed; pf is then
  * unchanged. */
 int vf_netlink_parse_link(const struct nlmsghdr *nlh, struct pf_state *pf);
-/* The same for one VF of an RTM_NEWLINK: its netlink fields into vf (kept
- * where not reported) and the keys the message reported, as bits
+/* The same for one VF of an RTM_NEWLINK: its netlink fields into attrs
+ * (kept where not reported) and the keys the message reported, as bits
  * (1u << enum vf_key). -ENOENT when the list has no such VF, -EBADMSG. */
-int vf_netlink_parse_vf(const struct nlmsghdr *nlh, uint32_t index, struct vf_state *vf,
+int vf_netlink_parse_vf(const struct nlmsghdr *nlh, uint32_t index, struct vf_attrs *attrs,
 			uint32_t *ret_reported);
 
-/* After setting want on VF index: whether now (read back; reported as from
- * vf_netlink_parse_vf) has every value of want. Keys the driver does not
+/* After setting keys of want on VF index: whether now (read back; reported
+ * as from vf_netlink_parse_vf) has every one of those values. Keys the driver does not
  * report cannot be checked and pass; the protocol is compared only with a
  * VLAN or QoS. 0, or -EIO with a sentence naming the first attribute that
  * did not stick in buf ("VF 3: trust is still off after setting it"). */
-int vf_netlink_verify(uint32_t index, const struct vf_settings *want, const struct vf_state *now,
-		      uint32_t reported, char *buf, size_t size);
+int vf_netlink_verify(uint32_t index, const struct vf_attrs *want, uint32_t keys,
+		      const struct vf_attrs *now, uint32_t reported, char *buf, size_t size);
 
 /* The kernel's extended ACK text (NLMSGERR_ATTR_MSG) of an NLMSG_ERROR, or
  * NULL when it has none. Points into nlh. */

@@ -17,6 +17,7 @@
 #include <sys/inotify.h>
 #include <syslog.h>
 
+#include "layout-set.h"
 #include "manager.h"
 #include "status.h"
 

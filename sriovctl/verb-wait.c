@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "desired.h"
+#include "match.h"
 #include "sriovctl.h"
 
 static usec_t boot_realtime(void)

@@ -11,6 +11,7 @@
 
 #include "apply.h"
 #include "host-linux.h"
+#include "match.h"
 
 #define SYSLOG_ID "sriov-persist"
 

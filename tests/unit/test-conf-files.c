@@ -8,7 +8,8 @@
 
 #include <cmocka.h>
 
-#include "layout.h"
+#include "conf-files.h"
+#include "layout-set.h"
 
 struct tree {
 	char root[64];

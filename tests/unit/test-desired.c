@@ -75,14 +75,14 @@ static void vf_mark(struct vf_settings *s, const struct layout_file *f, enum vf_
 
 #define VF_SET(s, f, key, field, val, ln)              \
 	do {                                           \
-		(s)->field = (val);                    \
+		(s)->attrs.field = (val);              \
 		vf_mark((s), (f), VF_KEY_##key, (ln)); \
 	} while (0)
 
 static void vf_set_driver(struct vf_settings *s, const struct layout_file *f, const char *drv,
 			  unsigned line)
 {
-	s->driver = drv ? strdup(drv) : NULL;
+	s->attrs.driver = drv ? strdup(drv) : NULL;
 	vf_mark(s, f, VF_KEY_DRIVER, line);
 }
 
@@ -90,7 +90,7 @@ static void vf_set_mac(struct vf_settings *s, const struct layout_file *f, const
 		       unsigned line)
 {
 	if (mac) {
-		assert_int_equal(mac_parse(mac, &s->mac), 0);
+		assert_int_equal(mac_parse(mac, &s->attrs.mac), 0);
 		s->mac_mode = MAC_MODE_LITERAL;
 	} else
 		s->mac_mode = MAC_MODE_STABLE;
@@ -323,16 +323,16 @@ static void test_merge_files_and_sections(void **state)
 	assert_string_equal(t.d->pf.src[PF_KEY_MTU].file, A);
 	assert_int_equal(t.d->pf.src[PF_KEY_MTU].line, 4);
 
-	assert_int_equal(t.d->vfs[0].vlan, 10);
-	assert_true(t.d->vfs[0].trust);
-	assert_int_equal(t.d->vfs[2].vlan, 20);
-	assert_int_equal(t.d->vfs[3].vlan, 30);
+	assert_int_equal(t.d->vfs[0].attrs.vlan, 10);
+	assert_true(t.d->vfs[0].attrs.trust);
+	assert_int_equal(t.d->vfs[2].attrs.vlan, 20);
+	assert_int_equal(t.d->vfs[3].attrs.vlan, 30);
 	assert_string_equal(t.d->vfs[3].src[VF_KEY_VLAN].file, B);
 	assert_int_equal(t.d->vfs[3].src[VF_KEY_VLAN].line, 9);
-	assert_true(t.d->vfs[3].trust);
-	assert_true(t.d->vfs[3].spoofchk);
+	assert_true(t.d->vfs[3].attrs.trust);
+	assert_true(t.d->vfs[3].attrs.spoofchk);
 	assert_int_equal(t.d->vfs[3].src[VF_KEY_SPOOFCHK].line, 12);
-	assert_int_equal(t.d->vfs[7].vlan, 10);
+	assert_int_equal(t.d->vfs[7].attrs.vlan, 10);
 	for (size_t i = 0; i < 8; i++)
 		assert_false(vf_settings_has(&t.d->vfs[i], VF_KEY_MAC));
 	run_done(&t, files, 2);
@@ -378,7 +378,7 @@ static void test_externally_managed(void **state)
 	expect_ok(&t);
 	assert_int_equal(t.d->num_vfs, 2);
 	assert_int_equal(t.d->n_vfs, 2);
-	assert_true(t.d->vfs[1].trust);
+	assert_true(t.d->vfs[1].attrs.trust);
 	pf_desired_free(t.d);
 	diag_list_done(&t.diags);
 
@@ -408,7 +408,7 @@ static void test_stable_mac(void **state)
 	for (uint32_t i = 0; i < 4; i++) {
 		assert_int_equal(mac_stable(host.machine_id, &pf.permanent_mac, i, &want), 0);
 		assert_int_equal(t.d->vfs[i].mac_mode, MAC_MODE_LITERAL);
-		assert_true(mac_equal(&t.d->vfs[i].mac, &want));
+		assert_true(mac_equal(&t.d->vfs[i].attrs.mac, &want));
 	}
 	pf_desired_free(t.d);
 	diag_list_done(&t.diags);
@@ -522,7 +522,7 @@ static void test_section_beyond_unset(void **state)
 	expect_ok(&t);
 	assert_int_equal(t.d->n_vfs, 2);
 	assert_false(vf_settings_has(&t.d->vfs[0], VF_KEY_TRUST));
-	assert_true(t.d->vfs[1].trust);
+	assert_true(t.d->vfs[1].attrs.trust);
 	run_done(&t, files, 1);
 }
 
@@ -782,7 +782,7 @@ static void test_rates_after_merge(void **state)
 	diag_list_done(&t.diags);
 
 	/* 0 = unlimited */
-	files[1]->vf_sections[0].settings.max_tx_rate = 0;
+	files[1]->vf_sections[0].settings.attrs.max_tx_rate = 0;
 	run_build(&t, &host, &pf, files, 2);
 	expect_ok(&t);
 	run_done(&t, files, 2);

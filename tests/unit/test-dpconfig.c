@@ -44,7 +44,7 @@ static void give_vfs(struct host_state *hs, unsigned n)
 		for (unsigned i = 0; i < n; i++) {
 			pf->vfs[i].index = i;
 			assert_int_equal(pf_vf_pci_addr(pf, i, pf->vfs[i].pci), 0);
-			pf->vfs[i].driver = strdup(pf->vf_driver);
+			pf->vfs[i].attrs.driver = strdup(pf->vf_driver);
 		}
 		pf->n_vfs = pf->num_vfs = n;
 	}

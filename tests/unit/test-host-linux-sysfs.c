@@ -285,24 +285,24 @@ static void test_read_ice(void **state)
 
 	assert_int_equal(pf.vfs[0].index, 0);
 	assert_string_equal(pf.vfs[0].pci, "0000:01:01.0");
-	assert_string_equal(pf.vfs[0].driver, "iavf");
+	assert_string_equal(pf.vfs[0].attrs.driver, "iavf");
 	assert_string_equal(pf.vfs[0].name, "ens1f0v0");
-	assert_int_equal(pf.vfs[0].mtu, 9000);
-	assert_true(pf.vfs[0].rdma);
+	assert_int_equal(pf.vfs[0].attrs.mtu, 9000);
+	assert_true(pf.vfs[0].attrs.rdma);
 
 	/* unbound */
 	assert_int_equal(pf.vfs[1].index, 1);
 	assert_string_equal(pf.vfs[1].pci, "0000:01:01.1");
-	assert_null(pf.vfs[1].driver);
+	assert_null(pf.vfs[1].attrs.driver);
 	assert_null(pf.vfs[1].name);
-	assert_int_equal(pf.vfs[1].mtu, 0);
-	assert_false(pf.vfs[1].rdma);
+	assert_int_equal(pf.vfs[1].attrs.mtu, 0);
+	assert_false(pf.vfs[1].attrs.rdma);
 
 	/* vfio-pci: no netdev */
 	assert_string_equal(pf.vfs[2].pci, "0000:01:01.2");
-	assert_string_equal(pf.vfs[2].driver, "vfio-pci");
+	assert_string_equal(pf.vfs[2].attrs.driver, "vfio-pci");
 	assert_null(pf.vfs[2].name);
-	assert_int_equal(pf.vfs[2].mtu, 0);
+	assert_int_equal(pf.vfs[2].attrs.mtu, 0);
 	pf_state_done(&pf);
 }
 
@@ -323,9 +323,9 @@ static void test_read_igb(void **state)
 	assert_int_equal(pf.n_vfs, 2);
 	assert_string_equal(pf.vfs[1].pci, "0000:02:10.2");
 	assert_string_equal(pf.vfs[1].name, "enp2s0v1");
-	assert_string_equal(pf.vfs[1].driver, "igbvf");
-	assert_int_equal(pf.vfs[1].mtu, 1500);
-	assert_false(pf.vfs[1].rdma);
+	assert_string_equal(pf.vfs[1].attrs.driver, "igbvf");
+	assert_int_equal(pf.vfs[1].attrs.mtu, 1500);
+	assert_false(pf.vfs[1].attrs.rdma);
 	pf_state_done(&pf);
 }
 

@@ -60,7 +60,7 @@ static void test_faults_alias_and_any(void **state)
 		 "[ { \"op\": \"any\", \"pci\": \"" E810_PF1 "\", \"errno\": \"ENOSPC\" } ]");
 	o = e->h->ops;
 	assert_int_equal(o->set_pf_mtu(e->h, E810_PF1, 9000), -ENOSPC);
-	assert_int_equal(o->set_vf(e->h, E810_PF1, 0, &(struct vf_settings){}), -ENOSPC);
+	assert_int_equal(o->set_vf(e->h, E810_PF1, 0, &(struct vf_attrs){}, 0), -ENOSPC);
 	assert_int_equal(o->set_pf_mtu(e->h, E810_PF0, 9000), 0);
 
 	env_load(e, "e810.json", "[ { \"op\": \"any\", \"errno\": \"ETIMEDOUT\" } ]");
@@ -170,7 +170,7 @@ static void test_fault_crash(void **state)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		struct vf_settings a = { .set = 1u << VF_KEY_TRUST, .trust = true };
+		struct vf_attrs a = { .trust = true };
 		struct host *h = NULL;
 
 		/* a fresh handle, as a new process has */
@@ -181,7 +181,8 @@ static void test_fault_crash(void **state)
 		/* a failed operation does not count */
 		if (h->ops->set_pf_mtu(h, E810_PF1, 9000) != -EIO)
 			_exit(12);
-		h->ops->set_vf(h, E810_PF0, 0, &a); /* the second one: killed after it */
+		h->ops->set_vf(h, E810_PF0, 0, &a,
+			       VF_KEY_BIT(TRUST)); /* the second one: killed after it */
 		h->ops->set_pf_mtu(h, E810_PF0, 9000);
 		_exit(13);
 	}
@@ -193,7 +194,7 @@ static void test_fault_crash(void **state)
 
 	hs = env_read(e);
 	assert_int_equal(hs->pfs[0].num_vfs, 2);
-	assert_true(hs->pfs[0].vfs[0].trust);
+	assert_true(hs->pfs[0].vfs[0].attrs.trust);
 	assert_int_equal(hs->pfs[0].mtu, 1500);
 	host_state_free(hs);
 	text = env_text(e);
@@ -223,7 +224,7 @@ static void turn_pass(int fd)
 /* The child's half of test_two_processes: plain checks, an exit code. */
 static int child_turns(const char *path, int in, int out)
 {
-	struct vf_settings a = { .set = 1u << VF_KEY_TRUST, .trust = true };
+	struct vf_attrs a = { .trust = true };
 	struct host_state *hs = NULL;
 	struct host *h = NULL;
 	int r = 0;
@@ -234,7 +235,7 @@ static int child_turns(const char *path, int in, int out)
 	if (host_read(h, &hs) < 0 || hs->pfs[0].num_vfs != 2)
 		r = 31;
 	hs = host_state_free(hs);
-	if (r == 0 && h->ops->set_vf(h, E810_PF0, 1, &a) < 0)
+	if (r == 0 && h->ops->set_vf(h, E810_PF0, 1, &a, VF_KEY_BIT(TRUST)) < 0)
 		r = 32;
 	turn_pass(out);
 	turn_wait(in);
@@ -264,7 +265,7 @@ static void test_two_processes(void **state)
 	turn_pass(to_child[1]);
 	turn_wait(to_parent[0]);
 	hs = env_read(e);
-	assert_true(hs->pfs[0].vfs[1].trust);
+	assert_true(hs->pfs[0].vfs[1].attrs.trust);
 	host_state_free(hs);
 	assert_int_equal(e->h->ops->set_num_vfs(e->h, E810_PF0, 0, T), 0);
 	turn_pass(to_child[1]);
@@ -292,9 +293,9 @@ static void test_concurrent_writers(void **state)
 	for (uint32_t i = 0; i < 32; i++) {
 		/* parent: even VFs, child: odd VFs */
 		uint32_t vf = 2 * i + (pid == 0);
-		struct vf_settings a = { .set = 1u << VF_KEY_VLAN, .vlan = (uint16_t)(vf + 1) };
+		struct vf_attrs a = { .vlan = (uint16_t)(vf + 1) };
 
-		if (e->h->ops->set_vf(e->h, E810_PF0, vf, &a) < 0) {
+		if (e->h->ops->set_vf(e->h, E810_PF0, vf, &a, VF_KEY_BIT(VLAN)) < 0) {
 			if (pid == 0)
 				_exit(1);
 			fail_msg("set_vf %u: %s", vf, e->h->error);
@@ -307,7 +308,7 @@ static void test_concurrent_writers(void **state)
 	assert_int_equal(WEXITSTATUS(status), 0);
 	hs = env_read(e);
 	for (size_t i = 0; i < 64; i++)
-		assert_int_equal(hs->pfs[0].vfs[i].vlan, i + 1);
+		assert_int_equal(hs->pfs[0].vfs[i].attrs.vlan, i + 1);
 	host_state_free(hs);
 	assert_int_equal(env_count_files(e), 1);
 }

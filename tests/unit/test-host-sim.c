@@ -54,14 +54,14 @@ static void test_set_num_vfs(void **state)
 	assert_string_equal(pf->vfs[3].pci, "0000:3b:01.3");
 	assert_int_equal(pf->vfs[3].index, 3);
 	assert_string_equal(pf->vfs[2].name, "ens1f0v2");
-	assert_string_equal(pf->vfs[2].driver, "iavf");
-	assert_int_equal(pf->vfs[2].mtu, 1500);
-	assert_true(mac_is_zero(&pf->vfs[2].mac));
-	assert_true(pf->vfs[2].spoofchk);
-	assert_false(pf->vfs[2].trust);
-	assert_int_equal(pf->vfs[2].vlan_proto, VLAN_PROTO_8021Q);
-	assert_int_equal(pf->vfs[2].link_state, LINK_STATE_AUTO);
-	assert_false(pf->vfs[2].rdma); /* irdma is not loaded */
+	assert_string_equal(pf->vfs[2].attrs.driver, "iavf");
+	assert_int_equal(pf->vfs[2].attrs.mtu, 1500);
+	assert_true(mac_is_zero(&pf->vfs[2].attrs.mac));
+	assert_true(pf->vfs[2].attrs.spoofchk);
+	assert_false(pf->vfs[2].attrs.trust);
+	assert_int_equal(pf->vfs[2].attrs.vlan_proto, VLAN_PROTO_8021Q);
+	assert_int_equal(pf->vfs[2].attrs.link_state, LINK_STATE_AUTO);
+	assert_false(pf->vfs[2].attrs.rdma); /* irdma is not loaded */
 	/* udev loaded the VF driver */
 	assert_true(strv_contains(hs->modules, "iavf"));
 	assert_int_equal(hs->pfs[1].num_vfs, 0);
@@ -112,10 +112,10 @@ static void test_igb_random_mac(void **state)
 	hs = env_read(e);
 	assert_string_equal(hs->pfs[0].vfs[0].pci, "0000:02:10.0");
 	assert_string_equal(hs->pfs[0].vfs[1].pci, "0000:02:10.2");
-	assert_string_equal(hs->pfs[0].vfs[1].driver, "igbvf");
+	assert_string_equal(hs->pfs[0].vfs[1].attrs.driver, "igbvf");
 	assert_true(strv_contains(hs->modules, "igbvf"));
 	for (size_t i = 0; i < 2; i++) {
-		const struct mac_addr *m = &hs->pfs[0].vfs[i].mac;
+		const struct mac_addr *m = &hs->pfs[0].vfs[i].attrs.mac;
 
 		assert_false(mac_is_zero(m));
 		assert_false(mac_is_multicast(m));
@@ -129,7 +129,7 @@ static void test_igb_random_mac(void **state)
 	assert_int_equal(e->h->ops->set_num_vfs(e->h, IGB_PF0, 0, T), 0);
 	assert_int_equal(e->h->ops->set_num_vfs(e->h, IGB_PF0, 1, T), 0);
 	hs = env_read(e);
-	assert_true(mac_equal(&hs->pfs[0].vfs[0].mac, &first[0]));
+	assert_true(mac_equal(&hs->pfs[0].vfs[0].attrs.mac, &first[0]));
 	host_state_free(hs);
 }
 
@@ -155,7 +155,7 @@ static void test_eswitch(void **state)
 	hs = env_read(e);
 	assert_int_equal(hs->pfs[0].eswitch_mode, ESWITCH_MODE_SWITCHDEV);
 	assert_true(hs->pfs[0].hw_tc_offload);
-	assert_string_equal(hs->pfs[0].vfs[1].driver, "iavf");
+	assert_string_equal(hs->pfs[0].vfs[1].attrs.driver, "iavf");
 	assert_int_equal(hs->pfs[1].eswitch_mode, ESWITCH_MODE_LEGACY);
 	host_state_free(hs);
 
@@ -185,7 +185,7 @@ static void test_eswitch_mlx5(void **state)
 	assert_int_equal(o->bind_vf(e->h, CX6_PF0, 0, NULL, T), 0);
 	hs = env_read(e);
 	assert_int_equal(hs->pfs[0].eswitch_mode, ESWITCH_MODE_SWITCHDEV);
-	assert_string_equal(hs->pfs[0].vfs[0].driver, "mlx5_core");
+	assert_string_equal(hs->pfs[0].vfs[0].attrs.driver, "mlx5_core");
 	assert_string_equal(hs->pfs[0].vfs[0].name, "ens3f0np0v0");
 	host_state_free(hs);
 }
@@ -211,9 +211,15 @@ static void test_pf_mtu_and_up(void **state)
 	host_state_free(hs);
 }
 
-static struct vf_settings attrs(uint32_t keys)
+/* A request: its keys and values. */
+struct vf_request {
+	uint32_t keys;
+	struct vf_attrs a;
+};
+
+static struct vf_request attrs(uint32_t keys)
 {
-	return (struct vf_settings){ .set = keys };
+	return (struct vf_request){ .keys = keys };
 }
 
 #define K(k) (1u << VF_KEY_##k)
@@ -223,59 +229,59 @@ static void test_set_vf(void **state)
 	struct env *e = *state;
 	const struct host_ops *o;
 	struct host_state *hs;
-	struct vf_settings a = attrs(K(MAC) | K(VLAN) | K(QOS) | K(VLAN_PROTO) | K(TRUST) |
-				     K(SPOOFCHK) | K(LINK_STATE) | K(MIN_TX_RATE) | K(MAX_TX_RATE));
+	struct vf_request a = attrs(K(MAC) | K(VLAN) | K(QOS) | K(VLAN_PROTO) | K(TRUST) |
+				    K(SPOOFCHK) | K(LINK_STATE) | K(MIN_TX_RATE) | K(MAX_TX_RATE));
 	const struct vf_state *vf;
 
 	env_load(e, "e810.json", NULL);
 	o = e->h->ops;
 	assert_int_equal(o->set_num_vfs(e->h, E810_PF0, 2, T), 0);
-	assert_int_equal(mac_parse("02:11:22:33:44:55", &a.mac), 0);
-	a.vlan = 100;
-	a.qos = 3;
-	a.vlan_proto = VLAN_PROTO_8021AD;
-	a.trust = true;
-	a.spoofchk = false;
-	a.link_state = LINK_STATE_ENABLE;
-	a.min_tx_rate = 100;
-	a.max_tx_rate = 1000;
-	assert_int_equal(o->set_vf(e->h, E810_PF0, 1, &a), 0);
-	assert_int_equal(o->set_vf(e->h, E810_PF0, 2, &a), -EINVAL);
+	assert_int_equal(mac_parse("02:11:22:33:44:55", &a.a.mac), 0);
+	a.a.vlan = 100;
+	a.a.qos = 3;
+	a.a.vlan_proto = VLAN_PROTO_8021AD;
+	a.a.trust = true;
+	a.a.spoofchk = false;
+	a.a.link_state = LINK_STATE_ENABLE;
+	a.a.min_tx_rate = 100;
+	a.a.max_tx_rate = 1000;
+	assert_int_equal(o->set_vf(e->h, E810_PF0, 1, &a.a, a.keys), 0);
+	assert_int_equal(o->set_vf(e->h, E810_PF0, 2, &a.a, a.keys), -EINVAL);
 	hs = env_read(e);
 	vf = &hs->pfs[0].vfs[1];
-	assert_int_equal(vf->mac.b[5], 0x55);
-	assert_int_equal(vf->vlan, 100);
-	assert_int_equal(vf->qos, 3);
-	assert_int_equal(vf->vlan_proto, VLAN_PROTO_8021AD);
-	assert_true(vf->trust);
-	assert_false(vf->spoofchk);
-	assert_int_equal(vf->link_state, LINK_STATE_ENABLE);
-	assert_int_equal(vf->min_tx_rate, 100);
-	assert_int_equal(vf->max_tx_rate, 1000);
-	assert_true(mac_is_zero(&hs->pfs[0].vfs[0].mac));
+	assert_int_equal(vf->attrs.mac.b[5], 0x55);
+	assert_int_equal(vf->attrs.vlan, 100);
+	assert_int_equal(vf->attrs.qos, 3);
+	assert_int_equal(vf->attrs.vlan_proto, VLAN_PROTO_8021AD);
+	assert_true(vf->attrs.trust);
+	assert_false(vf->attrs.spoofchk);
+	assert_int_equal(vf->attrs.link_state, LINK_STATE_ENABLE);
+	assert_int_equal(vf->attrs.min_tx_rate, 100);
+	assert_int_equal(vf->attrs.max_tx_rate, 1000);
+	assert_true(mac_is_zero(&hs->pfs[0].vfs[0].attrs.mac));
 	host_state_free(hs);
 
 	/* each bad value refuses the whole request */
-	a.vlan = 4096;
-	assert_int_equal(o->set_vf(e->h, E810_PF0, 0, &a), -EINVAL);
-	a.vlan = 5;
-	a.qos = 8;
-	assert_int_equal(o->set_vf(e->h, E810_PF0, 0, &a), -EINVAL);
-	a.qos = 0;
-	a.min_tx_rate = 2000;
-	assert_int_equal(o->set_vf(e->h, E810_PF0, 0, &a), -EINVAL);
-	a.min_tx_rate = 0;
-	assert_int_equal(mac_parse("01:00:5e:00:00:01", &a.mac), 0);
-	assert_int_equal(o->set_vf(e->h, E810_PF0, 0, &a), -EINVAL);
+	a.a.vlan = 4096;
+	assert_int_equal(o->set_vf(e->h, E810_PF0, 0, &a.a, a.keys), -EINVAL);
+	a.a.vlan = 5;
+	a.a.qos = 8;
+	assert_int_equal(o->set_vf(e->h, E810_PF0, 0, &a.a, a.keys), -EINVAL);
+	a.a.qos = 0;
+	a.a.min_tx_rate = 2000;
+	assert_int_equal(o->set_vf(e->h, E810_PF0, 0, &a.a, a.keys), -EINVAL);
+	a.a.min_tx_rate = 0;
+	assert_int_equal(mac_parse("01:00:5e:00:00:01", &a.a.mac), 0);
+	assert_int_equal(o->set_vf(e->h, E810_PF0, 0, &a.a, a.keys), -EINVAL);
 	hs = env_read(e);
-	assert_int_equal(hs->pfs[0].vfs[0].vlan, 0);
-	assert_true(hs->pfs[0].vfs[0].spoofchk);
+	assert_int_equal(hs->pfs[0].vfs[0].attrs.vlan, 0);
+	assert_true(hs->pfs[0].vfs[0].attrs.spoofchk);
 	host_state_free(hs);
 
 	/* min rate without max is fine (max 0 = unlimited) */
 	a = attrs(K(MIN_TX_RATE) | K(MAX_TX_RATE));
-	a.min_tx_rate = 500;
-	assert_int_equal(o->set_vf(e->h, E810_PF0, 0, &a), 0);
+	a.a.min_tx_rate = 500;
+	assert_int_equal(o->set_vf(e->h, E810_PF0, 0, &a.a, a.keys), 0);
 }
 
 /* Attributes the driver lacks are refused, unless they ask for no change. */
@@ -284,39 +290,39 @@ static void test_set_vf_driver_limits(void **state)
 	struct env *e = *state;
 	const struct host_ops *o;
 	struct host_state *hs;
-	struct vf_settings a = attrs(K(VLAN) | K(QOS) | K(VLAN_PROTO));
+	struct vf_request a = attrs(K(VLAN) | K(QOS) | K(VLAN_PROTO));
 
 	env_load(e, "x710.json", NULL);
 	o = e->h->ops;
 	assert_int_equal(o->set_num_vfs(e->h, X710_PF0, 1, T), 0);
-	a.vlan = 10;
-	a.vlan_proto = VLAN_PROTO_8021AD;
-	assert_int_equal(o->set_vf(e->h, X710_PF0, 0, &a), -EPROTONOSUPPORT);
-	a.vlan_proto = VLAN_PROTO_8021Q;
-	assert_int_equal(o->set_vf(e->h, X710_PF0, 0, &a), 0);
+	a.a.vlan = 10;
+	a.a.vlan_proto = VLAN_PROTO_8021AD;
+	assert_int_equal(o->set_vf(e->h, X710_PF0, 0, &a.a, a.keys), -EPROTONOSUPPORT);
+	a.a.vlan_proto = VLAN_PROTO_8021Q;
+	assert_int_equal(o->set_vf(e->h, X710_PF0, 0, &a.a, a.keys), 0);
 	a = attrs(K(MIN_TX_RATE) | K(MAX_TX_RATE));
-	a.min_tx_rate = 10;
-	a.max_tx_rate = 100;
-	assert_int_equal(o->set_vf(e->h, X710_PF0, 0, &a), -EOPNOTSUPP);
+	a.a.min_tx_rate = 10;
+	a.a.max_tx_rate = 100;
+	assert_int_equal(o->set_vf(e->h, X710_PF0, 0, &a.a, a.keys), -EOPNOTSUPP);
 	assert_non_null(strstr(e->h->error, "min_tx_rate"));
-	a.min_tx_rate = 0;
-	assert_int_equal(o->set_vf(e->h, X710_PF0, 0, &a), 0);
+	a.a.min_tx_rate = 0;
+	assert_int_equal(o->set_vf(e->h, X710_PF0, 0, &a.a, a.keys), 0);
 	hs = env_read(e);
-	assert_int_equal(hs->pfs[0].vfs[0].vlan, 10);
-	assert_int_equal(hs->pfs[0].vfs[0].max_tx_rate, 100);
+	assert_int_equal(hs->pfs[0].vfs[0].attrs.vlan, 10);
+	assert_int_equal(hs->pfs[0].vfs[0].attrs.max_tx_rate, 100);
 	host_state_free(hs);
 
 	env_load(e, "igb-82576.json", NULL);
 	o = e->h->ops;
 	assert_int_equal(o->set_num_vfs(e->h, IGB_PF0, 1, T), 0);
 	a = attrs(K(LINK_STATE) | K(TRUST));
-	a.link_state = LINK_STATE_DISABLE;
-	a.trust = true;
-	assert_int_equal(o->set_vf(e->h, IGB_PF0, 0, &a), -EOPNOTSUPP);
-	a.link_state = LINK_STATE_AUTO;
-	assert_int_equal(o->set_vf(e->h, IGB_PF0, 0, &a), 0);
+	a.a.link_state = LINK_STATE_DISABLE;
+	a.a.trust = true;
+	assert_int_equal(o->set_vf(e->h, IGB_PF0, 0, &a.a, a.keys), -EOPNOTSUPP);
+	a.a.link_state = LINK_STATE_AUTO;
+	assert_int_equal(o->set_vf(e->h, IGB_PF0, 0, &a.a, a.keys), 0);
 	hs = env_read(e);
-	assert_true(hs->pfs[0].vfs[0].trust);
+	assert_true(hs->pfs[0].vfs[0].attrs.trust);
 	host_state_free(hs);
 }
 
@@ -334,9 +340,9 @@ static void test_bind_unbind(void **state)
 	assert_int_equal(o->unbind_vf(e->h, E810_PF0, 0, T), 0);
 	assert_int_equal(o->unbind_vf(e->h, E810_PF0, 5, T), -ENODEV);
 	hs = env_read(e);
-	assert_null(hs->pfs[0].vfs[0].driver);
+	assert_null(hs->pfs[0].vfs[0].attrs.driver);
 	assert_null(hs->pfs[0].vfs[0].name);
-	assert_int_equal(hs->pfs[0].vfs[0].mtu, 0);
+	assert_int_equal(hs->pfs[0].vfs[0].attrs.mtu, 0);
 	host_state_free(hs);
 
 	assert_int_equal(o->bind_vf(e->h, E810_PF0, 0, "vfio-pci", T), -ENODEV);
@@ -345,18 +351,18 @@ static void test_bind_unbind(void **state)
 	assert_int_equal(o->bind_vf(e->h, E810_PF0, 0, "vfio-pci", T), 0);
 	assert_int_equal(o->bind_vf(e->h, E810_PF0, 0, "vfio-pci", T), -EBUSY);
 	hs = env_read(e);
-	assert_string_equal(hs->pfs[0].vfs[0].driver, "vfio-pci");
+	assert_string_equal(hs->pfs[0].vfs[0].attrs.driver, "vfio-pci");
 	assert_null(hs->pfs[0].vfs[0].name);
-	assert_int_equal(hs->pfs[0].vfs[0].mtu, 0);
+	assert_int_equal(hs->pfs[0].vfs[0].attrs.mtu, 0);
 	host_state_free(hs);
 
 	/* back to the kernel's VF driver */
 	assert_int_equal(o->unbind_vf(e->h, E810_PF0, 0, T), 0);
 	assert_int_equal(o->bind_vf(e->h, E810_PF0, 0, NULL, T), 0);
 	hs = env_read(e);
-	assert_string_equal(hs->pfs[0].vfs[0].driver, "iavf");
+	assert_string_equal(hs->pfs[0].vfs[0].attrs.driver, "iavf");
 	assert_string_equal(hs->pfs[0].vfs[0].name, "ens1f0v0");
-	assert_int_equal(hs->pfs[0].vfs[0].mtu, 1500);
+	assert_int_equal(hs->pfs[0].vfs[0].attrs.mtu, 1500);
 	host_state_free(hs);
 	assert_int_equal(o->unbind_vf(e->h, E810_PF0, 1, T), 0);
 	assert_int_equal(o->bind_vf(e->h, E810_PF0, 1, "ixgbevf", T), -ENODEV);
@@ -381,12 +387,12 @@ static void test_rdma(void **state)
 	o = e->h->ops;
 	assert_int_equal(o->set_num_vfs(e->h, CX6_PF0, 2, T), 0);
 	hs = env_read(e);
-	assert_true(hs->pfs[0].vfs[0].rdma);
+	assert_true(hs->pfs[0].vfs[0].attrs.rdma);
 	host_state_free(hs);
 	assert_int_equal(o->unbind_vf(e->h, CX6_PF0, 0, T), 0);
 	hs = env_read(e);
-	assert_false(hs->pfs[0].vfs[0].rdma);
-	assert_true(hs->pfs[0].vfs[1].rdma);
+	assert_false(hs->pfs[0].vfs[0].attrs.rdma);
+	assert_true(hs->pfs[0].vfs[1].attrs.rdma);
 	host_state_free(hs);
 
 	env_load(e, "e810.json", NULL);
@@ -397,8 +403,8 @@ static void test_rdma(void **state)
 	assert_int_equal(o->unbind_vf(e->h, E810_PF0, 1, T), 0);
 	assert_int_equal(o->bind_vf(e->h, E810_PF0, 1, "vfio-pci", T), 0);
 	hs = env_read(e);
-	assert_true(hs->pfs[0].vfs[0].rdma);
-	assert_false(hs->pfs[0].vfs[1].rdma);
+	assert_true(hs->pfs[0].vfs[0].attrs.rdma);
+	assert_false(hs->pfs[0].vfs[1].attrs.rdma);
 	host_state_free(hs);
 }
 
@@ -423,7 +429,7 @@ static void test_vf_mtu(void **state)
 	assert_int_equal(o->bind_vf(e->h, E810_PF0, 1, "vfio-pci", T), 0);
 	assert_int_equal(o->set_vf_mtu(e->h, E810_PF0, 1, 1500), -ENODEV);
 	hs = env_read(e);
-	assert_int_equal(hs->pfs[0].vfs[0].mtu, 9000);
+	assert_int_equal(hs->pfs[0].vfs[0].attrs.mtu, 9000);
 	host_state_free(hs);
 }
 

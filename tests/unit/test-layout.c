@@ -151,10 +151,10 @@ static void test_booleans(void **state)
 		assert_int_equal(f->pf.hw_tc_offload, spellings[i].v);
 		assert_int_equal(f->pf.externally_managed, spellings[i].v);
 		assert_int_equal(f->n_vf_sections, 1);
-		assert_int_equal(f->vf_sections[0].settings.spoofchk, spellings[i].v);
-		assert_int_equal(f->vf_sections[0].settings.trust, spellings[i].v);
-		assert_int_equal(f->vf_sections[0].settings.query_rss, spellings[i].v);
-		assert_int_equal(f->vf_sections[0].settings.rdma, spellings[i].v);
+		assert_int_equal(f->vf_sections[0].settings.attrs.spoofchk, spellings[i].v);
+		assert_int_equal(f->vf_sections[0].settings.attrs.trust, spellings[i].v);
+		assert_int_equal(f->vf_sections[0].settings.attrs.query_rss, spellings[i].v);
+		assert_int_equal(f->vf_sections[0].settings.attrs.rdma, spellings[i].v);
 	}
 	for (size_t i = 0; i < ELEMENTSOF(pf_keys); i++) {
 		_cleanup_free_ char *text = NULL, *msg = NULL;
@@ -213,14 +213,15 @@ static void test_vf_valid(void **state)
 	const struct vf_settings *s;
 	char buf[MAC_STR_MAX];
 
+	/* every key once, in the order of enum vf_key */
 	f = parse_clean(MATCH_ALL "[VirtualFunction 3]\n"
 				  "Driver=vfio-pci\n"
 				  "MACAddress=02:AA:bb:cc:dd:03\n"
 				  "VLANId=4095\n"
 				  "QualityOfService=7\n"
 				  "VLANProtocol=802.1ad\n"
-				  "MACSpoofCheck=no\n"
 				  "Trust=yes\n"
+				  "MACSpoofCheck=no\n"
 				  "LinkState=no\n"
 				  "QueryReceiveSideScaling=true\n"
 				  "MinTxRateMbps=100\n"
@@ -234,21 +235,21 @@ static void test_vf_valid(void **state)
 	assert_int_equal(f->vf_sections[0].line, 3);
 	s = &f->vf_sections[0].settings;
 	assert_int_equal(s->set, (1u << _VF_KEY_MAX) - 1);
-	assert_string_equal(s->driver, "vfio-pci");
+	assert_string_equal(s->attrs.driver, "vfio-pci");
 	assert_int_equal(s->mac_mode, MAC_MODE_LITERAL);
-	assert_string_equal(mac_format(&s->mac, buf), "02:aa:bb:cc:dd:03");
-	assert_int_equal(s->vlan, 4095);
-	assert_int_equal(s->qos, 7);
-	assert_int_equal(s->vlan_proto, VLAN_PROTO_8021AD);
-	assert_false(s->spoofchk);
-	assert_true(s->trust);
-	assert_int_equal(s->link_state, LINK_STATE_DISABLE);
-	assert_true(s->query_rss);
-	assert_int_equal(s->min_tx_rate, 100);
-	assert_int_equal(s->max_tx_rate, UINT32_MAX);
-	assert_int_equal(s->mtu, 1500);
-	assert_true(s->rdma);
-	assert_string_equal(s->resource_name, "e810_rdma");
+	assert_string_equal(mac_format(&s->attrs.mac, buf), "02:aa:bb:cc:dd:03");
+	assert_int_equal(s->attrs.vlan, 4095);
+	assert_int_equal(s->attrs.qos, 7);
+	assert_int_equal(s->attrs.vlan_proto, VLAN_PROTO_8021AD);
+	assert_false(s->attrs.spoofchk);
+	assert_true(s->attrs.trust);
+	assert_int_equal(s->attrs.link_state, LINK_STATE_DISABLE);
+	assert_true(s->attrs.query_rss);
+	assert_int_equal(s->attrs.min_tx_rate, 100);
+	assert_int_equal(s->attrs.max_tx_rate, UINT32_MAX);
+	assert_int_equal(s->attrs.mtu, 1500);
+	assert_true(s->attrs.rdma);
+	assert_string_equal(s->attrs.resource_name, "e810_rdma");
 	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
 		assert_ptr_equal(s->src[k].file, f->path);
 		assert_int_equal(s->src[k].line, 4 + (unsigned)k);
@@ -278,20 +279,20 @@ static void test_vf_other_spellings(void **state)
 	assert_int_equal(f->n_vf_sections, 3);
 	s = &f->vf_sections[0].settings;
 	assert_true(vf_settings_has(s, VF_KEY_DRIVER));
-	assert_null(s->driver);
+	assert_null(s->attrs.driver);
 	assert_int_equal(s->mac_mode, MAC_MODE_STABLE);
-	assert_int_equal(s->vlan, 0);
-	assert_int_equal(s->vlan_proto, VLAN_PROTO_8021Q);
-	assert_int_equal(s->link_state, LINK_STATE_AUTO);
-	assert_int_equal(s->max_tx_rate, 0);
+	assert_int_equal(s->attrs.vlan, 0);
+	assert_int_equal(s->attrs.vlan_proto, VLAN_PROTO_8021Q);
+	assert_int_equal(s->attrs.link_state, LINK_STATE_AUTO);
+	assert_int_equal(s->attrs.max_tx_rate, 0);
 	assert_false(vf_settings_has(s, VF_KEY_TRUST));
 	assert_false(vf_settings_has(s, VF_KEY_RESOURCE_NAME));
 	assert_int_equal(f->vf_sections[1].first, VF_INDEX_ALL);
 	assert_int_equal(f->vf_sections[1].last, VF_INDEX_ALL);
 	assert_int_equal(f->vf_sections[1].line, 13);
-	assert_int_equal(f->vf_sections[1].settings.link_state, LINK_STATE_ENABLE);
-	assert_string_equal(f->vf_sections[1].settings.driver, "mlx5_core");
-	assert_int_equal(f->vf_sections[2].settings.link_state, LINK_STATE_DISABLE);
+	assert_int_equal(f->vf_sections[1].settings.attrs.link_state, LINK_STATE_ENABLE);
+	assert_string_equal(f->vf_sections[1].settings.attrs.driver, "mlx5_core");
+	assert_int_equal(f->vf_sections[2].settings.attrs.link_state, LINK_STATE_DISABLE);
 }
 
 static void test_vf_invalid(void **state)
@@ -346,7 +347,7 @@ static void test_vf_invalid(void **state)
 
 		f = parse(MATCH_ALL "[VirtualFunction 2]\nVLANId=7\nVLANId=9999\n", &d);
 		assert_true(f->has_error);
-		assert_int_equal(f->vf_sections[0].settings.vlan, 7);
+		assert_int_equal(f->vf_sections[0].settings.attrs.vlan, 7);
 		assert_int_equal(f->vf_sections[0].settings.src[VF_KEY_VLAN].line, 4);
 		diag_list_done(&d);
 	}
@@ -363,7 +364,7 @@ static void test_literal_mac_needs_single_vf(void **state)
 	f = parse_clean(MATCH_ALL "[VirtualFunction 5-5]\nMACAddress=02:00:00:00:00:01\n"
 				  "[VirtualFunction 0]\nMACAddress=02:00:00:00:00:02\n");
 	assert_int_equal(f->vf_sections[0].settings.mac_mode, MAC_MODE_LITERAL);
-	assert_int_equal(f->vf_sections[1].settings.mac.b[5], 2);
+	assert_int_equal(f->vf_sections[1].settings.attrs.mac.b[5], 2);
 }
 
 static void test_section_headers(void **state)
@@ -397,7 +398,7 @@ static void test_section_headers(void **state)
 		assert_int_equal(f->vf_sections[0].first, good[i].first);
 		assert_int_equal(f->vf_sections[0].last, good[i].last);
 		assert_int_equal(f->vf_sections[0].line, 3);
-		assert_true(f->vf_sections[0].settings.trust);
+		assert_true(f->vf_sections[0].settings.attrs.trust);
 	}
 	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
 		_cleanup_layout_file_ struct layout_file *f = NULL;
@@ -492,7 +493,7 @@ static void test_extensions(void **state)
 	assert_string_equal(f->match.device[0], "0x159b");
 	assert_int_equal(f->pf.num_vfs, 4);
 	assert_int_equal(f->n_vf_sections, 1);
-	assert_true(f->vf_sections[0].settings.trust);
+	assert_true(f->vf_sections[0].settings.attrs.trust);
 }
 
 /* A [Match] that cannot say what it means selects every PF (and, having
@@ -654,8 +655,8 @@ static void test_empty_value_resets(void **state)
 	assert_true(pf_settings_has(&f->pf, PF_KEY_MTU));
 	s = &f->vf_sections[0].settings;
 	assert_int_equal(s->set, 1u << VF_KEY_VLAN);
-	assert_null(s->driver);
-	assert_null(s->resource_name);
+	assert_null(s->attrs.driver);
+	assert_null(s->attrs.resource_name);
 	assert_int_equal(s->src[VF_KEY_DRIVER].line, 0);
 }
 
@@ -749,7 +750,7 @@ static void test_crlf_and_bom(void **state)
 	assert_string_equal(f->match.pci_address[0], "0000:3b:00.0");
 	assert_int_equal(f->pf.num_vfs, 4);
 	assert_int_equal(f->pf.src[PF_KEY_LINK_UP].line, 7);
-	assert_string_equal(f->vf_sections[0].settings.driver, "vfio-pci");
+	assert_string_equal(f->vf_sections[0].settings.attrs.driver, "vfio-pci");
 	assert_int_equal(f->vf_sections[0].line, 8);
 	layout_file_free(f);
 
@@ -772,8 +773,8 @@ static void test_repeated_sections(void **state)
 	assert_int_equal(f->pf.src[PF_KEY_VIRTUAL_FUNCTIONS].line, 9);
 	assert_int_equal(f->pf.mtu, 9000);
 	assert_int_equal(f->n_vf_sections, 2);
-	assert_true(f->vf_sections[0].settings.trust);
-	assert_false(f->vf_sections[1].settings.trust);
+	assert_true(f->vf_sections[0].settings.attrs.trust);
+	assert_false(f->vf_sections[1].settings.attrs.trust);
 }
 
 static void test_merge(void **state)
@@ -804,24 +805,24 @@ static void test_merge(void **state)
 
 	assert_int_equal(vf_settings_merge(&m, &a->vf_sections[0].settings), 0);
 	/* deep copies */
-	assert_ptr_not_equal(m.driver, a->vf_sections[0].settings.driver);
-	assert_string_equal(m.driver, "vfio-pci");
-	assert_ptr_not_equal(m.resource_name, a->vf_sections[0].settings.resource_name);
+	assert_ptr_not_equal(m.attrs.driver, a->vf_sections[0].settings.attrs.driver);
+	assert_string_equal(m.attrs.driver, "vfio-pci");
+	assert_ptr_not_equal(m.attrs.resource_name, a->vf_sections[0].settings.attrs.resource_name);
 	assert_int_equal(vf_settings_merge(&m, &b->vf_sections[0].settings), 0);
 	/* later wins per key, "default" included; unset keys keep earlier values */
 	assert_true(vf_settings_has(&m, VF_KEY_DRIVER));
-	assert_null(m.driver);
-	assert_int_equal(m.vlan, 20);
+	assert_null(m.attrs.driver);
+	assert_int_equal(m.attrs.vlan, 20);
 	assert_int_equal(m.src[VF_KEY_VLAN].line, 8);
 	assert_int_equal(m.mac_mode, MAC_MODE_LITERAL);
-	assert_int_equal(m.mac.b[5], 9);
-	assert_string_equal(m.resource_name, "a");
-	assert_true(m.trust);
+	assert_int_equal(m.attrs.mac.b[5], 9);
+	assert_string_equal(m.attrs.resource_name, "a");
+	assert_true(m.attrs.trust);
 	assert_int_equal(m.src[VF_KEY_TRUST].line, 10);
 	assert_ptr_equal(m.src[VF_KEY_TRUST].file, a->path);
 	/* survives the files it came from */
 	layout_file_free(TAKE_PTR(a));
-	assert_string_equal(m.resource_name, "a");
+	assert_string_equal(m.attrs.resource_name, "a");
 	vf_settings_done(&m);
 	assert_int_equal(m.set, 0);
 	vf_settings_done(NULL);

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "desired.h"
+#include "match.h"
 
 static char *altnames[] = { "enp59s0f0np0", "e810-left", NULL };
 

@@ -114,10 +114,12 @@ static void test_pf_describe(void **state)
 
 static void fill_vf(struct vf_state *vf, unsigned i, const char *name, const char *driver)
 {
-	*vf = (struct vf_state){ .index = i, .vlan = (uint16_t)(100 + i), .spoofchk = true };
+	*vf = (struct vf_state){ .index = i,
+				 .attrs.vlan = (uint16_t)(100 + i),
+				 .attrs.spoofchk = true };
 	snprintf(vf->pci, sizeof(vf->pci), "0000:3b:01.%u", i);
 	vf->name = name ? strdup(name) : NULL;
-	vf->driver = driver ? strdup(driver) : NULL;
+	vf->attrs.driver = driver ? strdup(driver) : NULL;
 }
 
 static struct host_state *make_host(void)
@@ -170,8 +172,8 @@ static void test_copy(void **state)
 	assert_string_equal(c->pfs[0].vfs[0].name, "ens1f0v0");
 	assert_ptr_not_equal(c->pfs[0].vfs[0].name, h->pfs[0].vfs[0].name);
 	assert_null(c->pfs[0].vfs[1].name);
-	assert_null(c->pfs[0].vfs[1].driver);
-	assert_int_equal(c->pfs[0].vfs[1].vlan, 101);
+	assert_null(c->pfs[0].vfs[1].attrs.driver);
+	assert_int_equal(c->pfs[0].vfs[1].attrs.vlan, 101);
 	assert_null(c->pfs[1].name);
 	assert_null(c->pfs[1].vfs);
 	assert_int_equal(c->pfs[1].firmware_total_vfs, -1);

@@ -40,17 +40,18 @@ static void sim_create_vfs(struct env *e, unsigned n)
 
 		*vf = (struct vf_state){
 			.index = i,
-			.driver = pf->vf_driver ? strdup(pf->vf_driver) : NULL,
+			.attrs.driver = pf->vf_driver ? strdup(pf->vf_driver) : NULL,
 			.name = netdev ? strdup_printf("%sv%u", pf->name, i) : NULL,
-			.vlan_proto = VLAN_PROTO_8021Q,
-			.spoofchk = true,
-			.link_state = LINK_STATE_AUTO,
-			.mtu = netdev ? 1500 : 0,
+			.attrs.vlan_proto = VLAN_PROTO_8021Q,
+			.attrs.spoofchk = true,
+			.attrs.link_state = LINK_STATE_AUTO,
+			.attrs.mtu = netdev ? 1500 : 0,
 		};
 		assert_int_equal(pf_vf_pci_addr(pf, i, vf->pci), 0);
 		if (drv->vf_random_mac)
-			vf->mac = (struct mac_addr){ { 0x5a, 0x11, 0x22, 0x33,
-						       (uint8_t)(rand() & 0xff), (uint8_t)i } };
+			vf->attrs.mac = (struct mac_addr){
+				{ 0x5a, 0x11, 0x22, 0x33, (uint8_t)(rand() & 0xff), (uint8_t)i }
+			};
 	}
 }
 
@@ -132,7 +133,7 @@ static void want_count(struct env *e, uint32_t n)
 
 #define VF(e, i, key, field, val)                         \
 	do {                                              \
-		(e)->d->vfs[i].field = (val);             \
+		(e)->d->vfs[i].attrs.field = (val);       \
 		(e)->d->vfs[i].set |= 1u << VF_KEY_##key; \
 	} while (0)
 
@@ -144,14 +145,14 @@ static void want_count(struct env *e, uint32_t n)
 
 static void vf_driver(struct env *e, size_t i, const char *driver)
 {
-	free(e->d->vfs[i].driver);
-	e->d->vfs[i].driver = driver ? strdup(driver) : NULL;
+	free(e->d->vfs[i].attrs.driver);
+	e->d->vfs[i].attrs.driver = driver ? strdup(driver) : NULL;
 	e->d->vfs[i].set |= KEY(DRIVER);
 }
 
 static void vf_mac(struct env *e, size_t i, const char *mac)
 {
-	assert_int_equal(mac_parse(mac, &e->d->vfs[i].mac), 0);
+	assert_int_equal(mac_parse(mac, &e->d->vfs[i].attrs.mac), 0);
 	e->d->vfs[i].mac_mode = MAC_MODE_LITERAL;
 	e->d->vfs[i].set |= KEY(MAC);
 }
@@ -269,7 +270,7 @@ static void sim_set_eswitch(struct env *e, enum eswitch_mode m)
 		break;
 	case SWITCHDEV_VFS_UNBOUND:
 		for (size_t i = 0; i < e->pf.n_vfs; i++)
-			assert_null(e->pf.vfs[i].driver);
+			assert_null(e->pf.vfs[i].attrs.driver);
 		break;
 	case SWITCHDEV_NONE:
 	case _SWITCHDEV_ORDER_MAX:
@@ -283,11 +284,11 @@ static void sim_unbind(struct env *e, uint32_t i)
 {
 	struct vf_state *vf = &e->pf.vfs[i];
 
-	assert_non_null(vf->driver);
-	free(vf->driver);
+	assert_non_null(vf->attrs.driver);
+	free(vf->attrs.driver);
 	free(vf->name);
-	vf->driver = vf->name = NULL;
-	vf->mtu = 0;
+	vf->attrs.driver = vf->name = NULL;
+	vf->attrs.mtu = 0;
 }
 
 static void sim_bind(struct env *e, uint32_t i, const char *driver)
@@ -295,60 +296,60 @@ static void sim_bind(struct env *e, uint32_t i, const char *driver)
 	struct vf_state *vf = &e->pf.vfs[i];
 	const char *d = driver ?: e->pf.vf_driver;
 
-	assert_null(vf->driver);
+	assert_null(vf->attrs.driver);
 	assert_non_null(d);
 	if (streq(d, "vfio-pci"))
 		assert_true(e->host.iommu && module_loaded(e, "vfio-pci"));
 	else
 		sim_vf_modules_loaded(e);
-	vf->driver = strdup(d);
+	vf->attrs.driver = strdup(d);
 	vf->name = vf_driver_has_netdev(d) ? strdup_printf("%sv%u", e->pf.name, i) : NULL;
-	vf->mtu = vf_driver_has_netdev(d) ? 1500 : 0;
+	vf->attrs.mtu = vf_driver_has_netdev(d) ? 1500 : 0;
 }
 
 /* One netlink request: the VLAN triple and the rate pair come whole;
  * attributes the driver lacks may only carry their defaults; igbvf takes
  * a MAC only when it binds after it was set. */
-static void sim_set_vf(struct env *e, uint32_t i, const struct vf_settings *a)
+static void sim_set_vf(struct env *e, uint32_t i, const struct action *a)
 {
 	const struct driver_info *drv = driver_info_get(e->pf.driver);
 	struct vf_state *vf = &e->pf.vfs[i];
 	uint32_t vlan = KEY(VLAN) | KEY(QOS) | KEY(VLAN_PROTO);
 	uint32_t rate = KEY(MIN_TX_RATE) | KEY(MAX_TX_RATE);
 
-	assert_true(a->set != 0);
-	assert_int_equal(a->set & ~(KEY(MAC) | vlan | rate | KEY(SPOOFCHK) | KEY(TRUST) |
-				    KEY(LINK_STATE) | KEY(QUERY_RSS)),
+	assert_true(a->keys != 0);
+	assert_int_equal(a->keys & ~(KEY(MAC) | vlan | rate | KEY(SPOOFCHK) | KEY(TRUST) |
+				     KEY(LINK_STATE) | KEY(QUERY_RSS)),
 			 0);
-	assert_true((a->set & vlan) == 0 || (a->set & vlan) == vlan);
-	assert_true((a->set & rate) == 0 || (a->set & rate) == rate);
-	if (vf_settings_has(a, VF_KEY_MAC)) {
+	assert_true((a->keys & vlan) == 0 || (a->keys & vlan) == vlan);
+	assert_true((a->keys & rate) == 0 || (a->keys & rate) == rate);
+	if ((a->keys & KEY(MAC))) {
 		assert_true(drv->vf_attrs & KEY(MAC));
-		assert_int_equal(a->mac_mode, MAC_MODE_LITERAL);
+		assert_false(mac_is_zero(&a->attrs.mac));
 		if (drv->vf_mac_before_bind)
-			assert_false(vf_driver_has_netdev(vf->driver));
-		vf->mac = a->mac;
+			assert_false(vf_driver_has_netdev(vf->attrs.driver));
+		vf->attrs.mac = a->attrs.mac;
 	}
-	if (a->set & vlan) {
-		assert_true(a->qos == 0 || (drv->vf_attrs & KEY(QOS)));
-		assert_true(a->vlan_proto == VLAN_PROTO_8021Q || drv->vlan_8021ad);
-		vf->vlan = a->vlan;
-		vf->qos = a->qos;
-		vf->vlan_proto = a->vlan_proto;
+	if (a->keys & vlan) {
+		assert_true(a->attrs.qos == 0 || (drv->vf_attrs & KEY(QOS)));
+		assert_true(a->attrs.vlan_proto == VLAN_PROTO_8021Q || drv->vlan_8021ad);
+		vf->attrs.vlan = a->attrs.vlan;
+		vf->attrs.qos = a->attrs.qos;
+		vf->attrs.vlan_proto = a->attrs.vlan_proto;
 	}
-	if (a->set & rate) {
-		assert_true(a->min_tx_rate == 0 || (drv->vf_attrs & KEY(MIN_TX_RATE)));
-		vf->min_tx_rate = a->min_tx_rate;
-		vf->max_tx_rate = a->max_tx_rate;
+	if (a->keys & rate) {
+		assert_true(a->attrs.min_tx_rate == 0 || (drv->vf_attrs & KEY(MIN_TX_RATE)));
+		vf->attrs.min_tx_rate = a->attrs.min_tx_rate;
+		vf->attrs.max_tx_rate = a->attrs.max_tx_rate;
 	}
-	if (vf_settings_has(a, VF_KEY_SPOOFCHK))
-		vf->spoofchk = a->spoofchk;
-	if (vf_settings_has(a, VF_KEY_TRUST))
-		vf->trust = a->trust;
-	if (vf_settings_has(a, VF_KEY_LINK_STATE))
-		vf->link_state = a->link_state;
-	if (vf_settings_has(a, VF_KEY_QUERY_RSS))
-		vf->query_rss = a->query_rss;
+	if ((a->keys & KEY(SPOOFCHK)))
+		vf->attrs.spoofchk = a->attrs.spoofchk;
+	if ((a->keys & KEY(TRUST)))
+		vf->attrs.trust = a->attrs.trust;
+	if ((a->keys & KEY(LINK_STATE)))
+		vf->attrs.link_state = a->attrs.link_state;
+	if ((a->keys & KEY(QUERY_RSS)))
+		vf->attrs.query_rss = a->attrs.query_rss;
 }
 
 static void sim_action(struct env *e, const struct action *a)
@@ -385,7 +386,7 @@ static void sim_action(struct env *e, const struct action *a)
 		return;
 	case ACTION_SET_VF:
 		assert_true(a->vf < e->pf.n_vfs);
-		sim_set_vf(e, a->vf, &a->attrs);
+		sim_set_vf(e, a->vf, a);
 		return;
 	case ACTION_BIND_VF:
 		assert_true(a->vf < e->pf.n_vfs);
@@ -393,9 +394,9 @@ static void sim_action(struct env *e, const struct action *a)
 		return;
 	case ACTION_SET_VF_MTU:
 		assert_true(a->vf < e->pf.n_vfs);
-		assert_true(vf_driver_has_netdev(e->pf.vfs[a->vf].driver));
+		assert_true(vf_driver_has_netdev(e->pf.vfs[a->vf].attrs.driver));
 		assert_true(a->value <= e->pf.mtu); /* iavf, mlx5: not above the PF */
-		e->pf.vfs[a->vf].mtu = a->value;
+		e->pf.vfs[a->vf].attrs.mtu = a->value;
 		return;
 	case _ACTION_TYPE_MAX:
 	case _ACTION_TYPE_INVALID:
@@ -444,14 +445,14 @@ static void test_describe_drift(void **state)
 	char *s;
 
 	env_init(&e, "ice", 128, 2, "ice iavf");
-	free(e.pf.vfs[1].driver);
-	e.pf.vfs[1].driver = strdup("vfio-pci");
-	e.pf.vfs[1].vlan = 7;
+	free(e.pf.vfs[1].attrs.driver);
+	e.pf.vfs[1].attrs.driver = strdup("vfio-pci");
+	e.pf.vfs[1].attrs.vlan = 7;
 	s = action_describe_drift(&a, &e.pf);
 	assert_string_equal(s, "set 4 VFs (now 2)");
 	free(s);
 	a = (struct action){ .type = ACTION_SET_VF, .vf = 1 };
-	a.attrs.set = KEY(VLAN);
+	a.keys = KEY(VLAN);
 	a.attrs.vlan = 100;
 	s = action_describe_drift(&a, &e.pf);
 	assert_non_null(strstr(s, "VF 1: vlan 100"));
@@ -474,8 +475,8 @@ static void test_ice_converges(void **state)
 
 	env_init(&e, "ice", 64, 2, "ice");
 	e.pf.up = false;
-	e.pf.vfs[1].trust = true;
-	e.pf.vfs[1].vlan = 5;
+	e.pf.vfs[1].attrs.trust = true;
+	e.pf.vfs[1].attrs.vlan = 5;
 	want(&e, true, 8);
 	PF(&e, MTU, mtu, 9000);
 	PF(&e, LINK_UP, link_up, true);
@@ -499,12 +500,12 @@ static void test_ice_converges(void **state)
 	}
 	assert_int_equal(apply_converges(&e), 3 + 2 + 2 + 6 * 2 + 2 * 3);
 	assert_int_equal(e.pf.num_vfs, 8);
-	assert_int_equal(e.pf.vfs[4].vlan_proto, VLAN_PROTO_8021AD);
-	assert_string_equal(e.pf.vfs[7].driver, "vfio-pci");
-	assert_int_equal(e.pf.vfs[5].mtu, 9000);
+	assert_int_equal(e.pf.vfs[4].attrs.vlan_proto, VLAN_PROTO_8021AD);
+	assert_string_equal(e.pf.vfs[7].attrs.driver, "vfio-pci");
+	assert_int_equal(e.pf.vfs[5].attrs.mtu, 9000);
 
 	/* drift on one VF: one live action repairs it */
-	e.pf.vfs[3].trust = false;
+	e.pf.vfs[3].attrs.trust = false;
 	expect_plan(&e, "VF 3: trust on", "L");
 	assert_int_equal(apply_converges(&e), 1);
 	env_done(&e);
@@ -541,8 +542,8 @@ static void test_mlx5_switchdev_converges(void **state)
 	vf_driver(&e, 3, "vfio-pci");
 	assert_true(apply_converges(&e) > 0);
 	assert_int_equal(e.pf.eswitch_mode, ESWITCH_MODE_SWITCHDEV);
-	assert_string_equal(e.pf.vfs[2].driver, "mlx5_core");
-	assert_string_equal(e.pf.vfs[3].driver, "vfio-pci");
+	assert_string_equal(e.pf.vfs[2].attrs.driver, "mlx5_core");
+	assert_string_equal(e.pf.vfs[3].attrs.driver, "vfio-pci");
 	env_done(&e);
 }
 
@@ -661,14 +662,14 @@ static void test_mlx5_unbound_vf_stays(void **state)
 	struct env e;
 
 	env_init(&e, "mlx5_core", 16, 2, "mlx5_core");
-	free(e.pf.vfs[1].driver);
+	free(e.pf.vfs[1].attrs.driver);
 	free(e.pf.vfs[1].name);
-	e.pf.vfs[1].driver = e.pf.vfs[1].name = NULL;
+	e.pf.vfs[1].attrs.driver = e.pf.vfs[1].name = NULL;
 	want(&e, false, 0);
 	PF(&e, ESWITCH_MODE, eswitch_mode, ESWITCH_MODE_SWITCHDEV);
 	expect_plan(&e, "VF 0: unbind; set eswitch mode switchdev; VF 0: bind mlx5_core", "DDL");
 	assert_int_equal(apply_converges(&e), 3);
-	assert_null(e.pf.vfs[1].driver);
+	assert_null(e.pf.vfs[1].attrs.driver);
 	env_done(&e);
 }
 
@@ -773,7 +774,7 @@ static void test_vfio_without_iommu(void **state)
 	expect_unmet(&e, "VFs 0-1, 3 want vfio-pci but the IOMMU is off: add intel_iommu=on "
 			 "(or amd_iommu=on) iommu=pt to the kernel command line and reboot");
 	assert_int_equal(apply_converges(&e), 1);
-	assert_string_equal(e.pf.vfs[0].driver, "iavf");
+	assert_string_equal(e.pf.vfs[0].attrs.driver, "iavf");
 
 	vf_driver(&e, 0, NULL);
 	vf_driver(&e, 1, NULL);
@@ -806,7 +807,7 @@ static void test_driver_unset_and_default(void **state)
 	VF(&e, 0, MTU, mtu, 9000);
 	expect_plan(&e, "VF 0: unbind; VF 0: bind default driver; VF 0: mtu 9000", "LLL");
 	assert_int_equal(apply_converges(&e), 3);
-	assert_string_equal(e.pf.vfs[0].driver, "iavf");
+	assert_string_equal(e.pf.vfs[0].attrs.driver, "iavf");
 	env_done(&e);
 }
 
@@ -876,52 +877,54 @@ static void test_externally_managed(void **state)
 
 /* ---- one SET_VF ---- */
 
-static void test_vf_attrs_diff(void **state)
+static void test_plan_vf_diff(void **state)
 {
 	const struct driver_info *i40e = driver_info_get("i40e");
-	struct vf_state now = {
+	struct vf_attrs now = {
 		.vlan = 10,
 		.qos = 2,
 		.spoofchk = true,
 		.link_state = LINK_STATE_AUTO,
 		.max_tx_rate = 300,
 	};
-	struct vf_settings want = {}, ret;
+	struct vf_settings want = {};
+	struct vf_attrs ret;
+	uint32_t keys;
 
 	/* nothing set: nothing differs */
-	assert_false(vf_attrs_diff(i40e, &want, &now, false, &ret));
-	assert_int_equal(ret.set, 0);
+	assert_false(plan_vf_diff(i40e, &want, &now, false, &ret, &keys));
+	assert_int_equal(keys, 0);
 
 	/* equal values: nothing differs */
-	want.vlan = 10;
-	want.trust = false;
+	want.attrs.vlan = 10;
+	want.attrs.trust = false;
 	want.set = KEY(VLAN) | KEY(TRUST);
-	assert_false(vf_attrs_diff(i40e, &want, &now, false, &ret));
+	assert_false(plan_vf_diff(i40e, &want, &now, false, &ret, &keys));
 
 	/* one key of a group differs: the whole group, the rest as it is */
-	want.vlan = 20;
-	assert_true(vf_attrs_diff(i40e, &want, &now, false, &ret));
-	assert_int_equal(ret.set, KEY(VLAN) | KEY(QOS) | KEY(VLAN_PROTO));
+	want.attrs.vlan = 20;
+	assert_true(plan_vf_diff(i40e, &want, &now, false, &ret, &keys));
+	assert_int_equal(keys, KEY(VLAN) | KEY(QOS) | KEY(VLAN_PROTO));
 	assert_int_equal(ret.vlan, 20);
 	assert_int_equal(ret.qos, 2);
 	assert_int_equal(ret.vlan_proto, VLAN_PROTO_8021Q);
 
 	/* the two rates go together; i40e has no min rate, so a min rate
 	 * alone is never compared */
-	want = (struct vf_settings){ .min_tx_rate = 50, .set = KEY(MIN_TX_RATE) };
-	assert_false(vf_attrs_diff(i40e, &want, &now, false, &ret));
-	want = (struct vf_settings){ .max_tx_rate = 500, .set = KEY(MAX_TX_RATE) };
-	assert_true(vf_attrs_diff(i40e, &want, &now, false, &ret));
-	assert_int_equal(ret.set, KEY(MIN_TX_RATE) | KEY(MAX_TX_RATE));
+	want = (struct vf_settings){ .attrs.min_tx_rate = 50, .set = KEY(MIN_TX_RATE) };
+	assert_false(plan_vf_diff(i40e, &want, &now, false, &ret, &keys));
+	want = (struct vf_settings){ .attrs.max_tx_rate = 500, .set = KEY(MAX_TX_RATE) };
+	assert_true(plan_vf_diff(i40e, &want, &now, false, &ret, &keys));
+	assert_int_equal(keys, KEY(MIN_TX_RATE) | KEY(MAX_TX_RATE));
 	assert_int_equal(ret.min_tx_rate, 0);
 	assert_int_equal(ret.max_tx_rate, 500);
 
 	/* a MAC the kernel chose at random differs even when it matches */
 	want = (struct vf_settings){ .mac_mode = MAC_MODE_LITERAL, .set = KEY(MAC) };
-	assert_false(vf_attrs_diff(i40e, &want, &now, false, &ret));
-	assert_true(vf_attrs_diff(i40e, &want, &now, true, &ret));
-	assert_int_equal(ret.set, KEY(MAC));
-	assert_int_equal(ret.mac_mode, MAC_MODE_LITERAL);
+	assert_false(plan_vf_diff(i40e, &want, &now, false, &ret, &keys));
+	assert_true(plan_vf_diff(i40e, &want, &now, true, &ret, &keys));
+	assert_int_equal(keys, KEY(MAC));
+	assert_true(mac_equal(&ret.mac, &want.attrs.mac));
 }
 
 /* ---- descriptions ---- */
@@ -932,9 +935,8 @@ static void test_describe(void **state)
 	char *s;
 
 	assert_int_equal(mac_parse("02:1a:00:00:00:01", &a.attrs.mac), 0);
-	a.attrs.set = KEY(MAC) | KEY(VLAN) | KEY(QOS) | KEY(VLAN_PROTO) | KEY(TRUST) |
-		      KEY(SPOOFCHK) | KEY(LINK_STATE) | KEY(QUERY_RSS) | KEY(MIN_TX_RATE) |
-		      KEY(MAX_TX_RATE);
+	a.keys = KEY(MAC) | KEY(VLAN) | KEY(QOS) | KEY(VLAN_PROTO) | KEY(TRUST) | KEY(SPOOFCHK) |
+		 KEY(LINK_STATE) | KEY(QUERY_RSS) | KEY(MIN_TX_RATE) | KEY(MAX_TX_RATE);
 	a.attrs.vlan = 100;
 	a.attrs.qos = 3;
 	a.attrs.trust = true;
@@ -988,7 +990,7 @@ int main(void)
 		cmocka_unit_test(test_firmware_vf_limit),
 		cmocka_unit_test(test_link_type),
 		cmocka_unit_test(test_externally_managed),
-		cmocka_unit_test(test_vf_attrs_diff),
+		cmocka_unit_test(test_plan_vf_diff),
 		cmocka_unit_test(test_describe),
 	};
 

@@ -112,8 +112,8 @@ static void test_fixture_values(void **state)
 	assert_int_equal(h->pfs[0].n_vfs, 2);
 	assert_string_equal(h->pfs[0].vfs[1].pci, "0000:3b:01.1");
 	assert_string_equal(h->pfs[0].vfs[1].name, "ens1f0v1");
-	assert_int_equal(h->pfs[0].vfs[1].link_state, LINK_STATE_AUTO);
-	assert_true(h->pfs[0].vfs[1].spoofchk);
+	assert_int_equal(h->pfs[0].vfs[1].attrs.link_state, LINK_STATE_AUTO);
+	assert_true(h->pfs[0].vfs[1].attrs.spoofchk);
 	host_state_free(h);
 }
 
@@ -148,14 +148,14 @@ static void test_defaults(void **state)
 	assert_int_equal(pf->firmware_link_type, LINK_TYPE_ETHERNET);
 	assert_int_equal(pf->device, 0x159b);
 	assert_int_equal(pf->permanent_mac.b[0], 0xb4);
-	assert_false(pf->vfs[0].query_rss);
-	assert_int_equal(pf->vfs[0].vlan, 100);
-	assert_int_equal(pf->vfs[0].qos, 3);
-	assert_int_equal(pf->vfs[0].max_tx_rate, 10000);
+	assert_false(pf->vfs[0].attrs.query_rss);
+	assert_int_equal(pf->vfs[0].attrs.vlan, 100);
+	assert_int_equal(pf->vfs[0].attrs.qos, 3);
+	assert_int_equal(pf->vfs[0].attrs.max_tx_rate, 10000);
 	assert_null(pf->vfs[1].name);
-	assert_string_equal(pf->vfs[1].driver, "vfio-pci");
-	assert_int_equal(pf->vfs[1].vlan_proto, VLAN_PROTO_8021AD);
-	assert_int_equal(pf->vfs[1].link_state, LINK_STATE_DISABLE);
+	assert_string_equal(pf->vfs[1].attrs.driver, "vfio-pci");
+	assert_int_equal(pf->vfs[1].attrs.vlan_proto, VLAN_PROTO_8021AD);
+	assert_int_equal(pf->vfs[1].attrs.link_state, LINK_STATE_DISABLE);
 
 	/* written back in canonical form: lower case, no unknown fields, no machine_id */
 	assert_int_equal(snapshot_format(h, &out), 0);
@@ -329,7 +329,7 @@ static void test_optional_round_trip(void **state)
 
 	h->pfs[0].hw_tc_offload = true;
 	h->pfs[0].firmware_link_type = LINK_TYPE_INFINIBAND;
-	h->pfs[0].vfs[0].query_rss = true;
+	h->pfs[0].vfs[0].attrs.query_rss = true;
 	h->pfs[0].firmware_total_vfs = 16;
 	h->pfs[0].has_eswitch = false;
 	assert_int_equal(strv_split("enp59s0f0 eth7", &h->pfs[0].altnames), 0);
@@ -338,7 +338,7 @@ static void test_optional_round_trip(void **state)
 	assert_true(h2->pfs[0].hw_tc_offload);
 	assert_int_equal(h2->pfs[0].firmware_link_type, LINK_TYPE_INFINIBAND);
 	assert_int_equal(h2->pfs[0].link_type, LINK_TYPE_ETHERNET);
-	assert_true(h2->pfs[0].vfs[0].query_rss);
+	assert_true(h2->pfs[0].vfs[0].attrs.query_rss);
 	assert_int_equal(h2->pfs[0].firmware_total_vfs, 16);
 	assert_false(h2->pfs[0].has_eswitch);
 	assert_string_equal(h2->pfs[0].altnames[1], "eth7");

@@ -82,27 +82,32 @@ static void *vf_attr(struct request *r, int type, size_t size, uint32_t vf)
 	return nla_data(r->vf[type]);
 }
 
-static struct vf_settings all_keys(void)
+/* What a SET_VF action carries: the keys and their values. */
+struct set_vf {
+	uint32_t set;
+	struct vf_attrs attrs;
+};
+
+static struct set_vf all_keys(void)
 {
-	return (struct vf_settings){
+	return (struct set_vf){
 		.set = VF_NETLINK_KEYS,
-		.mac_mode = MAC_MODE_LITERAL,
-		.mac = mac_a,
-		.vlan = 100,
-		.qos = 3,
-		.vlan_proto = VLAN_PROTO_8021AD,
-		.spoofchk = false,
-		.trust = true,
-		.link_state = LINK_STATE_DISABLE,
-		.query_rss = true,
-		.min_tx_rate = 1000,
-		.max_tx_rate = 10000,
+		.attrs.mac = mac_a,
+		.attrs.vlan = 100,
+		.attrs.qos = 3,
+		.attrs.vlan_proto = VLAN_PROTO_8021AD,
+		.attrs.spoofchk = false,
+		.attrs.trust = true,
+		.attrs.link_state = LINK_STATE_DISABLE,
+		.attrs.query_rss = true,
+		.attrs.min_tx_rate = 1000,
+		.attrs.max_tx_rate = 10000,
 	};
 }
 
 static void test_set_vf_all_keys(void **state)
 {
-	struct vf_settings s = all_keys();
+	struct set_vf s = all_keys();
 	_cleanup_nlmsg_ struct nl_msg *m = NULL;
 	struct ifla_vf_vlan_info *vi;
 	struct ifla_vf_mac *mac;
@@ -111,7 +116,7 @@ static void test_set_vf_all_keys(void **state)
 	struct request r;
 	static const uint8_t zero[32];
 
-	assert_int_equal(vf_netlink_build_set_vf(42, 5, &s, &m), 0);
+	assert_int_equal(vf_netlink_build_set_vf(42, 5, &s.attrs, s.set, &m), 0);
 	request_decode(m, RTM_SETLINK, &r);
 	assert_int_equal(r.ifi->ifi_index, 42);
 	assert_int_equal(r.n_link_attrs, 1);
@@ -176,13 +181,13 @@ static void test_set_vf_one_key_each(void **state)
 	};
 
 	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-		struct vf_settings s = all_keys();
+		struct set_vf s = all_keys();
 		_cleanup_nlmsg_ struct nl_msg *m = NULL;
 		struct request r;
 
 		/* with a key that is not a netlink attribute beside it */
 		s.set = (1u << cases[i].key) | KEY(MTU);
-		assert_int_equal(vf_netlink_build_set_vf(7, 0, &s, &m), 0);
+		assert_int_equal(vf_netlink_build_set_vf(7, 0, &s.attrs, s.set, &m), 0);
 		request_decode(m, RTM_SETLINK, &r);
 		assert_int_equal(r.n_vf_attrs, 1);
 		assert_non_null(r.vf[cases[i].attr]);
@@ -192,14 +197,14 @@ static void test_set_vf_one_key_each(void **state)
 /* A VLAN id alone goes with QoS 0 and 802.1Q; one rate alone with 0 for the other. */
 static void test_set_vf_partial_groups(void **state)
 {
-	struct vf_settings s = all_keys();
+	struct set_vf s = all_keys();
 	_cleanup_nlmsg_ struct nl_msg *m = NULL, *m2 = NULL;
 	struct ifla_vf_vlan_info *vi;
 	struct ifla_vf_rate *rate;
 	struct request r;
 
 	s.set = KEY(VLAN);
-	assert_int_equal(vf_netlink_build_set_vf(7, 2, &s, &m), 0);
+	assert_int_equal(vf_netlink_build_set_vf(7, 2, &s.attrs, s.set, &m), 0);
 	request_decode(m, RTM_SETLINK, &r);
 	vi = nla_data(nla_data(r.vf[IFLA_VF_VLAN_LIST]));
 	assert_int_equal(vi->vlan, 100);
@@ -207,7 +212,7 @@ static void test_set_vf_partial_groups(void **state)
 	assert_int_equal(vi->vlan_proto, htons(ETH_P_8021Q));
 
 	s.set = KEY(MAX_TX_RATE);
-	assert_int_equal(vf_netlink_build_set_vf(7, 2, &s, &m2), 0);
+	assert_int_equal(vf_netlink_build_set_vf(7, 2, &s.attrs, s.set, &m2), 0);
 	request_decode(m2, RTM_SETLINK, &r);
 	rate = vf_attr(&r, IFLA_VF_RATE, sizeof(*rate), 2);
 	assert_int_equal(rate->min_tx_rate, 0);
@@ -223,12 +228,12 @@ static void test_set_vf_link_states(void **state)
 	};
 
 	for (enum link_state l = 0; l < _LINK_STATE_MAX; l++) {
-		struct vf_settings s = { .set = KEY(LINK_STATE), .link_state = l };
+		struct set_vf s = { .set = KEY(LINK_STATE), .attrs.link_state = l };
 		_cleanup_nlmsg_ struct nl_msg *m = NULL;
 		struct ifla_vf_link_state *v;
 		struct request r;
 
-		assert_int_equal(vf_netlink_build_set_vf(3, 9, &s, &m), 0);
+		assert_int_equal(vf_netlink_build_set_vf(3, 9, &s.attrs, s.set, &m), 0);
 		request_decode(m, RTM_SETLINK, &r);
 		v = vf_attr(&r, IFLA_VF_LINK_STATE, sizeof(*v), 9);
 		assert_int_equal(v->link_state, want[l]);
@@ -237,17 +242,17 @@ static void test_set_vf_link_states(void **state)
 
 static void test_set_vf_refused(void **state)
 {
-	struct vf_settings s = all_keys();
+	struct set_vf s = all_keys();
 	struct nl_msg *m = NULL;
 
 	s.set = KEY(DRIVER) | KEY(MTU) | KEY(RDMA) | KEY(RESOURCE_NAME);
-	assert_int_equal(vf_netlink_build_set_vf(3, 0, &s, &m), -EINVAL);
+	assert_int_equal(vf_netlink_build_set_vf(3, 0, &s.attrs, s.set, &m), -EINVAL);
 	s.set = KEY(MAC);
-	s.mac_mode = MAC_MODE_STABLE; /* the planner resolves stable MACs */
-	assert_int_equal(vf_netlink_build_set_vf(3, 0, &s, &m), -EINVAL);
+	s.attrs.mac = (struct mac_addr){}; /* never sent: the planner resolves stable MACs */
+	assert_int_equal(vf_netlink_build_set_vf(3, 0, &s.attrs, s.set, &m), -EINVAL);
 	s.set = KEY(LINK_STATE);
-	s.link_state = _LINK_STATE_INVALID;
-	assert_int_equal(vf_netlink_build_set_vf(3, 0, &s, &m), -EINVAL);
+	s.attrs.link_state = _LINK_STATE_INVALID;
+	assert_int_equal(vf_netlink_build_set_vf(3, 0, &s.attrs, s.set, &m), -EINVAL);
 	assert_null(m);
 }
 
@@ -281,22 +286,23 @@ static void test_link_requests(void **state)
 /* The request's IFLA_VFINFO_LIST has the layout of the kernel's answer. */
 static void test_set_vf_round_trip(void **state)
 {
-	struct vf_settings s = all_keys();
+	struct set_vf s = all_keys();
 	_cleanup_nlmsg_ struct nl_msg *m = NULL;
 	struct vf_state vf = {};
 	uint32_t reported = 0;
 	char err[128] = "";
 
-	assert_int_equal(vf_netlink_build_set_vf(42, 5, &s, &m), 0);
+	assert_int_equal(vf_netlink_build_set_vf(42, 5, &s.attrs, s.set, &m), 0);
 	nlmsg_hdr(m)->nlmsg_type = RTM_NEWLINK;
-	assert_int_equal(vf_netlink_parse_vf(nlmsg_hdr(m), 5, &vf, &reported), 0);
+	assert_int_equal(vf_netlink_parse_vf(nlmsg_hdr(m), 5, &vf.attrs, &reported), 0);
 	assert_int_equal(reported, VF_NETLINK_KEYS);
-	assert_int_equal(vf_netlink_verify(5, &s, &vf, reported, err, sizeof(err)), 0);
+	assert_int_equal(
+		vf_netlink_verify(5, &s.attrs, s.set, &vf.attrs, reported, err, sizeof(err)), 0);
 	assert_string_equal(err, "");
-	assert_true(mac_equal(&vf.mac, &mac_a));
-	assert_int_equal(vf.vlan_proto, VLAN_PROTO_8021AD);
-	assert_int_equal(vf.min_tx_rate, 1000);
-	assert_int_equal(vf_netlink_parse_vf(nlmsg_hdr(m), 4, &vf, &reported), -ENOENT);
+	assert_true(mac_equal(&vf.attrs.mac, &mac_a));
+	assert_int_equal(vf.attrs.vlan_proto, VLAN_PROTO_8021AD);
+	assert_int_equal(vf.attrs.min_tx_rate, 1000);
+	assert_int_equal(vf_netlink_parse_vf(nlmsg_hdr(m), 4, &vf.attrs, &reported), -ENOENT);
 }
 
 /* --- RTM_NEWLINK as the kernel sends it --- */
@@ -389,28 +395,28 @@ static void pf_init(struct pf_state *pf, size_t n)
 	for (size_t i = 0; i < n; i++)
 		pf->vfs[i] = (struct vf_state){
 			.index = i,
-			.spoofchk = true,
-			.query_rss = true,
-			.vlan_proto = VLAN_PROTO_8021AD,
-			.link_state = LINK_STATE_DISABLE,
-			.max_tx_rate = 77,
+			.attrs.spoofchk = true,
+			.attrs.query_rss = true,
+			.attrs.vlan_proto = VLAN_PROTO_8021AD,
+			.attrs.link_state = LINK_STATE_DISABLE,
+			.attrs.max_tx_rate = 77,
 		};
 }
 
 static void check_vf(const struct vf_state *v, const struct kvf *k)
 {
 	assert_int_equal(v->index, k->index);
-	assert_memory_equal(v->mac.b, k->mac, 6);
-	assert_int_equal(v->vlan, k->vlan);
-	assert_int_equal(v->qos, k->qos);
-	assert_int_equal(v->vlan_proto,
+	assert_memory_equal(v->attrs.mac.b, k->mac, 6);
+	assert_int_equal(v->attrs.vlan, k->vlan);
+	assert_int_equal(v->attrs.qos, k->qos);
+	assert_int_equal(v->attrs.vlan_proto,
 			 k->proto == ETH_P_8021AD ? VLAN_PROTO_8021AD : VLAN_PROTO_8021Q);
-	assert_int_equal(v->min_tx_rate, k->min);
-	assert_int_equal(v->max_tx_rate, k->max);
-	assert_int_equal(v->spoofchk, k->spoofchk);
-	assert_int_equal(v->trust, k->trust);
-	assert_int_equal(v->link_state, (enum link_state)k->link_state);
-	assert_true(v->query_rss); /* -1: kept */
+	assert_int_equal(v->attrs.min_tx_rate, k->min);
+	assert_int_equal(v->attrs.max_tx_rate, k->max);
+	assert_int_equal(v->attrs.spoofchk, k->spoofchk);
+	assert_int_equal(v->attrs.trust, k->trust);
+	assert_int_equal(v->attrs.link_state, (enum link_state)k->link_state);
+	assert_true(v->attrs.query_rss); /* -1: kept */
 }
 
 static void test_parse_link_many(void **state)
@@ -486,17 +492,17 @@ static void test_parse_link_partial(void **state)
 	assert_true(mac_is_zero(&pf.permanent_mac));
 	/* VF 0 and 2 are not in the list */
 	for (size_t i = 0; i < 4; i += 2) {
-		assert_true(mac_is_zero(&pf.vfs[i].mac));
-		assert_true(pf.vfs[i].spoofchk);
-		assert_int_equal(pf.vfs[i].link_state, LINK_STATE_DISABLE);
-		assert_int_equal(pf.vfs[i].max_tx_rate, 77);
+		assert_true(mac_is_zero(&pf.vfs[i].attrs.mac));
+		assert_true(pf.vfs[i].attrs.spoofchk);
+		assert_int_equal(pf.vfs[i].attrs.link_state, LINK_STATE_DISABLE);
+		assert_int_equal(pf.vfs[i].attrs.max_tx_rate, 77);
 	}
-	assert_memory_equal(pf.vfs[1].mac.b, mac.mac, 6);
-	assert_int_equal(pf.vfs[1].link_state, LINK_STATE_DISABLE); /* 7: unknown */
-	assert_true(pf.vfs[1].spoofchk);			    /* -1 */
-	assert_int_equal(pf.vfs[1].vlan, 5);
-	assert_int_equal(pf.vfs[1].vlan_proto, VLAN_PROTO_8021AD); /* 0x1234: unknown */
-	assert_int_equal(pf.vfs[1].max_tx_rate, 77);
+	assert_memory_equal(pf.vfs[1].attrs.mac.b, mac.mac, 6);
+	assert_int_equal(pf.vfs[1].attrs.link_state, LINK_STATE_DISABLE); /* 7: unknown */
+	assert_true(pf.vfs[1].attrs.spoofchk);				  /* -1 */
+	assert_int_equal(pf.vfs[1].attrs.vlan, 5);
+	assert_int_equal(pf.vfs[1].attrs.vlan_proto, VLAN_PROTO_8021AD); /* 0x1234: unknown */
+	assert_int_equal(pf.vfs[1].attrs.max_tx_rate, 77);
 	check_vf(&pf.vfs[3], &k3);
 	pf_state_done(&pf);
 }
@@ -519,7 +525,7 @@ static void test_parse_vf(void **state)
 {
 	_cleanup_nlmsg_ struct nl_msg *m = newlink_begin(IFF_UP), *bare = newlink_begin(IFF_UP);
 	struct kvf k = kvf_make(3);
-	struct vf_state vf = { .query_rss = true };
+	struct vf_state vf = { .attrs.query_rss = true };
 	struct nlattr *list;
 	uint32_t reported = 0;
 
@@ -531,11 +537,11 @@ static void test_parse_vf(void **state)
 	}
 	nla_nest_end(m, list);
 	vf.index = 3;
-	assert_int_equal(vf_netlink_parse_vf(nlmsg_hdr(m), 3, &vf, &reported), 0);
+	assert_int_equal(vf_netlink_parse_vf(nlmsg_hdr(m), 3, &vf.attrs, &reported), 0);
 	check_vf(&vf, &k);
 	assert_int_equal(reported, VF_NETLINK_KEYS & ~KEY(QUERY_RSS));
-	assert_int_equal(vf_netlink_parse_vf(nlmsg_hdr(m), 5, &vf, &reported), -ENOENT);
-	assert_int_equal(vf_netlink_parse_vf(nlmsg_hdr(bare), 0, &vf, &reported), -ENOENT);
+	assert_int_equal(vf_netlink_parse_vf(nlmsg_hdr(m), 5, &vf.attrs, &reported), -ENOENT);
+	assert_int_equal(vf_netlink_parse_vf(nlmsg_hdr(bare), 0, &vf.attrs, &reported), -ENOENT);
 }
 
 /* --- malformed messages --- */
@@ -642,10 +648,10 @@ static void test_parse_malformed(void **state)
 		/* nothing changed, not even the PF or the good VF */
 		assert_int_equal(pf.mtu, 1500);
 		assert_false(pf.up);
-		assert_true(mac_is_zero(&pf.vfs[1].mac));
-		assert_int_equal(vf_netlink_parse_vf(nlmsg_hdr(m), 1, &pf.vfs[1], &reported),
+		assert_true(mac_is_zero(&pf.vfs[1].attrs.mac));
+		assert_int_equal(vf_netlink_parse_vf(nlmsg_hdr(m), 1, &pf.vfs[1].attrs, &reported),
 				 -EBADMSG);
-		assert_true(mac_is_zero(&pf.vfs[1].mac));
+		assert_true(mac_is_zero(&pf.vfs[1].attrs.mac));
 		pf_state_done(&pf);
 	}
 }
@@ -679,63 +685,73 @@ static void test_parse_bad_header(void **state)
 
 static void test_verify(void **state)
 {
-	struct vf_settings want = all_keys();
+	struct set_vf want = all_keys();
 	struct vf_state now = {};
 	char err[128] = "";
 
-	now = (struct vf_state){ .mac = mac_a,
-				 .vlan = 100,
-				 .qos = 3,
-				 .vlan_proto = VLAN_PROTO_8021AD,
-				 .trust = true,
-				 .link_state = LINK_STATE_DISABLE,
-				 .query_rss = true,
-				 .min_tx_rate = 1000,
-				 .max_tx_rate = 10000 };
-	assert_int_equal(vf_netlink_verify(3, &want, &now, VF_NETLINK_KEYS, err, sizeof(err)), 0);
+	now = (struct vf_state){ .attrs.mac = mac_a,
+				 .attrs.vlan = 100,
+				 .attrs.qos = 3,
+				 .attrs.vlan_proto = VLAN_PROTO_8021AD,
+				 .attrs.trust = true,
+				 .attrs.link_state = LINK_STATE_DISABLE,
+				 .attrs.query_rss = true,
+				 .attrs.min_tx_rate = 1000,
+				 .attrs.max_tx_rate = 10000 };
+	assert_int_equal(vf_netlink_verify(3, &want.attrs, want.set, &now.attrs, VF_NETLINK_KEYS,
+					   err, sizeof(err)),
+			 0);
 
-	now.trust = false;
-	assert_int_equal(vf_netlink_verify(3, &want, &now, VF_NETLINK_KEYS, err, sizeof(err)),
+	now.attrs.trust = false;
+	assert_int_equal(vf_netlink_verify(3, &want.attrs, want.set, &now.attrs, VF_NETLINK_KEYS,
+					   err, sizeof(err)),
 			 -EIO);
 	assert_string_equal(err, "VF 3: trust is still off after setting it");
 	/* a driver that does not report trust cannot be caught */
-	assert_int_equal(vf_netlink_verify(3, &want, &now, VF_NETLINK_KEYS & ~KEY(TRUST), err,
-					   sizeof(err)),
+	assert_int_equal(vf_netlink_verify(3, &want.attrs, want.set, &now.attrs,
+					   VF_NETLINK_KEYS & ~KEY(TRUST), err, sizeof(err)),
 			 0);
-	now.trust = true;
+	now.attrs.trust = true;
 
-	now.vlan = 0;
-	assert_int_equal(vf_netlink_verify(3, &want, &now, VF_NETLINK_KEYS, err, sizeof(err)),
+	now.attrs.vlan = 0;
+	assert_int_equal(vf_netlink_verify(3, &want.attrs, want.set, &now.attrs, VF_NETLINK_KEYS,
+					   err, sizeof(err)),
 			 -EIO);
 	assert_string_equal(err, "VF 3: vlan is 0 after setting it to 100");
-	now.vlan = 100;
+	now.attrs.vlan = 100;
 
-	now.mac.b[5] = 0;
-	assert_int_equal(vf_netlink_verify(3, &want, &now, VF_NETLINK_KEYS, err, sizeof(err)),
+	now.attrs.mac.b[5] = 0;
+	assert_int_equal(vf_netlink_verify(3, &want.attrs, want.set, &now.attrs, VF_NETLINK_KEYS,
+					   err, sizeof(err)),
 			 -EIO);
 	assert_string_equal(err,
 			    "VF 3: mac is 02:11:22:33:44:00 after setting it to 02:11:22:33:44:55");
-	now.mac = mac_a;
+	now.attrs.mac = mac_a;
 
-	now.link_state = LINK_STATE_AUTO;
-	assert_int_equal(vf_netlink_verify(3, &want, &now, VF_NETLINK_KEYS, err, sizeof(err)),
+	now.attrs.link_state = LINK_STATE_AUTO;
+	assert_int_equal(vf_netlink_verify(3, &want.attrs, want.set, &now.attrs, VF_NETLINK_KEYS,
+					   err, sizeof(err)),
 			 -EIO);
 	assert_string_equal(err, "VF 3: state is auto after setting it to disable");
-	now.link_state = LINK_STATE_DISABLE;
+	now.attrs.link_state = LINK_STATE_DISABLE;
 
-	now.min_tx_rate = 0;
-	assert_int_equal(vf_netlink_verify(3, &want, &now, VF_NETLINK_KEYS, err, sizeof(err)),
+	now.attrs.min_tx_rate = 0;
+	assert_int_equal(vf_netlink_verify(3, &want.attrs, want.set, &now.attrs, VF_NETLINK_KEYS,
+					   err, sizeof(err)),
 			 -EIO);
 	assert_string_equal(err, "VF 3: min_tx_rate is 0 after setting it to 1000");
 
 	/* keys not set are not checked; without a tag the protocol is moot */
 	want.set = KEY(VLAN) | KEY(QOS) | KEY(VLAN_PROTO);
-	want.vlan = want.qos = 0;
-	now = (struct vf_state){ .vlan_proto = VLAN_PROTO_8021Q };
-	assert_int_equal(vf_netlink_verify(3, &want, &now, VF_NETLINK_KEYS, err, sizeof(err)), 0);
-	want.qos = 1;
-	now.qos = 1;
-	assert_int_equal(vf_netlink_verify(3, &want, &now, VF_NETLINK_KEYS, err, sizeof(err)),
+	want.attrs.vlan = want.attrs.qos = 0;
+	now = (struct vf_state){ .attrs.vlan_proto = VLAN_PROTO_8021Q };
+	assert_int_equal(vf_netlink_verify(3, &want.attrs, want.set, &now.attrs, VF_NETLINK_KEYS,
+					   err, sizeof(err)),
+			 0);
+	want.attrs.qos = 1;
+	now.attrs.qos = 1;
+	assert_int_equal(vf_netlink_verify(3, &want.attrs, want.set, &now.attrs, VF_NETLINK_KEYS,
+					   err, sizeof(err)),
 			 -EIO);
 	assert_string_equal(err, "VF 3: proto is 802.1Q after setting it to 802.1ad");
 }

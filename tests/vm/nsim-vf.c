@@ -9,10 +9,9 @@
 
 #include "host-linux-internal.h"
 
-static void want(uint32_t i, struct vf_settings *ret)
+static void want(uint32_t i, struct vf_attrs *ret)
 {
-	*ret = (struct vf_settings){
-		.mac_mode = MAC_MODE_LITERAL,
+	*ret = (struct vf_attrs){
 		.mac = { { 0x02, 0x00, 0x00, 0x00, 0x20, (uint8_t)i } },
 		.vlan = (uint16_t)(i * 37 % 4094 + 1),
 		.qos = (uint8_t)(i % 8),
@@ -24,11 +23,9 @@ static void want(uint32_t i, struct vf_settings *ret)
 		.min_tx_rate = i * 10,
 		.max_tx_rate = i * 10 + 1000,
 	};
-	for (enum vf_key k = VF_KEY_MAC; k <= VF_KEY_MAX_TX_RATE; k++)
-		ret->set |= 1u << k;
 }
 
-static void print_want(uint32_t i, const struct vf_settings *w)
+static void print_want(uint32_t i, const struct vf_attrs *w)
 {
 	char mac[MAC_STR_MAX];
 
@@ -60,10 +57,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (uint32_t i = 0; i < count; i++) {
-		struct vf_settings w;
+		struct vf_attrs w;
 
 		want(i, &w);
-		r = hl_set_vf_ifindex(host_linux(h), ifindex, i, &w);
+		r = hl_set_vf_ifindex(host_linux(h), ifindex, i, &w, VF_NETLINK_KEYS);
 		if (r < 0) {
 			fprintf(stderr, "VF %u: %s: %s\n", i, strerror(-r), h->error);
 			return 1;

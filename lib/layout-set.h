@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The layouts that apply: every *.conf file of the three directories
+ * (sriov-persist.layout(5)), parsed, with their diagnostics. */
+
+#include "layout.h"
+
+/* The three directories, highest priority first. */
+extern const char *const layout_dirs_default[];
+
+/* All layouts, in lexical order of their file names. */
+struct layout_set {
+	struct layout_file **files;
+	size_t n_files;
+	struct diag_list diags;
+};
+
+/* Loads every layout from dirs (layout_dirs_default when NULL). */
+int layout_set_load(const char *const *dirs, struct layout_set **ret);
+/* Loads the given files (sriovctl check FILE...), in the order given. */
+int layout_set_load_files(char *const *paths, struct layout_set **ret);
+struct layout_set *layout_set_free(struct layout_set *s);
+static inline void layout_set_freep(struct layout_set **s)
+{
+	layout_set_free(*s);
+}
+#define _cleanup_layout_set_ _cleanup_(layout_set_freep)

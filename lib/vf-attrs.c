@@ -1,0 +1,374 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* One row per VF key; everything else here is driven by the row's kind. */
+
+#include <assert.h>
+#include <stddef.h>
+
+#include "vf-attrs.h"
+
+static const char *const vlan_proto_table[_VLAN_PROTO_MAX] = {
+	[VLAN_PROTO_8021Q] = "802.1Q",
+	[VLAN_PROTO_8021AD] = "802.1ad",
+};
+
+static const char *const link_state_table[_LINK_STATE_MAX] = {
+	[LINK_STATE_AUTO] = "auto",
+	[LINK_STATE_ENABLE] = "enable",
+	[LINK_STATE_DISABLE] = "disable",
+};
+
+/* LinkState= as systemd-networkd's [SR-IOV] LinkState= takes it. */
+static const char *const link_state_layout_table[_LINK_STATE_MAX] = {
+	[LINK_STATE_AUTO] = "auto",
+	[LINK_STATE_ENABLE] = "yes",
+	[LINK_STATE_DISABLE] = "no",
+};
+
+DEFINE_STRING_TABLE(vlan_proto, enum vlan_proto, vlan_proto_table)
+DEFINE_STRING_TABLE(link_state, enum link_state, link_state_table)
+
+enum kind {
+	KIND_DRIVER,	 /* "default" (NULL) or a module name */
+	KIND_NAME,	 /* letters, digits, '_' */
+	KIND_MAC,	 /* a literal unicast address */
+	KIND_UINT,	 /* min..max */
+	KIND_BOOL,	 /* a boolean */
+	KIND_LINK_STATE, /* auto or a boolean */
+	KIND_VLAN_PROTO, /* 802.1Q or 802.1ad */
+};
+
+#define GROUP_VLAN (VF_KEY_BIT(VLAN) | VF_KEY_BIT(QOS) | VF_KEY_BIT(VLAN_PROTO))
+#define GROUP_RATE (VF_KEY_BIT(MIN_TX_RATE) | VF_KEY_BIT(MAX_TX_RATE))
+#define WHY_BOOLEAN "must be a boolean (yes/no/true/false/on/off/1/0)"
+#define NAME_MAX_ 63
+
+struct key_info {
+	const char *name;    /* in layouts */
+	const char *ip_name; /* in ip-link(8); NULL: not a netlink attribute */
+	enum kind kind;
+	size_t offset, size; /* of the field in struct vf_attrs */
+	uint32_t min, max;   /* KIND_UINT */
+	const char *why;     /* what a value must be */
+	uint32_t group;	     /* 0: the key goes to the kernel alone */
+	bool has_default;    /* a new VF has dflt */
+	uint32_t dflt;
+};
+
+#define FIELD(f) \
+	.offset = offsetof(struct vf_attrs, f), .size = sizeof(((struct vf_attrs *)NULL)->f)
+#define RANGE(lo, hi, w) .min = (lo), .max = (hi), .why = (w)
+#define DEFAULT(v) .has_default = true, .dflt = (v)
+
+static const struct key_info keys[_VF_KEY_MAX] = {
+	[VF_KEY_DRIVER] = { "Driver", NULL, KIND_DRIVER, FIELD(driver),
+			    .why = "must be default or a module name (1..63 letters, digits, "
+				   "'_' or '-')" },
+	[VF_KEY_MAC] = { "MACAddress", "mac", KIND_MAC, FIELD(mac),
+			 .why = "must be stable or an address like 02:00:00:00:00:01" },
+	[VF_KEY_VLAN] = { "VLANId", "vlan", KIND_UINT, FIELD(vlan),
+			  RANGE(0, 4095, "must be 0..4095"), .group = GROUP_VLAN, DEFAULT(0) },
+	[VF_KEY_QOS] = { "QualityOfService", "qos", KIND_UINT, FIELD(qos),
+			 RANGE(0, 7, "must be 0..7"), .group = GROUP_VLAN, DEFAULT(0) },
+	[VF_KEY_VLAN_PROTO] = { "VLANProtocol", "proto", KIND_VLAN_PROTO, FIELD(vlan_proto),
+				.why = "must be 802.1Q or 802.1ad", .group = GROUP_VLAN,
+				DEFAULT(VLAN_PROTO_8021Q) },
+	[VF_KEY_TRUST] = { "Trust", "trust", KIND_BOOL, FIELD(trust), .why = WHY_BOOLEAN,
+			   DEFAULT(false) },
+	[VF_KEY_SPOOFCHK] = { "MACSpoofCheck", "spoofchk", KIND_BOOL, FIELD(spoofchk),
+			      .why = WHY_BOOLEAN, DEFAULT(true) },
+	[VF_KEY_LINK_STATE] = { "LinkState", "state", KIND_LINK_STATE, FIELD(link_state),
+				.why = "must be auto, yes or no", DEFAULT(LINK_STATE_AUTO) },
+	[VF_KEY_QUERY_RSS] = { "QueryReceiveSideScaling", "query_rss", KIND_BOOL, FIELD(query_rss),
+			       .why = WHY_BOOLEAN, DEFAULT(false) },
+	[VF_KEY_MIN_TX_RATE] = { "MinTxRateMbps", "min_tx_rate", KIND_UINT, FIELD(min_tx_rate),
+				 RANGE(0, UINT32_MAX, "must be 0..4294967295"), .group = GROUP_RATE,
+				 DEFAULT(0) },
+	[VF_KEY_MAX_TX_RATE] = { "MaxTxRateMbps", "max_tx_rate", KIND_UINT, FIELD(max_tx_rate),
+				 RANGE(0, UINT32_MAX, "must be 0..4294967295"), .group = GROUP_RATE,
+				 DEFAULT(0) },
+	[VF_KEY_MTU] = { "MTUBytes", NULL, KIND_UINT, FIELD(mtu),
+			 RANGE(68, 65535, "must be 68..65535") },
+	[VF_KEY_RDMA] = { "RDMA", NULL, KIND_BOOL, FIELD(rdma), .why = WHY_BOOLEAN },
+	[VF_KEY_RESOURCE_NAME] = { "ResourceName", NULL, KIND_NAME, FIELD(resource_name),
+				   .why = "must be 1..63 letters, digits or '_'" },
+};
+
+static const struct key_info *info(enum vf_key k)
+{
+	assert(k >= 0 && k < _VF_KEY_MAX);
+	return &keys[k];
+}
+
+const char *vf_key_to_string(enum vf_key k)
+{
+	return k >= 0 && k < _VF_KEY_MAX ? keys[k].name : NULL;
+}
+
+enum vf_key vf_key_from_string(const char *s)
+{
+	for (enum vf_key k = 0; s && k < _VF_KEY_MAX; k++)
+		if (streq(keys[k].name, s))
+			return k;
+	return _VF_KEY_INVALID;
+}
+
+const char *vf_key_to_ip_name(enum vf_key k)
+{
+	return k >= 0 && k < _VF_KEY_MAX ? keys[k].ip_name : NULL;
+}
+
+uint32_t vf_key_group(enum vf_key k)
+{
+	return info(k)->group ?: 1u << k;
+}
+
+/* ---- fields ---- */
+
+static void *field(struct vf_attrs *a, const struct key_info *i)
+{
+	return (char *)a + i->offset;
+}
+
+static const void *cfield(const struct vf_attrs *a, const struct key_info *i)
+{
+	return (const char *)a + i->offset;
+}
+
+static bool is_string(const struct key_info *i)
+{
+	return i->kind == KIND_DRIVER || i->kind == KIND_NAME;
+}
+
+/* A number, a bool or an enum of any width as uint32_t. */
+static uint32_t get_scalar(const struct vf_attrs *a, const struct key_info *i)
+{
+	const void *p = cfield(a, i);
+
+	switch (i->size) {
+	case sizeof(uint8_t):
+		return *(const uint8_t *)p;
+	case sizeof(uint16_t):
+		return *(const uint16_t *)p;
+	default:
+		assert(i->size == sizeof(uint32_t));
+		return *(const uint32_t *)p;
+	}
+}
+
+static void set_scalar(struct vf_attrs *a, const struct key_info *i, uint32_t v)
+{
+	void *p = field(a, i);
+
+	switch (i->size) {
+	case sizeof(uint8_t):
+		*(uint8_t *)p = (uint8_t)v;
+		break;
+	case sizeof(uint16_t):
+		*(uint16_t *)p = (uint16_t)v;
+		break;
+	default:
+		assert(i->size == sizeof(uint32_t));
+		*(uint32_t *)p = v;
+	}
+}
+
+static char **string_field(struct vf_attrs *a, const struct key_info *i)
+{
+	return field(a, i);
+}
+
+static const char *get_string(const struct vf_attrs *a, const struct key_info *i)
+{
+	return *(char *const *)cfield(a, i);
+}
+
+bool vf_attrs_equal(const struct vf_attrs *a, const struct vf_attrs *b, enum vf_key k)
+{
+	const struct key_info *i = info(k);
+
+	if (is_string(i))
+		return streq_ptr(get_string(a, i), get_string(b, i));
+	return memcmp(cfield(a, i), cfield(b, i), i->size) == 0;
+}
+
+int vf_attrs_copy(struct vf_attrs *dst, const struct vf_attrs *src, enum vf_key k)
+{
+	const struct key_info *i = info(k);
+
+	if (is_string(i))
+		return free_and_strdup(string_field(dst, i), get_string(src, i));
+	memcpy(field(dst, i), cfield(src, i), i->size);
+	return 0;
+}
+
+void vf_attrs_clear(struct vf_attrs *a, enum vf_key k)
+{
+	const struct key_info *i = info(k);
+
+	if (is_string(i))
+		free(*string_field(a, i));
+	memset(field(a, i), 0, i->size);
+}
+
+bool vf_attrs_is_default(const struct vf_attrs *a, enum vf_key k)
+{
+	const struct key_info *i = info(k);
+
+	return i->has_default && get_scalar(a, i) == i->dflt;
+}
+
+void vf_attrs_done(struct vf_attrs *a)
+{
+	if (!a)
+		return;
+	free(a->driver);
+	free(a->resource_name);
+	*a = (struct vf_attrs){};
+}
+
+/* ---- parsing ---- */
+
+/* 1..63 characters, each a letter, a digit or one of extra. */
+static bool name_is_valid(const char *s, const char *extra)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > NAME_MAX_)
+		return false;
+	for (const char *p = s; *p; p++)
+		if (!(*p >= 'a' && *p <= 'z') && !(*p >= 'A' && *p <= 'Z') &&
+		    !(*p >= '0' && *p <= '9') && !strchr(extra, *p))
+			return false;
+	return true;
+}
+
+static int parse_string(struct vf_attrs *a, const struct key_info *i, const char *v)
+{
+	char *s = NULL;
+
+	if (!(i->kind == KIND_DRIVER && streq(v, "default"))) {
+		s = strdup(v);
+		if (!s)
+			return -ENOMEM;
+	}
+	free(*string_field(a, i));
+	*string_field(a, i) = s;
+	return 0;
+}
+
+static int parse_mac(struct vf_attrs *a, const char *v, const char **ret_why)
+{
+	struct mac_addr m;
+
+	if (mac_parse(v, &m) < 0)
+		return -EINVAL;
+	if (mac_is_multicast(&m)) {
+		*ret_why = "must be a unicast address";
+		return -EINVAL;
+	}
+	if (mac_is_zero(&m)) {
+		*ret_why = "must not be 00:00:00:00:00:00";
+		return -EINVAL;
+	}
+	a->mac = m;
+	return 0;
+}
+
+/* The value of a scalar kind, -EINVAL when v is not one. */
+static int parse_scalar(const struct key_info *i, const char *v, uint32_t *ret)
+{
+	int r = -EINVAL;
+
+	switch (i->kind) {
+	case KIND_UINT:
+		if (safe_atou32(v, 10, ret) < 0 || *ret < i->min || *ret > i->max)
+			return -EINVAL;
+		return 0;
+	case KIND_BOOL:
+		r = parse_boolean(v);
+		break;
+	case KIND_LINK_STATE:
+		if (streq(v, "auto"))
+			r = LINK_STATE_AUTO;
+		else if ((r = parse_boolean(v)) >= 0)
+			r = r ? LINK_STATE_ENABLE : LINK_STATE_DISABLE;
+		break;
+	case KIND_VLAN_PROTO:
+		r = vlan_proto_from_string(v);
+		break;
+	case KIND_DRIVER:
+	case KIND_NAME:
+	case KIND_MAC:
+		return -EINVAL;
+	}
+	if (r < 0)
+		return -EINVAL;
+	*ret = (uint32_t)r;
+	return 0;
+}
+
+int vf_attrs_parse(struct vf_attrs *a, enum vf_key k, const char *v, const char **ret_why)
+{
+	const struct key_info *i = info(k);
+	uint32_t u;
+	int r;
+
+	*ret_why = i->why;
+	switch (i->kind) {
+	case KIND_DRIVER:
+		if (!streq(v, "default") && !name_is_valid(v, "_-"))
+			return -EINVAL;
+		return parse_string(a, i, v);
+	case KIND_NAME:
+		if (!name_is_valid(v, "_"))
+			return -EINVAL;
+		return parse_string(a, i, v);
+	case KIND_MAC:
+		return parse_mac(a, v, ret_why);
+	case KIND_UINT:
+	case KIND_BOOL:
+	case KIND_LINK_STATE:
+	case KIND_VLAN_PROTO:
+		r = parse_scalar(i, v, &u);
+		if (r < 0)
+			return r;
+		set_scalar(a, i, u);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* ---- formatting ---- */
+
+const char *vf_attrs_format(const struct vf_attrs *a, enum vf_key k, enum vf_spelling s,
+			    char buf[static VF_ATTR_STR_MAX])
+{
+	const struct key_info *i = info(k);
+	const char *t = NULL;
+
+	switch (i->kind) {
+	case KIND_DRIVER:
+	case KIND_NAME:
+		t = get_string(a, i) ?: (i->kind == KIND_DRIVER ? "default" : "");
+		break;
+	case KIND_MAC:
+		return mac_format(&a->mac, buf);
+	case KIND_UINT:
+		snprintf(buf, VF_ATTR_STR_MAX, "%u", get_scalar(a, i));
+		return buf;
+	case KIND_BOOL:
+		t = s == VF_SPELLING_LAYOUT ? yes_no(get_scalar(a, i)) : on_off(get_scalar(a, i));
+		break;
+	case KIND_LINK_STATE:
+		t = string_table_get(s == VF_SPELLING_LAYOUT ? link_state_layout_table :
+							       link_state_table,
+				     _LINK_STATE_MAX, (int)get_scalar(a, i));
+		break;
+	case KIND_VLAN_PROTO:
+		t = vlan_proto_to_string((enum vlan_proto)get_scalar(a, i));
+		break;
+	}
+	snprintf(buf, VF_ATTR_STR_MAX, "%s", strna(t));
+	return buf;
+}

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The attributes of one VF: one vocabulary for what the host has (struct
+ * vf_state), what a layout wants (struct vf_settings), the planner and both
+ * host backends. Each key is one row of the table in vf-attrs.c: its name
+ * in layouts and in ip-link(8), its kind and range, the kernel's value for a
+ * new VF, the keys the kernel takes together with it, and the field it lives
+ * in. Parsing, copying, comparing, formatting and default checks all go
+ * through that row; the netlink encoding of a key is in vf-netlink*.c.
+ * Pure. */
+
+#include "util.h"
+
+enum vlan_proto {
+	VLAN_PROTO_8021Q,
+	VLAN_PROTO_8021AD,
+	_VLAN_PROTO_MAX,
+	_VLAN_PROTO_INVALID = -EINVAL,
+};
+
+/* IFLA_VF_LINK_STATE_{AUTO,ENABLE,DISABLE}; spelled auto|yes|no in layouts,
+ * auto|enable|disable in snapshots (as iproute2 prints it). */
+enum link_state {
+	LINK_STATE_AUTO,
+	LINK_STATE_ENABLE,
+	LINK_STATE_DISABLE,
+	_LINK_STATE_MAX,
+	_LINK_STATE_INVALID = -EINVAL,
+};
+
+/* Snapshot spellings "802.1Q"/"802.1ad", "auto"/"enable"/"disable";
+ * from_string returns the _INVALID value on an unknown string. */
+const char *vlan_proto_to_string(enum vlan_proto p) _pure_;
+enum vlan_proto vlan_proto_from_string(const char *s) _pure_;
+const char *link_state_to_string(enum link_state s) _pure_;
+enum link_state link_state_from_string(const char *s) _pure_;
+
+/* In the order plans describe them. */
+enum vf_key {
+	VF_KEY_DRIVER,
+	VF_KEY_MAC,
+	VF_KEY_VLAN,
+	VF_KEY_QOS,
+	VF_KEY_VLAN_PROTO,
+	VF_KEY_TRUST,
+	VF_KEY_SPOOFCHK,
+	VF_KEY_LINK_STATE,
+	VF_KEY_QUERY_RSS,
+	VF_KEY_MIN_TX_RATE,
+	VF_KEY_MAX_TX_RATE,
+	VF_KEY_MTU,
+	VF_KEY_RDMA,
+	VF_KEY_RESOURCE_NAME,
+	_VF_KEY_MAX,
+	_VF_KEY_INVALID = -EINVAL,
+};
+
+#define VF_KEY_BIT(k) (1u << VF_KEY_##k)
+
+/* The keys that travel in IFLA_VF_INFO ("ip link set DEV vf N ..."). */
+#define VF_NETLINK_KEYS                                                                  \
+	(VF_KEY_BIT(MAC) | VF_KEY_BIT(VLAN) | VF_KEY_BIT(QOS) | VF_KEY_BIT(VLAN_PROTO) | \
+	 VF_KEY_BIT(TRUST) | VF_KEY_BIT(SPOOFCHK) | VF_KEY_BIT(LINK_STATE) |             \
+	 VF_KEY_BIT(QUERY_RSS) | VF_KEY_BIT(MIN_TX_RATE) | VF_KEY_BIT(MAX_TX_RATE))
+
+/* The value of every key. In a vf_state: driver NULL = unbound, rdma = the
+ * VF has an RDMA device, resource_name unused. In a vf_settings: driver
+ * NULL = the kernel's VF driver. */
+struct vf_attrs {
+	char *driver;
+	struct mac_addr mac;
+	uint16_t vlan;
+	uint8_t qos;
+	enum vlan_proto vlan_proto;
+	bool trust;
+	bool spoofchk;
+	enum link_state link_state;
+	bool query_rss;
+	uint32_t min_tx_rate; /* Mbps */
+	uint32_t max_tx_rate; /* Mbps, 0 = unlimited */
+	uint32_t mtu;
+	bool rdma;
+	char *resource_name;
+};
+
+/* Key names as written in layouts ("MACAddress", "VLANId", ...); NULL past
+ * the last. */
+const char *vf_key_to_string(enum vf_key k) _pure_;
+enum vf_key vf_key_from_string(const char *s) _pure_;
+/* The netlink keys as "ip link set DEV vf N ..." spells them ("mac",
+ * "vlan", "state", ...); NULL for the others. */
+const char *vf_key_to_ip_name(enum vf_key k) _pure_;
+/* The keys the kernel takes in one attribute with k, k included: the VLAN
+ * id, QoS and protocol (one ifla_vf_vlan_info), the two rates (one
+ * ifla_vf_rate). Bits (1u << enum vf_key). */
+uint32_t vf_key_group(enum vf_key k) _pure_;
+
+/* Parses value into key k of a: 0, -ENOMEM, or -EINVAL with *ret_why set
+ * to a static text saying what the value must be. MACAddress= takes a
+ * literal unicast address here; "stable" is the layout's business. */
+int vf_attrs_parse(struct vf_attrs *a, enum vf_key k, const char *value, const char **ret_why);
+bool vf_attrs_equal(const struct vf_attrs *a, const struct vf_attrs *b, enum vf_key k) _pure_;
+/* Key k of src into dst. 0 or -ENOMEM (string keys only). */
+int vf_attrs_copy(struct vf_attrs *dst, const struct vf_attrs *src, enum vf_key k);
+/* Key k back to zero, its string freed. */
+void vf_attrs_clear(struct vf_attrs *a, enum vf_key k);
+/* Whether key k has the value the kernel gives a new VF: all that a driver
+ * without the attribute can "set". False for keys without such a value
+ * (the driver, the MAC, the MTU, RDMA, the resource name). */
+bool vf_attrs_is_default(const struct vf_attrs *a, enum vf_key k) _pure_;
+
+enum vf_spelling {
+	VF_SPELLING_LAYOUT, /* as a layout writes it: yes/no, LinkState=auto|yes|no */
+	VF_SPELLING_IP,	    /* as ip-link(8) shows it: on/off, auto|enable|disable */
+};
+#define VF_ATTR_STR_MAX 72
+/* Key k of a as text in buf; returns buf. A NULL driver is "default". */
+const char *vf_attrs_format(const struct vf_attrs *a, enum vf_key k, enum vf_spelling s,
+			    char buf[static VF_ATTR_STR_MAX]);
+
+/* Frees the strings; a is all zero afterwards. */
+void vf_attrs_done(struct vf_attrs *a);
