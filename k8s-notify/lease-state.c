@@ -9,10 +9,7 @@ static const char *const lease_state_names[_LEASE_STATE_MAX] = {
 	[LEASE_STATE_BUSY] = "busy",
 };
 
-const char *lease_state_to_string(enum lease_state s)
-{
-	return s >= 0 && s < _LEASE_STATE_MAX ? lease_state_names[s] : NULL;
-}
+DEFINE_STRING_TABLE_TO(lease_state, enum lease_state, lease_state_names)
 
 /* An int32 field of the Lease API: -ERANGE when the value is one the API
  * cannot hold (a real server never sends it; garbage must not decide). */

@@ -10,10 +10,7 @@ static const char *const cordon_state_names[_CORDON_STATE_MAX] = {
 	[CORDON_STATE_STALE] = "stale",
 };
 
-const char *cordon_state_to_string(enum cordon_state s)
-{
-	return s >= 0 && s < _CORDON_STATE_MAX ? cordon_state_names[s] : NULL;
-}
+DEFINE_STRING_TABLE_TO(cordon_state, enum cordon_state, cordon_state_names)
 
 enum cordon_state node_cordon_state(struct json_object *node)
 {

@@ -11,10 +11,7 @@ static const char *const pod_verdict_names[_POD_VERDICT_MAX] = {
 	[POD_VERDICT_SKIP_NOT_SRIOV] = "not-sriov",
 };
 
-const char *pod_verdict_to_string(enum pod_verdict v)
-{
-	return v >= 0 && v < _POD_VERDICT_MAX ? pod_verdict_names[v] : NULL;
-}
+DEFINE_STRING_TABLE_TO(pod_verdict, enum pod_verdict, pod_verdict_names)
 
 static bool array_has(struct json_object *a, bool (*pred)(struct json_object *, const void *),
 		      const void *arg)

@@ -41,40 +41,6 @@ int pf_lock(const char *runtime_dir, const char *pci, usec_t timeout)
 	return TAKE_FD(fd);
 }
 
-static bool created_is_left(const struct pf_created *c, const struct pf_state *pf)
-{
-	return (c->num_vfs > 0 && pf->num_vfs == c->num_vfs) ||
-	       (c->eswitch_switchdev && pf->has_eswitch &&
-		pf->eswitch_mode == ESWITCH_MODE_SWITCHDEV);
-}
-
-int apply_leftover(const char *state_dir, const struct pf_state *pf, struct pf_created *ret)
-{
-	struct pf_created c;
-	int r;
-
-	if (!state_dir)
-		return 0;
-	r = pf_created_read(state_dir, pf->pci, &c);
-	if (r == -ENOENT)
-		return 0;
-	if (r < 0)
-		return r;
-	if (!created_is_left(&c, pf))
-		return 0;
-	*ret = c;
-	return 1;
-}
-
-char *apply_leftover_describe(const struct pf_created *c)
-{
-	if (c->num_vfs > 0)
-		return strdup_printf("%u VF%s left from a removed layout%s", c->num_vfs,
-				     c->num_vfs == 1 ? "" : "s",
-				     c->eswitch_switchdev ? ", eswitch in switchdev" : "");
-	return strdup("eswitch left in switchdev from a removed layout");
-}
-
 /* Runs one action on the host. timeout bounds the operations that can hang
  * in the kernel. */
 static int execute(struct host *h, const char *pf, const struct action *a, usec_t timeout)
@@ -579,7 +545,7 @@ static int apply_unconfigured(struct pf_run *run, const struct pf_state *pf)
 
 	run->res->configured = false;
 	snprintf(st->pci, sizeof(st->pci), "%s", pf->pci);
-	r = apply_leftover(o->state_dir, pf, &c);
+	r = pf_created_left(o->state_dir, pf, &c);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0 && o->reset) {

@@ -67,13 +67,6 @@ int apply_run(struct host *h, const struct layout_set *set, const struct apply_o
 	      struct apply_result *ret);
 void apply_result_done(struct apply_result *r);
 
-/* What sriov-persist created on pf, from the record in state_dir, while pf is
- * still as it was left (the VF count, or the eswitch in switchdev): 1 and ret
- * filled in, 0 when nothing of ours is there, or a negative errno. */
-int apply_leftover(const char *state_dir, const struct pf_state *pf, struct pf_created *ret);
-/* "16 VFs left from a removed layout"; caller frees. */
-char *apply_leftover_describe(const struct pf_created *c);
-
 /* The lock one PF is applied under: <runtime_dir>/lock/<pci>.lock, flock,
  * waits at most timeout. Returns the lock fd (close to release). */
 int pf_lock(const char *runtime_dir, const char *pci, usec_t timeout);

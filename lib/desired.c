@@ -386,7 +386,7 @@ static int check_vf_values(struct ctx *c, const struct vf_settings *v)
 	return r;
 }
 
-static int check_pf(struct ctx *c)
+static int check_pf_settings(struct ctx *c)
 {
 	const struct pf_settings *s = &c->d->pf;
 	const struct src *at = s->src;
@@ -423,7 +423,7 @@ static int check_all(struct ctx *c)
 {
 	int r;
 
-	r = check_pf(c);
+	r = check_pf_settings(c);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < c->d->n_vfs; i++) {

@@ -8,7 +8,7 @@
  * Pure; the document is formatted the same way for the same input, so that
  * it is written only when it changes. */
 
-#include "view.h"
+#include "host-view.h"
 
 struct dp_count {
 	char *resource; /* "<prefix>/<name>", as in the node's status.allocatable */

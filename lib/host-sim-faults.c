@@ -49,12 +49,7 @@ static const struct {
 	{ "EACCES", EACCES },	    { "ENXIO", ENXIO },
 };
 
-const char *sim_op_to_string(enum sim_op op)
-{
-	if (op < 0 || op >= _SIM_OP_MAX)
-		return NULL;
-	return op_table[op];
-}
+DEFINE_STRING_TABLE_TO(sim_op, enum sim_op, op_table)
 
 /* _SIM_OP_MAX for "any" */
 static int op_from_name(const char *s)

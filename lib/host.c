@@ -32,16 +32,3 @@ void host_set_error(struct host *h, const char *fmt, ...)
 	vsnprintf(h->error, sizeof(h->error), fmt, ap);
 	va_end(ap);
 }
-
-const struct pf_state *host_state_lookup_pf(const struct host_state *hs, const char *what)
-{
-	for (size_t i = 0; i < hs->n_pfs; i++) {
-		const struct pf_state *pf = &hs->pfs[i];
-
-		/* PCI addresses without case, as [Match] compares them */
-		if (strcasecmp(pf->pci, what) == 0 || streq_ptr(pf->name, what) ||
-		    strv_contains(pf->altnames, what))
-			return pf;
-	}
-	return NULL;
-}

@@ -67,7 +67,3 @@ void host_set_error(struct host *h, const char *fmt, ...) _printf_(2, 3);
  * injected faults, applies the kernel's rule, writes it back atomically and
  * unlocks, so several processes see one consistent "kernel". */
 int host_sim_open(const char *path, struct host **ret);
-
-/* Finds a PF by PCI address (in either case) or interface name (or
- * altname). */
-const struct pf_state *host_state_lookup_pf(const struct host_state *hs, const char *what);

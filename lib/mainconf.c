@@ -45,20 +45,11 @@ static const char *const drain_pods_names[_DRAIN_PODS_MAX] = {
 
 _Static_assert(sizeof(enum drift_mode) == sizeof(int), "enums are stored as int");
 
-const char *drift_mode_to_string(enum drift_mode m)
-{
-	return m >= 0 && m < _DRIFT_MODE_MAX ? drift_mode_names[m] : NULL;
-}
+DEFINE_STRING_TABLE_TO(drift_mode, enum drift_mode, drift_mode_names)
 
-const char *disruption_policy_to_string(enum disruption_policy p)
-{
-	return p >= 0 && p < _DISRUPTION_POLICY_MAX ? disruption_policy_names[p] : NULL;
-}
+DEFINE_STRING_TABLE_TO(disruption_policy, enum disruption_policy, disruption_policy_names)
 
-const char *reboot_policy_to_string(enum reboot_policy p)
-{
-	return p >= 0 && p < _REBOOT_POLICY_MAX ? reboot_policy_names[p] : NULL;
-}
+DEFINE_STRING_TABLE_TO(reboot_policy, enum reboot_policy, reboot_policy_names)
 
 /* ---- string checks: each returns NULL when fine, else what is allowed ---- */
 

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <strings.h>
+
 #include "model.h"
 
 static const char *const eswitch_mode_table[_ESWITCH_MODE_MAX] = {
@@ -159,6 +161,19 @@ struct pf_state *host_state_find_pf(const struct host_state *h, const char *pci)
 	for (size_t i = 0; i < h->n_pfs; i++)
 		if (streq(h->pfs[i].pci, pci))
 			return &h->pfs[i];
+	return NULL;
+}
+
+const struct pf_state *host_state_lookup_pf(const struct host_state *hs, const char *what)
+{
+	for (size_t i = 0; i < hs->n_pfs; i++) {
+		const struct pf_state *pf = &hs->pfs[i];
+
+		/* PCI addresses without case, as [Match] compares them */
+		if (strcasecmp(pf->pci, what) == 0 || streq_ptr(pf->name, what) ||
+		    strv_contains(pf->altnames, what))
+			return pf;
+	}
 	return NULL;
 }
 

@@ -105,6 +105,9 @@ int pf_state_copy(const struct pf_state *src, struct pf_state *ret);
 int host_state_copy(const struct host_state *src, struct host_state **ret);
 
 struct pf_state *host_state_find_pf(const struct host_state *h, const char *pci) _pure_;
+/* Finds a PF by PCI address (in either case) or interface name (or
+ * altname). */
+const struct pf_state *host_state_lookup_pf(const struct host_state *hs, const char *what);
 /* The PCI address VF i of pf has by the kernel's rule (offset, stride). */
 int pf_vf_pci_addr(const struct pf_state *pf, unsigned index, char buf[static PCI_ADDR_MAX]);
 /* "0000:3b:00.0 (ens1f0)" or "0000:3b:00.0"; caller frees. */

@@ -5,7 +5,6 @@
  * parse them, and the daemon returns the same. */
 
 #include "report.h"
-#include "apply.h"
 #include "json-util.h"
 #include "status.h"
 
@@ -82,9 +81,9 @@ static int report_pf(const struct pf_view *pv, const char *runtime_dir, const ch
 
 	if (!pv->desired) {
 		r.state = "not-configured";
-		if (apply_leftover(state_dir, pv->pf, &c) > 0) {
+		if (pf_created_left(state_dir, pv->pf, &c) > 0) {
 			r.state = "unconfigured";
-			r.why = r.why_owned = apply_leftover_describe(&c);
+			r.why = r.why_owned = pf_created_describe(&c);
 			if (!r.why_owned)
 				return -ENOMEM;
 		}

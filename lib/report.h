@@ -7,7 +7,7 @@
 
 #include <json-c/json.h>
 
-#include "view.h"
+#include "host-view.h"
 
 /* {"pfs": [...]}: per PF its state (not-configured, unconfigured: what a
  * removed layout left is still there, as state_dir records it; held, failed,

@@ -9,7 +9,7 @@
 #define SNAPSHOT_VERSION 1
 #define HEXDIGITS "0123456789abcdefABCDEF"
 
-int parser_fail(struct parser *p, const char *path, const char *fmt, ...)
+int snapshot_fail(struct parser *p, const char *path, const char *fmt, ...)
 {
 	_cleanup_free_ char *msg = NULL;
 	va_list ap;
@@ -29,7 +29,7 @@ int parser_fail(struct parser *p, const char *path, const char *fmt, ...)
 	return -EINVAL;
 }
 
-void path_printf(char *buf, const char *fmt, ...)
+void snapshot_path(char *buf, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -38,7 +38,7 @@ void path_printf(char *buf, const char *fmt, ...)
 	va_end(ap);
 }
 
-int parser_oom(struct parser *p)
+int snapshot_oom(struct parser *p)
 {
 	p->oom = true;
 	return -ENOMEM;
@@ -65,17 +65,17 @@ static int string_value(struct parser *p, const char *path, struct json_object *
 	const char *s;
 
 	if (!json_object_is_type(v, json_type_string))
-		return parser_fail(p, path, "not a string");
+		return snapshot_fail(p, path, "not a string");
 	s = json_object_get_string(v);
 	/* "\u0000" would silently cut the string short */
 	if (strlen(s) != (size_t)json_object_get_string_len(v))
-		return parser_fail(p, path, "contains a NUL character");
+		return snapshot_fail(p, path, "contains a NUL character");
 	*ret = s;
 	return 0;
 }
 
-int parse_string(struct parser *p, const struct field *f, const char *path, struct json_object *v,
-		 void *obj)
+int snapshot_parse_string(struct parser *p, const struct field *f, const char *path,
+			  struct json_object *v, void *obj)
 {
 	char **m = member(obj, f);
 	const char *s;
@@ -87,10 +87,10 @@ int parse_string(struct parser *p, const struct field *f, const char *path, stru
 	if (r < 0)
 		return r;
 	*m = strdup(s);
-	return *m ? 0 : parser_oom(p);
+	return *m ? 0 : snapshot_oom(p);
 }
 
-int format_string(const struct field *f, const void *obj, struct json_object **ret)
+int snapshot_format_string(const struct field *f, const void *obj, struct json_object **ret)
 {
 	char *const *m = cmember(obj, f);
 
@@ -101,35 +101,35 @@ int format_string(const struct field *f, const void *obj, struct json_object **r
 	return new_value(json_object_new_string(*m), ret);
 }
 
-int parse_ifname(struct parser *p, const struct field *f, const char *path, struct json_object *v,
-		 void *obj)
+int snapshot_parse_ifname(struct parser *p, const struct field *f, const char *path,
+			  struct json_object *v, void *obj)
 {
 	char *const *m = member(obj, f);
 	int r;
 
-	r = parse_string(p, f, path, v, obj);
+	r = snapshot_parse_string(p, f, path, v, obj);
 	if (r < 0)
 		return r;
 	if (*m && !ifname_is_valid(*m))
-		return parser_fail(p, path, "not an interface name");
+		return snapshot_fail(p, path, "not an interface name");
 	return 0;
 }
 
-int format_ifname(const struct field *f, const void *obj, struct json_object **ret)
+int snapshot_format_ifname(const struct field *f, const void *obj, struct json_object **ret)
 {
-	return format_string(f, obj, ret);
+	return snapshot_format_string(f, obj, ret);
 }
 
-int parse_bool(struct parser *p, const struct field *f, const char *path, struct json_object *v,
-	       void *obj)
+int snapshot_parse_bool(struct parser *p, const struct field *f, const char *path,
+			struct json_object *v, void *obj)
 {
 	if (!json_object_is_type(v, json_type_boolean))
-		return parser_fail(p, path, "not a boolean");
+		return snapshot_fail(p, path, "not a boolean");
 	*(bool *)member(obj, f) = json_object_get_boolean(v);
 	return 0;
 }
 
-int format_bool(const struct field *f, const void *obj, struct json_object **ret)
+int snapshot_format_bool(const struct field *f, const void *obj, struct json_object **ret)
 {
 	return new_value(json_object_new_boolean(*(const bool *)cmember(obj, f)), ret);
 }
@@ -140,19 +140,19 @@ static int int_value(struct parser *p, const struct field *f, const char *path,
 	int64_t i;
 
 	if (!json_object_is_type(v, json_type_int))
-		return parser_fail(p, path, "not an integer");
+		return snapshot_fail(p, path, "not an integer");
 	/* json-c clamps what does not fit into int64 to its limits */
 	i = json_object_get_int64(v);
 	if (i < f->min || i > f->max)
-		return parser_fail(p, path, "%" PRIi64 " is out of range %" PRIi64 "..%" PRIi64, i,
-				   f->min, f->max);
+		return snapshot_fail(p, path, "%" PRIi64 " is out of range %" PRIi64 "..%" PRIi64,
+				     i, f->min, f->max);
 	*ret = i;
 	return 0;
 }
 
 /* Unsigned members of 1, 2 or 4 bytes (the table's M() gives the size). */
-int parse_uint(struct parser *p, const struct field *f, const char *path, struct json_object *v,
-	       void *obj)
+int snapshot_parse_uint(struct parser *p, const struct field *f, const char *path,
+			struct json_object *v, void *obj)
 {
 	void *m = member(obj, f);
 	int64_t i;
@@ -170,7 +170,7 @@ int parse_uint(struct parser *p, const struct field *f, const char *path, struct
 	return 0;
 }
 
-int format_uint(const struct field *f, const void *obj, struct json_object **ret)
+int snapshot_format_uint(const struct field *f, const void *obj, struct json_object **ret)
 {
 	const void *m = cmember(obj, f);
 	int64_t v;
@@ -185,8 +185,8 @@ int format_uint(const struct field *f, const void *obj, struct json_object **ret
 }
 
 /* int members; when nullable, null <-> -1 (firmware_total_vfs) */
-int parse_int(struct parser *p, const struct field *f, const char *path, struct json_object *v,
-	      void *obj)
+int snapshot_parse_int(struct parser *p, const struct field *f, const char *path,
+		       struct json_object *v, void *obj)
 {
 	int64_t i;
 	int r;
@@ -202,7 +202,7 @@ int parse_int(struct parser *p, const struct field *f, const char *path, struct 
 	return 0;
 }
 
-int format_int(const struct field *f, const void *obj, struct json_object **ret)
+int snapshot_format_int(const struct field *f, const void *obj, struct json_object **ret)
 {
 	int i = *(const int *)cmember(obj, f);
 
@@ -213,8 +213,8 @@ int format_int(const struct field *f, const void *obj, struct json_object **ret)
 	return new_value(json_object_new_int64(i), ret);
 }
 
-int parse_hex16(struct parser *p, const struct field *f, const char *path, struct json_object *v,
-		void *obj)
+int snapshot_parse_hex16(struct parser *p, const struct field *f, const char *path,
+			 struct json_object *v, void *obj)
 {
 	const char *s;
 	uint32_t u;
@@ -227,12 +227,12 @@ int parse_hex16(struct parser *p, const struct field *f, const char *path, struc
 	n = strlen(s);
 	if (n < 3 || n > 6 || strncmp(s, "0x", 2) != 0 || strspn(s + 2, HEXDIGITS) != n - 2 ||
 	    safe_atou32(s + 2, 16, &u) < 0)
-		return parser_fail(p, path, "not a hexadecimal ID like \"0x8086\"");
+		return snapshot_fail(p, path, "not a hexadecimal ID like \"0x8086\"");
 	*(uint16_t *)member(obj, f) = (uint16_t)u;
 	return 0;
 }
 
-int format_hex16(const struct field *f, const void *obj, struct json_object **ret)
+int snapshot_format_hex16(const struct field *f, const void *obj, struct json_object **ret)
 {
 	char buf[sizeof("0xffff")];
 
@@ -240,8 +240,8 @@ int format_hex16(const struct field *f, const void *obj, struct json_object **re
 	return new_value(json_object_new_string(buf), ret);
 }
 
-int parse_mac(struct parser *p, const struct field *f, const char *path, struct json_object *v,
-	      void *obj)
+int snapshot_parse_mac(struct parser *p, const struct field *f, const char *path,
+		       struct json_object *v, void *obj)
 {
 	const char *s;
 	int r;
@@ -250,19 +250,19 @@ int parse_mac(struct parser *p, const struct field *f, const char *path, struct 
 	if (r < 0)
 		return r;
 	if (mac_parse(s, member(obj, f)) < 0)
-		return parser_fail(p, path, "not a MAC address");
+		return snapshot_fail(p, path, "not a MAC address");
 	return 0;
 }
 
-int format_mac(const struct field *f, const void *obj, struct json_object **ret)
+int snapshot_format_mac(const struct field *f, const void *obj, struct json_object **ret)
 {
 	char buf[MAC_STR_MAX];
 
 	return new_value(json_object_new_string(mac_format(cmember(obj, f), buf)), ret);
 }
 
-int parse_pci(struct parser *p, const struct field *f, const char *path, struct json_object *v,
-	      void *obj)
+int snapshot_parse_pci(struct parser *p, const struct field *f, const char *path,
+		       struct json_object *v, void *obj)
 {
 	const char *s;
 	int r;
@@ -271,49 +271,49 @@ int parse_pci(struct parser *p, const struct field *f, const char *path, struct 
 	if (r < 0)
 		return r;
 	if (!pci_addr_is_valid(s))
-		return parser_fail(p, path, "not a PCI address (dddd:bb:dd.f in lower case)");
+		return snapshot_fail(p, path, "not a PCI address (dddd:bb:dd.f in lower case)");
 	memcpy(member(obj, f), s, strlen(s) + 1);
 	return 0;
 }
 
-int format_pci(const struct field *f, const void *obj, struct json_object **ret)
+int snapshot_format_pci(const struct field *f, const void *obj, struct json_object **ret)
 {
 	return new_value(json_object_new_string(cmember(obj, f)), ret);
 }
 
 /* Lists of non-empty strings. Optional lists (altnames) stay NULL when empty
  * and are left out; required ones (modules) are never NULL. */
-int parse_strv(struct parser *p, const struct field *f, const char *path, struct json_object *v,
-	       void *obj)
+int snapshot_parse_strv(struct parser *p, const struct field *f, const char *path,
+			struct json_object *v, void *obj)
 {
 	_cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
 	char ipath[PATH_MAX_];
 	size_t n;
 
 	if (!l)
-		return parser_oom(p);
+		return snapshot_oom(p);
 	if (!json_object_is_type(v, json_type_array))
-		return parser_fail(p, path, "not an array");
+		return snapshot_fail(p, path, "not an array");
 	n = json_object_array_length(v);
 	for (size_t i = 0; i < n; i++) {
 		const char *s;
 		int r;
 
-		path_printf(ipath, "%s[%zu]", path, i);
+		snapshot_path(ipath, "%s[%zu]", path, i);
 		r = string_value(p, ipath, json_object_array_get_idx(v, i), &s);
 		if (r < 0)
 			return r;
 		if (*s == '\0')
-			return parser_fail(p, ipath, "empty string");
+			return snapshot_fail(p, ipath, "empty string");
 		if (strv_extend(&l, s) < 0)
-			return parser_oom(p);
+			return snapshot_oom(p);
 	}
 	if (!(f->optional && n == 0))
 		*(char ***)member(obj, f) = TAKE_PTR(l);
 	return 0;
 }
 
-int format_strv(const struct field *f, const void *obj, struct json_object **ret)
+int snapshot_format_strv(const struct field *f, const void *obj, struct json_object **ret)
 {
 	char *const *l = *(char **const *)cmember(obj, f);
 	_cleanup_json_ struct json_object *a = NULL;
@@ -336,31 +336,32 @@ int format_strv(const struct field *f, const void *obj, struct json_object **ret
 }
 
 /* Enums spelled by model.c's tables; the message lists the allowed values. */
-#define DEFINE_ENUM_CONVERTER(conv, name, type, max)                                              \
-	int parse_##conv(struct parser *p, const struct field *f, const char *path,               \
-			 struct json_object *v, void *obj)                                        \
-	{                                                                                         \
-		const char *s;                                                                    \
-		type t;                                                                           \
-		int r;                                                                            \
-                                                                                                  \
-		r = string_value(p, path, v, &s);                                                 \
-		if (r < 0)                                                                        \
-			return r;                                                                 \
-		t = name##_from_string(s);                                                        \
-		if ((int)t < 0)                                                                   \
-			return parser_fail(p, path, "unknown value \"%s\", must be %s|%s%s%s", s, \
-					   name##_to_string(0), name##_to_string(1),              \
-					   max > 2 ? "|" : "",                                    \
-					   max > 2 ? name##_to_string(2) : "");                   \
-		*(type *)member(obj, f) = t;                                                      \
-		return 0;                                                                         \
-	}                                                                                         \
-	int format_##conv(const struct field *f, const void *obj, struct json_object **ret)       \
-	{                                                                                         \
-		const char *s = name##_to_string(*(const type *)cmember(obj, f));                 \
-                                                                                                  \
-		return new_value(json_object_new_string(strempty(s)), ret);                       \
+#define DEFINE_ENUM_CONVERTER(conv, name, type, max)                                             \
+	int snapshot_parse_##conv(struct parser *p, const struct field *f, const char *path,     \
+				  struct json_object *v, void *obj)                              \
+	{                                                                                        \
+		const char *s;                                                                   \
+		type t;                                                                          \
+		int r;                                                                           \
+                                                                                                 \
+		r = string_value(p, path, v, &s);                                                \
+		if (r < 0)                                                                       \
+			return r;                                                                \
+		t = name##_from_string(s);                                                       \
+		if ((int)t < 0)                                                                  \
+			return snapshot_fail(p, path, "unknown value \"%s\", must be %s|%s%s%s", \
+					     s, name##_to_string(0), name##_to_string(1),        \
+					     max > 2 ? "|" : "",                                 \
+					     max > 2 ? name##_to_string(2) : "");                \
+		*(type *)member(obj, f) = t;                                                     \
+		return 0;                                                                        \
+	}                                                                                        \
+	int snapshot_format_##conv(const struct field *f, const void *obj,                       \
+				   struct json_object **ret)                                     \
+	{                                                                                        \
+		const char *s = name##_to_string(*(const type *)cmember(obj, f));                \
+                                                                                                 \
+		return new_value(json_object_new_string(strempty(s)), ret);                      \
 	}
 
 DEFINE_ENUM_CONVERTER(vlan_proto, vlan_proto, enum vlan_proto, _VLAN_PROTO_MAX)
@@ -369,18 +370,18 @@ DEFINE_ENUM_CONVERTER(link_type, link_type, enum link_type, _LINK_TYPE_MAX)
 DEFINE_ENUM_CONVERTER(eswitch_value, eswitch_mode, enum eswitch_mode, _ESWITCH_MODE_MAX)
 
 /* "eswitch_mode": null when the driver has no devlink eswitch. */
-int parse_eswitch(struct parser *p, const struct field *f, const char *path, struct json_object *v,
-		  void *obj)
+int snapshot_parse_eswitch(struct parser *p, const struct field *f, const char *path,
+			   struct json_object *v, void *obj)
 {
 	struct pf_state *pf = obj;
 
 	pf->has_eswitch = v != NULL;
 	if (!v)
 		return 0;
-	return parse_eswitch_value(p, f, path, v, obj);
+	return snapshot_parse_eswitch_value(p, f, path, v, obj);
 }
 
-int format_eswitch(const struct field *f, const void *obj, struct json_object **ret)
+int snapshot_format_eswitch(const struct field *f, const void *obj, struct json_object **ret)
 {
 	const struct pf_state *pf = obj;
 
@@ -388,22 +389,22 @@ int format_eswitch(const struct field *f, const void *obj, struct json_object **
 		*ret = NULL;
 		return 1;
 	}
-	return format_eswitch_value(f, obj, ret);
+	return snapshot_format_eswitch_value(f, obj, ret);
 }
 
-int parse_version(struct parser *p, const struct field *f, const char *path, struct json_object *v,
-		  void *obj)
+int snapshot_parse_version(struct parser *p, const struct field *f, const char *path,
+			   struct json_object *v, void *obj)
 {
 	if (!json_object_is_type(v, json_type_int))
-		return parser_fail(p, path, "not an integer");
+		return snapshot_fail(p, path, "not an integer");
 	if (json_object_get_int64(v) != SNAPSHOT_VERSION)
-		return parser_fail(p, path,
-				   "unsupported version %" PRIi64 " (this program reads %d)",
-				   json_object_get_int64(v), SNAPSHOT_VERSION);
+		return snapshot_fail(p, path,
+				     "unsupported version %" PRIi64 " (this program reads %d)",
+				     json_object_get_int64(v), SNAPSHOT_VERSION);
 	return 0;
 }
 
-int format_version(const struct field *f, const void *obj, struct json_object **ret)
+int snapshot_format_version(const struct field *f, const void *obj, struct json_object **ret)
 {
 	return new_value(json_object_new_int(SNAPSHOT_VERSION), ret);
 }
@@ -418,17 +419,17 @@ static int hex32_value(struct parser *p, const char *path, struct json_object *v
 	if (r < 0)
 		return r;
 	if (strlen(s) != 32)
-		return parser_fail(p, path, "not 32 hexadecimal digits");
+		return snapshot_fail(p, path, "not 32 hexadecimal digits");
 	for (size_t i = 0; i < 32; i++)
 		if (hexval(s[i]) < 0)
-			return parser_fail(p, path, "not 32 hexadecimal digits");
+			return snapshot_fail(p, path, "not 32 hexadecimal digits");
 	*ret = s;
 	return 0;
 }
 
 /* 32 hex digits, as in /etc/machine-id; left out when unknown. */
-int parse_machine_id(struct parser *p, const struct field *f, const char *path,
-		     struct json_object *v, void *obj)
+int snapshot_parse_machine_id(struct parser *p, const struct field *f, const char *path,
+			      struct json_object *v, void *obj)
 {
 	struct host_state *h = obj;
 	uint8_t id[16];
@@ -445,7 +446,7 @@ int parse_machine_id(struct parser *p, const struct field *f, const char *path,
 	return 0;
 }
 
-int format_machine_id(const struct field *f, const void *obj, struct json_object **ret)
+int snapshot_format_machine_id(const struct field *f, const void *obj, struct json_object **ret)
 {
 	const struct host_state *h = obj;
 	char buf[33];
@@ -458,8 +459,8 @@ int format_machine_id(const struct field *f, const void *obj, struct json_object
 }
 
 /* 32 hex digits (lower case when written); left out when unknown. */
-int parse_boot_id(struct parser *p, const struct field *f, const char *path, struct json_object *v,
-		  void *obj)
+int snapshot_parse_boot_id(struct parser *p, const struct field *f, const char *path,
+			   struct json_object *v, void *obj)
 {
 	struct host_state *h = obj;
 	const char *s;
@@ -474,7 +475,7 @@ int parse_boot_id(struct parser *p, const struct field *f, const char *path, str
 	return 0;
 }
 
-int format_boot_id(const struct field *f, const void *obj, struct json_object **ret)
+int snapshot_format_boot_id(const struct field *f, const void *obj, struct json_object **ret)
 {
 	const struct host_state *h = obj;
 

@@ -36,15 +36,15 @@ struct field {
 };
 
 /* Builds a field path for messages into buf (PATH_MAX_ bytes; cut if longer). */
-void path_printf(char *buf, const char *fmt, ...) _printf_(2, 3);
+void snapshot_path(char *buf, const char *fmt, ...) _printf_(2, 3);
 /* Records the first error; returns -EINVAL. */
-int parser_fail(struct parser *p, const char *path, const char *fmt, ...) _printf_(3, 4);
-int parser_oom(struct parser *p);
+int snapshot_fail(struct parser *p, const char *path, const char *fmt, ...) _printf_(3, 4);
+int snapshot_oom(struct parser *p);
 
-#define DECLARE_CONVERTER(name)                                                     \
-	int parse_##name(struct parser *p, const struct field *f, const char *path, \
-			 struct json_object *v, void *obj);                         \
-	int format_##name(const struct field *f, const void *obj, struct json_object **ret)
+#define DECLARE_CONVERTER(name)                                                              \
+	int snapshot_parse_##name(struct parser *p, const struct field *f, const char *path, \
+				  struct json_object *v, void *obj);                         \
+	int snapshot_format_##name(const struct field *f, const void *obj, struct json_object **ret)
 
 DECLARE_CONVERTER(string);
 DECLARE_CONVERTER(ifname);

@@ -14,18 +14,18 @@
 	(JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)
 
 #define M(type, m) offsetof(type, m), sizeof(((type *)NULL)->m)
-#define FIELD(k, conv, type, m, lo, hi, ...)                                                     \
-	{                                                                                        \
-		.key = k, .parse = parse_##conv, .format = format_##conv, M(type, m), .min = lo, \
-		.max = hi, __VA_ARGS__                                                           \
+#define FIELD(k, conv, type, m, lo, hi, ...)                                                \
+	{                                                                                   \
+		.key = k, .parse = snapshot_parse_##conv, .format = snapshot_format_##conv, \
+		M(type, m), .min = lo, .max = hi, __VA_ARGS__                               \
 	}
 
-static int parse_vfs(struct parser *p, const struct field *f, const char *path,
-		     struct json_object *v, void *obj);
-static int format_vfs(const struct field *f, const void *obj, struct json_object **ret);
-static int parse_pfs(struct parser *p, const struct field *f, const char *path,
-		     struct json_object *v, void *obj);
-static int format_pfs(const struct field *f, const void *obj, struct json_object **ret);
+static int snapshot_parse_vfs(struct parser *p, const struct field *f, const char *path,
+			      struct json_object *v, void *obj);
+static int snapshot_format_vfs(const struct field *f, const void *obj, struct json_object **ret);
+static int snapshot_parse_pfs(struct parser *p, const struct field *f, const char *path,
+			      struct json_object *v, void *obj);
+static int snapshot_format_pfs(const struct field *f, const void *obj, struct json_object **ret);
 
 static const struct field vf_fields[] = {
 	FIELD("index", uint, struct vf_state, index, 0, 65535),
@@ -92,20 +92,20 @@ static int parse_object(struct parser *p, const struct field *fields, size_t n_f
 	char fpath[PATH_MAX_];
 
 	if (!json_object_is_type(o, json_type_object))
-		return parser_fail(p, path, "not an object");
+		return snapshot_fail(p, path, "not an object");
 	for (size_t i = 0; i < n_fields; i++) {
 		const struct field *f = &fields[i];
 		struct json_object *v;
 		int r;
 
-		path_printf(fpath, "%s%s%s", path, *path ? "." : "", f->key);
+		snapshot_path(fpath, "%s%s%s", path, *path ? "." : "", f->key);
 		if (!json_object_object_get_ex(o, f->key, &v)) {
 			if (f->optional)
 				continue;
-			return parser_fail(p, fpath, "missing");
+			return snapshot_fail(p, fpath, "missing");
 		}
 		if (!v && !f->nullable)
-			return parser_fail(p, fpath, "must not be null");
+			return snapshot_fail(p, fpath, "must not be null");
 		r = f->parse(p, f, fpath, v, obj);
 		if (r < 0)
 			return r;
@@ -149,36 +149,36 @@ static int parse_vf(struct parser *p, const char *path, size_t i, struct json_ob
 	if (vf->index != i) {
 		char ipath[PATH_MAX_];
 
-		path_printf(ipath, "%s.index", path);
-		return parser_fail(p, ipath, "is %u, must be %zu (VFs are listed in order)",
-				   vf->index, i);
+		snapshot_path(ipath, "%s.index", path);
+		return snapshot_fail(p, ipath, "is %u, must be %zu (VFs are listed in order)",
+				     vf->index, i);
 	}
 	return 0;
 }
 
-static int parse_vfs(struct parser *p, const struct field *f, const char *path,
-		     struct json_object *v, void *obj)
+static int snapshot_parse_vfs(struct parser *p, const struct field *f, const char *path,
+			      struct json_object *v, void *obj)
 {
 	struct pf_state *pf = obj;
 	char ipath[PATH_MAX_];
 	size_t n;
 
 	if (!json_object_is_type(v, json_type_array))
-		return parser_fail(p, path, "not an array");
+		return snapshot_fail(p, path, "not an array");
 	n = json_object_array_length(v);
 	if (n != pf->num_vfs)
-		return parser_fail(p, path, "has %zu entries but num_vfs is %u", n, pf->num_vfs);
+		return snapshot_fail(p, path, "has %zu entries but num_vfs is %u", n, pf->num_vfs);
 	if (n == 0)
 		return 0;
 	pf->vfs = calloc(n, sizeof(*pf->vfs));
 	if (!pf->vfs)
-		return parser_oom(p);
+		return snapshot_oom(p);
 	for (size_t i = 0; i < n; i++) {
 		int r;
 
 		/* counted before parsing, so that pf_state_done() frees a partial VF */
 		pf->n_vfs = i + 1;
-		path_printf(ipath, "%s[%zu]", path, i);
+		snapshot_path(ipath, "%s[%zu]", path, i);
 		r = parse_vf(p, ipath, i, json_object_array_get_idx(v, i), &pf->vfs[i]);
 		if (r < 0)
 			return r;
@@ -186,7 +186,7 @@ static int parse_vfs(struct parser *p, const struct field *f, const char *path,
 	return 0;
 }
 
-static int format_vfs(const struct field *f, const void *obj, struct json_object **ret)
+static int snapshot_format_vfs(const struct field *f, const void *obj, struct json_object **ret)
 {
 	const struct pf_state *pf = obj;
 	_cleanup_json_ struct json_object *a = json_object_new_array();
@@ -222,46 +222,48 @@ static int parse_pf(struct parser *p, const char *path, struct json_object *o, s
 	if (pf->num_vfs > pf->total_vfs) {
 		char ipath[PATH_MAX_];
 
-		path_printf(ipath, "%s.num_vfs", path);
-		return parser_fail(p, ipath, "%u exceeds total_vfs %u", pf->num_vfs, pf->total_vfs);
+		snapshot_path(ipath, "%s.num_vfs", path);
+		return snapshot_fail(p, ipath, "%u exceeds total_vfs %u", pf->num_vfs,
+				     pf->total_vfs);
 	}
 	return 0;
 }
 
-static int parse_pfs(struct parser *p, const struct field *f, const char *path,
-		     struct json_object *v, void *obj)
+static int snapshot_parse_pfs(struct parser *p, const struct field *f, const char *path,
+			      struct json_object *v, void *obj)
 {
 	struct host_state *h = obj;
 	char ipath[PATH_MAX_];
 	size_t n;
 
 	if (!json_object_is_type(v, json_type_array))
-		return parser_fail(p, path, "not an array");
+		return snapshot_fail(p, path, "not an array");
 	n = json_object_array_length(v);
 	if (n == 0)
 		return 0;
 	h->pfs = calloc(n, sizeof(*h->pfs));
 	if (!h->pfs)
-		return parser_oom(p);
+		return snapshot_oom(p);
 	for (size_t i = 0; i < n; i++) {
 		struct pf_state *pf = &h->pfs[i];
 		int r;
 
 		h->n_pfs = i + 1;
-		path_printf(ipath, "%s[%zu]", path, i);
+		snapshot_path(ipath, "%s[%zu]", path, i);
 		r = parse_pf(p, ipath, json_object_array_get_idx(v, i), pf);
 		if (r < 0)
 			return r;
 		for (size_t j = 0; j < i; j++)
 			if (streq(h->pfs[j].pci, pf->pci)) {
-				path_printf(ipath, "%s[%zu].pci", path, i);
-				return parser_fail(p, ipath, "%s is already pfs[%zu]", pf->pci, j);
+				snapshot_path(ipath, "%s[%zu].pci", path, i);
+				return snapshot_fail(p, ipath, "%s is already pfs[%zu]", pf->pci,
+						     j);
 			}
 	}
 	return 0;
 }
 
-static int format_pfs(const struct field *f, const void *obj, struct json_object **ret)
+static int snapshot_format_pfs(const struct field *f, const void *obj, struct json_object **ret)
 {
 	const struct host_state *h = obj;
 	_cleanup_json_ struct json_object *a = json_object_new_array();
@@ -293,21 +295,21 @@ static int tokenize(struct parser *p, const char *text, struct json_object **ret
 	size_t len = strlen(text), end;
 
 	if (!tok)
-		return parser_oom(p);
+		return snapshot_oom(p);
 	o = json_tokener_parse_ex(tok, text, (int)len);
 	e = json_tokener_get_error(tok);
 	end = json_tokener_get_parse_end(tok);
 	json_tokener_free(tok);
 	if (e == json_tokener_continue)
-		return parser_fail(p, "", "not valid JSON: unexpected end of input");
+		return snapshot_fail(p, "", "not valid JSON: unexpected end of input");
 	if (e != json_tokener_success)
-		return parser_fail(p, "", "not valid JSON at offset %zu: %s", end,
-				   json_tokener_error_desc(e));
+		return snapshot_fail(p, "", "not valid JSON at offset %zu: %s", end,
+				     json_tokener_error_desc(e));
 	for (const char *c = text + end; *c; c++)
 		if (!isspace((unsigned char)*c)) {
 			json_object_put(o);
-			return parser_fail(p, "", "not valid JSON: trailing data at offset %zu",
-					   (size_t)(c - text));
+			return snapshot_fail(p, "", "not valid JSON: trailing data at offset %zu",
+					     (size_t)(c - text));
 		}
 	*ret = o;
 	return 0;
@@ -321,13 +323,13 @@ int snapshot_parse(const char *text, struct host_state **ret, char **ret_error)
 	int r;
 
 	if (strlen(text) > INT_MAX)
-		r = parser_fail(&p, "", "too large");
+		r = snapshot_fail(&p, "", "too large");
 	else
 		r = tokenize(&p, text, &root);
 	if (r >= 0) {
 		h = calloc(1, sizeof(*h));
 		r = h ? parse_object(&p, host_fields, ELEMENTSOF(host_fields), "", root, h) :
-			parser_oom(&p);
+			snapshot_oom(&p);
 	}
 	if (r < 0 || p.oom) {
 		if (ret_error)

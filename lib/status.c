@@ -13,17 +13,7 @@ static const char *const state_names[_PF_STATUS_STATE_MAX] = {
 	[PF_STATUS_DEGRADED] = "degraded",
 };
 
-const char *pf_status_state_to_string(enum pf_status_state s)
-{
-	if (s < 0 || s >= _PF_STATUS_STATE_MAX)
-		return NULL;
-	return state_names[s];
-}
-
-enum pf_status_state pf_status_state_from_string(const char *s)
-{
-	return (enum pf_status_state)string_table_lookup(state_names, _PF_STATUS_STATE_MAX, s);
-}
+DEFINE_STRING_TABLE(pf_status_state, enum pf_status_state, state_names)
 
 void pf_status_done(struct pf_status *s)
 {
@@ -300,4 +290,38 @@ int status_default_dirs(const char *host_path, char **runtime_dir, char **state_
 		*state_dir = host_path ? strdup_printf("%s.lib", host_path) :
 					 strdup(STATUS_STATE_DIR);
 	return *runtime_dir && *state_dir ? 0 : -ENOMEM;
+}
+
+static bool created_is_left(const struct pf_created *c, const struct pf_state *pf)
+{
+	return (c->num_vfs > 0 && pf->num_vfs == c->num_vfs) ||
+	       (c->eswitch_switchdev && pf->has_eswitch &&
+		pf->eswitch_mode == ESWITCH_MODE_SWITCHDEV);
+}
+
+int pf_created_left(const char *state_dir, const struct pf_state *pf, struct pf_created *ret)
+{
+	struct pf_created c;
+	int r;
+
+	if (!state_dir)
+		return 0;
+	r = pf_created_read(state_dir, pf->pci, &c);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	if (!created_is_left(&c, pf))
+		return 0;
+	*ret = c;
+	return 1;
+}
+
+char *pf_created_describe(const struct pf_created *c)
+{
+	if (c->num_vfs > 0)
+		return strdup_printf("%u VF%s left from a removed layout%s", c->num_vfs,
+				     c->num_vfs == 1 ? "" : "s",
+				     c->eswitch_switchdev ? ", eswitch in switchdev" : "");
+	return strdup("eswitch left in switchdev from a removed layout");
 }

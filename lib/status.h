@@ -5,7 +5,7 @@
  * what sriov-persist created on a PF (/var/lib/sriov-persist/pf/<pci>.json),
  * as JSON written atomically. */
 
-#include "util.h"
+#include "model.h"
 
 #define STATUS_RUNTIME_DIR "/run/sriov-persist"
 #define STATUS_STATE_DIR "/var/lib/sriov-persist"
@@ -61,3 +61,9 @@ struct pf_created {
 int pf_created_write(const char *dir, const struct pf_created *c);
 int pf_created_read(const char *dir, const char *pci, struct pf_created *ret);
 int pf_created_remove(const char *dir, const char *pci);
+/* What sriov-persist created on pf, from the record in state_dir, while pf is
+ * still as it was left (the VF count, or the eswitch in switchdev): 1 and ret
+ * filled in, 0 when nothing of ours is there, or a negative errno. */
+int pf_created_left(const char *state_dir, const struct pf_state *pf, struct pf_created *ret);
+/* "16 VFs left from a removed layout"; caller frees. */
+char *pf_created_describe(const struct pf_created *c);

@@ -37,15 +37,9 @@ static const char *const kind_names[_OP_KIND_MAX] = {
 	[OP_KIND_DEVICE_PLUGIN] = "device-plugin",
 };
 
-const char *op_step_to_string(enum op_step s)
-{
-	return s >= 0 && s < _OP_STEP_MAX ? step_names[s] : NULL;
-}
+DEFINE_STRING_TABLE_TO(op_step, enum op_step, step_names)
 
-const char *op_kind_to_string(enum op_kind k)
-{
-	return k >= 0 && k < _OP_KIND_MAX ? kind_names[k] : NULL;
-}
+DEFINE_STRING_TABLE_TO(op_kind, enum op_kind, kind_names)
 
 void operation_free(struct operation *op)
 {

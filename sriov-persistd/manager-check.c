@@ -153,8 +153,8 @@ static int check_unconfigured(struct manager *m, struct pf_entry *e, const struc
 
 	e->state = PF_RUN_UNCONFIGURED;
 	e->resources_wanted = strv_free(e->resources_wanted);
-	r = apply_leftover(m->state_dir, pf, &c);
-	if (r > 0 && !(left = apply_leftover_describe(&c)))
+	r = pf_created_left(m->state_dir, pf, &c);
+	if (r > 0 && !(left = pf_created_describe(&c)))
 		return -ENOMEM;
 	(void)free_and_strdup(&e->last_error, left);
 	if (r == 0) /* no VF of ours left: no pod of ours uses one */
@@ -412,8 +412,8 @@ static int after_apply(struct manager *m, const struct apply_result *res, bool r
 	return 0;
 }
 
-static void on_action(const struct pf_state *pf, const struct action *a, int r, const char *detail,
-		      void *userdata)
+static void manager_log_action(const struct pf_state *pf, const struct action *a, int r,
+			       const char *detail, void *userdata)
 {
 	_cleanup_free_ char *d = action_describe(a);
 
@@ -439,7 +439,7 @@ static int run_apply(struct manager *m, const char *only, unsigned flags, struct
 		.runtime_dir = m->runtime_dir,
 		.state_dir = m->state_dir,
 		.only = only,
-		.on_action = on_action,
+		.on_action = manager_log_action,
 		.allow_disruptive = flags & RUN_DISRUPTIVE,
 		.reset = flags & RUN_RESET,
 		/* the event loop never waits on a lock: a PF another process holds

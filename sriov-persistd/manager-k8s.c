@@ -9,10 +9,10 @@
 
 #include "apply.h"
 #include "dpconfig.h"
+#include "host-view.h"
 #include "json-util.h"
 #include "manager.h"
 #include "status.h"
-#include "view.h"
 
 const char *manager_boot_id(const struct manager *m)
 {

@@ -9,10 +9,10 @@
 
 #include "apply.h"
 #include "host-linux.h"
+#include "host-view.h"
 #include "json-util.h"
 #include "manager.h"
 #include "report.h"
-#include "view.h"
 
 #define COALESCE_USEC (20 * USEC_PER_MSEC)
 /* editors write a file in several steps; wait for the last one */
@@ -41,15 +41,9 @@ static const char *const manager_state_names[_MANAGER_STATE_MAX] = {
 	[MANAGER_DEGRADED] = "degraded",
 };
 
-const char *pf_run_state_to_string(enum pf_run_state s)
-{
-	return s >= 0 && s < _PF_RUN_STATE_MAX ? pf_run_state_names[s] : NULL;
-}
+DEFINE_STRING_TABLE_TO(pf_run_state, enum pf_run_state, pf_run_state_names)
 
-const char *manager_state_to_string(enum manager_state s)
-{
-	return s >= 0 && s < _MANAGER_STATE_MAX ? manager_state_names[s] : NULL;
-}
+DEFINE_STRING_TABLE_TO(manager_state, enum manager_state, manager_state_names)
 
 int manager_new(struct manager **ret)
 {

@@ -5,10 +5,10 @@
 #include <systemd/sd-bus.h>
 
 #include "apply.h"
+#include "host-view.h"
 #include "host.h"
 #include "layout.h"
 #include "mainconf.h"
-#include "view.h"
 
 /* Exit codes (sriovctl(8), EXIT STATUS). */
 enum {

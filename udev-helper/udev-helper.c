@@ -74,8 +74,8 @@ static void log_pf(const struct apply_pf_result *res)
 				"SYSLOG_IDENTIFIER=%s", SYSLOG_ID, NULL);
 }
 
-static void on_action(const struct pf_state *pf, const struct action *a, int r, const char *detail,
-		      void *userdata)
+static void helper_log_action(const struct pf_state *pf, const struct action *a, int r,
+			      const char *detail, void *userdata)
 {
 	_cleanup_free_ char *d = action_describe(a);
 
@@ -141,7 +141,7 @@ static int verb_apply(const char *pci)
 		.runtime_dir = STATUS_RUNTIME_DIR,
 		.state_dir = STATUS_STATE_DIR,
 		.only = pci,
-		.on_action = on_action,
+		.on_action = helper_log_action,
 	};
 	int r;
 

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-#include "view.h"
-#include "host.h"
+#include "host-view.h"
 
 static int view_pf(struct host_view *v, const struct pf_state *pf)
 {
