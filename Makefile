@@ -49,7 +49,7 @@ ifeq ($(WERROR),1)
 WARNINGS += -Werror
 endif
 ALL_CFLAGS = -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -fno-strict-aliasing -fstack-protector-strong \
-	-Ilib $(DEPS_CFLAGS) $(CPPFLAGS) $(CFLAGS) -MMD -MP \
+	$(LIB_INCLUDES) $(DEPS_CFLAGS) $(CPPFLAGS) $(CFLAGS) -MMD -MP \
 	-DSYSCONFDIR='"$(SYSCONFDIR)"' -DLIBEXECDIR='"$(LIBEXECDIR)"' -DVERSION='"$(VERSION)"'
 ALL_LDFLAGS = $(LDFLAGS)
 ifeq ($(SANITIZE),1)
@@ -59,7 +59,12 @@ endif
 
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0)
 
-LIB_SRCS := $(sort $(wildcard lib/*.c))
+# lib/ in layers, each a folder: base (no SR-IOV), model (what a host has),
+# config (the layout language), plan (pure decisions), host (the backends),
+# apply (the engine and its records). docs/ARCHITECTURE.md draws them.
+LIB_LAYERS := base model config plan host apply
+LIB_INCLUDES := $(addprefix -Ilib/,$(LIB_LAYERS))
+LIB_SRCS := $(sort $(wildcard $(LIB_LAYERS:%=lib/%/*.c)))
 SRIOVCTL_SRCS := $(sort $(wildcard sriovctl/*.c))
 HELPER_SRCS := $(sort $(wildcard udev-helper/*.c))
 DAEMON_SRCS := $(sort $(wildcard sriov-persistd/*.c))
@@ -84,7 +89,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILDDIR)/tests/%)
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILDDIR)/tests/%)
 
 .PHONY: all clean check check-vm check-unit check-integration check-valgrind check-fuzz demo install \
-	format format-check deps tests bench check-nodeps check-man deb rpm check-packages
+	format format-check deps tests bench check-nodeps check-man check-layers deb rpm check-packages
 all: $(SRIOVCTL) $(HELPER) $(K8S_NOTIFY) $(DAEMON)
 
 $(BUILDDIR)/obj/%.o: %.c
@@ -154,7 +159,7 @@ PLAIN_DIR = build/plain
 check: deps
 	$(Q)$(MAKE) --no-print-directory BUILDDIR=$(ASAN_DIR) SANITIZE=1 WERROR=1 tests
 	$(Q)$(MAKE) --no-print-directory BUILDDIR=$(PLAIN_DIR) WERROR=1 all
-	$(Q)$(MAKE) --no-print-directory format-check
+	$(Q)$(MAKE) --no-print-directory format-check check-layers
 	$(Q)$(MAKE) --no-print-directory check-unit check-fuzz check-integration check-man
 
 # What a package build root runs (debian/rules, the RPM's %check): the same
@@ -179,6 +184,11 @@ check-integration:
 		/usr/bin/python3 -m pytest -q -p no:cacheprovider tests/integration
 	$(Q)K8S_NOTIFY=$(abspath $(TEST_DIR))/k8s-notify \
 		/usr/bin/python3 -m pytest -q -p no:cacheprovider tests/k8s
+
+# each layer of lib/ includes only its own and lower ones, and no module
+# includes itself round a circle
+check-layers:
+	$(Q)scripts/check-layers $(LIB_LAYERS)
 
 # every manual renders without a warning, as lintian reads them
 check-man:
@@ -247,7 +257,7 @@ check-packages:
 	$(Q)scripts/build-package rpm
 	$(Q)scripts/compare-packages build/pkg/deb build/pkg/rpm
 
-FORMAT_SRCS = $(sort $(wildcard lib/*.[ch] sriovctl/*.[ch] udev-helper/*.[ch] sriov-persistd/*.[ch] k8s-notify/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch] tests/vm/*.c))
+FORMAT_SRCS = $(sort $(wildcard lib/*/*.[ch] sriovctl/*.[ch] udev-helper/*.[ch] sriov-persistd/*.[ch] k8s-notify/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch] tests/vm/*.c))
 format:
 	$(Q)clang-format -i $(FORMAT_SRCS)
 format-check:

@@ -9,6 +9,7 @@
 
 #include "apply.h"
 #include "host-linux.h"
+#include "host-sim.h"
 #include "host-view.h"
 #include "json-util.h"
 #include "manager.h"

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "host-linux.h"
+#include "host-sim.h"
 #include "sriovctl.h"
 
 static const struct {

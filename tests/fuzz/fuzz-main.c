@@ -3,7 +3,8 @@
 /* Replays the given files through a fuzz target, so that every target runs
  * over its corpus in `make check` (under ASan+UBSan) without a fuzzing
  * engine. With clang, the same target links against libFuzzer instead:
- *   clang -fsanitize=fuzzer,address -Ilib tests/fuzz/fuzz-X.c lib/... */
+ * clang -fsanitize=fuzzer,address, tests/fuzz/fuzz-X.c and the sources of
+ * lib/, with -I for each of its folders (the Makefile's LIB_INCLUDES). */
 
 #include "util.h"
 

@@ -84,7 +84,7 @@ static const char *sel_str(struct json_object *sel, const char *key, size_t i)
 static void test_ranges(void **state)
 {
 	const uint32_t a[] = { 0, 1, 2, 3, 5, 7, 8, 9, 11 };
-	_cleanup_free_ char *s = dpconfig_format_ranges(a, 9), *one = dpconfig_format_ranges(a, 1);
+	_cleanup_free_ char *s = ranges_format(a, 9), *one = ranges_format(a, 1);
 
 	assert_string_equal(s, "0-3,5,7-9,11");
 	assert_string_equal(one, "0");

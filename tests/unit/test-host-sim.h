@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "host.h"
+#include "host-sim.h"
 #include "snapshot.h"
 
 #define FIXTURES "tests/fixtures/hosts/"

@@ -17,7 +17,6 @@
  * another driver (the VF is assumed unused; the policy is the caller's). */
 
 #include "plan.h"
-#include "dpconfig.h"
 
 #define KERNEL_DEFAULT_MTU 1500
 
@@ -498,7 +497,7 @@ static int note_stable_macs_on_host(struct plan_ctx *c)
 	}
 	if (n == 0)
 		return 0;
-	vfs = dpconfig_format_ranges(idx, n);
+	vfs = ranges_format(idx, n);
 	if (!vfs)
 		return -ENOMEM;
 	return strv_consume(

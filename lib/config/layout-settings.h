@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* Layout files (sriov-persist.layout(5)): parsing with inih into plain data,
- * finding them in the three directories with drop-in masking. Validation of
- * single values happens here; checks against a PF's hardware happen in
- * desired.c. */
+/* What the sections of a layout set: [PhysicalFunction] keys and
+ * [VirtualFunction] keys with where each came from, parsed one value at a
+ * time, and merged file over file. A value parser writes the value into
+ * the settings and returns 0, -ENOMEM, or -EINVAL with *ret_why set to a
+ * static text saying what is allowed, for the message "Key=value: <why>".
+ * Marking the key set (and where) is the caller's job. */
 
-#include "diag.h"
 #include "model.h"
 
 /* Where a value came from, for error messages. line 0 = not set. */
@@ -72,50 +73,22 @@ static inline bool vf_settings_has(const struct vf_settings *s, enum vf_key k)
 	return s->set & (1u << k);
 }
 
-/* Key names as written in files ("VirtualFunctions", ...). */
-const char *layout_match_key_name(size_t i) _pure_; /* NULL past the last */
+/* Key names as written in files ("VirtualFunctions", ...); the VF keys'
+ * are vf_key_to_string(). */
 const char *pf_key_to_string(enum pf_key k) _pure_;
+enum pf_key pf_key_from_string(const char *s) _pure_;
 
 /* Copies every key set in src over dst (a later file wins). -ENOMEM. */
 int vf_settings_merge(struct vf_settings *dst, const struct vf_settings *src);
 void pf_settings_merge(struct pf_settings *dst, const struct pf_settings *src);
 void vf_settings_done(struct vf_settings *s);
 
-/* [Match]: each is NULL (not set) or a NULL-terminated list of globs. */
-struct layout_match {
-	char **pci_address;
-	char **name;
-	char **vendor;
-	char **device;
-	char **driver;
-	char **host;
-	unsigned line; /* of the [Match] header, 0 when the file has none */
-};
-
-#define VF_INDEX_ALL UINT32_MAX
-
-/* [VirtualFunction], [VirtualFunction N], [VirtualFunction N-M] */
-struct vf_section {
-	uint32_t first; /* VF_INDEX_ALL for [VirtualFunction] */
-	uint32_t last;
-	unsigned line; /* of the section header */
-	struct vf_settings settings;
-};
-
-struct layout_file {
-	char *path;
-	bool masked;	/* not used for layouts in a set: masked files are dropped */
-	bool has_error; /* any DIAG_ERROR was reported for this file */
-	struct layout_match match;
-	struct pf_settings pf;
-	struct vf_section *vf_sections;
-	size_t n_vf_sections;
-};
-
-/* Parses one layout file from memory; path is used for messages. Errors and
- * warnings go to diags (file:line each). Returns 0 even when the file has
- * errors (then ret->has_error is set); -ENOMEM only on allocation failure. */
-int layout_parse_string(const char *path, const char *text, struct diag_list *diags,
-			struct layout_file **ret);
-int layout_parse_file(const char *path, struct diag_list *diags, struct layout_file **ret);
-struct layout_file *layout_file_free(struct layout_file *f);
+int pf_settings_parse(struct pf_settings *s, enum pf_key k, const char *value,
+		      const char **ret_why);
+/* single_vf: the section is [VirtualFunction N] (or N-N), the only place a
+ * literal MACAddress= may stand. */
+int vf_settings_parse(struct vf_settings *s, enum vf_key k, const char *value, bool single_vf,
+		      const char **ret_why);
+/* An empty value: the key is unset again (systemd semantics). */
+void pf_settings_unset(struct pf_settings *s, enum pf_key k);
+void vf_settings_unset(struct vf_settings *s, enum vf_key k);

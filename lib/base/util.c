@@ -626,3 +626,24 @@ int free_and_strdup(char **p, const char *s)
 	*p = c;
 	return 0;
 }
+
+char *ranges_format(const uint32_t *idx, size_t n)
+{
+	_cleanup_free_ char *s = strdup("");
+
+	for (size_t i = 0; s && i < n;) {
+		size_t j = i;
+		char *t;
+
+		while (j + 1 < n && idx[j + 1] == idx[j] + 1)
+			j++;
+		if (j == i)
+			t = strdup_printf("%s%s%u", s, *s ? "," : "", idx[i]);
+		else
+			t = strdup_printf("%s%s%u-%u", s, *s ? "," : "", idx[i], idx[j]);
+		free(s);
+		s = t;
+		i = j + 1;
+	}
+	return TAKE_PTR(s);
+}

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "json-util.h"
-#include "snapshot.h"
+#include "model.h"
 
 #define PATH_MAX_ 128
 

@@ -25,27 +25,6 @@ static void groups_done(struct groups *gs)
 	free(gs->g);
 }
 
-char *dpconfig_format_ranges(const uint32_t *idx, size_t n)
-{
-	_cleanup_free_ char *s = strdup("");
-
-	for (size_t i = 0; s && i < n;) {
-		size_t j = i;
-		char *t;
-
-		while (j + 1 < n && idx[j + 1] == idx[j] + 1)
-			j++;
-		if (j == i)
-			t = strdup_printf("%s%s%u", s, *s ? "," : "", idx[i]);
-		else
-			t = strdup_printf("%s%s%u-%u", s, *s ? "," : "", idx[i], idx[j]);
-		free(s);
-		s = t;
-		i = j + 1;
-	}
-	return TAKE_PTR(s);
-}
-
 /* The driver a VF will have: the layout's, else the one it has now, else the
  * kernel's VF driver. */
 static const char *vf_driver(const struct pf_view *pv, uint32_t i)
@@ -133,7 +112,7 @@ static int add_pf(struct groups *gs, const struct pf_view *pv, struct group *key
 	if (n == 0)
 		return 0;
 	g = group_get(gs, key);
-	ranges = dpconfig_format_ranges(idx, n);
+	ranges = ranges_format(idx, n);
 	if (!g || !ranges)
 		return -ENOMEM;
 	g->count += (uint32_t)n;

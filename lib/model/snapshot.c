@@ -9,6 +9,7 @@
 #include <limits.h>
 
 #include "snapshot-convert.h"
+#include "snapshot.h"
 
 #define SNAPSHOT_FORMAT_FLAGS \
 	(JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)

@@ -3,7 +3,7 @@
 #include <stddef.h>
 
 #include "conf-parser.h"
-#include "layout-keys.h"
+#include "layout-settings.h"
 #include "layout.h"
 #include "suggest.h"
 

@@ -61,9 +61,3 @@ static inline void host_freep(struct host **h)
 #define _cleanup_host_ _cleanup_(host_freep)
 /* Sets h->error (printf-style). */
 void host_set_error(struct host *h, const char *fmt, ...) _printf_(2, 3);
-
-/* The simulated host: state lives in the snapshot JSON at path. Every
- * operation takes an exclusive lock on the file, reads it, checks the
- * injected faults, applies the kernel's rule, writes it back atomically and
- * unlocks, so several processes see one consistent "kernel". */
-int host_sim_open(const char *path, struct host **ret);

@@ -218,6 +218,9 @@ usec_t now_monotonic(void);
 /* A whole small (< 16 MiB) file. */
 int read_file(const char *path, char **ret);
 
+/* "0-3,5,7-9" for the sorted indices idx[0..n-1]; caller frees. */
+char *ranges_format(const uint32_t *idx, size_t n);
+
 /* asprintf that returns NULL on failure. */
 char *strdup_printf(const char *fmt, ...) _printf_(1, 2);
 

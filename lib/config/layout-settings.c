@@ -2,7 +2,7 @@
 
 #include <stddef.h>
 
-#include "layout-keys.h"
+#include "layout-settings.h"
 
 #define WHY_BOOLEAN "must be a boolean (yes/no/true/false/on/off/1/0)"
 

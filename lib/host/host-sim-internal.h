@@ -5,7 +5,7 @@
  * snapshot (host-sim-kernel.c, pure) and the injected faults
  * (host-sim-faults.c). host-sim.c ties them to the file and its lock. */
 
-#include "host.h"
+#include "host-sim.h"
 
 struct json_object;
 

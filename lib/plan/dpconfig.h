@@ -32,6 +32,3 @@ void dp_config_done(struct dp_config *c);
  * VF order without repeats; empty for a held PF or NULL. The pods that use a
  * PF's VFs are the ones requesting these. -ENOMEM. */
 int dpconfig_pf_resources(const struct pf_desired *d, const char *prefix, char ***ret);
-
-/* "0-3,5,7-9" for the sorted indices idx[0..n-1]; caller frees. */
-char *dpconfig_format_ranges(const uint32_t *idx, size_t n);

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Layout files (sriov-persist.layout(5)): parsing with inih into plain
+ * data. Validation of single values happens here and in layout-settings.c;
+ * checks against a PF's hardware happen in desired.c. */
+
+#include "diag.h"
+#include "layout-settings.h"
+
+/* [Match] key names as written in files ("PCIAddress", ...); NULL past the last. */
+const char *layout_match_key_name(size_t i) _pure_;
+
+/* [Match]: each is NULL (not set) or a NULL-terminated list of globs. */
+struct layout_match {
+	char **pci_address;
+	char **name;
+	char **vendor;
+	char **device;
+	char **driver;
+	char **host;
+	unsigned line; /* of the [Match] header, 0 when the file has none */
+};
+
+#define VF_INDEX_ALL UINT32_MAX
+
+/* [VirtualFunction], [VirtualFunction N], [VirtualFunction N-M] */
+struct vf_section {
+	uint32_t first; /* VF_INDEX_ALL for [VirtualFunction] */
+	uint32_t last;
+	unsigned line; /* of the section header */
+	struct vf_settings settings;
+};
+
+struct layout_file {
+	char *path;
+	bool masked;	/* not used for layouts in a set: masked files are dropped */
+	bool has_error; /* any DIAG_ERROR was reported for this file */
+	struct layout_match match;
+	struct pf_settings pf;
+	struct vf_section *vf_sections;
+	size_t n_vf_sections;
+};
+
+/* Parses one layout file from memory; path is used for messages. Errors and
+ * warnings go to diags (file:line each). Returns 0 even when the file has
+ * errors (then ret->has_error is set); -ENOMEM only on allocation failure. */
+int layout_parse_string(const char *path, const char *text, struct diag_list *diags,
+			struct layout_file **ret);
+int layout_parse_file(const char *path, struct diag_list *diags, struct layout_file **ret);
+struct layout_file *layout_file_free(struct layout_file *f);

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The simulated backend of host.h: a snapshot file that follows the
+ * kernel's rules, with faults injected on request. */
+
+#include "host.h"
+
+/* The simulated host: state lives in the snapshot JSON at path. Every
+ * operation takes an exclusive lock on the file, reads it, checks the
+ * injected faults, applies the kernel's rule, writes it back atomically and
+ * unlocks, so several processes see one consistent "kernel". */
+int host_sim_open(const char *path, struct host **ret);
