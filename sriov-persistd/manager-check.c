@@ -346,11 +346,10 @@ static int note_failed(struct asked *out, const struct apply_pf_result *pr)
 /* After an apply: read the PFs back, signal, and remember a failed plan.
  * out (may be NULL) gets "PCI: why" of each PF that was not applied and does
  * not wait for a drain, and the PFs another process was applying. */
-static int after_apply(struct manager *m, const struct apply_result *res, bool reset,
-		       struct asked *out)
+static int after_apply(struct manager *m, struct apply_result *res, bool reset, struct asked *out)
 {
 	for (size_t i = 0; i < res->n_pfs; i++) {
-		const struct apply_pf_result *pr = &res->pfs[i];
+		struct apply_pf_result *pr = &res->pfs[i];
 		struct host_state *fresh = NULL;
 		struct pf_entry *e;
 		int r;
@@ -379,7 +378,12 @@ static int after_apply(struct manager *m, const struct apply_result *res, bool r
 			continue;
 		}
 		log_result(pr);
-		r = host_read_pf(m->host, pr->status.pci, &fresh);
+		/* the apply read the PF last: that is the PF as it is now */
+		if (pr->read_back) {
+			fresh = TAKE_PTR(pr->read_back);
+			r = 0;
+		} else
+			r = host_read_pf(m->host, pr->status.pci, &fresh);
 		if (r < 0)
 			return r;
 		r = manager_update_cache(m, fresh, pr->status.pci);

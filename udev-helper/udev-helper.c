@@ -40,7 +40,7 @@ static int verb_match(const char *pci)
 	if (r >= 0)
 		r = host_linux_open(NULL, &h);
 	if (r >= 0)
-		r = host_read(h, &hs);
+		r = host_read_pf(h, pci, &hs);
 	if (r < 0)
 		return r;
 	pf = host_state_find_pf(hs, pci);

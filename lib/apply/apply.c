@@ -41,45 +41,6 @@ int pf_lock(const char *runtime_dir, const char *pci, usec_t timeout)
 	return TAKE_FD(fd);
 }
 
-/* Runs one action on the host. timeout bounds the operations that can hang
- * in the kernel. */
-static int execute(struct host *h, const char *pf, const struct action *a, usec_t timeout)
-{
-	const struct host_ops *o = h->ops;
-
-	h->error[0] = '\0';
-	switch (a->type) {
-	case ACTION_LOAD_MODULE:
-		return o->load_module(h, a->str);
-	case ACTION_SET_FIRMWARE_VFS:
-		return o->set_firmware_vfs(h, pf, a->value);
-	case ACTION_SET_LINK_TYPE:
-		return o->set_firmware_link_type(h, pf, (enum link_type)a->value);
-	case ACTION_SET_PF_MTU:
-		return o->set_pf_mtu(h, pf, a->value);
-	case ACTION_SET_PF_UP:
-		return o->set_pf_up(h, pf);
-	case ACTION_SET_NUM_VFS:
-		return o->set_num_vfs(h, pf, a->value, timeout);
-	case ACTION_SET_ESWITCH_MODE:
-		return o->set_eswitch_mode(h, pf, (enum eswitch_mode)a->value, timeout);
-	case ACTION_SET_HW_TC_OFFLOAD:
-		return o->set_hw_tc_offload(h, pf, a->value);
-	case ACTION_UNBIND_VF:
-		return o->unbind_vf(h, pf, a->vf, timeout);
-	case ACTION_SET_VF:
-		return o->set_vf(h, pf, a->vf, &a->attrs, a->keys);
-	case ACTION_BIND_VF:
-		return o->bind_vf(h, pf, a->vf, a->str, timeout);
-	case ACTION_SET_VF_MTU:
-		return o->set_vf_mtu(h, pf, a->vf, a->value);
-	case _ACTION_TYPE_MAX:
-	case _ACTION_TYPE_INVALID:
-		break;
-	}
-	return -EINVAL;
-}
-
 struct pf_run {
 	struct host *host;
 	const struct layout_set *set;
@@ -112,33 +73,22 @@ static int set_unmet(struct apply_pf_result *res, const struct plan *p)
 	return set_outcome(res, PF_STATUS_DEGRADED, strv_join(p->unmet, "; "));
 }
 
-/* Reads the host and builds desired state and plan for one PF. */
-static int prepare(struct pf_run *run, const char *pci, struct host_state **ret_hs,
-		   struct pf_desired **ret_d, struct plan **ret_plan)
+/* Reads the PF at pci again, and only it. */
+static int read_pf(struct pf_run *run, const char *pci, struct host_state **ret_hs,
+		   const struct pf_state **ret_pf)
 {
 	_cleanup_host_state_ struct host_state *hs = NULL;
-	_cleanup_pf_desired_ struct pf_desired *d = NULL;
-	_cleanup_plan_ struct plan *p = NULL;
 	const struct pf_state *pf;
 	int r;
 
-	r = host_read(run->host, &hs);
+	r = host_read_pf(run->host, pci, &hs);
 	if (r < 0)
 		return r;
 	pf = host_state_find_pf(hs, pci);
 	if (!pf)
 		return -ENODEV;
-	r = desired_build(run->set, hs, pf, run->diags, &d);
-	if (r < 0)
-		return r;
-	if (d && !d->held) {
-		r = plan_build(d, pf, hs, &p);
-		if (r < 0)
-			return r;
-	}
+	*ret_pf = pf;
 	*ret_hs = TAKE_PTR(hs);
-	*ret_d = TAKE_PTR(d);
-	*ret_plan = TAKE_PTR(p);
 	return 0;
 }
 
@@ -241,7 +191,7 @@ static char *put_back(struct pf_run *run, const struct pf_state *pf, uint32_t vf
 
 	back.str = had && !streq_ptr(had, failed) ? (char *)had : NULL;
 	to = back.str ?: pf->vf_driver ?: "the kernel's VF driver";
-	r = execute(run->host, pf->pci, &back, run->opts->conf->sysfs_write_timeout);
+	r = host_run(run->host, pf->pci, &back, run->opts->conf->sysfs_write_timeout);
 	if (run->opts->on_action)
 		run->opts->on_action(pf, &back, r, run->host->error, run->opts->userdata);
 	(void)vf_list_set(&f->unbound, &f->n_unbound, vf, false);
@@ -280,7 +230,7 @@ static int run_action(struct pf_run *run, const struct pf_state *pf, const struc
 
 	if (timeout > c->sysfs_write_timeout)
 		timeout = c->sysfs_write_timeout;
-	r = execute(run->host, pf->pci, a, timeout);
+	r = host_run(run->host, pf->pci, a, timeout);
 	run->res->status.host_usec += now_monotonic() - now;
 	if (run->opts->on_action)
 		run->opts->on_action(pf, a, r, run->host->error, run->opts->userdata);
@@ -343,25 +293,28 @@ static int execute_plan(struct pf_run *run, const struct pf_state *pf, const str
 	return r;
 }
 
-/* After executing, the host must be in the desired state: read it back and
- * plan again. Whatever remains is a failure the driver did not report. */
-static int verify(struct pf_run *run, const char *pci)
+/* After executing, the host must be in the desired state d: read the PF
+ * back and plan again. Whatever remains is a failure the driver did not
+ * report. */
+static int verify(struct pf_run *run, const char *pci, const struct pf_desired *d)
 {
 	_cleanup_host_state_ struct host_state *hs = NULL;
-	_cleanup_pf_desired_ struct pf_desired *d = NULL;
 	_cleanup_plan_ struct plan *p = NULL;
-	struct diag_list ignored = {};
-	struct pf_run quiet = *run;
+	const struct pf_state *pf;
 	int r;
 
-	quiet.diags = &ignored;
-	r = prepare(&quiet, pci, &hs, &d, &p);
-	diag_list_done(&ignored);
+	r = read_pf(run, pci, &hs, &pf);
+	if (r >= 0)
+		r = plan_build(d, pf, hs, &p);
+	if (r == -ENOMEM)
+		return r;
 	if (r < 0)
 		return set_outcome(run->res, PF_STATUS_FAILED,
 				   strdup_printf("reading back failed: %s", strerror(-r)));
-	run->res->status.num_vfs = host_state_find_pf(hs, pci)->num_vfs;
-	if (p && p->n_actions > 0) {
+	run->res->status.num_vfs = pf->num_vfs;
+	host_state_free(run->res->read_back);
+	run->res->read_back = TAKE_PTR(hs);
+	if (p->n_actions > 0) {
 		_cleanup_free_ char *what = action_describe(&p->actions[0]);
 
 		return set_outcome(
@@ -392,9 +345,8 @@ static char *policy_hold_reason(const struct pf_run *run)
 	return NULL;
 }
 
-static int apply_locked(struct pf_run *run, const char *pci)
+static int apply_pf(struct pf_run *run, const char *pci, struct host_state **hs)
 {
-	_cleanup_host_state_ struct host_state *hs = NULL;
 	_cleanup_pf_desired_ struct pf_desired *d = NULL;
 	_cleanup_plan_ struct plan *p = NULL;
 	struct pf_status *st = &run->res->status;
@@ -402,12 +354,14 @@ static int apply_locked(struct pf_run *run, const char *pci)
 	char *hold;
 	int r;
 
-	r = prepare(run, pci, &hs, &d, &p);
+	r = read_pf(run, pci, hs, &pf);
 	if (r < 0)
 		return set_outcome(run->res, PF_STATUS_FAILED,
 				   strdup_printf("reading the PF failed: %s", strerror(-r)));
-	pf = host_state_find_pf(hs, pci);
 	st->num_vfs = pf->num_vfs;
+	r = desired_build(run->set, *hs, pf, run->diags, &d);
+	if (r < 0)
+		return r;
 	if (!d) {
 		run->res->configured = false;
 		return 0;
@@ -418,6 +372,9 @@ static int apply_locked(struct pf_run *run, const char *pci)
 		return -ENOMEM;
 	if (d->held)
 		return set_outcome(run->res, PF_STATUS_HELD, strdup(strna(d->held_reason)));
+	r = plan_build(d, pf, *hs, &p);
+	if (r < 0)
+		return r;
 	strv_free(st->reboot_reasons);
 	st->reboot_reasons = strv_copy(p->reboot_reasons);
 	if (!st->reboot_reasons)
@@ -430,10 +387,22 @@ static int apply_locked(struct pf_run *run, const char *pci)
 	r = execute_plan(run, pf, p);
 	if (r < 0 || st->state == PF_STATUS_FAILED)
 		return r;
-	r = verify(run, pci);
+	r = verify(run, pci, d);
 	if (r < 0 || st->state == PF_STATUS_FAILED)
 		return r;
 	return set_unmet(run->res, p);
+}
+
+/* Under the PF's lock. The PF as last read is kept in the result: read
+ * back after actions (verify), or as read before when none ran. */
+static int apply_locked(struct pf_run *run, const char *pci)
+{
+	_cleanup_host_state_ struct host_state *hs = NULL;
+	int r = apply_pf(run, pci, &hs);
+
+	if (!run->res->read_back && !run->res->changed)
+		run->res->read_back = TAKE_PTR(hs);
+	return r;
 }
 
 /* Whether any layout selects pf: a PF that none selects is never touched,
@@ -483,7 +452,7 @@ static int reset_locked(struct pf_run *run, const struct pf_created *c)
 		return set_outcome(run->res, PF_STATUS_DEFERRED,
 				   strdup_printf("resetting what sriov-persist created waits: %s",
 						 hold));
-	r = execute(run->host, c->pci, &a, o->conf->sysfs_write_timeout);
+	r = host_run(run->host, c->pci, &a, o->conf->sysfs_write_timeout);
 	if (o->on_action)
 		o->on_action(pf, &a, r, run->host->error, o->userdata);
 	if (r < 0) {
@@ -674,19 +643,42 @@ static int apply_one(struct pf_run *run, const struct pf_state *pf, bool configu
 	return record_status(run);
 }
 
+/* The host as apply_run needs it: only the PF asked for when only is a PCI
+ * address, else all of it; *ret_only is the PF only names (NULL: every PF). */
+static int read_for_run(struct host *h, const char *only, struct host_state **ret,
+			const struct pf_state **ret_only)
+{
+	_cleanup_host_state_ struct host_state *hs = NULL;
+	char pci[PCI_ADDR_MAX];
+	uint32_t domain, rid;
+	int r;
+
+	if (only && pci_addr_parse(only, &domain, &rid) >= 0) {
+		pci_addr_format(domain, rid, pci);
+		r = host_read_pf(h, pci, &hs);
+	} else
+		r = host_read(h, &hs);
+	if (r < 0)
+		return r;
+	*ret_only = only ? host_state_lookup_pf(hs, only) : NULL;
+	if (only && !*ret_only)
+		return -ENXIO;
+	*ret = TAKE_PTR(hs);
+	return 0;
+}
+
 int apply_run(struct host *h, const struct layout_set *set, const struct apply_options *opts,
 	      struct apply_result *ret)
 {
 	_cleanup_host_state_ struct host_state *hs = NULL;
+	const struct pf_state *only;
 	struct apply_result res = {};
 	bool ok = true;
 	int r;
 
-	r = host_read(h, &hs);
+	r = read_for_run(h, opts->only, &hs, &only);
 	if (r < 0)
 		return r;
-	if (opts->only && !host_state_lookup_pf(hs, opts->only))
-		return -ENXIO;
 	res.pfs = calloc(hs->n_pfs ?: 1, sizeof(*res.pfs));
 	if (!res.pfs)
 		return -ENOMEM;
@@ -700,10 +692,10 @@ int apply_run(struct host *h, const struct layout_set *set, const struct apply_o
 			.res = &res.pfs[res.n_pfs],
 		};
 
-		if (opts->only && pf != host_state_lookup_pf(hs, opts->only))
+		if (only && pf != only)
 			continue;
 		r = is_configured(&run, hs, pf);
-		if (r > 0 && opts->reset && !opts->only)
+		if (r > 0 && opts->reset && !only)
 			continue;
 		res.n_pfs++;
 		if (r >= 0)
@@ -722,8 +714,10 @@ int apply_run(struct host *h, const struct layout_set *set, const struct apply_o
 
 void apply_result_done(struct apply_result *r)
 {
-	for (size_t i = 0; i < r->n_pfs; i++)
+	for (size_t i = 0; i < r->n_pfs; i++) {
 		pf_status_done(&r->pfs[i].status);
+		host_state_free(r->pfs[i].read_back);
+	}
 	free(r->pfs);
 	diag_list_done(&r->diags);
 	*r = (struct apply_result){};

@@ -50,6 +50,10 @@ struct apply_pf_result {
 	/* lock_nowait and another process holds the PF's lock: nothing done,
 	 * nothing recorded (that process records its own result) */
 	bool busy;
+	/* The PF as apply_run last read it (after its actions, when any ran),
+	 * NULL when it was not read: a caller that keeps a copy of the host
+	 * may take it instead of reading the PF again. */
+	struct host_state *read_back;
 };
 
 struct apply_result {

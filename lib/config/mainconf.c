@@ -502,6 +502,15 @@ static int mainconf_load_all(struct mainconf *c, const char *path, struct diag_l
 	return 0;
 }
 
+#define SERVICE_ACCOUNT_TOKEN "/var/run/secrets/kubernetes.io/serviceaccount/token"
+
+/* The Kubeconfig= file, or the in-cluster service-account token. */
+static bool kubernetes_credentials(const struct mainconf *c)
+{
+	return (c->kubeconfig && access(c->kubeconfig, R_OK) == 0) ||
+	       (getenv("KUBERNETES_SERVICE_HOST") && access(SERVICE_ACCOUNT_TOKEN, R_OK) == 0);
+}
+
 int mainconf_load(const char *path, struct mainconf *ret, struct diag_list *diags)
 {
 	struct diag_list local = {};
@@ -517,11 +526,10 @@ int mainconf_load(const char *path, struct mainconf *ret, struct diag_list *diag
 		mainconf_done(&c);
 		return r;
 	}
+	c.k8s_credentials = c.k8s_enabled == K8S_ENABLED_AUTO && kubernetes_credentials(&c);
 	*ret = c;
 	return 0;
 }
-
-#define SERVICE_ACCOUNT_TOKEN "/var/run/secrets/kubernetes.io/serviceaccount/token"
 
 bool mainconf_kubernetes_enabled(const struct mainconf *c)
 {
@@ -531,9 +539,7 @@ bool mainconf_kubernetes_enabled(const struct mainconf *c)
 	case K8S_ENABLED_NO:
 		return false;
 	case K8S_ENABLED_AUTO:
-		return (c->kubeconfig && access(c->kubeconfig, R_OK) == 0) ||
-		       (getenv("KUBERNETES_SERVICE_HOST") &&
-			access(SERVICE_ACCOUNT_TOKEN, R_OK) == 0);
+		return c->k8s_credentials;
 	case _K8S_ENABLED_MAX:
 	case _K8S_ENABLED_INVALID:
 		break;

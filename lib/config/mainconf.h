@@ -83,6 +83,9 @@ struct mainconf {
 	char *device_plugin_config;		  /* NULL = not written */
 	uint32_t max_parallel_nodes;		  /* 1 */
 	char *lease_namespace;			  /* kube-system */
+	/* Not a key: with Enabled=auto, whether mainconf_load found
+	 * credentials (the Kubeconfig= file or the in-cluster token) */
+	bool k8s_credentials;
 };
 
 /* Fills in the defaults above. -ENOMEM. */
@@ -100,8 +103,8 @@ int mainconf_parse_string(struct mainconf *c, const char *path, const char *text
  * order. A missing main file is fine (defaults). */
 int mainconf_load(const char *path, struct mainconf *ret, struct diag_list *diags);
 
-/* [Kubernetes] Enabled=yes, or auto and credentials are found: the Kubeconfig=
- * file or the in-cluster service-account token. Looks at the file system. */
+/* [Kubernetes] Enabled=yes, or auto and mainconf_load found credentials
+ * (k8s_credentials): decided once, when the configuration loads. */
 bool mainconf_kubernetes_enabled(const struct mainconf *c);
 
 const char *drift_mode_to_string(enum drift_mode m) _pure_;

@@ -189,74 +189,48 @@ static int linux_read_pf(struct host *h, const char *pci, struct host_state **re
 	return read_host(host_linux(h), pci, ret);
 }
 
-static int linux_load_module(struct host *h, const char *module)
-{
-	return hl_load_module(host_linux(h), module);
-}
-
-static int linux_set_num_vfs(struct host *h, const char *pf, uint32_t n, usec_t timeout)
-{
-	return hl_set_num_vfs(host_linux(h), pf, n, timeout);
-}
-
-/* A devlink request: the kernel answers when the mode has changed. */
-static int linux_set_eswitch_mode(struct host *h, const char *pf, enum eswitch_mode m,
-				  usec_t timeout)
-{
-	return hl_set_eswitch_mode(host_linux(h), pf, m);
-}
-
 static int not_supported(struct host *h, const char *what)
 {
 	host_set_error(h, "setting %s is not supported by this build", what);
 	return -EOPNOTSUPP;
 }
 
-static int linux_set_hw_tc_offload(struct host *h, const char *pf, bool on)
+/* The devlink eswitch request returns when the mode has changed: it takes
+ * no timeout. */
+static int linux_run(struct host *h, const char *pf, const struct action *a, usec_t timeout)
 {
-	return not_supported(h, "hw-tc-offload");
-}
+	struct host_linux *hl = host_linux(h);
 
-static int linux_set_pf_mtu(struct host *h, const char *pf, uint32_t mtu)
-{
-	return hl_set_pf_mtu(host_linux(h), pf, mtu);
-}
-
-static int linux_set_pf_up(struct host *h, const char *pf)
-{
-	return hl_set_pf_up(host_linux(h), pf);
-}
-
-static int linux_set_vf(struct host *h, const char *pf, uint32_t vf, const struct vf_attrs *a,
-			uint32_t keys)
-{
-	return hl_set_vf(host_linux(h), pf, vf, a, keys);
-}
-
-static int linux_unbind_vf(struct host *h, const char *pf, uint32_t vf, usec_t timeout)
-{
-	return hl_unbind_vf(host_linux(h), pf, vf, timeout);
-}
-
-static int linux_bind_vf(struct host *h, const char *pf, uint32_t vf, const char *driver,
-			 usec_t timeout)
-{
-	return hl_bind_vf(host_linux(h), pf, vf, driver, timeout);
-}
-
-static int linux_set_vf_mtu(struct host *h, const char *pf, uint32_t vf, uint32_t mtu)
-{
-	return hl_set_vf_mtu(host_linux(h), pf, vf, mtu);
-}
-
-static int linux_set_firmware_vfs(struct host *h, const char *pf, uint32_t n)
-{
-	return not_supported(h, "the firmware VF limit");
-}
-
-static int linux_set_firmware_link_type(struct host *h, const char *pf, enum link_type t)
-{
-	return not_supported(h, "the firmware link type");
+	switch (a->type) {
+	case ACTION_LOAD_MODULE:
+		return hl_load_module(hl, a->str);
+	case ACTION_SET_FIRMWARE_VFS:
+		return not_supported(h, "the firmware VF limit");
+	case ACTION_SET_LINK_TYPE:
+		return not_supported(h, "the firmware link type");
+	case ACTION_SET_PF_MTU:
+		return hl_set_pf_mtu(hl, pf, a->value);
+	case ACTION_SET_PF_UP:
+		return hl_set_pf_up(hl, pf);
+	case ACTION_SET_NUM_VFS:
+		return hl_set_num_vfs(hl, pf, a->value, timeout);
+	case ACTION_SET_ESWITCH_MODE:
+		return hl_set_eswitch_mode(hl, pf, (enum eswitch_mode)a->value);
+	case ACTION_SET_HW_TC_OFFLOAD:
+		return not_supported(h, "hw-tc-offload");
+	case ACTION_UNBIND_VF:
+		return hl_unbind_vf(hl, pf, a->vf, timeout);
+	case ACTION_SET_VF:
+		return hl_set_vf(hl, pf, a->vf, &a->attrs, a->keys);
+	case ACTION_BIND_VF:
+		return hl_bind_vf(hl, pf, a->vf, a->str, timeout);
+	case ACTION_SET_VF_MTU:
+		return hl_set_vf_mtu(hl, pf, a->vf, a->value);
+	case _ACTION_TYPE_MAX:
+	case _ACTION_TYPE_INVALID:
+		break;
+	}
+	return -EINVAL;
 }
 
 static void linux_free(struct host *h)
@@ -279,18 +253,7 @@ static const struct host_ops linux_ops = {
 	.name = "linux",
 	.read = linux_read,
 	.read_pf = linux_read_pf,
-	.load_module = linux_load_module,
-	.set_num_vfs = linux_set_num_vfs,
-	.set_eswitch_mode = linux_set_eswitch_mode,
-	.set_hw_tc_offload = linux_set_hw_tc_offload,
-	.set_pf_mtu = linux_set_pf_mtu,
-	.set_pf_up = linux_set_pf_up,
-	.set_vf = linux_set_vf,
-	.unbind_vf = linux_unbind_vf,
-	.bind_vf = linux_bind_vf,
-	.set_vf_mtu = linux_set_vf_mtu,
-	.set_firmware_vfs = linux_set_firmware_vfs,
-	.set_firmware_link_type = linux_set_firmware_link_type,
+	.run = linux_run,
 	.free = linux_free,
 };
 

@@ -12,28 +12,14 @@
 #include "host-sim-internal.h"
 #include "json-util.h"
 
-static const char *const op_table[_SIM_OP_MAX] = {
-	[SIM_OP_LOAD_MODULE] = "load_module",
-	[SIM_OP_SET_NUM_VFS] = "set_num_vfs",
-	[SIM_OP_SET_ESWITCH_MODE] = "set_eswitch_mode",
-	[SIM_OP_SET_HW_TC_OFFLOAD] = "set_hw_tc_offload",
-	[SIM_OP_SET_PF_MTU] = "set_pf_mtu",
-	[SIM_OP_SET_PF_UP] = "set_pf_up",
-	[SIM_OP_SET_VF] = "set_vf",
-	[SIM_OP_UNBIND_VF] = "unbind_vf",
-	[SIM_OP_BIND_VF] = "bind_vf",
-	[SIM_OP_SET_VF_MTU] = "set_vf_mtu",
-	[SIM_OP_SET_FIRMWARE_VFS] = "set_firmware_vfs",
-	[SIM_OP_SET_FIRMWARE_LINK_TYPE] = "set_firmware_link_type",
-};
-
 /* the fault names speak of binding drivers */
 static const struct {
 	const char *alias;
-	enum sim_op op;
+	enum action_type op;
 } op_aliases[] = {
-	{ "bind_driver", SIM_OP_BIND_VF },
-	{ "unbind_driver", SIM_OP_UNBIND_VF },
+	{ "bind_driver", ACTION_BIND_VF },
+	{ "unbind_driver", ACTION_UNBIND_VF },
+	{ "set_firmware_link_type", ACTION_SET_LINK_TYPE },
 };
 
 static const struct {
@@ -49,16 +35,13 @@ static const struct {
 	{ "EACCES", EACCES },	    { "ENXIO", ENXIO },
 };
 
-DEFINE_STRING_TABLE_TO(sim_op, enum sim_op, op_table)
-
-/* _SIM_OP_MAX for "any" */
+/* _ACTION_TYPE_MAX for "any" */
 static int op_from_name(const char *s)
 {
 	if (streq(s, "any"))
-		return _SIM_OP_MAX;
-	for (size_t i = 0; i < ELEMENTSOF(op_table); i++)
-		if (streq(op_table[i], s))
-			return (int)i;
+		return _ACTION_TYPE_MAX;
+	if (action_type_from_string(s) >= 0)
+		return action_type_from_string(s);
 	for (size_t i = 0; i < ELEMENTSOF(op_aliases); i++)
 		if (streq(op_aliases[i].alias, s))
 			return op_aliases[i].op;
@@ -281,19 +264,19 @@ int sim_faults_to_json(const struct sim_faults *f, struct json_object **ret)
 	return 0;
 }
 
-bool sim_fault_matches(const struct sim_fault *f, enum sim_op op, const char *pci,
+bool sim_fault_matches(const struct sim_fault *f, enum action_type op, const char *pci,
 		       const char *vf_pci)
 {
 	int fop = op_from_name(f->op);
 
-	if (fop != _SIM_OP_MAX && fop != (int)op)
+	if (fop != _ACTION_TYPE_MAX && fop != (int)op)
 		return false;
 	if (!f->pci[0])
 		return true;
 	return streq_ptr(f->pci, pci) || streq_ptr(f->pci, vf_pci);
 }
 
-struct sim_fault *sim_faults_fire(struct sim_faults *f, enum sim_op op, const char *pci,
+struct sim_fault *sim_faults_fire(struct sim_faults *f, enum action_type op, const char *pci,
 				  const char *vf_pci)
 {
 	for (size_t i = 0; i < f->n; i++) {

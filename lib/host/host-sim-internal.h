@@ -9,37 +9,12 @@
 
 struct json_object;
 
-/* One per host_ops member; the names are the fault "op" names. */
-enum sim_op {
-	SIM_OP_LOAD_MODULE,
-	SIM_OP_SET_NUM_VFS,
-	SIM_OP_SET_ESWITCH_MODE,
-	SIM_OP_SET_HW_TC_OFFLOAD,
-	SIM_OP_SET_PF_MTU,
-	SIM_OP_SET_PF_UP,
-	SIM_OP_SET_VF,
-	SIM_OP_UNBIND_VF,
-	SIM_OP_BIND_VF,
-	SIM_OP_SET_VF_MTU,
-	SIM_OP_SET_FIRMWARE_VFS,
-	SIM_OP_SET_FIRMWARE_LINK_TYPE,
-	_SIM_OP_MAX,
-	_SIM_OP_INVALID = -EINVAL,
-};
-
-const char *sim_op_to_string(enum sim_op op) _pure_;
-
-/* One operation and its arguments. */
+/* One action on one PF (NULL for load_module); the fault "op" names are
+ * the action type names. */
 struct sim_request {
-	enum sim_op op;
-	const char *pf; /* NULL for load_module */
-	bool has_vf;
-	uint32_t vf;
-	usec_t timeout;	 /* USEC_INFINITY for operations without one */
-	const char *str; /* module, driver (NULL = the PF's VF driver) */
-	uint32_t value;	 /* count, MTU, mode, link type, bool */
-	const struct vf_attrs *attrs;
-	uint32_t keys;
+	const char *pf;
+	const struct action *a;
+	usec_t timeout; /* USEC_INFINITY for operations without one */
 };
 
 /* Applies rq to s by the kernel's rules. Returns 0 (s changed as the kernel
@@ -83,11 +58,11 @@ void sim_faults_done(struct sim_faults *f);
 int sim_faults_to_json(const struct sim_faults *f, struct json_object **ret);
 /* Whether fault f applies to op on the device pci (PF address) or vf_pci
  * (VF address, NULL for PF operations). */
-bool sim_fault_matches(const struct sim_fault *f, enum sim_op op, const char *pci,
+bool sim_fault_matches(const struct sim_fault *f, enum action_type op, const char *pci,
 		       const char *vf_pci);
 /* The first errno or hang fault that fires for the request, NULL if none.
  * Counts it down ("times"). */
-struct sim_fault *sim_faults_fire(struct sim_faults *f, enum sim_op op, const char *pci,
+struct sim_fault *sim_faults_fire(struct sim_faults *f, enum action_type op, const char *pci,
 				  const char *vf_pci);
 /* Removes a crash fault once it fired. */
 void sim_faults_remove(struct sim_faults *f, struct sim_fault *fault);

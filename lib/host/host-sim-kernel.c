@@ -182,7 +182,7 @@ static void destroy_vfs(struct pf_state *pf)
 static int k_set_num_vfs(struct host *h, struct host_state *s, const struct sim_request *rq)
 {
 	struct pf_state *pf = find_pf(h, s, rq->pf);
-	uint32_t n = rq->value;
+	uint32_t n = rq->a->value;
 
 	if (!pf)
 		return -ENODEV;
@@ -220,7 +220,7 @@ static int k_set_eswitch_mode(struct host *h, struct host_state *s, const struct
 		host_set_error(h, "%s has no devlink eswitch", strna(pf->driver));
 		return -EOPNOTSUPP;
 	}
-	if ((enum eswitch_mode)rq->value == pf->eswitch_mode)
+	if ((enum eswitch_mode)rq->a->value == pf->eswitch_mode)
 		return 0;
 	/* ice_eswitch_mode_set() */
 	if (di->switchdev == SWITCHDEV_WITHOUT_VFS && pf->num_vfs > 0) {
@@ -234,7 +234,7 @@ static int k_set_eswitch_mode(struct host *h, struct host_state *s, const struct
 				       pf->vfs[i].attrs.driver);
 			return -EBUSY;
 		}
-	pf->eswitch_mode = (enum eswitch_mode)rq->value;
+	pf->eswitch_mode = (enum eswitch_mode)rq->a->value;
 	return 0;
 }
 
@@ -245,7 +245,7 @@ static int k_set_hw_tc_offload(struct host *h, struct host_state *s, const struc
 	if (!pf)
 		return -ENODEV;
 	/* an ethtool feature: accepted in legacy mode too, where it does nothing */
-	pf->hw_tc_offload = rq->value != 0;
+	pf->hw_tc_offload = rq->a->value != 0;
 	return 0;
 }
 
@@ -269,10 +269,10 @@ static int k_set_pf_mtu(struct host *h, struct host_state *s, const struct sim_r
 		host_set_error(h, "%s has no network device", pf->pci);
 		return -ENODEV;
 	}
-	r = check_mtu(h, driver_info_get(pf->driver), rq->value);
+	r = check_mtu(h, driver_info_get(pf->driver), rq->a->value);
 	if (r < 0)
 		return r;
-	pf->mtu = rq->value;
+	pf->mtu = rq->a->value;
 	return 0;
 }
 
@@ -293,7 +293,7 @@ static int k_set_pf_up(struct host *h, struct host_state *s, const struct sim_re
 static int k_unbind_vf(struct host *h, struct host_state *s, const struct sim_request *rq)
 {
 	struct pf_state *pf = find_pf(h, s, rq->pf);
-	struct vf_state *vf = pf ? find_vf(h, pf, rq->vf) : NULL;
+	struct vf_state *vf = pf ? find_vf(h, pf, rq->a->vf) : NULL;
 
 	if (!vf)
 		return -ENODEV;
@@ -323,13 +323,13 @@ static int check_bind(struct host *h, const struct host_state *s, const struct v
 static int k_bind_vf(struct host *h, struct host_state *s, const struct sim_request *rq)
 {
 	struct pf_state *pf = find_pf(h, s, rq->pf);
-	struct vf_state *vf = pf ? find_vf(h, pf, rq->vf) : NULL;
+	struct vf_state *vf = pf ? find_vf(h, pf, rq->a->vf) : NULL;
 	const char *driver;
 	int r;
 
 	if (!vf)
 		return -ENODEV;
-	driver = rq->str ?: pf->vf_driver;
+	driver = rq->a->str ?: pf->vf_driver;
 	if (!driver) {
 		host_set_error(h, "%s has no default VF driver", pf->pci);
 		return -EINVAL;
@@ -347,7 +347,7 @@ static int k_bind_vf(struct host *h, struct host_state *s, const struct sim_requ
 static int k_set_vf_mtu(struct host *h, struct host_state *s, const struct sim_request *rq)
 {
 	struct pf_state *pf = find_pf(h, s, rq->pf);
-	struct vf_state *vf = pf ? find_vf(h, pf, rq->vf) : NULL;
+	struct vf_state *vf = pf ? find_vf(h, pf, rq->a->vf) : NULL;
 	int r;
 
 	if (!vf)
@@ -356,15 +356,15 @@ static int k_set_vf_mtu(struct host *h, struct host_state *s, const struct sim_r
 		host_set_error(h, "VF %u has no network device", vf->index);
 		return -ENODEV;
 	}
-	r = check_mtu(h, driver_info_get(pf->driver), rq->value);
+	r = check_mtu(h, driver_info_get(pf->driver), rq->a->value);
 	if (r < 0)
 		return r;
 	/* iavf and mlx5 VFs cannot go above their PF */
-	if (rq->value > pf->mtu) {
-		host_set_error(h, "VF MTU %u is above the PF's MTU %u", rq->value, pf->mtu);
+	if (rq->a->value > pf->mtu) {
+		host_set_error(h, "VF MTU %u is above the PF's MTU %u", rq->a->value, pf->mtu);
 		return -EINVAL;
 	}
-	vf->attrs.mtu = rq->value;
+	vf->attrs.mtu = rq->a->value;
 	return 0;
 }
 
@@ -372,13 +372,13 @@ static int k_load_module(struct host *h, struct host_state *s, const struct sim_
 {
 	int r;
 
-	if (!module_in(known_modules, ELEMENTSOF(known_modules), rq->str)) {
-		host_set_error(h, "Module %s not found", rq->str);
+	if (!module_in(known_modules, ELEMENTSOF(known_modules), rq->a->str)) {
+		host_set_error(h, "Module %s not found", rq->a->str);
 		return -ENOENT;
 	}
-	if (module_loaded(s, rq->str))
+	if (module_loaded(s, rq->a->str))
 		return 0;
-	r = strv_extend(&s->modules, rq->str);
+	r = strv_extend(&s->modules, rq->a->str);
 	if (r < 0)
 		return r;
 	recompute_rdma(s);
@@ -397,12 +397,12 @@ static int k_set_firmware_vfs(struct host *h, struct host_state *s, const struct
 		host_set_error(h, "%s has no firmware VF limit", strna(pf->driver));
 		return -EOPNOTSUPP;
 	}
-	if (rq->value > di->firmware_max_vfs) {
-		host_set_error(h, "NUM_OF_VFS %u is above %u", rq->value, di->firmware_max_vfs);
+	if (rq->a->value > di->firmware_max_vfs) {
+		host_set_error(h, "NUM_OF_VFS %u is above %u", rq->a->value, di->firmware_max_vfs);
 		return -EINVAL;
 	}
 	/* effective after a reboot: total_vfs stays */
-	pf->firmware_total_vfs = (int)rq->value;
+	pf->firmware_total_vfs = (int)rq->a->value;
 	return 0;
 }
 
@@ -417,29 +417,29 @@ static int k_set_firmware_link_type(struct host *h, struct host_state *s,
 		host_set_error(h, "%s has no firmware link type", strna(pf->driver));
 		return -EOPNOTSUPP;
 	}
-	pf->firmware_link_type = (enum link_type)rq->value;
+	pf->firmware_link_type = (enum link_type)rq->a->value;
 	return 0;
 }
 
-static int (*const rules[_SIM_OP_MAX])(struct host *h, struct host_state *s,
-				       const struct sim_request *rq) = {
-	[SIM_OP_LOAD_MODULE] = k_load_module,
-	[SIM_OP_SET_NUM_VFS] = k_set_num_vfs,
-	[SIM_OP_SET_ESWITCH_MODE] = k_set_eswitch_mode,
-	[SIM_OP_SET_HW_TC_OFFLOAD] = k_set_hw_tc_offload,
-	[SIM_OP_SET_PF_MTU] = k_set_pf_mtu,
-	[SIM_OP_SET_PF_UP] = k_set_pf_up,
-	[SIM_OP_SET_VF] = sim_kernel_set_vf,
-	[SIM_OP_UNBIND_VF] = k_unbind_vf,
-	[SIM_OP_BIND_VF] = k_bind_vf,
-	[SIM_OP_SET_VF_MTU] = k_set_vf_mtu,
-	[SIM_OP_SET_FIRMWARE_VFS] = k_set_firmware_vfs,
-	[SIM_OP_SET_FIRMWARE_LINK_TYPE] = k_set_firmware_link_type,
+static int (*const rules[_ACTION_TYPE_MAX])(struct host *h, struct host_state *s,
+					    const struct sim_request *rq) = {
+	[ACTION_LOAD_MODULE] = k_load_module,
+	[ACTION_SET_NUM_VFS] = k_set_num_vfs,
+	[ACTION_SET_ESWITCH_MODE] = k_set_eswitch_mode,
+	[ACTION_SET_HW_TC_OFFLOAD] = k_set_hw_tc_offload,
+	[ACTION_SET_PF_MTU] = k_set_pf_mtu,
+	[ACTION_SET_PF_UP] = k_set_pf_up,
+	[ACTION_SET_VF] = sim_kernel_set_vf,
+	[ACTION_UNBIND_VF] = k_unbind_vf,
+	[ACTION_BIND_VF] = k_bind_vf,
+	[ACTION_SET_VF_MTU] = k_set_vf_mtu,
+	[ACTION_SET_FIRMWARE_VFS] = k_set_firmware_vfs,
+	[ACTION_SET_LINK_TYPE] = k_set_firmware_link_type,
 };
 
 int sim_kernel_apply(struct host *h, struct host_state *s, const struct sim_request *rq)
 {
-	if (rq->op < 0 || rq->op >= _SIM_OP_MAX)
+	if (rq->a->type < 0 || rq->a->type >= _ACTION_TYPE_MAX)
 		return -EINVAL;
-	return rules[rq->op](h, s, rq);
+	return rules[rq->a->type](h, s, rq);
 }

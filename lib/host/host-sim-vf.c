@@ -33,11 +33,11 @@ static int request_result(struct host *h, const struct driver_info *di, const ch
 			  struct vf_attrs *ret)
 {
 	struct vf_attrs next = *cur;
-	uint32_t keys = rq->keys & VF_NETLINK_KEYS;
+	uint32_t keys = rq->a->keys & VF_NETLINK_KEYS;
 
 	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
 		if (keys & (1u << k))
-			(void)vf_attrs_copy(&next, rq->attrs, k); /* no strings: cannot fail */
+			(void)vf_attrs_copy(&next, &rq->a->attrs, k); /* no strings: cannot fail */
 	if (next.vlan_proto == VLAN_PROTO_8021AD && cur->vlan_proto != VLAN_PROTO_8021AD &&
 	    !di->vlan_8021ad) {
 		host_set_error(h, "%s: VF VLAN protocol 802.1ad is not supported", strna(driver));
@@ -65,14 +65,14 @@ int sim_kernel_set_vf(struct host *h, struct host_state *s, const struct sim_req
 		return -ENODEV;
 	}
 	/* the drivers' ndo_set_vf_* check the index against their VF count */
-	if (rq->vf >= pf->n_vfs) {
-		host_set_error(h, "%s has no VF %u (%zu VFs)", pf->pci, rq->vf, pf->n_vfs);
+	if (rq->a->vf >= pf->n_vfs) {
+		host_set_error(h, "%s has no VF %u (%zu VFs)", pf->pci, rq->a->vf, pf->n_vfs);
 		return -EINVAL;
 	}
-	r = request_result(h, driver_info_get(pf->driver), pf->driver, &pf->vfs[rq->vf].attrs, rq,
-			   &n);
+	r = request_result(h, driver_info_get(pf->driver), pf->driver, &pf->vfs[rq->a->vf].attrs,
+			   rq, &n);
 	if (r < 0)
 		return r;
-	pf->vfs[rq->vf].attrs = n; /* its strings are the VF's own */
+	pf->vfs[rq->a->vf].attrs = n; /* its strings are the VF's own */
 	return 0;
 }

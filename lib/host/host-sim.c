@@ -149,16 +149,9 @@ static int txn_write(struct sim *s, const struct txn *t)
 	return r;
 }
 
-static const char *hang_what(enum sim_op op)
+static const char *hang_what(enum action_type t)
 {
-	static const char *const what[_SIM_OP_MAX] = {
-		[SIM_OP_SET_NUM_VFS] = "write to sriov_numvfs",
-		[SIM_OP_SET_ESWITCH_MODE] = "devlink eswitch mode change",
-		[SIM_OP_UNBIND_VF] = "unbind of the VF driver",
-		[SIM_OP_BIND_VF] = "bind of the VF driver",
-	};
-
-	return what[op] ?: sim_op_to_string(op);
+	return action_type_blocking(t) ?: action_type_to_string(t);
 }
 
 /* Really blocks, as a driver stuck in the kernel would. */
@@ -206,18 +199,18 @@ static int fault_fire(struct sim *s, struct txn *t, const struct sim_request *rq
 		return r;
 	if (kind == SIM_FAULT_ERRNO) {
 		host_set_error(&s->host, "injected %s on %s", sim_errno_name(error),
-			       sim_op_to_string(rq->op));
+			       action_type_to_string(rq->a->type));
 		return -error;
 	}
 	wait = rq->timeout == USEC_INFINITY || rq->timeout > HANG_MAX_USEC ? HANG_MAX_USEC :
 									     rq->timeout;
 	wait_usec(wait);
 	if (wait % USEC_PER_SEC == 0)
-		host_set_error(&s->host, "%s did not return within %" PRIu64 "s", hang_what(rq->op),
-			       wait / USEC_PER_SEC);
+		host_set_error(&s->host, "%s did not return within %" PRIu64 "s",
+			       hang_what(rq->a->type), wait / USEC_PER_SEC);
 	else
 		host_set_error(&s->host, "%s did not return within %" PRIu64 "ms",
-			       hang_what(rq->op), wait / USEC_PER_MSEC);
+			       hang_what(rq->a->type), wait / USEC_PER_MSEC);
 	return -ETIMEDOUT;
 }
 
@@ -229,7 +222,7 @@ static struct sim_fault *crash_due(struct sim *s, struct txn *t, const struct si
 		struct sim_fault *f = &t->faults.items[i];
 
 		if (f->kind == SIM_FAULT_CRASH && s->n_done >= f->crash_after &&
-		    sim_fault_matches(f, rq->op, rq->pf, vf_pci))
+		    sim_fault_matches(f, rq->a->type, rq->pf, vf_pci))
 			return f;
 	}
 	return NULL;
@@ -247,9 +240,9 @@ static int sim_run(struct sim *s, const struct sim_request *rq)
 	r = txn_begin(s, LOCK_EX, &t);
 	if (r < 0)
 		return r;
-	if (rq->has_vf && sim_vf_pci(t.state, rq->pf, rq->vf, vf_pci) < 0)
+	if (action_type_on_vf(rq->a->type) && sim_vf_pci(t.state, rq->pf, rq->a->vf, vf_pci) < 0)
 		vf_pci[0] = '\0';
-	f = sim_faults_fire(&t.faults, rq->op, rq->pf, vf_pci[0] ? vf_pci : NULL);
+	f = sim_faults_fire(&t.faults, rq->a->type, rq->pf, vf_pci[0] ? vf_pci : NULL);
 	if (f)
 		return fault_fire(s, &t, rq, f);
 	r = sim_kernel_apply(&s->host, t.state, rq);
@@ -310,76 +303,17 @@ static int sim_read_pf(struct host *h, const char *pci, struct host_state **ret)
 	return 0;
 }
 
-#define RUN(h, ...) sim_run(to_sim(h), &(const struct sim_request){ __VA_ARGS__ })
-
-static int sim_load_module(struct host *h, const char *module)
+/* Only the kernel calls that may hang (action_type_blocking) have a timeout:
+ * a hang in any other waits as long as a hang may. */
+static int sim_run_action(struct host *h, const char *pf, const struct action *a, usec_t timeout)
 {
-	return RUN(h, .op = SIM_OP_LOAD_MODULE, .str = module, .timeout = USEC_INFINITY);
-}
+	const struct sim_request rq = {
+		.pf = a->type == ACTION_LOAD_MODULE ? NULL : pf,
+		.a = a,
+		.timeout = action_type_blocking(a->type) ? timeout : USEC_INFINITY,
+	};
 
-static int sim_set_num_vfs(struct host *h, const char *pf, uint32_t n, usec_t timeout)
-{
-	return RUN(h, .op = SIM_OP_SET_NUM_VFS, .pf = pf, .value = n, .timeout = timeout);
-}
-
-static int sim_set_eswitch_mode(struct host *h, const char *pf, enum eswitch_mode m, usec_t timeout)
-{
-	return RUN(h, .op = SIM_OP_SET_ESWITCH_MODE, .pf = pf, .value = (uint32_t)m,
-		   .timeout = timeout);
-}
-
-static int sim_set_hw_tc_offload(struct host *h, const char *pf, bool on)
-{
-	return RUN(h, .op = SIM_OP_SET_HW_TC_OFFLOAD, .pf = pf, .value = on,
-		   .timeout = USEC_INFINITY);
-}
-
-static int sim_set_pf_mtu(struct host *h, const char *pf, uint32_t mtu)
-{
-	return RUN(h, .op = SIM_OP_SET_PF_MTU, .pf = pf, .value = mtu, .timeout = USEC_INFINITY);
-}
-
-static int sim_set_pf_up(struct host *h, const char *pf)
-{
-	return RUN(h, .op = SIM_OP_SET_PF_UP, .pf = pf, .timeout = USEC_INFINITY);
-}
-
-static int sim_set_vf(struct host *h, const char *pf, uint32_t vf, const struct vf_attrs *a,
-		      uint32_t keys)
-{
-	return RUN(h, .op = SIM_OP_SET_VF, .pf = pf, .has_vf = true, .vf = vf, .attrs = a,
-		   .keys = keys, .timeout = USEC_INFINITY);
-}
-
-static int sim_unbind_vf(struct host *h, const char *pf, uint32_t vf, usec_t timeout)
-{
-	return RUN(h, .op = SIM_OP_UNBIND_VF, .pf = pf, .has_vf = true, .vf = vf,
-		   .timeout = timeout);
-}
-
-static int sim_bind_vf(struct host *h, const char *pf, uint32_t vf, const char *driver,
-		       usec_t timeout)
-{
-	return RUN(h, .op = SIM_OP_BIND_VF, .pf = pf, .has_vf = true, .vf = vf, .str = driver,
-		   .timeout = timeout);
-}
-
-static int sim_set_vf_mtu(struct host *h, const char *pf, uint32_t vf, uint32_t mtu)
-{
-	return RUN(h, .op = SIM_OP_SET_VF_MTU, .pf = pf, .has_vf = true, .vf = vf, .value = mtu,
-		   .timeout = USEC_INFINITY);
-}
-
-static int sim_set_firmware_vfs(struct host *h, const char *pf, uint32_t n)
-{
-	return RUN(h, .op = SIM_OP_SET_FIRMWARE_VFS, .pf = pf, .value = n,
-		   .timeout = USEC_INFINITY);
-}
-
-static int sim_set_firmware_link_type(struct host *h, const char *pf, enum link_type t)
-{
-	return RUN(h, .op = SIM_OP_SET_FIRMWARE_LINK_TYPE, .pf = pf, .value = (uint32_t)t,
-		   .timeout = USEC_INFINITY);
+	return sim_run(to_sim(h), &rq);
 }
 
 static void sim_free(struct host *h)
@@ -394,18 +328,7 @@ static const struct host_ops sim_ops = {
 	.name = "simulated",
 	.read = sim_read,
 	.read_pf = sim_read_pf,
-	.load_module = sim_load_module,
-	.set_num_vfs = sim_set_num_vfs,
-	.set_eswitch_mode = sim_set_eswitch_mode,
-	.set_hw_tc_offload = sim_set_hw_tc_offload,
-	.set_pf_mtu = sim_set_pf_mtu,
-	.set_pf_up = sim_set_pf_up,
-	.set_vf = sim_set_vf,
-	.unbind_vf = sim_unbind_vf,
-	.bind_vf = sim_bind_vf,
-	.set_vf_mtu = sim_set_vf_mtu,
-	.set_firmware_vfs = sim_set_firmware_vfs,
-	.set_firmware_link_type = sim_set_firmware_link_type,
+	.run = sim_run_action,
 	.free = sim_free,
 };
 

@@ -17,6 +17,12 @@ int host_read_pf(struct host *h, const char *pci, struct host_state **ret)
 	return h->ops->read_pf(h, pci, ret);
 }
 
+int host_run(struct host *h, const char *pf, const struct action *a, usec_t timeout)
+{
+	h->error[0] = '\0';
+	return h->ops->run(h, pf, a, timeout);
+}
+
 struct host *host_free(struct host *h)
 {
 	if (h)

@@ -9,6 +9,7 @@
  * that callers add to their own context. Operations that can hang in the
  * kernel take a timeout and return -ETIMEDOUT when it passes. */
 
+#include "action.h"
 #include "model.h"
 
 struct host;
@@ -20,23 +21,11 @@ struct host_ops {
 	/* The same, with only the PF at PCI address pci (none when it is gone
 	 * or has no SR-IOV): what the daemon re-reads after an event. */
 	int (*read_pf)(struct host *h, const char *pci, struct host_state **ret);
-	int (*load_module)(struct host *h, const char *module);
-	int (*set_num_vfs)(struct host *h, const char *pf, uint32_t n, usec_t timeout);
-	int (*set_eswitch_mode)(struct host *h, const char *pf, enum eswitch_mode m,
-				usec_t timeout);
-	int (*set_hw_tc_offload)(struct host *h, const char *pf, bool on);
-	int (*set_pf_mtu)(struct host *h, const char *pf, uint32_t mtu);
-	int (*set_pf_up)(struct host *h, const char *pf);
-	/* The netlink attributes keys (VF_NETLINK_KEYS) of attrs, one request. */
-	int (*set_vf)(struct host *h, const char *pf, uint32_t vf, const struct vf_attrs *attrs,
-		      uint32_t keys);
-	int (*unbind_vf)(struct host *h, const char *pf, uint32_t vf, usec_t timeout);
-	/* driver NULL = the kernel's default VF driver */
-	int (*bind_vf)(struct host *h, const char *pf, uint32_t vf, const char *driver,
-		       usec_t timeout);
-	int (*set_vf_mtu)(struct host *h, const char *pf, uint32_t vf, uint32_t mtu);
-	int (*set_firmware_vfs)(struct host *h, const char *pf, uint32_t n);
-	int (*set_firmware_link_type)(struct host *h, const char *pf, enum link_type t);
+	/* Carries out a on the PF at PCI address pf (NULL for
+	 * ACTION_LOAD_MODULE). timeout bounds the kernel calls that may hang
+	 * (action_type_blocking); the disruption flags are not the backend's
+	 * business. */
+	int (*run)(struct host *h, const char *pf, const struct action *a, usec_t timeout);
 	void (*free)(struct host *h);
 };
 
@@ -53,6 +42,7 @@ struct host {
 /* Call the backend after clearing h->error. */
 int host_read(struct host *h, struct host_state **ret);
 int host_read_pf(struct host *h, const char *pci, struct host_state **ret);
+int host_run(struct host *h, const char *pf, const struct action *a, usec_t timeout);
 struct host *host_free(struct host *h);
 static inline void host_freep(struct host **h)
 {

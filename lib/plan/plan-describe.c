@@ -4,23 +4,6 @@
 
 #include "plan.h"
 
-static const char *const action_type_table[_ACTION_TYPE_MAX] = {
-	[ACTION_LOAD_MODULE] = "load_module",
-	[ACTION_SET_FIRMWARE_VFS] = "set_firmware_vfs",
-	[ACTION_SET_LINK_TYPE] = "set_link_type",
-	[ACTION_SET_PF_MTU] = "set_pf_mtu",
-	[ACTION_SET_PF_UP] = "set_pf_up",
-	[ACTION_SET_NUM_VFS] = "set_num_vfs",
-	[ACTION_SET_ESWITCH_MODE] = "set_eswitch_mode",
-	[ACTION_SET_HW_TC_OFFLOAD] = "set_hw_tc_offload",
-	[ACTION_UNBIND_VF] = "unbind_vf",
-	[ACTION_SET_VF] = "set_vf",
-	[ACTION_BIND_VF] = "bind_vf",
-	[ACTION_SET_VF_MTU] = "set_vf_mtu",
-};
-
-DEFINE_STRING_TABLE_TO(action_type, enum action_type, action_type_table)
-
 /* One group of keys (vf_key_group) as "vlan 100 qos 3 802.1Q": ip-link(8)
  * names and values; a VLAN protocol names itself. */
 static void describe_group(FILE *f, const struct vf_attrs *a, uint32_t group)
@@ -126,10 +109,8 @@ struct plan *plan_free(struct plan *p)
 {
 	if (!p)
 		return NULL;
-	for (size_t i = 0; i < p->n_actions; i++) {
-		free(p->actions[i].str);
-		vf_attrs_done(&p->actions[i].attrs);
-	}
+	for (size_t i = 0; i < p->n_actions; i++)
+		action_done(&p->actions[i]);
 	free(p->actions);
 	strv_free(p->reboot_reasons);
 	strv_free(p->unmet);

@@ -5,37 +5,8 @@
  * or disruptive, in the PF driver's own order (drivers.h). Pure. A plan for
  * a PF already in the desired state is empty. */
 
+#include "action.h"
 #include "desired.h"
-
-enum action_type {
-	ACTION_LOAD_MODULE,	 /* str = module */
-	ACTION_SET_FIRMWARE_VFS, /* value = limit; reboot */
-	ACTION_SET_LINK_TYPE,	 /* value = enum link_type; reboot */
-	ACTION_SET_PF_MTU,	 /* value */
-	ACTION_SET_PF_UP,	 /* value = 1 */
-	ACTION_SET_NUM_VFS, /* value; a change between non-zero counts is two actions: 0, then N */
-	ACTION_SET_ESWITCH_MODE,  /* value = enum eswitch_mode */
-	ACTION_SET_HW_TC_OFFLOAD, /* value = bool */
-	ACTION_UNBIND_VF,	  /* vf */
-	ACTION_SET_VF,		  /* vf, attrs: all netlink attributes of one VF in one request */
-	ACTION_BIND_VF,		  /* vf, str = driver, NULL = the kernel's VF driver */
-	ACTION_SET_VF_MTU,	  /* vf, value */
-	_ACTION_TYPE_MAX,
-	_ACTION_TYPE_INVALID = -EINVAL,
-};
-
-struct action {
-	enum action_type type;
-	bool disruptive;   /* destroys or re-creates VFs, or needs a reboot */
-	bool needs_reboot; /* takes effect only after a reboot */
-	uint32_t vf;
-	uint32_t value;
-	char *str;
-	/* ACTION_SET_VF: the netlink keys to set (VF_NETLINK_KEYS), whole
-	 * groups (vf_key_group), and their values */
-	uint32_t keys;
-	struct vf_attrs attrs;
-};
 
 struct plan {
 	char pci[PCI_ADDR_MAX];
@@ -81,7 +52,6 @@ bool plan_is_disruptive(const struct plan *p) _pure_;
 /* Short human description: "set 8 VFs", "VF 3: mac 02:..:01 vlan 100 qos 3 trust on".
  * Caller frees; NULL on ENOMEM. */
 char *action_describe(const struct action *a);
-const char *action_type_to_string(enum action_type t) _pure_;
 /* The same, with what pf has now, for saying what drifted: "set 4 VFs (now 0)",
  * "VF 1: mac 02:00:00:00:01:00 (now mac 02:99:99:99:99:99)",
  * "VF 1: bind vfio-pci (now igbvf)". Caller frees; NULL on ENOMEM. */

@@ -11,14 +11,12 @@
 static void test_faults_errno(void **state)
 {
 	struct env *e = *state;
-	const struct host_ops *o;
 	char *text;
 
 	env_load(e, "e810.json",
 		 "[ { \"op\": \"set_num_vfs\", \"pci\": \"" E810_PF0 "\", \"errno\": \"EBUSY\", "
 		 "\"times\": 2 } ]");
-	o = e->h->ops;
-	assert_int_equal(o->set_num_vfs(e->h, E810_PF0, 2, T), -EBUSY);
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF0, 2, T), -EBUSY);
 	assert_string_equal(e->h->error, "injected EBUSY on set_num_vfs");
 	text = env_text(e);
 	assert_non_null(strstr(text, "\"times\": 1"));
@@ -26,53 +24,50 @@ static void test_faults_errno(void **state)
 	/* fired before anything changed */
 	assert_int_equal(env_num_vfs(e, 0), 0);
 	/* another PF is not affected */
-	assert_int_equal(o->set_num_vfs(e->h, E810_PF1, 2, T), 0);
-	assert_int_equal(o->set_num_vfs(e->h, E810_PF0, 2, T), -EBUSY);
-	assert_int_equal(o->set_num_vfs(e->h, E810_PF0, 2, T), 0);
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF1, 2, T), 0);
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF0, 2, T), -EBUSY);
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF0, 2, T), 0);
 	assert_int_equal(env_num_vfs(e, 0), 2);
 	/* the spent fault stays in the file with its count at 0 */
 	text = env_text(e);
 	assert_non_null(strstr(text, "\"times\": 0"));
 	free(text);
-	assert_int_equal(o->set_num_vfs(e->h, E810_PF0, 0, T), 0);
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF0, 0, T), 0);
 }
 
 static void test_faults_alias_and_any(void **state)
 {
 	struct env *e = *state;
-	const struct host_ops *o;
 
 	/* the "bind_driver" fault, matched by the VF's address */
 	env_load(e, "e810.json",
 		 "[ { \"op\": \"bind_driver\", \"pci\": \"0000:3b:01.1\", \"errno\": \"EIO\" }, "
 		 "{ \"op\": \"unbind_driver\", \"errno\": \"EPERM\", \"times\": 1 } ]");
-	o = e->h->ops;
-	assert_int_equal(o->set_num_vfs(e->h, E810_PF0, 2, T), 0);
-	assert_int_equal(o->unbind_vf(e->h, E810_PF0, 1, T), -EPERM);
-	assert_int_equal(o->unbind_vf(e->h, E810_PF0, 1, T), 0);
-	assert_int_equal(o->unbind_vf(e->h, E810_PF0, 0, T), 0);
-	assert_int_equal(o->bind_vf(e->h, E810_PF0, 1, NULL, T), -EIO);
-	assert_int_equal(o->bind_vf(e->h, E810_PF0, 1, NULL, T), -EIO);
-	assert_int_equal(o->bind_vf(e->h, E810_PF0, 0, NULL, T), 0);
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF0, 2, T), 0);
+	assert_int_equal(op_unbind_vf(e->h, E810_PF0, 1, T), -EPERM);
+	assert_int_equal(op_unbind_vf(e->h, E810_PF0, 1, T), 0);
+	assert_int_equal(op_unbind_vf(e->h, E810_PF0, 0, T), 0);
+	assert_int_equal(op_bind_vf(e->h, E810_PF0, 1, NULL, T), -EIO);
+	assert_int_equal(op_bind_vf(e->h, E810_PF0, 1, NULL, T), -EIO);
+	assert_int_equal(op_bind_vf(e->h, E810_PF0, 0, NULL, T), 0);
 
 	/* "any", every time, matched by the PF's address for a VF operation */
 	env_load(e, "e810.json",
 		 "[ { \"op\": \"any\", \"pci\": \"" E810_PF1 "\", \"errno\": \"ENOSPC\" } ]");
-	o = e->h->ops;
-	assert_int_equal(o->set_pf_mtu(e->h, E810_PF1, 9000), -ENOSPC);
-	assert_int_equal(o->set_vf(e->h, E810_PF1, 0, &(struct vf_attrs){}, 0), -ENOSPC);
-	assert_int_equal(o->set_pf_mtu(e->h, E810_PF0, 9000), 0);
+	assert_int_equal(op_set_pf_mtu(e->h, E810_PF1, 9000), -ENOSPC);
+	assert_int_equal(op_set_vf(e->h, E810_PF1, 0, &(struct vf_attrs){}, 0), -ENOSPC);
+	assert_int_equal(op_set_pf_mtu(e->h, E810_PF0, 9000), 0);
 
 	env_load(e, "e810.json", "[ { \"op\": \"any\", \"errno\": \"ETIMEDOUT\" } ]");
-	assert_int_equal(e->h->ops->load_module(e->h, "iavf"), -ETIMEDOUT);
-	assert_int_equal(e->h->ops->set_pf_up(e->h, E810_PF0), -ETIMEDOUT);
+	assert_int_equal(op_load_module(e->h, "iavf"), -ETIMEDOUT);
+	assert_int_equal(op_set_pf_up(e->h, E810_PF0), -ETIMEDOUT);
 }
 
 /* Bad fault entries make every operation fail, naming the entry. */
 static void check_bad_faults(struct env *e, const char *faults, const char *error)
 {
 	env_prepare(e, "e810.json", faults);
-	assert_int_equal(e->h->ops->set_pf_up(e->h, E810_PF0), -EINVAL);
+	assert_int_equal(op_set_pf_up(e->h, E810_PF0), -EINVAL);
 	if (!strstr(e->h->error, error))
 		fail_msg("expected \"%s\" in \"%s\"", error, e->h->error);
 }
@@ -109,8 +104,7 @@ static void test_fault_hang(void **state)
 
 	env_load(e, "e810.json", "[ { \"op\": \"set_num_vfs\", \"hang\": true, \"times\": 1 } ]");
 	start = now_usec();
-	assert_int_equal(e->h->ops->set_num_vfs(e->h, E810_PF0, 4, 200 * USEC_PER_MSEC),
-			 -ETIMEDOUT);
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF0, 4, 200 * USEC_PER_MSEC), -ETIMEDOUT);
 	took = now_usec() - start;
 	assert_true(took >= 200 * USEC_PER_MSEC);
 	assert_true(took < 5 * USEC_PER_SEC);
@@ -118,14 +112,14 @@ static void test_fault_hang(void **state)
 	assert_int_equal(env_num_vfs(e, 0), 0);
 	/* spent: the next write goes through at once */
 	start = now_usec();
-	assert_int_equal(e->h->ops->set_num_vfs(e->h, E810_PF0, 4, 200 * USEC_PER_MSEC), 0);
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF0, 4, 200 * USEC_PER_MSEC), 0);
 	assert_true(now_usec() - start < 200 * USEC_PER_MSEC);
 
 	env_load(e, "e810.json",
 		 "[ { \"op\": \"bind_driver\", \"pci\": \"0000:3b:01.1\", \"hang\": true } ]");
-	assert_int_equal(e->h->ops->set_num_vfs(e->h, E810_PF0, 2, T), 0);
-	assert_int_equal(e->h->ops->unbind_vf(e->h, E810_PF0, 1, T), 0);
-	assert_int_equal(e->h->ops->bind_vf(e->h, E810_PF0, 1, NULL, 1 * USEC_PER_SEC), -ETIMEDOUT);
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF0, 2, T), 0);
+	assert_int_equal(op_unbind_vf(e->h, E810_PF0, 1, T), 0);
+	assert_int_equal(op_bind_vf(e->h, E810_PF0, 1, NULL, 1 * USEC_PER_SEC), -ETIMEDOUT);
 	assert_string_equal(e->h->error, "bind of the VF driver did not return within 1s");
 }
 
@@ -142,7 +136,7 @@ static void test_fault_hang_unlocked(void **state)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		int r = e->h->ops->set_num_vfs(e->h, E810_PF0, 2, USEC_PER_SEC);
+		int r = op_set_num_vfs(e->h, E810_PF0, 2, USEC_PER_SEC);
 
 		_exit(r == -ETIMEDOUT ? 0 : 1);
 	}
@@ -176,14 +170,14 @@ static void test_fault_crash(void **state)
 		/* a fresh handle, as a new process has */
 		if (host_sim_open(e->path, &h) < 0)
 			_exit(10);
-		if (h->ops->set_num_vfs(h, E810_PF0, 2, T) < 0)
+		if (op_set_num_vfs(h, E810_PF0, 2, T) < 0)
 			_exit(11);
 		/* a failed operation does not count */
-		if (h->ops->set_pf_mtu(h, E810_PF1, 9000) != -EIO)
+		if (op_set_pf_mtu(h, E810_PF1, 9000) != -EIO)
 			_exit(12);
-		h->ops->set_vf(h, E810_PF0, 0, &a,
-			       VF_KEY_BIT(TRUST)); /* the second one: killed after it */
-		h->ops->set_pf_mtu(h, E810_PF0, 9000);
+		op_set_vf(h, E810_PF0, 0, &a,
+			  VF_KEY_BIT(TRUST)); /* the second one: killed after it */
+		op_set_pf_mtu(h, E810_PF0, 9000);
 		_exit(13);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
@@ -203,8 +197,8 @@ static void test_fault_crash(void **state)
 	free(text);
 	assert_int_equal(env_count_files(e), 1);
 	/* the crash fault is gone: this process goes on */
-	assert_int_equal(e->h->ops->set_pf_mtu(e->h, E810_PF0, 9000), 0);
-	assert_int_equal(e->h->ops->set_pf_up(e->h, E810_PF0), 0);
+	assert_int_equal(op_set_pf_mtu(e->h, E810_PF0, 9000), 0);
+	assert_int_equal(op_set_pf_up(e->h, E810_PF0), 0);
 }
 
 static void turn_wait(int fd)
@@ -235,7 +229,7 @@ static int child_turns(const char *path, int in, int out)
 	if (host_read(h, &hs) < 0 || hs->pfs[0].num_vfs != 2)
 		r = 31;
 	hs = host_state_free(hs);
-	if (r == 0 && h->ops->set_vf(h, E810_PF0, 1, &a, VF_KEY_BIT(TRUST)) < 0)
+	if (r == 0 && op_set_vf(h, E810_PF0, 1, &a, VF_KEY_BIT(TRUST)) < 0)
 		r = 32;
 	turn_pass(out);
 	turn_wait(in);
@@ -261,13 +255,13 @@ static void test_two_processes(void **state)
 	if (pid == 0)
 		_exit(child_turns(e->path, to_child[0], to_parent[1]));
 
-	assert_int_equal(e->h->ops->set_num_vfs(e->h, E810_PF0, 2, T), 0);
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF0, 2, T), 0);
 	turn_pass(to_child[1]);
 	turn_wait(to_parent[0]);
 	hs = env_read(e);
 	assert_true(hs->pfs[0].vfs[1].attrs.trust);
 	host_state_free(hs);
-	assert_int_equal(e->h->ops->set_num_vfs(e->h, E810_PF0, 0, T), 0);
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF0, 0, T), 0);
 	turn_pass(to_child[1]);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
@@ -287,7 +281,7 @@ static void test_concurrent_writers(void **state)
 	int status;
 
 	env_load(e, "e810.json", NULL);
-	assert_int_equal(e->h->ops->set_num_vfs(e->h, E810_PF0, 64, T), 0);
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF0, 64, T), 0);
 	pid = fork();
 	assert_true(pid >= 0);
 	for (uint32_t i = 0; i < 32; i++) {
@@ -295,7 +289,7 @@ static void test_concurrent_writers(void **state)
 		uint32_t vf = 2 * i + (pid == 0);
 		struct vf_attrs a = { .vlan = (uint16_t)(vf + 1) };
 
-		if (e->h->ops->set_vf(e->h, E810_PF0, vf, &a, VF_KEY_BIT(VLAN)) < 0) {
+		if (op_set_vf(e->h, E810_PF0, vf, &a, VF_KEY_BIT(VLAN)) < 0) {
 			if (pid == 0)
 				_exit(1);
 			fail_msg("set_vf %u: %s", vf, e->h->error);

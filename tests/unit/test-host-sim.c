@@ -35,15 +35,13 @@ static void test_open(void **state)
 static void test_set_num_vfs(void **state)
 {
 	struct env *e = *state;
-	const struct host_ops *o;
 	struct host_state *hs;
 	const struct pf_state *pf;
 
 	env_load(e, "e810.json", NULL);
-	o = e->h->ops;
-	assert_int_equal(o->set_num_vfs(e->h, E810_PF0, 129, T), -ERANGE);
-	assert_int_equal(o->set_num_vfs(e->h, "0000:99:00.0", 1, T), -ENODEV);
-	assert_int_equal(o->set_num_vfs(e->h, E810_PF0, 4, T), 0);
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF0, 129, T), -ERANGE);
+	assert_int_equal(op_set_num_vfs(e->h, "0000:99:00.0", 1, T), -ENODEV);
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF0, 4, T), 0);
 	assert_string_equal(e->h->error, "");
 
 	hs = env_read(e);
@@ -68,14 +66,14 @@ static void test_set_num_vfs(void **state)
 	host_state_free(hs);
 
 	/* the same count is no change; another non-zero count is refused */
-	assert_int_equal(o->set_num_vfs(e->h, E810_PF0, 4, T), 0);
-	assert_int_equal(o->set_num_vfs(e->h, E810_PF0, 2, T), -EBUSY);
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF0, 4, T), 0);
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF0, 2, T), -EBUSY);
 	assert_non_null(strstr(e->h->error, "already enabled"));
 	assert_int_equal(env_num_vfs(e, 0), 4);
-	assert_int_equal(o->set_num_vfs(e->h, E810_PF0, 0, T), 0);
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF0, 0, T), 0);
 	assert_int_equal(env_num_vfs(e, 0), 0);
 	/* the far end of the second port's range crosses into bus 3c */
-	assert_int_equal(o->set_num_vfs(e->h, E810_PF1, 128, T), 0);
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF1, 128, T), 0);
 	hs = env_read(e);
 	assert_string_equal(hs->pfs[1].vfs[0].pci, "0000:3b:11.0");
 	assert_string_equal(hs->pfs[1].vfs[127].pci, "0000:3c:00.7");
@@ -94,10 +92,10 @@ static void test_set_num_vfs_no_driver(void **state)
 	hs->pfs[1].driver = NULL;
 	env_write_state(e, hs);
 	host_state_free(hs);
-	assert_int_equal(e->h->ops->set_num_vfs(e->h, E810_PF1, 2, T), -ENOENT);
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF1, 2, T), -ENOENT);
 	/* 0 -> 0 needs no driver, and the total is checked first */
-	assert_int_equal(e->h->ops->set_num_vfs(e->h, E810_PF1, 0, T), 0);
-	assert_int_equal(e->h->ops->set_num_vfs(e->h, E810_PF1, 200, T), -ERANGE);
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF1, 0, T), 0);
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF1, 200, T), -ERANGE);
 }
 
 static void test_igb_random_mac(void **state)
@@ -107,8 +105,8 @@ static void test_igb_random_mac(void **state)
 	struct mac_addr first[2];
 
 	env_load(e, "igb-82576.json", NULL);
-	assert_int_equal(e->h->ops->set_num_vfs(e->h, IGB_PF0, 8, T), -ERANGE);
-	assert_int_equal(e->h->ops->set_num_vfs(e->h, IGB_PF0, 2, T), 0);
+	assert_int_equal(op_set_num_vfs(e->h, IGB_PF0, 8, T), -ERANGE);
+	assert_int_equal(op_set_num_vfs(e->h, IGB_PF0, 2, T), 0);
 	hs = env_read(e);
 	assert_string_equal(hs->pfs[0].vfs[0].pci, "0000:02:10.0");
 	assert_string_equal(hs->pfs[0].vfs[1].pci, "0000:02:10.2");
@@ -126,8 +124,8 @@ static void test_igb_random_mac(void **state)
 	host_state_free(hs);
 
 	/* the same VF gets the same address again */
-	assert_int_equal(e->h->ops->set_num_vfs(e->h, IGB_PF0, 0, T), 0);
-	assert_int_equal(e->h->ops->set_num_vfs(e->h, IGB_PF0, 1, T), 0);
+	assert_int_equal(op_set_num_vfs(e->h, IGB_PF0, 0, T), 0);
+	assert_int_equal(op_set_num_vfs(e->h, IGB_PF0, 1, T), 0);
 	hs = env_read(e);
 	assert_true(mac_equal(&hs->pfs[0].vfs[0].attrs.mac, &first[0]));
 	host_state_free(hs);
@@ -136,22 +134,20 @@ static void test_igb_random_mac(void **state)
 static void test_eswitch(void **state)
 {
 	struct env *e = *state;
-	const struct host_ops *o;
 	struct host_state *hs;
 
 	env_load(e, "e810.json", NULL);
-	o = e->h->ops;
 	/* ice: only while no VF exists */
-	assert_int_equal(o->set_num_vfs(e->h, E810_PF0, 2, T), 0);
-	assert_int_equal(o->set_eswitch_mode(e->h, E810_PF0, ESWITCH_MODE_SWITCHDEV, T),
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF0, 2, T), 0);
+	assert_int_equal(op_set_eswitch_mode(e->h, E810_PF0, ESWITCH_MODE_SWITCHDEV, T),
 			 -EOPNOTSUPP);
 	assert_non_null(strstr(e->h->error, "no VFs created"));
-	assert_int_equal(o->set_eswitch_mode(e->h, E810_PF0, ESWITCH_MODE_LEGACY, T), 0);
-	assert_int_equal(o->set_num_vfs(e->h, E810_PF0, 0, T), 0);
-	assert_int_equal(o->set_eswitch_mode(e->h, E810_PF0, ESWITCH_MODE_SWITCHDEV, T), 0);
+	assert_int_equal(op_set_eswitch_mode(e->h, E810_PF0, ESWITCH_MODE_LEGACY, T), 0);
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF0, 0, T), 0);
+	assert_int_equal(op_set_eswitch_mode(e->h, E810_PF0, ESWITCH_MODE_SWITCHDEV, T), 0);
 	/* VFs still appear in switchdev mode */
-	assert_int_equal(o->set_num_vfs(e->h, E810_PF0, 2, T), 0);
-	assert_int_equal(o->set_hw_tc_offload(e->h, E810_PF0, true), 0);
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF0, 2, T), 0);
+	assert_int_equal(op_set_hw_tc_offload(e->h, E810_PF0, true), 0);
 	hs = env_read(e);
 	assert_int_equal(hs->pfs[0].eswitch_mode, ESWITCH_MODE_SWITCHDEV);
 	assert_true(hs->pfs[0].hw_tc_offload);
@@ -161,28 +157,26 @@ static void test_eswitch(void **state)
 
 	/* i40e has no devlink eswitch; hw-tc-offload is an ethtool feature */
 	env_load(e, "x710.json", NULL);
-	assert_int_equal(e->h->ops->set_eswitch_mode(e->h, X710_PF0, ESWITCH_MODE_SWITCHDEV, T),
+	assert_int_equal(op_set_eswitch_mode(e->h, X710_PF0, ESWITCH_MODE_SWITCHDEV, T),
 			 -EOPNOTSUPP);
-	assert_int_equal(e->h->ops->set_hw_tc_offload(e->h, X710_PF0, true), 0);
-	assert_int_equal(e->h->ops->set_eswitch_mode(e->h, "0000:99:00.0", 0, T), -ENODEV);
+	assert_int_equal(op_set_hw_tc_offload(e->h, X710_PF0, true), 0);
+	assert_int_equal(op_set_eswitch_mode(e->h, "0000:99:00.0", 0, T), -ENODEV);
 }
 
 static void test_eswitch_mlx5(void **state)
 {
 	struct env *e = *state;
-	const struct host_ops *o;
 	struct host_state *hs;
 
 	env_load(e, "cx6dx.json", NULL);
-	o = e->h->ops;
 	/* mlx5: VFs first, unbound while the mode changes */
-	assert_int_equal(o->set_num_vfs(e->h, CX6_PF0, 2, T), 0);
-	assert_int_equal(o->set_eswitch_mode(e->h, CX6_PF0, ESWITCH_MODE_SWITCHDEV, T), -EBUSY);
-	assert_int_equal(o->unbind_vf(e->h, CX6_PF0, 0, T), 0);
-	assert_int_equal(o->set_eswitch_mode(e->h, CX6_PF0, ESWITCH_MODE_SWITCHDEV, T), -EBUSY);
-	assert_int_equal(o->unbind_vf(e->h, CX6_PF0, 1, T), 0);
-	assert_int_equal(o->set_eswitch_mode(e->h, CX6_PF0, ESWITCH_MODE_SWITCHDEV, T), 0);
-	assert_int_equal(o->bind_vf(e->h, CX6_PF0, 0, NULL, T), 0);
+	assert_int_equal(op_set_num_vfs(e->h, CX6_PF0, 2, T), 0);
+	assert_int_equal(op_set_eswitch_mode(e->h, CX6_PF0, ESWITCH_MODE_SWITCHDEV, T), -EBUSY);
+	assert_int_equal(op_unbind_vf(e->h, CX6_PF0, 0, T), 0);
+	assert_int_equal(op_set_eswitch_mode(e->h, CX6_PF0, ESWITCH_MODE_SWITCHDEV, T), -EBUSY);
+	assert_int_equal(op_unbind_vf(e->h, CX6_PF0, 1, T), 0);
+	assert_int_equal(op_set_eswitch_mode(e->h, CX6_PF0, ESWITCH_MODE_SWITCHDEV, T), 0);
+	assert_int_equal(op_bind_vf(e->h, CX6_PF0, 0, NULL, T), 0);
 	hs = env_read(e);
 	assert_int_equal(hs->pfs[0].eswitch_mode, ESWITCH_MODE_SWITCHDEV);
 	assert_string_equal(hs->pfs[0].vfs[0].attrs.driver, "mlx5_core");
@@ -196,16 +190,16 @@ static void test_pf_mtu_and_up(void **state)
 	struct host_state *hs;
 
 	env_load(e, "e810.json", NULL);
-	assert_int_equal(e->h->ops->set_pf_mtu(e->h, E810_PF0, 9703), -EINVAL);
-	assert_int_equal(e->h->ops->set_pf_mtu(e->h, E810_PF0, 67), -EINVAL);
-	assert_int_equal(e->h->ops->set_pf_mtu(e->h, E810_PF0, 9000), 0);
+	assert_int_equal(op_set_pf_mtu(e->h, E810_PF0, 9703), -EINVAL);
+	assert_int_equal(op_set_pf_mtu(e->h, E810_PF0, 67), -EINVAL);
+	assert_int_equal(op_set_pf_mtu(e->h, E810_PF0, 9000), 0);
 	hs = env_read(e);
 	assert_int_equal(hs->pfs[0].mtu, 9000);
 	assert_int_equal(hs->pfs[1].mtu, 1500);
 	hs->pfs[1].up = false;
 	env_write_state(e, hs);
 	host_state_free(hs);
-	assert_int_equal(e->h->ops->set_pf_up(e->h, E810_PF1), 0);
+	assert_int_equal(op_set_pf_up(e->h, E810_PF1), 0);
 	hs = env_read(e);
 	assert_true(hs->pfs[1].up);
 	host_state_free(hs);
@@ -227,15 +221,13 @@ static struct vf_request attrs(uint32_t keys)
 static void test_set_vf(void **state)
 {
 	struct env *e = *state;
-	const struct host_ops *o;
 	struct host_state *hs;
 	struct vf_request a = attrs(K(MAC) | K(VLAN) | K(QOS) | K(VLAN_PROTO) | K(TRUST) |
 				    K(SPOOFCHK) | K(LINK_STATE) | K(MIN_TX_RATE) | K(MAX_TX_RATE));
 	const struct vf_state *vf;
 
 	env_load(e, "e810.json", NULL);
-	o = e->h->ops;
-	assert_int_equal(o->set_num_vfs(e->h, E810_PF0, 2, T), 0);
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF0, 2, T), 0);
 	assert_int_equal(mac_parse("02:11:22:33:44:55", &a.a.mac), 0);
 	a.a.vlan = 100;
 	a.a.qos = 3;
@@ -245,8 +237,8 @@ static void test_set_vf(void **state)
 	a.a.link_state = LINK_STATE_ENABLE;
 	a.a.min_tx_rate = 100;
 	a.a.max_tx_rate = 1000;
-	assert_int_equal(o->set_vf(e->h, E810_PF0, 1, &a.a, a.keys), 0);
-	assert_int_equal(o->set_vf(e->h, E810_PF0, 2, &a.a, a.keys), -EINVAL);
+	assert_int_equal(op_set_vf(e->h, E810_PF0, 1, &a.a, a.keys), 0);
+	assert_int_equal(op_set_vf(e->h, E810_PF0, 2, &a.a, a.keys), -EINVAL);
 	hs = env_read(e);
 	vf = &hs->pfs[0].vfs[1];
 	assert_int_equal(vf->attrs.mac.b[5], 0x55);
@@ -263,16 +255,16 @@ static void test_set_vf(void **state)
 
 	/* each bad value refuses the whole request */
 	a.a.vlan = 4096;
-	assert_int_equal(o->set_vf(e->h, E810_PF0, 0, &a.a, a.keys), -EINVAL);
+	assert_int_equal(op_set_vf(e->h, E810_PF0, 0, &a.a, a.keys), -EINVAL);
 	a.a.vlan = 5;
 	a.a.qos = 8;
-	assert_int_equal(o->set_vf(e->h, E810_PF0, 0, &a.a, a.keys), -EINVAL);
+	assert_int_equal(op_set_vf(e->h, E810_PF0, 0, &a.a, a.keys), -EINVAL);
 	a.a.qos = 0;
 	a.a.min_tx_rate = 2000;
-	assert_int_equal(o->set_vf(e->h, E810_PF0, 0, &a.a, a.keys), -EINVAL);
+	assert_int_equal(op_set_vf(e->h, E810_PF0, 0, &a.a, a.keys), -EINVAL);
 	a.a.min_tx_rate = 0;
 	assert_int_equal(mac_parse("01:00:5e:00:00:01", &a.a.mac), 0);
-	assert_int_equal(o->set_vf(e->h, E810_PF0, 0, &a.a, a.keys), -EINVAL);
+	assert_int_equal(op_set_vf(e->h, E810_PF0, 0, &a.a, a.keys), -EINVAL);
 	hs = env_read(e);
 	assert_int_equal(hs->pfs[0].vfs[0].attrs.vlan, 0);
 	assert_true(hs->pfs[0].vfs[0].attrs.spoofchk);
@@ -281,46 +273,43 @@ static void test_set_vf(void **state)
 	/* min rate without max is fine (max 0 = unlimited) */
 	a = attrs(K(MIN_TX_RATE) | K(MAX_TX_RATE));
 	a.a.min_tx_rate = 500;
-	assert_int_equal(o->set_vf(e->h, E810_PF0, 0, &a.a, a.keys), 0);
+	assert_int_equal(op_set_vf(e->h, E810_PF0, 0, &a.a, a.keys), 0);
 }
 
 /* Attributes the driver lacks are refused, unless they ask for no change. */
 static void test_set_vf_driver_limits(void **state)
 {
 	struct env *e = *state;
-	const struct host_ops *o;
 	struct host_state *hs;
 	struct vf_request a = attrs(K(VLAN) | K(QOS) | K(VLAN_PROTO));
 
 	env_load(e, "x710.json", NULL);
-	o = e->h->ops;
-	assert_int_equal(o->set_num_vfs(e->h, X710_PF0, 1, T), 0);
+	assert_int_equal(op_set_num_vfs(e->h, X710_PF0, 1, T), 0);
 	a.a.vlan = 10;
 	a.a.vlan_proto = VLAN_PROTO_8021AD;
-	assert_int_equal(o->set_vf(e->h, X710_PF0, 0, &a.a, a.keys), -EPROTONOSUPPORT);
+	assert_int_equal(op_set_vf(e->h, X710_PF0, 0, &a.a, a.keys), -EPROTONOSUPPORT);
 	a.a.vlan_proto = VLAN_PROTO_8021Q;
-	assert_int_equal(o->set_vf(e->h, X710_PF0, 0, &a.a, a.keys), 0);
+	assert_int_equal(op_set_vf(e->h, X710_PF0, 0, &a.a, a.keys), 0);
 	a = attrs(K(MIN_TX_RATE) | K(MAX_TX_RATE));
 	a.a.min_tx_rate = 10;
 	a.a.max_tx_rate = 100;
-	assert_int_equal(o->set_vf(e->h, X710_PF0, 0, &a.a, a.keys), -EOPNOTSUPP);
+	assert_int_equal(op_set_vf(e->h, X710_PF0, 0, &a.a, a.keys), -EOPNOTSUPP);
 	assert_non_null(strstr(e->h->error, "min_tx_rate"));
 	a.a.min_tx_rate = 0;
-	assert_int_equal(o->set_vf(e->h, X710_PF0, 0, &a.a, a.keys), 0);
+	assert_int_equal(op_set_vf(e->h, X710_PF0, 0, &a.a, a.keys), 0);
 	hs = env_read(e);
 	assert_int_equal(hs->pfs[0].vfs[0].attrs.vlan, 10);
 	assert_int_equal(hs->pfs[0].vfs[0].attrs.max_tx_rate, 100);
 	host_state_free(hs);
 
 	env_load(e, "igb-82576.json", NULL);
-	o = e->h->ops;
-	assert_int_equal(o->set_num_vfs(e->h, IGB_PF0, 1, T), 0);
+	assert_int_equal(op_set_num_vfs(e->h, IGB_PF0, 1, T), 0);
 	a = attrs(K(LINK_STATE) | K(TRUST));
 	a.a.link_state = LINK_STATE_DISABLE;
 	a.a.trust = true;
-	assert_int_equal(o->set_vf(e->h, IGB_PF0, 0, &a.a, a.keys), -EOPNOTSUPP);
+	assert_int_equal(op_set_vf(e->h, IGB_PF0, 0, &a.a, a.keys), -EOPNOTSUPP);
 	a.a.link_state = LINK_STATE_AUTO;
-	assert_int_equal(o->set_vf(e->h, IGB_PF0, 0, &a.a, a.keys), 0);
+	assert_int_equal(op_set_vf(e->h, IGB_PF0, 0, &a.a, a.keys), 0);
 	hs = env_read(e);
 	assert_true(hs->pfs[0].vfs[0].attrs.trust);
 	host_state_free(hs);
@@ -329,27 +318,25 @@ static void test_set_vf_driver_limits(void **state)
 static void test_bind_unbind(void **state)
 {
 	struct env *e = *state;
-	const struct host_ops *o;
 	struct host_state *hs;
 
 	env_load(e, "e810.json", NULL);
-	o = e->h->ops;
-	assert_int_equal(o->set_num_vfs(e->h, E810_PF0, 2, T), 0);
-	assert_int_equal(o->bind_vf(e->h, E810_PF0, 0, "vfio-pci", T), -EBUSY);
-	assert_int_equal(o->unbind_vf(e->h, E810_PF0, 0, T), 0);
-	assert_int_equal(o->unbind_vf(e->h, E810_PF0, 0, T), 0);
-	assert_int_equal(o->unbind_vf(e->h, E810_PF0, 5, T), -ENODEV);
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF0, 2, T), 0);
+	assert_int_equal(op_bind_vf(e->h, E810_PF0, 0, "vfio-pci", T), -EBUSY);
+	assert_int_equal(op_unbind_vf(e->h, E810_PF0, 0, T), 0);
+	assert_int_equal(op_unbind_vf(e->h, E810_PF0, 0, T), 0);
+	assert_int_equal(op_unbind_vf(e->h, E810_PF0, 5, T), -ENODEV);
 	hs = env_read(e);
 	assert_null(hs->pfs[0].vfs[0].attrs.driver);
 	assert_null(hs->pfs[0].vfs[0].name);
 	assert_int_equal(hs->pfs[0].vfs[0].attrs.mtu, 0);
 	host_state_free(hs);
 
-	assert_int_equal(o->bind_vf(e->h, E810_PF0, 0, "vfio-pci", T), -ENODEV);
+	assert_int_equal(op_bind_vf(e->h, E810_PF0, 0, "vfio-pci", T), -ENODEV);
 	assert_string_equal(e->h->error, "driver vfio-pci not loaded");
-	assert_int_equal(o->load_module(e->h, "vfio-pci"), 0);
-	assert_int_equal(o->bind_vf(e->h, E810_PF0, 0, "vfio-pci", T), 0);
-	assert_int_equal(o->bind_vf(e->h, E810_PF0, 0, "vfio-pci", T), -EBUSY);
+	assert_int_equal(op_load_module(e->h, "vfio-pci"), 0);
+	assert_int_equal(op_bind_vf(e->h, E810_PF0, 0, "vfio-pci", T), 0);
+	assert_int_equal(op_bind_vf(e->h, E810_PF0, 0, "vfio-pci", T), -EBUSY);
 	hs = env_read(e);
 	assert_string_equal(hs->pfs[0].vfs[0].attrs.driver, "vfio-pci");
 	assert_null(hs->pfs[0].vfs[0].name);
@@ -357,51 +344,47 @@ static void test_bind_unbind(void **state)
 	host_state_free(hs);
 
 	/* back to the kernel's VF driver */
-	assert_int_equal(o->unbind_vf(e->h, E810_PF0, 0, T), 0);
-	assert_int_equal(o->bind_vf(e->h, E810_PF0, 0, NULL, T), 0);
+	assert_int_equal(op_unbind_vf(e->h, E810_PF0, 0, T), 0);
+	assert_int_equal(op_bind_vf(e->h, E810_PF0, 0, NULL, T), 0);
 	hs = env_read(e);
 	assert_string_equal(hs->pfs[0].vfs[0].attrs.driver, "iavf");
 	assert_string_equal(hs->pfs[0].vfs[0].name, "ens1f0v0");
 	assert_int_equal(hs->pfs[0].vfs[0].attrs.mtu, 1500);
 	host_state_free(hs);
-	assert_int_equal(o->unbind_vf(e->h, E810_PF0, 1, T), 0);
-	assert_int_equal(o->bind_vf(e->h, E810_PF0, 1, "ixgbevf", T), -ENODEV);
+	assert_int_equal(op_unbind_vf(e->h, E810_PF0, 1, T), 0);
+	assert_int_equal(op_bind_vf(e->h, E810_PF0, 1, "ixgbevf", T), -ENODEV);
 
 	/* no IOMMU, no vfio-pci */
 	env_load(e, "igb-82576.json", NULL);
-	o = e->h->ops;
-	assert_int_equal(o->load_module(e->h, "vfio_pci"), 0);
-	assert_int_equal(o->set_num_vfs(e->h, IGB_PF0, 1, T), 0);
-	assert_int_equal(o->unbind_vf(e->h, IGB_PF0, 0, T), 0);
-	assert_int_equal(o->bind_vf(e->h, IGB_PF0, 0, "vfio-pci", T), -EINVAL);
+	assert_int_equal(op_load_module(e->h, "vfio_pci"), 0);
+	assert_int_equal(op_set_num_vfs(e->h, IGB_PF0, 1, T), 0);
+	assert_int_equal(op_unbind_vf(e->h, IGB_PF0, 0, T), 0);
+	assert_int_equal(op_bind_vf(e->h, IGB_PF0, 0, "vfio-pci", T), -EINVAL);
 	assert_non_null(strstr(e->h->error, "no IOMMU group"));
 }
 
 static void test_rdma(void **state)
 {
 	struct env *e = *state;
-	const struct host_ops *o;
 	struct host_state *hs;
 
 	env_load(e, "cx6dx.json", NULL);
-	o = e->h->ops;
-	assert_int_equal(o->set_num_vfs(e->h, CX6_PF0, 2, T), 0);
+	assert_int_equal(op_set_num_vfs(e->h, CX6_PF0, 2, T), 0);
 	hs = env_read(e);
 	assert_true(hs->pfs[0].vfs[0].attrs.rdma);
 	host_state_free(hs);
-	assert_int_equal(o->unbind_vf(e->h, CX6_PF0, 0, T), 0);
+	assert_int_equal(op_unbind_vf(e->h, CX6_PF0, 0, T), 0);
 	hs = env_read(e);
 	assert_false(hs->pfs[0].vfs[0].attrs.rdma);
 	assert_true(hs->pfs[0].vfs[1].attrs.rdma);
 	host_state_free(hs);
 
 	env_load(e, "e810.json", NULL);
-	o = e->h->ops;
-	assert_int_equal(o->set_num_vfs(e->h, E810_PF0, 2, T), 0);
-	assert_int_equal(o->load_module(e->h, "irdma"), 0);
-	assert_int_equal(o->load_module(e->h, "vfio-pci"), 0);
-	assert_int_equal(o->unbind_vf(e->h, E810_PF0, 1, T), 0);
-	assert_int_equal(o->bind_vf(e->h, E810_PF0, 1, "vfio-pci", T), 0);
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF0, 2, T), 0);
+	assert_int_equal(op_load_module(e->h, "irdma"), 0);
+	assert_int_equal(op_load_module(e->h, "vfio-pci"), 0);
+	assert_int_equal(op_unbind_vf(e->h, E810_PF0, 1, T), 0);
+	assert_int_equal(op_bind_vf(e->h, E810_PF0, 1, "vfio-pci", T), 0);
 	hs = env_read(e);
 	assert_true(hs->pfs[0].vfs[0].attrs.rdma);
 	assert_false(hs->pfs[0].vfs[1].attrs.rdma);
@@ -411,23 +394,21 @@ static void test_rdma(void **state)
 static void test_vf_mtu(void **state)
 {
 	struct env *e = *state;
-	const struct host_ops *o;
 	struct host_state *hs;
 
 	env_load(e, "e810.json", NULL);
-	o = e->h->ops;
-	assert_int_equal(o->set_vf_mtu(e->h, E810_PF0, 0, 1500), -ENODEV);
-	assert_int_equal(o->set_num_vfs(e->h, E810_PF0, 2, T), 0);
-	assert_int_equal(o->set_vf_mtu(e->h, E810_PF0, 0, 9000), -EINVAL);
+	assert_int_equal(op_set_vf_mtu(e->h, E810_PF0, 0, 1500), -ENODEV);
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF0, 2, T), 0);
+	assert_int_equal(op_set_vf_mtu(e->h, E810_PF0, 0, 9000), -EINVAL);
 	assert_non_null(strstr(e->h->error, "PF's MTU"));
-	assert_int_equal(o->set_pf_mtu(e->h, E810_PF0, 9000), 0);
-	assert_int_equal(o->set_vf_mtu(e->h, E810_PF0, 0, 9000), 0);
-	assert_int_equal(o->set_vf_mtu(e->h, E810_PF0, 0, 10000), -EINVAL);
-	assert_int_equal(o->load_module(e->h, "vfio-pci"), 0);
-	assert_int_equal(o->unbind_vf(e->h, E810_PF0, 1, T), 0);
-	assert_int_equal(o->set_vf_mtu(e->h, E810_PF0, 1, 1500), -ENODEV);
-	assert_int_equal(o->bind_vf(e->h, E810_PF0, 1, "vfio-pci", T), 0);
-	assert_int_equal(o->set_vf_mtu(e->h, E810_PF0, 1, 1500), -ENODEV);
+	assert_int_equal(op_set_pf_mtu(e->h, E810_PF0, 9000), 0);
+	assert_int_equal(op_set_vf_mtu(e->h, E810_PF0, 0, 9000), 0);
+	assert_int_equal(op_set_vf_mtu(e->h, E810_PF0, 0, 10000), -EINVAL);
+	assert_int_equal(op_load_module(e->h, "vfio-pci"), 0);
+	assert_int_equal(op_unbind_vf(e->h, E810_PF0, 1, T), 0);
+	assert_int_equal(op_set_vf_mtu(e->h, E810_PF0, 1, 1500), -ENODEV);
+	assert_int_equal(op_bind_vf(e->h, E810_PF0, 1, "vfio-pci", T), 0);
+	assert_int_equal(op_set_vf_mtu(e->h, E810_PF0, 1, 1500), -ENODEV);
 	hs = env_read(e);
 	assert_int_equal(hs->pfs[0].vfs[0].attrs.mtu, 9000);
 	host_state_free(hs);
@@ -439,10 +420,10 @@ static void test_load_module(void **state)
 	struct host_state *hs;
 
 	env_load(e, "e810.json", NULL);
-	assert_int_equal(e->h->ops->load_module(e->h, "no_such_module"), -ENOENT);
-	assert_int_equal(e->h->ops->load_module(e->h, "vfio-pci"), 0);
-	assert_int_equal(e->h->ops->load_module(e->h, "vfio_pci"), 0);
-	assert_int_equal(e->h->ops->load_module(e->h, "ice"), 0);
+	assert_int_equal(op_load_module(e->h, "no_such_module"), -ENOENT);
+	assert_int_equal(op_load_module(e->h, "vfio-pci"), 0);
+	assert_int_equal(op_load_module(e->h, "vfio_pci"), 0);
+	assert_int_equal(op_load_module(e->h, "ice"), 0);
 	hs = env_read(e);
 	assert_int_equal(strv_length(hs->modules), 2);
 	assert_string_equal(hs->modules[1], "vfio-pci");
@@ -452,27 +433,25 @@ static void test_load_module(void **state)
 static void test_firmware(void **state)
 {
 	struct env *e = *state;
-	const struct host_ops *o;
 	struct host_state *hs;
 
 	env_load(e, "cx6dx.json", NULL);
-	o = e->h->ops;
-	assert_int_equal(o->set_firmware_vfs(e->h, CX6_PF0, 128), -EINVAL);
-	assert_int_equal(o->set_firmware_vfs(e->h, CX6_PF0, 32), 0);
-	assert_int_equal(o->set_firmware_link_type(e->h, CX6_PF0, LINK_TYPE_INFINIBAND), 0);
+	assert_int_equal(op_set_firmware_vfs(e->h, CX6_PF0, 128), -EINVAL);
+	assert_int_equal(op_set_firmware_vfs(e->h, CX6_PF0, 32), 0);
+	assert_int_equal(op_set_firmware_link_type(e->h, CX6_PF0, LINK_TYPE_INFINIBAND), 0);
 	hs = env_read(e);
 	assert_int_equal(hs->pfs[0].firmware_total_vfs, 32);
 	assert_int_equal(hs->pfs[0].total_vfs, 8); /* after a reboot */
 	assert_int_equal(hs->pfs[0].firmware_link_type, LINK_TYPE_INFINIBAND);
 	assert_int_equal(hs->pfs[0].link_type, LINK_TYPE_ETHERNET);
 	host_state_free(hs);
-	assert_int_equal(o->set_num_vfs(e->h, CX6_PF0, 9, T), -ERANGE);
+	assert_int_equal(op_set_num_vfs(e->h, CX6_PF0, 9, T), -ERANGE);
 
 	env_load(e, "e810.json", NULL);
-	assert_int_equal(e->h->ops->set_firmware_vfs(e->h, E810_PF0, 8), -EOPNOTSUPP);
-	assert_int_equal(e->h->ops->set_firmware_link_type(e->h, E810_PF0, LINK_TYPE_ETHERNET),
+	assert_int_equal(op_set_firmware_vfs(e->h, E810_PF0, 8), -EOPNOTSUPP);
+	assert_int_equal(op_set_firmware_link_type(e->h, E810_PF0, LINK_TYPE_ETHERNET),
 			 -EOPNOTSUPP);
-	assert_int_equal(e->h->ops->set_firmware_vfs(e->h, "0000:00:00.0", 8), -ENODEV);
+	assert_int_equal(op_set_firmware_vfs(e->h, "0000:00:00.0", 8), -ENODEV);
 }
 
 /* The file stays a canonical snapshot that other programs can read. */
@@ -483,7 +462,7 @@ static void test_file_stays_canonical(void **state)
 	char *text, *canon = NULL;
 
 	env_load(e, "mixed.json", NULL);
-	assert_int_equal(e->h->ops->set_num_vfs(e->h, "0000:5e:00.0", 3, T), 0);
+	assert_int_equal(op_set_num_vfs(e->h, "0000:5e:00.0", 3, T), 0);
 	text = env_text(e);
 	assert_int_equal(snapshot_parse(text, &hs, NULL), 0);
 	assert_int_equal(snapshot_format(hs, &canon), 0);

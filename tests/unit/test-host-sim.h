@@ -21,6 +21,27 @@
 #define E810_PF1 "0000:3b:00.1"
 #define T USEC_PER_SEC
 
+/* One action through host_run(), with the arguments each type takes. */
+#define RUN(h, pf, timeout, ...) host_run(h, pf, &(const struct action){ __VA_ARGS__ }, timeout)
+#define op_load_module(h, m) RUN(h, NULL, T, .type = ACTION_LOAD_MODULE, .str = (char *)(m))
+#define op_set_num_vfs(h, pf, n, t) RUN(h, pf, t, .type = ACTION_SET_NUM_VFS, .value = (n))
+#define op_set_eswitch_mode(h, pf, m, t) \
+	RUN(h, pf, t, .type = ACTION_SET_ESWITCH_MODE, .value = (uint32_t)(m))
+#define op_set_hw_tc_offload(h, pf, on) \
+	RUN(h, pf, T, .type = ACTION_SET_HW_TC_OFFLOAD, .value = (on))
+#define op_set_pf_mtu(h, pf, mtu) RUN(h, pf, T, .type = ACTION_SET_PF_MTU, .value = (mtu))
+#define op_set_pf_up(h, pf) RUN(h, pf, T, .type = ACTION_SET_PF_UP)
+#define op_set_vf(h, pf, i, a, k) \
+	RUN(h, pf, T, .type = ACTION_SET_VF, .vf = (i), .attrs = *(a), .keys = (k))
+#define op_unbind_vf(h, pf, i, t) RUN(h, pf, t, .type = ACTION_UNBIND_VF, .vf = (i))
+#define op_bind_vf(h, pf, i, d, t) \
+	RUN(h, pf, t, .type = ACTION_BIND_VF, .vf = (i), .str = (char *)(d))
+#define op_set_vf_mtu(h, pf, i, mtu) \
+	RUN(h, pf, T, .type = ACTION_SET_VF_MTU, .vf = (i), .value = (mtu))
+#define op_set_firmware_vfs(h, pf, n) RUN(h, pf, T, .type = ACTION_SET_FIRMWARE_VFS, .value = (n))
+#define op_set_firmware_link_type(h, pf, lt) \
+	RUN(h, pf, T, .type = ACTION_SET_LINK_TYPE, .value = (uint32_t)(lt))
+
 struct env {
 	char dir[64];
 	char path[128];
