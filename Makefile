@@ -132,6 +132,12 @@ $(BUILDDIR)/tests/fuzz-kubeconfig: tests/fuzz/fuzz-kubeconfig.c tests/fuzz/fuzz-
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -Ik8s-notify $< tests/fuzz/fuzz-main.c $(K8S_LIBA) $(LIBA) -o $@ $(ALL_LDFLAGS) $(DEPS_LIBS) $(K8S_LIBS)
 
+# the daemon's pure decisions (the shorter stem wins over test-%)
+$(BUILDDIR)/tests/test-daemon-%: tests/unit/test-daemon-%.c $(BUILDDIR)/obj/sriov-persistd/%.o $(LIBA)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  TEST    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -Isriov-persistd $< $(BUILDDIR)/obj/sriov-persistd/$*.o $(LIBA) -o $@ $(ALL_LDFLAGS) $(DEPS_LIBS) $(CMOCKA_LIBS)
+
 $(BUILDDIR)/tests/test-%: tests/unit/test-%.c $(LIBA)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  TEST    $@")

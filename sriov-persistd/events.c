@@ -17,15 +17,15 @@
 #include <sys/inotify.h>
 #include <syslog.h>
 
+#include "events.h"
 #include "layout-set.h"
-#include "manager.h"
+#include "schedule.h"
 #include "status.h"
 
 #define SYSFS_PCI "/sys/bus/pci/devices"
 #define SYSFS_NET "/sys/class/net"
 
 struct manager_events {
-	struct udev *udev;
 	struct udev_monitor *monitor;
 	sd_event_source *udev_source;
 	struct nl_sock *nl;
@@ -41,7 +41,6 @@ struct manager_events *manager_events_free(struct manager_events *e)
 		return NULL;
 	sd_event_source_unref(e->udev_source);
 	udev_monitor_unref(e->monitor);
-	udev_unref(e->udev);
 	sd_event_source_unref(e->nl_source);
 	nl_socket_free(e->nl);
 	for (size_t i = 0; i < e->n_watches; i++)
@@ -126,48 +125,16 @@ static int on_udev(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 	return 0;
 }
 
-bool manager_netdev_settled(struct manager *m, const char *ifname, const char **ret_why,
-			    struct netdev_id *ret_id)
-{
-	struct udev_device *d;
-	const char *init;
-	bool settled;
-
-	*ret_id = (struct netdev_id){};
-	if (m->host_path)
-		return true;
-	if (!ifname || !m->events || !m->events->udev) {
-		*ret_why = "it has no netdev yet";
-		return false;
-	}
-	d = udev_device_new_from_subsystem_sysname(m->events->udev, "net", ifname);
-	if (!d) {
-		*ret_why = "udev does not know its netdev yet";
-		return false;
-	}
-	settled = udev_device_get_is_initialized(d) > 0;
-	init = udev_device_get_property_value(d, "USEC_INITIALIZED");
-	if (settled && init && safe_atou64(init, 10, &ret_id->initialized) >= 0)
-		ret_id->since = now_realtime() - udev_device_get_usec_since_initialized(d);
-	if (!settled)
-		*ret_why = "udev has not finished with its netdev yet";
-	else if (udev_device_get_property_value(d, "ID_RENAMING")) {
-		settled = false;
-		*ret_why = "udev is renaming its netdev";
-	}
-	udev_device_unref(d);
-	return settled;
-}
-
 static int start_udev(struct manager *m)
 {
 	struct manager_events *e = m->events;
 	int r;
 
-	e->udev = udev_new();
-	if (!e->udev)
+	if (!m->udev)
+		m->udev = udev_new();
+	if (!m->udev)
 		return -ENOMEM;
-	e->monitor = udev_monitor_new_from_netlink(e->udev, "udev");
+	e->monitor = udev_monitor_new_from_netlink(m->udev, "udev");
 	if (!e->monitor)
 		return -errno ?: -ENOMEM;
 	r = udev_monitor_filter_add_match_subsystem_devtype(e->monitor, "pci", NULL);

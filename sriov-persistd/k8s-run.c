@@ -10,7 +10,7 @@
 #include <syslog.h>
 
 #include "json-util.h"
-#include "manager.h"
+#include "k8s-run.h"
 
 #define RESULT_MAX (1u << 20)
 

@@ -16,7 +16,10 @@
 #include <systemd/sd-daemon.h>
 
 #include "json-util.h"
-#include "manager.h"
+#include "k8s-run.h"
+#include "k8s.h"
+#include "logind.h"
+#include "manager-check.h"
 #include "status.h"
 
 #define OPERATION_FILE "operation.json"
@@ -41,7 +44,7 @@ DEFINE_STRING_TABLE_TO(op_step, enum op_step, step_names)
 
 DEFINE_STRING_TABLE_TO(op_kind, enum op_kind, kind_names)
 
-void operation_free(struct operation *op)
+static void operation_free(struct operation *op)
 {
 	if (!op)
 		return;
@@ -131,9 +134,19 @@ static int op_load(struct manager *m, struct operation **ret)
 
 static void op_run_step(struct manager *m);
 
+/* What the summary shows while op runs (manager.operation). */
+static enum manager_state op_state(const struct operation *op)
+{
+	if (op && op->kind == OP_KIND_DRAIN && op->step < OP_STEP_DONE)
+		return MANAGER_DRAINING;
+	if (op && op->kind == OP_KIND_REBOOT && op->step <= OP_STEP_REBOOT)
+		return MANAGER_REBOOTING;
+	return MANAGER_IDLE;
+}
+
 static void op_set_step(struct manager *m, enum op_step step)
 {
-	struct operation *op = m->op;
+	struct operation *op = m->k8s->op;
 
 	op->step = step;
 	op->attempts = 0;
@@ -146,6 +159,7 @@ static void op_set_step(struct manager *m, enum op_step step)
 	}
 	(void)sd_notifyf(false, "STATUS=%s: %s", op_kind_to_string(op->kind),
 			 op_step_to_string(step));
+	m->operation = op_state(op);
 	manager_update_summary(m, false);
 }
 
@@ -162,7 +176,7 @@ static enum op_step op_abort_step(const struct operation *op)
 static void op_fail(struct manager *m, const char *fmt, ...) _printf_(2, 3);
 static void op_fail(struct manager *m, const char *fmt, ...)
 {
-	struct operation *op = m->op;
+	struct operation *op = m->k8s->op;
 	va_list ap;
 	char *e = NULL;
 
@@ -192,7 +206,7 @@ static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
  * (backoff with jitter), fail on a final one. Returns whether it succeeded. */
 static bool op_step_ok(struct manager *m, int status, struct json_object *result)
 {
-	struct operation *op = m->op;
+	struct operation *op = m->k8s->op;
 	const char *error = json_object_get_string(json_object_object_get(result, "error"));
 	usec_t delay;
 
@@ -226,7 +240,7 @@ static bool op_step_ok(struct manager *m, int status, struct json_object *result
 
 static void on_step_done(struct manager *m, int status, struct json_object *result, void *data)
 {
-	struct operation *op = m->op;
+	struct operation *op = m->k8s->op;
 	struct json_object *v;
 
 	if (!op)
@@ -274,7 +288,7 @@ static void run(struct manager *m, char **args)
 		op_fail(m, "cannot run k8s-notify: %s", strerror(-r));
 		return;
 	}
-	m->op->running = true;
+	m->k8s->op->running = true;
 }
 
 /* Only the pods that use the VFs a drain is for: the resources of its PFs,
@@ -283,7 +297,7 @@ static void step_drain(struct manager *m)
 {
 	_cleanup_strv_free_ char **args = NULL, **res = NULL;
 
-	res = manager_drain_resources(m, m->op->kind == OP_KIND_REBOOT ? NULL : m->op->pfs);
+	res = k8s_drain_resources(m, m->k8s->op->kind == OP_KIND_REBOOT ? NULL : m->k8s->op->pfs);
 	if (!res || strv_extend(&args, "drain") < 0) {
 		op_fail(m, "drain: %s", strerror(ENOMEM));
 		return;
@@ -298,7 +312,7 @@ static void step_drain(struct manager *m)
 
 static void step_apply(struct manager *m)
 {
-	for (char **p = m->op->pfs; p && *p; p++) {
+	for (char **p = m->k8s->op->pfs; p && *p; p++) {
 		int r = manager_apply_drained(m, *p);
 
 		if (r < 0)
@@ -314,7 +328,7 @@ static void step_device_plugin(struct manager *m)
 	_cleanup_strv_free_ char **args = NULL;
 	int r;
 
-	r = manager_device_plugin_args(m, &args);
+	r = k8s_device_plugin_args(m, &args);
 	if (r < 0) {
 		op_fail(m, "device plugin: %s", strerror(-r));
 		return;
@@ -324,18 +338,39 @@ static void step_device_plugin(struct manager *m)
 
 static void op_finish(struct manager *m)
 {
-	struct operation *op = TAKE_PTR(m->op);
+	struct operation *op = TAKE_PTR(m->k8s->op);
 
 	if (!op->error)
 		log_msg(LOG_INFO, "Kubernetes %s done", op_kind_to_string(op->kind));
 	operation_free(op);
+	m->operation = op_state(NULL);
 	manager_update_summary(m, false);
 	k8s_next(m);
 }
 
+static void reboot_done(void *userdata, int r, const char *error)
+{
+	struct manager *m = userdata;
+
+	if (!m->k8s->op || m->k8s->op->step != OP_STEP_REBOOT)
+		return;
+	if (r < 0) {
+		op_fail(m, "logind refused to reboot: %s", strna(error));
+		return;
+	}
+	log_msg(LOG_NOTICE, "Rebooting for: the pending reboot reasons");
+	manager_update_summary(m, false);
+}
+
+static void step_reboot(struct manager *m)
+{
+	log_msg(LOG_NOTICE, "Asking logind to reboot for the pending reboot reasons");
+	logind_reboot(m->bus, reboot_done, m);
+}
+
 static void op_run_step(struct manager *m)
 {
-	struct operation *op = m->op;
+	struct operation *op = m->k8s->op;
 	char *slot_args[] = { "lease", "release", "--slot", op->slot, NULL };
 
 	switch (op->step) {
@@ -352,7 +387,7 @@ static void op_run_step(struct manager *m)
 		step_device_plugin(m);
 		return;
 	case OP_STEP_REBOOT:
-		manager_reboot(m);
+		step_reboot(m);
 		return;
 	case OP_STEP_UNCORDON:
 		run(m, (char *[]){ "uncordon", NULL });
@@ -383,9 +418,9 @@ static int op_start(struct manager *m, enum op_kind kind, enum op_step step, cha
 	op->kind = kind;
 	op->pfs = pfs;
 	snprintf(op->boot_id, sizeof(op->boot_id), "%s", manager_boot_id(m));
-	if (kind == OP_KIND_REBOOT && m->reboot_tried)
-		op->reasons = strdup(m->reboot_tried);
-	m->op = op;
+	if (kind == OP_KIND_REBOOT && m->k8s->reboot_tried)
+		op->reasons = strdup(m->k8s->reboot_tried);
+	m->k8s->op = op;
 	log_msg(LOG_INFO, "Kubernetes %s: starting", op_kind_to_string(kind));
 	op_set_step(m, step);
 	op_run_step(m);
@@ -397,26 +432,26 @@ static int op_start(struct manager *m, enum op_kind kind, enum op_step step, cha
  * Kubernetes. */
 void k8s_next(struct manager *m)
 {
-	if (m->op || m->starting)
+	if (m->k8s->op || m->k8s->starting)
 		return;
-	if (m->reboot_wanted && m->conf.reboot_policy == REBOOT_POLICY_IMMEDIATE) {
-		m->reboot_wanted = false;
+	if (m->k8s->reboot_wanted && m->conf.reboot_policy == REBOOT_POLICY_IMMEDIATE) {
+		m->k8s->reboot_wanted = false;
 		(void)op_start(m, OP_KIND_REBOOT, OP_STEP_REBOOT, NULL);
 		return;
 	}
 	if (!mainconf_kubernetes_enabled(&m->conf))
 		return;
-	if (strv_length(m->drain_wanted) > 0) {
-		(void)op_start(m, OP_KIND_DRAIN, OP_STEP_LEASE, TAKE_PTR(m->drain_wanted));
+	if (strv_length(m->k8s->drain_wanted) > 0) {
+		(void)op_start(m, OP_KIND_DRAIN, OP_STEP_LEASE, TAKE_PTR(m->k8s->drain_wanted));
 		return;
 	}
-	if (m->reboot_wanted) {
-		m->reboot_wanted = false;
+	if (m->k8s->reboot_wanted) {
+		m->k8s->reboot_wanted = false;
 		(void)op_start(m, OP_KIND_REBOOT, OP_STEP_LEASE, NULL);
 		return;
 	}
-	if (m->device_plugin_wanted) {
-		m->device_plugin_wanted = false;
+	if (m->k8s->device_plugin_wanted) {
+		m->k8s->device_plugin_wanted = false;
 		(void)op_start(m, OP_KIND_DEVICE_PLUGIN, OP_STEP_DEVICE_PLUGIN, NULL);
 	}
 }
@@ -426,21 +461,23 @@ void k8s_load(struct manager *m)
 {
 	struct operation *op = NULL;
 
+	m->k8s->starting = true;
 	if (op_load(m, &op) < 0)
 		return;
-	m->op_saved = op;
+	m->k8s->op_saved = op;
 	if (op->kind == OP_KIND_REBOOT && op->reasons) {
 		/* what it rebooted for: not again for the same, if the reboot did not help */
-		free(m->reboot_tried);
-		m->reboot_tried = strdup(op->reasons);
+		free(m->k8s->reboot_tried);
+		m->k8s->reboot_tried = strdup(op->reasons);
 	}
 }
 
 void k8s_start(struct manager *m)
 {
 	bool k8s = mainconf_kubernetes_enabled(&m->conf);
-	struct operation *op = TAKE_PTR(m->op_saved);
+	struct operation *op = TAKE_PTR(m->k8s->op_saved);
 
+	m->k8s->starting = false;
 	if (!op) {
 		/* a cordon of ours with no record of why: a crash between the two */
 		if (k8s)
@@ -449,7 +486,8 @@ void k8s_start(struct manager *m)
 			k8s_next(m);
 		return;
 	}
-	m->op = op;
+	m->k8s->op = op;
+	m->operation = op_state(op);
 	if (op->kind == OP_KIND_REBOOT && op->step == OP_STEP_REBOOT &&
 	    streq(op->boot_id, manager_boot_id(m))) {
 		log_msg(LOG_NOTICE, "The reboot recorded in %s/" OPERATION_FILE " has not happened",
@@ -467,22 +505,9 @@ void k8s_start(struct manager *m)
 	op_run_step(m);
 }
 
-/* The reboot through logind answered (or failed). */
-void k8s_reboot_done(struct manager *m, int r, const char *error)
+struct json_object *k8s_operation_json(const struct k8s *k)
 {
-	if (!m->op || m->op->step != OP_STEP_REBOOT)
-		return;
-	if (r < 0) {
-		op_fail(m, "logind refused to reboot: %s", strna(error));
-		return;
-	}
-	log_msg(LOG_NOTICE, "Rebooting for: the pending reboot reasons");
-	manager_update_summary(m, false);
-}
-
-struct json_object *k8s_operation_json(const struct manager *m)
-{
-	const struct operation *op = m->op;
+	const struct operation *op = k ? k->op : NULL;
 	struct json_object *o, *pfs;
 
 	if (!op)
@@ -505,14 +530,14 @@ static void on_annotated(struct manager *m, int status, struct json_object *resu
 {
 	char *sent = data;
 
-	m->annotate_running = false;
+	m->k8s->annotate_running = false;
 	if (status == 0) {
-		free(m->annotated);
-		m->annotated = sent;
+		free(m->k8s->annotated);
+		m->k8s->annotated = sent;
 	} else {
 		free(sent);
 	}
-	if (m->annotate_next && !streq_ptr(m->annotate_next, m->annotated))
+	if (m->k8s->annotate_next && !streq_ptr(m->k8s->annotate_next, m->k8s->annotated))
 		k8s_annotate(m, NULL);
 }
 
@@ -521,16 +546,17 @@ static int on_annotate_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	struct manager *m = userdata;
 	char *state;
 
-	if (m->annotate_running || !m->annotate_next || streq_ptr(m->annotate_next, m->annotated))
+	if (m->k8s->annotate_running || !m->k8s->annotate_next ||
+	    streq_ptr(m->k8s->annotate_next, m->k8s->annotated))
 		return 0;
-	state = strdup(m->annotate_next);
+	state = strdup(m->k8s->annotate_next);
 	if (!state)
 		return 0;
 	if (k8s_run(m, (char *[]){ "annotate", "--state", state, NULL }, on_annotated, state) < 0) {
 		free(state);
 		return 0;
 	}
-	m->annotate_running = true;
+	m->k8s->annotate_running = true;
 	return 0;
 }
 
@@ -540,23 +566,83 @@ void k8s_annotate(struct manager *m, const char *state)
 	if (!mainconf_kubernetes_enabled(&m->conf))
 		return;
 	if (state) {
-		if (streq_ptr(state, m->annotate_next))
+		if (streq_ptr(state, m->k8s->annotate_next))
 			return;
-		free(m->annotate_next);
-		m->annotate_next = strdup(state);
+		free(m->k8s->annotate_next);
+		m->k8s->annotate_next = strdup(state);
 	}
-	if (!m->annotate_next || streq_ptr(m->annotate_next, m->annotated))
+	if (!m->k8s->annotate_next || streq_ptr(m->k8s->annotate_next, m->k8s->annotated))
 		return;
-	if (m->annotate_timer) {
+	if (m->k8s->annotate_timer) {
 		int on = SD_EVENT_OFF;
 
-		(void)sd_event_source_get_enabled(m->annotate_timer, &on);
+		(void)sd_event_source_get_enabled(m->k8s->annotate_timer, &on);
 		if (on != SD_EVENT_OFF)
 			return;
-		(void)sd_event_source_set_time_relative(m->annotate_timer, USEC_PER_SEC);
-		(void)sd_event_source_set_enabled(m->annotate_timer, SD_EVENT_ONESHOT);
+		(void)sd_event_source_set_time_relative(m->k8s->annotate_timer, USEC_PER_SEC);
+		(void)sd_event_source_set_enabled(m->k8s->annotate_timer, SD_EVENT_ONESHOT);
 		return;
 	}
-	(void)sd_event_add_time_relative(m->event, &m->annotate_timer, CLOCK_MONOTONIC,
+	(void)sd_event_add_time_relative(m->event, &m->k8s->annotate_timer, CLOCK_MONOTONIC,
 					 USEC_PER_SEC, USEC_PER_MSEC, on_annotate_timer, m);
+}
+
+static void on_event(struct manager *m, const struct manager_event *ev, void *userdata)
+{
+	struct k8s *k = m->k8s;
+
+	switch (ev->type) {
+	case MANAGER_PF_VFS_CHANGED:
+		k->vfs_changed = true;
+		return;
+	case MANAGER_PF_WANTS_DRAIN:
+		if (!strv_contains(k->drain_wanted, ev->pci) &&
+		    strv_extend(&k->drain_wanted, ev->pci) < 0)
+			log_msg(LOG_ERR, "%s: cannot queue a drain: %s", ev->pci, strerror(ENOMEM));
+		return;
+	case MANAGER_APPLY_ASKED:
+		k->reboot_tried = mfree(k->reboot_tried);
+		return;
+	case MANAGER_LOOKED:
+		k8s_device_plugin_sync(m);
+		return;
+	case MANAGER_SUMMARY:
+		k8s_summary(m);
+		return;
+	case MANAGER_PF_ADDED:
+	case MANAGER_PF_REMOVED:
+	case MANAGER_PF_CHANGED:
+	case MANAGER_PF_DRIFTED:
+	case MANAGER_PF_APPLIED:
+	case MANAGER_CONFIG_LOADED:
+	case MANAGER_SUMMARY_CHANGED:
+	case MANAGER_CHECKED:
+	case _MANAGER_EVENT_TYPE_MAX:
+	case _MANAGER_EVENT_TYPE_INVALID:
+		break;
+	}
+}
+
+int k8s_new(struct manager *m)
+{
+	m->k8s = calloc(1, sizeof(*m->k8s));
+	if (!m->k8s)
+		return -ENOMEM;
+	return manager_observe(m, on_event, NULL);
+}
+
+struct k8s *k8s_free(struct k8s *k)
+{
+	if (!k)
+		return NULL;
+	operation_free(k->op);
+	operation_free(k->op_saved);
+	strv_free(k->drain_wanted);
+	free(k->reboot_tried);
+	free(k->dp_vf_sig);
+	free(k->annotated);
+	free(k->annotate_next);
+	sd_event_source_unref(k->annotate_timer);
+	free(k);
+	return NULL;
 }

@@ -7,7 +7,7 @@
 #include <syslog.h>
 #include <systemd/sd-journal.h>
 
-#include "manager.h"
+#include "log.h"
 
 bool log_debug_enabled;
 

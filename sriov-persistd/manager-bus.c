@@ -8,7 +8,12 @@
 #include <syslog.h>
 #include <systemd/sd-daemon.h>
 
-#include "manager.h"
+#include "host-view.h"
+#include "json-util.h"
+#include "k8s.h"
+#include "manager-bus.h"
+#include "manager-check.h"
+#include "report.h"
 
 #define BUS_NAME "org.sriovpersist1"
 #define MANAGER_PATH "/org/sriovpersist1"
@@ -17,6 +22,20 @@
 #define PF_IFACE "org.sriovpersist1.PhysicalFunction"
 #define ERROR_NO_SUCH_PF "org.sriovpersist1.Error.NoSuchPF"
 #define ERROR_NOT_RESET "org.sriovpersist1.Error.NotReset"
+
+struct pending_call;
+
+struct manager_bus {
+	/* Apply() and Reset() calls that wait for PFs another process was
+	 * applying: after each check, those PFs whose lock is free are applied
+	 * (or reset) and a call whose PFs are all done is answered. */
+	struct pending_call **calls;
+	size_t n_calls;
+	sd_event_source *calls_timer;
+	char *published; /* the manager's properties last announced */
+};
+
+static void resume_calls(struct manager *m);
 
 static int check_root(sd_bus_message *msg, sd_bus_error *error)
 {
@@ -57,7 +76,7 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 
 static int on_calls_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
-	manager_bus_resume_calls(userdata);
+	resume_calls(userdata);
 	return 0;
 }
 
@@ -66,15 +85,16 @@ static int on_calls_timer(sd_event_source *s, uint64_t usec, void *userdata)
  * that was stuck in the kernel) is no event. */
 static void arm_calls_timer(struct manager *m)
 {
+	struct manager_bus *b = m->bus_state;
 	int r;
 
-	if (m->calls_timer)
-		r = sd_event_source_set_time_relative(m->calls_timer, USEC_PER_SEC);
+	if (b->calls_timer)
+		r = sd_event_source_set_time_relative(b->calls_timer, USEC_PER_SEC);
 	else
-		r = sd_event_add_time_relative(m->event, &m->calls_timer, CLOCK_MONOTONIC,
+		r = sd_event_add_time_relative(m->event, &b->calls_timer, CLOCK_MONOTONIC,
 					       USEC_PER_SEC, 10 * USEC_PER_MSEC, on_calls_timer, m);
 	if (r >= 0)
-		r = sd_event_source_set_enabled(m->calls_timer, SD_EVENT_ONESHOT);
+		r = sd_event_source_set_enabled(b->calls_timer, SD_EVENT_ONESHOT);
 	if (r < 0)
 		log_msg(LOG_WARNING, "Cannot schedule waiting calls: %s", strerror(-r));
 }
@@ -139,6 +159,7 @@ static int do_asked(struct manager *m, const char *pci, bool reset, struct asked
 
 static int method_asked(sd_bus_message *msg, struct manager *m, bool reset, sd_bus_error *error)
 {
+	struct manager_bus *b = m->bus_state;
 	struct pending_call *c, **n;
 	struct asked out = {};
 	const char *pci;
@@ -158,17 +179,17 @@ static int method_asked(sd_bus_message *msg, struct manager *m, bool reset, sd_b
 		return r;
 	}
 	/* The loop never waits on another process's lock: the answer comes when
-	 * that process has written its record (manager_bus_resume_calls()). */
+	 * that process has written its record (resume_calls()). */
 	c = calloc(1, sizeof(*c));
-	n = c ? reallocarray(m->calls, m->n_calls + 1, sizeof(*n)) : NULL;
+	n = c ? reallocarray(b->calls, b->n_calls + 1, sizeof(*n)) : NULL;
 	if (!n) {
 		free(c);
 		asked_done(&out);
 		return -ENOMEM;
 	}
-	m->calls = n;
+	b->calls = n;
 	*c = (struct pending_call){ .msg = sd_bus_message_ref(msg), .reset = reset, .out = out };
-	m->calls[m->n_calls++] = c;
+	b->calls[b->n_calls++] = c;
 	arm_calls_timer(m);
 	log_msg(LOG_INFO, "%s() waits for %zu PF(s) that another process is applying",
 		reset ? "Reset" : "Apply", strv_length(out.busy));
@@ -222,10 +243,12 @@ static int resume_one(struct manager *m, struct pending_call *c)
 	return !c->out.busy[0];
 }
 
-void manager_bus_resume_calls(struct manager *m)
+static void resume_calls(struct manager *m)
 {
-	for (size_t i = 0; i < m->n_calls;) {
-		struct pending_call *c = m->calls[i];
+	struct manager_bus *b = m->bus_state;
+
+	for (size_t i = 0; i < b->n_calls;) {
+		struct pending_call *c = b->calls[i];
 		int r = resume_one(m, c);
 
 		if (r == 0) {
@@ -239,21 +262,73 @@ void manager_bus_resume_calls(struct manager *m)
 		if (r < 0)
 			log_msg(LOG_WARNING, "Answering a waiting call failed: %s", strerror(-r));
 		pending_call_free(c);
-		memmove(&m->calls[i], &m->calls[i + 1], (m->n_calls - i - 1) * sizeof(*m->calls));
-		m->n_calls--;
+		memmove(&b->calls[i], &b->calls[i + 1], (b->n_calls - i - 1) * sizeof(*b->calls));
+		b->n_calls--;
 	}
-	if (m->n_calls > 0)
+	if (b->n_calls > 0)
 		arm_calls_timer(m);
 }
 
-void manager_bus_calls_free(struct manager *m)
+struct manager_bus *manager_bus_free(struct manager_bus *b)
 {
-	for (size_t i = 0; i < m->n_calls; i++)
-		pending_call_free(m->calls[i]);
-	free(m->calls);
-	m->calls = NULL;
-	m->n_calls = 0;
-	m->calls_timer = sd_event_source_disable_unref(m->calls_timer);
+	if (!b)
+		return NULL;
+	for (size_t i = 0; i < b->n_calls; i++)
+		pending_call_free(b->calls[i]);
+	free(b->calls);
+	sd_event_source_disable_unref(b->calls_timer);
+	free(b->published);
+	free(b);
+	return NULL;
+}
+
+/* Plan() and GetStatus(): from a fresh read, the documents say how the host
+ * is now. */
+static int view_doc(struct manager *m, bool status, char **ret)
+{
+	_cleanup_host_state_ struct host_state *hs = NULL;
+	_cleanup_json_ struct json_object *o = NULL;
+	struct host_view v;
+	int r;
+
+	r = host_read(m->host, &hs);
+	if (r < 0)
+		return r;
+	r = host_view_build(hs, m->set, NULL, &v);
+	if (r < 0)
+		return r;
+	r = status ? report_status(&v, m->runtime_dir, m->state_dir, true, &o) :
+		     report_plan(&v, &o);
+	host_view_done(&v);
+	if (r < 0)
+		return r;
+	if (status) {
+		struct json_object *d = json_object_new_object(), *a;
+		_cleanup_strv_free_ char **reasons = manager_reboot_reasons(m);
+
+		if (!d || !reasons) {
+			json_object_put(d);
+			return -ENOMEM;
+		}
+		json_object_object_add(o, "daemon", d);
+		json_object_object_add(d, "version", json_object_new_string(VERSION));
+		json_object_object_add(d, "state",
+				       json_object_new_string(manager_state_to_string(m->state)));
+		json_object_object_add(d, "drifted", json_object_new_boolean(m->drifted));
+		a = json_object_new_array();
+		for (char **p = reasons; *p; p++)
+			json_object_array_add(a, json_object_new_string(*p));
+		json_object_object_add(d, "pending_reboot_reasons", a);
+		a = json_object_new_array();
+		for (char **e = m->config_errors; e && *e; e++)
+			json_object_array_add(a, json_object_new_string(*e));
+		json_object_object_add(d, "config_errors", a);
+		json_object_object_add(d, "operation", k8s_operation_json(m->k8s));
+	}
+	*ret = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+								JSON_C_TO_STRING_SPACED |
+								JSON_C_TO_STRING_NOSLASHESCAPE));
+	return *ret ? 0 : -ENOMEM;
 }
 
 static int reply_doc(sd_bus_message *msg, int r, char *doc, sd_bus_error *error)
@@ -269,7 +344,7 @@ static int reply_doc(sd_bus_message *msg, int r, char *doc, sd_bus_error *error)
 static int method_plan(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
 	char *doc = NULL;
-	int r = manager_plan_json(userdata, &doc);
+	int r = view_doc(userdata, false, &doc);
 
 	return reply_doc(msg, r, doc, error);
 }
@@ -277,7 +352,7 @@ static int method_plan(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 static int method_get_status(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
 	char *doc = NULL;
-	int r = manager_status_json(userdata, &doc);
+	int r = view_doc(userdata, true, &doc);
 
 	return reply_doc(msg, r, doc, error);
 }
@@ -398,10 +473,18 @@ static int open_bus(sd_bus **ret)
 	return r;
 }
 
+static void on_event(struct manager *m, const struct manager_event *ev, void *userdata);
+
 int manager_bus_start(struct manager *m)
 {
 	int r;
 
+	m->bus_state = calloc(1, sizeof(*m->bus_state));
+	if (!m->bus_state)
+		return -ENOMEM;
+	r = manager_observe(m, on_event, NULL);
+	if (r < 0)
+		return r;
 	r = open_bus(&m->bus);
 	if (r < 0)
 		return r;
@@ -434,19 +517,19 @@ static char *pf_published(const struct pf_entry *e)
 			     strempty(e->last_error), strempty(files));
 }
 
-void manager_bus_pf_added(struct manager *m, struct pf_entry *e)
+static void pf_added(struct manager *m, struct pf_entry *e)
 {
 	if (m->bus)
 		(void)sd_bus_emit_object_added(m->bus, e->path);
 }
 
-void manager_bus_pf_removed(struct manager *m, const char *path)
+static void pf_removed(struct manager *m, const char *path)
 {
 	if (m->bus)
 		(void)sd_bus_emit_object_removed(m->bus, path);
 }
 
-void manager_bus_pf_changed(struct manager *m, struct pf_entry *e)
+static void pf_changed(struct manager *m, struct pf_entry *e)
 {
 	_cleanup_free_ char *now = pf_published(e);
 
@@ -470,20 +553,20 @@ static char *manager_published(const struct manager *m)
 			     strempty(r), strempty(errors));
 }
 
-void manager_bus_manager_changed(struct manager *m)
+static void manager_changed(struct manager *m)
 {
 	_cleanup_free_ char *now = manager_published(m);
 
-	if (!m->bus || !now || streq_ptr(now, m->published))
+	if (!m->bus || !now || streq_ptr(now, m->bus_state->published))
 		return;
-	free(m->published);
-	m->published = TAKE_PTR(now);
+	free(m->bus_state->published);
+	m->bus_state->published = TAKE_PTR(now);
 	(void)sd_bus_emit_properties_changed(m->bus, MANAGER_PATH, MANAGER_IFACE, "State",
 					     "Drifted", "PendingReboot", "PendingRebootReasons",
 					     "ConfigErrors", NULL);
 }
 
-void manager_bus_drift(struct manager *m, const char *pci, char **what)
+static void drift(struct manager *m, const char *pci, char **what)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *s = NULL;
 	int r;
@@ -501,7 +584,7 @@ void manager_bus_drift(struct manager *m, const char *pci, char **what)
 		log_msg(LOG_WARNING, "Sending DriftDetected failed: %s", strerror(-r));
 }
 
-void manager_bus_applied(struct manager *m, const char *pci, int result)
+static void applied(struct manager *m, const char *pci, int result)
 {
 	int r;
 
@@ -512,24 +595,38 @@ void manager_bus_applied(struct manager *m, const char *pci, int result)
 		log_msg(LOG_WARNING, "Sending Applied failed: %s", strerror(-r));
 }
 
-static int on_reboot_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
+static void on_event(struct manager *m, const struct manager_event *ev, void *userdata)
 {
-	const sd_bus_error *e = sd_bus_message_get_error(reply);
-
-	k8s_reboot_done(userdata, e ? -sd_bus_error_get_errno(e) : 0, e ? e->message : NULL);
-	return 0;
-}
-
-void manager_reboot(struct manager *m)
-{
-	int r = -ENOTCONN;
-
-	log_msg(LOG_NOTICE, "Asking logind to reboot for the pending reboot reasons");
-	if (m->bus)
-		r = sd_bus_call_method_async(m->bus, NULL, "org.freedesktop.login1",
-					     "/org/freedesktop/login1",
-					     "org.freedesktop.login1.Manager", "Reboot",
-					     on_reboot_reply, m, "b", 0);
-	if (r < 0)
-		k8s_reboot_done(m, r, strerror(-r));
+	switch (ev->type) {
+	case MANAGER_PF_ADDED:
+		pf_added(m, ev->pf);
+		return;
+	case MANAGER_PF_REMOVED:
+		pf_removed(m, ev->path);
+		return;
+	case MANAGER_PF_CHANGED:
+		pf_changed(m, ev->pf);
+		return;
+	case MANAGER_PF_DRIFTED:
+		drift(m, ev->pf->pci, ev->pf->drift);
+		return;
+	case MANAGER_PF_APPLIED:
+		applied(m, ev->pci, ev->result);
+		return;
+	case MANAGER_SUMMARY_CHANGED:
+		manager_changed(m);
+		return;
+	case MANAGER_CHECKED:
+		resume_calls(m);
+		return;
+	case MANAGER_PF_VFS_CHANGED:
+	case MANAGER_PF_WANTS_DRAIN:
+	case MANAGER_APPLY_ASKED:
+	case MANAGER_CONFIG_LOADED:
+	case MANAGER_LOOKED:
+	case MANAGER_SUMMARY:
+	case _MANAGER_EVENT_TYPE_MAX:
+	case _MANAGER_EVENT_TYPE_INVALID:
+		break;
+	}
 }

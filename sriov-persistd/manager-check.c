@@ -8,7 +8,7 @@
 
 #include "apply.h"
 #include "dpconfig.h"
-#include "manager.h"
+#include "manager-check.h"
 
 #define MAIN_BROKEN \
 	"the main configuration has errors (see ConfigErrors); nothing is applied until they are fixed"
@@ -54,26 +54,6 @@ static bool pf_busy(struct manager *m, const char *pci)
 	return fd == -ETIMEDOUT;
 }
 
-static enum pf_run_state from_record(const struct pf_status *st)
-{
-	switch (st->state) {
-	case PF_STATUS_APPLIED:
-		return PF_RUN_APPLIED;
-	case PF_STATUS_HELD:
-		return PF_RUN_HELD;
-	case PF_STATUS_FAILED:
-		return PF_RUN_FAILED;
-	case PF_STATUS_DEFERRED:
-		return PF_RUN_DEFERRED;
-	case PF_STATUS_DEGRADED:
-		return PF_RUN_DEGRADED;
-	case _PF_STATUS_STATE_MAX:
-	case _PF_STATUS_STATE_INVALID:
-		break;
-	}
-	return PF_RUN_PENDING;
-}
-
 static void noticed_drift(struct manager *m, struct pf_entry *e, char **what)
 {
 	_cleanup_free_ char *list = strv_join(what, "; ");
@@ -91,7 +71,7 @@ static void noticed_drift(struct manager *m, struct pf_entry *e, char **what)
 	log_pf(LOG_WARNING, e->pci, "%s%s%s%s: drifted from its layout: %s", e->pci,
 	       e->name ? " (" : "", strempty(e->name), e->name ? ")" : "", strna(list));
 	set_strv(&e->drift, what);
-	manager_bus_drift(m, e->pci, e->drift);
+	manager_notify(m, MANAGER_PF_DRIFTED, .pf = e);
 }
 
 /* The first module the plan loads, NULL when it loads none. */
@@ -103,44 +83,44 @@ static const char *plan_module(const struct plan *p)
 	return NULL;
 }
 
-/* A PF whose plan is not empty. Returns whether to apply it now. */
+/* A PF whose plan is not empty: the facts for decide_changes(), and what
+ * it decided. Returns whether to apply it now. */
 static bool judge_changes(struct manager *m, struct pf_entry *e, const struct plan *p,
 			  const struct pf_state *pf, bool may_apply)
 {
-	bool repair = m->conf.drift_mode == DRIFT_MODE_REPAIR;
-	bool retry = !streq_ptr(e->plan_sig, e->given_up);
-	struct pf_status st;
+	const char *module = plan_module(p);
+	struct pf_status st = {};
+	struct pf_facts f = {
+		.drift_mode = m->conf.drift_mode,
+		.loads_module = module,
+		.plan_sig = e->plan_sig,
+		.given_up = e->given_up,
+		.may_apply = may_apply,
+	};
+	struct pf_verdict v;
 
-	if (pf_status_read(m->runtime_dir, e->pci, &st) < 0) {
-		e->state = PF_RUN_PENDING;
-		(void)free_and_strdup(&e->last_error, NULL);
-		return may_apply && retry;
-	}
-	if (st.state == PF_STATUS_APPLIED) {
+	f.has_record = pf_status_read(m->runtime_dir, e->pci, &st) >= 0;
+	f.record = st.state;
+	v = decide_changes(&f);
+	e->state = v.state;
+	(void)free_and_strdup(&e->last_error, v.drifted ? NULL : st.error);
+	if (v.drifted) {
 		char **what = plan_lines(p, pf);
-		const char *module = plan_module(p);
 
-		e->state = PF_RUN_DRIFTED;
-		(void)free_and_strdup(&e->last_error, NULL);
 		if (what)
 			noticed_drift(m, e, what);
-		/* Someone removed a module by hand (modprobe -r igbvf, on the way
-		 * to reloading the driver): not drift to undo at once. */
-		if (module) {
-			_cleanup_free_ char *msg = strdup_printf(
-				"module %s is not loaded (removed by hand?): not loaded again on "
-				"its own; sriovctl apply loads it",
-				module);
-
-			(void)free_and_strdup(&e->last_error, msg);
-			repair = false;
-		}
-	} else {
-		e->state = from_record(&st);
-		(void)free_and_strdup(&e->last_error, st.error);
 	}
-	pf_status_done(&st);
-	return may_apply && repair && retry;
+	if (v.module_missing) {
+		_cleanup_free_ char *msg = strdup_printf(
+			"module %s is not loaded (removed by hand?): not loaded again on its own; "
+			"sriovctl apply loads it",
+			module);
+
+		(void)free_and_strdup(&e->last_error, msg);
+	}
+	if (f.has_record)
+		pf_status_done(&st);
+	return v.apply;
 }
 
 /* No layout selects the PF: nothing to do, whatever it has. What a removed
@@ -178,7 +158,7 @@ static bool left_to_udev(struct manager *m, struct pf_entry *e, const struct pf_
 
 	if (m->host_path)
 		return false;
-	if (!manager_netdev_settled(m, pf->name, why, &id))
+	if (!netdev_settled(m->udev, pf->name, why, &id))
 		return true;
 	/* a new netdev since we last looked: lost since it appeared */
 	if (id.initialized && e->netdev.initialized && id.initialized != e->netdev.initialized &&
@@ -202,13 +182,45 @@ static bool left_to_udev(struct manager *m, struct pf_entry *e, const struct pf_
 	return true;
 }
 
+/* What an event may have changed about the PF itself. */
+static void note_pf(struct manager *m, struct pf_entry *e, const struct pf_state *pf)
+{
+	(void)free_and_strdup(&e->name, pf->name);
+	/* without a driver or netdev: whatever [Match] says of it now, when it
+	 * comes back it is the udev path's to apply */
+	if (!m->host_path && (!pf->name || !pf->driver))
+		e->lost = now_realtime();
+	/* VFs that vanished or appeared, even if repaired at once, are new
+	 * devices to the device plugin */
+	if (e->num_vfs != pf->num_vfs && e->state != PF_RUN_UNCONFIGURED)
+		manager_notify(m, MANAGER_PF_VFS_CHANGED, .pf = e);
+	e->num_vfs = pf->num_vfs;
+}
+
+/* Held, or nothing left to do: applied, or degraded where the host lacks
+ * something. */
+static int check_at_rest(struct pf_entry *e, const struct pf_desired *d, const struct plan *p)
+{
+	_cleanup_free_ char *unmet = !d->held && p->unmet[0] ? strv_join(p->unmet, "; ") : NULL;
+
+	e->state = d->held ? PF_RUN_HELD : unmet ? PF_RUN_DEGRADED : PF_RUN_APPLIED;
+	(void)free_and_strdup(&e->last_error, d->held ? d->held_reason : unmet);
+	if (!d->held) {
+		set_strv(&e->resources_running, strv_copy(e->resources_wanted));
+		if (!e->resources_running)
+			return -ENOMEM;
+	}
+	e->drift = strv_free(e->drift);
+	e->given_up = mfree(e->given_up);
+	return 0;
+}
+
 /* Checks one PF against its layout. Returns 1 when it should be applied. */
 static int check_pf(struct manager *m, struct pf_entry *e, bool may_apply)
 {
 	const struct pf_state *pf = host_state_find_pf(m->hs, e->pci);
 	_cleanup_pf_desired_ struct pf_desired *d = NULL;
 	_cleanup_plan_ struct plan *p = NULL;
-	_cleanup_strv_free_ char **names = NULL;
 	_cleanup_free_ char *waiting = NULL;
 	struct diag_list ignored = {};
 	const char *why = NULL;
@@ -218,16 +230,7 @@ static int check_pf(struct manager *m, struct pf_entry *e, bool may_apply)
 	e->plan_sig = mfree(e->plan_sig);
 	if (!pf)
 		return 0;
-	(void)free_and_strdup(&e->name, pf->name);
-	/* without a driver or netdev: whatever [Match] says of it now, when it
-	 * comes back it is the udev path's to apply */
-	if (!m->host_path && (!pf->name || !pf->driver))
-		e->lost = now_realtime();
-	/* VFs that vanished or appeared, even if repaired at once, are new
-	 * devices to the device plugin */
-	if (e->num_vfs != pf->num_vfs && e->state != PF_RUN_UNCONFIGURED)
-		m->vfs_changed = true;
-	e->num_vfs = pf->num_vfs;
+	note_pf(m, e, pf);
 	if (pf_busy(m, e->pci)) {
 		/* its record is written when it is done, and that is an event */
 		e->state = PF_RUN_APPLYING;
@@ -255,26 +258,15 @@ static int check_pf(struct manager *m, struct pf_entry *e, bool may_apply)
 	if (!d)
 		return check_unconfigured(m, e, pf);
 	if (!d->held) {
+		char **names = NULL;
+
 		r = dpconfig_pf_resources(d, m->conf.resource_prefix, &names);
 		if (r < 0)
 			return r;
-		set_strv(&e->resources_wanted, TAKE_PTR(names));
+		set_strv(&e->resources_wanted, names);
 	}
-	if (d->held || p->n_actions == 0) {
-		_cleanup_free_ char *unmet = !d->held && p->unmet[0] ? strv_join(p->unmet, "; ") :
-								       NULL;
-
-		e->state = d->held ? PF_RUN_HELD : unmet ? PF_RUN_DEGRADED : PF_RUN_APPLIED;
-		(void)free_and_strdup(&e->last_error, d->held ? d->held_reason : unmet);
-		if (!d->held) {
-			set_strv(&e->resources_running, strv_copy(e->resources_wanted));
-			if (!e->resources_running)
-				return -ENOMEM;
-		}
-		e->drift = strv_free(e->drift);
-		e->given_up = mfree(e->given_up);
-		return 0;
-	}
+	if (d->held || p->n_actions == 0)
+		return check_at_rest(e, d, p);
 	e->plan_sig = plan_signature(p);
 	if (!e->plan_sig)
 		return -ENOMEM;
@@ -330,7 +322,7 @@ static int recheck_untouched(struct manager *m, const char *pci)
 	r = check_pf(m, e, false);
 	if (r < 0)
 		return r;
-	manager_bus_pf_changed(m, e);
+	manager_pf_changed(m, e);
 	return 0;
 }
 
@@ -343,6 +335,62 @@ static int note_failed(struct asked *out, const struct apply_pf_result *pr)
 			    strdup_printf("%s: %s", pr->status.pci, strna(pr->status.error)));
 }
 
+/* Another process applies it: its record, when written, is an event. */
+static int left_to_other(struct manager *m, const struct apply_pf_result *pr, struct asked *out)
+{
+	struct pf_entry *e = manager_find_entry(m, pr->status.pci);
+
+	if (e) {
+		e->state = PF_RUN_APPLYING;
+		manager_pf_changed(m, e);
+	}
+	if (out && strv_extend(&out->busy, pr->status.pci) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* An apply that did something: the PF as it is now, the result told, and a
+ * plan that failed remembered. */
+static int after_one(struct manager *m, struct apply_pf_result *pr, bool reset, struct asked *out)
+{
+	struct host_state *fresh = NULL;
+	struct pf_entry *e;
+	int r = 0;
+
+	log_result(pr);
+	/* the apply read the PF last: that is the PF as it is now */
+	if (pr->read_back)
+		fresh = TAKE_PTR(pr->read_back);
+	else
+		r = host_read_pf(m->host, pr->status.pci, &fresh);
+	if (r >= 0)
+		r = manager_update_cache(m, fresh, pr->status.pci);
+	if (r < 0)
+		return r;
+	/* deferred for a drain that sriov-persistd itself does: not the result yet */
+	e = manager_find_entry(m, pr->status.pci);
+	if (pr->needs_drain && mainconf_kubernetes_enabled(&m->conf)) {
+		manager_notify(m, MANAGER_PF_WANTS_DRAIN, .pci = pr->status.pci);
+		if (e)
+			e->reset_wanted = reset;
+	} else {
+		manager_notify(m, MANAGER_PF_APPLIED, .pci = pr->status.pci,
+			       .result = result_code(pr));
+		if (pr->status.state != PF_STATUS_APPLIED && note_failed(out, pr) < 0)
+			return -ENOMEM;
+	}
+	if (!e)
+		return 0;
+	e->given_up = mfree(e->given_up);
+	r = check_pf(m, e, false);
+	if (r < 0)
+		return r;
+	if (decide_give_up(pr->status.state, e->plan_sig))
+		(void)free_and_strdup(&e->given_up, e->plan_sig);
+	manager_pf_changed(m, e);
+	return 0;
+}
+
 /* After an apply: read the PFs back, signal, and remember a failed plan.
  * out (may be NULL) gets "PCI: why" of each PF that was not applied and does
  * not wait for a drain, and the PFs another process was applying. */
@@ -350,68 +398,22 @@ static int after_apply(struct manager *m, struct apply_result *res, bool reset, 
 {
 	for (size_t i = 0; i < res->n_pfs; i++) {
 		struct apply_pf_result *pr = &res->pfs[i];
-		struct host_state *fresh = NULL;
-		struct pf_entry *e;
 		int r;
 
-		/* another process applies it: its record, when written, is an event */
-		if (pr->busy) {
-			e = manager_find_entry(m, pr->status.pci);
-			if (e) {
-				e->state = PF_RUN_APPLYING;
-				manager_bus_pf_changed(m, e);
-			}
-			if (out && strv_extend(&out->busy, pr->status.pci) < 0)
-				return -ENOMEM;
-			continue;
-		}
-
+		if (pr->busy)
+			r = left_to_other(m, pr, out);
 		/* nothing done: a PF no layout selects, or a reset refused for a
 		 * PF that a layout selects; it only shows "applying" no more */
-		if ((!pr->configured && !pr->changed && pr->status.state == PF_STATUS_APPLIED) ||
-		    (reset && pr->configured)) {
-			if (reset && pr->configured && note_failed(out, pr) < 0)
-				return -ENOMEM;
-			r = recheck_untouched(m, pr->status.pci);
-			if (r < 0)
-				return r;
-			continue;
-		}
-		log_result(pr);
-		/* the apply read the PF last: that is the PF as it is now */
-		if (pr->read_back) {
-			fresh = TAKE_PTR(pr->read_back);
-			r = 0;
+		else if ((!pr->configured && !pr->changed &&
+			  pr->status.state == PF_STATUS_APPLIED) ||
+			 (reset && pr->configured)) {
+			r = reset && pr->configured ? note_failed(out, pr) : 0;
+			if (r >= 0)
+				r = recheck_untouched(m, pr->status.pci);
 		} else
-			r = host_read_pf(m->host, pr->status.pci, &fresh);
+			r = after_one(m, pr, reset, out);
 		if (r < 0)
 			return r;
-		r = manager_update_cache(m, fresh, pr->status.pci);
-		if (r < 0)
-			return r;
-		/* deferred for a drain that sriov-persistd itself does: not the result yet */
-		e = manager_find_entry(m, pr->status.pci);
-		if (pr->needs_drain && mainconf_kubernetes_enabled(&m->conf)) {
-			if (!strv_contains(m->drain_wanted, pr->status.pci) &&
-			    strv_extend(&m->drain_wanted, pr->status.pci) < 0)
-				return -ENOMEM;
-			if (e)
-				e->reset_wanted = reset;
-		} else {
-			manager_bus_applied(m, pr->status.pci, result_code(pr));
-			if (pr->status.state != PF_STATUS_APPLIED && note_failed(out, pr) < 0)
-				return -ENOMEM;
-		}
-		if (!e)
-			continue;
-		e->given_up = mfree(e->given_up);
-		r = check_pf(m, e, false);
-		if (r < 0)
-			return r;
-		/* what is left after a failure is not retried until it changes */
-		if (pr->status.state != PF_STATUS_APPLIED && e->plan_sig)
-			(void)free_and_strdup(&e->given_up, e->plan_sig);
-		manager_bus_pf_changed(m, e);
 	}
 	return 0;
 }
@@ -463,10 +465,10 @@ static int run_apply(struct manager *m, const char *only, unsigned flags, struct
 		if (!only || streq(m->pfs[i]->pci, only)) {
 			if (m->pfs[i]->state != PF_RUN_UNCONFIGURED)
 				m->pfs[i]->state = PF_RUN_APPLYING;
-			manager_bus_pf_changed(m, m->pfs[i]);
+			manager_pf_changed(m, m->pfs[i]);
 		}
 	if (before != MANAGER_APPLYING)
-		manager_bus_manager_changed(m);
+		manager_notify(m, MANAGER_SUMMARY_CHANGED);
 	(void)sd_notifyf(false, "STATUS=Applying %s", only ?: "every PF");
 	if (m->bus)
 		(void)sd_bus_flush(m->bus);
@@ -497,7 +499,7 @@ int manager_apply_drained(struct manager *m, const char *pci)
 		e->reset_wanted = false;
 	r = run_apply(m, pci, RUN_DISRUPTIVE | (reset ? RUN_RESET : 0), NULL);
 
-	manager_device_plugin_sync(m);
+	manager_notify(m, MANAGER_LOOKED);
 	manager_update_summary(m, false);
 	return r;
 }
@@ -567,16 +569,16 @@ int manager_check_dirty(struct manager *m)
 			return r;
 		if (r > 0 && strv_extend(&todo, e->pci) < 0)
 			return -ENOMEM;
-		manager_bus_pf_changed(m, e);
+		manager_pf_changed(m, e);
 	}
 	for (char **p = todo; *p; p++) {
 		r = run_apply(m, *p, 0, NULL);
 		if (r < 0)
 			return r;
 	}
-	manager_device_plugin_sync(m);
+	manager_notify(m, MANAGER_LOOKED);
 	manager_update_summary(m, false);
-	manager_bus_resume_calls(m);
+	manager_notify(m, MANAGER_CHECKED);
 	return 0;
 }
 
@@ -601,10 +603,9 @@ static int apply_asked(struct manager *m, const char *only, unsigned flags, stru
 			m->pfs[i]->given_up = mfree(m->pfs[i]->given_up);
 			m->pfs[i]->lost = 0; /* asked for: ours now, whoever else may */
 		}
-	free(m->reboot_tried);
-	m->reboot_tried = NULL; /* asked for again: a reboot may be tried again too */
+	manager_notify(m, MANAGER_APPLY_ASKED); /* a reboot may be tried again too */
 	r = run_apply(m, pf ? pci : NULL, flags, out);
-	manager_device_plugin_sync(m);
+	manager_notify(m, MANAGER_LOOKED);
 	manager_update_summary(m, false);
 	return r;
 }
@@ -644,7 +645,7 @@ int manager_reload(struct manager *m)
 	 * show why (held) */
 	if (r >= 0)
 		r = m->main_broken ? manager_check_dirty(m) : run_apply(m, NULL, 0, NULL);
-	manager_device_plugin_sync(m);
+	manager_notify(m, MANAGER_LOOKED);
 	manager_update_summary(m, true);
 	(void)sd_notify(false, "READY=1");
 	return r;
@@ -707,29 +708,20 @@ static bool update_reboot(struct manager *m, bool layouts_changed)
 
 static enum manager_state summary_state(struct manager *m)
 {
-	if (m->op && m->op->kind == OP_KIND_DRAIN && m->op->step < OP_STEP_DONE)
-		return MANAGER_DRAINING;
-	if (m->op && m->op->kind == OP_KIND_REBOOT && m->op->step <= OP_STEP_REBOOT)
-		return MANAGER_REBOOTING;
-	if (strv_length(m->config_errors) > 0 || m->drifted)
-		return MANAGER_DEGRADED;
+	_cleanup_free_ enum pf_run_state *states = calloc(m->n_pfs ?: 1, sizeof(*states));
+	struct summary_facts f = {
+		.draining = m->operation == MANAGER_DRAINING,
+		.rebooting = m->operation == MANAGER_REBOOTING,
+		.n_config_errors = strv_length(m->config_errors),
+		.drifted = m->drifted,
+		.states = states,
+	};
+
+	if (!states) /* without memory, say no more than what is sure */
+		return decide_summary(&f);
 	for (size_t i = 0; i < m->n_pfs; i++)
-		switch (m->pfs[i]->state) {
-		case PF_RUN_HELD:
-		case PF_RUN_FAILED:
-		case PF_RUN_DEFERRED:
-		case PF_RUN_DRIFTED:
-		case PF_RUN_DEGRADED:
-			return MANAGER_DEGRADED;
-		case PF_RUN_UNCONFIGURED:
-		case PF_RUN_PENDING:
-		case PF_RUN_APPLYING:
-		case PF_RUN_APPLIED:
-		case _PF_RUN_STATE_MAX:
-		case _PF_RUN_STATE_INVALID:
-			break;
-		}
-	return MANAGER_IDLE;
+		states[f.n_states++] = m->pfs[i]->state;
+	return decide_summary(&f);
 }
 
 void manager_update_summary(struct manager *m, bool layouts_changed)
@@ -750,10 +742,47 @@ void manager_update_summary(struct manager *m, bool layouts_changed)
 	changed |= state != m->state;
 	m->state = state;
 	if (changed)
-		manager_bus_manager_changed(m);
+		manager_notify(m, MANAGER_SUMMARY_CHANGED);
 	(void)sd_notifyf(false, "STATUS=%s: %zu PF(s), %zu configured, %zu applied%s%s",
 			 manager_state_to_string(m->state), m->n_pfs, n_configured, n_applied,
 			 m->drifted ? ", drift" : "",
 			 m->reboot.n_reasons > 0 ? ", reboot needed" : "");
-	manager_k8s_summary(m);
+	manager_notify(m, MANAGER_SUMMARY);
+}
+
+/* The PF's record says so too (sriovctl status): it is still deferred, but
+ * no longer waiting for a drain that comes; the operation failed, at which
+ * step and why. Never over the record of someone applying the PF right now. */
+static void record_failure(struct manager *m, const char *pci, const char *error)
+{
+	_cleanup_close_ int lock = pf_lock(m->runtime_dir, pci, 0);
+	struct pf_status st;
+	int r;
+
+	if (lock < 0 || pf_status_read(m->runtime_dir, pci, &st) < 0)
+		return;
+	if (st.state == PF_STATUS_DEFERRED) {
+		free(st.error);
+		st.error = strdup(error);
+		r = st.error ? pf_status_write(m->runtime_dir, &st) : -ENOMEM;
+		if (r < 0)
+			log_msg(LOG_WARNING, "%s: writing its status record failed: %s", pci,
+				strerror(-r));
+	}
+	pf_status_done(&st);
+}
+
+void manager_pf_failed(struct manager *m, const char *pci, const char *error)
+{
+	struct pf_entry *e = manager_find_entry(m, pci);
+
+	if (!e)
+		return;
+	record_failure(m, pci, error);
+	free(e->last_error);
+	e->last_error = strdup(error);
+	free(e->given_up);
+	e->given_up = e->plan_sig ? strdup(e->plan_sig) : NULL;
+	manager_pf_changed(m, e);
+	manager_notify(m, MANAGER_PF_APPLIED, .pci = pci, .result = -EBUSY);
 }

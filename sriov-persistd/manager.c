@@ -1,50 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* The manager's state: configuration, the cached host, one entry per PF,
- * coalescing of events, and the JSON documents of Plan() and GetStatus(). */
+/* The core: configuration, the cached host, one entry per PF, the
+ * observers, and what outlives a restart (pending reboots, given-up plans). */
 
 #include <syslog.h>
-#include <systemd/sd-daemon.h>
 #include <systemd/sd-id128.h>
 
-#include "apply.h"
 #include "host-linux.h"
 #include "host-sim.h"
-#include "host-view.h"
 #include "json-util.h"
 #include "manager.h"
-#include "report.h"
-
-#define COALESCE_USEC (20 * USEC_PER_MSEC)
-/* editors write a file in several steps; wait for the last one */
-/* Layout edits are applied once the files have been quiet this long, so that
- * an editor's or a configuration manager's burst of writes (a file moved out
- * and back, written in several steps) is one change, never a half-done one;
- * a stream of writes that never pauses is read after RELOAD_SETTLE_MAX_USEC. */
-#define RELOAD_SETTLE_USEC (500 * USEC_PER_MSEC)
-#define RELOAD_SETTLE_MAX_USEC (5 * USEC_PER_SEC)
-
-static const char *const pf_run_state_names[_PF_RUN_STATE_MAX] = {
-	[PF_RUN_UNCONFIGURED] = "unconfigured",
-	[PF_RUN_PENDING] = "pending",
-	[PF_RUN_APPLYING] = "applying",
-	[PF_RUN_APPLIED] = "applied",
-	[PF_RUN_DRIFTED] = "drifted",
-	[PF_RUN_HELD] = "held",
-	[PF_RUN_FAILED] = "failed",
-	[PF_RUN_DEFERRED] = "deferred",
-	[PF_RUN_DEGRADED] = "degraded",
-};
-
-static const char *const manager_state_names[_MANAGER_STATE_MAX] = {
-	[MANAGER_IDLE] = "idle",	 [MANAGER_APPLYING] = "applying",
-	[MANAGER_DRAINING] = "draining", [MANAGER_REBOOTING] = "rebooting",
-	[MANAGER_DEGRADED] = "degraded",
-};
-
-DEFINE_STRING_TABLE_TO(pf_run_state, enum pf_run_state, pf_run_state_names)
-
-DEFINE_STRING_TABLE_TO(manager_state, enum manager_state, manager_state_names)
 
 int manager_new(struct manager **ret)
 {
@@ -90,23 +55,12 @@ struct manager *manager_free(struct manager *m)
 {
 	if (!m)
 		return NULL;
-	manager_events_free(m->events);
-	operation_free(m->op);
-	operation_free(m->op_saved);
-	strv_free(m->drain_wanted);
-	free(m->reboot_tried);
-	free(m->dp_vf_sig);
-	free(m->annotated);
-	free(m->annotate_next);
-	sd_event_source_unref(m->annotate_timer);
-	sd_event_source_unref(m->coalesce);
-	sd_event_source_unref(m->reload_timer);
-	sd_event_source_unref(m->safety_scan);
 	for (size_t i = 0; i < m->n_pfs; i++)
 		entry_free(m->pfs[i]);
 	free(m->pfs);
-	manager_bus_calls_free(m);
+	free(m->observers);
 	sd_bus_flush_close_unref(m->bus);
+	udev_unref(m->udev);
 	sd_event_unref(m->event);
 	host_free(m->host);
 	host_state_free(m->hs);
@@ -114,11 +68,29 @@ struct manager *manager_free(struct manager *m)
 	strv_free(m->config_errors);
 	mainconf_done(&m->conf);
 	reboot_record_done(&m->reboot);
-	free(m->published);
 	free(m->runtime_dir);
 	free(m->state_dir);
 	free(m);
 	return NULL;
+}
+
+int manager_observe(struct manager *m, manager_observer_t fn, void *userdata)
+{
+	struct manager_observer *o;
+
+	o = reallocarray(m->observers, m->n_observers + 1, sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	m->observers = o;
+	m->observers[m->n_observers++] = (struct manager_observer){ fn, userdata };
+	return 0;
+}
+
+/* In the order they registered. */
+void manager_publish(struct manager *m, const struct manager_event *ev)
+{
+	for (size_t i = 0; i < m->n_observers; i++)
+		m->observers[i].fn(m, ev, m->observers[i].userdata);
 }
 
 struct pf_entry *manager_find_entry(struct manager *m, const char *pci)
@@ -155,90 +127,6 @@ const char *manager_pf_of_ifname(struct manager *m, const char *ifname)
 				return pf->pci;
 	}
 	return NULL;
-}
-
-static int on_reload(sd_event_source *s, uint64_t usec, void *userdata)
-{
-	struct manager *m = userdata;
-	int r;
-
-	if (!m->reload_pending)
-		return 0;
-	r = manager_reload(m);
-	if (r < 0)
-		log_msg(LOG_ERR, "Reloading failed: %s", strerror(-r));
-	return 0;
-}
-
-/* Until a reload, the layouts read last stay in force: a PF that changes
- * meanwhile is checked against them. */
-static int on_coalesce(sd_event_source *s, uint64_t usec, void *userdata)
-{
-	struct manager *m = userdata;
-	int r;
-
-	r = manager_check_dirty(m);
-	if (r < 0)
-		log_msg(LOG_ERR, "Checking the PFs failed: %s", strerror(-r));
-	return 0;
-}
-
-static void arm(struct manager *m, sd_event_source **s, usec_t delay)
-{
-	uint64_t now;
-	int r;
-
-	if (*s) {
-		int enabled = SD_EVENT_OFF;
-
-		(void)sd_event_source_get_enabled(*s, &enabled);
-		if (enabled != SD_EVENT_OFF)
-			return; /* already due: coalesce */
-		(void)sd_event_now(m->event, CLOCK_MONOTONIC, &now);
-		(void)sd_event_source_set_time(*s, now + delay);
-		(void)sd_event_source_set_enabled(*s, SD_EVENT_ONESHOT);
-		return;
-	}
-	/* accuracy 1 µs: the default (250 ms) would make drift that late */
-	r = sd_event_add_time_relative(m->event, s, CLOCK_MONOTONIC, delay, 1, on_coalesce, m);
-	if (r < 0)
-		log_msg(LOG_ERR, "Cannot schedule a check: %s", strerror(-r));
-	else
-		(void)sd_event_source_set_enabled(*s, SD_EVENT_ONESHOT);
-}
-
-void manager_mark_dirty(struct manager *m, const char *pci)
-{
-	struct pf_entry *e = pci ? manager_find_entry(m, pci) : NULL;
-
-	if (e)
-		e->dirty = true;
-	else
-		m->rescan_all = true; /* everything, or a PF not seen before */
-	arm(m, &m->coalesce, COALESCE_USEC);
-}
-
-void manager_mark_reload(struct manager *m)
-{
-	uint64_t now = 0, due;
-	int r = 0;
-
-	(void)sd_event_now(m->event, CLOCK_MONOTONIC, &now);
-	if (!m->reload_pending)
-		m->reload_first = now;
-	m->reload_pending = true;
-	due = now + RELOAD_SETTLE_USEC;
-	if (due > m->reload_first + RELOAD_SETTLE_MAX_USEC)
-		due = m->reload_first + RELOAD_SETTLE_MAX_USEC;
-	if (!m->reload_timer)
-		r = sd_event_add_time(m->event, &m->reload_timer, CLOCK_MONOTONIC, due, 1,
-				      on_reload, m);
-	else
-		r = sd_event_source_set_time(m->reload_timer, due);
-	if (r >= 0)
-		r = sd_event_source_set_enabled(m->reload_timer, SD_EVENT_ONESHOT);
-	if (r < 0)
-		log_msg(LOG_ERR, "Cannot schedule a reload: %s", strerror(-r));
 }
 
 static int entry_new(struct manager *m, const struct pf_state *pf, struct pf_entry **ret)
@@ -283,7 +171,7 @@ static int sync_entries(struct manager *m)
 		r = entry_new(m, &m->hs->pfs[i], &e);
 		if (r < 0)
 			return r;
-		manager_bus_pf_added(m, e);
+		manager_notify(m, MANAGER_PF_ADDED, .pf = e);
 	}
 	for (size_t i = 0; i < m->n_pfs;) {
 		struct pf_entry *e = m->pfs[i];
@@ -293,7 +181,7 @@ static int sync_entries(struct manager *m)
 			continue;
 		}
 		log_pf(LOG_INFO, e->pci, "%s: gone", e->pci);
-		manager_bus_pf_removed(m, e->path);
+		manager_notify(m, MANAGER_PF_REMOVED, .path = e->path);
 		entry_free(e);
 		memmove(&m->pfs[i], &m->pfs[i + 1], (m->n_pfs - i - 1) * sizeof(*m->pfs));
 		m->n_pfs--;
@@ -352,36 +240,6 @@ static int collect_errors(struct manager *m, const struct diag_list *l)
 	return 0;
 }
 
-/* [Drift] SafetyScanSec=: a full look now and then, besides the events. */
-static int on_safety_scan(sd_event_source *s, uint64_t usec, void *userdata)
-{
-	struct manager *m = userdata;
-
-	manager_mark_dirty(m, NULL);
-	(void)sd_event_source_set_time_relative(s, m->conf.safety_scan);
-	return sd_event_source_set_enabled(s, SD_EVENT_ON);
-}
-
-/* The timer as the configuration read last says: off, or due one interval
- * from now (also after a reload that changed it). */
-static int arm_safety_scan(struct manager *m)
-{
-	int r;
-
-	if (m->conf.safety_scan == 0) {
-		m->safety_scan = sd_event_source_disable_unref(m->safety_scan);
-		return 0;
-	}
-	if (!m->safety_scan)
-		return sd_event_add_time_relative(m->event, &m->safety_scan, CLOCK_MONOTONIC,
-						  m->conf.safety_scan, USEC_PER_SEC, on_safety_scan,
-						  m);
-	r = sd_event_source_set_time_relative(m->safety_scan, m->conf.safety_scan);
-	if (r < 0)
-		return r;
-	return sd_event_source_set_enabled(m->safety_scan, SD_EVENT_ON);
-}
-
 int manager_load_config(struct manager *m)
 {
 	const char *const dirs[] = { m->config_dir, NULL };
@@ -429,10 +287,11 @@ int manager_load_config(struct manager *m)
 	m->conf = conf;
 	layout_set_free(m->set);
 	m->set = TAKE_PTR(set);
-	return arm_safety_scan(m);
+	manager_notify(m, MANAGER_CONFIG_LOADED);
+	return 0;
 }
 
-static int open_host(struct manager *m)
+int manager_open_host(struct manager *m)
 {
 	int r;
 
@@ -446,16 +305,13 @@ static int open_host(struct manager *m)
 	return r;
 }
 
-static int load_reboot(struct manager *m)
+void manager_load_reboot(struct manager *m)
 {
 	int r = reboot_record_read(m->state_dir, &m->reboot);
 
-	if (r == -ENOENT)
-		return 0;
-	if (r < 0)
+	if (r < 0 && r != -ENOENT)
 		log_msg(LOG_WARNING, "%s/reboot.json: %s; starting without it", m->state_dir,
 			strerror(-r));
-	return 0;
 }
 
 /* What failed and is not retried on its own (pf_entry.given_up) outlives a
@@ -504,7 +360,7 @@ int manager_save_given_up(struct manager *m)
 }
 
 /* Read once at start, then gone: only this boot's, only for PFs still here. */
-static void load_given_up(struct manager *m)
+void manager_load_given_up(struct manager *m)
 {
 	_cleanup_free_ char *path = strdup_printf("%s/%s", m->state_dir, GIVEN_UP_FILE);
 	_cleanup_free_ char *text = NULL;
@@ -531,45 +387,11 @@ static void load_given_up(struct manager *m)
 	}
 }
 
-int manager_start(struct manager *m)
+const char *manager_boot_id(const struct manager *m)
 {
-	_cleanup_host_state_ struct host_state *hs = NULL;
-	int r;
-
-	r = open_host(m);
-	if (r < 0)
-		return r;
-	r = manager_load_config(m);
-	if (r < 0) {
-		log_msg(LOG_ERR, "Loading the configuration failed: %s", strerror(-r));
-		return r;
-	}
-	r = host_read(m->host, &hs);
-	if (r < 0) {
-		log_msg(LOG_ERR, "Reading the host failed: %s%s%s", strerror(-r),
-			m->host->error[0] ? ": " : "", m->host->error);
-		return r;
-	}
-	load_reboot(m);
-	r = manager_bus_start(m);
-	if (r < 0)
-		return r;
-	r = manager_update_cache(m, TAKE_PTR(hs), NULL);
-	if (r < 0)
-		return r;
-	load_given_up(m);
-	r = manager_events_start(m);
-	if (r < 0)
-		return r;
-	k8s_load(m);
-	m->starting = true;
-	r = manager_check_dirty(m);
-	m->starting = false;
-	if (r < 0)
-		return r;
-	/* after the first check: what a crash or the reboot left to finish */
-	k8s_start(m);
-	return 0;
+	if (m->hs && m->hs->boot_id[0])
+		return m->hs->boot_id;
+	return m->boot_id;
 }
 
 char **manager_reboot_reasons(const struct manager *m)
@@ -581,63 +403,4 @@ char **manager_reboot_reasons(const struct manager *m)
 					   m->reboot.reasons[i].text)))
 			return strv_free(l);
 	return l;
-}
-
-static int view_doc(struct manager *m, bool status, char **ret)
-{
-	_cleanup_host_state_ struct host_state *hs = NULL;
-	_cleanup_json_ struct json_object *o = NULL;
-	struct host_view v;
-	int r;
-
-	/* a fresh read: the documents say how the host is now */
-	r = host_read(m->host, &hs);
-	if (r < 0)
-		return r;
-	r = host_view_build(hs, m->set, NULL, &v);
-	if (r < 0)
-		return r;
-	r = status ? report_status(&v, m->runtime_dir, m->state_dir, true, &o) :
-		     report_plan(&v, &o);
-	host_view_done(&v);
-	if (r < 0)
-		return r;
-	if (status) {
-		struct json_object *d = json_object_new_object(), *a;
-
-		if (!d)
-			return -ENOMEM;
-		json_object_object_add(o, "daemon", d);
-		json_object_object_add(d, "version", json_object_new_string(VERSION));
-		json_object_object_add(d, "state",
-				       json_object_new_string(manager_state_to_string(m->state)));
-		json_object_object_add(d, "drifted", json_object_new_boolean(m->drifted));
-		_cleanup_strv_free_ char **reasons = manager_reboot_reasons(m);
-
-		if (!reasons)
-			return -ENOMEM;
-		a = json_object_new_array();
-		for (char **p = reasons; *p; p++)
-			json_object_array_add(a, json_object_new_string(*p));
-		json_object_object_add(d, "pending_reboot_reasons", a);
-		a = json_object_new_array();
-		for (char **e = m->config_errors; e && *e; e++)
-			json_object_array_add(a, json_object_new_string(*e));
-		json_object_object_add(d, "config_errors", a);
-		json_object_object_add(d, "operation", k8s_operation_json(m));
-	}
-	*ret = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-								JSON_C_TO_STRING_SPACED |
-								JSON_C_TO_STRING_NOSLASHESCAPE));
-	return *ret ? 0 : -ENOMEM;
-}
-
-int manager_plan_json(struct manager *m, char **ret)
-{
-	return view_doc(m, false, ret);
-}
-
-int manager_status_json(struct manager *m, char **ret)
-{
-	return view_doc(m, true, ret);
 }

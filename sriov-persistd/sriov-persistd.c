@@ -9,7 +9,11 @@
 #include <syslog.h>
 #include <systemd/sd-daemon.h>
 
-#include "manager.h"
+#include "events.h"
+#include "k8s.h"
+#include "manager-bus.h"
+#include "manager-check.h"
+#include "schedule.h"
 #include "status.h"
 
 #define K8S_NOTIFY LIBEXECDIR "/sriov-persist/k8s-notify"
@@ -142,9 +146,71 @@ static int setup_signals(struct manager *m)
 	return r;
 }
 
+/* The modules in the order they start: each observer registers before the
+ * first change it must hear of (the bus before the PFs appear on it). */
+static int start(struct manager *m)
+{
+	_cleanup_host_state_ struct host_state *hs = NULL;
+	int r;
+
+	r = manager_open_host(m);
+	if (r < 0)
+		return r;
+	r = schedule_new(m);
+	if (r >= 0)
+		r = k8s_new(m);
+	if (r < 0)
+		return r;
+	r = manager_load_config(m);
+	if (r < 0) {
+		log_msg(LOG_ERR, "Loading the configuration failed: %s", strerror(-r));
+		return r;
+	}
+	r = host_read(m->host, &hs);
+	if (r < 0) {
+		log_msg(LOG_ERR, "Reading the host failed: %s%s%s", strerror(-r),
+			m->host->error[0] ? ": " : "", m->host->error);
+		return r;
+	}
+	manager_load_reboot(m);
+	r = manager_bus_start(m);
+	if (r >= 0)
+		r = manager_update_cache(m, TAKE_PTR(hs), NULL);
+	if (r < 0)
+		return r;
+	manager_load_given_up(m);
+	r = manager_events_start(m);
+	if (r < 0)
+		return r;
+	k8s_load(m);
+	r = manager_check_dirty(m);
+	if (r < 0)
+		return r;
+	/* after the first check: what a crash or the reboot left to finish */
+	k8s_start(m);
+	return 0;
+}
+
+/* The modules' own states first, the core last. */
+static struct manager *stop(struct manager *m)
+{
+	if (!m)
+		return NULL;
+	m->events = manager_events_free(m->events);
+	m->k8s = k8s_free(m->k8s);
+	m->bus_state = manager_bus_free(m->bus_state);
+	m->schedule = schedule_free(m->schedule);
+	return manager_free(m);
+}
+
+static inline void stopp(struct manager **m)
+{
+	stop(*m);
+}
+
 int main(int argc, char **argv)
 {
-	_cleanup_manager_ struct manager *m = NULL;
+	_cleanup_(stopp) struct manager *m = NULL;
 	int r;
 
 	r = manager_new(&m);
@@ -160,7 +226,7 @@ int main(int argc, char **argv)
 		log_msg(LOG_ERR, "Setting up the event loop failed: %s", strerror(-r));
 		return EXIT_FAILURE;
 	}
-	r = manager_start(m);
+	r = start(m);
 	if (r < 0) {
 		(void)sd_notifyf(false, "STATUS=Failed to start: %s\nERRNO=%d", strerror(-r), -r);
 		return EXIT_FAILURE;

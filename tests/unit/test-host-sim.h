@@ -188,11 +188,3 @@ static inline int env_teardown(void **state)
 }
 
 #define ENV_TEST(t) cmocka_unit_test_setup_teardown(t, env_setup, env_teardown)
-
-static inline usec_t now_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (usec_t)ts.tv_sec * USEC_PER_SEC + (usec_t)ts.tv_nsec / 1000;
-}

@@ -1,62 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* What the Kubernetes operations (k8s.c) need from the manager, and what the
- * manager hands them: the device plugin's configuration and restarts, the
- * decision to reboot, the node's published state. */
+/* What the node needs from Kubernetes, decided from the manager's state:
+ * the device plugin's configuration and restarts, a reboot, the node's
+ * published summary. k8s.c carries it out. */
 
 #include <fcntl.h>
 #include <syslog.h>
 
-#include "apply.h"
 #include "dpconfig.h"
 #include "host-view.h"
 #include "json-util.h"
-#include "manager.h"
+#include "k8s.h"
+#include "manager-check.h"
 #include "status.h"
-
-const char *manager_boot_id(const struct manager *m)
-{
-	if (m->hs && m->hs->boot_id[0])
-		return m->hs->boot_id;
-	return m->boot_id;
-}
-
-/* The PF's record says so too (sriovctl status): it is still deferred, but
- * no longer waiting for a drain that comes; the operation failed, at which
- * step and why. Never over the record of someone applying the PF right now. */
-static void record_failure(struct manager *m, const char *pci, const char *error)
-{
-	_cleanup_close_ int lock = pf_lock(m->runtime_dir, pci, 0);
-	struct pf_status st;
-	int r;
-
-	if (lock < 0 || pf_status_read(m->runtime_dir, pci, &st) < 0)
-		return;
-	if (st.state == PF_STATUS_DEFERRED) {
-		free(st.error);
-		st.error = strdup(error);
-		r = st.error ? pf_status_write(m->runtime_dir, &st) : -ENOMEM;
-		if (r < 0)
-			log_msg(LOG_WARNING, "%s: writing its status record failed: %s", pci,
-				strerror(-r));
-	}
-	pf_status_done(&st);
-}
-
-void manager_pf_failed(struct manager *m, const char *pci, const char *error)
-{
-	struct pf_entry *e = manager_find_entry(m, pci);
-
-	if (!e)
-		return;
-	record_failure(m, pci, error);
-	free(e->last_error);
-	e->last_error = strdup(error);
-	free(e->given_up);
-	e->given_up = e->plan_sig ? strdup(e->plan_sig) : NULL;
-	manager_bus_pf_changed(m, e);
-	manager_bus_applied(m, pci, -EBUSY);
-}
 
 static int build_config(struct manager *m, struct dp_config *ret)
 {
@@ -96,7 +52,7 @@ static int write_config(struct manager *m, const struct dp_config *c)
 	return 1;
 }
 
-int manager_device_plugin_args(struct manager *m, char ***ret)
+int k8s_device_plugin_args(struct manager *m, char ***ret)
 {
 	_cleanup_strv_free_ char **args = NULL;
 	struct dp_config c;
@@ -116,7 +72,7 @@ int manager_device_plugin_args(struct manager *m, char ***ret)
 	dp_config_done(&c);
 	if (r < 0)
 		return r;
-	m->device_plugin_wanted = false; /* this restart is the one wanted */
+	m->k8s->device_plugin_wanted = false; /* this restart is the one wanted */
 	*ret = TAKE_PTR(args);
 	return 0;
 }
@@ -126,7 +82,7 @@ static int strcmp_ptr(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-char **manager_drain_resources(const struct manager *m, char *const *pfs)
+char **k8s_drain_resources(const struct manager *m, char *const *pfs)
 {
 	_cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
 
@@ -161,19 +117,19 @@ static char *vf_signature(const struct manager *m)
 	return l ? strv_join(l, " ") : NULL;
 }
 
-void manager_device_plugin_sync(struct manager *m)
+void k8s_device_plugin_sync(struct manager *m)
 {
 	_cleanup_free_ char *sig = vf_signature(m);
-	bool first = !m->dp_vf_sig;
-	bool vfs_changed = !first && (m->vfs_changed || !streq_ptr(sig, m->dp_vf_sig));
+	bool first = !m->k8s->dp_vf_sig;
+	bool vfs_changed = !first && (m->k8s->vfs_changed || !streq_ptr(sig, m->k8s->dp_vf_sig));
 	struct dp_config c;
 	int written = 0;
 
 	if (!sig)
 		return;
-	free(m->dp_vf_sig);
-	m->dp_vf_sig = TAKE_PTR(sig);
-	m->vfs_changed = false;
+	free(m->k8s->dp_vf_sig);
+	m->k8s->dp_vf_sig = TAKE_PTR(sig);
+	m->k8s->vfs_changed = false;
 	if (m->conf.device_plugin_config && build_config(m, &c) >= 0) {
 		written = write_config(m, &c);
 		dp_config_done(&c);
@@ -181,7 +137,7 @@ void manager_device_plugin_sync(struct manager *m)
 	/* at start nothing changed for a plugin that was started after the boot gate */
 	if (first || (!vfs_changed && written <= 0) || !mainconf_kubernetes_enabled(&m->conf))
 		return;
-	m->device_plugin_wanted = true;
+	m->k8s->device_plugin_wanted = true;
 	k8s_next(m);
 }
 
@@ -216,23 +172,23 @@ static void consider_reboot(struct manager *m)
 	_cleanup_free_ char *joined = NULL;
 
 	if (m->reboot.n_reasons == 0 || m->conf.reboot_policy == REBOOT_POLICY_NEVER ||
-	    (m->op && m->op->kind == OP_KIND_REBOOT))
+	    (m->k8s->op && m->k8s->op->kind == OP_KIND_REBOOT))
 		return;
 	if (m->conf.reboot_policy == REBOOT_POLICY_COORDINATED &&
 	    !mainconf_kubernetes_enabled(&m->conf))
 		return; /* nobody to take turns with: reported, never done on its own */
 	reasons = manager_reboot_reasons(m);
 	joined = reasons ? strv_join(reasons, "\n") : NULL;
-	if (!joined || streq_ptr(joined, m->reboot_tried))
+	if (!joined || streq_ptr(joined, m->k8s->reboot_tried))
 		return;
-	free(m->reboot_tried);
-	m->reboot_tried = TAKE_PTR(joined);
-	m->reboot_wanted = true;
+	free(m->k8s->reboot_tried);
+	m->k8s->reboot_tried = TAKE_PTR(joined);
+	m->k8s->reboot_wanted = true;
 	k8s_next(m);
 }
 
 /* From manager_update_summary(): what the Kubernetes side does about it. */
-void manager_k8s_summary(struct manager *m)
+void k8s_summary(struct manager *m)
 {
 	_cleanup_free_ char *state = NULL;
 

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The daemon's decisions, as pure functions of facts that manager-check.c
+ * gathers: what state a PF is in after a look, whether to apply it, when a
+ * plan is given up (not retried on its own), and the daemon's summary
+ * state. No I/O, no clock: tests/unit/test-daemon-decide.c covers them. */
+
+#include "mainconf.h"
+#include "status.h"
+
+enum pf_run_state {
+	PF_RUN_UNCONFIGURED,
+	PF_RUN_PENDING, /* configured, never applied */
+	PF_RUN_APPLYING,
+	PF_RUN_APPLIED,
+	PF_RUN_DRIFTED,
+	PF_RUN_HELD,
+	PF_RUN_FAILED,
+	PF_RUN_DEFERRED,
+	PF_RUN_DEGRADED, /* applied as far as the host allows (no IOMMU for vfio-pci) */
+	_PF_RUN_STATE_MAX,
+	_PF_RUN_STATE_INVALID = -EINVAL,
+};
+
+enum manager_state {
+	MANAGER_IDLE,
+	MANAGER_APPLYING,
+	MANAGER_DRAINING,
+	MANAGER_REBOOTING,
+	MANAGER_DEGRADED,
+	_MANAGER_STATE_MAX,
+	_MANAGER_STATE_INVALID = -EINVAL,
+};
+
+const char *pf_run_state_to_string(enum pf_run_state s) _pure_;
+const char *manager_state_to_string(enum manager_state s) _pure_;
+
+/* A configured PF whose plan is not empty. */
+struct pf_facts {
+	bool has_record;	     /* its status record could be read */
+	enum pf_status_state record; /* the record's state */
+	enum drift_mode drift_mode;
+	bool loads_module;    /* the plan loads a module: someone removed it by hand */
+	const char *plan_sig; /* the plan now */
+	const char *given_up; /* the plan that last failed or was deferred, NULL: none */
+	bool may_apply;	      /* the look may lead to an apply */
+};
+
+struct pf_verdict {
+	enum pf_run_state state;
+	/* it was applied and differs now: drift, to report */
+	bool drifted;
+	/* drift that is not repaired on its own: a module is missing */
+	bool module_missing;
+	/* apply it now */
+	bool apply;
+};
+
+struct pf_verdict decide_changes(const struct pf_facts *f) _pure_;
+/* The state a status record shows (PENDING without one). */
+enum pf_run_state decide_state_of_record(enum pf_status_state s) _pure_;
+/* After an apply of a PF whose plan is plan_sig (NULL: nothing left to do)
+ * ended in result: whether that plan is given up, and is not tried again
+ * until it changes (so a failing action cannot loop on its own events). */
+bool decide_give_up(enum pf_status_state result, const char *plan_sig) _pure_;
+
+/* What the daemon as a whole is doing. */
+struct summary_facts {
+	bool draining;	/* a Kubernetes drain operation is under way */
+	bool rebooting; /* a coordinated reboot is under way */
+	size_t n_config_errors;
+	bool drifted;
+	const enum pf_run_state *states; /* of every PF */
+	size_t n_states;
+};
+
+enum manager_state decide_summary(const struct summary_facts *f) _pure_;

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The Kubernetes side of the daemon. k8s.c runs one operation at a time
+ * (drain, reboot, recover, device-plugin restart) as a chain of k8s-notify
+ * runs; k8s-node.c decides what the node needs (a reboot, a device-plugin
+ * restart, its published summary). Both hear of the manager's changes as
+ * an observer; m->k8s is their state, and no other module touches it. */
+
+#include <json-c/json.h>
+
+#include "manager.h"
+
+enum op_kind {
+	OP_KIND_DRAIN,
+	OP_KIND_REBOOT,
+	OP_KIND_RECOVER,
+	OP_KIND_DEVICE_PLUGIN,
+	_OP_KIND_MAX,
+	_OP_KIND_INVALID = -EINVAL,
+};
+
+enum op_step {
+	OP_STEP_LEASE,
+	OP_STEP_DRAIN,
+	OP_STEP_APPLY,
+	OP_STEP_DEVICE_PLUGIN,
+	OP_STEP_REBOOT,
+	OP_STEP_UNCORDON,
+	OP_STEP_RELEASE,
+	OP_STEP_DONE,
+	_OP_STEP_MAX,
+	_OP_STEP_INVALID = -EINVAL,
+};
+
+/* One operation through the Kubernetes API. */
+struct operation {
+	enum op_kind kind;
+	enum op_step step;
+	char **pfs;    /* drain: the PFs it is for */
+	char *slot;    /* the Lease slot held */
+	bool drained;  /* cordoned and drained: uncordon when done or failed */
+	char *reasons; /* reboot: the reasons it is for, one per line */
+	char *error;   /* the step that failed, and why */
+	unsigned attempts;
+	bool running;
+	char boot_id[33]; /* the boot it started in */
+	sd_event_source *retry;
+};
+
+struct k8s {
+	struct operation *op;
+	struct operation *op_saved; /* recorded by an earlier run, until k8s_start() */
+	bool starting;		    /* the first check: no operation starts yet */
+	char **drain_wanted;	    /* PFs deferred until a drain */
+	bool reboot_wanted;	    /* a coordinated reboot is due */
+	char *reboot_tried;	    /* the reasons a reboot was (being) done for */
+	bool device_plugin_wanted;  /* its resources changed */
+	char *dp_vf_sig;	    /* VF counts of the configured PFs, last seen */
+	bool vfs_changed;	    /* a configured PF's VF count changed since */
+	char *annotated;	    /* the state last published on the node */
+	char *annotate_next;	    /* the state to publish */
+	bool annotate_running;
+	sd_event_source *annotate_timer;
+};
+
+/* m->k8s, observing m. */
+int k8s_new(struct manager *m);
+struct k8s *k8s_free(struct k8s *k);
+/* Before the first check: what an earlier run recorded (operation.json). */
+void k8s_load(struct manager *m);
+/* After it: finish or undo that, or lift a cordon a crash left. */
+void k8s_start(struct manager *m);
+/* Starts what is waiting, when nothing runs. */
+void k8s_next(struct manager *m);
+/* The operation under way for GetStatus(), NULL when none. */
+struct json_object *k8s_operation_json(const struct k8s *k);
+const char *op_kind_to_string(enum op_kind k) _pure_;
+const char *op_step_to_string(enum op_step s) _pure_;
+
+/* k8s-node.c */
+/* The resources that pods using the VFs of pfs (NULL: of every PF) request,
+ * for "k8s-notify drain --resource ...": sorted, without repeats. */
+char **k8s_drain_resources(const struct manager *m, char *const *pfs);
+/* Writes the device plugin's config.json when it changed; the arguments of
+ * "k8s-notify restart-device-plugin" with the counts it should show. */
+int k8s_device_plugin_args(struct manager *m, char ***ret);
+/* After a check or apply (once, however many PFs it applied): write the
+ * device-plugin config, and restart the plugin when it or the VFs changed. */
+void k8s_device_plugin_sync(struct manager *m);
+/* After the summary: reboot decision, drains waiting, node annotation. */
+void k8s_summary(struct manager *m);
+/* k8s-notify annotate, when the node's summary changed (k8s.c). */
+void k8s_annotate(struct manager *m, const char *state);

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "decide.h"
+
+static struct pf_facts facts(void)
+{
+	return (struct pf_facts){
+		.has_record = true,
+		.record = PF_STATUS_APPLIED,
+		.drift_mode = DRIFT_MODE_REPAIR,
+		.plan_sig = "VF 1: vlan 5 qos 0 802.1Q",
+		.may_apply = true,
+	};
+}
+
+/* Never applied: pending, applied now whatever the drift mode. */
+static void test_no_record(void **state)
+{
+	struct pf_facts f = facts();
+	struct pf_verdict v;
+
+	f.has_record = false;
+	f.drift_mode = DRIFT_MODE_REPORT;
+	v = decide_changes(&f);
+	assert_int_equal(v.state, PF_RUN_PENDING);
+	assert_true(v.apply);
+	assert_false(v.drifted);
+	f.may_apply = false;
+	assert_false(decide_changes(&f).apply);
+	/* the same plan failed before: not tried again on its own */
+	f.may_apply = true;
+	f.given_up = f.plan_sig;
+	assert_false(decide_changes(&f).apply);
+}
+
+/* Applied before and different now: drift, repaired only with
+ * Mode=repair, never when a module is missing, never a given-up plan. */
+static void test_drift(void **state)
+{
+	struct pf_facts f = facts();
+	struct pf_verdict v = decide_changes(&f);
+
+	assert_int_equal(v.state, PF_RUN_DRIFTED);
+	assert_true(v.drifted);
+	assert_true(v.apply);
+	assert_false(v.module_missing);
+
+	f.drift_mode = DRIFT_MODE_REPORT;
+	v = decide_changes(&f);
+	assert_true(v.drifted);
+	assert_false(v.apply);
+
+	f.drift_mode = DRIFT_MODE_REPAIR;
+	f.loads_module = true;
+	v = decide_changes(&f);
+	assert_int_equal(v.state, PF_RUN_DRIFTED);
+	assert_true(v.module_missing);
+	assert_false(v.apply);
+
+	f.loads_module = false;
+	f.given_up = "VF 1: vlan 5 qos 0 802.1Q";
+	assert_false(decide_changes(&f).apply);
+	f.given_up = "VF 1: vlan 6 qos 0 802.1Q"; /* another plan: tried */
+	assert_true(decide_changes(&f).apply);
+}
+
+/* What the record says stays the state; with Mode=repair a plan that was
+ * not given up is tried again. */
+static void test_record_states(void **state)
+{
+	static const struct {
+		enum pf_status_state record;
+		enum pf_run_state state;
+	} cases[] = {
+		{ PF_STATUS_HELD, PF_RUN_HELD },
+		{ PF_STATUS_FAILED, PF_RUN_FAILED },
+		{ PF_STATUS_DEFERRED, PF_RUN_DEFERRED },
+		{ PF_STATUS_DEGRADED, PF_RUN_DEGRADED },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pf_facts f = facts();
+		struct pf_verdict v;
+
+		f.record = cases[i].record;
+		v = decide_changes(&f);
+		assert_int_equal(v.state, cases[i].state);
+		assert_false(v.drifted);
+		assert_true(v.apply);
+		f.given_up = f.plan_sig;
+		assert_false(decide_changes(&f).apply);
+		f.given_up = NULL;
+		f.drift_mode = DRIFT_MODE_REPORT;
+		assert_false(decide_changes(&f).apply);
+	}
+	assert_int_equal(decide_state_of_record(_PF_STATUS_STATE_INVALID), PF_RUN_PENDING);
+}
+
+static void test_give_up(void **state)
+{
+	assert_true(decide_give_up(PF_STATUS_FAILED, "set 4 VFs"));
+	assert_true(decide_give_up(PF_STATUS_DEFERRED, "set 4 VFs"));
+	assert_true(decide_give_up(PF_STATUS_HELD, "set 4 VFs"));
+	assert_false(decide_give_up(PF_STATUS_APPLIED, "set 4 VFs"));
+	assert_false(decide_give_up(PF_STATUS_FAILED, NULL));
+}
+
+static void test_summary(void **state)
+{
+	enum pf_run_state states[] = { PF_RUN_APPLIED, PF_RUN_UNCONFIGURED, PF_RUN_PENDING,
+				       PF_RUN_APPLYING };
+	struct summary_facts f = { .states = states, .n_states = 4 };
+
+	assert_int_equal(decide_summary(&f), MANAGER_IDLE);
+	for (enum pf_run_state s = 0; s < _PF_RUN_STATE_MAX; s++) {
+		bool bad = s == PF_RUN_HELD || s == PF_RUN_FAILED || s == PF_RUN_DEFERRED ||
+			   s == PF_RUN_DRIFTED || s == PF_RUN_DEGRADED;
+
+		states[3] = s;
+		assert_int_equal(decide_summary(&f), bad ? MANAGER_DEGRADED : MANAGER_IDLE);
+	}
+	states[3] = PF_RUN_APPLIED;
+	f.drifted = true;
+	assert_int_equal(decide_summary(&f), MANAGER_DEGRADED);
+	f.drifted = false;
+	f.n_config_errors = 1;
+	assert_int_equal(decide_summary(&f), MANAGER_DEGRADED);
+	/* an operation under way says more than a degraded PF */
+	f.rebooting = true;
+	assert_int_equal(decide_summary(&f), MANAGER_REBOOTING);
+	f.draining = true;
+	assert_int_equal(decide_summary(&f), MANAGER_DRAINING);
+	assert_string_equal(manager_state_to_string(MANAGER_DRAINING), "draining");
+	assert_string_equal(pf_run_state_to_string(PF_RUN_DEGRADED), "degraded");
+	assert_null(pf_run_state_to_string(_PF_RUN_STATE_MAX));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_no_record),     cmocka_unit_test(test_drift),
+		cmocka_unit_test(test_record_states), cmocka_unit_test(test_give_up),
+		cmocka_unit_test(test_summary),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
