@@ -181,8 +181,7 @@ static void op_fail(struct manager *m, const char *fmt, ...)
 	char *e = NULL;
 
 	va_start(ap, fmt);
-	if (vasprintf(&e, fmt, ap) < 0)
-		e = NULL;
+	e = strdup_vprintf(fmt, ap);
 	va_end(ap);
 	log_msg(LOG_ERR, "Kubernetes %s failed at %s: %s", op_kind_to_string(op->kind),
 		op_step_to_string(op->step), strna(e));

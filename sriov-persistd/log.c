@@ -15,14 +15,13 @@ void log_pf(int priority, const char *pci, const char *fmt, ...)
 {
 	_cleanup_free_ char *msg = NULL;
 	va_list ap;
-	int r;
 
 	if (priority >= LOG_DEBUG && !log_debug_enabled)
 		return;
 	va_start(ap, fmt);
-	r = vasprintf(&msg, fmt, ap);
+	msg = strdup_vprintf(fmt, ap);
 	va_end(ap);
-	if (r < 0)
+	if (!msg)
 		return;
 	if (getenv("JOURNAL_STREAM"))
 		sd_journal_send("MESSAGE=%s", msg, "PRIORITY=%d", priority,

@@ -10,15 +10,12 @@ int diag_add(struct diag_list *l, enum diag_level level, const char *file, unsig
 	_cleanup_free_ char *msg = NULL, *f = NULL;
 	struct diag *items;
 	va_list ap;
-	int r;
 
 	va_start(ap, fmt);
-	r = vasprintf(&msg, fmt, ap);
+	msg = strdup_vprintf(fmt, ap);
 	va_end(ap);
-	if (r < 0) {
-		msg = NULL;
+	if (!msg)
 		return -ENOMEM;
-	}
 	/* The same problem found again (a file selecting several PFs) is one problem. */
 	for (size_t i = 0; i < l->n; i++)
 		if (l->items[i].level == level && l->items[i].line == line &&

@@ -391,16 +391,22 @@ bool ifname_is_valid(const char *s)
 	return true;
 }
 
+char *strdup_vprintf(const char *fmt, va_list ap)
+{
+	char *s;
+
+	return vasprintf(&s, fmt, ap) < 0 ? NULL : s;
+}
+
 char *strdup_printf(const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
-	int r;
 
 	va_start(ap, fmt);
-	r = vasprintf(&s, fmt, ap);
+	s = strdup_vprintf(fmt, ap);
 	va_end(ap);
-	return r < 0 ? NULL : s;
+	return s;
 }
 
 int read_fd(int fd, size_t max, char **ret, size_t *ret_size)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -223,6 +224,7 @@ char *ranges_format(const uint32_t *idx, size_t n);
 
 /* asprintf that returns NULL on failure. */
 char *strdup_printf(const char *fmt, ...) _printf_(1, 2);
+char *strdup_vprintf(const char *fmt, va_list ap) _printf_(1, 0);
 
 /* Writes data to dir/name through a temporary file (created exclusively,
  * never through a link) and rename(). */

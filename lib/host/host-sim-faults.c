@@ -77,12 +77,11 @@ static int bad(char **ret_error, size_t i, const char *key, const char *fmt, ...
 {
 	_cleanup_free_ char *msg = NULL;
 	va_list ap;
-	int r;
 
 	va_start(ap, fmt);
-	r = vasprintf(&msg, fmt, ap);
+	msg = strdup_vprintf(fmt, ap);
 	va_end(ap);
-	if (r < 0)
+	if (!msg)
 		return -ENOMEM;
 	*ret_error = strdup_printf("faults[%zu]%s%s: %s", i, key ? "." : "", strempty(key), msg);
 	return *ret_error ? -EINVAL : -ENOMEM;

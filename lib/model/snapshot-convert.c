@@ -13,15 +13,12 @@ int snapshot_fail(struct parser *p, const char *path, const char *fmt, ...)
 {
 	_cleanup_free_ char *msg = NULL;
 	va_list ap;
-	int r;
 
 	if (p->error || p->oom)
 		return -EINVAL;
 	va_start(ap, fmt);
-	r = vasprintf(&msg, fmt, ap);
+	msg = strdup_vprintf(fmt, ap);
 	va_end(ap);
-	if (r < 0)
-		msg = NULL;
 	if (msg)
 		p->error = strdup_printf("%s: %s", *path ? path : "(document)", msg);
 	if (!p->error)

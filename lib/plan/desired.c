@@ -39,12 +39,10 @@ _printf_(4, 5) static int hw_error(struct ctx *c, const char *file, unsigned lin
 		if (streq_ptr(c->diags->items[i].file, file) && c->diags->items[i].line == line)
 			return 0;
 	va_start(ap, fmt);
-	r = vasprintf(&msg, fmt, ap);
+	msg = strdup_vprintf(fmt, ap);
 	va_end(ap);
-	if (r < 0) {
-		msg = NULL;
+	if (!msg)
 		return -ENOMEM;
-	}
 	r = diag_add(c->diags, DIAG_ERROR, file, line, "%s", msg);
 	if (r < 0)
 		return r;
