@@ -236,11 +236,6 @@ const char *k8s_json_str(struct json_object *o, ...)
 	return o && json_object_is_type(o, json_type_string) ? json_object_get_string(o) : NULL;
 }
 
-static bool is_lower_alnum(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-}
-
 bool k8s_name_is_valid(const char *s)
 {
 	size_t n = strlen(s);

@@ -247,8 +247,9 @@ static int on_layout_dir(sd_event_source *s, const struct inotify_event *ev, voi
 
 static int watch_dirs(struct manager *m);
 
-/* In a parent directory: a layout directory or the main configuration (or
- * its drop-in directory) appeared, went or changed. */
+/* In a parent directory: a layout directory, the main configuration (or
+ * its drop-in directory) or the Kubeconfig= file ([Kubernetes] Enabled=auto
+ * is decided when the configuration is read) appeared, went or changed. */
 static int on_parent(sd_event_source *s, const struct inotify_event *ev, void *userdata)
 {
 	struct manager *m = userdata;
@@ -260,7 +261,8 @@ static int on_parent(sd_event_source *s, const struct inotify_event *ev, void *u
 	main_d = strdup_printf("%s.d", path_last_component(main));
 	if (streq(ev->name, path_last_component(main)) || streq_ptr(ev->name, main_d) ||
 	    streq(ev->name, "conf.d") ||
-	    (m->config_dir && streq(ev->name, path_last_component(m->config_dir)))) {
+	    (m->config_dir && streq(ev->name, path_last_component(m->config_dir))) ||
+	    (m->conf.kubeconfig && streq(ev->name, path_last_component(m->conf.kubeconfig)))) {
 		(void)watch_dirs(m);
 		manager_mark_reload(m);
 	}
@@ -310,7 +312,19 @@ static int watch_dirs(struct manager *m)
 		r = watch_one(m, main_d, true);
 	if (r >= 0)
 		r = watch_one(m, main_dir, false);
+	if (r >= 0 && m->conf.kubeconfig) {
+		_cleanup_free_ char *kube_dir = path_parent(m->conf.kubeconfig);
+
+		r = kube_dir ? watch_one(m, kube_dir, false) : -ENOMEM;
+	}
 	return r;
+}
+
+/* A reload may name another Kubeconfig= file. */
+static void on_event(struct manager *m, const struct manager_event *ev, void *userdata)
+{
+	if (ev->type == MANAGER_CONFIG_LOADED && m->events && watch_dirs(m) < 0)
+		log_msg(LOG_WARNING, "Cannot watch the directory of %s", strna(m->conf.kubeconfig));
 }
 
 static int on_host_file(sd_event_source *s, const struct inotify_event *ev, void *userdata)
@@ -343,6 +357,10 @@ int manager_events_start(struct manager *m)
 	m->events = calloc(1, sizeof(*m->events));
 	if (!m->events || !records)
 		return -ENOMEM;
+	r = manager_observe(m, on_event, NULL);
+	if (r < 0)
+		return r;
+	m->watching = true;
 	r = watch_dirs(m);
 	if (r < 0)
 		return log_msg(LOG_ERR, "Watching the configuration failed: %s", strerror(-r)), r;

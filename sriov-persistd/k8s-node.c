@@ -77,11 +77,6 @@ int k8s_device_plugin_args(struct manager *m, char ***ret)
 	return 0;
 }
 
-static int strcmp_ptr(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 char **k8s_drain_resources(const struct manager *m, char *const *pfs)
 {
 	_cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
@@ -98,7 +93,7 @@ char **k8s_drain_resources(const struct manager *m, char *const *pfs)
 					return NULL;
 	}
 	if (l)
-		qsort(l, strv_length(l), sizeof(char *), strcmp_ptr);
+		strv_sort(l);
 	return TAKE_PTR(l);
 }
 

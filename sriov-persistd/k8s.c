@@ -616,6 +616,7 @@ static void on_event(struct manager *m, const struct manager_event *ev, void *us
 	case MANAGER_CONFIG_LOADED:
 	case MANAGER_SUMMARY_CHANGED:
 	case MANAGER_CHECKED:
+	case MANAGER_APPLY_STARTS:
 	case _MANAGER_EVENT_TYPE_MAX:
 	case _MANAGER_EVENT_TYPE_INVALID:
 		break;

@@ -269,17 +269,19 @@ static void resume_calls(struct manager *m)
 		arm_calls_timer(m);
 }
 
-struct manager_bus *manager_bus_free(struct manager_bus *b)
+void manager_bus_stop(struct manager *m)
 {
-	if (!b)
-		return NULL;
-	for (size_t i = 0; i < b->n_calls; i++)
-		pending_call_free(b->calls[i]);
-	free(b->calls);
-	sd_event_source_disable_unref(b->calls_timer);
-	free(b->published);
-	free(b);
-	return NULL;
+	struct manager_bus *b = TAKE_PTR(m->bus_state);
+
+	if (b) {
+		for (size_t i = 0; i < b->n_calls; i++)
+			pending_call_free(b->calls[i]);
+		free(b->calls);
+		sd_event_source_disable_unref(b->calls_timer);
+		free(b->published);
+		free(b);
+	}
+	m->bus = sd_bus_flush_close_unref(m->bus);
 }
 
 /* Plan() and GetStatus(): from a fresh read, the documents say how the host
@@ -442,7 +444,7 @@ static int pf_find(sd_bus *bus, const char *path, const char *interface, void *u
 	struct manager *m = userdata;
 
 	for (size_t i = 0; i < m->n_pfs; i++)
-		if (streq(m->pfs[i]->path, path)) {
+		if (streq_ptr(m->pfs[i]->path, path)) {
 			*found = m->pfs[i];
 			return 1;
 		}
@@ -453,12 +455,12 @@ static int pf_enumerate(sd_bus *bus, const char *path, void *userdata, char ***n
 			sd_bus_error *error)
 {
 	struct manager *m = userdata;
-	_cleanup_strv_free_ char **l = calloc(m->n_pfs + 1, sizeof(char *));
+	_cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
 
 	if (!l)
 		return -ENOMEM;
 	for (size_t i = 0; i < m->n_pfs; i++)
-		if (!(l[i] = strdup(m->pfs[i]->path)))
+		if (m->pfs[i]->path && strv_extend(&l, m->pfs[i]->path) < 0)
 			return -ENOMEM;
 	*nodes = TAKE_PTR(l);
 	return 1;
@@ -519,13 +521,17 @@ static char *pf_published(const struct pf_entry *e)
 
 static void pf_added(struct manager *m, struct pf_entry *e)
 {
-	if (m->bus)
+	int r = sd_bus_path_encode(PF_PREFIX, e->pci, &e->path);
+
+	if (r < 0)
+		log_msg(LOG_ERR, "%s: no D-Bus object: %s", e->pci, strerror(-r));
+	else if (m->bus)
 		(void)sd_bus_emit_object_added(m->bus, e->path);
 }
 
 static void pf_removed(struct manager *m, const char *path)
 {
-	if (m->bus)
+	if (m->bus && path)
 		(void)sd_bus_emit_object_removed(m->bus, path);
 }
 
@@ -533,7 +539,7 @@ static void pf_changed(struct manager *m, struct pf_entry *e)
 {
 	_cleanup_free_ char *now = pf_published(e);
 
-	if (!m->bus || !now || streq_ptr(now, e->published))
+	if (!m->bus || !e->path || !now || streq_ptr(now, e->published))
 		return;
 	free(e->published);
 	e->published = TAKE_PTR(now);
@@ -618,6 +624,10 @@ static void on_event(struct manager *m, const struct manager_event *ev, void *us
 		return;
 	case MANAGER_CHECKED:
 		resume_calls(m);
+		return;
+	case MANAGER_APPLY_STARTS:
+		/* clients see "applying" before the loop stops to apply */
+		(void)sd_bus_flush(m->bus);
 		return;
 	case MANAGER_PF_VFS_CHANGED:
 	case MANAGER_PF_WANTS_DRAIN:

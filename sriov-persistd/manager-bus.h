@@ -6,6 +6,7 @@
 
 #include "manager.h"
 
-/* Connects to the system bus, offers the objects, owns the name. */
+/* Connects to the system bus (m->bus), offers the objects, owns the name. */
 int manager_bus_start(struct manager *m);
-struct manager_bus *manager_bus_free(struct manager_bus *b);
+/* Answers no call that waits any more, and closes the connection. */
+void manager_bus_stop(struct manager *m);

@@ -470,8 +470,7 @@ static int run_apply(struct manager *m, const char *only, unsigned flags, struct
 	if (before != MANAGER_APPLYING)
 		manager_notify(m, MANAGER_SUMMARY_CHANGED);
 	(void)sd_notifyf(false, "STATUS=Applying %s", only ?: "every PF");
-	if (m->bus)
-		(void)sd_bus_flush(m->bus);
+	manager_notify(m, MANAGER_APPLY_STARTS);
 	r = apply_run(m->host, m->set, &opts, &res);
 	if (r < 0 && r != -EIO) {
 		log_msg(LOG_ERR, "Applying failed: %s%s%s", strerror(-r),

@@ -59,7 +59,6 @@ struct manager *manager_free(struct manager *m)
 		entry_free(m->pfs[i]);
 	free(m->pfs);
 	free(m->observers);
-	sd_bus_flush_close_unref(m->bus);
 	udev_unref(m->udev);
 	sd_event_unref(m->event);
 	host_free(m->host);
@@ -132,16 +131,10 @@ const char *manager_pf_of_ifname(struct manager *m, const char *ifname)
 static int entry_new(struct manager *m, const struct pf_state *pf, struct pf_entry **ret)
 {
 	struct pf_entry *e = calloc(1, sizeof(*e)), **n;
-	int r;
 
 	if (!e)
 		return -ENOMEM;
 	snprintf(e->pci, sizeof(e->pci), "%s", pf->pci);
-	r = sd_bus_path_encode("/org/sriovpersist1/pf", pf->pci, &e->path);
-	if (r < 0) {
-		entry_free(e);
-		return r;
-	}
 	n = reallocarray(m->pfs, m->n_pfs + 1, sizeof(*n));
 	if (!n) {
 		entry_free(e);
@@ -153,7 +146,7 @@ static int entry_new(struct manager *m, const struct pf_state *pf, struct pf_ent
 	e->desired_vfs = pf->num_vfs;
 	e->dirty = true;
 	/* one that appears while we run (hotplug) is the udev path's to apply */
-	e->lost = m->events ? now_realtime() : 0;
+	e->lost = m->watching ? now_realtime() : 0;
 	*ret = e;
 	return 0;
 }

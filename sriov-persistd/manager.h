@@ -25,7 +25,10 @@
 
 struct pf_entry {
 	char pci[PCI_ADDR_MAX];
-	char *path; /* D-Bus object path */
+	/* manager-bus.c's, for the PF's object: its path (set when the PF is
+	 * added) and the properties it last announced */
+	char *path;
+	char *published;
 	char *name;
 	enum pf_run_state state;
 	uint32_t num_vfs;
@@ -54,7 +57,6 @@ struct pf_entry {
 	 * pods request); a drain for the PF evicts the pods that request them */
 	char **resources_wanted;
 	char **resources_running;
-	char *published; /* manager-bus.c: the properties last announced */
 };
 
 /* What observers hear (manager_observe). */
@@ -67,6 +69,7 @@ enum manager_event_type {
 	MANAGER_PF_VFS_CHANGED,	 /* pf: a configured PF's VF count changed */
 	MANAGER_PF_WANTS_DRAIN,	 /* pci: its apply waits for a drain of the node */
 	MANAGER_APPLY_ASKED,	 /* Apply() or Reset(): what was tried may be tried again */
+	MANAGER_APPLY_STARTS,	 /* an apply begins; the loop waits until it is over */
 	MANAGER_CONFIG_LOADED,	 /* conf and set are new */
 	MANAGER_LOOKED,		 /* after a check, an apply or a reload: VF counts settled */
 	MANAGER_SUMMARY_CHANGED, /* state, drifted or the reboot reasons changed */
@@ -118,6 +121,7 @@ struct manager {
 	struct host_state *hs; /* last read */
 	struct pf_entry **pfs; /* pointers: the bus hands them out as userdata */
 	size_t n_pfs;
+	bool watching;	     /* the event sources run: a PF that appears now is new */
 	bool rescan_all;     /* every PF is to be read again, not only the dirty ones */
 	bool reload_pending; /* the configuration changed and is to be read again */
 

@@ -198,7 +198,7 @@ static struct manager *stop(struct manager *m)
 		return NULL;
 	m->events = manager_events_free(m->events);
 	m->k8s = k8s_free(m->k8s);
-	m->bus_state = manager_bus_free(m->bus_state);
+	manager_bus_stop(m);
 	m->schedule = schedule_free(m->schedule);
 	return manager_free(m);
 }

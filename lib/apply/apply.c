@@ -48,6 +48,7 @@ struct pf_run {
 	struct diag_list *diags;
 	struct apply_pf_result *res;
 	usec_t deadline; /* monotonic */
+	bool attempted;	 /* an action was run, whatever came of it */
 };
 
 static usec_t run_now(const struct pf_run *run)
@@ -225,11 +226,12 @@ static int run_action(struct pf_run *run, const struct pf_state *pf, const struc
 {
 	const struct mainconf *c = run->opts->conf;
 	usec_t now = now_monotonic(), timeout = run->deadline - now;
-	bool vf = a->type >= ACTION_UNBIND_VF;
+	bool vf = action_type_on_vf(a->type);
 	int r;
 
 	if (timeout > c->sysfs_write_timeout)
 		timeout = c->sysfs_write_timeout;
+	run->attempted = true;
 	r = host_run(run->host, pf->pci, a, timeout);
 	run->res->status.host_usec += now_monotonic() - now;
 	if (run->opts->on_action)
@@ -262,7 +264,7 @@ static int execute_plan(struct pf_run *run, const struct pf_state *pf, const str
 	     i++) {
 		const struct action *a = &p->actions[i];
 
-		if (a->type >= ACTION_UNBIND_VF && vf_listed(f.vfs, f.n, a->vf))
+		if (action_type_on_vf(a->type) && vf_listed(f.vfs, f.n, a->vf))
 			continue;
 		if (now_monotonic() >= run->deadline)
 			r = set_outcome(
@@ -394,13 +396,14 @@ static int apply_pf(struct pf_run *run, const char *pci, struct host_state **hs)
 }
 
 /* Under the PF's lock. The PF as last read is kept in the result: read
- * back after actions (verify), or as read before when none ran. */
+ * back after actions (verify), or as read before when none was tried (an
+ * action that failed may still have changed something). */
 static int apply_locked(struct pf_run *run, const char *pci)
 {
 	_cleanup_host_state_ struct host_state *hs = NULL;
 	int r = apply_pf(run, pci, &hs);
 
-	if (!run->res->read_back && !run->res->changed)
+	if (!run->res->read_back && !run->attempted)
 		run->res->read_back = TAKE_PTR(hs);
 	return r;
 }

@@ -142,7 +142,7 @@ static const char *vf_drift(const struct pf_view *pv, const struct vf_state *vf,
 	for (size_t i = 0; i < p->n_actions; i++) {
 		const struct action *a = &p->actions[i];
 
-		if (a->type >= ACTION_UNBIND_VF && a->vf == vf->index) {
+		if (action_type_on_vf(a->type) && a->vf == vf->index) {
 			_cleanup_free_ char *d = action_describe(a);
 			const char *s = d ? strchr(d, ':') : NULL;
 
@@ -299,7 +299,7 @@ static struct json_object *action_json(const struct action *a)
 	if (!o || !d || put_str(o, "action", action_type_to_string(a->type)) < 0 ||
 	    put_str(o, "description", d) < 0 || put_bool(o, "disruptive", a->disruptive) < 0 ||
 	    put_bool(o, "needs_reboot", a->needs_reboot) < 0 ||
-	    (a->type >= ACTION_UNBIND_VF && put_int(o, "vf", a->vf) < 0))
+	    (action_type_on_vf(a->type) && put_int(o, "vf", a->vf) < 0))
 		return NULL;
 	return TAKE_PTR(o);
 }

@@ -203,11 +203,6 @@ int pf_status_remove(const char *dir, const char *pci)
 	return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int pf_status_list(const char *dir, char ***ret)
 {
 	_cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
@@ -234,7 +229,7 @@ int pf_status_list(const char *dir, char ***ret)
 		closedir(d);
 	if (r < 0)
 		return r;
-	qsort(l, strv_length(l), sizeof(char *), cmp_str);
+	strv_sort(l);
 	*ret = TAKE_PTR(l);
 	return 0;
 }

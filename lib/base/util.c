@@ -477,6 +477,17 @@ int string_table_lookup(const char *const *table, size_t n, const char *s)
 	return -EINVAL;
 }
 
+static int strcmp_ptr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void strv_sort(char **l)
+{
+	if (l)
+		qsort(l, strv_length(l), sizeof(char *), strcmp_ptr);
+}
+
 const char *string_table_get(const char *const *table, size_t n, int v)
 {
 	if (v < 0 || (size_t)v >= n)

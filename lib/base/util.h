@@ -121,6 +121,8 @@ int strv_extend(char ***l, const char *value);
 int strv_split(const char *s, char ***ret);
 char **strv_copy(char *const *l);
 char *strv_join(char *const *l, const char *sep);
+/* In strcmp() order. */
+void strv_sort(char **l);
 
 /* The index of s in table[0..n-1] (NULL entries are skipped), -EINVAL when
  * it is not there or s is NULL: the from-string side of the enum name tables. */
@@ -206,6 +208,12 @@ int hexval(char c) _const_;
 /* Kernel module names compare with '-' and '_' alike, as modprobe does
  * (/proc/modules spells vfio-pci as vfio_pci). */
 bool module_name_equal(const char *a, const char *b) _pure_;
+
+/* [a-z0-9]: what DNS labels and Kubernetes names are made of. */
+static inline bool is_lower_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
 
 static inline const char *on_off(bool b)
 {

@@ -53,11 +53,6 @@ DEFINE_STRING_TABLE_TO(reboot_policy, enum reboot_policy, reboot_policy_names)
 
 /* ---- string checks: each returns NULL when fine, else what is allowed ---- */
 
-static bool is_lower_alnum(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-}
-
 /* RFC 1123 label: [a-z0-9]([-a-z0-9]*[a-z0-9])?, at most 63. */
 static bool dns_label_ok(const char *s, size_t n)
 {

@@ -104,11 +104,6 @@ int hl_load_module(struct host_linux *hl, const char *module)
 	return 0;
 }
 
-static int strcmp_ptr(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int hl_list_modules(struct host_linux *hl, char ***ret)
 {
 	_cleanup_kmod_list_ struct kmod_list *list = NULL;
@@ -138,7 +133,7 @@ int hl_list_modules(struct host_linux *hl, char ***ret)
 		if (r < 0)
 			return r;
 	}
-	qsort(names, strv_length(names), sizeof(char *), strcmp_ptr);
+	strv_sort(names);
 	*ret = TAKE_PTR(names);
 	return 0;
 }

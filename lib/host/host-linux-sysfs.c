@@ -86,11 +86,6 @@ static int read_link_name(int dirfd, const char *link, char **ret)
 	return 0;
 }
 
-static int strcmp_ptr(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int hl_list_dir(int dirfd, const char *sub, char ***ret)
 {
 	_cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
@@ -115,7 +110,7 @@ int hl_list_dir(int dirfd, const char *sub, char ***ret)
 		if (errno != 0)
 			return -errno;
 	}
-	qsort(l, strv_length(l), sizeof(char *), strcmp_ptr);
+	strv_sort(l);
 	*ret = TAKE_PTR(l);
 	return 0;
 }
@@ -279,13 +274,13 @@ int hl_open_virtfn(int pf_fd, uint32_t vf, char pci[static PCI_ADDR_MAX], int *r
 
 static int read_vf(struct host_linux *hl, int pf_fd, unsigned index, struct vf_state *ret)
 {
-	_cleanup_(vf_state_done) struct vf_state vf = { .index = index,
-							.attrs.vlan_proto = VLAN_PROTO_8021Q,
-							.attrs.link_state = LINK_STATE_AUTO };
+	_cleanup_(vf_state_done) struct vf_state vf = { .index = index };
 	_cleanup_close_ int fd = -EBADF;
 	struct stat st;
 	int r;
 
+	/* what the driver does not report (netlink) stays the kernel's default */
+	vf_attrs_init(&vf.attrs);
 	r = hl_open_virtfn(pf_fd, index, vf.pci, &fd);
 	if (r < 0)
 		return r;

@@ -142,10 +142,8 @@ static int create_vfs(struct host *h, struct host_state *s, struct pf_state *pf,
 	for (uint32_t i = 0; i < n && r >= 0; i++) {
 		struct vf_state *vf = &vfs[i];
 
-		*vf = (struct vf_state){ .index = i,
-					 .attrs.vlan_proto = VLAN_PROTO_8021Q,
-					 .attrs.spoofchk = true,
-					 .attrs.link_state = LINK_STATE_AUTO };
+		*vf = (struct vf_state){ .index = i };
+		vf_attrs_init(&vf->attrs);
 		r = pf_vf_pci_addr(pf, i, vf->pci);
 		if (r < 0)
 			host_set_error(h, "VF %u of %s would be past the last bus", i, pf->pci);

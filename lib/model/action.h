@@ -49,5 +49,5 @@ bool action_type_on_vf(enum action_type t) _pure_;
  * SysfsWriteTimeoutSec=. */
 const char *action_type_blocking(enum action_type t) _pure_;
 
-/* Frees a->str; a keeps its type. */
+/* Frees a->str and the strings of a->attrs; a keeps its type. */
 void action_done(struct action *a);

@@ -69,7 +69,7 @@ static int vf_state_copy(const struct vf_state *src, struct vf_state *ret)
 
 	if (!strdup_null(src->name, &c.name))
 		return -ENOMEM;
-	if (!strdup_null(src->attrs.driver, &c.attrs.driver)) {
+	if (vf_attrs_copy_all(&c.attrs, &src->attrs) < 0) {
 		free(c.name);
 		return -ENOMEM;
 	}

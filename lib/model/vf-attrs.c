@@ -202,6 +202,27 @@ int vf_attrs_copy(struct vf_attrs *dst, const struct vf_attrs *src, enum vf_key 
 	return 0;
 }
 
+void vf_attrs_init(struct vf_attrs *a)
+{
+	*a = (struct vf_attrs){};
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
+		if (keys[k].has_default)
+			set_scalar(a, &keys[k], keys[k].dflt);
+}
+
+int vf_attrs_copy_all(struct vf_attrs *ret, const struct vf_attrs *src)
+{
+	struct vf_attrs c = {};
+
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
+		if (vf_attrs_copy(&c, src, k) < 0) {
+			vf_attrs_done(&c);
+			return -ENOMEM;
+		}
+	*ret = c;
+	return 0;
+}
+
 void vf_attrs_clear(struct vf_attrs *a, enum vf_key k)
 {
 	const struct key_info *i = info(k);

@@ -103,6 +103,12 @@ int vf_attrs_parse(struct vf_attrs *a, enum vf_key k, const char *value, const c
 bool vf_attrs_equal(const struct vf_attrs *a, const struct vf_attrs *b, enum vf_key k) _pure_;
 /* Key k of src into dst. 0 or -ENOMEM (string keys only). */
 int vf_attrs_copy(struct vf_attrs *dst, const struct vf_attrs *src, enum vf_key k);
+/* The values the kernel gives a new VF (the table's defaults), the others
+ * zero. */
+void vf_attrs_init(struct vf_attrs *a);
+/* Every key of src, strings copied, into *ret (a struct assignment would
+ * share them). 0 or -ENOMEM. */
+int vf_attrs_copy_all(struct vf_attrs *ret, const struct vf_attrs *src);
 /* Key k back to zero, its string freed. */
 void vf_attrs_clear(struct vf_attrs *a, enum vf_key k);
 /* Whether key k has the value the kernel gives a new VF: all that a driver

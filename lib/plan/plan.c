@@ -319,14 +319,10 @@ static bool predict_vf(const struct plan_ctx *c, uint32_t i, struct vf_state *re
 	if (fresh) {
 		const char *drv = default_vf_driver(c);
 
-		*ret = (struct vf_state){
-			.index = i,
-			.attrs.driver = (char *)drv,
-			.attrs.vlan_proto = VLAN_PROTO_8021Q,
-			.attrs.spoofchk = true,
-			.attrs.link_state = LINK_STATE_AUTO,
-			.attrs.mtu = vf_driver_has_netdev(drv) ? KERNEL_DEFAULT_MTU : 0,
-		};
+		*ret = (struct vf_state){ .index = i };
+		vf_attrs_init(&ret->attrs);
+		ret->attrs.driver = (char *)drv;
+		ret->attrs.mtu = vf_driver_has_netdev(drv) ? KERNEL_DEFAULT_MTU : 0;
 	} else
 		*ret = c->pf->vfs[i];
 	*ret_driver = ret->attrs.driver;
