@@ -97,36 +97,70 @@ static int check_path_option(const char *option, const char *path, bool dir)
 }
 
 /* Returns 1 to go on, 0 to exit successfully, -EXIT_USAGE on bad usage. */
+/* The options that make sriovctl work here rather than ask the daemon. */
+static int set_local_option(struct ctl *c, int opt, const char *arg)
+{
+	c->local = true;
+	switch (opt) {
+	case ARG_HOST:
+		c->host_path = arg;
+		return 0;
+	case ARG_CONFIG_DIR:
+		c->config_dir = arg;
+		return 0;
+	case ARG_MAIN_CONFIG:
+		c->main_config = arg;
+		return 0;
+	case ARG_RUNTIME_DIR:
+		return free_and_strdup(&c->runtime_dir, arg);
+	case ARG_STATE_DIR:
+		return free_and_strdup(&c->state_dir, arg);
+	}
+	return 0;
+}
+
+static int parse_timeout(struct ctl *c, const char *arg)
+{
+	uint32_t sec;
+
+	if (safe_atou32(arg, 10, &sec) < 0) {
+		fprintf(stderr, "--timeout=%s: must be a number of seconds\n", arg);
+		return -EXIT_USAGE;
+	}
+	c->timeout = sec * USEC_PER_SEC;
+	return 0;
+}
+
+static int parse_machine_id(struct ctl *c, const char *arg)
+{
+	sd_id128_t id;
+
+	if (sd_id128_from_string(arg, &id) < 0 || sd_id128_is_null(id)) {
+		fprintf(stderr, "--machine-id=%s: must be 32 hex digits, as in /etc/machine-id\n",
+			arg);
+		return -EXIT_USAGE;
+	}
+	memcpy(c->machine_id, id.bytes, sizeof(c->machine_id));
+	c->has_machine_id = true;
+	return 0;
+}
+
 static int parse_argv(struct ctl *c, int argc, char **argv)
 {
 	bool no_color = getenv("NO_COLOR") != NULL;
-	int opt;
+	int opt, r;
 
 	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
-		uint32_t sec;
-
 		switch (opt) {
 		case ARG_HOST:
-			c->host_path = optarg;
-			c->local = true;
-			break;
 		case ARG_CONFIG_DIR:
-			c->config_dir = optarg;
-			c->local = true;
-			break;
 		case ARG_MAIN_CONFIG:
-			c->main_config = optarg;
-			c->local = true;
-			break;
 		case ARG_RUNTIME_DIR:
-			free(c->runtime_dir);
-			c->runtime_dir = strdup(optarg);
-			c->local = true;
-			break;
 		case ARG_STATE_DIR:
-			free(c->state_dir);
-			c->state_dir = strdup(optarg);
-			c->local = true;
+			if (set_local_option(c, opt, optarg) < 0) {
+				fprintf(stderr, "Out of memory\n");
+				return -EXIT_FAIL;
+			}
 			break;
 		case ARG_JSON:
 			c->json = true;
@@ -137,27 +171,15 @@ static int parse_argv(struct ctl *c, int argc, char **argv)
 		case ARG_NO_PAGER:
 			break;
 		case ARG_TIMEOUT:
-			if (safe_atou32(optarg, 10, &sec) < 0) {
-				fprintf(stderr, "--timeout=%s: must be a number of seconds\n",
-					optarg);
-				return -EXIT_USAGE;
-			}
-			c->timeout = sec * USEC_PER_SEC;
+			r = parse_timeout(c, optarg);
+			if (r < 0)
+				return r;
 			break;
-		case ARG_MACHINE_ID: {
-			sd_id128_t id;
-
-			if (sd_id128_from_string(optarg, &id) < 0 || sd_id128_is_null(id)) {
-				fprintf(stderr,
-					"--machine-id=%s: must be 32 hex digits, as in "
-					"/etc/machine-id\n",
-					optarg);
-				return -EXIT_USAGE;
-			}
-			memcpy(c->machine_id, id.bytes, sizeof(c->machine_id));
-			c->has_machine_id = true;
+		case ARG_MACHINE_ID:
+			r = parse_machine_id(c, optarg);
+			if (r < 0)
+				return r;
 			break;
-		}
 		case 'h':
 			help();
 			return 0;
