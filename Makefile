@@ -89,7 +89,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILDDIR)/tests/%)
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILDDIR)/tests/%)
 
 .PHONY: all clean check check-vm check-unit check-integration check-valgrind check-fuzz demo install \
-	format format-check deps tests bench check-nodeps check-man check-layers deb rpm check-packages
+	format format-check deps tests fuzz bench check-nodeps check-man check-layers check-units deb rpm check-packages
 all: $(SRIOVCTL) $(HELPER) $(K8S_NOTIFY) $(DAEMON)
 
 $(BUILDDIR)/obj/%.o: %.c
@@ -127,10 +127,12 @@ $(BUILDDIR)/tests/test-k8s-%: tests/unit/test-k8s-%.c $(K8S_LIBA) $(LIBA)
 	@$(if $(Q),echo "  TEST    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -Ik8s-notify $< $(K8S_LIBA) $(LIBA) -o $@ $(ALL_LDFLAGS) $(DEPS_LIBS) $(K8S_LIBS) $(CMOCKA_LIBS)
 
+# FUZZ_MAIN replays files; `make fuzz` links libFuzzer's main instead
+FUZZ_MAIN ?= tests/fuzz/fuzz-main.c
 $(BUILDDIR)/tests/fuzz-kubeconfig: tests/fuzz/fuzz-kubeconfig.c tests/fuzz/fuzz-main.c $(K8S_LIBA) $(LIBA)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
-	$(Q)$(CC) $(ALL_CFLAGS) -Ik8s-notify $< tests/fuzz/fuzz-main.c $(K8S_LIBA) $(LIBA) -o $@ $(ALL_LDFLAGS) $(DEPS_LIBS) $(K8S_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -Ik8s-notify $< $(FUZZ_MAIN) $(K8S_LIBA) $(LIBA) -o $@ $(ALL_LDFLAGS) $(DEPS_LIBS) $(K8S_LIBS)
 
 # the daemon's pure decisions (the shorter stem wins over test-%)
 $(BUILDDIR)/tests/test-daemon-%: tests/unit/test-daemon-%.c $(BUILDDIR)/obj/sriov-persistd/%.o $(LIBA)
@@ -146,7 +148,7 @@ $(BUILDDIR)/tests/test-%: tests/unit/test-%.c $(LIBA)
 $(BUILDDIR)/tests/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/fuzz-main.c $(LIBA)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
-	$(Q)$(CC) $(ALL_CFLAGS) $< tests/fuzz/fuzz-main.c $(LIBA) -o $@ $(ALL_LDFLAGS) $(DEPS_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(FUZZ_MAIN) $(LIBA) -o $@ $(ALL_LDFLAGS) $(DEPS_LIBS)
 
 # a tool the VM tests run in the guest (tests/vm/nsim-vf.c)
 $(BUILDDIR)/vm-nsim-vf: tests/vm/nsim-vf.c $(LIBA)
@@ -154,6 +156,16 @@ $(BUILDDIR)/vm-nsim-vf: tests/vm/nsim-vf.c $(LIBA)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIBA) -o $@ $(ALL_LDFLAGS) $(DEPS_LIBS)
 
 tests: all $(UNIT_BINS) $(FUZZ_BINS) $(BUILDDIR)/vm-nsim-vf
+
+# Fuzzing with clang's libFuzzer (tests/fuzz/README.md): every target for
+# FUZZ_SECONDS, new inputs kept in build/fuzz/corpus, crashes fail.
+FUZZ_SECONDS ?= 60
+FUZZ_DIR = build/fuzz
+fuzz: deps
+	$(Q)$(MAKE) --no-print-directory BUILDDIR=$(FUZZ_DIR) CC=clang FUZZ_MAIN= \
+		CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined" \
+		LDFLAGS="-fsanitize=fuzzer,address,undefined" $(FUZZ_SRCS:tests/fuzz/%.c=$(FUZZ_DIR)/tests/%)
+	$(Q)scripts/run-fuzz $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_SRCS:tests/fuzz/fuzz-%.c=%)
 
 deps:
 	$(Q)scripts/install-deps
@@ -165,7 +177,7 @@ PLAIN_DIR = build/plain
 check: deps
 	$(Q)$(MAKE) --no-print-directory BUILDDIR=$(ASAN_DIR) SANITIZE=1 WERROR=1 tests
 	$(Q)$(MAKE) --no-print-directory BUILDDIR=$(PLAIN_DIR) WERROR=1 all
-	$(Q)$(MAKE) --no-print-directory format-check check-layers
+	$(Q)$(MAKE) --no-print-directory format-check check-layers check-units
 	$(Q)$(MAKE) --no-print-directory check-unit check-fuzz check-integration check-man
 
 # What a package build root runs (debian/rules, the RPM's %check): the same
@@ -195,6 +207,10 @@ check-integration:
 # includes itself round a circle
 check-layers:
 	$(Q)scripts/check-layers $(LIB_LAYERS)
+
+# each unit's exposure (systemd-analyze security) stays where docs/SECURITY.md says
+check-units:
+	$(Q)scripts/check-units
 
 # every manual renders without a warning, as lintian reads them
 check-man:

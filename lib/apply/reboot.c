@@ -152,7 +152,6 @@ static int from_json(struct json_object *o, struct reboot_record *ret)
 int reboot_record_read(const char *dir, struct reboot_record *ret)
 {
 	_cleanup_free_ char *path = strdup_printf("%s/%s", dir, REBOOT_FILE), *text = NULL;
-	_cleanup_json_ struct json_object *o = NULL;
 	int r;
 
 	if (!path)
@@ -160,8 +159,14 @@ int reboot_record_read(const char *dir, struct reboot_record *ret)
 	r = read_file_at(AT_FDCWD, path, REBOOT_FILE_MAX, &text, NULL);
 	if (r < 0)
 		return r;
-	o = json_tokener_parse(text);
-	if (!o)
+	return reboot_record_parse(text, ret);
+}
+
+int reboot_record_parse(const char *text, struct reboot_record *ret)
+{
+	_cleanup_json_ struct json_object *o = json_tokener_parse(text);
+
+	if (!o || !json_object_is_type(o, json_type_object))
 		return -EINVAL;
 	return from_json(o, ret);
 }

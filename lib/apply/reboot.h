@@ -42,4 +42,6 @@ int reboot_record_merge(const struct reboot_record *persisted, const struct rebo
 
 /* <dir>/reboot.json; -ENOENT when there is none, -EINVAL when it does not parse. */
 int reboot_record_read(const char *dir, struct reboot_record *ret);
+/* reboot.json's text; -EINVAL when it is not one. */
+int reboot_record_parse(const char *text, struct reboot_record *ret);
 int reboot_record_write(const char *dir, const struct reboot_record *r);

@@ -73,27 +73,28 @@ static int write_json(const char *dir, const char *pci, struct json_object *o)
 	return write_file_atomic(sub, name, text, 0644);
 }
 
-static int read_json(const char *dir, const char *pci, struct json_object **ret)
+static int parse_object(const char *text, struct json_object **ret)
 {
-	_cleanup_free_ char *path = NULL, *text = NULL;
-	struct json_object *o;
-	int r;
+	struct json_object *o = json_tokener_parse(text);
 
-	if (!pci_addr_is_valid(pci))
-		return -EINVAL;
-	path = strdup_printf("%s/pf/%s.json", dir, pci);
-	if (!path)
-		return -ENOMEM;
-	r = read_file(path, &text);
-	if (r < 0)
-		return r;
-	o = json_tokener_parse(text);
 	if (!o || !json_object_is_type(o, json_type_object)) {
 		json_object_put(o);
 		return -EBADMSG;
 	}
 	*ret = o;
 	return 0;
+}
+
+static int read_text(const char *dir, const char *pci, char **ret)
+{
+	_cleanup_free_ char *path = NULL;
+
+	if (!pci_addr_is_valid(pci))
+		return -EINVAL;
+	path = strdup_printf("%s/pf/%s.json", dir, pci);
+	if (!path)
+		return -ENOMEM;
+	return read_file(path, ret);
 }
 
 static void add_opt_string(struct json_object *o, const char *key, const char *s)
@@ -153,13 +154,21 @@ static int dup_opt(const char *s, char **ret)
 
 int pf_status_read(const char *dir, const char *pci, struct pf_status *ret)
 {
+	_cleanup_free_ char *text = NULL;
+	int r = read_text(dir, pci, &text);
+
+	return r < 0 ? r : pf_status_parse(pci, text, ret);
+}
+
+int pf_status_parse(const char *pci, const char *text, struct pf_status *ret)
+{
 	_cleanup_json_ struct json_object *o = NULL;
 	struct pf_status s = {};
 	struct json_object *v;
 	const char *state;
 	int r;
 
-	r = read_json(dir, pci, &o);
+	r = parse_object(text, &o);
 	if (r < 0)
 		return r;
 	state = get_string(o, "state");
@@ -253,12 +262,20 @@ int pf_created_write(const char *dir, const struct pf_created *c)
 
 int pf_created_read(const char *dir, const char *pci, struct pf_created *ret)
 {
+	_cleanup_free_ char *text = NULL;
+	int r = read_text(dir, pci, &text);
+
+	return r < 0 ? r : pf_created_parse(pci, text, ret);
+}
+
+int pf_created_parse(const char *pci, const char *text, struct pf_created *ret)
+{
 	_cleanup_json_ struct json_object *o = NULL;
 	struct pf_created c = {};
 	struct json_object *v;
 	int r;
 
-	r = read_json(dir, pci, &o);
+	r = parse_object(text, &o);
 	if (r < 0)
 		return r;
 	snprintf(c.pci, sizeof(c.pci), "%s", pci);

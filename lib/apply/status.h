@@ -46,6 +46,8 @@ void pf_status_done(struct pf_status *s);
 int pf_status_write(const char *dir, const struct pf_status *s);
 /* -ENOENT when there is no record. */
 int pf_status_read(const char *dir, const char *pci, struct pf_status *ret);
+/* The record's text as pf_status_read() reads it: -EBADMSG when it is not one. */
+int pf_status_parse(const char *pci, const char *text, struct pf_status *ret);
 int pf_status_remove(const char *dir, const char *pci);
 /* PCI addresses that have a record in dir, sorted; empty when none. */
 int pf_status_list(const char *dir, char ***ret);
@@ -60,6 +62,7 @@ struct pf_created {
 };
 int pf_created_write(const char *dir, const struct pf_created *c);
 int pf_created_read(const char *dir, const char *pci, struct pf_created *ret);
+int pf_created_parse(const char *pci, const char *text, struct pf_created *ret);
 int pf_created_remove(const char *dir, const char *pci);
 /* What sriov-persist created on pf, from the record in state_dir, while pf is
  * still as it was left (the VF count, or the eswitch in switchdev): 1 and ret

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* The records other processes leave: a PF's status record and "what we
+ * created" record (/run and /var/lib), and reboot.json. Any of them may be
+ * cut short by a crash or edited by hand. */
+
+#include "fuzz-text.h"
+#include "reboot.h"
+#include "status.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	_cleanup_free_ char *text = fuzz_text(data, size);
+	struct reboot_record rr;
+	struct pf_created c;
+	struct pf_status st;
+
+	if (!text)
+		return 0;
+	if (pf_status_parse("0000:3b:00.0", text, &st) >= 0) {
+		(void)pf_status_state_to_string(st.state);
+		pf_status_done(&st);
+	}
+	(void)pf_created_parse("0000:3b:00.0", text, &c);
+	if (reboot_record_parse(text, &rr) >= 0) {
+		for (size_t i = 0; i < rr.n_reasons; i++)
+			if (!reboot_record_has(&rr, rr.reasons[i].pci, rr.reasons[i].text))
+				abort();
+		reboot_record_done(&rr);
+	}
+	return 0;
+}
