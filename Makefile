@@ -129,10 +129,18 @@ $(BUILDDIR)/tests/test-k8s-%: tests/unit/test-k8s-%.c $(K8S_LIBA) $(LIBA)
 
 # FUZZ_MAIN replays files; `make fuzz` links libFuzzer's main instead
 FUZZ_MAIN ?= tests/fuzz/fuzz-main.c
-$(BUILDDIR)/tests/fuzz-kubeconfig: tests/fuzz/fuzz-kubeconfig.c tests/fuzz/fuzz-main.c $(K8S_LIBA) $(LIBA)
+$(BUILDDIR)/tests/fuzz-kubeconfig $(BUILDDIR)/tests/fuzz-k8s-verbs: $(BUILDDIR)/tests/fuzz-%: \
+		tests/fuzz/fuzz-%.c tests/fuzz/fuzz-main.c $(K8S_LIBA) $(LIBA)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -Ik8s-notify $< $(FUZZ_MAIN) $(K8S_LIBA) $(LIBA) -o $@ $(ALL_LDFLAGS) $(DEPS_LIBS) $(K8S_LIBS)
+
+# the daemon's records (its pure operation.c)
+$(BUILDDIR)/tests/fuzz-operation: tests/fuzz/fuzz-operation.c tests/fuzz/fuzz-main.c \
+		$(BUILDDIR)/obj/sriov-persistd/operation.o $(LIBA)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -Isriov-persistd $< $(FUZZ_MAIN) $(BUILDDIR)/obj/sriov-persistd/operation.o $(LIBA) -o $@ $(ALL_LDFLAGS) $(DEPS_LIBS)
 
 # the daemon's pure decisions (the shorter stem wins over test-%)
 $(BUILDDIR)/tests/test-daemon-%: tests/unit/test-daemon-%.c $(BUILDDIR)/obj/sriov-persistd/%.o $(LIBA)
@@ -199,7 +207,14 @@ check-fuzz:
 check-integration:
 	$(Q)SRIOVCTL=$(abspath $(TEST_DIR))/sriovctl SRIOVCTL_PLAIN=$(abspath $(PLAIN_TEST_DIR))/sriovctl \
 		SRIOVPERSISTD=$(abspath $(TEST_DIR))/sriov-persistd K8S_NOTIFY=$(abspath $(TEST_DIR))/k8s-notify \
-		/usr/bin/python3 -m pytest -q -p no:cacheprovider tests/integration
+		SRIOV_UDEV_HELPER=$(abspath $(TEST_DIR))/udev-helper \
+		/usr/bin/python3 -m pytest -q -p no:cacheprovider \
+		--ignore=tests/integration/test_daemon_k8s_faults.py tests/integration
+	@# the Kubernetes fault matrix mostly waits (retries, drains): four at once
+	$(Q)SRIOVCTL=$(abspath $(TEST_DIR))/sriovctl SRIOVPERSISTD=$(abspath $(TEST_DIR))/sriov-persistd \
+		K8S_NOTIFY=$(abspath $(TEST_DIR))/k8s-notify \
+		/usr/bin/python3 -m pytest -q -p no:cacheprovider -p xdist -n 4 \
+		tests/integration/test_daemon_k8s_faults.py
 	$(Q)K8S_NOTIFY=$(abspath $(TEST_DIR))/k8s-notify \
 		/usr/bin/python3 -m pytest -q -p no:cacheprovider tests/k8s
 

@@ -43,7 +43,8 @@ int verb_annotate(struct k8s_ctx *x)
 	path = strdup_printf("/api/v1/nodes/%s", x->node);
 	if (!path || !what)
 		return -ENOMEM;
-	k8s_client_set_deadline(x->client, now_monotonic() + (x->timeout ?: 60 * USEC_PER_SEC));
+	k8s_client_set_deadline(x->client,
+				k8s_client_now(x->client) + (x->timeout ?: 60 * USEC_PER_SEC));
 	return k8s_do(x->client,
 		      &(struct k8s_request){ .method = "PATCH",
 					     .path = path,

@@ -134,7 +134,7 @@ int node_uncordon(struct k8s_ctx *x, bool *ret_lifted)
 
 static usec_t deadline_from(struct k8s_ctx *x, usec_t dflt)
 {
-	return now_monotonic() + (x->timeout ?: dflt);
+	return k8s_client_now(x->client) + (x->timeout ?: dflt);
 }
 
 int verb_cordon(struct k8s_ctx *x)

@@ -199,7 +199,7 @@ static int allocatable_ok(struct k8s_ctx *x, char **why)
 
 int verb_restart_device_plugin(struct k8s_ctx *x)
 {
-	usec_t deadline = now_monotonic() + (x->timeout ?: WAIT_DEFAULT);
+	usec_t deadline = k8s_client_now(x->client) + (x->timeout ?: WAIT_DEFAULT);
 	_cleanup_strv_free_ char **old = NULL;
 	_cleanup_free_ char *why = NULL;
 	bool ready = false;
@@ -208,14 +208,16 @@ int verb_restart_device_plugin(struct k8s_ctx *x)
 	k8s_client_set_deadline(x->client, deadline + 30 * USEC_PER_SEC);
 	r = delete_plugin_pods(x, &old);
 	for (unsigned round = 0; r >= 0; round++) {
-		if (round > 0 && now_monotonic() >= deadline)
+		if (round > 0 && k8s_client_now(x->client) >= deadline)
 			return k8s_client_fail(
 				x->client, -ETIMEDOUT, "restart-device-plugin: %s after %llus",
 				ready ? strna(why) : "no new device-plugin pod Ready",
 				(unsigned long long)((x->timeout ?: WAIT_DEFAULT) / USEC_PER_SEC));
 		if (round > 0)
-			k8s_sleep(k8s_backoff(round - 1, POLL_BASE, POLL_MAX, k8s_random()),
-				  deadline);
+			k8s_client_sleep(x->client,
+					 k8s_backoff(round - 1, POLL_BASE, POLL_MAX,
+						     k8s_client_random(x->client)),
+					 deadline);
 		if (!ready)
 			r = replacement_ready(x, old);
 		ready = ready || r > 0;

@@ -162,7 +162,7 @@ static int evict_blocked(struct drain *d, struct drain_pod *p, const struct k8s_
 			resp->status, why);
 	p->blocked = p->blocked || resp->status == 429;
 	after = after < BLOCKED_RETRY_MAX ? after : BLOCKED_RETRY_MAX;
-	p->next_attempt = now_monotonic() + after;
+	p->next_attempt = k8s_client_now(d->x->client) + after;
 	return set_reason(p, why);
 }
 
@@ -218,7 +218,7 @@ static int evict_one(struct drain *d, struct drain_pod *p)
 static int evict_all(struct drain *d)
 {
 	for (;;) {
-		usec_t now = now_monotonic(), wake = USEC_INFINITY;
+		usec_t now = k8s_client_now(d->x->client), wake = USEC_INFINITY;
 		size_t pending = 0;
 
 		for (size_t i = 0; i < d->n; i++) {
@@ -237,10 +237,10 @@ static int evict_all(struct drain *d)
 			pending++;
 			wake = p->next_attempt < wake ? p->next_attempt : wake;
 		}
-		now = now_monotonic();
+		now = k8s_client_now(d->x->client);
 		if (pending == 0 || now >= d->evict_deadline)
 			return 0;
-		k8s_sleep(wake > now ? wake - now : 0, d->evict_deadline);
+		k8s_client_sleep(d->x->client, wake > now ? wake - now : 0, d->evict_deadline);
 	}
 }
 
@@ -320,16 +320,18 @@ static int wait_gone(struct drain *d, usec_t deadline)
 			waiting += awaited(&d->pods[i]);
 		if (waiting == 0)
 			return 0;
-		if (round > 0 && now_monotonic() >= deadline) {
+		if (round > 0 && k8s_client_now(d->x->client) >= deadline) {
 			left = list_pods(d, awaited);
 			return k8s_client_fail(d->x->client, -ETIMEDOUT,
 					       "drain node %s: %zu pod(s) still terminating: %s",
 					       d->x->node, waiting, strna(left));
 		}
 		if (round > 0)
-			k8s_sleep(k8s_backoff(round - 1, 500 * USEC_PER_MSEC, 4 * USEC_PER_SEC,
-					      k8s_random()),
-				  deadline);
+			k8s_client_sleep(d->x->client,
+					 k8s_backoff(round - 1, 500 * USEC_PER_MSEC,
+						     4 * USEC_PER_SEC,
+						     k8s_client_random(d->x->client)),
+					 deadline);
 		r = list_node_pods(d->x, &items, &list);
 		if (r < 0)
 			return r;
@@ -465,7 +467,7 @@ int verb_drain(struct k8s_ctx *x)
 	bool ours = false, changed = false;
 	int r;
 
-	d.evict_deadline = now_monotonic() + x->conf.drain_timeout;
+	d.evict_deadline = k8s_client_now(x->client) + x->conf.drain_timeout;
 	k8s_client_set_deadline(x->client, d.evict_deadline + wait + 30 * USEC_PER_SEC);
 	r = node_cordon(x, &ours, &changed);
 	if (r < 0)
@@ -480,7 +482,7 @@ int verb_drain(struct k8s_ctx *x)
 	if (r >= 0)
 		r = drain_fallback(&d);
 	if (r >= 0)
-		r = wait_gone(&d, now_monotonic() + wait);
+		r = wait_gone(&d, k8s_client_now(x->client) + wait);
 	if (r >= 0)
 		r = drain_check_failed(&d);
 	drain_report(&d);

@@ -17,6 +17,7 @@ struct pem {
 };
 
 struct k8s_client {
+	struct k8s_transport t;
 	CURL *curl;
 	char *server;
 	char *auth_header; /* "Authorization: Bearer ..." or NULL */
@@ -37,20 +38,40 @@ static usec_t usec_min(usec_t a, usec_t b)
 	return a < b ? a : b;
 }
 
-void k8s_sleep(usec_t d, usec_t deadline)
+usec_t k8s_client_now(const struct k8s_client *c)
 {
-	usec_t now = now_monotonic();
-	struct timespec ts;
+	return c->t.now(c->t.userdata);
+}
+
+void k8s_client_sleep(struct k8s_client *c, usec_t d, usec_t deadline)
+{
+	usec_t now = k8s_client_now(c);
 
 	if (deadline && now + d > deadline)
 		d = deadline > now ? deadline - now : 0;
-	ts = (struct timespec){ .tv_sec = (time_t)(d / USEC_PER_SEC),
-				.tv_nsec = (long)(d % USEC_PER_SEC) * 1000 };
+	c->t.sleep(c->t.userdata, d);
+}
+
+uint32_t k8s_client_random(struct k8s_client *c)
+{
+	return c->t.random(c->t.userdata);
+}
+
+static usec_t clock_now(void *userdata)
+{
+	return now_monotonic();
+}
+
+static void clock_sleep(void *userdata, usec_t d)
+{
+	struct timespec ts = { .tv_sec = (time_t)(d / USEC_PER_SEC),
+			       .tv_nsec = (long)(d % USEC_PER_SEC) * 1000 };
+
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
 }
 
-uint32_t k8s_random(void)
+static uint32_t clock_random(void *userdata)
 {
 	uint32_t v;
 
@@ -150,6 +171,9 @@ static int credentials_load(struct k8s_client *c, const struct kubeconfig *kc, c
 
 /* ---- the curl handle ---- */
 
+static int curl_exchange(struct k8s_client *c, void *userdata, const struct k8s_request *req,
+			 struct k8s_reply *ret);
+
 static size_t on_write(char *ptr, size_t size, size_t nmemb, void *userdata)
 {
 	struct k8s_client *c = userdata;
@@ -233,7 +257,26 @@ int k8s_client_new(const struct kubeconfig *kc, const struct k8s_client_options 
 	if (r < 0)
 		return k8s_set_error(error, r,
 				     "libcurl lacks a needed option (built without TLS?)");
+	c->t = (struct k8s_transport){ .exchange = curl_exchange,
+				       .now = clock_now,
+				       .sleep = clock_sleep,
+				       .random = clock_random };
 	*ret = TAKE_PTR(c);
+	return 0;
+}
+
+int k8s_client_new_transport(const struct k8s_transport *t, const struct k8s_client_options *o,
+			     struct k8s_client **ret)
+{
+	struct k8s_client *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	c->o = *o;
+	if (c->o.max_attempts == 0)
+		c->o.max_attempts = 1;
+	c->t = *t;
+	*ret = c;
 	return 0;
 }
 
@@ -373,7 +416,7 @@ static int request_headers(struct k8s_client *c, const struct k8s_request *req,
 
 static void request_timeouts(struct k8s_client *c)
 {
-	usec_t total = c->o.request_timeout, now = now_monotonic();
+	usec_t total = c->o.request_timeout, now = k8s_client_now(c);
 
 	if (c->deadline && (c->deadline <= now || c->deadline - now < total))
 		total = c->deadline > now ? c->deadline - now : 1000;
@@ -422,9 +465,9 @@ static struct json_object *parse_json(const char *buf, size_t len)
 	return o;
 }
 
-/* One attempt: 0 with the response, or -errno with the message set. */
-static int perform_once(struct k8s_client *c, const struct k8s_request *req,
-			struct k8s_response *ret)
+/* libcurl's exchange: 0 with the reply, or -errno with the message set. */
+static int curl_exchange(struct k8s_client *c, void *userdata, const struct k8s_request *req,
+			 struct k8s_reply *ret)
 {
 	struct curl_slist *headers = NULL;
 	curl_off_t retry_after = 0;
@@ -438,7 +481,6 @@ static int perform_once(struct k8s_client *c, const struct k8s_request *req,
 	if (r < 0)
 		return k8s_client_fail(c, r, "%s: %s", req->what, strerror(-r));
 	curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, headers);
-	c->n_requests++;
 	code = curl_easy_perform(c->curl);
 	curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, NULL);
 	curl_slist_free_all(headers);
@@ -446,9 +488,29 @@ static int perform_once(struct k8s_client *c, const struct k8s_request *req,
 		return transport_error(c, req, code);
 	curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
 	curl_easy_getinfo(c->curl, CURLINFO_RETRY_AFTER, &retry_after);
-	*ret = (struct k8s_response){ .status = status, .json = parse_json(c->buf, c->len) };
-	ret->retry_after = retry_after > 0 ? (usec_t)retry_after * USEC_PER_SEC :
-					     k8s_status_retry_after(ret->json) * USEC_PER_SEC;
+	*ret = (struct k8s_reply){ .status = status,
+				   .body = c->buf,
+				   .len = c->len,
+				   .retry_after = retry_after > 0 ?
+							  (usec_t)retry_after * USEC_PER_SEC :
+							  0 };
+	return 0;
+}
+
+/* One attempt: 0 with the response, or -errno with the message set. */
+static int perform_once(struct k8s_client *c, const struct k8s_request *req,
+			struct k8s_response *ret)
+{
+	struct k8s_reply reply = {};
+	int r;
+
+	c->n_requests++;
+	r = c->t.exchange(c, c->t.userdata, req, &reply);
+	if (r < 0)
+		return r;
+	*ret = (struct k8s_response){ .status = reply.status,
+				      .json = parse_json(reply.body, reply.len) };
+	ret->retry_after = reply.retry_after ?: k8s_status_retry_after(ret->json) * USEC_PER_SEC;
 	return 0;
 }
 
@@ -473,12 +535,13 @@ int k8s_call(struct k8s_client *c, const struct k8s_request *req, struct k8s_res
 		r = perform_once(c, req, &resp);
 		if (!should_retry(req, r, &resp) || attempt + 1 >= c->o.max_attempts)
 			break;
-		delay = k8s_backoff(attempt, c->o.backoff_base, c->o.backoff_max, k8s_random());
+		delay = k8s_backoff(attempt, c->o.backoff_base, c->o.backoff_max,
+				    k8s_client_random(c));
 		if (r >= 0 && resp.retry_after > delay)
 			delay = usec_min(resp.retry_after, c->o.backoff_max);
-		if (c->deadline && now_monotonic() + delay >= c->deadline)
+		if (c->deadline && k8s_client_now(c) + delay >= c->deadline)
 			break;
-		k8s_sleep(delay, c->deadline);
+		k8s_client_sleep(c, delay, c->deadline);
 	}
 	if (r < 0)
 		return r;

@@ -24,10 +24,36 @@ struct k8s_client_options {
 };
 
 struct k8s_client;
+struct k8s_request;
+
+/* One answer as it came: the body stays the transport's until its next exchange. */
+struct k8s_reply {
+	long status;
+	const char *body;
+	size_t len;
+	usec_t retry_after; /* the Retry-After header; 0 = none */
+};
+
+/* How the client reaches the server and passes time: libcurl and the
+ * system's clocks (k8s_client_new), or a stand-in that answers every request
+ * from a script (the fuzz target k8s-verbs). exchange sends one attempt: 0
+ * with the reply, or -errno with the message set by k8s_client_fail(). now is
+ * CLOCK_MONOTONIC's kind of time; sleep waits d. */
+struct k8s_transport {
+	int (*exchange)(struct k8s_client *c, void *userdata, const struct k8s_request *req,
+			struct k8s_reply *ret);
+	usec_t (*now)(void *userdata);
+	void (*sleep)(void *userdata, usec_t d);
+	uint32_t (*random)(void *userdata);
+	void *userdata;
+};
 
 /* Takes what it needs from kc (reads the token file and the CA now). */
 int k8s_client_new(const struct kubeconfig *kc, const struct k8s_client_options *o,
 		   struct k8s_client **ret, char error[static K8S_ERROR_MAX]);
+/* A client that sends through t (copied). */
+int k8s_client_new_transport(const struct k8s_transport *t, const struct k8s_client_options *o,
+			     struct k8s_client **ret);
 struct k8s_client *k8s_client_free(struct k8s_client *c);
 static inline void k8s_client_freep(struct k8s_client **c)
 {
@@ -79,7 +105,8 @@ int k8s_response_error(struct k8s_client *c, const struct k8s_request *req,
 /* A path segment or query value, percent-encoded; NULL on ENOMEM. */
 char *k8s_escape(const char *s);
 
-/* Sleeping, in µs (the clocks are util.h's). */
+/* The client's clock (µs, monotonic), by which deadlines are set. */
+usec_t k8s_client_now(const struct k8s_client *c);
 /* Sleeps for d, but not past deadline (0 = none). */
-void k8s_sleep(usec_t d, usec_t deadline);
-uint32_t k8s_random(void);
+void k8s_client_sleep(struct k8s_client *c, usec_t d, usec_t deadline);
+uint32_t k8s_client_random(struct k8s_client *c);

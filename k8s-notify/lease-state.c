@@ -146,6 +146,8 @@ int lease_build_hold(struct json_object *prev, const char *ns, const char *name,
 		transitions = 0;
 	if (duration > INT32_MAX)
 		return -ERANGE;
+	if (prev && !json_object_is_type(prev, json_type_object))
+		return -EBADMSG;
 
 	if (prev) {
 		if (json_object_deep_copy(prev, &l, NULL) < 0)
@@ -174,6 +176,8 @@ int lease_build_release(struct json_object *prev, struct json_object **ret)
 	_cleanup_json_ struct json_object *l = NULL;
 	struct json_object *spec;
 
+	if (!json_object_is_type(prev, json_type_object))
+		return -EBADMSG;
 	if (json_object_deep_copy(prev, &l, NULL) < 0)
 		return -ENOMEM;
 	spec = json_child(l, "spec");

@@ -34,9 +34,9 @@ char *lease_slot_name(unsigned i);
  * (prev NULL) or prev with its metadata (resourceVersion) kept, renewTime now,
  * and acquireTime/leaseTransitions advanced when the holder changes. -ERANGE
  * when prev's leaseTransitions is not an int32 that can grow (or duration
- * is beyond one), -ENOMEM. */
+ * is beyond one), -EBADMSG when prev is not a JSON object, -ENOMEM. */
 int lease_build_hold(struct json_object *prev, const char *ns, const char *name, const char *holder,
 		     uint32_t duration, usec_t now, struct json_object **ret);
 /* prev without a holder (its resourceVersion kept, so that the write fails
- * if someone else wrote in between). */
+ * if someone else wrote in between); -EBADMSG when prev is not a JSON object. */
 int lease_build_release(struct json_object *prev, struct json_object **ret);

@@ -72,11 +72,15 @@ static int slot_read(struct slots *ss, unsigned i)
 	if (!path || !what)
 		return -ENOMEM;
 	json_object_putp(&s->lease);
-	s->lease = NULL;
 	r = k8s_do(ss->x->client,
 		   &(struct k8s_request){ .method = "GET", .path = path, .what = what }, &s->lease);
 	if (r < 0 && r != -ENOENT)
 		return r;
+	if (s->lease && !json_object_is_type(s->lease, json_type_object)) {
+		json_object_putp(&s->lease);
+		return k8s_client_fail(ss->x->client, -EBADMSG, "%s: the answer is not a Lease",
+				       what);
+	}
 	ss->states[i] = lease_decide(s->lease, ss->holder, now_realtime());
 	if (ss->states[i] < 0)
 		return k8s_client_fail(ss->x->client, -ERANGE,
@@ -176,7 +180,7 @@ static void result_slot(struct k8s_ctx *x, const struct slots *ss, unsigned i, b
 static int acquire_pass(struct slots *ss)
 {
 	for (unsigned tries = 0; tries < ss->n + CONFLICT_RETRIES; tries++) {
-		int i = lease_pick(ss->states, ss->n, k8s_random()), r;
+		int i = lease_pick(ss->states, ss->n, k8s_client_random(ss->x->client)), r;
 		bool already;
 
 		if (i < 0)
@@ -195,7 +199,7 @@ static int acquire_pass(struct slots *ss)
 
 static int lease_acquire(struct k8s_ctx *x)
 {
-	usec_t deadline = now_monotonic() + (x->timeout ?: ACQUIRE_TIMEOUT_DEFAULT);
+	usec_t deadline = k8s_client_now(x->client) + (x->timeout ?: ACQUIRE_TIMEOUT_DEFAULT);
 	struct slots ss;
 	int r;
 
@@ -216,14 +220,17 @@ static int lease_acquire(struct k8s_ctx *x)
 		}
 		if (r < 0)
 			break;
-		if (now_monotonic() >= deadline) {
+		if (k8s_client_now(x->client) >= deadline) {
 			busy = slots_describe(&ss);
 			r = k8s_client_fail(x->client, -EBUSY,
 					    "lease acquire: all %u slot(s) in %s are held: %s",
 					    ss.n, x->conf.lease_namespace, strna(busy));
 			break;
 		}
-		k8s_sleep(k8s_backoff(round, POLL_BASE, POLL_MAX, k8s_random()), deadline);
+		k8s_client_sleep(x->client,
+				 k8s_backoff(round, POLL_BASE, POLL_MAX,
+					     k8s_client_random(x->client)),
+				 deadline);
 	}
 	slots_done(&ss);
 	return r;
@@ -251,7 +258,8 @@ static int lease_renew(struct k8s_ctx *x)
 	unsigned i = 0;
 	int r;
 
-	k8s_client_set_deadline(x->client, now_monotonic() + (x->timeout ?: 60 * USEC_PER_SEC));
+	k8s_client_set_deadline(x->client,
+				k8s_client_now(x->client) + (x->timeout ?: 60 * USEC_PER_SEC));
 	r = slots_init(&ss, x, x->slot);
 	for (unsigned tries = 0; r >= 0 && tries < CONFLICT_RETRIES; tries++) {
 		r = find_ours(&ss, &i);
@@ -274,9 +282,10 @@ static int lease_renew(struct k8s_ctx *x)
 static int slot_release(struct slots *ss, unsigned i)
 {
 	_cleanup_json_ struct json_object *l = NULL;
+	int r = lease_build_release(ss->s[i].lease, &l);
 
-	if (lease_build_release(ss->s[i].lease, &l) < 0)
-		return -ENOMEM;
+	if (r < 0)
+		return r;
 	return slot_write(ss, i, l, "release");
 }
 
@@ -306,7 +315,8 @@ static int lease_release(struct k8s_ctx *x)
 	struct slots ss;
 	int r;
 
-	k8s_client_set_deadline(x->client, now_monotonic() + (x->timeout ?: 60 * USEC_PER_SEC));
+	k8s_client_set_deadline(x->client,
+				k8s_client_now(x->client) + (x->timeout ?: 60 * USEC_PER_SEC));
 	result_set(x, "released", json_object_new_array());
 	r = slots_init(&ss, x, x->slot);
 	for (unsigned i = 0; r >= 0 && i < ss.n; i++)

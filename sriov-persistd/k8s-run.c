@@ -77,8 +77,8 @@ static int on_output(sd_event_source *s, int fd, uint32_t revents, void *userdat
 static int on_child_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
 {
 	struct k8s_job *j = userdata;
-	_cleanup_json_ struct json_object *result = NULL;
-	int status;
+	struct step_result result = {};
+	int status, r = -EBADMSG;
 
 	/* the child is gone: whatever it wrote is in the pipe */
 	(void)fcntl(j->fd, F_SETFL, 0);
@@ -88,14 +88,16 @@ static int on_child_exit(sd_event_source *s, const siginfo_t *si, void *userdata
 	else
 		status = -EINTR; /* killed by a signal */
 	if (j->out && !j->too_big)
-		result = json_tokener_parse(j->out);
-	if (status != 0)
+		r = step_result_parse(j->out, &result);
+	if (status == 0 && r < 0) {
+		log_msg(LOG_WARNING, "k8s-notify %s: its result does not parse%s", j->verb,
+			j->too_big ? " (too long)" : "");
+		status = 1;
+	} else if (status != 0)
 		log_msg(LOG_WARNING, "k8s-notify %s exited with %d%s%s", j->verb, status,
-			result ? ": " : "",
-			result ? strempty(json_object_get_string(
-					 json_object_object_get(result, "error"))) :
-				 "");
-	j->done(j->m, status, result, j->userdata);
+			result.error ? ": " : "", strempty(result.error));
+	j->done(j->m, status, &result, j->userdata);
+	step_result_done(&result);
 	job_free(j);
 	return 0;
 }

@@ -24,56 +24,13 @@
 
 #define OPERATION_FILE "operation.json"
 #define RETRIES_MAX 5
+#define UNDO_RETRY_MAX (300 * USEC_PER_SEC)
 #define LEASE_WAIT_SEC "600"
-
-static const char *const step_names[_OP_STEP_MAX] = {
-	[OP_STEP_LEASE] = "lease",     [OP_STEP_DRAIN] = "drain",
-	[OP_STEP_APPLY] = "apply",     [OP_STEP_DEVICE_PLUGIN] = "device-plugin",
-	[OP_STEP_REBOOT] = "reboot",   [OP_STEP_UNCORDON] = "uncordon",
-	[OP_STEP_RELEASE] = "release", [OP_STEP_DONE] = "done",
-};
-
-static const char *const kind_names[_OP_KIND_MAX] = {
-	[OP_KIND_DRAIN] = "drain",
-	[OP_KIND_REBOOT] = "reboot",
-	[OP_KIND_RECOVER] = "recover",
-	[OP_KIND_DEVICE_PLUGIN] = "device-plugin",
-};
-
-DEFINE_STRING_TABLE_TO(op_step, enum op_step, step_names)
-
-DEFINE_STRING_TABLE_TO(op_kind, enum op_kind, kind_names)
-
-static void operation_free(struct operation *op)
-{
-	if (!op)
-		return;
-	sd_event_source_disable_unref(op->retry);
-	strv_free(op->pfs);
-	free(op->reasons);
-	free(op->slot);
-	free(op->error);
-	free(op);
-}
 
 static int op_save(struct manager *m, const struct operation *op)
 {
-	_cleanup_json_ struct json_object *o = json_object_new_object();
-	struct json_object *pfs = json_object_new_array();
-	const char *text;
+	_cleanup_free_ char *text = operation_format(op);
 
-	json_object_object_add(o, "kind", json_object_new_string(op_kind_to_string(op->kind)));
-	json_object_object_add(o, "step", json_object_new_string(op_step_to_string(op->step)));
-	json_object_object_add(o, "slot", op->slot ? json_object_new_string(op->slot) : NULL);
-	json_object_object_add(o, "drained", json_object_new_boolean(op->drained));
-	json_object_object_add(o, "boot_id", json_object_new_string(op->boot_id));
-	json_object_object_add(o, "reasons",
-			       op->reasons ? json_object_new_string(op->reasons) : NULL);
-	for (char **p = op->pfs; p && *p; p++)
-		json_object_array_add(pfs, json_object_new_string(*p));
-	json_object_object_add(o, "pfs", pfs);
-	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-							 JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (!text || mkdir_owned(m->state_dir, 0755) < 0)
 		return -ENOMEM;
 	return write_file_atomic(m->state_dir, OPERATION_FILE, text, 0644);
@@ -91,45 +48,18 @@ static void op_forget(struct manager *m)
 static int op_load(struct manager *m, struct operation **ret)
 {
 	_cleanup_free_ char *path = strdup_printf("%s/" OPERATION_FILE, m->state_dir), *text = NULL;
-	_cleanup_json_ struct json_object *o = NULL;
-	struct json_object *v;
-	struct operation *op;
-	int kind, step;
+	int r;
 
 	if (!path)
 		return -ENOMEM;
 	if (read_file(path, &text) < 0)
 		return -ENOENT;
-	o = json_tokener_parse(text);
-	kind = string_table_lookup(kind_names, _OP_KIND_MAX,
-				   json_object_get_string(json_object_object_get(o, "kind")));
-	step = string_table_lookup(step_names, _OP_STEP_MAX,
-				   json_object_get_string(json_object_object_get(o, "step")));
-	if (!o || kind < 0 || step < 0) {
+	r = operation_parse(text, ret);
+	if (r == -EBADMSG) {
 		log_msg(LOG_WARNING, "%s does not parse; ignoring it", path);
 		return -ENOENT;
 	}
-	op = calloc(1, sizeof(*op));
-	if (!op)
-		return -ENOMEM;
-	op->kind = kind;
-	op->step = step;
-	op->drained = json_object_get_boolean(json_object_object_get(o, "drained"));
-	v = json_object_object_get(o, "slot");
-	op->slot = json_object_is_type(v, json_type_string) ? strdup(json_object_get_string(v)) :
-							      NULL;
-	snprintf(op->boot_id, sizeof(op->boot_id), "%s",
-		 strempty(json_object_get_string(json_object_object_get(o, "boot_id"))));
-	v = json_object_object_get(o, "reasons");
-	op->reasons = json_object_is_type(v, json_type_string) ? strdup(json_object_get_string(v)) :
-								 NULL;
-	v = json_object_object_get(o, "pfs");
-	op->pfs = calloc(1, sizeof(char *));
-	for (size_t i = 0; op->pfs && i < json_object_array_length(v); i++)
-		(void)strv_extend(&op->pfs,
-				  json_object_get_string(json_object_array_get_idx(v, i)));
-	*ret = op;
-	return 0;
+	return r;
 }
 
 static void op_run_step(struct manager *m);
@@ -168,7 +98,9 @@ static enum op_step op_abort_step(const struct operation *op)
 {
 	if (op->drained)
 		return OP_STEP_UNCORDON;
-	if (op->slot)
+	/* a lease step that failed may have taken a slot all the same (the
+	 * daemon stopped while k8s-notify waited): release looks for ours */
+	if (op->slot || op->step == OP_STEP_LEASE)
 		return OP_STEP_RELEASE;
 	return OP_STEP_DONE;
 }
@@ -201,34 +133,45 @@ static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
-/* After a k8s-notify run of the current step: retry a temporary failure
- * (backoff with jitter), fail on a final one. Returns whether it succeeded. */
-static bool op_step_ok(struct manager *m, int status, struct json_object *result)
+static bool op_retry(struct manager *m, usec_t delay)
 {
 	struct operation *op = m->k8s->op;
-	const char *error = json_object_get_string(json_object_object_get(result, "error"));
+
+	sd_event_source_disable_unref(op->retry);
+	op->retry = NULL;
+	return sd_event_add_time_relative(m->event, &op->retry, CLOCK_MONOTONIC, delay, 0, on_retry,
+					  m) >= 0;
+}
+
+/* After a k8s-notify run of the current step: retry a temporary failure
+ * (backoff with jitter), fail on a final one. The steps that undo (uncordon,
+ * release) are retried whatever the failure, for as long as it takes: our
+ * cordon or slot must not stay behind because the API server was away or
+ * the credentials were refused for a while. Returns whether it succeeded. */
+static bool op_step_ok(struct manager *m, int status, const struct step_result *result)
+{
+	struct operation *op = m->k8s->op;
+	const char *error = result->error;
+	bool undo = op->step >= OP_STEP_UNCORDON;
 	usec_t delay;
 
 	if (status == 0)
 		return true;
-	if (status == 75 && ++op->attempts < RETRIES_MAX) {
-		delay = (USEC_PER_SEC << op->attempts) + (usec_t)random() % USEC_PER_SEC;
-		log_msg(LOG_NOTICE, "Kubernetes %s: %s will be tried again in %.1fs: %s",
+	if (undo || (status == 75 && op->attempts + 1 < RETRIES_MAX)) {
+		op->attempts++;
+		delay = (USEC_PER_SEC << (op->attempts < 8 ? op->attempts : 8));
+		delay = (delay < UNDO_RETRY_MAX ? delay : UNDO_RETRY_MAX) +
+			(usec_t)random() % USEC_PER_SEC;
+		log_msg(undo && status != 75 ? LOG_WARNING : LOG_NOTICE,
+			"Kubernetes %s: %s will be tried again in %.1fs%s: %s",
 			op_kind_to_string(op->kind), op_step_to_string(op->step),
-			(double)delay / USEC_PER_SEC, strna(error));
-		sd_event_source_disable_unref(op->retry);
-		if (sd_event_add_time_relative(m->event, &op->retry, CLOCK_MONOTONIC, delay, 0,
-					       on_retry, m) >= 0)
+			(double)delay / USEC_PER_SEC,
+			op->step == OP_STEP_UNCORDON ? " (the node stays cordoned until then)" :
+			undo			     ? " (the slot stays held until then)" :
+						       "",
+			strna(error));
+		if (op_retry(m, delay))
 			return false;
-	}
-	/* the steps that undo go on whatever happened */
-	if (op->step >= OP_STEP_UNCORDON) {
-		log_msg(LOG_ERR, "Kubernetes %s: %s failed: %s", op_kind_to_string(op->kind),
-			op_step_to_string(op->step), strna(error));
-		op_set_step(m, op->step == OP_STEP_UNCORDON && op->slot ? OP_STEP_RELEASE :
-									  OP_STEP_DONE);
-		op_run_step(m);
-		return false;
 	}
 	op_fail(m, "%s",
 		error		     ?:
@@ -237,10 +180,10 @@ static bool op_step_ok(struct manager *m, int status, struct json_object *result
 	return false;
 }
 
-static void on_step_done(struct manager *m, int status, struct json_object *result, void *data)
+static void on_step_done(struct manager *m, int status, const struct step_result *result,
+			 void *data)
 {
 	struct operation *op = m->k8s->op;
-	struct json_object *v;
 
 	if (!op)
 		return;
@@ -249,9 +192,8 @@ static void on_step_done(struct manager *m, int status, struct json_object *resu
 		return;
 	switch (op->step) {
 	case OP_STEP_LEASE:
-		v = json_object_object_get(result, "slot");
 		free(op->slot);
-		op->slot = v ? strdup(json_object_get_string(v)) : NULL;
+		op->slot = result->slot ? strdup(result->slot) : NULL;
 		op_set_step(m, OP_STEP_DRAIN);
 		break;
 	case OP_STEP_DRAIN:
@@ -392,12 +334,8 @@ static void op_run_step(struct manager *m)
 		run(m, (char *[]){ "uncordon", NULL });
 		return;
 	case OP_STEP_RELEASE:
-		if (op->slot) {
-			run(m, slot_args);
-			return;
-		}
-		op_set_step(m, OP_STEP_DONE);
-		break;
+		run(m, op->slot ? slot_args : (char *[]){ "lease", "release", NULL });
+		return;
 	case OP_STEP_DONE:
 	case _OP_STEP_MAX:
 	case _OP_STEP_INVALID:
@@ -525,7 +463,8 @@ struct json_object *k8s_operation_json(const struct k8s *k)
 
 static int on_annotate_timer(sd_event_source *s, uint64_t usec, void *userdata);
 
-static void on_annotated(struct manager *m, int status, struct json_object *result, void *data)
+static void on_annotated(struct manager *m, int status, const struct step_result *result,
+			 void *data)
 {
 	char *sent = data;
 

@@ -10,43 +10,7 @@
 #include <json-c/json.h>
 
 #include "manager.h"
-
-enum op_kind {
-	OP_KIND_DRAIN,
-	OP_KIND_REBOOT,
-	OP_KIND_RECOVER,
-	OP_KIND_DEVICE_PLUGIN,
-	_OP_KIND_MAX,
-	_OP_KIND_INVALID = -EINVAL,
-};
-
-enum op_step {
-	OP_STEP_LEASE,
-	OP_STEP_DRAIN,
-	OP_STEP_APPLY,
-	OP_STEP_DEVICE_PLUGIN,
-	OP_STEP_REBOOT,
-	OP_STEP_UNCORDON,
-	OP_STEP_RELEASE,
-	OP_STEP_DONE,
-	_OP_STEP_MAX,
-	_OP_STEP_INVALID = -EINVAL,
-};
-
-/* One operation through the Kubernetes API. */
-struct operation {
-	enum op_kind kind;
-	enum op_step step;
-	char **pfs;    /* drain: the PFs it is for */
-	char *slot;    /* the Lease slot held */
-	bool drained;  /* cordoned and drained: uncordon when done or failed */
-	char *reasons; /* reboot: the reasons it is for, one per line */
-	char *error;   /* the step that failed, and why */
-	unsigned attempts;
-	bool running;
-	char boot_id[33]; /* the boot it started in */
-	sd_event_source *retry;
-};
+#include "operation.h"
 
 struct k8s {
 	struct operation *op;
@@ -75,8 +39,6 @@ void k8s_start(struct manager *m);
 void k8s_next(struct manager *m);
 /* The operation under way for GetStatus(), NULL when none. */
 struct json_object *k8s_operation_json(const struct k8s *k);
-const char *op_kind_to_string(enum op_kind k) _pure_;
-const char *op_step_to_string(enum op_step s) _pure_;
 
 /* k8s-node.c */
 /* The resources that pods using the VFs of pfs (NULL: of every PF) request,

@@ -35,13 +35,19 @@ static int on_reload(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
-/* Until a reload, the layouts read last stay in force: a PF that changes
- * meanwhile is checked against them. */
+/* While a layout edit waits for its reload, nothing is checked: the layouts
+ * read last are no longer the ones in force, and a PF that someone changes
+ * meanwhile is most likely being given the new layout (sriovctl apply right
+ * after the edit). Repairing it back would undo that, and for a VF count
+ * destroy the VFs twice. The reload, at most RELOAD_SETTLE_MAX_USEC away,
+ * checks every PF. */
 static int on_coalesce(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
 	int r;
 
+	if (m->reload_pending)
+		return 0; /* the PFs stay dirty */
 	r = manager_check_dirty(m);
 	if (r < 0)
 		log_msg(LOG_ERR, "Checking the PFs failed: %s", strerror(-r));

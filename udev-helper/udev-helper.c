@@ -3,17 +3,40 @@
 /* Run by udev and by sriov-persist-apply@.service:
  *   udev-helper match PCI   for IMPORT{program}: prints SRIOV_PERSIST_PF= and
  *                           SRIOV_PERSIST_UNIT= when a layout may select the PF
- *   udev-helper apply PCI   applies the layouts of one PF; logs to the journal */
+ *   udev-helper apply PCI   applies the layouts of one PF; logs to the journal
+ * The options (--host FILE and the directories) are for tests: the boot runs
+ * it without any. */
 
+#include <getopt.h>
 #include <syslog.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-journal.h>
 
 #include "apply.h"
 #include "host-linux.h"
+#include "host-sim.h"
 #include "match.h"
 
 #define SYSLOG_ID "sriov-persist"
+
+static struct {
+	const char *host;	       /* --host: a simulated host */
+	const char *config_dir;	       /* --config-dir: the only layout directory */
+	const char *main_config;       /* --main-config */
+	char *runtime_dir, *state_dir; /* default: /run, /var/lib, or FILE.run, FILE.lib */
+} arg;
+
+static int open_host(struct host **ret)
+{
+	return arg.host ? host_sim_open(arg.host, ret) : host_linux_open(NULL, ret);
+}
+
+static int load_layouts(struct layout_set **ret)
+{
+	const char *const dirs[] = { arg.config_dir, NULL };
+
+	return layout_set_load(arg.config_dir ? dirs : NULL, ret);
+}
 
 static void log_diags(const struct diag_list *l)
 {
@@ -36,9 +59,9 @@ static int verb_match(const char *pci)
 	const struct pf_state *pf;
 	int r;
 
-	r = layout_set_load(NULL, &set);
+	r = load_layouts(&set);
 	if (r >= 0)
-		r = host_linux_open(NULL, &h);
+		r = open_host(&h);
 	if (r >= 0)
 		r = host_read_pf(h, pci, &hs);
 	if (r < 0)
@@ -105,6 +128,8 @@ static bool before_boot_gate(const char *pci)
 	uint32_t job_id = 0;
 	bool boot;
 
+	if (arg.host) /* a simulated host is never booting */
+		return false;
 	if (sd_bus_open_system(&bus) < 0 ||
 	    sd_bus_get_property_string(bus, SYSTEMD, "/org/freedesktop/systemd1",
 				       SYSTEMD ".Manager", "SystemState", &err, &system) < 0)
@@ -138,14 +163,14 @@ static int verb_apply(const char *pci)
 	struct mainconf conf = {};
 	struct apply_options opts = {
 		.conf = &conf,
-		.runtime_dir = STATUS_RUNTIME_DIR,
-		.state_dir = STATUS_STATE_DIR,
+		.runtime_dir = arg.runtime_dir,
+		.state_dir = arg.state_dir,
 		.only = pci,
 		.on_action = helper_log_action,
 	};
 	int r;
 
-	r = mainconf_load(NULL, &conf, &diags);
+	r = mainconf_load(arg.main_config, &conf, &diags);
 	log_diags(&diags);
 	/* its policy cannot be known: hold, and say so in the record */
 	if (r >= 0 && diag_count(&diags, DIAG_ERROR) > 0)
@@ -155,9 +180,9 @@ static int verb_apply(const char *pci)
 	if (r < 0)
 		return r;
 	opts.allow_disruptive = !opts.hold && before_boot_gate(pci);
-	r = layout_set_load(NULL, &set);
+	r = load_layouts(&set);
 	if (r >= 0)
-		r = host_linux_open(NULL, &h);
+		r = open_host(&h);
 	if (r >= 0) {
 		log_diags(&set->diags);
 		r = apply_run(h, set, &opts, &res);
@@ -177,23 +202,82 @@ static int verb_apply(const char *pci)
 	return r;
 }
 
+static int parse_argv(int argc, char **argv)
+{
+	enum {
+		ARG_HOST = 0x100,
+		ARG_CONFIG_DIR,
+		ARG_MAIN_CONFIG,
+		ARG_RUNTIME_DIR,
+		ARG_STATE_DIR
+	};
+	static const struct option options[] = {
+		{ "host", required_argument, NULL, ARG_HOST },
+		{ "config-dir", required_argument, NULL, ARG_CONFIG_DIR },
+		{ "main-config", required_argument, NULL, ARG_MAIN_CONFIG },
+		{ "runtime-dir", required_argument, NULL, ARG_RUNTIME_DIR },
+		{ "state-dir", required_argument, NULL, ARG_STATE_DIR },
+		{},
+	};
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "", options, NULL)) >= 0) {
+		switch (opt) {
+		case ARG_HOST:
+			arg.host = optarg;
+			break;
+		case ARG_CONFIG_DIR:
+			arg.config_dir = optarg;
+			break;
+		case ARG_MAIN_CONFIG:
+			arg.main_config = optarg;
+			break;
+		case ARG_RUNTIME_DIR:
+			if (free_and_strdup(&arg.runtime_dir, optarg) < 0)
+				return -ENOMEM;
+			break;
+		case ARG_STATE_DIR:
+			if (free_and_strdup(&arg.state_dir, optarg) < 0)
+				return -ENOMEM;
+			break;
+		default:
+			return -EINVAL;
+		}
+	}
+	if (argc - optind != 2 || !pci_addr_is_valid(argv[optind + 1])) {
+		fprintf(stderr, "Usage: %s [OPTIONS] match|apply PCI-ADDRESS\n", argv[0]);
+		return -EINVAL;
+	}
+	/* as sriovctl --host: the same locks and records */
+	if (status_default_dirs(arg.host, &arg.runtime_dir, &arg.state_dir) < 0)
+		return -ENOMEM;
+	return optind;
+}
+
 int main(int argc, char **argv)
 {
+	const char *verb, *pci;
 	int r;
 
-	if (argc != 3 || !pci_addr_is_valid(argv[2])) {
-		fprintf(stderr, "Usage: %s match|apply PCI-ADDRESS\n", argv[0]);
-		return 2;
+	r = parse_argv(argc, argv);
+	if (r < 0) {
+		free(arg.runtime_dir);
+		free(arg.state_dir);
+		return r == -ENOMEM ? 1 : 2;
 	}
-	if (streq(argv[1], "match"))
-		r = verb_match(argv[2]);
-	else if (streq(argv[1], "apply"))
-		r = verb_apply(argv[2]);
+	verb = argv[r];
+	pci = argv[r + 1];
+	if (streq(verb, "match"))
+		r = verb_match(pci);
+	else if (streq(verb, "apply"))
+		r = verb_apply(pci);
 	else {
-		fprintf(stderr, "Unknown command '%s'\n", argv[1]);
-		return 2;
+		fprintf(stderr, "Unknown command '%s'\n", verb);
+		r = 2;
 	}
 	if (r < 0 && r != -EIO)
-		fprintf(stderr, "%s %s: %s\n", argv[1], argv[2], strerror(-r));
-	return r < 0 ? 1 : 0;
+		fprintf(stderr, "%s %s: %s\n", verb, pci, strerror(-r));
+	free(arg.runtime_dir);
+	free(arg.state_dir);
+	return r < 0 ? 1 : r;
 }

@@ -7,8 +7,20 @@
 
 #define SUGGEST_LEN_MAX 64
 
-/* Optimal string alignment distance over three rolling rows. */
-unsigned suggest_distance(const char *a, const char *b)
+static unsigned row_min(const unsigned *row, size_t m)
+{
+	unsigned min = row[0];
+
+	for (size_t j = 1; j <= m; j++)
+		if (row[j] < min)
+			min = row[j];
+	return min;
+}
+
+/* Optimal string alignment distance over three rolling rows; gives up with
+ * limit + 1 once the last two rows are past limit, as every later cell is
+ * made from them. */
+static unsigned distance_within(const char *a, const char *b, unsigned limit)
 {
 	unsigned rows[3][SUGGEST_LEN_MAX + 1];
 	size_t n = strlen(a), m = strlen(b);
@@ -38,6 +50,8 @@ unsigned suggest_distance(const char *a, const char *b)
 				d = prev2[j - 2] + 1;
 			cur[j] = d;
 		}
+		if (limit < UINT32_MAX && row_min(cur, m) > limit && row_min(prev, m) > limit)
+			return limit + 1;
 		t = prev2;
 		prev2 = prev;
 		prev = cur;
@@ -46,14 +60,24 @@ unsigned suggest_distance(const char *a, const char *b)
 	return prev[m];
 }
 
+unsigned suggest_distance(const char *a, const char *b)
+{
+	return distance_within(a, b, UINT32_MAX);
+}
+
 void suggest_consider(struct suggest *s, const char *candidate)
 {
-	size_t len = strlen(s->input);
+	size_t len = strlen(s->input), clen;
 	unsigned d, allowed = len >= 6 ? (unsigned)(len / 3) : 1;
 
 	if (!candidate)
 		return;
-	d = suggest_distance(s->input, candidate);
+	clen = strlen(candidate);
+	/* the distance is at least the difference in length */
+	if ((len > clen ? len - clen : clen - len) <= allowed)
+		d = distance_within(s->input, candidate, allowed);
+	else
+		d = UINT32_MAX;
 	/* "Timeout" for "TimeoutSec": a name cut short is meant too */
 	if (d > allowed && len >= 4 && strncasecmp(s->input, candidate, len) == 0)
 		d = allowed;

@@ -3,6 +3,9 @@
 /* Injected faults of the simulated host (the "faults" of its snapshot JSON):
  *   { "op": "set_num_vfs", "pci": "0000:3b:00.0", "errno": "EBUSY", "times": 1 }
  *   { "op": "bind_driver", "pci": "0000:3b:01.1", "hang": true }
+ *   { "op": "set_num_vfs", "hang": true, "completes": true }  (lands after the time-out)
+ *   { "op": "set_num_vfs", "netdevs": 2, "after_ms": 1500 }  (VF netdevs: only VFs 0-1,
+ *                                                            and those 1.5 s late)
  *   { "op": "any", "crash_after": 3 }
  * They live in the snapshot file next to the state, for tests only. */
 
@@ -26,13 +29,22 @@ static const struct {
 	const char *name;
 	int error;
 } errno_table[] = {
-	{ "EBUSY", EBUSY },	    { "ENOSPC", ENOSPC },
-	{ "EINVAL", EINVAL },	    { "EIO", EIO },
-	{ "ENODEV", ENODEV },	    { "EPERM", EPERM },
-	{ "ETIMEDOUT", ETIMEDOUT }, { "EOPNOTSUPP", EOPNOTSUPP },
-	{ "ENOENT", ENOENT },	    { "ENOMEM", ENOMEM },
-	{ "EAGAIN", EAGAIN },	    { "ERANGE", ERANGE },
-	{ "EACCES", EACCES },	    { "ENXIO", ENXIO },
+	{ "EBUSY", EBUSY },
+	{ "ENOSPC", ENOSPC },
+	{ "EINVAL", EINVAL },
+	{ "EIO", EIO },
+	{ "ENODEV", ENODEV },
+	{ "EPERM", EPERM },
+	{ "ETIMEDOUT", ETIMEDOUT },
+	{ "EOPNOTSUPP", EOPNOTSUPP },
+	{ "ENOENT", ENOENT },
+	{ "ENOMEM", ENOMEM },
+	{ "EAGAIN", EAGAIN },
+	{ "ERANGE", ERANGE },
+	{ "EACCES", EACCES },
+	{ "ENXIO", ENXIO },
+	{ "EADDRNOTAVAIL", EADDRNOTAVAIL },
+	{ "ENETDOWN", ENETDOWN },
 };
 
 /* _ACTION_TYPE_MAX for "any" */
@@ -126,8 +138,21 @@ static int parse_kind(struct json_object *o, size_t i, struct sim_fault *f, char
 	if (has_key(o, "hang")) {
 		if (!get_key(o, "hang", json_type_boolean, &v) || !json_object_get_boolean(v))
 			return bad(ret_error, i, "hang", "must be true");
+		if (has_key(o, "completes") && !get_key(o, "completes", json_type_boolean, &v))
+			return bad(ret_error, i, "completes", "must be true or false");
+		f->completes = has_key(o, "completes") && json_object_get_boolean(v);
 		f->kind = SIM_FAULT_HANG;
 		return 0;
+	}
+	if (has_key(o, "netdevs")) {
+		r = parse_count(o, "netdevs", i, 0, &n, ret_error);
+		f->netdevs = (uint32_t)n;
+		if (r >= 0 && has_key(o, "after_ms")) {
+			r = parse_count(o, "after_ms", i, 1, &n, ret_error);
+			f->after_ms = (uint32_t)n;
+		}
+		f->kind = SIM_FAULT_NETDEVS;
+		return r;
 	}
 	if (!get_key(o, "errno", json_type_string, &v))
 		return bad(ret_error, i, NULL, "needs \"errno\", \"hang\" or \"crash_after\"");
@@ -165,7 +190,10 @@ static int parse_fault(struct json_object *o, size_t i, struct sim_fault *f, cha
 			return r;
 		f->times = (int)n;
 	}
-	return parse_kind(o, i, f, ret_error);
+	r = parse_kind(o, i, f, ret_error);
+	if (r >= 0 && f->kind == SIM_FAULT_NETDEVS && op_from_name(f->op) != ACTION_SET_NUM_VFS)
+		return bad(ret_error, i, "netdevs", "only \"set_num_vfs\" makes VF netdevs");
+	return r;
 }
 
 int sim_faults_parse(const char *text, struct sim_faults *ret, char **ret_error)
@@ -226,6 +254,12 @@ static int fault_to_json(const struct sim_fault *f, struct json_object **ret)
 		r = add(o, "errno", json_object_new_string(sim_errno_name(f->error)));
 	if (r >= 0 && f->kind == SIM_FAULT_HANG)
 		r = add(o, "hang", json_object_new_boolean(true));
+	if (r >= 0 && f->kind == SIM_FAULT_HANG && f->completes)
+		r = add(o, "completes", json_object_new_boolean(true));
+	if (r >= 0 && f->kind == SIM_FAULT_NETDEVS)
+		r = add(o, "netdevs", json_object_new_int64(f->netdevs));
+	if (r >= 0 && f->kind == SIM_FAULT_NETDEVS && f->after_ms)
+		r = add(o, "after_ms", json_object_new_int64(f->after_ms));
 	if (r >= 0 && f->kind == SIM_FAULT_CRASH)
 		r = add(o, "crash_after", json_object_new_int64(f->crash_after));
 	if (r >= 0 && f->times >= 0)
@@ -275,13 +309,18 @@ bool sim_fault_matches(const struct sim_fault *f, enum action_type op, const cha
 	return streq_ptr(f->pci, pci) || streq_ptr(f->pci, vf_pci);
 }
 
-struct sim_fault *sim_faults_fire(struct sim_faults *f, enum action_type op, const char *pci,
-				  const char *vf_pci)
+static enum sim_fault_kind fire_kind(enum sim_fault_kind k)
+{
+	return k == SIM_FAULT_HANG ? SIM_FAULT_ERRNO : k;
+}
+
+struct sim_fault *sim_faults_fire(struct sim_faults *f, enum sim_fault_kind kind,
+				  enum action_type op, const char *pci, const char *vf_pci)
 {
 	for (size_t i = 0; i < f->n; i++) {
 		struct sim_fault *x = &f->items[i];
 
-		if (x->kind == SIM_FAULT_CRASH || x->times == 0 ||
+		if (fire_kind(x->kind) != fire_kind(kind) || x->times == 0 ||
 		    !sim_fault_matches(x, op, pci, vf_pci))
 			continue;
 		if (x->times > 0)

@@ -28,10 +28,15 @@ int sim_kernel_set_vf(struct host *h, struct host_state *s, const struct sim_req
 int sim_vf_pci(const struct host_state *s, const char *pf, uint32_t vf,
 	       char buf[static PCI_ADDR_MAX]);
 
+/* The VF's network device, as its driver's probe makes it (name and MTU)
+ * or as a probe that has not finished leaves it (none). */
+int sim_vf_netdev_set(const struct pf_state *pf, struct vf_state *vf, bool present);
+
 enum sim_fault_kind {
 	SIM_FAULT_ERRNO,
 	SIM_FAULT_HANG,
 	SIM_FAULT_CRASH,
+	SIM_FAULT_NETDEVS, /* VF netdevs that come late, or for only some VFs, or never */
 	_SIM_FAULT_KIND_MAX,
 	_SIM_FAULT_KIND_INVALID = -EINVAL,
 };
@@ -43,6 +48,9 @@ struct sim_fault {
 	int error;	      /* SIM_FAULT_ERRNO: positive errno */
 	int times;	      /* -1 = every time; decremented when it fires */
 	unsigned crash_after; /* SIM_FAULT_CRASH */
+	bool completes;	      /* SIM_FAULT_HANG: the change lands when the wait ends */
+	uint32_t netdevs;     /* SIM_FAULT_NETDEVS: VFs (from VF 0) whose netdev appears */
+	uint32_t after_ms;    /* SIM_FAULT_NETDEVS: when those appear; 0 = at once */
 };
 
 struct sim_faults {
@@ -60,10 +68,10 @@ int sim_faults_to_json(const struct sim_faults *f, struct json_object **ret);
  * (VF address, NULL for PF operations). */
 bool sim_fault_matches(const struct sim_fault *f, enum action_type op, const char *pci,
 		       const char *vf_pci);
-/* The first errno or hang fault that fires for the request, NULL if none.
- * Counts it down ("times"). */
-struct sim_fault *sim_faults_fire(struct sim_faults *f, enum action_type op, const char *pci,
-				  const char *vf_pci);
+/* The first fault of kind (errno and hang are one kind: SIM_FAULT_ERRNO)
+ * that fires for the request, NULL if none. Counts it down ("times"). */
+struct sim_fault *sim_faults_fire(struct sim_faults *f, enum sim_fault_kind kind,
+				  enum action_type op, const char *pci, const char *vf_pci);
 /* Removes a crash fault once it fired. */
 void sim_faults_remove(struct sim_faults *f, struct sim_fault *fault);
 const char *sim_errno_name(int error) _pure_;

@@ -102,23 +102,34 @@ static struct mac_addr vf_random_mac(const char *pci)
 	return m;
 }
 
-static int vf_bind(const struct pf_state *pf, struct vf_state *vf, const char *driver)
+int sim_vf_netdev_set(const struct pf_state *pf, struct vf_state *vf, bool present)
 {
-	_cleanup_free_ char *d = strdup(driver), *name = NULL;
+	char *name = NULL;
 
-	if (!d)
-		return -ENOMEM;
-	if (vf_driver_has_netdev(driver)) {
+	if (present) {
 		name = pf->name ? strdup_printf("%sv%u", pf->name, vf->index) :
 				  strdup_printf("eth%u", vf->index);
 		if (!name)
 			return -ENOMEM;
 	}
-	free(vf->attrs.driver);
 	free(vf->name);
+	vf->name = name;
+	vf->attrs.mtu = name ? KERNEL_DEFAULT_MTU : 0;
+	return 0;
+}
+
+static int vf_bind(const struct pf_state *pf, struct vf_state *vf, const char *driver)
+{
+	_cleanup_free_ char *d = strdup(driver);
+	int r;
+
+	if (!d)
+		return -ENOMEM;
+	r = sim_vf_netdev_set(pf, vf, vf_driver_has_netdev(driver));
+	if (r < 0)
+		return r;
+	free(vf->attrs.driver);
 	vf->attrs.driver = TAKE_PTR(d);
-	vf->name = TAKE_PTR(name);
-	vf->attrs.mtu = vf->name ? 1500 : 0;
 	return 0;
 }
 

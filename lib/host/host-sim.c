@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "drivers.h"
 #include "host-sim-internal.h"
 #include "json-util.h"
 #include "snapshot.h"
@@ -183,6 +184,38 @@ static void wait_usec(usec_t t)
 	}
 }
 
+static void set_timed_out(struct sim *s, const struct sim_request *rq, usec_t wait)
+{
+	if (wait % USEC_PER_SEC == 0)
+		host_set_error(&s->host, "%s did not return within %" PRIu64 "s",
+			       hang_what(rq->a->type), wait / USEC_PER_SEC);
+	else
+		host_set_error(&s->host, "%s did not return within %" PRIu64 "ms",
+			       hang_what(rq->a->type), wait / USEC_PER_MSEC);
+}
+
+static usec_t hang_wait(const struct sim_request *rq)
+{
+	return rq->timeout == USEC_INFINITY || rq->timeout > HANG_MAX_USEC ? HANG_MAX_USEC :
+									     rq->timeout;
+}
+
+/* The change of a hung write lands once the caller has given up on it, as
+ * a driver that was slow, not stuck, makes it. */
+static int land_late(struct sim *s, const struct sim_request *rq)
+{
+	_cleanup_(txn_done) struct txn t = { .fd = -EBADF };
+	char error[sizeof(s->host.error)];
+	int r;
+
+	memcpy(error, s->host.error, sizeof(error));
+	r = txn_begin(s, LOCK_EX, &t);
+	if (r >= 0 && sim_kernel_apply(&s->host, t.state, rq) >= 0)
+		r = txn_write(s, &t);
+	memcpy(s->host.error, error, sizeof(error));
+	return r < 0 ? r : -ETIMEDOUT;
+}
+
 /* An errno or hang fault fired: its count is written back, the state is not
  * touched. A hang waits without holding the lock, as other processes can
  * still read the state of a kernel stuck in one driver. */
@@ -190,6 +223,7 @@ static int fault_fire(struct sim *s, struct txn *t, const struct sim_request *rq
 		      const struct sim_fault *f)
 {
 	enum sim_fault_kind kind = f->kind;
+	bool completes = f->completes;
 	int error = f->error, r;
 	usec_t wait;
 
@@ -202,15 +236,72 @@ static int fault_fire(struct sim *s, struct txn *t, const struct sim_request *rq
 			       action_type_to_string(rq->a->type));
 		return -error;
 	}
-	wait = rq->timeout == USEC_INFINITY || rq->timeout > HANG_MAX_USEC ? HANG_MAX_USEC :
-									     rq->timeout;
+	wait = hang_wait(rq);
 	wait_usec(wait);
-	if (wait % USEC_PER_SEC == 0)
-		host_set_error(&s->host, "%s did not return within %" PRIu64 "s",
-			       hang_what(rq->a->type), wait / USEC_PER_SEC);
-	else
-		host_set_error(&s->host, "%s did not return within %" PRIu64 "ms",
-			       hang_what(rq->a->type), wait / USEC_PER_MSEC);
+	set_timed_out(s, rq, wait);
+	return completes ? land_late(s, rq) : -ETIMEDOUT;
+}
+
+/* The VFs from "first" on lose their netdevs (probed, but none made yet). */
+static int strip_netdevs(struct host_state *hs, const char *pci, uint32_t first)
+{
+	struct pf_state *pf = host_state_find_pf(hs, pci);
+
+	for (size_t i = first; pf && i < pf->n_vfs; i++)
+		if (pf->vfs[i].name && sim_vf_netdev_set(pf, &pf->vfs[i], false) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+/* The first VF that should have a netdev and has none, or -ENOENT. */
+static int first_without_netdev(const struct host_state *hs, const char *pci)
+{
+	const struct pf_state *pf = host_state_find_pf(hs, pci);
+
+	for (size_t i = 0; pf && i < pf->n_vfs; i++)
+		if (vf_driver_has_netdev(pf->vfs[i].attrs.driver) && !pf->vfs[i].name)
+			return (int)i;
+	return -ENOENT;
+}
+
+/* A netdevs fault after the VFs were made: the state as the probes left it
+ * is written, and the caller waits as the real backend waits for udev
+ * (within its time-out): for the late netdevs to appear, or in vain. */
+static int netdevs_late(struct sim *s, struct txn *t, const struct sim_request *rq,
+			const struct sim_fault *f)
+{
+	uint32_t netdevs = f->netdevs, after_ms = f->after_ms;
+	usec_t wait = hang_wait(rq), late = after_ms * USEC_PER_MSEC;
+	const struct pf_state *pf;
+	int r, vf;
+
+	r = strip_netdevs(t->state, rq->pf, netdevs);
+	if (r >= 0)
+		r = txn_write(s, t);
+	txn_done(t);
+	if (r < 0)
+		return r;
+	if (after_ms && late <= wait) {
+		wait_usec(late);
+		r = txn_begin(s, LOCK_EX, t);
+		pf = r >= 0 ? host_state_find_pf(t->state, rq->pf) : NULL;
+		for (size_t i = netdevs; pf && i < pf->n_vfs; i++)
+			if (vf_driver_has_netdev(pf->vfs[i].attrs.driver) &&
+			    sim_vf_netdev_set(pf, &pf->vfs[i], true) < 0)
+				r = -ENOMEM;
+		if (r >= 0)
+			r = txn_write(s, t);
+		return r;
+	}
+	wait_usec(wait);
+	r = txn_begin(s, LOCK_SH, t);
+	if (r < 0)
+		return r;
+	vf = first_without_netdev(t->state, rq->pf);
+	if (vf < 0)
+		return 0;
+	host_set_error(&s->host, "%s: VF %d has no network device after %" PRIu64 "ms", rq->pf, vf,
+		       wait / USEC_PER_MSEC);
 	return -ETIMEDOUT;
 }
 
@@ -242,13 +333,20 @@ static int sim_run(struct sim *s, const struct sim_request *rq)
 		return r;
 	if (action_type_on_vf(rq->a->type) && sim_vf_pci(t.state, rq->pf, rq->a->vf, vf_pci) < 0)
 		vf_pci[0] = '\0';
-	f = sim_faults_fire(&t.faults, rq->a->type, rq->pf, vf_pci[0] ? vf_pci : NULL);
+	f = sim_faults_fire(&t.faults, SIM_FAULT_ERRNO, rq->a->type, rq->pf,
+			    vf_pci[0] ? vf_pci : NULL);
 	if (f)
 		return fault_fire(s, &t, rq, f);
 	r = sim_kernel_apply(&s->host, t.state, rq);
 	if (r < 0)
 		return r;
 	s->n_done++;
+	f = rq->a->type == ACTION_SET_NUM_VFS ?
+		    sim_faults_fire(&t.faults, SIM_FAULT_NETDEVS, rq->a->type, rq->pf,
+				    vf_pci[0] ? vf_pci : NULL) :
+		    NULL;
+	if (f)
+		return netdevs_late(s, &t, rq, f);
 	f = crash_due(s, &t, rq, vf_pci[0] ? vf_pci : NULL);
 	crash = f != NULL;
 	if (crash)

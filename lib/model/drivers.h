@@ -67,4 +67,6 @@ struct vf_driver_info {
 const struct vf_driver_info *vf_driver_info_find(const char *driver) _pure_;
 /* False for NULL (unbound) and for the drivers above. */
 bool vf_driver_has_netdev(const char *driver) _pure_;
+/* The MTU a new netdev starts with (ether_setup()). */
+#define KERNEL_DEFAULT_MTU 1500
 bool vf_driver_needs_iommu(const char *driver) _pure_;

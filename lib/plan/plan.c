@@ -18,8 +18,6 @@
 
 #include "plan.h"
 
-#define KERNEL_DEFAULT_MTU 1500
-
 struct plan_ctx {
 	const struct pf_desired *d;
 	const struct pf_state *pf;
@@ -444,7 +442,7 @@ static int plan_vf(struct plan_ctx *c, uint32_t i)
 	const char *before, *want, *arg;
 	struct vf_attrs attrs;
 	struct vf_state now;
-	bool fresh, random_mac, mac_first;
+	bool fresh, random_mac, mac_first, no_netdev;
 	uint32_t keys;
 	int r;
 
@@ -456,10 +454,13 @@ static int plan_vf(struct plan_ctx *c, uint32_t i)
 	plan_vf_diff(c->drv, v, &now.attrs, random_mac, &attrs, &keys);
 	mac_first = c->drv->vf_mac_before_bind && (keys & VF_KEY_BIT(MAC)) &&
 		    vf_driver_has_netdev(now.attrs.driver);
+	/* a probe that made no netdev (it failed, or never finished) is
+	 * done again */
+	no_netdev = !fresh && vf_driver_has_netdev(now.attrs.driver) && !now.name;
 
 	if (!streq_ptr(now.attrs.driver, want))
 		r = vf_rebind(c, i, &now, &attrs, keys, want, arg);
-	else if (mac_first)
+	else if (mac_first || no_netdev)
 		r = vf_rebind(c, i, &now, &attrs, keys, now.attrs.driver, now.attrs.driver);
 	else
 		r = add_set_vf(c, i, &attrs, keys);

@@ -253,20 +253,50 @@ class ApiServer:
             self.api.hang = None
             self._hang.set()
 
-    def inject_error(self, code, count=1, method=None, path=None, verb=None, user=None,
-                     message=None, retry_after=0):
-        """The next `count` requests matching method/verb/user and the regex `path` get a
-        Status with HTTP `code` (and Retry-After when retry_after > 0)."""
+    @staticmethod
+    def _matcher(method=None, path=None, verb=None, user=None, body=None):
         pattern = re.compile(path) if path else None
+        body_pattern = re.compile(body) if body else None
 
         def match(req):
             return ((method is None or req.method == method)
                     and (verb is None or req.verb == verb)
                     and (user is None or (req.user and req.user.name == user))
-                    and (pattern is None or pattern.search(req.path)))
+                    and (pattern is None or pattern.search(req.path))
+                    and (body_pattern is None
+                         or body_pattern.search((req.body or b"").decode(errors="replace"))))
+        return match
+
+    def inject_error(self, code, count=1, method=None, path=None, verb=None, user=None,
+                     message=None, retry_after=0, body=None):
+        """The next `count` requests matching method/verb/user, the regex `path` and the regex
+        `body` (searched in the request body) get a Status with HTTP `code` (and Retry-After
+        when retry_after > 0)."""
+        match = self._matcher(method, path, verb, user, body)
         with self.cluster.lock:
             self.api.faults.append({"count": count, "match": match,
                                     "error": lambda: error_for_code(code, message, retry_after)})
+
+    def inject_slow(self, seconds, count=1, **match):
+        """The next `count` matching requests (as inject_error matches) are answered `seconds`
+        late."""
+        def slow():
+            time.sleep(seconds)
+        with self.cluster.lock:
+            self.api.faults.append({"count": count, "match": self._matcher(**match),
+                                    "error": slow})
+
+    def inject_down(self, seconds, count=1, **match):
+        """The next matching request takes the server down for `seconds`: it and every
+        connection open are reset, new ones refused, until the server comes back."""
+        def down():
+            self.set_down(True)
+            threading.Timer(seconds, self.set_down, (False,)).start()
+            time.sleep(0.2)  # the reset reaches the client before any answer could
+            return error_for_code(503)  # never delivered: the request is not carried out
+        with self.cluster.lock:
+            self.api.faults.append({"count": count, "match": self._matcher(**match),
+                                    "error": down})
 
     # --- observation -----------------------------------------------------------------------------
 

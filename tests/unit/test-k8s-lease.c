@@ -175,6 +175,24 @@ static void test_build_takeover_renew_release(void **state)
 	assert_int_equal(lease_decide(released, "n3", T0), LEASE_STATE_FREE);
 }
 
+/* A Lease the server answered with that is no object is refused, not built on. */
+static void test_build_not_an_object(void **state)
+{
+	static const char *const bad[] = { "[]", "\"lease\"", "7", "true" };
+
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+		_cleanup_json_ struct json_object *prev = json_tokener_parse(bad[i]);
+		struct json_object *l = NULL;
+
+		assert_non_null(prev);
+		assert_int_equal(lease_build_hold(prev, "kube-system", "sriov-persist-slot-0",
+						  "node-a", 3600, 0, &l),
+				 -EBADMSG);
+		assert_int_equal(lease_build_release(prev, &l), -EBADMSG);
+		assert_null(l);
+	}
+}
+
 static void test_slot_names(void **state)
 {
 	_cleanup_free_ char *a = lease_slot_name(0), *b = lease_slot_name(12);
@@ -194,6 +212,7 @@ int main(void)
 		cmocka_unit_test(test_pick),
 		cmocka_unit_test(test_build_new),
 		cmocka_unit_test(test_build_takeover_renew_release),
+		cmocka_unit_test(test_build_not_an_object),
 		cmocka_unit_test(test_slot_names),
 	};
 

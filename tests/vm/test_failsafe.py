@@ -7,9 +7,13 @@ on a real kernel with real udev and systemd.
   apply unit applies it once, the daemon never does, and the layout is back.
 - The layout moved out of /etc and back while the daemon runs: the VF count, read every 20 ms,
   never leaves 3; the daemon reloads once. Removed for good, the VFs stay until sriovctl reset.
+- sriovctl apply killed (SIGKILL) at a random point of a VF creation five times in a row, and
+  the daemon killed mid-repair five times: no lock left held, what was created on record, the
+  layout back after each restart and after a reboot.
 """
 
 import json
+import random
 import time
 
 import pytest
@@ -157,3 +161,65 @@ def test_disruptive_plan_runs_at_boot_and_follows_the_policy_after(vm, product, 
     rc, out = vm.run("sriovctl --no-color apply", timeout=120)
     assert rc == 1 and "Policy=never" in out, out
     assert vm.check(f"cat /sys/bus/pci/devices/{pci}/sriov_numvfs").strip() == "2"
+
+
+# --- SIGKILL at a random point of a VF creation ----------------------------------------------------
+
+KILL_ROUNDS = 5
+
+
+def kill_points(seed):
+    """Where in a VF creation (seconds after it starts) each round kills: igb spends about 1 s
+    in the sriov_numvfs write and the rest binding and setting the VFs."""
+    rng = random.Random(seed)
+    return [round(rng.uniform(0.05, 2.0), 2) for _ in range(KILL_ROUNDS)]
+
+
+def test_apply_killed_mid_creation_then_reboot(vm, product, steps):
+    pci, ifname = boot(vm, product, daemon=False)
+    numvfs = f"/sys/bus/pci/devices/{pci}/sriov_numvfs"
+    seed = time.time_ns()
+    for i, delay in enumerate(kill_points(seed)):
+        # the VFs go, and the apply that creates them again is killed
+        out = vm.check(f"echo 0 > {numvfs} && (sriovctl apply {pci} >/run/apply.log 2>&1 & "
+                       f"pid=$!; sleep {delay}; kill -9 $pid; wait $pid; echo rc=$?); "
+                       f"sleep 2; cat {numvfs}")
+        label = f"round {i + 1}, killed after {delay}s (seed {seed})"
+        assert "rc=137" in out or "rc=0" in out, (label, out)
+        # the lock died with it: the next applier is not kept waiting
+        rc, out = vm.run("flock -n /run/sriov-persist/lock/{pci}.lock true".format(pci=pci))
+        assert rc == 0, (label, "the PF lock outlived the killed apply", out)
+        # what was created is on record whenever the kernel may have created it
+        rc, created = vm.run(f"cat /var/lib/sriov-persist/pf/{pci}.json")
+        assert rc == 0 and json.loads(created)["num_vfs"] == 3, (label, created)
+    with steps("reboot after the killed applies"):
+        vm.reboot()
+        wait_for_boot_gate(vm)
+    assert igb_pfs(vm) == {pci: ifname}
+    assert_layout(vm, pci, ifname)
+    assert record(vm, pci)["state"] == "applied"
+
+
+def test_daemon_killed_mid_repair_then_reboot(vm, product, steps):
+    pci, ifname = boot(vm, product, daemon=True)
+    numvfs = f"/sys/bus/pci/devices/{pci}/sriov_numvfs"
+    seed = time.time_ns()
+    for i, delay in enumerate(kill_points(seed)):
+        label = f"round {i + 1}, killed after {delay}s (seed {seed})"
+        vm.wait_until("systemctl is-active -q sriov-persistd.service", 60)
+        # drift: the VFs go; the daemon repairs it and is killed doing so (the whole unit,
+        # write helpers too, as systemd does on a watchdog timeout)
+        vm.check(f"echo 0 > {numvfs}; sleep {delay}; systemctl kill -s KILL sriov-persistd")
+        with steps(f"{label}: restarted and repaired"):
+            wait_for(vm, f"{label}: the daemon back",
+                     lambda: vm.run("systemctl is-active -q sriov-persistd.service")[0] == 0, 60)
+            wait_for(vm, f"{label}: the layout repaired",
+                     lambda: vm.check(f"cat {numvfs}").strip() == "3" and
+                     (record(vm, pci) or {}).get("state") == "applied", 90)
+        assert_layout(vm, pci, ifname)
+    with steps("reboot after the killed repairs"):
+        vm.reboot()
+        wait_for_boot_gate(vm)
+        vm.wait_until("systemctl is-active -q sriov-persistd.service", 60)
+    assert igb_pfs(vm) == {pci: ifname}
+    assert_layout(vm, pci, ifname)

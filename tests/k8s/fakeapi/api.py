@@ -174,7 +174,13 @@ class Api:
             for fault in self.faults:
                 if fault["count"] > 0 and fault["match"](req):
                     fault["count"] -= 1
-                    raise fault["error"]()
+                    break
+            else:
+                return
+        # outside the lock: a slow or down fault waits; an error is raised
+        error = fault["error"]()
+        if error is not None:
+            raise error
 
     def _non_resource(self, req):
         if req.method != "GET":

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* An operation through the Kubernetes API as a record: operation.json, kept
+ * across a crash or a reboot, and what a k8s-notify run reports back. Pure:
+ * text in, text out; k8s.c reads and writes the files. */
+
+#include <json-c/json.h>
+#include <systemd/sd-event.h>
+
+#include "util.h"
+
+enum op_kind {
+	OP_KIND_DRAIN,
+	OP_KIND_REBOOT,
+	OP_KIND_RECOVER,
+	OP_KIND_DEVICE_PLUGIN,
+	_OP_KIND_MAX,
+	_OP_KIND_INVALID = -EINVAL,
+};
+
+enum op_step {
+	OP_STEP_LEASE,
+	OP_STEP_DRAIN,
+	OP_STEP_APPLY,
+	OP_STEP_DEVICE_PLUGIN,
+	OP_STEP_REBOOT,
+	OP_STEP_UNCORDON,
+	OP_STEP_RELEASE,
+	OP_STEP_DONE,
+	_OP_STEP_MAX,
+	_OP_STEP_INVALID = -EINVAL,
+};
+
+/* One operation through the Kubernetes API. */
+struct operation {
+	enum op_kind kind;
+	enum op_step step;
+	char **pfs;    /* drain: the PFs it is for */
+	char *slot;    /* the Lease slot held */
+	bool drained;  /* cordoned and drained: uncordon when done or failed */
+	char *reasons; /* reboot: the reasons it is for, one per line */
+	char *error;   /* the step that failed, and why */
+	unsigned attempts;
+	bool running;
+	char boot_id[33]; /* the boot it started in */
+	sd_event_source *retry;
+};
+
+const char *op_kind_to_string(enum op_kind k) _pure_;
+enum op_kind op_kind_from_string(const char *s) _pure_;
+const char *op_step_to_string(enum op_step s) _pure_;
+enum op_step op_step_from_string(const char *s) _pure_;
+
+void operation_free(struct operation *op);
+
+/* Whether s can be a Lease slot's name as k8s-notify gives it: a DNS label. */
+bool op_slot_is_valid(const char *s) _pure_;
+
+/* operation.json: what survives the daemon (kind, step, slot, drained,
+ * boot_id, reasons, pfs). NULL on ENOMEM. */
+char *operation_format(const struct operation *op);
+/* Reads it back: -EBADMSG for anything operation_format() does not write
+ * (a file cut short, edited by hand, or from another version). */
+int operation_parse(const char *text, struct operation **ret);
+
+/* What the daemon takes from a k8s-notify run's JSON result (stdout). */
+struct step_result {
+	char *error; /* "error": the failure in k8s-notify's words; NULL when none */
+	char *slot;  /* "slot": lease acquire's slot; NULL when none */
+};
+void step_result_done(struct step_result *r);
+/* -EBADMSG when out is not one JSON object, or "error" or "slot" has the
+ * wrong type, or the slot is not a valid name; r is then empty. */
+int step_result_parse(const char *out, struct step_result *ret);

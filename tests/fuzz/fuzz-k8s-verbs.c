@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* k8s-notify's verbs against an API server that answers anything: every
+ * reply a drain, a cordon, a lease, the device-plugin restart and annotate
+ * read (nodes, pod lists, evictions, Leases, Status errors, bodies that are
+ * not JSON, connections that fail) goes through the code that reads it, on a
+ * clock that only moves when the verbs sleep. The input is text:
+ *
+ *   VERB [ARG]          cordon, uncordon, drain [RESOURCE], annotate STATE,
+ *   [main config...]    restart-device-plugin [RES=N], lease acquire|renew|release
+ *   ---
+ *   STATUS              the reply to the first request: an HTTP status, or
+ *   BODY...             "reset" for a connection that breaks
+ *   ---
+ *   ...                 one part per request; when they run out, the server
+ *                       refuses connections
+ *
+ * Every request the verbs send must carry a body that is JSON. */
+
+#include "fuzz-text.h"
+#include "json-util.h"
+#include "k8s-notify.h"
+
+#define SEPARATOR "\n---\n"
+
+struct script {
+	char **parts; /* the replies, in order */
+	size_t n, next;
+	usec_t now;
+	uint32_t rnd;
+};
+
+static int script_exchange(struct k8s_client *c, void *userdata, const struct k8s_request *req,
+			   struct k8s_reply *ret)
+{
+	struct script *s = userdata;
+	struct json_object *body;
+	char *part, *nl, *end;
+	long status;
+
+	if (!req->what || !req->path || req->path[0] != '/')
+		abort();
+	if (req->body) {
+		body = json_tokener_parse(req->body);
+		if (!body)
+			abort(); /* we sent something that is not JSON */
+		json_object_put(body);
+	}
+	s->now += USEC_PER_MSEC;
+	if (s->next >= s->n)
+		return k8s_client_fail(c, -ECONNREFUSED, "%s: connection refused", req->what);
+	part = s->parts[s->next++];
+	nl = strchrnul(part, '\n');
+	errno = 0;
+	status = strtol(part, &end, 10);
+	if (end != nl || end == part || errno != 0 || status < 100 || status > 599)
+		return k8s_client_fail(c, -ECONNRESET, "%s: connection reset", req->what);
+	*ret = (struct k8s_reply){ .status = status,
+				   .body = *nl ? nl + 1 : nl,
+				   .len = strlen(*nl ? nl + 1 : nl) };
+	return 0;
+}
+
+static usec_t script_now(void *userdata)
+{
+	return ((struct script *)userdata)->now;
+}
+
+static void script_sleep(void *userdata, usec_t d)
+{
+	((struct script *)userdata)->now += d;
+}
+
+static uint32_t script_random(void *userdata)
+{
+	struct script *s = userdata;
+
+	/* xorshift32: the same input runs the same way */
+	s->rnd ^= s->rnd << 13;
+	s->rnd ^= s->rnd >> 17;
+	s->rnd ^= s->rnd << 5;
+	return s->rnd;
+}
+
+/* Splits text at SEPARATOR in place. */
+static int split(char *text, char ***ret, size_t *ret_n)
+{
+	_cleanup_free_ char **parts = NULL;
+	size_t n = 0;
+
+	for (char *p = text; p;) {
+		char **a = reallocarray(parts, n + 1, sizeof(*a)), *sep;
+
+		if (!a)
+			return -ENOMEM;
+		parts = a;
+		parts[n++] = p;
+		sep = strstr(p, SEPARATOR);
+		if (sep) {
+			*sep = '\0';
+			sep += strlen(SEPARATOR);
+		}
+		p = sep;
+	}
+	*ret = TAKE_PTR(parts);
+	*ret_n = n;
+	return 0;
+}
+
+static int (*const verb_run[])(struct k8s_ctx *x) = {
+	verb_cordon, verb_uncordon, verb_drain, verb_restart_device_plugin,
+	verb_lease,  verb_annotate,
+};
+static const char *const verb_names[] = {
+	"cordon", "uncordon", "drain", "restart-device-plugin", "lease", "annotate",
+};
+
+/* The verb line as k8s-notify's options would set it up; the verb's index. */
+static int setup_verb(struct k8s_ctx *x, char *line, char **arg_buf)
+{
+	char *arg = strchr(line, ' ');
+
+	if (arg)
+		*arg++ = '\0';
+	for (size_t i = 0; i < ELEMENTSOF(verb_names); i++) {
+		if (!streq(line, verb_names[i]))
+			continue;
+		arg_buf[0] = arg;
+		if (verb_run[i] == verb_lease) {
+			char *slot = arg ? strchr(arg, ' ') : NULL;
+
+			if (!arg)
+				return -EINVAL;
+			if (slot) {
+				*slot++ = '\0';
+				x->slot = slot;
+			}
+			x->args = arg_buf;
+			x->n_args = 1;
+			return verb_lease_check(x) < 0 ? -EINVAL : (int)i;
+		}
+		if (verb_run[i] == verb_annotate) {
+			x->state = arg;
+			return verb_annotate_check(x) < 0 ? -EINVAL : (int)i;
+		}
+		if (verb_run[i] == verb_drain && arg)
+			x->resources = arg_buf;
+		if (verb_run[i] == verb_restart_device_plugin && arg) {
+			x->expect = arg_buf;
+			if (verb_restart_device_plugin_check(x) < 0)
+				return -EINVAL;
+		}
+		return (int)i;
+	}
+	return -EINVAL;
+}
+
+static void run(struct k8s_ctx *x, int verb, struct script *s)
+{
+	struct k8s_transport t = { .exchange = script_exchange,
+				   .now = script_now,
+				   .sleep = script_sleep,
+				   .random = script_random,
+				   .userdata = s };
+	struct k8s_client_options co = { .max_attempts = 5,
+					 .backoff_base = 250 * USEC_PER_MSEC,
+					 .backoff_max = 4 * USEC_PER_SEC };
+	int r;
+
+	if (k8s_client_new_transport(&t, &co, &x->client) < 0)
+		return;
+	x->result = json_object_new_object();
+	if (!x->result)
+		return;
+	r = verb_run[verb](x);
+	/* the result as k8s-notify prints it */
+	result_set(x, "ok", json_object_new_boolean(r >= 0));
+	if (r < 0)
+		result_set(x, "error", json_object_new_string(k8s_client_error(x->client)));
+	if (!json_object_to_json_string_ext(x->result, JSON_C_TO_STRING_PLAIN))
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	_cleanup_free_ char *text = fuzz_text(data, size);
+	_cleanup_free_ char **parts = NULL;
+	struct script s = { .now = 1000 * USEC_PER_SEC, .rnd = 2463534242u };
+	struct k8s_ctx x = { .lease_duration = 3600, .node = (char *)"worker-1" };
+	char *arg_buf[2] = {}, *conf;
+	struct diag_list diags = {};
+	size_t n;
+	int verb;
+
+	if (!text || split(text, &parts, &n) < 0)
+		return 0;
+	conf = strchr(parts[0], '\n');
+	if (conf)
+		*conf++ = '\0';
+	if (mainconf_init(&x.conf) < 0)
+		return 0;
+	if (conf && mainconf_parse_string(&x.conf, "fuzz.conf", conf, &diags) < 0)
+		goto out;
+	if (diag_count(&diags, DIAG_ERROR) > 0)
+		goto out; /* k8s-notify refuses to start */
+	verb = setup_verb(&x, parts[0], arg_buf);
+	if (verb < 0)
+		goto out;
+	s.parts = parts + 1;
+	s.n = n - 1;
+	run(&x, verb, &s);
+out:
+	diag_list_done(&diags);
+	k8s_client_free(x.client);
+	json_object_putp(&x.result);
+	mainconf_done(&x.conf);
+	return 0;
+}

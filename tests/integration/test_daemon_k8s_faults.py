@@ -1,0 +1,122 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The Kubernetes rows of the fault matrix: the API server refuses (401, 403), conflicts (409),
+throttles (429), fails (500), goes away or answers slowly at each step of a drain and of the
+steps a coordinated reboot finishes with. Whatever happens, once the server answers again the
+node is not left cordoned by us and the Lease slot is given back; the PF is either applied or
+deferred with the failed step in its LastError."""
+
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import PF_IFACE, pf_path
+from test_daemon_k8s import (CX6_A, CX6_LAYOUT, CX6_NODE, CX6_RES, E810_A,  # noqa: F401
+                             E810_LAYOUT, E810_NODE, E810_RES, e810_node, env, k8s_notify_bin,
+                             lease_holder, manager_states, node_flags, operation,
+                             raised_firmware, reboot_host, replace_layout,
+                             set_plugin_allocatable)
+
+# what each step of a drain sends (apiserver.inject_* matches)
+STEPS = {
+    "lease": dict(path=r"/leases/sriov-persist-slot-", method="GET"),
+    "lease-create": dict(path=r"/leases$", method="POST"),
+    "cordon": dict(method="PATCH", path=r"/nodes/", body=r'"unschedulable":\s*true'),
+    "pod-list": dict(method="GET", path=r"/pods$"),
+    "eviction": dict(path=r"/eviction$"),
+    "device-plugin": dict(method="DELETE", path=r"/namespaces/kube-system/pods/"),
+    "uncordon": dict(method="PATCH", path=r"/nodes/", body=r'"unschedulable":\s*false'),
+    "release": dict(method="PUT", path=r"/leases/sriov-persist-slot-"),
+}
+# 409 only where the API server answers it: writes with a precondition, creates, evictions
+WRITES = ("lease-create", "cordon", "eviction", "uncordon", "release")
+CASES = [(step, fault) for step in STEPS for fault in ("401", "403", "429", "500", "down")] + \
+    [(step, "409") for step in WRITES] + \
+    [(step, "slow") for step in ("cordon", "eviction", "uncordon")]
+
+
+def inject(srv, fault, match):
+    if fault == "down":
+        srv.inject_down(2, **match)
+    elif fault == "slow":
+        srv.inject_slow(3, **match)
+    elif fault in ("429", "500"):
+        # k8s-notify tries each request up to 5 times: these are its first two
+        srv.inject_error(int(fault), count=2, retry_after=1 if fault == "429" else 0, **match)
+    else:
+        srv.inject_error(int(fault), count=1, **match)
+
+
+@pytest.mark.parametrize("step,fault", CASES)
+def test_drain_step_fails(env, step, fault):  # noqa: F811
+    srv, c = env.srv, env.c
+    h, _ = e810_node(env, DrainTimeoutSec=5)
+    env.start(h)
+    env.settle()
+    set_plugin_allocatable(srv, {f"intel.com/{E810_RES}": 8})
+    inject(srv, fault, STEPS[step])
+    m = c.mark()
+    replace_layout(h, "50-e810.conf", E810_LAYOUT.format(pci=E810_A, n=8, vlan=10))
+    c.wait(lambda: "draining" in [s for _, s in manager_states(c, m)], timeout=30,
+           what="State draining")
+    env.settle(timeout=120)
+    log = env.log()
+    # the node is given back, and so is the slot
+    assert node_flags(srv, E810_NODE) == (False, None), log
+    assert lease_holder(srv) is None, log
+    assert operation(c) is None
+    state = c.get("State", pf_path(E810_A), PF_IFACE)
+    if state == "applied":
+        assert h.pf(E810_A)["num_vfs"] == 8
+    else:
+        # a final refusal of a step that goes forward: the change waits, and says why
+        assert state == "deferred", (state, log)
+        assert fault in ("401", "403"), (state, log)
+        assert step in ("lease", "lease-create", "cordon", "pod-list", "eviction"), (state, log)
+        assert h.pf(E810_A)["num_vfs"] == 4
+        assert c.get("LastError", pf_path(E810_A), PF_IFACE), log
+
+
+@pytest.mark.parametrize("fault", ["403", "500", "down"])
+@pytest.mark.parametrize("step", ["lease", "cordon", "eviction", "uncordon", "release"])
+def test_coordinated_reboot_step_fails(env, step, fault):  # noqa: F811
+    """Before the reboot (slot, cordon, drain) a final refusal calls the reboot off and gives the
+    node and the slot back; after it (uncordon, release) the daemon tries until it is done."""
+    srv, c = env.srv, env.c
+    h = env.host("cx6dx.json", CX6_NODE, reboot="coordinated", ResourcePrefix="nvidia.com")
+    raised_firmware(h)
+    h.layout("50-cx6.conf", CX6_LAYOUT)
+    op_file = Path(f"{h.path}.lib") / "operation.json"
+    env.logind.start(op_file)
+    srv.add_node(CX6_NODE, allocatable={CX6_RES: 0})
+    srv.add_pod("default", "vm-launcher-0", CX6_NODE, owner_kind="StatefulSet",
+                requests={CX6_RES: 1})
+    srv.add_device_plugin("kube-system", {"app": "sriovdp"}, CX6_NODE,
+                          allocatable_after={CX6_RES: 16})
+    before_reboot = step in ("lease", "cordon", "eviction")
+    if before_reboot:
+        inject(srv, fault, STEPS[step])
+    d = env.start(h)
+    if before_reboot and fault == "403":
+        # called off: no reboot, the node and the slot given back
+        c.wait(lambda: operation(c) is None and lease_holder(srv) is None
+               and node_flags(srv, CX6_NODE) == (False, None), timeout=60,
+               what="the reboot called off and undone")
+        deadline = time.monotonic() + 2
+        c.wait(lambda: time.monotonic() > deadline, timeout=10, what="2 s")
+        assert env.logind.calls() == [], env.log()
+        assert not op_file.exists()
+        return
+    c.wait(lambda: env.logind.calls(), timeout=120, what="Reboot() on logind")
+    assert node_flags(srv, CX6_NODE) == (True, "true")
+    d.stop()
+    reboot_host(h)
+    if not before_reboot:
+        inject(srv, fault, STEPS[step])
+    d.start()
+    c.wait(lambda: not op_file.exists() and lease_holder(srv) is None
+           and node_flags(srv, CX6_NODE) == (False, None), timeout=90,
+           what="uncordon, release and operation.json removed after the reboot")
+    env.settle()
+    assert len(env.logind.calls()) == 1, "rebooted again"
+    assert h.pf(CX6_A)["num_vfs"] == 16

@@ -1,0 +1,327 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The fault matrix on the simulated host: each fault real drivers show fails only its PF, says what
+happened, loses no record, and the next apply converges once the fault is gone."""
+
+import json
+import os
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HELPER = os.environ.get("SRIOV_UDEV_HELPER") or str(ROOT / "build/asan/udev-helper")
+
+LAYOUT = """[Match]
+PCIAddress={pci}
+
+[PhysicalFunction]
+VirtualFunctions={n}
+
+[VirtualFunction 0-{last}]
+VLANId={vlan}
+Trust=yes
+"""
+
+# every kind of action of a full apply: VFs, PF MTU, VF attributes, a driver change, VF MTU
+FULL = """[Match]
+PCIAddress={pci}
+
+[PhysicalFunction]
+VirtualFunctions=4
+MTUBytes=9000
+
+[VirtualFunction 0-1]
+Driver=vfio-pci
+MACAddress=stable
+VLANId=100
+Trust=yes
+
+[VirtualFunction 2-3]
+VLANId=200
+MTUBytes=9000
+
+[VirtualFunction 3]
+MACAddress=02:00:00:00:10:03
+"""
+
+
+def two_pfs(make_host, fixture="e810.json", n=4, vlan=100):
+    """A host whose first two PFs have a layout each; (host, faulted PF, other PF)."""
+    h = make_host(fixture)
+    pcis = [p["pci"] for p in h.state()["pfs"]][:2]
+    for pci in pcis:
+        h.layout(f"50-{pci}.conf", LAYOUT.format(pci=pci, n=n, last=n - 1, vlan=vlan))
+    return h, pcis[0], pcis[1]
+
+
+def status(h):
+    return {p["pci"]: p for p in json.loads(h.run("status", "--json").stdout)["pfs"]}
+
+
+def created(h, pci):
+    """What the record of created things says (<state>/pf/<pci>.json), None when absent."""
+    path = Path(str(h.path) + ".lib") / "pf" / f"{pci}.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def assert_only_faulted_failed(h, r, bad, good, words):
+    assert r.returncode == 1, r.stdout + r.stderr
+    st = status(h)
+    assert st[bad]["last_apply"]["state"] == "failed", st[bad]
+    error = st[bad]["last_apply"]["error"]
+    assert any(w in error for w in words), error
+    assert st[good]["state"] == "applied", st[good]
+
+
+def assert_converges(h, *pcis):
+    r = h.run("apply")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert h.run("plan").returncode == 0
+    st = status(h)
+    for pci in pcis:
+        assert st[pci]["state"] == "applied", st[pci]
+    assert all(f.get("times") == 0 for f in h.state().get("faults", [])), h.state()["faults"]
+
+
+def netdev_names(h, pci):
+    return [v.get("name") for v in h.pf(pci)["vfs"]]
+
+
+# --- VF netdevs ----------------------------------------------------------------------------------
+
+def test_vf_netdevs_never_appear(make_host):
+    h, bad, good = two_pfs(make_host)
+    h.add_fault(op="set_num_vfs", pci=bad, netdevs=0, times=1)
+    r = h.run("apply")
+    assert_only_faulted_failed(h, r, bad, good, ["has no network device"])
+    # the VFs exist, without netdevs, and what was created is on record for reset
+    assert h.pf(bad)["num_vfs"] == 4 and netdev_names(h, bad) == [None] * 4
+    assert created(h, bad)["num_vfs"] == 4
+    # the next apply probes them again (unbind, bind) rather than destroying them
+    plan = h.run("plan", bad)
+    assert plan.returncode == 10 and "unbind" in plan.stdout, plan.stdout
+    assert "sriov_numvfs" not in plan.stdout and "VFs: 4 -> 0" not in plan.stdout, plan.stdout
+    assert_converges(h, bad, good)
+    assert all(netdev_names(h, bad))
+
+
+def test_vf_netdevs_late_within_the_wait(make_host):
+    h, bad, good = two_pfs(make_host)
+    h.add_fault(op="set_num_vfs", pci=bad, netdevs=0, after_ms=400, times=1)
+    r = h.run("apply")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert all(netdev_names(h, bad))
+    assert h.run("plan").returncode == 0
+
+
+def test_vf_netdevs_later_than_the_wait(make_host):
+    h, bad, good = two_pfs(make_host)
+    h.add_fault(op="set_num_vfs", pci=bad, netdevs=0, after_ms=5000, times=1)
+    r = h.run("apply")
+    assert_only_faulted_failed(h, r, bad, good, ["has no network device"])
+    assert_converges(h, bad, good)
+
+
+def test_vf_netdevs_partial(make_host):
+    h, bad, good = two_pfs(make_host)
+    h.add_fault(op="set_num_vfs", pci=bad, netdevs=2, times=1)
+    r = h.run("apply")
+    assert_only_faulted_failed(h, r, bad, good, ["VF 2 has no network device"])
+    names = netdev_names(h, bad)
+    assert names[:2] == ["ens1f0v0", "ens1f0v1"] and names[2:] == [None, None]
+    plan = h.run("plan", bad)
+    assert "VF 2: unbind" in plan.stdout and "VF 3: unbind" in plan.stdout, plan.stdout
+    assert "VF 0: unbind" not in plan.stdout and "VF 1: unbind" not in plan.stdout, plan.stdout
+    assert_converges(h, bad, good)
+
+
+# --- refused attributes, drivers and modules -----------------------------------------------------
+
+@pytest.mark.parametrize("error,words", [
+    ("EADDRNOTAVAIL", ["Cannot assign requested address"]),
+    ("ENETDOWN", ["Network is down"]),
+])
+@pytest.mark.parametrize("fixture", ["e810.json", "igb-82576.json"])
+def test_vf_mac_refused_while_pf_down(make_host, fixture, error, words):
+    h = make_host(fixture)
+    pcis = [p["pci"] for p in h.state()["pfs"]][:2]
+    for i, pci in enumerate(pcis):
+        h.layout(f"50-{pci}.conf", f"[Match]\nPCIAddress={pci}\n[PhysicalFunction]\n"
+                                   f"VirtualFunctions=2\n[VirtualFunction 0]\n"
+                                   f"MACAddress=02:00:00:00:0{i}:00\n[VirtualFunction 1]\n"
+                                   f"MACAddress=02:00:00:00:0{i}:01\n")
+    bad, good = pcis
+    h.add_fault(op="set_vf", pci=bad, errno=error, times=1)
+    r = h.run("apply")
+    assert_only_faulted_failed(h, r, bad, good, words)
+    assert_converges(h, bad, good)
+    assert [v["mac"] for v in h.pf(bad)["vfs"]] == ["02:00:00:00:00:00", "02:00:00:00:00:01"]
+
+
+def test_driver_bind_fails(make_host):
+    h = make_host("e810.json")
+    bad, good = [p["pci"] for p in h.state()["pfs"]][:2]
+    for pci in (bad, good):
+        h.layout(f"50-{pci}.conf", f"[Match]\nPCIAddress={pci}\n[PhysicalFunction]\n"
+                                   "VirtualFunctions=2\n[VirtualFunction 0-1]\nDriver=vfio-pci\n")
+    h.add_fault(op="bind_driver", pci=bad, errno="EINVAL", times=1)
+    r = h.run("apply")
+    assert_only_faulted_failed(h, r, bad, good, ["EINVAL", "Invalid argument"])
+    assert_converges(h, bad, good)
+    assert [v["driver"] for v in h.pf(bad)["vfs"]] == ["vfio-pci"] * 2
+
+
+@pytest.mark.parametrize("error,what", [("ENOENT", "missing"), ("EPERM", "blacklisted")])
+def test_vf_driver_module_missing_or_blacklisted(make_host, error, what):
+    """iavf cannot be loaded: the PFs whose VFs need it fail, the ConnectX PF goes on."""
+    h = make_host("mixed.json")
+    s = h.state()
+    s["modules"] = [m for m in s["modules"] if m != "iavf"]
+    h.save(s)
+    pfs = {p["driver"]: p["pci"] for p in s["pfs"]}
+    for pci in pfs.values():
+        h.layout(f"50-{pci}.conf", LAYOUT.format(pci=pci, n=2, last=1, vlan=10))
+    h.add_fault(op="load_module", errno=error, times=1)
+    r = h.run("apply")
+    assert r.returncode == 1, r.stdout + r.stderr
+    st = status(h)
+    failed = {pci for pci, p in st.items() if p["last_apply"]["state"] == "failed"}
+    assert pfs["ice"] in failed and pfs["mlx5_core"] not in failed, st
+    assert st[pfs["mlx5_core"]]["state"] == "applied"
+    assert_converges(h, *pfs.values())
+
+
+# --- writes that hang ----------------------------------------------------------------------------
+
+def test_write_hangs_then_completes_after_the_timeout(make_host):
+    h, bad, good = two_pfs(make_host)
+    h.add_fault(op="set_num_vfs", pci=bad, hang=True, completes=True, times=1)
+    r = h.run("apply", timeout=30)
+    assert_only_faulted_failed(h, r, bad, good, ["did not return within", "timed out"])
+    # the write landed after we gave up: the VFs are there, and on record as ours
+    assert h.pf(bad)["num_vfs"] == 4
+    assert created(h, bad)["num_vfs"] == 4
+    assert_converges(h, bad, good)
+    # the layout goes: its VFs stay, and reset knows they are ours to remove
+    (h.confdir / f"50-{bad}.conf").unlink()
+    assert h.run("apply").returncode == 0 and h.pf(bad)["num_vfs"] == 4
+    r = h.run("reset", bad)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert h.pf(bad)["num_vfs"] == 0
+
+
+# --- a crash after every single operation --------------------------------------------------------
+
+def actions_of_full_apply(make_host):
+    h = make_host("e810.json")
+    pci = h.pfs_by_driver("ice")[0]["pci"]
+    h.layout("50-e810.conf", FULL.format(pci=pci))
+    r = h.run("plan", "--json")
+    assert r.returncode == 10, r.stdout + r.stderr
+    pf = next(p for p in json.loads(r.stdout)["pfs"] if p["pci"] == pci)
+    return pci, len(pf["actions"])
+
+
+def test_crash_after_every_operation(make_host):
+    pci, n = actions_of_full_apply(make_host)
+    assert n >= 10, n
+    for k in range(1, n + 1):
+        h = make_host("e810.json")
+        h.layout("50-e810.conf", FULL.format(pci=pci))
+        h.add_fault(op="any", crash_after=k)
+        r = h.run("apply")
+        assert r.returncode == -9, (k, r.returncode, r.stdout, r.stderr)
+        # what was created is on record before anything was done
+        assert created(h, pci)["num_vfs"] == 4, k
+        r = h.run("apply")
+        assert r.returncode == 0, (k, r.stdout + r.stderr)
+        assert h.run("plan").returncode == 0, k
+        (h.confdir / "50-e810.conf").unlink()
+        r = h.run("reset", pci)
+        assert r.returncode == 0, (k, r.stdout + r.stderr)
+        assert h.pf(pci)["num_vfs"] == 0, k
+
+
+# --- appliers racing on one PF -------------------------------------------------------------------
+
+def helper(h, verb, pci):
+    return subprocess.run([HELPER, "--host", str(h.path), "--config-dir", str(h.confdir),
+                           "--main-config", str(h.main), verb, pci],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_udev_helper_on_a_simulated_host(make_host):
+    h, bad, good = two_pfs(make_host)
+    r = helper(h, "match", bad)
+    assert r.returncode == 0 and f"SRIOV_PERSIST_PF={bad}" in r.stdout, r.stdout + r.stderr
+    r = helper(h, "apply", bad)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert h.pf(bad)["num_vfs"] == 4 and h.pf(good)["num_vfs"] == 0
+    assert status(h)[bad]["state"] == "applied"
+
+
+def race(runs):
+    results = [None] * len(runs)
+
+    def go(i, f):
+        results[i] = f()
+
+    threads = [threading.Thread(target=go, args=(i, f)) for i, f in enumerate(runs)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results
+
+
+@pytest.mark.parametrize("round_", range(3))
+def test_udev_helper_and_sriovctl_race(make_host, round_):
+    h, pci, other = two_pfs(make_host)
+    # the VF count is created slowly, so that the two overlap
+    h.add_fault(op="set_num_vfs", pci=pci, netdevs=0, after_ms=300, times=1)
+    results = race([lambda: helper(h, "apply", pci), lambda: h.run("apply", pci),
+                    lambda: helper(h, "apply", pci)])
+    for r in results:
+        assert r.returncode == 0, r.stdout + r.stderr
+    assert h.run("plan", pci).returncode == 0
+    assert status(h)[pci]["state"] == "applied"
+    assert created(h, pci)["num_vfs"] == 4
+
+
+def test_daemon_races_the_udev_helper_and_sriovctl(make_host, start_daemon):
+    """A layout edit applied at once by hand and by the udev helper while the daemon (repair mode)
+    waits for its reload: the daemon never takes the new layout for drift and undoes it."""
+    h, pci, other = two_pfs(make_host)
+    h.main.write_text("[Apply]\nSysfsWriteTimeoutSec=1\n[Disruption]\nPolicy=immediate\n"
+                      "[Drift]\nMode=repair\n")
+    assert h.run("apply").returncode == 0
+    d = start_daemon(h)
+    for vlan in (300, 301, 302):
+        (h.confdir / f"50-{pci}.conf").write_text(LAYOUT.format(pci=pci, n=4, last=3, vlan=vlan))
+        results = race([lambda: helper(h, "apply", pci), lambda: h.run("apply", pci)])
+        for r in results:
+            assert r.returncode == 0, r.stdout + r.stderr
+        assert all(v["vlan"] == vlan for v in h.pf(pci)["vfs"])
+    # a VF count change applied by hand: the daemon must not put the old count back
+    (h.confdir / f"50-{pci}.conf").write_text(LAYOUT.format(pci=pci, n=6, last=5, vlan=302))
+    assert h.run("apply", pci).returncode == 0
+    assert h.pf(pci)["num_vfs"] == 6
+    deadline = time.monotonic() + 20
+    while "Reloading the configuration" not in d.log_text() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert "Reloading the configuration" in d.log_text()
+    # someone changes a VF behind everyone's back while two appliers run
+    s = h.state()
+    h.pf_of(s, pci)["vfs"][1]["vlan"] = 7
+    h.save_atomic(s)
+    results = race([lambda: helper(h, "apply", pci), lambda: h.run("apply", pci)])
+    for r in results:
+        assert r.returncode == 0, r.stdout + r.stderr
+    assert h.run("plan", pci).returncode == 0
+    assert h.pf(pci)["num_vfs"] == 6 and all(v["vlan"] == 302 for v in h.pf(pci)["vfs"])
+    assert "vlan 100" not in d.log_text() and "4 VFs" not in d.log_text(), d.log_text()
+    assert d.running()
+    assert status(h)[pci]["state"] == "applied"
