@@ -43,6 +43,11 @@ usec_t k8s_client_now(const struct k8s_client *c)
 	return c->t.now(c->t.userdata);
 }
 
+usec_t k8s_client_realtime(const struct k8s_client *c)
+{
+	return c->t.realtime(c->t.userdata);
+}
+
 void k8s_client_sleep(struct k8s_client *c, usec_t d, usec_t deadline)
 {
 	usec_t now = k8s_client_now(c);
@@ -60,6 +65,11 @@ uint32_t k8s_client_random(struct k8s_client *c)
 static usec_t clock_now(void *userdata)
 {
 	return now_monotonic();
+}
+
+static usec_t clock_realtime(void *userdata)
+{
+	return now_realtime();
 }
 
 static void clock_sleep(void *userdata, usec_t d)
@@ -259,6 +269,7 @@ int k8s_client_new(const struct kubeconfig *kc, const struct k8s_client_options 
 				     "libcurl lacks a needed option (built without TLS?)");
 	c->t = (struct k8s_transport){ .exchange = curl_exchange,
 				       .now = clock_now,
+				       .realtime = clock_realtime,
 				       .sleep = clock_sleep,
 				       .random = clock_random };
 	*ret = TAKE_PTR(c);

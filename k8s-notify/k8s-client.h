@@ -38,11 +38,12 @@ struct k8s_reply {
  * system's clocks (k8s_client_new), or a stand-in that answers every request
  * from a script (the fuzz target k8s-verbs). exchange sends one attempt: 0
  * with the reply, or -errno with the message set by k8s_client_fail(). now is
- * CLOCK_MONOTONIC's kind of time; sleep waits d. */
+ * CLOCK_MONOTONIC's kind of time, realtime the wall clock; sleep waits d. */
 struct k8s_transport {
 	int (*exchange)(struct k8s_client *c, void *userdata, const struct k8s_request *req,
 			struct k8s_reply *ret);
 	usec_t (*now)(void *userdata);
+	usec_t (*realtime)(void *userdata);
 	void (*sleep)(void *userdata, usec_t d);
 	uint32_t (*random)(void *userdata);
 	void *userdata;
@@ -107,6 +108,8 @@ char *k8s_escape(const char *s);
 
 /* The client's clock (µs, monotonic), by which deadlines are set. */
 usec_t k8s_client_now(const struct k8s_client *c);
+/* Its wall clock (µs since the epoch), by which Leases expire. */
+usec_t k8s_client_realtime(const struct k8s_client *c);
 /* Sleeps for d, but not past deadline (0 = none). */
 void k8s_client_sleep(struct k8s_client *c, usec_t d, usec_t deadline);
 uint32_t k8s_client_random(struct k8s_client *c);

@@ -81,7 +81,7 @@ static int slot_read(struct slots *ss, unsigned i)
 		return k8s_client_fail(ss->x->client, -EBADMSG, "%s: the answer is not a Lease",
 				       what);
 	}
-	ss->states[i] = lease_decide(s->lease, ss->holder, now_realtime());
+	ss->states[i] = lease_decide(s->lease, ss->holder, k8s_client_realtime(ss->x->client));
 	if (ss->states[i] < 0)
 		return k8s_client_fail(ss->x->client, -ERANGE,
 				       "lease %s/%s: leaseDurationSeconds is not an int32; "
@@ -144,7 +144,7 @@ static int slot_hold(struct slots *ss, unsigned i)
 	int r;
 
 	r = lease_build_hold(s->lease, ss->x->conf.lease_namespace, s->name, ss->holder,
-			     ss->x->lease_duration, now_realtime(), &l);
+			     ss->x->lease_duration, k8s_client_realtime(ss->x->client), &l);
 	if (r == -ERANGE)
 		return k8s_client_fail(
 			ss->x->client, r,

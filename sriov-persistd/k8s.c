@@ -100,7 +100,7 @@ static enum op_step op_abort_step(const struct operation *op)
 		return OP_STEP_UNCORDON;
 	/* a lease step that failed may have taken a slot all the same (the
 	 * daemon stopped while k8s-notify waited): release looks for ours */
-	if (op->slot || op->step == OP_STEP_LEASE)
+	if (op->slot || op->lease_unknown || op->step == OP_STEP_LEASE)
 		return OP_STEP_RELEASE;
 	return OP_STEP_DONE;
 }
@@ -152,7 +152,8 @@ static bool op_step_ok(struct manager *m, int status, const struct step_result *
 {
 	struct operation *op = m->k8s->op;
 	const char *error = result->error;
-	bool undo = op->step >= OP_STEP_UNCORDON;
+	/* a release without a slot only looks for one of ours that may exist */
+	bool undo = op->step == OP_STEP_UNCORDON || (op->step == OP_STEP_RELEASE && op->slot);
 	usec_t delay;
 
 	if (status == 0)
@@ -172,6 +173,16 @@ static bool op_step_ok(struct manager *m, int status, const struct step_result *
 			strna(error));
 		if (op_retry(m, delay))
 			return false;
+	}
+	if (op->step == OP_STEP_RELEASE) {
+		log_msg(LOG_WARNING,
+			"Kubernetes %s: looking for a slot of ours to release failed; a slot "
+			"taken by an interrupted lease step is free again when its lease "
+			"expires: %s",
+			op_kind_to_string(op->kind), strna(error));
+		op_set_step(m, OP_STEP_DONE);
+		op_run_step(m);
+		return false;
 	}
 	op_fail(m, "%s",
 		error		     ?:
@@ -205,7 +216,7 @@ static void on_step_done(struct manager *m, int status, const struct step_result
 		break;
 	case OP_STEP_UNCORDON:
 		op->drained = false;
-		op_set_step(m, op->slot ? OP_STEP_RELEASE : OP_STEP_DONE);
+		op_set_step(m, op->slot || op->lease_unknown ? OP_STEP_RELEASE : OP_STEP_DONE);
 		break;
 	case OP_STEP_RELEASE:
 		op->slot = mfree(op->slot);
@@ -438,6 +449,8 @@ void k8s_start(struct manager *m)
 		log_msg(LOG_NOTICE, "A Kubernetes %s was interrupted at %s; undoing it",
 			op_kind_to_string(op->kind), op_step_to_string(op->step));
 	op->drained = true; /* k8s-notify uncordon lifts only a cordon of ours */
+	/* interrupted while taking a slot: one may be ours without our knowing */
+	op->lease_unknown = op->step == OP_STEP_LEASE && !op->slot;
 	op_set_step(m, k8s ? OP_STEP_UNCORDON : OP_STEP_DONE);
 	op_run_step(m);
 }

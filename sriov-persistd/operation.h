@@ -36,11 +36,12 @@ enum op_step {
 struct operation {
 	enum op_kind kind;
 	enum op_step step;
-	char **pfs;    /* drain: the PFs it is for */
-	char *slot;    /* the Lease slot held */
-	bool drained;  /* cordoned and drained: uncordon when done or failed */
-	char *reasons; /* reboot: the reasons it is for, one per line */
-	char *error;   /* the step that failed, and why */
+	char **pfs;	    /* drain: the PFs it is for */
+	char *slot;	    /* the Lease slot held */
+	bool lease_unknown; /* a lease step was cut short: release looks for a slot of ours */
+	bool drained;	    /* cordoned and drained: uncordon when done or failed */
+	char *reasons;	    /* reboot: the reasons it is for, one per line */
+	char *error;	    /* the step that failed, and why */
 	unsigned attempts;
 	bool running;
 	char boot_id[33]; /* the boot it started in */

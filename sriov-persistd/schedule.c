@@ -30,8 +30,13 @@ static int on_reload(sd_event_source *s, uint64_t usec, void *userdata)
 	if (!m->reload_pending)
 		return 0;
 	r = manager_reload(m);
-	if (r < 0)
+	if (r < 0) {
 		log_msg(LOG_ERR, "Reloading failed: %s", strerror(-r));
+		/* the PFs left dirty while it was pending, with the layouts still in force */
+		r = manager_check_dirty(m);
+		if (r < 0)
+			log_msg(LOG_ERR, "Checking the PFs failed: %s", strerror(-r));
+	}
 	return 0;
 }
 

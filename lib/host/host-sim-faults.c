@@ -4,8 +4,9 @@
  *   { "op": "set_num_vfs", "pci": "0000:3b:00.0", "errno": "EBUSY", "times": 1 }
  *   { "op": "bind_driver", "pci": "0000:3b:01.1", "hang": true }
  *   { "op": "set_num_vfs", "hang": true, "completes": true }  (lands after the time-out)
- *   { "op": "set_num_vfs", "netdevs": 2, "after_ms": 1500 }  (VF netdevs: only VFs 0-1,
- *                                                            and those 1.5 s late)
+ *   { "op": "set_num_vfs", "netdevs": 2, "after_ms": 1500 }  (VF netdevs: VFs 0-1 at once,
+ *                                                            the others 1.5 s late; without
+ *                                                            after_ms, never)
  *   { "op": "any", "crash_after": 3 }
  * They live in the snapshot file next to the state, for tests only. */
 
@@ -146,10 +147,12 @@ static int parse_kind(struct json_object *o, size_t i, struct sim_fault *f, char
 	}
 	if (has_key(o, "netdevs")) {
 		r = parse_count(o, "netdevs", i, 0, &n, ret_error);
-		f->netdevs = (uint32_t)n;
+		if (r >= 0)
+			f->netdevs = (uint32_t)n;
 		if (r >= 0 && has_key(o, "after_ms")) {
 			r = parse_count(o, "after_ms", i, 1, &n, ret_error);
-			f->after_ms = (uint32_t)n;
+			if (r >= 0)
+				f->after_ms = (uint32_t)n;
 		}
 		f->kind = SIM_FAULT_NETDEVS;
 		return r;

@@ -49,8 +49,8 @@ struct sim_fault {
 	int times;	      /* -1 = every time; decremented when it fires */
 	unsigned crash_after; /* SIM_FAULT_CRASH */
 	bool completes;	      /* SIM_FAULT_HANG: the change lands when the wait ends */
-	uint32_t netdevs;     /* SIM_FAULT_NETDEVS: VFs (from VF 0) whose netdev appears */
-	uint32_t after_ms;    /* SIM_FAULT_NETDEVS: when those appear; 0 = at once */
+	uint32_t netdevs;     /* SIM_FAULT_NETDEVS: VFs (from VF 0) whose netdev appears at once */
+	uint32_t after_ms;    /* SIM_FAULT_NETDEVS: when the others' appear; 0 = never */
 };
 
 struct sim_faults {

@@ -264,9 +264,12 @@ static int first_without_netdev(const struct host_state *hs, const char *pci)
 	return -ENOENT;
 }
 
-/* A netdevs fault after the VFs were made: the state as the probes left it
- * is written, and the caller waits as the real backend waits for udev
- * (within its time-out): for the late netdevs to appear, or in vain. */
+/* A netdevs fault after the VFs were made: VFs 0 .. netdevs-1 have their
+ * netdevs, the others not yet. The state as the probes left it is written,
+ * and the caller waits as the real backend waits for udev (within its
+ * time-out): for the others to appear after after_ms, or, without after_ms
+ * or with one past the wait, in vain (they do not appear later either: the
+ * test makes them appear, as the driver would, when it wants them). */
 static int netdevs_late(struct sim *s, struct txn *t, const struct sim_request *rq,
 			const struct sim_fault *f)
 {
@@ -278,9 +281,10 @@ static int netdevs_late(struct sim *s, struct txn *t, const struct sim_request *
 	r = strip_netdevs(t->state, rq->pf, netdevs);
 	if (r >= 0)
 		r = txn_write(s, t);
+	vf = r >= 0 ? first_without_netdev(t->state, rq->pf) : -ENOENT;
 	txn_done(t);
-	if (r < 0)
-		return r;
+	if (r < 0 || vf < 0)
+		return r < 0 ? r : 0; /* every VF has its netdev */
 	if (after_ms && late <= wait) {
 		wait_usec(late);
 		r = txn_begin(s, LOCK_EX, t);
@@ -341,7 +345,7 @@ static int sim_run(struct sim *s, const struct sim_request *rq)
 	if (r < 0)
 		return r;
 	s->n_done++;
-	f = rq->a->type == ACTION_SET_NUM_VFS ?
+	f = rq->a->type == ACTION_SET_NUM_VFS && rq->a->value > 0 ?
 		    sim_faults_fire(&t.faults, SIM_FAULT_NETDEVS, rq->a->type, rq->pf,
 				    vf_pci[0] ? vf_pci : NULL) :
 		    NULL;

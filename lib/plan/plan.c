@@ -442,7 +442,7 @@ static int plan_vf(struct plan_ctx *c, uint32_t i)
 	const char *before, *want, *arg;
 	struct vf_attrs attrs;
 	struct vf_state now;
-	bool fresh, random_mac, mac_first, no_netdev;
+	bool fresh, random_mac, mac_first;
 	uint32_t keys;
 	int r;
 
@@ -454,13 +454,10 @@ static int plan_vf(struct plan_ctx *c, uint32_t i)
 	plan_vf_diff(c->drv, v, &now.attrs, random_mac, &attrs, &keys);
 	mac_first = c->drv->vf_mac_before_bind && (keys & VF_KEY_BIT(MAC)) &&
 		    vf_driver_has_netdev(now.attrs.driver);
-	/* a probe that made no netdev (it failed, or never finished) is
-	 * done again */
-	no_netdev = !fresh && vf_driver_has_netdev(now.attrs.driver) && !now.name;
 
 	if (!streq_ptr(now.attrs.driver, want))
 		r = vf_rebind(c, i, &now, &attrs, keys, want, arg);
-	else if (mac_first || no_netdev)
+	else if (mac_first)
 		r = vf_rebind(c, i, &now, &attrs, keys, now.attrs.driver, now.attrs.driver);
 	else
 		r = add_set_vf(c, i, &attrs, keys);

@@ -66,6 +66,15 @@ static usec_t script_now(void *userdata)
 	return ((struct script *)userdata)->now;
 }
 
+/* 2026-12-03T10:30:00Z at the monotonic clock's 0 (it starts at 1000 s); the seeds' Leases
+ * were renewed at 10:00 */
+#define SCRIPT_EPOCH (1796293800 * USEC_PER_SEC)
+
+static usec_t script_realtime(void *userdata)
+{
+	return SCRIPT_EPOCH + ((struct script *)userdata)->now;
+}
+
 static void script_sleep(void *userdata, usec_t d)
 {
 	((struct script *)userdata)->now += d;
@@ -159,6 +168,7 @@ static void run(struct k8s_ctx *x, int verb, struct script *s)
 {
 	struct k8s_transport t = { .exchange = script_exchange,
 				   .now = script_now,
+				   .realtime = script_realtime,
 				   .sleep = script_sleep,
 				   .random = script_random,
 				   .userdata = s };

@@ -5,6 +5,8 @@ steps a coordinated reboot finishes with. Whatever happens, once the server answ
 node is not left cordoned by us and the Lease slot is given back; the PF is either applied or
 deferred with the failed step in its LastError."""
 
+import os
+import signal
 import time
 from pathlib import Path
 
@@ -120,3 +122,45 @@ def test_coordinated_reboot_step_fails(env, step, fault):  # noqa: F811
     env.settle()
     assert len(env.logind.calls()) == 1, "rebooted again"
     assert h.pf(CX6_A)["num_vfs"] == 16
+
+
+def kill_tree(pid):
+    """SIGKILL to pid and every process under it, as systemd stops a unit's cgroup."""
+    children = []
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            children += (task / "children").read_text().split()
+    except FileNotFoundError:
+        pass
+    os.kill(pid, signal.SIGKILL)
+    for child in children:
+        kill_tree(int(child))
+
+
+def test_daemon_killed_while_taking_a_slot(env):  # noqa: F811
+    """The daemon and its k8s-notify die while the API server is creating their Lease: the
+    restarted daemon, which never learnt the slot, finds it and gives it back."""
+    srv, c = env.srv, env.c
+    h, _ = e810_node(env)
+    d = env.start(h)
+    env.settle()
+    set_plugin_allocatable(srv, {f"intel.com/{E810_RES}": 8})
+    srv.inject_slow(3, **STEPS["lease-create"])
+    replace_layout(h, "50-e810.conf", E810_LAYOUT.format(pci=E810_A, n=8, vlan=10))
+    c.wait(lambda: (operation(c) or {}).get("step") == "lease", timeout=30,
+           what="the lease step")
+    time.sleep(1)
+    kill_tree(d.proc.pid)
+    d.proc.wait(timeout=10)
+    # the server finishes the create it had begun
+    c.wait(lambda: lease_holder(srv) == E810_NODE, timeout=10, what="the Lease created")
+    # the change is taken back meanwhile: no new drain would find and reuse the slot
+    replace_layout(h, "50-e810.conf", E810_LAYOUT.format(pci=E810_A, n=4, vlan=10))
+    d.start()
+    env.settle(timeout=120)
+    log = env.log()
+    assert "interrupted at lease" in log, log
+    assert lease_holder(srv) is None, log
+    assert node_flags(srv, E810_NODE) == (False, None), log
+    assert c.get("State", pf_path(E810_A), PF_IFACE) == "applied", log
+    assert h.pf(E810_A)["num_vfs"] == 4
