@@ -116,6 +116,27 @@ static bool pf_gone(struct host_linux *hl, const char *pci)
 	return faccessat(hl->sysfs_fd, path, F_OK, 0) < 0 && errno == ENOENT;
 }
 
+/* sysfs, then netlink by the netdev's name: when udev renames the netdev in
+ * between ("eth0" to "enp1s0" at boot), the name is gone (-ENOENT) and the
+ * PF is read again, with its new name. */
+#define RENAME_TRIES 3
+
+static int read_pf(struct host_linux *hl, const char *pci, struct pf_state *pf)
+{
+	int r = 0;
+
+	for (unsigned i = 0; i < RENAME_TRIES; i++) {
+		pf_state_done(pf);
+		r = hl_read_pf_sysfs(hl, pci, pf);
+		if (r < 0)
+			return r;
+		r = complete_pf(hl, pf);
+		if (r != -ENOENT)
+			break;
+	}
+	return r;
+}
+
 /* Every PF, or only the one at PCI address only. */
 static int read_pfs(struct host_linux *hl, struct host_state *s, const char *only)
 {
@@ -143,15 +164,14 @@ static int read_pfs(struct host_linux *hl, struct host_state *s, const char *onl
 	for (size_t i = 0; i < n; i++) {
 		struct pf_state *pf = &s->pfs[s->n_pfs];
 
-		r = hl_read_pf_sysfs(hl, pcis[i], pf);
-		if (r < 0 && pf_gone(hl, pcis[i]))
-			continue;
-		if (r < 0)
+		r = read_pf(hl, pcis[i], pf);
+		if (r < 0) {
+			pf_state_done(pf);
+			if (pf_gone(hl, pcis[i]))
+				continue;
 			return r;
+		}
 		s->n_pfs++; /* from here on host_state_free() frees it */
-		r = complete_pf(hl, pf);
-		if (r < 0)
-			return r;
 	}
 	return 0;
 }
