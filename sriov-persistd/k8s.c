@@ -24,7 +24,8 @@
 
 #define OPERATION_FILE "operation.json"
 #define RETRIES_MAX 5
-#define UNDO_RETRY_MAX (300 * USEC_PER_SEC)
+/* retries back off 2 s, 4 s ... 256 s, then stay 256 s apart */
+#define RETRY_SHIFT_MAX 8
 #define LEASE_WAIT_SEC "600"
 
 static int op_save(struct manager *m, const struct operation *op)
@@ -154,15 +155,15 @@ static bool op_step_ok(struct manager *m, int status, const struct step_result *
 	const char *error = result->error;
 	/* a release without a slot only looks for one of ours that may exist */
 	bool undo = op->step == OP_STEP_UNCORDON || (op->step == OP_STEP_RELEASE && op->slot);
+	unsigned shift;
 	usec_t delay;
 
 	if (status == 0)
 		return true;
 	if (undo || (status == 75 && op->attempts + 1 < RETRIES_MAX)) {
 		op->attempts++;
-		delay = (USEC_PER_SEC << (op->attempts < 8 ? op->attempts : 8));
-		delay = (delay < UNDO_RETRY_MAX ? delay : UNDO_RETRY_MAX) +
-			(usec_t)random() % USEC_PER_SEC;
+		shift = op->attempts < RETRY_SHIFT_MAX ? op->attempts : RETRY_SHIFT_MAX;
+		delay = (USEC_PER_SEC << shift) + (usec_t)random() % USEC_PER_SEC;
 		log_msg(undo && status != 75 ? LOG_WARNING : LOG_NOTICE,
 			"Kubernetes %s: %s will be tried again in %.1fs%s: %s",
 			op_kind_to_string(op->kind), op_step_to_string(op->step),

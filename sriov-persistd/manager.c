@@ -235,7 +235,6 @@ static int collect_errors(struct manager *m, const struct diag_list *l)
 
 int manager_load_config(struct manager *m)
 {
-	const char *const dirs[] = { m->config_dir, NULL };
 	_cleanup_layout_set_ struct layout_set *set = NULL;
 	struct diag_list diags = {};
 	struct mainconf conf;
@@ -246,7 +245,7 @@ int manager_load_config(struct manager *m)
 		diag_list_done(&diags);
 		return r;
 	}
-	r = layout_set_load(m->config_dir ? dirs : NULL, &set);
+	r = layout_set_load_dir(m->config_dir, &set);
 	if (r < 0) {
 		mainconf_done(&conf);
 		diag_list_done(&diags);

@@ -22,6 +22,14 @@ struct schedule {
 	sd_event_source *safety_scan;
 };
 
+static void check_dirty(struct manager *m)
+{
+	int r = manager_check_dirty(m);
+
+	if (r < 0)
+		log_msg(LOG_ERR, "Checking the PFs failed: %s", strerror(-r));
+}
+
 static int on_reload(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
@@ -33,9 +41,7 @@ static int on_reload(sd_event_source *s, uint64_t usec, void *userdata)
 	if (r < 0) {
 		log_msg(LOG_ERR, "Reloading failed: %s", strerror(-r));
 		/* the PFs left dirty while it was pending, with the layouts still in force */
-		r = manager_check_dirty(m);
-		if (r < 0)
-			log_msg(LOG_ERR, "Checking the PFs failed: %s", strerror(-r));
+		check_dirty(m);
 	}
 	return 0;
 }
@@ -49,13 +55,9 @@ static int on_reload(sd_event_source *s, uint64_t usec, void *userdata)
 static int on_coalesce(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
-	int r;
 
-	if (m->reload_pending)
-		return 0; /* the PFs stay dirty */
-	r = manager_check_dirty(m);
-	if (r < 0)
-		log_msg(LOG_ERR, "Checking the PFs failed: %s", strerror(-r));
+	if (!m->reload_pending) /* else the PFs stay dirty */
+		check_dirty(m);
 	return 0;
 }
 

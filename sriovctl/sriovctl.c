@@ -270,10 +270,9 @@ int ctl_open_host(struct ctl *c, struct host **ret)
 
 int ctl_load_layouts(struct ctl *c, struct layout_set **ret)
 {
-	const char *const dirs[] = { c->config_dir, NULL };
 	int r;
 
-	r = layout_set_load(c->config_dir ? dirs : NULL, ret);
+	r = layout_set_load_dir(c->config_dir, ret);
 	if (r < 0)
 		fprintf(stderr, "Loading layouts failed: %s\n", strerror(-r));
 	return r;

@@ -31,13 +31,6 @@ static int open_host(struct host **ret)
 	return arg.host ? host_sim_open(arg.host, ret) : host_linux_open(NULL, ret);
 }
 
-static int load_layouts(struct layout_set **ret)
-{
-	const char *const dirs[] = { arg.config_dir, NULL };
-
-	return layout_set_load(arg.config_dir ? dirs : NULL, ret);
-}
-
 static void log_diags(const struct diag_list *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
@@ -59,7 +52,7 @@ static int verb_match(const char *pci)
 	const struct pf_state *pf;
 	int r;
 
-	r = load_layouts(&set);
+	r = layout_set_load_dir(arg.config_dir, &set);
 	if (r >= 0)
 		r = open_host(&h);
 	if (r >= 0)
@@ -180,7 +173,7 @@ static int verb_apply(const char *pci)
 	if (r < 0)
 		return r;
 	opts.allow_disruptive = !opts.hold && before_boot_gate(pci);
-	r = load_layouts(&set);
+	r = layout_set_load_dir(arg.config_dir, &set);
 	if (r >= 0)
 		r = open_host(&h);
 	if (r >= 0) {

@@ -57,6 +57,13 @@ int layout_set_load(const char *const *dirs, struct layout_set **ret)
 	return layout_set_load_files(paths, ret);
 }
 
+int layout_set_load_dir(const char *dir, struct layout_set **ret)
+{
+	const char *const dirs[] = { dir, NULL };
+
+	return layout_set_load(dir ? dirs : NULL, ret);
+}
+
 struct layout_set *layout_set_free(struct layout_set *s)
 {
 	if (!s)

@@ -18,6 +18,8 @@ struct layout_set {
 
 /* Loads every layout from dirs (layout_dirs_default when NULL). */
 int layout_set_load(const char *const *dirs, struct layout_set **ret);
+/* From dir alone (--config-dir), or from layout_dirs_default when NULL. */
+int layout_set_load_dir(const char *dir, struct layout_set **ret);
 /* Loads the given files (sriovctl check FILE...), in the order given. */
 int layout_set_load_files(char *const *paths, struct layout_set **ret);
 struct layout_set *layout_set_free(struct layout_set *s);

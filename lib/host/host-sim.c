@@ -242,13 +242,15 @@ static int fault_fire(struct sim *s, struct txn *t, const struct sim_request *rq
 	return completes ? land_late(s, rq) : -ETIMEDOUT;
 }
 
-/* The VFs from "first" on lose their netdevs (probed, but none made yet). */
-static int strip_netdevs(struct host_state *hs, const char *pci, uint32_t first)
+/* The VFs from "first" on whose driver makes a netdev: it is there, or
+ * not yet (probed, but none made). */
+static int set_netdevs(struct host_state *hs, const char *pci, uint32_t first, bool present)
 {
 	struct pf_state *pf = host_state_find_pf(hs, pci);
 
 	for (size_t i = first; pf && i < pf->n_vfs; i++)
-		if (pf->vfs[i].name && sim_vf_netdev_set(pf, &pf->vfs[i], false) < 0)
+		if (vf_driver_has_netdev(pf->vfs[i].attrs.driver) &&
+		    sim_vf_netdev_set(pf, &pf->vfs[i], present) < 0)
 			return -ENOMEM;
 	return 0;
 }
@@ -275,10 +277,9 @@ static int netdevs_late(struct sim *s, struct txn *t, const struct sim_request *
 {
 	uint32_t netdevs = f->netdevs, after_ms = f->after_ms;
 	usec_t wait = hang_wait(rq), late = after_ms * USEC_PER_MSEC;
-	const struct pf_state *pf;
 	int r, vf;
 
-	r = strip_netdevs(t->state, rq->pf, netdevs);
+	r = set_netdevs(t->state, rq->pf, netdevs, false);
 	if (r >= 0)
 		r = txn_write(s, t);
 	vf = r >= 0 ? first_without_netdev(t->state, rq->pf) : -ENOENT;
@@ -288,11 +289,8 @@ static int netdevs_late(struct sim *s, struct txn *t, const struct sim_request *
 	if (after_ms && late <= wait) {
 		wait_usec(late);
 		r = txn_begin(s, LOCK_EX, t);
-		pf = r >= 0 ? host_state_find_pf(t->state, rq->pf) : NULL;
-		for (size_t i = netdevs; pf && i < pf->n_vfs; i++)
-			if (vf_driver_has_netdev(pf->vfs[i].attrs.driver) &&
-			    sim_vf_netdev_set(pf, &pf->vfs[i], true) < 0)
-				r = -ENOMEM;
+		if (r >= 0)
+			r = set_netdevs(t->state, rq->pf, netdevs, true);
 		if (r >= 0)
 			r = txn_write(s, t);
 		return r;

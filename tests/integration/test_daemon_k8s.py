@@ -688,6 +688,26 @@ def raised_firmware(h):
     h.save(s)
 
 
+def cx6_reboot_host(env, reboot, **kubernetes):
+    """The cx6dx host in boot 1 with a layout that needs its raised firmware limit, and the
+    stand-in logind watching its operation.json; (host, that file)."""
+    h = env.host("cx6dx.json", CX6_NODE, reboot=reboot, **kubernetes)
+    raised_firmware(h)
+    h.layout("50-cx6.conf", CX6_LAYOUT)
+    op_file = Path(f"{h.path}.lib") / "operation.json"
+    env.logind.start(op_file)
+    return h, op_file
+
+
+def cx6_node(srv):
+    """Its node, a pod that uses its VFs, and the device plugin that will count 16."""
+    srv.add_node(CX6_NODE, allocatable={CX6_RES: 0})
+    srv.add_pod("default", "vm-launcher-0", CX6_NODE, owner_kind="StatefulSet",
+                requests={CX6_RES: 1})
+    srv.add_device_plugin("kube-system", {"app": "sriovdp"}, CX6_NODE,
+                          allocatable_after={CX6_RES: 16})
+
+
 def reboot_host(h, firmware=True):
     """What a reboot looks like in the host file: another boot ID, no VFs (the kernel forgot
     them), and with firmware the raised firmware VF limit in force. /run is empty."""
@@ -703,22 +723,13 @@ def reboot_host(h, firmware=True):
 
 def test_coordinated_reboot(env):
     srv, c = env.srv, env.c
-    h = env.host("cx6dx.json", CX6_NODE, reboot="coordinated", ResourcePrefix="nvidia.com")
-    raised_firmware(h)
-    h.layout("50-cx6.conf", CX6_LAYOUT)
-    state_dir = Path(f"{h.path}.lib")
-    op_file = state_dir / "operation.json"
-    env.logind.start(op_file)
-    srv.add_node(CX6_NODE, allocatable={CX6_RES: 0})
-    srv.add_pod("default", "vm-launcher-0", CX6_NODE, owner_kind="StatefulSet",
-                requests={CX6_RES: 1})
+    h, op_file = cx6_reboot_host(env, "coordinated", ResourcePrefix="nvidia.com")
+    cx6_node(srv)
     srv.add_pod("default", "web-5c7b-q8z9w", CX6_NODE, owner_kind="ReplicaSet",
                 requests={"cpu": "100m"})
     # a GPU under the same prefix: not a VF, stays
     srv.add_pod("default", "cuda-0", CX6_NODE, owner_kind="StatefulSet",
                 requests={"nvidia.com/gpu": 1})
-    srv.add_device_plugin("kube-system", {"app": "sriovdp"}, CX6_NODE,
-                          allocatable_after={CX6_RES: 16})
 
     d = env.start(h)
     c.wait(lambda: env.logind.calls(), timeout=90, what="Reboot() on logind")
@@ -782,11 +793,7 @@ def test_immediate_reboot_without_kubernetes_is_not_repeated(env):
     reboot did not satisfy the reasons (the firmware did not take the new limit), it is not
     done again on its own: the reasons stay reported."""
     srv, c = env.srv, env.c
-    h = env.host("cx6dx.json", CX6_NODE, reboot="immediate", Enabled="no")
-    raised_firmware(h)
-    h.layout("50-cx6.conf", CX6_LAYOUT)
-    op_file = Path(f"{h.path}.lib") / "operation.json"
-    env.logind.start(op_file)
+    h, op_file = cx6_reboot_host(env, "immediate", Enabled="no")
     d = env.start(h)
     c.wait(lambda: env.logind.calls(), timeout=30, what="Reboot() on logind")
     assert [x["method"] for x in env.logind.calls()] == ["Reboot"]

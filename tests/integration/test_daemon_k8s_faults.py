@@ -13,11 +13,10 @@ from pathlib import Path
 import pytest
 
 from conftest import PF_IFACE, pf_path
-from test_daemon_k8s import (CX6_A, CX6_LAYOUT, CX6_NODE, CX6_RES, E810_A,  # noqa: F401
-                             E810_LAYOUT, E810_NODE, E810_RES, e810_node, env, k8s_notify_bin,
-                             lease_holder, manager_states, node_flags, operation,
-                             raised_firmware, reboot_host, replace_layout,
-                             set_plugin_allocatable)
+from test_daemon_k8s import (CX6_A, CX6_NODE, E810_A, E810_LAYOUT, E810_NODE,  # noqa: F401
+                             E810_RES, cx6_node, cx6_reboot_host, e810_node, env,
+                             k8s_notify_bin, lease_holder, manager_states, node_flags,
+                             operation, reboot_host, replace_layout, set_plugin_allocatable)
 
 # what each step of a drain sends (apiserver.inject_* matches)
 STEPS = {
@@ -85,16 +84,8 @@ def test_coordinated_reboot_step_fails(env, step, fault):  # noqa: F811
     """Before the reboot (slot, cordon, drain) a final refusal calls the reboot off and gives the
     node and the slot back; after it (uncordon, release) the daemon tries until it is done."""
     srv, c = env.srv, env.c
-    h = env.host("cx6dx.json", CX6_NODE, reboot="coordinated", ResourcePrefix="nvidia.com")
-    raised_firmware(h)
-    h.layout("50-cx6.conf", CX6_LAYOUT)
-    op_file = Path(f"{h.path}.lib") / "operation.json"
-    env.logind.start(op_file)
-    srv.add_node(CX6_NODE, allocatable={CX6_RES: 0})
-    srv.add_pod("default", "vm-launcher-0", CX6_NODE, owner_kind="StatefulSet",
-                requests={CX6_RES: 1})
-    srv.add_device_plugin("kube-system", {"app": "sriovdp"}, CX6_NODE,
-                          allocatable_after={CX6_RES: 16})
+    h, op_file = cx6_reboot_host(env, "coordinated", ResourcePrefix="nvidia.com")
+    cx6_node(srv)
     before_reboot = step in ("lease", "cordon", "eviction")
     if before_reboot:
         inject(srv, fault, STEPS[step])

@@ -86,6 +86,17 @@ def assert_converges(h, *pcis):
     assert spent(h), h.state()["faults"]
 
 
+def remove_layout_and_reset(h, name, pci, n, what=""):
+    """The layout goes: an apply leaves the PF its n VFs, and reset, which knows they are ours,
+    removes them."""
+    (h.confdir / name).unlink()
+    r = h.run("apply")
+    assert r.returncode == 0 and h.pf(pci)["num_vfs"] == n, (what, r.stdout + r.stderr)
+    r = h.run("reset", pci)
+    assert r.returncode == 0, (what, r.stdout + r.stderr)
+    assert h.pf(pci)["num_vfs"] == 0, what
+
+
 def netdev_names(h, pci):
     return [v.get("name") for v in h.pf(pci)["vfs"]]
 
@@ -128,12 +139,7 @@ def test_vf_netdevs_never_appear(make_host):
     r = h.run("apply")
     assert r.returncode == 0, r.stdout + r.stderr
     assert h.pf(bad)["num_vfs"] == 4 and all(v["vlan"] == 100 for v in h.pf(bad)["vfs"])
-    # removed, the layout leaves them for reset, which knows they are ours
-    (h.confdir / f"50-{bad}.conf").unlink()
-    assert h.run("apply").returncode == 0 and h.pf(bad)["num_vfs"] == 4
-    r = h.run("reset", bad)
-    assert r.returncode == 0, r.stdout + r.stderr
-    assert h.pf(bad)["num_vfs"] == 0
+    remove_layout_and_reset(h, f"50-{bad}.conf", bad, 4)
 
 
 def test_vf_netdevs_late_within_the_wait(make_host):
@@ -237,12 +243,7 @@ def test_write_hangs_then_completes_after_the_timeout(make_host):
     assert h.pf(bad)["num_vfs"] == 4
     assert created(h, bad)["num_vfs"] == 4
     assert_converges(h, bad, good)
-    # the layout goes: its VFs stay, and reset knows they are ours to remove
-    (h.confdir / f"50-{bad}.conf").unlink()
-    assert h.run("apply").returncode == 0 and h.pf(bad)["num_vfs"] == 4
-    r = h.run("reset", bad)
-    assert r.returncode == 0, r.stdout + r.stderr
-    assert h.pf(bad)["num_vfs"] == 0
+    remove_layout_and_reset(h, f"50-{bad}.conf", bad, 4)
 
 
 # --- a crash after every single operation --------------------------------------------------------
@@ -271,10 +272,7 @@ def test_crash_after_every_operation(make_host):
         r = h.run("apply")
         assert r.returncode == 0, (k, r.stdout + r.stderr)
         assert h.run("plan").returncode == 0, k
-        (h.confdir / "50-e810.conf").unlink()
-        r = h.run("reset", pci)
-        assert r.returncode == 0, (k, r.stdout + r.stderr)
-        assert h.pf(pci)["num_vfs"] == 0, k
+        remove_layout_and_reset(h, "50-e810.conf", pci, 4, what=k)
 
 
 # --- appliers racing on one PF -------------------------------------------------------------------

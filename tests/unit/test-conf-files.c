@@ -229,6 +229,19 @@ static void test_layout_set_load(void **state)
 	assert_false(diag_file_has_error(&s->diags, s->files[1]->path));
 }
 
+/* One directory alone: its own files, nothing of the others' */
+static void test_layout_set_load_dir(void **state)
+{
+	struct tree *t = *state;
+	_cleanup_layout_set_ struct layout_set *s = NULL;
+
+	assert_int_equal(layout_set_load_dir(t->usr, &s), 0);
+	assert_int_equal(s->n_files, 5);
+	for (size_t i = 0; i < s->n_files; i++)
+		assert_true(strncmp(s->files[i]->path, t->usr, strlen(t->usr)) == 0);
+	assert_string_equal(s->files[1]->match.name[0], "usr-b");
+}
+
 static void test_layout_set_load_files(void **state)
 {
 	struct tree *t = *state;
@@ -274,6 +287,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_priority, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_and_empty, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_layout_set_load, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_layout_set_load_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_layout_set_load_files, setup, teardown),
 		cmocka_unit_test(test_defaults),
 	};
