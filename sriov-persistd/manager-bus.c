@@ -294,6 +294,8 @@ static int view_doc(struct manager *m, bool status, char **ret)
 	int r;
 
 	r = host_read(m->host, &hs);
+	if (r >= 0)
+		r = host_state_mark_unbound(m->state_dir, hs);
 	if (r < 0)
 		return r;
 	r = host_view_build(hs, m->set, NULL, &v);

@@ -28,7 +28,10 @@ int ctl_host_view(struct ctl *c, struct ctl_view *ret)
 		return r;
 	}
 	ctl_host_options(c, cv.hs);
-	r = ctl_load_layouts(c, &cv.set);
+	/* VFs an apply killed mid-way left on no driver: planned as apply plans them */
+	r = host_state_mark_unbound(c->state_dir, cv.hs);
+	if (r >= 0)
+		r = ctl_load_layouts(c, &cv.set);
 	if (r >= 0) {
 		r = host_view_build(cv.hs, cv.set, c->n_args > 0 ? c->args[0] : NULL, &cv.v);
 		if (r == -ENXIO)

@@ -79,7 +79,7 @@ static int read_pf(struct pf_run *run, const char *pci, struct host_state **ret_
 		   const struct pf_state **ret_pf)
 {
 	_cleanup_host_state_ struct host_state *hs = NULL;
-	const struct pf_state *pf;
+	struct pf_state *pf;
 	int r;
 
 	r = host_read_pf(run->host, pci, &hs);
@@ -88,6 +88,9 @@ static int read_pf(struct pf_run *run, const char *pci, struct host_state **ret_
 	pf = host_state_find_pf(hs, pci);
 	if (!pf)
 		return -ENODEV;
+	r = pf_created_mark_unbound(run->opts->state_dir, pf);
+	if (r < 0)
+		return r;
 	*ret_pf = pf;
 	*ret_hs = TAKE_PTR(hs);
 	return 0;
@@ -102,34 +105,64 @@ static char *action_error(struct host *h, const struct action *a, int r)
 	return strdup_printf("%s failed: %s", strna(what), strerror(-r));
 }
 
-/* Before a plan that creates something (VFs, switchdev), the record of what
- * sriov-persist created says what it will have made: a later reset must
- * know it. One that cannot be written stops the apply before it starts. */
-static int record_intent(const struct pf_run *run, const char *pci, const struct plan *p)
+/* The driver the plan binds VF a->vf to after the unbind at p->actions[k]:
+ * the bind's own, or the kernel's VF driver. NULL when none follows. */
+static const char *rebind_target(const struct pf_state *pf, const struct plan *p, size_t k)
 {
-	struct pf_created c = {};
-	bool creates = false;
-
-	if (!run->opts->state_dir)
-		return 0;
-	if (pf_created_read(run->opts->state_dir, pci, &c) < 0)
-		c = (struct pf_created){};
-	for (size_t i = 0; i < p->n_actions; i++) {
+	for (size_t i = k + 1; i < p->n_actions; i++) {
 		const struct action *a = &p->actions[i];
 
-		if (a->type == ACTION_SET_NUM_VFS)
-			c.num_vfs = a->value;
-		else if (a->type == ACTION_SET_ESWITCH_MODE)
-			c.eswitch_switchdev = a->value == ESWITCH_MODE_SWITCHDEV;
-		else
-			continue;
-		creates = true;
+		if (a->type == ACTION_BIND_VF && a->vf == p->actions[k].vf)
+			return a->str ?: pf->vf_driver;
 	}
-	if (!creates)
+	return NULL;
+}
+
+/* Before a plan runs, the record in the state directory says what it will
+ * have created (VFs, switchdev), which a later reset must know, and which
+ * VFs it takes off their driver and where they go back, which an apply
+ * after this one was killed must know. One that cannot be written stops the
+ * apply before it starts. c is the record as written; its entries for VFs
+ * that are then bound again come off it when the plan is done. */
+static int record_intent(const struct pf_run *run, const struct pf_state *pf, const struct plan *p,
+			 struct pf_created *c)
+{
+	bool write = false;
+	int r;
+
+	if (pf_created_read(run->opts->state_dir, pf->pci, c) < 0)
+		*c = (struct pf_created){};
+	/* a VF bound since is someone else's business now */
+	for (size_t i = c->n_rebind; i > 0; i--) {
+		uint32_t vf = c->rebind[i - 1].vf;
+
+		if (vf >= pf->n_vfs || pf->vfs[vf].attrs.driver) {
+			(void)pf_created_set_rebind(c, vf, NULL);
+			write = true;
+		}
+	}
+	for (size_t i = 0; i < p->n_actions; i++) {
+		const struct action *a = &p->actions[i];
+		const char *to;
+
+		if (a->type == ACTION_SET_NUM_VFS) {
+			c->num_vfs = a->value;
+			c->n_rebind = 0; /* re-created, on the kernel's VF driver */
+		} else if (a->type == ACTION_SET_ESWITCH_MODE)
+			c->eswitch_switchdev = a->value == ESWITCH_MODE_SWITCHDEV;
+		else if (a->type == ACTION_UNBIND_VF && (to = rebind_target(pf, p, i))) {
+			r = pf_created_set_rebind(c, a->vf, to);
+			if (r < 0)
+				return r;
+		} else
+			continue;
+		write = true;
+	}
+	if (!write)
 		return 0;
-	snprintf(c.pci, sizeof(c.pci), "%s", pci);
-	c.when = run_now(run);
-	return pf_created_write(run->opts->state_dir, &c);
+	snprintf(c->pci, sizeof(c->pci), "%s", pf->pci);
+	c->when = run_now(run);
+	return pf_created_write(run->opts->state_dir, c);
 }
 
 /* VFs whose own actions failed: their other actions are skipped, and those
@@ -141,7 +174,18 @@ struct vf_failures {
 	uint32_t *unbound;
 	size_t n_unbound;
 	char **messages;
+	struct pf_created rec; /* the record as record_intent() wrote it */
+	bool rec_changed;      /* VFs came off it since */
 };
+
+/* VF vf is on a driver again: off the record of VFs to bind again. */
+static void vf_rebound(struct vf_failures *f, uint32_t vf)
+{
+	size_t n = f->rec.n_rebind;
+
+	(void)pf_created_set_rebind(&f->rec, vf, NULL);
+	f->rec_changed |= f->rec.n_rebind != n;
+}
 
 static bool vf_listed(const uint32_t *l, size_t n, uint32_t vf)
 {
@@ -176,6 +220,7 @@ static void vf_failures_done(struct vf_failures *f)
 	free(f->vfs);
 	free(f->unbound);
 	strv_free(f->messages);
+	pf_created_done(&f->rec);
 }
 
 /* Binds a VF that an action of this plan left on no driver back on the one
@@ -185,7 +230,8 @@ static void vf_failures_done(struct vf_failures *f)
 static char *put_back(struct pf_run *run, const struct pf_state *pf, uint32_t vf,
 		      const char *failed, struct vf_failures *f)
 {
-	const char *had = vf < pf->n_vfs ? pf->vfs[vf].attrs.driver : NULL;
+	const char *had = vf < pf->n_vfs ? pf->vfs[vf].attrs.driver ?: pf->vfs[vf].unbound_from :
+					   NULL;
 	struct action back = { .type = ACTION_BIND_VF, .vf = vf };
 	const char *to;
 	int r;
@@ -196,8 +242,10 @@ static char *put_back(struct pf_run *run, const struct pf_state *pf, uint32_t vf
 	if (run->opts->on_action)
 		run->opts->on_action(pf, &back, r, run->host->error, run->opts->userdata);
 	(void)vf_list_set(&f->unbound, &f->n_unbound, vf, false);
-	if (r >= 0)
+	if (r >= 0) {
+		vf_rebound(f, vf);
 		return strdup_printf("VF %u is back on %s", vf, to);
+	}
 	return strdup_printf("putting VF %u back on %s failed too: %s", vf, to, strerror(-r));
 }
 
@@ -242,6 +290,8 @@ static int run_action(struct pf_run *run, const struct pf_state *pf, const struc
 		return vf_failed(run, pf, a, r, f);
 	run->res->status.n_actions++;
 	run->res->changed = true;
+	if (a->type == ACTION_BIND_VF)
+		vf_rebound(f, a->vf);
 	if (a->type == ACTION_UNBIND_VF || a->type == ACTION_BIND_VF)
 		return vf_list_set(&f->unbound, &f->n_unbound, a->vf, a->type == ACTION_UNBIND_VF);
 	return 0;
@@ -253,13 +303,19 @@ static int execute_plan(struct pf_run *run, const struct pf_state *pf, const str
 	struct vf_failures f = {};
 	int r;
 
-	r = record_intent(run, pf->pci, p);
-	if (r < 0)
+	r = run->opts->state_dir ? record_intent(run, pf, p, &f.rec) : 0;
+	if (r == -ENOMEM) {
+		vf_failures_done(&f);
+		return r;
+	}
+	if (r < 0) {
+		vf_failures_done(&f);
 		return set_outcome(
 			run->res, PF_STATUS_FAILED,
 			strdup_printf("nothing done: recording what sriov-persist creates "
 				      "in %s failed: %s",
 				      run->opts->state_dir, strerror(-r)));
+	}
 	for (size_t i = 0; r >= 0 && run->res->status.state != PF_STATUS_FAILED && i < p->n_actions;
 	     i++) {
 		const struct action *a = &p->actions[i];
@@ -281,6 +337,18 @@ static int execute_plan(struct pf_run *run, const struct pf_state *pf, const str
 		char *back = put_back(run, pf, f.unbound[0], NULL, &f);
 
 		r = back ? strv_consume(&f.messages, back) : -ENOMEM;
+	}
+	if (r >= 0 && f.rec_changed) {
+		/* a record that only listed VFs to bind again goes with them */
+		r = f.rec.num_vfs == 0 && !f.rec.eswitch_switchdev && f.rec.n_rebind == 0 ?
+			    pf_created_remove(run->opts->state_dir, pf->pci) :
+			    pf_created_write(run->opts->state_dir, &f.rec);
+		if (r < 0)
+			r = strv_consume(
+				&f.messages,
+				strdup_printf("taking the VFs bound again off the record in "
+					      "%s failed: %s",
+					      run->opts->state_dir, strerror(-r)));
 	}
 	if (r >= 0 && f.messages) {
 		_cleanup_free_ char *vfs = strv_join(f.messages, "; ");

@@ -243,18 +243,72 @@ int pf_status_list(const char *dir, char ***ret)
 	return 0;
 }
 
+void pf_created_done(struct pf_created *c)
+{
+	free(c->rebind);
+	*c = (struct pf_created){};
+}
+
+int pf_created_set_rebind(struct pf_created *c, uint32_t vf, const char *driver)
+{
+	struct vf_rebind *m;
+	size_t i;
+
+	if (driver && !vf_driver_name_is_valid(driver))
+		return -EINVAL;
+	for (i = 0; i < c->n_rebind && c->rebind[i].vf != vf; i++)
+		;
+	if (!driver) {
+		if (i < c->n_rebind)
+			c->rebind[i] = c->rebind[--c->n_rebind];
+		return 0;
+	}
+	if (i == c->n_rebind) {
+		m = realloc(c->rebind, sizeof(*m) * (c->n_rebind + 1));
+		if (!m)
+			return -ENOMEM;
+		c->rebind = m;
+		c->n_rebind++;
+	}
+	c->rebind[i].vf = vf;
+	snprintf(c->rebind[i].driver, sizeof(c->rebind[i].driver), "%s", driver);
+	return 0;
+}
+
+static struct json_object *rebind_to_json(const struct pf_created *c)
+{
+	struct json_object *a = json_object_new_array_ext((int)c->n_rebind);
+
+	for (size_t i = 0; a && i < c->n_rebind; i++) {
+		struct json_object *e = json_object_new_object();
+
+		if (!e || json_object_array_add(a, e) < 0) {
+			json_object_put(e);
+			json_object_put(a);
+			return NULL;
+		}
+		json_object_object_add(e, "vf", json_object_new_uint64(c->rebind[i].vf));
+		json_object_object_add(e, "driver", json_object_new_string(c->rebind[i].driver));
+	}
+	return a;
+}
+
 int pf_created_write(const char *dir, const struct pf_created *c)
 {
-	struct json_object *o = json_object_new_object();
+	struct json_object *o = json_object_new_object(), *rebind = NULL;
 	int r;
 
-	if (!o)
+	if (!o || (c->n_rebind > 0 && !(rebind = rebind_to_json(c)))) {
+		json_object_put(o);
 		return -ENOMEM;
+	}
 	json_object_object_add(o, "pci", json_object_new_string(c->pci));
 	json_object_object_add(o, "num_vfs", json_object_new_uint64(c->num_vfs));
 	json_object_object_add(o, "eswitch_switchdev",
 			       json_object_new_boolean(c->eswitch_switchdev));
 	json_object_object_add(o, "when_usec", json_object_new_uint64(c->when));
+	if (rebind)
+		json_object_object_add(o, "rebind", rebind);
 	r = write_json(dir, c->pci, o);
 	json_object_put(o);
 	return r;
@@ -266,6 +320,37 @@ int pf_created_read(const char *dir, const char *pci, struct pf_created *ret)
 	int r = read_text(dir, pci, &text);
 
 	return r < 0 ? r : pf_created_parse(pci, text, ret);
+}
+
+/* [{"vf": 3, "driver": "igbvf"}, ...]: every entry valid, each VF once. */
+static int rebind_from_json(struct json_object *a, struct pf_created *c)
+{
+	size_t n;
+	int r;
+
+	if (!json_object_is_type(a, json_type_array))
+		return -EBADMSG;
+	n = json_object_array_length(a);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(a, i), *vf;
+		const char *driver = get_string(e, "driver");
+		uint64_t idx;
+
+		if (!json_object_is_type(e, json_type_object) ||
+		    !json_object_object_get_ex(e, "vf", &vf) ||
+		    !json_object_is_type(vf, json_type_int) || !driver)
+			return -EBADMSG;
+		idx = json_object_get_uint64(vf);
+		if (json_object_get_int64(vf) < 0 || idx > UINT16_MAX)
+			return -EBADMSG;
+		for (size_t j = 0; j < c->n_rebind; j++)
+			if (c->rebind[j].vf == idx)
+				return -EBADMSG;
+		r = pf_created_set_rebind(c, (uint32_t)idx, driver);
+		if (r < 0)
+			return r == -EINVAL ? -EBADMSG : r;
+	}
+	return 0;
 }
 
 int pf_created_parse(const char *pci, const char *text, struct pf_created *ret)
@@ -283,8 +368,41 @@ int pf_created_parse(const char *pci, const char *text, struct pf_created *ret)
 	c.eswitch_switchdev = json_object_object_get_ex(o, "eswitch_switchdev", &v) &&
 			      json_object_get_boolean(v);
 	c.when = get_u64(o, "when_usec");
+	if (json_object_object_get_ex(o, "rebind", &v)) {
+		r = rebind_from_json(v, &c);
+		if (r < 0) {
+			pf_created_done(&c);
+			return r;
+		}
+	}
 	*ret = c;
 	return 0;
+}
+
+int pf_created_mark_unbound(const char *state_dir, struct pf_state *pf)
+{
+	_cleanup_(pf_created_done) struct pf_created c = {};
+
+	if (!state_dir || pf_created_read(state_dir, pf->pci, &c) < 0)
+		return 0;
+	for (size_t i = 0; i < c.n_rebind; i++) {
+		struct vf_state *vf = c.rebind[i].vf < pf->n_vfs ? &pf->vfs[c.rebind[i].vf] : NULL;
+
+		if (!vf || vf->attrs.driver)
+			continue;
+		if (free_and_strdup(&vf->unbound_from, c.rebind[i].driver) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int host_state_mark_unbound(const char *state_dir, struct host_state *hs)
+{
+	int r = 0;
+
+	for (size_t i = 0; r >= 0 && i < hs->n_pfs; i++)
+		r = pf_created_mark_unbound(state_dir, &hs->pfs[i]);
+	return r;
 }
 
 int pf_created_remove(const char *dir, const char *pci)
@@ -323,8 +441,12 @@ int pf_created_left(const char *state_dir, const struct pf_state *pf, struct pf_
 		return 0;
 	if (r < 0)
 		return r;
-	if (!created_is_left(&c, pf))
+	if (!created_is_left(&c, pf)) {
+		pf_created_done(&c);
 		return 0;
+	}
+	c.rebind = mfree(c.rebind);
+	c.n_rebind = 0;
 	*ret = c;
 	return 1;
 }

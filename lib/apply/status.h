@@ -52,21 +52,43 @@ int pf_status_remove(const char *dir, const char *pci);
 /* PCI addresses that have a record in dir, sorted; empty when none. */
 int pf_status_list(const char *dir, char ***ret);
 
+/* A VF that an apply took off its driver to bind it again (a driver change,
+ * a MAC igb takes only at bind), and the driver it goes back on. */
+struct vf_rebind {
+	uint32_t vf;
+	char driver[64];
+};
+
 /* What sriov-persist itself created on a PF, so that it never resets a PF
- * it did not configure. */
+ * it did not configure; and the VFs it took off their driver, so that an
+ * apply killed before binding them again never leaves one on no driver. */
 struct pf_created {
 	char pci[PCI_ADDR_MAX];
 	uint32_t num_vfs;	/* VFs created by us, 0 = none */
 	bool eswitch_switchdev; /* we switched the eswitch to switchdev */
 	usec_t when;
+	struct vf_rebind *rebind; /* n_rebind, each VF at most once */
+	size_t n_rebind;
 };
+void pf_created_done(struct pf_created *c);
+/* Puts VF vf on record as going back on driver, or off the record when
+ * driver is NULL. -ENOMEM, -EINVAL for a driver that is no module name. */
+int pf_created_set_rebind(struct pf_created *c, uint32_t vf, const char *driver);
 int pf_created_write(const char *dir, const struct pf_created *c);
+/* -ENOENT when there is none, -EBADMSG when it is not a record. */
 int pf_created_read(const char *dir, const char *pci, struct pf_created *ret);
 int pf_created_parse(const char *pci, const char *text, struct pf_created *ret);
 int pf_created_remove(const char *dir, const char *pci);
+/* Sets unbound_from on each VF of pf that has no driver and that the record
+ * in state_dir says an apply took off one. No record, or one that cannot be
+ * read, marks nothing: the VF is then left as it is. 0 or -ENOMEM. */
+int pf_created_mark_unbound(const char *state_dir, struct pf_state *pf);
+/* The same for every PF of hs. */
+int host_state_mark_unbound(const char *state_dir, struct host_state *hs);
 /* What sriov-persist created on pf, from the record in state_dir, while pf is
  * still as it was left (the VF count, or the eswitch in switchdev): 1 and ret
- * filled in, 0 when nothing of ours is there, or a negative errno. */
+ * filled in (without rebind entries), 0 when nothing of ours is there, or a
+ * negative errno. */
 int pf_created_left(const char *state_dir, const struct pf_state *pf, struct pf_created *ret);
 /* "16 VFs left from a removed layout"; caller frees. */
 char *pf_created_describe(const struct pf_created *c);

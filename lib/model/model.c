@@ -22,6 +22,7 @@ void vf_state_done(struct vf_state *vf)
 	if (!vf)
 		return;
 	vf->name = mfree(vf->name);
+	vf->unbound_from = mfree(vf->unbound_from);
 	vf_attrs_done(&vf->attrs);
 }
 
@@ -69,8 +70,13 @@ static int vf_state_copy(const struct vf_state *src, struct vf_state *ret)
 
 	if (!strdup_null(src->name, &c.name))
 		return -ENOMEM;
+	if (!strdup_null(src->unbound_from, &c.unbound_from)) {
+		free(c.name);
+		return -ENOMEM;
+	}
 	if (vf_attrs_copy_all(&c.attrs, &src->attrs) < 0) {
 		free(c.name);
+		free(c.unbound_from);
 		return -ENOMEM;
 	}
 	*ret = c;

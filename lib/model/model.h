@@ -34,6 +34,10 @@ struct vf_state {
 	char *name; /* netdev name; NULL when it has none (vfio-pci, unbound) */
 	/* driver NULL: unbound; mtu 0: no netdev; rdma: an RDMA device exists */
 	struct vf_attrs attrs;
+	/* unbound: the driver an apply of ours took it off and did not bind it
+	 * to again (it was killed), from the record in the state directory
+	 * (pf_created_mark_unbound()); NULL otherwise. Never in a snapshot. */
+	char *unbound_from;
 };
 
 /* One PF (an SR-IOV capable PCI function) as the host has it. */

@@ -264,6 +264,11 @@ static bool name_is_valid(const char *s, const char *extra)
 	return true;
 }
 
+bool vf_driver_name_is_valid(const char *s)
+{
+	return name_is_valid(s, "_-");
+}
+
 static int parse_string(struct vf_attrs *a, const struct key_info *i, const char *v)
 {
 	char *s = NULL;
@@ -338,7 +343,7 @@ int vf_attrs_parse(struct vf_attrs *a, enum vf_key k, const char *v, const char 
 	*ret_why = i->why;
 	switch (i->kind) {
 	case KIND_DRIVER:
-		if (!streq(v, "default") && !name_is_valid(v, "_-"))
+		if (!streq(v, "default") && !vf_driver_name_is_valid(v))
 			return -EINVAL;
 		return parse_string(a, i, v);
 	case KIND_NAME:

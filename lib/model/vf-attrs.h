@@ -96,6 +96,8 @@ const char *vf_key_to_ip_name(enum vf_key k) _pure_;
  * ifla_vf_rate). Bits (1u << enum vf_key). */
 uint32_t vf_key_group(enum vf_key k) _pure_;
 
+/* A module name as Driver= takes it: 1 to 63 letters, digits, '_' or '-'. */
+bool vf_driver_name_is_valid(const char *s) _pure_;
 /* Parses value into key k of a: 0, -ENOMEM, or -EINVAL with *ret_why set
  * to a static text saying what the value must be. MACAddress= takes a
  * literal unicast address here; "stable" is the layout's business. */

@@ -308,7 +308,8 @@ static int plan_count_eswitch(struct plan_ctx *c)
 }
 
 /* The state of VF i after step 4; *ret_driver is the driver it had before
- * an unbind of step 4 (the one "left as it is"). Strings are borrowed. */
+ * an unbind of step 4 or of an apply that was killed before it bound the VF
+ * again (the one "left as it is"). Strings are borrowed. */
 static bool predict_vf(const struct plan_ctx *c, uint32_t i, struct vf_state *ret,
 		       const char **ret_driver)
 {
@@ -323,7 +324,7 @@ static bool predict_vf(const struct plan_ctx *c, uint32_t i, struct vf_state *re
 		ret->attrs.mtu = vf_driver_has_netdev(drv) ? KERNEL_DEFAULT_MTU : 0;
 	} else
 		*ret = c->pf->vfs[i];
-	*ret_driver = ret->attrs.driver;
+	*ret_driver = ret->attrs.driver ?: ret->unbound_from;
 	if (c->unbound)
 		ret->attrs.driver = NULL;
 	return fresh;

@@ -21,7 +21,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)pf_status_state_to_string(st.state);
 		pf_status_done(&st);
 	}
-	(void)pf_created_parse("0000:3b:00.0", text, &c);
+	if (pf_created_parse("0000:3b:00.0", text, &c) >= 0) {
+		for (size_t i = 0; i < c.n_rebind; i++)
+			if (!vf_driver_name_is_valid(c.rebind[i].driver))
+				abort();
+		pf_created_done(&c);
+	}
 	if (reboot_record_parse(text, &rr) >= 0) {
 		for (size_t i = 0; i < rr.n_reasons; i++)
 			if (!reboot_record_has(&rr, rr.reasons[i].pci, rr.reasons[i].text))

@@ -275,6 +275,90 @@ def test_crash_after_every_operation(make_host):
         remove_layout_and_reset(h, "50-e810.conf", pci, 4, what=k)
 
 
+# the layout of the igb VM tests: igb takes a VF's MAC only when igbvf binds after it is set, so
+# VFs 0 and 2 are unbound, set and bound again, and VF 1 goes to vfio-pci
+IGB = """[Match]
+PCIAddress={pci}
+
+[PhysicalFunction]
+VirtualFunctions=3
+
+[VirtualFunction 0]
+MACAddress=02:00:00:00:01:00
+VLANId=100
+QualityOfService=2
+Trust=yes
+MACSpoofCheck=no
+
+[VirtualFunction 1]
+Driver=vfio-pci
+MACAddress=02:00:00:00:01:01
+
+[VirtualFunction 2]
+MACAddress=02:00:00:00:01:02
+VLANId=200
+"""
+
+
+def vf_drivers(h, pci):
+    return [v.get("driver") for v in h.pf(pci)["vfs"]]
+
+
+def igb_host(make_host):
+    """The igb host, booted with the IOMMU on as the VM is."""
+    h = make_host("igb-82576.json")
+    s = h.state()
+    s["iommu"] = True
+    h.save(s)
+    return h, h.pfs_by_driver("igb")[0]["pci"]
+
+
+def test_crash_between_unbind_and_bind(make_host):
+    """An apply killed after it took a VF off igbvf and before it bound it again: the VF is not
+    left on no driver as if that were its layout, by the next apply or by a look at the plan."""
+    h, pci = igb_host(make_host)
+    h.layout("50-igb.conf", IGB.format(pci=pci))
+    r = h.run("plan", "--json", pci)
+    actions = [a["action"] for a in json.loads(r.stdout)["pfs"][0]["actions"]]
+    crashes = [k + 1 for k, a in enumerate(actions) if a == "unbind_vf"]
+    assert len(crashes) == 3, actions
+    for k in crashes:
+        h, pci = igb_host(make_host)
+        h.layout("50-igb.conf", IGB.format(pci=pci))
+        h.add_fault(op="any", crash_after=k)
+        r = h.run("apply")
+        assert r.returncode == -9, (k, r.returncode, r.stdout, r.stderr)
+        assert None in vf_drivers(h, pci), (k, vf_drivers(h, pci))
+        # the record says where the VF goes back: the plan binds it
+        assert ("bind_vf", vf_drivers(h, pci).index(None)) in plan_actions(h, pci), k
+        r = h.run("apply")
+        assert r.returncode == 0, (k, r.stdout + r.stderr)
+        assert vf_drivers(h, pci) == ["igbvf", "vfio-pci", "igbvf"], k
+        assert h.run("plan").returncode == 0, k
+        # nothing is left on record to bind once every VF is bound
+        assert not created(h, pci).get("rebind"), (k, created(h, pci))
+
+
+def test_daemon_binds_what_a_killed_apply_left_unbound(make_host, start_daemon):
+    """The daemon (repair mode) that starts after an apply was killed between unbind and bind
+    binds the VF on no driver where the record says."""
+    h, pci = igb_host(make_host)
+    h.layout("50-igb.conf", IGB.format(pci=pci))
+    h.main.write_text("[Disruption]\nPolicy=immediate\n[Drift]\nMode=repair\n")
+    r = h.run("plan", "--json", pci)
+    actions = [a["action"] for a in json.loads(r.stdout)["pfs"][0]["actions"]]
+    h.add_fault(op="any", crash_after=actions.index("unbind_vf") + 1)
+    assert h.run("apply").returncode == -9
+    assert vf_drivers(h, pci)[0] is None
+    d = start_daemon(h)
+    deadline = time.monotonic() + 20
+    while vf_drivers(h, pci) != ["igbvf", "vfio-pci", "igbvf"] and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert vf_drivers(h, pci) == ["igbvf", "vfio-pci", "igbvf"], d.log_text()
+    assert h.run("plan", pci).returncode == 0
+    assert not created(h, pci).get("rebind"), created(h, pci)
+
+
 # --- appliers racing on one PF -------------------------------------------------------------------
 
 def helper(h, verb, pci):

@@ -573,6 +573,24 @@ static void test_igb_converges(void **state)
 	env_done(&e);
 }
 
+/* A VF on no driver is left so unless an apply of ours took it off one and
+ * was killed before binding it again: then it goes back. */
+static void test_killed_between_unbind_and_bind(void **state)
+{
+	struct env e;
+
+	env_init(&e, "igb", 7, 2, "igb igbvf");
+	want(&e, true, 2);
+	vf_mac(&e, 0, "02:00:00:00:00:10");
+	e.pf.vfs[0].attrs.driver = mfree(e.pf.vfs[0].attrs.driver);
+	expect_plan(&e, "VF 0: mac 02:00:00:00:00:10", "L");
+
+	e.pf.vfs[0].unbound_from = strdup("igbvf");
+	assert_non_null(e.pf.vfs[0].unbound_from);
+	expect_plan(&e, "VF 0: mac 02:00:00:00:00:10; VF 0: bind igbvf", "LL");
+	env_done(&e);
+}
+
 static void test_bnxt_converges(void **state)
 {
 	struct env e;
@@ -977,6 +995,7 @@ int main(void)
 		cmocka_unit_test(test_i40e_converges),
 		cmocka_unit_test(test_mlx5_switchdev_converges),
 		cmocka_unit_test(test_igb_converges),
+		cmocka_unit_test(test_killed_between_unbind_and_bind),
 		cmocka_unit_test(test_bnxt_converges),
 		cmocka_unit_test(test_ice_switchdev_order),
 		cmocka_unit_test(test_mlx5_switchdev_order),

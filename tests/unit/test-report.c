@@ -432,6 +432,61 @@ static void test_vfio_without_iommu(void **state)
 	assert_int_equal(len(pf, "actions"), 0);
 }
 
+/* The record of VFs an apply took off their driver: written and read back,
+ * strict about what it reads, and marking only VFs that are on no driver. */
+static void test_rebind_record(void **state)
+{
+	struct env *e = *state;
+	struct pf_created c = {}, back = {};
+	struct pf_state *pf;
+
+	snprintf(c.pci, sizeof(c.pci), "%s", ICE_PF);
+	c.num_vfs = 2;
+	assert_int_equal(pf_created_set_rebind(&c, 0, "iavf"), 0);
+	assert_int_equal(pf_created_set_rebind(&c, 1, "vfio-pci"), 0);
+	assert_int_equal(pf_created_set_rebind(&c, 1, "iavf"), 0);
+	assert_int_equal(pf_created_set_rebind(&c, 2, "no/module"), -EINVAL);
+	assert_int_equal(c.n_rebind, 2);
+	assert_int_equal(pf_created_write(e->runtime, &c), 0);
+	assert_int_equal(pf_created_read(e->runtime, ICE_PF, &back), 0);
+	assert_int_equal(back.num_vfs, 2);
+	assert_int_equal(back.n_rebind, 2);
+	assert_int_equal(back.rebind[1].vf, 1);
+	assert_string_equal(back.rebind[1].driver, "iavf");
+	pf_created_done(&back);
+
+	env_load(e, FIXTURES "mixed.json", NULL, NULL);
+	pf = host_state_find_pf(e->hs, ICE_PF);
+	pf->vfs[1].attrs.driver = mfree(pf->vfs[1].attrs.driver);
+	assert_int_equal(pf_created_mark_unbound(e->runtime, pf), 0);
+	assert_null(pf->vfs[0].unbound_from);
+	assert_string_equal(pf->vfs[1].unbound_from, "iavf");
+
+	/* what a reset or an unconfigured PF reads carries none of it */
+	assert_int_equal(pf_created_set_rebind(&c, 0, NULL), 0);
+	assert_int_equal(c.n_rebind, 1);
+	pf->num_vfs = 2;
+	assert_int_equal(pf_created_left(e->runtime, pf, &back), 1);
+	assert_int_equal(back.n_rebind, 0);
+	assert_null(back.rebind);
+	pf_created_done(&c);
+
+	static const char *const bad[] = {
+		"{\"rebind\": {}}",
+		"{\"rebind\": [1]}",
+		"{\"rebind\": [{\"vf\": 0}]}",
+		"{\"rebind\": [{\"vf\": -1, \"driver\": \"iavf\"}]}",
+		"{\"rebind\": [{\"vf\": 65536, \"driver\": \"iavf\"}]}",
+		"{\"rebind\": [{\"vf\": \"0\", \"driver\": \"iavf\"}]}",
+		"{\"rebind\": [{\"vf\": 0, \"driver\": \"../iavf\"}]}",
+		"{\"rebind\": [{\"vf\": 0, \"driver\": \"\"}]}",
+		"{\"rebind\": [{\"vf\": 0, \"driver\": \"iavf\"}, "
+		"{\"vf\": 0, \"driver\": \"vfio-pci\"}]}",
+	};
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+		assert_int_equal(pf_created_parse(ICE_PF, bad[i], &back), -EBADMSG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -442,6 +497,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_status_applied_and_held, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_status_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vfio_without_iommu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rebind_record, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,9 @@ on a real kernel with real udev and systemd.
   never leaves 3; the daemon reloads once. Removed for good, the VFs stay until sriovctl reset.
 - sriovctl apply killed (SIGKILL) at a random point of a VF creation five times in a row: no
   lock left held, what was created on record, the layout back after a reboot.
+- sriov-persistd killed mid-repair at random points, and once between taking VF 0 off igbvf
+  and binding it again: each restart puts the layout back, VF 0 on igbvf with its MAC, and so
+  does a reboot.
 """
 
 import json
@@ -197,3 +200,62 @@ def test_apply_killed_mid_creation_then_reboot(vm, product, steps):
     assert igb_pfs(vm) == {pci: ifname}
     assert_layout(vm, pci, ifname)
     assert record(vm, pci)["state"] == "applied"
+
+
+def restarted_and_repaired(vm, steps, pci, label):
+    numvfs = f"/sys/bus/pci/devices/{pci}/sriov_numvfs"
+    with steps(f"{label}: restarted and repaired"):
+        wait_for(vm, f"{label}: the daemon back",
+                 lambda: vm.run("systemctl is-active -q sriov-persistd.service")[0] == 0, 60)
+        wait_for(vm, f"{label}: the layout repaired",
+                 lambda: vm.check(f"cat {numvfs}").strip() == "3" and
+                 (record(vm, pci) or {}).get("state") == "applied", 90)
+
+
+# stops the daemon the moment VF 0, re-created and probed, is taken off igbvf, and says whether
+# it is still on no driver once stopped (HIT) or was bound again first (MISSED)
+STOP_BETWEEN_UNBIND_AND_BIND = """
+vf=/sys/bus/pci/devices/{vf0}
+pid=$(systemctl show -p MainPID --value sriov-persistd)
+echo 0 > {numvfs}
+timeout 60 sh -c "until [ -e $vf/driver ]; do sleep 0.005; done
+                  until [ ! -e $vf/driver ]; do sleep 0.002; done" || echo TIMEOUT
+kill -STOP $pid
+sleep 0.5
+if [ -e $vf/driver ]; then echo MISSED; else echo HIT; fi
+systemctl kill -s KILL sriov-persistd
+"""
+
+
+def test_daemon_killed_mid_repair_then_reboot(vm, product, steps):
+    pci, ifname = boot(vm, product, daemon=True)
+    numvfs = f"/sys/bus/pci/devices/{pci}/sriov_numvfs"
+    vf0 = vm.check(f"basename $(readlink /sys/bus/pci/devices/{pci}/virtfn0)").strip()
+    seed = time.time_ns()
+    for i, delay in enumerate(kill_points(seed)):
+        label = f"round {i + 1}, killed after {delay}s (seed {seed})"
+        vm.wait_until("systemctl is-active -q sriov-persistd.service", 60)
+        # drift: the VFs go; the daemon repairs it and is killed doing so (the whole unit,
+        # write helpers too, as systemd does on a watchdog timeout)
+        vm.check(f"echo 0 > {numvfs}; sleep {delay}; systemctl kill -s KILL sriov-persistd")
+        restarted_and_repaired(vm, steps, pci, label)
+        assert_layout(vm, pci, ifname)
+    # the window that random points rarely hit: VF 0 off igbvf, its MAC not yet set or the VF
+    # not yet bound again; the restarted daemon must not take "no driver" for VF 0's layout
+    hits = 0
+    for attempt in range(5):
+        vm.wait_until("systemctl is-active -q sriov-persistd.service", 60)
+        out = vm.check(STOP_BETWEEN_UNBIND_AND_BIND.format(vf0=vf0, numvfs=numvfs))
+        assert "TIMEOUT" not in out, out
+        restarted_and_repaired(vm, steps, pci, f"between unbind and bind, attempt {attempt + 1}")
+        assert_layout(vm, pci, ifname)
+        if "HIT" in out:
+            hits += 1
+            break
+    assert hits == 1, "the daemon was never stopped between unbind and bind of VF 0"
+    with steps("reboot after the killed repairs"):
+        vm.reboot()
+        wait_for_boot_gate(vm)
+        vm.wait_until("systemctl is-active -q sriov-persistd.service", 60)
+    assert igb_pfs(vm) == {pci: ifname}
+    assert_layout(vm, pci, ifname)
