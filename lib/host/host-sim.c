@@ -343,17 +343,20 @@ static int sim_run(struct sim *s, const struct sim_request *rq)
 	if (r < 0)
 		return r;
 	s->n_done++;
-	f = rq->a->type == ACTION_SET_NUM_VFS && rq->a->value > 0 ?
-		    sim_faults_fire(&t.faults, SIM_FAULT_NETDEVS, rq->a->type, rq->pf,
-				    vf_pci[0] ? vf_pci : NULL) :
-		    NULL;
-	if (f)
-		return netdevs_late(s, &t, rq, f);
 	f = crash_due(s, &t, rq, vf_pci[0] ? vf_pci : NULL);
 	crash = f != NULL;
 	if (crash)
 		sim_faults_remove(&t.faults, f);
-	r = txn_write(s, &t);
+	f = rq->a->type == ACTION_SET_NUM_VFS && rq->a->value > 0 ?
+		    sim_faults_fire(&t.faults, SIM_FAULT_NETDEVS, rq->a->type, rq->pf,
+				    vf_pci[0] ? vf_pci : NULL) :
+		    NULL;
+	if (f && !crash)
+		return netdevs_late(s, &t, rq, f);
+	/* a crash as the VFs were probed: the netdevs the fault lets appear */
+	r = f ? set_netdevs(t.state, rq->pf, f->netdevs, false) : 0;
+	if (r >= 0)
+		r = txn_write(s, &t);
 	if (r < 0)
 		return r;
 	if (crash)

@@ -150,6 +150,40 @@ static void test_fault_hang_unlocked(void **state)
 	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* A crash right after a VF creation whose netdevs come late: the process
+ * dies there, with the VFs made and only the netdevs the fault lets appear. */
+static void test_fault_crash_with_late_netdevs(void **state)
+{
+	struct env *e = *state;
+	struct host_state *hs;
+	pid_t pid;
+	int status;
+
+	env_load(e, "e810.json",
+		 "[ { \"op\": \"set_num_vfs\", \"netdevs\": 1 }, "
+		 "{ \"op\": \"any\", \"crash_after\": 1 } ]");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct host *h = NULL;
+
+		if (host_sim_open(e->path, &h) < 0)
+			_exit(10);
+		op_set_num_vfs(h, E810_PF0, 3, T);
+		_exit(11);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (WIFEXITED(status))
+		fail_msg("the child exited with %d", WEXITSTATUS(status));
+	assert_int_equal(WTERMSIG(status), SIGKILL);
+	hs = env_read(e);
+	assert_int_equal(hs->pfs[0].num_vfs, 3);
+	assert_non_null(hs->pfs[0].vfs[0].name);
+	assert_null(hs->pfs[0].vfs[1].name);
+	assert_null(hs->pfs[0].vfs[2].name);
+	host_state_free(hs);
+}
+
 static void test_fault_crash(void **state)
 {
 	struct env *e = *state;
@@ -310,10 +344,15 @@ static void test_concurrent_writers(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ENV_TEST(test_faults_errno),	    ENV_TEST(test_faults_alias_and_any),
-		ENV_TEST(test_faults_invalid),	    ENV_TEST(test_fault_hang),
-		ENV_TEST(test_fault_hang_unlocked), ENV_TEST(test_fault_crash),
-		ENV_TEST(test_two_processes),	    ENV_TEST(test_concurrent_writers),
+		ENV_TEST(test_faults_errno),
+		ENV_TEST(test_faults_alias_and_any),
+		ENV_TEST(test_faults_invalid),
+		ENV_TEST(test_fault_hang),
+		ENV_TEST(test_fault_hang_unlocked),
+		ENV_TEST(test_fault_crash),
+		ENV_TEST(test_fault_crash_with_late_netdevs),
+		ENV_TEST(test_two_processes),
+		ENV_TEST(test_concurrent_writers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
