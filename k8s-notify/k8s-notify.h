@@ -29,6 +29,7 @@ struct k8s_ctx {
 	char **args;	  /* operands after the verb */
 	int n_args;
 	struct json_object *result; /* the verb adds its fields */
+	bool quiet;		    /* no progress lines (k8s_log) on stderr */
 };
 
 int verb_cordon(struct k8s_ctx *x);

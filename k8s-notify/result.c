@@ -36,6 +36,8 @@ void k8s_log(struct k8s_ctx *x, const char *fmt, ...)
 {
 	va_list ap;
 
+	if (x->quiet)
+		return;
 	fprintf(stderr, "k8s-notify: %s: ", strna(x->node));
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

@@ -196,7 +196,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	_cleanup_free_ char *text = fuzz_text(data, size);
 	_cleanup_free_ char **parts = NULL;
 	struct script s = { .now = 1000 * USEC_PER_SEC, .rnd = 2463534242u };
-	struct k8s_ctx x = { .lease_duration = 3600, .node = (char *)"worker-1" };
+	struct k8s_ctx x = { .lease_duration = 3600, .node = (char *)"worker-1", .quiet = true };
 	char *arg_buf[2] = {}, *conf;
 	struct diag_list diags = {};
 	size_t n;
