@@ -4,7 +4,8 @@
 /* Internal to the Linux backend: host-linux.c (the ops table, reading a whole
  * host), host-linux-sysfs.c (reading PCI functions), host-linux-write.c
  * (sriov_numvfs, driver binding, waiting through udev), host-linux-netlink.c
- * (rtnetlink links and VF attributes, devlink eswitch), host-linux-kmod.c
+ * (rtnetlink links and VF attributes, devlink eswitch, ethtool
+ * hw-tc-offload), host-linux-kmod.c
  * (modules). */
 
 #include <libudev.h>
@@ -23,6 +24,7 @@ struct host_linux {
 	struct nl_sock *rtnl; /* connected on first use */
 	struct nl_sock *genl;
 	int devlink_family; /* 0 = not resolved yet, < 0 = not available */
+	int ethtool_family; /* the same */
 	struct kmod_ctx *kmod;
 	struct udev *udev;
 };
@@ -96,6 +98,13 @@ int hl_set_vf_mtu(struct host_linux *hl, const char *pf, uint32_t vf, uint32_t m
 /* devlink: -EOPNOTSUPP when the device has no eswitch. */
 int hl_get_eswitch_mode(struct host_linux *hl, const char *pci, enum eswitch_mode *ret);
 int hl_set_eswitch_mode(struct host_linux *hl, const char *pf, enum eswitch_mode m);
+/* ethtool: hw-tc-offload of a netdev, and whether it can be changed (a
+ * kernel without ethtool netlink: off and fixed). Set: read back, -EIO with
+ * h->error when the driver kept the other value. */
+int hl_get_hw_tc_offload_ifindex(struct host_linux *hl, int ifindex, bool *ret_on,
+				 bool *ret_changeable);
+int hl_set_hw_tc_offload_ifindex(struct host_linux *hl, int ifindex, bool on);
+int hl_set_hw_tc_offload(struct host_linux *hl, const char *pf, bool on);
 
 /* --- host-linux-kmod.c --- */
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 /* The netlink side of the Linux backend: links and VF attributes over
- * rtnetlink, eswitch modes over devlink (generic netlink). Each socket is
+ * rtnetlink, eswitch modes over devlink and hw-tc-offload over ethtool
+ * (generic netlink). Each socket is
  * connected on first use. Messages are built and decoded in vf-netlink.c;
  * here they are sent, every one with NLM_F_ACK, and the kernel's answer
  * becomes 0 or -errno plus its extended ACK text in h->error. A PF is
@@ -9,6 +10,7 @@
  * and never sent (names change under udev renames). */
 
 #include <linux/devlink.h>
+#include <linux/ethtool_netlink.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <netlink/genl/ctrl.h>
@@ -17,6 +19,7 @@
 #include <netlink/socket.h>
 #include <sys/socket.h>
 
+#include "ethtool-features.h"
 #include "host-linux-internal.h"
 #include "vf-netlink.h"
 
@@ -178,8 +181,10 @@ static int parse_link_reply(const struct nlmsghdr *nlh, void *userdata)
 int hl_read_pf_netlink(struct host_linux *hl, struct pf_state *pf)
 {
 	_cleanup_nlmsg_ struct nl_msg *m = NULL;
+	bool changeable = false;
 	int ifindex, r;
 
+	pf->hw_tc_offload_fixed = true; /* until the netdev says otherwise */
 	if (!pf->name)
 		return 0;
 	r = hl_ifindex(hl, pf->name, &ifindex);
@@ -191,6 +196,10 @@ int hl_read_pf_netlink(struct host_linux *hl, struct pf_state *pf)
 	r = rtnl_request(hl, m, parse_link_reply, pf);
 	if (r == -EBADMSG)
 		host_set_error(&hl->host, "%s: malformed RTM_NEWLINK", pf->name);
+	if (r < 0)
+		return r;
+	r = hl_get_hw_tc_offload_ifindex(hl, ifindex, &pf->hw_tc_offload, &changeable);
+	pf->hw_tc_offload_fixed = !changeable;
 	return r;
 }
 
@@ -333,11 +342,13 @@ static int devlink_handle(const char *dev, char bus[static 32], char name[static
 	return 0;
 }
 
-static int devlink_family(struct host_linux *hl, int *ret)
+/* The id of generic netlink family name, resolved once into *cache (0: not
+ * yet, < 0: the kernel has no such family, -EOPNOTSUPP then). */
+static int genl_family(struct host_linux *hl, const char *name, int *cache, int *ret)
 {
 	int r;
 
-	if (hl->devlink_family < 0)
+	if (*cache < 0)
 		return -EOPNOTSUPP;
 	if (!hl->genl) {
 		r = socket_open(NETLINK_GENERIC, &hl->genl);
@@ -347,22 +358,27 @@ static int devlink_family(struct host_linux *hl, int *ret)
 			return r;
 		}
 	}
-	if (hl->devlink_family == 0) {
-		r = genl_ctrl_resolve(hl->genl, DEVLINK_GENL_NAME);
+	if (*cache == 0) {
+		r = genl_ctrl_resolve(hl->genl, name);
 		if (r == -NLE_OBJ_NOTFOUND) {
-			hl->devlink_family = -1;
+			*cache = -1;
 			return -EOPNOTSUPP;
 		}
 		if (r < 0) {
 			nl_socket_free(hl->genl);
 			hl->genl = NULL;
-			host_set_error(&hl->host, "resolving devlink: %s", nl_geterror(r));
+			host_set_error(&hl->host, "resolving %s: %s", name, nl_geterror(r));
 			return vf_netlink_errno(r);
 		}
-		hl->devlink_family = r;
+		*cache = r;
 	}
-	*ret = hl->devlink_family;
+	*ret = *cache;
 	return 0;
+}
+
+static int devlink_family(struct host_linux *hl, int *ret)
+{
+	return genl_family(hl, DEVLINK_GENL_NAME, &hl->devlink_family, ret);
 }
 
 static const uint16_t eswitch_modes[_ESWITCH_MODE_MAX] = {
@@ -453,4 +469,94 @@ int hl_set_eswitch_mode(struct host_linux *hl, const char *pf, enum eswitch_mode
 		return -EOPNOTSUPP;
 	}
 	return r;
+}
+
+/* --- ethtool features --- */
+
+struct feature_reply {
+	const char *name;
+	struct ethtool_feature f;
+};
+
+static int parse_feature_reply(const struct nlmsghdr *nlh, void *userdata)
+{
+	struct feature_reply *fr = userdata;
+
+	return ethtool_parse_feature(nlh, fr->name, &fr->f);
+}
+
+static int get_feature(struct host_linux *hl, int family, int ifindex, const char *name,
+		       struct ethtool_feature *ret)
+{
+	_cleanup_nlmsg_ struct nl_msg *m = NULL;
+	struct feature_reply fr = { .name = name };
+	int r;
+
+	r = ethtool_build_features_get(family, ifindex, &m);
+	if (r < 0)
+		return r;
+	r = transact(hl, &hl->genl, m, parse_feature_reply, &fr);
+	if (r == -EBADMSG)
+		host_set_error(&hl->host, "malformed ETHTOOL_MSG_FEATURES_GET reply");
+	if (r < 0)
+		return r;
+	*ret = fr.f;
+	return 0;
+}
+
+int hl_get_hw_tc_offload_ifindex(struct host_linux *hl, int ifindex, bool *ret_on,
+				 bool *ret_changeable)
+{
+	struct ethtool_feature f;
+	int family, r;
+
+	r = genl_family(hl, ETHTOOL_GENL_NAME, &hl->ethtool_family, &family);
+	if (r == -EOPNOTSUPP) {
+		/* a kernel before 5.6: the feature is not ours to read or set */
+		*ret_on = *ret_changeable = false;
+		return 0;
+	}
+	if (r >= 0)
+		r = get_feature(hl, family, ifindex, ETHTOOL_FEATURE_HW_TC, &f);
+	if (r < 0)
+		return r;
+	*ret_on = f.active;
+	*ret_changeable = f.changeable;
+	return 0;
+}
+
+int hl_set_hw_tc_offload_ifindex(struct host_linux *hl, int ifindex, bool on)
+{
+	_cleanup_nlmsg_ struct nl_msg *m = NULL;
+	struct ethtool_feature f;
+	int family, r;
+
+	r = genl_family(hl, ETHTOOL_GENL_NAME, &hl->ethtool_family, &family);
+	if (r == -EOPNOTSUPP)
+		host_set_error(&hl->host, "the kernel has no ethtool netlink family");
+	if (r >= 0)
+		r = ethtool_build_feature_set(family, ifindex, ETHTOOL_FEATURE_HW_TC, on, &m);
+	if (r >= 0)
+		r = transact(hl, &hl->genl, m, NULL, NULL);
+	if (r >= 0)
+		r = get_feature(hl, family, ifindex, ETHTOOL_FEATURE_HW_TC, &f);
+	if (r < 0)
+		return r;
+	/* the driver may keep a feature off that another one depends on */
+	if (f.active != on) {
+		host_set_error(&hl->host, "hw-tc-offload is still %s after setting it",
+			       f.active ? "on" : "off");
+		return -EIO;
+	}
+	return 0;
+}
+
+int hl_set_hw_tc_offload(struct host_linux *hl, const char *pf, bool on)
+{
+	int ifindex, r;
+
+	r = pf_ifindex(hl, pf, &ifindex);
+	if (r < 0)
+		return r;
+	return hl_set_hw_tc_offload_ifindex(hl, ifindex, on);
 }

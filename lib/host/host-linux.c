@@ -237,7 +237,7 @@ static int linux_run(struct host *h, const char *pf, const struct action *a, use
 	case ACTION_SET_ESWITCH_MODE:
 		return hl_set_eswitch_mode(hl, pf, (enum eswitch_mode)a->value);
 	case ACTION_SET_HW_TC_OFFLOAD:
-		return not_supported(h, "hw-tc-offload");
+		return hl_set_hw_tc_offload(hl, pf, a->value != 0);
 	case ACTION_UNBIND_VF:
 		return hl_unbind_vf(hl, pf, a->vf, timeout);
 	case ACTION_SET_VF:

@@ -253,7 +253,13 @@ static int k_set_hw_tc_offload(struct host *h, struct host_state *s, const struc
 
 	if (!pf)
 		return -ENODEV;
-	/* an ethtool feature: accepted in legacy mode too, where it does nothing */
+	/* an ethtool feature: accepted in legacy mode too, where it does nothing;
+	 * one the netdev cannot change stays as it is, and the read back says so */
+	if (pf->hw_tc_offload_fixed && pf->hw_tc_offload != (rq->a->value != 0)) {
+		host_set_error(h, "hw-tc-offload is still %s after setting it",
+			       pf->hw_tc_offload ? "on" : "off");
+		return -EIO;
+	}
 	pf->hw_tc_offload = rq->a->value != 0;
 	return 0;
 }

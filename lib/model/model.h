@@ -60,6 +60,10 @@ struct pf_state {
 	bool has_eswitch; /* snapshot "eswitch_mode" non-null: the driver has devlink eswitch */
 	enum eswitch_mode eswitch_mode;
 	bool hw_tc_offload; /* snapshot "hw_tc_offload", optional, default false */
+	/* the netdev cannot change hw-tc-offload (not in its ethtool hw
+	 * features, or no netdev); snapshot "hw_tc_offload_fixed", optional,
+	 * default false */
+	bool hw_tc_offload_fixed;
 	enum link_type link_type;
 	/* ConnectX VPI: link type the firmware will use after the next reboot;
 	 * snapshot "firmware_link_type", optional, = link_type when absent */

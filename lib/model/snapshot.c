@@ -65,6 +65,8 @@ static const struct field pf_fields[] = {
 	FIELD("permanent_mac", mac, struct pf_state, permanent_mac, 0, 0),
 	FIELD("eswitch_mode", eswitch, struct pf_state, eswitch_mode, 0, 0, .nullable = true),
 	FIELD("hw_tc_offload", bool, struct pf_state, hw_tc_offload, 0, 0, .optional = true),
+	FIELD("hw_tc_offload_fixed", bool, struct pf_state, hw_tc_offload_fixed, 0, 0,
+	      .optional = true),
 	FIELD("link_type", link_type, struct pf_state, link_type, 0, 0),
 	FIELD("firmware_link_type", link_type, struct pf_state, firmware_link_type, 0, 0,
 	      .optional = true),

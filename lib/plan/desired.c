@@ -409,6 +409,14 @@ static int check_pf_settings(struct ctx *c)
 	    mode != ESWITCH_MODE_SWITCHDEV)
 		r = hw_error(c, at[PF_KEY_HW_TC_OFFLOAD].file, at[PF_KEY_HW_TC_OFFLOAD].line,
 			     "HardwareTCOffload=yes: needs ESwitchMode=switchdev");
+	if (r >= 0 && pf_settings_has(s, PF_KEY_HW_TC_OFFLOAD) &&
+	    s->hw_tc_offload != c->pf->hw_tc_offload && c->pf->hw_tc_offload_fixed)
+		r = hw_error(c, at[PF_KEY_HW_TC_OFFLOAD].file, at[PF_KEY_HW_TC_OFFLOAD].line,
+			     c->pf->name ?
+				     "HardwareTCOffload=%s: %s cannot change hw-tc-offload "
+				     "(ethtool -k shows it [fixed])" :
+				     "HardwareTCOffload=%s: the PF has no network interface%s",
+			     yes_no(s->hw_tc_offload), c->pf->name ?: "");
 	if (r >= 0 && pf_settings_has(s, PF_KEY_LINK_TYPE) && !c->drv->firmware_link_type &&
 	    (s->link_type != c->pf->link_type || s->link_type == LINK_TYPE_INFINIBAND))
 		r = hw_error(c, at[PF_KEY_LINK_TYPE].file, at[PF_KEY_LINK_TYPE].line,

@@ -743,6 +743,25 @@ static void test_switchdev(void **state)
 	PF_SET(f, ESWITCH_MODE, eswitch_mode, ESWITCH_MODE_SWITCHDEV, 4);
 	PF_SET(f, HW_TC_OFFLOAD, hw_tc_offload, true, 5);
 	check_one("mlx5_core", 8, 0, f, NULL, 0);
+
+	/* a netdev that cannot change the feature: an error, unless it already
+	 * has the value wanted */
+	pf = pf_make("mlx5_core", 8, 0);
+	pf.hw_tc_offload_fixed = true;
+	for (int on = 0; on <= 1; on++) {
+		files[0] = file_new(A, "*");
+		PF_SET(files[0], ESWITCH_MODE, eswitch_mode, ESWITCH_MODE_SWITCHDEV, 4);
+		PF_SET(files[0], HW_TC_OFFLOAD, hw_tc_offload, true, 5);
+		pf.hw_tc_offload = on;
+		run_build(&t, &host, &pf, files, 1);
+		if (on)
+			expect_ok(&t);
+		else
+			expect_error(&t, A, 5,
+				     "HardwareTCOffload=yes: ens1f0 cannot change hw-tc-offload "
+				     "(ethtool -k shows it [fixed])");
+		run_done(&t, files, 1);
+	}
 }
 
 static void test_link_type(void **state)

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include <arpa/inet.h>
+#include <linux/ethtool_netlink.h>
 #include <linux/if_ether.h>
 #include <linux/if_link.h>
 #include <linux/netlink.h>
@@ -18,8 +19,10 @@
 #include <net/if.h>
 #include <netlink/attr.h>
 #include <netlink/errno.h>
+#include <netlink/genl/genl.h>
 #include <netlink/msg.h>
 
+#include "ethtool-features.h"
 #include "vf-netlink.h"
 
 #define KEY(k) (1u << VF_KEY_##k)
@@ -813,6 +816,170 @@ static void test_errno(void **state)
 		assert_true(vf_netlink_errno(-i) < 0);
 }
 
+/* --- ethtool features --- */
+
+/* A bitset nest: a list of set bits (NOMASK), or bits with their VALUE flag
+ * (value/mask form). names: "name" set, "-name" listed but clear. */
+static void put_bitset(struct nl_msg *m, int type, bool list, const char *const *names)
+{
+	struct nlattr *set = nla_nest_start(m, type), *bits;
+
+	assert_non_null(set);
+	if (list)
+		assert_int_equal(nla_put_flag(m, ETHTOOL_A_BITSET_NOMASK), 0);
+	assert_int_equal(nla_put_u32(m, ETHTOOL_A_BITSET_SIZE, 64), 0);
+	bits = nla_nest_start(m, ETHTOOL_A_BITSET_BITS);
+	for (uint32_t i = 0; names[i]; i++) {
+		struct nlattr *bit = nla_nest_start(m, ETHTOOL_A_BITSET_BITS_BIT);
+		bool clear = names[i][0] == '-';
+
+		assert_int_equal(nla_put_u32(m, ETHTOOL_A_BITSET_BIT_INDEX, 40 + i), 0);
+		assert_int_equal(nla_put_string(m, ETHTOOL_A_BITSET_BIT_NAME, names[i] + clear), 0);
+		if (!list && !clear)
+			assert_int_equal(nla_put_flag(m, ETHTOOL_A_BITSET_BIT_VALUE), 0);
+		nla_nest_end(m, bit);
+	}
+	nla_nest_end(m, bits);
+	nla_nest_end(m, set);
+}
+
+static struct nl_msg *features_reply(bool list, const char *const *hw, const char *const *active,
+				     const char *const *nochange)
+{
+	struct nl_msg *m = nlmsg_alloc_size(4096);
+
+	assert_non_null(m);
+	assert_non_null(genlmsg_put(m, 1, 1, 20, 0, 0, ETHTOOL_MSG_FEATURES_GET_REPLY, 1));
+	if (hw)
+		put_bitset(m, ETHTOOL_A_FEATURES_HW, list, hw);
+	if (active) {
+		put_bitset(m, ETHTOOL_A_FEATURES_WANTED, list, active);
+		put_bitset(m, ETHTOOL_A_FEATURES_ACTIVE, list, active);
+	}
+	if (nochange)
+		put_bitset(m, ETHTOOL_A_FEATURES_NOCHANGE, list, nochange);
+	return m;
+}
+
+static void expect_feature(struct nl_msg *m, int r, bool active, bool changeable)
+{
+	struct ethtool_feature f = { .active = !active, .changeable = !changeable };
+
+	assert_int_equal(ethtool_parse_feature(nlmsg_hdr(m), ETHTOOL_FEATURE_HW_TC, &f), r);
+	if (r == 0) {
+		assert_int_equal(f.active, active);
+		assert_int_equal(f.changeable, changeable);
+	}
+	nlmsg_free(m);
+}
+
+static void test_ethtool_features(void **state)
+{
+	static const char *const none[] = { NULL };
+	static const char *const tc[] = { "rx-checksum", "hw-tc-offload", NULL };
+	static const char *const other[] = { "rx-checksum", "hw-tc-offload-x", NULL };
+	static const char *const tc_clear[] = { "rx-checksum", "-hw-tc-offload", NULL };
+
+	/* the kernel's form: lists of the bits set */
+	expect_feature(features_reply(true, tc, none, none), 0, false, true);
+	expect_feature(features_reply(true, tc, tc, none), 0, true, true);
+	expect_feature(features_reply(true, tc, tc, tc), 0, true, false);
+	expect_feature(features_reply(true, other, other, none), 0, false, false);
+	/* value and mask: a bit listed without its VALUE flag is clear */
+	expect_feature(features_reply(false, tc, tc_clear, none), 0, false, true);
+	expect_feature(features_reply(false, tc_clear, tc, none), 0, true, false);
+	/* HW and ACTIVE are needed */
+	expect_feature(features_reply(true, NULL, tc, none), -EBADMSG, false, false);
+	expect_feature(features_reply(true, tc, NULL, none), -EBADMSG, false, false);
+}
+
+static void test_ethtool_compact_and_malformed(void **state)
+{
+	struct nl_msg *m = nlmsg_alloc_size(4096);
+	struct ethtool_feature f;
+	struct nlattr *set, *bits, *bit;
+	uint32_t words[2] = { 0xffffffff, 0xffffffff };
+
+	/* compact bitsets have numbers only: not ours to guess */
+	assert_non_null(genlmsg_put(m, 1, 1, 20, 0, 0, ETHTOOL_MSG_FEATURES_GET_REPLY, 1));
+	for (int type = ETHTOOL_A_FEATURES_HW; type <= ETHTOOL_A_FEATURES_ACTIVE; type++) {
+		set = nla_nest_start(m, type);
+		assert_int_equal(nla_put_u32(m, ETHTOOL_A_BITSET_SIZE, 64), 0);
+		assert_int_equal(nla_put(m, ETHTOOL_A_BITSET_VALUE, sizeof(words), words), 0);
+		nla_nest_end(m, set);
+	}
+	assert_int_equal(ethtool_parse_feature(nlmsg_hdr(m), ETHTOOL_FEATURE_HW_TC, &f), -EBADMSG);
+	nlmsg_free(m);
+
+	/* a bit without a name */
+	m = nlmsg_alloc_size(4096);
+	assert_non_null(genlmsg_put(m, 1, 1, 20, 0, 0, ETHTOOL_MSG_FEATURES_GET_REPLY, 1));
+	for (int type = ETHTOOL_A_FEATURES_HW; type <= ETHTOOL_A_FEATURES_ACTIVE; type++) {
+		set = nla_nest_start(m, type);
+		bits = nla_nest_start(m, ETHTOOL_A_BITSET_BITS);
+		bit = nla_nest_start(m, ETHTOOL_A_BITSET_BITS_BIT);
+		assert_int_equal(nla_put_u32(m, ETHTOOL_A_BITSET_BIT_INDEX, 3), 0);
+		nla_nest_end(m, bit);
+		nla_nest_end(m, bits);
+		nla_nest_end(m, set);
+	}
+	assert_int_equal(ethtool_parse_feature(nlmsg_hdr(m), ETHTOOL_FEATURE_HW_TC, &f), -EBADMSG);
+	nlmsg_free(m);
+}
+
+/* SET names the one feature, with VALUE only when on, and asks for no
+ * reply; GET asks for the verbose form. */
+static void test_ethtool_requests(void **state)
+{
+	for (int on = 0; on <= 1; on++) {
+		_cleanup_nlmsg_ struct nl_msg *m = NULL;
+		struct nlattr *tb[ETHTOOL_A_FEATURES_MAX + 1], *h[ETHTOOL_A_HEADER_MAX + 1];
+		struct nlattr *b[ETHTOOL_A_BITSET_MAX + 1], *bit,
+			*one[ETHTOOL_A_BITSET_BIT_MAX + 1];
+		int rem, n = 0;
+
+		assert_int_equal(ethtool_build_feature_set(20, 7, ETHTOOL_FEATURE_HW_TC, on, &m),
+				 0);
+		assert_int_equal(genlmsg_hdr(nlmsg_hdr(m))->cmd, ETHTOOL_MSG_FEATURES_SET);
+		assert_int_equal(genlmsg_parse(nlmsg_hdr(m), 0, tb, ETHTOOL_A_FEATURES_MAX, NULL),
+				 0);
+		assert_int_equal(nla_parse_nested(h, ETHTOOL_A_HEADER_MAX,
+						  tb[ETHTOOL_A_FEATURES_HEADER], NULL),
+				 0);
+		assert_int_equal(nla_get_u32(h[ETHTOOL_A_HEADER_DEV_INDEX]), 7);
+		assert_int_equal(nla_get_u32(h[ETHTOOL_A_HEADER_FLAGS]), ETHTOOL_FLAG_OMIT_REPLY);
+		assert_int_equal(nla_parse_nested(b, ETHTOOL_A_BITSET_MAX,
+						  tb[ETHTOOL_A_FEATURES_WANTED], NULL),
+				 0);
+		assert_null(b[ETHTOOL_A_BITSET_NOMASK]);
+		nla_for_each_nested(bit, b[ETHTOOL_A_BITSET_BITS], rem)
+		{
+			assert_int_equal(nla_parse_nested(one, ETHTOOL_A_BITSET_BIT_MAX, bit, NULL),
+					 0);
+			assert_string_equal(nla_get_string(one[ETHTOOL_A_BITSET_BIT_NAME]),
+					    "hw-tc-offload");
+			assert_int_equal(one[ETHTOOL_A_BITSET_BIT_VALUE] != NULL, on);
+			n++;
+		}
+		assert_int_equal(n, 1);
+	}
+	{
+		_cleanup_nlmsg_ struct nl_msg *m = NULL;
+		struct nlattr *tb[ETHTOOL_A_FEATURES_MAX + 1], *h[ETHTOOL_A_HEADER_MAX + 1];
+
+		assert_int_equal(ethtool_build_features_get(20, 9, &m), 0);
+		assert_int_equal(genlmsg_hdr(nlmsg_hdr(m))->cmd, ETHTOOL_MSG_FEATURES_GET);
+		assert_int_equal(genlmsg_parse(nlmsg_hdr(m), 0, tb, ETHTOOL_A_FEATURES_MAX, NULL),
+				 0);
+		assert_int_equal(nla_parse_nested(h, ETHTOOL_A_HEADER_MAX,
+						  tb[ETHTOOL_A_FEATURES_HEADER], NULL),
+				 0);
+		assert_int_equal(nla_get_u32(h[ETHTOOL_A_HEADER_DEV_INDEX]), 9);
+		/* no ETHTOOL_FLAG_COMPACT_BITSETS: names, not numbers */
+		assert_null(h[ETHTOOL_A_HEADER_FLAGS]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -830,6 +997,9 @@ int main(void)
 		cmocka_unit_test(test_parse_malformed),
 		cmocka_unit_test(test_parse_bad_header),
 		cmocka_unit_test(test_verify),
+		cmocka_unit_test(test_ethtool_features),
+		cmocka_unit_test(test_ethtool_compact_and_malformed),
+		cmocka_unit_test(test_ethtool_requests),
 		cmocka_unit_test(test_extack),
 		cmocka_unit_test(test_errno),
 	};

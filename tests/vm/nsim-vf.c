@@ -4,8 +4,11 @@
  * netdev IFNAME through the Linux backend (one request per VF, read back and
  * verified there), and prints what it set, one JSON object per VF, for the
  * test to compare with `ip -j -d link`. For netdevsim, whose VFs are not PCI
- * functions and which sriovctl therefore does not manage.
- *   vm-nsim-vf IFNAME COUNT */
+ * functions and which sriovctl therefore does not manage. With
+ * --hw-tc-offload, sets that feature of IFNAME through the backend (which
+ * reads it back), or only reads it (get), and prints what the backend reads.
+ *   vm-nsim-vf IFNAME COUNT
+ *   vm-nsim-vf --hw-tc-offload on|off|get IFNAME */
 
 #include "host-linux-internal.h"
 
@@ -38,15 +41,47 @@ static void print_want(uint32_t i, const struct vf_attrs *w)
 	       w->max_tx_rate);
 }
 
+static int hw_tc_offload(struct host *h, const char *how, const char *ifname)
+{
+	bool on = false, changeable = false;
+	int ifindex, r;
+
+	r = hl_ifindex(host_linux(h), ifname, &ifindex);
+	if (r >= 0 && !streq(how, "get"))
+		r = hl_set_hw_tc_offload_ifindex(host_linux(h), ifindex, streq(how, "on"));
+	if (r >= 0)
+		r = hl_get_hw_tc_offload_ifindex(host_linux(h), ifindex, &on, &changeable);
+	if (r < 0) {
+		fprintf(stderr, "%s: hw-tc-offload %s: %s: %s\n", ifname, how, strerror(-r),
+			h->error);
+		return 1;
+	}
+	printf("{\"hw_tc_offload\": %s, \"changeable\": %s}\n", on ? "true" : "false",
+	       changeable ? "true" : "false");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	_cleanup_host_ struct host *h = NULL;
 	uint32_t count;
 	int ifindex, r;
 
+	if (argc == 4 && streq(argv[1], "--hw-tc-offload") &&
+	    (streq(argv[2], "on") || streq(argv[2], "off") || streq(argv[2], "get")) &&
+	    ifname_is_valid(argv[3])) {
+		r = host_linux_open(NULL, &h);
+		if (r < 0) {
+			fprintf(stderr, "%s\n", strerror(-r));
+			return 1;
+		}
+		return hw_tc_offload(h, argv[2], argv[3]);
+	}
 	if (argc != 3 || !ifname_is_valid(argv[1]) || safe_atou32(argv[2], 10, &count) < 0 ||
 	    count > 256) {
-		fprintf(stderr, "Usage: %s IFNAME COUNT\n", argv[0]);
+		fprintf(stderr,
+			"Usage: %s IFNAME COUNT\n       %s --hw-tc-offload on|off|get IFNAME\n",
+			argv[0], argv[0]);
 		return 2;
 	}
 	r = host_linux_open(NULL, &h);

@@ -283,3 +283,25 @@ def test_netdevsim_64_vfs_every_attribute(vm, product, steps):
         assert v["link_state"] == w["link_state"], v
         assert v["query_rss_en"] is w["query_rss"], v
         assert v["rate"] == {"max_tx": w["max_tx"], "min_tx": w["min_tx"]}, v
+    # hw-tc-offload over ethtool netlink: netdevsim has it, on and changeable; the backend turns it
+    # off and on, reads it back, and ethtool(8) agrees
+    def ethtool_k():
+        line = next(x for x in vm.check(f"ethtool -k {nd}").splitlines()
+                    if x.strip().startswith("hw-tc-offload:"))
+        return line.split(":", 1)[1].strip()
+
+    def backend(how):
+        return json.loads(vm.check(f"vm-nsim-vf --hw-tc-offload {how} {nd}"))
+
+    with steps("scenario 6: hw-tc-offload off and on through the backend"):
+        assert backend("get") == {"hw_tc_offload": ethtool_k() == "on", "changeable": True}
+        assert backend("off") == {"hw_tc_offload": False, "changeable": True}
+        assert ethtool_k() == "off"
+        assert backend("on") == {"hw_tc_offload": True, "changeable": True}
+        assert ethtool_k() == "on"
+    # a feature the netdev cannot change: the backend says so, and the igb PF of the VM (an
+    # 82576, older than the i350 that brought hw-tc-offload to igb) reads as fixed
+    pf = next(iter(igb_pfs(vm)))
+    doc = json.loads(vm.check("sriovctl snapshot"))
+    assert next(p for p in doc["pfs"] if p["pci"] == pf)["hw_tc_offload_fixed"] is True
+
