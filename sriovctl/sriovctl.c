@@ -100,6 +100,15 @@ static int check_path_option(const char *option, const char *path, bool dir)
 /* The options that make sriovctl work here rather than ask the daemon. */
 static int set_local_option(struct ctl *c, int opt, const char *arg)
 {
+	static const char *const names[] = { "host", "config-dir", "main-config", "runtime-dir",
+					     "state-dir" };
+	char *all =
+		strdup_printf("%s --%s %s", strempty(c->local_options), names[opt - ARG_HOST], arg);
+
+	if (!all)
+		return -ENOMEM;
+	free(c->local_options);
+	c->local_options = all;
 	c->local = true;
 	switch (opt) {
 	case ARG_HOST:
@@ -247,6 +256,7 @@ out:
 	sd_bus_flush_close_unref(c.bus);
 	free(c.runtime_dir);
 	free(c.state_dir);
+	free(c.local_options);
 	return r < 0 ? -r : 0;
 }
 

@@ -37,6 +37,7 @@ struct ctl {
 	/* An option named a host, layouts or directories: this process does the
 	 * work, never sriov-persistd. */
 	bool local;
+	char *local_options; /* those options as given: " --host FILE ...", or NULL */
 	/* sriov-persistd runs and answers this verb (status, plan, apply). */
 	sd_bus *bus;
 };

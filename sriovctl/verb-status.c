@@ -75,8 +75,8 @@ static void print_pf(const struct ctl *c, struct json_object *pf)
 	if (why)
 		printf("    %s\n", why);
 	if (streq(state, "unconfigured"))
-		printf("    no layout selects it; \"sriovctl reset %s\" removes them\n",
-		       strna(doc_str(pf, "pci")));
+		printf("    no layout selects it; \"sriovctl%s reset %s\" removes them\n",
+		       strempty(c->local_options), strna(doc_str(pf, "pci")));
 	if (last_error && !streq_ptr(doc_str(last, "state"), "applied") &&
 	    !streq_ptr(why, last_error))
 		printf("    last apply: %s: %s\n", strna(doc_str(last, "state")), last_error);

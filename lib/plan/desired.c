@@ -445,11 +445,19 @@ static int check_all(struct ctx *c)
 
 static int build(struct ctx *c, const struct layout_set *set)
 {
+	size_t kept = 0;
 	int r;
 
 	r = hold_for_file_errors(c, set);
 	if (r < 0)
 		return r;
+	/* a file with errors holds the PF and takes no part in the merge: what
+	 * it says is not to be trusted, nor what it would make of the others
+	 * ("VF 7 is beyond VirtualFunctions=0" blamed on a file that is right) */
+	for (size_t i = 0; i < c->n_files; i++)
+		if (!c->files[i]->has_error)
+			c->files[kept++] = c->files[i];
+	c->n_files = kept;
 	for (size_t i = 0; i < c->n_files; i++)
 		pf_settings_merge(&c->d->pf, &c->files[i]->pf);
 	r = resolve_num_vfs(c);
@@ -476,6 +484,7 @@ int desired_build(const struct layout_set *set, const struct host_state *host,
 		.diags = diags,
 		.diags_start = diags->n,
 	};
+	bool selected;
 	int r;
 
 	d = calloc(1, sizeof(*d));
@@ -485,13 +494,14 @@ int desired_build(const struct layout_set *set, const struct host_state *host,
 	c.d = d;
 
 	r = select_files(&c, set);
-	if (r >= 0 && c.n_files > 0)
+	selected = r >= 0 && c.n_files > 0;
+	if (selected)
 		r = build(&c, set);
 	free(c.files);
 	free(c.was_stable);
 	if (r < 0)
 		return r;
-	*ret = c.n_files > 0 ? TAKE_PTR(d) : NULL;
+	*ret = selected ? TAKE_PTR(d) : NULL;
 	return 0;
 }
 

@@ -131,7 +131,9 @@ def test_a_removed_layout_keeps_its_vfs_until_reset(make_host):
     assert st[ICE_A]["state"] == "unconfigured"
     assert st[ICE_A]["reason"] == "8 VFs left from a removed layout"
     t = h.run("status")
-    assert f'"sriovctl reset {ICE_A}" removes them' in t.stdout, t.stdout
+    # with the options this status was given: the hint works on the same host
+    assert (f'"sriovctl --host {h.path} --config-dir {h.confdir} --main-config {h.main} '
+            f'reset {ICE_A}" removes them') in t.stdout, t.stdout
 
     # a layout that comes back finds its VFs in place: nothing to do
     h.layout("50-e810.conf", "[Match]\nDevice=0x159b\n[PhysicalFunction]\nVirtualFunctions=8\n")

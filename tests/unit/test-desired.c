@@ -260,6 +260,20 @@ static void test_file_with_errors_holds(void **state)
 	assert_int_equal(t.diags.n, 0);
 	assert_int_equal(strv_length(t.d->config_files), 2);
 	run_done(&t, files, 2);
+
+	/* and takes no part in the merge: the VFs of A beyond its
+	 * VirtualFunctions=0 are no error of A's */
+	files[0] = file_new(A, "0000:3b:00.*");
+	files[1] = file_new(B, "*");
+	PF_SET(files[0], VIRTUAL_FUNCTIONS, num_vfs, 8, 3);
+	VF_SET(section(files[0], 0, 7, 5), files[0], VLAN, vlan, 100, 6);
+	PF_SET(files[1], VIRTUAL_FUNCTIONS, num_vfs, 0, 3);
+	files[1]->has_error = true;
+	run_build(&t, &host, &pf, files, 2);
+	assert_true(t.d->held);
+	assert_string_equal(t.d->held_reason, B ": has errors");
+	assert_int_equal(t.diags.n, 0);
+	run_done(&t, files, 2);
 }
 
 /* A file with errors whose [Match] does not select the PF leaves it alone;
