@@ -130,26 +130,33 @@ static const char *wanted_driver(const struct pf_view *pv, uint32_t i)
 	return v->attrs.driver ?: pv->pf->vf_driver;
 }
 
-/* "ok", or "differs: <what the plan would set>" for the first action on vf,
- * or "differs: driver X (now Y)" for a VF that is not on the driver its
- * layout asks for and that no action will move (vfio-pci without an IOMMU). */
+/* "ok", or "differs: <what the plan would set>" for the actions on vf
+ * ("differs: mac 02:00:00:00:01:00; bind igbvf"; an unbind is the means, not
+ * the difference), or "differs: driver X (now Y)" for a VF that is not on
+ * the driver its layout asks for and that no action will move (vfio-pci
+ * without an IOMMU). Cut short at size. */
 static const char *vf_drift(const struct pf_view *pv, const struct vf_state *vf, char *buf,
 			    size_t size)
 {
 	const struct plan *p = pv->plan;
 	const char *want = wanted_driver(pv, vf->index);
+	size_t len = 0;
 
-	for (size_t i = 0; i < p->n_actions; i++) {
+	for (size_t i = 0; i < p->n_actions && len < size; i++) {
 		const struct action *a = &p->actions[i];
+		_cleanup_free_ char *d = NULL;
+		const char *s;
 
-		if (action_type_on_vf(a->type) && a->vf == vf->index) {
-			_cleanup_free_ char *d = action_describe(a);
-			const char *s = d ? strchr(d, ':') : NULL;
-
-			snprintf(buf, size, "differs:%s", s ? s + 1 : " yes");
-			return buf;
-		}
+		if (!action_type_on_vf(a->type) || a->vf != vf->index ||
+		    a->type == ACTION_UNBIND_VF)
+			continue;
+		d = action_describe(a);
+		s = d ? strchr(d, ':') : NULL;
+		len += (size_t)snprintf(buf + len, size - len, "%s%s",
+					len ? ";" : "differs:", s ? s + 1 : " yes");
 	}
+	if (len > 0)
+		return buf;
 	if (want && !streq_ptr(want, vf->attrs.driver)) {
 		snprintf(buf, size, "differs: driver %s (now %s)", want,
 			 vf->attrs.driver ?: "none");
@@ -160,7 +167,7 @@ static const char *vf_drift(const struct pf_view *pv, const struct vf_state *vf,
 
 static int vf_fill(struct json_object *o, const struct vf_state *vf, const struct pf_view *pv)
 {
-	char mac[MAC_STR_MAX], buf[128];
+	char mac[MAC_STR_MAX], buf[256];
 
 	if (put_int(o, "index", vf->index) < 0 || put_str(o, "pci", vf->pci) < 0 ||
 	    put_str(o, "name", vf->name) < 0 || put_str(o, "driver", vf->attrs.driver) < 0 ||

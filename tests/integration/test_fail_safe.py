@@ -308,7 +308,7 @@ def test_a_failed_bind_puts_the_vf_back_and_goes_on(make_host):
     assert [v["vlan"] for v in vfs] == [7, 7, 7, 7]
     st = {p["pci"]: p for p in json.loads(h.run("status", "--json").stdout)["pfs"]}[ICE_A]
     assert st["state"] == "failed" and "VF 1 is back on iavf" in st["reason"]
-    assert st["vfs"][1]["layout"] == "differs: unbind"
+    assert st["vfs"][1]["layout"] == "differs: bind vfio-pci"
     # the fault is spent: the next apply finishes the job
     r = h.run("apply")
     assert r.returncode == 0, r.stdout + r.stderr

@@ -329,8 +329,12 @@ def test_crash_between_unbind_and_bind(make_host):
         r = h.run("apply")
         assert r.returncode == -9, (k, r.returncode, r.stdout, r.stderr)
         assert None in vf_drivers(h, pci), (k, vf_drivers(h, pci))
-        # the record says where the VF goes back: the plan binds it
-        assert ("bind_vf", vf_drivers(h, pci).index(None)) in plan_actions(h, pci), k
+        # the record says where the VF goes back: the plan binds it, and status says so
+        vf = vf_drivers(h, pci).index(None)
+        assert ("bind_vf", vf) in plan_actions(h, pci), k
+        layout = json.loads(h.run("status", "--json").stdout)["pfs"][0]["vfs"][vf]["layout"]
+        want = ["igbvf", "vfio-pci", "igbvf"][vf]
+        assert layout.startswith("differs: ") and layout.endswith(f"bind {want}"), (k, layout)
         r = h.run("apply")
         assert r.returncode == 0, (k, r.stdout + r.stderr)
         assert vf_drivers(h, pci) == ["igbvf", "vfio-pci", "igbvf"], k
