@@ -363,19 +363,37 @@ static int execute_plan(struct pf_run *run, const struct pf_state *pf, const str
 	return r;
 }
 
+/* How long a read back looks again for RDMA devices that come after their
+ * driver (RDMA=yes), within the apply's own time-out. */
+#define RDMA_WAIT (10 * USEC_PER_SEC)
+#define RDMA_POLL (200 * USEC_PER_MSEC)
+
 /* After executing, the host must be in the desired state d: read the PF
  * back and plan again. Whatever remains is a failure the driver did not
- * report. */
-static int verify(struct pf_run *run, const char *pci, const struct pf_desired *d)
+ * report. *ret_back: the plan of the read back, empty, whose unmet needs
+ * (an RDMA device that never came) are the PF's. */
+static int verify(struct pf_run *run, const char *pci, const struct pf_desired *d,
+		  struct plan **ret_back)
 {
+	usec_t until = now_monotonic() + RDMA_WAIT;
 	_cleanup_host_state_ struct host_state *hs = NULL;
 	_cleanup_plan_ struct plan *p = NULL;
 	const struct pf_state *pf;
 	int r;
 
-	r = read_pf(run, pci, &hs, &pf);
-	if (r >= 0)
-		r = plan_build(d, pf, hs, &p);
+	if (until > run->deadline)
+		until = run->deadline;
+	for (;;) {
+		r = read_pf(run, pci, &hs, &pf);
+		if (r >= 0)
+			r = plan_build(d, pf, hs, &p);
+		if (r < 0 || p->n_actions > 0 || p->n_no_rdma == 0 || !run->host->rdma_async ||
+		    now_monotonic() >= until)
+			break;
+		usleep((useconds_t)RDMA_POLL);
+		hs = host_state_free(hs);
+		p = plan_free(p);
+	}
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
@@ -393,6 +411,7 @@ static int verify(struct pf_run *run, const char *pci, const struct pf_desired *
 				"read back differs from the layout: %zu action(s) still needed, first: %s",
 				p->n_actions, strna(what)));
 	}
+	*ret_back = TAKE_PTR(p);
 	return 0;
 }
 
@@ -418,7 +437,7 @@ static char *policy_hold_reason(const struct pf_run *run)
 static int apply_pf(struct pf_run *run, const char *pci, struct host_state **hs)
 {
 	_cleanup_pf_desired_ struct pf_desired *d = NULL;
-	_cleanup_plan_ struct plan *p = NULL;
+	_cleanup_plan_ struct plan *p = NULL, *back = NULL;
 	struct pf_status *st = &run->res->status;
 	const struct pf_state *pf;
 	char *hold;
@@ -457,10 +476,11 @@ static int apply_pf(struct pf_run *run, const char *pci, struct host_state **hs)
 	r = execute_plan(run, pf, p);
 	if (r < 0 || st->state == PF_STATUS_FAILED)
 		return r;
-	r = verify(run, pci, d);
+	r = verify(run, pci, d, &back);
 	if (r < 0 || st->state == PF_STATUS_FAILED)
 		return r;
-	return set_unmet(run->res, p);
+	/* what the host still lacks, as the read back has it */
+	return set_unmet(run->res, back);
 }
 
 /* Under the PF's lock. The PF as last read is kept in the result: read

@@ -130,11 +130,22 @@ static const char *wanted_driver(const struct pf_view *pv, uint32_t i)
 	return v->attrs.driver ?: pv->pf->vf_driver;
 }
 
+static bool wants_rdma(const struct pf_view *pv, uint32_t i)
+{
+	const struct vf_settings *v;
+
+	if (!pv->desired || i >= pv->desired->n_vfs)
+		return false;
+	v = &pv->desired->vfs[i];
+	return vf_settings_has(v, VF_KEY_RDMA) && v->attrs.rdma;
+}
+
 /* "ok", or "differs: <what the plan would set>" for the actions on vf
  * ("differs: mac 02:00:00:00:01:00; bind igbvf"; an unbind is the means, not
  * the difference), or "differs: driver X (now Y)" for a VF that is not on
  * the driver its layout asks for and that no action will move (vfio-pci
- * without an IOMMU). Cut short at size. */
+ * without an IOMMU), or "differs: no RDMA device" (RDMA=yes). Cut short at
+ * size. */
 static const char *vf_drift(const struct pf_view *pv, const struct vf_state *vf, char *buf,
 			    size_t size)
 {
@@ -162,6 +173,8 @@ static const char *vf_drift(const struct pf_view *pv, const struct vf_state *vf,
 			 vf->attrs.driver ?: "none");
 		return buf;
 	}
+	if (wants_rdma(pv, vf->index) && !vf->attrs.rdma)
+		return "differs: no RDMA device";
 	return "ok";
 }
 

@@ -299,6 +299,7 @@ int host_linux_open(const struct host_linux_options *o, struct host **ret)
 	*hl = (struct host_linux){
 		.host.ops = &linux_ops,
 		.host.lock_fd = -EBADF,
+		.host.rdma_async = true,
 		.sysfs_fd = -EBADF,
 		.procfs_fd = -EBADF,
 		.settle_timeout = o->settle_timeout ?: 30 * USEC_PER_SEC,

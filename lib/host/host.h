@@ -37,6 +37,10 @@ struct host {
 	 * lands later still does so under the lock, never under the next
 	 * applier's. */
 	int lock_fd;
+	/* RDMA devices appear after the driver calls return (an auxiliary
+	 * device probed later): a reader looks again for a while. The
+	 * simulated host makes them at once. */
+	bool rdma_async;
 };
 
 /* Call the backend after clearing h->error. */

@@ -503,6 +503,44 @@ static int note_stable_macs_on_host(struct plan_ctx *c)
 			      n > 1 ? "s" : "", vfs));
 }
 
+/* Checked once nothing is left to do (a module load, a VF created or bound
+ * may still bring them): VFs with RDMA=yes and no RDMA device are an unmet
+ * need, so the PF is degraded, never "applied". */
+static int add_no_rdma_reason(struct plan_ctx *c)
+{
+	_cleanup_free_ uint32_t *idx = NULL;
+	_cleanup_free_ char *vfs = NULL, *mods = NULL;
+	size_t n = 0;
+
+	if (c->p->n_actions > 0)
+		return 0;
+	for (uint32_t i = 0; i < c->target && i < c->d->n_vfs && i < c->pf->n_vfs; i++) {
+		const struct vf_settings *v = &c->d->vfs[i];
+		uint32_t *m;
+
+		if (!vf_settings_has(v, VF_KEY_RDMA) || !v->attrs.rdma || c->pf->vfs[i].attrs.rdma)
+			continue;
+		m = realloc(idx, sizeof(*m) * (n + 1));
+		if (!m)
+			return -ENOMEM;
+		idx = m;
+		idx[n++] = i;
+	}
+	if (n == 0)
+		return 0;
+	c->p->n_no_rdma = (uint32_t)n;
+	vfs = ranges_format(idx, n);
+	mods = c->drv->rdma_modules ? strv_join((char **)c->drv->rdma_modules, ", ") :
+				      strdup("no RDMA module");
+	if (!vfs || !mods)
+		return -ENOMEM;
+	return strv_consume(&c->p->unmet,
+			    strdup_printf("VF%s %s ha%s no RDMA device (RDMA=yes) with %s loaded: "
+					  "RDMA may be turned off for the VFs in the device "
+					  "(devlink port function, firmware)",
+					  n > 1 ? "s" : "", vfs, n > 1 ? "ve" : "s", mods));
+}
+
 static int plan_build_steps(struct plan_ctx *c)
 {
 	const struct pf_settings *s = &c->d->pf;
@@ -530,6 +568,8 @@ static int plan_build_steps(struct plan_ctx *c)
 		r = note_stable_macs_on_host(c);
 	if (r >= 0)
 		r = prepend_modules(c);
+	if (r >= 0)
+		r = add_no_rdma_reason(c);
 	return r;
 }
 

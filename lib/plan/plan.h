@@ -23,6 +23,10 @@ struct plan {
 	/* what the plan leaves to the host itself: stable MACs of a snapshot
 	 * planned without its machine ID (host_state.stable_macs_on_host) */
 	char **notes; /* NULL-terminated, never NULL */
+	/* VFs that want an RDMA device and have none while nothing is left to
+	 * do (one of the unmet needs): a reader may look again, as the device
+	 * can come after its driver */
+	uint32_t n_no_rdma;
 };
 
 /* d must not be held. host gives loaded modules and the IOMMU. Every action

@@ -251,6 +251,36 @@ def test_vfio_without_iommu_is_degraded_not_a_reboot(make_host):
     assert h.path.read_bytes() == before
 
 
+def test_rdma_vf_without_an_rdma_device_is_degraded(make_host):
+    """RDMA=yes is checked after the apply: a VF that has no RDMA device once nothing is left to do
+    leaves the PF degraded, and status says which VF; it is applied once the device is there."""
+    h = make_host("cx6dx.json")
+    pci = h.pfs_by_driver("mlx5_core")[0]["pci"]
+    h.layout("50.conf", f"[Match]\nPCIAddress={pci}\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                        "[VirtualFunction]\nRDMA=yes\n")
+    r = h.run("apply")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert [v["rdma"] for v in h.pf(pci)["vfs"]] == [True, True]
+    # the device turns RDMA off for VF 1 (as devlink's port function roce does)
+    s = h.state()
+    h.pf_of(s, pci)["vfs"][1]["rdma"] = False
+    h.save(s)
+    st = h.run("status", "--json")
+    assert st.returncode == 1
+    pf = next(p for p in json.loads(st.stdout)["pfs"] if p["pci"] == pci)
+    assert pf["state"] == "degraded", pf
+    assert pf["reason"].startswith("VF 1 has no RDMA device (RDMA=yes) with mlx5_ib loaded"), pf
+    assert [v["layout"] for v in pf["vfs"]] == ["ok", "differs: no RDMA device"]
+    r = h.run("apply")
+    assert r.returncode == 1 and "VF 1 has no RDMA device" in r.stdout, r.stdout
+    s = h.state()
+    h.pf_of(s, pci)["vfs"][1]["rdma"] = True
+    h.save(s)
+    st = h.run("status", "--json")
+    assert st.returncode == 0, st.stdout
+    assert h.run("apply").returncode == 0
+
+
 def test_firmware_vf_limit_is_a_pending_reboot(make_host):
     h = make_host("cx6dx.json")
     pci = h.pfs_by_driver("mlx5_core")[0]["pci"]

@@ -766,6 +766,11 @@ static void test_modules(void **state)
 	vf_driver(&e, 1, "vfio-pci");
 	expect_plan(&e, "set 2 VFs; VF 1: unbind; VF 1: bind vfio-pci", "LLL");
 	assert_int_equal(apply_converges(&e), 3);
+	/* nothing left to do, and VF 0 has no RDMA device: what the host lacks */
+	expect_unmet(&e, "VF 0 has no RDMA device (RDMA=yes) with irdma loaded: RDMA may be "
+			 "turned off for the VFs in the device (devlink port function, firmware)");
+	e.pf.vfs[0].attrs.rdma = true;
+	expect_unmet(&e, "");
 	env_done(&e);
 
 	/* no VFs wanted: no VF modules */
