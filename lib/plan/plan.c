@@ -470,19 +470,19 @@ static int plan_vf(struct plan_ctx *c, uint32_t i)
 	return 0;
 }
 
-/* Stable MACs that only the host can derive (its machine ID is not in the
- * snapshot being planned): said, not planned. */
-static int note_stable_macs_on_host(struct plan_ctx *c)
+/* The VFs up to the target count that pick() chooses, as ranges ("0-3, 5")
+ * in *ret (NULL when none) and their number in *ret_n. */
+static int vf_ranges(const struct plan_ctx *c, bool (*pick)(const struct plan_ctx *, uint32_t),
+		     size_t *ret_n, char **ret)
 {
 	_cleanup_free_ uint32_t *idx = NULL;
-	_cleanup_free_ char *vfs = NULL;
 	size_t n = 0;
 
+	*ret = NULL;
 	for (uint32_t i = 0; i < c->target && i < c->d->n_vfs; i++) {
-		const struct vf_settings *v = &c->d->vfs[i];
 		uint32_t *m;
 
-		if (!vf_settings_has(v, VF_KEY_MAC) || v->mac_mode != MAC_MODE_STABLE)
+		if (!pick(c, i))
 			continue;
 		m = realloc(idx, sizeof(*m) * (n + 1));
 		if (!m)
@@ -490,11 +490,30 @@ static int note_stable_macs_on_host(struct plan_ctx *c)
 		idx = m;
 		idx[n++] = i;
 	}
-	if (n == 0)
-		return 0;
-	vfs = ranges_format(idx, n);
-	if (!vfs)
+	*ret_n = n;
+	if (n > 0 && !(*ret = ranges_format(idx, n)))
 		return -ENOMEM;
+	return 0;
+}
+
+static bool stable_mac(const struct plan_ctx *c, uint32_t i)
+{
+	const struct vf_settings *v = &c->d->vfs[i];
+
+	return vf_settings_has(v, VF_KEY_MAC) && v->mac_mode == MAC_MODE_STABLE;
+}
+
+/* Stable MACs that only the host can derive (its machine ID is not in the
+ * snapshot being planned): said, not planned. */
+static int note_stable_macs_on_host(struct plan_ctx *c)
+{
+	_cleanup_free_ char *vfs = NULL;
+	size_t n;
+	int r;
+
+	r = vf_ranges(c, stable_mac, &n, &vfs);
+	if (r < 0 || n == 0)
+		return r;
 	return strv_consume(
 		&c->p->notes,
 		strdup_printf("VF%s %s: MACAddress=stable is derived on the host from its "
@@ -503,36 +522,32 @@ static int note_stable_macs_on_host(struct plan_ctx *c)
 			      n > 1 ? "s" : "", vfs));
 }
 
+static bool rdma_missing(const struct plan_ctx *c, uint32_t i)
+{
+	const struct vf_settings *v = &c->d->vfs[i];
+
+	return vf_settings_has(v, VF_KEY_RDMA) && v->attrs.rdma && i < c->pf->n_vfs &&
+	       !c->pf->vfs[i].attrs.rdma;
+}
+
 /* Checked once nothing is left to do (a module load, a VF created or bound
  * may still bring them): VFs with RDMA=yes and no RDMA device are an unmet
  * need, so the PF is degraded, never "applied". */
 static int add_no_rdma_reason(struct plan_ctx *c)
 {
-	_cleanup_free_ uint32_t *idx = NULL;
 	_cleanup_free_ char *vfs = NULL, *mods = NULL;
-	size_t n = 0;
+	size_t n;
+	int r;
 
 	if (c->p->n_actions > 0)
 		return 0;
-	for (uint32_t i = 0; i < c->target && i < c->d->n_vfs && i < c->pf->n_vfs; i++) {
-		const struct vf_settings *v = &c->d->vfs[i];
-		uint32_t *m;
-
-		if (!vf_settings_has(v, VF_KEY_RDMA) || !v->attrs.rdma || c->pf->vfs[i].attrs.rdma)
-			continue;
-		m = realloc(idx, sizeof(*m) * (n + 1));
-		if (!m)
-			return -ENOMEM;
-		idx = m;
-		idx[n++] = i;
-	}
-	if (n == 0)
-		return 0;
+	r = vf_ranges(c, rdma_missing, &n, &vfs);
+	if (r < 0 || n == 0)
+		return r;
 	c->p->n_no_rdma = (uint32_t)n;
-	vfs = ranges_format(idx, n);
 	mods = c->drv->rdma_modules ? strv_join((char **)c->drv->rdma_modules, ", ") :
 				      strdup("no RDMA module");
-	if (!vfs || !mods)
+	if (!mods)
 		return -ENOMEM;
 	return strv_consume(&c->p->unmet,
 			    strdup_printf("VF%s %s ha%s no RDMA device (RDMA=yes) with %s loaded: "
