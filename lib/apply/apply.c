@@ -176,6 +176,9 @@ struct vf_failures {
 	char **messages;
 	struct pf_created rec; /* the record as record_intent() wrote it */
 	bool rec_changed;      /* VFs came off it since */
+	/* the eswitch mode was changed and the steps that go with it (VF
+	 * count, hw-tc-offload) are not done yet: a failure now switches it back */
+	bool eswitch_open;
 };
 
 /* VF vf is on a driver again: off the record of VFs to bind again. */
@@ -249,6 +252,27 @@ static char *put_back(struct pf_run *run, const struct pf_state *pf, uint32_t vf
 	return strdup_printf("putting VF %u back on %s failed too: %s", vf, to, strerror(-r));
 }
 
+/* The eswitch mode the PF had before this apply, set again after a step of
+ * the change failed: the PF is left as it was, not half-way. Returns what
+ * happened, for the PF's error; NULL on ENOMEM. */
+static char *switch_back(struct pf_run *run, const struct pf_state *pf)
+{
+	struct action back = { .type = ACTION_SET_ESWITCH_MODE,
+			       .value = pf->eswitch_mode,
+			       .disruptive = true };
+	const char *mode = eswitch_mode_to_string(pf->eswitch_mode);
+	int r;
+
+	run->host->error[0] = '\0';
+	r = host_run(run->host, pf->pci, &back, run->opts->conf->sysfs_write_timeout);
+	if (run->opts->on_action)
+		run->opts->on_action(pf, &back, r, run->host->error, run->opts->userdata);
+	if (r >= 0)
+		return strdup_printf("the eswitch is back in %s mode", mode);
+	return strdup_printf("switching the eswitch back to %s failed too: %s%s%s", mode,
+			     strerror(-r), run->host->error[0] ? ": " : "", run->host->error);
+}
+
 /* A VF action failed: its VF is put back on a driver if the plan had taken
  * it off one, and its other actions are skipped. */
 static int vf_failed(struct pf_run *run, const struct pf_state *pf, const struct action *a, int err,
@@ -284,12 +308,16 @@ static int run_action(struct pf_run *run, const struct pf_state *pf, const struc
 	run->res->status.host_usec += now_monotonic() - now;
 	if (run->opts->on_action)
 		run->opts->on_action(pf, a, r, run->host->error, run->opts->userdata);
+	if (vf)
+		f->eswitch_open = false; /* the VF steps after the switch have begun */
 	if (r < 0 && !vf)
 		return set_outcome(run->res, PF_STATUS_FAILED, action_error(run->host, a, r));
 	if (r < 0)
 		return vf_failed(run, pf, a, r, f);
 	run->res->status.n_actions++;
 	run->res->changed = true;
+	if (a->type == ACTION_SET_ESWITCH_MODE)
+		f->eswitch_open = true;
 	if (a->type == ACTION_BIND_VF)
 		vf_rebound(f, a->vf);
 	if (a->type == ACTION_UNBIND_VF || a->type == ACTION_BIND_VF)
@@ -331,6 +359,13 @@ static int execute_plan(struct pf_run *run, const struct pf_state *pf, const str
 					p->n_actions));
 		else
 			r = run_action(run, pf, a, &f);
+	}
+	/* stopped half-way through an eswitch change: back to the mode it had,
+	 * while its VFs are still unbound, and then onto their drivers */
+	if (r >= 0 && f.eswitch_open && run->res->status.state == PF_STATUS_FAILED) {
+		char *back = switch_back(run, pf);
+
+		r = back ? strv_consume(&f.messages, back) : -ENOMEM;
 	}
 	/* stopped between unbind and bind (time ran out, a PF action failed) */
 	while (r >= 0 && f.n_unbound > 0) {

@@ -363,6 +363,28 @@ def test_daemon_binds_what_a_killed_apply_left_unbound(make_host, start_daemon):
     assert not created(h, pci).get("rebind"), created(h, pci)
 
 
+def test_switchdev_step_fails_leaves_the_pf_as_it_was(make_host):
+    """A step of the eswitch change that fails after the switch (hw-tc-offload here) switches the
+    eswitch back to legacy and binds the VFs again: the PF is as it was, not half-way."""
+    h = make_host("cx6dx.json")
+    pci = h.pfs_by_driver("mlx5_core")[0]["pci"]
+    h.layout("60.conf", f"[Match]\nPCIAddress={pci}\n[PhysicalFunction]\nVirtualFunctions=4\n"
+                        "ESwitchMode=switchdev\nHardwareTCOffload=yes\n")
+    h.add_fault(op="set_hw_tc_offload", pci=pci, errno="EIO", times=1)
+    r = h.run("apply")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "set hw-tc-offload on failed" in r.stdout, r.stdout
+    assert "the eswitch is back in legacy mode" in r.stdout, r.stdout
+    pf = h.pf(pci)
+    assert pf["eswitch_mode"] == "legacy" and not pf["hw_tc_offload"], pf
+    assert [v["driver"] for v in pf["vfs"]] == ["mlx5_core"] * 4, pf["vfs"]
+    assert status(h)[pci]["last_apply"]["state"] == "failed"
+    # the fault is spent: the next apply makes the whole change
+    assert_converges(h, pci)
+    pf = h.pf(pci)
+    assert pf["eswitch_mode"] == "switchdev" and pf["hw_tc_offload"], pf
+
+
 # --- appliers racing on one PF -------------------------------------------------------------------
 
 def helper(h, verb, pci):
