@@ -126,7 +126,7 @@ static void drain(int fd, struct udev_monitor *m)
 
 static int wait_loop(struct ctl *c, int fd, struct udev_monitor *m, struct progress *ret)
 {
-	usec_t deadline = now_monotonic() + c->timeout, since = boot_realtime();
+	usec_t deadline = now_monotonic() + c->timeout, since = boot_realtime(), left;
 	struct pollfd pfd[2] = {
 		{ .fd = fd, .events = POLLIN },
 		{ .fd = m ? udev_monitor_get_fd(m) : -1, .events = POLLIN },
@@ -142,7 +142,11 @@ static int wait_loop(struct ctl *c, int fd, struct udev_monitor *m, struct progr
 		if (ret->done == ret->configured || now >= deadline)
 			return 0;
 		strv_free(ret->missing);
-		if (poll(pfd, 2, (int)((deadline - now + USEC_PER_MSEC - 1) / USEC_PER_MSEC)) < 0 &&
+		/* at most an hour per poll: a --timeout of weeks is no int of milliseconds */
+		left = deadline - now;
+		if (left > USEC_PER_HOUR)
+			left = USEC_PER_HOUR;
+		if (poll(pfd, 2, (int)((left + USEC_PER_MSEC - 1) / USEC_PER_MSEC)) < 0 &&
 		    errno != EINTR) {
 			fprintf(stderr, "Waiting failed: %m\n");
 			return -errno;

@@ -91,6 +91,7 @@ typedef uint64_t usec_t;
 #define USEC_INFINITY ((usec_t)UINT64_MAX)
 #define USEC_PER_MSEC ((usec_t)1000ULL)
 #define USEC_PER_SEC ((usec_t)1000000ULL)
+#define USEC_PER_HOUR (3600 * USEC_PER_SEC)
 
 static inline bool endswith(const char *s, const char *suffix)
 {
