@@ -104,11 +104,17 @@ def test_driver_reload_and_rebind_apply_once(vm, product, steps, daemon):
 def test_layout_moved_out_and_back_keeps_the_vfs(vm, product, steps):
     pci, ifname = boot(vm, product, daemon=True)
     numvfs = f"/sys/bus/pci/devices/{pci}/sriov_numvfs"
-    # read every 20 ms inside the guest, while the file is out for 200 ms and back
+    # read every 20 ms inside the guest, while the file is out for 200 ms and back; the reads go
+    # on until the daemon has reloaded, 3 s more have passed and there are more than 50 (an
+    # emulated guest on a busy host reads more slowly)
     t0 = int(vm.check("date +%s%6N").split()[0])
     vm.check(f"(setsid sh -c 'while :; do cat {numvfs}; sleep 0.02; done' >/run/numvfs.log &) && "
              f"sleep 0.5 && mv {LAYOUT} /root/ && sleep 0.2 && mv /root/50-igb.conf {LAYOUT} && "
-             "sleep 3 && pkill -f 'cat /sys/bus/pci' ; pkill -f 'while :; do cat'; true")
+             "sleep 3")
+    wait_for(vm, "the reload and more than 50 reads",
+             lambda: "Reloading the configuration" in journal(vm, "sriov-persistd.service", t0)
+             and len(vm.check("cat /run/numvfs.log").split()) > 50, 120)
+    vm.check("sleep 1; pkill -f 'cat /sys/bus/pci' ; pkill -f 'while :; do cat'; true")
     counts = vm.check("cat /run/numvfs.log").split()
     assert len(counts) > 50, f"only {len(counts)} reads"
     assert set(counts) == {"3"}, f"the VF count left 3: {sorted(set(counts))}"
