@@ -404,9 +404,9 @@ static int execute_plan(struct pf_run *run, const struct pf_state *pf, const str
 #define RDMA_POLL (200 * USEC_PER_MSEC)
 
 /* After executing, the host must be in the desired state d: read the PF
- * back and plan again. Whatever remains is a failure the driver did not
- * report. *ret_back: the plan of the read back, empty, whose unmet needs
- * (an RDMA device that never came) are the PF's. */
+ * back and plan again. *ret_back: the plan of the read back; what it still
+ * has to do the driver did not report, and its unmet needs (an RDMA device
+ * that never came) are the PF's. */
 static int verify(struct pf_run *run, const char *pci, const struct pf_desired *d,
 		  struct plan **ret_back)
 {
@@ -437,17 +437,19 @@ static int verify(struct pf_run *run, const char *pci, const struct pf_desired *
 	run->res->status.num_vfs = pf->num_vfs;
 	host_state_free(run->res->read_back);
 	run->res->read_back = TAKE_PTR(hs);
-	if (p->n_actions > 0) {
-		_cleanup_free_ char *what = action_describe(&p->actions[0]);
-
-		return set_outcome(
-			run->res, PF_STATUS_FAILED,
-			strdup_printf(
-				"read back differs from the layout: %zu action(s) still needed, first: %s",
-				p->n_actions, strna(what)));
-	}
 	*ret_back = TAKE_PTR(p);
 	return 0;
+}
+
+static int differs(struct pf_run *run, const struct plan *back)
+{
+	_cleanup_free_ char *what = action_describe(&back->actions[0]);
+
+	return set_outcome(
+		run->res, PF_STATUS_FAILED,
+		strdup_printf(
+			"read back differs from the layout: %zu action(s) still needed, first: %s",
+			back->n_actions, strna(what)));
 }
 
 /* Why disruptive changes may not run now, or NULL when they may. */
@@ -514,6 +516,23 @@ static int apply_pf(struct pf_run *run, const char *pci, struct host_state **hs)
 	r = verify(run, pci, d, &back);
 	if (r < 0 || st->state == PF_STATUS_FAILED)
 		return r;
+	/* Every step succeeded and yet something differs: a driver acted on its
+	 * own after a change (igb hands a VF that probes while it resets a
+	 * random MAC, and keeps it). What is left gets one more pass when it
+	 * destroys nothing; then it must hold. */
+	if (back->n_actions > 0 && !plan_is_disruptive(back)) {
+		pf = host_state_find_pf(run->res->read_back, pci);
+		p = plan_free(p);
+		p = TAKE_PTR(back);
+		r = pf ? execute_plan(run, pf, p) : -ENODEV;
+		if (r < 0 || st->state == PF_STATUS_FAILED)
+			return r;
+		r = verify(run, pci, d, &back);
+		if (r < 0 || st->state == PF_STATUS_FAILED)
+			return r;
+	}
+	if (back->n_actions > 0)
+		return differs(run, back);
 	/* what the host still lacks, as the read back has it */
 	return set_unmet(run->res, back);
 }

@@ -7,6 +7,7 @@
  *   { "op": "set_num_vfs", "netdevs": 2, "after_ms": 1500 }  (VF netdevs: VFs 0-1 at once,
  *                                                            the others 1.5 s late; without
  *                                                            after_ms, never)
+ *   { "op": "bind_driver", "random_mac": true }  (bound, but the VF took a random MAC)
  *   { "op": "any", "crash_after": 3 }
  * They live in the snapshot file next to the state, for tests only. */
 
@@ -145,6 +146,12 @@ static int parse_kind(struct json_object *o, size_t i, struct sim_fault *f, char
 		f->kind = SIM_FAULT_HANG;
 		return 0;
 	}
+	if (has_key(o, "random_mac")) {
+		if (!get_key(o, "random_mac", json_type_boolean, &v) || !json_object_get_boolean(v))
+			return bad(ret_error, i, "random_mac", "must be true");
+		f->kind = SIM_FAULT_RANDOM_MAC;
+		return 0;
+	}
 	if (has_key(o, "netdevs")) {
 		r = parse_count(o, "netdevs", i, 0, &n, ret_error);
 		if (r >= 0)
@@ -196,6 +203,8 @@ static int parse_fault(struct json_object *o, size_t i, struct sim_fault *f, cha
 	r = parse_kind(o, i, f, ret_error);
 	if (r >= 0 && f->kind == SIM_FAULT_NETDEVS && op_from_name(f->op) != ACTION_SET_NUM_VFS)
 		return bad(ret_error, i, "netdevs", "only \"set_num_vfs\" makes VF netdevs");
+	if (r >= 0 && f->kind == SIM_FAULT_RANDOM_MAC && op_from_name(f->op) != ACTION_BIND_VF)
+		return bad(ret_error, i, "random_mac", "only \"bind_driver\" probes a VF");
 	return r;
 }
 
@@ -263,6 +272,8 @@ static int fault_to_json(const struct sim_fault *f, struct json_object **ret)
 		r = add(o, "netdevs", json_object_new_int64(f->netdevs));
 	if (r >= 0 && f->kind == SIM_FAULT_NETDEVS && f->after_ms)
 		r = add(o, "after_ms", json_object_new_int64(f->after_ms));
+	if (r >= 0 && f->kind == SIM_FAULT_RANDOM_MAC)
+		r = add(o, "random_mac", json_object_new_boolean(true));
 	if (r >= 0 && f->kind == SIM_FAULT_CRASH)
 		r = add(o, "crash_after", json_object_new_int64(f->crash_after));
 	if (r >= 0 && f->times >= 0)

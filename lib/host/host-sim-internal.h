@@ -31,12 +31,17 @@ int sim_vf_pci(const struct host_state *s, const char *pf, uint32_t vf,
 /* The VF's network device, as its driver's probe makes it (name and MTU)
  * or as a probe that has not finished leaves it (none). */
 int sim_vf_netdev_set(const struct pf_state *pf, struct vf_state *vf, bool present);
+/* VF vf of pf takes the random MAC the kernel would give it (a fault). */
+int sim_vf_random_mac(struct host_state *s, const char *pf, uint32_t vf);
 
 enum sim_fault_kind {
 	SIM_FAULT_ERRNO,
 	SIM_FAULT_HANG,
 	SIM_FAULT_CRASH,
 	SIM_FAULT_NETDEVS, /* VF netdevs that come late, or for only some VFs, or never */
+	/* a bind that succeeds while the PF resets: the VF takes a random MAC,
+	 * and the PF keeps it (igb as its link comes up) */
+	SIM_FAULT_RANDOM_MAC,
 	_SIM_FAULT_KIND_MAX,
 	_SIM_FAULT_KIND_INVALID = -EINVAL,
 };

@@ -102,6 +102,16 @@ static struct mac_addr vf_random_mac(const char *pci)
 	return m;
 }
 
+int sim_vf_random_mac(struct host_state *s, const char *pf, uint32_t vf)
+{
+	struct pf_state *p = host_state_find_pf(s, pf);
+
+	if (!p || vf >= p->n_vfs)
+		return -ENODEV;
+	p->vfs[vf].attrs.mac = vf_random_mac(p->vfs[vf].pci);
+	return 0;
+}
+
 int sim_vf_netdev_set(const struct pf_state *pf, struct vf_state *vf, bool present)
 {
 	char *name = NULL;

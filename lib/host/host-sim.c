@@ -355,6 +355,10 @@ static int sim_run(struct sim *s, const struct sim_request *rq)
 		return netdevs_late(s, &t, rq, f);
 	/* a crash as the VFs were probed: the netdevs the fault lets appear */
 	r = f ? set_netdevs(t.state, rq->pf, f->netdevs, false) : 0;
+	if (r >= 0 && rq->a->type == ACTION_BIND_VF &&
+	    sim_faults_fire(&t.faults, SIM_FAULT_RANDOM_MAC, rq->a->type, rq->pf,
+			    vf_pci[0] ? vf_pci : NULL))
+		r = sim_vf_random_mac(t.state, rq->pf, rq->a->vf);
 	if (r >= 0)
 		r = txn_write(s, &t);
 	if (r < 0)

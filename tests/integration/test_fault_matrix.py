@@ -385,6 +385,33 @@ def test_switchdev_step_fails_leaves_the_pf_as_it_was(make_host):
     assert pf["eswitch_mode"] == "switchdev" and pf["hw_tc_offload"], pf
 
 
+@pytest.mark.parametrize("times", [1, 2])
+def test_vf_takes_a_random_mac_as_it_binds(make_host, times):
+    """igb hands a VF that probes while the PF resets (its link coming up) a random MAC and keeps
+    it: every step succeeded, yet the read back differs. What is left gets one more pass; a
+    driver that does it again fails the PF with what still differs."""
+    h, pci = igb_host(make_host)
+    h.layout("50-igb.conf", IGB.format(pci=pci))
+    assert h.run("apply").returncode == 0
+    s = h.state()
+    vf0 = h.pf_of(s, pci)["vfs"][0]["pci"]
+    h.pf_of(s, pci)["vfs"][0]["mac"] = "02:99:99:99:99:99"
+    h.save(s)
+    h.add_fault(op="bind_driver", pci=vf0, random_mac=True, times=times)
+    r = h.run("apply")
+    if times == 1:
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert r.stdout.count("VF 0: bind igbvf") == 2, r.stdout
+        assert h.pf(pci)["vfs"][0]["mac"] == "02:00:00:00:01:00"
+        assert status(h)[pci]["state"] == "applied"
+    else:
+        assert r.returncode == 1, r.stdout + r.stderr
+        assert "read back differs from the layout: 3 action(s) still needed, first: VF 0: " \
+               "unbind" in r.stdout, r.stdout
+        assert h.pf(pci)["vfs"][0]["driver"] == "igbvf"
+        assert_converges(h, pci)
+
+
 # --- appliers racing on one PF -------------------------------------------------------------------
 
 def helper(h, verb, pci):
