@@ -116,28 +116,21 @@ static int report_pf(const struct pf_view *pv, const char *runtime_dir, const ch
 	return 0;
 }
 
+/* What the layouts say of VF i, or NULL when they say nothing. */
+static const struct vf_settings *desired_vf(const struct pf_view *pv, uint32_t i)
+{
+	return pv->desired && i < pv->desired->n_vfs ? &pv->desired->vfs[i] : NULL;
+}
+
 /* The driver the layout wants on VF i, or NULL when it leaves the driver
  * alone (or the kernel's default is not known). */
 static const char *wanted_driver(const struct pf_view *pv, uint32_t i)
 {
-	const struct vf_settings *v;
+	const struct vf_settings *v = desired_vf(pv, i);
 
-	if (!pv->desired || i >= pv->desired->n_vfs)
-		return NULL;
-	v = &pv->desired->vfs[i];
-	if (!vf_settings_has(v, VF_KEY_DRIVER))
+	if (!v || !vf_settings_has(v, VF_KEY_DRIVER))
 		return NULL;
 	return v->attrs.driver ?: pv->pf->vf_driver;
-}
-
-static bool wants_rdma(const struct pf_view *pv, uint32_t i)
-{
-	const struct vf_settings *v;
-
-	if (!pv->desired || i >= pv->desired->n_vfs)
-		return false;
-	v = &pv->desired->vfs[i];
-	return vf_settings_has(v, VF_KEY_RDMA) && v->attrs.rdma;
 }
 
 /* "ok", or "differs: <what the plan would set>" for the actions on vf
@@ -150,6 +143,7 @@ static const char *vf_drift(const struct pf_view *pv, const struct vf_state *vf,
 			    size_t size)
 {
 	const struct plan *p = pv->plan;
+	const struct vf_settings *v = desired_vf(pv, vf->index);
 	const char *want = wanted_driver(pv, vf->index);
 	size_t len = 0;
 
@@ -173,7 +167,7 @@ static const char *vf_drift(const struct pf_view *pv, const struct vf_state *vf,
 			 vf->attrs.driver ?: "none");
 		return buf;
 	}
-	if (wants_rdma(pv, vf->index) && !vf->attrs.rdma)
+	if (v && vf_settings_wants_rdma(v) && !vf->attrs.rdma)
 		return "differs: no RDMA device";
 	return "ok";
 }

@@ -72,6 +72,11 @@ static inline bool vf_settings_has(const struct vf_settings *s, enum vf_key k)
 {
 	return s->set & (1u << k);
 }
+/* RDMA=yes is set for these VFs. */
+static inline bool vf_settings_wants_rdma(const struct vf_settings *s)
+{
+	return vf_settings_has(s, VF_KEY_RDMA) && s->attrs.rdma;
+}
 
 /* Key names as written in files ("VirtualFunctions", ...); the VF keys'
  * are vf_key_to_string(). */

@@ -367,11 +367,10 @@ static int check_vf_values(struct ctx *c, const struct vf_settings *v)
 			     "QualityOfService=%u: needs a VLANId other than 0", v->attrs.qos);
 	if (r >= 0)
 		r = check_vf_mtu(c, v, no_netdev);
-	if (r >= 0 && vf_settings_has(v, VF_KEY_RDMA) && v->attrs.rdma && no_netdev)
+	if (r >= 0 && vf_settings_wants_rdma(v) && no_netdev)
 		r = hw_error(c, s[VF_KEY_RDMA].file, s[VF_KEY_RDMA].line,
 			     "RDMA=yes: a VF bound to %s has no RDMA device", v->attrs.driver);
-	else if (r >= 0 && vf_settings_has(v, VF_KEY_RDMA) && v->attrs.rdma &&
-		 !c->drv->rdma_modules)
+	else if (r >= 0 && vf_settings_wants_rdma(v) && !c->drv->rdma_modules)
 		r = hw_error(c, s[VF_KEY_RDMA].file, s[VF_KEY_RDMA].line,
 			     "RDMA=yes: the %s driver has no RDMA support on VFs", c->drv_name);
 	if (r >= 0 && vf_settings_has(v, VF_KEY_MIN_TX_RATE) &&
@@ -411,12 +410,15 @@ static int check_pf_settings(struct ctx *c)
 			     "HardwareTCOffload=yes: needs ESwitchMode=switchdev");
 	if (r >= 0 && pf_settings_has(s, PF_KEY_HW_TC_OFFLOAD) &&
 	    s->hw_tc_offload != c->pf->hw_tc_offload && c->pf->hw_tc_offload_fixed)
-		r = hw_error(c, at[PF_KEY_HW_TC_OFFLOAD].file, at[PF_KEY_HW_TC_OFFLOAD].line,
-			     c->pf->name ?
-				     "HardwareTCOffload=%s: %s cannot change hw-tc-offload "
-				     "(ethtool -k shows it [fixed])" :
-				     "HardwareTCOffload=%s: the PF has no network interface%s",
-			     yes_no(s->hw_tc_offload), c->pf->name ?: "");
+		r = c->pf->name ? hw_error(c, at[PF_KEY_HW_TC_OFFLOAD].file,
+					   at[PF_KEY_HW_TC_OFFLOAD].line,
+					   "HardwareTCOffload=%s: %s cannot change hw-tc-offload "
+					   "(ethtool -k shows it [fixed])",
+					   yes_no(s->hw_tc_offload), c->pf->name) :
+				  hw_error(c, at[PF_KEY_HW_TC_OFFLOAD].file,
+					   at[PF_KEY_HW_TC_OFFLOAD].line,
+					   "HardwareTCOffload=%s: the PF has no network interface",
+					   yes_no(s->hw_tc_offload));
 	if (r >= 0 && pf_settings_has(s, PF_KEY_LINK_TYPE) && !c->drv->firmware_link_type &&
 	    (s->link_type != c->pf->link_type || s->link_type == LINK_TYPE_INFINIBAND))
 		r = hw_error(c, at[PF_KEY_LINK_TYPE].file, at[PF_KEY_LINK_TYPE].line,

@@ -100,7 +100,7 @@ static int need_module(struct plan_ctx *c, char ***mods, const char *m)
 static bool any_vf_rdma(const struct plan_ctx *c)
 {
 	for (uint32_t i = 0; i < c->target && i < c->d->n_vfs; i++)
-		if (vf_settings_has(&c->d->vfs[i], VF_KEY_RDMA) && c->d->vfs[i].attrs.rdma)
+		if (vf_settings_wants_rdma(&c->d->vfs[i]))
 			return true;
 	return false;
 }
@@ -524,9 +524,7 @@ static int note_stable_macs_on_host(struct plan_ctx *c)
 
 static bool rdma_missing(const struct plan_ctx *c, uint32_t i)
 {
-	const struct vf_settings *v = &c->d->vfs[i];
-
-	return vf_settings_has(v, VF_KEY_RDMA) && v->attrs.rdma && i < c->pf->n_vfs &&
+	return vf_settings_wants_rdma(&c->d->vfs[i]) && i < c->pf->n_vfs &&
 	       !c->pf->vfs[i].attrs.rdma;
 }
 
