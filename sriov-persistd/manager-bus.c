@@ -295,7 +295,7 @@ static int view_doc(struct manager *m, bool status, char **ret)
 
 	r = host_read(m->host, &hs);
 	if (r >= 0)
-		r = host_state_mark_unbound(m->state_dir, hs);
+		r = host_state_mark_created(m->state_dir, hs);
 	if (r < 0)
 		return r;
 	r = host_view_build(hs, m->set, NULL, &v);

@@ -211,7 +211,7 @@ int manager_update_cache(struct manager *m, struct host_state *fresh, const char
 	int r;
 
 	/* VFs an apply killed mid-way left on no driver, from the record */
-	r = host_state_mark_unbound(m->state_dir, fresh);
+	r = host_state_mark_created(m->state_dir, fresh);
 	if (r >= 0 && only && m->hs)
 		r = merge_one(m->hs, fresh, only);
 	if (r < 0) {

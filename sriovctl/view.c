@@ -29,7 +29,7 @@ int ctl_host_view(struct ctl *c, struct ctl_view *ret)
 	}
 	ctl_host_options(c, cv.hs);
 	/* VFs an apply killed mid-way left on no driver: planned as apply plans them */
-	r = host_state_mark_unbound(c->state_dir, cv.hs);
+	r = host_state_mark_created(c->state_dir, cv.hs);
 	if (r >= 0)
 		r = ctl_load_layouts(c, &cv.set);
 	if (r >= 0) {

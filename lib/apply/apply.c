@@ -88,7 +88,7 @@ static int read_pf(struct pf_run *run, const char *pci, struct host_state **ret_
 	pf = host_state_find_pf(hs, pci);
 	if (!pf)
 		return -ENODEV;
-	r = pf_created_mark_unbound(run->opts->state_dir, pf);
+	r = pf_created_mark(run->opts->state_dir, pf);
 	if (r < 0)
 		return r;
 	*ret_pf = pf;
@@ -127,11 +127,16 @@ static const char *rebind_target(const struct pf_state *pf, const struct plan *p
 static int record_intent(const struct pf_run *run, const struct pf_state *pf, const struct plan *p,
 			 struct pf_created *c)
 {
-	bool write = false;
+	bool write = false, probe = pf->drivers_autoprobe, created_unbound = false;
 	int r;
 
 	if (pf_created_read(run->opts->state_dir, pf->pci, c) < 0)
 		*c = (struct pf_created){};
+	/* on again since (a reboot): not ours to turn on any more */
+	if (c->autoprobe_off && pf->drivers_autoprobe) {
+		c->autoprobe_off = false;
+		write = true;
+	}
 	/* a VF bound since is someone else's business now */
 	for (size_t i = c->n_rebind; i > 0; i--) {
 		uint32_t vf = c->rebind[i - 1].vf;
@@ -148,9 +153,20 @@ static int record_intent(const struct pf_run *run, const struct pf_state *pf, co
 		if (a->type == ACTION_SET_NUM_VFS) {
 			c->num_vfs = a->value;
 			c->n_rebind = 0; /* re-created, on the kernel's VF driver */
+			created_unbound = a->value > 0 && !probe;
+		} else if (a->type == ACTION_SET_AUTOPROBE) {
+			/* on again comes off the record once it is done */
+			probe = a->value != 0;
+			c->autoprobe_off |= !probe;
 		} else if (a->type == ACTION_SET_ESWITCH_MODE)
 			c->eswitch_switchdev = a->value == ESWITCH_MODE_SWITCHDEV;
 		else if (a->type == ACTION_UNBIND_VF && (to = rebind_target(pf, p, i))) {
+			r = pf_created_set_rebind(c, a->vf, to);
+			if (r < 0)
+				return r;
+		} else if (a->type == ACTION_BIND_VF && created_unbound &&
+			   (to = a->str ?: pf->vf_driver)) {
+			/* created with autoprobe off: unbound until this bind */
 			r = pf_created_set_rebind(c, a->vf, to);
 			if (r < 0)
 				return r;
@@ -179,6 +195,8 @@ struct vf_failures {
 	/* the eswitch mode was changed and the steps that go with it (VF
 	 * count, hw-tc-offload) are not done yet: a failure now switches it back */
 	bool eswitch_open;
+	bool probe_off;	     /* sriov_drivers_autoprobe is off: new VFs come unbound */
+	bool probe_ours_off; /* this plan turned it off */
 };
 
 /* VF vf is on a driver again: off the record of VFs to bind again. */
@@ -226,6 +244,21 @@ static void vf_failures_done(struct vf_failures *f)
 	pf_created_done(&f->rec);
 }
 
+static int load_vf_modules(struct pf_run *run, const struct pf_state *pf)
+{
+	const struct driver_info *drv = driver_info_get(pf->driver);
+	int r = 0;
+
+	for (const char *const *m = drv->vf_modules; r >= 0 && m && *m; m++) {
+		struct action load = { .type = ACTION_LOAD_MODULE, .str = (char *)*m };
+
+		r = host_run(run->host, NULL, &load, run->opts->conf->sysfs_write_timeout);
+		if (run->opts->on_action)
+			run->opts->on_action(pf, &load, r, run->host->error, run->opts->userdata);
+	}
+	return r;
+}
+
 /* Binds a VF that an action of this plan left on no driver back on the one
  * it had before this apply (or the kernel's VF driver, when it had none or
  * that is the one that failed): never a VF that nothing drives because of
@@ -241,7 +274,11 @@ static char *put_back(struct pf_run *run, const struct pf_state *pf, uint32_t vf
 
 	back.str = had && !streq_ptr(had, failed) ? (char *)had : NULL;
 	to = back.str ?: pf->vf_driver ?: "the kernel's VF driver";
-	r = host_run(run->host, pf->pci, &back, run->opts->conf->sysfs_write_timeout);
+	/* the kernel's VF driver may not be loaded where no VF was meant to
+	 * use it: as udev would for a VF it probes (blacklist applied) */
+	r = back.str ? 0 : load_vf_modules(run, pf);
+	if (r >= 0)
+		r = host_run(run->host, pf->pci, &back, run->opts->conf->sysfs_write_timeout);
 	if (run->opts->on_action)
 		run->opts->on_action(pf, &back, r, run->host->error, run->opts->userdata);
 	(void)vf_list_set(&f->unbound, &f->n_unbound, vf, false);
@@ -249,7 +286,35 @@ static char *put_back(struct pf_run *run, const struct pf_state *pf, uint32_t vf
 		vf_rebound(f, vf);
 		return strdup_printf("VF %u is back on %s", vf, to);
 	}
-	return strdup_printf("putting VF %u back on %s failed too: %s", vf, to, strerror(-r));
+	return strdup_printf("putting VF %u back on %s failed too: %s%s%s", vf, to, strerror(-r),
+			     run->host->error[0] ? ": " : "", run->host->error);
+}
+
+/* Autoprobe is on: off the record. */
+static void autoprobe_on_again(struct vf_failures *f)
+{
+	f->probe_off = f->probe_ours_off = false;
+	if (f->rec.autoprobe_off) {
+		f->rec.autoprobe_off = false;
+		f->rec_changed = true;
+	}
+}
+
+/* Autoprobe on again after a plan that turned it off stopped early. */
+static char *autoprobe_back(struct pf_run *run, const struct pf_state *pf, struct vf_failures *f)
+{
+	struct action on = { .type = ACTION_SET_AUTOPROBE, .value = 1 };
+	int r;
+
+	r = host_run(run->host, pf->pci, &on, run->opts->conf->sysfs_write_timeout);
+	if (run->opts->on_action)
+		run->opts->on_action(pf, &on, r, run->host->error, run->opts->userdata);
+	if (r < 0)
+		return strdup_printf("turning VF driver autoprobe on again failed too: %s%s%s",
+				     strerror(-r), run->host->error[0] ? ": " : "",
+				     run->host->error);
+	autoprobe_on_again(f);
+	return strdup("VF driver autoprobe is on again");
 }
 
 /* The eswitch mode the PF had before this apply, set again after a step of
@@ -325,10 +390,30 @@ static int run_action(struct pf_run *run, const struct pf_state *pf, const struc
 	return 0;
 }
 
+/* After p->actions[k] succeeded. VFs created with autoprobe off are on no
+ * driver until the plan binds them: like VFs it unbinds, they are put back
+ * on a driver if it stops before. */
+static int note_created_unbound(const struct plan *p, size_t k, struct vf_failures *f)
+{
+	const struct action *a = &p->actions[k];
+	int r = 0;
+
+	if (a->type == ACTION_SET_AUTOPROBE && a->value == 0)
+		f->probe_off = f->probe_ours_off = true;
+	else if (a->type == ACTION_SET_AUTOPROBE)
+		autoprobe_on_again(f);
+	if (a->type != ACTION_SET_NUM_VFS || a->value == 0 || !f->probe_off)
+		return 0;
+	for (size_t i = k + 1; r >= 0 && i < p->n_actions; i++)
+		if (p->actions[i].type == ACTION_BIND_VF)
+			r = vf_list_set(&f->unbound, &f->n_unbound, p->actions[i].vf, true);
+	return r;
+}
+
 static int execute_plan(struct pf_run *run, const struct pf_state *pf, const struct plan *p)
 {
 	const struct mainconf *c = run->opts->conf;
-	struct vf_failures f = {};
+	struct vf_failures f = { .probe_off = !pf->drivers_autoprobe };
 	int r;
 
 	r = run->opts->state_dir ? record_intent(run, pf, p, &f.rec) : 0;
@@ -357,8 +442,11 @@ static int execute_plan(struct pf_run *run, const struct pf_state *pf, const str
 					"timed out after TimeoutSec=%llus with %zu of %zu actions done",
 					(unsigned long long)(c->apply_timeout / USEC_PER_SEC), i,
 					p->n_actions));
-		else
+		else {
 			r = run_action(run, pf, a, &f);
+			if (r >= 0 && run->res->status.state != PF_STATUS_FAILED)
+				r = note_created_unbound(p, i, &f);
+		}
 	}
 	/* stopped half-way through an eswitch change: back to the mode it had,
 	 * while its VFs are still unbound, and then onto their drivers */
@@ -373,9 +461,16 @@ static int execute_plan(struct pf_run *run, const struct pf_state *pf, const str
 
 		r = back ? strv_consume(&f.messages, back) : -ENOMEM;
 	}
+	/* stopped before the end, where autoprobe is on again */
+	if (r >= 0 && f.probe_ours_off) {
+		char *back = autoprobe_back(run, pf, &f);
+
+		r = back ? strv_consume(&f.messages, back) : -ENOMEM;
+	}
 	if (r >= 0 && f.rec_changed) {
 		/* a record that only listed VFs to bind again goes with them */
-		r = f.rec.num_vfs == 0 && !f.rec.eswitch_switchdev && f.rec.n_rebind == 0 ?
+		r = f.rec.num_vfs == 0 && !f.rec.eswitch_switchdev && !f.rec.autoprobe_off &&
+				    f.rec.n_rebind == 0 ?
 			    pf_created_remove(run->opts->state_dir, pf->pci) :
 			    pf_created_write(run->opts->state_dir, &f.rec);
 		if (r < 0)
@@ -589,10 +684,13 @@ static int reset_locked(struct pf_run *run, const struct pf_created *c)
 		   pf->eswitch_mode == ESWITCH_MODE_SWITCHDEV) {
 		a.type = ACTION_SET_ESWITCH_MODE;
 		a.value = ESWITCH_MODE_LEGACY;
+	} else if (pf && c->autoprobe_off && !pf->drivers_autoprobe) {
+		/* the kernel's default: destroys nothing, waits for nobody */
+		a = (struct action){ .type = ACTION_SET_AUTOPROBE, .value = 1 };
 	} else {
 		return 0;
 	}
-	hold = policy_hold_reason(run);
+	hold = a.disruptive ? policy_hold_reason(run) : NULL;
 	if (hold)
 		return set_outcome(run->res, PF_STATUS_DEFERRED,
 				   strdup_printf("resetting what sriov-persist created waits: %s",
@@ -609,8 +707,9 @@ static int reset_locked(struct pf_run *run, const struct pf_created *c)
 	}
 	run->res->changed = true;
 	run->res->status.n_actions++;
-	/* the eswitch after the VFs: both drivers' orders allow legacy with none */
-	return a.type == ACTION_SET_NUM_VFS ? reset_locked(run, c) : 0;
+	/* the eswitch after the VFs: both drivers' orders allow legacy with
+	 * none; the kernel's autoprobe last */
+	return a.type != ACTION_SET_AUTOPROBE ? reset_locked(run, c) : 0;
 }
 
 static int status_init(struct pf_status *st, const struct pf_state *pf)

@@ -306,6 +306,8 @@ int pf_created_write(const char *dir, const struct pf_created *c)
 	json_object_object_add(o, "num_vfs", json_object_new_uint64(c->num_vfs));
 	json_object_object_add(o, "eswitch_switchdev",
 			       json_object_new_boolean(c->eswitch_switchdev));
+	if (c->autoprobe_off)
+		json_object_object_add(o, "drivers_autoprobe_off", json_object_new_boolean(true));
 	json_object_object_add(o, "when_usec", json_object_new_uint64(c->when));
 	if (rebind)
 		json_object_object_add(o, "rebind", rebind);
@@ -368,6 +370,11 @@ int pf_created_parse(const char *pci, const char *text, struct pf_created *ret)
 	c.eswitch_switchdev = json_object_object_get_ex(o, "eswitch_switchdev", &v) &&
 			      json_object_get_boolean(v);
 	c.when = get_u64(o, "when_usec");
+	if (json_object_object_get_ex(o, "drivers_autoprobe_off", &v)) {
+		if (!json_object_is_type(v, json_type_boolean))
+			return -EBADMSG;
+		c.autoprobe_off = json_object_get_boolean(v);
+	}
 	if (json_object_object_get_ex(o, "rebind", &v)) {
 		r = rebind_from_json(v, &c);
 		if (r < 0) {
@@ -379,12 +386,13 @@ int pf_created_parse(const char *pci, const char *text, struct pf_created *ret)
 	return 0;
 }
 
-int pf_created_mark_unbound(const char *state_dir, struct pf_state *pf)
+int pf_created_mark(const char *state_dir, struct pf_state *pf)
 {
 	_cleanup_(pf_created_done) struct pf_created c = {};
 
 	if (!state_dir || pf_created_read(state_dir, pf->pci, &c) < 0)
 		return 0;
+	pf->autoprobe_ours = c.autoprobe_off && !pf->drivers_autoprobe;
 	for (size_t i = 0; i < c.n_rebind; i++) {
 		struct vf_state *vf = c.rebind[i].vf < pf->n_vfs ? &pf->vfs[c.rebind[i].vf] : NULL;
 
@@ -396,12 +404,12 @@ int pf_created_mark_unbound(const char *state_dir, struct pf_state *pf)
 	return 0;
 }
 
-int host_state_mark_unbound(const char *state_dir, struct host_state *hs)
+int host_state_mark_created(const char *state_dir, struct host_state *hs)
 {
 	int r = 0;
 
 	for (size_t i = 0; r >= 0 && i < hs->n_pfs; i++)
-		r = pf_created_mark_unbound(state_dir, &hs->pfs[i]);
+		r = pf_created_mark(state_dir, &hs->pfs[i]);
 	return r;
 }
 
@@ -426,7 +434,8 @@ static bool created_is_left(const struct pf_created *c, const struct pf_state *p
 {
 	return (c->num_vfs > 0 && pf->num_vfs == c->num_vfs) ||
 	       (c->eswitch_switchdev && pf->has_eswitch &&
-		pf->eswitch_mode == ESWITCH_MODE_SWITCHDEV);
+		pf->eswitch_mode == ESWITCH_MODE_SWITCHDEV) ||
+	       (c->autoprobe_off && !pf->drivers_autoprobe);
 }
 
 int pf_created_left(const char *state_dir, const struct pf_state *pf, struct pf_created *ret)
@@ -457,5 +466,7 @@ char *pf_created_describe(const struct pf_created *c)
 		return strdup_printf("%u VF%s left from a removed layout%s", c->num_vfs,
 				     c->num_vfs == 1 ? "" : "s",
 				     c->eswitch_switchdev ? ", eswitch in switchdev" : "");
-	return strdup("eswitch left in switchdev from a removed layout");
+	if (c->eswitch_switchdev)
+		return strdup("eswitch left in switchdev from a removed layout");
+	return strdup("VF driver autoprobe left off from a removed layout");
 }

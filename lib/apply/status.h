@@ -66,6 +66,7 @@ struct pf_created {
 	char pci[PCI_ADDR_MAX];
 	uint32_t num_vfs;	/* VFs created by us, 0 = none */
 	bool eswitch_switchdev; /* we switched the eswitch to switchdev */
+	bool autoprobe_off;	/* we turned sriov_drivers_autoprobe off */
 	usec_t when;
 	struct vf_rebind *rebind; /* n_rebind, each VF at most once */
 	size_t n_rebind;
@@ -79,12 +80,15 @@ int pf_created_write(const char *dir, const struct pf_created *c);
 int pf_created_read(const char *dir, const char *pci, struct pf_created *ret);
 int pf_created_parse(const char *pci, const char *text, struct pf_created *ret);
 int pf_created_remove(const char *dir, const char *pci);
-/* Sets unbound_from on each VF of pf that has no driver and that the record
- * in state_dir says an apply took off one. No record, or one that cannot be
- * read, marks nothing: the VF is then left as it is. 0 or -ENOMEM. */
-int pf_created_mark_unbound(const char *state_dir, struct pf_state *pf);
+/* What an apply of ours left half-done, from the record in state_dir: sets
+ * unbound_from on each VF of pf that has no driver and that the record says
+ * an apply took off one (or created on none), and autoprobe_ours when
+ * autoprobe is off and the record says we turned it off. No record, or one
+ * that cannot be read, marks nothing: the PF is then left as it is. 0 or
+ * -ENOMEM. */
+int pf_created_mark(const char *state_dir, struct pf_state *pf);
 /* The same for every PF of hs. */
-int host_state_mark_unbound(const char *state_dir, struct host_state *hs);
+int host_state_mark_created(const char *state_dir, struct host_state *hs);
 /* What sriov-persist created on pf, from the record in state_dir, while pf is
  * still as it was left (the VF count, or the eswitch in switchdev): 1 and ret
  * filled in (without rebind entries), 0 when nothing of ours is there, or a

@@ -75,7 +75,11 @@ int hl_open_virtfn(int pf_fd, uint32_t vf, char pci[static PCI_ADDR_MAX], int *r
  * returned as it is. */
 int hl_write_attr(struct host_linux *hl, int dirfd, const char *attr, const char *value,
 		  usec_t timeout);
+/* The same in this process, for attributes whose store only keeps a value
+ * (sriov_drivers_autoprobe, driver_override) and cannot hang. */
+int hl_write_attr_now(struct host_linux *hl, int dirfd, const char *attr, const char *value);
 int hl_set_num_vfs(struct host_linux *hl, const char *pf, uint32_t n, usec_t timeout);
+int hl_set_autoprobe(struct host_linux *hl, const char *pf, bool on);
 int hl_unbind_vf(struct host_linux *hl, const char *pf, uint32_t vf, usec_t timeout);
 int hl_bind_vf(struct host_linux *hl, const char *pf, uint32_t vf, const char *driver,
 	       usec_t timeout);

@@ -339,6 +339,7 @@ static const struct pf_attr {
 static int read_pf_attrs(int fd, struct pf_state *pf, const char **ret_what)
 {
 	char buf[ATTR_MAX];
+	uint32_t autoprobe;
 	int r;
 
 	for (size_t i = 0; i < ELEMENTSOF(pf_attrs); i++) {
@@ -359,6 +360,13 @@ static int read_pf_attrs(int fd, struct pf_state *pf, const char **ret_what)
 		*ret_what = "numa_node";
 		return r;
 	}
+	/* 0 or 1; there since Linux 4.12 */
+	r = hl_read_u32(fd, "sriov_drivers_autoprobe", 10, &autoprobe);
+	if (r < 0 && r != -ENOENT) {
+		*ret_what = "sriov_drivers_autoprobe";
+		return r;
+	}
+	pf->drivers_autoprobe = r < 0 || autoprobe != 0;
 	return 0;
 }
 

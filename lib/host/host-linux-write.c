@@ -277,6 +277,36 @@ static int vf_netdev_ready(struct host_linux *hl, int vf_fd, const char *driver,
 	return 0;
 }
 
+int hl_write_attr_now(struct host_linux *hl, int dirfd, const char *attr, const char *value)
+{
+	_cleanup_close_ int fd = -EBADF;
+	size_t len = strlen(value);
+	ssize_t n;
+
+	fd = openat(dirfd, attr, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		int r = -errno;
+
+		host_set_error(&hl->host, "opening %s: %s", attr, strerror(-r));
+		return r;
+	}
+	do
+		n = write(fd, value, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		int r = -errno;
+
+		host_set_error(&hl->host, "write of %.*s to %s: %s", (int)strcspn(value, "\n"),
+			       value, attr, strerror(-r));
+		return r;
+	}
+	if ((size_t)n != len) {
+		host_set_error(&hl->host, "write to %s: short write", attr);
+		return -EIO;
+	}
+	return 0;
+}
+
 /* Exactly n virtfn links, and every VF's netdev when its driver makes one. */
 static int vfs_settled(struct host_linux *hl, int pf_fd, const void *want, char *missing,
 		       size_t size)
@@ -348,6 +378,17 @@ int hl_set_num_vfs(struct host_linux *hl, const char *pf, uint32_t n, usec_t tim
 	return wait_settled(hl, m, fd, vfs_settled, &n, what);
 }
 
+int hl_set_autoprobe(struct host_linux *hl, const char *pf, bool on)
+{
+	_cleanup_close_ int fd = -EBADF;
+	int r;
+
+	r = hl_open_pci(hl, pf, &fd);
+	if (r < 0)
+		return r;
+	return hl_write_attr_now(hl, fd, "sriov_drivers_autoprobe", on ? "1" : "0");
+}
+
 /* The VF's directory and address, or -ENODEV with a message. */
 static int open_vf(struct host_linux *hl, const char *pf, uint32_t vf,
 		   char pci[static PCI_ADDR_MAX], int *ret_fd)
@@ -392,8 +433,8 @@ int hl_unbind_vf(struct host_linux *hl, const char *pf, uint32_t vf, usec_t time
 	return hl_write_attr(hl, drv_fd, "unbind", pci, timeout);
 }
 
-/* What bind waits for: the driver link (to that driver, or any when NULL),
- * and the netdev for a driver that makes one. */
+/* What bind waits for: the driver link to that driver, and the netdev for
+ * a driver that makes one. */
 static int bound_settled(struct host_linux *hl, int vf_fd, const void *want, char *missing,
 			 size_t size)
 {
@@ -405,7 +446,7 @@ static int bound_settled(struct host_linux *hl, int vf_fd, const void *want, cha
 	r = hl_read_driver(vf_fd, &cur);
 	if (r < 0)
 		return r;
-	if (!cur || (driver[0] && !streq(cur, driver))) {
+	if (!streq_ptr(cur, driver)) {
 		snprintf(missing, size, "bound to %s", cur ?: "no driver");
 		return 0;
 	}
@@ -442,15 +483,16 @@ static int check_driver(struct host_linux *hl, int vf_fd, const char *pci, const
 }
 
 /* driver_override, then drivers_probe: the kernel binds the one driver
- * named (or, with the override cleared, the VF's default driver), as
- * driverctl does. The override stays, so that a later probe keeps it. */
+ * named, as driverctl does, also where sriov_drivers_autoprobe is off (a VF
+ * then probes only with an override). The override stays, so that a later
+ * probe keeps it. */
 static int bind_write(struct host_linux *hl, int vf_fd, const char *pci, const char *driver,
 		      usec_t timeout)
 {
 	_cleanup_close_ int bus_fd = -EBADF;
 	int r;
 
-	r = hl_write_attr(hl, vf_fd, "driver_override", driver ?: "\n", timeout);
+	r = hl_write_attr_now(hl, vf_fd, "driver_override", driver);
 	if (r < 0)
 		return r;
 	bus_fd = openat(hl->sysfs_fd, "bus/pci", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -462,6 +504,31 @@ static int bind_write(struct host_linux *hl, int vf_fd, const char *pci, const c
 	return hl_write_attr(hl, bus_fd, "drivers_probe", pci, timeout);
 }
 
+/* The kernel's VF driver for the PF's driver (drivers.h), by name. */
+static int default_vf_driver(struct host_linux *hl, const char *pf, const char **ret)
+{
+	_cleanup_close_ int pf_fd = -EBADF;
+	_cleanup_free_ char *pf_driver = NULL;
+	const struct driver_info *di;
+	int r;
+
+	r = hl_open_pci(hl, pf, &pf_fd);
+	if (r >= 0)
+		r = hl_read_driver(pf_fd, &pf_driver);
+	if (r < 0) {
+		host_set_error(&hl->host, "%s: reading its driver: %s", pf, strerror(-r));
+		return r;
+	}
+	di = pf_driver ? driver_info_find(pf_driver) : NULL;
+	if (!di || !di->vf_driver) {
+		host_set_error(&hl->host, "%s: no VF driver known for PF driver %s", pf,
+			       pf_driver ?: "(none)");
+		return -EINVAL;
+	}
+	*ret = di->vf_driver;
+	return 0;
+}
+
 int hl_bind_vf(struct host_linux *hl, const char *pf, uint32_t vf, const char *driver,
 	       usec_t timeout)
 {
@@ -471,10 +538,13 @@ int hl_bind_vf(struct host_linux *hl, const char *pf, uint32_t vf, const char *d
 	char pci[PCI_ADDR_MAX], what[96];
 	int r;
 
+	if (!driver && (r = default_vf_driver(hl, pf, &driver)) < 0)
+		return r;
 	r = open_vf(hl, pf, vf, pci, &vf_fd);
 	if (r < 0)
 		return r;
-	if (driver && (r = check_driver(hl, vf_fd, pci, driver)) < 0)
+	r = check_driver(hl, vf_fd, pci, driver);
+	if (r < 0)
 		return r;
 	r = hl_read_driver(vf_fd, &cur);
 	if (r >= 0 && cur) {
@@ -488,7 +558,6 @@ int hl_bind_vf(struct host_linux *hl, const char *pf, uint32_t vf, const char *d
 		r = bind_write(hl, vf_fd, pci, driver, timeout);
 	if (r < 0)
 		return r;
-	snprintf(what, sizeof(what), "%s: binding VF %" PRIu32 " (%s) to %s", pf, vf, pci,
-		 driver ?: "its default driver");
-	return wait_settled(hl, m, vf_fd, bound_settled, strempty(driver), what);
+	snprintf(what, sizeof(what), "%s: binding VF %" PRIu32 " (%s) to %s", pf, vf, pci, driver);
+	return wait_settled(hl, m, vf_fd, bound_settled, driver, what);
 }

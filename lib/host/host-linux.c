@@ -232,6 +232,8 @@ static int linux_run(struct host *h, const char *pf, const struct action *a, use
 		return hl_set_pf_mtu(hl, pf, a->value);
 	case ACTION_SET_PF_UP:
 		return hl_set_pf_up(hl, pf);
+	case ACTION_SET_AUTOPROBE:
+		return hl_set_autoprobe(hl, pf, a->value != 0);
 	case ACTION_SET_NUM_VFS:
 		return hl_set_num_vfs(hl, pf, a->value, timeout);
 	case ACTION_SET_ESWITCH_MODE:

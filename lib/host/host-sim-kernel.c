@@ -170,11 +170,13 @@ static int create_vfs(struct host *h, struct host_state *s, struct pf_state *pf,
 			host_set_error(h, "VF %u of %s would be past the last bus", i, pf->pci);
 		if (r >= 0 && di->vf_random_mac)
 			vf->attrs.mac = vf_random_mac(vf->pci);
-		/* udev loads the VF driver's module when it is missing */
-		if (r >= 0 && pf->vf_driver)
+		/* udev loads the VF driver's module when it is missing; with
+		 * autoprobe off, a VF binds only when driver_override names a
+		 * driver (pci_device_can_probe()) */
+		if (r >= 0 && pf->vf_driver && pf->drivers_autoprobe)
 			r = vf_bind(pf, vf, pf->vf_driver);
 	}
-	if (r >= 0 && pf->vf_driver && !module_loaded(s, pf->vf_driver))
+	if (r >= 0 && pf->vf_driver && pf->drivers_autoprobe && !module_loaded(s, pf->vf_driver))
 		r = strv_extend(&s->modules, pf->vf_driver);
 	if (r < 0) {
 		for (uint32_t i = 0; i < n; i++)
@@ -312,6 +314,17 @@ static int k_set_pf_up(struct host *h, struct host_state *s, const struct sim_re
 		return -ENODEV;
 	}
 	pf->up = true;
+	return 0;
+}
+
+/* sriov_drivers_autoprobe_store(): any value, VFs or not */
+static int k_set_autoprobe(struct host *h, struct host_state *s, const struct sim_request *rq)
+{
+	struct pf_state *pf = find_pf(h, s, rq->pf);
+
+	if (!pf)
+		return -ENODEV;
+	pf->drivers_autoprobe = rq->a->value != 0;
 	return 0;
 }
 
@@ -454,6 +467,7 @@ static int (*const rules[_ACTION_TYPE_MAX])(struct host *h, struct host_state *s
 	[ACTION_SET_HW_TC_OFFLOAD] = k_set_hw_tc_offload,
 	[ACTION_SET_PF_MTU] = k_set_pf_mtu,
 	[ACTION_SET_PF_UP] = k_set_pf_up,
+	[ACTION_SET_AUTOPROBE] = k_set_autoprobe,
 	[ACTION_SET_VF] = sim_kernel_set_vf,
 	[ACTION_UNBIND_VF] = k_unbind_vf,
 	[ACTION_BIND_VF] = k_bind_vf,

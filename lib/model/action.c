@@ -12,6 +12,7 @@ static const struct {
 	[ACTION_SET_LINK_TYPE] = { "set_link_type" },
 	[ACTION_SET_PF_MTU] = { "set_pf_mtu" },
 	[ACTION_SET_PF_UP] = { "set_pf_up" },
+	[ACTION_SET_AUTOPROBE] = { "set_drivers_autoprobe" },
 	[ACTION_SET_NUM_VFS] = { "set_num_vfs", .blocking = "write to sriov_numvfs" },
 	[ACTION_SET_ESWITCH_MODE] = { "set_eswitch_mode",
 				      .blocking = "devlink eswitch mode change" },

@@ -14,6 +14,7 @@ enum action_type {
 	ACTION_SET_LINK_TYPE,	 /* value = enum link_type; reboot */
 	ACTION_SET_PF_MTU,	 /* value */
 	ACTION_SET_PF_UP,	 /* value = 1 */
+	ACTION_SET_AUTOPROBE,	 /* value = bool: sriov_drivers_autoprobe */
 	ACTION_SET_NUM_VFS, /* value; a change between non-zero counts is two actions: 0, then N */
 	ACTION_SET_ESWITCH_MODE,  /* value = enum eswitch_mode */
 	ACTION_SET_HW_TC_OFFLOAD, /* value = bool */

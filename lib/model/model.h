@@ -36,7 +36,7 @@ struct vf_state {
 	struct vf_attrs attrs;
 	/* unbound: the driver an apply of ours took it off and did not bind it
 	 * to again (it was killed), from the record in the state directory
-	 * (pf_created_mark_unbound()); NULL otherwise. Never in a snapshot. */
+	 * (pf_created_mark()); NULL otherwise. Never in a snapshot. */
 	char *unbound_from;
 };
 
@@ -54,6 +54,15 @@ struct pf_state {
 	unsigned num_vfs;
 	unsigned vf_offset;
 	unsigned vf_stride;
+	/* sriov_drivers_autoprobe: new VFs are probed by a driver as they
+	 * appear; off, each binds only once driver_override names a driver.
+	 * Snapshot "drivers_autoprobe", optional, default true (the kernel's). */
+	bool drivers_autoprobe;
+	/* autoprobe is off because an apply of ours turned it off for the VFs
+	 * it created and was killed before it turned it on again, from the
+	 * record in the state directory (pf_created_mark()). Never in a
+	 * snapshot. */
+	bool autoprobe_ours;
 	uint32_t mtu;
 	bool up;
 	struct mac_addr permanent_mac;

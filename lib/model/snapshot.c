@@ -60,6 +60,8 @@ static const struct field pf_fields[] = {
 	FIELD("num_vfs", uint, struct pf_state, num_vfs, 0, 65535),
 	FIELD("vf_offset", uint, struct pf_state, vf_offset, 0, 65535),
 	FIELD("vf_stride", uint, struct pf_state, vf_stride, 0, 65535),
+	FIELD("drivers_autoprobe", bool, struct pf_state, drivers_autoprobe, 0, 0,
+	      .optional = true),
 	FIELD("mtu", uint, struct pf_state, mtu, 0, 65535),
 	FIELD("up", bool, struct pf_state, up, 0, 0),
 	FIELD("permanent_mac", mac, struct pf_state, permanent_mac, 0, 0),
@@ -217,6 +219,7 @@ static int parse_pf(struct parser *p, const char *path, struct json_object *o, s
 	int r;
 
 	pf->firmware_link_type = _LINK_TYPE_INVALID;
+	pf->drivers_autoprobe = true;
 	r = parse_object(p, pf_fields, ELEMENTSOF(pf_fields), path, o, pf);
 	if (r < 0)
 		return r;

@@ -4,7 +4,8 @@
 /* The snapshot JSON (sriovctl(8): snapshot, --host) <-> struct host_state, with json-c. Field
  * names are fixed so that snapshots from users' machines replay as they are.
  * Optional additions (absent in older snapshots, defaults in model.h):
- * PF "altnames", "hw_tc_offload", "firmware_link_type"; VF "query_rss";
+ * PF "altnames", "drivers_autoprobe", "hw_tc_offload", "firmware_link_type";
+ * VF "query_rss";
  * host "machine_id". "faults" is kept aside for the simulated host. */
 
 #include "model.h"

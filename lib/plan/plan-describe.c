@@ -73,6 +73,8 @@ char *action_describe(const struct action *a)
 		return strdup_printf("set PF mtu %u", a->value);
 	case ACTION_SET_PF_UP:
 		return strdup("set PF link up");
+	case ACTION_SET_AUTOPROBE:
+		return strdup_printf("set VF driver autoprobe %s", on_off(a->value));
 	case ACTION_SET_NUM_VFS:
 		if (a->value == 0)
 			return strdup("remove all VFs");
@@ -150,6 +152,7 @@ static char *describe_now(const struct action *a, const struct pf_state *pf)
 	case ACTION_SET_FIRMWARE_VFS:
 	case ACTION_SET_LINK_TYPE:
 	case ACTION_SET_PF_UP:
+	case ACTION_SET_AUTOPROBE:
 	case ACTION_SET_HW_TC_OFFLOAD:
 	case _ACTION_TYPE_MAX:
 	case _ACTION_TYPE_INVALID:

@@ -5,11 +5,18 @@
  *  1. modules the VFs will need (not yet loaded)
  *  2. firmware (VF limit, link type): reboot
  *  3. PF MTU and link up, before VFs exist
- *  4. VF count and eswitch mode, in the driver's switchdev order
+ *  4. VF count and eswitch mode, in the driver's switchdev order; before
+ *     VFs are created, the PF's VF driver autoprobe: off when a VF would
+ *     otherwise probe on a driver only to leave it again (another driver
+ *     wanted, or a MAC that the driver reads only as it binds), so that
+ *     each VF is probed once, on its own driver
  *  5. hw-tc-offload, after the eswitch mode
  *  6. per VF, in index order, against the state predicted after step 4:
  *     [unbind], netlink attributes, [bind], VF MTU
- * Keys that are not set in the desired state are left as they are.
+ *  7. autoprobe on again, where step 4 turned it off (or an apply of ours
+ *     that was killed left it off): off is for the VFs being created only
+ * Keys that are not set in the desired state are left as they are. The
+ * modules loaded are those of the drivers some VF ends up on.
  *
  * Disruptive: whatever removes or re-creates VFs, the eswitch mode (with the
  * unbinds it needs), firmware. Creating VFs on a PF that has none destroys
@@ -29,6 +36,10 @@ struct plan_ctx {
 	uint32_t target;	/* VF count after step 4 */
 	bool fresh;		/* step 4 (re)creates the VFs: kernel defaults */
 	bool unbound;		/* step 4 unbinds every VF (mlx5 eswitch change) */
+	bool probe_on;		/* the PF's own autoprobe setting, as we leave it */
+	bool probe_off;		/* VFs are created with autoprobe off, unbound */
+	bool probe_now;		/* autoprobe after step 4 */
+	bool uses_default;	/* a VF is (or stays) on the kernel's VF driver */
 	const char *iommu_bind; /* a VF gets bound to this driver (vfio-pci) */
 	char *no_iommu;		/* "0-3, 5": VFs that want vfio-pci without an IOMMU */
 	uint32_t no_iommu_last; /* last VF in no_iommu, for ranges */
@@ -123,7 +134,7 @@ static int prepend_modules(struct plan_ctx *c)
 	size_t n, old = p->n_actions;
 	int r = 0;
 
-	if (c->target > 0)
+	if (c->uses_default)
 		r = need_modules(c, c->drv->vf_modules, &mods);
 	if (r >= 0 && any_vf_rdma(c))
 		r = need_modules(c, c->drv->rdma_modules, &mods);
@@ -221,6 +232,51 @@ static int plan_pf_link(struct plan_ctx *c)
 	return 0;
 }
 
+static const char *default_vf_driver(const struct plan_ctx *c)
+{
+	return c->pf->vf_driver ?: c->drv->vf_driver;
+}
+
+/* Whether a VF, probed on the kernel's VF driver as it is created, would
+ * have to leave it again: a layout that binds it elsewhere (vfio-pci only
+ * where there is an IOMMU), or a MAC its driver takes only as it binds
+ * (igbvf). */
+static bool probe_wasted(const struct plan_ctx *c)
+{
+	const char *def = default_vf_driver(c);
+
+	if (!def)
+		return false;
+	for (uint32_t i = 0; i < c->target && i < c->d->n_vfs; i++) {
+		const struct vf_settings *v = &c->d->vfs[i];
+
+		if (vf_settings_has(v, VF_KEY_DRIVER) && v->attrs.driver &&
+		    !module_name_equal(v->attrs.driver, def) &&
+		    (c->host->iommu || !vf_driver_needs_iommu(v->attrs.driver)))
+			return true;
+		if (c->drv->vf_mac_before_bind && vf_settings_has(v, VF_KEY_MAC))
+			return true;
+	}
+	return false;
+}
+
+/* n > 0 VFs where there are none, after setting the autoprobe they need. */
+static int create_vfs(struct plan_ctx *c, uint32_t n, bool disruptive)
+{
+	int r = 0;
+
+	if (c->probe_now == c->probe_off) {
+		r = add_value(c->p, ACTION_SET_AUTOPROBE, false, !c->probe_off);
+		c->probe_now = !c->probe_off;
+	}
+	if (r >= 0)
+		r = add_value(c->p, ACTION_SET_NUM_VFS, disruptive, n);
+	c->fresh = true;
+	if (!c->probe_off && default_vf_driver(c))
+		c->uses_default = true;
+	return r;
+}
+
 /* The kernel refuses a change between two non-zero counts: 0 first. Creating
  * VFs where there are none destroys nothing and is not disruptive. */
 static int set_count(struct plan_ctx *c, uint32_t cur, uint32_t n)
@@ -234,20 +290,18 @@ static int set_count(struct plan_ctx *c, uint32_t cur, uint32_t n)
 		if (r < 0)
 			return r;
 	}
-	c->fresh = n > 0;
-	return add_value(c->p, ACTION_SET_NUM_VFS, cur > 0, n);
-}
-
-static const char *default_vf_driver(const struct plan_ctx *c)
-{
-	return c->pf->vf_driver ?: c->drv->vf_driver;
+	if (n == 0) {
+		c->fresh = false;
+		return add_value(c->p, ACTION_SET_NUM_VFS, true, 0);
+	}
+	return create_vfs(c, n, cur > 0);
 }
 
 /* The driver VF i is bound to right after the count change. */
 static const char *bound_driver(const struct plan_ctx *c, uint32_t i)
 {
 	if (c->fresh || i >= c->pf->n_vfs)
-		return default_vf_driver(c);
+		return c->probe_off ? NULL : default_vf_driver(c);
 	return c->pf->vfs[i].attrs.driver;
 }
 
@@ -267,8 +321,7 @@ static int switch_eswitch(struct plan_ctx *c, uint32_t cur)
 		if (r >= 0)
 			r = add_value(c->p, ACTION_SET_ESWITCH_MODE, true, mode);
 		if (r >= 0 && c->target > 0)
-			r = add_value(c->p, ACTION_SET_NUM_VFS, cur > 0, c->target);
-		c->fresh = c->target > 0;
+			r = create_vfs(c, c->target, cur > 0);
 		return r;
 	case SWITCHDEV_VFS_UNBOUND:
 		r = set_count(c, cur, c->target);
@@ -316,15 +369,19 @@ static bool predict_vf(const struct plan_ctx *c, uint32_t i, struct vf_state *re
 	bool fresh = c->fresh || i >= c->pf->n_vfs;
 
 	if (fresh) {
-		const char *drv = default_vf_driver(c);
+		const char *drv = bound_driver(c, i);
 
 		*ret = (struct vf_state){ .index = i };
 		vf_attrs_init(&ret->attrs);
 		ret->attrs.driver = (char *)drv;
 		ret->attrs.mtu = vf_driver_has_netdev(drv) ? KERNEL_DEFAULT_MTU : 0;
-	} else
+		/* "as it is" is as the PF's own autoprobe makes it: on the
+		 * kernel's VF driver, even where we create it unbound */
+		*ret_driver = c->probe_on ? default_vf_driver(c) : NULL;
+	} else {
 		*ret = c->pf->vfs[i];
-	*ret_driver = ret->attrs.driver ?: ret->unbound_from;
+		*ret_driver = ret->attrs.driver ?: ret->unbound_from;
+	}
 	if (c->unbound)
 		ret->attrs.driver = NULL;
 	return fresh;
@@ -398,6 +455,8 @@ static int vf_wanted_driver(struct plan_ctx *c, uint32_t i, const struct vf_sett
 		} else
 			c->iommu_bind = want;
 	}
+	if (want && default_vf_driver(c) && module_name_equal(want, default_vf_driver(c)))
+		c->uses_default = true;
 	*ret_want = want;
 	*ret_arg = arg;
 	return 0;
@@ -570,11 +629,19 @@ static int plan_build_steps(struct plan_ctx *c)
 				    !c->firmware_pending ?
 			    c->d->num_vfs :
 			    c->pf->num_vfs;
+	/* autoprobe off and not by us: someone wants VFs on no driver until
+	 * they are bound; it stays so */
+	c->probe_on = c->pf->drivers_autoprobe || c->pf->autoprobe_ours;
+	c->probe_off = !c->probe_on || probe_wasted(c);
+	c->probe_now = c->pf->drivers_autoprobe;
 	r = plan_pf_link(c);
 	if (r >= 0)
 		r = plan_count_eswitch(c);
 	for (uint32_t i = 0; r >= 0 && i < c->target && i < c->d->n_vfs; i++)
 		r = plan_vf(c, i);
+	/* step 7 */
+	if (r >= 0 && c->probe_on && !c->probe_now)
+		r = add_value(c->p, ACTION_SET_AUTOPROBE, false, 1);
 	if (r >= 0)
 		r = add_no_iommu_reason(c);
 	if (r >= 0)

@@ -857,10 +857,12 @@ def test_a_layout_moved_out_and_back_changes_nothing(make_host, start_daemon, bu
 
 def test_a_module_removed_by_hand_is_not_loaded_again_on_its_own(make_host, start_daemon,
                                                                   bus_client):
-    """modprobe -r iavf on the way to reloading a driver: the daemon reports the drift and waits,
-    instead of loading the module again under the operator's hands; Apply() does it."""
+    """modprobe -r iavf on the way to reloading a driver, where the layout binds the VFs to it:
+    the daemon reports the drift and waits, instead of loading the module again under the
+    operator's hands; Apply() does it. (Without Driver=, a VF on no driver is left so.)"""
     c = bus_client
     h = configured_host(make_host, "e810.json", {E810_A: (4, 10)}, mode="repair")
+    h.layout(f"50-{E810_A}.conf", LAYOUT.format(pci=E810_A, n=4, vlan=10) + "Driver=iavf\n")
     start_daemon(h)
     apply_all(c, [E810_A])
     m = c.mark()
@@ -882,6 +884,7 @@ def test_a_module_removed_by_hand_is_not_loaded_again_on_its_own(make_host, star
     assert "iavf" not in h.state()["modules"]
     apply_all(c, [E810_A])
     assert "iavf" in h.state()["modules"] and host_matches(h, E810_A, 4, 10)
+    assert [v["driver"] for v in h.pf(E810_A)["vfs"]] == ["iavf"] * 4
 
 
 def test_a_main_configuration_with_errors_applies_nothing(make_host, start_daemon, bus_client):

@@ -212,6 +212,52 @@ def test_driver_bind_fails(make_host):
     assert [v["driver"] for v in h.pf(bad)["vfs"]] == ["vfio-pci"] * 2
 
 
+def test_vfs_for_vfio_never_touch_a_blacklisted_iavf(make_host):
+    """Every VF wants vfio-pci and iavf cannot be loaded: the VFs are created with autoprobe off
+    and each binds once, to vfio-pci; iavf is never asked for and the PF applies. Autoprobe is
+    on again once they are bound."""
+    h = make_host("e810.json")
+    s = h.state()
+    s["modules"] = ["ice", "vfio_pci"]
+    s["faults"] = [{"op": "load_module", "errno": "EPERM"}]
+    h.save(s)
+    pci = h.pfs_by_driver("ice")[0]["pci"]
+    h.layout("50-vfio.conf", f"[Match]\nPCIAddress={pci}\n[PhysicalFunction]\n"
+                             "VirtualFunctions=4\n[VirtualFunction 0-3]\nDriver=vfio-pci\n")
+    r = h.run("apply")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "set VF driver autoprobe off" in r.stdout and "unbind" not in r.stdout, r.stdout
+    assert r.stdout.rstrip().splitlines()[-2].endswith("set VF driver autoprobe on"), r.stdout
+    assert r.stdout.count("bind vfio-pci") == 4, r.stdout
+    s = h.state()
+    assert s["faults"] == [{"op": "load_module", "errno": "EPERM"}], "a module load was tried"
+    pf = h.pf(pci)
+    assert [v["driver"] for v in pf["vfs"]] == ["vfio-pci"] * 4 and pf["drivers_autoprobe"]
+    assert "drivers_autoprobe_off" not in created(h, pci)
+
+
+def test_autoprobe_is_on_again_when_the_apply_stops_early(make_host):
+    """A PF action after the VFs were created with autoprobe off fails (hw-tc-offload on a
+    ConnectX after the switch to switchdev): the eswitch goes back, the VFs are put on a driver
+    and autoprobe is on again; no record says otherwise."""
+    h = make_host("cx6dx.json")
+    pci = h.pfs_by_driver("mlx5_core")[0]["pci"]
+    h.layout("50.conf", f"[Match]\nPCIAddress={pci}\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                        "ESwitchMode=switchdev\nHardwareTCOffload=yes\n"
+                        "[VirtualFunction 1]\nDriver=vfio-pci\n")
+    h.add_fault(op="set_hw_tc_offload", pci=pci, errno="EIO", times=1)
+    r = h.run("apply")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "VF driver autoprobe is on again" in r.stdout, r.stdout
+    pf = h.pf(pci)
+    assert pf["drivers_autoprobe"] and None not in [v["driver"] for v in pf["vfs"]], pf
+    assert not (created(h, pci) or {}).get("drivers_autoprobe_off"), created(h, pci)
+    r = h.run("apply")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert [v["driver"] for v in h.pf(pci)["vfs"]] == ["mlx5_core", "vfio-pci"]
+    assert h.pf(pci)["drivers_autoprobe"]
+
+
 @pytest.mark.parametrize("error,what", [("ENOENT", "missing"), ("EPERM", "blacklisted")])
 def test_vf_driver_module_missing_or_blacklisted(make_host, error, what):
     """iavf cannot be loaded: the PFs whose VFs need it fail, the ConnectX PF goes on."""
@@ -313,22 +359,60 @@ def igb_host(make_host):
     return h, h.pfs_by_driver("igb")[0]["pci"]
 
 
-def test_crash_between_unbind_and_bind(make_host):
-    """An apply killed after it took a VF off igbvf and before it bound it again: the VF is not
-    left on no driver as if that were its layout, by the next apply or by a look at the plan."""
+def igb_host_with_vfs(make_host):
+    """The igb host whose three VFs the kernel probed on igbvf as it created them."""
     h, pci = igb_host(make_host)
+    h.layout("50-igb.conf", f"[Match]\nPCIAddress={pci}\n[PhysicalFunction]\nVirtualFunctions=3\n")
+    assert h.run("apply").returncode == 0
+    assert vf_drivers(h, pci) == ["igbvf"] * 3
     h.layout("50-igb.conf", IGB.format(pci=pci))
+    return h, pci
+
+
+def crash_points(h, pci):
+    """Each crash_after=k that kills the apply while a VF is on no driver: after an unbind, or
+    after the VFs were created with autoprobe off, and before the bind of that VF."""
     r = h.run("plan", "--json", pci)
-    actions = [a["action"] for a in json.loads(r.stdout)["pfs"][0]["actions"]]
-    crashes = [k + 1 for k, a in enumerate(actions) if a == "unbind_vf"]
-    assert len(crashes) == 3, actions
+    plan = [(a["action"], a.get("vf")) for a in json.loads(r.stdout)["pfs"][0]["actions"]]
+    points, unbound = [], set()
+    for k, (action, vf) in enumerate(plan):
+        if action == "set_num_vfs":
+            unbound = {v for a, v in plan[k:] if a == "bind_vf"}
+        elif action == "unbind_vf":
+            unbound.add(vf)
+        elif action == "bind_vf":
+            unbound.discard(vf)
+        if unbound:
+            points.append(k + 1)
+    return [a for a, _ in plan], points
+
+
+@pytest.mark.parametrize("how", ["unbound", "created"])
+def test_crash_between_unbind_and_bind(make_host, how):
+    """An apply killed after it took a VF off igbvf (or created the VFs with autoprobe off, on
+    no driver) and before it bound it: the VF is not left on no driver as if that were its
+    layout, by the next apply or by a look at the plan."""
+    setup = igb_host_with_vfs if how == "unbound" else lambda m: (igb_host(m)[0], None)
+    h, pci = setup(make_host)
+    pci = pci or h.pfs_by_driver("igb")[0]["pci"]
+    h.layout("50-igb.conf", IGB.format(pci=pci))
+    actions, crashes = crash_points(h, pci)
+    if how == "unbound":
+        assert actions.count("unbind_vf") == 3, actions
+    else:
+        assert "unbind_vf" not in actions and "set_drivers_autoprobe" in actions, actions
+    assert len(crashes) >= 3, (actions, crashes)
     for k in crashes:
-        h, pci = igb_host(make_host)
+        h, pci = setup(make_host)
+        pci = pci or h.pfs_by_driver("igb")[0]["pci"]
         h.layout("50-igb.conf", IGB.format(pci=pci))
         h.add_fault(op="any", crash_after=k)
         r = h.run("apply")
         assert r.returncode == -9, (k, r.returncode, r.stdout, r.stderr)
         assert None in vf_drivers(h, pci), (k, vf_drivers(h, pci))
+        if how == "created":
+            assert not h.pf(pci)["drivers_autoprobe"], k
+            assert created(h, pci)["drivers_autoprobe_off"] is True, k
         # the record says where the VF goes back: the plan binds it, and status says so
         vf = vf_drivers(h, pci).index(None)
         assert ("bind_vf", vf) in plan_actions(h, pci), k
@@ -341,19 +425,22 @@ def test_crash_between_unbind_and_bind(make_host):
         assert h.run("plan").returncode == 0, k
         # nothing is left on record to bind once every VF is bound
         assert not created(h, pci).get("rebind"), (k, created(h, pci))
+        # autoprobe is off only while VFs are created and bound
+        assert "drivers_autoprobe_off" not in created(h, pci), (k, created(h, pci))
+        assert h.pf(pci)["drivers_autoprobe"], k
 
 
 def test_daemon_binds_what_a_killed_apply_left_unbound(make_host, start_daemon):
-    """The daemon (repair mode) that starts after an apply was killed between unbind and bind
-    binds the VF on no driver where the record says."""
+    """The daemon (repair mode) that starts after an apply was killed between creating the VFs
+    with autoprobe off and binding them binds each where the record says."""
     h, pci = igb_host(make_host)
     h.layout("50-igb.conf", IGB.format(pci=pci))
     h.main.write_text("[Disruption]\nPolicy=immediate\n[Drift]\nMode=repair\n")
     r = h.run("plan", "--json", pci)
     actions = [a["action"] for a in json.loads(r.stdout)["pfs"][0]["actions"]]
-    h.add_fault(op="any", crash_after=actions.index("unbind_vf") + 1)
+    h.add_fault(op="any", crash_after=actions.index("set_num_vfs") + 1)
     assert h.run("apply").returncode == -9
-    assert vf_drivers(h, pci)[0] is None
+    assert vf_drivers(h, pci) == [None] * 3
     d = start_daemon(h)
     deadline = time.monotonic() + 20
     while vf_drivers(h, pci) != ["igbvf", "vfio-pci", "igbvf"] and time.monotonic() < deadline:

@@ -162,6 +162,7 @@ static void make_ice(void)
 {
 	pci_dev(ICE_PF, "ice");
 	pf_attrs(ICE_PF, "0x8086\n", "0x159b\n", "0x1889\n", "128\n", "3\n", "8\n", "1\n", "0\n");
+	put("0\n", BUS ICE_PF "/sriov_drivers_autoprobe");
 	netdev(ICE_PF, "ens1f0", "1500\n", "4\n", "1\n");
 	put("p0\n", BUS ICE_PF "/net/ens1f0/phys_port_name");
 	netdev(ICE_PF, "enp0rep", "1500\n", "9\n", "1\n");
@@ -281,6 +282,7 @@ static void test_read_ice(void **state)
 	assert_int_equal(pf.numa_node, 0);
 	assert_int_equal(pf.link_type, LINK_TYPE_ETHERNET);
 	assert_int_equal(pf.firmware_total_vfs, -1);
+	assert_false(pf.drivers_autoprobe);
 	assert_int_equal(pf.n_vfs, 3);
 
 	assert_int_equal(pf.vfs[0].index, 0);
@@ -315,6 +317,7 @@ static void test_read_igb(void **state)
 	assert_int_equal(pf.vf_device, 0x10ca);
 	assert_string_equal(pf.driver, "igb");
 	assert_string_equal(pf.vf_driver, "igbvf");
+	assert_true(pf.drivers_autoprobe); /* no file (before Linux 4.12): on, as it was */
 	assert_string_equal(pf.name, "enp2s0");
 	assert_int_equal(pf.total_vfs, 7);
 	assert_int_equal(pf.vf_offset, 128);
@@ -550,15 +553,23 @@ static void test_bind_writes(void **state)
 {
 	hl.udev = hl.udev ?: udev_new();
 	assert_non_null(hl.udev);
+	/* the kernel's VF driver by name: with autoprobe off, a VF probes
+	 * only with an override */
 	assert_int_equal(hl_bind_vf(&hl, ICE_PF, 1, NULL, USEC_PER_SEC), -ETIMEDOUT);
-	assert_string_equal(slurp(BUS "0000:01:01.1/driver_override"), "\n");
+	assert_string_equal(slurp(BUS "0000:01:01.1/driver_override"), "iavf");
 	assert_string_equal(slurp("bus/pci/drivers_probe"), "0000:01:01.1");
-	assert_string_equal(hl.host.error, ICE_PF ": binding VF 1 (0000:01:01.1) to its default "
-						  "driver: after 200ms, bound to no driver");
+	assert_string_equal(hl.host.error, ICE_PF ": binding VF 1 (0000:01:01.1) to iavf: "
+						  "after 200ms, bound to no driver");
 
 	link_to("/kernel/iommu_groups/7", BUS "0000:01:01.1/iommu_group");
 	assert_int_equal(hl_bind_vf(&hl, ICE_PF, 1, "vfio-pci", USEC_PER_SEC), -ETIMEDOUT);
 	assert_string_equal(slurp(BUS "0000:01:01.1/driver_override"), "vfio-pci");
+
+	assert_int_equal(hl_set_autoprobe(&hl, ICE_PF, true), 0);
+	assert_string_equal(slurp(BUS ICE_PF "/sriov_drivers_autoprobe"), "1\n"); /* over "0\n" */
+	assert_int_equal(hl_set_autoprobe(&hl, IGB_PF, false), -ENOENT);
+	assert_string_equal(hl.host.error,
+			    "opening sriov_drivers_autoprobe: No such file or directory");
 }
 
 int main(void)

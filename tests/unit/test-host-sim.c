@@ -32,6 +32,35 @@ static void test_open(void **state)
 	assert_non_null(strstr(e->h->error, "not valid JSON"));
 }
 
+/* With autoprobe off, VFs come on no driver and nothing loads the VF
+ * driver's module; a bind that names the driver probes each. */
+static void test_autoprobe_off(void **state)
+{
+	struct env *e = *state;
+	struct host_state *hs;
+
+	env_load(e, "e810.json", NULL);
+	assert_int_equal(op_set_autoprobe(e->h, E810_PF0, false), 0);
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF0, 2, T), 0);
+	hs = env_read(e);
+	assert_false(hs->pfs[0].drivers_autoprobe);
+	assert_true(hs->pfs[1].drivers_autoprobe);
+	assert_null(hs->pfs[0].vfs[0].attrs.driver);
+	assert_null(hs->pfs[0].vfs[1].name);
+	assert_int_equal(hs->pfs[0].vfs[1].attrs.mtu, 0);
+	assert_false(strv_contains(hs->modules, "iavf"));
+	host_state_free(hs);
+
+	assert_int_equal(op_load_module(e->h, "vfio-pci"), 0);
+	assert_int_equal(op_bind_vf(e->h, E810_PF0, 1, "vfio-pci", T), 0);
+	assert_int_equal(op_set_autoprobe(e->h, E810_PF0, true), 0);
+	hs = env_read(e);
+	assert_true(hs->pfs[0].drivers_autoprobe);
+	assert_null(hs->pfs[0].vfs[0].attrs.driver); /* turning it on probes nothing */
+	assert_string_equal(hs->pfs[0].vfs[1].attrs.driver, "vfio-pci");
+	host_state_free(hs);
+}
+
 static void test_set_num_vfs(void **state)
 {
 	struct env *e = *state;
@@ -479,21 +508,14 @@ static void test_file_stays_canonical(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ENV_TEST(test_open),
-		ENV_TEST(test_set_num_vfs),
-		ENV_TEST(test_set_num_vfs_no_driver),
-		ENV_TEST(test_igb_random_mac),
-		ENV_TEST(test_eswitch),
-		ENV_TEST(test_eswitch_mlx5),
-		ENV_TEST(test_pf_mtu_and_up),
-		ENV_TEST(test_set_vf),
-		ENV_TEST(test_set_vf_driver_limits),
-		ENV_TEST(test_bind_unbind),
-		ENV_TEST(test_rdma),
-		ENV_TEST(test_vf_mtu),
-		ENV_TEST(test_load_module),
-		ENV_TEST(test_firmware),
-		ENV_TEST(test_file_stays_canonical),
+		ENV_TEST(test_open),	       ENV_TEST(test_autoprobe_off),
+		ENV_TEST(test_set_num_vfs),    ENV_TEST(test_set_num_vfs_no_driver),
+		ENV_TEST(test_igb_random_mac), ENV_TEST(test_eswitch),
+		ENV_TEST(test_eswitch_mlx5),   ENV_TEST(test_pf_mtu_and_up),
+		ENV_TEST(test_set_vf),	       ENV_TEST(test_set_vf_driver_limits),
+		ENV_TEST(test_bind_unbind),    ENV_TEST(test_rdma),
+		ENV_TEST(test_vf_mtu),	       ENV_TEST(test_load_module),
+		ENV_TEST(test_firmware),       ENV_TEST(test_file_stays_canonical),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

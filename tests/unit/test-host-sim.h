@@ -31,6 +31,7 @@
 	RUN(h, pf, T, .type = ACTION_SET_HW_TC_OFFLOAD, .value = (on))
 #define op_set_pf_mtu(h, pf, mtu) RUN(h, pf, T, .type = ACTION_SET_PF_MTU, .value = (mtu))
 #define op_set_pf_up(h, pf) RUN(h, pf, T, .type = ACTION_SET_PF_UP)
+#define op_set_autoprobe(h, pf, on) RUN(h, pf, T, .type = ACTION_SET_AUTOPROBE, .value = (on))
 #define op_set_vf(h, pf, i, a, k) \
 	RUN(h, pf, T, .type = ACTION_SET_VF, .vf = (i), .attrs = *(a), .keys = (k))
 #define op_unbind_vf(h, pf, i, t) RUN(h, pf, t, .type = ACTION_UNBIND_VF, .vf = (i))

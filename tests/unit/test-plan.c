@@ -20,6 +20,7 @@ struct env {
 	struct host_state host;
 	struct pf_state pf;
 	struct pf_desired *d;
+	unsigned probes; /* VF driver probes, at creation and by bind */
 };
 
 /* ---- the observed side ---- */
@@ -36,11 +37,14 @@ static void sim_create_vfs(struct env *e, unsigned n)
 	pf->n_vfs = pf->num_vfs = n;
 	for (unsigned i = 0; i < n; i++) {
 		struct vf_state *vf = &pf->vfs[i];
-		bool netdev = vf_driver_has_netdev(pf->vf_driver);
+		/* with autoprobe off, a new VF binds nowhere */
+		const char *drv_name = pf->drivers_autoprobe ? pf->vf_driver : NULL;
+		bool netdev = vf_driver_has_netdev(drv_name);
 
+		e->probes += !!drv_name;
 		*vf = (struct vf_state){
 			.index = i,
-			.attrs.driver = pf->vf_driver ? strdup(pf->vf_driver) : NULL,
+			.attrs.driver = drv_name ? strdup(drv_name) : NULL,
 			.name = netdev ? strdup_printf("%sv%u", pf->name, i) : NULL,
 			.attrs.vlan_proto = VLAN_PROTO_8021Q,
 			.attrs.spoofchk = true,
@@ -74,12 +78,14 @@ static void env_init(struct env *e, const char *driver, unsigned total, unsigned
 		.vf_stride = 1,
 		.mtu = 1500,
 		.up = true,
+		.drivers_autoprobe = true,
 		.permanent_mac = { { 0xb4, 0x96, 0x91, 0xaa, 0xbb, 0x00 } },
 		.has_eswitch = drv->switchdev != SWITCHDEV_NONE,
 		.numa_node = -1,
 		.firmware_total_vfs = drv->firmware_vfs ? (int)total : -1,
 	};
 	sim_create_vfs(e, num);
+	e->probes = 0;
 }
 
 static void env_done(struct env *e)
@@ -254,7 +260,7 @@ static void sim_set_num_vfs(struct env *e, uint32_t n)
 {
 	assert_false(e->pf.num_vfs > 0 && n > 0); /* EBUSY */
 	assert_true(n <= e->pf.total_vfs);
-	if (n > 0)
+	if (n > 0 && e->pf.drivers_autoprobe)
 		sim_vf_modules_loaded(e);
 	sim_create_vfs(e, n);
 }
@@ -302,6 +308,7 @@ static void sim_bind(struct env *e, uint32_t i, const char *driver)
 		assert_true(e->host.iommu && module_loaded(e, "vfio-pci"));
 	else
 		sim_vf_modules_loaded(e);
+	e->probes++;
 	vf->attrs.driver = strdup(d);
 	vf->name = vf_driver_has_netdev(d) ? strdup_printf("%sv%u", e->pf.name, i) : NULL;
 	vf->attrs.mtu = vf_driver_has_netdev(d) ? 1500 : 0;
@@ -370,6 +377,10 @@ static void sim_action(struct env *e, const struct action *a)
 		return;
 	case ACTION_SET_PF_UP:
 		e->pf.up = true;
+		return;
+	case ACTION_SET_AUTOPROBE:
+		assert_true(e->pf.drivers_autoprobe != !!a->value); /* planned only to change it */
+		e->pf.drivers_autoprobe = a->value;
 		return;
 	case ACTION_SET_NUM_VFS:
 		sim_set_num_vfs(e, a->value);
@@ -498,7 +509,12 @@ static void test_ice_converges(void **state)
 		snprintf(mac, sizeof(mac), "02:00:00:00:00:%02zx", i);
 		vf_mac(&e, i, mac);
 	}
-	assert_int_equal(apply_converges(&e), 3 + 2 + 2 + 6 * 2 + 2 * 3);
+	/* VFs 6-7 want vfio-pci: all are created unbound, and each is probed
+	 * once, on its own driver, after its attributes are set; autoprobe is
+	 * off only for that */
+	assert_int_equal(apply_converges(&e), 3 + 2 + 2 + 2 + 6 * 3 + 2 * 2);
+	assert_int_equal(e.probes, 8);
+	assert_true(e.pf.drivers_autoprobe);
 	assert_int_equal(e.pf.num_vfs, 8);
 	assert_int_equal(e.pf.vfs[4].attrs.vlan_proto, VLAN_PROTO_8021AD);
 	assert_string_equal(e.pf.vfs[7].attrs.driver, "vfio-pci");
@@ -563,13 +579,59 @@ static void test_igb_converges(void **state)
 	assert_int_equal(apply_converges(&e), 4);
 
 	/* someone removed the VFs; the new ones have random MACs, which
-	 * differ whatever the kernel chose */
+	 * differ whatever the kernel chose. igbvf takes the MAC only as it
+	 * binds: the VFs are created unbound and probed once, MAC set */
 	sim_set_num_vfs(&e, 0);
+	e.probes = 0;
 	expect_plan(&e,
-		    "set 2 VFs; VF 0: unbind; VF 0: mac 02:00:00:00:00:10; VF 0: bind igbvf; "
-		    "VF 1: trust on",
-		    "LLLLL");
-	assert_int_equal(apply_converges(&e), 5);
+		    "set VF driver autoprobe off; set 2 VFs; VF 0: mac 02:00:00:00:00:10; "
+		    "VF 0: bind igbvf; VF 1: trust on; VF 1: bind igbvf; "
+		    "set VF driver autoprobe on",
+		    "LLLLLLL");
+	assert_int_equal(apply_converges(&e), 7);
+	assert_int_equal(e.probes, 2);
+	assert_string_equal(e.pf.vfs[1].attrs.driver, "igbvf");
+
+	/* a layout without MACs: the kernel probes them as it creates them */
+	sim_set_num_vfs(&e, 0);
+	pf_desired_free(e.d);
+	want(&e, true, 2);
+	VF(&e, 1, TRUST, trust, true);
+	expect_plan(&e, "set 2 VFs; VF 1: trust on", "LL");
+	env_done(&e);
+}
+
+/* Autoprobe that someone else turned off stays off, and new VFs stay on no
+ * driver unless the layout names one; autoprobe that an apply of ours left
+ * off (it was killed) is turned on again, once its VFs are bound. */
+static void test_autoprobe_not_ours(void **state)
+{
+	struct env e;
+
+	env_init(&e, "ice", 64, 0, "ice iavf vfio_pci");
+	e.pf.drivers_autoprobe = false;
+	want(&e, true, 3);
+	vf_driver(&e, 1, "vfio-pci");
+	vf_driver(&e, 2, NULL); /* Driver=default */
+	VF(&e, 0, TRUST, trust, true);
+	expect_plan(&e, "set 3 VFs; VF 0: trust on; VF 1: bind vfio-pci; VF 2: bind default driver",
+		    "LLLL");
+	assert_int_equal(apply_converges(&e), 4);
+	assert_null(e.pf.vfs[0].attrs.driver);
+	assert_false(e.pf.drivers_autoprobe);
+	env_done(&e);
+
+	/* killed after creating VFs with autoprobe off: they are bound as
+	 * the record says, and then autoprobe is on again */
+	env_init(&e, "ice", 64, 0, "ice iavf vfio_pci");
+	e.pf.drivers_autoprobe = false;
+	sim_create_vfs(&e, 2);
+	e.pf.autoprobe_ours = true;
+	e.pf.vfs[0].unbound_from = strdup("iavf");
+	e.pf.vfs[1].unbound_from = strdup("vfio-pci");
+	want(&e, true, 2);
+	vf_driver(&e, 1, "vfio-pci");
+	expect_plan(&e, "VF 0: bind iavf; VF 1: bind vfio-pci; set VF driver autoprobe on", "LLL");
 	env_done(&e);
 }
 
@@ -754,9 +816,25 @@ static void test_modules(void **state)
 	VF(&e, 0, RDMA, rdma, true);
 	vf_driver(&e, 1, "vfio-pci");
 	expect_plan(&e,
-		    "load module iavf; load module irdma; load module vfio-pci; set 2 VFs; "
-		    "VF 1: unbind; VF 1: bind vfio-pci",
+		    "load module iavf; load module irdma; load module vfio-pci; "
+		    "set VF driver autoprobe off; set 2 VFs; VF 0: bind iavf; VF 1: bind vfio-pci; "
+		    "set VF driver autoprobe on",
+		    "LLLLLLLL");
+	env_done(&e);
+
+	/* every VF on vfio-pci: iavf is never loaded (it may be blacklisted),
+	 * and no VF is ever probed by it */
+	env_init(&e, "ice", 64, 0, "ice");
+	want(&e, true, 2);
+	vf_driver(&e, 0, "vfio-pci");
+	vf_driver(&e, 1, "vfio-pci");
+	expect_plan(&e,
+		    "load module vfio-pci; set VF driver autoprobe off; set 2 VFs; "
+		    "VF 0: bind vfio-pci; VF 1: bind vfio-pci; set VF driver autoprobe on",
 		    "LLLLLL");
+	assert_int_equal(apply_converges(&e), 6);
+	assert_int_equal(e.probes, 2);
+	assert_false(module_loaded(&e, "iavf"));
 	env_done(&e);
 
 	/* loaded already (vfio-pci as /proc/modules spells it): not again */
@@ -764,8 +842,11 @@ static void test_modules(void **state)
 	want(&e, true, 2);
 	VF(&e, 0, RDMA, rdma, true);
 	vf_driver(&e, 1, "vfio-pci");
-	expect_plan(&e, "set 2 VFs; VF 1: unbind; VF 1: bind vfio-pci", "LLL");
-	assert_int_equal(apply_converges(&e), 3);
+	expect_plan(&e,
+		    "set VF driver autoprobe off; set 2 VFs; VF 0: bind iavf; VF 1: bind vfio-pci; "
+		    "set VF driver autoprobe on",
+		    "LLLLL");
+	assert_int_equal(apply_converges(&e), 5);
 	/* nothing left to do, and VF 0 has no RDMA device: what the host lacks */
 	expect_unmet(&e, "VF 0 has no RDMA device (RDMA=yes) with irdma loaded: RDMA may be "
 			 "turned off for the VFs in the device (devlink port function, firmware)");
@@ -1001,6 +1082,7 @@ int main(void)
 		cmocka_unit_test(test_mlx5_switchdev_converges),
 		cmocka_unit_test(test_igb_converges),
 		cmocka_unit_test(test_killed_between_unbind_and_bind),
+		cmocka_unit_test(test_autoprobe_not_ours),
 		cmocka_unit_test(test_bnxt_converges),
 		cmocka_unit_test(test_ice_switchdev_order),
 		cmocka_unit_test(test_mlx5_switchdev_order),

@@ -458,7 +458,7 @@ static void test_rebind_record(void **state)
 	env_load(e, FIXTURES "mixed.json", NULL, NULL);
 	pf = host_state_find_pf(e->hs, ICE_PF);
 	pf->vfs[1].attrs.driver = mfree(pf->vfs[1].attrs.driver);
-	assert_int_equal(pf_created_mark_unbound(e->runtime, pf), 0);
+	assert_int_equal(pf_created_mark(e->runtime, pf), 0);
 	assert_null(pf->vfs[0].unbound_from);
 	assert_string_equal(pf->vfs[1].unbound_from, "iavf");
 
@@ -482,9 +482,41 @@ static void test_rebind_record(void **state)
 		"{\"rebind\": [{\"vf\": 0, \"driver\": \"\"}]}",
 		"{\"rebind\": [{\"vf\": 0, \"driver\": \"iavf\"}, "
 		"{\"vf\": 0, \"driver\": \"vfio-pci\"}]}",
+		"{\"drivers_autoprobe_off\": 1}",
+		"{\"drivers_autoprobe_off\": \"true\"}",
 	};
 	for (size_t i = 0; i < ELEMENTSOF(bad); i++)
 		assert_int_equal(pf_created_parse(ICE_PF, bad[i], &back), -EBADMSG);
+}
+
+/* Autoprobe turned off by an apply: on record, and left over while the PF
+ * still has it off (a reboot turns it on again, and then nothing is ours). */
+static void test_autoprobe_record(void **state)
+{
+	struct env *e = *state;
+	struct pf_created c = {}, back = {};
+	struct pf_state *pf;
+	char *what;
+
+	snprintf(c.pci, sizeof(c.pci), "%s", ICE_PF);
+	c.autoprobe_off = true;
+	assert_int_equal(pf_created_write(e->runtime, &c), 0);
+	assert_int_equal(pf_created_read(e->runtime, ICE_PF, &back), 0);
+	assert_true(back.autoprobe_off);
+	assert_int_equal(back.num_vfs, 0);
+	pf_created_done(&back);
+
+	env_load(e, FIXTURES "mixed.json", NULL, NULL);
+	pf = host_state_find_pf(e->hs, ICE_PF);
+	assert_true(pf->drivers_autoprobe);
+	assert_int_equal(pf_created_left(e->runtime, pf, &back), 0);
+	pf->drivers_autoprobe = false;
+	assert_int_equal(pf_created_left(e->runtime, pf, &back), 1);
+	what = pf_created_describe(&back);
+	assert_string_equal(what, "VF driver autoprobe left off from a removed layout");
+	free(what);
+	pf_created_done(&back);
+	pf_created_done(&c);
 }
 
 int main(void)
@@ -498,6 +530,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_status_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vfio_without_iommu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rebind_record, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_autoprobe_record, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -145,6 +145,7 @@ static void test_defaults(void **state)
 	assert_false(h->has_machine_id);
 	assert_null(pf->altnames);
 	assert_false(pf->hw_tc_offload);
+	assert_true(pf->drivers_autoprobe);
 	assert_int_equal(pf->firmware_link_type, LINK_TYPE_ETHERNET);
 	assert_int_equal(pf->device, 0x159b);
 	assert_int_equal(pf->permanent_mac.b[0], 0xb4);
@@ -164,6 +165,7 @@ static void test_defaults(void **state)
 	assert_non_null(strstr(out, "\"firmware_total_vfs\": null"));
 	assert_non_null(strstr(out, "\"name\": null"));
 	assert_non_null(strstr(out, "\"hw_tc_offload\": false"));
+	assert_non_null(strstr(out, "\"drivers_autoprobe\": true"));
 	assert_null(strstr(out, "future_field"));
 	assert_null(strstr(out, "machine_id"));
 	assert_null(strstr(out, "altnames"));

@@ -2,8 +2,9 @@
 """sriov-persist on a real kernel: the build installed into the guest, with real
 systemd and udev, an emulated igb (82576) SR-IOV PF and an emulated IOMMU.
 
-1. cold boot with a layout: VFs with MAC/VLAN/QoS/trust/spoofchk, one on vfio-pci,
-   and a unit ordered after sriov-persist-wait sees them; 2. a reboot brings the
+1. cold boot with a layout: VFs with MAC/VLAN/QoS/trust/spoofchk, one on vfio-pci
+   (created with autoprobe off: igbvf never probes it), and a unit ordered after
+   sriov-persist-wait sees them; 2. a reboot brings the
    same state back; 3. hotplug of a second igb is applied, its unplug shows as
    gone; 4. a hand-written sriov_numvfs is planned and repaired; 5. a layout with
    an error holds the PF, its VFs untouched, the error in status and journal;
@@ -141,6 +142,24 @@ def assert_layout(vm, pci, ifname):
     return info
 
 
+def igbvf_probes(vm, vf):
+    """How often igbvf probed the VF since boot: it logs this line once per probe."""
+    log = vm.check("dmesg")
+    return len(re.findall(rf"^\[[^\]]*\] igbvf {re.escape(vf)}: Intel\(R\) .*Virtual Function$",
+                          log, re.M))
+
+
+def assert_probed_once_on_its_driver(vm, pci):
+    """The VFs were created with autoprobe off and bound by driver_override: the vfio-pci VF
+    never saw igbvf, and autoprobe is on again."""
+    vf0, vf1 = vf_pci(vm, pci, 0), vf_pci(vm, pci, 1)
+    assert igbvf_probes(vm, vf1) == 0, vm.check("dmesg")
+    assert igbvf_probes(vm, vf0) >= 1, vm.check("dmesg")
+    assert vm.check(f"cat /sys/bus/pci/devices/{vf1}/driver_override").strip() == "vfio-pci"
+    assert vm.check(f"cat /sys/bus/pci/devices/{vf0}/driver_override").strip() == "igbvf"
+    assert vm.check(f"cat /sys/bus/pci/devices/{pci}/sriov_drivers_autoprobe").strip() == "1"
+
+
 def report_apply(steps, what, rec):
     """One apply's wall time from its record, split into the kernel's share (time
     inside host operations: sysfs writes, netlink, module loads, waiting for
@@ -172,6 +191,7 @@ def test_cold_boot_and_reboot(vm, product, steps):
         vm.wait_until("test -e /run/consumer-saw", 60)
         ifname = igb_pfs(vm)[pci]
         first = assert_layout(vm, pci, ifname)
+        assert_probed_once_on_its_driver(vm, pci)
         assert vm.check("cat /run/consumer-saw").split() == ["3"], "kubelet's stand-in ran too early"
         rec = record(vm, pci)
         assert rec["state"] == "applied"
@@ -233,6 +253,8 @@ def test_layout_error_holds_the_pf(vm, product, steps):
     install(vm, product, consumer=False)
     (pci, ifname), = igb_pfs(vm).items()
     assert vm.run("sriovctl apply", timeout=120)[0] == 0
+    # the PF's link comes up a moment after LinkUp=yes: compare once it is there
+    vm.wait_until(f"test $(cat /sys/class/net/{igb_pfs(vm)[pci]}/carrier) = 1", 30)
     before = vm.check(f"ip -j -d link show dev {igb_pfs(vm)[pci]}; "
                       f"ls -l /sys/bus/pci/devices/{pci}/ | grep virtfn; "
                       f"for v in /sys/bus/pci/devices/{pci}/virtfn*; do readlink $v/driver; done")
