@@ -669,7 +669,7 @@ static int reset_locked(struct pf_run *run, const struct pf_created *c)
 	const struct apply_options *o = run->opts;
 	_cleanup_host_state_ struct host_state *hs = NULL;
 	const struct pf_state *pf;
-	struct action a = { .disruptive = true };
+	struct action a;
 	_cleanup_free_ char *hold = NULL;
 	int r;
 
@@ -677,19 +677,8 @@ static int reset_locked(struct pf_run *run, const struct pf_created *c)
 	if (r < 0)
 		return r;
 	pf = host_state_find_pf(hs, c->pci);
-	if (pf && c->num_vfs > 0 && pf->num_vfs == c->num_vfs) {
-		a.type = ACTION_SET_NUM_VFS;
-		a.value = 0;
-	} else if (pf && c->eswitch_switchdev && pf->has_eswitch &&
-		   pf->eswitch_mode == ESWITCH_MODE_SWITCHDEV) {
-		a.type = ACTION_SET_ESWITCH_MODE;
-		a.value = ESWITCH_MODE_LEGACY;
-	} else if (pf && c->autoprobe_off && !pf->drivers_autoprobe) {
-		/* the kernel's default: destroys nothing, waits for nobody */
-		a = (struct action){ .type = ACTION_SET_AUTOPROBE, .value = 1 };
-	} else {
+	if (!pf || !pf_created_next_undo(c, pf, &a))
 		return 0;
-	}
 	hold = a.disruptive ? policy_hold_reason(run) : NULL;
 	if (hold)
 		return set_outcome(run->res, PF_STATUS_DEFERRED,
@@ -707,8 +696,7 @@ static int reset_locked(struct pf_run *run, const struct pf_created *c)
 	}
 	run->res->changed = true;
 	run->res->status.n_actions++;
-	/* the eswitch after the VFs: both drivers' orders allow legacy with
-	 * none; the kernel's autoprobe last */
+	/* then the next step, until the last (pf_created_next_undo()) */
 	return a.type != ACTION_SET_AUTOPROBE ? reset_locked(run, c) : 0;
 }
 

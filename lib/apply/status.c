@@ -430,12 +430,30 @@ int status_default_dirs(const char *host_path, char **runtime_dir, char **state_
 	return *runtime_dir && *state_dir ? 0 : -ENOMEM;
 }
 
+bool pf_created_next_undo(const struct pf_created *c, const struct pf_state *pf, struct action *ret)
+{
+	if (c->num_vfs > 0 && pf->num_vfs == c->num_vfs)
+		*ret = (struct action){ .type = ACTION_SET_NUM_VFS,
+					.value = 0,
+					.disruptive = true };
+	else if (c->eswitch_switchdev && pf->has_eswitch &&
+		 pf->eswitch_mode == ESWITCH_MODE_SWITCHDEV)
+		*ret = (struct action){ .type = ACTION_SET_ESWITCH_MODE,
+					.value = ESWITCH_MODE_LEGACY,
+					.disruptive = true };
+	else if (c->autoprobe_off && !pf->drivers_autoprobe)
+		/* the kernel's default: destroys nothing, waits for nobody */
+		*ret = (struct action){ .type = ACTION_SET_AUTOPROBE, .value = 1 };
+	else
+		return false;
+	return true;
+}
+
 static bool created_is_left(const struct pf_created *c, const struct pf_state *pf)
 {
-	return (c->num_vfs > 0 && pf->num_vfs == c->num_vfs) ||
-	       (c->eswitch_switchdev && pf->has_eswitch &&
-		pf->eswitch_mode == ESWITCH_MODE_SWITCHDEV) ||
-	       (c->autoprobe_off && !pf->drivers_autoprobe);
+	struct action a;
+
+	return pf_created_next_undo(c, pf, &a);
 }
 
 int pf_created_left(const char *state_dir, const struct pf_state *pf, struct pf_created *ret)

@@ -5,6 +5,7 @@
  * what sriov-persist created on a PF (/var/lib/sriov-persist/pf/<pci>.json),
  * as JSON written atomically. */
 
+#include "action.h"
 #include "model.h"
 
 #define STATUS_RUNTIME_DIR "/run/sriov-persist"
@@ -94,5 +95,11 @@ int host_state_mark_created(const char *state_dir, struct host_state *hs);
  * filled in (without rebind entries), 0 when nothing of ours is there, or a
  * negative errno. */
 int pf_created_left(const char *state_dir, const struct pf_state *pf, struct pf_created *ret);
+/* The next step that undoes what c says sriov-persist created, while pf is
+ * as it was left: the VFs first, then the eswitch (both drivers' orders
+ * allow legacy with none), the kernel's autoprobe last. False when nothing
+ * of ours is left. */
+bool pf_created_next_undo(const struct pf_created *c, const struct pf_state *pf,
+			  struct action *ret);
 /* "16 VFs left from a removed layout"; caller frees. */
 char *pf_created_describe(const struct pf_created *c);

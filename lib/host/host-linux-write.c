@@ -64,9 +64,30 @@ static bool driver_name_is_valid(const char *s)
 
 /* What the writing child reports through its pipe. */
 struct write_result {
-	int error; /* errno of open() or write(), 0 on success */
-	ssize_t written;
+	int error;	 /* errno of open() or write(), 0 on success */
+	ssize_t written; /* -1 when write() failed, 0 when open() did */
 };
+
+/* One open and write of value to attr under dirfd, in whichever process
+ * calls it: async-signal-safe calls only. */
+static struct write_result write_attr_fd(int dirfd, const char *attr, const char *value)
+{
+	struct write_result res = {};
+	size_t len = strlen(value);
+	int fd;
+
+	fd = openat(dirfd, attr, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		res.error = errno;
+		return res;
+	}
+	while ((res.written = write(fd, value, len)) < 0 && errno == EINTR)
+		;
+	if (res.written < 0)
+		res.error = errno;
+	close(fd);
+	return res;
+}
 
 /* The child keeps only the directory, the pipe and the PF's lock: a copy of
  * any other descriptor (a netlink socket) would outlive the caller's use of
@@ -98,18 +119,10 @@ static void keep_only(int a, int b, int c)
 static _Noreturn void write_child(int dirfd, const char *attr, const char *value, int report,
 				  int lock)
 {
-	struct write_result res = {};
-	size_t len = strlen(value);
-	int fd;
+	struct write_result res;
 
 	keep_only(dirfd, report, lock);
-	fd = openat(dirfd, attr, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		res.error = errno;
-	while (fd >= 0 && (res.written = write(fd, value, len)) < 0 && errno == EINTR)
-		;
-	if (fd >= 0 && res.written < 0)
-		res.error = errno;
+	res = write_attr_fd(dirfd, attr, value);
 	(void)!write(report, &res, sizeof(res));
 	_exit(0);
 }
@@ -279,28 +292,18 @@ static int vf_netdev_ready(struct host_linux *hl, int vf_fd, const char *driver,
 
 int hl_write_attr_now(struct host_linux *hl, int dirfd, const char *attr, const char *value)
 {
-	_cleanup_close_ int fd = -EBADF;
-	size_t len = strlen(value);
-	ssize_t n;
+	struct write_result res = write_attr_fd(dirfd, attr, value);
 
-	fd = openat(dirfd, attr, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		int r = -errno;
-
-		host_set_error(&hl->host, "opening %s: %s", attr, strerror(-r));
-		return r;
+	if (res.error != 0 && res.written == 0) {
+		host_set_error(&hl->host, "opening %s: %s", attr, strerror(res.error));
+		return -res.error;
 	}
-	do
-		n = write(fd, value, len);
-	while (n < 0 && errno == EINTR);
-	if (n < 0) {
-		int r = -errno;
-
+	if (res.error != 0) {
 		host_set_error(&hl->host, "write of %.*s to %s: %s", (int)strcspn(value, "\n"),
-			       value, attr, strerror(-r));
-		return r;
+			       value, attr, strerror(res.error));
+		return -res.error;
 	}
-	if ((size_t)n != len) {
+	if ((size_t)res.written != strlen(value)) {
 		host_set_error(&hl->host, "write to %s: short write", attr);
 		return -EIO;
 	}
