@@ -26,9 +26,13 @@ static struct {
 	char *runtime_dir, *state_dir; /* default: /run, /var/lib, or FILE.run, FILE.lib */
 } arg;
 
-static int open_host(struct host **ret)
+/* match asks only whether a layout may select the PF: it does not wait
+ * for firmware tools. */
+static int open_host(bool firmware, struct host **ret)
 {
-	return arg.host ? host_sim_open(arg.host, ret) : host_linux_open(NULL, ret);
+	const struct host_linux_options o = { .no_firmware = !firmware };
+
+	return arg.host ? host_sim_open(arg.host, ret) : host_linux_open(&o, ret);
 }
 
 static void log_diags(const struct diag_list *l)
@@ -54,7 +58,7 @@ static int verb_match(const char *pci)
 
 	r = layout_set_load_dir(arg.config_dir, &set);
 	if (r >= 0)
-		r = open_host(&h);
+		r = open_host(false, &h);
 	if (r >= 0)
 		r = host_read_pf(h, pci, &hs);
 	if (r < 0)
@@ -175,7 +179,7 @@ static int verb_apply(const char *pci)
 	opts.allow_disruptive = !opts.hold && before_boot_gate(pci);
 	r = layout_set_load_dir(arg.config_dir, &set);
 	if (r >= 0)
-		r = open_host(&h);
+		r = open_host(true, &h);
 	if (r >= 0) {
 		log_diags(&set->diags);
 		r = apply_run(h, set, &opts, &res);

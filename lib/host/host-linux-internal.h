@@ -5,8 +5,8 @@
  * host), host-linux-sysfs.c (reading PCI functions), host-linux-write.c
  * (sriov_numvfs, driver binding, waiting through udev), host-linux-netlink.c
  * (rtnetlink links and VF attributes, devlink eswitch, ethtool
- * hw-tc-offload), host-linux-kmod.c
- * (modules). */
+ * hw-tc-offload), host-linux-kmod.c (modules), host-linux-firmware.c
+ * (ConnectX firmware settings through mstconfig). */
 
 #include <libudev.h>
 
@@ -14,6 +14,7 @@
 
 struct nl_sock;
 struct kmod_ctx;
+struct hl_firmware;
 
 struct host_linux {
 	struct host host; /* first: struct host * is a struct host_linux * */
@@ -27,6 +28,9 @@ struct host_linux {
 	int ethtool_family; /* the same */
 	struct kmod_ctx *kmod;
 	struct udev *udev;
+	char *mstconfig;	      /* NULL: firmware settings are not read */
+	struct hl_firmware *firmware; /* what mstconfig said, per device */
+	size_t n_firmware;
 };
 
 static inline struct host_linux *host_linux(struct host *h)
@@ -115,3 +119,15 @@ int hl_set_hw_tc_offload(struct host_linux *hl, const char *pf, bool on);
 int hl_load_module(struct host_linux *hl, const char *module);
 /* Loaded modules (names as the kernel has them, '_' not '-'). */
 int hl_list_modules(struct host_linux *hl, char ***ret);
+
+/* --- host-linux-firmware.c --- */
+
+/* For PFs whose driver has firmware settings (drivers.c): firmware_total_vfs
+ * (SRIOV_EN and NUM_OF_VFS, next boot), the port's firmware link type
+ * (LINK_TYPE_P<function + 1>, next boot), or firmware_error when mstconfig
+ * is missing or fails. Only -ENOMEM is an error. */
+int hl_read_firmware(struct host_linux *hl, struct pf_state *pf);
+/* Forgets what was read, so that the next read asks the card again. */
+void hl_firmware_forget(struct host_linux *hl);
+int hl_set_firmware_vfs(struct host_linux *hl, const char *pf, uint32_t n, usec_t timeout);
+int hl_set_link_type(struct host_linux *hl, const char *pf, enum link_type t, usec_t timeout);

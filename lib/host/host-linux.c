@@ -95,6 +95,8 @@ static int complete_pf(struct host_linux *hl, struct pf_state *pf)
 	int r;
 
 	r = hl_read_pf_netlink(hl, pf);
+	if (r >= 0 && hl->mstconfig)
+		r = hl_read_firmware(hl, pf);
 	if (r < 0)
 		return r;
 	r = hl_get_eswitch_mode(hl, pf->pci, &mode);
@@ -211,7 +213,7 @@ static int linux_read_pf(struct host *h, const char *pci, struct host_state **re
 
 static int not_supported(struct host *h, const char *what)
 {
-	host_set_error(h, "setting %s is not supported by this build", what);
+	host_set_error(h, "setting %s needs mstconfig, which this program does not use", what);
 	return -EOPNOTSUPP;
 }
 
@@ -225,9 +227,11 @@ static int linux_run(struct host *h, const char *pf, const struct action *a, use
 	case ACTION_LOAD_MODULE:
 		return hl_load_module(hl, a->str);
 	case ACTION_SET_FIRMWARE_VFS:
-		return not_supported(h, "the firmware VF limit");
+		return hl->mstconfig ? hl_set_firmware_vfs(hl, pf, a->value, timeout) :
+				       not_supported(h, "the firmware VF limit");
 	case ACTION_SET_LINK_TYPE:
-		return not_supported(h, "the firmware link type");
+		return hl->mstconfig ? hl_set_link_type(hl, pf, (enum link_type)a->value, timeout) :
+				       not_supported(h, "the firmware link type");
 	case ACTION_SET_PF_MTU:
 		return hl_set_pf_mtu(hl, pf, a->value);
 	case ACTION_SET_PF_UP:
@@ -268,6 +272,8 @@ static void linux_free(struct host *h)
 	kmod_unref(hl->kmod);
 	udev_unref(hl->udev);
 	free(hl->machine_id_path);
+	hl_firmware_forget(hl);
+	free(hl->mstconfig);
 	free(hl);
 }
 
@@ -310,6 +316,9 @@ int host_linux_open(const struct host_linux_options *o, struct host **ret)
 	if (r >= 0)
 		r = open_root(o->procfs ?: "/proc", &hl->procfs_fd);
 	if (r >= 0 && !(hl->machine_id_path = strdup(o->machine_id ?: "/etc/machine-id")))
+		r = -ENOMEM;
+	if (r >= 0 && !o->no_firmware &&
+	    !(hl->mstconfig = strdup(o->mstconfig ?: "/usr/bin/mstconfig")))
 		r = -ENOMEM;
 	if (r >= 0 && !(hl->udev = udev_new()))
 		r = -ENOMEM;

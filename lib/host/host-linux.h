@@ -14,6 +14,12 @@ struct host_linux_options {
 	/* how long to wait for VFs, their drivers and netdevs to appear after
 	 * a change (udev events); default 30 s */
 	usec_t settle_timeout;
+	/* mstconfig (Debian's mstflint), for the firmware settings of ConnectX
+	 * PFs; default "/usr/bin/mstconfig" */
+	const char *mstconfig;
+	/* do not read firmware settings (firmware_total_vfs stays -1): for
+	 * callers that only match PFs and must not wait for the tool */
+	bool no_firmware;
 };
 
 int host_linux_open(const struct host_linux_options *o, struct host **ret);

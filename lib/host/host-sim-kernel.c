@@ -451,8 +451,8 @@ static int k_set_firmware_link_type(struct host *h, struct host_state *s,
 
 	if (!pf)
 		return -ENODEV;
-	if (!driver_info_get(pf->driver)->firmware_link_type) {
-		host_set_error(h, "%s has no firmware link type", strna(pf->driver));
+	if (!driver_info_get(pf->driver)->firmware_link_type || !pf->has_firmware_link_type) {
+		host_set_error(h, "%s has no firmware link type", pf->pci);
 		return -EOPNOTSUPP;
 	}
 	pf->firmware_link_type = (enum link_type)rq->a->value;

@@ -34,6 +34,7 @@ void pf_state_done(struct pf_state *pf)
 	strv_free(pf->altnames);
 	free(pf->driver);
 	free(pf->vf_driver);
+	free(pf->firmware_error);
 	for (size_t i = 0; i < pf->n_vfs; i++)
 		vf_state_done(&pf->vfs[i]);
 	free(pf->vfs);
@@ -86,7 +87,8 @@ static int vf_state_copy(const struct vf_state *src, struct vf_state *ret)
 static int pf_state_copy_strings(const struct pf_state *src, struct pf_state *c)
 {
 	if (!strdup_null(src->name, &c->name) || !strdup_null(src->driver, &c->driver) ||
-	    !strdup_null(src->vf_driver, &c->vf_driver))
+	    !strdup_null(src->vf_driver, &c->vf_driver) ||
+	    !strdup_null(src->firmware_error, &c->firmware_error))
 		return -ENOMEM;
 	if (src->altnames) {
 		c->altnames = strv_copy(src->altnames);
@@ -101,7 +103,7 @@ int pf_state_copy(const struct pf_state *src, struct pf_state *ret)
 	struct pf_state c = *src;
 	int r;
 
-	c.name = c.driver = c.vf_driver = NULL;
+	c.name = c.driver = c.vf_driver = c.firmware_error = NULL;
 	c.altnames = NULL;
 	c.vfs = NULL;
 	c.n_vfs = 0;

@@ -75,12 +75,19 @@ struct pf_state {
 	bool hw_tc_offload_fixed;
 	enum link_type link_type;
 	/* ConnectX VPI: link type the firmware will use after the next reboot;
-	 * snapshot "firmware_link_type", optional, = link_type when absent */
+	 * snapshot "firmware_link_type", optional, = link_type when absent,
+	 * null when the port has no link type in its firmware (an Ethernet-only
+	 * ConnectX: no LINK_TYPE_P<n>) or it could not be read */
+	bool has_firmware_link_type;
 	enum link_type firmware_link_type;
 	int numa_node; /* -1 = none */
 	/* The firmware's VF limit (mlx5 NUM_OF_VFS): effective after the next
 	 * reboot; -1 (snapshot null) when the device has no such setting. */
 	int firmware_total_vfs;
+	/* Why the firmware settings above could not be read (mstconfig missing,
+	 * failed or timed out), for the messages that need them; snapshot
+	 * "firmware_error", optional string. NULL when read or not asked. */
+	char *firmware_error;
 	struct vf_state *vfs; /* num_vfs entries, vfs[i].index == i */
 	size_t n_vfs;
 };

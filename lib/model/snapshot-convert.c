@@ -98,6 +98,22 @@ int snapshot_format_string(const struct field *f, const void *obj, struct json_o
 	return new_value(json_object_new_string(*m), ret);
 }
 
+/* An optional string that is left out when NULL. */
+int snapshot_parse_opt_string(struct parser *p, const struct field *f, const char *path,
+			      struct json_object *v, void *obj)
+{
+	return snapshot_parse_string(p, f, path, v, obj);
+}
+
+int snapshot_format_opt_string(const struct field *f, const void *obj, struct json_object **ret)
+{
+	char *const *m = cmember(obj, f);
+
+	if (!*m)
+		return 0;
+	return new_value(json_object_new_string(*m), ret);
+}
+
 int snapshot_parse_ifname(struct parser *p, const struct field *f, const char *path,
 			  struct json_object *v, void *obj)
 {
@@ -387,6 +403,30 @@ int snapshot_format_eswitch(const struct field *f, const void *obj, struct json_
 		return 1;
 	}
 	return snapshot_format_eswitch_value(f, obj, ret);
+}
+
+/* "firmware_link_type": null when the port has none in its firmware. */
+int snapshot_parse_firmware_link_type(struct parser *p, const struct field *f, const char *path,
+				      struct json_object *v, void *obj)
+{
+	struct pf_state *pf = obj;
+
+	pf->has_firmware_link_type = v != NULL;
+	if (!v)
+		return 0;
+	return snapshot_parse_link_type(p, f, path, v, obj);
+}
+
+int snapshot_format_firmware_link_type(const struct field *f, const void *obj,
+				       struct json_object **ret)
+{
+	const struct pf_state *pf = obj;
+
+	if (!pf->has_firmware_link_type) {
+		*ret = NULL;
+		return 1;
+	}
+	return snapshot_format_link_type(f, obj, ret);
 }
 
 int snapshot_parse_version(struct parser *p, const struct field *f, const char *path,

@@ -47,6 +47,7 @@ int snapshot_oom(struct parser *p);
 	int snapshot_format_##name(const struct field *f, const void *obj, struct json_object **ret)
 
 DECLARE_CONVERTER(string);
+DECLARE_CONVERTER(opt_string);
 DECLARE_CONVERTER(ifname);
 DECLARE_CONVERTER(bool);
 DECLARE_CONVERTER(uint);
@@ -60,6 +61,7 @@ DECLARE_CONVERTER(link_state);
 DECLARE_CONVERTER(link_type);
 DECLARE_CONVERTER(eswitch_value);
 DECLARE_CONVERTER(eswitch);
+DECLARE_CONVERTER(firmware_link_type);
 DECLARE_CONVERTER(version);
 DECLARE_CONVERTER(machine_id);
 DECLARE_CONVERTER(boot_id);

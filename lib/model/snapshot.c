@@ -70,11 +70,13 @@ static const struct field pf_fields[] = {
 	FIELD("hw_tc_offload_fixed", bool, struct pf_state, hw_tc_offload_fixed, 0, 0,
 	      .optional = true),
 	FIELD("link_type", link_type, struct pf_state, link_type, 0, 0),
-	FIELD("firmware_link_type", link_type, struct pf_state, firmware_link_type, 0, 0,
-	      .optional = true),
+	FIELD("firmware_link_type", firmware_link_type, struct pf_state, firmware_link_type, 0, 0,
+	      .optional = true, .nullable = true),
 	FIELD("numa_node", int, struct pf_state, numa_node, -1, 4095),
 	FIELD("firmware_total_vfs", int, struct pf_state, firmware_total_vfs, 0, 65535,
 	      .nullable = true),
+	FIELD("firmware_error", opt_string, struct pf_state, firmware_error, 0, 0,
+	      .optional = true),
 	FIELD("vfs", vfs, struct pf_state, vfs, 0, 0),
 };
 
@@ -219,11 +221,12 @@ static int parse_pf(struct parser *p, const char *path, struct json_object *o, s
 	int r;
 
 	pf->firmware_link_type = _LINK_TYPE_INVALID;
+	pf->has_firmware_link_type = true;
 	pf->drivers_autoprobe = true;
 	r = parse_object(p, pf_fields, ELEMENTSOF(pf_fields), path, o, pf);
 	if (r < 0)
 		return r;
-	if (pf->firmware_link_type == _LINK_TYPE_INVALID)
+	if (!pf->has_firmware_link_type || pf->firmware_link_type == _LINK_TYPE_INVALID)
 		pf->firmware_link_type = pf->link_type;
 	if (pf->num_vfs > pf->total_vfs) {
 		char ipath[PATH_MAX_];

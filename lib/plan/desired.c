@@ -129,6 +129,12 @@ static int check_vf_count(struct ctx *c, uint32_t want)
 		snprintf(val, sizeof(val), "max");
 	else
 		snprintf(val, sizeof(val), "%u", want);
+	if (!fw_possible && c->drv->firmware_vfs && c->pf->firmware_error)
+		return hw_error(
+			c, at->file, at->line,
+			"VirtualFunctions=%s: the PF supports at most %u VFs (sriov_totalvfs), "
+			"and its firmware VF limit cannot be read: %s",
+			val, c->pf->total_vfs, c->pf->firmware_error);
 	if (!fw_possible)
 		return hw_error(
 			c, at->file, at->line,
@@ -383,6 +389,32 @@ static int check_vf_values(struct ctx *c, const struct vf_settings *v)
 	return r;
 }
 
+/* LinkType= changes only through the firmware of a VPI port (ConnectX
+ * with LINK_TYPE_P<n>); anything else may only name the type it has. */
+static int check_link_type(struct ctx *c)
+{
+	const struct pf_settings *s = &c->d->pf;
+	const struct src *at = &s->src[PF_KEY_LINK_TYPE];
+	const char *want = link_type_to_string(s->link_type);
+
+	if (!c->drv->firmware_link_type) {
+		if (s->link_type == c->pf->link_type && s->link_type != LINK_TYPE_INFINIBAND)
+			return 0;
+		return hw_error(c, at->file, at->line,
+				"LinkType=%s: the %s driver cannot change the link type", want,
+				c->drv_name);
+	}
+	if (c->pf->has_firmware_link_type || s->link_type == c->pf->link_type)
+		return 0;
+	if (c->pf->firmware_error)
+		return hw_error(c, at->file, at->line,
+				"LinkType=%s: the firmware link type cannot be read: %s", want,
+				c->pf->firmware_error);
+	return hw_error(c, at->file, at->line,
+			"LinkType=%s: the port is %s only (its firmware has no link type setting)",
+			want, link_type_to_string(c->pf->link_type));
+}
+
 static int check_pf_settings(struct ctx *c)
 {
 	const struct pf_settings *s = &c->d->pf;
@@ -419,11 +451,8 @@ static int check_pf_settings(struct ctx *c)
 					   at[PF_KEY_HW_TC_OFFLOAD].line,
 					   "HardwareTCOffload=%s: the PF has no network interface",
 					   yes_no(s->hw_tc_offload));
-	if (r >= 0 && pf_settings_has(s, PF_KEY_LINK_TYPE) && !c->drv->firmware_link_type &&
-	    (s->link_type != c->pf->link_type || s->link_type == LINK_TYPE_INFINIBAND))
-		r = hw_error(c, at[PF_KEY_LINK_TYPE].file, at[PF_KEY_LINK_TYPE].line,
-			     "LinkType=%s: the %s driver cannot change the link type",
-			     link_type_to_string(s->link_type), c->drv_name);
+	if (r >= 0 && pf_settings_has(s, PF_KEY_LINK_TYPE))
+		r = check_link_type(c);
 	return r;
 }
 

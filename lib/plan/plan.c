@@ -200,7 +200,7 @@ static int plan_link_type(struct plan_ctx *c)
 	const char *want = link_type_to_string(s->link_type);
 	int r;
 
-	if (!pf_settings_has(s, PF_KEY_LINK_TYPE))
+	if (!pf_settings_has(s, PF_KEY_LINK_TYPE) || !c->pf->has_firmware_link_type)
 		return 0;
 	if (s->link_type == c->pf->firmware_link_type) {
 		if (s->link_type == c->pf->link_type)

@@ -124,6 +124,7 @@ static struct pf_state pf_make(const char *driver, unsigned total, unsigned num)
 		.permanent_mac = { { 0xb4, 0x96, 0x91, 0xaa, 0xbb, 0x00 } },
 		.has_eswitch = streq(driver, "ice") || streq(driver, "mlx5_core"),
 		.firmware_total_vfs = streq(driver, "mlx5_core") ? 8 : -1,
+		.has_firmware_link_type = streq(driver, "mlx5_core"),
 		.numa_node = -1,
 	};
 }
@@ -795,6 +796,47 @@ static void test_link_type(void **state)
 	check_one("mlx5_core", 8, 0, f, NULL, 0);
 }
 
+/* A ConnectX whose firmware has no LINK_TYPE_P<n> (ConnectX-6 Dx), or whose
+ * firmware could not be read: only the link type it has. */
+static void test_link_type_fixed_port(void **state)
+{
+	struct pf_state pf = pf_make("mlx5_core", 8, 0);
+	struct layout_file *files[] = { file_new(A, "*") };
+	struct run t;
+
+	pf.has_firmware_link_type = false;
+	PF_SET(files[0], LINK_TYPE, link_type, LINK_TYPE_ETHERNET, 4);
+	run_build(&t, &host, &pf, files, 1);
+	expect_ok(&t);
+	pf_desired_free(t.d);
+	diag_list_done(&t.diags);
+
+	PF_SET(files[0], LINK_TYPE, link_type, LINK_TYPE_INFINIBAND, 4);
+	run_build(&t, &host, &pf, files, 1);
+	expect_error(&t, A, 4,
+		     "LinkType=infiniband: the port is ethernet only (its firmware has no link "
+		     "type setting)");
+	pf_desired_free(t.d);
+	diag_list_done(&t.diags);
+
+	pf.firmware_error = (char *)"mstconfig not found (package mstflint)";
+	run_build(&t, &host, &pf, files, 1);
+	expect_error(&t, A, 4,
+		     "LinkType=infiniband: the firmware link type cannot be read: mstconfig not "
+		     "found (package mstflint)");
+	pf_desired_free(t.d);
+	diag_list_done(&t.diags);
+
+	pf.firmware_total_vfs = -1;
+	PF_SET(files[0], LINK_TYPE, link_type, LINK_TYPE_ETHERNET, 4);
+	PF_SET(files[0], VIRTUAL_FUNCTIONS, num_vfs, 16, 3);
+	run_build(&t, &host, &pf, files, 1);
+	expect_error(&t, A, 3,
+		     "VirtualFunctions=16: the PF supports at most 8 VFs (sriov_totalvfs), and its "
+		     "firmware VF limit cannot be read: mstconfig not found (package mstflint)");
+	run_done(&t, files, 1);
+}
+
 /* MinTxRateMbps from one file, MaxTxRateMbps from another: checked after
  * merging, reported at the maximum. */
 static void test_rates_after_merge(void **state)
@@ -845,6 +887,7 @@ int main(void)
 		cmocka_unit_test(test_qos_without_vlan),
 		cmocka_unit_test(test_switchdev),
 		cmocka_unit_test(test_link_type),
+		cmocka_unit_test(test_link_type_fixed_port),
 		cmocka_unit_test(test_rates_after_merge),
 	};
 

@@ -572,6 +572,99 @@ static void test_bind_writes(void **state)
 			    "opening sriov_drivers_autoprobe: No such file or directory");
 }
 
+/* ConnectX firmware settings through a stand-in mstconfig that prints what
+ * mstflint 4.21 prints (tests/fixtures/mstconfig) and logs its arguments. */
+static void stand_in_mstconfig(char *path, size_t size)
+{
+	char cwd[256], script[2048];
+
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	snprintf(script, sizeof(script),
+		 "#!/bin/sh\n"
+		 "echo \"$*\" >> %s/mstconfig.args\n"
+		 "f=%s/tests/fixtures/mstconfig/4.21\n"
+		 "case \"$*\" in\n"
+		 "'-d 0000:03:00.0 -e query') cat $f/cx6-vpi-query.txt ;;\n"
+		 "'-y -d 0000:03:00.1 set SRIOV_EN=1 NUM_OF_VFS=16') cat $f/cx6-vpi-set.txt ;;\n"
+		 "*NUM_OF_VFS=200) cat $f/cx6-vpi-set-out-of-range.txt; exit 3 ;;\n"
+		 "*) cat $f/no-device.txt; exit 3 ;;\n"
+		 "esac\n",
+		 root, cwd);
+	put(script, "tools/mstconfig");
+	path_at(path, size, "tools/mstconfig");
+	assert_int_equal(chmod(path, 0755), 0);
+}
+
+static size_t count_lines(const char *rel)
+{
+	_cleanup_free_ char *text = NULL;
+	char p[512];
+	size_t n = 0;
+
+	path_at(p, sizeof(p), rel);
+	if (read_file_at(AT_FDCWD, p, 1 << 16, &text, NULL) < 0)
+		return 0;
+	for (const char *c = text; *c; c++)
+		n += *c == '\n';
+	return n;
+}
+
+static void test_firmware(void **state)
+{
+	char tool[512];
+	struct pf_state p0 = { .pci = MLX_PF,
+			       .driver = (char *)"mlx5_core",
+			       .firmware_total_vfs = -1 };
+	struct pf_state p1 = p0, gone = p0, ice = p0;
+
+	stand_in_mstconfig(tool, sizeof(tool));
+	hl.mstconfig = tool;
+	snprintf(p1.pci, sizeof(p1.pci), "0000:03:00.1");
+	assert_int_equal(hl_read_firmware(&hl, &p0), 0);
+	assert_null(p0.firmware_error);
+	assert_int_equal(p0.firmware_total_vfs, 0); /* SRIOV_EN False(0) */
+	assert_true(p0.has_firmware_link_type);
+	assert_int_equal(p0.firmware_link_type, LINK_TYPE_ETHERNET); /* P1 next boot */
+	/* the other port of the card: its own link type, no second query */
+	assert_int_equal(hl_read_firmware(&hl, &p1), 0);
+	assert_true(p1.has_firmware_link_type);
+	assert_int_equal(p1.firmware_link_type, LINK_TYPE_INFINIBAND);
+	assert_int_equal(count_lines("mstconfig.args"), 1);
+	/* a driver without firmware settings: the tool is not run */
+	ice.driver = (char *)"ice";
+	assert_int_equal(hl_read_firmware(&hl, &ice), 0);
+	assert_int_equal(ice.firmware_total_vfs, -1);
+	assert_int_equal(count_lines("mstconfig.args"), 1);
+
+	/* set: the card is asked again afterwards */
+	assert_int_equal(hl_set_firmware_vfs(&hl, "0000:03:00.1", 16, 0), 0);
+	assert_int_equal(hl.n_firmware, 0);
+	assert_int_equal(hl_set_firmware_vfs(&hl, "0000:03:00.1", 200, 0), -EIO);
+	assert_non_null(strstr(hl.host.error, "exit code 3): -E- Parameter NUM_OF_VFS"));
+	assert_int_equal(hl_set_link_type(&hl, MLX_PF, LINK_TYPE_INFINIBAND, 0), -EIO);
+	assert_non_null(strstr(hl.host.error, "-E- Failed to open the device"));
+
+	/* a card the tool cannot open, and no tool */
+	snprintf(gone.pci, sizeof(gone.pci), "0000:05:00.0");
+	assert_int_equal(hl_read_firmware(&hl, &gone), 0);
+	assert_int_equal(gone.firmware_total_vfs, -1);
+	assert_false(gone.has_firmware_link_type);
+	assert_non_null(strstr(gone.firmware_error,
+			       "query failed (exit code 3): -E- Failed to open the device"));
+	free(gone.firmware_error);
+	hl_firmware_forget(&hl);
+	hl.mstconfig = (char *)"/nonexistent/mstconfig";
+	gone.firmware_error = NULL;
+	assert_int_equal(hl_read_firmware(&hl, &gone), 0);
+	assert_string_equal(gone.firmware_error,
+			    "/nonexistent/mstconfig not found (install the package mstflint)");
+	free(gone.firmware_error);
+	hl_firmware_forget(&hl);
+	hl.mstconfig = NULL;
+	free(p0.firmware_error);
+	free(p1.firmware_error);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -588,6 +681,7 @@ int main(void)
 		cmocka_unit_test(test_bind_refused),
 		cmocka_unit_test(test_set_num_vfs_wait),
 		cmocka_unit_test(test_bind_writes),
+		cmocka_unit_test(test_firmware),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -467,14 +467,24 @@ static void test_firmware(void **state)
 	env_load(e, "cx6dx.json", NULL);
 	assert_int_equal(op_set_firmware_vfs(e->h, CX6_PF0, 128), -EINVAL);
 	assert_int_equal(op_set_firmware_vfs(e->h, CX6_PF0, 32), 0);
-	assert_int_equal(op_set_firmware_link_type(e->h, CX6_PF0, LINK_TYPE_INFINIBAND), 0);
+	/* ConnectX-6 Dx: Ethernet only, no LINK_TYPE_P1 */
+	assert_int_equal(op_set_firmware_link_type(e->h, CX6_PF0, LINK_TYPE_INFINIBAND),
+			 -EOPNOTSUPP);
 	hs = env_read(e);
 	assert_int_equal(hs->pfs[0].firmware_total_vfs, 32);
 	assert_int_equal(hs->pfs[0].total_vfs, 8); /* after a reboot */
-	assert_int_equal(hs->pfs[0].firmware_link_type, LINK_TYPE_INFINIBAND);
-	assert_int_equal(hs->pfs[0].link_type, LINK_TYPE_ETHERNET);
+	assert_false(hs->pfs[0].has_firmware_link_type);
 	host_state_free(hs);
 	assert_int_equal(op_set_num_vfs(e->h, CX6_PF0, 9, T), -ERANGE);
+
+	/* ConnectX-6 VPI */
+	env_load(e, "cx6-vpi.json", NULL);
+	assert_int_equal(op_set_firmware_link_type(e->h, "0000:41:00.1", LINK_TYPE_INFINIBAND), 0);
+	hs = env_read(e);
+	assert_int_equal(hs->pfs[0].firmware_link_type, LINK_TYPE_ETHERNET);
+	assert_int_equal(hs->pfs[1].firmware_link_type, LINK_TYPE_INFINIBAND);
+	assert_int_equal(hs->pfs[1].link_type, LINK_TYPE_ETHERNET); /* after a reboot */
+	host_state_free(hs);
 
 	env_load(e, "e810.json", NULL);
 	assert_int_equal(op_set_firmware_vfs(e->h, E810_PF0, 8), -EOPNOTSUPP);

@@ -83,6 +83,7 @@ static void env_init(struct env *e, const char *driver, unsigned total, unsigned
 		.has_eswitch = drv->switchdev != SWITCHDEV_NONE,
 		.numa_node = -1,
 		.firmware_total_vfs = drv->firmware_vfs ? (int)total : -1,
+		.has_firmware_link_type = drv->firmware_link_type,
 	};
 	sim_create_vfs(e, num);
 	e->probes = 0;

@@ -11,7 +11,8 @@
 #define FIXTURES "tests/fixtures/hosts/"
 
 static const char *const fixtures[] = {
-	"e810.json", "x710.json", "cx6dx.json", "igb-82576.json", "bnxt.json", "mixed.json",
+	"e810.json", "x710.json",  "cx6dx.json",   "igb-82576.json",
+	"bnxt.json", "mixed.json", "cx6-vpi.json",
 };
 
 static char *read_fixture(const char *path)
@@ -349,6 +350,18 @@ static void test_optional_round_trip(void **state)
 	assert_string_equal(out, out2);
 	free(out);
 	free(out2);
+	host_state_free(h2);
+
+	/* an Ethernet-only ConnectX, and firmware that could not be read */
+	h->pfs[0].has_firmware_link_type = false;
+	assert_non_null(h->pfs[0].firmware_error = strdup("mstconfig not found"));
+	assert_int_equal(snapshot_format(h, &out), 0);
+	assert_non_null(strstr(out, "\"firmware_link_type\": null"));
+	assert_non_null(strstr(out, "\"firmware_error\": \"mstconfig not found\""));
+	h2 = parse_ok(out);
+	assert_false(h2->pfs[0].has_firmware_link_type);
+	assert_string_equal(h2->pfs[0].firmware_error, "mstconfig not found");
+	free(out);
 	host_state_free(h);
 	host_state_free(h2);
 }

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* A host tool run as a child with posix_spawn(): no shell, a fixed
+ * environment, both output streams read through pipes with poll() until
+ * the tool closes them, and a deadline after which it is killed. */
+
+#include <assert.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include "run-tool.h"
+
+/* The tool gets this environment, not ours: LC_ALL=C keeps its messages
+ * in the English the parser knows. */
+static char *const tool_env[] = {
+	(char *)"PATH=/usr/sbin:/usr/bin:/sbin:/bin",
+	(char *)"LC_ALL=C",
+	NULL,
+};
+
+struct stream {
+	int fd;
+	char *buf;
+	size_t len;
+};
+
+static int close_fd(int fd)
+{
+	closep(&fd);
+	return -1;
+}
+
+void tool_run_done(struct tool_run *t)
+{
+	if (!t)
+		return;
+	free(t->out);
+	free(t->err);
+	*t = (struct tool_run){};
+}
+
+static int spawn(char *const argv[], int out_fd, int err_fd, pid_t *ret_pid)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none;
+	pid_t pid;
+	int r;
+
+	r = posix_spawn_file_actions_init(&fa);
+	if (r != 0)
+		return -r;
+	r = posix_spawnattr_init(&attr);
+	if (r != 0) {
+		posix_spawn_file_actions_destroy(&fa);
+		return -r;
+	}
+	sigemptyset(&none);
+	/* the child starts with default signal handling and nothing blocked,
+	 * whatever the daemon has set up for itself */
+	r = posix_spawnattr_setsigmask(&attr, &none);
+	if (r == 0)
+		r = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	if (r == 0) {
+		sigset_t all;
+
+		sigfillset(&all);
+		r = posix_spawnattr_setsigdefault(&attr, &all);
+	}
+	if (r == 0)
+		r = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	if (r == 0)
+		r = posix_spawn_file_actions_adddup2(&fa, out_fd, STDOUT_FILENO);
+	if (r == 0)
+		r = posix_spawn_file_actions_adddup2(&fa, err_fd, STDERR_FILENO);
+	if (r == 0)
+		r = posix_spawn(&pid, argv[0], &fa, &attr, argv, tool_env);
+	posix_spawnattr_destroy(&attr);
+	posix_spawn_file_actions_destroy(&fa);
+	if (r != 0)
+		return -r;
+	*ret_pid = pid;
+	return 0;
+}
+
+/* Reads what is there; 0 at end of file (fd closed), 1 to go on. */
+static int drain(struct stream *s, size_t max_out)
+{
+	char chunk[4096];
+	ssize_t n = read(s->fd, chunk, sizeof(chunk));
+	char *b;
+
+	if (n < 0)
+		return errno == EINTR || errno == EAGAIN ? 1 : -errno;
+	if (n == 0) {
+		s->fd = close_fd(s->fd);
+		return 0;
+	}
+	if (s->len + (size_t)n > max_out)
+		return -EFBIG;
+	b = realloc(s->buf, s->len + (size_t)n + 1);
+	if (!b)
+		return -ENOMEM;
+	memcpy(b + s->len, chunk, (size_t)n);
+	s->len += (size_t)n;
+	b[s->len] = '\0';
+	s->buf = b;
+	return 1;
+}
+
+static int collect(struct stream st[2], usec_t deadline, size_t max_out)
+{
+	while (st[0].fd >= 0 || st[1].fd >= 0) {
+		struct pollfd p[2] = { { .fd = st[0].fd, .events = POLLIN },
+				       { .fd = st[1].fd, .events = POLLIN } };
+		usec_t n = now_monotonic();
+		int ms, r;
+
+		if (n >= deadline)
+			return -ETIMEDOUT;
+		ms = (deadline - n) / USEC_PER_MSEC >= INT_MAX ?
+			     -1 :
+			     (int)((deadline - n + USEC_PER_MSEC - 1) / USEC_PER_MSEC);
+		r = poll(p, 2, ms);
+		if (r < 0 && errno != EINTR)
+			return -errno;
+		for (size_t i = 0; r > 0 && i < 2; i++) {
+			if (p[i].fd < 0 || !p[i].revents)
+				continue;
+			r = drain(&st[i], max_out);
+			if (r < 0)
+				return r;
+			r = 1;
+		}
+	}
+	return 0;
+}
+
+/* The tool has closed its output; it exits now, but a tool that closed
+ * its output and hangs still meets the deadline. */
+static int reap(pid_t pid, usec_t deadline, int *ret_status)
+{
+	int status;
+
+	for (;;) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+
+		if (w < 0 && errno != EINTR)
+			return -errno;
+		if (w == pid)
+			break;
+		if (now_monotonic() >= deadline)
+			return -ETIMEDOUT;
+		poll(NULL, 0, 10);
+	}
+	*ret_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return 0;
+}
+
+static void kill_and_reap(pid_t pid)
+{
+	(void)kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+static int pipe_pair(int fds[2])
+{
+	return pipe2(fds, O_CLOEXEC) < 0 ? -errno : 0;
+}
+
+int tool_run(char *const argv[], usec_t timeout, size_t max_out, struct tool_run *ret)
+{
+	struct stream st[2] = { { .fd = -1 }, { .fd = -1 } };
+	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, status = -1, r;
+	usec_t n = now_monotonic();
+	usec_t deadline = timeout >= USEC_INFINITY - n ? USEC_INFINITY : n + timeout;
+	pid_t pid = -1;
+
+	assert(argv && argv[0] && argv[0][0] == '/');
+	r = pipe_pair(out);
+	if (r >= 0)
+		r = pipe_pair(err);
+	if (r >= 0)
+		r = spawn(argv, out[1], err[1], &pid);
+	close_fd(out[1]);
+	close_fd(err[1]);
+	if (r < 0) {
+		close_fd(out[0]);
+		close_fd(err[0]);
+		return r;
+	}
+	st[0].fd = out[0];
+	st[1].fd = err[0];
+	r = collect(st, deadline, max_out);
+	if (r >= 0)
+		r = reap(pid, deadline, &status);
+	if (r < 0)
+		kill_and_reap(pid);
+	close_fd(st[0].fd);
+	close_fd(st[1].fd);
+	if (r >= 0 && (!st[0].buf || !st[1].buf)) {
+		/* a stream with nothing in it is the empty string */
+		if (!st[0].buf)
+			st[0].buf = strdup("");
+		if (!st[1].buf)
+			st[1].buf = strdup("");
+		if (!st[0].buf || !st[1].buf)
+			r = -ENOMEM;
+	}
+	if (r < 0) {
+		free(st[0].buf);
+		free(st[1].buf);
+		return r;
+	}
+	*ret = (struct tool_run){
+		.exit_status = status, .out = st[0].buf, .out_len = st[0].len, .err = st[1].buf
+	};
+	return 0;
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* Running a host tool: its output and exit code, the fixed environment,
+ * stdin from /dev/null, and the bounds (time, output size) that kill it. */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "run-tool.h"
+
+#define MS USEC_PER_MSEC
+
+static void test_output_and_exit_code(void **state)
+{
+	char *const argv[] = { "/bin/sh", "-c", "printf 'a\\nb\\n'; echo oops >&2; exit 3", NULL };
+	struct tool_run t;
+
+	assert_int_equal(tool_run(argv, 10 * USEC_PER_SEC, 4096, &t), 0);
+	assert_int_equal(t.exit_status, 3);
+	assert_string_equal(t.out, "a\nb\n");
+	assert_int_equal(t.out_len, 4);
+	assert_string_equal(t.err, "oops\n");
+	tool_run_done(&t);
+}
+
+static void test_silent_tool(void **state)
+{
+	char *const argv[] = { "/bin/true", NULL };
+	struct tool_run t;
+
+	assert_int_equal(tool_run(argv, 10 * USEC_PER_SEC, 4096, &t), 0);
+	assert_int_equal(t.exit_status, 0);
+	assert_string_equal(t.out, "");
+	assert_string_equal(t.err, "");
+	tool_run_done(&t);
+}
+
+/* Not our environment, and nothing on stdin. */
+static void test_environment_and_stdin(void **state)
+{
+	char *const env[] = { "/usr/bin/env", NULL };
+	char *const cat[] = { "/bin/cat", NULL };
+	struct tool_run t;
+
+	setenv("SRIOV_TEST_SECRET", "1", 1);
+	assert_int_equal(tool_run(env, 10 * USEC_PER_SEC, 4096, &t), 0);
+	assert_string_equal(t.out, "PATH=/usr/sbin:/usr/bin:/sbin:/bin\nLC_ALL=C\n");
+	tool_run_done(&t);
+	assert_int_equal(tool_run(cat, 10 * USEC_PER_SEC, 4096, &t), 0);
+	assert_int_equal(t.exit_status, 0);
+	assert_string_equal(t.out, "");
+	tool_run_done(&t);
+}
+
+static void test_bounds(void **state)
+{
+	char *const sleeper[] = { "/bin/sleep", "30", NULL };
+	char *const chatty[] = { "/usr/bin/yes", NULL };
+	char *const closer[] = { "/bin/sh", "-c", "exec >&- 2>&-; sleep 30", NULL };
+	char *const missing[] = { "/nonexistent/mstconfig", NULL };
+	struct tool_run t;
+	usec_t start = now_monotonic();
+
+	assert_int_equal(tool_run(sleeper, 200 * MS, 4096, &t), -ETIMEDOUT);
+	/* killed at the deadline, not after the tool's 30 s */
+	assert_true(now_monotonic() - start < 20 * USEC_PER_SEC);
+	assert_int_equal(tool_run(chatty, 10 * USEC_PER_SEC, 64 << 10, &t), -EFBIG);
+	/* output closed, still running: the deadline holds for the exit too */
+	start = now_monotonic();
+	assert_int_equal(tool_run(closer, 200 * MS, 4096, &t), -ETIMEDOUT);
+	assert_true(now_monotonic() - start < 20 * USEC_PER_SEC);
+	assert_int_equal(tool_run(missing, 10 * USEC_PER_SEC, 4096, &t), -ENOENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_output_and_exit_code),
+		cmocka_unit_test(test_silent_tool),
+		cmocka_unit_test(test_environment_and_stdin),
+		cmocka_unit_test(test_bounds),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
