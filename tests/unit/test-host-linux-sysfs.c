@@ -196,9 +196,9 @@ static int setup(void **state)
 	assert_non_null(mkdtemp(root));
 	make_ice();
 	make_igb();
-	/* ConnectX VPI port in InfiniBand mode, no VFs */
+	/* ConnectX-6 VPI port in InfiniBand mode, no VFs */
 	pci_dev(MLX_PF, "mlx5_core");
-	pf_attrs(MLX_PF, "0x15b3\n", "0x101d\n", "0x101e\n", "8\n", "0\n", "2\n", "1\n", "1\n");
+	pf_attrs(MLX_PF, "0x15b3\n", "0x101b\n", "0x101c\n", "8\n", "0\n", "2\n", "1\n", "1\n");
 	netdev(MLX_PF, "ibp3s0", "2044\n", "7\n", "32\n");
 	/* an SR-IOV device without a driver, so without a netdev */
 	pci_dev(BARE_PF, NULL);
