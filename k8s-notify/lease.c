@@ -338,9 +338,8 @@ int verb_lease_check(struct k8s_ctx *x)
 {
 	for (size_t i = 0; i < ELEMENTSOF(lease_actions); i++)
 		if (streq(x->args[0], lease_actions[i].name)) {
-			if (x->slot &&
-			    (i == 0 || !k8s_name_is_valid(x->slot) ||
-			     strncmp(x->slot, LEASE_SLOT_PREFIX, strlen(LEASE_SLOT_PREFIX)) != 0))
+			if (x->slot && (i == 0 || !k8s_name_is_valid(x->slot) ||
+					!startswith(x->slot, LEASE_SLOT_PREFIX)))
 				return k8s_usage(
 					x,
 					"lease %s: --slot must name a slot " LEASE_SLOT_PREFIX

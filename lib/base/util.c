@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -626,6 +627,25 @@ usec_t now_realtime(void)
 usec_t now_monotonic(void)
 {
 	return now_clock(CLOCK_MONOTONIC);
+}
+
+usec_t deadline_after(usec_t timeout)
+{
+	usec_t n = now_monotonic();
+
+	return timeout >= USEC_INFINITY - n ? USEC_INFINITY : n + timeout;
+}
+
+int poll_ms(usec_t deadline)
+{
+	usec_t n = now_monotonic(), ms;
+
+	if (deadline == USEC_INFINITY)
+		return -1;
+	if (n >= deadline)
+		return 0;
+	ms = (deadline - n + USEC_PER_MSEC - 1) / USEC_PER_MSEC;
+	return ms > INT_MAX ? INT_MAX : (int)ms;
 }
 
 int free_and_strdup(char **p, const char *s)

@@ -52,6 +52,11 @@ static inline void closep(int *fd)
 }
 #define _cleanup_close_ _cleanup_(closep)
 
+static inline bool startswith(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
 static inline void fclosep(FILE **f)
 {
 	if (*f)
@@ -224,6 +229,11 @@ static inline const char *on_off(bool b)
 /* The clocks, in µs. */
 usec_t now_realtime(void);
 usec_t now_monotonic(void);
+/* now_monotonic() + timeout; USEC_INFINITY stays infinite. */
+usec_t deadline_after(usec_t timeout);
+/* poll()'s timeout until deadline, rounded up: 0 once it has passed, -1
+ * for USEC_INFINITY. */
+int poll_ms(usec_t deadline);
 
 /* A whole small (< 16 MiB) file. */
 int read_file(const char *path, char **ret);

@@ -338,7 +338,7 @@ static int layout_on_section(void *userdata, const char *name, unsigned line)
 	}
 	/* Anything starting so is an error, not an unknown section: a typo
 	 * like [VirtualFunctions] must not silently drop its keys. */
-	if (strncmp(name, "VirtualFunction", strlen("VirtualFunction")) == 0)
+	if (startswith(name, "VirtualFunction"))
 		return layout_start_vf_section(p, name, line);
 	return layout_unknown_section(p, name, line);
 }

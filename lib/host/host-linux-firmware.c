@@ -34,14 +34,21 @@ void hl_firmware_forget(struct host_linux *hl)
 	hl->n_firmware = 0;
 }
 
-/* "0000:41:00.1" -> "0000:41:00" and port 2 (LINK_TYPE_P2). */
-static void split_pci(const char *pci, char device[static PCI_ADDR_MAX], unsigned *ret_port)
+/* "0000:41:00.1" -> "0000:41:00": what every function of the card shares. */
+static void pci_device(const char *pci, char device[static PCI_ADDR_MAX])
 {
 	const char *dot = strrchr(pci, '.');
 	size_t n = dot ? (size_t)(dot - pci) : strlen(pci);
 
 	snprintf(device, PCI_ADDR_MAX, "%.*s", (int)n, pci);
-	*ret_port = dot ? (unsigned)(dot[1] - '0') + 1 : 1;
+}
+
+/* "0000:41:00.1" -> 2, for LINK_TYPE_P2. */
+static unsigned pci_port(const char *pci)
+{
+	const char *dot = strrchr(pci, '.');
+
+	return dot ? (unsigned)(dot[1] - '0') + 1 : 1;
 }
 
 /* Whether this process may use what mstconfig needs (PCI configuration
@@ -111,10 +118,9 @@ static int lookup(struct host_linux *hl, const char *pci, const struct hl_firmwa
 {
 	char device[PCI_ADDR_MAX];
 	struct hl_firmware *a, f = {};
-	unsigned port;
 	int r;
 
-	split_pci(pci, device, &port);
+	pci_device(pci, device);
 	for (size_t i = 0; i < hl->n_firmware; i++)
 		if (streq(hl->firmware[i].device, device)) {
 			*ret = &hl->firmware[i];
@@ -139,9 +145,8 @@ int hl_read_firmware(struct host_linux *hl, struct pf_state *pf)
 {
 	const struct driver_info *di = driver_info_get(pf->driver);
 	const struct hl_firmware *f;
-	char device[PCI_ADDR_MAX], name[32];
+	char name[32];
 	uint32_t sriov_en, num_vfs, link;
-	unsigned port;
 	int r;
 
 	if (!di->firmware_vfs && !di->firmware_link_type)
@@ -156,8 +161,7 @@ int hl_read_firmware(struct host_linux *hl, struct pf_state *pf)
 	if (di->firmware_vfs && mst_config_get(&f->config, "SRIOV_EN", &sriov_en) &&
 	    mst_config_get(&f->config, "NUM_OF_VFS", &num_vfs))
 		pf->firmware_total_vfs = sriov_en ? (int)num_vfs : 0;
-	split_pci(pf->pci, device, &port);
-	snprintf(name, sizeof(name), "LINK_TYPE_P%u", port);
+	snprintf(name, sizeof(name), "LINK_TYPE_P%u", pci_port(pf->pci));
 	if (di->firmware_link_type && mst_config_get(&f->config, name, &link) &&
 	    (link == MST_LINK_TYPE_IB || link == MST_LINK_TYPE_ETH)) {
 		pf->has_firmware_link_type = true;
@@ -210,12 +214,10 @@ int hl_set_firmware_vfs(struct host_linux *hl, const char *pf, uint32_t n, usec_
 
 int hl_set_link_type(struct host_linux *hl, const char *pf, enum link_type t, usec_t timeout)
 {
-	char device[PCI_ADDR_MAX], assign[32];
+	char assign[32];
 	char *const a[] = { assign, NULL };
-	unsigned port;
 
-	split_pci(pf, device, &port);
-	snprintf(assign, sizeof(assign), "LINK_TYPE_P%u=%u", port,
+	snprintf(assign, sizeof(assign), "LINK_TYPE_P%u=%u", pci_port(pf),
 		 t == LINK_TYPE_INFINIBAND ? MST_LINK_TYPE_IB : MST_LINK_TYPE_ETH);
 	return set(hl, pf, a, timeout);
 }

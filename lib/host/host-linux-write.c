@@ -23,26 +23,6 @@ static inline void udev_monitor_unrefp(struct udev_monitor **m)
 }
 #define _cleanup_udev_monitor_ _cleanup_(udev_monitor_unrefp)
 
-static usec_t deadline_after(usec_t timeout)
-{
-	usec_t n = now_monotonic();
-
-	return timeout >= USEC_INFINITY - n ? USEC_INFINITY : n + timeout;
-}
-
-/* poll()'s timeout until deadline, rounded up: 0 once it has passed. */
-static int poll_ms(usec_t deadline)
-{
-	usec_t n = now_monotonic(), ms;
-
-	if (deadline == USEC_INFINITY)
-		return -1;
-	if (n >= deadline)
-		return 0;
-	ms = (deadline - n + USEC_PER_MSEC - 1) / USEC_PER_MSEC;
-	return ms > INT_MAX ? INT_MAX : (int)ms;
-}
-
 /* "60s" or "200ms". */
 static const char *format_timespan(usec_t t, char buf[static 32])
 {

@@ -17,11 +17,6 @@ static const char *const header_prefixes[] = {
 	"Device #", "----------", "Device type:", "Name:", "Description:", "Device:",
 };
 
-static bool startswith(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
 /* The parameters the backend uses; every other row is only checked. */
 static bool wanted(const char *name)
 {
@@ -34,11 +29,6 @@ static const char *skip_spaces(const char *p)
 	while (*p == ' ')
 		p++;
 	return p;
-}
-
-static size_t span_of(const char *p, const char *set)
-{
-	return strspn(p, set);
 }
 
 #define DIGITS "0123456789"
@@ -54,26 +44,26 @@ static size_t value_token(const char *p, uint32_t *ret_num, bool *ret_has)
 	if (startswith(p, "N/A"))
 		return 3;
 	if (startswith(p, "Array[")) {
-		n = 6 + span_of(p + 6, DIGITS);
+		n = 6 + strspn(p + 6, DIGITS);
 		if (n == 6 || !startswith(p + n, ".."))
 			return 0;
-		d = span_of(p + n + 2, DIGITS);
+		d = strspn(p + n + 2, DIGITS);
 		if (d == 0 || p[n + 2 + d] != ']')
 			return 0;
 		return n + 2 + d + 1;
 	}
-	n = span_of(p, WORD);
+	n = strspn(p, WORD);
 	if (n == 0)
 		return 0;
 	if (p[n] == '(') {
-		d = span_of(p + n + 1, DIGITS);
+		d = strspn(p + n + 1, DIGITS);
 		if (d == 0 || d > 9 || p[n + 1 + d] != ')')
 			return 0;
 		*ret_num = (uint32_t)strtoul(p + n + 1, NULL, 10);
 		*ret_has = true;
 		return n + 1 + d + 1;
 	}
-	if (span_of(p, DIGITS) != n || n > 9)
+	if (strspn(p, DIGITS) != n || n > 9)
 		return 0;
 	*ret_num = (uint32_t)strtoul(p, NULL, 10);
 	*ret_has = true;
@@ -93,7 +83,7 @@ static int row(const char *line, struct mst_config *c, char **ret_why)
 	if (startswith(p, "RO"))
 		p += 2;
 	p = skip_spaces(p);
-	n = span_of(p, WORD "[]");
+	n = strspn(p, WORD "[]");
 	if (n == 0 || n >= sizeof(name) || p == line + 1)
 		goto bad;
 	snprintf(name, sizeof(name), "%.*s", (int)n, p);
@@ -120,7 +110,6 @@ static int row(const char *line, struct mst_config *c, char **ret_why)
 	if (c->n == ELEMENTSOF(c->params))
 		return (*ret_why = strdup("too many parameters")) ? -EINVAL : -ENOMEM;
 	snprintf(c->params[c->n].name, MST_NAME_MAX, "%s", name);
-	c->params[c->n].current = v[1];
 	c->params[c->n++].next = v[2];
 	return 0;
 bad:

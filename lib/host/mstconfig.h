@@ -16,7 +16,6 @@
 struct mst_param {
 	char name[MST_NAME_MAX]; /* "NUM_OF_VFS" */
 	uint32_t next;		 /* the "Next Boot" column: what the card uses after a reboot */
-	uint32_t current;
 };
 
 /* The parameters of one device that the backend uses; the others are

@@ -6,7 +6,6 @@
 
 #include <assert.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -117,14 +116,10 @@ static int collect(struct stream st[2], usec_t deadline, size_t max_out)
 	while (st[0].fd >= 0 || st[1].fd >= 0) {
 		struct pollfd p[2] = { { .fd = st[0].fd, .events = POLLIN },
 				       { .fd = st[1].fd, .events = POLLIN } };
-		usec_t n = now_monotonic();
-		int ms, r;
+		int ms = poll_ms(deadline), r;
 
-		if (n >= deadline)
+		if (ms == 0)
 			return -ETIMEDOUT;
-		ms = (deadline - n) / USEC_PER_MSEC >= INT_MAX ?
-			     -1 :
-			     (int)((deadline - n + USEC_PER_MSEC - 1) / USEC_PER_MSEC);
 		r = poll(p, 2, ms);
 		if (r < 0 && errno != EINTR)
 			return -errno;
@@ -177,8 +172,7 @@ int tool_run(char *const argv[], usec_t timeout, size_t max_out, struct tool_run
 {
 	struct stream st[2] = { { .fd = -1 }, { .fd = -1 } };
 	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, status = -1, r;
-	usec_t n = now_monotonic();
-	usec_t deadline = timeout >= USEC_INFINITY - n ? USEC_INFINITY : n + timeout;
+	usec_t deadline = deadline_after(timeout);
 	pid_t pid = -1;
 
 	assert(argv && argv[0] && argv[0][0] == '/');
