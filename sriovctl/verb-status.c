@@ -37,12 +37,35 @@ static const char *count(struct json_object *o, const char *key, char *buf, size
 	return buf;
 }
 
+/* An InfiniBand port's VFs have GUIDs and a link state, nothing else of
+ * the Ethernet table (IPoIB sets no MAC, VLAN, trust or spoof check). */
+static void print_ib_vfs(struct json_object *pf)
+{
+	size_t n = doc_len(pf, "vfs");
+
+	printf("    %-3s %-12s %-12s %-10s %-23s %-23s %-7s %5s  %s\n", "VF", "PCI", "NAME",
+	       "DRIVER", "NODE GUID", "PORT GUID", "LINK", "MTU", "LAYOUT");
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *vf = doc_idx(pf, "vfs", i);
+
+		printf("    %-3" PRIu64 " %-12s %-12s %-10s %-23s %-23s %-7s %5" PRIu64 "  %s\n",
+		       doc_u64(vf, "index"), strna(doc_str(vf, "pci")), doc_str(vf, "name") ?: "-",
+		       doc_str(vf, "driver") ?: "-", doc_str(vf, "ib_node_guid") ?: "-",
+		       doc_str(vf, "ib_port_guid") ?: "-", strna(doc_str(vf, "link_state")),
+		       doc_u64(vf, "mtu"), doc_str(vf, "layout") ?: "-");
+	}
+}
+
 static void print_vfs(struct json_object *pf)
 {
 	size_t n = doc_len(pf, "vfs");
 
 	if (n == 0)
 		return;
+	if (streq_ptr(doc_str(pf, "link_type"), "infiniband")) {
+		print_ib_vfs(pf);
+		return;
+	}
 	printf("    %-3s %-12s %-12s %-10s %-17s %4s %3s %-5s %-5s %-7s %5s  %s\n", "VF", "PCI",
 	       "NAME", "DRIVER", "MAC", "VLAN", "QOS", "TRUST", "SPOOF", "LINK", "MTU", "LAYOUT");
 	for (size_t i = 0; i < n; i++) {

@@ -9,7 +9,7 @@ void ctl_host_options(const struct ctl *c, struct host_state *hs)
 		hs->has_machine_id = true;
 	}
 	/* a snapshot of a real host (no machine ID in it), planned here */
-	hs->stable_macs_on_host = c->host_path && !hs->has_machine_id;
+	hs->stable_on_host = c->host_path && !hs->has_machine_id;
 }
 
 int ctl_host_view(struct ctl *c, struct ctl_view *ret)

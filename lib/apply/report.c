@@ -172,6 +172,14 @@ static const char *vf_drift(const struct pf_view *pv, const struct vf_state *vf,
 	return "ok";
 }
 
+/* A GUID as a string; null for one never set (and on Ethernet ports). */
+static int put_guid(struct json_object *o, const char *key, uint64_t g)
+{
+	char buf[GUID_STR_MAX];
+
+	return put_str(o, key, g ? guid_format(g, buf) : NULL);
+}
+
 static int vf_fill(struct json_object *o, const struct vf_state *vf, const struct pf_view *pv)
 {
 	char mac[MAC_STR_MAX], buf[256];
@@ -183,6 +191,8 @@ static int vf_fill(struct json_object *o, const struct vf_state *vf, const struc
 	    put_bool(o, "trust", vf->attrs.trust) < 0 ||
 	    put_bool(o, "spoofchk", vf->attrs.spoofchk) < 0 ||
 	    put_str(o, "link_state", link_state_to_string(vf->attrs.link_state)) < 0 ||
+	    put_guid(o, "ib_node_guid", vf->attrs.ib_node_guid) < 0 ||
+	    put_guid(o, "ib_port_guid", vf->attrs.ib_port_guid) < 0 ||
 	    put_int(o, "mtu", vf->attrs.mtu) < 0 ||
 	    put_str(o, "layout", pv->plan ? vf_drift(pv, vf, buf, sizeof(buf)) : NULL) < 0)
 		return -ENOMEM;
@@ -223,9 +233,10 @@ static int pf_status_fill(struct json_object *o, const struct pf_view *pv,
 	const struct pf_state *pf = pv->pf;
 
 	if (put_str(o, "pci", pf->pci) < 0 || put_str(o, "name", pf->name) < 0 ||
-	    put_str(o, "driver", pf->driver) < 0 || put_str(o, "state", r->state) < 0 ||
-	    put_str(o, "reason", r->why) < 0 || put_int(o, "num_vfs", pf->num_vfs) < 0 ||
-	    put_int(o, "total_vfs", pf->total_vfs) < 0 ||
+	    put_str(o, "driver", pf->driver) < 0 ||
+	    put_str(o, "link_type", link_type_to_string(pf->link_type)) < 0 ||
+	    put_str(o, "state", r->state) < 0 || put_str(o, "reason", r->why) < 0 ||
+	    put_int(o, "num_vfs", pf->num_vfs) < 0 || put_int(o, "total_vfs", pf->total_vfs) < 0 ||
 	    (pv->desired ? put_int(o, "desired_num_vfs", pv->desired->num_vfs) :
 			   put_null(o, "desired_num_vfs")) < 0 ||
 	    put_int(o, "pending_actions", pv->plan ? (int64_t)pv->plan->n_actions : 0) < 0 ||

@@ -297,20 +297,28 @@ bool module_name_equal(const char *a, const char *b)
 	return *a == *b;
 }
 
+/* n bytes as two hex digits each, separated by ':'. */
+static int colon_hex_parse(const char *s, uint8_t *out, size_t n)
+{
+	if (!s || strlen(s) != n * 3 - 1)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		const char *p = s + i * 3;
+		int hi = hexval(p[0]), lo = hexval(p[1]);
+
+		if (hi < 0 || lo < 0 || (i + 1 < n && p[2] != ':'))
+			return -EINVAL;
+		out[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return 0;
+}
+
 int mac_parse(const char *s, struct mac_addr *ret)
 {
 	struct mac_addr m;
 
-	if (!s || strlen(s) != 17)
+	if (colon_hex_parse(s, m.b, sizeof(m.b)) < 0)
 		return -EINVAL;
-	for (size_t i = 0; i < ETHER_ADDR_LEN_; i++) {
-		const char *p = s + i * 3;
-		int hi = hexval(p[0]), lo = hexval(p[1]);
-
-		if (hi < 0 || lo < 0 || (i < 5 && p[2] != ':'))
-			return -EINVAL;
-		m.b[i] = (uint8_t)(hi << 4 | lo);
-	}
 	*ret = m;
 	return 0;
 }
@@ -319,6 +327,29 @@ char *mac_format(const struct mac_addr *m, char buf[static MAC_STR_MAX])
 {
 	snprintf(buf, MAC_STR_MAX, "%02x:%02x:%02x:%02x:%02x:%02x", m->b[0], m->b[1], m->b[2],
 		 m->b[3], m->b[4], m->b[5]);
+	return buf;
+}
+
+int guid_parse(const char *s, uint64_t *ret)
+{
+	uint8_t b[8];
+	uint64_t g = 0;
+
+	if (colon_hex_parse(s, b, sizeof(b)) < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(b); i++)
+		g = g << 8 | b[i];
+	*ret = g;
+	return 0;
+}
+
+char *guid_format(uint64_t g, char buf[static GUID_STR_MAX])
+{
+	char *p = buf;
+
+	for (int i = 7; i >= 0; i--)
+		p += snprintf(p, GUID_STR_MAX - (size_t)(p - buf), i ? "%02x:" : "%02x",
+			      (unsigned)(g >> (8 * i)) & 0xffu);
 	return buf;
 }
 

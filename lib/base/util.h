@@ -179,6 +179,14 @@ static inline bool mac_equal(const struct mac_addr *a, const struct mac_addr *b)
 	return memcmp(a->b, b->b, ETHER_ADDR_LEN_) == 0;
 }
 
+/* InfiniBand GUIDs (EUI-64) as ip-link(8) writes them, 8 bytes in
+ * xx:xx:xx:xx:xx:xx:xx:xx, the first byte the most significant of the
+ * number (struct ifla_vf_guid's __u64). */
+#define GUID_STR_MAX 24
+int guid_parse(const char *s, uint64_t *ret);
+/* Lower case; returns buf. */
+char *guid_format(uint64_t g, char buf[static GUID_STR_MAX]);
+
 /* PCI addresses in the kernel's form, dddd:bb:dd.f (lower case). */
 #define PCI_ADDR_MAX 16 /* "0000:3b:00.0" + NUL, with room */
 bool pci_addr_is_valid(const char *s) _pure_;

@@ -163,32 +163,33 @@ void pf_settings_merge(struct pf_settings *dst, const struct pf_settings *src)
 
 /* ---- [VirtualFunction] ---- */
 
-static int vf_parse_mac(struct vf_settings *s, const char *v, bool single_vf, const char **ret_why)
+/* MACAddress=, IBNodeGUID=, IBPortGUID=: stable, or a literal for one VF. */
+static int vf_parse_unique(struct vf_settings *s, enum vf_key k, const char *v, bool single_vf,
+			   const char **ret_why)
 {
 	struct vf_attrs a = {};
 	int r;
 
 	if (streq(v, "stable")) {
-		s->mac_mode = MAC_MODE_STABLE;
-		s->attrs.mac = (struct mac_addr){};
+		s->stable |= 1u << k;
+		vf_attrs_clear(&s->attrs, k);
 		return 0;
 	}
-	r = vf_attrs_parse(&a, VF_KEY_MAC, v, ret_why);
+	r = vf_attrs_parse(&a, k, v, ret_why);
 	if (r < 0)
 		return r;
 	if (!single_vf)
-		return fail(ret_why, "a literal address needs a single-VF section such as "
+		return fail(ret_why, "a literal value needs a single-VF section such as "
 				     "[VirtualFunction 3]; use stable here");
-	s->mac_mode = MAC_MODE_LITERAL;
-	s->attrs.mac = a.mac;
-	return 0;
+	s->stable &= ~(1u << k);
+	return vf_attrs_copy(&s->attrs, &a, k);
 }
 
 int vf_settings_parse(struct vf_settings *s, enum vf_key k, const char *v, bool single_vf,
 		      const char **ret_why)
 {
-	if (k == VF_KEY_MAC)
-		return vf_parse_mac(s, v, single_vf, ret_why);
+	if (vf_key_is_unique(k))
+		return vf_parse_unique(s, k, v, single_vf, ret_why);
 	return vf_attrs_parse(&s->attrs, k, v, ret_why);
 }
 
@@ -196,6 +197,7 @@ void vf_settings_unset(struct vf_settings *s, enum vf_key k)
 {
 	vf_attrs_clear(&s->attrs, k);
 	s->set &= ~(1u << k);
+	s->stable &= ~(1u << k);
 	s->src[k] = (struct src){};
 }
 
@@ -209,8 +211,7 @@ int vf_settings_merge(struct vf_settings *dst, const struct vf_settings *src)
 		r = vf_attrs_copy(&dst->attrs, &src->attrs, k);
 		if (r < 0)
 			return r;
-		if (k == VF_KEY_MAC)
-			dst->mac_mode = src->mac_mode;
+		dst->stable = (dst->stable & ~(1u << k)) | (src->stable & (1u << k));
 		dst->set |= 1u << k;
 		dst->src[k] = src->src[k];
 	}

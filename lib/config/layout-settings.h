@@ -50,18 +50,13 @@ struct pf_settings {
 	bool externally_managed;
 };
 
-enum mac_mode {
-	MAC_MODE_STABLE,
-	MAC_MODE_LITERAL,
-	_MAC_MODE_MAX,
-	_MAC_MODE_INVALID = -EINVAL,
-};
-
 struct vf_settings {
 	uint32_t set; /* bit (1u << enum vf_key) when the key is set */
 	struct src src[_VF_KEY_MAX];
-	enum mac_mode mac_mode;
-	struct vf_attrs attrs; /* attrs.mac: MAC_MODE_LITERAL */
+	/* bit (1u << enum vf_key) when a unique key (vf_key_is_unique) is
+	 * "stable" and not derived yet; its value in attrs is then zero */
+	uint32_t stable;
+	struct vf_attrs attrs;
 };
 
 static inline bool pf_settings_has(const struct pf_settings *s, enum pf_key k)
@@ -71,6 +66,10 @@ static inline bool pf_settings_has(const struct pf_settings *s, enum pf_key k)
 static inline bool vf_settings_has(const struct vf_settings *s, enum vf_key k)
 {
 	return s->set & (1u << k);
+}
+static inline bool vf_settings_is_stable(const struct vf_settings *s, enum vf_key k)
+{
+	return vf_settings_has(s, k) && (s->stable & (1u << k));
 }
 /* RDMA=yes is set for these VFs. */
 static inline bool vf_settings_wants_rdma(const struct vf_settings *s)
@@ -91,7 +90,7 @@ void vf_settings_done(struct vf_settings *s);
 int pf_settings_parse(struct pf_settings *s, enum pf_key k, const char *value,
 		      const char **ret_why);
 /* single_vf: the section is [VirtualFunction N] (or N-N), the only place a
- * literal MACAddress= may stand. */
+ * literal MACAddress=, IBNodeGUID= or IBPortGUID= may stand. */
 int vf_settings_parse(struct vf_settings *s, enum vf_key k, const char *value, bool single_vf,
 		      const char **ret_why);
 /* An empty value: the key is unset again (systemd semantics). */

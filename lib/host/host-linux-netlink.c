@@ -276,24 +276,32 @@ static int parse_vf_reply(const struct nlmsghdr *nlh, void *userdata)
 	return vf_netlink_parse_vf(nlh, b->index, &b->attrs, &b->reported);
 }
 
-/* Every attribute in one request, then read back: drivers may accept a
- * value and keep another (or apply some attributes of the request and
+/* Every attribute in one request (the port GUID in a second one: the
+ * kernel stops after the first GUID), then read back: drivers may accept
+ * a value and keep another (or apply some attributes of the request and
  * refuse a later one). */
 int hl_set_vf_ifindex(struct host_linux *hl, int ifindex, uint32_t vf, const struct vf_attrs *attrs,
 		      uint32_t keys)
 {
-	_cleanup_nlmsg_ struct nl_msg *set = NULL, *get = NULL;
+	const uint32_t second = keys & VF_KEY_BIT(IB_PORT_GUID);
+	_cleanup_nlmsg_ struct nl_msg *set = NULL, *set2 = NULL, *get = NULL;
 	struct vf_readback back = { .index = vf };
-	int r;
+	int r = 0;
 
-	r = vf_netlink_build_set_vf(ifindex, vf, attrs, keys, &set);
+	if (keys & VF_NETLINK_KEYS & ~second)
+		r = vf_netlink_build_set_vf(ifindex, vf, attrs, keys & ~second, &set);
+	if (r >= 0 && second)
+		r = vf_netlink_build_set_vf(ifindex, vf, attrs, second, &set2);
 	if (r >= 0)
 		r = vf_netlink_build_get_link(ifindex, &get);
 	if (r < 0) {
 		host_set_error(&hl->host, "VF %u: cannot build the request", vf);
 		return r;
 	}
-	r = rtnl_request(hl, set, NULL, NULL);
+	if (set)
+		r = rtnl_request(hl, set, NULL, NULL);
+	if (r >= 0 && set2)
+		r = rtnl_request(hl, set2, NULL, NULL);
 	if (r < 0)
 		return r;
 	r = rtnl_request(hl, get, parse_vf_reply, &back);

@@ -2,9 +2,10 @@
 
 /* The simulated host's answer to one RTM_SETLINK with IFLA_VFINFO_LIST: the
  * ndo_set_vf_* callbacks of the PF driver, all or nothing. An attribute the
- * driver does not implement is refused unless it asks for the value the VF
- * already has (iproute2 sends QoS and protocol with every VLAN, and both
- * rates together). */
+ * driver does not implement on the port's link type (an InfiniBand port's
+ * IPoIB netdev has link state and GUIDs only) is refused unless it asks for
+ * the value the VF already has (iproute2 sends QoS and protocol with every
+ * VLAN, and both rates together). */
 
 #include "drivers.h"
 #include "host-sim-internal.h"
@@ -28,10 +29,12 @@ static int check_values(struct host *h, const struct vf_attrs *n)
 }
 
 /* The VF's attributes as the request would leave them, or -errno. */
-static int request_result(struct host *h, const struct driver_info *di, const char *driver,
-			  const struct vf_attrs *cur, const struct sim_request *rq,
-			  struct vf_attrs *ret)
+static int request_result(struct host *h, const struct pf_state *pf, const struct vf_attrs *cur,
+			  const struct sim_request *rq, struct vf_attrs *ret)
 {
+	const struct driver_info *di = driver_info_get(pf->driver);
+	uint32_t supported = driver_vf_attrs(di, pf->link_type == LINK_TYPE_INFINIBAND);
+	const char *driver = pf->driver;
 	struct vf_attrs next = *cur;
 	uint32_t keys = rq->a->keys & VF_NETLINK_KEYS;
 
@@ -44,7 +47,7 @@ static int request_result(struct host *h, const struct driver_info *di, const ch
 		return -EPROTONOSUPPORT;
 	}
 	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
-		if ((keys & (1u << k)) && !(di->vf_attrs & (1u << k)) &&
+		if ((keys & (1u << k)) && !(supported & (1u << k)) &&
 		    !vf_attrs_equal(&next, cur, k)) {
 			host_set_error(h, "%s does not implement VF %s", strna(driver),
 				       vf_key_to_ip_name(k));
@@ -69,8 +72,7 @@ int sim_kernel_set_vf(struct host *h, struct host_state *s, const struct sim_req
 		host_set_error(h, "%s has no VF %u (%zu VFs)", pf->pci, rq->a->vf, pf->n_vfs);
 		return -EINVAL;
 	}
-	r = request_result(h, driver_info_get(pf->driver), pf->driver, &pf->vfs[rq->a->vf].attrs,
-			   rq, &n);
+	r = request_result(h, pf, &pf->vfs[rq->a->vf].attrs, rq, &n);
 	if (r < 0)
 		return r;
 	pf->vfs[rq->a->vf].attrs = n; /* its strings are the VF's own */

@@ -196,8 +196,28 @@ static int decode_link_state(struct nlattr *const tb[], struct vf_info *out)
 	return 0;
 }
 
+/* Reported by drivers with ndo_get_vf_guid (IPoIB on mlx5): 0 for a GUID
+ * never set. Copied out: struct ifla_vf_guid wants 8-byte alignment, an
+ * attribute has 4. */
+static int decode_guids(struct nlattr *const tb[], struct vf_info *out)
+{
+	struct ifla_vf_guid v;
+
+	if (tb[IFLA_VF_IB_NODE_GUID]) {
+		memcpy(&v, nla_data(tb[IFLA_VF_IB_NODE_GUID]), sizeof(v));
+		out->v.ib_node_guid = v.guid;
+		out->reported |= KEY(IB_NODE_GUID);
+	}
+	if (tb[IFLA_VF_IB_PORT_GUID]) {
+		memcpy(&v, nla_data(tb[IFLA_VF_IB_PORT_GUID]), sizeof(v));
+		out->v.ib_port_guid = v.guid;
+		out->reported |= KEY(IB_PORT_GUID);
+	}
+	return 0;
+}
+
 static int (*const vf_decoders[])(struct nlattr *const tb[], struct vf_info *out) = {
-	decode_mac, decode_vlan, decode_rate, decode_settings, decode_link_state,
+	decode_mac, decode_vlan, decode_rate, decode_settings, decode_link_state, decode_guids,
 };
 
 /* -ENOENT: the nest names no VF (nothing to decode). */

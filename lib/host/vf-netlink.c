@@ -129,7 +129,27 @@ static int put_rate(struct nl_msg *m, uint32_t vf, const struct vf_attrs *a, uin
 	return nle(nla_put(m, IFLA_VF_RATE, sizeof(v), &v));
 }
 
-/* One attribute of IFLA_VF_INFO, sent when any of its keys is set. */
+/* do_setvfinfo returns after the first GUID it sets: a request carries at
+ * most one (vf_netlink_build_set_vf refuses both). */
+static int put_guid(struct nl_msg *m, int type, uint32_t vf, uint64_t guid)
+{
+	struct ifla_vf_guid v = { .vf = vf, .guid = guid };
+
+	return nle(nla_put(m, type, sizeof(v), &v));
+}
+
+static int put_node_guid(struct nl_msg *m, uint32_t vf, const struct vf_attrs *a, uint32_t keys)
+{
+	return put_guid(m, IFLA_VF_IB_NODE_GUID, vf, a->ib_node_guid);
+}
+
+static int put_port_guid(struct nl_msg *m, uint32_t vf, const struct vf_attrs *a, uint32_t keys)
+{
+	return put_guid(m, IFLA_VF_IB_PORT_GUID, vf, a->ib_port_guid);
+}
+
+/* One attribute of IFLA_VF_INFO, sent when any of its keys is set, in the
+ * order do_setvfinfo handles them (the GUIDs last). */
 static const struct {
 	uint32_t keys;
 	int (*put)(struct nl_msg *m, uint32_t vf, const struct vf_attrs *a, uint32_t keys);
@@ -141,6 +161,8 @@ static const struct {
 	{ KEY(LINK_STATE), put_link_state },
 	{ KEY(QUERY_RSS), put_query_rss },
 	{ KEY(MIN_TX_RATE) | KEY(MAX_TX_RATE), put_rate },
+	{ KEY(IB_NODE_GUID), put_node_guid },
+	{ KEY(IB_PORT_GUID), put_port_guid },
 };
 
 int vf_netlink_build_set_vf(int ifindex, uint32_t vf, const struct vf_attrs *attrs, uint32_t keys,
@@ -151,7 +173,8 @@ int vf_netlink_build_set_vf(int ifindex, uint32_t vf, const struct vf_attrs *att
 	struct nlattr *list, *info;
 	int r;
 
-	if (!(keys & VF_NETLINK_KEYS) || vf >= INT32_MAX)
+	if (!(keys & VF_NETLINK_KEYS) || vf >= INT32_MAX ||
+	    (keys & VF_NETLINK_GUID_KEYS) == VF_NETLINK_GUID_KEYS)
 		return -EINVAL;
 	r = link_msg(RTM_SETLINK, NLM_F_REQUEST | NLM_F_ACK, &ifi, &m);
 	if (r < 0)

@@ -23,8 +23,10 @@ static inline void nlmsg_freep(struct nl_msg **m)
  * IFLA_VFINFO_LIST/IFLA_VF_INFO: IFLA_VF_MAC, IFLA_VF_VLAN_LIST with one IFLA_VF_VLAN_INFO (id, QoS and
  * protocol go to the driver together; a QoS or protocol not set is sent as 0
  * and 802.1Q), IFLA_VF_SPOOFCHK, IFLA_VF_TRUST, IFLA_VF_LINK_STATE,
- * IFLA_VF_RSS_QUERY_EN and IFLA_VF_RATE (both rates; one not set is sent as
- * 0). Other keys are ignored. -EINVAL when no netlink key is set, -ENOMEM. */
+ * IFLA_VF_RSS_QUERY_EN, IFLA_VF_RATE (both rates; one not set is sent as
+ * 0) and one of IFLA_VF_IB_NODE_GUID and IFLA_VF_IB_PORT_GUID. Other keys
+ * are ignored. -EINVAL when no netlink key is set or both GUIDs are,
+ * -ENOMEM. */
 int vf_netlink_build_set_vf(int ifindex, uint32_t vf, const struct vf_attrs *attrs, uint32_t keys,
 			    struct nl_msg **ret);
 /* RTM_GETLINK of ifindex asking for the VF list (RTEXT_FILTER_VF, without

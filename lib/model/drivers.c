@@ -17,7 +17,10 @@
  *    while no VF exists.
  *  - mlx5_core: the VF driver is mlx5_core itself; switchdev after the VFs
  *    exist and are unbound; NUM_OF_VFS and LINK_TYPE_P* in firmware
- *    (mstconfig), effective after a reboot.
+ *    (mstconfig), effective after a reboot. On an InfiniBand port the PF
+ *    netdev is IPoIB's (ipoib_netdev_ops_pf): VF link state and the node
+ *    and port GUIDs only (set_vf_guid through mlx5_ib), which a VF takes
+ *    when its driver probes.
  *  - bnxt_en: the VF driver is bnxt_en itself; a non-zero QoS is -EINVAL;
  *    802.1Q only.
  *  - ixgbe: the only one here with set_vf_rss_query_en.
@@ -54,6 +57,8 @@ static const struct driver_info drivers[] = {
 		.max_mtu = 9978,
 		.vf_attrs = A(MAC) | A(VLAN) | A(QOS) | A(VLAN_PROTO) | A(SPOOFCHK) | A(TRUST) |
 			    A(LINK_STATE) | A(MIN_TX_RATE) | A(MAX_TX_RATE),
+		.ib_vf_attrs = A(LINK_STATE) | A(IB_NODE_GUID) | A(IB_PORT_GUID),
+		.vf_keys_before_bind = A(IB_NODE_GUID) | A(IB_PORT_GUID),
 		.vlan_8021ad = true,
 		.switchdev = SWITCHDEV_VFS_UNBOUND,
 		.firmware_vfs = true,
@@ -79,7 +84,7 @@ static const struct driver_info drivers[] = {
 		.max_mtu = 9216,
 		.vf_attrs = A(MAC) | A(VLAN) | A(QOS) | A(SPOOFCHK) | A(TRUST) | A(MAX_TX_RATE),
 		.switchdev = SWITCHDEV_NONE,
-		.vf_mac_before_bind = true,
+		.vf_keys_before_bind = A(MAC),
 		.vf_random_mac = true,
 	},
 	{

@@ -27,13 +27,17 @@ struct driver_info {
 	/* bit (1u << enum vf_key) for each netlink VF attribute the driver
 	 * implements: VF_KEY_MAC, VF_KEY_VLAN, VF_KEY_QOS, VF_KEY_VLAN_PROTO,
 	 * VF_KEY_SPOOFCHK, VF_KEY_TRUST, VF_KEY_LINK_STATE, VF_KEY_QUERY_RSS,
-	 * VF_KEY_MIN_TX_RATE, VF_KEY_MAX_TX_RATE */
+	 * VF_KEY_MIN_TX_RATE, VF_KEY_MAX_TX_RATE; on an Ethernet port */
 	uint32_t vf_attrs;
+	/* the same on an InfiniBand port, whose netdev is IPoIB's (mlx5: link
+	 * state and the GUIDs); 0 for drivers without InfiniBand */
+	uint32_t ib_vf_attrs;
 	bool vlan_8021ad; /* VLANProtocol=802.1ad accepted */
 	enum switchdev_order switchdev;
-	/* the VF netdev takes the MAC set through the PF only when its driver
-	 * binds after the MAC was set (igb/igbvf) */
-	bool vf_mac_before_bind;
+	/* keys (1u << enum vf_key) a VF's driver takes only as it binds: set
+	 * through the PF before the bind, and a bound VF rebound after (igbvf
+	 * reads its MAC at probe, mlx5 its GUIDs) */
+	uint32_t vf_keys_before_bind;
 	/* new VFs get a random MAC from the PF driver rather than zero (igb) */
 	bool vf_random_mac;
 	/* firmware VF limit settable (mlx5 NUM_OF_VFS through mstconfig); needs a reboot */
@@ -53,6 +57,12 @@ static inline const struct driver_info *driver_info_get(const char *pf_driver)
 {
 	const struct driver_info *d = pf_driver ? driver_info_find(pf_driver) : NULL;
 	return d ?: driver_info_generic();
+}
+
+/* The VF attributes d implements on a port of that link type. */
+static inline uint32_t driver_vf_attrs(const struct driver_info *d, bool infiniband)
+{
+	return infiniband ? d->ib_vf_attrs : d->vf_attrs;
 }
 
 /* The VF drivers that belong to no vendor: they bind a VF for user space

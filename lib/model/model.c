@@ -139,7 +139,7 @@ int host_state_copy(const struct host_state *src, struct host_state **ret)
 		return -ENOMEM;
 	memcpy(c->machine_id, src->machine_id, sizeof(c->machine_id));
 	c->has_machine_id = src->has_machine_id;
-	c->stable_macs_on_host = src->stable_macs_on_host;
+	c->stable_on_host = src->stable_on_host;
 	memcpy(c->boot_id, src->boot_id, sizeof(c->boot_id));
 	c->iommu = src->iommu;
 	if (!strdup_null(src->hostname, &c->hostname) ||

@@ -103,10 +103,10 @@ struct host_state {
 	uint8_t machine_id[16];
 	bool has_machine_id;
 	/* Not in the snapshot: set by whoever plans a snapshot that has no
-	 * machine ID (sriovctl plan --host): MACAddress=stable is then left to
-	 * the host, which derives it, instead of holding the PF. Never set for
+	 * machine ID (sriovctl plan --host): "stable" MACs and GUIDs are then
+	 * left to the host, which derives them, instead of holding the PF. Never set for
 	 * applying: there the PF is held. */
-	bool stable_macs_on_host;
+	bool stable_on_host;
 	/* snapshot "boot_id" (32 hex digits), optional: the real host reads
 	 * /proc/sys/kernel/random/boot_id; "" when unknown. A different one
 	 * means the host rebooted. */

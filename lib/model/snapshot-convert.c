@@ -274,6 +274,34 @@ int snapshot_format_mac(const struct field *f, const void *obj, struct json_obje
 	return new_value(json_object_new_string(mac_format(cmember(obj, f), buf)), ret);
 }
 
+/* An InfiniBand GUID, optional: left out while 0 (never set, or no IPoIB). */
+int snapshot_parse_guid(struct parser *p, const struct field *f, const char *path,
+			struct json_object *v, void *obj)
+{
+	const char *s;
+	uint64_t g;
+	int r;
+
+	r = string_value(p, path, v, &s);
+	if (r < 0)
+		return r;
+	if (guid_parse(s, &g) < 0)
+		return snapshot_fail(p, path, "not a GUID (xx:xx:xx:xx:xx:xx:xx:xx)");
+	memcpy(member(obj, f), &g, sizeof(g));
+	return 0;
+}
+
+int snapshot_format_guid(const struct field *f, const void *obj, struct json_object **ret)
+{
+	char buf[GUID_STR_MAX];
+	uint64_t g;
+
+	memcpy(&g, cmember(obj, f), sizeof(g));
+	if (g == 0)
+		return 0;
+	return new_value(json_object_new_string(guid_format(g, buf)), ret);
+}
+
 int snapshot_parse_pci(struct parser *p, const struct field *f, const char *path,
 		       struct json_object *v, void *obj)
 {

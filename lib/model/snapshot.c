@@ -43,6 +43,8 @@ static const struct field vf_fields[] = {
 	FIELD("query_rss", bool, struct vf_state, attrs.query_rss, 0, 0, .optional = true),
 	FIELD("min_tx_rate", uint, struct vf_state, attrs.min_tx_rate, 0, UINT32_MAX),
 	FIELD("max_tx_rate", uint, struct vf_state, attrs.max_tx_rate, 0, UINT32_MAX),
+	FIELD("ib_node_guid", guid, struct vf_state, attrs.ib_node_guid, 0, 0, .optional = true),
+	FIELD("ib_port_guid", guid, struct vf_state, attrs.ib_port_guid, 0, 0, .optional = true),
 	FIELD("mtu", uint, struct vf_state, attrs.mtu, 0, 65535),
 	FIELD("rdma", bool, struct vf_state, attrs.rdma, 0, 0),
 };

@@ -32,6 +32,7 @@ enum kind {
 	KIND_DRIVER,	 /* "default" (NULL) or a module name */
 	KIND_NAME,	 /* letters, digits, '_' */
 	KIND_MAC,	 /* a literal unicast address */
+	KIND_GUID,	 /* a literal GUID, not zero */
 	KIND_UINT,	 /* min..max */
 	KIND_BOOL,	 /* a boolean */
 	KIND_LINK_STATE, /* auto or a boolean */
@@ -41,6 +42,7 @@ enum kind {
 #define GROUP_VLAN (VF_KEY_BIT(VLAN) | VF_KEY_BIT(QOS) | VF_KEY_BIT(VLAN_PROTO))
 #define GROUP_RATE (VF_KEY_BIT(MIN_TX_RATE) | VF_KEY_BIT(MAX_TX_RATE))
 #define WHY_BOOLEAN "must be a boolean (yes/no/true/false/on/off/1/0)"
+#define WHY_GUID "must be stable or a GUID like 02:00:00:00:00:00:00:01"
 #define NAME_MAX_ 63
 
 struct key_info {
@@ -51,6 +53,7 @@ struct key_info {
 	uint32_t min, max;   /* KIND_UINT */
 	const char *why;     /* what a value must be */
 	uint32_t group;	     /* 0: the key goes to the kernel alone */
+	bool unique;	     /* vf_key_is_unique() */
 	bool has_default;    /* a new VF has dflt */
 	uint32_t dflt;
 };
@@ -65,7 +68,8 @@ static const struct key_info keys[_VF_KEY_MAX] = {
 			    .why = "must be default or a module name (1..63 letters, digits, "
 				   "'_' or '-')" },
 	[VF_KEY_MAC] = { "MACAddress", "mac", KIND_MAC, FIELD(mac),
-			 .why = "must be stable or an address like 02:00:00:00:00:01" },
+			 .why = "must be stable or an address like 02:00:00:00:00:01",
+			 .unique = true },
 	[VF_KEY_VLAN] = { "VLANId", "vlan", KIND_UINT, FIELD(vlan),
 			  RANGE(0, 4095, "must be 0..4095"), .group = GROUP_VLAN, DEFAULT(0) },
 	[VF_KEY_QOS] = { "QualityOfService", "qos", KIND_UINT, FIELD(qos),
@@ -87,6 +91,11 @@ static const struct key_info keys[_VF_KEY_MAX] = {
 	[VF_KEY_MAX_TX_RATE] = { "MaxTxRateMbps", "max_tx_rate", KIND_UINT, FIELD(max_tx_rate),
 				 RANGE(0, UINT32_MAX, "must be 0..4294967295"), .group = GROUP_RATE,
 				 DEFAULT(0) },
+	/* each alone: do_setvfinfo returns after the first GUID it sets */
+	[VF_KEY_IB_NODE_GUID] = { "IBNodeGUID", "node_guid", KIND_GUID, FIELD(ib_node_guid),
+				  .why = WHY_GUID, .unique = true },
+	[VF_KEY_IB_PORT_GUID] = { "IBPortGUID", "port_guid", KIND_GUID, FIELD(ib_port_guid),
+				  .why = WHY_GUID, .unique = true },
 	[VF_KEY_MTU] = { "MTUBytes", NULL, KIND_UINT, FIELD(mtu),
 			 RANGE(68, 65535, "must be 68..65535") },
 	[VF_KEY_RDMA] = { "RDMA", NULL, KIND_BOOL, FIELD(rdma), .why = WHY_BOOLEAN },
@@ -116,6 +125,11 @@ enum vf_key vf_key_from_string(const char *s)
 const char *vf_key_to_ip_name(enum vf_key k)
 {
 	return k >= 0 && k < _VF_KEY_MAX ? keys[k].ip_name : NULL;
+}
+
+bool vf_key_is_unique(enum vf_key k)
+{
+	return info(k)->unique;
 }
 
 uint32_t vf_key_group(enum vf_key k)
@@ -283,6 +297,22 @@ static int parse_string(struct vf_attrs *a, const struct key_info *i, const char
 	return 0;
 }
 
+static int parse_guid(struct vf_attrs *a, const struct key_info *i, const char *v,
+		      const char **ret_why)
+{
+	uint64_t g;
+
+	if (guid_parse(v, &g) < 0)
+		return -EINVAL;
+	/* the kernel reports 0 for a GUID never set */
+	if (g == 0) {
+		*ret_why = "must not be 00:00:00:00:00:00:00:00";
+		return -EINVAL;
+	}
+	memcpy(field(a, i), &g, sizeof(g));
+	return 0;
+}
+
 static int parse_mac(struct vf_attrs *a, const char *v, const char **ret_why)
 {
 	struct mac_addr m;
@@ -326,6 +356,7 @@ static int parse_scalar(const struct key_info *i, const char *v, uint32_t *ret)
 	case KIND_DRIVER:
 	case KIND_NAME:
 	case KIND_MAC:
+	case KIND_GUID:
 		return -EINVAL;
 	}
 	if (r < 0)
@@ -352,6 +383,8 @@ int vf_attrs_parse(struct vf_attrs *a, enum vf_key k, const char *v, const char 
 		return parse_string(a, i, v);
 	case KIND_MAC:
 		return parse_mac(a, v, ret_why);
+	case KIND_GUID:
+		return parse_guid(a, i, v, ret_why);
 	case KIND_UINT:
 	case KIND_BOOL:
 	case KIND_LINK_STATE:
@@ -380,6 +413,12 @@ const char *vf_attrs_format(const struct vf_attrs *a, enum vf_key k, enum vf_spe
 		break;
 	case KIND_MAC:
 		return mac_format(&a->mac, buf);
+	case KIND_GUID: {
+		uint64_t g;
+
+		memcpy(&g, cfield(a, i), sizeof(g));
+		return guid_format(g, buf);
+	}
 	case KIND_UINT:
 		snprintf(buf, VF_ATTR_STR_MAX, "%u", get_scalar(a, i));
 		return buf;

@@ -49,6 +49,8 @@ enum vf_key {
 	VF_KEY_QUERY_RSS,
 	VF_KEY_MIN_TX_RATE,
 	VF_KEY_MAX_TX_RATE,
+	VF_KEY_IB_NODE_GUID,
+	VF_KEY_IB_PORT_GUID,
 	VF_KEY_MTU,
 	VF_KEY_RDMA,
 	VF_KEY_RESOURCE_NAME,
@@ -62,7 +64,12 @@ enum vf_key {
 #define VF_NETLINK_KEYS                                                                  \
 	(VF_KEY_BIT(MAC) | VF_KEY_BIT(VLAN) | VF_KEY_BIT(QOS) | VF_KEY_BIT(VLAN_PROTO) | \
 	 VF_KEY_BIT(TRUST) | VF_KEY_BIT(SPOOFCHK) | VF_KEY_BIT(LINK_STATE) |             \
-	 VF_KEY_BIT(QUERY_RSS) | VF_KEY_BIT(MIN_TX_RATE) | VF_KEY_BIT(MAX_TX_RATE))
+	 VF_KEY_BIT(QUERY_RSS) | VF_KEY_BIT(MIN_TX_RATE) | VF_KEY_BIT(MAX_TX_RATE) |     \
+	 VF_KEY_BIT(IB_NODE_GUID) | VF_KEY_BIT(IB_PORT_GUID))
+
+/* The InfiniBand GUIDs among them: the kernel's do_setvfinfo returns after
+ * the first GUID it sets, so each needs a request of its own. */
+#define VF_NETLINK_GUID_KEYS (VF_KEY_BIT(IB_NODE_GUID) | VF_KEY_BIT(IB_PORT_GUID))
 
 /* The value of every key. In a vf_state: driver NULL = unbound, rdma = the
  * VF has an RDMA device, resource_name unused. In a vf_settings: driver
@@ -77,8 +84,10 @@ struct vf_attrs {
 	bool spoofchk;
 	enum link_state link_state;
 	bool query_rss;
-	uint32_t min_tx_rate; /* Mbps */
-	uint32_t max_tx_rate; /* Mbps, 0 = unlimited */
+	uint32_t min_tx_rate;  /* Mbps */
+	uint32_t max_tx_rate;  /* Mbps, 0 = unlimited */
+	uint64_t ib_node_guid; /* InfiniBand ports; 0 = not set */
+	uint64_t ib_port_guid;
 	uint32_t mtu;
 	bool rdma;
 	char *resource_name;
@@ -96,11 +105,16 @@ const char *vf_key_to_ip_name(enum vf_key k) _pure_;
  * ifla_vf_rate). Bits (1u << enum vf_key). */
 uint32_t vf_key_group(enum vf_key k) _pure_;
 
+/* Keys whose value names one VF and no other (the MAC, the GUIDs): a
+ * literal only in a single-VF section, "stable" derived per VF. */
+bool vf_key_is_unique(enum vf_key k) _pure_;
+
 /* A module name as Driver= takes it: 1 to 63 letters, digits, '_' or '-'. */
 bool vf_driver_name_is_valid(const char *s) _pure_;
 /* Parses value into key k of a: 0, -ENOMEM, or -EINVAL with *ret_why set
  * to a static text saying what the value must be. MACAddress= takes a
- * literal unicast address here; "stable" is the layout's business. */
+ * literal unicast address here, the GUIDs a literal other than zero;
+ * "stable" is the layout's business. */
 int vf_attrs_parse(struct vf_attrs *a, enum vf_key k, const char *value, const char **ret_why);
 bool vf_attrs_equal(const struct vf_attrs *a, const struct vf_attrs *b, enum vf_key k) _pure_;
 /* Key k of src into dst. 0 or -ENOMEM (string keys only). */

@@ -22,7 +22,7 @@ struct ctx {
 	/* sections may name VFs below this: VirtualFunctions when set (even
 	 * with ExternallyManaged), UINT32_MAX when not set */
 	uint32_t vf_bound;
-	bool *was_stable; /* per VF: MACAddress=stable before resolution */
+	uint32_t *was_stable; /* per VF: vf_settings.stable before derivation */
 	struct pf_desired *d;
 };
 
@@ -242,64 +242,109 @@ static int merge_vfs(struct ctx *c)
 	return 0;
 }
 
-static int resolve_macs(struct ctx *c)
+/* The link type the layout wants, else the one the port has: VF keys are
+ * checked against the port as the layout makes it. */
+static bool wants_infiniband(const struct ctx *c)
+{
+	const struct pf_settings *s = &c->d->pf;
+
+	return (pf_settings_has(s, PF_KEY_LINK_TYPE) ? s->link_type : c->pf->link_type) ==
+	       LINK_TYPE_INFINIBAND;
+}
+
+/* Whether the PF identity a stable value is derived from is known: the
+ * permanent MAC for MACs; for GUIDs the PCI address, as an InfiniBand PF
+ * has no 6-byte permanent address. */
+static bool stable_identity_known(const struct ctx *c, enum vf_key k)
+{
+	return k != VF_KEY_MAC || !mac_is_zero(&c->pf->permanent_mac);
+}
+
+static int derive_stable(const struct ctx *c, enum vf_key k, uint32_t i, struct vf_attrs *a)
+{
+	const uint8_t *id = c->host->machine_id;
+
+	switch (k) {
+	case VF_KEY_MAC:
+		return mac_stable(id, &c->pf->permanent_mac, i, &a->mac);
+	case VF_KEY_IB_NODE_GUID:
+		return guid_stable(id, c->pf->pci, false, i, &a->ib_node_guid);
+	case VF_KEY_IB_PORT_GUID:
+		return guid_stable(id, c->pf->pci, true, i, &a->ib_port_guid);
+	default:
+		return -EINVAL;
+	}
+}
+
+static int resolve_stable(struct ctx *c)
 {
 	for (size_t i = 0; i < c->d->n_vfs; i++) {
 		struct vf_settings *v = &c->d->vfs[i];
-		const struct src *at = &v->src[VF_KEY_MAC];
-		int r;
 
-		if (!vf_settings_has(v, VF_KEY_MAC) || v->mac_mode != MAC_MODE_STABLE)
-			continue;
-		c->was_stable[i] = true;
-		/* planning a snapshot without the machine ID: the host derives it */
-		if (!c->host->has_machine_id && c->host->stable_macs_on_host &&
-		    !mac_is_zero(&c->pf->permanent_mac))
-			continue;
-		/* without either input, every PF (or host) would derive the
-		 * same addresses */
-		if (!c->host->has_machine_id || mac_is_zero(&c->pf->permanent_mac)) {
-			r = hw_error(c, at->file, at->line, "MACAddress=stable: the %s is unknown",
-				     c->host->has_machine_id ? "PF's permanent MAC address" :
-							       "machine ID");
+		for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
+			const struct src *at = &v->src[k];
+			int r;
+
+			if (!vf_settings_is_stable(v, k))
+				continue;
+			c->was_stable[i] |= 1u << k;
+			/* a key the port cannot set is check_vf_attrs()'s error */
+			if (!(driver_vf_attrs(c->drv, wants_infiniband(c)) & (1u << k)))
+				continue;
+			/* planning a snapshot without the machine ID: the host derives it */
+			if (!c->host->has_machine_id && c->host->stable_on_host &&
+			    stable_identity_known(c, k))
+				continue;
+			/* without either input, every PF (or host) would derive the
+			 * same values */
+			if (!c->host->has_machine_id || !stable_identity_known(c, k)) {
+				r = hw_error(c, at->file, at->line, "%s=stable: the %s is unknown",
+					     vf_key_to_string(k),
+					     c->host->has_machine_id ?
+						     "PF's permanent MAC address" :
+						     "machine ID");
+				if (r < 0)
+					return r;
+				continue;
+			}
+			r = derive_stable(c, k, (uint32_t)i, &v->attrs);
 			if (r < 0)
 				return r;
-			continue;
+			v->stable &= ~(1u << k);
 		}
-		r = mac_stable(c->host->machine_id, &c->pf->permanent_mac, (uint32_t)i,
-			       &v->attrs.mac);
-		if (r < 0)
-			return r;
-		v->mac_mode = MAC_MODE_LITERAL;
 	}
 	return 0;
 }
 
-/* Two VFs with the same address: reported at a literal one (a stable
- * address is not the user's typo). */
-static int check_duplicate_macs(struct ctx *c)
+/* Two VFs with the same value of a unique key: reported at a literal one
+ * (a stable value is not the user's typo). */
+static int check_duplicates(struct ctx *c, enum vf_key k)
 {
 	const struct pf_desired *d = c->d;
 
 	for (size_t j = 1; j < d->n_vfs; j++) {
 		const struct vf_settings *b = &d->vfs[j];
 
-		if (!vf_settings_has(b, VF_KEY_MAC) || b->mac_mode != MAC_MODE_LITERAL)
+		if (!vf_settings_has(b, k) || vf_settings_is_stable(b, k))
 			continue;
 		for (size_t i = 0; i < j; i++) {
 			const struct vf_settings *a = &d->vfs[i];
-			size_t at = c->was_stable[j] && !c->was_stable[i] ? i : j;
-			const struct src *s = &d->vfs[at].src[VF_KEY_MAC];
-			char buf[MAC_STR_MAX];
+			bool stable_j = c->was_stable[j] & (1u << k);
+			size_t at = stable_j && !(c->was_stable[i] & (1u << k)) ? i : j;
+			const struct src *s = &d->vfs[at].src[k];
+			char buf[VF_ATTR_STR_MAX];
 			int r;
 
-			if (!vf_settings_has(a, VF_KEY_MAC) || a->mac_mode != MAC_MODE_LITERAL ||
-			    !mac_equal(&a->attrs.mac, &b->attrs.mac))
+			if (!vf_settings_has(a, k) || vf_settings_is_stable(a, k) ||
+			    !vf_attrs_equal(&a->attrs, &b->attrs, k))
 				continue;
 			r = hw_error(c, s->file, s->line,
-				     "MACAddress=%s: VF %zu and VF %zu would have the same address",
-				     c->was_stable[at] ? "stable" : mac_format(&b->attrs.mac, buf),
-				     i, j);
+				     "%s=%s: VF %zu and VF %zu would have the same %s",
+				     vf_key_to_string(k),
+				     (c->was_stable[at] & (1u << k)) ?
+					     "stable" :
+					     vf_attrs_format(&b->attrs, k, VF_SPELLING_LAYOUT, buf),
+				     i, j, k == VF_KEY_MAC ? "address" : "GUID");
 			if (r < 0)
 				return r;
 		}
@@ -307,8 +352,11 @@ static int check_duplicate_macs(struct ctx *c)
 	return 0;
 }
 
-static int check_vf_attrs(struct ctx *c, const struct vf_settings *v)
+static int check_vf_attrs(struct ctx *c, size_t i)
 {
+	const struct vf_settings *v = &c->d->vfs[i];
+	bool ib = wants_infiniband(c);
+
 	/* first: a more precise message than "cannot set this" for drivers
 	 * without any VLAN protocol attribute */
 	if (vf_settings_has(v, VF_KEY_VLAN_PROTO) && v->attrs.vlan_proto == VLAN_PROTO_8021AD &&
@@ -325,11 +373,23 @@ static int check_vf_attrs(struct ctx *c, const struct vf_settings *v)
 		int r;
 
 		if (!(VF_NETLINK_KEYS & (1u << k)) || !vf_settings_has(v, k) ||
-		    (c->drv->vf_attrs & (1u << k)) || vf_attrs_is_default(&v->attrs, k))
+		    (driver_vf_attrs(c->drv, ib) & (1u << k)) || vf_attrs_is_default(&v->attrs, k))
 			continue;
-		vf_attrs_format(&v->attrs, k, VF_SPELLING_LAYOUT, val);
-		r = hw_error(c, at->file, at->line, "%s=%s: the %s driver cannot set this on VFs",
-			     vf_key_to_string(k), val, c->drv_name);
+		if (c->was_stable[i] & (1u << k))
+			snprintf(val, sizeof(val), "stable");
+		else
+			vf_attrs_format(&v->attrs, k, VF_SPELLING_LAYOUT, val);
+		if (!ib && (c->drv->ib_vf_attrs & (1u << k)))
+			r = hw_error(
+				c, at->file, at->line,
+				"%s=%s: the port is ethernet; GUIDs are set on InfiniBand ports "
+				"(LinkType=infiniband)",
+				vf_key_to_string(k), val);
+		else
+			r = hw_error(c, at->file, at->line,
+				     "%s=%s: the %s driver cannot set this on VFs%s",
+				     vf_key_to_string(k), val, c->drv_name,
+				     ib ? " of an InfiniBand port" : "");
 		if (r < 0)
 			return r;
 	}
@@ -464,14 +524,20 @@ static int check_all(struct ctx *c)
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < c->d->n_vfs; i++) {
-		r = check_vf_attrs(c, &c->d->vfs[i]);
+		r = check_vf_attrs(c, i);
 		if (r < 0)
 			return r;
 		r = check_vf_values(c, &c->d->vfs[i]);
 		if (r < 0)
 			return r;
 	}
-	return check_duplicate_macs(c);
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
+		if (vf_key_is_unique(k)) {
+			r = check_duplicates(c, k);
+			if (r < 0)
+				return r;
+		}
+	return 0;
 }
 
 static int build(struct ctx *c, const struct layout_set *set)
@@ -497,7 +563,7 @@ static int build(struct ctx *c, const struct layout_set *set)
 	r = merge_vfs(c);
 	if (r < 0)
 		return r;
-	r = resolve_macs(c);
+	r = resolve_stable(c);
 	if (r < 0)
 		return r;
 	return check_all(c);

@@ -20,8 +20,8 @@ struct pf_desired {
 	/* VirtualFunctions resolved ("max" = total_vfs); when not set, the
 	 * current count is kept and num_vfs = observed num_vfs */
 	uint32_t num_vfs;
-	/* per VF index 0..num_vfs-1: merged settings, MACAddress=stable
-	 * resolved to a literal (mac_mode = MAC_MODE_LITERAL) */
+	/* per VF index 0..num_vfs-1: merged settings, "stable" MACs and
+	 * GUIDs derived (their stable bits cleared) */
 	struct vf_settings *vfs;
 	size_t n_vfs;
 };

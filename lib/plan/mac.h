@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* Stable VF MAC addresses (MACAddress=stable). */
+/* Stable VF identifiers: MACAddress=stable, IBNodeGUID=stable,
+ * IBPortGUID=stable. */
 
 #include "util.h"
 
@@ -13,3 +14,9 @@
  * inputs, same address. Returns 0 or -EIO when the hash fails. */
 int mac_stable(const uint8_t machine_id[static 16], const struct mac_addr *pf_permanent,
 	       uint32_t vf_index, struct mac_addr *ret);
+/* The same for a VF's node GUID (port false) or port GUID (port true), over
+ * the PF's PCI address ("0000:81:00.0"): an InfiniBand PF has no 6-byte
+ * permanent address. The card keeps its GUIDs as long as it stays in its
+ * slot. First eight bytes, the first byte most significant; never zero. */
+int guid_stable(const uint8_t machine_id[static 16], const char *pf_pci, bool port,
+		uint32_t vf_index, uint64_t *ret);

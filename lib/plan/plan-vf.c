@@ -5,17 +5,17 @@
 
 #include "plan.h"
 
-/* A key set to a value the plan can use: a stable MAC that the host derives
- * (stable_macs_on_host) is not one. */
+/* A key set to a value the plan can use: a stable value that the host
+ * derives (stable_on_host) is not one. */
 static bool wanted(const struct vf_settings *want, enum vf_key k)
 {
-	return vf_settings_has(want, k) && !(k == VF_KEY_MAC && want->mac_mode == MAC_MODE_STABLE);
+	return vf_settings_has(want, k) && !vf_settings_is_stable(want, k);
 }
 
-static bool key_differs(const struct driver_info *drv, const struct vf_settings *want,
+static bool key_differs(uint32_t supported, const struct vf_settings *want,
 			const struct vf_attrs *now, bool random_mac, enum vf_key k)
 {
-	if (!wanted(want, k) || !(drv->vf_attrs & (1u << k)))
+	if (!wanted(want, k) || !(supported & (1u << k)))
 		return false;
 	return (k == VF_KEY_MAC && random_mac) || !vf_attrs_equal(&want->attrs, now, k);
 }
@@ -24,14 +24,14 @@ static bool key_differs(const struct driver_info *drv, const struct vf_settings 
  * the rest of the group taken from the VF as it is. Attributes the driver
  * does not implement are never compared (desired.c allows only their
  * defaults). */
-bool plan_vf_diff(const struct driver_info *drv, const struct vf_settings *want,
-		  const struct vf_attrs *now, bool random_mac, struct vf_attrs *ret,
-		  uint32_t *ret_keys)
+bool plan_vf_diff(uint32_t supported, const struct vf_settings *want, const struct vf_attrs *now,
+		  bool random_mac, struct vf_attrs *ret, uint32_t *ret_keys)
 {
 	uint32_t keys = 0;
 
 	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
-		if ((VF_NETLINK_KEYS & (1u << k)) && key_differs(drv, want, now, random_mac, k))
+		if ((VF_NETLINK_KEYS & (1u << k)) &&
+		    key_differs(supported, want, now, random_mac, k))
 			keys |= vf_key_group(k);
 	*ret = (struct vf_attrs){};
 	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)

@@ -30,6 +30,7 @@ struct plan_ctx {
 	const struct pf_state *pf;
 	const struct host_state *host;
 	const struct driver_info *drv;
+	uint32_t vf_attrs; /* what drv sets on VFs of this port (driver_vf_attrs) */
 	struct plan *p;
 	bool externally_managed;
 	bool firmware_pending;	/* the VF count waits for a reboot */
@@ -45,6 +46,7 @@ struct plan_ctx {
 	uint32_t no_iommu_last; /* last VF in no_iommu, for ranges */
 	bool no_iommu_open;	/* no_iommu ends in an unfinished range */
 	unsigned no_iommu_count;
+	enum vf_key stable_key; /* the key note_stable_on_host() asks about */
 };
 
 static struct action *action_add(struct plan *p, enum action_type type, bool disruptive)
@@ -237,10 +239,16 @@ static const char *default_vf_driver(const struct plan_ctx *c)
 	return c->pf->vf_driver ?: c->drv->vf_driver;
 }
 
+/* Keys the VFs' driver takes only as it binds (igbvf's MAC, mlx5's GUIDs). */
+static uint32_t before_bind(const struct plan_ctx *c)
+{
+	return c->drv->vf_keys_before_bind & c->vf_attrs;
+}
+
 /* Whether a VF, probed on the kernel's VF driver as it is created, would
  * have to leave it again: a layout that binds it elsewhere (vfio-pci only
- * where there is an IOMMU), or a MAC its driver takes only as it binds
- * (igbvf). */
+ * where there is an IOMMU), or a value its driver takes only as it binds
+ * (igbvf's MAC, mlx5's GUIDs). */
 static bool probe_wasted(const struct plan_ctx *c)
 {
 	const char *def = default_vf_driver(c);
@@ -254,7 +262,7 @@ static bool probe_wasted(const struct plan_ctx *c)
 		    !module_name_equal(v->attrs.driver, def) &&
 		    (c->host->iommu || !vf_driver_needs_iommu(v->attrs.driver)))
 			return true;
-		if (c->drv->vf_mac_before_bind && vf_settings_has(v, VF_KEY_MAC))
+		if (v->set & before_bind(c))
 			return true;
 	}
 	return false;
@@ -476,9 +484,9 @@ static int add_set_vf(struct plan_ctx *c, uint32_t i, const struct vf_attrs *att
 	return r;
 }
 
-/* Unbind, set, bind: for a driver change, and for drivers whose VF netdev
- * takes a MAC only when it binds after the MAC was set (igb). A new netdev
- * starts with the kernel's default MTU. */
+/* Unbind, set, bind: for a driver change, and for drivers whose VF takes a
+ * value only when it binds after the value was set (igb's MAC, mlx5's
+ * GUIDs). A new netdev starts with the kernel's default MTU. */
 static int vf_rebind(struct plan_ctx *c, uint32_t i, struct vf_state *now,
 		     const struct vf_attrs *attrs, uint32_t keys, const char *to, const char *arg)
 {
@@ -502,7 +510,7 @@ static int plan_vf(struct plan_ctx *c, uint32_t i)
 	const char *before, *want, *arg;
 	struct vf_attrs attrs;
 	struct vf_state now;
-	bool fresh, random_mac, mac_first;
+	bool fresh, random_mac, set_first;
 	uint32_t keys;
 	int r;
 
@@ -511,13 +519,12 @@ static int plan_vf(struct plan_ctx *c, uint32_t i)
 	if (r < 0)
 		return r;
 	random_mac = fresh && c->drv->vf_random_mac;
-	plan_vf_diff(c->drv, v, &now.attrs, random_mac, &attrs, &keys);
-	mac_first = c->drv->vf_mac_before_bind && (keys & VF_KEY_BIT(MAC)) &&
-		    vf_driver_has_netdev(now.attrs.driver);
+	plan_vf_diff(c->vf_attrs, v, &now.attrs, random_mac, &attrs, &keys);
+	set_first = (keys & before_bind(c)) && vf_driver_has_netdev(now.attrs.driver);
 
 	if (!streq_ptr(now.attrs.driver, want))
 		r = vf_rebind(c, i, &now, &attrs, keys, want, arg);
-	else if (mac_first)
+	else if (set_first)
 		r = vf_rebind(c, i, &now, &attrs, keys, now.attrs.driver, now.attrs.driver);
 	else
 		r = add_set_vf(c, i, &attrs, keys);
@@ -555,30 +562,37 @@ static int vf_ranges(const struct plan_ctx *c, bool (*pick)(const struct plan_ct
 	return 0;
 }
 
-static bool stable_mac(const struct plan_ctx *c, uint32_t i)
+static bool stable_value(const struct plan_ctx *c, uint32_t i)
 {
-	const struct vf_settings *v = &c->d->vfs[i];
-
-	return vf_settings_has(v, VF_KEY_MAC) && v->mac_mode == MAC_MODE_STABLE;
+	return vf_settings_is_stable(&c->d->vfs[i], c->stable_key);
 }
 
-/* Stable MACs that only the host can derive (its machine ID is not in the
- * snapshot being planned): said, not planned. */
-static int note_stable_macs_on_host(struct plan_ctx *c)
+/* Stable MACs and GUIDs that only the host can derive (its machine ID is not
+ * in the snapshot being planned): said, not planned. */
+static int note_stable_on_host(struct plan_ctx *c)
 {
-	_cleanup_free_ char *vfs = NULL;
-	size_t n;
-	int r;
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
+		_cleanup_free_ char *vfs = NULL;
+		size_t n;
+		int r;
 
-	r = vf_ranges(c, stable_mac, &n, &vfs);
-	if (r < 0 || n == 0)
-		return r;
-	return strv_consume(
-		&c->p->notes,
-		strdup_printf("VF%s %s: MACAddress=stable is derived on the host from its "
-			      "machine ID, which this snapshot leaves out (--machine-id "
-			      "gives it)",
-			      n > 1 ? "s" : "", vfs));
+		if (!vf_key_is_unique(k))
+			continue;
+		c->stable_key = k;
+		r = vf_ranges(c, stable_value, &n, &vfs);
+		if (r < 0)
+			return r;
+		if (n == 0)
+			continue;
+		r = strv_consume(&c->p->notes,
+				 strdup_printf("VF%s %s: %s=stable is derived on the host from its "
+					       "machine ID, which this snapshot leaves out "
+					       "(--machine-id gives it)",
+					       n > 1 ? "s" : "", vfs, vf_key_to_string(k)));
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }
 
 static bool rdma_missing(const struct plan_ctx *c, uint32_t i)
@@ -645,7 +659,7 @@ static int plan_build_steps(struct plan_ctx *c)
 	if (r >= 0)
 		r = add_no_iommu_reason(c);
 	if (r >= 0)
-		r = note_stable_macs_on_host(c);
+		r = note_stable_on_host(c);
 	if (r >= 0)
 		r = prepend_modules(c);
 	if (r >= 0)
@@ -662,6 +676,8 @@ int plan_build(const struct pf_desired *d, const struct pf_state *pf, const stru
 		.pf = pf,
 		.host = host,
 		.drv = driver_info_get(pf->driver),
+		.vf_attrs = driver_vf_attrs(driver_info_get(pf->driver),
+					    pf->link_type == LINK_TYPE_INFINIBAND),
 	};
 	int r;
 

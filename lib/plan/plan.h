@@ -20,8 +20,8 @@ struct plan {
 	 * the kernel runs without an IOMMU): sentences saying what to do. The PF
 	 * is then degraded, never "applied". */
 	char **unmet; /* NULL-terminated, never NULL */
-	/* what the plan leaves to the host itself: stable MACs of a snapshot
-	 * planned without its machine ID (host_state.stable_macs_on_host) */
+	/* what the plan leaves to the host itself: stable MACs and GUIDs of a
+	 * snapshot planned without its machine ID (host_state.stable_on_host) */
 	char **notes; /* NULL-terminated, never NULL */
 	/* VFs that want an RDMA device and have none while nothing is left to
 	 * do (one of the unmet needs): a reader may look again, as the device
@@ -45,12 +45,12 @@ static inline void plan_freep(struct plan **p)
 
 /* The netlink attributes of one VF that must be set to reach want from now,
  * as one SET_VF request would carry them (see struct action). Keys not set
- * in want, and keys drv does not implement, are left alone. random_mac: the
+ * in want, and keys not in supported (driver_vf_attrs() of the PF's
+ * driver and link type), are left alone. random_mac: the
  * kernel gave the VF a MAC nobody knows, so a wanted MAC always differs.
  * Returns whether anything differs; ret has no allocated strings. */
-bool plan_vf_diff(const struct driver_info *drv, const struct vf_settings *want,
-		  const struct vf_attrs *now, bool random_mac, struct vf_attrs *ret,
-		  uint32_t *ret_keys);
+bool plan_vf_diff(uint32_t supported, const struct vf_settings *want, const struct vf_attrs *now,
+		  bool random_mac, struct vf_attrs *ret, uint32_t *ret_keys);
 
 bool plan_is_disruptive(const struct plan *p) _pure_;
 /* Short human description: "set 8 VFs", "VF 3: mac 02:..:01 vlan 100 qos 3 trust on".

@@ -2,8 +2,8 @@
 
 /* The pure core end to end: a random layout, parsed, merged into the
  * desired state of every PF of a fixture host with every driver of the
- * table (tests/fixtures/hosts/mixed.json, or $SRIOV_FUZZ_HOST), planned
- * and described. Whatever the layout says, the planner must neither crash
+ * table (tests/fixtures/hosts/mixed.json, or $SRIOV_FUZZ_HOST), each also
+ * as an InfiniBand port, planned and described. Whatever the layout says, the planner must neither crash
  * nor plan for a held PF, and every plan must describe itself. */
 
 #include "fuzz-text.h"
@@ -55,8 +55,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	set.files = &f;
 	set.n_files = 1;
-	for (size_t i = 0; i < host->n_pfs; i++)
+	for (size_t i = 0; i < host->n_pfs; i++) {
+		/* and each port as an InfiniBand one, where IPoIB sets other keys */
+		struct pf_state ib = host->pfs[i];
+
+		ib.link_type = LINK_TYPE_INFINIBAND;
 		plan_pf(&set, host, &host->pfs[i]);
+		plan_pf(&set, host, &ib);
+	}
 	layout_file_free(f);
 	diag_list_done(&set.diags);
 	return 0;

@@ -39,6 +39,9 @@ LAYOUTS = {
                               "[VirtualFunction]\nMACAddress=stable\nVLANId=7\nQualityOfService=1\n"),
     "bnxt.json": ("bnxt_en", "[Match]\nPCIAddress={pci}\n[PhysicalFunction]\nVirtualFunctions=4\n"
                              "[VirtualFunction 1]\nMACAddress=02:00:00:00:00:11\nVLANId=5\n"),
+    "cx7-ib.json": ("mlx5_core", "[Match]\nPCIAddress={pci}\n[PhysicalFunction]\nVirtualFunctions=4\n"
+                                 "LinkType=infiniband\n[VirtualFunction]\nIBNodeGUID=stable\n"
+                                 "IBPortGUID=stable\nLinkState=auto\nRDMA=yes\n"),
 }
 
 

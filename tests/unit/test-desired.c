@@ -91,10 +91,27 @@ static void vf_set_mac(struct vf_settings *s, const struct layout_file *f, const
 {
 	if (mac) {
 		assert_int_equal(mac_parse(mac, &s->attrs.mac), 0);
-		s->mac_mode = MAC_MODE_LITERAL;
+		s->stable &= ~VF_KEY_BIT(MAC);
 	} else
-		s->mac_mode = MAC_MODE_STABLE;
+		s->stable |= VF_KEY_BIT(MAC);
 	vf_mark(s, f, VF_KEY_MAC, line);
+}
+
+static void vf_set_guid(struct vf_settings *s, const struct layout_file *f, enum vf_key k,
+			const char *guid, unsigned line)
+{
+	uint64_t g = 0;
+
+	if (guid) {
+		assert_int_equal(guid_parse(guid, &g), 0);
+		s->stable &= ~(1u << k);
+	} else
+		s->stable |= 1u << k;
+	if (k == VF_KEY_IB_NODE_GUID)
+		s->attrs.ib_node_guid = g;
+	else
+		s->attrs.ib_port_guid = g;
+	vf_mark(s, f, k, line);
 }
 
 /* ---- the host ---- */
@@ -422,7 +439,7 @@ static void test_stable_mac(void **state)
 	expect_ok(&t);
 	for (uint32_t i = 0; i < 4; i++) {
 		assert_int_equal(mac_stable(host.machine_id, &pf.permanent_mac, i, &want), 0);
-		assert_int_equal(t.d->vfs[i].mac_mode, MAC_MODE_LITERAL);
+		assert_false(vf_settings_is_stable(&t.d->vfs[i], VF_KEY_MAC));
 		assert_true(mac_equal(&t.d->vfs[i].attrs.mac, &want));
 	}
 	pf_desired_free(t.d);
@@ -837,6 +854,87 @@ static void test_link_type_fixed_port(void **state)
 	run_done(&t, files, 1);
 }
 
+/* IBNodeGUID= and IBPortGUID=: stable ones derived from the machine ID and
+ * the PCI address (an IPoIB PF has no 6-byte permanent address), only on an
+ * InfiniBand port of mlx5, where the other attributes are IPoIB's few. */
+static void test_ib_guids(void **state)
+{
+	struct pf_state pf = pf_make("mlx5_core", 8, 0);
+	struct layout_file *files[] = { file_new(A, "*") };
+	struct vf_settings *s, *all;
+	uint64_t node, port;
+	struct run t;
+
+	pf.link_type = pf.firmware_link_type = LINK_TYPE_INFINIBAND;
+	pf.permanent_mac = (struct mac_addr){};
+	PF_SET(files[0], VIRTUAL_FUNCTIONS, num_vfs, 4, 3);
+	all = section(files[0], VF_INDEX_ALL, VF_INDEX_ALL, 5);
+	vf_set_guid(all, files[0], VF_KEY_IB_NODE_GUID, NULL, 6);
+	vf_set_guid(all, files[0], VF_KEY_IB_PORT_GUID, NULL, 7);
+	run_build(&t, &host, &pf, files, 1);
+	expect_ok(&t);
+	for (uint32_t i = 0; i < 4; i++) {
+		assert_int_equal(guid_stable(host.machine_id, pf.pci, false, i, &node), 0);
+		assert_int_equal(guid_stable(host.machine_id, pf.pci, true, i, &port), 0);
+		assert_true(node != port);
+		assert_false(vf_settings_is_stable(&t.d->vfs[i], VF_KEY_IB_NODE_GUID));
+		assert_true(t.d->vfs[i].attrs.ib_node_guid == node);
+		assert_true(t.d->vfs[i].attrs.ib_port_guid == port);
+	}
+	pf_desired_free(t.d);
+	diag_list_done(&t.diags);
+
+	/* a literal equal to another VF's stable GUID: reported at the literal */
+	assert_int_equal(guid_stable(host.machine_id, pf.pci, true, 2, &port), 0);
+	s = section(files[0], 0, 0, 9);
+	{
+		char buf[GUID_STR_MAX], *msg;
+
+		vf_set_guid(s, files[0], VF_KEY_IB_PORT_GUID, guid_format(port, buf), 10);
+		run_build(&t, &host, &pf, files, 1);
+		msg = strdup_printf("IBPortGUID=%s: VF 0 and VF 2 would have the same GUID", buf);
+		expect_error(&t, A, 10, msg);
+		free(msg);
+	}
+	pf_desired_free(t.d);
+	diag_list_done(&t.diags);
+	vf_settings_unset(s, VF_KEY_IB_PORT_GUID);
+
+	/* IPoIB sets no MAC on VFs */
+	vf_set_mac(s, files[0], "02:00:00:00:00:01", 10);
+	run_build(&t, &host, &pf, files, 1);
+	expect_error(&t, A, 10,
+		     "MACAddress=02:00:00:00:00:01: the mlx5_core driver cannot set this on VFs of "
+		     "an InfiniBand port");
+	pf_desired_free(t.d);
+	diag_list_done(&t.diags);
+	vf_settings_unset(s, VF_KEY_MAC);
+
+	/* on an Ethernet port, unless the layout makes it InfiniBand */
+	all = &files[0]->vf_sections[0].settings; /* section() moved it */
+	vf_settings_unset(all, VF_KEY_IB_PORT_GUID);
+	pf.link_type = pf.firmware_link_type = LINK_TYPE_ETHERNET;
+	pf.permanent_mac = (struct mac_addr){ { 0xb8, 0xce, 0xf6, 0x1d, 0x52, 0x30 } };
+	run_build(&t, &host, &pf, files, 1);
+	expect_error(&t, A, 6,
+		     "IBNodeGUID=stable: the port is ethernet; GUIDs are set on InfiniBand ports "
+		     "(LinkType=infiniband)");
+	pf_desired_free(t.d);
+	diag_list_done(&t.diags);
+	PF_SET(files[0], LINK_TYPE, link_type, LINK_TYPE_INFINIBAND, 4);
+	run_build(&t, &host, &pf, files, 1);
+	expect_ok(&t);
+	pf_desired_free(t.d);
+	diag_list_done(&t.diags);
+
+	/* no other driver has GUIDs */
+	pf = pf_make("ice", 64, 0);
+	pf_settings_unset(&files[0]->pf, PF_KEY_LINK_TYPE);
+	run_build(&t, &host, &pf, files, 1);
+	expect_error(&t, A, 6, "IBNodeGUID=stable: the ice driver cannot set this on VFs");
+	run_done(&t, files, 1);
+}
+
 /* MinTxRateMbps from one file, MaxTxRateMbps from another: checked after
  * merging, reported at the maximum. */
 static void test_rates_after_merge(void **state)
@@ -888,6 +986,7 @@ int main(void)
 		cmocka_unit_test(test_switchdev),
 		cmocka_unit_test(test_link_type),
 		cmocka_unit_test(test_link_type_fixed_port),
+		cmocka_unit_test(test_ib_guids),
 		cmocka_unit_test(test_rates_after_merge),
 	};
 

@@ -342,6 +342,24 @@ static void test_set_vf_driver_limits(void **state)
 	hs = env_read(e);
 	assert_true(hs->pfs[0].vfs[0].attrs.trust);
 	host_state_free(hs);
+
+	/* GUIDs only on an InfiniBand port, whose IPoIB netdev sets no MAC */
+	env_load(e, "cx6-vpi.json", NULL);
+	assert_int_equal(op_set_num_vfs(e->h, "0000:41:00.0", 1, T), 0);
+	a = attrs(K(IB_NODE_GUID));
+	a.a.ib_node_guid = 0x0002c90300216e70u;
+	assert_int_equal(op_set_vf(e->h, "0000:41:00.0", 0, &a.a, a.keys), -EOPNOTSUPP);
+	assert_non_null(strstr(e->h->error, "node_guid"));
+	env_load(e, "cx7-ib.json", NULL);
+	assert_int_equal(op_set_vf(e->h, "0000:1a:00.0", 1, &a.a, a.keys), 0);
+	a = attrs(K(MAC));
+	a.a.mac = (struct mac_addr){ { 0x02, 0, 0, 0, 0, 1 } };
+	assert_int_equal(op_set_vf(e->h, "0000:1a:00.0", 1, &a.a, a.keys), -EOPNOTSUPP);
+	hs = env_read(e);
+	assert_true(hs->pfs[0].vfs[1].attrs.ib_node_guid == 0x0002c90300216e70u);
+	assert_true(hs->pfs[0].vfs[1].attrs.ib_port_guid == 0);
+	assert_true(mac_is_zero(&hs->pfs[0].vfs[1].attrs.mac));
+	host_state_free(hs);
 }
 
 static void test_bind_unbind(void **state)

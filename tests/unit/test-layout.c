@@ -226,6 +226,8 @@ static void test_vf_valid(void **state)
 				  "QueryReceiveSideScaling=true\n"
 				  "MinTxRateMbps=100\n"
 				  "MaxTxRateMbps=4294967295\n"
+				  "IBNodeGUID=00:02:C9:03:00:21:6e:70\n"
+				  "IBPortGUID=stable\n"
 				  "MTUBytes=1500\n"
 				  "RDMA=on\n"
 				  "ResourceName=e810_rdma\n");
@@ -236,7 +238,7 @@ static void test_vf_valid(void **state)
 	s = &f->vf_sections[0].settings;
 	assert_int_equal(s->set, (1u << _VF_KEY_MAX) - 1);
 	assert_string_equal(s->attrs.driver, "vfio-pci");
-	assert_int_equal(s->mac_mode, MAC_MODE_LITERAL);
+	assert_false(vf_settings_is_stable(s, VF_KEY_MAC));
 	assert_string_equal(mac_format(&s->attrs.mac, buf), "02:aa:bb:cc:dd:03");
 	assert_int_equal(s->attrs.vlan, 4095);
 	assert_int_equal(s->attrs.qos, 7);
@@ -247,6 +249,9 @@ static void test_vf_valid(void **state)
 	assert_true(s->attrs.query_rss);
 	assert_int_equal(s->attrs.min_tx_rate, 100);
 	assert_int_equal(s->attrs.max_tx_rate, UINT32_MAX);
+	assert_true(s->attrs.ib_node_guid == 0x0002c90300216e70u);
+	assert_int_equal(s->stable, VF_KEY_BIT(IB_PORT_GUID));
+	assert_true(s->attrs.ib_port_guid == 0);
 	assert_int_equal(s->attrs.mtu, 1500);
 	assert_true(s->attrs.rdma);
 	assert_string_equal(s->attrs.resource_name, "e810_rdma");
@@ -280,7 +285,7 @@ static void test_vf_other_spellings(void **state)
 	s = &f->vf_sections[0].settings;
 	assert_true(vf_settings_has(s, VF_KEY_DRIVER));
 	assert_null(s->attrs.driver);
-	assert_int_equal(s->mac_mode, MAC_MODE_STABLE);
+	assert_true(vf_settings_is_stable(s, VF_KEY_MAC));
 	assert_int_equal(s->attrs.vlan, 0);
 	assert_int_equal(s->attrs.vlan_proto, VLAN_PROTO_8021Q);
 	assert_int_equal(s->attrs.link_state, LINK_STATE_AUTO);
@@ -355,7 +360,7 @@ static void test_vf_invalid(void **state)
 
 static void test_literal_mac_needs_single_vf(void **state)
 {
-	static const char why[] = "MACAddress=02:00:00:00:00:01: a literal address needs a "
+	static const char why[] = "MACAddress=02:00:00:00:00:01: a literal value needs a "
 				  "single-VF section such as [VirtualFunction 3]; use stable here";
 	_cleanup_layout_file_ struct layout_file *f = NULL;
 
@@ -363,7 +368,7 @@ static void test_literal_mac_needs_single_vf(void **state)
 	expect_error(MATCH_ALL "[VirtualFunction]\nMACAddress=02:00:00:00:00:01\n", 4, why);
 	f = parse_clean(MATCH_ALL "[VirtualFunction 5-5]\nMACAddress=02:00:00:00:00:01\n"
 				  "[VirtualFunction 0]\nMACAddress=02:00:00:00:00:02\n");
-	assert_int_equal(f->vf_sections[0].settings.mac_mode, MAC_MODE_LITERAL);
+	assert_false(vf_settings_is_stable(&f->vf_sections[0].settings, VF_KEY_MAC));
 	assert_int_equal(f->vf_sections[1].settings.attrs.mac.b[5], 2);
 }
 
@@ -814,7 +819,7 @@ static void test_merge(void **state)
 	assert_null(m.attrs.driver);
 	assert_int_equal(m.attrs.vlan, 20);
 	assert_int_equal(m.src[VF_KEY_VLAN].line, 8);
-	assert_int_equal(m.mac_mode, MAC_MODE_LITERAL);
+	assert_false(vf_settings_is_stable(&m, VF_KEY_MAC));
 	assert_int_equal(m.attrs.mac.b[5], 9);
 	assert_string_equal(m.attrs.resource_name, "a");
 	assert_true(m.attrs.trust);

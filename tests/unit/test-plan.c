@@ -160,7 +160,6 @@ static void vf_driver(struct env *e, size_t i, const char *driver)
 static void vf_mac(struct env *e, size_t i, const char *mac)
 {
 	assert_int_equal(mac_parse(mac, &e->d->vfs[i].attrs.mac), 0);
-	e->d->vfs[i].mac_mode = MAC_MODE_LITERAL;
 	e->d->vfs[i].set |= KEY(MAC);
 }
 
@@ -326,15 +325,15 @@ static void sim_set_vf(struct env *e, uint32_t i, const struct action *a)
 	uint32_t rate = KEY(MIN_TX_RATE) | KEY(MAX_TX_RATE);
 
 	assert_true(a->keys != 0);
-	assert_int_equal(a->keys & ~(KEY(MAC) | vlan | rate | KEY(SPOOFCHK) | KEY(TRUST) |
-				     KEY(LINK_STATE) | KEY(QUERY_RSS)),
-			 0);
+	assert_int_equal(a->keys & ~VF_NETLINK_KEYS, 0);
+	if (a->keys & (KEY(IB_NODE_GUID) | KEY(IB_PORT_GUID)))
+		assert_int_equal(e->pf.link_type, LINK_TYPE_INFINIBAND);
 	assert_true((a->keys & vlan) == 0 || (a->keys & vlan) == vlan);
 	assert_true((a->keys & rate) == 0 || (a->keys & rate) == rate);
 	if ((a->keys & KEY(MAC))) {
 		assert_true(drv->vf_attrs & KEY(MAC));
 		assert_false(mac_is_zero(&a->attrs.mac));
-		if (drv->vf_mac_before_bind)
+		if (drv->vf_keys_before_bind & KEY(MAC))
 			assert_false(vf_driver_has_netdev(vf->attrs.driver));
 		vf->attrs.mac = a->attrs.mac;
 	}
@@ -358,6 +357,13 @@ static void sim_set_vf(struct env *e, uint32_t i, const struct action *a)
 		vf->attrs.link_state = a->attrs.link_state;
 	if ((a->keys & KEY(QUERY_RSS)))
 		vf->attrs.query_rss = a->attrs.query_rss;
+	/* mlx5 reads the GUIDs as a VF probes: set while it is on no driver */
+	if (a->keys & (KEY(IB_NODE_GUID) | KEY(IB_PORT_GUID)))
+		assert_false(vf_driver_has_netdev(vf->attrs.driver));
+	if (a->keys & KEY(IB_NODE_GUID))
+		vf->attrs.ib_node_guid = a->attrs.ib_node_guid;
+	if (a->keys & KEY(IB_PORT_GUID))
+		vf->attrs.ib_port_guid = a->attrs.ib_port_guid;
 }
 
 static void sim_action(struct env *e, const struct action *a)
@@ -561,6 +567,47 @@ static void test_mlx5_switchdev_converges(void **state)
 	assert_int_equal(e.pf.eswitch_mode, ESWITCH_MODE_SWITCHDEV);
 	assert_string_equal(e.pf.vfs[2].attrs.driver, "mlx5_core");
 	assert_string_equal(e.pf.vfs[3].attrs.driver, "vfio-pci");
+	env_done(&e);
+}
+
+/* mlx5 on an InfiniBand port: a VF takes its GUIDs as it probes, so a bound
+ * VF is unbound, given them and bound again, and new VFs are created
+ * unbound and probed once, GUIDs set. */
+static void test_mlx5_ib_guids_converge(void **state)
+{
+	struct env e;
+
+	env_init(&e, "mlx5_core", 8, 2, "mlx5_core mlx5_ib");
+	e.pf.link_type = e.pf.firmware_link_type = LINK_TYPE_INFINIBAND;
+	want(&e, true, 2);
+	VF(&e, 0, IB_NODE_GUID, ib_node_guid, 0x0002c90300216e70u);
+	VF(&e, 0, IB_PORT_GUID, ib_port_guid, 0x0002c90300216e78u);
+	VF(&e, 1, LINK_STATE, link_state, LINK_STATE_ENABLE);
+	expect_plan(&e,
+		    "VF 0: unbind; VF 0: node_guid 00:02:c9:03:00:21:6e:70, port_guid "
+		    "00:02:c9:03:00:21:6e:78; VF 0: bind mlx5_core; VF 1: state enable",
+		    "LLLL");
+	assert_int_equal(apply_converges(&e), 4);
+	assert_true(e.pf.vfs[0].attrs.ib_port_guid == 0x0002c90300216e78u);
+	assert_string_equal(e.pf.vfs[0].attrs.driver, "mlx5_core");
+
+	/* VFs re-created: each probed once, after its GUIDs */
+	sim_set_num_vfs(&e, 0);
+	e.probes = 0;
+	expect_plan(
+		&e,
+		"set VF driver autoprobe off; set 2 VFs; VF 0: node_guid "
+		"00:02:c9:03:00:21:6e:70, port_guid 00:02:c9:03:00:21:6e:78; VF 0: bind "
+		"mlx5_core; VF 1: state enable; VF 1: bind mlx5_core; set VF driver autoprobe on",
+		"LLLLLLL");
+	assert_int_equal(apply_converges(&e), 7);
+	assert_int_equal(e.probes, 2);
+
+	/* the same layout on an Ethernet port plans no GUID (desired.c refuses it) */
+	e.pf.link_type = LINK_TYPE_ETHERNET;
+	e.pf.vfs[0].attrs.ib_node_guid = 0;
+	e.pf.vfs[1].attrs.link_state = LINK_STATE_AUTO;
+	expect_plan(&e, "VF 1: state enable", "L");
 	env_done(&e);
 }
 
@@ -997,18 +1044,18 @@ static void test_plan_vf_diff(void **state)
 	uint32_t keys;
 
 	/* nothing set: nothing differs */
-	assert_false(plan_vf_diff(i40e, &want, &now, false, &ret, &keys));
+	assert_false(plan_vf_diff(i40e->vf_attrs, &want, &now, false, &ret, &keys));
 	assert_int_equal(keys, 0);
 
 	/* equal values: nothing differs */
 	want.attrs.vlan = 10;
 	want.attrs.trust = false;
 	want.set = KEY(VLAN) | KEY(TRUST);
-	assert_false(plan_vf_diff(i40e, &want, &now, false, &ret, &keys));
+	assert_false(plan_vf_diff(i40e->vf_attrs, &want, &now, false, &ret, &keys));
 
 	/* one key of a group differs: the whole group, the rest as it is */
 	want.attrs.vlan = 20;
-	assert_true(plan_vf_diff(i40e, &want, &now, false, &ret, &keys));
+	assert_true(plan_vf_diff(i40e->vf_attrs, &want, &now, false, &ret, &keys));
 	assert_int_equal(keys, KEY(VLAN) | KEY(QOS) | KEY(VLAN_PROTO));
 	assert_int_equal(ret.vlan, 20);
 	assert_int_equal(ret.qos, 2);
@@ -1017,17 +1064,17 @@ static void test_plan_vf_diff(void **state)
 	/* the two rates go together; i40e has no min rate, so a min rate
 	 * alone is never compared */
 	want = (struct vf_settings){ .attrs.min_tx_rate = 50, .set = KEY(MIN_TX_RATE) };
-	assert_false(plan_vf_diff(i40e, &want, &now, false, &ret, &keys));
+	assert_false(plan_vf_diff(i40e->vf_attrs, &want, &now, false, &ret, &keys));
 	want = (struct vf_settings){ .attrs.max_tx_rate = 500, .set = KEY(MAX_TX_RATE) };
-	assert_true(plan_vf_diff(i40e, &want, &now, false, &ret, &keys));
+	assert_true(plan_vf_diff(i40e->vf_attrs, &want, &now, false, &ret, &keys));
 	assert_int_equal(keys, KEY(MIN_TX_RATE) | KEY(MAX_TX_RATE));
 	assert_int_equal(ret.min_tx_rate, 0);
 	assert_int_equal(ret.max_tx_rate, 500);
 
 	/* a MAC the kernel chose at random differs even when it matches */
-	want = (struct vf_settings){ .mac_mode = MAC_MODE_LITERAL, .set = KEY(MAC) };
-	assert_false(plan_vf_diff(i40e, &want, &now, false, &ret, &keys));
-	assert_true(plan_vf_diff(i40e, &want, &now, true, &ret, &keys));
+	want = (struct vf_settings){ .set = KEY(MAC) };
+	assert_false(plan_vf_diff(i40e->vf_attrs, &want, &now, false, &ret, &keys));
+	assert_true(plan_vf_diff(i40e->vf_attrs, &want, &now, true, &ret, &keys));
 	assert_int_equal(keys, KEY(MAC));
 	assert_true(mac_equal(&ret.mac, &want.attrs.mac));
 }
@@ -1098,6 +1145,7 @@ int main(void)
 		cmocka_unit_test(test_link_type),
 		cmocka_unit_test(test_externally_managed),
 		cmocka_unit_test(test_plan_vf_diff),
+		cmocka_unit_test(test_mlx5_ib_guids_converge),
 		cmocka_unit_test(test_describe),
 	};
 

@@ -24,10 +24,12 @@
 
 #define PLAN_PF_KEYS \
 	"pci,name,configured,held,held_reason,disruptive,actions,reboot_reasons,unmet,notes,config_files"
-#define STATUS_PF_KEYS                                                                    \
-	"pci,name,driver,state,reason,num_vfs,total_vfs,desired_num_vfs,pending_actions," \
-	"pending_reboot_reasons,last_apply,vfs"
-#define VF_KEYS "index,pci,name,driver,mac,vlan,qos,trust,spoofchk,link_state,mtu,layout"
+#define STATUS_PF_KEYS                                                              \
+	"pci,name,driver,link_type,state,reason,num_vfs,total_vfs,desired_num_vfs," \
+	"pending_actions,pending_reboot_reasons,last_apply,vfs"
+#define VF_KEYS                                                                                   \
+	"index,pci,name,driver,mac,vlan,qos,trust,spoofchk,link_state,ib_node_guid,ib_port_guid," \
+	"mtu,layout"
 
 struct env {
 	struct host_state *hs;

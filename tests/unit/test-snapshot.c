@@ -12,7 +12,7 @@
 
 static const char *const fixtures[] = {
 	"e810.json", "x710.json",  "cx6dx.json",   "igb-82576.json",
-	"bnxt.json", "mixed.json", "cx6-vpi.json",
+	"bnxt.json", "mixed.json", "cx6-vpi.json", "cx7-ib.json",
 };
 
 static char *read_fixture(const char *path)

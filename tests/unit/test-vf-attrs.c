@@ -32,6 +32,12 @@ static void test_table(void **state)
 			 VF_KEY_BIT(VLAN) | VF_KEY_BIT(QOS) | VF_KEY_BIT(VLAN_PROTO));
 	assert_int_equal(vf_key_group(VF_KEY_MAX_TX_RATE),
 			 VF_KEY_BIT(MIN_TX_RATE) | VF_KEY_BIT(MAX_TX_RATE));
+	/* the kernel takes one GUID per request */
+	assert_int_equal(vf_key_group(VF_KEY_IB_NODE_GUID), VF_KEY_BIT(IB_NODE_GUID));
+	assert_int_equal(vf_key_group(VF_KEY_IB_PORT_GUID), VF_KEY_BIT(IB_PORT_GUID));
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
+		assert_int_equal(vf_key_is_unique(k), k == VF_KEY_MAC || k == VF_KEY_IB_NODE_GUID ||
+							      k == VF_KEY_IB_PORT_GUID);
 }
 
 /* Each key: a value as a layout writes it, and the same value formatted back
@@ -43,6 +49,10 @@ static const struct {
 	{ VF_KEY_DRIVER, "vfio-pci", "vfio-pci", "vfio-pci" },
 	{ VF_KEY_DRIVER, "default", "default", "default" },
 	{ VF_KEY_MAC, "02:AA:00:00:00:01", "02:aa:00:00:00:01", "02:aa:00:00:00:01" },
+	{ VF_KEY_IB_NODE_GUID, "00:02:C9:03:00:21:6e:70", "00:02:c9:03:00:21:6e:70",
+	  "00:02:c9:03:00:21:6e:70" },
+	{ VF_KEY_IB_PORT_GUID, "ff:ff:ff:ff:ff:ff:ff:fe", "ff:ff:ff:ff:ff:ff:ff:fe",
+	  "ff:ff:ff:ff:ff:ff:ff:fe" },
 	{ VF_KEY_VLAN, "4095", "4095", "4095" },
 	{ VF_KEY_QOS, "7", "7", "7" },
 	{ VF_KEY_VLAN_PROTO, "802.1ad", "802.1ad", "802.1ad" },
@@ -89,6 +99,11 @@ static const struct {
 	{ VF_KEY_MAC, "stable", "must be stable or an address" },
 	{ VF_KEY_MAC, "01:00:5e:00:00:01", "must be a unicast address" },
 	{ VF_KEY_MAC, "00:00:00:00:00:00", "must not be 00:00:00:00:00:00" },
+	{ VF_KEY_IB_NODE_GUID, "stable", "must be stable or a GUID" },
+	{ VF_KEY_IB_NODE_GUID, "00:02:c9:03:00:21:6e", "must be stable or a GUID" },
+	{ VF_KEY_IB_NODE_GUID, "00:02:c9:03:00:21:6e:7", "must be stable or a GUID" },
+	{ VF_KEY_IB_PORT_GUID, "0002:c903:0021:6e70", "must be stable or a GUID" },
+	{ VF_KEY_IB_PORT_GUID, "00:00:00:00:00:00:00:00", "must not be 00:00:00:00:00:00:00:00" },
 	{ VF_KEY_VLAN, "4096", "must be 0..4095" },
 	{ VF_KEY_VLAN, "-1", "must be 0..4095" },
 	{ VF_KEY_QOS, "8", "must be 0..7" },
@@ -147,7 +162,10 @@ static void test_defaults(void **state)
 
 	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
 		assert_int_equal(vf_attrs_is_default(&a, k),
-				 (VF_NETLINK_KEYS & ~VF_KEY_BIT(MAC)) >> k & 1);
+				 (VF_NETLINK_KEYS & ~(VF_KEY_BIT(MAC) | VF_KEY_BIT(IB_NODE_GUID) |
+						      VF_KEY_BIT(IB_PORT_GUID))) >>
+						 k &
+					 1);
 	a.spoofchk = false;
 	a.trust = true;
 	a.link_state = LINK_STATE_DISABLE;

@@ -94,7 +94,8 @@ struct set_vf {
 static struct set_vf all_keys(void)
 {
 	return (struct set_vf){
-		.set = VF_NETLINK_KEYS,
+		/* one GUID per request: do_setvfinfo returns after the first */
+		.set = VF_NETLINK_KEYS & ~KEY(IB_PORT_GUID),
 		.attrs.mac = mac_a,
 		.attrs.vlan = 100,
 		.attrs.qos = 3,
@@ -105,6 +106,8 @@ static struct set_vf all_keys(void)
 		.attrs.query_rss = true,
 		.attrs.min_tx_rate = 1000,
 		.attrs.max_tx_rate = 10000,
+		.attrs.ib_node_guid = 0x0002c90300216e70u,
+		.attrs.ib_port_guid = 0x0002c90300216e78u,
 	};
 }
 
@@ -115,6 +118,7 @@ static void test_set_vf_all_keys(void **state)
 	struct ifla_vf_vlan_info *vi;
 	struct ifla_vf_mac *mac;
 	struct ifla_vf_rate *rate;
+	struct ifla_vf_guid guid;
 	struct nlattr *first;
 	struct request r;
 	static const uint8_t zero[32];
@@ -123,7 +127,7 @@ static void test_set_vf_all_keys(void **state)
 	request_decode(m, RTM_SETLINK, &r);
 	assert_int_equal(r.ifi->ifi_index, 42);
 	assert_int_equal(r.n_link_attrs, 1);
-	assert_int_equal(r.n_vf_attrs, 7);
+	assert_int_equal(r.n_vf_attrs, 8);
 
 	mac = vf_attr(&r, IFLA_VF_MAC, sizeof(*mac), 5);
 	assert_memory_equal(mac->mac, mac_a.b, 6);
@@ -163,6 +167,11 @@ static void test_set_vf_all_keys(void **state)
 	assert_int_equal(rate->min_tx_rate, 1000);
 	assert_int_equal(rate->max_tx_rate, 10000);
 	assert_null(r.vf[IFLA_VF_TX_RATE]);
+	/* the GUID as a number in host order, as iproute2 sends it (copied out: the
+	 * struct wants 8-byte alignment, an attribute has 4) */
+	memcpy(&guid, vf_attr(&r, IFLA_VF_IB_NODE_GUID, sizeof(guid), 5), sizeof(guid));
+	assert_true(guid.guid == 0x0002c90300216e70u);
+	assert_null(r.vf[IFLA_VF_IB_PORT_GUID]);
 }
 
 static void test_set_vf_one_key_each(void **state)
@@ -181,6 +190,8 @@ static void test_set_vf_one_key_each(void **state)
 		{ VF_KEY_QUERY_RSS, IFLA_VF_RSS_QUERY_EN },
 		{ VF_KEY_MIN_TX_RATE, IFLA_VF_RATE },
 		{ VF_KEY_MAX_TX_RATE, IFLA_VF_RATE },
+		{ VF_KEY_IB_NODE_GUID, IFLA_VF_IB_NODE_GUID },
+		{ VF_KEY_IB_PORT_GUID, IFLA_VF_IB_PORT_GUID },
 	};
 
 	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
@@ -256,6 +267,10 @@ static void test_set_vf_refused(void **state)
 	s.set = KEY(LINK_STATE);
 	s.attrs.link_state = _LINK_STATE_INVALID;
 	assert_int_equal(vf_netlink_build_set_vf(3, 0, &s.attrs, s.set, &m), -EINVAL);
+	/* the kernel would set the node GUID and silently drop the port GUID */
+	s = all_keys();
+	s.set = KEY(IB_NODE_GUID) | KEY(IB_PORT_GUID);
+	assert_int_equal(vf_netlink_build_set_vf(3, 0, &s.attrs, s.set, &m), -EINVAL);
 	assert_null(m);
 }
 
@@ -298,7 +313,7 @@ static void test_set_vf_round_trip(void **state)
 	assert_int_equal(vf_netlink_build_set_vf(42, 5, &s.attrs, s.set, &m), 0);
 	nlmsg_hdr(m)->nlmsg_type = RTM_NEWLINK;
 	assert_int_equal(vf_netlink_parse_vf(nlmsg_hdr(m), 5, &vf.attrs, &reported), 0);
-	assert_int_equal(reported, VF_NETLINK_KEYS);
+	assert_int_equal(reported, s.set);
 	assert_int_equal(
 		vf_netlink_verify(5, &s.attrs, s.set, &vf.attrs, reported, err, sizeof(err)), 0);
 	assert_string_equal(err, "");
@@ -542,9 +557,55 @@ static void test_parse_vf(void **state)
 	vf.index = 3;
 	assert_int_equal(vf_netlink_parse_vf(nlmsg_hdr(m), 3, &vf.attrs, &reported), 0);
 	check_vf(&vf, &k);
-	assert_int_equal(reported, VF_NETLINK_KEYS & ~KEY(QUERY_RSS));
+	assert_int_equal(reported, VF_NETLINK_KEYS & ~(KEY(QUERY_RSS) | KEY(IB_NODE_GUID) |
+						       KEY(IB_PORT_GUID)));
 	assert_int_equal(vf_netlink_parse_vf(nlmsg_hdr(m), 5, &vf.attrs, &reported), -ENOENT);
 	assert_int_equal(vf_netlink_parse_vf(nlmsg_hdr(bare), 0, &vf.attrs, &reported), -ENOENT);
+}
+
+/* An IPoIB PF (mlx5 on an InfiniBand port): ndo_get_vf_config fills the
+ * link state only, rtnl_fill_vfinfo sends the rest as it initialised it
+ * (a zero MAC, -1 for spoofchk, trust and RSS query), and ndo_get_vf_guid
+ * adds both GUIDs, 0 for one never set. */
+static void test_parse_vf_ipoib(void **state)
+{
+	_cleanup_nlmsg_ struct nl_msg *m = newlink_begin(IFF_UP);
+	struct ifla_vf_mac mac = { .vf = 1 };
+	struct ifla_vf_link_state ls = { .vf = 1, .link_state = IFLA_VF_LINK_STATE_ENABLE };
+	struct ifla_vf_spoofchk sc = { .vf = 1, .setting = (uint32_t)-1 };
+	struct ifla_vf_trust tr = { .vf = 1, .setting = (uint32_t)-1 };
+	struct ifla_vf_guid node = { .vf = 1, .guid = 0x0002c90300216e70u };
+	struct ifla_vf_guid port = { .vf = 1, .guid = 0 };
+	struct vf_attrs a = { .ib_port_guid = 5 };
+	struct nlattr *list, *vf;
+	uint32_t reported = 0;
+	char err[128] = "";
+
+	list = nla_nest_start(m, IFLA_VFINFO_LIST);
+	vf = nla_nest_start(m, IFLA_VF_INFO);
+	assert_int_equal(nla_put(m, IFLA_VF_MAC, sizeof(mac), &mac), 0);
+	assert_int_equal(nla_put(m, IFLA_VF_SPOOFCHK, sizeof(sc), &sc), 0);
+	assert_int_equal(nla_put(m, IFLA_VF_LINK_STATE, sizeof(ls), &ls), 0);
+	assert_int_equal(nla_put(m, IFLA_VF_TRUST, sizeof(tr), &tr), 0);
+	assert_int_equal(nla_put(m, IFLA_VF_IB_NODE_GUID, sizeof(node), &node), 0);
+	assert_int_equal(nla_put(m, IFLA_VF_IB_PORT_GUID, sizeof(port), &port), 0);
+	nla_nest_end(m, vf);
+	nla_nest_end(m, list);
+
+	assert_int_equal(vf_netlink_parse_vf(nlmsg_hdr(m), 1, &a, &reported), 0);
+	assert_int_equal(reported,
+			 KEY(MAC) | KEY(LINK_STATE) | KEY(IB_NODE_GUID) | KEY(IB_PORT_GUID));
+	assert_true(a.ib_node_guid == 0x0002c90300216e70u);
+	assert_true(a.ib_port_guid == 0);
+	assert_int_equal(a.link_state, LINK_STATE_ENABLE);
+
+	/* a port GUID that did not stick is named */
+	struct vf_attrs want = { .ib_port_guid = 0x0002c90300216e78u };
+	assert_int_equal(vf_netlink_verify(1, &want, KEY(IB_PORT_GUID), &a, reported, err,
+					   sizeof(err)),
+			 -EIO);
+	assert_string_equal(err, "VF 1: port_guid is 00:00:00:00:00:00:00:00 after setting it to "
+				 "00:02:c9:03:00:21:6e:78");
 }
 
 /* --- malformed messages --- */
@@ -700,7 +761,8 @@ static void test_verify(void **state)
 				 .attrs.link_state = LINK_STATE_DISABLE,
 				 .attrs.query_rss = true,
 				 .attrs.min_tx_rate = 1000,
-				 .attrs.max_tx_rate = 10000 };
+				 .attrs.max_tx_rate = 10000,
+				 .attrs.ib_node_guid = 0x0002c90300216e70u };
 	assert_int_equal(vf_netlink_verify(3, &want.attrs, want.set, &now.attrs, VF_NETLINK_KEYS,
 					   err, sizeof(err)),
 			 0);
@@ -994,6 +1056,7 @@ int main(void)
 		cmocka_unit_test(test_parse_link_partial),
 		cmocka_unit_test(test_parse_link_no_list),
 		cmocka_unit_test(test_parse_vf),
+		cmocka_unit_test(test_parse_vf_ipoib),
 		cmocka_unit_test(test_parse_malformed),
 		cmocka_unit_test(test_parse_bad_header),
 		cmocka_unit_test(test_verify),

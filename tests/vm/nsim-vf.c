@@ -7,8 +7,12 @@
  * functions and which sriovctl therefore does not manage. With
  * --hw-tc-offload, sets that feature of IFNAME through the backend (which
  * reads it back), or only reads it (get), and prints what the backend reads.
+ * With --guids, sets VF 0's node and port GUID through the backend and
+ * prints the kernel's answer (netdevsim has no ndo_set_vf_guid: the
+ * request gets as far as do_setvfinfo, which refuses it there).
  *   vm-nsim-vf IFNAME COUNT
- *   vm-nsim-vf --hw-tc-offload on|off|get IFNAME */
+ *   vm-nsim-vf --hw-tc-offload on|off|get IFNAME
+ *   vm-nsim-vf --guids IFNAME */
 
 #include "host-linux-internal.h"
 
@@ -61,6 +65,20 @@ static int hw_tc_offload(struct host *h, const char *how, const char *ifname)
 	return 0;
 }
 
+static int guids(struct host *h, const char *ifname)
+{
+	struct vf_attrs w = { .ib_node_guid = 0x0002c90300216e70u,
+			      .ib_port_guid = 0x0002c90300216e78u };
+	int ifindex, r;
+
+	r = hl_ifindex(host_linux(h), ifname, &ifindex);
+	if (r >= 0)
+		r = hl_set_vf_ifindex(host_linux(h), ifindex, 0, &w, VF_NETLINK_GUID_KEYS);
+	printf("{\"errno\": \"%s\", \"error\": \"%s\"}\n", r < 0 ? strerrorname_np(-r) : "0",
+	       r < 0 ? h->error : "");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	_cleanup_host_ struct host *h = NULL;
@@ -77,11 +95,20 @@ int main(int argc, char **argv)
 		}
 		return hw_tc_offload(h, argv[2], argv[3]);
 	}
+	if (argc == 3 && streq(argv[1], "--guids") && ifname_is_valid(argv[2])) {
+		r = host_linux_open(NULL, &h);
+		if (r < 0) {
+			fprintf(stderr, "%s\n", strerror(-r));
+			return 1;
+		}
+		return guids(h, argv[2]);
+	}
 	if (argc != 3 || !ifname_is_valid(argv[1]) || safe_atou32(argv[2], 10, &count) < 0 ||
 	    count > 256) {
 		fprintf(stderr,
-			"Usage: %s IFNAME COUNT\n       %s --hw-tc-offload on|off|get IFNAME\n",
-			argv[0], argv[0]);
+			"Usage: %s IFNAME COUNT\n       %s --hw-tc-offload on|off|get IFNAME\n"
+			"       %s --guids IFNAME\n",
+			argv[0], argv[0], argv[0]);
 		return 2;
 	}
 	r = host_linux_open(NULL, &h);
@@ -95,7 +122,8 @@ int main(int argc, char **argv)
 		struct vf_attrs w;
 
 		want(i, &w);
-		r = hl_set_vf_ifindex(host_linux(h), ifindex, i, &w, VF_NETLINK_KEYS);
+		r = hl_set_vf_ifindex(host_linux(h), ifindex, i, &w,
+				      VF_NETLINK_KEYS & ~VF_NETLINK_GUID_KEYS);
 		if (r < 0) {
 			fprintf(stderr, "VF %u: %s: %s\n", i, strerror(-r), h->error);
 			return 1;

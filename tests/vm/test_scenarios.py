@@ -321,6 +321,12 @@ def test_netdevsim_64_vfs_every_attribute(vm, product, steps):
         assert ethtool_k() == "off"
         assert backend("on") == {"hw_tc_offload": True, "changeable": True}
         assert ethtool_k() == "on"
+    # InfiniBand GUIDs: each request of the backend (node, then port) gets through the kernel's
+    # attribute policy to do_setvfinfo, which refuses it for a netdev without ndo_set_vf_guid
+    # (only IPoIB has one) with EOPNOTSUPP; a malformed attribute would get EINVAL or ERANGE
+    with steps("scenario 6: VF GUID requests reach the driver check"):
+        out = json.loads(vm.check(f"vm-nsim-vf --guids {nd}"))
+    assert out["errno"] == "EOPNOTSUPP", out
     # a feature the netdev cannot change: the backend says so, and the igb PF of the VM (an
     # 82576, older than the i350 that brought hw-tc-offload to igb) reads as fixed
     pf = next(iter(igb_pfs(vm)))
