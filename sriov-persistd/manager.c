@@ -278,6 +278,7 @@ int manager_load_config(struct manager *m)
 	}
 	mainconf_done(&m->conf);
 	m->conf = conf;
+	layout_set_use_mainconf(set, &m->conf);
 	layout_set_free(m->set);
 	m->set = TAKE_PTR(set);
 	manager_notify(m, MANAGER_CONFIG_LOADED);

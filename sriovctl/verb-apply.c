@@ -157,6 +157,7 @@ int verb_apply(struct ctl *c)
 	ctl_print_diags(&set->diags);
 	if (ctl_load_mainconf(c, &conf) < 0)
 		return EXIT_FAIL;
+	layout_set_use_mainconf(set, &conf);
 	r = apply_run(h, set, &opts, &res);
 	mainconf_done(&conf);
 	if (r == -ENXIO) {

@@ -110,6 +110,7 @@ int verb_reset(struct ctl *c)
 	ctl_print_diags(&set->diags);
 	if (ctl_load_mainconf(c, &conf) < 0)
 		return EXIT_FAIL;
+	layout_set_use_mainconf(set, &conf);
 	if (c->n_args == 0)
 		r = reset_one(c, h, set, &conf, NULL, &ok);
 	for (int i = 0; r >= 0 && i < c->n_args; i++)

@@ -12,6 +12,22 @@ void ctl_host_options(const struct ctl *c, struct host_state *hs)
 	hs->stable_on_host = c->host_path && !hs->has_machine_id;
 }
 
+/* What the planner needs of the main configuration, so that plan and status
+ * plan as apply does. Its errors are check's and apply's to report (apply
+ * then holds every PF); here the defaults stand in. */
+static void use_mainconf(const struct ctl *c, struct layout_set *set)
+{
+	struct diag_list diags = {};
+	struct mainconf conf;
+
+	if (mainconf_load(c->main_config, &conf, &diags) >= 0) {
+		if (diag_count(&diags, DIAG_ERROR) == 0)
+			layout_set_use_mainconf(set, &conf);
+		mainconf_done(&conf);
+	}
+	diag_list_done(&diags);
+}
+
 int ctl_host_view(struct ctl *c, struct ctl_view *ret)
 {
 	_cleanup_host_ struct host *h = NULL;
@@ -32,6 +48,8 @@ int ctl_host_view(struct ctl *c, struct ctl_view *ret)
 	r = host_state_mark_created(c->state_dir, cv.hs);
 	if (r >= 0)
 		r = ctl_load_layouts(c, &cv.set);
+	if (r >= 0)
+		use_mainconf(c, cv.set);
 	if (r >= 0) {
 		r = host_view_build(cv.hs, cv.set, c->n_args > 0 ? c->args[0] : NULL, &cv.v);
 		if (r == -ENXIO)

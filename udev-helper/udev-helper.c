@@ -181,6 +181,7 @@ static int verb_apply(const char *pci)
 	if (r >= 0)
 		r = open_host(true, &h);
 	if (r >= 0) {
+		layout_set_use_mainconf(set, &conf);
 		log_diags(&set->diags);
 		r = apply_run(h, set, &opts, &res);
 	}

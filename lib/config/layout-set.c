@@ -75,3 +75,8 @@ struct layout_set *layout_set_free(struct layout_set *s)
 	free(s);
 	return NULL;
 }
+
+void layout_set_use_mainconf(struct layout_set *s, const struct mainconf *c)
+{
+	s->rdma_netns = c->rdma_netns;
+}

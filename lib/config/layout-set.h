@@ -5,6 +5,7 @@
  * (sriov-persist.layout(5)), parsed, with their diagnostics. */
 
 #include "layout.h"
+#include "mainconf.h"
 
 /* The three directories, highest priority first. */
 extern const char *const layout_dirs_default[];
@@ -14,7 +15,13 @@ struct layout_set {
 	struct layout_file **files;
 	size_t n_files;
 	struct diag_list diags;
+	/* [RDMA] NetnsMode= of the main configuration, which the planner needs
+	 * too: copied in by layout_set_use_mainconf(); keep until then */
+	enum rdma_netns rdma_netns;
 };
+
+/* Copies what the planner needs from the main configuration into s. */
+void layout_set_use_mainconf(struct layout_set *s, const struct mainconf *c);
 
 /* Loads every layout from dirs (layout_dirs_default when NULL). */
 int layout_set_load(const char *const *dirs, struct layout_set **ret);

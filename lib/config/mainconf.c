@@ -29,6 +29,11 @@ static const char *const reboot_policy_names[_REBOOT_POLICY_MAX] = {
 	[REBOOT_POLICY_COORDINATED] = "coordinated",
 	[REBOOT_POLICY_IMMEDIATE] = "immediate",
 };
+static const char *const rdma_netns_names[_RDMA_NETNS_MAX] = {
+	[RDMA_NETNS_KEEP] = "keep",
+	[RDMA_NETNS_SHARED] = "shared",
+	[RDMA_NETNS_EXCLUSIVE] = "exclusive",
+};
 static const char *const k8s_enabled_names[_K8S_ENABLED_MAX] = {
 	[K8S_ENABLED_AUTO] = "auto",
 	[K8S_ENABLED_YES] = "yes",
@@ -201,6 +206,8 @@ static const struct mc_key mc_keys[] = {
 		 "is not implemented: add them yourself)" },
 	{ "Reboot", "Policy", MC_ENUM, FIELD(reboot_policy), NAMES(reboot_policy),
 	  .def = REBOOT_POLICY_COORDINATED, .why = "must be never, coordinated or immediate" },
+	{ "RDMA", "NetnsMode", MC_ENUM, FIELD(rdma_netns), NAMES(rdma_netns),
+	  .def = RDMA_NETNS_KEEP, .why = "must be keep, shared or exclusive" },
 	{ "Kubernetes", "Enabled", MC_ENUM, FIELD(k8s_enabled), NAMES(k8s_enabled),
 	  .booleans = true, .def = K8S_ENABLED_AUTO,
 	  .why = "must be auto or a boolean (yes/no/true/false/on/off/1/0)" },
@@ -402,7 +409,7 @@ static int mc_on_section(void *userdata, const char *name, unsigned line)
 	}
 	return mc_error(p, line,
 			"unknown section [%s]; sections are [Apply], [Drift], [Disruption], "
-			"[Reboot] and [Kubernetes]%s",
+			"[Reboot], [RDMA] and [Kubernetes]%s",
 			name, suggest_hint(&sg, hint, sizeof(hint)));
 }
 

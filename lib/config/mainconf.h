@@ -36,6 +36,15 @@ enum reboot_policy {
 	_REBOOT_POLICY_INVALID = -EINVAL,
 };
 
+/* [RDMA] NetnsMode=: keep (leave the kernel's), or the mode to set. */
+enum rdma_netns {
+	RDMA_NETNS_KEEP,
+	RDMA_NETNS_SHARED,
+	RDMA_NETNS_EXCLUSIVE,
+	_RDMA_NETNS_MAX,
+	_RDMA_NETNS_INVALID = -EINVAL,
+};
+
 enum k8s_enabled {
 	K8S_ENABLED_AUTO,
 	K8S_ENABLED_YES,
@@ -70,6 +79,8 @@ struct mainconf {
 	/* [Reboot] */
 	enum kernel_arguments kernel_arguments; /* check */
 	enum reboot_policy reboot_policy;	/* coordinated */
+	/* [RDMA] */
+	enum rdma_netns rdma_netns; /* keep */
 	/* [Kubernetes] */
 	enum k8s_enabled k8s_enabled;		  /* auto */
 	char *kubeconfig;			  /* /etc/sriov-persist/kubeconfig */

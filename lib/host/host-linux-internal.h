@@ -55,6 +55,8 @@ int hl_read_pf_sysfs(struct host_linux *hl, const char *pci, struct pf_state *re
 /* The ifindex of a netdev named in sysfs (class/net/<name>/ifindex). */
 int hl_ifindex(struct host_linux *hl, const char *ifname, int *ret);
 /* Whether IOMMU groups exist (kernel/iommu_groups is not empty). */
+/* host_state.rdma_netns_mode from ib_core's parameter; none without it. */
+void hl_read_rdma_netns(struct host_linux *hl, struct host_state *s);
 bool hl_iommu_groups(struct host_linux *hl);
 
 /* --- host-linux-sysfs.c: sysfs helpers shared with host-linux-write.c --- */
@@ -113,6 +115,10 @@ int hl_get_hw_tc_offload_ifindex(struct host_linux *hl, int ifindex, bool *ret_o
 				 bool *ret_changeable);
 int hl_set_hw_tc_offload_ifindex(struct host_linux *hl, int ifindex, bool on);
 int hl_set_hw_tc_offload(struct host_linux *hl, const char *pf, bool on);
+/* rdma system set netns over RDMA netlink; -EPROTONOSUPPORT without
+ * ib_core, -EBUSY (with the remedy in h->error) while other network
+ * namespaces exist. */
+int hl_set_rdma_netns_mode(struct host_linux *hl, enum rdma_netns_mode m);
 
 /* --- host-linux-kmod.c --- */
 

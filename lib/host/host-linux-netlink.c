@@ -13,11 +13,14 @@
 #include <linux/ethtool_netlink.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include <netlink/attr.h>
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
+#include <rdma/rdma_netlink.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include "ethtool-features.h"
 #include "host-linux-internal.h"
@@ -326,6 +329,46 @@ int hl_set_vf(struct host_linux *hl, const char *pf, uint32_t vf, const struct v
 	if (r < 0)
 		return r;
 	return hl_set_vf_ifindex(hl, ifindex, vf, attrs, keys);
+}
+
+/* --- the RDMA subsystem --- */
+
+/* RDMA netlink (NETLINK_RDMA, ib_core's): a bare nlmsghdr of type
+ * RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_SYS_SET) with the u8
+ * RDMA_NLDEV_SYS_ATTR_NETNS_MODE (1 shared, 0 exclusive), as
+ * "rdma system set netns" sends it. The socket is opened only where ib_core
+ * is loaded: opening it would load ib_core (its module alias). */
+int hl_set_rdma_netns_mode(struct host_linux *hl, enum rdma_netns_mode m)
+{
+	_cleanup_nlmsg_ struct nl_msg *msg = NULL;
+	struct nl_sock *sk = NULL;
+	struct stat st;
+	int r;
+
+	if (fstatat(hl->sysfs_fd, "module/ib_core", &st, 0) < 0) {
+		host_set_error(&hl->host, "no RDMA subsystem (ib_core is not loaded)");
+		return -EPROTONOSUPPORT;
+	}
+	msg = nlmsg_alloc_simple(RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_SYS_SET),
+				 NLM_F_REQUEST | NLM_F_ACK);
+	if (!msg || nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_NETNS_MODE,
+			       m == RDMA_NETNS_MODE_SHARED ? 1 : 0) < 0)
+		return -ENOMEM;
+	r = socket_open(NETLINK_RDMA, &sk);
+	if (r < 0) {
+		host_set_error(&hl->host, "connecting to RDMA netlink: %s", strerror(-r));
+		return r;
+	}
+	r = transact(hl, &sk, msg, NULL, NULL);
+	nl_socket_free(sk);
+	if (r == -EBUSY)
+		host_set_error(&hl->host,
+			       "the kernel changes the RDMA netns mode only while no network "
+			       "namespace but the host's exists; for %s from boot on, put "
+			       "\"options ib_core netns_mode=%d\" in a file in /etc/modprobe.d and "
+			       "reboot",
+			       rdma_netns_mode_to_string(m), m == RDMA_NETNS_MODE_SHARED ? 1 : 0);
+	return r;
 }
 
 /* --- devlink --- */

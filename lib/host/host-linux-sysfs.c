@@ -436,6 +436,22 @@ int hl_read_pf_sysfs(struct host_linux *hl, const char *pci, struct pf_state *re
 	return 0;
 }
 
+/* ib_core's netns_mode parameter is the variable rdma system set netns
+ * changes: Y shared, N exclusive. Without ib_core there is no mode (and
+ * nothing here loads it: opening an RDMA netlink socket would). */
+void hl_read_rdma_netns(struct host_linux *hl, struct host_state *s)
+{
+	_cleanup_free_ char *text = NULL;
+
+	s->has_rdma_netns_mode = false;
+	if (read_file_at(hl->sysfs_fd, "module/ib_core/parameters/netns_mode", 16, &text, NULL) < 0)
+		return;
+	if (text[0] != 'Y' && text[0] != 'N')
+		return;
+	s->has_rdma_netns_mode = true;
+	s->rdma_netns_mode = text[0] == 'Y' ? RDMA_NETNS_MODE_SHARED : RDMA_NETNS_MODE_EXCLUSIVE;
+}
+
 bool hl_iommu_groups(struct host_linux *hl)
 {
 	_cleanup_strv_free_ char **groups = NULL;

@@ -193,6 +193,7 @@ static int read_host(struct host_linux *hl, const char *only, struct host_state 
 	if (r < 0)
 		return r;
 	s->iommu = hl_iommu_groups(hl);
+	hl_read_rdma_netns(hl, s);
 	read_boot_id(hl, s);
 	r = read_pfs(hl, s, only);
 	if (r < 0)
@@ -252,6 +253,8 @@ static int linux_run(struct host *h, const char *pf, const struct action *a, use
 		return hl_bind_vf(hl, pf, a->vf, a->str, timeout);
 	case ACTION_SET_VF_MTU:
 		return hl_set_vf_mtu(hl, pf, a->vf, a->value);
+	case ACTION_SET_RDMA_NETNS_MODE:
+		return hl_set_rdma_netns_mode(hl, (enum rdma_netns_mode)a->value);
 	case _ACTION_TYPE_MAX:
 	case _ACTION_TYPE_INVALID:
 		break;

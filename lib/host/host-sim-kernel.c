@@ -18,6 +18,10 @@ static const char *const known_modules[] = {
 	"pci-stub",
 };
 
+/* The modules above that need ib_core, which brings the RDMA subsystem
+ * (and its netns mode, shared unless told otherwise) with it. */
+static const char *const ib_core_users[] = { "irdma", "mlx5_ib", "bnxt_re" };
+
 static bool module_in(const char *const *l, size_t n, const char *m)
 {
 	for (size_t i = 0; i < n; i++)
@@ -419,7 +423,27 @@ static int k_load_module(struct host *h, struct host_state *s, const struct sim_
 	r = strv_extend(&s->modules, rq->a->str);
 	if (r < 0)
 		return r;
+	if (module_in(ib_core_users, ELEMENTSOF(ib_core_users), rq->a->str) &&
+	    !s->has_rdma_netns_mode) {
+		s->has_rdma_netns_mode = true;
+		s->rdma_netns_mode = RDMA_NETNS_MODE_SHARED;
+	}
 	recompute_rdma(s);
+	return 0;
+}
+
+/* rdma system set netns: host-wide, where ib_core is loaded. The kernel's
+ * refusal while other network namespaces exist is a fault to inject
+ * (errno EBUSY): the simulated host has no namespaces. */
+static int k_set_rdma_netns_mode(struct host *h, struct host_state *s, const struct sim_request *rq)
+{
+	if (!s->has_rdma_netns_mode) {
+		host_set_error(h, "no RDMA subsystem (ib_core is not loaded)");
+		return -EPROTONOSUPPORT;
+	}
+	if (rq->a->value >= _RDMA_NETNS_MODE_MAX)
+		return -EINVAL;
+	s->rdma_netns_mode = (enum rdma_netns_mode)rq->a->value;
 	return 0;
 }
 
@@ -474,6 +498,7 @@ static int (*const rules[_ACTION_TYPE_MAX])(struct host *h, struct host_state *s
 	[ACTION_SET_VF_MTU] = k_set_vf_mtu,
 	[ACTION_SET_FIRMWARE_VFS] = k_set_firmware_vfs,
 	[ACTION_SET_LINK_TYPE] = k_set_firmware_link_type,
+	[ACTION_SET_RDMA_NETNS_MODE] = k_set_rdma_netns_mode,
 };
 
 int sim_kernel_apply(struct host *h, struct host_state *s, const struct sim_request *rq)

@@ -22,6 +22,9 @@ enum action_type {
 	ACTION_SET_VF,		  /* vf, attrs: all netlink attributes of one VF in one request */
 	ACTION_BIND_VF,		  /* vf, str = driver, NULL = the kernel's VF driver */
 	ACTION_SET_VF_MTU,	  /* vf, value */
+	/* value = enum rdma_netns_mode: the host's, not the PF's (pf names the
+	 * PF whose plan it is part of) */
+	ACTION_SET_RDMA_NETNS_MODE,
 	_ACTION_TYPE_MAX,
 	_ACTION_TYPE_INVALID = -EINVAL,
 };

@@ -14,7 +14,13 @@ static const char *const link_type_table[_LINK_TYPE_MAX] = {
 	[LINK_TYPE_INFINIBAND] = "infiniband",
 };
 
+static const char *const rdma_netns_mode_table[_RDMA_NETNS_MODE_MAX] = {
+	[RDMA_NETNS_MODE_SHARED] = "shared",
+	[RDMA_NETNS_MODE_EXCLUSIVE] = "exclusive",
+};
+
 DEFINE_STRING_TABLE(eswitch_mode, enum eswitch_mode, eswitch_mode_table)
+DEFINE_STRING_TABLE(rdma_netns_mode, enum rdma_netns_mode, rdma_netns_mode_table)
 DEFINE_STRING_TABLE(link_type, enum link_type, link_type_table)
 
 void vf_state_done(struct vf_state *vf)
@@ -142,6 +148,8 @@ int host_state_copy(const struct host_state *src, struct host_state **ret)
 	c->stable_on_host = src->stable_on_host;
 	memcpy(c->boot_id, src->boot_id, sizeof(c->boot_id));
 	c->iommu = src->iommu;
+	c->has_rdma_netns_mode = src->has_rdma_netns_mode;
+	c->rdma_netns_mode = src->rdma_netns_mode;
 	if (!strdup_null(src->hostname, &c->hostname) ||
 	    !strdup_null(src->kernel_cmdline, &c->kernel_cmdline))
 		return -ENOMEM;

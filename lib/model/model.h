@@ -20,12 +20,24 @@ enum link_type {
 	_LINK_TYPE_INVALID = -EINVAL,
 };
 
-/* Snapshot spellings: "legacy"/"switchdev", "ethernet"/"infiniband".
+/* The RDMA subsystem's network namespace mode (rdma system set netns):
+ * shared, every RDMA device in every namespace; exclusive, each in one. */
+enum rdma_netns_mode {
+	RDMA_NETNS_MODE_SHARED,
+	RDMA_NETNS_MODE_EXCLUSIVE,
+	_RDMA_NETNS_MODE_MAX,
+	_RDMA_NETNS_MODE_INVALID = -EINVAL,
+};
+
+/* Snapshot spellings: "legacy"/"switchdev", "ethernet"/"infiniband",
+ * "shared"/"exclusive".
  * from_string returns the _INVALID value on an unknown string. */
 const char *eswitch_mode_to_string(enum eswitch_mode m) _pure_;
 enum eswitch_mode eswitch_mode_from_string(const char *s) _pure_;
 const char *link_type_to_string(enum link_type t) _pure_;
 enum link_type link_type_from_string(const char *s) _pure_;
+const char *rdma_netns_mode_to_string(enum rdma_netns_mode m) _pure_;
+enum rdma_netns_mode rdma_netns_mode_from_string(const char *s) _pure_;
 
 /* One VF as the host has it. */
 struct vf_state {
@@ -98,6 +110,10 @@ struct host_state {
 	char *kernel_cmdline;
 	bool iommu;	/* IOMMU groups exist */
 	char **modules; /* loaded modules, NULL-terminated, never NULL */
+	/* snapshot "rdma_netns_mode", optional, null: no RDMA subsystem (ib_core
+	 * is not loaded, so there is no mode to read or set) */
+	bool has_rdma_netns_mode;
+	enum rdma_netns_mode rdma_netns_mode;
 	/* snapshot "machine_id" (32 hex digits), optional: the real host reads
 	 * /etc/machine-id; zero when unknown */
 	uint8_t machine_id[16];

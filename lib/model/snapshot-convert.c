@@ -409,6 +409,28 @@ DEFINE_ENUM_CONVERTER(vlan_proto, vlan_proto, enum vlan_proto, _VLAN_PROTO_MAX)
 DEFINE_ENUM_CONVERTER(link_state, link_state, enum link_state, _LINK_STATE_MAX)
 DEFINE_ENUM_CONVERTER(link_type, link_type, enum link_type, _LINK_TYPE_MAX)
 DEFINE_ENUM_CONVERTER(eswitch_value, eswitch_mode, enum eswitch_mode, _ESWITCH_MODE_MAX)
+DEFINE_ENUM_CONVERTER(rdma_netns_value, rdma_netns_mode, enum rdma_netns_mode, _RDMA_NETNS_MODE_MAX)
+
+/* "rdma_netns_mode": null (or absent) without an RDMA subsystem. */
+int snapshot_parse_rdma_netns(struct parser *p, const struct field *f, const char *path,
+			      struct json_object *v, void *obj)
+{
+	struct host_state *h = obj;
+
+	h->has_rdma_netns_mode = v != NULL;
+	if (!v)
+		return 0;
+	return snapshot_parse_rdma_netns_value(p, f, path, v, obj);
+}
+
+int snapshot_format_rdma_netns(const struct field *f, const void *obj, struct json_object **ret)
+{
+	const struct host_state *h = obj;
+
+	if (!h->has_rdma_netns_mode)
+		return 0;
+	return snapshot_format_rdma_netns_value(f, obj, ret);
+}
 
 /* "eswitch_mode": null when the driver has no devlink eswitch. */
 int snapshot_parse_eswitch(struct parser *p, const struct field *f, const char *path,

@@ -63,6 +63,8 @@ DECLARE_CONVERTER(link_type);
 DECLARE_CONVERTER(eswitch_value);
 DECLARE_CONVERTER(eswitch);
 DECLARE_CONVERTER(firmware_link_type);
+DECLARE_CONVERTER(rdma_netns_value);
+DECLARE_CONVERTER(rdma_netns);
 DECLARE_CONVERTER(version);
 DECLARE_CONVERTER(machine_id);
 DECLARE_CONVERTER(boot_id);

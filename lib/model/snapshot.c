@@ -89,6 +89,8 @@ static const struct field host_fields[] = {
 	FIELD("kernel_cmdline", string, struct host_state, kernel_cmdline, 0, 0),
 	FIELD("iommu", bool, struct host_state, iommu, 0, 0),
 	FIELD("modules", strv, struct host_state, modules, 0, 0),
+	FIELD("rdma_netns_mode", rdma_netns, struct host_state, rdma_netns_mode, 0, 0,
+	      .optional = true, .nullable = true),
 	FIELD("machine_id", machine_id, struct host_state, machine_id, 0, 0, .optional = true),
 	FIELD("boot_id", boot_id, struct host_state, boot_id, 0, 0, .optional = true),
 	FIELD("pfs", pfs, struct host_state, pfs, 0, 0),

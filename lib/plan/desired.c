@@ -389,7 +389,7 @@ static int check_vf_attrs(struct ctx *c, size_t i)
 			r = hw_error(c, at->file, at->line,
 				     "%s=%s: the %s driver cannot set this on VFs%s",
 				     vf_key_to_string(k), val, c->drv_name,
-				     ib ? " of an InfiniBand port" : "");
+				     ib && c->drv->ib_vf_attrs ? " of an InfiniBand port" : "");
 		if (r < 0)
 			return r;
 	}
@@ -588,6 +588,7 @@ int desired_build(const struct layout_set *set, const struct host_state *host,
 	if (!d)
 		return -ENOMEM;
 	snprintf(d->pci, sizeof(d->pci), "%s", pf->pci);
+	d->rdma_netns = set->rdma_netns;
 	c.d = d;
 
 	r = select_files(&c, set);

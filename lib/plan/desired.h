@@ -24,6 +24,9 @@ struct pf_desired {
 	 * GUIDs derived (their stable bits cleared) */
 	struct vf_settings *vfs;
 	size_t n_vfs;
+	/* [RDMA] NetnsMode= of the main configuration (layout_set.rdma_netns):
+	 * the host's mode, set with a PF whose VFs want RDMA */
+	enum rdma_netns rdma_netns;
 };
 
 /* Builds the desired state of pf. *ret = NULL (and 0) when no file selects

@@ -92,6 +92,10 @@ char *action_describe(const struct action *a)
 		return strdup_printf("VF %u: bind %s", a->vf, a->str ?: "default driver");
 	case ACTION_SET_VF_MTU:
 		return strdup_printf("VF %u: mtu %u", a->vf, a->value);
+	case ACTION_SET_RDMA_NETNS_MODE:
+		return strdup_printf(
+			"set RDMA netns mode %s",
+			strna(rdma_netns_mode_to_string((enum rdma_netns_mode)a->value)));
 	case _ACTION_TYPE_MAX:
 	case _ACTION_TYPE_INVALID:
 		break;
@@ -154,6 +158,7 @@ static char *describe_now(const struct action *a, const struct pf_state *pf)
 	case ACTION_SET_PF_UP:
 	case ACTION_SET_AUTOPROBE:
 	case ACTION_SET_HW_TC_OFFLOAD:
+	case ACTION_SET_RDMA_NETNS_MODE:
 	case _ACTION_TYPE_MAX:
 	case _ACTION_TYPE_INVALID:
 		break;

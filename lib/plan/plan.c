@@ -15,6 +15,8 @@
  *     [unbind], netlink attributes, [bind], VF MTU
  *  7. autoprobe on again, where step 4 turned it off (or an apply of ours
  *     that was killed left it off): off is for the VFs being created only
+ *  8. the RDMA subsystem's netns mode ([RDMA] NetnsMode=), for a PF with
+ *     RDMA=yes VFs
  * Keys that are not set in the desired state are left as they are. The
  * modules loaded are those of the drivers some VF ends up on.
  *
@@ -266,6 +268,30 @@ static bool probe_wasted(const struct plan_ctx *c)
 			return true;
 	}
 	return false;
+}
+
+/* Step 8: the RDMA subsystem's netns mode, where a VF wants RDMA and the
+ * main configuration names one. Without an RDMA subsystem yet, the module
+ * that RDMA=yes loads brings ib_core with its default, shared. Last, so
+ * that a kernel refusing the change (other network namespaces exist) leaves
+ * the VFs configured. */
+static int plan_rdma_netns(struct plan_ctx *c)
+{
+	enum rdma_netns_mode want, now;
+	bool any = false;
+
+	if (c->d->rdma_netns == RDMA_NETNS_KEEP)
+		return 0;
+	for (uint32_t i = 0; i < c->target && i < c->d->n_vfs; i++)
+		any = any || vf_settings_wants_rdma(&c->d->vfs[i]);
+	if (!any)
+		return 0;
+	want = c->d->rdma_netns == RDMA_NETNS_EXCLUSIVE ? RDMA_NETNS_MODE_EXCLUSIVE :
+							  RDMA_NETNS_MODE_SHARED;
+	now = c->host->has_rdma_netns_mode ? c->host->rdma_netns_mode : RDMA_NETNS_MODE_SHARED;
+	if (now == want)
+		return 0;
+	return add_value(c->p, ACTION_SET_RDMA_NETNS_MODE, false, want);
 }
 
 /* n > 0 VFs where there are none, after setting the autoprobe they need. */
@@ -595,6 +621,32 @@ static int note_stable_on_host(struct plan_ctx *c)
 	return 0;
 }
 
+static bool wants_guid(const struct plan_ctx *c, uint32_t i)
+{
+	return c->d->vfs[i].set & VF_NETLINK_GUID_KEYS;
+}
+
+/* GUIDs for a port that becomes InfiniBand only with the reboot its link
+ * type change needs: said, and planned after that reboot. */
+static int note_guids_after_reboot(struct plan_ctx *c)
+{
+	const struct pf_settings *s = &c->d->pf;
+	_cleanup_free_ char *vfs = NULL;
+	size_t n;
+	int r;
+
+	if (!pf_settings_has(s, PF_KEY_LINK_TYPE) || s->link_type != LINK_TYPE_INFINIBAND ||
+	    c->pf->link_type == LINK_TYPE_INFINIBAND)
+		return 0;
+	r = vf_ranges(c, wants_guid, &n, &vfs);
+	if (r < 0 || n == 0)
+		return r;
+	return strv_consume(&c->p->notes,
+			    strdup_printf("VF%s %s: the GUIDs are set once the port is InfiniBand, "
+					  "after the reboot its link type change needs",
+					  n > 1 ? "s" : "", vfs));
+}
+
 static bool rdma_missing(const struct plan_ctx *c, uint32_t i)
 {
 	return vf_settings_wants_rdma(&c->d->vfs[i]) && i < c->pf->n_vfs &&
@@ -657,9 +709,13 @@ static int plan_build_steps(struct plan_ctx *c)
 	if (r >= 0 && c->probe_on && !c->probe_now)
 		r = add_value(c->p, ACTION_SET_AUTOPROBE, false, 1);
 	if (r >= 0)
+		r = plan_rdma_netns(c);
+	if (r >= 0)
 		r = add_no_iommu_reason(c);
 	if (r >= 0)
 		r = note_stable_on_host(c);
+	if (r >= 0)
+		r = note_guids_after_reboot(c);
 	if (r >= 0)
 		r = prepend_modules(c);
 	if (r >= 0)

@@ -20,8 +20,10 @@ struct plan {
 	 * the kernel runs without an IOMMU): sentences saying what to do. The PF
 	 * is then degraded, never "applied". */
 	char **unmet; /* NULL-terminated, never NULL */
-	/* what the plan leaves to the host itself: stable MACs and GUIDs of a
-	 * snapshot planned without its machine ID (host_state.stable_on_host) */
+	/* what the plan leaves to the host itself or to later: stable MACs and
+	 * GUIDs of a snapshot planned without its machine ID
+	 * (host_state.stable_on_host), GUIDs of a port that becomes InfiniBand
+	 * only after a reboot */
 	char **notes; /* NULL-terminated, never NULL */
 	/* VFs that want an RDMA device and have none while nothing is left to
 	 * do (one of the unmet needs): a reader may look again, as the device

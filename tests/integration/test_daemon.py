@@ -1051,3 +1051,25 @@ def test_sriovctl_goes_through_the_daemon(make_host, start_daemon, bus_client, s
     assert c.wait_applied(E810_A, m) == 0
     assert host_matches(h, E810_A, 4, 10)
     assert h.pf(E810_A)["vfs"][1]["mac"] != "02:11:22:33:44:55"
+
+
+def test_rdma_netns_mode_refused_is_not_retried_on_its_own(make_host, start_daemon, bus_client):
+    """[RDMA] NetnsMode= that the kernel refuses (other network namespaces exist): the PF fails
+    with the reason, its VFs are configured, and the daemon does not try again by itself."""
+    c = bus_client
+    h = configured_host(make_host, "e810.json", {})
+    h.main.write_text(h.main.read_text() + "[RDMA]\nNetnsMode=exclusive\n")
+    h.layout("50-rdma.conf", f"[Match]\nPCIAddress={E810_A}\n[PhysicalFunction]\n"
+                             "VirtualFunctions=2\n[VirtualFunction]\nRDMA=yes\nVLANId=5\n")
+    h.add_fault(op="set_rdma_netns_mode", errno="EBUSY")
+    start_daemon(h)
+    m = c.mark()
+    c.call("Apply", "")
+    assert c.wait_applied(E810_A, m) < 0
+    pf = c.get_all(pf_path(E810_A), PF_IFACE)
+    assert pf["State"] == "failed" and "set RDMA netns mode exclusive" in pf["LastError"], pf
+    assert host_matches(h, E810_A, 2, 5)
+    assert h.state()["rdma_netns_mode"] == "shared"
+    time.sleep(2)
+    sync(c)
+    assert len(c.matching("Applied", m, pci=E810_A)) == 1, c.signals[m:]

@@ -63,6 +63,7 @@ static void assert_defaults(const struct mainconf *c)
 	assert_int_equal(c->disruption_policy, DISRUPTION_POLICY_DRAIN);
 	assert_int_equal(c->kernel_arguments, KERNEL_ARGUMENTS_CHECK);
 	assert_int_equal(c->reboot_policy, REBOOT_POLICY_COORDINATED);
+	assert_int_equal(c->rdma_netns, RDMA_NETNS_KEEP);
 	assert_int_equal(c->k8s_enabled, K8S_ENABLED_AUTO);
 	assert_string_equal(c->kubeconfig, "/etc/sriov-persist/kubeconfig");
 	assert_null(c->node_name);
@@ -112,6 +113,7 @@ static void test_every_key(void **state)
 			"[Drift]\nMode=report\nSafetyScanSec=3600\n"
 			"[Disruption]\nPolicy=never\n"
 			"[Reboot]\nKernelArguments=check\nPolicy=immediate\n"
+			"[RDMA]\nNetnsMode=exclusive\n"
 			"[Kubernetes]\nEnabled=yes\nKubeconfig=/var/lib/sriov-persist/kc\n"
 			"NodeName=worker-7.example.com\nDrainTimeoutSec=0\nEvictionFallback=fail\n"
 			"DrainPods=all\nResourcePrefix=nvidia.com\nDevicePluginNamespace=sriov\n"
@@ -125,6 +127,7 @@ static void test_every_key(void **state)
 	assert_int_equal(c.disruption_policy, DISRUPTION_POLICY_NEVER);
 	assert_int_equal(c.kernel_arguments, KERNEL_ARGUMENTS_CHECK);
 	assert_int_equal(c.reboot_policy, REBOOT_POLICY_IMMEDIATE);
+	assert_int_equal(c.rdma_netns, RDMA_NETNS_EXCLUSIVE);
 	assert_int_equal(c.k8s_enabled, K8S_ENABLED_YES);
 	assert_string_equal(c.kubeconfig, "/var/lib/sriov-persist/kc");
 	assert_string_equal(c.node_name, "worker-7.example.com");
@@ -341,7 +344,7 @@ static void test_unknown_things(void **state)
 	expect_diag("[Drift]\nFoo=1\n", DIAG_ERROR, 2, "unknown key 'Foo' in [Drift]");
 	expect_diag("[kubernetes]\nEnabled=yes\n", DIAG_ERROR, 1,
 		    "unknown section [kubernetes]; sections are [Apply], [Drift], [Disruption], "
-		    "[Reboot] and [Kubernetes]; did you mean 'Kubernetes'?");
+		    "[Reboot], [RDMA] and [Kubernetes]; did you mean 'Kubernetes'?");
 	expect_diag("Mode=report\n", DIAG_ERROR, 1, "'Mode' outside of any section");
 	expect_diag("[Apply]\nTimeoutSec: 5\n", DIAG_ERROR, 2,
 		    "'TimeoutSec: 5': must be Key=value (not Key: value)");

@@ -416,6 +416,12 @@ static void sim_action(struct env *e, const struct action *a)
 		assert_true(a->value <= e->pf.mtu); /* iavf, mlx5: not above the PF */
 		e->pf.vfs[a->vf].attrs.mtu = a->value;
 		return;
+	case ACTION_SET_RDMA_NETNS_MODE:
+		/* once an RDMA module brought ib_core */
+		assert_true(module_loaded(e, driver_info_get(e->pf.driver)->rdma_modules[0]));
+		e->host.has_rdma_netns_mode = true;
+		e->host.rdma_netns_mode = (enum rdma_netns_mode)a->value;
+		return;
 	case _ACTION_TYPE_MAX:
 	case _ACTION_TYPE_INVALID:
 		break;
@@ -608,6 +614,47 @@ static void test_mlx5_ib_guids_converge(void **state)
 	e.pf.vfs[0].attrs.ib_node_guid = 0;
 	e.pf.vfs[1].attrs.link_state = LINK_STATE_AUTO;
 	expect_plan(&e, "VF 1: state enable", "L");
+	/* ... where the layout makes it InfiniBand, which takes a reboot: said */
+	PF(&e, LINK_TYPE, link_type, LINK_TYPE_INFINIBAND);
+	{
+		struct plan *p = plan(&e);
+
+		assert_string_equal(p->notes[0],
+				    "VF 0: the GUIDs are set once the port is "
+				    "InfiniBand, after the reboot its link type change "
+				    "needs");
+		assert_null(p->notes[1]);
+		plan_free(p);
+	}
+	env_done(&e);
+}
+
+/* [RDMA] NetnsMode=: set last, for a PF with RDMA=yes VFs, against the
+ * mode ib_core starts with (shared) where no RDMA module is loaded yet. */
+static void test_rdma_netns_mode(void **state)
+{
+	struct env e;
+
+	env_init(&e, "ice", 64, 0, "ice iavf");
+	want(&e, true, 2);
+	VF(&e, 1, RDMA, rdma, true);
+	e.d->rdma_netns = RDMA_NETNS_EXCLUSIVE;
+	expect_plan(&e, "load module irdma; set 2 VFs; set RDMA netns mode exclusive", "LLL");
+	assert_int_equal(apply_converges(&e), 3);
+	assert_int_equal(e.host.rdma_netns_mode, RDMA_NETNS_MODE_EXCLUSIVE);
+
+	/* changed back by hand: repaired; keep leaves it */
+	e.host.rdma_netns_mode = RDMA_NETNS_MODE_SHARED;
+	expect_plan(&e, "set RDMA netns mode exclusive", "L");
+	e.d->rdma_netns = RDMA_NETNS_KEEP;
+	expect_plan(&e, "", "");
+	/* shared is what ib_core starts with */
+	e.d->rdma_netns = RDMA_NETNS_SHARED;
+	expect_plan(&e, "", "");
+	/* a PF without RDMA=yes VFs leaves the host's mode alone */
+	e.d->rdma_netns = RDMA_NETNS_EXCLUSIVE;
+	e.d->vfs[1].set = 0;
+	expect_plan(&e, "", "");
 	env_done(&e);
 }
 
@@ -1146,6 +1193,7 @@ int main(void)
 		cmocka_unit_test(test_externally_managed),
 		cmocka_unit_test(test_plan_vf_diff),
 		cmocka_unit_test(test_mlx5_ib_guids_converge),
+		cmocka_unit_test(test_rdma_netns_mode),
 		cmocka_unit_test(test_describe),
 	};
 

@@ -12,9 +12,29 @@
  * request gets as far as do_setvfinfo, which refuses it there).
  *   vm-nsim-vf IFNAME COUNT
  *   vm-nsim-vf --hw-tc-offload on|off|get IFNAME
- *   vm-nsim-vf --guids IFNAME */
+ *   vm-nsim-vf --guids IFNAME
+ * With --rdma-netns, sets the RDMA subsystem's netns mode through the
+ * backend (or only reads it: get) and prints the mode the backend reads
+ * afterwards, with the kernel's answer to the set.
+ *   vm-nsim-vf --rdma-netns shared|exclusive|get */
+
+#include <json-c/json.h>
 
 #include "host-linux-internal.h"
+
+/* {"errno": "EBUSY", "error": "...", and extra's key: value}, as JSON. */
+static void print_result(int r, const char *error, const char *key, const char *value)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (key)
+		json_object_object_add(o, key, json_object_new_string(value));
+	json_object_object_add(o, "errno",
+			       json_object_new_string(r < 0 ? strerrorname_np(-r) : "0"));
+	json_object_object_add(o, "error", json_object_new_string(r < 0 ? error : ""));
+	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+}
 
 static void want(uint32_t i, struct vf_attrs *ret)
 {
@@ -74,8 +94,22 @@ static int guids(struct host *h, const char *ifname)
 	r = hl_ifindex(host_linux(h), ifname, &ifindex);
 	if (r >= 0)
 		r = hl_set_vf_ifindex(host_linux(h), ifindex, 0, &w, VF_NETLINK_GUID_KEYS);
-	printf("{\"errno\": \"%s\", \"error\": \"%s\"}\n", r < 0 ? strerrorname_np(-r) : "0",
-	       r < 0 ? h->error : "");
+	print_result(r, h->error, NULL, NULL);
+	return 0;
+}
+
+static int rdma_netns(struct host *h, const char *how)
+{
+	struct host_state s = {};
+	int r = 0;
+
+	if (!streq(how, "get"))
+		r = hl_set_rdma_netns_mode(host_linux(h), streq(how, "exclusive") ?
+								  RDMA_NETNS_MODE_EXCLUSIVE :
+								  RDMA_NETNS_MODE_SHARED);
+	hl_read_rdma_netns(host_linux(h), &s);
+	print_result(r, h->error, "mode",
+		     s.has_rdma_netns_mode ? rdma_netns_mode_to_string(s.rdma_netns_mode) : "none");
 	return 0;
 }
 
@@ -95,6 +129,15 @@ int main(int argc, char **argv)
 		}
 		return hw_tc_offload(h, argv[2], argv[3]);
 	}
+	if (argc == 3 && streq(argv[1], "--rdma-netns") &&
+	    (streq(argv[2], "shared") || streq(argv[2], "exclusive") || streq(argv[2], "get"))) {
+		r = host_linux_open(NULL, &h);
+		if (r < 0) {
+			fprintf(stderr, "%s\n", strerror(-r));
+			return 1;
+		}
+		return rdma_netns(h, argv[2]);
+	}
 	if (argc == 3 && streq(argv[1], "--guids") && ifname_is_valid(argv[2])) {
 		r = host_linux_open(NULL, &h);
 		if (r < 0) {
@@ -107,8 +150,9 @@ int main(int argc, char **argv)
 	    count > 256) {
 		fprintf(stderr,
 			"Usage: %s IFNAME COUNT\n       %s --hw-tc-offload on|off|get IFNAME\n"
-			"       %s --guids IFNAME\n",
-			argv[0], argv[0], argv[0]);
+			"       %s --guids IFNAME\n"
+			"       %s --rdma-netns shared|exclusive|get\n",
+			argv[0], argv[0], argv[0], argv[0]);
 		return 2;
 	}
 	r = host_linux_open(NULL, &h);

@@ -8,7 +8,10 @@ systemd and udev, an emulated igb (82576) SR-IOV PF and an emulated IOMMU.
    same state back; 3. hotplug of a second igb is applied, its unplug shows as
    gone; 4. a hand-written sriov_numvfs is planned and repaired; 5. a layout with
    an error holds the PF, its VFs untouched, the error in status and journal;
-6. netdevsim with 64 VFs: every VF attribute set through the Linux backend and read back.
+6. netdevsim with 64 VFs: every VF attribute set through the Linux backend and read back,
+   hw-tc-offload, and VF GUID requests as far as the kernel's driver check;
+7. the RDMA subsystem's netns mode (rdma_rxe brings ib_core) read, set, and refused with
+   another network namespace.
 """
 
 import json
@@ -247,6 +250,35 @@ def test_hand_written_numvfs_is_repaired(vm, product, steps):
     assert rc == 0, out
     assert vm.run("sriovctl plan")[0] == 0
     assert_layout(vm, pci, igb_pfs(vm)[pci])
+
+
+def test_rdma_netns_mode(vm, product, steps):
+    """[RDMA] NetnsMode= on a real kernel: read from ib_core's parameter, set over RDMA netlink
+    as rdma(8) does, refused with EBUSY while another network namespace exists. soft-RoCE
+    (rdma_rxe) brings ib_core; the backend is driven by vm-nsim-vf, as igb VFs have no RDMA."""
+    install(vm, product, consumer=False)
+
+    def backend(how):
+        return json.loads(vm.check(f"vm-nsim-vf --rdma-netns {how}"))
+
+    assert "ib_core" not in vm.check("lsmod")
+    assert backend("get")["mode"] == "none"
+    assert "rdma_netns_mode" not in json.loads(vm.check("sriovctl snapshot"))
+    assert "ib_core" not in vm.check("lsmod"), "reading the mode loaded ib_core"
+    vm.check("modprobe rdma_rxe")
+    assert backend("get") == {"mode": "shared", "errno": "0", "error": ""}
+    with steps("RDMA netns mode: exclusive through the backend"):
+        assert backend("exclusive")["mode"] == "exclusive"
+    assert "netns exclusive" in vm.check("rdma system show")
+    assert json.loads(vm.check("sriovctl snapshot"))["rdma_netns_mode"] == "exclusive"
+    # another namespace: the kernel keeps the mode, and the backend says what to do
+    vm.check("ip netns add sriov-test")
+    out = backend("shared")
+    assert out["errno"] == "EBUSY" and out["mode"] == "exclusive", out
+    assert "options ib_core netns_mode=1" in out["error"], out
+    vm.check("ip netns delete sriov-test")
+    assert backend("shared") == {"mode": "shared", "errno": "0", "error": ""}
+    assert "netns shared" in vm.check("rdma system show")
 
 
 def test_layout_error_holds_the_pf(vm, product, steps):
