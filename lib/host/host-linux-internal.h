@@ -55,6 +55,9 @@ int hl_read_pf_sysfs(struct host_linux *hl, const char *pci, struct pf_state *re
 /* The ifindex of a netdev named in sysfs (class/net/<name>/ifindex). */
 int hl_ifindex(struct host_linux *hl, const char *ifname, int *ret);
 /* Whether IOMMU groups exist (kernel/iommu_groups is not empty). */
+/* The representors of pf's VFs among the netdevs of the device dev_fd
+ * (a PCI function, or netdevsim's device in the VM tests). */
+int hl_read_representors(struct host_linux *hl, int dev_fd, struct pf_state *pf);
 /* host_state.rdma_netns_mode from ib_core's parameter; none without it. */
 void hl_read_rdma_netns(struct host_linux *hl, struct host_state *s);
 bool hl_iommu_groups(struct host_linux *hl);
@@ -119,6 +122,9 @@ int hl_set_hw_tc_offload(struct host_linux *hl, const char *pf, bool on);
  * ib_core, -EBUSY (with the remedy in h->error) while other network
  * namespaces exist. */
 int hl_set_rdma_netns_mode(struct host_linux *hl, enum rdma_netns_mode m);
+/* VF vf's switchdev representor up (IFF_UP); -ENODEV without one. */
+int hl_set_representor_up(struct host_linux *hl, const char *pf, uint32_t vf);
+int hl_set_up_ifname(struct host_linux *hl, const char *ifname);
 
 /* --- host-linux-kmod.c --- */
 

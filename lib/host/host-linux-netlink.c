@@ -244,6 +244,31 @@ int hl_set_pf_up(struct host_linux *hl, const char *pf)
 	return link_request(hl, ifindex, build_set_up, 0);
 }
 
+int hl_set_up_ifname(struct host_linux *hl, const char *ifname)
+{
+	int ifindex, r;
+
+	r = hl_ifindex(hl, ifname, &ifindex);
+	if (r < 0)
+		return r;
+	return link_request(hl, ifindex, build_set_up, 0);
+}
+
+int hl_set_representor_up(struct host_linux *hl, const char *pf, uint32_t vf)
+{
+	_cleanup_(pf_state_done) struct pf_state st = {};
+	int r;
+
+	r = hl_read_pf_sysfs(hl, pf, &st);
+	if (r < 0)
+		return r;
+	if (vf >= st.n_vfs || !st.vfs[vf].representor) {
+		host_set_error(&hl->host, "VF %u has no representor", vf);
+		return -ENODEV;
+	}
+	return hl_set_up_ifname(hl, st.vfs[vf].representor);
+}
+
 int hl_set_vf_mtu(struct host_linux *hl, const char *pf, uint32_t vf, uint32_t mtu)
 {
 	_cleanup_(pf_state_done) struct pf_state st = {};

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <net/if.h>
 #include <sys/stat.h>
 
 #include "drivers.h"
@@ -384,6 +385,41 @@ static int read_pf_netdev(struct host_linux *hl, int fd, struct pf_state *pf)
 	return 0;
 }
 
+/* Switchdev representors share the PF's net/ directory; a VF's is the one
+ * whose phys_port_name is pf<N>vf<index> (mlx5, ice, netdevsim; "c1pf0vf1",
+ * a VF of another controller, is not ours). Up: IFF_UP in its flags. */
+int hl_read_representors(struct host_linux *hl, int dev_fd, struct pf_state *pf)
+{
+	_cleanup_strv_free_ char **names = NULL;
+	int r;
+
+	r = hl_list_dir(dev_fd, "net", &names);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	for (char **n = names; *n; n++) {
+		_cleanup_close_ int fd = -EBADF;
+		char buf[ATTR_MAX];
+		unsigned pfn, vf;
+		uint32_t flags = 0;
+		int end = 0;
+
+		if (open_netdev(hl, *n, &fd) < 0 || read_attr(fd, "phys_port_name", buf) < 0)
+			continue;
+		buf[strcspn(buf, "\n")] = '\0';
+		if (sscanf(buf, "pf%uvf%u%n", &pfn, &vf, &end) != 2 || buf[end] != '\0' ||
+		    vf >= pf->n_vfs)
+			continue;
+		if (hl_read_u32(fd, "flags", 16, &flags) < 0)
+			continue; /* gone meanwhile */
+		if (free_and_strdup(&pf->vfs[vf].representor, *n) < 0)
+			return -ENOMEM;
+		pf->vfs[vf].representor_up = flags & IFF_UP;
+	}
+	return 0;
+}
+
 static int read_pf(struct host_linux *hl, int fd, struct pf_state *pf, const char **ret_what)
 {
 	const struct driver_info *di;
@@ -402,6 +438,10 @@ static int read_pf(struct host_linux *hl, int fd, struct pf_state *pf, const cha
 		return r;
 	*ret_what = "virtfn links";
 	r = read_vfs(hl, fd, pf);
+	if (r < 0)
+		return r;
+	*ret_what = "representors";
+	r = hl_read_representors(hl, fd, pf);
 	if (r < 0)
 		return r;
 	/* the kernel's default VF driver comes from the drivers table: a

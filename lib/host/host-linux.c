@@ -255,6 +255,8 @@ static int linux_run(struct host *h, const char *pf, const struct action *a, use
 		return hl_set_vf_mtu(hl, pf, a->vf, a->value);
 	case ACTION_SET_RDMA_NETNS_MODE:
 		return hl_set_rdma_netns_mode(hl, (enum rdma_netns_mode)a->value);
+	case ACTION_SET_REPRESENTOR_UP:
+		return hl_set_representor_up(hl, pf, a->vf);
 	case _ACTION_TYPE_MAX:
 	case _ACTION_TYPE_INVALID:
 		break;

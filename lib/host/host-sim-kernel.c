@@ -156,6 +156,30 @@ static void vf_unbind(struct vf_state *vf)
 	vf->attrs.rdma = false;
 }
 
+/* Switchdev mode gives each VF a representor netdev, down, which the
+ * driver removes again in legacy mode. Named from the PF's PCI address
+ * ("rep3b000vf2"): unique on the host and short enough for a netdev. */
+static int sync_representors(struct pf_state *pf)
+{
+	bool want = pf->has_eswitch && pf->eswitch_mode == ESWITCH_MODE_SWITCHDEV;
+
+	for (size_t i = 0; i < pf->n_vfs; i++) {
+		struct vf_state *vf = &pf->vfs[i];
+
+		if (!want) {
+			vf->representor = mfree(vf->representor);
+			vf->representor_up = false;
+		} else if (!vf->representor) {
+			vf->representor = strdup_printf("rep%.2s%.2s%cvf%zu", pf->pci + 5,
+							pf->pci + 8, pf->pci[11], i);
+			if (!vf->representor)
+				return -ENOMEM;
+			vf->representor_up = false;
+		}
+	}
+	return 0;
+}
+
 static int create_vfs(struct host *h, struct host_state *s, struct pf_state *pf, uint32_t n)
 {
 	const struct driver_info *di = driver_info_get(pf->driver);
@@ -191,7 +215,7 @@ static int create_vfs(struct host *h, struct host_state *s, struct pf_state *pf,
 	pf->vfs = vfs;
 	pf->n_vfs = pf->num_vfs = n;
 	recompute_rdma(s);
-	return 0;
+	return sync_representors(pf);
 }
 
 static void destroy_vfs(struct pf_state *pf)
@@ -260,6 +284,20 @@ static int k_set_eswitch_mode(struct host *h, struct host_state *s, const struct
 			return -EBUSY;
 		}
 	pf->eswitch_mode = (enum eswitch_mode)rq->a->value;
+	return sync_representors(pf);
+}
+
+static int k_set_representor_up(struct host *h, struct host_state *s, const struct sim_request *rq)
+{
+	struct pf_state *pf = find_pf(h, s, rq->pf);
+
+	if (!pf)
+		return -ENODEV;
+	if (rq->a->vf >= pf->n_vfs || !pf->vfs[rq->a->vf].representor) {
+		host_set_error(h, "VF %u has no representor", rq->a->vf);
+		return -ENODEV;
+	}
+	pf->vfs[rq->a->vf].representor_up = true;
 	return 0;
 }
 
@@ -499,6 +537,7 @@ static int (*const rules[_ACTION_TYPE_MAX])(struct host *h, struct host_state *s
 	[ACTION_SET_FIRMWARE_VFS] = k_set_firmware_vfs,
 	[ACTION_SET_LINK_TYPE] = k_set_firmware_link_type,
 	[ACTION_SET_RDMA_NETNS_MODE] = k_set_rdma_netns_mode,
+	[ACTION_SET_REPRESENTOR_UP] = k_set_representor_up,
 };
 
 int sim_kernel_apply(struct host *h, struct host_state *s, const struct sim_request *rq)

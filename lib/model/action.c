@@ -22,6 +22,7 @@ static const struct {
 	[ACTION_BIND_VF] = { "bind_vf", .on_vf = true, .blocking = "bind of the VF driver" },
 	[ACTION_SET_VF_MTU] = { "set_vf_mtu", .on_vf = true },
 	[ACTION_SET_RDMA_NETNS_MODE] = { "set_rdma_netns_mode" },
+	[ACTION_SET_REPRESENTOR_UP] = { "set_representor_up", .on_vf = true },
 };
 
 const char *action_type_to_string(enum action_type t)

@@ -25,6 +25,7 @@ enum action_type {
 	/* value = enum rdma_netns_mode: the host's, not the PF's (pf names the
 	 * PF whose plan it is part of) */
 	ACTION_SET_RDMA_NETNS_MODE,
+	ACTION_SET_REPRESENTOR_UP, /* vf: its switchdev representor up */
 	_ACTION_TYPE_MAX,
 	_ACTION_TYPE_INVALID = -EINVAL,
 };

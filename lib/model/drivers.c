@@ -14,9 +14,11 @@
  *  - i40e: no min rate ("Invalid min tx rate"), 802.1Q only, no devlink
  *    eswitch mode.
  *  - ice: 802.1ad port VLANs in double VLAN mode; eswitch mode changes only
- *    while no VF exists.
+ *    while no VF exists; in switchdev mode a VF's link follows its
+ *    representor (ice_repr_open/stop).
  *  - mlx5_core: the VF driver is mlx5_core itself; switchdev after the VFs
- *    exist and are unbound; NUM_OF_VFS and LINK_TYPE_P* in firmware
+ *    exist and are unbound, a VF's vport admin state then following its
+ *    representor (mlx5e_rep_open/close); NUM_OF_VFS and LINK_TYPE_P* in firmware
  *    (mstconfig), effective after a reboot. On an InfiniBand port the PF
  *    netdev is IPoIB's (ipoib_netdev_ops_pf): VF link state and the node
  *    and port GUIDs only (set_vf_guid through mlx5_ib), which a VF takes
@@ -37,6 +39,7 @@ static const struct driver_info drivers[] = {
 			    A(LINK_STATE) | A(MIN_TX_RATE) | A(MAX_TX_RATE),
 		.vlan_8021ad = true,
 		.switchdev = SWITCHDEV_WITHOUT_VFS,
+		.representor_link = true,
 	},
 	{
 		.pf_driver = "i40e",
@@ -61,6 +64,7 @@ static const struct driver_info drivers[] = {
 		.vf_keys_before_bind = A(IB_NODE_GUID) | A(IB_PORT_GUID),
 		.vlan_8021ad = true,
 		.switchdev = SWITCHDEV_VFS_UNBOUND,
+		.representor_link = true,
 		.firmware_vfs = true,
 		.firmware_max_vfs = 127,
 		.firmware_link_type = true,

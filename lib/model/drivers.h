@@ -34,6 +34,10 @@ struct driver_info {
 	uint32_t ib_vf_attrs;
 	bool vlan_8021ad; /* VLANProtocol=802.1ad accepted */
 	enum switchdev_order switchdev;
+	/* in switchdev mode a VF's link follows its representor's admin state
+	 * (mlx5e_rep_open/close set the vport state; ice's representor
+	 * likewise): representors are brought up, or the VFs have no link */
+	bool representor_link;
 	/* keys (1u << enum vf_key) a VF's driver takes only as it binds: set
 	 * through the PF before the bind, and a bound VF rebound after (igbvf
 	 * reads its MAC at probe, mlx5 its GUIDs) */

@@ -29,6 +29,7 @@ void vf_state_done(struct vf_state *vf)
 		return;
 	vf->name = mfree(vf->name);
 	vf->unbound_from = mfree(vf->unbound_from);
+	vf->representor = mfree(vf->representor);
 	vf_attrs_done(&vf->attrs);
 }
 
@@ -75,15 +76,12 @@ static int vf_state_copy(const struct vf_state *src, struct vf_state *ret)
 {
 	struct vf_state c = *src;
 
-	if (!strdup_null(src->name, &c.name))
-		return -ENOMEM;
-	if (!strdup_null(src->unbound_from, &c.unbound_from)) {
-		free(c.name);
-		return -ENOMEM;
-	}
-	if (vf_attrs_copy_all(&c.attrs, &src->attrs) < 0) {
-		free(c.name);
-		free(c.unbound_from);
+	c.name = c.unbound_from = c.representor = NULL;
+	c.attrs = (struct vf_attrs){};
+	if (!strdup_null(src->name, &c.name) || !strdup_null(src->unbound_from, &c.unbound_from) ||
+	    !strdup_null(src->representor, &c.representor) ||
+	    vf_attrs_copy_all(&c.attrs, &src->attrs) < 0) {
+		vf_state_done(&c);
 		return -ENOMEM;
 	}
 	*ret = c;

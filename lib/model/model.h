@@ -46,6 +46,11 @@ struct vf_state {
 	char *name; /* netdev name; NULL when it has none (vfio-pci, unbound) */
 	/* driver NULL: unbound; mtu 0: no netdev; rdma: an RDMA device exists */
 	struct vf_attrs attrs;
+	/* switchdev: the VF's representor netdev (its phys_port_name is
+	 * pf<N>vf<index>) and whether it is up; NULL otherwise. Snapshot
+	 * "representor" and "representor_up", optional. */
+	char *representor;
+	bool representor_up;
 	/* unbound: the driver an apply of ours took it off and did not bind it
 	 * to again (it was killed), from the record in the state directory
 	 * (pf_created_mark()); NULL otherwise. Never in a snapshot. */

@@ -133,6 +133,37 @@ int snapshot_format_ifname(const struct field *f, const void *obj, struct json_o
 	return snapshot_format_string(f, obj, ret);
 }
 
+/* A VF's representor: left out without one (not in switchdev mode). */
+int snapshot_parse_representor(struct parser *p, const struct field *f, const char *path,
+			       struct json_object *v, void *obj)
+{
+	return snapshot_parse_ifname(p, f, path, v, obj);
+}
+
+int snapshot_format_representor(const struct field *f, const void *obj, struct json_object **ret)
+{
+	const struct vf_state *vf = obj;
+
+	if (!vf->representor)
+		return 0;
+	return snapshot_format_ifname(f, obj, ret);
+}
+
+int snapshot_parse_representor_up(struct parser *p, const struct field *f, const char *path,
+				  struct json_object *v, void *obj)
+{
+	return snapshot_parse_bool(p, f, path, v, obj);
+}
+
+int snapshot_format_representor_up(const struct field *f, const void *obj, struct json_object **ret)
+{
+	const struct vf_state *vf = obj;
+
+	if (!vf->representor)
+		return 0;
+	return snapshot_format_bool(f, obj, ret);
+}
+
 int snapshot_parse_bool(struct parser *p, const struct field *f, const char *path,
 			struct json_object *v, void *obj)
 {

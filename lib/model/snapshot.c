@@ -47,6 +47,9 @@ static const struct field vf_fields[] = {
 	FIELD("ib_port_guid", guid, struct vf_state, attrs.ib_port_guid, 0, 0, .optional = true),
 	FIELD("mtu", uint, struct vf_state, attrs.mtu, 0, 65535),
 	FIELD("rdma", bool, struct vf_state, attrs.rdma, 0, 0),
+	FIELD("representor", representor, struct vf_state, representor, 0, 0, .optional = true),
+	FIELD("representor_up", representor_up, struct vf_state, representor_up, 0, 0,
+	      .optional = true),
 };
 
 static const struct field pf_fields[] = {

@@ -92,6 +92,8 @@ char *action_describe(const struct action *a)
 		return strdup_printf("VF %u: bind %s", a->vf, a->str ?: "default driver");
 	case ACTION_SET_VF_MTU:
 		return strdup_printf("VF %u: mtu %u", a->vf, a->value);
+	case ACTION_SET_REPRESENTOR_UP:
+		return strdup_printf("VF %u: representor up", a->vf);
 	case ACTION_SET_RDMA_NETNS_MODE:
 		return strdup_printf(
 			"set RDMA netns mode %s",
@@ -152,6 +154,8 @@ static char *describe_now(const struct action *a, const struct pf_state *pf)
 		return vf ? strdup(vf->attrs.driver ?: "no driver") : NULL;
 	case ACTION_SET_VF_MTU:
 		return vf ? strdup_printf("%u", vf->attrs.mtu) : NULL;
+	case ACTION_SET_REPRESENTOR_UP:
+		return vf && vf->representor ? strdup("down") : NULL;
 	case ACTION_LOAD_MODULE:
 	case ACTION_SET_FIRMWARE_VFS:
 	case ACTION_SET_LINK_TYPE:

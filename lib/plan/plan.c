@@ -12,7 +12,8 @@
  *     each VF is probed once, on its own driver
  *  5. hw-tc-offload, after the eswitch mode
  *  6. per VF, in index order, against the state predicted after step 4:
- *     [unbind], netlink attributes, [bind], VF MTU
+ *     [unbind], netlink attributes, [bind], VF MTU, in switchdev mode its
+ *     representor up (drivers whose VF link follows it)
  *  7. autoprobe on again, where step 4 turned it off (or an apply of ours
  *     that was killed left it off): off is for the VFs being created only
  *  8. the RDMA subsystem's netns mode ([RDMA] NetnsMode=), for a PF with
@@ -39,6 +40,7 @@ struct plan_ctx {
 	uint32_t target;	/* VF count after step 4 */
 	bool fresh;		/* step 4 (re)creates the VFs: kernel defaults */
 	bool unbound;		/* step 4 unbinds every VF (mlx5 eswitch change) */
+	bool switched;		/* step 4 changes the eswitch mode */
 	bool probe_on;		/* the PF's own autoprobe setting, as we leave it */
 	bool probe_off;		/* VFs are created with autoprobe off, unbound */
 	bool probe_now;		/* autoprobe after step 4 */
@@ -356,6 +358,7 @@ static int switch_eswitch(struct plan_ctx *c, uint32_t cur)
 			r = add_value(c->p, ACTION_SET_ESWITCH_MODE, true, mode);
 		if (r >= 0 && c->target > 0)
 			r = create_vfs(c, c->target, cur > 0);
+		c->switched = true;
 		return r;
 	case SWITCHDEV_VFS_UNBOUND:
 		r = set_count(c, cur, c->target);
@@ -372,6 +375,7 @@ static int switch_eswitch(struct plan_ctx *c, uint32_t cur)
 	}
 	if (r < 0)
 		return r;
+	c->switched = true;
 	return add_value(c->p, ACTION_SET_ESWITCH_MODE, true, mode);
 }
 
@@ -529,6 +533,23 @@ static int vf_rebind(struct plan_ctx *c, uint32_t i, struct vf_state *now,
 	return r;
 }
 
+/* Whether VF i's representor is down after steps 4-6: one the eswitch
+ * change or the VF's creation makes starts down; the PF ends in switchdev
+ * mode. */
+static bool representor_down(const struct plan_ctx *c, uint32_t i, bool fresh,
+			     const struct vf_state *now)
+{
+	const struct pf_settings *s = &c->d->pf;
+	enum eswitch_mode mode = pf_settings_has(s, PF_KEY_ESWITCH_MODE) ? s->eswitch_mode :
+									   c->pf->eswitch_mode;
+
+	if (!c->drv->representor_link || !c->pf->has_eswitch || mode != ESWITCH_MODE_SWITCHDEV)
+		return false;
+	if (fresh || c->switched)
+		return true;
+	return now->representor && !now->representor_up;
+}
+
 /* Step 6 for VF i. */
 static int plan_vf(struct plan_ctx *c, uint32_t i)
 {
@@ -558,8 +579,10 @@ static int plan_vf(struct plan_ctx *c, uint32_t i)
 		return r;
 	if (vf_settings_has(v, VF_KEY_MTU) && vf_driver_has_netdev(now.attrs.driver) &&
 	    now.attrs.mtu != v->attrs.mtu)
-		return add_vf(c->p, ACTION_SET_VF_MTU, false, i, v->attrs.mtu, NULL);
-	return 0;
+		r = add_vf(c->p, ACTION_SET_VF_MTU, false, i, v->attrs.mtu, NULL);
+	if (r >= 0 && representor_down(c, i, fresh, &now))
+		r = add_vf(c->p, ACTION_SET_REPRESENTOR_UP, false, i, 0, NULL);
+	return r;
 }
 
 /* The VFs up to the target count that pick() chooses, as ranges ("0-3, 5")

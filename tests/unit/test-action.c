@@ -28,7 +28,7 @@ static void test_names(void **state)
 static void test_properties(void **state)
 {
 	const uint32_t on_vf = 1u << ACTION_UNBIND_VF | 1u << ACTION_SET_VF | 1u << ACTION_BIND_VF |
-			       1u << ACTION_SET_VF_MTU;
+			       1u << ACTION_SET_VF_MTU | 1u << ACTION_SET_REPRESENTOR_UP;
 	const uint32_t blocking = 1u << ACTION_SET_NUM_VFS | 1u << ACTION_SET_ESWITCH_MODE |
 				  1u << ACTION_UNBIND_VF | 1u << ACTION_BIND_VF;
 

@@ -256,6 +256,22 @@ static void sim_vf_modules_loaded(const struct env *e)
 		assert_true(module_loaded(e, *m));
 }
 
+/* In switchdev mode each VF has a representor, down until set up. */
+static void sim_representors(struct env *e)
+{
+	for (size_t i = 0; i < e->pf.n_vfs; i++) {
+		struct vf_state *vf = &e->pf.vfs[i];
+
+		if (e->pf.eswitch_mode != ESWITCH_MODE_SWITCHDEV) {
+			vf->representor = mfree(vf->representor);
+			vf->representor_up = false;
+		} else if (!vf->representor) {
+			vf->representor = strdup_printf("ens1f0npf0vf%zu", i);
+			vf->representor_up = false;
+		}
+	}
+}
+
 static void sim_set_num_vfs(struct env *e, uint32_t n)
 {
 	assert_false(e->pf.num_vfs > 0 && n > 0); /* EBUSY */
@@ -263,6 +279,7 @@ static void sim_set_num_vfs(struct env *e, uint32_t n)
 	if (n > 0 && e->pf.drivers_autoprobe)
 		sim_vf_modules_loaded(e);
 	sim_create_vfs(e, n);
+	sim_representors(e);
 }
 
 static void sim_set_eswitch(struct env *e, enum eswitch_mode m)
@@ -284,6 +301,7 @@ static void sim_set_eswitch(struct env *e, enum eswitch_mode m)
 		fail();
 	}
 	e->pf.eswitch_mode = m;
+	sim_representors(e);
 }
 
 static void sim_unbind(struct env *e, uint32_t i)
@@ -415,6 +433,12 @@ static void sim_action(struct env *e, const struct action *a)
 		assert_true(vf_driver_has_netdev(e->pf.vfs[a->vf].attrs.driver));
 		assert_true(a->value <= e->pf.mtu); /* iavf, mlx5: not above the PF */
 		e->pf.vfs[a->vf].attrs.mtu = a->value;
+		return;
+	case ACTION_SET_REPRESENTOR_UP:
+		assert_true(a->vf < e->pf.n_vfs);
+		assert_non_null(e->pf.vfs[a->vf].representor);
+		assert_false(e->pf.vfs[a->vf].representor_up); /* planned only to change it */
+		e->pf.vfs[a->vf].representor_up = true;
 		return;
 	case ACTION_SET_RDMA_NETNS_MODE:
 		/* once an RDMA module brought ib_core */
@@ -784,9 +808,15 @@ static void test_ice_switchdev_order(void **state)
 	VF(&e, 0, TRUST, trust, true);
 	expect_plan(&e,
 		    "remove all VFs; set eswitch mode switchdev; set 8 VFs; set hw-tc-offload on; "
-		    "VF 0: trust on",
-		    "DDDLL");
-	assert_int_equal(apply_converges(&e), 5);
+		    "VF 0: trust on; VF 0: representor up; VF 1: representor up; "
+		    "VF 2: representor up; VF 3: representor up; VF 4: representor up; "
+		    "VF 5: representor up; VF 6: representor up; VF 7: representor up",
+		    "DDDLLLLLLLLLL");
+	assert_int_equal(apply_converges(&e), 13);
+	/* one taken down by hand (the VF loses its link): up again */
+	e.pf.vfs[5].representor_up = false;
+	expect_plan(&e, "VF 5: representor up", "L");
+	assert_int_equal(apply_converges(&e), 1);
 
 	/* the same count, only the mode: the VFs are re-created */
 	PF(&e, ESWITCH_MODE, eswitch_mode, ESWITCH_MODE_LEGACY);
@@ -800,7 +830,12 @@ static void test_ice_switchdev_order(void **state)
 	/* from no VFs: the mode, then the VFs; creating VFs destroys nothing */
 	sim_create_vfs(&e, 0);
 	PF(&e, ESWITCH_MODE, eswitch_mode, ESWITCH_MODE_SWITCHDEV);
-	expect_plan(&e, "set eswitch mode switchdev; set 8 VFs; VF 0: trust on", "DLL");
+	expect_plan(&e,
+		    "set eswitch mode switchdev; set 8 VFs; VF 0: trust on; VF 0: representor up; "
+		    "VF 1: representor up; VF 2: representor up; VF 3: representor up; "
+		    "VF 4: representor up; VF 5: representor up; VF 6: representor up; "
+		    "VF 7: representor up",
+		    "DLLLLLLLLLL");
 	env_done(&e);
 }
 
@@ -814,9 +849,10 @@ static void test_mlx5_switchdev_order(void **state)
 	vf_mac(&e, 1, "02:00:00:00:00:11");
 	expect_plan(&e,
 		    "VF 0: unbind; VF 1: unbind; set eswitch mode switchdev; VF 0: bind mlx5_core; "
-		    "VF 1: mac 02:00:00:00:00:11; VF 1: bind mlx5_core",
-		    "DDDLLL");
-	assert_int_equal(apply_converges(&e), 6);
+		    "VF 0: representor up; VF 1: mac 02:00:00:00:00:11; VF 1: bind mlx5_core; "
+		    "VF 1: representor up",
+		    "DDDLLLLL");
+	assert_int_equal(apply_converges(&e), 8);
 
 	/* a count change and the mode back: count first, then unbind all */
 	want_count(&e, 3);
@@ -842,8 +878,11 @@ static void test_mlx5_unbound_vf_stays(void **state)
 	e.pf.vfs[1].attrs.driver = e.pf.vfs[1].name = NULL;
 	want(&e, false, 0);
 	PF(&e, ESWITCH_MODE, eswitch_mode, ESWITCH_MODE_SWITCHDEV);
-	expect_plan(&e, "VF 0: unbind; set eswitch mode switchdev; VF 0: bind mlx5_core", "DDL");
-	assert_int_equal(apply_converges(&e), 3);
+	expect_plan(&e,
+		    "VF 0: unbind; set eswitch mode switchdev; VF 0: bind mlx5_core; "
+		    "VF 0: representor up; VF 1: representor up",
+		    "DDLLL");
+	assert_int_equal(apply_converges(&e), 5);
 	assert_null(e.pf.vfs[1].attrs.driver);
 	env_done(&e);
 }

@@ -16,8 +16,13 @@
  * With --rdma-netns, sets the RDMA subsystem's netns mode through the
  * backend (or only reads it: get) and prints the mode the backend reads
  * afterwards, with the kernel's answer to the set.
- *   vm-nsim-vf --rdma-netns shared|exclusive|get */
+ *   vm-nsim-vf --rdma-netns shared|exclusive|get
+ * With --representors, finds the switchdev representors of the first COUNT
+ * VFs of the device directory DEVDIR through the backend, prints them as
+ * it reads them, brings those that are down up, and prints them again.
+ *   vm-nsim-vf --representors DEVDIR COUNT */
 
+#include <fcntl.h>
 #include <json-c/json.h>
 
 #include "host-linux-internal.h"
@@ -113,6 +118,55 @@ static int rdma_netns(struct host *h, const char *how)
 	return 0;
 }
 
+static void print_representors(const struct pf_state *pf)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < pf->n_vfs; i++) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "name",
+				       pf->vfs[i].representor ?
+					       json_object_new_string(pf->vfs[i].representor) :
+					       NULL);
+		json_object_object_add(o, "up", json_object_new_boolean(pf->vfs[i].representor_up));
+		json_object_array_add(a, o);
+	}
+	printf("%s\n", json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN));
+	json_object_put(a);
+}
+
+static int representors(struct host *h, const char *dir, uint32_t count)
+{
+	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct pf_state pf = { .n_vfs = count };
+	int r;
+
+	if (fd < 0) {
+		fprintf(stderr, "%s: %m\n", dir);
+		return 1;
+	}
+	pf.vfs = calloc(count, sizeof(*pf.vfs));
+	r = pf.vfs ? hl_read_representors(host_linux(h), fd, &pf) : -ENOMEM;
+	if (r >= 0)
+		print_representors(&pf);
+	for (size_t i = 0; r >= 0 && i < pf.n_vfs; i++)
+		if (pf.vfs[i].representor && !pf.vfs[i].representor_up)
+			r = hl_set_up_ifname(host_linux(h), pf.vfs[i].representor);
+	for (size_t i = 0; r >= 0 && i < pf.n_vfs; i++)
+		pf.vfs[i].representor = mfree(pf.vfs[i].representor);
+	if (r >= 0)
+		r = hl_read_representors(host_linux(h), fd, &pf);
+	if (r >= 0)
+		print_representors(&pf);
+	pf_state_done(&pf);
+	if (r < 0) {
+		fprintf(stderr, "representors: %s: %s\n", strerror(-r), h->error);
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	_cleanup_host_ struct host *h = NULL;
@@ -138,6 +192,15 @@ int main(int argc, char **argv)
 		}
 		return rdma_netns(h, argv[2]);
 	}
+	if (argc == 4 && streq(argv[1], "--representors") &&
+	    safe_atou32(argv[3], 10, &count) >= 0 && count <= 256) {
+		r = host_linux_open(NULL, &h);
+		if (r < 0) {
+			fprintf(stderr, "%s\n", strerror(-r));
+			return 1;
+		}
+		return representors(h, argv[2], count);
+	}
 	if (argc == 3 && streq(argv[1], "--guids") && ifname_is_valid(argv[2])) {
 		r = host_linux_open(NULL, &h);
 		if (r < 0) {
@@ -151,8 +214,9 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"Usage: %s IFNAME COUNT\n       %s --hw-tc-offload on|off|get IFNAME\n"
 			"       %s --guids IFNAME\n"
-			"       %s --rdma-netns shared|exclusive|get\n",
-			argv[0], argv[0], argv[0], argv[0]);
+			"       %s --rdma-netns shared|exclusive|get\n"
+			"       %s --representors DEVDIR COUNT\n",
+			argv[0], argv[0], argv[0], argv[0], argv[0]);
 		return 2;
 	}
 	r = host_linux_open(NULL, &h);

@@ -9,7 +9,8 @@ systemd and udev, an emulated igb (82576) SR-IOV PF and an emulated IOMMU.
    gone; 4. a hand-written sriov_numvfs is planned and repaired; 5. a layout with
    an error holds the PF, its VFs untouched, the error in status and journal;
 6. netdevsim with 64 VFs: every VF attribute set through the Linux backend and read back,
-   hw-tc-offload, and VF GUID requests as far as the kernel's driver check;
+   hw-tc-offload, VF GUID requests as far as the kernel's driver check, and switchdev
+   representors found and brought up;
 7. the RDMA subsystem's netns mode (rdma_rxe brings ib_core) read, set, and refused with
    another network namespace.
 """
@@ -359,6 +360,25 @@ def test_netdevsim_64_vfs_every_attribute(vm, product, steps):
     with steps("scenario 6: VF GUID requests reach the driver check"):
         out = json.loads(vm.check(f"vm-nsim-vf --guids {nd}"))
     assert out["errno"] == "EOPNOTSUPP", out
+    # switchdev: each VF's representor, found by the backend among the device's netdevs by its
+    # phys_port_name (pf0vf<i>), starts down (the VF has no link while it is, on mlx5 and ice)
+    # and is brought up
+    with steps("scenario 6: switchdev representors found and brought up"):
+        vm.check(f"echo 0 > {sysdev}/sriov_numvfs && "
+                 "devlink dev eswitch set netdevsim/netdevsim10 mode switchdev && "
+                 f"echo 2 > {sysdev}/sriov_numvfs")
+        vm.wait_until(f"[ $(ls {sysdev}/net | wc -l) -eq 3 ]", timeout=30)
+        before, after = (json.loads(line) for line in
+                         vm.check(f"vm-nsim-vf --representors {sysdev} 2").splitlines())
+    reps = {vm.check(f"cat {sysdev}/net/{n}/phys_port_name").strip(): n
+            for n in vm.check(f"ls {sysdev}/net").split()}
+    assert [r["name"] for r in before] == [reps["pf0vf0"], reps["pf0vf1"]], (before, reps)
+    assert [r["up"] for r in before] == [False, False]
+    assert after == [{"name": r["name"], "up": True} for r in before], after
+    for r in after:
+        assert "UP" in json.loads(vm.check(f"ip -j link show dev {r['name']}"))[0]["flags"]
+    vm.check(f"echo 0 > {sysdev}/sriov_numvfs && "
+             "devlink dev eswitch set netdevsim/netdevsim10 mode legacy")
     # a feature the netdev cannot change: the backend says so, and the igb PF of the VM (an
     # 82576, older than the i350 that brought hw-tc-offload to igb) reads as fixed
     pf = next(iter(igb_pfs(vm)))
