@@ -3,8 +3,11 @@
 
 import json
 import re
+from pathlib import Path
 
 import pytest
+
+REPO = Path(__file__).resolve().parents[2]
 
 E810_LAYOUT = """[Match]
 PCIAddress={pci}
@@ -411,3 +414,19 @@ def test_wait_holds_for_a_pf_whose_driver_is_not_bound_yet(make_host):
     h.layout("50.conf", "[Match]\nDevice=0x1572\n[PhysicalFunction]\nVirtualFunctions=2\n")
     r = h.run("wait", "--timeout", "1")
     assert r.returncode == 0 and "0 configured PF(s)" in r.stdout, r.stdout
+
+
+def test_shipped_infiniband_example(make_host):
+    """conf.d/65-cx7-infiniband.conf on a ConnectX-7 in InfiniBand mode: stable GUIDs, applied
+    once, and a second apply changes nothing."""
+    h = make_host("cx7-ib.json")
+    h.layout("65-cx7-infiniband.conf", (REPO / "conf.d" / "65-cx7-infiniband.conf").read_text())
+    r = h.run("apply")
+    assert r.returncode == 0, r.stdout + r.stderr
+    pf = h.pfs_by_driver("mlx5_core")[0]
+    assert pf["num_vfs"] == 8
+    guids = [vf["ib_node_guid"] for vf in pf["vfs"]] + [vf["ib_port_guid"] for vf in pf["vfs"]]
+    assert len(set(guids)) == 16 and all(int(g[:2], 16) & 0x03 == 0x02 for g in guids), guids
+    assert all(vf["driver"] == "mlx5_core" and vf["rdma"] for vf in pf["vfs"]), pf["vfs"]
+    r = h.run("apply")
+    assert r.returncode == 0 and "already applied" in r.stdout, r.stdout
