@@ -134,8 +134,8 @@ static const char *wanted_driver(const struct pf_view *pv, uint32_t i)
 }
 
 /* "ok", or "differs: <what the plan would set>" for the actions on vf
- * ("differs: mac 02:00:00:00:01:00; bind igbvf"; an unbind is the means, not
- * the difference), or "differs: driver X (now Y)" for a VF that is not on
+ * ("differs: mac 02:00:00:00:01:00; bind vfio-pci"; an unbind, and a bind
+ * back to the driver the VF is on, are the means, not the difference), or "differs: driver X (now Y)" for a VF that is not on
  * the driver its layout asks for and that no action will move (vfio-pci
  * without an IOMMU), or "differs: no RDMA device" (RDMA=yes). Cut short at
  * size. */
@@ -152,8 +152,12 @@ static const char *vf_drift(const struct pf_view *pv, const struct vf_state *vf,
 		_cleanup_free_ char *d = NULL;
 		const char *s;
 
+		/* an unbind, or a bind back to the driver the VF is on (the
+		 * rebind after a MAC or GUID), is the means */
 		if (!action_type_on_vf(a->type) || a->vf != vf->index ||
-		    a->type == ACTION_UNBIND_VF)
+		    a->type == ACTION_UNBIND_VF ||
+		    (a->type == ACTION_BIND_VF && vf->attrs.driver &&
+		     module_name_equal(a->str ?: "", vf->attrs.driver)))
 			continue;
 		d = action_describe(a);
 		s = d ? strchr(d, ':') : NULL;

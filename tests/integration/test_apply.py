@@ -430,3 +430,13 @@ def test_shipped_infiniband_example(make_host):
     assert all(vf["driver"] == "mlx5_core" and vf["rdma"] for vf in pf["vfs"]), pf["vfs"]
     r = h.run("apply")
     assert r.returncode == 0 and "already applied" in r.stdout, r.stdout
+
+    # a GUID changed by hand: status names the GUID; the rebind that sets it is the means
+    want = pf["vfs"][2]["ib_node_guid"]
+    s = h.state()
+    s["pfs"][0]["vfs"][2]["ib_node_guid"] = "02:00:00:00:00:00:00:99"
+    h.save(s)
+    st = json.loads(h.run("status", "--json").stdout)
+    assert st["pfs"][0]["vfs"][2]["layout"] == f"differs: node_guid {want}", st["pfs"][0]["vfs"][2]
+    plan = h.run("plan").stdout
+    assert "VF 2: unbind" in plan and "VF 2: bind mlx5_core" in plan, plan
