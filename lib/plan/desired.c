@@ -540,6 +540,25 @@ static int check_all(struct ctx *c)
 	return 0;
 }
 
+/* A PF held by errors against the hardware says how many more there are,
+ * as one held by a file's errors does. */
+static int count_more_errors(struct ctx *c)
+{
+	size_t n = 0;
+	char *s;
+
+	for (size_t i = c->diags_start; i < c->diags->n; i++)
+		n += c->diags->items[i].level == DIAG_ERROR;
+	if (n < 2 || !c->d->held_reason)
+		return 0;
+	s = strdup_printf("%s (and %zu more error%s)", c->d->held_reason, n - 1, n == 2 ? "" : "s");
+	if (!s)
+		return -ENOMEM;
+	free(c->d->held_reason);
+	c->d->held_reason = s;
+	return 0;
+}
+
 static int build(struct ctx *c, const struct layout_set *set)
 {
 	size_t kept = 0;
@@ -566,7 +585,10 @@ static int build(struct ctx *c, const struct layout_set *set)
 	r = resolve_stable(c);
 	if (r < 0)
 		return r;
-	return check_all(c);
+	r = check_all(c);
+	if (r < 0)
+		return r;
+	return count_more_errors(c);
 }
 
 int desired_build(const struct layout_set *set, const struct host_state *host,

@@ -935,6 +935,29 @@ static void test_ib_guids(void **state)
 	run_done(&t, files, 1);
 }
 
+/* Several errors against the hardware: the first is the reason, with how
+ * many more there are (as for a file's own errors). */
+static void test_more_errors_counted(void **state)
+{
+	struct pf_state pf = pf_make("i40e", 64, 0);
+	struct layout_file *files[] = { file_new(A, "*") };
+	struct vf_settings *s;
+	struct run t;
+
+	s = section(files[0], VF_INDEX_ALL, VF_INDEX_ALL, 5);
+	VF_SET(s, files[0], QUERY_RSS, query_rss, true, 6);
+	VF_SET(s, files[0], MIN_TX_RATE, min_tx_rate, 10, 7);
+	VF_SET(s, files[0], RDMA, rdma, true, 8);
+	PF_SET(files[0], VIRTUAL_FUNCTIONS, num_vfs, 2, 3);
+	run_build(&t, &host, &pf, files, 1);
+	assert_int_equal(t.diags.n, 3);
+	assert_string_equal(
+		t.d->held_reason,
+		"/etc/sriov-persist/conf.d/10-a.conf:6: QueryReceiveSideScaling=yes: the "
+		"i40e driver cannot set this on VFs (and 2 more errors)");
+	run_done(&t, files, 1);
+}
+
 /* MinTxRateMbps from one file, MaxTxRateMbps from another: checked after
  * merging, reported at the maximum. */
 static void test_rates_after_merge(void **state)
@@ -987,6 +1010,7 @@ int main(void)
 		cmocka_unit_test(test_link_type),
 		cmocka_unit_test(test_link_type_fixed_port),
 		cmocka_unit_test(test_ib_guids),
+		cmocka_unit_test(test_more_errors_counted),
 		cmocka_unit_test(test_rates_after_merge),
 	};
 
