@@ -73,6 +73,34 @@ struct pf_report {
 	bool has_rec;
 };
 
+/* For a drifted PF: what differs beyond its VFs (which their rows show),
+ * "differs: set PF mtu 9000 (now 1500); set RDMA netns mode exclusive", or
+ * NULL (with 0) when every action is a VF's. */
+static int drift_beyond_vfs(const struct pf_view *pv, char **ret)
+{
+	_cleanup_strv_free_ char **l = NULL;
+	_cleanup_free_ char *s = NULL;
+	int r;
+
+	for (size_t i = 0; i < pv->plan->n_actions; i++) {
+		const struct action *a = &pv->plan->actions[i];
+
+		if (action_type_on_vf(a->type))
+			continue;
+		r = strv_consume(&l, action_describe_drift(a, pv->pf));
+		if (r < 0)
+			return r;
+	}
+	*ret = NULL;
+	if (!l)
+		return 0;
+	s = strv_join(l, "; ");
+	if (!s)
+		return -ENOMEM;
+	*ret = strdup_printf("differs: %s", s);
+	return *ret ? 0 : -ENOMEM;
+}
+
 static int report_pf(const struct pf_view *pv, const char *runtime_dir, const char *state_dir,
 		     struct pf_report *ret)
 {
@@ -111,6 +139,13 @@ static int report_pf(const struct pf_view *pv, const char *runtime_dir, const ch
 			  !r.has_rec ? "pending" :
 				       pf_status_state_to_string(r.rec.state);
 		r.why = ok ? NULL : r.has_rec ? r.rec.error : "not applied yet";
+		if (ok) {
+			int k = drift_beyond_vfs(pv, &r.why_owned);
+
+			if (k < 0)
+				return k;
+			r.why = r.why_owned;
+		}
 	}
 	*ret = r;
 	return 0;

@@ -93,7 +93,7 @@ char *action_describe(const struct action *a)
 	case ACTION_SET_VF_MTU:
 		return strdup_printf("VF %u: mtu %u", a->vf, a->value);
 	case ACTION_SET_REPRESENTOR_UP:
-		return strdup_printf("VF %u: representor up", a->vf);
+		return strdup_printf("VF %u: set representor up", a->vf);
 	case ACTION_SET_RDMA_NETNS_MODE:
 		return strdup_printf(
 			"set RDMA netns mode %s",

@@ -3,6 +3,8 @@
 layouts have RDMA=yes, after their VFs; a kernel that refuses (other network namespaces exist)
 fails the apply with its reason and leaves the VFs configured."""
 
+import json
+
 E810_RDMA = """[Match]
 PCIAddress={pci}
 [PhysicalFunction]
@@ -43,6 +45,10 @@ def test_exclusive_with_rdma_vfs(make_host):
     h.main.write_text(h.main.read_text().replace("NetnsMode=keep", "NetnsMode=exclusive"))
     r = h.run("plan")
     assert r.returncode == 10 and "set RDMA netns mode exclusive" in r.stdout, r.stdout
+    # status says what differs, though no VF row does
+    st = json.loads(h.run("status", "--json").stdout)
+    pf = next(p for p in st["pfs"] if p["pci"] == pci)
+    assert pf["state"] == "drifted" and pf["reason"] == "differs: set RDMA netns mode exclusive", pf
 
 
 def test_no_rdma_vfs_leave_the_mode(make_host):

@@ -808,14 +808,14 @@ static void test_ice_switchdev_order(void **state)
 	VF(&e, 0, TRUST, trust, true);
 	expect_plan(&e,
 		    "remove all VFs; set eswitch mode switchdev; set 8 VFs; set hw-tc-offload on; "
-		    "VF 0: trust on; VF 0: representor up; VF 1: representor up; "
-		    "VF 2: representor up; VF 3: representor up; VF 4: representor up; "
-		    "VF 5: representor up; VF 6: representor up; VF 7: representor up",
+		    "VF 0: trust on; VF 0: set representor up; VF 1: set representor up; "
+		    "VF 2: set representor up; VF 3: set representor up; VF 4: set representor up; "
+		    "VF 5: set representor up; VF 6: set representor up; VF 7: set representor up",
 		    "DDDLLLLLLLLLL");
 	assert_int_equal(apply_converges(&e), 13);
 	/* one taken down by hand (the VF loses its link): up again */
 	e.pf.vfs[5].representor_up = false;
-	expect_plan(&e, "VF 5: representor up", "L");
+	expect_plan(&e, "VF 5: set representor up", "L");
 	assert_int_equal(apply_converges(&e), 1);
 
 	/* the same count, only the mode: the VFs are re-created */
@@ -830,12 +830,13 @@ static void test_ice_switchdev_order(void **state)
 	/* from no VFs: the mode, then the VFs; creating VFs destroys nothing */
 	sim_create_vfs(&e, 0);
 	PF(&e, ESWITCH_MODE, eswitch_mode, ESWITCH_MODE_SWITCHDEV);
-	expect_plan(&e,
-		    "set eswitch mode switchdev; set 8 VFs; VF 0: trust on; VF 0: representor up; "
-		    "VF 1: representor up; VF 2: representor up; VF 3: representor up; "
-		    "VF 4: representor up; VF 5: representor up; VF 6: representor up; "
-		    "VF 7: representor up",
-		    "DLLLLLLLLLL");
+	expect_plan(
+		&e,
+		"set eswitch mode switchdev; set 8 VFs; VF 0: trust on; VF 0: set representor up; "
+		"VF 1: set representor up; VF 2: set representor up; VF 3: set representor up; "
+		"VF 4: set representor up; VF 5: set representor up; VF 6: set representor up; "
+		"VF 7: set representor up",
+		"DLLLLLLLLLL");
 	env_done(&e);
 }
 
@@ -849,8 +850,8 @@ static void test_mlx5_switchdev_order(void **state)
 	vf_mac(&e, 1, "02:00:00:00:00:11");
 	expect_plan(&e,
 		    "VF 0: unbind; VF 1: unbind; set eswitch mode switchdev; VF 0: bind mlx5_core; "
-		    "VF 0: representor up; VF 1: mac 02:00:00:00:00:11; VF 1: bind mlx5_core; "
-		    "VF 1: representor up",
+		    "VF 0: set representor up; VF 1: mac 02:00:00:00:00:11; VF 1: bind mlx5_core; "
+		    "VF 1: set representor up",
 		    "DDDLLLLL");
 	assert_int_equal(apply_converges(&e), 8);
 
@@ -880,7 +881,7 @@ static void test_mlx5_unbound_vf_stays(void **state)
 	PF(&e, ESWITCH_MODE, eswitch_mode, ESWITCH_MODE_SWITCHDEV);
 	expect_plan(&e,
 		    "VF 0: unbind; set eswitch mode switchdev; VF 0: bind mlx5_core; "
-		    "VF 0: representor up; VF 1: representor up",
+		    "VF 0: set representor up; VF 1: set representor up",
 		    "DDLLL");
 	assert_int_equal(apply_converges(&e), 5);
 	assert_null(e.pf.vfs[1].attrs.driver);
