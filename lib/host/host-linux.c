@@ -75,6 +75,37 @@ static int read_machine_id(struct host_linux *hl, struct host_state *s)
 
 /* /proc/sys/kernel/random/boot_id is a UUID with dashes; kept as 32 hex
  * digits. Unreadable (an unusual /proc) is unknown, not an error. */
+/* The first vendor_id of /proc/cpuinfo (its first 4 KiB: the whole file
+ * of a large host is big): Intel's, or AMD's (Hygon's CPUs are AMD's design
+ * and take amd_iommu=). Other CPUs have no vendor_id line, or another
+ * value: not known. */
+static void read_cpu_vendor(struct host_linux *hl, struct host_state *s)
+{
+	_cleanup_close_ int fd = openat(hl->procfs_fd, "cpuinfo", O_RDONLY | O_CLOEXEC);
+	char text[4096];
+	size_t len = 0;
+	const char *p;
+	ssize_t n;
+
+	s->has_cpu_vendor = false;
+	while (fd >= 0 && len < sizeof(text) - 1 &&
+	       ((n = read(fd, text + len, sizeof(text) - 1 - len)) > 0 ||
+		(n < 0 && errno == EINTR)))
+		len += n > 0 ? (size_t)n : 0;
+	text[len] = '\0';
+	p = strstr(text, "vendor_id");
+	if (!p || !(p = strchr(p, ':')))
+		return;
+	p += strspn(p + 1, " \t") + 1;
+	if (startswith(p, "GenuineIntel"))
+		s->cpu_vendor = CPU_VENDOR_INTEL;
+	else if (startswith(p, "AuthenticAMD") || startswith(p, "HygonGenuine"))
+		s->cpu_vendor = CPU_VENDOR_AMD;
+	else
+		return;
+	s->has_cpu_vendor = true;
+}
+
 static void read_boot_id(struct host_linux *hl, struct host_state *s)
 {
 	_cleanup_free_ char *text = NULL;
@@ -193,6 +224,7 @@ static int read_host(struct host_linux *hl, const char *only, struct host_state 
 	if (r < 0)
 		return r;
 	s->iommu = hl_iommu_groups(hl);
+	read_cpu_vendor(hl, s);
 	hl_read_rdma_netns(hl, s);
 	read_boot_id(hl, s);
 	r = read_pfs(hl, s, only);

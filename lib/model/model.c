@@ -19,7 +19,13 @@ static const char *const rdma_netns_mode_table[_RDMA_NETNS_MODE_MAX] = {
 	[RDMA_NETNS_MODE_EXCLUSIVE] = "exclusive",
 };
 
+static const char *const cpu_vendor_table[_CPU_VENDOR_MAX] = {
+	[CPU_VENDOR_INTEL] = "intel",
+	[CPU_VENDOR_AMD] = "amd",
+};
+
 DEFINE_STRING_TABLE(eswitch_mode, enum eswitch_mode, eswitch_mode_table)
+DEFINE_STRING_TABLE(cpu_vendor, enum cpu_vendor, cpu_vendor_table)
 DEFINE_STRING_TABLE(rdma_netns_mode, enum rdma_netns_mode, rdma_netns_mode_table)
 DEFINE_STRING_TABLE(link_type, enum link_type, link_type_table)
 
@@ -146,6 +152,8 @@ int host_state_copy(const struct host_state *src, struct host_state **ret)
 	c->stable_on_host = src->stable_on_host;
 	memcpy(c->boot_id, src->boot_id, sizeof(c->boot_id));
 	c->iommu = src->iommu;
+	c->has_cpu_vendor = src->has_cpu_vendor;
+	c->cpu_vendor = src->cpu_vendor;
 	c->has_rdma_netns_mode = src->has_rdma_netns_mode;
 	c->rdma_netns_mode = src->rdma_netns_mode;
 	if (!strdup_null(src->hostname, &c->hostname) ||

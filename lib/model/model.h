@@ -29,14 +29,24 @@ enum rdma_netns_mode {
 	_RDMA_NETNS_MODE_INVALID = -EINVAL,
 };
 
+/* Whose IOMMU the kernel arguments name: intel_iommu= or amd_iommu=. */
+enum cpu_vendor {
+	CPU_VENDOR_INTEL,
+	CPU_VENDOR_AMD,
+	_CPU_VENDOR_MAX,
+	_CPU_VENDOR_INVALID = -EINVAL,
+};
+
 /* Snapshot spellings: "legacy"/"switchdev", "ethernet"/"infiniband",
- * "shared"/"exclusive".
+ * "shared"/"exclusive", "intel"/"amd".
  * from_string returns the _INVALID value on an unknown string. */
 const char *eswitch_mode_to_string(enum eswitch_mode m) _pure_;
 enum eswitch_mode eswitch_mode_from_string(const char *s) _pure_;
 const char *link_type_to_string(enum link_type t) _pure_;
 enum link_type link_type_from_string(const char *s) _pure_;
 const char *rdma_netns_mode_to_string(enum rdma_netns_mode m) _pure_;
+const char *cpu_vendor_to_string(enum cpu_vendor v) _pure_;
+enum cpu_vendor cpu_vendor_from_string(const char *s) _pure_;
 enum rdma_netns_mode rdma_netns_mode_from_string(const char *s) _pure_;
 
 /* One VF as the host has it. */
@@ -113,7 +123,11 @@ struct pf_state {
 struct host_state {
 	char *hostname;
 	char *kernel_cmdline;
-	bool iommu;	/* IOMMU groups exist */
+	bool iommu; /* IOMMU groups exist */
+	/* snapshot "cpu_vendor", optional: the real host reads /proc/cpuinfo;
+	 * absent when neither Intel's nor AMD's (or not known) */
+	bool has_cpu_vendor;
+	enum cpu_vendor cpu_vendor;
 	char **modules; /* loaded modules, NULL-terminated, never NULL */
 	/* snapshot "rdma_netns_mode", optional, null: no RDMA subsystem (ib_core
 	 * is not loaded, so there is no mode to read or set) */

@@ -442,6 +442,28 @@ DEFINE_ENUM_CONVERTER(link_type, link_type, enum link_type, _LINK_TYPE_MAX)
 DEFINE_ENUM_CONVERTER(eswitch_value, eswitch_mode, enum eswitch_mode, _ESWITCH_MODE_MAX)
 DEFINE_ENUM_CONVERTER(rdma_netns_value, rdma_netns_mode, enum rdma_netns_mode, _RDMA_NETNS_MODE_MAX)
 
+DEFINE_ENUM_CONVERTER(cpu_vendor_value, cpu_vendor, enum cpu_vendor, _CPU_VENDOR_MAX)
+
+/* "cpu_vendor": left out when not known. */
+int snapshot_parse_cpu_vendor(struct parser *p, const struct field *f, const char *path,
+			      struct json_object *v, void *obj)
+{
+	struct host_state *h = obj;
+	int r = snapshot_parse_cpu_vendor_value(p, f, path, v, obj);
+
+	h->has_cpu_vendor = r >= 0;
+	return r;
+}
+
+int snapshot_format_cpu_vendor(const struct field *f, const void *obj, struct json_object **ret)
+{
+	const struct host_state *h = obj;
+
+	if (!h->has_cpu_vendor)
+		return 0;
+	return snapshot_format_cpu_vendor_value(f, obj, ret);
+}
+
 /* "rdma_netns_mode": null (or absent) without an RDMA subsystem. */
 int snapshot_parse_rdma_netns(struct parser *p, const struct field *f, const char *path,
 			      struct json_object *v, void *obj)

@@ -91,6 +91,7 @@ static const struct field host_fields[] = {
 	FIELD("hostname", string, struct host_state, hostname, 0, 0),
 	FIELD("kernel_cmdline", string, struct host_state, kernel_cmdline, 0, 0),
 	FIELD("iommu", bool, struct host_state, iommu, 0, 0),
+	FIELD("cpu_vendor", cpu_vendor, struct host_state, cpu_vendor, 0, 0, .optional = true),
 	FIELD("modules", strv, struct host_state, modules, 0, 0),
 	FIELD("rdma_netns_mode", rdma_netns, struct host_state, rdma_netns_mode, 0, 0,
 	      .optional = true, .nullable = true),

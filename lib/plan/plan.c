@@ -451,24 +451,58 @@ static int note_no_iommu(struct plan_ctx *c, uint32_t i)
 	return 0;
 }
 
+/* Whether the kernel command line has arg as one of its words, alone or
+ * with further options after a comma ("intel_iommu=on,sm_on"). */
+static bool cmdline_has(const char *cmdline, const char *arg)
+{
+	size_t n = strlen(arg);
+
+	for (const char *p = cmdline; p && *p;) {
+		p += strspn(p, " \t\n");
+		if (strncmp(p, arg, n) == 0 && strchr(" \t\n,", p[n]))
+			return true;
+		p += strcspn(p, " \t\n");
+	}
+	return false;
+}
+
+/* What to do about an IOMMU that is off, by the CPU's vendor: the kernel
+ * arguments to add, or, where they are there already, the firmware
+ * setting that keeps it off. */
+static char *iommu_remedy(const struct host_state *h)
+{
+	const char *arg, *firmware;
+
+	if (!h->has_cpu_vendor)
+		return strdup("add intel_iommu=on (or amd_iommu=on) iommu=pt to the kernel command "
+			      "line and reboot");
+	arg = h->cpu_vendor == CPU_VENDOR_AMD ? "amd_iommu=on" : "intel_iommu=on";
+	firmware = h->cpu_vendor == CPU_VENDOR_AMD ? "the IOMMU (AMD-Vi)" : "VT-d";
+	if (cmdline_has(h->kernel_cmdline, arg))
+		return strdup_printf("the kernel command line has %s: turn on %s in the firmware "
+				     "setup and reboot",
+				     arg, firmware);
+	return strdup_printf("add %s iommu=pt to the kernel command line and reboot", arg);
+}
+
 static int add_no_iommu_reason(struct plan_ctx *c)
 {
-	_cleanup_free_ char *vfs = NULL;
+	_cleanup_free_ char *vfs = NULL, *remedy = NULL;
 	bool many = c->no_iommu_count > 1;
 
 	if (!c->no_iommu)
 		return 0;
 	vfs = c->no_iommu_open ? strdup_printf("%s-%u", c->no_iommu, c->no_iommu_last) :
 				 strdup(c->no_iommu);
-	if (!vfs)
+	remedy = iommu_remedy(c->host);
+	if (!vfs || !remedy)
 		return -ENOMEM;
 	/* Not a reboot reason: a reboot changes nothing until someone adds the
 	 * arguments ([Reboot] KernelArguments=check). */
 	return strv_consume(&c->p->unmet,
-			    strdup_printf("VF%s %s want%s vfio-pci but the IOMMU is off: "
-					  "add intel_iommu=on (or amd_iommu=on) iommu=pt "
-					  "to the kernel command line and reboot",
-					  many ? "s" : "", vfs, many ? "" : "s"));
+			    strdup_printf("VF%s %s want%s vfio-pci but the IOMMU is "
+					  "off: %s",
+					  many ? "s" : "", vfs, many ? "" : "s", remedy));
 }
 
 /* The driver VF i must end up with, and the BIND_VF argument for it.

@@ -1020,6 +1020,23 @@ static void test_vfio_without_iommu(void **state)
 	expect_unmet(&e, "VF 3 wants vfio-pci but the IOMMU is off: add intel_iommu=on "
 			 "(or amd_iommu=on) iommu=pt to the kernel command line and reboot");
 
+	/* the CPU's vendor names the argument; one already given points at the firmware */
+	e.host.has_cpu_vendor = true;
+	e.host.cpu_vendor = CPU_VENDOR_AMD;
+	e.host.kernel_cmdline = (char *)"BOOT_IMAGE=/vmlinuz root=/dev/sda1 quiet";
+	expect_unmet(&e, "VF 3 wants vfio-pci but the IOMMU is off: add amd_iommu=on iommu=pt to "
+			 "the kernel command line and reboot");
+	e.host.cpu_vendor = CPU_VENDOR_INTEL;
+	expect_unmet(&e, "VF 3 wants vfio-pci but the IOMMU is off: add intel_iommu=on iommu=pt "
+			 "to the kernel command line and reboot");
+	e.host.kernel_cmdline = (char *)"root=/dev/sda1 intel_iommu=on,sm_on iommu=pt";
+	expect_unmet(&e, "VF 3 wants vfio-pci but the IOMMU is off: the kernel command line has "
+			 "intel_iommu=on: turn on VT-d in the firmware setup and reboot");
+	e.host.kernel_cmdline = (char *)"root=/dev/sda1 nointel_iommu=on intel_iommu=off";
+	expect_unmet(&e, "VF 3 wants vfio-pci but the IOMMU is off: add intel_iommu=on iommu=pt "
+			 "to the kernel command line and reboot");
+	e.host.kernel_cmdline = NULL;
+
 	/* with the IOMMU: bound, and nothing unmet */
 	e.host.iommu = true;
 	expect_plan(&e, "load module vfio-pci; VF 3: unbind; VF 3: bind vfio-pci", "LLL");
