@@ -233,6 +233,8 @@ static int vf_fill(struct json_object *o, const struct vf_state *vf, const struc
 	    put_guid(o, "ib_node_guid", vf->attrs.ib_node_guid) < 0 ||
 	    put_guid(o, "ib_port_guid", vf->attrs.ib_port_guid) < 0 ||
 	    put_int(o, "mtu", vf->attrs.mtu) < 0 || put_bool(o, "rdma", vf->attrs.rdma) < 0 ||
+	    put_str(o, "representor", vf->representor) < 0 ||
+	    put_bool(o, "representor_up", vf->representor && vf->representor_up) < 0 ||
 	    put_str(o, "layout", pv->plan ? vf_drift(pv, vf, buf, sizeof(buf)) : NULL) < 0)
 		return -ENOMEM;
 	return 0;

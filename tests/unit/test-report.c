@@ -29,7 +29,7 @@
 	"pending_actions,pending_reboot_reasons,last_apply,vfs"
 #define VF_KEYS                                                                                   \
 	"index,pci,name,driver,mac,vlan,qos,trust,spoofchk,link_state,ib_node_guid,ib_port_guid," \
-	"mtu,rdma,layout"
+	"mtu,rdma,representor,representor_up,layout"
 
 struct env {
 	struct host_state *hs;
