@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <ctype.h>
+#include <endian.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -332,14 +333,11 @@ char *mac_format(const struct mac_addr *m, char buf[static MAC_STR_MAX])
 
 int guid_parse(const char *s, uint64_t *ret)
 {
-	uint8_t b[8];
-	uint64_t g = 0;
+	uint64_t be;
 
-	if (colon_hex_parse(s, b, sizeof(b)) < 0)
+	if (colon_hex_parse(s, (uint8_t *)&be, sizeof(be)) < 0)
 		return -EINVAL;
-	for (size_t i = 0; i < sizeof(b); i++)
-		g = g << 8 | b[i];
-	*ret = g;
+	*ret = be64toh(be);
 	return 0;
 }
 

@@ -4,6 +4,7 @@
  * identity || VF index as 32 bit little endian), as systemd derives stable
  * IDs from the machine ID without revealing it. */
 
+#include <endian.h>
 #include <openssl/evp.h>
 
 #include "mac.h"
@@ -49,16 +50,13 @@ int mac_stable(const uint8_t machine_id[static 16], const struct mac_addr *pf_pe
 int guid_stable(const uint8_t machine_id[static 16], const char *pf_pci, bool port,
 		uint32_t vf_index, uint64_t *ret)
 {
-	uint8_t b[8];
-	uint64_t g = 0;
+	uint64_t be;
 	int r;
 
 	r = stable_bytes(machine_id, port ? PORT_GUID_STABLE_TAG : NODE_GUID_STABLE_TAG, pf_pci,
-			 strlen(pf_pci), vf_index, b, sizeof(b));
+			 strlen(pf_pci), vf_index, (uint8_t *)&be, sizeof(be));
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < sizeof(b); i++)
-		g = g << 8 | b[i];
-	*ret = g;
+	*ret = be64toh(be);
 	return 0;
 }
