@@ -475,12 +475,16 @@ static int check_link_type(struct ctx *c)
 			want, link_type_to_string(c->pf->link_type));
 }
 
+enum eswitch_mode pf_desired_eswitch_mode(const struct pf_desired *d, const struct pf_state *pf)
+{
+	return pf_settings_has(&d->pf, PF_KEY_ESWITCH_MODE) ? d->pf.eswitch_mode : pf->eswitch_mode;
+}
+
 static int check_pf_settings(struct ctx *c)
 {
 	const struct pf_settings *s = &c->d->pf;
 	const struct src *at = s->src;
-	enum eswitch_mode mode = pf_settings_has(s, PF_KEY_ESWITCH_MODE) ? s->eswitch_mode :
-									   c->pf->eswitch_mode;
+	enum eswitch_mode mode = pf_desired_eswitch_mode(c->d, c->pf);
 	int r = 0;
 
 	if (pf_settings_has(s, PF_KEY_MTU) &&

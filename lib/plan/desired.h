@@ -36,6 +36,9 @@ struct pf_desired {
  * host gives the hostname and machine ID. -ENOMEM on allocation failure. */
 int desired_build(const struct layout_set *set, const struct host_state *host,
 		  const struct pf_state *pf, struct diag_list *diags, struct pf_desired **ret);
+/* The eswitch mode pf ends in: the layout's ESwitchMode=, else its own. */
+enum eswitch_mode pf_desired_eswitch_mode(const struct pf_desired *d,
+					  const struct pf_state *pf) _pure_;
 struct pf_desired *pf_desired_free(struct pf_desired *d);
 static inline void pf_desired_freep(struct pf_desired **d)
 {

@@ -573,11 +573,8 @@ static int vf_rebind(struct plan_ctx *c, uint32_t i, struct vf_state *now,
 static bool representor_down(const struct plan_ctx *c, uint32_t i, bool fresh,
 			     const struct vf_state *now)
 {
-	const struct pf_settings *s = &c->d->pf;
-	enum eswitch_mode mode = pf_settings_has(s, PF_KEY_ESWITCH_MODE) ? s->eswitch_mode :
-									   c->pf->eswitch_mode;
-
-	if (!c->drv->representor_link || !c->pf->has_eswitch || mode != ESWITCH_MODE_SWITCHDEV)
+	if (!c->drv->representor_link || !c->pf->has_eswitch ||
+	    pf_desired_eswitch_mode(c->d, c->pf) != ESWITCH_MODE_SWITCHDEV)
 		return false;
 	if (fresh || c->switched)
 		return true;
