@@ -58,6 +58,9 @@ int hl_ifindex(struct host_linux *hl, const char *ifname, int *ret);
 /* The representors of pf's VFs among the netdevs of the device dev_fd
  * (a PCI function, or netdevsim's device in the VM tests). */
 int hl_read_representors(struct host_linux *hl, int dev_fd, struct pf_state *pf);
+/* The name of VF vf's representor among the PF's netdevs; -ENODEV (with
+ * h->error) without one. */
+int hl_find_representor(struct host_linux *hl, const char *pci, uint32_t vf, char **ret);
 /* host_state.rdma_netns_mode from ib_core's parameter; none without it. */
 void hl_read_rdma_netns(struct host_linux *hl, struct host_state *s);
 bool hl_iommu_groups(struct host_linux *hl);

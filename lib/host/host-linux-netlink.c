@@ -254,19 +254,17 @@ int hl_set_up_ifname(struct host_linux *hl, const char *ifname)
 	return link_request(hl, ifindex, build_set_up, 0);
 }
 
+/* Only the PF's netdevs are looked at, not the whole PF: this runs once per
+ * VF. */
 int hl_set_representor_up(struct host_linux *hl, const char *pf, uint32_t vf)
 {
-	_cleanup_(pf_state_done) struct pf_state st = {};
+	_cleanup_free_ char *name = NULL;
 	int r;
 
-	r = hl_read_pf_sysfs(hl, pf, &st);
+	r = hl_find_representor(hl, pf, vf, &name);
 	if (r < 0)
 		return r;
-	if (vf >= st.n_vfs || !st.vfs[vf].representor) {
-		host_set_error(&hl->host, "VF %u has no representor", vf);
-		return -ENODEV;
-	}
-	return hl_set_up_ifname(hl, st.vfs[vf].representor);
+	return hl_set_up_ifname(hl, name);
 }
 
 int hl_set_vf_mtu(struct host_linux *hl, const char *pf, uint32_t vf, uint32_t mtu)

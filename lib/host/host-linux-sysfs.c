@@ -387,7 +387,28 @@ static int read_pf_netdev(struct host_linux *hl, int fd, struct pf_state *pf)
 
 /* Switchdev representors share the PF's net/ directory; a VF's is the one
  * whose phys_port_name is pf<N>vf<index> (mlx5, ice, netdevsim; "c1pf0vf1",
- * a VF of another controller, is not ours). Up: IFF_UP in its flags. */
+ * a VF of another controller, is not ours). Whether netdev name is one: its
+ * VF index, and whether it is up (IFF_UP in its flags). */
+static bool representor_of(struct host_linux *hl, const char *name, unsigned *ret_vf, bool *ret_up)
+{
+	_cleanup_close_ int fd = -EBADF;
+	char buf[ATTR_MAX];
+	unsigned pfn, vf;
+	uint32_t flags = 0;
+	int end = 0;
+
+	if (open_netdev(hl, name, &fd) < 0 || read_attr(fd, "phys_port_name", buf) < 0)
+		return false;
+	buf[strcspn(buf, "\n")] = '\0';
+	if (sscanf(buf, "pf%uvf%u%n", &pfn, &vf, &end) != 2 || buf[end] != '\0')
+		return false;
+	if (hl_read_u32(fd, "flags", 16, &flags) < 0)
+		return false; /* gone meanwhile */
+	*ret_vf = vf;
+	*ret_up = flags & IFF_UP;
+	return true;
+}
+
 int hl_read_representors(struct host_linux *hl, int dev_fd, struct pf_state *pf)
 {
 	_cleanup_strv_free_ char **names = NULL;
@@ -399,25 +420,38 @@ int hl_read_representors(struct host_linux *hl, int dev_fd, struct pf_state *pf)
 	if (r < 0)
 		return r;
 	for (char **n = names; *n; n++) {
-		_cleanup_close_ int fd = -EBADF;
-		char buf[ATTR_MAX];
-		unsigned pfn, vf;
-		uint32_t flags = 0;
-		int end = 0;
+		unsigned vf;
+		bool up;
 
-		if (open_netdev(hl, *n, &fd) < 0 || read_attr(fd, "phys_port_name", buf) < 0)
+		if (!representor_of(hl, *n, &vf, &up) || vf >= pf->n_vfs)
 			continue;
-		buf[strcspn(buf, "\n")] = '\0';
-		if (sscanf(buf, "pf%uvf%u%n", &pfn, &vf, &end) != 2 || buf[end] != '\0' ||
-		    vf >= pf->n_vfs)
-			continue;
-		if (hl_read_u32(fd, "flags", 16, &flags) < 0)
-			continue; /* gone meanwhile */
 		if (free_and_strdup(&pf->vfs[vf].representor, *n) < 0)
 			return -ENOMEM;
-		pf->vfs[vf].representor_up = flags & IFF_UP;
+		pf->vfs[vf].representor_up = up;
 	}
 	return 0;
+}
+
+int hl_find_representor(struct host_linux *hl, const char *pci, uint32_t vf, char **ret)
+{
+	_cleanup_strv_free_ char **names = NULL;
+	_cleanup_close_ int fd = -EBADF;
+	int r;
+
+	r = hl_open_pci(hl, pci, &fd);
+	if (r >= 0)
+		r = hl_list_dir(fd, "net", &names);
+	if (r < 0 && r != -ENOENT)
+		return r;
+	for (char **n = names; n && *n; n++) {
+		unsigned i;
+		bool up;
+
+		if (representor_of(hl, *n, &i, &up) && i == vf)
+			return (*ret = strdup(*n)) ? 0 : -ENOMEM;
+	}
+	host_set_error(&hl->host, "VF %u has no representor", vf);
+	return -ENODEV;
 }
 
 static int read_pf(struct host_linux *hl, int fd, struct pf_state *pf, const char **ret_what)

@@ -167,6 +167,7 @@ static void make_ice(void)
 	put("p0\n", BUS ICE_PF "/net/ens1f0/phys_port_name");
 	netdev(ICE_PF, "enp0rep", "1500\n", "9\n", "1\n");
 	put("pf0vf0\n", BUS ICE_PF "/net/enp0rep/phys_port_name");
+	put("0x1002\n", BUS ICE_PF "/net/enp0rep/flags"); /* IFF_UP clear */
 	virtfn(ICE_PF, 0, "0000:01:01.0", "iavf");
 	netdev("0000:01:01.0", "ens1f0v0", "9000\n", "10\n", "1\n");
 	mkdir_rel(BUS "0000:01:01.0/infiniband/irdma0");
@@ -305,7 +306,25 @@ static void test_read_ice(void **state)
 	assert_string_equal(pf.vfs[2].attrs.driver, "vfio-pci");
 	assert_null(pf.vfs[2].name);
 	assert_int_equal(pf.vfs[2].attrs.mtu, 0);
+
+	/* VF 0's representor (pf0vf0), down; the uplink (p0) is nobody's */
+	assert_string_equal(pf.vfs[0].representor, "enp0rep");
+	assert_false(pf.vfs[0].representor_up);
+	assert_null(pf.vfs[1].representor);
+	assert_null(pf.vfs[2].representor);
 	pf_state_done(&pf);
+}
+
+static void test_find_representor(void **state)
+{
+	char *name = NULL;
+
+	assert_int_equal(hl_find_representor(&hl, ICE_PF, 0, &name), 0);
+	assert_string_equal(name, "enp0rep");
+	free(name);
+	assert_int_equal(hl_find_representor(&hl, ICE_PF, 1, &name), -ENODEV);
+	assert_string_equal(hl.host.error, "VF 1 has no representor");
+	assert_int_equal(hl_find_representor(&hl, IGB_PF, 0, &name), -ENODEV);
 }
 
 static void test_read_igb(void **state)
@@ -671,6 +690,7 @@ int main(void)
 		cmocka_unit_test(test_list_pfs),
 		cmocka_unit_test(test_open_pci),
 		cmocka_unit_test(test_read_ice),
+		cmocka_unit_test(test_find_representor),
 		cmocka_unit_test(test_read_igb),
 		cmocka_unit_test(test_read_other_pfs),
 		cmocka_unit_test(test_ifindex_iommu),
