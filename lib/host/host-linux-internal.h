@@ -31,6 +31,11 @@ struct host_linux {
 	char *mstconfig;	      /* NULL: firmware settings are not read */
 	struct hl_firmware *firmware; /* what mstconfig said, per device */
 	size_t n_firmware;
+	/* /proc/cpuinfo's vendor, read on the first host read: it does not
+	 * change, and every read of that file makes the kernel ask the CPUs */
+	bool cpu_vendor_read;
+	bool has_cpu_vendor;
+	enum cpu_vendor cpu_vendor;
 };
 
 static inline struct host_linux *host_linux(struct host *h)

@@ -79,7 +79,7 @@ static int read_machine_id(struct host_linux *hl, struct host_state *s)
  * of a large host is big): Intel's, or AMD's (Hygon's CPUs are AMD's design
  * and take amd_iommu=). Other CPUs have no vendor_id line, or another
  * value: not known. */
-static void read_cpu_vendor(struct host_linux *hl, struct host_state *s)
+static void cpuinfo_vendor(struct host_linux *hl)
 {
 	_cleanup_close_ int fd = openat(hl->procfs_fd, "cpuinfo", O_RDONLY | O_CLOEXEC);
 	char text[4096];
@@ -87,7 +87,6 @@ static void read_cpu_vendor(struct host_linux *hl, struct host_state *s)
 	const char *p;
 	ssize_t n;
 
-	s->has_cpu_vendor = false;
 	while (fd >= 0 && len < sizeof(text) - 1 &&
 	       ((n = read(fd, text + len, sizeof(text) - 1 - len)) > 0 ||
 		(n < 0 && errno == EINTR)))
@@ -98,12 +97,22 @@ static void read_cpu_vendor(struct host_linux *hl, struct host_state *s)
 		return;
 	p += strspn(p + 1, " \t") + 1;
 	if (startswith(p, "GenuineIntel"))
-		s->cpu_vendor = CPU_VENDOR_INTEL;
+		hl->cpu_vendor = CPU_VENDOR_INTEL;
 	else if (startswith(p, "AuthenticAMD") || startswith(p, "HygonGenuine"))
-		s->cpu_vendor = CPU_VENDOR_AMD;
+		hl->cpu_vendor = CPU_VENDOR_AMD;
 	else
 		return;
-	s->has_cpu_vendor = true;
+	hl->has_cpu_vendor = true;
+}
+
+/* Read once per process: it does not change. */
+static void read_cpu_vendor(struct host_linux *hl, struct host_state *s)
+{
+	if (!hl->cpu_vendor_read)
+		cpuinfo_vendor(hl);
+	hl->cpu_vendor_read = true;
+	s->has_cpu_vendor = hl->has_cpu_vendor;
+	s->cpu_vendor = hl->cpu_vendor;
 }
 
 static void read_boot_id(struct host_linux *hl, struct host_state *s)
