@@ -267,7 +267,8 @@ install: all
 	install -m 0644 dbus/org.sriovpersist1.service $(DESTDIR)$(DBUSDATADIR)/system-services/
 	install -m 0644 rules.d/70-sriov-persist.rules $(DESTDIR)$(UDEVDIR)/rules.d/
 	install -m 0644 units/sriov-persist-apply@.service units/sriov-persist-wait.service \
-		units/sriov-persistd.service $(DESTDIR)$(SYSTEMDUNITDIR)/
+		units/sriov-persistd.service units/sriov-persist-kernel-arguments@.service \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/
 	install -m 0644 units/80-sriov-persist.preset $(DESTDIR)$(SYSTEMDPRESETDIR)/
 	install -m 0644 $(filter %.5,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man5/
 	install -m 0644 $(filter %.8,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man8/

@@ -4,8 +4,13 @@
  *   udev-helper match PCI   for IMPORT{program}: prints SRIOV_PERSIST_PF= and
  *                           SRIOV_PERSIST_UNIT= when a layout may select the PF
  *   udev-helper apply PCI   applies the layouts of one PF; logs to the journal
- * The options (--host FILE and the directories) are for tests: the boot runs
- * it without any. */
+ * and by sriov-persist-kernel-arguments@.service:
+ *   udev-helper kernel-arguments add|remove
+ *                           adds the IOMMU arguments this host's kernel
+ *                           command line lacks through the boot loader's
+ *                           tool, or takes out those it added
+ * The options (--host FILE, the directories, --root DIR) are for tests: the
+ * boot runs it without any. */
 
 #include <getopt.h>
 #include <syslog.h>
@@ -13,6 +18,7 @@
 #include <systemd/sd-journal.h>
 
 #include "apply.h"
+#include "boot-loader.h"
 #include "host-linux.h"
 #include "host-sim.h"
 #include "match.h"
@@ -24,6 +30,7 @@ static struct {
 	const char *config_dir;	       /* --config-dir: the only layout directory */
 	const char *main_config;       /* --main-config */
 	char *runtime_dir, *state_dir; /* default: /run, /var/lib, or FILE.run, FILE.lib */
+	const char *root;	       /* --root: kernel-arguments works under it */
 } arg;
 
 /* match asks only whether a layout may select the PF: it does not wait
@@ -200,6 +207,67 @@ static int verb_apply(const char *pci)
 	return r;
 }
 
+/* The IOMMU arguments this host's kernel command line lacks, as the
+ * planner computes them: from /proc/cpuinfo and /proc/cmdline. */
+static int missing_iommu_args(const char *root, char **ret)
+{
+	_cleanup_free_ char *cpuinfo = NULL, *cmdline = NULL, *p1 = NULL, *p2 = NULL;
+	struct host_state h = {};
+	int r, v;
+
+	p1 = strdup_printf("%s/proc/cpuinfo", root);
+	p2 = strdup_printf("%s/proc/cmdline", root);
+	if (!p1 || !p2)
+		return -ENOMEM;
+	r = read_file(p1, &cpuinfo);
+	if (r >= 0)
+		r = read_file(p2, &cmdline);
+	if (r < 0)
+		return r;
+	strip_newline(cmdline);
+	v = cpu_vendor_from_cpuinfo(cpuinfo);
+	h.has_cpu_vendor = v >= 0;
+	h.cpu_vendor = v >= 0 ? (enum cpu_vendor)v : CPU_VENDOR_INTEL;
+	h.kernel_cmdline = cmdline;
+	return iommu_args_missing(&h, ret);
+}
+
+static int verb_kernel_arguments(const char *op)
+{
+	const char *root = arg.root ?: "";
+	_cleanup_free_ char *args = NULL, *error = NULL;
+	_cleanup_strv_free_ char **words = NULL;
+	int r;
+
+	if (streq(op, "remove")) {
+		r = kernel_args_remove(root, &error);
+		if (r < 0 && error)
+			fprintf(stderr, "taking the kernel arguments out: %s\n", error);
+		return r < 0 ? (error ? -EIO : r) : 0;
+	}
+	r = missing_iommu_args(root, &args);
+	if (r < 0)
+		return r;
+	if (!args) {
+		fprintf(stderr, "no IOMMU argument to add: the kernel command line has it, or "
+				"the CPU is neither Intel's nor AMD's\n");
+		return 0;
+	}
+	if (strv_split(args, &words) < 0)
+		return -ENOMEM;
+	r = kernel_args_add(root, words, &error);
+	if (r < 0) {
+		if (error)
+			fprintf(stderr, "adding the kernel arguments %s: %s\n", args, error);
+		return error ? -EIO : r;
+	}
+	fprintf(stderr,
+		"added the kernel arguments %s through %s; they take effect at the "
+		"next boot\n",
+		args, boot_loader_to_string(boot_loader_detect(root)));
+	return 0;
+}
+
 static int parse_argv(int argc, char **argv)
 {
 	enum {
@@ -207,7 +275,8 @@ static int parse_argv(int argc, char **argv)
 		ARG_CONFIG_DIR,
 		ARG_MAIN_CONFIG,
 		ARG_RUNTIME_DIR,
-		ARG_STATE_DIR
+		ARG_STATE_DIR,
+		ARG_ROOT
 	};
 	static const struct option options[] = {
 		{ "host", required_argument, NULL, ARG_HOST },
@@ -215,6 +284,7 @@ static int parse_argv(int argc, char **argv)
 		{ "main-config", required_argument, NULL, ARG_MAIN_CONFIG },
 		{ "runtime-dir", required_argument, NULL, ARG_RUNTIME_DIR },
 		{ "state-dir", required_argument, NULL, ARG_STATE_DIR },
+		{ "root", required_argument, NULL, ARG_ROOT },
 		{},
 	};
 	int opt;
@@ -238,12 +308,21 @@ static int parse_argv(int argc, char **argv)
 			if (free_and_strdup(&arg.state_dir, optarg) < 0)
 				return -ENOMEM;
 			break;
+		case ARG_ROOT:
+			arg.root = optarg;
+			break;
 		default:
 			return -EINVAL;
 		}
 	}
-	if (argc - optind != 2 || !pci_addr_is_valid(argv[optind + 1])) {
-		fprintf(stderr, "Usage: %s [OPTIONS] match|apply PCI-ADDRESS\n", argv[0]);
+	if (argc - optind != 2 ||
+	    (streq(argv[optind], "kernel-arguments") ?
+		     !streq(argv[optind + 1], "add") && !streq(argv[optind + 1], "remove") :
+		     !pci_addr_is_valid(argv[optind + 1]))) {
+		fprintf(stderr,
+			"Usage: %s [OPTIONS] match|apply PCI-ADDRESS\n"
+			"       %s [--root DIR] kernel-arguments add|remove\n",
+			argv[0], argv[0]);
 		return -EINVAL;
 	}
 	/* as sriovctl --host: the same locks and records */
@@ -269,6 +348,8 @@ int main(int argc, char **argv)
 		r = verb_match(pci);
 	else if (streq(verb, "apply"))
 		r = verb_apply(pci);
+	else if (streq(verb, "kernel-arguments"))
+		r = verb_kernel_arguments(pci);
 	else {
 		fprintf(stderr, "Unknown command '%s'\n", verb);
 		r = 2;

@@ -160,6 +160,8 @@ static int record_intent(const struct pf_run *run, const struct pf_state *pf, co
 			c->autoprobe_off |= !probe;
 		} else if (a->type == ACTION_SET_ESWITCH_MODE)
 			c->eswitch_switchdev = a->value == ESWITCH_MODE_SWITCHDEV;
+		else if (a->type == ACTION_SET_KERNEL_ARGUMENTS && a->value)
+			c->kernel_args = true;
 		else if (a->type == ACTION_UNBIND_VF && (to = rebind_target(pf, p, i))) {
 			r = pf_created_set_rebind(c, a->vf, to);
 			if (r < 0)
@@ -470,7 +472,7 @@ static int execute_plan(struct pf_run *run, const struct pf_state *pf, const str
 	if (r >= 0 && f.rec_changed) {
 		/* a record that only listed VFs to bind again goes with them */
 		r = f.rec.num_vfs == 0 && !f.rec.eswitch_switchdev && !f.rec.autoprobe_off &&
-				    f.rec.n_rebind == 0 ?
+				    !f.rec.kernel_args && f.rec.n_rebind == 0 ?
 			    pf_created_remove(run->opts->state_dir, pf->pci) :
 			    pf_created_write(run->opts->state_dir, &f.rec);
 		if (r < 0)
@@ -700,6 +702,67 @@ static int reset_locked(struct pf_run *run, const struct pf_created *c)
 	return a.type != ACTION_SET_AUTOPROBE ? reset_locked(run, c) : 0;
 }
 
+/* Whether a PF other than pci has a record saying we added kernel arguments
+ * for its VFs: then they stay. One that cannot be read may say so. */
+static bool kernel_args_claimed_elsewhere(const char *state_dir, const char *pci)
+{
+	_cleanup_strv_free_ char **pcis = NULL;
+
+	if (pf_status_list(state_dir, &pcis) < 0)
+		return true;
+	for (char **p = pcis; *p; p++) {
+		struct pf_created c;
+		bool claims;
+
+		if (streq(*p, pci))
+			continue;
+		if (pf_created_read(state_dir, *p, &c) < 0)
+			return true;
+		claims = c.kernel_args;
+		pf_created_done(&c);
+		if (claims)
+			return true;
+	}
+	return false;
+}
+
+/* After the PF's own undo: the kernel arguments added for its VFs come out
+ * of the boot loader, unless another PF's VFs still need them. Taking them
+ * out destroys nothing now: the running kernel keeps its command line. */
+static int reset_kernel_args(struct pf_run *run, const char *pci)
+{
+	const struct apply_options *o = run->opts;
+	_cleanup_host_state_ struct host_state *hs = NULL;
+	_cleanup_free_ char *args = NULL;
+	struct action a;
+	int r;
+
+	if (kernel_args_claimed_elsewhere(o->state_dir, pci))
+		return 0;
+	r = host_read_pf(run->host, pci, &hs);
+	if (r < 0)
+		return r;
+	if (strv_length(hs->kernel_args_added) == 0)
+		return 0;
+	args = strv_join(hs->kernel_args_added, " ");
+	if (!args)
+		return -ENOMEM;
+	a = (struct action){ .type = ACTION_SET_KERNEL_ARGUMENTS, .value = 0, .str = args };
+	r = host_run(run->host, pci, &a, o->conf->sysfs_write_timeout);
+	if (o->on_action)
+		o->on_action(host_state_find_pf(hs, pci), &a, r, run->host->error, o->userdata);
+	if (r < 0) {
+		_cleanup_free_ char *why = action_error(run->host, &a, r);
+
+		return set_outcome(run->res, PF_STATUS_FAILED,
+				   strdup_printf("taking the kernel arguments out: %s",
+						 strna(why)));
+	}
+	run->res->changed = true;
+	run->res->status.n_actions++;
+	return 0;
+}
+
 static int status_init(struct pf_status *st, const struct pf_state *pf)
 {
 	snprintf(st->pci, sizeof(st->pci), "%s", pf->pci);
@@ -779,6 +842,8 @@ static int apply_unconfigured(struct pf_run *run, const struct pf_state *pf)
 		return lock == -ENOMEM ? lock : 0;
 	run->host->lock_fd = lock;
 	r = reset_locked(run, &c);
+	if (r >= 0 && c.kernel_args && st->state == PF_STATUS_APPLIED)
+		r = reset_kernel_args(run, pf->pci);
 	run->host->lock_fd = -EBADF;
 	if (r < 0)
 		return r;

@@ -308,6 +308,8 @@ int pf_created_write(const char *dir, const struct pf_created *c)
 			       json_object_new_boolean(c->eswitch_switchdev));
 	if (c->autoprobe_off)
 		json_object_object_add(o, "drivers_autoprobe_off", json_object_new_boolean(true));
+	if (c->kernel_args)
+		json_object_object_add(o, "kernel_arguments", json_object_new_boolean(true));
 	json_object_object_add(o, "when_usec", json_object_new_uint64(c->when));
 	if (rebind)
 		json_object_object_add(o, "rebind", rebind);
@@ -374,6 +376,11 @@ int pf_created_parse(const char *pci, const char *text, struct pf_created *ret)
 		if (!json_object_is_type(v, json_type_boolean))
 			return -EBADMSG;
 		c.autoprobe_off = json_object_get_boolean(v);
+	}
+	if (json_object_object_get_ex(o, "kernel_arguments", &v)) {
+		if (!json_object_is_type(v, json_type_boolean))
+			return -EBADMSG;
+		c.kernel_args = json_object_get_boolean(v);
 	}
 	if (json_object_object_get_ex(o, "rebind", &v)) {
 		r = rebind_from_json(v, &c);
@@ -449,11 +456,13 @@ bool pf_created_next_undo(const struct pf_created *c, const struct pf_state *pf,
 	return true;
 }
 
+/* Kernel arguments are the host's: whether they are still there is for the
+ * reset to see (apply.c) */
 static bool created_is_left(const struct pf_created *c, const struct pf_state *pf)
 {
 	struct action a;
 
-	return pf_created_next_undo(c, pf, &a);
+	return pf_created_next_undo(c, pf, &a) || c->kernel_args;
 }
 
 int pf_created_left(const char *state_dir, const struct pf_state *pf, struct pf_created *ret)
@@ -486,5 +495,7 @@ char *pf_created_describe(const struct pf_created *c)
 				     c->eswitch_switchdev ? ", eswitch in switchdev" : "");
 	if (c->eswitch_switchdev)
 		return strdup("eswitch left in switchdev from a removed layout");
-	return strdup("VF driver autoprobe left off from a removed layout");
+	if (c->autoprobe_off)
+		return strdup("VF driver autoprobe left off from a removed layout");
+	return strdup("IOMMU kernel arguments left in the boot loader from a removed layout");
 }

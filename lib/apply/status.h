@@ -68,6 +68,10 @@ struct pf_created {
 	uint32_t num_vfs;	/* VFs created by us, 0 = none */
 	bool eswitch_switchdev; /* we switched the eswitch to switchdev */
 	bool autoprobe_off;	/* we turned sriov_drivers_autoprobe off */
+	/* we added kernel arguments to the boot loader for this PF's VFs
+	 * (KernelArguments=manage): a reset takes them out once no other PF's
+	 * record says so */
+	bool kernel_args;
 	usec_t when;
 	struct vf_rebind *rebind; /* n_rebind, each VF at most once */
 	size_t n_rebind;

@@ -713,3 +713,11 @@ char *ranges_format(const uint32_t *idx, size_t n)
 	}
 	return TAKE_PTR(s);
 }
+
+void strip_newline(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+		s[--n] = '\0';
+}

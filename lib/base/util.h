@@ -243,6 +243,9 @@ usec_t deadline_after(usec_t timeout);
  * for USEC_INFINITY. */
 int poll_ms(usec_t deadline);
 
+/* Drops the newlines (and carriage returns) that end s. */
+void strip_newline(char *s);
+
 /* A whole small (< 16 MiB) file. */
 int read_file(const char *path, char **ret);
 

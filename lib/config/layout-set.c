@@ -79,4 +79,5 @@ struct layout_set *layout_set_free(struct layout_set *s)
 void layout_set_use_mainconf(struct layout_set *s, const struct mainconf *c)
 {
 	s->rdma_netns = c->rdma_netns;
+	s->kernel_arguments = c->kernel_arguments;
 }

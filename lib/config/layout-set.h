@@ -18,6 +18,8 @@ struct layout_set {
 	/* [RDMA] NetnsMode= of the main configuration, which the planner needs
 	 * too: copied in by layout_set_use_mainconf(); keep until then */
 	enum rdma_netns rdma_netns;
+	/* [Reboot] KernelArguments=, the same way */
+	enum kernel_arguments kernel_arguments;
 };
 
 /* Copies what the planner needs from the main configuration into s. */

@@ -19,10 +19,9 @@ static const char *const disruption_policy_names[_DISRUPTION_POLICY_MAX] = {
 	[DISRUPTION_POLICY_DRAIN] = "drain",
 	[DISRUPTION_POLICY_NEVER] = "never",
 };
-/* "manage" (adding the IOMMU arguments through the boot loader tool) is not
- * implemented: accepting it would promise what nothing does. */
 static const char *const kernel_arguments_names[_KERNEL_ARGUMENTS_MAX] = {
 	[KERNEL_ARGUMENTS_CHECK] = "check",
+	[KERNEL_ARGUMENTS_MANAGE] = "manage",
 };
 static const char *const reboot_policy_names[_REBOOT_POLICY_MAX] = {
 	[REBOOT_POLICY_NEVER] = "never",
@@ -201,9 +200,7 @@ static const struct mc_key mc_keys[] = {
 	{ "Disruption", "Policy", MC_ENUM, FIELD(disruption_policy), NAMES(disruption_policy),
 	  .def = DISRUPTION_POLICY_DRAIN, .why = "must be immediate, drain or never" },
 	{ "Reboot", "KernelArguments", MC_ENUM, FIELD(kernel_arguments), NAMES(kernel_arguments),
-	  .def = KERNEL_ARGUMENTS_CHECK,
-	  .why = "must be check (manage, adding the IOMMU arguments through the boot loader, "
-		 "is not implemented: add them yourself)" },
+	  .def = KERNEL_ARGUMENTS_CHECK, .why = "must be check or manage" },
 	{ "Reboot", "Policy", MC_ENUM, FIELD(reboot_policy), NAMES(reboot_policy),
 	  .def = REBOOT_POLICY_COORDINATED, .why = "must be never, coordinated or immediate" },
 	{ "RDMA", "NetnsMode", MC_ENUM, FIELD(rdma_netns), NAMES(rdma_netns),

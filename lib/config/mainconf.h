@@ -22,8 +22,11 @@ enum disruption_policy {
 	_DISRUPTION_POLICY_INVALID = -EINVAL,
 };
 
+/* [Reboot] KernelArguments=: check (say which IOMMU arguments are missing),
+ * or manage (add them through the boot loader's tool; a reboot then). */
 enum kernel_arguments {
 	KERNEL_ARGUMENTS_CHECK,
+	KERNEL_ARGUMENTS_MANAGE,
 	_KERNEL_ARGUMENTS_MAX,
 	_KERNEL_ARGUMENTS_INVALID = -EINVAL,
 };

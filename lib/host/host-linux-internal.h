@@ -151,3 +151,14 @@ int hl_read_firmware(struct host_linux *hl, struct pf_state *pf);
 void hl_firmware_forget(struct host_linux *hl);
 int hl_set_firmware_vfs(struct host_linux *hl, const char *pf, uint32_t n, usec_t timeout);
 int hl_set_link_type(struct host_linux *hl, const char *pf, enum link_type t, usec_t timeout);
+
+/* --- host-linux-boot.c --- */
+
+/* The boot loader's tool and the kernel arguments we added (the record);
+ * a record that cannot be read counts as none. */
+int hl_read_boot_loader(struct host_linux *hl, struct host_state *s);
+/* Adds (add) or takes out the IOMMU arguments through
+ * sriov-persist-kernel-arguments@add|remove.service, which may write the
+ * boot loader's files that the units applying layouts may not; then checks
+ * the record for args. */
+int hl_set_kernel_arguments(struct host_linux *hl, bool add, const char *args);

@@ -16,14 +16,6 @@
 
 #define CMDLINE_MAX (256u << 10)
 
-static void strip_newline(char *s)
-{
-	size_t n = strlen(s);
-
-	while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r'))
-		s[--n] = '\0';
-}
-
 static int read_identity(struct host_linux *hl, struct host_state *s)
 {
 	char name[HOST_NAME_MAX + 1] = "";
@@ -73,35 +65,25 @@ static int read_machine_id(struct host_linux *hl, struct host_state *s)
 	return 0;
 }
 
-/* /proc/sys/kernel/random/boot_id is a UUID with dashes; kept as 32 hex
- * digits. Unreadable (an unusual /proc) is unknown, not an error. */
 /* The first vendor_id of /proc/cpuinfo (its first 4 KiB: the whole file
- * of a large host is big): Intel's, or AMD's (Hygon's CPUs are AMD's design
- * and take amd_iommu=). Other CPUs have no vendor_id line, or another
- * value: not known. */
+ * of a large host is big). */
 static void cpuinfo_vendor(struct host_linux *hl)
 {
 	_cleanup_close_ int fd = openat(hl->procfs_fd, "cpuinfo", O_RDONLY | O_CLOEXEC);
 	char text[4096];
 	size_t len = 0;
-	const char *p;
 	ssize_t n;
+	int v;
 
 	while (fd >= 0 && len < sizeof(text) - 1 &&
 	       ((n = read(fd, text + len, sizeof(text) - 1 - len)) > 0 ||
 		(n < 0 && errno == EINTR)))
 		len += n > 0 ? (size_t)n : 0;
 	text[len] = '\0';
-	p = strstr(text, "vendor_id");
-	if (!p || !(p = strchr(p, ':')))
+	v = cpu_vendor_from_cpuinfo(text);
+	if (v < 0)
 		return;
-	p += strspn(p + 1, " \t") + 1;
-	if (startswith(p, "GenuineIntel"))
-		hl->cpu_vendor = CPU_VENDOR_INTEL;
-	else if (startswith(p, "AuthenticAMD") || startswith(p, "HygonGenuine"))
-		hl->cpu_vendor = CPU_VENDOR_AMD;
-	else
-		return;
+	hl->cpu_vendor = (enum cpu_vendor)v;
 	hl->has_cpu_vendor = true;
 }
 
@@ -115,6 +97,8 @@ static void read_cpu_vendor(struct host_linux *hl, struct host_state *s)
 	s->cpu_vendor = hl->cpu_vendor;
 }
 
+/* /proc/sys/kernel/random/boot_id is a UUID with dashes; kept as 32 hex
+ * digits. Unreadable (an unusual /proc) is unknown, not an error. */
 static void read_boot_id(struct host_linux *hl, struct host_state *s)
 {
 	_cleanup_free_ char *text = NULL;
@@ -236,7 +220,9 @@ static int read_host(struct host_linux *hl, const char *only, struct host_state 
 	read_cpu_vendor(hl, s);
 	hl_read_rdma_netns(hl, s);
 	read_boot_id(hl, s);
-	r = read_pfs(hl, s, only);
+	r = hl_read_boot_loader(hl, s);
+	if (r >= 0)
+		r = read_pfs(hl, s, only);
 	if (r < 0)
 		return r;
 	*ret = TAKE_PTR(s);
@@ -298,6 +284,8 @@ static int linux_run(struct host *h, const char *pf, const struct action *a, use
 		return hl_set_rdma_netns_mode(hl, (enum rdma_netns_mode)a->value);
 	case ACTION_SET_REPRESENTOR_UP:
 		return hl_set_representor_up(hl, pf, a->vf);
+	case ACTION_SET_KERNEL_ARGUMENTS:
+		return hl_set_kernel_arguments(hl, a->value != 0, a->str);
 	case _ACTION_TYPE_MAX:
 	case _ACTION_TYPE_INVALID:
 		break;

@@ -485,6 +485,40 @@ static int k_set_rdma_netns_mode(struct host *h, struct host_state *s, const str
 	return 0;
 }
 
+/* The boot loader's configuration as the tool leaves it: the arguments on
+ * the list of those we added (value 1), or off it (value 0). */
+static int k_set_kernel_arguments(struct host *h, struct host_state *s,
+				  const struct sim_request *rq)
+{
+	_cleanup_strv_free_ char **words = NULL;
+	char **keep;
+	size_t n = 0;
+
+	if (s->boot_loader == BOOT_LOADER_NONE) {
+		host_set_error(h, "no boot loader tool");
+		return -ENOENT;
+	}
+	if (!rq->a->str || strv_split(rq->a->str, &words) < 0)
+		return -EINVAL;
+	if (rq->a->value) {
+		for (char **w = words; *w; w++)
+			if (!strv_contains(s->kernel_args_added, *w) &&
+			    strv_extend(&s->kernel_args_added, *w) < 0)
+				return -ENOMEM;
+		return 0;
+	}
+	keep = s->kernel_args_added;
+	for (size_t i = 0; keep && keep[i]; i++) {
+		if (strv_contains(words, keep[i]))
+			free(keep[i]);
+		else
+			keep[n++] = keep[i];
+	}
+	if (keep)
+		keep[n] = NULL;
+	return 0;
+}
+
 static int k_set_firmware_vfs(struct host *h, struct host_state *s, const struct sim_request *rq)
 {
 	struct pf_state *pf = find_pf(h, s, rq->pf);
@@ -538,6 +572,7 @@ static int (*const rules[_ACTION_TYPE_MAX])(struct host *h, struct host_state *s
 	[ACTION_SET_LINK_TYPE] = k_set_firmware_link_type,
 	[ACTION_SET_RDMA_NETNS_MODE] = k_set_rdma_netns_mode,
 	[ACTION_SET_REPRESENTOR_UP] = k_set_representor_up,
+	[ACTION_SET_KERNEL_ARGUMENTS] = k_set_kernel_arguments,
 };
 
 int sim_kernel_apply(struct host *h, struct host_state *s, const struct sim_request *rq)

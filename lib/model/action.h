@@ -26,6 +26,9 @@ enum action_type {
 	 * PF whose plan it is part of) */
 	ACTION_SET_RDMA_NETNS_MODE,
 	ACTION_SET_REPRESENTOR_UP, /* vf: its switchdev representor up */
+	/* value = 1: add to the boot loader's configuration, 0: remove what we
+	 * added; str = the arguments, space-separated; a reboot when added */
+	ACTION_SET_KERNEL_ARGUMENTS,
 	_ACTION_TYPE_MAX,
 	_ACTION_TYPE_INVALID = -EINVAL,
 };

@@ -25,6 +25,14 @@ static const char *const cpu_vendor_table[_CPU_VENDOR_MAX] = {
 };
 
 DEFINE_STRING_TABLE(eswitch_mode, enum eswitch_mode, eswitch_mode_table)
+static const char *const boot_loader_table[_BOOT_LOADER_MAX] = {
+	[BOOT_LOADER_NONE] = "none",
+	[BOOT_LOADER_GRUBBY] = "grubby",
+	[BOOT_LOADER_GRUB] = "grub",
+	[BOOT_LOADER_KERNEL_INSTALL] = "kernel-install",
+};
+
+DEFINE_STRING_TABLE(boot_loader, enum boot_loader, boot_loader_table)
 DEFINE_STRING_TABLE(cpu_vendor, enum cpu_vendor, cpu_vendor_table)
 DEFINE_STRING_TABLE(rdma_netns_mode, enum rdma_netns_mode, rdma_netns_mode_table)
 DEFINE_STRING_TABLE(link_type, enum link_type, link_type_table)
@@ -61,6 +69,7 @@ struct host_state *host_state_free(struct host_state *h)
 	free(h->hostname);
 	free(h->kernel_cmdline);
 	strv_free(h->modules);
+	strv_free(h->kernel_args_added);
 	for (size_t i = 0; i < h->n_pfs; i++)
 		pf_state_done(&h->pfs[i]);
 	free(h->pfs);
@@ -162,6 +171,12 @@ int host_state_copy(const struct host_state *src, struct host_state **ret)
 	c->modules = strv_copy(src->modules);
 	if (!c->modules)
 		return -ENOMEM;
+	c->boot_loader = src->boot_loader;
+	if (src->kernel_args_added) {
+		c->kernel_args_added = strv_copy(src->kernel_args_added);
+		if (!c->kernel_args_added)
+			return -ENOMEM;
+	}
 	if (src->n_pfs > 0) {
 		c->pfs = calloc(src->n_pfs, sizeof(*c->pfs));
 		if (!c->pfs)
@@ -222,4 +237,58 @@ char *pf_describe(const struct pf_state *pf)
 	if (pf->name)
 		return strdup_printf("%s (%s)", pf->pci, pf->name);
 	return strdup(pf->pci);
+}
+
+bool kernel_cmdline_has(const char *cmdline, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	size_t key = eq ? (size_t)(eq - arg) + 1 : strlen(arg), n = strlen(arg);
+	bool has = false;
+
+	for (const char *p = cmdline; p && *p;) {
+		p += strspn(p, " \t\n");
+		/* the kernel takes the last of a parameter given twice */
+		if (*p && strncmp(p, arg, key) == 0)
+			has = strncmp(p, arg, n) == 0 && strchr(" \t\n,", p[n]);
+		p += strcspn(p, " \t\n");
+	}
+	return has;
+}
+
+int cpu_vendor_from_cpuinfo(const char *text)
+{
+	const char *p = strstr(text, "vendor_id");
+
+	if (!p || !(p = strchr(p, ':')))
+		return -ENOENT;
+	p += strspn(p + 1, " \t") + 1;
+	if (startswith(p, "GenuineIntel"))
+		return CPU_VENDOR_INTEL;
+	if (startswith(p, "AuthenticAMD") || startswith(p, "HygonGenuine"))
+		return CPU_VENDOR_AMD;
+	return -ENOENT;
+}
+
+int iommu_args_missing(const struct host_state *h, char **ret)
+{
+	const char *want[] = { h->cpu_vendor == CPU_VENDOR_AMD ? "amd_iommu=on" : "intel_iommu=on",
+			       "iommu=pt" };
+	_cleanup_free_ char *s = NULL;
+
+	*ret = NULL;
+	if (!h->has_cpu_vendor || kernel_cmdline_has(h->kernel_cmdline, want[0]))
+		return 0;
+	for (size_t i = 0; i < ELEMENTSOF(want); i++) {
+		char *n;
+
+		if (kernel_cmdline_has(h->kernel_cmdline, want[i]))
+			continue;
+		n = s ? strdup_printf("%s %s", s, want[i]) : strdup(want[i]);
+		if (!n)
+			return -ENOMEM;
+		free(s);
+		s = n;
+	}
+	*ret = TAKE_PTR(s);
+	return 0;
 }

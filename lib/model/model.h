@@ -37,8 +37,20 @@ enum cpu_vendor {
 	_CPU_VENDOR_INVALID = -EINVAL,
 };
 
+/* The tool that puts kernel arguments into the boot loader's configuration
+ * ([Reboot] KernelArguments=manage); the real host looks for it in this
+ * order. */
+enum boot_loader {
+	BOOT_LOADER_NONE,	    /* none found */
+	BOOT_LOADER_GRUBBY,	    /* grubby (Fedora, RHEL) */
+	BOOT_LOADER_GRUB,	    /* a drop-in in /etc/default/grub.d, update-grub (Debian) */
+	BOOT_LOADER_KERNEL_INSTALL, /* /etc/kernel/cmdline, kernel-install (systemd-boot, UKIs) */
+	_BOOT_LOADER_MAX,
+	_BOOT_LOADER_INVALID = -EINVAL,
+};
+
 /* Snapshot spellings: "legacy"/"switchdev", "ethernet"/"infiniband",
- * "shared"/"exclusive", "intel"/"amd".
+ * "shared"/"exclusive", "intel"/"amd", "grubby"/"grub"/"kernel-install".
  * from_string returns the _INVALID value on an unknown string. */
 const char *eswitch_mode_to_string(enum eswitch_mode m) _pure_;
 enum eswitch_mode eswitch_mode_from_string(const char *s) _pure_;
@@ -48,6 +60,8 @@ const char *rdma_netns_mode_to_string(enum rdma_netns_mode m) _pure_;
 const char *cpu_vendor_to_string(enum cpu_vendor v) _pure_;
 enum cpu_vendor cpu_vendor_from_string(const char *s) _pure_;
 enum rdma_netns_mode rdma_netns_mode_from_string(const char *s) _pure_;
+const char *boot_loader_to_string(enum boot_loader b) _pure_;
+enum boot_loader boot_loader_from_string(const char *s) _pure_;
 
 /* One VF as the host has it. */
 struct vf_state {
@@ -129,6 +143,13 @@ struct host_state {
 	bool has_cpu_vendor;
 	enum cpu_vendor cpu_vendor;
 	char **modules; /* loaded modules, NULL-terminated, never NULL */
+	/* snapshot "boot_loader", optional (absent: none found) */
+	enum boot_loader boot_loader;
+	/* snapshot "kernel_arguments_added", optional: the kernel arguments
+	 * sriov-persist added to the boot loader's configuration
+	 * (KernelArguments=manage), effective from the next boot on; NULL or
+	 * empty when none */
+	char **kernel_args_added;
 	/* snapshot "rdma_netns_mode", optional, null: no RDMA subsystem (ib_core
 	 * is not loaded, so there is no mode to read or set) */
 	bool has_rdma_netns_mode;
@@ -171,3 +192,18 @@ const struct pf_state *host_state_lookup_pf(const struct host_state *hs, const c
 int pf_vf_pci_addr(const struct pf_state *pf, unsigned index, char buf[static PCI_ADDR_MAX]);
 /* "0000:3b:00.0 (ens1f0)" or "0000:3b:00.0"; caller frees. */
 char *pf_describe(const struct pf_state *pf);
+
+/* Whether the kernel command line has arg ("intel_iommu=on") as the last of
+ * the words that give its parameter, alone or with further options after a
+ * comma ("intel_iommu=on,sm_on"): "intel_iommu=on intel_iommu=off" has it
+ * off, as the kernel reads it. */
+bool kernel_cmdline_has(const char *cmdline, const char *arg) _pure_;
+/* The CPU vendor of /proc/cpuinfo's text (its first vendor_id): Intel's, or
+ * AMD's (Hygon's CPUs are AMD's design and take amd_iommu=); -ENOENT for
+ * other CPUs, which have no vendor_id line or another value. */
+int cpu_vendor_from_cpuinfo(const char *text) _pure_;
+/* The IOMMU arguments for h's CPU that its kernel command line lacks, as
+ * one string ("intel_iommu=on iommu=pt"). 0 and *ret NULL when they cannot
+ * be told (neither Intel's nor AMD's CPU) or the IOMMU argument is there
+ * already, so that only the firmware setup can help; -ENOMEM. */
+int iommu_args_missing(const struct host_state *h, char **ret);

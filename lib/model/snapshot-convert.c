@@ -464,6 +464,24 @@ int snapshot_format_cpu_vendor(const struct field *f, const void *obj, struct js
 	return snapshot_format_cpu_vendor_value(f, obj, ret);
 }
 
+DEFINE_ENUM_CONVERTER(boot_loader_value, boot_loader, enum boot_loader, _BOOT_LOADER_MAX)
+
+/* "boot_loader": left out when none was found. */
+int snapshot_parse_boot_loader(struct parser *p, const struct field *f, const char *path,
+			       struct json_object *v, void *obj)
+{
+	return snapshot_parse_boot_loader_value(p, f, path, v, obj);
+}
+
+int snapshot_format_boot_loader(const struct field *f, const void *obj, struct json_object **ret)
+{
+	const struct host_state *h = obj;
+
+	if (h->boot_loader == BOOT_LOADER_NONE)
+		return 0;
+	return snapshot_format_boot_loader_value(f, obj, ret);
+}
+
 /* "rdma_netns_mode": null (or absent) without an RDMA subsystem. */
 int snapshot_parse_rdma_netns(struct parser *p, const struct field *f, const char *path,
 			      struct json_object *v, void *obj)

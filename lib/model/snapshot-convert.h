@@ -67,6 +67,8 @@ DECLARE_CONVERTER(eswitch);
 DECLARE_CONVERTER(firmware_link_type);
 DECLARE_CONVERTER(rdma_netns_value);
 DECLARE_CONVERTER(rdma_netns);
+DECLARE_CONVERTER(boot_loader_value);
+DECLARE_CONVERTER(boot_loader);
 DECLARE_CONVERTER(cpu_vendor_value);
 DECLARE_CONVERTER(cpu_vendor);
 DECLARE_CONVERTER(version);

@@ -615,6 +615,7 @@ int desired_build(const struct layout_set *set, const struct host_state *host,
 		return -ENOMEM;
 	snprintf(d->pci, sizeof(d->pci), "%s", pf->pci);
 	d->rdma_netns = set->rdma_netns;
+	d->kernel_arguments = set->kernel_arguments;
 	c.d = d;
 
 	r = select_files(&c, set);

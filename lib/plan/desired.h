@@ -27,6 +27,9 @@ struct pf_desired {
 	/* [RDMA] NetnsMode= of the main configuration (layout_set.rdma_netns):
 	 * the host's mode, set with a PF whose VFs want RDMA */
 	enum rdma_netns rdma_netns;
+	/* [Reboot] KernelArguments= (layout_set.kernel_arguments): manage adds
+	 * the IOMMU arguments that a VF bound to vfio-pci needs */
+	enum kernel_arguments kernel_arguments;
 };
 
 /* Builds the desired state of pf. *ret = NULL (and 0) when no file selects

@@ -98,6 +98,12 @@ char *action_describe(const struct action *a)
 		return strdup_printf(
 			"set RDMA netns mode %s",
 			strna(rdma_netns_mode_to_string((enum rdma_netns_mode)a->value)));
+	case ACTION_SET_KERNEL_ARGUMENTS:
+		if (a->value)
+			return strdup_printf("add kernel arguments %s to the boot loader",
+					     strna(a->str));
+		return strdup_printf("remove kernel arguments %s from the boot loader",
+				     strna(a->str));
 	case _ACTION_TYPE_MAX:
 	case _ACTION_TYPE_INVALID:
 		break;
@@ -163,6 +169,7 @@ static char *describe_now(const struct action *a, const struct pf_state *pf)
 	case ACTION_SET_AUTOPROBE:
 	case ACTION_SET_HW_TC_OFFLOAD:
 	case ACTION_SET_RDMA_NETNS_MODE:
+	case ACTION_SET_KERNEL_ARGUMENTS:
 	case _ACTION_TYPE_MAX:
 	case _ACTION_TYPE_INVALID:
 		break;

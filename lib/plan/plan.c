@@ -18,6 +18,8 @@
  *     that was killed left it off): off is for the VFs being created only
  *  8. the RDMA subsystem's netns mode ([RDMA] NetnsMode=), for a PF with
  *     RDMA=yes VFs
+ *  9. with [Reboot] KernelArguments=manage, the IOMMU kernel arguments that
+ *     VFs bound to vfio-pci need: added to the boot loader, a reboot
  * Keys that are not set in the desired state are left as they are. The
  * modules loaded are those of the drivers some VF ends up on.
  *
@@ -451,21 +453,6 @@ static int note_no_iommu(struct plan_ctx *c, uint32_t i)
 	return 0;
 }
 
-/* Whether the kernel command line has arg as one of its words, alone or
- * with further options after a comma ("intel_iommu=on,sm_on"). */
-static bool cmdline_has(const char *cmdline, const char *arg)
-{
-	size_t n = strlen(arg);
-
-	for (const char *p = cmdline; p && *p;) {
-		p += strspn(p, " \t\n");
-		if (strncmp(p, arg, n) == 0 && strchr(" \t\n,", p[n]))
-			return true;
-		p += strcspn(p, " \t\n");
-	}
-	return false;
-}
-
 /* What to do about an IOMMU that is off, by the CPU's vendor: the kernel
  * arguments to add, or, where they are there already, the firmware
  * setting that keeps it off. */
@@ -478,31 +465,92 @@ static char *iommu_remedy(const struct host_state *h)
 			      "line and reboot");
 	arg = h->cpu_vendor == CPU_VENDOR_AMD ? "amd_iommu=on" : "intel_iommu=on";
 	firmware = h->cpu_vendor == CPU_VENDOR_AMD ? "the IOMMU (AMD-Vi)" : "VT-d";
-	if (cmdline_has(h->kernel_cmdline, arg))
+	if (kernel_cmdline_has(h->kernel_cmdline, arg))
 		return strdup_printf("the kernel command line has %s: turn on %s in the firmware "
 				     "setup and reboot",
 				     arg, firmware);
 	return strdup_printf("add %s iommu=pt to the kernel command line and reboot", arg);
 }
 
+static bool args_all_in(const char *args, char *const *l)
+{
+	_cleanup_strv_free_ char **words = NULL;
+
+	if (strv_split(args, &words) < 0)
+		return false;
+	for (char **w = words; *w; w++)
+		if (!strv_contains(l, *w))
+			return false;
+	return true;
+}
+
+/* [Reboot] KernelArguments=manage: add the IOMMU arguments through the boot
+ * loader's tool, and wait for a reboot. 1 when planned so (or added
+ * already), 0 when the arguments cannot help or cannot be added: *ret_why
+ * then says why, when there is more to say than the remedy. */
+static int plan_kernel_arguments(struct plan_ctx *c, const char *vfs, char **ret_why)
+{
+	_cleanup_free_ char *args = NULL;
+	bool many = c->no_iommu_count > 1;
+	int r;
+
+	*ret_why = NULL;
+	r = iommu_args_missing(c->host, &args);
+	if (r < 0 || !args)
+		return r;
+	if (args_all_in(args, c->host->kernel_args_added))
+		return add_reason(c->p,
+				  strdup_printf("kernel arguments %s were added to the boot loader: "
+						"the IOMMU that VF%s %s want%s for vfio-pci is on "
+						"after a reboot",
+						args, many ? "s" : "", vfs, many ? "" : "s")) ?:
+		       1;
+	if (c->host->boot_loader == BOOT_LOADER_NONE) {
+		*ret_why = strdup("KernelArguments=manage found no boot loader tool to add them "
+				  "with (grubby; update-grub with /etc/default/grub.d; "
+				  "kernel-install with /etc/kernel/cmdline)");
+		return *ret_why ? 0 : -ENOMEM;
+	}
+	r = add_value(c->p, ACTION_SET_KERNEL_ARGUMENTS, false, 1);
+	if (r < 0)
+		return r;
+	c->p->actions[c->p->n_actions - 1].needs_reboot = true;
+	c->p->actions[c->p->n_actions - 1].str = strdup(args);
+	if (!c->p->actions[c->p->n_actions - 1].str)
+		return -ENOMEM;
+	return add_reason(c->p, strdup_printf("kernel arguments %s take effect after a reboot: "
+					      "VF%s %s want%s vfio-pci, which needs the IOMMU",
+					      args, many ? "s" : "", vfs, many ? "" : "s")) ?:
+	       1;
+}
+
+/* VFs that want vfio-pci without an IOMMU: with KernelArguments=manage the
+ * arguments are added and a reboot is pending; otherwise (or when that
+ * cannot help) an unmet need that says what to do. */
 static int add_no_iommu_reason(struct plan_ctx *c)
 {
-	_cleanup_free_ char *vfs = NULL, *remedy = NULL;
+	_cleanup_free_ char *vfs = NULL, *remedy = NULL, *why = NULL;
 	bool many = c->no_iommu_count > 1;
+	int r;
 
 	if (!c->no_iommu)
 		return 0;
 	vfs = c->no_iommu_open ? strdup_printf("%s-%u", c->no_iommu, c->no_iommu_last) :
 				 strdup(c->no_iommu);
-	remedy = iommu_remedy(c->host);
-	if (!vfs || !remedy)
+	if (!vfs)
 		return -ENOMEM;
-	/* Not a reboot reason: a reboot changes nothing until someone adds the
-	 * arguments ([Reboot] KernelArguments=check). */
-	return strv_consume(&c->p->unmet,
-			    strdup_printf("VF%s %s want%s vfio-pci but the IOMMU is "
-					  "off: %s",
-					  many ? "s" : "", vfs, many ? "" : "s", remedy));
+	if (c->d->kernel_arguments == KERNEL_ARGUMENTS_MANAGE) {
+		r = plan_kernel_arguments(c, vfs, &why);
+		if (r != 0)
+			return r < 0 ? r : 0;
+	}
+	remedy = iommu_remedy(c->host);
+	if (!remedy)
+		return -ENOMEM;
+	return strv_consume(&c->p->unmet, strdup_printf("VF%s %s want%s vfio-pci but the IOMMU is "
+							"off: %s%s%s",
+							many ? "s" : "", vfs, many ? "" : "s",
+							remedy, why ? "; " : "", strempty(why)));
 }
 
 /* The driver VF i must end up with, and the BIND_VF argument for it.

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 /* The records other processes leave: a PF's status record and "what we
- * created" record (/run and /var/lib), and reboot.json. Any of them may be
- * cut short by a crash or edited by hand. */
+ * created" record (/run and /var/lib), reboot.json and the kernel arguments
+ * record. Any of them may be cut short by a crash or edited by hand. */
 
+#include "boot-loader.h"
 #include "fuzz-text.h"
 #include "reboot.h"
 #include "status.h"
@@ -14,6 +15,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct reboot_record rr;
 	struct pf_created c;
 	struct pf_status st;
+	enum boot_loader bl;
+	char **added;
 
 	if (!text)
 		return 0;
@@ -32,6 +35,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (!reboot_record_has(&rr, rr.reasons[i].pci, rr.reasons[i].text))
 				abort();
 		reboot_record_done(&rr);
+	}
+	if (kernel_args_record_parse(text, &bl, &added) >= 0) {
+		_cleanup_free_ char *again = kernel_args_record_format(bl, added);
+
+		for (char **a = added; *a; a++)
+			if (!kernel_arg_allowed(*a))
+				abort();
+		if (!again)
+			abort();
+		strv_free(added);
 	}
 	return 0;
 }

@@ -112,7 +112,7 @@ static void test_every_key(void **state)
 	parse_clean(&c, "[Apply]\nTimeoutSec=1\nSysfsWriteTimeoutSec=31536000\n"
 			"[Drift]\nMode=report\nSafetyScanSec=3600\n"
 			"[Disruption]\nPolicy=never\n"
-			"[Reboot]\nKernelArguments=check\nPolicy=immediate\n"
+			"[Reboot]\nKernelArguments=manage\nPolicy=immediate\n"
 			"[RDMA]\nNetnsMode=exclusive\n"
 			"[Kubernetes]\nEnabled=yes\nKubeconfig=/var/lib/sriov-persist/kc\n"
 			"NodeName=worker-7.example.com\nDrainTimeoutSec=0\nEvictionFallback=fail\n"
@@ -125,7 +125,7 @@ static void test_every_key(void **state)
 	assert_int_equal(c.drift_mode, DRIFT_MODE_REPORT);
 	assert_int_equal(c.safety_scan, 3600 * USEC_PER_SEC);
 	assert_int_equal(c.disruption_policy, DISRUPTION_POLICY_NEVER);
-	assert_int_equal(c.kernel_arguments, KERNEL_ARGUMENTS_CHECK);
+	assert_int_equal(c.kernel_arguments, KERNEL_ARGUMENTS_MANAGE);
 	assert_int_equal(c.reboot_policy, REBOOT_POLICY_IMMEDIATE);
 	assert_int_equal(c.rdma_netns, RDMA_NETNS_EXCLUSIVE);
 	assert_int_equal(c.k8s_enabled, K8S_ENABLED_YES);
@@ -206,12 +206,7 @@ static void test_invalid_values(void **state)
 		  "SafetyScanSec=1.5.5: must be a time span of 0..31536000 seconds, " TS_EG },
 		{ "Disruption", "Policy=drain # k8s",
 		  "Policy=drain # k8s: must be immediate, drain or never" },
-		{ "Reboot", "KernelArguments=yes",
-		  "KernelArguments=yes: must be check (manage, adding the IOMMU arguments through the "
-		  "boot loader, is not implemented: add them yourself)" },
-		{ "Reboot", "KernelArguments=manage",
-		  "KernelArguments=manage: must be check (manage, adding the IOMMU arguments through "
-		  "the boot loader, is not implemented: add them yourself)" },
+		{ "Reboot", "KernelArguments=yes", "KernelArguments=yes: must be check or manage" },
 		{ "Reboot", "Policy=drain",
 		  "Policy=drain: must be never, coordinated or immediate" },
 		{ "Kubernetes", "Enabled=maybe",

@@ -94,6 +94,7 @@ static void env_done(struct env *e)
 	pf_state_done(&e->pf);
 	free(e->host.hostname);
 	strv_free(e->host.modules);
+	strv_free(e->host.kernel_args_added);
 	pf_desired_free(e->d);
 }
 
@@ -188,7 +189,8 @@ static char *plan_text(const struct plan *p)
 	return s;
 }
 
-/* One letter per action: L live, D disruptive, R disruptive + reboot. */
+/* One letter per action: L live, D disruptive, R disruptive + reboot, B a
+ * reboot after a live change (the kernel arguments). */
 static char *plan_flags(const struct plan *p)
 {
 	char *s = calloc(p->n_actions + 1, 1);
@@ -196,8 +198,9 @@ static char *plan_flags(const struct plan *p)
 	for (size_t i = 0; i < p->n_actions; i++) {
 		const struct action *a = &p->actions[i];
 
-		assert_true(!a->needs_reboot || a->disruptive);
-		s[i] = a->needs_reboot ? 'R' : a->disruptive ? 'D' : 'L';
+		assert_true(!a->needs_reboot || a->disruptive ||
+			    a->type == ACTION_SET_KERNEL_ARGUMENTS);
+		s[i] = a->needs_reboot ? (a->disruptive ? 'R' : 'B') : a->disruptive ? 'D' : 'L';
 	}
 	return s;
 }
@@ -440,6 +443,14 @@ static void sim_action(struct env *e, const struct action *a)
 		assert_false(e->pf.vfs[a->vf].representor_up); /* planned only to change it */
 		e->pf.vfs[a->vf].representor_up = true;
 		return;
+	case ACTION_SET_KERNEL_ARGUMENTS: {
+		_cleanup_strv_free_ char **w = NULL;
+
+		assert_int_equal(strv_split(a->str, &w), 0);
+		for (char **p = w; *p; p++)
+			assert_int_equal(strv_extend(&e->host.kernel_args_added, *p), 0);
+		return;
+	}
 	case ACTION_SET_RDMA_NETNS_MODE:
 		/* once an RDMA module brought ib_core */
 		assert_true(module_loaded(e, driver_info_get(e->pf.driver)->rdma_modules[0]));
@@ -1032,7 +1043,8 @@ static void test_vfio_without_iommu(void **state)
 	e.host.kernel_cmdline = (char *)"root=/dev/sda1 intel_iommu=on,sm_on iommu=pt";
 	expect_unmet(&e, "VF 3 wants vfio-pci but the IOMMU is off: the kernel command line has "
 			 "intel_iommu=on: turn on VT-d in the firmware setup and reboot");
-	e.host.kernel_cmdline = (char *)"root=/dev/sda1 nointel_iommu=on intel_iommu=off";
+	e.host.kernel_cmdline = (char *)"root=/dev/sda1 nointel_iommu=on intel_iommu=on,sm_on "
+					"intel_iommu=off";
 	expect_unmet(&e, "VF 3 wants vfio-pci but the IOMMU is off: add intel_iommu=on iommu=pt "
 			 "to the kernel command line and reboot");
 	e.host.kernel_cmdline = NULL;
@@ -1041,6 +1053,42 @@ static void test_vfio_without_iommu(void **state)
 	e.host.iommu = true;
 	expect_plan(&e, "load module vfio-pci; VF 3: unbind; VF 3: bind vfio-pci", "LLL");
 	expect_unmet(&e, "");
+	env_done(&e);
+}
+
+/* KernelArguments=manage: the arguments are added (a live change, then a
+ * reboot), once; then the PF waits for the reboot instead of being
+ * degraded. Nothing to add with, or nothing that helps: degraded. */
+static void test_vfio_kernel_arguments_manage(void **state)
+{
+	struct env e;
+
+	env_init(&e, "ice", 64, 4, "ice iavf");
+	e.host.iommu = false;
+	e.host.has_cpu_vendor = true;
+	e.host.cpu_vendor = CPU_VENDOR_INTEL;
+	e.host.kernel_cmdline = (char *)"root=/dev/sda1 iommu=pt";
+	want(&e, true, 4);
+	e.d->kernel_arguments = KERNEL_ARGUMENTS_MANAGE;
+	vf_driver(&e, 2, "vfio-pci");
+	vf_driver(&e, 3, "vfio-pci");
+	expect_unmet(&e, "VFs 2-3 want vfio-pci but the IOMMU is off: add intel_iommu=on iommu=pt "
+			 "to the kernel command line and reboot; KernelArguments=manage found no "
+			 "boot loader tool to add them with (grubby; update-grub with "
+			 "/etc/default/grub.d; kernel-install with /etc/kernel/cmdline)");
+	e.host.boot_loader = BOOT_LOADER_GRUB;
+	expect_plan(&e, "add kernel arguments intel_iommu=on to the boot loader", "B");
+	expect_reasons(&e, "kernel arguments intel_iommu=on take effect after a reboot: VFs 2-3 "
+			   "want vfio-pci, which needs the IOMMU");
+	assert_int_equal(apply_converges(&e), 1);
+	expect_plan(&e, "", "");
+	expect_reasons(&e, "kernel arguments intel_iommu=on were added to the boot loader: the "
+			   "IOMMU that VFs 2-3 want for vfio-pci is on after a reboot");
+	/* given, and still off: only the firmware setup can help */
+	e.host.kernel_cmdline = (char *)"root=/dev/sda1 intel_iommu=on";
+	expect_unmet(&e, "VFs 2-3 want vfio-pci but the IOMMU is off: the kernel command line has "
+			 "intel_iommu=on: turn on VT-d in the firmware setup and reboot");
+	e.host.kernel_cmdline = NULL;
 	env_done(&e);
 }
 
@@ -1244,6 +1292,7 @@ int main(void)
 		cmocka_unit_test(test_fresh_vfs_defaults),
 		cmocka_unit_test(test_modules),
 		cmocka_unit_test(test_vfio_without_iommu),
+		cmocka_unit_test(test_vfio_kernel_arguments_manage),
 		cmocka_unit_test(test_driver_unset_and_default),
 		cmocka_unit_test(test_firmware_vf_limit),
 		cmocka_unit_test(test_link_type),

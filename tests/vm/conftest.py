@@ -103,7 +103,9 @@ def vm(request, vm_image, steps):
         # Run again after an emulator fault: keep the first run's logs.
         os.rename(workdir, workdir + "-first-run")
     shutil.rmtree(workdir, ignore_errors=True)
-    machine = vmlib.VM(workdir, vm_image, name=name)
+    append = request.node.get_closest_marker("kernel_append")
+    machine = vmlib.VM(workdir, vm_image, name=name,
+                       extra_append=append.args[0] if append else "")
     request.node._sriov_vm = machine
     try:
         machine.boot(timeout=BOOT_TIMEOUT)
@@ -165,3 +167,8 @@ def pytest_terminal_summary(terminalreporter):
         tr.write_line(f"{test:40s} {step:45s} {dt:7.2f} s")
     for note in _NOTES:
         tr.write_line("note: " + note)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "kernel_append(args): more kernel command line for the "
+                            "test's VM (the last of a parameter given twice wins)")

@@ -12,7 +12,9 @@ systemd and udev, an emulated igb (82576) SR-IOV PF and an emulated IOMMU.
    hw-tc-offload, VF GUID requests as far as the kernel's driver check, and switchdev
    representors found and brought up;
 7. the RDMA subsystem's netns mode (rdma_rxe brings ib_core) read, set, and refused with
-   another network namespace.
+   another network namespace;
+8. [Reboot] KernelArguments=manage on a kernel booted with the IOMMU off: the arguments added
+   through Debian's update-grub by their own unit, a pending reboot, and reset takes them out.
 """
 
 import json
@@ -280,6 +282,77 @@ def test_rdma_netns_mode(vm, product, steps):
     vm.check("ip netns delete sriov-test")
     assert backend("shared") == {"mode": "shared", "errno": "0", "error": ""}
     assert "netns shared" in vm.check("rdma system show")
+
+
+VFIO_LAYOUT = """[Match]
+Driver=igb
+
+[PhysicalFunction]
+VirtualFunctions=2
+
+[VirtualFunction 0]
+Driver=vfio-pci
+"""
+
+
+def grub_linux_lines(vm):
+    return [line.strip() for line in vm.check("cat /boot/grub/grub.cfg").splitlines()
+            if line.strip().startswith("linux\t") or line.strip().startswith("linux ")]
+
+
+@pytest.mark.kernel_append("intel_iommu=off")
+def test_kernel_arguments_manage(vm, vm_image, product, steps):
+    """KernelArguments=manage with Debian's own update-grub (the guest boots its kernel directly,
+    so the grub.cfg it writes is read back, not booted): added by
+    sriov-persist-kernel-arguments@add.service while the apply unit may not write /boot, a
+    pending reboot in place of a degraded PF, and reset takes them out again."""
+    install(vm, product, layout=VFIO_LAYOUT, consumer=False)
+    assert vm.check("ls /sys/kernel/iommu_groups | wc -l").strip() == "0"
+    # as the Debian installer leaves a host: the kernel image in /boot, /etc/default/grub and a
+    # grub.cfg made by update-grub
+    guest_image = vm.copy_in(vm_image["paths"]["kernel"], "vmlinuz")
+    vm.check(f"install -m 0644 {guest_image} /boot/vmlinuz-$(uname -r) && "
+             "mkdir -p /boot/grub && "
+             "{ [ -e /etc/default/grub ] || cp /usr/share/grub/default/grub /etc/default/grub; } && "
+             "update-grub")
+    before = grub_linux_lines(vm)
+    assert before and not any("iommu=pt" in line for line in before), before
+    vm.check("mkdir -p /etc/sriov-persist/sriov-persist.conf.d && printf '[Reboot]\\n"
+             "KernelArguments=manage\\nPolicy=never\\n' "
+             ">/etc/sriov-persist/sriov-persist.conf.d/50-kargs.conf")
+    (pci, _), = igb_pfs(vm).items()
+    # the argument is the CPU's vendor's (-cpu max is the build machine's vendor)
+    amd = "AuthenticAMD" in vm.check("grep -m1 vendor_id /proc/cpuinfo")
+    args = ("amd_iommu=on" if amd else "intel_iommu=on") + " iommu=pt"
+    plan = vm.run("sriovctl --no-color plan", timeout=60)[1]
+    assert f"add kernel arguments {args} to the boot loader" in plan, plan
+    with steps("kernel arguments: apply through update-grub"):
+        rc, out = vm.run("sriovctl --no-color apply", timeout=300)
+    assert rc == 0, out
+    dropin = vm.check("cat /etc/default/grub.d/90-sriov-persist.cfg")
+    assert f'GRUB_CMDLINE_LINUX="$GRUB_CMDLINE_LINUX {args}"' in dropin, dropin
+    after = grub_linux_lines(vm)
+    assert after and all(f" {args}" in line for line in after), after
+    assert json.loads(vm.check("cat /var/lib/sriov-persist/kernel-arguments.json")) == \
+        {"boot_loader": "grub", "added": args.split()}
+    journal = vm.check("journalctl -b -o cat -u sriov-persist-kernel-arguments@add.service")
+    assert f"added the kernel arguments {args} through grub" in journal, journal
+    status = json.loads(vm.run("sriovctl status --json")[1])
+    pf = next(p for p in status["pfs"] if p["pci"] == pci)
+    assert pf["state"] == "applied" and pf["pending_reboot_reasons"] == [
+        f"kernel arguments {args} were added to the boot loader: the IOMMU that "
+        "VF 0 wants for vfio-pci is on after a reboot"], pf
+    # the applying unit itself may not write /boot: the one for kernel arguments does
+    assert "ReadWritePaths=" not in vm.check("systemctl cat sriov-persist-apply@.service")
+    assert vm.run("sriovctl plan")[0] == 0
+
+    vm.check("rm /etc/sriov-persist/conf.d/50-igb.conf")
+    with steps("kernel arguments: reset"):
+        rc, out = vm.run(f"sriovctl --no-color reset {pci}", timeout=300)
+    assert rc == 0, out
+    assert vm.run("test -e /etc/default/grub.d/90-sriov-persist.cfg")[0] != 0
+    assert vm.run("test -e /var/lib/sriov-persist/kernel-arguments.json")[0] != 0
+    assert grub_linux_lines(vm) == before
 
 
 def test_layout_error_holds_the_pf(vm, product, steps):

@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""[Reboot] KernelArguments=manage on the simulated host: VFs that want vfio-pci on a host without
+an IOMMU get the IOMMU arguments added through the boot loader's tool, and a pending reboot
+instead of a degraded PF; a reset of the last PF whose layout wanted them takes them out again.
+The real tools (update-grub, grubby, kernel-install) are driven by udev-helper kernel-arguments,
+tested in test_kernel_arguments_tools.py and in the VM."""
+
+import json
+
+VFIO = "[Match]\nPCIAddress={pci}\n[PhysicalFunction]\nVirtualFunctions=2\n" \
+       "[VirtualFunction 0]\nDriver=vfio-pci\n"
+
+
+def manage(h, loader="grub"):
+    h.main.write_text(h.main.read_text() + "[Reboot]\nKernelArguments=manage\nPolicy=never\n")
+    s = h.state()
+    if loader:
+        s["boot_loader"] = loader
+    h.save(s)
+
+
+def test_manage_adds_the_arguments_and_a_reboot_is_pending(make_host):
+    h = make_host("igb-82576.json")
+    pcis = [p["pci"] for p in h.pfs_by_driver("igb")]
+    h.layout("50.conf", VFIO.format(pci=pcis[0]))
+    manage(h)
+    plan = h.run("plan")
+    assert plan.returncode == 10, plan.stdout + plan.stderr
+    assert "add kernel arguments intel_iommu=on iommu=pt to the boot loader" in plan.stdout
+    r = h.run("apply")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert h.state()["kernel_arguments_added"] == ["intel_iommu=on", "iommu=pt"]
+    st = json.loads(h.run("status", "--json").stdout)
+    pf = next(p for p in st["pfs"] if p["pci"] == pcis[0])
+    assert pf["state"] == "applied", pf
+    assert pf["pending_reboot_reasons"] == [
+        "kernel arguments intel_iommu=on iommu=pt were added to the boot loader: the IOMMU that "
+        "VF 0 wants for vfio-pci is on after a reboot"], pf
+    # the VF stays where it is until the reboot, and nothing is added twice
+    assert h.pf(pcis[0])["vfs"][0]["driver"] == "igbvf"
+    assert h.run("plan").returncode == 0
+    # another PF that wants vfio-pci waits for the same reboot
+    h.layout("51.conf", VFIO.format(pci=pcis[1]))
+    r = h.run("apply", pcis[1])
+    assert r.returncode == 0 and h.state()["kernel_arguments_added"] == \
+        ["intel_iommu=on", "iommu=pt"], r.stdout
+
+
+def test_after_the_reboot_the_vf_binds(make_host):
+    h = make_host("igb-82576.json")
+    pci = h.pfs_by_driver("igb")[0]["pci"]
+    h.layout("50.conf", VFIO.format(pci=pci))
+    manage(h)
+    assert h.run("apply").returncode == 0
+    s = h.state()
+    s["kernel_cmdline"] += " intel_iommu=on iommu=pt"
+    s["iommu"] = True
+    h.save(s)
+    r = h.run("apply")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert h.pf(pci)["vfs"][0]["driver"] == "vfio-pci"
+    st = json.loads(h.run("status", "--json").stdout)
+    assert next(p for p in st["pfs"] if p["pci"] == pci)["pending_reboot_reasons"] == []
+
+
+def test_on_amd_the_amd_argument(make_host):
+    h = make_host("igb-82576.json")
+    pci = h.pfs_by_driver("igb")[0]["pci"]
+    h.layout("50.conf", VFIO.format(pci=pci))
+    manage(h, "kernel-install")
+    s = h.state()
+    s["cpu_vendor"] = "amd"
+    s["kernel_cmdline"] += " iommu=pt"
+    h.save(s)
+    assert h.run("apply").returncode == 0
+    assert h.state()["kernel_arguments_added"] == ["amd_iommu=on"]
+
+
+def test_no_boot_loader_tool_is_degraded_and_says_so(make_host):
+    h = make_host("igb-82576.json")
+    pci = h.pfs_by_driver("igb")[0]["pci"]
+    h.layout("50.conf", VFIO.format(pci=pci))
+    manage(h, loader=None)
+    r = h.run("apply")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "add intel_iommu=on iommu=pt to the kernel command line and reboot; " \
+           "KernelArguments=manage found no boot loader tool to add them with" in r.stdout, r.stdout
+    assert "kernel_arguments_added" not in h.state()
+
+
+def test_the_tool_failing_fails_the_pf_and_adds_nothing(make_host):
+    h = make_host("igb-82576.json")
+    pci = h.pfs_by_driver("igb")[0]["pci"]
+    h.layout("50.conf", VFIO.format(pci=pci))
+    manage(h)
+    h.add_fault(op="set_kernel_arguments", errno="EIO")
+    r = h.run("apply")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "add kernel arguments intel_iommu=on iommu=pt to the boot loader" in r.stdout
+    assert "kernel_arguments_added" not in h.state()
+    # the VFs are configured all the same
+    assert h.pf(pci)["num_vfs"] == 2
+
+
+def test_reset_takes_them_out_with_the_last_pf(make_host):
+    h = make_host("igb-82576.json")
+    pcis = [p["pci"] for p in h.pfs_by_driver("igb")]
+    h.layout("50.conf", VFIO.format(pci=pcis[0]))
+    manage(h)
+    assert h.run("apply").returncode == 0
+    # the second PF's VFs want them too, and it applies after they were added: its
+    # record claims them only when its own apply added them
+    (h.confdir / "50.conf").unlink()
+    st = json.loads(h.run("status", "--json").stdout)
+    pf = next(p for p in st["pfs"] if p["pci"] == pcis[0])
+    assert pf["state"] == "unconfigured" and "left from a removed layout" in pf["reason"], pf
+    r = h.run("reset", pcis[0])
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "kernel_arguments_added" not in h.state(), h.state()
+    assert h.pf(pcis[0])["num_vfs"] == 0
+    assert h.run("reset", pcis[0]).returncode == 0
