@@ -246,6 +246,7 @@ check-vm:
 bench: deps
 	$(Q)$(MAKE) --no-print-directory BUILDDIR=$(PLAIN_DIR) all
 	$(Q)SRIOVPERSISTD=$(CURDIR)/$(PLAIN_DIR)/sriov-persistd /usr/bin/python3 bench/daemon-sim.py
+	$(Q)/usr/bin/python3 bench/sim-scale.py --sriovctl $(CURDIR)/$(PLAIN_DIR)/sriovctl
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory BUILDDIR=$(PLAIN_DIR) all

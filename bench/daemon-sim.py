@@ -7,6 +7,8 @@ build/plain/sriov-persistd) on a copy of a fixture host with a layout applied, t
   - idle RSS: VmRSS from /proc/PID/status after settling;
   - idle wakeups: voluntary + nonvoluntary context switches of all its threads over --idle-seconds,
     and (when strace is installed) the system calls it makes over a second interval as long;
+  - bus calls: the daemon's CPU time per Plan() and per GetStatus() call once every PF of the
+    host has --call-vfs VFs;
   - drift latency: from the rename() that puts a drifted host file in place to the DriftDetected
     signal arriving here, over --drifts changes ([Drift] Mode=repair: each change is repaired,
     Applied(pci, 0), before the next one).
@@ -124,6 +126,39 @@ def measure_drift(host, client, pci, count, vfs):
     return latencies
 
 
+def cpu_seconds(pid):
+    """User + system CPU time of the process so far (/proc/PID/stat, clock ticks)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def measure_calls(host, client, daemon, vfs, calls):
+    """Daemon CPU per Plan() and per GetStatus() call with every PF of the host at vfs VFs."""
+    for i, pf in enumerate(host.state()["pfs"]):
+        host.layout(f"50-bench-{i}.conf", LAYOUT.format(pci=pf["pci"], vfs=vfs))
+    host.confdir.joinpath("50-bench.conf").unlink()
+    time.sleep(1)  # the layout directory is quiet: the daemon reads it once
+    mark = client.mark()
+    client.call("Apply", "")
+    for pf in host.state()["pfs"]:
+        if client.wait_applied(pf["pci"], mark, timeout=120) != 0:
+            raise RuntimeError(f"the layout did not apply:\n{daemon.log_text()}")
+    time.sleep(1)
+    client.pump()
+    out = {"pfs": len(host.state()["pfs"]), "vfs_per_pf": vfs}
+    for method in ("Plan", "GetStatus"):
+        before = cpu_seconds(daemon.proc.pid)
+        t0 = time.monotonic()
+        for _ in range(calls):
+            client.call(method)
+        wall = time.monotonic() - t0
+        out[method] = {"calls": calls,
+                       "daemon_cpu_ms_per_call": round((cpu_seconds(daemon.proc.pid) - before)
+                                                       * 1000 / calls, 2),
+                       "wall_ms_per_call": round(wall * 1000 / calls, 2)}
+    return out
+
+
 def run(args):
     binary = args.daemon or os.environ.get("SRIOVPERSISTD") or str(ROOT / "build/plain/sriov-persistd")
     if not os.access(binary, os.X_OK):
@@ -161,6 +196,7 @@ def run(args):
         lat = measure_drift(host, client, pci, args.drifts, args.vfs)
         time.sleep(args.settle_seconds)
         rss_after = rss_kib(pid)
+        calls = measure_calls(host, client, daemon, args.call_vfs, args.calls)
         daemon.stop()
         daemon = None
     finally:
@@ -186,6 +222,7 @@ def run(args):
                                   "per_minute": round((vol + nonvol) * 60 / args.idle_seconds, 1)},
         "idle_syscalls": None if syscalls is None else
         {"total": sum(syscalls.values()), "by_name": syscalls},
+        "bus_calls": calls,
         "drift_latency_ms": {"count": len(lat), "median": round(statistics.median(lat), 2),
                              "p95": round(percentile(lat, 0.95), 2), "min": round(min(lat), 2),
                              "max": round(max(lat), 2)},
@@ -208,6 +245,12 @@ def table(r):
          f"median {r['drift_latency_ms']['median']:.2f} ms, p95 {r['drift_latency_ms']['p95']:.2f} ms, "
          f"max {r['drift_latency_ms']['max']:.2f} ms"),
     ]
+    b = r["bus_calls"]
+    for method in ("Plan", "GetStatus"):
+        rows.append((f"{method}() on {b['pfs']} x {b['vfs_per_pf']} VFs",
+                     f"{b[method]['daemon_cpu_ms_per_call']:.2f} ms daemon CPU, "
+                     f"{b[method]['wall_ms_per_call']:.2f} ms round trip "
+                     f"(mean of {b[method]['calls']})"))
     w = max(len(k) for k, _ in rows)
     return "\n".join(f"{k:<{w}}  {v}" for k, v in rows)
 
@@ -221,6 +264,9 @@ def main():
     ap.add_argument("--idle-seconds", type=float, default=60, help="idle interval (default 60)")
     ap.add_argument("--settle-seconds", type=float, default=2, help="before reading RSS (default 2)")
     ap.add_argument("--drifts", type=int, default=50, help="drift changes timed (default 50)")
+    ap.add_argument("--call-vfs", type=int, default=128,
+                    help="VFs on every PF while Plan() and GetStatus() are timed (default 128)")
+    ap.add_argument("--calls", type=int, default=100, help="calls of each timed (default 100)")
     ap.add_argument("--no-strace", action="store_true", help="do not count system calls")
     ap.add_argument("--json", metavar="FILE", help="also write the results there")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")

@@ -349,6 +349,16 @@ static int on_record(sd_event_source *s, const struct inotify_event *ev, void *u
 	return 0;
 }
 
+void manager_events_drain(struct manager *m)
+{
+	struct manager_events *e = m->events;
+
+	if (e && e->monitor)
+		(void)on_udev(e->udev_source, udev_monitor_get_fd(e->monitor), EPOLLIN, m);
+	if (e && e->nl)
+		(void)on_netlink(e->nl_source, nl_socket_get_fd(e->nl), EPOLLIN, m);
+}
+
 int manager_events_start(struct manager *m)
 {
 	_cleanup_free_ char *records = strdup_printf("%s/pf", m->runtime_dir);

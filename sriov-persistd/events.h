@@ -11,3 +11,6 @@
 /* Starts the sources; m->events is theirs. */
 int manager_events_start(struct manager *m);
 struct manager_events *manager_events_free(struct manager_events *e);
+/* Takes the udev and rtnetlink notifications already queued on their sockets
+ * now, without waiting (the inotify ones come first by priority). */
+void manager_events_drain(struct manager *m);

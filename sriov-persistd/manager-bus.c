@@ -8,6 +8,7 @@
 #include <syslog.h>
 #include <systemd/sd-daemon.h>
 
+#include "events.h"
 #include "host-view.h"
 #include "json-util.h"
 #include "k8s.h"
@@ -284,21 +285,20 @@ void manager_bus_stop(struct manager *m)
 	m->bus = sd_bus_flush_close_unref(m->bus);
 }
 
-/* Plan() and GetStatus(): from a fresh read, the documents say how the host
- * is now. */
+/* Plan() and GetStatus(): from the cached host, which the events keep as
+ * the host is now; the PFs an event marked and the check has not read yet
+ * are read first. */
 static int view_doc(struct manager *m, bool status, char **ret)
 {
-	_cleanup_host_state_ struct host_state *hs = NULL;
 	_cleanup_json_ struct json_object *o = NULL;
 	struct host_view v;
 	int r;
 
-	r = host_read(m->host, &hs);
-	if (r >= 0)
-		r = host_state_mark_created(m->state_dir, hs);
+	manager_events_drain(m);
+	r = manager_refresh(m);
 	if (r < 0)
 		return r;
-	r = host_view_build(hs, m->set, NULL, &v);
+	r = host_view_build(m->hs, m->set, NULL, &v);
 	if (r < 0)
 		return r;
 	r = status ? report_status(&v, m->runtime_dir, m->state_dir, true, &o) :
@@ -501,7 +501,9 @@ int manager_bus_start(struct manager *m)
 	if (r >= 0)
 		r = sd_bus_add_object_manager(m->bus, NULL, MANAGER_PATH);
 	if (r >= 0)
-		r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
+		/* after the event sources: a call answered from the cache sees
+		 * every change that reached the daemon before it */
+		r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL + 1);
 	if (r < 0) {
 		log_msg(LOG_ERR, "Setting up the D-Bus objects failed: %s", strerror(-r));
 		return r;

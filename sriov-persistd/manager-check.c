@@ -547,6 +547,11 @@ static int reread_dirty(struct manager *m)
 	return 0;
 }
 
+int manager_refresh(struct manager *m)
+{
+	return m->rescan_all || !m->hs ? reread(m) : reread_dirty(m);
+}
+
 int manager_check_dirty(struct manager *m)
 {
 	_cleanup_strv_free_ char **todo = calloc(1, sizeof(char *));

@@ -9,6 +9,9 @@
 
 /* Re-reads the PFs marked dirty (all when rescan_all) and checks them. */
 int manager_check_dirty(struct manager *m);
+/* Only the reading: the cache then has what the marks said had changed;
+ * the marks stay for the check. */
+int manager_refresh(struct manager *m);
 
 /* What Apply() and Reset() report: "PCI: why" of each PF not applied (or
  * reset) that does not wait for a drain, and the PFs that another process

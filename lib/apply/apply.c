@@ -776,6 +776,20 @@ static int status_init(struct pf_status *st, const struct pf_state *pf)
 
 /* The PF's lock, or -errno with the outcome set: failed, or busy (another
  * process holds it, lock_nowait). */
+/* The PF's apply or reset ends (host_end()); r is what it returned. A
+ * simulated host whose file could not be written has lost what was done:
+ * the PF failed. */
+static int end_host(struct pf_run *run, int r)
+{
+	int k = host_end(run->host);
+
+	if (r < 0 || k >= 0)
+		return r;
+	return set_outcome(run->res, PF_STATUS_FAILED,
+			   strdup_printf("writing the host's state failed: %s",
+					 run->host->error[0] ? run->host->error : strerror(-k)));
+}
+
 static int take_lock(struct pf_run *run, const struct pf_state *pf)
 {
 	const struct apply_options *o = run->opts;
@@ -840,11 +854,11 @@ static int apply_unconfigured(struct pf_run *run, const struct pf_state *pf)
 	lock = take_lock(run, pf);
 	if (lock < 0 || run->res->busy)
 		return lock == -ENOMEM ? lock : 0;
-	run->host->lock_fd = lock;
+	host_begin(run->host, lock);
 	r = reset_locked(run, &c);
 	if (r >= 0 && c.kernel_args && st->state == PF_STATUS_APPLIED)
 		r = reset_kernel_args(run, pf->pci);
-	run->host->lock_fd = -EBADF;
+	r = end_host(run, r);
 	if (r < 0)
 		return r;
 	st->finished = run_now(run);
@@ -928,9 +942,9 @@ static int apply_one(struct pf_run *run, const struct pf_state *pf, bool configu
 	if (lock < 0)
 		r = lock == -ENOMEM ? lock : 0;
 	else {
-		run->host->lock_fd = lock;
+		host_begin(run->host, lock);
 		r = apply_locked(run, pf->pci);
-		run->host->lock_fd = -EBADF;
+		r = end_host(run, r);
 	}
 	if (r < 0)
 		return r;

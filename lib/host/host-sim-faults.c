@@ -208,16 +208,13 @@ static int parse_fault(struct json_object *o, size_t i, struct sim_fault *f, cha
 	return r;
 }
 
-int sim_faults_parse(const char *text, struct sim_faults *ret, char **ret_error)
+int sim_faults_parse(struct json_object *root, struct sim_faults *ret, char **ret_error)
 {
-	_cleanup_json_ struct json_object *root = json_tokener_parse(text);
 	struct sim_faults faults = {};
 	struct json_object *a;
 	size_t n;
 
 	*ret_error = NULL;
-	if (!root)
-		return -EINVAL; /* snapshot_parse() has said why */
 	if (!json_object_object_get_ex(root, "faults", &a) || !a) {
 		*ret = faults;
 		return 0;

@@ -63,9 +63,9 @@ struct sim_faults {
 	size_t n;
 };
 
-/* Reads the "faults" array of the snapshot text (absent = none). -EINVAL
+/* Reads the "faults" array of the parsed snapshot (absent = none). -EINVAL
  * with a message ("faults[1].errno: unknown error name") on bad entries. */
-int sim_faults_parse(const char *text, struct sim_faults *ret, char **ret_error);
+int sim_faults_parse(struct json_object *root, struct sim_faults *ret, char **ret_error);
 void sim_faults_done(struct sim_faults *f);
 /* The array to write back, NULL when there are no faults left. */
 int sim_faults_to_json(const struct sim_faults *f, struct json_object **ret);

@@ -47,16 +47,18 @@ static bool rdma_modules_loaded(const struct host_state *s, const struct driver_
 
 /* A VF has an RDMA device when it is bound to its PF's VF driver and the
  * vendor's RDMA modules are loaded. */
+static void recompute_vf_rdma(const struct host_state *s, const struct pf_state *pf,
+			      struct vf_state *vf)
+{
+	vf->attrs.rdma = pf->vf_driver && streq_ptr(vf->attrs.driver, pf->vf_driver) &&
+			 rdma_modules_loaded(s, driver_info_get(pf->driver));
+}
+
 static void recompute_rdma(struct host_state *s)
 {
-	for (size_t i = 0; i < s->n_pfs; i++) {
-		struct pf_state *pf = &s->pfs[i];
-		bool ok = rdma_modules_loaded(s, driver_info_get(pf->driver));
-
-		for (size_t j = 0; j < pf->n_vfs; j++)
-			pf->vfs[j].attrs.rdma = ok && pf->vf_driver &&
-						streq_ptr(pf->vfs[j].attrs.driver, pf->vf_driver);
-	}
+	for (size_t i = 0; i < s->n_pfs; i++)
+		for (size_t j = 0; j < s->pfs[i].n_vfs; j++)
+			recompute_vf_rdma(s, &s->pfs[i], &s->pfs[i].vfs[j]);
 }
 
 static struct pf_state *find_pf(struct host *h, struct host_state *s, const char *pci)
@@ -214,7 +216,8 @@ static int create_vfs(struct host *h, struct host_state *s, struct pf_state *pf,
 	}
 	pf->vfs = vfs;
 	pf->n_vfs = pf->num_vfs = n;
-	recompute_rdma(s);
+	for (uint32_t i = 0; i < n; i++)
+		recompute_vf_rdma(s, pf, &pf->vfs[i]);
 	return sync_representors(pf);
 }
 
@@ -378,7 +381,7 @@ static int k_unbind_vf(struct host *h, struct host_state *s, const struct sim_re
 	if (!vf)
 		return -ENODEV;
 	vf_unbind(vf);
-	recompute_rdma(s);
+	recompute_vf_rdma(s, pf, vf);
 	return 0;
 }
 
@@ -420,7 +423,7 @@ static int k_bind_vf(struct host *h, struct host_state *s, const struct sim_requ
 	r = vf_bind(pf, vf, driver);
 	if (r < 0)
 		return r;
-	recompute_rdma(s);
+	recompute_vf_rdma(s, pf, vf);
 	return 0;
 }
 

@@ -3,7 +3,12 @@
 /* The simulated host backend: the state is a snapshot JSON file. Every
  * operation is one transaction on it: lock, read, check the injected faults,
  * apply the kernel's rule (host-sim-kernel.c), write back atomically, unlock.
- * Several processes therefore see one consistent "kernel". */
+ * Several processes therefore see one consistent "kernel". While the apply
+ * of one PF is under way (host_begin() to host_end()), its operations share
+ * one transaction: the file is locked and parsed at the first of them and
+ * written once at the end, or before anything that waits (a hang, VF
+ * netdevs that come late) and before an injected crash, so that what
+ * reached the "kernel" is always in the file when someone else can look. */
 
 #include <fcntl.h>
 #include <inttypes.h>
@@ -21,18 +26,32 @@
 #define HANG_MAX_USEC (3600 * USEC_PER_SEC)
 #define SNAPSHOT_SIZE_MAX (64u << 20)
 
-struct sim {
-	struct host host; /* first: the ops get &sim->host */
-	char *path;
-	/* successful operations through this handle, for "crash_after" */
-	unsigned n_done;
-};
-
 /* One locked read-modify-write of the file. */
 struct txn {
 	int fd; /* holds the flock */
 	struct host_state *state;
 	struct sim_faults faults;
+};
+
+struct sim {
+	struct host host; /* first: the ops get &sim->host */
+	char *path;
+	/* successful operations through this handle, for "crash_after" */
+	unsigned n_done;
+	/* between host_begin() and host_end(): the transaction the operations
+	 * share (open while batch.fd >= 0), and whether it changed the state */
+	bool holding;
+	bool dirty;
+	struct txn batch;
+	/* what the shared transaction left in the file when it ended, and the
+	 * state parsed from it: a next transaction that finds exactly this
+	 * text takes the state instead of parsing it again */
+	char *cache_text;
+	struct txn cache;
+	/* each PF's text as last written, while the shared transaction or the
+	 * cache has the state it describes; NULL for a PF changed since */
+	char **pf_texts;
+	size_t n_pf_texts;
 };
 
 static void txn_done(struct txn *t)
@@ -87,9 +106,47 @@ static int read_all(int fd, char **ret)
 	return 0;
 }
 
+static void pf_texts_drop(struct sim *s)
+{
+	for (size_t i = 0; i < s->n_pf_texts; i++)
+		free(s->pf_texts[i]);
+	s->pf_texts = mfree(s->pf_texts);
+	s->n_pf_texts = 0;
+}
+
+/* The PF at pci (every PF: NULL) is about to change. */
+static void pf_text_forget(struct sim *s, const struct host_state *hs, const char *pci)
+{
+	for (size_t i = 0; i < s->n_pf_texts && i < hs->n_pfs; i++)
+		if (!pci || streq(hs->pfs[i].pci, pci))
+			s->pf_texts[i] = mfree(s->pf_texts[i]);
+}
+
+static void cache_drop(struct sim *s)
+{
+	s->cache_text = mfree(s->cache_text);
+	txn_done(&s->cache);
+}
+
+/* The cached state when the file holds text, which the cache then gives up. */
+static bool cache_take(struct sim *s, const char *text, struct txn *t)
+{
+	bool hit = s->cache_text && streq(s->cache_text, text);
+
+	if (hit) {
+		t->state = TAKE_PTR(s->cache.state);
+		t->faults = s->cache.faults;
+		s->cache.faults = (struct sim_faults){};
+	} else
+		pf_texts_drop(s);
+	cache_drop(s);
+	return hit;
+}
+
 static int txn_begin(struct sim *s, int lock, struct txn *t)
 {
 	_cleanup_free_ char *text = NULL, *error = NULL;
+	_cleanup_json_ struct json_object *root = NULL;
 	int r;
 
 	r = lock_file(s->path, lock, &t->fd);
@@ -102,20 +159,48 @@ static int txn_begin(struct sim *s, int lock, struct txn *t)
 		host_set_error(&s->host, "%s: %s", s->path, strerror(-r));
 		return r;
 	}
-	r = snapshot_parse(text, &t->state, &error);
+	if (cache_take(s, text, t))
+		return 0;
+	r = snapshot_parse_root(text, &t->state, &root, &error);
 	if (r >= 0)
-		r = sim_faults_parse(text, &t->faults, &error);
+		r = sim_faults_parse(root, &t->faults, &error);
 	if (r < 0)
 		host_set_error(&s->host, "%s: %s", s->path, error ?: strerror(-r));
 	return r;
 }
 
-static int txn_text(const struct txn *t, char **ret)
+/* The PF texts for writing the shared transaction's state: those kept,
+ * the others made (and kept). */
+static int pf_texts_update(struct sim *s, const struct host_state *hs)
+{
+	if (s->n_pf_texts != hs->n_pfs) {
+		pf_texts_drop(s);
+		s->pf_texts = calloc(hs->n_pfs ?: 1, sizeof(*s->pf_texts));
+		if (!s->pf_texts)
+			return -ENOMEM;
+		s->n_pf_texts = hs->n_pfs;
+	}
+	for (size_t i = 0; i < hs->n_pfs; i++)
+		if (!s->pf_texts[i]) {
+			int r = snapshot_pf_format(&hs->pfs[i], &s->pf_texts[i]);
+
+			if (r < 0)
+				return r;
+		}
+	return 0;
+}
+
+static int txn_text(struct sim *s, const struct txn *t, char **ret)
 {
 	_cleanup_json_ struct json_object *o = NULL, *faults = NULL;
 	int r;
 
-	r = snapshot_to_json(t->state, &o);
+	if (t == &s->batch) {
+		r = pf_texts_update(s, t->state);
+		if (r >= 0)
+			r = snapshot_to_json_texts(t->state, s->pf_texts, &o);
+	} else
+		r = snapshot_to_json(t->state, &o);
 	if (r >= 0)
 		r = sim_faults_to_json(&t->faults, &faults);
 	if (r < 0)
@@ -130,13 +215,13 @@ static int txn_text(const struct txn *t, char **ret)
 
 /* Writes the new state beside the file (exclusively: never through a link
  * someone placed there), fsyncs it and renames it over the file. */
-static int txn_write(struct sim *s, const struct txn *t)
+static int txn_write_text(struct sim *s, const struct txn *t, char **ret_text)
 {
 	_cleanup_free_ char *text = NULL, *dir = NULL;
 	struct stat st;
 	int r;
 
-	r = txn_text(t, &text);
+	r = txn_text(s, t, &text);
 	if (r < 0)
 		return r;
 	dir = path_parent(s->path);
@@ -145,8 +230,75 @@ static int txn_write(struct sim *s, const struct txn *t)
 	if (fstat(t->fd, &st) < 0)
 		return -errno;
 	r = write_file_atomic(dir, path_last_component(s->path), text, st.st_mode & 07777);
-	if (r < 0)
+	if (r < 0) {
 		host_set_error(&s->host, "writing %s: %s", s->path, strerror(-r));
+		return r;
+	}
+	if (ret_text)
+		*ret_text = TAKE_PTR(text);
+	return 0;
+}
+
+static int txn_write(struct sim *s, const struct txn *t)
+{
+	return txn_write_text(s, t, NULL);
+}
+
+/* The transaction an operation works in: the shared one while a PF's apply
+ * is under way (opened here when it is not), else own, begun here. */
+static int txn_open(struct sim *s, int lock, struct txn *own, struct txn **ret)
+{
+	int r;
+
+	if (!s->holding) {
+		*ret = own;
+		return txn_begin(s, lock, own);
+	}
+	if (s->batch.fd < 0) {
+		r = txn_begin(s, LOCK_EX, &s->batch);
+		if (r < 0) {
+			txn_done(&s->batch);
+			return r;
+		}
+	}
+	*ret = &s->batch;
+	return 0;
+}
+
+/* t's state changed: written now, or at the end of the shared one. */
+static int txn_commit(struct sim *s, struct txn *t)
+{
+	if (t == &s->batch) {
+		s->dirty = true;
+		return 0;
+	}
+	return txn_write(s, t);
+}
+
+/* Before a wait, or at the end: what t changed is in the file and the lock
+ * is free. The shared transaction opens again at the next operation. */
+static int txn_release(struct sim *s, struct txn *t)
+{
+	_cleanup_free_ char *text = NULL;
+	int r = 0;
+
+	if (t != &s->batch) {
+		txn_done(t);
+		return 0;
+	}
+	if (s->dirty && t->fd >= 0) {
+		r = txn_write_text(s, t, &text);
+		/* the next PF's apply finds the file as written here */
+		if (r >= 0) {
+			cache_drop(s);
+			s->cache_text = TAKE_PTR(text);
+			s->cache.state = TAKE_PTR(t->state);
+			s->cache.faults = t->faults;
+			t->faults = (struct sim_faults){};
+		}
+	}
+	s->dirty = false;
+	txn_done(t);
 	return r;
 }
 
@@ -204,14 +356,17 @@ static usec_t hang_wait(const struct sim_request *rq)
  * a driver that was slow, not stuck, makes it. */
 static int land_late(struct sim *s, const struct sim_request *rq)
 {
-	_cleanup_(txn_done) struct txn t = { .fd = -EBADF };
+	_cleanup_(txn_done) struct txn own = { .fd = -EBADF };
 	char error[sizeof(s->host.error)];
+	struct txn *t;
 	int r;
 
 	memcpy(error, s->host.error, sizeof(error));
-	r = txn_begin(s, LOCK_EX, &t);
-	if (r >= 0 && sim_kernel_apply(&s->host, t.state, rq) >= 0)
-		r = txn_write(s, &t);
+	r = txn_open(s, LOCK_EX, &own, &t);
+	if (r >= 0 && t == &s->batch)
+		pf_text_forget(s, t->state, rq->pf);
+	if (r >= 0 && sim_kernel_apply(&s->host, t->state, rq) >= 0)
+		r = txn_commit(s, t);
 	memcpy(s->host.error, error, sizeof(error));
 	return r < 0 ? r : -ETIMEDOUT;
 }
@@ -227,8 +382,11 @@ static int fault_fire(struct sim *s, struct txn *t, const struct sim_request *rq
 	int error = f->error, r;
 	usec_t wait;
 
-	r = txn_write(s, t);
-	txn_done(t);
+	r = txn_commit(s, t);
+	if (r >= 0)
+		r = txn_release(s, t);
+	else
+		txn_done(t);
 	if (r < 0)
 		return r;
 	if (kind == SIM_FAULT_ERRNO) {
@@ -281,22 +439,26 @@ static int netdevs_late(struct sim *s, struct txn *t, const struct sim_request *
 
 	r = set_netdevs(t->state, rq->pf, netdevs, false);
 	if (r >= 0)
-		r = txn_write(s, t);
+		r = txn_commit(s, t);
 	vf = r >= 0 ? first_without_netdev(t->state, rq->pf) : -ENOENT;
-	txn_done(t);
 	if (r < 0 || vf < 0)
 		return r < 0 ? r : 0; /* every VF has its netdev */
+	r = txn_release(s, t);
+	if (r < 0)
+		return r;
 	if (after_ms && late <= wait) {
 		wait_usec(late);
-		r = txn_begin(s, LOCK_EX, t);
+		r = txn_open(s, LOCK_EX, t, &t);
+		if (r >= 0 && t == &s->batch)
+			pf_text_forget(s, t->state, rq->pf);
 		if (r >= 0)
 			r = set_netdevs(t->state, rq->pf, netdevs, true);
 		if (r >= 0)
-			r = txn_write(s, t);
+			r = txn_commit(s, t);
 		return r;
 	}
 	wait_usec(wait);
-	r = txn_begin(s, LOCK_SH, t);
+	r = txn_open(s, LOCK_SH, t, &t);
 	if (r < 0)
 		return r;
 	vf = first_without_netdev(t->state, rq->pf);
@@ -323,49 +485,57 @@ static struct sim_fault *crash_due(struct sim *s, struct txn *t, const struct si
 
 static int sim_run(struct sim *s, const struct sim_request *rq)
 {
-	_cleanup_(txn_done) struct txn t = { .fd = -EBADF };
+	_cleanup_(txn_done) struct txn own = { .fd = -EBADF };
 	char vf_pci[PCI_ADDR_MAX] = "";
 	struct sim_fault *f;
+	struct txn *t;
 	bool crash;
 	int r;
 
 	s->host.error[0] = '\0';
-	r = txn_begin(s, LOCK_EX, &t);
+	r = txn_open(s, LOCK_EX, &own, &t);
 	if (r < 0)
 		return r;
-	if (action_type_on_vf(rq->a->type) && sim_vf_pci(t.state, rq->pf, rq->a->vf, vf_pci) < 0)
+	/* whatever happens next may change it (NULL: a module, for every PF) */
+	if (t == &s->batch)
+		pf_text_forget(s, t->state, rq->pf);
+	if (action_type_on_vf(rq->a->type) && sim_vf_pci(t->state, rq->pf, rq->a->vf, vf_pci) < 0)
 		vf_pci[0] = '\0';
-	f = sim_faults_fire(&t.faults, SIM_FAULT_ERRNO, rq->a->type, rq->pf,
+	f = sim_faults_fire(&t->faults, SIM_FAULT_ERRNO, rq->a->type, rq->pf,
 			    vf_pci[0] ? vf_pci : NULL);
 	if (f)
-		return fault_fire(s, &t, rq, f);
-	r = sim_kernel_apply(&s->host, t.state, rq);
+		return fault_fire(s, t, rq, f);
+	r = sim_kernel_apply(&s->host, t->state, rq);
 	if (r < 0)
 		return r;
 	s->n_done++;
-	f = crash_due(s, &t, rq, vf_pci[0] ? vf_pci : NULL);
+	f = crash_due(s, t, rq, vf_pci[0] ? vf_pci : NULL);
 	crash = f != NULL;
 	if (crash)
-		sim_faults_remove(&t.faults, f);
+		sim_faults_remove(&t->faults, f);
 	f = rq->a->type == ACTION_SET_NUM_VFS && rq->a->value > 0 ?
-		    sim_faults_fire(&t.faults, SIM_FAULT_NETDEVS, rq->a->type, rq->pf,
+		    sim_faults_fire(&t->faults, SIM_FAULT_NETDEVS, rq->a->type, rq->pf,
 				    vf_pci[0] ? vf_pci : NULL) :
 		    NULL;
 	if (f && !crash)
-		return netdevs_late(s, &t, rq, f);
+		return netdevs_late(s, t, rq, f);
 	/* a crash as the VFs were probed: the netdevs the fault lets appear */
-	r = f ? set_netdevs(t.state, rq->pf, f->netdevs, false) : 0;
+	r = f ? set_netdevs(t->state, rq->pf, f->netdevs, false) : 0;
 	if (r >= 0 && rq->a->type == ACTION_BIND_VF &&
-	    sim_faults_fire(&t.faults, SIM_FAULT_RANDOM_MAC, rq->a->type, rq->pf,
+	    sim_faults_fire(&t->faults, SIM_FAULT_RANDOM_MAC, rq->a->type, rq->pf,
 			    vf_pci[0] ? vf_pci : NULL))
-		r = sim_vf_random_mac(t.state, rq->pf, rq->a->vf);
+		r = sim_vf_random_mac(t->state, rq->pf, rq->a->vf);
 	if (r >= 0)
-		r = txn_write(s, &t);
+		r = txn_commit(s, t);
 	if (r < 0)
 		return r;
-	if (crash)
+	if (crash) {
 		/* a crash right after the change reached the "kernel" */
+		r = txn_release(s, t);
+		if (r < 0)
+			return r;
 		(void)kill(getpid(), SIGKILL);
+	}
 	return 0;
 }
 
@@ -376,38 +546,31 @@ static struct sim *to_sim(struct host *h)
 
 static int sim_read(struct host *h, struct host_state **ret)
 {
-	_cleanup_(txn_done) struct txn t = { .fd = -EBADF };
+	_cleanup_(txn_done) struct txn own = { .fd = -EBADF };
+	struct sim *s = to_sim(h);
+	struct txn *t;
 	int r;
 
-	r = txn_begin(to_sim(h), LOCK_SH, &t);
+	r = txn_open(s, LOCK_SH, &own, &t);
 	if (r < 0)
 		return r;
-	*ret = TAKE_PTR(t.state);
+	if (t == &s->batch)
+		return host_state_copy(t->state, ret);
+	*ret = TAKE_PTR(t->state);
 	return 0;
 }
 
 static int sim_read_pf(struct host *h, const char *pci, struct host_state **ret)
 {
-	_cleanup_host_state_ struct host_state *hs = NULL;
-	size_t k = 0;
+	_cleanup_(txn_done) struct txn own = { .fd = -EBADF };
+	struct sim *s = to_sim(h);
+	struct txn *t;
 	int r;
 
-	r = sim_read(h, &hs);
+	r = txn_open(s, LOCK_SH, &own, &t);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < hs->n_pfs; i++) {
-		if (streq(hs->pfs[i].pci, pci)) {
-			struct pf_state t = hs->pfs[k];
-
-			hs->pfs[k++] = hs->pfs[i];
-			hs->pfs[i] = t;
-		}
-	}
-	for (size_t i = k; i < hs->n_pfs; i++)
-		pf_state_done(&hs->pfs[i]);
-	hs->n_pfs = k;
-	*ret = TAKE_PTR(hs);
-	return 0;
+	return host_state_copy_pf(t->state, pci, ret);
 }
 
 /* Only the kernel calls that may hang (action_type_blocking) have a timeout:
@@ -423,10 +586,30 @@ static int sim_run_action(struct host *h, const char *pf, const struct action *a
 	return sim_run(to_sim(h), &rq);
 }
 
+static int sim_hold(struct host *h, bool on)
+{
+	struct sim *s = to_sim(h);
+	int r;
+
+	if (on) {
+		s->holding = true;
+		return 0;
+	}
+	r = txn_release(s, &s->batch);
+	s->holding = false;
+	return r;
+}
+
 static void sim_free(struct host *h)
 {
 	struct sim *s = to_sim(h);
 
+	/* a handle freed between host_begin() and host_end() still writes
+	 * what its operations did */
+	if (s->holding)
+		(void)sim_hold(h, false);
+	cache_drop(s);
+	pf_texts_drop(s);
 	free(s->path);
 	free(s);
 }
@@ -436,6 +619,7 @@ static const struct host_ops sim_ops = {
 	.read = sim_read,
 	.read_pf = sim_read_pf,
 	.run = sim_run_action,
+	.hold = sim_hold,
 	.free = sim_free,
 };
 
@@ -449,6 +633,8 @@ int host_sim_open(const char *path, struct host **ret)
 		return -ENOMEM;
 	s->host.ops = &sim_ops;
 	s->host.lock_fd = -EBADF;
+	s->batch.fd = -EBADF;
+	s->cache.fd = -EBADF;
 	/* absolute, for a daemon that changes its directory; through a
 	 * symbolic link to the file it points to, which is what gets replaced */
 	s->path = realpath(path, NULL);

@@ -23,6 +23,25 @@ int host_run(struct host *h, const char *pf, const struct action *a, usec_t time
 	return h->ops->run(h, pf, a, timeout);
 }
 
+void host_begin(struct host *h, int lock_fd)
+{
+	h->lock_fd = lock_fd;
+	if (h->ops->hold)
+		(void)h->ops->hold(h, true);
+}
+
+int host_end(struct host *h)
+{
+	int r = 0;
+
+	if (h->ops->hold) {
+		h->error[0] = '\0';
+		r = h->ops->hold(h, false);
+	}
+	h->lock_fd = -EBADF;
+	return r;
+}
+
 struct host *host_free(struct host *h)
 {
 	if (h)

@@ -26,6 +26,9 @@ struct host_ops {
 	 * (action_type_blocking); the disruption flags are not the backend's
 	 * business. */
 	int (*run)(struct host *h, const char *pf, const struct action *a, usec_t timeout);
+	/* Optional: the apply of one PF begins (on) or ends (off); see
+	 * host_begin(). Off returns what a deferred write returned. */
+	int (*hold)(struct host *h, bool on);
 	void (*free)(struct host *h);
 };
 
@@ -47,6 +50,13 @@ struct host {
 int host_read(struct host *h, struct host_state **ret);
 int host_read_pf(struct host *h, const char *pci, struct host_state **ret);
 int host_run(struct host *h, const char *pf, const struct action *a, usec_t timeout);
+/* The apply of one PF begins under its lock (lock_fd) and ends. In between,
+ * the simulated host keeps its file locked and parsed and writes it once at
+ * the end (and before anything that waits), so that an apply costs what its
+ * PF has, not what the host has times its actions. host_end() returns
+ * -errno when that write failed (the detail in h->error). */
+void host_begin(struct host *h, int lock_fd);
+int host_end(struct host *h);
 struct host *host_free(struct host *h);
 static inline void host_freep(struct host **h)
 {

@@ -149,7 +149,8 @@ fail:
 	return r;
 }
 
-int host_state_copy(const struct host_state *src, struct host_state **ret)
+/* The copy of src with every PF (only NULL) or the PF at PCI address only. */
+static int copy_host(const struct host_state *src, const char *only, struct host_state **ret)
 {
 	_cleanup_host_state_ struct host_state *c = calloc(1, sizeof(*c));
 	int r;
@@ -178,17 +179,32 @@ int host_state_copy(const struct host_state *src, struct host_state **ret)
 			return -ENOMEM;
 	}
 	if (src->n_pfs > 0) {
-		c->pfs = calloc(src->n_pfs, sizeof(*c->pfs));
+		c->pfs = calloc(only ? 1 : src->n_pfs, sizeof(*c->pfs));
 		if (!c->pfs)
 			return -ENOMEM;
-		for (; c->n_pfs < src->n_pfs; c->n_pfs++) {
-			r = pf_state_copy(&src->pfs[c->n_pfs], &c->pfs[c->n_pfs]);
+		for (size_t i = 0; i < src->n_pfs; i++) {
+			if (only && !streq(src->pfs[i].pci, only))
+				continue;
+			r = pf_state_copy(&src->pfs[i], &c->pfs[c->n_pfs]);
 			if (r < 0)
 				return r;
+			c->n_pfs++;
+			if (only)
+				break;
 		}
 	}
 	*ret = TAKE_PTR(c);
 	return 0;
+}
+
+int host_state_copy(const struct host_state *src, struct host_state **ret)
+{
+	return copy_host(src, NULL, ret);
+}
+
+int host_state_copy_pf(const struct host_state *src, const char *pci, struct host_state **ret)
+{
+	return copy_host(src, pci, ret);
 }
 
 struct pf_state *host_state_find_pf(const struct host_state *h, const char *pci)

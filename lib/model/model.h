@@ -183,6 +183,9 @@ static inline void host_state_freep(struct host_state **h)
 /* Deep copies; -ENOMEM on failure. */
 int pf_state_copy(const struct pf_state *src, struct pf_state *ret);
 int host_state_copy(const struct host_state *src, struct host_state **ret);
+/* The same with only the PF at PCI address pci (none when it has no such
+ * PF): what reading one PF returns. */
+int host_state_copy_pf(const struct host_state *src, const char *pci, struct host_state **ret);
 
 struct pf_state *host_state_find_pf(const struct host_state *h, const char *pci) _pure_;
 /* Finds a PF by PCI address (in either case) or interface name (or

@@ -337,6 +337,12 @@ static int tokenize(struct parser *p, const char *text, struct json_object **ret
 
 int snapshot_parse(const char *text, struct host_state **ret, char **ret_error)
 {
+	return snapshot_parse_root(text, ret, NULL, ret_error);
+}
+
+int snapshot_parse_root(const char *text, struct host_state **ret, struct json_object **ret_root,
+			char **ret_error)
+{
 	_cleanup_host_state_ struct host_state *h = NULL;
 	_cleanup_json_ struct json_object *root = NULL;
 	struct parser p = {};
@@ -360,12 +366,96 @@ int snapshot_parse(const char *text, struct host_state **ret, char **ret_error)
 	if (ret_error)
 		*ret_error = NULL;
 	*ret = TAKE_PTR(h);
+	if (ret_root)
+		*ret_root = TAKE_PTR(root);
 	return 0;
 }
 
 int snapshot_to_json(const struct host_state *h, struct json_object **ret)
 {
 	return format_object(host_fields, ELEMENTSOF(host_fields), h, ret);
+}
+
+int snapshot_pf_format(const struct pf_state *pf, char **ret)
+{
+	_cleanup_json_ struct json_object *o = NULL;
+	const char *t;
+	int r;
+
+	r = format_object(pf_fields, ELEMENTSOF(pf_fields), pf, &o);
+	if (r < 0)
+		return r;
+	t = json_object_to_json_string_ext(o, SNAPSHOT_FORMAT_FLAGS);
+	if (!t)
+		return -ENOMEM;
+	*ret = strdup(t);
+	return *ret ? 0 : -ENOMEM;
+}
+
+/* Prints a PF's text from snapshot_pf_format() (made at level 0) at level:
+ * json-c's pretty printer indents two spaces a level, and a JSON text has
+ * newlines only between tokens. */
+static int print_pf_text(struct json_object *o, struct printbuf *pb, int level, int flags)
+{
+	const char *text = json_object_get_userdata(o);
+
+	(void)flags;
+	for (const char *c = text; *c;) {
+		size_t n = strcspn(c, "\n");
+
+		if (printbuf_memappend(pb, c, (int)n) < 0)
+			return -1;
+		c += n;
+		if (!*c)
+			break;
+		if (printbuf_memappend(pb, "\n", 1) < 0)
+			return -1;
+		for (int i = 0; i < level; i++)
+			if (printbuf_memappend(pb, "  ", 2) < 0)
+				return -1;
+		c++;
+	}
+	return 0;
+}
+
+int snapshot_to_json_texts(const struct host_state *h, char *const *pf_texts,
+			   struct json_object **ret)
+{
+	_cleanup_json_ struct json_object *o = NULL, *a = NULL;
+	struct host_state top = *h;
+	int r;
+
+	top.pfs = NULL;
+	top.n_pfs = 0;
+	r = snapshot_to_json(&top, &o);
+	if (r < 0)
+		return r;
+	a = json_object_new_array();
+	if (!a)
+		return -ENOMEM;
+	for (size_t i = 0; i < h->n_pfs; i++) {
+		struct json_object *pf = NULL;
+
+		if (pf_texts[i]) {
+			pf = json_object_new_object();
+			if (pf)
+				json_object_set_serializer(pf, print_pf_text, pf_texts[i], NULL);
+			r = pf ? 0 : -ENOMEM;
+		} else
+			r = format_object(pf_fields, ELEMENTSOF(pf_fields), &h->pfs[i], &pf);
+		if (r < 0)
+			return r;
+		if (json_object_array_add(a, pf) < 0) {
+			json_object_put(pf);
+			return -ENOMEM;
+		}
+	}
+	/* in the place the empty array had */
+	if (json_object_object_add(o, "pfs", a) < 0)
+		return -ENOMEM;
+	a = NULL;
+	*ret = TAKE_PTR(o);
+	return 0;
 }
 
 int snapshot_json_format(struct json_object *o, char **ret)

@@ -15,8 +15,20 @@ struct json_object;
 /* Parses text. On malformed input returns -EINVAL and, when ret_error is
  * given, a message naming the field ("pfs[1].vfs[0].mac: not a MAC address"). */
 int snapshot_parse(const char *text, struct host_state **ret, char **ret_error);
+/* The same, also handing over the parsed document (for members of its own
+ * that a caller reads, such as the simulated host's faults). */
+int snapshot_parse_root(const char *text, struct host_state **ret, struct json_object **ret_root,
+			char **ret_error);
 /* Builds the JSON object (without "faults"). */
 int snapshot_to_json(const struct host_state *h, struct json_object **ret);
+/* For a writer that keeps the text of the PFs that did not change (the
+ * simulated host): one PF's pretty-printed text, and snapshot_to_json() with
+ * pf_texts[i], where not NULL, printed for PF i (its text from
+ * snapshot_pf_format(), which must still describe it; kept by the caller
+ * until the document is printed). */
+int snapshot_pf_format(const struct pf_state *pf, char **ret);
+int snapshot_to_json_texts(const struct host_state *h, char *const *pf_texts,
+			   struct json_object **ret);
 /* Pretty-printed text with a trailing newline; caller frees. */
 int snapshot_format(const struct host_state *h, char **ret);
 /* The same text for a JSON object built by snapshot_to_json() and extended by

@@ -648,6 +648,23 @@ def test_the_daemon_never_fights_an_apply_in_progress(make_host, start_daemon, b
     assert h.pf(E810_A) == expected
 
 
+def test_plan_and_status_answer_a_change_made_just_before(make_host, start_daemon, bus_client):
+    """Plan() and GetStatus() answer from the daemon's cache of the host, not from a read of
+    the whole host: a change that reached the daemon before the call (its event still inside
+    the coalescing window, the PF not yet checked) is in the answer all the same."""
+    c = bus_client
+    h = configured_host(make_host, "e810.json", {E810_A: (2, 10)}, mode="report")
+    start_daemon(h)
+    apply_all(c, [E810_A])
+    for i in range(20):
+        drift(h, E810_A, vf=0, vlan=100 + i)
+        status = json.loads(c.call("GetStatus"))
+        vf0 = next(p for p in status["pfs"] if p["pci"] == E810_A)["vfs"][0]
+        assert vf0["vlan"] == 100 + i, (i, vf0)
+        plan = next(p for p in json.loads(c.call("Plan"))["pfs"] if p["pci"] == E810_A)
+        assert [a["description"] for a in plan["actions"]] == ["VF 0: vlan 10 qos 0 802.1Q"], (i, plan)
+
+
 def test_drift_in_report_mode_waits_for_apply(make_host, start_daemon, bus_client):
     c = bus_client
     h, d, sig = drifted_e810(make_host, start_daemon, c, mode="report")

@@ -4,6 +4,9 @@
  * The injected faults (errno, hang, crash) and several processes sharing one
  * file are tested in test-host-sim-faults.c. */
 
+#include <fcntl.h>
+#include <sys/file.h>
+
 #include "test-host-sim.h"
 
 #define X710_PF0 "0000:18:00.0"
@@ -533,17 +536,102 @@ static void test_file_stays_canonical(void **state)
 	assert_int_equal(env_count_files(e), 1); /* no temporary file left */
 }
 
+static ino_t file_ino(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	return st.st_ino;
+}
+
+static void assert_canonical(struct env *e, struct host_state **ret)
+{
+	char *text = env_text(e), *canon = NULL;
+
+	assert_int_equal(snapshot_parse(text, ret, NULL), 0);
+	assert_int_equal(snapshot_format(*ret, &canon), 0);
+	assert_string_equal(text, canon);
+	free(text);
+	free(canon);
+}
+
+/* Between host_begin() and host_end() the operations share one transaction:
+ * the file stays locked and is written once, at the end; the handle reads
+ * what they did meanwhile. The next PF's apply writes a file in which the
+ * PF it did not touch is as before (its text kept), byte for byte the
+ * canonical snapshot. */
+static void test_pf_apply_one_write(void **state)
+{
+	struct env *e = *state;
+	struct host_state *hs;
+	struct vf_attrs a;
+	ino_t before;
+	int fd;
+
+	env_load(e, "e810.json", NULL);
+	before = file_ino(e->path);
+	host_begin(e->h, -EBADF);
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF0, 4, T), 0);
+	vf_attrs_init(&a);
+	a.vlan = 7;
+	for (uint32_t i = 0; i < 4; i++)
+		assert_int_equal(op_set_vf(e->h, E810_PF0, i, &a, VF_KEY_BIT(VLAN)), 0);
+	assert_int_equal(file_ino(e->path), before); /* not written yet */
+	fd = open(e->path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(flock(fd, LOCK_SH | LOCK_NB), -1); /* and locked */
+	assert_int_equal(errno, EWOULDBLOCK);
+	hs = env_read(e);
+	assert_int_equal(hs->pfs[0].num_vfs, 4);
+	assert_int_equal(hs->pfs[0].vfs[3].attrs.vlan, 7);
+	host_state_free(hs);
+	assert_int_equal(host_end(e->h), 0);
+	assert_int_equal(flock(fd, LOCK_SH | LOCK_NB), 0); /* the old file, free */
+	close(fd);
+	assert_int_not_equal(file_ino(e->path), before);
+	assert_canonical(e, &hs);
+	assert_int_equal(hs->pfs[0].vfs[3].attrs.vlan, 7);
+	host_state_free(hs);
+
+	host_begin(e->h, -EBADF);
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF1, 2, T), 0);
+	assert_int_equal(host_end(e->h), 0);
+	assert_canonical(e, &hs);
+	assert_int_equal(hs->pfs[0].num_vfs, 4);
+	assert_int_equal(hs->pfs[0].vfs[2].attrs.vlan, 7);
+	assert_int_equal(hs->pfs[1].num_vfs, 2);
+	host_state_free(hs);
+	assert_int_equal(env_count_files(e), 1);
+
+	/* nothing done: nothing written */
+	before = file_ino(e->path);
+	host_begin(e->h, -EBADF);
+	hs = env_read(e);
+	host_state_free(hs);
+	assert_int_equal(host_end(e->h), 0);
+	assert_int_equal(file_ino(e->path), before);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ENV_TEST(test_open),	       ENV_TEST(test_autoprobe_off),
-		ENV_TEST(test_set_num_vfs),    ENV_TEST(test_set_num_vfs_no_driver),
-		ENV_TEST(test_igb_random_mac), ENV_TEST(test_eswitch),
-		ENV_TEST(test_eswitch_mlx5),   ENV_TEST(test_pf_mtu_and_up),
-		ENV_TEST(test_set_vf),	       ENV_TEST(test_set_vf_driver_limits),
-		ENV_TEST(test_bind_unbind),    ENV_TEST(test_rdma),
-		ENV_TEST(test_vf_mtu),	       ENV_TEST(test_load_module),
-		ENV_TEST(test_firmware),       ENV_TEST(test_file_stays_canonical),
+		ENV_TEST(test_open),
+		ENV_TEST(test_autoprobe_off),
+		ENV_TEST(test_set_num_vfs),
+		ENV_TEST(test_set_num_vfs_no_driver),
+		ENV_TEST(test_igb_random_mac),
+		ENV_TEST(test_eswitch),
+		ENV_TEST(test_eswitch_mlx5),
+		ENV_TEST(test_pf_mtu_and_up),
+		ENV_TEST(test_set_vf),
+		ENV_TEST(test_set_vf_driver_limits),
+		ENV_TEST(test_bind_unbind),
+		ENV_TEST(test_rdma),
+		ENV_TEST(test_vf_mtu),
+		ENV_TEST(test_load_module),
+		ENV_TEST(test_firmware),
+		ENV_TEST(test_file_stays_canonical),
+		ENV_TEST(test_pf_apply_one_write),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,6 +6,7 @@
 
 #include <cmocka.h>
 
+#include "json-util.h"
 #include "snapshot.h"
 
 #define FIXTURES "tests/fixtures/hosts/"
@@ -366,6 +367,40 @@ static void test_optional_round_trip(void **state)
 	host_state_free(h2);
 }
 
+/* The document made with kept PF texts is the document made whole, byte for
+ * byte, whichever PFs have a kept text (every one, every other, none). */
+static void test_kept_pf_texts(void **state)
+{
+	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
+		struct host_state *h = parse_fixture(fixtures[i]);
+		char *whole = NULL;
+
+		assert_int_equal(snapshot_format(h, &whole), 0);
+		for (unsigned pattern = 0; pattern < 3; pattern++) {
+			char **texts = calloc(h->n_pfs + 1, sizeof(*texts));
+			struct json_object *o = NULL;
+			char *out = NULL;
+
+			assert_non_null(texts);
+			for (size_t k = 0; k < h->n_pfs; k++)
+				if (pattern == 0 || (pattern == 1 && k % 2 == 0))
+					assert_int_equal(snapshot_pf_format(&h->pfs[k], &texts[k]),
+							 0);
+			assert_int_equal(snapshot_to_json_texts(h, texts, &o), 0);
+			assert_int_equal(snapshot_json_format(o, &out), 0);
+			assert_string_equal(out, whole);
+			json_object_put(o);
+			free(out);
+			for (size_t k = 0; k < h->n_pfs; k++)
+				free(texts[k]);
+			free(texts);
+		}
+		free(whole);
+		host_state_free(h);
+	}
+	(void)state;
+}
+
 static void test_empty_host(void **state)
 {
 	struct host_state *h = parse_ok("{\"version\": 1, \"hostname\": \"h\", \"kernel_cmdline\": "
@@ -393,6 +428,7 @@ int main(void)
 		cmocka_unit_test(test_duplicate_pf),
 		cmocka_unit_test(test_optional_round_trip),
 		cmocka_unit_test(test_empty_host),
+		cmocka_unit_test(test_kept_pf_texts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
