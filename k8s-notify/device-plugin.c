@@ -53,8 +53,6 @@ static int list_plugin_pods(struct k8s_ctx *x, struct json_object **ret_list)
 	_cleanup_free_ char *fe = field ? k8s_escape(field) : NULL;
 	_cleanup_free_ char *le = k8s_escape(x->conf.device_plugin_selector);
 	_cleanup_free_ char *path = NULL, *what = NULL;
-	struct json_object *items;
-	int r;
 
 	if (!fe || !le)
 		return -ENOMEM;
@@ -64,16 +62,7 @@ static int list_plugin_pods(struct k8s_ctx *x, struct json_object **ret_list)
 			     x->conf.device_plugin_namespace);
 	if (!path || !what)
 		return -ENOMEM;
-	r = k8s_do(x->client, &(struct k8s_request){ .method = "GET", .path = path, .what = what },
-		   ret_list);
-	if (r < 0)
-		return r;
-	items = k8s_json_get(*ret_list, "items", NULL);
-	if (!items || !json_object_is_type(items, json_type_array)) {
-		json_object_putp(ret_list);
-		return k8s_client_fail(x->client, -EBADMSG, "%s: no items in the response", what);
-	}
-	return 0;
+	return k8s_list(x->client, path, what, ret_list, NULL);
 }
 
 static int delete_pod(struct k8s_ctx *x, struct json_object *pod)

@@ -84,24 +84,11 @@ static int list_node_pods(struct k8s_ctx *x, struct json_object **ret_items,
 {
 	_cleanup_free_ char *sel = strdup_printf("spec.nodeName=%s", x->node), *esc = NULL;
 	_cleanup_free_ char *path = NULL, *what = strdup_printf("list pods on node %s", x->node);
-	struct json_object *list = NULL, *items;
-	int r;
 
 	if (!sel || !what || !(esc = k8s_escape(sel)) ||
 	    !(path = strdup_printf("/api/v1/pods?fieldSelector=%s", esc)))
 		return -ENOMEM;
-	r = k8s_do(x->client, &(struct k8s_request){ .method = "GET", .path = path, .what = what },
-		   &list);
-	if (r < 0)
-		return r;
-	items = k8s_json_get(list, "items", NULL);
-	if (!items || !json_object_is_type(items, json_type_array)) {
-		json_object_put(list);
-		return k8s_client_fail(x->client, -EBADMSG, "%s: no items in the response", what);
-	}
-	*ret_items = items;
-	*ret_list = list;
-	return 0;
+	return k8s_list(x->client, path, what, ret_list, ret_items);
 }
 
 static int drain_select(struct drain *d)

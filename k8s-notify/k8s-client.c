@@ -6,6 +6,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "json-util.h"
 #include "k8s-client.h"
 
 #define PEM_FILE_MAX (1u << 20)
@@ -31,6 +32,12 @@ struct k8s_client {
 	bool too_big;
 	char curl_error[CURL_ERROR_SIZE];
 	char error[K8S_ERROR_MAX];
+	/* the watch under way: its callbacks, the line being received, and
+	 * what a callback said (> 0 done, < 0 failed; 0 going on) */
+	const struct k8s_watcher *watcher;
+	char *line;
+	size_t line_len, line_cap;
+	int watch_end;
 };
 
 static usec_t usec_min(usec_t a, usec_t b)
@@ -183,6 +190,8 @@ static int credentials_load(struct k8s_client *c, const struct kubeconfig *kc, c
 
 static int curl_exchange(struct k8s_client *c, void *userdata, const struct k8s_request *req,
 			 struct k8s_reply *ret);
+static int curl_watch(struct k8s_client *c, void *userdata, const struct k8s_request *req,
+		      struct k8s_reply *ret);
 
 static size_t on_write(char *ptr, size_t size, size_t nmemb, void *userdata)
 {
@@ -268,6 +277,7 @@ int k8s_client_new(const struct kubeconfig *kc, const struct k8s_client_options 
 		return k8s_set_error(error, r,
 				     "libcurl lacks a needed option (built without TLS?)");
 	c->t = (struct k8s_transport){ .exchange = curl_exchange,
+				       .watch = curl_watch,
 				       .now = clock_now,
 				       .realtime = clock_realtime,
 				       .sleep = clock_sleep,
@@ -312,6 +322,7 @@ struct k8s_client *k8s_client_free(struct k8s_client *c)
 	pem_done(&c->cert);
 	pem_done(&c->key);
 	free(c->buf);
+	free(c->line);
 	free(c);
 	return NULL;
 }
@@ -425,21 +436,20 @@ static int request_headers(struct k8s_client *c, const struct k8s_request *req,
 	return 0;
 }
 
-static void request_timeouts(struct k8s_client *c)
+static void request_timeouts(struct k8s_client *c, CURL *h, const struct k8s_request *req)
 {
-	usec_t total = c->o.request_timeout, now = k8s_client_now(c);
+	usec_t total = req->timeout ?: c->o.request_timeout, now = k8s_client_now(c);
 
 	if (c->deadline && (c->deadline <= now || c->deadline - now < total))
 		total = c->deadline > now ? c->deadline - now : 1000;
-	curl_easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, (long)((total + 999) / 1000));
-	curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT_MS,
+	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)((total + 999) / 1000));
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
 			 (long)((usec_min(total, c->o.connect_timeout) + 999) / 1000));
 }
 
-static int request_setup(struct k8s_client *c, const struct k8s_request *req)
+static int request_setup(struct k8s_client *c, CURL *h, const struct k8s_request *req)
 {
 	_cleanup_free_ char *url = strdup_printf("%s%s", c->server, req->path);
-	CURL *h = c->curl;
 
 	if (!url)
 		return -ENOMEM;
@@ -450,7 +460,7 @@ static int request_setup(struct k8s_client *c, const struct k8s_request *req)
 		curl_easy_setopt(h, CURLOPT_COPYPOSTFIELDS, req->body);
 	}
 	curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, streq(req->method, "GET") ? NULL : req->method);
-	request_timeouts(c);
+	request_timeouts(c, h, req);
 	c->len = 0;
 	c->too_big = false;
 	c->curl_error[0] = '\0';
@@ -486,7 +496,7 @@ static int curl_exchange(struct k8s_client *c, void *userdata, const struct k8s_
 	long status = 0;
 	int r;
 
-	r = request_setup(c, req);
+	r = request_setup(c, c->curl, req);
 	if (r >= 0)
 		r = request_headers(c, req, &headers);
 	if (r < 0)
@@ -506,6 +516,210 @@ static int curl_exchange(struct k8s_client *c, void *userdata, const struct k8s_
 							  (usec_t)retry_after * USEC_PER_SEC :
 							  0 };
 	return 0;
+}
+
+/* libcurl's watch: a second handle (the first stays free for the requests a
+ * tick sends) driven by a multi handle, so that the timer runs while the
+ * stream is quiet. */
+struct curl_stream {
+	struct k8s_client *c;
+	CURL *h;
+	char *body; /* of an answer other than 200 */
+	size_t len;
+	bool too_big;
+};
+
+static size_t on_stream(char *ptr, size_t size, size_t nmemb, void *userdata)
+{
+	struct curl_stream *st = userdata;
+	size_t n = size * nmemb;
+	long status = 0;
+	char *b;
+
+	curl_easy_getinfo(st->h, CURLINFO_RESPONSE_CODE, &status);
+	if (status == 200)
+		return k8s_watch_feed(st->c, ptr, n) == 0 ? n : 0; /* 0 ends the transfer */
+	if (st->len + n > K8S_RESPONSE_MAX) {
+		st->too_big = true;
+		return 0;
+	}
+	b = realloc(st->body, st->len + n + 1);
+	if (!b)
+		return 0;
+	memcpy(b + st->len, ptr, n);
+	st->body = b;
+	st->len += n;
+	st->body[st->len] = '\0';
+	return n;
+}
+
+static int stream_run(struct k8s_client *c, CURLM *m, CURLcode *ret)
+{
+	int running = 1;
+
+	while (!c->watch_end) {
+		usec_t wake, now;
+		CURLMcode mc = curl_multi_perform(m, &running);
+
+		if (mc != CURLM_OK)
+			return -EIO;
+		if (!running || c->watch_end)
+			break;
+		wake = k8s_watch_wake(c);
+		now = k8s_client_now(c);
+		if (wake && wake <= now) {
+			(void)k8s_watch_tick(c);
+			continue;
+		}
+		mc = curl_multi_poll(m, NULL, 0,
+				     wake ? (int)usec_min((wake - now + 999) / 1000, 1000) : 1000,
+				     NULL);
+		if (mc != CURLM_OK)
+			return -EIO;
+	}
+	for (CURLMsg *msg; (msg = curl_multi_info_read(m, &running));)
+		if (msg->msg == CURLMSG_DONE)
+			*ret = msg->data.result;
+	return 0;
+}
+
+static int curl_watch(struct k8s_client *c, void *userdata, const struct k8s_request *req,
+		      struct k8s_reply *ret)
+{
+	struct curl_stream st = { .c = c };
+	struct curl_slist *headers = NULL;
+	CURLcode code = CURLE_OK;
+	CURLM *m = NULL;
+	long status = 0;
+	int r;
+
+	st.h = curl_easy_duphandle(c->curl);
+	m = curl_multi_init();
+	r = st.h && m ? request_setup(c, st.h, req) : -ENOMEM;
+	if (r >= 0)
+		r = request_headers(c, req, &headers);
+	if (r >= 0) {
+		curl_easy_setopt(st.h, CURLOPT_HTTPHEADER, headers);
+		curl_easy_setopt(st.h, CURLOPT_WRITEFUNCTION, on_stream);
+		curl_easy_setopt(st.h, CURLOPT_WRITEDATA, &st);
+		curl_easy_setopt(st.h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)0);
+		r = curl_multi_add_handle(m, st.h) == CURLM_OK ? 0 : -ENOMEM;
+	}
+	if (r >= 0) {
+		r = stream_run(c, m, &code);
+		curl_multi_remove_handle(m, st.h);
+	}
+	if (st.h)
+		curl_easy_getinfo(st.h, CURLINFO_RESPONSE_CODE, &status);
+	if (m)
+		curl_multi_cleanup(m);
+	if (st.h)
+		curl_easy_cleanup(st.h);
+	curl_slist_free_all(headers);
+	if (r < 0) {
+		free(st.body);
+		return k8s_client_fail(c, r, "%s: %s", req->what, strerror(-r));
+	}
+	/* ended by a callback, or the stream's time was up */
+	if (c->watch_end || (status == 200 && code == CURLE_OPERATION_TIMEDOUT))
+		code = CURLE_OK;
+	if (code != CURLE_OK) {
+		free(st.body);
+		c->too_big = st.too_big;
+		return transport_error(c, req, code);
+	}
+	/* the body of an answer other than 200 goes where an exchange's would */
+	free(c->buf);
+	c->buf = st.body;
+	c->len = c->cap = st.len;
+	*ret = (struct k8s_reply){ .status = status, .body = c->buf, .len = c->len };
+	return 0;
+}
+
+int k8s_watch_feed(struct k8s_client *c, const char *data, size_t len)
+{
+	while (len > 0 && !c->watch_end) {
+		const char *nl = memchr(data, '\n', len);
+		size_t n = nl ? (size_t)(nl - data) : len;
+		_cleanup_json_ struct json_object *ev = NULL;
+
+		if (c->line_len + n + 1 > K8S_RESPONSE_MAX)
+			return c->watch_end = -EFBIG;
+		if (c->line_len + n + 1 > c->line_cap) {
+			char *b = realloc(c->line, (c->line_len + n + 1) * 2);
+
+			if (!b)
+				return c->watch_end = -ENOMEM;
+			c->line = b;
+			c->line_cap = (c->line_len + n + 1) * 2;
+		}
+		memcpy(c->line + c->line_len, data, n);
+		c->line_len += n;
+		c->line[c->line_len] = '\0';
+		data += n;
+		len -= n;
+		if (!nl)
+			break;
+		data++;
+		len--;
+		n = c->line_len;
+		c->line_len = 0;
+		if (strspn(c->line, " \t\r") == n)
+			continue;
+		ev = parse_json(c->line, n);
+		if (!ev || !json_object_is_type(ev, json_type_object))
+			return c->watch_end = -EBADMSG;
+		c->watch_end = c->watcher->event(ev, c->watcher->userdata);
+	}
+	return c->watch_end;
+}
+
+usec_t k8s_watch_wake(struct k8s_client *c)
+{
+	return c->watcher->wake ? c->watcher->wake(c->watcher->userdata) : 0;
+}
+
+int k8s_watch_tick(struct k8s_client *c)
+{
+	if (!c->watch_end && c->watcher->tick)
+		c->watch_end = c->watcher->tick(c->watcher->userdata);
+	return c->watch_end;
+}
+
+int k8s_watch(struct k8s_client *c, const struct k8s_request *req, const struct k8s_watcher *w)
+{
+	struct k8s_reply reply = {};
+	struct k8s_response resp = {};
+	int r;
+
+	if (!c->t.watch)
+		return k8s_client_fail(c, -EOPNOTSUPP, "%s: this transport cannot watch",
+				       req->what);
+	c->n_requests++;
+	c->watcher = w;
+	c->line_len = 0;
+	c->watch_end = 0;
+	r = c->t.watch(c, c->t.userdata, req, &reply);
+	c->watcher = NULL;
+	if (r < 0)
+		return r;
+	if (c->watch_end == -EBADMSG)
+		return k8s_client_fail(c, -EBADMSG, "%s: an event is not a JSON object", req->what);
+	if (c->watch_end == -EFBIG)
+		return k8s_client_fail(c, -EFBIG, "%s: an event larger than %u MiB, refused",
+				       req->what, K8S_RESPONSE_MAX >> 20);
+	if (c->watch_end < 0)
+		return c->watch_end; /* the callback's own failure, its message set */
+	if (c->watch_end > 0)
+		return 1;
+	if (reply.status == 200)
+		return 0;
+	resp = (struct k8s_response){ .status = reply.status,
+				      .json = parse_json(reply.body, reply.len) };
+	r = k8s_response_error(c, req, &resp);
+	k8s_response_done(&resp);
+	return r < 0 ? r :
+		       k8s_client_fail(c, -EBADMSG, "%s: answered %ld", req->what, reply.status);
 }
 
 /* One attempt: 0 with the response, or -errno with the message set. */
@@ -595,4 +809,23 @@ int k8s_do(struct k8s_client *c, const struct k8s_request *req, struct json_obje
 		*ret_json = TAKE_PTR(resp.json);
 	k8s_response_done(&resp);
 	return r;
+}
+
+int k8s_list(struct k8s_client *c, const char *path, const char *what,
+	     struct json_object **ret_list, struct json_object **ret_items)
+{
+	_cleanup_json_ struct json_object *list = NULL;
+	struct json_object *items;
+	int r;
+
+	r = k8s_do(c, &(struct k8s_request){ .method = "GET", .path = path, .what = what }, &list);
+	if (r < 0)
+		return r;
+	items = k8s_json_get(list, "items", NULL);
+	if (!items || !json_object_is_type(items, json_type_array))
+		return k8s_client_fail(c, -EBADMSG, "%s: no items in the response", what);
+	if (ret_items)
+		*ret_items = items;
+	*ret_list = TAKE_PTR(list);
+	return 0;
 }

@@ -25,6 +25,7 @@ struct k8s_client_options {
 
 struct k8s_client;
 struct k8s_request;
+struct k8s_watcher;
 
 /* One answer as it came: the body stays the transport's until its next exchange. */
 struct k8s_reply {
@@ -42,6 +43,14 @@ struct k8s_reply {
 struct k8s_transport {
 	int (*exchange)(struct k8s_client *c, void *userdata, const struct k8s_request *req,
 			struct k8s_reply *ret);
+	/* A watch: sends req and hands the streamed body of a 200 answer to
+	 * k8s_watch_feed() as it comes, while calling k8s_watch_tick() when
+	 * k8s_watch_wake() says; both may end it (> 0 done, < 0 failed: then
+	 * returns that). 0 with the reply (for a status other than 200, its
+	 * body) when the stream ended or was ended; -errno with the message set
+	 * when the transport failed. */
+	int (*watch)(struct k8s_client *c, void *userdata, const struct k8s_request *req,
+		     struct k8s_reply *ret);
 	usec_t (*now)(void *userdata);
 	usec_t (*realtime)(void *userdata);
 	void (*sleep)(void *userdata, usec_t d);
@@ -82,6 +91,7 @@ struct k8s_request {
 	const char *body;
 	const char *what; /* "patch node worker-1", for messages */
 	unsigned flags;
+	usec_t timeout; /* of this request (a watch: its timeoutSeconds); 0 = the client's */
 };
 
 struct k8s_response {
@@ -99,9 +109,34 @@ int k8s_call(struct k8s_client *c, const struct k8s_request *req, struct k8s_res
 /* k8s_call, and a status other than 2xx becomes -errno (k8s_http_errno) with
  * "what: 403 Forbidden: <Status message>". ret_json (may be NULL) gets the body. */
 int k8s_do(struct k8s_client *c, const struct k8s_request *req, struct json_object **ret_json);
+/* A GET of a list (path, what as for k8s_do): *ret_list the whole answer
+ * (for its metadata.resourceVersion), *ret_items its items array, which must
+ * be there (-EBADMSG "what: no items in the response" otherwise). */
+int k8s_list(struct k8s_client *c, const char *path, const char *what,
+	     struct json_object **ret_list, struct json_object **ret_items);
 /* Sets the message for a non-2xx response and returns its -errno. */
 int k8s_response_error(struct k8s_client *c, const struct k8s_request *req,
 		       const struct k8s_response *resp);
+
+/* A watch (a GET with watch=1 in req->path): each event of the stream, a
+ * JSON object with "type" and "object", goes to w->event as it arrives;
+ * meanwhile w->tick runs when w->wake's time (the client's clock, 0 = none)
+ * has come, and may send requests of its own (the watch stays open). A
+ * callback returns > 0 to end the watch, 0 to go on, < 0 to fail it. One
+ * request, never retried: 1 when a callback ended it, 0 when the server did
+ * (its timeoutSeconds) or req->timeout passed, -errno (the message set) when
+ * it failed, the answer was not 200, or an event was not JSON. */
+struct k8s_watcher {
+	int (*event)(struct json_object *event, void *userdata);
+	usec_t (*wake)(void *userdata);
+	int (*tick)(void *userdata);
+	void *userdata;
+};
+int k8s_watch(struct k8s_client *c, const struct k8s_request *req, const struct k8s_watcher *w);
+/* For transports: the next bytes of the watch's stream, and its timer. */
+int k8s_watch_feed(struct k8s_client *c, const char *data, size_t len);
+usec_t k8s_watch_wake(struct k8s_client *c);
+int k8s_watch_tick(struct k8s_client *c);
 
 /* A path segment or query value, percent-encoded; NULL on ENOMEM. */
 char *k8s_escape(const char *s);

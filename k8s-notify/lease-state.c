@@ -30,7 +30,7 @@ static int lease_int32(struct json_object *lease, const char *field, int64_t *re
 
 /* Until when the holder holds it; 0 when that cannot be told (= expired),
  * -ERANGE when leaseDurationSeconds is beyond what the API holds. */
-static int lease_expiry(struct json_object *lease, usec_t *ret)
+int lease_expiry(struct json_object *lease, usec_t *ret)
 {
 	const char *t = k8s_json_str(lease, "spec", "renewTime", NULL);
 	usec_t since;
@@ -186,4 +186,15 @@ int lease_build_release(struct json_object *prev, struct json_object **ret)
 	json_object_object_del(spec, "holderIdentity");
 	*ret = TAKE_PTR(l);
 	return 0;
+}
+
+usec_t lease_try_delay(unsigned lost, uint32_t rnd)
+{
+	usec_t d = LEASE_TRY_WINDOW;
+
+	for (unsigned i = 0; i < lost && d < LEASE_TRY_WINDOW_MAX; i++)
+		d *= 2;
+	if (d > LEASE_TRY_WINDOW_MAX)
+		d = LEASE_TRY_WINDOW_MAX;
+	return rnd % d;
 }

@@ -25,6 +25,20 @@ const char *lease_state_to_string(enum lease_state s) _pure_;
  * _LEASE_STATE_INVALID for another holder's Lease whose leaseDurationSeconds
  * is beyond an int32: never taken over on a value the API cannot hold. */
 enum lease_state lease_decide(struct json_object *lease, const char *holder, usec_t now);
+/* Until when the Lease's holder holds it (renewTime, else acquireTime, plus
+ * leaseDurationSeconds); 0 when that cannot be told (taken as expired),
+ * -ERANGE when leaseDurationSeconds is beyond an int32. */
+int lease_expiry(struct json_object *lease, usec_t *ret);
+
+/* How long a node that watches the slots waits, once one is free, before it
+ * tries to take it: a random part of a window that doubles with every race
+ * it lost (250 ms, up to 8 s). Of many waiters the first takes the slot and
+ * the others see it taken before their turn, instead of all writing at once
+ * and all but one losing. */
+#define LEASE_TRY_WINDOW (250 * USEC_PER_MSEC)
+#define LEASE_TRY_WINDOW_MAX (8 * USEC_PER_SEC)
+usec_t lease_try_delay(unsigned lost, uint32_t rnd) _const_;
+
 /* The slot to go for: one we hold, else one of the takeable ones picked by
  * rnd (so that contenders spread over the slots); -EBUSY when none. */
 int lease_pick(const enum lease_state *states, size_t n, uint32_t rnd);

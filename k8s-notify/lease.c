@@ -3,21 +3,26 @@
 /* lease acquire|renew|release: MaxParallelNodes slots as Leases named
  * sriov-persist-slot-0..N-1 in LeaseNamespace. Every write carries the
  * resourceVersion read (or is a create), so two nodes can never both win a
- * slot: the loser gets a 409 and reads again. When every slot is busy,
- * acquire waits with backoff and jitter until --timeout, then exits 75. */
+ * slot: the loser gets a 409. acquire lists the Leases once and, when every
+ * slot is busy, watches them (one long request) until one is free or its
+ * holder's time runs out, then waits a random moment (lease_try_delay) in
+ * which another waiter may take it first before it writes; a lost race only
+ * widens that moment. Past --timeout it exits 75. */
 
 #include "json-util.h"
 #include "k8s-notify.h"
 #include "lease-state.h"
 
 #define ACQUIRE_TIMEOUT_DEFAULT (300 * USEC_PER_SEC)
-#define POLL_BASE (500 * USEC_PER_MSEC)
-#define POLL_MAX (5 * USEC_PER_SEC)
 #define CONFLICT_RETRIES 5
+#define STALE_MAX (10 * USEC_PER_SEC)
 
 struct slot {
 	char *name;
 	struct json_object *lease; /* NULL: absent */
+	/* a write to it lost: busy until the watch shows what the winner
+	 * wrote, or until then (the client's clock), when it is read again */
+	usec_t stale_until;
 };
 
 struct slots {
@@ -26,6 +31,9 @@ struct slots {
 	struct slot *s;
 	enum lease_state *states; /* of s[i], as last read */
 	unsigned n;
+	/* a write that lost reads the slot again; a watcher learns of it from
+	 * the watch instead */
+	bool watching;
 };
 
 static void slots_done(struct slots *ss)
@@ -90,17 +98,6 @@ static int slot_read(struct slots *ss, unsigned i)
 	return 0;
 }
 
-static int slots_read(struct slots *ss)
-{
-	for (unsigned i = 0; i < ss->n; i++) {
-		int r = slot_read(ss, i);
-
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
 /* Writes the Lease (create when absent, else update); 1 written, 0 when
  * someone else wrote first (the slot is read again), <0 on errors. */
 static int slot_write(struct slots *ss, unsigned i, struct json_object *lease, const char *verb)
@@ -124,6 +121,11 @@ static int slot_write(struct slots *ss, unsigned i, struct json_object *lease, c
 	if (!path || !what || !req.body)
 		return -ENOMEM;
 	r = k8s_do(ss->x->client, &req, &written);
+	if ((r == -EEXIST || r == -ESTALE || r == -ENOENT) && ss->watching) {
+		s->stale_until = k8s_client_now(ss->x->client) + STALE_MAX;
+		ss->states[i] = LEASE_STATE_BUSY;
+		return 0;
+	}
 	if (r == -EEXIST || r == -ESTALE || r == -ENOENT)
 		return slot_read(ss, i);
 	if (r < 0)
@@ -176,63 +178,277 @@ static void result_slot(struct k8s_ctx *x, const struct slots *ss, unsigned i, b
 	result_set(x, "already", json_object_new_boolean(already));
 }
 
-/* One pass over the slots as read: 1 when we hold one, 0 when all are busy. */
-static int acquire_pass(struct slots *ss)
-{
-	for (unsigned tries = 0; tries < ss->n + CONFLICT_RETRIES; tries++) {
-		int i = lease_pick(ss->states, ss->n, k8s_client_random(ss->x->client)), r;
-		bool already;
+/* What acquire knows while it lists and watches. */
+struct acquire {
+	struct slots ss;
+	char *rv;	 /* the resourceVersion the slots are known at */
+	usec_t deadline; /* the client's clock */
+	usec_t try_at;	 /* when to try a free slot; 0: none planned */
+	unsigned lost;	 /* races lost */
+	unsigned attempts;
+	int won;     /* the slot held, -1 none yet */
+	bool relist; /* the watch's resourceVersion is too old (410) */
+};
 
-		if (i < 0)
-			return 0;
-		already = ss->states[i] == LEASE_STATE_OURS;
-		r = slot_hold(ss, (unsigned)i);
-		if (r < 0)
-			return r;
-		if (r > 0) {
-			result_slot(ss->x, ss, (unsigned)i, already);
-			return 1;
-		}
+static int slot_index(const struct slots *ss, const char *name)
+{
+	for (unsigned i = 0; name && i < ss->n; i++)
+		if (streq(ss->s[i].name, name))
+			return (int)i;
+	return -ENOENT;
+}
+
+static int set_rv(struct acquire *a, struct json_object *o)
+{
+	const char *rv = k8s_json_str(o, "metadata", "resourceVersion", NULL);
+
+	if (!rv)
+		return 0;
+	free(a->rv);
+	a->rv = strdup(rv);
+	return a->rv ? 0 : -ENOMEM;
+}
+
+/* Every slot's state by the clock now. */
+static int slots_decide(struct slots *ss)
+{
+	for (unsigned i = 0; i < ss->n; i++) {
+		ss->states[i] = ss->s[i].stale_until ?
+					LEASE_STATE_BUSY :
+					lease_decide(ss->s[i].lease, ss->holder,
+						     k8s_client_realtime(ss->x->client));
+		if (ss->states[i] < 0)
+			return k8s_client_fail(ss->x->client, -ERANGE,
+					       "lease %s/%s: leaseDurationSeconds is not an int32; "
+					       "refusing to judge it",
+					       ss->x->conf.lease_namespace, ss->s[i].name);
 	}
 	return 0;
 }
 
-static int lease_acquire(struct k8s_ctx *x)
+/* One list of the namespace's Leases: every slot and the resourceVersion to
+ * watch from. */
+static int slots_list(struct acquire *a)
 {
-	usec_t deadline = k8s_client_now(x->client) + (x->timeout ?: ACQUIRE_TIMEOUT_DEFAULT);
-	struct slots ss;
+	struct k8s_ctx *x = a->ss.x;
+	_cleanup_free_ char *path = lease_path(x, NULL);
+	_cleanup_free_ char *what = strdup_printf("list leases in %s", x->conf.lease_namespace);
+	_cleanup_json_ struct json_object *list = NULL;
+	struct json_object *items;
 	int r;
 
-	k8s_client_set_deadline(x->client, deadline + 30 * USEC_PER_SEC);
-	r = slots_init(&ss, x, NULL);
-	for (unsigned round = 0; r >= 0; round++) {
-		_cleanup_free_ char *busy = NULL;
+	if (!path || !what)
+		return -ENOMEM;
+	r = k8s_list(x->client, path, what, &list, &items);
+	if (r >= 0)
+		r = set_rv(a, list);
+	if (r < 0)
+		return r;
+	for (unsigned i = 0; i < a->ss.n; i++) {
+		json_object_putp(&a->ss.s[i].lease);
+		a->ss.s[i].stale_until = 0;
+	}
+	for (size_t k = 0; k < json_object_array_length(items); k++) {
+		struct json_object *l = json_object_array_get_idx(items, k);
+		int i = slot_index(&a->ss, k8s_json_str(l, "metadata", "name", NULL));
 
-		r = slots_read(&ss);
-		if (r >= 0)
-			r = acquire_pass(&ss);
-		if (r > 0) {
-			k8s_log(x, "holds lease slot %s",
-				json_object_get_string(json_object_object_get(x->result, "slot")));
-			result_set(x, "rounds", json_object_new_int((int)round + 1));
-			r = 0;
-			break;
+		if (i >= 0 && json_object_is_type(l, json_type_object))
+			a->ss.s[i].lease = json_object_get(l);
+	}
+	return slots_decide(&a->ss);
+}
+
+/* Tries the slot lease_pick() names: 1 held, 0 none free or the race lost. */
+static int try_slot(struct acquire *a)
+{
+	int i = lease_pick(a->ss.states, a->ss.n, k8s_client_random(a->ss.x->client)), r;
+	bool already;
+
+	if (i < 0)
+		return 0;
+	already = a->ss.states[i] == LEASE_STATE_OURS;
+	a->attempts++;
+	r = slot_hold(&a->ss, (unsigned)i);
+	if (r > 0) {
+		a->won = i;
+		result_slot(a->ss.x, &a->ss, (unsigned)i, already);
+		return 1;
+	}
+	if (r == 0)
+		a->lost++;
+	return r;
+}
+
+/* After a change: a try planned when a slot is free (at once for one that is
+ * already ours), none while every slot is busy. */
+static int plan_try(struct acquire *a)
+{
+	int r = slots_decide(&a->ss);
+
+	if (r < 0)
+		return r;
+	if (lease_pick(a->ss.states, a->ss.n, 0) < 0)
+		a->try_at = 0;
+	else if (a->try_at == 0)
+		a->try_at = k8s_client_now(a->ss.x->client) +
+			    lease_try_delay(a->lost, k8s_client_random(a->ss.x->client));
+	return 0;
+}
+
+static int on_lease_event(struct json_object *ev, void *userdata)
+{
+	struct acquire *a = userdata;
+	struct k8s_client *c = a->ss.x->client;
+	const char *type = k8s_json_str(ev, "type", NULL);
+	struct json_object *o = k8s_json_get(ev, "object", NULL);
+	int i, r;
+
+	if (!type || !o || !json_object_is_type(o, json_type_object))
+		return k8s_client_fail(c, -EBADMSG,
+				       "watch leases: an event without type or object");
+	if (streq(type, "ERROR")) {
+		if (json_object_get_int(k8s_json_get(o, "code", NULL)) == 410) {
+			a->relist = true; /* compacted away: list again */
+			return 1;
 		}
-		if (r < 0)
-			break;
-		if (k8s_client_now(x->client) >= deadline) {
-			busy = slots_describe(&ss);
+		return k8s_client_fail(c, -EIO, "watch leases: %s",
+				       k8s_status_message(o) ?: "an error event");
+	}
+	r = set_rv(a, o);
+	if (r < 0 || streq(type, "BOOKMARK"))
+		return r;
+	i = slot_index(&a->ss, k8s_json_str(o, "metadata", "name", NULL));
+	if (i < 0)
+		return 0;
+	json_object_putp(&a->ss.s[i].lease);
+	a->ss.s[i].stale_until = 0;
+	if (!streq(type, "DELETED"))
+		a->ss.s[i].lease = json_object_get(o);
+	return plan_try(a);
+}
+
+/* The next thing to do without an event: the try planned, a holder's time
+ * running out, or the deadline. */
+static usec_t acquire_wake(void *userdata)
+{
+	struct acquire *a = userdata;
+	struct k8s_client *c = a->ss.x->client;
+	usec_t wake = a->deadline, now = k8s_client_now(c), real = k8s_client_realtime(c);
+
+	if (a->try_at && a->try_at < wake)
+		wake = a->try_at;
+	for (unsigned i = 0; i < a->ss.n; i++) {
+		usec_t until;
+
+		if (a->ss.s[i].stale_until) {
+			if (a->ss.s[i].stale_until < wake)
+				wake = a->ss.s[i].stale_until;
+			continue;
+		}
+		if (a->ss.states[i] != LEASE_STATE_BUSY ||
+		    lease_expiry(a->ss.s[i].lease, &until) < 0)
+			continue;
+		/* the wall clock's time on the client's clock, just after it */
+		until = until > real ? now + (until - real) + USEC_PER_MSEC : now;
+		if (until < wake)
+			wake = until;
+	}
+	return wake;
+}
+
+static int acquire_tick(void *userdata)
+{
+	struct acquire *a = userdata;
+	struct k8s_client *c = a->ss.x->client;
+	int r;
+
+	if (k8s_client_now(c) >= a->deadline)
+		return 1;
+	/* a lost race whose winner the watch never showed */
+	for (unsigned i = 0; i < a->ss.n; i++)
+		if (a->ss.s[i].stale_until && k8s_client_now(c) >= a->ss.s[i].stale_until) {
+			a->ss.s[i].stale_until = 0;
+			r = slot_read(&a->ss, i);
+			if (r < 0)
+				return r;
+		}
+	if (a->try_at && k8s_client_now(c) >= a->try_at) {
+		a->try_at = 0;
+		r = slots_decide(&a->ss);
+		if (r >= 0)
+			r = try_slot(a);
+		if (r != 0)
+			return r;
+	}
+	/* a holder's time ran out, or the race was lost: look again */
+	return plan_try(a);
+}
+
+static int watch_slots(struct acquire *a)
+{
+	struct k8s_ctx *x = a->ss.x;
+	usec_t left = a->deadline - k8s_client_now(x->client);
+	unsigned secs = (unsigned)((left + USEC_PER_SEC - 1) / USEC_PER_SEC);
+	_cleanup_free_ char *rv = k8s_escape(a->rv), *base = lease_path(x, NULL), *path = NULL;
+	_cleanup_free_ char *what = strdup_printf("watch leases in %s", x->conf.lease_namespace);
+	const struct k8s_watcher w = {
+		.event = on_lease_event, .wake = acquire_wake, .tick = acquire_tick, .userdata = a
+	};
+
+	if (!rv || !base || !what)
+		return -ENOMEM;
+	path = strdup_printf("%s?watch=1&allowWatchBookmarks=true&resourceVersion=%s"
+			     "&timeoutSeconds=%u",
+			     base, rv, secs ?: 1);
+	if (!path)
+		return -ENOMEM;
+	return k8s_watch(x->client,
+			 &(struct k8s_request){ .method = "GET",
+						.path = path,
+						.what = what,
+						.timeout =
+							((usec_t)(secs ?: 1) + 5) * USEC_PER_SEC },
+			 &w);
+}
+
+static int lease_acquire(struct k8s_ctx *x)
+{
+	struct acquire a = { .won = -1 };
+	int r;
+
+	a.deadline = k8s_client_now(x->client) + (x->timeout ?: ACQUIRE_TIMEOUT_DEFAULT);
+	k8s_client_set_deadline(x->client, a.deadline + 30 * USEC_PER_SEC);
+	r = slots_init(&a.ss, x, NULL);
+	while (r >= 0 && a.won < 0) {
+		if (!a.rv || a.relist) {
+			a.relist = false;
+			r = slots_list(&a);
+			/* what the list shows free is tried at once */
+			if (r >= 0 && lease_pick(a.ss.states, a.ss.n, 0) >= 0)
+				r = try_slot(&a);
+			a.ss.watching = true;
+			if (r != 0)
+				break;
+		}
+		if (k8s_client_now(x->client) >= a.deadline) {
+			_cleanup_free_ char *busy = slots_describe(&a.ss);
+
 			r = k8s_client_fail(x->client, -EBUSY,
 					    "lease acquire: all %u slot(s) in %s are held: %s",
-					    ss.n, x->conf.lease_namespace, strna(busy));
+					    a.ss.n, x->conf.lease_namespace, strna(busy));
 			break;
 		}
-		k8s_client_sleep(x->client,
-				 k8s_backoff(round, POLL_BASE, POLL_MAX,
-					     k8s_client_random(x->client)),
-				 deadline);
+		r = plan_try(&a);
+		if (r >= 0)
+			r = watch_slots(&a);
 	}
-	slots_done(&ss);
+	if (r >= 0 && a.won >= 0) {
+		k8s_log(x, "holds lease slot %s", a.ss.s[a.won].name);
+		result_set(x, "attempts", json_object_new_int((int)a.attempts));
+		r = 0;
+	}
+	free(a.rv);
+	slots_done(&a.ss);
 	return r;
 }
 

@@ -61,6 +61,38 @@ static int script_exchange(struct k8s_client *c, void *userdata, const struct k8
 	return 0;
 }
 
+/* A watch: the part's body is the stream (when the status is 200), handed
+ * over at once; then the timer runs on the script's clock until the
+ * request's time is up or a callback ends it. */
+static int script_watch(struct k8s_client *c, void *userdata, const struct k8s_request *req,
+			struct k8s_reply *ret)
+{
+	struct script *s = userdata;
+	usec_t end;
+	int r;
+
+	r = script_exchange(c, userdata, req, ret);
+	if (r < 0 || ret->status != 200)
+		return r;
+	end = s->now + (req->timeout ?: USEC_PER_SEC);
+	if (k8s_watch_feed(c, ret->body, ret->len) != 0)
+		return 0;
+	for (unsigned ticks = 0; ticks < 1000; ticks++) {
+		usec_t wake = k8s_watch_wake(c);
+
+		if (!wake || wake > end)
+			break;
+		if (wake > s->now)
+			s->now = wake;
+		if (k8s_watch_tick(c) != 0)
+			return 0;
+	}
+	if (s->now < end)
+		s->now = end;
+	ret->len = 0;
+	return 0;
+}
+
 static usec_t script_now(void *userdata)
 {
 	return ((struct script *)userdata)->now;
@@ -167,6 +199,7 @@ static int setup_verb(struct k8s_ctx *x, char *line, char **arg_buf)
 static void run(struct k8s_ctx *x, int verb, struct script *s)
 {
 	struct k8s_transport t = { .exchange = script_exchange,
+				   .watch = script_watch,
 				   .now = script_now,
 				   .realtime = script_realtime,
 				   .sleep = script_sleep,

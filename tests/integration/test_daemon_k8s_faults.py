@@ -20,7 +20,7 @@ from test_daemon_k8s import (CX6_A, CX6_NODE, E810_A, E810_LAYOUT, E810_NODE,  #
 
 # what each step of a drain sends (apiserver.inject_* matches)
 STEPS = {
-    "lease": dict(path=r"/leases/sriov-persist-slot-", method="GET"),
+    "lease": dict(path=r"/leases$", method="GET"),
     "lease-create": dict(path=r"/leases$", method="POST"),
     "cordon": dict(method="PATCH", path=r"/nodes/", body=r'"unschedulable":\s*true'),
     "pod-list": dict(method="GET", path=r"/pods$"),

@@ -12,7 +12,9 @@ Role's namespace). Then:
 import json
 import os
 import subprocess
+import threading
 from collections import namedtuple
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -130,6 +132,10 @@ class Node:
                     requests={"cpu": "100m"})
         self.plugin = srv.add_device_plugin("kube-system", {"app": "sriovdp"}, NODE,
                                             allocatable_after={RES: 8})["metadata"]["name"]
+        # the one slot is another node's until it deletes its Lease, a second after acquire
+        # starts: acquire lists, watches, then creates it anew
+        srv.add_lease("kube-system", "sriov-persist-slot-0", holder="node-z", duration=3600,
+                      renew_time=datetime.now(timezone.utc), transitions=0)
         self.kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", srv.url, srv.ca_path,
                                            token=TOKEN)
         self.main_config = tmp_path / "sriov-persist.conf"
@@ -141,7 +147,14 @@ class Node:
         self.main_config.write_text(
             "[Kubernetes]\n" + "".join(f"{k}={v}\n" for k, v in conf.items()))
 
+    def _slot_given_back(self):
+        lease = self.srv.get("lease", "kube-system", "sriov-persist-slot-0")
+        if lease and lease["spec"].get("holderIdentity") == "node-z":
+            self.srv.remove("lease", "kube-system", "sriov-persist-slot-0")
+
     def run(self, *args):
+        if args[:2] == ("lease", "acquire"):
+            threading.Timer(1.0, self._slot_given_back).start()
         proc = subprocess.run([K8S_NOTIFY, "--main-config", str(self.main_config),
                                "--kubeconfig", self.kubeconfig, "--node", NODE, *args],
                               capture_output=True, text=True, timeout=120)
@@ -233,5 +246,5 @@ def test_role_rules_hold_only_in_their_namespace(apiserver, tmp_path):
     node.configure(LeaseNamespace="sriov-system")
     rc, out, err = node.run("lease", "acquire")
     assert rc == 1 and "403" in out["error"], (out, err)
-    assert 'cannot get resource "leases" in API group "coordination.k8s.io" in the namespace ' \
+    assert 'cannot list resource "leases" in API group "coordination.k8s.io" in the namespace ' \
            '"sriov-system"' in out["error"], out

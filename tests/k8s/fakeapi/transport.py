@@ -82,9 +82,11 @@ class _Handler(BaseHTTPRequestHandler):
             self.front.record(req, None)
             raise ConnectionResetError("server went down during the request")
         if resp.stream is not None:
+            # as in kube-apiserver's audit log: a watch counts when it starts, however it ends
+            self.front.record(req, resp.code)
             self._stream(resp, req)
-        else:
-            self._write(resp)
+            return
+        self._write(resp)
         self.front.record(req, resp.code)
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _dispatch
@@ -106,6 +108,12 @@ class _Handler(BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(resp.body)
 
+    def _check_client(self):
+        """Ends a quiet watch whose client hung up (it sends nothing while it watches)."""
+        readable, _, _ = select.select([self.connection], [], [], 0)
+        if readable and not self.connection.recv(1):
+            raise ConnectionResetError("the client closed the watch")
+
     def _stream(self, resp, req):
         self.send_response(resp.code)
         for k, v in resp.headers.items():
@@ -118,6 +126,7 @@ class _Handler(BaseHTTPRequestHandler):
             if self.front.generation != generation:
                 raise ConnectionResetError("server went down during a watch")
             if not chunk:
+                self._check_client()
                 continue
             self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
             self.wfile.flush()
