@@ -279,6 +279,12 @@ int manager_load_config(struct manager *m)
 	mainconf_done(&m->conf);
 	m->conf = conf;
 	layout_set_use_mainconf(set, &m->conf);
+	/* Plan() and GetStatus() hold the PFs as sriovctl plan does */
+	if (m->main_broken && m->config_errors[0]) {
+		r = layout_set_main_broken(set, m->config_errors[0]);
+		if (r < 0)
+			return r;
+	}
 	layout_set_free(m->set);
 	m->set = TAKE_PTR(set);
 	manager_notify(m, MANAGER_CONFIG_LOADED);

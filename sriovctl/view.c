@@ -13,19 +13,33 @@ void ctl_host_options(const struct ctl *c, struct host_state *hs)
 }
 
 /* What the planner needs of the main configuration, so that plan and status
- * plan as apply does. Its errors are check's and apply's to report (apply
- * then holds every PF); here the defaults stand in. */
-static void use_mainconf(const struct ctl *c, struct layout_set *set)
+ * plan as apply does: with errors in it, apply holds every PF, and so do
+ * they (its errors go to stderr, as check prints them). */
+static int use_mainconf(const struct ctl *c, struct layout_set *set)
 {
 	struct diag_list diags = {};
 	struct mainconf conf;
+	int r;
 
-	if (mainconf_load(c->main_config, &conf, &diags) >= 0) {
-		if (diag_count(&diags, DIAG_ERROR) == 0)
-			layout_set_use_mainconf(set, &conf);
-		mainconf_done(&conf);
+	r = mainconf_load(c->main_config, &conf, &diags);
+	if (r < 0) {
+		diag_list_done(&diags);
+		return r == -ENOMEM ? r : 0; /* apply says why it cannot load it */
 	}
+	if (diag_count(&diags, DIAG_ERROR) == 0)
+		layout_set_use_mainconf(set, &conf);
+	else {
+		_cleanup_free_ char *first = NULL;
+
+		ctl_print_diags(&diags);
+		for (size_t i = 0; !first && i < diags.n; i++)
+			if (diags.items[i].level == DIAG_ERROR)
+				first = diag_format(&diags.items[i]);
+		r = first ? layout_set_main_broken(set, first) : -ENOMEM;
+	}
+	mainconf_done(&conf);
 	diag_list_done(&diags);
+	return r < 0 ? r : 0;
 }
 
 int ctl_host_view(struct ctl *c, struct ctl_view *ret)
@@ -49,7 +63,7 @@ int ctl_host_view(struct ctl *c, struct ctl_view *ret)
 	if (r >= 0)
 		r = ctl_load_layouts(c, &cv.set);
 	if (r >= 0)
-		use_mainconf(c, cv.set);
+		r = use_mainconf(c, cv.set);
 	if (r >= 0) {
 		r = host_view_build(cv.hs, cv.set, c->n_args > 0 ? c->args[0] : NULL, &cv.v);
 		if (r == -ENXIO)

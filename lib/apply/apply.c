@@ -726,9 +726,34 @@ static bool kernel_args_claimed_elsewhere(const char *state_dir, const char *pci
 	return false;
 }
 
-/* After the PF's own undo: the kernel arguments added for its VFs come out
- * of the boot loader, unless another PF's VFs still need them. Taking them
- * out destroys nothing now: the running kernel keeps its command line. */
+/* Whether a PF other than pci that a layout selects has a VF for vfio-pci:
+ * it needs the arguments whoever added them (1), or cannot be told (<0). */
+static int kernel_args_needed_elsewhere(struct pf_run *run, const struct host_state *hs,
+					const char *pci)
+{
+	for (size_t i = 0; i < hs->n_pfs; i++) {
+		_cleanup_pf_desired_ struct pf_desired *d = NULL;
+		struct diag_list diags = {};
+		int r;
+
+		if (streq(hs->pfs[i].pci, pci))
+			continue;
+		r = desired_build(run->set, hs, &hs->pfs[i], &diags, &d);
+		diag_list_done(&diags);
+		if (r < 0)
+			return r;
+		/* a held PF's layout cannot be told: it may need them */
+		if (d && (d->held || pf_desired_needs_iommu(d)))
+			return 1;
+	}
+	return 0;
+}
+
+/* After the PF's own undo: the kernel arguments sriov-persist added come out
+ * of the boot loader, unless another PF's VFs still need them (its record
+ * says it added them, or its layout binds a VF to vfio-pci or cannot be
+ * read). Taking them out destroys nothing now: the running kernel keeps its
+ * command line. */
 static int reset_kernel_args(struct pf_run *run, const char *pci)
 {
 	const struct apply_options *o = run->opts;
@@ -739,9 +764,12 @@ static int reset_kernel_args(struct pf_run *run, const char *pci)
 
 	if (kernel_args_claimed_elsewhere(o->state_dir, pci))
 		return 0;
-	r = host_read_pf(run->host, pci, &hs);
+	r = host_read(run->host, &hs);
 	if (r < 0)
 		return r;
+	r = kernel_args_needed_elsewhere(run, hs, pci);
+	if (r != 0)
+		return r < 0 ? r : 0;
 	if (strv_length(hs->kernel_args_added) == 0)
 		return 0;
 	args = strv_join(hs->kernel_args_added, " ");
@@ -856,7 +884,9 @@ static int apply_unconfigured(struct pf_run *run, const struct pf_state *pf)
 		return lock == -ENOMEM ? lock : 0;
 	host_begin(run->host, lock);
 	r = reset_locked(run, &c);
-	if (r >= 0 && c.kernel_args && st->state == PF_STATUS_APPLIED)
+	/* also when another PF's apply added them: this may be the last PF
+	 * that wanted them */
+	if (r >= 0 && st->state == PF_STATUS_APPLIED)
 		r = reset_kernel_args(run, pf->pci);
 	r = end_host(run, r);
 	if (r < 0)

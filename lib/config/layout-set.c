@@ -72,6 +72,7 @@ struct layout_set *layout_set_free(struct layout_set *s)
 		layout_file_free(s->files[i]);
 	free(s->files);
 	diag_list_done(&s->diags);
+	free(s->main_error);
 	free(s);
 	return NULL;
 }
@@ -80,4 +81,12 @@ void layout_set_use_mainconf(struct layout_set *s, const struct mainconf *c)
 {
 	s->rdma_netns = c->rdma_netns;
 	s->kernel_arguments = c->kernel_arguments;
+}
+
+int layout_set_main_broken(struct layout_set *s, const char *error)
+{
+	free(s->main_error);
+	s->main_error =
+		strdup_printf("the main configuration has errors, nothing is applied: %s", error);
+	return s->main_error ? 0 : -ENOMEM;
 }

@@ -20,10 +20,16 @@ struct layout_set {
 	enum rdma_netns rdma_netns;
 	/* [Reboot] KernelArguments=, the same way */
 	enum kernel_arguments kernel_arguments;
+	/* the main configuration's first error ("file:line: message"), for
+	 * those that plan what apply would do: apply holds every PF then */
+	char *main_error;
 };
 
 /* Copies what the planner needs from the main configuration into s. */
 void layout_set_use_mainconf(struct layout_set *s, const struct mainconf *c);
+/* The main configuration has errors, the first being error: every PF a
+ * layout selects is held, as apply holds it. -ENOMEM. */
+int layout_set_main_broken(struct layout_set *s, const char *error);
 
 /* Loads every layout from dirs (layout_dirs_default when NULL). */
 int layout_set_load(const char *const *dirs, struct layout_set **ret);

@@ -130,7 +130,9 @@ int sim_vf_netdev_set(const struct pf_state *pf, struct vf_state *vf, bool prese
 	}
 	free(vf->name);
 	vf->name = name;
-	vf->attrs.mtu = name ? KERNEL_DEFAULT_MTU : 0;
+	vf->attrs.mtu = !name				      ? 0 :
+			pf->link_type == LINK_TYPE_INFINIBAND ? IPOIB_DEFAULT_MTU :
+								KERNEL_DEFAULT_MTU;
 	return 0;
 }
 

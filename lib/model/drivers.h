@@ -83,4 +83,7 @@ const struct vf_driver_info *vf_driver_info_find(const char *driver) _pure_;
 bool vf_driver_has_netdev(const char *driver) _pure_;
 /* The MTU a new netdev starts with (ether_setup()). */
 #define KERNEL_DEFAULT_MTU 1500
+/* An IPoIB interface's on a port with a 4096-byte InfiniBand MTU (datagram
+ * mode: the 4-byte IPoIB header off 4096) */
+#define IPOIB_DEFAULT_MTU 4092
 bool vf_driver_needs_iommu(const char *driver) _pure_;

@@ -622,6 +622,12 @@ int desired_build(const struct layout_set *set, const struct host_state *host,
 	selected = r >= 0 && c.n_files > 0;
 	if (selected)
 		r = build(&c, set);
+	if (r >= 0 && selected && set->main_error && !d->held) {
+		d->held = true;
+		d->held_reason = strdup(set->main_error);
+		if (!d->held_reason)
+			r = -ENOMEM;
+	}
 	free(c.files);
 	free(c.was_stable);
 	if (r < 0)
@@ -641,4 +647,13 @@ struct pf_desired *pf_desired_free(struct pf_desired *d)
 	free(d->vfs);
 	free(d);
 	return NULL;
+}
+
+bool pf_desired_needs_iommu(const struct pf_desired *d)
+{
+	for (size_t i = 0; d && !d->held && i < d->num_vfs && i < d->n_vfs; i++)
+		if (vf_settings_has(&d->vfs[i], VF_KEY_DRIVER) && d->vfs[i].attrs.driver &&
+		    vf_driver_needs_iommu(d->vfs[i].attrs.driver))
+			return true;
+	return false;
 }

@@ -42,6 +42,9 @@ int desired_build(const struct layout_set *set, const struct host_state *host,
 /* The eswitch mode pf ends in: the layout's ESwitchMode=, else its own. */
 enum eswitch_mode pf_desired_eswitch_mode(const struct pf_desired *d,
 					  const struct pf_state *pf) _pure_;
+/* Whether a VF of d is to be bound to a driver that needs an IOMMU
+ * (vfio-pci): what the kernel arguments of KernelArguments=manage are for. */
+bool pf_desired_needs_iommu(const struct pf_desired *d) _pure_;
 struct pf_desired *pf_desired_free(struct pf_desired *d);
 static inline void pf_desired_freep(struct pf_desired **d)
 {

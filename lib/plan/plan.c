@@ -507,8 +507,8 @@ static int plan_kernel_arguments(struct plan_ctx *c, const char *vfs, char **ret
 		       1;
 	if (c->host->boot_loader == BOOT_LOADER_NONE) {
 		*ret_why = strdup("KernelArguments=manage found no boot loader tool to add them "
-				  "with (grubby; update-grub with /etc/default/grub.d; "
-				  "kernel-install with /etc/kernel/cmdline)");
+				  "with (grubby; kernel-install with /etc/kernel/cmdline; "
+				  "update-grub with /etc/default/grub and /boot/grub/grub.cfg)");
 		return *ret_why ? 0 : -ENOMEM;
 	}
 	r = add_value(c->p, ACTION_SET_KERNEL_ARGUMENTS, false, 1);

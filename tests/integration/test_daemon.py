@@ -919,6 +919,9 @@ def test_a_main_configuration_with_errors_applies_nothing(make_host, start_daemo
     with pytest.raises(dbus.exceptions.DBusException) as e:
         c.call("Apply", "")
     assert "main configuration has errors" in e.value.get_dbus_message()
+    # Plan() holds the PF as sriovctl plan does
+    plan = next(p for p in json.loads(c.call("Plan"))["pfs"] if p["pci"] == E810_A)
+    assert plan["held"] and "main configuration has errors" in plan["held_reason"], plan
     c.call("Reload")
     assert h.path.read_bytes() == before
     # fixed: applied

@@ -239,6 +239,15 @@ def test_main_config_accepts_time_spans_and_rejects_unknown_keys(make_host):
     a = h.run("apply")
     assert a.returncode == 1 and "The main configuration has errors" in a.stderr
     assert h.pf(ICE_A)["num_vfs"] == 0
+    # plan and status say what apply does: every PF a layout selects is held, and why
+    held = (f"the main configuration has errors, nothing is applied: {h.main}:4: unknown key "
+            "'Polcy' in [Disruption]; did you mean 'Policy'?")
+    for verb in ("plan", "status"):
+        r = h.run(verb)
+        assert r.returncode == 1, (verb, r.stdout, r.stderr)
+        assert held in r.stdout and "did you mean 'Policy'?" in r.stderr, (verb, r.stdout)
+    st = json.loads(h.run("status", "--json").stdout)
+    assert next(p for p in st["pfs"] if p["pci"] == ICE_A)["state"] == "held"
 
 
 def test_state_directories_behind_a_link_are_refused(make_host, tmp_path):

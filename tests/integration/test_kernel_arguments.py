@@ -119,3 +119,43 @@ def test_reset_takes_them_out_with_the_last_pf(make_host):
     assert "kernel_arguments_added" not in h.state(), h.state()
     assert h.pf(pcis[0])["num_vfs"] == 0
     assert h.run("reset", pcis[0]).returncode == 0
+
+
+def test_reset_keeps_them_while_another_layout_wants_vfio(make_host):
+    """The PF whose apply added them is reset while another PF's layout still binds a VF to
+    vfio-pci (its apply found them added, so its record does not claim them): they stay, and
+    go with the reset of that PF."""
+    h = make_host("igb-82576.json")
+    pcis = [p["pci"] for p in h.pfs_by_driver("igb")]
+    h.layout("50.conf", VFIO.format(pci=pcis[0]))
+    manage(h)
+    assert h.run("apply").returncode == 0
+    h.layout("51.conf", VFIO.format(pci=pcis[1]))
+    assert h.run("apply", pcis[1]).returncode == 0
+    (h.confdir / "50.conf").unlink()
+    r = h.run("reset", pcis[0])
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "remove kernel arguments" not in r.stdout, r.stdout
+    assert h.state()["kernel_arguments_added"] == ["intel_iommu=on", "iommu=pt"]
+    assert h.pf(pcis[0])["num_vfs"] == 0
+    # the other PF is as its layout wants it: nothing to add back
+    assert h.run("plan", pcis[1]).returncode == 0
+    (h.confdir / "51.conf").unlink()
+    r = h.run("reset", pcis[1])
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "kernel_arguments_added" not in h.state(), h.state()
+
+
+def test_reset_keeps_them_while_another_layout_is_held(make_host):
+    """Another PF's layout has an error: whether it wants vfio-pci cannot be told, so the
+    arguments stay."""
+    h = make_host("igb-82576.json")
+    pcis = [p["pci"] for p in h.pfs_by_driver("igb")]
+    h.layout("50.conf", VFIO.format(pci=pcis[0]))
+    manage(h)
+    assert h.run("apply").returncode == 0
+    h.layout("51.conf", VFIO.format(pci=pcis[1]) + "VLANId=5000\n")
+    (h.confdir / "50.conf").unlink()
+    r = h.run("reset", pcis[0])
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert h.state()["kernel_arguments_added"] == ["intel_iommu=on", "iommu=pt"]

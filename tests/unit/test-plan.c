@@ -1074,8 +1074,9 @@ static void test_vfio_kernel_arguments_manage(void **state)
 	vf_driver(&e, 3, "vfio-pci");
 	expect_unmet(&e, "VFs 2-3 want vfio-pci but the IOMMU is off: add intel_iommu=on iommu=pt "
 			 "to the kernel command line and reboot; KernelArguments=manage found no "
-			 "boot loader tool to add them with (grubby; update-grub with "
-			 "/etc/default/grub.d; kernel-install with /etc/kernel/cmdline)");
+			 "boot loader tool to add them with (grubby; kernel-install with "
+			 "/etc/kernel/cmdline; update-grub with /etc/default/grub and "
+			 "/boot/grub/grub.cfg)");
 	e.host.boot_loader = BOOT_LOADER_GRUB;
 	expect_plan(&e, "add kernel arguments intel_iommu=on to the boot loader", "B");
 	expect_reasons(&e, "kernel arguments intel_iommu=on take effect after a reboot: VFs 2-3 "
