@@ -32,7 +32,7 @@ else
 Q = @
 endif
 
-DEPS_PKGS = inih json-c libcrypto libnl-3.0 libnl-route-3.0 libnl-genl-3.0 libkmod libudev libsystemd
+DEPS_PKGS = inih json-c libgcrypt libnl-3.0 libnl-route-3.0 libnl-genl-3.0 libkmod libudev libsystemd
 # k8s-notify alone talks HTTP and reads kubeconfig YAML
 K8S_PKGS = libcurl yaml-0.1
 DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(DEPS_PKGS) $(K8S_PKGS) 2>/dev/null)
@@ -89,7 +89,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILDDIR)/tests/%)
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILDDIR)/tests/%)
 
 .PHONY: all clean check check-vm check-unit check-integration check-valgrind check-fuzz demo install \
-	format format-check deps tests fuzz bench check-nodeps check-man check-layers check-units deb rpm check-packages
+	format format-check deps tests fuzz bench check-nodeps check-man check-layers check-units deb rpm check-packages bench-vm
 all: $(SRIOVCTL) $(HELPER) $(K8S_NOTIFY) $(DAEMON)
 
 $(BUILDDIR)/obj/%.o: %.c
@@ -247,6 +247,14 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory BUILDDIR=$(PLAIN_DIR) all
 	$(Q)SRIOVPERSISTD=$(CURDIR)/$(PLAIN_DIR)/sriov-persistd /usr/bin/python3 bench/daemon-sim.py
 	$(Q)/usr/bin/python3 bench/sim-scale.py --sriovctl $(CURDIR)/$(PLAIN_DIR)/sriovctl
+
+# The same on a real kernel in the VM of the VM tests (needs root; builds the image once):
+# sriovctl apply beside a shell loop and a .link file, and the daemon's footprint.
+bench-vm:
+	$(Q)tests/vm/setup-host
+	$(Q)/usr/bin/python3 tests/vm/build-image
+	$(Q)/usr/bin/python3 bench/apply-vm.py
+	$(Q)/usr/bin/python3 bench/daemon-vm.py
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory BUILDDIR=$(PLAIN_DIR) all

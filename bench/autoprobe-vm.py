@@ -17,7 +17,6 @@ import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -26,21 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "vm"))
 
 import vm as vmlib  # noqa: E402
+from revision import build_program  # noqa: E402
 from test_scenarios import build_product, igb_pfs, install, vf_driver, vf_pci  # noqa: E402
-
-
-def build_before(rev, d):
-    """sriovctl as of rev, built from a worktree of this repository."""
-    src = d / "src"
-    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "-q", "--detach", str(src), rev],
-                   check=True)
-    try:
-        subprocess.run(["make", "-s", "-C", str(src), f"BUILDDIR={d}/build", f"{d}/build/sriovctl"],
-                       check=True, stdout=subprocess.DEVNULL)
-    finally:
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(src)],
-                       check=True)
-    return d / "build" / "sriovctl"
 
 
 def one_round(vm, prog, pci, vfs):
@@ -73,7 +59,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="bench-autoprobe-") as tmp:
         tmp = Path(tmp)
         product = build_product(tmp)
-        old = build_before(args.before, tmp / "before")
+        old = build_program(args.before, tmp / "before", "sriovctl")
         with vmlib.VM(os.path.join(tmp, "vm"), vmlib.load_image(), name="bench") as vm:
             vm.boot()
             install(vm, product, consumer=False)

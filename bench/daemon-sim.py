@@ -4,7 +4,8 @@
 
 Starts dbus-daemon (tests/integration/dbus/system.conf) and the daemon (env SRIOVPERSISTD, default
 build/plain/sriov-persistd) on a copy of a fixture host with a layout applied, then measures
-  - idle RSS: VmRSS from /proc/PID/status after settling;
+  - idle RSS: VmRSS from /proc/PID/status after settling, and RSS, PSS and private memory
+    (Private_Clean + Private_Dirty) from /proc/PID/smaps_rollup;
   - idle wakeups: voluntary + nonvoluntary context switches of all its threads over --idle-seconds,
     and (when strace is installed) the system calls it makes over a second interval as long;
   - bus calls: the daemon's CPU time per Plan() and per GetStatus() call once every PF of the
@@ -56,6 +57,15 @@ def proc_status(pid):
         k, _, v = line.partition(":")
         out[k] = v.strip()
     return out
+
+
+def memory_kib(pid):
+    """RSS, PSS and private memory (Private_Clean + Private_Dirty) from smaps_rollup."""
+    f = {}
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:]:
+        k, _, v = line.partition(":")
+        f[k] = int(v.split()[0])
+    return {"rss": f["Rss"], "pss": f["Pss"], "private": f["Private_Clean"] + f["Private_Dirty"]}
 
 
 def rss_kib(pid):
@@ -186,6 +196,7 @@ def run(args):
         time.sleep(args.settle_seconds)
         client.pump()
         rss_idle = rss_kib(pid)
+        mem_idle = memory_kib(pid)
 
         before = context_switches(pid)
         time.sleep(args.idle_seconds)  # the idle interval being measured
@@ -216,6 +227,7 @@ def run(args):
         "vfs": args.vfs,
         "ready_seconds": round(ready_s, 3),
         "idle_rss_kib": rss_idle,
+        "idle_memory_kib": mem_idle,
         "rss_after_drifts_kib": rss_after,
         "idle_seconds": args.idle_seconds,
         "idle_context_switches": {"voluntary": vol, "nonvoluntary": nonvol, "total": vol + nonvol,
@@ -235,6 +247,8 @@ def table(r):
         ("host", f"{r['fixture']}, {r['pf']} with {r['vfs']} VFs"),
         ("start to READY=1", f"{r['ready_seconds']:.3f} s"),
         ("idle RSS", f"{r['idle_rss_kib']} KiB"),
+        ("idle RSS / PSS / private", " / ".join(f"{r['idle_memory_kib'][k] / 1024:.2f}"
+                                               for k in ("rss", "pss", "private")) + " MiB"),
         ("RSS after drift runs", f"{r['rss_after_drifts_kib']} KiB"),
         (f"context switches / {r['idle_seconds']:g} s idle",
          f"{r['idle_context_switches']['total']} ({r['idle_context_switches']['voluntary']} vol, "
