@@ -59,6 +59,11 @@ int hl_open_pci(struct host_linux *hl, const char *pci, int *ret_fd);
 int hl_read_pf_sysfs(struct host_linux *hl, const char *pci, struct pf_state *ret);
 /* The ifindex of a netdev named in sysfs (class/net/<name>/ifindex). */
 int hl_ifindex(struct host_linux *hl, const char *ifname, int *ret);
+/* The ifindex of the PF's own netdev (the uplink among switchdev
+ * representors), or of VF vf's netdev (vf >= 0), from the one device's net/
+ * directory: what an action on one PF or VF needs, without reading the PF
+ * with all its VFs. -ENODEV (with h->error) when there is none. */
+int hl_netdev_ifindex(struct host_linux *hl, const char *pci, int vf, int *ret);
 /* Whether IOMMU groups exist (kernel/iommu_groups is not empty). */
 /* The representors of pf's VFs among the netdevs of the device dev_fd
  * (a PCI function, or netdevsim's device in the VM tests). */

@@ -156,24 +156,9 @@ static int rtnl_request(struct host_linux *hl, struct nl_msg *m, reply_fn reply,
 
 /* --- links --- */
 
-static int netdev_ifindex(struct host_linux *hl, const char *ifname, const char *what, int *ret)
-{
-	if (!ifname) {
-		host_set_error(&hl->host, "%s has no network interface", what);
-		return -ENODEV;
-	}
-	return hl_ifindex(hl, ifname, ret);
-}
-
 static int pf_ifindex(struct host_linux *hl, const char *pci, int *ret)
 {
-	_cleanup_(pf_state_done) struct pf_state pf = {};
-	int r;
-
-	r = hl_read_pf_sysfs(hl, pci, &pf);
-	if (r < 0)
-		return r;
-	return netdev_ifindex(hl, pf.name, "the PF", ret);
+	return hl_netdev_ifindex(hl, pci, -1, ret);
 }
 
 static int parse_link_reply(const struct nlmsghdr *nlh, void *userdata)
@@ -269,19 +254,9 @@ int hl_set_representor_up(struct host_linux *hl, const char *pf, uint32_t vf)
 
 int hl_set_vf_mtu(struct host_linux *hl, const char *pf, uint32_t vf, uint32_t mtu)
 {
-	_cleanup_(pf_state_done) struct pf_state st = {};
-	char what[32];
 	int ifindex, r;
 
-	r = hl_read_pf_sysfs(hl, pf, &st);
-	if (r < 0)
-		return r;
-	if (vf >= st.n_vfs) {
-		host_set_error(&hl->host, "VF %u does not exist (%zu VFs)", vf, st.n_vfs);
-		return -ENODEV;
-	}
-	snprintf(what, sizeof(what), "VF %u", vf);
-	r = netdev_ifindex(hl, st.vfs[vf].name, what, &ifindex);
+	r = vf <= INT_MAX ? hl_netdev_ifindex(hl, pf, (int)vf, &ifindex) : -ERANGE;
 	if (r < 0)
 		return r;
 	return link_request(hl, ifindex, vf_netlink_build_set_mtu, mtu);

@@ -193,6 +193,33 @@ static int read_netdev(struct host_linux *hl, int dev_fd, char **ret)
 	return 0;
 }
 
+int hl_netdev_ifindex(struct host_linux *hl, const char *pci, int vf, int *ret)
+{
+	_cleanup_close_ int pf_fd = -EBADF, vf_fd = -EBADF;
+	_cleanup_free_ char *name = NULL;
+	char vf_pci[PCI_ADDR_MAX];
+	int r;
+
+	r = hl_open_pci(hl, pci, &pf_fd);
+	if (r >= 0 && vf >= 0) {
+		r = hl_open_virtfn(pf_fd, (uint32_t)vf, vf_pci, &vf_fd);
+		if (r < 0)
+			host_set_error(&hl->host, "VF %d of %s does not exist", vf, pci);
+	}
+	if (r >= 0)
+		r = read_netdev(hl, vf >= 0 ? vf_fd : pf_fd, &name);
+	if (r < 0)
+		return r;
+	if (!name) {
+		if (vf >= 0)
+			host_set_error(&hl->host, "VF %d has no network interface", vf);
+		else
+			host_set_error(&hl->host, "the PF has no network interface");
+		return -ENODEV;
+	}
+	return hl_ifindex(hl, name, ret);
+}
+
 int hl_read_driver(int dev_fd, char **ret)
 {
 	int r = read_link_name(dev_fd, "driver", ret);

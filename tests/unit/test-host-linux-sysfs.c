@@ -392,6 +392,20 @@ static void test_ifindex_iommu(void **state)
 	assert_int_equal(hl_ifindex(&hl, "../../x", &ifindex), -EINVAL);
 	assert_int_equal(ifindex, 10);
 
+	/* one device's net/ directory: the uplink among the representors, a VF's own */
+	assert_int_equal(hl_netdev_ifindex(&hl, ICE_PF, -1, &ifindex), 0);
+	assert_int_equal(ifindex, 4);
+	assert_int_equal(hl_netdev_ifindex(&hl, ICE_PF, 0, &ifindex), 0);
+	assert_int_equal(ifindex, 10);
+	assert_int_equal(hl_netdev_ifindex(&hl, IGB_PF, 1, &ifindex), 0);
+	assert_int_equal(ifindex, 6);
+	assert_int_equal(hl_netdev_ifindex(&hl, ICE_PF, 2, &ifindex), -ENODEV);
+	assert_string_equal(hl.host.error, "VF 2 has no network interface");
+	assert_int_equal(hl_netdev_ifindex(&hl, ICE_PF, 5, &ifindex), -ENOENT);
+	assert_string_equal(hl.host.error, "VF 5 of " ICE_PF " does not exist");
+	assert_int_equal(hl_netdev_ifindex(&hl, BARE_PF, -1, &ifindex), -ENODEV);
+	assert_string_equal(hl.host.error, "the PF has no network interface");
+
 	assert_true(hl_iommu_groups(&hl));
 	move("kernel/iommu_groups/7", "group-aside");
 	assert_false(hl_iommu_groups(&hl));
