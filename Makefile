@@ -254,6 +254,7 @@ bench-vm:
 	$(Q)tests/vm/setup-host
 	$(Q)/usr/bin/python3 tests/vm/build-image
 	$(Q)/usr/bin/python3 bench/apply-vm.py
+	$(Q)/usr/bin/python3 bench/boot-vm.py
 	$(Q)/usr/bin/python3 bench/daemon-vm.py
 
 demo: deps
