@@ -81,13 +81,14 @@ class _Handler(BaseHTTPRequestHandler):
         if self.front.generation != generation:
             self.front.record(req, None)
             raise ConnectionResetError("server went down during the request")
+        # recorded before the answer goes out: a client that has its answer (and a test that
+        # counts right after the client exits) finds the request in the records; a watch counts
+        # when it starts, however it ends, as in kube-apiserver's audit log
+        self.front.record(req, resp.code)
         if resp.stream is not None:
-            # as in kube-apiserver's audit log: a watch counts when it starts, however it ends
-            self.front.record(req, resp.code)
             self._stream(resp, req)
             return
         self._write(resp)
-        self.front.record(req, resp.code)
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _dispatch
 
