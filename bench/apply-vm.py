@@ -21,7 +21,6 @@ Prints medians and ranges, then JSON. Needs root, QEMU and the VM image (make ch
 import argparse
 import json
 import os
-import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -30,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "vm"))
 
 import vm as vmlib  # noqa: E402
+from benchlib import summary  # noqa: E402
 from test_scenarios import build_product, igb_pfs, install  # noqa: E402
 
 N = 7
@@ -110,11 +110,6 @@ def run_way(vm, way, pci, ifname, vlan, create):
     else:
         cmd = f"udevadm trigger --action=add --settle /sys/class/net/{ifname}"
     return timed(vm, cmd, ifname, vlan)
-
-
-def summary(values):
-    return {"median": round(statistics.median(values), 3), "min": round(min(values), 3),
-            "max": round(max(values), 3), "n": len(values)}
 
 
 def main():

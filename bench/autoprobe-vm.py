@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "vm"))
 
 import vm as vmlib  # noqa: E402
-from revision import build_program  # noqa: E402
+from benchlib import build_program  # noqa: E402
 from test_scenarios import build_product, igb_pfs, install, vf_driver, vf_pci  # noqa: E402
 
 

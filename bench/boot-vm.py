@@ -16,7 +16,6 @@ import argparse
 import json
 import os
 import re
-import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -25,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "vm"))
 
 import vm as vmlib  # noqa: E402
+from benchlib import summary  # noqa: E402
 from test_scenarios import build_product, igb_pfs, install, wait_for_boot_gate  # noqa: E402
 
 LINE = re.compile(r"^\[\s*(\d+\.\d+)\] \S+ (.*)$")
@@ -68,11 +68,6 @@ def boot_times(vm, pcis):
     first = min(netdev.values())
     slow = max(pcis, key=lambda p: finished[p] - netdev[p])
     return gate - first, finished[slow] - netdev[slow], started[slow] - netdev[slow]
-
-
-def summary(values):
-    return {"median": round(statistics.median(values), 2), "min": round(min(values), 2),
-            "max": round(max(values), 2), "n": len(values)}
 
 
 def measure(tmp, product, n, rounds):
@@ -119,9 +114,9 @@ def main():
                 except vmlib.VMBootError as e:
                     if attempt == 2 or "QEMU went away" not in str(e):
                         raise
-            res[n] = {"first_netdev_to_gate_s": summary(gate),
-                      "slowest_pf_netdev_to_applied_s": summary(slowest),
-                      "slowest_pf_netdev_to_unit_start_s": summary(to_unit)}
+            res[n] = {"first_netdev_to_gate_s": summary(gate, 2),
+                      "slowest_pf_netdev_to_applied_s": summary(slowest, 2),
+                      "slowest_pf_netdev_to_unit_start_s": summary(to_unit, 2)}
             g, s = res[n]["first_netdev_to_gate_s"], res[n]["slowest_pf_netdev_to_applied_s"]
             u = res[n]["slowest_pf_netdev_to_unit_start_s"]
             print(f"{n:>4}  {g['median']:>8.2f} s ({g['min']:.2f}-{g['max']:.2f}){'':>9}"

@@ -33,6 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "integration"))
 
+from benchlib import smaps_memory  # noqa: E402
 from conftest import Bus, Client, Daemon, Host  # noqa: E402
 
 MAIN = "[Apply]\nSysfsWriteTimeoutSec=5\n[Drift]\nMode=repair\n[Disruption]\nPolicy=immediate\n" \
@@ -57,15 +58,6 @@ def proc_status(pid):
         k, _, v = line.partition(":")
         out[k] = v.strip()
     return out
-
-
-def memory_kib(pid):
-    """RSS, PSS and private memory (Private_Clean + Private_Dirty) from smaps_rollup."""
-    f = {}
-    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:]:
-        k, _, v = line.partition(":")
-        f[k] = int(v.split()[0])
-    return {"rss": f["Rss"], "pss": f["Pss"], "private": f["Private_Clean"] + f["Private_Dirty"]}
 
 
 def rss_kib(pid):
@@ -196,7 +188,7 @@ def run(args):
         time.sleep(args.settle_seconds)
         client.pump()
         rss_idle = rss_kib(pid)
-        mem_idle = memory_kib(pid)
+        mem_idle = smaps_memory(Path(f"/proc/{pid}/smaps_rollup").read_text())
 
         before = context_switches(pid)
         time.sleep(args.idle_seconds)  # the idle interval being measured

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "vm"))
 
 import vm as vmlib  # noqa: E402
-from revision import build_program  # noqa: E402
+from benchlib import build_program, smaps_memory  # noqa: E402
 from test_daemon import drift_then_repair, install_daemon, start_monitor  # noqa: E402
 from test_scenarios import build_product, igb_pfs, wait_for_boot_gate  # noqa: E402
 
@@ -55,9 +55,7 @@ PEERS = {"systemd-networkd": "systemd-networkd.service", "systemd-udevd": "syste
 
 def memory(vm, pid):
     """RSS, PSS and private memory of pid in KiB."""
-    out = vm.check(f"cat /proc/{pid}/smaps_rollup")
-    f = {k: int(v.split()[0]) for k, v in (line.split(":", 1) for line in out.splitlines()[1:])}
-    return {"rss": f["Rss"], "pss": f["Pss"], "private": f["Private_Clean"] + f["Private_Dirty"]}
+    return smaps_memory(vm.check(f"cat /proc/{pid}/smaps_rollup"))
 
 
 def daemon_memory(vm, settle):
