@@ -29,43 +29,23 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "vm"))
 
 import vm as vmlib  # noqa: E402
-from benchlib import summary  # noqa: E402
+from benchlib import IGB_QOS, IGB_VFS, igb_layout, igb_link_file, igb_mac, summary  # noqa: E402
 from test_scenarios import build_product, igb_pfs, install  # noqa: E402
 
-N = 7
-QOS = 2
-
-
-def mac(i):
-    return f"02:00:00:00:10:{i:02x}"
-
-
-def layout(pci, vlan):
-    vfs = "".join(f"\n[VirtualFunction {i}]\nMACAddress={mac(i)}\n" for i in range(N))
-    return (f"[Match]\nPCIAddress={pci}\n\n[PhysicalFunction]\nVirtualFunctions={N}\nLinkUp=yes\n\n"
-            f"[VirtualFunction]\nVLANId={vlan}\nQualityOfService={QOS}\nTrust=yes\n"
-            f"MACSpoofCheck=no\n{vfs}")
-
-
-def link_file(pci, vlan):
-    vfs = "".join(f"\n[SR-IOV]\nVirtualFunction={i}\nMACAddress={mac(i)}\nVLANId={vlan}\n"
-                  f"QualityOfService={QOS}\nTrust=yes\nMACSpoofCheck=no\n" for i in range(N))
-    # the naming policy of 99-default.link, which this file replaces for the PF
-    return (f"[Match]\nPath=pci-{pci}\n\n[Link]\nNamePolicy=keep kernel database onboard slot "
-            f"path\nAlternativeNamesPolicy=database onboard slot path\nMACAddressPolicy=persistent\n"
-            f"SR-IOVVirtualFunctions={N}\n{vfs}")
+N = IGB_VFS
+QOS = IGB_QOS
 
 
 def shell_loop(pci, ifname, vlan, create):
     cmds = [f"echo {N} > /sys/bus/pci/devices/{pci}/sriov_numvfs"] if create else []
-    cmds += [f"ip link set dev {ifname} vf {i} mac {mac(i)} vlan {vlan} qos {QOS} trust on "
+    cmds += [f"ip link set dev {ifname} vf {i} mac {igb_mac(i)} vlan {vlan} qos {QOS} trust on "
              f"spoofchk off" for i in range(N)]
     return " && ".join(cmds)
 
 
 def readback_check(ifname, vlan):
     """A shell condition: every VF reads back as configured."""
-    conds = [f'echo "$o" | grep -q "vf {i} .*link/ether {mac(i)} .*vlan {vlan}, qos {QOS}, '
+    conds = [f'echo "$o" | grep -q "vf {i} .*link/ether {igb_mac(i)} .*vlan {vlan}, qos {QOS}, '
              f'spoof checking off.*trust on"' for i in range(N)]
     return f'o=$(ip -d link show dev {ifname}); ' + " && ".join(conds)
 
@@ -84,7 +64,7 @@ def vf_macs_right(vm, pci):
     right = 0
     for i in range(N):
         out = vm.check(f"cat /sys/bus/pci/devices/{pci}/virtfn{i}/net/*/address 2>/dev/null; true")
-        right += out.strip() == mac(i)
+        right += out.strip() == igb_mac(i)
     return right
 
 
@@ -93,11 +73,11 @@ def arrange(vm, way, pci, vlan):
     vm.check("rm -f /etc/sriov-persist/conf.d/*.conf /etc/systemd/network/10-bench.link")
     if way == "sriovctl":
         with open(os.path.join(vm.share, "bench.conf"), "w") as f:
-            f.write(layout(pci, vlan))
+            f.write(igb_layout(pci, vlan))
         vm.check("install -m 0644 /mnt/share/bench.conf /etc/sriov-persist/conf.d/50-bench.conf")
     elif way == ".link":
         with open(os.path.join(vm.share, "bench.link"), "w") as f:
-            f.write(link_file(pci, vlan))
+            f.write(igb_link_file(pci, vlan))
         vm.check("install -m 0644 /mnt/share/bench.link /etc/systemd/network/10-bench.link")
     vm.check("udevadm control --reload")
 

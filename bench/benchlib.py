@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """What the benchmarks share: a program built as of an earlier revision, a summary of timings,
-and a process's memory as /proc/PID/smaps_rollup gives it."""
+a process's memory as /proc/PID/smaps_rollup gives it, and the 7-VF igb layout of the VM
+comparisons written both as a layout and as a systemd .link file."""
 
 import statistics
 import subprocess
@@ -39,3 +40,33 @@ def smaps_memory(text):
         k, _, v = line.partition(":")
         f[k] = int(v.split()[0])
     return {"rss": f["Rss"], "pss": f["Pss"], "private": f["Private_Clean"] + f["Private_Dirty"]}
+
+
+# The comparison on the VM's igb: 7 VFs, each with a MAC address, VLAN, QoS 2, trust on and spoof
+# check off.
+IGB_VFS = 7
+IGB_QOS = 2
+
+
+def igb_mac(i):
+    return f"02:00:00:00:10:{i:02x}"
+
+
+def igb_layout(pci, vlan, link_up=True):
+    """The layout of sriovctl."""
+    vfs = "".join(f"\n[VirtualFunction {i}]\nMACAddress={igb_mac(i)}\n" for i in range(IGB_VFS))
+    up = "LinkUp=yes\n" if link_up else ""
+    return (f"[Match]\nPCIAddress={pci}\n\n[PhysicalFunction]\nVirtualFunctions={IGB_VFS}\n{up}\n"
+            f"[VirtualFunction]\nVLANId={vlan}\nQualityOfService={IGB_QOS}\nTrust=yes\n"
+            f"MACSpoofCheck=no\n{vfs}")
+
+
+def igb_link_file(pci, vlan):
+    """The same as a systemd .link file ([SR-IOV], systemd 251 and later)."""
+    vfs = "".join(f"\n[SR-IOV]\nVirtualFunction={i}\nMACAddress={igb_mac(i)}\nVLANId={vlan}\n"
+                  f"QualityOfService={IGB_QOS}\nTrust=yes\nMACSpoofCheck=no\n"
+                  for i in range(IGB_VFS))
+    # the naming policy of 99-default.link, which this file replaces for the PF
+    return (f"[Match]\nPath=pci-{pci}\n\n[Link]\nNamePolicy=keep kernel database onboard slot "
+            f"path\nAlternativeNamesPolicy=database onboard slot path\nMACAddressPolicy=persistent\n"
+            f"SR-IOVVirtualFunctions={IGB_VFS}\n{vfs}")

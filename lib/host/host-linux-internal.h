@@ -141,8 +141,11 @@ int hl_set_up_ifname(struct host_linux *hl, const char *ifname);
 
 /* --- host-linux-kmod.c --- */
 
+/* Loads module as modprobe would; libkmod is opened on the first call. */
 int hl_load_module(struct host_linux *hl, const char *module);
-/* Loaded modules (names as the kernel has them, '_' not '-'). */
+void hl_kmod_free(struct host_linux *hl);
+/* Loaded modules, from /proc/modules (names as the kernel has them, '_' not
+ * '-'). */
 int hl_list_modules(struct host_linux *hl, char ***ret);
 
 /* --- host-linux-firmware.c --- */

@@ -7,7 +7,6 @@
 
 #include <ctype.h>
 #include <fcntl.h>
-#include <libkmod.h>
 #include <limits.h>
 #include <netlink/socket.h>
 #include <systemd/sd-id128.h>
@@ -303,7 +302,7 @@ static void linux_free(struct host *h)
 		close(hl->procfs_fd);
 	nl_socket_free(hl->rtnl);
 	nl_socket_free(hl->genl);
-	kmod_unref(hl->kmod);
+	hl_kmod_free(hl);
 	udev_unref(hl->udev);
 	free(hl->machine_id_path);
 	hl_firmware_forget(hl);

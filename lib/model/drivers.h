@@ -44,6 +44,10 @@ struct driver_info {
 	uint32_t vf_keys_before_bind;
 	/* new VFs get a random MAC from the PF driver rather than zero (igb) */
 	bool vf_random_mac;
+	/* enabling VFs closes and reopens the PF when it is up (igb_sriov_reinit,
+	 * under RTNL): a PF that is to come up does so after VFs created
+	 * unbound, which need it only when they probe */
+	bool vf_enable_reopens_pf;
 	/* firmware VF limit settable (mlx5 NUM_OF_VFS through mstconfig); needs a reboot */
 	bool firmware_vfs;
 	uint32_t firmware_max_vfs; /* upper bound for the firmware limit */

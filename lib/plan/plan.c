@@ -4,7 +4,8 @@
  * planned, so a PF already in its desired state gets an empty plan. Order:
  *  1. modules the VFs will need (not yet loaded)
  *  2. firmware (VF limit, link type): reboot
- *  3. PF MTU and link up, before VFs exist
+ *  3. PF MTU and link up, before VFs exist (link up right after step 4
+ *     where enabling VFs reopens an up PF and they are created unbound)
  *  4. VF count and eswitch mode, in the driver's switchdev order; before
  *     VFs are created, the PF's VF driver autoprobe: off when a VF would
  *     otherwise probe on a driver only to leave it again (another driver
@@ -225,6 +226,22 @@ static int plan_link_type(struct plan_ctx *c)
 }
 
 /* Step 3. LinkUp=no means "not needed", not "take the PF down". */
+static bool pf_comes_up(const struct plan_ctx *c)
+{
+	const struct pf_settings *s = &c->d->pf;
+
+	return pf_settings_has(s, PF_KEY_LINK_UP) && s->link_up && !c->pf->up;
+}
+
+/* Whether the PF comes up only after step 4 created its VFs: where enabling
+ * VFs would close and reopen it, and the VFs are created unbound (a VF
+ * probing as it is created needs the PF up). */
+static bool pf_up_after_vfs(const struct plan_ctx *c)
+{
+	return pf_comes_up(c) && c->drv->vf_enable_reopens_pf && c->probe_off &&
+	       c->pf->num_vfs == 0 && c->target > 0;
+}
+
 static int plan_pf_link(struct plan_ctx *c)
 {
 	const struct pf_settings *s = &c->d->pf;
@@ -235,7 +252,7 @@ static int plan_pf_link(struct plan_ctx *c)
 		if (r < 0)
 			return r;
 	}
-	if (pf_settings_has(s, PF_KEY_LINK_UP) && s->link_up && !c->pf->up)
+	if (pf_comes_up(c) && !pf_up_after_vfs(c))
 		return add_value(c->p, ACTION_SET_PF_UP, false, 1);
 	return 0;
 }
@@ -805,6 +822,8 @@ static int plan_build_steps(struct plan_ctx *c)
 	r = plan_pf_link(c);
 	if (r >= 0)
 		r = plan_count_eswitch(c);
+	if (r >= 0 && pf_up_after_vfs(c))
+		r = add_value(c->p, ACTION_SET_PF_UP, false, 1);
 	for (uint32_t i = 0; r >= 0 && i < c->target && i < c->d->n_vfs; i++)
 		r = plan_vf(c, i);
 	/* step 7 */

@@ -3,8 +3,8 @@
 /* The sysfs part of the Linux backend against a fake sysfs tree built in a
  * temporary directory: listing and reading PFs and VFs, the bounded write in
  * a child process, and the refusals of set_num_vfs and bind that come before
- * any write. What needs a real kernel (uevents, netlink, kmod) is tested in
- * the VM. */
+ * any write, and the list of loaded modules. What needs a real kernel
+ * (uevents, netlink, loading a module) is tested in the VM. */
 
 #include <fcntl.h>
 #include <poll.h>
@@ -642,6 +642,35 @@ static size_t count_lines(const char *rel)
 	return n;
 }
 
+/* Loaded modules come from procfs's "modules", newest first there, sorted
+ * here; a kernel without loadable modules has none. */
+static void test_list_modules(void **state)
+{
+	char p[512], **mods = NULL;
+
+	put("vfio_pci 16384 0 - Live 0xffffffffc0a2e000\n"
+	    "igbvf 49152 0 - Live 0xffffffffc0a1c000\n"
+	    "vfio_pci_core 86016 1 vfio_pci, Live 0xffffffffc0a05000\n",
+	    "proc/modules");
+	path_at(p, sizeof(p), "proc");
+	hl.procfs_fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(hl.procfs_fd >= 0);
+	assert_int_equal(hl_list_modules(&hl, &mods), 0);
+	assert_int_equal(strv_length(mods), 3);
+	assert_string_equal(mods[0], "igbvf");
+	assert_string_equal(mods[1], "vfio_pci");
+	assert_string_equal(mods[2], "vfio_pci_core");
+	strv_free(mods);
+
+	path_at(p, sizeof(p), "proc/modules");
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(hl_list_modules(&hl, &mods), 0);
+	assert_int_equal(strv_length(mods), 0);
+	strv_free(mods);
+	close(hl.procfs_fd);
+	hl.procfs_fd = -EBADF;
+}
+
 static void test_firmware(void **state)
 {
 	char tool[512];
@@ -715,6 +744,7 @@ int main(void)
 		cmocka_unit_test(test_bind_refused),
 		cmocka_unit_test(test_set_num_vfs_wait),
 		cmocka_unit_test(test_bind_writes),
+		cmocka_unit_test(test_list_modules),
 		cmocka_unit_test(test_firmware),
 	};
 

@@ -275,10 +275,20 @@ static void sim_representors(struct env *e)
 	}
 }
 
+/* A PF that the layout brings up is up before a VF probes. */
+static bool pf_up_for_probe(const struct env *e)
+{
+	const struct pf_settings *s = &e->d->pf;
+
+	return e->pf.up || !pf_settings_has(s, PF_KEY_LINK_UP) || !s->link_up;
+}
+
 static void sim_set_num_vfs(struct env *e, uint32_t n)
 {
 	assert_false(e->pf.num_vfs > 0 && n > 0); /* EBUSY */
 	assert_true(n <= e->pf.total_vfs);
+	if (n > 0 && e->pf.drivers_autoprobe && e->pf.vf_driver)
+		assert_true(pf_up_for_probe(e));
 	if (n > 0 && e->pf.drivers_autoprobe)
 		sim_vf_modules_loaded(e);
 	sim_create_vfs(e, n);
@@ -325,6 +335,7 @@ static void sim_bind(struct env *e, uint32_t i, const char *driver)
 
 	assert_null(vf->attrs.driver);
 	assert_non_null(d);
+	assert_true(pf_up_for_probe(e));
 	if (streq(d, "vfio-pci"))
 		assert_true(e->host.iommu && module_loaded(e, "vfio-pci"));
 	else
@@ -722,12 +733,28 @@ static void test_igb_converges(void **state)
 	assert_int_equal(e.probes, 2);
 	assert_string_equal(e.pf.vfs[1].attrs.driver, "igbvf");
 
-	/* a layout without MACs: the kernel probes them as it creates them */
+	/* igb closes and reopens a PF that is up as it enables VFs: a PF to
+	 * bring up comes up after VFs that are created unbound */
 	sim_set_num_vfs(&e, 0);
+	e.pf.up = false;
+	PF(&e, LINK_UP, link_up, true);
+	expect_plan(&e,
+		    "set VF driver autoprobe off; set 2 VFs; set PF link up; "
+		    "VF 0: mac 02:00:00:00:00:10; VF 0: bind igbvf; VF 1: trust on; "
+		    "VF 1: bind igbvf; set VF driver autoprobe on",
+		    "LLLLLLLL");
+	assert_int_equal(apply_converges(&e), 8);
+
+	/* a layout without MACs: the kernel probes them as it creates them,
+	 * on a PF that is up */
+	sim_set_num_vfs(&e, 0);
+	e.pf.up = false;
 	pf_desired_free(e.d);
 	want(&e, true, 2);
 	VF(&e, 1, TRUST, trust, true);
-	expect_plan(&e, "set 2 VFs; VF 1: trust on", "LL");
+	PF(&e, LINK_UP, link_up, true);
+	expect_plan(&e, "set PF link up; set 2 VFs; VF 1: trust on", "LLL");
+	assert_int_equal(apply_converges(&e), 3);
 	env_done(&e);
 }
 
