@@ -275,12 +275,13 @@ static void sim_representors(struct env *e)
 	}
 }
 
-/* A PF that the layout brings up is up before a VF probes. */
+/* A PF that the layout brings up is up before a VF probes (a test without
+ * a layout has no LinkUp=). */
 static bool pf_up_for_probe(const struct env *e)
 {
-	const struct pf_settings *s = &e->d->pf;
-
-	return e->pf.up || !pf_settings_has(s, PF_KEY_LINK_UP) || !s->link_up;
+	if (e->pf.up || !e->d)
+		return true;
+	return !pf_settings_has(&e->d->pf, PF_KEY_LINK_UP) || !e->d->pf.link_up;
 }
 
 static void sim_set_num_vfs(struct env *e, uint32_t n)
