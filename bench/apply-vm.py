@@ -29,24 +29,20 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "vm"))
 
 import vm as vmlib  # noqa: E402
-from benchlib import IGB_QOS, IGB_VFS, igb_layout, igb_link_file, igb_mac, summary  # noqa: E402
+from benchlib import IGB_QOS, IGB_VFS, arrange, igb_mac, summary, vf_macs_right  # noqa: E402
 from test_scenarios import build_product, igb_pfs, install  # noqa: E402
 
-N = IGB_VFS
-QOS = IGB_QOS
-
-
 def shell_loop(pci, ifname, vlan, create):
-    cmds = [f"echo {N} > /sys/bus/pci/devices/{pci}/sriov_numvfs"] if create else []
-    cmds += [f"ip link set dev {ifname} vf {i} mac {igb_mac(i)} vlan {vlan} qos {QOS} trust on "
-             f"spoofchk off" for i in range(N)]
+    cmds = [f"echo {IGB_VFS} > /sys/bus/pci/devices/{pci}/sriov_numvfs"] if create else []
+    cmds += [f"ip link set dev {ifname} vf {i} mac {igb_mac(i)} vlan {vlan} qos {IGB_QOS} "
+             f"trust on spoofchk off" for i in range(IGB_VFS)]
     return " && ".join(cmds)
 
 
 def readback_check(ifname, vlan):
     """A shell condition: every VF reads back as configured."""
-    conds = [f'echo "$o" | grep -q "vf {i} .*link/ether {igb_mac(i)} .*vlan {vlan}, qos {QOS}, '
-             f'spoof checking off.*trust on"' for i in range(N)]
+    conds = [f'echo "$o" | grep -q "vf {i} .*link/ether {igb_mac(i)} .*vlan {vlan}, '
+             f'qos {IGB_QOS}, spoof checking off.*trust on"' for i in range(IGB_VFS)]
     return f'o=$(ip -d link show dev {ifname}); ' + " && ".join(conds)
 
 
@@ -56,30 +52,6 @@ def timed(vm, cmd, ifname, vlan):
               f"until {readback_check(ifname, vlan)}; do sleep 0.01; done; "
               "t1=$(date +%s%N); echo $(( (t1 - t0) / 1000 ))")
     return int(vm.check(script, timeout=300).strip().splitlines()[-1]) / 1e6
-
-
-def vf_macs_right(vm, pci):
-    """How many VFs' own interfaces carry the configured MAC (after their drivers probed)."""
-    vm.check("udevadm settle -t 30; sleep 1")
-    right = 0
-    for i in range(N):
-        out = vm.check(f"cat /sys/bus/pci/devices/{pci}/virtfn{i}/net/*/address 2>/dev/null; true")
-        right += out.strip() == igb_mac(i)
-    return right
-
-
-def arrange(vm, way, pci, vlan):
-    """Only this way's file in place; the VFs gone when create."""
-    vm.check("rm -f /etc/sriov-persist/conf.d/*.conf /etc/systemd/network/10-bench.link")
-    if way == "sriovctl":
-        with open(os.path.join(vm.share, "bench.conf"), "w") as f:
-            f.write(igb_layout(pci, vlan))
-        vm.check("install -m 0644 /mnt/share/bench.conf /etc/sriov-persist/conf.d/50-bench.conf")
-    elif way == ".link":
-        with open(os.path.join(vm.share, "bench.link"), "w") as f:
-            f.write(igb_link_file(pci, vlan))
-        vm.check("install -m 0644 /mnt/share/bench.link /etc/systemd/network/10-bench.link")
-    vm.check("udevadm control --reload")
 
 
 def run_way(vm, way, pci, ifname, vlan, create):
@@ -120,10 +92,10 @@ def main():
                     change[w].append(run_way(vm, w, pci, ifname, 200 + r, False))
             vm.check("rm -f /etc/sriov-persist/conf.d/*.conf /etc/systemd/network/10-bench.link")
     res = {w: {"create": summary(create[w]), "vlan_change": summary(change[w]),
-               "vf_macs_right": f"{min(macs[w])}-{max(macs[w])}/{N}"} for w in ways}
+               "vf_macs_right": f"{min(macs[w])}-{max(macs[w])}/{IGB_VFS}"} for w in ways}
     print(f"{'':<34}{'sriovctl apply':>18}{'shell loop':>18}{'.link + trigger':>18}")
-    for key, label in (("create", f"0 -> {N} VFs, median (range) s"),
-                       ("vlan_change", f"VLAN of {N} VFs, median (range) s")):
+    for key, label in (("create", f"0 -> {IGB_VFS} VFs, median (range) s"),
+                       ("vlan_change", f"VLAN of {IGB_VFS} VFs, median (range) s")):
         cells = [f"{res[w][key]['median']:.2f} ({res[w][key]['min']:.2f}-{res[w][key]['max']:.2f})"
                  for w in ways]
         print(f"{label:<34}" + "".join(f"{c:>18}" for c in cells))

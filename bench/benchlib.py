@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """What the benchmarks share: a program built as of an earlier revision, a summary of timings,
 a process's memory as /proc/PID/smaps_rollup gives it, and the 7-VF igb layout of the VM
-comparisons written both as a layout and as a systemd .link file."""
+comparisons: written as a layout and as a systemd .link file, put in place, and its MACs counted."""
 
+import os
 import statistics
 import subprocess
 from pathlib import Path
@@ -70,3 +71,27 @@ def igb_link_file(pci, vlan):
     return (f"[Match]\nPath=pci-{pci}\n\n[Link]\nNamePolicy=keep kernel database onboard slot "
             f"path\nAlternativeNamesPolicy=database onboard slot path\nMACAddressPolicy=persistent\n"
             f"SR-IOVVirtualFunctions={IGB_VFS}\n{vfs}")
+
+
+def vf_macs_right(vm, pci):
+    """How many VFs' own interfaces carry the configured MAC (after their drivers probed)."""
+    vm.check("udevadm settle -t 30; sleep 1")
+    right = 0
+    for i in range(IGB_VFS):
+        out = vm.check(f"cat /sys/bus/pci/devices/{pci}/virtfn{i}/net/*/address 2>/dev/null; true")
+        right += out.strip() == igb_mac(i)
+    return right
+
+
+def arrange(vm, way, pci, vlan):
+    """Only this way's file in place (the layout, the .link file, or neither), udev reloaded."""
+    vm.check("rm -f /etc/sriov-persist/conf.d/*.conf /etc/systemd/network/10-bench.link")
+    if way == "sriovctl":
+        with open(os.path.join(vm.share, "bench.conf"), "w") as f:
+            f.write(igb_layout(pci, vlan))
+        vm.check("install -m 0644 /mnt/share/bench.conf /etc/sriov-persist/conf.d/50-bench.conf")
+    elif way == ".link":
+        with open(os.path.join(vm.share, "bench.link"), "w") as f:
+            f.write(igb_link_file(pci, vlan))
+        vm.check("install -m 0644 /mnt/share/bench.link /etc/systemd/network/10-bench.link")
+    vm.check("udevadm control --reload")

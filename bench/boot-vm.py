@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "vm"))
 
 import vm as vmlib  # noqa: E402
-from benchlib import IGB_VFS, igb_layout, igb_link_file, igb_mac, summary  # noqa: E402
+from benchlib import IGB_VFS, arrange, summary, vf_macs_right  # noqa: E402
 from test_scenarios import build_product, igb_pfs, install, wait_for_boot_gate  # noqa: E402
 
 LINE = re.compile(r"^\[\s*(\d+\.\d+)\] \S+ (.*)$")
@@ -100,14 +100,6 @@ def link_boot_times(vm, pci, way):
     return done - netdev
 
 
-def vf_macs_right(vm, pci):
-    right = 0
-    for i in range(IGB_VFS):
-        out = vm.check(f"cat /sys/bus/pci/devices/{pci}/virtfn{i}/net/*/address 2>/dev/null; true")
-        right += out.strip() == igb_mac(i)
-    return right
-
-
 def against_link(tmp, product, rounds):
     """Boots of one guest, alternating sriovctl and a .link file: {way: ([s], [MACs right])}."""
     ways = ("sriovctl", ".link")
@@ -116,19 +108,9 @@ def against_link(tmp, product, rounds):
         vm.boot()
         install(vm, product, consumer=False)
         (pci, _), = igb_pfs(vm).items()
-        with open(os.path.join(vm.share, "bench.conf"), "w") as f:
-            f.write(igb_layout(pci, 100))
-        with open(os.path.join(vm.share, "bench.link"), "w") as f:
-            f.write(igb_link_file(pci, 100))
         for r in range(rounds):
             for way in ways[r % 2:] + ways[:r % 2]:
-                vm.check("rm -f /etc/sriov-persist/conf.d/*.conf /etc/systemd/network/10-bench.link")
-                if way == "sriovctl":
-                    vm.check("install -m 0644 /mnt/share/bench.conf "
-                             "/etc/sriov-persist/conf.d/50-bench.conf")
-                else:
-                    vm.check("install -m 0644 /mnt/share/bench.link "
-                             "/etc/systemd/network/10-bench.link")
+                arrange(vm, way, pci, 100)
                 vm.reboot()
                 wait_for_boot_gate(vm)
                 vm.check("udevadm settle -t 60")
