@@ -239,8 +239,9 @@ def table(r):
         ("host", f"{r['fixture']}, {r['pf']} with {r['vfs']} VFs"),
         ("start to READY=1", f"{r['ready_seconds']:.3f} s"),
         ("idle RSS", f"{r['idle_rss_kib']} KiB"),
-        ("idle RSS / PSS / private", " / ".join(f"{r['idle_memory_kib'][k] / 1024:.2f}"
-                                               for k in ("rss", "pss", "private")) + " MiB"),
+        ("idle RSS / PSS / private (dirty)",
+         " / ".join(f"{r['idle_memory_kib'][k] / 1024:.2f}" for k in ("rss", "pss", "private"))
+         + f" ({r['idle_memory_kib']['private_dirty'] / 1024:.2f}) MiB"),
         ("RSS after drift runs", f"{r['rss_after_drifts_kib']} KiB"),
         (f"context switches / {r['idle_seconds']:g} s idle",
          f"{r['idle_context_switches']['total']} ({r['idle_context_switches']['voluntary']} vol, "
