@@ -39,17 +39,24 @@ int verb_annotate(struct k8s_ctx *x)
 	r = node_patch_annotations(text, &patch, &ann, error);
 	if (r < 0)
 		return r == -ENOMEM ? r : k8s_client_fail(x->client, r, "%s", error);
-	result_set(x, "annotations", ann);
 	path = strdup_printf("/api/v1/nodes/%s", x->node);
-	if (!path || !what)
+	if (!path || !what) {
+		json_object_put(ann);
 		return -ENOMEM;
+	}
 	k8s_client_set_deadline(x->client,
 				k8s_client_now(x->client) + (x->timeout ?: 60 * USEC_PER_SEC));
-	return k8s_do(x->client,
-		      &(struct k8s_request){ .method = "PATCH",
-					     .path = path,
-					     .content_type = K8S_MERGE_PATCH,
-					     .body = patch,
-					     .what = what },
-		      NULL);
+	r = k8s_do(x->client,
+		   &(struct k8s_request){ .method = "PATCH",
+					  .path = path,
+					  .content_type = K8S_MERGE_PATCH,
+					  .body = patch,
+					  .what = what },
+		   NULL);
+	/* the result lists what the node carries now: nothing of a failed patch */
+	if (r >= 0)
+		result_set(x, "annotations", ann);
+	else
+		json_object_put(ann);
+	return r;
 }

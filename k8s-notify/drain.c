@@ -1,11 +1,23 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 /* drain: cordon, then evict this node's pods through policy/v1 Evictions so
- * that PodDisruptionBudgets apply. A 429 (a budget says not now) is retried
- * after its Retry-After until DrainTimeoutSec; then EvictionFallback decides:
- * delete what is left (grace period 0), or give up and lift our cordon. A 500
- * for a pod under two budgets cannot be retried away and fails that pod.
- * Evicted pods are then awaited until they are gone, bounded by --timeout. */
+ * that PodDisruptionBudgets apply, answering what the API server answers as
+ * kubectl drain does:
+ *  - 429 with a DisruptionBudget cause: a budget says not now; retried after
+ *    its Retry-After until DrainTimeoutSec, then EvictionFallback decides for
+ *    the pods a budget still keeps (and only those): delete them with their
+ *    own grace period (delete), with none (delete-now; never a StatefulSet
+ *    pod, which could then run twice), or give up and lift our cordon (fail);
+ *  - 403 NamespaceTerminating: the namespace is being deleted and its pods
+ *    with it; the pod is looked at and retried until it is terminating;
+ *  - a 429 of the server's own flow control, a 5xx (an eviction webhook that
+ *    is down): retried until DrainTimeoutSec, then the drain fails for now
+ *    (EX_TEMPFAIL, our cordon kept for the next run) without deleting any
+ *    pod, since no budget protects them;
+ *  - 500 for a pod under two budgets cannot be retried away: that pod fails;
+ *  - any other refusal (RBAC, an admission webhook's denial) fails the drain.
+ * Evicted and deleted pods are then awaited until they are gone, bounded by
+ * --timeout (and by the longest grace period of the pods deleted). */
 
 #include "json-util.h"
 #include "k8s-notify.h"
@@ -14,11 +26,14 @@
 #define WAIT_DEFAULT (120 * USEC_PER_SEC)
 #define BLOCKED_RETRY_DEFAULT (5 * USEC_PER_SEC)
 #define BLOCKED_RETRY_MAX (30 * USEC_PER_SEC)
+/* beyond a deleted pod's grace period, for the kubelet to report it gone */
+#define GRACE_MARGIN (30 * USEC_PER_SEC)
 
 enum drain_pod_state {
-	DRAIN_POD_PENDING, /* to evict (again, after next_attempt) */
-	DRAIN_POD_EVICTED, /* accepted: wait for it to be gone */
-	DRAIN_POD_DELETED, /* deleted by the fallback: wait for it to be gone */
+	DRAIN_POD_PENDING,     /* to evict (again, after next_attempt) */
+	DRAIN_POD_EVICTED,     /* accepted: wait for it to be gone */
+	DRAIN_POD_DELETED,     /* deleted by the fallback: wait for it to be gone */
+	DRAIN_POD_TERMINATING, /* being deleted by someone else: wait for it */
 	DRAIN_POD_GONE,
 	DRAIN_POD_FAILED, /* cannot be evicted (two budgets) */
 };
@@ -27,8 +42,11 @@ struct drain_pod {
 	char *ns, *name, *uid;
 	enum drain_pod_state state;
 	usec_t next_attempt;
-	bool blocked; /* a budget refused it at least once */
-	bool gone;    /* evicted or deleted, and no longer on the node */
+	int64_t grace;	  /* terminationGracePeriodSeconds */
+	bool statefulset; /* its controller is a StatefulSet */
+	bool blocked;	  /* a budget refused it at least once */
+	bool by_budget;	  /* and the last refusal was a budget's */
+	bool gone;	  /* evicted or deleted, and no longer on the node */
 	char *reason;
 };
 
@@ -71,9 +89,12 @@ static int drain_add(struct drain *d, struct json_object *pod, enum drain_pod_st
 		return -ENOMEM;
 	d->pods = pods;
 	p = &d->pods[d->n];
-	*p = (struct drain_pod){
-		.ns = strdup(ns), .name = strdup(name), .uid = strdup(uid), .state = state
-	};
+	*p = (struct drain_pod){ .ns = strdup(ns),
+				 .name = strdup(name),
+				 .uid = strdup(uid),
+				 .state = state,
+				 .grace = pod_grace_period(pod),
+				 .statefulset = pod_controlled_by(pod, "StatefulSet") };
 	d->n++;
 	return p->ns && p->name && p->uid ? 0 : -ENOMEM;
 }
@@ -111,7 +132,7 @@ static int drain_select(struct drain *d)
 		if (v == POD_VERDICT_EVICT || v == POD_VERDICT_TERMINATING) {
 			r = drain_add(d, pod,
 				      v == POD_VERDICT_EVICT ? DRAIN_POD_PENDING :
-							       DRAIN_POD_EVICTED);
+							       DRAIN_POD_TERMINATING);
 			if (r < 0)
 				return r;
 		}
@@ -134,23 +155,66 @@ static int set_reason(struct drain_pod *p, const char *why)
 	return p->reason ? 0 : -ENOMEM;
 }
 
-/* A 429, or a 5xx that is not the two-budgets case: try again later. */
-static int evict_blocked(struct drain *d, struct drain_pod *p, const struct k8s_response *resp)
+/* Not now: a budget's 429, the server's own 429, a 5xx, a namespace being
+ * deleted. Tried again after Retry-After (or a default), within the drain
+ * timeout; the reason is the server's own words. */
+static int evict_later(struct drain *d, struct drain_pod *p, const struct k8s_response *resp,
+		       bool budget)
 {
 	usec_t after = resp->retry_after ?: BLOCKED_RETRY_DEFAULT;
-	const char *msg = k8s_status_message(resp->json), *cause = k8s_status_cause(resp->json);
-	_cleanup_free_ char *why = strdup_printf("%s%s%s", msg ?: "no reason given",
-						 cause ? ": " : "", strempty(cause));
+	const char *msg = k8s_status_message(resp->json) ?: "no reason given";
+	const char *cause = k8s_status_cause(resp->json), *reason = k8s_status_reason(resp->json);
+	_cleanup_free_ char *why = NULL;
 
+	/* a budget's own sentence is its cause; others say it in the message,
+	 * tagged with the server's reason */
+	if (budget)
+		why = strdup_printf("%s%s%s", msg, cause ? ": " : "", strempty(cause));
+	else if (k8s_status_has_cause(resp->json, K8S_CAUSE_NAMESPACE_TERMINATING))
+		why = strdup_printf("%s (%s)", msg, K8S_CAUSE_NAMESPACE_TERMINATING);
+	else
+		why = strdup_printf("%s (%ld%s%s)", msg, resp->status, reason ? " " : "",
+				    strempty(reason));
 	if (!why)
 		return -ENOMEM;
-	if (!p->blocked || !streq_ptr(p->reason, why))
+	if (!streq_ptr(p->reason, why))
 		k8s_log(d->x, "%s/%s: eviction refused (%ld): %s; retrying", p->ns, p->name,
 			resp->status, why);
-	p->blocked = p->blocked || resp->status == 429;
+	p->blocked = p->blocked || budget;
+	p->by_budget = budget;
 	after = after < BLOCKED_RETRY_MAX ? after : BLOCKED_RETRY_MAX;
 	p->next_attempt = k8s_client_now(d->x->client) + after;
 	return set_reason(p, why);
+}
+
+/* The namespace is being deleted (403 NamespaceTerminating): no eviction
+ * will pass, and the namespace controller deletes the pod. Once it is
+ * terminating (or gone), it is only waited for; until then, tried again. */
+static int evict_namespace_terminating(struct drain *d, struct drain_pod *p,
+				       const struct k8s_response *resp)
+{
+	_cleanup_free_ char *what = strdup_printf("get pod %s/%s", p->ns, p->name);
+	_cleanup_free_ char *path = strdup_printf("/api/v1/namespaces/%s/pods/%s", p->ns, p->name);
+	_cleanup_json_ struct json_object *pod = NULL;
+	int r;
+
+	if (!what || !path)
+		return -ENOMEM;
+	r = k8s_do(d->x->client,
+		   &(struct k8s_request){ .method = "GET", .path = path, .what = what }, &pod);
+	if (r == -ENOENT ||
+	    (r >= 0 && !streq_ptr(k8s_json_str(pod, "metadata", "uid", NULL), p->uid))) {
+		p->state = DRAIN_POD_GONE;
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	if (pod_is_terminating(pod)) {
+		k8s_log(d->x, "%s/%s: terminating with its namespace", p->ns, p->name);
+		p->state = DRAIN_POD_TERMINATING;
+		return 0;
+	}
+	return evict_later(d, p, resp, false);
 }
 
 static int evict_handle(struct drain *d, struct drain_pod *p, const struct k8s_request *req,
@@ -167,13 +231,19 @@ static int evict_handle(struct drain *d, struct drain_pod *p, const struct k8s_r
 		p->state = DRAIN_POD_GONE;
 		return 0;
 	}
-	if (resp->status == 500 && msg && strstr(msg, "PodDisruptionBudget")) {
+	if (resp->status == 500 && msg && strstr(msg, "more than one PodDisruptionBudget")) {
 		k8s_log(d->x, "%s/%s: cannot be evicted: %s", p->ns, p->name, msg);
 		p->state = DRAIN_POD_FAILED;
 		return set_reason(p, msg);
 	}
-	if (resp->status == 429 || resp->status >= 500)
-		return evict_blocked(d, p, resp);
+	if (resp->status == 429)
+		return evict_later(d, p, resp,
+				   k8s_status_has_cause(resp->json, K8S_CAUSE_DISRUPTION_BUDGET));
+	if (resp->status >= 500)
+		return evict_later(d, p, resp, false);
+	if (resp->status == 403 &&
+	    k8s_forbidden_kind(resp->json) == K8S_FORBIDDEN_NAMESPACE_TERMINATING)
+		return evict_namespace_terminating(d, p, resp);
 	return k8s_response_error(d->x->client, req, resp);
 }
 
@@ -231,16 +301,17 @@ static int evict_all(struct drain *d)
 	}
 }
 
-/* EvictionFallback=delete: what a budget kept is deleted without a grace period. */
-static int delete_one(struct drain *d, struct drain_pod *p)
+/* The fallback for a pod a budget kept: deleted with its own grace period
+ * (now = false), or with none. */
+static int delete_one(struct drain *d, struct drain_pod *p, bool now)
 {
 	_cleanup_free_ char *what = strdup_printf("delete pod %s/%s", p->ns, p->name);
-	_cleanup_free_ char *path =
-		strdup_printf("/api/v1/namespaces/%s/pods/%s?gracePeriodSeconds=0", p->ns, p->name);
-	_cleanup_free_ char *body = strdup_printf(
-		"{\"apiVersion\":\"v1\",\"kind\":\"DeleteOptions\",\"gracePeriodSeconds\":0,"
-		"\"preconditions\":{\"uid\":\"%s\"}}",
-		p->uid);
+	_cleanup_free_ char *path = strdup_printf("/api/v1/namespaces/%s/pods/%s%s", p->ns, p->name,
+						  now ? "?gracePeriodSeconds=0" : "");
+	_cleanup_free_ char *body =
+		strdup_printf("{\"apiVersion\":\"v1\",\"kind\":\"DeleteOptions\",%s"
+			      "\"preconditions\":{\"uid\":\"%s\"}}",
+			      now ? "\"gracePeriodSeconds\":0," : "", p->uid);
 	struct k8s_request req = { .method = "DELETE",
 				   .path = path,
 				   .content_type = K8S_JSON,
@@ -257,7 +328,15 @@ static int delete_one(struct drain *d, struct drain_pod *p)
 	}
 	if (r < 0)
 		return r;
-	k8s_log(d->x, "%s/%s: deleted (EvictionFallback=delete)", p->ns, p->name);
+	if (now)
+		k8s_log(d->x, "%s/%s: deleted at once (EvictionFallback=delete-now)", p->ns,
+			p->name);
+	else
+		k8s_log(d->x,
+			"%s/%s: deleted with its grace period of %" PRIi64
+			" s (EvictionFallback=%s)",
+			p->ns, p->name, p->grace,
+			p->statefulset ? "delete-now, a StatefulSet pod" : "delete");
 	p->state = DRAIN_POD_DELETED;
 	return 0;
 }
@@ -274,12 +353,33 @@ static bool uid_listed(struct json_object *items, const char *uid)
 
 static bool awaited(const struct drain_pod *p)
 {
-	return (p->state == DRAIN_POD_EVICTED || p->state == DRAIN_POD_DELETED) && !p->gone;
+	return (p->state == DRAIN_POD_EVICTED || p->state == DRAIN_POD_DELETED ||
+		p->state == DRAIN_POD_TERMINATING) &&
+	       !p->gone;
 }
 
 static bool is_pending(const struct drain_pod *p)
 {
 	return p->state == DRAIN_POD_PENDING;
+}
+
+/* Pending, and not because of a budget: the fallback is not for it. */
+static bool is_pending_other(const struct drain_pod *p)
+{
+	return p->state == DRAIN_POD_PENDING && !p->by_budget;
+}
+
+/* "a/b (why), c/d (why)" of the pods that pred selects. */
+static char *list_pods_why(const struct drain *d, bool (*pred)(const struct drain_pod *p))
+{
+	_cleanup_strv_free_ char **l = NULL;
+
+	for (size_t i = 0; i < d->n; i++)
+		if (pred(&d->pods[i]) &&
+		    strv_consume(&l, strdup_printf("%s/%s (%s)", d->pods[i].ns, d->pods[i].name,
+						   strna(d->pods[i].reason))) < 0)
+			return NULL;
+	return l ? strv_join(l, ", ") : strdup("");
 }
 
 /* "a/b, c/d" of the pods that pred selects, for messages. */
@@ -328,26 +428,49 @@ static int wait_gone(struct drain *d, usec_t deadline)
 	}
 }
 
-/* After DrainTimeoutSec, what a budget still holds back: deleted, or the end. */
-static int drain_fallback(struct drain *d)
+/* After DrainTimeoutSec. Pods still refused for another reason than a
+ * budget fail the drain for now, and then nothing is deleted; what only a
+ * budget holds back goes to EvictionFallback. Returns the longest grace
+ * period of the pods deleted with theirs in *ret_grace. */
+static int drain_fallback(struct drain *d, int64_t *ret_grace)
 {
 	_cleanup_free_ char *left = NULL;
 	struct k8s_ctx *x = d->x;
-	size_t n = 0;
+	enum eviction_fallback f = x->conf.eviction_fallback;
+	size_t n = 0, other = 0;
 	int r;
 
-	for (size_t i = 0; i < d->n; i++)
+	for (size_t i = 0; i < d->n; i++) {
 		n += is_pending(&d->pods[i]);
+		other += is_pending_other(&d->pods[i]);
+	}
 	if (n == 0)
 		return 0;
-	switch (x->conf.eviction_fallback) {
+	if (other > 0) {
+		left = list_pods_why(d, is_pending_other);
+		return k8s_client_fail(x->client, -EAGAIN,
+				       "drain node %s: %zu pod(s) not evicted within "
+				       "DrainTimeoutSec=%llu, and no budget is why, so none is "
+				       "deleted: %s",
+				       x->node, other,
+				       (unsigned long long)(x->conf.drain_timeout / USEC_PER_SEC),
+				       strna(left));
+	}
+	switch (f) {
 	case EVICTION_FALLBACK_DELETE:
-		for (size_t i = 0; i < d->n; i++)
-			if (d->pods[i].state == DRAIN_POD_PENDING) {
-				r = delete_one(d, &d->pods[i]);
-				if (r < 0)
-					return r;
-			}
+	case EVICTION_FALLBACK_DELETE_NOW:
+		for (size_t i = 0; i < d->n; i++) {
+			struct drain_pod *p = &d->pods[i];
+			bool now = f == EVICTION_FALLBACK_DELETE_NOW && !p->statefulset;
+
+			if (p->state != DRAIN_POD_PENDING)
+				continue;
+			r = delete_one(d, p, now);
+			if (r < 0)
+				return r;
+			if (!now && p->grace > *ret_grace)
+				*ret_grace = p->grace;
+		}
 		return 0;
 	case EVICTION_FALLBACK_FAIL:
 		break;
@@ -400,13 +523,14 @@ static void drain_report(struct drain *d)
 {
 	static const char *const keys[] = {
 		[DRAIN_POD_PENDING] = "remaining", [DRAIN_POD_EVICTED] = "evicted",
-		[DRAIN_POD_DELETED] = "deleted",   [DRAIN_POD_GONE] = "gone",
-		[DRAIN_POD_FAILED] = "failed",
+		[DRAIN_POD_DELETED] = "deleted",   [DRAIN_POD_TERMINATING] = "terminating",
+		[DRAIN_POD_GONE] = "gone",	   [DRAIN_POD_FAILED] = "failed",
 	};
 	struct json_object *skipped = json_object_new_object();
 
 	for (size_t i = 0; i < ELEMENTSOF(keys); i++)
 		result_set(d->x, keys[i], json_object_new_array());
+	result_set(d->x, "blocked", json_object_new_array());
 	for (size_t i = 0; i < d->n; i++) {
 		const struct drain_pod *p = &d->pods[i];
 		_cleanup_free_ char *id = pod_id(p);
@@ -452,6 +576,7 @@ int verb_drain(struct k8s_ctx *x)
 	usec_t wait = x->timeout ?: WAIT_DEFAULT;
 	struct drain d = { .x = x };
 	bool ours = false, changed = false;
+	int64_t grace = 0;
 	int r;
 
 	d.evict_deadline = k8s_client_now(x->client) + x->conf.drain_timeout;
@@ -467,7 +592,13 @@ int verb_drain(struct k8s_ctx *x)
 	if (r >= 0)
 		r = evict_all(&d);
 	if (r >= 0)
-		r = drain_fallback(&d);
+		r = drain_fallback(&d, &grace);
+	/* pods deleted with their own grace period take that long */
+	if (r >= 0 && (usec_t)grace * USEC_PER_SEC + GRACE_MARGIN > wait) {
+		wait = (usec_t)grace * USEC_PER_SEC + GRACE_MARGIN;
+		k8s_client_set_deadline(x->client,
+					k8s_client_now(x->client) + wait + 30 * USEC_PER_SEC);
+	}
 	if (r >= 0)
 		r = wait_gone(&d, k8s_client_now(x->client) + wait);
 	if (r >= 0)

@@ -183,6 +183,36 @@ const char *k8s_status_cause(struct json_object *status)
 	return NULL;
 }
 
+bool k8s_status_has_cause(struct json_object *status, const char *reason)
+{
+	struct json_object *causes = k8s_json_get(status, "details", "causes", NULL);
+
+	if (!causes || !json_object_is_type(causes, json_type_array))
+		return false;
+	for (size_t i = 0; i < json_object_array_length(causes); i++)
+		if (streq_ptr(k8s_json_str(json_object_array_get_idx(causes, i), "reason", NULL),
+			      reason))
+			return true;
+	return false;
+}
+
+enum k8s_forbidden k8s_forbidden_kind(struct json_object *status)
+{
+	const char *msg = k8s_status_message(status);
+	struct json_object *causes = k8s_json_get(status, "details", "causes", NULL);
+
+	if (k8s_status_has_cause(status, K8S_CAUSE_NAMESPACE_TERMINATING))
+		return K8S_FORBIDDEN_NAMESPACE_TERMINATING;
+	/* the authorizer's refusal: 'pods "x" is forbidden: User "u" cannot
+	 * create resource "pods/eviction" in API group "" ...', without causes */
+	if (msg && strstr(msg, " is forbidden: User \"") && strstr(msg, " cannot ") &&
+	    strstr(msg, " resource \"") &&
+	    !(causes && json_object_is_type(causes, json_type_array) &&
+	      json_object_array_length(causes) > 0))
+		return K8S_FORBIDDEN_RBAC;
+	return K8S_FORBIDDEN_ADMISSION;
+}
+
 uint32_t k8s_status_retry_after(struct json_object *status)
 {
 	struct json_object *v = k8s_json_get(status, "details", "retryAfterSeconds", NULL);

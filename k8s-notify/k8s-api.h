@@ -36,6 +36,21 @@ const char *k8s_status_message(struct json_object *status);
 const char *k8s_status_reason(struct json_object *status);
 /* The first details.causes[].message of a Status (a budget's own words); NULL when absent. */
 const char *k8s_status_cause(struct json_object *status);
+/* Whether details.causes[] has one with this reason (the Go field Type). */
+bool k8s_status_has_cause(struct json_object *status, const char *reason);
+#define K8S_CAUSE_NAMESPACE_TERMINATING "NamespaceTerminating"
+#define K8S_CAUSE_DISRUPTION_BUDGET "DisruptionBudget"
+
+/* Who refused with a 403: the authorizer (RBAC: no permission, it will not
+ * pass by itself), the namespace lifecycle admission (the namespace is
+ * being deleted: its pods go with it), or another admission plugin or
+ * webhook (its own words in the message). */
+enum k8s_forbidden {
+	K8S_FORBIDDEN_RBAC,
+	K8S_FORBIDDEN_NAMESPACE_TERMINATING,
+	K8S_FORBIDDEN_ADMISSION,
+};
+enum k8s_forbidden k8s_forbidden_kind(struct json_object *status);
 /* details.retryAfterSeconds of a Status, 0 when absent. */
 uint32_t k8s_status_retry_after(struct json_object *status);
 

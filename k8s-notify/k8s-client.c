@@ -25,7 +25,8 @@ struct k8s_client {
 	struct pem ca, cert, key;
 	struct k8s_client_options o;
 	usec_t deadline;
-	unsigned n_requests;
+	unsigned n_requests;   /* answered */
+	unsigned n_unanswered; /* attempts that got no answer (connection, timeout) */
 	/* the response being received */
 	char *buf;
 	size_t len, cap;
@@ -38,6 +39,7 @@ struct k8s_client {
 	char *line;
 	size_t line_len, line_cap;
 	int watch_end;
+	bool watch_started; /* bytes of the stream came: the server answered */
 };
 
 static usec_t usec_min(usec_t a, usec_t b)
@@ -335,6 +337,11 @@ void k8s_client_set_deadline(struct k8s_client *c, usec_t deadline)
 unsigned k8s_client_requests(const struct k8s_client *c)
 {
 	return c->n_requests;
+}
+
+unsigned k8s_client_unanswered(const struct k8s_client *c)
+{
+	return c->n_unanswered;
 }
 
 const char *k8s_client_error(const struct k8s_client *c)
@@ -638,6 +645,7 @@ static int curl_watch(struct k8s_client *c, void *userdata, const struct k8s_req
 
 int k8s_watch_feed(struct k8s_client *c, const char *data, size_t len)
 {
+	c->watch_started |= len > 0;
 	while (len > 0 && !c->watch_end) {
 		const char *nl = memchr(data, '\n', len);
 		size_t n = nl ? (size_t)(nl - data) : len;
@@ -695,12 +703,17 @@ int k8s_watch(struct k8s_client *c, const struct k8s_request *req, const struct 
 	if (!c->t.watch)
 		return k8s_client_fail(c, -EOPNOTSUPP, "%s: this transport cannot watch",
 				       req->what);
-	c->n_requests++;
 	c->watcher = w;
 	c->line_len = 0;
 	c->watch_end = 0;
+	c->watch_started = false;
 	r = c->t.watch(c, c->t.userdata, req, &reply);
 	c->watcher = NULL;
+	if (r < 0 && !c->watch_started) {
+		c->n_unanswered++;
+		return r;
+	}
+	c->n_requests++;
 	if (r < 0)
 		return r;
 	if (c->watch_end == -EBADMSG)
@@ -729,10 +742,12 @@ static int perform_once(struct k8s_client *c, const struct k8s_request *req,
 	struct k8s_reply reply = {};
 	int r;
 
-	c->n_requests++;
 	r = c->t.exchange(c, c->t.userdata, req, &reply);
-	if (r < 0)
+	if (r < 0) {
+		c->n_unanswered++;
 		return r;
+	}
+	c->n_requests++;
 	*ret = (struct k8s_response){ .status = reply.status,
 				      .json = parse_json(reply.body, reply.len) };
 	ret->retry_after = reply.retry_after ?: k8s_status_retry_after(ret->json) * USEC_PER_SEC;
@@ -787,9 +802,12 @@ int k8s_response_error(struct k8s_client *c, const struct k8s_request *req,
 				       "%s: 401 Unauthorized: the API server did not accept the "
 				       "credentials (token or client certificate)%s%s",
 				       req->what, msg ? ": " : "", strempty(msg));
-	if (resp->status == 403)
+	if (resp->status == 403 && k8s_forbidden_kind(resp->json) == K8S_FORBIDDEN_RBAC)
 		return k8s_client_fail(c, r, "%s: 403 Forbidden, refused by RBAC: %s", req->what,
-				       msg ?: "no reason given");
+				       msg);
+	if (resp->status == 403)
+		return k8s_client_fail(c, r, "%s: 403 Forbidden, refused by admission control: %s",
+				       req->what, msg ?: "no reason given");
 	return k8s_client_fail(c, r, "%s: %ld %s%s%s", req->what, resp->status,
 			       k8s_http_phrase(resp->status), msg ? ": " : "", strempty(msg));
 }

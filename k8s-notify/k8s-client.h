@@ -73,8 +73,10 @@ static inline void k8s_client_freep(struct k8s_client **c)
 
 /* No call (retries included) goes on past this CLOCK_MONOTONIC time; 0 = none. */
 void k8s_client_set_deadline(struct k8s_client *c, usec_t deadline);
-/* HTTP requests sent so far (every attempt counts). */
+/* HTTP requests the server answered so far (every attempt counts), and
+ * attempts that got no answer (refused, reset, timed out). */
 unsigned k8s_client_requests(const struct k8s_client *c);
+unsigned k8s_client_unanswered(const struct k8s_client *c);
 const char *k8s_client_error(const struct k8s_client *c);
 /* Records a message for r (the caller's own failure) and returns r. */
 int k8s_client_fail(struct k8s_client *c, int r, const char *fmt, ...) _printf_(3, 4);

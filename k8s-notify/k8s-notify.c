@@ -317,6 +317,9 @@ static int finish(struct k8s_ctx *x, int r, const char *error)
 	}
 	result_set(x, "requests",
 		   json_object_new_int(x->client ? (int)k8s_client_requests(x->client) : 0));
+	/* attempts that never reached the server are no requests it saw */
+	result_set(x, "unanswered",
+		   json_object_new_int(x->client ? (int)k8s_client_unanswered(x->client) : 0));
 	printf("%s\n", json_object_to_json_string_ext(
 			       x->result, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	if (r >= 0)

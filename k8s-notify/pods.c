@@ -71,6 +71,32 @@ bool pod_uses_resources(struct json_object *pod, char *const *resources)
 			 container_uses_resources, resources);
 }
 
+static bool owner_is_controller_kind(struct json_object *ref, const void *arg)
+{
+	struct json_object *c = k8s_json_get(ref, "controller", NULL);
+
+	return c && json_object_get_boolean(c) && streq_ptr(k8s_json_str(ref, "kind", NULL), arg);
+}
+
+bool pod_controlled_by(struct json_object *pod, const char *kind)
+{
+	return array_has(k8s_json_get(pod, "metadata", "ownerReferences", NULL),
+			 owner_is_controller_kind, kind);
+}
+
+int64_t pod_grace_period(struct json_object *pod)
+{
+	struct json_object *v = k8s_json_get(pod, "spec", "terminationGracePeriodSeconds", NULL);
+
+	/* the API's default when the field is absent */
+	if (!v || !json_object_is_type(v, json_type_int))
+		return 30;
+	/* bounded: waits are computed from it */
+	return json_object_get_int64(v) < 0		? 0 :
+	       json_object_get_int64(v) > POD_GRACE_MAX ? POD_GRACE_MAX :
+							  json_object_get_int64(v);
+}
+
 bool pod_is_terminating(struct json_object *pod)
 {
 	return k8s_json_str(pod, "metadata", "deletionTimestamp", NULL) != NULL;

@@ -29,3 +29,9 @@ bool pod_uses_resources(struct json_object *pod, char *const *resources);
 /* status.conditions has Ready=True. */
 bool pod_is_ready(struct json_object *pod);
 bool pod_is_terminating(struct json_object *pod);
+/* Whether its controller (the ownerReference with controller: true) is a kind. */
+bool pod_controlled_by(struct json_object *pod, const char *kind);
+/* spec.terminationGracePeriodSeconds, in seconds (30 when absent, as the API defaults it),
+ * at most POD_GRACE_MAX. */
+#define POD_GRACE_MAX (366 * 24 * 3600)
+int64_t pod_grace_period(struct json_object *pod);

@@ -40,6 +40,7 @@ static const char *const k8s_enabled_names[_K8S_ENABLED_MAX] = {
 };
 static const char *const eviction_fallback_names[_EVICTION_FALLBACK_MAX] = {
 	[EVICTION_FALLBACK_DELETE] = "delete",
+	[EVICTION_FALLBACK_DELETE_NOW] = "delete-now",
 	[EVICTION_FALLBACK_FAIL] = "fail",
 };
 static const char *const drain_pods_names[_DRAIN_PODS_MAX] = {
@@ -215,7 +216,7 @@ static const struct mc_key mc_keys[] = {
 	  .def = 300 },
 	{ "Kubernetes", "EvictionFallback", MC_ENUM, FIELD(eviction_fallback),
 	  NAMES(eviction_fallback), .def = EVICTION_FALLBACK_DELETE,
-	  .why = "must be delete or fail" },
+	  .why = "must be delete, delete-now or fail" },
 	{ "Kubernetes", "DrainPods", MC_ENUM, FIELD(drain_pods), NAMES(drain_pods),
 	  .def = DRAIN_PODS_SRIOV, .why = "must be sriov or all" },
 	{ "Kubernetes", "ResourcePrefix", MC_STRING, FIELD(resource_prefix), .def_str = "intel.com",

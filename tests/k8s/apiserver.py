@@ -120,6 +120,29 @@ class ApiServer:
         with self.cluster.lock:
             self.api.namespaces.add(name)
 
+    def terminate_namespace(self, name, delete_pods_after=0.0):
+        """`kubectl delete namespace`: creates in it are refused (403 NamespaceTerminating)
+        and, `delete_pods_after` seconds later, the namespace controller deletes its pods,
+        each with its own grace period."""
+        if name in ("default", "kube-system", "kube-public"):
+            raise ValueError(f"namespace {name} cannot be deleted")
+        with self.cluster.lock:
+            self.api.namespaces.add(name)
+            self.api.terminating.add(name)
+        self.cluster.sched.call_later(delete_pods_after, lambda: self._delete_namespace_pods(name))
+
+    def _delete_namespace_pods(self, name):
+        with self.cluster.lock:
+            for pod in [p for p in self.cluster.objects["pods"].values()
+                        if p["metadata"]["namespace"] == name]:
+                self.cluster.delete_pod(name, pod["metadata"]["name"])
+
+    def set_eviction_webhook_down(self, name):
+        """A validating webhook on pods/eviction with failurePolicy Fail whose service cannot
+        be reached (None: working again): every eviction is a 500 InternalError naming it."""
+        with self.cluster.lock:
+            self.api.webhook_down = name
+
     def _create(self, resource, obj):
         with self.cluster.lock:
             ns = obj["metadata"].get("namespace")
@@ -235,6 +258,11 @@ class ApiServer:
         self.modify("pods", ns, name, lambda p: set_pod_ready(p, ready))
 
     # --- faults ----------------------------------------------------------------------------------
+
+    def clear_faults(self):
+        """Drops the injected faults not used up yet."""
+        with self.cluster.lock:
+            self.api.faults.clear()
 
     def set_down(self, down):
         """Down: the port refuses connections and every open connection is reset, including

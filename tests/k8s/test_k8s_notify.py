@@ -186,7 +186,19 @@ def test_403_names_verb_and_resource(tool, apiserver):
     assert "403 Forbidden" in err and "patch node node-a" in err
     # the API server's own Status message names the verb and the resource
     assert 'cannot patch resource "nodes"' in err and 'User "viewer"' in err, err
+    assert "refused by RBAC" in err
     assert node_state(apiserver) == (False, None)
+
+
+def test_403_of_an_admission_webhook_is_not_called_rbac(tool, apiserver):
+    apiserver.inject_error(403, method="PATCH", message='admission webhook '
+                           '"node-guard.example.com" denied the request: nodes are frozen')
+    r = tool.run("cordon")
+    assert r.rc == EXIT_FAIL, r
+    assert r.json["error"] == ('patch node node-a (cordon): 403 Forbidden, refused by admission '
+                               'control: '
+                               'admission webhook "node-guard.example.com" denied the request: '
+                               'nodes are frozen'), r
 
 
 def test_bad_ca_fails_closed(tool, apiserver):
@@ -282,8 +294,10 @@ def test_drain_budget_then_fallback_delete(tool, apiserver):
     assert out["failed"] == [] and out["remaining"] == []
     assert out["skipped"] == {"mirror": 1, "daemonset": 1, "finished": 1, "not-sriov": 1}
     assert apiserver.count(subresource="eviction", status=429) >= 1
+    # with the pod's own grace period: neither the query nor the DeleteOptions set one
     deletes = apiserver.records(method="DELETE", resource="pods")
-    assert len(deletes) == 1 and deletes[0]["query"].get("gracePeriodSeconds") == "0"
+    assert len(deletes) == 1 and "gracePeriodSeconds" not in deletes[0]["query"]
+    assert "gracePeriodSeconds" not in json.loads(deletes[0]["body"])
     assert pod_names(apiserver) == ["default/job-1-abcde", "default/plain-5c7b-q8z9w",
                                     "kube-system/kube-proxy-node-a", "kube-system/sriovdp-abcde"]
     assert pod_names(apiserver, "node-b") == ["default/elsewhere"]
@@ -368,6 +382,105 @@ def test_drain_pod_under_two_budgets_fails(tool, apiserver):
     assert apiserver.count(subresource="eviction", status=500) == 1
     assert apiserver.count(method="DELETE") == 0
     assert r.json["uncordoned"] is True and node_state(apiserver) == (False, None)
+
+
+def test_drain_delete_now_spares_statefulset_pods(tool, apiserver):
+    """EvictionFallback=delete-now deletes what a budget keeps at once, except a StatefulSet
+    pod, which is deleted with its grace period: two copies of it must never run."""
+    populate(apiserver)
+    apiserver.add_pod("default", "cache-6f8d-k2j4h", NODE, labels={"app": "cache"},
+                      owner_kind="ReplicaSet", requests={RES: 1})
+    apiserver.add_pdb("default", "cache", {"app": "cache"}, min_available=1)
+    tool.configure(DrainTimeoutSec=1, EvictionFallback="delete-now")
+    out = ok(tool.run("drain", "--resource", RES), "drain")
+    assert sorted(out["deleted"]) == ["default/cache-6f8d-k2j4h", "default/db-0"]
+    assert sorted(out["blocked"]) == ["default/cache-6f8d-k2j4h", "default/db-0"]
+    grace = {r["name"]: r["query"].get("gracePeriodSeconds")
+             for r in apiserver.records(method="DELETE", resource="pods")}
+    assert grace == {"cache-6f8d-k2j4h": "0", "db-0": None}
+    assert "default/db-0" not in pod_names(apiserver)
+
+
+def test_drain_pods_already_terminating_are_only_awaited(tool, apiserver):
+    apiserver.add_pod("default", "old-5d4c-7h8j9", NODE, owner_kind="ReplicaSet",
+                      requests={RES: 1}, grace=100)
+    with apiserver.cluster.lock:
+        apiserver.cluster.delete_pod("default", "old-5d4c-7h8j9")
+    out = ok(tool.run("drain", "--resource", RES), "drain")
+    assert out["terminating"] == ["default/old-5d4c-7h8j9"] and out["evicted"] == []
+    assert apiserver.count(subresource="eviction") == 0
+    assert pod_names(apiserver) == []
+
+
+def test_drain_namespace_terminating_is_waited_for(tool, apiserver):
+    """An eviction in a namespace being deleted is a 403 with the cause NamespaceTerminating,
+    which is no permission refusal: as kubectl drain does, the pod is looked at and the
+    eviction tried again until the namespace controller deletes the pod."""
+    apiserver.add_pod("doomed", "app-0", NODE, owner_kind="StatefulSet", requests={RES: 1},
+                      grace=600)
+    apiserver.terminate_namespace("doomed", delete_pods_after=1.0)
+    tool.configure(DrainTimeoutSec=60)
+    out = ok(tool.run("drain", "--resource", RES), "drain")
+    assert out["terminating"] == ["doomed/app-0"] and out["evicted"] == [], out
+    refused = apiserver.records(subresource="eviction", status=403)
+    assert refused, apiserver.records(subresource="eviction")
+    assert apiserver.count(method="DELETE") == 0
+    assert pod_names(apiserver) == []
+
+
+def test_drain_namespace_terminating_past_the_timeout(tool, apiserver):
+    apiserver.add_pod("doomed", "app-0", NODE, owner_kind="StatefulSet", requests={RES: 1})
+    apiserver.terminate_namespace("doomed", delete_pods_after=600)
+    tool.configure(DrainTimeoutSec=1, EvictionFallback="delete")
+    r = tool.run("drain", "--resource", RES)
+    assert r.rc == EXIT_TEMPFAIL and r.json["retryable"] is True, r
+    assert "RBAC" not in r.stderr and "RBAC" not in r.json["error"]
+    [left] = r.json["remaining"]
+    assert left["pod"] == "doomed/app-0"
+    assert left["reason"] == ('pods "app-0" is forbidden: unable to create new content in '
+                              'namespace doomed because it is being terminated '
+                              '(NamespaceTerminating)')
+    assert r.json["blocked"] == [] and apiserver.count(method="DELETE") == 0
+    # a failure that passes by itself: our cordon stays for the next run
+    assert node_state(apiserver) == (True, "true")
+
+
+@pytest.mark.parametrize("fault", ["webhook", "flow-control"])
+def test_drain_refusals_that_are_no_budget_delete_nothing(tool, apiserver, fault):
+    """An eviction webhook that cannot be called (500), or the server's own flow control (429
+    without a DisruptionBudget cause), keeps pods no budget protects: retried until
+    DrainTimeoutSec, then the drain fails for now and EvictionFallback deletes nothing."""
+    populate(apiserver)
+    if fault == "webhook":
+        apiserver.set_eviction_webhook_down("pdb-guard.example.com")
+    else:
+        apiserver.inject_error(429, count=1000, path=r"/eviction$",
+                               message="Too many requests, please try again later.",
+                               retry_after=1)
+    # a 500 without Retry-After is tried again after 5 s
+    tool.configure(DrainTimeoutSec=6, EvictionFallback="delete")
+    r = tool.run("drain", "--resource", RES)
+    assert r.rc == EXIT_TEMPFAIL and r.json["retryable"] is True, r
+    assert "no budget is why, so none is deleted" in r.json["error"]
+    assert sorted(p["pod"] for p in r.json["remaining"]) == ["default/db-0",
+                                                             "default/web-7d9f-x2x4k"]
+    why = r.json["remaining"][0]["reason"]
+    if fault == "webhook":
+        assert why.startswith('Internal error occurred: failed calling webhook '
+                              '"pdb-guard.example.com": failed to call webhook: Post ')
+        assert why.endswith("(500 InternalError)")
+    else:
+        assert why == "Too many requests, please try again later. (429 TooManyRequests)"
+    assert r.json["blocked"] == [] and r.json["deleted"] == []
+    assert apiserver.count(method="DELETE") == 0
+    assert apiserver.count(subresource="eviction") >= 4  # retried, not given up at once
+    assert node_state(apiserver) == (True, "true")
+
+    # once the webhook works again, the budget decides, and the fallback is for it alone
+    apiserver.set_eviction_webhook_down(None)
+    apiserver.clear_faults()
+    out = ok(tool.run("drain", "--resource", RES), "drain")
+    assert out["evicted"] == ["default/web-7d9f-x2x4k"] and out["deleted"] == ["default/db-0"]
 
 
 def test_api_down_mid_drain_then_rerun(tool, apiserver):
@@ -536,6 +649,20 @@ def test_annotate_publishes_state(tool, apiserver):
     r = tool.run("annotate", "--state", '{"cordoned": "true"}')
     assert r.rc == EXIT_FAIL and "reserved" in r.json["error"], r
     assert node_state(apiserver) == (False, None)
+    # a failed patch lists no annotations: the node carries none of them
+    apiserver.inject_error(422, method="PATCH")
+    r = tool.run("annotate", "--state", json.dumps(state))
+    assert r.rc == EXIT_FAIL and "annotations" not in r.json, r
+
+
+def test_requests_count_only_what_reached_the_server(tool, apiserver):
+    apiserver.set_down(True)
+    r = tool.run("cordon", "--timeout", "2")
+    assert r.rc == EXIT_TEMPFAIL, r
+    assert r.json["requests"] == 0 and r.json["unanswered"] >= 2, r
+    apiserver.set_down(False)
+    out = ok(tool.run("cordon"), "cordon")
+    assert out["requests"] == 2 and out["unanswered"] == 0
 
 
 @pytest.mark.parametrize("args", [

@@ -161,6 +161,36 @@ static void test_status_cause(void **state)
 	assert_null(k8s_status_cause(NULL));
 }
 
+/* Who refused: the bodies kube-apiserver writes for each. */
+static void test_forbidden_kind(void **state)
+{
+	_cleanup_json_ struct json_object *rbac = json_tokener_parse(
+		"{\"kind\":\"Status\",\"message\":\"pods \\\"db-0\\\" is forbidden: User "
+		"\\\"system:serviceaccount:sriov-persist:node-a\\\" cannot create resource "
+		"\\\"pods/eviction\\\" in API group \\\"\\\" in the namespace "
+		"\\\"default\\\"\",\"reason\":\"Forbidden\",\"details\":{\"name\":\"db-0\","
+		"\"kind\":\"pods\"},\"code\":403}");
+	_cleanup_json_ struct json_object *ns = json_tokener_parse(
+		"{\"kind\":\"Status\",\"message\":\"pods \\\"app-0\\\" is forbidden: unable "
+		"to create new content in namespace doomed because it is being terminated\","
+		"\"reason\":\"Forbidden\",\"details\":{\"name\":\"app-0\",\"kind\":\"pods\","
+		"\"causes\":[{\"reason\":\"NamespaceTerminating\",\"message\":\"namespace "
+		"doomed is being terminated\",\"field\":\"metadata.namespace\"}]},\"code\":403}");
+	_cleanup_json_ struct json_object *webhook = json_tokener_parse(
+		"{\"kind\":\"Status\",\"message\":\"admission webhook \\\"g.example.com\\\" "
+		"denied the request: User \\\"x\\\" cannot evict resource \\\"pods\\\" "
+		"today\",\"code\":403}");
+
+	assert_int_equal(k8s_forbidden_kind(rbac), K8S_FORBIDDEN_RBAC);
+	assert_int_equal(k8s_forbidden_kind(ns), K8S_FORBIDDEN_NAMESPACE_TERMINATING);
+	assert_int_equal(k8s_forbidden_kind(webhook), K8S_FORBIDDEN_ADMISSION);
+	assert_int_equal(k8s_forbidden_kind(NULL), K8S_FORBIDDEN_ADMISSION);
+	assert_true(k8s_status_has_cause(ns, K8S_CAUSE_NAMESPACE_TERMINATING));
+	assert_false(k8s_status_has_cause(ns, K8S_CAUSE_DISRUPTION_BUDGET));
+	assert_false(k8s_status_has_cause(rbac, K8S_CAUSE_NAMESPACE_TERMINATING));
+	assert_false(k8s_status_has_cause(NULL, K8S_CAUSE_NAMESPACE_TERMINATING));
+}
+
 static void test_backoff(void **state)
 {
 	usec_t base = 250 * USEC_PER_MSEC, cap = 4 * USEC_PER_SEC;
@@ -219,6 +249,7 @@ int main(void)
 		cmocka_unit_test(test_retryable),
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_status_cause),
+		cmocka_unit_test(test_forbidden_kind),
 		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_json_get),
 		cmocka_unit_test(test_name_valid),

@@ -239,7 +239,7 @@ static void test_invalid_values(void **state)
 		{ "Kubernetes", "DrainTimeoutSec=x",
 		  "DrainTimeoutSec=x: must be a time span of 0..31536000 seconds, " TS_EG },
 		{ "Kubernetes", "EvictionFallback=force",
-		  "EvictionFallback=force: must be delete or fail" },
+		  "EvictionFallback=force: must be delete, delete-now or fail" },
 		{ "Kubernetes", "DrainPods=some", "DrainPods=some: must be sriov or all" },
 		{ "Kubernetes", "ResourcePrefix=Intel.com",
 		  "ResourcePrefix=Intel.com: must be a DNS subdomain (lower-case letters, digits, '-' "
@@ -349,6 +349,28 @@ static void test_unknown_things(void **state)
 }
 
 /* Time spans as systemd writes them. */
+static void test_eviction_fallback(void **state)
+{
+	static const struct {
+		const char *value;
+		enum eviction_fallback want;
+	} t[] = {
+		{ "delete", EVICTION_FALLBACK_DELETE },
+		{ "delete-now", EVICTION_FALLBACK_DELETE_NOW },
+		{ "fail", EVICTION_FALLBACK_FAIL },
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(t); i++) {
+		_cleanup_mainconf_ struct mainconf c = {};
+		_cleanup_free_ char *text =
+			strdup_printf("[Kubernetes]\nEvictionFallback=%s\n", t[i].value);
+
+		assert_non_null(text);
+		parse_clean(&c, text);
+		assert_int_equal(c.eviction_fallback, t[i].want);
+	}
+}
+
 static void test_time_spans(void **state)
 {
 	static const struct {
@@ -503,12 +525,19 @@ static void test_load_missing(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults),	  cmocka_unit_test(test_to_string),
-		cmocka_unit_test(test_every_key),	  cmocka_unit_test(test_product_example),
-		cmocka_unit_test(test_enabled_spellings), cmocka_unit_test(test_invalid_values),
-		cmocka_unit_test(test_lengths),		  cmocka_unit_test(test_unknown_things),
-		cmocka_unit_test(test_time_spans),	  cmocka_unit_test(test_override_and_reset),
-		cmocka_unit_test(test_load_dropins),	  cmocka_unit_test(test_load_missing),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_to_string),
+		cmocka_unit_test(test_every_key),
+		cmocka_unit_test(test_product_example),
+		cmocka_unit_test(test_enabled_spellings),
+		cmocka_unit_test(test_invalid_values),
+		cmocka_unit_test(test_lengths),
+		cmocka_unit_test(test_unknown_things),
+		cmocka_unit_test(test_eviction_fallback),
+		cmocka_unit_test(test_time_spans),
+		cmocka_unit_test(test_override_and_reset),
+		cmocka_unit_test(test_load_dropins),
+		cmocka_unit_test(test_load_missing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -133,6 +133,8 @@ class Api:
         self.latency = 0.0
         self.hang = None        # threading.Event set while requests must hang
         self.namespaces = {"default", "kube-system", "kube-public", "kube-node-lease"}
+        self.terminating = set()  # namespaces being deleted (NamespaceLifecycle refuses creates)
+        self.webhook_down = None  # an eviction webhook (failurePolicy Fail) that cannot be called
 
     def handle(self, req):
         try:
@@ -160,6 +162,7 @@ class Api:
                               req.subresource, ns_for_authz, req.name)
         if "dryRun" in req.query:
             raise not_implemented("dryRun")
+        self._admit(req, resource)
         allowed = resource.subresources.get(req.subresource) if req.subresource else resource.verbs
         if req.verb not in allowed:
             if req.subresource == "eviction":
@@ -168,6 +171,21 @@ class Api:
                                   + (f"/{req.subresource}" if req.subresource else ""))
         handler = getattr(self, f"_verb_{req.verb}", None) or getattr(self.writes, req.verb)
         return handler(req, resource)
+
+    def _admit(self, req, resource):
+        """Admission after authorization, in kube-apiserver's order: NamespaceLifecycle, then
+        the validating webhooks (here one on pods/eviction whose service is unreachable)."""
+        with self.cluster.lock:
+            terminating = req.verb == "create" and req.namespace in self.terminating
+            webhook = self.webhook_down if req.subresource == "eviction" else None
+        if terminating:
+            raise st.namespace_terminating(resource.group, resource.name, req.name,
+                                           req.namespace)
+        if webhook:
+            raise st.internal_error(
+                f'failed calling webhook "{webhook}": failed to call webhook: Post '
+                f'"https://{webhook.split(".")[0]}.kube-system.svc:443/validate?timeout=10s": '
+                f"dial tcp 10.96.0.42:443: connect: connection refused")
 
     def _inject(self, req):
         with self.cluster.lock:

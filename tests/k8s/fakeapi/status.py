@@ -81,6 +81,19 @@ def forbidden(group, resource, name, why):
     return ApiError(_status(403, "Forbidden", msg, _details(name, group, resource)))
 
 
+def namespace_terminating(group, resource, name, namespace):
+    """The NamespaceLifecycle admission plugin's refusal of a create in a namespace being
+    deleted (plugin/pkg/admission/namespace/lifecycle): Forbidden, with a NamespaceTerminating
+    cause on metadata.namespace."""
+    err = forbidden(group, resource, name, f"unable to create new content in namespace "
+                                          f"{namespace} because it is being terminated")
+    err.status["details"]["causes"] = [{
+        "reason": "NamespaceTerminating",
+        "message": f"namespace {namespace} is being terminated",
+        "field": "metadata.namespace"}]
+    return err
+
+
 def unauthorized():
     return ApiError(_status(401, "Unauthorized", "Unauthorized"))
 
