@@ -230,7 +230,7 @@ static const struct mc_key mc_keys[] = {
 	{ "Kubernetes", "MaxParallelNodes", MC_UINT32, FIELD(max_parallel_nodes), .min = 1,
 	  .max = 1000, .def = 1 },
 	{ "Kubernetes", "LeaseNamespace", MC_STRING, FIELD(lease_namespace),
-	  .def_str = "kube-system", .check = check_dns_label },
+	  .def_str = "sriov-persist", .check = check_dns_label },
 };
 
 static void *mc_field(struct mainconf *c, const struct mc_key *k)

@@ -97,7 +97,7 @@ struct mainconf {
 	char *device_plugin_selector;		  /* app=sriovdp */
 	char *device_plugin_config;		  /* NULL = not written */
 	uint32_t max_parallel_nodes;		  /* 1 */
-	char *lease_namespace;			  /* kube-system */
+	char *lease_namespace;			  /* sriov-persist */
 	/* Not a key: with Enabled=auto, whether mainconf_load found
 	 * credentials (the Kubeconfig= file or the in-cluster token) */
 	bool k8s_credentials;

@@ -22,6 +22,7 @@ from conftest import (MANAGER_IFACE, MANAGER_PATH, PF_IFACE, ROOT, Bus, Client, 
 
 sys.path.insert(0, str(ROOT / "tests" / "k8s"))
 from apiserver import ApiServer, write_kubeconfig  # noqa: E402
+from rbacfile import LEASE_NAMESPACE  # noqa: E402
 from test_rbac import GROUPS, USER, load_permissions  # noqa: E402
 from test_rbac import grant as grant_permissions  # noqa: E402
 
@@ -116,6 +117,7 @@ class K8sEnv:
         self.logind = FakeLogind(bus, tmp)
         srv.add_token(TOKEN, USER, GROUPS)
         grant_permissions(srv, load_permissions())
+        srv.add_namespace(LEASE_NAMESPACE)
         self.kubeconfig = write_kubeconfig(tmp / "kubeconfig", srv.url, srv.ca_path,
                                            token=TOKEN)
         self.dp_config = tmp / "pcidp" / "config.json"
@@ -129,7 +131,7 @@ class K8sEnv:
                "DrainTimeoutSec": 5, "EvictionFallback": "delete", "DrainPods": "sriov",
                "ResourcePrefix": "intel.com", "DevicePluginNamespace": "kube-system",
                "DevicePluginSelector": "app=sriovdp", "DevicePluginConfig": self.dp_config,
-               "MaxParallelNodes": 1, "LeaseNamespace": "kube-system", **kubernetes}
+               "MaxParallelNodes": 1, **kubernetes}
         h.main.write_text(f"[Apply]\nSysfsWriteTimeoutSec=1\n[Drift]\nMode={mode}\n"
                           f"[Disruption]\nPolicy=drain\n[Reboot]\nPolicy={reboot}\n"
                           "[Kubernetes]\n" + "".join(f"{k}={v}\n" for k, v in k8s.items()))
@@ -253,7 +255,7 @@ def node_flags(srv, node):
 
 
 def lease_holder(srv, slot=SLOT_PREFIX + "0"):
-    lease = srv.get("lease", "kube-system", slot)
+    lease = srv.get("lease", LEASE_NAMESPACE, slot)
     return None if lease is None else lease["spec"].get("holderIdentity")
 
 
@@ -431,7 +433,7 @@ def test_disruptive_change_drains_the_node(env):
     assert all(r["user"] == USER for r in reqs)
     assert not [r for r in reqs if r["status"] in (401, 403, 500)], reqs
     assert srv.leases_held_max(SLOT_PREFIX) == 1
-    assert lease_holder(srv) is None, srv.get("lease", "kube-system", SLOT_PREFIX + "0")
+    assert lease_holder(srv) is None, srv.get("lease", LEASE_NAMESPACE, SLOT_PREFIX + "0")
     lease_taken = first_index(srv, before, lambda r: r["resource"] == "leases"
                               and r["verb"] in ("create", "update") and r["status"] in (200, 201)
                               and json.loads(r["body"])["spec"].get("holderIdentity"))

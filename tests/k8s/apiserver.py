@@ -102,11 +102,12 @@ class ApiServer:
         """(cert path, key path) of a client certificate signed by the CA: CN=user, O=groups."""
         return self.ca.client_cert(user, groups, expired=expired)
 
-    def grant(self, user, verbs, resource, namespace=None):
+    def grant(self, user, verbs, resource, namespace=None, names=None):
         """Allows `user` `verbs` ("*" for all) on "pods", "pods/eviction", "nodes",
         "policy/poddisruptionbudgets", "coordination.k8s.io/leases", "*"; namespace None is a
-        cluster-wide grant (also needed for cluster-scoped resources and all-namespace lists)."""
-        self.policy.grant("user", user, verbs, resource, namespace)
+        cluster-wide grant (also needed for cluster-scoped resources and all-namespace lists);
+        names, as RBAC's resourceNames, limits it to requests naming one of them."""
+        self.policy.grant("user", user, verbs, resource, namespace, names)
 
     def grant_group(self, group, verbs, resource, namespace=None):
         self.policy.grant("group", group, verbs, resource, namespace)
@@ -120,16 +121,22 @@ class ApiServer:
         with self.cluster.lock:
             self.api.namespaces.add(name)
 
-    def terminate_namespace(self, name, delete_pods_after=0.0):
+    def terminate_namespace(self, name, delete_pods_after=0.0, after_first_refusal=False):
         """`kubectl delete namespace`: creates in it are refused (403 NamespaceTerminating)
-        and, `delete_pods_after` seconds later, the namespace controller deletes its pods,
-        each with its own grace period."""
+        and, `delete_pods_after` seconds later (counted from the first create refused, with
+        after_first_refusal), the namespace controller deletes its pods, each with its own
+        grace period."""
         if name in ("default", "kube-system", "kube-public"):
             raise ValueError(f"namespace {name} cannot be deleted")
+
+        def controller():
+            self.cluster.sched.call_later(delete_pods_after,
+                                          lambda: self._delete_namespace_pods(name))
         with self.cluster.lock:
             self.api.namespaces.add(name)
-            self.api.terminating.add(name)
-        self.cluster.sched.call_later(delete_pods_after, lambda: self._delete_namespace_pods(name))
+            self.api.terminating[name] = controller if after_first_refusal else None
+        if not after_first_refusal:
+            controller()
 
     def _delete_namespace_pods(self, name):
         with self.cluster.lock:

@@ -17,7 +17,9 @@ from pathlib import Path
 
 import pytest
 
+import rbacfile
 from apiserver import write_kubeconfig
+from rbacfile import LEASE_NAMESPACE as LEASE_NS
 from fakeapi.certs import CertificateAuthority
 from fakeapi.objects import MIRROR_ANNOTATION
 
@@ -32,12 +34,9 @@ EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_TEMPFAIL = 0, 1, 2, 75
 
 
 def grant_tool(srv, user=USER):
-    """What packaging/k8s's ClusterRole and Role give k8s-notify."""
-    srv.grant(user, ["get", "patch"], "nodes")
-    srv.grant(user, ["get", "list", "delete"], "pods")
-    srv.grant(user, ["create"], "pods/eviction")
-    srv.grant(user, ["get", "list", "watch", "create", "update"], "coordination.k8s.io/leases",
-              namespace="kube-system")
+    """Exactly what packaging/k8s/rbac.yaml gives k8s-notify, and the namespace it creates."""
+    rbacfile.grant(srv, user)
+    srv.add_namespace(LEASE_NS)
 
 
 class Result:
@@ -242,7 +241,7 @@ def test_in_cluster_service_account(tool, apiserver, tmp_path):
     sa.mkdir()
     (sa / "token").write_text(TOKEN + "\n")
     (sa / "ca.crt").write_text(Path(apiserver.ca_path).read_text())
-    (sa / "namespace").write_text("kube-system")
+    (sa / "namespace").write_text(LEASE_NS)
     tool.configure(Kubeconfig="/nonexistent/kubeconfig")
     port = apiserver.url.rsplit(":", 1)[1]
     env = {"KUBERNETES_SERVICE_HOST": "127.0.0.1", "KUBERNETES_SERVICE_PORT": port}
@@ -570,11 +569,11 @@ def test_restart_device_plugin_absent(tool, apiserver):
 
 def test_lease_take_over_expired_keep_ours_and_busy(tool, apiserver):
     tool.configure(MaxParallelNodes=1)
-    apiserver.add_lease("kube-system", SLOT_PREFIX + "0", holder="node-z", duration=10,
+    apiserver.add_lease(LEASE_NS, SLOT_PREFIX + "0", holder="node-z", duration=10,
                         renew_time="2020-01-01T00:00:00.000000Z", transitions=2)
     out = ok(tool.run("lease", "acquire"), "lease")
     assert out["slot"] == SLOT_PREFIX + "0" and out["already"] is False
-    spec = apiserver.get("lease", "kube-system", SLOT_PREFIX + "0")["spec"]
+    spec = apiserver.get("lease", LEASE_NS, SLOT_PREFIX + "0")["spec"]
     assert spec["holderIdentity"] == NODE and spec["leaseTransitions"] == 3
     assert len(spec["renewTime"]) == 27 and spec["renewTime"].endswith("Z")
     assert ok(tool.run("lease", "acquire"), "lease")["already"] is True
@@ -588,7 +587,7 @@ def test_lease_take_over_expired_keep_ours_and_busy(tool, apiserver):
     # release by someone else changes nothing
     assert ok(tool.run("lease", "release", node="node-b"), "lease")["released"] == []
     assert ok(tool.run("lease", "release"), "lease")["released"] == [SLOT_PREFIX + "0"]
-    assert "holderIdentity" not in apiserver.get("lease", "kube-system", SLOT_PREFIX + "0")["spec"]
+    assert "holderIdentity" not in apiserver.get("lease", LEASE_NS, SLOT_PREFIX + "0")["spec"]
 
 
 def test_lease_1000_node_rollout_with_3_slots(tool, apiserver):
@@ -626,7 +625,7 @@ def test_lease_1000_node_rollout_with_3_slots(tool, apiserver):
     assert max(per_node) <= 20
     assert all(r <= 2 for _, r, _ in results)  # release --slot: get + put
     for i in range(slots):
-        lease = apiserver.get("lease", "kube-system", f"{SLOT_PREFIX}{i}")
+        lease = apiserver.get("lease", LEASE_NS, f"{SLOT_PREFIX}{i}")
         assert lease is None or "holderIdentity" not in lease["spec"]
 
 

@@ -75,7 +75,7 @@ static void assert_defaults(const struct mainconf *c)
 	assert_string_equal(c->device_plugin_selector, "app=sriovdp");
 	assert_null(c->device_plugin_config);
 	assert_int_equal(c->max_parallel_nodes, 1);
-	assert_string_equal(c->lease_namespace, "kube-system");
+	assert_string_equal(c->lease_namespace, "sriov-persist");
 }
 
 static void test_defaults(void **state)
@@ -154,7 +154,7 @@ static void test_product_example(void **state)
 			"Kubeconfig=/etc/sriov-persist/kubeconfig\nNodeName=\nDrainTimeoutSec=300\n"
 			"EvictionFallback=delete\nDrainPods=sriov\nResourcePrefix=intel.com\n"
 			"DevicePluginNamespace=kube-system\nDevicePluginSelector=app=sriovdp\n"
-			"DevicePluginConfig=\nMaxParallelNodes=1\nLeaseNamespace=kube-system\n");
+			"DevicePluginConfig=\nMaxParallelNodes=1\nLeaseNamespace=sriov-persist\n");
 	assert_defaults(&c);
 }
 

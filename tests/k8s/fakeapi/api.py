@@ -133,7 +133,9 @@ class Api:
         self.latency = 0.0
         self.hang = None        # threading.Event set while requests must hang
         self.namespaces = {"default", "kube-system", "kube-public", "kube-node-lease"}
-        self.terminating = set()  # namespaces being deleted (NamespaceLifecycle refuses creates)
+        # namespaces being deleted (NamespaceLifecycle refuses creates): a function to call
+        # at the first refusal, or None
+        self.terminating = {}
         self.webhook_down = None  # an eviction webhook (failurePolicy Fail) that cannot be called
 
     def handle(self, req):
@@ -177,7 +179,12 @@ class Api:
         the validating webhooks (here one on pods/eviction whose service is unreachable)."""
         with self.cluster.lock:
             terminating = req.verb == "create" and req.namespace in self.terminating
+            first = self.terminating.get(req.namespace) if terminating else None
+            if first:
+                self.terminating[req.namespace] = None
             webhook = self.webhook_down if req.subresource == "eviction" else None
+        if first:
+            first()
         if terminating:
             raise st.namespace_terminating(resource.group, resource.name, req.name,
                                            req.namespace)

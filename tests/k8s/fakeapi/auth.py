@@ -42,7 +42,8 @@ class Policy:
     def __init__(self, anonymous=False):
         self._lock = threading.Lock()
         self.tokens = {}
-        self.rules = []   # (subject kind, subject, verbs, group, resource, subresource, namespace)
+        # (subject kind, subject, verbs, group, resource, subresource, namespace, names)
+        self.rules = []
         self.anonymous = anonymous
 
     def add_token(self, token, user, groups=()):
@@ -53,12 +54,13 @@ class Policy:
         with self._lock:
             self.tokens.pop(token, None)
 
-    def grant(self, kind, subject, verbs, resource, namespace=None):
+    def grant(self, kind, subject, verbs, resource, namespace=None, names=None):
         if isinstance(verbs, str):
             verbs = [verbs]
         group, res, sub = parse_resource(resource)
         with self._lock:
-            self.rules.append((kind, subject, frozenset(verbs), group, res, sub, namespace))
+            self.rules.append((kind, subject, frozenset(verbs), group, res, sub, namespace,
+                               frozenset(names) if names else None))
 
     def revoke(self, kind, subject):
         with self._lock:
@@ -79,8 +81,8 @@ class Policy:
             return User("system:anonymous", ["system:unauthenticated"])
         raise st.unauthorized()
 
-    def _matches(self, rule, user, verb, group, resource, sub, namespace):
-        kind, subject, verbs, rgroup, rres, rsub, rns = rule
+    def _matches(self, rule, user, verb, group, resource, sub, namespace, name):
+        kind, subject, verbs, rgroup, rres, rsub, rns, rnames = rule
         if kind == "user" and subject != user.name:
             return False
         if kind == "group" and subject not in user.groups:
@@ -96,6 +98,9 @@ class Policy:
                 return False
         elif not sub or rsub not in ("*", sub):
             return False
+        # resourceNames: only requests that name one of them (never a list, watch or create)
+        if rnames is not None and (not name or name not in rnames):
+            return False
         return rns is None or rns == namespace
 
     def authorize(self, user, verb, group, resource, sub, namespace, name):
@@ -103,7 +108,8 @@ class Policy:
             return
         with self._lock:
             rules = list(self.rules)
-        if any(self._matches(r, user, verb, group, resource, sub, namespace) for r in rules):
+        if any(self._matches(r, user, verb, group, resource, sub, namespace, name)
+               for r in rules):
             return
         shown = f"{resource}/{sub}" if sub else resource
         where = (f'in the namespace "{namespace}"' if namespace else "at the cluster scope")
