@@ -116,10 +116,25 @@ static struct json_object *annotation_value(struct json_object *v)
 		v, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
-static int annotations_from_state(struct json_object *state, struct json_object *ann, char *error)
+static int annotations_from_state(struct json_object *state, struct json_object *ann,
+				  struct json_object *labels, char *error)
 {
 	json_object_object_foreach(state, key, val)
 	{
+		if (streq(key, NODE_STATE_CAPABLE)) {
+			if (!json_object_is_type(val, json_type_boolean)) {
+				snprintf(error, K8S_ERROR_MAX,
+					 "--state: \"%s\" must be true or false", key);
+				return -EINVAL;
+			}
+			/* a JSON null removes the label in a merge patch */
+			if (json_object_object_add(labels, NODE_CAPABLE_LABEL,
+						   json_object_get_boolean(val) ?
+							   json_object_new_string("true") :
+							   NULL) < 0)
+				return -ENOMEM;
+			continue;
+		}
 		_cleanup_free_ char *k = annotation_key(key);
 		struct json_object *v = annotation_value(val);
 
@@ -139,12 +154,13 @@ static int annotations_from_state(struct json_object *state, struct json_object 
 int node_patch_annotations(const char *state, char **ret_patch,
 			   struct json_object **ret_annotations, char error[static K8S_ERROR_MAX])
 {
-	_cleanup_json_ struct json_object *s = NULL, *p = json_object_new_object();
+	_cleanup_json_ struct json_object *s = NULL, *p = json_object_new_object(),
+					  *labels = json_object_new_object();
 	struct json_object *meta = json_object_new_object(), *ann = json_object_new_object();
 	char *text;
 	int r;
 
-	if (!p || !meta || !ann || json_object_object_add(p, "metadata", meta) < 0) {
+	if (!p || !meta || !ann || !labels || json_object_object_add(p, "metadata", meta) < 0) {
 		json_object_put(meta);
 		json_object_put(ann);
 		return -ENOMEM;
@@ -159,15 +175,34 @@ int node_patch_annotations(const char *state, char **ret_patch,
 			 NODE_STATE_MAX >> 10);
 		return -EINVAL;
 	}
-	r = annotations_from_state(s, ann, error);
+	r = annotations_from_state(s, ann, labels, error);
 	if (r < 0)
 		return r;
+	if (json_object_object_length(labels) > 0 &&
+	    json_object_object_add(meta, "labels", json_object_get(labels)) < 0)
+		return -ENOMEM;
 	text = strdup(json_object_to_json_string_ext(p, JSON_C_TO_STRING_PLAIN |
 								JSON_C_TO_STRING_NOSLASHESCAPE));
 	if (!text)
 		return -ENOMEM;
+	if (ret_annotations) {
+		/* what the node will carry: the annotations, and the label */
+		struct json_object *out = NULL;
+
+		if (json_object_deep_copy(ann, &out, NULL) < 0) {
+			free(text);
+			return -ENOMEM;
+		}
+		json_object_object_foreach(labels, k, v)
+		{
+			if (json_object_object_add(out, k, json_object_get(v)) < 0) {
+				json_object_put(out);
+				free(text);
+				return -ENOMEM;
+			}
+		}
+		*ret_annotations = out;
+	}
 	*ret_patch = text;
-	if (ret_annotations)
-		*ret_annotations = json_object_get(ann);
 	return 0;
 }

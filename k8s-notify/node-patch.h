@@ -13,6 +13,11 @@
 #define NODE_ANNOTATION_PREFIX "sriov-persist.io/"
 #define NODE_CORDON_ANNOTATION NODE_ANNOTATION_PREFIX "cordoned"
 #define NODE_STATE_MAX (64u << 10)
+/* The label of node-feature-discovery and of the operator sriov-persist
+ * replaces, by which a device-plugin DaemonSet selects the nodes it runs on;
+ * the state key NODE_STATE_CAPABLE (a boolean) sets or removes it. */
+#define NODE_CAPABLE_LABEL "feature.node.kubernetes.io/network-sriov.capable"
+#define NODE_STATE_CAPABLE "network-sriov-capable"
 
 enum cordon_state {
 	CORDON_STATE_SCHEDULABLE, /* no cordon, no claim of ours */
@@ -33,6 +38,9 @@ char *node_patch_cordon(const char *rv);
 char *node_patch_uncordon(const char *rv, bool lift);
 /* The daemon's state summary (a JSON object) as "sriov-persist.io/<key>"
  * annotations: strings as they are, other values as JSON text, null removes;
- * '_' in keys becomes '-'. -EINVAL with a message for anything else. */
+ * '_' in keys becomes '-'; but NODE_STATE_CAPABLE, true or false, sets
+ * NODE_CAPABLE_LABEL to "true" or removes it (it is then in
+ * *ret_annotations under that label's name). -EINVAL with a message for
+ * anything else. */
 int node_patch_annotations(const char *state, char **ret_patch,
 			   struct json_object **ret_annotations, char error[static K8S_ERROR_MAX]);

@@ -144,8 +144,13 @@ static char *node_state(const struct manager *m)
 	_cleanup_strv_free_ char **reasons = manager_reboot_reasons(m);
 	_cleanup_free_ char *joined = reasons ? strv_join(reasons, "; ") : NULL;
 
-	for (size_t i = 0; i < m->n_pfs; i++)
+	bool capable = false;
+
+	for (size_t i = 0; i < m->n_pfs; i++) {
 		n[m->pfs[i]->state]++;
+		/* VFs the device plugin advertises: the plugin has something to do here */
+		capable |= m->pfs[i]->resources_wanted && m->pfs[i]->resources_wanted[0];
+	}
 	json_object_object_add(o, "state",
 			       json_object_new_string(manager_state_to_string(m->state)));
 	json_object_object_add(o, "applied", json_object_new_int(n[PF_RUN_APPLIED]));
@@ -155,6 +160,8 @@ static char *node_state(const struct manager *m)
 	json_object_object_add(o, "degraded", json_object_new_int(n[PF_RUN_DEGRADED]));
 	json_object_object_add(o, "drifted", json_object_new_int(n[PF_RUN_DRIFTED]));
 	json_object_object_add(o, "pending-reboot", json_object_new_string(strempty(joined)));
+	/* the label a device-plugin DaemonSet selects nodes by (node-patch.h) */
+	json_object_object_add(o, "network-sriov-capable", json_object_new_boolean(capable));
 	return strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 								JSON_C_TO_STRING_NOSLASHESCAPE));
 }

@@ -513,6 +513,9 @@ def test_live_change_and_idle_make_no_requests(env):
     env.settle()
     plugin = current_plugin(srv, E810_NODE)
     annotations = srv.get("node", None, E810_NODE)["metadata"].get("annotations")
+    # its VFs are a resource of the device plugin: the label its DaemonSet selects nodes by
+    labels = srv.get("node", None, E810_NODE)["metadata"].get("labels") or {}
+    assert labels.get("feature.node.kubernetes.io/network-sriov.capable") == "true", labels
     dp_stat = env.dp_config.stat() if env.dp_config.exists() else None
 
     # idle: nothing at all

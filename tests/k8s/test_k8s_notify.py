@@ -648,6 +648,15 @@ def test_annotate_publishes_state(tool, apiserver):
     r = tool.run("annotate", "--state", '{"cordoned": "true"}')
     assert r.rc == EXIT_FAIL and "reserved" in r.json["error"], r
     assert node_state(apiserver) == (False, None)
+    # the label a device-plugin DaemonSet selects SR-IOV nodes by: set, then removed
+    label = "feature.node.kubernetes.io/network-sriov.capable"
+    out = ok(tool.run("annotate", "--state", '{"network-sriov-capable": true}'), "annotate")
+    assert out["annotations"] == {label: "true"}
+    node = apiserver.get("node", None, NODE)["metadata"]
+    assert node["labels"][label] == "true"
+    assert "sriov-persist.io/network-sriov-capable" not in node["annotations"]
+    ok(tool.run("annotate", "--state", '{"network-sriov-capable": false}'), "annotate")
+    assert label not in (apiserver.get("node", None, NODE)["metadata"].get("labels") or {})
     # a failed patch lists no annotations: the node carries none of them
     apiserver.inject_error(422, method="PATCH")
     r = tool.run("annotate", "--state", json.dumps(state))

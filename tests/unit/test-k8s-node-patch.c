@@ -89,6 +89,34 @@ static void test_annotations(void **state)
 	assert_null(k8s_json_get(ann, "sriov-persist.io/old", NULL));
 }
 
+static void test_capable_label(void **state)
+{
+	_cleanup_json_ struct json_object *ann = NULL, *patch = NULL, *ann2 = NULL, *patch2 = NULL;
+	_cleanup_free_ char *text = NULL, *text2 = NULL;
+	char error[K8S_ERROR_MAX] = "";
+
+	assert_int_equal(node_patch_annotations("{\"applied\":1,\"network-sriov-capable\":true}",
+						&text, &ann, error),
+			 0);
+	patch = json_tokener_parse(text);
+	assert_string_equal(k8s_json_str(patch, "metadata", "labels", NODE_CAPABLE_LABEL, NULL),
+			    "true");
+	/* a label, not an annotation */
+	assert_false(json_object_object_get_ex(k8s_json_get(patch, "metadata", "annotations", NULL),
+					       "sriov-persist.io/network-sriov-capable", NULL));
+	assert_string_equal(k8s_json_str(ann, NODE_CAPABLE_LABEL, NULL), "true");
+	assert_string_equal(k8s_json_str(ann, "sriov-persist.io/applied", NULL), "1");
+
+	/* false removes it (null in the merge patch) */
+	assert_int_equal(node_patch_annotations("{\"network-sriov-capable\":false}", &text2, &ann2,
+						error),
+			 0);
+	patch2 = json_tokener_parse(text2);
+	assert_true(json_object_object_get_ex(k8s_json_get(patch2, "metadata", "labels", NULL),
+					      NODE_CAPABLE_LABEL, NULL));
+	assert_null(k8s_json_get(patch2, "metadata", "labels", NODE_CAPABLE_LABEL, NULL));
+}
+
 static void annotations_fail(const char *state, const char *what)
 {
 	char error[K8S_ERROR_MAX] = "", *text = NULL;
@@ -114,6 +142,7 @@ static void test_annotations_bad(void **state)
 	annotations_fail("{\"\":1}", "\"\"");
 	/* the cordon annotation is not the daemon's to set */
 	annotations_fail("{\"cordoned\":\"true\"}", "reserved");
+	annotations_fail("{\"network-sriov-capable\":\"yes\"}", "must be true or false");
 	assert_non_null(big);
 	memset(big, ' ', NODE_STATE_MAX + 8);
 	memcpy(big, "{\"a\":1}", 7);
@@ -124,9 +153,9 @@ static void test_annotations_bad(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cordon_state),	cmocka_unit_test(test_cordon_patch),
-		cmocka_unit_test(test_uncordon_patch),	cmocka_unit_test(test_annotations),
-		cmocka_unit_test(test_annotations_bad),
+		cmocka_unit_test(test_cordon_state),   cmocka_unit_test(test_cordon_patch),
+		cmocka_unit_test(test_uncordon_patch), cmocka_unit_test(test_annotations),
+		cmocka_unit_test(test_capable_label),  cmocka_unit_test(test_annotations_bad),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
