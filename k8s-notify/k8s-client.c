@@ -798,10 +798,12 @@ int k8s_response_error(struct k8s_client *c, const struct k8s_request *req,
 	if (r == 0)
 		return 0;
 	if (resp->status == 401)
-		return k8s_client_fail(c, r,
-				       "%s: 401 Unauthorized: the API server did not accept the "
-				       "credentials (token or client certificate)%s%s",
-				       req->what, msg ? ": " : "", strempty(msg));
+		return k8s_client_fail(
+			c, r,
+			"%s: 401 Unauthorized: credentials expired or revoked: the API "
+			"server did not accept the token or client certificate%s%s%s%s",
+			req->what, c->o.credentials ? " of " : "", strempty(c->o.credentials),
+			msg ? ": " : "", strempty(msg));
 	if (resp->status == 403 && k8s_forbidden_kind(resp->json) == K8S_FORBIDDEN_RBAC)
 		return k8s_client_fail(c, r, "%s: 403 Forbidden, refused by RBAC: %s", req->what,
 				       msg);

@@ -21,6 +21,9 @@ struct k8s_client_options {
 	unsigned max_attempts;	/* per call, >= 1 */
 	usec_t backoff_base, backoff_max;
 	const char *user_agent;
+	/* where the credentials come from ("/etc/sriov-persist/kubeconfig"), for
+	 * the message of a 401; NULL: not said */
+	const char *credentials;
 };
 
 struct k8s_client;

@@ -280,6 +280,10 @@ static int open_client(struct k8s_ctx *x, const struct options *o, char *error)
 	int r;
 
 	r = load_credentials(x, o, &kc, error);
+	/* the file or directory they came from, as load_credentials() chose */
+	co.credentials = kc && kc->context ? o->kubeconfig ?: x->conf.kubeconfig :
+			 o->sa_dir	   ?:
+					     SERVICE_ACCOUNT_DIR;
 	if (r >= 0)
 		r = k8s_client_new(kc, &co, &x->client, error);
 	return r;

@@ -169,6 +169,9 @@ def test_401_bad_token(tool, apiserver):
     assert r.rc == EXIT_FAIL, r
     assert r.json["ok"] is False and r.json["retryable"] is False
     assert "401 Unauthorized" in r.json["error"] and "get node node-a" in r.json["error"]
+    # what the operator must renew, and where
+    assert f"credentials expired or revoked: the API server did not accept the token or " \
+           f"client certificate of {kc}" in r.json["error"], r
     assert "401" in r.stderr
     # a final failure is not retried
     assert apiserver.count(status=401) == 1
