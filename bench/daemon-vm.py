@@ -136,7 +136,8 @@ def main():
           f"p95 {res['drift_to_repaired_ms']['p95']:.0f} ms")
     print(f"\nmemory, MiB ({args.idle_seconds} s after start)   RSS    PSS   private  of it dirty")
     for name, m in mem.items():
-        print(f"{name:<38} {mib(m['rss']):>5}  {mib(m['pss']):>5}  {mib(m['private']):>6}  {mib(m['private_dirty']):>11}")
+        print(f"{name:<38} {mib(m['rss']):>5}  {mib(m['pss']):>5}  {mib(m['private']):>6}"
+              f"  {mib(m['private_dirty']):>11}")
     print(json.dumps(res))
     if args.json:
         Path(args.json).write_text(json.dumps(res, indent=2) + "\n")

@@ -369,27 +369,20 @@ static bool is_pending_other(const struct drain_pod *p)
 	return p->state == DRAIN_POD_PENDING && !p->by_budget;
 }
 
-/* "a/b (why), c/d (why)" of the pods that pred selects. */
-static char *list_pods_why(const struct drain *d, bool (*pred)(const struct drain_pod *p))
+/* "a/b, c/d" of the pods that pred selects, for messages; with why, each
+ * followed by its reason: "a/b (why)". */
+static char *list_pods(const struct drain *d, bool (*pred)(const struct drain_pod *p), bool why)
 {
 	_cleanup_strv_free_ char **l = NULL;
 
-	for (size_t i = 0; i < d->n; i++)
-		if (pred(&d->pods[i]) &&
-		    strv_consume(&l, strdup_printf("%s/%s (%s)", d->pods[i].ns, d->pods[i].name,
-						   strna(d->pods[i].reason))) < 0)
-			return NULL;
-	return l ? strv_join(l, ", ") : strdup("");
-}
+	for (size_t i = 0; i < d->n; i++) {
+		const struct drain_pod *p = &d->pods[i];
 
-/* "a/b, c/d" of the pods that pred selects, for messages. */
-static char *list_pods(const struct drain *d, bool (*pred)(const struct drain_pod *p))
-{
-	_cleanup_strv_free_ char **l = NULL;
-
-	for (size_t i = 0; i < d->n; i++)
-		if (pred(&d->pods[i]) && strv_consume(&l, pod_id(&d->pods[i])) < 0)
+		if (pred(p) && strv_consume(&l, why ? strdup_printf("%s/%s (%s)", p->ns, p->name,
+								    strna(p->reason)) :
+						      pod_id(p)) < 0)
 			return NULL;
+	}
 	return l ? strv_join(l, ", ") : strdup("");
 }
 
@@ -408,7 +401,7 @@ static int wait_gone(struct drain *d, usec_t deadline)
 		if (waiting == 0)
 			return 0;
 		if (round > 0 && k8s_client_now(d->x->client) >= deadline) {
-			left = list_pods(d, awaited);
+			left = list_pods(d, awaited, false);
 			return k8s_client_fail(d->x->client, -ETIMEDOUT,
 					       "drain node %s: %zu pod(s) still terminating: %s",
 					       d->x->node, waiting, strna(left));
@@ -447,7 +440,7 @@ static int drain_fallback(struct drain *d, int64_t *ret_grace)
 	if (n == 0)
 		return 0;
 	if (other > 0) {
-		left = list_pods_why(d, is_pending_other);
+		left = list_pods(d, is_pending_other, true);
 		return k8s_client_fail(x->client, -EAGAIN,
 				       "drain node %s: %zu pod(s) not evicted within "
 				       "DrainTimeoutSec=%llu, and no budget is why, so none is "
@@ -478,7 +471,7 @@ static int drain_fallback(struct drain *d, int64_t *ret_grace)
 	case _EVICTION_FALLBACK_INVALID:
 		return -EINVAL;
 	}
-	left = list_pods(d, is_pending);
+	left = list_pods(d, is_pending, false);
 	return k8s_client_fail(x->client, -ETIME,
 			       "drain node %s: %zu pod(s) not evicted within DrainTimeoutSec=%llu "
 			       "(EvictionFallback=fail): %s",
@@ -495,7 +488,7 @@ static bool is_failed(const struct drain_pod *p)
 /* Pods under two budgets: reported, and the drain fails. */
 static int drain_check_failed(struct drain *d)
 {
-	_cleanup_free_ char *failed = list_pods(d, is_failed);
+	_cleanup_free_ char *failed = list_pods(d, is_failed, false);
 
 	if (!failed)
 		return -ENOMEM;

@@ -87,14 +87,14 @@ bool pod_controlled_by(struct json_object *pod, const char *kind)
 int64_t pod_grace_period(struct json_object *pod)
 {
 	struct json_object *v = k8s_json_get(pod, "spec", "terminationGracePeriodSeconds", NULL);
+	int64_t g;
 
 	/* the API's default when the field is absent */
 	if (!v || !json_object_is_type(v, json_type_int))
 		return 30;
 	/* bounded: waits are computed from it */
-	return json_object_get_int64(v) < 0		? 0 :
-	       json_object_get_int64(v) > POD_GRACE_MAX ? POD_GRACE_MAX :
-							  json_object_get_int64(v);
+	g = json_object_get_int64(v);
+	return g < 0 ? 0 : g > POD_GRACE_MAX ? POD_GRACE_MAX : g;
 }
 
 bool pod_is_terminating(struct json_object *pod)

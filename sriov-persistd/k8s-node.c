@@ -143,7 +143,6 @@ static char *node_state(const struct manager *m)
 	unsigned n[_PF_RUN_STATE_MAX] = {};
 	_cleanup_strv_free_ char **reasons = manager_reboot_reasons(m);
 	_cleanup_free_ char *joined = reasons ? strv_join(reasons, "; ") : NULL;
-
 	bool capable = false;
 
 	for (size_t i = 0; i < m->n_pfs; i++) {
