@@ -131,7 +131,8 @@ $(BUILDDIR)/tests/test-k8s-%: tests/unit/test-k8s-%.c $(K8S_LIBA) $(LIBA)
 
 # FUZZ_MAIN replays files; `make fuzz` links libFuzzer's main instead
 FUZZ_MAIN ?= tests/fuzz/fuzz-main.c
-$(BUILDDIR)/tests/fuzz-kubeconfig $(BUILDDIR)/tests/fuzz-k8s-verbs: $(BUILDDIR)/tests/fuzz-%: \
+$(BUILDDIR)/tests/fuzz-kubeconfig $(BUILDDIR)/tests/fuzz-k8s-verbs $(BUILDDIR)/tests/fuzz-exec-credential: \
+		$(BUILDDIR)/tests/fuzz-%: \
 		tests/fuzz/fuzz-%.c tests/fuzz/fuzz-main.c $(K8S_LIBA) $(LIBA)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")

@@ -3,7 +3,11 @@
 /* restart-device-plugin: the SR-IOV device plugin discovers VFs only when it
  * starts. Delete this node's plugin pod (DevicePluginNamespace,
  * DevicePluginSelector, spec.nodeName), wait for its replacement (a new uid)
- * to be Ready and for the node's allocatable to show the expected counts. */
+ * to be Ready and for the node's allocatable to show the expected counts.
+ * Then, with --resource, the DaemonSet pods that request those resources are
+ * replaced: the kubelet gave them devices of the plugin that ran before the
+ * change (a drain deletes them, but their DaemonSet recreates them at once),
+ * and only pods admitted from now on get VFs that exist. */
 
 #include <inttypes.h>
 
@@ -192,6 +196,7 @@ int verb_restart_device_plugin(struct k8s_ctx *x)
 	_cleanup_strv_free_ char **old = NULL;
 	_cleanup_free_ char *why = NULL;
 	bool ready = false;
+	usec_t now;
 	int r;
 
 	k8s_client_set_deadline(x->client, deadline + 30 * USEC_PER_SEC);
@@ -214,7 +219,10 @@ int verb_restart_device_plugin(struct k8s_ctx *x)
 			r = allocatable_ok(x, &why);
 		if (r > 0) {
 			k8s_log(x, "device plugin restarted");
-			return 0;
+			if (!x->resources)
+				return 0;
+			now = k8s_client_now(x->client);
+			return replace_daemonset_pods(x, deadline > now ? deadline - now : 0);
 		}
 	}
 	return r;

@@ -17,7 +17,13 @@
  *  - 500 for a pod under two budgets cannot be retried away: that pod fails;
  *  - any other refusal (RBAC, an admission webhook's denial) fails the drain.
  * Evicted and deleted pods are then awaited until they are gone, bounded by
- * --timeout (and by the longest grace period of the pods deleted). */
+ * --timeout (and by the longest grace period of the pods deleted). Last, the
+ * DaemonSet pods that request one of the resources go the same way (evicted,
+ * budgets and the fallback apply, awaited), within a DrainTimeoutSec of their
+ * own: the pods that used their services are gone by then. Their DaemonSet
+ * creates them again at once, cordon or not, with VFs the device plugin still
+ * advertises; restart-device-plugin --resource replaces them once more after
+ * the change (replace_daemonset_pods()). */
 
 #include "json-util.h"
 #include "k8s-notify.h"
@@ -35,7 +41,9 @@ enum drain_pod_state {
 	DRAIN_POD_DELETED,     /* deleted by the fallback: wait for it to be gone */
 	DRAIN_POD_TERMINATING, /* being deleted by someone else: wait for it */
 	DRAIN_POD_GONE,
-	DRAIN_POD_FAILED, /* cannot be evicted (two budgets) */
+	DRAIN_POD_FAILED,  /* cannot be evicted (two budgets) */
+	DRAIN_POD_HOLDING, /* a DaemonSet pod with our resources: its turn comes last */
+	_DRAIN_POD_STATE_MAX,
 };
 
 struct drain_pod {
@@ -47,6 +55,7 @@ struct drain_pod {
 	bool blocked;	  /* a budget refused it at least once */
 	bool by_budget;	  /* and the last refusal was a budget's */
 	bool gone;	  /* evicted or deleted, and no longer on the node */
+	bool holder;	  /* a DaemonSet pod that requests the resources */
 	char *reason;
 };
 
@@ -68,6 +77,8 @@ static void drain_done(struct drain *d)
 	}
 	free(d->pods);
 }
+
+static int set_reason(struct drain_pod *p, const char *why);
 
 static char *pod_id(const struct drain_pod *p)
 {
@@ -112,7 +123,9 @@ static int list_node_pods(struct k8s_ctx *x, struct json_object **ret_items,
 	return k8s_list(x->client, path, what, ret_list, ret_items);
 }
 
-static int drain_select(struct drain *d)
+/* The pods to drain; with holders_only, only the DaemonSet pods that request
+ * one of the resources. */
+static int drain_select(struct drain *d, bool holders_only)
 {
 	struct k8s_ctx *x = d->x;
 	_cleanup_json_ struct json_object *list = NULL;
@@ -128,13 +141,23 @@ static int drain_select(struct drain *d)
 
 		if (v < 0)
 			return -EINVAL;
+		if (holders_only && v != POD_VERDICT_REPLACE)
+			continue;
 		d->skipped[v]++;
-		if (v == POD_VERDICT_EVICT || v == POD_VERDICT_TERMINATING) {
+		if (v == POD_VERDICT_EVICT || v == POD_VERDICT_TERMINATING ||
+		    v == POD_VERDICT_REPLACE) {
 			r = drain_add(d, pod,
-				      v == POD_VERDICT_EVICT ? DRAIN_POD_PENDING :
-							       DRAIN_POD_TERMINATING);
+				      v == POD_VERDICT_EVICT	   ? DRAIN_POD_PENDING :
+				      v == POD_VERDICT_TERMINATING ? DRAIN_POD_TERMINATING :
+								     DRAIN_POD_HOLDING);
 			if (r < 0)
 				return r;
+			d->pods[d->n - 1].holder = v == POD_VERDICT_REPLACE;
+			if (v == POD_VERDICT_REPLACE &&
+			    set_reason(&d->pods[d->n - 1],
+				       "a DaemonSet pod that requests the resources: evicted once "
+				       "the other pods are gone") < 0)
+				return -ENOMEM;
 		}
 	}
 	return 0;
@@ -223,7 +246,10 @@ static int evict_handle(struct drain *d, struct drain_pod *p, const struct k8s_r
 	const char *msg = k8s_status_message(resp->json);
 
 	if (resp->status >= 200 && resp->status < 300) {
-		k8s_log(d->x, "%s/%s: evicted", p->ns, p->name);
+		k8s_log(d->x, "%s/%s: evicted%s", p->ns, p->name,
+			p->holder ? " (a DaemonSet pod that requests the resources: its DaemonSet "
+				    "replaces it)" :
+				    "");
 		p->state = DRAIN_POD_EVICTED;
 		return 0;
 	}
@@ -514,22 +540,27 @@ static struct json_object *pod_reason(const struct drain_pod *p)
 
 static void drain_report(struct drain *d)
 {
-	static const char *const keys[] = {
+	static const char *const keys[_DRAIN_POD_STATE_MAX] = {
 		[DRAIN_POD_PENDING] = "remaining", [DRAIN_POD_EVICTED] = "evicted",
 		[DRAIN_POD_DELETED] = "deleted",   [DRAIN_POD_TERMINATING] = "terminating",
 		[DRAIN_POD_GONE] = "gone",	   [DRAIN_POD_FAILED] = "failed",
+		[DRAIN_POD_HOLDING] = "remaining",
 	};
 	struct json_object *skipped = json_object_new_object();
 
 	for (size_t i = 0; i < ELEMENTSOF(keys); i++)
 		result_set(d->x, keys[i], json_object_new_array());
 	result_set(d->x, "blocked", json_object_new_array());
+	result_set(d->x, "replaced", json_object_new_array());
 	for (size_t i = 0; i < d->n; i++) {
 		const struct drain_pod *p = &d->pods[i];
 		_cleanup_free_ char *id = pod_id(p);
-		bool detailed = p->state == DRAIN_POD_FAILED || p->state == DRAIN_POD_PENDING;
+		bool detailed = p->state == DRAIN_POD_FAILED || p->state == DRAIN_POD_PENDING ||
+				p->state == DRAIN_POD_HOLDING;
+		bool replaced = p->holder &&
+				(p->state == DRAIN_POD_EVICTED || p->state == DRAIN_POD_DELETED);
 
-		result_append(d->x, keys[p->state],
+		result_append(d->x, replaced ? "replaced" : keys[p->state],
 			      detailed ? pod_reason(p) :
 			      id       ? json_object_new_string(id) :
 					 NULL);
@@ -564,12 +595,81 @@ static int drain_give_up(struct drain *d, bool ours, int r)
 	return k8s_client_fail(x->client, r, "%s", msg);
 }
 
+/* Waits for the pods deleted or evicted to be gone: for wait, or for the
+ * longest grace period of the pods deleted with theirs plus a margin. */
+static int drain_wait(struct drain *d, usec_t wait, int64_t grace)
+{
+	usec_t need = (usec_t)grace * USEC_PER_SEC + GRACE_MARGIN;
+
+	if (need > wait) {
+		wait = need;
+		k8s_client_set_deadline(d->x->client,
+					k8s_client_now(d->x->client) + wait + 30 * USEC_PER_SEC);
+	}
+	return wait_gone(d, k8s_client_now(d->x->client) + wait);
+}
+
+/* Evicts the pending pods as the drain does (budgets, the fallback), waits
+ * for them to be gone, fails for the pods that cannot be evicted. */
+static int drain_pending(struct drain *d, usec_t wait)
+{
+	int64_t grace = 0;
+	int r;
+
+	r = evict_all(d);
+	if (r >= 0)
+		r = drain_fallback(d, &grace);
+	if (r >= 0)
+		r = drain_wait(d, wait, grace);
+	if (r >= 0)
+		r = drain_check_failed(d);
+	return r;
+}
+
+/* The DaemonSet pods that hold the resources, now that no other pod uses
+ * them: pending, with a DrainTimeoutSec of their own. */
+static int drain_holders(struct drain *d, usec_t wait)
+{
+	struct k8s_ctx *x = d->x;
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->n; i++)
+		if (d->pods[i].state == DRAIN_POD_HOLDING) {
+			d->pods[i].state = DRAIN_POD_PENDING;
+			n++;
+		}
+	if (n == 0)
+		return 0;
+	d->evict_deadline = k8s_client_now(x->client) + x->conf.drain_timeout;
+	k8s_client_set_deadline(x->client, d->evict_deadline + wait + 30 * USEC_PER_SEC);
+	return drain_pending(d, wait);
+}
+
+int replace_daemonset_pods(struct k8s_ctx *x, usec_t wait)
+{
+	struct drain d = { .x = x };
+	int r;
+
+	r = drain_select(&d, true);
+	if (r >= 0)
+		r = drain_holders(&d, wait);
+	result_set(x, "replaced", json_object_new_array());
+	for (size_t i = 0; i < d.n; i++) {
+		const struct drain_pod *p = &d.pods[i];
+		_cleanup_free_ char *id = pod_id(p);
+
+		if ((p->state == DRAIN_POD_EVICTED || p->state == DRAIN_POD_DELETED) && id)
+			result_append(x, "replaced", json_object_new_string(id));
+	}
+	drain_done(&d);
+	return r;
+}
+
 int verb_drain(struct k8s_ctx *x)
 {
 	usec_t wait = x->timeout ?: WAIT_DEFAULT;
 	struct drain d = { .x = x };
 	bool ours = false, changed = false;
-	int64_t grace = 0;
 	int r;
 
 	d.evict_deadline = k8s_client_now(x->client) + x->conf.drain_timeout;
@@ -581,21 +681,12 @@ int verb_drain(struct k8s_ctx *x)
 		k8s_log(x, "cordoned");
 	result_set(x, "owned", json_object_new_boolean(ours));
 	result_set(x, "cordon_changed", json_object_new_boolean(changed));
-	r = drain_select(&d);
+	r = drain_select(&d, false);
 	if (r >= 0)
-		r = evict_all(&d);
+		r = drain_pending(&d, wait);
+	/* the DaemonSet pods that hold VFs, once no other pod uses them */
 	if (r >= 0)
-		r = drain_fallback(&d, &grace);
-	/* pods deleted with their own grace period take that long */
-	if (r >= 0 && (usec_t)grace * USEC_PER_SEC + GRACE_MARGIN > wait) {
-		wait = (usec_t)grace * USEC_PER_SEC + GRACE_MARGIN;
-		k8s_client_set_deadline(x->client,
-					k8s_client_now(x->client) + wait + 30 * USEC_PER_SEC);
-	}
-	if (r >= 0)
-		r = wait_gone(&d, k8s_client_now(x->client) + wait);
-	if (r >= 0)
-		r = drain_check_failed(&d);
+		r = drain_holders(&d, wait);
 	drain_report(&d);
 	if (r < 0 && r != -ENOMEM)
 		r = drain_give_up(&d, ours, r);

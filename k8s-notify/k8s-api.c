@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <time.h>
 
+#include "json-util.h"
 #include "k8s-api.h"
 
 char *microtime_format(usec_t t, char buf[static MICROTIME_MAX])
@@ -286,4 +288,297 @@ int k8s_set_error(char *error, int r, const char *fmt, ...)
 	vsnprintf(error, K8S_ERROR_MAX, fmt, ap);
 	va_end(ap);
 	return r;
+}
+
+static const char b64_alphabet[] =
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static int b64_value(char c)
+{
+	const char *p = c ? strchr(b64_alphabet, c) : NULL;
+
+	return p ? (int)(p - b64_alphabet) : -1;
+}
+
+int k8s_base64_decode(const char *s, size_t n, char **ret, size_t *ret_size)
+{
+	_cleanup_free_ char *out = malloc(n / 4 * 3 + 4);
+	size_t len = 0, pad = 0, bits = 0;
+	uint32_t acc = 0;
+
+	if (!out)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		int v;
+
+		if (strchr(" \t\r\n", s[i]) && s[i])
+			continue;
+		if (s[i] == '=') {
+			pad++;
+			continue;
+		}
+		v = b64_value(s[i]);
+		if (v < 0 || pad > 0)
+			return -EINVAL;
+		acc = (acc << 6) | (uint32_t)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out[len++] = (char)((acc >> bits) & 0xff);
+		}
+	}
+	/* leftover bits must be padding zeros, and at most 2 '=' */
+	if (pad > 2 || bits >= 6 || (acc & ((1u << bits) - 1)) != 0)
+		return -EINVAL;
+	out[len] = '\0';
+	*ret_size = len;
+	*ret = TAKE_PTR(out);
+	return 0;
+}
+
+char *k8s_base64_encode(const void *data, size_t n)
+{
+	const unsigned char *d = data;
+	char *out = malloc((n + 2) / 3 * 4 + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)d[i] << 16 | (i + 1 < n ? (uint32_t)d[i + 1] << 8 : 0) |
+			     (i + 2 < n ? d[i + 2] : 0);
+
+		*o++ = b64_alphabet[v >> 18 & 63];
+		*o++ = b64_alphabet[v >> 12 & 63];
+		*o++ = i + 1 < n ? b64_alphabet[v >> 6 & 63] : '=';
+		*o++ = i + 2 < n ? b64_alphabet[v & 63] : '=';
+	}
+	*o = '\0';
+	return out;
+}
+
+struct json_object *k8s_json_parse(const char *buf, size_t len)
+{
+	struct json_tokener *tok;
+	struct json_object *o;
+
+	if (len == 0 || len > INT32_MAX)
+		return NULL;
+	tok = json_tokener_new_ex(64);
+	if (!tok)
+		return NULL;
+	o = json_tokener_parse_ex(tok, buf, (int)len);
+	if (o && json_tokener_get_error(tok) == json_tokener_success)
+		/* one value, and nothing after it but white space */
+		for (size_t i = json_tokener_get_parse_end(tok); o && i < len; i++)
+			if (!strchr(" \t\r\n", buf[i]) || !buf[i]) {
+				json_object_put(o);
+				o = NULL;
+			}
+	if (o && json_tokener_get_error(tok) != json_tokener_success) {
+		json_object_put(o);
+		o = NULL;
+	}
+	json_tokener_free(tok);
+	return o;
+}
+
+int k8s_jwt_times(const char *token, usec_t *ret_issued, usec_t *ret_expires)
+{
+	_cleanup_free_ char *b64 = NULL, *payload = NULL;
+	_cleanup_json_ struct json_object *claims = NULL;
+	const char *dot = strchr(token, '.'), *end;
+	usec_t t[2] = {};
+	size_t n;
+
+	end = dot ? strchr(dot + 1, '.') : NULL;
+	if (!end || end == dot + 1 || end - dot > 64 * 1024)
+		return -EINVAL;
+	/* base64url without padding */
+	b64 = strndup(dot + 1, (size_t)(end - dot - 1));
+	if (!b64)
+		return -ENOMEM;
+	for (char *p = b64; *p; p++)
+		if (*p == '-' || *p == '_')
+			*p = *p == '-' ? '+' : '/';
+		else if (*p == '+' || *p == '/' || *p == '=')
+			return -EINVAL;
+	if (k8s_base64_decode(b64, strlen(b64), &payload, &n) < 0)
+		return -EINVAL;
+	claims = k8s_json_parse(payload, n);
+	if (!json_object_is_type(claims, json_type_object))
+		return -EINVAL;
+	for (size_t i = 0; i < 2; i++) {
+		struct json_object *v = k8s_json_get(claims, i ? "exp" : "iat", NULL);
+		int64_t sec;
+
+		if (!v || !(json_object_is_type(v, json_type_int) ||
+			    json_object_is_type(v, json_type_double)))
+			continue;
+		sec = json_object_get_int64(v);
+		if (sec > 0 && sec < (int64_t)(UINT64_MAX / USEC_PER_SEC / 2))
+			t[i] = (usec_t)sec * USEC_PER_SEC;
+	}
+	*ret_issued = t[0];
+	*ret_expires = t[1];
+	return 0;
+}
+
+/* One DER element at *p (before end): its tag, and its contents in
+ * [*ret_body, *ret_body + *ret_len); *p moves past it. Short tags, definite
+ * lengths of at most 4 bytes. */
+static int der_next(const uint8_t **p, const uint8_t *end, uint8_t *ret_tag,
+		    const uint8_t **ret_body, size_t *ret_len)
+{
+	const uint8_t *q = *p;
+	size_t len;
+
+	if (end - q < 2)
+		return -EINVAL;
+	*ret_tag = *q++;
+	len = *q++;
+	if (len & 0x80) {
+		size_t n = len & 0x7f;
+
+		if (n == 0 || n > 4 || (size_t)(end - q) < n)
+			return -EINVAL;
+		for (len = 0; n > 0; n--)
+			len = len << 8 | *q++;
+	}
+	if ((size_t)(end - q) < len)
+		return -EINVAL;
+	*ret_body = q;
+	*ret_len = len;
+	*p = q + len;
+	return 0;
+}
+
+/* UTCTime (YYMMDDHHMMSSZ, 1950-2049) or GeneralizedTime (YYYYMMDDHHMMSSZ). */
+static int der_time(uint8_t tag, const uint8_t *b, size_t len, usec_t *ret)
+{
+	size_t y = tag == 0x17 ? 2 : 4;
+	const char *s = (const char *)b;
+	char text[32];
+
+	if ((tag != 0x17 && tag != 0x18) || len != y + 11 || b[len - 1] != 'Z')
+		return -EINVAL;
+	for (size_t i = 0; i < len - 1; i++)
+		if (b[i] < '0' || b[i] > '9')
+			return -EINVAL;
+	/* as RFC 3339, which microtime_parse() reads */
+	snprintf(text, sizeof(text), "%s%.*s-%.2s-%.2sT%.2s:%.2s:%.2sZ",
+		 y == 2 ? (b[0] >= '5' ? "19" : "20") : "", (int)y, s, s + y, s + y + 2, s + y + 4,
+		 s + y + 6, s + y + 8);
+	return microtime_parse(text, ret);
+}
+
+int k8s_cert_times(const char *pem, size_t size, usec_t *ret_not_before, usec_t *ret_not_after)
+{
+	static const char begin[] = "-----BEGIN CERTIFICATE-----", end_mark[] = "-----END";
+	const char *b = memmem(pem, size, begin, strlen(begin)), *e;
+	_cleanup_free_ char *der = NULL;
+	const uint8_t *p, *end, *body;
+	size_t n, len;
+	usec_t t[2];
+	uint8_t tag;
+
+	if (!b)
+		return -EINVAL;
+	b += strlen(begin);
+	e = memmem(b, size - (size_t)(b - pem), end_mark, strlen(end_mark));
+	if (!e || k8s_base64_decode(b, (size_t)(e - b), &der, &n) < 0)
+		return -EINVAL;
+	/* Certificate, then its TBSCertificate */
+	p = (const uint8_t *)der;
+	end = p + n;
+	for (int i = 0; i < 2; i++) {
+		if (der_next(&p, end, &tag, &body, &len) < 0 || tag != 0x30)
+			return -EINVAL;
+		p = body;
+		end = body + len;
+	}
+	/* [0] version (optional), serialNumber, signature, issuer, then validity */
+	if (der_next(&p, end, &tag, &body, &len) < 0 ||
+	    (tag == 0xa0 && der_next(&p, end, &tag, &body, &len) < 0) || tag != 0x02)
+		return -EINVAL;
+	for (int i = 0; i < 3; i++)
+		if (der_next(&p, end, &tag, &body, &len) < 0 || tag != 0x30)
+			return -EINVAL;
+	p = body;
+	end = body + len;
+	for (int i = 0; i < 2; i++)
+		if (der_next(&p, end, &tag, &body, &len) < 0 || der_time(tag, body, len, &t[i]) < 0)
+			return -EINVAL;
+	*ret_not_before = t[0];
+	*ret_not_after = t[1];
+	return 0;
+}
+static const char *const cred_kind_names[_K8S_CRED_KIND_MAX] = {
+	[K8S_CRED_TOKEN] = "token",
+	[K8S_CRED_TOKEN_FILE] = "token-file",
+	[K8S_CRED_EXEC] = "exec",
+	[K8S_CRED_CLIENT_CERTIFICATE] = "client-certificate",
+};
+
+DEFINE_STRING_TABLE_TO(k8s_cred_kind, enum k8s_cred_kind, cred_kind_names)
+
+/* "3 d 4 h", "58 min", "40 s" */
+static char *span_string(usec_t d)
+{
+	uint64_t s = d / USEC_PER_SEC;
+
+	if (s >= 86400)
+		return strdup_printf("%" PRIu64 " d %" PRIu64 " h", s / 86400, s % 86400 / 3600);
+	if (s >= 3600)
+		return strdup_printf("%" PRIu64 " h %" PRIu64 " min", s / 3600, s % 3600 / 60);
+	if (s >= 60)
+		return strdup_printf("%" PRIu64 " min", s / 60);
+	return strdup_printf("%" PRIu64 " s", s);
+}
+
+char *k8s_cred_warning(enum k8s_cred_kind kind, const char *source, usec_t issued, usec_t expires,
+		       usec_t now)
+{
+	static const char *const what[_K8S_CRED_KIND_MAX] = {
+		[K8S_CRED_TOKEN] = "the token of",
+		[K8S_CRED_TOKEN_FILE] = "the token in the file",
+		[K8S_CRED_EXEC] = "the credential of the exec plugin",
+		[K8S_CRED_CLIENT_CERTIFICATE] = "the client certificate of",
+	};
+	usec_t day = 24 * 3600 * USEC_PER_SEC, left, margin;
+	_cleanup_free_ char *span = NULL;
+	char when[MICROTIME_MAX];
+
+	if (!expires || kind < 0 || kind >= _K8S_CRED_KIND_MAX)
+		return NULL;
+	microtime_format(expires, when);
+	when[19] = 'Z'; /* whole seconds */
+	when[20] = '\0';
+	/* a plugin's is renewed by running it: only one that comes expired is news */
+	if (expires <= now)
+		return strdup_printf("%s %s expired at %s: %s", what[kind], source, when,
+				     kind == K8S_CRED_EXEC ?
+					     "it gives a credential that has expired already" :
+					     "every request is refused (401) until it is replaced");
+	if (kind == K8S_CRED_EXEC)
+		return NULL;
+	left = expires - now;
+	if (kind == K8S_CRED_TOKEN)
+		margin = K8S_CRED_WARN * day;
+	else
+		margin = issued && issued < expires ? (expires - issued) / 5 : day;
+	if (kind == K8S_CRED_CLIENT_CERTIFICATE && margin > K8S_CRED_WARN_CERT * day)
+		margin = K8S_CRED_WARN_CERT * day;
+	if (left >= margin)
+		return NULL;
+	span = span_string(left);
+	if (!span)
+		return NULL;
+	return strdup_printf("%s %s expires at %s, in %s%s", what[kind], source, when, span,
+			     kind == K8S_CRED_TOKEN ?
+				     ", and nothing renews it: replace it before then, or use a "
+				     "tokenFile that is renewed, an exec plugin or a client "
+				     "certificate" :
+			     kind == K8S_CRED_TOKEN_FILE ?
+				     ", and has not been renewed: write a new one before then" :
+				     ": renew it before then");
 }

@@ -59,6 +59,14 @@ uint32_t k8s_status_retry_after(struct json_object *status);
  * that contenders spread out but never retry at once. */
 usec_t k8s_backoff(unsigned attempt, usec_t base, usec_t cap, uint32_t rnd) _pure_;
 
+/* RFC 4648 base64 (padding optional, whitespace ignored); -EINVAL on bad input. */
+int k8s_base64_decode(const char *s, size_t n, char **ret, size_t *ret_size);
+/* RFC 4648 base64 with padding; NULL when out of memory. */
+char *k8s_base64_encode(const void *data, size_t n);
+
+/* One JSON value of len bytes (at most 64 levels deep, white space around it);
+ * NULL when it is not. */
+struct json_object *k8s_json_parse(const char *buf, size_t len);
 /* o.k1.k2... (NULL-terminated keys); NULL when a step is missing or not an object. */
 struct json_object *k8s_json_get(struct json_object *o, ...) __attribute__((sentinel));
 /* Like k8s_json_get, but only a string value; NULL otherwise. */
@@ -66,6 +74,40 @@ const char *k8s_json_str(struct json_object *o, ...) __attribute__((sentinel));
 
 /* Whether s is a DNS subdomain (object names of nodes, pods, leases). */
 bool k8s_name_is_valid(const char *s) _pure_;
+
+/* The "iat" and "exp" claims of a JWT (a bound service-account token, an
+ * OIDC id token), read without checking its signature (only the API server
+ * can): µs since the epoch, 0 when a claim is absent. -EINVAL when token is
+ * not a JWT. */
+int k8s_jwt_times(const char *token, usec_t *ret_issued, usec_t *ret_expires);
+
+/* notBefore and notAfter of the first certificate of a PEM text (a client
+ * certificate), µs since the epoch: the DER of its validity is walked with
+ * every length checked, nothing else is looked at (the TLS library checks
+ * the certificate itself). -EINVAL when there is no such certificate. */
+int k8s_cert_times(const char *pem, size_t size, usec_t *ret_not_before, usec_t *ret_not_after);
+
+/* How credentials are given, and whether someone renews them. */
+enum k8s_cred_kind {
+	K8S_CRED_TOKEN,	     /* in the kubeconfig: nobody renews it */
+	K8S_CRED_TOKEN_FILE, /* read at every run: whoever writes it may renew it */
+	K8S_CRED_EXEC,	     /* a plugin, run again when its credential expires */
+	K8S_CRED_CLIENT_CERTIFICATE,
+	_K8S_CRED_KIND_MAX,
+	_K8S_CRED_KIND_INVALID = -EINVAL,
+};
+const char *k8s_cred_kind_to_string(enum k8s_cred_kind k) _pure_;
+/* A warning when the credential expires soon (or did), else NULL: a token in
+ * the kubeconfig within K8S_CRED_WARN days; a token file when less than a
+ * fifth of its lifetime is left (a kubelet renews it at four fifths), or
+ * within a day when its lifetime is unknown; a client certificate when less
+ * than a fifth of its lifetime, and at most K8S_CRED_WARN_CERT days, are
+ * left; never for a plugin's.
+ * issued/expires as k8s_jwt_times() gives them; now the wall clock. */
+#define K8S_CRED_WARN 7
+#define K8S_CRED_WARN_CERT 30
+char *k8s_cred_warning(enum k8s_cred_kind kind, const char *source, usec_t issued, usec_t expires,
+		       usec_t now);
 
 /* Writes the message to error (K8S_ERROR_MAX bytes) and returns r. */
 int k8s_set_error(char *error, int r, const char *fmt, ...) _printf_(3, 4);

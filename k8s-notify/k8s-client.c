@@ -6,6 +6,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "exec-credential.h"
 #include "json-util.h"
 #include "k8s-client.h"
 
@@ -23,6 +24,14 @@ struct k8s_client {
 	char *server;
 	char *auth_header; /* "Authorization: Bearer ..." or NULL */
 	struct pem ca, cert, key;
+	/* an exec plugin's: run again when what it gave expires, or on a 401 */
+	struct kc_exec *exec;
+	usec_t cred_expires; /* CLOCK_REALTIME; 0 = not known */
+	usec_t cred_issued;
+	enum k8s_cred_kind cred_kind;
+	usec_t cert_not_after; /* of the client certificate; 0 = none, or not known */
+	char *cred_source;     /* the file or program they come from */
+	unsigned n_exec;       /* plugin runs */
 	struct k8s_client_options o;
 	usec_t deadline;
 	unsigned n_requests;   /* answered */
@@ -144,9 +153,10 @@ static int pem_load(const struct kc_blob *b, const char *what, const char *marke
 	return 0;
 }
 
-static int token_load(const struct kubeconfig *kc, char **ret, char *error)
+static int token_load(struct k8s_client *c, const struct kubeconfig *kc, char **ret, char *error)
 {
 	_cleanup_free_ char *token = NULL;
+	usec_t issued, expires;
 	size_t n;
 	int r;
 
@@ -167,9 +177,75 @@ static int token_load(const struct kubeconfig *kc, char **ret, char *error)
 		return k8s_set_error(error, -ENOKEY, "token%s%s is %s",
 				     kc->token_file ? " file " : "", strempty(kc->token_file),
 				     n ? "not one line" : "empty");
+	/* a JWT says when it expires, other tokens do not; beside a client
+	 * certificate, what is reported is what expires first */
+	r = k8s_jwt_times(token, &issued, &expires);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		issued = expires = 0;
+	if (!c->cert.data || (expires && (!c->cred_expires || expires < c->cred_expires))) {
+		c->cred_kind = kc->token ? K8S_CRED_TOKEN : K8S_CRED_TOKEN_FILE;
+		c->cred_issued = issued;
+		c->cred_expires = expires;
+		if (kc->token_file && free_and_strdup(&c->cred_source, kc->token_file) < 0)
+			return -ENOMEM;
+	}
 	*ret = strdup_printf("Authorization: Bearer %s", token);
 	explicit_bzero(token, n);
 	return *ret ? 0 : -ENOMEM;
+}
+
+static int curl_client_cert(struct k8s_client *c);
+static void pem_done(struct pem *p);
+
+/* How long before the plugin's credential expires it is run again. */
+#define EXEC_EXPIRY_MARGIN (5 * USEC_PER_SEC)
+
+/* Runs the exec plugin and takes its token or client certificate. */
+static int exec_refresh(struct k8s_client *c, char *error)
+{
+	struct exec_credential cred = {};
+	usec_t timeout = c->o.request_timeout ?: 30 * USEC_PER_SEC, now = k8s_client_now(c);
+	int r;
+
+	if (c->deadline && c->deadline > now && c->deadline - now < timeout)
+		timeout = c->deadline - now;
+	c->n_exec++;
+	r = exec_credential_run(c->exec, c->server, c->ca.data, c->ca.size, timeout, &cred, error);
+	if (r < 0)
+		return r;
+	if (c->auth_header)
+		explicit_bzero(c->auth_header, strlen(c->auth_header));
+	c->auth_header = mfree(c->auth_header);
+	pem_done(&c->cert);
+	pem_done(&c->key);
+	if (cred.token && !(c->auth_header = strdup_printf("Authorization: Bearer %s", cred.token)))
+		r = -ENOMEM;
+	if (cred.cert) {
+		c->cert.size = strlen(cred.cert);
+		c->cert.data = TAKE_PTR(cred.cert);
+		c->key.size = strlen(cred.key);
+		c->key.data = TAKE_PTR(cred.key);
+	}
+	c->cred_expires = cred.expires;
+	c->cert_not_after = 0;
+	if (c->cert.data)
+		(void)k8s_cert_times(c->cert.data, c->cert.size, &(usec_t){ 0 },
+				     &c->cert_not_after);
+	exec_credential_done(&cred);
+	if (r >= 0 && c->curl)
+		r = curl_client_cert(c);
+	return r;
+}
+
+/* Before a request: a plugin's credential that expires (or did) is renewed. */
+static int credentials_current(struct k8s_client *c)
+{
+	if (!c->exec || !c->cred_expires ||
+	    k8s_client_realtime(c) + EXEC_EXPIRY_MARGIN < c->cred_expires)
+		return 0;
+	return exec_refresh(c, c->error);
 }
 
 static int credentials_load(struct k8s_client *c, const struct kubeconfig *kc, char *error)
@@ -183,8 +259,21 @@ static int credentials_load(struct k8s_client *c, const struct kubeconfig *kc, c
 	if (r >= 0)
 		r = pem_load(&kc->client_key, "client key", "PRIVATE KEY-----", true, &c->key,
 			     error);
+	c->cred_kind = K8S_CRED_CLIENT_CERTIFICATE;
+	if (r >= 0 && c->cert.data &&
+	    k8s_cert_times(c->cert.data, c->cert.size, &c->cred_issued, &c->cred_expires) >= 0)
+		c->cert_not_after = c->cred_expires;
+	if (r >= 0 && c->o.credentials)
+		r = free_and_strdup(&c->cred_source, c->o.credentials);
 	if (r >= 0)
-		r = token_load(kc, &c->auth_header, error);
+		r = token_load(c, kc, &c->auth_header, error);
+	if (r >= 0 && kc->exec) {
+		c->cred_kind = K8S_CRED_EXEC;
+		c->exec = kc_exec_copy(kc->exec);
+		r = c->exec ? free_and_strdup(&c->cred_source, c->exec->command) : -ENOMEM;
+		if (r >= 0)
+			r = exec_refresh(c, error);
+	}
 	return r;
 }
 
@@ -243,15 +332,26 @@ static int curl_setup(struct k8s_client *c)
 		ok &= curl_easy_setopt(h, CURLOPT_CAINFO, NULL) == CURLE_OK;
 		ok &= curl_easy_setopt(h, CURLOPT_CAPATH, NULL) == CURLE_OK;
 	}
-	if (c->cert.data) {
-		struct curl_blob cb = { c->cert.data, c->cert.size, CURL_BLOB_COPY };
-		struct curl_blob kb = { c->key.data, c->key.size, CURL_BLOB_COPY };
+	return ok ? curl_client_cert(c) : -EOPNOTSUPP;
+}
 
-		ok &= curl_easy_setopt(h, CURLOPT_SSLCERT_BLOB, &cb) == CURLE_OK;
-		ok &= curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM") == CURLE_OK;
-		ok &= curl_easy_setopt(h, CURLOPT_SSLKEY_BLOB, &kb) == CURLE_OK;
-		ok &= curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM") == CURLE_OK;
+/* The client certificate, or none (an exec plugin may switch). */
+static int curl_client_cert(struct k8s_client *c)
+{
+	struct curl_blob cb = { c->cert.data, c->cert.size, CURL_BLOB_COPY };
+	struct curl_blob kb = { c->key.data, c->key.size, CURL_BLOB_COPY };
+	CURL *h = c->curl;
+	bool ok = true;
+
+	if (!c->cert.data) {
+		ok &= curl_easy_setopt(h, CURLOPT_SSLCERT_BLOB, NULL) == CURLE_OK;
+		ok &= curl_easy_setopt(h, CURLOPT_SSLKEY_BLOB, NULL) == CURLE_OK;
+		return ok ? 0 : -EOPNOTSUPP;
 	}
+	ok &= curl_easy_setopt(h, CURLOPT_SSLCERT_BLOB, &cb) == CURLE_OK;
+	ok &= curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM") == CURLE_OK;
+	ok &= curl_easy_setopt(h, CURLOPT_SSLKEY_BLOB, &kb) == CURLE_OK;
+	ok &= curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM") == CURLE_OK;
 	return ok ? 0 : -EOPNOTSUPP;
 }
 
@@ -269,6 +369,12 @@ int k8s_client_new(const struct kubeconfig *kc, const struct k8s_client_options 
 	c->server = strdup(kc->server);
 	if (!c->server)
 		return -ENOMEM;
+	c->t = (struct k8s_transport){ .exchange = curl_exchange,
+				       .watch = curl_watch,
+				       .now = clock_now,
+				       .realtime = clock_realtime,
+				       .sleep = clock_sleep,
+				       .random = clock_random };
 	r = credentials_load(c, kc, error);
 	if (r < 0)
 		return r;
@@ -278,12 +384,6 @@ int k8s_client_new(const struct kubeconfig *kc, const struct k8s_client_options 
 	if (r < 0)
 		return k8s_set_error(error, r,
 				     "libcurl lacks a needed option (built without TLS?)");
-	c->t = (struct k8s_transport){ .exchange = curl_exchange,
-				       .watch = curl_watch,
-				       .now = clock_now,
-				       .realtime = clock_realtime,
-				       .sleep = clock_sleep,
-				       .random = clock_random };
 	*ret = TAKE_PTR(c);
 	return 0;
 }
@@ -323,6 +423,8 @@ struct k8s_client *k8s_client_free(struct k8s_client *c)
 	pem_done(&c->ca);
 	pem_done(&c->cert);
 	pem_done(&c->key);
+	kc_exec_free(c->exec);
+	free(c->cred_source);
 	free(c->buf);
 	free(c->line);
 	free(c);
@@ -342,6 +444,20 @@ unsigned k8s_client_requests(const struct k8s_client *c)
 unsigned k8s_client_unanswered(const struct k8s_client *c)
 {
 	return c->n_unanswered;
+}
+
+void k8s_client_credential(const struct k8s_client *c, enum k8s_cred_kind *ret_kind,
+			   const char **ret_source, usec_t *ret_issued, usec_t *ret_expires)
+{
+	*ret_kind = c->cred_kind;
+	*ret_source = c->cred_source;
+	*ret_issued = c->cred_issued;
+	*ret_expires = c->cred_expires;
+}
+
+unsigned k8s_client_exec_runs(const struct k8s_client *c)
+{
+	return c->n_exec;
 }
 
 const char *k8s_client_error(const struct k8s_client *c)
@@ -410,6 +526,19 @@ static int transport_error(struct k8s_client *c, const struct k8s_request *req, 
 	if (r == -EFBIG)
 		return k8s_client_fail(c, r, "%s: response larger than %u MiB, refused", req->what,
 				       K8S_RESPONSE_MAX >> 20);
+	/* a server that checks client certificates in the handshake refuses an
+	 * expired one there: no retry cures that */
+	if (c->cert_not_after && k8s_client_realtime(c) >= c->cert_not_after &&
+	    (code == CURLE_SSL_CONNECT_ERROR || code == CURLE_RECV_ERROR ||
+	     code == CURLE_SEND_ERROR || code == CURLE_GOT_NOTHING)) {
+		char when[MICROTIME_MAX];
+
+		return k8s_client_fail(c, -EKEYEXPIRED,
+				       "%s: TLS with %s failed: our client certificate expired at "
+				       "%s (by this host's clock): %s",
+				       req->what, c->server,
+				       microtime_format(c->cert_not_after, when), detail);
+	}
 	if (r == -EBADMSG)
 		return k8s_client_fail(c, r, "%s: TLS with %s failed, server not trusted: %s",
 				       req->what, c->server, detail);
@@ -472,25 +601,6 @@ static int request_setup(struct k8s_client *c, CURL *h, const struct k8s_request
 	c->too_big = false;
 	c->curl_error[0] = '\0';
 	return 0;
-}
-
-static struct json_object *parse_json(const char *buf, size_t len)
-{
-	struct json_tokener *tok;
-	struct json_object *o;
-
-	if (len == 0 || len > INT32_MAX)
-		return NULL;
-	tok = json_tokener_new_ex(64);
-	if (!tok)
-		return NULL;
-	o = json_tokener_parse_ex(tok, buf, (int)len);
-	if (o && json_tokener_get_error(tok) != json_tokener_success) {
-		json_object_put(o);
-		o = NULL;
-	}
-	json_tokener_free(tok);
-	return o;
 }
 
 /* libcurl's exchange: 0 with the reply, or -errno with the message set. */
@@ -674,7 +784,7 @@ int k8s_watch_feed(struct k8s_client *c, const char *data, size_t len)
 		c->line_len = 0;
 		if (strspn(c->line, " \t\r") == n)
 			continue;
-		ev = parse_json(c->line, n);
+		ev = k8s_json_parse(c->line, n);
 		if (!ev || !json_object_is_type(ev, json_type_object))
 			return c->watch_end = -EBADMSG;
 		c->watch_end = c->watcher->event(ev, c->watcher->userdata);
@@ -707,6 +817,9 @@ int k8s_watch(struct k8s_client *c, const struct k8s_request *req, const struct 
 	c->line_len = 0;
 	c->watch_end = 0;
 	c->watch_started = false;
+	r = credentials_current(c);
+	if (r < 0)
+		return r;
 	r = c->t.watch(c, c->t.userdata, req, &reply);
 	c->watcher = NULL;
 	if (r < 0 && !c->watch_started) {
@@ -728,7 +841,7 @@ int k8s_watch(struct k8s_client *c, const struct k8s_request *req, const struct 
 	if (reply.status == 200)
 		return 0;
 	resp = (struct k8s_response){ .status = reply.status,
-				      .json = parse_json(reply.body, reply.len) };
+				      .json = k8s_json_parse(reply.body, reply.len) };
 	r = k8s_response_error(c, req, &resp);
 	k8s_response_done(&resp);
 	return r < 0 ? r :
@@ -742,6 +855,9 @@ static int perform_once(struct k8s_client *c, const struct k8s_request *req,
 	struct k8s_reply reply = {};
 	int r;
 
+	r = credentials_current(c);
+	if (r < 0)
+		return r;
 	r = c->t.exchange(c, c->t.userdata, req, &reply);
 	if (r < 0) {
 		c->n_unanswered++;
@@ -749,7 +865,7 @@ static int perform_once(struct k8s_client *c, const struct k8s_request *req,
 	}
 	c->n_requests++;
 	*ret = (struct k8s_response){ .status = reply.status,
-				      .json = parse_json(reply.body, reply.len) };
+				      .json = k8s_json_parse(reply.body, reply.len) };
 	ret->retry_after = reply.retry_after ?: k8s_status_retry_after(ret->json) * USEC_PER_SEC;
 	return 0;
 }
@@ -768,11 +884,18 @@ int k8s_call(struct k8s_client *c, const struct k8s_request *req, struct k8s_res
 	struct k8s_response resp = {};
 	int r;
 
-	for (unsigned attempt = 0;; attempt++) {
+	for (unsigned attempt = 0, renewed = 0;; attempt++) {
 		usec_t delay;
 
 		k8s_response_done(&resp);
 		r = perform_once(c, req, &resp);
+		/* as kubectl: a 401 renews a plugin's credential, once per call */
+		if (r >= 0 && resp.status == 401 && c->exec && !renewed++) {
+			r = exec_refresh(c, c->error);
+			if (r < 0)
+				break;
+			continue;
+		}
 		if (!should_retry(req, r, &resp) || attempt + 1 >= c->o.max_attempts)
 			break;
 		delay = k8s_backoff(attempt, c->o.backoff_base, c->o.backoff_max,
@@ -797,13 +920,22 @@ int k8s_response_error(struct k8s_client *c, const struct k8s_request *req,
 
 	if (r == 0)
 		return 0;
-	if (resp->status == 401)
-		return k8s_client_fail(
-			c, r,
-			"%s: 401 Unauthorized: credentials expired or revoked: the API "
-			"server did not accept the token or client certificate%s%s%s%s",
-			req->what, c->o.credentials ? " of " : "", strempty(c->o.credentials),
-			msg ? ": " : "", strempty(msg));
+	if (resp->status == 401) {
+		_cleanup_free_ char *whose =
+			c->exec		 ? strdup_printf(" that the exec plugin %s gave%s%s%s",
+							 c->exec->command,
+						 c->o.credentials ? " (kubeconfig " : "",
+							 strempty(c->o.credentials),
+						 c->o.credentials ? ")" : "") :
+			c->o.credentials ? strdup_printf(" of %s", c->o.credentials) :
+					   NULL;
+
+		return k8s_client_fail(c, r,
+				       "%s: 401 Unauthorized: credentials expired or revoked: the "
+				       "API server did not accept the token or client "
+				       "certificate%s%s%s",
+				       req->what, strempty(whose), msg ? ": " : "", strempty(msg));
+	}
 	if (resp->status == 403 && k8s_forbidden_kind(resp->json) == K8S_FORBIDDEN_RBAC)
 		return k8s_client_fail(c, r, "%s: 403 Forbidden, refused by RBAC: %s", req->what,
 				       msg);

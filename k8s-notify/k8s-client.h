@@ -74,6 +74,15 @@ static inline void k8s_client_freep(struct k8s_client **c)
 }
 #define _cleanup_k8s_client_ _cleanup_(k8s_client_freep)
 
+/* The credentials in use: how they are given, where from (a path or a
+ * plugin; NULL when not known), and when they were issued and expire
+ * (CLOCK_REALTIME µs, 0 when not known: a token that is no JWT, a client
+ * certificate). */
+void k8s_client_credential(const struct k8s_client *c, enum k8s_cred_kind *ret_kind,
+			   const char **ret_source, usec_t *ret_issued, usec_t *ret_expires);
+/* How many times the exec plugin ran. */
+unsigned k8s_client_exec_runs(const struct k8s_client *c);
+
 /* No call (retries included) goes on past this CLOCK_MONOTONIC time; 0 = none. */
 void k8s_client_set_deadline(struct k8s_client *c, usec_t deadline);
 /* HTTP requests the server answered so far (every attempt counts), and

@@ -26,6 +26,7 @@ static const struct {
 	  0 },
 	{ "lease", verb_lease, verb_lease_check, 1, 1 },
 	{ "annotate", verb_annotate, verb_annotate_check, 0, 0 },
+	{ "credentials", verb_credentials, NULL, 0, 0 },
 };
 
 struct options {
@@ -46,10 +47,13 @@ static void help(void)
 	       "  drain [--resource NAME ...]  cordon, then evict pods (PodDisruptionBudgets apply);\n"
 	       "                               with DrainPods=sriov only pods requesting one of\n"
 	       "                               the resources named in full (intel.com/e810_rdma)\n"
-	       "  restart-device-plugin [--expect RESOURCE=COUNT ...]\n"
-	       "                               restart this node's device-plugin pod\n"
+	       "  restart-device-plugin [--expect RESOURCE=COUNT ...] [--resource NAME ...]\n"
+	       "                               restart this node's device-plugin pod, then\n"
+	       "                               replace DaemonSet pods requesting the resources\n"
 	       "  lease acquire|renew|release  a MaxParallelNodes slot (coordination.k8s.io Lease)\n"
 	       "  annotate --state JSON        publish this node's SR-IOV state as annotations\n"
+	       "  credentials                  say where the credentials come from and when they\n"
+	       "                               expire (no request)\n"
 	       "\n"
 	       "Options:\n"
 	       "  --main-config FILE       main configuration (default %s)\n"
@@ -303,6 +307,44 @@ static int setup(struct k8s_ctx *x, const struct options *o, char *error)
 	return r;
 }
 
+/* Every result says which credentials were used and when they expire; a
+ * warning when that is soon goes to standard error (the journal) too. */
+static void report_credentials(struct k8s_ctx *x)
+{
+	struct json_object *o;
+	_cleanup_free_ char *warning = NULL;
+	enum k8s_cred_kind kind;
+	char when[MICROTIME_MAX];
+	const char *source;
+	usec_t issued, expires;
+
+	if (!x->client)
+		return;
+	k8s_client_credential(x->client, &kind, &source, &issued, &expires);
+	o = json_object_new_object();
+	if (!o)
+		return;
+	json_object_object_add(o, "kind", json_object_new_string(k8s_cred_kind_to_string(kind)));
+	json_object_object_add(o, "source", source ? json_object_new_string(source) : NULL);
+	json_object_object_add(o, "expires",
+			       expires ? json_object_new_string(microtime_format(expires, when)) :
+					 NULL);
+	warning = k8s_cred_warning(kind, strna(source), issued, expires, now_realtime());
+	json_object_object_add(o, "warning", warning ? json_object_new_string(warning) : NULL);
+	if (kind == K8S_CRED_EXEC)
+		json_object_object_add(o, "plugin_runs",
+				       json_object_new_int((int)k8s_client_exec_runs(x->client)));
+	result_set(x, "credentials", o);
+	if (warning)
+		fprintf(stderr, "k8s-notify: %s: warning: %s\n", strna(x->node), warning);
+}
+
+int verb_credentials(struct k8s_ctx *x)
+{
+	/* opening the client read them (and ran a plugin); finish() reports */
+	return 0;
+}
+
 static int finish(struct k8s_ctx *x, int r, const char *error)
 {
 	bool retryable = r < 0 && k8s_errno_is_retryable(r);
@@ -319,6 +361,7 @@ static int finish(struct k8s_ctx *x, int r, const char *error)
 		result_set(x, "retryable", json_object_new_boolean(retryable));
 		fprintf(stderr, "k8s-notify: %s\n", error);
 	}
+	report_credentials(x);
 	result_set(x, "requests",
 		   json_object_new_int(x->client ? (int)k8s_client_requests(x->client) : 0));
 	/* attempts that never reached the server are no requests it saw */
@@ -368,7 +411,8 @@ static int run(struct k8s_ctx *x, const struct options *o)
 	if ((x->expect && verbs[v].run != verb_restart_device_plugin) ||
 	    (x->state && verbs[v].run != verb_annotate) ||
 	    (x->slot && verbs[v].run != verb_lease) ||
-	    (x->resources && verbs[v].run != verb_drain)) {
+	    (x->resources && verbs[v].run != verb_drain &&
+	     verbs[v].run != verb_restart_device_plugin)) {
 		fprintf(stderr,
 			"k8s-notify: %s: --expect, --state, --slot or --resource do not apply\n",
 			verbs[v].name);

@@ -38,6 +38,7 @@ int verb_drain(struct k8s_ctx *x);
 int verb_restart_device_plugin(struct k8s_ctx *x);
 int verb_lease(struct k8s_ctx *x);
 int verb_annotate(struct k8s_ctx *x);
+int verb_credentials(struct k8s_ctx *x);
 /* Usage checks before any I/O: a message on stderr and -EINVAL. */
 int verb_restart_device_plugin_check(struct k8s_ctx *x);
 int verb_lease_check(struct k8s_ctx *x);
@@ -50,6 +51,13 @@ int node_cordon(struct k8s_ctx *x, bool *ret_ours, bool *ret_changed);
 int node_uncordon(struct k8s_ctx *x, bool *ret_lifted);
 /* GET the node. */
 int node_get(struct k8s_ctx *x, struct json_object **ret);
+
+/* drain.c, for restart-device-plugin: deletes this node's DaemonSet pods that
+ * request one of x->resources (their grace period, UID precondition) and
+ * waits up to wait (or their grace period and a margin) for them to be gone,
+ * so that their DaemonSet replaces them with pods that get the VFs the device
+ * plugin advertises now. Result field: replaced. */
+int replace_daemonset_pods(struct k8s_ctx *x, usec_t wait);
 
 /* Result helpers: x->result[key] = value (taking it; NULL values are dropped). */
 void result_set(struct k8s_ctx *x, const char *key, struct json_object *value);

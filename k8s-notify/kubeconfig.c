@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <ctype.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <stdarg.h>
@@ -15,10 +16,43 @@ static void kc_blob_done(struct kc_blob *b)
 	*b = (struct kc_blob){};
 }
 
+void kc_exec_free(struct kc_exec *e)
+{
+	if (!e)
+		return;
+	free(e->api_version);
+	free(e->command);
+	strv_free(e->args);
+	strv_free(e->env);
+	free(e->install_hint);
+	free(e);
+}
+
+struct kc_exec *kc_exec_copy(const struct kc_exec *e)
+{
+	struct kc_exec *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->provide_cluster_info = e->provide_cluster_info;
+	c->api_version = strdup(e->api_version);
+	c->command = strdup(e->command);
+	c->args = e->args ? strv_copy(e->args) : NULL;
+	c->env = e->env ? strv_copy(e->env) : NULL;
+	c->install_hint = e->install_hint ? strdup(e->install_hint) : NULL;
+	if (!c->api_version || !c->command || (e->args && !c->args) || (e->env && !c->env) ||
+	    (e->install_hint && !c->install_hint)) {
+		kc_exec_free(c);
+		return NULL;
+	}
+	return c;
+}
+
 struct kubeconfig *kubeconfig_free(struct kubeconfig *kc)
 {
 	if (!kc)
 		return NULL;
+	kc_exec_free(kc->exec);
 	free(kc->context);
 	free(kc->server);
 	kc_blob_done(&kc->ca);
@@ -40,53 +74,6 @@ static int fail(char *error, int r, const char *fmt, ...)
 	vsnprintf(error, K8S_ERROR_MAX, fmt, ap);
 	va_end(ap);
 	return r;
-}
-
-/* ---- base64 ---- */
-
-static int b64_value(char c)
-{
-	static const char alphabet[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	const char *p = c ? strchr(alphabet, c) : NULL;
-
-	return p ? (int)(p - alphabet) : -1;
-}
-
-int k8s_base64_decode(const char *s, size_t n, char **ret, size_t *ret_size)
-{
-	_cleanup_free_ char *out = malloc(n / 4 * 3 + 4);
-	size_t len = 0, pad = 0, bits = 0;
-	uint32_t acc = 0;
-
-	if (!out)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		int v;
-
-		if (strchr(" \t\r\n", s[i]) && s[i])
-			continue;
-		if (s[i] == '=') {
-			pad++;
-			continue;
-		}
-		v = b64_value(s[i]);
-		if (v < 0 || pad > 0)
-			return -EINVAL;
-		acc = (acc << 6) | (uint32_t)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			out[len++] = (char)((acc >> bits) & 0xff);
-		}
-	}
-	/* leftover bits must be padding zeros, and at most 2 '=' */
-	if (pad > 2 || bits >= 6 || (acc & ((1u << bits) - 1)) != 0)
-		return -EINVAL;
-	out[len] = '\0';
-	*ret_size = len;
-	*ret = TAKE_PTR(out);
-	return 0;
 }
 
 /* ---- YAML document access ---- */
@@ -172,6 +159,8 @@ static bool has_control_chars(const char *s)
 
 static int set_path(struct kc_parser *p, char **field, const char *v)
 {
+	while (startswith(v, "./"))
+		v += 2;
 	if (v[0] == '/' || !p->base_dir)
 		return free_and_strdup(field, v);
 	free(*field);
@@ -249,16 +238,118 @@ static int parse_cluster(struct kc_parser *p, const char *name)
 /* Credentials k8s-notify cannot use are an error, not a silent anonymous request. */
 static int check_user_unsupported(struct kc_parser *p, const yaml_node_t *u, const char *what)
 {
-	static const char *const unsupported[] = { "exec", "auth-provider", "username", "password",
-						   "as" };
+	static const char *const unsupported[] = { "auth-provider", "username", "password", "as" };
 
 	for (size_t i = 0; i < ELEMENTSOF(unsupported); i++)
 		if (map_get(p->doc, u, unsupported[i]))
 			return fail(p->error, -EOPNOTSUPP,
 				    "kubeconfig: %s uses \"%s\", which is not supported: give a "
-				    "token, tokenFile or client certificate",
+				    "token, tokenFile, client certificate or exec plugin",
 				    what, unsupported[i]);
 	return 0;
+}
+
+static bool env_name_is_valid(const char *s)
+{
+	if (!*s || (!isalpha((unsigned char)*s) && *s != '_'))
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return false;
+	return true;
+}
+
+/* exec.args (env = false: a list of strings) or exec.env (a list of {name,
+ * value}, as "name=value"). */
+static int parse_exec_list(struct kc_parser *p, const yaml_node_t *seq, const char *what, bool env,
+			   char ***ret)
+{
+	const char *key = env ? "exec.env" : "exec.args";
+
+	if (!seq)
+		return 0;
+	if (seq->type != YAML_SEQUENCE_NODE)
+		return fail(p->error, -EINVAL, "kubeconfig: %s: %s must be a list", what, key);
+	for (yaml_node_item_t *i = seq->data.sequence.items.start; i < seq->data.sequence.items.top;
+	     i++) {
+		yaml_node_t *e = yaml_document_get_node(p->doc, *i);
+		const char *name = env ? node_str(map_get(p->doc, e, "name")) : NULL;
+		const char *value = env ? node_str(map_get(p->doc, e, "value")) : node_str(e);
+
+		if (!value || (env && (!name || !env_name_is_valid(name))))
+			return fail(p->error, -EINVAL,
+				    env ? "kubeconfig: %s: each %s entry needs a name (letters, "
+					  "digits, _) and a string value" :
+					  "kubeconfig: %s: %s must be a list of strings",
+				    what, key);
+		if (strv_consume(ret, env ? strdup_printf("%s=%s", name, value) : strdup(value)) <
+		    0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* users[].user.exec. Never interactive: k8s-notify runs without a terminal. */
+static int parse_exec(struct kc_parser *p, const yaml_node_t *x, const char *what)
+{
+	const char *api, *command, *mode, *info, *hint;
+	struct kc_exec *e;
+	int r;
+
+	if (x->type != YAML_MAPPING_NODE)
+		return fail(p->error, -EINVAL, "kubeconfig: %s: exec must be a map", what);
+	r = map_str(p, x, what, "apiVersion", &api);
+	if (r >= 0)
+		r = map_str(p, x, what, "command", &command);
+	if (r >= 0)
+		r = map_str(p, x, what, "interactiveMode", &mode);
+	if (r >= 0)
+		r = map_str(p, x, what, "provideClusterInfo", &info);
+	if (r >= 0)
+		r = map_str(p, x, what, "installHint", &hint);
+	if (r < 0)
+		return r;
+	if (!streq_ptr(api, EXEC_API_V1) && !streq_ptr(api, EXEC_API_V1BETA1))
+		return fail(
+			p->error, -EOPNOTSUPP,
+			"kubeconfig: %s: exec.apiVersion \"%s\" is not supported (use " EXEC_API_V1
+			" or " EXEC_API_V1BETA1 ")",
+			what, strempty(api));
+	if (!command || !*command || has_control_chars(command))
+		return fail(p->error, -EINVAL, "kubeconfig: %s: exec.command is missing", what);
+	/* as client-go: v1 must say it, and "Always" needs a terminal */
+	if (!mode && streq(api, EXEC_API_V1))
+		return fail(p->error, -EINVAL,
+			    "kubeconfig: %s: exec.interactiveMode must be set for " EXEC_API_V1
+			    " (Never or IfAvailable)",
+			    what);
+	if (mode && !streq(mode, "Never") && !streq(mode, "IfAvailable") && !streq(mode, "Always"))
+		return fail(p->error, -EINVAL,
+			    "kubeconfig: %s: exec.interactiveMode \"%s\" is not Never, IfAvailable "
+			    "or Always",
+			    what, mode);
+	if (mode && streq(mode, "Always"))
+		return fail(p->error, -EOPNOTSUPP,
+			    "kubeconfig: %s: exec.interactiveMode %s: k8s-notify runs without a "
+			    "terminal; the plugin must work with Never or IfAvailable",
+			    what, mode);
+	if (info && parse_boolean(info) < 0)
+		return fail(p->error, -EINVAL,
+			    "kubeconfig: %s: exec.provideClusterInfo must be true or false", what);
+	e = p->kc->exec = calloc(1, sizeof(*e));
+	if (!e || !(e->api_version = strdup(api)))
+		return -ENOMEM;
+	e->provide_cluster_info = info && parse_boolean(info) > 0;
+	if (hint && !(e->install_hint = strdup(hint)))
+		return -ENOMEM;
+	/* a relative path is the kubeconfig's; a bare name is looked up in PATH */
+	r = strchr(command, '/') ? set_path(p, &e->command, command) :
+				   free_and_strdup(&e->command, command);
+	if (r >= 0)
+		r = parse_exec_list(p, map_get(p->doc, x, "args"), what, false, &e->args);
+	if (r >= 0)
+		r = parse_exec_list(p, map_get(p->doc, x, "env"), what, true, &e->env);
+	return r;
 }
 
 static int parse_token(struct kc_parser *p, const yaml_node_t *u, const char *what)
@@ -304,6 +395,8 @@ static int parse_user(struct kc_parser *p, const char *name)
 		r = check_user_unsupported(p, u, what);
 	if (r >= 0)
 		r = parse_token(p, u, what);
+	if (r >= 0 && map_get(p->doc, u, "exec"))
+		r = parse_exec(p, map_get(p->doc, u, "exec"), what);
 	if (r >= 0)
 		r = parse_blob(p, u, what, "client-certificate", &kc->client_cert);
 	if (r >= 0)
@@ -315,9 +408,17 @@ static int parse_user(struct kc_parser *p, const char *name)
 			p->error, -EINVAL,
 			"kubeconfig: %s: a client certificate needs a client key and vice versa",
 			what);
-	if (!kc->token && !kc->token_file && !blob_set(&kc->client_cert))
+	/* one way to authenticate: which one wins would be a guess */
+	if (kc->exec && (kc->token || kc->token_file || blob_set(&kc->client_cert)))
+		return fail(p->error, -EINVAL,
+			    "kubeconfig: %s has an exec plugin and a token or client "
+			    "certificate: give one of them",
+			    what);
+	if (!kc->token && !kc->token_file && !blob_set(&kc->client_cert) && !kc->exec)
 		return fail(p->error, -ENOKEY,
-			    "kubeconfig: %s has no token, tokenFile or client certificate", what);
+			    "kubeconfig: %s has no token, tokenFile, client certificate or exec "
+			    "plugin",
+			    what);
 	return 0;
 }
 

@@ -14,6 +14,25 @@ struct kc_blob {
 	size_t size;
 };
 
+#define EXEC_API_V1 "client.authentication.k8s.io/v1"
+#define EXEC_API_V1BETA1 "client.authentication.k8s.io/v1beta1"
+
+/* users[].user.exec: a credential plugin that prints an ExecCredential
+ * (client.authentication.k8s.io/v1 or v1beta1) when run; see exec-credential.h. */
+struct kc_exec {
+	char *api_version;
+	char *command; /* a path (relative ones resolved against the kubeconfig's
+			* directory), or a name looked up in PATH when run */
+	char **args;
+	char **env; /* "NAME=value" */
+	bool provide_cluster_info;
+	char *install_hint; /* said when the command is not found */
+};
+
+void kc_exec_free(struct kc_exec *e);
+/* A deep copy; NULL when out of memory. */
+struct kc_exec *kc_exec_copy(const struct kc_exec *e);
+
 struct kubeconfig {
 	char *context; /* NULL in-cluster */
 	char *server;  /* https://host[:port][/prefix], no trailing '/' */
@@ -23,6 +42,7 @@ struct kubeconfig {
 	char *token;
 	char *token_file;
 	char *namespace; /* NULL when not given */
+	struct kc_exec *exec;
 };
 
 #define KUBECONFIG_FILE_MAX (1u << 20)
@@ -53,6 +73,3 @@ int kubeconfig_load(const char *path, struct kubeconfig **ret, char error[static
  * when the client opens; the namespace file is optional. */
 int kubeconfig_in_cluster(const char *sa_dir, const char *host, const char *port,
 			  struct kubeconfig **ret, char error[static K8S_ERROR_MAX]);
-
-/* RFC 4648 base64 (padding optional, whitespace ignored); -EINVAL on bad input. */
-int k8s_base64_decode(const char *s, size_t n, char **ret, size_t *ret_size);

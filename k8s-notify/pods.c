@@ -5,6 +5,7 @@
 static const char *const pod_verdict_names[_POD_VERDICT_MAX] = {
 	[POD_VERDICT_EVICT] = "evict",
 	[POD_VERDICT_TERMINATING] = "terminating",
+	[POD_VERDICT_REPLACE] = "replace",
 	[POD_VERDICT_SKIP_MIRROR] = "mirror",
 	[POD_VERDICT_SKIP_DAEMONSET] = "daemonset",
 	[POD_VERDICT_SKIP_FINISHED] = "finished",
@@ -119,8 +120,11 @@ enum pod_verdict pod_classify(struct json_object *pod, enum drain_pods mode, cha
 	if (is_mirror(pod))
 		return POD_VERDICT_SKIP_MIRROR;
 	if (array_has(k8s_json_get(pod, "metadata", "ownerReferences", NULL), owner_is_daemonset,
-		      NULL))
-		return POD_VERDICT_SKIP_DAEMONSET;
+		      NULL)) {
+		if (is_finished(pod) || !pod_uses_resources(pod, resources))
+			return POD_VERDICT_SKIP_DAEMONSET;
+		return pod_is_terminating(pod) ? POD_VERDICT_TERMINATING : POD_VERDICT_REPLACE;
+	}
 	if (is_finished(pod))
 		return POD_VERDICT_SKIP_FINISHED;
 	switch (mode) {

@@ -10,6 +10,10 @@
 enum pod_verdict {
 	POD_VERDICT_EVICT,
 	POD_VERDICT_TERMINATING, /* already being deleted: only wait for it */
+	/* a DaemonSet's pod that requests one of the resources: it would hold
+	 * VFs across the change, so it is deleted once the others are gone (its
+	 * DaemonSet creates it again at once, on a cordoned node too) */
+	POD_VERDICT_REPLACE,
 	POD_VERDICT_SKIP_MIRROR, /* a static pod's mirror: the API cannot evict it */
 	POD_VERDICT_SKIP_DAEMONSET,
 	POD_VERDICT_SKIP_FINISHED, /* Succeeded or Failed */
@@ -20,7 +24,8 @@ enum pod_verdict {
 
 const char *pod_verdict_to_string(enum pod_verdict v) _pure_;
 /* With DRAIN_PODS_SRIOV only pods that request one of resources (full names,
- * "intel.com/e810_rdma"; NULL or empty: none) are evicted. */
+ * "intel.com/e810_rdma"; NULL or empty: none) are evicted. DaemonSet pods are
+ * skipped in either mode, unless they request one of resources. */
 enum pod_verdict pod_classify(struct json_object *pod, enum drain_pods mode,
 			      char *const *resources);
 /* Whether a container or init container requests or limits one of resources,

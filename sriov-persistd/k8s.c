@@ -64,6 +64,8 @@ static int op_load(struct manager *m, struct operation **ret)
 }
 
 static void op_run_step(struct manager *m);
+static void credentials_watch(struct manager *m);
+static void credentials_seen(struct manager *m, const struct step_result *result);
 
 /* What the summary shows while op runs (manager.operation). */
 static enum manager_state op_state(const struct operation *op)
@@ -197,6 +199,7 @@ static void on_step_done(struct manager *m, int status, const struct step_result
 {
 	struct operation *op = m->k8s->op;
 
+	credentials_seen(m, result);
 	if (!op)
 		return;
 	op->running = false;
@@ -276,12 +279,24 @@ static void step_apply(struct manager *m)
 	op_run_step(m);
 }
 
+/* After a drain, also the DaemonSet pods that use the PFs' VFs: the drain
+ * deleted them, but their DaemonSet recreated them with the VFs of before. */
 static void step_device_plugin(struct manager *m)
 {
-	_cleanup_strv_free_ char **args = NULL;
+	struct operation *op = m->k8s->op;
+	_cleanup_strv_free_ char **args = NULL, **res = NULL;
 	int r;
 
 	r = k8s_device_plugin_args(m, &args);
+	if (r >= 0 && op->kind == OP_KIND_DRAIN) {
+		res = k8s_drain_resources(m, op->pfs);
+		r = res ? 0 : -ENOMEM;
+		for (char **p = res; r >= 0 && p && *p; p++) {
+			r = strv_extend(&args, "--resource");
+			if (r >= 0)
+				r = strv_extend(&args, *p);
+		}
+	}
 	if (r < 0) {
 		op_fail(m, "device plugin: %s", strerror(-r));
 		return;
@@ -427,6 +442,8 @@ void k8s_start(struct manager *m)
 	struct operation *op = TAKE_PTR(m->k8s->op_saved);
 
 	m->k8s->starting = false;
+	if (k8s)
+		credentials_watch(m);
 	if (!op) {
 		/* a cordon of ours with no record of why: a crash between the two */
 		if (k8s)
@@ -475,6 +492,68 @@ struct json_object *k8s_operation_json(const struct k8s *k)
 	return o;
 }
 
+/* An hour: a token that lasts one is warned of within its life. */
+#define CREDENTIALS_CHECK_USEC (3600 * USEC_PER_SEC)
+
+struct json_object *k8s_credentials_json(const struct k8s *k)
+{
+	return k && k->credentials ? json_object_get(k->credentials) : NULL;
+}
+
+static const char *cred_field(struct json_object *c, const char *key)
+{
+	struct json_object *v = c ? json_object_object_get(c, key) : NULL;
+
+	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+/* Every k8s-notify run reports the credentials: kept for GetStatus, and a
+ * warning that is new goes to the journal. */
+static void credentials_seen(struct manager *m, const struct step_result *result)
+{
+	struct json_object *credentials = result->credentials;
+	struct k8s *k = m->k8s;
+	const char *was = k->credentials ? cred_field(k->credentials, "warning") : NULL;
+	const char *now = cred_field(credentials, "warning");
+
+	if (!credentials)
+		return;
+	if (now && !streq_ptr(was, now))
+		log_msg(LOG_WARNING, "Kubernetes credentials: %s", now);
+	else if (was && !now)
+		log_msg(LOG_NOTICE, "Kubernetes credentials: renewed (expire %s)",
+			strna(cred_field(credentials, "expires")));
+	if (k->credentials)
+		json_object_put(k->credentials);
+	k->credentials = json_object_get(credentials);
+}
+
+static void on_credentials_checked(struct manager *m, int status, const struct step_result *result,
+				   void *data)
+{
+	credentials_seen(m, result);
+}
+
+static int on_credentials_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct manager *m = userdata;
+
+	/* no request: k8s-notify only reads them (and runs an exec plugin) */
+	(void)k8s_run(m, (char *[]){ "credentials", NULL }, on_credentials_checked, NULL);
+	(void)sd_event_source_set_time_relative(s, CREDENTIALS_CHECK_USEC);
+	(void)sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+	return 0;
+}
+
+/* The credentials' expiry, now and every hour; every other run reports it too. */
+static void credentials_watch(struct manager *m)
+{
+	if (m->k8s->credentials_timer)
+		return;
+	(void)sd_event_add_time_relative(m->event, &m->k8s->credentials_timer, CLOCK_MONOTONIC, 0,
+					 USEC_PER_SEC, on_credentials_timer, m);
+}
+
 static int on_annotate_timer(sd_event_source *s, uint64_t usec, void *userdata);
 
 static void on_annotated(struct manager *m, int status, const struct step_result *result,
@@ -482,6 +561,7 @@ static void on_annotated(struct manager *m, int status, const struct step_result
 {
 	char *sent = data;
 
+	credentials_seen(m, result);
 	m->k8s->annotate_running = false;
 	if (status == 0) {
 		free(m->k8s->annotated);
@@ -596,6 +676,9 @@ struct k8s *k8s_free(struct k8s *k)
 	free(k->annotated);
 	free(k->annotate_next);
 	sd_event_source_unref(k->annotate_timer);
+	sd_event_source_disable_unref(k->credentials_timer);
+	if (k->credentials)
+		json_object_put(k->credentials);
 	free(k);
 	return NULL;
 }

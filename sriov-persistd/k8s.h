@@ -26,6 +26,9 @@ struct k8s {
 	char *annotate_next;	    /* the state to publish */
 	bool annotate_running;
 	sd_event_source *annotate_timer;
+	/* what the last k8s-notify run said of the credentials, checked hourly */
+	struct json_object *credentials;
+	sd_event_source *credentials_timer;
 };
 
 /* m->k8s, observing m. */
@@ -39,6 +42,9 @@ void k8s_start(struct manager *m);
 void k8s_next(struct manager *m);
 /* The operation under way for GetStatus(), NULL when none. */
 struct json_object *k8s_operation_json(const struct k8s *k);
+/* The credentials as k8s-notify last reported them, for GetStatus(); NULL
+ * when none was reported. */
+struct json_object *k8s_credentials_json(const struct k8s *k);
 
 /* k8s-node.c */
 /* The resources that pods using the VFs of pfs (NULL: of every PF) request,

@@ -156,18 +156,50 @@ void step_result_done(struct step_result *r)
 {
 	free(r->error);
 	free(r->slot);
+	if (r->credentials)
+		json_object_put(r->credentials);
 	*r = (struct step_result){};
+}
+
+/* The "credentials" object, only its known string (or null) fields. */
+static int parse_credentials(struct json_object *o, struct json_object **ret)
+{
+	static const char *const keys[] = { "kind", "source", "expires", "warning" };
+	_cleanup_json_ struct json_object *c = NULL;
+	struct json_object *v = json_object_object_get(o, "credentials");
+
+	*ret = NULL;
+	if (!v)
+		return 0;
+	if (!json_object_is_type(v, json_type_object))
+		return -EBADMSG;
+	c = json_object_new_object();
+	if (!c)
+		return -ENOMEM;
+	for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
+		const char *s;
+
+		if (optional_string(v, keys[i], &s) < 0)
+			return -EBADMSG;
+		json_object_object_add(c, keys[i], s ? json_object_new_string(s) : NULL);
+	}
+	*ret = TAKE_PTR(c);
+	return 0;
 }
 
 int step_result_parse(const char *out, struct step_result *ret)
 {
 	_cleanup_json_ struct json_object *o = out ? json_tokener_parse(out) : NULL;
 	const char *error, *slot;
+	int r;
 
 	*ret = (struct step_result){};
 	if (!json_object_is_type(o, json_type_object) || optional_string(o, "error", &error) < 0 ||
 	    optional_string(o, "slot", &slot) < 0 || (slot && !op_slot_is_valid(slot)))
 		return -EBADMSG;
+	r = parse_credentials(o, &ret->credentials);
+	if (r < 0)
+		return r;
 	ret->error = error ? strdup(error) : NULL;
 	ret->slot = slot ? strdup(slot) : NULL;
 	if ((error && !ret->error) || (slot && !ret->slot)) {

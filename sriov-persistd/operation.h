@@ -69,8 +69,12 @@ int operation_parse(const char *text, struct operation **ret);
 struct step_result {
 	char *error; /* "error": the failure in k8s-notify's words; NULL when none */
 	char *slot;  /* "slot": lease acquire's slot; NULL when none */
+	/* "credentials": kind, source, expires, warning (strings or null); NULL
+	 * when the run did not get as far as reading them */
+	struct json_object *credentials;
 };
 void step_result_done(struct step_result *r);
 /* -EBADMSG when out is not one JSON object, or "error" or "slot" has the
- * wrong type, or the slot is not a valid name; r is then empty. */
+ * wrong type, or the slot is not a valid name, or "credentials" is not an
+ * object of those strings; r is then empty. */
 int step_result_parse(const char *out, struct step_result *ret);

@@ -42,7 +42,8 @@ void tool_run_done(struct tool_run *t)
 	*t = (struct tool_run){};
 }
 
-static int spawn(char *const argv[], int out_fd, int err_fd, pid_t *ret_pid)
+static int spawn(char *const argv[], const struct tool_run_options *o, int out_fd, int err_fd,
+		 pid_t *ret_pid)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
@@ -63,7 +64,10 @@ static int spawn(char *const argv[], int out_fd, int err_fd, pid_t *ret_pid)
 	 * whatever the daemon has set up for itself */
 	r = posix_spawnattr_setsigmask(&attr, &none);
 	if (r == 0)
-		r = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+		r = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+							    (o->group ? POSIX_SPAWN_SETPGROUP : 0));
+	if (r == 0 && o->group)
+		r = posix_spawnattr_setpgroup(&attr, 0);
 	if (r == 0) {
 		sigset_t all;
 
@@ -77,7 +81,7 @@ static int spawn(char *const argv[], int out_fd, int err_fd, pid_t *ret_pid)
 	if (r == 0)
 		r = posix_spawn_file_actions_adddup2(&fa, err_fd, STDERR_FILENO);
 	if (r == 0)
-		r = posix_spawn(&pid, argv[0], &fa, &attr, argv, tool_env);
+		r = posix_spawn(&pid, argv[0], &fa, &attr, argv, o->env ?: tool_env);
 	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);
 	if (r != 0)
@@ -156,9 +160,9 @@ static int reap(pid_t pid, usec_t deadline, int *ret_status)
 	return 0;
 }
 
-static void kill_and_reap(pid_t pid)
+static void kill_and_reap(pid_t pid, bool group)
 {
-	(void)kill(pid, SIGKILL);
+	(void)kill(group ? -pid : pid, SIGKILL);
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
 }
@@ -170,17 +174,25 @@ static int pipe_pair(int fds[2])
 
 int tool_run(char *const argv[], usec_t timeout, size_t max_out, struct tool_run *ret)
 {
+	return tool_run_with(argv, NULL, timeout, max_out, ret);
+}
+
+int tool_run_with(char *const argv[], const struct tool_run_options *o, usec_t timeout,
+		  size_t max_out, struct tool_run *ret)
+{
+	static const struct tool_run_options defaults = {};
 	struct stream st[2] = { { .fd = -1 }, { .fd = -1 } };
 	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, status = -1, r;
 	usec_t deadline = deadline_after(timeout);
 	pid_t pid = -1;
 
 	assert(argv && argv[0] && argv[0][0] == '/');
+	o = o ?: &defaults;
 	r = pipe_pair(out);
 	if (r >= 0)
 		r = pipe_pair(err);
 	if (r >= 0)
-		r = spawn(argv, out[1], err[1], &pid);
+		r = spawn(argv, o, out[1], err[1], &pid);
 	close_fd(out[1]);
 	close_fd(err[1]);
 	if (r < 0) {
@@ -194,7 +206,7 @@ int tool_run(char *const argv[], usec_t timeout, size_t max_out, struct tool_run
 	if (r >= 0)
 		r = reap(pid, deadline, &status);
 	if (r < 0)
-		kill_and_reap(pid);
+		kill_and_reap(pid, o->group);
 	close_fd(st[0].fd);
 	close_fd(st[1].fd);
 	if (r >= 0 && (!st[0].buf || !st[1].buf)) {

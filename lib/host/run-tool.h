@@ -22,3 +22,11 @@ void tool_run_done(struct tool_run *t);
  * and reaped), -EFBIG when stdout or stderr exceeded max_out bytes (killed
  * too), -errno when it could not be started (-ENOENT: not installed). */
 int tool_run(char *const argv[], usec_t timeout, size_t max_out, struct tool_run *ret);
+
+struct tool_run_options {
+	char *const *env; /* the tool's environment; NULL: the fixed one */
+	bool group;	  /* in a process group of its own, all killed on a time-out */
+};
+/* tool_run() with options (o may be NULL). */
+int tool_run_with(char *const argv[], const struct tool_run_options *o, usec_t timeout,
+		  size_t max_out, struct tool_run *ret);

@@ -21,7 +21,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	assert(kc && kc->server && strncmp(kc->server, "https://", 8) == 0);
-	assert(kc->token || kc->token_file || kc->client_cert.path || kc->client_cert.data);
+	assert(kc->token || kc->token_file || kc->client_cert.path || kc->client_cert.data ||
+	       kc->exec);
+	/* an exec plugin is the only credential, with a command and a known apiVersion */
+	assert(!kc->exec || (!kc->token && !kc->token_file && kc->exec->command[0] &&
+			     (streq(kc->exec->api_version, EXEC_API_V1) ||
+			      streq(kc->exec->api_version, EXEC_API_V1BETA1))));
 	assert(!!(kc->client_cert.path || kc->client_cert.data) ==
 	       !!(kc->client_key.path || kc->client_key.data));
 	kubeconfig_free(kc);

@@ -8,6 +8,7 @@ that fails, the cordon left by a crash, and a coordinated reboot through a stand
 Binaries: $SRIOVPERSISTD (build/asan/sriov-persistd), $K8S_NOTIFY (build/asan/k8s-notify),
 $SRIOVCTL (build/asan/sriovctl)."""
 
+import base64
 import json
 import os
 import subprocess
@@ -280,7 +281,8 @@ def dp_resources(path):
 
 def e810_node(env, mode="repair", **kubernetes):
     """The e810 host with 4 VFs applied at boot, and its node: pods that use the VFs (evicted
-    by a drain), a DaemonSet pod that uses them, a pod that does not and pods that request
+    by a drain), a DaemonSet pod that does not (a NIC exporter), a pod that does not and pods
+    that request
     other resources of the same prefix (all left alone), a pod on another node, and the
     device plugin."""
     srv = env.srv
@@ -296,7 +298,7 @@ def e810_node(env, mode="repair", **kubernetes):
     srv.add_pod("default", "trainer-0", E810_NODE, owner_kind="StatefulSet",
                 labels={"app": "trainer"}, requests={res: 1})
     srv.add_pod("monitoring", "nic-exporter-abcde", E810_NODE, owner_kind="DaemonSet",
-                requests={res: 1})
+                requests={"cpu": "50m"})
     srv.add_pod("default", "web-5c7b-q8z9w", E810_NODE, owner_kind="ReplicaSet",
                 requests={"cpu": "100m"})
     srv.add_pod("default", "elsewhere-0", "other-node", owner_kind="StatefulSet",
@@ -376,6 +378,8 @@ def test_disruptive_change_drains_the_node(env):
     srv, c = env.srv, env.c
     res = f"intel.com/{E810_RES}"
     h, _ = e810_node(env)
+    # a DPDK DaemonSet that uses the VFs: it must not keep them across the change
+    dpdk = srv.add_daemonset("dpdk", "dpdk-fwd", E810_NODE, requests={res: 1})["metadata"]
     env.start(h)
     env.settle()
     assert c.get("State", pf_path(E810_A), PF_IFACE) == "applied"
@@ -442,7 +446,8 @@ def test_disruptive_change_drains_the_node(env):
     uncordons = [i for i, b in patches if cordon_value(b) is False]
     assert len(cordons) == 1 and len(uncordons) == 1, patches
     evictions = {(r["namespace"], r["name"]): i for i, r in enumerate(srv.requests)
-                 if i >= before and r["subresource"] == "eviction" and r["status"] == 201}
+                 if i >= before and r["subresource"] == "eviction" and r["status"] == 201
+                 and r["namespace"] != "dpdk"}
     assert set(evictions) == SRIOV_PODS, evictions
     for ns, name in SRIOV_PODS:
         assert srv.get("pod", ns, name) is None
@@ -455,6 +460,20 @@ def test_disruptive_change_drains_the_node(env):
     assert srv.get("pod", "kube-system", plugin) is None
     assert srv.device_plugin_replacements(), "no new device-plugin pod"
     assert srv.get("node", None, E810_NODE)["status"]["allocatable"][res] == "8"
+    # the DPDK pod: evicted after the others, its replacement evicted again once the new
+    # plugin registered, and the pod that runs now got its VFs from that plugin
+    dpdk_deletes = [i for i, r in enumerate(srv.requests) if i >= before
+                    and r["subresource"] == "eviction" and r["namespace"] == "dpdk"
+                    and r["status"] == 201]
+    assert len(dpdk_deletes) == 2, breakdown(reqs)
+    assert srv.requests[dpdk_deletes[0]]["name"] == dpdk["name"]
+    assert max(evictions.values()) < dpdk_deletes[0] < plugin_delete < dpdk_deletes[1]
+    assert dpdk_deletes[1] < uncordons[0]
+    running = srv.wait_for(lambda: [p for p in srv.daemonset_pods("dpdk", "dpdk-fwd")
+                                    if srv.admission(p["metadata"]["uid"]) is not None
+                                    and not p["metadata"].get("deletionTimestamp")])
+    assert len(running) == 1, srv.daemonset_pods("dpdk", "dpdk-fwd")
+    assert srv.admission(running[0]["metadata"]["uid"]) == srv.plugin_registration(E810_NODE) == 1
     release = first_index(srv, uncordons[0], lambda r: r["resource"] == "leases"
                           and r["verb"] == "update" and r["status"] == 200
                           and not json.loads(r["body"])["spec"].get("holderIdentity"))
@@ -555,7 +574,104 @@ def test_live_change_and_idle_make_no_requests(env):
     assert srv.requests[before:] == [], breakdown(srv.requests[before:])
 
 
+# --- scenario: credentials that expire ---------------------------------------------------------
+
+def bound_token(issued, expires):
+    """A token shaped as kubectl create token makes it (made-up signature)."""
+    def b64u(obj):
+        return base64.urlsafe_b64encode(json.dumps(obj).encode()).decode().rstrip("=")
+    return ".".join([b64u({"alg": "RS256"}),
+                     b64u({"exp": int(expires), "iat": int(issued),
+                           "sub": "system:serviceaccount:sriov-persist:sriov-persist"}),
+                     "c2lnbmF0dXJl"])
+
+
+def test_credentials_that_expire_are_warned_of(env):
+    """A token of kubectl create token in the kubeconfig lasts an hour: GetStatus and the
+    journal say when it expires, from the start and without any request."""
+    srv, c = env.srv, env.c
+    now = time.time()
+    token = bound_token(now - 1800, now + 1800)
+    srv.add_token(token, USER, GROUPS)
+    env.kubeconfig = write_kubeconfig(env.tmp / "kubeconfig-short", srv.url, srv.ca_path,
+                                      token=token)
+    h, _ = e810_node(env)
+    env.start(h)
+    env.settle()
+    cred = c.wait(lambda: json.loads(c.call("GetStatus"))["daemon"].get("credentials"),
+                  timeout=30, what="daemon.credentials in GetStatus")
+    assert cred["kind"] == "token" and cred["source"] == env.kubeconfig, cred
+    assert cred["expires"].startswith(time.strftime("%Y-%m-%dT%H:", time.gmtime(now + 1800)))
+    assert "nothing renews it" in cred["warning"], cred
+    log = env.log()
+    assert f"Kubernetes credentials: the token of {env.kubeconfig} expires at" in log, log
+    # said once, not at every run
+    assert log.count("Kubernetes credentials: the token of") == 1, log
+    before = srv.count()
+    time.sleep(2)
+    assert srv.count() == before
+
+
 # --- scenario: a drain that fails --------------------------------------------------------------
+
+def test_drain_that_fails_for_now_deletes_nothing_and_is_retried(env):
+    """An eviction webhook that is down answers every eviction 500: no budget protects the
+    pods, so none is deleted; the drain fails for now (exit 75), the daemon keeps its cordon
+    and slot and runs the drain again, which goes through once the webhook is back."""
+    srv, c = env.srv, env.c
+    h, _ = e810_node(env, DrainTimeoutSec=1)
+    env.start(h)
+    env.settle()
+    set_plugin_allocatable(srv, {f"intel.com/{E810_RES}": 8})
+    srv.set_eviction_webhook_down("vpa-admission.example.com")
+    m = c.mark()
+    replace_layout(h, "50-e810.conf", E810_LAYOUT.format(pci=E810_A, n=8, vlan=10))
+    c.wait(lambda: "will be tried again" in env.log(), timeout=60,
+           what="the drain to fail for now")
+    log = env.log()
+    assert "none is deleted" in log and "failed calling webhook" in log, log
+    # meanwhile: cordoned by us, the slot held, the change waiting, every pod still there
+    assert node_flags(srv, E810_NODE)[0] is True
+    assert lease_holder(srv) == E810_NODE
+    assert h.pf(E810_A)["num_vfs"] == 4
+    assert srv.count(method="DELETE", resource="pods", namespace="default") == 0
+    for ns, name in SRIOV_PODS:
+        assert srv.get("pod", ns, name) is not None
+    srv.set_eviction_webhook_down(None)
+    c.wait(lambda: applied(c, m, E810_A), timeout=90, what="the apply after the retried drain")
+    env.settle()
+    assert [r for _, r in applied(c, m, E810_A)] == [0]
+    assert h.pf(E810_A)["num_vfs"] == 8
+    assert node_flags(srv, E810_NODE) == (False, None) and lease_holder(srv) is None
+    assert srv.count(method="DELETE", resource="pods", namespace="default") == 0
+    for ns, name in SRIOV_PODS:
+        assert srv.get("pod", ns, name) is None  # evicted, the second time
+
+
+def test_drain_waits_for_a_namespace_being_deleted(env):
+    """A pod whose namespace is being deleted cannot be evicted (403 NamespaceTerminating):
+    the drain waits for the namespace controller to delete it, and the change goes on."""
+    srv, c = env.srv, env.c
+    h, _ = e810_node(env, DrainTimeoutSec=30)
+    env.start(h)
+    env.settle()
+    set_plugin_allocatable(srv, {f"intel.com/{E810_RES}": 8})
+    res = f"intel.com/{E810_RES}"
+    srv.add_pod("ml-team", "notebook-0", E810_NODE, owner_kind="StatefulSet",
+                requests={res: 1})
+    srv.terminate_namespace("ml-team", delete_pods_after=2, after_first_refusal=True)
+    m = c.mark()
+    replace_layout(h, "50-e810.conf", E810_LAYOUT.format(pci=E810_A, n=8, vlan=10))
+    c.wait(lambda: applied(c, m, E810_A), timeout=90, what="the apply after the drain")
+    env.settle()
+    log = env.log()
+    assert [r for _, r in applied(c, m, E810_A)] == [0], log
+    assert srv.get("pod", "ml-team", "notebook-0") is None
+    assert srv.count(subresource="eviction", namespace="ml-team", status=403) >= 1
+    assert srv.count(method="DELETE", namespace="ml-team") == 0  # the namespace controller's
+    assert "refused by RBAC" not in log and "drain failed" not in log, log
+    assert node_flags(srv, E810_NODE) == (False, None) and lease_holder(srv) is None
+
 
 def test_failed_drain_leaves_the_pf_deferred(env):
     srv, c = env.srv, env.c

@@ -25,10 +25,10 @@ from pathlib import Path
 from fakeapi.api import Api
 from fakeapi.auth import Policy
 from fakeapi.certs import CertificateAuthority
-from fakeapi.cluster import Cluster, DevicePlugin
+from fakeapi.cluster import Cluster, DaemonSet, DevicePlugin
 from fakeapi.gotime import format_micro
 from fakeapi.objects import (MIRROR_ANNOTATION, make_node, make_pdb, make_pod, new_uid,
-                             random_suffix, set_pod_ready)
+                             set_pod_ready)
 from fakeapi.status import error_for_code
 from fakeapi.transport import Front
 from fakeapi.writes import Writes
@@ -222,16 +222,49 @@ class ApiServer:
                           allocatable_during=None, replace_after_gone=False):
         """A device-plugin DaemonSet's pod on `node`. When that pod is deleted (or evicted), a
         replacement (new name suffix, new uid, Pending) appears after delays[0] s, becomes
-        Running and Ready after delays[1] s more, and delays[2] s later the node's allocatable
-        and capacity get `allocatable_after`. allocatable_during: set at the deletion (e.g. the
-        counts dropping to 0). replace_after_gone: wait until the old pod is gone."""
+        Running and Ready after delays[1] s more, and delays[2] s later it has registered: the
+        node's allocatable and capacity get `allocatable_after`. allocatable_during: set at the
+        deletion (e.g. the counts dropping to 0). replace_after_gone: wait until the old pod is
+        gone (a DaemonSet without maxSurge)."""
         dp = DevicePlugin(namespace, labels, node, name, allocatable_after, allocatable_during,
                           delays, replace_after_gone)
-        pod = make_pod(namespace, f"{name}-{random_suffix()}", node, labels,
-                       {"kind": "DaemonSet", "name": name, "uid": dp.uid}, grace=30)
         with self.cluster.lock:
-            self.cluster.device_plugins.append(dp)
-            return self._create("pods", pod)
+            self.cluster.daemonsets.append(dp)
+            return self._create("pods", dp.pod())
+
+    def add_daemonset(self, namespace, name, node, requests=None, labels=None, grace=30,
+                      max_surge=False, delays=(0.05, 0.1)):
+        """A workload DaemonSet (a DPDK or CNF pod, say) with its pod on `node`, kept there as
+        the DaemonSet controller does: deleted, it is replaced delays[0] s after it is gone
+        (max_surge: after it starts terminating), and the replacement is admitted delays[1] s
+        later with the devices of the device plugin registered then (see admission())."""
+        ds = DaemonSet(namespace, name, node, labels, requests, grace, delays, max_surge)
+        with self.cluster.lock:
+            self.api.namespaces.add(namespace)
+            self.cluster.daemonsets.append(ds)
+            pod = self.cluster.create("pods", ds.pod())
+            ds.admitted(self.cluster, pod)
+            return copy.deepcopy(pod)
+
+    def daemonset_pods(self, namespace, name):
+        """The pods of a DaemonSet added with add_daemonset, oldest first."""
+        with self.cluster.lock:
+            ds = next(d for d in self.cluster.daemonsets
+                      if d.namespace == namespace and d.name == name)
+            # the store keeps creation order
+            return [copy.deepcopy(p) for p in self.cluster.objects["pods"].values() if ds.owns(p)]
+
+    def admission(self, uid):
+        """Which device-plugin registration of its node a pod got its devices from (0: the
+        plugin running when the test began, 1 after its first restart...), None if the kubelet
+        has not admitted it."""
+        with self.cluster.lock:
+            return self.cluster.admissions.get(uid)
+
+    def plugin_registration(self, node):
+        """How many times the device plugin registered on `node` again since the start."""
+        with self.cluster.lock:
+            return self.cluster.registrations.get(node, 0)
 
     def device_plugin_replacements(self):
         with self.cluster.lock:
@@ -384,10 +417,11 @@ def _scalar(value, style):
 
 
 def write_kubeconfig(path, server, ca, token=None, cert=None, key=None, token_file=None,
-                     embed=False, namespace=None, style="kubectl", name="test"):
+                     embed=False, namespace=None, style="kubectl", name="test", exec_=None):
     """A kubeconfig in the shape kubectl writes. embed=True puts the CA (and the client
     certificate and key) inline as *-data base64; style "kubectl" writes plain scalars where
-    YAML allows, "quoted" double-quotes every scalar."""
+    YAML allows, "quoted" double-quotes every scalar. exec_: a user's exec plugin, a dict of
+    its fields (apiVersion, command, args: list, env: dict, interactiveMode...)."""
     def data(p):
         return base64.b64encode(Path(p).read_bytes()).decode()
 
@@ -414,6 +448,18 @@ def write_kubeconfig(path, server, ca, token=None, cert=None, key=None, token_fi
               "preferences: {}", "users:", f"- name: {s(name)}",
               "  user:" + ("" if user else " {}")]
     lines += [f"    {k}: {s(v)}" for k, v in user]
+    if exec_:
+        if not user:
+            lines[-1] = "  user:"
+        lines.append("    exec:")
+        for k, v in exec_.items():
+            if k == "args":
+                lines += ["      args:"] + [f"      - {s(a)}" for a in v]
+            elif k == "env":
+                lines += ["      env:"] + [f"      - name: {s(n)}\n        value: {s(x)}"
+                                           for n, x in v.items()]
+            else:
+                lines.append(f"      {k}: {s(v)}")
     Path(path).write_text("\n".join(lines) + "\n")
     return str(path)
 

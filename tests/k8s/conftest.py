@@ -25,3 +25,10 @@ def admin(apiserver):
     """A client with a token of system:masters."""
     apiserver.add_token("admin-token", "admin", ["system:masters"])
     return Client(apiserver, token="admin-token")
+
+
+@pytest.fixture
+def tool(apiserver, tmp_path):
+    """k8s-notify with a main config and kubeconfig in tmp_path (test_k8s_notify.Tool)."""
+    from test_k8s_notify import make_tool
+    return make_tool(apiserver, tmp_path)

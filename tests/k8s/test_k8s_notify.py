@@ -83,8 +83,8 @@ class Tool:
                                 stderr=subprocess.PIPE, text=True)
 
 
-@pytest.fixture
-def tool(apiserver, tmp_path):
+def make_tool(apiserver, tmp_path):
+    """The `tool` fixture (conftest.py): our token, rbac.yaml's grants, this node."""
     apiserver.add_token(TOKEN, USER)
     grant_tool(apiserver)
     apiserver.add_node(NODE, allocatable={RES: 0})
@@ -277,7 +277,7 @@ def populate(srv):
                 requests={RES: 2, "cpu": "100m"})
     srv.add_pod("default", "plain-5c7b-q8z9w", NODE, owner_kind="ReplicaSet",
                 requests={"cpu": "100m"})
-    srv.add_pod("kube-system", "sriovdp-abcde", NODE, owner_kind="DaemonSet", requests={RES: 1})
+    srv.add_pod("kube-system", "sriovdp-abcde", NODE, owner_kind="DaemonSet", requests={"cpu": "50m"})
     srv.add_pod("kube-system", "kube-proxy-node-a", NODE,
                 annotations={MIRROR_ANNOTATION: "f00d"})
     srv.add_pod("default", "job-1-abcde", NODE, owner_kind="Job", phase="Succeeded",
@@ -566,6 +566,170 @@ def test_restart_device_plugin_absent(tool, apiserver):
     r = tool.run("restart-device-plugin")
     assert r.rc == EXIT_FAIL and "no device-plugin pod on node node-a" in r.json["error"], r
     assert apiserver.count(method="DELETE") == 0
+
+
+# --- DaemonSet pods that hold the VFs -----------------------------------------------------------
+
+def pod_events(srv, name_prefix):
+    """(resourceVersion, what) of a pod's deletion steps, in the server's order: "terminating"
+    when its deletionTimestamp was set, "gone" when it left the store."""
+    out = []
+    with srv.cluster.lock:
+        for rv, kind, resource, old, new in srv.cluster.events:
+            if resource != "pods" or not new["metadata"]["name"].startswith(name_prefix):
+                continue
+            if kind == "DELETED":
+                out.append((rv, "gone"))
+            elif (kind == "MODIFIED" and new["metadata"].get("deletionTimestamp")
+                  and not old["metadata"].get("deletionTimestamp")):
+                out.append((rv, "terminating"))
+    return out
+
+
+def running_pod(srv, ns, name):
+    """The DaemonSet's pod that is not terminating, once the kubelet admitted it."""
+    def find():
+        pods = [p for p in srv.daemonset_pods(ns, name)
+                if not p["metadata"].get("deletionTimestamp")
+                and srv.admission(p["metadata"]["uid"]) is not None]
+        return pods[0] if len(pods) == 1 else None
+    pod = srv.wait_for(find, timeout=10)
+    assert pod, srv.daemonset_pods(ns, name)
+    return pod
+
+
+@pytest.mark.parametrize("surge", [False, True], ids=["replace-after-gone", "max-surge"])
+def test_drain_evicts_daemonset_pods_that_hold_vfs_last(tool, apiserver, surge):
+    """A DPDK DaemonSet that requests the resource must not hold VFs across the change: it is
+    evicted (UID precondition) once every other pod is gone. Its DaemonSet puts a new pod on
+    the cordoned node at once; other DaemonSet pods are left alone."""
+    populate(apiserver)
+    tool.configure(DrainTimeoutSec=1, EvictionFallback="delete", DrainPods="sriov")
+    old = apiserver.add_daemonset("dpdk", "dpdk-fwd", NODE, requests={RES: 2, "cpu": "2"},
+                                  grace=10, max_surge=surge)
+    out = ok(tool.run("drain", "--resource", RES), "drain")
+    name = old["metadata"]["name"]
+    assert out["replaced"] == [f"dpdk/{name}"]
+    assert out["evicted"] == ["default/web-7d9f-x2x4k"] and out["deleted"] == ["default/db-0"]
+    assert out["remaining"] == [] and out["failed"] == []
+    assert out["skipped"]["daemonset"] == 1  # the device plugin requests none of it
+    # deleted only once the evicted and the deleted pods were gone
+    last_other = max(rv for prefix in ("web-", "db-0") for rv, what in
+                     pod_events(apiserver, prefix) if what == "gone")
+    mine = pod_events(apiserver, name)
+    assert mine[0][1] == "terminating" and mine[0][0] > last_other, (mine, last_other)
+    assert mine[-1][1] == "gone"
+    eviction = apiserver.records(subresource="eviction", name=name)
+    assert len(eviction) == 1 and old["metadata"]["uid"] in eviction[0]["body"]
+    assert eviction[0]["status"] == 201 and apiserver.count(method="DELETE", name=name) == 0
+    # the DaemonSet controller replaced it on the cordoned node, with the devices of the plugin
+    # that ran before the change: restart-device-plugin --resource must replace it again
+    new = running_pod(apiserver, "dpdk", "dpdk-fwd")
+    assert new["metadata"]["uid"] != old["metadata"]["uid"]
+    assert apiserver.get("node", None, NODE)["spec"]["unschedulable"] is True
+    assert apiserver.admission(new["metadata"]["uid"]) == 0
+
+
+def test_drain_daemonset_pods_without_the_resource_stay(tool, apiserver):
+    tool.configure(DrainPods="all")
+    apiserver.add_daemonset("monitoring", "node-exporter", NODE, requests={"cpu": "100m"})
+    apiserver.add_daemonset("dpdk", "other-nic", NODE, requests={"nvidia.com/cx7_vf": 1})
+    holder = apiserver.add_daemonset("dpdk", "dpdk-fwd", NODE, requests={RES: 1})
+    out = ok(tool.run("drain", "--resource", RES), "drain")
+    assert out["replaced"] == [f"dpdk/{holder['metadata']['name']}"]
+    assert out["skipped"]["daemonset"] == 2 and out["evicted"] == []
+    assert apiserver.count(method="DELETE") == 0 and apiserver.count(subresource="eviction") == 1
+    # without --resource no DaemonSet pod holds anything of ours
+    tool.configure(DrainPods="all")
+    assert ok(tool.run("drain"), "drain")["replaced"] == []
+
+
+def test_drain_that_fails_leaves_daemonset_pods(tool, apiserver):
+    """A drain that does not empty the node does not touch the DaemonSet pods: they keep
+    their VFs as long as the VFs stay."""
+    apiserver.add_pod("default", "db-0", NODE, labels={"app": "db"}, owner_kind="StatefulSet",
+                      requests={RES: 1})
+    apiserver.add_pdb("default", "db", {"app": "db"}, min_available=1)
+    holder = apiserver.add_daemonset("dpdk", "dpdk-fwd", NODE, requests={RES: 1})
+    tool.configure(DrainTimeoutSec=1, EvictionFallback="fail")
+    r = tool.run("drain", "--resource", RES)
+    assert r.rc == EXIT_FAIL and "EvictionFallback=fail" in r.json["error"], r
+    assert r.json["replaced"] == []
+    name = holder["metadata"]["name"]
+    assert r.json["remaining"] == [
+        {"pod": "default/db-0", "reason": r.json["remaining"][0]["reason"]},
+        {"pod": f"dpdk/{name}", "reason": "a DaemonSet pod that requests the resources: "
+                                          "evicted once the other pods are gone"}]
+    assert apiserver.count(method="DELETE") == 0 and r.json["uncordoned"] is True
+    assert apiserver.count(subresource="eviction", name=name) == 0
+
+
+def test_drain_daemonset_pods_under_a_budget(tool, apiserver):
+    """A budget over a CNF DaemonSet (one pod of it down somewhere in the cluster) keeps its
+    pod here too: the eviction is refused, and EvictionFallback=fail gives up without having
+    touched it; with delete, it is deleted with its grace period after DrainTimeoutSec."""
+    holder = apiserver.add_daemonset("cnf", "upf", NODE, requests={RES: 2},
+                                     labels={"app": "upf"})
+    name = holder["metadata"]["name"]
+    apiserver.add_pdb("cnf", "upf", {"app": "upf"}, min_available=1)
+    tool.configure(DrainTimeoutSec=1, EvictionFallback="fail")
+    r = tool.run("drain", "--resource", RES)
+    assert r.rc == EXIT_FAIL and "EvictionFallback=fail" in r.json["error"], r
+    assert r.json["blocked"] == [f"cnf/{name}"] and r.json["replaced"] == []
+    assert apiserver.count(method="DELETE") == 0
+    assert apiserver.get("pod", "cnf", name)["metadata"].get("deletionTimestamp") is None
+    tool.configure(DrainTimeoutSec=1, EvictionFallback="delete")
+    out = ok(tool.run("drain", "--resource", RES), "drain")
+    assert out["replaced"] == [f"cnf/{name}"] and out["blocked"] == [f"cnf/{name}"]
+    delete = apiserver.records(method="DELETE", name=name)
+    assert len(delete) == 1 and "gracePeriodSeconds" not in delete[0]["body"]
+
+
+def test_drain_waits_for_a_terminating_daemonset_pod(tool, apiserver):
+    holder = apiserver.add_daemonset("dpdk", "dpdk-fwd", NODE, requests={RES: 1}, grace=20)
+    name = holder["metadata"]["name"]
+    with apiserver.cluster.lock:
+        apiserver.cluster.delete_pod("dpdk", name)
+    out = ok(tool.run("drain", "--resource", RES), "drain")
+    assert out["terminating"] == [f"dpdk/{name}"] and out["replaced"] == []
+    assert apiserver.count(method="DELETE") == 0
+
+
+def test_restart_device_plugin_replaces_daemonset_pods_again(tool, apiserver):
+    """The whole change as the daemon runs it: drain, (the VFs change), restart the plugin.
+    The DPDK pod that runs afterwards got its devices from the plugin started after the change,
+    never from the one before."""
+    apiserver.add_device_plugin("kube-system", {"app": "sriovdp"}, NODE,
+                                allocatable_after={RES: 4}, replace_after_gone=True)
+    apiserver.add_daemonset("dpdk", "dpdk-fwd", NODE, requests={RES: 1})
+    ok(tool.run("drain", "--resource", RES), "drain")
+    stale = running_pod(apiserver, "dpdk", "dpdk-fwd")
+    assert apiserver.admission(stale["metadata"]["uid"]) == 0
+    out = ok(tool.run("restart-device-plugin", "--expect", f"{RES}=4", "--resource", RES,
+                      "--timeout", "30"), "restart-device-plugin")
+    assert out["replaced"] == [f"dpdk/{stale['metadata']['name']}"]
+    assert apiserver.plugin_registration(NODE) == 1
+    fresh = running_pod(apiserver, "dpdk", "dpdk-fwd")
+    assert fresh["metadata"]["uid"] != stale["metadata"]["uid"]
+    assert apiserver.admission(fresh["metadata"]["uid"]) == 1
+    # deleted after the plugin registered: its allocatable was written first
+    node_rv = max(rv for rv, kind, res, old, new in apiserver.cluster.events
+                  if res == "nodes" and new["status"]["allocatable"].get(RES) == "4"
+                  and (old or {}).get("status", {}).get("allocatable", {}).get(RES) != "4")
+    assert pod_events(apiserver, stale["metadata"]["name"])[0][0] > node_rv
+
+
+def test_restart_device_plugin_without_resource_keeps_stale_pods(tool, apiserver):
+    """The control: without --resource the pod admitted before the change stays, with
+    devices of the plugin before."""
+    apiserver.add_device_plugin("kube-system", {"app": "sriovdp"}, NODE,
+                                allocatable_after={RES: 4})
+    pod = apiserver.add_daemonset("dpdk", "dpdk-fwd", NODE, requests={RES: 1})
+    out = ok(tool.run("restart-device-plugin", "--expect", f"{RES}=4", "--timeout", "30"),
+             "restart-device-plugin")
+    assert "replaced" not in out
+    assert running_pod(apiserver, "dpdk", "dpdk-fwd")["metadata"]["uid"] == pod["metadata"]["uid"]
+    assert apiserver.admission(pod["metadata"]["uid"]) == 0 != apiserver.plugin_registration(NODE)
 
 
 # --- leases ------------------------------------------------------------------------------------

@@ -113,6 +113,27 @@ static void test_step_result(void **state)
 	assert_string_equal(r.error, "drain node worker-1: 1 pod(s) still terminating");
 	step_result_done(&r);
 
+	/* the credentials, their known fields only */
+	assert_int_equal(
+		step_result_parse("{\"ok\":true,\"credentials\":{\"kind\":\"token\","
+				  "\"source\":\"/etc/k\",\"expires\":\"2026-12-06T04:14:00."
+				  "000000Z\",\"warning\":\"soon\",\"extra\":1}}",
+				  &r),
+		0);
+	assert_string_equal(json_object_to_json_string_ext(r.credentials,
+							   JSON_C_TO_STRING_PLAIN |
+								   JSON_C_TO_STRING_NOSLASHESCAPE),
+			    "{\"kind\":\"token\",\"source\":\"/etc/k\",\"expires\":"
+			    "\"2026-12-06T04:14:00.000000Z\",\"warning\":\"soon\"}");
+	step_result_done(&r);
+	assert_int_equal(
+		step_result_parse("{\"credentials\":{\"kind\":\"exec\",\"warning\":null}}", &r), 0);
+	assert_null(json_object_object_get(r.credentials, "warning"));
+	step_result_done(&r);
+	assert_int_equal(step_result_parse("{\"credentials\":[]}", &r), -EBADMSG);
+	assert_int_equal(step_result_parse("{\"credentials\":{\"expires\":5}}", &r), -EBADMSG);
+	assert_null(r.credentials);
+
 	assert_int_equal(step_result_parse("{\"slot\":5}", &r), -EBADMSG);
 	assert_null(r.slot);
 	assert_int_equal(step_result_parse("{\"slot\":\"Slot 1\"}", &r), -EBADMSG);

@@ -238,6 +238,127 @@ static void test_name_valid(void **state)
 	assert_false(k8s_name_is_valid("a%2f"));
 }
 
+/* as kubectl create token makes one: iat 03:14, exp 04:14 on 2026-12-06 (signature made up) */
+static const char bound_token[] =
+	"eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJhdWQiOlsiaHR0cHM6Ly9rdWJlcm5ldGVzLmRlZmF1bHQuc3ZjLmNsdXN0ZXIubG9jYWwiXSwiZXhwIjoxNzk2NTMwNDQwLCJpYXQiOjE3OTY1MjY4NDAsImlzcyI6Imh0dHBzOi8va3ViZXJuZXRlcy5kZWZhdWx0LnN2Yy5jbHVzdGVyLmxvY2FsIiwic3ViIjoic3lzdGVtOnNlcnZpY2VhY2NvdW50OnNyaW92LXBlcnNpc3Q6c3Jpb3YtcGVyc2lzdCJ9.c2lnbmF0dXJl";
+
+static void test_jwt_times(void **state)
+{
+	usec_t iat = 1, exp = 1;
+
+	assert_int_equal(k8s_jwt_times(bound_token, &iat, &exp), 0);
+	assert_int_equal(iat, (usec_t)1796526840 * USEC_PER_SEC);
+	assert_int_equal(exp, (usec_t)1796530440 * USEC_PER_SEC);
+	/* a JWT without times; tokens that are no JWT */
+	assert_int_equal(k8s_jwt_times("eyJhbGciOiJub25lIn0.e30.", &iat, &exp), 0);
+	assert_int_equal(iat, 0);
+	assert_int_equal(exp, 0);
+	assert_int_equal(k8s_jwt_times("0123456789abcdef", &iat, &exp), -EINVAL);
+	assert_int_equal(k8s_jwt_times("a..b", &iat, &exp), -EINVAL);
+	assert_int_equal(k8s_jwt_times("a.e30=.b", &iat, &exp), -EINVAL);
+	assert_int_equal(k8s_jwt_times("a.W10.b", &iat, &exp), -EINVAL); /* [] */
+	assert_int_equal(k8s_jwt_times("a.bm90IGpzb24.b", &iat, &exp), -EINVAL);
+}
+
+/* EC client certificates as a CSR signer makes them: valid 2026-12-06 03:14 for a year
+ * (UTCTime), and until 2051 (GeneralizedTime after 2049) */
+static const char cert_year[] = "-----BEGIN CERTIFICATE-----\n"
+				"MIIBXjCCAQOgAwIBAgIIEjRWeJCrze8wCgYIKoZIzj0EAwIwFTETMBEGA1UEAwwK\n"
+				"a3ViZXJuZXRlczAeFw0yNjEyMDYwMzE0MDBaFw0yNzEyMDYwMzE0MDBaMFQxOjA4\n"
+				"BgNVBAMMMXN5c3RlbTpzZXJ2aWNlYWNjb3VudDpzcmlvdi1wZXJzaXN0Om5vZGUt\n"
+				"d29ya2VyLTcxFjAUBgNVBAoMDXNyaW92LXBlcnNpc3QwWTATBgcqhkjOPQIBBggq\n"
+				"hkjOPQMBBwNCAAQLz2TOMRlvt9ruTlw41l8hwUrDE2dP5ler3kVCM0EmB+XYEjvl\n"
+				"Mf6OD6W5K0H4uuWO+iDHJQC62YhyUVSBchS9MAoGCCqGSM49BAMCA0kAMEYCIQC4\n"
+				"M0tE6iYUUDPGyeRDPlL5t9mGEzndG7AEoTUagwyM3AIhAJLqIMoiZJadcXJnKeHg\n"
+				"sByMwQ8wQli7+h7S7me/0T/I\n"
+				"-----END CERTIFICATE-----\n";
+static const char cert_2051[] = "-----BEGIN CERTIFICATE-----\n"
+				"MIIBYDCCAQWgAwIBAgIIEjRWeJCrze8wCgYIKoZIzj0EAwIwFTETMBEGA1UEAwwK\n"
+				"a3ViZXJuZXRlczAgFw0yNjEyMDYwMzE0MDBaGA8yMDUxMDEwMTAwMDAwMFowVDE6\n"
+				"MDgGA1UEAwwxc3lzdGVtOnNlcnZpY2VhY2NvdW50OnNyaW92LXBlcnNpc3Q6bm9k\n"
+				"ZS13b3JrZXItNzEWMBQGA1UECgwNc3Jpb3YtcGVyc2lzdDBZMBMGByqGSM49AgEG\n"
+				"CCqGSM49AwEHA0IABAvPZM4xGW+32u5OXDjWXyHBSsMTZ0/mV6veRUIzQSYH5dgS\n"
+				"O+Ux/o4PpbkrQfi65Y76IMclALrZiHJRVIFyFL0wCgYIKoZIzj0EAwIDSQAwRgIh\n"
+				"AJkjkqHVD/vFwCnUFs37EEFQcJBefXy8STnrlMugfxyUAiEArHWEf3Ber9XNcBAj\n"
+				"b//voLKzBsEczPzlL6Hhajkuq3s=\n"
+				"-----END CERTIFICATE-----\n";
+
+static void test_cert_times(void **state)
+{
+	usec_t nb = 0, na = 0;
+	char *broken;
+
+	assert_int_equal(k8s_cert_times(cert_year, strlen(cert_year), &nb, &na), 0);
+	assert_int_equal(nb, (usec_t)1796526840 * USEC_PER_SEC);
+	assert_int_equal(na, (usec_t)(1796526840 + 365 * 86400) * USEC_PER_SEC);
+	assert_int_equal(k8s_cert_times(cert_2051, strlen(cert_2051), &nb, &na), 0);
+	assert_int_equal(na, (usec_t)2556143999 * USEC_PER_SEC + USEC_PER_SEC);
+	/* the key's PEM, nothing, cut short, a byte changed in the validity's tag */
+	assert_int_equal(k8s_cert_times("-----BEGIN EC PRIVATE KEY-----\nMHc\n", 34, &nb, &na),
+			 -EINVAL);
+	assert_int_equal(k8s_cert_times("", 0, &nb, &na), -EINVAL);
+	assert_int_equal(k8s_cert_times(cert_year, 120, &nb, &na), -EINVAL);
+	broken = strdup(cert_year);
+	broken[strlen("-----BEGIN CERTIFICATE-----\n") + 64 + 1 + 14] ^= 1;
+	assert_int_equal(k8s_cert_times(broken, strlen(broken), &nb, &na), -EINVAL);
+	free(broken);
+}
+
+static void test_cred_warning(void **state)
+{
+	usec_t h = 3600 * USEC_PER_SEC, iat = (usec_t)1796526840 * USEC_PER_SEC, exp = iat + h;
+	char *w;
+
+	/* a token in the kubeconfig that lasts an hour: from the start */
+	w = k8s_cred_warning(K8S_CRED_TOKEN, "/etc/k", iat, exp, iat + 2 * USEC_PER_SEC);
+	assert_non_null(w);
+	assert_non_null(
+		strstr(w, "the token of /etc/k expires at 2026-12-06T04:14:00Z, in 59 min"));
+	assert_non_null(strstr(w, "nothing renews it"));
+	free(w);
+	/* one that lasts a year: only in its last week */
+	assert_null(k8s_cred_warning(K8S_CRED_TOKEN, "/etc/k", iat, iat + 365 * 24 * h, iat + h));
+	w = k8s_cred_warning(K8S_CRED_TOKEN, "/etc/k", iat, iat + 365 * 24 * h, iat + 360 * 24 * h);
+	assert_non_null(strstr(w, "in 5 d 0 h"));
+	free(w);
+	/* a token file a kubelet renews at 4/5 of its life: quiet until the last fifth */
+	assert_null(k8s_cred_warning(K8S_CRED_TOKEN_FILE, "/t", iat, exp,
+				     iat + 47 * 60 * USEC_PER_SEC));
+	w = k8s_cred_warning(K8S_CRED_TOKEN_FILE, "/t", iat, exp, iat + 49 * 60 * USEC_PER_SEC);
+	assert_non_null(
+		strstr(w, "the token in the file /t expires at 2026-12-06T04:14:00Z, in 11 min"));
+	free(w);
+	/* no iat: a day */
+	assert_null(k8s_cred_warning(K8S_CRED_TOKEN_FILE, "/t", 0, exp + 48 * h, exp));
+	w = k8s_cred_warning(K8S_CRED_TOKEN_FILE, "/t", 0, exp + 2 * h, exp);
+	assert_non_null(strstr(w, "in 2 h 0 min"));
+	free(w);
+	/* expired */
+	w = k8s_cred_warning(K8S_CRED_TOKEN_FILE, "/t", iat, exp, exp + 40 * USEC_PER_SEC);
+	assert_non_null(strstr(w, "expired at 2026-12-06T04:14:00Z: every request is refused"));
+	free(w);
+	/* a year's client certificate: its last 30 days; a day's: its last fifth */
+	assert_null(k8s_cred_warning(K8S_CRED_CLIENT_CERTIFICATE, "/etc/k", iat, iat + 365 * 24 * h,
+				     iat + 330 * 24 * h));
+	w = k8s_cred_warning(K8S_CRED_CLIENT_CERTIFICATE, "/etc/k", iat, iat + 365 * 24 * h,
+			     iat + 340 * 24 * h);
+	assert_non_null(strstr(w, "the client certificate of /etc/k expires at"));
+	assert_non_null(strstr(w, "in 25 d 0 h: renew it"));
+	free(w);
+	assert_null(k8s_cred_warning(K8S_CRED_CLIENT_CERTIFICATE, "/k", iat, iat + 24 * h,
+				     iat + 19 * h));
+	w = k8s_cred_warning(K8S_CRED_CLIENT_CERTIFICATE, "/k", iat, iat + 24 * h, iat + 20 * h);
+	assert_non_null(w);
+	free(w);
+	/* renewed by a plugin, or unknown: nothing to say, unless the plugin gives one expired */
+	assert_null(k8s_cred_warning(K8S_CRED_EXEC, "aws", iat, exp, exp - 1));
+	w = k8s_cred_warning(K8S_CRED_EXEC, "aws", iat, exp, exp + 1);
+	assert_non_null(strstr(w, "the credential of the exec plugin aws expired at"));
+	free(w);
+	assert_null(k8s_cred_warning(K8S_CRED_TOKEN, "/etc/k", 0, 0, exp));
+	assert_string_equal(k8s_cred_kind_to_string(K8S_CRED_TOKEN_FILE), "token-file");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -253,6 +374,9 @@ int main(void)
 		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_json_get),
 		cmocka_unit_test(test_name_valid),
+		cmocka_unit_test(test_jwt_times),
+		cmocka_unit_test(test_cert_times),
+		cmocka_unit_test(test_cred_warning),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -151,12 +151,80 @@ static void test_errors(void **state)
 		    -EINVAL, "needs a client key");
 	parse_fails(HEAD "clusters:\n- name: c1\n  cluster:\n    server: https://h\n"
 			 "users:\n- name: u1\n  user:\n    exec: {command: aws}\n",
-		    -EOPNOTSUPP, "\"exec\"");
+		    -EOPNOTSUPP, "exec.apiVersion \"\" is not supported");
+	parse_fails(HEAD "clusters:\n- name: c1\n  cluster:\n    server: https://h\n"
+			 "users:\n- name: u1\n  user:\n    username: admin\n",
+		    -EOPNOTSUPP, "\"username\"");
 	parse_fails(HEAD "clusters:\n- name: c1\n  cluster:\n    server: https://h\n"
 			 "users:\n- name: u1\n  user:\n    token: \"a\\nb\"\n",
 		    -EINVAL, "control characters");
 	parse_fails(HEAD "clusters:\n- name: c1\n  cluster:\n    server: \"https://h\\0x\"\n",
 		    -EINVAL, "server must be a string");
+}
+
+#define EXEC_HEAD                                                         \
+	HEAD "clusters:\n- name: c1\n  cluster:\n    server: https://h\n" \
+	     "users:\n- name: u1\n  user:\n    exec:\n"
+
+static const char exec_full[] = EXEC_HEAD "      apiVersion: client.authentication.k8s.io/v1\n"
+					  "      command: bin/get-token\n"
+					  "      args: [token, --cluster, \"$(id)\"]\n"
+					  "      env: [{name: AWS_PROFILE, value: 'a b'}]\n"
+					  "      interactiveMode: IfAvailable\n"
+					  "      provideClusterInfo: true\n"
+					  "      installHint: apt install x\n";
+
+static void test_exec(void **state)
+{
+	struct kubeconfig *kc = parse_ok(exec_full, "/etc/k");
+
+	assert_non_null(kc->exec);
+	assert_null(kc->token);
+	/* a relative path is the kubeconfig's, the arguments stay as they are */
+	assert_string_equal(kc->exec->command, "/etc/k/bin/get-token");
+	assert_int_equal(strv_length(kc->exec->args), 3);
+	assert_string_equal(kc->exec->args[2], "$(id)");
+	assert_string_equal(kc->exec->env[0], "AWS_PROFILE=a b");
+	assert_true(kc->exec->provide_cluster_info);
+	assert_string_equal(kc->exec->install_hint, "apt install x");
+	kubeconfig_free(kc);
+	/* "./" adds nothing */
+	kc = parse_ok(EXEC_HEAD "      apiVersion: client.authentication.k8s.io/v1beta1\n"
+				"      command: ././bin/get-token\n",
+		      "/etc/k");
+	assert_string_equal(kc->exec->command, "/etc/k/bin/get-token");
+	kubeconfig_free(kc);
+	/* a bare name is looked up in PATH when run; v1beta1 needs no interactiveMode */
+	kc = parse_ok(EXEC_HEAD "      apiVersion: client.authentication.k8s.io/v1beta1\n"
+				"      command: aws\n",
+		      "/etc/k");
+	assert_string_equal(kc->exec->command, "aws");
+	assert_false(kc->exec->provide_cluster_info);
+	kubeconfig_free(kc);
+
+	parse_fails(EXEC_HEAD "      apiVersion: client.authentication.k8s.io/v1alpha1\n"
+			      "      command: aws\n",
+		    -EOPNOTSUPP, "v1alpha1\" is not supported");
+	parse_fails(EXEC_HEAD "      apiVersion: client.authentication.k8s.io/v1\n"
+			      "      command: aws\n",
+		    -EINVAL, "interactiveMode must be set");
+	parse_fails(EXEC_HEAD "      apiVersion: client.authentication.k8s.io/v1\n"
+			      "      command: aws\n      interactiveMode: Always\n",
+		    -EOPNOTSUPP, "without a terminal");
+	parse_fails(EXEC_HEAD "      apiVersion: client.authentication.k8s.io/v1\n"
+			      "      command: aws\n      interactiveMode: Sometimes\n",
+		    -EINVAL, "\"Sometimes\" is not Never, IfAvailable or Always");
+	parse_fails(EXEC_HEAD "      apiVersion: client.authentication.k8s.io/v1beta1\n", -EINVAL,
+		    "exec.command is missing");
+	parse_fails(EXEC_HEAD "      apiVersion: client.authentication.k8s.io/v1beta1\n"
+			      "      command: aws\n      args: aws\n",
+		    -EINVAL, "exec.args must be a list");
+	parse_fails(EXEC_HEAD "      apiVersion: client.authentication.k8s.io/v1beta1\n"
+			      "      command: aws\n      env: [{name: 'A=B', value: x}]\n",
+		    -EINVAL, "exec.env entry");
+	parse_fails(EXEC_HEAD "      apiVersion: client.authentication.k8s.io/v1beta1\n"
+			      "      command: aws\n    token: t\n",
+		    -EINVAL, "an exec plugin and a token");
 }
 
 static void test_aliases(void **state)
@@ -194,6 +262,19 @@ static void test_base64(void **state)
 	assert_int_equal(k8s_base64_decode("a===", 4, &out, &n), -EINVAL);
 	assert_int_equal(k8s_base64_decode("a*bc", 4, &out, &n), -EINVAL);
 	assert_null(out);
+	/* encoding, every padding case, and back */
+	for (size_t len = 0; len <= 5; len++) {
+		static const char *const want[] = { "",	    "aA==",	"aGU=",
+						    "aGVs", "aGVsbA==", "aGVsbG8=" };
+		char *e = k8s_base64_encode("hello", len);
+
+		assert_string_equal(e, want[len]);
+		assert_int_equal(k8s_base64_decode(e, strlen(e), &out, &n), 0);
+		assert_int_equal(n, len);
+		assert_memory_equal(out, "hello", len);
+		free(out);
+		free(e);
+	}
 }
 
 static void test_in_cluster(void **state)
@@ -289,6 +370,7 @@ int main(void)
 		cmocka_unit_test(test_flow_style_and_data_wins),
 		cmocka_unit_test(test_insecure_refused),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_exec),
 		cmocka_unit_test(test_aliases),
 		cmocka_unit_test(test_base64),
 		cmocka_unit_test(test_in_cluster),

@@ -76,11 +76,27 @@ static void test_resource_is_exact(void **state)
 
 static void test_skips(void **state)
 {
-	/* DaemonSet pods stay, even when they use our resources (the device plugin) */
+	/* DaemonSet pods stay, in either mode, unless they request our resources (a DPDK
+	 * DaemonSet): those are replaced, or waited for when already terminating */
+	assert_int_equal(classify("{\"metadata\":{\"ownerReferences\":[{\"kind\":\"DaemonSet\","
+				  "\"name\":\"sriovdp\"}]},\"spec\":{\"containers\":[" PLAIN_CTR
+				  "]}}",
+				  DRAIN_PODS_ALL),
+			 POD_VERDICT_SKIP_DAEMONSET);
 	assert_int_equal(classify("{\"metadata\":{\"ownerReferences\":[{\"kind\":\"ReplicaSet\"},"
-				  "{\"kind\":\"DaemonSet\",\"name\":\"sriovdp\"}]},"
+				  "{\"kind\":\"DaemonSet\",\"name\":\"dpdk\"}]},"
+				  "\"spec\":{\"containers\":[" SRIOV_CTR "]}}",
+				  DRAIN_PODS_SRIOV),
+			 POD_VERDICT_REPLACE);
+	assert_int_equal(classify("{\"metadata\":{\"ownerReferences\":[{\"kind\":\"DaemonSet\"}],"
+				  "\"deletionTimestamp\":\"2024-01-01T00:00:00Z\"},"
 				  "\"spec\":{\"containers\":[" SRIOV_CTR "]}}",
 				  DRAIN_PODS_ALL),
+			 POD_VERDICT_TERMINATING);
+	assert_int_equal(classify("{\"metadata\":{\"ownerReferences\":[{\"kind\":\"DaemonSet\"}]},"
+				  "\"spec\":{\"containers\":[" SRIOV_CTR "]},"
+				  "\"status\":{\"phase\":\"Failed\"}}",
+				  DRAIN_PODS_SRIOV),
 			 POD_VERDICT_SKIP_DAEMONSET);
 	assert_int_equal(classify("{\"metadata\":{\"ownerReferences\":[{\"kind\":\"ReplicaSet\"}]},"
 				  "\"spec\":{\"containers\":[" SRIOV_CTR "]}}",

@@ -56,6 +56,52 @@ static void test_environment_and_stdin(void **state)
 	tool_run_done(&t);
 }
 
+/* Whether process pid is running (not gone, not a zombie). */
+static bool running(int pid)
+{
+	char path[64], *stat = NULL, *p;
+	bool r;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_file(path, &stat) < 0)
+		return false;
+	p = strrchr(stat, ')');
+	r = p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+	free(stat);
+	return r;
+}
+
+/* An environment of the caller's, and a process group of its own that a
+ * time-out kills whole: the shell's child that keeps stdout open goes too. */
+static void test_options(void **state)
+{
+	char *const env[] = { "/usr/bin/env", NULL };
+	char pidfile[] = "/tmp/test-run-tool-XXXXXX", *text = NULL;
+	char *const sh[] = { "/bin/sh", "-c", "sleep 30 & echo $! > \"$0\"; wait", pidfile, NULL };
+	char *const vars[] = { "A=1", "B=x y", NULL };
+	struct tool_run t;
+	int fd = mkstemp(pidfile), pid;
+
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(tool_run_with(env, &(struct tool_run_options){ .env = vars },
+				       10 * USEC_PER_SEC, 4096, &t),
+			 0);
+	assert_string_equal(t.out, "A=1\nB=x y\n");
+	tool_run_done(&t);
+	assert_int_equal(tool_run_with(sh, &(struct tool_run_options){ .group = true }, 300 * MS,
+				       4096, &t),
+			 -ETIMEDOUT);
+	assert_int_equal(read_file(pidfile, &text), 0);
+	pid = atoi(text);
+	assert_true(pid > 0);
+	for (int i = 0; i < 100 && running(pid); i++)
+		usleep(10000);
+	assert_false(running(pid));
+	free(text);
+	unlink(pidfile);
+}
+
 static void test_bounds(void **state)
 {
 	char *const sleeper[] = { "/bin/sleep", "30", NULL };
@@ -82,6 +128,7 @@ int main(void)
 		cmocka_unit_test(test_output_and_exit_code),
 		cmocka_unit_test(test_silent_tool),
 		cmocka_unit_test(test_environment_and_stdin),
+		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_bounds),
 	};
 

@@ -64,18 +64,32 @@ class Scheduler:
         self._thread.join(timeout=5)
 
 
-class DevicePlugin:
-    """A DaemonSet's pod on one node: replaced after deletion, then Ready, then allocatable."""
+# the tolerations the DaemonSet controller adds to every pod it creates (util.AddOrUpdateDaemonPodTolerations)
+DAEMONSET_TOLERATIONS = [
+    {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"},
+    {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute"},
+    {"key": "node.kubernetes.io/disk-pressure", "operator": "Exists", "effect": "NoSchedule"},
+    {"key": "node.kubernetes.io/memory-pressure", "operator": "Exists", "effect": "NoSchedule"},
+    {"key": "node.kubernetes.io/pid-pressure", "operator": "Exists", "effect": "NoSchedule"},
+    {"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"},
+]
 
-    def __init__(self, namespace, labels, node, name, allocatable_after, allocatable_during,
-                 delays, replace_after_gone):
-        self.namespace, self.labels, self.node, self.name = namespace, dict(labels), node, name
+
+class DaemonSet:
+    """A DaemonSet's pod on one node, kept there as kube-controller-manager's DaemonSet
+    controller keeps it (pkg/controller/daemon, podsShouldBeOnNode): without maxSurge (the
+    default) a terminating pod still counts as the node's pod, so the replacement is created
+    once the old one is gone from the API; with max_surge, as soon as it starts terminating.
+    Its pods tolerate node.kubernetes.io/unschedulable: a cordon does not keep them off. A
+    replacement is Pending; ready_delay later the kubelet admits it (Running, Ready), giving
+    it the devices of the device plugin registered on the node at that moment."""
+
+    def __init__(self, namespace, name, node, labels, requests, grace, delays, max_surge):
+        self.namespace, self.name, self.node = namespace, name, node
+        self.labels, self.requests, self.grace = dict(labels or {}), requests, grace
         self.uid = new_uid()
-        self.allocatable_after = {k: str(v) for k, v in (allocatable_after or {}).items()}
-        self.allocatable_during = (None if allocatable_during is None else
-                                   {k: str(v) for k, v in allocatable_during.items()})
-        self.replace_delay, self.ready_delay, self.allocatable_delay = delays
-        self.replace_after_gone = replace_after_gone
+        self.replace_delay, self.ready_delay = delays
+        self.max_surge = max_surge
         self.handled = set()
         self.replacements = []   # names of the pods created as replacements
 
@@ -83,6 +97,41 @@ class DevicePlugin:
         refs = pod["metadata"].get("ownerReferences") or []
         return (any(r.get("uid") == self.uid for r in refs)
                 and pod["spec"].get("nodeName") == self.node)
+
+    def pod(self, phase="Running", ready=True):
+        pod = make_pod(self.namespace, f"{self.name}-{random_suffix()}", self.node, self.labels,
+                       {"kind": "DaemonSet", "name": self.name, "uid": self.uid}, self.requests,
+                       phase=phase, grace=self.grace, ready=ready)
+        pod["spec"]["tolerations"] = copy.deepcopy(DAEMONSET_TOLERATIONS)
+        return pod
+
+    def deleting(self, cluster):
+        """The controller saw one of its pods start terminating or go."""
+
+    def admitted(self, cluster, pod):
+        """The kubelet admitted a pod of this DaemonSet (now Running and Ready)."""
+        cluster.admissions[pod["metadata"]["uid"]] = cluster.registrations.get(self.node, 0)
+
+
+class DevicePlugin(DaemonSet):
+    """The device plugin's DaemonSet: once a new pod of it runs, it registers with the kubelet
+    (allocatable_delay later), which then admits pods with the devices it found at its start."""
+
+    def __init__(self, namespace, labels, node, name, allocatable_after, allocatable_during,
+                 delays, replace_after_gone):
+        super().__init__(namespace, name, node, labels, None, 30, delays[:2],
+                         not replace_after_gone)
+        self.allocatable_after = {k: str(v) for k, v in (allocatable_after or {}).items()}
+        self.allocatable_during = (None if allocatable_during is None else
+                                   {k: str(v) for k, v in allocatable_during.items()})
+        self.allocatable_delay = delays[2]
+
+    def deleting(self, cluster):
+        if self.allocatable_during is not None:
+            cluster._set_allocatable(self.node, self.allocatable_during)
+
+    def admitted(self, cluster, pod):
+        cluster.sched.call_later(self.allocatable_delay, lambda: cluster._register_plugin(self))
 
 
 class Cluster:
@@ -94,7 +143,9 @@ class Cluster:
         self.events = collections.deque(maxlen=event_log)  # (rv, type, resource, old, new)
         self.grace_scale, self.taint_delay = grace_scale, taint_delay
         self.pdb_extra = {}        # (ns, name) -> {"expected": n|None, "observed": bool}
-        self.device_plugins = []
+        self.daemonsets = []       # DaemonSet and DevicePlugin stand-ins
+        self.registrations = {}    # node -> device plugin registrations since the start
+        self.admissions = {}       # pod uid -> the registration its devices came from
         self.lease_history = []    # (time, frozenset of (ns, name) held) after lease writes
         self.deadlines = {}        # pod uid -> monotonic time its termination completes
         self.errors = []           # tracebacks of this server's own bugs
@@ -238,6 +289,10 @@ class Cluster:
 
     # --- controllers ----------------------------------------------------------------------------
 
+    @property
+    def device_plugins(self):
+        return [ds for ds in self.daemonsets if isinstance(ds, DevicePlugin)]
+
     def _after_pod_write(self, kind, old, new):
         started = (kind == "MODIFIED" and new["metadata"].get("deletionTimestamp")
                    and not old["metadata"].get("deletionTimestamp"))
@@ -245,33 +300,33 @@ class Cluster:
         if not (started or gone):
             return
         pod = new
-        for dp in self.device_plugins:
-            if not dp.owns(pod) or pod["metadata"]["uid"] in dp.handled:
+        for ds in self.daemonsets:
+            if not ds.owns(pod) or pod["metadata"]["uid"] in ds.handled:
                 continue
-            if dp.replace_after_gone and not gone:
+            if not ds.max_surge and not gone:
                 continue
-            dp.handled.add(pod["metadata"]["uid"])
-            if dp.allocatable_during is not None:
-                self._set_allocatable(dp.node, dp.allocatable_during)
-            self.sched.call_later(dp.replace_delay, lambda dp=dp: self._replace_plugin(dp))
+            ds.handled.add(pod["metadata"]["uid"])
+            ds.deleting(self)
+            self.sched.call_later(ds.replace_delay, lambda ds=ds: self._replace_daemon_pod(ds))
 
-    def _replace_plugin(self, dp):
+    def _replace_daemon_pod(self, ds):
         with self.lock:
-            name = f"{dp.name}-{random_suffix()}"
-            pod = make_pod(dp.namespace, name, dp.node, dp.labels,
-                           {"kind": "DaemonSet", "name": dp.name, "uid": dp.uid},
-                           phase="Pending", ready=False)
-            self.create("pods", pod)
-            dp.replacements.append(name)
-        self.sched.call_later(dp.ready_delay, lambda: self._plugin_ready(dp, name))
+            pod = self.create("pods", ds.pod(phase="Pending", ready=False))
+            name = pod["metadata"]["name"]
+            ds.replacements.append(name)
+        self.sched.call_later(ds.ready_delay, lambda: self._admit_daemon_pod(ds, name))
 
-    def _plugin_ready(self, dp, name):
+    def _admit_daemon_pod(self, ds, name):
         with self.lock:
-            if self.get("pods", dp.namespace, name) is None:
+            if self.get("pods", ds.namespace, name) is None:
                 return
-            self.mutate("pods", dp.namespace, name, pod_running_ready)
-        self.sched.call_later(dp.allocatable_delay,
-                              lambda: self._set_allocatable(dp.node, dp.allocatable_after))
+            pod = self.mutate("pods", ds.namespace, name, pod_running_ready)
+            ds.admitted(self, pod)
+
+    def _register_plugin(self, dp):
+        with self.lock:
+            self.registrations[dp.node] = self.registrations.get(dp.node, 0) + 1
+        self._set_allocatable(dp.node, dp.allocatable_after)
 
     def _set_allocatable(self, node, values):
         with self.lock:
