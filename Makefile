@@ -198,11 +198,15 @@ check: deps
 # check runs it).
 check-nodeps: tests
 	$(Q)$(MAKE) --no-print-directory TEST_DIR=$(BUILDDIR) PLAIN_TEST_DIR=$(BUILDDIR) \
-		K8S_FAULT_MATRIX=no check-unit check-fuzz check-integration check-man
+		K8S_FAULT_MATRIX=no PYTEST_PARALLEL= check-unit check-fuzz check-integration check-man
 
 TEST_DIR ?= $(ASAN_DIR)
 PLAIN_TEST_DIR ?= $(PLAIN_DIR)
 K8S_FAULT_MATRIX ?= yes
+# each integration and Kubernetes test has its own hosts, bus and API server:
+# two at once, as CI has two cores (package builds run them one by one, and
+# need no pytest-xdist)
+PYTEST_PARALLEL ?= -p xdist -n 2
 check-unit:
 	$(Q)scripts/run-unit-tests $(TEST_DIR)/tests
 
@@ -214,7 +218,7 @@ check-integration:
 	$(Q)SRIOVCTL=$(abspath $(TEST_DIR))/sriovctl SRIOVCTL_PLAIN=$(abspath $(PLAIN_TEST_DIR))/sriovctl \
 		SRIOVPERSISTD=$(abspath $(TEST_DIR))/sriov-persistd K8S_NOTIFY=$(abspath $(TEST_DIR))/k8s-notify \
 		SRIOV_UDEV_HELPER=$(abspath $(TEST_DIR))/udev-helper \
-		/usr/bin/python3 -m pytest -q -p no:cacheprovider \
+		/usr/bin/python3 -m pytest -q -p no:cacheprovider $(PYTEST_PARALLEL) \
 		--ignore=tests/integration/test_daemon_k8s_faults.py tests/integration
 	@# the Kubernetes fault matrix mostly waits (retries, drains): four at once
 	$(Q)[ "$(K8S_FAULT_MATRIX)" = no ] || SRIOVCTL=$(abspath $(TEST_DIR))/sriovctl SRIOVPERSISTD=$(abspath $(TEST_DIR))/sriov-persistd \
@@ -222,7 +226,7 @@ check-integration:
 		/usr/bin/python3 -m pytest -q -p no:cacheprovider -p xdist -n 4 \
 		tests/integration/test_daemon_k8s_faults.py
 	$(Q)K8S_NOTIFY=$(abspath $(TEST_DIR))/k8s-notify \
-		/usr/bin/python3 -m pytest -q -p no:cacheprovider tests/k8s
+		/usr/bin/python3 -m pytest -q -p no:cacheprovider $(PYTEST_PARALLEL) tests/k8s
 
 # each layer of lib/ includes only its own and lower ones, and no module
 # includes itself round a circle
