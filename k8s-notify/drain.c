@@ -538,6 +538,13 @@ static struct json_object *pod_reason(const struct drain_pod *p)
 	return o;
 }
 
+/* A DaemonSet pod that held the resources, evicted or deleted for its
+ * DaemonSet to replace it. */
+static bool is_replaced(const struct drain_pod *p)
+{
+	return p->holder && (p->state == DRAIN_POD_EVICTED || p->state == DRAIN_POD_DELETED);
+}
+
 static void drain_report(struct drain *d)
 {
 	static const char *const keys[_DRAIN_POD_STATE_MAX] = {
@@ -557,10 +564,8 @@ static void drain_report(struct drain *d)
 		_cleanup_free_ char *id = pod_id(p);
 		bool detailed = p->state == DRAIN_POD_FAILED || p->state == DRAIN_POD_PENDING ||
 				p->state == DRAIN_POD_HOLDING;
-		bool replaced = p->holder &&
-				(p->state == DRAIN_POD_EVICTED || p->state == DRAIN_POD_DELETED);
 
-		result_append(d->x, replaced ? "replaced" : keys[p->state],
+		result_append(d->x, is_replaced(p) ? "replaced" : keys[p->state],
 			      detailed ? pod_reason(p) :
 			      id       ? json_object_new_string(id) :
 					 NULL);
@@ -658,7 +663,7 @@ int replace_daemonset_pods(struct k8s_ctx *x, usec_t wait)
 		const struct drain_pod *p = &d.pods[i];
 		_cleanup_free_ char *id = pod_id(p);
 
-		if ((p->state == DRAIN_POD_EVICTED || p->state == DRAIN_POD_DELETED) && id)
+		if (is_replaced(p) && id)
 			result_append(x, "replaced", json_object_new_string(id));
 	}
 	drain_done(&d);

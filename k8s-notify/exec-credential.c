@@ -22,14 +22,6 @@ void exec_credential_done(struct exec_credential *c)
 	*c = (struct exec_credential){};
 }
 
-static bool one_line(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < ' ' || *s == 0x7f)
-			return false;
-	return true;
-}
-
 /* A status string field: NULL when absent or empty, -EINVAL when not a string. */
 static int status_str(struct json_object *status, const char *key, const char **ret)
 {
@@ -81,7 +73,7 @@ int exec_credential_parse(const char *text, size_t n, const char *api_version,
 		return k8s_set_error(error, -EBADMSG,
 				     "its ExecCredential has a client certificate without a key "
 				     "or a key without a certificate");
-	if (token && !one_line(token))
+	if (token && string_has_control_chars(token))
 		return k8s_set_error(error, -EBADMSG, "its token is not one line");
 	if (cert &&
 	    (!strstr(cert, "-----BEGIN CERTIFICATE-----") || !strstr(key, "PRIVATE KEY-----")))
@@ -189,12 +181,9 @@ static int find_command(const struct kc_exec *e, char **ret, char *error)
  * and KUBERNETES_EXEC_INFO. The strings stay the owners'. */
 static char **plugin_env(const struct kc_exec *e, const char *info)
 {
-	size_t n = 0, k = 0;
-	char **env;
+	char **env = calloc(strv_length(environ) + strv_length(e->env) + 2, sizeof(char *));
+	size_t k = 0;
 
-	for (char **p = environ; p && *p; p++)
-		n++;
-	env = calloc(n + strv_length(e->env) + 2, sizeof(char *));
 	if (!env)
 		return NULL;
 	for (char **p = environ; p && *p; p++) {

@@ -367,17 +367,12 @@ struct json_object *k8s_json_parse(const char *buf, size_t len)
 	if (!tok)
 		return NULL;
 	o = json_tokener_parse_ex(tok, buf, (int)len);
-	if (o && json_tokener_get_error(tok) == json_tokener_success)
-		/* one value, and nothing after it but white space */
-		for (size_t i = json_tokener_get_parse_end(tok); o && i < len; i++)
-			if (!strchr(" \t\r\n", buf[i]) || !buf[i]) {
-				json_object_put(o);
-				o = NULL;
-			}
-	if (o && json_tokener_get_error(tok) != json_tokener_success) {
-		json_object_put(o);
-		o = NULL;
-	}
+	/* one value, and nothing after it but white space */
+	for (size_t i = o ? json_tokener_get_parse_end(tok) : len; o && i < len; i++)
+		if (!buf[i] || !strchr(" \t\r\n", buf[i]))
+			json_object_putp(&o);
+	if (o && json_tokener_get_error(tok) != json_tokener_success)
+		json_object_putp(&o);
 	json_tokener_free(tok);
 	return o;
 }

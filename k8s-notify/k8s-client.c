@@ -153,6 +153,11 @@ static int pem_load(const struct kc_blob *b, const char *what, const char *marke
 	return 0;
 }
 
+static char *bearer_header(const char *token)
+{
+	return strdup_printf("Authorization: Bearer %s", token);
+}
+
 static int token_load(struct k8s_client *c, const struct kubeconfig *kc, char **ret, char *error)
 {
 	_cleanup_free_ char *token = NULL;
@@ -191,7 +196,7 @@ static int token_load(struct k8s_client *c, const struct kubeconfig *kc, char **
 		if (kc->token_file && free_and_strdup(&c->cred_source, kc->token_file) < 0)
 			return -ENOMEM;
 	}
-	*ret = strdup_printf("Authorization: Bearer %s", token);
+	*ret = bearer_header(token);
 	explicit_bzero(token, n);
 	return *ret ? 0 : -ENOMEM;
 }
@@ -220,7 +225,7 @@ static int exec_refresh(struct k8s_client *c, char *error)
 	c->auth_header = mfree(c->auth_header);
 	pem_done(&c->cert);
 	pem_done(&c->key);
-	if (cred.token && !(c->auth_header = strdup_printf("Authorization: Bearer %s", cred.token)))
+	if (cred.token && !(c->auth_header = bearer_header(cred.token)))
 		r = -ENOMEM;
 	if (cred.cert) {
 		c->cert.size = strlen(cred.cert);

@@ -149,14 +149,6 @@ static int find_named(struct kc_parser *p, const char *list, const char *field, 
 		    list);
 }
 
-static bool has_control_chars(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < ' ' || *s == 0x7f)
-			return true;
-	return false;
-}
-
 static int set_path(struct kc_parser *p, char **field, const char *v)
 {
 	while (startswith(v, "./"))
@@ -223,7 +215,7 @@ static int parse_cluster(struct kc_parser *p, const char *name)
 		return fail(p->error, -EOPNOTSUPP,
 			    "kubeconfig: %s: tls-server-name is not supported", what);
 	if (!server || strncmp(server, "https://", 8) != 0 || strlen(server) <= 8 ||
-	    has_control_chars(server) || strpbrk(server, " ?#"))
+	    string_has_control_chars(server) || strpbrk(server, " ?#"))
 		return fail(p->error, -EINVAL,
 			    "kubeconfig: %s: server must be an https:// URL, got \"%s\"", what,
 			    strempty(server));
@@ -315,7 +307,7 @@ static int parse_exec(struct kc_parser *p, const yaml_node_t *x, const char *wha
 			"kubeconfig: %s: exec.apiVersion \"%s\" is not supported (use " EXEC_API_V1
 			" or " EXEC_API_V1BETA1 ")",
 			what, strempty(api));
-	if (!command || !*command || has_control_chars(command))
+	if (!command || !*command || string_has_control_chars(command))
 		return fail(p->error, -EINVAL, "kubeconfig: %s: exec.command is missing", what);
 	/* as client-go: v1 must say it, and "Always" needs a terminal */
 	if (!mode && streq(api, EXEC_API_V1))
@@ -365,7 +357,7 @@ static int parse_token(struct kc_parser *p, const yaml_node_t *u, const char *wh
 	if (r < 0)
 		return r;
 	if (token && *token) {
-		if (has_control_chars(token))
+		if (string_has_control_chars(token))
 			return fail(p->error, -EINVAL,
 				    "kubeconfig: %s: token has control characters", what);
 		return free_and_strdup(&p->kc->token, token);
@@ -554,7 +546,7 @@ int kubeconfig_in_cluster(const char *sa_dir, const char *host, const char *port
 
 	if (!kc)
 		return -ENOMEM;
-	if (!host || !*host || has_control_chars(host) || strpbrk(host, "/ ?#@"))
+	if (!host || !*host || string_has_control_chars(host) || strpbrk(host, "/ ?#@"))
 		return fail(error, -EINVAL,
 			    "in-cluster: KUBERNETES_SERVICE_HOST is not a host: \"%s\"",
 			    strempty(host));

@@ -247,22 +247,31 @@ static void run(struct manager *m, char **args)
 	m->k8s->op->running = true;
 }
 
+/* "--resource R" for each resource of the VFs of pfs (NULL: of every PF). */
+static int add_resources(struct manager *m, char *const *pfs, char ***args)
+{
+	_cleanup_strv_free_ char **res = k8s_drain_resources(m, pfs);
+
+	if (!res)
+		return -ENOMEM;
+	for (char **r = res; *r; r++)
+		if (strv_extend(args, "--resource") < 0 || strv_extend(args, *r) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
 /* Only the pods that use the VFs a drain is for: the resources of its PFs,
  * of every PF for a reboot. */
 static void step_drain(struct manager *m)
 {
-	_cleanup_strv_free_ char **args = NULL, **res = NULL;
+	_cleanup_strv_free_ char **args = NULL;
 
-	res = k8s_drain_resources(m, m->k8s->op->kind == OP_KIND_REBOOT ? NULL : m->k8s->op->pfs);
-	if (!res || strv_extend(&args, "drain") < 0) {
+	if (strv_extend(&args, "drain") < 0 ||
+	    add_resources(m, m->k8s->op->kind == OP_KIND_REBOOT ? NULL : m->k8s->op->pfs, &args) <
+		    0) {
 		op_fail(m, "drain: %s", strerror(ENOMEM));
 		return;
 	}
-	for (char **r = res; *r; r++)
-		if (strv_extend(&args, "--resource") < 0 || strv_extend(&args, *r) < 0) {
-			op_fail(m, "drain: %s", strerror(ENOMEM));
-			return;
-		}
 	run(m, args);
 }
 
@@ -280,23 +289,16 @@ static void step_apply(struct manager *m)
 }
 
 /* After a drain, also the DaemonSet pods that use the PFs' VFs: the drain
- * deleted them, but their DaemonSet recreated them with the VFs of before. */
+ * evicted them, but their DaemonSet recreated them with the VFs of before. */
 static void step_device_plugin(struct manager *m)
 {
 	struct operation *op = m->k8s->op;
-	_cleanup_strv_free_ char **args = NULL, **res = NULL;
+	_cleanup_strv_free_ char **args = NULL;
 	int r;
 
 	r = k8s_device_plugin_args(m, &args);
-	if (r >= 0 && op->kind == OP_KIND_DRAIN) {
-		res = k8s_drain_resources(m, op->pfs);
-		r = res ? 0 : -ENOMEM;
-		for (char **p = res; r >= 0 && p && *p; p++) {
-			r = strv_extend(&args, "--resource");
-			if (r >= 0)
-				r = strv_extend(&args, *p);
-		}
-	}
+	if (r >= 0 && op->kind == OP_KIND_DRAIN)
+		r = add_resources(m, op->pfs, &args);
 	if (r < 0) {
 		op_fail(m, "device plugin: %s", strerror(-r));
 		return;
@@ -513,7 +515,7 @@ static void credentials_seen(struct manager *m, const struct step_result *result
 {
 	struct json_object *credentials = result->credentials;
 	struct k8s *k = m->k8s;
-	const char *was = k->credentials ? cred_field(k->credentials, "warning") : NULL;
+	const char *was = cred_field(k->credentials, "warning");
 	const char *now = cred_field(credentials, "warning");
 
 	if (!credentials)
@@ -545,13 +547,15 @@ static int on_credentials_timer(sd_event_source *s, uint64_t usec, void *userdat
 	return 0;
 }
 
-/* The credentials' expiry, now and every hour; every other run reports it too. */
+/* The credentials' expiry, every hour. Every run reports it, and one runs at
+ * start (the uncordon that finishes or recovers an operation). */
 static void credentials_watch(struct manager *m)
 {
 	if (m->k8s->credentials_timer)
 		return;
-	(void)sd_event_add_time_relative(m->event, &m->k8s->credentials_timer, CLOCK_MONOTONIC, 0,
-					 USEC_PER_SEC, on_credentials_timer, m);
+	(void)sd_event_add_time_relative(m->event, &m->k8s->credentials_timer, CLOCK_MONOTONIC,
+					 CREDENTIALS_CHECK_USEC, USEC_PER_SEC, on_credentials_timer,
+					 m);
 }
 
 static int on_annotate_timer(sd_event_source *s, uint64_t usec, void *userdata);

@@ -32,6 +32,14 @@ size_t strv_length(char *const *l)
 	return n;
 }
 
+bool string_has_control_chars(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < ' ' || *s == 0x7f)
+			return true;
+	return false;
+}
+
 bool strv_contains(char *const *l, const char *s)
 {
 	if (!l)

@@ -120,6 +120,8 @@ static inline void strv_freep(char ***l)
 #define _cleanup_strv_free_ _cleanup_(strv_freep)
 size_t strv_length(char *const *l) _pure_;
 bool strv_contains(char *const *l, const char *s) _pure_;
+/* Whether s has a byte below ' ' or DEL (a newline, a tab, an escape). */
+bool string_has_control_chars(const char *s) _pure_;
 /* Takes ownership of value, also on failure. */
 int strv_consume(char ***l, char *value);
 int strv_extend(char ***l, const char *value);

@@ -104,11 +104,8 @@ static const char *check_path(const char *s)
 	static const char why[] = "must be an absolute path without '..' or control characters";
 	size_t n = strlen(s);
 
-	if (s[0] != '/' || n >= 4096)
+	if (s[0] != '/' || n >= 4096 || string_has_control_chars(s))
 		return why;
-	for (const char *p = s; *p; p++)
-		if ((unsigned char)*p < ' ' || *p == 0x7f)
-			return why;
 	for (const char *p = s; (p = strstr(p, "..")); p += 2)
 		if (p[-1] == '/' && (p[2] == '/' || p[2] == '\0'))
 			return why;
