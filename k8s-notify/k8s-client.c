@@ -36,6 +36,10 @@ struct k8s_client {
 	usec_t deadline;
 	unsigned n_requests;   /* answered */
 	unsigned n_unanswered; /* attempts that got no answer (connection, timeout) */
+	/* the server answered something other than 429 or 5xx: it works, and a
+	 * failure from now on is a blip worth retrying within this run */
+	bool reached;
+	usec_t retry_after; /* the last 429's or 503's Retry-After; 0 = none */
 	/* the response being received */
 	char *buf;
 	size_t len, cap;
@@ -451,6 +455,21 @@ unsigned k8s_client_unanswered(const struct k8s_client *c)
 	return c->n_unanswered;
 }
 
+bool k8s_client_reached(const struct k8s_client *c)
+{
+	return c->reached;
+}
+
+usec_t k8s_client_retry_after(const struct k8s_client *c)
+{
+	return c->retry_after;
+}
+
+static bool status_unavailable(long status)
+{
+	return status == 429 || status >= 500;
+}
+
 void k8s_client_credential(const struct k8s_client *c, enum k8s_cred_kind *ret_kind,
 			   const char **ret_source, usec_t *ret_issued, usec_t *ret_expires)
 {
@@ -834,6 +853,8 @@ int k8s_watch(struct k8s_client *c, const struct k8s_request *req, const struct 
 	c->n_requests++;
 	if (r < 0)
 		return r;
+	if (!status_unavailable(reply.status))
+		c->reached = true;
 	if (c->watch_end == -EBADMSG)
 		return k8s_client_fail(c, -EBADMSG, "%s: an event is not a JSON object", req->what);
 	if (c->watch_end == -EFBIG)
@@ -872,16 +893,28 @@ static int perform_once(struct k8s_client *c, const struct k8s_request *req,
 	*ret = (struct k8s_response){ .status = reply.status,
 				      .json = k8s_json_parse(reply.body, reply.len) };
 	ret->retry_after = reply.retry_after ?: k8s_status_retry_after(ret->json) * USEC_PER_SEC;
+	if (status_unavailable(reply.status))
+		c->retry_after = ret->retry_after;
+	else
+		c->reached = true;
 	return 0;
 }
 
-static bool should_retry(const struct k8s_request *req, int r, const struct k8s_response *resp)
+/* Until the server has answered this run once, nothing is retried here: a
+ * server that is down or overloaded is waited for by whoever runs us (the
+ * daemon backs off across runs, with jitter), so that a fleet does not
+ * multiply its own attempts. Afterwards a failure is a blip: a dropped
+ * connection, a 429 or 5xx in the middle of a drain, retried with backoff. */
+static bool should_retry(const struct k8s_client *c, const struct k8s_request *req, int r,
+			 const struct k8s_response *resp)
 {
+	if (!c->reached)
+		return false;
 	if (r < 0)
 		return k8s_errno_is_retryable(r);
 	if (req->flags & K8S_CALL_RAW_STATUS)
 		return false;
-	return resp->status == 429 || resp->status >= 500;
+	return status_unavailable(resp->status);
 }
 
 int k8s_call(struct k8s_client *c, const struct k8s_request *req, struct k8s_response *ret)
@@ -901,7 +934,7 @@ int k8s_call(struct k8s_client *c, const struct k8s_request *req, struct k8s_res
 				break;
 			continue;
 		}
-		if (!should_retry(req, r, &resp) || attempt + 1 >= c->o.max_attempts)
+		if (!should_retry(c, req, r, &resp) || attempt + 1 >= c->o.max_attempts)
 			break;
 		delay = k8s_backoff(attempt, c->o.backoff_base, c->o.backoff_max,
 				    k8s_client_random(c));

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* The API server over HTTPS (libcurl), TLS always verified. Each call retries
- * connection failures, timeouts, 429 and 5xx with exponential backoff and
- * jitter, bounded by a number of attempts and by the client's deadline.
+/* The API server over HTTPS (libcurl), TLS always verified. Once the server
+ * has answered (anything but 429 or 5xx), each call retries connection
+ * failures, timeouts, 429 and 5xx with exponential backoff and jitter,
+ * bounded by a number of attempts and by the client's deadline; before that,
+ * a failure is final for the run (its caller backs off across runs).
  * Responses are bounded (K8S_RESPONSE_MAX) and decoded as JSON. Failures come
  * back as -errno with a message in k8s_client_error() that names the request. */
 
@@ -89,6 +91,12 @@ void k8s_client_set_deadline(struct k8s_client *c, usec_t deadline);
  * attempts that got no answer (refused, reset, timed out). */
 unsigned k8s_client_requests(const struct k8s_client *c);
 unsigned k8s_client_unanswered(const struct k8s_client *c);
+/* Whether the server answered this client with anything but 429 or 5xx:
+ * until it has, no call is retried (the caller waits for a server that is
+ * down or overloaded), and a failure means the API server is unavailable. */
+bool k8s_client_reached(const struct k8s_client *c);
+/* The Retry-After of the last 429 or 5xx answer (0: none). */
+usec_t k8s_client_retry_after(const struct k8s_client *c);
 const char *k8s_client_error(const struct k8s_client *c);
 /* Records a message for r (the caller's own failure) and returns r. */
 int k8s_client_fail(struct k8s_client *c, int r, const char *fmt, ...) _printf_(3, 4);

@@ -65,6 +65,8 @@ static void help(void)
 	       "  --lease-duration SEC     lease validity without renewal (default 3600)\n"
 	       "  --slot NAME              lease renew/release: the slot (default: look for ours)\n"
 	       "  --service-account-dir DIR  in-cluster credentials (default %s)\n"
+	       "  --quiet-unreachable      say nothing on stderr when the API server is\n"
+	       "                           unreachable: the caller reports it (sriov-persistd)\n"
 	       "  -h, --help               this text\n"
 	       "  --version                the version\n"
 	       "\n"
@@ -85,6 +87,7 @@ enum {
 	ARG_EXPECT,
 	ARG_RESOURCE,
 	ARG_SA_DIR,
+	ARG_QUIET_UNREACHABLE,
 	ARG_VERSION,
 };
 
@@ -101,6 +104,7 @@ static const struct option long_options[] = {
 	{ "expect", required_argument, NULL, ARG_EXPECT },
 	{ "resource", required_argument, NULL, ARG_RESOURCE },
 	{ "service-account-dir", required_argument, NULL, ARG_SA_DIR },
+	{ "quiet-unreachable", no_argument, NULL, ARG_QUIET_UNREACHABLE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, ARG_VERSION },
 	{},
@@ -155,6 +159,9 @@ static int parse_option(int opt, struct k8s_ctx *x, struct options *o)
 		break;
 	case ARG_SLOT:
 		x->slot = optarg;
+		break;
+	case ARG_QUIET_UNREACHABLE:
+		x->quiet_unreachable = true;
 		break;
 	case ARG_STATE:
 		x->state = optarg;
@@ -309,7 +316,7 @@ static int setup(struct k8s_ctx *x, const struct options *o, char *error)
 
 /* Every result says which credentials were used and when they expire; a
  * warning when that is soon goes to standard error (the journal) too. */
-static void report_credentials(struct k8s_ctx *x)
+static void report_credentials(struct k8s_ctx *x, bool warn)
 {
 	struct json_object *o;
 	_cleanup_free_ char *warning = NULL;
@@ -335,7 +342,7 @@ static void report_credentials(struct k8s_ctx *x)
 		json_object_object_add(o, "plugin_runs",
 				       json_object_new_int((int)k8s_client_exec_runs(x->client)));
 	result_set(x, "credentials", o);
-	if (warning)
+	if (warning && warn)
 		fprintf(stderr, "k8s-notify: %s: warning: %s\n", strna(x->node), warning);
 }
 
@@ -348,6 +355,8 @@ int verb_credentials(struct k8s_ctx *x)
 static int finish(struct k8s_ctx *x, int r, const char *error)
 {
 	bool retryable = r < 0 && k8s_errno_is_retryable(r);
+	/* the server did not answer (or only that it is unavailable) */
+	bool unreachable = retryable && x->client && !k8s_client_reached(x->client);
 
 	if (r < 0 && x->client && !error[0])
 		error = k8s_client_error(x->client);
@@ -359,9 +368,19 @@ static int finish(struct k8s_ctx *x, int r, const char *error)
 	if (r < 0) {
 		result_set(x, "error", json_object_new_string(error));
 		result_set(x, "retryable", json_object_new_boolean(retryable));
-		fprintf(stderr, "k8s-notify: %s\n", error);
+		if (!(unreachable && x->quiet_unreachable))
+			fprintf(stderr, "k8s-notify: %s\n", error);
 	}
-	report_credentials(x);
+	if (unreachable) {
+		/* the caller waits for the server, at least as long as it asked */
+		result_set(x, "unreachable", json_object_new_boolean(true));
+		if (k8s_client_retry_after(x->client))
+			result_set(
+				x, "retry_after",
+				json_object_new_int64((int64_t)(k8s_client_retry_after(x->client) /
+								USEC_PER_SEC)));
+	}
+	report_credentials(x, !(unreachable && x->quiet_unreachable));
 	result_set(x, "requests",
 		   json_object_new_int(x->client ? (int)k8s_client_requests(x->client) : 0));
 	/* attempts that never reached the server are no requests it saw */

@@ -30,6 +30,7 @@ struct k8s_ctx {
 	int n_args;
 	struct json_object *result; /* the verb adds its fields */
 	bool quiet;		    /* no progress lines (k8s_log) on stderr */
+	bool quiet_unreachable;	    /* nothing on stderr when the API server did not answer */
 };
 
 int verb_cordon(struct k8s_ctx *x);

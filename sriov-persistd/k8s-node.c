@@ -143,6 +143,8 @@ static char *node_state(const struct manager *m)
 	unsigned n[_PF_RUN_STATE_MAX] = {};
 	_cleanup_strv_free_ char **reasons = manager_reboot_reasons(m);
 	_cleanup_free_ char *joined = reasons ? strv_join(reasons, "; ") : NULL;
+	_cleanup_strv_free_ char **waiting = k8s_waiting(m);
+	_cleanup_free_ char *waiting_joined = waiting ? strv_join(waiting, "; ") : NULL;
 	bool capable = false;
 
 	for (size_t i = 0; i < m->n_pfs; i++) {
@@ -159,6 +161,8 @@ static char *node_state(const struct manager *m)
 	json_object_object_add(o, "degraded", json_object_new_int(n[PF_RUN_DEGRADED]));
 	json_object_object_add(o, "drifted", json_object_new_int(n[PF_RUN_DRIFTED]));
 	json_object_object_add(o, "pending-reboot", json_object_new_string(strempty(joined)));
+	/* what waits and why (a step that failed for now and when it runs again) */
+	json_object_object_add(o, "waiting", json_object_new_string(strempty(waiting_joined)));
 	/* the label a device-plugin DaemonSet selects nodes by (node-patch.h) */
 	json_object_object_add(o, "network-sriov-capable", json_object_new_boolean(capable));
 	return strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |

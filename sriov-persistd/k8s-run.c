@@ -94,7 +94,9 @@ static int on_child_exit(sd_event_source *s, const siginfo_t *si, void *userdata
 			j->too_big ? " (too long)" : "");
 		status = 1;
 	} else if (status != 0)
-		log_msg(LOG_WARNING, "k8s-notify %s exited with %d%s%s", j->verb, status,
+		/* an outage is logged once, by k8s.c, not at every try */
+		log_msg(result.unreachable ? LOG_DEBUG : LOG_WARNING,
+			"k8s-notify %s exited with %d%s%s", j->verb, status,
 			result.error ? ": " : "", strempty(result.error));
 	j->done(j->m, status, &result, j->userdata);
 	step_result_done(&result);
@@ -111,6 +113,7 @@ static int spawn(const struct manager *m, char **verb_args, int out_fd, pid_t *r
 	int r;
 
 	if (strv_extend(&argv, m->k8s_notify) < 0 ||
+	    strv_extend(&argv, "--quiet-unreachable") < 0 ||
 	    (m->main_config &&
 	     (strv_extend(&argv, "--main-config") < 0 || strv_extend(&argv, m->main_config) < 0)))
 		return -ENOMEM;

@@ -23,9 +23,8 @@
 #include "status.h"
 
 #define OPERATION_FILE "operation.json"
+/* runs of a step that failed for now (the API server answered) */
 #define RETRIES_MAX 5
-/* retries back off 2 s, 4 s ... 256 s, then stay 256 s apart */
-#define RETRY_SHIFT_MAX 8
 #define LEASE_WAIT_SEC "600"
 
 static int op_save(struct manager *m, const struct operation *op)
@@ -66,6 +65,111 @@ static int op_load(struct manager *m, struct operation **ret)
 static void op_run_step(struct manager *m);
 static void credentials_watch(struct manager *m);
 static void credentials_seen(struct manager *m, const struct step_result *result);
+static void annotate_resume(struct manager *m);
+
+/* --- waiting for the API server ------------------------------------------
+ * One backoff for every run: while the server does not answer, no run
+ * starts before the time k8s-wait.c says, and then only one (an operation's
+ * step first, else the node's annotations); its answer ends the wait for
+ * all. While the server answers, an annotate may run beside a step: a drain
+ * or a wait for a Lease slot takes minutes, and what the node publishes
+ * must not wait for it. The hourly credentials check sends no request. */
+
+static int on_wait_timer(sd_event_source *s, uint64_t usec, void *userdata);
+
+static void wait_arm(struct manager *m, usec_t when)
+{
+	struct k8s *k = m->k8s;
+
+	if (!k->wait_timer) {
+		(void)sd_event_add_time(m->event, &k->wait_timer, CLOCK_MONOTONIC, when, 0,
+					on_wait_timer, m);
+		return;
+	}
+	(void)sd_event_source_set_time(k->wait_timer, when);
+	(void)sd_event_source_set_enabled(k->wait_timer, SD_EVENT_ONESHOT);
+}
+
+/* Whether a run that talks to the API may start now. */
+static bool api_may_run(struct manager *m)
+{
+	struct k8s *k = m->k8s;
+
+	if (!k->wait.since)
+		return true;
+	if (k->probing)
+		return false;
+	if (k8s_wait_may_run(&k->wait, now_monotonic()))
+		return true;
+	wait_arm(m, k->wait.next);
+	return false;
+}
+
+static int api_run(struct manager *m, char **args, k8s_done_t done, void *userdata)
+{
+	int r = k8s_run(m, args, done, userdata);
+
+	if (r >= 0 && m->k8s->wait.since)
+		m->k8s->probing = true;
+	return r;
+}
+
+/* What waited for the server: the operation's step first; the annotate
+ * goes too while the server answers, else it waits for the next try. */
+static void api_resume(struct manager *m)
+{
+	struct operation *op = m->k8s->op;
+
+	if (op && op->waiting_api && !op->running && api_may_run(m)) {
+		op->waiting_api = false;
+		op_run_step(m);
+	}
+	if (m->k8s->annotate_waiting && api_may_run(m)) {
+		m->k8s->annotate_waiting = false;
+		annotate_resume(m);
+	}
+}
+
+static int on_wait_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	api_resume(userdata);
+	return 0;
+}
+
+/* Every run that talks to the API, when it ends: an outage begins or goes
+ * on (one journal line when it begins), or an answer ends it (one line). */
+static void api_seen(struct manager *m, int status, const struct step_result *result)
+{
+	struct k8s *k = m->k8s;
+	char span[FORMAT_TIMESPAN_MAX], cap[FORMAT_TIMESPAN_MAX];
+	usec_t t = now_monotonic(), lasted;
+	unsigned tries;
+	int r;
+
+	k->probing = false;
+	if (status == 75 && result->unreachable) {
+		r = k8s_wait_failed(&k->wait, t, now_realtime(), m->conf.retry_max_delay,
+				    result->retry_after * USEC_PER_SEC, (uint32_t)random(),
+				    result->error);
+		if (r > 0)
+			log_msg(LOG_WARNING,
+				"Kubernetes API unreachable: %s; waiting for it (next try in %s, "
+				"then less and less often, at least every %s)",
+				strna(result->error), format_timespan(span, k->wait.next - t),
+				format_timespan(cap, m->conf.retry_max_delay));
+		wait_arm(m, k->wait.next);
+		return;
+	}
+	if (result->requests > 0)
+		k->answered = true;
+	if (result->requests == 0 || !k8s_wait_answered(&k->wait, t, &lasted, &tries))
+		return;
+	log_msg(LOG_NOTICE,
+		"Kubernetes API answers again, after %s unreachable and %u failed tries",
+		format_timespan(span, lasted), tries);
+	/* what waited goes now, from the event loop */
+	wait_arm(m, t);
+}
 
 /* What the summary shows while op runs (manager.operation). */
 static enum manager_state op_state(const struct operation *op)
@@ -83,6 +187,7 @@ static void op_set_step(struct manager *m, enum op_step step)
 
 	op->step = step;
 	op->attempts = 0;
+	op->failed_now = mfree(op->failed_now);
 	if (op->kind == OP_KIND_DRAIN || op->kind == OP_KIND_REBOOT) {
 		if (step == OP_STEP_DONE)
 			op_forget(m);
@@ -99,7 +204,9 @@ static void op_set_step(struct manager *m, enum op_step step)
 /* The step after a failed one: undo what was done, in order. */
 static enum op_step op_abort_step(const struct operation *op)
 {
-	if (op->drained)
+	/* a drain that failed for now keeps its cordon for the next run: given
+	 * up, it is lifted (k8s-notify uncordon lifts only a cordon of ours) */
+	if (op->drained || op->step == OP_STEP_DRAIN)
 		return OP_STEP_UNCORDON;
 	/* a lease step that failed may have taken a slot all the same (the
 	 * daemon stopped while k8s-notify waited): release looks for ours */
@@ -132,7 +239,10 @@ static void op_fail(struct manager *m, const char *fmt, ...)
 
 static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
 {
-	op_run_step(userdata);
+	struct manager *m = userdata;
+
+	m->k8s->op->retry_at = 0;
+	op_run_step(m);
 	return 0;
 }
 
@@ -142,8 +252,9 @@ static bool op_retry(struct manager *m, usec_t delay)
 
 	sd_event_source_disable_unref(op->retry);
 	op->retry = NULL;
-	return sd_event_add_time_relative(m->event, &op->retry, CLOCK_MONOTONIC, delay, 0, on_retry,
-					  m) >= 0;
+	op->retry_at = now_monotonic() + delay;
+	return sd_event_add_time(m->event, &op->retry, CLOCK_MONOTONIC, op->retry_at, 0, on_retry,
+				 m) >= 0;
 }
 
 /* After a k8s-notify run of the current step: retry a temporary failure
@@ -157,25 +268,37 @@ static bool op_step_ok(struct manager *m, int status, const struct step_result *
 	const char *error = result->error;
 	/* a release without a slot only looks for one of ours that may exist */
 	bool undo = op->step == OP_STEP_UNCORDON || (op->step == OP_STEP_RELEASE && op->slot);
-	unsigned shift;
+	char span[FORMAT_TIMESPAN_MAX];
 	usec_t delay;
 
 	if (status == 0)
 		return true;
+	if (status == 75 && result->unreachable) {
+		/* no failure of the step: it runs again when the server answers
+		 * (api_seen() said so once) */
+		op->waiting_api = true;
+		return false;
+	}
 	if (undo || (status == 75 && op->attempts + 1 < RETRIES_MAX)) {
 		op->attempts++;
-		shift = op->attempts < RETRY_SHIFT_MAX ? op->attempts : RETRY_SHIFT_MAX;
-		delay = (USEC_PER_SEC << shift) + (usec_t)random() % USEC_PER_SEC;
+		free(op->failed_now);
+		op->failed_now = strdup(strna(error));
+		delay = k8s_wait_delay(op->attempts + 1, m->conf.retry_max_delay,
+				       (uint32_t)random());
 		log_msg(undo && status != 75 ? LOG_WARNING : LOG_NOTICE,
-			"Kubernetes %s: %s will be tried again in %.1fs%s: %s",
+			"Kubernetes %s: %s will be tried again in %s%s: %s",
 			op_kind_to_string(op->kind), op_step_to_string(op->step),
-			(double)delay / USEC_PER_SEC,
-			op->step == OP_STEP_UNCORDON ? " (the node stays cordoned until then)" :
+			format_timespan(span, delay),
+			op->kind == OP_KIND_RECOVER ?
+				" (lifting a cordon of ours, if a crash left one)" :
+			op->step == OP_STEP_UNCORDON ? " (our cordon stays until then)" :
 			undo			     ? " (the slot stays held until then)" :
 						       "",
 			strna(error));
-		if (op_retry(m, delay))
+		if (op_retry(m, delay)) {
+			manager_update_summary(m, false); /* the node says what waits */
 			return false;
+		}
 	}
 	if (op->step == OP_STEP_RELEASE) {
 		log_msg(LOG_WARNING,
@@ -199,6 +322,7 @@ static void on_step_done(struct manager *m, int status, const struct step_result
 {
 	struct operation *op = m->k8s->op;
 
+	api_seen(m, status, result);
 	credentials_seen(m, result);
 	if (!op)
 		return;
@@ -238,8 +362,13 @@ static void on_step_done(struct manager *m, int status, const struct step_result
 
 static void run(struct manager *m, char **args)
 {
-	int r = k8s_run(m, args, on_step_done, NULL);
+	int r;
 
+	if (!api_may_run(m)) {
+		m->k8s->op->waiting_api = true;
+		return;
+	}
+	r = api_run(m, args, on_step_done, NULL);
 	if (r < 0) {
 		op_fail(m, "cannot run k8s-notify: %s", strerror(-r));
 		return;
@@ -387,7 +516,11 @@ static int op_start(struct manager *m, enum op_kind kind, enum op_step step, cha
 	if (kind == OP_KIND_REBOOT && m->k8s->reboot_tried)
 		op->reasons = strdup(m->k8s->reboot_tried);
 	m->k8s->op = op;
-	log_msg(LOG_INFO, "Kubernetes %s: starting", op_kind_to_string(kind));
+	if (kind == OP_KIND_RECOVER)
+		log_msg(LOG_INFO, "Kubernetes: lifting a cordon of ours if a crash left one "
+				  "(k8s-notify uncordon leaves anyone else's alone)");
+	else
+		log_msg(LOG_INFO, "Kubernetes %s: starting", op_kind_to_string(kind));
 	op_set_step(m, step);
 	op_run_step(m);
 	return 0;
@@ -475,6 +608,74 @@ void k8s_start(struct manager *m)
 	op_run_step(m);
 }
 
+/* The realtime of a CLOCK_MONOTONIC time to come. */
+static usec_t mono_to_real(usec_t t)
+{
+	usec_t mono = now_monotonic();
+
+	return now_realtime() + (t > mono ? t - mono : 0);
+}
+
+char **k8s_waiting(const struct manager *m)
+{
+	const struct k8s *k = m->k8s;
+	const struct operation *op = k->op;
+	_cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
+	char when[FORMAT_RFC3339_MAX];
+	int r = l ? 0 : -ENOMEM;
+
+	if (r >= 0 && op && op->waiting_api)
+		r = strv_consume(&l, strdup_printf("%s (step %s) waits for the Kubernetes API "
+						   "server to answer",
+						   op_kind_to_string(op->kind),
+						   op_step_to_string(op->step)));
+	if (r >= 0 && op && op->retry_at && !op->running)
+		r = strv_consume(&l, strdup_printf("%s: %s failed for now (%u of %s), tried again "
+						   "at %s: %s",
+						   op_kind_to_string(op->kind),
+						   op_step_to_string(op->step), op->attempts,
+						   op->step == OP_STEP_UNCORDON ||
+								   op->step == OP_STEP_RELEASE ?
+							   "until done" :
+							   "5 at most",
+						   format_rfc3339(when, mono_to_real(op->retry_at)),
+						   strna(op->failed_now)));
+	if (r >= 0 && k->annotate_waiting)
+		r = strv_extend(&l, "the node's annotations wait for the Kubernetes API server to "
+				    "answer");
+	return r < 0 ? NULL : TAKE_PTR(l);
+}
+
+struct json_object *k8s_api_json(const struct manager *m)
+{
+	const struct k8s *k = m->k8s;
+	_cleanup_strv_free_ char **waiting = k8s_waiting(m);
+	struct json_object *o, *a;
+
+	if (!mainconf_kubernetes_enabled(&m->conf) || !waiting)
+		return NULL;
+	o = json_object_new_object();
+	a = json_object_new_array();
+	json_object_object_add(o, "state",
+			       json_object_new_string(k->wait.since ? "unreachable" :
+						      k->answered   ? "answers" :
+								      "unknown"));
+	if (k->wait.since) {
+		json_object_object_add(o, "unreachable_since_usec",
+				       json_object_new_uint64(k->wait.since));
+		json_object_object_add(o, "failed_tries",
+				       json_object_new_int((int)k->wait.attempts));
+		json_object_object_add(o, "next_try_usec",
+				       json_object_new_uint64(mono_to_real(k->wait.next)));
+		json_object_object_add(
+			o, "error", k->wait.error ? json_object_new_string(k->wait.error) : NULL);
+	}
+	for (char **w = waiting; *w; w++)
+		json_object_array_add(a, json_object_new_string(*w));
+	json_object_object_add(o, "waiting", a);
+	return o;
+}
+
 struct json_object *k8s_operation_json(const struct k8s *k)
 {
 	const struct operation *op = k ? k->op : NULL;
@@ -560,43 +761,80 @@ static void credentials_watch(struct manager *m)
 
 static int on_annotate_timer(sd_event_source *s, uint64_t usec, void *userdata);
 
+static void annotate_after(struct manager *m, usec_t delay)
+{
+	struct k8s *k = m->k8s;
+
+	if (!k->annotate_timer) {
+		(void)sd_event_add_time_relative(m->event, &k->annotate_timer, CLOCK_MONOTONIC,
+						 delay, USEC_PER_MSEC, on_annotate_timer, m);
+		return;
+	}
+	(void)sd_event_source_set_time_relative(k->annotate_timer, delay);
+	(void)sd_event_source_set_enabled(k->annotate_timer, SD_EVENT_ONESHOT);
+}
+
 static void on_annotated(struct manager *m, int status, const struct step_result *result,
 			 void *data)
 {
+	struct k8s *k = m->k8s;
 	char *sent = data;
 
+	api_seen(m, status, result);
 	credentials_seen(m, result);
-	m->k8s->annotate_running = false;
-	if (status == 0) {
-		free(m->k8s->annotated);
-		m->k8s->annotated = sent;
-	} else {
+	k->annotate_running = false;
+	if (status != 0) {
 		free(sent);
+		if (status == 75 && result->unreachable) {
+			k->annotate_waiting = true; /* api_resume() starts it again */
+			return;
+		}
+		/* refused (403, a webhook): not every second for ever */
+		k->annotate_failures++;
+		annotate_after(m, k8s_wait_delay(k->annotate_failures + 1, m->conf.retry_max_delay,
+						 (uint32_t)random()));
+		return;
 	}
-	if (m->k8s->annotate_next && !streq_ptr(m->k8s->annotate_next, m->k8s->annotated))
+	k->annotate_failures = 0;
+	free(k->annotated);
+	k->annotated = sent;
+	if (k->annotate_next && !streq_ptr(k->annotate_next, k->annotated))
 		k8s_annotate(m, NULL);
 }
 
 static int on_annotate_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
-	char *state;
 
-	if (m->k8s->annotate_running || !m->k8s->annotate_next ||
-	    streq_ptr(m->k8s->annotate_next, m->k8s->annotated))
-		return 0;
-	state = strdup(m->k8s->annotate_next);
-	if (!state)
-		return 0;
-	if (k8s_run(m, (char *[]){ "annotate", "--state", state, NULL }, on_annotated, state) < 0) {
-		free(state);
-		return 0;
-	}
-	m->k8s->annotate_running = true;
+	annotate_resume(m);
 	return 0;
 }
 
-/* Publishes state (NULL: the one waiting) on the node, at most once a second. */
+/* Runs annotate with the newest state, unless it runs already, or the state
+ * is published, or the server is waited for. */
+static void annotate_resume(struct manager *m)
+{
+	struct k8s *k = m->k8s;
+	char *state;
+
+	if (k->annotate_running || !k->annotate_next || streq_ptr(k->annotate_next, k->annotated))
+		return;
+	if (!api_may_run(m)) {
+		k->annotate_waiting = true;
+		return;
+	}
+	state = strdup(k->annotate_next);
+	if (!state)
+		return;
+	if (api_run(m, (char *[]){ "annotate", "--state", state, NULL }, on_annotated, state) < 0) {
+		free(state);
+		return;
+	}
+	k->annotate_running = true;
+}
+
+/* Publishes state (NULL: the one waiting) on the node, at most once a second;
+ * the newest state replaces one that waits. */
 void k8s_annotate(struct manager *m, const char *state)
 {
 	if (!mainconf_kubernetes_enabled(&m->conf))
@@ -607,20 +845,18 @@ void k8s_annotate(struct manager *m, const char *state)
 		free(m->k8s->annotate_next);
 		m->k8s->annotate_next = strdup(state);
 	}
-	if (!m->k8s->annotate_next || streq_ptr(m->k8s->annotate_next, m->k8s->annotated))
+	if (!m->k8s->annotate_next || streq_ptr(m->k8s->annotate_next, m->k8s->annotated) ||
+	    m->k8s->annotate_waiting)
 		return;
 	if (m->k8s->annotate_timer) {
 		int on = SD_EVENT_OFF;
 
+		/* armed: at most once a second, or backing off after a refusal */
 		(void)sd_event_source_get_enabled(m->k8s->annotate_timer, &on);
 		if (on != SD_EVENT_OFF)
 			return;
-		(void)sd_event_source_set_time_relative(m->k8s->annotate_timer, USEC_PER_SEC);
-		(void)sd_event_source_set_enabled(m->k8s->annotate_timer, SD_EVENT_ONESHOT);
-		return;
 	}
-	(void)sd_event_add_time_relative(m->event, &m->k8s->annotate_timer, CLOCK_MONOTONIC,
-					 USEC_PER_SEC, USEC_PER_MSEC, on_annotate_timer, m);
+	annotate_after(m, USEC_PER_SEC);
 }
 
 static void on_event(struct manager *m, const struct manager_event *ev, void *userdata)
@@ -680,6 +916,8 @@ struct k8s *k8s_free(struct k8s *k)
 	free(k->annotated);
 	free(k->annotate_next);
 	sd_event_source_unref(k->annotate_timer);
+	sd_event_source_disable_unref(k->wait_timer);
+	k8s_wait_done(&k->wait);
 	sd_event_source_disable_unref(k->credentials_timer);
 	if (k->credentials)
 		json_object_put(k->credentials);

@@ -9,6 +9,7 @@
 
 #include <json-c/json.h>
 
+#include "k8s-wait.h"
 #include "manager.h"
 #include "operation.h"
 
@@ -25,7 +26,14 @@ struct k8s {
 	char *annotated;	    /* the state last published on the node */
 	char *annotate_next;	    /* the state to publish */
 	bool annotate_running;
+	bool annotate_waiting;	    /* for the API server to answer */
+	unsigned annotate_failures; /* in a row: the next try backs off */
 	sd_event_source *annotate_timer;
+	/* the API server while it does not answer: every run waits for it */
+	struct k8s_wait wait;
+	sd_event_source *wait_timer;
+	bool probing;  /* a run tries the server during an outage */
+	bool answered; /* the server answered a run of ours once */
 	/* what the last k8s-notify run said of the credentials, checked hourly */
 	struct json_object *credentials;
 	sd_event_source *credentials_timer;
@@ -45,6 +53,12 @@ struct json_object *k8s_operation_json(const struct k8s *k);
 /* The credentials as k8s-notify last reported them, for GetStatus(); NULL
  * when none was reported. */
 struct json_object *k8s_credentials_json(const struct k8s *k);
+/* The API server as the runs found it, and what waits for it, for
+ * GetStatus(); NULL where Kubernetes is not enabled. */
+struct json_object *k8s_api_json(const struct manager *m);
+/* What waits, and for what, as people read it (for GetStatus() and the
+ * node's annotations); NULL on ENOMEM. */
+char **k8s_waiting(const struct manager *m);
 
 /* k8s-node.c */
 /* The resources that pods using the VFs of pfs (NULL: of every PF) request,

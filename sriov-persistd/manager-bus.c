@@ -329,6 +329,7 @@ static int view_doc(struct manager *m, bool status, char **ret)
 		json_object_object_add(d, "config_errors", a);
 		json_object_object_add(d, "operation", k8s_operation_json(m->k8s));
 		json_object_object_add(d, "credentials", k8s_credentials_json(m->k8s));
+		json_object_object_add(d, "kubernetes_api", k8s_api_json(m));
 	}
 	*ret = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 								JSON_C_TO_STRING_SPACED |

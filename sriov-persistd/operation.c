@@ -33,6 +33,7 @@ void operation_free(struct operation *op)
 	free(op->reasons);
 	free(op->slot);
 	free(op->error);
+	free(op->failed_now);
 	free(op);
 }
 
@@ -187,6 +188,36 @@ static int parse_credentials(struct json_object *o, struct json_object **ret)
 	return 0;
 }
 
+/* A field that is a count: absent is 0. */
+static int optional_count(struct json_object *o, const char *key, unsigned max, unsigned *ret)
+{
+	struct json_object *v = json_object_object_get(o, key);
+	int64_t n;
+
+	if (!v)
+		return 0;
+	if (!json_object_is_type(v, json_type_int))
+		return -EBADMSG;
+	n = json_object_get_int64(v);
+	if (n < 0 || n > max)
+		return -EBADMSG;
+	*ret = (unsigned)n;
+	return 0;
+}
+
+static int parse_counts(struct json_object *o, struct step_result *r)
+{
+	struct json_object *v = json_object_object_get(o, "unreachable");
+
+	if (v && !json_object_is_type(v, json_type_boolean))
+		return -EBADMSG;
+	r->unreachable = v && json_object_get_boolean(v);
+	if (optional_count(o, "retry_after", 86400, &r->retry_after) < 0 ||
+	    optional_count(o, "requests", INT32_MAX, &r->requests) < 0)
+		return -EBADMSG;
+	return 0;
+}
+
 int step_result_parse(const char *out, struct step_result *ret)
 {
 	_cleanup_json_ struct json_object *o = out ? json_tokener_parse(out) : NULL;
@@ -197,9 +228,13 @@ int step_result_parse(const char *out, struct step_result *ret)
 	if (!json_object_is_type(o, json_type_object) || optional_string(o, "error", &error) < 0 ||
 	    optional_string(o, "slot", &slot) < 0 || (slot && !op_slot_is_valid(slot)))
 		return -EBADMSG;
-	r = parse_credentials(o, &ret->credentials);
-	if (r < 0)
+	r = parse_counts(o, ret);
+	if (r >= 0)
+		r = parse_credentials(o, &ret->credentials);
+	if (r < 0) {
+		*ret = (struct step_result){};
 		return r;
+	}
 	ret->error = error ? strdup(error) : NULL;
 	ret->slot = slot ? strdup(slot) : NULL;
 	if ((error && !ret->error) || (slot && !ret->slot)) {

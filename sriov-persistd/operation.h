@@ -42,8 +42,11 @@ struct operation {
 	bool drained;	    /* cordoned and drained: uncordon when done or failed */
 	char *reasons;	    /* reboot: the reasons it is for, one per line */
 	char *error;	    /* the step that failed, and why */
+	char *failed_now;   /* why the step failed for now, until it runs again */
 	unsigned attempts;
 	bool running;
+	bool waiting_api; /* the step waits for the API server to answer */
+	usec_t retry_at;  /* CLOCK_MONOTONIC: the step's next try; 0 none planned */
 	char boot_id[33]; /* the boot it started in */
 	sd_event_source *retry;
 };
@@ -72,9 +75,16 @@ struct step_result {
 	/* "credentials": kind, source, expires, warning (strings or null); NULL
 	 * when the run did not get as far as reading them */
 	struct json_object *credentials;
+	/* "unreachable": the run failed for want of an answer from the API
+	 * server (or only 429 and 5xx); "retry_after": what the server asked
+	 * for, in seconds (0: nothing); "requests": how many it answered */
+	bool unreachable;
+	unsigned retry_after;
+	unsigned requests;
 };
 void step_result_done(struct step_result *r);
 /* -EBADMSG when out is not one JSON object, or "error" or "slot" has the
  * wrong type, or the slot is not a valid name, or "credentials" is not an
- * object of those strings; r is then empty. */
+ * object of those strings, or "unreachable" is no boolean, or "retry_after"
+ * or "requests" no count (retry_after at most a day); r is then empty. */
 int step_result_parse(const char *out, struct step_result *ret);

@@ -110,6 +110,23 @@ static void print_pf(const struct ctl *c, struct json_object *pf)
 		print_vfs(pf);
 }
 
+/* The API server while it does not answer, and what waits. */
+static void print_api(const struct ctl *c, struct json_object *api)
+{
+	char since[64], next[64];
+
+	if (streq_ptr(doc_str(api, "state"), "unreachable"))
+		printf("  %s unreachable since %s (%" PRId64 " failed tries): %s; next try at %s\n",
+		       ctl_paint(c, ANSI_YELLOW, "kubernetes API:"),
+		       ctl_format_time(doc_u64(api, "unreachable_since_usec"), since,
+				       sizeof(since)),
+		       doc_int(api, "failed_tries"), strna(doc_str(api, "error")),
+		       ctl_format_time(doc_u64(api, "next_try_usec"), next, sizeof(next)));
+	for (size_t i = 0; i < doc_len(api, "waiting"); i++)
+		printf("  %s %s\n", ctl_paint(c, ANSI_YELLOW, "waiting:"),
+		       strna(json_object_get_string(doc_idx(api, "waiting", i))));
+}
+
 /* The daemon's own state, when the document came from it. */
 static void print_daemon(const struct ctl *c, struct json_object *d)
 {
@@ -135,6 +152,7 @@ static void print_daemon(const struct ctl *c, struct json_object *d)
 			printf(" (%s)", doc_str(op, "error"));
 		printf("\n");
 	}
+	print_api(c, doc_get(d, "kubernetes_api"));
 	printf("\n");
 }
 

@@ -666,6 +666,50 @@ usec_t now_monotonic(void)
 	return now_clock(CLOCK_MONOTONIC);
 }
 
+const char *format_rfc3339(char buf[static FORMAT_RFC3339_MAX], usec_t t)
+{
+	time_t sec = (time_t)(t / USEC_PER_SEC);
+	struct tm tm;
+
+	if (!gmtime_r(&sec, &tm) ||
+	    strftime(buf, FORMAT_RFC3339_MAX, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(buf, FORMAT_RFC3339_MAX, "-");
+	return buf;
+}
+
+const char *format_timespan(char buf[static FORMAT_TIMESPAN_MAX], usec_t t)
+{
+	uint64_t sec = t / USEC_PER_SEC, rest;
+	const char *big, *small;
+	uint64_t unit, sub;
+
+	if (t < USEC_PER_SEC) {
+		snprintf(buf, FORMAT_TIMESPAN_MAX, "%" PRIu64 "ms", t / USEC_PER_MSEC);
+		return buf;
+	}
+	if (sec < 60) {
+		if (t % USEC_PER_SEC == 0 || sec >= 10)
+			snprintf(buf, FORMAT_TIMESPAN_MAX, "%" PRIu64 "s", sec);
+		else
+			snprintf(buf, FORMAT_TIMESPAN_MAX, "%.1fs",
+				 (double)t / (double)USEC_PER_SEC);
+		return buf;
+	}
+	if (sec < 3600)
+		unit = 60, sub = 1, big = "min", small = "s";
+	else if (sec < 86400)
+		unit = 3600, sub = 60, big = "h", small = "min";
+	else
+		unit = 86400, sub = 3600, big = "d", small = "h";
+	rest = sec % unit / sub;
+	if (rest)
+		snprintf(buf, FORMAT_TIMESPAN_MAX, "%" PRIu64 "%s %" PRIu64 "%s", sec / unit, big,
+			 rest, small);
+	else
+		snprintf(buf, FORMAT_TIMESPAN_MAX, "%" PRIu64 "%s", sec / unit, big);
+	return buf;
+}
+
 usec_t deadline_after(usec_t timeout)
 {
 	usec_t n = now_monotonic();

@@ -239,6 +239,12 @@ static inline const char *on_off(bool b)
 /* The clocks, in µs. */
 usec_t now_realtime(void);
 usec_t now_monotonic(void);
+/* A span as people read it: "200ms", "1.5s", "12s", "4min 10s", "2h", "3d 4h". */
+#define FORMAT_TIMESPAN_MAX 32
+const char *format_timespan(char buf[static FORMAT_TIMESPAN_MAX], usec_t t);
+/* A CLOCK_REALTIME time in UTC as RFC 3339: "2026-12-06T11:16:22Z". */
+#define FORMAT_RFC3339_MAX 32
+const char *format_rfc3339(char buf[static FORMAT_RFC3339_MAX], usec_t t);
 /* now_monotonic() + timeout; USEC_INFINITY stays infinite. */
 usec_t deadline_after(usec_t timeout);
 /* poll()'s timeout until deadline, rounded up: 0 once it has passed, -1

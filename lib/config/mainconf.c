@@ -228,6 +228,8 @@ static const struct mc_key mc_keys[] = {
 	  .max = 1000, .def = 1 },
 	{ "Kubernetes", "LeaseNamespace", MC_STRING, FIELD(lease_namespace),
 	  .def_str = "sriov-persist", .check = check_dns_label },
+	{ "Kubernetes", "RetryMaxDelaySec", MC_SECONDS, FIELD(retry_max_delay), .min = 1,
+	  .max = 86400, .def = 300 },
 };
 
 static void *mc_field(struct mainconf *c, const struct mc_key *k)

@@ -98,6 +98,7 @@ struct mainconf {
 	char *device_plugin_config;		  /* NULL = not written */
 	uint32_t max_parallel_nodes;		  /* 1 */
 	char *lease_namespace;			  /* sriov-persist */
+	usec_t retry_max_delay;			  /* 300 s: the backoff's cap */
 	/* Not a key: with Enabled=auto, whether mainconf_load found
 	 * credentials (the Kubeconfig= file or the in-cluster token) */
 	bool k8s_credentials;

@@ -23,16 +23,6 @@ static inline void udev_monitor_unrefp(struct udev_monitor **m)
 }
 #define _cleanup_udev_monitor_ _cleanup_(udev_monitor_unrefp)
 
-/* "60s" or "200ms". */
-static const char *format_timespan(usec_t t, char buf[static 32])
-{
-	if (t % USEC_PER_SEC == 0)
-		snprintf(buf, 32, "%" PRIu64 "s", t / USEC_PER_SEC);
-	else
-		snprintf(buf, 32, "%" PRIu64 "ms", t / USEC_PER_MSEC);
-	return buf;
-}
-
 static bool driver_name_is_valid(const char *s)
 {
 	size_t n = strlen(s);
@@ -176,7 +166,7 @@ int hl_write_attr(struct host_linux *hl, int dirfd, const char *attr, const char
 		return r;
 	if (r == 0) {
 		host_set_error(&hl->host, "write of %s to %s did not return within %s", shown, attr,
-			       format_timespan(timeout, span));
+			       format_timespan(span, timeout));
 		return -ETIMEDOUT;
 	}
 	do
@@ -249,7 +239,7 @@ static int wait_settled(struct host_linux *hl, struct udev_monitor *m, int fd, s
 			udev_device_unref(d);
 	}
 	host_set_error(&hl->host, "%s: after %s, %s", what,
-		       format_timespan(hl->settle_timeout, span), missing);
+		       format_timespan(span, hl->settle_timeout), missing);
 	return -ETIMEDOUT;
 }
 

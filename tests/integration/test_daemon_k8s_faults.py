@@ -5,8 +5,10 @@ steps a coordinated reboot finishes with. Whatever happens, once the server answ
 node is not left cordoned by us and the Lease slot is given back; the PF is either applied or
 deferred with the failed step in its LastError."""
 
+import json
 import os
 import signal
+import subprocess
 import time
 from pathlib import Path
 
@@ -155,3 +157,135 @@ def test_daemon_killed_while_taking_a_slot(env):  # noqa: F811
     assert node_flags(srv, E810_NODE) == (False, None), log
     assert c.get("State", pf_path(E810_A), PF_IFACE) == "applied", log
     assert h.pf(E810_A)["num_vfs"] == 4
+
+
+# --- the API server away for minutes: one backoff for every run -------------------------------
+
+RUN_LOGGER = """#!/bin/sh
+# the real k8s-notify, each run's start and end logged: time, pid, S|E, verb
+echo "$(date +%s.%N) $$ S $*" >> {log}
+{real} "$@"
+rc=$?
+echo "$(date +%s.%N) $$ E $rc" >> {log}
+exit $rc
+"""
+
+
+def logged_k8s_notify(env, tmp):
+    """A k8s-notify that logs its runs, for the daemon to run instead of the real one."""
+    log = tmp / "k8s-notify-runs.log"
+    wrapper = tmp / "k8s-notify-logged"
+    wrapper.write_text(RUN_LOGGER.format(log=log, real=env.notify_bin))
+    wrapper.chmod(0o755)
+    env.notify_bin = str(wrapper)
+    return log
+
+
+def runs(log):
+    """[(start, end or None, args)] of the logged runs."""
+    out, open_ = [], {}
+    for line in log.read_text().splitlines() if log.exists() else []:
+        t, pid, kind, rest = (line.split(" ", 3) + [""])[:4]
+        if kind == "S":
+            open_[pid] = len(out)
+            out.append([float(t), None, rest])
+        elif pid in open_:
+            out[open_.pop(pid)][1] = float(t)
+    return out
+
+
+def most_at_once(rs):
+    events = sorted([(s, 1) for s, _, _ in rs] + [(e, -1) for _, e, _ in rs if e])
+    n = most = 0
+    for _, d in events:
+        n += d
+        most = max(most, n)
+    return most
+
+
+def test_api_down_for_minutes(env, tmp_path):  # noqa: F811
+    """The API server refuses connections for 150 s while a change waits for a drain: the
+    daemon tries it at most 16 times (4 in the last 60 s), one run at a time, says so once in
+    the journal and in its status, changes no VF, and drains and applies once the server is
+    back, within the backoff."""
+    srv, c = env.srv, env.c
+    runlog = logged_k8s_notify(env, tmp_path)
+    h, _ = e810_node(env)
+    env.start(h)
+    env.settle()
+    set_plugin_allocatable(srv, {f"intel.com/{E810_RES}": 8})
+    m = c.mark()
+    srv.set_down(True)
+    down = time.time()
+    replace_layout(h, "50-e810.conf", E810_LAYOUT.format(pci=E810_A, n=8, vlan=10))
+    c.wait(lambda: time.time() - down >= 150, timeout=200, what="150 s of outage")
+    rs = [r for r in runs(runlog) if r[0] >= down]
+    log = env.log()
+    st = json.loads(c.call("GetStatus"))["daemon"]
+    # no --host ...: sriovctl asks the daemon
+    text = subprocess.run([env.sriovctl_bin, "--no-color", "status"], capture_output=True,
+                          text=True, timeout=60,
+                          env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=env.bus.address))
+    srv.set_down(False)
+    up = time.time()
+    print(f"\nk8s-notify runs in 150 s of outage: {len(rs)}, in the last 60 s: "
+          f"{len([r for r in rs if r[0] >= down + 90])}; "
+          f"{[(round(r[0] - down, 1), r[2].split()[1]) for r in rs]}")
+    assert len(rs) <= 16, rs
+    assert len([r for r in rs if r[0] >= down + 90]) <= 4, rs
+    assert most_at_once(rs) == 1, rs
+    # quiet: one line when it began, none for each try
+    assert log.count("Kubernetes API unreachable") == 1, log
+    assert "exited with 75" not in log and "Couldn't connect" in log, log
+    assert log.count("Couldn't connect") == 1, log
+    # honest: the status says what waits, since when and until when
+    api = st["kubernetes_api"]
+    assert api["state"] == "unreachable" and api["failed_tries"] == len(rs), st
+    assert abs(api["unreachable_since_usec"] / 1e6 - down) < 10, api
+    assert api["next_try_usec"] / 1e6 > time.time() - 1, api
+    assert any("drain (step lease) waits for the Kubernetes API" in w for w in api["waiting"]), api
+    assert "unreachable since" in text.stdout and "waiting: drain" in text.stdout, text.stdout
+    assert c.get("State", pf_path(E810_A), PF_IFACE) == "deferred"
+    assert h.pf(E810_A)["num_vfs"] == 4
+    # back: the drain goes through within the backoff of the moment (at most 256 s)
+    assert c.wait_applied(E810_A, m, timeout=300) == 0, env.log()
+    env.settle()
+    print(f"applied {time.time() - up:.1f} s after the server came back")
+    log = env.log()
+    assert log.count("Kubernetes API answers again") == 1, log
+    assert h.pf(E810_A)["num_vfs"] == 8
+    assert node_flags(srv, E810_NODE) == (False, None) and lease_holder(srv) is None
+    assert json.loads(c.call("GetStatus"))["daemon"]["kubernetes_api"]["state"] == "answers"
+
+
+def test_api_hangs_then_answers(env, tmp_path):  # noqa: F811
+    """A server that accepts but never answers: each run waits for its request time-out, the
+    next starts only after the backoff, never beside another once one has failed; the node is
+    annotated once it answers again."""
+    srv, c = env.srv, env.c
+    runlog = logged_k8s_notify(env, tmp_path)
+    h, _ = e810_node(env)
+    d = env.start(h)
+    env.settle()
+    srv.set_hang(True)
+    hang = time.time()
+    # a layout with an error holds the other PF: only the node's annotations have to change
+    h.layout("60-e810-b.conf", "[Match]\nPCIAddress=0000:3b:00.1\n[PhysicalFunction]\n"
+             "VirtualFunctions=2\n[VirtualFunction]\nVLANId=5000\n")
+    c.wait(lambda: len([r for r in runs(runlog) if r[0] >= hang and r[1]]) >= 3, timeout=150,
+           what="three runs that timed out")
+    srv.set_hang(False)
+    c.wait(lambda: "Kubernetes API answers again" in d.log_text(), timeout=120,
+           what="an answer")
+    c.wait(lambda: (srv.get("node", None, E810_NODE)["metadata"].get("annotations") or {})
+           .get("sriov-persist.io/held") == "1", timeout=30, what="the annotation")
+    rs = [r for r in runs(runlog) if r[0] >= hang]
+    # two may have started before any had failed (an annotate beside a step); once the
+    # daemon knows, one at a time
+    known = min(r[1] for r in rs)
+    later = [r for r in rs if r[0] >= known]
+    assert later and most_at_once(later) == 1, rs
+    assert all(r[1] is None or r[1] <= s[0] or r[0] >= s[1] for r in later for s in rs
+               if s is not r), rs
+    assert d.log_text().count("Kubernetes API unreachable") == 1, d.log_text()
+    assert d.log_text().count("Kubernetes API answers again") == 1, d.log_text()

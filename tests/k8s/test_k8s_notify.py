@@ -834,10 +834,46 @@ def test_requests_count_only_what_reached_the_server(tool, apiserver):
     apiserver.set_down(True)
     r = tool.run("cordon", "--timeout", "2")
     assert r.rc == EXIT_TEMPFAIL, r
-    assert r.json["requests"] == 0 and r.json["unanswered"] >= 2, r
+    # a server that never answered is tried once: whoever runs us waits for it
+    assert r.json["requests"] == 0 and r.json["unanswered"] == 1, r
+    assert r.json["unreachable"] is True and "retry_after" not in r.json, r
+    assert "Couldn't connect" in r.stderr, r
     apiserver.set_down(False)
     out = ok(tool.run("cordon"), "cordon")
-    assert out["requests"] == 2 and out["unanswered"] == 0
+    assert out["requests"] == 2 and out["unanswered"] == 0 and "unreachable" not in out
+
+
+def test_unreachable_is_quiet_when_asked(tool, apiserver):
+    apiserver.set_down(True)
+    r = tool.run("--quiet-unreachable", "cordon")
+    assert r.rc == EXIT_TEMPFAIL and r.json["unreachable"] is True, r
+    assert r.stderr == "", r
+    apiserver.set_down(False)
+    # any other failure is still said
+    apiserver.inject_error(403, path=r"/nodes/")
+    r = tool.run("--quiet-unreachable", "cordon")
+    assert r.rc == EXIT_FAIL and "403 Forbidden" in r.stderr, r
+    assert "unreachable" not in r.json, r
+
+
+@pytest.mark.parametrize("code,retry_after", [(503, 7), (429, 3), (500, 0)])
+def test_unavailable_first_answer_is_not_retried(tool, apiserver, code, retry_after):
+    """Only 429 or 5xx and nothing else: the server is not there yet, one attempt; its
+    Retry-After goes to the caller."""
+    apiserver.inject_error(code, count=5, retry_after=retry_after, path=r"/nodes/")
+    r = tool.run("cordon")
+    assert r.rc == EXIT_TEMPFAIL, r
+    assert r.json["unreachable"] is True and r.json["requests"] == 1, r
+    assert r.json.get("retry_after", 0) == retry_after, r
+    assert apiserver.count(status=code) == 1
+
+
+def test_blip_after_an_answer_is_retried(tool, apiserver):
+    """Once the server has answered, a 503 in the middle of a run is retried within it."""
+    apiserver.inject_error(503, count=2, method="PATCH", path=r"/nodes/")
+    out = ok(tool.run("cordon"), "cordon")
+    assert out["requests"] == 4, out
+    assert apiserver.count(status=503) == 2
 
 
 @pytest.mark.parametrize("args", [

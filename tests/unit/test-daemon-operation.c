@@ -134,6 +134,29 @@ static void test_step_result(void **state)
 	assert_int_equal(step_result_parse("{\"credentials\":{\"expires\":5}}", &r), -EBADMSG);
 	assert_null(r.credentials);
 
+	/* a run that found no API server */
+	assert_int_equal(step_result_parse("{\"ok\":false,\"error\":\"get node: refused\","
+					   "\"retryable\":true,\"unreachable\":true,"
+					   "\"retry_after\":30,\"requests\":0}",
+					   &r),
+			 0);
+	assert_true(r.unreachable);
+	assert_int_equal(r.retry_after, 30);
+	assert_int_equal(r.requests, 0);
+	step_result_done(&r);
+	assert_int_equal(step_result_parse("{\"ok\":true,\"requests\":3}", &r), 0);
+	assert_false(r.unreachable);
+	assert_int_equal(r.requests, 3);
+	step_result_done(&r);
+	assert_int_equal(step_result_parse("{\"unreachable\":1}", &r), -EBADMSG);
+	assert_int_equal(step_result_parse("{\"unreachable\":true,\"retry_after\":-1}", &r),
+			 -EBADMSG);
+	assert_false(r.unreachable);
+	assert_int_equal(step_result_parse("{\"retry_after\":86401}", &r), -EBADMSG);
+	assert_int_equal(step_result_parse("{\"unreachable\":true,\"credentials\":[]}", &r),
+			 -EBADMSG);
+	assert_false(r.unreachable);
+
 	assert_int_equal(step_result_parse("{\"slot\":5}", &r), -EBADMSG);
 	assert_null(r.slot);
 	assert_int_equal(step_result_parse("{\"slot\":\"Slot 1\"}", &r), -EBADMSG);

@@ -76,6 +76,7 @@ static void assert_defaults(const struct mainconf *c)
 	assert_null(c->device_plugin_config);
 	assert_int_equal(c->max_parallel_nodes, 1);
 	assert_string_equal(c->lease_namespace, "sriov-persist");
+	assert_int_equal(c->retry_max_delay, 300 * USEC_PER_SEC);
 }
 
 static void test_defaults(void **state)
@@ -119,7 +120,7 @@ static void test_every_key(void **state)
 			"DrainPods=all\nResourcePrefix=nvidia.com\nDevicePluginNamespace=sriov\n"
 			"DevicePluginSelector=app=sriovdp,example.com/tier=net_1,empty=\n"
 			"DevicePluginConfig=/etc/pcidp/config.json\nMaxParallelNodes=1000\n"
-			"LeaseNamespace=leases-1\n");
+			"LeaseNamespace=leases-1\nRetryMaxDelaySec=1h\n");
 	assert_int_equal(c.apply_timeout, 1 * USEC_PER_SEC);
 	assert_int_equal(c.sysfs_write_timeout, 31536000 * USEC_PER_SEC);
 	assert_int_equal(c.drift_mode, DRIFT_MODE_REPORT);
@@ -140,6 +141,7 @@ static void test_every_key(void **state)
 	assert_string_equal(c.device_plugin_config, "/etc/pcidp/config.json");
 	assert_int_equal(c.max_parallel_nodes, 1000);
 	assert_string_equal(c.lease_namespace, "leases-1");
+	assert_int_equal(c.retry_max_delay, 3600 * USEC_PER_SEC);
 }
 
 static void test_product_example(void **state)
