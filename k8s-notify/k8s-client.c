@@ -148,7 +148,7 @@ static int pem_load(const struct kc_blob *b, const char *what, const char *marke
 		r = read_file_at(AT_FDCWD, b->path, PEM_FILE_MAX, &data, &size);
 		if (r < 0)
 			return k8s_set_error(error, r, "cannot read %s %s: %s", what, b->path,
-					     strerror(-r));
+					     read_strerror(r));
 	}
 	if (!memmem(data, size, marker, strlen(marker)))
 		return k8s_set_error(error, -EBADMSG, "bad %s%s%s: no PEM block \"%s\" in it", what,

@@ -476,15 +476,14 @@ int kubeconfig_parse(const char *text, size_t size, const char *base_dir, struct
 int k8s_read_secret_file(const char *path, const char *what, size_t max, char **ret,
 			 size_t *ret_size, char error[static K8S_ERROR_MAX])
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	struct stat st;
+	_cleanup_close_ int fd = open_regular_at(AT_FDCWD, path, &st);
 	int r;
 
-	if (fd < 0 || fstat(fd, &st) < 0)
-		return fail(error, -errno, "cannot read %s %s: %s", what, path, strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return fail(error, S_ISDIR(st.st_mode) ? -EISDIR : -EPERM,
-			    "%s %s is not a regular file", what, path);
+	if (fd == -EISDIR || fd == -EBADFD)
+		return fail(error, fd, "%s %s is not a regular file", what, path);
+	if (fd < 0)
+		return fail(error, fd, "cannot read %s %s: %s", what, path, strerror(-fd));
 	if (st.st_uid != 0 && st.st_uid != geteuid())
 		return fail(error, -EPERM,
 			    "refusing %s %s: owned by uid %u, not by root or this user (uid %u)",

@@ -61,8 +61,9 @@ static inline void kubeconfig_freep(struct kubeconfig **kc)
 int kubeconfig_parse(const char *text, size_t size, const char *base_dir, struct kubeconfig **ret,
 		     char error[static K8S_ERROR_MAX]);
 /* Reads a file that holds credentials (a kubeconfig, a token, a private
- * key), as ssh does: it must be a regular file owned by root or by us and
- * writable by no one else; -EPERM with error saying why otherwise. At most
+ * key), as ssh does: it must be a regular file (-EISDIR, -EBADFD: checked
+ * before any read, which a FIFO would block) owned by root or by us and
+ * writable by no one else (-EPERM), with error saying why otherwise. At most
  * max bytes (-EFBIG); ret_size may be NULL. */
 int k8s_read_secret_file(const char *path, const char *what, size_t max, char **ret,
 			 size_t *ret_size, char error[static K8S_ERROR_MAX]);

@@ -52,8 +52,12 @@ static int op_load(struct manager *m, struct operation **ret)
 
 	if (!path)
 		return -ENOMEM;
-	if (read_file(path, &text) < 0)
+	r = read_file(path, &text);
+	if (r < 0) {
+		if (r != -ENOENT)
+			log_msg(LOG_WARNING, "%s: %s; ignoring it", path, read_strerror(r));
 		return -ENOENT;
+	}
 	r = operation_parse(text, ret);
 	if (r == -EBADMSG) {
 		log_msg(LOG_WARNING, "%s does not parse; ignoring it", path);

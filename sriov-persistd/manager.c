@@ -301,7 +301,7 @@ int manager_open_host(struct manager *m)
 		r = host_linux_open(NULL, &m->host);
 	if (r < 0)
 		log_msg(LOG_ERR, "Cannot open %s: %s",
-			m->host_path ?: "this host's sysfs and netlink", strerror(-r));
+			m->host_path ?: "this host's sysfs and netlink", read_strerror(r));
 	return r;
 }
 
@@ -311,7 +311,7 @@ void manager_load_reboot(struct manager *m)
 
 	if (r < 0 && r != -ENOENT)
 		log_msg(LOG_WARNING, "%s/reboot.json: %s; starting without it", m->state_dir,
-			strerror(-r));
+			read_strerror(r));
 }
 
 /* What failed and is not retried on its own (pf_entry.given_up) outlives a
@@ -366,9 +366,18 @@ void manager_load_given_up(struct manager *m)
 	_cleanup_free_ char *text = NULL;
 	_cleanup_json_ struct json_object *doc = NULL;
 	struct json_object *pfs, *boot;
+	int r;
 
-	if (!path || read_file(path, &text) < 0)
+	if (!path)
 		return;
+	r = read_file(path, &text);
+	if (r < 0) {
+		/* left where it is, for whoever looks: what failed is tried again */
+		if (r != -ENOENT)
+			log_msg(LOG_WARNING, "%s: %s; what failed is tried again", path,
+				read_strerror(r));
+		return;
+	}
 	(void)unlink(path);
 	doc = json_tokener_parse(text);
 	if (!json_object_object_get_ex(doc, "boot_id", &boot) ||

@@ -274,7 +274,7 @@ int ctl_open_host(struct ctl *c, struct host **ret)
 	r = host_sim_open(c->host_path, ret);
 	if (r < 0)
 		fprintf(stderr, "%s: cannot open the simulated host: %s\n", c->host_path,
-			strerror(-r));
+			read_strerror(r));
 	return r;
 }
 

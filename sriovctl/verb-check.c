@@ -2,6 +2,7 @@
 
 #include <libgen.h>
 
+#include "conf-parser.h"
 #include "desired.h"
 #include "sriovctl.h"
 
@@ -31,10 +32,11 @@ static int check_main_files(struct ctl *c, struct diag_list *diags, unsigned *n_
 		if (!is_main_config(c->args[i]))
 			continue;
 		(*n_files)++;
-		r = read_file(c->args[i], &text);
+		/* as mainconf_load() reads it */
+		r = conf_read_file(c->args[i], &text);
 		if (r < 0)
 			r = diag_add(diags, DIAG_ERROR, c->args[i], 0, "cannot read: %s",
-				     strerror(-r));
+				     conf_read_strerror(r));
 		else
 			r = mainconf_parse_string(&conf, c->args[i], text, diags);
 		if (r < 0)

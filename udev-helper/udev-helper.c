@@ -194,7 +194,7 @@ static int verb_apply(const char *pci)
 	}
 	mainconf_done(&conf);
 	if (r < 0 && r != -EIO) {
-		sd_journal_send("MESSAGE=%s: applying failed: %s%s%s", pci, strerror(-r),
+		sd_journal_send("MESSAGE=%s: applying failed: %s%s%s", pci, read_strerror(r),
 				h && h->error[0] ? ": " : "", h ? h->error : "", "PRIORITY=%d",
 				LOG_ERR, "SRIOV_PF=%s", pci, "SYSLOG_IDENTIFIER=%s", SYSLOG_ID,
 				NULL);
@@ -355,7 +355,7 @@ int main(int argc, char **argv)
 		r = 2;
 	}
 	if (r < 0 && r != -EIO)
-		fprintf(stderr, "%s %s: %s\n", verb, pci, strerror(-r));
+		fprintf(stderr, "%s %s: %s\n", verb, pci, read_strerror(r));
 	free(arg.runtime_dir);
 	free(arg.state_dir);
 	return r < 0 ? 1 : r;

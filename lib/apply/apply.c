@@ -855,6 +855,8 @@ static int apply_unconfigured(struct pf_run *run, const struct pf_state *pf)
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0 && o->reset) {
+		int read_error = r;
+
 		r = status_init(st, pf);
 		if (r < 0)
 			return r;
@@ -862,7 +864,7 @@ static int apply_unconfigured(struct pf_run *run, const struct pf_state *pf)
 			run->res, PF_STATUS_FAILED,
 			strdup_printf("reading what sriov-persist created from %s failed: "
 				      "%s; nothing reset",
-				      o->state_dir, strerror(-r)));
+				      o->state_dir, read_strerror(read_error)));
 	}
 	if (r < 0) /* not ours to know, and a PF no layout selects is left alone anyway */
 		return pf_status_remove(o->runtime_dir, pf->pci);

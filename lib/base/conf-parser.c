@@ -204,5 +204,5 @@ const char *conf_read_strerror(int r)
 		return "contains a NUL byte, not a text file";
 	if (r == -EFBIG)
 		return "larger than 4 MiB";
-	return strerror(r < 0 ? -r : r);
+	return read_strerror(r);
 }

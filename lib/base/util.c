@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <ctype.h>
+#include <dirent.h>
 #include <endian.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -490,15 +492,41 @@ int read_fd(int fd, size_t max, char **ret, size_t *ret_size)
 	return 0;
 }
 
-int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_size)
+int open_regular_at(int dirfd, const char *path, struct stat *ret_stat)
 {
-	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: the open of a FIFO without a writer (or of a modem
+	 * line) returns at once instead of waiting, and the type is checked
+	 * before anything is read. A regular file reads as it would anyway. */
+	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	struct stat st;
 
-	if (fd < 0 || fstat(fd, &st) < 0)
+	if (fd < 0)
+		/* what open() says of a socket (and of a device without a driver) */
+		return errno == ENXIO ? -EBADFD : -errno;
+	if (fstat(fd, &st) < 0)
 		return -errno;
 	if (S_ISDIR(st.st_mode))
 		return -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return -EBADFD;
+	if (ret_stat)
+		*ret_stat = st;
+	return TAKE_FD(fd);
+}
+
+const char *read_strerror(int r)
+{
+	if (r == -EBADFD)
+		return "not a regular file";
+	return strerror(r < 0 ? -r : r);
+}
+
+int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_size)
+{
+	_cleanup_close_ int fd = open_regular_at(dirfd, path, NULL);
+
+	if (fd < 0)
+		return fd;
 	return read_fd(fd, max, ret, ret_size);
 }
 
@@ -545,6 +573,8 @@ const char *path_option_problem(const char *path, bool dir)
 		return "is not a directory";
 	if (!dir && S_ISDIR(st.st_mode))
 		return "is a directory, not a file";
+	if (!dir && !S_ISREG(st.st_mode))
+		return "is not a regular file";
 	return NULL;
 }
 
@@ -605,47 +635,86 @@ int mkdir_owned(const char *path, mode_t mode)
 	return 0;
 }
 
-int write_file_atomic(const char *dir, const char *name, const char *data, mode_t mode)
+/* Whether name is ".#<record>.<pid>" (the temporary file write_file_atomic()
+ * makes for record) of a process that no longer exists. A pid that another
+ * process has taken since keeps its file until that one is gone too. */
+static bool temp_file_is_stale(const char *name, const char *prefix)
 {
-	_cleanup_free_ char *tmp = NULL, *path = NULL;
-	_cleanup_close_ int fd = -EBADF;
-	size_t len = strlen(data);
-	int r;
+	uint32_t pid;
 
-	path = strdup_printf("%s/%s", dir, name);
-	tmp = strdup_printf("%s/.#%s.%d", dir, name, (int)getpid());
-	if (!path || !tmp)
-		return -ENOMEM;
-	/* A file of our name left by a crash, or a link someone placed: gone,
-	 * and ours made anew, never written through. */
-	if (unlink(tmp) < 0 && errno != ENOENT)
-		return -errno;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
-	if (fd < 0)
-		return -errno;
-	if (fchmod(fd, mode) < 0) {
-		r = -errno;
-		goto fail;
+	if (!startswith(name, prefix) || safe_atou32(name + strlen(prefix), 10, &pid) < 0 ||
+	    pid == 0 || pid > INT_MAX || (pid_t)pid == getpid())
+		return false;
+	return kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
+/* Removes the temporary files of writers of dir/record that were killed
+ * before their rename(). One that is alive is writing (the same record may be
+ * written by two processes under different locks: its file is its own). Only
+ * regular files go, as only they were made here: a link or anything else under
+ * such a name is left, never followed. Best effort: a write never fails for it. */
+static void remove_stale_temp_files(int dir_fd, const char *record)
+{
+	_cleanup_free_ char *prefix = strdup_printf(".#%s.", record);
+	int fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct dirent *de;
+	DIR *d;
+
+	d = prefix && fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
 	}
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		if (temp_file_is_stale(de->d_name, prefix) &&
+		    fstatat(dir_fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(st.st_mode))
+			(void)unlinkat(dir_fd, de->d_name, 0);
+	}
+	closedir(d);
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
 	for (size_t done = 0; done < len;) {
 		ssize_t n = write(fd, data + done, len - done);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			r = -errno;
-			goto fail;
-		}
+		if (n < 0)
+			return -errno;
 		done += (size_t)n;
 	}
-	if (fsync(fd) < 0 || rename(tmp, path) < 0) {
-		r = -errno;
-		goto fail;
-	}
 	return 0;
-fail:
-	unlink(tmp);
-	return r;
+}
+
+int write_file_atomic(const char *dir, const char *name, const char *data, mode_t mode)
+{
+	_cleanup_close_ int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd = -EBADF;
+	_cleanup_free_ char *tmp = strdup_printf(".#%s.%d", name, (int)getpid());
+	int r;
+
+	if (dir_fd < 0)
+		return -errno;
+	if (!tmp)
+		return -ENOMEM;
+	remove_stale_temp_files(dir_fd, name);
+	/* A file of our name left by a crash, or a link someone placed: gone,
+	 * and ours made anew, never written through. */
+	if (unlinkat(dir_fd, tmp, 0) < 0 && errno != ENOENT)
+		return -errno;
+	fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+	if (fd < 0)
+		return -errno;
+	r = fchmod(fd, mode) < 0 ? -errno : write_all(fd, data, strlen(data));
+	if (r >= 0 && (fsync(fd) < 0 || renameat(dir_fd, tmp, dir_fd, name) < 0))
+		r = -errno;
+	if (r < 0)
+		(void)unlinkat(dir_fd, tmp, 0);
+	return r < 0 ? r : 0;
 }
 
 static usec_t now_clock(clockid_t id)

@@ -12,6 +12,8 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+struct stat;
+
 #define _cleanup_(f) __attribute__((cleanup(f)))
 #define _printf_(a, b) __attribute__((format(printf, a, b)))
 #define _unused_ __attribute__((unused))
@@ -200,7 +202,8 @@ void pci_addr_format(uint32_t domain, uint32_t rid, char buf[static PCI_ADDR_MAX
 bool ifname_is_valid(const char *s) _pure_;
 
 /* Why a path given on the command line cannot be used as a directory (dir)
- * or a regular file; NULL when it can, or is NULL. */
+ * or a regular file (not a FIFO, socket or device); NULL when it can, or is
+ * NULL. */
 const char *path_option_problem(const char *path, bool dir);
 
 /* The last component of a path ("c" of "/a/b/c"), without modifying it. */
@@ -211,9 +214,18 @@ char *path_parent(const char *path);
 
 /* The rest of fd, NUL-terminated; -EFBIG past max bytes; ret_size as below. */
 int read_fd(int fd, size_t max, char **ret, size_t *ret_size);
-/* The whole of a file at dirfd/path (AT_FDCWD for a plain path), NUL-terminated;
- * -EFBIG when it is longer than max bytes, -EISDIR for a directory. ret_size
- * (may be NULL) gets the length, which tells embedded NULs apart. */
+/* Opens dirfd/path (AT_FDCWD for a plain path; links are followed) for
+ * reading when it is a regular file, and returns the descriptor. Neither
+ * the open nor a read can block on what is not one: -EISDIR for a
+ * directory, -EBADFD for a FIFO, socket or device (read_strerror() says
+ * "not a regular file"). ret_stat (may be NULL) gets its fstat(). Every file
+ * the programs read goes through here, sysfs attributes aside. */
+int open_regular_at(int dirfd, const char *path, struct stat *ret_stat);
+/* strerror() that also explains open_regular_at()'s -EBADFD. */
+const char *read_strerror(int r);
+/* The whole of a regular file at dirfd/path (open_regular_at()), NUL-terminated;
+ * -EFBIG when it is longer than max bytes. ret_size (may be NULL) gets the
+ * length, which tells embedded NULs apart. */
 int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_size);
 /* *p becomes a copy of s (NULL: none); nothing happens when they are equal.
  * 0, or -ENOMEM with *p as it was. */
@@ -254,7 +266,7 @@ int poll_ms(usec_t deadline);
 /* Drops the newlines (and carriage returns) that end s. */
 void strip_newline(char *s);
 
-/* A whole small (< 16 MiB) file. */
+/* A whole small (< 16 MiB) regular file, as read_file_at() reads it. */
 int read_file(const char *path, char **ret);
 
 /* "0-3,5,7-9" for the sorted indices idx[0..n-1]; caller frees. */
@@ -264,8 +276,10 @@ char *ranges_format(const uint32_t *idx, size_t n);
 char *strdup_printf(const char *fmt, ...) _printf_(1, 2);
 char *strdup_vprintf(const char *fmt, va_list ap) _printf_(1, 0);
 
-/* Writes data to dir/name through a temporary file (created exclusively,
- * never through a link) and rename(). */
+/* Writes data to dir/name through a temporary file, dir/.#name.PID (created
+ * exclusively, never through a link), and rename(). Temporary files of name
+ * that writers killed before their rename() left behind (their PID is no
+ * process's) are removed first; those of writers alive are theirs. */
 int write_file_atomic(const char *dir, const char *name, const char *data, mode_t mode);
 /* mkdir -p with mode. */
 int mkdir_p(const char *path, mode_t mode);

@@ -299,7 +299,7 @@ static int set_kernel_install(const char *root, char *const *words, bool add, ch
 
 	r = read_under(root, CMDLINE_FILE, &old);
 	if (r < 0) {
-		*ret_error = strdup_printf("%s: %s", CMDLINE_FILE, strerror(-r));
+		*ret_error = strdup_printf("%s: %s", CMDLINE_FILE, read_strerror(r));
 		return *ret_error ? r : -ENOMEM;
 	}
 	strip_newline(old);
@@ -404,8 +404,10 @@ int kernel_args_add(const char *root, char *const *args, char **ret_error)
 					   boot_loader_to_string(bl));
 		return *ret_error ? -EBUSY : -ENOMEM;
 	}
-	if (r < 0 && r != -ENOENT)
-		return r;
+	if (r < 0 && r != -ENOENT) {
+		*ret_error = strdup_printf("%s: %s", KERNEL_ARGS_RECORD, read_strerror(r));
+		return *ret_error ? r : -ENOMEM;
+	}
 	all = had ? strv_copy(had) : calloc(1, sizeof(char *));
 	if (!all)
 		return -ENOMEM;
@@ -444,7 +446,7 @@ int kernel_args_remove(const char *root, char **ret_error)
 	if (r < 0) {
 		*ret_error = strdup_printf("%s: %s", KERNEL_ARGS_RECORD,
 					   r == -EBADMSG ? "not a record of kernel arguments" :
-							   strerror(-r));
+							   read_strerror(r));
 		return *ret_error ? r : -ENOMEM;
 	}
 	if (boot_loader_detect(root) != bl) {

@@ -26,7 +26,9 @@ static inline void closedirp(DIR **d)
 }
 #define _cleanup_closedir_ _cleanup_(closedirp)
 
-/* One attribute's value without its trailing newline. */
+/* One attribute's value without its trailing newline. Not through
+ * open_regular_at(): the kernel's own attributes, many per VF at every read
+ * of the host, are regular files; one fstat() each would be waste. */
 static int read_attr(int dirfd, const char *attr, char buf[static ATTR_MAX])
 {
 	_cleanup_close_ int fd = openat(dirfd, attr, O_RDONLY | O_CLOEXEC | O_NOCTTY);

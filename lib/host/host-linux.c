@@ -49,7 +49,7 @@ static int read_machine_id(struct host_linux *hl, struct host_state *s)
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0) {
-		host_set_error(&hl->host, "%s: %s", hl->machine_id_path, strerror(-r));
+		host_set_error(&hl->host, "%s: %s", hl->machine_id_path, read_strerror(r));
 		return r;
 	}
 	strip_newline(text);
@@ -68,7 +68,7 @@ static int read_machine_id(struct host_linux *hl, struct host_state *s)
  * of a large host is big). */
 static void cpuinfo_vendor(struct host_linux *hl)
 {
-	_cleanup_close_ int fd = openat(hl->procfs_fd, "cpuinfo", O_RDONLY | O_CLOEXEC);
+	_cleanup_close_ int fd = open_regular_at(hl->procfs_fd, "cpuinfo", NULL);
 	char text[4096];
 	size_t len = 0;
 	ssize_t n;

@@ -63,16 +63,17 @@ static void txn_done(struct txn *t)
 	t->fd = -EBADF;
 }
 
-/* Locks path. The file is replaced by rename() on every write, so a lock
- * taken on an inode that is no longer the file's is dropped and retried. */
+/* Locks path, a regular file. The file is replaced by rename() on every
+ * write, so a lock taken on an inode that is no longer the file's is dropped
+ * and retried. */
 static int lock_file(const char *path, int op, int *ret_fd)
 {
 	for (unsigned attempt = 0; attempt < 1000; attempt++) {
-		_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+		_cleanup_close_ int fd = open_regular_at(AT_FDCWD, path, NULL);
 		struct stat a, b;
 
 		if (fd < 0)
-			return -errno;
+			return fd;
 		while (flock(fd, op) < 0)
 			if (errno != EINTR)
 				return -errno;
@@ -151,7 +152,7 @@ static int txn_begin(struct sim *s, int lock, struct txn *t)
 
 	r = lock_file(s->path, lock, &t->fd);
 	if (r < 0) {
-		host_set_error(&s->host, "%s: %s", s->path, strerror(-r));
+		host_set_error(&s->host, "%s: %s", s->path, read_strerror(r));
 		return r;
 	}
 	r = read_all(t->fd, &text);

@@ -266,6 +266,27 @@ def test_token_file_missing(tool, apiserver):
     assert "no-such-token" in r.stderr
 
 
+@pytest.mark.parametrize("fifo", ["token file", "kubeconfig", "CA"])
+def test_credentials_that_are_fifos_fail_at_once(tool, apiserver, fifo):
+    """A FIFO where a credential belongs (a tokenFile an operator replaced by hand) once blocked
+    k8s-notify in open() for ever: it is refused before anything is read, as a socket or a
+    device would be. The timeout fails a regression instead of hanging."""
+    path = tool.dir / "fifo"
+    os.mkfifo(path, 0o600)
+    kc = write_kubeconfig(tool.dir / "kc", apiserver.url,
+                          str(path) if fifo == "CA" else apiserver.ca_path,
+                          token_file=None if fifo == "CA" else str(path),
+                          token=TOKEN if fifo == "CA" else None)
+    r = tool.run("cordon", kubeconfig=path if fifo == "kubeconfig" else kc, timeout=20)
+    assert r.rc == EXIT_FAIL, r
+    error = r.json["error"]
+    if fifo == "CA":
+        assert f"cannot read CA {path}: not a regular file" in error, r
+    else:
+        assert f"{fifo} {path} is not a regular file" in error, r
+    assert apiserver.count() == 0
+
+
 # --- drain -------------------------------------------------------------------------------------
 
 def populate(srv):

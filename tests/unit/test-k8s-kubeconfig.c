@@ -360,6 +360,18 @@ static void test_secret_files(void **state)
 	}
 	assert_null(text);
 	unlink(path);
+	/* a FIFO (a token file someone replaced) once blocked the open for
+	 * ever: refused at once; alarm() fails a regression instead of hanging */
+	assert_int_equal(mkfifo(path, 0600), 0);
+	alarm(10);
+	assert_int_equal(k8s_read_secret_file(path, "token file", 64, &text, NULL, error), -EBADFD);
+	alarm(0);
+	assert_non_null(strstr(error, "is not a regular file"));
+	assert_int_equal(k8s_read_secret_file("/dev/null", "client key", 64, &text, NULL, error),
+			 -EBADFD);
+	assert_non_null(strstr(error, "client key /dev/null is not a regular file"));
+	assert_null(text);
+	unlink(path);
 }
 
 int main(void)

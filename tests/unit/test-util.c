@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* The small helpers: writing files safely, the directories we own, and the
- * nearest name for a typo. */
+/* The small helpers: reading and writing files safely, the directories we
+ * own, and the nearest name for a typo. */
 
+#include <fcntl.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 
 #include <cmocka.h>
 
@@ -97,6 +101,116 @@ static void test_write_file_atomic_never_follows(void **state)
 
 	/* a directory that is not there: an error, nothing made */
 	assert_int_equal(write_file_atomic(at(t, "missing"), "x", "y", 0644), -ENOENT);
+}
+
+/* A FIFO, a socket or a device where a record or a configuration file
+ * belongs: refused before anything is read. The open of a FIFO without a
+ * writer used to block for ever; alarm() turns such a regression into a
+ * failure (the test is killed) instead of a hang. */
+static void test_open_regular_refuses_what_could_block(void **state)
+{
+	struct tmp *t = *state;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	_cleanup_close_ int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	_cleanup_free_ char *text = NULL;
+	struct stat st;
+	int fd;
+
+	spit(at(t, "record.json"), "{}\n");
+	assert_int_equal(symlink(at(t, "record.json"), at(t, "link.json")), 0);
+	assert_int_equal(mkfifo(at(t, "fifo.json"), 0600), 0);
+	assert_true(sock >= 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", at(t, "socket.json"));
+	assert_int_equal(bind(sock, (struct sockaddr *)&sa, sizeof(sa)), 0);
+
+	alarm(10);
+	assert_int_equal(open_regular_at(AT_FDCWD, at(t, "fifo.json"), NULL), -EBADFD);
+	assert_int_equal(read_file_at(AT_FDCWD, at(t, "fifo.json"), 64, &text, NULL), -EBADFD);
+	assert_int_equal(read_file(at(t, "fifo.json"), &text), -EBADFD);
+	assert_int_equal(open_regular_at(AT_FDCWD, at(t, "socket.json"), NULL), -EBADFD);
+	assert_int_equal(read_file("/dev/null", &text), -EBADFD);
+	assert_int_equal(read_file(t->dir, &text), -EISDIR);
+	assert_int_equal(read_file(at(t, "missing.json"), &text), -ENOENT);
+	alarm(0);
+	assert_null(text);
+	assert_string_equal(read_strerror(-EBADFD), "not a regular file");
+	assert_string_equal(read_strerror(-ENOENT), strerror(ENOENT));
+	/* the option check says so before anything is opened */
+	assert_string_equal(path_option_problem(at(t, "fifo.json"), false),
+			    "is not a regular file");
+	assert_string_equal(path_option_problem("/dev/null", false), "is not a regular file");
+	assert_null(path_option_problem(at(t, "record.json"), false));
+
+	/* a regular file, also through a link (as before: links are followed) */
+	fd = open_regular_at(AT_FDCWD, at(t, "link.json"), &st);
+	assert_true(fd >= 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_size, 3);
+	close(fd);
+	assert_int_equal(read_file(at(t, "link.json"), &text), 0);
+	assert_string_equal(text, "{}\n");
+}
+
+/* A pid above pid_max, which no process can have: kill() says ESRCH. */
+static int dead_pid(void)
+{
+	_cleanup_free_ char *text = NULL;
+	int max;
+
+	assert_int_equal(read_file("/proc/sys/kernel/pid_max", &text), 0);
+	strip_newline(text);
+	assert_int_equal(safe_atoi(text, &max), 0);
+	assert_int_equal(kill(max + 1, 0), -1);
+	assert_int_equal(errno, ESRCH);
+	return max + 1;
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+/* Temporary files of writers killed before their rename() go at the next
+ * write of the same record; those of writers alive, and anything not a
+ * regular file, stay. */
+static void test_write_file_atomic_removes_stale_temp_files(void **state)
+{
+	struct tmp *t = *state;
+	char dead[64], alive[64], init_alive[64], other[64], link[64], dir[64], odd[64];
+	_cleanup_free_ char *victim = NULL, *written = NULL;
+	int pid = dead_pid();
+
+	snprintf(dead, sizeof(dead), ".#pf.json.%d", pid);
+	snprintf(alive, sizeof(alive), ".#pf.json.%d", (int)getppid());
+	snprintf(init_alive, sizeof(init_alive), ".#pf.json.1");
+	snprintf(other, sizeof(other), ".#other.json.%d", pid);
+	snprintf(link, sizeof(link), ".#pf.json.%d", pid + 1);
+	snprintf(dir, sizeof(dir), ".#pf.json.%d", pid + 2);
+	snprintf(odd, sizeof(odd), ".#pf.json.%dx", pid);
+	spit(at(t, dead), "half a rec");
+	spit(at(t, alive), "being written");
+	spit(at(t, init_alive), "init's");
+	spit(at(t, other), "another record's");
+	spit(at(t, odd), "not a pid");
+	spit(at(t, "victim"), "precious\n");
+	assert_int_equal(symlink(at(t, "victim"), at(t, link)), 0);
+	assert_int_equal(mkdir(at(t, dir), 0755), 0);
+
+	assert_int_equal(write_file_atomic(t->dir, "pf.json", "{}\n", 0644), 0);
+	written = slurp(at(t, "pf.json"));
+	assert_string_equal(written, "{}\n");
+	assert_false(exists(at(t, dead)));
+	assert_true(exists(at(t, alive)));
+	assert_true(exists(at(t, init_alive)));
+	assert_true(exists(at(t, other)));
+	assert_true(exists(at(t, odd)));
+	/* a link is no file of ours: neither followed nor removed */
+	assert_true(exists(at(t, link)));
+	victim = slurp(at(t, "victim"));
+	assert_string_equal(victim, "precious\n");
+	assert_true(exists(at(t, dir)));
 }
 
 static void test_mkdir_owned(void **state)
@@ -195,6 +309,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_write_file_atomic_never_follows, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_write_file_atomic_removes_stale_temp_files,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_regular_refuses_what_could_block, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_mkdir_owned, setup, teardown),
 		cmocka_unit_test(test_suggest),
