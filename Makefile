@@ -254,6 +254,8 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory BUILDDIR=$(PLAIN_DIR) all
 	$(Q)SRIOVPERSISTD=$(CURDIR)/$(PLAIN_DIR)/sriov-persistd /usr/bin/python3 bench/daemon-sim.py
 	$(Q)/usr/bin/python3 bench/sim-scale.py --sriovctl $(CURDIR)/$(PLAIN_DIR)/sriovctl
+	$(Q)SRIOVPERSISTD=$(CURDIR)/$(PLAIN_DIR)/sriov-persistd K8S_NOTIFY=$(CURDIR)/$(PLAIN_DIR)/k8s-notify \
+		SRIOVCTL=$(CURDIR)/$(PLAIN_DIR)/sriovctl /usr/bin/python3 bench/k8s-outage.py
 
 # The same on a real kernel in the VM of the VM tests (needs root; builds the image once):
 # sriovctl apply beside a shell loop and a .link file, and the daemon's footprint.

@@ -20,6 +20,7 @@ Run it at two builds to compare (--daemon, --k8s-notify). Prints a summary, and 
 import argparse
 import json
 import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -28,7 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "integration"))
-sys.path.insert(0, str(ROOT / "tests" / "k8s"))
+sys.path.append(str(ROOT / "tests" / "k8s"))  # after: both have a conftest
 
 from apiserver import ApiServer, write_kubeconfig  # noqa: E402
 from conftest import Bus, Daemon, Host  # noqa: E402
@@ -106,12 +107,17 @@ class Node:
             self.bus.stop()
 
 
+VERBS = ("cordon", "uncordon", "drain", "restart-device-plugin", "lease", "annotate",
+         "credentials")
+
+
 def runs_between(log, t0, t1):
+    """[(time, node, verb)] of the runs started between t0 and t1."""
     out = []
     for line in log.read_text().splitlines() if log.exists() else []:
-        t, node, *rest = line.split()
+        t, node, *args = line.split()
         if t0 <= float(t) < t1:
-            out.append((float(t), node, rest[1] if len(rest) > 1 else rest[0]))
+            out.append((float(t), node, next((a for a in args if a in VERBS), "?")))
     return out
 
 
@@ -140,6 +146,20 @@ def main():
     p.add_argument("--json")
     args = p.parse_args()
 
+    # 200 daemons on one machine: inotify instances for each (a real node has one), and the
+    # server's connections; both put back at the end
+    inotify = Path("/proc/sys/fs/inotify/max_user_instances")
+    inotify_was = inotify.read_text()
+    inotify.write_text(str(max(int(inotify_was), 16 * args.nodes + 256)))
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    try:
+        run(args)
+    finally:
+        inotify.write_text(inotify_was)
+
+
+def run(args):
     base = Path(tempfile.mkdtemp(prefix="sriov-outage-"))
     args.runlog = base / "runs.log"
     srv = ApiServer(base / "apiserver").start()

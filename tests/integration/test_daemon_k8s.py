@@ -648,6 +648,30 @@ def test_drain_that_fails_for_now_deletes_nothing_and_is_retried(env):
         assert srv.get("pod", ns, name) is None  # evicted, the second time
 
 
+def test_drain_given_up_leaves_no_cordon_of_ours(env):
+    """The eviction webhook stays down: every drain run fails for now (exit 75) and keeps its
+    cordon for the next; when the daemon gives up after five, it lifts that cordon and gives
+    the slot back, and the change waits, deferred, saying why."""
+    srv, c = env.srv, env.c
+    h, _ = e810_node(env, DrainTimeoutSec=1)
+    env.start(h)
+    env.settle()
+    srv.set_eviction_webhook_down("vpa-admission.example.com")
+    replace_layout(h, "50-e810.conf", E810_LAYOUT.format(pci=E810_A, n=8, vlan=10))
+    c.wait(lambda: c.get("State", pf_path(E810_A), PF_IFACE) == "deferred"
+           and operation(c) is None, timeout=180, what="the drain given up and wound up")
+    log = env.log()
+    # cordoned by the first drain run, lifted once at the end
+    cordons = [cordon_value(b) for _, b in node_patches(srv) if cordon_value(b) != "absent"]
+    assert cordons == [True, False], (cordons, log)
+    assert log.count("drain will be tried again") == 4, log
+    assert node_flags(srv, E810_NODE) == (False, None), log
+    assert lease_holder(srv) is None
+    assert "drain failed" in c.get("LastError", pf_path(E810_A), PF_IFACE)
+    assert h.pf(E810_A)["num_vfs"] == 4
+    assert srv.count(method="DELETE", resource="pods", namespace="default") == 0
+
+
 def test_drain_waits_for_a_namespace_being_deleted(env):
     """A pod whose namespace is being deleted cannot be evicted (403 NamespaceTerminating):
     the drain waits for the namespace controller to delete it, and the change goes on."""
