@@ -630,6 +630,16 @@ def test_drain_that_fails_for_now_deletes_nothing_and_is_retried(env):
            what="the drain to fail for now")
     log = env.log()
     assert "none is deleted" in log and "failed calling webhook" in log, log
+    # the node says what waits, why and until when (GetStatus too)
+    c.wait(lambda: "drain failed for now" in (srv.get("node", None, E810_NODE)["metadata"]
+                                              .get("annotations") or {})
+           .get("sriov-persist.io/waiting", ""), timeout=30, what="the waiting annotation")
+    waiting = srv.get("node", None, E810_NODE)["metadata"]["annotations"][
+        "sriov-persist.io/waiting"]
+    assert "tried again at 20" in waiting and "failed calling webhook" in waiting, waiting
+    api = json.loads(c.call("GetStatus"))["daemon"]["kubernetes_api"]
+    assert api["state"] == "answers" and any("drain failed for now" in w
+                                             for w in api["waiting"]), api
     # meanwhile: cordoned by us, the slot held, the change waiting, every pod still there
     assert node_flags(srv, E810_NODE)[0] is True
     assert lease_holder(srv) == E810_NODE
@@ -670,6 +680,30 @@ def test_drain_given_up_leaves_no_cordon_of_ours(env):
     assert "drain failed" in c.get("LastError", pf_path(E810_A), PF_IFACE)
     assert h.pf(E810_A)["num_vfs"] == 4
     assert srv.count(method="DELETE", resource="pods", namespace="default") == 0
+
+
+def test_refused_annotations_back_off(env):
+    """An admission webhook refuses the node's annotations (403) for 20 s: the daemon tries
+    again after a growing delay, not every second, and publishes once it is let through."""
+    srv, c = env.srv, env.c
+    h, _ = e810_node(env)
+    env.start(h)
+    env.settle()
+    before = len(srv.requests)
+    srv.inject_error(403, count=1000, method="PATCH", path=r"/nodes/",
+                     message="admission webhook \"policy.example.com\" denied the request")
+    # a layout with an error holds the other PF: only the annotations change
+    h.layout("60-e810-b.conf", "[Match]\nPCIAddress=0000:3b:00.1\n[PhysicalFunction]\n"
+             "VirtualFunctions=2\n[VirtualFunction]\nVLANId=5000\n")
+    deadline = time.monotonic() + 20
+    c.wait(lambda: time.monotonic() > deadline, timeout=30, what="20 s")
+    refused = [r for r in srv.requests[before:] if is_annotation(r)]
+    print(f"\nannotations refused in 20 s: {len(refused)}")
+    assert 2 <= len(refused) <= 10, breakdown(srv.requests[before:])
+    srv.clear_faults()
+    c.wait(lambda: (srv.get("node", None, E810_NODE)["metadata"].get("annotations") or {})
+           .get("sriov-persist.io/held") == "1", timeout=120, what="the annotation")
+    assert "Kubernetes API unreachable" not in env.log()
 
 
 def test_drain_waits_for_a_namespace_being_deleted(env):
