@@ -39,6 +39,9 @@ struct k8s_client {
 	/* the server answered something other than 429 or 5xx: it works, and a
 	 * failure from now on is a blip worth retrying within this run */
 	bool reached;
+	/* the last request got no answer, or only 429 or 5xx (an eviction's
+	 * are answers: its caller handles them) */
+	bool unavailable;
 	usec_t retry_after; /* the last 429's or 503's Retry-After; 0 = none */
 	/* the response being received */
 	char *buf;
@@ -460,6 +463,11 @@ bool k8s_client_reached(const struct k8s_client *c)
 	return c->reached;
 }
 
+bool k8s_client_unavailable(const struct k8s_client *c)
+{
+	return c->unavailable;
+}
+
 usec_t k8s_client_retry_after(const struct k8s_client *c)
 {
 	return c->retry_after;
@@ -844,16 +852,19 @@ int k8s_watch(struct k8s_client *c, const struct k8s_request *req, const struct 
 	r = credentials_current(c);
 	if (r < 0)
 		return r;
+	c->unavailable = false;
 	r = c->t.watch(c, c->t.userdata, req, &reply);
 	c->watcher = NULL;
 	if (r < 0 && !c->watch_started) {
 		c->n_unanswered++;
+		c->unavailable = true;
 		return r;
 	}
 	c->n_requests++;
 	if (r < 0)
 		return r;
-	if (!status_unavailable(reply.status))
+	c->unavailable = status_unavailable(reply.status);
+	if (!c->unavailable)
 		c->reached = true;
 	if (c->watch_end == -EBADMSG)
 		return k8s_client_fail(c, -EBADMSG, "%s: an event is not a JSON object", req->what);
@@ -881,21 +892,24 @@ static int perform_once(struct k8s_client *c, const struct k8s_request *req,
 	struct k8s_reply reply = {};
 	int r;
 
+	c->unavailable = false;
 	r = credentials_current(c);
 	if (r < 0)
 		return r;
 	r = c->t.exchange(c, c->t.userdata, req, &reply);
 	if (r < 0) {
 		c->n_unanswered++;
+		c->unavailable = k8s_errno_is_retryable(r);
 		return r;
 	}
 	c->n_requests++;
 	*ret = (struct k8s_response){ .status = reply.status,
 				      .json = k8s_json_parse(reply.body, reply.len) };
 	ret->retry_after = reply.retry_after ?: k8s_status_retry_after(ret->json) * USEC_PER_SEC;
-	if (status_unavailable(reply.status))
+	if (status_unavailable(reply.status)) {
 		c->retry_after = ret->retry_after;
-	else
+		c->unavailable = !(req->flags & K8S_CALL_RAW_STATUS);
+	} else
 		c->reached = true;
 	return 0;
 }

@@ -93,8 +93,12 @@ unsigned k8s_client_requests(const struct k8s_client *c);
 unsigned k8s_client_unanswered(const struct k8s_client *c);
 /* Whether the server answered this client with anything but 429 or 5xx:
  * until it has, no call is retried (the caller waits for a server that is
- * down or overloaded), and a failure means the API server is unavailable. */
+ * down or overloaded). */
 bool k8s_client_reached(const struct k8s_client *c);
+/* Whether the last request got no answer (refused, reset, timed out) or
+ * only 429 or 5xx: a run that fails so failed for want of the server.
+ * Evictions' 429 and 5xx (K8S_CALL_RAW_STATUS) are answers. */
+bool k8s_client_unavailable(const struct k8s_client *c);
 /* The Retry-After of the last 429 or 5xx answer (0: none). */
 usec_t k8s_client_retry_after(const struct k8s_client *c);
 const char *k8s_client_error(const struct k8s_client *c);

@@ -355,8 +355,9 @@ int verb_credentials(struct k8s_ctx *x)
 static int finish(struct k8s_ctx *x, int r, const char *error)
 {
 	bool retryable = r < 0 && k8s_errno_is_retryable(r);
-	/* the server did not answer (or only that it is unavailable) */
-	bool unreachable = retryable && x->client && !k8s_client_reached(x->client);
+	/* the request it failed on got no answer (or only that the server is
+	 * unavailable), at the first request or after others went through */
+	bool unreachable = retryable && x->client && k8s_client_unavailable(x->client);
 
 	if (r < 0 && x->client && !error[0])
 		error = k8s_client_error(x->client);

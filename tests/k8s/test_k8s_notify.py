@@ -457,6 +457,7 @@ def test_drain_namespace_terminating_past_the_timeout(tool, apiserver):
     tool.configure(DrainTimeoutSec=1, EvictionFallback="delete")
     r = tool.run("drain", "--resource", RES)
     assert r.rc == EXIT_TEMPFAIL and r.json["retryable"] is True, r
+    assert "unreachable" not in r.json, r  # the server answered: waiting for it cures nothing
     assert "RBAC" not in r.stderr and "RBAC" not in r.json["error"]
     [left] = r.json["remaining"]
     assert left["pod"] == "doomed/app-0"
@@ -484,6 +485,8 @@ def test_drain_refusals_that_are_no_budget_delete_nothing(tool, apiserver, fault
     tool.configure(DrainTimeoutSec=6, EvictionFallback="delete")
     r = tool.run("drain", "--resource", RES)
     assert r.rc == EXIT_TEMPFAIL and r.json["retryable"] is True, r
+    # an eviction's 429 or 500 is the server's answer, not its absence
+    assert "unreachable" not in r.json, r
     assert "no budget is why, so none is deleted" in r.json["error"]
     assert sorted(p["pod"] for p in r.json["remaining"]) == ["default/db-0",
                                                              "default/web-7d9f-x2x4k"]
@@ -769,6 +772,7 @@ def test_lease_take_over_expired_keep_ours_and_busy(tool, apiserver):
 
     r = tool.run("lease", "acquire", "--timeout", "2", node="node-b")
     assert r.rc == EXIT_TEMPFAIL and r.json["retryable"] is True, r
+    assert "unreachable" not in r.json, r
     assert f"{SLOT_PREFIX}0 ({NODE})" in r.json["error"]
     r = tool.run("lease", "renew", node="node-b")
     assert r.rc == EXIT_FAIL and "holds no slot" in r.json["error"], r
@@ -887,6 +891,15 @@ def test_unavailable_first_answer_is_not_retried(tool, apiserver, code, retry_af
     assert r.json["unreachable"] is True and r.json["requests"] == 1, r
     assert r.json.get("retry_after", 0) == retry_after, r
     assert apiserver.count(status=code) == 1
+
+
+def test_server_gone_during_a_run_is_unreachable(tool, apiserver):
+    """Answered at first, then gone for longer than the run's retries: the run says so, as the
+    caller then waits for the server rather than counting a failure of the step."""
+    apiserver.inject_down(30, method="PATCH", path=r"/nodes/")
+    r = tool.run("cordon", "--timeout", "10")
+    assert r.rc == EXIT_TEMPFAIL and r.json["unreachable"] is True, r
+    assert r.json["requests"] >= 1 and r.json["unanswered"] >= 2, r
 
 
 def test_blip_after_an_answer_is_retried(tool, apiserver):
