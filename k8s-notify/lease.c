@@ -240,8 +240,11 @@ static int slots_list(struct acquire *a)
 	if (!path || !what)
 		return -ENOMEM;
 	r = k8s_list(x->client, path, what, &list, &items);
-	if (r >= 0)
-		r = set_rv(a, list);
+	if (r < 0)
+		return r;
+	/* never the resourceVersion of an older list: this one's, or none */
+	a->rv = mfree(a->rv);
+	r = set_rv(a, list);
 	if (r < 0)
 		return r;
 	for (unsigned i = 0; i < a->ss.n; i++) {
@@ -414,13 +417,15 @@ static int watch_slots(struct acquire *a)
 static int lease_acquire(struct k8s_ctx *x)
 {
 	struct acquire a = { .won = -1 };
+	bool listed = false;
 	int r;
 
 	a.deadline = k8s_client_now(x->client) + (x->timeout ?: ACQUIRE_TIMEOUT_DEFAULT);
 	k8s_client_set_deadline(x->client, a.deadline + 30 * USEC_PER_SEC);
 	r = slots_init(&a.ss, x, NULL);
 	while (r >= 0 && a.won < 0) {
-		if (!a.rv || a.relist) {
+		if (!listed || a.relist) {
+			listed = true;
 			a.relist = false;
 			r = slots_list(&a);
 			/* what the list shows free is tried at once */
@@ -436,6 +441,22 @@ static int lease_acquire(struct k8s_ctx *x)
 			r = k8s_client_fail(x->client, -EBUSY,
 					    "lease acquire: all %u slot(s) in %s are held: %s",
 					    a.ss.n, x->conf.lease_namespace, strna(busy));
+			break;
+		}
+		/* kube-apiserver gives every list a resourceVersion, the point from
+		 * which a watch sees every change after the list. Without one there
+		 * is no such point (a watch without it starts wherever the server
+		 * likes, and could miss a slot given back in between): the server
+		 * is no kube-apiserver, or something between rewrites its answers.
+		 * Waiting does not mend that, so it is a final failure, said as
+		 * such, and nothing is held. */
+		if (!a.rv) {
+			r = k8s_client_fail(
+				x->client, -EBADMSG,
+				"list leases in %s: the LeaseList has no "
+				"metadata.resourceVersion to watch from (kube-apiserver "
+				"always gives one: a proxy that rewrites answers?)",
+				x->conf.lease_namespace);
 			break;
 		}
 		r = plan_try(&a);

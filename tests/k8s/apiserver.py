@@ -366,6 +366,14 @@ class ApiServer:
             self.api.faults.append({"count": count, "match": self._matcher(**match),
                                     "error": down})
 
+    def inject_rewrite(self, fn, count=1, **match):
+        """The next `count` matching requests are carried out and answered as usual, except
+        that fn(obj) first changes the JSON answer in place (a list without
+        metadata.resourceVersion, say)."""
+        with self.cluster.lock:
+            self.api.faults.append({"count": count, "match": self._matcher(**match),
+                                    "rewrite": fn})
+
     # --- observation -----------------------------------------------------------------------------
 
     def _record(self, req, code):

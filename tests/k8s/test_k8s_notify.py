@@ -6,6 +6,7 @@ The binary comes from $K8S_NOTIFY (default build/k8s-notify). Each test starts i
 the program as the daemon does: JSON on stdout, messages on stderr, exit 0/1/2/75.
 """
 
+import datetime
 import json
 import os
 import signal
@@ -794,6 +795,27 @@ def test_lease_1000_node_rollout_with_3_slots(tool, apiserver):
     for i in range(slots):
         lease = apiserver.get("lease", LEASE_NS, f"{SLOT_PREFIX}{i}")
         assert lease is None or "holderIdentity" not in lease["spec"]
+
+
+def test_lease_list_without_resource_version(tool, apiserver):
+    """kube-apiserver gives every list a resourceVersion, from which a watch sees every change
+    after it. A LeaseList without one (a proxy that rewrites answers) cannot be watched from:
+    the run fails for good with its JSON result (it once crashed on it), holding nothing, and
+    opens no watch. A list that shows a slot free needs no watch: that slot is taken."""
+    tool.configure(MaxParallelNodes=1)
+    apiserver.add_lease(LEASE_NS, SLOT_PREFIX + "0", holder="node-z", duration=3600,
+                        renew_time=datetime.datetime.now(datetime.timezone.utc))
+    apiserver.inject_rewrite(lambda o: o["metadata"].pop("resourceVersion"), count=10,
+                             verb="list", path="/leases$")
+    r = tool.run("lease", "acquire", "--timeout", "5")
+    assert r.rc == EXIT_FAIL and r.json["ok"] is False and r.json["retryable"] is False, r
+    assert "the LeaseList has no metadata.resourceVersion to watch from" in r.json["error"], r
+    assert apiserver.count(verb="list") == 1 and apiserver.count(verb="watch") == 0
+    assert apiserver.get("lease", LEASE_NS, SLOT_PREFIX + "0")["spec"]["holderIdentity"] == \
+        "node-z"
+    apiserver.remove("lease", LEASE_NS, SLOT_PREFIX + "0")
+    out = ok(tool.run("lease", "acquire", "--timeout", "5"), "lease")
+    assert out["slot"] == SLOT_PREFIX + "0" and apiserver.count(verb="watch") == 0
 
 
 # --- annotate and usage ------------------------------------------------------------------------
