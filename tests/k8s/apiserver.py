@@ -22,7 +22,7 @@ import threading
 import time
 from pathlib import Path
 
-from fakeapi.api import Api
+from fakeapi.api import Api, Response
 from fakeapi.auth import Policy
 from fakeapi.certs import CertificateAuthority
 from fakeapi.cluster import Cluster, DaemonSet, DevicePlugin
@@ -365,6 +365,15 @@ class ApiServer:
         with self.cluster.lock:
             self.api.faults.append({"count": count, "match": self._matcher(**match),
                                     "error": down})
+
+    def inject_watch_end(self, count=1, **match):
+        """The next `count` matching watches are ended at once: 200, then an empty chunked
+        body (a server shedding load, a proxy that cuts long requests)."""
+        with self.cluster.lock:
+            self.api.faults.append({
+                "count": count, "match": self._matcher(**match),
+                "error": lambda: Response(200, headers={"Content-Type": "application/json"},
+                                          stream=iter(()))})
 
     def inject_rewrite(self, fn, count=1, **match):
         """The next `count` matching requests are carried out and answered as usual, except

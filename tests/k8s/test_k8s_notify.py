@@ -818,6 +818,29 @@ def test_lease_list_without_resource_version(tool, apiserver):
     assert out["slot"] == SLOT_PREFIX + "0" and apiserver.count(verb="watch") == 0
 
 
+def test_lease_watch_ended_at_once_is_opened_again_after_a_backoff(tool, apiserver):
+    """An API server that ends every watch at once (200, an empty body): the watch is opened
+    again after 0.5-1 s, then 1-2, 2-4, 4-8 s... (before, at once: 203 watches in 10 s, each
+    on a new TLS connection). While every slot is held for 10 s that is 4 or 5 watches, and
+    the backoff never delays what is planned: the slot is taken when its holder's time runs
+    out, not when the backoff ends."""
+    held = 10
+    tool.configure(MaxParallelNodes=1)
+    apiserver.add_lease(LEASE_NS, SLOT_PREFIX + "0", holder="node-z", duration=held,
+                        renew_time=datetime.datetime.now(datetime.timezone.utc))
+    start = time.monotonic()
+    apiserver.inject_watch_end(count=1000000, verb="watch")
+    out = ok(tool.run("lease", "acquire", "--timeout", "60"), "lease")
+    took = time.monotonic() - start
+    assert out["slot"] == SLOT_PREFIX + "0" and out["already"] is False
+    watches = apiserver.records(verb="watch")
+    assert 3 <= len(watches) <= 5, [w["time"] - watches[0]["time"] for w in watches]
+    gaps = [b["time"] - a["time"] for a, b in zip(watches, watches[1:])]
+    assert all(g >= 0.45 * 2 ** i for i, g in enumerate(gaps)), gaps
+    assert held - 0.5 <= took < held + 3, took
+    assert apiserver.get("lease", LEASE_NS, SLOT_PREFIX + "0")["spec"]["holderIdentity"] == NODE
+
+
 # --- annotate and usage ------------------------------------------------------------------------
 
 def test_annotate_publishes_state(tool, apiserver):

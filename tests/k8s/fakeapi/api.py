@@ -162,7 +162,9 @@ class Api:
             self.hang.wait()
         resource = request_info(req)
         negotiate(req)
-        self._inject(req)
+        answer = self._inject(req)
+        if answer is not None:
+            return answer
         if resource is None:
             return self._non_resource(req)
         ns_for_authz = req.namespace if resource.namespaced else None
@@ -201,8 +203,9 @@ class Api:
                 f"dial tcp 10.96.0.42:443: connect: connection refused")
 
     def _inject(self, req):
-        """The first fault that matches: its error is raised, its rewrite kept for the
-        answer; None: answer as usual."""
+        """The first fault that matches: its error is raised, its Response (an answer no
+        kube-apiserver gives) returned, its rewrite kept for the answer; None: answer as
+        usual."""
         with self.cluster.lock:
             for fault in self.faults:
                 if fault["count"] > 0 and fault["match"](req):
@@ -215,6 +218,8 @@ class Api:
             return None
         # outside the lock: a slow or down fault waits; an error is raised
         error = fault["error"]()
+        if isinstance(error, Response):
+            return error
         if error is not None:
             raise error
         return None
