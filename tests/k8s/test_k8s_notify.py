@@ -310,18 +310,23 @@ def test_drain_budget_then_fallback_delete(tool, apiserver):
 
 def test_drain_evicts_only_pods_of_the_resources_named(tool, apiserver):
     """Same vendor prefix, other resources (another PF's, a GPU): not evicted; no resource named
-    (no ResourceName= in the layouts): no pod is known to use the VFs, and none is evicted."""
+    (no ResourceName= in the layouts): no pod is known to use the VFs, and none is evicted. That
+    is no usage error, since sriov-persistd drains so for such a PF, but the result says why."""
     apiserver.add_pod("default", "rdma-0", NODE, owner_kind="StatefulSet", requests={RES: 1})
     apiserver.add_pod("default", "x710-0", NODE, owner_kind="StatefulSet",
                       requests={"intel.com/x710_vf": 1})
     apiserver.add_pod("default", "gpu-0", NODE, owner_kind="StatefulSet",
                       requests={"nvidia.com/gpu": 1})
     tool.configure(DrainPods="sriov", ResourcePrefix="nvidia.com")
-    out = ok(tool.run("drain"), "drain")
+    r = tool.run("drain")
+    out = ok(r, "drain")
     assert out["evicted"] == [] and out["skipped"]["not-sriov"] == 3, out
+    assert out["reason"] == "no resource given: under DrainPods=sriov no pod uses these VFs"
+    assert "none is evicted (DrainPods=all evicts every pod)" in r.stderr
     ok(tool.run("uncordon"), "uncordon")
     out = ok(tool.run("drain", "--resource", "intel.com/e810_vf", "--resource", RES), "drain")
     assert out["evicted"] == ["default/rdma-0"], out
+    assert "reason" not in out
     assert pod_names(apiserver) == ["default/gpu-0", "default/x710-0"]
 
 
