@@ -903,3 +903,20 @@ def test_usage_errors(tool, apiserver, args):
     assert r.rc == EXIT_USAGE, r
     assert r.stderr
     assert apiserver.count() == 0
+
+
+@pytest.mark.parametrize("args,named", [
+    (["drain", "--resource", RES, "--slot", SLOT_PREFIX + "0"], "--slot"),
+    (["restart-device-plugin", "--resource", RES, "--expect", f"{RES}=4", "--state", "{}"],
+     "--state"),
+    (["cordon", "--resource", RES], "--resource"),
+])
+def test_usage_error_names_only_what_does_not_apply(tool, apiserver, args, named):
+    """An option given to a verb that does not take it is named, with the verbs it is for; the
+    options the verb does take are not (drain --resource was once told it did not apply)."""
+    r = tool.run(*args)
+    assert r.rc == EXIT_USAGE and r.json is None, r
+    assert f"k8s-notify: {args[0]}: {named} does not apply to {args[0]}, only to " in r.stderr
+    others = {"--expect", "--state", "--slot", "--resource"} - {named}
+    assert not [o for o in others if o in r.stderr], r.stderr
+    assert apiserver.count() == 0
