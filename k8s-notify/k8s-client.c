@@ -493,6 +493,7 @@ char *k8s_escape(const char *s)
 static const struct {
 	CURLcode code;
 	int error;
+	const char *detail; /* instead of libcurl's own words when it gives none */
 } curl_errors[] = {
 	{ CURLE_COULDNT_RESOLVE_HOST, -EHOSTUNREACH },
 	{ CURLE_COULDNT_CONNECT, -ECONNREFUSED },
@@ -510,23 +511,42 @@ static const struct {
 	{ CURLE_SSL_ISSUER_ERROR, -EBADMSG },
 	{ CURLE_SSL_CIPHER, -EBADMSG },
 	{ CURLE_FILESIZE_EXCEEDED, -EFBIG },
-	{ CURLE_OUT_OF_MEMORY, -ENOMEM },
+	/* Response headers beyond libcurl's bounds: in all 300 KiB is
+	 * CURLE_RECV_ERROR ("Too large response headers"), one line over 100
+	 * KiB is CURLE_OUT_OF_MEMORY with no message before libcurl 8.6 (then
+	 * CURLE_TOO_LARGE). Like a connection that broke, such an answer is
+	 * tried again and then fails for now (EX_TEMPFAIL): a server or a proxy
+	 * in trouble, not a refusal. Memory that really ran out is as temporary. */
+	{ CURLE_OUT_OF_MEMORY, -ECONNRESET,
+	  "a response header line beyond libcurl's bound of 100 KiB, or out of memory" },
+#if LIBCURL_VERSION_NUM >= 0x080600
+	{ CURLE_TOO_LARGE, -ECONNRESET, NULL },
+#endif
 	{ CURLE_UNSUPPORTED_PROTOCOL, -EPROTONOSUPPORT },
 	{ CURLE_URL_MALFORMAT, -EINVAL },
 };
 
-static int curl_errno(CURLcode code)
+/* The -errno of a libcurl failure, and what to say when libcurl said nothing. */
+static int curl_errno(CURLcode code, const char **ret_detail)
 {
+	*ret_detail = curl_easy_strerror(code);
 	for (size_t i = 0; i < ELEMENTSOF(curl_errors); i++)
-		if (curl_errors[i].code == code)
+		if (curl_errors[i].code == code) {
+			*ret_detail = curl_errors[i].detail ?: *ret_detail;
 			return curl_errors[i].error;
+		}
 	return -EIO;
 }
 
 static int transport_error(struct k8s_client *c, const struct k8s_request *req, CURLcode code)
 {
-	const char *detail = c->curl_error[0] ? c->curl_error : curl_easy_strerror(code);
-	int r = c->too_big ? -EFBIG : curl_errno(code);
+	const char *detail;
+	int r = curl_errno(code, &detail);
+
+	if (c->too_big)
+		r = -EFBIG;
+	if (c->curl_error[0])
+		detail = c->curl_error;
 
 	if (r == -EFBIG)
 		return k8s_client_fail(c, r, "%s: response larger than %u MiB, refused", req->what,

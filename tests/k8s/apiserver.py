@@ -366,6 +366,13 @@ class ApiServer:
             self.api.faults.append({"count": count, "match": self._matcher(**match),
                                     "error": down})
 
+    def inject_answer(self, code, headers=None, body=b"", count=1, **match):
+        """The next `count` matching requests (as inject_error matches) get this raw answer,
+        one no kube-apiserver gives: a redirect, headers of any size."""
+        with self.cluster.lock:
+            self.api.faults.append({"count": count, "match": self._matcher(**match),
+                                    "error": lambda: Response(code, body, headers)})
+
     def inject_watch_end(self, count=1, **match):
         """The next `count` matching watches are ended at once: 200, then an empty chunked
         body (a server shedding load, a proxy that cuts long requests)."""

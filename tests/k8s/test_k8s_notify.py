@@ -738,6 +738,25 @@ def test_restart_device_plugin_without_resource_keeps_stale_pods(tool, apiserver
     assert apiserver.admission(pod["metadata"]["uid"]) == 0 != apiserver.plugin_registration(NODE)
 
 
+# --- answers no kube-apiserver gives ---------------------------------------------------------
+
+@pytest.mark.parametrize("headers,message", [
+    # one line of 5 MB: libcurl 7.88 says only "Out of memory", which was final
+    ({"X-Big": "a" * (5 << 20)}, "a response header line beyond libcurl's bound of 100 KiB"),
+    # headers without end: beyond libcurl's 300 KiB in all
+    ({f"X-Header-{i}": "b" * 100 for i in range(4000)}, ""),
+], ids=["one-5MB-line", "endless"])
+def test_response_headers_too_large_are_temporary(tool, apiserver, headers, message):
+    """Response headers libcurl will not take are a server (or proxy) in trouble, as a
+    connection that breaks is: every attempt is made, then the run fails for now."""
+    apiserver.inject_answer(200, headers, b"{}", count=100)
+    r = tool.run("cordon")
+    assert r.rc == EXIT_TEMPFAIL and r.json["retryable"] is True, r
+    assert "Out of memory" not in r.json["error"] and message in r.json["error"], r
+    assert r.json["unanswered"] == 5 and apiserver.count() == 5
+    assert node_state(apiserver) == (False, None)
+
+
 # --- leases ------------------------------------------------------------------------------------
 
 def test_lease_take_over_expired_keep_ours_and_busy(tool, apiserver):
