@@ -48,7 +48,8 @@ struct k8s_client {
 	char *line;
 	size_t line_len, line_cap;
 	int watch_end;
-	bool watch_started; /* bytes of the stream came: the server answered */
+	bool watch_started;   /* bytes of the stream came: the server answered */
+	char *watch_location; /* the Location of a watch's 3xx answer */
 };
 
 static usec_t usec_min(usec_t a, usec_t b)
@@ -432,6 +433,7 @@ struct k8s_client *k8s_client_free(struct k8s_client *c)
 	free(c->cred_source);
 	free(c->buf);
 	free(c->line);
+	free(c->watch_location);
 	free(c);
 	return NULL;
 }
@@ -474,6 +476,7 @@ void k8s_response_done(struct k8s_response *r)
 {
 	if (r->json)
 		json_object_put(r->json);
+	free(r->location);
 	*r = (struct k8s_response){};
 }
 
@@ -634,6 +637,7 @@ static int curl_exchange(struct k8s_client *c, void *userdata, const struct k8s_
 {
 	struct curl_slist *headers = NULL;
 	curl_off_t retry_after = 0;
+	char *location = NULL;
 	CURLcode code;
 	long status = 0;
 	int r;
@@ -651,12 +655,14 @@ static int curl_exchange(struct k8s_client *c, void *userdata, const struct k8s_
 		return transport_error(c, req, code);
 	curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
 	curl_easy_getinfo(c->curl, CURLINFO_RETRY_AFTER, &retry_after);
+	/* where the redirect that we do not follow would go (the handle's) */
+	curl_easy_getinfo(c->curl, CURLINFO_REDIRECT_URL, &location);
 	*ret = (struct k8s_reply){ .status = status,
 				   .body = c->buf,
 				   .len = c->len,
-				   .retry_after = retry_after > 0 ?
-							  (usec_t)retry_after * USEC_PER_SEC :
-							  0 };
+				   .retry_after =
+					   retry_after > 0 ? (usec_t)retry_after * USEC_PER_SEC : 0,
+				   .location = location };
 	return 0;
 }
 
@@ -751,8 +757,15 @@ static int curl_watch(struct k8s_client *c, void *userdata, const struct k8s_req
 		r = stream_run(c, m, &code);
 		curl_multi_remove_handle(m, st.h);
 	}
-	if (st.h)
+	c->watch_location = mfree(c->watch_location);
+	if (st.h) {
+		char *location = NULL;
+
 		curl_easy_getinfo(st.h, CURLINFO_RESPONSE_CODE, &status);
+		curl_easy_getinfo(st.h, CURLINFO_REDIRECT_URL, &location);
+		if (location && !(c->watch_location = strdup(location)))
+			r = r < 0 ? r : -ENOMEM;
+	}
 	if (m)
 		curl_multi_cleanup(m);
 	if (st.h)
@@ -774,8 +787,20 @@ static int curl_watch(struct k8s_client *c, void *userdata, const struct k8s_req
 	free(c->buf);
 	c->buf = st.body;
 	c->len = c->cap = st.len;
-	*ret = (struct k8s_reply){ .status = status, .body = c->buf, .len = c->len };
+	*ret = (struct k8s_reply){
+		.status = status, .body = c->buf, .len = c->len, .location = c->watch_location
+	};
 	return 0;
+}
+
+/* A 3xx's Location, for the message that says we do not follow it. */
+static int response_take_location(struct k8s_client *c, const struct k8s_request *req,
+				  const struct k8s_reply *reply, struct k8s_response *resp)
+{
+	if (reply->status < 300 || reply->status >= 400 || !reply->location)
+		return 0;
+	resp->location = strdup(reply->location);
+	return resp->location ? 0 : k8s_client_fail(c, -ENOMEM, "%s: out of memory", req->what);
 }
 
 int k8s_watch_feed(struct k8s_client *c, const char *data, size_t len)
@@ -867,7 +892,9 @@ int k8s_watch(struct k8s_client *c, const struct k8s_request *req, const struct 
 		return 0;
 	resp = (struct k8s_response){ .status = reply.status,
 				      .json = k8s_json_parse(reply.body, reply.len) };
-	r = k8s_response_error(c, req, &resp);
+	r = response_take_location(c, req, &reply, &resp);
+	if (r >= 0)
+		r = k8s_response_error(c, req, &resp);
 	k8s_response_done(&resp);
 	return r < 0 ? r :
 		       k8s_client_fail(c, -EBADMSG, "%s: answered %ld", req->what, reply.status);
@@ -892,7 +919,7 @@ static int perform_once(struct k8s_client *c, const struct k8s_request *req,
 	*ret = (struct k8s_response){ .status = reply.status,
 				      .json = k8s_json_parse(reply.body, reply.len) };
 	ret->retry_after = reply.retry_after ?: k8s_status_retry_after(ret->json) * USEC_PER_SEC;
-	return 0;
+	return response_take_location(c, req, &reply, ret);
 }
 
 static bool should_retry(const struct k8s_request *req, int r, const struct k8s_response *resp)
@@ -940,7 +967,7 @@ int k8s_call(struct k8s_client *c, const struct k8s_request *req, struct k8s_res
 int k8s_response_error(struct k8s_client *c, const struct k8s_request *req,
 		       const struct k8s_response *resp)
 {
-	const char *msg = k8s_status_message(resp->json);
+	const char *msg = k8s_status_message(resp->json), *phrase = k8s_http_phrase(resp->status);
 	int r = k8s_http_errno(resp->status, k8s_status_reason(resp->json));
 
 	if (r == 0)
@@ -967,8 +994,14 @@ int k8s_response_error(struct k8s_client *c, const struct k8s_request *req,
 	if (resp->status == 403)
 		return k8s_client_fail(c, r, "%s: 403 Forbidden, refused by admission control: %s",
 				       req->what, msg ?: "no reason given");
-	return k8s_client_fail(c, r, "%s: %ld %s%s%s", req->what, resp->status,
-			       k8s_http_phrase(resp->status), msg ? ": " : "", strempty(msg));
+	/* the client's own TLS settings and credentials would go with it */
+	if (resp->status >= 300 && resp->status < 400)
+		return k8s_client_fail(c, r,
+				       "%s: %ld%s%s: redirects are not followed (Location: %s)",
+				       req->what, resp->status, *phrase ? " " : "", phrase,
+				       resp->location ?: "none given");
+	return k8s_client_fail(c, r, "%s: %ld%s%s%s%s", req->what, resp->status, *phrase ? " " : "",
+			       phrase, msg ? ": " : "", strempty(msg));
 }
 
 int k8s_do(struct k8s_client *c, const struct k8s_request *req, struct json_object **ret_json)

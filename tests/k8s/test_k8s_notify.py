@@ -757,6 +757,28 @@ def test_response_headers_too_large_are_temporary(tool, apiserver, headers, mess
     assert node_state(apiserver) == (False, None)
 
 
+def test_redirect_is_not_followed_and_says_where(tool, apiserver):
+    """A redirect (a proxy, a moved server) would take our credentials elsewhere: it is a final
+    failure that names the status and where it points, for a request and for a watch."""
+    apiserver.inject_answer(302, {"Location": "https://elsewhere.example/api/v1/nodes/node-a",
+                                  "Content-Type": "text/html; charset=utf-8"},
+                            b'<a href="https://elsewhere.example/api/v1/nodes/node-a">Found</a>.\n',
+                            verb="get")
+    r = tool.run("cordon")
+    assert r.rc == EXIT_FAIL and r.json["retryable"] is False, r
+    assert r.json["error"] == ("get node node-a: 302 Found: redirects are not followed "
+                               "(Location: https://elsewhere.example/api/v1/nodes/node-a)"), r
+    assert apiserver.count() == 1 and node_state(apiserver) == (False, None)
+    tool.configure(MaxParallelNodes=1)
+    apiserver.add_lease(LEASE_NS, SLOT_PREFIX + "0", holder="node-z", duration=3600,
+                        renew_time=datetime.datetime.now(datetime.timezone.utc))
+    apiserver.inject_answer(307, {"Location": "/readyz"}, verb="watch")
+    r = tool.run("lease", "acquire", "--timeout", "10")
+    assert r.rc == EXIT_FAIL, r
+    assert r.json["error"].endswith(": 307 Temporary Redirect: redirects are not followed "
+                                    f"(Location: {apiserver.url}/readyz)"), r
+
+
 # --- leases ------------------------------------------------------------------------------------
 
 def test_lease_take_over_expired_keep_ours_and_busy(tool, apiserver):
