@@ -670,6 +670,22 @@ int replace_daemonset_pods(struct k8s_ctx *x, usec_t wait)
 	return r;
 }
 
+/* DrainPods=sriov evicts the pods that request the VFs' resources; VFs
+ * without one are no pod's as far as Kubernetes knows (pods get VFs through
+ * the device plugin's resources), so none is evicted. That is no usage
+ * error: sriov-persistd drains that way for a PF whose VFs have no
+ * ResourceName= (add_resources() passes none), and the change still runs
+ * under the cordon. The result says why nothing was evicted. */
+static void drain_explain_none(struct k8s_ctx *x)
+{
+	static const char why[] = "no resource given: under DrainPods=sriov no pod uses these VFs";
+
+	if (x->conf.drain_pods != DRAIN_PODS_SRIOV || x->resources)
+		return;
+	k8s_log(x, "%s, none is evicted (DrainPods=all evicts every pod)", why);
+	result_set(x, "reason", json_object_new_string(why));
+}
+
 int verb_drain(struct k8s_ctx *x)
 {
 	usec_t wait = x->timeout ?: WAIT_DEFAULT;
@@ -686,6 +702,7 @@ int verb_drain(struct k8s_ctx *x)
 		k8s_log(x, "cordoned");
 	result_set(x, "owned", json_object_new_boolean(ours));
 	result_set(x, "cordon_changed", json_object_new_boolean(changed));
+	drain_explain_none(x);
 	r = drain_select(&d, false);
 	if (r >= 0)
 		r = drain_pending(&d, wait);

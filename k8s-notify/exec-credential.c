@@ -203,11 +203,18 @@ static char **plugin_env(const struct kc_exec *e, const char *info)
 	return env;
 }
 
-/* Its standard error goes to ours (the journal), line by line; the last
- * non-empty line is returned for the error message (NULL: none). */
-static const char *pass_stderr(const char *path, char *err)
+/* Its standard error goes to ours (the journal), line by line, saying how
+ * much of it was dropped before; the last non-empty line is returned for the
+ * error message (NULL: none). */
+static const char *pass_stderr(const char *path, char *err, size_t dropped)
 {
 	const char *last = NULL;
+
+	if (dropped)
+		fprintf(stderr,
+			"k8s-notify: exec plugin %s: (its standard error was long: the first %zu "
+			"bytes dropped, the last %zu follow)\n",
+			path, dropped, strlen(err));
 
 	for (char *line = err, *nl; line && *line; line = nl ? nl + 1 : NULL) {
 		nl = strchr(line, '\n');
@@ -244,9 +251,12 @@ int exec_credential_run(const struct kc_exec *e, const char *server, const void 
 	for (char **a = e->args; a && *a; a++)
 		if (strv_extend(&argv, *a) < 0)
 			return -ENOMEM;
-	/* its own process group: a time-out kills what it started too */
-	r = tool_run_with(argv, &(struct tool_run_options){ .env = env, .group = true }, timeout,
-			  EXEC_OUTPUT_MAX, &t);
+	/* its own process group: a time-out kills what it started too; stderr
+	 * only for messages, bounded apart from the credential */
+	r = tool_run_with(
+		argv,
+		&(struct tool_run_options){ .env = env, .group = true, .max_err = EXEC_STDERR_MAX },
+		timeout, EXEC_OUTPUT_MAX, &t);
 	if (r == -EFBIG)
 		return k8s_set_error(error, r,
 				     "exec plugin %s: more than %u KiB of output, refused", path,
@@ -258,7 +268,7 @@ int exec_credential_run(const struct kc_exec *e, const char *server, const void 
 	if (r < 0)
 		return k8s_set_error(error, r == -ENOENT || r == -ENOMEM ? r : -EAGAIN,
 				     "exec plugin %s: cannot run it: %s", path, strerror(-r));
-	last = pass_stderr(path, t.err);
+	last = pass_stderr(path, t.err, t.err_dropped);
 	if (t.exit_status != 0)
 		r = k8s_set_error(error, -EAGAIN, "exec plugin %s %s%s%s", path,
 				  t.exit_status < 0 ? "was killed by a signal" : "failed",

@@ -7,13 +7,15 @@
  * arguments and environment as the kubeconfig gives them, KUBERNETES_EXEC_INFO
  * describing the request and standard input from /dev/null (never
  * interactive); what it writes on standard error is passed on to ours once it
- * has exited. Its standard output, at most EXEC_OUTPUT_MAX bytes within a
- * timeout, must be one ExecCredential of the same apiVersion with a token or
- * a client certificate and key, and optionally when they expire. */
+ * has exited, its last EXEC_STDERR_MAX bytes only: a plugin that logs a lot
+ * does not fail for it. Its standard output, at most EXEC_OUTPUT_MAX bytes
+ * within a timeout, must be one ExecCredential of the same apiVersion with a
+ * token or a client certificate and key, and optionally when they expire. */
 
 #include "kubeconfig.h"
 
 #define EXEC_OUTPUT_MAX (256u << 10)
+#define EXEC_STDERR_MAX (64u << 10)
 
 struct exec_credential {
 	char *token;

@@ -104,6 +104,13 @@ static const struct {
 	const char *phrase;
 	int error; /* -errno */
 } http_codes[] = {
+	/* redirects: never followed (our credentials would go with them) */
+	{ 300, "Multiple Choices", -EPROTO },
+	{ 301, "Moved Permanently", -EPROTO },
+	{ 302, "Found", -EPROTO },
+	{ 303, "See Other", -EPROTO },
+	{ 307, "Temporary Redirect", -EPROTO },
+	{ 308, "Permanent Redirect", -EPROTO },
 	{ 400, "Bad Request", -EINVAL },
 	{ 401, "Unauthorized", -EKEYREJECTED },
 	{ 403, "Forbidden", -EACCES },

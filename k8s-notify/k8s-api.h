@@ -22,8 +22,8 @@ int microtime_parse(const char *s, usec_t *ret);
 
 /* An HTTP status of the API (with the Status reason, may be NULL) as -errno:
  * 401 -EKEYREJECTED, 403 -EACCES, 404 -ENOENT, 409 AlreadyExists -EEXIST,
- * 409 Conflict -ESTALE, 429 and 5xx -EAGAIN, other 4xx -EINVAL, 415 -EPROTO.
- * 0 for 2xx. */
+ * 409 Conflict -ESTALE, 429 and 5xx -EAGAIN, other 4xx -EINVAL, 415 -EPROTO,
+ * 3xx (redirects, never followed) -EPROTO. 0 for 2xx. */
 int k8s_http_errno(long status, const char *reason) _pure_;
 /* "Forbidden", "Not Found" ...; "" for codes it does not know. */
 const char *k8s_http_phrase(long status) _pure_;

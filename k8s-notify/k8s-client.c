@@ -55,7 +55,8 @@ struct k8s_client {
 	char *line;
 	size_t line_len, line_cap;
 	int watch_end;
-	bool watch_started; /* bytes of the stream came: the server answered */
+	bool watch_started;   /* bytes of the stream came: the server answered */
+	char *watch_location; /* the Location of a watch's 3xx answer */
 };
 
 static usec_t usec_min(usec_t a, usec_t b)
@@ -439,6 +440,7 @@ struct k8s_client *k8s_client_free(struct k8s_client *c)
 	free(c->cred_source);
 	free(c->buf);
 	free(c->line);
+	free(c->watch_location);
 	free(c);
 	return NULL;
 }
@@ -501,6 +503,7 @@ void k8s_response_done(struct k8s_response *r)
 {
 	if (r->json)
 		json_object_put(r->json);
+	free(r->location);
 	*r = (struct k8s_response){};
 }
 
@@ -520,6 +523,7 @@ char *k8s_escape(const char *s)
 static const struct {
 	CURLcode code;
 	int error;
+	const char *detail; /* instead of libcurl's own words when it gives none */
 } curl_errors[] = {
 	{ CURLE_COULDNT_RESOLVE_HOST, -EHOSTUNREACH },
 	{ CURLE_COULDNT_CONNECT, -ECONNREFUSED },
@@ -537,23 +541,42 @@ static const struct {
 	{ CURLE_SSL_ISSUER_ERROR, -EBADMSG },
 	{ CURLE_SSL_CIPHER, -EBADMSG },
 	{ CURLE_FILESIZE_EXCEEDED, -EFBIG },
-	{ CURLE_OUT_OF_MEMORY, -ENOMEM },
+	/* Response headers beyond libcurl's bounds: in all 300 KiB is
+	 * CURLE_RECV_ERROR ("Too large response headers"), one line over 100
+	 * KiB is CURLE_OUT_OF_MEMORY with no message before libcurl 8.6 (then
+	 * CURLE_TOO_LARGE). Like a connection that broke, such an answer is
+	 * tried again and then fails for now (EX_TEMPFAIL): a server or a proxy
+	 * in trouble, not a refusal. Memory that really ran out is as temporary. */
+	{ CURLE_OUT_OF_MEMORY, -ECONNRESET,
+	  "a response header line beyond libcurl's bound of 100 KiB, or out of memory" },
+#if LIBCURL_VERSION_NUM >= 0x080600
+	{ CURLE_TOO_LARGE, -ECONNRESET, NULL },
+#endif
 	{ CURLE_UNSUPPORTED_PROTOCOL, -EPROTONOSUPPORT },
 	{ CURLE_URL_MALFORMAT, -EINVAL },
 };
 
-static int curl_errno(CURLcode code)
+/* The -errno of a libcurl failure, and what to say when libcurl said nothing. */
+static int curl_errno(CURLcode code, const char **ret_detail)
 {
+	*ret_detail = curl_easy_strerror(code);
 	for (size_t i = 0; i < ELEMENTSOF(curl_errors); i++)
-		if (curl_errors[i].code == code)
+		if (curl_errors[i].code == code) {
+			*ret_detail = curl_errors[i].detail ?: *ret_detail;
 			return curl_errors[i].error;
+		}
 	return -EIO;
 }
 
 static int transport_error(struct k8s_client *c, const struct k8s_request *req, CURLcode code)
 {
-	const char *detail = c->curl_error[0] ? c->curl_error : curl_easy_strerror(code);
-	int r = c->too_big ? -EFBIG : curl_errno(code);
+	const char *detail;
+	int r = curl_errno(code, &detail);
+
+	if (c->too_big)
+		r = -EFBIG;
+	if (c->curl_error[0])
+		detail = c->curl_error;
 
 	if (r == -EFBIG)
 		return k8s_client_fail(c, r, "%s: response larger than %u MiB, refused", req->what,
@@ -641,6 +664,7 @@ static int curl_exchange(struct k8s_client *c, void *userdata, const struct k8s_
 {
 	struct curl_slist *headers = NULL;
 	curl_off_t retry_after = 0;
+	char *location = NULL;
 	CURLcode code;
 	long status = 0;
 	int r;
@@ -658,12 +682,14 @@ static int curl_exchange(struct k8s_client *c, void *userdata, const struct k8s_
 		return transport_error(c, req, code);
 	curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
 	curl_easy_getinfo(c->curl, CURLINFO_RETRY_AFTER, &retry_after);
+	/* where the redirect that we do not follow would go (the handle's) */
+	curl_easy_getinfo(c->curl, CURLINFO_REDIRECT_URL, &location);
 	*ret = (struct k8s_reply){ .status = status,
 				   .body = c->buf,
 				   .len = c->len,
-				   .retry_after = retry_after > 0 ?
-							  (usec_t)retry_after * USEC_PER_SEC :
-							  0 };
+				   .retry_after =
+					   retry_after > 0 ? (usec_t)retry_after * USEC_PER_SEC : 0,
+				   .location = location };
 	return 0;
 }
 
@@ -758,8 +784,15 @@ static int curl_watch(struct k8s_client *c, void *userdata, const struct k8s_req
 		r = stream_run(c, m, &code);
 		curl_multi_remove_handle(m, st.h);
 	}
-	if (st.h)
+	c->watch_location = mfree(c->watch_location);
+	if (st.h) {
+		char *location = NULL;
+
 		curl_easy_getinfo(st.h, CURLINFO_RESPONSE_CODE, &status);
+		curl_easy_getinfo(st.h, CURLINFO_REDIRECT_URL, &location);
+		if (location && !(c->watch_location = strdup(location)))
+			r = r < 0 ? r : -ENOMEM;
+	}
 	if (m)
 		curl_multi_cleanup(m);
 	if (st.h)
@@ -781,8 +814,20 @@ static int curl_watch(struct k8s_client *c, void *userdata, const struct k8s_req
 	free(c->buf);
 	c->buf = st.body;
 	c->len = c->cap = st.len;
-	*ret = (struct k8s_reply){ .status = status, .body = c->buf, .len = c->len };
+	*ret = (struct k8s_reply){
+		.status = status, .body = c->buf, .len = c->len, .location = c->watch_location
+	};
 	return 0;
+}
+
+/* A 3xx's Location, for the message that says we do not follow it. */
+static int response_take_location(struct k8s_client *c, const struct k8s_request *req,
+				  const struct k8s_reply *reply, struct k8s_response *resp)
+{
+	if (reply->status < 300 || reply->status >= 400 || !reply->location)
+		return 0;
+	resp->location = strdup(reply->location);
+	return resp->location ? 0 : k8s_client_fail(c, -ENOMEM, "%s: out of memory", req->what);
 }
 
 int k8s_watch_feed(struct k8s_client *c, const char *data, size_t len)
@@ -879,7 +924,9 @@ int k8s_watch(struct k8s_client *c, const struct k8s_request *req, const struct 
 		return 0;
 	resp = (struct k8s_response){ .status = reply.status,
 				      .json = k8s_json_parse(reply.body, reply.len) };
-	r = k8s_response_error(c, req, &resp);
+	r = response_take_location(c, req, &reply, &resp);
+	if (r >= 0)
+		r = k8s_response_error(c, req, &resp);
 	k8s_response_done(&resp);
 	return r < 0 ? r :
 		       k8s_client_fail(c, -EBADMSG, "%s: answered %ld", req->what, reply.status);
@@ -911,7 +958,7 @@ static int perform_once(struct k8s_client *c, const struct k8s_request *req,
 		c->unavailable = !(req->flags & K8S_CALL_RAW_STATUS);
 	} else
 		c->reached = true;
-	return 0;
+	return response_take_location(c, req, &reply, ret);
 }
 
 /* Until the server has answered this run once, nothing is retried here: a
@@ -967,7 +1014,7 @@ int k8s_call(struct k8s_client *c, const struct k8s_request *req, struct k8s_res
 int k8s_response_error(struct k8s_client *c, const struct k8s_request *req,
 		       const struct k8s_response *resp)
 {
-	const char *msg = k8s_status_message(resp->json);
+	const char *msg = k8s_status_message(resp->json), *phrase = k8s_http_phrase(resp->status);
 	int r = k8s_http_errno(resp->status, k8s_status_reason(resp->json));
 
 	if (r == 0)
@@ -994,8 +1041,14 @@ int k8s_response_error(struct k8s_client *c, const struct k8s_request *req,
 	if (resp->status == 403)
 		return k8s_client_fail(c, r, "%s: 403 Forbidden, refused by admission control: %s",
 				       req->what, msg ?: "no reason given");
-	return k8s_client_fail(c, r, "%s: %ld %s%s%s", req->what, resp->status,
-			       k8s_http_phrase(resp->status), msg ? ": " : "", strempty(msg));
+	/* the client's own TLS settings and credentials would go with it */
+	if (resp->status >= 300 && resp->status < 400)
+		return k8s_client_fail(c, r,
+				       "%s: %ld%s%s: redirects are not followed (Location: %s)",
+				       req->what, resp->status, *phrase ? " " : "", phrase,
+				       resp->location ?: "none given");
+	return k8s_client_fail(c, r, "%s: %ld%s%s%s%s", req->what, resp->status, *phrase ? " " : "",
+			       phrase, msg ? ": " : "", strempty(msg));
 }
 
 int k8s_do(struct k8s_client *c, const struct k8s_request *req, struct json_object **ret_json)

@@ -37,7 +37,8 @@ struct k8s_reply {
 	long status;
 	const char *body;
 	size_t len;
-	usec_t retry_after; /* the Retry-After header; 0 = none */
+	usec_t retry_after;   /* the Retry-After header; 0 = none */
+	const char *location; /* of a 3xx, where it points; NULL = none (the transport's, as body) */
 };
 
 /* How the client reaches the server and passes time: libcurl and the
@@ -124,6 +125,7 @@ struct k8s_response {
 	long status;
 	struct json_object *json; /* NULL when the body is not JSON */
 	usec_t retry_after;	  /* Retry-After or details.retryAfterSeconds; 0 = none */
+	char *location;		  /* of a 3xx (never followed), where it points; NULL = none */
 };
 void k8s_response_done(struct k8s_response *r);
 

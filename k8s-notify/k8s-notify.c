@@ -5,6 +5,7 @@
  * slot, and publish its SR-IOV state. One JSON result on stdout, messages on
  * stderr; exit 0 ok, 1 final failure, 2 usage, 75 retryable (EX_TEMPFAIL). */
 
+#include <assert.h>
 #include <ctype.h>
 #include <getopt.h>
 #include <signal.h>
@@ -27,6 +28,17 @@ static const struct {
 	{ "lease", verb_lease, verb_lease_check, 1, 1 },
 	{ "annotate", verb_annotate, verb_annotate_check, 0, 0 },
 	{ "credentials", verb_credentials, NULL, 0, 0 },
+};
+
+/* The options that only some verbs take, and which. */
+static const struct {
+	const char *name;
+	const char *verbs[2];
+} verb_options[] = {
+	{ "--expect", { "restart-device-plugin" } },
+	{ "--state", { "annotate" } },
+	{ "--slot", { "lease" } },
+	{ "--resource", { "drain", "restart-device-plugin" } },
 };
 
 struct options {
@@ -414,6 +426,43 @@ static int find_verb(const struct k8s_ctx *x)
 	return -EINVAL;
 }
 
+/* Whether verb takes option; when it does not, a message that names the
+ * option and the verbs it is for. */
+static bool verb_option_ok(const char *verb, const char *option)
+{
+	const char *const *for_verbs = NULL;
+
+	for (size_t i = 0; i < ELEMENTSOF(verb_options); i++)
+		if (streq(verb_options[i].name, option))
+			for_verbs = verb_options[i].verbs;
+	assert(for_verbs);
+	if (streq(verb, for_verbs[0]) || streq_ptr(verb, for_verbs[1]))
+		return true;
+	fprintf(stderr, "k8s-notify: %s: %s does not apply to %s, only to %s%s%s\n", verb, option,
+		verb, for_verbs[0], for_verbs[1] ? " and " : "", strempty(for_verbs[1]));
+	return false;
+}
+
+/* Each of the options that only some verbs take, given to the verb. */
+static bool verb_options_ok(const struct k8s_ctx *x, const char *verb)
+{
+	const struct {
+		const char *name;
+		bool given;
+	} given[] = {
+		{ "--expect", x->expect },
+		{ "--state", x->state },
+		{ "--slot", x->slot },
+		{ "--resource", x->resources },
+	};
+	bool ok = true;
+
+	for (size_t i = 0; i < ELEMENTSOF(given); i++)
+		if (given[i].given && !verb_option_ok(verb, given[i].name))
+			ok = false;
+	return ok;
+}
+
 static int run(struct k8s_ctx *x, const struct options *o)
 {
 	char error[K8S_ERROR_MAX] = "";
@@ -428,16 +477,8 @@ static int run(struct k8s_ctx *x, const struct options *o)
 	result_set(x, "op", json_object_new_string(verbs[v].name));
 	x->args++;
 	x->n_args--;
-	if ((x->expect && verbs[v].run != verb_restart_device_plugin) ||
-	    (x->state && verbs[v].run != verb_annotate) ||
-	    (x->slot && verbs[v].run != verb_lease) ||
-	    (x->resources && verbs[v].run != verb_drain &&
-	     verbs[v].run != verb_restart_device_plugin)) {
-		fprintf(stderr,
-			"k8s-notify: %s: --expect, --state, --slot or --resource do not apply\n",
-			verbs[v].name);
+	if (!verb_options_ok(x, verbs[v].name))
 		return EXIT_USAGE;
-	}
 	if (verbs[v].check && verbs[v].check(x) < 0)
 		return EXIT_USAGE;
 	r = setup(x, o, error);

@@ -7,7 +7,8 @@
  * slot is busy, watches them (one long request) until one is free or its
  * holder's time runs out, then waits a random moment (lease_try_delay) in
  * which another waiter may take it first before it writes; a lost race only
- * widens that moment. Past --timeout it exits 75. */
+ * widens that moment. A watch the server ends early is opened again after
+ * a backoff (watch_pause). Past --timeout it exits 75. */
 
 #include "json-util.h"
 #include "k8s-notify.h"
@@ -16,6 +17,18 @@
 #define ACQUIRE_TIMEOUT_DEFAULT (300 * USEC_PER_SEC)
 #define CONFLICT_RETRIES 5
 #define STALE_MAX (10 * USEC_PER_SEC)
+/* Before a watch is opened again (the server ended the last one, or a 410
+ * asks for a new list): k8s_backoff() from 1 s, doubling up to 30 s, equal
+ * jitter. A server that ends every watch at once (an API server shedding
+ * load, a proxy that cuts long requests) then sees a node's watches at 0.5-1,
+ * 1-2, 2-4 ... 15-30 s apart instead of one new TLS connection after another,
+ * and a fleet whose watches all ended together comes back spread out. The
+ * count starts again after a watch that stayed open WATCH_BACKOFF_MAX or
+ * longer: then no server, however it ends our watches, gets more than one
+ * every 30 s or so. Events alone do not reset it: a server could send one
+ * with every watch it ends at once. */
+#define WATCH_BACKOFF_BASE (1 * USEC_PER_SEC)
+#define WATCH_BACKOFF_MAX (30 * USEC_PER_SEC)
 
 struct slot {
 	char *name;
@@ -186,8 +199,9 @@ struct acquire {
 	usec_t try_at;	 /* when to try a free slot; 0: none planned */
 	unsigned lost;	 /* races lost */
 	unsigned attempts;
-	int won;     /* the slot held, -1 none yet */
-	bool relist; /* the watch's resourceVersion is too old (410) */
+	unsigned reopens; /* watches opened again since the last that stayed open */
+	int won;	  /* the slot held, -1 none yet */
+	bool relist;	  /* the watch's resourceVersion is too old (410) */
 };
 
 static int slot_index(const struct slots *ss, const char *name)
@@ -240,8 +254,11 @@ static int slots_list(struct acquire *a)
 	if (!path || !what)
 		return -ENOMEM;
 	r = k8s_list(x->client, path, what, &list, &items);
-	if (r >= 0)
-		r = set_rv(a, list);
+	if (r < 0)
+		return r;
+	/* never the resourceVersion of an older list: this one's, or none */
+	a->rv = mfree(a->rv);
+	r = set_rv(a, list);
 	if (r < 0)
 		return r;
 	for (unsigned i = 0; i < a->ss.n; i++) {
@@ -411,16 +428,54 @@ static int watch_slots(struct acquire *a)
 			 &w);
 }
 
+/* Between one watch and the next: the backoff (see WATCH_BACKOFF_BASE), but
+ * never past what the watch would have done meanwhile. Until the next watch
+ * opens, acquire_wake()'s times (a try planned, a holder's time running out,
+ * a lost race to read again, the deadline) still run acquire_tick() on time,
+ * so that a slot whose holder expires is taken when it does, not when the
+ * backoff ends. 0 to watch again, 1 when a tick took a slot or the deadline
+ * came, <0 on errors. */
+static int watch_pause(struct acquire *a, usec_t opened)
+{
+	struct k8s_client *c = a->ss.x->client;
+	usec_t now = k8s_client_now(c), until;
+
+	if (now - opened >= WATCH_BACKOFF_MAX)
+		a->reopens = 0;
+	until = now + k8s_backoff(a->reopens++, WATCH_BACKOFF_BASE, WATCH_BACKOFF_MAX,
+				  k8s_client_random(c));
+	while ((now = k8s_client_now(c)) < until) {
+		usec_t wake = acquire_wake(a);
+		int r;
+
+		if (wake > now) {
+			k8s_client_sleep(c, (wake < until ? wake : until) - now, 0);
+			continue;
+		}
+		r = acquire_tick(a);
+		if (r != 0)
+			return r;
+		/* nothing new to do before the clock moves */
+		if (acquire_wake(a) <= now)
+			k8s_client_sleep(c, USEC_PER_MSEC, 0);
+	}
+	return 0;
+}
+
 static int lease_acquire(struct k8s_ctx *x)
 {
 	struct acquire a = { .won = -1 };
+	bool listed = false;
 	int r;
 
 	a.deadline = k8s_client_now(x->client) + (x->timeout ?: ACQUIRE_TIMEOUT_DEFAULT);
 	k8s_client_set_deadline(x->client, a.deadline + 30 * USEC_PER_SEC);
 	r = slots_init(&a.ss, x, NULL);
 	while (r >= 0 && a.won < 0) {
-		if (!a.rv || a.relist) {
+		usec_t opened;
+
+		if (!listed || a.relist) {
+			listed = true;
 			a.relist = false;
 			r = slots_list(&a);
 			/* what the list shows free is tried at once */
@@ -438,9 +493,30 @@ static int lease_acquire(struct k8s_ctx *x)
 					    a.ss.n, x->conf.lease_namespace, strna(busy));
 			break;
 		}
+		/* kube-apiserver gives every list a resourceVersion, the point from
+		 * which a watch sees every change after the list. Without one there
+		 * is no such point (a watch without it starts wherever the server
+		 * likes, and could miss a slot given back in between): the server
+		 * is no kube-apiserver, or something between rewrites its answers.
+		 * Waiting does not mend that, so it is a final failure, said as
+		 * such, and nothing is held. */
+		if (!a.rv) {
+			r = k8s_client_fail(
+				x->client, -EBADMSG,
+				"list leases in %s: the LeaseList has no "
+				"metadata.resourceVersion to watch from (kube-apiserver "
+				"always gives one: a proxy that rewrites answers?)",
+				x->conf.lease_namespace);
+			break;
+		}
 		r = plan_try(&a);
-		if (r >= 0)
-			r = watch_slots(&a);
+		if (r < 0)
+			break;
+		opened = k8s_client_now(x->client);
+		r = watch_slots(&a);
+		/* the server ended the watch, or a 410 wants a new list */
+		if (r >= 0 && a.won < 0 && k8s_client_now(x->client) < a.deadline)
+			r = watch_pause(&a, opened);
 	}
 	if (r >= 0 && a.won >= 0) {
 		k8s_log(x, "holds lease slot %s", a.ss.s[a.won].name);

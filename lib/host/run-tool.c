@@ -25,6 +25,9 @@ struct stream {
 	int fd;
 	char *buf;
 	size_t len;
+	size_t max;	/* what it may hold */
+	bool tail;	/* beyond max: keep the last max bytes (else -EFBIG) */
+	size_t dropped; /* of a tail: bytes read and not kept */
 };
 
 static int close_fd(int fd)
@@ -90,8 +93,21 @@ static int spawn(char *const argv[], const struct tool_run_options *o, int out_f
 	return 0;
 }
 
-/* Reads what is there; 0 at end of file (fd closed), 1 to go on. */
-static int drain(struct stream *s, size_t max_out)
+/* A tail's oldest bytes go, so that keep are left. */
+static void tail_trim(struct stream *s, size_t keep)
+{
+	size_t drop = s->len - keep;
+
+	memmove(s->buf, s->buf + drop, keep);
+	s->len = keep;
+	s->buf[s->len] = '\0';
+	s->dropped += drop;
+}
+
+/* Reads what is there; 0 at end of file (fd closed), 1 to go on. A tail
+ * grows to 2 * max before its last max bytes move to the front: a tool that
+ * writes without end costs one copy per max bytes, not one per read. */
+static int drain(struct stream *s)
 {
 	char chunk[4096];
 	ssize_t n = read(s->fd, chunk, sizeof(chunk));
@@ -103,7 +119,7 @@ static int drain(struct stream *s, size_t max_out)
 		s->fd = close_fd(s->fd);
 		return 0;
 	}
-	if (s->len + (size_t)n > max_out)
+	if (!s->tail && s->len + (size_t)n > s->max)
 		return -EFBIG;
 	b = realloc(s->buf, s->len + (size_t)n + 1);
 	if (!b)
@@ -112,10 +128,25 @@ static int drain(struct stream *s, size_t max_out)
 	s->len += (size_t)n;
 	b[s->len] = '\0';
 	s->buf = b;
+	if (s->tail && s->len > 2 * s->max)
+		tail_trim(s, s->max);
 	return 1;
 }
 
-static int collect(struct stream st[2], usec_t deadline, size_t max_out)
+/* A tail that lost its beginning starts at a line's start, when there is one. */
+static void tail_finish(struct stream *s)
+{
+	char *nl;
+
+	if (!s->tail || !s->buf)
+		return;
+	if (s->len > s->max)
+		tail_trim(s, s->max);
+	if (s->dropped && (nl = memchr(s->buf, '\n', s->len)) && (size_t)(nl - s->buf) + 1 < s->len)
+		tail_trim(s, s->len - (size_t)(nl - s->buf) - 1);
+}
+
+static int collect(struct stream st[2], usec_t deadline)
 {
 	while (st[0].fd >= 0 || st[1].fd >= 0) {
 		struct pollfd p[2] = { { .fd = st[0].fd, .events = POLLIN },
@@ -130,7 +161,7 @@ static int collect(struct stream st[2], usec_t deadline, size_t max_out)
 		for (size_t i = 0; r > 0 && i < 2; i++) {
 			if (p[i].fd < 0 || !p[i].revents)
 				continue;
-			r = drain(&st[i], max_out);
+			r = drain(&st[i]);
 			if (r < 0)
 				return r;
 			r = 1;
@@ -188,6 +219,9 @@ int tool_run_with(char *const argv[], const struct tool_run_options *o, usec_t t
 
 	assert(argv && argv[0] && argv[0][0] == '/');
 	o = o ?: &defaults;
+	st[0].max = max_out;
+	st[1].max = o->max_err ?: max_out;
+	st[1].tail = o->max_err > 0;
 	r = pipe_pair(out);
 	if (r >= 0)
 		r = pipe_pair(err);
@@ -202,7 +236,8 @@ int tool_run_with(char *const argv[], const struct tool_run_options *o, usec_t t
 	}
 	st[0].fd = out[0];
 	st[1].fd = err[0];
-	r = collect(st, deadline, max_out);
+	r = collect(st, deadline);
+	tail_finish(&st[1]);
 	if (r >= 0)
 		r = reap(pid, deadline, &status);
 	if (r < 0)
@@ -223,8 +258,10 @@ int tool_run_with(char *const argv[], const struct tool_run_options *o, usec_t t
 		free(st[1].buf);
 		return r;
 	}
-	*ret = (struct tool_run){
-		.exit_status = status, .out = st[0].buf, .out_len = st[0].len, .err = st[1].buf
-	};
+	*ret = (struct tool_run){ .exit_status = status,
+				  .out = st[0].buf,
+				  .out_len = st[0].len,
+				  .err = st[1].buf,
+				  .err_dropped = st[1].dropped };
 	return 0;
 }

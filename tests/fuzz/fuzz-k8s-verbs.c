@@ -9,13 +9,17 @@
  *   VERB [ARG]          cordon, uncordon, drain [RESOURCE], annotate STATE,
  *   [main config...]    restart-device-plugin [RES=N], lease acquire|renew|release
  *   ---
- *   STATUS              the reply to the first request: an HTTP status, or
- *   BODY...             "reset" for a connection that breaks
+ *   STATUS [+MS]        the reply to the first request: an HTTP status, or
+ *   BODY...             "reset" for a connection that breaks; a watch's
+ *                       stream ends MS ms after it opened (without: when
+ *                       the request's time is up)
  *   ---
  *   ...                 one part per request; when they run out, the server
  *                       refuses connections
  *
- * Every request the verbs send must carry a body that is JSON. */
+ * Every request the verbs send must carry a body that is JSON. With
+ * SRIOV_FUZZ_PRINT set, the result goes to standard error (for writing
+ * seeds). */
 
 #include "fuzz-text.h"
 #include "json-util.h"
@@ -28,14 +32,38 @@ struct script {
 	size_t n, next;
 	usec_t now;
 	uint32_t rnd;
+	usec_t ends_after; /* of the last reply: its +MS */
+	bool ends_early;   /* it had one */
 };
+
+/* "STATUS" or "STATUS +MS" up to the end of the line; false otherwise. */
+static bool parse_status(struct script *s, const char *part, const char *nl, long *ret_status)
+{
+	char *end;
+	long ms = 0;
+
+	errno = 0;
+	*ret_status = strtol(part, &end, 10);
+	if (end == part || errno != 0 || *ret_status < 100 || *ret_status > 599)
+		return false;
+	s->ends_early = end != nl && startswith(end, " +");
+	if (s->ends_early) {
+		const char *p = end + 2;
+
+		ms = strtol(p, &end, 10);
+		if (end == p || errno != 0 || ms < 0 || ms > 86400000)
+			return false;
+	}
+	s->ends_after = (usec_t)ms * USEC_PER_MSEC;
+	return end == nl;
+}
 
 static int script_exchange(struct k8s_client *c, void *userdata, const struct k8s_request *req,
 			   struct k8s_reply *ret)
 {
 	struct script *s = userdata;
 	struct json_object *body;
-	char *part, *nl, *end;
+	char *part, *nl;
 	long status;
 
 	if (!req->what || !req->path || req->path[0] != '/')
@@ -51,9 +79,7 @@ static int script_exchange(struct k8s_client *c, void *userdata, const struct k8
 		return k8s_client_fail(c, -ECONNREFUSED, "%s: connection refused", req->what);
 	part = s->parts[s->next++];
 	nl = strchrnul(part, '\n');
-	errno = 0;
-	status = strtol(part, &end, 10);
-	if (end != nl || end == part || errno != 0 || status < 100 || status > 599)
+	if (!parse_status(s, part, nl, &status))
 		return k8s_client_fail(c, -ECONNRESET, "%s: connection reset", req->what);
 	*ret = (struct k8s_reply){ .status = status,
 				   .body = *nl ? nl + 1 : nl,
@@ -63,7 +89,7 @@ static int script_exchange(struct k8s_client *c, void *userdata, const struct k8
 
 /* A watch: the part's body is the stream (when the status is 200), handed
  * over at once; then the timer runs on the script's clock until the
- * request's time is up or a callback ends it. */
+ * request's time is up (or the part's +MS), or a callback ends it. */
 static int script_watch(struct k8s_client *c, void *userdata, const struct k8s_request *req,
 			struct k8s_reply *ret)
 {
@@ -74,7 +100,7 @@ static int script_watch(struct k8s_client *c, void *userdata, const struct k8s_r
 	r = script_exchange(c, userdata, req, ret);
 	if (r < 0 || ret->status != 200)
 		return r;
-	end = s->now + (req->timeout ?: USEC_PER_SEC);
+	end = s->now + (s->ends_early ? s->ends_after : req->timeout ?: USEC_PER_SEC);
 	if (k8s_watch_feed(c, ret->body, ret->len) != 0)
 		return 0;
 	for (unsigned ticks = 0; ticks < 1000; ticks++) {
@@ -220,8 +246,11 @@ static void run(struct k8s_ctx *x, int verb, struct script *s)
 	result_set(x, "ok", json_object_new_boolean(r >= 0));
 	if (r < 0)
 		result_set(x, "error", json_object_new_string(k8s_client_error(x->client)));
+	result_set(x, "requests", json_object_new_int((int)s->next));
 	if (!json_object_to_json_string_ext(x->result, JSON_C_TO_STRING_PLAIN))
 		abort();
+	if (getenv("SRIOV_FUZZ_PRINT"))
+		fprintf(stderr, "%s\n", json_object_to_json_string(x->result));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -22,7 +22,7 @@ import threading
 import time
 from pathlib import Path
 
-from fakeapi.api import Api
+from fakeapi.api import Api, Response
 from fakeapi.auth import Policy
 from fakeapi.certs import CertificateAuthority
 from fakeapi.cluster import Cluster, DaemonSet, DevicePlugin
@@ -365,6 +365,30 @@ class ApiServer:
         with self.cluster.lock:
             self.api.faults.append({"count": count, "match": self._matcher(**match),
                                     "error": down})
+
+    def inject_answer(self, code, headers=None, body=b"", count=1, **match):
+        """The next `count` matching requests (as inject_error matches) get this raw answer,
+        one no kube-apiserver gives: a redirect, headers of any size."""
+        with self.cluster.lock:
+            self.api.faults.append({"count": count, "match": self._matcher(**match),
+                                    "error": lambda: Response(code, body, headers)})
+
+    def inject_watch_end(self, count=1, **match):
+        """The next `count` matching watches are ended at once: 200, then an empty chunked
+        body (a server shedding load, a proxy that cuts long requests)."""
+        with self.cluster.lock:
+            self.api.faults.append({
+                "count": count, "match": self._matcher(**match),
+                "error": lambda: Response(200, headers={"Content-Type": "application/json"},
+                                          stream=iter(()))})
+
+    def inject_rewrite(self, fn, count=1, **match):
+        """The next `count` matching requests are carried out and answered as usual, except
+        that fn(obj) first changes the JSON answer in place (a list without
+        metadata.resourceVersion, say)."""
+        with self.cluster.lock:
+            self.api.faults.append({"count": count, "match": self._matcher(**match),
+                                    "rewrite": fn})
 
     # --- observation -----------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ What it does comes from its environment (the kubeconfig's exec.env):
   PLUGIN_EXPIRES  seconds from now for status.expirationTimestamp (none when unset)
   PLUGIN_MODE     token (default), cert (PLUGIN_CERT, PLUGIN_KEY: PEM files), fail (exit 1),
                   hang (sleeps, with a child that sleeps too), flood (1 MiB of output),
-                  garbage, other-version
+                  noisy (1 MiB on stderr, then a token), garbage, other-version
 """
 
 import datetime
@@ -47,6 +47,10 @@ def main():
     if mode == "flood":
         sys.stdout.write("x" * (1 << 20))
         return 0
+    if mode == "noisy":
+        for i in range(1 << 14):
+            sys.stderr.write(f"debug: {i:08d} " + "." * 47 + "\n")  # 64 bytes a line
+        sys.stderr.write("info: token issued\n")
     if mode == "garbage":
         print("Token: abc")
         return 0

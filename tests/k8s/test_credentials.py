@@ -134,6 +134,20 @@ def test_plugin_failures(ex, apiserver, mode, rc, message):
         assert f"k8s-notify: exec plugin {ex.plugin}: error: could not get a token" in r.stderr
 
 
+def test_plugin_noisy_on_stderr_still_gives_its_credential(ex, apiserver):
+    """Its standard error is for messages only, bounded apart from the credential: 1 MiB of
+    log lines fails nothing (it counted against the 256 KiB of output once), and the journal
+    gets its last 64 KiB, from a line's start, after a note of what was dropped."""
+    apiserver.add_token("exec-token", USER)
+    r = ex.run("cordon", env={"PLUGIN_MODE": "noisy"})
+    out = ok(r, "cordon")
+    assert out["changed"] is True
+    lines = [line for line in r.stderr.splitlines() if f"exec plugin {ex.plugin}: " in line]
+    assert ": (its standard error was long: the first " in lines[0], lines[0]
+    assert lines[-1].endswith(": info: token issued")
+    assert lines[1].endswith("." * 47) and len(lines) - 1 <= (64 << 10) // 64
+
+
 def test_plugin_that_hangs_is_killed(ex, apiserver):
     start = time.monotonic()
     r = ex.tool.run("--request-timeout", "1", "cordon",

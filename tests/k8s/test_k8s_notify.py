@@ -6,6 +6,7 @@ The binary comes from $K8S_NOTIFY (default build/k8s-notify). Each test starts i
 the program as the daemon does: JSON on stdout, messages on stderr, exit 0/1/2/75.
 """
 
+import datetime
 import json
 import os
 import signal
@@ -330,18 +331,23 @@ def test_drain_budget_then_fallback_delete(tool, apiserver):
 
 def test_drain_evicts_only_pods_of_the_resources_named(tool, apiserver):
     """Same vendor prefix, other resources (another PF's, a GPU): not evicted; no resource named
-    (no ResourceName= in the layouts): no pod is known to use the VFs, and none is evicted."""
+    (no ResourceName= in the layouts): no pod is known to use the VFs, and none is evicted. That
+    is no usage error, since sriov-persistd drains so for such a PF, but the result says why."""
     apiserver.add_pod("default", "rdma-0", NODE, owner_kind="StatefulSet", requests={RES: 1})
     apiserver.add_pod("default", "x710-0", NODE, owner_kind="StatefulSet",
                       requests={"intel.com/x710_vf": 1})
     apiserver.add_pod("default", "gpu-0", NODE, owner_kind="StatefulSet",
                       requests={"nvidia.com/gpu": 1})
     tool.configure(DrainPods="sriov", ResourcePrefix="nvidia.com")
-    out = ok(tool.run("drain"), "drain")
+    r = tool.run("drain")
+    out = ok(r, "drain")
     assert out["evicted"] == [] and out["skipped"]["not-sriov"] == 3, out
+    assert out["reason"] == "no resource given: under DrainPods=sriov no pod uses these VFs"
+    assert "none is evicted (DrainPods=all evicts every pod)" in r.stderr
     ok(tool.run("uncordon"), "uncordon")
     out = ok(tool.run("drain", "--resource", "intel.com/e810_vf", "--resource", RES), "drain")
     assert out["evicted"] == ["default/rdma-0"], out
+    assert "reason" not in out
     assert pod_names(apiserver) == ["default/gpu-0", "default/x710-0"]
 
 
@@ -756,6 +762,47 @@ def test_restart_device_plugin_without_resource_keeps_stale_pods(tool, apiserver
     assert apiserver.admission(pod["metadata"]["uid"]) == 0 != apiserver.plugin_registration(NODE)
 
 
+# --- answers no kube-apiserver gives ---------------------------------------------------------
+
+@pytest.mark.parametrize("headers,message", [
+    # one line of 5 MB: libcurl 7.88 says only "Out of memory", which was final
+    ({"X-Big": "a" * (5 << 20)}, "a response header line beyond libcurl's bound of 100 KiB"),
+    # headers without end: beyond libcurl's 300 KiB in all
+    ({f"X-Header-{i}": "b" * 100 for i in range(4000)}, ""),
+], ids=["one-5MB-line", "endless"])
+def test_response_headers_too_large_are_temporary(tool, apiserver, headers, message):
+    """Response headers libcurl will not take are a server (or proxy) in trouble, as a
+    connection that breaks is: every attempt is made, then the run fails for now."""
+    apiserver.inject_answer(200, headers, b"{}", count=100)
+    r = tool.run("cordon")
+    assert r.rc == EXIT_TEMPFAIL and r.json["retryable"] is True, r
+    assert "Out of memory" not in r.json["error"] and message in r.json["error"], r
+    assert r.json["unanswered"] == 5 and apiserver.count() == 5
+    assert node_state(apiserver) == (False, None)
+
+
+def test_redirect_is_not_followed_and_says_where(tool, apiserver):
+    """A redirect (a proxy, a moved server) would take our credentials elsewhere: it is a final
+    failure that names the status and where it points, for a request and for a watch."""
+    apiserver.inject_answer(302, {"Location": "https://elsewhere.example/api/v1/nodes/node-a",
+                                  "Content-Type": "text/html; charset=utf-8"},
+                            b'<a href="https://elsewhere.example/api/v1/nodes/node-a">Found</a>.\n',
+                            verb="get")
+    r = tool.run("cordon")
+    assert r.rc == EXIT_FAIL and r.json["retryable"] is False, r
+    assert r.json["error"] == ("get node node-a: 302 Found: redirects are not followed "
+                               "(Location: https://elsewhere.example/api/v1/nodes/node-a)"), r
+    assert apiserver.count() == 1 and node_state(apiserver) == (False, None)
+    tool.configure(MaxParallelNodes=1)
+    apiserver.add_lease(LEASE_NS, SLOT_PREFIX + "0", holder="node-z", duration=3600,
+                        renew_time=datetime.datetime.now(datetime.timezone.utc))
+    apiserver.inject_answer(307, {"Location": "/readyz"}, verb="watch")
+    r = tool.run("lease", "acquire", "--timeout", "10")
+    assert r.rc == EXIT_FAIL, r
+    assert r.json["error"].endswith(": 307 Temporary Redirect: redirects are not followed "
+                                    f"(Location: {apiserver.url}/readyz)"), r
+
+
 # --- leases ------------------------------------------------------------------------------------
 
 def test_lease_take_over_expired_keep_ours_and_busy(tool, apiserver):
@@ -819,6 +866,50 @@ def test_lease_1000_node_rollout_with_3_slots(tool, apiserver):
     for i in range(slots):
         lease = apiserver.get("lease", LEASE_NS, f"{SLOT_PREFIX}{i}")
         assert lease is None or "holderIdentity" not in lease["spec"]
+
+
+def test_lease_list_without_resource_version(tool, apiserver):
+    """kube-apiserver gives every list a resourceVersion, from which a watch sees every change
+    after it. A LeaseList without one (a proxy that rewrites answers) cannot be watched from:
+    the run fails for good with its JSON result (it once crashed on it), holding nothing, and
+    opens no watch. A list that shows a slot free needs no watch: that slot is taken."""
+    tool.configure(MaxParallelNodes=1)
+    apiserver.add_lease(LEASE_NS, SLOT_PREFIX + "0", holder="node-z", duration=3600,
+                        renew_time=datetime.datetime.now(datetime.timezone.utc))
+    apiserver.inject_rewrite(lambda o: o["metadata"].pop("resourceVersion"), count=10,
+                             verb="list", path="/leases$")
+    r = tool.run("lease", "acquire", "--timeout", "5")
+    assert r.rc == EXIT_FAIL and r.json["ok"] is False and r.json["retryable"] is False, r
+    assert "the LeaseList has no metadata.resourceVersion to watch from" in r.json["error"], r
+    assert apiserver.count(verb="list") == 1 and apiserver.count(verb="watch") == 0
+    assert apiserver.get("lease", LEASE_NS, SLOT_PREFIX + "0")["spec"]["holderIdentity"] == \
+        "node-z"
+    apiserver.remove("lease", LEASE_NS, SLOT_PREFIX + "0")
+    out = ok(tool.run("lease", "acquire", "--timeout", "5"), "lease")
+    assert out["slot"] == SLOT_PREFIX + "0" and apiserver.count(verb="watch") == 0
+
+
+def test_lease_watch_ended_at_once_is_opened_again_after_a_backoff(tool, apiserver):
+    """An API server that ends every watch at once (200, an empty body): the watch is opened
+    again after 0.5-1 s, then 1-2, 2-4, 4-8 s... (before, at once: 203 watches in 10 s, each
+    on a new TLS connection). While every slot is held for 10 s that is 4 or 5 watches, and
+    the backoff never delays what is planned: the slot is taken when its holder's time runs
+    out, not when the backoff ends."""
+    held = 10
+    tool.configure(MaxParallelNodes=1)
+    apiserver.add_lease(LEASE_NS, SLOT_PREFIX + "0", holder="node-z", duration=held,
+                        renew_time=datetime.datetime.now(datetime.timezone.utc))
+    start = time.monotonic()
+    apiserver.inject_watch_end(count=1000000, verb="watch")
+    out = ok(tool.run("lease", "acquire", "--timeout", "60"), "lease")
+    took = time.monotonic() - start
+    assert out["slot"] == SLOT_PREFIX + "0" and out["already"] is False
+    watches = apiserver.records(verb="watch")
+    assert 3 <= len(watches) <= 5, [w["time"] - watches[0]["time"] for w in watches]
+    gaps = [b["time"] - a["time"] for a, b in zip(watches, watches[1:])]
+    assert all(g >= 0.45 * 2 ** i for i, g in enumerate(gaps)), gaps
+    assert held - 0.5 <= took < held + 3, took
+    assert apiserver.get("lease", LEASE_NS, SLOT_PREFIX + "0")["spec"]["holderIdentity"] == NODE
 
 
 # --- annotate and usage ------------------------------------------------------------------------
@@ -922,4 +1013,21 @@ def test_usage_errors(tool, apiserver, args):
     r = tool.run(*args)
     assert r.rc == EXIT_USAGE, r
     assert r.stderr
+    assert apiserver.count() == 0
+
+
+@pytest.mark.parametrize("args,named", [
+    (["drain", "--resource", RES, "--slot", SLOT_PREFIX + "0"], "--slot"),
+    (["restart-device-plugin", "--resource", RES, "--expect", f"{RES}=4", "--state", "{}"],
+     "--state"),
+    (["cordon", "--resource", RES], "--resource"),
+])
+def test_usage_error_names_only_what_does_not_apply(tool, apiserver, args, named):
+    """An option given to a verb that does not take it is named, with the verbs it is for; the
+    options the verb does take are not (drain --resource was once told it did not apply)."""
+    r = tool.run(*args)
+    assert r.rc == EXIT_USAGE and r.json is None, r
+    assert f"k8s-notify: {args[0]}: {named} does not apply to {args[0]}, only to " in r.stderr
+    others = {"--expect", "--state", "--slot", "--resource"} - {named}
+    assert not [o for o in others if o in r.stderr], r.stderr
     assert apiserver.count() == 0

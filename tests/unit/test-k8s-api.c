@@ -100,6 +100,11 @@ static void test_http_errno(void **state)
 	assert_int_equal(k8s_http_errno(418, NULL), -EPROTO);
 	assert_string_equal(k8s_http_phrase(403), "Forbidden");
 	assert_string_equal(k8s_http_phrase(299), "");
+	/* redirects are never followed: a final failure with a reason */
+	assert_int_equal(k8s_http_errno(302, NULL), -EPROTO);
+	assert_false(k8s_errno_is_retryable(k8s_http_errno(307, NULL)));
+	assert_string_equal(k8s_http_phrase(302), "Found");
+	assert_string_equal(k8s_http_phrase(308), "Permanent Redirect");
 }
 
 static void test_retryable(void **state)

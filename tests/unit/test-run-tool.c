@@ -122,6 +122,37 @@ static void test_bounds(void **state)
 	assert_int_equal(tool_run(missing, 10 * USEC_PER_SEC, 4096, &t), -ENOENT);
 }
 
+/* stderr bounded apart from stdout: a tool that says much on stderr still
+ * gives its output; the last max_err bytes are kept, from a line's start. */
+static void test_stderr_bounded_apart(void **state)
+{
+	char *const noisy[] = { "/bin/sh", "-c",
+				"yes 'a line of chatter' | head -n 58254 >&2; "
+				"echo 'last words' >&2; echo ok",
+				NULL };
+	char *const quiet[] = { "/bin/sh", "-c", "echo a >&2; echo b", NULL };
+	char *const chatty[] = { "/usr/bin/yes", NULL };
+	const struct tool_run_options o = { .max_err = 4096 };
+	struct tool_run t;
+
+	assert_int_equal(tool_run_with(noisy, &o, 10 * USEC_PER_SEC, 4096, &t), 0);
+	assert_int_equal(t.exit_status, 0);
+	assert_string_equal(t.out, "ok\n");
+	assert_true(strlen(t.err) <= 4096 && strlen(t.err) > 4000);
+	assert_true(startswith(t.err, "a line of chatter\n"));
+	assert_true(endswith(t.err, "a line of chatter\nlast words\n"));
+	/* 18 bytes a line, about 1 MiB */
+	assert_int_equal(t.err_dropped + strlen(t.err), 58254 * 18 + strlen("last words\n"));
+	tool_run_done(&t);
+	assert_int_equal(tool_run_with(quiet, &o, 10 * USEC_PER_SEC, 4096, &t), 0);
+	assert_string_equal(t.err, "a\n");
+	assert_int_equal(t.err_dropped, 0);
+	tool_run_done(&t);
+	/* without max_err, stderr is bounded as stdout is; stdout always fails */
+	assert_int_equal(tool_run(noisy, 10 * USEC_PER_SEC, 64 << 10, &t), -EFBIG);
+	assert_int_equal(tool_run_with(chatty, &o, 10 * USEC_PER_SEC, 64 << 10, &t), -EFBIG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -130,6 +161,7 @@ int main(void)
 		cmocka_unit_test(test_environment_and_stdin),
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_stderr_bounded_apart),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -59,6 +59,7 @@ class Request:
         self.user = None
         self.verb = self.resource = self.subresource = self.namespace = self.name = None
         self.time = time.time()
+        self.rewrite = None  # a fault's change to the JSON answer
 
 
 class Response:
@@ -140,7 +141,12 @@ class Api:
 
     def handle(self, req):
         try:
-            return self._handle(req)
+            resp = self._handle(req)
+            if req.rewrite and resp.stream is None and resp.body:
+                obj = json.loads(resp.body)
+                req.rewrite(obj)
+                resp.body = encode(obj)
+            return resp
         except st.ApiError as e:
             return json_response(e.code, e.status, e.headers)
         except Exception:  # a bug of this server: answer 500 and let the test see it
@@ -156,7 +162,9 @@ class Api:
             self.hang.wait()
         resource = request_info(req)
         negotiate(req)
-        self._inject(req)
+        answer = self._inject(req)
+        if answer is not None:
+            return answer
         if resource is None:
             return self._non_resource(req)
         ns_for_authz = req.namespace if resource.namespaced else None
@@ -195,17 +203,26 @@ class Api:
                 f"dial tcp 10.96.0.42:443: connect: connection refused")
 
     def _inject(self, req):
+        """The first fault that matches: its error is raised, its Response (an answer no
+        kube-apiserver gives) returned, its rewrite kept for the answer; None: answer as
+        usual."""
         with self.cluster.lock:
             for fault in self.faults:
                 if fault["count"] > 0 and fault["match"](req):
                     fault["count"] -= 1
                     break
             else:
-                return
+                return None
+        if "rewrite" in fault:
+            req.rewrite = fault["rewrite"]
+            return None
         # outside the lock: a slow or down fault waits; an error is raised
         error = fault["error"]()
+        if isinstance(error, Response):
+            return error
         if error is not None:
             raise error
+        return None
 
     def _non_resource(self, req):
         if req.method != "GET":
