@@ -3,6 +3,7 @@
 # sriov-persist. Plain make, in the style of wireguard-tools:
 #   make                 build into build/
 #   make check           install test deps, ASan+UBSan build with -Werror, unit + integration tests, valgrind
+#   make check-kube      k8s-notify and sriov-persistd against a real kube-apiserver (CI runs it)
 #   make demo            apply layouts to a simulated host, end to end
 #   make install         PREFIX=/usr DESTDIR=...
 #   make format-check    clang-format against .clang-format
@@ -91,7 +92,8 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILDDIR)/tests/%)
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILDDIR)/tests/%)
 
 .PHONY: all clean check check-vm check-unit check-integration check-valgrind check-fuzz demo install \
-	format format-check deps tests fuzz bench check-nodeps check-man check-layers check-units deb rpm check-packages bench-vm
+	format format-check deps tests fuzz bench check-nodeps check-man check-layers check-units deb rpm check-packages bench-vm \
+	check-kube
 all: $(SRIOVCTL) $(HELPER) $(K8S_NOTIFY) $(DAEMON)
 
 $(BUILDDIR)/obj/%.o: %.c
@@ -240,6 +242,16 @@ check-units:
 # every manual renders without a warning, as lintian reads them
 check-man:
 	$(Q)scripts/check-man $(MANPAGES)
+
+# The real Kubernetes API server (tests/kube/README.md): etcd, and the kube-apiserver
+# and kube-controller-manager of ../shared/kube, on 127.0.0.1 for one pytest session;
+# k8s-notify and sriov-persistd of the ASan build against them. A tier of its own, as
+# check-vm is: CI runs it after make check, and without etcd or ../shared/kube it fails.
+check-kube: deps
+	$(Q)$(MAKE) --no-print-directory BUILDDIR=$(ASAN_DIR) SANITIZE=1 WERROR=1 all
+	$(Q)SRIOVCTL=$(abspath $(ASAN_DIR))/sriovctl SRIOVPERSISTD=$(abspath $(ASAN_DIR))/sriov-persistd \
+		K8S_NOTIFY=$(abspath $(ASAN_DIR))/k8s-notify \
+		/usr/bin/python3 -m pytest -q -p no:cacheprovider tests/kube
 
 # VM tests: a real kernel with an emulated SR-IOV NIC, real systemd and udev
 # (tests/vm/README.md). Needs root; builds and caches the guest image.

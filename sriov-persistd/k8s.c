@@ -101,7 +101,10 @@ static bool api_may_run(struct manager *m)
 
 	if (!k->wait.since)
 		return true;
-	if (k->probing)
+	/* one run at a time while it does not answer: a try, or a run that
+	 * began before the outage (a step, an annotate beside it); its end
+	 * arms the next try */
+	if (k->probing || k->annotate_running || (k->op && k->op->running))
 		return false;
 	if (k8s_wait_may_run(&k->wait, now_monotonic()))
 		return true;
@@ -141,12 +144,15 @@ static int on_wait_timer(sd_event_source *s, uint64_t usec, void *userdata)
 }
 
 /* Every run that talks to the API, when it ends: an outage begins or goes
- * on (one journal line when it begins), or an answer ends it (one line). */
-static void api_seen(struct manager *m, int status, const struct step_result *result)
+ * on (one journal line when it begins), or an answer ends it (one line).
+ * Returns whether the run failed for now because of the outage: what it was
+ * for waits for the server, and counts as no failure of its own. */
+static bool api_seen(struct manager *m, int status, const struct step_result *result)
 {
 	struct k8s *k = m->k8s;
 	char span[FORMAT_TIMESPAN_MAX], cap[FORMAT_TIMESPAN_MAX];
 	usec_t t = now_monotonic(), lasted;
+	bool probe = k->probing;
 	unsigned tries;
 	int r;
 
@@ -162,17 +168,25 @@ static void api_seen(struct manager *m, int status, const struct step_result *re
 				strna(result->error), format_timespan(span, k->wait.next - t),
 				format_timespan(cap, m->conf.retry_max_delay));
 		wait_arm(m, k->wait.next);
-		return;
+		return true;
 	}
 	if (result->requests > 0)
 		k->answered = true;
+	/* a run that began before the outage and failed in it (k8s-notify says
+	 * unreachable only of a run the server never answered): its answers
+	 * may all be older than the outage, which goes on until a try's */
+	if (k->wait.since && !probe && status != 0) {
+		wait_arm(m, k->wait.next);
+		return status == 75;
+	}
 	if (result->requests == 0 || !k8s_wait_answered(&k->wait, t, &lasted, &tries))
-		return;
+		return false;
 	log_msg(LOG_NOTICE,
 		"Kubernetes API answers again, after %s unreachable and %u failed tries",
 		format_timespan(span, lasted), tries);
 	/* what waited goes now, from the event loop */
 	wait_arm(m, t);
+	return false;
 }
 
 /* What the summary shows while op runs (manager.operation). */
@@ -266,7 +280,7 @@ static bool op_retry(struct manager *m, usec_t delay)
  * release) are retried whatever the failure, for as long as it takes: our
  * cordon or slot must not stay behind because the API server was away or
  * the credentials were refused for a while. Returns whether it succeeded. */
-static bool op_step_ok(struct manager *m, int status, const struct step_result *result)
+static bool op_step_ok(struct manager *m, int status, const struct step_result *result, bool outage)
 {
 	struct operation *op = m->k8s->op;
 	const char *error = result->error;
@@ -277,7 +291,7 @@ static bool op_step_ok(struct manager *m, int status, const struct step_result *
 
 	if (status == 0)
 		return true;
-	if (status == 75 && result->unreachable) {
+	if (outage) {
 		/* no failure of the step: it runs again when the server answers
 		 * (api_seen() said so once) */
 		op->waiting_api = true;
@@ -325,13 +339,13 @@ static void on_step_done(struct manager *m, int status, const struct step_result
 			 void *data)
 {
 	struct operation *op = m->k8s->op;
+	bool outage = api_seen(m, status, result);
 
-	api_seen(m, status, result);
 	credentials_seen(m, result);
 	if (!op)
 		return;
 	op->running = false;
-	if (!op_step_ok(m, status, result))
+	if (!op_step_ok(m, status, result, outage))
 		return;
 	switch (op->step) {
 	case OP_STEP_LEASE:
@@ -783,13 +797,13 @@ static void on_annotated(struct manager *m, int status, const struct step_result
 {
 	struct k8s *k = m->k8s;
 	char *sent = data;
+	bool outage = api_seen(m, status, result);
 
-	api_seen(m, status, result);
 	credentials_seen(m, result);
 	k->annotate_running = false;
 	if (status != 0) {
 		free(sent);
-		if (status == 75 && result->unreachable) {
+		if (outage) {
 			k->annotate_waiting = true; /* api_resume() starts it again */
 			return;
 		}
