@@ -978,6 +978,37 @@ static bool should_retry(const struct k8s_client *c, const struct k8s_request *r
 	return status_unavailable(resp->status);
 }
 
+/* kube-apiserver refuses every request for a moment after it starts, as RBAC
+ * would, until its authorizer has read the roles; its /readyz says so (403
+ * as well for that moment, then 500 until it is ready). A refusal is the
+ * server's word only once /readyz answers 200; one that /readyz keeps
+ * refusing (RBAC that hides it) stands as well, after about a second. */
+#define READY_TRIES 5
+#define READY_PAUSE (250 * USEC_PER_MSEC)
+
+static bool server_starting(struct k8s_client *c)
+{
+	const struct k8s_request req = { .method = "GET", .path = "/readyz", .what = "readyz" };
+
+	for (unsigned i = 0; i < READY_TRIES; i++) {
+		struct k8s_reply reply = {};
+
+		if (i > 0) {
+			if (c->deadline && k8s_client_now(c) + READY_PAUSE >= c->deadline)
+				return false;
+			k8s_client_sleep(c, READY_PAUSE, c->deadline);
+		}
+		if (c->t.exchange(c, c->t.userdata, &req, &reply) < 0) {
+			c->n_unanswered++;
+			return true; /* gone again */
+		}
+		c->n_requests++;
+		if (reply.status != 403)
+			return reply.status != 200;
+	}
+	return false;
+}
+
 int k8s_call(struct k8s_client *c, const struct k8s_request *req, struct k8s_response *ret)
 {
 	struct k8s_response resp = {};
@@ -1007,6 +1038,17 @@ int k8s_call(struct k8s_client *c, const struct k8s_request *req, struct k8s_res
 	}
 	if (r < 0)
 		return r;
+	if (resp.status == 403 && k8s_forbidden_kind(resp.json) == K8S_FORBIDDEN_RBAC &&
+	    server_starting(c)) {
+		r = k8s_client_fail(
+			c, -EAGAIN,
+			"%s: 403 Forbidden while the API server is starting (its /readyz "
+			"is not ok): %s",
+			req->what, strna(k8s_status_message(resp.json)));
+		k8s_response_done(&resp);
+		c->unavailable = true;
+		return r;
+	}
 	*ret = resp;
 	return 0;
 }

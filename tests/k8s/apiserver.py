@@ -309,6 +309,12 @@ class ApiServer:
         requests in flight (their response is never sent)."""
         self.front.set_down(down)
 
+    def set_starting(self, phase):
+        """As kube-apiserver right after it starts: "refusing" (every request but system:masters'
+        refused with RBAC's 403, /readyz included, as before its authorizer has read the roles),
+        "unready" (requests served, /readyz 500), or None (ready)."""
+        self.api.starting = phase
+
     def set_latency(self, seconds):
         self.api.latency = seconds
 

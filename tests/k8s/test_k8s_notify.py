@@ -12,6 +12,7 @@ import os
 import signal
 import statistics
 import subprocess
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -999,6 +1000,33 @@ def test_server_gone_during_a_run_is_unreachable(tool, apiserver):
     r = tool.run("cordon", "--timeout", "10")
     assert r.rc == EXIT_TEMPFAIL and r.json["unreachable"] is True, r
     assert r.json["requests"] >= 1 and r.json["unanswered"] >= 2, r
+
+
+def test_rbac_refusal_while_the_server_starts_is_temporary(tool, apiserver):
+    """kube-apiserver refuses everything as RBAC would for a moment after it starts (its /readyz
+    too), then says it is not ready: such a 403 is no refusal of ours to give up on."""
+    apiserver.set_starting("refusing")
+    threading.Timer(0.3, apiserver.set_starting, ("unready",)).start()
+    r = tool.run("cordon")
+    assert r.rc == EXIT_TEMPFAIL and r.json["unreachable"] is True, r
+    assert "403 Forbidden while the API server is starting" in r.json["error"], r
+    apiserver.set_starting(None)
+    ok(tool.run("cordon"), "cordon")
+
+
+def test_rbac_refusal_of_a_ready_server_stands(tool, apiserver):
+    apiserver.revoke(USER)
+    r = tool.run("cordon")
+    assert r.rc == EXIT_FAIL and "refused by RBAC" in r.json["error"], r
+    assert "unreachable" not in r.json, r
+    # asked once whether the server is ready
+    assert apiserver.count(path="/readyz") == 1
+    # an RBAC that hides /readyz as well: the refusal stands, after about a second
+    apiserver.set_starting("refusing")
+    t = time.monotonic()
+    r = tool.run("cordon")
+    assert r.rc == EXIT_FAIL and "refused by RBAC" in r.json["error"], r
+    assert apiserver.count(path="/readyz") == 6 and time.monotonic() - t < 5
 
 
 def test_blip_after_an_answer_is_retried(tool, apiserver):

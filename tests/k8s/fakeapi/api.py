@@ -138,6 +138,10 @@ class Api:
         # at the first refusal, or None
         self.terminating = {}
         self.webhook_down = None  # an eviction webhook (failurePolicy Fail) that cannot be called
+        # just started: the authorizer has not read the roles yet ("refusing": every request
+        # refused as by RBAC, /readyz too) or has, but the server is not ready yet ("unready":
+        # /readyz 500); None: ready
+        self.starting = None
 
     def handle(self, req):
         try:
@@ -165,9 +169,19 @@ class Api:
         answer = self._inject(req)
         if answer is not None:
             return answer
+        ns_for_authz = req.namespace if resource and resource.namespaced else None
+        if self.starting == "refusing" and "system:masters" not in req.user.groups:
+            # kube-apiserver before its RBAC informers synced: its authorizer knows no role
+            if resource is None:
+                raise st.ApiError(st._status(403, "Forbidden", f'forbidden: User '
+                                             f'"{req.user.name}" cannot get path "{req.path}"'))
+            where = (f'in the namespace "{ns_for_authz}"' if ns_for_authz
+                     else "at the cluster scope")
+            raise st.forbidden(resource.group, resource.name, req.name,
+                               f'User "{req.user.name}" cannot {req.verb} resource '
+                               f'"{resource.name}" in API group "{resource.group}" {where}')
         if resource is None:
             return self._non_resource(req)
-        ns_for_authz = req.namespace if resource.namespaced else None
         self.policy.authorize(req.user, req.verb, resource.group, resource.name,
                               req.subresource, ns_for_authz, req.name)
         if "dryRun" in req.query:
@@ -227,6 +241,10 @@ class Api:
     def _non_resource(self, req):
         if req.method != "GET":
             raise st.method_not_allowed()
+        if req.path == "/readyz" and self.starting:
+            return Response(500, b"[-]poststarthook/rbac/bootstrap-roles failed: not finished\n"
+                            b"readyz check failed\n", {"Content-Type": "text/plain; charset=utf-8",
+                                                    "X-Content-Type-Options": "nosniff"})
         if req.path in ("/healthz", "/livez", "/readyz"):
             return Response(200, b"ok", {"Content-Type": "text/plain; charset=utf-8",
                                          "X-Content-Type-Options": "nosniff"})
