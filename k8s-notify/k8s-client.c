@@ -981,8 +981,10 @@ static bool should_retry(const struct k8s_client *c, const struct k8s_request *r
 /* kube-apiserver refuses every request for a moment after it starts, as RBAC
  * would, until its authorizer has read the roles; its /readyz says so (403
  * as well for that moment, then 500 until it is ready). A refusal is the
- * server's word only once /readyz answers 200; one that /readyz keeps
- * refusing (RBAC that hides it) stands as well, after about a second. */
+ * server's word only when /readyz answers 200 at once; a 200 after a 403
+ * means the server has just become ready (the run fails for now, and the
+ * next sends the request again); one that /readyz keeps refusing for about
+ * a second (RBAC that hides it) stands as well. */
 #define READY_TRIES 5
 #define READY_PAUSE (250 * USEC_PER_MSEC)
 
@@ -1003,8 +1005,12 @@ static bool server_starting(struct k8s_client *c)
 			return true; /* gone again */
 		}
 		c->n_requests++;
+		/* 200 at once: ready all along, the refusal stands; after a 403:
+		 * ready just now, and the refusal may be from before */
+		if (reply.status == 200)
+			return i > 0;
 		if (reply.status != 403)
-			return reply.status != 200;
+			return true;
 	}
 	return false;
 }

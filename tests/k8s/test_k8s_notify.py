@@ -1012,6 +1012,12 @@ def test_rbac_refusal_while_the_server_starts_is_temporary(tool, apiserver):
     assert "403 Forbidden while the API server is starting" in r.json["error"], r
     apiserver.set_starting(None)
     ok(tool.run("cordon"), "cordon")
+    # ready while k8s-notify asks: the refusal it had may be from before, tried again later
+    apiserver.set_starting("refusing")
+    threading.Timer(0.3, apiserver.set_starting, (None,)).start()
+    r = tool.run("uncordon")
+    assert r.rc == EXIT_TEMPFAIL and r.json["unreachable"] is True, r
+    ok(tool.run("uncordon"), "uncordon")
 
 
 def test_rbac_refusal_of_a_ready_server_stands(tool, apiserver):
