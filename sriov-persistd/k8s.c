@@ -422,6 +422,22 @@ static void step_drain(struct manager *m)
 	run(m, args);
 }
 
+/* Drops the PFs of pfs from the drains waiting: an Apply(), a reload or an
+ * edit while this drain ran (or waited for the server) deferred them again,
+ * and this drain's apply takes what their layouts say now. */
+static void drain_wanted_drop(struct k8s *k, char *const *pfs)
+{
+	size_t n = 0;
+
+	for (char **p = k->drain_wanted; p && *p; p++)
+		if (strv_contains(pfs, *p))
+			free(*p);
+		else
+			k->drain_wanted[n++] = *p;
+	if (k->drain_wanted)
+		k->drain_wanted[n] = NULL;
+}
+
 static void step_apply(struct manager *m)
 {
 	for (char **p = m->k8s->op->pfs; p && *p; p++) {
@@ -431,6 +447,7 @@ static void step_apply(struct manager *m)
 			log_pf(LOG_ERR, *p, "%s: applying after the drain failed: %s", *p,
 			       strerror(-r));
 	}
+	drain_wanted_drop(m->k8s, m->k8s->op->pfs);
 	op_set_step(m, OP_STEP_DEVICE_PLUGIN);
 	op_run_step(m);
 }

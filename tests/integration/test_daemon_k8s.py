@@ -682,6 +682,29 @@ def test_drain_given_up_leaves_no_cordon_of_ours(env):
     assert srv.count(method="DELETE", resource="pods", namespace="default") == 0
 
 
+def test_apply_during_a_drain_queues_no_second_drain(env):
+    """Apply() while the drain runs defers the PF again; the drain's own apply takes the
+    layout as it is then, and no second drain follows."""
+    srv, c = env.srv, env.c
+    h, _ = e810_node(env)
+    env.start(h)
+    env.settle()
+    set_plugin_allocatable(srv, {f"intel.com/{E810_RES}": 8})
+    before = len(srv.requests)
+    m = c.mark()
+    replace_layout(h, "50-e810.conf", E810_LAYOUT.format(pci=E810_A, n=8, vlan=10))
+    c.wait(lambda: (operation(c) or {}).get("step") in ("lease", "drain"), timeout=30,
+           what="the drain under way")
+    c.call("Apply", "")
+    c.wait(lambda: applied(c, m, E810_A), timeout=90, what="the apply after the drain")
+    env.settle()
+    cordons = [cordon_value(b) for _, b in node_patches(srv, before)
+               if cordon_value(b) != "absent"]
+    assert cordons == [True, False], (cordons, env.log())
+    assert env.log().count("Kubernetes drain: starting") == 1, env.log()
+    assert h.pf(E810_A)["num_vfs"] == 8
+
+
 def test_refused_annotations_back_off(env):
     """An admission webhook refuses the node's annotations (403) for 20 s: the daemon tries
     again after a growing delay, not every second, and publishes once it is let through."""
