@@ -35,8 +35,11 @@ int k8s_wait_failed(struct k8s_wait *w, usec_t now, usec_t real, usec_t cap, use
 	}
 	w->attempts++;
 	delay = k8s_wait_delay(w->attempts, cap, rnd);
+	/* what the server asked for, at least (beyond the cap too: it knows
+	 * best), and spread over half as long again, so that a fleet told the
+	 * same does not come back in one second */
 	if (retry_after > delay)
-		delay = retry_after < cap ? retry_after : cap;
+		delay = retry_after + (usec_t)rnd % (retry_after / 2 + 1);
 	w->next = now + delay;
 	return begins;
 }

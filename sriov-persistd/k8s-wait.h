@@ -27,9 +27,10 @@ struct k8s_wait {
 usec_t k8s_wait_delay(unsigned attempt, usec_t cap, uint32_t rnd) _const_;
 
 /* A run found the server unreachable at now (CLOCK_MONOTONIC; real:
- * CLOCK_REALTIME): the next try is due after the delay, or retry_after
- * (what the server asked for) when that is longer, within cap. Returns 1
- * when this begins an outage, 0 when one goes on, -ENOMEM. */
+ * CLOCK_REALTIME): the next try is due after the delay, or when retry_after
+ * (what the server asked for, at most a day) is longer, after it and up to
+ * half as long again, whatever the cap. Returns 1 when this begins an
+ * outage, 0 when one goes on, -ENOMEM. */
 int k8s_wait_failed(struct k8s_wait *w, usec_t now, usec_t real, usec_t cap, usec_t retry_after,
 		    uint32_t rnd, const char *error);
 /* A run got an answer: the outage, if there was one, is over. Returns

@@ -61,17 +61,22 @@ static void test_outage(void **state)
 	assert_true(w.next >= 103 * S && w.next <= 104 * S);
 	assert_string_equal(w.error, "reset");
 
-	/* a Retry-After longer than the delay is honoured, within the cap */
+	/* a Retry-After longer than the delay is waited for at least, spread over half as
+	 * long again (so that a fleet told the same does not come back at once), past the cap */
 	assert_int_equal(k8s_wait_failed(&w, 110 * S, 0, CAP, 60 * S, 0, NULL), 0);
 	assert_int_equal(w.next, 170 * S);
 	assert_null(w.error);
+	assert_int_equal(k8s_wait_failed(&w, 110 * S, 0, CAP, 60 * S, (uint32_t)(30 * S), NULL), 0);
+	assert_int_equal(w.next, 200 * S);
+	assert_int_equal(k8s_wait_failed(&w, 110 * S, 0, CAP, 60 * S, (uint32_t)(7 * S), NULL), 0);
+	assert_int_equal(w.next, 177 * S);
 	assert_int_equal(k8s_wait_failed(&w, 200 * S, 0, CAP, 3600 * S, 0, NULL), 0);
-	assert_int_equal(w.next, 500 * S);
+	assert_int_equal(w.next, 3800 * S);
 
 	/* the first answer ends it, saying how long and how many tries */
 	assert_true(k8s_wait_answered(&w, 400 * S, &dur, &n));
 	assert_int_equal(dur, 300 * S);
-	assert_int_equal(n, 4);
+	assert_int_equal(n, 6);
 	assert_int_equal(w.since, 0);
 	assert_true(k8s_wait_may_run(&w, 0));
 
