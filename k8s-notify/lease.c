@@ -134,6 +134,13 @@ static int slot_write(struct slots *ss, unsigned i, struct json_object *lease, c
 	if (!path || !what || !req.body)
 		return -ENOMEM;
 	r = k8s_do(ss->x->client, &req, &written);
+	/* a create can only miss its namespace: no slot is ever to be had there */
+	if (create && r == -ENOENT)
+		return k8s_client_fail(
+			ss->x->client, -ENOENT,
+			"%s: the namespace %s does not exist: apply rbac.yaml, which "
+			"makes it, or set LeaseNamespace= to the slots' namespace",
+			what, ss->x->conf.lease_namespace);
 	if ((r == -EEXIST || r == -ESTALE || r == -ENOENT) && ss->watching) {
 		s->stale_until = k8s_client_now(ss->x->client) + STALE_MAX;
 		ss->states[i] = LEASE_STATE_BUSY;

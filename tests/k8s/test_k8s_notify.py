@@ -1035,6 +1035,20 @@ def test_rbac_refusal_of_a_ready_server_stands(tool, apiserver):
     assert apiserver.count(path="/readyz") == 6 and time.monotonic() - t < 5
 
 
+def test_lease_namespace_missing_is_final(tool, apiserver):
+    """LeaseNamespace= that names no namespace (rbac.yaml not applied, a typo): no slot can
+    ever be had there, which is said at once, not as "all slots held" after the timeout."""
+    tool.configure(LeaseNamespace="sriov-missing", MaxParallelNodes=1)
+    # RBAC allows it (a Role can name a namespace that does not exist)
+    apiserver.grant(USER, ["get", "list", "watch", "create", "update"],
+                    "coordination.k8s.io/leases", namespace="sriov-missing")
+    t = time.monotonic()
+    r = tool.run("lease", "acquire", "--timeout", "30")
+    assert r.rc == EXIT_FAIL, r
+    assert "the namespace sriov-missing does not exist" in r.json["error"], r
+    assert time.monotonic() - t < 10 and r.json["requests"] <= 3, r
+
+
 def test_blip_after_an_answer_is_retried(tool, apiserver):
     """Once the server has answered, a 503 in the middle of a run is retried within it."""
     apiserver.inject_error(503, count=2, method="PATCH", path=r"/nodes/")
