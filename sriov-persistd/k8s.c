@@ -181,9 +181,8 @@ static bool api_seen(struct manager *m, int status, const struct step_result *re
 	}
 	if (result->requests == 0 || !k8s_wait_answered(&k->wait, t, &lasted, &tries))
 		return false;
-	log_msg(LOG_NOTICE,
-		"Kubernetes API answers again, after %s unreachable and %u failed tries",
-		format_timespan(span, lasted), tries);
+	log_msg(LOG_NOTICE, "Kubernetes API answers again, after %s unreachable and %u failed %s",
+		format_timespan(span, lasted), tries, tries == 1 ? "try" : "tries");
 	/* what waited goes now, from the event loop */
 	wait_arm(m, t);
 	return false;

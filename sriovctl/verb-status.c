@@ -116,11 +116,13 @@ static void print_api(const struct ctl *c, struct json_object *api)
 	char since[64], next[64];
 
 	if (streq_ptr(doc_str(api, "state"), "unreachable"))
-		printf("  %s unreachable since %s (%" PRId64 " failed tries): %s; next try at %s\n",
+		printf("  %s unreachable since %s (%" PRId64 " failed %s): %s; next try at %s\n",
 		       ctl_paint(c, ANSI_YELLOW, "kubernetes API:"),
 		       ctl_format_time(doc_u64(api, "unreachable_since_usec"), since,
 				       sizeof(since)),
-		       doc_int(api, "failed_tries"), strna(doc_str(api, "error")),
+		       doc_int(api, "failed_tries"),
+		       doc_int(api, "failed_tries") == 1 ? "try" : "tries",
+		       strna(doc_str(api, "error")),
 		       ctl_format_time(doc_u64(api, "next_try_usec"), next, sizeof(next)));
 	for (size_t i = 0; i < doc_len(api, "waiting"); i++)
 		printf("  %s %s\n", ctl_paint(c, ANSI_YELLOW, "waiting:"),
