@@ -93,7 +93,10 @@ static int on_child_exit(sd_event_source *s, const siginfo_t *si, void *userdata
 		log_msg(LOG_WARNING, "k8s-notify %s: its result does not parse%s", j->verb,
 			j->too_big ? " (too long)" : "");
 		status = 1;
-	} else if (status != 0)
+	} else if (status == -EINTR)
+		log_msg(LOG_WARNING, "k8s-notify %s was killed by SIG%s", j->verb,
+			strna(sigabbrev_np(si->si_status)));
+	else if (status != 0)
 		/* an outage is logged once, by k8s.c, not at every try */
 		log_msg(result.unreachable ? LOG_DEBUG : LOG_WARNING,
 			"k8s-notify %s exited with %d%s%s", j->verb, status,
