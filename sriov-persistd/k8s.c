@@ -81,17 +81,22 @@ static void annotate_resume(struct manager *m);
 
 static int on_wait_timer(sd_event_source *s, uint64_t usec, void *userdata);
 
-static void wait_arm(struct manager *m, usec_t when)
+/* A one-shot timer of ours at when (CLOCK_MONOTONIC), made on its first use. */
+static void timer_at(struct manager *m, sd_event_source **s, usec_t when,
+		     sd_event_time_handler_t handler)
 {
-	struct k8s *k = m->k8s;
-
-	if (!k->wait_timer) {
-		(void)sd_event_add_time(m->event, &k->wait_timer, CLOCK_MONOTONIC, when, 0,
-					on_wait_timer, m);
+	if (!*s) {
+		(void)sd_event_add_time(m->event, s, CLOCK_MONOTONIC, when, USEC_PER_MSEC, handler,
+					m);
 		return;
 	}
-	(void)sd_event_source_set_time(k->wait_timer, when);
-	(void)sd_event_source_set_enabled(k->wait_timer, SD_EVENT_ONESHOT);
+	(void)sd_event_source_set_time(*s, when);
+	(void)sd_event_source_set_enabled(*s, SD_EVENT_ONESHOT);
+}
+
+static void wait_arm(struct manager *m, usec_t when)
+{
+	timer_at(m, &m->k8s->wait_timer, when, on_wait_timer);
 }
 
 /* Whether a run that talks to the API may start now. */
@@ -797,15 +802,7 @@ static int on_annotate_timer(sd_event_source *s, uint64_t usec, void *userdata);
 
 static void annotate_after(struct manager *m, usec_t delay)
 {
-	struct k8s *k = m->k8s;
-
-	if (!k->annotate_timer) {
-		(void)sd_event_add_time_relative(m->event, &k->annotate_timer, CLOCK_MONOTONIC,
-						 delay, USEC_PER_MSEC, on_annotate_timer, m);
-		return;
-	}
-	(void)sd_event_source_set_time_relative(k->annotate_timer, delay);
-	(void)sd_event_source_set_enabled(k->annotate_timer, SD_EVENT_ONESHOT);
+	timer_at(m, &m->k8s->annotate_timer, now_monotonic() + delay, on_annotate_timer);
 }
 
 static void on_annotated(struct manager *m, int status, const struct step_result *result,
