@@ -127,7 +127,7 @@ static int apply_by_daemon(struct ctl *c)
 		struct json_object *pf = doc_idx(doc, "pfs", i);
 		const char *state = doc_str(pf, "state");
 
-		if (!streq_ptr(state, "not-configured") && !streq_ptr(state, "gone"))
+		if (!streq_ptr(state, "unconfigured") && !streq_ptr(state, "gone"))
 			ok &= print_daemon_result(c, pf);
 	}
 	return ok ? EXIT_OK : EXIT_FAIL;

@@ -15,7 +15,7 @@ static void print_pf(const struct ctl *c, struct json_object *pf)
 	size_t n = doc_len(pf, "actions");
 
 	if (!doc_bool(pf, "configured")) {
-		printf("%s: not configured (no layout selects it)\n", strna(who));
+		printf("%s: unconfigured (no layout selects it)\n", strna(who));
 		return;
 	}
 	if (doc_bool(pf, "held")) {

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 
 #include "json-util.h"
+#include "pf-keys.h"
 #include "report.h"
 #include "sriovctl.h"
 
@@ -13,14 +14,16 @@ static const struct {
 	const char *state;
 	const char *color;
 } state_colors[] = {
-	{ "applied", ANSI_GREEN },   { "not-configured", "0" },	  { "held", ANSI_RED },
-	{ "failed", ANSI_RED },	     { "deferred", ANSI_YELLOW }, { "drifted", ANSI_YELLOW },
-	{ "pending", ANSI_YELLOW },  { "gone", ANSI_YELLOW },	  { "unconfigured", ANSI_YELLOW },
-	{ "degraded", ANSI_YELLOW },
+	{ "applied", ANSI_GREEN },  { "unconfigured", "0" },	 { "held", ANSI_RED },
+	{ "failed", ANSI_RED },	    { "deferred", ANSI_YELLOW }, { "drifted", ANSI_YELLOW },
+	{ "pending", ANSI_YELLOW }, { "gone", ANSI_YELLOW },	 { "degraded", ANSI_YELLOW },
 };
 
-static const char *state_color(const char *state)
+/* An unconfigured PF with a reason has VFs left from a removed layout. */
+static const char *state_color(const char *state, const char *why)
 {
+	if (streq_ptr(state, "unconfigured") && why)
+		return ANSI_YELLOW;
 	for (size_t i = 0; i < ELEMENTSOF(state_colors); i++)
 		if (streq_ptr(state_colors[i].state, state))
 			return state_colors[i].color;
@@ -37,6 +40,63 @@ static const char *count(struct json_object *o, const char *key, char *buf, size
 	return buf;
 }
 
+/* The MTU of a VF, "-" when it has no network interface (vfio-pci). */
+static const char *vf_mtu(struct json_object *vf, char *buf, size_t size)
+{
+	if (doc_u64(vf, "mtu") == 0)
+		return "-";
+	snprintf(buf, size, "%" PRIu64, doc_u64(vf, "mtu"));
+	return buf;
+}
+
+/* One entry of a "settings" object (report.h) as "label now", with
+ * " (wanted X)" when the layouts set it (always: also to what it is), or
+ * NULL when there is nothing to say. on_host: the host may have a value. */
+static char *setting_describe(const char *label, struct json_object *e, bool on_host, bool always)
+{
+	const char *now = doc_str(e, "now"), *want = doc_str(e, "wanted");
+
+	if (!now && !want)
+		return NULL;
+	if (!now && !on_host)
+		return strdup_printf("%s %s", label, want);
+	if (want && (always || !streq_ptr(now, want)))
+		return strdup_printf("%s %s (wanted %s)", label, now ?: "-", want);
+	return strdup_printf("%s %s", label, now);
+}
+
+/* Layout keys that have a column in the VF tables. */
+static const char *const eth_columns[] = { "Driver",	       "MACAddress", "VLANId",
+					   "QualityOfService", "Trust",	     "MACSpoofCheck",
+					   "LinkState",	       "MTUBytes",   NULL };
+static const char *const ib_columns[] = { "Driver",    "IBNodeGUID", "IBPortGUID",
+					  "LinkState", "MTUBytes",   NULL };
+
+/* Under a VF's row, every other key its layouts set, from the key table:
+ * "max_tx_rate 0 (wanted 2000), proto 802.1Q, rdma yes". */
+static void print_vf_settings(struct json_object *vf, const char *const *columns)
+{
+	struct json_object *all = doc_get(vf, "settings");
+	_cleanup_strv_free_ char **l = NULL;
+	_cleanup_free_ char *line = NULL;
+
+	if (!json_object_is_type(all, json_type_object))
+		return;
+	json_object_object_foreach(all, key, e)
+	{
+		enum vf_key k = vf_key_from_string(key);
+
+		if (!doc_str(e, "wanted") || strv_contains((char **)columns, key))
+			continue;
+		if (strv_consume(&l, setting_describe(k >= 0 ? vf_key_to_label(k) : key, e,
+						      k < 0 || vf_key_on_host(k), false)) < 0)
+			return;
+	}
+	line = l ? strv_join(l, ", ") : NULL;
+	if (line)
+		printf("        %s\n", line);
+}
+
 /* An InfiniBand port's VFs have GUIDs and a link state, nothing else of
  * the Ethernet table (IPoIB sets no MAC, VLAN, trust or spoof check). */
 static void print_ib_vfs(struct json_object *pf)
@@ -47,12 +107,14 @@ static void print_ib_vfs(struct json_object *pf)
 	       "DRIVER", "NODE GUID", "PORT GUID", "LINK", "MTU", "LAYOUT");
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *vf = doc_idx(pf, "vfs", i);
+		char mtu[16];
 
-		printf("    %-3" PRIu64 " %-12s %-12s %-10s %-23s %-23s %-7s %5" PRIu64 "  %s\n",
+		printf("    %-3" PRIu64 " %-12s %-12s %-10s %-23s %-23s %-7s %5s  %s\n",
 		       doc_u64(vf, "index"), strna(doc_str(vf, "pci")), doc_str(vf, "name") ?: "-",
 		       doc_str(vf, "driver") ?: "-", doc_str(vf, "ib_node_guid") ?: "-",
 		       doc_str(vf, "ib_port_guid") ?: "-", strna(doc_str(vf, "link_state")),
-		       doc_u64(vf, "mtu"), doc_str(vf, "layout") ?: "-");
+		       vf_mtu(vf, mtu, sizeof(mtu)), doc_str(vf, "layout") ?: "-");
+		print_vf_settings(vf, ib_columns);
 	}
 }
 
@@ -70,15 +132,59 @@ static void print_vfs(struct json_object *pf)
 	       "NAME", "DRIVER", "MAC", "VLAN", "QOS", "TRUST", "SPOOF", "LINK", "MTU", "LAYOUT");
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *vf = doc_idx(pf, "vfs", i);
+		char mtu[16];
 
 		printf("    %-3" PRIu64 " %-12s %-12s %-10s %-17s %4" PRIu64 " %3" PRIu64
-		       " %-5s %-5s %-7s %5" PRIu64 "  %s\n",
+		       " %-5s %-5s %-7s %5s  %s\n",
 		       doc_u64(vf, "index"), strna(doc_str(vf, "pci")), doc_str(vf, "name") ?: "-",
 		       doc_str(vf, "driver") ?: "-", strna(doc_str(vf, "mac")), doc_u64(vf, "vlan"),
 		       doc_u64(vf, "qos"), doc_bool(vf, "trust") ? "on" : "off",
 		       doc_bool(vf, "spoofchk") ? "on" : "off", strna(doc_str(vf, "link_state")),
-		       doc_u64(vf, "mtu"), doc_str(vf, "layout") ?: "-");
+		       vf_mtu(vf, mtu, sizeof(mtu)), doc_str(vf, "layout") ?: "-");
+		print_vf_settings(vf, eth_columns);
 	}
+}
+
+/* "    files: 50-e810.conf 60-other.conf": the layouts that select the PF. */
+static void print_files(struct json_object *pf)
+{
+	size_t n = doc_len(pf, "config_files");
+
+	if (n == 0)
+		return;
+	printf("    files:");
+	for (size_t i = 0; i < n; i++) {
+		const char *f = json_object_get_string(doc_idx(pf, "config_files", i));
+		const char *slash = f ? strrchr(f, '/') : NULL;
+
+		printf(" %s", slash ? slash + 1 : strna(f));
+	}
+	printf("\n");
+}
+
+/* "    mtu 9000 (wanted 9000), link up yes, eswitch switchdev, ...": the
+ * [PhysicalFunction] keys but the VF count (a column), from the key table. */
+static void print_pf_settings(struct json_object *pf)
+{
+	struct json_object *all = doc_get(pf, "settings");
+	_cleanup_strv_free_ char **l = NULL;
+	_cleanup_free_ char *line = NULL;
+
+	if (!json_object_is_type(all, json_type_object))
+		return;
+	json_object_object_foreach(all, key, e)
+	{
+		enum pf_key k = pf_key_from_string(key);
+
+		if (k == PF_KEY_VIRTUAL_FUNCTIONS || (!doc_str(e, "now") && !doc_str(e, "wanted")))
+			continue;
+		if (strv_consume(&l, setting_describe(k >= 0 ? pf_key_to_label(k) : key, e,
+						      k != PF_KEY_EXTERNALLY_MANAGED, true)) < 0)
+			return;
+	}
+	line = l ? strv_join(l, ", ") : NULL;
+	if (line)
+		printf("    %s\n", line);
 }
 
 static void print_pf(const struct ctl *c, struct json_object *pf)
@@ -93,11 +199,15 @@ static void print_pf(const struct ctl *c, struct json_object *pf)
 	       doc_str(pf, "name") ?: "-", doc_str(pf, "driver") ?: "-",
 	       count(pf, "num_vfs", num, sizeof(num)),
 	       count(pf, "desired_num_vfs", want, sizeof(want)),
-	       count(pf, "total_vfs", max, sizeof(max)), ctl_paint(c, state_color(state), padded),
+	       count(pf, "total_vfs", max, sizeof(max)),
+	       ctl_paint(c, state_color(state, why), padded),
 	       ctl_format_time(doc_u64(last, "finished_usec"), when, sizeof(when)));
-	if (why)
+	/* a reason that is the one pending reboot says it below */
+	if (why &&
+	    !(doc_len(pf, "pending_reboot_reasons") == 1 &&
+	      streq_ptr(json_object_get_string(doc_idx(pf, "pending_reboot_reasons", 0)), why)))
 		printf("    %s\n", why);
-	if (streq(state, "unconfigured"))
+	if (streq(state, "unconfigured") && why)
 		printf("    no layout selects it; \"sriovctl%s reset %s\" removes them\n",
 		       strempty(c->local_options), strna(doc_str(pf, "pci")));
 	if (last_error && !streq_ptr(doc_str(last, "state"), "applied") &&
@@ -106,8 +216,11 @@ static void print_pf(const struct ctl *c, struct json_object *pf)
 	for (size_t i = 0; i < doc_len(pf, "pending_reboot_reasons"); i++)
 		printf("    %s %s\n", ctl_paint(c, ANSI_YELLOW, "pending reboot:"),
 		       strna(json_object_get_string(doc_idx(pf, "pending_reboot_reasons", i))));
-	if (doc_get(pf, "desired_num_vfs"))
-		print_vfs(pf);
+	if (doc_len(pf, "config_files") == 0)
+		return;
+	print_files(pf);
+	print_pf_settings(pf);
+	print_vfs(pf);
 }
 
 /* The API server while it does not answer, and what waits. */

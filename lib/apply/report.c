@@ -6,6 +6,7 @@
 
 #include "report.h"
 #include "json-util.h"
+#include "pf-keys.h"
 #include "status.h"
 
 /* ---- building objects; each helper returns 0 or -ENOMEM ---- */
@@ -64,8 +65,7 @@ static int append(struct json_object *a, struct json_object *v)
 
 /* What a PF's status is, from the layouts, the host and the last record. */
 struct pf_report {
-	/* not-configured, unconfigured, held, failed, deferred, degraded, drifted, pending,
-	 * applied */
+	/* unconfigured, held, failed, deferred, degraded, drifted, pending, applied */
 	const char *state;
 	const char *why;
 	char *why_owned; /* why, when it was made here */
@@ -101,32 +101,41 @@ static int drift_beyond_vfs(const struct pf_view *pv, char **ret)
 	return *ret ? 0 : -ENOMEM;
 }
 
+/* What the layouts alone make of the PF: unconfigured (with what a removed
+ * layout left), held, degraded, or applied so far. */
+static int report_layout(const struct pf_view *pv, const char *state_dir, struct pf_report *r)
+{
+	struct pf_created c;
+
+	if (!pv->desired) {
+		r->state = "unconfigured";
+		if (pf_created_left(state_dir, pv->pf, &c) > 0) {
+			r->why = r->why_owned = pf_created_describe(&c);
+			if (!r->why_owned)
+				return -ENOMEM;
+		}
+	} else if (pv->desired->held) {
+		r->state = "held";
+		r->why = pv->desired->held_reason;
+	} else if (pv->plan->n_actions == 0 && pv->plan->unmet[0]) {
+		r->state = "degraded";
+		r->why = r->why_owned = strv_join(pv->plan->unmet, "; ");
+		if (!r->why_owned)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int report_pf(const struct pf_view *pv, const char *runtime_dir, const char *state_dir,
 		     struct pf_report *ret)
 {
 	struct pf_report r = { .state = "applied" };
-	struct pf_created c;
 
-	if (!pv->desired) {
-		r.state = "not-configured";
-		if (pf_created_left(state_dir, pv->pf, &c) > 0) {
-			r.state = "unconfigured";
-			r.why = r.why_owned = pf_created_describe(&c);
-			if (!r.why_owned)
-				return -ENOMEM;
-		}
-	} else if (pv->desired->held) {
-		r.state = "held";
-		r.why = pv->desired->held_reason;
-	} else if (pv->plan->n_actions == 0 && pv->plan->unmet[0]) {
-		r.state = "degraded";
-		r.why = r.why_owned = strv_join(pv->plan->unmet, "; ");
-		if (!r.why_owned)
-			return -ENOMEM;
-	}
+	if (report_layout(pv, state_dir, &r) < 0)
+		return -ENOMEM;
 	r.has_rec = pf_status_read(runtime_dir, pv->pf->pci, &r.rec) >= 0;
 	/* A reset that failed or waits for the policy says so, not "unconfigured". */
-	if (streq(r.state, "unconfigured") && r.has_rec &&
+	if (!pv->desired && r.why && r.has_rec &&
 	    (r.rec.state == PF_STATUS_FAILED || r.rec.state == PF_STATUS_DEFERRED) && r.rec.error) {
 		r.state = pf_status_state_to_string(r.rec.state);
 		r.why = r.rec.error;
@@ -146,6 +155,14 @@ static int report_pf(const struct pf_view *pv, const char *runtime_dir, const ch
 				return k;
 			r.why = r.why_owned;
 		}
+	}
+	/* Nothing left to do but what only a reboot brings (a raised firmware VF
+	 * limit, a link type): the layout is not in place yet. */
+	if (streq(r.state, "applied") && pv->plan && pv->plan->reboot_reasons[0]) {
+		r.state = "pending";
+		r.why = r.why_owned = strv_join(pv->plan->reboot_reasons, "; ");
+		if (!r.why_owned)
+			return -ENOMEM;
 	}
 	*ret = r;
 	return 0;
@@ -168,47 +185,150 @@ static const char *wanted_driver(const struct pf_view *pv, uint32_t i)
 	return v->attrs.driver ?: pv->pf->vf_driver;
 }
 
-/* "ok", or "differs: <what the plan would set>" for the actions on vf
- * ("differs: mac 02:00:00:00:01:00; bind vfio-pci"; an unbind, and a bind
- * back to the driver the VF is on, are the means, not the difference), or "differs: driver X (now Y)" for a VF that is not on
- * the driver its layout asks for and that no action will move (vfio-pci
- * without an IOMMU), or "differs: no RDMA device" (RDMA=yes). Cut short at
- * size. */
-static const char *vf_drift(const struct pf_view *pv, const struct vf_state *vf, char *buf,
-			    size_t size)
+/* What one action on vf changes, as "what the host has (wanted what)":
+ * "max_tx_rate 0 (wanted 2000)", "mtu 1500 (wanted 9000)", "driver iavf
+ * (wanted vfio-pci)"; for an action without such a value, its description
+ * ("set representor up"). */
+static void describe_vf_change(FILE *f, const struct pf_view *pv, const struct vf_state *vf,
+			       const struct action *a)
 {
-	const struct plan *p = pv->plan;
-	const struct vf_settings *v = desired_vf(pv, vf->index);
-	const char *want = wanted_driver(pv, vf->index);
-	size_t len = 0;
+	char now[VF_ATTR_STR_MAX], want[VF_ATTR_STR_MAX];
+	_cleanup_free_ char *d = NULL;
+	const char *s;
 
-	for (size_t i = 0; i < p->n_actions && len < size; i++) {
-		const struct action *a = &p->actions[i];
-		_cleanup_free_ char *d = NULL;
-		const char *s;
+	if (a->type == ACTION_SET_VF) {
+		const char *sep = " ";
 
-		/* an unbind, or a bind back to the driver the VF is on (the
-		 * rebind after a MAC or GUID), is the means */
-		if (!action_type_on_vf(a->type) || a->vf != vf->index ||
-		    a->type == ACTION_UNBIND_VF ||
-		    (a->type == ACTION_BIND_VF && vf->attrs.driver &&
-		     module_name_equal(a->str ?: "", vf->attrs.driver)))
-			continue;
+		for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
+			if (!(a->keys & (1u << k)) || vf_attrs_equal(&vf->attrs, &a->attrs, k))
+				continue;
+			fprintf(f, "%s%s %s (wanted %s)", sep, vf_key_to_label(k),
+				vf_attrs_format(&vf->attrs, k, VF_SPELLING_IP, now),
+				vf_attrs_format(&a->attrs, k, VF_SPELLING_IP, want));
+			sep = ", ";
+		}
+	} else if (a->type == ACTION_SET_VF_MTU) {
+		fprintf(f, " mtu %s (wanted %u)",
+			vf_attrs_format_host(&vf->attrs, VF_KEY_MTU, VF_SPELLING_IP, now) ?: "-",
+			a->value);
+	} else if (a->type == ACTION_BIND_VF) {
+		fprintf(f, " driver %s (wanted %s)", vf->attrs.driver ?: "none",
+			a->str			  ?:
+				pv->pf->vf_driver ?:
+						    "default");
+	} else {
 		d = action_describe(a);
 		s = d ? strchr(d, ':') : NULL;
-		len += (size_t)snprintf(buf + len, size - len, "%s%s",
-					len ? ";" : "differs:", s ? s + 1 : " yes");
+		fprintf(f, "%s", s ? s + 1 : " yes");
 	}
-	if (len > 0)
-		return buf;
-	if (want && !streq_ptr(want, vf->attrs.driver)) {
-		snprintf(buf, size, "differs: driver %s (now %s)", want,
-			 vf->attrs.driver ?: "none");
-		return buf;
+}
+
+/* Whether action a is on vf and says what differs: an unbind, or a bind
+ * back to the driver the VF is on (the rebind after a MAC or GUID), is the
+ * means, not the difference. */
+static bool is_vf_change(const struct action *a, const struct vf_state *vf)
+{
+	return action_type_on_vf(a->type) && a->vf == vf->index && a->type != ACTION_UNBIND_VF &&
+	       !(a->type == ACTION_BIND_VF && vf->attrs.driver &&
+		 module_name_equal(a->str ?: "", vf->attrs.driver));
+}
+
+/* "ok", or "differs: ..." with each action on vf as what the host has and
+ * what is wanted (describe_vf_change()), or "differs: driver X (wanted Y)"
+ * for a VF that is not on the driver its layout asks for and that no
+ * action will move (vfio-pci without an IOMMU), or "differs: no RDMA
+ * device" (RDMA=yes). Caller frees; NULL on allocation failure. */
+static char *vf_drift(const struct pf_view *pv, const struct vf_state *vf)
+{
+	const struct vf_settings *v = desired_vf(pv, vf->index);
+	const char *want = wanted_driver(pv, vf->index), *sep = "differs:";
+	_cleanup_fclose_ FILE *f = NULL;
+	char *buf = NULL;
+	size_t size = 0;
+
+	f = open_memstream(&buf, &size);
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < pv->plan->n_actions; i++) {
+		if (!is_vf_change(&pv->plan->actions[i], vf))
+			continue;
+		fputs(sep, f);
+		describe_vf_change(f, pv, vf, &pv->plan->actions[i]);
+		sep = ";";
 	}
-	if (v && vf_settings_wants_rdma(v) && !vf->attrs.rdma)
-		return "differs: no RDMA device";
-	return "ok";
+	if (!streq(sep, "differs:"))
+		; /* the actions say it */
+	else if (want && !streq_ptr(want, vf->attrs.driver))
+		fprintf(f, "differs: driver %s (wanted %s)", vf->attrs.driver ?: "none", want);
+	else if (v && vf_settings_wants_rdma(v) && !vf->attrs.rdma)
+		fputs("differs: no RDMA device", f);
+	else
+		fputs("ok", f);
+	if (fclose(TAKE_PTR(f)) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* {"now": ..., "wanted": ..., "source": "file:line"}: what the host has
+ * (null: nothing), what the layouts want (null: they leave it) and where
+ * they say so. */
+static struct json_object *setting_json(const char *now, const char *wanted, const struct src *src)
+{
+	_cleanup_json_ struct json_object *o = json_object_new_object();
+	_cleanup_free_ char *at = NULL;
+
+	if (wanted && src->file) {
+		at = strdup_printf("%s:%u", src->file, src->line);
+		if (!at)
+			return NULL;
+	}
+	if (!o || put_str(o, "now", now) < 0 || put_str(o, "wanted", wanted) < 0 ||
+	    put_str(o, "source", at) < 0)
+		return NULL;
+	return TAKE_PTR(o);
+}
+
+/* Every VF key of the table, by its layout name. */
+static int vf_settings_put(struct json_object *o, const struct vf_state *vf,
+			   const struct vf_settings *v)
+{
+	struct json_object *all = json_object_new_object();
+	int r = put(o, "settings", all);
+
+	for (enum vf_key k = 0; r >= 0 && k < _VF_KEY_MAX; k++) {
+		char now[VF_ATTR_STR_MAX], want[VF_ATTR_STR_MAX];
+		bool set = v && vf_settings_has(v, k);
+
+		if (set && vf_settings_is_stable(v, k))
+			snprintf(want, sizeof(want), "stable");
+		else if (set)
+			vf_attrs_format(&v->attrs, k, VF_SPELLING_LAYOUT, want);
+		r = put(all, vf_key_to_string(k),
+			setting_json(vf_attrs_format_host(&vf->attrs, k, VF_SPELLING_LAYOUT, now),
+				     set ? want : NULL, set ? &v->src[k] : &(struct src){}));
+	}
+	return r;
+}
+
+/* Every [PhysicalFunction] key, by its layout name. */
+static int pf_settings_put(struct json_object *o, const struct pf_view *pv)
+{
+	const struct pf_settings *s = pv->desired ? &pv->desired->pf : NULL;
+	struct json_object *all = json_object_new_object();
+	int r = put(o, "settings", all);
+
+	for (enum pf_key k = 0; r >= 0 && k < _PF_KEY_MAX; k++) {
+		char now[PF_KEY_STR_MAX], want[PF_KEY_STR_MAX];
+		bool set = s && pf_settings_has(s, k);
+
+		r = put(all, pf_key_to_string(k),
+			setting_json(pf_state_format_key(pv->pf, k, now),
+				     set ? pf_settings_format(s, k, want) : NULL,
+				     set ? &s->src[k] : &(struct src){}));
+	}
+	return r;
 }
 
 /* A GUID as a string; null for one never set (and on Ethernet ports). */
@@ -221,10 +341,12 @@ static int put_guid(struct json_object *o, const char *key, uint64_t g)
 
 static int vf_fill(struct json_object *o, const struct vf_state *vf, const struct pf_view *pv)
 {
-	char mac[MAC_STR_MAX], buf[256];
+	_cleanup_free_ char *drift = pv->plan ? vf_drift(pv, vf) : NULL;
+	char mac[MAC_STR_MAX];
 
-	if (put_int(o, "index", vf->index) < 0 || put_str(o, "pci", vf->pci) < 0 ||
-	    put_str(o, "name", vf->name) < 0 || put_str(o, "driver", vf->attrs.driver) < 0 ||
+	if ((pv->plan && !drift) || put_int(o, "index", vf->index) < 0 ||
+	    put_str(o, "pci", vf->pci) < 0 || put_str(o, "name", vf->name) < 0 ||
+	    put_str(o, "driver", vf->attrs.driver) < 0 ||
 	    put_str(o, "mac", mac_format(&vf->attrs.mac, mac)) < 0 ||
 	    put_int(o, "vlan", vf->attrs.vlan) < 0 || put_int(o, "qos", vf->attrs.qos) < 0 ||
 	    put_bool(o, "trust", vf->attrs.trust) < 0 ||
@@ -235,9 +357,9 @@ static int vf_fill(struct json_object *o, const struct vf_state *vf, const struc
 	    put_int(o, "mtu", vf->attrs.mtu) < 0 || put_bool(o, "rdma", vf->attrs.rdma) < 0 ||
 	    put_str(o, "representor", vf->representor) < 0 ||
 	    put_bool(o, "representor_up", vf->representor && vf->representor_up) < 0 ||
-	    put_str(o, "layout", pv->plan ? vf_drift(pv, vf, buf, sizeof(buf)) : NULL) < 0)
+	    put_str(o, "layout", drift) < 0)
 		return -ENOMEM;
-	return 0;
+	return vf_settings_put(o, vf, desired_vf(pv, vf->index));
 }
 
 static struct json_object *last_apply_json(const struct pf_status *st)
@@ -278,13 +400,16 @@ static int pf_status_fill(struct json_object *o, const struct pf_view *pv,
 	    put_str(o, "link_type", link_type_to_string(pf->link_type)) < 0 ||
 	    put_str(o, "state", r->state) < 0 || put_str(o, "reason", r->why) < 0 ||
 	    put_int(o, "num_vfs", pf->num_vfs) < 0 || put_int(o, "total_vfs", pf->total_vfs) < 0 ||
-	    (pv->desired ? put_int(o, "desired_num_vfs", pv->desired->num_vfs) :
-			   put_null(o, "desired_num_vfs")) < 0 ||
+	    (pv->desired && !pv->desired->held ?
+		     put_int(o, "desired_num_vfs", pv->desired->num_vfs) :
+		     put_null(o, "desired_num_vfs")) < 0 ||
+	    put(o, "config_files", json_strv(pv->desired ? pv->desired->config_files : NULL)) < 0 ||
 	    put_int(o, "pending_actions", pv->plan ? (int64_t)pv->plan->n_actions : 0) < 0 ||
 	    put(o, "pending_reboot_reasons",
 		json_strv(pv->plan ? pv->plan->reboot_reasons : NULL)) < 0 ||
 	    (r->has_rec ? put(o, "last_apply", last_apply_json(&r->rec)) :
-			  put_null(o, "last_apply")) < 0)
+			  put_null(o, "last_apply")) < 0 ||
+	    pf_settings_put(o, pv) < 0)
 		return -ENOMEM;
 	return vfs_put(o, pv);
 }

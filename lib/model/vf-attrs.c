@@ -48,6 +48,7 @@ enum kind {
 struct key_info {
 	const char *name;    /* in layouts */
 	const char *ip_name; /* in ip-link(8); NULL: not a netlink attribute */
+	const char *label;   /* in status tables when there is no ip_name */
 	enum kind kind;
 	size_t offset, size; /* of the field in struct vf_attrs */
 	uint32_t min, max;   /* KIND_UINT */
@@ -56,6 +57,9 @@ struct key_info {
 	bool unique;	     /* vf_key_is_unique() */
 	bool has_default;    /* a new VF has dflt */
 	uint32_t dflt;
+	/* a host has no value for it when zero (no driver, no netdev, a GUID
+	 * never set), or never (the resource name) */
+	bool host_zero_is_none, not_on_host;
 };
 
 #define FIELD(f) \
@@ -64,43 +68,46 @@ struct key_info {
 #define DEFAULT(v) .has_default = true, .dflt = (v)
 
 static const struct key_info keys[_VF_KEY_MAX] = {
-	[VF_KEY_DRIVER] = { "Driver", NULL, KIND_DRIVER, FIELD(driver),
+	[VF_KEY_DRIVER] = { "Driver", NULL, "driver", KIND_DRIVER, FIELD(driver),
+			    .host_zero_is_none = true,
 			    .why = "must be default or a module name (1..63 letters, digits, "
 				   "'_' or '-')" },
-	[VF_KEY_MAC] = { "MACAddress", "mac", KIND_MAC, FIELD(mac),
+	[VF_KEY_MAC] = { "MACAddress", "mac", NULL, KIND_MAC, FIELD(mac),
 			 .why = "must be stable or an address like 02:00:00:00:00:01",
 			 .unique = true },
-	[VF_KEY_VLAN] = { "VLANId", "vlan", KIND_UINT, FIELD(vlan),
+	[VF_KEY_VLAN] = { "VLANId", "vlan", NULL, KIND_UINT, FIELD(vlan),
 			  RANGE(0, 4095, "must be 0..4095"), .group = GROUP_VLAN, DEFAULT(0) },
-	[VF_KEY_QOS] = { "QualityOfService", "qos", KIND_UINT, FIELD(qos),
+	[VF_KEY_QOS] = { "QualityOfService", "qos", NULL, KIND_UINT, FIELD(qos),
 			 RANGE(0, 7, "must be 0..7"), .group = GROUP_VLAN, DEFAULT(0) },
-	[VF_KEY_VLAN_PROTO] = { "VLANProtocol", "proto", KIND_VLAN_PROTO, FIELD(vlan_proto),
+	[VF_KEY_VLAN_PROTO] = { "VLANProtocol", "proto", NULL, KIND_VLAN_PROTO, FIELD(vlan_proto),
 				.why = "must be 802.1Q or 802.1ad", .group = GROUP_VLAN,
 				DEFAULT(VLAN_PROTO_8021Q) },
-	[VF_KEY_TRUST] = { "Trust", "trust", KIND_BOOL, FIELD(trust), .why = WHY_BOOLEAN,
+	[VF_KEY_TRUST] = { "Trust", "trust", NULL, KIND_BOOL, FIELD(trust), .why = WHY_BOOLEAN,
 			   DEFAULT(false) },
-	[VF_KEY_SPOOFCHK] = { "MACSpoofCheck", "spoofchk", KIND_BOOL, FIELD(spoofchk),
+	[VF_KEY_SPOOFCHK] = { "MACSpoofCheck", "spoofchk", NULL, KIND_BOOL, FIELD(spoofchk),
 			      .why = WHY_BOOLEAN, DEFAULT(true) },
-	[VF_KEY_LINK_STATE] = { "LinkState", "state", KIND_LINK_STATE, FIELD(link_state),
+	[VF_KEY_LINK_STATE] = { "LinkState", "state", NULL, KIND_LINK_STATE, FIELD(link_state),
 				.why = "must be auto, yes or no", DEFAULT(LINK_STATE_AUTO) },
-	[VF_KEY_QUERY_RSS] = { "QueryReceiveSideScaling", "query_rss", KIND_BOOL, FIELD(query_rss),
-			       .why = WHY_BOOLEAN, DEFAULT(false) },
-	[VF_KEY_MIN_TX_RATE] = { "MinTxRateMbps", "min_tx_rate", KIND_UINT, FIELD(min_tx_rate),
-				 RANGE(0, UINT32_MAX, "must be 0..4294967295"), .group = GROUP_RATE,
-				 DEFAULT(0) },
-	[VF_KEY_MAX_TX_RATE] = { "MaxTxRateMbps", "max_tx_rate", KIND_UINT, FIELD(max_tx_rate),
-				 RANGE(0, UINT32_MAX, "must be 0..4294967295"), .group = GROUP_RATE,
-				 DEFAULT(0) },
+	[VF_KEY_QUERY_RSS] = { "QueryReceiveSideScaling", "query_rss", NULL, KIND_BOOL,
+			       FIELD(query_rss), .why = WHY_BOOLEAN, DEFAULT(false) },
+	[VF_KEY_MIN_TX_RATE] = { "MinTxRateMbps", "min_tx_rate", NULL, KIND_UINT,
+				 FIELD(min_tx_rate), RANGE(0, UINT32_MAX, "must be 0..4294967295"),
+				 .group = GROUP_RATE, DEFAULT(0) },
+	[VF_KEY_MAX_TX_RATE] = { "MaxTxRateMbps", "max_tx_rate", NULL, KIND_UINT,
+				 FIELD(max_tx_rate), RANGE(0, UINT32_MAX, "must be 0..4294967295"),
+				 .group = GROUP_RATE, DEFAULT(0) },
 	/* each alone: do_setvfinfo returns after the first GUID it sets */
-	[VF_KEY_IB_NODE_GUID] = { "IBNodeGUID", "node_guid", KIND_GUID, FIELD(ib_node_guid),
-				  .why = WHY_GUID, .unique = true },
-	[VF_KEY_IB_PORT_GUID] = { "IBPortGUID", "port_guid", KIND_GUID, FIELD(ib_port_guid),
-				  .why = WHY_GUID, .unique = true },
-	[VF_KEY_MTU] = { "MTUBytes", NULL, KIND_UINT, FIELD(mtu),
-			 RANGE(68, 65535, "must be 68..65535") },
-	[VF_KEY_RDMA] = { "RDMA", NULL, KIND_BOOL, FIELD(rdma), .why = WHY_BOOLEAN },
-	[VF_KEY_RESOURCE_NAME] = { "ResourceName", NULL, KIND_NAME, FIELD(resource_name),
-				   .why = "must be 1..63 letters, digits or '_'" },
+	[VF_KEY_IB_NODE_GUID] = { "IBNodeGUID", "node_guid", NULL, KIND_GUID, FIELD(ib_node_guid),
+				  .why = WHY_GUID, .unique = true, .host_zero_is_none = true },
+	[VF_KEY_IB_PORT_GUID] = { "IBPortGUID", "port_guid", NULL, KIND_GUID, FIELD(ib_port_guid),
+				  .why = WHY_GUID, .unique = true, .host_zero_is_none = true },
+	[VF_KEY_MTU] = { "MTUBytes", NULL, "mtu", KIND_UINT, FIELD(mtu),
+			 RANGE(68, 65535, "must be 68..65535"), .host_zero_is_none = true },
+	[VF_KEY_RDMA] = { "RDMA", NULL, "rdma", KIND_BOOL, FIELD(rdma), .why = WHY_BOOLEAN },
+	[VF_KEY_RESOURCE_NAME] = { "ResourceName", NULL, "resource_name", KIND_NAME,
+				   FIELD(resource_name),
+				   .why = "must be 1..63 letters, digits or '_'",
+				   .not_on_host = true },
 };
 
 static const struct key_info *info(enum vf_key k)
@@ -125,6 +132,16 @@ enum vf_key vf_key_from_string(const char *s)
 const char *vf_key_to_ip_name(enum vf_key k)
 {
 	return k >= 0 && k < _VF_KEY_MAX ? keys[k].ip_name : NULL;
+}
+
+const char *vf_key_to_label(enum vf_key k)
+{
+	return k >= 0 && k < _VF_KEY_MAX ? keys[k].ip_name ?: keys[k].label : NULL;
+}
+
+bool vf_key_on_host(enum vf_key k)
+{
+	return !info(k)->not_on_host;
 }
 
 bool vf_key_is_unique(enum vf_key k)
@@ -436,4 +453,18 @@ const char *vf_attrs_format(const struct vf_attrs *a, enum vf_key k, enum vf_spe
 	}
 	snprintf(buf, VF_ATTR_STR_MAX, "%s", strna(t));
 	return buf;
+}
+
+const char *vf_attrs_format_host(const struct vf_attrs *a, enum vf_key k, enum vf_spelling s,
+				 char buf[static VF_ATTR_STR_MAX])
+{
+	const struct key_info *i = info(k);
+	static const char zero[sizeof(uint64_t)];
+
+	if (i->not_on_host)
+		return NULL;
+	if (i->host_zero_is_none &&
+	    (is_string(i) ? !get_string(a, i) : memcmp(cfield(a, i), zero, i->size) == 0))
+		return NULL;
+	return vf_attrs_format(a, k, s, buf);
 }

@@ -100,6 +100,12 @@ enum vf_key vf_key_from_string(const char *s) _pure_;
 /* The netlink keys as "ip link set DEV vf N ..." spells them ("mac",
  * "vlan", "state", ...); NULL for the others. */
 const char *vf_key_to_ip_name(enum vf_key k) _pure_;
+/* The name status tables give key k: its ip-link(8) name, else "driver",
+ * "mtu", "rdma", "resource_name". */
+const char *vf_key_to_label(enum vf_key k) _pure_;
+/* Whether a host has a value for key k (all but the resource name, which
+ * is the layout's alone). */
+bool vf_key_on_host(enum vf_key k) _pure_;
 /* The keys the kernel takes in one attribute with k, k included: the VLAN
  * id, QoS and protocol (one ifla_vf_vlan_info), the two rates (one
  * ifla_vf_rate). Bits (1u << enum vf_key). */
@@ -140,6 +146,12 @@ enum vf_spelling {
 /* Key k of a as text in buf; returns buf. A NULL driver is "default". */
 const char *vf_attrs_format(const struct vf_attrs *a, enum vf_key k, enum vf_spelling s,
 			    char buf[static VF_ATTR_STR_MAX]);
+
+/* Key k of a VF as the host has it (a in a vf_state), or NULL when the
+ * host has no value for it: no driver bound, no netdev (MTU 0), a GUID
+ * never set, the resource name (the layout's alone). */
+const char *vf_attrs_format_host(const struct vf_attrs *a, enum vf_key k, enum vf_spelling s,
+				 char buf[static VF_ATTR_STR_MAX]);
 
 /* Frees the strings; a is all zero afterwards. */
 void vf_attrs_done(struct vf_attrs *a);

@@ -127,7 +127,7 @@ def test_unconfigured_pf_is_never_touched(make_host):
         assert next(p for p in after if p["pci"] == o["pci"]) == o
     assert not (h.dir / "host.json.run" / "pf" / f"{others[0]['pci']}.json").exists()
     plan = h.run("plan")
-    assert "not configured" in plan.stdout
+    assert "unconfigured (no layout selects it)" in plan.stdout
 
 
 def test_count_change_writes_zero_first(make_host):
@@ -247,7 +247,7 @@ def test_vfio_without_iommu_is_degraded_not_a_reboot(make_host):
     pf = next(p for p in json.loads(s.stdout)["pfs"] if p["pci"] == pci)
     assert pf["state"] == "degraded" and "intel_iommu=on" in pf["reason"]
     assert pf["pending_reboot_reasons"] == []
-    assert pf["vfs"][0]["layout"] == "differs: driver vfio-pci (now igbvf)"
+    assert pf["vfs"][0]["layout"] == "differs: driver igbvf (wanted vfio-pci)"
     assert pf["vfs"][1]["layout"] == "ok"
     p = h.run("plan")
     assert p.returncode == 1 and "cannot: VF 0 wants vfio-pci" in p.stdout, p.stdout
@@ -437,6 +437,6 @@ def test_shipped_infiniband_example(make_host):
     s["pfs"][0]["vfs"][2]["ib_node_guid"] = "02:00:00:00:00:00:00:99"
     h.save(s)
     st = json.loads(h.run("status", "--json").stdout)
-    assert st["pfs"][0]["vfs"][2]["layout"] == f"differs: node_guid {want}", st["pfs"][0]["vfs"][2]
+    assert st["pfs"][0]["vfs"][2]["layout"] == f"differs: node_guid 02:00:00:00:00:00:00:99 (wanted {want})", st["pfs"][0]["vfs"][2]
     plan = h.run("plan").stdout
     assert "VF 2: unbind" in plan and "VF 2: bind mlx5_core" in plan, plan

@@ -122,7 +122,7 @@ def test_a_removed_layout_keeps_its_vfs_until_reset(make_host):
     before = h.path.read_bytes()
 
     p = h.run("plan")
-    assert p.returncode == 0 and p.stdout.count("not configured") == 2, p.stdout
+    assert p.returncode == 0 and p.stdout.count("unconfigured (no layout selects it)") == 2, p.stdout
     a = h.run("apply")
     assert a.returncode == 0, a.stdout + a.stderr
     assert h.path.read_bytes() == before, "removing a layout changed the host"
@@ -146,7 +146,8 @@ def test_a_removed_layout_keeps_its_vfs_until_reset(make_host):
     assert f"{ICE_A} (ens1f0): reset, 1 action(s); 0 VFs" in r.stdout, r.stdout
     assert h.pf(ICE_A)["num_vfs"] == 0 and h.pf(ICE_B)["num_vfs"] == 8
     _, st = status(h)
-    assert st[ICE_A]["state"] == "not-configured" and st[ICE_B]["state"] == "unconfigured"
+    assert st[ICE_A]["state"] == "unconfigured" and st[ICE_A]["reason"] is None
+    assert st[ICE_B]["state"] == "unconfigured" and "left from a removed layout" in st[ICE_B]["reason"]
     r = h.run("reset", ICE_A)
     assert r.returncode == 0 and "nothing that sriov-persist created is left" in r.stdout
     r = h.run("reset")
@@ -166,7 +167,7 @@ def test_reset_leaves_what_is_not_ours(make_host):
     pf["vfs"] = pf["vfs"][:3]
     h.save(s)
     _, st = status(h)
-    assert st[ICE_A]["state"] == "not-configured"
+    assert st[ICE_A]["state"] == "unconfigured" and st[ICE_A]["reason"] is None
     r = h.run("reset", ICE_A)
     assert r.returncode == 0 and "nothing that sriov-persist created is left" in r.stdout
     assert h.pf(ICE_A)["num_vfs"] == 3
@@ -317,7 +318,7 @@ def test_a_failed_bind_puts_the_vf_back_and_goes_on(make_host):
     assert [v["vlan"] for v in vfs] == [7, 7, 7, 7]
     st = {p["pci"]: p for p in json.loads(h.run("status", "--json").stdout)["pfs"]}[ICE_A]
     assert st["state"] == "failed" and "VF 1 is back on iavf" in st["reason"]
-    assert st["vfs"][1]["layout"] == "differs: bind vfio-pci"
+    assert st["vfs"][1]["layout"] == "differs: driver iavf (wanted vfio-pci)"
     # the fault is spent: the next apply finishes the job
     r = h.run("apply")
     assert r.returncode == 0, r.stdout + r.stderr

@@ -155,7 +155,7 @@ def test_the_daemon_answers_with_a_fifo_at_a_record(make_host, start_daemon, bus
     for _ in range(5):
         status = json.loads(c.call("GetStatus", timeout=QUICK))
         assert {p["pci"]: p["state"] for p in status["pfs"]} == {
-            E810_A: "applied", E810_B: "not-configured"}, status
+            E810_A: "applied", E810_B: "unconfigured"}, status
         time.sleep(0.1)
     # and the loop goes on: drift of the other PF is seen, and repaired when asked
     m = c.mark()

@@ -26,10 +26,10 @@
 	"pci,name,configured,held,held_reason,disruptive,actions,reboot_reasons,unmet,notes,config_files"
 #define STATUS_PF_KEYS                                                              \
 	"pci,name,driver,link_type,state,reason,num_vfs,total_vfs,desired_num_vfs," \
-	"pending_actions,pending_reboot_reasons,last_apply,vfs"
+	"config_files,pending_actions,pending_reboot_reasons,last_apply,settings,vfs"
 #define VF_KEYS                                                                                   \
 	"index,pci,name,driver,mac,vlan,qos,trust,spoofchk,link_state,ib_node_guid,ib_port_guid," \
-	"mtu,rdma,representor,representor_up,layout"
+	"mtu,rdma,representor,representor_up,layout,settings"
 
 struct env {
 	struct host_state *hs;
@@ -316,10 +316,30 @@ static void test_status_pending_and_drift(void **state)
 	assert_int_equal(num(vf, "index"), 0);
 	assert_string_equal(str(vf, "link_state"), "auto");
 	assert_string_equal(str(vf, "layout"), "ok");
-	assert_string_equal(str(idx(pf, "vfs", 1), "layout"), "differs: vlan 5 qos 0 802.1Q");
+	/* what the host has, then what is wanted; only the keys that differ */
+	assert_string_equal(str(idx(pf, "vfs", 1), "layout"), "differs: vlan 0 (wanted 5)");
+	/* every key of the table, wanted next to what the host has */
+	assert_int_equal(json_object_object_length(get(vf, "settings")), _VF_KEY_MAX);
+	vf = get(get(idx(pf, "vfs", 1), "settings"), "VLANId");
+	assert_keys(vf, "now,wanted,source");
+	assert_string_equal(str(vf, "now"), "0");
+	assert_string_equal(str(vf, "wanted"), "5");
+	assert_string_equal(str(vf, "source"), LAYOUT ":6");
+	vf = get(get(idx(pf, "vfs", 1), "settings"), "MaxTxRateMbps");
+	assert_string_equal(str(vf, "now"), "0");
+	assert_null(get(vf, "wanted"));
+	assert_null(get(vf, "source"));
+	/* a key that is the layout's alone has no value on the host */
+	assert_null(get(get(get(idx(pf, "vfs", 1), "settings"), "ResourceName"), "now"));
+	assert_string_equal(str(get(get(pf, "settings"), "VirtualFunctions"), "wanted"), "2");
+	assert_string_equal(str(get(get(pf, "settings"), "VirtualFunctions"), "source"),
+			    LAYOUT ":4");
+	assert_int_equal(json_object_object_length(get(pf, "settings")), _PF_KEY_MAX);
+	assert_int_equal(len(pf, "config_files"), 1);
+	assert_string_equal(json_object_get_string(idx(pf, "config_files", 0)), LAYOUT);
 
 	pf = idx(pending, "pfs", 1);
-	assert_string_equal(str(pf, "state"), "not-configured");
+	assert_string_equal(str(pf, "state"), "unconfigured");
 	assert_null(get(pf, "reason"));
 	assert_null(get(pf, "desired_num_vfs"));
 	assert_int_equal(num(pf, "pending_actions"), 0);
@@ -394,7 +414,7 @@ static void test_status_gone(void **state)
 	assert_string_equal(str(pf, "name"), "ens9f0");
 	assert_string_equal(str(pf, "state"), "gone");
 	/* a record of a PF that is still there is not "gone" */
-	assert_string_equal(str(find_pf(all, ICE_PF), "state"), "not-configured");
+	assert_string_equal(str(find_pf(all, ICE_PF), "state"), "unconfigured");
 
 	assert_int_equal(report_status(&e->v, e->runtime, NULL, false, &here), 0);
 	assert_int_equal(len(here, "pfs"), 3);
@@ -424,7 +444,7 @@ static void test_vfio_without_iommu(void **state)
 	assert_int_equal(len(pf, "pending_reboot_reasons"), 0);
 	vf = idx(pf, "vfs", 0);
 	assert_string_equal(str(vf, "driver"), "iavf");
-	assert_string_equal(str(vf, "layout"), "differs: driver vfio-pci (now iavf)");
+	assert_string_equal(str(vf, "layout"), "differs: driver iavf (wanted vfio-pci)");
 	assert_string_equal(str(idx(pf, "vfs", 1), "layout"), "ok");
 
 	assert_int_equal(report_plan(&e->v, &plan), 0);

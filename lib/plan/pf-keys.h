@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The [PhysicalFunction] keys as text, for status and `sriovctl cat`: the
+ * value a layout gives a key (as it would be written in the file) and what
+ * the host has for it now. One row per key in pf-keys.c. Pure. */
+
+#include "layout-settings.h"
+
+#define PF_KEY_STR_MAX 32
+
+/* "mtu", "eswitch", "hw-tc-offload", ...: how status tables name key k. */
+const char *pf_key_to_label(enum pf_key k) _pure_;
+/* Key k of s as a layout writes it ("max", "9000", "yes", "switchdev"). */
+const char *pf_settings_format(const struct pf_settings *s, enum pf_key k,
+			       char buf[static PF_KEY_STR_MAX]);
+/* What pf has for key k now, or NULL when it has nothing to show (no
+ * netdev for the MTU, no eswitch, no firmware VF setting, a key that is
+ * the layout's alone). The firmware VF limit is the one the firmware uses
+ * after the next reboot. */
+const char *pf_state_format_key(const struct pf_state *pf, enum pf_key k,
+				char buf[static PF_KEY_STR_MAX]);
