@@ -17,7 +17,7 @@ static const struct {
 	{ "status", verb_status, 0, 1, true },	     { "plan", verb_plan, 0, 1, true },
 	{ "apply", verb_apply, 0, 1, true },	     { "check", verb_check, 0, INT16_MAX, false },
 	{ "snapshot", verb_snapshot, 0, 0, false },  { "wait", verb_wait, 0, 0, false },
-	{ "reset", verb_reset, 0, INT16_MAX, true },
+	{ "reset", verb_reset, 0, INT16_MAX, true }, { "cat", verb_cat, 0, 1, false },
 };
 
 static void help(void)
@@ -30,6 +30,7 @@ static void help(void)
 	       "  apply [PF]               apply the layouts now\n"
 	       "  reset [PF...]            remove what sriov-persist created on PFs whose layout\n"
 	       "                           was removed (disruptive; all such PFs when none named)\n"
+	       "  cat [PF]                 the merged layout of a PF, each value with its file:line\n"
 	       "  check [FILE...]          validate layout and main config files\n"
 	       "  snapshot                 the host's SR-IOV state as JSON\n"
 	       "  wait [--timeout SEC]     until every configured PF is applied (the boot gate)\n"

@@ -64,6 +64,7 @@ int verb_status(struct ctl *c);
 int verb_snapshot(struct ctl *c);
 int verb_wait(struct ctl *c);
 int verb_reset(struct ctl *c);
+int verb_cat(struct ctl *c);
 /* apply_options.on_action of apply and reset: each action as it is done. */
 void ctl_on_action(const struct pf_state *pf, const struct action *a, int r, const char *detail,
 		   void *userdata);

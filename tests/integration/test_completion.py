@@ -24,7 +24,7 @@ DEVICES = {
     "0000:5e:00.0": ("8", []),
 }
 PFS = ["0000:3b:00.0", "ens1f0", "0000:3b:00.1", "ens1f1", "0000:5e:00.0"]
-VERBS = ["status", "plan", "apply", "reset", "check", "snapshot", "wait"]
+VERBS = ["status", "plan", "apply", "reset", "cat", "check", "snapshot", "wait"]
 GLOBAL = ["--host", "--config-dir", "--main-config", "--runtime-dir", "--state-dir", "--no-color",
           "--no-pager"]
 
@@ -130,6 +130,9 @@ CASES = [
     ("status 0000:3b:00.", ["00.0", "00.1"]),
     ("--host worker-7.json --config-dir conf.d apply ens1", ["ens1f0", "ens1f1"]),
     ("status ens1f0 ", []),  # one PF at most
+    ("cat ", PFS),
+    ("cat ens1f0 ", []),
+    ("c", ["cat", "check"]),
     ("reset ", PFS),
     ("reset ens1f0 ", [p for p in PFS if p != "ens1f0"]),
     ("reset 0000:3b:00.0 0000:3b:00.", ["00.1"]),

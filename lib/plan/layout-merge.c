@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "layout-merge.h"
+
+static const struct layout_file *find_file(const struct layout_set *set, const char *path)
+{
+	for (size_t i = 0; i < set->n_files; i++)
+		if (set->files[i] && streq(set->files[i]->path, path))
+			return set->files[i];
+	return NULL;
+}
+
+/* d's VFs, or past the last VF a section of the files names. */
+static size_t count_vfs(const struct layout_set *set, const struct pf_desired *d)
+{
+	size_t n = d->n_vfs;
+
+	for (char *const *p = d->config_files; p && *p; p++) {
+		const struct layout_file *f = find_file(set, *p);
+
+		for (size_t j = 0; f && j < f->n_vf_sections; j++)
+			if (f->vf_sections[j].first != VF_INDEX_ALL && f->vf_sections[j].last >= n)
+				n = (size_t)f->vf_sections[j].last + 1;
+	}
+	return n;
+}
+
+static int merge_file(const struct layout_file *f, struct vf_settings *vfs, size_t n)
+{
+	for (size_t j = 0; j < f->n_vf_sections; j++) {
+		const struct vf_section *s = &f->vf_sections[j];
+		size_t first = s->first == VF_INDEX_ALL ? 0 : s->first;
+		size_t last = s->first == VF_INDEX_ALL ? n - 1 : s->last;
+
+		for (size_t k = first; k <= last && k < n; k++) {
+			int r = vf_settings_merge(&vfs[k], &s->settings);
+
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+int layout_merge_vfs(const struct layout_set *set, const struct pf_desired *d,
+		     struct vf_settings **ret, size_t *ret_n)
+{
+	size_t n = count_vfs(set, d);
+	struct vf_settings *vfs = NULL;
+
+	if (n > 0) {
+		vfs = calloc(n, sizeof(*vfs));
+		if (!vfs)
+			return -ENOMEM;
+	}
+	for (char *const *p = d->config_files; p && *p; p++) {
+		const struct layout_file *f = find_file(set, *p);
+
+		if (f && n > 0 && merge_file(f, vfs, n) < 0) {
+			vf_settings_free_array(vfs, n);
+			return -ENOMEM;
+		}
+	}
+	*ret = vfs;
+	*ret_n = n;
+	return 0;
+}
+
+bool vf_settings_same(const struct vf_settings *a, const struct vf_settings *b)
+{
+	if (a->set != b->set || a->stable != b->stable)
+		return false;
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
+		if (vf_settings_has(a, k) && (!vf_attrs_equal(&a->attrs, &b->attrs, k) ||
+					      !streq_ptr(a->src[k].file, b->src[k].file) ||
+					      a->src[k].line != b->src[k].line))
+			return false;
+	return true;
+}
+
+void vf_settings_free_array(struct vf_settings *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		vf_settings_done(&v[i]);
+	free(v);
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* sriovctl cat: the merged layout of a PF as its files make it, each value
+ * with the file:line it comes from, as systemctl cat shows a unit. */
+
+#include "layout-merge.h"
+#include "pf-keys.h"
+#include "sriovctl.h"
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+static void print_value(const char *key, const char *value, const struct src *at)
+{
+	printf("%s=%s  # %s:%u\n", key, value, base_name(strna(at->file)), at->line);
+}
+
+static void print_header(const struct pf_view *pv)
+{
+	const struct pf_state *pf = pv->pf;
+
+	printf("# PF %s%s%s%s, selected by ", pf->pci, pf->name ? " (" : "", strempty(pf->name),
+	       pf->name ? ")" : "");
+	for (char *const *p = pv->desired->config_files; *p; p++)
+		printf("%s%s", p == pv->desired->config_files ? "" : ", ", *p);
+	printf("\n");
+	if (pv->desired->held)
+		printf("# held, nothing is applied: %s\n", strna(pv->desired->held_reason));
+}
+
+static void print_pf_section(const struct pf_settings *s)
+{
+	char buf[PF_KEY_STR_MAX];
+
+	printf("[PhysicalFunction]\n");
+	for (enum pf_key k = 0; k < _PF_KEY_MAX; k++)
+		if (pf_settings_has(s, k))
+			print_value(pf_key_to_string(k), pf_settings_format(s, k, buf), &s->src[k]);
+}
+
+/* VFs first..last, which the layouts set alike. */
+static void print_vf_section(const struct vf_settings *v, size_t first, size_t last)
+{
+	char buf[VF_ATTR_STR_MAX];
+
+	if (first == last)
+		printf("\n[VirtualFunction %zu]\n", first);
+	else
+		printf("\n[VirtualFunction %zu-%zu]\n", first, last);
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
+		if (!vf_settings_has(v, k))
+			continue;
+		print_value(vf_key_to_string(k),
+			    vf_settings_is_stable(v, k) ?
+				    "stable" :
+				    vf_attrs_format(&v->attrs, k, VF_SPELLING_LAYOUT, buf),
+			    &v->src[k]);
+	}
+}
+
+static int print_pf(const struct layout_set *set, const struct pf_view *pv)
+{
+	struct vf_settings *vfs = NULL;
+	size_t n = 0, first = 0;
+	int r;
+
+	r = layout_merge_vfs(set, pv->desired, &vfs, &n);
+	if (r < 0)
+		return r;
+	print_header(pv);
+	print_pf_section(&pv->desired->pf);
+	for (size_t i = 1; i <= n; i++) {
+		if (i < n && vf_settings_same(&vfs[first], &vfs[i]))
+			continue;
+		if (vfs[first].set)
+			print_vf_section(&vfs[first], first, i - 1);
+		first = i;
+	}
+	vf_settings_free_array(vfs, n);
+	return 0;
+}
+
+int verb_cat(struct ctl *c)
+{
+	struct ctl_view cv;
+	size_t shown = 0;
+	int r = 0;
+
+	if (ctl_host_view(c, &cv) < 0)
+		return EXIT_FAIL;
+	for (size_t i = 0; r >= 0 && i < cv.v.n_pfs; i++) {
+		const struct pf_view *pv = &cv.v.pfs[i];
+
+		if (!pv->desired)
+			continue;
+		if (shown++ > 0)
+			printf("\n");
+		r = print_pf(cv.set, pv);
+	}
+	if (r < 0)
+		fprintf(stderr, "Merging the layouts failed: %s\n", strerror(-r));
+	else if (shown == 0 && c->n_args > 0)
+		fprintf(stderr, "No layout selects %s\n", c->args[0]);
+	else if (shown == 0)
+		fprintf(stderr, "No layout selects a PF of this host\n");
+	ctl_view_done(&cv);
+	return r < 0 || (shown == 0 && c->n_args > 0) ? EXIT_FAIL : EXIT_OK;
+}

@@ -1,0 +1,205 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""What status and cat tell an operator: every key a layout sets next to what the host has, the
+files that select a PF, pending firmware changes, one word for an unconfigured PF."""
+
+import json
+import re
+
+E810 = "0000:3b:00.0"
+E810_B = "0000:3b:00.1"
+
+BASE = f"""[Match]
+PCIAddress={E810}
+
+[PhysicalFunction]
+VirtualFunctions=4
+MTUBytes=9000
+
+[VirtualFunction 0-3]
+VLANId=100
+VLANProtocol=802.1Q
+MaxTxRateMbps=2000
+
+[VirtualFunction 3]
+Driver=vfio-pci
+"""
+
+OTHER = """[Match]
+Name=ens1f0
+
+[VirtualFunction 1]
+MaxTxRateMbps=3000
+ResourceName=e810_a
+"""
+
+
+def applied(make_host):
+    h = make_host("e810.json")
+    h.layout("50-e810.conf", BASE)
+    h.layout("60-other.conf", OTHER)
+    r = h.run("apply")
+    assert r.returncode == 0, r.stdout + r.stderr
+    return h
+
+
+def status_json(h, *args):
+    r = h.run("status", "--json", *args)
+    return r, {p["pci"]: p for p in json.loads(r.stdout)["pfs"]}
+
+
+def test_status_json_shows_every_key_wanted_and_now(make_host):
+    h = applied(make_host)
+    s = h.state()
+    h.pf_of(s, E810)["vfs"][2]["max_tx_rate"] = 0  # ip link set ens1f0 vf 2 max_tx_rate 0
+    h.save(s)
+    r, st = status_json(h)
+    pf = st[E810]
+    assert pf["state"] == "drifted"
+    assert pf["config_files"] == [str(h.confdir / "50-e810.conf"), str(h.confdir / "60-other.conf")]
+    assert pf["settings"]["MTUBytes"] == {"now": "9000", "wanted": "9000",
+                                          "source": f"{h.confdir}/50-e810.conf:6"}
+    assert pf["settings"]["ESwitchMode"] == {"now": "legacy", "wanted": None, "source": None}
+    assert set(pf["settings"]) == {"VirtualFunctions", "MTUBytes", "LinkUp", "ESwitchMode",
+                                   "HardwareTCOffload", "LinkType", "FirmwareVirtualFunctions",
+                                   "ExternallyManaged"}
+    vf1, vf2, vf3 = pf["vfs"][1], pf["vfs"][2], pf["vfs"][3]
+    # one entry per key of the table, whatever the layout sets
+    assert len(vf1["settings"]) == 16 and "QueryReceiveSideScaling" in vf1["settings"]
+    assert vf1["settings"]["MaxTxRateMbps"] == {"now": "3000", "wanted": "3000",
+                                                "source": f"{h.confdir}/60-other.conf:5"}
+    assert vf1["settings"]["ResourceName"]["now"] is None
+    assert vf1["settings"]["ResourceName"]["wanted"] == "e810_a"
+    assert vf1["settings"]["VLANProtocol"]["wanted"] == "802.1Q"
+    assert vf2["settings"]["MaxTxRateMbps"]["now"] == "0"
+    assert vf2["settings"]["MaxTxRateMbps"]["wanted"] == "2000"
+    # what the host has, then what is wanted
+    assert vf2["layout"] == "differs: max_tx_rate 0 (wanted 2000)", vf2
+    # a vfio-pci VF has no netdev: no MTU
+    assert vf3["settings"]["MTUBytes"]["now"] is None and vf3["mtu"] == 0
+    assert vf3["settings"]["Driver"] == {"now": "vfio-pci", "wanted": "vfio-pci",
+                                         "source": f"{h.confdir}/50-e810.conf:14"}
+
+
+def test_status_table_shows_files_pf_keys_and_what_a_vf_has(make_host):
+    h = applied(make_host)
+    s = h.state()
+    h.pf_of(s, E810)["vfs"][2]["max_tx_rate"] = 0
+    h.save(s)
+    out = h.run("status").stdout
+    assert "    files: 50-e810.conf 60-other.conf\n" in out, out
+    assert "    mtu 9000 (wanted 9000), link up yes, eswitch legacy, hw-tc-offload no, " \
+           "link type ethernet\n" in out, out
+    rows = {int(m.group(1)): m.group(0) for m in re.finditer(r"^    (\d) .*$", out, re.M)}
+    assert rows[2].endswith("differs: max_tx_rate 0 (wanted 2000)"), out
+    # the vfio-pci VF has no MTU
+    assert re.search(r" vfio-pci .* auto +-  ok$", rows[3]), rows[3]
+    # the keys without a column, under their VF
+    assert "\n        proto 802.1Q, max_tx_rate 3000, resource_name e810_a\n" in out, out
+    assert "\n        proto 802.1Q, max_tx_rate 0 (wanted 2000)\n" in out, out
+    # unconfigured: the VF lines and PF keys are for configured PFs only
+    line = next(ln for ln in out.splitlines() if ln.startswith(E810_B))
+    assert re.search(r" 0 +- +128  unconfigured ", line), line
+
+
+def test_a_pf_held_by_an_empty_file_wants_nothing(make_host):
+    h = make_host("e810.json")
+    h.layout("50-e810.conf", BASE)
+    h.layout("70-empty.conf", "")
+    r, st = status_json(h)
+    assert r.returncode == 1
+    assert st[E810]["state"] == "held" and st[E810]["desired_num_vfs"] is None
+    line = next(ln for ln in h.run("status").stdout.splitlines() if ln.startswith(E810))
+    assert re.search(r" 0 +- +128  held ", line), line
+    # both files select it (the empty one selects every PF)
+    assert "files: 50-e810.conf 70-empty.conf" in h.run("status").stdout
+
+
+def test_cat_shows_the_merged_layout_with_file_and_line(make_host):
+    h = make_host("e810.json")
+    h.layout("50-e810.conf", BASE)
+    h.layout("60-other.conf", OTHER)
+    want = f"""# PF {E810} (ens1f0), selected by {h.confdir}/50-e810.conf, {h.confdir}/60-other.conf
+[PhysicalFunction]
+VirtualFunctions=4  # 50-e810.conf:5
+MTUBytes=9000  # 50-e810.conf:6
+
+[VirtualFunction 0]
+VLANId=100  # 50-e810.conf:9
+VLANProtocol=802.1Q  # 50-e810.conf:10
+MaxTxRateMbps=2000  # 50-e810.conf:11
+
+[VirtualFunction 1]
+VLANId=100  # 50-e810.conf:9
+VLANProtocol=802.1Q  # 50-e810.conf:10
+MaxTxRateMbps=3000  # 60-other.conf:5
+ResourceName=e810_a  # 60-other.conf:6
+
+[VirtualFunction 2]
+VLANId=100  # 50-e810.conf:9
+VLANProtocol=802.1Q  # 50-e810.conf:10
+MaxTxRateMbps=2000  # 50-e810.conf:11
+
+[VirtualFunction 3]
+Driver=vfio-pci  # 50-e810.conf:14
+VLANId=100  # 50-e810.conf:9
+VLANProtocol=802.1Q  # 50-e810.conf:10
+MaxTxRateMbps=2000  # 50-e810.conf:11
+"""
+    # by PCI address, interface name, alternative name; every PF with a layout
+    for args in ([E810], ["ens1f0"], ["enp59s0f0"], []):
+        r = h.run("cat", *args)
+        assert r.returncode == 0 and r.stdout == want, (args, r.stdout, r.stderr)
+
+
+def test_cat_groups_vfs_set_alike_and_keeps_stable(make_host):
+    h = make_host("e810.json")
+    h.layout("50.conf", f"[Match]\nPCIAddress={E810}\n[PhysicalFunction]\nVirtualFunctions=max\n"
+                        "[VirtualFunction]\nMACAddress=stable\nTrust=yes\n")
+    r = h.run("cat", "ens1f0")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.endswith("VirtualFunctions=max  # 50.conf:4\n\n[VirtualFunction 0-127]\n"
+                             "MACAddress=stable  # 50.conf:6\nTrust=yes  # 50.conf:7\n"), r.stdout
+
+
+def test_cat_says_when_nothing_selects_the_pf(make_host):
+    h = make_host("e810.json")
+    h.layout("50-e810.conf", BASE)
+    r = h.run("cat", "0000:99:00.0")
+    assert r.returncode == 1 and r.stdout == "" and "No PF '0000:99:00.0' on this host" in r.stderr
+    r = h.run("cat", "ens1f1")
+    assert r.returncode == 1 and r.stdout == "" and "No layout selects ens1f1" in r.stderr
+    assert h.run("cat", "a", "b").returncode == 2
+
+
+def test_firmware_vf_limit_raised_is_pending_until_the_reboot(make_host):
+    """VirtualFunctions=16 on a ConnectX-6 Dx whose firmware allows 8: the apply raises the
+    firmware limit, and until the reboot the PF has no VFs: pending, not applied."""
+    h = make_host("cx6dx.json")
+    pci = h.pfs_by_driver("mlx5_core")[0]["pci"]
+    h.layout("50.conf", f"[Match]\nPCIAddress={pci}\n[PhysicalFunction]\nVirtualFunctions=16\n")
+    r = h.run("apply")
+    assert r.returncode == 0, r.stdout + r.stderr
+    r, st = status_json(h)
+    pf = st[pci]
+    assert r.returncode == 0
+    assert pf["state"] == "pending", pf
+    assert pf["reason"] == "firmware VF limit raised to 16, waiting for a reboot"
+    assert pf["num_vfs"] == 0 and pf["desired_num_vfs"] == 16
+    assert pf["settings"]["FirmwareVirtualFunctions"]["now"] == "16"
+    out = h.run("status").stdout
+    line = next(ln for ln in out.splitlines() if ln.startswith(pci))
+    assert re.search(r" 0 +16 +8  pending ", line), out
+    # the reason is said once, as the pending reboot
+    assert out.count("firmware VF limit raised to 16") == 1, out
+    assert "pending reboot: firmware VF limit raised to 16, waiting for a reboot" in out
+    assert "firmware VF limit 16" in out
+
+
+def test_one_word_for_an_unconfigured_pf(make_host):
+    h = make_host("e810.json")
+    r, st = status_json(h)
+    assert r.returncode == 0
+    assert {p["state"] for p in st.values()} == {"unconfigured"}
+    assert all(p["reason"] is None for p in st.values())
+    assert "unconfigured (no layout selects it)" in h.run("plan").stdout
+    assert "not-configured" not in h.run("status").stdout
