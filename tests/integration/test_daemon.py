@@ -446,6 +446,16 @@ def test_plan_and_status_equal_sriovctl(make_host, start_daemon, bus_client):
     status = json.loads(c.call("GetStatus"))
     daemon = status.pop("daemon")
     assert status == direct_status
+    # what the layouts set, next to what the host has, and where: through the bus as well
+    mlx = next(p for p in status["pfs"] if p["pci"] == MIXED_MLX)
+    assert mlx["config_files"] == c.get("ConfigFiles", pf_path(MIXED_MLX), PF_IFACE)
+    assert mlx["config_files"] and mlx["settings"]["VirtualFunctions"]["wanted"] == "3"
+    assert mlx["vfs"][0]["settings"]["VLANId"]["now"] == "0"
+    assert mlx["vfs"][0]["settings"]["VLANId"]["wanted"] == "10"
+    assert mlx["vfs"][0]["settings"]["VLANId"]["source"].startswith(mlx["config_files"][0] + ":")
+    assert mlx["vfs"][0]["layout"] == "differs: vlan 0 (wanted 10)", mlx["vfs"][0]
+    held = next(p for p in status["pfs"] if p["pci"] == MIXED_I40E)
+    assert held["state"] == "held" and held["desired_num_vfs"] is None
 
     props = c.get_all()
     assert daemon == {"version": VERSION, "state": props["State"], "drifted": props["Drifted"],
@@ -989,6 +999,12 @@ def test_pending_reboot_survives_a_restart(make_host, start_daemon, bus_client):
     reasons = c.get("PendingRebootReasons")
     assert reasons == [f"{CX6_A}: firmware VF limit raised to 16, waiting for a reboot"], reasons
     assert json.loads(c.call("GetStatus"))["daemon"]["pending_reboot_reasons"] == reasons
+    # no VFs until the reboot: pending, never applied
+    c.wait_property("State", "pending", pf_path(CX6_A), PF_IFACE)
+    assert c.get("LastError", pf_path(CX6_A), PF_IFACE) == \
+        "firmware VF limit raised to 16, waiting for a reboot"
+    pf = next(p for p in json.loads(c.call("GetStatus"))["pfs"] if p["pci"] == CX6_A)
+    assert pf["state"] == "pending" and pf["reason"] == pf["pending_reboot_reasons"][0]
     record = h.dir / "host.json.lib" / "reboot.json"  # <state-dir>: FILE.lib with --host
     assert record.is_file() and CX6_A in record.read_text()
 
