@@ -19,14 +19,26 @@ static void print_value(const char *key, const char *value, const struct src *at
 	printf("%s=%s  # %s:%u\n", key, value, base_name(strna(at->file)), at->line);
 }
 
+/* Whether paths a and b are in the same directory. */
+static bool same_dir(const char *a, const char *b)
+{
+	size_t n = (size_t)(base_name(a) - a);
+
+	return n == (size_t)(base_name(b) - b) && strncmp(a, b, n) == 0;
+}
+
+/* "# PF 0000:3b:00.0 (ens1f0), selected by /etc/sriov-persist/conf.d/50-e810.conf,
+ * 60-other.conf": a file in the directory of the one before by its name. */
 static void print_header(const struct pf_view *pv)
 {
+	char *const *files = pv->desired->config_files;
 	const struct pf_state *pf = pv->pf;
 
 	printf("# PF %s%s%s%s, selected by ", pf->pci, pf->name ? " (" : "", strempty(pf->name),
 	       pf->name ? ")" : "");
-	for (char *const *p = pv->desired->config_files; *p; p++)
-		printf("%s%s", p == pv->desired->config_files ? "" : ", ", *p);
+	for (size_t i = 0; files[i]; i++)
+		printf("%s%s", i == 0 ? "" : ", ",
+		       i > 0 && same_dir(files[i - 1], files[i]) ? base_name(files[i]) : files[i]);
 	printf("\n");
 	if (pv->desired->held)
 		printf("# held, nothing is applied: %s\n", strna(pv->desired->held_reason));

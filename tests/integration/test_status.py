@@ -118,7 +118,7 @@ def test_cat_shows_the_merged_layout_with_file_and_line(make_host):
     h = make_host("e810.json")
     h.layout("50-e810.conf", BASE)
     h.layout("60-other.conf", OTHER)
-    want = f"""# PF {E810} (ens1f0), selected by {h.confdir}/50-e810.conf, {h.confdir}/60-other.conf
+    want = f"""# PF {E810} (ens1f0), selected by {h.confdir}/50-e810.conf, 60-other.conf
 [PhysicalFunction]
 VirtualFunctions=4  # 50-e810.conf:5
 MTUBytes=9000  # 50-e810.conf:6
