@@ -9,10 +9,13 @@
 
 #include "host-view.h"
 
-/* {"pfs": [...]}: per PF its state (not-configured, unconfigured: what a
- * removed layout left is still there, as state_dir records it; held, failed,
- * deferred, drifted, pending, applied), the last apply record read from
- * runtime_dir/pf/<pci>.json, pending reboot reasons and its VFs. With
+/* {"pfs": [...]}: per PF its state (unconfigured, with as reason what a
+ * removed layout left when state_dir records it; held, failed, deferred,
+ * degraded, drifted, pending (also when only a reboot is left), applied),
+ * the files that select it, the last apply record read from
+ * runtime_dir/pf/<pci>.json, pending reboot reasons, its VFs, and per PF
+ * and per VF every key of the key tables (pf-keys.h, vf-attrs.h) as
+ * {"now", "wanted", "source"}. With
  * with_gone, PFs that have a record but are no longer on the host are
  * listed with state "gone". -ENOMEM. */
 int report_status(const struct host_view *v, const char *runtime_dir, const char *state_dir,
