@@ -25,14 +25,16 @@ static size_t count_vfs(const struct layout_set *set, const struct pf_desired *d
 	return n;
 }
 
-static int merge_file(const struct layout_file *f, struct vf_settings *vfs, size_t n)
+/* [VirtualFunction] is every VF of the PF (n_all), as desired_build() has
+ * it; a range stops at n. */
+static int merge_file(const struct layout_file *f, struct vf_settings *vfs, size_t n, size_t n_all)
 {
 	for (size_t j = 0; j < f->n_vf_sections; j++) {
 		const struct vf_section *s = &f->vf_sections[j];
 		size_t first = s->first == VF_INDEX_ALL ? 0 : s->first;
-		size_t last = s->first == VF_INDEX_ALL ? n - 1 : s->last;
+		size_t end = s->first == VF_INDEX_ALL ? n_all : (size_t)s->last + 1;
 
-		for (size_t k = first; k <= last && k < n; k++) {
+		for (size_t k = first; k < end && k < n; k++) {
 			int r = vf_settings_merge(&vfs[k], &s->settings);
 
 			if (r < 0)
@@ -56,7 +58,7 @@ int layout_merge_vfs(const struct layout_set *set, const struct pf_desired *d,
 	for (char *const *p = d->config_files; p && *p; p++) {
 		const struct layout_file *f = find_file(set, *p);
 
-		if (f && n > 0 && merge_file(f, vfs, n) < 0) {
+		if (f && n > 0 && merge_file(f, vfs, n, d->n_vfs) < 0) {
 			vf_settings_free_array(vfs, n);
 			return -ENOMEM;
 		}

@@ -10,8 +10,9 @@
 /* Per VF index, the sections of the files that select the PF (d's
  * config_files, in set order) merged as desired_build() merges them. The
  * VFs are those of d, and as many more as a section names explicitly (a
- * layout that leaves VirtualFunctions= unset on a PF without VFs). *ret is
- * NULL when there are none. -ENOMEM. */
+ * layout that leaves VirtualFunctions= unset on a PF without VFs), which
+ * [VirtualFunction] does not cover. *ret is NULL when there are none.
+ * -ENOMEM. */
 int layout_merge_vfs(const struct layout_set *set, const struct pf_desired *d,
 		     struct vf_settings **ret, size_t *ret_n);
 /* Whether a and b set the same keys to the same values from the same places. */

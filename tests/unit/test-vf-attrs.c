@@ -25,6 +25,14 @@ static void test_table(void **state)
 		if (g != (1u << k))
 			assert_int_equal(g & ~VF_NETLINK_KEYS, 0);
 	}
+	/* every key has a name for status tables, and only the resource name
+	 * has no value on a host */
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
+		assert_non_null(vf_key_to_label(k));
+		assert_int_equal(vf_key_on_host(k), k != VF_KEY_RESOURCE_NAME);
+	}
+	assert_string_equal(vf_key_to_label(VF_KEY_MAX_TX_RATE), "max_tx_rate");
+	assert_string_equal(vf_key_to_label(VF_KEY_MTU), "mtu");
 	assert_null(vf_key_to_string(_VF_KEY_MAX));
 	assert_int_equal(vf_key_from_string("macaddress"), _VF_KEY_INVALID);
 	assert_int_equal(vf_key_from_string(NULL), _VF_KEY_INVALID);
@@ -179,12 +187,40 @@ static void test_defaults(void **state)
 	assert_true(vf_attrs_is_default(&a, VF_KEY_MIN_TX_RATE));
 }
 
+/* What a host has: nothing for no driver, no netdev, a GUID never set or
+ * the resource name; the rest as vf_attrs_format() gives it. */
+static void test_format_host(void **state)
+{
+	struct vf_attrs a;
+	char buf[VF_ATTR_STR_MAX];
+
+	vf_attrs_init(&a);
+	assert_null(vf_attrs_format_host(&a, VF_KEY_DRIVER, VF_SPELLING_LAYOUT, buf));
+	assert_null(vf_attrs_format_host(&a, VF_KEY_MTU, VF_SPELLING_LAYOUT, buf));
+	assert_null(vf_attrs_format_host(&a, VF_KEY_IB_NODE_GUID, VF_SPELLING_LAYOUT, buf));
+	assert_string_equal(vf_attrs_format_host(&a, VF_KEY_MAX_TX_RATE, VF_SPELLING_IP, buf), "0");
+	assert_string_equal(vf_attrs_format_host(&a, VF_KEY_SPOOFCHK, VF_SPELLING_LAYOUT, buf),
+			    "yes");
+	assert_string_equal(vf_attrs_format_host(&a, VF_KEY_MAC, VF_SPELLING_IP, buf),
+			    "00:00:00:00:00:00");
+	a.mtu = 1500;
+	a.ib_port_guid = 1;
+	a.driver = strdup("iavf");
+	a.resource_name = strdup("x");
+	assert_string_equal(vf_attrs_format_host(&a, VF_KEY_MTU, VF_SPELLING_IP, buf), "1500");
+	assert_string_equal(vf_attrs_format_host(&a, VF_KEY_IB_PORT_GUID, VF_SPELLING_IP, buf),
+			    "00:00:00:00:00:00:00:01");
+	assert_string_equal(vf_attrs_format_host(&a, VF_KEY_DRIVER, VF_SPELLING_IP, buf), "iavf");
+	assert_null(vf_attrs_format_host(&a, VF_KEY_RESOURCE_NAME, VF_SPELLING_IP, buf));
+	vf_attrs_done(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),	      cmocka_unit_test(test_parse_format),
 		cmocka_unit_test(test_parse_refused), cmocka_unit_test(test_copy_equal_clear),
-		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_defaults),      cmocka_unit_test(test_format_host),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
