@@ -91,6 +91,22 @@ char *doc_pf_describe(struct json_object *pf)
 	return name ? strdup_printf("%s (%s)", pci, name) : strdup(pci);
 }
 
+void doc_print_files(struct json_object *pf, const char *indent)
+{
+	size_t n = doc_len(pf, "config_files");
+
+	if (n == 0)
+		return;
+	printf("%sfiles:", indent);
+	for (size_t i = 0; i < n; i++) {
+		const char *f = json_object_get_string(doc_idx(pf, "config_files", i));
+		const char *slash = f ? strrchr(f, '/') : NULL;
+
+		printf(" %s", slash ? slash + 1 : strna(f));
+	}
+	printf("\n");
+}
+
 void ctl_print_json(struct json_object *doc)
 {
 	printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |

@@ -21,6 +21,7 @@ static void print_pf(const struct ctl *c, struct json_object *pf)
 	if (doc_bool(pf, "held")) {
 		printf("%s: %s: %s\n", strna(who), ctl_paint(c, ANSI_RED, "held"),
 		       strna(doc_str(pf, "held_reason")));
+		doc_print_files(pf, "  ");
 		return;
 	}
 	if (n == 0)
@@ -28,6 +29,7 @@ static void print_pf(const struct ctl *c, struct json_object *pf)
 	else
 		printf("%s: %zu action(s)%s\n", strna(who), n,
 		       doc_bool(pf, "disruptive") ? ", disruptive" : ", all live");
+	doc_print_files(pf, "  ");
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *a = doc_idx(pf, "actions", i);
 

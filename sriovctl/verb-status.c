@@ -145,23 +145,6 @@ static void print_vfs(struct json_object *pf)
 	}
 }
 
-/* "    files: 50-e810.conf 60-other.conf": the layouts that select the PF. */
-static void print_files(struct json_object *pf)
-{
-	size_t n = doc_len(pf, "config_files");
-
-	if (n == 0)
-		return;
-	printf("    files:");
-	for (size_t i = 0; i < n; i++) {
-		const char *f = json_object_get_string(doc_idx(pf, "config_files", i));
-		const char *slash = f ? strrchr(f, '/') : NULL;
-
-		printf(" %s", slash ? slash + 1 : strna(f));
-	}
-	printf("\n");
-}
-
 /* "    mtu 9000 (wanted 9000), link up yes, eswitch switchdev, ...": the
  * [PhysicalFunction] keys but the VF count (a column), from the key table. */
 static void print_pf_settings(struct json_object *pf)
@@ -218,7 +201,7 @@ static void print_pf(const struct ctl *c, struct json_object *pf)
 		       strna(json_object_get_string(doc_idx(pf, "pending_reboot_reasons", i))));
 	if (doc_len(pf, "config_files") == 0)
 		return;
-	print_files(pf);
+	doc_print_files(pf, "    ");
 	print_pf_settings(pf);
 	print_vfs(pf);
 }

@@ -27,7 +27,8 @@ def test_exclusive_with_rdma_vfs(make_host):
 
     plan = h.run("plan")
     assert plan.returncode == 10, plan.stdout + plan.stderr
-    lines = [line.split(None, 1)[1] for line in plan.stdout.splitlines()[1:5]]
+    assert plan.stdout.splitlines()[1] == "  files: 50-rdma.conf", plan.stdout
+    lines = [line.split(None, 1)[1] for line in plan.stdout.splitlines()[2:6]]
     assert lines == ["load module iavf", "load module irdma", "set 2 VFs",
                      "set RDMA netns mode exclusive"], plan.stdout
     r = h.run("apply")

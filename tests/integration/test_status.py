@@ -101,6 +101,20 @@ def test_status_table_shows_files_pf_keys_and_what_a_vf_has(make_host):
     assert re.search(r" 0 +- +128  unconfigured ", line), line
 
 
+def test_plan_names_the_files_that_select_a_pf(make_host):
+    h = make_host("e810.json")
+    h.layout("50-e810.conf", BASE)
+    h.layout("60-other.conf", OTHER)
+    out = h.run("plan").stdout
+    assert out.startswith(f"{E810} (ens1f0): ") and \
+        out.splitlines()[1] == "  files: 50-e810.conf 60-other.conf", out
+    # a held PF too: which files to look at
+    h.layout("60-other.conf", OTHER + "Trust=maybe\n")
+    out = h.run("plan").stdout
+    assert out.splitlines()[1] == "  files: 50-e810.conf 60-other.conf", out
+    assert f"{E810_B} (ens1f1): unconfigured (no layout selects it)\n" in out
+
+
 def test_a_pf_held_by_an_empty_file_wants_nothing(make_host):
     h = make_host("e810.json")
     h.layout("50-e810.conf", BASE)
