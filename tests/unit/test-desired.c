@@ -279,10 +279,11 @@ static void test_file_with_errors_holds(void **state)
 	assert_int_equal(strv_length(t.d->config_files), 2);
 	run_done(&t, files, 2);
 
-	/* and takes no part in the merge: the VFs of A beyond its
-	 * VirtualFunctions=0 are no error of A's */
+	/* a file with errors whose [Match] is broken (empty) takes no part in
+	 * the merge: the VFs of A beyond its VirtualFunctions=0 are no error
+	 * of A's */
 	files[0] = file_new(A, "0000:3b:00.*");
-	files[1] = file_new(B, "*");
+	files[1] = file_new(B, NULL);
 	PF_SET(files[0], VIRTUAL_FUNCTIONS, num_vfs, 8, 3);
 	VF_SET(section(files[0], 0, 7, 5), files[0], VLAN, vlan, 100, 6);
 	PF_SET(files[1], VIRTUAL_FUNCTIONS, num_vfs, 0, 3);
@@ -291,6 +292,23 @@ static void test_file_with_errors_holds(void **state)
 	assert_true(t.d->held);
 	assert_string_equal(t.d->held_reason, B ": has errors");
 	assert_int_equal(t.diags.n, 0);
+	run_done(&t, files, 2);
+
+	/* one whose [Match] selects the PF takes part with what parsed of it,
+	 * so that the rest of its errors show too; both places are named */
+	files[0] = file_new(A, "0000:3b:00.*");
+	files[1] = file_new(B, "*");
+	VF_SET(section(files[0], 0, 7, 5), files[0], VLAN, vlan, 100, 6);
+	PF_SET(files[1], VIRTUAL_FUNCTIONS, num_vfs, 4, 3);
+	files[1]->has_error = true;
+	run_build(&t, &host, &pf, files, 2);
+	assert_true(t.d->held);
+	assert_string_equal(t.d->held_reason, B ": has errors");
+	assert_int_equal(t.diags.n, 1);
+	assert_string_equal(t.diags.items[0].file, A);
+	assert_int_equal(t.diags.items[0].line, 5);
+	assert_string_equal(t.diags.items[0].msg,
+			    "[VirtualFunction 0-7]: VF 7 is beyond VirtualFunctions=4 (" B ":3)");
 	run_done(&t, files, 2);
 }
 
@@ -347,7 +365,21 @@ static void test_merge_files_and_sections(void **state)
 	VF_SET(s, files[1], SPOOFCHK, spoofchk, true, 12);
 
 	run_build(&t, &host, &pf, files, 2);
-	expect_ok(&t);
+	/* every value B overrides is said, at B, naming A's place */
+	assert_int_equal(t.diags.n, 4);
+	for (size_t i = 0; i < t.diags.n; i++) {
+		assert_int_equal(t.diags.items[i].level, DIAG_WARNING);
+		assert_string_equal(t.diags.items[i].file, B);
+	}
+	assert_string_equal(t.diags.items[0].msg,
+			    "VirtualFunctions=8 overrides VirtualFunctions=4 at " A ":3 "
+			    "(a later file wins)");
+	assert_string_equal(t.diags.items[1].msg, "VLANId=20 overrides VLANId=10 at " A
+						  ":7 for VFs 2-3 (a later file wins)");
+	assert_string_equal(t.diags.items[3].msg,
+			    "MACSpoofCheck=yes overrides MACSpoofCheck=no at " A
+			    ":11 for VF 3 (a later file wins)");
+	assert_false(t.d->held);
 	assert_int_equal(t.d->num_vfs, 8);
 	assert_int_equal(t.d->n_vfs, 8);
 	assert_string_equal(t.d->pf.src[PF_KEY_VIRTUAL_FUNCTIONS].file, B);
