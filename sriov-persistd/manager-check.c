@@ -481,7 +481,10 @@ static int run_apply(struct manager *m, const char *only, unsigned flags, struct
 	for (size_t i = 0; i < res.diags.n; i++) {
 		_cleanup_free_ char *s = diag_format(&res.diags.items[i]);
 
-		log_pf(LOG_DEBUG, NULL, "%s", strna(s));
+		/* errors show as the PFs' state; a warning (a file that
+		 * selects no PF, a value another file overrides) only here */
+		log_pf(res.diags.items[i].level == DIAG_WARNING ? LOG_WARNING : LOG_DEBUG, NULL,
+		       "%s", strna(s));
 	}
 	r = after_apply(m, &res, flags & RUN_RESET, out);
 	apply_result_done(&res);
