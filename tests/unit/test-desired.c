@@ -756,6 +756,74 @@ static void test_vlan_8021ad(void **state)
 	check_one("ice", 64, 0, f, NULL, 0);
 }
 
+/* A file selecting two PFs reports a problem once, in one text, and
+ * holds both. */
+static void test_two_pfs_one_text(void **state)
+{
+	struct pf_state pfs[2] = { pf_make("i40e", 64, 0), pf_make("i40e", 64, 0) };
+	struct layout_file *files[] = { file_new(A, "*") };
+	struct pf_desired *d[2] = {};
+	struct diag_list diags = {};
+	struct layout_set set = { .files = files, .n_files = 1 };
+	struct vf_settings *s;
+
+	snprintf(pfs[1].pci, sizeof(pfs[1].pci), "0000:3b:00.1");
+	PF_SET(files[0], VIRTUAL_FUNCTIONS, num_vfs, 4, 3);
+	s = section(files[0], VF_INDEX_ALL, VF_INDEX_ALL, 5);
+	VF_SET(s, files[0], VLAN, vlan, 100, 6);
+	VF_SET(s, files[0], VLAN_PROTO, vlan_proto, VLAN_PROTO_8021AD, 7);
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(desired_build(&set, &host, &pfs[i], &diags, &d[i]), 0);
+		assert_true(d[i]->held);
+		assert_string_equal(
+			d[i]->held_reason,
+			A ":7: VLANProtocol=802.1ad: the i40e driver supports only 802.1Q");
+		pf_desired_free(d[i]);
+	}
+	assert_int_equal(diags.n, 1);
+	diag_list_done(&diags);
+	file_free(files[0]);
+}
+
+/* A file whose [Match] selects no PF of the host is said, with what it
+ * matches on; one without a usable [Match] is an error of its own. */
+static void test_unselected(void **state)
+{
+	struct pf_state pf = pf_make("ice", 64, 0);
+	struct host_state h = host;
+	struct layout_file *files[] = { file_new(A, "0000:99:00.0"), file_new(B, "0000:3b:00.*"),
+					file_new("/x/30-c.conf", NULL),
+					file_new("/x/40-d.conf", "*") };
+	struct layout_set set = { .files = files, .n_files = 4 };
+	struct diag_list diags = {};
+	const struct layout_file **unselected = NULL;
+	size_t n = 0;
+
+	h.pfs = &pf;
+	h.n_pfs = 1;
+	assert_int_equal(strv_split("ens9 ens1f0", &files[0]->match.name), 0);
+	assert_int_equal(strv_split("db-*", &files[3]->match.host), 0);
+	assert_int_equal(desired_unselected(&set, &h, &diags, &unselected, &n), 0);
+	assert_int_equal(n, 2);
+	assert_ptr_equal(unselected[0], files[0]);
+	assert_ptr_equal(unselected[1], files[3]);
+	assert_int_equal(diags.n, 2);
+	assert_int_equal(diags.items[0].level, DIAG_WARNING);
+	assert_string_equal(diags.items[0].file, A);
+	assert_int_equal(diags.items[0].line, 1);
+	assert_string_equal(diags.items[0].msg, "[Match] PCIAddress=0000:99:00.0 Name=ens9 ens1f0 "
+						"selects no PF on this host");
+	assert_string_equal(diags.items[1].msg, "[Match] PCIAddress=* Host=db-* selects no PF on "
+						"this host (its name is worker-7)");
+	free(unselected);
+	diag_list_done(&diags);
+	for (size_t i = 0; i < 4; i++) {
+		strv_free(files[i]->match.name);
+		strv_free(files[i]->match.host);
+		file_free(files[i]);
+	}
+}
+
 static void test_qos_without_vlan(void **state)
 {
 	struct layout_file *f = file_new(A, "*");
@@ -1037,6 +1105,8 @@ int main(void)
 		cmocka_unit_test(test_rdma_unsupported),
 		cmocka_unit_test(test_unimplemented_attrs),
 		cmocka_unit_test(test_vlan_8021ad),
+		cmocka_unit_test(test_two_pfs_one_text),
+		cmocka_unit_test(test_unselected),
 		cmocka_unit_test(test_qos_without_vlan),
 		cmocka_unit_test(test_switchdev),
 		cmocka_unit_test(test_link_type),
