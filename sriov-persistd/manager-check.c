@@ -481,10 +481,7 @@ static int run_apply(struct manager *m, const char *only, unsigned flags, struct
 	for (size_t i = 0; i < res.diags.n; i++) {
 		_cleanup_free_ char *s = diag_format(&res.diags.items[i]);
 
-		/* errors show as the PFs' state; a warning (a file that
-		 * selects no PF, a value another file overrides) only here */
-		log_pf(res.diags.items[i].level == DIAG_WARNING ? LOG_WARNING : LOG_DEBUG, NULL,
-		       "%s", strna(s));
+		log_pf(LOG_DEBUG, NULL, "%s", strna(s));
 	}
 	r = after_apply(m, &res, flags & RUN_RESET, out);
 	apply_result_done(&res);
@@ -646,6 +643,8 @@ int manager_reload(struct manager *m)
 		return r;
 	}
 	r = reread(m);
+	if (r >= 0)
+		manager_log_unselected(m);
 	for (size_t i = 0; i < m->n_pfs; i++)
 		m->pfs[i]->given_up = mfree(m->pfs[i]->given_up);
 	/* with errors in the main configuration nothing is applied: the PFs only

@@ -3,6 +3,7 @@
 the rules of the files alone (without a host), files that select no PF (with one),
 every bad line of a file, and one text for one problem."""
 
+import re
 import subprocess
 
 E810 = "0000:3b:00.0"
@@ -138,3 +139,12 @@ def test_one_text_for_a_file_selecting_two_pfs(make_host):
     r = h.run("check")
     assert lines(r) == [f"{p}:7: VLANProtocol=802.1ad: the i40e driver supports only 802.1Q"]
     assert r.returncode == 1
+
+
+def test_the_daemon_logs_a_file_that_selects_no_pf(make_host, start_daemon, bus_client):
+    h = make_host("e810.json")
+    p = h.layout("50-e810.conf", "[Match]\nPCIAddress=0000:99:00.0\n[PhysicalFunction]\nVirtualFunctions=2\n")
+    d = start_daemon(h)
+    bus_client.wait(lambda: re.search(re.escape(f"{p}:1: warning: [Match] PCIAddress=0000:99:00.0 "
+                                                "selects no PF on this host"), d.log_text()),
+                    timeout=15, what="a log line saying the file selects no PF")
