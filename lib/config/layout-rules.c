@@ -53,14 +53,16 @@ void rules_out_done(struct rules_out *o)
 	o->n_errors = 0;
 }
 
-/* " (Key=value at file:line)" when what a message rests on comes from
- * another file than the place it is reported at, else "". */
-static const char *elsewhere(const char *here, const struct src *there, const char *key,
-			     const char *value, char buf[static 256])
+const char *rules_elsewhere(const char *here, const struct src *there, const char *key,
+			    const char *value, char buf[static 256])
 {
 	buf[0] = '\0';
-	if (there->line > 0 && there->file && !streq_ptr(here, there->file))
+	if (there->line == 0 || !there->file || streq_ptr(here, there->file))
+		return buf;
+	if (key)
 		snprintf(buf, 256, " (%s=%s at %s:%u)", key, value, there->file, there->line);
+	else
+		snprintf(buf, 256, " (%s:%u)", there->file, there->line);
 	return buf;
 }
 
@@ -98,7 +100,7 @@ static int check_qos(struct rules_out *o, const struct vf_settings *v)
 		return 0;
 	return rules_error(o, at->file, at->line,
 			   "QualityOfService=%u: needs a VLANId other than 0%s", v->attrs.qos,
-			   elsewhere(at->file, &v->src[VF_KEY_VLAN], "VLANId", "0", buf));
+			   rules_elsewhere(at->file, &v->src[VF_KEY_VLAN], "VLANId", "0", buf));
 }
 
 /* MTUBytes= and RDMA=yes on a VF whose driver has no network interface. */
@@ -116,13 +118,13 @@ static int check_no_netdev(struct rules_out *o, const struct vf_settings *v)
 		r = rules_error(o, at->file, at->line,
 				"MTUBytes=%u: a VF bound to %s has no network interface%s",
 				v->attrs.mtu, v->attrs.driver,
-				elsewhere(at->file, drv, "Driver", v->attrs.driver, buf));
+				rules_elsewhere(at->file, drv, "Driver", v->attrs.driver, buf));
 	}
 	if (r >= 0 && vf_settings_wants_rdma(v)) {
 		at = &v->src[VF_KEY_RDMA];
 		r = rules_error(o, at->file, at->line,
 				"RDMA=yes: a VF bound to %s has no RDMA device%s", v->attrs.driver,
-				elsewhere(at->file, drv, "Driver", v->attrs.driver, buf));
+				rules_elsewhere(at->file, drv, "Driver", v->attrs.driver, buf));
 	}
 	return r;
 }
@@ -168,8 +170,8 @@ int rules_check_pf(struct rules_out *o, const struct pf_settings *s, enum eswitc
 	return rules_error(o, at->file, at->line,
 			   "HardwareTCOffload=yes: needs ESwitchMode=switchdev%s",
 			   pf_settings_has(s, PF_KEY_ESWITCH_MODE) ?
-				   elsewhere(at->file, esw, "ESwitchMode",
-					     eswitch_mode_to_string(s->eswitch_mode), buf) :
+				   rules_elsewhere(at->file, esw, "ESwitchMode",
+						   eswitch_mode_to_string(s->eswitch_mode), buf) :
 				   "");
 }
 

@@ -28,6 +28,12 @@ void rules_out_done(struct rules_out *o);
 int rules_error(struct rules_out *o, const char *file, unsigned line, const char *fmt, ...)
 	_printf_(4, 5);
 
+/* " (Key=value at file:line)", or " (file:line)" when key is NULL, when
+ * what a message at here rests on comes from another file (there), else
+ * "". Returns buf. */
+const char *rules_elsewhere(const char *here, const struct src *there, const char *key,
+			    const char *value, char buf[static 256]);
+
 /* A section naming a VF at or beyond bound (VirtualFunctions=, set at
  * bound_at; bound_text is how it reads: "4" or "max (8)"). */
 int rules_check_section(struct rules_out *o, const char *file, const struct vf_section *s,

@@ -97,7 +97,7 @@ static int check_vf_count(struct ctx *c, uint32_t want)
 	bool fw_auto = !pf_settings_has(s, PF_KEY_FIRMWARE_VFS) ||
 		       s->firmware_vfs == FIRMWARE_VFS_AUTO;
 	bool fw_possible = c->drv->firmware_vfs && c->pf->firmware_total_vfs >= 0;
-	char val[16];
+	char val[16], other[256];
 
 	if (want <= c->pf->total_vfs)
 		return 0;
@@ -120,8 +120,9 @@ static int check_vf_count(struct ctx *c, uint32_t want)
 		return hw_error(
 			c, at->file, at->line,
 			"VirtualFunctions=%s: the PF supports at most %u VFs (sriov_totalvfs), "
-			"and FirmwareVirtualFunctions=no forbids raising the firmware limit",
-			val, c->pf->total_vfs);
+			"and FirmwareVirtualFunctions=no%s forbids raising the firmware limit",
+			val, c->pf->total_vfs,
+			rules_elsewhere(at->file, &s->src[PF_KEY_FIRMWARE_VFS], NULL, NULL, other));
 	if (want > c->drv->firmware_max_vfs)
 		return hw_error(
 			c, at->file, at->line,
@@ -338,6 +339,11 @@ static int check_vf_mtu(struct ctx *c, const struct vf_settings *v)
 	if (v->attrs.mtu < c->drv->min_mtu || v->attrs.mtu > c->drv->max_mtu)
 		return hw_error(c, at->file, at->line, "MTUBytes=%u: the %s driver allows %u..%u",
 				v->attrs.mtu, c->drv_name, c->drv->min_mtu, c->drv->max_mtu);
+	if (pf_mtu > 0 && v->attrs.mtu > pf_mtu && pf_settings_has(&c->d->pf, PF_KEY_MTU))
+		return hw_error(c, at->file, at->line,
+				"MTUBytes=%u: above the PF's MTUBytes=%u (%s:%u)", v->attrs.mtu,
+				pf_mtu, c->d->pf.src[PF_KEY_MTU].file,
+				c->d->pf.src[PF_KEY_MTU].line);
 	if (pf_mtu > 0 && v->attrs.mtu > pf_mtu)
 		return hw_error(c, at->file, at->line,
 				"MTUBytes=%u: above the PF's MTU %u; set MTUBytes= in "

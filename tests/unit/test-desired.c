@@ -651,6 +651,14 @@ static void test_mtu_range(void **state)
 	s = section(f, 0, 0, 5);
 	VF_SET(s, f, MTU, mtu, 9000, 6);
 	check_one("ice", 64, 0, f, NULL, 0);
+
+	/* the PF's MTUBytes= that the VF's is above is named where it is set */
+	f = file_new(A, "*");
+	PF_SET(f, VIRTUAL_FUNCTIONS, num_vfs, 2, 3);
+	PF_SET(f, MTU, mtu, 2000, 4);
+	s = section(f, 0, 0, 5);
+	VF_SET(s, f, MTU, mtu, 9000, 6);
+	check_one("ice", 64, 0, f, "MTUBytes=9000: above the PF's MTUBytes=2000 (" A ":4)", 6);
 }
 
 static void test_vfio_no_netdev(void **state)
