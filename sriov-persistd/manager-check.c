@@ -649,6 +649,8 @@ int manager_reload(struct manager *m)
 		return r;
 	}
 	r = reread(m);
+	if (r >= 0)
+		manager_log_unselected(m);
 	for (size_t i = 0; i < m->n_pfs; i++)
 		m->pfs[i]->given_up = mfree(m->pfs[i]->given_up);
 	/* with errors in the main configuration nothing is applied: the PFs only

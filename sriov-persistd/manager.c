@@ -6,6 +6,7 @@
 #include <syslog.h>
 #include <systemd/sd-id128.h>
 
+#include "desired.h"
 #include "host-linux.h"
 #include "host-sim.h"
 #include "json-util.h"
@@ -289,6 +290,19 @@ int manager_load_config(struct manager *m)
 	m->set = TAKE_PTR(set);
 	manager_notify(m, MANAGER_CONFIG_LOADED);
 	return 0;
+}
+
+void manager_log_unselected(struct manager *m)
+{
+	struct diag_list diags = {};
+
+	if (m->set && m->hs && desired_unselected(m->set, m->hs, &diags, NULL, NULL) >= 0)
+		for (size_t i = 0; i < diags.n; i++) {
+			_cleanup_free_ char *s = diag_format(&diags.items[i]);
+
+			log_msg(LOG_WARNING, "%s", strna(s));
+		}
+	diag_list_done(&diags);
 }
 
 int manager_open_host(struct manager *m)

@@ -159,6 +159,9 @@ void manager_publish(struct manager *m, const struct manager_event *ev);
 int manager_open_host(struct manager *m);
 /* Loads configuration; errors go to m->config_errors. */
 int manager_load_config(struct manager *m);
+/* Each layout file that selects no PF of the cached host, as a warning in
+ * the journal (at start and at each reload): a mistyped [Match]. */
+void manager_log_unselected(struct manager *m);
 /* Replaces the cached host (fresh has every PF) or one PF of it (fresh has
  * host-wide facts and zero or one PF); keeps the entries in step. Takes fresh. */
 int manager_update_cache(struct manager *m, struct host_state *fresh, const char *only);

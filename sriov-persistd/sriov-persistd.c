@@ -178,6 +178,7 @@ static int start(struct manager *m)
 		r = manager_update_cache(m, TAKE_PTR(hs), NULL);
 	if (r < 0)
 		return r;
+	manager_log_unselected(m);
 	manager_load_given_up(m);
 	r = manager_events_start(m);
 	if (r < 0)

@@ -48,6 +48,7 @@ static void help(void)
 	       "  --json               machine-readable output\n"
 
 	       "  --timeout SEC        wait: give up after SEC seconds (default 120)\n"
+	       "  --strict             check: warnings count as errors (exit 1)\n"
 	       "  --no-color           no colors (also when NO_COLOR is set)\n"
 	       "  --no-pager           accepted for compatibility; output is never paged\n"
 	       "  -h, --help           this text\n"
@@ -66,6 +67,7 @@ enum {
 	ARG_NO_PAGER,
 	ARG_TIMEOUT,
 	ARG_MACHINE_ID,
+	ARG_STRICT,
 	ARG_VERSION,
 };
 
@@ -80,6 +82,7 @@ static const struct option options[] = {
 	{ "no-pager", no_argument, NULL, ARG_NO_PAGER },
 	{ "timeout", required_argument, NULL, ARG_TIMEOUT },
 	{ "machine-id", required_argument, NULL, ARG_MACHINE_ID },
+	{ "strict", no_argument, NULL, ARG_STRICT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, ARG_VERSION },
 	{},
@@ -179,6 +182,9 @@ static int parse_argv(struct ctl *c, int argc, char **argv)
 			no_color = true;
 			break;
 		case ARG_NO_PAGER:
+			break;
+		case ARG_STRICT:
+			c->strict = true;
 			break;
 		case ARG_TIMEOUT:
 			r = parse_timeout(c, optarg);

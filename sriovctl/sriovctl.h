@@ -26,6 +26,7 @@ struct ctl {
 	char *state_dir;	 /* what we created */
 	bool json;
 	bool color;
+	bool strict;	    /* check --strict: warnings count as errors */
 	usec_t timeout;	    /* wait --timeout */
 	const char *acting; /* "applying", "resetting": what ctl_on_action says */
 	/* --machine-id: for planning a snapshot offline (snapshots of real hosts

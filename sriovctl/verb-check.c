@@ -4,6 +4,7 @@
 
 #include "conf-parser.h"
 #include "desired.h"
+#include "layout-rules.h"
 #include "sriovctl.h"
 
 /* A named file is the main configuration when it is called
@@ -59,11 +60,15 @@ static int load_named(struct ctl *c, struct layout_set **ret)
 	return layout_set_load_files(layouts, ret);
 }
 
-/* With --host, also what the hardware cannot do, PF by PF. */
+/* With --host, what the hardware cannot do, PF by PF, with the files that
+ * select each (desired_build runs the rules of the files alone too); the
+ * files that select no PF are said, and checked alone. */
 static int check_hardware(struct ctl *c, const struct layout_set *set, struct diag_list *diags)
 {
 	_cleanup_host_state_ struct host_state *hs = NULL;
+	_cleanup_free_ const struct layout_file **unselected = NULL;
 	_cleanup_host_ struct host *h = NULL;
+	size_t n_unselected = 0;
 	int r;
 
 	r = ctl_open_host(c, &h);
@@ -82,7 +87,10 @@ static int check_hardware(struct ctl *c, const struct layout_set *set, struct di
 		if (r < 0)
 			return r;
 	}
-	return 0;
+	r = desired_unselected(set, hs, diags, &unselected, &n_unselected);
+	if (r < 0)
+		return r;
+	return layout_rules_check_files(unselected, n_unselected, diags);
 }
 
 int verb_check(struct ctl *c)
@@ -90,7 +98,7 @@ int verb_check(struct ctl *c)
 	_cleanup_layout_set_ struct layout_set *set = NULL;
 	struct diag_list diags = {};
 	unsigned n_main = 0;
-	size_t errors;
+	size_t errors, warnings;
 	struct mainconf conf;
 	int r;
 
@@ -110,6 +118,8 @@ int verb_check(struct ctl *c)
 		r = diag_list_move(&diags, &set->diags);
 	if (r >= 0 && c->host_path)
 		r = check_hardware(c, set, &diags);
+	else if (r >= 0)
+		r = layout_rules_check_set(set, &diags);
 	if (r < 0) {
 		fprintf(stderr, "Checking failed: %s\n", strerror(-r));
 		diag_list_done(&diags);
@@ -117,8 +127,12 @@ int verb_check(struct ctl *c)
 	}
 	ctl_print_diags(&diags);
 	errors = diag_count(&diags, DIAG_ERROR);
+	warnings = diag_count(&diags, DIAG_WARNING);
 	diag_list_done(&diags);
-	printf("%zu layout file(s)%s checked: %zu error(s)\n", set->n_files,
+	printf("%zu layout file(s)%s checked: %zu error(s)", set->n_files,
 	       n_main > 0 ? " and the main configuration" : "", errors);
-	return errors > 0 ? EXIT_FAIL : EXIT_OK;
+	if (warnings > 0)
+		printf(", %zu warning(s)%s", warnings, c->strict ? " (--strict: errors)" : "");
+	printf("\n");
+	return errors > 0 || (c->strict && warnings > 0) ? EXIT_FAIL : EXIT_OK;
 }

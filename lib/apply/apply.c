@@ -1023,8 +1023,11 @@ int apply_run(struct host *h, const struct layout_set *set, const struct apply_o
 	if (r < 0)
 		return r;
 	res.pfs = calloc(hs->n_pfs ?: 1, sizeof(*res.pfs));
-	if (!res.pfs)
+	/* a mistyped [Match] would otherwise pass in silence */
+	if (!res.pfs || (!only && desired_unselected(set, hs, &res.diags, NULL, NULL) < 0)) {
+		apply_result_done(&res);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < hs->n_pfs; i++) {
 		const struct pf_state *pf = &hs->pfs[i];
 		struct pf_run run = {

@@ -206,3 +206,23 @@ const char *conf_read_strerror(int r)
 		return "larger than 4 MiB";
 	return read_strerror(r);
 }
+
+/* The first " #" or " ;" (a blank before it) of value, or NULL. */
+static const char *inline_comment(const char *value)
+{
+	for (const char *p = value; *p; p++)
+		if ((*p == '#' || *p == ';') && p > value && (p[-1] == ' ' || p[-1] == '\t'))
+			return p;
+	return NULL;
+}
+
+char *conf_value_error(const char *key, const char *value, const char *why)
+{
+	const char *c = inline_comment(value);
+
+	if (c)
+		return strdup_printf("%s=%s: a '%c' after a value is part of the value; comments "
+				     "are whole lines starting with '#' or ';' (the value %s)",
+				     key, value, *c, why);
+	return strdup_printf("%s=%s: %s", key, value, why);
+}

@@ -27,6 +27,11 @@ struct conf_parser_ops {
 int conf_parse_text(const char *path, const char *text, const struct conf_parser_ops *ops,
 		    void *userdata, struct diag_list *diags);
 
+/* The message for a value that was rejected: "Key=value: why"; when the
+ * value holds " #" or " ;", which a reader takes for a comment, it says
+ * that this is the cause. NULL on allocation failure. */
+char *conf_value_error(const char *key, const char *value, const char *why);
+
 /* Reads a whole text file (at most CONF_FILE_MAX bytes). -EBADMSG when it
  * holds a NUL byte, -EFBIG when it is too large, -errno otherwise. */
 int conf_read_file(const char *path, char **ret_text);

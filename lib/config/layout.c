@@ -28,6 +28,14 @@ struct layout_parser {
 #define layout_error(p, line, ...) \
 	diag_add((p)->diags, DIAG_ERROR, (p)->file->path, (line), __VA_ARGS__)
 
+static int layout_value_error(struct layout_parser *p, unsigned line, const char *key,
+			      const char *value, const char *why)
+{
+	_cleanup_free_ char *msg = conf_value_error(key, value, why);
+
+	return msg ? layout_error(p, line, "%s", msg) : -ENOMEM;
+}
+
 /* ---- [Match] ---- */
 
 #define GLOB_CHARS "*?[]!-"
@@ -136,7 +144,27 @@ static int layout_match_parse(struct layout_match *m, const char *key, const cha
 	return 0;
 }
 
-static bool layout_match_is_empty(const struct layout_match *m)
+char *layout_match_describe(const struct layout_match *m)
+{
+	_cleanup_free_ char *s = strdup("");
+
+	for (size_t i = 0; s && i < ELEMENTSOF(match_keys); i++) {
+		char **l = *(char ***)((char *)m + match_keys[i].offset);
+		_cleanup_free_ char *globs = l ? strv_join(l, " ") : NULL;
+		char *t;
+
+		if (!l)
+			continue;
+		if (!globs)
+			return NULL;
+		t = strdup_printf("%s%s%s=%s", s, s[0] ? " " : "", match_keys[i].name, globs);
+		free(s);
+		s = t;
+	}
+	return TAKE_PTR(s);
+}
+
+bool layout_match_is_empty(const struct layout_match *m)
 {
 	for (size_t i = 0; i < ELEMENTSOF(match_keys); i++)
 		if (*(char ***)((char *)m + match_keys[i].offset))
@@ -405,7 +433,7 @@ static int layout_assign_match(struct layout_parser *p, const char *key, const c
 	p->match_error = true;
 	if (r == -ENOENT)
 		return layout_unknown_key(p, key, "Match", line);
-	return layout_error(p, line, "%s=%s: %s", key, value, why);
+	return layout_value_error(p, line, key, value, why);
 }
 
 static int layout_assign_pf(struct layout_parser *p, const char *key, const char *value,
@@ -424,7 +452,7 @@ static int layout_assign_pf(struct layout_parser *p, const char *key, const char
 	}
 	r = pf_settings_parse(s, k, value, &why);
 	if (r == -EINVAL)
-		return layout_error(p, line, "%s=%s: %s", key, value, why);
+		return layout_value_error(p, line, key, value, why);
 	if (r < 0)
 		return r;
 	s->set |= 1u << k;
@@ -453,7 +481,7 @@ static int layout_assign_vf(struct layout_parser *p, const char *key, const char
 	r = vf_settings_parse(s, k, value, sec->first != VF_INDEX_ALL && sec->first == sec->last,
 			      &why);
 	if (r == -EINVAL)
-		return layout_error(p, line, "%s=%s: %s", key, value, why);
+		return layout_value_error(p, line, key, value, why);
 	if (r < 0)
 		return r;
 	s->set |= 1u << k;

@@ -32,6 +32,14 @@ struct vf_section {
 	struct vf_settings settings;
 };
 
+/* Nothing set: a file without a usable [Match] (an error), which holds
+ * every PF. */
+bool layout_match_is_empty(const struct layout_match *m) _pure_;
+
+/* "PCIAddress=0000:3b:00.0 Driver=ice": the keys set, in table order;
+ * NULL on allocation failure. */
+char *layout_match_describe(const struct layout_match *m);
+
 struct layout_file {
 	char *path;
 	bool masked;	/* not used for layouts in a set: masked files are dropped */

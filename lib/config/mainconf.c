@@ -339,10 +339,19 @@ static int mc_parse_enum(const struct mc_key *k, const char *v)
 	return string_table_lookup(k->names, k->n_names, b ? "yes" : "no");
 }
 
+static int mc_value_error(struct mc_parser *p, unsigned line, const struct mc_key *k, const char *v,
+			  const char *why)
+{
+	_cleanup_free_ char *msg = conf_value_error(k->key, v, why);
+
+	return msg ? mc_error(p, line, "%s", msg) : -ENOMEM;
+}
+
 static int mc_assign(struct mc_parser *p, const struct mc_key *k, const char *v, unsigned line)
 {
 	void *f = mc_field(p->conf, k);
 	const char *why;
+	char buf[96];
 	uint32_t u;
 	usec_t t;
 	int i;
@@ -351,30 +360,32 @@ static int mc_assign(struct mc_parser *p, const struct mc_key *k, const char *v,
 		return mc_set_default(p->conf, k);
 	switch (k->type) {
 	case MC_SECONDS:
-		if (parse_timespan(v, &t) < 0 || t < k->min * USEC_PER_SEC ||
-		    t > k->max * USEC_PER_SEC)
-			return mc_error(p, line,
-					"%s=%s: must be a time span of %u..%u seconds, "
-					"e.g. 90, 90s, 5min 30s",
-					k->key, v, k->min, k->max);
-		*(usec_t *)f = t;
-		return 0;
+		if (parse_timespan(v, &t) >= 0 && t >= k->min * USEC_PER_SEC &&
+		    t <= k->max * USEC_PER_SEC) {
+			*(usec_t *)f = t;
+			return 0;
+		}
+		snprintf(buf, sizeof(buf),
+			 "must be a time span of %u..%u seconds, e.g. 90, 90s, 5min 30s", k->min,
+			 k->max);
+		return mc_value_error(p, line, k, v, buf);
 	case MC_UINT32:
-		if (safe_atou32(v, 10, &u) < 0 || u < k->min || u > k->max)
-			return mc_error(p, line, "%s=%s: must be %u..%u", k->key, v, k->min,
-					k->max);
-		*(uint32_t *)f = u;
-		return 0;
+		if (safe_atou32(v, 10, &u) >= 0 && u >= k->min && u <= k->max) {
+			*(uint32_t *)f = u;
+			return 0;
+		}
+		snprintf(buf, sizeof(buf), "must be %u..%u", k->min, k->max);
+		return mc_value_error(p, line, k, v, buf);
 	case MC_ENUM:
 		i = mc_parse_enum(k, v);
 		if (i < 0)
-			return mc_error(p, line, "%s=%s: %s", k->key, v, k->why);
+			return mc_value_error(p, line, k, v, k->why);
 		*(int *)f = i;
 		return 0;
 	case MC_STRING:
 		why = k->check(v);
 		if (why)
-			return mc_error(p, line, "%s=%s: %s", k->key, v, why);
+			return mc_value_error(p, line, k, v, why);
 		return free_and_strdup(f, v);
 	}
 	return 0;

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 
 #include "desired.h"
+#include "layout-rules.h"
 #include "mac.h"
 #include "match.h"
 
@@ -16,7 +17,7 @@ struct ctx {
 	const struct driver_info *drv;
 	const char *drv_name;
 	struct diag_list *diags;
-	size_t diags_start;		  /* our own diagnostics start here */
+	struct rules_out out;		  /* the errors found here, each file:line once */
 	const struct layout_file **files; /* those selecting the PF, in order */
 	size_t n_files;
 	/* sections may name VFs below this: VirtualFunctions when set (even
@@ -26,34 +27,9 @@ struct ctx {
 	struct pf_desired *d;
 };
 
-/* One hardware error per file:line: a section applied to many VFs reports
- * its problem once. The first error becomes the held reason. */
-_printf_(4, 5) static int hw_error(struct ctx *c, const char *file, unsigned line, const char *fmt,
-				   ...)
-{
-	_cleanup_free_ char *msg = NULL;
-	va_list ap;
-	int r;
-
-	for (size_t i = c->diags_start; i < c->diags->n; i++)
-		if (streq_ptr(c->diags->items[i].file, file) && c->diags->items[i].line == line)
-			return 0;
-	va_start(ap, fmt);
-	msg = strdup_vprintf(fmt, ap);
-	va_end(ap);
-	if (!msg)
-		return -ENOMEM;
-	r = diag_add(c->diags, DIAG_ERROR, file, line, "%s", msg);
-	if (r < 0)
-		return r;
-	c->d->held = true;
-	if (!c->d->held_reason) {
-		c->d->held_reason = diag_format(&c->diags->items[c->diags->n - 1]);
-		if (!c->d->held_reason)
-			return -ENOMEM;
-	}
-	return 0;
-}
+/* One error per file:line: a section applied to many VFs reports its
+ * problem once. Any error holds the PF (finish_held). */
+#define hw_error(c, file, line, ...) rules_error(&(c)->out, (file), (line), __VA_ARGS__)
 
 /* Which files select the PF, in set order.
  *
@@ -121,7 +97,7 @@ static int check_vf_count(struct ctx *c, uint32_t want)
 	bool fw_auto = !pf_settings_has(s, PF_KEY_FIRMWARE_VFS) ||
 		       s->firmware_vfs == FIRMWARE_VFS_AUTO;
 	bool fw_possible = c->drv->firmware_vfs && c->pf->firmware_total_vfs >= 0;
-	char val[16];
+	char val[16], other[256];
 
 	if (want <= c->pf->total_vfs)
 		return 0;
@@ -144,8 +120,9 @@ static int check_vf_count(struct ctx *c, uint32_t want)
 		return hw_error(
 			c, at->file, at->line,
 			"VirtualFunctions=%s: the PF supports at most %u VFs (sriov_totalvfs), "
-			"and FirmwareVirtualFunctions=no forbids raising the firmware limit",
-			val, c->pf->total_vfs);
+			"and FirmwareVirtualFunctions=no%s forbids raising the firmware limit",
+			val, c->pf->total_vfs,
+			rules_elsewhere(at->file, &s->src[PF_KEY_FIRMWARE_VFS], NULL, NULL, other));
 	if (want > c->drv->firmware_max_vfs)
 		return hw_error(
 			c, at->file, at->line,
@@ -178,29 +155,18 @@ static int resolve_num_vfs(struct ctx *c)
 	return 0;
 }
 
-static void section_name(const struct vf_section *s, char buf[static 48])
-{
-	if (s->first == VF_INDEX_ALL)
-		snprintf(buf, 48, "[VirtualFunction]");
-	else if (s->first == s->last)
-		snprintf(buf, 48, "[VirtualFunction %u]", s->first);
-	else
-		snprintf(buf, 48, "[VirtualFunction %u-%u]", s->first, s->last);
-}
-
 static int check_section(struct ctx *c, const struct layout_file *f, const struct vf_section *s)
 {
-	char name[48], bound[32];
+	char bound[32];
 
-	if (s->first == VF_INDEX_ALL || s->last < c->vf_bound)
+	if (c->vf_bound == UINT32_MAX)
 		return 0;
-	section_name(s, name);
 	if (c->d->pf.num_vfs_max)
 		snprintf(bound, sizeof(bound), "max (%u)", c->vf_bound);
 	else
 		snprintf(bound, sizeof(bound), "%u", c->vf_bound);
-	return hw_error(c, f->path, s->line, "%s: VF %u is beyond VirtualFunctions=%s", name,
-			s->last, bound);
+	return rules_check_section(&c->out, f->path, s, c->vf_bound, bound,
+				   &c->d->pf.src[PF_KEY_VIRTUAL_FUNCTIONS]);
 }
 
 /* Sections in file order, files in set order: a later one wins per key per
@@ -212,8 +178,9 @@ static int merge_vfs(struct ctx *c)
 	int r;
 
 	/* With an impossible VirtualFunctions (held) the array is capped. */
-	d->n_vfs = d->held ? (d->num_vfs < c->pf->total_vfs ? d->num_vfs : c->pf->total_vfs) :
-			     d->num_vfs;
+	d->n_vfs = d->held || c->out.n_errors > 0 ?
+			   (d->num_vfs < c->pf->total_vfs ? d->num_vfs : c->pf->total_vfs) :
+			   d->num_vfs;
 	if (d->n_vfs > 0) {
 		d->vfs = calloc(d->n_vfs, sizeof(*d->vfs));
 		c->was_stable = calloc(d->n_vfs, sizeof(*c->was_stable));
@@ -316,42 +283,6 @@ static int resolve_stable(struct ctx *c)
 	return 0;
 }
 
-/* Two VFs with the same value of a unique key: reported at a literal one
- * (a stable value is not the user's typo). */
-static int check_duplicates(struct ctx *c, enum vf_key k)
-{
-	const struct pf_desired *d = c->d;
-
-	for (size_t j = 1; j < d->n_vfs; j++) {
-		const struct vf_settings *b = &d->vfs[j];
-
-		if (!vf_settings_has(b, k) || vf_settings_is_stable(b, k))
-			continue;
-		for (size_t i = 0; i < j; i++) {
-			const struct vf_settings *a = &d->vfs[i];
-			bool stable_j = c->was_stable[j] & (1u << k);
-			size_t at = stable_j && !(c->was_stable[i] & (1u << k)) ? i : j;
-			const struct src *s = &d->vfs[at].src[k];
-			char buf[VF_ATTR_STR_MAX];
-			int r;
-
-			if (!vf_settings_has(a, k) || vf_settings_is_stable(a, k) ||
-			    !vf_attrs_equal(&a->attrs, &b->attrs, k))
-				continue;
-			r = hw_error(c, s->file, s->line,
-				     "%s=%s: VF %zu and VF %zu would have the same %s",
-				     vf_key_to_string(k),
-				     (c->was_stable[at] & (1u << k)) ?
-					     "stable" :
-					     vf_attrs_format(&b->attrs, k, VF_SPELLING_LAYOUT, buf),
-				     i, j, k == VF_KEY_MAC ? "address" : "GUID");
-			if (r < 0)
-				return r;
-		}
-	}
-	return 0;
-}
-
 static int check_vf_attrs(struct ctx *c, size_t i)
 {
 	const struct vf_settings *v = &c->d->vfs[i];
@@ -398,20 +329,21 @@ static int check_vf_attrs(struct ctx *c, size_t i)
 
 /* VF netdevs take their frames through the PF: a VF MTU above the PF's
  * (as the layout sets it, else as it is) is refused by iavf and mlx5. */
-static int check_vf_mtu(struct ctx *c, const struct vf_settings *v, bool no_netdev)
+static int check_vf_mtu(struct ctx *c, const struct vf_settings *v)
 {
 	const struct src *at = &v->src[VF_KEY_MTU];
 	uint32_t pf_mtu = pf_settings_has(&c->d->pf, PF_KEY_MTU) ? c->d->pf.mtu : c->pf->mtu;
 
 	if (!vf_settings_has(v, VF_KEY_MTU))
 		return 0;
-	if (no_netdev)
-		return hw_error(c, at->file, at->line,
-				"MTUBytes=%u: a VF bound to %s has no network interface",
-				v->attrs.mtu, v->attrs.driver);
 	if (v->attrs.mtu < c->drv->min_mtu || v->attrs.mtu > c->drv->max_mtu)
 		return hw_error(c, at->file, at->line, "MTUBytes=%u: the %s driver allows %u..%u",
 				v->attrs.mtu, c->drv_name, c->drv->min_mtu, c->drv->max_mtu);
+	if (pf_mtu > 0 && v->attrs.mtu > pf_mtu && pf_settings_has(&c->d->pf, PF_KEY_MTU))
+		return hw_error(c, at->file, at->line,
+				"MTUBytes=%u: above the PF's MTUBytes=%u (%s:%u)", v->attrs.mtu,
+				pf_mtu, c->d->pf.src[PF_KEY_MTU].file,
+				c->d->pf.src[PF_KEY_MTU].line);
 	if (pf_mtu > 0 && v->attrs.mtu > pf_mtu)
 		return hw_error(c, at->file, at->line,
 				"MTUBytes=%u: above the PF's MTU %u; set MTUBytes= in "
@@ -420,32 +352,22 @@ static int check_vf_mtu(struct ctx *c, const struct vf_settings *v, bool no_netd
 	return 0;
 }
 
+/* What the files alone rule out (layout-rules.c), then what this PF's
+ * driver cannot do; a VF without a network interface is the former's. */
 static int check_vf_values(struct ctx *c, const struct vf_settings *v)
 {
 	const struct src *s = v->src;
 	bool no_netdev = vf_settings_has(v, VF_KEY_DRIVER) && v->attrs.driver &&
 			 !vf_driver_has_netdev(v->attrs.driver);
-	int r = 0;
+	int r;
 
-	if (vf_settings_has(v, VF_KEY_QOS) && v->attrs.qos > 0 &&
-	    (!vf_settings_has(v, VF_KEY_VLAN) || v->attrs.vlan == 0))
-		r = hw_error(c, s[VF_KEY_QOS].file, s[VF_KEY_QOS].line,
-			     "QualityOfService=%u: needs a VLANId other than 0", v->attrs.qos);
-	if (r >= 0)
-		r = check_vf_mtu(c, v, no_netdev);
-	if (r >= 0 && vf_settings_wants_rdma(v) && no_netdev)
-		r = hw_error(c, s[VF_KEY_RDMA].file, s[VF_KEY_RDMA].line,
-			     "RDMA=yes: a VF bound to %s has no RDMA device", v->attrs.driver);
-	else if (r >= 0 && vf_settings_wants_rdma(v) && !c->drv->rdma_modules)
+	r = rules_check_vf(&c->out, v);
+	if (r < 0 || no_netdev)
+		return r;
+	r = check_vf_mtu(c, v);
+	if (r >= 0 && vf_settings_wants_rdma(v) && !c->drv->rdma_modules)
 		r = hw_error(c, s[VF_KEY_RDMA].file, s[VF_KEY_RDMA].line,
 			     "RDMA=yes: the %s driver has no RDMA support on VFs", c->drv_name);
-	if (r >= 0 && vf_settings_has(v, VF_KEY_MIN_TX_RATE) &&
-	    vf_settings_has(v, VF_KEY_MAX_TX_RATE) && v->attrs.max_tx_rate != 0 &&
-	    v->attrs.max_tx_rate < v->attrs.min_tx_rate)
-		r = hw_error(c, s[VF_KEY_MAX_TX_RATE].file, s[VF_KEY_MAX_TX_RATE].line,
-			     "MaxTxRateMbps=%u: below MinTxRateMbps=%u (%s:%u)",
-			     v->attrs.max_tx_rate, v->attrs.min_tx_rate,
-			     strna(s[VF_KEY_MIN_TX_RATE].file), s[VF_KEY_MIN_TX_RATE].line);
 	return r;
 }
 
@@ -500,10 +422,8 @@ static int check_pf_settings(struct ctx *c)
 				     "ESwitchMode=switchdev: the %s driver has no switchdev mode" :
 				     "ESwitchMode=switchdev: the PF (%s) has no devlink eswitch",
 			     c->drv_name);
-	if (r >= 0 && pf_settings_has(s, PF_KEY_HW_TC_OFFLOAD) && s->hw_tc_offload &&
-	    mode != ESWITCH_MODE_SWITCHDEV)
-		r = hw_error(c, at[PF_KEY_HW_TC_OFFLOAD].file, at[PF_KEY_HW_TC_OFFLOAD].line,
-			     "HardwareTCOffload=yes: needs ESwitchMode=switchdev");
+	if (r >= 0)
+		r = rules_check_pf(&c->out, s, mode);
 	if (r >= 0 && pf_settings_has(s, PF_KEY_HW_TC_OFFLOAD) &&
 	    s->hw_tc_offload != c->pf->hw_tc_offload && c->pf->hw_tc_offload_fixed)
 		r = c->pf->name ? hw_error(c, at[PF_KEY_HW_TC_OFFLOAD].file,
@@ -535,32 +455,26 @@ static int check_all(struct ctx *c)
 		if (r < 0)
 			return r;
 	}
-	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
-		if (vf_key_is_unique(k)) {
-			r = check_duplicates(c, k);
-			if (r < 0)
-				return r;
-		}
-	return 0;
+	return rules_check_unique(&c->out, c->d->vfs, NULL, c->was_stable, c->d->n_vfs);
 }
 
-/* A PF held by errors against the hardware says how many more there are,
- * as one held by a file's errors does. */
-static int count_more_errors(struct ctx *c)
+/* Any error found here holds the PF; unless a file's own errors hold it,
+ * the first says why, with how many more there are. */
+static int finish_held(struct ctx *c)
 {
-	size_t n = 0;
-	char *s;
+	size_t n = c->out.n_errors;
 
-	for (size_t i = c->diags_start; i < c->diags->n; i++)
-		n += c->diags->items[i].level == DIAG_ERROR;
-	if (n < 2 || !c->d->held_reason)
+	if (n == 0)
 		return 0;
-	s = strdup_printf("%s (and %zu more error%s)", c->d->held_reason, n - 1, n == 2 ? "" : "s");
-	if (!s)
-		return -ENOMEM;
-	free(c->d->held_reason);
-	c->d->held_reason = s;
-	return 0;
+	c->d->held = true;
+	if (c->d->held_reason)
+		return 0;
+	if (n == 1)
+		c->d->held_reason = TAKE_PTR(c->out.first);
+	else
+		c->d->held_reason = strdup_printf("%s (and %zu more error%s)", c->out.first, n - 1,
+						  n == 2 ? "" : "s");
+	return c->d->held_reason ? 0 : -ENOMEM;
 }
 
 static int build(struct ctx *c, const struct layout_set *set)
@@ -571,13 +485,18 @@ static int build(struct ctx *c, const struct layout_set *set)
 	r = hold_for_file_errors(c, set);
 	if (r < 0)
 		return r;
-	/* a file with errors holds the PF and takes no part in the merge: what
-	 * it says is not to be trusted, nor what it would make of the others
-	 * ("VF 7 is beyond VirtualFunctions=0" blamed on a file that is right) */
+	/* a file with errors holds the PF, and what parsed of it still takes
+	 * part, so that every bad line is reported at once (a rejected value
+	 * is as if unset). Not so a file whose [Match] is broken: it holds
+	 * every PF without meaning them, and what it sets would make errors
+	 * of other files that are right. */
 	for (size_t i = 0; i < c->n_files; i++)
-		if (!c->files[i]->has_error)
+		if (!layout_match_is_empty(&c->files[i]->match))
 			c->files[kept++] = c->files[i];
 	c->n_files = kept;
+	r = rules_check_overrides(c->diags, c->files, c->n_files);
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < c->n_files; i++)
 		pf_settings_merge(&c->d->pf, &c->files[i]->pf);
 	r = resolve_num_vfs(c);
@@ -592,7 +511,7 @@ static int build(struct ctx *c, const struct layout_set *set)
 	r = check_all(c);
 	if (r < 0)
 		return r;
-	return count_more_errors(c);
+	return finish_held(c);
 }
 
 int desired_build(const struct layout_set *set, const struct host_state *host,
@@ -605,7 +524,7 @@ int desired_build(const struct layout_set *set, const struct host_state *host,
 		.drv = driver_info_get(pf->driver),
 		.drv_name = pf->driver ?: "PF's",
 		.diags = diags,
-		.diags_start = diags->n,
+		.out = { .diags = diags },
 	};
 	bool selected;
 	int r;
@@ -630,9 +549,61 @@ int desired_build(const struct layout_set *set, const struct host_state *host,
 	}
 	free(c.files);
 	free(c.was_stable);
+	rules_out_done(&c.out);
 	if (r < 0)
 		return r;
 	*ret = selected ? TAKE_PTR(d) : NULL;
+	return 0;
+}
+
+static bool selects_any(const struct layout_file *f, const struct host_state *host)
+{
+	for (size_t i = 0; i < host->n_pfs; i++)
+		if (layout_match_pf(&f->match, &host->pfs[i], host->hostname))
+			return true;
+	return false;
+}
+
+static int warn_unselected(const struct layout_file *f, const struct host_state *host,
+			   struct diag_list *diags)
+{
+	_cleanup_free_ char *what = layout_match_describe(&f->match);
+	char name[128] = "";
+
+	if (!what)
+		return -ENOMEM;
+	if (f->match.host && !layout_match_pf(&(struct layout_match){ .host = f->match.host },
+					      &(struct pf_state){}, host->hostname))
+		snprintf(name, sizeof(name), " (its name is %s)", strna(host->hostname));
+	return diag_add(diags, DIAG_WARNING, f->path, f->match.line,
+			"[Match] %s selects no PF on this host%s", what, name);
+}
+
+int desired_unselected(const struct layout_set *set, const struct host_state *host,
+		       struct diag_list *diags, const struct layout_file ***ret_files,
+		       size_t *ret_n)
+{
+	_cleanup_free_ const struct layout_file **files = calloc(set->n_files ?: 1, sizeof(*files));
+	size_t n = 0;
+
+	if (!files)
+		return -ENOMEM;
+	for (size_t i = 0; i < set->n_files; i++) {
+		const struct layout_file *f = set->files[i];
+		int r;
+
+		/* a file without a usable [Match] holds every PF: its error says so */
+		if (!f || f->masked || layout_match_is_empty(&f->match) || selects_any(f, host))
+			continue;
+		r = warn_unselected(f, host, diags);
+		if (r < 0)
+			return r;
+		files[n++] = f;
+	}
+	if (ret_files)
+		*ret_files = TAKE_PTR(files);
+	if (ret_n)
+		*ret_n = n;
 	return 0;
 }
 

@@ -39,6 +39,13 @@ struct pf_desired {
  * host gives the hostname and machine ID. -ENOMEM on allocation failure. */
 int desired_build(const struct layout_set *set, const struct host_state *host,
 		  const struct pf_state *pf, struct diag_list *diags, struct pf_desired **ret);
+/* Every file of set that selects no PF of host gets a warning at its
+ * [Match], naming what it matches on: "[Match] PCIAddress=0000:99:00.0
+ * selects no PF on this host". Those files in *ret_files (freed by the
+ * caller; NULL to leave out). -ENOMEM. */
+int desired_unselected(const struct layout_set *set, const struct host_state *host,
+		       struct diag_list *diags, const struct layout_file ***ret_files,
+		       size_t *ret_n);
 /* The eswitch mode pf ends in: the layout's ESwitchMode=, else its own. */
 enum eswitch_mode pf_desired_eswitch_mode(const struct pf_desired *d,
 					  const struct pf_state *pf) _pure_;

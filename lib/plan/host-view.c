@@ -26,6 +26,8 @@ int host_view_build(const struct host_state *hs, const struct layout_set *set, c
 	v.pfs = calloc(hs->n_pfs ?: 1, sizeof(*v.pfs));
 	if (!v.pfs)
 		return -ENOMEM;
+	if (!one)
+		r = desired_unselected(set, hs, &v.diags, NULL, NULL);
 	for (size_t i = 0; r >= 0 && i < hs->n_pfs; i++)
 		if (!one || one == &hs->pfs[i])
 			r = view_pf(&v, &hs->pfs[i]);

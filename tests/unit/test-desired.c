@@ -279,10 +279,11 @@ static void test_file_with_errors_holds(void **state)
 	assert_int_equal(strv_length(t.d->config_files), 2);
 	run_done(&t, files, 2);
 
-	/* and takes no part in the merge: the VFs of A beyond its
-	 * VirtualFunctions=0 are no error of A's */
+	/* a file with errors whose [Match] is broken (empty) takes no part in
+	 * the merge: the VFs of A beyond its VirtualFunctions=0 are no error
+	 * of A's */
 	files[0] = file_new(A, "0000:3b:00.*");
-	files[1] = file_new(B, "*");
+	files[1] = file_new(B, NULL);
 	PF_SET(files[0], VIRTUAL_FUNCTIONS, num_vfs, 8, 3);
 	VF_SET(section(files[0], 0, 7, 5), files[0], VLAN, vlan, 100, 6);
 	PF_SET(files[1], VIRTUAL_FUNCTIONS, num_vfs, 0, 3);
@@ -291,6 +292,23 @@ static void test_file_with_errors_holds(void **state)
 	assert_true(t.d->held);
 	assert_string_equal(t.d->held_reason, B ": has errors");
 	assert_int_equal(t.diags.n, 0);
+	run_done(&t, files, 2);
+
+	/* one whose [Match] selects the PF takes part with what parsed of it,
+	 * so that the rest of its errors show too; both places are named */
+	files[0] = file_new(A, "0000:3b:00.*");
+	files[1] = file_new(B, "*");
+	VF_SET(section(files[0], 0, 7, 5), files[0], VLAN, vlan, 100, 6);
+	PF_SET(files[1], VIRTUAL_FUNCTIONS, num_vfs, 4, 3);
+	files[1]->has_error = true;
+	run_build(&t, &host, &pf, files, 2);
+	assert_true(t.d->held);
+	assert_string_equal(t.d->held_reason, B ": has errors");
+	assert_int_equal(t.diags.n, 1);
+	assert_string_equal(t.diags.items[0].file, A);
+	assert_int_equal(t.diags.items[0].line, 5);
+	assert_string_equal(t.diags.items[0].msg,
+			    "[VirtualFunction 0-7]: VF 7 is beyond VirtualFunctions=4 (" B ":3)");
 	run_done(&t, files, 2);
 }
 
@@ -347,7 +365,21 @@ static void test_merge_files_and_sections(void **state)
 	VF_SET(s, files[1], SPOOFCHK, spoofchk, true, 12);
 
 	run_build(&t, &host, &pf, files, 2);
-	expect_ok(&t);
+	/* every value B overrides is said, at B, naming A's place */
+	assert_int_equal(t.diags.n, 4);
+	for (size_t i = 0; i < t.diags.n; i++) {
+		assert_int_equal(t.diags.items[i].level, DIAG_WARNING);
+		assert_string_equal(t.diags.items[i].file, B);
+	}
+	assert_string_equal(t.diags.items[0].msg,
+			    "VirtualFunctions=8 overrides VirtualFunctions=4 at " A ":3 "
+			    "(a later file wins)");
+	assert_string_equal(t.diags.items[1].msg, "VLANId=20 overrides VLANId=10 at " A
+						  ":7 for VFs 2-3 (a later file wins)");
+	assert_string_equal(t.diags.items[3].msg,
+			    "MACSpoofCheck=yes overrides MACSpoofCheck=no at " A
+			    ":11 for VF 3 (a later file wins)");
+	assert_false(t.d->held);
 	assert_int_equal(t.d->num_vfs, 8);
 	assert_int_equal(t.d->n_vfs, 8);
 	assert_string_equal(t.d->pf.src[PF_KEY_VIRTUAL_FUNCTIONS].file, B);
@@ -619,6 +651,14 @@ static void test_mtu_range(void **state)
 	s = section(f, 0, 0, 5);
 	VF_SET(s, f, MTU, mtu, 9000, 6);
 	check_one("ice", 64, 0, f, NULL, 0);
+
+	/* the PF's MTUBytes= that the VF's is above is named where it is set */
+	f = file_new(A, "*");
+	PF_SET(f, VIRTUAL_FUNCTIONS, num_vfs, 2, 3);
+	PF_SET(f, MTU, mtu, 2000, 4);
+	s = section(f, 0, 0, 5);
+	VF_SET(s, f, MTU, mtu, 9000, 6);
+	check_one("ice", 64, 0, f, "MTUBytes=9000: above the PF's MTUBytes=2000 (" A ":4)", 6);
 }
 
 static void test_vfio_no_netdev(void **state)
@@ -722,6 +762,74 @@ static void test_vlan_8021ad(void **state)
 	VF_SET(s, f, VLAN, vlan, 100, 6);
 	VF_SET(s, f, VLAN_PROTO, vlan_proto, VLAN_PROTO_8021AD, 7);
 	check_one("ice", 64, 0, f, NULL, 0);
+}
+
+/* A file selecting two PFs reports a problem once, in one text, and
+ * holds both. */
+static void test_two_pfs_one_text(void **state)
+{
+	struct pf_state pfs[2] = { pf_make("i40e", 64, 0), pf_make("i40e", 64, 0) };
+	struct layout_file *files[] = { file_new(A, "*") };
+	struct pf_desired *d[2] = {};
+	struct diag_list diags = {};
+	struct layout_set set = { .files = files, .n_files = 1 };
+	struct vf_settings *s;
+
+	snprintf(pfs[1].pci, sizeof(pfs[1].pci), "0000:3b:00.1");
+	PF_SET(files[0], VIRTUAL_FUNCTIONS, num_vfs, 4, 3);
+	s = section(files[0], VF_INDEX_ALL, VF_INDEX_ALL, 5);
+	VF_SET(s, files[0], VLAN, vlan, 100, 6);
+	VF_SET(s, files[0], VLAN_PROTO, vlan_proto, VLAN_PROTO_8021AD, 7);
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(desired_build(&set, &host, &pfs[i], &diags, &d[i]), 0);
+		assert_true(d[i]->held);
+		assert_string_equal(
+			d[i]->held_reason,
+			A ":7: VLANProtocol=802.1ad: the i40e driver supports only 802.1Q");
+		pf_desired_free(d[i]);
+	}
+	assert_int_equal(diags.n, 1);
+	diag_list_done(&diags);
+	file_free(files[0]);
+}
+
+/* A file whose [Match] selects no PF of the host is said, with what it
+ * matches on; one without a usable [Match] is an error of its own. */
+static void test_unselected(void **state)
+{
+	struct pf_state pf = pf_make("ice", 64, 0);
+	struct host_state h = host;
+	struct layout_file *files[] = { file_new(A, "0000:99:00.0"), file_new(B, "0000:3b:00.*"),
+					file_new("/x/30-c.conf", NULL),
+					file_new("/x/40-d.conf", "*") };
+	struct layout_set set = { .files = files, .n_files = 4 };
+	struct diag_list diags = {};
+	const struct layout_file **unselected = NULL;
+	size_t n = 0;
+
+	h.pfs = &pf;
+	h.n_pfs = 1;
+	assert_int_equal(strv_split("ens9 ens1f0", &files[0]->match.name), 0);
+	assert_int_equal(strv_split("db-*", &files[3]->match.host), 0);
+	assert_int_equal(desired_unselected(&set, &h, &diags, &unselected, &n), 0);
+	assert_int_equal(n, 2);
+	assert_ptr_equal(unselected[0], files[0]);
+	assert_ptr_equal(unselected[1], files[3]);
+	assert_int_equal(diags.n, 2);
+	assert_int_equal(diags.items[0].level, DIAG_WARNING);
+	assert_string_equal(diags.items[0].file, A);
+	assert_int_equal(diags.items[0].line, 1);
+	assert_string_equal(diags.items[0].msg, "[Match] PCIAddress=0000:99:00.0 Name=ens9 ens1f0 "
+						"selects no PF on this host");
+	assert_string_equal(diags.items[1].msg, "[Match] PCIAddress=* Host=db-* selects no PF on "
+						"this host (its name is worker-7)");
+	free(unselected);
+	diag_list_done(&diags);
+	for (size_t i = 0; i < 4; i++) {
+		strv_free(files[i]->match.name);
+		strv_free(files[i]->match.host);
+		file_free(files[i]);
+	}
 }
 
 static void test_qos_without_vlan(void **state)
@@ -1005,6 +1113,8 @@ int main(void)
 		cmocka_unit_test(test_rdma_unsupported),
 		cmocka_unit_test(test_unimplemented_attrs),
 		cmocka_unit_test(test_vlan_8021ad),
+		cmocka_unit_test(test_two_pfs_one_text),
+		cmocka_unit_test(test_unselected),
 		cmocka_unit_test(test_qos_without_vlan),
 		cmocka_unit_test(test_switchdev),
 		cmocka_unit_test(test_link_type),

@@ -569,16 +569,26 @@ static void test_syntax_errors(void **state)
 
 static void test_hash_in_value(void **state)
 {
-	expect_error(MATCH_ALL "[PhysicalFunction]\nMTUBytes=9000 # jumbo\n", 4,
-		     "MTUBytes=9000 # jumbo: must be 68..65535");
+	expect_error(
+		MATCH_ALL "[PhysicalFunction]\nMTUBytes=9000 # jumbo\n", 4,
+		"MTUBytes=9000 # jumbo: a '#' after a value is part of the value; comments are "
+		"whole lines starting with '#' or ';' (the value must be 68..65535)");
 	expect_error(MATCH_ALL "[VirtualFunction 0-1]\nResourceName=rdma # pool\n", 4,
-		     "ResourceName=rdma # pool: must be 1..63 letters, digits or '_'");
+		     "ResourceName=rdma # pool: a '#' after a value is part of the value; comments "
+		     "are whole lines starting with '#' or ';' (the value must be 1..63 letters, "
+		     "digits or '_')");
 	expect_error("[Match]\nName=ens1f0 # uplink\n", 2,
-		     "Name=ens1f0 # uplink: must be interface name globs (no '/', ':', '#' or "
-		     "spaces)");
-	expect_error("[Match]\nHost=worker-* ; fleet\n", 2,
-		     "Host=worker-* ; fleet: must be host name globs (letters, digits, '.', '-', "
-		     "'_', and * ? [ ] !)");
+		     "Name=ens1f0 # uplink: a '#' after a value is part of the value; comments are "
+		     "whole lines starting with '#' or ';' (the value must be interface name globs "
+		     "(no '/', ':', '#' or spaces))");
+	expect_error(
+		"[Match]\nHost=worker-* ; fleet\n", 2,
+		"Host=worker-* ; fleet: a ';' after a value is part of the value; comments are "
+		"whole lines starting with '#' or ';' (the value must be host name globs "
+		"(letters, digits, '.', '-', '_', and * ? [ ] !))");
+	/* a '#' inside a value with no blank before it is no comment */
+	expect_error(MATCH_ALL "[PhysicalFunction]\nMTUBytes=9000#x\n", 4,
+		     "MTUBytes=9000#x: must be 68..65535");
 	/* whole-line comments in both styles, also indented */
 	{
 		_cleanup_layout_file_ struct layout_file *f = NULL;

@@ -207,7 +207,8 @@ static void test_invalid_values(void **state)
 		{ "Drift", "SafetyScanSec=1.5.5",
 		  "SafetyScanSec=1.5.5: must be a time span of 0..31536000 seconds, " TS_EG },
 		{ "Disruption", "Policy=drain # k8s",
-		  "Policy=drain # k8s: must be immediate, drain or never" },
+		  "Policy=drain # k8s: a '#' after a value is part of the value; comments are whole "
+		  "lines starting with '#' or ';' (the value must be immediate, drain or never)" },
 		{ "Reboot", "KernelArguments=yes", "KernelArguments=yes: must be check or manage" },
 		{ "Reboot", "Policy=drain",
 		  "Policy=drain: must be never, coordinated or immediate" },

@@ -1,0 +1,541 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* Rules over layout files alone. A message about values of several files
+ * names the other file:line in parentheses, so that each place to change
+ * is said. */
+
+#include <stdarg.h>
+
+#include "drivers.h"
+#include "layout-rules.h"
+
+int rules_error(struct rules_out *o, const char *file, unsigned line, const char *fmt, ...)
+{
+	_cleanup_free_ char *msg = NULL;
+	struct src *reported;
+	va_list ap;
+	int r;
+
+	for (size_t i = 0; i < o->n_errors; i++)
+		if (streq_ptr(o->reported[i].file, file) && o->reported[i].line == line)
+			return 0;
+	va_start(ap, fmt);
+	msg = strdup_vprintf(fmt, ap);
+	va_end(ap);
+	if (!msg)
+		return -ENOMEM;
+	reported = realloc(o->reported, sizeof(*reported) * (o->n_errors + 1));
+	if (!reported)
+		return -ENOMEM;
+	o->reported = reported;
+	/* diag_add() drops the same text reported before (for another PF);
+	 * it still counts here */
+	r = diag_add(o->diags, DIAG_ERROR, file, line, "%s", msg);
+	if (r < 0)
+		return r;
+	o->reported[o->n_errors++] = (struct src){ .file = file, .line = line };
+	if (!o->first) {
+		struct diag d = {
+			.level = DIAG_ERROR, .file = (char *)file, .line = line, .msg = msg
+		};
+
+		o->first = diag_format(&d);
+		if (!o->first)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void rules_out_done(struct rules_out *o)
+{
+	o->first = mfree(o->first);
+	o->reported = mfree(o->reported);
+	o->n_errors = 0;
+}
+
+const char *rules_elsewhere(const char *here, const struct src *there, const char *key,
+			    const char *value, char buf[static 256])
+{
+	buf[0] = '\0';
+	if (there->line == 0 || !there->file || streq_ptr(here, there->file))
+		return buf;
+	if (key)
+		snprintf(buf, 256, " (%s=%s at %s:%u)", key, value, there->file, there->line);
+	else
+		snprintf(buf, 256, " (%s:%u)", there->file, there->line);
+	return buf;
+}
+
+static void section_name(const struct vf_section *s, char buf[static 48])
+{
+	if (s->first == VF_INDEX_ALL)
+		snprintf(buf, 48, "[VirtualFunction]");
+	else if (s->first == s->last)
+		snprintf(buf, 48, "[VirtualFunction %u]", s->first);
+	else
+		snprintf(buf, 48, "[VirtualFunction %u-%u]", s->first, s->last);
+}
+
+int rules_check_section(struct rules_out *o, const char *file, const struct vf_section *s,
+			uint32_t bound, const char *bound_text, const struct src *bound_at)
+{
+	char name[48], other[256] = "";
+
+	if (s->first == VF_INDEX_ALL || s->last < bound)
+		return 0;
+	section_name(s, name);
+	if (bound_at->file && !streq_ptr(bound_at->file, file))
+		snprintf(other, sizeof(other), " (%s:%u)", bound_at->file, bound_at->line);
+	return rules_error(o, file, s->line, "%s: VF %u is beyond VirtualFunctions=%s%s", name,
+			   s->last, bound_text, other);
+}
+
+static int check_qos(struct rules_out *o, const struct vf_settings *v)
+{
+	const struct src *at = &v->src[VF_KEY_QOS];
+	char buf[256];
+
+	if (!vf_settings_has(v, VF_KEY_QOS) || v->attrs.qos == 0 ||
+	    (vf_settings_has(v, VF_KEY_VLAN) && v->attrs.vlan != 0))
+		return 0;
+	return rules_error(o, at->file, at->line,
+			   "QualityOfService=%u: needs a VLANId other than 0%s", v->attrs.qos,
+			   rules_elsewhere(at->file, &v->src[VF_KEY_VLAN], "VLANId", "0", buf));
+}
+
+/* MTUBytes= and RDMA=yes on a VF whose driver has no network interface. */
+static int check_no_netdev(struct rules_out *o, const struct vf_settings *v)
+{
+	const struct src *drv = &v->src[VF_KEY_DRIVER], *at;
+	char buf[256];
+	int r = 0;
+
+	if (!vf_settings_has(v, VF_KEY_DRIVER) || !v->attrs.driver ||
+	    vf_driver_has_netdev(v->attrs.driver))
+		return 0;
+	if (vf_settings_has(v, VF_KEY_MTU)) {
+		at = &v->src[VF_KEY_MTU];
+		r = rules_error(o, at->file, at->line,
+				"MTUBytes=%u: a VF bound to %s has no network interface%s",
+				v->attrs.mtu, v->attrs.driver,
+				rules_elsewhere(at->file, drv, "Driver", v->attrs.driver, buf));
+	}
+	if (r >= 0 && vf_settings_wants_rdma(v)) {
+		at = &v->src[VF_KEY_RDMA];
+		r = rules_error(o, at->file, at->line,
+				"RDMA=yes: a VF bound to %s has no RDMA device%s", v->attrs.driver,
+				rules_elsewhere(at->file, drv, "Driver", v->attrs.driver, buf));
+	}
+	return r;
+}
+
+static int check_rates(struct rules_out *o, const struct vf_settings *v)
+{
+	const struct src *s = v->src;
+
+	if (!vf_settings_has(v, VF_KEY_MIN_TX_RATE) || !vf_settings_has(v, VF_KEY_MAX_TX_RATE) ||
+	    v->attrs.max_tx_rate == 0 || v->attrs.max_tx_rate >= v->attrs.min_tx_rate)
+		return 0;
+	return rules_error(o, s[VF_KEY_MAX_TX_RATE].file, s[VF_KEY_MAX_TX_RATE].line,
+			   "MaxTxRateMbps=%u: below MinTxRateMbps=%u (%s:%u)", v->attrs.max_tx_rate,
+			   v->attrs.min_tx_rate, strna(s[VF_KEY_MIN_TX_RATE].file),
+			   s[VF_KEY_MIN_TX_RATE].line);
+}
+
+int rules_check_vf(struct rules_out *o, const struct vf_settings *v)
+{
+	int r;
+
+	r = check_qos(o, v);
+	if (r >= 0)
+		r = check_no_netdev(o, v);
+	if (r >= 0)
+		r = check_rates(o, v);
+	return r;
+}
+
+int rules_check_pf(struct rules_out *o, const struct pf_settings *s, enum eswitch_mode mode)
+{
+	const struct src *at = &s->src[PF_KEY_HW_TC_OFFLOAD];
+	const struct src *esw = &s->src[PF_KEY_ESWITCH_MODE];
+	char buf[256];
+
+	if (!pf_settings_has(s, PF_KEY_HW_TC_OFFLOAD) || !s->hw_tc_offload ||
+	    mode == ESWITCH_MODE_SWITCHDEV)
+		return 0;
+	if (mode < 0)
+		return diag_add(o->diags, DIAG_WARNING, at->file, at->line,
+				"HardwareTCOffload=yes: needs ESwitchMode=switchdev, which no "
+				"file sets: only a PF already in switchdev mode takes it");
+	return rules_error(o, at->file, at->line,
+			   "HardwareTCOffload=yes: needs ESwitchMode=switchdev%s",
+			   pf_settings_has(s, PF_KEY_ESWITCH_MODE) ?
+				   rules_elsewhere(at->file, esw, "ESwitchMode",
+						   eswitch_mode_to_string(s->eswitch_mode), buf) :
+				   "");
+}
+
+/* vfs[j] has the same literal value of k as an earlier VF. */
+static int check_unique_one(struct rules_out *o, enum vf_key k, const struct vf_settings *vfs,
+			    const uint32_t *index, const uint32_t *was_stable, size_t j)
+{
+	const struct vf_settings *b = &vfs[j];
+
+	for (size_t i = 0; i < j; i++) {
+		const struct vf_settings *a = &vfs[i];
+		bool stable_i = was_stable && (was_stable[i] & (1u << k));
+		bool stable_j = was_stable && (was_stable[j] & (1u << k));
+		size_t at = stable_j && !stable_i ? i : j, other = at == i ? j : i;
+		const struct src *s = &vfs[at].src[k], *os = &vfs[other].src[k];
+		char val[VF_ATTR_STR_MAX], where[256] = "";
+		int r;
+
+		if (!vf_settings_has(a, k) || vf_settings_is_stable(a, k) ||
+		    !vf_attrs_equal(&a->attrs, &b->attrs, k))
+			continue;
+		if (os->file && !streq_ptr(os->file, s->file))
+			snprintf(where, sizeof(where), " (VF %u's at %s:%u)",
+				 index ? index[other] : (uint32_t)other, os->file, os->line);
+		r = rules_error(o, s->file, s->line,
+				"%s=%s: VF %u and VF %u would have the same %s%s",
+				vf_key_to_string(k),
+				(stable_i && at == i) || (stable_j && at == j) ?
+					"stable" :
+					vf_attrs_format(&b->attrs, k, VF_SPELLING_LAYOUT, val),
+				index ? index[i] : (uint32_t)i, index ? index[j] : (uint32_t)j,
+				k == VF_KEY_MAC ? "address" : "GUID", where);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int rules_check_unique(struct rules_out *o, const struct vf_settings *vfs, const uint32_t *index,
+		       const uint32_t *was_stable, size_t n)
+{
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
+		if (!vf_key_is_unique(k))
+			continue;
+		for (size_t j = 1; j < n; j++) {
+			int r;
+
+			if (!vf_settings_has(&vfs[j], k) || vf_settings_is_stable(&vfs[j], k))
+				continue;
+			r = check_unique_one(o, k, vfs, index, was_stable, j);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+/* ---- values a later file overrides ---- */
+
+static const char *pf_value(const struct pf_settings *s, enum pf_key k, char buf[static 32])
+{
+	switch (k) {
+	case PF_KEY_VIRTUAL_FUNCTIONS:
+		if (s->num_vfs_max)
+			return "max";
+		snprintf(buf, 32, "%u", s->num_vfs);
+		return buf;
+	case PF_KEY_MTU:
+		snprintf(buf, 32, "%u", s->mtu);
+		return buf;
+	case PF_KEY_LINK_UP:
+		return yes_no(s->link_up);
+	case PF_KEY_ESWITCH_MODE:
+		return eswitch_mode_to_string(s->eswitch_mode);
+	case PF_KEY_HW_TC_OFFLOAD:
+		return yes_no(s->hw_tc_offload);
+	case PF_KEY_LINK_TYPE:
+		return link_type_to_string(s->link_type);
+	case PF_KEY_FIRMWARE_VFS:
+		return s->firmware_vfs == FIRMWARE_VFS_NO ? "no" : "auto";
+	case PF_KEY_EXTERNALLY_MANAGED:
+		return yes_no(s->externally_managed);
+	case _PF_KEY_MAX:
+	case _PF_KEY_INVALID:
+		break;
+	}
+	return "?";
+}
+
+static int pf_overrides(struct diag_list *diags, const struct pf_settings *a,
+			const struct pf_settings *b)
+{
+	for (enum pf_key k = 0; k < _PF_KEY_MAX; k++) {
+		char va[32], vb[32];
+		const char *x, *y;
+		int r;
+
+		if (!pf_settings_has(a, k) || !pf_settings_has(b, k))
+			continue;
+		x = pf_value(a, k, va);
+		y = pf_value(b, k, vb);
+		if (streq(x, y))
+			continue;
+		r = diag_add(diags, DIAG_WARNING, b->src[k].file, b->src[k].line,
+			     "%s=%s overrides %s=%s at %s:%u (a later file wins)",
+			     pf_key_to_string(k), y, pf_key_to_string(k), x, a->src[k].file,
+			     a->src[k].line);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static const char *vf_value(const struct vf_settings *s, enum vf_key k,
+			    char buf[static VF_ATTR_STR_MAX])
+{
+	if (vf_settings_is_stable(s, k))
+		return "stable";
+	return vf_attrs_format(&s->attrs, k, VF_SPELLING_LAYOUT, buf);
+}
+
+/* "VF 3", "VFs 0-7" or "every VF": where two sections meet. */
+static bool overlap(const struct vf_section *a, const struct vf_section *b, char buf[static 32])
+{
+	uint32_t first, last;
+
+	if (a->first == VF_INDEX_ALL && b->first == VF_INDEX_ALL) {
+		snprintf(buf, 32, "every VF");
+		return true;
+	}
+	if (a->first == VF_INDEX_ALL || b->first == VF_INDEX_ALL) {
+		const struct vf_section *r = a->first == VF_INDEX_ALL ? b : a;
+
+		first = r->first;
+		last = r->last;
+	} else {
+		first = a->first > b->first ? a->first : b->first;
+		last = a->last < b->last ? a->last : b->last;
+	}
+	if (first > last)
+		return false;
+	if (first == last)
+		snprintf(buf, 32, "VF %u", first);
+	else
+		snprintf(buf, 32, "VFs %u-%u", first, last);
+	return true;
+}
+
+static int vf_overrides(struct diag_list *diags, const struct vf_section *a,
+			const struct vf_section *b)
+{
+	char which[32];
+
+	if (!overlap(a, b, which))
+		return 0;
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
+		const struct vf_settings *x = &a->settings, *y = &b->settings;
+		char va[VF_ATTR_STR_MAX], vb[VF_ATTR_STR_MAX];
+		const char *sa, *sb;
+		int r;
+
+		if (!vf_settings_has(x, k) || !vf_settings_has(y, k))
+			continue;
+		sa = vf_value(x, k, va);
+		sb = vf_value(y, k, vb);
+		if (streq(sa, sb))
+			continue;
+		r = diag_add(diags, DIAG_WARNING, y->src[k].file, y->src[k].line,
+			     "%s=%s overrides %s=%s at %s:%u for %s (a later file wins)",
+			     vf_key_to_string(k), sb, vf_key_to_string(k), sa, x->src[k].file,
+			     x->src[k].line, which);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int file_overrides(struct diag_list *diags, const struct layout_file *a,
+			  const struct layout_file *b)
+{
+	int r;
+
+	r = pf_overrides(diags, &a->pf, &b->pf);
+	for (size_t i = 0; r >= 0 && i < a->n_vf_sections; i++)
+		for (size_t j = 0; r >= 0 && j < b->n_vf_sections; j++)
+			r = vf_overrides(diags, &a->vf_sections[i], &b->vf_sections[j]);
+	return r;
+}
+
+int rules_check_overrides(struct diag_list *diags, const struct layout_file *const *files, size_t n)
+{
+	for (size_t j = 1; j < n; j++)
+		for (size_t i = 0; i < j; i++) {
+			int r = file_overrides(diags, files[i], files[j]);
+
+			if (r < 0)
+				return r;
+		}
+	return 0;
+}
+
+/* ---- without a host ---- */
+
+static bool strv_same(char *const *a, char *const *b)
+{
+	size_t n = strv_length(a);
+
+	if (n != strv_length(b))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!streq(a[i], b[i]))
+			return false;
+	return true;
+}
+
+/* The same [Match]: the two files select the same PFs on any host. An
+ * empty one (a file with errors) is like no other. */
+static bool match_same(const struct layout_match *a, const struct layout_match *b)
+{
+	bool empty = !a->pci_address && !a->name && !a->vendor && !a->device && !a->driver &&
+		     !a->host;
+
+	return !empty && strv_same(a->pci_address, b->pci_address) && strv_same(a->name, b->name) &&
+	       strv_same(a->vendor, b->vendor) && strv_same(a->device, b->device) &&
+	       strv_same(a->driver, b->driver) && strv_same(a->host, b->host);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The VFs that stand for all: the first VF of each run that the same
+ * sections cover (0, and where a ranged section starts or ends), below
+ * bound. Their merged settings are those of every VF of their run. */
+static size_t representatives(const struct layout_file *const *files, size_t n, uint32_t bound,
+			      uint32_t *ret)
+{
+	size_t m = 0, k = 0;
+
+	ret[m++] = 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < files[i]->n_vf_sections; j++) {
+			const struct vf_section *s = &files[i]->vf_sections[j];
+
+			if (s->first == VF_INDEX_ALL)
+				continue;
+			ret[m++] = s->first;
+			ret[m++] = s->last + 1;
+		}
+	qsort(ret, m, sizeof(*ret), cmp_u32);
+	for (size_t i = 0; i < m; i++)
+		if (ret[i] < bound && (k == 0 || ret[k - 1] != ret[i]))
+			ret[k++] = ret[i];
+	return k;
+}
+
+static size_t count_sections(const struct layout_file *const *files, size_t n)
+{
+	size_t c = 0;
+
+	for (size_t i = 0; i < n; i++)
+		c += files[i]->n_vf_sections;
+	return c;
+}
+
+static int merge_vf(const struct layout_file *const *files, size_t n, uint32_t vf,
+		    struct vf_settings *ret)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < files[i]->n_vf_sections; j++) {
+			const struct vf_section *s = &files[i]->vf_sections[j];
+			int r;
+
+			if (s->first != VF_INDEX_ALL && (vf < s->first || vf > s->last))
+				continue;
+			r = vf_settings_merge(ret, &s->settings);
+			if (r < 0)
+				return r;
+		}
+	return 0;
+}
+
+static int check_vfs(struct rules_out *o, const struct layout_file *const *files, size_t n,
+		     uint32_t bound)
+{
+	size_t max = 2 * count_sections(files, n) + 1, m;
+	_cleanup_free_ uint32_t *index = calloc(max, sizeof(*index));
+	struct vf_settings *vfs = calloc(max, sizeof(*vfs));
+	int r = vfs && index ? 0 : -ENOMEM;
+
+	m = r < 0 ? 0 : representatives(files, n, bound, index);
+	for (size_t i = 0; r >= 0 && i < m; i++) {
+		r = merge_vf(files, n, index[i], &vfs[i]);
+		if (r >= 0)
+			r = rules_check_vf(o, &vfs[i]);
+	}
+	if (r >= 0)
+		r = rules_check_unique(o, vfs, index, NULL, m);
+	for (size_t i = 0; vfs && i < m; i++)
+		vf_settings_done(&vfs[i]);
+	free(vfs);
+	return r;
+}
+
+/* Files that go together, in set order, as if they selected one PF. */
+static int check_group(const struct layout_file *const *files, size_t n, struct diag_list *diags)
+{
+	_cleanup_(rules_out_done) struct rules_out o = { .diags = diags };
+	struct pf_settings pf = {};
+	uint32_t bound = UINT32_MAX;
+	char text[16];
+	int r;
+
+	r = rules_check_overrides(diags, files, n);
+	for (size_t i = 0; i < n; i++)
+		pf_settings_merge(&pf, &files[i]->pf);
+	/* "max" is known only with the PF */
+	if (pf_settings_has(&pf, PF_KEY_VIRTUAL_FUNCTIONS) && !pf.num_vfs_max)
+		bound = pf.num_vfs;
+	snprintf(text, sizeof(text), "%u", bound);
+	for (size_t i = 0; r >= 0 && bound != UINT32_MAX && i < n; i++)
+		for (size_t j = 0; r >= 0 && j < files[i]->n_vf_sections; j++)
+			r = rules_check_section(&o, files[i]->path, &files[i]->vf_sections[j],
+						bound, text, &pf.src[PF_KEY_VIRTUAL_FUNCTIONS]);
+	if (r >= 0)
+		r = rules_check_pf(&o, &pf,
+				   pf_settings_has(&pf, PF_KEY_ESWITCH_MODE) ?
+					   pf.eswitch_mode :
+					   _ESWITCH_MODE_INVALID);
+	if (r >= 0)
+		r = check_vfs(&o, files, n, bound);
+	return r;
+}
+
+int layout_rules_check_files(const struct layout_file *const *files, size_t n,
+			     struct diag_list *diags)
+{
+	_cleanup_free_ const struct layout_file **group = calloc(n ?: 1, sizeof(*group));
+	_cleanup_free_ bool *done = calloc(n ?: 1, sizeof(*done));
+	int r = 0;
+
+	if (!group || !done)
+		return -ENOMEM;
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		size_t m = 0;
+
+		if (done[i] || !files[i] || files[i]->masked)
+			continue;
+		for (size_t j = i; j < n; j++)
+			if (j == i || (files[j] && !files[j]->masked && !done[j] &&
+				       match_same(&files[i]->match, &files[j]->match))) {
+				group[m++] = files[j];
+				done[j] = true;
+			}
+		r = check_group(group, m, diags);
+	}
+	return r;
+}
+
+int layout_rules_check_set(const struct layout_set *set, struct diag_list *diags)
+{
+	return layout_rules_check_files((const struct layout_file *const *)set->files, set->n_files,
+					diags);
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The rules that need only the layout files: VF sections against a
+ * VirtualFunctions= count, literal MACs and GUIDs given to two VFs, keys
+ * that need another key, and values that a later file overrides. Each rule
+ * is written once, here: desired.c runs them on the files that select a
+ * PF, `sriovctl check` without a host on the files that certainly go
+ * together (layout_rules_check_set). Pure. */
+
+#include "layout-set.h"
+
+/* Where rules report errors: diags, one error per file:line (a section
+ * applied to many VFs reports once; and a file selecting two PFs, each
+ * with a rules_out of its own, reports the same text for both, which
+ * diag_add() keeps once). rules_out_done() frees what it keeps. */
+struct rules_out {
+	struct diag_list *diags;
+	struct src *reported; /* the file:line of each error reported */
+	size_t n_errors;
+	char *first; /* the first of them, "file:line: message" */
+};
+
+void rules_out_done(struct rules_out *o);
+
+/* Adds an error at file:line unless this rules_out reported one there
+ * already. -ENOMEM. */
+int rules_error(struct rules_out *o, const char *file, unsigned line, const char *fmt, ...)
+	_printf_(4, 5);
+
+/* " (Key=value at file:line)", or " (file:line)" when key is NULL, when
+ * what a message at here rests on comes from another file (there), else
+ * "". Returns buf. */
+const char *rules_elsewhere(const char *here, const struct src *there, const char *key,
+			    const char *value, char buf[static 256]);
+
+/* A section naming a VF at or beyond bound (VirtualFunctions=, set at
+ * bound_at; bound_text is how it reads: "4" or "max (8)"). */
+int rules_check_section(struct rules_out *o, const char *file, const struct vf_section *s,
+			uint32_t bound, const char *bound_text, const struct src *bound_at);
+/* One VF's merged settings: QualityOfService= needs a VLANId=, MTUBytes=
+ * and RDMA=yes need a driver with a network interface, MaxTxRateMbps= not
+ * below MinTxRateMbps=. */
+int rules_check_vf(struct rules_out *o, const struct vf_settings *v);
+/* The merged [PhysicalFunction]: HardwareTCOffload=yes needs switchdev.
+ * mode is the eswitch mode the PF ends in, _ESWITCH_MODE_INVALID when it
+ * cannot be known (no host, no ESwitchMode=): then a warning. */
+int rules_check_pf(struct rules_out *o, const struct pf_settings *s, enum eswitch_mode mode);
+/* Two of n VFs with the same literal value of a unique key (MACAddress=,
+ * the GUIDs). index[i] is the VF index of vfs[i] (NULL: i); was_stable[i]
+ * (may be NULL) the keys that were "stable" before derivation, which are
+ * not the user's typo and so not blamed when a literal one is there. */
+int rules_check_unique(struct rules_out *o, const struct vf_settings *vfs, const uint32_t *index,
+		       const uint32_t *was_stable, size_t n);
+/* A value that a later file overrides with another for the same key on the
+ * same VF (or PF): a warning at the later place naming the earlier one. */
+int rules_check_overrides(struct diag_list *diags, const struct layout_file *const *files,
+			  size_t n);
+
+/* Without a host: every file, merged with the files whose [Match] is the
+ * same as its own (they select the same PFs on any host), is checked by
+ * the rules above. Errors and warnings go to diags. -ENOMEM. */
+int layout_rules_check_set(const struct layout_set *set, struct diag_list *diags);
+/* The same for some files of a set, in set order. */
+int layout_rules_check_files(const struct layout_file *const *files, size_t n,
+			     struct diag_list *diags);

@@ -1,0 +1,150 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""sriovctl check finds everything the files show, and every message names its places:
+the rules of the files alone (without a host), files that select no PF (with one),
+every bad line of a file, and one text for one problem."""
+
+import re
+import subprocess
+
+E810 = "0000:3b:00.0"
+
+
+def check_files(h, *files, strict=False):
+    """`sriovctl check FILE...` without a host, as an operator runs it before a layout goes in."""
+    cmd = [h.binary, "--no-color", "check", *(["--strict"] if strict else []), *map(str, files)]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd=h.dir)
+
+
+def lines(r):
+    return r.stderr.splitlines()
+
+
+def test_without_host_the_files_alone(make_host):
+    h = make_host("e810.json")
+    a = h.layout("50-e810.conf",
+                 "[Match]\nDriver=ice\n"
+                 "[PhysicalFunction]\nVirtualFunctions=8\nHardwareTCOffload=yes\nESwitchMode=legacy\n"
+                 "[VirtualFunction 9]\nTrust=yes\n"
+                 "[VirtualFunction 0]\nMACAddress=02:00:00:00:00:01\nQualityOfService=3\n"
+                 "[VirtualFunction 1]\nMACAddress=02:00:00:00:00:01\n")
+    r = check_files(h, a)
+    assert lines(r) == [
+        f"{a}:7: [VirtualFunction 9]: VF 9 is beyond VirtualFunctions=8",
+        f"{a}:5: HardwareTCOffload=yes: needs ESwitchMode=switchdev",
+        f"{a}:11: QualityOfService=3: needs a VLANId other than 0",
+        f"{a}:13: MACAddress=02:00:00:00:00:01: VF 0 and VF 1 would have the same address",
+    ]
+    assert r.stdout == "1 layout file(s) checked: 4 error(s)\n"
+    assert r.returncode == 1
+
+
+def test_without_host_two_files_name_both_places(make_host):
+    h = make_host("e810.json")
+    a = h.layout("50-e810.conf", "[Match]\nDriver=ice\n[VirtualFunction 0-7]\nTrust=no\n")
+    b = h.layout("60-other.conf",
+                 "[Match]\nDriver=ice\n[PhysicalFunction]\nVirtualFunctions=4\n"
+                 "[VirtualFunction]\nTrust=yes\n")
+    r = check_files(h, a, b)
+    assert lines(r) == [
+        f"{b}:6: warning: Trust=yes overrides Trust=no at {a}:4 for VFs 0-7 (a later file wins)",
+        f"{a}:3: [VirtualFunction 0-7]: VF 7 is beyond VirtualFunctions=4 ({b}:4)",
+    ]
+    assert r.stdout == "2 layout file(s) checked: 1 error(s), 1 warning(s)\n"
+    assert r.returncode == 1
+
+    # with the host, the same: the files that select the PF go together
+    r = h.run("check")
+    assert f"{a}:3: [VirtualFunction 0-7]: VF 7 is beyond VirtualFunctions=4 ({b}:4)" in lines(r)
+    assert r.returncode == 1
+
+
+def test_warnings_alone_exit_0_unless_strict(make_host):
+    h = make_host("e810.json")
+    a = h.layout("50-e810.conf", "[Match]\nDriver=ice\n[VirtualFunction]\nTrust=no\n")
+    b = h.layout("60-e810.conf", "[Match]\nDriver=ice\n[VirtualFunction]\nTrust=yes\n")
+    r = check_files(h, a, b)
+    assert r.returncode == 0
+    assert r.stdout == "2 layout file(s) checked: 0 error(s), 1 warning(s)\n"
+    r = check_files(h, a, b, strict=True)
+    assert r.returncode == 1
+    assert r.stdout == "2 layout file(s) checked: 0 error(s), 1 warning(s) (--strict: errors)\n"
+
+
+def test_a_file_that_selects_no_pf(make_host):
+    h = make_host("e810.json")
+    before = h.path.read_bytes()
+    p = h.layout("50-e810.conf",
+                 "# mistyped\n[Match]\nPCIAddress=0000:99:00.0\n[PhysicalFunction]\nVirtualFunctions=2\n")
+    warning = f"{p}:2: warning: [Match] PCIAddress=0000:99:00.0 selects no PF on this host"
+
+    r = h.run("check")
+    assert lines(r) == [warning]
+    assert r.stdout == ("1 layout file(s) and the main configuration checked: 0 error(s), "
+                        "1 warning(s)\n")
+    assert r.returncode == 0
+    r = h.run("check", "--strict")
+    assert lines(r) == [warning]
+    assert r.returncode == 1
+
+    # plan and apply say it too, and it is no failure
+    r = h.run("plan")
+    assert warning in lines(r)
+    assert r.returncode == 0
+    r = h.run("apply")
+    assert warning in lines(r)
+    assert r.returncode == 0
+    assert h.path.read_bytes() == before
+
+
+def test_host_name_is_said(make_host):
+    h = make_host("e810.json")
+    p = h.layout("50-fleet.conf", "[Match]\nHost=db-*\nDriver=ice\n")
+    r = h.run("check")
+    assert lines(r) == [f"{p}:1: warning: [Match] Driver=ice Host=db-* selects no PF on this host "
+                        "(its name is gpu-worker-03.dc1.example.net)"]
+
+
+def test_every_bad_line_is_reported(make_host):
+    h = make_host("e810.json")
+    p = h.layout("50-e810.conf",
+                 f"[Match]\nPCIAddress={E810}\n"
+                 "[PhysicalFunction]\nVirtualFunctions=2\nLinkUp=maybe\n"
+                 "[VirtualFunction 0-5]\nTrust=yes\n"
+                 "[VirtualFunction 1]\nQualityOfService=2\nMTUBytes=9000\n")
+    r = h.run("check")
+    assert lines(r) == [
+        f"{p}:5: LinkUp=maybe: must be a boolean (yes/no/true/false/on/off/1/0)",
+        f"{p}:6: [VirtualFunction 0-5]: VF 5 is beyond VirtualFunctions=2",
+        f"{p}:9: QualityOfService=2: needs a VLANId other than 0",
+        f"{p}:10: MTUBytes=9000: above the PF's MTU 1500; set MTUBytes= in [PhysicalFunction]",
+    ]
+    assert r.returncode == 1
+
+
+def test_inline_comment_is_named(make_host):
+    h = make_host("e810.json")
+    p = h.layout("50-e810.conf", "[Match]\nDriver=ice\n[PhysicalFunction]\nMTUBytes=9000 # jumbo\n")
+    r = check_files(h, p)
+    assert lines(r) == [
+        f"{p}:4: MTUBytes=9000 # jumbo: a '#' after a value is part of the value; comments are "
+        "whole lines starting with '#' or ';' (the value must be 68..65535)"]
+    assert r.returncode == 1
+
+
+def test_one_text_for_a_file_selecting_two_pfs(make_host):
+    h = make_host("x710.json")
+    p = h.layout("50-x710.conf",
+                 "[Match]\nDriver=i40e\n[PhysicalFunction]\nVirtualFunctions=4\n"
+                 "[VirtualFunction]\nVLANId=10\nVLANProtocol=802.1ad\n")
+    r = h.run("check")
+    assert lines(r) == [f"{p}:7: VLANProtocol=802.1ad: the i40e driver supports only 802.1Q"]
+    assert r.returncode == 1
+
+
+def test_the_daemon_logs_a_file_that_selects_no_pf(make_host, start_daemon, bus_client):
+    h = make_host("e810.json")
+    p = h.layout("50-e810.conf", "[Match]\nPCIAddress=0000:99:00.0\n[PhysicalFunction]\nVirtualFunctions=2\n")
+    d = start_daemon(h)
+    bus_client.wait(lambda: re.search(re.escape(f"{p}:1: warning: [Match] PCIAddress=0000:99:00.0 "
+                                                "selects no PF on this host"), d.log_text()),
+                    timeout=15, what="a log line saying the file selects no PF")
