@@ -108,10 +108,11 @@ void ctl_print_json(struct json_object *doc);
  * it); NULL otherwise, without a message. */
 sd_bus *bus_client_open(void);
 /* GetStatus() or Plan(): the JSON document, only the PF named by only (PCI
- * address or name) when it is not NULL; -ENXIO, with a message, when the
- * document has no such PF. */
+ * address, name or alternative name, which the daemon resolves) when it is
+ * not NULL; -ENXIO, with a message, when there is no such PF. */
 int bus_client_document(sd_bus *bus, const char *method, const char *only,
 			struct json_object **ret);
 /* Apply(pf) or Reset(pf) as method: "" = every PF; returns once the daemon
- * is done. */
+ * is done: 0, or 1 when Apply() replied that PFs were not applied (not
+ * printed: the caller shows each PF's result), or < 0 after a message. */
 int bus_client_apply(sd_bus *bus, const char *method, const char *pf);

@@ -695,7 +695,7 @@ def test_apply_during_a_drain_queues_no_second_drain(env):
     replace_layout(h, "50-e810.conf", E810_LAYOUT.format(pci=E810_A, n=8, vlan=10))
     c.wait(lambda: (operation(c) or {}).get("step") in ("lease", "drain"), timeout=30,
            what="the drain under way")
-    c.call("Apply", "")
+    c.call("Apply", "")  # the PF waits for the drain under way: that is no error (NotApplied)
     c.wait(lambda: applied(c, m, E810_A), timeout=90, what="the apply after the drain")
     env.settle()
     cordons = [cordon_value(b) for _, b in node_patches(srv, before)
