@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <getopt.h>
+#include <inttypes.h>
 #include <systemd/sd-id128.h>
 #include <time.h>
 
@@ -128,15 +129,23 @@ static int set_local_option(struct ctl *c, int opt, const char *arg)
 	return 0;
 }
 
+/* Any number of seconds up to UINT32_MAX (136 years) is waited exactly:
+ * wait polls at most an hour at a time. */
 static int parse_timeout(struct ctl *c, const char *arg)
 {
 	uint32_t sec;
+	int r;
 
-	if (safe_atou32(arg, 10, &sec) < 0) {
+	r = safe_atou32(arg, 10, &sec);
+	if (r == -ERANGE) {
+		fprintf(stderr, "--timeout=%s: at most %" PRIu32 " seconds\n", arg, UINT32_MAX);
+		return -EXIT_USAGE;
+	}
+	if (r < 0) {
 		fprintf(stderr, "--timeout=%s: must be a number of seconds\n", arg);
 		return -EXIT_USAGE;
 	}
-	c->timeout = sec * USEC_PER_SEC;
+	c->timeout = (usec_t)sec * USEC_PER_SEC;
 	return 0;
 }
 
