@@ -15,10 +15,16 @@ static const struct {
 	int min_args, max_args;
 	bool daemon; /* sriov-persistd answers it when it runs */
 } verbs[] = {
-	{ "status", verb_status, 0, 1, true },	     { "plan", verb_plan, 0, 1, true },
-	{ "apply", verb_apply, 0, 1, true },	     { "check", verb_check, 0, INT16_MAX, false },
-	{ "snapshot", verb_snapshot, 0, 0, false },  { "wait", verb_wait, 0, 0, false },
+	{ "status", verb_status, 0, 1, true },
+	{ "plan", verb_plan, 0, 1, true },
+	{ "apply", verb_apply, 0, 1, true },
+	{ "check", verb_check, 0, INT16_MAX, false },
+	{ "snapshot", verb_snapshot, 0, 0, false },
+	{ "wait", verb_wait, 0, 0, false },
 	{ "reset", verb_reset, 0, INT16_MAX, true },
+	/* for the shell completion (--host FILE): not a command people call,
+	 * so neither in --help nor in the manual */
+	{ "__pfs", verb_list_pfs, 0, 0, false },
 };
 
 static void help(void)

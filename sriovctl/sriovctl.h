@@ -62,6 +62,9 @@ int verb_plan(struct ctl *c);
 int verb_apply(struct ctl *c);
 int verb_status(struct ctl *c);
 int verb_snapshot(struct ctl *c);
+/* The PCI address and interface name of each PF, one a line (for the shell
+ * completion with --host FILE, which cannot read that host's sysfs). */
+int verb_list_pfs(struct ctl *c);
 int verb_wait(struct ctl *c);
 int verb_reset(struct ctl *c);
 /* apply_options.on_action of apply and reset: each action as it is done. */
