@@ -305,7 +305,8 @@ install: all
 	install -m 0644 $(filter %.8,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man8/
 	install -m 0644 shell/bash-completion/sriovctl $(DESTDIR)$(BASHCOMPLETIONDIR)/sriovctl
 	install -m 0644 conf.d/*.conf $(DESTDIR)$(DOCDIR)/examples/
-	install -m 0644 packaging/k8s/*.yaml $(DESTDIR)$(DOCDIR)/examples/k8s/
+	install -m 0644 packaging/k8s/*.yaml packaging/k8s/kubeconfig.example \
+		$(DESTDIR)$(DOCDIR)/examples/k8s/
 	@# the administrator's file is never overwritten by hand installs
 	test -e $(DESTDIR)$(SYSCONFDIR)/sriov-persist/sriov-persist.conf || \
 		install -m 0644 conf/sriov-persist.conf $(DESTDIR)$(SYSCONFDIR)/sriov-persist/
