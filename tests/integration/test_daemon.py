@@ -21,7 +21,8 @@ import dbus.service
 import pytest
 
 from conftest import (BUS_CONF, BUS_NAME, MANAGER_IFACE, MANAGER_PATH, OBJMGR_IFACE, PF_IFACE,
-                      PROPS_IFACE, ROOT, Bus, Client, Daemon, pf_path, run_as_nobody)
+                      PROPS_IFACE, ROOT, SANITIZER_MARKS, Bus, Client, Daemon, pf_path,
+                      run_as_nobody)
 
 VERSION = (ROOT / "VERSION").read_text().strip()
 ACCESS_DENIED = "org.freedesktop.DBus.Error.AccessDenied"
@@ -1189,3 +1190,60 @@ def test_rdma_netns_mode_refused_is_not_retried_on_its_own(make_host, start_daem
     time.sleep(2)
     sync(c)
     assert len(c.matching("Applied", m, pci=E810_A)) == 1, c.signals[m:]
+
+
+# --- sriov-persistd(8): the private bus of EXAMPLES, run as written ---------------------------
+
+def manual_example(page, title):
+    """The lines of the .nf block after .SS "title" in a manual page, unescaped."""
+    text = page.read_text()
+    start = text.index(f'.SS "{title}"')
+    block = text[text.index(".nf\n", start) + 4:text.index("\n.fi\n", start)]
+    for roff, plain in (("\\-", "-"), ("\\(aq", "'"), ("\\&", ""), ("\\e", "\\")):
+        block = block.replace(roff, plain)
+    assert "\\" not in block.replace("\\n", ""), block
+    return block + "\n"
+
+
+def test_manual_private_bus_example_runs_as_written(sriovctl_bin, sriovpersistd_bin):
+    """Every line of sriov-persistd(8)'s example, as user nobody: only the shipped policy's path
+    is the tree's, and the programs are the built ones."""
+    import shutil
+    import tempfile
+    script = manual_example(ROOT / "man" / "sriov-persistd.8",
+                            "Trying it on a simulated host, on a private bus")
+    policy = "/usr/share/dbus-1/system.d/org.sriovpersist1.conf"
+    assert script.count(policy) == 1
+    script = script.replace(policy, str(ROOT / "dbus" / "org.sriovpersist1.conf"))
+    top = Path(tempfile.mkdtemp(prefix="sriov-example-"))  # pytest's tmp_path is root's alone
+    try:
+        top.chmod(0o755)
+        bindir, work = top / "bin", top / "tmp"
+        bindir.mkdir()
+        work.mkdir()
+        shutil.chown(work, "nobody")
+        (bindir / "sriovctl").symlink_to(sriovctl_bin)
+        (bindir / "sriov-persistd").symlink_to(sriovpersistd_bin)
+        (top / "example.sh").write_text(script)
+        r = run_as_nobody(["bash", str(top / "example.sh")], timeout=120,
+                          env={"PATH": f"{bindir}:/usr/sbin:/usr/bin:/sbin:/bin",
+                               "ASAN_OPTIONS": "detect_leaks=1", "TMPDIR": str(work)})
+        out = r.stdout
+        assert r.returncode == 0, (out, r.stderr)
+        statuses = out.split("sriov-persistd: idle\n")
+        assert len(statuses) == 3, out  # the two sriovctl status, through the daemon
+        for text, vlan in ((statuses[1], 100), (statuses[2], 200)):
+            assert re.search(r"^0000:3b:00\.0 +ens1f0 +ice +4 +4 +128 +applied ", text, re.M), text
+            vfs = [line.split() for line in text.splitlines()
+                   if re.match(r" +\d +0000:3b:01\.", line)]
+            assert len(vfs) == 4 and all(v[5] == str(vlan) for v in vfs), text
+        assert "0000:3b:00.0 (ens1f0): nothing to do\nb false\nexit status 1\n" in out, out
+        assert "drifted from its layout: VF 0: vlan 200" in out, out
+        assert out.endswith("applied after 1 action(s)\n"), out
+        assert 'member="Apply"' in r.stderr, r.stderr  # the bus refused it
+        # the daemon stopped (the script waits for it) and said nothing more
+        log = next(work.iterdir()) / "daemon.log"
+        assert log.read_text() == out[out.index("sriov-persistd: 0000:3b:00.0"):], log.read_text()
+        assert not any(m in out + r.stderr for m in SANITIZER_MARKS), out + r.stderr
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
