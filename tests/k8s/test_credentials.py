@@ -318,3 +318,55 @@ def test_token_beside_a_client_certificate(tool, apiserver):
                           token=jwt(now - 60, now + 3540), cert=cert, key=key)
     cred = ok(tool.run("credentials", kubeconfig=kc), "credentials")["credentials"]
     assert cred["kind"] == "token" and "nothing renews it" in cred["warning"]
+
+
+# --- packaging/k8s/kubeconfig.example ---------------------------------------------------------
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "packaging" / "k8s" / "kubeconfig.example"
+
+
+def filled_example(directory, server, ca, token_file=None, cert=None, key=None):
+    """The shipped example with its FILL IN values replaced as its comments say, and for a client
+    certificate its commented lines taken instead of tokenFile."""
+    text = EXAMPLE.read_text()
+    for placeholder, value in (("https://kubernetes.example.net:6443", server),
+                               ("/etc/sriov-persist/kubernetes-ca.crt", ca)):
+        assert text.count(f": {placeholder}\n") == 1, placeholder
+        text = text.replace(f": {placeholder}\n", f": {value}\n")
+    if token_file:
+        assert text.count("    tokenFile: /etc/sriov-persist/token\n") == 1
+        text = text.replace("tokenFile: /etc/sriov-persist/token", f"tokenFile: {token_file}")
+    else:
+        text = text.replace("    tokenFile: /etc/sriov-persist/token\n", "")
+        for field, value in (("client-certificate", cert), ("client-key", key)):
+            line = f"    # {field}: /etc/sriov-persist/client.{'crt' if 'cert' in field else 'key'}\n"
+            assert text.count(line) == 1, line
+            text = text.replace(line, f"    {field}: {value}\n")
+    path = directory / "kubeconfig"
+    path.write_text(text)
+    path.chmod(0o600)
+    return path
+
+
+def test_shipped_example_kubeconfig_with_a_token_file(tool, apiserver):
+    token = tool.dir / "token"
+    token.write_text("example-token\n")
+    token.chmod(0o600)
+    apiserver.add_token("example-token", USER)
+    kc = filled_example(tool.dir, apiserver.url, apiserver.ca_path, token_file=token)
+    r = tool.run("credentials", kubeconfig=kc)
+    assert r.rc == 0 and r.json["requests"] == 0, r
+    assert r.json["credentials"]["kind"] == "token-file", r
+    assert r.json["credentials"]["source"] == str(token), r
+    # and the API server takes it, with the rules of the shipped rbac.yaml
+    assert ok(tool.run("cordon", kubeconfig=kc), "cordon")["changed"] is True
+    assert ok(tool.run("uncordon", kubeconfig=kc), "uncordon")["lifted"] is True
+
+
+def test_shipped_example_kubeconfig_with_a_client_certificate(tool, apiserver):
+    cert, key = apiserver.client_cert(USER)
+    os.chmod(key, 0o600)
+    kc = filled_example(tool.dir, apiserver.url, apiserver.ca_path, cert=cert, key=key)
+    r = tool.run("credentials", kubeconfig=kc)
+    assert r.rc == 0 and r.json["credentials"]["kind"] == "client-certificate", r
+    assert ok(tool.run("cordon", kubeconfig=kc), "cordon")["changed"] is True
