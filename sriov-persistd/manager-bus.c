@@ -543,7 +543,15 @@ int manager_bus_start(struct manager *m)
 		return r;
 	}
 	r = sd_bus_request_name(m->bus, BUS_NAME, 0);
-	if (r < 0)
+	if (r == -EEXIST)
+		log_msg(LOG_ERR, "Another sriov-persistd already owns %s on this bus; not starting",
+			BUS_NAME);
+	else if (r == -EACCES || r == -EPERM)
+		log_msg(LOG_ERR,
+			"The bus policy does not let this user own %s: the shipped policy "
+			"(system.d/org.sriovpersist1.conf) lets root only",
+			BUS_NAME);
+	else if (r < 0)
 		log_msg(LOG_ERR, "Cannot own %s on the system bus: %s", BUS_NAME, strerror(-r));
 	return r;
 }

@@ -33,9 +33,29 @@ sd_bus *bus_client_open(void)
 	return TAKE_PTR(bus);
 }
 
+/* The verb that made the call, for messages about it */
+static const char *verb_of(const char *method)
+{
+	static const char *const verbs[][2] = {
+		{ "Apply", "apply" },	   { "Reset", "reset" }, { "Reload", "reload" },
+		{ "GetStatus", "status" }, { "Plan", "plan" },
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+		if (streq(verbs[i][0], method))
+			return verbs[i][1];
+	return method;
+}
+
 static int print_error(const char *method, const sd_bus_error *error, int r)
 {
-	if (sd_bus_error_is_set(error) && error->message)
+	/* the bus policy's refusal ("Rejected send message, 1 matched rules;
+	 * type=...") and the daemon's own say the same to the user */
+	if (sd_bus_error_has_name(error, SD_BUS_ERROR_ACCESS_DENIED))
+		fprintf(stderr,
+			"%s: permission denied: changing the host needs root (run it with sudo)\n",
+			verb_of(method));
+	else if (sd_bus_error_is_set(error) && error->message)
 		fprintf(stderr, "sriov-persistd: %s\n", error->message);
 	else
 		fprintf(stderr, "sriov-persistd: %s() failed: %s\n", method, strerror(-r));

@@ -283,6 +283,7 @@ out:
 
 int ctl_open_host(struct ctl *c, struct host **ret)
 {
+	char error[HOST_ERROR_MAX];
 	int r;
 
 	if (!c->host_path) {
@@ -292,8 +293,10 @@ int ctl_open_host(struct ctl *c, struct host **ret)
 				strerror(-r));
 		return r;
 	}
-	r = host_sim_open(c->host_path, ret);
-	if (r < 0)
+	r = host_sim_open(c->host_path, ret, error);
+	if (r < 0 && error[0])
+		fprintf(stderr, "%s\n", error);
+	else if (r < 0)
 		fprintf(stderr, "%s: cannot open the simulated host: %s\n", c->host_path,
 			read_strerror(r));
 	return r;

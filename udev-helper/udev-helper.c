@@ -39,7 +39,7 @@ static int open_host(bool firmware, struct host **ret)
 {
 	const struct host_linux_options o = { .no_firmware = !firmware };
 
-	return arg.host ? host_sim_open(arg.host, ret) : host_linux_open(&o, ret);
+	return arg.host ? host_sim_open(arg.host, ret, NULL) : host_linux_open(&o, ret);
 }
 
 static void log_diags(const struct diag_list *l)

@@ -370,3 +370,46 @@ def test_shipped_example_kubeconfig_with_a_client_certificate(tool, apiserver):
     r = tool.run("credentials", kubeconfig=kc)
     assert r.rc == 0 and r.json["credentials"]["kind"] == "client-certificate", r
     assert ok(tool.run("cordon", kubeconfig=kc), "cordon")["changed"] is True
+
+
+def test_secrets_readable_by_everyone_are_refused(tool, apiserver):
+    """A token file or client key that everyone may read is refused, as ssh refuses such a
+    private key; so is a kubeconfig that holds a token or key itself. Its group may read it
+    (an administrator's choice of readers). The service account's files are the kubelet's."""
+    apiserver.add_token(TOKEN_OTHERS, USER)
+    path = tool.dir / "token"
+    path.write_text(TOKEN_OTHERS + "\n")
+    path.chmod(0o644)
+    kc = write_kubeconfig(tool.dir / "kc-file", apiserver.url, apiserver.ca_path,
+                          token_file=str(path))
+    r = tool.run("cordon", kubeconfig=kc)
+    assert r.rc == EXIT_FAIL, r
+    assert r.json["error"] == (f"refusing token file {path}: readable by everyone (mode 0644), "
+                               "so the secret in it is no longer one; chmod o-r it (and renew "
+                               "the secret)"), r
+    path.chmod(0o640)
+    ok(tool.run("cordon", kubeconfig=kc), "cordon")
+
+    cert, key = apiserver.client_cert("cert-user")
+    Path(key).chmod(0o604)
+    kc = write_kubeconfig(tool.dir / "kc-cert", apiserver.url, apiserver.ca_path, cert=cert,
+                          key=key)
+    r = tool.run("cordon", kubeconfig=kc)
+    assert r.rc == EXIT_FAIL and f"refusing client key {key}: readable by everyone (mode 0604)" \
+        in r.json["error"], r
+
+    kc = Path(write_kubeconfig(tool.dir / "kc-inline", apiserver.url, apiserver.ca_path,
+                               token=TOKEN_OTHERS))
+    kc.chmod(0o644)
+    r = tool.run("cordon", kubeconfig=kc)
+    assert r.rc == EXIT_FAIL and f"refusing kubeconfig (it holds a token) {kc}: readable by " \
+        "everyone (mode 0644)" in r.json["error"], r
+    # a kubeconfig that only names its secrets holds none
+    kc = Path(write_kubeconfig(tool.dir / "kc-named", apiserver.url, apiserver.ca_path,
+                               token_file=str(path)))
+    kc.chmod(0o644)
+    ok(tool.run("uncordon", kubeconfig=kc), "uncordon")
+    assert apiserver.count(user="cert-user") == 0
+
+
+TOKEN_OTHERS = "token-in-a-file"
