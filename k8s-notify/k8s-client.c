@@ -128,7 +128,7 @@ int k8s_client_fail(struct k8s_client *c, int r, const char *fmt, ...)
 
 /* ---- credentials ---- */
 
-/* secret: a private key, read as k8s_read_secret_file() reads. */
+/* secret: a private key, read as k8s_read_private_file() reads. */
 static int pem_load(const struct kc_blob *b, const char *what, const char *marker, bool secret,
 		    struct pem *ret, char *error)
 {
@@ -145,7 +145,7 @@ static int pem_load(const struct kc_blob *b, const char *what, const char *marke
 		memcpy(data, b->data, b->size);
 		data[b->size] = '\0';
 	} else if (secret) {
-		r = k8s_read_secret_file(b->path, what, PEM_FILE_MAX, &data, &size, error);
+		r = k8s_read_private_file(b->path, what, PEM_FILE_MAX, &data, &size, error);
 		if (r < 0)
 			return r;
 	} else {
@@ -176,8 +176,13 @@ static int token_load(struct k8s_client *c, const struct kubeconfig *kc, char **
 	if (kc->token)
 		token = strdup(kc->token);
 	else if (kc->token_file) {
-		r = k8s_read_secret_file(kc->token_file, "token file", TOKEN_FILE_MAX, &token, NULL,
-					 error);
+		/* in-cluster (no context): the kubelet's projected token, its mode the kubelet's */
+		if (kc->context)
+			r = k8s_read_private_file(kc->token_file, "token file", TOKEN_FILE_MAX,
+						  &token, NULL, error);
+		else
+			r = k8s_read_secret_file(kc->token_file, "token file", TOKEN_FILE_MAX,
+						 &token, NULL, error);
 		if (r < 0)
 			return r;
 	} else

@@ -473,8 +473,19 @@ int kubeconfig_parse(const char *text, size_t size, const char *base_dir, struct
 	return 0;
 }
 
-int k8s_read_secret_file(const char *path, const char *what, size_t max, char **ret,
-			 size_t *ret_size, char error[static K8S_ERROR_MAX])
+/* Others (not the owner, not its group) may read it: the secret is theirs
+ * too. Its group may, as an administrator may grant a group of readers. */
+static int refuse_readable(const char *what, const char *path, mode_t mode,
+			   char error[static K8S_ERROR_MAX])
+{
+	return fail(error, -EPERM,
+		    "refusing %s %s: readable by everyone (mode %04o), so the secret in it is "
+		    "no longer one; chmod o-r it (and renew the secret)",
+		    what, path, (unsigned)(mode & 07777));
+}
+
+static int read_secret(const char *path, const char *what, size_t max, char **ret, size_t *ret_size,
+		       mode_t *ret_mode, char error[static K8S_ERROR_MAX])
 {
 	struct stat st;
 	_cleanup_close_ int fd = open_regular_at(AT_FDCWD, path, &st);
@@ -497,27 +508,63 @@ int k8s_read_secret_file(const char *path, const char *what, size_t max, char **
 	if (r < 0)
 		return fail(error, r, "cannot read %s %s: %s", what, path,
 			    r == -EFBIG ? "too large" : strerror(-r));
+	*ret_mode = st.st_mode;
+	return 0;
+}
+
+int k8s_read_secret_file(const char *path, const char *what, size_t max, char **ret,
+			 size_t *ret_size, char error[static K8S_ERROR_MAX])
+{
+	mode_t mode;
+
+	return read_secret(path, what, max, ret, ret_size, &mode, error);
+}
+
+int k8s_read_private_file(const char *path, const char *what, size_t max, char **ret,
+			  size_t *ret_size, char error[static K8S_ERROR_MAX])
+{
+	_cleanup_free_ char *data = NULL;
+	mode_t mode;
+	int r;
+
+	r = read_secret(path, what, max, &data, ret_size, &mode, error);
+	if (r < 0)
+		return r;
+	if (mode & S_IROTH)
+		return refuse_readable(what, path, mode, error);
+	*ret = TAKE_PTR(data);
 	return 0;
 }
 
 int kubeconfig_load(const char *path, struct kubeconfig **ret, char error[static K8S_ERROR_MAX])
 {
 	_cleanup_free_ char *text = NULL, *copy = strdup(path), *where = NULL;
+	_cleanup_kubeconfig_ struct kubeconfig *kc = NULL;
+	mode_t mode;
 	size_t size;
 	int r;
 
 	if (!copy)
 		return -ENOMEM;
-	r = k8s_read_secret_file(path, "kubeconfig", KUBECONFIG_FILE_MAX, &text, &size, error);
+	r = read_secret(path, "kubeconfig", KUBECONFIG_FILE_MAX, &text, &size, &mode, error);
 	if (r < 0)
 		return r;
-	r = kubeconfig_parse(text, size, dirname(copy), ret, error);
+	r = kubeconfig_parse(text, size, dirname(copy), &kc, error);
 	if (r < 0 && r != -ENOMEM) {
 		where = strdup_printf("%s: %s", path, error);
 		if (where)
 			snprintf(error, K8S_ERROR_MAX, "%s", where);
 	}
-	return r;
+	if (r < 0)
+		return r;
+	/* a kubeconfig that holds the secret itself is held to the rule of
+	 * the files that do (a token file, a client key) */
+	if ((kc->token || kc->client_key.data) && (mode & S_IROTH))
+		return refuse_readable(kc->token ? "kubeconfig (it holds a token)" :
+						   "kubeconfig (it holds client-key-data)",
+				       path, mode, error);
+	*ret = TAKE_PTR(kc);
+	return 0;
 }
 
 static int read_namespace(const char *sa_dir, char **ret)

@@ -67,6 +67,13 @@ int kubeconfig_parse(const char *text, size_t size, const char *base_dir, struct
  * max bytes (-EFBIG); ret_size may be NULL. */
 int k8s_read_secret_file(const char *path, const char *what, size_t max, char **ret,
 			 size_t *ret_size, char error[static K8S_ERROR_MAX]);
+/* k8s_read_secret_file() of a file that a kubeconfig names for its secret
+ * (tokenFile, client-key): also -EPERM when others may read it, as ssh
+ * refuses such a private key. Not for the service account's files, whose
+ * modes the kubelet sets. A kubeconfig that holds a token or
+ * client-key-data itself is held to the same rule by kubeconfig_load(). */
+int k8s_read_private_file(const char *path, const char *what, size_t max, char **ret,
+			  size_t *ret_size, char error[static K8S_ERROR_MAX]);
 /* Reads and parses a kubeconfig file. */
 int kubeconfig_load(const char *path, struct kubeconfig **ret, char error[static K8S_ERROR_MAX]);
 /* In-cluster credentials: sa_dir/{token,ca.crt,namespace} and the API server

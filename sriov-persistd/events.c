@@ -283,7 +283,7 @@ static int watch_one(struct manager *m, const char *dir, bool conf_files)
 	if (r == -ENOENT)
 		return 0; /* its parent's watch sees it appear */
 	if (r < 0)
-		return r;
+		return log_msg(LOG_ERR, "Watching %s failed: %s", dir, strerror(-r)), r;
 	return strv_extend(&e->watched_dirs, dir);
 }
 
@@ -372,8 +372,8 @@ int manager_events_start(struct manager *m)
 		return r;
 	m->watching = true;
 	r = watch_dirs(m);
-	if (r < 0)
-		return log_msg(LOG_ERR, "Watching the configuration failed: %s", strerror(-r)), r;
+	if (r < 0) /* watch_one() said which directory */
+		return r;
 	r = mkdir_p(records, 0755);
 	if (r >= 0)
 		r = add_watch(m, records, IN_CLOSE_WRITE | IN_MOVED_TO | IN_ONLYDIR, on_record);

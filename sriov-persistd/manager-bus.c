@@ -23,6 +23,7 @@
 #define PF_IFACE "org.sriovpersist1.PhysicalFunction"
 #define ERROR_NO_SUCH_PF "org.sriovpersist1.Error.NoSuchPF"
 #define ERROR_NOT_RESET "org.sriovpersist1.Error.NotReset"
+#define ERROR_NOT_APPLIED "org.sriovpersist1.Error.NotApplied"
 
 struct pending_call;
 
@@ -124,16 +125,19 @@ static struct pending_call *pending_call_free(struct pending_call *c)
 	return NULL;
 }
 
-/* The answer to Apply() or Reset(), once nothing is left to another process. */
+/* The answer to Apply() or Reset(), once nothing is left to another process:
+ * an error that names each PF not applied (one a line: a held PF's reason
+ * may hold "; ") or not reset. A PF that waits for a drain the daemon
+ * starts is on its way, not in the error. */
 static int reply_asked(sd_bus_message *msg, bool reset, const struct asked *out)
 {
 	_cleanup_free_ char *why = NULL;
 
-	if (reset && out->failed && out->failed[0]) {
-		why = strv_join(out->failed, "; ");
-		return sd_bus_reply_method_errorf(msg, ERROR_NOT_RESET, "%s", strna(why));
-	}
-	return sd_bus_reply_method_return(msg, NULL);
+	if (!out->failed || !out->failed[0])
+		return sd_bus_reply_method_return(msg, NULL);
+	why = strv_join(out->failed, reset ? "; " : "\n");
+	return sd_bus_reply_method_errorf(msg, reset ? ERROR_NOT_RESET : ERROR_NOT_APPLIED, "%s",
+					  strna(why));
 }
 
 /* Runs Apply(pci) or Reset(pci); "" = every PF. */
@@ -363,6 +367,31 @@ static int method_get_status(sd_bus_message *msg, void *userdata, sd_bus_error *
 	return reply_doc(msg, r, doc, error);
 }
 
+/* GetPhysicalFunction(): the PF called what (PCI address, interface name or
+ * alternative name), found as Apply() finds it, in the host as it is now. */
+static int method_get_pf(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	const struct pf_state *pf;
+	struct pf_entry *e;
+	const char *what;
+	int r;
+
+	r = sd_bus_message_read(msg, "s", &what);
+	if (r < 0)
+		return r;
+	manager_events_drain(m);
+	r = manager_refresh(m);
+	if (r < 0)
+		return sd_bus_error_set_errnof(error, -r, "Reading the host failed: %s",
+					       strerror(-r));
+	pf = host_state_lookup_pf(m->hs, what);
+	e = pf ? manager_find_entry(m, pf->pci) : NULL;
+	if (!e || !e->path)
+		return sd_bus_error_setf(error, ERROR_NO_SUCH_PF, "No PF '%s' on this host", what);
+	return sd_bus_reply_method_return(msg, "so", e->pci, e->path);
+}
+
 static int manager_get(sd_bus *bus, const char *path, const char *interface, const char *property,
 		       sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
@@ -401,6 +430,9 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_METHOD_WITH_NAMES("Plan", "", , "s", SD_BUS_PARAM(json), method_plan,
 				 SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_NAMES("GetStatus", "", , "s", SD_BUS_PARAM(json), method_get_status,
+				 SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_NAMES("GetPhysicalFunction", "s", SD_BUS_PARAM(name), "so",
+				 SD_BUS_PARAM(pci) SD_BUS_PARAM(path), method_get_pf,
 				 SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_SIGNAL_WITH_NAMES("DriftDetected", "sas", SD_BUS_PARAM(pci) SD_BUS_PARAM(what), 0),
 	SD_BUS_SIGNAL_WITH_NAMES("Applied", "si", SD_BUS_PARAM(pci) SD_BUS_PARAM(result), 0),
@@ -511,7 +543,15 @@ int manager_bus_start(struct manager *m)
 		return r;
 	}
 	r = sd_bus_request_name(m->bus, BUS_NAME, 0);
-	if (r < 0)
+	if (r == -EEXIST)
+		log_msg(LOG_ERR, "Another sriov-persistd already owns %s on this bus; not starting",
+			BUS_NAME);
+	else if (r == -EACCES || r == -EPERM)
+		log_msg(LOG_ERR,
+			"The bus policy does not let this user own %s: the shipped policy "
+			"(system.d/org.sriovpersist1.conf) lets root only",
+			BUS_NAME);
+	else if (r < 0)
 		log_msg(LOG_ERR, "Cannot own %s on the system bus: %s", BUS_NAME, strerror(-r));
 	return r;
 }

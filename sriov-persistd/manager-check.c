@@ -332,13 +332,20 @@ static int recheck_untouched(struct manager *m, const char *pci)
 	return 0;
 }
 
-/* "PCI: why" added to out->failed, when there is an out. */
-static int note_failed(struct asked *out, const struct apply_pf_result *pr)
+/* Added to out->failed, when there is an out: "PCI: why" for a reset,
+ * "PCI: state: why" for an apply (held, failed, deferred or degraded). */
+static int note_failed(struct asked *out, const struct apply_pf_result *pr, bool reset)
 {
+	const struct pf_status *st = &pr->status;
+
 	if (!out)
 		return 0;
-	return strv_consume(&out->failed,
-			    strdup_printf("%s: %s", pr->status.pci, strna(pr->status.error)));
+	if (reset)
+		return strv_consume(&out->failed,
+				    strdup_printf("%s: %s", st->pci, strna(st->error)));
+	return strv_consume(&out->failed, strdup_printf("%s: %s: %s", st->pci,
+							strna(pf_status_state_to_string(st->state)),
+							strna(st->error)));
 }
 
 /* Another process applies it: its record, when written, is an event. */
@@ -382,7 +389,7 @@ static int after_one(struct manager *m, struct apply_pf_result *pr, bool reset, 
 	} else {
 		manager_notify(m, MANAGER_PF_APPLIED, .pci = pr->status.pci,
 			       .result = result_code(pr));
-		if (pr->status.state != PF_STATUS_APPLIED && note_failed(out, pr) < 0)
+		if (pr->status.state != PF_STATUS_APPLIED && note_failed(out, pr, reset) < 0)
 			return -ENOMEM;
 	}
 	if (!e)
@@ -413,7 +420,7 @@ static int after_apply(struct manager *m, struct apply_result *res, bool reset, 
 		else if ((!pr->configured && !pr->changed &&
 			  pr->status.state == PF_STATUS_APPLIED) ||
 			 (reset && pr->configured)) {
-			r = reset && pr->configured ? note_failed(out, pr) : 0;
+			r = reset && pr->configured ? note_failed(out, pr, true) : 0;
 			if (r >= 0)
 				r = recheck_untouched(m, pr->status.pci);
 		} else

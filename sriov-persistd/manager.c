@@ -307,13 +307,16 @@ void manager_log_unselected(struct manager *m)
 
 int manager_open_host(struct manager *m)
 {
+	char error[HOST_ERROR_MAX] = "";
 	int r;
 
 	if (m->host_path)
-		r = host_sim_open(m->host_path, &m->host);
+		r = host_sim_open(m->host_path, &m->host, error);
 	else
 		r = host_linux_open(NULL, &m->host);
-	if (r < 0)
+	if (r < 0 && error[0])
+		log_msg(LOG_ERR, "%s", error);
+	else if (r < 0)
 		log_msg(LOG_ERR, "Cannot open %s: %s",
 			m->host_path ?: "this host's sysfs and netlink", read_strerror(r));
 	return r;

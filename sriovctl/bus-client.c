@@ -11,6 +11,8 @@
 #define DAEMON_NAME "org.sriovpersist1"
 #define DAEMON_PATH "/org/sriovpersist1"
 #define DAEMON_IFACE "org.sriovpersist1.Manager"
+#define ERROR_NO_SUCH_PF "org.sriovpersist1.Error.NoSuchPF"
+#define ERROR_NOT_APPLIED "org.sriovpersist1.Error.NotApplied"
 
 /* An apply may drain pods and wait for the disruption policy. */
 #define APPLY_TIMEOUT_USEC (15 * 60 * USEC_PER_SEC)
@@ -31,17 +33,38 @@ sd_bus *bus_client_open(void)
 	return TAKE_PTR(bus);
 }
 
+/* The verb that made the call, for messages about it */
+static const char *verb_of(const char *method)
+{
+	static const char *const verbs[][2] = {
+		{ "Apply", "apply" },	   { "Reset", "reset" }, { "Reload", "reload" },
+		{ "GetStatus", "status" }, { "Plan", "plan" },
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+		if (streq(verbs[i][0], method))
+			return verbs[i][1];
+	return method;
+}
+
 static int print_error(const char *method, const sd_bus_error *error, int r)
 {
-	if (sd_bus_error_is_set(error) && error->message)
+	/* the bus policy's refusal ("Rejected send message, 1 matched rules;
+	 * type=...") and the daemon's own say the same to the user */
+	if (sd_bus_error_has_name(error, SD_BUS_ERROR_ACCESS_DENIED))
+		fprintf(stderr,
+			"%s: permission denied: changing the host needs root (run it with sudo)\n",
+			verb_of(method));
+	else if (sd_bus_error_is_set(error) && error->message)
 		fprintf(stderr, "sriov-persistd: %s\n", error->message);
 	else
 		fprintf(stderr, "sriov-persistd: %s() failed: %s\n", method, strerror(-r));
 	return r;
 }
 
-static int call(sd_bus *bus, const char *method, usec_t timeout, sd_bus_message **ret,
-		const char *types, ...)
+/* A method call; an error named quiet is not printed and returns -EREMOTEIO. */
+static int call(sd_bus *bus, const char *method, usec_t timeout, const char *quiet,
+		sd_bus_message **ret, const char *types, ...)
 {
 	_cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
@@ -56,18 +79,49 @@ static int call(sd_bus *bus, const char *method, usec_t timeout, sd_bus_message 
 	}
 	if (r >= 0)
 		r = sd_bus_call(bus, m, timeout, &error, ret);
+	if (r < 0 && quiet && sd_bus_error_has_name(&error, quiet))
+		return -EREMOTEIO;
 	return r < 0 ? print_error(method, &error, r) : 0;
+}
+
+/* The PCI address of the PF called what, found by the daemon as Apply()
+ * finds it (alternative names too, which the documents do not list). */
+static int resolve_pf(sd_bus *bus, const char *what, char **ret)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	const char *pci, *path;
+	char *p;
+	int r;
+
+	r = call(bus, "GetPhysicalFunction", 0, ERROR_NO_SUCH_PF, &reply, "s", what);
+	if (r == -EREMOTEIO) {
+		fprintf(stderr, "No PF '%s' on this host\n", what);
+		return -ENXIO;
+	}
+	if (r < 0)
+		return r;
+	r = sd_bus_message_read(reply, "so", &pci, &path);
+	if (r < 0)
+		return print_error("GetPhysicalFunction", NULL, r);
+	p = strdup(pci);
+	if (!p)
+		return -ENOMEM;
+	*ret = p;
+	return 0;
 }
 
 int bus_client_document(sd_bus *bus, const char *method, const char *only, struct json_object **ret)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	_cleanup_json_ struct json_object *doc = NULL;
+	_cleanup_free_ char *pci = NULL;
 	enum json_tokener_error jerr;
 	const char *text;
 	int r;
 
-	r = call(bus, method, 0, &reply, NULL);
+	r = only ? resolve_pf(bus, only, &pci) : 0;
+	if (r >= 0)
+		r = call(bus, method, 0, NULL, &reply, NULL);
 	if (r < 0)
 		return r;
 	r = sd_bus_message_read(reply, "s", &text);
@@ -80,7 +134,7 @@ int bus_client_document(sd_bus *bus, const char *method, const char *only, struc
 			doc ? "no \"pfs\" array" : json_tokener_error_desc(jerr));
 		return -EBADMSG;
 	}
-	r = only ? doc_filter_pfs(doc, only) : 0;
+	r = pci ? doc_filter_pfs(doc, pci) : 0;
 	if (r == -ENXIO)
 		fprintf(stderr, "No PF '%s' on this host\n", only);
 	else if (r < 0)
@@ -93,5 +147,7 @@ int bus_client_document(sd_bus *bus, const char *method, const char *only, struc
 
 int bus_client_apply(sd_bus *bus, const char *method, const char *pf)
 {
-	return call(bus, method, APPLY_TIMEOUT_USEC, NULL, "s", pf);
+	int r = call(bus, method, APPLY_TIMEOUT_USEC, ERROR_NOT_APPLIED, NULL, "s", pf);
+
+	return r == -EREMOTEIO ? 1 : r;
 }

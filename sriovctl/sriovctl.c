@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <getopt.h>
+#include <inttypes.h>
 #include <systemd/sd-id128.h>
 #include <time.h>
 
@@ -14,10 +15,17 @@ static const struct {
 	int min_args, max_args;
 	bool daemon; /* sriov-persistd answers it when it runs */
 } verbs[] = {
-	{ "status", verb_status, 0, 1, true },	     { "plan", verb_plan, 0, 1, true },
-	{ "apply", verb_apply, 0, 1, true },	     { "check", verb_check, 0, INT16_MAX, false },
-	{ "snapshot", verb_snapshot, 0, 0, false },  { "wait", verb_wait, 0, 0, false },
-	{ "reset", verb_reset, 0, INT16_MAX, true }, { "cat", verb_cat, 0, 1, false },
+	{ "status", verb_status, 0, 1, true },
+	{ "plan", verb_plan, 0, 1, true },
+	{ "apply", verb_apply, 0, 1, true },
+	{ "check", verb_check, 0, INT16_MAX, false },
+	{ "snapshot", verb_snapshot, 0, 0, false },
+	{ "wait", verb_wait, 0, 0, false },
+	{ "reset", verb_reset, 0, INT16_MAX, true },
+	{ "cat", verb_cat, 0, 1, false },
+	/* for the shell completion (--host FILE): not a command people call,
+	 * so neither in --help nor in the manual */
+	{ "__pfs", verb_list_pfs, 0, 0, false },
 };
 
 static void help(void)
@@ -132,15 +140,23 @@ static int set_local_option(struct ctl *c, int opt, const char *arg)
 	return 0;
 }
 
+/* Any number of seconds up to UINT32_MAX (136 years) is waited exactly:
+ * wait polls at most an hour at a time. */
 static int parse_timeout(struct ctl *c, const char *arg)
 {
 	uint32_t sec;
+	int r;
 
-	if (safe_atou32(arg, 10, &sec) < 0) {
+	r = safe_atou32(arg, 10, &sec);
+	if (r == -ERANGE) {
+		fprintf(stderr, "--timeout=%s: at most %" PRIu32 " seconds\n", arg, UINT32_MAX);
+		return -EXIT_USAGE;
+	}
+	if (r < 0) {
 		fprintf(stderr, "--timeout=%s: must be a number of seconds\n", arg);
 		return -EXIT_USAGE;
 	}
-	c->timeout = sec * USEC_PER_SEC;
+	c->timeout = (usec_t)sec * USEC_PER_SEC;
 	return 0;
 }
 
@@ -269,6 +285,7 @@ out:
 
 int ctl_open_host(struct ctl *c, struct host **ret)
 {
+	char error[HOST_ERROR_MAX];
 	int r;
 
 	if (!c->host_path) {
@@ -278,8 +295,10 @@ int ctl_open_host(struct ctl *c, struct host **ret)
 				strerror(-r));
 		return r;
 	}
-	r = host_sim_open(c->host_path, ret);
-	if (r < 0)
+	r = host_sim_open(c->host_path, ret, error);
+	if (r < 0 && error[0])
+		fprintf(stderr, "%s\n", error);
+	else if (r < 0)
 		fprintf(stderr, "%s: cannot open the simulated host: %s\n", c->host_path,
 			read_strerror(r));
 	return r;

@@ -63,6 +63,9 @@ int verb_plan(struct ctl *c);
 int verb_apply(struct ctl *c);
 int verb_status(struct ctl *c);
 int verb_snapshot(struct ctl *c);
+/* The PCI address and interface name of each PF, one a line (for the shell
+ * completion with --host FILE, which cannot read that host's sysfs). */
+int verb_list_pfs(struct ctl *c);
 int verb_wait(struct ctl *c);
 int verb_reset(struct ctl *c);
 int verb_cat(struct ctl *c);
@@ -113,10 +116,11 @@ void ctl_print_json(struct json_object *doc);
  * it); NULL otherwise, without a message. */
 sd_bus *bus_client_open(void);
 /* GetStatus() or Plan(): the JSON document, only the PF named by only (PCI
- * address or name) when it is not NULL; -ENXIO, with a message, when the
- * document has no such PF. */
+ * address, name or alternative name, which the daemon resolves) when it is
+ * not NULL; -ENXIO, with a message, when there is no such PF. */
 int bus_client_document(sd_bus *bus, const char *method, const char *only,
 			struct json_object **ret);
 /* Apply(pf) or Reset(pf) as method: "" = every PF; returns once the daemon
- * is done. */
+ * is done: 0, or 1 when Apply() replied that PFs were not applied (not
+ * printed: the caller shows each PF's result), or < 0 after a message. */
 int bus_client_apply(sd_bus *bus, const char *method, const char *pf);

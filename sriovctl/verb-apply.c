@@ -109,20 +109,26 @@ static bool print_daemon_result(const struct ctl *c, struct json_object *pf)
 	return streq_ptr(state, "applied");
 }
 
-/* Apply() through sriov-persistd, then what it did from GetStatus(). */
+/* Apply() through sriov-persistd, then what it did from GetStatus(), as
+ * apply prints it when it does the work itself: the errors in the layouts
+ * on standard error, one line per configured PF; exit 1 when Apply()
+ * replied that a PF was not applied or one is not applied now. */
 static int apply_by_daemon(struct ctl *c)
 {
 	_cleanup_json_ struct json_object *doc = NULL;
 	const char *only = c->n_args > 0 ? c->args[0] : NULL;
-	bool ok = true;
+	struct json_object *daemon;
+	bool ok;
+	int r;
 
-	if (bus_client_apply(c->bus, "Apply", only ?: "") < 0 ||
-	    bus_client_document(c->bus, "GetStatus", NULL, &doc) < 0)
+	r = bus_client_apply(c->bus, "Apply", only ?: "");
+	if (r < 0 || bus_client_document(c->bus, "GetStatus", only, &doc) < 0)
 		return EXIT_FAIL;
-	/* The daemon knew the PF; an altname is not in the document, so then
-	 * every configured PF is shown. */
-	if (only)
-		(void)doc_filter_pfs(doc, only);
+	ok = r == 0;
+	daemon = doc_get(doc, "daemon");
+	for (size_t i = 0; i < doc_len(daemon, "config_errors"); i++)
+		fprintf(stderr, "%s\n",
+			strna(json_object_get_string(doc_idx(daemon, "config_errors", i))));
 	for (size_t i = 0; i < doc_len(doc, "pfs"); i++) {
 		struct json_object *pf = doc_idx(doc, "pfs", i);
 		const char *state = doc_str(pf, "state");

@@ -33,3 +33,20 @@ int verb_snapshot(struct ctl *c)
 	fputs(text, stdout);
 	return EXIT_OK;
 }
+
+int verb_list_pfs(struct ctl *c)
+{
+	_cleanup_host_state_ struct host_state *hs = NULL;
+	_cleanup_host_ struct host *h = NULL;
+
+	if (ctl_open_host(c, &h) < 0)
+		return EXIT_FAIL;
+	if (host_read(h, &hs) < 0)
+		return EXIT_FAIL;
+	for (size_t i = 0; i < hs->n_pfs; i++) {
+		printf("%s\n", hs->pfs[i].pci);
+		if (hs->pfs[i].name)
+			printf("%s\n", hs->pfs[i].name);
+	}
+	return EXIT_OK;
+}

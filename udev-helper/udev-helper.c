@@ -39,7 +39,7 @@ static int open_host(bool firmware, struct host **ret)
 {
 	const struct host_linux_options o = { .no_firmware = !firmware };
 
-	return arg.host ? host_sim_open(arg.host, ret) : host_linux_open(&o, ret);
+	return arg.host ? host_sim_open(arg.host, ret, NULL) : host_linux_open(&o, ret);
 }
 
 static void log_diags(const struct diag_list *l)
@@ -268,6 +268,35 @@ static int verb_kernel_arguments(const char *op)
 	return 0;
 }
 
+static void usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"Usage: %s [OPTIONS] match|apply PCI-ADDRESS\n"
+		"       %s [--root DIR] kernel-arguments add|remove\n",
+		prog, prog);
+}
+
+static void help(const char *prog)
+{
+	usage(stdout, prog);
+	printf("\n"
+	       "Run by udev and the units of sriov-persist (see udev-helper(8)), not by hand.\n"
+	       "  match PCI               print SRIOV_PERSIST_PF= when a layout may select the PF\n"
+	       "  apply PCI               apply the layouts of one PF (sriov-persist-apply@.service)\n"
+	       "  kernel-arguments add|remove\n"
+	       "                          the IOMMU kernel arguments, through the boot loader tool\n"
+	       "\n"
+	       "Options:\n"
+	       "  --host FILE             a simulated host (snapshot JSON) instead of this machine\n"
+	       "  --config-dir DIR        read layouts from DIR only\n"
+	       "  --main-config FILE      the main configuration\n"
+	       "  --runtime-dir DIR       status records and locks\n"
+	       "  --state-dir DIR         records of what was created\n"
+	       "  --root DIR              kernel-arguments: tools and files under DIR (tests)\n"
+	       "  -h, --help              this text\n");
+}
+
+/* optind to go on, 0 after --help, < 0 on bad usage (-EINVAL) or -ENOMEM. */
 static int parse_argv(int argc, char **argv)
 {
 	enum {
@@ -285,12 +314,16 @@ static int parse_argv(int argc, char **argv)
 		{ "runtime-dir", required_argument, NULL, ARG_RUNTIME_DIR },
 		{ "state-dir", required_argument, NULL, ARG_STATE_DIR },
 		{ "root", required_argument, NULL, ARG_ROOT },
+		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "", options, NULL)) >= 0) {
+	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
 		switch (opt) {
+		case 'h':
+			help(argv[0]);
+			return 0;
 		case ARG_HOST:
 			arg.host = optarg;
 			break;
@@ -319,10 +352,7 @@ static int parse_argv(int argc, char **argv)
 	    (streq(argv[optind], "kernel-arguments") ?
 		     !streq(argv[optind + 1], "add") && !streq(argv[optind + 1], "remove") :
 		     !pci_addr_is_valid(argv[optind + 1]))) {
-		fprintf(stderr,
-			"Usage: %s [OPTIONS] match|apply PCI-ADDRESS\n"
-			"       %s [--root DIR] kernel-arguments add|remove\n",
-			argv[0], argv[0]);
+		usage(stderr, argv[0]);
 		return -EINVAL;
 	}
 	/* as sriovctl --host: the same locks and records */
@@ -337,10 +367,10 @@ int main(int argc, char **argv)
 	int r;
 
 	r = parse_argv(argc, argv);
-	if (r < 0) {
+	if (r <= 0) {
 		free(arg.runtime_dir);
 		free(arg.state_dir);
-		return r == -ENOMEM ? 1 : 2;
+		return r == 0 ? 0 : r == -ENOMEM ? 1 : 2;
 	}
 	verb = argv[r];
 	pci = argv[r + 1];

@@ -70,19 +70,78 @@ static bool stat_is_dev_null(const struct stat *st)
 	return S_ISCHR(st->st_mode) && major(st->st_rdev) == 1 && minor(st->st_rdev) == 3;
 }
 
-static int conf_scan_dir(struct conf_entries *e, const char *dir, const char *suffix)
+const char *conf_stat_unsafe(const struct stat *st, uid_t euid, char buf[static CONF_UNSAFE_MAX])
+{
+	if (st->st_uid != 0 && st->st_uid != euid) {
+		if (euid == 0)
+			snprintf(buf, CONF_UNSAFE_MAX,
+				 "owned by uid %u, not by root; refusing it: chown root",
+				 (unsigned)st->st_uid);
+		else
+			snprintf(buf, CONF_UNSAFE_MAX,
+				 "owned by uid %u, neither root nor uid %u running this; "
+				 "refusing it: chown root",
+				 (unsigned)st->st_uid, (unsigned)euid);
+		return buf;
+	}
+	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(buf, CONF_UNSAFE_MAX,
+			 "writable by group or others (mode %04o); refusing it: chmod go-w",
+			 (unsigned)(st->st_mode & 07777));
+		return buf;
+	}
+	return NULL;
+}
+
+static void conf_fail(struct conf_files_failure *f, const char *dir, int r)
+{
+	f->dir = dir;
+	snprintf(f->why, sizeof(f->why), "cannot read: %s", strerror(-r));
+}
+
+/* The directory, open, once it is known to be safe; -ENOENT when it is
+ * missing or not a directory (nothing to list). */
+static int conf_open_dir(const char *dir, struct conf_files_failure *fail)
+{
+	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
+
+	int r;
+
+	if (fd < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return -ENOENT;
+		r = -errno;
+		conf_fail(fail, dir, r);
+		return r;
+	}
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		conf_fail(fail, dir, r);
+		return r;
+	}
+	if (conf_stat_unsafe(&st, geteuid(), fail->why)) {
+		fail->dir = dir;
+		return -EPERM;
+	}
+	return TAKE_FD(fd);
+}
+
+static int conf_scan_dir(struct conf_entries *e, const char *dir, const char *suffix,
+			 struct conf_files_failure *fail)
 {
 	DIR *d;
 	struct dirent *de;
 	int fd, r = 0;
 
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = conf_open_dir(dir, fail);
 	if (fd < 0)
-		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+		return fd == -ENOENT ? 0 : fd;
 	d = fdopendir(fd);
 	if (!d) {
 		r = -errno;
 		close(fd);
+		conf_fail(fail, dir, r);
 		return r;
 	}
 	while (r >= 0 && (errno = 0, de = readdir(d))) {
@@ -100,8 +159,10 @@ static int conf_scan_dir(struct conf_entries *e, const char *dir, const char *su
 		else if (S_ISREG(st.st_mode))
 			r = conf_entries_add(e, dir, de->d_name, false);
 	}
-	if (r >= 0 && errno != 0)
+	if (r >= 0 && errno != 0) {
 		r = -errno;
+		conf_fail(fail, dir, r);
+	}
 	closedir(d);
 	return r;
 }
@@ -111,17 +172,22 @@ static int conf_entry_cmp(const void *a, const void *b)
 	return strcmp(((const struct conf_entry *)a)->name, ((const struct conf_entry *)b)->name);
 }
 
-int conf_files_list(const char *const *dirs, const char *suffix, char ***ret_paths)
+int conf_files_list(const char *const *dirs, const char *suffix, char ***ret_paths,
+		    struct conf_files_failure *ret_failure)
 {
+	struct conf_files_failure fail = {};
 	struct conf_entries e = {};
 	char **paths;
 	size_t k = 0;
 	int r = 0;
 
 	for (size_t i = 0; dirs && dirs[i] && r >= 0; i++)
-		r = conf_scan_dir(&e, dirs[i], suffix);
-	if (r < 0)
+		r = conf_scan_dir(&e, dirs[i], suffix, &fail);
+	if (r < 0) {
+		if (ret_failure && r != -ENOMEM)
+			*ret_failure = fail;
 		goto out;
+	}
 	if (e.n > 0)
 		qsort(e.items, e.n, sizeof(*e.items), conf_entry_cmp);
 	paths = calloc(e.n + 1, sizeof(char *));

@@ -4,10 +4,33 @@
 /* Configuration directories as systemd reads them: one file per name, the
  * highest-priority directory's copy masking the others. */
 
+#include <sys/stat.h>
+
 #include "util.h"
+
+/* Who may write a configuration file or directory, as sshd's StrictModes
+ * has it: its owner is root or the user running the program (so that an
+ * unprivileged run may use its own files), and neither its group nor others
+ * may write it. Anyone else who can change a layout could change the host.
+ * Returns NULL when st passes, else why it does not, with what to do
+ * ("writable by group or others (mode 0666); refusing it: chmod go-w"),
+ * written into buf. Links are judged by what they point to (fstat of the
+ * opened descriptor, so that what is judged is what is read). */
+#define CONF_UNSAFE_MAX 128
+const char *conf_stat_unsafe(const struct stat *st, uid_t euid, char buf[static CONF_UNSAFE_MAX]);
+
+/* A directory of dirs that conf_files_list() could not use, and why:
+ * "cannot read: Permission denied" or conf_stat_unsafe()'s answer. */
+struct conf_files_failure {
+	const char *dir; /* one of dirs */
+	char why[CONF_UNSAFE_MAX];
+};
 
 /* Lists "*.<suffix>" files from dirs (highest priority first, NULL-terminated):
  * one per file name, the first directory's copy masking the others; a symlink
  * to /dev/null masks and is itself left out. Missing directories are fine.
- * Returns full paths sorted by file name. */
-int conf_files_list(const char *const *dirs, const char *suffix, char ***ret_paths);
+ * Returns full paths sorted by file name. A directory that cannot be read or
+ * is not safe (conf_stat_unsafe()) fails the list: -EPERM when unsafe, else
+ * -errno; ret_failure (may be NULL) then says which directory and why. */
+int conf_files_list(const char *const *dirs, const char *suffix, char ***ret_paths,
+		    struct conf_files_failure *ret_failure);

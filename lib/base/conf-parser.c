@@ -183,19 +183,41 @@ int conf_parse_text(const char *path, const char *text, const struct conf_parser
 	return 0;
 }
 
-int conf_read_file(const char *path, char **ret_text)
+static int conf_read_fd(int fd, char **ret_text)
 {
 	_cleanup_free_ char *buf = NULL;
 	size_t size;
 	int r;
 
-	r = read_file_at(AT_FDCWD, path, CONF_FILE_MAX, &buf, &size);
+	r = read_fd(fd, CONF_FILE_MAX, &buf, &size);
 	if (r < 0)
 		return r;
 	if (memchr(buf, '\0', size))
 		return -EBADMSG;
 	*ret_text = TAKE_PTR(buf);
 	return 0;
+}
+
+int conf_read_file(const char *path, char **ret_text)
+{
+	_cleanup_close_ int fd = open_regular_at(AT_FDCWD, path, NULL);
+
+	if (fd < 0)
+		return fd;
+	return conf_read_fd(fd, ret_text);
+}
+
+int conf_read_trusted_file(const char *path, char **ret_text,
+			   char ret_unsafe[static CONF_UNSAFE_MAX])
+{
+	struct stat st;
+	_cleanup_close_ int fd = open_regular_at(AT_FDCWD, path, &st);
+
+	if (fd < 0)
+		return fd;
+	if (conf_stat_unsafe(&st, geteuid(), ret_unsafe))
+		return -EPERM;
+	return conf_read_fd(fd, ret_text);
 }
 
 const char *conf_read_strerror(int r)

@@ -8,6 +8,7 @@
  * what a section or a key means is the caller's business. Not thread-safe:
  * inih is configured through process-wide variables. */
 
+#include "conf-files.h"
 #include "diag.h"
 
 #define CONF_LINE_MAX 4000
@@ -35,5 +36,10 @@ char *conf_value_error(const char *key, const char *value, const char *why);
 /* Reads a whole text file (at most CONF_FILE_MAX bytes). -EBADMSG when it
  * holds a NUL byte, -EFBIG when it is too large, -errno otherwise. */
 int conf_read_file(const char *path, char **ret_text);
+/* conf_read_file() of a file the programs act on (layouts, the main
+ * configuration): one that conf_stat_unsafe() refuses, judged on the opened
+ * descriptor, is -EPERM, and ret_unsafe says why. */
+int conf_read_trusted_file(const char *path, char **ret_text,
+			   char ret_unsafe[static CONF_UNSAFE_MAX]);
 /* strerror() that also explains conf_read_file()'s own errors. */
 const char *conf_read_strerror(int r);

@@ -46,14 +46,42 @@ int layout_set_load_files(char *const *paths, struct layout_set **ret)
 	return 0;
 }
 
+/* A directory that cannot be listed or trusted: which files it holds, and
+ * so which PFs they select, is unknown. It stands in the set as a file
+ * with an error and no [Match], which holds every PF, as an unreadable
+ * layout file does. */
+static int layout_set_dir_failed(const struct conf_files_failure *fail, struct layout_set **ret)
+{
+	_cleanup_layout_set_ struct layout_set *s = calloc(1, sizeof(*s));
+	struct diag_list ignored = {};
+	int r;
+
+	if (!s || !(s->files = calloc(1, sizeof(*s->files))))
+		return -ENOMEM;
+	r = layout_parse_string(fail->dir, "", &ignored, &s->files[0]);
+	diag_list_done(&ignored);
+	if (r < 0)
+		return r;
+	s->n_files = 1;
+	s->files[0]->has_error = true;
+	r = diag_add(&s->diags, DIAG_ERROR, fail->dir, 0, "%s", fail->why);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(s);
+	return 0;
+}
+
 int layout_set_load(const char *const *dirs, struct layout_set **ret)
 {
 	_cleanup_strv_free_ char **paths = NULL;
+	struct conf_files_failure fail;
 	int r;
 
-	r = conf_files_list(dirs ?: layout_dirs_default, "conf", &paths);
-	if (r < 0)
+	r = conf_files_list(dirs ?: layout_dirs_default, "conf", &paths, &fail);
+	if (r == -ENOMEM)
 		return r;
+	if (r < 0)
+		return layout_set_dir_failed(&fail, ret);
 	return layout_set_load_files(paths, ret);
 }
 

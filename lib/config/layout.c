@@ -573,15 +573,17 @@ int layout_parse_string(const char *path, const char *text, struct diag_list *di
 int layout_parse_file(const char *path, struct diag_list *diags, struct layout_file **ret)
 {
 	_cleanup_free_ char *text = NULL;
+	char unsafe[CONF_UNSAFE_MAX];
 	struct layout_file *f;
 	int r;
 
-	r = conf_read_file(path, &text);
+	r = conf_read_trusted_file(path, &text, unsafe);
 	if (r >= 0)
 		return layout_parse_string(path, text, diags, ret);
 	if (r == -ENOMEM)
 		return r;
-	/* Which PFs an unreadable file selects cannot be known. It comes
+	/* Which PFs an unreadable file selects cannot be known, nor can
+	 * those of a file that others may write (conf_stat_unsafe()). It comes
 	 * back with an empty [Match] and has_error: callers treat it like
 	 * any file with an error, which holds every PF it (here: possibly)
 	 * selects, rather than applying layouts without it. */
@@ -589,8 +591,9 @@ int layout_parse_file(const char *path, struct diag_list *diags, struct layout_f
 	if (!f)
 		return -ENOMEM;
 	f->has_error = true;
-	if (diags &&
-	    diag_add(diags, DIAG_ERROR, path, 0, "cannot read: %s", conf_read_strerror(r)) < 0) {
+	if (diags && (r == -EPERM ? diag_add(diags, DIAG_ERROR, path, 0, "%s", unsafe) :
+				    diag_add(diags, DIAG_ERROR, path, 0, "cannot read: %s",
+					     conf_read_strerror(r))) < 0) {
 		layout_file_free(f);
 		return -ENOMEM;
 	}

@@ -475,11 +475,14 @@ int mainconf_parse_string(struct mainconf *c, const char *path, const char *text
 static int mainconf_load_one(struct mainconf *c, const char *path, struct diag_list *diags)
 {
 	_cleanup_free_ char *text = NULL;
+	char unsafe[CONF_UNSAFE_MAX];
 	int r;
 
-	r = conf_read_file(path, &text);
+	r = conf_read_trusted_file(path, &text, unsafe);
 	if (r == -ENOENT || r == -ENOMEM)
 		return r == -ENOMEM ? r : 0;
+	if (r == -EPERM)
+		return diag_add(diags, DIAG_ERROR, path, 0, "%s", unsafe);
 	if (r < 0)
 		return diag_add(diags, DIAG_ERROR, path, 0, "cannot read: %s",
 				conf_read_strerror(r));
@@ -488,6 +491,7 @@ static int mainconf_load_one(struct mainconf *c, const char *path, struct diag_l
 
 static int mainconf_load_all(struct mainconf *c, const char *path, struct diag_list *diags)
 {
+	struct conf_files_failure fail;
 	_cleanup_strv_free_ char **dropins = NULL;
 	_cleanup_free_ char *dir = NULL;
 	int r;
@@ -498,12 +502,11 @@ static int mainconf_load_all(struct mainconf *c, const char *path, struct diag_l
 	dir = strdup_printf("%s.d", path);
 	if (!dir)
 		return -ENOMEM;
-	r = conf_files_list((const char *const[]){ dir, NULL }, "conf", &dropins);
+	r = conf_files_list((const char *const[]){ dir, NULL }, "conf", &dropins, &fail);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
-		return diag_add(diags, DIAG_ERROR, dir, 0, "cannot read directory: %s",
-				strerror(-r));
+		return diag_add(diags, DIAG_ERROR, dir, 0, "%s", fail.why);
 	for (size_t i = 0; dropins[i]; i++) {
 		r = mainconf_load_one(c, dropins[i], diags);
 		if (r < 0)

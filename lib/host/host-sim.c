@@ -166,7 +166,9 @@ static int txn_begin(struct sim *s, int lock, struct txn *t)
 	if (r >= 0)
 		r = sim_faults_parse(root, &t->faults, &error);
 	if (r < 0)
-		host_set_error(&s->host, "%s: %s", s->path, error ?: strerror(-r));
+		host_set_error(&s->host, "%s: %s%s", s->path,
+			       error ? "not a simulated host snapshot: " : "",
+			       error ?: strerror(-r));
 	return r;
 }
 
@@ -624,7 +626,7 @@ static const struct host_ops sim_ops = {
 	.free = sim_free,
 };
 
-int host_sim_open(const char *path, struct host **ret)
+int host_sim_open(const char *path, struct host **ret, char *ret_error)
 {
 	_cleanup_(txn_done) struct txn t = { .fd = -EBADF };
 	struct sim *s = calloc(1, sizeof(*s));
@@ -638,6 +640,8 @@ int host_sim_open(const char *path, struct host **ret)
 	s->cache.fd = -EBADF;
 	/* absolute, for a daemon that changes its directory; through a
 	 * symbolic link to the file it points to, which is what gets replaced */
+	if (ret_error)
+		ret_error[0] = '\0';
 	s->path = realpath(path, NULL);
 	if (!s->path) {
 		r = -errno;
@@ -647,6 +651,8 @@ int host_sim_open(const char *path, struct host **ret)
 	/* a file that is missing or does not parse fails here, not later */
 	r = txn_begin(s, LOCK_SH, &t);
 	if (r < 0) {
+		if (ret_error && r == -EINVAL) /* the parser's: errno cannot say it */
+			snprintf(ret_error, HOST_ERROR_MAX, "%s", s->host.error);
 		sim_free(&s->host);
 		return r;
 	}

@@ -10,4 +10,7 @@
  * operation takes an exclusive lock on the file, reads it, checks the
  * injected faults, applies the kernel's rule, writes it back atomically and
  * unlocks, so several processes see one consistent "kernel". */
-int host_sim_open(const char *path, struct host **ret);
+/* On failure, ret_error (HOST_ERROR_MAX bytes, or NULL) says why when the file was found but
+ * cannot be used ("/etc/passwd: not a simulated host snapshot: not valid
+ * JSON at offset 0: unexpected character"); "" when -errno says it all. */
+int host_sim_open(const char *path, struct host **ret, char *ret_error);

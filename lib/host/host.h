@@ -32,9 +32,11 @@ struct host_ops {
 	void (*free)(struct host *h);
 };
 
+#define HOST_ERROR_MAX 256
+
 struct host {
 	const struct host_ops *ops;
-	char error[256]; /* detail of the last failure, "" when none */
+	char error[HOST_ERROR_MAX]; /* detail of the last failure, "" when none */
 	/* The PF lock of the apply under way (-EBADF: none). A write that may
 	 * hang runs in a process that holds it too: a write that timed out and
 	 * lands later still does so under the lock, never under the next

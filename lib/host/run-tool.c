@@ -54,6 +54,10 @@ static int spawn(char *const argv[], const struct tool_run_options *o, int out_f
 	pid_t pid;
 	int r;
 
+	/* posix_spawn() says so too, but only where its vfork is one: under
+	 * valgrind a missing program would come back as exit 127 */
+	if (access(argv[0], X_OK) < 0)
+		return -errno;
 	r = posix_spawn_file_actions_init(&fa);
 	if (r != 0)
 		return -r;

@@ -17,6 +17,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+# layouts and main configurations that group or others may write are refused (StrictModes):
+# the files the tests write are safe whatever umask the tests were started with
+os.umask(0o022)
 FIXTURES = ROOT / "tests" / "fixtures" / "hosts"
 
 

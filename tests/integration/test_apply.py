@@ -366,6 +366,34 @@ def test_wait_returns_when_records_appear(make_host):
     assert "2 configured PF(s): 2 applied" in out
 
 
+def test_wait_timeout_of_any_length_the_parser_takes(make_host):
+    """--timeout up to UINT32_MAX seconds waits (a poll() of that many milliseconds would
+    overflow past 24 days and return at once); one more is a usage error naming the limit."""
+    import subprocess
+    import time
+    h = make_host("mixed.json")
+    pci = h.state()["pfs"][0]["pci"]
+    h.layout("50.conf", f"[Match]\nPCIAddress={pci}\n[PhysicalFunction]\nVirtualFunctions=3\n")
+    for sec in ("2147484", "2592000", "4294967295"):  # 24.9 days, 30 days, the limit
+        cmd = [h.binary, "--no-color", "--host", str(h.path), "--config-dir", str(h.confdir),
+               "--main-config", str(h.main), "wait", "--timeout", sec]
+        waiter = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1)
+        assert waiter.poll() is None, (sec, waiter.communicate())
+        assert h.run("apply").returncode == 0
+        out, err = waiter.communicate(timeout=30)
+        assert waiter.returncode == 0 and "1 configured PF(s): 1 applied" in out, (sec, out, err)
+        # the next round waits for a record of its own
+        (h.dir / "host.json.run" / "pf" / f"{pci}.json").unlink()
+    for sec, msg in (("4294967296", "--timeout=4294967296: at most 4294967295 seconds\n"),
+                     ("99999999999999999999", "--timeout=99999999999999999999: at most "
+                                              "4294967295 seconds\n"),
+                     ("-1", "--timeout=-1: must be a number of seconds\n"),
+                     ("1h", "--timeout=1h: must be a number of seconds\n")):
+        r = h.run("wait", "--timeout", sec)
+        assert (r.returncode, r.stderr) == (2, msg), (sec, r)
+
+
 def test_wait_fails_for_a_held_pf(make_host):
     h = make_host("mixed.json")
     pci = h.state()["pfs"][0]["pci"]

@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """shell/bash-completion/sriovctl: _sriovctl called as bash would call it, on a fake sysfs
-(SRIOVCTL_SYSFS) and a scratch directory of files. Needs bash and bash-completion: without them
-these tests fail, they are not skipped."""
+(SRIOVCTL_SYSFS) and a scratch directory of files, with the built sriovctl as "sriovctl" in PATH
+(for the PFs of a --host FILE). Needs bash and bash-completion: without them these tests fail,
+they are not skipped."""
 
 import shlex
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -24,6 +26,8 @@ DEVICES = {
     "0000:5e:00.0": ("8", []),
 }
 PFS = ["0000:3b:00.0", "ens1f0", "0000:3b:00.1", "ens1f1", "0000:5e:00.0"]
+# worker-7.json, the simulated host of --host: x710.json, PFs that the fake sysfs does not have
+HOST_PFS = ["0000:18:00.0", "ens2f0", "0000:18:00.1", "ens2f1"]
 VERBS = ["status", "plan", "apply", "reset", "cat", "check", "snapshot", "wait"]
 GLOBAL = ["--host", "--config-dir", "--main-config", "--runtime-dir", "--state-dir", "--no-color",
           "--no-pager"]
@@ -50,7 +54,7 @@ def comp_words(line):
 
 
 @pytest.fixture
-def env(tmp_path):
+def env(tmp_path, sriovctl_bin):
     assert Path("/bin/bash").exists() or Path("/usr/bin/bash").exists(), "bash is not installed"
     assert BASH_COMPLETION.is_file(), f"{BASH_COMPLETION} is missing: install bash-completion"
     assert COMPLETION.is_file(), f"{COMPLETION} is missing"
@@ -66,9 +70,13 @@ def env(tmp_path):
     work = tmp_path / "work"
     (work / "conf.d").mkdir(parents=True)
     (work / "run").mkdir()
-    for f in ("worker-7.json", "main.conf", "50-e810.conf"):
+    for f in ("main.conf", "50-e810.conf"):
         (work / f).write_text("")
-    return {"sysfs": sysfs, "cwd": work}
+    shutil.copy(ROOT / "tests" / "fixtures" / "hosts" / "x710.json", work / "worker-7.json")
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "sriovctl").symlink_to(sriovctl_bin)
+    return {"sysfs": sysfs, "cwd": work, "bin": bindir}
 
 
 def complete(env, line, sysfs=None):
@@ -90,7 +98,7 @@ def complete(env, line, sysfs=None):
         "(( ${#COMPREPLY[@]} )) && printf '%s\\n' \"${COMPREPLY[@]}\"",
         "exit 0",
     ])
-    e = {"PATH": "/usr/bin:/bin", "HOME": str(env["cwd"]), "LC_ALL": "C.UTF-8",
+    e = {"PATH": f"{env['bin']}:/usr/bin:/bin", "HOME": str(env["cwd"]), "LC_ALL": "C.UTF-8",
          "SRIOVCTL_SYSFS": str(sysfs or env["sysfs"])}
     r = subprocess.run(["bash", "--norc", "--noprofile", "-c", script], cwd=env["cwd"], env=e,
                        capture_output=True, text=True, timeout=30)
@@ -128,7 +136,14 @@ CASES = [
     ("plan en", ["ens1f0", "ens1f1"]),
     ("apply 0000:5", ["5e:00.0"]),  # readline replaces only the text after the last ':'
     ("status 0000:3b:00.", ["00.0", "00.1"]),
-    ("--host worker-7.json --config-dir conf.d apply ens1", ["ens1f0", "ens1f1"]),
+    # with --host, that host's PFs (the value given as "--host FILE", "--host=FILE", ~/FILE)
+    ("--host worker-7.json --config-dir conf.d apply ens", ["ens2f0", "ens2f1"]),
+    ("--host worker-7.json status ", HOST_PFS),
+    ("--host worker-7.json cat ", HOST_PFS),
+    ("--host=worker-7.json plan 0000:18:00.", ["00.0", "00.1"]),
+    ("--host ~/worker-7.json reset ens2f1 ", [p for p in HOST_PFS if p != "ens2f1"]),
+    ("status --host=worker-7.json ", HOST_PFS),
+    ("--host nothing.json status ", []),  # a host that cannot be read has no PFs
     ("status ens1f0 ", []),  # one PF at most
     ("cat ", PFS),
     ("cat ens1f0 ", []),
@@ -159,6 +174,13 @@ CASES = [
 def test_completion(env, line, expected):
     got = complete(env, "sriovctl " + line)
     assert sorted(got) == sorted(expected), f"sriovctl {line}<TAB>: {got}"
+
+
+def test_pf_listing_for_the_completion(env, sriovctl_bin):
+    """sriovctl __pfs, which the completion runs with --host: PCI address and name of each PF."""
+    r = subprocess.run([sriovctl_bin, "--host", str(env["cwd"] / "worker-7.json"), "__pfs"],
+                       capture_output=True, text=True, timeout=60)
+    assert (r.returncode, r.stdout.splitlines(), r.stderr) == (0, HOST_PFS, "")
 
 
 def test_no_pfs_without_sriov(env, tmp_path):

@@ -21,11 +21,13 @@ import dbus.service
 import pytest
 
 from conftest import (BUS_CONF, BUS_NAME, MANAGER_IFACE, MANAGER_PATH, OBJMGR_IFACE, PF_IFACE,
-                      PROPS_IFACE, ROOT, Bus, Client, Daemon, pf_path, run_as_nobody)
+                      PROPS_IFACE, ROOT, SANITIZER_MARKS, Bus, Client, Daemon, pf_path,
+                      run_as_nobody)
 
 VERSION = (ROOT / "VERSION").read_text().strip()
 ACCESS_DENIED = "org.freedesktop.DBus.Error.AccessDenied"
 NO_SUCH_PF = "org.sriovpersist1.Error.NoSuchPF"
+NOT_APPLIED = "org.sriovpersist1.Error.NotApplied"
 EINVAL, EBUSY, EIO, EOPNOTSUPP = 22, 16, 5, 95
 # direct sriovctl runs must not find a daemon
 NO_BUS = {"DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/sriov-persist-test-bus"}
@@ -203,6 +205,11 @@ def _stand_in_class():
             self.calls.append("GetStatus")
             return '{"pfs": []}'
 
+        @dbus.service.method(MANAGER_IFACE, in_signature="s", out_signature="so")
+        def GetPhysicalFunction(self, name):
+            self.calls.append("GetPhysicalFunction")
+            return "0000:3b:00.0", dbus.ObjectPath(pf_path("0000:3b:00.0"))
+
         @dbus.service.method(PROPS_IFACE, in_signature="ss", out_signature="v")
         def Get(self, iface, name):
             self.calls.append("Get")
@@ -236,13 +243,15 @@ BUS_OPS = [
     op("Introspect", "Introspect", iface="org.freedesktop.DBus.Introspectable"),
     op("Plan", "Plan"),
     op("GetStatus", "GetStatus"),
+    op("GetPhysicalFunction", "GetPhysicalFunction", "ens1f0", sig="s"),
     op("Reload", "Reload"),
     op("Apply", "Apply", "", sig="s"),
     op("Set", "Set", MANAGER_IFACE, "Drifted", False, sig="ssv", iface=PROPS_IFACE),
     # the interface field is optional: a bare "Reload" must not slip through the policy
     op("Reload-no-interface", "Reload", iface=None),
 ]
-READ_OPS = {"GetAll", "Get", "GetManagedObjects", "Introspect", "Plan", "GetStatus"}
+READ_OPS = {"GetAll", "Get", "GetManagedObjects", "Introspect", "Plan", "GetStatus",
+            "GetPhysicalFunction"}
 WRITE_OPS = {"Reload", "Apply", "Set", "Reload-no-interface"}
 
 
@@ -261,7 +270,8 @@ def test_shipped_policy_on_a_stand_in_service(system_bus, bus_client):
     for label in WRITE_OPS | {"RequestName"}:
         assert r[label].get("error") == ACCESS_DENIED, (label, r[label])
         assert "Rejected" in r[label]["message"] or "not allowed" in r[label]["message"], r[label]
-    assert sorted(svc.calls) == sorted(["GetAll", "Get", "GetManagedObjects", "Plan", "GetStatus"])
+    assert sorted(svc.calls) == sorted(["GetAll", "Get", "GetManagedObjects", "Plan", "GetStatus",
+                                        "GetPhysicalFunction"])
 
     # root may call everything
     svc.calls.clear()
@@ -361,6 +371,7 @@ def test_manager_properties_and_types(make_host, start_daemon, bus_client):
     assert methods.get("Apply") == [("s", "in")]
     assert methods.get("Plan") == [("s", "out")]
     assert methods.get("GetStatus") == [("s", "out")]
+    assert methods.get("GetPhysicalFunction") == [("s", "in"), ("s", "out"), ("o", "out")]
     signals = {s.get("name"): [a.get("type") for a in s.findall("arg")]
                for s in iface.findall("signal")}
     assert signals.get("DriftDetected") == ["s", "as"]
@@ -406,7 +417,12 @@ def test_failed_apply_sets_last_error(make_host, start_daemon, bus_client):
     start_daemon(h)
     c = bus_client
     m = c.mark()
-    c.call("Apply", "")
+    with pytest.raises(dbus.exceptions.DBusException) as e:
+        c.call("Apply", "")
+    assert e.value.get_dbus_name() == NOT_APPLIED
+    # the PF that failed, and why; not the one that was applied
+    assert re.fullmatch(rf"{MIXED_MLX}: failed: .*Input/output error.*",
+                        e.value.get_dbus_message()), e.value.get_dbus_message()
     assert c.wait_applied(MIXED_MLX, m) == -EIO
     assert c.wait_applied(MIXED_I40E, m) == 0
     mlx = c.get_all(pf_path(MIXED_MLX), PF_IFACE)
@@ -427,7 +443,8 @@ def test_plan_and_status_equal_sriovctl(make_host, start_daemon, bus_client):
     start_daemon(h)
     c = bus_client
     m = c.mark()
-    c.call("Apply", "")
+    with pytest.raises(dbus.exceptions.DBusException, match=f"{MIXED_I40E}: held: "):
+        c.call("Apply", "")
     assert c.wait_applied(MIXED_MLX, m) == 0
     assert c.wait_applied(MIXED_I40E, m) == -EINVAL
     m = c.mark()
@@ -533,6 +550,7 @@ NOBODY_OPS = [
     op("Introspect", "Introspect", iface="org.freedesktop.DBus.Introspectable"),
     op("Plan", "Plan"),
     op("GetStatus", "GetStatus"),
+    op("GetPhysicalFunction", "GetPhysicalFunction", "enp59s0f0", sig="s"),
     op("Reload", "Reload"),
     op("ApplyAll", "Apply", "", sig="s"),
     op("ApplyOne", "Apply", E810_A, sig="s"),
@@ -551,8 +569,9 @@ def test_nobody_reads_but_cannot_change(make_host, start_daemon, bus_client, sys
     for label in ("Reload", "ApplyAll", "ApplyOne", "ResetAll", "ResetOne", "Reload-no-interface"):
         assert r[label].get("error") == ACCESS_DENIED, (label, r[label])
     for label in ("GetAll", "Version", "GetManagedObjects", "PF", "PFState", "Introspect", "Plan",
-                  "GetStatus"):
+                  "GetStatus", "GetPhysicalFunction"):
         assert "ok" in r[label], (label, r[label])
+    assert r["GetPhysicalFunction"]["ok"] == [E810_A, pf_path(E810_A)]
     assert r["Version"]["ok"] == VERSION
     assert r["GetAll"]["ok"] == c.get_all()
     assert r["PF"]["ok"] == c.get_all(pf_path(E810_A), PF_IFACE)
@@ -1024,7 +1043,10 @@ def test_vfio_without_iommu_is_degraded_never_a_reboot(make_host, start_daemon, 
                         "[VirtualFunction 0]\nDriver=vfio-pci\n")
     start_daemon(h)
     m = c.mark()
-    c.call("Apply", "")
+    with pytest.raises(dbus.exceptions.DBusException) as e:
+        c.call("Apply", "")
+    assert e.value.get_dbus_name() == NOT_APPLIED
+    assert e.value.get_dbus_message().startswith(f"{IGB_A}: degraded: "), e.value
     assert c.wait_applied(IGB_A, m) == -EOPNOTSUPP
     c.wait_property("State", "degraded", pf_path(IGB_A), PF_IFACE)
     assert "intel_iommu=on" in c.get("LastError", pf_path(IGB_A), PF_IFACE)
@@ -1090,6 +1112,77 @@ def test_sriovctl_goes_through_the_daemon(make_host, start_daemon, bus_client, s
     assert h.pf(E810_A)["vfs"][1]["mac"] != "02:11:22:33:44:55"
 
 
+def test_apply_names_each_pf_not_applied(make_host, start_daemon, bus_client, system_bus):
+    """Apply() fails with NotApplied naming each PF that is held or failed and why, one a line;
+    sriovctl apply prints and exits the same through the daemon as when it does the work."""
+    c = bus_client
+    h = configured_host(make_host, "mixed.json", {MIXED_I40E: (2, 10)})
+    held = h.layout("50-ice.conf", f"[Match]\nPCIAddress={MIXED_ICE}\n[PhysicalFunction]\n"
+                                   "VirtualFunctions=2\n[VirtualFunction]\nVLANId=5000\n")
+    h.layout("50-mlx.conf", LAYOUT.format(pci=MIXED_MLX, n=3, vlan=7))
+    h.add_fault(op="set_num_vfs", pci=MIXED_MLX, errno="EIO")
+    start_daemon(h)
+    with pytest.raises(dbus.exceptions.DBusException) as e:
+        c.call("Apply", "")
+    assert e.value.get_dbus_name() == NOT_APPLIED
+    lines = e.value.get_dbus_message().split("\n")
+    assert lines[0] == f"{MIXED_ICE}: held: {held}:6: VLANId=5000: must be 0..4095", lines
+    assert len(lines) == 2 and lines[1].startswith(f"{MIXED_MLX}: failed: "), lines
+    assert "Input/output error" in lines[1], lines
+    # a PF that is applied replies with success; one named that is held, with the error
+    c.call("Apply", MIXED_I40E)
+    with pytest.raises(dbus.exceptions.DBusException) as e:
+        c.call("Apply", "enp59s0f0")  # the ice PF's alternative name
+    assert e.value.get_dbus_message() == lines[0]
+
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=system_bus.address)
+    by_daemon = subprocess.run([h.binary, "--no-color", "apply"], capture_output=True, text=True,
+                               timeout=120, env=env)
+    here = h.run("apply", env=NO_BUS)
+    assert by_daemon.returncode == here.returncode == 1, (by_daemon, here)
+    assert f"{MIXED_ICE} (ens1f0): held (nothing applied): {held}:6: VLANId=5000: must be " \
+           "0..4095\n" in by_daemon.stdout, by_daemon.stdout
+    assert f"{MIXED_I40E} (ens5f0): already applied\n" in by_daemon.stdout, by_daemon.stdout
+    # the same lines (the mlx5 PF's apply fails again in each: its own line, times aside)
+    assert [l for l in by_daemon.stdout.splitlines() if MIXED_MLX not in l] == \
+        [l for l in here.stdout.splitlines() if l.startswith("0000:") and MIXED_MLX not in l]
+    assert f"{MIXED_MLX} (ens2f0np0): failed" in by_daemon.stdout, by_daemon.stdout
+    assert by_daemon.stderr == here.stderr == f"{held}:6: VLANId=5000: must be 0..4095\n", \
+        (by_daemon.stderr, here.stderr)
+
+
+def test_status_and_plan_find_a_pf_by_any_name_through_the_daemon(make_host, start_daemon,
+                                                                   bus_client, system_bus):
+    """The daemon resolves the name (GetPhysicalFunction) as Apply() does: PCI address in any
+    case, interface name, alternative name."""
+    c = bus_client
+    h = configured_host(make_host, "e810.json", {E810_A: (2, 10)}, mode="report")
+    start_daemon(h)
+    apply_all(c, [E810_A])
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=system_bus.address)
+
+    def ctl(*args):
+        return subprocess.run([h.binary, "--no-color", *args], capture_output=True, text=True,
+                              timeout=120, env=env)
+
+    for verb in ("status", "plan"):
+        want = ctl(verb, E810_A, "--json")
+        assert want.returncode == 0, want
+        for name in ("ens1f0", "enp59s0f0", E810_A.upper()):
+            r = ctl(verb, name, "--json")
+            assert (r.returncode, r.stdout) == (want.returncode, want.stdout), (verb, name, r)
+            assert [p["pci"] for p in json.loads(r.stdout)["pfs"]] == [E810_A]
+            # as sriovctl finds it when it does the work itself
+            assert h.run(verb, name, "--json", env=NO_BUS).returncode == want.returncode
+        r = ctl(verb, "enp59s0f9")
+        assert r.returncode == 1 and r.stderr == "No PF 'enp59s0f9' on this host\n", r
+    assert c.call("GetPhysicalFunction", "enp59s0f1") == [E810_B, pf_path(E810_B)]
+    with pytest.raises(dbus.exceptions.DBusException) as e:
+        c.call("GetPhysicalFunction", "ens9")
+    assert e.value.get_dbus_name() == NO_SUCH_PF
+    assert e.value.get_dbus_message() == "No PF 'ens9' on this host"
+
+
 def test_rdma_netns_mode_refused_is_not_retried_on_its_own(make_host, start_daemon, bus_client):
     """[RDMA] NetnsMode= that the kernel refuses (other network namespaces exist): the PF fails
     with the reason, its VFs are configured, and the daemon does not try again by itself."""
@@ -1101,7 +1194,10 @@ def test_rdma_netns_mode_refused_is_not_retried_on_its_own(make_host, start_daem
     h.add_fault(op="set_rdma_netns_mode", errno="EBUSY")
     start_daemon(h)
     m = c.mark()
-    c.call("Apply", "")
+    with pytest.raises(dbus.exceptions.DBusException) as e:
+        c.call("Apply", "")
+    assert e.value.get_dbus_name() == NOT_APPLIED
+    assert e.value.get_dbus_message().startswith(f"{E810_A}: failed: "), e.value
     assert c.wait_applied(E810_A, m) < 0
     pf = c.get_all(pf_path(E810_A), PF_IFACE)
     assert pf["State"] == "failed" and "set RDMA netns mode exclusive" in pf["LastError"], pf
@@ -1110,3 +1206,63 @@ def test_rdma_netns_mode_refused_is_not_retried_on_its_own(make_host, start_daem
     time.sleep(2)
     sync(c)
     assert len(c.matching("Applied", m, pci=E810_A)) == 1, c.signals[m:]
+
+
+# --- sriov-persistd(8): the private bus of EXAMPLES, run as written ---------------------------
+
+def manual_example(page, title):
+    """The lines of the .nf block after .SS "title" in a manual page, unescaped."""
+    text = page.read_text()
+    start = text.index(f'.SS "{title}"')
+    block = text[text.index(".nf\n", start) + 4:text.index("\n.fi\n", start)]
+    for roff, plain in (("\\-", "-"), ("\\(aq", "'"), ("\\&", ""), ("\\e", "\\")):
+        block = block.replace(roff, plain)
+    assert "\\" not in block.replace("\\n", ""), block
+    return block + "\n"
+
+
+def test_manual_private_bus_example_runs_as_written(sriovctl_bin, sriovpersistd_bin):
+    """Every line of sriov-persistd(8)'s example, as user nobody: only the shipped policy's path
+    is the tree's, and the programs are the built ones."""
+    import shutil
+    import tempfile
+    script = manual_example(ROOT / "man" / "sriov-persistd.8",
+                            "Trying it on a simulated host, on a private bus")
+    policy = "/usr/share/dbus-1/system.d/org.sriovpersist1.conf"
+    assert script.count(policy) == 1
+    script = script.replace(policy, str(ROOT / "dbus" / "org.sriovpersist1.conf"))
+    top = Path(tempfile.mkdtemp(prefix="sriov-example-"))  # pytest's tmp_path is root's alone
+    try:
+        top.chmod(0o755)
+        bindir, work = top / "bin", top / "tmp"
+        bindir.mkdir()
+        work.mkdir()
+        shutil.chown(work, "nobody")
+        (bindir / "sriovctl").symlink_to(sriovctl_bin)
+        (bindir / "sriov-persistd").symlink_to(sriovpersistd_bin)
+        (top / "example.sh").write_text(script)
+        r = run_as_nobody(["bash", str(top / "example.sh")], timeout=120,
+                          env={"PATH": f"{bindir}:/usr/sbin:/usr/bin:/sbin:/bin",
+                               "ASAN_OPTIONS": "detect_leaks=1", "TMPDIR": str(work)})
+        out = r.stdout
+        assert r.returncode == 0, (out, r.stderr)
+        statuses = out.split("sriov-persistd: idle\n")
+        assert len(statuses) == 3, out  # the two sriovctl status, through the daemon
+        for text, vlan in ((statuses[1], 100), (statuses[2], 200)):
+            assert re.search(r"^0000:3b:00\.0 +ens1f0 +ice +4 +4 +128 +applied ", text, re.M), text
+            vfs = [line.split() for line in text.splitlines()
+                   if re.match(r" +\d +0000:3b:01\.", line)]
+            assert len(vfs) == 4 and all(v[5] == str(vlan) for v in vfs), text
+        assert "0000:3b:00.0 (ens1f0): nothing to do\n  files: 50-e810.conf\nb false\n" \
+               "exit status 1\n" in out, out
+        assert "drifted from its layout: VF 0: vlan 200" in out, out
+        assert out.endswith("applied after 1 action(s)\n"), out
+        # the bus refused it, and sriovctl says so in its own words
+        assert r.stderr == ("apply: permission denied: changing the host needs root "
+                            "(run it with sudo)\n"), r.stderr
+        # the daemon stopped (the script waits for it) and said nothing more
+        log = next(work.iterdir()) / "daemon.log"
+        assert log.read_text() == out[out.index("sriov-persistd: 0000:3b:00.0"):], log.read_text()
+        assert not any(m in out + r.stderr for m in SANITIZER_MARKS), out + r.stderr
+    finally:
+        shutil.rmtree(top, ignore_errors=True)

@@ -695,7 +695,17 @@ def test_apply_during_a_drain_queues_no_second_drain(env):
     replace_layout(h, "50-e810.conf", E810_LAYOUT.format(pci=E810_A, n=8, vlan=10))
     c.wait(lambda: (operation(c) or {}).get("step") in ("lease", "drain"), timeout=30,
            what="the drain under way")
-    c.call("Apply", "")
+    c.call("Apply", "")  # the PF waits for the drain under way: that is no error (NotApplied)
+    # sriovctl apply says what it waits for, and exits 1 as the PF is not applied yet
+    r = subprocess.run([env.sriovctl_bin, "--no-color", "apply"], capture_output=True, text=True,
+                       timeout=120, env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=env.bus.address))
+    assert r.stderr == "", r
+    if r.returncode == 0:  # the drain's apply came first (a grace period of 1 s: rarely)
+        assert f"{E810_A} (ens1f0): applied, " in r.stdout, r
+    else:
+        assert r.returncode == 1 and r.stdout == (
+            f"{E810_A} (ens1f0): deferred: disruptive changes wait for a drain of this node "
+            "through Kubernetes ([Disruption] Policy=drain), which sriov-persistd does\n"), r
     c.wait(lambda: applied(c, m, E810_A), timeout=90, what="the apply after the drain")
     env.settle()
     cordons = [cordon_value(b) for _, b in node_patches(srv, before)

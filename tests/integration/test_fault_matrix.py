@@ -518,6 +518,18 @@ def test_udev_helper_on_a_simulated_host(make_host):
     assert status(h)[bad]["state"] == "applied"
 
 
+def test_udev_helper_help_and_usage():
+    for flag in ("--help", "-h"):
+        r = subprocess.run([HELPER, flag], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0 and r.stderr == "", r
+        assert r.stdout.startswith(f"Usage: {HELPER} [OPTIONS] match|apply PCI-ADDRESS\n"), r.stdout
+        assert "kernel-arguments add|remove" in r.stdout and "--host FILE" in r.stdout, r.stdout
+    for args in ([], ["match"], ["apply", "3b:00.0"], ["--bogus", "match", "0000:3b:00.0"]):
+        r = subprocess.run([HELPER, *args], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 2 and r.stdout == "", (args, r)
+        assert "Usage:" in r.stderr or "unrecognized option '--bogus'" in r.stderr, (args, r)
+
+
 def race(runs):
     results = [None] * len(runs)
 

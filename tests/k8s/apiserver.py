@@ -491,6 +491,7 @@ def write_kubeconfig(path, server, ca, token=None, cert=None, key=None, token_fi
             else:
                 lines.append(f"      {k}: {s(v)}")
     Path(path).write_text("\n".join(lines) + "\n")
+    Path(path).chmod(0o600)  # as kubectl writes it: it may hold a token or a key
     return str(path)
 
 

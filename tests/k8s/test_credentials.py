@@ -318,3 +318,98 @@ def test_token_beside_a_client_certificate(tool, apiserver):
                           token=jwt(now - 60, now + 3540), cert=cert, key=key)
     cred = ok(tool.run("credentials", kubeconfig=kc), "credentials")["credentials"]
     assert cred["kind"] == "token" and "nothing renews it" in cred["warning"]
+
+
+# --- packaging/k8s/kubeconfig.example ---------------------------------------------------------
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "packaging" / "k8s" / "kubeconfig.example"
+
+
+def filled_example(directory, server, ca, token_file=None, cert=None, key=None):
+    """The shipped example with its FILL IN values replaced as its comments say, and for a client
+    certificate its commented lines taken instead of tokenFile."""
+    text = EXAMPLE.read_text()
+    for placeholder, value in (("https://kubernetes.example.net:6443", server),
+                               ("/etc/sriov-persist/kubernetes-ca.crt", ca)):
+        assert text.count(f": {placeholder}\n") == 1, placeholder
+        text = text.replace(f": {placeholder}\n", f": {value}\n")
+    if token_file:
+        assert text.count("    tokenFile: /etc/sriov-persist/token\n") == 1
+        text = text.replace("tokenFile: /etc/sriov-persist/token", f"tokenFile: {token_file}")
+    else:
+        text = text.replace("    tokenFile: /etc/sriov-persist/token\n", "")
+        for field, value in (("client-certificate", cert), ("client-key", key)):
+            line = f"    # {field}: /etc/sriov-persist/client.{'crt' if 'cert' in field else 'key'}\n"
+            assert text.count(line) == 1, line
+            text = text.replace(line, f"    {field}: {value}\n")
+    path = directory / "kubeconfig"
+    path.write_text(text)
+    path.chmod(0o600)
+    return path
+
+
+def test_shipped_example_kubeconfig_with_a_token_file(tool, apiserver):
+    token = tool.dir / "token"
+    token.write_text("example-token\n")
+    token.chmod(0o600)
+    apiserver.add_token("example-token", USER)
+    kc = filled_example(tool.dir, apiserver.url, apiserver.ca_path, token_file=token)
+    r = tool.run("credentials", kubeconfig=kc)
+    assert r.rc == 0 and r.json["requests"] == 0, r
+    assert r.json["credentials"]["kind"] == "token-file", r
+    assert r.json["credentials"]["source"] == str(token), r
+    # and the API server takes it, with the rules of the shipped rbac.yaml
+    assert ok(tool.run("cordon", kubeconfig=kc), "cordon")["changed"] is True
+    assert ok(tool.run("uncordon", kubeconfig=kc), "uncordon")["lifted"] is True
+
+
+def test_shipped_example_kubeconfig_with_a_client_certificate(tool, apiserver):
+    cert, key = apiserver.client_cert(USER)
+    os.chmod(key, 0o600)
+    kc = filled_example(tool.dir, apiserver.url, apiserver.ca_path, cert=cert, key=key)
+    r = tool.run("credentials", kubeconfig=kc)
+    assert r.rc == 0 and r.json["credentials"]["kind"] == "client-certificate", r
+    assert ok(tool.run("cordon", kubeconfig=kc), "cordon")["changed"] is True
+
+
+def test_secrets_readable_by_everyone_are_refused(tool, apiserver):
+    """A token file or client key that everyone may read is refused, as ssh refuses such a
+    private key; so is a kubeconfig that holds a token or key itself. Its group may read it
+    (an administrator's choice of readers). The service account's files are the kubelet's."""
+    apiserver.add_token(TOKEN_OTHERS, USER)
+    path = tool.dir / "token"
+    path.write_text(TOKEN_OTHERS + "\n")
+    path.chmod(0o644)
+    kc = write_kubeconfig(tool.dir / "kc-file", apiserver.url, apiserver.ca_path,
+                          token_file=str(path))
+    r = tool.run("cordon", kubeconfig=kc)
+    assert r.rc == EXIT_FAIL, r
+    assert r.json["error"] == (f"refusing token file {path}: readable by everyone (mode 0644), "
+                               "so the secret in it is no longer one; chmod o-r it (and renew "
+                               "the secret)"), r
+    path.chmod(0o640)
+    ok(tool.run("cordon", kubeconfig=kc), "cordon")
+
+    cert, key = apiserver.client_cert("cert-user")
+    Path(key).chmod(0o604)
+    kc = write_kubeconfig(tool.dir / "kc-cert", apiserver.url, apiserver.ca_path, cert=cert,
+                          key=key)
+    r = tool.run("cordon", kubeconfig=kc)
+    assert r.rc == EXIT_FAIL and f"refusing client key {key}: readable by everyone (mode 0604)" \
+        in r.json["error"], r
+
+    kc = Path(write_kubeconfig(tool.dir / "kc-inline", apiserver.url, apiserver.ca_path,
+                               token=TOKEN_OTHERS))
+    kc.chmod(0o644)
+    r = tool.run("cordon", kubeconfig=kc)
+    assert r.rc == EXIT_FAIL and f"refusing kubeconfig (it holds a token) {kc}: readable by " \
+        "everyone (mode 0644)" in r.json["error"], r
+    # a kubeconfig that only names its secrets holds none
+    kc = Path(write_kubeconfig(tool.dir / "kc-named", apiserver.url, apiserver.ca_path,
+                               token_file=str(path)))
+    kc.chmod(0o644)
+    ok(tool.run("uncordon", kubeconfig=kc), "uncordon")
+    assert apiserver.count(user="cert-user") == 0
+
+
+TOKEN_OTHERS = "token-in-a-file"

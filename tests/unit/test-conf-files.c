@@ -134,7 +134,7 @@ static void test_masking_and_order(void **state)
 	snprintf(want[5], 256, "%s/70-dangling.conf", t->run);
 	snprintf(want[6], 256, "%s/99-last.conf", t->usr);
 
-	assert_int_equal(conf_files_list(dirs, "conf", &paths), 0);
+	assert_int_equal(conf_files_list(dirs, "conf", &paths, NULL), 0);
 	assert_paths(paths, (const char *const[]){ want[0], want[1], want[2], want[3], want[4],
 						   want[5], want[6], NULL });
 }
@@ -146,7 +146,8 @@ static void test_priority(void **state)
 	char usr_shared[256], run_shared[256], usr_masked[256];
 
 	/* without etc, run's copy wins and the /dev/null mask is gone */
-	assert_int_equal(conf_files_list((const char *const[]){ t->run, t->usr, NULL }, "conf", &a),
+	assert_int_equal(conf_files_list((const char *const[]){ t->run, t->usr, NULL }, "conf", &a,
+					 NULL),
 			 0);
 	snprintf(run_shared, sizeof(run_shared), "%s/30-shared.conf", t->run);
 	assert_true(strv_contains(a, run_shared));
@@ -155,7 +156,8 @@ static void test_priority(void **state)
 	assert_int_equal(strv_length(a), 6);
 
 	/* the order of dirs is the priority */
-	assert_int_equal(conf_files_list((const char *const[]){ t->usr, t->run, NULL }, "conf", &b),
+	assert_int_equal(conf_files_list((const char *const[]){ t->usr, t->run, NULL }, "conf", &b,
+					 NULL),
 			 0);
 	snprintf(usr_shared, sizeof(usr_shared), "%s/30-shared.conf", t->usr);
 	assert_true(strv_contains(b, usr_shared));
@@ -166,7 +168,8 @@ static void test_priority(void **state)
 		char dir[128], want[256];
 
 		snprintf(dir, sizeof(dir), "%s/", t->etc);
-		assert_int_equal(conf_files_list((const char *const[]){ dir, NULL }, "bak", &c), 0);
+		assert_int_equal(
+			conf_files_list((const char *const[]){ dir, NULL }, "bak", &c, NULL), 0);
 		snprintf(want, sizeof(want), "%s/40-x.conf.bak", t->etc);
 		assert_paths(c, (const char *const[]){ want, NULL });
 	}
@@ -178,15 +181,16 @@ static void test_missing_and_empty(void **state)
 	_cleanup_strv_free_ char **a = NULL, **b = NULL, **c = NULL;
 	char file_as_dir[256];
 
-	assert_int_equal(conf_files_list((const char *const[]){ t->missing, NULL }, "conf", &a), 0);
+	assert_int_equal(
+		conf_files_list((const char *const[]){ t->missing, NULL }, "conf", &a, NULL), 0);
 	assert_non_null(a);
 	assert_null(a[0]);
-	assert_int_equal(conf_files_list((const char *const[]){ NULL }, "conf", &b), 0);
+	assert_int_equal(conf_files_list((const char *const[]){ NULL }, "conf", &b, NULL), 0);
 	assert_null(b[0]);
 	/* a path that is a file, not a directory, is like a missing one */
 	snprintf(file_as_dir, sizeof(file_as_dir), "%s/README", t->etc);
-	assert_int_equal(conf_files_list((const char *const[]){ file_as_dir, NULL }, "conf", &c),
-			 0);
+	assert_int_equal(
+		conf_files_list((const char *const[]){ file_as_dir, NULL }, "conf", &c, NULL), 0);
 	assert_null(c[0]);
 }
 
@@ -280,9 +284,125 @@ static void test_defaults(void **state)
 	assert_non_null(s);
 }
 
+static struct stat stat_of(uid_t uid, mode_t mode)
+{
+	return (struct stat){ .st_uid = uid, .st_mode = mode };
+}
+
+/* sshd's StrictModes: root's or the running user's, written by nobody else */
+static void test_stat_unsafe(void **state)
+{
+	char buf[CONF_UNSAFE_MAX];
+	struct stat st;
+
+	(void)state;
+	st = stat_of(0, S_IFREG | 0644);
+	assert_null(conf_stat_unsafe(&st, 0, buf));
+	st = stat_of(1000, S_IFREG | 0600);
+	assert_null(conf_stat_unsafe(&st, 1000, buf));
+	st = stat_of(0, S_IFDIR | 01755);
+	assert_null(conf_stat_unsafe(&st, 1000, buf));
+	st = stat_of(0, S_IFREG | 0666);
+	assert_string_equal(conf_stat_unsafe(&st, 0, buf),
+			    "writable by group or others (mode 0666); refusing it: chmod go-w");
+	st = stat_of(0, S_IFREG | 0620);
+	assert_string_equal(conf_stat_unsafe(&st, 0, buf),
+			    "writable by group or others (mode 0620); refusing it: chmod go-w");
+	st = stat_of(0, S_IFDIR | 01777);
+	assert_string_equal(conf_stat_unsafe(&st, 0, buf),
+			    "writable by group or others (mode 1777); refusing it: chmod go-w");
+	st = stat_of(1000, S_IFREG | 0644);
+	assert_string_equal(conf_stat_unsafe(&st, 0, buf),
+			    "owned by uid 1000, not by root; refusing it: chown root");
+	assert_string_equal(conf_stat_unsafe(&st, 1001, buf),
+			    "owned by uid 1000, neither root nor uid 1001 running this; "
+			    "refusing it: chown root");
+}
+
+/* A directory others may write: nothing it holds is trusted, and since its
+ * files may select any PF, the set holds every PF. */
+static void test_unsafe_dir(void **state)
+{
+	struct tree *t = *state;
+	const char *const dirs[] = { t->etc, t->run, t->usr, NULL };
+	_cleanup_layout_set_ struct layout_set *s = NULL;
+	struct conf_files_failure fail;
+	char **paths = NULL;
+
+	assert_int_equal(chmod(t->run, 0777), 0);
+	assert_int_equal(conf_files_list(dirs, "conf", &paths, &fail), -EPERM);
+	assert_null(paths);
+	assert_ptr_equal(fail.dir, t->run);
+	assert_string_equal(fail.why,
+			    "writable by group or others (mode 0777); refusing it: chmod go-w");
+
+	assert_int_equal(layout_set_load(dirs, &s), 0);
+	assert_int_equal(s->n_files, 1);
+	assert_string_equal(s->files[0]->path, t->run);
+	assert_true(s->files[0]->has_error);
+	assert_null(s->files[0]->match.pci_address);
+	assert_int_equal(s->diags.n, 1);
+	assert_string_equal(s->diags.items[0].file, t->run);
+	assert_string_equal(s->diags.items[0].msg, fail.why);
+}
+
+/* An unreadable directory is named, and holds every PF too */
+static void test_unreadable_dir(void **state)
+{
+	struct tree *t = *state;
+	_cleanup_layout_set_ struct layout_set *s = NULL;
+
+	assert_int_equal(chmod(t->usr, 0), 0);
+	assert_int_equal(layout_set_load_dir(t->usr, &s), 0);
+	assert_int_equal(chmod(t->usr, 0755), 0);
+	if (geteuid() == 0) {
+		/* root reads it anyway */
+		assert_int_equal(s->n_files, 5);
+		return;
+	}
+	assert_int_equal(s->n_files, 1);
+	assert_true(s->files[0]->has_error);
+	assert_string_equal(s->diags.items[0].msg, "cannot read: Permission denied");
+}
+
+/* A layout others may write is an error of its own file; its neighbours
+ * load. What a link points to is judged, and a link to /dev/null masks. */
+static void test_unsafe_file(void **state)
+{
+	struct tree *t = *state;
+	const char *const dirs[] = { t->etc, t->run, t->usr, NULL };
+	_cleanup_layout_set_ struct layout_set *s = NULL;
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/10-a.conf", t->etc);
+	assert_int_equal(chmod(path, 0666), 0);
+	if (geteuid() == 0) {
+		snprintf(path, sizeof(path), "%s/20-b.conf", t->run);
+		assert_int_equal(chown(path, 1000, 1000), 0);
+	}
+	assert_int_equal(layout_set_load(dirs, &s), 0);
+	assert_string_equal(strrchr(s->files[1]->path, '/'), "/10-a.conf");
+	assert_true(s->files[1]->has_error);
+	assert_null(s->files[1]->match.pci_address);
+	assert_true(diag_file_has_error(&s->diags, s->files[1]->path));
+	assert_string_equal(s->diags.items[1].msg,
+			    "writable by group or others (mode 0666); refusing it: chmod go-w");
+	if (geteuid() == 0) {
+		assert_true(s->files[2]->has_error);
+		assert_string_equal(s->diags.items[2].msg,
+				    "owned by uid 1000, not by root; refusing it: chown root");
+	}
+	assert_false(s->files[4]->has_error);
+	assert_string_equal(s->files[4]->match.name[0], "linked");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stat_unsafe),
+		cmocka_unit_test_setup_teardown(test_unsafe_dir, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unreadable_dir, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unsafe_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_masking_and_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_priority, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_and_empty, setup, teardown),
@@ -292,5 +412,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 	};
 
+	/* the files the tests write are safe whatever umask they ran under */
+	umask(022);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -91,9 +91,9 @@ static void test_faults_invalid(void **state)
 			 "faults[0].pci");
 	check_bad_faults(e, "{ \"op\": \"any\" }", "faults: not an array");
 	/* and host_sim_open() refuses such a file */
-	assert_int_equal(host_sim_open(e->path, &h), -EINVAL);
+	assert_int_equal(host_sim_open(e->path, &h, NULL), -EINVAL);
 	env_write_text(e, "{}");
-	assert_int_equal(host_sim_open(e->path, &h), -EINVAL);
+	assert_int_equal(host_sim_open(e->path, &h, NULL), -EINVAL);
 	assert_null(h);
 }
 
@@ -167,7 +167,7 @@ static void test_fault_crash_with_late_netdevs(void **state)
 	if (pid == 0) {
 		struct host *h = NULL;
 
-		if (host_sim_open(e->path, &h) < 0)
+		if (host_sim_open(e->path, &h, NULL) < 0)
 			_exit(10);
 		op_set_num_vfs(h, E810_PF0, 3, T);
 		_exit(11);
@@ -202,7 +202,7 @@ static void test_fault_crash(void **state)
 		struct host *h = NULL;
 
 		/* a fresh handle, as a new process has */
-		if (host_sim_open(e->path, &h) < 0)
+		if (host_sim_open(e->path, &h, NULL) < 0)
 			_exit(10);
 		if (op_set_num_vfs(h, E810_PF0, 2, T) < 0)
 			_exit(11);
@@ -257,7 +257,7 @@ static int child_turns(const char *path, int in, int out)
 	struct host *h = NULL;
 	int r = 0;
 
-	if (host_sim_open(path, &h) < 0)
+	if (host_sim_open(path, &h, NULL) < 0)
 		return 30;
 	turn_wait(in);
 	if (host_read(h, &hs) < 0 || hs->pfs[0].num_vfs != 2)

@@ -18,6 +18,7 @@ static void test_open(void **state)
 	struct env *e = *state;
 	struct host *h = NULL;
 	struct host_state *hs;
+	char error[HOST_ERROR_MAX], want[HOST_ERROR_MAX + 64];
 
 	env_load(e, "e810.json", NULL);
 	assert_string_equal(e->h->ops->name, "simulated");
@@ -26,10 +27,16 @@ static void test_open(void **state)
 	assert_string_equal(hs->pfs[0].pci, E810_PF0);
 	host_state_free(hs);
 
-	assert_int_equal(host_sim_open("/nonexistent/host.json", &h), -ENOENT);
+	assert_int_equal(host_sim_open("/nonexistent/host.json", &h, error), -ENOENT);
+	assert_string_equal(error, "");
 	env_write_text(e, "{ \"version\": 1 ");
-	assert_int_equal(host_sim_open(e->path, &h), -EINVAL);
+	assert_int_equal(host_sim_open(e->path, &h, error), -EINVAL);
 	assert_null(h);
+	snprintf(want, sizeof(want),
+		 "%s: not a simulated host snapshot: (document): not valid JSON: unexpected "
+		 "end of input",
+		 e->path);
+	assert_string_equal(error, want);
 	/* an existing handle reports the broken file with the parser's message */
 	assert_int_equal(host_read(e->h, &hs), -EINVAL);
 	assert_non_null(strstr(e->h->error, "not valid JSON"));

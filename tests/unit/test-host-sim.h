@@ -104,7 +104,7 @@ static inline void env_load(struct env *e, const char *fixture, const char *faul
 {
 	e->h = host_free(e->h);
 	env_prepare(e, fixture, faults);
-	assert_int_equal(host_sim_open(e->path, &e->h), 0);
+	assert_int_equal(host_sim_open(e->path, &e->h, NULL), 0);
 }
 
 static inline struct host_state *env_read(struct env *e)
