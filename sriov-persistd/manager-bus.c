@@ -439,6 +439,21 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_VTABLE_END,
 };
 
+/* Settings a(ssss) or, with vfs, VirtualFunctionSettings a(ussss). */
+static int append_settings(sd_bus_message *reply, const struct key_settings *s, bool vfs)
+{
+	const struct key_setting *l = vfs ? s->vfs : s->pf;
+	size_t n = vfs ? s->n_vfs : s->n_pf;
+	int r = sd_bus_message_open_container(reply, 'a', vfs ? "(ussss)" : "(ssss)");
+
+	for (size_t i = 0; r >= 0 && i < n; i++)
+		r = vfs ? sd_bus_message_append(reply, "(ussss)", l[i].vf, l[i].key, l[i].now,
+						l[i].wanted, l[i].source) :
+			  sd_bus_message_append(reply, "(ssss)", l[i].key, l[i].now, l[i].wanted,
+						l[i].source);
+	return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
 static int pf_get(sd_bus *bus, const char *path, const char *interface, const char *property,
 		  sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
@@ -456,6 +471,10 @@ static int pf_get(sd_bus *bus, const char *path, const char *interface, const ch
 		return sd_bus_message_append(reply, "u", e->desired_vfs);
 	if (streq(property, "LastError"))
 		return sd_bus_message_append(reply, "s", strempty(e->last_error));
+	if (streq(property, "Settings"))
+		return append_settings(reply, &e->settings, false);
+	if (streq(property, "VirtualFunctionSettings"))
+		return append_settings(reply, &e->settings, true);
 	return sd_bus_message_append_strv(reply, e->config_files); /* ConfigFiles */
 }
 
@@ -471,6 +490,8 @@ static const sd_bus_vtable pf_vtable[] = {
 	PF_PROPERTY("DesiredVirtualFunctions", "u"),
 	PF_PROPERTY("LastError", "s"),
 	PF_PROPERTY("ConfigFiles", "as"),
+	PF_PROPERTY("Settings", "a(ssss)"),
+	PF_PROPERTY("VirtualFunctionSettings", "a(ussss)"),
 	SD_BUS_VTABLE_END,
 };
 
@@ -560,9 +581,9 @@ static char *pf_published(const struct pf_entry *e)
 {
 	_cleanup_free_ char *files = strv_join(e->config_files, "\n");
 
-	return strdup_printf("%s|%s|%u|%u|%s|%s", strempty(e->name),
+	return strdup_printf("%s|%s|%u|%u|%s|%s|%u", strempty(e->name),
 			     pf_run_state_to_string(e->state), e->num_vfs, e->desired_vfs,
-			     strempty(e->last_error), strempty(files));
+			     strempty(e->last_error), strempty(files), e->settings_changes);
 }
 
 static void pf_added(struct manager *m, struct pf_entry *e)
@@ -591,7 +612,8 @@ static void pf_changed(struct manager *m, struct pf_entry *e)
 	e->published = TAKE_PTR(now);
 	(void)sd_bus_emit_properties_changed(m->bus, e->path, PF_IFACE, "Name", "State",
 					     "VirtualFunctions", "DesiredVirtualFunctions",
-					     "LastError", "ConfigFiles", NULL);
+					     "LastError", "ConfigFiles", "Settings",
+					     "VirtualFunctionSettings", NULL);
 }
 
 static char *manager_published(const struct manager *m)

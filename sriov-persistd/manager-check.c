@@ -221,6 +221,24 @@ static int check_at_rest(struct pf_entry *e, const struct pf_desired *d, const s
 	return 0;
 }
 
+/* The keys d sets, beside what pf has now. */
+static int set_settings(struct pf_entry *e, const struct pf_state *pf, const struct pf_desired *d)
+{
+	struct key_settings now;
+	int r = key_settings_build(pf, d, &now);
+
+	if (r < 0)
+		return r;
+	if (key_settings_equal(&now, &e->settings)) {
+		key_settings_done(&now);
+		return 0;
+	}
+	key_settings_done(&e->settings);
+	e->settings = now;
+	e->settings_changes++;
+	return 0;
+}
+
 /* Checks one PF against its layout. Returns 1 when it should be applied. */
 static int check_pf(struct manager *m, struct pf_entry *e, bool may_apply)
 {
@@ -260,6 +278,9 @@ static int check_pf(struct manager *m, struct pf_entry *e, bool may_apply)
 	}
 	e->desired_vfs = d && !d->held ? d->num_vfs : pf->num_vfs;
 	set_strv(&e->config_files, d ? strv_copy(d->config_files) : NULL);
+	r = set_settings(e, pf, d);
+	if (r < 0)
+		return r;
 	set_strv(&e->reboot_reasons, p ? strv_copy(p->reboot_reasons) : NULL);
 	if (!d)
 		return check_unconfigured(m, e, pf);

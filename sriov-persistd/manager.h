@@ -17,6 +17,7 @@
 
 #include "decide.h"
 #include "host.h"
+#include "key-settings.h"
 #include "layout-set.h"
 #include "log.h"
 #include "mainconf.h"
@@ -35,6 +36,10 @@ struct pf_entry {
 	uint32_t desired_vfs;
 	char *last_error;
 	char **config_files;
+	/* the keys its layout sets, beside the host's values, as last checked;
+	 * settings_changes counts the checks that changed them */
+	struct key_settings settings;
+	unsigned settings_changes;
 	char **drift; /* what differs, while drifted */
 	/* the plan that last failed or was deferred: not retried on its own
 	 * until it changes, so a failing action cannot loop on its own events */

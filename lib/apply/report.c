@@ -6,7 +6,7 @@
 
 #include "report.h"
 #include "json-util.h"
-#include "pf-keys.h"
+#include "setting-row.h"
 #include "status.h"
 
 /* ---- building objects; each helper returns 0 or -ENOMEM ---- */
@@ -274,20 +274,15 @@ static char *vf_drift(const struct pf_view *pv, const struct vf_state *vf)
 /* {"now": ..., "wanted": ..., "source": "file:line"}: what the host has
  * (null: nothing), what the layouts want (null: they leave it) and where
  * they say so. */
-static struct json_object *setting_json(const char *now, const char *wanted, const struct src *src)
+static int setting_put(struct json_object *all, const struct setting_row *row)
 {
 	_cleanup_json_ struct json_object *o = json_object_new_object();
 	_cleanup_free_ char *at = NULL;
 
-	if (wanted && src->file) {
-		at = strdup_printf("%s:%u", src->file, src->line);
-		if (!at)
-			return NULL;
-	}
-	if (!o || put_str(o, "now", now) < 0 || put_str(o, "wanted", wanted) < 0 ||
-	    put_str(o, "source", at) < 0)
-		return NULL;
-	return TAKE_PTR(o);
+	if (!o || setting_row_source(row, &at) < 0 || put_str(o, "now", row->now) < 0 ||
+	    put_str(o, "wanted", row->wanted) < 0 || put_str(o, "source", at) < 0)
+		return -ENOMEM;
+	return put(all, row->key, TAKE_PTR(o));
 }
 
 /* Every VF key of the table, by its layout name. */
@@ -298,16 +293,10 @@ static int vf_settings_put(struct json_object *o, const struct vf_state *vf,
 	int r = put(o, "settings", all);
 
 	for (enum vf_key k = 0; r >= 0 && k < _VF_KEY_MAX; k++) {
-		char now[VF_ATTR_STR_MAX], want[VF_ATTR_STR_MAX];
-		bool set = v && vf_settings_has(v, k);
+		struct setting_row row;
 
-		if (set && vf_settings_is_stable(v, k))
-			snprintf(want, sizeof(want), "stable");
-		else if (set)
-			vf_attrs_format(&v->attrs, k, VF_SPELLING_LAYOUT, want);
-		r = put(all, vf_key_to_string(k),
-			setting_json(vf_attrs_format_host(&vf->attrs, k, VF_SPELLING_LAYOUT, now),
-				     set ? want : NULL, set ? &v->src[k] : &(struct src){}));
+		vf_setting_row(vf, v, k, &row);
+		r = setting_put(all, &row);
 	}
 	return r;
 }
@@ -320,13 +309,10 @@ static int pf_settings_put(struct json_object *o, const struct pf_view *pv)
 	int r = put(o, "settings", all);
 
 	for (enum pf_key k = 0; r >= 0 && k < _PF_KEY_MAX; k++) {
-		char now[PF_KEY_STR_MAX], want[PF_KEY_STR_MAX];
-		bool set = s && pf_settings_has(s, k);
+		struct setting_row row;
 
-		r = put(all, pf_key_to_string(k),
-			setting_json(pf_state_format_key(pv->pf, k, now),
-				     set ? pf_settings_format(s, k, want) : NULL,
-				     set ? &s->src[k] : &(struct src){}));
+		pf_setting_row(pv->pf, s, k, &row);
+		r = setting_put(all, &row);
 	}
 	return r;
 }

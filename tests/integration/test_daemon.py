@@ -49,7 +49,9 @@ CX6_A = "0000:ca:00.0"
 MANAGER_TYPES = {"Version": "s", "State": "s", "Drifted": "b", "PendingReboot": "b",
                  "PendingRebootReasons": "as", "ConfigErrors": "as"}
 PF_TYPES = {"PCIAddress": "s", "Name": "s", "State": "s", "VirtualFunctions": "u",
-            "DesiredVirtualFunctions": "u", "LastError": "s", "ConfigFiles": "as"}
+            "DesiredVirtualFunctions": "u", "LastError": "s", "ConfigFiles": "as",
+            "Settings": "a(ssss)", "VirtualFunctionSettings": "a(ussss)"}
+PF_LISTS = ("ConfigFiles", "Settings", "VirtualFunctionSettings")
 MANAGER_STATES = {"idle", "applying", "draining", "rebooting", "degraded"}
 PF_STATES = {"unconfigured", "pending", "applying", "applied", "drifted", "held", "failed",
              "deferred", "degraded"}
@@ -402,13 +404,14 @@ def test_pf_objects(make_host, start_daemon, bus_client):
     files = a.pop("ConfigFiles")
     assert [Path(f).name for f in files] == [f"50-{E810_A}.conf"] and all(f.startswith("/")
                                                                            for f in files)
-    assert {k: a[k] for k in PF_TYPES if k != "ConfigFiles"} == {
+    assert {k: a[k] for k in PF_TYPES if k not in PF_LISTS} == {
         "PCIAddress": E810_A, "Name": "ens1f0", "State": "applied", "VirtualFunctions": 4,
         "DesiredVirtualFunctions": 4, "LastError": ""}
     b = c.get_all(pf_path(E810_B), PF_IFACE)
     assert {k: b[k] for k in PF_TYPES} == {
         "PCIAddress": E810_B, "Name": "", "State": "unconfigured", "VirtualFunctions": 0,
-        "DesiredVirtualFunctions": 0, "LastError": "", "ConfigFiles": []}
+        "DesiredVirtualFunctions": 0, "LastError": "", "ConfigFiles": [], "Settings": [],
+        "VirtualFunctionSettings": []}
 
 
 def test_failed_apply_sets_last_error(make_host, start_daemon, bus_client):
@@ -485,6 +488,53 @@ def test_plan_and_status_equal_sriovctl(make_host, start_daemon, bus_client):
 
 
 # --- Apply ------------------------------------------------------------------------------------
+
+def _settings_changes(c, since, path):
+    """Values of Settings announced by PropertiesChanged on a PF since the mark."""
+    return [s.args[1]["Settings"] for s in c.matching("PropertiesChanged", since, path=path)
+            if s.args[0] == PF_IFACE and "Settings" in s.args[1]]
+
+
+def test_pf_settings_properties(make_host, start_daemon, bus_client):
+    """Settings and VirtualFunctionSettings: the keys the layout sets, what the host has and
+    where the layout says so; the rows of GetStatus's settings that a layout sets."""
+    c = bus_client
+    h = configured_host(make_host, "e810.json", {E810_A: (4, 10)}, mode="report")
+    start_daemon(h)
+    apply_all(c, [E810_A])
+    pf = pf_path(E810_A)
+    conf = c.get("ConfigFiles", pf, PF_IFACE)[0]
+    assert c.get("Settings", pf, PF_IFACE) == [["VirtualFunctions", "4", "4", f"{conf}:4"]]
+    vfs = c.get("VirtualFunctionSettings", pf, PF_IFACE)
+    assert [i for i, key, *_ in vfs] == [0, 0, 1, 1, 2, 2, 3, 3], vfs
+    assert [key for _, key, *_ in vfs] == ["MACAddress", "VLANId"] * 4, vfs
+    assert vfs[5] == [2, "VLANId", "10", "10", f"{conf}:7"]
+    status = next(p for p in json.loads(c.call("GetStatus"))["pfs"] if p["pci"] == E810_A)
+    assert vfs == [[i, key, s["now"], s["wanted"], s["source"]]
+                   for i, v in enumerate(status["vfs"])
+                   for key, s in v["settings"].items() if s["wanted"] is not None]
+    assert c.get("Settings", pf_path(E810_B), PF_IFACE) == []
+    assert c.get("VirtualFunctionSettings", pf_path(E810_B), PF_IFACE) == []
+
+    # what the host has now, not what was applied (report mode: the drift stays)
+    m = c.mark()
+    drift(h, E810_A, vf=2, vlan=0)
+    c.wait_signal("DriftDetected", m, pci=E810_A)
+    vfs = c.get("VirtualFunctionSettings", pf, PF_IFACE)
+    assert vfs[5] == [2, "VLANId", "0", "10", f"{conf}:7"], vfs
+
+    # a new key in the layout: a new row, announced
+    m = c.mark()
+    replace_layout(h, Path(conf).name, LAYOUT.format(pci=E810_A, n=4, vlan=10).replace(
+        "VirtualFunctions=4\n", "VirtualFunctions=4\nMTUBytes=9000\n"))
+    assert c.wait_applied(E810_A, m) == 0
+    want = [["VirtualFunctions", "4", "4", f"{conf}:4"], ["MTUBytes", "9000", "9000", f"{conf}:5"]]
+    c.wait(lambda: want in _settings_changes(c, m, pf), what="PropertiesChanged Settings")
+    assert c.get("Settings", pf, PF_IFACE) == want
+    assert h.pf(E810_A)["mtu"] == 9000
+    vfs = c.get("VirtualFunctionSettings", pf, PF_IFACE)
+    assert vfs[5] == [2, "VLANId", "10", "10", f"{conf}:8"], vfs
+
 
 def test_apply_all_then_one_pf(make_host, start_daemon, bus_client):
     h = configured_host(make_host, "mixed.json", {MIXED_MLX: (3, 10), MIXED_I40E: (3, 20)}, mode="report")
