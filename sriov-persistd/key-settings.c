@@ -7,7 +7,7 @@
 static int add(struct key_setting **l, size_t *n, uint32_t vf, const struct setting_row *row)
 {
 	_cleanup_free_ char *at = NULL;
-	struct key_setting *bigger;
+	struct key_setting *bigger, *e;
 
 	if (!row->wanted)
 		return 0;
@@ -17,15 +17,15 @@ static int add(struct key_setting **l, size_t *n, uint32_t vf, const struct sett
 	if (!bigger)
 		return -ENOMEM;
 	*l = bigger;
-	bigger[*n] = (struct key_setting){
+	e = &bigger[(*n)++];
+	*e = (struct key_setting){
 		.vf = vf,
 		.key = row->key,
 		.now = strdup(strempty(row->now)),
 		.wanted = strdup(row->wanted),
 		.source = strdup(strempty(at)),
 	};
-	(*n)++;
-	return bigger[*n - 1].now && bigger[*n - 1].wanted && bigger[*n - 1].source ? 0 : -ENOMEM;
+	return e->now && e->wanted && e->source ? 0 : -ENOMEM;
 }
 
 static int build_vfs(const struct pf_state *pf, const struct pf_desired *d, struct key_settings *s)

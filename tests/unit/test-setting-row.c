@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* The rows that status's settings and the daemon's Settings and
+ * VirtualFunctionSettings properties share. */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "setting-row.h"
+
+static void assert_source(const struct setting_row *row, const char *want)
+{
+	_cleanup_free_ char *at = NULL;
+
+	assert_int_equal(setting_row_source(row, &at), 0);
+	if (want)
+		assert_string_equal(at, want);
+	else
+		assert_null(at);
+}
+
+static void test_pf(void **state)
+{
+	struct pf_state pf = { .name = (char *)"ens1f0", .mtu = 1500 };
+	struct pf_settings s = { .set = 1u << PF_KEY_MTU, .mtu = 9000 };
+	struct setting_row row;
+
+	s.src[PF_KEY_MTU] = (struct src){ "/etc/sriov-persist/conf.d/50-a.conf", 5 };
+	pf_setting_row(&pf, &s, PF_KEY_MTU, &row);
+	assert_string_equal(row.key, "MTUBytes");
+	assert_string_equal(row.now, "1500");
+	assert_string_equal(row.wanted, "9000");
+	assert_source(&row, "/etc/sriov-persist/conf.d/50-a.conf:5");
+
+	/* a key the layout leaves alone, and a PF no layout selects */
+	pf_setting_row(&pf, &s, PF_KEY_LINK_UP, &row);
+	assert_string_equal(row.key, "LinkUp");
+	assert_null(row.wanted);
+	assert_source(&row, NULL);
+	pf_setting_row(&pf, NULL, PF_KEY_MTU, &row);
+	assert_string_equal(row.now, "1500");
+	assert_null(row.wanted);
+
+	/* no netdev: no MTU to show */
+	pf.name = NULL;
+	pf_setting_row(&pf, &s, PF_KEY_MTU, &row);
+	assert_null(row.now);
+	assert_string_equal(row.wanted, "9000");
+}
+
+static void test_vf(void **state)
+{
+	struct vf_state vf = { .attrs.vlan = 7 };
+	struct vf_settings v = {
+		.set = (1u << VF_KEY_VLAN) | (1u << VF_KEY_MAC),
+		.stable = 1u << VF_KEY_MAC,
+		.attrs.vlan = 10,
+	};
+	struct setting_row row;
+
+	v.src[VF_KEY_VLAN] = (struct src){ "/etc/sriov-persist/conf.d/50-a.conf", 7 };
+	v.src[VF_KEY_MAC] = (struct src){ "/etc/sriov-persist/conf.d/50-a.conf", 6 };
+	vf_setting_row(&vf, &v, VF_KEY_VLAN, &row);
+	assert_string_equal(row.key, "VLANId");
+	assert_string_equal(row.now, "7");
+	assert_string_equal(row.wanted, "10");
+	assert_source(&row, "/etc/sriov-persist/conf.d/50-a.conf:7");
+
+	/* "stable" not derived yet is wanted as written */
+	vf_setting_row(&vf, &v, VF_KEY_MAC, &row);
+	assert_string_equal(row.wanted, "stable");
+	assert_source(&row, "/etc/sriov-persist/conf.d/50-a.conf:6");
+
+	/* a VF the host does not have; a VF the layouts say nothing of */
+	vf_setting_row(NULL, &v, VF_KEY_VLAN, &row);
+	assert_null(row.now);
+	assert_string_equal(row.wanted, "10");
+	vf_setting_row(&vf, NULL, VF_KEY_VLAN, &row);
+	assert_string_equal(row.now, "7");
+	assert_null(row.wanted);
+	assert_source(&row, NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pf),
+		cmocka_unit_test(test_vf),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
