@@ -148,3 +148,22 @@ def test_the_daemon_logs_a_file_that_selects_no_pf(make_host, start_daemon, bus_
     bus_client.wait(lambda: re.search(re.escape(f"{p}:1: warning: [Match] PCIAddress=0000:99:00.0 "
                                                 "selects no PF on this host"), d.log_text()),
                     timeout=15, what="a log line saying the file selects no PF")
+
+
+def test_same_literal_mac_on_two_pfs_holds_both(make_host):
+    """A literal address is unique on the host: two PFs with it are both held, also when one
+    of them is applied alone (the apply then reads every PF)."""
+    h = make_host("e810.json")
+    a = h.layout("50-e810.conf",
+                 "[Match]\nDriver=ice\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                 "[VirtualFunction 0]\nMACAddress=02:00:00:00:00:01\n")
+    msg = (f"{a}:6: MACAddress=02:00:00:00:00:01: VF 0 of 0000:3b:00.0 and VF 0 of 0000:3b:00.1"
+           " would have the same address")
+    r = h.run("check")
+    assert msg in lines(r)
+    assert r.returncode == 1
+    for pf in ("0000:3b:00.1", "ens1f0"):
+        r = h.run("apply", pf)
+        assert "held (nothing applied)" in r.stdout and msg in r.stdout
+        assert r.returncode != 0
+    assert all(p["num_vfs"] == 0 for p in h.pfs_by_driver("ice"))
