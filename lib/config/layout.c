@@ -86,6 +86,25 @@ static const char *match_check_host(const char *g)
 	return "must be host name globs (letters, digits, '.', '-', '_', and * ? [ ] !)";
 }
 
+/* fnmatch(3) takes a '[' without its ']' as a plain '[': a glob that was
+ * meant as a set and matches nothing the writer thought of. A ']' right
+ * after "[" or "[!" is a member, not the end. */
+static const char *match_check_glob(const char *g)
+{
+	for (const char *p = strchr(g, '['); p; p = strchr(p + 1, '[')) {
+		const char *q = p + 1;
+
+		if (*q == '!' || *q == '^')
+			q++;
+		if (*q == ']')
+			q++;
+		p = strchr(q, ']');
+		if (!p)
+			return "'[' without a closing ']'";
+	}
+	return NULL;
+}
+
 static const struct match_key {
 	const char *name;
 	size_t offset;
@@ -129,10 +148,8 @@ static int layout_match_parse(struct layout_match *m, const char *key, const cha
 	if (r < 0)
 		return r;
 	for (char **g = globs; *g; g++)
-		if (k->check(*g)) {
-			*ret_why = k->check(*g);
+		if ((*ret_why = k->check(*g) ?: match_check_glob(*g)))
 			return -EINVAL;
-		}
 	n = strv_length(*list);
 	add = strv_length(globs);
 	l = realloc(*list, sizeof(char *) * (n + add + 1));

@@ -567,6 +567,24 @@ static void test_syntax_errors(void **state)
 	}
 }
 
+/* A '[' without its ']' is a [Match] error: fnmatch() would take it literally. */
+static void test_match_broken_glob(void **state)
+{
+	_cleanup_layout_file_ struct layout_file *f = NULL;
+
+	expect_error("[Match]\nName=ens1f[0\n", 2, "Name=ens1f[0: '[' without a closing ']'");
+	expect_error("[Match]\nDriver=ice[\n", 2, "Driver=ice[: '[' without a closing ']'");
+	expect_error("[Match]\nPCIAddress=0000:3b:00.[0\n", 2,
+		     "PCIAddress=0000:3b:00.[0: '[' without a closing ']'");
+	expect_error("[Match]\nDevice=0x159[b\n", 2, "Device=0x159[b: '[' without a closing ']'");
+	expect_error("[Match]\nName=ens1f[01] ens2f[!\n", 2,
+		     "Name=ens1f[01] ens2f[!: '[' without a closing ']'");
+	/* a ']' first in the set is a member, and sets that close are fine */
+	expect_error("[Match]\nName=ens[]\n", 2, "Name=ens[]: '[' without a closing ']'");
+	f = parse_clean("[Match]\nName=ens[]]1 ens1f[!0] ens1f[0-1]\n");
+	assert_false(f->has_error);
+}
+
 static void test_hash_in_value(void **state)
 {
 	expect_error(
@@ -966,6 +984,7 @@ int main(void)
 		cmocka_unit_test(test_extensions),
 		cmocka_unit_test(test_match_errors_hold_all),
 		cmocka_unit_test(test_syntax_errors),
+		cmocka_unit_test(test_match_broken_glob),
 		cmocka_unit_test(test_hash_in_value),
 		cmocka_unit_test(test_line_length),
 		cmocka_unit_test(test_rates),
