@@ -563,8 +563,12 @@ static int layout_parse_into(struct layout_file *f, const char *text, struct dia
 	/* A [Match] that does not say what it means holds every PF of the
 	 * host: with its lists cleared it selects them all, and the file's
 	 * errors hold what it selects. */
-	if (r == 0)
+	if (r == 0) {
+		unsigned line = f->match.line; /* where it was: "a [Match] with an error" */
+
 		layout_match_done(&f->match);
+		f->match.line = line;
+	}
 	f->has_error = diag_count(diags, DIAG_ERROR) > errors;
 	return 0;
 }

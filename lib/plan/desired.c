@@ -64,11 +64,17 @@ static int select_files(struct ctx *c, const struct layout_set *set)
 
 /* The reason a held PF shows: the first error the parser reported for the
  * file, so that status and apply say what to fix, not only where. */
-static char *file_error_reason(const struct layout_set *set, const char *path)
+static char *file_error_reason(const struct layout_set *set, const struct layout_file *f)
 {
+	const char *path = f->path;
 	size_t n = 0;
 	const struct diag *first = NULL;
-	_cleanup_free_ char *s = NULL;
+	_cleanup_free_ char *s = NULL, *more = NULL;
+	/* a [Match] with an error holds every PF: the PFs the file was not
+	 * written for say why (an unreadable file's own error says it) */
+	const char *all = layout_match_is_empty(&f->match) && f->match.line ?
+				  " (a [Match] with an error holds every PF)" :
+				  "";
 
 	for (size_t i = 0; i < set->diags.n; i++) {
 		const struct diag *d = &set->diags.items[i];
@@ -77,11 +83,15 @@ static char *file_error_reason(const struct layout_set *set, const char *path)
 			first = d;
 	}
 	if (!first)
-		return strdup_printf("%s: has errors", path);
+		return strdup_printf("%s: has errors%s", path, all);
 	s = diag_format(first);
-	if (!s || n == 1)
-		return TAKE_PTR(s);
-	return strdup_printf("%s (and %zu more error%s)", s, n - 1, n == 2 ? "" : "s");
+	if (!s)
+		return NULL;
+	if (n > 1)
+		more = strdup_printf(" (and %zu more error%s)", n - 1, n == 2 ? "" : "s");
+	if (n > 1 && !more)
+		return NULL;
+	return strdup_printf("%s%s%s", s, strempty(more), all);
 }
 
 static int hold_for_file_errors(struct ctx *c, const struct layout_set *set)
@@ -90,7 +100,7 @@ static int hold_for_file_errors(struct ctx *c, const struct layout_set *set)
 		if (!c->files[i]->has_error)
 			continue;
 		c->d->held = true;
-		c->d->held_reason = file_error_reason(set, c->files[i]->path);
+		c->d->held_reason = file_error_reason(set, c->files[i]);
 		return c->d->held_reason ? 0 : -ENOMEM;
 	}
 	return 0;

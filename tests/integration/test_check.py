@@ -167,3 +167,13 @@ def test_same_literal_mac_on_two_pfs_holds_both(make_host):
         assert "held (nothing applied)" in r.stdout and msg in r.stdout
         assert r.returncode != 0
     assert all(p["num_vfs"] == 0 for p in h.pfs_by_driver("ice"))
+
+
+def test_broken_match_says_it_holds_every_pf(make_host):
+    h = make_host("e810.json")
+    a = h.layout("50-a.conf", "[Match]\nPCIAddress=0000:3b:00.O\n[PhysicalFunction]\nVirtualFunctions=2\n")
+    h.layout("60-b.conf", "[Match]\nPCIAddress=0000:3b:00.1\n[PhysicalFunction]\nVirtualFunctions=2\n")
+    r = h.run("plan")
+    assert (f"0000:3b:00.1 (ens1f1): held: {a}:2: PCIAddress=0000:3b:00.O: must be PCI address globs"
+            " (hex digits, ':', '.', and * ? [ ] ! -) (a [Match] with an error holds every PF)"
+            in r.stdout.splitlines())

@@ -290,7 +290,8 @@ static void test_file_with_errors_holds(void **state)
 	files[1]->has_error = true;
 	run_build(&t, &host, &pf, files, 2);
 	assert_true(t.d->held);
-	assert_string_equal(t.d->held_reason, B ": has errors");
+	assert_string_equal(t.d->held_reason,
+			    B ": has errors (a [Match] with an error holds every PF)");
 	assert_int_equal(t.diags.n, 0);
 	run_done(&t, files, 2);
 

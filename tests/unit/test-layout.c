@@ -533,6 +533,16 @@ static void test_match_errors_hold_all(void **state)
 	/* an emptied key is not a selection either */
 	expect_match_holds_all("[Match]\nDevice=0x1593\nDevice=\n");
 	expect_match_holds_all("[PhysicalFunction]\nVirtualFunctions=0\n");
+	/* the cleared [Match] keeps its line: "a [Match] with an error" */
+	{
+		_cleanup_layout_file_ struct layout_file *f = NULL;
+		struct diag_list d = {};
+
+		f = parse("# x\n[Match]\nDevcie=0x1593\n", &d);
+		assert_true(layout_match_is_empty(&f->match));
+		assert_int_equal(f->match.line, 2);
+		diag_list_done(&d);
+	}
 }
 
 static void test_syntax_errors(void **state)
