@@ -177,3 +177,21 @@ def test_broken_match_says_it_holds_every_pf(make_host):
     assert (f"0000:3b:00.1 (ens1f1): held: {a}:2: PCIAddress=0000:3b:00.O: must be PCI address globs"
             " (hex digits, ':', '.', and * ? [ ] ! -) (a [Match] with an error holds every PF)"
             in r.stdout.splitlines())
+
+
+def test_a_bad_host_still_checks_the_files(make_host, tmp_path):
+    h = make_host("e810.json")
+    a = h.layout("50-a.conf", "[Match]\nDriver=ice\n[PhysicalFunction]\nVirtualFuncions=2\n")
+    bad = tmp_path / "passwd"
+    bad.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    r = subprocess.run([h.binary, "--no-color", "--host", str(bad), "check", str(a)],
+                       capture_output=True, text=True, timeout=60)
+    err = r.stderr.splitlines()
+    assert err[0].startswith(f"{bad}: not a simulated host snapshot")
+    assert err[1:] == [
+        "The files are checked without the host.",
+        f"{a}:4: unknown key 'VirtualFuncions' in [PhysicalFunction]; did you mean 'VirtualFunctions'?",
+    ]
+    assert "Checking failed" not in r.stderr
+    assert r.stdout == "1 layout file(s) checked: 1 error(s)\n"
+    assert r.returncode == 1
