@@ -30,7 +30,7 @@ def test_without_host_the_files_alone(make_host):
     r = check_files(h, a)
     assert lines(r) == [
         f"{a}:7: [VirtualFunction 9]: VF 9 is beyond VirtualFunctions=8",
-        f"{a}:5: HardwareTCOffload=yes: needs ESwitchMode=switchdev",
+        f"{a}:5: HardwareTCOffload=yes: needs ESwitchMode=switchdev (ESwitchMode=legacy at line 6)",
         f"{a}:11: QualityOfService=3: needs a VLANId other than 0",
         f"{a}:13: MACAddress=02:00:00:00:00:01: VF 0 and VF 1 would have the same address",
     ]
@@ -195,3 +195,12 @@ def test_a_bad_host_still_checks_the_files(make_host, tmp_path):
     assert "Checking failed" not in r.stderr
     assert r.stdout == "1 layout file(s) checked: 1 error(s)\n"
     assert r.returncode == 1
+
+
+def test_a_rate_conflict_is_one_error(make_host):
+    h = make_host("e810.json")
+    a = h.layout("50-a.conf", "[Match]\nDriver=ice\n[VirtualFunction]\nMaxTxRateMbps=100\n"
+                 "MinTxRateMbps=200\n")
+    for r in (check_files(h, a), h.run("check")):
+        assert lines(r) == [f"{a}:5: MinTxRateMbps=200: must not exceed MaxTxRateMbps=100 (line 4)"]
+        assert "1 error(s)" in r.stdout
