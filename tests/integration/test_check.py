@@ -204,3 +204,20 @@ def test_a_rate_conflict_is_one_error(make_host):
     for r in (check_files(h, a), h.run("check")):
         assert lines(r) == [f"{a}:5: MinTxRateMbps=200: must not exceed MaxTxRateMbps=100 (line 4)"]
         assert "1 error(s)" in r.stdout
+
+
+def test_a_named_file_in_a_writable_directory_is_refused(make_host):
+    """check FILE follows the rule of the directories: the file's directory is judged too."""
+    h = make_host("e810.json")
+    d = h.dir / "p2"
+    d.mkdir()
+    a = d / "60-b.conf"
+    a.write_text("[Match]\nDriver=ice\n[PhysicalFunction]\nVirtualFunctions=2\n")
+    d.chmod(0o777)
+    r = check_files(h, a)
+    assert lines(r) == [f"{d}: writable by group or others (mode 0777); refusing it: chmod go-w"]
+    assert r.stdout == "1 layout file(s) checked: 1 error(s)\n"
+    assert r.returncode == 1
+    d.chmod(0o755)
+    r = check_files(h, a)
+    assert r.stdout == "1 layout file(s) checked: 0 error(s)\n" and r.returncode == 0
