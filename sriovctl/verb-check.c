@@ -62,7 +62,8 @@ static int load_named(struct ctl *c, struct layout_set **ret)
 
 /* With --host, what the hardware cannot do, PF by PF, with the files that
  * select each (desired_build runs the rules of the files alone too); the
- * files that select no PF are said, and checked alone. */
+ * files that select no PF are said, and checked alone. 1 when the host
+ * cannot be opened or read (said here): the files are then checked alone. */
 static int check_hardware(struct ctl *c, const struct layout_set *set, struct diag_list *diags)
 {
 	_cleanup_host_state_ struct host_state *hs = NULL;
@@ -72,12 +73,16 @@ static int check_hardware(struct ctl *c, const struct layout_set *set, struct di
 	int r;
 
 	r = ctl_open_host(c, &h);
-	if (r < 0)
+	if (r == -ENOMEM)
 		return r;
+	if (r < 0)
+		return 1;
 	r = host_read(h, &hs);
+	if (r == -ENOMEM)
+		return r;
 	if (r < 0) {
 		fprintf(stderr, "%s: reading the host failed: %s\n", c->host_path, strerror(-r));
-		return r;
+		return 1;
 	}
 	ctl_host_options(c, hs);
 	for (size_t i = 0; i < hs->n_pfs; i++) {
@@ -100,6 +105,7 @@ int verb_check(struct ctl *c)
 	unsigned n_main = 0;
 	size_t errors, warnings;
 	struct mainconf conf;
+	bool no_host = false;
 	int r;
 
 	if (c->n_args > 0) {
@@ -118,7 +124,11 @@ int verb_check(struct ctl *c)
 		r = diag_list_move(&diags, &set->diags);
 	if (r >= 0 && c->host_path)
 		r = check_hardware(c, set, &diags);
-	else if (r >= 0)
+	if (r == 1) {
+		fprintf(stderr, "The files are checked without the host.\n");
+		no_host = true;
+	}
+	if (r >= 0 && (!c->host_path || no_host))
 		r = layout_rules_check_set(set, &diags);
 	if (r < 0) {
 		fprintf(stderr, "Checking failed: %s\n", strerror(-r));
@@ -134,5 +144,5 @@ int verb_check(struct ctl *c)
 	if (warnings > 0)
 		printf(", %zu warning(s)%s", warnings, c->strict ? " (--strict: errors)" : "");
 	printf("\n");
-	return errors > 0 || (c->strict && warnings > 0) ? EXIT_FAIL : EXIT_OK;
+	return no_host || errors > 0 || (c->strict && warnings > 0) ? EXIT_FAIL : EXIT_OK;
 }

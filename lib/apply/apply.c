@@ -74,7 +74,24 @@ static int set_unmet(struct apply_pf_result *res, const struct plan *p)
 	return set_outcome(res, PF_STATUS_DEGRADED, strv_join(p->unmet, "; "));
 }
 
-/* Reads the PF at pci again, and only it. */
+/* Whether a layout sets a literal MAC address or GUID: one that must not
+ * be on a VF of another PF too (desired_build() compares the PFs read). */
+static bool set_has_literal_unique(const struct layout_set *set)
+{
+	for (size_t i = 0; i < set->n_files; i++)
+		for (size_t j = 0; set->files[i] && j < set->files[i]->n_vf_sections; j++) {
+			const struct vf_settings *v = &set->files[i]->vf_sections[j].settings;
+
+			for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
+				if (vf_key_is_unique(k) && vf_settings_has(v, k) &&
+				    !vf_settings_is_stable(v, k))
+					return true;
+		}
+	return false;
+}
+
+/* Reads the PF at pci again: only it, unless a layout has a literal MAC
+ * address or GUID, which the other PFs must not have too. */
 static int read_pf(struct pf_run *run, const char *pci, struct host_state **ret_hs,
 		   const struct pf_state **ret_pf)
 {
@@ -82,7 +99,8 @@ static int read_pf(struct pf_run *run, const char *pci, struct host_state **ret_
 	struct pf_state *pf;
 	int r;
 
-	r = host_read_pf(run->host, pci, &hs);
+	r = set_has_literal_unique(run->set) ? host_read(run->host, &hs) :
+					       host_read_pf(run->host, pci, &hs);
 	if (r < 0)
 		return r;
 	pf = host_state_find_pf(hs, pci);

@@ -129,6 +129,9 @@ static int check_no_netdev(struct rules_out *o, const struct vf_settings *v)
 	return r;
 }
 
+/* Both in one file: one error at MinTxRateMbps=, in the words of the
+ * parser, which says it for a section (the same text is one diagnostic).
+ * From two files: at the later one's line, naming the other place. */
 static int check_rates(struct rules_out *o, const struct vf_settings *v)
 {
 	const struct src *s = v->src;
@@ -136,6 +139,11 @@ static int check_rates(struct rules_out *o, const struct vf_settings *v)
 	if (!vf_settings_has(v, VF_KEY_MIN_TX_RATE) || !vf_settings_has(v, VF_KEY_MAX_TX_RATE) ||
 	    v->attrs.max_tx_rate == 0 || v->attrs.max_tx_rate >= v->attrs.min_tx_rate)
 		return 0;
+	if (streq_ptr(s[VF_KEY_MIN_TX_RATE].file, s[VF_KEY_MAX_TX_RATE].file))
+		return rules_error(o, s[VF_KEY_MIN_TX_RATE].file, s[VF_KEY_MIN_TX_RATE].line,
+				   "MinTxRateMbps=%u: must not exceed MaxTxRateMbps=%u (line %u)",
+				   v->attrs.min_tx_rate, v->attrs.max_tx_rate,
+				   s[VF_KEY_MAX_TX_RATE].line);
 	return rules_error(o, s[VF_KEY_MAX_TX_RATE].file, s[VF_KEY_MAX_TX_RATE].line,
 			   "MaxTxRateMbps=%u: below MinTxRateMbps=%u (%s:%u)", v->attrs.max_tx_rate,
 			   v->attrs.min_tx_rate, strna(s[VF_KEY_MIN_TX_RATE].file),
@@ -167,12 +175,16 @@ int rules_check_pf(struct rules_out *o, const struct pf_settings *s, enum eswitc
 		return diag_add(o->diags, DIAG_WARNING, at->file, at->line,
 				"HardwareTCOffload=yes: needs ESwitchMode=switchdev, which no "
 				"file sets: only a PF already in switchdev mode takes it");
+	if (!pf_settings_has(s, PF_KEY_ESWITCH_MODE))
+		buf[0] = '\0';
+	else if (streq_ptr(at->file, esw->file))
+		snprintf(buf, sizeof(buf), " (ESwitchMode=%s at line %u)",
+			 eswitch_mode_to_string(s->eswitch_mode), esw->line);
+	else
+		rules_elsewhere(at->file, esw, "ESwitchMode",
+				eswitch_mode_to_string(s->eswitch_mode), buf);
 	return rules_error(o, at->file, at->line,
-			   "HardwareTCOffload=yes: needs ESwitchMode=switchdev%s",
-			   pf_settings_has(s, PF_KEY_ESWITCH_MODE) ?
-				   rules_elsewhere(at->file, esw, "ESwitchMode",
-						   eswitch_mode_to_string(s->eswitch_mode), buf) :
-				   "");
+			   "HardwareTCOffload=yes: needs ESwitchMode=switchdev%s", buf);
 }
 
 /* vfs[j] has the same literal value of k as an earlier VF. */

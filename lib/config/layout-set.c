@@ -2,8 +2,10 @@
 
 /* Every layout of the three directories, parsed, in the order they apply. */
 
-#include "layout-set.h"
+#include <libgen.h>
+
 #include "conf-files.h"
+#include "layout-set.h"
 
 const char *const layout_dirs_default[] = {
 	"/etc/sriov-persist/conf.d",
@@ -11,6 +13,34 @@ const char *const layout_dirs_default[] = {
 	"/usr/lib/sriov-persist/conf.d",
 	NULL,
 };
+
+/* A file named alone (sriovctl check FILE) follows the rule of the
+ * directories too: its directory must not be writable by others, who could
+ * put another file there or replace it. Unsafe: the directory's error, and
+ * the file stands as one that cannot be read (no [Match]: it holds every
+ * PF). A directory that cannot be looked at is left to the file's read. */
+static int dir_unsafe(struct layout_set *s, const char *path, struct layout_file **ret)
+{
+	_cleanup_free_ char *copy = strdup(path);
+	char why[CONF_UNSAFE_MAX];
+	struct diag_list ignored = {};
+	const char *dir;
+	struct stat st;
+	int r;
+
+	if (!copy)
+		return -ENOMEM;
+	dir = dirname(copy);
+	if (stat(dir, &st) < 0 || !conf_stat_unsafe(&st, geteuid(), why))
+		return 0;
+	r = layout_parse_string(path, "", &ignored, ret);
+	diag_list_done(&ignored);
+	if (r < 0)
+		return r;
+	(*ret)->has_error = true;
+	r = diag_add(&s->diags, DIAG_ERROR, dir, 0, "%s", why);
+	return r < 0 ? r : 1;
+}
 
 static int layout_set_add(struct layout_set *s, const char *path)
 {
@@ -21,9 +51,13 @@ static int layout_set_add(struct layout_set *s, const char *path)
 	if (!files)
 		return -ENOMEM;
 	s->files = files;
-	r = layout_parse_file(path, &s->diags, &f);
-	if (r < 0)
+	r = dir_unsafe(s, path, &f);
+	if (r == 0)
+		r = layout_parse_file(path, &s->diags, &f);
+	if (r < 0) {
+		layout_file_free(f);
 		return r;
+	}
 	s->files[s->n_files++] = f;
 	return 0;
 }

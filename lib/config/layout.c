@@ -23,7 +23,17 @@ struct layout_parser {
 	enum section_kind kind;
 	size_t vf;	  /* index of the current section in file->vf_sections */
 	bool match_error; /* an error in [Match]: no one can tell which PFs it meant */
+	/* under an invalid [VirtualFunction ...] header: its lines are still
+	 * checked, into scratch, and never applied */
+	bool unused;
+	struct vf_section scratch;
+	char unused_name[64];
 };
+
+static struct vf_section *current_vf_section(struct layout_parser *p)
+{
+	return p->unused ? &p->scratch : &p->file->vf_sections[p->vf];
+}
 
 #define layout_error(p, line, ...) \
 	diag_add((p)->diags, DIAG_ERROR, (p)->file->path, (line), __VA_ARGS__)
@@ -86,6 +96,25 @@ static const char *match_check_host(const char *g)
 	return "must be host name globs (letters, digits, '.', '-', '_', and * ? [ ] !)";
 }
 
+/* fnmatch(3) takes a '[' without its ']' as a plain '[': a glob that was
+ * meant as a set and matches nothing the writer thought of. A ']' right
+ * after "[" or "[!" is a member, not the end. */
+static const char *match_check_glob(const char *g)
+{
+	for (const char *p = strchr(g, '['); p; p = strchr(p + 1, '[')) {
+		const char *q = p + 1;
+
+		if (*q == '!' || *q == '^')
+			q++;
+		if (*q == ']')
+			q++;
+		p = strchr(q, ']');
+		if (!p)
+			return "'[' without a closing ']'";
+	}
+	return NULL;
+}
+
 static const struct match_key {
 	const char *name;
 	size_t offset;
@@ -129,10 +158,8 @@ static int layout_match_parse(struct layout_match *m, const char *key, const cha
 	if (r < 0)
 		return r;
 	for (char **g = globs; *g; g++)
-		if (k->check(*g)) {
-			*ret_why = k->check(*g);
+		if ((*ret_why = k->check(*g) ?: match_check_glob(*g)))
 			return -EINVAL;
-		}
 	n = strv_length(*list);
 	add = strv_length(globs);
 	l = realloc(*list, sizeof(char *) * (n + add + 1));
@@ -273,7 +300,13 @@ static int layout_start_vf_section(struct layout_parser *p, const char *name, un
 	uint32_t first, last;
 
 	if (parse_vf_range(name + strlen("VirtualFunction"), &first, &last) < 0) {
-		p->kind = SECTION_IGNORED;
+		/* a single VF's section as far as its values go (a literal MAC
+		 * is no second error) */
+		vf_settings_done(&p->scratch.settings);
+		p->scratch = (struct vf_section){ .line = line };
+		snprintf(p->unused_name, sizeof(p->unused_name), "%s", name);
+		p->unused = true;
+		p->kind = SECTION_VF;
 		return layout_error(
 			p, line,
 			"invalid section [%s]: must be [VirtualFunction], "
@@ -301,7 +334,7 @@ static int layout_finish_section(struct layout_parser *p)
 
 	if (p->kind != SECTION_VF)
 		return 0;
-	s = &p->file->vf_sections[p->vf].settings;
+	s = &current_vf_section(p)->settings;
 	if (vf_settings_has(s, VF_KEY_MIN_TX_RATE) && vf_settings_has(s, VF_KEY_MAX_TX_RATE) &&
 	    s->attrs.max_tx_rate != 0 && s->attrs.min_tx_rate > s->attrs.max_tx_rate)
 		return layout_error(p, s->src[VF_KEY_MIN_TX_RATE].line,
@@ -352,6 +385,7 @@ static int layout_on_section(void *userdata, const char *name, unsigned line)
 	if (r < 0)
 		return r;
 	p->kind = SECTION_IGNORED;
+	p->unused = false;
 	if (!name || is_extension(name)) /* invalid (already reported), or the user's own */
 		return 0;
 	if (streq(name, "Match")) {
@@ -463,7 +497,7 @@ static int layout_assign_pf(struct layout_parser *p, const char *key, const char
 static int layout_assign_vf(struct layout_parser *p, const char *key, const char *value,
 			    unsigned line)
 {
-	struct vf_section *sec = &p->file->vf_sections[p->vf];
+	struct vf_section *sec = current_vf_section(p);
 	struct vf_settings *s = &sec->settings;
 	enum vf_key k = vf_key_from_string(key);
 	const char *why = NULL;
@@ -471,7 +505,10 @@ static int layout_assign_vf(struct layout_parser *p, const char *key, const char
 	int r;
 
 	if (k < 0) {
-		vf_section_name(sec, name, sizeof(name));
+		if (p->unused)
+			snprintf(name, sizeof(name), "%s", p->unused_name);
+		else
+			vf_section_name(sec, name, sizeof(name));
 		return layout_unknown_key(p, key, name, line);
 	}
 	if (value[0] == '\0') {
@@ -525,9 +562,9 @@ static int layout_parse_into(struct layout_file *f, const char *text, struct dia
 	int r;
 
 	r = conf_parse_text(f->path, text, &layout_ops, &p, diags);
-	if (r < 0)
-		return r;
-	r = layout_finish_section(&p);
+	if (r >= 0)
+		r = layout_finish_section(&p);
+	vf_settings_done(&p.scratch.settings);
 	if (r < 0)
 		return r;
 	/* Selecting every PF by accident would be dangerous in a fleet. */
@@ -546,8 +583,12 @@ static int layout_parse_into(struct layout_file *f, const char *text, struct dia
 	/* A [Match] that does not say what it means holds every PF of the
 	 * host: with its lists cleared it selects them all, and the file's
 	 * errors hold what it selects. */
-	if (r == 0)
+	if (r == 0) {
+		unsigned line = f->match.line; /* where it was: "a [Match] with an error" */
+
 		layout_match_done(&f->match);
+		f->match.line = line;
+	}
 	f->has_error = diag_count(diags, DIAG_ERROR) > errors;
 	return 0;
 }

@@ -24,8 +24,14 @@ struct ctx {
 	 * with ExternallyManaged), UINT32_MAX when not set */
 	uint32_t vf_bound;
 	uint32_t *was_stable; /* per VF: vf_settings.stable before derivation */
+	const struct layout_set *set;
+	bool alone; /* building another PF's state for check_host_unique() */
 	struct pf_desired *d;
 };
+
+static int build_pf(const struct layout_set *set, const struct host_state *host,
+		    const struct pf_state *pf, bool alone, struct diag_list *diags,
+		    struct pf_desired **ret);
 
 /* One error per file:line: a section applied to many VFs reports its
  * problem once. Any error holds the PF (finish_held). */
@@ -58,11 +64,17 @@ static int select_files(struct ctx *c, const struct layout_set *set)
 
 /* The reason a held PF shows: the first error the parser reported for the
  * file, so that status and apply say what to fix, not only where. */
-static char *file_error_reason(const struct layout_set *set, const char *path)
+static char *file_error_reason(const struct layout_set *set, const struct layout_file *f)
 {
+	const char *path = f->path;
 	size_t n = 0;
 	const struct diag *first = NULL;
-	_cleanup_free_ char *s = NULL;
+	_cleanup_free_ char *s = NULL, *more = NULL;
+	/* a [Match] with an error holds every PF: the PFs the file was not
+	 * written for say why (an unreadable file's own error says it) */
+	const char *all = layout_match_is_empty(&f->match) && f->match.line ?
+				  " (a [Match] with an error holds every PF)" :
+				  "";
 
 	for (size_t i = 0; i < set->diags.n; i++) {
 		const struct diag *d = &set->diags.items[i];
@@ -71,11 +83,15 @@ static char *file_error_reason(const struct layout_set *set, const char *path)
 			first = d;
 	}
 	if (!first)
-		return strdup_printf("%s: has errors", path);
+		return strdup_printf("%s: has errors%s", path, all);
 	s = diag_format(first);
-	if (!s || n == 1)
-		return TAKE_PTR(s);
-	return strdup_printf("%s (and %zu more error%s)", s, n - 1, n == 2 ? "" : "s");
+	if (!s)
+		return NULL;
+	if (n > 1)
+		more = strdup_printf(" (and %zu more error%s)", n - 1, n == 2 ? "" : "s");
+	if (n > 1 && !more)
+		return NULL;
+	return strdup_printf("%s%s%s", s, strempty(more), all);
 }
 
 static int hold_for_file_errors(struct ctx *c, const struct layout_set *set)
@@ -84,7 +100,7 @@ static int hold_for_file_errors(struct ctx *c, const struct layout_set *set)
 		if (!c->files[i]->has_error)
 			continue;
 		c->d->held = true;
-		c->d->held_reason = file_error_reason(set, c->files[i]->path);
+		c->d->held_reason = file_error_reason(set, c->files[i]);
 		return c->d->held_reason ? 0 : -ENOMEM;
 	}
 	return 0;
@@ -458,6 +474,65 @@ static int check_all(struct ctx *c)
 	return rules_check_unique(&c->out, c->d->vfs, NULL, c->was_stable, c->d->n_vfs);
 }
 
+/* VF i of this PF and VF j of the other PF o with the same literal k. */
+static int unique_pair(struct ctx *c, enum vf_key k, size_t i, const struct pf_desired *o, size_t j)
+{
+	const struct vf_settings *a = &c->d->vfs[i], *b = &o->vfs[j];
+	bool first = strcmp(c->d->pci, o->pci) < 0;
+	char val[VF_ATTR_STR_MAX];
+
+	if (!vf_settings_has(a, k) || !vf_settings_has(b, k) || (c->was_stable[i] & (1u << k)) ||
+	    !vf_attrs_equal(&a->attrs, &b->attrs, k))
+		return 0;
+	return rules_error(&c->out, a->src[k].file, a->src[k].line,
+			   "%s=%s: VF %u of %s and VF %u of %s would have the same %s",
+			   vf_key_to_string(k),
+			   vf_attrs_format(&a->attrs, k, VF_SPELLING_LAYOUT, val),
+			   (unsigned)(first ? i : j), first ? c->d->pci : o->pci,
+			   (unsigned)(first ? j : i), first ? o->pci : c->d->pci,
+			   k == VF_KEY_MAC ? "address" : "GUID");
+}
+
+static int unique_against(struct ctx *c, const struct pf_desired *o)
+{
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
+		if (!vf_key_is_unique(k))
+			continue;
+		for (size_t i = 0; i < c->d->n_vfs; i++)
+			for (size_t j = 0; j < o->n_vfs; j++) {
+				int r = unique_pair(c, k, i, o, j);
+
+				if (r < 0)
+					return r;
+			}
+	}
+	return 0;
+}
+
+/* A literal MAC address or GUID is unique on the whole host: the same one
+ * on VFs of two PFs is an error of both. The other PFs' states are built
+ * from the same host read (alone: without this check, diagnostics dropped);
+ * a host read of one PF only has no other PF to compare with. */
+static int check_host_unique(struct ctx *c)
+{
+	for (size_t p = 0; p < c->host->n_pfs; p++) {
+		_cleanup_pf_desired_ struct pf_desired *o = NULL;
+		struct diag_list ignored = {};
+		const struct pf_state *other = &c->host->pfs[p];
+		int r;
+
+		if (streq(other->pci, c->pf->pci))
+			continue;
+		r = build_pf(c->set, c->host, other, true, &ignored, &o);
+		diag_list_done(&ignored);
+		if (r >= 0 && o)
+			r = unique_against(c, o);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 /* Any error found here holds the PF; unless a file's own errors hold it,
  * the first says why, with how many more there are. */
 static int finish_held(struct ctx *c)
@@ -509,16 +584,21 @@ static int build(struct ctx *c, const struct layout_set *set)
 	if (r < 0)
 		return r;
 	r = check_all(c);
+	if (r >= 0 && !c->alone)
+		r = check_host_unique(c);
 	if (r < 0)
 		return r;
 	return finish_held(c);
 }
 
-int desired_build(const struct layout_set *set, const struct host_state *host,
-		  const struct pf_state *pf, struct diag_list *diags, struct pf_desired **ret)
+static int build_pf(const struct layout_set *set, const struct host_state *host,
+		    const struct pf_state *pf, bool alone, struct diag_list *diags,
+		    struct pf_desired **ret)
 {
 	_cleanup_pf_desired_ struct pf_desired *d = NULL;
 	struct ctx c = {
+		.set = set,
+		.alone = alone,
 		.host = host,
 		.pf = pf,
 		.drv = driver_info_get(pf->driver),
@@ -554,6 +634,12 @@ int desired_build(const struct layout_set *set, const struct host_state *host,
 		return r;
 	*ret = selected ? TAKE_PTR(d) : NULL;
 	return 0;
+}
+
+int desired_build(const struct layout_set *set, const struct host_state *host,
+		  const struct pf_state *pf, struct diag_list *diags, struct pf_desired **ret)
+{
+	return build_pf(set, host, pf, false, diags, ret);
 }
 
 static bool selects_any(const struct layout_file *f, const struct host_state *host)

@@ -30,7 +30,7 @@ def test_without_host_the_files_alone(make_host):
     r = check_files(h, a)
     assert lines(r) == [
         f"{a}:7: [VirtualFunction 9]: VF 9 is beyond VirtualFunctions=8",
-        f"{a}:5: HardwareTCOffload=yes: needs ESwitchMode=switchdev",
+        f"{a}:5: HardwareTCOffload=yes: needs ESwitchMode=switchdev (ESwitchMode=legacy at line 6)",
         f"{a}:11: QualityOfService=3: needs a VLANId other than 0",
         f"{a}:13: MACAddress=02:00:00:00:00:01: VF 0 and VF 1 would have the same address",
     ]
@@ -148,3 +148,76 @@ def test_the_daemon_logs_a_file_that_selects_no_pf(make_host, start_daemon, bus_
     bus_client.wait(lambda: re.search(re.escape(f"{p}:1: warning: [Match] PCIAddress=0000:99:00.0 "
                                                 "selects no PF on this host"), d.log_text()),
                     timeout=15, what="a log line saying the file selects no PF")
+
+
+def test_same_literal_mac_on_two_pfs_holds_both(make_host):
+    """A literal address is unique on the host: two PFs with it are both held, also when one
+    of them is applied alone (the apply then reads every PF)."""
+    h = make_host("e810.json")
+    a = h.layout("50-e810.conf",
+                 "[Match]\nDriver=ice\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                 "[VirtualFunction 0]\nMACAddress=02:00:00:00:00:01\n")
+    msg = (f"{a}:6: MACAddress=02:00:00:00:00:01: VF 0 of 0000:3b:00.0 and VF 0 of 0000:3b:00.1"
+           " would have the same address")
+    r = h.run("check")
+    assert msg in lines(r)
+    assert r.returncode == 1
+    for pf in ("0000:3b:00.1", "ens1f0"):
+        r = h.run("apply", pf)
+        assert "held (nothing applied)" in r.stdout and msg in r.stdout
+        assert r.returncode != 0
+    assert all(p["num_vfs"] == 0 for p in h.pfs_by_driver("ice"))
+
+
+def test_broken_match_says_it_holds_every_pf(make_host):
+    h = make_host("e810.json")
+    a = h.layout("50-a.conf", "[Match]\nPCIAddress=0000:3b:00.O\n[PhysicalFunction]\nVirtualFunctions=2\n")
+    h.layout("60-b.conf", "[Match]\nPCIAddress=0000:3b:00.1\n[PhysicalFunction]\nVirtualFunctions=2\n")
+    r = h.run("plan")
+    assert (f"0000:3b:00.1 (ens1f1): held: {a}:2: PCIAddress=0000:3b:00.O: must be PCI address globs"
+            " (hex digits, ':', '.', and * ? [ ] ! -) (a [Match] with an error holds every PF)"
+            in r.stdout.splitlines())
+
+
+def test_a_bad_host_still_checks_the_files(make_host, tmp_path):
+    h = make_host("e810.json")
+    a = h.layout("50-a.conf", "[Match]\nDriver=ice\n[PhysicalFunction]\nVirtualFuncions=2\n")
+    bad = tmp_path / "passwd"
+    bad.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    r = subprocess.run([h.binary, "--no-color", "--host", str(bad), "check", str(a)],
+                       capture_output=True, text=True, timeout=60)
+    err = r.stderr.splitlines()
+    assert err[0].startswith(f"{bad}: not a simulated host snapshot")
+    assert err[1:] == [
+        "The files are checked without the host.",
+        f"{a}:4: unknown key 'VirtualFuncions' in [PhysicalFunction]; did you mean 'VirtualFunctions'?",
+    ]
+    assert "Checking failed" not in r.stderr
+    assert r.stdout == "1 layout file(s) checked: 1 error(s)\n"
+    assert r.returncode == 1
+
+
+def test_a_rate_conflict_is_one_error(make_host):
+    h = make_host("e810.json")
+    a = h.layout("50-a.conf", "[Match]\nDriver=ice\n[VirtualFunction]\nMaxTxRateMbps=100\n"
+                 "MinTxRateMbps=200\n")
+    for r in (check_files(h, a), h.run("check")):
+        assert lines(r) == [f"{a}:5: MinTxRateMbps=200: must not exceed MaxTxRateMbps=100 (line 4)"]
+        assert "1 error(s)" in r.stdout
+
+
+def test_a_named_file_in_a_writable_directory_is_refused(make_host):
+    """check FILE follows the rule of the directories: the file's directory is judged too."""
+    h = make_host("e810.json")
+    d = h.dir / "p2"
+    d.mkdir()
+    a = d / "60-b.conf"
+    a.write_text("[Match]\nDriver=ice\n[PhysicalFunction]\nVirtualFunctions=2\n")
+    d.chmod(0o777)
+    r = check_files(h, a)
+    assert lines(r) == [f"{d}: writable by group or others (mode 0777); refusing it: chmod go-w"]
+    assert r.stdout == "1 layout file(s) checked: 1 error(s)\n"
+    assert r.returncode == 1
+    d.chmod(0o755)
+    r = check_files(h, a)
+    assert r.stdout == "1 layout file(s) checked: 0 error(s)\n" and r.returncode == 0

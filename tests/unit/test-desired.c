@@ -290,7 +290,8 @@ static void test_file_with_errors_holds(void **state)
 	files[1]->has_error = true;
 	run_build(&t, &host, &pf, files, 2);
 	assert_true(t.d->held);
-	assert_string_equal(t.d->held_reason, B ": has errors");
+	assert_string_equal(t.d->held_reason,
+			    B ": has errors (a [Match] with an error holds every PF)");
 	assert_int_equal(t.diags.n, 0);
 	run_done(&t, files, 2);
 
@@ -617,6 +618,38 @@ static void test_duplicate_macs(void **state)
 	msg = strdup_printf("MACAddress=%s: VF 0 and VF 1 would have the same address", buf);
 	check_one("ice", 64, 0, f, msg, 6);
 	free(msg);
+}
+
+/* The same literal on VFs of two PFs of the host: both held, both named. */
+static void test_duplicate_macs_host(void **state)
+{
+	struct layout_file *f = file_new(A, "0000:3b:00.*");
+	struct layout_file *files[] = { f };
+	struct pf_state pfs[] = { pf_make("ice", 64, 0), pf_make("ice", 64, 0) };
+	struct host_state two = host;
+	struct vf_settings *s;
+	const char *msg = "MACAddress=02:00:00:00:00:01: VF 0 of 0000:3b:00.0 and VF 0 of "
+			  "0000:3b:00.1 would have the same address";
+	struct run t;
+
+	strcpy(pfs[1].pci, "0000:3b:00.1");
+	pfs[1].name = "ens1f1";
+	two.pfs = pfs;
+	two.n_pfs = 2;
+	PF_SET(f, VIRTUAL_FUNCTIONS, num_vfs, 2, 3);
+	s = section(f, 0, 0, 5);
+	vf_set_mac(s, f, "02:00:00:00:00:01", 6);
+	for (size_t i = 0; i < 2; i++) {
+		run_build(&t, &two, &pfs[i], files, 1);
+		expect_error(&t, A, 6, msg);
+		pf_desired_free(t.d);
+		diag_list_done(&t.diags);
+	}
+	/* a host read of one PF only: nothing to compare with */
+	two.n_pfs = 1;
+	run_build(&t, &two, &pfs[0], files, 1);
+	expect_ok(&t);
+	run_done(&t, files, 1);
 }
 
 static void test_mtu_range(void **state)
@@ -1120,6 +1153,7 @@ int main(void)
 		cmocka_unit_test(test_link_type),
 		cmocka_unit_test(test_link_type_fixed_port),
 		cmocka_unit_test(test_ib_guids),
+		cmocka_unit_test(test_duplicate_macs_host),
 		cmocka_unit_test(test_more_errors_counted),
 		cmocka_unit_test(test_rates_after_merge),
 	};

@@ -135,11 +135,20 @@ static void test_keys_that_need_another(void **state)
 		      "[VirtualFunction 3]\nMinTxRateMbps=100\n");
 	add(&t, B, MATCH_ICE "[VirtualFunction 3]\nMaxTxRateMbps=50\n");
 	run(&t);
-	expect(&t, A ":4: HardwareTCOffload=yes: needs ESwitchMode=switchdev\n" A
-		     ":7: QualityOfService=3: needs a VLANId other than 0\n" A
-		     ":13: MTUBytes=9000: a VF bound to vfio-pci has no network interface\n" A
-		     ":14: RDMA=yes: a VF bound to vfio-pci has no RDMA device\n" B
-		     ":4: MaxTxRateMbps=50: below MinTxRateMbps=100 (" A ":16)\n");
+	expect(&t,
+	       A ":4: HardwareTCOffload=yes: needs ESwitchMode=switchdev (ESwitchMode=legacy at "
+		 "line 5)\n" A ":7: QualityOfService=3: needs a VLANId other than 0\n" A
+		 ":13: MTUBytes=9000: a VF bound to vfio-pci has no network interface\n" A
+		 ":14: RDMA=yes: a VF bound to vfio-pci has no RDMA device\n" B
+		 ":4: MaxTxRateMbps=50: below MinTxRateMbps=100 (" A ":16)\n");
+
+	/* the rates from two sections of one file: at MinTxRateMbps=, as the
+	 * parser says it for one section */
+	add(&t, A,
+	    MATCH_ICE
+	    "[VirtualFunction]\nMaxTxRateMbps=100\n[VirtualFunction 3]\nMinTxRateMbps=200\n");
+	run(&t);
+	expect(&t, A ":6: MinTxRateMbps=200: must not exceed MaxTxRateMbps=100 (line 4)\n");
 
 	/* the VLAN of a [VirtualFunction] for all is every VF's; a driver set
 	 * in another file is named there */

@@ -410,8 +410,9 @@ static void test_section_headers(void **state)
 		_cleanup_free_ char *text = NULL, *msg = NULL;
 		struct diag_list d = {};
 
-		/* keys of the bad section are dropped without further noise */
-		text = strdup_printf(MATCH_ALL "[%s]\nTrust=yes\nFoo=bar\n", bad[i]);
+		/* good lines of the bad section are checked, and dropped
+		 * (test_lines_under_invalid_header: bad ones are reported) */
+		text = strdup_printf(MATCH_ALL "[%s]\nTrust=yes\n", bad[i]);
 		msg = strdup_printf(
 			"invalid section [%s]: must be [VirtualFunction], "
 			"[VirtualFunction N] or [VirtualFunction N-M], 0 <= N <= M <= 4095",
@@ -533,6 +534,16 @@ static void test_match_errors_hold_all(void **state)
 	/* an emptied key is not a selection either */
 	expect_match_holds_all("[Match]\nDevice=0x1593\nDevice=\n");
 	expect_match_holds_all("[PhysicalFunction]\nVirtualFunctions=0\n");
+	/* the cleared [Match] keeps its line: "a [Match] with an error" */
+	{
+		_cleanup_layout_file_ struct layout_file *f = NULL;
+		struct diag_list d = {};
+
+		f = parse("# x\n[Match]\nDevcie=0x1593\n", &d);
+		assert_true(layout_match_is_empty(&f->match));
+		assert_int_equal(f->match.line, 2);
+		diag_list_done(&d);
+	}
 }
 
 static void test_syntax_errors(void **state)
@@ -565,6 +576,52 @@ static void test_syntax_errors(void **state)
 		assert_int_equal(d.items[3].line, 7);
 		diag_list_done(&d);
 	}
+}
+
+/* The lines under an invalid [VirtualFunction ...] header are checked too,
+ * and none of them is applied. */
+static void test_lines_under_invalid_header(void **state)
+{
+	_cleanup_layout_file_ struct layout_file *f = NULL;
+	struct diag_list d = {};
+
+	f = parse(MATCH_ALL "[VirtualFunction 2-1]\nTrust=maybe\nVLANId=9999\nTrsut=yes\n"
+			    "MACAddress=02:00:00:00:00:01\nMinTxRateMbps=200\nMaxTxRateMbps=100\n"
+			    "[VirtualFunction 0]\nTrust=yes\n",
+		  &d);
+	assert_int_equal(d.n, 5);
+	assert_int_equal(d.items[0].line, 3);
+	assert_string_equal(d.items[1].msg,
+			    "Trust=maybe: must be a boolean (yes/no/true/false/on/off/1/0)");
+	assert_string_equal(d.items[2].msg, "VLANId=9999: must be 0..4095");
+	assert_string_equal(d.items[3].msg,
+			    "unknown key 'Trsut' in [VirtualFunction 2-1]; did you mean 'Trust'?");
+	assert_int_equal(d.items[4].line, 8);
+	assert_string_equal(d.items[4].msg,
+			    "MinTxRateMbps=200: must not exceed MaxTxRateMbps=100 (line 9)");
+	/* only the valid section is kept, with its own line */
+	assert_int_equal(f->n_vf_sections, 1);
+	assert_int_equal(f->vf_sections[0].first, 0);
+	assert_false(vf_settings_has(&f->vf_sections[0].settings, VF_KEY_VLAN));
+	diag_list_done(&d);
+}
+
+/* A '[' without its ']' is a [Match] error: fnmatch() would take it literally. */
+static void test_match_broken_glob(void **state)
+{
+	_cleanup_layout_file_ struct layout_file *f = NULL;
+
+	expect_error("[Match]\nName=ens1f[0\n", 2, "Name=ens1f[0: '[' without a closing ']'");
+	expect_error("[Match]\nDriver=ice[\n", 2, "Driver=ice[: '[' without a closing ']'");
+	expect_error("[Match]\nPCIAddress=0000:3b:00.[0\n", 2,
+		     "PCIAddress=0000:3b:00.[0: '[' without a closing ']'");
+	expect_error("[Match]\nDevice=0x159[b\n", 2, "Device=0x159[b: '[' without a closing ']'");
+	expect_error("[Match]\nName=ens1f[01] ens2f[!\n", 2,
+		     "Name=ens1f[01] ens2f[!: '[' without a closing ']'");
+	/* a ']' first in the set is a member, and sets that close are fine */
+	expect_error("[Match]\nName=ens[]\n", 2, "Name=ens[]: '[' without a closing ']'");
+	f = parse_clean("[Match]\nName=ens[]]1 ens1f[!0] ens1f[0-1]\n");
+	assert_false(f->has_error);
 }
 
 static void test_hash_in_value(void **state)
@@ -966,6 +1023,8 @@ int main(void)
 		cmocka_unit_test(test_extensions),
 		cmocka_unit_test(test_match_errors_hold_all),
 		cmocka_unit_test(test_syntax_errors),
+		cmocka_unit_test(test_match_broken_glob),
+		cmocka_unit_test(test_lines_under_invalid_header),
 		cmocka_unit_test(test_hash_in_value),
 		cmocka_unit_test(test_line_length),
 		cmocka_unit_test(test_rates),
