@@ -509,12 +509,25 @@ static int unique_against(struct ctx *c, const struct pf_desired *o)
 	return 0;
 }
 
+/* Whether some VF of this PF has a literal (not "stable") unique key. */
+static bool has_literal_unique(const struct ctx *c)
+{
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
+		for (size_t i = 0; vf_key_is_unique(k) && i < c->d->n_vfs; i++)
+			if (vf_settings_has(&c->d->vfs[i], k) && !(c->was_stable[i] & (1u << k)))
+				return true;
+	return false;
+}
+
 /* A literal MAC address or GUID is unique on the whole host: the same one
  * on VFs of two PFs is an error of both. The other PFs' states are built
- * from the same host read (alone: without this check, diagnostics dropped);
+ * from the same host read (alone: without this check, diagnostics dropped),
+ * and only when this PF has a literal: the common case builds no other PF;
  * a host read of one PF only has no other PF to compare with. */
 static int check_host_unique(struct ctx *c)
 {
+	if (!has_literal_unique(c))
+		return 0;
 	for (size_t p = 0; p < c->host->n_pfs; p++) {
 		_cleanup_pf_desired_ struct pf_desired *o = NULL;
 		struct diag_list ignored = {};
