@@ -209,6 +209,27 @@ def test_firmware_vf_limit_raised_is_pending_until_the_reboot(make_host):
     assert "firmware VF limit 16" in out
 
 
+def test_keys_the_tool_never_acts_on_say_what_they_mean(make_host):
+    """LinkUp=no never takes a link down, FirmwareVirtualFunctions=no never raises the limit,
+    ExternallyManaged=yes leaves the count to another tool: no "(wanted ...)" for them, and the
+    count wanted is the one the other tool is expected to make, in the table and the JSON."""
+    h = make_host("e810.json")
+    h.layout("50.conf", f"[Match]\nPCIAddress={E810}\n[PhysicalFunction]\nVirtualFunctions=2\n"
+             "LinkUp=no\nFirmwareVirtualFunctions=no\nExternallyManaged=yes\n")
+    out = h.run("status").stdout
+    assert "(wanted" not in out, out
+    assert "    mtu 1500, link up yes (LinkUp=no: left as it is), eswitch legacy, " \
+           "hw-tc-offload no, link type ethernet, firmware VF limit none " \
+           "(FirmwareVirtualFunctions=no: not raised), externally managed " \
+           "(ExternallyManaged=yes: another tool makes the VFs)\n" in out, out
+    line = next(ln for ln in out.splitlines() if ln.startswith(E810))
+    assert re.search(r" 0 +2 +128  ", line), line
+    _, st = status_json(h)
+    assert st[E810]["desired_num_vfs"] == 2
+    assert st[E810]["settings"]["VirtualFunctions"]["wanted"] == "2"
+    assert st[E810]["settings"]["ExternallyManaged"]["now"] is None
+
+
 def test_one_word_for_an_unconfigured_pf(make_host):
     h = make_host("e810.json")
     r, st = status_json(h)
