@@ -249,7 +249,7 @@ int main(int argc, char **argv)
 	if (r <= 0)
 		goto out;
 	if (c.n_args == 0) {
-		help();
+		fprintf(stderr, "sriovctl: no command given; see sriovctl --help\n");
 		r = -EXIT_USAGE;
 		goto out;
 	}
