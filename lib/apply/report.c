@@ -187,8 +187,8 @@ static const char *wanted_driver(const struct pf_view *pv, uint32_t i)
 
 /* What one action on vf changes, as "what the host has (wanted what)":
  * "max_tx_rate 0 (wanted 2000)", "mtu 1500 (wanted 9000)", "driver iavf
- * (wanted vfio-pci)"; for an action without such a value, its description
- * ("set representor up"). */
+ * (wanted vfio-pci)", "representor down (wanted up)"; for an action
+ * without such a value, its description. */
 static void describe_vf_change(FILE *f, const struct pf_view *pv, const struct vf_state *vf,
 			       const struct action *a)
 {
@@ -211,6 +211,8 @@ static void describe_vf_change(FILE *f, const struct pf_view *pv, const struct v
 		fprintf(f, " mtu %s (wanted %u)",
 			vf_attrs_format_host(&vf->attrs, VF_KEY_MTU, VF_SPELLING_IP, now) ?: "-",
 			a->value);
+	} else if (a->type == ACTION_SET_REPRESENTOR_UP) {
+		fprintf(f, " representor %s (wanted up)", vf->representor_up ? "up" : "down");
 	} else if (a->type == ACTION_BIND_VF) {
 		fprintf(f, " driver %s (wanted %s)", vf->attrs.driver ?: "none",
 			a->str			  ?:

@@ -230,6 +230,41 @@ def test_keys_the_tool_never_acts_on_say_what_they_mean(make_host):
     assert st[E810]["settings"]["ExternallyManaged"]["now"] is None
 
 
+def test_drift_says_what_the_host_has(make_host):
+    """hw-tc-offload and a representor turned off behind its back: status says what the host has
+    next to what is wanted, as for the MTU."""
+    h = make_host("cx6dx.json")
+    pf = h.pfs_by_driver("mlx5_core")[0]
+    h.layout("50.conf", f"[Match]\nPCIAddress={pf['pci']}\n[PhysicalFunction]\nVirtualFunctions=2\n"
+             "ESwitchMode=switchdev\nHardwareTCOffload=yes\n")
+    r = h.run("apply")
+    assert r.returncode == 0, r.stdout + r.stderr
+    s = h.state()
+    p = h.pf_of(s, pf["pci"])
+    p["hw_tc_offload"] = False
+    p["vfs"][1]["representor_up"] = False
+    h.save(s)
+    out = h.run("status").stdout
+    assert "    differs: set hw-tc-offload on (now off)\n" in out, out
+    rows = {int(m.group(1)): m.group(0) for m in re.finditer(r"^    (\d) .*$", out, re.M)}
+    assert rows[0].endswith("  ok") and \
+        rows[1].endswith("  differs: representor down (wanted up)"), out
+
+
+def test_a_refused_layout_directory_is_no_file_of_the_pf(make_host):
+    h = make_host("e810.json")
+    h.layout("50-e810.conf", BASE)
+    h.confdir.chmod(0o777)
+    try:
+        out = h.run("plan").stdout
+        r, st = status_json(h)
+    finally:
+        h.confdir.chmod(0o755)
+    assert f"{E810} (ens1f0): held: {h.confdir}: writable by group or others" in out, out
+    assert "files:" not in out, out
+    assert st[E810]["state"] == "held" and st[E810]["config_files"] == [], st[E810]
+
+
 def test_one_word_for_an_unconfigured_pf(make_host):
     h = make_host("e810.json")
     r, st = status_json(h)
