@@ -177,6 +177,7 @@ static int parse_machine_id(struct ctl *c, const char *arg)
 static int parse_argv(struct ctl *c, int argc, char **argv)
 {
 	bool no_color = getenv("NO_COLOR") != NULL;
+	const char *machine_id = NULL;
 	int opt, r;
 
 	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
@@ -208,9 +209,7 @@ static int parse_argv(struct ctl *c, int argc, char **argv)
 				return r;
 			break;
 		case ARG_MACHINE_ID:
-			r = parse_machine_id(c, optarg);
-			if (r < 0)
-				return r;
+			machine_id = optarg;
 			break;
 		case 'h':
 			help();
@@ -222,10 +221,13 @@ static int parse_argv(struct ctl *c, int argc, char **argv)
 			return -EXIT_USAGE;
 		}
 	}
-	if (c->has_machine_id && !c->host_path) {
+	/* the missing --host first: without it no machine ID is taken */
+	if (machine_id && !c->host_path) {
 		fprintf(stderr, "--machine-id: only with --host; this machine's own is read\n");
 		return -EXIT_USAGE;
 	}
+	if (machine_id && (r = parse_machine_id(c, machine_id)) < 0)
+		return r;
 	if (check_path_option("--config-dir", c->config_dir, true) < 0 ||
 	    check_path_option("--main-config", c->main_config, false) < 0)
 		return -EXIT_USAGE;
@@ -249,7 +251,7 @@ int main(int argc, char **argv)
 	if (r <= 0)
 		goto out;
 	if (c.n_args == 0) {
-		help();
+		fprintf(stderr, "sriovctl: no command given; see sriovctl --help\n");
 		r = -EXIT_USAGE;
 		goto out;
 	}

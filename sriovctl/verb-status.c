@@ -145,6 +145,37 @@ static void print_vfs(struct json_object *pf)
 	}
 }
 
+/* The keys whose value is no state the host is brought to, as what the
+ * layout's value makes the tool do: "link up yes (LinkUp=no: left as it
+ * is)", "firmware VF limit 8 (FirmwareVirtualFunctions=no: not raised)",
+ * "externally managed (ExternallyManaged=yes: ...)"; NULL when the key is
+ * compared like the others, "" when there is nothing to say. */
+static char *pf_policy_describe(enum pf_key k, const char *label, struct json_object *e)
+{
+	const char *now = doc_str(e, "now"), *want = doc_str(e, "wanted");
+
+	switch (k) {
+	case PF_KEY_LINK_UP:
+		return streq_ptr(want, "no") ? strdup_printf("%s %s (LinkUp=no: left as it is)",
+							     label, strna(now)) :
+					       NULL;
+	case PF_KEY_FIRMWARE_VFS:
+		if (!want)
+			return NULL;
+		return strdup_printf("%s %s (FirmwareVirtualFunctions=%s: %s)", label,
+				     now ?: "none", want,
+				     streq(want, "no") ? "not raised" : "raised when needed");
+	case PF_KEY_EXTERNALLY_MANAGED:
+		return streq_ptr(want, "yes") ?
+			       strdup_printf(
+				       "%s (ExternallyManaged=yes: another tool makes the VFs)",
+				       label) :
+			       strdup("");
+	default:
+		return NULL;
+	}
+}
+
 /* "    mtu 9000 (wanted 9000), link up yes, eswitch switchdev, ...": the
  * [PhysicalFunction] keys but the VF count (a column), from the key table. */
 static void print_pf_settings(struct json_object *pf)
@@ -159,10 +190,17 @@ static void print_pf_settings(struct json_object *pf)
 	{
 		enum pf_key k = pf_key_from_string(key);
 
+		const char *label = k >= 0 ? pf_key_to_label(k) : key;
+		char *d;
+
 		if (k == PF_KEY_VIRTUAL_FUNCTIONS || (!doc_str(e, "now") && !doc_str(e, "wanted")))
 			continue;
-		if (strv_consume(&l, setting_describe(k >= 0 ? pf_key_to_label(k) : key, e,
-						      k != PF_KEY_EXTERNALLY_MANAGED, true)) < 0)
+		d = pf_policy_describe(k, label, e) ?: setting_describe(label, e, true, true);
+		if (d && !*d) {
+			free(d);
+			continue;
+		}
+		if (strv_consume(&l, d) < 0)
 			return;
 	}
 	line = l ? strv_join(l, ", ") : NULL;

@@ -296,6 +296,27 @@ static void help(const char *prog)
 	       "  -h, --help              this text\n");
 }
 
+/* A command and its one argument; says on stderr what is wrong otherwise. */
+static bool args_valid(int n, char **args)
+{
+	if (n != 2) {
+		fprintf(stderr, "%s\n",
+			n < 2 ? "a command and its argument are needed" : "too many arguments");
+		return false;
+	}
+	if (streq(args[0], "kernel-arguments")) {
+		if (streq(args[1], "add") || streq(args[1], "remove"))
+			return true;
+		fprintf(stderr, "kernel-arguments: '%s': expected add or remove\n", args[1]);
+		return false;
+	}
+	if (pci_addr_is_valid(args[1]))
+		return true;
+	fprintf(stderr, "%s: '%s' is not a PCI address (domain included, as 0000:3b:00.0)\n",
+		args[0], args[1]);
+	return false;
+}
+
 /* optind to go on, 0 after --help, < 0 on bad usage (-EINVAL) or -ENOMEM. */
 static int parse_argv(int argc, char **argv)
 {
@@ -348,10 +369,7 @@ static int parse_argv(int argc, char **argv)
 			return -EINVAL;
 		}
 	}
-	if (argc - optind != 2 ||
-	    (streq(argv[optind], "kernel-arguments") ?
-		     !streq(argv[optind + 1], "add") && !streq(argv[optind + 1], "remove") :
-		     !pci_addr_is_valid(argv[optind + 1]))) {
+	if (!args_valid(argc - optind, argv + optind)) {
 		usage(stderr, argv[0]);
 		return -EINVAL;
 	}

@@ -868,22 +868,18 @@ static int apply_unconfigured(struct pf_run *run, const struct pf_state *pf)
 	int r;
 
 	run->res->configured = false;
-	snprintf(st->pci, sizeof(st->pci), "%s", pf->pci);
+	r = status_init(st, pf);
+	if (r < 0)
+		return r;
 	r = pf_created_left(o->state_dir, pf, &c);
 	if (r == -ENOMEM)
 		return r;
-	if (r < 0 && o->reset) {
-		int read_error = r;
-
-		r = status_init(st, pf);
-		if (r < 0)
-			return r;
+	if (r < 0 && o->reset)
 		return set_outcome(
 			run->res, PF_STATUS_FAILED,
 			strdup_printf("reading what sriov-persist created from %s failed: "
 				      "%s; nothing reset",
-				      o->state_dir, read_strerror(read_error)));
-	}
+				      o->state_dir, read_strerror(r)));
 	if (r < 0) /* not ours to know, and a PF no layout selects is left alone anyway */
 		return pf_status_remove(o->runtime_dir, pf->pci);
 	if (r == 0) {
@@ -895,9 +891,6 @@ static int apply_unconfigured(struct pf_run *run, const struct pf_state *pf)
 	}
 	if (!o->reset)
 		return pf_status_remove(o->runtime_dir, pf->pci);
-	r = status_init(st, pf);
-	if (r < 0)
-		return r;
 	st->started = run_now(run);
 	lock = take_lock(run, pf);
 	if (lock < 0 || run->res->busy)

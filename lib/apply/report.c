@@ -187,8 +187,8 @@ static const char *wanted_driver(const struct pf_view *pv, uint32_t i)
 
 /* What one action on vf changes, as "what the host has (wanted what)":
  * "max_tx_rate 0 (wanted 2000)", "mtu 1500 (wanted 9000)", "driver iavf
- * (wanted vfio-pci)"; for an action without such a value, its description
- * ("set representor up"). */
+ * (wanted vfio-pci)", "representor down (wanted up)"; for an action
+ * without such a value, its description. */
 static void describe_vf_change(FILE *f, const struct pf_view *pv, const struct vf_state *vf,
 			       const struct action *a)
 {
@@ -211,6 +211,8 @@ static void describe_vf_change(FILE *f, const struct pf_view *pv, const struct v
 		fprintf(f, " mtu %s (wanted %u)",
 			vf_attrs_format_host(&vf->attrs, VF_KEY_MTU, VF_SPELLING_IP, now) ?: "-",
 			a->value);
+	} else if (a->type == ACTION_SET_REPRESENTOR_UP) {
+		fprintf(f, " representor %s (wanted up)", vf->representor_up ? "up" : "down");
 	} else if (a->type == ACTION_BIND_VF) {
 		fprintf(f, " driver %s (wanted %s)", vf->attrs.driver ?: "none",
 			a->str			  ?:
@@ -376,6 +378,18 @@ static int vfs_put(struct json_object *o, const struct pf_view *pv)
 	return r;
 }
 
+/* The VF count a layout asks for: with ExternallyManaged=yes the one the
+ * other tool is expected to make (the planner keeps the VFs that exist). */
+static int64_t desired_num_vfs(const struct pf_view *pv)
+{
+	const struct pf_settings *s = &pv->desired->pf;
+
+	if (pf_settings_has(s, PF_KEY_EXTERNALLY_MANAGED) && s->externally_managed &&
+	    pf_settings_has(s, PF_KEY_VIRTUAL_FUNCTIONS))
+		return s->num_vfs_max ? pv->pf->total_vfs : s->num_vfs;
+	return pv->desired->num_vfs;
+}
+
 static int pf_status_fill(struct json_object *o, const struct pf_view *pv,
 			  const struct pf_report *r)
 {
@@ -387,7 +401,7 @@ static int pf_status_fill(struct json_object *o, const struct pf_view *pv,
 	    put_str(o, "state", r->state) < 0 || put_str(o, "reason", r->why) < 0 ||
 	    put_int(o, "num_vfs", pf->num_vfs) < 0 || put_int(o, "total_vfs", pf->total_vfs) < 0 ||
 	    (pv->desired && !pv->desired->held ?
-		     put_int(o, "desired_num_vfs", pv->desired->num_vfs) :
+		     put_int(o, "desired_num_vfs", desired_num_vfs(pv)) :
 		     put_null(o, "desired_num_vfs")) < 0 ||
 	    put(o, "config_files", json_strv(pv->desired ? pv->desired->config_files : NULL)) < 0 ||
 	    put_int(o, "pending_actions", pv->plan ? (int64_t)pv->plan->n_actions : 0) < 0 ||

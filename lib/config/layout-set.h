@@ -23,6 +23,9 @@ struct layout_set {
 	/* the main configuration's first error ("file:line: message"), for
 	 * those that plan what apply would do: apply holds every PF then */
 	char *main_error;
+	/* files[0] stands for a layout directory that could not be listed or
+	 * is refused: it holds every PF, but is no file of theirs */
+	bool dir_failed;
 };
 
 /* Copies what the planner needs from the main configuration into s. */

@@ -56,7 +56,7 @@ static int select_files(struct ctx *c, const struct layout_set *set)
 		if (!f || f->masked || !layout_match_pf(&f->match, c->pf, c->host->hostname))
 			continue;
 		c->files[c->n_files++] = f;
-		if (strv_extend(&c->d->config_files, f->path) < 0)
+		if (!set->dir_failed && strv_extend(&c->d->config_files, f->path) < 0)
 			return -ENOMEM;
 	}
 	return 0;

@@ -162,12 +162,13 @@ static char *describe_now(const struct action *a, const struct pf_state *pf)
 		return vf ? strdup_printf("%u", vf->attrs.mtu) : NULL;
 	case ACTION_SET_REPRESENTOR_UP:
 		return vf && vf->representor ? strdup("down") : NULL;
+	case ACTION_SET_HW_TC_OFFLOAD:
+		return strdup(on_off(pf->hw_tc_offload));
 	case ACTION_LOAD_MODULE:
 	case ACTION_SET_FIRMWARE_VFS:
 	case ACTION_SET_LINK_TYPE:
 	case ACTION_SET_PF_UP:
 	case ACTION_SET_AUTOPROBE:
-	case ACTION_SET_HW_TC_OFFLOAD:
 	case ACTION_SET_RDMA_NETNS_MODE:
 	case ACTION_SET_KERNEL_ARGUMENTS:
 	case _ACTION_TYPE_MAX:

@@ -123,3 +123,24 @@ def test_masking_with_dev_null(make_host, tmp_path):
     r = h.run("check")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "0 layout file(s)" in r.stdout
+
+
+def test_no_command_says_so(make_host):
+    """sriovctl alone: what is missing and where to look, exit 2 (usage), nothing on stdout."""
+    import subprocess
+    h = make_host("e810.json")
+    r = subprocess.run([h.binary], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and r.stdout == "", r
+    assert r.stderr == "sriovctl: no command given; see sriovctl --help\n", r.stderr
+
+
+def test_machine_id_without_host_says_the_host_is_missing_first(make_host):
+    import subprocess
+    h = make_host("e810.json")
+    r = subprocess.run([h.binary, "--machine-id", "0123", "status"], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 2 and r.stdout == "", r
+    assert r.stderr == "--machine-id: only with --host; this machine's own is read\n", r.stderr
+    r = h.run("--machine-id", "0123", "status")
+    assert r.returncode == 2
+    assert r.stderr == "--machine-id=0123: must be 32 hex digits, as in /etc/machine-id\n"

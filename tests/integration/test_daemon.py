@@ -1271,16 +1271,16 @@ def manual_example(page, title):
     return block + "\n"
 
 
-def test_manual_private_bus_example_runs_as_written(sriovctl_bin, sriovpersistd_bin):
-    """Every line of sriov-persistd(8)'s example, as user nobody: only the shipped policy's path
-    is the tree's, and the programs are the built ones."""
+def run_manual_private_bus_example(sriovctl_bin, sriovpersistd_bin, policy, check):
+    """Every line of sriov-persistd(8)'s example, as user nobody, with the shipped policy's path
+    replaced by policy and the built programs; check(result, work directory) runs before cleanup."""
     import shutil
     import tempfile
     script = manual_example(ROOT / "man" / "sriov-persistd.8",
                             "Trying it on a simulated host, on a private bus")
-    policy = "/usr/share/dbus-1/system.d/org.sriovpersist1.conf"
-    assert script.count(policy) == 1
-    script = script.replace(policy, str(ROOT / "dbus" / "org.sriovpersist1.conf"))
+    shipped = "/usr/share/dbus-1/system.d/org.sriovpersist1.conf"
+    assert script.count(shipped) == 1
+    script = script.replace(shipped, policy)
     top = Path(tempfile.mkdtemp(prefix="sriov-example-"))  # pytest's tmp_path is root's alone
     try:
         top.chmod(0o755)
@@ -1294,8 +1294,17 @@ def test_manual_private_bus_example_runs_as_written(sriovctl_bin, sriovpersistd_
         r = run_as_nobody(["bash", str(top / "example.sh")], timeout=120,
                           env={"PATH": f"{bindir}:/usr/sbin:/usr/bin:/sbin:/bin",
                                "ASAN_OPTIONS": "detect_leaks=1", "TMPDIR": str(work)})
+        check(r, work)
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def test_manual_private_bus_example_runs_as_written(sriovctl_bin, sriovpersistd_bin):
+    """The example with the tree's policy: it runs, and its output is what the manual says."""
+    def check(r, work):
         out = r.stdout
         assert r.returncode == 0, (out, r.stderr)
+        assert "is not on the bus" not in out, out
         statuses = out.split("sriov-persistd: idle\n")
         assert len(statuses) == 3, out  # the two sriovctl status, through the daemon
         for text, vlan in ((statuses[1], 100), (statuses[2], 200)):
@@ -1314,5 +1323,15 @@ def test_manual_private_bus_example_runs_as_written(sriovctl_bin, sriovpersistd_
         log = next(work.iterdir()) / "daemon.log"
         assert log.read_text() == out[out.index("sriov-persistd: 0000:3b:00.0"):], log.read_text()
         assert not any(m in out + r.stderr for m in SANITIZER_MARKS), out + r.stderr
-    finally:
-        shutil.rmtree(top, ignore_errors=True)
+    run_manual_private_bus_example(sriovctl_bin, sriovpersistd_bin,
+                                   str(ROOT / "dbus" / "org.sriovpersist1.conf"), check)
+
+
+def test_manual_private_bus_example_without_policy_says_so(sriovctl_bin, sriovpersistd_bin):
+    """The policy missing (not installed): the bus and the wait loop say so, and the lines end."""
+    def check(r, work):
+        assert 'Failed to open "/nonexistent/org.sriovpersist1.conf"' in r.stderr, r.stderr
+        assert "sriov-persistd is not on the bus; daemon.log:\n" in r.stdout, r.stdout
+        assert "sriov-persistd:" in r.stdout.split("daemon.log:\n", 1)[1], r.stdout
+    run_manual_private_bus_example(sriovctl_bin, sriovpersistd_bin,
+                                   "/nonexistent/org.sriovpersist1.conf", check)

@@ -149,7 +149,8 @@ def test_a_removed_layout_keeps_its_vfs_until_reset(make_host):
     assert st[ICE_A]["state"] == "unconfigured" and st[ICE_A]["reason"] is None
     assert st[ICE_B]["state"] == "unconfigured" and "left from a removed layout" in st[ICE_B]["reason"]
     r = h.run("reset", ICE_A)
-    assert r.returncode == 0 and "nothing that sriov-persist created is left" in r.stdout
+    assert r.returncode == 0 and r.stdout == \
+        f"{ICE_A} (ens1f0): nothing that sriov-persist created is left on it\n", r.stdout
     r = h.run("reset")
     assert r.returncode == 0 and f"{ICE_B} (ens1f1): reset" in r.stdout, r.stdout
     assert h.pf(ICE_B)["num_vfs"] == 0

@@ -524,10 +524,19 @@ def test_udev_helper_help_and_usage():
         assert r.returncode == 0 and r.stderr == "", r
         assert r.stdout.startswith(f"Usage: {HELPER} [OPTIONS] match|apply PCI-ADDRESS\n"), r.stdout
         assert "kernel-arguments add|remove" in r.stdout and "--host FILE" in r.stdout, r.stdout
-    for args in ([], ["match"], ["apply", "3b:00.0"], ["--bogus", "match", "0000:3b:00.0"]):
+    for args, why in (([], "a command and its argument are needed\n"),
+                      (["match"], "a command and its argument are needed\n"),
+                      (["match", "0000:3b:00.0", "x"], "too many arguments\n"),
+                      (["apply", "3b:00.0"], "apply: '3b:00.0' is not a PCI address "
+                       "(domain included, as 0000:3b:00.0)\n"),
+                      (["kernel-arguments", "on"], "kernel-arguments: 'on': expected add or "
+                       "remove\n"),
+                      (["--bogus", "match", "0000:3b:00.0"], "unrecognized option '--bogus'")):
         r = subprocess.run([HELPER, *args], capture_output=True, text=True, timeout=60)
         assert r.returncode == 2 and r.stdout == "", (args, r)
-        assert "Usage:" in r.stderr or "unrecognized option '--bogus'" in r.stderr, (args, r)
+        assert why in r.stderr, (args, r)
+        if why.endswith("\n"):  # what is wrong, then the usage
+            assert r.stderr.startswith(why) and "Usage:" in r.stderr, (args, r)
 
 
 def race(runs):

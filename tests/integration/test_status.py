@@ -209,6 +209,62 @@ def test_firmware_vf_limit_raised_is_pending_until_the_reboot(make_host):
     assert "firmware VF limit 16" in out
 
 
+def test_keys_the_tool_never_acts_on_say_what_they_mean(make_host):
+    """LinkUp=no never takes a link down, FirmwareVirtualFunctions=no never raises the limit,
+    ExternallyManaged=yes leaves the count to another tool: no "(wanted ...)" for them, and the
+    count wanted is the one the other tool is expected to make, in the table and the JSON."""
+    h = make_host("e810.json")
+    h.layout("50.conf", f"[Match]\nPCIAddress={E810}\n[PhysicalFunction]\nVirtualFunctions=2\n"
+             "LinkUp=no\nFirmwareVirtualFunctions=no\nExternallyManaged=yes\n")
+    out = h.run("status").stdout
+    assert "(wanted" not in out, out
+    assert "    mtu 1500, link up yes (LinkUp=no: left as it is), eswitch legacy, " \
+           "hw-tc-offload no, link type ethernet, firmware VF limit none " \
+           "(FirmwareVirtualFunctions=no: not raised), externally managed " \
+           "(ExternallyManaged=yes: another tool makes the VFs)\n" in out, out
+    line = next(ln for ln in out.splitlines() if ln.startswith(E810))
+    assert re.search(r" 0 +2 +128  ", line), line
+    _, st = status_json(h)
+    assert st[E810]["desired_num_vfs"] == 2
+    assert st[E810]["settings"]["VirtualFunctions"]["wanted"] == "2"
+    assert st[E810]["settings"]["ExternallyManaged"]["now"] is None
+
+
+def test_drift_says_what_the_host_has(make_host):
+    """hw-tc-offload and a representor turned off behind its back: status says what the host has
+    next to what is wanted, as for the MTU."""
+    h = make_host("cx6dx.json")
+    pf = h.pfs_by_driver("mlx5_core")[0]
+    h.layout("50.conf", f"[Match]\nPCIAddress={pf['pci']}\n[PhysicalFunction]\nVirtualFunctions=2\n"
+             "ESwitchMode=switchdev\nHardwareTCOffload=yes\n")
+    r = h.run("apply")
+    assert r.returncode == 0, r.stdout + r.stderr
+    s = h.state()
+    p = h.pf_of(s, pf["pci"])
+    p["hw_tc_offload"] = False
+    p["vfs"][1]["representor_up"] = False
+    h.save(s)
+    out = h.run("status").stdout
+    assert "    differs: set hw-tc-offload on (now off)\n" in out, out
+    rows = {int(m.group(1)): m.group(0) for m in re.finditer(r"^    (\d) .*$", out, re.M)}
+    assert rows[0].endswith("  ok") and \
+        rows[1].endswith("  differs: representor down (wanted up)"), out
+
+
+def test_a_refused_layout_directory_is_no_file_of_the_pf(make_host):
+    h = make_host("e810.json")
+    h.layout("50-e810.conf", BASE)
+    h.confdir.chmod(0o777)
+    try:
+        out = h.run("plan").stdout
+        r, st = status_json(h)
+    finally:
+        h.confdir.chmod(0o755)
+    assert f"{E810} (ens1f0): held: {h.confdir}: writable by group or others" in out, out
+    assert "files:" not in out, out
+    assert st[E810]["state"] == "held" and st[E810]["config_files"] == [], st[E810]
+
+
 def test_one_word_for_an_unconfigured_pf(make_host):
     h = make_host("e810.json")
     r, st = status_json(h)
