@@ -182,15 +182,6 @@ int verb_check(struct ctl *c)
 	errors = diag_count(&diags, DIAG_ERROR);
 	warnings = diag_count(&diags, DIAG_WARNING);
 	diag_list_done(&diags);
-<<<<<<< HEAD
-	printf("%zu layout file(s)%s checked: %zu error(s)", set->n_files,
-	       n_main > 0 ? " and the main configuration" : "", errors);
-	if (warnings > 0)
-		printf(", %zu warning(s)%s", warnings, c->strict ? " (--strict: errors)" : "");
-	printf("\n");
-	return no_host || errors > 0 || (c->strict && warnings > 0) ? EXIT_FAIL : EXIT_OK;
-=======
 	print_summary(c, set, n_main, errors, warnings);
-	return errors > 0 || (c->strict && warnings > 0) ? EXIT_FAIL : EXIT_OK;
->>>>>>> wip-fix2
+	return no_host || errors > 0 || (c->strict && warnings > 0) ? EXIT_FAIL : EXIT_OK;
 }
