@@ -156,6 +156,16 @@ int verb_apply(struct ctl *c)
 	int r;
 
 	c->acting = "applying";
+	/* values written into a simulated host come from that host alone: an
+	 * ID given here would be ignored, and what plan showed with it not be
+	 * what is written */
+	if (c->has_machine_id) {
+		fprintf(stderr,
+			"--machine-id: not taken by apply, which derives stable values from "
+			"the snapshot's own machine_id; plan without --machine-id shows what "
+			"apply writes\n");
+		return EXIT_USAGE;
+	}
 	if (c->bus)
 		return apply_by_daemon(c);
 	if (ctl_open_host(c, &h) < 0 || ctl_load_layouts(c, &set) < 0)

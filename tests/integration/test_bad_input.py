@@ -144,3 +144,18 @@ def test_machine_id_without_host_says_the_host_is_missing_first(make_host):
     r = h.run("--machine-id", "0123", "status")
     assert r.returncode == 2
     assert r.stderr == "--machine-id=0123: must be 32 hex digits, as in /etc/machine-id\n"
+
+
+def test_apply_refuses_a_machine_id(make_host):
+    """plan --machine-id shows what another host derives; apply writes what the snapshot's own
+    machine_id gives, so an ID given to apply would be ignored: it is refused before anything."""
+    h = make_host("cx7-ib.json")
+    h.layout("50-ib.conf", "[Match]\nDriver=mlx5_core\n[PhysicalFunction]\nVirtualFunctions=2\n"
+             "[VirtualFunction]\nIBNodeGUID=stable\nIBPortGUID=stable\n")
+    before = h.path.read_text()
+    r = h.run("--machine-id", "0123456789abcdef0123456789abcdef", "apply")
+    assert r.returncode == 2 and r.stdout == "", r
+    assert r.stderr == ("--machine-id: not taken by apply, which derives stable values from the "
+                        "snapshot's own machine_id; plan without --machine-id shows what apply "
+                        "writes\n"), r.stderr
+    assert h.path.read_text() == before
