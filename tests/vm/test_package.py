@@ -27,8 +27,10 @@ Driver=igb
 VirtualFunctions=3
 LinkUp=yes
 
+# stable: the layout selects the igb hotplugged later too, and a literal
+# address on VFs of two PFs is an error that holds both
 [VirtualFunction 0]
-MACAddress=02:00:00:00:02:00
+MACAddress=stable
 VLANId=100
 Trust=yes
 """
