@@ -40,6 +40,8 @@ static const char *const firmware_vfs_names[_FIRMWARE_VFS_MAX] = {
 	[FIRMWARE_VFS_NO] = "no",
 };
 
+DEFINE_STRING_TABLE_TO(firmware_vfs, enum firmware_vfs, firmware_vfs_names)
+
 static int pf_parse_num_vfs(struct pf_settings *s, const char *v, const char **ret_why)
 {
 	static const char why[] = "must be 0..65535 or max";

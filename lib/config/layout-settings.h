@@ -36,6 +36,9 @@ enum firmware_vfs {
 	_FIRMWARE_VFS_INVALID = -EINVAL,
 };
 
+/* "auto", "no": as FirmwareVirtualFunctions= is written */
+const char *firmware_vfs_to_string(enum firmware_vfs f) _pure_;
+
 struct pf_settings {
 	uint32_t set; /* bit (1u << enum pf_key) when the key is set */
 	struct src src[_PF_KEY_MAX];

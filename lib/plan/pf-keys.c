@@ -13,11 +13,6 @@ static const char *const labels[_PF_KEY_MAX] = {
 	[PF_KEY_EXTERNALLY_MANAGED] = "externally managed",
 };
 
-static const char *const firmware_vfs_names[_FIRMWARE_VFS_MAX] = {
-	[FIRMWARE_VFS_AUTO] = "auto",
-	[FIRMWARE_VFS_NO] = "no",
-};
-
 const char *pf_key_to_label(enum pf_key k)
 {
 	return string_table_get(labels, _PF_KEY_MAX, k);
@@ -52,9 +47,7 @@ const char *pf_settings_format(const struct pf_settings *s, enum pf_key k,
 	case PF_KEY_LINK_TYPE:
 		return copy(link_type_to_string(s->link_type), buf);
 	case PF_KEY_FIRMWARE_VFS:
-		return copy(string_table_get(firmware_vfs_names, _FIRMWARE_VFS_MAX,
-					     s->firmware_vfs),
-			    buf);
+		return copy(firmware_vfs_to_string(s->firmware_vfs), buf);
 	case PF_KEY_EXTERNALLY_MANAGED:
 		return copy(yes_no(s->externally_managed), buf);
 	case _PF_KEY_MAX:
