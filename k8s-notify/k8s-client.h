@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* The API server over HTTPS (libcurl), TLS always verified. Once the server
- * has answered (anything but 429 or 5xx), each call retries connection
- * failures, timeouts, 429 and 5xx with exponential backoff and jitter,
- * bounded by a number of attempts and by the client's deadline; before that,
- * a failure is final for the run (its caller backs off across runs).
- * Responses are bounded (K8S_RESPONSE_MAX) and decoded as JSON. Failures come
- * back as -errno with a message in k8s_client_error() that names the request. */
+/* A client of the API server: what it is configured with, how it reaches
+ * the server and passes time (struct k8s_transport), what it counts, and
+ * the message of its last failure. The parts around it:
+ *   k8s-credentials.h  tokens, client certificates, exec plugins, expiry
+ *   k8s-curl.h         libcurl: TLS always verified, bounded responses, timeouts
+ *   k8s-https.h        k8s_client_new(): a client over HTTPS from a kubeconfig
+ *   k8s-request.h      requests with retries and backoff, status codes as -errno
+ *   k8s-watch.h        a watch: the stream of events and its timer
+ * Failures come back as -errno with a message in k8s_client_error() that
+ * names the request. */
 
 #include "k8s-api.h"
-#include "kubeconfig.h"
 
 #define K8S_RESPONSE_MAX (8u << 20)
 
@@ -31,6 +33,21 @@ struct k8s_client_options {
 struct k8s_client;
 struct k8s_request;
 struct k8s_watcher;
+
+enum {
+	/* Hand 429 and 5xx back to the caller instead of retrying them (evictions). */
+	K8S_CALL_RAW_STATUS = 1 << 0,
+};
+
+struct k8s_request {
+	const char *method; /* GET, POST, PUT, PATCH, DELETE */
+	const char *path;   /* with query, already escaped */
+	const char *content_type;
+	const char *body;
+	const char *what; /* "patch node worker-1", for messages */
+	unsigned flags;
+	usec_t timeout; /* of this request (a watch: its timeoutSeconds); 0 = the client's */
+};
 
 /* One answer as it came: the body stays the transport's until its next exchange. */
 struct k8s_reply {
@@ -64,9 +81,6 @@ struct k8s_transport {
 	void *userdata;
 };
 
-/* Takes what it needs from kc (reads the token file and the CA now). */
-int k8s_client_new(const struct kubeconfig *kc, const struct k8s_client_options *o,
-		   struct k8s_client **ret, char error[static K8S_ERROR_MAX]);
 /* A client that sends through t (copied). */
 int k8s_client_new_transport(const struct k8s_transport *t, const struct k8s_client_options *o,
 			     struct k8s_client **ret);
@@ -105,69 +119,6 @@ usec_t k8s_client_retry_after(const struct k8s_client *c);
 const char *k8s_client_error(const struct k8s_client *c);
 /* Records a message for r (the caller's own failure) and returns r. */
 int k8s_client_fail(struct k8s_client *c, int r, const char *fmt, ...) _printf_(3, 4);
-
-enum {
-	/* Hand 429 and 5xx back to the caller instead of retrying them (evictions). */
-	K8S_CALL_RAW_STATUS = 1 << 0,
-};
-
-struct k8s_request {
-	const char *method; /* GET, POST, PUT, PATCH, DELETE */
-	const char *path;   /* with query, already escaped */
-	const char *content_type;
-	const char *body;
-	const char *what; /* "patch node worker-1", for messages */
-	unsigned flags;
-	usec_t timeout; /* of this request (a watch: its timeoutSeconds); 0 = the client's */
-};
-
-struct k8s_response {
-	long status;
-	struct json_object *json; /* NULL when the body is not JSON */
-	usec_t retry_after;	  /* Retry-After or details.retryAfterSeconds; 0 = none */
-	char *location;		  /* of a 3xx (never followed), where it points; NULL = none */
-};
-void k8s_response_done(struct k8s_response *r);
-
-/* Sends req, retrying as above. 0 when a response came, whatever its status
- * (a 429 or 5xx comes back as such with K8S_CALL_RAW_STATUS or once the
- * attempts are used up); -errno when none did, it was too large, or the
- * server's certificate was not verified. */
-int k8s_call(struct k8s_client *c, const struct k8s_request *req, struct k8s_response *ret);
-/* k8s_call, and a status other than 2xx becomes -errno (k8s_http_errno) with
- * "what: 403 Forbidden: <Status message>". ret_json (may be NULL) gets the body. */
-int k8s_do(struct k8s_client *c, const struct k8s_request *req, struct json_object **ret_json);
-/* A GET of a list (path, what as for k8s_do): *ret_list the whole answer
- * (for its metadata.resourceVersion), *ret_items its items array, which must
- * be there (-EBADMSG "what: no items in the response" otherwise). */
-int k8s_list(struct k8s_client *c, const char *path, const char *what,
-	     struct json_object **ret_list, struct json_object **ret_items);
-/* Sets the message for a non-2xx response and returns its -errno. */
-int k8s_response_error(struct k8s_client *c, const struct k8s_request *req,
-		       const struct k8s_response *resp);
-
-/* A watch (a GET with watch=1 in req->path): each event of the stream, a
- * JSON object with "type" and "object", goes to w->event as it arrives;
- * meanwhile w->tick runs when w->wake's time (the client's clock, 0 = none)
- * has come, and may send requests of its own (the watch stays open). A
- * callback returns > 0 to end the watch, 0 to go on, < 0 to fail it. One
- * request, never retried: 1 when a callback ended it, 0 when the server did
- * (its timeoutSeconds) or req->timeout passed, -errno (the message set) when
- * it failed, the answer was not 200, or an event was not JSON. */
-struct k8s_watcher {
-	int (*event)(struct json_object *event, void *userdata);
-	usec_t (*wake)(void *userdata);
-	int (*tick)(void *userdata);
-	void *userdata;
-};
-int k8s_watch(struct k8s_client *c, const struct k8s_request *req, const struct k8s_watcher *w);
-/* For transports: the next bytes of the watch's stream, and its timer. */
-int k8s_watch_feed(struct k8s_client *c, const char *data, size_t len);
-usec_t k8s_watch_wake(struct k8s_client *c);
-int k8s_watch_tick(struct k8s_client *c);
-
-/* A path segment or query value, percent-encoded; NULL on ENOMEM. */
-char *k8s_escape(const char *s);
 
 /* The client's clock (µs, monotonic), by which deadlines are set. */
 usec_t k8s_client_now(const struct k8s_client *c);

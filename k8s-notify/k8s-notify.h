@@ -4,7 +4,9 @@
 /* k8s-notify: the daemon's hands in the Kubernetes API. Each verb writes one
  * JSON result on stdout and says what it does on stderr; see k8s-notify.c. */
 
-#include "k8s-client.h"
+#include "k8s-https.h"
+#include "k8s-request.h"
+#include "k8s-watch.h"
 #include "mainconf.h"
 
 /* Exit codes: the daemon tells retryable from final failures by them. */
