@@ -13,6 +13,7 @@ static void pem_done(struct k8s_pem *p)
 	if (p->data)
 		explicit_bzero(p->data, p->size);
 	free(p->data);
+	*p = (struct k8s_pem){};
 }
 
 /* secret: a private key, read as k8s_read_private_file() reads. */
