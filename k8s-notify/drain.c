@@ -451,13 +451,32 @@ static int wait_gone(struct drain *d, usec_t deadline)
  * budget fail the drain for now, and then nothing is deleted; what only a
  * budget holds back goes to EvictionFallback. Returns the longest grace
  * period of the pods deleted with theirs in *ret_grace. */
+/* Deletes the pods still pending (f: at once, but for StatefulSets' pods),
+ * raising *ret_grace to the longest grace period they were given. */
+static int delete_pending(struct drain *d, enum eviction_fallback f, int64_t *ret_grace)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		struct drain_pod *p = &d->pods[i];
+		bool now = f == EVICTION_FALLBACK_DELETE_NOW && !p->statefulset;
+		int r;
+
+		if (p->state != DRAIN_POD_PENDING)
+			continue;
+		r = delete_one(d, p, now);
+		if (r < 0)
+			return r;
+		if (!now && p->grace > *ret_grace)
+			*ret_grace = p->grace;
+	}
+	return 0;
+}
+
 static int drain_fallback(struct drain *d, int64_t *ret_grace)
 {
 	_cleanup_free_ char *left = NULL;
 	struct k8s_ctx *x = d->x;
 	enum eviction_fallback f = x->conf.eviction_fallback;
 	size_t n = 0, other = 0;
-	int r;
 
 	for (size_t i = 0; i < d->n; i++) {
 		n += is_pending(&d->pods[i]);
@@ -478,19 +497,7 @@ static int drain_fallback(struct drain *d, int64_t *ret_grace)
 	switch (f) {
 	case EVICTION_FALLBACK_DELETE:
 	case EVICTION_FALLBACK_DELETE_NOW:
-		for (size_t i = 0; i < d->n; i++) {
-			struct drain_pod *p = &d->pods[i];
-			bool now = f == EVICTION_FALLBACK_DELETE_NOW && !p->statefulset;
-
-			if (p->state != DRAIN_POD_PENDING)
-				continue;
-			r = delete_one(d, p, now);
-			if (r < 0)
-				return r;
-			if (!now && p->grace > *ret_grace)
-				*ret_grace = p->grace;
-		}
-		return 0;
+		return delete_pending(d, f, ret_grace);
 	case EVICTION_FALLBACK_FAIL:
 		break;
 	case _EVICTION_FALLBACK_MAX:

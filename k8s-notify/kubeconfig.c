@@ -282,34 +282,32 @@ static int parse_exec_list(struct kc_parser *p, const yaml_node_t *seq, const ch
 }
 
 /* users[].user.exec. Never interactive: k8s-notify runs without a terminal. */
-static int parse_exec(struct kc_parser *p, const yaml_node_t *x, const char *what)
+struct exec_fields {
+	const char *api, *command, *mode, *info, *hint; /* NULL: not given */
+};
+
+static int exec_fields_read(struct kc_parser *p, const yaml_node_t *x, const char *what,
+			    struct exec_fields *f)
 {
-	const char *api, *command, *mode, *info, *hint;
-	struct kc_exec *e;
 	int r;
 
 	if (x->type != YAML_MAPPING_NODE)
 		return fail(p->error, -EINVAL, "kubeconfig: %s: exec must be a map", what);
-	r = map_str(p, x, what, "apiVersion", &api);
+	r = map_str(p, x, what, "apiVersion", &f->api);
 	if (r >= 0)
-		r = map_str(p, x, what, "command", &command);
+		r = map_str(p, x, what, "command", &f->command);
 	if (r >= 0)
-		r = map_str(p, x, what, "interactiveMode", &mode);
+		r = map_str(p, x, what, "interactiveMode", &f->mode);
 	if (r >= 0)
-		r = map_str(p, x, what, "provideClusterInfo", &info);
+		r = map_str(p, x, what, "provideClusterInfo", &f->info);
 	if (r >= 0)
-		r = map_str(p, x, what, "installHint", &hint);
-	if (r < 0)
-		return r;
-	if (!streq_ptr(api, EXEC_API_V1) && !streq_ptr(api, EXEC_API_V1BETA1))
-		return fail(
-			p->error, -EOPNOTSUPP,
-			"kubeconfig: %s: exec.apiVersion \"%s\" is not supported (use " EXEC_API_V1
-			" or " EXEC_API_V1BETA1 ")",
-			what, strempty(api));
-	if (!command || !*command || string_has_control_chars(command))
-		return fail(p->error, -EINVAL, "kubeconfig: %s: exec.command is missing", what);
-	/* as client-go: v1 must say it, and "Always" needs a terminal */
+		r = map_str(p, x, what, "installHint", &f->hint);
+	return r;
+}
+
+/* As client-go: v1 must say its interactiveMode, and "Always" needs a terminal. */
+static int exec_mode_check(struct kc_parser *p, const char *api, const char *mode, const char *what)
+{
 	if (!mode && streq(api, EXEC_API_V1))
 		return fail(p->error, -EINVAL,
 			    "kubeconfig: %s: exec.interactiveMode must be set for " EXEC_API_V1
@@ -325,18 +323,50 @@ static int parse_exec(struct kc_parser *p, const yaml_node_t *x, const char *wha
 			    "kubeconfig: %s: exec.interactiveMode %s: k8s-notify runs without a "
 			    "terminal; the plugin must work with Never or IfAvailable",
 			    what, mode);
-	if (info && parse_boolean(info) < 0)
+	return 0;
+}
+
+static int exec_fields_check(struct kc_parser *p, const struct exec_fields *f, const char *what)
+{
+	int r;
+
+	if (!streq_ptr(f->api, EXEC_API_V1) && !streq_ptr(f->api, EXEC_API_V1BETA1))
+		return fail(
+			p->error, -EOPNOTSUPP,
+			"kubeconfig: %s: exec.apiVersion \"%s\" is not supported (use " EXEC_API_V1
+			" or " EXEC_API_V1BETA1 ")",
+			what, strempty(f->api));
+	if (!f->command || !*f->command || string_has_control_chars(f->command))
+		return fail(p->error, -EINVAL, "kubeconfig: %s: exec.command is missing", what);
+	r = exec_mode_check(p, f->api, f->mode, what);
+	if (r < 0)
+		return r;
+	if (f->info && parse_boolean(f->info) < 0)
 		return fail(p->error, -EINVAL,
 			    "kubeconfig: %s: exec.provideClusterInfo must be true or false", what);
+	return 0;
+}
+
+static int parse_exec(struct kc_parser *p, const yaml_node_t *x, const char *what)
+{
+	struct exec_fields f = {};
+	struct kc_exec *e;
+	int r;
+
+	r = exec_fields_read(p, x, what, &f);
+	if (r >= 0)
+		r = exec_fields_check(p, &f, what);
+	if (r < 0)
+		return r;
 	e = p->kc->exec = calloc(1, sizeof(*e));
-	if (!e || !(e->api_version = strdup(api)))
+	if (!e || !(e->api_version = strdup(f.api)))
 		return -ENOMEM;
-	e->provide_cluster_info = info && parse_boolean(info) > 0;
-	if (hint && !(e->install_hint = strdup(hint)))
+	e->provide_cluster_info = f.info && parse_boolean(f.info) > 0;
+	if (f.hint && !(e->install_hint = strdup(f.hint)))
 		return -ENOMEM;
 	/* a relative path is the kubeconfig's; a bare name is looked up in PATH */
-	r = strchr(command, '/') ? set_path(p, &e->command, command) :
-				   free_and_strdup(&e->command, command);
+	r = strchr(f.command, '/') ? set_path(p, &e->command, f.command) :
+				     free_and_strdup(&e->command, f.command);
 	if (r >= 0)
 		r = parse_exec_list(p, map_get(p->doc, x, "args"), what, false, &e->args);
 	if (r >= 0)

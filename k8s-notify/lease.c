@@ -469,6 +469,69 @@ static int watch_pause(struct acquire *a, usec_t opened)
 	return 0;
 }
 
+/* Lists the slots (the first time, or after a 410) and tries at once what
+ * the list shows free: 0 to go on watching, else what ends the wait. */
+static int acquire_list(struct acquire *a, bool *listed)
+{
+	int r;
+
+	if (*listed && !a->relist)
+		return 0;
+	*listed = true;
+	a->relist = false;
+	r = slots_list(a);
+	if (r >= 0 && lease_pick(a->ss.states, a->ss.n, 0) >= 0)
+		r = try_slot(a);
+	a->ss.watching = true;
+	return r;
+}
+
+/* Why the wait cannot go on: the time is up, or there is nothing to watch from. */
+static int acquire_stuck(struct acquire *a)
+{
+	struct k8s_ctx *x = a->ss.x;
+
+	if (k8s_client_now(x->client) >= a->deadline) {
+		_cleanup_free_ char *busy = slots_describe(&a->ss);
+
+		return k8s_client_fail(x->client, -EBUSY,
+				       "lease acquire: all %u slot(s) in %s are held: %s", a->ss.n,
+				       x->conf.lease_namespace, strna(busy));
+	}
+	/* kube-apiserver gives every list a resourceVersion, the point from
+	 * which a watch sees every change after the list. Without one there
+	 * is no such point (a watch without it starts wherever the server
+	 * likes, and could miss a slot given back in between): the server
+	 * is no kube-apiserver, or something between rewrites its answers.
+	 * Waiting does not mend that, so it is a final failure, said as
+	 * such, and nothing is held. */
+	if (!a->rv)
+		return k8s_client_fail(x->client, -EBADMSG,
+				       "list leases in %s: the LeaseList has no "
+				       "metadata.resourceVersion to watch from (kube-apiserver "
+				       "always gives one: a proxy that rewrites answers?)",
+				       x->conf.lease_namespace);
+	return 0;
+}
+
+/* Watches the slots until one is won, the server ends the watch, or a 410
+ * wants a new list; a watch that ended is opened again after a pause. */
+static int acquire_watch(struct acquire *a)
+{
+	struct k8s_client *client = a->ss.x->client;
+	usec_t opened;
+	int r;
+
+	r = plan_try(a);
+	if (r < 0)
+		return r;
+	opened = k8s_client_now(client);
+	r = watch_slots(a);
+	if (r >= 0 && a->won < 0 && k8s_client_now(client) < a->deadline)
+		r = watch_pause(a, opened);
+	return r;
+}
+
 static int lease_acquire(struct k8s_ctx *x)
 {
 	struct acquire a = { .won = -1 };
@@ -479,51 +542,12 @@ static int lease_acquire(struct k8s_ctx *x)
 	k8s_client_set_deadline(x->client, a.deadline + 30 * USEC_PER_SEC);
 	r = slots_init(&a.ss, x, NULL);
 	while (r >= 0 && a.won < 0) {
-		usec_t opened;
-
-		if (!listed || a.relist) {
-			listed = true;
-			a.relist = false;
-			r = slots_list(&a);
-			/* what the list shows free is tried at once */
-			if (r >= 0 && lease_pick(a.ss.states, a.ss.n, 0) >= 0)
-				r = try_slot(&a);
-			a.ss.watching = true;
-			if (r != 0)
-				break;
-		}
-		if (k8s_client_now(x->client) >= a.deadline) {
-			_cleanup_free_ char *busy = slots_describe(&a.ss);
-
-			r = k8s_client_fail(x->client, -EBUSY,
-					    "lease acquire: all %u slot(s) in %s are held: %s",
-					    a.ss.n, x->conf.lease_namespace, strna(busy));
+		r = acquire_list(&a, &listed);
+		if (r != 0)
 			break;
-		}
-		/* kube-apiserver gives every list a resourceVersion, the point from
-		 * which a watch sees every change after the list. Without one there
-		 * is no such point (a watch without it starts wherever the server
-		 * likes, and could miss a slot given back in between): the server
-		 * is no kube-apiserver, or something between rewrites its answers.
-		 * Waiting does not mend that, so it is a final failure, said as
-		 * such, and nothing is held. */
-		if (!a.rv) {
-			r = k8s_client_fail(
-				x->client, -EBADMSG,
-				"list leases in %s: the LeaseList has no "
-				"metadata.resourceVersion to watch from (kube-apiserver "
-				"always gives one: a proxy that rewrites answers?)",
-				x->conf.lease_namespace);
-			break;
-		}
-		r = plan_try(&a);
-		if (r < 0)
-			break;
-		opened = k8s_client_now(x->client);
-		r = watch_slots(&a);
-		/* the server ended the watch, or a 410 wants a new list */
-		if (r >= 0 && a.won < 0 && k8s_client_now(x->client) < a.deadline)
-			r = watch_pause(&a, opened);
+		r = acquire_stuck(&a);
+		if (r == 0)
+			r = acquire_watch(&a);
 	}
 	if (r >= 0 && a.won >= 0) {
 		k8s_log(x, "holds lease slot %s", a.ss.s[a.won].name);
