@@ -9,7 +9,8 @@ What it does comes from its environment (the kubeconfig's exec.env):
   PLUGIN_EXPIRES  seconds from now for status.expirationTimestamp (none when unset)
   PLUGIN_MODE     token (default), cert (PLUGIN_CERT, PLUGIN_KEY: PEM files), fail (exit 1),
                   hang (sleeps, with a child that sleeps too), flood (1 MiB of output),
-                  noisy (1 MiB on stderr, then a token), garbage, other-version
+                  noisy (1 MiB on stderr, then a token), garbage, other-version; or
+                  comma-separated modes: run N takes the Nth (the last one after that)
 """
 
 import datetime
@@ -33,7 +34,8 @@ def main():
         with open(log, "a") as f:
             f.write(json.dumps({"argv": sys.argv[1:], "info": info, "stdin_eof": stdin_eof,
                                 "pid": os.getpid(), "pgid": os.getpgid(0)}) + "\n")
-    mode = os.environ.get("PLUGIN_MODE", "token")
+    modes = os.environ.get("PLUGIN_MODE", "token").split(",")
+    mode = modes[min(runs, len(modes) - 1)]
     api = (info or {}).get("apiVersion", "client.authentication.k8s.io/v1")
     if mode == "fail":
         print("error: could not get a token: the identity service is unreachable",

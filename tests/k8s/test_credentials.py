@@ -118,6 +118,17 @@ def test_plugin_client_certificate(ex, apiserver):
     assert apiserver.requests and all(r["user"] == USER for r in apiserver.requests)
 
 
+def test_plugin_token_after_a_client_certificate(ex, apiserver):
+    """A plugin renewed (its credential expired) that gives a token where it gave a client
+    certificate before: the certificate is dropped, and the token is what the server sees."""
+    cert, key = apiserver.client_cert(USER)
+    apiserver.add_token("exec-token", USER)
+    out = ok(ex.run("cordon", env={"PLUGIN_MODE": "cert,token", "PLUGIN_CERT": cert,
+                                   "PLUGIN_KEY": key, "PLUGIN_EXPIRES": "-10"}), "cordon")
+    assert len(ex.runs()) == 1 + out["requests"], (ex.runs(), out)
+    assert apiserver.requests and all(r["user"] == USER for r in apiserver.requests)
+
+
 @pytest.mark.parametrize("mode,rc,message", [
     ("fail", EXIT_TEMPFAIL, "failed: error: could not get a token: the identity service is "
                             "unreachable"),
