@@ -517,10 +517,13 @@ static int layout_assign_vf(struct layout_parser *p, const char *key, const char
 	}
 	r = vf_settings_parse(s, k, value, sec->first != VF_INDEX_ALL && sec->first == sec->last,
 			      &why);
+	if (r == -EINVAL && !vf_settings_has(s, k))
+		s->rejected |= 1u << k;
 	if (r == -EINVAL)
 		return layout_value_error(p, line, key, value, why);
 	if (r < 0)
 		return r;
+	s->rejected &= ~(1u << k);
 	s->set |= 1u << k;
 	s->src[k] = (struct src){ .file = p->file->path, .line = line };
 	return 0;

@@ -138,7 +138,7 @@ static int check_vf_count(struct ctx *c, uint32_t want)
 			"VirtualFunctions=%s: the PF supports at most %u VFs (sriov_totalvfs), "
 			"and FirmwareVirtualFunctions=no%s forbids raising the firmware limit",
 			val, c->pf->total_vfs,
-			rules_elsewhere(at->file, &s->src[PF_KEY_FIRMWARE_VFS], NULL, NULL, other));
+			rules_at(at->file, &s->src[PF_KEY_FIRMWARE_VFS], other));
 	if (want > c->drv->firmware_max_vfs)
 		return hw_error(
 			c, at->file, at->line,
@@ -418,6 +418,26 @@ enum eswitch_mode pf_desired_eswitch_mode(const struct pf_desired *d, const stru
 	return pf_settings_has(&d->pf, PF_KEY_ESWITCH_MODE) ? d->pf.eswitch_mode : pf->eswitch_mode;
 }
 
+/* HardwareTCOffload=yes on a PF that no file puts in switchdev mode: the
+ * PF and the mode it is in are named. */
+static int check_tc_offload(struct ctx *c, enum eswitch_mode mode)
+{
+	const struct pf_settings *s = &c->d->pf;
+	const struct src *at = &s->src[PF_KEY_HW_TC_OFFLOAD];
+	_cleanup_free_ char *pf = NULL;
+
+	if (!pf_settings_has(s, PF_KEY_HW_TC_OFFLOAD) || !s->hw_tc_offload ||
+	    pf_settings_has(s, PF_KEY_ESWITCH_MODE) || mode < 0 || mode == ESWITCH_MODE_SWITCHDEV)
+		return rules_check_pf(&c->out, s, mode);
+	pf = pf_describe(c->pf);
+	if (!pf)
+		return -ENOMEM;
+	return hw_error(c, at->file, at->line,
+			"HardwareTCOffload=yes: needs ESwitchMode=switchdev; %s is in %s mode and "
+			"no file sets ESwitchMode=",
+			pf, eswitch_mode_to_string(mode));
+}
+
 static int check_pf_settings(struct ctx *c)
 {
 	const struct pf_settings *s = &c->d->pf;
@@ -439,7 +459,7 @@ static int check_pf_settings(struct ctx *c)
 				     "ESwitchMode=switchdev: the PF (%s) has no devlink eswitch",
 			     c->drv_name);
 	if (r >= 0)
-		r = rules_check_pf(&c->out, s, mode);
+		r = check_tc_offload(c, mode);
 	if (r >= 0 && pf_settings_has(s, PF_KEY_HW_TC_OFFLOAD) &&
 	    s->hw_tc_offload != c->pf->hw_tc_offload && c->pf->hw_tc_offload_fixed)
 		r = c->pf->name ? hw_error(c, at[PF_KEY_HW_TC_OFFLOAD].file,
