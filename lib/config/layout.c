@@ -28,6 +28,10 @@ struct layout_parser {
 	bool unused;
 	struct vf_section scratch;
 	char unused_name[64];
+	/* the first unknown section that was meant as [Match], for the
+	 * "no [Match] section" error */
+	char match_typo[64];
+	unsigned match_typo_line;
 };
 
 static struct vf_section *current_vf_section(struct layout_parser *p)
@@ -369,6 +373,10 @@ static int layout_unknown_section(struct layout_parser *p, const char *name, uns
 		if (sg.best)
 			snprintf(hint, sizeof(hint), "; did you mean '[%s%s]'?", sg.best,
 				 name + head);
+		if (streq_ptr(sg.best, "Match") && p->match_typo_line == 0) {
+			snprintf(p->match_typo, sizeof(p->match_typo), "%s", name);
+			p->match_typo_line = line;
+		}
 	}
 	return layout_error(p, line,
 			    "unknown section [%s]; sections are [Match], [PhysicalFunction] and "
@@ -558,6 +566,22 @@ static const struct conf_parser_ops layout_ops = {
 	.assignment = layout_on_assignment,
 };
 
+/* A file without [Match]: the header that was meant as one, when there is. */
+static int layout_no_match(struct layout_parser *p)
+{
+	if (p->match_typo_line == 0)
+		return layout_error(p, 0,
+				    "no [Match] section; a layout must say which PFs it selects; "
+				    "use [Match] with PCIAddress=* to select all");
+	if (strcasecmp(p->match_typo, "Match") == 0)
+		return layout_error(p, 0,
+				    "no [Match] section: [%s] at line %u: section names are "
+				    "case-sensitive, write [Match]",
+				    p->match_typo, p->match_typo_line);
+	return layout_error(p, 0, "no [Match] section: [%s] at line %u: write [Match]",
+			    p->match_typo, p->match_typo_line);
+}
+
 static int layout_parse_into(struct layout_file *f, const char *text, struct diag_list *diags)
 {
 	struct layout_parser p = { .file = f, .diags = diags };
@@ -572,9 +596,7 @@ static int layout_parse_into(struct layout_file *f, const char *text, struct dia
 		return r;
 	/* Selecting every PF by accident would be dangerous in a fleet. */
 	if (f->match.line == 0)
-		r = layout_error(&p, 0,
-				 "no [Match] section; a layout must say which PFs it selects; "
-				 "use [Match] with PCIAddress=* to select all");
+		r = layout_no_match(&p);
 	else if (!p.match_error && layout_match_is_empty(&f->match))
 		r = layout_error(&p, f->match.line,
 				 "[Match] is empty; a layout must say which PFs it selects; "
