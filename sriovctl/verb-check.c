@@ -96,6 +96,8 @@ static int check_hardware(struct ctl *c, const struct layout_set *set, struct di
 			return r;
 	}
 	r = desired_unselected(set, hs, diags, &unselected, &n_unselected);
+	if (r >= 0)
+		r = desired_unmatched_globs(set, hs, diags);
 	if (r < 0)
 		return r;
 	return layout_rules_check_files(unselected, n_unselected, diags);
