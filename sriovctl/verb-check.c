@@ -211,6 +211,7 @@ int verb_check(struct ctl *c)
 
 	r = load_all(c, &set, &diags, &n_main);
 	if (r == 1) { /* ctl_load_layouts() said why */
+		ctl_print_diags(&diags);
 		diag_list_done(&diags);
 		return EXIT_FAIL;
 	}
