@@ -7,6 +7,7 @@
 #include "conf-parser.h"
 #include "desired.h"
 #include "layout-rules.h"
+#include "layout-set.h"
 #include "sriovctl.h"
 
 /* A named file is the main configuration when it is called
@@ -95,6 +96,8 @@ static int check_hardware(struct ctl *c, const struct layout_set *set, struct di
 			return r;
 	}
 	r = desired_unselected(set, hs, diags, &unselected, &n_unselected);
+	if (r >= 0)
+		r = desired_unmatched_globs(set, hs, diags);
 	if (r < 0)
 		return r;
 	return layout_rules_check_files(unselected, n_unselected, diags);
@@ -141,47 +144,94 @@ static void print_summary(const struct ctl *c, const struct layout_set *set, uns
 	printf("\n");
 }
 
+/* Directories without a layout file: likely the wrong --config-dir, or
+ * layouts not installed yet. Not for a directory that could not be read
+ * (its error says why) nor for named files. */
+static int warn_no_layouts(const struct ctl *c, const struct layout_set *set,
+			   struct diag_list *diags)
+{
+	_cleanup_free_ char *dirs = NULL;
+
+	if (c->n_args > 0 || set->n_files > 0)
+		return 0;
+	dirs = c->config_dir ? strdup(c->config_dir) :
+			       strv_join((char *const *)layout_dirs_default, ", ");
+	if (!dirs)
+		return -ENOMEM;
+	return diag_add(diags, DIAG_WARNING, NULL, 0, "no layout files (*.conf) in %s", dirs);
+}
+
+/* The main configuration and the layouts, into *ret and diags. Failures
+ * other than an allocation failure are said by ctl_load_layouts(). */
+static int load_all(struct ctl *c, struct layout_set **ret, struct diag_list *diags,
+		    unsigned *n_main)
+{
+	struct mainconf conf;
+	int r;
+
+	if (c->n_args > 0) {
+		r = check_main_files(c, diags, n_main);
+		return r < 0 ? r : load_named(c, ret);
+	}
+	*n_main = 1;
+	r = mainconf_load(c->main_config, &conf, diags);
+	if (r < 0)
+		return r;
+	mainconf_done(&conf);
+	r = ctl_load_layouts(c, ret);
+	return r < 0 ? 1 : 0;
+}
+
+/* 1: the host could not be read (said), the files are checked alone. */
+static int check_rules(struct ctl *c, struct layout_set *set, struct diag_list *diags)
+{
+	int r = 0;
+
+	if (c->host_path)
+		r = check_hardware(c, set, diags);
+	if (r == 1)
+		fprintf(stderr, "The files are checked without the host.\n");
+	if (r >= 0 && (!c->host_path || r == 1)) {
+		int k = layout_rules_check_set(set, diags);
+
+		if (k < 0)
+			r = k;
+	}
+	return r;
+}
+
 int verb_check(struct ctl *c)
 {
 	_cleanup_layout_set_ struct layout_set *set = NULL;
 	struct diag_list diags = {};
 	unsigned n_main = 0;
 	size_t errors, warnings;
-	struct mainconf conf;
 	bool no_host = false;
 	int r;
 
-	if (c->n_args > 0) {
-		r = check_main_files(c, &diags, &n_main);
-		if (r >= 0)
-			r = load_named(c, &set);
-	} else {
-		n_main = 1;
-		r = mainconf_load(c->main_config, &conf, &diags);
-		if (r >= 0) {
-			mainconf_done(&conf);
-			r = ctl_load_layouts(c, &set);
-		}
+	r = load_all(c, &set, &diags, &n_main);
+	if (r == 1) { /* ctl_load_layouts() said why */
+		ctl_print_diags(&diags);
+		diag_list_done(&diags);
+		return EXIT_FAIL;
 	}
 	if (r >= 0)
 		r = diag_list_move(&diags, &set->diags);
-	if (r >= 0 && c->host_path)
-		r = check_hardware(c, set, &diags);
-	if (r == 1) {
-		fprintf(stderr, "The files are checked without the host.\n");
-		no_host = true;
-	}
-	if (r >= 0 && (!c->host_path || no_host))
-		r = layout_rules_check_set(set, &diags);
+	if (r >= 0)
+		r = warn_no_layouts(c, set, &diags);
+	if (r >= 0)
+		r = check_rules(c, set, &diags);
+	no_host = r == 1;
 	if (r < 0) {
 		fprintf(stderr, "Checking failed: %s\n", strerror(-r));
 		diag_list_done(&diags);
 		return EXIT_FAIL;
 	}
 	ctl_print_diags(&diags);
-	errors = diag_count(&diags, DIAG_ERROR);
+	/* a host that cannot be read is an error of the check (said above) */
+	errors = diag_count(&diags, DIAG_ERROR) + no_host;
 	warnings = diag_count(&diags, DIAG_WARNING);
 	diag_list_done(&diags);
 	print_summary(c, set, n_main, errors, warnings);
-	return no_host || errors > 0 || (c->strict && warnings > 0) ? EXIT_FAIL : EXIT_OK;
+	return errors > 0 || (c->strict && warnings > 0) ? EXIT_FAIL : EXIT_OK;
 }

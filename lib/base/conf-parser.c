@@ -51,15 +51,36 @@ static bool conf_section_name_ok(const char *name, size_t n)
 	return !memchr(name, '[', n) && !memchr(name, ']', n);
 }
 
+/* The length of "[Name]" in s when a comment follows it ("[Match] # ports"),
+ * else 0. */
+static size_t conf_header_before_comment(const char *s)
+{
+	const char *end = strchr(s, ']'), *p;
+
+	if (!end || !conf_section_name_ok(s + 1, (size_t)(end - s - 1)))
+		return 0;
+	for (p = end + 1; *p == ' ' || *p == '\t'; p++)
+		;
+	return *p == '#' || *p == ';' ? (size_t)(end - s + 1) : 0;
+}
+
 /* s: the line without leading whitespace, starting with '['. */
 static bool conf_check_section(struct conf_parse_ctx *c, const char *s)
 {
 	_cleanup_free_ char *name = NULL;
-	size_t n = strlen(s);
+	size_t n = strlen(s), h = conf_header_before_comment(s);
 
 	while (n > 0 && isspace((unsigned char)s[n - 1]))
 		n--;
-	if (n < 2 || s[n - 1] != ']' || !conf_section_name_ok(s + 1, n - 2)) {
+	if (h > 0) {
+		/* reported, and the lines below are read as under [Name] so
+		 * that their errors are reported too */
+		conf_note(c, diag_add(c->diags, DIAG_ERROR, c->path, c->line,
+				      "'%.*s': a comment after a section header is not allowed; "
+				      "comments are whole lines starting with '#' or ';'",
+				      (int)n, s));
+		n = h;
+	} else if (n < 2 || s[n - 1] != ']' || !conf_section_name_ok(s + 1, n - 2)) {
 		conf_note(c, diag_add(c->diags, DIAG_ERROR, c->path, c->line,
 				      "invalid section header '%.*s': must be [Name]", (int)n, s));
 		/* Keys that follow belong to no section we know of. */

@@ -66,6 +66,15 @@ const char *rules_elsewhere(const char *here, const struct src *there, const cha
 	return buf;
 }
 
+const char *rules_at(const char *here, const struct src *there, char buf[static 256])
+{
+	if (there->line > 0 && there->file && streq_ptr(here, there->file))
+		snprintf(buf, 256, " (line %u)", there->line);
+	else
+		rules_elsewhere(here, there, NULL, NULL, buf);
+	return buf;
+}
+
 static void section_name(const struct vf_section *s, char buf[static 48])
 {
 	if (s->first == VF_INDEX_ALL)
@@ -97,6 +106,9 @@ static int check_qos(struct rules_out *o, const struct vf_settings *v)
 
 	if (!vf_settings_has(v, VF_KEY_QOS) || v->attrs.qos == 0 ||
 	    (vf_settings_has(v, VF_KEY_VLAN) && v->attrs.vlan != 0))
+		return 0;
+	/* a VLANId= that was rejected: its own error is the one to fix */
+	if (!vf_settings_has(v, VF_KEY_VLAN) && (v->rejected & (1u << VF_KEY_VLAN)))
 		return 0;
 	return rules_error(o, at->file, at->line,
 			   "QualityOfService=%u: needs a VLANId other than 0%s", v->attrs.qos,

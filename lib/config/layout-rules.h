@@ -34,6 +34,10 @@ int rules_error(struct rules_out *o, const char *file, unsigned line, const char
 const char *rules_elsewhere(const char *here, const struct src *there, const char *key,
 			    const char *value, char buf[static 256]);
 
+/* " (line N)" when there is in the file here, " (file:N)" when in another,
+ * "" when not set. Returns buf. */
+const char *rules_at(const char *here, const struct src *there, char buf[static 256]);
+
 /* A section naming a VF at or beyond bound (VirtualFunctions=, set at
  * bound_at; bound_text is how it reads: "4" or "max (8)"). */
 int rules_check_section(struct rules_out *o, const char *file, const struct vf_section *s,

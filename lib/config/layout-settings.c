@@ -200,11 +200,13 @@ void vf_settings_unset(struct vf_settings *s, enum vf_key k)
 	vf_attrs_clear(&s->attrs, k);
 	s->set &= ~(1u << k);
 	s->stable &= ~(1u << k);
+	s->rejected &= ~(1u << k);
 	s->src[k] = (struct src){};
 }
 
 int vf_settings_merge(struct vf_settings *dst, const struct vf_settings *src)
 {
+	dst->rejected |= src->rejected;
 	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
 		int r;
 
@@ -215,6 +217,7 @@ int vf_settings_merge(struct vf_settings *dst, const struct vf_settings *src)
 			return r;
 		dst->stable = (dst->stable & ~(1u << k)) | (src->stable & (1u << k));
 		dst->set |= 1u << k;
+		dst->rejected &= ~(1u << k);
 		dst->src[k] = src->src[k];
 	}
 	return 0;

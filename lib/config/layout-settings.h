@@ -59,6 +59,10 @@ struct vf_settings {
 	/* bit (1u << enum vf_key) when a unique key (vf_key_is_unique) is
 	 * "stable" and not derived yet; its value in attrs is then zero */
 	uint32_t stable;
+	/* bit (1u << enum vf_key) when a value of the key was rejected (an
+	 * error said so) and no later one set it: rules that need the key
+	 * say nothing more */
+	uint32_t rejected;
 	struct vf_attrs attrs;
 };
 

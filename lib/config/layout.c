@@ -28,6 +28,10 @@ struct layout_parser {
 	bool unused;
 	struct vf_section scratch;
 	char unused_name[64];
+	/* the first unknown section that was meant as [Match], for the
+	 * "no [Match] section" error */
+	char match_typo[64];
+	unsigned match_typo_line;
 };
 
 static struct vf_section *current_vf_section(struct layout_parser *p)
@@ -128,30 +132,38 @@ static const struct match_key {
 	{ "Host", offsetof(struct layout_match, host), match_check_host },
 };
 
+_Static_assert(ELEMENTSOF(match_keys) == LAYOUT_MATCH_KEYS, "one line per [Match] key");
+
 const char *layout_match_key_name(size_t i)
 {
 	return i < ELEMENTSOF(match_keys) ? match_keys[i].name : NULL;
 }
 
+char ***layout_match_list(struct layout_match *m, size_t i)
+{
+	return (char ***)((char *)m + match_keys[i].offset);
+}
+
 /* A [Match] key: its globs are added to the list; an empty value unsets the
  * list. -ENOENT for an unknown key, -EINVAL with *ret_why for a bad glob. */
 static int layout_match_parse(struct layout_match *m, const char *key, const char *value,
-			      const char **ret_why)
+			      unsigned line, const char **ret_why)
 {
 	_cleanup_strv_free_ char **globs = NULL;
 	const struct match_key *k = NULL;
 	char ***list, **l;
-	size_t n, add;
+	size_t n, add, i;
 	int r;
 
-	for (size_t i = 0; i < ELEMENTSOF(match_keys) && !k; i++)
+	for (i = 0; i < ELEMENTSOF(match_keys) && !k; i++)
 		if (streq(match_keys[i].name, key))
 			k = &match_keys[i];
 	if (!k)
 		return -ENOENT;
-	list = (char ***)((char *)m + k->offset);
+	list = layout_match_list(m, --i);
 	if (value[0] == '\0') {
 		*list = strv_free(*list);
+		m->key_line[i] = 0;
 		return 0;
 	}
 	r = strv_split(value, &globs);
@@ -168,6 +180,8 @@ static int layout_match_parse(struct layout_match *m, const char *key, const cha
 	memcpy(l + n, globs, sizeof(char *) * (add + 1));
 	*list = l;
 	free(TAKE_PTR(globs));
+	if (m->key_line[i] == 0)
+		m->key_line[i] = line;
 	return 0;
 }
 
@@ -369,6 +383,10 @@ static int layout_unknown_section(struct layout_parser *p, const char *name, uns
 		if (sg.best)
 			snprintf(hint, sizeof(hint), "; did you mean '[%s%s]'?", sg.best,
 				 name + head);
+		if (streq_ptr(sg.best, "Match") && p->match_typo_line == 0) {
+			snprintf(p->match_typo, sizeof(p->match_typo), "%s", name);
+			p->match_typo_line = line;
+		}
 	}
 	return layout_error(p, line,
 			    "unknown section [%s]; sections are [Match], [PhysicalFunction] and "
@@ -455,14 +473,45 @@ static int layout_unknown_key(struct layout_parser *p, const char *key, const ch
 			    suggest_hint(&sg, hint, sizeof(hint)));
 }
 
+/* "Name=ens1f0, ens1f1": a ',' is allowed in an interface name, so the
+ * globs are "ens1f0," and "ens1f1"; almost surely a list was meant. */
+static int layout_match_commas(struct layout_parser *p, const char *key, const char *value,
+			       unsigned line)
+{
+	_cleanup_strv_free_ char **words = NULL;
+	_cleanup_free_ char *fixed = NULL, *spaced = NULL;
+	int r;
+
+	if (!streq(key, "Name") || !strchr(value, ','))
+		return 0;
+	spaced = strdup(value);
+	if (!spaced)
+		return -ENOMEM;
+	for (char *c = spaced; *c; c++)
+		if (*c == ',')
+			*c = ' ';
+	r = strv_split(spaced, &words);
+	if (r < 0)
+		return r;
+	fixed = strv_join(words, " ");
+	if (!fixed)
+		return -ENOMEM;
+	return diag_add(p->diags, DIAG_WARNING, p->file->path, line,
+			"Name=%s: globs are separated by spaces, not commas: write 'Name=%s' "
+			"(a ',' is taken as part of an interface name)",
+			value, fixed);
+}
+
 static int layout_assign_match(struct layout_parser *p, const char *key, const char *value,
 			       unsigned line)
 {
 	const char *why = NULL;
 	int r;
 
-	r = layout_match_parse(&p->file->match, key, value, &why);
-	if (r >= 0 || r == -ENOMEM)
+	r = layout_match_parse(&p->file->match, key, value, line, &why);
+	if (r >= 0)
+		return layout_match_commas(p, key, value, line);
+	if (r == -ENOMEM)
 		return r;
 	p->match_error = true;
 	if (r == -ENOENT)
@@ -517,10 +566,13 @@ static int layout_assign_vf(struct layout_parser *p, const char *key, const char
 	}
 	r = vf_settings_parse(s, k, value, sec->first != VF_INDEX_ALL && sec->first == sec->last,
 			      &why);
+	if (r == -EINVAL && !vf_settings_has(s, k))
+		s->rejected |= 1u << k;
 	if (r == -EINVAL)
 		return layout_value_error(p, line, key, value, why);
 	if (r < 0)
 		return r;
+	s->rejected &= ~(1u << k);
 	s->set |= 1u << k;
 	s->src[k] = (struct src){ .file = p->file->path, .line = line };
 	return 0;
@@ -555,6 +607,22 @@ static const struct conf_parser_ops layout_ops = {
 	.assignment = layout_on_assignment,
 };
 
+/* A file without [Match]: the header that was meant as one, when there is. */
+static int layout_no_match(struct layout_parser *p)
+{
+	if (p->match_typo_line == 0)
+		return layout_error(p, 0,
+				    "no [Match] section; a layout must say which PFs it selects; "
+				    "use [Match] with PCIAddress=* to select all");
+	if (strcasecmp(p->match_typo, "Match") == 0)
+		return layout_error(p, 0,
+				    "no [Match] section: [%s] at line %u: section names are "
+				    "case-sensitive, write [Match]",
+				    p->match_typo, p->match_typo_line);
+	return layout_error(p, 0, "no [Match] section: [%s] at line %u: write [Match]",
+			    p->match_typo, p->match_typo_line);
+}
+
 static int layout_parse_into(struct layout_file *f, const char *text, struct diag_list *diags)
 {
 	struct layout_parser p = { .file = f, .diags = diags };
@@ -569,9 +637,7 @@ static int layout_parse_into(struct layout_file *f, const char *text, struct dia
 		return r;
 	/* Selecting every PF by accident would be dangerous in a fleet. */
 	if (f->match.line == 0)
-		r = layout_error(&p, 0,
-				 "no [Match] section; a layout must say which PFs it selects; "
-				 "use [Match] with PCIAddress=* to select all");
+		r = layout_no_match(&p);
 	else if (!p.match_error && layout_match_is_empty(&f->match))
 		r = layout_error(&p, f->match.line,
 				 "[Match] is empty; a layout must say which PFs it selects; "

@@ -11,6 +11,8 @@
 /* [Match] key names as written in files ("PCIAddress", ...); NULL past the last. */
 const char *layout_match_key_name(size_t i) _pure_;
 
+#define LAYOUT_MATCH_KEYS 6
+
 /* [Match]: each is NULL (not set) or a NULL-terminated list of globs. */
 struct layout_match {
 	char **pci_address;
@@ -20,7 +22,12 @@ struct layout_match {
 	char **driver;
 	char **host;
 	unsigned line; /* of the [Match] header, 0 when the file has none */
+	/* of the first line that set each key (layout_match_key_name() order) */
+	unsigned key_line[LAYOUT_MATCH_KEYS];
 };
+
+/* The glob list of key i (layout_match_key_name() order, i < LAYOUT_MATCH_KEYS) of m. */
+char ***layout_match_list(struct layout_match *m, size_t i);
 
 #define VF_INDEX_ALL UINT32_MAX
 

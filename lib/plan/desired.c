@@ -138,7 +138,7 @@ static int check_vf_count(struct ctx *c, uint32_t want)
 			"VirtualFunctions=%s: the PF supports at most %u VFs (sriov_totalvfs), "
 			"and FirmwareVirtualFunctions=no%s forbids raising the firmware limit",
 			val, c->pf->total_vfs,
-			rules_elsewhere(at->file, &s->src[PF_KEY_FIRMWARE_VFS], NULL, NULL, other));
+			rules_at(at->file, &s->src[PF_KEY_FIRMWARE_VFS], other));
 	if (want > c->drv->firmware_max_vfs)
 		return hw_error(
 			c, at->file, at->line,
@@ -418,6 +418,26 @@ enum eswitch_mode pf_desired_eswitch_mode(const struct pf_desired *d, const stru
 	return pf_settings_has(&d->pf, PF_KEY_ESWITCH_MODE) ? d->pf.eswitch_mode : pf->eswitch_mode;
 }
 
+/* HardwareTCOffload=yes on a PF that no file puts in switchdev mode: the
+ * PF and the mode it is in are named. */
+static int check_tc_offload(struct ctx *c, enum eswitch_mode mode)
+{
+	const struct pf_settings *s = &c->d->pf;
+	const struct src *at = &s->src[PF_KEY_HW_TC_OFFLOAD];
+	_cleanup_free_ char *pf = NULL;
+
+	if (!pf_settings_has(s, PF_KEY_HW_TC_OFFLOAD) || !s->hw_tc_offload ||
+	    pf_settings_has(s, PF_KEY_ESWITCH_MODE) || mode < 0 || mode == ESWITCH_MODE_SWITCHDEV)
+		return rules_check_pf(&c->out, s, mode);
+	pf = pf_describe(c->pf);
+	if (!pf)
+		return -ENOMEM;
+	return hw_error(c, at->file, at->line,
+			"HardwareTCOffload=yes: needs ESwitchMode=switchdev; %s is in %s mode and "
+			"no file sets ESwitchMode=",
+			pf, eswitch_mode_to_string(mode));
+}
+
 static int check_pf_settings(struct ctx *c)
 {
 	const struct pf_settings *s = &c->d->pf;
@@ -439,7 +459,7 @@ static int check_pf_settings(struct ctx *c)
 				     "ESwitchMode=switchdev: the PF (%s) has no devlink eswitch",
 			     c->drv_name);
 	if (r >= 0)
-		r = rules_check_pf(&c->out, s, mode);
+		r = check_tc_offload(c, mode);
 	if (r >= 0 && pf_settings_has(s, PF_KEY_HW_TC_OFFLOAD) &&
 	    s->hw_tc_offload != c->pf->hw_tc_offload && c->pf->hw_tc_offload_fixed)
 		r = c->pf->name ? hw_error(c, at[PF_KEY_HW_TC_OFFLOAD].file,
@@ -655,12 +675,32 @@ int desired_build(const struct layout_set *set, const struct host_state *host,
 	return build_pf(set, host, pf, false, diags, ret);
 }
 
-static bool selects_any(const struct layout_file *f, const struct host_state *host)
+static bool match_selects_any(const struct layout_match *m, const struct host_state *host)
 {
 	for (size_t i = 0; i < host->n_pfs; i++)
-		if (layout_match_pf(&f->match, &host->pfs[i], host->hostname))
+		if (layout_match_pf(m, &host->pfs[i], host->hostname))
 			return true;
 	return false;
+}
+
+static bool selects_any(const struct layout_file *f, const struct host_state *host)
+{
+	return match_selects_any(&f->match, host);
+}
+
+/* The line of the first [Match] key that alone selects no PF of host, else
+ * (the keys select PFs, not together) of the header. */
+static unsigned unselected_line(const struct layout_match *m, const struct host_state *host)
+{
+	for (size_t i = 0; i < LAYOUT_MATCH_KEYS; i++) {
+		struct layout_match one = { .line = m->line };
+		char **list = *layout_match_list((struct layout_match *)m, i);
+
+		*layout_match_list(&one, i) = list;
+		if (list && !match_selects_any(&one, host))
+			return m->key_line[i] ?: m->line;
+	}
+	return m->line;
 }
 
 static int warn_unselected(const struct layout_file *f, const struct host_state *host,
@@ -674,7 +714,7 @@ static int warn_unselected(const struct layout_file *f, const struct host_state 
 	if (f->match.host && !layout_match_pf(&(struct layout_match){ .host = f->match.host },
 					      &(struct pf_state){}, host->hostname))
 		snprintf(name, sizeof(name), " (its name is %s)", strna(host->hostname));
-	return diag_add(diags, DIAG_WARNING, f->path, f->match.line,
+	return diag_add(diags, DIAG_WARNING, f->path, unselected_line(&f->match, host),
 			"[Match] %s selects no PF on this host%s", what, name);
 }
 
@@ -703,6 +743,53 @@ int desired_unselected(const struct layout_set *set, const struct host_state *ho
 		*ret_files = TAKE_PTR(files);
 	if (ret_n)
 		*ret_n = n;
+	return 0;
+}
+
+/* Of key i of f (with two globs or more), each glob that selects no PF
+ * of host where the file with only that glob for the key would select none. */
+static int warn_globs(const struct layout_file *f, size_t i, const struct host_state *host,
+		      struct diag_list *diags)
+{
+	char **list = *layout_match_list((struct layout_match *)&f->match, i);
+
+	for (size_t g = 0; list && list[0] && list[1] && list[g]; g++) {
+		struct layout_match one = f->match;
+		char *only[] = { list[g], NULL };
+		int r;
+
+		*layout_match_list(&one, i) = only;
+		if (match_selects_any(&one, host))
+			continue;
+		r = diag_add(diags, DIAG_WARNING, f->path, f->match.key_line[i],
+			     "[Match] %s=%s selects no PF on this host (the file's other %s= "
+			     "globs do)",
+			     layout_match_key_name(i), list[g], layout_match_key_name(i));
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int desired_unmatched_globs(const struct layout_set *set, const struct host_state *host,
+			    struct diag_list *diags)
+{
+	for (size_t i = 0; i < set->n_files; i++) {
+		const struct layout_file *f = set->files[i];
+
+		if (!f || f->masked || f->has_error || !selects_any(f, host))
+			continue;
+		for (size_t k = 0; k < LAYOUT_MATCH_KEYS; k++) {
+			const char *key = layout_match_key_name(k);
+			int r;
+
+			if (!streq(key, "Name") && !streq(key, "PCIAddress"))
+				continue;
+			r = warn_globs(f, k, host, diags);
+			if (r < 0)
+				return r;
+		}
+	}
 	return 0;
 }
 

@@ -46,6 +46,13 @@ int desired_build(const struct layout_set *set, const struct host_state *host,
 int desired_unselected(const struct layout_set *set, const struct host_state *host,
 		       struct diag_list *diags, const struct layout_file ***ret_files,
 		       size_t *ret_n);
+/* For sriovctl check: a file that selects PFs of host, one of whose
+ * Name= or PCIAddress= globs selects none ("Name=ens1f0 ens1f1" on a host
+ * without ens1f1, or "Name=ens1f0, ens1f1"), gets a warning for that
+ * glob. Only the keys that name single ports: a list of drivers or
+ * device IDs rightly covers hardware a host lacks. -ENOMEM. */
+int desired_unmatched_globs(const struct layout_set *set, const struct host_state *host,
+			    struct diag_list *diags);
 /* The eswitch mode pf ends in: the layout's ESwitchMode=, else its own. */
 enum eswitch_mode pf_desired_eswitch_mode(const struct pf_desired *d,
 					  const struct pf_state *pf) _pure_;

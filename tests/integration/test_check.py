@@ -75,7 +75,8 @@ def test_a_file_that_selects_no_pf(make_host):
     before = h.path.read_bytes()
     p = h.layout("50-e810.conf",
                  "# mistyped\n[Match]\nPCIAddress=0000:99:00.0\n[PhysicalFunction]\nVirtualFunctions=2\n")
-    warning = f"{p}:2: warning: [Match] PCIAddress=0000:99:00.0 selects no PF on this host"
+    # the line of the [Match] key that selects nothing
+    warning = f"{p}:3: warning: [Match] PCIAddress=0000:99:00.0 selects no PF on this host"
 
     r = h.run("check")
     assert lines(r) == [warning]
@@ -100,7 +101,7 @@ def test_host_name_is_said(make_host):
     h = make_host("e810.json")
     p = h.layout("50-fleet.conf", "[Match]\nHost=db-*\nDriver=ice\n")
     r = h.run("check")
-    assert lines(r) == [f"{p}:1: warning: [Match] Driver=ice Host=db-* selects no PF on this host "
+    assert lines(r) == [f"{p}:2: warning: [Match] Driver=ice Host=db-* selects no PF on this host "
                         "(its name is gpu-worker-03.dc1.example.net)"]
 
 
@@ -145,7 +146,7 @@ def test_the_daemon_logs_a_file_that_selects_no_pf(make_host, start_daemon, bus_
     h = make_host("e810.json")
     p = h.layout("50-e810.conf", "[Match]\nPCIAddress=0000:99:00.0\n[PhysicalFunction]\nVirtualFunctions=2\n")
     d = start_daemon(h)
-    bus_client.wait(lambda: re.search(re.escape(f"{p}:1: warning: [Match] PCIAddress=0000:99:00.0 "
+    bus_client.wait(lambda: re.search(re.escape(f"{p}:2: warning: [Match] PCIAddress=0000:99:00.0 "
                                                 "selects no PF on this host"), d.log_text()),
                     timeout=15, what="a log line saying the file selects no PF")
 
@@ -193,7 +194,8 @@ def test_a_bad_host_still_checks_the_files(make_host, tmp_path):
         f"{a}:4: unknown key 'VirtualFuncions' in [PhysicalFunction]; did you mean 'VirtualFunctions'?",
     ]
     assert "Checking failed" not in r.stderr
-    assert r.stdout == "1 layout file(s) checked: 1 error(s)\n"
+    # the host that cannot be read is counted
+    assert r.stdout == "1 layout file(s) checked: 2 error(s)\n"
     assert r.returncode == 1
 
 

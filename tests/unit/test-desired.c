@@ -522,7 +522,7 @@ static void test_firmware_vfs(void **state)
 	run_build(&t, &host, &pf, files, 1);
 	expect_error(&t, A, 3,
 		     "VirtualFunctions=16: the PF supports at most 8 VFs (sriov_totalvfs), and "
-		     "FirmwareVirtualFunctions=no forbids raising the firmware limit");
+		     "FirmwareVirtualFunctions=no (line 4) forbids raising the firmware limit");
 	pf_desired_free(t.d);
 	diag_list_done(&t.diags);
 
@@ -844,6 +844,11 @@ static void test_unselected(void **state)
 	h.n_pfs = 1;
 	assert_int_equal(strv_split("ens9 ens1f0", &files[0]->match.name), 0);
 	assert_int_equal(strv_split("db-*", &files[3]->match.host), 0);
+	/* the line cited is of the key that alone selects no PF: PCIAddress=
+	 * of A; Host= of D; the header where no key has a line */
+	files[0]->match.key_line[0] = 4; /* PCIAddress */
+	files[0]->match.key_line[1] = 3; /* Name */
+	files[3]->match.key_line[5] = 2; /* Host */
 	assert_int_equal(desired_unselected(&set, &h, &diags, &unselected, &n), 0);
 	assert_int_equal(n, 2);
 	assert_ptr_equal(unselected[0], files[0]);
@@ -851,7 +856,8 @@ static void test_unselected(void **state)
 	assert_int_equal(diags.n, 2);
 	assert_int_equal(diags.items[0].level, DIAG_WARNING);
 	assert_string_equal(diags.items[0].file, A);
-	assert_int_equal(diags.items[0].line, 1);
+	assert_int_equal(diags.items[0].line, 4);
+	assert_int_equal(diags.items[1].line, 2);
 	assert_string_equal(diags.items[0].msg, "[Match] PCIAddress=0000:99:00.0 Name=ens9 ens1f0 "
 						"selects no PF on this host");
 	assert_string_equal(diags.items[1].msg, "[Match] PCIAddress=* Host=db-* selects no PF on "
@@ -861,6 +867,46 @@ static void test_unselected(void **state)
 	for (size_t i = 0; i < 4; i++) {
 		strv_free(files[i]->match.name);
 		strv_free(files[i]->match.host);
+		file_free(files[i]);
+	}
+}
+
+/* With a host, each Name= or PCIAddress= glob of a file that selects PFs,
+ * which itself selects none; not for other keys, nor for a file that
+ * selects nothing (its own warning says so). */
+static void test_unmatched_globs(void **state)
+{
+	struct pf_state pf = pf_make("ice", 64, 0);
+	struct host_state h = host;
+	struct layout_file *files[] = { file_new(A, NULL), file_new(B, "0000:3b:00.0 0000:3b:00.9"),
+					file_new("/x/30-c.conf", NULL),
+					file_new("/x/40-d.conf", NULL) };
+	struct layout_set set = { .files = files, .n_files = 4 };
+	struct diag_list diags = {};
+
+	h.pfs = &pf;
+	h.n_pfs = 1;
+	assert_int_equal(strv_split("ens1f1, ens1f0", &files[0]->match.name), 0);
+	files[0]->match.key_line[1] = 2;
+	files[1]->match.key_line[0] = 3;
+	assert_int_equal(strv_split("ens9 ens8", &files[2]->match.name), 0);
+	assert_int_equal(strv_split("ice i40e", &files[3]->match.driver), 0);
+	assert_int_equal(desired_unmatched_globs(&set, &h, &diags), 0);
+	assert_int_equal(diags.n, 2);
+	assert_int_equal(diags.items[0].level, DIAG_WARNING);
+	assert_string_equal(diags.items[0].file, A);
+	assert_int_equal(diags.items[0].line, 2);
+	assert_string_equal(diags.items[0].msg, "[Match] Name=ens1f1, selects no PF on this host "
+						"(the file's other Name= globs do)");
+	assert_string_equal(diags.items[1].file, B);
+	assert_int_equal(diags.items[1].line, 3);
+	assert_string_equal(diags.items[1].msg,
+			    "[Match] PCIAddress=0000:3b:00.9 selects no PF on this host (the "
+			    "file's other PCIAddress= globs do)");
+	diag_list_done(&diags);
+	for (size_t i = 0; i < 4; i++) {
+		strv_free(files[i]->match.name);
+		strv_free(files[i]->match.driver);
 		file_free(files[i]);
 	}
 }
@@ -888,6 +934,14 @@ static void test_qos_without_vlan(void **state)
 	VF_SET(s, f, QOS, qos, 3, 6);
 	VF_SET(s, f, VLAN, vlan, 100, 7);
 	check_one("ice", 64, 0, f, NULL, 0);
+
+	/* a VLANId= the parser rejected has its own error: no second one */
+	f = file_new(A, "*");
+	PF_SET(f, VIRTUAL_FUNCTIONS, num_vfs, 4, 3);
+	s = section(f, 2, 2, 5);
+	VF_SET(s, f, QOS, qos, 3, 6);
+	s->rejected |= 1u << VF_KEY_VLAN;
+	check_one("ice", 64, 0, f, NULL, 0);
 }
 
 static void test_switchdev(void **state)
@@ -910,7 +964,11 @@ static void test_switchdev(void **state)
 
 	f = file_new(A, "*");
 	PF_SET(f, HW_TC_OFFLOAD, hw_tc_offload, true, 5);
-	check_one("ice", 64, 0, f, "HardwareTCOffload=yes: needs ESwitchMode=switchdev", 5);
+	/* the PF and the mode it stays in are named */
+	check_one("ice", 64, 0, f,
+		  "HardwareTCOffload=yes: needs ESwitchMode=switchdev; 0000:3b:00.0 (ens1f0) is in "
+		  "legacy mode and no file sets ESwitchMode=",
+		  5);
 
 	f = file_new(A, "*");
 	PF_SET(f, ESWITCH_MODE, eswitch_mode, ESWITCH_MODE_SWITCHDEV, 4);
@@ -1154,6 +1212,7 @@ int main(void)
 		cmocka_unit_test(test_link_type_fixed_port),
 		cmocka_unit_test(test_ib_guids),
 		cmocka_unit_test(test_duplicate_macs_host),
+		cmocka_unit_test(test_unmatched_globs),
 		cmocka_unit_test(test_more_errors_counted),
 		cmocka_unit_test(test_rates_after_merge),
 	};

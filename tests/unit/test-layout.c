@@ -429,7 +429,8 @@ static void test_malformed_headers(void **state)
 	expect_error(MATCH_ALL "[PhysicalFunction\nMTUBytes=9000\n", 3,
 		     "invalid section header '[PhysicalFunction': must be [Name]");
 	expect_error(MATCH_ALL "[PhysicalFunction] # pf\nMTUBytes=9000\n", 3,
-		     "invalid section header '[PhysicalFunction] # pf': must be [Name]");
+		     "'[PhysicalFunction] # pf': a comment after a section header is not allowed; "
+		     "comments are whole lines starting with '#' or ';'");
 	expect_error(MATCH_ALL "[Physical[Function]\n", 3,
 		     "invalid section header '[Physical[Function]': must be [Name]");
 	/* the keys after an invalid header do not land in the section before it */
@@ -810,6 +811,89 @@ static void test_no_match_section(void **state)
 	diag_list_done(&d);
 }
 
+/* A header with a comment after it is an error that says so, and the lines
+ * below it are read as under the header it names: their errors are said. */
+static void test_header_comment(void **state)
+{
+	_cleanup_layout_file_ struct layout_file *f = NULL;
+	struct diag_list d = {};
+
+	f = parse(MATCH_ALL "[PhysicalFunction] ; pf\nMTUBytes=9000\nLinkUp=maybe\n", &d);
+	assert_int_equal(d.n, 2);
+	assert_int_equal(d.items[0].line, 3);
+	assert_string_equal(d.items[0].msg,
+			    "'[PhysicalFunction] ; pf': a comment after a section header is not "
+			    "allowed; comments are whole lines starting with '#' or ';'");
+	assert_int_equal(d.items[1].line, 5);
+	assert_true(startswith(d.items[1].msg, "LinkUp=maybe: must be a boolean"));
+	assert_int_equal(f->pf.mtu, 9000);
+	assert_true(f->has_error);
+	diag_list_done(&d);
+}
+
+/* "no [Match] section" points at a header that was meant as one. */
+static void test_no_match_mistyped(void **state)
+{
+	struct diag_list d = {};
+
+	layout_file_free(parse("# c\n[match]\nName=ens1f0\n", &d));
+	assert_int_equal(d.n, 2);
+	assert_int_equal(d.items[1].line, 0);
+	assert_string_equal(d.items[1].msg, "no [Match] section: [match] at line 2: section names "
+					    "are case-sensitive, write [Match]");
+	diag_list_done(&d);
+	layout_file_free(parse("[Mach]\nName=ens1f0\n", &d));
+	assert_int_equal(d.n, 2);
+	assert_string_equal(d.items[1].msg, "no [Match] section: [Mach] at line 1: write [Match]");
+	diag_list_done(&d);
+}
+
+/* Name=a, b: the globs are "a," and "b" (a ',' may be in an interface
+ * name), with a warning that says how to write a list. */
+static void test_name_commas(void **state)
+{
+	_cleanup_layout_file_ struct layout_file *f = NULL;
+	struct diag_list d = {};
+
+	f = parse("[Match]\nName=ens1f0, ens1f1,ens2\n", &d);
+	assert_int_equal(d.n, 1);
+	assert_int_equal(d.items[0].level, DIAG_WARNING);
+	assert_int_equal(d.items[0].line, 2);
+	assert_string_equal(
+		d.items[0].msg,
+		"Name=ens1f0, ens1f1,ens2: globs are separated by spaces, not commas: "
+		"write 'Name=ens1f0 ens1f1 ens2' (a ',' is taken as part of an interface "
+		"name)");
+	assert_false(f->has_error);
+	assert_string_equal(f->match.name[0], "ens1f0,");
+	assert_string_equal(f->match.name[1], "ens1f1,ens2");
+	diag_list_done(&d);
+}
+
+/* Each [Match] key keeps the line that first set it; an empty value
+ * unsets it. A VF key whose value was rejected is marked so. */
+static void test_key_lines(void **state)
+{
+	_cleanup_layout_file_ struct layout_file *f = NULL;
+	struct diag_list d = {};
+
+	f = parse_clean("[Match]\n# c\nDriver=ice\nName=a\nName=b\nPCIAddress=*\nPCIAddress=\n");
+	assert_string_equal(layout_match_key_name(4), "Driver");
+	assert_int_equal(f->match.key_line[4], 3);
+	assert_int_equal(f->match.key_line[1], 4);
+	assert_int_equal(f->match.key_line[0], 0);
+	assert_ptr_equal(*layout_match_list(&f->match, 1), f->match.name);
+	layout_file_free(TAKE_PTR(f));
+
+	f = parse(MATCH_ALL "[VirtualFunction 0]\nVLANId=9999\n", &d);
+	assert_true(f->vf_sections[0].settings.rejected & (1u << VF_KEY_VLAN));
+	layout_file_free(TAKE_PTR(f));
+	diag_list_done(&d);
+	f = parse(MATCH_ALL "[VirtualFunction 0]\nVLANId=9999\nVLANId=5\n", &d);
+	assert_false(f->vf_sections[0].settings.rejected & (1u << VF_KEY_VLAN));
+	diag_list_done(&d);
+}
+
 static void test_crlf_and_bom(void **state)
 {
 	_cleanup_layout_file_ struct layout_file *f = NULL;
@@ -1035,6 +1119,10 @@ int main(void)
 		cmocka_unit_test(test_crlf_and_bom),
 		cmocka_unit_test(test_repeated_sections),
 		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_header_comment),
+		cmocka_unit_test(test_no_match_mistyped),
+		cmocka_unit_test(test_name_commas),
+		cmocka_unit_test(test_key_lines),
 		cmocka_unit_test(test_key_names),
 		cmocka_unit_test(test_parse_file),
 		cmocka_unit_test(test_null_diags),

@@ -1,0 +1,132 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""What sriovctl check tells a new user about mistakes the format makes easy: commas between
+[Match] globs, a comment after a section header, a mistyped [match], a glob that selects
+nothing, a --host that cannot be read, no layout files; and that each message names the
+place and the cause."""
+
+import subprocess
+
+
+def lines(r):
+    return r.stderr.splitlines()
+
+
+def check_files(h, *files, host=False):
+    cmd = [h.binary, "--no-color", *(["--host", str(h.path)] if host else []), "check",
+           *map(str, files)]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd=h.dir)
+
+
+def test_commas_between_name_globs(make_host):
+    h = make_host("e810.json")
+    p = h.layout("50-e810.conf", "[Match]\nName=ens1f0, ens1f1\n[PhysicalFunction]\nVirtualFunctions=2\n")
+    comma = (f"{p}:2: warning: Name=ens1f0, ens1f1: globs are separated by spaces, not commas: "
+             "write 'Name=ens1f0 ens1f1' (a ',' is taken as part of an interface name)")
+    r = check_files(h, p)
+    assert lines(r) == [comma]
+    assert r.stdout == "1 layout file(s) checked: 0 error(s), 1 warning(s)\n"
+    assert r.returncode == 0
+    # with the host, the glob that selects nothing is said too
+    r = h.run("check")
+    assert lines(r) == [comma, f"{p}:2: warning: [Match] Name=ens1f0, selects no PF on this host "
+                               "(the file's other Name= globs do)"]
+    assert r.returncode == 0
+    assert h.run("check", "--strict").returncode == 1
+
+
+def test_a_glob_that_selects_no_pf(make_host):
+    h = make_host("e810.json")
+    p = h.layout("50-e810.conf", "[Match]\nDriver=ice\nName=ens1f0 ens1fX\n")
+    q = h.layout("60-fleet.conf", "[Match]\nName=ens9 ens8\n")
+    r = h.run("check")
+    # the file that selects nothing has its one warning, not one per glob
+    assert lines(r) == [
+        f"{q}:2: warning: [Match] Name=ens9 ens8 selects no PF on this host",
+        f"{p}:3: warning: [Match] Name=ens1fX selects no PF on this host "
+        "(the file's other Name= globs do)",
+    ]
+    assert r.returncode == 0
+    # only check says it: plan and the daemon are not told of each glob
+    assert "ens1fX" not in h.run("plan").stderr
+
+
+def test_a_comment_after_a_section_header(make_host):
+    h = make_host("e810.json")
+    p = h.layout("50-e810.conf", "[Match] # ports\nName=ens1f0\nBogus=1\n"
+                 "[PhysicalFunction] ; pf\nVirtualFunctions=2\nLinkUp=maybe\n")
+    r = h.run("check")
+    assert lines(r) == [
+        f"{p}:1: '[Match] # ports': a comment after a section header is not allowed; comments "
+        "are whole lines starting with '#' or ';'",
+        f"{p}:3: unknown key 'Bogus' in [Match]",
+        f"{p}:4: '[PhysicalFunction] ; pf': a comment after a section header is not allowed; "
+        "comments are whole lines starting with '#' or ';'",
+        f"{p}:6: LinkUp=maybe: must be a boolean (yes/no/true/false/on/off/1/0)",
+    ]
+    assert r.stdout.endswith(": 4 error(s)\n")
+    assert r.returncode == 1
+
+
+def test_a_mistyped_match_header(make_host):
+    h = make_host("e810.json")
+    p = h.layout("50-e810.conf", "[match]\nName=ens1f0\n[PhysicalFunction]\nVirtualFunctions=2\n")
+    r = check_files(h, p)
+    assert lines(r) == [
+        f"{p}:1: unknown section [match]; sections are [Match], [PhysicalFunction] and "
+        "[VirtualFunction ...]; did you mean '[Match]'?",
+        f"{p}: no [Match] section: [match] at line 1: section names are case-sensitive, "
+        "write [Match]",
+    ]
+    assert r.returncode == 1
+
+
+def test_a_host_that_does_not_exist_is_the_error(make_host):
+    h = make_host("e810.json")
+    p = h.layout("50-e810.conf", "[Match]\nDriver=ice\n")
+    missing = h.dir / "nonexistent.json"
+    r = subprocess.run([h.binary, "--no-color", "--host", str(missing), "check", str(p)],
+                       capture_output=True, text=True, timeout=60)
+    assert lines(r) == [f"{missing}: cannot open the simulated host: No such file or directory",
+                        "The files are checked without the host."]
+    assert r.stdout == "1 layout file(s) checked: 1 error(s)\n"
+    assert r.returncode == 1
+
+
+def test_no_layout_files(make_host):
+    h = make_host("e810.json")
+    r = h.run("check")
+    assert lines(r) == [f"warning: no layout files (*.conf) in {h.confdir}"]
+    assert r.stdout == ("0 layout file(s) and the main configuration checked: 0 error(s), "
+                        "1 warning(s)\n")
+    assert r.returncode == 0
+    assert h.run("check", "--strict").returncode == 1
+
+
+def test_firmware_vfs_no_names_its_line(make_host):
+    h = make_host("cx6dx.json")
+    p = h.layout("50-cx.conf", "[Match]\nDriver=mlx5_core\n[PhysicalFunction]\n"
+                 "FirmwareVirtualFunctions=no\nVirtualFunctions=16\n")
+    r = h.run("check")
+    assert lines(r) == [
+        f"{p}:5: VirtualFunctions=16: the PF supports at most 8 VFs (sriov_totalvfs), and "
+        "FirmwareVirtualFunctions=no (line 4) forbids raising the firmware limit"]
+    assert r.returncode == 1
+
+
+def test_tc_offload_names_the_pf_and_its_mode(make_host):
+    h = make_host("e810.json")
+    p = h.layout("50-e810.conf", "[Match]\nName=ens1f0\n[PhysicalFunction]\nHardwareTCOffload=yes\n")
+    r = h.run("check")
+    assert lines(r) == [
+        f"{p}:4: HardwareTCOffload=yes: needs ESwitchMode=switchdev; 0000:3b:00.0 (ens1f0) is "
+        "in legacy mode and no file sets ESwitchMode="]
+    assert r.returncode == 1
+
+
+def test_qos_after_a_rejected_vlan_is_one_error(make_host):
+    h = make_host("e810.json")
+    p = h.layout("50-e810.conf", "[Match]\nDriver=ice\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                 "[VirtualFunction 0]\nVLANId=9999\nQualityOfService=3\n")
+    for r in (check_files(h, p), h.run("check")):
+        assert lines(r) == [f"{p}:6: VLANId=9999: must be 0..4095"]
+        assert r.returncode == 1
