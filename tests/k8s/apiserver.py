@@ -309,11 +309,14 @@ class ApiServer:
         requests in flight (their response is never sent)."""
         self.front.set_down(down)
 
-    def set_starting(self, phase):
+    def set_starting(self, phase, then=False):
         """As kube-apiserver right after it starts: "refusing" (every request but system:masters'
         refused with RBAC's 403, /readyz included, as before its authorizer has read the roles),
-        "unready" (requests served, /readyz 500), or None (ready)."""
-        self.api.starting = phase
+        "unready" (requests served, /readyz 500), or None (ready). With then: "refusing" turns
+        into that phase right after it refuses /readyz once, as a server that finishes starting
+        while the client asks (whatever the client's own speed)."""
+        with self.cluster.lock:
+            self.api.starting, self.api.starting_next = phase, then
 
     def set_latency(self, seconds):
         self.api.latency = seconds

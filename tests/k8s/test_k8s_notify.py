@@ -1005,16 +1005,14 @@ def test_server_gone_during_a_run_is_unreachable(tool, apiserver):
 def test_rbac_refusal_while_the_server_starts_is_temporary(tool, apiserver):
     """kube-apiserver refuses everything as RBAC would for a moment after it starts (its /readyz
     too), then says it is not ready: such a 403 is no refusal of ours to give up on."""
-    apiserver.set_starting("refusing")
-    threading.Timer(0.3, apiserver.set_starting, ("unready",)).start()
+    apiserver.set_starting("refusing", then="unready")
     r = tool.run("cordon")
     assert r.rc == EXIT_TEMPFAIL and r.json["unreachable"] is True, r
     assert "403 Forbidden while the API server is starting" in r.json["error"], r
     apiserver.set_starting(None)
     ok(tool.run("cordon"), "cordon")
     # ready while k8s-notify asks: the refusal it had may be from before, tried again later
-    apiserver.set_starting("refusing")
-    threading.Timer(0.3, apiserver.set_starting, (None,)).start()
+    apiserver.set_starting("refusing", then=None)
     r = tool.run("uncordon")
     assert r.rc == EXIT_TEMPFAIL and r.json["unreachable"] is True, r
     ok(tool.run("uncordon"), "uncordon")

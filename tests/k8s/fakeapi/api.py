@@ -142,6 +142,9 @@ class Api:
         # refused as by RBAC, /readyz too) or has, but the server is not ready yet ("unready":
         # /readyz 500); None: ready
         self.starting = None
+        # the phase that follows the first refused /readyz of "refusing" (a server that finishes
+        # starting while a client asks), or False to stay
+        self.starting_next = False
 
     def handle(self, req):
         try:
@@ -171,6 +174,8 @@ class Api:
             return answer
         ns_for_authz = req.namespace if resource and resource.namespaced else None
         if self.starting == "refusing" and "system:masters" not in req.user.groups:
+            if self.starting_next is not False and req.path == "/readyz":
+                self.starting, self.starting_next = self.starting_next, False
             # kube-apiserver before its RBAC informers synced: its authorizer knows no role
             if resource is None:
                 raise st.ApiError(st._status(403, "Forbidden", f'forbidden: User '
