@@ -12,7 +12,6 @@ import os
 import signal
 import statistics
 import subprocess
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
