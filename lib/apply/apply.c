@@ -66,9 +66,14 @@ static int set_outcome(struct apply_pf_result *res, enum pf_status_state state, 
 	return 0;
 }
 
-/* Applied, or degraded when the host lacks what the layout needs. */
+/* Applied (and waiting, when VFs another tool makes are missing), or
+ * degraded when the host lacks what the layout needs. */
 static int set_unmet(struct apply_pf_result *res, const struct plan *p)
 {
+	strv_free(res->status.waiting);
+	res->status.waiting = strv_copy(p->waiting);
+	if (!res->status.waiting)
+		return -ENOMEM;
 	if (!p->unmet[0])
 		return set_outcome(res, PF_STATUS_APPLIED, NULL);
 	return set_outcome(res, PF_STATUS_DEGRADED, strv_join(p->unmet, "; "));
@@ -815,7 +820,8 @@ static int status_init(struct pf_status *st, const struct pf_state *pf)
 	st->name = pf->name ? strdup(pf->name) : NULL;
 	st->reboot_reasons = calloc(1, sizeof(char *));
 	st->config_files = calloc(1, sizeof(char *));
-	if ((pf->name && !st->name) || !st->reboot_reasons || !st->config_files)
+	st->waiting = calloc(1, sizeof(char *));
+	if ((pf->name && !st->name) || !st->reboot_reasons || !st->config_files || !st->waiting)
 		return -ENOMEM;
 	return 0;
 }

@@ -37,6 +37,9 @@ struct pf_status {
 	uint32_t num_vfs;      /* VFs after the apply */
 	char **reboot_reasons; /* NULL-terminated, never NULL */
 	char **config_files;   /* NULL-terminated, never NULL */
+	/* APPLIED as far as it goes while VFs that another tool is expected to
+	 * create are missing (plan.waiting): why; NULL-terminated, never NULL */
+	char **waiting;
 };
 
 const char *pf_status_state_to_string(enum pf_status_state s) _pure_;

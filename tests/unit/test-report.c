@@ -23,10 +23,10 @@
 #define MLX_PF "0000:5e:00.0" /* mixed.json: mlx5_core, no VFs */
 
 #define PLAN_PF_KEYS \
-	"pci,name,configured,held,held_reason,disruptive,actions,reboot_reasons,unmet,notes,config_files"
+	"pci,name,configured,held,held_reason,disruptive,actions,reboot_reasons,unmet,waiting,notes,config_files"
 #define STATUS_PF_KEYS                                                              \
 	"pci,name,driver,link_type,state,reason,num_vfs,total_vfs,desired_num_vfs," \
-	"config_files,pending_actions,pending_reboot_reasons,last_apply,settings,vfs"
+	"config_files,pending_actions,pending_reboot_reasons,waiting,last_apply,settings,vfs"
 #define VF_KEYS                                                                                   \
 	"index,pci,name,driver,mac,vlan,qos,trust,spoofchk,link_state,ib_node_guid,ib_port_guid," \
 	"mtu,rdma,representor,representor_up,layout,settings"
