@@ -20,8 +20,9 @@ static bool print_result(const struct ctl *c, const struct apply_pf_result *res,
 			printf("%s: %s, %u action(s); %u VFs\n", strna(who),
 			       ctl_paint(c, ANSI_GREEN, "reset"), st->n_actions, st->num_vfs);
 		else if (named)
-			printf("%s: nothing that sriov-persist created is left on it\n",
-			       strna(who));
+			printf("%s: nothing reset: %s\n", strna(who),
+			       res->nothing_left ?:
+				       "nothing that sriov-persist created is left on it");
 		return true;
 	case PF_STATUS_HELD:
 	case PF_STATUS_FAILED:

@@ -861,6 +861,25 @@ static int take_lock(struct pf_run *run, const struct pf_state *pf)
 	return lock;
 }
 
+/* A reset of a PF with nothing of ours left: someone changed the PF since
+ * (or it rebooted), and what is there is not ours any more. The record goes;
+ * the result says who has the VFs now. */
+static int forget_created(struct pf_run *run, const struct pf_state *pf)
+{
+	const char *dir = run->opts->state_dir;
+	struct pf_created c;
+	bool had = dir && pf_created_read(dir, pf->pci, &c) >= 0;
+
+	run->res->nothing_left = pf_created_describe_gone(had ? &c : NULL, pf);
+	if (had)
+		pf_created_done(&c);
+	if (!run->res->nothing_left)
+		return -ENOMEM;
+	if (dir)
+		(void)pf_created_remove(dir, pf->pci);
+	return 0;
+}
+
 /* A PF no layout selects is never touched. What sriov-persist created on it
  * while a layout selected it stays, as the host has it: a layout file that
  * went away for a moment must not destroy running VFs. Only a reset removes
@@ -888,13 +907,13 @@ static int apply_unconfigured(struct pf_run *run, const struct pf_state *pf)
 				      o->state_dir, read_strerror(r)));
 	if (r < 0) /* not ours to know, and a PF no layout selects is left alone anyway */
 		return pf_status_remove(o->runtime_dir, pf->pci);
-	if (r == 0) {
-		/* someone changed the PF since (or it rebooted): what is there
-		 * is not ours any more */
-		if (o->state_dir && o->reset)
-			(void)pf_created_remove(o->state_dir, pf->pci);
-		return pf_status_remove(o->runtime_dir, pf->pci);
+	if (r == 0 && o->reset) {
+		r = forget_created(run, pf);
+		if (r < 0)
+			return r;
 	}
+	if (r == 0)
+		return pf_status_remove(o->runtime_dir, pf->pci);
 	if (!o->reset)
 		return pf_status_remove(o->runtime_dir, pf->pci);
 	st->started = run_now(run);
@@ -1080,6 +1099,7 @@ void apply_result_done(struct apply_result *r)
 	for (size_t i = 0; i < r->n_pfs; i++) {
 		pf_status_done(&r->pfs[i].status);
 		host_state_free(r->pfs[i].read_back);
+		free(r->pfs[i].nothing_left);
 	}
 	free(r->pfs);
 	diag_list_done(&r->diags);

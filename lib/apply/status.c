@@ -506,3 +506,24 @@ char *pf_created_describe(const struct pf_created *c)
 		return strdup("VF driver autoprobe left off from a removed layout");
 	return strdup("IOMMU kernel arguments left in the boot loader from a removed layout");
 }
+
+char *pf_created_describe_gone(const struct pf_created *c, const struct pf_state *pf)
+{
+	uint32_t ours = c ? c->num_vfs : 0;
+
+	if (pf->num_vfs == 0 && ours == 0)
+		return strdup(
+			"it has no VFs, and nothing that sriov-persist created is left on it");
+	if (pf->num_vfs == 0)
+		return strdup_printf("it has no VFs; the %u that sriov-persist created are gone "
+				     "(a reboot, or a change outside sriov-persist)",
+				     ours);
+	if (ours > 0)
+		return strdup_printf("%u VF(s) exist, but not the %u sriov-persist created (the "
+				     "count was changed outside sriov-persist since its last "
+				     "apply); left as they are",
+				     pf->num_vfs, ours);
+	return strdup_printf("%u VF(s) exist, not created by sriov-persist (another tool or an "
+			     "administrator made them); left as they are",
+			     pf->num_vfs);
+}
