@@ -334,6 +334,13 @@ static void log_result(const struct apply_pf_result *res)
 		       st->n_actions);
 		return;
 	}
+	/* the VFs that exist configured, the others another tool has yet to make */
+	if (st->state == PF_STATUS_APPLIED && st->waiting && st->waiting[0]) {
+		log_pf(prio, st->pci, "%s%s%s%s: pending after %u action(s): %s", st->pci,
+		       st->name ? " (" : "", strempty(st->name), st->name ? ")" : "", st->n_actions,
+		       st->waiting[0]);
+		return;
+	}
 	log_pf(prio, st->pci, "%s%s%s%s: %s after %u action(s)%s%s", st->pci, st->name ? " (" : "",
 	       strempty(st->name), st->name ? ")" : "", pf_status_state_to_string(st->state),
 	       st->n_actions, st->error ? ": " : "", strempty(st->error));

@@ -7,7 +7,9 @@ import json
 import os
 import subprocess
 
-from conftest import PF_IFACE, pf_path
+from conftest import PF_IFACE, ROOT, pf_path
+
+HELPER = os.environ.get("SRIOV_UDEV_HELPER") or str(ROOT / "build/asan/udev-helper")
 
 E810 = "0000:3b:00.0"  # e810.json: ice, 0 of 128 VFs
 WAITING = "waiting for another tool to create VFs: {k} of {n} exist (ExternallyManaged=yes)"
@@ -123,6 +125,22 @@ def test_vfs_that_appear_are_configured_then_applied(make_host):
     assert r.returncode == 0, r
     assert r.stdout == "1 configured PF(s): 1 applied, 0 not (see sriovctl status)\n"
     assert h.run("plan", env=NO_BUS).returncode == 0
+
+
+def test_the_apply_unit_succeeds_and_the_gate_waits(make_host):
+    """At boot the apply unit (udev-helper apply) configures what exists and succeeds: waiting for
+    another tool is no failure. The gate does not let kubelet start on its record."""
+    h = external_host(make_host)
+    r = subprocess.run([HELPER, "--host", str(h.path), "--config-dir", str(h.confdir),
+                        "--main-config", str(h.main), "apply", E810],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r
+    rec = json.loads((h.dir / "host.json.run" / "pf" / f"{E810}.json").read_text())
+    why = WAITING.format(k=0, n=8)
+    assert (rec["state"], rec["waiting"]) == ("applied", [why])
+    assert status_pf(h)["state"] == "pending"
+    r = h.run("wait", "--timeout", "0", env=NO_BUS)
+    assert r.returncode == 1 and f"{E810} ({why})" in r.stdout, r
 
 
 def test_vfs_that_appear_need_no_change_are_applied(make_host):
