@@ -26,13 +26,17 @@ static usec_t boot_realtime(void)
 
 struct progress {
 	size_t configured, done, applied;
-	char **missing; /* "PCI" or "PCI (no driver yet)" */
+	/* "PCI", "PCI (no driver yet)", "PCI (waiting for another tool ...)" */
+	char **missing;
 };
 
 static int note_missing(struct progress *p, const struct pf_view *pv)
 {
 	const struct pf_state *pf = pv->pf;
 
+	if (pv->desired && pv->plan && pv->plan->waiting[0])
+		return strv_consume(&p->missing,
+				    strdup_printf("%s (%s)", pf->pci, pv->plan->waiting[0]));
 	if (pv->desired)
 		return strv_extend(&p->missing, pf->pci);
 	return strv_consume(&p->missing,
@@ -52,8 +56,9 @@ static const char *still_waiting(const struct pf_view *pv, const struct pf_statu
 	return NULL;
 }
 
-/* A PF that a layout selects: done when its record is from this boot and
- * it waits for nothing more. */
+/* A PF that a layout selects: done when its record is from this boot and,
+ * applied, it waits for nothing more (held, failed ... are done: wait
+ * fails at once). */
 static int note_record(struct ctl *c, usec_t since, const struct pf_view *pv, struct progress *p)
 {
 	const char *why = NULL;
@@ -64,7 +69,7 @@ static int note_record(struct ctl *c, usec_t since, const struct pf_view *pv, st
 		return note_missing(p, pv);
 	if (st.finished < since)
 		r = note_missing(p, pv);
-	else if ((why = still_waiting(pv, &st)))
+	else if (st.state == PF_STATUS_APPLIED && (why = still_waiting(pv, &st)))
 		r = strv_consume(&p->missing, strdup_printf("%s (%s)", pv->pf->pci, why));
 	else {
 		p->done++;

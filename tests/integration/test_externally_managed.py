@@ -62,6 +62,10 @@ def test_no_vfs_yet_is_pending_everywhere(make_host):
     pf = next(p for p in plan["pfs"] if p["pci"] == E810)
     assert pf["actions"] == [] and pf["waiting"] == [why] and pf["reboot_reasons"] == []
 
+    # not applied yet, and what it will wait for once it is
+    r = h.run("wait", "--timeout", "0", env=NO_BUS)
+    assert r.returncode == 1 and f"not applied yet: {E810} ({why})\n" in r.stdout, r
+
     r = h.run("apply", env=NO_BUS)
     assert r.returncode == 0, r
     assert r.stdout == f"{E810} (ens1f0): pending: {why}\n", r.stdout
@@ -175,6 +179,11 @@ def test_the_daemon_says_pending_and_configures_the_vfs_when_they_appear(make_ho
     assert r.returncode == 0, r
     assert f"{E810} (ens1f0): pending: {why}\n" in r.stdout, r.stdout
     assert c.get("State", path, PF_IFACE) == "pending"
+    r = subprocess.run([h.binary, "--no-color", "status", "--json"], capture_output=True,
+                       text=True, timeout=120, env=env)
+    assert r.returncode == 0, r
+    pf = next(p for p in json.loads(r.stdout)["pfs"] if p["pci"] == E810)
+    assert (pf["state"], pf["reason"], pf["waiting"]) == ("pending", why, [why])
 
     m = c.mark()
     other_tool(h, 4)
