@@ -277,7 +277,7 @@ static int check_pf(struct manager *m, struct pf_entry *e, bool may_apply)
 		(void)free_and_strdup(&e->last_error, why);
 		return 0;
 	}
-	e->desired_vfs = d && !d->held ? d->num_vfs : pf->num_vfs;
+	e->desired_vfs = d && !d->held ? pf_desired_num_vfs(d, pf) : pf->num_vfs;
 	set_strv(&e->config_files, d ? strv_copy(d->config_files) : NULL);
 	r = set_settings(e, pf, d);
 	if (r < 0)

@@ -399,18 +399,6 @@ static int vfs_put(struct json_object *o, const struct pf_view *pv)
 	return r;
 }
 
-/* The VF count a layout asks for: with ExternallyManaged=yes the one the
- * other tool is expected to make (the planner keeps the VFs that exist). */
-static int64_t desired_num_vfs(const struct pf_view *pv)
-{
-	const struct pf_settings *s = &pv->desired->pf;
-
-	if (pf_settings_has(s, PF_KEY_EXTERNALLY_MANAGED) && s->externally_managed &&
-	    pf_settings_has(s, PF_KEY_VIRTUAL_FUNCTIONS))
-		return s->num_vfs_max ? pv->pf->total_vfs : s->num_vfs;
-	return pv->desired->num_vfs;
-}
-
 static int pf_status_fill(struct json_object *o, const struct pf_view *pv,
 			  const struct pf_report *r)
 {
@@ -422,7 +410,7 @@ static int pf_status_fill(struct json_object *o, const struct pf_view *pv,
 	    put_str(o, "state", r->state) < 0 || put_str(o, "reason", r->why) < 0 ||
 	    put_int(o, "num_vfs", pf->num_vfs) < 0 || put_int(o, "total_vfs", pf->total_vfs) < 0 ||
 	    (pv->desired && !pv->desired->held ?
-		     put_int(o, "desired_num_vfs", desired_num_vfs(pv)) :
+		     put_int(o, "desired_num_vfs", pf_desired_num_vfs(pv->desired, pv->pf)) :
 		     put_null(o, "desired_num_vfs")) < 0 ||
 	    put(o, "config_files", json_strv(pv->desired ? pv->desired->config_files : NULL)) < 0 ||
 	    put_int(o, "pending_actions", pv->plan ? (int64_t)pv->plan->n_actions : 0) < 0 ||

@@ -418,6 +418,16 @@ enum eswitch_mode pf_desired_eswitch_mode(const struct pf_desired *d, const stru
 	return pf_settings_has(&d->pf, PF_KEY_ESWITCH_MODE) ? d->pf.eswitch_mode : pf->eswitch_mode;
 }
 
+uint32_t pf_desired_num_vfs(const struct pf_desired *d, const struct pf_state *pf)
+{
+	const struct pf_settings *s = &d->pf;
+
+	if (pf_settings_has(s, PF_KEY_EXTERNALLY_MANAGED) && s->externally_managed &&
+	    pf_settings_has(s, PF_KEY_VIRTUAL_FUNCTIONS))
+		return s->num_vfs_max ? pf->total_vfs : s->num_vfs;
+	return d->num_vfs;
+}
+
 static int check_pf_settings(struct ctx *c)
 {
 	const struct pf_settings *s = &c->d->pf;

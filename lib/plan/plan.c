@@ -803,13 +803,9 @@ static int add_no_rdma_reason(struct plan_ctx *c)
  * waits, and the VFs get their sections when they appear. */
 static int note_external_vfs(struct plan_ctx *c)
 {
-	const struct pf_settings *s = &c->d->pf;
-	uint32_t want;
+	uint32_t want = pf_desired_num_vfs(c->d, c->pf);
 
-	if (!c->externally_managed || !pf_settings_has(s, PF_KEY_VIRTUAL_FUNCTIONS))
-		return 0;
-	want = s->num_vfs_max ? c->pf->total_vfs : s->num_vfs;
-	if (c->pf->num_vfs >= want)
+	if (!c->externally_managed || c->pf->num_vfs >= want)
 		return 0;
 	return strv_consume(&c->p->waiting,
 			    strdup_printf("waiting for another tool to create VFs: %u of %u exist "

@@ -170,6 +170,8 @@ def test_the_daemon_says_pending_and_configures_the_vfs_when_they_appear(make_ho
     path = pf_path(E810)
     c.wait_property("State", "pending", path, PF_IFACE)
     assert c.get("LastError", path, PF_IFACE) == why
+    assert c.get("VirtualFunctions", path, PF_IFACE) == 0
+    assert c.get("DesiredVirtualFunctions", path, PF_IFACE) == 4
     assert c.get("State") == "idle"
 
     c.call("Apply", E810)  # nothing failed: no error
