@@ -198,19 +198,20 @@ static void note_pf(struct manager *m, struct pf_entry *e, const struct pf_state
 }
 
 /* Held, or nothing left to do: applied, degraded where the host lacks
- * something, or pending while what is left only a reboot brings (a raised
- * firmware VF limit), as sriovctl status says. */
+ * something, or pending while what is left only another tool (VFs of an
+ * ExternallyManaged=yes PF) or a reboot (a raised firmware VF limit)
+ * brings, as sriovctl status says. */
 static int check_at_rest(struct pf_entry *e, const struct pf_desired *d, const struct plan *p)
 {
 	_cleanup_free_ char *unmet = !d->held && p->unmet[0] ? strv_join(p->unmet, "; ") : NULL;
-	_cleanup_free_ char *reboot =
-		!d->held && p->reboot_reasons[0] ? strv_join(p->reboot_reasons, "; ") : NULL;
+	char *const *later = d->held ? NULL : p->waiting[0] ? p->waiting : p->reboot_reasons;
+	_cleanup_free_ char *pending = later && later[0] ? strv_join((char **)later, "; ") : NULL;
 
 	e->state = d->held ? PF_RUN_HELD :
 		   unmet   ? PF_RUN_DEGRADED :
-		   reboot  ? PF_RUN_PENDING :
+		   pending ? PF_RUN_PENDING :
 			     PF_RUN_APPLIED;
-	(void)free_and_strdup(&e->last_error, d->held ? d->held_reason : unmet ?: reboot);
+	(void)free_and_strdup(&e->last_error, d->held ? d->held_reason : unmet ?: pending);
 	if (!d->held) {
 		set_strv(&e->resources_running, strv_copy(e->resources_wanted));
 		if (!e->resources_running)
@@ -276,7 +277,7 @@ static int check_pf(struct manager *m, struct pf_entry *e, bool may_apply)
 		(void)free_and_strdup(&e->last_error, why);
 		return 0;
 	}
-	e->desired_vfs = d && !d->held ? d->num_vfs : pf->num_vfs;
+	e->desired_vfs = d && !d->held ? pf_desired_num_vfs(d, pf) : pf->num_vfs;
 	set_strv(&e->config_files, d ? strv_copy(d->config_files) : NULL);
 	r = set_settings(e, pf, d);
 	if (r < 0)
@@ -331,6 +332,13 @@ static void log_result(const struct apply_pf_result *res)
 		       "%s%s%s%s: reset: removed what sriov-persist created (%u action(s))",
 		       st->pci, st->name ? " (" : "", strempty(st->name), st->name ? ")" : "",
 		       st->n_actions);
+		return;
+	}
+	/* the VFs that exist configured, the others another tool has yet to make */
+	if (st->state == PF_STATUS_APPLIED && st->waiting && st->waiting[0]) {
+		log_pf(prio, st->pci, "%s%s%s%s: pending after %u action(s): %s", st->pci,
+		       st->name ? " (" : "", strempty(st->name), st->name ? ")" : "", st->n_actions,
+		       st->waiting[0]);
 		return;
 	}
 	log_pf(prio, st->pci, "%s%s%s%s: %s after %u action(s)%s%s", st->pci, st->name ? " (" : "",

@@ -26,18 +26,36 @@ void ctl_on_action(const struct pf_state *pf, const struct action *a, int r, con
 	fflush(stdout);
 }
 
+/* Applied as far as it goes, while another tool has yet to create VFs
+ * (ExternallyManaged=yes): "pending: waiting for another tool to create
+ * VFs: 0 of 8 exist (ExternallyManaged=yes)", or "pending after N
+ * action(s): ..." when the VFs that exist were configured. */
+static void print_waiting(const struct ctl *c, const char *who, uint64_t n_actions, const char *why)
+{
+	if (n_actions > 0)
+		printf("%s: %s after %" PRIu64 " action(s): %s\n", strna(who),
+		       ctl_paint(c, ANSI_YELLOW, "pending"), n_actions, strna(why));
+	else
+		printf("%s: %s: %s\n", strna(who), ctl_paint(c, ANSI_YELLOW, "pending"),
+		       strna(why));
+}
+
 static void print_result(const struct ctl *c, const struct apply_pf_result *res)
 {
 	const struct pf_status *st = &res->status;
 	_cleanup_free_ char *who = st->name ? strdup_printf("%s (%s)", st->pci, st->name) :
 					      strdup(st->pci);
+	_cleanup_free_ char *waiting =
+		st->waiting && st->waiting[0] ? strv_join(st->waiting, "; ") : NULL;
 	double secs = (double)(st->finished - st->started) / (double)USEC_PER_SEC;
 
 	if (!res->configured)
 		return;
 	switch (st->state) {
 	case PF_STATUS_APPLIED:
-		if (res->changed)
+		if (waiting)
+			print_waiting(c, who, st->n_actions, waiting);
+		else if (res->changed)
 			printf("%s: %s, %u action(s) in %.2fs (%.2fs in the host), %u VFs\n",
 			       strna(who), ctl_paint(c, ANSI_GREEN, "applied"), st->n_actions, secs,
 			       (double)st->host_usec / (double)USEC_PER_SEC, st->num_vfs);
@@ -87,6 +105,8 @@ static bool print_daemon_result(const struct ctl *c, struct json_object *pf)
 	}
 	if (!state)
 		printf("%s: %s\n", strna(who), ctl_paint(c, ANSI_RED, "not applied"));
+	else if (streq(state, "applied") && doc_len(pf, "waiting") > 0)
+		print_waiting(c, who, actions, json_object_get_string(doc_idx(pf, "waiting", 0)));
 	else if (streq(state, "applied") && actions > 0)
 		printf("%s: %s, %" PRIu64 " action(s) in %.2fs (%.2fs in the host), %" PRIu64
 		       " VFs\n",

@@ -24,7 +24,11 @@ static void print_pf(const struct ctl *c, struct json_object *pf)
 		doc_print_files(pf, "  ");
 		return;
 	}
-	if (n == 0)
+	if (n == 0 && doc_len(pf, "waiting") > 0)
+		printf("%s: %s\n", strna(who),
+		       ctl_paint(c, ANSI_YELLOW,
+				 strna(json_object_get_string(doc_idx(pf, "waiting", 0)))));
+	else if (n == 0)
 		printf("%s: %s\n", strna(who), ctl_paint(c, ANSI_GREEN, "nothing to do"));
 	else
 		printf("%s: %zu action(s)%s\n", strna(who), n,
@@ -36,6 +40,10 @@ static void print_pf(const struct ctl *c, struct json_object *pf)
 		printf("  %-10s %s\n", doc_bool(a, "disruptive") ? "disruptive" : "live",
 		       strna(doc_str(a, "description")));
 	}
+	for (size_t i = n == 0 ? 1 : 0; i < doc_len(pf, "waiting"); i++)
+		printf("  %s\n",
+		       ctl_paint(c, ANSI_YELLOW,
+				 strna(json_object_get_string(doc_idx(pf, "waiting", i)))));
 	for (size_t i = 0; i < doc_len(pf, "notes"); i++)
 		printf("  note: %s\n", strna(json_object_get_string(doc_idx(pf, "notes", i))));
 	for (size_t i = 0; i < doc_len(pf, "unmet"); i++)

@@ -4,6 +4,8 @@
  * layout is gone (the VF count, switchdev), while they are as they were
  * left. A disruptive change: it follows [Disruption] Policy=. */
 
+#include <inttypes.h>
+
 #include "json-util.h"
 #include "sriovctl.h"
 
@@ -20,8 +22,9 @@ static bool print_result(const struct ctl *c, const struct apply_pf_result *res,
 			printf("%s: %s, %u action(s); %u VFs\n", strna(who),
 			       ctl_paint(c, ANSI_GREEN, "reset"), st->n_actions, st->num_vfs);
 		else if (named)
-			printf("%s: nothing that sriov-persist created is left on it\n",
-			       strna(who));
+			printf("%s: nothing reset: %s\n", strna(who),
+			       res->nothing_left ?:
+				       "nothing that sriov-persist created is left on it");
 		return true;
 	case PF_STATUS_HELD:
 	case PF_STATUS_FAILED:
@@ -77,6 +80,44 @@ static int reset_one(struct ctl *c, struct host *h, const struct layout_set *set
 	return 0;
 }
 
+/* A PF of GetStatus() that no layout selects and that has nothing of
+ * sriov-persist's left (no reason): why, with the VFs it has now (what the
+ * daemon's record said of them is the daemon's). NULL otherwise (or on
+ * ENOMEM: said the old way). */
+static char *nothing_left(struct json_object *pf)
+{
+	uint64_t n = doc_u64(pf, "num_vfs");
+
+	if (!streq_ptr(doc_str(pf, "state"), "unconfigured") || doc_str(pf, "reason"))
+		return NULL;
+	if (n == 0)
+		return strdup(
+			"it has no VFs, and nothing that sriov-persist created is left on it");
+	return strdup_printf("%" PRIu64 " VF(s) exist, none of them sriov-persist's to remove "
+			     "(made, or their count changed, outside sriov-persist); left as they "
+			     "are",
+			     n);
+}
+
+/* Reset(what) through sriov-persistd. Returns whether it succeeded. */
+static bool reset_one_by_daemon(struct ctl *c, const char *what)
+{
+	_cleanup_json_ struct json_object *doc = NULL;
+	_cleanup_free_ char *who = NULL, *why = NULL;
+
+	if (bus_client_document(c->bus, "GetStatus", what, &doc) < 0)
+		return false;
+	who = doc_pf_describe(doc_idx(doc, "pfs", 0));
+	why = nothing_left(doc_idx(doc, "pfs", 0));
+	if (bus_client_apply(c->bus, "Reset", what) < 0)
+		return false;
+	if (why)
+		printf("%s: nothing reset: %s\n", who ?: what, why);
+	else
+		printf("%s: reset (or waiting for a drain; see sriovctl status)\n", what);
+	return true;
+}
+
 /* Reset() through sriov-persistd, one call per PF named. */
 static int reset_by_daemon(struct ctl *c)
 {
@@ -84,13 +125,8 @@ static int reset_by_daemon(struct ctl *c)
 
 	if (c->n_args == 0)
 		return bus_client_apply(c->bus, "Reset", "") < 0 ? EXIT_FAIL : EXIT_OK;
-	for (int i = 0; i < c->n_args; i++) {
-		if (bus_client_apply(c->bus, "Reset", c->args[i]) < 0)
-			ok = false;
-		else
-			printf("%s: reset (or waiting for a drain; see sriovctl status)\n",
-			       c->args[i]);
-	}
+	for (int i = 0; i < c->n_args; i++)
+		ok &= reset_one_by_daemon(c, c->args[i]);
 	return ok ? EXIT_OK : EXIT_FAIL;
 }
 

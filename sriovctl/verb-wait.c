@@ -26,18 +26,57 @@ static usec_t boot_realtime(void)
 
 struct progress {
 	size_t configured, done, applied;
-	char **missing; /* "PCI" or "PCI (no driver yet)" */
+	/* "PCI", "PCI (no driver yet)", "PCI (waiting for another tool ...)" */
+	char **missing;
 };
 
 static int note_missing(struct progress *p, const struct pf_view *pv)
 {
 	const struct pf_state *pf = pv->pf;
 
+	if (pv->desired && pv->plan && pv->plan->waiting[0])
+		return strv_consume(&p->missing,
+				    strdup_printf("%s (%s)", pf->pci, pv->plan->waiting[0]));
 	if (pv->desired)
 		return strv_extend(&p->missing, pf->pci);
 	return strv_consume(&p->missing,
 			    strdup_printf("%s (%s)", pf->pci,
 					  pf->driver ? "no netdev yet" : "no driver yet"));
+}
+
+/* Why a PF with a record is not done yet: VFs that another tool is expected
+ * to create are missing (ExternallyManaged=yes), or they appeared after the
+ * record was written and are not configured yet. NULL: done. */
+static const char *still_waiting(const struct pf_view *pv, const struct pf_status *st)
+{
+	if (pv->plan && pv->plan->waiting[0])
+		return pv->plan->waiting[0];
+	if (st->waiting[0] && pv->plan && pv->plan->n_actions > 0)
+		return "VFs that another tool created are not configured yet";
+	return NULL;
+}
+
+/* A PF that a layout selects: done when its record is from this boot and,
+ * applied, it waits for nothing more (held, failed ... are done: wait
+ * fails at once). */
+static int note_record(struct ctl *c, usec_t since, const struct pf_view *pv, struct progress *p)
+{
+	const char *why = NULL;
+	struct pf_status st;
+	int r = 0;
+
+	if (pf_status_read(c->runtime_dir, pv->pf->pci, &st) < 0)
+		return note_missing(p, pv);
+	if (st.finished < since)
+		r = note_missing(p, pv);
+	else if (st.state == PF_STATUS_APPLIED && (why = still_waiting(pv, &st)))
+		r = strv_consume(&p->missing, strdup_printf("%s (%s)", pv->pf->pci, why));
+	else {
+		p->done++;
+		p->applied += st.state == PF_STATUS_APPLIED;
+	}
+	pf_status_done(&st);
+	return r;
 }
 
 static int check_records(struct ctl *c, usec_t since, struct progress *ret)
@@ -55,20 +94,12 @@ static int check_records(struct ctl *c, usec_t since, struct progress *ret)
 	for (size_t i = 0; r >= 0 && i < cv.v.n_pfs; i++) {
 		const struct pf_view *pv = &cv.v.pfs[i];
 		bool unsettled = !pv->pf->driver || !pv->pf->name;
-		struct pf_status st;
 
 		if (!pv->desired &&
 		    !(unsettled && layout_set_may_select(cv.set, pv->pf, cv.hs->hostname)))
 			continue;
 		p.configured++;
-		if (pv->desired && pf_status_read(c->runtime_dir, pv->pf->pci, &st) >= 0 &&
-		    st.finished >= since) {
-			p.done++;
-			p.applied += st.state == PF_STATUS_APPLIED;
-			pf_status_done(&st);
-		} else {
-			r = note_missing(&p, pv);
-		}
+		r = pv->desired ? note_record(c, since, pv, &p) : note_missing(&p, pv);
 	}
 	ctl_view_done(&cv);
 	if (r < 0) {

@@ -82,19 +82,23 @@ static int verb_match(const char *pci)
 static void log_pf(const struct apply_pf_result *res)
 {
 	const struct pf_status *st = &res->status;
-	const char *state = pf_status_state_to_string(st->state);
+	/* applied as far as it goes: VFs another tool is to make are missing */
+	const char *waiting = st->state == PF_STATUS_APPLIED && st->waiting && st->waiting[0] ?
+				      st->waiting[0] :
+				      NULL;
+	const char *state = waiting ? "pending" : pf_status_state_to_string(st->state);
+	const char *why = st->error ?: waiting;
 
 	if (!res->configured)
 		return;
 	sd_journal_send("MESSAGE=%s (%s): %s%s%s%s", st->pci, strna(st->name), state,
-			res->changed ? "" : " (nothing to change)", st->error ? ": " : "",
-			strempty(st->error), "PRIORITY=%d",
-			st->state == PF_STATUS_APPLIED ? LOG_INFO : LOG_ERR, "SRIOV_PF=%s", st->pci,
-			"SRIOV_IFNAME=%s", strna(st->name), "SRIOV_STATE=%s", state,
-			"SRIOV_ACTIONS=%u", st->n_actions, "SRIOV_HOST_USEC=%llu",
-			(unsigned long long)st->host_usec, "SRIOV_TOTAL_USEC=%llu",
-			(unsigned long long)(st->finished - st->started), "SYSLOG_IDENTIFIER=%s",
-			SYSLOG_ID, NULL);
+			res->changed ? "" : " (nothing to change)", why ? ": " : "", strempty(why),
+			"PRIORITY=%d", st->state == PF_STATUS_APPLIED ? LOG_INFO : LOG_ERR,
+			"SRIOV_PF=%s", st->pci, "SRIOV_IFNAME=%s", strna(st->name),
+			"SRIOV_STATE=%s", state, "SRIOV_ACTIONS=%u", st->n_actions,
+			"SRIOV_HOST_USEC=%llu", (unsigned long long)st->host_usec,
+			"SRIOV_TOTAL_USEC=%llu", (unsigned long long)(st->finished - st->started),
+			"SYSLOG_IDENTIFIER=%s", SYSLOG_ID, NULL);
 	for (char **r = st->reboot_reasons; r && *r; r++)
 		sd_journal_send("MESSAGE=%s (%s): reboot needed: %s", st->pci, strna(st->name), *r,
 				"PRIORITY=%d", LOG_WARNING, "SRIOV_PF=%s", st->pci,

@@ -66,9 +66,14 @@ static int set_outcome(struct apply_pf_result *res, enum pf_status_state state, 
 	return 0;
 }
 
-/* Applied, or degraded when the host lacks what the layout needs. */
+/* Applied (and waiting, when VFs another tool makes are missing), or
+ * degraded when the host lacks what the layout needs. */
 static int set_unmet(struct apply_pf_result *res, const struct plan *p)
 {
+	strv_free(res->status.waiting);
+	res->status.waiting = strv_copy(p->waiting);
+	if (!res->status.waiting)
+		return -ENOMEM;
 	if (!p->unmet[0])
 		return set_outcome(res, PF_STATUS_APPLIED, NULL);
 	return set_outcome(res, PF_STATUS_DEGRADED, strv_join(p->unmet, "; "));
@@ -815,7 +820,8 @@ static int status_init(struct pf_status *st, const struct pf_state *pf)
 	st->name = pf->name ? strdup(pf->name) : NULL;
 	st->reboot_reasons = calloc(1, sizeof(char *));
 	st->config_files = calloc(1, sizeof(char *));
-	if ((pf->name && !st->name) || !st->reboot_reasons || !st->config_files)
+	st->waiting = calloc(1, sizeof(char *));
+	if ((pf->name && !st->name) || !st->reboot_reasons || !st->config_files || !st->waiting)
 		return -ENOMEM;
 	return 0;
 }
@@ -855,6 +861,25 @@ static int take_lock(struct pf_run *run, const struct pf_state *pf)
 	return lock;
 }
 
+/* A reset of a PF with nothing of ours left: someone changed the PF since
+ * (or it rebooted), and what is there is not ours any more. The record goes;
+ * the result says who has the VFs now. */
+static int forget_created(struct pf_run *run, const struct pf_state *pf)
+{
+	const char *dir = run->opts->state_dir;
+	struct pf_created c;
+	bool had = dir && pf_created_read(dir, pf->pci, &c) >= 0;
+
+	run->res->nothing_left = pf_created_describe_gone(had ? &c : NULL, pf);
+	if (had)
+		pf_created_done(&c);
+	if (!run->res->nothing_left)
+		return -ENOMEM;
+	if (dir)
+		(void)pf_created_remove(dir, pf->pci);
+	return 0;
+}
+
 /* A PF no layout selects is never touched. What sriov-persist created on it
  * while a layout selected it stays, as the host has it: a layout file that
  * went away for a moment must not destroy running VFs. Only a reset removes
@@ -882,13 +907,13 @@ static int apply_unconfigured(struct pf_run *run, const struct pf_state *pf)
 				      o->state_dir, read_strerror(r)));
 	if (r < 0) /* not ours to know, and a PF no layout selects is left alone anyway */
 		return pf_status_remove(o->runtime_dir, pf->pci);
-	if (r == 0) {
-		/* someone changed the PF since (or it rebooted): what is there
-		 * is not ours any more */
-		if (o->state_dir && o->reset)
-			(void)pf_created_remove(o->state_dir, pf->pci);
-		return pf_status_remove(o->runtime_dir, pf->pci);
+	if (r == 0 && o->reset) {
+		r = forget_created(run, pf);
+		if (r < 0)
+			return r;
 	}
+	if (r == 0)
+		return pf_status_remove(o->runtime_dir, pf->pci);
 	if (!o->reset)
 		return pf_status_remove(o->runtime_dir, pf->pci);
 	st->started = run_now(run);
@@ -1074,6 +1099,7 @@ void apply_result_done(struct apply_result *r)
 	for (size_t i = 0; i < r->n_pfs; i++) {
 		pf_status_done(&r->pfs[i].status);
 		host_state_free(r->pfs[i].read_back);
+		free(r->pfs[i].nothing_left);
 	}
 	free(r->pfs);
 	diag_list_done(&r->diags);

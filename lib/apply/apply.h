@@ -54,6 +54,9 @@ struct apply_pf_result {
 	 * NULL when it was not read: a caller that keeps a copy of the host
 	 * may take it instead of reading the PF again. */
 	struct host_state *read_back;
+	/* a reset that found nothing of sriov-persist's left on the PF: why
+	 * (pf_created_describe_gone()), NULL otherwise */
+	char *nothing_left;
 };
 
 struct apply_result {

@@ -126,6 +126,32 @@ static int report_layout(const struct pf_view *pv, const char *state_dir, struct
 	return 0;
 }
 
+/* Nothing left to do but what only a reboot brings (a raised firmware VF
+ * limit, a link type), or VFs another tool has yet to create, or has
+ * created since the last apply, which did not configure them yet: the
+ * layout is not in place yet. An applied (or, for those VFs, drifted) PF
+ * becomes pending, with why; NULL on ENOMEM. */
+static const char *report_pending(const struct pf_view *pv, struct pf_report *r)
+{
+	const struct plan *p = pv->plan;
+	bool applied = streq(r->state, "applied"), drifted = streq(r->state, "drifted");
+	char *why;
+
+	if (!p || !(applied || drifted))
+		return r->why;
+	if (p->waiting[0])
+		why = strv_join(p->waiting, "; ");
+	else if (applied && p->reboot_reasons[0])
+		why = strv_join(p->reboot_reasons, "; ");
+	else if (drifted && r->rec.waiting && r->rec.waiting[0])
+		why = strdup("VFs that another tool created are not configured yet");
+	else
+		return r->why;
+	r->state = "pending";
+	free(r->why_owned);
+	return r->why_owned = why;
+}
+
 static int report_pf(const struct pf_view *pv, const char *runtime_dir, const char *state_dir,
 		     struct pf_report *ret)
 {
@@ -156,14 +182,9 @@ static int report_pf(const struct pf_view *pv, const char *runtime_dir, const ch
 			r.why = r.why_owned;
 		}
 	}
-	/* Nothing left to do but what only a reboot brings (a raised firmware VF
-	 * limit, a link type): the layout is not in place yet. */
-	if (streq(r.state, "applied") && pv->plan && pv->plan->reboot_reasons[0]) {
-		r.state = "pending";
-		r.why = r.why_owned = strv_join(pv->plan->reboot_reasons, "; ");
-		if (!r.why_owned)
-			return -ENOMEM;
-	}
+	r.why = report_pending(pv, &r);
+	if (streq(r.state, "pending") && !r.why)
+		return -ENOMEM;
 	*ret = r;
 	return 0;
 }
@@ -378,18 +399,6 @@ static int vfs_put(struct json_object *o, const struct pf_view *pv)
 	return r;
 }
 
-/* The VF count a layout asks for: with ExternallyManaged=yes the one the
- * other tool is expected to make (the planner keeps the VFs that exist). */
-static int64_t desired_num_vfs(const struct pf_view *pv)
-{
-	const struct pf_settings *s = &pv->desired->pf;
-
-	if (pf_settings_has(s, PF_KEY_EXTERNALLY_MANAGED) && s->externally_managed &&
-	    pf_settings_has(s, PF_KEY_VIRTUAL_FUNCTIONS))
-		return s->num_vfs_max ? pv->pf->total_vfs : s->num_vfs;
-	return pv->desired->num_vfs;
-}
-
 static int pf_status_fill(struct json_object *o, const struct pf_view *pv,
 			  const struct pf_report *r)
 {
@@ -401,12 +410,13 @@ static int pf_status_fill(struct json_object *o, const struct pf_view *pv,
 	    put_str(o, "state", r->state) < 0 || put_str(o, "reason", r->why) < 0 ||
 	    put_int(o, "num_vfs", pf->num_vfs) < 0 || put_int(o, "total_vfs", pf->total_vfs) < 0 ||
 	    (pv->desired && !pv->desired->held ?
-		     put_int(o, "desired_num_vfs", desired_num_vfs(pv)) :
+		     put_int(o, "desired_num_vfs", pf_desired_num_vfs(pv->desired, pv->pf)) :
 		     put_null(o, "desired_num_vfs")) < 0 ||
 	    put(o, "config_files", json_strv(pv->desired ? pv->desired->config_files : NULL)) < 0 ||
 	    put_int(o, "pending_actions", pv->plan ? (int64_t)pv->plan->n_actions : 0) < 0 ||
 	    put(o, "pending_reboot_reasons",
 		json_strv(pv->plan ? pv->plan->reboot_reasons : NULL)) < 0 ||
+	    put(o, "waiting", json_strv(pv->plan ? pv->plan->waiting : NULL)) < 0 ||
 	    (r->has_rec ? put(o, "last_apply", last_apply_json(&r->rec)) :
 			  put_null(o, "last_apply")) < 0 ||
 	    pf_settings_put(o, pv) < 0)
@@ -514,6 +524,7 @@ static int pf_plan_fill(struct json_object *o, const struct pf_view *pv)
 		r = append(acts, action_json(&p->actions[i]));
 	if (r < 0 || put(o, "reboot_reasons", json_strv(p ? p->reboot_reasons : NULL)) < 0 ||
 	    put(o, "unmet", json_strv(p ? p->unmet : NULL)) < 0 ||
+	    put(o, "waiting", json_strv(p ? p->waiting : NULL)) < 0 ||
 	    put(o, "notes", json_strv(p ? p->notes : NULL)) < 0 ||
 	    put(o, "config_files", json_strv(d ? d->config_files : NULL)) < 0)
 		return -ENOMEM;

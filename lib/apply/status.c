@@ -21,6 +21,7 @@ void pf_status_done(struct pf_status *s)
 	free(s->error);
 	strv_free(s->reboot_reasons);
 	strv_free(s->config_files);
+	strv_free(s->waiting);
 	*s = (struct pf_status){};
 }
 
@@ -121,6 +122,7 @@ int pf_status_write(const char *dir, const struct pf_status *s)
 	json_object_object_add(o, "num_vfs", json_object_new_uint64(s->num_vfs));
 	json_object_object_add(o, "reboot_reasons", json_strv(s->reboot_reasons));
 	json_object_object_add(o, "config_files", json_strv(s->config_files));
+	json_object_object_add(o, "waiting", json_strv(s->waiting));
 	r = write_json(dir, s->pci, o);
 	json_object_put(o);
 	return r;
@@ -144,6 +146,14 @@ static uint64_t get_u64(struct json_object *o, const char *key)
 	return json_object_get_uint64(v);
 }
 
+/* A list of strings, empty when the record has none (older records). */
+static int get_strv(struct json_object *o, const char *key, char ***ret)
+{
+	struct json_object *v;
+
+	return json_to_strv(json_object_object_get_ex(o, key, &v) ? v : NULL, ret);
+}
+
 static int dup_opt(const char *s, char **ret)
 {
 	*ret = NULL;
@@ -164,7 +174,6 @@ int pf_status_parse(const char *pci, const char *text, struct pf_status *ret)
 {
 	_cleanup_json_ struct json_object *o = NULL;
 	struct pf_status s = {};
-	struct json_object *v;
 	const char *state;
 	int r;
 
@@ -185,13 +194,11 @@ int pf_status_parse(const char *pci, const char *text, struct pf_status *ret)
 	    dup_opt(get_string(o, "error"), &s.error) < 0)
 		r = -ENOMEM;
 	if (r >= 0)
-		r = json_object_object_get_ex(o, "reboot_reasons", &v) ?
-			    json_to_strv(v, &s.reboot_reasons) :
-			    json_to_strv(NULL, &s.reboot_reasons);
+		r = get_strv(o, "reboot_reasons", &s.reboot_reasons);
 	if (r >= 0)
-		r = json_object_object_get_ex(o, "config_files", &v) ?
-			    json_to_strv(v, &s.config_files) :
-			    json_to_strv(NULL, &s.config_files);
+		r = get_strv(o, "config_files", &s.config_files);
+	if (r >= 0)
+		r = get_strv(o, "waiting", &s.waiting);
 	if (r < 0) {
 		pf_status_done(&s);
 		return r;
@@ -498,4 +505,25 @@ char *pf_created_describe(const struct pf_created *c)
 	if (c->autoprobe_off)
 		return strdup("VF driver autoprobe left off from a removed layout");
 	return strdup("IOMMU kernel arguments left in the boot loader from a removed layout");
+}
+
+char *pf_created_describe_gone(const struct pf_created *c, const struct pf_state *pf)
+{
+	uint32_t ours = c ? c->num_vfs : 0;
+
+	if (pf->num_vfs == 0 && ours == 0)
+		return strdup(
+			"it has no VFs, and nothing that sriov-persist created is left on it");
+	if (pf->num_vfs == 0)
+		return strdup_printf("it has no VFs; the %u that sriov-persist created are gone "
+				     "(a reboot, or a change outside sriov-persist)",
+				     ours);
+	if (ours > 0)
+		return strdup_printf("%u VF(s) exist, but not the %u sriov-persist created (the "
+				     "count was changed outside sriov-persist since its last "
+				     "apply); left as they are",
+				     pf->num_vfs, ours);
+	return strdup_printf("%u VF(s) exist, not created by sriov-persist (another tool or an "
+			     "administrator made them); left as they are",
+			     pf->num_vfs);
 }

@@ -37,6 +37,9 @@ struct pf_status {
 	uint32_t num_vfs;      /* VFs after the apply */
 	char **reboot_reasons; /* NULL-terminated, never NULL */
 	char **config_files;   /* NULL-terminated, never NULL */
+	/* APPLIED as far as it goes while VFs that another tool is expected to
+	 * create are missing (plan.waiting): why; NULL-terminated, never NULL */
+	char **waiting;
 };
 
 const char *pf_status_state_to_string(enum pf_status_state s) _pure_;
@@ -107,3 +110,12 @@ bool pf_created_next_undo(const struct pf_created *c, const struct pf_state *pf,
 			  struct action *ret);
 /* "16 VFs left from a removed layout"; caller frees. */
 char *pf_created_describe(const struct pf_created *c);
+/* Why a reset finds nothing of sriov-persist's left on pf, from c, the
+ * record of what it created (NULL: none), which pf_created_left() found not
+ * left: "it has no VFs, and nothing that sriov-persist created is left on
+ * it", "it has no VFs; the 8 that sriov-persist created are gone (...)",
+ * "4 VF(s) exist, but not the 8 sriov-persist created (the count was
+ * changed outside sriov-persist since its last apply); left as they are",
+ * "4 VF(s) exist, not created by sriov-persist (...); left as they are".
+ * Caller frees; NULL on ENOMEM. */
+char *pf_created_describe_gone(const struct pf_created *c, const struct pf_state *pf);

@@ -438,6 +438,16 @@ static int check_tc_offload(struct ctx *c, enum eswitch_mode mode)
 			pf, eswitch_mode_to_string(mode));
 }
 
+uint32_t pf_desired_num_vfs(const struct pf_desired *d, const struct pf_state *pf)
+{
+	const struct pf_settings *s = &d->pf;
+
+	if (pf_settings_has(s, PF_KEY_EXTERNALLY_MANAGED) && s->externally_managed &&
+	    pf_settings_has(s, PF_KEY_VIRTUAL_FUNCTIONS))
+		return s->num_vfs_max ? pf->total_vfs : s->num_vfs;
+	return d->num_vfs;
+}
+
 static int check_pf_settings(struct ctx *c)
 {
 	const struct pf_settings *s = &c->d->pf;

@@ -56,6 +56,11 @@ int desired_unmatched_globs(const struct layout_set *set, const struct host_stat
 /* The eswitch mode pf ends in: the layout's ESwitchMode=, else its own. */
 enum eswitch_mode pf_desired_eswitch_mode(const struct pf_desired *d,
 					  const struct pf_state *pf) _pure_;
+/* The VF count d asks for on pf: with ExternallyManaged=yes and
+ * VirtualFunctions= the count another tool is expected to make (d->num_vfs
+ * is then the count that exists, which sriov-persist keeps), else
+ * d->num_vfs. */
+uint32_t pf_desired_num_vfs(const struct pf_desired *d, const struct pf_state *pf) _pure_;
 /* Whether a VF of d is to be bound to a driver that needs an IOMMU
  * (vfio-pci): what the kernel arguments of KernelArguments=manage are for. */
 bool pf_desired_needs_iommu(const struct pf_desired *d) _pure_;

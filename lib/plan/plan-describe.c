@@ -128,6 +128,7 @@ struct plan *plan_free(struct plan *p)
 	free(p->actions);
 	strv_free(p->reboot_reasons);
 	strv_free(p->unmet);
+	strv_free(p->waiting);
 	strv_free(p->notes);
 	free(p);
 	return NULL;

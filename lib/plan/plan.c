@@ -798,6 +798,21 @@ static int add_no_rdma_reason(struct plan_ctx *c)
 					  n > 1 ? "s" : "", vfs, n > 1 ? "ve" : "s", mods));
 }
 
+/* ExternallyManaged=yes with VirtualFunctions=: fewer VFs than the other
+ * tool is expected to create exist. Nothing of ours brings them; the PF
+ * waits, and the VFs get their sections when they appear. */
+static int note_external_vfs(struct plan_ctx *c)
+{
+	uint32_t want = pf_desired_num_vfs(c->d, c->pf);
+
+	if (!c->externally_managed || c->pf->num_vfs >= want)
+		return 0;
+	return strv_consume(&c->p->waiting,
+			    strdup_printf("waiting for another tool to create VFs: %u of %u exist "
+					  "(ExternallyManaged=yes)",
+					  c->pf->num_vfs, want));
+}
+
 static int plan_build_steps(struct plan_ctx *c)
 {
 	const struct pf_settings *s = &c->d->pf;
@@ -841,6 +856,8 @@ static int plan_build_steps(struct plan_ctx *c)
 		r = prepend_modules(c);
 	if (r >= 0)
 		r = add_no_rdma_reason(c);
+	if (r >= 0)
+		r = note_external_vfs(c);
 	return r;
 }
 
@@ -868,7 +885,8 @@ int plan_build(const struct pf_desired *d, const struct pf_state *pf, const stru
 	p->reboot_reasons = calloc(1, sizeof(char *));
 	p->unmet = calloc(1, sizeof(char *));
 	p->notes = calloc(1, sizeof(char *));
-	if (!p->reboot_reasons || !p->unmet || !p->notes)
+	p->waiting = calloc(1, sizeof(char *));
+	if (!p->reboot_reasons || !p->unmet || !p->notes || !p->waiting)
 		return -ENOMEM;
 	c.p = p;
 	r = plan_build_steps(&c);

@@ -25,6 +25,12 @@ struct plan {
 	 * (host_state.stable_on_host), GUIDs of a port that becomes InfiniBand
 	 * only after a reboot */
 	char **notes; /* NULL-terminated, never NULL */
+	/* what the layout waits for from outside sriov-persist, which no action
+	 * of ours brings: with ExternallyManaged=yes, VFs another tool is
+	 * expected to create ("waiting for another tool to create VFs: 0 of 8
+	 * exist (ExternallyManaged=yes)"). The PF is then pending, never
+	 * "applied"; the VFs are configured when they appear. */
+	char **waiting; /* NULL-terminated, never NULL */
 	/* VFs that want an RDMA device and have none while nothing is left to
 	 * do (one of the unmet needs): a reader may look again, as the device
 	 * can come after its driver */

@@ -914,6 +914,37 @@ def test_removed_layout_keeps_its_vfs_until_reset(make_host, start_daemon, bus_c
     assert h.pf(MIXED_ICE)["num_vfs"] == 2
 
 
+def test_sriovctl_reset_through_the_daemon_says_who_has_the_vfs(make_host, start_daemon,
+                                                                  bus_client, system_bus):
+    """sriovctl reset PF through the daemon: "nothing reset" and why, when nothing of
+    sriov-persist's is left; VFs that are not its own stay."""
+    c = bus_client
+    h = configured_host(make_host, "mixed.json", {MIXED_MLX: (3, 10)}, mode="repair")
+    start_daemon(h)
+    apply_all(c, [MIXED_MLX])
+    (h.confdir / f"50-{MIXED_MLX}.conf").unlink()
+    c.wait_property("State", "unconfigured", pf_path(MIXED_MLX), PF_IFACE)
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=system_bus.address)
+
+    def reset(pf):
+        return subprocess.run([h.binary, "--no-color", "reset", pf], capture_output=True,
+                              text=True, timeout=120, env=env)
+
+    r = reset(MIXED_ICE)  # its 2 VFs were there before sriov-persist
+    assert r.returncode == 0 and r.stdout == \
+        f"{MIXED_ICE} (ens1f0): nothing reset: 2 VF(s) exist, none of them sriov-persist's to " \
+        "remove (made, or their count changed, outside sriov-persist); left as they are\n", r
+    assert h.pf(MIXED_ICE)["num_vfs"] == 2
+    r = reset(MIXED_MLX)
+    assert r.returncode == 0 and \
+        r.stdout == f"{MIXED_MLX}: reset (or waiting for a drain; see sriovctl status)\n", r
+    assert h.pf(MIXED_MLX)["num_vfs"] == 0
+    r = reset(MIXED_MLX)
+    assert r.returncode == 0 and r.stdout == \
+        f"{MIXED_MLX} (ens2f0np0): nothing reset: it has no VFs, and nothing that " \
+        "sriov-persist created is left on it\n", r
+
+
 def test_a_layout_moved_out_and_back_changes_nothing(make_host, start_daemon, bus_client):
     """Moving a layout out for 200 ms once made the daemon tear down 16 VFs and recreate them."""
     c = bus_client

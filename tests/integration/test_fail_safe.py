@@ -150,7 +150,8 @@ def test_a_removed_layout_keeps_its_vfs_until_reset(make_host):
     assert st[ICE_B]["state"] == "unconfigured" and "left from a removed layout" in st[ICE_B]["reason"]
     r = h.run("reset", ICE_A)
     assert r.returncode == 0 and r.stdout == \
-        f"{ICE_A} (ens1f0): nothing that sriov-persist created is left on it\n", r.stdout
+        f"{ICE_A} (ens1f0): nothing reset: it has no VFs, and nothing that sriov-persist " \
+        "created is left on it\n", r.stdout
     r = h.run("reset")
     assert r.returncode == 0 and f"{ICE_B} (ens1f1): reset" in r.stdout, r.stdout
     assert h.pf(ICE_B)["num_vfs"] == 0
@@ -170,8 +171,45 @@ def test_reset_leaves_what_is_not_ours(make_host):
     _, st = status(h)
     assert st[ICE_A]["state"] == "unconfigured" and st[ICE_A]["reason"] is None
     r = h.run("reset", ICE_A)
-    assert r.returncode == 0 and "nothing that sriov-persist created is left" in r.stdout
+    assert r.returncode == 0 and r.stdout == \
+        f"{ICE_A} (ens1f0): nothing reset: 3 VF(s) exist, but not the 8 sriov-persist created " \
+        "(the count was changed outside sriov-persist since its last apply); left as they are\n", \
+        r.stdout
     assert h.pf(ICE_A)["num_vfs"] == 3
+    # the record of what was ours is gone with them: the VFs are someone else's
+    r = h.run("reset", ICE_A)
+    assert r.returncode == 0 and r.stdout == \
+        f"{ICE_A} (ens1f0): nothing reset: 3 VF(s) exist, not created by sriov-persist " \
+        "(another tool or an administrator made them); left as they are\n", r.stdout
+    assert h.pf(ICE_A)["num_vfs"] == 3
+
+
+def test_reset_says_who_has_the_vfs_now(make_host):
+    """sriov-persist created 8 on a PF; the VFs are gone (a reboot), or someone wrote a larger
+    count: reset destroys nothing, and says whose VFs are there."""
+    h = running(make_host)
+    (h.confdir / "50-e810.conf").unlink()
+    s = h.state()
+    h.pf_of(s, ICE_A).update(num_vfs=0, vfs=[])
+    h.save(s)
+    r = h.run("reset", ICE_A)
+    assert r.returncode == 0 and r.stdout == \
+        f"{ICE_A} (ens1f0): nothing reset: it has no VFs; the 8 that sriov-persist created " \
+        "are gone (a reboot, or a change outside sriov-persist)\n", r.stdout
+
+    # the other way: sriov-persist made 8, another tool made 16 of them since
+    h.layout("50-e810.conf", f"[Match]\nPCIAddress={ICE_B}\n[PhysicalFunction]\n"
+             "VirtualFunctions=16\n")
+    other = h.dir / "other.lib"
+    a = h.run("apply", "--state-dir", str(other))
+    assert a.returncode == 0 and h.pf(ICE_B)["num_vfs"] == 16, a
+    (h.confdir / "50-e810.conf").unlink()
+    r = h.run("reset", ICE_B)
+    assert r.returncode == 0 and r.stdout == \
+        f"{ICE_B} (ens1f1): nothing reset: 16 VF(s) exist, but not the 8 sriov-persist " \
+        "created (the count was changed outside sriov-persist since its last apply); left as " \
+        "they are\n", r.stdout
+    assert h.pf(ICE_B)["num_vfs"] == 16
 
 
 def test_reset_refuses_a_configured_pf(make_host):

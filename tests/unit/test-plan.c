@@ -229,6 +229,19 @@ static void expect_reasons(const struct env *e, const char *reasons)
 	plan_free(p);
 }
 
+/* What waits for another tool: never a reboot reason, nothing unmet. */
+static void expect_waiting(const struct env *e, const char *waiting)
+{
+	struct plan *p = plan(e);
+	char *s = strv_join(p->waiting, " | ");
+
+	assert_string_equal(s, waiting);
+	assert_null(p->reboot_reasons[0]);
+	assert_null(p->unmet[0]);
+	free(s);
+	plan_free(p);
+}
+
 /* What the host lacks: never a reboot reason. */
 static void expect_unmet(const struct env *e, const char *unmet)
 {
@@ -1197,7 +1210,12 @@ static void test_externally_managed(void **state)
 	PF(&e, EXTERNALLY_MANAGED, externally_managed, true);
 	VFS(&e, 0, 1, TRUST, trust, true);
 	expect_plan(&e, "VF 0: trust on; VF 1: trust on", "LL");
+	/* the other 6 are the other tool's to make: the PF waits for them */
+	expect_waiting(&e, "waiting for another tool to create VFs: 2 of 8 exist "
+			   "(ExternallyManaged=yes)");
 	assert_int_equal(apply_converges(&e), 2);
+	expect_waiting(&e, "waiting for another tool to create VFs: 2 of 8 exist "
+			   "(ExternallyManaged=yes)");
 	env_done(&e);
 
 	env_init(&e, "ice", 64, 0, "ice");
@@ -1205,6 +1223,25 @@ static void test_externally_managed(void **state)
 	e.d->num_vfs = e.d->n_vfs = 0;
 	PF(&e, EXTERNALLY_MANAGED, externally_managed, true);
 	expect_plan(&e, "", "");
+	expect_waiting(&e, "waiting for another tool to create VFs: 0 of 8 exist "
+			   "(ExternallyManaged=yes)");
+	/* "max": as many as the PF allows */
+	e.d->pf.num_vfs_max = true;
+	expect_waiting(&e, "waiting for another tool to create VFs: 0 of 64 exist "
+			   "(ExternallyManaged=yes)");
+	env_done(&e);
+
+	/* all there (or more): nothing to wait for; without VirtualFunctions=
+	 * no count is expected */
+	env_init(&e, "ice", 64, 8, "ice iavf");
+	want(&e, true, 8);
+	PF(&e, EXTERNALLY_MANAGED, externally_managed, true);
+	expect_waiting(&e, "");
+	env_done(&e);
+	env_init(&e, "ice", 64, 0, "ice");
+	want(&e, false, 0);
+	PF(&e, EXTERNALLY_MANAGED, externally_managed, true);
+	expect_waiting(&e, "");
 	env_done(&e);
 }
 

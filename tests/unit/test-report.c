@@ -23,10 +23,10 @@
 #define MLX_PF "0000:5e:00.0" /* mixed.json: mlx5_core, no VFs */
 
 #define PLAN_PF_KEYS \
-	"pci,name,configured,held,held_reason,disruptive,actions,reboot_reasons,unmet,notes,config_files"
+	"pci,name,configured,held,held_reason,disruptive,actions,reboot_reasons,unmet,waiting,notes,config_files"
 #define STATUS_PF_KEYS                                                              \
 	"pci,name,driver,link_type,state,reason,num_vfs,total_vfs,desired_num_vfs," \
-	"config_files,pending_actions,pending_reboot_reasons,last_apply,settings,vfs"
+	"config_files,pending_actions,pending_reboot_reasons,waiting,last_apply,settings,vfs"
 #define VF_KEYS                                                                                   \
 	"index,pci,name,driver,mac,vlan,qos,trust,spoofchk,link_state,ib_node_guid,ib_port_guid," \
 	"mtu,rdma,representor,representor_up,layout,settings"
@@ -541,6 +541,39 @@ static void test_autoprobe_record(void **state)
 	pf_created_done(&c);
 }
 
+static void expect_gone(const struct pf_created *c, uint32_t num_vfs, const char *want)
+{
+	struct pf_state pf = { .num_vfs = num_vfs };
+	char *what = pf_created_describe_gone(c, &pf);
+
+	assert_non_null(what);
+	assert_string_equal(what, want);
+	free(what);
+}
+
+/* A reset with nothing of ours left says who has the VFs now. */
+static void test_nothing_left_says_why(void **state)
+{
+	struct pf_created ours = { .num_vfs = 8 }, none = {};
+
+	(void)state;
+	expect_gone(NULL, 0, "it has no VFs, and nothing that sriov-persist created is left on it");
+	expect_gone(&none, 0,
+		    "it has no VFs, and nothing that sriov-persist created is left on it");
+	expect_gone(&ours, 0,
+		    "it has no VFs; the 8 that sriov-persist created are gone (a reboot, or a "
+		    "change outside sriov-persist)");
+	expect_gone(&ours, 4,
+		    "4 VF(s) exist, but not the 8 sriov-persist created (the count was changed "
+		    "outside sriov-persist since its last apply); left as they are");
+	expect_gone(&ours, 16,
+		    "16 VF(s) exist, but not the 8 sriov-persist created (the count was changed "
+		    "outside sriov-persist since its last apply); left as they are");
+	expect_gone(NULL, 4,
+		    "4 VF(s) exist, not created by sriov-persist (another tool or an administrator "
+		    "made them); left as they are");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -553,6 +586,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_vfio_without_iommu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rebind_record, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_autoprobe_record, setup, teardown),
+		cmocka_unit_test(test_nothing_left_says_why),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,195 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""ExternallyManaged=yes before the other tool made its VFs: plan, apply, status and wait say that
+the PF waits for them (pending), never that it is applied; once the VFs appear, they are
+configured and the PF is applied."""
+
+import json
+import os
+import subprocess
+
+from conftest import PF_IFACE, ROOT, pf_path
+
+HELPER = os.environ.get("SRIOV_UDEV_HELPER") or str(ROOT / "build/asan/udev-helper")
+
+E810 = "0000:3b:00.0"  # e810.json: ice, 0 of 128 VFs
+WAITING = "waiting for another tool to create VFs: {k} of {n} exist (ExternallyManaged=yes)"
+NOT_YET = "VFs that another tool created are not configured yet"
+LAYOUT = f"[Match]\nPCIAddress={E810}\n[PhysicalFunction]\nVirtualFunctions={{n}}\n" \
+         "ExternallyManaged=yes\n[VirtualFunction 0-{last}]\nVLANId=100\nTrust=yes\n"
+NO_BUS = {"DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/sriov-persist-test-bus"}
+
+
+def external_host(make_host, n=8):
+    h = make_host("e810.json")
+    h.layout("50-e810.conf", LAYOUT.format(n=n, last=n - 1))
+    return h
+
+
+def other_tool(h, n):
+    """Another tool writes sriov_numvfs: sriovctl with a layout, records and locks of its own, on
+    the same simulated host, whose kernel makes the VFs."""
+    d = h.dir / "other"
+    (d / "conf.d").mkdir(parents=True, exist_ok=True)
+    (d / "conf.d" / "50.conf").write_text(
+        f"[Match]\nPCIAddress={E810}\n[PhysicalFunction]\nVirtualFunctions={n}\n")
+    r = subprocess.run([h.binary, "--no-color", "--host", str(h.path), "--config-dir",
+                        str(d / "conf.d"), "--main-config", str(h.main), "--runtime-dir",
+                        str(d / "run"), "--state-dir", str(d / "lib"), "apply"],
+                       capture_output=True, text=True, timeout=60, env=dict(os.environ, **NO_BUS))
+    assert r.returncode == 0, r
+    assert h.pf(E810)["num_vfs"] == n
+
+
+def status_pf(h):
+    r = h.run("status", "--json", env=NO_BUS)
+    assert r.returncode == 0, r
+    return next(p for p in json.loads(r.stdout)["pfs"] if p["pci"] == E810)
+
+
+def pf_line(out):
+    return next(ln for ln in out.splitlines() if ln.startswith(E810))
+
+
+def test_no_vfs_yet_is_pending_everywhere(make_host):
+    h = external_host(make_host)
+    why = WAITING.format(k=0, n=8)
+
+    r = h.run("plan", env=NO_BUS)
+    assert r.returncode == 0, r  # apply would change nothing
+    assert f"{E810} (ens1f0): {why}\n" in r.stdout, r.stdout
+    assert "nothing to do" not in pf_line(r.stdout), r.stdout
+    plan = json.loads(h.run("plan", "--json", env=NO_BUS).stdout)
+    pf = next(p for p in plan["pfs"] if p["pci"] == E810)
+    assert pf["actions"] == [] and pf["waiting"] == [why] and pf["reboot_reasons"] == []
+
+    # not applied yet, and what it will wait for once it is
+    r = h.run("wait", "--timeout", "0", env=NO_BUS)
+    assert r.returncode == 1 and f"not applied yet: {E810} ({why})\n" in r.stdout, r
+
+    r = h.run("apply", env=NO_BUS)
+    assert r.returncode == 0, r
+    assert r.stdout == f"{E810} (ens1f0): pending: {why}\n", r.stdout
+    assert h.pf(E810)["num_vfs"] == 0  # never created by us
+
+    r = h.run("status", env=NO_BUS)
+    assert r.returncode == 0, r
+    assert " pending " in pf_line(r.stdout) and " applied " not in pf_line(r.stdout), r.stdout
+    assert f"\n    {why}\n" in r.stdout, r.stdout
+    pf = status_pf(h)
+    assert (pf["state"], pf["reason"], pf["waiting"]) == ("pending", why, [why])
+    assert pf["num_vfs"] == 0 and pf["desired_num_vfs"] == 8
+
+    r = h.run("wait", "--timeout", "0", env=NO_BUS)
+    assert r.returncode == 1, r
+    assert r.stdout == f"Timed out after 0s; not applied yet: {E810} ({why})\n", r.stdout
+
+
+def test_some_vfs_are_configured_the_rest_waited_for(make_host):
+    h = external_host(make_host)
+    h.run("apply", env=NO_BUS)
+    other_tool(h, 4)
+    why = WAITING.format(k=4, n=8)
+
+    r = h.run("plan", env=NO_BUS)
+    assert r.returncode == 10, r
+    assert f"{E810} (ens1f0): 4 action(s), all live\n" in r.stdout, r.stdout
+    assert f"\n  {why}\n" in r.stdout, r.stdout
+
+    r = h.run("apply", env=NO_BUS)
+    assert r.returncode == 0, r
+    assert f"{E810} (ens1f0): pending after 4 action(s): {why}\n" in r.stdout, r.stdout
+    assert all(v["vlan"] == 100 and v["trust"] for v in h.pf(E810)["vfs"])
+    assert h.pf(E810)["num_vfs"] == 4
+
+    pf = status_pf(h)
+    assert (pf["state"], pf["reason"]) == ("pending", why)
+    # the four that exist are as the layout says; the other four have no row to be "ok"
+    assert [v["layout"] for v in pf["vfs"]] == ["ok"] * 4
+    r = h.run("wait", "--timeout", "0", env=NO_BUS)
+    assert r.returncode == 1 and f"{E810} ({why})" in r.stdout, r
+
+
+def test_vfs_that_appear_are_configured_then_applied(make_host):
+    h = external_host(make_host)
+    h.run("apply", env=NO_BUS)
+    other_tool(h, 8)
+
+    # all there, not configured yet: still not applied, and wait does not let kubelet start
+    pf = status_pf(h)
+    assert (pf["state"], pf["reason"]) == ("pending", NOT_YET), pf
+    r = h.run("wait", "--timeout", "0", env=NO_BUS)
+    assert r.returncode == 1 and f"{E810} ({NOT_YET})" in r.stdout, r
+
+    r = h.run("apply", env=NO_BUS)
+    assert r.returncode == 0, r
+    assert f"{E810} (ens1f0): applied, 8 action(s) in " in r.stdout, r.stdout
+    pf = status_pf(h)
+    assert (pf["state"], pf["reason"], pf["waiting"]) == ("applied", None, [])
+    r = h.run("wait", "--timeout", "0", env=NO_BUS)
+    assert r.returncode == 0, r
+    assert r.stdout == "1 configured PF(s): 1 applied, 0 not (see sriovctl status)\n"
+    assert h.run("plan", env=NO_BUS).returncode == 0
+
+
+def test_the_apply_unit_succeeds_and_the_gate_waits(make_host):
+    """At boot the apply unit (udev-helper apply) configures what exists and succeeds: waiting for
+    another tool is no failure. The gate does not let kubelet start on its record."""
+    h = external_host(make_host)
+    r = subprocess.run([HELPER, "--host", str(h.path), "--config-dir", str(h.confdir),
+                        "--main-config", str(h.main), "apply", E810],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r
+    rec = json.loads((h.dir / "host.json.run" / "pf" / f"{E810}.json").read_text())
+    why = WAITING.format(k=0, n=8)
+    assert (rec["state"], rec["waiting"]) == ("applied", [why])
+    assert status_pf(h)["state"] == "pending"
+    r = h.run("wait", "--timeout", "0", env=NO_BUS)
+    assert r.returncode == 1 and f"{E810} ({why})" in r.stdout, r
+
+
+def test_vfs_that_appear_need_no_change_are_applied(make_host):
+    """A layout that sets nothing the new VFs lack: nothing to apply, and nothing waits."""
+    h = make_host("e810.json")
+    h.layout("50.conf", f"[Match]\nPCIAddress={E810}\n[PhysicalFunction]\nVirtualFunctions=2\n"
+             "ExternallyManaged=yes\n")
+    assert h.run("apply", env=NO_BUS).stdout == \
+        f"{E810} (ens1f0): pending: {WAITING.format(k=0, n=2)}\n"
+    other_tool(h, 2)
+    assert status_pf(h)["state"] == "applied"
+    assert h.run("wait", "--timeout", "0", env=NO_BUS).returncode == 0
+
+
+def test_the_daemon_says_pending_and_configures_the_vfs_when_they_appear(make_host, start_daemon,
+                                                                         bus_client, system_bus):
+    c = bus_client
+    h = external_host(make_host, n=4)
+    h.main.write_text("[Apply]\nSysfsWriteTimeoutSec=1\n[Drift]\nMode=repair\n"
+                      "[Disruption]\nPolicy=immediate\n[Reboot]\nPolicy=never\n")
+    start_daemon(h)
+    why = WAITING.format(k=0, n=4)
+    path = pf_path(E810)
+    c.wait_property("State", "pending", path, PF_IFACE)
+    assert c.get("LastError", path, PF_IFACE) == why
+    assert c.get("VirtualFunctions", path, PF_IFACE) == 0
+    assert c.get("DesiredVirtualFunctions", path, PF_IFACE) == 4
+    assert c.get("State") == "idle"
+
+    c.call("Apply", E810)  # nothing failed: no error
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=system_bus.address)
+    r = subprocess.run([h.binary, "--no-color", "apply"], capture_output=True, text=True,
+                       timeout=120, env=env)
+    assert r.returncode == 0, r
+    assert f"{E810} (ens1f0): pending: {why}\n" in r.stdout, r.stdout
+    assert c.get("State", path, PF_IFACE) == "pending"
+    r = subprocess.run([h.binary, "--no-color", "status", "--json"], capture_output=True,
+                       text=True, timeout=120, env=env)
+    assert r.returncode == 0, r
+    pf = next(p for p in json.loads(r.stdout)["pfs"] if p["pci"] == E810)
+    assert (pf["state"], pf["reason"], pf["waiting"]) == ("pending", why, [why])
+
+    m = c.mark()
+    other_tool(h, 4)
+    assert c.wait_applied(E810, m) == 0
+    c.wait_property("State", "applied", path, PF_IFACE)
+    assert all(v["vlan"] == 100 and v["trust"] for v in h.pf(E810)["vfs"])
+    assert c.get("LastError", path, PF_IFACE) == ""
