@@ -77,3 +77,28 @@ def test_a_key_the_plan_leaves_still_differs(make_host):
     vfs = vfs_json(h)
     assert vfs[0]["layout"] == "ok"
     assert vfs[1]["layout"] == "differs: trust on (wanted off)", vfs[1]
+
+
+def test_held_pf_lists_only_files_that_select_it_and_counts_every_error(make_host):
+    h = make_host("e810.json")
+    h.layout("40-broken.conf", "[Match]\nPCIAddress=zzz\n")
+    h.layout("50-a.conf", layout(4, "MTUBytes=abc\n\n[VirtualFunction 0]\nTrust=maybe\n"))
+    h.layout("55-c.conf", f"[Match]\nPCIAddress={E810}\n\n[PhysicalFunction]\nLinkUp=maybe\n")
+    h.layout("60-b.conf", "[Match]\nPCIAddress=0000:3b:00.1\n\n[PhysicalFunction]\nVirtualFunctions=2\n")
+    broken = f"{h.confdir}/40-broken.conf:2: PCIAddress=zzz: must be PCI address globs"
+    every = " (a [Match] with an error holds every PF)"
+    out = h.run("plan").stdout
+    assert f"0000:3b:00.0 (ens1f0): held: {broken}" in out, out
+    assert f"(and 3 more errors){every}\n  files: 50-a.conf 55-c.conf\n" in out, out
+    assert f"0000:3b:00.1 (ens1f1): held: {broken}" in out, out
+    assert f"-) {every[1:]}\n  files: 60-b.conf\n" in out, out
+    st = {p["pci"]: p for p in json.loads(h.run("status", "--json").stdout)["pfs"]}
+    assert st[E810]["config_files"] == [str(h.confdir / "50-a.conf"), str(h.confdir / "55-c.conf")]
+    assert st[E810]["reason"].endswith(f"(and 3 more errors){every}")
+    plan = {p["pci"]: p for p in json.loads(h.run("plan", "--json").stdout)["pfs"]}
+    assert plan[E810]["held_reason"] == st[E810]["reason"]
+    # without the broken file: the errors of both files that select it
+    (h.confdir / "40-broken.conf").unlink()
+    out = h.run("plan", E810).stdout
+    assert out.startswith(f"0000:3b:00.0 (ens1f0): held: {h.confdir}/50-a.conf:6: MTUBytes=abc: "
+                          "must be 68..65535 (and 2 more errors)\n"), out
