@@ -10,19 +10,10 @@
 #include <libudev.h>
 #include <poll.h>
 #include <sys/inotify.h>
-#include <time.h>
 
 #include "desired.h"
 #include "match.h"
 #include "sriovctl.h"
-
-static usec_t boot_realtime(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	return now_realtime() - ((usec_t)ts.tv_sec * USEC_PER_SEC + (usec_t)ts.tv_nsec / 1000);
-}
 
 struct progress {
 	size_t configured, done, applied;
@@ -61,14 +52,17 @@ static int check_records(struct ctl *c, usec_t since, struct progress *ret)
 		    !(unsettled && layout_set_may_select(cv.set, pv->pf, cv.hs->hostname)))
 			continue;
 		p.configured++;
-		if (pv->desired && pf_status_read(c->runtime_dir, pv->pf->pci, &st) >= 0 &&
-		    st.finished >= since) {
+		if (!pv->desired || pf_status_read(c->runtime_dir, pv->pf->pci, &st) < 0) {
+			r = note_missing(&p, pv);
+			continue;
+		}
+		if (st.finished >= since) {
 			p.done++;
 			p.applied += st.state == PF_STATUS_APPLIED;
-			pf_status_done(&st);
 		} else {
 			r = note_missing(&p, pv);
 		}
+		pf_status_done(&st);
 	}
 	ctl_view_done(&cv);
 	if (r < 0) {
@@ -126,7 +120,7 @@ static void drain(int fd, struct udev_monitor *m)
 
 static int wait_loop(struct ctl *c, int fd, struct udev_monitor *m, struct progress *ret)
 {
-	usec_t deadline = now_monotonic() + c->timeout, since = boot_realtime(), left;
+	usec_t deadline = now_monotonic() + c->timeout, since = boot_start_realtime(), left;
 	struct pollfd pfd[2] = {
 		{ .fd = fd, .events = POLLIN },
 		{ .fd = m ? udev_monitor_get_fd(m) : -1, .events = POLLIN },

@@ -166,6 +166,11 @@ static int report_pf(const struct pf_view *pv, const char *runtime_dir, const ch
 		if (!r.why_owned)
 			return -ENOMEM;
 	}
+	/* The host is as the layouts say, but the boot gate counts a PF only
+	 * once an apply of this boot wrote its record: say why it waits. */
+	if (streq(r.state, "applied") && pv->desired && !r.why &&
+	    (!r.has_rec || r.rec.finished < boot_start_realtime()))
+		r.why = "in place, but not applied in this boot yet (sriovctl wait waits for it)";
 	*ret = r;
 	return 0;
 }

@@ -730,6 +730,11 @@ usec_t now_realtime(void)
 	return now_clock(CLOCK_REALTIME);
 }
 
+usec_t boot_start_realtime(void)
+{
+	return now_realtime() - now_clock(CLOCK_BOOTTIME);
+}
+
 usec_t now_monotonic(void)
 {
 	return now_clock(CLOCK_MONOTONIC);

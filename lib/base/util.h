@@ -250,6 +250,9 @@ static inline const char *on_off(bool b)
 
 /* The clocks, in µs. */
 usec_t now_realtime(void);
+/* When this boot began, on CLOCK_REALTIME: a record finished before it is
+ * from an earlier boot. */
+usec_t boot_start_realtime(void);
 usec_t now_monotonic(void);
 /* A span as people read it: "200ms", "1.5s", "12s", "4min 10s", "2h", "3d 4h". */
 #define FORMAT_TIMESPAN_MAX 32

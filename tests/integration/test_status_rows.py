@@ -102,3 +102,23 @@ def test_held_pf_lists_only_files_that_select_it_and_counts_every_error(make_hos
     out = h.run("plan", E810).stdout
     assert out.startswith(f"0000:3b:00.0 (ens1f0): held: {h.confdir}/50-a.conf:6: MTUBytes=abc: "
                           "must be 68..65535 (and 2 more errors)\n"), out
+
+
+def test_applied_without_a_record_of_this_boot_says_why_wait_waits(make_host):
+    h = applied(make_host, 2)
+    assert h.run("status", E810).stdout.splitlines()[2] == "    files: 50.conf"
+    r = h.run("wait", "--timeout", "0")
+    assert r.returncode == 0, r.stdout + r.stderr
+    # the record is from an earlier boot (finished in 1970): the host is as wanted, wait does not count it
+    rec = h.dir / "host.json.run" / "pf" / f"{E810}.json"
+    d = json.loads(rec.read_text())
+    d["finished_usec"] = 5
+    rec.write_text(json.dumps(d))
+    why = "in place, but not applied in this boot yet (sriovctl wait waits for it)"
+    out = h.run("status", E810).stdout
+    assert " applied " in out.splitlines()[1] and out.splitlines()[2] == f"    {why}", out
+    assert json.loads(h.run("status", "--json", E810).stdout)["pfs"][0]["reason"] == why
+    r = h.run("wait", "--timeout", "0")
+    assert r.returncode == 1 and r.stdout == f"Timed out after 0s; not applied yet: {E810}\n", r.stdout
+    rec.unlink()
+    assert h.run("status", E810).stdout.splitlines()[2] == f"    {why}"
