@@ -122,3 +122,42 @@ def test_applied_without_a_record_of_this_boot_says_why_wait_waits(make_host):
     assert r.returncode == 1 and r.stdout == f"Timed out after 0s; not applied yet: {E810}\n", r.stdout
     rec.unlink()
     assert h.run("status", E810).stdout.splitlines()[2] == f"    {why}"
+
+
+CX6_A, CX6_B = "0000:ca:00.0", "0000:ca:00.1"
+
+
+def cx6_layouts(h, want_b):
+    h.layout("50-a.conf", f"[Match]\nPCIAddress={CX6_A}\n[PhysicalFunction]\nVirtualFunctions=16\n")
+    h.layout("60-b.conf", f"[Match]\nPCIAddress={CX6_B}\n[PhysicalFunction]\nVirtualFunctions={want_b}\n")
+
+
+def test_a_port_that_needs_no_higher_firmware_limit_is_not_pending(make_host):
+    """NUM_OF_VFS is one setting of a ConnectX card: port A's raise gives port B the new limit
+    too, and B, whose layout asks for no more than it has, waits for no reboot."""
+    h = make_host("cx6dx.json")
+    cx6_layouts(h, 4)
+    r = h.run("apply")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert [p["firmware_total_vfs"] for p in h.state()["pfs"]] == [16, 16]
+    st = {p["pci"]: p for p in json.loads(h.run("status", "--json").stdout)["pfs"]}
+    assert st[CX6_A]["state"] == "pending"
+    assert st[CX6_B]["state"] == "applied" and st[CX6_B]["pending_reboot_reasons"] == []
+    assert "takes effect after a reboot" not in h.run("status", CX6_B).stdout
+
+
+def test_a_port_that_needs_the_raise_of_the_other_says_whose(make_host):
+    h = make_host("cx6dx.json")
+    cx6_layouts(h, 12)
+    shared = f"firmware VF limit 8 -> 16 (raised for {CX6_A}, one setting of this card) " \
+             "takes effect after a reboot"
+    out = h.run("plan").stdout
+    assert f"{CX6_B} (ens3f1np1): nothing to do\n  files: 60-b.conf\n  reboot needed: {shared}\n" in out, out
+    assert "raise firmware VF limit to 12" not in out, out
+    # B alone raises it as far as it needs
+    assert "raise firmware VF limit to 12" in h.run("plan", CX6_B).stdout
+    r = h.run("apply")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert [p["firmware_total_vfs"] for p in h.state()["pfs"]] == [16, 16]
+    out = h.run("status", CX6_B).stdout
+    assert "    pending reboot: firmware VF limit raised to 16, waiting for a reboot\n" in out, out
