@@ -73,8 +73,9 @@ static const char *const ib_columns[] = { "Driver",    "IBNodeGUID", "IBPortGUID
 					  "LinkState", "MTUBytes",   NULL };
 
 /* Under a VF's row, every other key its layouts set, from the key table:
- * "max_tx_rate 0 (wanted 2000), proto 802.1Q, rdma yes". */
-static void print_vf_settings(struct json_object *vf, const char *const *columns)
+ * "max_tx_rate 0 (wanted 2000), proto 802.1Q, rdma yes"; for a VF that
+ * does not exist yet (!exists) the wanted values alone. */
+static void print_vf_settings(struct json_object *vf, const char *const *columns, bool exists)
 {
 	struct json_object *all = doc_get(vf, "settings");
 	_cleanup_strv_free_ char **l = NULL;
@@ -89,12 +90,25 @@ static void print_vf_settings(struct json_object *vf, const char *const *columns
 		if (!doc_str(e, "wanted") || strv_contains((char **)columns, key))
 			continue;
 		if (strv_consume(&l, setting_describe(k >= 0 ? vf_key_to_label(k) : key, e,
-						      k < 0 || vf_key_on_host(k), false)) < 0)
+						      exists && (k < 0 || vf_key_on_host(k)),
+						      false)) < 0)
 			return;
 	}
 	line = l ? strv_join(l, ", ") : NULL;
 	if (line)
 		printf("        %s\n", line);
+}
+
+/* A VF the layouts want that the host does not have (no PCI address):
+ * its index and what becomes of it, "4   to be created", and the keys its
+ * layouts set. Whether vf was one. */
+static bool print_missing_vf(struct json_object *vf, const char *const *columns)
+{
+	if (doc_str(vf, "pci"))
+		return false;
+	printf("    %-3" PRIu64 " %s\n", doc_u64(vf, "index"), strna(doc_str(vf, "layout")));
+	print_vf_settings(vf, columns, false);
+	return true;
 }
 
 /* An InfiniBand port's VFs have GUIDs and a link state, nothing else of
@@ -109,12 +123,14 @@ static void print_ib_vfs(struct json_object *pf)
 		struct json_object *vf = doc_idx(pf, "vfs", i);
 		char mtu[16];
 
+		if (print_missing_vf(vf, ib_columns))
+			continue;
 		printf("    %-3" PRIu64 " %-12s %-12s %-10s %-23s %-23s %-7s %5s  %s\n",
 		       doc_u64(vf, "index"), strna(doc_str(vf, "pci")), doc_str(vf, "name") ?: "-",
 		       doc_str(vf, "driver") ?: "-", doc_str(vf, "ib_node_guid") ?: "-",
 		       doc_str(vf, "ib_port_guid") ?: "-", strna(doc_str(vf, "link_state")),
 		       vf_mtu(vf, mtu, sizeof(mtu)), doc_str(vf, "layout") ?: "-");
-		print_vf_settings(vf, ib_columns);
+		print_vf_settings(vf, ib_columns, true);
 	}
 }
 
@@ -134,6 +150,8 @@ static void print_vfs(struct json_object *pf)
 		struct json_object *vf = doc_idx(pf, "vfs", i);
 		char mtu[16];
 
+		if (print_missing_vf(vf, eth_columns))
+			continue;
 		printf("    %-3" PRIu64 " %-12s %-12s %-10s %-17s %4" PRIu64 " %3" PRIu64
 		       " %-5s %-5s %-7s %5s  %s\n",
 		       doc_u64(vf, "index"), strna(doc_str(vf, "pci")), doc_str(vf, "name") ?: "-",
@@ -141,7 +159,7 @@ static void print_vfs(struct json_object *pf)
 		       doc_u64(vf, "qos"), doc_bool(vf, "trust") ? "on" : "off",
 		       doc_bool(vf, "spoofchk") ? "on" : "off", strna(doc_str(vf, "link_state")),
 		       vf_mtu(vf, mtu, sizeof(mtu)), doc_str(vf, "layout") ?: "-");
-		print_vf_settings(vf, eth_columns);
+		print_vf_settings(vf, eth_columns, true);
 	}
 }
 

@@ -10,19 +10,10 @@
 #include <libudev.h>
 #include <poll.h>
 #include <sys/inotify.h>
-#include <time.h>
 
 #include "desired.h"
 #include "match.h"
 #include "sriovctl.h"
-
-static usec_t boot_realtime(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	return now_realtime() - ((usec_t)ts.tv_sec * USEC_PER_SEC + (usec_t)ts.tv_nsec / 1000);
-}
 
 struct progress {
 	size_t configured, done, applied;
@@ -157,7 +148,7 @@ static void drain(int fd, struct udev_monitor *m)
 
 static int wait_loop(struct ctl *c, int fd, struct udev_monitor *m, struct progress *ret)
 {
-	usec_t deadline = now_monotonic() + c->timeout, since = boot_realtime(), left;
+	usec_t deadline = now_monotonic() + c->timeout, since = boot_start_realtime(), left;
 	struct pollfd pfd[2] = {
 		{ .fd = fd, .events = POLLIN },
 		{ .fd = m ? udev_monitor_get_fd(m) : -1, .events = POLLIN },

@@ -4,8 +4,10 @@
  * status --json` and `sriovctl plan --json` have always printed: scripts
  * parse them, and the daemon returns the same. */
 
-#include "report.h"
+#include <inttypes.h>
+
 #include "json-util.h"
+#include "report.h"
 #include "setting-row.h"
 #include "status.h"
 
@@ -185,6 +187,11 @@ static int report_pf(const struct pf_view *pv, const char *runtime_dir, const ch
 	r.why = report_pending(pv, &r);
 	if (streq(r.state, "pending") && !r.why)
 		return -ENOMEM;
+	/* The host is as the layouts say, but the boot gate counts a PF only
+	 * once an apply of this boot wrote its record: say why it waits. */
+	if (streq(r.state, "applied") && pv->desired && !r.why &&
+	    (!r.has_rec || r.rec.finished < boot_start_realtime()))
+		r.why = "in place, but not applied in this boot yet (sriovctl wait waits for it)";
 	*ret = r;
 	return 0;
 }
@@ -251,42 +258,117 @@ static void describe_vf_change(FILE *f, const struct pf_view *pv, const struct v
  * means, not the difference. */
 static bool is_vf_change(const struct action *a, const struct vf_state *vf)
 {
-	return action_type_on_vf(a->type) && a->vf == vf->index && a->type != ACTION_UNBIND_VF &&
-	       !(a->type == ACTION_BIND_VF && vf->attrs.driver &&
-		 module_name_equal(a->str ?: "", vf->attrs.driver));
+	if (!action_type_on_vf(a->type) || a->vf != vf->index || a->type == ACTION_UNBIND_VF)
+		return false;
+	if (a->type == ACTION_BIND_VF)
+		return !(vf->attrs.driver && module_name_equal(a->str ?: "", vf->attrs.driver));
+	/* a recreated VF gets its values again: a change only where they differ */
+	if (a->type == ACTION_SET_VF)
+		for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
+			if ((a->keys & (1u << k)) && !vf_attrs_equal(&vf->attrs, &a->attrs, k))
+				return true;
+	return a->type != ACTION_SET_VF;
 }
 
-/* "ok", or "differs: ..." with each action on vf as what the host has and
- * what is wanted (describe_vf_change()), or "differs: driver X (wanted Y)"
- * for a VF that is not on the driver its layout asks for and that no
- * action will move (vfio-pci without an IOMMU), or "differs: no RDMA
- * device" (RDMA=yes). Caller frees; NULL on allocation failure. */
-static char *vf_drift(const struct pf_view *pv, const struct vf_state *vf)
+/* The VF count the plan sets last, or -1 when it leaves the count. */
+static int64_t planned_num_vfs(const struct plan *p)
+{
+	for (size_t i = p->n_actions; i > 0; i--)
+		if (p->actions[i - 1].type == ACTION_SET_NUM_VFS)
+			return p->actions[i - 1].value;
+	return -1;
+}
+
+/* The keys (1u << enum vf_key) whose difference action a shows. */
+static uint32_t action_vf_keys(const struct action *a)
+{
+	switch (a->type) {
+	case ACTION_SET_VF:
+		return a->keys;
+	case ACTION_SET_VF_MTU:
+		return VF_KEY_BIT(MTU);
+	case ACTION_BIND_VF:
+		return VF_KEY_BIT(DRIVER);
+	default:
+		return 0;
+	}
+}
+
+/* Key k of vf against what v wants: "trust off (wanted on)", "driver iavf
+ * (wanted vfio-pci)", "no RDMA device". */
+static void describe_key_change(FILE *f, const struct pf_view *pv, const struct vf_state *vf,
+				const struct vf_settings *v, enum vf_key k)
+{
+	char now[VF_ATTR_STR_MAX], want[VF_ATTR_STR_MAX];
+
+	if (k == VF_KEY_DRIVER)
+		fprintf(f, " driver %s (wanted %s)", vf->attrs.driver ?: "none",
+			wanted_driver(pv, vf->index));
+	else if (k == VF_KEY_RDMA)
+		fputs(" no RDMA device", f);
+	else
+		fprintf(f, " %s %s (wanted %s)", vf_key_to_label(k),
+			vf_attrs_format_host(&vf->attrs, k, VF_SPELLING_IP, now) ?: "none",
+			vf_attrs_format(&v->attrs, k, VF_SPELLING_IP, want));
+}
+
+/* Into f after prefix: "differs: ..." with each action on vf as what the host has and
+ * what is wanted (describe_vf_change()), then every other key whose value
+ * on the host differs from what the layouts want (a VF that is not on the
+ * driver its layout asks for and that no action will move, as with
+ * vfio-pci without an IOMMU; a VF without the RDMA device RDMA=yes asks
+ * for; a key the plan sets only after recreating the VFs); or, when
+ * nothing differs, prefix alone, "ok" without one. */
+static void vf_differences(FILE *f, const struct pf_view *pv, const struct vf_state *vf,
+			   const char *prefix)
 {
 	const struct vf_settings *v = desired_vf(pv, vf->index);
-	const char *want = wanted_driver(pv, vf->index), *sep = "differs:";
-	_cleanup_fclose_ FILE *f = NULL;
-	char *buf = NULL;
-	size_t size = 0;
+	uint32_t shown = 0, rest;
+	bool any = false;
 
-	f = open_memstream(&buf, &size);
-	if (!f)
-		return NULL;
+	fputs(prefix, f);
 	for (size_t i = 0; i < pv->plan->n_actions; i++) {
 		if (!is_vf_change(&pv->plan->actions[i], vf))
 			continue;
-		fputs(sep, f);
+		fputs(any ? ";" : *prefix ? "; differs:" : "differs:", f);
 		describe_vf_change(f, pv, vf, &pv->plan->actions[i]);
-		sep = ";";
+		shown |= action_vf_keys(&pv->plan->actions[i]);
+		any = true;
 	}
-	if (!streq(sep, "differs:"))
-		; /* the actions say it */
-	else if (want && !streq_ptr(want, vf->attrs.driver))
-		fprintf(f, "differs: driver %s (wanted %s)", vf->attrs.driver ?: "none", want);
-	else if (v && vf_settings_wants_rdma(v) && !vf->attrs.rdma)
-		fputs("differs: no RDMA device", f);
-	else
+	rest = v ? vf_settings_differ(vf, v, pv->pf->vf_driver) & ~shown : 0;
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
+		if (!(rest & (1u << k)))
+			continue;
+		fputs(any ? ";" : *prefix ? "; differs:" : "differs:", f);
+		describe_key_change(f, pv, vf, v, k);
+		any = true;
+	}
+	if (!any && !*prefix)
 		fputs("ok", f);
+}
+
+/* What the layouts make of host VF vf: "to be removed (VirtualFunctions=4)"
+ * when the plan lowers the count below it; else vf_differences(), after
+ * "to be recreated (VirtualFunctions=6); " when the plan changes the count
+ * (the kernel makes all VFs anew). Caller frees; NULL on allocation
+ * failure. */
+static char *vf_drift(const struct pf_view *pv, const struct vf_state *vf)
+{
+	int64_t target = planned_num_vfs(pv->plan);
+	_cleanup_fclose_ FILE *f = NULL;
+	char prefix[64] = "";
+	char *buf = NULL;
+	size_t size = 0;
+
+	if (target >= 0 && vf->index >= target)
+		return strdup_printf("to be removed (VirtualFunctions=%" PRId64 ")", target);
+	f = open_memstream(&buf, &size);
+	if (!f)
+		return NULL;
+	if (target >= 0)
+		snprintf(prefix, sizeof(prefix), "to be recreated (VirtualFunctions=%" PRId64 ")",
+			 target);
+	vf_differences(f, pv, vf, prefix);
 	if (fclose(TAKE_PTR(f)) != 0) {
 		free(buf);
 		return NULL;
@@ -384,10 +466,50 @@ static struct json_object *last_apply_json(const struct pf_status *st)
 	return TAKE_PTR(o);
 }
 
+/* A VF the layouts want that the host does not have yet: its index, what
+ * becomes of it, and its settings; the host's fields are null. */
+static int missing_vf_fill(struct json_object *o, const struct pf_view *pv, uint32_t i,
+			   const char *what)
+{
+	static const char *const host_fields[] = {
+		"pci",		"name",	 "driver",   "mac",	    "vlan",
+		"qos",		"trust", "spoofchk", "link_state",  "ib_node_guid",
+		"ib_port_guid", "mtu",	 "rdma",     "representor", "representor_up",
+	};
+
+	if (put_int(o, "index", i) < 0)
+		return -ENOMEM;
+	for (size_t k = 0; k < ELEMENTSOF(host_fields); k++)
+		if (put_null(o, host_fields[k]) < 0)
+			return -ENOMEM;
+	if (put_str(o, "layout", what) < 0)
+		return -ENOMEM;
+	return vf_settings_put(o, NULL, desired_vf(pv, i));
+}
+
+/* What becomes of VF i that the layouts want and the host does not have:
+ * made by this plan, after the reboot that raises the firmware VF limit,
+ * or by the tool ExternallyManaged=yes leaves them to. */
+static const char *missing_vf_fate(const struct pf_view *pv, uint32_t i)
+{
+	const struct pf_settings *s = &pv->desired->pf;
+
+	if (i < planned_num_vfs(pv->plan))
+		return "to be created";
+	if (pf_settings_has(s, PF_KEY_EXTERNALLY_MANAGED) && s->externally_managed)
+		return "not created yet (ExternallyManaged=yes: another tool makes the VFs)";
+	if (pv->plan->reboot_reasons[0])
+		return "to be created after a reboot";
+	return "not created";
+}
+
 static int vfs_put(struct json_object *o, const struct pf_view *pv)
 {
 	struct json_object *vfs = json_object_new_array();
 	int r = put(o, "vfs", vfs);
+	int64_t want = pv->desired && !pv->desired->held && pv->plan
+			       ? pf_desired_num_vfs(pv->desired, pv->pf)
+			       : 0;
 
 	for (size_t i = 0; r >= 0 && i < pv->pf->n_vfs; i++) {
 		struct json_object *vf = json_object_new_object();
@@ -395,6 +517,13 @@ static int vfs_put(struct json_object *o, const struct pf_view *pv)
 		r = append(vfs, vf);
 		if (r >= 0)
 			r = vf_fill(vf, &pv->pf->vfs[i], pv);
+	}
+	for (int64_t i = pv->pf->n_vfs; r >= 0 && i < want; i++) {
+		struct json_object *vf = json_object_new_object();
+
+		r = append(vfs, vf);
+		if (r >= 0)
+			r = missing_vf_fill(vf, pv, i, missing_vf_fate(pv, i));
 	}
 	return r;
 }

@@ -409,6 +409,13 @@ bool pci_addr_is_valid(const char *s)
 	return pci_addr_parse(s, NULL, NULL) >= 0;
 }
 
+bool pci_same_device(const char *a, const char *b)
+{
+	const char *da = strrchr(a, '.'), *db = strrchr(b, '.');
+
+	return da && db && da - a == db - b && strncmp(a, b, (size_t)(da - a)) == 0;
+}
+
 void pci_addr_format(uint32_t domain, uint32_t rid, char buf[static PCI_ADDR_MAX])
 {
 	snprintf(buf, PCI_ADDR_MAX, "%04x:%02x:%02x.%x", domain & 0xffff, (rid >> 8) & 0xff,
@@ -728,6 +735,11 @@ static usec_t now_clock(clockid_t id)
 usec_t now_realtime(void)
 {
 	return now_clock(CLOCK_REALTIME);
+}
+
+usec_t boot_start_realtime(void)
+{
+	return now_realtime() - now_clock(CLOCK_BOOTTIME);
 }
 
 usec_t now_monotonic(void)

@@ -197,6 +197,9 @@ bool pci_addr_is_valid(const char *s) _pure_;
 /* Routing ID (bus<<8 | dev<<3 | fn) and domain of a valid address. */
 int pci_addr_parse(const char *s, uint32_t *ret_domain, uint32_t *ret_rid);
 void pci_addr_format(uint32_t domain, uint32_t rid, char buf[static PCI_ADDR_MAX]);
+/* Whether two PCI addresses are functions of one device ("0000:41:00.0"
+ * and "0000:41:00.1": the same card's two ports). */
+bool pci_same_device(const char *a, const char *b) _pure_;
 
 /* Network interface names as the kernel allows them (IFNAMSIZ-1, no '/', no whitespace). */
 bool ifname_is_valid(const char *s) _pure_;
@@ -250,6 +253,9 @@ static inline const char *on_off(bool b)
 
 /* The clocks, in µs. */
 usec_t now_realtime(void);
+/* When this boot began, on CLOCK_REALTIME: a record finished before it is
+ * from an earlier boot. */
+usec_t boot_start_realtime(void);
 usec_t now_monotonic(void);
 /* A span as people read it: "200ms", "1.5s", "12s", "4min 10s", "2h", "3d 4h". */
 #define FORMAT_TIMESPAN_MAX 32

@@ -540,7 +540,12 @@ static int k_set_firmware_vfs(struct host *h, struct host_state *s, const struct
 		host_set_error(h, "NUM_OF_VFS %u is above %u", rq->a->value, di->firmware_max_vfs);
 		return -EINVAL;
 	}
-	/* effective after a reboot: total_vfs stays */
+	/* effective after a reboot: total_vfs stays. NUM_OF_VFS is one
+	 * setting of the card (no _P<n> as LINK_TYPE has): every PF of the
+	 * device has the new limit. */
+	for (size_t i = 0; i < s->n_pfs; i++)
+		if (pci_same_device(s->pfs[i].pci, pf->pci) && s->pfs[i].firmware_total_vfs >= 0)
+			s->pfs[i].firmware_total_vfs = (int)rq->a->value;
 	pf->firmware_total_vfs = (int)rq->a->value;
 	return 0;
 }

@@ -18,6 +18,8 @@ struct ctx {
 	const char *drv_name;
 	struct diag_list *diags;
 	struct rules_out out;		  /* the errors found here, each file:line once */
+	size_t n_file_errors;		  /* the parser's, in the files that select the PF */
+	const char *held_suffix;	  /* file_holds_all() of the file that holds it */
 	const struct layout_file **files; /* those selecting the PF, in order */
 	size_t n_files;
 	/* sections may name VFs below this: VirtualFunctions when set (even
@@ -56,52 +58,67 @@ static int select_files(struct ctx *c, const struct layout_set *set)
 		if (!f || f->masked || !layout_match_pf(&f->match, c->pf, c->host->hostname))
 			continue;
 		c->files[c->n_files++] = f;
+		/* a file that holds every PF (its [Match] is broken or could not
+		 * be read) holds this one without selecting it: its error, not
+		 * the list of files, names it */
+		if (f->has_error && layout_match_is_empty(&f->match))
+			continue;
 		if (!set->dir_failed && strv_extend(&c->d->config_files, f->path) < 0)
 			return -ENOMEM;
 	}
 	return 0;
 }
 
-/* The reason a held PF shows: the first error the parser reported for the
- * file, so that status and apply say what to fix, not only where. */
-static char *file_error_reason(const struct layout_set *set, const struct layout_file *f)
+/* How many errors the parser reported for f (at least one: it has errors). */
+static size_t file_errors(const struct layout_set *set, const struct layout_file *f)
 {
-	const char *path = f->path;
 	size_t n = 0;
-	const struct diag *first = NULL;
-	_cleanup_free_ char *s = NULL, *more = NULL;
-	/* a [Match] with an error holds every PF: the PFs the file was not
-	 * written for say why (an unreadable file's own error says it) */
-	const char *all = layout_match_is_empty(&f->match) && f->match.line ?
-				  " (a [Match] with an error holds every PF)" :
-				  "";
 
+	for (size_t i = 0; i < set->diags.n; i++)
+		if (set->diags.items[i].level == DIAG_ERROR &&
+		    streq_ptr(set->diags.items[i].file, f->path))
+			n++;
+	return n ?: 1;
+}
+
+/* Said after the reason of a PF held by f: a [Match] with an error holds
+ * every PF, and the PFs the file was not written for say why (an
+ * unreadable file's own error says it). */
+static const char *file_holds_all(const struct layout_file *f)
+{
+	return layout_match_is_empty(&f->match) && f->match.line ?
+		       " (a [Match] with an error holds every PF)" :
+		       "";
+}
+
+/* The first error the parser reported for f, so that status and apply say
+ * what to fix, not only where. */
+static char *file_first_error(const struct layout_set *set, const struct layout_file *f)
+{
 	for (size_t i = 0; i < set->diags.n; i++) {
 		const struct diag *d = &set->diags.items[i];
 
-		if (d->level == DIAG_ERROR && streq_ptr(d->file, path) && n++ == 0)
-			first = d;
+		if (d->level == DIAG_ERROR && streq_ptr(d->file, f->path))
+			return diag_format(d);
 	}
-	if (!first)
-		return strdup_printf("%s: has errors%s", path, all);
-	s = diag_format(first);
-	if (!s)
-		return NULL;
-	if (n > 1)
-		more = strdup_printf(" (and %zu more error%s)", n - 1, n == 2 ? "" : "s");
-	if (n > 1 && !more)
-		return NULL;
-	return strdup_printf("%s%s%s", s, strempty(more), all);
+	return strdup_printf("%s: has errors", f->path);
 }
 
+/* Files with errors that select the PF hold it; the reason is the first
+ * error of the first, counted with all others (finish_held()). */
 static int hold_for_file_errors(struct ctx *c, const struct layout_set *set)
 {
 	for (size_t i = 0; i < c->n_files; i++) {
 		if (!c->files[i]->has_error)
 			continue;
+		c->n_file_errors += file_errors(set, c->files[i]);
+		if (c->d->held)
+			continue;
 		c->d->held = true;
-		c->d->held_reason = file_error_reason(set, c->files[i]);
-		return c->d->held_reason ? 0 : -ENOMEM;
+		c->held_suffix = file_holds_all(c->files[i]);
+		c->d->held_reason = file_first_error(set, c->files[i]);
+		if (!c->d->held_reason)
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -576,22 +593,26 @@ static int check_host_unique(struct ctx *c)
 	return 0;
 }
 
-/* Any error found here holds the PF; unless a file's own errors hold it,
- * the first says why, with how many more there are. */
+/* Any error found here holds the PF. The first error says why (a file's
+ * own before those found here), with how many more there are of both. */
 static int finish_held(struct ctx *c)
 {
-	size_t n = c->out.n_errors;
+	size_t n = c->n_file_errors + c->out.n_errors;
+	_cleanup_free_ char *first = NULL, *more = NULL;
 
 	if (n == 0)
 		return 0;
 	c->d->held = true;
-	if (c->d->held_reason)
-		return 0;
-	if (n == 1)
-		c->d->held_reason = TAKE_PTR(c->out.first);
-	else
-		c->d->held_reason = strdup_printf("%s (and %zu more error%s)", c->out.first, n - 1,
-						  n == 2 ? "" : "s");
+	first = c->d->held_reason ?: TAKE_PTR(c->out.first);
+	c->d->held_reason = NULL;
+	if (!first)
+		return -ENOMEM;
+	if (n > 1)
+		more = strdup_printf(" (and %zu more error%s)", n - 1, n == 2 ? "" : "s");
+	if (n > 1 && !more)
+		return -ENOMEM;
+	c->d->held_reason =
+		strdup_printf("%s%s%s", first, strempty(more), strempty(c->held_suffix));
 	return c->d->held_reason ? 0 : -ENOMEM;
 }
 

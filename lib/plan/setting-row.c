@@ -32,6 +32,38 @@ void vf_setting_row(const struct vf_state *vf, const struct vf_settings *v, enum
 	ret->src = set ? &v->src[k] : &no_src;
 }
 
+static bool key_differs(const struct vf_state *vf, const struct vf_settings *v, enum vf_key k,
+			const char *default_driver)
+{
+	char buf[VF_ATTR_STR_MAX];
+	const char *want;
+
+	switch (k) {
+	case VF_KEY_DRIVER:
+		want = v->attrs.driver ?: default_driver;
+		return want && !(vf->attrs.driver && module_name_equal(want, vf->attrs.driver));
+	case VF_KEY_RDMA:
+		return vf_settings_wants_rdma(v) && !vf->attrs.rdma;
+	case VF_KEY_MTU:
+		return vf_attrs_format_host(&vf->attrs, k, VF_SPELLING_LAYOUT, buf) &&
+		       !vf_attrs_equal(&vf->attrs, &v->attrs, k);
+	default:
+		return vf_key_on_host(k) && !vf_attrs_equal(&vf->attrs, &v->attrs, k);
+	}
+}
+
+uint32_t vf_settings_differ(const struct vf_state *vf, const struct vf_settings *v,
+			    const char *default_driver)
+{
+	uint32_t keys = 0;
+
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
+		if (vf_settings_has(v, k) && !vf_settings_is_stable(v, k) &&
+		    key_differs(vf, v, k, default_driver))
+			keys |= 1u << k;
+	return keys;
+}
+
 int setting_row_source(const struct setting_row *row, char **ret)
 {
 	*ret = NULL;

@@ -25,6 +25,14 @@ void pf_setting_row(const struct pf_state *pf, const struct pf_settings *s, enum
  * of it, NULL when nothing. A "stable" MAC or GUID is wanted as "stable". */
 void vf_setting_row(const struct vf_state *vf, const struct vf_settings *v, enum vf_key k,
 		    struct setting_row *ret);
+/* The keys (bits 1u << enum vf_key) whose value on VF vf of the host
+ * differs from what v wants: the keys v sets to a value (not a "stable"
+ * one still to derive) that the host has. default_driver: the driver
+ * Driver= without a module means (the kernel's VF driver; NULL: unknown,
+ * then the driver is not compared). RDMA=yes differs when the VF has no
+ * RDMA device; an MTU is not compared on a VF without a netdev. */
+uint32_t vf_settings_differ(const struct vf_state *vf, const struct vf_settings *v,
+			    const char *default_driver) _pure_;
 /* *ret = "file:line" of row's wanted value, NULL when it has none. 0 or
  * -ENOMEM. */
 int setting_row_source(const struct setting_row *row, char **ret);

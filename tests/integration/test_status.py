@@ -124,8 +124,10 @@ def test_a_pf_held_by_an_empty_file_wants_nothing(make_host):
     assert st[E810]["state"] == "held" and st[E810]["desired_num_vfs"] is None
     line = next(ln for ln in h.run("status").stdout.splitlines() if ln.startswith(E810))
     assert re.search(r" 0 +- +128  held ", line), line
-    # both files select it (the empty one selects every PF)
-    assert "files: 50-e810.conf 70-empty.conf" in h.run("status").stdout
+    # the empty file holds every PF without selecting one: its error names it, the files do not
+    out = h.run("status").stdout
+    assert "70-empty.conf: no [Match] section" in st[E810]["reason"], st[E810]
+    assert "    files: 50-e810.conf\n" in out, out
 
 
 def test_cat_shows_the_merged_layout_with_file_and_line(make_host):

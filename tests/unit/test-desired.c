@@ -288,10 +288,14 @@ static void test_file_with_errors_holds(void **state)
 	VF_SET(section(files[0], 0, 7, 5), files[0], VLAN, vlan, 100, 6);
 	PF_SET(files[1], VIRTUAL_FUNCTIONS, num_vfs, 0, 3);
 	files[1]->has_error = true;
+	files[0]->has_error = true;
 	run_build(&t, &host, &pf, files, 2);
 	assert_true(t.d->held);
-	assert_string_equal(t.d->held_reason,
-			    B ": has errors (a [Match] with an error holds every PF)");
+	/* the first file's error, with the other file's counted; the file
+	 * that holds every PF is no file that selects it */
+	assert_string_equal(t.d->held_reason, A ": has errors (and 1 more error)");
+	assert_int_equal(strv_length(t.d->config_files), 1);
+	assert_string_equal(t.d->config_files[0], A);
 	assert_int_equal(t.diags.n, 0);
 	run_done(&t, files, 2);
 
@@ -304,7 +308,8 @@ static void test_file_with_errors_holds(void **state)
 	files[1]->has_error = true;
 	run_build(&t, &host, &pf, files, 2);
 	assert_true(t.d->held);
-	assert_string_equal(t.d->held_reason, B ": has errors");
+	/* the reason counts the errors found with the file's */
+	assert_string_equal(t.d->held_reason, B ": has errors (and 1 more error)");
 	assert_int_equal(t.diags.n, 1);
 	assert_string_equal(t.diags.items[0].file, A);
 	assert_int_equal(t.diags.items[0].line, 5);

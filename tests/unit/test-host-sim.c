@@ -501,6 +501,8 @@ static void test_firmware(void **state)
 	hs = env_read(e);
 	assert_int_equal(hs->pfs[0].firmware_total_vfs, 32);
 	assert_int_equal(hs->pfs[0].total_vfs, 8); /* after a reboot */
+	/* NUM_OF_VFS is one setting of the card: the other port has it too */
+	assert_int_equal(hs->pfs[1].firmware_total_vfs, 32);
 	assert_false(hs->pfs[0].has_firmware_link_type);
 	host_state_free(hs);
 	assert_int_equal(op_set_num_vfs(e->h, CX6_PF0, 9, T), -ERANGE);

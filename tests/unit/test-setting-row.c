@@ -84,11 +84,41 @@ static void test_vf(void **state)
 	assert_source(&row, NULL);
 }
 
+static void test_vf_differ(void **state)
+{
+	struct vf_state vf = { .attrs = { .driver = (char *)"iavf", .trust = true, .mtu = 1500 } };
+	struct vf_settings v = {
+		.set = VF_KEY_BIT(TRUST) | VF_KEY_BIT(VLAN) | VF_KEY_BIT(MAC) |
+		       VF_KEY_BIT(RESOURCE_NAME) | VF_KEY_BIT(DRIVER) | VF_KEY_BIT(MTU),
+		.stable = VF_KEY_BIT(MAC),
+		.attrs = { .trust = false, .resource_name = (char *)"pool", .mtu = 1500 },
+	};
+
+	/* trust differs; the VLAN is what the host has; a MAC still to derive,
+	 * the resource name and the kernel's driver (iavf) are no difference */
+	assert_int_equal(vf_settings_differ(&vf, &v, "iavf"), VF_KEY_BIT(TRUST));
+	/* the default driver unknown: not compared; another one: differs */
+	assert_int_equal(vf_settings_differ(&vf, &v, NULL), VF_KEY_BIT(TRUST));
+	v.attrs.driver = (char *)"vfio-pci";
+	assert_int_equal(vf_settings_differ(&vf, &v, "iavf"),
+			 VF_KEY_BIT(TRUST) | VF_KEY_BIT(DRIVER));
+	/* vfio-pci: no netdev, no MTU to compare */
+	vf.attrs.driver = (char *)"vfio-pci";
+	vf.attrs.mtu = 0;
+	v.attrs.mtu = 9000;
+	assert_int_equal(vf_settings_differ(&vf, &v, "iavf"), VF_KEY_BIT(TRUST));
+	/* RDMA=yes without an RDMA device */
+	v.set |= VF_KEY_BIT(RDMA);
+	v.attrs.rdma = true;
+	assert_int_equal(vf_settings_differ(&vf, &v, "iavf"), VF_KEY_BIT(TRUST) | VF_KEY_BIT(RDMA));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pf),
 		cmocka_unit_test(test_vf),
+		cmocka_unit_test(test_vf_differ),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

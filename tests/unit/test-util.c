@@ -71,6 +71,14 @@ static void spit(const char *path, const char *text)
 
 /* The temporary file is ours alone: a link someone placed under its name,
  * symbolic or hard, is replaced, and what it pointed to is left as it was. */
+static void test_pci_same_device(void **state)
+{
+	assert_true(pci_same_device("0000:41:00.0", "0000:41:00.1"));
+	assert_false(pci_same_device("0000:41:00.0", "0000:42:00.0"));
+	assert_false(pci_same_device("0000:41:00.0", "0000:41:01.0"));
+	assert_false(pci_same_device("0000:41:00.0", "junk"));
+}
+
 static void test_write_file_atomic_never_follows(void **state)
 {
 	struct tmp *t = *state;
@@ -315,6 +323,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_open_regular_refuses_what_could_block, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_mkdir_owned, setup, teardown),
+		cmocka_unit_test(test_pci_same_device),
 		cmocka_unit_test(test_suggest),
 		cmocka_unit_test(test_format_timespan),
 	};
