@@ -282,16 +282,13 @@ static int64_t planned_num_vfs(const struct plan *p)
 /* The keys (1u << enum vf_key) whose difference action a shows. */
 static uint32_t action_vf_keys(const struct action *a)
 {
-	switch (a->type) {
-	case ACTION_SET_VF:
+	if (a->type == ACTION_SET_VF)
 		return a->keys;
-	case ACTION_SET_VF_MTU:
+	if (a->type == ACTION_SET_VF_MTU)
 		return VF_KEY_BIT(MTU);
-	case ACTION_BIND_VF:
+	if (a->type == ACTION_BIND_VF)
 		return VF_KEY_BIT(DRIVER);
-	default:
-		return 0;
-	}
+	return 0; /* the other actions set no VF key */
 }
 
 /* Key k of vf against what v wants: "trust off (wanted on)", "driver iavf
@@ -507,9 +504,9 @@ static int vfs_put(struct json_object *o, const struct pf_view *pv)
 {
 	struct json_object *vfs = json_object_new_array();
 	int r = put(o, "vfs", vfs);
-	int64_t want = pv->desired && !pv->desired->held && pv->plan
-			       ? pf_desired_num_vfs(pv->desired, pv->pf)
-			       : 0;
+	int64_t want = pv->desired && !pv->desired->held && pv->plan ?
+			       pf_desired_num_vfs(pv->desired, pv->pf) :
+			       0;
 
 	for (size_t i = 0; r >= 0 && i < pv->pf->n_vfs; i++) {
 		struct json_object *vf = json_object_new_object();

@@ -38,18 +38,16 @@ static bool key_differs(const struct vf_state *vf, const struct vf_settings *v, 
 	char buf[VF_ATTR_STR_MAX];
 	const char *want;
 
-	switch (k) {
-	case VF_KEY_DRIVER:
+	if (k == VF_KEY_DRIVER) {
 		want = v->attrs.driver ?: default_driver;
 		return want && !(vf->attrs.driver && module_name_equal(want, vf->attrs.driver));
-	case VF_KEY_RDMA:
-		return vf_settings_wants_rdma(v) && !vf->attrs.rdma;
-	case VF_KEY_MTU:
-		return vf_attrs_format_host(&vf->attrs, k, VF_SPELLING_LAYOUT, buf) &&
-		       !vf_attrs_equal(&vf->attrs, &v->attrs, k);
-	default:
-		return vf_key_on_host(k) && !vf_attrs_equal(&vf->attrs, &v->attrs, k);
 	}
+	if (k == VF_KEY_RDMA)
+		return vf_settings_wants_rdma(v) && !vf->attrs.rdma;
+	if (k == VF_KEY_MTU && !vf_attrs_format_host(&vf->attrs, k, VF_SPELLING_LAYOUT, buf))
+		return false; /* vfio-pci: no MTU to compare */
+	/* the keys the host shows as the layout writes them */
+	return vf_key_on_host(k) && !vf_attrs_equal(&vf->attrs, &v->attrs, k);
 }
 
 uint32_t vf_settings_differ(const struct vf_state *vf, const struct vf_settings *v,
