@@ -303,6 +303,28 @@ int ctl_load_mainconf(struct ctl *c, struct mainconf *ret)
 	return r;
 }
 
+int ctl_load_all(struct ctl *c, struct host **ret_host, struct layout_set **ret_set,
+		 struct mainconf *ret_conf)
+{
+	_cleanup_layout_set_ struct layout_set *set = NULL;
+	_cleanup_host_ struct host *h = NULL;
+	int r;
+
+	r = ctl_open_host(c, &h);
+	if (r >= 0)
+		r = ctl_load_layouts(c, &set);
+	if (r < 0)
+		return r;
+	ctl_print_diags(&set->diags);
+	r = ctl_load_mainconf(c, ret_conf);
+	if (r < 0)
+		return r;
+	layout_set_use_mainconf(set, ret_conf);
+	*ret_host = TAKE_PTR(h);
+	*ret_set = TAKE_PTR(set);
+	return 0;
+}
+
 void ctl_print_diags(const struct diag_list *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
