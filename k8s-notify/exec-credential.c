@@ -38,15 +38,10 @@ static int status_str(struct json_object *status, const char *key, const char **
 	return 0;
 }
 
-int exec_credential_parse(const char *text, size_t n, const char *api_version,
-			  struct exec_credential *ret, char error[static K8S_ERROR_MAX])
+/* The status of an ExecCredential of api_version. */
+static int credential_status(struct json_object *o, const char *api_version,
+			     struct json_object **ret, char error[static K8S_ERROR_MAX])
 {
-	_cleanup_json_ struct json_object *o = NULL;
-	struct exec_credential c = {};
-	const char *token, *cert, *key, *expires;
-	struct json_object *status;
-
-	o = k8s_json_parse(text, n);
 	if (!o || !json_object_is_type(o, json_type_object))
 		return k8s_set_error(error, -EBADMSG, "its output is not a JSON object");
 	if (!streq_ptr(k8s_json_str(o, "kind", NULL), "ExecCredential") ||
@@ -56,37 +51,66 @@ int exec_credential_parse(const char *text, size_t n, const char *api_version,
 				     "apiVersion %s)",
 				     api_version, strna(k8s_json_str(o, "kind", NULL)),
 				     strna(k8s_json_str(o, "apiVersion", NULL)));
-	status = k8s_json_get(o, "status", NULL);
-	if (!status)
+	*ret = k8s_json_get(o, "status", NULL);
+	if (!*ret)
 		return k8s_set_error(error, -EBADMSG, "its ExecCredential has no status");
-	if (status_str(status, "token", &token) < 0 ||
-	    status_str(status, "clientCertificateData", &cert) < 0 ||
-	    status_str(status, "clientKeyData", &key) < 0 ||
-	    status_str(status, "expirationTimestamp", &expires) < 0)
+	return 0;
+}
+
+struct status_fields {
+	const char *token, *cert, *key, *expires; /* the status's strings */
+};
+
+/* A token, or a client certificate and its key, or both, in their forms. */
+static int status_fields_read(struct json_object *status, struct status_fields *f,
+			      char error[static K8S_ERROR_MAX])
+{
+	if (status_str(status, "token", &f->token) < 0 ||
+	    status_str(status, "clientCertificateData", &f->cert) < 0 ||
+	    status_str(status, "clientKeyData", &f->key) < 0 ||
+	    status_str(status, "expirationTimestamp", &f->expires) < 0)
 		return k8s_set_error(error, -EBADMSG,
 				     "its ExecCredential has a status field that is not a string");
-	if (!token && !cert)
+	if (!f->token && !f->cert)
 		return k8s_set_error(error, -EBADMSG,
 				     "its ExecCredential has neither a token nor a client "
 				     "certificate");
-	if (!cert != !key)
+	if (!f->cert != !f->key)
 		return k8s_set_error(error, -EBADMSG,
 				     "its ExecCredential has a client certificate without a key "
 				     "or a key without a certificate");
-	if (token && string_has_control_chars(token))
+	if (f->token && string_has_control_chars(f->token))
 		return k8s_set_error(error, -EBADMSG, "its token is not one line");
-	if (cert &&
-	    (!strstr(cert, "-----BEGIN CERTIFICATE-----") || !strstr(key, "PRIVATE KEY-----")))
+	if (f->cert && (!strstr(f->cert, "-----BEGIN CERTIFICATE-----") ||
+			!strstr(f->key, "PRIVATE KEY-----")))
 		return k8s_set_error(error, -EBADMSG,
 				     "its clientCertificateData or clientKeyData is not PEM");
-	if (expires && microtime_parse(expires, &c.expires) < 0)
+	return 0;
+}
+
+int exec_credential_parse(const char *text, size_t n, const char *api_version,
+			  struct exec_credential *ret, char error[static K8S_ERROR_MAX])
+{
+	_cleanup_json_ struct json_object *o = NULL;
+	struct exec_credential c = {};
+	struct status_fields f = {};
+	struct json_object *status = NULL;
+	int r;
+
+	o = k8s_json_parse(text, n);
+	r = credential_status(o, api_version, &status, error);
+	if (r >= 0)
+		r = status_fields_read(status, &f, error);
+	if (r < 0)
+		return r;
+	if (f.expires && microtime_parse(f.expires, &c.expires) < 0)
 		return k8s_set_error(error, -EBADMSG,
 				     "its expirationTimestamp \"%.64s\" is not an RFC 3339 time",
-				     expires);
-	c.token = token ? strdup(token) : NULL;
-	c.cert = cert ? strdup(cert) : NULL;
-	c.key = key ? strdup(key) : NULL;
-	if ((token && !c.token) || (cert && (!c.cert || !c.key))) {
+				     f.expires);
+	c.token = f.token ? strdup(f.token) : NULL;
+	c.cert = f.cert ? strdup(f.cert) : NULL;
+	c.key = f.key ? strdup(f.key) : NULL;
+	if ((f.token && !c.token) || (f.cert && (!c.cert || !c.key))) {
 		exec_credential_done(&c);
 		return -ENOMEM;
 	}
@@ -228,35 +252,23 @@ static const char *pass_stderr(const char *path, char *err, size_t dropped)
 	return last;
 }
 
-int exec_credential_run(const struct kc_exec *e, const char *server, const void *ca, size_t ca_size,
-			usec_t timeout, struct exec_credential *ret,
-			char error[static K8S_ERROR_MAX])
+/* The plugin's path, then its arguments. */
+static int plugin_argv(const struct kc_exec *e, const char *path, char ***ret)
 {
-	_cleanup_free_ char *path = NULL, *request = NULL, *info = NULL;
 	_cleanup_strv_free_ char **argv = NULL;
-	_cleanup_free_ char **env = NULL;
-	struct tool_run t = {};
-	char why[K8S_ERROR_MAX];
-	const char *last;
-	int r;
 
-	r = find_command(e, &path, error);
-	if (r < 0)
-		return r;
-	request = exec_credential_request(e, server, ca, ca_size);
-	info = request ? strdup_printf("KUBERNETES_EXEC_INFO=%s", request) : NULL;
-	env = info ? plugin_env(e, info) : NULL;
-	if (!env || strv_extend(&argv, path) < 0)
+	if (strv_extend(&argv, path) < 0)
 		return -ENOMEM;
 	for (char **a = e->args; a && *a; a++)
 		if (strv_extend(&argv, *a) < 0)
 			return -ENOMEM;
-	/* its own process group: a time-out kills what it started too; stderr
-	 * only for messages, bounded apart from the credential */
-	r = tool_run_with(
-		argv,
-		&(struct tool_run_options){ .env = env, .group = true, .max_err = EXEC_STDERR_MAX },
-		timeout, EXEC_OUTPUT_MAX, &t);
+	*ret = TAKE_PTR(argv);
+	return 0;
+}
+
+/* What tool_run_with()'s failure r means for the credential. */
+static int run_error(const char *path, int r, usec_t timeout, char error[static K8S_ERROR_MAX])
+{
 	if (r == -EFBIG)
 		return k8s_set_error(error, r,
 				     "exec plugin %s: more than %u KiB of output, refused", path,
@@ -265,19 +277,55 @@ int exec_credential_run(const struct kc_exec *e, const char *server, const void 
 		return k8s_set_error(error, r,
 				     "exec plugin %s: no credential within %llu s, killed", path,
 				     (unsigned long long)(timeout / USEC_PER_SEC));
+	return k8s_set_error(error, r == -ENOENT || r == -ENOMEM ? r : -EAGAIN,
+			     "exec plugin %s: cannot run it: %s", path, strerror(-r));
+}
+
+/* The credential from what the plugin printed, once it exited 0. */
+static int plugin_result(const struct kc_exec *e, const char *path, struct tool_run *t,
+			 struct exec_credential *ret, char error[static K8S_ERROR_MAX])
+{
+	const char *last = pass_stderr(path, t->err, t->err_dropped);
+	char why[K8S_ERROR_MAX];
+	int r;
+
+	if (t->exit_status != 0)
+		return k8s_set_error(error, -EAGAIN, "exec plugin %s %s%s%s", path,
+				     t->exit_status < 0 ? "was killed by a signal" : "failed",
+				     last ? ": " : "", strempty(last));
+	r = exec_credential_parse(t->out, t->out_len, e->api_version, ret, why);
+	if (r < 0 && r != -ENOMEM)
+		k8s_set_error(error, r, "exec plugin %s: %s", path, why);
+	return r;
+}
+
+int exec_credential_run(const struct kc_exec *e, const char *server, const void *ca, size_t ca_size,
+			usec_t timeout, struct exec_credential *ret,
+			char error[static K8S_ERROR_MAX])
+{
+	_cleanup_free_ char *path = NULL, *request = NULL, *info = NULL;
+	_cleanup_strv_free_ char **argv = NULL;
+	_cleanup_free_ char **env = NULL;
+	struct tool_run t = {};
+	int r;
+
+	r = find_command(e, &path, error);
 	if (r < 0)
-		return k8s_set_error(error, r == -ENOENT || r == -ENOMEM ? r : -EAGAIN,
-				     "exec plugin %s: cannot run it: %s", path, strerror(-r));
-	last = pass_stderr(path, t.err, t.err_dropped);
-	if (t.exit_status != 0)
-		r = k8s_set_error(error, -EAGAIN, "exec plugin %s %s%s%s", path,
-				  t.exit_status < 0 ? "was killed by a signal" : "failed",
-				  last ? ": " : "", strempty(last));
-	else {
-		r = exec_credential_parse(t.out, t.out_len, e->api_version, ret, why);
-		if (r < 0 && r != -ENOMEM)
-			k8s_set_error(error, r, "exec plugin %s: %s", path, why);
-	}
+		return r;
+	request = exec_credential_request(e, server, ca, ca_size);
+	info = request ? strdup_printf("KUBERNETES_EXEC_INFO=%s", request) : NULL;
+	env = info ? plugin_env(e, info) : NULL;
+	if (!env || plugin_argv(e, path, &argv) < 0)
+		return -ENOMEM;
+	/* its own process group: a time-out kills what it started too; stderr
+	 * only for messages, bounded apart from the credential */
+	r = tool_run_with(
+		argv,
+		&(struct tool_run_options){ .env = env, .group = true, .max_err = EXEC_STDERR_MAX },
+		timeout, EXEC_OUTPUT_MAX, &t);
+	if (r < 0)
+		return run_error(path, r, timeout, error);
+	r = plugin_result(e, path, &t, ret, error);
 	explicit_bzero(t.out, t.out_len);
 	tool_run_done(&t);
 	return r;

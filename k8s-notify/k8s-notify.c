@@ -134,71 +134,83 @@ static int parse_seconds(const char *opt, const char *v, uint32_t min, usec_t *r
 	return 0;
 }
 
+/* Not there is a mistake, never the defaults. */
+static int check_main_config(const char *path)
+{
+	const char *why = path_option_problem(path, false);
+
+	if (!why)
+		return 0;
+	fprintf(stderr, "k8s-notify: --main-config=%s: %s\n", path, why);
+	return -EINVAL;
+}
+
+/* "<prefix>/<name>", as a pod requests it */
+static int add_resource(struct k8s_ctx *x, const char *name)
+{
+	if (!strchr(name, '/') || name[0] == '/' || endswith(name, "/")) {
+		fprintf(stderr,
+			"k8s-notify: --resource=%s: must be a full resource name "
+			"such as intel.com/e810_rdma\n",
+			name);
+		return -EINVAL;
+	}
+	return strv_extend(&x->resources, name);
+}
+
+static int parse_lease_duration(struct k8s_ctx *x, const char *arg)
+{
+	usec_t t;
+	int r;
+
+	r = parse_seconds("lease-duration", arg, 1, &t);
+	if (r < 0)
+		return r;
+	x->lease_duration = (uint32_t)(t / USEC_PER_SEC);
+	return 0;
+}
+
 /* One option into x or o; -EINVAL on a bad value. */
 static int parse_option(int opt, struct k8s_ctx *x, struct options *o)
 {
-	usec_t t;
-	int r = 0;
-
 	switch (opt) {
 	case ARG_MAIN_CONFIG:
-		/* not there is a mistake, never the defaults */
-		if (path_option_problem(optarg, false)) {
-			fprintf(stderr, "k8s-notify: --main-config=%s: %s\n", optarg,
-				path_option_problem(optarg, false));
-			return -EINVAL;
-		}
 		o->main_config = optarg;
-		break;
+		return check_main_config(optarg);
 	case ARG_KUBECONFIG:
 		o->kubeconfig = optarg;
-		break;
+		return 0;
 	case ARG_NODE:
 		o->node = optarg;
-		break;
+		return 0;
 	case ARG_TIMEOUT:
-		r = parse_seconds("timeout", optarg, 0, &x->timeout);
-		break;
+		return parse_seconds("timeout", optarg, 0, &x->timeout);
 	case ARG_REQUEST_TIMEOUT:
-		r = parse_seconds("request-timeout", optarg, 1, &o->request_timeout);
-		break;
+		return parse_seconds("request-timeout", optarg, 1, &o->request_timeout);
 	case ARG_HOLDER:
 		x->holder = optarg;
-		break;
+		return 0;
 	case ARG_LEASE_DURATION:
-		r = parse_seconds("lease-duration", optarg, 1, &t);
-		x->lease_duration = (uint32_t)(t / USEC_PER_SEC);
-		break;
+		return parse_lease_duration(x, optarg);
 	case ARG_SLOT:
 		x->slot = optarg;
-		break;
+		return 0;
 	case ARG_QUIET_UNREACHABLE:
 		x->quiet_unreachable = true;
-		break;
+		return 0;
 	case ARG_STATE:
 		x->state = optarg;
-		break;
+		return 0;
 	case ARG_EXPECT:
-		r = strv_extend(&x->expect, optarg);
-		break;
+		return strv_extend(&x->expect, optarg);
 	case ARG_RESOURCE:
-		/* "<prefix>/<name>", as a pod requests it */
-		if (!strchr(optarg, '/') || optarg[0] == '/' || endswith(optarg, "/")) {
-			fprintf(stderr,
-				"k8s-notify: --resource=%s: must be a full resource name "
-				"such as intel.com/e810_rdma\n",
-				optarg);
-			return -EINVAL;
-		}
-		r = strv_extend(&x->resources, optarg);
-		break;
+		return add_resource(x, optarg);
 	case ARG_SA_DIR:
 		o->sa_dir = optarg;
-		break;
+		return 0;
 	default:
-		r = -EINVAL;
+		return -EINVAL;
 	}
-	return r;
 }
 
 /* 1 to go on, 0 to exit successfully, -EINVAL on bad usage. */

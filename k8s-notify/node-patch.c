@@ -151,31 +151,73 @@ static int annotations_from_state(struct json_object *state, struct json_object 
 	return 0;
 }
 
-int node_patch_annotations(const char *state, char **ret_patch,
-			   struct json_object **ret_annotations, char error[static K8S_ERROR_MAX])
+/* {"metadata": {"annotations": {}}}, with both inner objects borrowed. */
+static struct json_object *patch_new(struct json_object **ret_meta, struct json_object **ret_ann)
 {
-	_cleanup_json_ struct json_object *s = NULL, *p = json_object_new_object(),
-					  *labels = json_object_new_object();
+	_cleanup_json_ struct json_object *p = json_object_new_object();
 	struct json_object *meta = json_object_new_object(), *ann = json_object_new_object();
-	char *text;
-	int r;
 
-	if (!p || !meta || !ann || !labels || json_object_object_add(p, "metadata", meta) < 0) {
+	if (!p || !meta || !ann || json_object_object_add(p, "metadata", meta) < 0) {
 		json_object_put(meta);
 		json_object_put(ann);
-		return -ENOMEM;
+		return NULL;
 	}
 	if (json_object_object_add(meta, "annotations", ann) < 0) {
 		json_object_put(ann);
-		return -ENOMEM;
+		return NULL;
 	}
+	*ret_meta = meta;
+	*ret_ann = ann;
+	return TAKE_PTR(p);
+}
+
+static int state_parse(const char *state, struct json_object **ret,
+		       char error[static K8S_ERROR_MAX])
+{
+	struct json_object *s = NULL;
+
 	if (strlen(state) > NODE_STATE_MAX || !(s = json_tokener_parse(state)) ||
 	    !json_object_is_type(s, json_type_object)) {
+		json_object_put(s);
 		snprintf(error, K8S_ERROR_MAX, "--state: must be a JSON object of at most %u KiB",
 			 NODE_STATE_MAX >> 10);
 		return -EINVAL;
 	}
-	r = annotations_from_state(s, ann, labels, error);
+	*ret = s;
+	return 0;
+}
+
+/* What the node will carry: the annotations, and the labels. */
+static int node_carries(struct json_object *ann, struct json_object *labels,
+			struct json_object **ret)
+{
+	_cleanup_json_ struct json_object *out = NULL;
+
+	if (json_object_deep_copy(ann, &out, NULL) < 0)
+		return -ENOMEM;
+	json_object_object_foreach(labels, k, v)
+	{
+		if (json_object_object_add(out, k, json_object_get(v)) < 0)
+			return -ENOMEM;
+	}
+	*ret = TAKE_PTR(out);
+	return 0;
+}
+
+int node_patch_annotations(const char *state, char **ret_patch,
+			   struct json_object **ret_annotations, char error[static K8S_ERROR_MAX])
+{
+	_cleanup_json_ struct json_object *s = NULL, *p = NULL, *labels = json_object_new_object();
+	_cleanup_free_ char *text = NULL;
+	struct json_object *meta, *ann;
+	int r;
+
+	p = patch_new(&meta, &ann);
+	if (!p || !labels)
+		return -ENOMEM;
+	r = state_parse(state, &s, error);
+	if (r >= 0)
+		r = annotations_from_state(s, ann, labels, error);
 	if (r < 0)
 		return r;
 	if (json_object_object_length(labels) > 0 &&
@@ -185,24 +227,8 @@ int node_patch_annotations(const char *state, char **ret_patch,
 								JSON_C_TO_STRING_NOSLASHESCAPE));
 	if (!text)
 		return -ENOMEM;
-	if (ret_annotations) {
-		/* what the node will carry: the annotations, and the label */
-		struct json_object *out = NULL;
-
-		if (json_object_deep_copy(ann, &out, NULL) < 0) {
-			free(text);
-			return -ENOMEM;
-		}
-		json_object_object_foreach(labels, k, v)
-		{
-			if (json_object_object_add(out, k, json_object_get(v)) < 0) {
-				json_object_put(out);
-				free(text);
-				return -ENOMEM;
-			}
-		}
-		*ret_annotations = out;
-	}
-	*ret_patch = text;
+	if (ret_annotations && node_carries(ann, labels, ret_annotations) < 0)
+		return -ENOMEM;
+	*ret_patch = TAKE_PTR(text);
 	return 0;
 }

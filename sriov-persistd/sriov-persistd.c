@@ -4,11 +4,11 @@
  * Notices drift through udev and rtnetlink events, applies layout changes,
  * tracks pending reboots, and offers all of it on the system bus. */
 
-#include <getopt.h>
 #include <signal.h>
 #include <syslog.h>
 #include <systemd/sd-daemon.h>
 
+#include "cli-options.h"
 #include "events.h"
 #include "k8s.h"
 #include "manager-bus.h"
@@ -18,103 +18,79 @@
 
 #define K8S_NOTIFY LIBEXECDIR "/sriov-persist/k8s-notify"
 
-static void help(void)
-{
-	printf("Usage: sriov-persistd [OPTIONS]\n\n"
-	       "Keeps SR-IOV layouts in place: drift, live changes, pending reboots, D-Bus API.\n\n"
-	       "  --host FILE         a simulated host (snapshot JSON) instead of this machine\n"
-	       "  --config-dir DIR    read layouts from DIR only\n"
-	       "  --main-config FILE  the main configuration (default %s)\n"
-	       "  --runtime-dir DIR   status records and locks (default %s, FILE.run with --host)\n"
-	       "  --state-dir DIR     what was created, pending reboots (default %s, FILE.lib)\n"
-	       "  --k8s-notify PATH   the Kubernetes client (default %s)\n"
-	       "  --debug             log every action\n"
-	       "  --version           print the version\n",
-	       MAINCONF_PATH_DEFAULT, STATUS_RUNTIME_DIR, STATUS_STATE_DIR, K8S_NOTIFY);
-}
-
 enum {
-	ARG_HOST = 0x100,
-	ARG_CONFIG_DIR,
-	ARG_MAIN_CONFIG,
-	ARG_RUNTIME_DIR,
-	ARG_STATE_DIR,
-	ARG_K8S_NOTIFY,
+	ARG_K8S_NOTIFY = CLI_OPT_PROGRAM,
 	ARG_DEBUG,
 	ARG_VERSION,
 };
 
-static const struct option options[] = {
-	{ "help", no_argument, NULL, 'h' },
-	{ "host", required_argument, NULL, ARG_HOST },
-	{ "config-dir", required_argument, NULL, ARG_CONFIG_DIR },
-	{ "main-config", required_argument, NULL, ARG_MAIN_CONFIG },
-	{ "runtime-dir", required_argument, NULL, ARG_RUNTIME_DIR },
-	{ "state-dir", required_argument, NULL, ARG_STATE_DIR },
-	{ "k8s-notify", required_argument, NULL, ARG_K8S_NOTIFY },
-	{ "debug", no_argument, NULL, ARG_DEBUG },
-	{ "version", no_argument, NULL, ARG_VERSION },
-	{},
+static const struct cli_option own_options[] = {
+	{ ARG_K8S_NOTIFY, "k8s-notify", "PATH", "the Kubernetes client (default " K8S_NOTIFY ")" },
+	{ ARG_DEBUG, "debug", NULL, "log every action" },
+	{ ARG_VERSION, "version", NULL, "print the version" },
 };
+
+static const struct cli_program program = {
+	.options = own_options,
+	.n_options = ELEMENTSOF(own_options),
+	.column = 22,
+};
+
+static void help(void)
+{
+	printf("Usage: sriov-persistd [OPTIONS]\n\n"
+	       "Keeps SR-IOV layouts in place: drift, live changes, pending reboots, D-Bus API.\n\n");
+	cli_print_options(&program, stdout);
+}
+
+/* 1 = run, 0 = exit 0 (help, version), -EINVAL = usage error. */
+static int parse_option(struct manager *m, struct cli_paths *paths, int opt, const char *arg)
+{
+	if (cli_paths_set(paths, opt, arg))
+		return 1;
+	switch (opt) {
+	case CLI_OPT_HELP:
+		help();
+		return 0;
+	case ARG_K8S_NOTIFY:
+		m->k8s_notify = arg;
+		return 1;
+	case ARG_DEBUG:
+		log_debug_enabled = true;
+		return 1;
+	case ARG_VERSION:
+		printf("sriov-persistd %s\n", VERSION);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
 
 /* 1 = run, 0 = exit 0 (help), -EINVAL = usage error. */
 static int parse_argv(int argc, char **argv, struct manager *m)
 {
-	const char *runtime = NULL, *state = NULL;
-	int c;
+	struct cli_paths paths = {};
+	char why[CLI_ERROR_MAX];
+	int opt, r;
 
 	m->k8s_notify = K8S_NOTIFY;
-	while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
-		switch (c) {
-		case 'h':
-			help();
-			return 0;
-		case ARG_HOST:
-			m->host_path = optarg;
-			break;
-		case ARG_CONFIG_DIR:
-			m->config_dir = optarg;
-			break;
-		case ARG_MAIN_CONFIG:
-			m->main_config = optarg;
-			break;
-		case ARG_RUNTIME_DIR:
-			runtime = optarg;
-			break;
-		case ARG_STATE_DIR:
-			state = optarg;
-			break;
-		case ARG_K8S_NOTIFY:
-			m->k8s_notify = optarg;
-			break;
-		case ARG_DEBUG:
-			log_debug_enabled = true;
-			break;
-		case ARG_VERSION:
-			printf("sriov-persistd %s\n", VERSION);
-			return 0;
-		default:
-			return -EINVAL;
-		}
+	while ((opt = cli_next(&program, argc, argv)) >= 0) {
+		r = parse_option(m, &paths, opt, optarg);
+		if (r <= 0)
+			return r;
+	}
 	if (optind < argc) {
 		fprintf(stderr, "sriov-persistd takes no operands\n");
 		return -EINVAL;
 	}
-	/* Not there is a mistake, never an empty configuration. */
-	for (size_t i = 0; i < 2; i++) {
-		const char *opt = i == 0 ? "--config-dir" : "--main-config";
-		const char *path = i == 0 ? m->config_dir : m->main_config;
-		const char *why = path_option_problem(path, i == 0);
-
-		if (why) {
-			fprintf(stderr, "%s=%s: %s\n", opt, path, why);
-			return -EINVAL;
-		}
+	if (cli_paths_check(&paths, why) < 0) {
+		fprintf(stderr, "%s\n", why);
+		return -EINVAL;
 	}
-	if ((runtime && !(m->runtime_dir = strdup(runtime))) ||
-	    (state && !(m->state_dir = strdup(state))))
-		return -ENOMEM;
-	return status_default_dirs(m->host_path, &m->runtime_dir, &m->state_dir) < 0 ? -ENOMEM : 1;
+	m->host_path = paths.host;
+	m->config_dir = paths.config_dir;
+	m->main_config = paths.main_config;
+	return cli_paths_dirs(&paths, &m->runtime_dir, &m->state_dir) < 0 ? -ENOMEM : 1;
 }
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <systemd/sd-id128.h>
 #include <time.h>
 
+#include "cli-options.h"
 #include "host-linux.h"
 #include "host-sim.h"
 #include "sriovctl.h"
@@ -28,6 +28,34 @@ static const struct {
 	{ "__pfs", verb_list_pfs, 0, 0, false },
 };
 
+enum {
+	ARG_MACHINE_ID = CLI_OPT_PROGRAM,
+	ARG_JSON,
+	ARG_TIMEOUT,
+	ARG_STRICT,
+	ARG_NO_COLOR,
+	ARG_NO_PAGER,
+	ARG_VERSION,
+};
+
+static const struct cli_option own_options[] = {
+	{ ARG_MACHINE_ID, "machine-id", "ID",
+	  "with --host: the host's machine ID, for plan, status and check\n"
+	  "of a snapshot (which leaves it out) with MACAddress=stable" },
+	{ ARG_JSON, "json", NULL, "machine-readable output" },
+	{ ARG_TIMEOUT, "timeout", "SEC", "wait: give up after SEC seconds (default 120)" },
+	{ ARG_STRICT, "strict", NULL, "check: warnings count as errors (exit 1)" },
+	{ ARG_NO_COLOR, "no-color", NULL, "no colors (also when NO_COLOR is set)" },
+	{ ARG_NO_PAGER, "no-pager", NULL, "accepted for compatibility; output is never paged" },
+	{ ARG_VERSION, "version", NULL, "the version" },
+};
+
+static const struct cli_program program = {
+	.options = own_options,
+	.n_options = ELEMENTSOF(own_options),
+	.column = 27,
+};
+
 static void help(void)
 {
 	printf("Usage: sriovctl [OPTIONS] COMMAND [ARGS]\n"
@@ -45,98 +73,22 @@ static void help(void)
 	       "status, plan, apply and reset go through sriov-persistd when it runs (not with the\n"
 	       "options that name a host, layouts or directories).\n"
 	       "\n"
-	       "Options:\n"
-	       "  --host FILE          use a simulated host (snapshot JSON) instead of this machine\n"
-	       "  --config-dir DIR     read layouts from DIR only\n"
-	       "  --main-config FILE   main configuration (default %s)\n"
-	       "  --runtime-dir DIR    status records and locks (default %s, FILE.run with --host)\n"
-	       "  --state-dir DIR      records of what was created (default %s, FILE.lib with --host)\n"
-	       "  --machine-id ID      with --host: the host's machine ID, for plan, status and check\n"
-	       "                       of a snapshot (which leaves it out) with MACAddress=stable\n"
-	       "  --json               machine-readable output\n"
-
-	       "  --timeout SEC        wait: give up after SEC seconds (default 120)\n"
-	       "  --strict             check: warnings count as errors (exit 1)\n"
-	       "  --no-color           no colors (also when NO_COLOR is set)\n"
-	       "  --no-pager           accepted for compatibility; output is never paged\n"
-	       "  -h, --help           this text\n"
-	       "  --version            the version\n",
-	       MAINCONF_PATH_DEFAULT, STATUS_RUNTIME_DIR, STATUS_STATE_DIR);
+	       "Options:\n");
+	cli_print_options(&program, stdout);
 }
 
-enum {
-	ARG_HOST = 0x100,
-	ARG_CONFIG_DIR,
-	ARG_MAIN_CONFIG,
-	ARG_RUNTIME_DIR,
-	ARG_STATE_DIR,
-	ARG_JSON,
-	ARG_NO_COLOR,
-	ARG_NO_PAGER,
-	ARG_TIMEOUT,
-	ARG_MACHINE_ID,
-	ARG_STRICT,
-	ARG_VERSION,
-};
-
-static const struct option options[] = {
-	{ "host", required_argument, NULL, ARG_HOST },
-	{ "config-dir", required_argument, NULL, ARG_CONFIG_DIR },
-	{ "main-config", required_argument, NULL, ARG_MAIN_CONFIG },
-	{ "runtime-dir", required_argument, NULL, ARG_RUNTIME_DIR },
-	{ "state-dir", required_argument, NULL, ARG_STATE_DIR },
-	{ "json", no_argument, NULL, ARG_JSON },
-	{ "no-color", no_argument, NULL, ARG_NO_COLOR },
-	{ "no-pager", no_argument, NULL, ARG_NO_PAGER },
-	{ "timeout", required_argument, NULL, ARG_TIMEOUT },
-	{ "machine-id", required_argument, NULL, ARG_MACHINE_ID },
-	{ "strict", no_argument, NULL, ARG_STRICT },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, ARG_VERSION },
-	{},
-};
-
-/* A --config-dir or --main-config that is not there is a mistake, never an
- * empty configuration: without layouts, apply would undo what they made. */
-static int check_path_option(const char *option, const char *path, bool dir)
+/* The options that make sriovctl work here rather than ask the daemon, as
+ * given: " --host FILE --config-dir DIR". */
+static int note_local_option(struct ctl *c, int opt, const char *arg)
 {
-	const char *why = path_option_problem(path, dir);
-
-	if (!why)
-		return 0;
-	fprintf(stderr, "%s=%s: %s\n", option, path, why);
-	return -EINVAL;
-}
-
-/* Returns 1 to go on, 0 to exit successfully, -EXIT_USAGE on bad usage. */
-/* The options that make sriovctl work here rather than ask the daemon. */
-static int set_local_option(struct ctl *c, int opt, const char *arg)
-{
-	static const char *const names[] = { "host", "config-dir", "main-config", "runtime-dir",
-					     "state-dir" };
-	char *all =
-		strdup_printf("%s --%s %s", strempty(c->local_options), names[opt - ARG_HOST], arg);
+	char *all = strdup_printf("%s --%s %s", strempty(c->local_options),
+				  cli_find(&program, opt)->name, arg);
 
 	if (!all)
 		return -ENOMEM;
 	free(c->local_options);
 	c->local_options = all;
 	c->local = true;
-	switch (opt) {
-	case ARG_HOST:
-		c->host_path = arg;
-		return 0;
-	case ARG_CONFIG_DIR:
-		c->config_dir = arg;
-		return 0;
-	case ARG_MAIN_CONFIG:
-		c->main_config = arg;
-		return 0;
-	case ARG_RUNTIME_DIR:
-		return free_and_strdup(&c->runtime_dir, arg);
-	case ARG_STATE_DIR:
-		return free_and_strdup(&c->state_dir, arg);
-	}
 	return 0;
 }
 
@@ -174,72 +126,94 @@ static int parse_machine_id(struct ctl *c, const char *arg)
 	return 0;
 }
 
-static int parse_argv(struct ctl *c, int argc, char **argv)
-{
-	bool no_color = getenv("NO_COLOR") != NULL;
-	const char *machine_id = NULL;
-	int opt, r;
+struct parsed {
+	struct cli_paths paths;
+	const char *machine_id;
+	bool no_color;
+};
 
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
-		switch (opt) {
-		case ARG_HOST:
-		case ARG_CONFIG_DIR:
-		case ARG_MAIN_CONFIG:
-		case ARG_RUNTIME_DIR:
-		case ARG_STATE_DIR:
-			if (set_local_option(c, opt, optarg) < 0) {
-				fprintf(stderr, "Out of memory\n");
-				return -EXIT_FAIL;
-			}
-			break;
-		case ARG_JSON:
-			c->json = true;
-			break;
-		case ARG_NO_COLOR:
-			no_color = true;
-			break;
-		case ARG_NO_PAGER:
-			break;
-		case ARG_STRICT:
-			c->strict = true;
-			break;
-		case ARG_TIMEOUT:
-			r = parse_timeout(c, optarg);
-			if (r < 0)
-				return r;
-			break;
-		case ARG_MACHINE_ID:
-			machine_id = optarg;
-			break;
-		case 'h':
-			help();
-			return 0;
-		case ARG_VERSION:
-			printf("sriovctl %s\n", VERSION);
-			return 0;
-		default:
-			return -EXIT_USAGE;
-		}
+/* One of sriovctl's own options: 1 to go on, 0 to exit successfully,
+ * -EXIT_USAGE on bad usage. */
+static int parse_own_option(struct ctl *c, struct parsed *p, int opt, const char *arg)
+{
+	switch (opt) {
+	case ARG_JSON:
+		c->json = true;
+		return 1;
+	case ARG_NO_COLOR:
+		p->no_color = true;
+		return 1;
+	case ARG_NO_PAGER:
+		return 1;
+	case ARG_STRICT:
+		c->strict = true;
+		return 1;
+	case ARG_TIMEOUT:
+		return parse_timeout(c, arg) < 0 ? -EXIT_USAGE : 1;
+	case ARG_MACHINE_ID:
+		p->machine_id = arg;
+		return 1;
+	case CLI_OPT_HELP:
+		help();
+		return 0;
+	case ARG_VERSION:
+		printf("sriovctl %s\n", VERSION);
+		return 0;
+	default:
+		return -EXIT_USAGE;
 	}
+}
+
+/* What the options say together: 1 to go on, < 0 on bad usage. */
+static int finish_options(struct ctl *c, const struct parsed *p)
+{
+	char why[CLI_ERROR_MAX];
+	int r;
+
 	/* the missing --host first: without it no machine ID is taken */
-	if (machine_id && !c->host_path) {
+	if (p->machine_id && !p->paths.host) {
 		fprintf(stderr, "--machine-id: only with --host; this machine's own is read\n");
 		return -EXIT_USAGE;
 	}
-	if (machine_id && (r = parse_machine_id(c, machine_id)) < 0)
+	if (p->machine_id && (r = parse_machine_id(c, p->machine_id)) < 0)
 		return r;
-	if (check_path_option("--config-dir", c->config_dir, true) < 0 ||
-	    check_path_option("--main-config", c->main_config, false) < 0)
+	if (cli_paths_check(&p->paths, why) < 0) {
+		fprintf(stderr, "%s\n", why);
 		return -EXIT_USAGE;
-	c->color = !no_color && isatty(STDOUT_FILENO);
-	c->args = argv + optind;
-	c->n_args = argc - optind;
+	}
+	c->host_path = p->paths.host;
+	c->config_dir = p->paths.config_dir;
+	c->main_config = p->paths.main_config;
+	c->color = !p->no_color && isatty(STDOUT_FILENO);
 	return 1;
 }
 
-static int default_dirs(struct ctl *c)
+/* Returns 1 to go on, 0 to exit successfully, -EXIT_USAGE on bad usage. */
+static int parse_argv(struct ctl *c, int argc, char **argv)
 {
-	return status_default_dirs(c->host_path, &c->runtime_dir, &c->state_dir);
+	struct parsed p = { .no_color = getenv("NO_COLOR") != NULL };
+	int opt, r;
+
+	while ((opt = cli_next(&program, argc, argv)) >= 0) {
+		if (!cli_paths_set(&p.paths, opt, optarg)) {
+			r = parse_own_option(c, &p, opt, optarg);
+			if (r <= 0)
+				return r;
+		} else if (note_local_option(c, opt, optarg) < 0) {
+			fprintf(stderr, "Out of memory\n");
+			return -EXIT_FAIL;
+		}
+	}
+	r = finish_options(c, &p);
+	if (r <= 0)
+		return r;
+	if (cli_paths_dirs(&p.paths, &c->runtime_dir, &c->state_dir) < 0) {
+		fprintf(stderr, "Out of memory\n");
+		return -EXIT_FAIL;
+	}
+	c->args = argv + optind;
+	c->n_args = argc - optind;
+	return 1;
 }
 
 int main(int argc, char **argv)
@@ -253,11 +227,6 @@ int main(int argc, char **argv)
 	if (c.n_args == 0) {
 		fprintf(stderr, "sriovctl: no command given; see sriovctl --help\n");
 		r = -EXIT_USAGE;
-		goto out;
-	}
-	if (default_dirs(&c) < 0) {
-		fprintf(stderr, "Out of memory\n");
-		r = -EXIT_FAIL;
 		goto out;
 	}
 	for (size_t i = 0; i < ELEMENTSOF(verbs); i++) {
@@ -332,6 +301,28 @@ int ctl_load_mainconf(struct ctl *c, struct mainconf *ret)
 	}
 	diag_list_done(&diags);
 	return r;
+}
+
+int ctl_load_all(struct ctl *c, struct host **ret_host, struct layout_set **ret_set,
+		 struct mainconf *ret_conf)
+{
+	_cleanup_layout_set_ struct layout_set *set = NULL;
+	_cleanup_host_ struct host *h = NULL;
+	int r;
+
+	r = ctl_open_host(c, &h);
+	if (r >= 0)
+		r = ctl_load_layouts(c, &set);
+	if (r < 0)
+		return r;
+	ctl_print_diags(&set->diags);
+	r = ctl_load_mainconf(c, ret_conf);
+	if (r < 0)
+		return r;
+	layout_set_use_mainconf(set, ret_conf);
+	*ret_host = TAKE_PTR(h);
+	*ret_set = TAKE_PTR(set);
+	return 0;
 }
 
 void ctl_print_diags(const struct diag_list *l)

@@ -48,6 +48,10 @@ struct ctl {
 int ctl_open_host(struct ctl *c, struct host **ret);
 int ctl_load_layouts(struct ctl *c, struct layout_set **ret);
 int ctl_load_mainconf(struct ctl *c, struct mainconf *ret);
+/* All three, for apply and reset: the layouts' diagnostics printed, the
+ * main configuration's settings given to the layouts; mainconf_done() it. */
+int ctl_load_all(struct ctl *c, struct host **ret_host, struct layout_set **ret_set,
+		 struct mainconf *ret_conf);
 /* Prints diagnostics to stderr, "file:line: message". */
 void ctl_print_diags(const struct diag_list *l);
 /* An ANSI color around s when colors are on; returns a static buffer. */

@@ -188,12 +188,8 @@ int verb_apply(struct ctl *c)
 	}
 	if (c->bus)
 		return apply_by_daemon(c);
-	if (ctl_open_host(c, &h) < 0 || ctl_load_layouts(c, &set) < 0)
+	if (ctl_load_all(c, &h, &set, &conf) < 0)
 		return EXIT_FAIL;
-	ctl_print_diags(&set->diags);
-	if (ctl_load_mainconf(c, &conf) < 0)
-		return EXIT_FAIL;
-	layout_set_use_mainconf(set, &conf);
 	r = apply_run(h, set, &opts, &res);
 	mainconf_done(&conf);
 	if (r == -ENXIO) {

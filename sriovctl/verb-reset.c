@@ -141,12 +141,8 @@ int verb_reset(struct ctl *c)
 	c->acting = "resetting";
 	if (c->bus)
 		return reset_by_daemon(c);
-	if (ctl_open_host(c, &h) < 0 || ctl_load_layouts(c, &set) < 0)
+	if (ctl_load_all(c, &h, &set, &conf) < 0)
 		return EXIT_FAIL;
-	ctl_print_diags(&set->diags);
-	if (ctl_load_mainconf(c, &conf) < 0)
-		return EXIT_FAIL;
-	layout_set_use_mainconf(set, &conf);
 	if (c->n_args == 0)
 		r = reset_one(c, h, set, &conf, NULL, &ok);
 	for (int i = 0; r >= 0 && i < c->n_args; i++)

@@ -12,13 +12,13 @@
  * The options (--host FILE, the directories, --root DIR) are for tests: the
  * boot runs it without any. */
 
-#include <getopt.h>
 #include <syslog.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-journal.h>
 
 #include "apply.h"
 #include "boot-loader.h"
+#include "cli-options.h"
 #include "host-linux.h"
 #include "host-sim.h"
 #include "match.h"
@@ -26,9 +26,7 @@
 #define SYSLOG_ID "sriov-persist"
 
 static struct {
-	const char *host;	       /* --host: a simulated host */
-	const char *config_dir;	       /* --config-dir: the only layout directory */
-	const char *main_config;       /* --main-config */
+	struct cli_paths paths;	       /* the options all three programs take */
 	char *runtime_dir, *state_dir; /* default: /run, /var/lib, or FILE.run, FILE.lib */
 	const char *root;	       /* --root: kernel-arguments works under it */
 } arg;
@@ -39,7 +37,7 @@ static int open_host(bool firmware, struct host **ret)
 {
 	const struct host_linux_options o = { .no_firmware = !firmware };
 
-	return arg.host ? host_sim_open(arg.host, ret, NULL) : host_linux_open(&o, ret);
+	return arg.paths.host ? host_sim_open(arg.paths.host, ret, NULL) : host_linux_open(&o, ret);
 }
 
 static void log_diags(const struct diag_list *l)
@@ -63,7 +61,7 @@ static int verb_match(const char *pci)
 	const struct pf_state *pf;
 	int r;
 
-	r = layout_set_load_dir(arg.config_dir, &set);
+	r = layout_set_load_dir(arg.paths.config_dir, &set);
 	if (r >= 0)
 		r = open_host(false, &h);
 	if (r >= 0)
@@ -136,7 +134,7 @@ static bool before_boot_gate(const char *pci)
 	uint32_t job_id = 0;
 	bool boot;
 
-	if (arg.host) /* a simulated host is never booting */
+	if (arg.paths.host) /* a simulated host is never booting */
 		return false;
 	if (sd_bus_open_system(&bus) < 0 ||
 	    sd_bus_get_property_string(bus, SYSTEMD, "/org/freedesktop/systemd1",
@@ -178,7 +176,7 @@ static int verb_apply(const char *pci)
 	};
 	int r;
 
-	r = mainconf_load(arg.main_config, &conf, &diags);
+	r = mainconf_load(arg.paths.main_config, &conf, &diags);
 	log_diags(&diags);
 	/* its policy cannot be known: hold, and say so in the record */
 	if (r >= 0 && diag_count(&diags, DIAG_ERROR) > 0)
@@ -188,7 +186,7 @@ static int verb_apply(const char *pci)
 	if (r < 0)
 		return r;
 	opts.allow_disruptive = !opts.hold && before_boot_gate(pci);
-	r = layout_set_load_dir(arg.config_dir, &set);
+	r = layout_set_load_dir(arg.paths.config_dir, &set);
 	if (r >= 0)
 		r = open_host(true, &h);
 	if (r >= 0) {
@@ -280,6 +278,20 @@ static void usage(FILE *f, const char *prog)
 		prog, prog);
 }
 
+enum {
+	ARG_ROOT = CLI_OPT_PROGRAM,
+};
+
+static const struct cli_option own_options[] = {
+	{ ARG_ROOT, "root", "DIR", "kernel-arguments: tools and files under DIR (tests)" },
+};
+
+static const struct cli_program program = {
+	.options = own_options,
+	.n_options = ELEMENTSOF(own_options),
+	.column = 26,
+};
+
 static void help(const char *prog)
 {
 	usage(stdout, prog);
@@ -290,14 +302,8 @@ static void help(const char *prog)
 	       "  kernel-arguments add|remove\n"
 	       "                          the IOMMU kernel arguments, through the boot loader tool\n"
 	       "\n"
-	       "Options:\n"
-	       "  --host FILE             a simulated host (snapshot JSON) instead of this machine\n"
-	       "  --config-dir DIR        read layouts from DIR only\n"
-	       "  --main-config FILE      the main configuration\n"
-	       "  --runtime-dir DIR       status records and locks\n"
-	       "  --state-dir DIR         records of what was created\n"
-	       "  --root DIR              kernel-arguments: tools and files under DIR (tests)\n"
-	       "  -h, --help              this text\n");
+	       "Options:\n");
+	cli_print_options(&program, stdout);
 }
 
 /* A command and its one argument; says on stderr what is wrong otherwise. */
@@ -321,64 +327,30 @@ static bool args_valid(int n, char **args)
 	return false;
 }
 
-/* optind to go on, 0 after --help, < 0 on bad usage (-EINVAL) or -ENOMEM. */
+/* optind to go on, 0 after --help, < 0 on bad usage (-EINVAL) or -ENOMEM.
+ * The paths are taken as they are, without cli_paths_check(): what cannot
+ * be read is an error that holds the PF, and its status record says why. */
 static int parse_argv(int argc, char **argv)
 {
-	enum {
-		ARG_HOST = 0x100,
-		ARG_CONFIG_DIR,
-		ARG_MAIN_CONFIG,
-		ARG_RUNTIME_DIR,
-		ARG_STATE_DIR,
-		ARG_ROOT
-	};
-	static const struct option options[] = {
-		{ "host", required_argument, NULL, ARG_HOST },
-		{ "config-dir", required_argument, NULL, ARG_CONFIG_DIR },
-		{ "main-config", required_argument, NULL, ARG_MAIN_CONFIG },
-		{ "runtime-dir", required_argument, NULL, ARG_RUNTIME_DIR },
-		{ "state-dir", required_argument, NULL, ARG_STATE_DIR },
-		{ "root", required_argument, NULL, ARG_ROOT },
-		{ "help", no_argument, NULL, 'h' },
-		{},
-	};
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
-		switch (opt) {
-		case 'h':
+	while ((opt = cli_next(&program, argc, argv)) >= 0) {
+		if (cli_paths_set(&arg.paths, opt, optarg))
+			continue;
+		if (opt == CLI_OPT_HELP) {
 			help(argv[0]);
 			return 0;
-		case ARG_HOST:
-			arg.host = optarg;
-			break;
-		case ARG_CONFIG_DIR:
-			arg.config_dir = optarg;
-			break;
-		case ARG_MAIN_CONFIG:
-			arg.main_config = optarg;
-			break;
-		case ARG_RUNTIME_DIR:
-			if (free_and_strdup(&arg.runtime_dir, optarg) < 0)
-				return -ENOMEM;
-			break;
-		case ARG_STATE_DIR:
-			if (free_and_strdup(&arg.state_dir, optarg) < 0)
-				return -ENOMEM;
-			break;
-		case ARG_ROOT:
-			arg.root = optarg;
-			break;
-		default:
-			return -EINVAL;
 		}
+		if (opt != ARG_ROOT)
+			return -EINVAL;
+		arg.root = optarg;
 	}
 	if (!args_valid(argc - optind, argv + optind)) {
 		usage(stderr, argv[0]);
 		return -EINVAL;
 	}
 	/* as sriovctl --host: the same locks and records */
-	if (status_default_dirs(arg.host, &arg.runtime_dir, &arg.state_dir) < 0)
+	if (cli_paths_dirs(&arg.paths, &arg.runtime_dir, &arg.state_dir) < 0)
 		return -ENOMEM;
 	return optind;
 }

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <assert.h>
+#include <getopt.h>
+#include <stddef.h>
+
+#include "cli-options.h"
+#include "mainconf.h"
+#include "status.h"
+
+#define NO_VALUE SIZE_MAX
+
+static const struct {
+	struct cli_option row;
+	size_t value; /* offset of its value in struct cli_paths */
+} shared[] = {
+	{ { CLI_OPT_HOST, "host", "FILE",
+	    "a simulated host (snapshot JSON) instead of this machine" },
+	  offsetof(struct cli_paths, host) },
+	{ { CLI_OPT_CONFIG_DIR, "config-dir", "DIR", "read layouts from DIR only", CLI_CHECK_DIR },
+	  offsetof(struct cli_paths, config_dir) },
+	{ { CLI_OPT_MAIN_CONFIG, "main-config", "FILE",
+	    "the main configuration\n(default " MAINCONF_PATH_DEFAULT ")", CLI_CHECK_FILE },
+	  offsetof(struct cli_paths, main_config) },
+	{ { CLI_OPT_RUNTIME_DIR, "runtime-dir", "DIR",
+	    "status records and locks\n(default " STATUS_RUNTIME_DIR ", FILE.run with --host)" },
+	  offsetof(struct cli_paths, runtime_dir) },
+	{ { CLI_OPT_STATE_DIR, "state-dir", "DIR",
+	    "records of what was created and of pending reboots\n"
+	    "(default " STATUS_STATE_DIR ", FILE.lib with --host)" },
+	  offsetof(struct cli_paths, state_dir) },
+	/* listed last in the help */
+	{ { CLI_OPT_HELP, "help", NULL, "this text" }, NO_VALUE },
+};
+
+/* The shared rows, then the program's; NULL past the last. */
+static const struct cli_option *row_at(const struct cli_program *p, size_t i)
+{
+	if (i < ELEMENTSOF(shared))
+		return &shared[i].row;
+	i -= ELEMENTSOF(shared);
+	return i < p->n_options ? &p->options[i] : NULL;
+}
+
+int cli_next(const struct cli_program *p, int argc, char **argv)
+{
+	struct option longopts[CLI_OPTIONS_MAX + 1] = {};
+	char shortopts[2 * CLI_OPTIONS_MAX + 1] = "", *s = shortopts;
+	const struct cli_option *o;
+	size_t n = 0;
+
+	assert(ELEMENTSOF(shared) + p->n_options <= CLI_OPTIONS_MAX);
+	for (size_t i = 0; (o = row_at(p, i)); i++) {
+		longopts[n++] = (struct option){ o->name, o->arg ? required_argument : no_argument,
+						 NULL, o->id };
+		if (o->id < 0x100) {
+			*s++ = (char)o->id;
+			if (o->arg)
+				*s++ = ':';
+		}
+	}
+	return getopt_long(argc, argv, shortopts, longopts, NULL);
+}
+
+const struct cli_option *cli_find(const struct cli_program *p, int id)
+{
+	const struct cli_option *o;
+
+	for (size_t i = 0; (o = row_at(p, i)); i++)
+		if (o->id == id)
+			return o;
+	return NULL;
+}
+
+static const char **value_of(const struct cli_paths *paths, size_t i)
+{
+	return (const char **)((char *)paths + shared[i].value);
+}
+
+bool cli_paths_set(struct cli_paths *paths, int id, const char *arg)
+{
+	for (size_t i = 0; i < ELEMENTSOF(shared); i++)
+		if (shared[i].row.id == id && shared[i].value != NO_VALUE) {
+			*value_of(paths, i) = arg;
+			return true;
+		}
+	return false;
+}
+
+int cli_paths_check(const struct cli_paths *paths, char why[static CLI_ERROR_MAX])
+{
+	for (size_t i = 0; i < ELEMENTSOF(shared); i++) {
+		const struct cli_option *o = &shared[i].row;
+		const char *value, *problem;
+
+		if (o->check == CLI_CHECK_NONE)
+			continue;
+		value = *value_of(paths, i);
+		problem = path_option_problem(value, o->check == CLI_CHECK_DIR);
+		if (problem) {
+			snprintf(why, CLI_ERROR_MAX, "--%s=%s: %s", o->name, value, problem);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int cli_paths_dirs(const struct cli_paths *paths, char **runtime_dir, char **state_dir)
+{
+	if ((paths->runtime_dir && free_and_strdup(runtime_dir, paths->runtime_dir) < 0) ||
+	    (paths->state_dir && free_and_strdup(state_dir, paths->state_dir) < 0))
+		return -ENOMEM;
+	return status_default_dirs(paths->host, runtime_dir, state_dir);
+}
+
+static void print_row(const struct cli_option *o, unsigned column, FILE *f)
+{
+	char label[64];
+	const char *line = o->help;
+	int n;
+
+	if (o->id < 0x100)
+		n = snprintf(label, sizeof(label), "-%c, --%s", o->id, o->name);
+	else
+		n = snprintf(label, sizeof(label), "--%s%s%s", o->name, o->arg ? " " : "",
+			     strempty(o->arg));
+	/* a label too long for the column has its text on the next line */
+	if (n + 3 > (int)column)
+		fprintf(f, "  %s\n%*s", label, (int)column, "");
+	else
+		fprintf(f, "  %-*s", (int)column - 2, label);
+	for (const char *nl; (nl = strchr(line, '\n')); line = nl + 1)
+		fprintf(f, "%.*s\n%*s", (int)(nl - line), line, (int)column, "");
+	fprintf(f, "%s\n", line);
+}
+
+void cli_print_options(const struct cli_program *p, FILE *f)
+{
+	const struct cli_option *o;
+
+	for (size_t i = 0; (o = row_at(p, i)); i++)
+		if (o->id != CLI_OPT_HELP)
+			print_row(o, p->column, f);
+	for (size_t i = 0; i < ELEMENTSOF(shared); i++)
+		if (shared[i].row.id == CLI_OPT_HELP)
+			print_row(&shared[i].row, p->column, f);
+}
