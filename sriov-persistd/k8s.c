@@ -19,6 +19,7 @@
 #include "k8s.h"
 #include "logind.h"
 #include "manager-check.h"
+#include "manager-summary.h"
 #include "status.h"
 
 /* runs of a step that failed for now (the API server answered) */
