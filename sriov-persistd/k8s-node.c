@@ -2,7 +2,7 @@
 
 /* What the node needs from Kubernetes, decided from the manager's state:
  * the device plugin's configuration and restarts, a reboot, the node's
- * published summary. k8s.c carries it out. */
+ * published summary. k8s.c carries it out, and is told, never called. */
 
 #include <fcntl.h>
 #include <syslog.h>
@@ -10,11 +10,10 @@
 #include "dpconfig.h"
 #include "host-view.h"
 #include "json-util.h"
-#include "k8s.h"
-#include "manager-check.h"
+#include "k8s-node.h"
 #include "status.h"
 
-static int build_config(struct manager *m, struct dp_config *ret)
+static int build_config(const struct manager *m, struct dp_config *ret)
 {
 	struct host_view v;
 	int r;
@@ -28,7 +27,7 @@ static int build_config(struct manager *m, struct dp_config *ret)
 }
 
 /* Writes the file when its content differs. Returns 1 when it was written. */
-static int write_config(struct manager *m, const struct dp_config *c)
+static int write_config(const struct manager *m, const struct dp_config *c)
 {
 	const char *path = m->conf.device_plugin_config;
 	_cleanup_free_ char *old = NULL, *dir = NULL;
@@ -52,7 +51,7 @@ static int write_config(struct manager *m, const struct dp_config *c)
 	return 1;
 }
 
-int k8s_device_plugin_args(struct manager *m, char ***ret)
+int k8s_node_device_plugin_args(const struct manager *m, char ***ret)
 {
 	_cleanup_strv_free_ char **args = NULL;
 	struct dp_config c;
@@ -72,12 +71,13 @@ int k8s_device_plugin_args(struct manager *m, char ***ret)
 	dp_config_done(&c);
 	if (r < 0)
 		return r;
-	m->k8s->device_plugin_wanted = false; /* this restart is the one wanted */
 	*ret = TAKE_PTR(args);
 	return 0;
 }
 
-char **k8s_drain_resources(const struct manager *m, char *const *pfs)
+/* The resources that pods using the VFs of pfs (NULL: of every PF) request:
+ * sorted, without repeats. */
+static char **drain_resources(const struct manager *m, char *const *pfs)
 {
 	_cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
 
@@ -97,6 +97,18 @@ char **k8s_drain_resources(const struct manager *m, char *const *pfs)
 	return TAKE_PTR(l);
 }
 
+int k8s_node_resource_args(const struct manager *m, char *const *pfs, char ***args)
+{
+	_cleanup_strv_free_ char **res = drain_resources(m, pfs);
+
+	if (!res)
+		return -ENOMEM;
+	for (char **r = res; *r; r++)
+		if (strv_extend(args, "--resource") < 0 || strv_extend(args, *r) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
 /* The VF counts of the configured PFs, as one string. */
 static char *vf_signature(const struct manager *m)
 {
@@ -112,38 +124,33 @@ static char *vf_signature(const struct manager *m)
 	return l ? strv_join(l, " ") : NULL;
 }
 
-void k8s_device_plugin_sync(struct manager *m)
+bool k8s_node_device_plugin_sync(struct k8s_node *n, const struct manager *m)
 {
 	_cleanup_free_ char *sig = vf_signature(m);
-	bool first = !m->k8s->dp_vf_sig;
-	bool vfs_changed = !first && (m->k8s->vfs_changed || !streq_ptr(sig, m->k8s->dp_vf_sig));
+	bool first = !n->vf_sig;
+	bool vfs_changed = !first && (n->vfs_changed || !streq_ptr(sig, n->vf_sig));
 	struct dp_config c;
 	int written = 0;
 
 	if (!sig)
-		return;
-	free(m->k8s->dp_vf_sig);
-	m->k8s->dp_vf_sig = TAKE_PTR(sig);
-	m->k8s->vfs_changed = false;
+		return false;
+	free(n->vf_sig);
+	n->vf_sig = TAKE_PTR(sig);
+	n->vfs_changed = false;
 	if (m->conf.device_plugin_config && build_config(m, &c) >= 0) {
 		written = write_config(m, &c);
 		dp_config_done(&c);
 	}
 	/* at start nothing changed for a plugin that was started after the boot gate */
-	if (first || (!vfs_changed && written <= 0) || !mainconf_kubernetes_enabled(&m->conf))
-		return;
-	m->k8s->device_plugin_wanted = true;
-	k8s_next(m);
+	return !first && (vfs_changed || written > 0) && mainconf_kubernetes_enabled(&m->conf);
 }
 
-/* The node's summary as k8s-notify annotate publishes it. */
-static char *node_state(const struct manager *m)
+char *k8s_node_state(const struct manager *m, char *const *waiting)
 {
 	_cleanup_json_ struct json_object *o = json_object_new_object();
 	unsigned n[_PF_RUN_STATE_MAX] = {};
 	_cleanup_strv_free_ char **reasons = manager_reboot_reasons(m);
 	_cleanup_free_ char *joined = reasons ? strv_join(reasons, "; ") : NULL;
-	_cleanup_strv_free_ char **waiting = k8s_waiting(m);
 	_cleanup_free_ char *waiting_joined = waiting ? strv_join(waiting, "; ") : NULL;
 	bool capable = false;
 
@@ -169,39 +176,27 @@ static char *node_state(const struct manager *m)
 								JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
-/* A reboot is due when reasons stand that a reboot was not already done for
- * (a reboot that did not satisfy them is not repeated on its own). */
-static void consider_reboot(struct manager *m)
+/* A reboot that did not satisfy the reasons is not repeated on its own. */
+bool k8s_node_reboot_due(const struct manager *m, char **tried)
 {
 	_cleanup_strv_free_ char **reasons = NULL;
 	_cleanup_free_ char *joined = NULL;
 
-	if (m->reboot.n_reasons == 0 || m->conf.reboot_policy == REBOOT_POLICY_NEVER ||
-	    (m->k8s->op && m->k8s->op->kind == OP_KIND_REBOOT))
-		return;
+	if (m->reboot.n_reasons == 0 || m->conf.reboot_policy == REBOOT_POLICY_NEVER)
+		return false;
 	if (m->conf.reboot_policy == REBOOT_POLICY_COORDINATED &&
 	    !mainconf_kubernetes_enabled(&m->conf))
-		return; /* nobody to take turns with: reported, never done on its own */
+		return false; /* nobody to take turns with: reported, never done on its own */
 	reasons = manager_reboot_reasons(m);
 	joined = reasons ? strv_join(reasons, "\n") : NULL;
-	if (!joined || streq_ptr(joined, m->k8s->reboot_tried))
-		return;
-	free(m->k8s->reboot_tried);
-	m->k8s->reboot_tried = TAKE_PTR(joined);
-	m->k8s->reboot_wanted = true;
-	k8s_next(m);
+	if (!joined || streq_ptr(joined, *tried))
+		return false;
+	free(*tried);
+	*tried = TAKE_PTR(joined);
+	return true;
 }
 
-/* From manager_update_summary(): what the Kubernetes side does about it. */
-void k8s_summary(struct manager *m)
+void k8s_node_done(struct k8s_node *n)
 {
-	_cleanup_free_ char *state = NULL;
-
-	consider_reboot(m);
-	k8s_next(m); /* PFs waiting for a drain */
-	if (!mainconf_kubernetes_enabled(&m->conf))
-		return;
-	state = node_state(m);
-	if (state)
-		k8s_annotate(m, state);
+	free(n->vf_sig);
 }

@@ -97,7 +97,7 @@ static int on_child_exit(sd_event_source *s, const siginfo_t *si, void *userdata
 		log_msg(LOG_WARNING, "k8s-notify %s was killed by SIG%s", j->verb,
 			strna(sigabbrev_np(si->si_status)));
 	else if (status != 0)
-		/* an outage is logged once, by k8s.c, not at every try */
+		/* an outage is logged once, by k8s-api.c, not at every try */
 		log_msg(result.unreachable ? LOG_DEBUG : LOG_WARNING,
 			"k8s-notify %s exited with %d%s%s", j->verb, status,
 			result.error ? ": " : "", strempty(result.error));

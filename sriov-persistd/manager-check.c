@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* Looking at a PF again after an event: drift, repair, applying, and the
- * summary (Drifted, State, pending reboot reasons) that follows. */
+/* Looking at a PF again after an event: drift, repair, applying; the
+ * summary that follows is manager-summary.c's. */
 
 #include <syslog.h>
 #include <systemd/sd-daemon.h>
@@ -9,6 +9,7 @@
 #include "apply.h"
 #include "dpconfig.h"
 #include "manager-check.h"
+#include "manager-summary.h"
 
 #define MAIN_BROKEN \
 	"the main configuration has errors (see ConfigErrors); nothing is applied until they are fixed"
@@ -240,6 +241,29 @@ static int set_settings(struct pf_entry *e, const struct pf_state *pf, const str
 	return 0;
 }
 
+/* What the PF's entry says of its layout (none: d NULL): the VFs, files,
+ * keys, reboot reasons and device-plugin resources it wants. */
+static int note_desired(struct manager *m, struct pf_entry *e, const struct pf_state *pf,
+			const struct pf_desired *d, const struct plan *p)
+{
+	char **names = NULL;
+	int r;
+
+	e->desired_vfs = d && !d->held ? pf_desired_num_vfs(d, pf) : pf->num_vfs;
+	set_strv(&e->config_files, d ? strv_copy(d->config_files) : NULL);
+	r = set_settings(e, pf, d);
+	if (r < 0)
+		return r;
+	set_strv(&e->reboot_reasons, p ? strv_copy(p->reboot_reasons) : NULL);
+	if (!d || d->held)
+		return 0;
+	r = dpconfig_pf_resources(d, m->conf.resource_prefix, &names);
+	if (r < 0)
+		return r;
+	set_strv(&e->resources_wanted, names);
+	return 0;
+}
+
 /* Checks one PF against its layout. Returns 1 when it should be applied. */
 static int check_pf(struct manager *m, struct pf_entry *e, bool may_apply)
 {
@@ -277,22 +301,11 @@ static int check_pf(struct manager *m, struct pf_entry *e, bool may_apply)
 		(void)free_and_strdup(&e->last_error, why);
 		return 0;
 	}
-	e->desired_vfs = d && !d->held ? pf_desired_num_vfs(d, pf) : pf->num_vfs;
-	set_strv(&e->config_files, d ? strv_copy(d->config_files) : NULL);
-	r = set_settings(e, pf, d);
+	r = note_desired(m, e, pf, d, p);
 	if (r < 0)
 		return r;
-	set_strv(&e->reboot_reasons, p ? strv_copy(p->reboot_reasons) : NULL);
 	if (!d)
 		return check_unconfigured(m, e, pf);
-	if (!d->held) {
-		char **names = NULL;
-
-		r = dpconfig_pf_resources(d, m->conf.resource_prefix, &names);
-		if (r < 0)
-			return r;
-		set_strv(&e->resources_wanted, names);
-	}
 	if (d->held || p->n_actions == 0)
 		return check_at_rest(e, d, p);
 	e->plan_sig = plan_signature(p);
@@ -697,105 +710,6 @@ int manager_reload(struct manager *m)
 	manager_update_summary(m, true);
 	(void)sd_notify(false, "READY=1");
 	return r;
-}
-
-static int current_reasons(struct manager *m, struct reboot_record *ret)
-{
-	struct reboot_record cur = {};
-	usec_t now = now_realtime();
-
-	for (size_t i = 0; i < m->n_pfs; i++) {
-		const struct pf_entry *e = m->pfs[i];
-
-		for (char **r = e->reboot_reasons; r && *r; r++)
-			if (reboot_record_add(&cur, e->pci, *r, now) < 0) {
-				reboot_record_done(&cur);
-				return -ENOMEM;
-			}
-	}
-	*ret = cur;
-	return 0;
-}
-
-static bool same_reasons(const struct reboot_record *a, const struct reboot_record *b)
-{
-	if (a->n_reasons != b->n_reasons || !streq(a->boot_id, b->boot_id))
-		return false;
-	for (size_t i = 0; i < a->n_reasons; i++)
-		if (!reboot_record_has(b, a->reasons[i].pci, a->reasons[i].text))
-			return false;
-	return true;
-}
-
-static bool update_reboot(struct manager *m, bool layouts_changed)
-{
-	struct reboot_record cur, merged;
-	int r;
-
-	if (current_reasons(m, &cur) < 0)
-		return false;
-	r = reboot_record_merge(&m->reboot, &cur, manager_boot_id(m), layouts_changed, &merged);
-	reboot_record_done(&cur);
-	if (r < 0 || same_reasons(&merged, &m->reboot)) {
-		if (r >= 0)
-			reboot_record_done(&merged);
-		return false;
-	}
-	for (size_t i = 0; i < merged.n_reasons; i++)
-		if (!reboot_record_has(&m->reboot, merged.reasons[i].pci, merged.reasons[i].text))
-			log_pf(LOG_WARNING, merged.reasons[i].pci, "%s: reboot needed: %s",
-			       merged.reasons[i].pci, merged.reasons[i].text);
-	reboot_record_done(&m->reboot);
-	m->reboot = merged;
-	r = reboot_record_write(m->state_dir, &m->reboot);
-	if (r < 0)
-		log_msg(LOG_WARNING, "Writing %s/reboot.json failed: %s", m->state_dir,
-			strerror(-r));
-	return true;
-}
-
-static enum manager_state summary_state(struct manager *m)
-{
-	_cleanup_free_ enum pf_run_state *states = calloc(m->n_pfs ?: 1, sizeof(*states));
-	struct summary_facts f = {
-		.draining = m->operation == MANAGER_DRAINING,
-		.rebooting = m->operation == MANAGER_REBOOTING,
-		.n_config_errors = strv_length(m->config_errors),
-		.drifted = m->drifted,
-		.states = states,
-	};
-
-	if (!states) /* without memory, say no more than what is sure */
-		return decide_summary(&f);
-	for (size_t i = 0; i < m->n_pfs; i++)
-		states[f.n_states++] = m->pfs[i]->state;
-	return decide_summary(&f);
-}
-
-void manager_update_summary(struct manager *m, bool layouts_changed)
-{
-	bool drifted = false, changed;
-	size_t n_configured = 0, n_applied = 0;
-	enum manager_state state;
-
-	for (size_t i = 0; i < m->n_pfs; i++) {
-		drifted |= m->pfs[i]->drift != NULL;
-		n_configured += m->pfs[i]->state != PF_RUN_UNCONFIGURED;
-		n_applied += m->pfs[i]->state == PF_RUN_APPLIED;
-	}
-	changed = update_reboot(m, layouts_changed) || layouts_changed;
-	changed |= drifted != m->drifted;
-	m->drifted = drifted;
-	state = summary_state(m);
-	changed |= state != m->state;
-	m->state = state;
-	if (changed)
-		manager_notify(m, MANAGER_SUMMARY_CHANGED);
-	(void)sd_notifyf(false, "STATUS=%s: %zu PF(s), %zu configured, %zu applied%s%s",
-			 manager_state_to_string(m->state), m->n_pfs, n_configured, n_applied,
-			 m->drifted ? ", drift" : "",
-			 m->reboot.n_reasons > 0 ? ", reboot needed" : "");
-	manager_notify(m, MANAGER_SUMMARY);
 }
 
 /* The PF's record says so too (sriovctl status): it is still deferred, but

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* Looking at PFs again, applying, and the summary that follows
- * (manager-check.c). Decisions are decide.c's; what changed is published to
- * the observers. */
+/* Looking at PFs again and applying (manager-check.c). Decisions are
+ * decide.c's; what changed is published to the observers. */
 
 #include "manager.h"
 
@@ -36,8 +35,3 @@ int manager_apply_drained(struct manager *m, const char *pci);
 /* A Kubernetes operation for pci failed: its PF shows why and is not tried
  * again on its own. */
 void manager_pf_failed(struct manager *m, const char *pci, const char *error);
-
-/* Recomputes Drifted, State and the pending reboot reasons; tells the
- * observers (MANAGER_SUMMARY_CHANGED when anything changed, then
- * MANAGER_SUMMARY). */
-void manager_update_summary(struct manager *m, bool layouts_changed);

@@ -6,10 +6,13 @@
  * the observers that hear of every change. Each module around it owns its
  * own part and registers as an observer where it cares:
  *   schedule.c       when to look at PFs again, when to reload
- *   manager-check.c  looking at PFs, applying, the summary
+ *   manager-check.c  looking at PFs, applying
+ *   manager-summary.c  the summary: State, Drifted, pending reboot reasons
  *   events.c         udev, rtnetlink and inotify sources
  *   manager-bus.c    the D-Bus API
- *   k8s.c, k8s-node.c  the Kubernetes operations, the device plugin, the node
+ *   k8s.c            the Kubernetes operations, over k8s-node.c (the device
+ *                    plugin, reboots, the node's summary), k8s-annotate.c,
+ *                    k8s-api.c and k8s-record.c
  * sriov-persistd.c starts and stops them in order. */
 
 #include <systemd/sd-bus.h>
@@ -130,7 +133,7 @@ struct manager {
 	bool rescan_all;     /* every PF is to be read again, not only the dirty ones */
 	bool reload_pending; /* the configuration changed and is to be read again */
 
-	/* the summary (manager-check.c) */
+	/* the summary (manager-summary.c) */
 	enum manager_state state;
 	bool drifted;
 	struct reboot_record reboot;

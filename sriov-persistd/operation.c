@@ -74,6 +74,42 @@ char *operation_format(const struct operation *op)
 	return text ? strdup(text) : NULL;
 }
 
+enum op_step operation_abort_step(const struct operation *op)
+{
+	/* a drain that failed for now keeps its cordon for the next run: given
+	 * up, it is lifted (k8s-notify uncordon lifts only a cordon of ours) */
+	if (op->drained || op->step == OP_STEP_DRAIN)
+		return OP_STEP_UNCORDON;
+	/* a lease step that failed may have taken a slot all the same (the
+	 * daemon stopped while k8s-notify waited): release looks for ours */
+	if (op->slot || op->lease_unknown || op->step == OP_STEP_LEASE)
+		return OP_STEP_RELEASE;
+	return OP_STEP_DONE;
+}
+
+enum manager_state operation_manager_state(const struct operation *op)
+{
+	if (op && op->kind == OP_KIND_DRAIN && op->step < OP_STEP_DONE)
+		return MANAGER_DRAINING;
+	if (op && op->kind == OP_KIND_REBOOT && op->step <= OP_STEP_REBOOT)
+		return MANAGER_REBOOTING;
+	return MANAGER_IDLE;
+}
+
+struct json_object *operation_json(const struct operation *op)
+{
+	struct json_object *o = json_object_new_object(), *pfs = json_object_new_array();
+
+	json_object_object_add(o, "kind", json_object_new_string(op_kind_to_string(op->kind)));
+	json_object_object_add(o, "step", json_object_new_string(op_step_to_string(op->step)));
+	for (char **p = op->pfs; p && *p; p++)
+		json_object_array_add(pfs, json_object_new_string(*p));
+	json_object_object_add(o, "pfs", pfs);
+	json_object_object_add(o, "slot", op->slot ? json_object_new_string(op->slot) : NULL);
+	json_object_object_add(o, "error", op->error ? json_object_new_string(op->error) : NULL);
+	return o;
+}
+
 /* o[key]: absent or null is NULL, a string is its value, else -EBADMSG. */
 static int optional_string(struct json_object *o, const char *key, const char **ret)
 {

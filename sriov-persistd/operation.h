@@ -3,11 +3,12 @@
 
 /* An operation through the Kubernetes API as a record: operation.json, kept
  * across a crash or a reboot, and what a k8s-notify run reports back. Pure:
- * text in, text out; k8s.c reads and writes the files. */
+ * text in, text out; k8s-record.c reads and writes the file. */
 
 #include <json-c/json.h>
 #include <systemd/sd-event.h>
 
+#include "decide.h"
 #include "util.h"
 
 enum op_kind {
@@ -60,6 +61,13 @@ void operation_free(struct operation *op);
 
 /* Whether s can be a Lease slot's name as k8s-notify gives it: a DNS label. */
 bool op_slot_is_valid(const char *s) _pure_;
+
+/* The step after a failed one: undo what was done, in order. */
+enum op_step operation_abort_step(const struct operation *op) _pure_;
+/* What the summary shows while op (NULL: none) runs (manager.operation). */
+enum manager_state operation_manager_state(const struct operation *op) _pure_;
+/* The operation as GetStatus() shows it: kind, step, pfs, slot, error. */
+struct json_object *operation_json(const struct operation *op);
 
 /* operation.json: what survives the daemon (kind, step, slot, drained,
  * boot_id, reasons, pfs). NULL on ENOMEM. */

@@ -165,12 +165,61 @@ static void test_step_result(void **state)
 	assert_int_equal(step_result_parse(NULL, &r), -EBADMSG);
 }
 
+/* What undoes a failed step: the cordon first, then a slot that may be ours. */
+static void test_abort_step(void **state)
+{
+	struct operation op = { .kind = OP_KIND_DRAIN, .step = OP_STEP_APPLY };
+
+	assert_int_equal(operation_abort_step(&op), OP_STEP_DONE);
+	op.step = OP_STEP_LEASE;
+	assert_int_equal(operation_abort_step(&op), OP_STEP_RELEASE);
+	op.step = OP_STEP_DRAIN;
+	assert_int_equal(operation_abort_step(&op), OP_STEP_UNCORDON);
+	op.step = OP_STEP_DEVICE_PLUGIN;
+	op.lease_unknown = true;
+	assert_int_equal(operation_abort_step(&op), OP_STEP_RELEASE);
+	op.drained = true;
+	assert_int_equal(operation_abort_step(&op), OP_STEP_UNCORDON);
+}
+
+/* The summary says draining or rebooting only until the node is back. */
+static void test_manager_state(void **state)
+{
+	struct operation op = { .kind = OP_KIND_DRAIN, .step = OP_STEP_UNCORDON };
+
+	assert_int_equal(operation_manager_state(NULL), MANAGER_IDLE);
+	assert_int_equal(operation_manager_state(&op), MANAGER_DRAINING);
+	op.step = OP_STEP_DONE;
+	assert_int_equal(operation_manager_state(&op), MANAGER_IDLE);
+	op.kind = OP_KIND_REBOOT;
+	op.step = OP_STEP_REBOOT;
+	assert_int_equal(operation_manager_state(&op), MANAGER_REBOOTING);
+	op.step = OP_STEP_UNCORDON;
+	assert_int_equal(operation_manager_state(&op), MANAGER_IDLE);
+	op.kind = OP_KIND_DEVICE_PLUGIN;
+	op.step = OP_STEP_DEVICE_PLUGIN;
+	assert_int_equal(operation_manager_state(&op), MANAGER_IDLE);
+}
+
+static void test_json(void **state)
+{
+	char *pfs[] = { (char *)"0000:3b:00.0", NULL };
+	struct operation op = { .kind = OP_KIND_DRAIN, .step = OP_STEP_DRAIN, .pfs = pfs };
+	struct json_object *o = operation_json(&op);
+
+	assert_string_equal(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+			    "{\"kind\":\"drain\",\"step\":\"drain\",\"pfs\":[\"0000:3b:00.0\"],"
+			    "\"slot\":null,\"error\":null}");
+	json_object_put(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip),  cmocka_unit_test(test_pfs),
-		cmocka_unit_test(test_refused),	    cmocka_unit_test(test_slot_names),
-		cmocka_unit_test(test_step_result),
+		cmocka_unit_test(test_round_trip),    cmocka_unit_test(test_pfs),
+		cmocka_unit_test(test_refused),	      cmocka_unit_test(test_slot_names),
+		cmocka_unit_test(test_step_result),   cmocka_unit_test(test_abort_step),
+		cmocka_unit_test(test_manager_state), cmocka_unit_test(test_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

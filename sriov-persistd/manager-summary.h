@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The summary of every PF (manager-summary.c). */
+
+#include "manager.h"
+
+/* Recomputes Drifted, State and the pending reboot reasons; tells the
+ * observers (MANAGER_SUMMARY_CHANGED when anything changed, then
+ * MANAGER_SUMMARY). */
+void manager_update_summary(struct manager *m, bool layouts_changed);
