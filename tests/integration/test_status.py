@@ -151,6 +151,20 @@ def test_a_file_without_a_match_says_it_holds_every_pf(make_host, text):
     assert out.count(every + "\n") == 2, out
 
 
+def test_status_warns_of_a_file_that_selects_no_pf_only_for_the_whole_host(make_host):
+    """As sriovctl(8) says: status, plan and apply without PF warn of a layout file that
+    selects no PF of the host; with PF, they look at that PF alone."""
+    h = make_host("e810.json")
+    h.layout("50-e810.conf", BASE)
+    h.layout("60-none.conf", "[Match]\nPCIAddress=0000:99:00.0\n[PhysicalFunction]\n"
+             "VirtualFunctions=2\n")
+    warning = f"{h.confdir}/60-none.conf:2: warning: [Match] PCIAddress=0000:99:00.0 selects " \
+        "no PF on this host\n"
+    for verb in ("status", "plan"):
+        assert warning in h.run(verb).stderr, verb
+        assert warning not in h.run(verb, E810).stderr, verb
+
+
 def test_cat_shows_the_merged_layout_with_file_and_line(make_host):
     h = make_host("e810.json")
     h.layout("50-e810.conf", BASE)
