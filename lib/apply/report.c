@@ -608,8 +608,10 @@ static int gone_append(struct json_object *arr, const struct host_view *v, const
 			continue;
 		o = json_object_new_object();
 		r = append(arr, o);
+		/* its last apply too: when it was last seen applied */
 		if (r >= 0 && (put_str(o, "pci", *p) < 0 || put_str(o, "name", st.name) < 0 ||
-			       put_str(o, "state", "gone") < 0))
+			       put_str(o, "state", "gone") < 0 ||
+			       put(o, "last_apply", last_apply_json(&st)) < 0))
 			r = -ENOMEM;
 		pf_status_done(&st);
 	}
