@@ -91,6 +91,15 @@ char *doc_pf_describe(struct json_object *pf)
 	return name ? strdup_printf("%s (%s)", pci, name) : strdup(pci);
 }
 
+bool doc_pf_has_leftovers(struct json_object *pf)
+{
+	const char *why = doc_str(pf, "reason");
+
+	/* the words of pf_created_describe(), all of which say so */
+	return streq_ptr(doc_str(pf, "state"), "unconfigured") && why &&
+	       strstr(why, "from a removed layout");
+}
+
 void doc_print_files(struct json_object *pf, const char *indent)
 {
 	size_t n = doc_len(pf, "config_files");

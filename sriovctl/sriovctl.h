@@ -108,6 +108,11 @@ struct json_object *doc_idx(struct json_object *o, const char *key, size_t i);
 int doc_filter_pfs(struct json_object *doc, const char *what);
 /* "0000:3b:00.0 (ens1f0)" or "0000:3b:00.0" of a PF object; caller frees. */
 char *doc_pf_describe(struct json_object *pf);
+/* Whether PF object pf is unconfigured with what a removed layout left
+ * ("4 VFs left from a removed layout"), which reset removes; an
+ * unconfigured PF's other reason is what reset finds instead (its record
+ * says more than is left). */
+bool doc_pf_has_leftovers(struct json_object *pf);
 /* "<indent>files: 50-e810.conf 60-other.conf": the layout files that select
  * pf (its "config_files"), by name; nothing when none does. */
 void doc_print_files(struct json_object *pf, const char *indent);

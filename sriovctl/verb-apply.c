@@ -40,7 +40,19 @@ static void print_waiting(const struct ctl *c, const char *who, uint64_t n_actio
 		       strna(why));
 }
 
-static void print_result(const struct ctl *c, const struct apply_pf_result *res)
+/* A PF no layout selects, named: said, not passed over in silence. */
+static void print_unconfigured(const char *who)
+{
+	printf("%s: unconfigured (no layout selects it): nothing to apply\n", strna(who));
+}
+
+/* A whole-host apply that found no PF a layout selects. */
+static void print_none_configured(void)
+{
+	printf("No layout selects a PF on this host; nothing applied\n");
+}
+
+static void print_result(const struct ctl *c, const struct apply_pf_result *res, bool named)
 {
 	const struct pf_status *st = &res->status;
 	_cleanup_free_ char *who = st->name ? strdup_printf("%s (%s)", st->pci, st->name) :
@@ -49,8 +61,11 @@ static void print_result(const struct ctl *c, const struct apply_pf_result *res)
 		st->waiting && st->waiting[0] ? strv_join(st->waiting, "; ") : NULL;
 	double secs = (double)(st->finished - st->started) / (double)USEC_PER_SEC;
 
-	if (!res->configured)
+	if (!res->configured) {
+		if (named)
+			print_unconfigured(who);
 		return;
+	}
 	switch (st->state) {
 	case PF_STATUS_APPLIED:
 		if (waiting)
@@ -138,6 +153,7 @@ static int apply_by_daemon(struct ctl *c)
 	_cleanup_json_ struct json_object *doc = NULL;
 	const char *only = c->n_args > 0 ? c->args[0] : NULL;
 	struct json_object *daemon;
+	size_t configured = 0;
 	bool ok;
 	int r;
 
@@ -152,10 +168,18 @@ static int apply_by_daemon(struct ctl *c)
 	for (size_t i = 0; i < doc_len(doc, "pfs"); i++) {
 		struct json_object *pf = doc_idx(doc, "pfs", i);
 		const char *state = doc_str(pf, "state");
+		_cleanup_free_ char *who = NULL;
 
-		if (!streq_ptr(state, "unconfigured") && !streq_ptr(state, "gone"))
+		if (streq_ptr(state, "unconfigured") && only) {
+			who = doc_pf_describe(pf);
+			print_unconfigured(who);
+		} else if (!streq_ptr(state, "unconfigured") && !streq_ptr(state, "gone")) {
 			ok &= print_daemon_result(c, pf);
+			configured++;
+		}
 	}
+	if (!only && configured == 0)
+		print_none_configured();
 	return ok ? EXIT_OK : EXIT_FAIL;
 }
 
@@ -173,6 +197,7 @@ int verb_apply(struct ctl *c)
 		.on_action = ctl_on_action,
 		.userdata = c,
 	};
+	size_t configured = 0;
 	int r;
 
 	c->acting = "applying";
@@ -202,8 +227,12 @@ int verb_apply(struct ctl *c)
 		return EXIT_FAIL;
 	}
 	ctl_print_diags(&res.diags);
-	for (size_t i = 0; i < res.n_pfs; i++)
-		print_result(c, &res.pfs[i]);
+	for (size_t i = 0; i < res.n_pfs; i++) {
+		print_result(c, &res.pfs[i], opts.only);
+		configured += res.pfs[i].configured;
+	}
+	if (!opts.only && configured == 0)
+		print_none_configured();
 	apply_result_done(&res);
 	return r < 0 ? EXIT_FAIL : EXIT_OK;
 }

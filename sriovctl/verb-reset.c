@@ -9,7 +9,10 @@
 #include "json-util.h"
 #include "sriovctl.h"
 
-/* Returns whether the PF is in the state reset wants. */
+#define RECORD_DROPPED "; sriov-persist's record of what it created is dropped"
+
+/* Returns whether the PF is in the state reset wants. A PF whose record
+ * goes is said also by a reset of every PF. */
 static bool print_result(const struct ctl *c, const struct apply_pf_result *res, bool named)
 {
 	const struct pf_status *st = &res->status;
@@ -21,10 +24,11 @@ static bool print_result(const struct ctl *c, const struct apply_pf_result *res,
 		if (res->changed)
 			printf("%s: %s, %u action(s); %u VFs\n", strna(who),
 			       ctl_paint(c, ANSI_GREEN, "reset"), st->n_actions, st->num_vfs);
-		else if (named)
-			printf("%s: nothing reset: %s\n", strna(who),
+		else if (named || res->record_dropped)
+			printf("%s: nothing reset: %s%s\n", strna(who),
 			       res->nothing_left ?:
-				       "nothing that sriov-persist created is left on it");
+						   "nothing that sriov-persist created is left on it",
+			       res->record_dropped ? RECORD_DROPPED : "");
 		return true;
 	case PF_STATUS_HELD:
 	case PF_STATUS_FAILED:
@@ -81,15 +85,18 @@ static int reset_one(struct ctl *c, struct host *h, const struct layout_set *set
 }
 
 /* A PF of GetStatus() that no layout selects and that has nothing of
- * sriov-persist's left (no reason): why, with the VFs it has now (what the
- * daemon's record said of them is the daemon's). NULL otherwise (or on
- * ENOMEM: said the old way). */
+ * sriov-persist's left: why, with the VFs it has now: the reason, when its
+ * record says more than is left (the reset drops the record), else what
+ * there is. NULL otherwise (or on ENOMEM: said the old way). */
 static char *nothing_left(struct json_object *pf)
 {
 	uint64_t n = doc_u64(pf, "num_vfs");
+	const char *why = doc_str(pf, "reason");
 
-	if (!streq_ptr(doc_str(pf, "state"), "unconfigured") || doc_str(pf, "reason"))
+	if (!streq_ptr(doc_str(pf, "state"), "unconfigured") || doc_pf_has_leftovers(pf))
 		return NULL;
+	if (why)
+		return strdup_printf("%s%s", why, RECORD_DROPPED);
 	if (n == 0)
 		return strdup(
 			"it has no VFs, and nothing that sriov-persist created is left on it");

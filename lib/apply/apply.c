@@ -875,8 +875,9 @@ static int forget_created(struct pf_run *run, const struct pf_state *pf)
 		pf_created_done(&c);
 	if (!run->res->nothing_left)
 		return -ENOMEM;
-	if (dir)
-		(void)pf_created_remove(dir, pf->pci);
+	/* said, also by a reset of every PF: a record gone in silence would
+	 * make a later reset blame someone else for our VFs */
+	run->res->record_dropped = had && pf_created_remove(dir, pf->pci) >= 0;
 	return 0;
 }
 

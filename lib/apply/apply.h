@@ -57,6 +57,9 @@ struct apply_pf_result {
 	/* a reset that found nothing of sriov-persist's left on the PF: why
 	 * (pf_created_describe_gone()), NULL otherwise */
 	char *nothing_left;
+	/* that reset dropped the record of what sriov-persist created, which
+	 * said more than is left (nothing_left says what) */
+	bool record_dropped;
 };
 
 struct apply_result {

@@ -103,19 +103,41 @@ static int drift_beyond_vfs(const struct pf_view *pv, char **ret)
 	return *ret ? 0 : -ENOMEM;
 }
 
+/* For a PF no layout selects: what a removed layout left ("4 VFs left from
+ * a removed layout"), or, when the record says sriov-persist created VFs
+ * that are not there as it left them, what a reset finds instead ("2 VF(s)
+ * exist, but not the 4 sriov-persist created (...); left as they are");
+ * NULL (with 0) for neither, or a record that cannot be read. */
+static int unconfigured_why(const char *state_dir, const struct pf_state *pf, char **ret)
+{
+	struct pf_created c;
+	char *why = NULL;
+	int r;
+
+	r = pf_created_left(state_dir, pf, &c);
+	if (r > 0)
+		why = pf_created_describe(&c);
+	else if (r == 0 && state_dir && pf_created_read(state_dir, pf->pci, &c) >= 0) {
+		if (c.num_vfs > 0)
+			why = pf_created_describe_gone(&c, pf);
+		r = c.num_vfs > 0;
+		pf_created_done(&c);
+	}
+	if (r > 0 && !why)
+		return -ENOMEM;
+	*ret = r > 0 ? why : NULL;
+	return 0;
+}
+
 /* What the layouts alone make of the PF: unconfigured (with what a removed
  * layout left), held, degraded, or applied so far. */
 static int report_layout(const struct pf_view *pv, const char *state_dir, struct pf_report *r)
 {
-	struct pf_created c;
-
 	if (!pv->desired) {
 		r->state = "unconfigured";
-		if (pf_created_left(state_dir, pv->pf, &c) > 0) {
-			r->why = r->why_owned = pf_created_describe(&c);
-			if (!r->why_owned)
-				return -ENOMEM;
-		}
+		if (unconfigured_why(state_dir, pv->pf, &r->why_owned) < 0)
+			return -ENOMEM;
+		r->why = r->why_owned;
 	} else if (pv->desired->held) {
 		r->state = "held";
 		r->why = pv->desired->held_reason;
@@ -586,8 +608,10 @@ static int gone_append(struct json_object *arr, const struct host_view *v, const
 			continue;
 		o = json_object_new_object();
 		r = append(arr, o);
+		/* its last apply too: when it was last seen applied */
 		if (r >= 0 && (put_str(o, "pci", *p) < 0 || put_str(o, "name", st.name) < 0 ||
-			       put_str(o, "state", "gone") < 0))
+			       put_str(o, "state", "gone") < 0 ||
+			       put(o, "last_apply", last_apply_json(&st)) < 0))
 			r = -ENOMEM;
 		pf_status_done(&st);
 	}

@@ -523,7 +523,8 @@ char *pf_created_describe_gone(const struct pf_created *c, const struct pf_state
 				     "count was changed outside sriov-persist since its last "
 				     "apply); left as they are",
 				     pf->num_vfs, ours);
-	return strdup_printf("%u VF(s) exist, not created by sriov-persist (another tool or an "
-			     "administrator made them); left as they are",
+	return strdup_printf("%u VF(s) exist, none on sriov-persist's record (another tool or an "
+			     "administrator made them, or an earlier reset dropped the record); "
+			     "left as they are",
 			     pf->num_vfs);
 }

@@ -116,6 +116,6 @@ char *pf_created_describe(const struct pf_created *c);
  * it", "it has no VFs; the 8 that sriov-persist created are gone (...)",
  * "4 VF(s) exist, but not the 8 sriov-persist created (the count was
  * changed outside sriov-persist since its last apply); left as they are",
- * "4 VF(s) exist, not created by sriov-persist (...); left as they are".
+ * "4 VF(s) exist, none on sriov-persist's record (...); left as they are".
  * Caller frees; NULL on ENOMEM. */
 char *pf_created_describe_gone(const struct pf_created *c, const struct pf_state *pf);

@@ -99,6 +99,7 @@ static int layout_set_dir_failed(const struct conf_files_failure *fail, struct l
 	s->n_files = 1;
 	s->dir_failed = true;
 	s->files[0]->has_error = true;
+	s->files[0]->no_match = false; /* a directory: its own error says why */
 	r = diag_add(&s->diags, DIAG_ERROR, fail->dir, 0, "%s", fail->why);
 	if (r < 0)
 		return r;

@@ -636,7 +636,8 @@ static int layout_parse_into(struct layout_file *f, const char *text, struct dia
 	if (r < 0)
 		return r;
 	/* Selecting every PF by accident would be dangerous in a fleet. */
-	if (f->match.line == 0)
+	f->no_match = f->match.line == 0;
+	if (f->no_match)
 		r = layout_no_match(&p);
 	else if (!p.match_error && layout_match_is_empty(&f->match))
 		r = layout_error(&p, f->match.line,

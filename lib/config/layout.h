@@ -51,6 +51,9 @@ struct layout_file {
 	char *path;
 	bool masked;	/* not used for layouts in a set: masked files are dropped */
 	bool has_error; /* any DIAG_ERROR was reported for this file */
+	/* read, but without a [Match] section (none, or only a mistyped one):
+	 * it holds every PF, as a [Match] with an error does */
+	bool no_match;
 	struct layout_match match;
 	struct pf_settings pf;
 	struct vf_section *vf_sections;

@@ -81,14 +81,16 @@ static size_t file_errors(const struct layout_set *set, const struct layout_file
 	return n ?: 1;
 }
 
-/* Said after the reason of a PF held by f: a [Match] with an error holds
- * every PF, and the PFs the file was not written for say why (an
- * unreadable file's own error says it). */
+/* Said after the reason of a PF held by f: a [Match] with an error, or a
+ * file without one, holds every PF, and the PFs the file was not written
+ * for say why (an unreadable file's own error says it). */
 static const char *file_holds_all(const struct layout_file *f)
 {
-	return layout_match_is_empty(&f->match) && f->match.line ?
-		       " (a [Match] with an error holds every PF)" :
-		       "";
+	if (!layout_match_is_empty(&f->match))
+		return "";
+	if (f->match.line)
+		return " (a [Match] with an error holds every PF)";
+	return f->no_match ? " (a file without a [Match] holds every PF)" : "";
 }
 
 /* The first error the parser reported for f, so that status and apply say

@@ -420,10 +420,13 @@ def test_status_says_an_unplugged_pf_is_gone(make_host):
     s["pfs"] = [p for p in s["pfs"] if p["pci"] != pci]  # the NIC was hot-unplugged
     h.save(s)
     r = h.run("status")
-    assert re.search(rf"^{re.escape(pci)} .* gone ", r.stdout, re.M), r.stdout
+    # LAST APPLY is that of its status record, not "-"
+    assert re.search(rf"^{re.escape(pci)} .* gone +\d{{4}}-\d\d-\d\d \d\d:\d\d", r.stdout,
+                     re.M), r.stdout
     st = json.loads(h.run("status", "--json").stdout)
-    assert {"pci": pci, "name": "ens2f0np0", "state": "gone"} in st["pfs"] or \
-        any(p["pci"] == pci and p["state"] == "gone" for p in st["pfs"])
+    gone = next(p for p in st["pfs"] if p["pci"] == pci)
+    assert gone["state"] == "gone" and gone["name"] == "ens2f0np0", gone
+    assert gone["last_apply"]["state"] == "applied" and gone["last_apply"]["finished_usec"] > 0
 
 
 def test_wait_holds_for_a_pf_whose_driver_is_not_bound_yet(make_host):
@@ -468,3 +471,24 @@ def test_shipped_infiniband_example(make_host):
     assert st["pfs"][0]["vfs"][2]["layout"] == f"differs: node_guid 02:00:00:00:00:00:00:99 (wanted {want})", st["pfs"][0]["vfs"][2]
     plan = h.run("plan").stdout
     assert "VF 2: unbind" in plan and "VF 2: bind mlx5_core" in plan, plan
+
+
+def test_apply_says_when_no_layout_selects_what_it_was_given(make_host):
+    """A named PF that no layout selects, and a host none of whose PFs a layout selects: apply
+    says it applied nothing instead of printing nothing."""
+    h = make_host("e810.json")
+    h.layout("50-e810.conf", "[Match]\nPCIAddress=0000:3b:00.0\n[PhysicalFunction]\n"
+             "VirtualFunctions=2\n")
+    before = h.path.read_bytes()
+    r = h.run("apply", "ens1f1")
+    assert r.returncode == 0 and r.stdout == \
+        "0000:3b:00.1 (ens1f1): unconfigured (no layout selects it): nothing to apply\n", r
+    assert h.path.read_bytes() == before
+
+    h.layout("50-e810.conf", "[Match]\nPCIAddress=0000:99:00.0\n[PhysicalFunction]\n"
+             "VirtualFunctions=2\n")
+    r = h.run("apply")
+    assert r.returncode == 0 and r.stdout == \
+        "No layout selects a PF on this host; nothing applied\n", r
+    assert "selects no PF on this host" in r.stderr, r.stderr
+    assert h.path.read_bytes() == before

@@ -945,6 +945,30 @@ def test_sriovctl_reset_through_the_daemon_says_who_has_the_vfs(make_host, start
         "sriov-persist created is left on it\n", r
 
 
+def test_sriovctl_apply_through_the_daemon_says_when_no_layout_selects(make_host, start_daemon,
+                                                                      bus_client, system_bus):
+    """sriovctl apply through the daemon, of a PF no layout selects, and of a host none of whose
+    PFs a layout selects: said as without the daemon, not passed over in silence."""
+    c = bus_client
+    h = configured_host(make_host, "mixed.json", {MIXED_MLX: (3, 10)}, mode="repair")
+    start_daemon(h)
+    apply_all(c, [MIXED_MLX])
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=system_bus.address)
+
+    def apply(*args):
+        return subprocess.run([h.binary, "--no-color", "apply", *args], capture_output=True,
+                              text=True, timeout=120, env=env)
+
+    r = apply(MIXED_ICE)
+    assert r.returncode == 0 and r.stdout == \
+        f"{MIXED_ICE} (ens1f0): unconfigured (no layout selects it): nothing to apply\n", r
+    (h.confdir / f"50-{MIXED_MLX}.conf").unlink()
+    c.wait_property("State", "unconfigured", pf_path(MIXED_MLX), PF_IFACE)
+    r = apply()
+    assert r.returncode == 0 and r.stdout == \
+        "No layout selects a PF on this host; nothing applied\n", r
+
+
 def test_a_layout_moved_out_and_back_changes_nothing(make_host, start_daemon, bus_client):
     """Moving a layout out for 200 ms once made the daemon tear down 16 VFs and recreate them."""
     c = bus_client

@@ -169,19 +169,55 @@ def test_reset_leaves_what_is_not_ours(make_host):
     pf["vfs"] = pf["vfs"][:3]
     h.save(s)
     _, st = status(h)
-    assert st[ICE_A]["state"] == "unconfigured" and st[ICE_A]["reason"] is None
+    assert st[ICE_A]["state"] == "unconfigured" and st[ICE_A]["reason"] == \
+        "3 VF(s) exist, but not the 8 sriov-persist created (the count was changed outside " \
+        "sriov-persist since its last apply); left as they are"
     r = h.run("reset", ICE_A)
     assert r.returncode == 0 and r.stdout == \
         f"{ICE_A} (ens1f0): nothing reset: 3 VF(s) exist, but not the 8 sriov-persist created " \
-        "(the count was changed outside sriov-persist since its last apply); left as they are\n", \
-        r.stdout
+        "(the count was changed outside sriov-persist since its last apply); left as they are; " \
+        "sriov-persist's record of what it created is dropped\n", r.stdout
     assert h.pf(ICE_A)["num_vfs"] == 3
-    # the record of what was ours is gone with them: the VFs are someone else's
+    # the record of what was ours is gone with them: the VFs are someone else's, and the
+    # message does not claim that sriov-persist never made them
     r = h.run("reset", ICE_A)
     assert r.returncode == 0 and r.stdout == \
-        f"{ICE_A} (ens1f0): nothing reset: 3 VF(s) exist, not created by sriov-persist " \
-        "(another tool or an administrator made them); left as they are\n", r.stdout
+        f"{ICE_A} (ens1f0): nothing reset: 3 VF(s) exist, none on sriov-persist's record " \
+        "(another tool or an administrator made them, or an earlier reset dropped the " \
+        "record); left as they are\n", r.stdout
     assert h.pf(ICE_A)["num_vfs"] == 3
+
+
+def test_a_reset_of_every_pf_says_which_record_it_drops(make_host):
+    """sriov-persist made 8 VFs, its layout was removed, someone set 2: status says what a
+    reset finds, and a reset of every PF says that it drops the record, so that a later reset
+    does not blame another tool for the VFs sriov-persist made."""
+    h = running(make_host)
+    (h.confdir / "50-e810.conf").unlink()
+    s = h.state()
+    pf = h.pf_of(s, ICE_A)
+    pf["num_vfs"] = 2
+    pf["vfs"] = pf["vfs"][:2]
+    h.save(s)
+    gone = "2 VF(s) exist, but not the 8 sriov-persist created (the count was changed outside " \
+        "sriov-persist since its last apply); left as they are"
+    t = h.run("status")
+    assert t.returncode == 0 and f"    {gone}\n" in t.stdout, t.stdout
+    assert f'reset {ICE_A}" drops sriov-persist\'s record of them' in t.stdout, t.stdout
+    assert f'reset {ICE_B}" removes them' in t.stdout, t.stdout
+
+    h.layout("50-e810.conf", f"[Match]\nPCIAddress={ICE_B}\n[PhysicalFunction]\n"
+             "VirtualFunctions=8\n")
+    r = h.run("reset")
+    assert r.returncode == 0 and r.stdout == \
+        f"{ICE_A} (ens1f0): nothing reset: {gone}; sriov-persist's record of what it created " \
+        "is dropped\nNothing to reset: no PF has what a removed layout left\n", r.stdout
+    assert h.pf(ICE_A)["num_vfs"] == 2
+    _, st = status(h)
+    assert st[ICE_A]["state"] == "unconfigured" and st[ICE_A]["reason"] is None
+    r = h.run("reset")
+    assert r.returncode == 0 and r.stdout == \
+        "Nothing to reset: no PF has what a removed layout left\n", r.stdout
 
 
 def test_reset_says_who_has_the_vfs_now(make_host):
@@ -195,7 +231,8 @@ def test_reset_says_who_has_the_vfs_now(make_host):
     r = h.run("reset", ICE_A)
     assert r.returncode == 0 and r.stdout == \
         f"{ICE_A} (ens1f0): nothing reset: it has no VFs; the 8 that sriov-persist created " \
-        "are gone (a reboot, or a change outside sriov-persist)\n", r.stdout
+        "are gone (a reboot, or a change outside sriov-persist); sriov-persist's record of what " \
+        "it created is dropped\n", r.stdout
 
     # the other way: sriov-persist made 8, another tool made 16 of them since
     h.layout("50-e810.conf", f"[Match]\nPCIAddress={ICE_B}\n[PhysicalFunction]\n"
@@ -208,7 +245,7 @@ def test_reset_says_who_has_the_vfs_now(make_host):
     assert r.returncode == 0 and r.stdout == \
         f"{ICE_B} (ens1f1): nothing reset: 16 VF(s) exist, but not the 8 sriov-persist " \
         "created (the count was changed outside sriov-persist since its last apply); left as " \
-        "they are\n", r.stdout
+        "they are; sriov-persist's record of what it created is dropped\n", r.stdout
     assert h.pf(ICE_B)["num_vfs"] == 16
 
 

@@ -5,6 +5,8 @@ files that select a PF, pending firmware changes, one word for an unconfigured P
 import json
 import re
 
+import pytest
+
 E810 = "0000:3b:00.0"
 E810_B = "0000:3b:00.1"
 
@@ -128,6 +130,39 @@ def test_a_pf_held_by_an_empty_file_wants_nothing(make_host):
     out = h.run("status").stdout
     assert "70-empty.conf: no [Match] section" in st[E810]["reason"], st[E810]
     assert "    files: 50-e810.conf\n" in out, out
+
+
+@pytest.mark.parametrize("text", ["[match]\nPCIAddress=0000:3b:00.0\n", ""])
+def test_a_file_without_a_match_says_it_holds_every_pf(make_host, text):
+    """A file whose only section is a mistyped [match] (or that is empty) holds the PF that
+    its own layout selects, and the other port too: the reason says why, as for a [Match]
+    with an error."""
+    h = make_host("e810.json")
+    h.layout("50-e810.conf", BASE)
+    h.layout("50-lcmatch.conf", text)
+    r, st = status_json(h)
+    assert r.returncode == 1
+    every = " (a file without a [Match] holds every PF)"
+    for pf in (E810, E810_B):
+        assert st[pf]["state"] == "held" and st[pf]["reason"].startswith(
+            f"{h.confdir}/50-lcmatch.conf:"), st[pf]
+        assert st[pf]["reason"].endswith(every), st[pf]
+    out = h.run("plan").stdout
+    assert out.count(every + "\n") == 2, out
+
+
+def test_status_warns_of_a_file_that_selects_no_pf_only_for_the_whole_host(make_host):
+    """As sriovctl(8) says: status, plan and apply without PF warn of a layout file that
+    selects no PF of the host; with PF, they look at that PF alone."""
+    h = make_host("e810.json")
+    h.layout("50-e810.conf", BASE)
+    h.layout("60-none.conf", "[Match]\nPCIAddress=0000:99:00.0\n[PhysicalFunction]\n"
+             "VirtualFunctions=2\n")
+    warning = f"{h.confdir}/60-none.conf:2: warning: [Match] PCIAddress=0000:99:00.0 selects " \
+        "no PF on this host\n"
+    for verb in ("status", "plan"):
+        assert warning in h.run(verb).stderr, verb
+        assert warning not in h.run(verb, E810).stderr, verb
 
 
 def test_cat_shows_the_merged_layout_with_file_and_line(make_host):

@@ -422,10 +422,12 @@ static void test_status_gone(void **state)
 	assert_int_equal(report_status(&e->v, e->runtime, NULL, true, &all), 0);
 	assert_int_equal(len(all, "pfs"), 4);
 	pf = idx(all, "pfs", 3);
-	assert_keys(pf, "pci,name,state");
+	assert_keys(pf, "pci,name,state,last_apply");
 	assert_string_equal(str(pf, "pci"), "0000:af:00.0");
 	assert_string_equal(str(pf, "name"), "ens9f0");
 	assert_string_equal(str(pf, "state"), "gone");
+	/* when it was last applied, from its record */
+	assert_string_equal(str(get(pf, "last_apply"), "state"), "applied");
 	/* a record of a PF that is still there is not "gone" */
 	assert_string_equal(str(find_pf(all, ICE_PF), "state"), "unconfigured");
 
@@ -583,8 +585,9 @@ static void test_nothing_left_says_why(void **state)
 		    "16 VF(s) exist, but not the 8 sriov-persist created (the count was changed "
 		    "outside sriov-persist since its last apply); left as they are");
 	expect_gone(NULL, 4,
-		    "4 VF(s) exist, not created by sriov-persist (another tool or an administrator "
-		    "made them); left as they are");
+		    "4 VF(s) exist, none on sriov-persist's record (another tool or an "
+		    "administrator made them, or an earlier reset dropped the record); left as "
+		    "they are");
 }
 
 int main(void)
