@@ -149,6 +149,13 @@ static int check_vf_count(struct ctx *c, uint32_t want)
 			c, at->file, at->line,
 			"VirtualFunctions=%s: the PF supports at most %u VFs (sriov_totalvfs)", val,
 			c->pf->total_vfs);
+	if (pf_settings_has(s, PF_KEY_EXTERNALLY_MANAGED) && s->externally_managed)
+		return hw_error(
+			c, at->file, at->line,
+			"VirtualFunctions=%s: the PF supports at most %u VFs (sriov_totalvfs), "
+			"and with ExternallyManaged=yes%s the firmware limit is not raised",
+			val, c->pf->total_vfs,
+			rules_at(at->file, &s->src[PF_KEY_EXTERNALLY_MANAGED], other));
 	if (!fw_auto)
 		return hw_error(
 			c, at->file, at->line,
