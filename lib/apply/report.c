@@ -192,6 +192,14 @@ static int report_pf(const struct pf_view *pv, const char *runtime_dir, const ch
 	if (streq(r.state, "applied") && pv->desired && !r.why &&
 	    (!r.has_rec || r.rec.finished < boot_start_realtime()))
 		r.why = "in place, but not applied in this boot yet (sriovctl wait waits for it)";
+	/* More VFs than an ExternallyManaged=yes layout expects: applied to
+	 * those it covers, with a warning. */
+	if (streq(r.state, "applied") && pv->desired && !r.why &&
+	    pf_desired_has_extra_vfs(pv->desired, pv->pf)) {
+		r.why = r.why_owned = pf_desired_extra_vfs(pv->desired, pv->pf);
+		if (!r.why)
+			return -ENOMEM;
+	}
 	*ret = r;
 	return 0;
 }
@@ -359,6 +367,11 @@ static char *vf_drift(const struct pf_view *pv, const struct vf_state *vf)
 
 	if (target >= 0 && vf->index >= target)
 		return strdup_printf("to be removed (VirtualFunctions=%" PRId64 ")", target);
+	if (pv->desired && pf_desired_has_extra_vfs(pv->desired, pv->pf) &&
+	    vf->index >= pf_desired_num_vfs(pv->desired, pv->pf))
+		return strdup_printf("left as it is: beyond VirtualFunctions=%u, another tool "
+				     "made it (ExternallyManaged=yes)",
+				     pf_desired_num_vfs(pv->desired, pv->pf));
 	f = open_memstream(&buf, &size);
 	if (!f)
 		return NULL;

@@ -219,3 +219,35 @@ def test_more_vfs_than_the_pf_has_is_an_error_as_the_limit_is_not_raised(make_ho
     pf = next(p for p in json.loads(h.run("status", "--json", env=NO_BUS).stdout)["pfs"]
               if p["pci"] == CX6DX)
     assert pf["state"] == "held" and err in pf["reason"], pf
+
+
+def test_vfs_beyond_the_expected_count_are_left_and_said(make_host):
+    """The other tool made 10 VFs where the layout expects 8: the eight it covers are configured,
+    VFs 8 and 9 are left as they are (never destroyed), and plan, apply and status say so."""
+    h = make_host("e810.json")
+    path = h.layout("50-e810.conf", f"[Match]\nPCIAddress={E810}\n[PhysicalFunction]\n"
+                    "VirtualFunctions=8\nExternallyManaged=yes\n[VirtualFunction]\nTrust=yes\n")
+    other_tool(h, 10)
+    why = "another tool made 10 VFs, 8 expected (ExternallyManaged=yes)"
+    warn = f"{path}:4: warning: VirtualFunctions=8: {why}: VFs 8-9 are left as they are\n"
+
+    r = h.run("plan", env=NO_BUS)
+    assert r.returncode == 10 and warn in r.stderr, r
+    assert f"{E810} (ens1f0): 8 action(s), all live\n" in r.stdout, r.stdout
+    assert "VF 8:" not in r.stdout and "VF 9:" not in r.stdout, r.stdout
+
+    r = h.run("apply", env=NO_BUS)
+    assert r.returncode == 0 and warn in r.stderr, r
+    assert f"{E810} (ens1f0): applied, 8 action(s) in " in r.stdout, r.stdout
+    vfs = h.pf(E810)["vfs"]
+    assert len(vfs) == 10 and [v["trust"] for v in vfs] == [True] * 8 + [False] * 2
+
+    r = h.run("status", env=NO_BUS)
+    assert f"\n    {why}\n" in r.stdout, r.stdout
+    pf = status_pf(h)
+    assert (pf["state"], pf["reason"]) == ("applied", why), pf
+    left = "left as it is: beyond VirtualFunctions=8, another tool made it (ExternallyManaged=yes)"
+    assert [v["layout"] for v in pf["vfs"]] == ["ok"] * 8 + [left] * 2
+    assert h.run("plan", env=NO_BUS).returncode == 0
+    r = h.run("wait", "--timeout", "0", env=NO_BUS)
+    assert r.returncode == 0, r
