@@ -499,7 +499,8 @@ static int missing_vf_fill(struct json_object *o, const struct pf_view *pv, uint
 
 /* What becomes of VF i that the layouts want and the host does not have:
  * made by this plan, after the reboot that raises the firmware VF limit,
- * or by the tool ExternallyManaged=yes leaves them to. */
+ * or by the tool ExternallyManaged=yes leaves them to; or not, as with a PF
+ * on no driver. */
 static const char *missing_vf_fate(const struct pf_view *pv, uint32_t i)
 {
 	const struct pf_settings *s = &pv->desired->pf;
@@ -510,6 +511,8 @@ static const char *missing_vf_fate(const struct pf_view *pv, uint32_t i)
 		return "not created yet (ExternallyManaged=yes: another tool makes the VFs)";
 	if (pv->plan->reboot_reasons[0])
 		return "to be created after a reboot";
+	if (!pv->pf->driver)
+		return "not created (no driver is bound to the PF)";
 	return "not created";
 }
 
