@@ -6,6 +6,7 @@
 
 #include <inttypes.h>
 
+#include "drivers.h"
 #include "json-util.h"
 #include "report.h"
 #include "setting-row.h"
@@ -317,6 +318,42 @@ static void describe_key_change(FILE *f, const struct pf_view *pv, const struct 
 			vf_attrs_format(&v->attrs, k, VF_SPELLING_IP, want));
 }
 
+/* The VF keys the port takes only once the link type a layout set in the
+ * firmware is in effect, after a reboot (the GUIDs of a port becoming
+ * InfiniBand): what the port will set, less what it sets now. */
+static uint32_t keys_after_reboot(const struct pf_view *pv)
+{
+	const struct pf_settings *s = &pv->desired->pf;
+	const struct driver_info *drv = driver_info_get(pv->pf->driver);
+	bool ib_now = pv->pf->link_type == LINK_TYPE_INFINIBAND;
+
+	if (!pf_settings_has(s, PF_KEY_LINK_TYPE) || s->link_type == pv->pf->link_type)
+		return 0;
+	return driver_vf_attrs(drv, !ib_now) & ~driver_vf_attrs(drv, ib_now);
+}
+
+/* "; after a reboot: node_guid 2e:38:... (LinkType=infiniband takes effect
+ * after a reboot)": the keys of v that wait for the link type. */
+static bool describe_after_reboot(FILE *f, const struct pf_view *pv, const struct vf_settings *v,
+				  uint32_t keys, bool any)
+{
+	char want[VF_ATTR_STR_MAX];
+	const char *sep = any ? "; after a reboot:" : "after a reboot:";
+
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
+		if (!(keys & (1u << k)))
+			continue;
+		fprintf(f, "%s %s %s", sep, vf_key_to_label(k),
+			vf_attrs_format(&v->attrs, k, VF_SPELLING_IP, want));
+		sep = ",";
+	}
+	if (!keys)
+		return any;
+	fprintf(f, " (LinkType=%s takes effect after a reboot)",
+		link_type_to_string(pv->desired->pf.link_type));
+	return true;
+}
+
 /* Into f after prefix: "differs: ..." with each action on vf as what the host has and
  * what is wanted (describe_vf_change()), then every other key whose value
  * on the host differs from what the layouts want (a VF that is not on the
@@ -328,7 +365,7 @@ static void vf_differences(FILE *f, const struct pf_view *pv, const struct vf_st
 			   const char *prefix)
 {
 	const struct vf_settings *v = desired_vf(pv, vf->index);
-	uint32_t shown = 0, rest;
+	uint32_t shown = 0, rest, later;
 	bool any = false;
 
 	fputs(prefix, f);
@@ -341,6 +378,8 @@ static void vf_differences(FILE *f, const struct pf_view *pv, const struct vf_st
 		any = true;
 	}
 	rest = v ? vf_settings_differ(vf, v, pv->pf->vf_driver) & ~shown : 0;
+	later = rest & keys_after_reboot(pv);
+	rest &= ~later;
 	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
 		if (!(rest & (1u << k)))
 			continue;
@@ -348,6 +387,8 @@ static void vf_differences(FILE *f, const struct pf_view *pv, const struct vf_st
 		describe_key_change(f, pv, vf, v, k);
 		any = true;
 	}
+	if (later)
+		any = describe_after_reboot(f, pv, v, later, any || *prefix);
 	if (!any && !*prefix)
 		fputs("ok", f);
 }
