@@ -28,7 +28,7 @@ static int note_missing(struct progress *p, const struct pf_view *pv)
 	if (pv->desired && pv->plan && pv->plan->waiting[0])
 		return strv_consume(&p->missing,
 				    strdup_printf("%s (%s)", pf->pci, pv->plan->waiting[0]));
-	if (pv->desired)
+	if (pv->desired && pf->driver)
 		return strv_extend(&p->missing, pf->pci);
 	return strv_consume(&p->missing,
 			    strdup_printf("%s (%s)", pf->pci,
@@ -56,7 +56,9 @@ static int note_record(struct ctl *c, usec_t since, const struct pf_view *pv, st
 	struct pf_status st;
 	int r = 0;
 
-	if (pf_status_read(c->runtime_dir, pv->pf->pci, &st) < 0)
+	/* no driver (yet): the apply unit runs when it binds, whatever an
+	 * earlier apply recorded */
+	if (!pv->pf->driver || pf_status_read(c->runtime_dir, pv->pf->pci, &st) < 0)
 		return note_missing(p, pv);
 	if (st.finished < since)
 		r = note_missing(p, pv);

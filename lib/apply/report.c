@@ -6,6 +6,7 @@
 
 #include <inttypes.h>
 
+#include "drivers.h"
 #include "json-util.h"
 #include "report.h"
 #include "setting-row.h"
@@ -214,6 +215,14 @@ static int report_pf(const struct pf_view *pv, const char *runtime_dir, const ch
 	if (streq(r.state, "applied") && pv->desired && !r.why &&
 	    (!r.has_rec || r.rec.finished < boot_start_realtime()))
 		r.why = "in place, but not applied in this boot yet (sriovctl wait waits for it)";
+	/* More VFs than an ExternallyManaged=yes layout expects: applied to
+	 * those it covers, with a warning. */
+	if (streq(r.state, "applied") && pv->desired && !r.why &&
+	    pf_desired_has_extra_vfs(pv->desired, pv->pf)) {
+		r.why = r.why_owned = pf_desired_extra_vfs(pv->desired, pv->pf);
+		if (!r.why)
+			return -ENOMEM;
+	}
 	*ret = r;
 	return 0;
 }
@@ -331,6 +340,42 @@ static void describe_key_change(FILE *f, const struct pf_view *pv, const struct 
 			vf_attrs_format(&v->attrs, k, VF_SPELLING_IP, want));
 }
 
+/* The VF keys the port takes only once the link type a layout set in the
+ * firmware is in effect, after a reboot (the GUIDs of a port becoming
+ * InfiniBand): what the port will set, less what it sets now. */
+static uint32_t keys_after_reboot(const struct pf_view *pv)
+{
+	const struct pf_settings *s = &pv->desired->pf;
+	const struct driver_info *drv = driver_info_get(pv->pf->driver);
+	bool ib_now = pv->pf->link_type == LINK_TYPE_INFINIBAND;
+
+	if (!pf_settings_has(s, PF_KEY_LINK_TYPE) || s->link_type == pv->pf->link_type)
+		return 0;
+	return driver_vf_attrs(drv, !ib_now) & ~driver_vf_attrs(drv, ib_now);
+}
+
+/* "; after a reboot: node_guid 2e:38:... (LinkType=infiniband takes effect
+ * after a reboot)": the keys of v that wait for the link type. */
+static bool describe_after_reboot(FILE *f, const struct pf_view *pv, const struct vf_settings *v,
+				  uint32_t keys, bool any)
+{
+	char want[VF_ATTR_STR_MAX];
+	const char *sep = any ? "; after a reboot:" : "after a reboot:";
+
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
+		if (!(keys & (1u << k)))
+			continue;
+		fprintf(f, "%s %s %s", sep, vf_key_to_label(k),
+			vf_attrs_format(&v->attrs, k, VF_SPELLING_IP, want));
+		sep = ",";
+	}
+	if (!keys)
+		return any;
+	fprintf(f, " (LinkType=%s takes effect after a reboot)",
+		link_type_to_string(pv->desired->pf.link_type));
+	return true;
+}
+
 /* Into f after prefix: "differs: ..." with each action on vf as what the host has and
  * what is wanted (describe_vf_change()), then every other key whose value
  * on the host differs from what the layouts want (a VF that is not on the
@@ -342,7 +387,7 @@ static void vf_differences(FILE *f, const struct pf_view *pv, const struct vf_st
 			   const char *prefix)
 {
 	const struct vf_settings *v = desired_vf(pv, vf->index);
-	uint32_t shown = 0, rest;
+	uint32_t shown = 0, rest, later;
 	bool any = false;
 
 	fputs(prefix, f);
@@ -355,6 +400,8 @@ static void vf_differences(FILE *f, const struct pf_view *pv, const struct vf_st
 		any = true;
 	}
 	rest = v ? vf_settings_differ(vf, v, pv->pf->vf_driver) & ~shown : 0;
+	later = rest & keys_after_reboot(pv);
+	rest &= ~later;
 	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
 		if (!(rest & (1u << k)))
 			continue;
@@ -362,6 +409,8 @@ static void vf_differences(FILE *f, const struct pf_view *pv, const struct vf_st
 		describe_key_change(f, pv, vf, v, k);
 		any = true;
 	}
+	if (later)
+		any = describe_after_reboot(f, pv, v, later, any || *prefix);
 	if (!any && !*prefix)
 		fputs("ok", f);
 }
@@ -381,6 +430,11 @@ static char *vf_drift(const struct pf_view *pv, const struct vf_state *vf)
 
 	if (target >= 0 && vf->index >= target)
 		return strdup_printf("to be removed (VirtualFunctions=%" PRId64 ")", target);
+	if (pv->desired && pf_desired_has_extra_vfs(pv->desired, pv->pf) &&
+	    vf->index >= pf_desired_num_vfs(pv->desired, pv->pf))
+		return strdup_printf("left as it is: beyond VirtualFunctions=%u, another tool "
+				     "made it (ExternallyManaged=yes)",
+				     pf_desired_num_vfs(pv->desired, pv->pf));
 	f = open_memstream(&buf, &size);
 	if (!f)
 		return NULL;
@@ -508,7 +562,8 @@ static int missing_vf_fill(struct json_object *o, const struct pf_view *pv, uint
 
 /* What becomes of VF i that the layouts want and the host does not have:
  * made by this plan, after the reboot that raises the firmware VF limit,
- * or by the tool ExternallyManaged=yes leaves them to. */
+ * or by the tool ExternallyManaged=yes leaves them to; or not, as with a PF
+ * on no driver. */
 static const char *missing_vf_fate(const struct pf_view *pv, uint32_t i)
 {
 	const struct pf_settings *s = &pv->desired->pf;
@@ -519,6 +574,8 @@ static const char *missing_vf_fate(const struct pf_view *pv, uint32_t i)
 		return "not created yet (ExternallyManaged=yes: another tool makes the VFs)";
 	if (pv->plan->reboot_reasons[0])
 		return "to be created after a reboot";
+	if (!pv->pf->driver)
+		return "not created (no driver is bound to the PF)";
 	return "not created";
 }
 

@@ -151,6 +151,13 @@ static int check_vf_count(struct ctx *c, uint32_t want)
 			c, at->file, at->line,
 			"VirtualFunctions=%s: the PF supports at most %u VFs (sriov_totalvfs)", val,
 			c->pf->total_vfs);
+	if (pf_settings_has(s, PF_KEY_EXTERNALLY_MANAGED) && s->externally_managed)
+		return hw_error(
+			c, at->file, at->line,
+			"VirtualFunctions=%s: the PF supports at most %u VFs (sriov_totalvfs), "
+			"and with ExternallyManaged=yes%s the firmware limit is not raised",
+			val, c->pf->total_vfs,
+			rules_at(at->file, &s->src[PF_KEY_EXTERNALLY_MANAGED], other));
 	if (!fw_auto)
 		return hw_error(
 			c, at->file, at->line,
@@ -164,6 +171,28 @@ static int check_vf_count(struct ctx *c, uint32_t want)
 			"VirtualFunctions=%s: the firmware VF limit can be raised to at most %u",
 			val, c->drv->firmware_max_vfs);
 	return 0; /* the planner raises the firmware limit: a reboot */
+}
+
+/* ExternallyManaged=yes: the other tool made more VFs than the layout
+ * expects. The layout configures the VFs it covers and leaves the others;
+ * nothing is created or destroyed. A warning at VirtualFunctions=. */
+static int warn_extra_vfs(struct ctx *c)
+{
+	const struct src *at = &c->d->pf.src[PF_KEY_VIRTUAL_FUNCTIONS];
+	_cleanup_free_ char *why = NULL;
+
+	if (c->alone)
+		return 0;
+	why = pf_desired_extra_vfs(c->d, c->pf);
+	if (!why)
+		return -ENOMEM;
+	if (c->pf->num_vfs - c->vf_bound == 1)
+		return diag_add(c->diags, DIAG_WARNING, at->file, at->line,
+				"VirtualFunctions=%u: %s: VF %u is left as it is", c->vf_bound, why,
+				c->vf_bound);
+	return diag_add(c->diags, DIAG_WARNING, at->file, at->line,
+			"VirtualFunctions=%u: %s: VFs %u-%u are left as they are", c->vf_bound, why,
+			c->vf_bound, c->pf->num_vfs - 1);
 }
 
 /* VirtualFunctions: a number or "max"; unset or ExternallyManaged=yes keep
@@ -187,6 +216,8 @@ static int resolve_num_vfs(struct ctx *c)
 	c->vf_bound = want;
 	if (!(pf_settings_has(s, PF_KEY_EXTERNALLY_MANAGED) && s->externally_managed))
 		c->d->num_vfs = want;
+	else if (c->pf->num_vfs > want)
+		return warn_extra_vfs(c);
 	return 0;
 }
 
@@ -212,10 +243,14 @@ static int merge_vfs(struct ctx *c)
 	struct pf_desired *d = c->d;
 	int r;
 
-	/* With an impossible VirtualFunctions (held) the array is capped. */
+	/* With an impossible VirtualFunctions (held) the array is capped; with
+	 * ExternallyManaged=yes it covers the VFs the layout expects, not those
+	 * another tool made beyond them. */
 	d->n_vfs = d->held || c->out.n_errors > 0 ?
 			   (d->num_vfs < c->pf->total_vfs ? d->num_vfs : c->pf->total_vfs) :
 			   d->num_vfs;
+	if (d->n_vfs > c->vf_bound)
+		d->n_vfs = c->vf_bound;
 	if (d->n_vfs > 0) {
 		d->vfs = calloc(d->n_vfs, sizeof(*d->vfs));
 		c->was_stable = calloc(d->n_vfs, sizeof(*c->was_stable));
@@ -465,6 +500,23 @@ uint32_t pf_desired_num_vfs(const struct pf_desired *d, const struct pf_state *p
 	    pf_settings_has(s, PF_KEY_VIRTUAL_FUNCTIONS))
 		return s->num_vfs_max ? pf->total_vfs : s->num_vfs;
 	return d->num_vfs;
+}
+
+bool pf_desired_has_extra_vfs(const struct pf_desired *d, const struct pf_state *pf)
+{
+	const struct pf_settings *s = &d->pf;
+
+	return pf_settings_has(s, PF_KEY_EXTERNALLY_MANAGED) && s->externally_managed &&
+	       pf_settings_has(s, PF_KEY_VIRTUAL_FUNCTIONS) &&
+	       pf->num_vfs > pf_desired_num_vfs(d, pf);
+}
+
+char *pf_desired_extra_vfs(const struct pf_desired *d, const struct pf_state *pf)
+{
+	uint32_t want = pf_desired_num_vfs(d, pf);
+
+	return strdup_printf("another tool made %u VFs, %u expected (ExternallyManaged=yes)",
+			     pf->num_vfs, want);
 }
 
 static int check_pf_settings(struct ctx *c)

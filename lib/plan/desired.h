@@ -61,6 +61,13 @@ enum eswitch_mode pf_desired_eswitch_mode(const struct pf_desired *d,
  * is then the count that exists, which sriov-persist keeps), else
  * d->num_vfs. */
 uint32_t pf_desired_num_vfs(const struct pf_desired *d, const struct pf_state *pf) _pure_;
+/* With ExternallyManaged=yes, when another tool made more VFs than
+ * VirtualFunctions= expects: "another tool made 10 VFs, 8 expected
+ * (ExternallyManaged=yes)"; call only then (pf_desired_has_extra_vfs()).
+ * Caller frees; NULL on ENOMEM. */
+char *pf_desired_extra_vfs(const struct pf_desired *d, const struct pf_state *pf);
+/* Whether pf has VFs beyond the count another tool is expected to make. */
+bool pf_desired_has_extra_vfs(const struct pf_desired *d, const struct pf_state *pf) _pure_;
 /* Whether a VF of d is to be bound to a driver that needs an IOMMU
  * (vfio-pci): what the kernel arguments of KernelArguments=manage are for. */
 bool pf_desired_needs_iommu(const struct pf_desired *d) _pure_;

@@ -813,6 +813,16 @@ static int note_external_vfs(struct plan_ctx *c)
 					  c->pf->num_vfs, want));
 }
 
+/* A PF with no driver bound has no sriov_numvfs, and nothing of its layout
+ * can be set: an unmet need, and no action. On a real host the apply unit
+ * runs when the driver binds. */
+static int plan_no_driver(struct plan_ctx *c)
+{
+	return strv_consume(&c->p->unmet,
+			    strdup("no driver is bound to the PF, and SR-IOV needs one: bind it "
+				   "(its layout is applied when the driver binds)"));
+}
+
 static int plan_build_steps(struct plan_ctx *c)
 {
 	const struct pf_settings *s = &c->d->pf;
@@ -889,7 +899,7 @@ int plan_build(const struct pf_desired *d, const struct pf_state *pf, const stru
 	if (!p->reboot_reasons || !p->unmet || !p->notes || !p->waiting)
 		return -ENOMEM;
 	c.p = p;
-	r = plan_build_steps(&c);
+	r = pf->driver ? plan_build_steps(&c) : plan_no_driver(&c);
 	free(c.no_iommu);
 	if (r < 0)
 		return r;

@@ -447,6 +447,34 @@ def test_wait_holds_for_a_pf_whose_driver_is_not_bound_yet(make_host):
     assert r.returncode == 0 and "0 configured PF(s)" in r.stdout, r.stdout
 
 
+def test_a_pf_on_no_driver_is_not_configured_and_says_why(make_host):
+    """A layout that selects a PF by its address while no driver is bound: there is no
+    sriov_numvfs to write. Plan and status say what the host lacks, apply tries nothing, and the
+    gate waits for the driver (the apply unit runs when it binds)."""
+    h = make_host("e810.json")
+    s = h.state()
+    pf = s["pfs"][0]
+    pf["driver"], pf["name"], pf["num_vfs"], pf["vfs"] = None, None, 0, []
+    h.save(s)
+    h.layout("50.conf", f"[Match]\nPCIAddress={pf['pci']}\n[PhysicalFunction]\nVirtualFunctions=2\n")
+    why = ("no driver is bound to the PF, and SR-IOV needs one: bind it (its layout is applied "
+           "when the driver binds)")
+
+    r = h.run("plan")
+    assert r.returncode == 1, r
+    assert f"{pf['pci']}: nothing to do\n  files: 50.conf\n  cannot: {why}\n" in r.stdout, r.stdout
+    st = json.loads(h.run("status", "--json").stdout)["pfs"][0]
+    assert (st["state"], st["reason"]) == ("degraded", why), st
+    assert [v["layout"] for v in st["vfs"]] == ["not created (no driver is bound to the PF)"] * 2
+
+    r = h.run("apply")
+    assert r.returncode == 1, r
+    assert r.stdout == f"{pf['pci']}: degraded after 0 action(s): {why}\n", r.stdout
+    assert h.pf(pf["pci"])["num_vfs"] == 0
+    r = h.run("wait", "--timeout", "0")
+    assert r.returncode == 1 and f"{pf['pci']} (no driver yet)" in r.stdout, r.stdout
+
+
 def test_shipped_infiniband_example(make_host):
     """conf.d/65-cx7-infiniband.conf on a ConnectX-7 in InfiniBand mode: stable GUIDs, applied
     once, and a second apply changes nothing."""

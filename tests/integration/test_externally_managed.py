@@ -195,3 +195,59 @@ def test_the_daemon_says_pending_and_configures_the_vfs_when_they_appear(make_ho
     c.wait_property("State", "applied", path, PF_IFACE)
     assert all(v["vlan"] == 100 and v["trust"] for v in h.pf(E810)["vfs"])
     assert c.get("LastError", path, PF_IFACE) == ""
+
+
+CX6DX = "0000:ca:00.0"  # cx6dx.json: mlx5_core, sriov_totalvfs 8, firmware limit 8
+
+
+def test_more_vfs_than_the_pf_has_is_an_error_as_the_limit_is_not_raised(make_host):
+    """With ExternallyManaged=yes the firmware VF limit is never raised: 16 VFs on a port that
+    has 8 can never exist, and saying "waiting" would hold the boot gate at every boot."""
+    h = make_host("cx6dx.json")
+    path = h.layout("50-cx6.conf", f"[Match]\nPCIAddress={CX6DX}\n[PhysicalFunction]\n"
+                    "VirtualFunctions=16\nExternallyManaged=yes\n")
+    err = (f"{path}:4: VirtualFunctions=16: the PF supports at most 8 VFs (sriov_totalvfs), "
+           "and with ExternallyManaged=yes (line 5) the firmware limit is not raised")
+
+    r = h.run("check", env=NO_BUS)
+    assert r.returncode != 0 and err in r.stdout + r.stderr, r
+    r = h.run("plan", env=NO_BUS)
+    assert "waiting for another tool" not in r.stdout, r.stdout
+    assert err in r.stdout + r.stderr, r
+    r = h.run("apply", env=NO_BUS)
+    assert r.returncode != 0 and h.pf(CX6DX)["firmware_total_vfs"] == 8, r
+    pf = next(p for p in json.loads(h.run("status", "--json", env=NO_BUS).stdout)["pfs"]
+              if p["pci"] == CX6DX)
+    assert pf["state"] == "held" and err in pf["reason"], pf
+
+
+def test_vfs_beyond_the_expected_count_are_left_and_said(make_host):
+    """The other tool made 10 VFs where the layout expects 8: the eight it covers are configured,
+    VFs 8 and 9 are left as they are (never destroyed), and plan, apply and status say so."""
+    h = make_host("e810.json")
+    path = h.layout("50-e810.conf", f"[Match]\nPCIAddress={E810}\n[PhysicalFunction]\n"
+                    "VirtualFunctions=8\nExternallyManaged=yes\n[VirtualFunction]\nTrust=yes\n")
+    other_tool(h, 10)
+    why = "another tool made 10 VFs, 8 expected (ExternallyManaged=yes)"
+    warn = f"{path}:4: warning: VirtualFunctions=8: {why}: VFs 8-9 are left as they are\n"
+
+    r = h.run("plan", env=NO_BUS)
+    assert r.returncode == 10 and warn in r.stderr, r
+    assert f"{E810} (ens1f0): 8 action(s), all live\n" in r.stdout, r.stdout
+    assert "VF 8:" not in r.stdout and "VF 9:" not in r.stdout, r.stdout
+
+    r = h.run("apply", env=NO_BUS)
+    assert r.returncode == 0 and warn in r.stderr, r
+    assert f"{E810} (ens1f0): applied, 8 action(s) in " in r.stdout, r.stdout
+    vfs = h.pf(E810)["vfs"]
+    assert len(vfs) == 10 and [v["trust"] for v in vfs] == [True] * 8 + [False] * 2
+
+    r = h.run("status", env=NO_BUS)
+    assert f"\n    {why}\n" in r.stdout, r.stdout
+    pf = status_pf(h)
+    assert (pf["state"], pf["reason"]) == ("applied", why), pf
+    left = "left as it is: beyond VirtualFunctions=8, another tool made it (ExternallyManaged=yes)"
+    assert [v["layout"] for v in pf["vfs"]] == ["ok"] * 8 + [left] * 2
+    assert h.run("plan", env=NO_BUS).returncode == 0
+    r = h.run("wait", "--timeout", "0", env=NO_BUS)
+    assert r.returncode == 0, r

@@ -161,3 +161,25 @@ def test_a_port_that_needs_the_raise_of_the_other_says_whose(make_host):
     assert [p["firmware_total_vfs"] for p in h.state()["pfs"]] == [16, 16]
     out = h.run("status", CX6_B).stdout
     assert "    pending reboot: firmware VF limit raised to 16, waiting for a reboot\n" in out, out
+
+
+def test_guids_that_wait_for_the_link_type_reboot_say_so(make_host):
+    """A ConnectX VPI port becoming InfiniBand: the GUIDs are set only after the reboot the link
+    type needs, so once applied the VF rows say what comes after the reboot, not that they
+    differ, and plan has nothing to do."""
+    vpi = "0000:41:00.0"  # cx6-vpi.json: mlx5_core, ethernet now
+    h = make_host("cx6-vpi.json")
+    h.layout("50.conf", f"[Match]\nPCIAddress={vpi}\n[PhysicalFunction]\nVirtualFunctions=2\n"
+             "LinkType=infiniband\n[VirtualFunction]\nIBNodeGUID=stable\n")
+    r = h.run("apply")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "nothing to do" in h.run("plan", vpi).stdout
+
+    pf = json.loads(h.run("status", "--json", vpi).stdout)["pfs"][0]
+    assert pf["state"] == "pending", pf
+    for vf in pf["vfs"]:
+        guid = vf["settings"]["IBNodeGUID"]["wanted"]
+        assert guid and vf["layout"] == (f"after a reboot: node_guid {guid} (LinkType=infiniband "
+                                         "takes effect after a reboot)"), vf
+    out = h.run("status", vpi).stdout
+    assert "differs" not in out and "after a reboot: node_guid" in out, out
