@@ -481,8 +481,8 @@ static int merge_vf(const struct layout_file *const *files, size_t n, uint32_t v
 	return 0;
 }
 
-static int check_vfs(struct rules_out *o, const struct layout_file *const *files, size_t n,
-		     uint32_t bound)
+int rules_check_vfs(struct rules_out *o, const struct layout_file *const *files, size_t n,
+		    uint32_t bound)
 {
 	size_t max = 2 * count_sections(files, n) + 1, m;
 	_cleanup_free_ uint32_t *index = calloc(max, sizeof(*index));
@@ -529,7 +529,7 @@ static int check_group(const struct layout_file *const *files, size_t n, struct 
 					   pf.eswitch_mode :
 					   _ESWITCH_MODE_INVALID);
 	if (r >= 0)
-		r = check_vfs(&o, files, n, bound);
+		r = rules_check_vfs(&o, files, n, bound);
 	return r;
 }
 

@@ -518,7 +518,14 @@ static int check_all(struct ctx *c)
 		if (r < 0)
 			return r;
 	}
-	return rules_check_unique(&c->out, c->d->vfs, NULL, c->was_stable, c->d->n_vfs);
+	r = rules_check_unique(&c->out, c->d->vfs, NULL, c->was_stable, c->d->n_vfs);
+	if (r < 0)
+		return r;
+	/* the VFs the layouts want and the host lacks yet (VirtualFunctions=
+	 * on a PF without VFs, ExternallyManaged=yes, sections beyond the VFs
+	 * there are): what the files alone rule out holds the PF now, as
+	 * check without a host says */
+	return rules_check_vfs(&c->out, c->files, c->n_files, c->vf_bound);
 }
 
 /* VF i of this PF and VF j of the other PF o with the same literal k. */

@@ -6,6 +6,8 @@ every bad line of a file, and one text for one problem."""
 import re
 import subprocess
 
+import pytest
+
 E810 = "0000:3b:00.0"
 
 
@@ -245,3 +247,34 @@ def test_summary_counts_files_only_and_says_when_there_is_no_main_configuration(
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert r.stdout == "1 layout file(s) checked (no main configuration: defaults): 0 error(s)\n"
+
+
+QOS_AND_MAC = ("[VirtualFunction {sections}]\nQualityOfService=3\n"
+               "[VirtualFunction 0]\nMACAddress=02:00:00:00:00:01\n"
+               "[VirtualFunction 1]\nMACAddress=02:00:00:00:00:01\n")
+
+
+@pytest.mark.parametrize("pf,sections", [
+    ("[PhysicalFunction]\nVirtualFunctions=2\n", ""),
+    ("", "0-1"),
+    ("[PhysicalFunction]\nVirtualFunctions=2\nExternallyManaged=yes\n", ""),
+])
+def test_with_host_the_vfs_the_layout_wants_are_checked_before_they_exist(make_host, pf,
+                                                                          sections):
+    """The rules of the files alone hold for every VF a layout wants, also on a PF without VFs
+    yet: check with a host says at least what check without one says, and plan holds the PF."""
+    h = make_host("e810.json")
+    a = h.layout("50-a.conf", "[Match]\nName=ens1f0\n" + pf +
+                 QOS_AND_MAC.format(sections=sections).replace("[VirtualFunction ]",
+                                                              "[VirtualFunction]"))
+    alone = check_files(h, a)
+    assert alone.returncode == 1 and "2 error(s)" in alone.stdout, alone.stdout + alone.stderr
+    r = h.run("check", "--strict")
+    assert lines(r) == lines(alone), r.stderr
+    assert "2 error(s)" in r.stdout and r.returncode == 1, r.stdout
+    r = h.run("plan", "ens1f0")
+    assert f"0000:3b:00.0 (ens1f0): held: {lines(alone)[0]} (and 1 more error)" in r.stdout, r.stdout
+    assert r.returncode == 1
+    r = h.run("apply", "ens1f0")
+    assert "held (nothing applied)" in r.stdout and r.returncode != 0, r.stdout
+    assert h.pf(E810)["num_vfs"] == 0
