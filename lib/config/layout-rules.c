@@ -24,6 +24,8 @@ int rules_error(struct rules_out *o, const char *file, unsigned line, const char
 	va_end(ap);
 	if (!msg)
 		return -ENOMEM;
+	if (o->known && diag_list_has(o->known, DIAG_ERROR, file, line, msg))
+		return 0;
 	reported = realloc(o->reported, sizeof(*reported) * (o->n_errors + 1));
 	if (!reported)
 		return -ENOMEM;

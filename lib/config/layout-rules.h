@@ -16,6 +16,9 @@
  * diag_add() keeps once). rules_out_done() frees what it keeps. */
 struct rules_out {
 	struct diag_list *diags;
+	/* errors reported already (the parser's, of the layout set): the same
+	 * file:line and text is neither reported nor counted again (NULL: none) */
+	const struct diag_list *known;
 	struct src *reported; /* the file:line of each error reported */
 	size_t n_errors;
 	char *first; /* the first of them, "file:line: message" */
@@ -24,7 +27,7 @@ struct rules_out {
 void rules_out_done(struct rules_out *o);
 
 /* Adds an error at file:line unless this rules_out reported one there
- * already. -ENOMEM. */
+ * already, or known has the same. -ENOMEM. */
 int rules_error(struct rules_out *o, const char *file, unsigned line, const char *fmt, ...)
 	_printf_(4, 5);
 

@@ -675,7 +675,7 @@ static int build_pf(const struct layout_set *set, const struct host_state *host,
 		.drv = driver_info_get(pf->driver),
 		.drv_name = pf->driver ?: "PF's",
 		.diags = diags,
-		.out = { .diags = diags },
+		.out = { .diags = diags, .known = &set->diags },
 	};
 	bool selected;
 	int r;

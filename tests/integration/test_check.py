@@ -278,3 +278,30 @@ def test_with_host_the_vfs_the_layout_wants_are_checked_before_they_exist(make_h
     r = h.run("apply", "ens1f0")
     assert "held (nothing applied)" in r.stdout and r.returncode != 0, r.stdout
     assert h.pf(E810)["num_vfs"] == 0
+
+
+def test_an_error_of_the_parser_and_the_rules_is_said_and_counted_once(make_host):
+    """A rate conflict in one section is the parser's error and the rules' too: plan, status
+    and apply say it once, and the held reason counts the errors as check does."""
+    h = make_host("e810.json")
+    a = h.layout("50-a.conf", "[Match]\nName=ens1f0\n[PhysicalFunction]\nVirtualFunctions=4\n"
+                 "MTUBytes=99999999\n[VirtualFunction]\nMinTxRateMbps=500\nMaxTxRateMbps=100\n"
+                 "Trust=maybe\n[VirtualFunction 1-2]\nMinTxRateMbps=700\nMaxTxRateMbps=200\n")
+    want = [f"{a}:5: MTUBytes=99999999: must be 68..65535",
+            f"{a}:9: Trust=maybe: must be a boolean (yes/no/true/false/on/off/1/0)",
+            f"{a}:7: MinTxRateMbps=500: must not exceed MaxTxRateMbps=100 (line 8)",
+            f"{a}:11: MinTxRateMbps=700: must not exceed MaxTxRateMbps=200 (line 12)"]
+    for r in (check_files(h, a), h.run("check")):
+        assert lines(r) == want, r.stderr
+        assert "4 error(s)" in r.stdout, r.stdout
+    held = f"{want[0]} (and 3 more errors)\n"
+    for verb in ("plan", "status", "apply"):
+        r = h.run(verb)
+        assert sorted(lines(r)) == sorted(want), (verb, r.stderr)
+        assert held in r.stdout, (verb, r.stdout)
+    h.layout("50-a.conf", "[Match]\nName=ens1f0\n[PhysicalFunction]\nVirtualFunctions=4\n"
+             "[VirtualFunction]\nMinTxRateMbps=500\nMaxTxRateMbps=100\n")
+    one = f"{a}:6: MinTxRateMbps=500: must not exceed MaxTxRateMbps=100 (line 7)"
+    assert lines(h.run("check")) == [one]
+    r = h.run("plan")
+    assert lines(r) == [one] and f"held: {one}\n" in r.stdout, r.stdout + r.stderr
