@@ -47,8 +47,10 @@ int rules_check_section(struct rules_out *o, const char *file, const struct vf_s
 			uint32_t bound, const char *bound_text, const struct src *bound_at);
 /* One VF's merged settings: QualityOfService= needs a VLANId=, MTUBytes=
  * and RDMA=yes need a driver with a network interface, MaxTxRateMbps= not
- * below MinTxRateMbps=. */
-int rules_check_vf(struct rules_out *o, const struct vf_settings *v);
+ * below MinTxRateMbps=. files (n) are those merged, in order: a conflict
+ * between two files' values is the later file's error. */
+int rules_check_vf(struct rules_out *o, const struct vf_settings *v,
+		   const struct layout_file *const *files, size_t n);
 /* The merged [PhysicalFunction]: HardwareTCOffload=yes needs switchdev.
  * mode is the eswitch mode the PF ends in, _ESWITCH_MODE_INVALID when it
  * cannot be known (no host, no ESwitchMode=): then a warning. */

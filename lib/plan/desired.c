@@ -394,7 +394,7 @@ static int check_vf_values(struct ctx *c, const struct vf_settings *v)
 			 !vf_driver_has_netdev(v->attrs.driver);
 	int r;
 
-	r = rules_check_vf(&c->out, v);
+	r = rules_check_vf(&c->out, v, c->files, c->n_files);
 	if (r < 0 || no_netdev)
 		return r;
 	r = check_vf_mtu(c, v);

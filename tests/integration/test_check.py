@@ -305,3 +305,22 @@ def test_an_error_of_the_parser_and_the_rules_is_said_and_counted_once(make_host
     assert lines(h.run("check")) == [one]
     r = h.run("plan")
     assert lines(r) == [one] and f"held: {one}\n" in r.stdout, r.stdout + r.stderr
+
+
+def test_a_rate_conflict_across_files_is_the_later_files_error(make_host):
+    """The later file made the conflict: its line carries the error, naming the other."""
+    h = make_host("e810.json")
+    a = h.layout("50-a.conf", "[Match]\nName=ens1f0\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                 "[VirtualFunction 1]\nMaxTxRateMbps=100\n")
+    b = h.layout("60-b.conf", "[Match]\nName=ens1f0\n[VirtualFunction 1]\nMinTxRateMbps=500\n")
+    want = f"{b}:4: MinTxRateMbps=500: must not exceed MaxTxRateMbps=100 ({a}:6)"
+    for r in (check_files(h, a, b), h.run("check"), h.run("plan")):
+        assert lines(r) == [want], r.stderr
+    assert f"held: {want}\n" in h.run("plan").stdout
+    # the other way round: the maximum comes later
+    a.write_text("[Match]\nName=ens1f0\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                 "[VirtualFunction 1]\nMinTxRateMbps=500\n")
+    b.write_text("[Match]\nName=ens1f0\n[VirtualFunction 1]\nMaxTxRateMbps=100\n")
+    want = f"{b}:4: MaxTxRateMbps=100: below MinTxRateMbps=500 ({a}:6)"
+    for r in (check_files(h, a, b), h.run("check"), h.run("plan")):
+        assert lines(r) == [want], r.stderr
