@@ -324,3 +324,21 @@ def test_a_rate_conflict_across_files_is_the_later_files_error(make_host):
     want = f"{b}:4: MaxTxRateMbps=100: below MinTxRateMbps=500 ({a}:6)"
     for r in (check_files(h, a, b), h.run("check"), h.run("plan")):
         assert lines(r) == [want], r.stderr
+
+
+def test_a_mac_given_twice_by_files_of_two_pfs_names_both_places(make_host):
+    h = make_host("e810.json")
+    a = h.layout("50-a.conf", "[Match]\nName=ens1f0\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                 "[VirtualFunction 0]\nMACAddress=02:00:00:00:00:01\n")
+    b = h.layout("60-b.conf", "[Match]\nName=ens1f1\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                 "[VirtualFunction 1]\nMACAddress=02:00:00:00:00:01\n")
+    msg = ("MACAddress=02:00:00:00:00:01: VF 0 of 0000:3b:00.0 and VF 1 of 0000:3b:00.1 would have"
+           " the same address")
+    want = [f"{a}:6: {msg} (VF 1 of 0000:3b:00.1's at {b}:6)",
+            f"{b}:6: {msg} (VF 0 of 0000:3b:00.0's at {a}:6)"]
+    r = h.run("check")
+    assert lines(r) == want and "2 error(s)" in r.stdout, r.stdout + r.stderr
+    r = h.run("plan")
+    assert lines(r) == want, r.stderr
+    assert f"0000:3b:00.0 (ens1f0): held: {want[0]}\n" in r.stdout, r.stdout
+    assert f"0000:3b:00.1 (ens1f1): held: {want[1]}\n" in r.stdout, r.stdout
