@@ -28,30 +28,38 @@ static bool same_dir(const char *a, const char *b)
 }
 
 /* "# PF 0000:3b:00.0 (ens1f0), selected by /etc/sriov-persist/conf.d/50-e810.conf,
- * 60-other.conf": a file in the directory of the one before by its name. */
+ * 60-other.conf": a file in the directory of the one before by its name. A
+ * PF held only by a file that holds every PF (refused, unreadable, a broken
+ * [Match]) has no file that selects it: its held line names that file. */
 static void print_header(const struct pf_view *pv)
 {
 	char *const *files = pv->desired->config_files;
 	const struct pf_state *pf = pv->pf;
 
-	printf("# PF %s%s%s%s, selected by ", pf->pci, pf->name ? " (" : "", strempty(pf->name),
+	printf("# PF %s%s%s%s", pf->pci, pf->name ? " (" : "", strempty(pf->name),
 	       pf->name ? ")" : "");
-	for (size_t i = 0; files[i]; i++)
-		printf("%s%s", i == 0 ? "" : ", ",
+	for (size_t i = 0; files && files[i]; i++)
+		printf("%s%s", i == 0 ? ", selected by " : ", ",
 		       i > 0 && same_dir(files[i - 1], files[i]) ? base_name(files[i]) : files[i]);
 	printf("\n");
 	if (pv->desired->held)
 		printf("# held, nothing is applied: %s\n", strna(pv->desired->held_reason));
 }
 
+/* The header only over keys: a held PF whose values were all rejected has none. */
 static void print_pf_section(const struct pf_settings *s)
 {
 	char buf[PF_KEY_STR_MAX];
+	bool any = false;
 
-	printf("[PhysicalFunction]\n");
-	for (enum pf_key k = 0; k < _PF_KEY_MAX; k++)
-		if (pf_settings_has(s, k))
-			print_value(pf_key_to_string(k), pf_settings_format(s, k, buf), &s->src[k]);
+	for (enum pf_key k = 0; k < _PF_KEY_MAX; k++) {
+		if (!pf_settings_has(s, k))
+			continue;
+		if (!any)
+			printf("[PhysicalFunction]\n");
+		any = true;
+		print_value(pf_key_to_string(k), pf_settings_format(s, k, buf), &s->src[k]);
+	}
 }
 
 /* VFs first..last, which the layouts set alike. */

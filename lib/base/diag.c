@@ -4,6 +4,16 @@
 
 #include "diag.h"
 
+bool diag_list_has(const struct diag_list *l, enum diag_level level, const char *file,
+		   unsigned line, const char *msg)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->items[i].level == level && l->items[i].line == line &&
+		    streq_ptr(l->items[i].file, file) && streq(l->items[i].msg, msg))
+			return true;
+	return false;
+}
+
 int diag_add(struct diag_list *l, enum diag_level level, const char *file, unsigned line,
 	     const char *fmt, ...)
 {
@@ -17,10 +27,8 @@ int diag_add(struct diag_list *l, enum diag_level level, const char *file, unsig
 	if (!msg)
 		return -ENOMEM;
 	/* The same problem found again (a file selecting several PFs) is one problem. */
-	for (size_t i = 0; i < l->n; i++)
-		if (l->items[i].level == level && l->items[i].line == line &&
-		    streq_ptr(l->items[i].file, file) && streq(l->items[i].msg, msg))
-			return 0;
+	if (diag_list_has(l, level, file, line, msg))
+		return 0;
 	if (file) {
 		f = strdup(file);
 		if (!f)

@@ -28,6 +28,9 @@ struct diag_list {
 /* Returns 0 or -ENOMEM. */
 int diag_add(struct diag_list *l, enum diag_level level, const char *file, unsigned line,
 	     const char *fmt, ...) _printf_(5, 6);
+/* Whether l has this very diagnostic (level, file, line and text). */
+bool diag_list_has(const struct diag_list *l, enum diag_level level, const char *file,
+		   unsigned line, const char *msg) _pure_;
 void diag_list_done(struct diag_list *l);
 size_t diag_count(const struct diag_list *l, enum diag_level level) _pure_;
 /* Errors (and warnings when include_warnings) about one file. */

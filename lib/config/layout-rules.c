@@ -24,6 +24,8 @@ int rules_error(struct rules_out *o, const char *file, unsigned line, const char
 	va_end(ap);
 	if (!msg)
 		return -ENOMEM;
+	if (o->known && diag_list_has(o->known, DIAG_ERROR, file, line, msg))
+		return 0;
 	reported = realloc(o->reported, sizeof(*reported) * (o->n_errors + 1));
 	if (!reported)
 		return -ENOMEM;
@@ -141,28 +143,43 @@ static int check_no_netdev(struct rules_out *o, const struct vf_settings *v)
 	return r;
 }
 
+/* Where path is among files (n when it is not). */
+static size_t file_index(const struct layout_file *const *files, size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (files[i] && streq_ptr(files[i]->path, path))
+			return i;
+	return n;
+}
+
 /* Both in one file: one error at MinTxRateMbps=, in the words of the
  * parser, which says it for a section (the same text is one diagnostic).
- * From two files: at the later one's line, naming the other place. */
-static int check_rates(struct rules_out *o, const struct vf_settings *v)
+ * From two files: at the line of the later one (files in merge order),
+ * which made the conflict, naming the other place. */
+static int check_rates(struct rules_out *o, const struct vf_settings *v,
+		       const struct layout_file *const *files, size_t n)
 {
-	const struct src *s = v->src;
+	const struct src *min = &v->src[VF_KEY_MIN_TX_RATE], *max = &v->src[VF_KEY_MAX_TX_RATE];
 
 	if (!vf_settings_has(v, VF_KEY_MIN_TX_RATE) || !vf_settings_has(v, VF_KEY_MAX_TX_RATE) ||
 	    v->attrs.max_tx_rate == 0 || v->attrs.max_tx_rate >= v->attrs.min_tx_rate)
 		return 0;
-	if (streq_ptr(s[VF_KEY_MIN_TX_RATE].file, s[VF_KEY_MAX_TX_RATE].file))
-		return rules_error(o, s[VF_KEY_MIN_TX_RATE].file, s[VF_KEY_MIN_TX_RATE].line,
+	if (streq_ptr(min->file, max->file))
+		return rules_error(o, min->file, min->line,
 				   "MinTxRateMbps=%u: must not exceed MaxTxRateMbps=%u (line %u)",
-				   v->attrs.min_tx_rate, v->attrs.max_tx_rate,
-				   s[VF_KEY_MAX_TX_RATE].line);
-	return rules_error(o, s[VF_KEY_MAX_TX_RATE].file, s[VF_KEY_MAX_TX_RATE].line,
+				   v->attrs.min_tx_rate, v->attrs.max_tx_rate, max->line);
+	if (file_index(files, n, min->file) > file_index(files, n, max->file))
+		return rules_error(o, min->file, min->line,
+				   "MinTxRateMbps=%u: must not exceed MaxTxRateMbps=%u (%s:%u)",
+				   v->attrs.min_tx_rate, v->attrs.max_tx_rate, strna(max->file),
+				   max->line);
+	return rules_error(o, max->file, max->line,
 			   "MaxTxRateMbps=%u: below MinTxRateMbps=%u (%s:%u)", v->attrs.max_tx_rate,
-			   v->attrs.min_tx_rate, strna(s[VF_KEY_MIN_TX_RATE].file),
-			   s[VF_KEY_MIN_TX_RATE].line);
+			   v->attrs.min_tx_rate, strna(min->file), min->line);
 }
 
-int rules_check_vf(struct rules_out *o, const struct vf_settings *v)
+int rules_check_vf(struct rules_out *o, const struct vf_settings *v,
+		   const struct layout_file *const *files, size_t n)
 {
 	int r;
 
@@ -170,7 +187,7 @@ int rules_check_vf(struct rules_out *o, const struct vf_settings *v)
 	if (r >= 0)
 		r = check_no_netdev(o, v);
 	if (r >= 0)
-		r = check_rates(o, v);
+		r = check_rates(o, v, files, n);
 	return r;
 }
 
@@ -481,8 +498,8 @@ static int merge_vf(const struct layout_file *const *files, size_t n, uint32_t v
 	return 0;
 }
 
-static int check_vfs(struct rules_out *o, const struct layout_file *const *files, size_t n,
-		     uint32_t bound)
+int rules_check_vfs(struct rules_out *o, const struct layout_file *const *files, size_t n,
+		    uint32_t bound)
 {
 	size_t max = 2 * count_sections(files, n) + 1, m;
 	_cleanup_free_ uint32_t *index = calloc(max, sizeof(*index));
@@ -493,7 +510,7 @@ static int check_vfs(struct rules_out *o, const struct layout_file *const *files
 	for (size_t i = 0; r >= 0 && i < m; i++) {
 		r = merge_vf(files, n, index[i], &vfs[i]);
 		if (r >= 0)
-			r = rules_check_vf(o, &vfs[i]);
+			r = rules_check_vf(o, &vfs[i], files, n);
 	}
 	if (r >= 0)
 		r = rules_check_unique(o, vfs, index, NULL, m);
@@ -529,7 +546,7 @@ static int check_group(const struct layout_file *const *files, size_t n, struct 
 					   pf.eswitch_mode :
 					   _ESWITCH_MODE_INVALID);
 	if (r >= 0)
-		r = check_vfs(&o, files, n, bound);
+		r = rules_check_vfs(&o, files, n, bound);
 	return r;
 }
 

@@ -16,6 +16,9 @@
  * diag_add() keeps once). rules_out_done() frees what it keeps. */
 struct rules_out {
 	struct diag_list *diags;
+	/* errors reported already (the parser's, of the layout set): the same
+	 * file:line and text is neither reported nor counted again (NULL: none) */
+	const struct diag_list *known;
 	struct src *reported; /* the file:line of each error reported */
 	size_t n_errors;
 	char *first; /* the first of them, "file:line: message" */
@@ -24,7 +27,7 @@ struct rules_out {
 void rules_out_done(struct rules_out *o);
 
 /* Adds an error at file:line unless this rules_out reported one there
- * already. -ENOMEM. */
+ * already, or known has the same. -ENOMEM. */
 int rules_error(struct rules_out *o, const char *file, unsigned line, const char *fmt, ...)
 	_printf_(4, 5);
 
@@ -44,8 +47,10 @@ int rules_check_section(struct rules_out *o, const char *file, const struct vf_s
 			uint32_t bound, const char *bound_text, const struct src *bound_at);
 /* One VF's merged settings: QualityOfService= needs a VLANId=, MTUBytes=
  * and RDMA=yes need a driver with a network interface, MaxTxRateMbps= not
- * below MinTxRateMbps=. */
-int rules_check_vf(struct rules_out *o, const struct vf_settings *v);
+ * below MinTxRateMbps=. files (n) are those merged, in order: a conflict
+ * between two files' values is the later file's error. */
+int rules_check_vf(struct rules_out *o, const struct vf_settings *v,
+		   const struct layout_file *const *files, size_t n);
 /* The merged [PhysicalFunction]: HardwareTCOffload=yes needs switchdev.
  * mode is the eswitch mode the PF ends in, _ESWITCH_MODE_INVALID when it
  * cannot be known (no host, no ESwitchMode=): then a warning. */
@@ -56,6 +61,12 @@ int rules_check_pf(struct rules_out *o, const struct pf_settings *s, enum eswitc
  * not the user's typo and so not blamed when a literal one is there. */
 int rules_check_unique(struct rules_out *o, const struct vf_settings *vfs, const uint32_t *index,
 		       const uint32_t *was_stable, size_t n);
+/* The VF rules above (rules_check_vf, rules_check_unique) on the VFs below
+ * bound that files want, merged as written ("stable" not derived), one VF
+ * for each run of VFs that the same sections cover: whether or not the VFs
+ * exist, what files ask of them is checked. */
+int rules_check_vfs(struct rules_out *o, const struct layout_file *const *files, size_t n,
+		    uint32_t bound);
 /* A value that a later file overrides with another for the same key on the
  * same VF (or PF): a warning at the later place naming the earlier one. */
 int rules_check_overrides(struct diag_list *diags, const struct layout_file *const *files,

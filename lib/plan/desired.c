@@ -431,7 +431,7 @@ static int check_vf_values(struct ctx *c, const struct vf_settings *v)
 			 !vf_driver_has_netdev(v->attrs.driver);
 	int r;
 
-	r = rules_check_vf(&c->out, v);
+	r = rules_check_vf(&c->out, v, c->files, c->n_files);
 	if (r < 0 || no_netdev)
 		return r;
 	r = check_vf_mtu(c, v);
@@ -572,7 +572,29 @@ static int check_all(struct ctx *c)
 		if (r < 0)
 			return r;
 	}
-	return rules_check_unique(&c->out, c->d->vfs, NULL, c->was_stable, c->d->n_vfs);
+	r = rules_check_unique(&c->out, c->d->vfs, NULL, c->was_stable, c->d->n_vfs);
+	if (r < 0)
+		return r;
+	/* the VFs the layouts want and the host lacks yet (VirtualFunctions=
+	 * on a PF without VFs, ExternallyManaged=yes, sections beyond the VFs
+	 * there are): what the files alone rule out holds the PF now, as
+	 * check without a host says */
+	return rules_check_vfs(&c->out, c->files, c->n_files, c->vf_bound);
+}
+
+/* " (VF 1 of 0000:3b:00.1's at 60-b.conf:6)": where the other PF's VF
+ * has the value, when that is another line than here. Returns buf. */
+static const char *unique_elsewhere(const struct src *here, const struct src *there, size_t vf,
+				    const char *pci, char buf[static 512])
+{
+	buf[0] = '\0';
+	if (!there->file || (streq_ptr(here->file, there->file) && here->line == there->line))
+		return buf;
+	if (streq_ptr(here->file, there->file))
+		snprintf(buf, 512, " (VF %zu of %s's at line %u)", vf, pci, there->line);
+	else
+		snprintf(buf, 512, " (VF %zu of %s's at %s:%u)", vf, pci, there->file, there->line);
+	return buf;
 }
 
 /* VF i of this PF and VF j of the other PF o with the same literal k. */
@@ -580,18 +602,19 @@ static int unique_pair(struct ctx *c, enum vf_key k, size_t i, const struct pf_d
 {
 	const struct vf_settings *a = &c->d->vfs[i], *b = &o->vfs[j];
 	bool first = strcmp(c->d->pci, o->pci) < 0;
-	char val[VF_ATTR_STR_MAX];
+	char val[VF_ATTR_STR_MAX], where[512];
 
 	if (!vf_settings_has(a, k) || !vf_settings_has(b, k) || (c->was_stable[i] & (1u << k)) ||
 	    !vf_attrs_equal(&a->attrs, &b->attrs, k))
 		return 0;
 	return rules_error(&c->out, a->src[k].file, a->src[k].line,
-			   "%s=%s: VF %u of %s and VF %u of %s would have the same %s",
+			   "%s=%s: VF %u of %s and VF %u of %s would have the same %s%s",
 			   vf_key_to_string(k),
 			   vf_attrs_format(&a->attrs, k, VF_SPELLING_LAYOUT, val),
 			   (unsigned)(first ? i : j), first ? c->d->pci : o->pci,
 			   (unsigned)(first ? j : i), first ? o->pci : c->d->pci,
-			   k == VF_KEY_MAC ? "address" : "GUID");
+			   k == VF_KEY_MAC ? "address" : "GUID",
+			   unique_elsewhere(&a->src[k], &b->src[k], j, o->pci, where));
 }
 
 static int unique_against(struct ctx *c, const struct pf_desired *o)
@@ -722,7 +745,7 @@ static int build_pf(const struct layout_set *set, const struct host_state *host,
 		.drv = driver_info_get(pf->driver),
 		.drv_name = pf->driver ?: "PF's",
 		.diags = diags,
-		.out = { .diags = diags },
+		.out = { .diags = diags, .known = &set->diags },
 	};
 	bool selected;
 	int r;

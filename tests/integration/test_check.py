@@ -6,6 +6,8 @@ every bad line of a file, and one text for one problem."""
 import re
 import subprocess
 
+import pytest
+
 E810 = "0000:3b:00.0"
 
 
@@ -245,3 +247,98 @@ def test_summary_counts_files_only_and_says_when_there_is_no_main_configuration(
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert r.stdout == "1 layout file(s) checked (no main configuration: defaults): 0 error(s)\n"
+
+
+QOS_AND_MAC = ("[VirtualFunction {sections}]\nQualityOfService=3\n"
+               "[VirtualFunction 0]\nMACAddress=02:00:00:00:00:01\n"
+               "[VirtualFunction 1]\nMACAddress=02:00:00:00:00:01\n")
+
+
+@pytest.mark.parametrize("pf,sections", [
+    ("[PhysicalFunction]\nVirtualFunctions=2\n", ""),
+    ("", "0-1"),
+    ("[PhysicalFunction]\nVirtualFunctions=2\nExternallyManaged=yes\n", ""),
+])
+def test_with_host_the_vfs_the_layout_wants_are_checked_before_they_exist(make_host, pf,
+                                                                          sections):
+    """The rules of the files alone hold for every VF a layout wants, also on a PF without VFs
+    yet: check with a host says at least what check without one says, and plan holds the PF."""
+    h = make_host("e810.json")
+    a = h.layout("50-a.conf", "[Match]\nName=ens1f0\n" + pf +
+                 QOS_AND_MAC.format(sections=sections).replace("[VirtualFunction ]",
+                                                              "[VirtualFunction]"))
+    alone = check_files(h, a)
+    assert alone.returncode == 1 and "2 error(s)" in alone.stdout, alone.stdout + alone.stderr
+    r = h.run("check", "--strict")
+    assert lines(r) == lines(alone), r.stderr
+    assert "2 error(s)" in r.stdout and r.returncode == 1, r.stdout
+    r = h.run("plan", "ens1f0")
+    assert f"0000:3b:00.0 (ens1f0): held: {lines(alone)[0]} (and 1 more error)" in r.stdout, r.stdout
+    assert r.returncode == 1
+    r = h.run("apply", "ens1f0")
+    assert "held (nothing applied)" in r.stdout and r.returncode != 0, r.stdout
+    assert h.pf(E810)["num_vfs"] == 0
+
+
+def test_an_error_of_the_parser_and_the_rules_is_said_and_counted_once(make_host):
+    """A rate conflict in one section is the parser's error and the rules' too: plan, status
+    and apply say it once, and the held reason counts the errors as check does."""
+    h = make_host("e810.json")
+    a = h.layout("50-a.conf", "[Match]\nName=ens1f0\n[PhysicalFunction]\nVirtualFunctions=4\n"
+                 "MTUBytes=99999999\n[VirtualFunction]\nMinTxRateMbps=500\nMaxTxRateMbps=100\n"
+                 "Trust=maybe\n[VirtualFunction 1-2]\nMinTxRateMbps=700\nMaxTxRateMbps=200\n")
+    want = [f"{a}:5: MTUBytes=99999999: must be 68..65535",
+            f"{a}:9: Trust=maybe: must be a boolean (yes/no/true/false/on/off/1/0)",
+            f"{a}:7: MinTxRateMbps=500: must not exceed MaxTxRateMbps=100 (line 8)",
+            f"{a}:11: MinTxRateMbps=700: must not exceed MaxTxRateMbps=200 (line 12)"]
+    for r in (check_files(h, a), h.run("check")):
+        assert lines(r) == want, r.stderr
+        assert "4 error(s)" in r.stdout, r.stdout
+    held = f"{want[0]} (and 3 more errors)\n"
+    for verb in ("plan", "status", "apply"):
+        r = h.run(verb)
+        assert sorted(lines(r)) == sorted(want), (verb, r.stderr)
+        assert held in r.stdout, (verb, r.stdout)
+    h.layout("50-a.conf", "[Match]\nName=ens1f0\n[PhysicalFunction]\nVirtualFunctions=4\n"
+             "[VirtualFunction]\nMinTxRateMbps=500\nMaxTxRateMbps=100\n")
+    one = f"{a}:6: MinTxRateMbps=500: must not exceed MaxTxRateMbps=100 (line 7)"
+    assert lines(h.run("check")) == [one]
+    r = h.run("plan")
+    assert lines(r) == [one] and f"held: {one}\n" in r.stdout, r.stdout + r.stderr
+
+
+def test_a_rate_conflict_across_files_is_the_later_files_error(make_host):
+    """The later file made the conflict: its line carries the error, naming the other."""
+    h = make_host("e810.json")
+    a = h.layout("50-a.conf", "[Match]\nName=ens1f0\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                 "[VirtualFunction 1]\nMaxTxRateMbps=100\n")
+    b = h.layout("60-b.conf", "[Match]\nName=ens1f0\n[VirtualFunction 1]\nMinTxRateMbps=500\n")
+    want = f"{b}:4: MinTxRateMbps=500: must not exceed MaxTxRateMbps=100 ({a}:6)"
+    for r in (check_files(h, a, b), h.run("check"), h.run("plan")):
+        assert lines(r) == [want], r.stderr
+    assert f"held: {want}\n" in h.run("plan").stdout
+    # the other way round: the maximum comes later
+    a.write_text("[Match]\nName=ens1f0\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                 "[VirtualFunction 1]\nMinTxRateMbps=500\n")
+    b.write_text("[Match]\nName=ens1f0\n[VirtualFunction 1]\nMaxTxRateMbps=100\n")
+    want = f"{b}:4: MaxTxRateMbps=100: below MinTxRateMbps=500 ({a}:6)"
+    for r in (check_files(h, a, b), h.run("check"), h.run("plan")):
+        assert lines(r) == [want], r.stderr
+
+
+def test_a_mac_given_twice_by_files_of_two_pfs_names_both_places(make_host):
+    h = make_host("e810.json")
+    a = h.layout("50-a.conf", "[Match]\nName=ens1f0\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                 "[VirtualFunction 0]\nMACAddress=02:00:00:00:00:01\n")
+    b = h.layout("60-b.conf", "[Match]\nName=ens1f1\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                 "[VirtualFunction 1]\nMACAddress=02:00:00:00:00:01\n")
+    msg = ("MACAddress=02:00:00:00:00:01: VF 0 of 0000:3b:00.0 and VF 1 of 0000:3b:00.1 would have"
+           " the same address")
+    want = [f"{a}:6: {msg} (VF 1 of 0000:3b:00.1's at {b}:6)",
+            f"{b}:6: {msg} (VF 0 of 0000:3b:00.0's at {a}:6)"]
+    r = h.run("check")
+    assert lines(r) == want and "2 error(s)" in r.stdout, r.stdout + r.stderr
+    r = h.run("plan")
+    assert lines(r) == want, r.stderr
+    assert f"0000:3b:00.0 (ens1f0): held: {want[0]}\n" in r.stdout, r.stdout
+    assert f"0000:3b:00.1 (ens1f1): held: {want[1]}\n" in r.stdout, r.stdout

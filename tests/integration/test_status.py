@@ -3,6 +3,7 @@
 files that select a PF, pending firmware changes, one word for an unconfigured PF."""
 
 import json
+import os
 import re
 
 import pytest
@@ -220,6 +221,43 @@ def test_cat_says_when_nothing_selects_the_pf(make_host):
     r = h.run("cat", "ens1f1")
     assert r.returncode == 1 and r.stdout == "" and "No layout selects ens1f1" in r.stderr
     assert h.run("cat", "a", "b").returncode == 2
+
+
+@pytest.mark.parametrize("refuse", ["file 0666", "dir 0777", "file of another user"])
+def test_cat_of_pfs_held_by_a_refused_layout_says_so(make_host, refuse):
+    """A layout refused for who may write it holds every PF: cat shows each held PF with the
+    reason (it used to crash), and names no file as selecting it."""
+    h = make_host("e810.json")
+    path = h.layout("50-a.conf", "[Match]\nName=ens1f0\n[PhysicalFunction]\nVirtualFunctions=2\n")
+    if refuse == "file 0666":
+        os.chmod(path, 0o666)
+        why = f"{path}: writable by group or others (mode 0666); refusing it"
+    elif refuse == "dir 0777":
+        os.chmod(h.confdir, 0o777)
+        why = f"{h.confdir}: writable by group or others (mode 0777); refusing it"
+    else:
+        if os.geteuid() != 0:
+            pytest.skip("chown needs root")
+        os.chown(path, 65534, 65534)
+        why = f"{path}: owned by uid 65534"
+    r = h.run("cat", "ens1f0")
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == f"# PF {E810} (ens1f0)", r.stdout
+    assert lines[1].startswith(f"# held, nothing is applied: {why}"), r.stdout
+    assert len(lines) == 2, r.stdout
+    r = h.run("cat")
+    assert r.returncode == 0 and r.stdout.count("# held, nothing is applied: ") == 2, r.stdout
+
+
+def test_cat_of_a_pf_whose_values_were_all_rejected_has_no_empty_section(make_host):
+    h = make_host("e810.json")
+    h.layout("50-a.conf", "[Match]\nName=ens1f0\n[PhysicalFunction]\nMTUBytes=99999999\n")
+    r = h.run("cat", "ens1f0")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == (f"# PF {E810} (ens1f0), selected by {h.confdir}/50-a.conf\n"
+                        f"# held, nothing is applied: {h.confdir}/50-a.conf:4: MTUBytes=99999999: "
+                        "must be 68..65535\n"), r.stdout
 
 
 def test_firmware_vf_limit_raised_is_pending_until_the_reboot(make_host):

@@ -150,6 +150,12 @@ static void test_keys_that_need_another(void **state)
 	run(&t);
 	expect(&t, A ":6: MinTxRateMbps=200: must not exceed MaxTxRateMbps=100 (line 4)\n");
 
+	/* the minimum from the later file: the error is there */
+	add(&t, A, MATCH_ICE "[VirtualFunction 3]\nMaxTxRateMbps=100\n");
+	add(&t, B, MATCH_ICE "[VirtualFunction 3]\nMinTxRateMbps=500\n");
+	run(&t);
+	expect(&t, B ":4: MinTxRateMbps=500: must not exceed MaxTxRateMbps=100 (" A ":4)\n");
+
 	/* the VLAN of a [VirtualFunction] for all is every VF's; a driver set
 	 * in another file is named there */
 	add(&t, A,
