@@ -432,9 +432,12 @@ static char *vf_drift(const struct pf_view *pv, const struct vf_state *vf)
 		return strdup_printf("to be removed (VirtualFunctions=%" PRId64 ")", target);
 	if (pv->desired && pf_desired_has_extra_vfs(pv->desired, pv->pf) &&
 	    vf->index >= pf_desired_num_vfs(pv->desired, pv->pf))
-		return strdup_printf("left as it is: beyond VirtualFunctions=%u, another tool "
-				     "made it (ExternallyManaged=yes)",
-				     pf_desired_num_vfs(pv->desired, pv->pf));
+		return strdup_printf("left as it is: beyond VirtualFunctions=%u, %s",
+				     pf_desired_num_vfs(pv->desired, pv->pf),
+				     pv->pf->vfs_ours ?
+					     "sriov-persist created it before "
+					     "ExternallyManaged=yes (its record)" :
+					     "another tool made it (ExternallyManaged=yes)");
 	f = open_memstream(&buf, &size);
 	if (!f)
 		return NULL;

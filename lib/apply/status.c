@@ -407,6 +407,7 @@ int pf_created_mark(const char *state_dir, struct pf_state *pf)
 	if (!state_dir || pf_created_read(state_dir, pf->pci, &c) < 0)
 		return 0;
 	pf->autoprobe_ours = c.autoprobe_off && !pf->drivers_autoprobe;
+	pf->vfs_ours = c.num_vfs > 0 && c.num_vfs == pf->num_vfs ? c.num_vfs : 0;
 	for (size_t i = 0; i < c.n_rebind; i++) {
 		struct vf_state *vf = c.rebind[i].vf < pf->n_vfs ? &pf->vfs[c.rebind[i].vf] : NULL;
 

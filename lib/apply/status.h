@@ -90,8 +90,9 @@ int pf_created_parse(const char *pci, const char *text, struct pf_created *ret);
 int pf_created_remove(const char *dir, const char *pci);
 /* What an apply of ours left half-done, from the record in state_dir: sets
  * unbound_from on each VF of pf that has no driver and that the record says
- * an apply took off one (or created on none), and autoprobe_ours when
- * autoprobe is off and the record says we turned it off. No record, or one
+ * an apply took off one (or created on none), autoprobe_ours when
+ * autoprobe is off and the record says we turned it off, and vfs_ours when
+ * the PF has as many VFs as the record says we created. No record, or one
  * that cannot be read, marks nothing: the PF is then left as it is. 0 or
  * -ENOMEM. */
 int pf_created_mark(const char *state_dir, struct pf_state *pf);

@@ -104,6 +104,10 @@ struct pf_state {
 	 * record in the state directory (pf_created_mark()). Never in a
 	 * snapshot. */
 	bool autoprobe_ours;
+	/* the VFs are the ones an apply of ours created (the count it made is
+	 * the count there is), from the record in the state directory
+	 * (pf_created_mark()); 0 otherwise. Never in a snapshot. */
+	uint32_t vfs_ours;
 	uint32_t mtu;
 	bool up;
 	struct mac_addr permanent_mac;

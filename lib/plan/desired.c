@@ -180,6 +180,9 @@ static int warn_extra_vfs(struct ctx *c)
 {
 	const struct src *at = &c->d->pf.src[PF_KEY_VIRTUAL_FUNCTIONS];
 	_cleanup_free_ char *why = NULL;
+	const char *after = c->pf->vfs_ours ? " (ExternallyManaged=yes never destroys VFs; "
+					      "sriovctl reset after removing the layout does)" :
+					      "";
 
 	if (c->alone)
 		return 0;
@@ -188,11 +191,11 @@ static int warn_extra_vfs(struct ctx *c)
 		return -ENOMEM;
 	if (c->pf->num_vfs - c->vf_bound == 1)
 		return diag_add(c->diags, DIAG_WARNING, at->file, at->line,
-				"VirtualFunctions=%u: %s: VF %u is left as it is", c->vf_bound, why,
-				c->vf_bound);
+				"VirtualFunctions=%u: %s: VF %u is left as it is%s", c->vf_bound,
+				why, c->vf_bound, after);
 	return diag_add(c->diags, DIAG_WARNING, at->file, at->line,
-			"VirtualFunctions=%u: %s: VFs %u-%u are left as they are", c->vf_bound, why,
-			c->vf_bound, c->pf->num_vfs - 1);
+			"VirtualFunctions=%u: %s: VFs %u-%u are left as they are%s", c->vf_bound,
+			why, c->vf_bound, c->pf->num_vfs - 1, after);
 }
 
 /* VirtualFunctions: a number or "max"; unset or ExternallyManaged=yes keep
@@ -515,6 +518,10 @@ char *pf_desired_extra_vfs(const struct pf_desired *d, const struct pf_state *pf
 {
 	uint32_t want = pf_desired_num_vfs(d, pf);
 
+	if (pf->vfs_ours)
+		return strdup_printf("%u VFs exist, %u expected; sriov-persist created them "
+				     "before ExternallyManaged=yes (its record)",
+				     pf->num_vfs, want);
 	return strdup_printf("another tool made %u VFs, %u expected (ExternallyManaged=yes)",
 			     pf->num_vfs, want);
 }

@@ -63,7 +63,10 @@ enum eswitch_mode pf_desired_eswitch_mode(const struct pf_desired *d,
 uint32_t pf_desired_num_vfs(const struct pf_desired *d, const struct pf_state *pf) _pure_;
 /* With ExternallyManaged=yes, when another tool made more VFs than
  * VirtualFunctions= expects: "another tool made 10 VFs, 8 expected
- * (ExternallyManaged=yes)"; call only then (pf_desired_has_extra_vfs()).
+ * (ExternallyManaged=yes)", or when sriov-persist's record says it made
+ * them (pf->vfs_ours) "4 VFs exist, 2 expected; sriov-persist created them
+ * before ExternallyManaged=yes (its record)"; call only then
+ * (pf_desired_has_extra_vfs()).
  * Caller frees; NULL on ENOMEM. */
 char *pf_desired_extra_vfs(const struct pf_desired *d, const struct pf_state *pf);
 /* Whether pf has VFs beyond the count another tool is expected to make. */

@@ -251,3 +251,32 @@ def test_vfs_beyond_the_expected_count_are_left_and_said(make_host):
     assert h.run("plan", env=NO_BUS).returncode == 0
     r = h.run("wait", "--timeout", "0", env=NO_BUS)
     assert r.returncode == 0, r
+
+
+def test_vfs_sriov_persist_made_are_not_blamed_on_another_tool(make_host):
+    """sriov-persist made 4 VFs, then the layout says VirtualFunctions=2 and ExternallyManaged=yes:
+    its record says the VFs are its own, so plan, apply and status say so, not that another tool
+    made them; VFs 2-3 are left as they are."""
+    h = make_host("e810.json")
+    path = h.layout("50-e810.conf", f"[Match]\nPCIAddress={E810}\n[PhysicalFunction]\n"
+                    "VirtualFunctions=4\n")
+    assert h.run("apply", env=NO_BUS).returncode == 0
+    h.layout("50-e810.conf", f"[Match]\nPCIAddress={E810}\n[PhysicalFunction]\n"
+             "VirtualFunctions=2\nExternallyManaged=yes\n")
+    why = ("4 VFs exist, 2 expected; sriov-persist created them before ExternallyManaged=yes "
+           "(its record)")
+    warn = (f"{path}:4: warning: VirtualFunctions=2: {why}: VFs 2-3 are left as they are "
+            "(ExternallyManaged=yes never destroys VFs; sriovctl reset after removing the layout "
+            "does)\n")
+
+    for verb in ("plan", "apply"):
+        r = h.run(verb, env=NO_BUS)
+        assert warn in r.stderr and "another tool made" not in r.stderr + r.stdout, r
+    assert h.pf(E810)["num_vfs"] == 4
+    r = h.run("status", env=NO_BUS)
+    assert f"\n    {why}\n" in r.stdout and "another tool made" not in r.stdout, r.stdout
+    pf = status_pf(h)
+    assert (pf["state"], pf["reason"]) == ("applied", why), pf
+    left = ("left as it is: beyond VirtualFunctions=2, sriov-persist created it before "
+            "ExternallyManaged=yes (its record)")
+    assert [v["layout"] for v in pf["vfs"]] == ["ok"] * 2 + [left] * 2, pf
