@@ -40,6 +40,14 @@ static void print_waiting(const struct ctl *c, const char *who, uint64_t n_actio
 		       strna(why));
 }
 
+/* Nothing to do now, and what the layouts want waits for a reboot (the
+ * "reboot needed:" lines that follow): not "already applied". */
+static void print_reboot_pending(const struct ctl *c, const char *who)
+{
+	printf("%s: %s: nothing to do until a reboot\n", strna(who),
+	       ctl_paint(c, ANSI_YELLOW, "pending"));
+}
+
 /* A PF no layout selects, named: said, not passed over in silence. */
 static void print_unconfigured(const char *who)
 {
@@ -74,6 +82,8 @@ static void print_result(const struct ctl *c, const struct apply_pf_result *res,
 			printf("%s: %s, %u action(s) in %.2fs (%.2fs in the host), %u VFs\n",
 			       strna(who), ctl_paint(c, ANSI_GREEN, "applied"), st->n_actions, secs,
 			       (double)st->host_usec / (double)USEC_PER_SEC, st->num_vfs);
+		else if (st->reboot_reasons && st->reboot_reasons[0])
+			print_reboot_pending(c, who);
 		else
 			printf("%s: %s\n", strna(who), ctl_paint(c, ANSI_GREEN, "already applied"));
 		break;
@@ -128,6 +138,8 @@ static bool print_daemon_result(const struct ctl *c, struct json_object *pf)
 		       strna(who), ctl_paint(c, ANSI_GREEN, "applied"), actions, secs,
 		       (double)doc_u64(last, "host_usec") / (double)USEC_PER_SEC,
 		       doc_u64(pf, "num_vfs"));
+	else if (streq(state, "applied") && doc_len(pf, "pending_reboot_reasons") > 0)
+		print_reboot_pending(c, who);
 	else if (streq(state, "applied"))
 		printf("%s: %s\n", strna(who), ctl_paint(c, ANSI_GREEN, "already applied"));
 	else if (streq(state, "held"))

@@ -299,6 +299,23 @@ def test_firmware_vf_limit_is_a_pending_reboot(make_host):
     assert pf["pending_reboot_reasons"] == ["firmware VF limit raised to 16, waiting for a reboot"]
 
 
+def test_port_waiting_for_the_cards_firmware_raise_is_pending_not_applied(make_host):
+    """One layout for both ports of a ConnectX-6 Dx wants more VFs than the firmware allows: the
+    raise is done for port 0, and port 1, which nothing was done to, says it is pending a reboot,
+    never "already applied"; so does a second apply for both."""
+    h = make_host("cx6dx.json")
+    h.layout("50.conf", "[Match]\nPCIAddress=0000:ca:00.*\n[PhysicalFunction]\n"
+             "VirtualFunctions=16\n")
+    pending = "(ens3f1np1): pending: nothing to do until a reboot\n  reboot needed: firmware VF"
+    r = h.run("apply")
+    assert r.returncode == 0 and f"0000:ca:00.1 {pending}" in r.stdout, r.stdout
+    assert "already applied" not in r.stdout, r.stdout
+    r = h.run("apply")
+    assert r.returncode == 0 and f"0000:ca:00.1 {pending}" in r.stdout, r.stdout
+    assert "0000:ca:00.0 (ens3f0np0): pending: nothing to do until a reboot\n" in r.stdout, r.stdout
+    assert "already applied" not in r.stdout, r.stdout
+
+
 def test_status_table_and_json(make_host):
     h = make_host("mixed.json")
     pci = h.state()["pfs"][0]["pci"]
