@@ -37,13 +37,16 @@ static int note_missing(struct progress *p, const struct pf_view *pv)
 
 /* Why a PF with a record is not done yet: VFs that another tool is expected
  * to create are missing (ExternallyManaged=yes), or they appeared after the
- * record was written and are not configured yet. NULL: done. */
+ * record was written (or were made anew) and are not configured yet.
+ * NULL: done. */
 static const char *still_waiting(const struct pf_view *pv, const struct pf_status *st)
 {
 	if (pv->plan && pv->plan->waiting[0])
 		return pv->plan->waiting[0];
 	if (st->waiting[0] && pv->plan && pv->plan->n_actions > 0)
 		return "VFs that another tool created are not configured yet";
+	if (pv->desired && pv->plan)
+		return plan_external_vfs_unconfigured(pv->plan, pv->desired);
 	return NULL;
 }
 

@@ -153,7 +153,7 @@ static int report_layout(const struct pf_view *pv, const char *state_dir, struct
 
 /* Nothing left to do but what only a reboot brings (a raised firmware VF
  * limit, a link type), or VFs another tool has yet to create, or has
- * created since the last apply, which did not configure them yet: the
+ * created (or made anew) since the last apply, which did not configure them yet: the
  * layout is not in place yet. An applied (or, for those VFs, drifted) PF
  * becomes pending, with why; NULL on ENOMEM. */
 static const char *report_pending(const struct pf_view *pv, struct pf_report *r)
@@ -170,6 +170,8 @@ static const char *report_pending(const struct pf_view *pv, struct pf_report *r)
 		why = strv_join(p->reboot_reasons, "; ");
 	else if (drifted && r->rec.waiting && r->rec.waiting[0])
 		why = strdup("VFs that another tool created are not configured yet");
+	else if (drifted && pv->desired && plan_external_vfs_unconfigured(p, pv->desired))
+		why = strdup(plan_external_vfs_unconfigured(p, pv->desired));
 	else
 		return r->why;
 	r->state = "pending";

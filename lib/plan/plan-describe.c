@@ -119,6 +119,20 @@ bool plan_is_disruptive(const struct plan *p)
 	return false;
 }
 
+const char *plan_external_vfs_unconfigured(const struct plan *p, const struct pf_desired *d)
+{
+	const struct pf_settings *s = &d->pf;
+
+	if (!(pf_settings_has(s, PF_KEY_EXTERNALLY_MANAGED) && s->externally_managed &&
+	      pf_settings_has(s, PF_KEY_VIRTUAL_FUNCTIONS)))
+		return NULL;
+	for (size_t i = 0; i < p->n_actions; i++)
+		if (action_type_on_vf(p->actions[i].type))
+			return "VFs that another tool made (anew, or changed) since the last apply are "
+			       "not configured yet";
+	return NULL;
+}
+
 struct plan *plan_free(struct plan *p)
 {
 	if (!p)

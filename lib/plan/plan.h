@@ -61,6 +61,11 @@ bool plan_vf_diff(uint32_t supported, const struct vf_settings *want, const stru
 		  bool random_mac, struct vf_attrs *ret, uint32_t *ret_keys);
 
 bool plan_is_disruptive(const struct plan *p) _pure_;
+/* With ExternallyManaged=yes and VirtualFunctions=, when p (the plan of d)
+ * has actions on VFs: the VFs the other tool made are not as the layouts
+ * say (it made them anew since the last apply, or they were changed), and
+ * the reason that says so; NULL otherwise. */
+const char *plan_external_vfs_unconfigured(const struct plan *p, const struct pf_desired *d) _pure_;
 /* Short human description: "set 8 VFs", "VF 3: mac 02:..:01 vlan 100 qos 3 trust on".
  * Caller frees; NULL on ENOMEM. */
 char *action_describe(const struct action *a);

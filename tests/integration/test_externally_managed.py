@@ -280,3 +280,29 @@ def test_vfs_sriov_persist_made_are_not_blamed_on_another_tool(make_host):
     left = ("left as it is: beyond VirtualFunctions=2, sriov-persist created it before "
             "ExternallyManaged=yes (its record)")
     assert [v["layout"] for v in pf["vfs"]] == ["ok"] * 2 + [left] * 2, pf
+
+
+def test_vfs_the_other_tool_makes_anew_are_pending_and_waited_for(make_host):
+    """Applied, then the other tool replaces its VFs with fresh ones (the same count, every
+    setting back to the kernel's default): status says pending with why, not a bare drifted, and
+    wait does not count the PF as applied until an apply configures them again."""
+    h = external_host(make_host, n=4)
+    other_tool(h, 4)
+    assert h.run("apply", env=NO_BUS).returncode == 0
+    assert h.run("wait", "--timeout", "0", env=NO_BUS).returncode == 0
+    s = h.state()
+    for vf in h.pf_of(s, E810)["vfs"]:
+        vf.update(vlan=0, trust=False)
+    h.save(s)
+    anew = "VFs that another tool made (anew, or changed) since the last apply are not " \
+           "configured yet"
+
+    pf = status_pf(h)
+    assert (pf["state"], pf["reason"]) == ("pending", anew), pf
+    r = h.run("wait", "--timeout", "0", env=NO_BUS)
+    assert r.returncode == 1 and f"{E810} ({anew})" in r.stdout, r
+
+    assert h.run("apply", env=NO_BUS).returncode == 0
+    assert status_pf(h)["state"] == "applied"
+    r = h.run("wait", "--timeout", "0", env=NO_BUS)
+    assert r.returncode == 0, r
