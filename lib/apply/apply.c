@@ -6,6 +6,7 @@
 
 #include "apply.h"
 #include "desired.h"
+#include "host-view.h"
 
 int pf_lock(const char *runtime_dir, const char *pci, usec_t timeout)
 {
@@ -523,6 +524,21 @@ static int execute_plan(struct pf_run *run, const struct pf_state *pf, const str
 #define RDMA_WAIT (10 * USEC_PER_SEC)
 #define RDMA_POLL (200 * USEC_PER_MSEC)
 
+/* A raise of the card's firmware VF limit goes as far as the layouts of all
+ * its ports need (plan_raise_for_card()), read from the whole host; when
+ * that cannot be read, the PF's own raise stands. */
+static int raise_for_card(struct pf_run *run, struct plan *p, const struct pf_state *pf)
+{
+	_cleanup_host_state_ struct host_state *all = NULL;
+	bool raises = false;
+
+	for (size_t i = 0; i < p->n_actions; i++)
+		raises |= p->actions[i].type == ACTION_SET_FIRMWARE_VFS;
+	if (!raises || host_read(run->host, &all) < 0)
+		return 0;
+	return plan_raise_for_card(p, pf, all, run->set);
+}
+
 /* After executing, the host must be in the desired state d: read the PF
  * back and plan again. *ret_back: the plan of the read back; what it still
  * has to do the driver did not report, and its unmet needs (an RDMA device
@@ -619,6 +635,8 @@ static int apply_pf(struct pf_run *run, const char *pci, struct host_state **hs)
 	if (d->held)
 		return set_outcome(run->res, PF_STATUS_HELD, strdup(strna(d->held_reason)));
 	r = plan_build(d, pf, *hs, &p);
+	if (r >= 0)
+		r = raise_for_card(run, p, pf);
 	if (r < 0)
 		return r;
 	strv_free(st->reboot_reasons);

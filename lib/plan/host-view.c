@@ -39,6 +39,22 @@ static const struct pf_view *card_raiser(const struct host_view *v, const struct
 	return best;
 }
 
+/* p's reboot reasons with the firmware VF limit's replaced by text (taken
+ * over, also on failure). */
+static int replace_firmware_reason(struct plan *p, char *text)
+{
+	char **keep = p->reboot_reasons;
+	size_t n = 0;
+
+	for (char **r = p->reboot_reasons; *r; r++)
+		if (startswith(*r, "firmware VF limit"))
+			free(*r);
+		else
+			keep[n++] = *r;
+	keep[n] = NULL;
+	return strv_consume(&p->reboot_reasons, text);
+}
+
 /* NUM_OF_VFS is one setting of the card: when another port's plan raises
  * it at least as far, pv's own raise would not run (apply plans pv again
  * after that port), and its reboot reason says whose raise it waits for. */
@@ -47,8 +63,7 @@ static int share_firmware_raise(const struct host_view *v, struct pf_view *pv)
 	const struct pf_view *by = card_raiser(v, pv);
 	struct plan *p = pv->plan;
 	int fw = pv->pf->firmware_total_vfs;
-	char **keep = p ? p->reboot_reasons : NULL;
-	size_t at = 0, n = 0;
+	size_t at = 0;
 
 	if (!firmware_raise(pv, &at) || !by || by == pv)
 		return 0;
@@ -56,20 +71,69 @@ static int share_firmware_raise(const struct host_view *v, struct pf_view *pv)
 	memmove(&p->actions[at], &p->actions[at + 1],
 		(p->n_actions - at - 1) * sizeof(*p->actions));
 	p->n_actions--;
-	for (char **r = p->reboot_reasons; *r; r++)
-		if (startswith(*r, "firmware VF limit"))
-			free(*r);
-		else
-			keep[n++] = *r;
-	keep[n] = NULL;
-	return strv_consume(
-		&p->reboot_reasons,
-		fw >= 0 ? strdup_printf("firmware VF limit %d -> %u (raised for %s, one "
-					"setting of this card) takes effect after a reboot",
-					fw, firmware_raise(by, NULL), by->pf->pci) :
-			  strdup_printf("firmware VF limit -> %u (raised for %s, one "
-					"setting of this card) takes effect after a reboot",
-					firmware_raise(by, NULL), by->pf->pci));
+	return replace_firmware_reason(
+		p, fw >= 0 ? strdup_printf("firmware VF limit %d -> %u (raised for %s, one "
+					   "setting of this card) takes effect after a reboot",
+					   fw, firmware_raise(by, NULL), by->pf->pci) :
+			     strdup_printf("firmware VF limit -> %u (raised for %s, one "
+					   "setting of this card) takes effect after a reboot",
+					   firmware_raise(by, NULL), by->pf->pci));
+}
+
+/* The firmware VF limit the layouts of port pf would raise its card to
+ * (0: none), from a plan of its own whose diagnostics are not shown. */
+static int port_raise(const struct layout_set *set, const struct host_state *hs,
+		      const struct pf_state *pf, uint32_t *ret)
+{
+	struct pf_view pv = { .pf = pf };
+	struct diag_list scratch = {};
+	int r;
+
+	r = desired_build(set, hs, pf, &scratch, &pv.desired);
+	if (r >= 0 && pv.desired && !pv.desired->held)
+		r = plan_build(pv.desired, pf, hs, &pv.plan);
+	*ret = r >= 0 ? firmware_raise(&pv, NULL) : 0;
+	plan_free(pv.plan);
+	pf_desired_free(pv.desired);
+	diag_list_done(&scratch);
+	return r;
+}
+
+int plan_raise_for_card(struct plan *p, const struct pf_state *pf, const struct host_state *hs,
+			const struct layout_set *set)
+{
+	struct pf_view pv = { .pf = pf, .plan = p };
+	size_t at = 0;
+	uint32_t own = firmware_raise(&pv, &at), most = own, theirs;
+	const char *by = NULL;
+	int fw = pf->firmware_total_vfs, r;
+
+	for (size_t i = 0; own && i < hs->n_pfs; i++) {
+		const struct pf_state *port = &hs->pfs[i];
+
+		if (streq(port->pci, pf->pci) || !pci_same_device(port->pci, pf->pci))
+			continue;
+		r = port_raise(set, hs, port, &theirs);
+		if (r < 0)
+			return r;
+		if (theirs > most) {
+			most = theirs;
+			by = port->pci;
+		}
+	}
+	if (!by)
+		return 0;
+	p->actions[at].value = most;
+	return replace_firmware_reason(
+		p, fw >= 0 ?
+			   strdup_printf("firmware VF limit %d -> %u (as far as the layouts of %s "
+					 "need too, one setting of this card) takes effect after "
+					 "a reboot",
+					 fw, most, by) :
+			   strdup_printf("firmware VF limit -> %u (as far as the layouts of %s "
+					 "need too, one setting of this card) takes effect after "
+					 "a reboot",
+					 most, by));
 }
 
 int host_view_build(const struct host_state *hs, const struct layout_set *set, const char *only,
@@ -92,6 +156,9 @@ int host_view_build(const struct host_state *hs, const struct layout_set *set, c
 	/* the whole host: the ports of a card share one firmware VF limit */
 	for (size_t i = 0; r >= 0 && !one && i < v.n_pfs; i++)
 		r = share_firmware_raise(&v, &v.pfs[i]);
+	/* one PF alone: as far as the whole card needs, as apply raises it */
+	if (r >= 0 && one && v.n_pfs == 1 && v.pfs[0].plan)
+		r = plan_raise_for_card(v.pfs[0].plan, one, hs, set);
 	if (r < 0) {
 		host_view_done(&v);
 		return r;

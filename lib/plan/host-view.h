@@ -26,4 +26,11 @@ struct host_view {
  * set must outlive the view. -ENOMEM. */
 int host_view_build(const struct host_state *hs, const struct layout_set *set, const char *only,
 		    struct host_view *ret);
+/* The firmware VF limit is one setting of a card: when p, the plan of pf,
+ * raises it, it raises it as far as the layouts of the card's other ports
+ * need too (their own plans on hs, which has them; pf may be another
+ * host_state's), with a reboot reason that says so, so
+ * that no later apply of another port raises it a second time. -ENOMEM. */
+int plan_raise_for_card(struct plan *p, const struct pf_state *pf, const struct host_state *hs,
+			const struct layout_set *set);
 void host_view_done(struct host_view *v);

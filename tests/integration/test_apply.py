@@ -316,6 +316,26 @@ def test_port_waiting_for_the_cards_firmware_raise_is_pending_not_applied(make_h
     assert "already applied" not in r.stdout, r.stdout
 
 
+def test_one_port_raises_the_cards_firmware_limit_as_far_as_all_its_layouts_need(make_host):
+    """Port 0 wants 16 VFs, port 1 wants 12, the firmware allows 8: plan and apply of port 1 alone
+    raise the card's one limit to 16, not 12, so the whole-host apply after it writes the firmware
+    no second time."""
+    h = make_host("cx6dx.json")
+    h.layout("50.conf", "[Match]\nPCIAddress=0000:ca:00.0\n[PhysicalFunction]\n"
+             "VirtualFunctions=16\n")
+    h.layout("51.conf", "[Match]\nPCIAddress=0000:ca:00.1\n[PhysicalFunction]\n"
+             "VirtualFunctions=12\n")
+    why = ("reboot needed: firmware VF limit 8 -> 16 (as far as the layouts of 0000:ca:00.0 need "
+           "too, one setting of this card) takes effect after a reboot\n")
+    for verb, rc in (("plan", 10), ("apply", 0)):
+        r = h.run(verb, "ens3f1np1")
+        assert r.returncode == rc and "raise firmware VF limit to 16 (reboot)" in r.stdout, r.stdout
+        assert why in r.stdout, r.stdout
+    assert [p["firmware_total_vfs"] for p in h.state()["pfs"]] == [16, 16]
+    r = h.run("apply")
+    assert r.returncode == 0 and "raise firmware" not in r.stdout, r.stdout
+
+
 def test_status_table_and_json(make_host):
     h = make_host("mixed.json")
     pci = h.state()["pfs"][0]["pci"]

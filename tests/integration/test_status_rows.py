@@ -154,8 +154,8 @@ def test_a_port_that_needs_the_raise_of_the_other_says_whose(make_host):
     out = h.run("plan").stdout
     assert f"{CX6_B} (ens3f1np1): nothing to do\n  files: 60-b.conf\n  reboot needed: {shared}\n" in out, out
     assert "raise firmware VF limit to 12" not in out, out
-    # B alone raises it as far as it needs
-    assert "raise firmware VF limit to 12" in h.run("plan", CX6_B).stdout
+    # B alone raises it as far as the whole card's layouts need, as the whole host does
+    assert "raise firmware VF limit to 16" in h.run("plan", CX6_B).stdout
     r = h.run("apply")
     assert r.returncode == 0, r.stdout + r.stderr
     assert [p["firmware_total_vfs"] for p in h.state()["pfs"]] == [16, 16]
