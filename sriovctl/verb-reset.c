@@ -47,23 +47,52 @@ static bool print_result(const struct ctl *c, const struct apply_pf_result *res,
 	return false;
 }
 
+/* One reset run: each PF's progress lines and its result together, as it
+ * is done. */
+struct reset_ctx {
+	struct ctl *c;
+	bool named;
+	bool ok;
+	size_t done;
+};
+
+static void reset_on_action(const struct pf_state *pf, const struct action *a, int r,
+			    const char *detail, void *userdata)
+{
+	struct reset_ctx *x = userdata;
+
+	ctl_on_action(pf, a, r, detail, x->c);
+}
+
+static void reset_on_pf_done(const struct apply_pf_result *res, void *userdata)
+{
+	struct reset_ctx *x = userdata;
+
+	x->ok &= print_result(x->c, res, x->named);
+	x->done += res->changed;
+	fflush(stdout);
+}
+
 static int reset_one(struct ctl *c, struct host *h, const struct layout_set *set,
 		     const struct mainconf *conf, const char *only, bool *ok)
 {
+	struct reset_ctx x = { .c = c, .named = only != NULL, .ok = true };
 	struct apply_result res = {};
 	struct apply_options opts = {
 		.conf = conf,
 		.runtime_dir = c->runtime_dir,
 		.state_dir = c->state_dir,
 		.only = only,
-		.on_action = ctl_on_action,
-		.userdata = c,
+		.on_action = reset_on_action,
+		.on_pf_done = reset_on_pf_done,
+		.userdata = &x,
 		.reset = true,
 	};
-	size_t done = 0;
 	int r;
 
 	r = apply_run(h, set, &opts, &res);
+	apply_result_done(&res);
+	*ok &= x.ok;
 	if (r == -ENXIO) {
 		fprintf(stderr, "No PF '%s' on this host\n", only);
 		*ok = false;
@@ -74,13 +103,8 @@ static int reset_one(struct ctl *c, struct host *h, const struct layout_set *set
 			h->error);
 		return r;
 	}
-	for (size_t i = 0; i < res.n_pfs; i++) {
-		*ok &= print_result(c, &res.pfs[i], only != NULL);
-		done += res.pfs[i].changed;
-	}
-	if (!only && done == 0 && *ok)
+	if (!only && x.done == 0 && x.ok)
 		printf("Nothing to reset: no PF has what a removed layout left\n");
-	apply_result_done(&res);
 	return 0;
 }
 

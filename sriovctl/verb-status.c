@@ -40,10 +40,11 @@ static const char *count(struct json_object *o, const char *key, char *buf, size
 	return buf;
 }
 
-/* The MTU of a VF, "-" when it has no network interface (vfio-pci). */
+/* The MTU of a VF, "-" when it has no network interface (vfio-pci,
+ * unbound: no name or no driver). */
 static const char *vf_mtu(struct json_object *vf, char *buf, size_t size)
 {
-	if (doc_u64(vf, "mtu") == 0)
+	if (doc_u64(vf, "mtu") == 0 || !doc_str(vf, "name") || !doc_str(vf, "driver"))
 		return "-";
 	snprintf(buf, size, "%" PRIu64, doc_u64(vf, "mtu"));
 	return buf;
@@ -100,14 +101,17 @@ static void print_vf_settings(struct json_object *vf, const char *const *columns
 }
 
 /* A VF the layouts want that the host does not have (no PCI address):
- * its index and what becomes of it, "4   to be created", and the keys its
- * layouts set. Whether vf was one. */
-static bool print_missing_vf(struct json_object *vf, const char *const *columns)
+ * its index and what becomes of it, "4   to be created", and every key its
+ * layouts set, those of the columns too: the row has no columns. Whether
+ * vf was one. */
+static bool print_missing_vf(struct json_object *vf)
 {
+	static const char *const no_columns[] = { NULL };
+
 	if (doc_str(vf, "pci"))
 		return false;
 	printf("    %-3" PRIu64 " %s\n", doc_u64(vf, "index"), strna(doc_str(vf, "layout")));
-	print_vf_settings(vf, columns, false);
+	print_vf_settings(vf, no_columns, false);
 	return true;
 }
 
@@ -123,7 +127,7 @@ static void print_ib_vfs(struct json_object *pf)
 		struct json_object *vf = doc_idx(pf, "vfs", i);
 		char mtu[16];
 
-		if (print_missing_vf(vf, ib_columns))
+		if (print_missing_vf(vf))
 			continue;
 		printf("    %-3" PRIu64 " %-12s %-12s %-10s %-23s %-23s %-7s %5s  %s\n",
 		       doc_u64(vf, "index"), strna(doc_str(vf, "pci")), doc_str(vf, "name") ?: "-",
@@ -150,7 +154,7 @@ static void print_vfs(struct json_object *pf)
 		struct json_object *vf = doc_idx(pf, "vfs", i);
 		char mtu[16];
 
-		if (print_missing_vf(vf, eth_columns))
+		if (print_missing_vf(vf))
 			continue;
 		printf("    %-3" PRIu64 " %-12s %-12s %-10s %-17s %4" PRIu64 " %3" PRIu64
 		       " %-5s %-5s %-7s %5s  %s\n",

@@ -1105,6 +1105,8 @@ int apply_run(struct host *h, const struct layout_set *set, const struct apply_o
 			apply_result_done(&res);
 			return r;
 		}
+		if (opts->on_pf_done)
+			opts->on_pf_done(run.res, opts->userdata);
 		/* unconfigured PFs count when undoing what we created failed */
 		if (run.res->status.state != PF_STATUS_APPLIED || run.res->busy)
 			ok = false;

@@ -12,6 +12,8 @@
 #include "plan.h"
 #include "status.h"
 
+struct apply_pf_result;
+
 struct apply_options {
 	const struct mainconf *conf;
 	const char *runtime_dir; /* status records and locks */
@@ -21,6 +23,9 @@ struct apply_options {
 	/* Called after each action with its result (0 or -errno); may be NULL. */
 	void (*on_action)(const struct pf_state *pf, const struct action *a, int r,
 			  const char *detail, void *userdata);
+	/* Called once each PF is done, with its result, before the next PF
+	 * starts: its lines and its outcome together; may be NULL. */
+	void (*on_pf_done)(const struct apply_pf_result *res, void *userdata);
 	void *userdata;
 	/* the clock; NULL = CLOCK_REALTIME (tests pass their own) */
 	usec_t (*now)(void);

@@ -286,15 +286,20 @@ static void describe_vf_change(FILE *f, const struct pf_view *pv, const struct v
 	}
 }
 
-/* Whether action a is on vf and says what differs: an unbind, or a bind
- * back to the driver the VF is on (the rebind after a MAC or GUID), is the
- * means, not the difference. */
+/* Whether action a is on vf and says what differs: an unbind, a bind
+ * back to the driver the VF is on (the rebind after a MAC or GUID), or an
+ * MTU the VF has or has none to compare with, is the means, not the
+ * difference. */
 static bool is_vf_change(const struct action *a, const struct vf_state *vf)
 {
 	if (!action_type_on_vf(a->type) || a->vf != vf->index || a->type == ACTION_UNBIND_VF)
 		return false;
 	if (a->type == ACTION_BIND_VF)
 		return !(vf->attrs.driver && module_name_equal(a->str ?: "", vf->attrs.driver));
+	/* an MTU set after a bind, on a VF without a netdev, is the means of
+	 * the bind; on one with a netdev, a change only where it differs */
+	if (a->type == ACTION_SET_VF_MTU)
+		return vf_mtu_comparable(vf) && vf->attrs.mtu != a->value;
 	/* a recreated VF gets its values again: a change only where they differ */
 	if (a->type == ACTION_SET_VF)
 		for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)

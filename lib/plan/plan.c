@@ -766,23 +766,51 @@ static int note_guids_after_reboot(struct plan_ctx *c)
 					  n > 1 ? "s" : "", vfs));
 }
 
-static bool rdma_missing(const struct plan_ctx *c, uint32_t i)
+/* Whether action a may bring VF i an RDMA device: a module loaded, the
+ * VFs created anew, VF i bound or unbound, the eswitch mode or the RDMA
+ * netns mode changed, a reboot. Setting a VF's or the PF's values does not
+ * (the VF stays on its driver). */
+static bool action_may_bring_rdma(const struct action *a, uint32_t i)
 {
-	return vf_settings_wants_rdma(&c->d->vfs[i]) && i < c->pf->n_vfs &&
-	       !c->pf->vfs[i].attrs.rdma;
+	switch (a->type) {
+	case ACTION_SET_VF:
+	case ACTION_SET_VF_MTU:
+	case ACTION_SET_REPRESENTOR_UP:
+	case ACTION_SET_PF_MTU:
+	case ACTION_SET_PF_UP:
+	case ACTION_SET_HW_TC_OFFLOAD:
+	case ACTION_SET_AUTOPROBE:
+		return false;
+	case ACTION_BIND_VF:
+	case ACTION_UNBIND_VF:
+		return a->vf == i;
+	default:
+		return true;
+	}
 }
 
-/* Checked once nothing is left to do (a module load, a VF created or bound
- * may still bring them): VFs with RDMA=yes and no RDMA device are an unmet
- * need, so the PF is degraded, never "applied". */
+/* VF i wants RDMA=yes, has no RDMA device, and no action of the plan may
+ * bring one. */
+static bool rdma_missing(const struct plan_ctx *c, uint32_t i)
+{
+	if (!vf_settings_wants_rdma(&c->d->vfs[i]) || i >= c->pf->n_vfs || c->pf->vfs[i].attrs.rdma)
+		return false;
+	for (size_t k = 0; k < c->p->n_actions; k++)
+		if (action_may_bring_rdma(&c->p->actions[k], i))
+			return false;
+	return true;
+}
+
+/* Checked once every action is planned: VFs with RDMA=yes and no RDMA
+ * device that nothing planned may bring (action_may_bring_rdma()) are an
+ * unmet need, so the PF ends degraded, never "applied", and plan says so
+ * before the apply. */
 static int add_no_rdma_reason(struct plan_ctx *c)
 {
 	_cleanup_free_ char *vfs = NULL, *mods = NULL;
 	size_t n;
 	int r;
 
-	if (c->p->n_actions > 0)
-		return 0;
 	r = vf_ranges(c, rdma_missing, &n, &vfs);
 	if (r < 0 || n == 0)
 		return r;

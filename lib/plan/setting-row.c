@@ -32,10 +32,14 @@ void vf_setting_row(const struct vf_state *vf, const struct vf_settings *v, enum
 	ret->src = set ? &v->src[k] : &no_src;
 }
 
+bool vf_mtu_comparable(const struct vf_state *vf)
+{
+	return vf->name && vf->attrs.driver && vf->attrs.mtu != 0;
+}
+
 static bool key_differs(const struct vf_state *vf, const struct vf_settings *v, enum vf_key k,
 			const char *default_driver)
 {
-	char buf[VF_ATTR_STR_MAX];
 	const char *want;
 
 	if (k == VF_KEY_DRIVER) {
@@ -44,8 +48,8 @@ static bool key_differs(const struct vf_state *vf, const struct vf_settings *v, 
 	}
 	if (k == VF_KEY_RDMA)
 		return vf_settings_wants_rdma(v) && !vf->attrs.rdma;
-	if (k == VF_KEY_MTU && !vf_attrs_format_host(&vf->attrs, k, VF_SPELLING_LAYOUT, buf))
-		return false; /* vfio-pci: no MTU to compare */
+	if (k == VF_KEY_MTU && !vf_mtu_comparable(vf))
+		return false; /* unbound, vfio-pci: no MTU to compare */
 	/* the keys the host shows as the layout writes them */
 	return vf_key_on_host(k) && !vf_attrs_equal(&vf->attrs, &v->attrs, k);
 }

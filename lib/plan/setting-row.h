@@ -33,6 +33,9 @@ void vf_setting_row(const struct vf_state *vf, const struct vf_settings *v, enum
  * RDMA device; an MTU is not compared on a VF without a netdev. */
 uint32_t vf_settings_differ(const struct vf_state *vf, const struct vf_settings *v,
 			    const char *default_driver) _pure_;
+/* Whether VF vf has an MTU to compare: a netdev (a name, a driver bound,
+ * an MTU); an unbound or vfio-pci VF has none. */
+bool vf_mtu_comparable(const struct vf_state *vf) _pure_;
 /* *ret = "file:line" of row's wanted value, NULL when it has none. 0 or
  * -ENOMEM. */
 int setting_row_source(const struct setting_row *row, char **ret);

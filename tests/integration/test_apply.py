@@ -287,6 +287,39 @@ def test_rdma_vf_without_an_rdma_device_is_degraded(make_host):
     assert h.run("apply").returncode == 0
 
 
+def test_plan_says_cannot_for_an_rdma_device_nothing_planned_brings(make_host):
+    """Where the plan has other things to do, a VF with RDMA=yes and no RDMA device that no
+    planned action may bring (no module load, no VF created, no bind of that VF) is a "cannot:"
+    line and exit 1, as the apply that follows ends degraded; a VF the plan binds may get its
+    device, so plan does not say cannot for it."""
+    h = make_host("e810.json")
+    h.layout("50-e810-rdma.conf", (REPO / "conf.d" / "50-e810-rdma.conf").read_text())
+    assert h.run("apply").returncode == 0
+    pci = "0000:3b:00.0"
+    s = h.state()
+    vfs = h.pf_of(s, pci)["vfs"]
+    vfs[10]["rdma"] = False  # RDMA turned off for VF 10 in the device
+    vfs[11]["trust"] = False
+    h.save(s)
+    cannot = ("  cannot: VF 10 has no RDMA device (RDMA=yes) with irdma loaded: RDMA may be turned "
+              "off for the VFs in the device (devlink port function, firmware)\n")
+    r = h.run("plan", pci)
+    assert r.returncode == 1 and "live       VF 11: trust on\n" in r.stdout, r.stdout
+    assert r.stdout.endswith(cannot), r.stdout
+    r = h.run("apply", pci)
+    assert r.returncode == 1 and "degraded after 1 action(s): VF 10 has no RDMA device" in r.stdout, \
+        r.stdout
+    # unbound, VF 10 is bound again by the plan, and the bind may bring the device
+    s = h.state()
+    h.pf_of(s, pci)["vfs"][10]["driver"] = None
+    h.save(s)
+    r = h.run("plan", pci)
+    assert r.returncode == 10 and "cannot:" not in r.stdout, r.stdout
+    r = h.run("apply", pci)
+    assert r.returncode == 0, r.stdout
+    assert h.pf(pci)["vfs"][10]["rdma"] is True
+
+
 def test_firmware_vf_limit_is_a_pending_reboot(make_host):
     h = make_host("cx6dx.json")
     pci = h.pfs_by_driver("mlx5_core")[0]["pci"]

@@ -220,6 +220,26 @@ def test_a_reset_of_every_pf_says_which_record_it_drops(make_host):
         "Nothing to reset: no PF has what a removed layout left\n", r.stdout
 
 
+def test_a_reset_of_every_pf_prints_each_pf_together_in_pci_order(make_host):
+    """Bare reset with one PF that has nothing to reset and one whose VFs go: each PF's lines
+    come together, in PCI order, its progress then its outcome."""
+    h = running(make_host)
+    (h.confdir / "50-e810.conf").unlink()
+    s = h.state()
+    pf = h.pf_of(s, ICE_A)
+    pf["num_vfs"] = 2
+    pf["vfs"] = pf["vfs"][:2]
+    h.save(s)
+    r = h.run("reset")
+    gone = "2 VF(s) exist, but not the 8 sriov-persist created (the count was changed outside " \
+        "sriov-persist since its last apply); left as they are"
+    assert r.returncode == 0 and r.stdout == \
+        f"{ICE_A} (ens1f0): nothing reset: {gone}; sriov-persist's record of what it created " \
+        f"is dropped\n{ICE_B} (ens1f1): resetting\n  done remove all VFs\n" \
+        f"{ICE_B} (ens1f1): reset, 1 action(s); 0 VFs\n", r.stdout
+    assert h.pf(ICE_A)["num_vfs"] == 2 and h.pf(ICE_B)["num_vfs"] == 0
+
+
 def test_reset_says_who_has_the_vfs_now(make_host):
     """sriov-persist created 8 on a PF; the VFs are gone (a reboot), or someone wrote a larger
     count: reset destroys nothing, and says whose VFs are there."""

@@ -4,8 +4,10 @@ compared with the host, every VF the host has and every VF the layouts want."""
 
 import json
 import re
+from pathlib import Path
 
 E810 = "0000:3b:00.0"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def layout(count, extra=""):
@@ -183,3 +185,42 @@ def test_guids_that_wait_for_the_link_type_reboot_say_so(make_host):
                                          "takes effect after a reboot)"), vf
     out = h.run("status", vpi).stdout
     assert "differs" not in out and "after a reboot: node_guid" in out, out
+
+
+def test_a_vf_to_be_created_lists_every_key_its_layouts_set(make_host):
+    """A VF the host does not have yet has no columns: the line under its row lists every key
+    its layouts set, the VLAN and trust too, as --json has them."""
+    h = applied(make_host, 2)
+    h.layout("50.conf", layout(4, "\n[VirtualFunction]\nVLANId=42\nTrust=yes\nMaxTxRateMbps=2000\n"
+                                  "ResourceName=foo\n"))
+    out = h.run("status", E810).stdout
+    assert "    3   to be created\n        vlan 42, trust yes, max_tx_rate 2000, resource_name foo\n" \
+        in out, out
+    wanted = vfs_json(h)[3]["settings"]
+    assert wanted["VLANId"]["wanted"] == "42" and wanted["Trust"]["wanted"] == "yes", wanted
+
+
+def rdma_applied(make_host):
+    h = make_host("e810.json")
+    h.layout("50-e810-rdma.conf", (ROOT / "conf.d" / "50-e810-rdma.conf").read_text())
+    r = h.run("apply")
+    assert r.returncode == 0, r.stdout + r.stderr
+    return h
+
+
+def test_an_unbound_vf_has_no_mtu_to_compare(make_host):
+    """A VF without a netdev (unbound) has no MTU: its row shows "-" and the MTU is no
+    difference, only the driver is."""
+    h = rdma_applied(make_host)
+    s = h.state()
+    h.pf_of(s, E810)["vfs"][9]["driver"] = None
+    h.save(s)
+    out = h.run("status", E810).stdout
+    assert rows(out)[9].endswith("  differs: driver none (wanted iavf)"), out
+    assert " 9000  differs" not in rows(out)[9], out
+    s = h.state()
+    h.pf_of(s, E810)["vfs"][9]["name"] = None
+    h.save(s)
+    row = rows(h.run("status", E810).stdout)[9]
+    assert re.search(r" +-  differs: driver none \(wanted iavf\)$", row), row
+    assert vfs_json(h)[9]["layout"] == "differs: driver none (wanted iavf)"
