@@ -195,21 +195,47 @@ static int apply_by_daemon(struct ctl *c)
 	return ok ? EXIT_OK : EXIT_FAIL;
 }
 
+struct apply_ctx {
+	struct ctl *c;
+	const char *only;
+	size_t configured;
+};
+
+static void apply_on_action(const struct pf_state *pf, const struct action *a, int r,
+			    const char *detail, void *userdata)
+{
+	struct apply_ctx *x = userdata;
+
+	ctl_on_action(pf, a, r, detail, x->c);
+}
+
+/* Each PF's result right after its actions, so that the lines of one PF
+ * stay together. */
+static void apply_on_pf_done(const struct apply_pf_result *res, void *userdata)
+{
+	struct apply_ctx *x = userdata;
+
+	print_result(x->c, res, x->only);
+	x->configured += res->configured;
+	fflush(stdout);
+}
+
 int verb_apply(struct ctl *c)
 {
 	_cleanup_layout_set_ struct layout_set *set = NULL;
 	_cleanup_host_ struct host *h = NULL;
 	struct apply_result res = {};
 	struct mainconf conf;
+	struct apply_ctx x = { .c = c, .only = c->n_args > 0 ? c->args[0] : NULL };
 	struct apply_options opts = {
 		.conf = &conf,
 		.runtime_dir = c->runtime_dir,
 		.state_dir = c->state_dir,
-		.only = c->n_args > 0 ? c->args[0] : NULL,
-		.on_action = ctl_on_action,
-		.userdata = c,
+		.only = x.only,
+		.on_action = apply_on_action,
+		.on_pf_done = apply_on_pf_done,
+		.userdata = &x,
 	};
-	size_t configured = 0;
 	int r;
 
 	c->acting = "applying";
@@ -239,11 +265,7 @@ int verb_apply(struct ctl *c)
 		return EXIT_FAIL;
 	}
 	ctl_print_diags(&res.diags);
-	for (size_t i = 0; i < res.n_pfs; i++) {
-		print_result(c, &res.pfs[i], opts.only);
-		configured += res.pfs[i].configured;
-	}
-	if (!opts.only && configured == 0)
+	if (!opts.only && x.configured == 0)
 		print_none_configured();
 	apply_result_done(&res);
 	return r < 0 ? EXIT_FAIL : EXIT_OK;
