@@ -394,6 +394,14 @@ static int layout_unknown_section(struct layout_parser *p, const char *name, uns
 			    name, hint);
 }
 
+/* Whether the parser just reported an error about the header at line. */
+static bool header_has_error(const struct layout_parser *p, unsigned line)
+{
+	const struct diag *d = p->diags->n > 0 ? &p->diags->items[p->diags->n - 1] : NULL;
+
+	return d && d->level == DIAG_ERROR && d->line == line && streq_ptr(d->file, p->file->path);
+}
+
 static int layout_on_section(void *userdata, const char *name, unsigned line)
 {
 	struct layout_parser *p = userdata;
@@ -408,6 +416,9 @@ static int layout_on_section(void *userdata, const char *name, unsigned line)
 		return 0;
 	if (streq(name, "Match")) {
 		p->kind = SECTION_MATCH;
+		/* "[Match] # ports" is read as [Match], but it is a [Match]
+		 * with an error all the same */
+		p->match_error = p->match_error || header_has_error(p, line);
 		if (p->file->match.line == 0)
 			p->file->match.line = line;
 		return 0;
