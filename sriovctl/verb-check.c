@@ -63,6 +63,22 @@ static int load_named(struct ctl *c, struct layout_set **ret)
 	return layout_set_load_files(layouts, ret);
 }
 
+/* A PF a layout selects that has no driver bound: nothing of its layout
+ * can be set now (plan says "cannot:"), which is no error of the files. */
+static int warn_no_driver(const struct pf_state *pf, struct diag_list *diags)
+{
+	_cleanup_free_ char *who = NULL;
+
+	if (pf->driver)
+		return 0;
+	who = pf_describe(pf);
+	if (!who)
+		return -ENOMEM;
+	return diag_add(diags, DIAG_WARNING, NULL, 0,
+			"%s: no driver is bound to the PF: its layout is applied when one binds",
+			who);
+}
+
 /* With --host, what the hardware cannot do, PF by PF, with the files that
  * select each (desired_build runs the rules of the files alone too); the
  * files that select no PF are said, and checked alone. 1 when the host
@@ -92,6 +108,8 @@ static int check_hardware(struct ctl *c, const struct layout_set *set, struct di
 		_cleanup_pf_desired_ struct pf_desired *d = NULL;
 
 		r = desired_build(set, hs, &hs->pfs[i], diags, &d);
+		if (r >= 0 && d)
+			r = warn_no_driver(&hs->pfs[i], diags);
 		if (r < 0)
 			return r;
 	}
