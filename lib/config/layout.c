@@ -32,6 +32,7 @@ struct layout_parser {
 	 * "no [Match] section" error */
 	char match_typo[64];
 	unsigned match_typo_line;
+	size_t match_typo_diag; /* its "unknown section" error in diags */
 };
 
 static struct vf_section *current_vf_section(struct layout_parser *p)
@@ -386,6 +387,7 @@ static int layout_unknown_section(struct layout_parser *p, const char *name, uns
 		if (streq_ptr(sg.best, "Match") && p->match_typo_line == 0) {
 			snprintf(p->match_typo, sizeof(p->match_typo), "%s", name);
 			p->match_typo_line = line;
+			p->match_typo_diag = p->diags->n;
 		}
 	}
 	return layout_error(p, line,
@@ -618,20 +620,29 @@ static const struct conf_parser_ops layout_ops = {
 	.assignment = layout_on_assignment,
 };
 
-/* A file without [Match]: the header that was meant as one, when there is. */
+/* A file without [Match]: the header that was meant as one, when there is,
+ * has its "unknown section" error, which now says what it is: one error
+ * for one typo. */
 static int layout_no_match(struct layout_parser *p)
 {
+	struct diag *d;
+	char *msg;
+
 	if (p->match_typo_line == 0)
 		return layout_error(p, 0,
 				    "no [Match] section; a layout must say which PFs it selects; "
 				    "use [Match] with PCIAddress=* to select all");
-	if (strcasecmp(p->match_typo, "Match") == 0)
-		return layout_error(p, 0,
-				    "no [Match] section: [%s] at line %u: section names are "
-				    "case-sensitive, write [Match]",
-				    p->match_typo, p->match_typo_line);
-	return layout_error(p, 0, "no [Match] section: [%s] at line %u: write [Match]",
-			    p->match_typo, p->match_typo_line);
+	d = &p->diags->items[p->match_typo_diag];
+	msg = strdup_printf(
+		"unknown section [%s]: %swrite [Match] (the file has no [Match] section)",
+		p->match_typo,
+		strcasecmp(p->match_typo, "Match") == 0 ? "section names are case-sensitive, " :
+							  "");
+	if (!msg)
+		return -ENOMEM;
+	free(d->msg);
+	d->msg = msg;
+	return 0;
 }
 
 static int layout_parse_into(struct layout_file *f, const char *text, struct diag_list *diags)

@@ -71,13 +71,15 @@ def test_a_mistyped_match_header(make_host):
     h = make_host("e810.json")
     p = h.layout("50-e810.conf", "[match]\nName=ens1f0\n[PhysicalFunction]\nVirtualFunctions=2\n")
     r = check_files(h, p)
-    assert lines(r) == [
-        f"{p}:1: unknown section [match]; sections are [Match], [PhysicalFunction] and "
-        "[VirtualFunction ...]; did you mean '[Match]'?",
-        f"{p}: no [Match] section: [match] at line 1: section names are case-sensitive, "
-        "write [Match]",
-    ]
+    # one typo, one error
+    err = (f"{p}:1: unknown section [match]: section names are case-sensitive, write [Match] "
+           "(the file has no [Match] section)")
+    assert lines(r) == [err]
+    assert r.stdout.endswith(": 1 error(s)\n")
     assert r.returncode == 1
+    r = h.run("plan")
+    assert f"0000:3b:00.0 (ens1f0): held: {err} (a file without a [Match] holds every PF)" \
+        in r.stdout.splitlines(), r.stdout
 
 
 def test_a_host_that_does_not_exist_is_the_error(make_host):
