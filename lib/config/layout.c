@@ -73,7 +73,7 @@ static const char *match_check_name(const char *g)
 {
 	for (const char *p = g; *p; p++)
 		if ((unsigned char)*p <= ' ' || *p == 0x7f || strchr("/:#", *p))
-			return "must be interface name globs (no '/', ':', '#' or spaces)";
+			return "must be interface name globs, each without '/', ':' or '#'";
 	return NULL;
 }
 

@@ -635,10 +635,11 @@ static void test_hash_in_value(void **state)
 		     "ResourceName=rdma # pool: a '#' after a value is part of the value; comments "
 		     "are whole lines starting with '#' or ';' (the value must be 1..63 letters, "
 		     "digits or '_')");
-	expect_error("[Match]\nName=ens1f0 # uplink\n", 2,
-		     "Name=ens1f0 # uplink: a '#' after a value is part of the value; comments are "
-		     "whole lines starting with '#' or ';' (the value must be interface name globs "
-		     "(no '/', ':', '#' or spaces))");
+	expect_error(
+		"[Match]\nName=ens1f0 # uplink\n", 2,
+		"Name=ens1f0 # uplink: a '#' after a value is part of the value; comments are "
+		"whole lines starting with '#' or ';' (the value must be interface name globs, "
+		"each without '/', ':' or '#')");
 	expect_error(
 		"[Match]\nHost=worker-* ; fleet\n", 2,
 		"Host=worker-* ; fleet: a ';' after a value is part of the value; comments are "
@@ -761,9 +762,9 @@ static void test_match_invalid(void **state)
 		const char *line, *msg;
 	} cases[] = {
 		{ "Name=ens1/0",
-		  "Name=ens1/0: must be interface name globs (no '/', ':', '#' or spaces)" },
+		  "Name=ens1/0: must be interface name globs, each without '/', ':' or '#'" },
 		{ "Name=eth0 eth0:1",
-		  "Name=eth0 eth0:1: must be interface name globs (no '/', ':', '#' or spaces)" },
+		  "Name=eth0 eth0:1: must be interface name globs, each without '/', ':' or '#'" },
 		{ "PCIAddress=0000:3g:00.0",
 		  "PCIAddress=0000:3g:00.0: must be PCI address globs (hex digits, ':', '.', and * ? "
 		  "[ ] ! -)" },
