@@ -10,10 +10,21 @@ static const struct layout_file *find_file(const struct layout_set *set, const c
 	return NULL;
 }
 
-/* d's VFs, or past the last VF a section of the files names. */
+size_t layout_merge_bound(const struct pf_desired *d)
+{
+	if (!pf_settings_has(&d->pf, PF_KEY_VIRTUAL_FUNCTIONS))
+		return SIZE_MAX;
+	return d->pf.num_vfs_max ? d->n_vfs : d->pf.num_vfs;
+}
+
+/* d's VFs, or past the last VF a section of the files names when no
+ * VirtualFunctions= bounds them. */
 static size_t count_vfs(const struct layout_set *set, const struct pf_desired *d)
 {
 	size_t n = d->n_vfs;
+
+	if (layout_merge_bound(d) != SIZE_MAX)
+		return layout_merge_bound(d);
 
 	for (char *const *p = d->config_files; p && *p; p++) {
 		const struct layout_file *f = find_file(set, *p);
