@@ -86,10 +86,10 @@ static void print_vf_section(const struct vf_settings *v, size_t first, size_t l
  * not merged, each said in a comment. */
 static void print_beyond(const struct layout_set *set, const struct pf_desired *d)
 {
-	size_t bound = layout_merge_bound(d);
+	size_t bound;
 	char at[256];
 
-	if (bound == SIZE_MAX)
+	if (!layout_merge_bound(d, &bound))
 		return;
 	snprintf(at, sizeof(at), "%s:%u",
 		 base_name(strna(d->pf.src[PF_KEY_VIRTUAL_FUNCTIONS].file)),

@@ -16,9 +16,9 @@
  * -ENOMEM. */
 int layout_merge_vfs(const struct layout_set *set, const struct pf_desired *d,
 		     struct vf_settings **ret, size_t *ret_n);
-/* The VFs that VirtualFunctions= allows (for "max", d's), SIZE_MAX when
- * it is not set: sections beyond it are errors, not merged. */
-size_t layout_merge_bound(const struct pf_desired *d) _pure_;
+/* Into *ret, the VFs that VirtualFunctions= allows (for "max", d's);
+ * false when it is not set. Sections beyond it are errors, not merged. */
+bool layout_merge_bound(const struct pf_desired *d, size_t *ret);
 /* Whether a and b set the same keys to the same values from the same places. */
 bool vf_settings_same(const struct vf_settings *a, const struct vf_settings *b) _pure_;
 void vf_settings_free_array(struct vf_settings *v, size_t n);
