@@ -82,6 +82,46 @@ static void print_vf_section(const struct vf_settings *v, size_t first, size_t l
 	}
 }
 
+/* The sections of the PF's files that name VFs at or beyond the bound:
+ * not merged, each said in a comment. */
+static void print_beyond(const struct layout_set *set, const struct pf_desired *d)
+{
+	size_t bound;
+	char at[256];
+
+	if (!layout_merge_bound(d, &bound))
+		return;
+	snprintf(at, sizeof(at), "%s:%u",
+		 base_name(strna(d->pf.src[PF_KEY_VIRTUAL_FUNCTIONS].file)),
+		 d->pf.src[PF_KEY_VIRTUAL_FUNCTIONS].line);
+	for (size_t i = 0; i < set->n_files; i++) {
+		const struct layout_file *f = set->files[i];
+
+		if (!f || !strv_contains(d->config_files, f->path))
+			continue;
+		for (size_t j = 0; j < f->n_vf_sections; j++) {
+			const struct vf_section *s = &f->vf_sections[j];
+
+			size_t from;
+
+			if (s->first == VF_INDEX_ALL || s->last < bound)
+				continue;
+			from = s->first > bound ? s->first : bound;
+			printf("\n# %s:%u: [VirtualFunction %u", base_name(f->path), s->line,
+			       s->first);
+			if (s->first != s->last)
+				printf("-%u", s->last);
+			printf("]: ");
+			if (from == s->last)
+				printf("VF %u is", s->last);
+			else
+				printf("VFs %zu-%u are", from, s->last);
+			printf(" beyond VirtualFunctions=%zu (%s), an error that holds this PF\n",
+			       bound, at);
+		}
+	}
+}
+
 static int print_pf(const struct layout_set *set, const struct pf_view *pv)
 {
 	struct vf_settings *vfs = NULL;
@@ -100,6 +140,7 @@ static int print_pf(const struct layout_set *set, const struct pf_view *pv)
 			print_vf_section(&vfs[first], first, i - 1);
 		first = i;
 	}
+	print_beyond(set, pv->desired);
 	vf_settings_free_array(vfs, n);
 	return 0;
 }

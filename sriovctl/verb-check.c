@@ -63,6 +63,118 @@ static int load_named(struct ctl *c, struct layout_set **ret)
 	return layout_set_load_files(layouts, ret);
 }
 
+/* A PF a layout selects that has no driver bound: nothing of its layout
+ * can be set now (plan says "cannot:"), which is no error of the files. */
+static int warn_no_driver(const struct pf_state *pf, struct diag_list *diags)
+{
+	_cleanup_free_ char *who = NULL;
+
+	if (pf->driver)
+		return 0;
+	who = pf_describe(pf);
+	if (!who)
+		return -ENOMEM;
+	return diag_add(diags, DIAG_WARNING, NULL, 0,
+			"%s: no driver is bound to the PF: its layout is applied when one binds",
+			who);
+}
+
+/* What desired_build() said for each PF of the host, and which files
+ * select it. */
+struct pf_check {
+	struct diag_list diags;
+	struct pf_desired *d; /* NULL: no file selects the PF */
+};
+
+static bool pf_check_selected_by(const struct pf_check *p, const char *file)
+{
+	return p->d && strv_contains(p->d->config_files, file);
+}
+
+/* ", 0000:3b:00.1 (ens1f1)" for each PF that has error e, into *ret; NULL
+ * when it is every PF that e's file selects, or the message names them:
+ * an error of the merged values that holds only some of the PFs of its
+ * file says which. */
+static int held_pfs(const struct host_state *hs, const struct pf_check *pc, const struct diag *e,
+		    char **ret)
+{
+	_cleanup_free_ char *list = NULL;
+	bool some = false;
+
+	*ret = NULL;
+	for (size_t i = 0; i < hs->n_pfs; i++) {
+		_cleanup_free_ char *who = NULL;
+		char *l;
+
+		if (!diag_list_has(&pc[i].diags, DIAG_ERROR, e->file, e->line, e->msg)) {
+			some = some || pf_check_selected_by(&pc[i], e->file);
+			continue;
+		}
+		if (strstr(e->msg, hs->pfs[i].pci))
+			continue;
+		who = pf_describe(&hs->pfs[i]);
+		l = who ? strdup_printf("%s%s%s", list ?: "", list ? ", " : "", who) : NULL;
+		if (!l)
+			return -ENOMEM;
+		free(list);
+		list = l;
+	}
+	if (some && list)
+		*ret = TAKE_PTR(list);
+	return 0;
+}
+
+/* The diagnostics of every PF into diags, each once, an error with the PFs
+ * it holds when it does not hold all of its file's. */
+static int merge_pf_diags(const struct host_state *hs, const struct pf_check *pc,
+			  struct diag_list *diags)
+{
+	for (size_t i = 0; i < hs->n_pfs; i++)
+		for (size_t j = 0; j < pc[i].diags.n; j++) {
+			const struct diag *e = &pc[i].diags.items[j];
+			_cleanup_free_ char *on = NULL;
+			int r;
+
+			r = e->level == DIAG_ERROR ? held_pfs(hs, pc, e, &on) : 0;
+			if (r >= 0 && on)
+				r = diag_add(diags, e->level, e->file, e->line, "%s (on %s)",
+					     e->msg, on);
+			else if (r >= 0)
+				r = diag_add(diags, e->level, e->file, e->line, "%s", e->msg);
+			if (r < 0)
+				return r;
+		}
+	return 0;
+}
+
+static void pf_checks_free(struct pf_check *pc, size_t n)
+{
+	for (size_t i = 0; pc && i < n; i++) {
+		diag_list_done(&pc[i].diags);
+		pf_desired_free(pc[i].d);
+	}
+	free(pc);
+}
+
+/* desired_build() on every PF, and a warning for a selected PF that no
+ * driver is bound to. */
+static int check_pfs(const struct layout_set *set, const struct host_state *hs,
+		     struct diag_list *diags)
+{
+	struct pf_check *pc = calloc(hs->n_pfs ?: 1, sizeof(*pc));
+	int r = pc ? 0 : -ENOMEM;
+
+	for (size_t i = 0; r >= 0 && i < hs->n_pfs; i++) {
+		r = desired_build(set, hs, &hs->pfs[i], &pc[i].diags, &pc[i].d);
+		if (r >= 0 && pc[i].d)
+			r = warn_no_driver(&hs->pfs[i], &pc[i].diags);
+	}
+	if (r >= 0)
+		r = merge_pf_diags(hs, pc, diags);
+	pf_checks_free(pc, hs->n_pfs);
+	return r;
+}
+
 /* With --host, what the hardware cannot do, PF by PF, with the files that
  * select each (desired_build runs the rules of the files alone too); the
  * files that select no PF are said, and checked alone. 1 when the host
@@ -88,14 +200,9 @@ static int check_hardware(struct ctl *c, const struct layout_set *set, struct di
 		return 1;
 	}
 	ctl_host_options(c, hs);
-	for (size_t i = 0; i < hs->n_pfs; i++) {
-		_cleanup_pf_desired_ struct pf_desired *d = NULL;
-
-		r = desired_build(set, hs, &hs->pfs[i], diags, &d);
-		if (r < 0)
-			return r;
-	}
-	r = desired_unselected(set, hs, diags, &unselected, &n_unselected);
+	r = check_pfs(set, hs, diags);
+	if (r >= 0)
+		r = desired_unselected(set, hs, diags, &unselected, &n_unselected);
 	if (r >= 0)
 		r = desired_unmatched_globs(set, hs, diags);
 	if (r < 0)

@@ -28,6 +28,8 @@ static void print_pf(const struct ctl *c, struct json_object *pf)
 		printf("%s: %s\n", strna(who),
 		       ctl_paint(c, ANSI_YELLOW,
 				 strna(json_object_get_string(doc_idx(pf, "waiting", 0)))));
+	else if (n == 0 && doc_len(pf, "unmet") > 0)
+		printf("%s: %s\n", strna(who), ctl_paint(c, ANSI_YELLOW, "nothing it can do now"));
 	else if (n == 0)
 		printf("%s: %s\n", strna(who), ctl_paint(c, ANSI_GREEN, "nothing to do"));
 	else

@@ -68,6 +68,14 @@ const char *rules_elsewhere(const char *here, const struct src *there, const cha
 	return buf;
 }
 
+const char *rules_open(const struct rules_out *o, const char *key, char buf[static 64])
+{
+	buf[0] = '\0';
+	if (o->open)
+		snprintf(buf, 64, " (on every PF where no other file sets %s=)", key);
+	return buf;
+}
+
 const char *rules_at(const char *here, const struct src *there, char buf[static 256])
 {
 	if (there->line > 0 && there->file && streq_ptr(here, there->file))
@@ -90,21 +98,21 @@ static void section_name(const struct vf_section *s, char buf[static 48])
 int rules_check_section(struct rules_out *o, const char *file, const struct vf_section *s,
 			uint32_t bound, const char *bound_text, const struct src *bound_at)
 {
-	char name[48], other[256] = "";
+	char name[48], other[256] = "", open[64];
 
 	if (s->first == VF_INDEX_ALL || s->last < bound)
 		return 0;
 	section_name(s, name);
 	if (bound_at->file && !streq_ptr(bound_at->file, file))
 		snprintf(other, sizeof(other), " (%s:%u)", bound_at->file, bound_at->line);
-	return rules_error(o, file, s->line, "%s: VF %u is beyond VirtualFunctions=%s%s", name,
-			   s->last, bound_text, other);
+	return rules_error(o, file, s->line, "%s: VF %u is beyond VirtualFunctions=%s%s%s", name,
+			   s->last, bound_text, other, rules_open(o, "VirtualFunctions", open));
 }
 
 static int check_qos(struct rules_out *o, const struct vf_settings *v)
 {
 	const struct src *at = &v->src[VF_KEY_QOS];
-	char buf[256];
+	char buf[256], open[64];
 
 	if (!vf_settings_has(v, VF_KEY_QOS) || v->attrs.qos == 0 ||
 	    (vf_settings_has(v, VF_KEY_VLAN) && v->attrs.vlan != 0))
@@ -113,15 +121,16 @@ static int check_qos(struct rules_out *o, const struct vf_settings *v)
 	if (!vf_settings_has(v, VF_KEY_VLAN) && (v->rejected & (1u << VF_KEY_VLAN)))
 		return 0;
 	return rules_error(o, at->file, at->line,
-			   "QualityOfService=%u: needs a VLANId other than 0%s", v->attrs.qos,
-			   rules_elsewhere(at->file, &v->src[VF_KEY_VLAN], "VLANId", "0", buf));
+			   "QualityOfService=%u: needs a VLANId other than 0%s%s", v->attrs.qos,
+			   rules_elsewhere(at->file, &v->src[VF_KEY_VLAN], "VLANId", "0", buf),
+			   rules_open(o, "VLANId", open));
 }
 
 /* MTUBytes= and RDMA=yes on a VF whose driver has no network interface. */
 static int check_no_netdev(struct rules_out *o, const struct vf_settings *v)
 {
 	const struct src *drv = &v->src[VF_KEY_DRIVER], *at;
-	char buf[256];
+	char buf[256], open[64];
 	int r = 0;
 
 	if (!vf_settings_has(v, VF_KEY_DRIVER) || !v->attrs.driver ||
@@ -130,15 +139,18 @@ static int check_no_netdev(struct rules_out *o, const struct vf_settings *v)
 	if (vf_settings_has(v, VF_KEY_MTU)) {
 		at = &v->src[VF_KEY_MTU];
 		r = rules_error(o, at->file, at->line,
-				"MTUBytes=%u: a VF bound to %s has no network interface%s",
+				"MTUBytes=%u: a VF bound to %s has no network interface%s%s",
 				v->attrs.mtu, v->attrs.driver,
-				rules_elsewhere(at->file, drv, "Driver", v->attrs.driver, buf));
+				rules_elsewhere(at->file, drv, "Driver", v->attrs.driver, buf),
+				rules_open(o, "Driver", open));
 	}
 	if (r >= 0 && vf_settings_wants_rdma(v)) {
 		at = &v->src[VF_KEY_RDMA];
 		r = rules_error(o, at->file, at->line,
-				"RDMA=yes: a VF bound to %s has no RDMA device%s", v->attrs.driver,
-				rules_elsewhere(at->file, drv, "Driver", v->attrs.driver, buf));
+				"RDMA=yes: a VF bound to %s has no RDMA device%s%s",
+				v->attrs.driver,
+				rules_elsewhere(at->file, drv, "Driver", v->attrs.driver, buf),
+				rules_open(o, "Driver", open));
 	}
 	return r;
 }
@@ -160,22 +172,25 @@ static int check_rates(struct rules_out *o, const struct vf_settings *v,
 		       const struct layout_file *const *files, size_t n)
 {
 	const struct src *min = &v->src[VF_KEY_MIN_TX_RATE], *max = &v->src[VF_KEY_MAX_TX_RATE];
+	char open[64];
 
 	if (!vf_settings_has(v, VF_KEY_MIN_TX_RATE) || !vf_settings_has(v, VF_KEY_MAX_TX_RATE) ||
 	    v->attrs.max_tx_rate == 0 || v->attrs.max_tx_rate >= v->attrs.min_tx_rate)
 		return 0;
 	if (streq_ptr(min->file, max->file))
 		return rules_error(o, min->file, min->line,
-				   "MinTxRateMbps=%u: must not exceed MaxTxRateMbps=%u (line %u)",
-				   v->attrs.min_tx_rate, v->attrs.max_tx_rate, max->line);
+				   "MinTxRateMbps=%u: must not exceed MaxTxRateMbps=%u (line %u)%s",
+				   v->attrs.min_tx_rate, v->attrs.max_tx_rate, max->line,
+				   rules_open(o, "MaxTxRateMbps", open));
 	if (file_index(files, n, min->file) > file_index(files, n, max->file))
 		return rules_error(o, min->file, min->line,
-				   "MinTxRateMbps=%u: must not exceed MaxTxRateMbps=%u (%s:%u)",
+				   "MinTxRateMbps=%u: must not exceed MaxTxRateMbps=%u (%s:%u)%s",
 				   v->attrs.min_tx_rate, v->attrs.max_tx_rate, strna(max->file),
-				   max->line);
+				   max->line, rules_open(o, "MaxTxRateMbps", open));
 	return rules_error(o, max->file, max->line,
-			   "MaxTxRateMbps=%u: below MinTxRateMbps=%u (%s:%u)", v->attrs.max_tx_rate,
-			   v->attrs.min_tx_rate, strna(min->file), min->line);
+			   "MaxTxRateMbps=%u: below MinTxRateMbps=%u (%s:%u)%s",
+			   v->attrs.max_tx_rate, v->attrs.min_tx_rate, strna(min->file), min->line,
+			   rules_open(o, "MinTxRateMbps", open));
 }
 
 int rules_check_vf(struct rules_out *o, const struct vf_settings *v,
@@ -195,7 +210,7 @@ int rules_check_pf(struct rules_out *o, const struct pf_settings *s, enum eswitc
 {
 	const struct src *at = &s->src[PF_KEY_HW_TC_OFFLOAD];
 	const struct src *esw = &s->src[PF_KEY_ESWITCH_MODE];
-	char buf[256];
+	char buf[256], open[64];
 
 	if (!pf_settings_has(s, PF_KEY_HW_TC_OFFLOAD) || !s->hw_tc_offload ||
 	    mode == ESWITCH_MODE_SWITCHDEV)
@@ -213,7 +228,8 @@ int rules_check_pf(struct rules_out *o, const struct pf_settings *s, enum eswitc
 		rules_elsewhere(at->file, esw, "ESwitchMode",
 				eswitch_mode_to_string(s->eswitch_mode), buf);
 	return rules_error(o, at->file, at->line,
-			   "HardwareTCOffload=yes: needs ESwitchMode=switchdev%s", buf);
+			   "HardwareTCOffload=yes: needs ESwitchMode=switchdev%s%s", buf,
+			   rules_open(o, "ESwitchMode", open));
 }
 
 /* vfs[j] has the same literal value of k as an earlier VF. */
@@ -228,7 +244,7 @@ static int check_unique_one(struct rules_out *o, enum vf_key k, const struct vf_
 		bool stable_j = was_stable && (was_stable[j] & (1u << k));
 		size_t at = stable_j && !stable_i ? i : j, other = at == i ? j : i;
 		const struct src *s = &vfs[at].src[k], *os = &vfs[other].src[k];
-		char val[VF_ATTR_STR_MAX], where[256] = "";
+		char val[VF_ATTR_STR_MAX], where[256] = "", open[64];
 		int r;
 
 		if (!vf_settings_has(a, k) || vf_settings_is_stable(a, k) ||
@@ -238,13 +254,14 @@ static int check_unique_one(struct rules_out *o, enum vf_key k, const struct vf_
 			snprintf(where, sizeof(where), " (VF %u's at %s:%u)",
 				 index ? index[other] : (uint32_t)other, os->file, os->line);
 		r = rules_error(o, s->file, s->line,
-				"%s=%s: VF %u and VF %u would have the same %s%s",
+				"%s=%s: VF %u and VF %u would have the same %s%s%s",
 				vf_key_to_string(k),
 				(stable_i && at == i) || (stable_j && at == j) ?
 					"stable" :
 					vf_attrs_format(&b->attrs, k, VF_SPELLING_LAYOUT, val),
 				index ? index[i] : (uint32_t)i, index ? index[j] : (uint32_t)j,
-				k == VF_KEY_MAC ? "address" : "GUID", where);
+				k == VF_KEY_MAC ? "address" : "GUID", where,
+				rules_open(o, vf_key_to_string(k), open));
 		if (r < 0)
 			return r;
 	}
@@ -521,9 +538,10 @@ int rules_check_vfs(struct rules_out *o, const struct layout_file *const *files,
 }
 
 /* Files that go together, in set order, as if they selected one PF. */
-static int check_group(const struct layout_file *const *files, size_t n, struct diag_list *diags)
+static int check_group(const struct layout_file *const *files, size_t n, bool open,
+		       struct diag_list *diags)
 {
-	_cleanup_(rules_out_done) struct rules_out o = { .diags = diags };
+	_cleanup_(rules_out_done) struct rules_out o = { .diags = diags, .open = open };
 	struct pf_settings pf = {};
 	uint32_t bound = UINT32_MAX;
 	char text[16];
@@ -555,10 +573,13 @@ int layout_rules_check_files(const struct layout_file *const *files, size_t n,
 {
 	_cleanup_free_ const struct layout_file **group = calloc(n ?: 1, sizeof(*group));
 	_cleanup_free_ bool *done = calloc(n ?: 1, sizeof(*done));
+	size_t n_files = 0;
 	int r = 0;
 
 	if (!group || !done)
 		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		n_files += files[i] && !files[i]->masked;
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		size_t m = 0;
 
@@ -570,7 +591,8 @@ int layout_rules_check_files(const struct layout_file *const *files, size_t n,
 				group[m++] = files[j];
 				done[j] = true;
 			}
-		r = check_group(group, m, diags);
+		/* a file with another [Match] may select some of the same PFs */
+		r = check_group(group, m, m < n_files, diags);
 	}
 	return r;
 }

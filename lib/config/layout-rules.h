@@ -22,6 +22,10 @@ struct rules_out {
 	struct src *reported; /* the file:line of each error reported */
 	size_t n_errors;
 	char *first; /* the first of them, "file:line: message" */
+	/* without a host, files with another [Match] may be merged with the
+	 * files checked on some PF: an error of the merged values holds only
+	 * where no other file changes them, and says so (rules_open()) */
+	bool open;
 };
 
 void rules_out_done(struct rules_out *o);
@@ -36,6 +40,10 @@ int rules_error(struct rules_out *o, const char *file, unsigned line, const char
  * "". Returns buf. */
 const char *rules_elsewhere(const char *here, const struct src *there, const char *key,
 			    const char *value, char buf[static 256]);
+
+/* " (on every PF where no other file sets key=)" when o is open, else "".
+ * Returns buf. */
+const char *rules_open(const struct rules_out *o, const char *key, char buf[static 64]);
 
 /* " (line N)" when there is in the file here, " (file:N)" when in another,
  * "" when not set. Returns buf. */

@@ -32,6 +32,7 @@ struct layout_parser {
 	 * "no [Match] section" error */
 	char match_typo[64];
 	unsigned match_typo_line;
+	size_t match_typo_diag; /* its "unknown section" error in diags */
 };
 
 static struct vf_section *current_vf_section(struct layout_parser *p)
@@ -72,7 +73,7 @@ static const char *match_check_name(const char *g)
 {
 	for (const char *p = g; *p; p++)
 		if ((unsigned char)*p <= ' ' || *p == 0x7f || strchr("/:#", *p))
-			return "must be interface name globs (no '/', ':', '#' or spaces)";
+			return "must be interface name globs, each without '/', ':' or '#'";
 	return NULL;
 }
 
@@ -386,12 +387,21 @@ static int layout_unknown_section(struct layout_parser *p, const char *name, uns
 		if (streq_ptr(sg.best, "Match") && p->match_typo_line == 0) {
 			snprintf(p->match_typo, sizeof(p->match_typo), "%s", name);
 			p->match_typo_line = line;
+			p->match_typo_diag = p->diags->n;
 		}
 	}
 	return layout_error(p, line,
 			    "unknown section [%s]; sections are [Match], [PhysicalFunction] and "
 			    "[VirtualFunction ...]%s",
 			    name, hint);
+}
+
+/* Whether the parser just reported an error about the header at line. */
+static bool header_has_error(const struct layout_parser *p, unsigned line)
+{
+	const struct diag *d = p->diags->n > 0 ? &p->diags->items[p->diags->n - 1] : NULL;
+
+	return d && d->level == DIAG_ERROR && d->line == line && streq_ptr(d->file, p->file->path);
 }
 
 static int layout_on_section(void *userdata, const char *name, unsigned line)
@@ -408,6 +418,9 @@ static int layout_on_section(void *userdata, const char *name, unsigned line)
 		return 0;
 	if (streq(name, "Match")) {
 		p->kind = SECTION_MATCH;
+		/* "[Match] # ports" is read as [Match], but it is a [Match]
+		 * with an error all the same */
+		p->match_error = p->match_error || header_has_error(p, line);
 		if (p->file->match.line == 0)
 			p->file->match.line = line;
 		return 0;
@@ -607,20 +620,29 @@ static const struct conf_parser_ops layout_ops = {
 	.assignment = layout_on_assignment,
 };
 
-/* A file without [Match]: the header that was meant as one, when there is. */
+/* A file without [Match]: the header that was meant as one, when there is,
+ * has its "unknown section" error, which now says what it is: one error
+ * for one typo. */
 static int layout_no_match(struct layout_parser *p)
 {
+	struct diag *d;
+	char *msg;
+
 	if (p->match_typo_line == 0)
 		return layout_error(p, 0,
 				    "no [Match] section; a layout must say which PFs it selects; "
 				    "use [Match] with PCIAddress=* to select all");
-	if (strcasecmp(p->match_typo, "Match") == 0)
-		return layout_error(p, 0,
-				    "no [Match] section: [%s] at line %u: section names are "
-				    "case-sensitive, write [Match]",
-				    p->match_typo, p->match_typo_line);
-	return layout_error(p, 0, "no [Match] section: [%s] at line %u: write [Match]",
-			    p->match_typo, p->match_typo_line);
+	d = &p->diags->items[p->match_typo_diag];
+	msg = strdup_printf(
+		"unknown section [%s]: %swrite [Match] (the file has no [Match] section)",
+		p->match_typo,
+		strcasecmp(p->match_typo, "Match") == 0 ? "section names are case-sensitive, " :
+							  "");
+	if (!msg)
+		return -ENOMEM;
+	free(d->msg);
+	d->msg = msg;
+	return 0;
 }
 
 static int layout_parse_into(struct layout_file *f, const char *text, struct diag_list *diags)

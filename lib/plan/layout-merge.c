@@ -10,11 +10,22 @@ static const struct layout_file *find_file(const struct layout_set *set, const c
 	return NULL;
 }
 
-/* d's VFs, or past the last VF a section of the files names. */
+bool layout_merge_bound(const struct pf_desired *d, size_t *ret)
+{
+	if (!pf_settings_has(&d->pf, PF_KEY_VIRTUAL_FUNCTIONS))
+		return false;
+	*ret = d->pf.num_vfs_max ? d->n_vfs : d->pf.num_vfs;
+	return true;
+}
+
+/* d's VFs, or past the last VF a section of the files names when no
+ * VirtualFunctions= bounds them. */
 static size_t count_vfs(const struct layout_set *set, const struct pf_desired *d)
 {
 	size_t n = d->n_vfs;
 
+	if (layout_merge_bound(d, &n))
+		return n;
 	for (char *const *p = d->config_files; p && *p; p++) {
 		const struct layout_file *f = find_file(set, *p);
 

@@ -532,7 +532,13 @@ def test_a_pf_on_no_driver_is_not_configured_and_says_why(make_host):
 
     r = h.run("plan")
     assert r.returncode == 1, r
-    assert f"{pf['pci']}: nothing to do\n  files: 50.conf\n  cannot: {why}\n" in r.stdout, r.stdout
+    assert (f"{pf['pci']}: nothing it can do now\n  files: 50.conf\n  cannot: {why}\n"
+            in r.stdout), r.stdout
+    # check says it too: no error of the files, a warning of the host
+    r = h.run("check")
+    assert r.returncode == 0, r
+    assert r.stderr.splitlines() == [f"warning: {pf['pci']}: no driver is bound to the PF: its "
+                                     "layout is applied when one binds"], r.stderr
     st = json.loads(h.run("status", "--json").stdout)["pfs"][0]
     assert (st["state"], st["reason"]) == ("degraded", why), st
     assert [v["layout"] for v in st["vfs"]] == ["not created (no driver is bound to the PF)"] * 2

@@ -342,3 +342,17 @@ def test_a_mac_given_twice_by_files_of_two_pfs_names_both_places(make_host):
     assert lines(r) == want, r.stderr
     assert f"0000:3b:00.0 (ens1f0): held: {want[0]}\n" in r.stdout, r.stdout
     assert f"0000:3b:00.1 (ens1f1): held: {want[1]}\n" in r.stdout, r.stdout
+
+
+def test_a_comment_after_the_match_header_holds_every_pf(make_host):
+    # "[Match] # x" is a [Match] with an error: which PFs it meant is not
+    # known, so it holds them all, not only those its keys select
+    h = make_host("mixed.json")
+    a = h.layout("50-a.conf", "[Match] # x\nDriver=ice\n[PhysicalFunction]\nVirtualFunctions=2\n")
+    r = h.run("plan")
+    err = (f"held: {a}:1: '[Match] # x': a comment after a section header is not allowed; "
+           "comments are whole lines starting with '#' or ';' (a [Match] with an error holds every PF)")
+    out = r.stdout.splitlines()
+    for pf in ("0000:3b:00.0 (ens1f0)", "ens2f0np0", "ens5f0"):
+        assert any(pf in line and line.endswith(err) for line in out), (pf, out)
+    assert r.returncode != 0

@@ -71,13 +71,15 @@ def test_a_mistyped_match_header(make_host):
     h = make_host("e810.json")
     p = h.layout("50-e810.conf", "[match]\nName=ens1f0\n[PhysicalFunction]\nVirtualFunctions=2\n")
     r = check_files(h, p)
-    assert lines(r) == [
-        f"{p}:1: unknown section [match]; sections are [Match], [PhysicalFunction] and "
-        "[VirtualFunction ...]; did you mean '[Match]'?",
-        f"{p}: no [Match] section: [match] at line 1: section names are case-sensitive, "
-        "write [Match]",
-    ]
+    # one typo, one error
+    err = (f"{p}:1: unknown section [match]: section names are case-sensitive, write [Match] "
+           "(the file has no [Match] section)")
+    assert lines(r) == [err]
+    assert r.stdout.endswith(": 1 error(s)\n")
     assert r.returncode == 1
+    r = h.run("plan")
+    assert f"0000:3b:00.0 (ens1f0): held: {err} (a file without a [Match] holds every PF)" \
+        in r.stdout.splitlines(), r.stdout
 
 
 def test_a_host_that_does_not_exist_is_the_error(make_host):
@@ -130,3 +132,25 @@ def test_qos_after_a_rejected_vlan_is_one_error(make_host):
     for r in (check_files(h, p), h.run("check")):
         assert lines(r) == [f"{p}:6: VLANId=9999: must be 0..4095"]
         assert r.returncode == 1
+
+
+def test_an_error_of_merged_values_says_where_it_holds(make_host):
+    # 60-b.conf gives ens1f0 the VLAN that 50-a.conf's QoS needs; ens1f1 has none
+    h = make_host("e810.json")
+    a = h.layout("50-a.conf", "[Match]\nDriver=ice\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                 "[VirtualFunction 0]\nQualityOfService=3\n")
+    b = h.layout("60-b.conf", "[Match]\nName=ens1f0\n[VirtualFunction 0]\nVLANId=100\n")
+    r = check_files(h, a, b)
+    assert lines(r) == [f"{a}:6: QualityOfService=3: needs a VLANId other than 0 (on every PF "
+                        "where no other file sets VLANId=)"]
+    assert r.returncode == 1
+    # alone, the file's error is its own
+    r = check_files(h, a)
+    assert lines(r) == [f"{a}:6: QualityOfService=3: needs a VLANId other than 0"]
+    r = h.run("check")
+    assert lines(r) == [f"{a}:6: QualityOfService=3: needs a VLANId other than 0 "
+                        "(on 0000:3b:00.1 (ens1f1))"]
+    assert r.returncode == 1
+    out = h.run("plan").stdout
+    assert "0000:3b:00.0 (ens1f0): held" not in out
+    assert f"0000:3b:00.1 (ens1f1): held: {a}:6: QualityOfService=3" in out

@@ -213,6 +213,25 @@ def test_cat_groups_vfs_set_alike_and_keeps_stable(make_host):
                              "MACAddress=stable  # 50.conf:6\nTrust=yes  # 50.conf:7\n"), r.stdout
 
 
+def test_cat_shows_vfs_only_up_to_the_count(make_host):
+    # 60-b.conf lowers the count: the VFs 50-a.conf names beyond it are said, not shown
+    h = make_host("e810.json")
+    h.layout("50-a.conf", "[Match]\nDriver=ice\n[PhysicalFunction]\nVirtualFunctions=8\n\n"
+                          "[VirtualFunction 0-7]\nMaxTxRateMbps=2000\n")
+    h.layout("60-b.conf", "[Match]\nName=ens1f0\n\n[PhysicalFunction]\nVirtualFunctions=4\n")
+    r = h.run("cat", "ens1f0")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.endswith(
+        "[PhysicalFunction]\nVirtualFunctions=4  # 60-b.conf:5\n\n"
+        "[VirtualFunction 0-3]\nMaxTxRateMbps=2000  # 50-a.conf:7\n\n"
+        "# 50-a.conf:6: [VirtualFunction 0-7]: VFs 4-7 are beyond VirtualFunctions=4 "
+        "(60-b.conf:5), an error that holds this PF\n"), r.stdout
+    assert "# held, nothing is applied:" in r.stdout
+    # where 50-a.conf's count stands, all its VFs are shown
+    r = h.run("cat", "ens1f1")
+    assert "[VirtualFunction 0-7]\nMaxTxRateMbps=2000" in r.stdout and "beyond" not in r.stdout
+
+
 def test_cat_says_when_nothing_selects_the_pf(make_host):
     h = make_host("e810.json")
     h.layout("50-e810.conf", BASE)

@@ -635,10 +635,11 @@ static void test_hash_in_value(void **state)
 		     "ResourceName=rdma # pool: a '#' after a value is part of the value; comments "
 		     "are whole lines starting with '#' or ';' (the value must be 1..63 letters, "
 		     "digits or '_')");
-	expect_error("[Match]\nName=ens1f0 # uplink\n", 2,
-		     "Name=ens1f0 # uplink: a '#' after a value is part of the value; comments are "
-		     "whole lines starting with '#' or ';' (the value must be interface name globs "
-		     "(no '/', ':', '#' or spaces))");
+	expect_error(
+		"[Match]\nName=ens1f0 # uplink\n", 2,
+		"Name=ens1f0 # uplink: a '#' after a value is part of the value; comments are "
+		"whole lines starting with '#' or ';' (the value must be interface name globs, "
+		"each without '/', ':' or '#')");
 	expect_error(
 		"[Match]\nHost=worker-* ; fleet\n", 2,
 		"Host=worker-* ; fleet: a ';' after a value is part of the value; comments are "
@@ -761,9 +762,9 @@ static void test_match_invalid(void **state)
 		const char *line, *msg;
 	} cases[] = {
 		{ "Name=ens1/0",
-		  "Name=ens1/0: must be interface name globs (no '/', ':', '#' or spaces)" },
+		  "Name=ens1/0: must be interface name globs, each without '/', ':' or '#'" },
 		{ "Name=eth0 eth0:1",
-		  "Name=eth0 eth0:1: must be interface name globs (no '/', ':', '#' or spaces)" },
+		  "Name=eth0 eth0:1: must be interface name globs, each without '/', ':' or '#'" },
 		{ "PCIAddress=0000:3g:00.0",
 		  "PCIAddress=0000:3g:00.0: must be PCI address globs (hex digits, ':', '.', and * ? "
 		  "[ ] ! -)" },
@@ -831,20 +832,31 @@ static void test_header_comment(void **state)
 	diag_list_done(&d);
 }
 
-/* "no [Match] section" points at a header that was meant as one. */
+/* A header that was meant as [Match], in a file without one, is one error
+ * at its line that says so. */
 static void test_no_match_mistyped(void **state)
 {
 	struct diag_list d = {};
 
 	layout_file_free(parse("# c\n[match]\nName=ens1f0\n", &d));
-	assert_int_equal(d.n, 2);
-	assert_int_equal(d.items[1].line, 0);
-	assert_string_equal(d.items[1].msg, "no [Match] section: [match] at line 2: section names "
-					    "are case-sensitive, write [Match]");
+	assert_int_equal(d.n, 1);
+	assert_int_equal(d.items[0].line, 2);
+	assert_string_equal(d.items[0].msg,
+			    "unknown section [match]: section names are "
+			    "case-sensitive, write [Match] (the file has no [Match] "
+			    "section)");
 	diag_list_done(&d);
 	layout_file_free(parse("[Mach]\nName=ens1f0\n", &d));
-	assert_int_equal(d.n, 2);
-	assert_string_equal(d.items[1].msg, "no [Match] section: [Mach] at line 1: write [Match]");
+	assert_int_equal(d.n, 1);
+	assert_string_equal(
+		d.items[0].msg,
+		"unknown section [Mach]: write [Match] (the file has no [Match] section)");
+	diag_list_done(&d);
+	/* with a [Match] elsewhere, the typo is an unknown section */
+	layout_file_free(parse("[Match]\nName=ens1f0\n[match]\n", &d));
+	assert_int_equal(d.n, 1);
+	assert_int_equal(d.items[0].line, 3);
+	assert_true(strstr(d.items[0].msg, "did you mean '[Match]'?"));
 	diag_list_done(&d);
 }
 
