@@ -2,6 +2,7 @@
 
 #include <stddef.h>
 
+#include "drivers.h"
 #include "layout-settings.h"
 
 #define WHY_BOOLEAN "must be a boolean (yes/no/true/false/on/off/1/0)"
@@ -192,6 +193,10 @@ int vf_settings_parse(struct vf_settings *s, enum vf_key k, const char *v, bool 
 {
 	if (vf_key_is_unique(k))
 		return vf_parse_unique(s, k, v, single_vf, ret_why);
+	/* Driver=vfio_pci, as modprobe spells it, binds the driver the kernel
+	 * calls vfio-pci: driver_override takes the latter only */
+	if (k == VF_KEY_DRIVER && vf_driver_kernel_name(v))
+		v = vf_driver_kernel_name(v);
 	return vf_attrs_parse(&s->attrs, k, v, ret_why);
 }
 

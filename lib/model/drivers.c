@@ -168,3 +168,15 @@ bool vf_driver_needs_iommu(const char *driver)
 
 	return i && i->needs_iommu;
 }
+
+const char *vf_driver_kernel_name(const char *driver)
+{
+	const struct vf_driver_info *g = vf_driver_info_find(driver);
+
+	if (g)
+		return g->name;
+	for (size_t i = 0; driver && i < ELEMENTSOF(drivers); i++)
+		if (drivers[i].vf_driver && module_name_equal(driver, drivers[i].vf_driver))
+			return drivers[i].vf_driver;
+	return NULL;
+}

@@ -91,3 +91,8 @@ bool vf_driver_has_netdev(const char *driver) _pure_;
  * mode: the 4-byte IPoIB header off 4096) */
 #define IPOIB_DEFAULT_MTU 4092
 bool vf_driver_needs_iommu(const char *driver) _pure_;
+/* The name the kernel gives a known VF driver (its directory under
+ * /sys/bus/pci/drivers, what driver_override takes) for a name that
+ * modprobe would take for it ("vfio_pci" -> "vfio-pci"); NULL for a driver
+ * in neither table. */
+const char *vf_driver_kernel_name(const char *driver) _pure_;

@@ -570,6 +570,13 @@ static int add_no_iommu_reason(struct plan_ctx *c)
 							remedy, why ? "; " : "", strempty(why)));
 }
 
+/* Driver names as the kernel and modprobe compare them ('-' and '_' alike);
+ * NULL is no driver. */
+static bool same_driver(const char *a, const char *b)
+{
+	return a && b ? module_name_equal(a, b) : a == b;
+}
+
 /* The driver VF i must end up with, and the BIND_VF argument for it.
  * Driver unset: as it is (or was, before step 4 unbound it). vfio-pci
  * without an IOMMU: left as it is, and an unmet need. */
@@ -583,7 +590,7 @@ static int vf_wanted_driver(struct plan_ctx *c, uint32_t i, const struct vf_sett
 		want = v->attrs.driver ?: default_vf_driver(c);
 		arg = v->attrs.driver;
 	}
-	if (vf_driver_needs_iommu(want) && !streq_ptr(before, want)) {
+	if (vf_driver_needs_iommu(want) && !same_driver(before, want)) {
 		if (!c->host->iommu) {
 			want = arg = before;
 			r = note_no_iommu(c, i);
@@ -665,7 +672,7 @@ static int plan_vf(struct plan_ctx *c, uint32_t i)
 	plan_vf_diff(c->vf_attrs, v, &now.attrs, random_mac, &attrs, &keys);
 	set_first = (keys & before_bind(c)) && vf_driver_has_netdev(now.attrs.driver);
 
-	if (!streq_ptr(now.attrs.driver, want))
+	if (!same_driver(now.attrs.driver, want))
 		r = vf_rebind(c, i, &now, &attrs, keys, want, arg);
 	else if (set_first)
 		r = vf_rebind(c, i, &now, &attrs, keys, now.attrs.driver, now.attrs.driver);

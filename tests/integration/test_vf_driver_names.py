@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Driver= as a user writes it: the module's spelling binds the driver the kernel names, and a
+driver that cannot drive the PF's VFs is refused before anything is touched."""
+
+import json
+
+
+def _layout(h, pci, vfs, text):
+    h.layout("50.conf", f"[Match]\nPCIAddress={pci}\n[PhysicalFunction]\nVirtualFunctions={vfs}\n"
+                        + text)
+
+
+def test_module_spelling_binds_the_kernels_driver_name(make_host):
+    """Driver=vfio_pci (modprobe's spelling) binds vfio-pci, the name driver_override takes;
+    a VF on vfio-pci then needs nothing, in plan as in status."""
+    h = make_host("e810.json")
+    pci = h.pfs_by_driver("ice")[0]["pci"]
+    _layout(h, pci, 2, "[VirtualFunction]\nDriver=vfio_pci\n")
+    p = h.run("plan", pci)
+    assert p.returncode == 10, p.stdout + p.stderr
+    assert "VF 0: bind vfio-pci" in p.stdout and "vfio_pci" not in p.stdout, p.stdout
+    a = h.run("apply", pci)
+    assert a.returncode == 0, a.stdout + a.stderr
+    assert [v["driver"] for v in h.pf(pci)["vfs"]] == ["vfio-pci", "vfio-pci"]
+    p = h.run("plan", pci)
+    assert p.returncode == 0 and "nothing to do" in p.stdout, p.stdout
+    s = json.loads(h.run("status", "--json").stdout)
+    pf = next(x for x in s["pfs"] if x["pci"] == pci)
+    assert [v["layout"] for v in pf["vfs"]] == ["ok", "ok"]
+
+
+def test_driver_spelled_either_way_on_the_host_is_not_rebound(make_host):
+    """A VF the host reports on vfio-pci matches Driver=vfio_pci and the reverse: plan and
+    status agree that nothing is to do."""
+    h = make_host("e810.json")
+    pci = h.pfs_by_driver("ice")[0]["pci"]
+    _layout(h, pci, 2, "[VirtualFunction]\nDriver=vfio-pci\n")
+    assert h.run("apply", pci).returncode == 0
+    s = h.state()
+    for v in h.pf_of(s, pci)["vfs"]:
+        v["driver"] = "vfio_pci"
+    h.save(s)
+    p = h.run("plan", pci)
+    assert p.returncode == 0 and "nothing to do" in p.stdout, p.stdout
