@@ -425,6 +425,26 @@ static int check_vf_mtu(struct ctx *c, const struct vf_settings *v)
 	return 0;
 }
 
+/* A vendor's VF driver drives only the VFs whose device IDs its PCI table
+ * lists: another vendor's (Driver=mlx5_core on an E810) never binds, so
+ * the PF is held rather than left with VFs on no driver. The generic
+ * drivers (vfio-pci, pci-stub ...) and drivers unknown to drivers.c are
+ * left to the kernel. */
+static int check_vf_driver(struct ctx *c, const struct vf_settings *v)
+{
+	const char *want = v->attrs.driver, *own = c->pf->vf_driver ?: c->drv->vf_driver;
+	const struct src *at = &v->src[VF_KEY_DRIVER];
+
+	if (!vf_settings_has(v, VF_KEY_DRIVER) || !want || !own || vf_driver_info_find(want) ||
+	    !vf_driver_kernel_name(want) || !vf_driver_kernel_name(own) ||
+	    module_name_equal(want, own))
+		return 0;
+	return hw_error(c, at->file, at->line,
+			"Driver=%s: does not drive the VFs of %s (its VFs take %s, or a generic "
+			"driver such as vfio-pci)",
+			want, c->drv_name, own);
+}
+
 /* What the files alone rule out (layout-rules.c), then what this PF's
  * driver cannot do; a VF without a network interface is the former's. */
 static int check_vf_values(struct ctx *c, const struct vf_settings *v)
@@ -435,6 +455,8 @@ static int check_vf_values(struct ctx *c, const struct vf_settings *v)
 	int r;
 
 	r = rules_check_vf(&c->out, v, c->files, c->n_files);
+	if (r >= 0)
+		r = check_vf_driver(c, v);
 	if (r < 0 || no_netdev)
 		return r;
 	r = check_vf_mtu(c, v);

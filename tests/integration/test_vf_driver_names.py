@@ -42,3 +42,25 @@ def test_driver_spelled_either_way_on_the_host_is_not_rebound(make_host):
     h.save(s)
     p = h.run("plan", pci)
     assert p.returncode == 0 and "nothing to do" in p.stdout, p.stdout
+
+
+def test_another_vendors_vf_driver_holds_the_pf(make_host):
+    """mlx5_core never binds an E810 VF: check --host, plan and apply hold the PF and touch
+    nothing; the generic drivers stay allowed."""
+    h = make_host("e810.json")
+    pci = h.pfs_by_driver("ice")[0]["pci"]
+    _layout(h, pci, 2, "[VirtualFunction 1]\nDriver=mlx5_core\n")
+    why = ("50.conf:6: Driver=mlx5_core: does not drive the VFs of ice (its VFs take iavf, "
+           "or a generic driver such as vfio-pci)")
+    c = h.run("check", "--host", str(h.path))
+    assert c.returncode == 1 and "1 error(s)" in c.stdout and why in c.stderr, c.stdout + c.stderr
+    p = h.run("plan", pci)
+    assert p.returncode == 1 and "held: " in p.stdout and why in p.stdout, p.stdout
+    before = h.path.read_bytes()
+    a = h.run("apply", pci)
+    assert a.returncode == 1 and why in a.stdout, a.stdout
+    assert h.path.read_bytes() == before
+    for ok in ("iavf", "vfio-pci", "pci-stub", "uio_pci_generic", "igb_uio"):
+        _layout(h, pci, 2, f"[VirtualFunction 1]\nDriver={ok}\n")
+        c = h.run("check", "--host", str(h.path))
+        assert c.returncode == 0 and "0 error(s)" in c.stdout, (ok, c.stdout + c.stderr)
