@@ -9,7 +9,7 @@ void ctl_host_options(const struct ctl *c, struct host_state *hs)
 		hs->has_machine_id = true;
 	}
 	/* a snapshot of a real host (no machine ID in it), planned here */
-	hs->stable_on_host = c->host_path && !hs->has_machine_id;
+	hs->machine_id_option = c->host_path && !hs->has_machine_id;
 }
 
 /* What the planner needs of the main configuration, so that plan and status

@@ -159,7 +159,7 @@ static int copy_host(const struct host_state *src, const char *only, struct host
 		return -ENOMEM;
 	memcpy(c->machine_id, src->machine_id, sizeof(c->machine_id));
 	c->has_machine_id = src->has_machine_id;
-	c->stable_on_host = src->stable_on_host;
+	c->machine_id_option = src->machine_id_option;
 	memcpy(c->boot_id, src->boot_id, sizeof(c->boot_id));
 	c->iommu = src->iommu;
 	c->has_cpu_vendor = src->has_cpu_vendor;

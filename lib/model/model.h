@@ -163,10 +163,10 @@ struct host_state {
 	uint8_t machine_id[16];
 	bool has_machine_id;
 	/* Not in the snapshot: set by whoever plans a snapshot that has no
-	 * machine ID (sriovctl plan --host): "stable" MACs and GUIDs are then
-	 * left to the host, which derives them, instead of holding the PF. Never set for
-	 * applying: there the PF is held. */
-	bool stable_on_host;
+	 * machine ID and could be given one (sriovctl plan --host without
+	 * --machine-id). A PF with "stable" MACs or GUIDs is held there as
+	 * in apply, and the reason says how to give the ID. */
+	bool machine_id_option;
 	/* snapshot "boot_id" (32 hex digits), optional: the real host reads
 	 * /proc/sys/kernel/random/boot_id; "" when unknown. A different one
 	 * means the host rebooted. */

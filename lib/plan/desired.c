@@ -331,18 +331,19 @@ static int resolve_stable(struct ctx *c)
 			/* a key the port cannot set is check_vf_attrs()'s error */
 			if (!(driver_vf_attrs(c->drv, wants_infiniband(c)) & (1u << k)))
 				continue;
-			/* planning a snapshot without the machine ID: the host derives it */
-			if (!c->host->has_machine_id && c->host->stable_on_host &&
-			    stable_identity_known(c, k))
-				continue;
 			/* without either input, every PF (or host) would derive the
-			 * same values */
+			 * same values; a snapshot planned without its machine ID
+			 * holds the PF as apply does, plan and apply agreeing */
 			if (!c->host->has_machine_id || !stable_identity_known(c, k)) {
-				r = hw_error(c, at->file, at->line, "%s=stable: the %s is unknown",
-					     vf_key_to_string(k),
-					     c->host->has_machine_id ?
-						     "PF's permanent MAC address" :
-						     "machine ID");
+				r = hw_error(
+					c, at->file, at->line, "%s=stable: the %s is unknown%s",
+					vf_key_to_string(k),
+					c->host->has_machine_id ? "PF's permanent MAC address" :
+								  "machine ID",
+					!c->host->has_machine_id && c->host->machine_id_option ?
+						": this snapshot leaves it out (--machine-id "
+						"gives it)" :
+						"");
 				if (r < 0)
 					return r;
 				continue;

@@ -5,8 +5,8 @@
 
 #include "plan.h"
 
-/* A key set to a value the plan can use: a stable value that the host
- * derives (stable_on_host) is not one. */
+/* A key set to a value the plan can use: a stable value not derived
+ * (desired.c holds the PF or leaves a key the port cannot set) is not one. */
 static bool wanted(const struct vf_settings *want, enum vf_key k)
 {
 	return vf_settings_has(want, k) && !vf_settings_is_stable(want, k);

@@ -53,7 +53,6 @@ struct plan_ctx {
 	uint32_t no_iommu_last; /* last VF in no_iommu, for ranges */
 	bool no_iommu_open;	/* no_iommu ends in an unfinished range */
 	unsigned no_iommu_count;
-	enum vf_key stable_key; /* the key note_stable_on_host() asks about */
 };
 
 static struct action *action_add(struct plan *p, enum action_type type, bool disruptive)
@@ -714,39 +713,6 @@ static int vf_ranges(const struct plan_ctx *c, bool (*pick)(const struct plan_ct
 	return 0;
 }
 
-static bool stable_value(const struct plan_ctx *c, uint32_t i)
-{
-	return vf_settings_is_stable(&c->d->vfs[i], c->stable_key);
-}
-
-/* Stable MACs and GUIDs that only the host can derive (its machine ID is not
- * in the snapshot being planned): said, not planned. */
-static int note_stable_on_host(struct plan_ctx *c)
-{
-	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
-		_cleanup_free_ char *vfs = NULL;
-		size_t n;
-		int r;
-
-		if (!vf_key_is_unique(k))
-			continue;
-		c->stable_key = k;
-		r = vf_ranges(c, stable_value, &n, &vfs);
-		if (r < 0)
-			return r;
-		if (n == 0)
-			continue;
-		r = strv_consume(&c->p->notes,
-				 strdup_printf("VF%s %s: %s=stable is derived on the host from its "
-					       "machine ID, which this snapshot leaves out "
-					       "(--machine-id gives it)",
-					       n > 1 ? "s" : "", vfs, vf_key_to_string(k)));
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
 static bool wants_guid(const struct plan_ctx *c, uint32_t i)
 {
 	return c->d->vfs[i].set & VF_NETLINK_GUID_KEYS;
@@ -893,8 +859,6 @@ static int plan_build_steps(struct plan_ctx *c)
 		r = plan_rdma_netns(c);
 	if (r >= 0)
 		r = add_no_iommu_reason(c);
-	if (r >= 0)
-		r = note_stable_on_host(c);
 	if (r >= 0)
 		r = note_guids_after_reboot(c);
 	if (r >= 0)

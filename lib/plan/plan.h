@@ -20,10 +20,8 @@ struct plan {
 	 * the kernel runs without an IOMMU): sentences saying what to do. The PF
 	 * is then degraded, never "applied". */
 	char **unmet; /* NULL-terminated, never NULL */
-	/* what the plan leaves to the host itself or to later: stable MACs and
-	 * GUIDs of a snapshot planned without its machine ID
-	 * (host_state.stable_on_host), GUIDs of a port that becomes InfiniBand
-	 * only after a reboot */
+	/* what the plan leaves to later: GUIDs of a port that becomes
+	 * InfiniBand only after a reboot */
 	char **notes; /* NULL-terminated, never NULL */
 	/* what the layout waits for from outside sriov-persist, which no action
 	 * of ours brings: with ExternallyManaged=yes, VFs another tool is

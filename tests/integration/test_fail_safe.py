@@ -422,20 +422,28 @@ def test_a_failed_bind_puts_the_vf_back_and_goes_on(make_host):
 
 
 def test_machine_id_for_offline_planning(make_host):
-    """Snapshots of real hosts leave the machine ID out: --machine-id supplies it, and plan then
-    shows the stable MACs the host itself will compute."""
+    """Snapshots of real hosts leave the machine ID out: plan holds the PF as apply does and says
+    that --machine-id supplies it; plan then shows the stable MACs the host itself will compute."""
     h = make_host("e810.json")
     s = h.state()
     machine_id = s.pop("machine_id", None) or "6f3c1d2e8a9b4c5d7e6f8091a2b3c4d5"
     h.save(s)
     h.layout("50.conf", f"[Match]\nPCIAddress={ICE_A}\n[PhysicalFunction]\nVirtualFunctions=2\n"
                         "[VirtualFunction]\nMACAddress=stable\n")
-    # planned without it: everything else is planned, the MACs are left to the host
+    # planned without it: held, as apply holds it, saying how to give it
     p = h.run("plan")
-    assert p.returncode == 10, p.stdout + p.stderr
-    assert "note: VFs 0-1: MACAddress=stable is derived on the host from its machine ID" \
-        in p.stdout, p.stdout
-    assert "held" not in p.stdout and "mac " not in p.stdout, p.stdout
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert (f"{ICE_A} (ens1f0): held: {h.confdir}/50.conf:6: MACAddress=stable: the machine ID "
+            "is unknown: this snapshot leaves it out (--machine-id gives it)") in p.stdout, p.stdout
+    assert "action(s)" not in p.stdout and "mac " not in p.stdout, p.stdout
+    # status: held, so no count wanted ("-" and null), no VF rows to be created
+    st = h.run("status")
+    assert st.returncode == 1, st.stdout + st.stderr
+    row = next(line for line in st.stdout.splitlines() if line.startswith(ICE_A))
+    assert row.split()[3:7] == ["0", "-", "128", "held"], row
+    pf = {x["pci"]: x for x in json.loads(h.run("status", "--json").stdout)["pfs"]}[ICE_A]
+    assert pf["state"] == "held" and pf["desired_num_vfs"] is None and pf["vfs"] == [], pf
+    assert pf["pending_actions"] == 0 and "--machine-id gives it" in pf["reason"], pf
     # applied without it: held, nothing made up
     before = h.path.read_bytes()
     a = h.run("apply")
