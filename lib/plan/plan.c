@@ -134,6 +134,25 @@ static int need_modules(struct plan_ctx *c, const char *const *l, char ***mods)
 	return 0;
 }
 
+/* The driver of every bind to a named driver (Driver=pci-stub, a DPDK
+ * driver): loaded before any VF is created, so that a driver that cannot be
+ * loaded fails the apply before it changes anything, and a loaded or
+ * built-in one costs nothing (modprobe). */
+static int need_bind_modules(struct plan_ctx *c, size_t n_actions, char ***mods)
+{
+	for (size_t i = 0; i < n_actions; i++) {
+		const struct action *a = &c->p->actions[i];
+		int r;
+
+		if (a->type != ACTION_BIND_VF || !a->str)
+			continue;
+		r = need_module(c, mods, a->str);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 /* Step 1, decided last (it depends on the VF steps), put first. */
 static int prepend_modules(struct plan_ctx *c)
 {
@@ -148,6 +167,8 @@ static int prepend_modules(struct plan_ctx *c)
 		r = need_modules(c, c->drv->rdma_modules, &mods);
 	if (r >= 0 && c->iommu_bind)
 		r = need_module(c, &mods, c->iommu_bind);
+	if (r >= 0)
+		r = need_bind_modules(c, old, &mods);
 	if (r < 0)
 		return r;
 	n = strv_length(mods);

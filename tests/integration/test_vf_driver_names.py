@@ -64,3 +64,25 @@ def test_another_vendors_vf_driver_holds_the_pf(make_host):
         _layout(h, pci, 2, f"[VirtualFunction 1]\nDriver={ok}\n")
         c = h.run("check", "--host", str(h.path))
         assert c.returncode == 0 and "0 error(s)" in c.stdout, (ok, c.stdout + c.stderr)
+
+
+def test_a_named_driver_is_loaded_before_any_vf_is_created(make_host):
+    """Driver=pci-stub (not loaded) is loaded first, as vfio-pci is; a driver with no module
+    fails the apply at that load, before a VF exists, rather than at the bind."""
+    h = make_host("e810.json")
+    pci = h.pfs_by_driver("ice")[0]["pci"]
+    _layout(h, pci, 2, "[VirtualFunction 1]\nDriver=pci-stub\n")
+    p = h.run("plan", pci)
+    assert p.returncode == 10 and "live       load module pci-stub" in p.stdout, p.stdout
+    assert p.stdout.index("load module pci-stub") < p.stdout.index("set 2 VFs"), p.stdout
+    a = h.run("apply", pci)
+    assert a.returncode == 0, a.stdout + a.stderr
+    assert [v["driver"] for v in h.pf(pci)["vfs"]] == ["iavf", "pci-stub"]
+    assert h.run("plan", pci).returncode == 0
+
+    h = make_host("e810.json")
+    _layout(h, pci, 2, "[VirtualFunction 1]\nDriver=igb_uio\n")
+    a = h.run("apply", pci)
+    assert a.returncode == 1, a.stdout + a.stderr
+    assert "failed after 1 action(s): load module igb_uio failed" in a.stdout, a.stdout
+    assert h.pf(pci)["num_vfs"] == 0
