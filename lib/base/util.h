@@ -166,6 +166,8 @@ int safe_atoi(const char *s, int *ret);
 int parse_timespan(const char *s, usec_t *ret);
 /* yes/no/true/false/on/off/1/0, case-insensitive; -EINVAL otherwise. */
 int parse_boolean(const char *s);
+/* What a value for parse_boolean() must be, for "Key=value: <why>". */
+#define WHY_BOOLEAN "must be a boolean (yes/no/true/false/on/off/1/0)"
 
 #define ETHER_ADDR_LEN_ 6
 #define MAC_STR_MAX 18

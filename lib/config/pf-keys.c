@@ -9,8 +9,6 @@
 
 #include "pf-keys.h"
 
-#define WHY_BOOLEAN "must be a boolean (yes/no/true/false/on/off/1/0)"
-
 static const char *const firmware_vfs_names[_FIRMWARE_VFS_MAX] = {
 	[FIRMWARE_VFS_AUTO] = "auto",
 	[FIRMWARE_VFS_NO] = "no",
