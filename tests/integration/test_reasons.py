@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Every state and refusal says why: reset held by a refused file, a bare reset that finds
+nothing, a PF without its driver, one error on several PFs, a configured PF that left the host."""
+
+import json
+
+ICE_A = "0000:3b:00.0"
+ICE_B = "0000:3b:00.1"
+LAYOUT = "[Match]\nDevice=0x159b\n[PhysicalFunction]\nVirtualFunctions=4\n"
+
+
+def running(make_host):
+    h = make_host("e810.json")
+    h.layout("50-e810.conf", LAYOUT)
+    r = h.run("apply")
+    assert r.returncode == 0, r.stdout + r.stderr
+    return h
+
+
+def test_reset_held_by_a_refused_file_names_it(make_host):
+    h = running(make_host)
+    path = h.layout("50-e810.conf", LAYOUT.replace("[Match]", "[match]"))
+    before = h.path.read_bytes()
+    r = h.run("reset", ICE_A)
+    assert r.returncode == 1
+    assert r.stdout == (
+        f"{ICE_A} (ens1f0): not reset: {path} is refused and may select it ({path}:1: unknown "
+        "section [match]: section names are case-sensitive, write [Match] (the file has no "
+        "[Match] section)); fix or remove it first\n"), r.stdout
+    # a bare reset names each PF the refused file holds, and fails as the named one does
+    r = h.run("reset")
+    assert r.returncode == 1, r.stdout
+    assert "Nothing to reset" not in r.stdout
+    for pf, name in ((ICE_A, "ens1f0"), (ICE_B, "ens1f1")):
+        assert f"{pf} ({name}): not reset: {path} is refused and may select it" in r.stdout
+    assert h.path.read_bytes() == before
+
+
+def test_reset_held_by_a_file_with_a_bad_line_names_its_error(make_host):
+    h = running(make_host)
+    path = h.layout("50-e810.conf", LAYOUT + "foo\n")
+    r = h.run("reset", ICE_B)
+    assert r.returncode == 1
+    assert r.stdout == (
+        f"{ICE_B} (ens1f1): not reset: {path} is refused and may select it ({path}:5: 'foo': "
+        "not a Key=value line); fix or remove it first\n"), r.stdout
+
+
+def test_reset_of_a_selected_pf_names_the_files(make_host):
+    h = running(make_host)
+    r = h.run("reset", ICE_A)
+    assert r.returncode == 1
+    assert f"not reset: a layout selects it ({h.confdir}/50-e810.conf): reset removes" in r.stdout
+    r = h.run("reset")
+    assert r.returncode == 0
+    assert r.stdout == (
+        f"Nothing to reset: a layout selects {ICE_A} (ens1f0), {ICE_B} (ens1f1), which have "
+        "what sriov-persist created; reset removes only what a removed layout left\n"), r.stdout
+
+
+def test_bare_reset_with_no_record_says_so(make_host):
+    h = make_host("e810.json")
+    r = h.run("reset")
+    assert r.returncode == 0
+    assert r.stdout == ("Nothing to reset: no PF of this host has VFs or a switchdev mode that "
+                        "sriov-persist created\n"), r.stdout
