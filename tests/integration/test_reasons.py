@@ -64,3 +64,41 @@ def test_bare_reset_with_no_record_says_so(make_host):
     assert r.returncode == 0
     assert r.stdout == ("Nothing to reset: no PF of this host has VFs or a switchdev mode that "
                         "sriov-persist created\n"), r.stdout
+
+
+def unbind(h, pci):
+    """The PF's driver unbound (rmmod ice, or echo > unbind): no VFs, no netdev change."""
+    s = h.state()
+    pf = h.pf_of(s, pci)
+    pf["driver"] = None
+    pf["num_vfs"] = 0
+    pf["vfs"] = []
+    h.save(s)
+
+
+def test_a_pf_whose_driver_is_gone_says_why_as_wait_does(make_host):
+    h = make_host("e810.json")
+    h.layout("50-e810.conf", LAYOUT.replace("Device=0x159b", "Driver=ice"))
+    assert h.run("apply").returncode == 0
+    unbind(h, ICE_B)
+    w = h.run("wait", "--timeout", "0")
+    assert w.returncode == 1 and f"{ICE_B} (no driver yet)" in w.stdout, w.stdout
+    why = "no driver yet: a layout may select it once one is bound (sriovctl wait waits for it)"
+    r = h.run("status", "--json")
+    pf = {p["pci"]: p for p in json.loads(r.stdout)["pfs"]}[ICE_B]
+    assert pf["state"] == "unconfigured"
+    assert pf["reason"].startswith(why + "; it has no VFs; the 4 that sriov-persist created"), pf
+    t = h.run("status")
+    assert "unconfigured" in t.stdout and f"    {why}; it has no VFs" in t.stdout, t.stdout
+    # a layout may select it yet: no hint to reset it
+    assert f"reset {ICE_B}" not in t.stdout, t.stdout
+
+
+def test_a_pf_without_driver_that_no_layout_may_select_has_no_reason(make_host):
+    h = make_host("e810.json")
+    h.layout("50-e810.conf", f"[Match]\nPCIAddress={ICE_A}\n[PhysicalFunction]\n"
+             "VirtualFunctions=4\n")
+    unbind(h, ICE_B)
+    r = h.run("status", "--json")
+    pf = {p["pci"]: p for p in json.loads(r.stdout)["pfs"]}[ICE_B]
+    assert pf["state"] == "unconfigured" and pf["reason"] is None, pf
