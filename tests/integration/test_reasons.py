@@ -102,3 +102,32 @@ def test_a_pf_without_driver_that_no_layout_may_select_has_no_reason(make_host):
     r = h.run("status", "--json")
     pf = {p["pci"]: p for p in json.loads(r.stdout)["pfs"]}[ICE_B]
     assert pf["state"] == "unconfigured" and pf["reason"] is None, pf
+
+
+def check_lines(r):
+    return [line for line in r.stderr.splitlines() if line]
+
+
+def test_one_error_of_several_pfs_is_one_line_naming_all(make_host):
+    """HardwareTCOffload=yes on both legacy ports: the message names the PF, and is one line
+    naming both, not one per PF (nor the last PF only)."""
+    h = make_host("cx6dx.json")
+    p = h.layout("50-a.conf", "[Match]\nDriver=mlx5_core\n[PhysicalFunction]\n"
+                 "VirtualFunctions=4\nHardwareTCOffload=yes\n")
+    r = h.run("check")
+    assert r.returncode == 1
+    assert check_lines(r) == [
+        f"{p}:5: HardwareTCOffload=yes: needs ESwitchMode=switchdev; the PF is in legacy mode "
+        "and no file sets ESwitchMode= (on 0000:ca:00.0 (ens3f0np0), 0000:ca:00.1 (ens3f1np1))"
+    ], r.stderr
+    assert "1 error(s)" in r.stdout
+
+
+def test_an_error_that_names_one_pf_stays_as_it_is(make_host):
+    h = make_host("cx6dx.json")
+    p = h.layout("50-a.conf", "[Match]\nName=ens3f0np0\n[PhysicalFunction]\n"
+                 "VirtualFunctions=4\nHardwareTCOffload=yes\n")
+    r = h.run("check")
+    assert check_lines(r)[0] == (
+        f"{p}:5: HardwareTCOffload=yes: needs ESwitchMode=switchdev; 0000:ca:00.0 (ens3f0np0) is "
+        "in legacy mode and no file sets ESwitchMode="), r.stderr
