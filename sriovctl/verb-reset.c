@@ -7,6 +7,7 @@
 #include <inttypes.h>
 
 #include "json-util.h"
+#include "report-gone.h"
 #include "reset-refusal.h"
 #include "sriovctl.h"
 
@@ -150,6 +151,56 @@ static int say_nothing(struct ctl *c, struct host *h, const struct layout_set *s
 	return 0;
 }
 
+struct gone_ctx {
+	const struct ctl *c;
+	const char *what; /* the PF named: PCI address or interface name */
+	usec_t timeout;
+	bool found;
+};
+
+/* A PF named that is gone from the host: its status record, which keeps
+ * status, plan and wait saying so, is dropped under its lock. */
+static int forget_gone(const struct pf_status *st, void *userdata)
+{
+	struct gone_ctx *g = userdata;
+	_cleanup_close_ int lock = -EBADF;
+	_cleanup_free_ char *why = NULL;
+	int r;
+
+	if (!streq(st->pci, g->what) && !streq_ptr(st->name, g->what))
+		return 0;
+	g->found = true;
+	why = report_gone_reason(st);
+	lock = pf_lock(g->c->runtime_dir, st->pci, g->timeout);
+	if (!why || lock == -ENOMEM)
+		return -ENOMEM;
+	r = lock < 0 ? lock : pf_status_remove(g->c->runtime_dir, st->pci);
+	if (r < 0) {
+		fprintf(stderr, "%s: dropping its status record in %s/pf failed: %s\n", st->pci,
+			g->c->runtime_dir, strerror(-r));
+		return r;
+	}
+	printf("%s%s%s%s: %s; its status record is dropped\n", st->pci, st->name ? " (" : "",
+	       strempty(st->name), st->name ? ")" : "", why);
+	return 0;
+}
+
+/* reset of a PF that is not on the host: one that is gone loses its status
+ * record; else it is no PF at all. Returns whether it was found and done. */
+static bool reset_gone(struct ctl *c, struct host *h, const struct mainconf *conf, const char *only)
+{
+	_cleanup_host_state_ struct host_state *hs = NULL;
+	struct gone_ctx g = { .c = c, .what = only, .timeout = conf->apply_timeout };
+	int r;
+
+	r = host_read(h, &hs);
+	if (r >= 0)
+		r = report_gone_each(hs, c->runtime_dir, forget_gone, &g);
+	if (r >= 0 && !g.found)
+		fprintf(stderr, "No PF '%s' on this host\n", only);
+	return r >= 0 && g.found;
+}
+
 static int reset_one(struct ctl *c, struct host *h, const struct layout_set *set,
 		     const struct mainconf *conf, const char *only, bool *ok)
 {
@@ -171,8 +222,7 @@ static int reset_one(struct ctl *c, struct host *h, const struct layout_set *set
 	apply_result_done(&res);
 	*ok &= x.ok;
 	if (r == -ENXIO) {
-		fprintf(stderr, "No PF '%s' on this host\n", only);
-		*ok = false;
+		*ok &= reset_gone(c, h, conf, only);
 		return 0;
 	}
 	if (r < 0 && r != -EIO) {

@@ -257,6 +257,9 @@ static void print_pf(const struct ctl *c, struct json_object *pf)
 		printf("    no layout selects it; \"sriovctl%s reset %s\" drops sriov-persist's "
 		       "record of them\n",
 		       strempty(c->local_options), strna(doc_str(pf, "pci")));
+	else if (streq(state, "gone"))
+		printf("    \"sriovctl%s reset %s\" drops its status record\n",
+		       strempty(c->local_options), strna(doc_str(pf, "pci")));
 	if (last_error && !streq_ptr(doc_str(last, "state"), "applied") &&
 	    !streq_ptr(why, last_error))
 		printf("    last apply: %s: %s\n", strna(doc_str(last, "state")), last_error);

@@ -9,6 +9,7 @@
 #include "drivers.h"
 #include "json-util.h"
 #include "match.h"
+#include "report-gone.h"
 #include "report.h"
 #include "setting-row.h"
 #include "status.h"
@@ -701,6 +702,7 @@ static int gone_append(struct json_object *arr, const struct host_view *v, const
 	if (r < 0) /* an unreadable directory only means nothing to add */
 		return r == -ENOMEM ? r : 0;
 	for (char **p = pcis; r >= 0 && *p; p++) {
+		_cleanup_free_ char *why = NULL;
 		struct json_object *o;
 		struct pf_status st;
 
@@ -708,10 +710,12 @@ static int gone_append(struct json_object *arr, const struct host_view *v, const
 			continue;
 		o = json_object_new_object();
 		r = append(arr, o);
+		why = report_gone_reason(&st);
 		/* its last apply too: when it was last seen applied */
-		if (r >= 0 && (put_str(o, "pci", *p) < 0 || put_str(o, "name", st.name) < 0 ||
-			       put_str(o, "state", "gone") < 0 ||
-			       put(o, "last_apply", last_apply_json(&st)) < 0))
+		if (r >= 0 &&
+		    (!why || put_str(o, "pci", *p) < 0 || put_str(o, "name", st.name) < 0 ||
+		     put_str(o, "state", "gone") < 0 || put_str(o, "reason", why) < 0 ||
+		     put(o, "last_apply", last_apply_json(&st)) < 0))
 			r = -ENOMEM;
 		pf_status_done(&st);
 	}

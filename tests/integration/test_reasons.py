@@ -3,6 +3,7 @@
 nothing, a PF without its driver, one error on several PFs, a configured PF that left the host."""
 
 import json
+import re
 
 ICE_A = "0000:3b:00.0"
 ICE_B = "0000:3b:00.1"
@@ -131,3 +132,52 @@ def test_an_error_that_names_one_pf_stays_as_it_is(make_host):
     assert check_lines(r)[0] == (
         f"{p}:5: HardwareTCOffload=yes: needs ESwitchMode=switchdev; 0000:ca:00.0 (ens3f0np0) is "
         "in legacy mode and no file sets ESwitchMode="), r.stderr
+
+
+def unplug(h, pci):
+    s = h.state()
+    s["pfs"] = [p for p in s["pfs"] if p["pci"] != pci]
+    h.save(s)
+
+
+GONE = re.compile(r"recorded applied at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ with 4 VFs, no longer on the host")
+
+
+def test_a_configured_pf_that_left_the_host_says_so_everywhere(make_host):
+    h = running(make_host)
+    unplug(h, ICE_B)
+    r = h.run("status", "--json")
+    gone = {p["pci"]: p for p in json.loads(r.stdout)["pfs"]}[ICE_B]
+    assert gone["state"] == "gone" and GONE.fullmatch(gone["reason"]), gone
+    t = h.run("status")
+    assert re.search(r"\n    " + GONE.pattern + "\n", t.stdout), t.stdout
+    assert f'reset {ICE_B}" drops its status record' in t.stdout, t.stdout
+
+    p = h.run("plan")
+    assert p.returncode == 1, p.stdout
+    assert re.search(f"{ICE_B} \\(ens1f1\\): gone: " + GONE.pattern + "\n", p.stdout), p.stdout
+    doc = json.loads(h.run("plan", "--json").stdout)
+    g = [x for x in doc["pfs"] if x.get("gone")]
+    assert [x["pci"] for x in g] == [ICE_B] and g[0]["actions"] == [] and not doc["changes"]
+    # a PF named is looked for on the host
+    assert h.run("plan", ICE_A).returncode == 0
+
+    # the boot gate: a hot-unplugged NIC is said, neither counted as applied nor waited for
+    w = h.run("wait", "--timeout", "0")
+    assert w.returncode == 0, w.stdout
+    lines = w.stdout.splitlines()
+    assert lines[0] == "1 configured PF(s): 1 applied, 0 not (see sriovctl status)", w.stdout
+    assert re.fullmatch(f"Gone, not waited for: {ICE_B} \\(ens1f1\\): " + GONE.pattern, lines[1])
+
+
+def test_reset_of_a_gone_pf_drops_its_record(make_host):
+    h = running(make_host)
+    unplug(h, ICE_B)
+    r = h.run("reset", "ens1f1")
+    assert r.returncode == 0, r.stderr
+    assert re.fullmatch(f"{ICE_B} \\(ens1f1\\): " + GONE.pattern +
+                        "; its status record is dropped\n", r.stdout), r.stdout
+    assert h.run("plan").returncode == 0
+    assert "gone" not in h.run("status").stdout
+    r = h.run("reset", "ens1f1")
+    assert r.returncode == 1 and "No PF 'ens1f1' on this host" in r.stderr
