@@ -154,13 +154,14 @@ static int report_unconfigured(const struct host_view *v, const struct pf_view *
 	r->state = "unconfigured";
 	if (unconfigured_why(state_dir, pv->pf, &left) < 0)
 		return -ENOMEM;
-	r->why_owned = left;
-	if (unsettled) /* the gate first, then what sriov-persist left */
-		r->why_owned = left ? strdup_printf("%s; %s", unsettled, left) : strdup(unsettled);
-	if (unsettled)
-		free(left);
-	r->why = r->why_owned;
-	return unsettled && !r->why ? -ENOMEM : 0;
+	if (!unsettled) {
+		r->why = r->why_owned = left;
+		return 0;
+	}
+	/* the gate first, then what sriov-persist left */
+	r->why = r->why_owned = left ? strdup_printf("%s; %s", unsettled, left) : strdup(unsettled);
+	free(left);
+	return r->why ? 0 : -ENOMEM;
 }
 
 /* What the layouts alone make of the PF: unconfigured (with what a removed
