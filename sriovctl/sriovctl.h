@@ -113,6 +113,9 @@ char *doc_pf_describe(struct json_object *pf);
  * unconfigured PF's other reason is what reset finds instead (its record
  * says more than is left). */
 bool doc_pf_has_leftovers(struct json_object *pf);
+/* Whether pf, which no layout selects, waits for its driver or netdev, after
+ * which a layout may select it (sriovctl wait waits for it): no reset hint. */
+bool doc_pf_unsettled(struct json_object *pf);
 /* "<indent>files: 50-e810.conf 60-other.conf": the layout files that select
  * pf (its "config_files"), by name; nothing when none does. */
 void doc_print_files(struct json_object *pf, const char *indent);

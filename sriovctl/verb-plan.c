@@ -2,10 +2,11 @@
 
 /* sriovctl plan: the plan document (report.h), built here or by
  * sriov-persistd, as JSON or as text rendered from it. Exit 1 when a PF is
- * held or cannot get all of its layout on this host, 10 when there are
- * changes. */
+ * held or cannot get all of its layout on this host (also when a PF applied
+ * in this boot is gone from it), 10 when there are changes. */
 
 #include "json-util.h"
+#include "report-gone.h"
 #include "report.h"
 #include "sriovctl.h"
 
@@ -14,6 +15,13 @@ static void print_pf(const struct ctl *c, struct json_object *pf)
 	_cleanup_free_ char *who = doc_pf_describe(pf);
 	size_t n = doc_len(pf, "actions");
 
+	if (doc_bool(pf, "gone")) {
+		printf("%s: %s: %s\n", strna(who), ctl_paint(c, ANSI_YELLOW, "gone"),
+		       strna(doc_str(pf, "reason")));
+		printf("  \"sriovctl%s reset %s\" drops its status record\n",
+		       strempty(c->local_options), strna(doc_str(pf, "pci")));
+		return;
+	}
 	if (!doc_bool(pf, "configured")) {
 		printf("%s: unconfigured (no layout selects it)\n", strna(who));
 		return;
@@ -66,6 +74,9 @@ static int build_here(struct ctl *c, struct json_object **ret)
 	ctl_print_diags(&cv.set->diags);
 	ctl_print_diags(&cv.v.diags);
 	r = report_plan(&cv.v, ret);
+	/* a PF named is looked for on the host; the whole plan says those gone */
+	if (r >= 0 && c->n_args == 0)
+		r = report_plan_add_gone(*ret, cv.hs, c->runtime_dir);
 	if (r < 0)
 		fprintf(stderr, "Planning failed: %s\n", strerror(-r));
 	ctl_view_done(&cv);
@@ -112,6 +123,7 @@ int verb_plan(struct ctl *c)
 		if (!c->json)
 			print_pf(c, doc_idx(doc, "pfs", i));
 		failing |= doc_bool(doc_idx(doc, "pfs", i), "held") ||
+			   doc_bool(doc_idx(doc, "pfs", i), "gone") ||
 			   doc_len(doc_idx(doc, "pfs", i), "unmet") > 0;
 	}
 	if (failing)

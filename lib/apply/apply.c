@@ -7,6 +7,7 @@
 #include "apply.h"
 #include "desired.h"
 #include "host-view.h"
+#include "reset-refusal.h"
 
 int pf_lock(const char *runtime_dir, const char *pci, usec_t timeout)
 {
@@ -44,6 +45,7 @@ int pf_lock(const char *runtime_dir, const char *pci, usec_t timeout)
 
 struct pf_run {
 	struct host *host;
+	const struct host_state *hs; /* as apply_run read it */
 	const struct layout_set *set;
 	const struct apply_options *opts;
 	struct diag_list *diags;
@@ -966,9 +968,7 @@ static int refuse_reset(struct pf_run *run, const struct pf_state *pf)
 	r = status_init(&run->res->status, pf);
 	if (r < 0)
 		return r;
-	return set_outcome(run->res, PF_STATUS_FAILED,
-			   strdup("a layout selects it: reset removes only what a removed layout "
-				  "left; change or remove the layout instead"));
+	return set_outcome(run->res, PF_STATUS_FAILED, reset_refusal(run->set, run->hs, pf));
 }
 
 /* The status record of a configured PF; one that cannot be written fails it. */
@@ -1087,6 +1087,7 @@ int apply_run(struct host *h, const struct layout_set *set, const struct apply_o
 		const struct pf_state *pf = &hs->pfs[i];
 		struct pf_run run = {
 			.host = h,
+			.hs = hs,
 			.set = set,
 			.opts = opts,
 			.diags = &res.diags,
