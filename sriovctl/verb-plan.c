@@ -56,20 +56,10 @@ static void print_pf(const struct ctl *c, struct json_object *pf)
 		       strna(json_object_get_string(doc_idx(pf, "reboot_reasons", i))));
 }
 
-static int build_here(struct ctl *c, struct json_object **ret)
+static int plan_document(_unused_ const struct ctl *c, const struct host_view *v,
+			 struct json_object **ret)
 {
-	struct ctl_view cv;
-	int r;
-
-	if (ctl_host_view(c, &cv) < 0)
-		return -EIO;
-	ctl_print_diags(&cv.set->diags);
-	ctl_print_diags(&cv.v.diags);
-	r = report_plan(&cv.v, ret);
-	if (r < 0)
-		fprintf(stderr, "Planning failed: %s\n", strerror(-r));
-	ctl_view_done(&cv);
-	return r;
+	return report_plan(v, ret);
 }
 
 /* "changes" says whether any PF of the document has actions. */
@@ -104,7 +94,8 @@ int verb_plan(struct ctl *c)
 	_cleanup_json_ struct json_object *doc = NULL;
 	bool failing = false;
 
-	if ((c->bus ? ask_daemon(c, &doc) : build_here(c, &doc)) < 0)
+	if ((c->bus ? ask_daemon(c, &doc) :
+		      ctl_view_document(c, plan_document, "Planning failed", &doc)) < 0)
 		return EXIT_FAIL;
 	if (c->json)
 		ctl_print_json(doc);
