@@ -89,6 +89,13 @@ int ctl_host_view(struct ctl *c, struct ctl_view *ret);
 /* What the options say of the host read: --machine-id. */
 void ctl_host_options(const struct ctl *c, struct host_state *hs);
 void ctl_view_done(struct ctl_view *cv);
+/* A document (report.h) of the view built here, by build: the diagnostics
+ * of the layouts and of the view on stderr first; "<failed>: <error>" on
+ * stderr when build fails. -EIO when the view cannot be built. */
+typedef int (*ctl_document_fn)(const struct ctl *c, const struct host_view *v,
+			       struct json_object **ret);
+int ctl_view_document(struct ctl *c, ctl_document_fn build, const char *failed,
+		      struct json_object **ret);
 
 /* The status and plan documents (report.h), built here or received from
  * sriov-persistd: the verbs render them the same either way (doc.c). */

@@ -64,22 +64,14 @@ static void print_pf(const struct ctl *c, struct json_object *pf)
 		       strna(json_object_get_string(doc_idx(pf, "reboot_reasons", i))));
 }
 
-static int build_here(struct ctl *c, struct json_object **ret)
+static int plan_document(const struct ctl *c, const struct host_view *v,
+			 struct json_object **ret)
 {
-	struct ctl_view cv;
-	int r;
+	int r = report_plan(v, ret);
 
-	if (ctl_host_view(c, &cv) < 0)
-		return -EIO;
-	ctl_print_diags(&cv.set->diags);
-	ctl_print_diags(&cv.v.diags);
-	r = report_plan(&cv.v, ret);
 	/* a PF named is looked for on the host; the whole plan says those gone */
 	if (r >= 0 && c->n_args == 0)
-		r = report_plan_add_gone(*ret, cv.hs, c->runtime_dir);
-	if (r < 0)
-		fprintf(stderr, "Planning failed: %s\n", strerror(-r));
-	ctl_view_done(&cv);
+		r = report_plan_add_gone(*ret, v->hs, c->runtime_dir);
 	return r;
 }
 
@@ -115,7 +107,8 @@ int verb_plan(struct ctl *c)
 	_cleanup_json_ struct json_object *doc = NULL;
 	bool failing = false;
 
-	if ((c->bus ? ask_daemon(c, &doc) : build_here(c, &doc)) < 0)
+	if ((c->bus ? ask_daemon(c, &doc) :
+		      ctl_view_document(c, plan_document, "Planning failed", &doc)) < 0)
 		return EXIT_FAIL;
 	if (c->json)
 		ctl_print_json(doc);
