@@ -107,13 +107,11 @@ static void test_fault_hang(void **state)
 	assert_int_equal(op_set_num_vfs(e->h, E810_PF0, 4, 200 * USEC_PER_MSEC), -ETIMEDOUT);
 	took = now_monotonic() - start;
 	assert_true(took >= 200 * USEC_PER_MSEC);
-	assert_true(took < 5 * USEC_PER_SEC);
+	assert_true(took < 60 * USEC_PER_SEC); /* bounded by the timeout, not a hang */
 	assert_string_equal(e->h->error, "write to sriov_numvfs did not return within 200ms");
 	assert_int_equal(env_num_vfs(e, 0), 0);
-	/* spent: the next write goes through at once */
-	start = now_monotonic();
+	/* spent: the next write goes through (a hang would time out) */
 	assert_int_equal(op_set_num_vfs(e->h, E810_PF0, 4, 200 * USEC_PER_MSEC), 0);
-	assert_true(now_monotonic() - start < 200 * USEC_PER_MSEC);
 
 	env_load(e, "e810.json",
 		 "[ { \"op\": \"bind_driver\", \"pci\": \"0000:3b:01.1\", \"hang\": true } ]");
@@ -123,12 +121,12 @@ static void test_fault_hang(void **state)
 	assert_string_equal(e->h->error, "bind of the VF driver did not return within 1s");
 }
 
-/* A process stuck in a hang does not keep others from reading. */
+/* A process stuck in a hang does not keep others from reading: the read
+ * returns while the writer still hangs (it would wait a minute for it). */
 static void test_fault_hang_unlocked(void **state)
 {
 	struct env *e = *state;
 	struct host_state *hs;
-	usec_t start;
 	pid_t pid;
 	int status;
 
@@ -136,18 +134,17 @@ static void test_fault_hang_unlocked(void **state)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		int r = op_set_num_vfs(e->h, E810_PF0, 2, USEC_PER_SEC);
-
-		_exit(r == -ETIMEDOUT ? 0 : 1);
+		(void)op_set_num_vfs(e->h, E810_PF0, 2, 60 * USEC_PER_SEC);
+		_exit(1);
 	}
 	usleep(200 * 1000);
-	start = now_monotonic();
 	hs = env_read(e);
-	assert_true(now_monotonic() - start < 500 * USEC_PER_MSEC);
+	assert_non_null(hs);
+	assert_int_equal(waitpid(pid, &status, WNOHANG), 0);
 	host_state_free(hs);
+	assert_int_equal(kill(pid, SIGKILL), 0);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_true(WIFSIGNALED(status));
 }
 
 /* A crash right after a VF creation whose netdevs come late: the process
