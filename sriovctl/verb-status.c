@@ -198,8 +198,10 @@ static char *pf_policy_describe(enum pf_key k, const char *label, struct json_ob
 	}
 }
 
-/* "    mtu 9000 (wanted 9000), link up yes, eswitch switchdev, ...": the
- * [PhysicalFunction] keys but the VF count (a column), from the key table. */
+/* "    speed 1000 Mb/s, mtu 9000 (wanted 9000), link up yes, eswitch
+ * switchdev, ...": the link speed while it is known (it bounds the VF rates),
+ * then the [PhysicalFunction] keys but the VF count (a column), from the key
+ * table. */
 static void print_pf_settings(struct json_object *pf)
 {
 	struct json_object *all = doc_get(pf, "settings");
@@ -207,6 +209,9 @@ static void print_pf_settings(struct json_object *pf)
 	_cleanup_free_ char *line = NULL;
 
 	if (!json_object_is_type(all, json_type_object))
+		return;
+	if (doc_get(pf, "speed") &&
+	    strv_consume(&l, strdup_printf("speed %" PRIu64 " Mb/s", doc_u64(pf, "speed"))) < 0)
 		return;
 	json_object_object_foreach(all, key, e)
 	{

@@ -4,6 +4,7 @@
  * The result borrows the file names of its struct src entries from the
  * layout set, which must outlive it. */
 
+#include <inttypes.h>
 #include <stdarg.h>
 
 #include "desired.h"
@@ -587,6 +588,73 @@ static int check_pf_settings(struct ctx *c)
 	return r;
 }
 
+/* A VF's rate above the PF's link speed, on a driver that refuses it
+ * (drivers.c); while the speed is unknown (the link is down) nothing is
+ * said. */
+static int check_vf_rates(struct ctx *c, const struct vf_settings *v)
+{
+	static const enum vf_key keys[] = { VF_KEY_MIN_TX_RATE, VF_KEY_MAX_TX_RATE };
+
+	for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
+		enum vf_key k = keys[i];
+		uint32_t rate = k == VF_KEY_MIN_TX_RATE ? v->attrs.min_tx_rate :
+							  v->attrs.max_tx_rate;
+		int r;
+
+		if (!vf_settings_has(v, k) || !driver_refuses_rate(c->drv, k, rate, c->pf->speed))
+			continue;
+		r = hw_error(c, v->src[k].file, v->src[k].line,
+			     "%s=%u: the %s driver refuses a VF rate above the PF's link speed, "
+			     "%u Mb/s",
+			     vf_key_to_string(k), rate, c->drv_name, c->pf->speed);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* VF i's minimum rate after the apply: the layouts' value, else the
+ * host's while the VF is kept (a VF made anew has none). */
+static uint32_t min_rate_after(const struct ctx *c, size_t i)
+{
+	const struct vf_settings *v = &c->d->vfs[i];
+
+	if (vf_settings_has(v, VF_KEY_MIN_TX_RATE))
+		return v->attrs.min_tx_rate;
+	if (i < c->pf->n_vfs && c->d->num_vfs == c->pf->num_vfs)
+		return c->pf->vfs[i].attrs.min_tx_rate;
+	return 0;
+}
+
+/* ice: the minimum rates of all VFs together within the link speed. The
+ * error is at the layout line whose rate takes the sum above it. */
+static int check_min_rate_sum(struct ctx *c)
+{
+	const struct vf_settings *last = NULL;
+	uint64_t sum = 0, total = 0;
+
+	for (size_t i = 0; i < c->d->n_vfs; i++)
+		total += min_rate_after(c, i);
+	if (!driver_refuses_min_rate_sum(c->drv, total, c->pf->speed))
+		return 0;
+	for (size_t i = 0; i < c->d->n_vfs; i++) {
+		const struct vf_settings *v = &c->d->vfs[i];
+
+		sum += min_rate_after(c, i);
+		if (!vf_settings_has(v, VF_KEY_MIN_TX_RATE) || v->attrs.min_tx_rate == 0)
+			continue;
+		last = v;
+		if (sum > c->pf->speed)
+			break;
+	}
+	if (!last) /* the host's own rates: no layout line to blame */
+		return 0;
+	return hw_error(c, last->src[VF_KEY_MIN_TX_RATE].file, last->src[VF_KEY_MIN_TX_RATE].line,
+			"MinTxRateMbps=%u: the VFs' minimum rates would add up to %" PRIu64
+			" Mb/s, above the PF's link speed, %u Mb/s, which the %s driver refuses",
+			last->attrs.min_tx_rate, total, c->pf->speed, c->drv_name);
+}
+
 static int check_all(struct ctx *c)
 {
 	int r;
@@ -599,9 +667,14 @@ static int check_all(struct ctx *c)
 		if (r < 0)
 			return r;
 		r = check_vf_values(c, &c->d->vfs[i]);
+		if (r >= 0)
+			r = check_vf_rates(c, &c->d->vfs[i]);
 		if (r < 0)
 			return r;
 	}
+	r = check_min_rate_sum(c);
+	if (r < 0)
+		return r;
 	r = rules_check_unique(&c->out, c->d->vfs, NULL, c->was_stable, c->d->n_vfs);
 	if (r < 0)
 		return r;
