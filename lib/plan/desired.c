@@ -126,6 +126,59 @@ static int hold_for_file_errors(struct ctx *c, const struct layout_set *set)
 	return 0;
 }
 
+/* The FirmwareVirtualFunctions= of the layouts of port (the last file that
+ * sets it, as they merge), or NULL when none does. */
+static const struct src *port_firmware_vfs(const struct layout_set *set,
+					   const struct host_state *host,
+					   const struct pf_state *port, enum firmware_vfs *ret)
+{
+	const struct layout_file *last = NULL;
+
+	for (size_t i = 0; i < set->n_files; i++) {
+		const struct layout_file *f = set->files[i];
+
+		if (f && !f->masked && !layout_match_is_empty(&f->match) &&
+		    pf_settings_has(&f->pf, PF_KEY_FIRMWARE_VFS) &&
+		    layout_match_pf(&f->match, port, host->hostname))
+			last = f;
+	}
+	if (!last)
+		return NULL;
+	*ret = last->pf.firmware_vfs;
+	return &last->pf.src[PF_KEY_FIRMWARE_VFS];
+}
+
+/* NUM_OF_VFS is one setting of the card: FirmwareVirtualFunctions=no in the
+ * layouts of another port of it forbids raising it for this one too, or
+ * that port's limit would change against its layout. Where it says so, and
+ * the port in *ret_port. */
+static const struct src *card_forbids_raise(const struct ctx *c, const struct pf_state **ret_port)
+{
+	for (size_t i = 0; i < c->host->n_pfs; i++) {
+		const struct pf_state *port = &c->host->pfs[i];
+		enum firmware_vfs fw = FIRMWARE_VFS_AUTO;
+		const struct src *at;
+
+		if (streq(port->pci, c->pf->pci) || !pci_same_device(port->pci, c->pf->pci))
+			continue;
+		at = port_firmware_vfs(c->set, c->host, port, &fw);
+		if (at && fw == FIRMWARE_VFS_NO) {
+			*ret_port = port;
+			return at;
+		}
+	}
+	return NULL;
+}
+
+bool desired_reads_card(const struct layout_set *set)
+{
+	for (size_t i = 0; i < set->n_files; i++)
+		if (set->files[i] && pf_settings_has(&set->files[i]->pf, PF_KEY_FIRMWARE_VFS) &&
+		    set->files[i]->pf.firmware_vfs == FIRMWARE_VFS_NO)
+			return true;
+	return false;
+}
+
 static int check_vf_count(struct ctx *c, uint32_t want)
 {
 	const struct pf_settings *s = &c->d->pf;
@@ -133,6 +186,8 @@ static int check_vf_count(struct ctx *c, uint32_t want)
 	bool fw_auto = !pf_settings_has(s, PF_KEY_FIRMWARE_VFS) ||
 		       s->firmware_vfs == FIRMWARE_VFS_AUTO;
 	bool fw_possible = c->drv->firmware_vfs && c->pf->firmware_total_vfs >= 0;
+	const struct pf_state *port = NULL;
+	const struct src *no;
 	char val[16], other[256];
 
 	if (want <= c->pf->total_vfs)
@@ -171,6 +226,13 @@ static int check_vf_count(struct ctx *c, uint32_t want)
 			c, at->file, at->line,
 			"VirtualFunctions=%s: the firmware VF limit can be raised to at most %u",
 			val, c->drv->firmware_max_vfs);
+	if (want > (uint32_t)c->pf->firmware_total_vfs && (no = card_forbids_raise(c, &port)))
+		return hw_error(
+			c, at->file, at->line,
+			"VirtualFunctions=%s: the PF supports at most %u VFs (sriov_totalvfs), and "
+			"the firmware limit, one setting of this card, may not be raised: "
+			"FirmwareVirtualFunctions=no%s for its port %s",
+			val, c->pf->total_vfs, rules_at(at->file, no, other), port->pci);
 	return 0; /* the planner raises the firmware limit: a reboot */
 }
 

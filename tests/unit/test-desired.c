@@ -1238,6 +1238,51 @@ static void test_rates_above_link_speed(void **state)
 	check_rate("ice", 0, VF_KEY_MIN_TX_RATE, 8000, NULL);
 }
 
+/* NUM_OF_VFS is one setting of the card: FirmwareVirtualFunctions=no in
+ * the layouts of one port forbids raising it for the other; the raise that
+ * another port needs holds that port, naming the "no" and its port. */
+static void test_firmware_vfs_no_on_other_port(void **state)
+{
+	struct layout_file *files[] = { file_new(A, "0000:ca:00.0"), file_new(B, "0000:ca:00.1") };
+	struct pf_state pfs[] = { pf_make("mlx5_core", 8, 0), pf_make("mlx5_core", 8, 0) };
+	struct host_state two = host;
+	struct run t;
+
+	strcpy(pfs[0].pci, "0000:ca:00.0");
+	strcpy(pfs[1].pci, "0000:ca:00.1");
+	two.pfs = pfs;
+	two.n_pfs = 2;
+	PF_SET(files[0], VIRTUAL_FUNCTIONS, num_vfs, 4, 3);
+	PF_SET(files[0], FIRMWARE_VFS, firmware_vfs, FIRMWARE_VFS_NO, 4);
+	PF_SET(files[1], VIRTUAL_FUNCTIONS, num_vfs, 20, 3);
+	run_build(&t, &two, &pfs[1], files, 2);
+	expect_error(&t, B, 3,
+		     "VirtualFunctions=20: the PF supports at most 8 VFs (sriov_totalvfs), and the "
+		     "firmware limit, one setting of this card, may not be raised: "
+		     "FirmwareVirtualFunctions=no (" A ":4) for its port 0000:ca:00.0");
+	pf_desired_free(t.d);
+	diag_list_done(&t.diags);
+	/* the port that says no is not held by the other's wish */
+	run_build(&t, &two, &pfs[0], files, 2);
+	expect_ok(&t);
+	pf_desired_free(t.d);
+	diag_list_done(&t.diags);
+	/* raised already (nothing is written): no conflict */
+	pfs[0].firmware_total_vfs = pfs[1].firmware_total_vfs = 20;
+	run_build(&t, &two, &pfs[1], files, 2);
+	expect_ok(&t);
+	pf_desired_free(t.d);
+	diag_list_done(&t.diags);
+	/* another card's "no" says nothing of this one */
+	pfs[0].firmware_total_vfs = pfs[1].firmware_total_vfs = 8;
+	strcpy(pfs[0].pci, "0000:cb:00.0");
+	free(files[0]->match.pci_address[0]);
+	files[0]->match.pci_address[0] = strdup("0000:cb:00.0");
+	run_build(&t, &two, &pfs[1], files, 2);
+	expect_ok(&t);
+	run_done(&t, files, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1271,6 +1316,7 @@ int main(void)
 		cmocka_unit_test(test_more_errors_counted),
 		cmocka_unit_test(test_rates_after_merge),
 		cmocka_unit_test(test_rates_above_link_speed),
+		cmocka_unit_test(test_firmware_vfs_no_on_other_port),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
