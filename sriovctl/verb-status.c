@@ -167,11 +167,67 @@ static void print_vfs(struct json_object *pf)
 	}
 }
 
+/* Another port of pf's card (the same PCI device) whose layout wants more
+ * VFs than the port has and that waits for a reboot: it raises the card's
+ * one firmware VF limit, or waits for a raise to take effect; or NULL. */
+static struct json_object *card_raiser(struct json_object *doc, struct json_object *pf)
+{
+	const char *pci = doc_str(pf, "pci");
+
+	for (size_t i = 0; pci && i < doc_len(doc, "pfs"); i++) {
+		struct json_object *o = doc_idx(doc, "pfs", i);
+		const char *other = doc_str(o, "pci");
+
+		if (other && !streq(other, pci) && pci_same_device(other, pci) &&
+		    doc_get(o, "desired_num_vfs") &&
+		    doc_u64(o, "desired_num_vfs") > doc_u64(o, "total_vfs") &&
+		    doc_len(o, "pending_reboot_reasons") > 0)
+			return o;
+	}
+	return NULL;
+}
+
+/* The firmware VF limit, the one after the next reboot ("firmware VF limit
+ * 20 from the next reboot, 8 until then"), with what the layout's
+ * FirmwareVirtualFunctions= makes the tool do and the other port of the
+ * card that raises it: "firmware VF limit 8 (raised for 0000:ca:00.1, one
+ * setting of this card: a reboot is pending through it)". NULL when there
+ * is nothing to say. */
+static char *firmware_describe(const char *label, struct json_object *e, struct json_object *doc,
+			       struct json_object *pf)
+{
+	const char *now = doc_str(e, "now"), *want = doc_str(e, "wanted");
+	struct json_object *by = card_raiser(doc, pf);
+	uint64_t total = doc_u64(pf, "total_vfs");
+	bool raised = now && strtoull(now, NULL, 10) > total;
+	_cleanup_free_ char *value = NULL, *policy = NULL, *through = NULL;
+
+	if (!now && !want)
+		return NULL;
+	value = raised ? strdup_printf("%s from the next reboot, %" PRIu64 " until then", now,
+				       total) :
+			 strdup(now ?: "none");
+	if (want)
+		policy = strdup_printf("FirmwareVirtualFunctions=%s: %s", want,
+				       !streq(want, "no") ? "raised when needed" :
+				       raised		  ? "not raised further" :
+							    "not raised");
+	if (by)
+		through = strdup_printf("raised for %s, one setting of this card: a reboot is "
+					"pending through it",
+					strna(doc_str(by, "pci")));
+	if (!value || (want && !policy) || (by && !through))
+		return NULL;
+	if (!policy && !through)
+		return strdup_printf("%s %s", label, value);
+	return strdup_printf("%s %s (%s%s%s)", label, value, strempty(policy),
+			     policy && through ? "; " : "", strempty(through));
+}
+
 /* The keys whose value is no state the host is brought to, as what the
  * layout's value makes the tool do: "link up yes (LinkUp=no: left as it
- * is)", "firmware VF limit 8 (FirmwareVirtualFunctions=no: not raised)",
- * "externally managed (ExternallyManaged=yes: ...)"; NULL when the key is
- * compared like the others, "" when there is nothing to say. */
+ * is)", "externally managed (ExternallyManaged=yes: ...)"; NULL when the
+ * key is compared like the others, "" when there is nothing to say. */
 static char *pf_policy_describe(enum pf_key k, const char *label, struct json_object *e)
 {
 	const char *now = doc_str(e, "now"), *want = doc_str(e, "wanted");
@@ -181,12 +237,6 @@ static char *pf_policy_describe(enum pf_key k, const char *label, struct json_ob
 		return streq_ptr(want, "no") ? strdup_printf("%s %s (LinkUp=no: left as it is)",
 							     label, strna(now)) :
 					       NULL;
-	case PF_KEY_FIRMWARE_VFS:
-		if (!want)
-			return NULL;
-		return strdup_printf("%s %s (FirmwareVirtualFunctions=%s: %s)", label,
-				     now ?: "none", want,
-				     streq(want, "no") ? "not raised" : "raised when needed");
 	case PF_KEY_EXTERNALLY_MANAGED:
 		return streq_ptr(want, "yes") ?
 			       strdup_printf(
@@ -198,15 +248,20 @@ static char *pf_policy_describe(enum pf_key k, const char *label, struct json_ob
 	}
 }
 
-/* "    mtu 9000 (wanted 9000), link up yes, eswitch switchdev, ...": the
- * [PhysicalFunction] keys but the VF count (a column), from the key table. */
-static void print_pf_settings(struct json_object *pf)
+/* "    speed 1000 Mb/s, mtu 9000 (wanted 9000), link up yes, eswitch
+ * switchdev, ...": the link speed while it is known (it bounds the VF rates),
+ * then the [PhysicalFunction] keys but the VF count (a column), from the key
+ * table. */
+static void print_pf_settings(struct json_object *doc, struct json_object *pf)
 {
 	struct json_object *all = doc_get(pf, "settings");
 	_cleanup_strv_free_ char **l = NULL;
 	_cleanup_free_ char *line = NULL;
 
 	if (!json_object_is_type(all, json_type_object))
+		return;
+	if (doc_get(pf, "speed") &&
+	    strv_consume(&l, strdup_printf("speed %" PRIu64 " Mb/s", doc_u64(pf, "speed"))) < 0)
 		return;
 	json_object_object_foreach(all, key, e)
 	{
@@ -217,7 +272,11 @@ static void print_pf_settings(struct json_object *pf)
 
 		if (k == PF_KEY_VIRTUAL_FUNCTIONS || (!doc_str(e, "now") && !doc_str(e, "wanted")))
 			continue;
-		d = pf_policy_describe(k, label, e) ?: setting_describe(label, e, true, true);
+		d = k == PF_KEY_FIRMWARE_VFS	    ? firmware_describe(label, e, doc, pf) :
+		    pf_policy_describe(k, label, e) ?:
+						      setting_describe(label, e, true, true);
+		if (!d && k == PF_KEY_FIRMWARE_VFS)
+			continue;
 		if (d && !*d) {
 			free(d);
 			continue;
@@ -230,7 +289,7 @@ static void print_pf_settings(struct json_object *pf)
 		printf("    %s\n", line);
 }
 
-static void print_pf(const struct ctl *c, struct json_object *pf)
+static void print_pf(const struct ctl *c, struct json_object *doc, struct json_object *pf)
 {
 	struct json_object *last = doc_get(pf, "last_apply");
 	const char *state = strna(doc_str(pf, "state")), *why = doc_str(pf, "reason");
@@ -269,7 +328,7 @@ static void print_pf(const struct ctl *c, struct json_object *pf)
 	if (doc_len(pf, "config_files") == 0)
 		return;
 	doc_print_files(pf, "    ");
-	print_pf_settings(pf);
+	print_pf_settings(doc, pf);
 	print_vfs(pf);
 }
 
@@ -328,7 +387,7 @@ static void render(const struct ctl *c, struct json_object *doc)
 	printf("%-12s  %-15s %-10s %5s %5s %5s  %-15s %s\n", "PF", "NAME", "DRIVER", "VFS", "WANT",
 	       "MAX", "STATE", "LAST APPLY");
 	for (size_t i = 0; i < doc_len(doc, "pfs"); i++)
-		print_pf(c, doc_idx(doc, "pfs", i));
+		print_pf(c, doc, doc_idx(doc, "pfs", i));
 }
 
 static int status_document(const struct ctl *c, const struct host_view *v, struct json_object **ret)

@@ -99,7 +99,8 @@ static bool set_has_literal_unique(const struct layout_set *set)
 }
 
 /* Reads the PF at pci again: only it, unless a layout has a literal MAC
- * address or GUID, which the other PFs must not have too. */
+ * address or GUID, which the other PFs must not have too, or says
+ * FirmwareVirtualFunctions=no, which holds the other ports of its card. */
 static int read_pf(struct pf_run *run, const char *pci, struct host_state **ret_hs,
 		   const struct pf_state **ret_pf)
 {
@@ -107,8 +108,9 @@ static int read_pf(struct pf_run *run, const char *pci, struct host_state **ret_
 	struct pf_state *pf;
 	int r;
 
-	r = set_has_literal_unique(run->set) ? host_read(run->host, &hs) :
-					       host_read_pf(run->host, pci, &hs);
+	r = set_has_literal_unique(run->set) || desired_reads_card(run->set) ?
+		    host_read(run->host, &hs) :
+		    host_read_pf(run->host, pci, &hs);
 	if (r < 0)
 		return r;
 	pf = host_state_find_pf(hs, pci);

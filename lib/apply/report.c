@@ -656,6 +656,7 @@ static int pf_status_fill(struct json_object *o, const struct pf_view *pv,
 	if (put_str(o, "pci", pf->pci) < 0 || put_str(o, "name", pf->name) < 0 ||
 	    put_str(o, "driver", pf->driver) < 0 ||
 	    put_str(o, "link_type", link_type_to_string(pf->link_type)) < 0 ||
+	    (pf->speed ? put_int(o, "speed", pf->speed) : put_null(o, "speed")) < 0 ||
 	    put_str(o, "state", r->state) < 0 || put_str(o, "reason", r->why) < 0 ||
 	    put_int(o, "num_vfs", pf->num_vfs) < 0 || put_int(o, "total_vfs", pf->total_vfs) < 0 ||
 	    (pv->desired && !pv->desired->held ?

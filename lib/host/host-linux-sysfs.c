@@ -410,6 +410,9 @@ static int read_pf_netdev(struct host_linux *hl, int fd, struct pf_state *pf)
 		return r;
 	if (netdev_read_u32(hl, pf->name, "type", &type) >= 0 && type == ARPHRD_INFINIBAND_)
 		pf->link_type = LINK_TYPE_INFINIBAND;
+	/* EINVAL while the netdev is down, "-1" while its link is: unknown */
+	if (netdev_read_u32(hl, pf->name, "speed", &pf->speed) < 0)
+		pf->speed = 0;
 	pf->firmware_link_type = pf->link_type;
 	return 0;
 }

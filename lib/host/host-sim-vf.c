@@ -7,6 +7,8 @@
  * the value the VF already has (iproute2 sends QoS and protocol with every
  * VLAN, and both rates together). */
 
+#include <inttypes.h>
+
 #include "drivers.h"
 #include "host-sim-internal.h"
 
@@ -28,6 +30,40 @@ static int check_values(struct host *h, const struct vf_attrs *n)
 	return 0;
 }
 
+/* The link speed bounds the rates as the PF's driver checks them: one VF's
+ * (igb, i40e, ixgbe, bnxt_en), or ice's sum of every VF's minimum; only the
+ * rates the request sends are checked, as the driver sees only those. */
+static int check_speed(struct host *h, const struct pf_state *pf, const struct driver_info *di,
+		       uint32_t vf, uint32_t keys, const struct vf_attrs *n)
+{
+	uint64_t sum = n->min_tx_rate;
+
+	if (driver_refuses_rate(di, VF_KEY_MAX_TX_RATE, n->max_tx_rate, pf->speed) &&
+	    (keys & VF_KEY_BIT(MAX_TX_RATE))) {
+		host_set_error(h, "max tx rate %u of VF %u exceeds the link speed, %u Mb/s",
+			       n->max_tx_rate, vf, pf->speed);
+		return -EINVAL;
+	}
+	if (driver_refuses_rate(di, VF_KEY_MIN_TX_RATE, n->min_tx_rate, pf->speed) &&
+	    (keys & VF_KEY_BIT(MIN_TX_RATE))) {
+		host_set_error(h, "min tx rate %u of VF %u exceeds the link speed, %u Mb/s",
+			       n->min_tx_rate, vf, pf->speed);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < pf->n_vfs; i++)
+		if (i != vf)
+			sum += pf->vfs[i].attrs.min_tx_rate;
+	if ((keys & VF_KEY_BIT(MIN_TX_RATE)) && n->min_tx_rate > 0 &&
+	    driver_refuses_min_rate_sum(di, sum, pf->speed)) {
+		host_set_error(h,
+			       "min_tx_rate of %u Mbps on VF %u would cause oversubscription "
+			       "(%" PRIu64 " Mbps) of the link speed, %u Mbps",
+			       n->min_tx_rate, vf, sum, pf->speed);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* The VF's attributes as the request would leave them, or -errno. */
 static int request_result(struct host *h, const struct pf_state *pf, const struct vf_attrs *cur,
 			  const struct sim_request *rq, struct vf_attrs *ret)
@@ -37,6 +73,7 @@ static int request_result(struct host *h, const struct pf_state *pf, const struc
 	const char *driver = pf->driver;
 	struct vf_attrs next = *cur;
 	uint32_t keys = rq->a->keys & VF_NETLINK_KEYS;
+	int r;
 
 	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
 		if (keys & (1u << k))
@@ -53,8 +90,13 @@ static int request_result(struct host *h, const struct pf_state *pf, const struc
 				       vf_key_to_ip_name(k));
 			return -EOPNOTSUPP;
 		}
+	r = check_values(h, &next);
+	if (r >= 0)
+		r = check_speed(h, pf, di, rq->a->vf, keys, &next);
+	if (r < 0)
+		return r;
 	*ret = next;
-	return check_values(h, &next);
+	return 0;
 }
 
 int sim_kernel_set_vf(struct host *h, struct host_state *s, const struct sim_request *rq)

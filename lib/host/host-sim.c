@@ -115,12 +115,20 @@ static void pf_texts_drop(struct sim *s)
 	s->n_pf_texts = 0;
 }
 
-/* The PF at pci (every PF: NULL) is about to change. */
-static void pf_text_forget(struct sim *s, const struct host_state *hs, const char *pci)
+/* The PF at pci (every PF: NULL) is about to change; with card, every PF
+ * of its device (NUM_OF_VFS is one setting of the card). */
+static void pf_text_forget_card(struct sim *s, const struct host_state *hs, const char *pci,
+				bool card)
 {
 	for (size_t i = 0; i < s->n_pf_texts && i < hs->n_pfs; i++)
-		if (!pci || streq(hs->pfs[i].pci, pci))
+		if (!pci || streq(hs->pfs[i].pci, pci) ||
+		    (card && pci_same_device(hs->pfs[i].pci, pci)))
 			s->pf_texts[i] = mfree(s->pf_texts[i]);
+}
+
+static void pf_text_forget(struct sim *s, const struct host_state *hs, const char *pci)
+{
+	pf_text_forget_card(s, hs, pci, false);
 }
 
 static void cache_drop(struct sim *s)
@@ -501,7 +509,7 @@ static int sim_run(struct sim *s, const struct sim_request *rq)
 		return r;
 	/* whatever happens next may change it (NULL: a module, for every PF) */
 	if (t == &s->batch)
-		pf_text_forget(s, t->state, rq->pf);
+		pf_text_forget_card(s, t->state, rq->pf, rq->a->type == ACTION_SET_FIRMWARE_VFS);
 	if (action_type_on_vf(rq->a->type) && sim_vf_pci(t->state, rq->pf, rq->a->vf, vf_pci) < 0)
 		vf_pci[0] = '\0';
 	f = sim_faults_fire(&t->faults, SIM_FAULT_ERRNO, rq->a->type, rq->pf,

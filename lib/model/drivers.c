@@ -26,6 +26,10 @@
  *  - bnxt_en: the VF driver is bnxt_en itself; a non-zero QoS is -EINVAL;
  *    802.1Q only.
  *  - ixgbe: the only one here with set_vf_rss_query_en.
+ * A VF's rate above the PF's link speed is -EINVAL in igb_ndo_set_vf_bw,
+ * i40e_set_bw_limit, ixgbe_ndo_set_vf_bw and bnxt_set_vf_bw (the minimum
+ * too); ice refuses minimum rates whose sum over all VFs exceeds it
+ * (ice_min_tx_rate_oversubscribed); mlx5 compares neither with it.
  * MTU ranges are the drivers' min_mtu/max_mtu. */
 static const struct driver_info drivers[] = {
 	{
@@ -38,6 +42,7 @@ static const struct driver_info drivers[] = {
 		.vf_attrs = A(MAC) | A(VLAN) | A(QOS) | A(VLAN_PROTO) | A(SPOOFCHK) | A(TRUST) |
 			    A(LINK_STATE) | A(MIN_TX_RATE) | A(MAX_TX_RATE),
 		.vlan_8021ad = true,
+		.min_rates_sum_within_speed = true,
 		.switchdev = SWITCHDEV_WITHOUT_VFS,
 		.representor_link = true,
 	},
@@ -49,6 +54,7 @@ static const struct driver_info drivers[] = {
 		.max_mtu = 9702,
 		.vf_attrs = A(MAC) | A(VLAN) | A(QOS) | A(SPOOFCHK) | A(TRUST) | A(LINK_STATE) |
 			    A(MAX_TX_RATE),
+		.rates_within_speed = A(MAX_TX_RATE),
 		.switchdev = SWITCHDEV_NONE,
 	},
 	{
@@ -78,6 +84,7 @@ static const struct driver_info drivers[] = {
 		.max_mtu = 9500,
 		.vf_attrs = A(MAC) | A(VLAN) | A(SPOOFCHK) | A(TRUST) | A(LINK_STATE) |
 			    A(MIN_TX_RATE) | A(MAX_TX_RATE),
+		.rates_within_speed = A(MIN_TX_RATE) | A(MAX_TX_RATE),
 		.switchdev = SWITCHDEV_VFS_UNBOUND,
 	},
 	{
@@ -87,6 +94,7 @@ static const struct driver_info drivers[] = {
 		.min_mtu = 68,
 		.max_mtu = 9216,
 		.vf_attrs = A(MAC) | A(VLAN) | A(QOS) | A(SPOOFCHK) | A(TRUST) | A(MAX_TX_RATE),
+		.rates_within_speed = A(MAX_TX_RATE),
 		.switchdev = SWITCHDEV_NONE,
 		.vf_keys_before_bind = A(MAC),
 		.vf_random_mac = true,
@@ -102,6 +110,7 @@ static const struct driver_info drivers[] = {
 		.max_mtu = 9710,
 		.vf_attrs = A(MAC) | A(VLAN) | A(QOS) | A(SPOOFCHK) | A(TRUST) | A(LINK_STATE) |
 			    A(QUERY_RSS) | A(MAX_TX_RATE),
+		.rates_within_speed = A(MAX_TX_RATE),
 		.switchdev = SWITCHDEV_NONE,
 	},
 	{
@@ -140,6 +149,16 @@ const struct driver_info *driver_info_find(const char *pf_driver)
 const struct driver_info *driver_info_generic(void)
 {
 	return &generic;
+}
+
+bool driver_refuses_rate(const struct driver_info *d, enum vf_key k, uint32_t rate, uint32_t speed)
+{
+	return speed > 0 && rate > speed && (d->rates_within_speed & (1u << k));
+}
+
+bool driver_refuses_min_rate_sum(const struct driver_info *d, uint64_t sum, uint32_t speed)
+{
+	return speed > 0 && sum > speed && d->min_rates_sum_within_speed;
 }
 
 static const struct vf_driver_info vf_drivers[] = {

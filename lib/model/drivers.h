@@ -48,6 +48,13 @@ struct driver_info {
 	 * under RTNL): a PF that is to come up does so after VFs created
 	 * unbound, which need it only when they probe */
 	bool vf_enable_reopens_pf;
+	/* the VF rates (1u << VF_KEY_MIN_TX_RATE, VF_KEY_MAX_TX_RATE) the
+	 * driver refuses above the PF's link speed (ndo_set_vf_rate returns
+	 * -EINVAL): igb, i40e and ixgbe the maximum, bnxt_en both */
+	uint32_t rates_within_speed;
+	/* the minimum rates of all VFs together may not exceed the link speed
+	 * (ice: "would cause oversubscription") */
+	bool min_rates_sum_within_speed;
 	/* firmware VF limit settable (mlx5 NUM_OF_VFS through mstconfig); needs a reboot */
 	bool firmware_vfs;
 	uint32_t firmware_max_vfs; /* upper bound for the firmware limit */
@@ -72,6 +79,14 @@ static inline uint32_t driver_vf_attrs(const struct driver_info *d, bool infinib
 {
 	return infiniband ? d->ib_vf_attrs : d->vf_attrs;
 }
+
+/* Whether d refuses rate (Mb/s) for the rate key k of one VF on a link of
+ * speed Mb/s: never while the speed is unknown (0). */
+bool driver_refuses_rate(const struct driver_info *d, enum vf_key k, uint32_t rate,
+			 uint32_t speed) _pure_;
+/* Whether d refuses VFs whose minimum rates add up to sum Mb/s on a link of
+ * speed Mb/s (0: unknown, never). */
+bool driver_refuses_min_rate_sum(const struct driver_info *d, uint64_t sum, uint32_t speed) _pure_;
 
 /* The VF drivers that belong to no vendor: they bind a VF for user space
  * (vfio-pci, uio_pci_generic, igb_uio) or park it (pci-stub), and give it no

@@ -110,6 +110,10 @@ struct pf_state {
 	uint32_t vfs_ours;
 	uint32_t mtu;
 	bool up;
+	/* the link speed in Mb/s (class/net/<name>/speed); 0 when unknown: the
+	 * link is down, the PF has no netdev or its driver does not say.
+	 * Snapshot "speed", optional (absent, null or -1: unknown) */
+	uint32_t speed;
 	struct mac_addr permanent_mac;
 	bool has_eswitch; /* snapshot "eswitch_mode" non-null: the driver has devlink eswitch */
 	enum eswitch_mode eswitch_mode;

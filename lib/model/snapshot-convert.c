@@ -257,6 +257,32 @@ int snapshot_format_int(const struct field *f, const void *obj, struct json_obje
 	return new_value(json_object_new_int64(i), ret);
 }
 
+/* A link speed in Mb/s: absent while unknown (0); null and the kernel's
+ * -1 (SPEED_UNKNOWN) read as unknown too. */
+int snapshot_parse_speed(struct parser *p, const struct field *f, const char *path,
+			 struct json_object *v, void *obj)
+{
+	int64_t i;
+	int r;
+
+	if (!v)
+		return 0;
+	r = int_value(p, f, path, v, &i);
+	if (r < 0)
+		return r;
+	*(uint32_t *)member(obj, f) = i < 0 ? 0 : (uint32_t)i;
+	return 0;
+}
+
+int snapshot_format_speed(const struct field *f, const void *obj, struct json_object **ret)
+{
+	uint32_t speed = *(const uint32_t *)cmember(obj, f);
+
+	if (speed == 0)
+		return 0;
+	return new_value(json_object_new_int64(speed), ret);
+}
+
 int snapshot_parse_hex16(struct parser *p, const struct field *f, const char *path,
 			 struct json_object *v, void *obj)
 {

@@ -69,6 +69,8 @@ static const struct field pf_fields[] = {
 	      .optional = true),
 	FIELD("mtu", uint, struct pf_state, mtu, 0, 65535),
 	FIELD("up", bool, struct pf_state, up, 0, 0),
+	FIELD("speed", speed, struct pf_state, speed, -1, INT32_MAX, .optional = true,
+	      .nullable = true),
 	FIELD("permanent_mac", mac, struct pf_state, permanent_mac, 0, 0),
 	FIELD("eswitch_mode", eswitch, struct pf_state, eswitch_mode, 0, 0, .nullable = true),
 	FIELD("hw_tc_offload", bool, struct pf_state, hw_tc_offload, 0, 0, .optional = true),

@@ -4,6 +4,7 @@
  * The result borrows the file names of its struct src entries from the
  * layout set, which must outlive it. */
 
+#include <inttypes.h>
 #include <stdarg.h>
 
 #include "desired.h"
@@ -126,6 +127,59 @@ static int hold_for_file_errors(struct ctx *c, const struct layout_set *set)
 	return 0;
 }
 
+/* The FirmwareVirtualFunctions= of the layouts of port (the last file that
+ * sets it, as they merge), or NULL when none does. */
+static const struct src *port_firmware_vfs(const struct layout_set *set,
+					   const struct host_state *host,
+					   const struct pf_state *port, enum firmware_vfs *ret)
+{
+	const struct layout_file *last = NULL;
+
+	for (size_t i = 0; i < set->n_files; i++) {
+		const struct layout_file *f = set->files[i];
+
+		if (f && !f->masked && !layout_match_is_empty(&f->match) &&
+		    pf_settings_has(&f->pf, PF_KEY_FIRMWARE_VFS) &&
+		    layout_match_pf(&f->match, port, host->hostname))
+			last = f;
+	}
+	if (!last)
+		return NULL;
+	*ret = last->pf.firmware_vfs;
+	return &last->pf.src[PF_KEY_FIRMWARE_VFS];
+}
+
+/* NUM_OF_VFS is one setting of the card: FirmwareVirtualFunctions=no in the
+ * layouts of another port of it forbids raising it for this one too, or
+ * that port's limit would change against its layout. Where it says so, and
+ * the port in *ret_port. */
+static const struct src *card_forbids_raise(const struct ctx *c, const struct pf_state **ret_port)
+{
+	for (size_t i = 0; i < c->host->n_pfs; i++) {
+		const struct pf_state *port = &c->host->pfs[i];
+		enum firmware_vfs fw = FIRMWARE_VFS_AUTO;
+		const struct src *at;
+
+		if (streq(port->pci, c->pf->pci) || !pci_same_device(port->pci, c->pf->pci))
+			continue;
+		at = port_firmware_vfs(c->set, c->host, port, &fw);
+		if (at && fw == FIRMWARE_VFS_NO) {
+			*ret_port = port;
+			return at;
+		}
+	}
+	return NULL;
+}
+
+bool desired_reads_card(const struct layout_set *set)
+{
+	for (size_t i = 0; i < set->n_files; i++)
+		if (set->files[i] && pf_settings_has(&set->files[i]->pf, PF_KEY_FIRMWARE_VFS) &&
+		    set->files[i]->pf.firmware_vfs == FIRMWARE_VFS_NO)
+			return true;
+	return false;
+}
+
 static int check_vf_count(struct ctx *c, uint32_t want)
 {
 	const struct pf_settings *s = &c->d->pf;
@@ -133,6 +187,8 @@ static int check_vf_count(struct ctx *c, uint32_t want)
 	bool fw_auto = !pf_settings_has(s, PF_KEY_FIRMWARE_VFS) ||
 		       s->firmware_vfs == FIRMWARE_VFS_AUTO;
 	bool fw_possible = c->drv->firmware_vfs && c->pf->firmware_total_vfs >= 0;
+	const struct pf_state *port = NULL;
+	const struct src *no;
 	char val[16], other[256];
 
 	if (want <= c->pf->total_vfs)
@@ -171,6 +227,13 @@ static int check_vf_count(struct ctx *c, uint32_t want)
 			c, at->file, at->line,
 			"VirtualFunctions=%s: the firmware VF limit can be raised to at most %u",
 			val, c->drv->firmware_max_vfs);
+	if (want > (uint32_t)c->pf->firmware_total_vfs && (no = card_forbids_raise(c, &port)))
+		return hw_error(
+			c, at->file, at->line,
+			"VirtualFunctions=%s: the PF supports at most %u VFs (sriov_totalvfs), and "
+			"the firmware limit, one setting of this card, may not be raised: "
+			"FirmwareVirtualFunctions=no%s for its port %s",
+			val, c->pf->total_vfs, rules_at(at->file, no, other), port->pci);
 	return 0; /* the planner raises the firmware limit: a reboot */
 }
 
@@ -588,6 +651,73 @@ static int check_pf_settings(struct ctx *c)
 	return r;
 }
 
+/* A VF's rate above the PF's link speed, on a driver that refuses it
+ * (drivers.c); while the speed is unknown (the link is down) nothing is
+ * said. */
+static int check_vf_rates(struct ctx *c, const struct vf_settings *v)
+{
+	static const enum vf_key keys[] = { VF_KEY_MIN_TX_RATE, VF_KEY_MAX_TX_RATE };
+
+	for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
+		enum vf_key k = keys[i];
+		uint32_t rate = k == VF_KEY_MIN_TX_RATE ? v->attrs.min_tx_rate :
+							  v->attrs.max_tx_rate;
+		int r;
+
+		if (!vf_settings_has(v, k) || !driver_refuses_rate(c->drv, k, rate, c->pf->speed))
+			continue;
+		r = hw_error(c, v->src[k].file, v->src[k].line,
+			     "%s=%u: the %s driver refuses a VF rate above the PF's link speed, "
+			     "%u Mb/s",
+			     vf_key_to_string(k), rate, c->drv_name, c->pf->speed);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* VF i's minimum rate after the apply: the layouts' value, else the
+ * host's while the VF is kept (a VF made anew has none). */
+static uint32_t min_rate_after(const struct ctx *c, size_t i)
+{
+	const struct vf_settings *v = &c->d->vfs[i];
+
+	if (vf_settings_has(v, VF_KEY_MIN_TX_RATE))
+		return v->attrs.min_tx_rate;
+	if (i < c->pf->n_vfs && c->d->num_vfs == c->pf->num_vfs)
+		return c->pf->vfs[i].attrs.min_tx_rate;
+	return 0;
+}
+
+/* ice: the minimum rates of all VFs together within the link speed. The
+ * error is at the layout line whose rate takes the sum above it. */
+static int check_min_rate_sum(struct ctx *c)
+{
+	const struct vf_settings *last = NULL;
+	uint64_t sum = 0, total = 0;
+
+	for (size_t i = 0; i < c->d->n_vfs; i++)
+		total += min_rate_after(c, i);
+	if (!driver_refuses_min_rate_sum(c->drv, total, c->pf->speed))
+		return 0;
+	for (size_t i = 0; i < c->d->n_vfs; i++) {
+		const struct vf_settings *v = &c->d->vfs[i];
+
+		sum += min_rate_after(c, i);
+		if (!vf_settings_has(v, VF_KEY_MIN_TX_RATE) || v->attrs.min_tx_rate == 0)
+			continue;
+		last = v;
+		if (sum > c->pf->speed)
+			break;
+	}
+	if (!last) /* the host's own rates: no layout line to blame */
+		return 0;
+	return hw_error(c, last->src[VF_KEY_MIN_TX_RATE].file, last->src[VF_KEY_MIN_TX_RATE].line,
+			"MinTxRateMbps=%u: the VFs' minimum rates would add up to %" PRIu64
+			" Mb/s, above the PF's link speed, %u Mb/s, which the %s driver refuses",
+			last->attrs.min_tx_rate, total, c->pf->speed, c->drv_name);
+}
+
 static int check_all(struct ctx *c)
 {
 	int r;
@@ -600,9 +730,14 @@ static int check_all(struct ctx *c)
 		if (r < 0)
 			return r;
 		r = check_vf_values(c, &c->d->vfs[i]);
+		if (r >= 0)
+			r = check_vf_rates(c, &c->d->vfs[i]);
 		if (r < 0)
 			return r;
 	}
+	r = check_min_rate_sum(c);
+	if (r < 0)
+		return r;
 	r = rules_check_unique(&c->out, c->d->vfs, NULL, c->was_stable, c->d->n_vfs);
 	if (r < 0)
 		return r;

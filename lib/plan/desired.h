@@ -71,6 +71,10 @@ uint32_t pf_desired_num_vfs(const struct pf_desired *d, const struct pf_state *p
 char *pf_desired_extra_vfs(const struct pf_desired *d, const struct pf_state *pf);
 /* Whether pf has VFs beyond the count another tool is expected to make. */
 bool pf_desired_has_extra_vfs(const struct pf_desired *d, const struct pf_state *pf) _pure_;
+/* Whether a layout of set says FirmwareVirtualFunctions=no: it forbids
+ * raising the firmware VF limit of every port of its card, which
+ * desired_build() sees only in a host read with the card's other ports. */
+bool desired_reads_card(const struct layout_set *set) _pure_;
 /* Whether a VF of d is to be bound to a driver that needs an IOMMU
  * (vfio-pci): what the kernel arguments of KernelArguments=manage are for. */
 bool pf_desired_needs_iommu(const struct pf_desired *d) _pure_;

@@ -90,8 +90,8 @@ def test_status_table_shows_files_pf_keys_and_what_a_vf_has(make_host):
     h.save(s)
     out = h.run("status").stdout
     assert "    files: 50-e810.conf 60-other.conf\n" in out, out
-    assert "    mtu 9000 (wanted 9000), link up yes, eswitch legacy, hw-tc-offload no, " \
-           "link type ethernet\n" in out, out
+    assert "    speed 25000 Mb/s, mtu 9000 (wanted 9000), link up yes, eswitch legacy, " \
+           "hw-tc-offload no, link type ethernet\n" in out, out
     rows = {int(m.group(1)): m.group(0) for m in re.finditer(r"^    (\d) .*$", out, re.M)}
     assert rows[2].endswith("differs: max_tx_rate 0 (wanted 2000)"), out
     # the vfio-pci VF has no MTU
@@ -312,7 +312,7 @@ def test_keys_the_tool_never_acts_on_say_what_they_mean(make_host):
              "LinkUp=no\nFirmwareVirtualFunctions=no\nExternallyManaged=yes\n")
     out = h.run("status").stdout
     assert "(wanted" not in out, out
-    assert "    mtu 1500, link up yes (LinkUp=no: left as it is), eswitch legacy, " \
+    assert "    speed 25000 Mb/s, mtu 1500, link up yes (LinkUp=no: left as it is), eswitch legacy, " \
            "hw-tc-offload no, link type ethernet, firmware VF limit none " \
            "(FirmwareVirtualFunctions=no: not raised), externally managed " \
            "(ExternallyManaged=yes: another tool makes the VFs)\n" in out, out

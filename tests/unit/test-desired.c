@@ -1189,6 +1189,101 @@ static void test_rates_after_merge(void **state)
 	run_done(&t, files, 2);
 }
 
+/* One file with [VirtualFunction] key k=rate at line 6 on a PF of driver
+ * at speed Mb/s (0: link down). */
+static void check_rate(const char *driver, uint32_t speed, enum vf_key k, uint32_t rate,
+		       const char *msg)
+{
+	struct pf_state pf = pf_make(driver, 64, 0);
+	struct layout_file *files[] = { file_new(A, "*") };
+	struct vf_settings *s;
+	struct run t;
+
+	pf.speed = speed;
+	PF_SET(files[0], VIRTUAL_FUNCTIONS, num_vfs, 4, 3);
+	s = section(files[0], VF_INDEX_ALL, VF_INDEX_ALL, 5);
+	if (k == VF_KEY_MIN_TX_RATE)
+		VF_SET(s, files[0], MIN_TX_RATE, min_tx_rate, rate, 6);
+	else
+		VF_SET(s, files[0], MAX_TX_RATE, max_tx_rate, rate, 6);
+	run_build(&t, &host, &pf, files, 1);
+	if (msg)
+		expect_error(&t, A, 6, msg);
+	else
+		expect_ok(&t);
+	run_done(&t, files, 1);
+}
+
+static void test_rates_above_link_speed(void **state)
+{
+	check_rate("igb", 1000, VF_KEY_MAX_TX_RATE, 20000,
+		   "MaxTxRateMbps=20000: the igb driver refuses a VF rate above the PF's link "
+		   "speed, 1000 Mb/s");
+	check_rate("igb", 1000, VF_KEY_MAX_TX_RATE, 1000, NULL);
+	check_rate("i40e", 10000, VF_KEY_MAX_TX_RATE, 25000,
+		   "MaxTxRateMbps=25000: the i40e driver refuses a VF rate above the PF's link "
+		   "speed, 10000 Mb/s");
+	check_rate("bnxt_en", 25000, VF_KEY_MIN_TX_RATE, 40000,
+		   "MinTxRateMbps=40000: the bnxt_en driver refuses a VF rate above the PF's link "
+		   "speed, 25000 Mb/s");
+	/* link down: the speed is unknown, nothing new is said */
+	check_rate("igb", 0, VF_KEY_MAX_TX_RATE, 20000, NULL);
+	/* mlx5 and ice compare no VF's maximum with the link speed */
+	check_rate("mlx5_core", 25000, VF_KEY_MAX_TX_RATE, 100000, NULL);
+	check_rate("ice", 25000, VF_KEY_MAX_TX_RATE, 100000, NULL);
+	/* ice: the four VFs' minimums together, 4 x 8000 > 25000 */
+	check_rate("ice", 25000, VF_KEY_MIN_TX_RATE, 6000, NULL);
+	check_rate("ice", 25000, VF_KEY_MIN_TX_RATE, 8000,
+		   "MinTxRateMbps=8000: the VFs' minimum rates would add up to 32000 Mb/s, above "
+		   "the PF's link speed, 25000 Mb/s, which the ice driver refuses");
+	check_rate("ice", 0, VF_KEY_MIN_TX_RATE, 8000, NULL);
+}
+
+/* NUM_OF_VFS is one setting of the card: FirmwareVirtualFunctions=no in
+ * the layouts of one port forbids raising it for the other; the raise that
+ * another port needs holds that port, naming the "no" and its port. */
+static void test_firmware_vfs_no_on_other_port(void **state)
+{
+	struct layout_file *files[] = { file_new(A, "0000:ca:00.0"), file_new(B, "0000:ca:00.1") };
+	struct pf_state pfs[] = { pf_make("mlx5_core", 8, 0), pf_make("mlx5_core", 8, 0) };
+	struct host_state two = host;
+	struct run t;
+
+	strcpy(pfs[0].pci, "0000:ca:00.0");
+	strcpy(pfs[1].pci, "0000:ca:00.1");
+	two.pfs = pfs;
+	two.n_pfs = 2;
+	PF_SET(files[0], VIRTUAL_FUNCTIONS, num_vfs, 4, 3);
+	PF_SET(files[0], FIRMWARE_VFS, firmware_vfs, FIRMWARE_VFS_NO, 4);
+	PF_SET(files[1], VIRTUAL_FUNCTIONS, num_vfs, 20, 3);
+	run_build(&t, &two, &pfs[1], files, 2);
+	expect_error(&t, B, 3,
+		     "VirtualFunctions=20: the PF supports at most 8 VFs (sriov_totalvfs), and the "
+		     "firmware limit, one setting of this card, may not be raised: "
+		     "FirmwareVirtualFunctions=no (" A ":4) for its port 0000:ca:00.0");
+	pf_desired_free(t.d);
+	diag_list_done(&t.diags);
+	/* the port that says no is not held by the other's wish */
+	run_build(&t, &two, &pfs[0], files, 2);
+	expect_ok(&t);
+	pf_desired_free(t.d);
+	diag_list_done(&t.diags);
+	/* raised already (nothing is written): no conflict */
+	pfs[0].firmware_total_vfs = pfs[1].firmware_total_vfs = 20;
+	run_build(&t, &two, &pfs[1], files, 2);
+	expect_ok(&t);
+	pf_desired_free(t.d);
+	diag_list_done(&t.diags);
+	/* another card's "no" says nothing of this one */
+	pfs[0].firmware_total_vfs = pfs[1].firmware_total_vfs = 8;
+	strcpy(pfs[0].pci, "0000:cb:00.0");
+	free(files[0]->match.pci_address[0]);
+	files[0]->match.pci_address[0] = strdup("0000:cb:00.0");
+	run_build(&t, &two, &pfs[1], files, 2);
+	expect_ok(&t);
+	run_done(&t, files, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1221,6 +1316,8 @@ int main(void)
 		cmocka_unit_test(test_unmatched_globs),
 		cmocka_unit_test(test_more_errors_counted),
 		cmocka_unit_test(test_rates_after_merge),
+		cmocka_unit_test(test_rates_above_link_speed),
+		cmocka_unit_test(test_firmware_vfs_no_on_other_port),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -164,6 +164,7 @@ static void make_ice(void)
 	pf_attrs(ICE_PF, "0x8086\n", "0x159b\n", "0x1889\n", "128\n", "3\n", "8\n", "1\n", "0\n");
 	put("0\n", BUS ICE_PF "/sriov_drivers_autoprobe");
 	netdev(ICE_PF, "ens1f0", "1500\n", "4\n", "1\n");
+	put("25000\n", BUS "%s/net/%s/speed", ICE_PF, "ens1f0");
 	put("p0\n", BUS ICE_PF "/net/ens1f0/phys_port_name");
 	netdev(ICE_PF, "enp0rep", "1500\n", "9\n", "1\n");
 	put("pf0vf0\n", BUS ICE_PF "/net/enp0rep/phys_port_name");
@@ -183,6 +184,7 @@ static void make_igb(void)
 	pci_dev(IGB_PF, "igb");
 	pf_attrs(IGB_PF, "0x8086\n", "0x10c9\n", "0x10ca\n", "7\n", "2\n", "128\n", "2\n", "-1\n");
 	netdev(IGB_PF, "enp2s0", "1500\n", "2\n", "1\n");
+	put("-1\n", BUS "%s/net/%s/speed", IGB_PF, "enp2s0"); /* link down */
 	virtfn(IGB_PF, 0, "0000:02:10.0", "igbvf");
 	netdev("0000:02:10.0", "enp2s0v0", "1500\n", "5\n", "1\n");
 	virtfn(IGB_PF, 1, "0000:02:10.2", "igbvf");
@@ -281,6 +283,7 @@ static void test_read_ice(void **state)
 	assert_int_equal(pf.vf_offset, 8);
 	assert_int_equal(pf.vf_stride, 1);
 	assert_int_equal(pf.numa_node, 0);
+	assert_int_equal(pf.speed, 25000);
 	assert_int_equal(pf.link_type, LINK_TYPE_ETHERNET);
 	assert_int_equal(pf.firmware_total_vfs, -1);
 	assert_false(pf.drivers_autoprobe);
@@ -342,6 +345,7 @@ static void test_read_igb(void **state)
 	assert_int_equal(pf.vf_offset, 128);
 	assert_int_equal(pf.vf_stride, 2);
 	assert_int_equal(pf.numa_node, -1);
+	assert_int_equal(pf.speed, 0); /* "-1": the link is down */
 	assert_int_equal(pf.n_vfs, 2);
 	assert_string_equal(pf.vfs[1].pci, "0000:02:10.2");
 	assert_string_equal(pf.vfs[1].name, "enp2s0v1");

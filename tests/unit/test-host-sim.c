@@ -372,6 +372,50 @@ static void test_set_vf_driver_limits(void **state)
 	host_state_free(hs);
 }
 
+/* The link speed bounds the rates as each driver checks it (drivers.c);
+ * an unknown one (the link is down) bounds nothing. */
+static void test_set_vf_link_speed(void **state)
+{
+	struct env *e = *state;
+	struct host_state *hs;
+	struct vf_request a = attrs(K(MIN_TX_RATE) | K(MAX_TX_RATE));
+
+	env_load(e, "igb-82576.json", NULL); /* 1000 Mb/s */
+	assert_int_equal(op_set_num_vfs(e->h, IGB_PF0, 1, T), 0);
+	a.a.max_tx_rate = 20000;
+	assert_int_equal(op_set_vf(e->h, IGB_PF0, 0, &a.a, a.keys), -EINVAL);
+	assert_non_null(strstr(e->h->error, "exceeds the link speed, 1000 Mb/s"));
+	a.a.max_tx_rate = 1000;
+	assert_int_equal(op_set_vf(e->h, IGB_PF0, 0, &a.a, a.keys), 0);
+
+	/* ice: any maximum, but the minimums together within 25000 Mb/s */
+	env_load(e, "e810.json", NULL);
+	assert_int_equal(op_set_num_vfs(e->h, E810_PF0, 2, T), 0);
+	a.a.max_tx_rate = 40000;
+	a.a.min_tx_rate = 20000;
+	assert_int_equal(op_set_vf(e->h, E810_PF0, 0, &a.a, a.keys), 0);
+	a.a.min_tx_rate = 10000;
+	assert_int_equal(op_set_vf(e->h, E810_PF0, 1, &a.a, a.keys), -EINVAL);
+	assert_non_null(strstr(e->h->error, "oversubscription"));
+	a.a.min_tx_rate = 5000;
+	assert_int_equal(op_set_vf(e->h, E810_PF0, 1, &a.a, a.keys), 0);
+
+	/* link down: the driver does not compare */
+	env_load(e, "igb-82576.json", NULL);
+	hs = env_read(e);
+	hs->pfs[0].speed = 0;
+	env_write_state(e, hs);
+	host_state_free(hs);
+	assert_int_equal(op_set_num_vfs(e->h, IGB_PF0, 1, T), 0);
+	a.a.min_tx_rate = 0;
+	a.a.max_tx_rate = 20000;
+	assert_int_equal(op_set_vf(e->h, IGB_PF0, 0, &a.a, a.keys), 0);
+	hs = env_read(e);
+	assert_int_equal(hs->pfs[0].speed, 0);
+	assert_int_equal(hs->pfs[0].vfs[0].attrs.max_tx_rate, 20000);
+	host_state_free(hs);
+}
+
 static void test_bind_unbind(void **state)
 {
 	struct env *e = *state;
@@ -634,6 +678,7 @@ int main(void)
 		ENV_TEST(test_pf_mtu_and_up),
 		ENV_TEST(test_set_vf),
 		ENV_TEST(test_set_vf_driver_limits),
+		ENV_TEST(test_set_vf_link_speed),
 		ENV_TEST(test_bind_unbind),
 		ENV_TEST(test_rdma),
 		ENV_TEST(test_vf_mtu),
