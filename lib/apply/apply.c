@@ -4,7 +4,7 @@
 #include <sys/file.h>
 #include <time.h>
 
-#include "apply.h"
+#include "apply-internal.h"
 #include "desired.h"
 #include "host-view.h"
 
@@ -40,44 +40,6 @@ int pf_lock(const char *runtime_dir, const char *pci, usec_t timeout)
 			wait *= 2;
 	}
 	return TAKE_FD(fd);
-}
-
-struct pf_run {
-	struct host *host;
-	const struct layout_set *set;
-	const struct apply_options *opts;
-	struct diag_list *diags;
-	struct apply_pf_result *res;
-	usec_t deadline; /* monotonic */
-	bool attempted;	 /* an action was run, whatever came of it */
-};
-
-static usec_t run_now(const struct pf_run *run)
-{
-	return run->opts->now ? run->opts->now() : now_realtime();
-}
-
-static int set_outcome(struct apply_pf_result *res, enum pf_status_state state, char *error)
-{
-	if (state != PF_STATUS_APPLIED && !error)
-		return -ENOMEM;
-	res->status.state = state;
-	free(res->status.error);
-	res->status.error = error;
-	return 0;
-}
-
-/* Applied (and waiting, when VFs another tool makes are missing), or
- * degraded when the host lacks what the layout needs. */
-static int set_unmet(struct apply_pf_result *res, const struct plan *p)
-{
-	strv_free(res->status.waiting);
-	res->status.waiting = strv_copy(p->waiting);
-	if (!res->status.waiting)
-		return -ENOMEM;
-	if (!p->unmet[0])
-		return set_outcome(res, PF_STATUS_APPLIED, NULL);
-	return set_outcome(res, PF_STATUS_DEGRADED, strv_join(p->unmet, "; "));
 }
 
 /* Whether a layout sets a literal MAC address or GUID: one that must not
@@ -118,15 +80,6 @@ static int read_pf(struct pf_run *run, const char *pci, struct host_state **ret_
 	*ret_pf = pf;
 	*ret_hs = TAKE_PTR(hs);
 	return 0;
-}
-
-static char *action_error(struct host *h, const struct action *a, int r)
-{
-	_cleanup_free_ char *what = action_describe(a);
-
-	if (h->error[0])
-		return strdup_printf("%s failed: %s (%s)", strna(what), strerror(-r), h->error);
-	return strdup_printf("%s failed: %s", strna(what), strerror(-r));
 }
 
 /* The driver the plan binds VF a->vf to after the unbind at p->actions[k]:
@@ -588,25 +541,6 @@ static int differs(struct pf_run *run, const struct plan *back)
 			back->n_actions, strna(what)));
 }
 
-/* Why disruptive changes may not run now, or NULL when they may. */
-static char *policy_hold_reason(const struct pf_run *run)
-{
-	const struct mainconf *c = run->opts->conf;
-
-	if (run->opts->allow_disruptive)
-		return NULL;
-	if (c->disruption_policy == DISRUPTION_POLICY_NEVER)
-		return strdup("disruptive changes held by [Disruption] Policy=never");
-	if (c->disruption_policy == DISRUPTION_POLICY_DRAIN && mainconf_kubernetes_enabled(c)) {
-		run->res->needs_drain = true;
-		return strdup("disruptive changes wait for a drain of this node through Kubernetes "
-			      "([Disruption] Policy=drain), which sriov-persistd does");
-	}
-	/* Policy=immediate, or drain where Kubernetes is not enabled: there is
-	 * nothing to drain, so drain behaves as immediate. */
-	return NULL;
-}
-
 static int apply_pf(struct pf_run *run, const char *pci, struct host_state **hs)
 {
 	_cleanup_pf_desired_ struct pf_desired *d = NULL;
@@ -829,18 +763,6 @@ static int reset_kernel_args(struct pf_run *run, const char *pci)
 	}
 	run->res->changed = true;
 	run->res->status.n_actions++;
-	return 0;
-}
-
-static int status_init(struct pf_status *st, const struct pf_state *pf)
-{
-	snprintf(st->pci, sizeof(st->pci), "%s", pf->pci);
-	st->name = pf->name ? strdup(pf->name) : NULL;
-	st->reboot_reasons = calloc(1, sizeof(char *));
-	st->config_files = calloc(1, sizeof(char *));
-	st->waiting = calloc(1, sizeof(char *));
-	if ((pf->name && !st->name) || !st->reboot_reasons || !st->config_files || !st->waiting)
-		return -ENOMEM;
 	return 0;
 }
 

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* What the files of apply/ share: one PF's run, and the steps that more
+ * than one of them takes. apply.c runs the PFs; apply-*.c each do one part
+ * of a PF's apply. Not for use outside apply/. */
+
+#include "apply.h"
+
+/* One PF's apply or reset, from its lock to its record. */
+struct pf_run {
+	struct host *host;
+	const struct layout_set *set;
+	const struct apply_options *opts;
+	struct diag_list *diags;
+	struct apply_pf_result *res;
+	usec_t deadline; /* monotonic */
+	bool attempted;	 /* an action was run, whatever came of it */
+};
+
+/* apply-outcome.c: the PF's result */
+usec_t run_now(const struct pf_run *run);
+int set_outcome(struct apply_pf_result *res, enum pf_status_state state, char *error);
+int set_unmet(struct apply_pf_result *res, const struct plan *p);
+char *action_error(struct host *h, const struct action *a, int r);
+char *policy_hold_reason(const struct pf_run *run);
+int status_init(struct pf_status *st, const struct pf_state *pf);
