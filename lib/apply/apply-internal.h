@@ -25,3 +25,7 @@ int set_unmet(struct apply_pf_result *res, const struct plan *p);
 char *action_error(struct host *h, const struct action *a, int r);
 char *policy_hold_reason(const struct pf_run *run);
 int status_init(struct pf_status *st, const struct pf_state *pf);
+
+/* apply-lock.c: the PF's lock and the host's transaction under it */
+int take_lock(struct pf_run *run, const struct pf_state *pf);
+int end_host(struct pf_run *run, int r);
