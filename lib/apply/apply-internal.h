@@ -7,6 +7,8 @@
 
 #include "apply.h"
 
+struct pf_desired;
+
 /* One PF's apply or reset, from its lock to its record. */
 struct pf_run {
 	struct host *host;
@@ -29,3 +31,10 @@ int status_init(struct pf_status *st, const struct pf_state *pf);
 /* apply-lock.c: the PF's lock and the host's transaction under it */
 int take_lock(struct pf_run *run, const struct pf_state *pf);
 int end_host(struct pf_run *run, int r);
+
+/* apply-verify.c: reading the PF, and its read back after a plan */
+int apply_read_pf(struct pf_run *run, const char *pci, struct host_state **ret_hs,
+		  const struct pf_state **ret_pf);
+int apply_verify(struct pf_run *run, const char *pci, const struct pf_desired *d,
+		 struct plan **ret_back);
+int apply_differs(struct pf_run *run, const struct plan *back);
