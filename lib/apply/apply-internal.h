@@ -38,3 +38,32 @@ int apply_read_pf(struct pf_run *run, const char *pci, struct host_state **ret_h
 int apply_verify(struct pf_run *run, const char *pci, const struct pf_desired *d,
 		 struct plan **ret_back);
 int apply_differs(struct pf_run *run, const struct plan *back);
+
+/* VFs whose own actions failed: their other actions are skipped, and those
+ * of the PF's other VFs go on. unbound: VFs an action of this plan took off
+ * their driver and that are not bound again yet. */
+struct vf_failures {
+	uint32_t *vfs;
+	size_t n;
+	uint32_t *unbound;
+	size_t n_unbound;
+	char **messages;
+	struct pf_created rec; /* the record as record_intent() wrote it */
+	bool rec_changed;      /* VFs came off it since */
+	/* the eswitch mode was changed and the steps that go with it (VF
+	 * count, hw-tc-offload) are not done yet: a failure now switches it back */
+	bool eswitch_open;
+	bool probe_off;	     /* sriov_drivers_autoprobe is off: new VFs come unbound */
+	bool probe_ours_off; /* this plan turned it off */
+};
+
+/* apply-undo.c: what a plan that stopped early leaves is put right */
+void vf_rebound(struct vf_failures *f, uint32_t vf);
+bool vf_listed(const uint32_t *l, size_t n, uint32_t vf);
+int vf_list_set(uint32_t **l, size_t *n, uint32_t vf, bool on);
+void vf_failures_done(struct vf_failures *f);
+char *put_back(struct pf_run *run, const struct pf_state *pf, uint32_t vf, const char *failed,
+	       struct vf_failures *f);
+void autoprobe_on_again(struct vf_failures *f);
+char *autoprobe_back(struct pf_run *run, const struct pf_state *pf, struct vf_failures *f);
+char *switch_back(struct pf_run *run, const struct pf_state *pf);
