@@ -67,3 +67,6 @@ char *put_back(struct pf_run *run, const struct pf_state *pf, uint32_t vf, const
 void autoprobe_on_again(struct vf_failures *f);
 char *autoprobe_back(struct pf_run *run, const struct pf_state *pf, struct vf_failures *f);
 char *switch_back(struct pf_run *run, const struct pf_state *pf);
+
+/* apply-execute.c: one PF's plan, executed */
+int execute_plan(struct pf_run *run, const struct pf_state *pf, const struct plan *p);
