@@ -70,3 +70,6 @@ char *switch_back(struct pf_run *run, const struct pf_state *pf);
 
 /* apply-execute.c: one PF's plan, executed */
 int execute_plan(struct pf_run *run, const struct pf_state *pf, const struct plan *p);
+
+/* apply-reset.c: a PF that no layout selects, applied or reset */
+int apply_unconfigured(struct pf_run *run, const struct pf_state *pf);
