@@ -20,20 +20,12 @@ static const char *rebind_target(const struct pf_state *pf, const struct plan *p
 	return NULL;
 }
 
-/* Before a plan runs, the record in the state directory says what it will
- * have created (VFs, switchdev), which a later reset must know, and which
- * VFs it takes off their driver and where they go back, which an apply
- * after this one was killed must know. One that cannot be written stops the
- * apply before it starts. c is the record as written; its entries for VFs
- * that are then bound again come off it when the plan is done. */
-static int record_intent(const struct pf_run *run, const struct pf_state *pf, const struct plan *p,
-			 struct pf_created *c)
+/* What the record says that is not so any more comes off it: true when c
+ * changed. */
+static bool record_forget_since(struct pf_created *c, const struct pf_state *pf)
 {
-	bool write = false, probe = pf->drivers_autoprobe, created_unbound = false;
-	int r;
+	bool write = false;
 
-	if (pf_created_read(run->opts->state_dir, pf->pci, c) < 0)
-		*c = (struct pf_created){};
 	/* on again since (a reboot): not ours to turn on any more */
 	if (c->autoprobe_off && pf->drivers_autoprobe) {
 		c->autoprobe_off = false;
@@ -48,6 +40,16 @@ static int record_intent(const struct pf_run *run, const struct pf_state *pf, co
 			write = true;
 		}
 	}
+	return write;
+}
+
+/* What the plan's actions will have created, added to c: 1 when c changed. */
+static int record_plan_actions(struct pf_created *c, const struct pf_state *pf,
+			       const struct plan *p)
+{
+	bool write = false, probe = pf->drivers_autoprobe, created_unbound = false;
+	int r;
+
 	for (size_t i = 0; i < p->n_actions; i++) {
 		const struct action *a = &p->actions[i];
 		const char *to;
@@ -78,7 +80,28 @@ static int record_intent(const struct pf_run *run, const struct pf_state *pf, co
 			continue;
 		write = true;
 	}
-	if (!write)
+	return write;
+}
+
+/* Before a plan runs, the record in the state directory says what it will
+ * have created (VFs, switchdev), which a later reset must know, and which
+ * VFs it takes off their driver and where they go back, which an apply
+ * after this one was killed must know. One that cannot be written stops the
+ * apply before it starts. c is the record as written; its entries for VFs
+ * that are then bound again come off it when the plan is done. */
+static int record_intent(const struct pf_run *run, const struct pf_state *pf, const struct plan *p,
+			 struct pf_created *c)
+{
+	bool forgot;
+	int r;
+
+	if (pf_created_read(run->opts->state_dir, pf->pci, c) < 0)
+		*c = (struct pf_created){};
+	forgot = record_forget_since(c, pf);
+	r = record_plan_actions(c, pf, p);
+	if (r < 0)
+		return r;
+	if (!forgot && r == 0)
 		return 0;
 	snprintf(c->pci, sizeof(c->pci), "%s", pf->pci);
 	c->when = run_now(run);
@@ -157,85 +180,111 @@ static int note_created_unbound(const struct plan *p, size_t k, struct vf_failur
 	return r;
 }
 
-int execute_plan(struct pf_run *run, const struct pf_state *pf, const struct plan *p)
+/* Before the first action: the record of what the plan will have created
+ * (record_intent()). One that cannot be written fails the PF, and nothing
+ * is done. */
+static int record_plan(struct pf_run *run, const struct pf_state *pf, const struct plan *p,
+		       struct vf_failures *f)
+{
+	int r = run->opts->state_dir ? record_intent(run, pf, p, &f->rec) : 0;
+
+	if (r >= 0 || r == -ENOMEM)
+		return r;
+	return set_outcome(run->res, PF_STATUS_FAILED,
+			   strdup_printf("nothing done: recording what sriov-persist creates "
+					 "in %s failed: %s",
+					 run->opts->state_dir, strerror(-r)));
+}
+
+static int timed_out(struct pf_run *run, const struct plan *p, size_t done)
 {
 	const struct mainconf *c = run->opts->conf;
-	struct vf_failures f = { .probe_off = !pf->drivers_autoprobe };
-	int r;
 
-	r = run->opts->state_dir ? record_intent(run, pf, p, &f.rec) : 0;
-	if (r == -ENOMEM) {
-		vf_failures_done(&f);
-		return r;
-	}
-	if (r < 0) {
-		vf_failures_done(&f);
-		return set_outcome(
-			run->res, PF_STATUS_FAILED,
-			strdup_printf("nothing done: recording what sriov-persist creates "
-				      "in %s failed: %s",
-				      run->opts->state_dir, strerror(-r)));
-	}
-	for (size_t i = 0; r >= 0 && run->res->status.state != PF_STATUS_FAILED && i < p->n_actions;
-	     i++) {
+	return set_outcome(
+		run->res, PF_STATUS_FAILED,
+		strdup_printf("timed out after TimeoutSec=%llus with %zu of %zu actions done",
+			      (unsigned long long)(c->apply_timeout / USEC_PER_SEC), done,
+			      p->n_actions));
+}
+
+/* The plan's actions in order, until one on the PF itself fails or time
+ * runs out; a VF whose action failed has its other actions skipped. */
+static int run_actions(struct pf_run *run, const struct pf_state *pf, const struct plan *p,
+		       struct vf_failures *f)
+{
+	int r = 0;
+
+	for (size_t i = 0; r >= 0 && !run_failed(run) && i < p->n_actions; i++) {
 		const struct action *a = &p->actions[i];
 
-		if (action_type_on_vf(a->type) && vf_listed(f.vfs, f.n, a->vf))
+		if (action_type_on_vf(a->type) && vf_listed(f->vfs, f->n, a->vf))
 			continue;
 		if (now_monotonic() >= run->deadline)
-			r = set_outcome(
-				run->res, PF_STATUS_FAILED,
-				strdup_printf(
-					"timed out after TimeoutSec=%llus with %zu of %zu actions done",
-					(unsigned long long)(c->apply_timeout / USEC_PER_SEC), i,
-					p->n_actions));
+			r = timed_out(run, p, i);
 		else {
-			r = run_action(run, pf, a, &f);
-			if (r >= 0 && run->res->status.state != PF_STATUS_FAILED)
-				r = note_created_unbound(p, i, &f);
+			r = run_action(run, pf, a, f);
+			if (r >= 0 && !run_failed(run))
+				r = note_created_unbound(p, i, f);
 		}
 	}
-	/* stopped half-way through an eswitch change: back to the mode it had,
-	 * while its VFs are still unbound, and then onto their drivers */
-	if (r >= 0 && f.eswitch_open && run->res->status.state == PF_STATUS_FAILED) {
-		char *back = switch_back(run, pf);
+	return r;
+}
 
-		r = back ? strv_consume(&f.messages, back) : -ENOMEM;
-	}
-	/* stopped between unbind and bind (time ran out, a PF action failed) */
-	while (r >= 0 && f.n_unbound > 0) {
-		char *back = put_back(run, pf, f.unbound[0], NULL, &f);
+/* After the plan: the VFs bound again come off the record; a record that
+ * only listed VFs to bind again goes with them. */
+static int record_rebound(struct pf_run *run, const struct pf_state *pf, struct vf_failures *f)
+{
+	const struct pf_created *c = &f->rec;
+	const char *dir = run->opts->state_dir;
+	int r;
 
-		r = back ? strv_consume(&f.messages, back) : -ENOMEM;
-	}
-	/* stopped before the end, where autoprobe is on again */
-	if (r >= 0 && f.probe_ours_off) {
-		char *back = autoprobe_back(run, pf, &f);
+	if (!f->rec_changed)
+		return 0;
+	r = c->num_vfs == 0 && !c->eswitch_switchdev && !c->autoprobe_off && !c->kernel_args &&
+			    c->n_rebind == 0 ?
+		    pf_created_remove(dir, pf->pci) :
+		    pf_created_write(dir, c);
+	if (r >= 0)
+		return 0;
+	return strv_consume(
+		&f->messages,
+		strdup_printf("taking the VFs bound again off the record in %s failed: %s", dir,
+			      strerror(-r)));
+}
 
-		r = back ? strv_consume(&f.messages, back) : -ENOMEM;
-	}
-	if (r >= 0 && f.rec_changed) {
-		/* a record that only listed VFs to bind again goes with them */
-		r = f.rec.num_vfs == 0 && !f.rec.eswitch_switchdev && !f.rec.autoprobe_off &&
-				    !f.rec.kernel_args && f.rec.n_rebind == 0 ?
-			    pf_created_remove(run->opts->state_dir, pf->pci) :
-			    pf_created_write(run->opts->state_dir, &f.rec);
-		if (r < 0)
-			r = strv_consume(
-				&f.messages,
-				strdup_printf("taking the VFs bound again off the record in "
-					      "%s failed: %s",
-					      run->opts->state_dir, strerror(-r)));
-	}
-	if (r >= 0 && f.messages) {
-		_cleanup_free_ char *vfs = strv_join(f.messages, "; ");
-		struct pf_status *st = &run->res->status;
+/* VFs whose actions failed and what was put right fail the PF, after its
+ * own error when it has one. */
+static int fail_with_messages(struct pf_run *run, const struct vf_failures *f)
+{
+	struct pf_status *st = &run->res->status;
+	_cleanup_free_ char *vfs = NULL;
 
-		r = set_outcome(run->res, PF_STATUS_FAILED,
-				st->state == PF_STATUS_FAILED ?
-					strdup_printf("%s; %s", strna(st->error), strna(vfs)) :
-					TAKE_PTR(vfs));
-	}
-	vf_failures_done(&f);
+	if (!f->messages)
+		return 0;
+	vfs = strv_join(f->messages, "; ");
+	return set_outcome(run->res, PF_STATUS_FAILED,
+			   st->state == PF_STATUS_FAILED ?
+				   strdup_printf("%s; %s", strna(st->error), strna(vfs)) :
+				   TAKE_PTR(vfs));
+}
+
+/* The record first, then the actions; what a plan that stopped early left is
+ * put right, the record follows the VFs bound again, and failed VFs fail
+ * the PF. */
+int execute_plan(struct pf_run *run, const struct pf_state *pf, const struct plan *p)
+{
+	_cleanup_(vf_failures_done) struct vf_failures f = { .probe_off = !pf->drivers_autoprobe };
+	int r;
+
+	r = record_plan(run, pf, p, &f);
+	if (r < 0 || run_failed(run))
+		return r;
+	r = run_actions(run, pf, p, &f);
+	if (r >= 0)
+		r = undo_unfinished(run, pf, &f);
+	if (r >= 0)
+		r = record_rebound(run, pf, &f);
+	if (r >= 0)
+		r = fail_with_messages(run, &f);
 	return r;
 }

@@ -27,6 +27,7 @@ int set_unmet(struct apply_pf_result *res, const struct plan *p);
 char *action_error(struct host *h, const struct action *a, int r);
 char *policy_hold_reason(const struct pf_run *run);
 int status_init(struct pf_status *st, const struct pf_state *pf);
+bool run_failed(const struct pf_run *run);
 
 /* apply-lock.c: the PF's lock and the host's transaction under it */
 int take_lock(struct pf_run *run, const struct pf_state *pf);
@@ -65,8 +66,7 @@ void vf_failures_done(struct vf_failures *f);
 char *put_back(struct pf_run *run, const struct pf_state *pf, uint32_t vf, const char *failed,
 	       struct vf_failures *f);
 void autoprobe_on_again(struct vf_failures *f);
-char *autoprobe_back(struct pf_run *run, const struct pf_state *pf, struct vf_failures *f);
-char *switch_back(struct pf_run *run, const struct pf_state *pf);
+int undo_unfinished(struct pf_run *run, const struct pf_state *pf, struct vf_failures *f);
 
 /* apply-execute.c: one PF's plan, executed */
 int execute_plan(struct pf_run *run, const struct pf_state *pf, const struct plan *p);

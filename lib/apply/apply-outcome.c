@@ -20,6 +20,12 @@ int set_outcome(struct apply_pf_result *res, enum pf_status_state state, char *e
 	return 0;
 }
 
+/* The PF failed: nothing more is tried on it. */
+bool run_failed(const struct pf_run *run)
+{
+	return run->res->status.state == PF_STATUS_FAILED;
+}
+
 /* Applied (and waiting, when VFs another tool makes are missing), or
  * degraded when the host lacks what the layout needs. */
 int set_unmet(struct apply_pf_result *res, const struct plan *p)

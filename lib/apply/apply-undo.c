@@ -109,7 +109,7 @@ void autoprobe_on_again(struct vf_failures *f)
 }
 
 /* Autoprobe on again after a plan that turned it off stopped early. */
-char *autoprobe_back(struct pf_run *run, const struct pf_state *pf, struct vf_failures *f)
+static char *autoprobe_back(struct pf_run *run, const struct pf_state *pf, struct vf_failures *f)
 {
 	struct action on = { .type = ACTION_SET_AUTOPROBE, .value = 1 };
 	int r;
@@ -128,7 +128,7 @@ char *autoprobe_back(struct pf_run *run, const struct pf_state *pf, struct vf_fa
 /* The eswitch mode the PF had before this apply, set again after a step of
  * the change failed: the PF is left as it was, not half-way. Returns what
  * happened, for the PF's error; NULL on ENOMEM. */
-char *switch_back(struct pf_run *run, const struct pf_state *pf)
+static char *switch_back(struct pf_run *run, const struct pf_state *pf)
 {
 	struct action back = { .type = ACTION_SET_ESWITCH_MODE,
 			       .value = pf->eswitch_mode,
@@ -144,4 +144,29 @@ char *switch_back(struct pf_run *run, const struct pf_state *pf)
 		return strdup_printf("the eswitch is back in %s mode", mode);
 	return strdup_printf("switching the eswitch back to %s failed too: %s%s%s", mode,
 			     strerror(-r), run->host->error[0] ? ": " : "", run->host->error);
+}
+
+static int note(struct vf_failures *f, char *what)
+{
+	return what ? strv_consume(&f->messages, what) : -ENOMEM;
+}
+
+/* A plan that stopped before its end (time ran out, a PF action failed):
+ * what it left half-done is put right, and each step says so in the PF's
+ * error. */
+int undo_unfinished(struct pf_run *run, const struct pf_state *pf, struct vf_failures *f)
+{
+	int r = 0;
+
+	/* stopped half-way through an eswitch change: back to the mode it had,
+	 * while its VFs are still unbound, and then onto their drivers */
+	if (f->eswitch_open && run_failed(run))
+		r = note(f, switch_back(run, pf));
+	/* stopped between unbind and bind (time ran out, a PF action failed) */
+	while (r >= 0 && f->n_unbound > 0)
+		r = note(f, put_back(run, pf, f->unbound[0], NULL, f));
+	/* stopped before the end, where autoprobe is on again */
+	if (r >= 0 && f->probe_ours_off)
+		r = note(f, autoprobe_back(run, pf, f));
+	return r;
 }
