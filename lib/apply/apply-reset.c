@@ -156,6 +156,38 @@ static int forget_created(struct pf_run *run, const struct pf_state *pf)
 	return 0;
 }
 
+/* Under the PF's lock: what sriov-persist created undone, then the record
+ * of it removed; a reset that did not finish is recorded in the PF's
+ * status. */
+static int reset_pf(struct pf_run *run, const struct pf_state *pf, const struct pf_created *c)
+{
+	const struct apply_options *o = run->opts;
+	struct pf_status *st = &run->res->status;
+	_cleanup_close_ int lock = -EBADF;
+	int r;
+
+	st->started = run_now(run);
+	lock = take_lock(run, pf);
+	if (lock < 0 || run->res->busy)
+		return lock == -ENOMEM ? lock : 0;
+	host_begin(run->host, lock);
+	r = reset_locked(run, c);
+	/* also when another PF's apply added them: this may be the last PF
+	 * that wanted them */
+	if (r >= 0 && st->state == PF_STATUS_APPLIED)
+		r = reset_kernel_args(run, pf->pci);
+	r = end_host(run, r);
+	if (r < 0)
+		return r;
+	st->finished = run_now(run);
+	if (st->state != PF_STATUS_APPLIED)
+		return pf_status_write(o->runtime_dir, st);
+	r = pf_created_remove(o->state_dir, pf->pci);
+	if (r < 0)
+		return r;
+	return pf_status_remove(o->runtime_dir, pf->pci);
+}
+
 /* A PF no layout selects is never touched. What sriov-persist created on it
  * while a layout selected it stays, as the host has it: a layout file that
  * went away for a moment must not destroy running VFs. Only a reset removes
@@ -163,13 +195,11 @@ static int forget_created(struct pf_run *run, const struct pf_state *pf)
 int apply_unconfigured(struct pf_run *run, const struct pf_state *pf)
 {
 	const struct apply_options *o = run->opts;
-	struct pf_status *st = &run->res->status;
-	_cleanup_close_ int lock = -EBADF;
 	struct pf_created c;
 	int r;
 
 	run->res->configured = false;
-	r = status_init(st, pf);
+	r = status_init(&run->res->status, pf);
 	if (r < 0)
 		return r;
 	r = pf_created_left(o->state_dir, pf, &c);
@@ -192,24 +222,5 @@ int apply_unconfigured(struct pf_run *run, const struct pf_state *pf)
 		return pf_status_remove(o->runtime_dir, pf->pci);
 	if (!o->reset)
 		return pf_status_remove(o->runtime_dir, pf->pci);
-	st->started = run_now(run);
-	lock = take_lock(run, pf);
-	if (lock < 0 || run->res->busy)
-		return lock == -ENOMEM ? lock : 0;
-	host_begin(run->host, lock);
-	r = reset_locked(run, &c);
-	/* also when another PF's apply added them: this may be the last PF
-	 * that wanted them */
-	if (r >= 0 && st->state == PF_STATUS_APPLIED)
-		r = reset_kernel_args(run, pf->pci);
-	r = end_host(run, r);
-	if (r < 0)
-		return r;
-	st->finished = run_now(run);
-	if (st->state != PF_STATUS_APPLIED)
-		return pf_status_write(o->runtime_dir, st);
-	r = pf_created_remove(o->state_dir, pf->pci);
-	if (r < 0)
-		return r;
-	return pf_status_remove(o->runtime_dir, pf->pci);
+	return reset_pf(run, pf, &c);
 }

@@ -19,13 +19,15 @@ static int raise_for_card(struct pf_run *run, struct plan *p, const struct pf_st
 	return plan_raise_for_card(p, pf, all, run->set);
 }
 
-static int apply_pf(struct pf_run *run, const char *pci, struct host_state **hs)
+/* The PF read again under its lock, and what its layouts want of it. *ret_d
+ * stays NULL when no layout selects it any more, or when the PF failed or
+ * is held (its outcome says so). */
+static int read_desired(struct pf_run *run, const char *pci, struct host_state **hs,
+			const struct pf_state **ret_pf, struct pf_desired **ret_d)
 {
 	_cleanup_pf_desired_ struct pf_desired *d = NULL;
-	_cleanup_plan_ struct plan *p = NULL, *back = NULL;
 	struct pf_status *st = &run->res->status;
 	const struct pf_state *pf;
-	char *hold;
 	int r;
 
 	r = apply_read_pf(run, pci, hs, &pf);
@@ -46,7 +48,20 @@ static int apply_pf(struct pf_run *run, const char *pci, struct host_state **hs)
 		return -ENOMEM;
 	if (d->held)
 		return set_outcome(run->res, PF_STATUS_HELD, strdup(strna(d->held_reason)));
-	r = plan_build(d, pf, *hs, &p);
+	*ret_pf = pf;
+	*ret_d = TAKE_PTR(d);
+	return 0;
+}
+
+/* The plan that takes pf to d, and the reboots it needs. */
+static int make_plan(struct pf_run *run, const struct pf_desired *d, const struct pf_state *pf,
+		     const struct host_state *hs, struct plan **ret)
+{
+	_cleanup_plan_ struct plan *p = NULL;
+	struct pf_status *st = &run->res->status;
+	int r;
+
+	r = plan_build(d, pf, hs, &p);
 	if (r >= 0)
 		r = raise_for_card(run, p, pf);
 	if (r < 0)
@@ -55,32 +70,66 @@ static int apply_pf(struct pf_run *run, const char *pci, struct host_state **hs)
 	st->reboot_reasons = strv_copy(p->reboot_reasons);
 	if (!st->reboot_reasons)
 		return -ENOMEM;
+	*ret = TAKE_PTR(p);
+	return 0;
+}
+
+/* The plan executed, and the PF read back: *ret_back is what is still to
+ * do (unless the PF failed). */
+static int execute_and_read_back(struct pf_run *run, const char *pci, const struct pf_desired *d,
+				 const struct pf_state *pf, const struct plan *p,
+				 struct plan **ret_back)
+{
+	int r = execute_plan(run, pf, p);
+
+	if (r < 0 || run_failed(run))
+		return r;
+	return apply_verify(run, pci, d, ret_back);
+}
+
+/* Every step succeeded and yet something differs: a driver acted on its
+ * own after a change (igb hands a VF that probes while it resets a
+ * random MAC, and keeps it). What is left gets one more pass when it
+ * destroys nothing; then it must hold. */
+static int pass_again(struct pf_run *run, const char *pci, const struct pf_desired *d,
+		      struct plan **back)
+{
+	_cleanup_plan_ struct plan *p = NULL;
+	const struct pf_state *pf;
+
+	if ((*back)->n_actions == 0 || plan_is_disruptive(*back))
+		return 0;
+	pf = host_state_find_pf(run->res->read_back, pci);
+	if (!pf)
+		return -ENODEV;
+	p = TAKE_PTR(*back);
+	return execute_and_read_back(run, pci, d, pf, p, back);
+}
+
+static int apply_pf(struct pf_run *run, const char *pci, struct host_state **hs)
+{
+	_cleanup_pf_desired_ struct pf_desired *d = NULL;
+	_cleanup_plan_ struct plan *p = NULL, *back = NULL;
+	const struct pf_state *pf = NULL;
+	char *hold;
+	int r;
+
+	r = read_desired(run, pci, hs, &pf, &d);
+	if (r < 0 || !d)
+		return r;
+	r = make_plan(run, d, pf, *hs, &p);
+	if (r < 0)
+		return r;
 	if (p->n_actions == 0)
 		return set_unmet(run->res, p);
 	hold = plan_is_disruptive(p) ? policy_hold_reason(run) : NULL;
 	if (hold)
 		return set_outcome(run->res, PF_STATUS_DEFERRED, hold);
-	r = execute_plan(run, pf, p);
-	if (r < 0 || st->state == PF_STATUS_FAILED)
+	r = execute_and_read_back(run, pci, d, pf, p, &back);
+	if (r >= 0 && !run_failed(run))
+		r = pass_again(run, pci, d, &back);
+	if (r < 0 || run_failed(run))
 		return r;
-	r = apply_verify(run, pci, d, &back);
-	if (r < 0 || st->state == PF_STATUS_FAILED)
-		return r;
-	/* Every step succeeded and yet something differs: a driver acted on its
-	 * own after a change (igb hands a VF that probes while it resets a
-	 * random MAC, and keeps it). What is left gets one more pass when it
-	 * destroys nothing; then it must hold. */
-	if (back->n_actions > 0 && !plan_is_disruptive(back)) {
-		pf = host_state_find_pf(run->res->read_back, pci);
-		p = plan_free(p);
-		p = TAKE_PTR(back);
-		r = pf ? execute_plan(run, pf, p) : -ENODEV;
-		if (r < 0 || st->state == PF_STATUS_FAILED)
-			return r;
-		r = apply_verify(run, pci, d, &back);
-		if (r < 0 || st->state == PF_STATUS_FAILED)
-			return r;
-	}
 	if (back->n_actions > 0)
 		return apply_differs(run, back);
 	/* what the host still lacks, as the read back has it */
