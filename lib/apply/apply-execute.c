@@ -104,7 +104,7 @@ static int record_intent(const struct pf_run *run, const struct pf_state *pf, co
 	if (!forgot && r == 0)
 		return 0;
 	snprintf(c->pci, sizeof(c->pci), "%s", pf->pci);
-	c->when = run_now(run);
+	c->when = apply_now(run);
 	return pf_created_write(run->opts->state_dir, c);
 }
 
@@ -113,19 +113,19 @@ static int record_intent(const struct pf_run *run, const struct pf_state *pf, co
 static int vf_failed(struct pf_run *run, const struct pf_state *pf, const struct action *a, int err,
 		     struct vf_failures *f)
 {
-	_cleanup_free_ char *why = action_error(run->host, a, err), *back = NULL;
+	_cleanup_free_ char *why = apply_action_error(run->host, a, err), *back = NULL;
 
 	if (!why)
 		return -ENOMEM;
-	if (vf_listed(f->unbound, f->n_unbound, a->vf)) {
-		back = put_back(run, pf, a->vf, a->str, f);
+	if (apply_vf_listed(f->unbound, f->n_unbound, a->vf)) {
+		back = apply_put_back(run, pf, a->vf, a->str, f);
 		if (!back)
 			return -ENOMEM;
 	}
 	if (strv_consume(&f->messages, back ? strdup_printf("%s; %s", why, back) : TAKE_PTR(why)) <
 	    0)
 		return -ENOMEM;
-	return vf_list_set(&f->vfs, &f->n, a->vf, true);
+	return apply_vf_list_set(&f->vfs, &f->n, a->vf, true);
 }
 
 static int run_action(struct pf_run *run, const struct pf_state *pf, const struct action *a,
@@ -146,7 +146,8 @@ static int run_action(struct pf_run *run, const struct pf_state *pf, const struc
 	if (vf)
 		f->eswitch_open = false; /* the VF steps after the switch have begun */
 	if (r < 0 && !vf)
-		return set_outcome(run->res, PF_STATUS_FAILED, action_error(run->host, a, r));
+		return apply_set_outcome(run->res, PF_STATUS_FAILED,
+					 apply_action_error(run->host, a, r));
 	if (r < 0)
 		return vf_failed(run, pf, a, r, f);
 	run->res->status.n_actions++;
@@ -154,9 +155,10 @@ static int run_action(struct pf_run *run, const struct pf_state *pf, const struc
 	if (a->type == ACTION_SET_ESWITCH_MODE)
 		f->eswitch_open = true;
 	if (a->type == ACTION_BIND_VF)
-		vf_rebound(f, a->vf);
+		apply_vf_rebound(f, a->vf);
 	if (a->type == ACTION_UNBIND_VF || a->type == ACTION_BIND_VF)
-		return vf_list_set(&f->unbound, &f->n_unbound, a->vf, a->type == ACTION_UNBIND_VF);
+		return apply_vf_list_set(&f->unbound, &f->n_unbound, a->vf,
+					 a->type == ACTION_UNBIND_VF);
 	return 0;
 }
 
@@ -171,12 +173,12 @@ static int note_created_unbound(const struct plan *p, size_t k, struct vf_failur
 	if (a->type == ACTION_SET_AUTOPROBE && a->value == 0)
 		f->probe_off = f->probe_ours_off = true;
 	else if (a->type == ACTION_SET_AUTOPROBE)
-		autoprobe_on_again(f);
+		apply_autoprobe_on_again(f);
 	if (a->type != ACTION_SET_NUM_VFS || a->value == 0 || !f->probe_off)
 		return 0;
 	for (size_t i = k + 1; r >= 0 && i < p->n_actions; i++)
 		if (p->actions[i].type == ACTION_BIND_VF)
-			r = vf_list_set(&f->unbound, &f->n_unbound, p->actions[i].vf, true);
+			r = apply_vf_list_set(&f->unbound, &f->n_unbound, p->actions[i].vf, true);
 	return r;
 }
 
@@ -190,17 +192,17 @@ static int record_plan(struct pf_run *run, const struct pf_state *pf, const stru
 
 	if (r >= 0 || r == -ENOMEM)
 		return r;
-	return set_outcome(run->res, PF_STATUS_FAILED,
-			   strdup_printf("nothing done: recording what sriov-persist creates "
-					 "in %s failed: %s",
-					 run->opts->state_dir, strerror(-r)));
+	return apply_set_outcome(run->res, PF_STATUS_FAILED,
+				 strdup_printf("nothing done: recording what sriov-persist creates "
+					       "in %s failed: %s",
+					       run->opts->state_dir, strerror(-r)));
 }
 
 static int timed_out(struct pf_run *run, const struct plan *p, size_t done)
 {
 	const struct mainconf *c = run->opts->conf;
 
-	return set_outcome(
+	return apply_set_outcome(
 		run->res, PF_STATUS_FAILED,
 		strdup_printf("timed out after TimeoutSec=%llus with %zu of %zu actions done",
 			      (unsigned long long)(c->apply_timeout / USEC_PER_SEC), done,
@@ -214,16 +216,16 @@ static int run_actions(struct pf_run *run, const struct pf_state *pf, const stru
 {
 	int r = 0;
 
-	for (size_t i = 0; r >= 0 && !run_failed(run) && i < p->n_actions; i++) {
+	for (size_t i = 0; r >= 0 && !apply_failed(run) && i < p->n_actions; i++) {
 		const struct action *a = &p->actions[i];
 
-		if (action_type_on_vf(a->type) && vf_listed(f->vfs, f->n, a->vf))
+		if (action_type_on_vf(a->type) && apply_vf_listed(f->vfs, f->n, a->vf))
 			continue;
 		if (now_monotonic() >= run->deadline)
 			r = timed_out(run, p, i);
 		else {
 			r = run_action(run, pf, a, f);
-			if (r >= 0 && !run_failed(run))
+			if (r >= 0 && !apply_failed(run))
 				r = note_created_unbound(p, i, f);
 		}
 	}
@@ -262,26 +264,26 @@ static int fail_with_messages(struct pf_run *run, const struct vf_failures *f)
 	if (!f->messages)
 		return 0;
 	vfs = strv_join(f->messages, "; ");
-	return set_outcome(run->res, PF_STATUS_FAILED,
-			   st->state == PF_STATUS_FAILED ?
-				   strdup_printf("%s; %s", strna(st->error), strna(vfs)) :
-				   TAKE_PTR(vfs));
+	return apply_set_outcome(run->res, PF_STATUS_FAILED,
+				 st->state == PF_STATUS_FAILED ?
+					 strdup_printf("%s; %s", strna(st->error), strna(vfs)) :
+					 TAKE_PTR(vfs));
 }
 
 /* The record first, then the actions; what a plan that stopped early left is
  * put right, the record follows the VFs bound again, and failed VFs fail
  * the PF. */
-int execute_plan(struct pf_run *run, const struct pf_state *pf, const struct plan *p)
+int apply_execute_plan(struct pf_run *run, const struct pf_state *pf, const struct plan *p)
 {
 	_cleanup_(vf_failures_done) struct vf_failures f = { .probe_off = !pf->drivers_autoprobe };
 	int r;
 
 	r = record_plan(run, pf, p, &f);
-	if (r < 0 || run_failed(run))
+	if (r < 0 || apply_failed(run))
 		return r;
 	r = run_actions(run, pf, p, &f);
 	if (r >= 0)
-		r = undo_unfinished(run, pf, &f);
+		r = apply_undo_unfinished(run, pf, &f);
 	if (r >= 0)
 		r = record_rebound(run, pf, &f);
 	if (r >= 0)

@@ -21,17 +21,17 @@ struct pf_run {
 };
 
 /* apply-outcome.c: the PF's result */
-usec_t run_now(const struct pf_run *run);
-int set_outcome(struct apply_pf_result *res, enum pf_status_state state, char *error);
-int set_unmet(struct apply_pf_result *res, const struct plan *p);
-char *action_error(struct host *h, const struct action *a, int r);
-char *policy_hold_reason(const struct pf_run *run);
-int status_init(struct pf_status *st, const struct pf_state *pf);
-bool run_failed(const struct pf_run *run);
+usec_t apply_now(const struct pf_run *run);
+int apply_set_outcome(struct apply_pf_result *res, enum pf_status_state state, char *error);
+int apply_set_unmet(struct apply_pf_result *res, const struct plan *p);
+char *apply_action_error(struct host *h, const struct action *a, int r);
+char *apply_hold_reason(const struct pf_run *run);
+int apply_status_init(struct pf_status *st, const struct pf_state *pf);
+bool apply_failed(const struct pf_run *run);
 
 /* apply-lock.c: the PF's lock and the host's transaction under it */
-int take_lock(struct pf_run *run, const struct pf_state *pf);
-int end_host(struct pf_run *run, int r);
+int apply_take_lock(struct pf_run *run, const struct pf_state *pf);
+int apply_end_host(struct pf_run *run, int r);
 
 /* apply-verify.c: reading the PF, and its read back after a plan */
 int apply_read_pf(struct pf_run *run, const char *pci, struct host_state **ret_hs,
@@ -59,17 +59,17 @@ struct vf_failures {
 };
 
 /* apply-undo.c: what a plan that stopped early leaves is put right */
-void vf_rebound(struct vf_failures *f, uint32_t vf);
-bool vf_listed(const uint32_t *l, size_t n, uint32_t vf);
-int vf_list_set(uint32_t **l, size_t *n, uint32_t vf, bool on);
+void apply_vf_rebound(struct vf_failures *f, uint32_t vf);
+bool apply_vf_listed(const uint32_t *l, size_t n, uint32_t vf);
+int apply_vf_list_set(uint32_t **l, size_t *n, uint32_t vf, bool on);
 void vf_failures_done(struct vf_failures *f);
-char *put_back(struct pf_run *run, const struct pf_state *pf, uint32_t vf, const char *failed,
-	       struct vf_failures *f);
-void autoprobe_on_again(struct vf_failures *f);
-int undo_unfinished(struct pf_run *run, const struct pf_state *pf, struct vf_failures *f);
+char *apply_put_back(struct pf_run *run, const struct pf_state *pf, uint32_t vf, const char *failed,
+		     struct vf_failures *f);
+void apply_autoprobe_on_again(struct vf_failures *f);
+int apply_undo_unfinished(struct pf_run *run, const struct pf_state *pf, struct vf_failures *f);
 
 /* apply-execute.c: one PF's plan, executed */
-int execute_plan(struct pf_run *run, const struct pf_state *pf, const struct plan *p);
+int apply_execute_plan(struct pf_run *run, const struct pf_state *pf, const struct plan *p);
 
 /* apply-reset.c: a PF that no layout selects, applied or reset */
 int apply_unconfigured(struct pf_run *run, const struct pf_state *pf);

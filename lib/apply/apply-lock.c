@@ -44,7 +44,7 @@ int pf_lock(const char *runtime_dir, const char *pci, usec_t timeout)
 
 /* The PF's lock, or -errno with the outcome set: failed, or busy (another
  * process holds it, lock_nowait). */
-int take_lock(struct pf_run *run, const struct pf_state *pf)
+int apply_take_lock(struct pf_run *run, const struct pf_state *pf)
 {
 	const struct apply_options *o = run->opts;
 	int lock = pf_lock(o->runtime_dir, pf->pci, o->lock_nowait ? 0 : o->conf->apply_timeout);
@@ -54,9 +54,9 @@ int take_lock(struct pf_run *run, const struct pf_state *pf)
 		return lock;
 	}
 	if (lock < 0) {
-		int r = set_outcome(run->res, PF_STATUS_FAILED,
-				    strdup_printf("taking the lock in %s/lock failed: %s",
-						  o->runtime_dir, strerror(-lock)));
+		int r = apply_set_outcome(run->res, PF_STATUS_FAILED,
+					  strdup_printf("taking the lock in %s/lock failed: %s",
+							o->runtime_dir, strerror(-lock)));
 
 		return r < 0 ? r : lock;
 	}
@@ -66,13 +66,14 @@ int take_lock(struct pf_run *run, const struct pf_state *pf)
 /* The PF's apply or reset ends (host_end()); r is what it returned. A
  * simulated host whose file could not be written has lost what was done:
  * the PF failed. */
-int end_host(struct pf_run *run, int r)
+int apply_end_host(struct pf_run *run, int r)
 {
 	int k = host_end(run->host);
 
 	if (r < 0 || k >= 0)
 		return r;
-	return set_outcome(run->res, PF_STATUS_FAILED,
-			   strdup_printf("writing the host's state failed: %s",
-					 run->host->error[0] ? run->host->error : strerror(-k)));
+	return apply_set_outcome(run->res, PF_STATUS_FAILED,
+				 strdup_printf("writing the host's state failed: %s",
+					       run->host->error[0] ? run->host->error :
+								     strerror(-k)));
 }

@@ -5,12 +5,12 @@
 
 #include "apply-internal.h"
 
-usec_t run_now(const struct pf_run *run)
+usec_t apply_now(const struct pf_run *run)
 {
 	return run->opts->now ? run->opts->now() : now_realtime();
 }
 
-int set_outcome(struct apply_pf_result *res, enum pf_status_state state, char *error)
+int apply_set_outcome(struct apply_pf_result *res, enum pf_status_state state, char *error)
 {
 	if (state != PF_STATUS_APPLIED && !error)
 		return -ENOMEM;
@@ -21,25 +21,25 @@ int set_outcome(struct apply_pf_result *res, enum pf_status_state state, char *e
 }
 
 /* The PF failed: nothing more is tried on it. */
-bool run_failed(const struct pf_run *run)
+bool apply_failed(const struct pf_run *run)
 {
 	return run->res->status.state == PF_STATUS_FAILED;
 }
 
 /* Applied (and waiting, when VFs another tool makes are missing), or
  * degraded when the host lacks what the layout needs. */
-int set_unmet(struct apply_pf_result *res, const struct plan *p)
+int apply_set_unmet(struct apply_pf_result *res, const struct plan *p)
 {
 	strv_free(res->status.waiting);
 	res->status.waiting = strv_copy(p->waiting);
 	if (!res->status.waiting)
 		return -ENOMEM;
 	if (!p->unmet[0])
-		return set_outcome(res, PF_STATUS_APPLIED, NULL);
-	return set_outcome(res, PF_STATUS_DEGRADED, strv_join(p->unmet, "; "));
+		return apply_set_outcome(res, PF_STATUS_APPLIED, NULL);
+	return apply_set_outcome(res, PF_STATUS_DEGRADED, strv_join(p->unmet, "; "));
 }
 
-char *action_error(struct host *h, const struct action *a, int r)
+char *apply_action_error(struct host *h, const struct action *a, int r)
 {
 	_cleanup_free_ char *what = action_describe(a);
 
@@ -49,7 +49,7 @@ char *action_error(struct host *h, const struct action *a, int r)
 }
 
 /* Why disruptive changes may not run now, or NULL when they may. */
-char *policy_hold_reason(const struct pf_run *run)
+char *apply_hold_reason(const struct pf_run *run)
 {
 	const struct mainconf *c = run->opts->conf;
 
@@ -67,7 +67,7 @@ char *policy_hold_reason(const struct pf_run *run)
 	return NULL;
 }
 
-int status_init(struct pf_status *st, const struct pf_state *pf)
+int apply_status_init(struct pf_status *st, const struct pf_state *pf)
 {
 	snprintf(st->pci, sizeof(st->pci), "%s", pf->pci);
 	st->name = pf->name ? strdup(pf->name) : NULL;

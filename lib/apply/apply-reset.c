@@ -26,20 +26,20 @@ static int reset_locked(struct pf_run *run, const struct pf_created *c)
 	pf = host_state_find_pf(hs, c->pci);
 	if (!pf || !pf_created_next_undo(c, pf, &a))
 		return 0;
-	hold = a.disruptive ? policy_hold_reason(run) : NULL;
+	hold = a.disruptive ? apply_hold_reason(run) : NULL;
 	if (hold)
-		return set_outcome(run->res, PF_STATUS_DEFERRED,
-				   strdup_printf("resetting what sriov-persist created waits: %s",
-						 hold));
+		return apply_set_outcome(
+			run->res, PF_STATUS_DEFERRED,
+			strdup_printf("resetting what sriov-persist created waits: %s", hold));
 	r = host_run(run->host, c->pci, &a, o->conf->sysfs_write_timeout);
 	if (o->on_action)
 		o->on_action(pf, &a, r, run->host->error, o->userdata);
 	if (r < 0) {
-		_cleanup_free_ char *why = action_error(run->host, &a, r);
+		_cleanup_free_ char *why = apply_action_error(run->host, &a, r);
 
-		return set_outcome(run->res, PF_STATUS_FAILED,
-				   strdup_printf("resetting what sriov-persist created: %s",
-						 strna(why)));
+		return apply_set_outcome(run->res, PF_STATUS_FAILED,
+					 strdup_printf("resetting what sriov-persist created: %s",
+						       strna(why)));
 	}
 	run->res->changed = true;
 	run->res->status.n_actions++;
@@ -125,11 +125,11 @@ static int reset_kernel_args(struct pf_run *run, const char *pci)
 	if (o->on_action)
 		o->on_action(host_state_find_pf(hs, pci), &a, r, run->host->error, o->userdata);
 	if (r < 0) {
-		_cleanup_free_ char *why = action_error(run->host, &a, r);
+		_cleanup_free_ char *why = apply_action_error(run->host, &a, r);
 
-		return set_outcome(run->res, PF_STATUS_FAILED,
-				   strdup_printf("taking the kernel arguments out: %s",
-						 strna(why)));
+		return apply_set_outcome(run->res, PF_STATUS_FAILED,
+					 strdup_printf("taking the kernel arguments out: %s",
+						       strna(why)));
 	}
 	run->res->changed = true;
 	run->res->status.n_actions++;
@@ -166,8 +166,8 @@ static int reset_pf(struct pf_run *run, const struct pf_state *pf, const struct 
 	_cleanup_close_ int lock = -EBADF;
 	int r;
 
-	st->started = run_now(run);
-	lock = take_lock(run, pf);
+	st->started = apply_now(run);
+	lock = apply_take_lock(run, pf);
 	if (lock < 0 || run->res->busy)
 		return lock == -ENOMEM ? lock : 0;
 	host_begin(run->host, lock);
@@ -176,10 +176,10 @@ static int reset_pf(struct pf_run *run, const struct pf_state *pf, const struct 
 	 * that wanted them */
 	if (r >= 0 && st->state == PF_STATUS_APPLIED)
 		r = reset_kernel_args(run, pf->pci);
-	r = end_host(run, r);
+	r = apply_end_host(run, r);
 	if (r < 0)
 		return r;
-	st->finished = run_now(run);
+	st->finished = apply_now(run);
 	if (st->state != PF_STATUS_APPLIED)
 		return pf_status_write(o->runtime_dir, st);
 	r = pf_created_remove(o->state_dir, pf->pci);
@@ -199,14 +199,14 @@ int apply_unconfigured(struct pf_run *run, const struct pf_state *pf)
 	int r;
 
 	run->res->configured = false;
-	r = status_init(&run->res->status, pf);
+	r = apply_status_init(&run->res->status, pf);
 	if (r < 0)
 		return r;
 	r = pf_created_left(o->state_dir, pf, &c);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0 && o->reset)
-		return set_outcome(
+		return apply_set_outcome(
 			run->res, PF_STATUS_FAILED,
 			strdup_printf("reading what sriov-persist created from %s failed: "
 				      "%s; nothing reset",

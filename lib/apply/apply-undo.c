@@ -8,7 +8,7 @@
 #include "apply-internal.h"
 
 /* VF vf is on a driver again: off the record of VFs to bind again. */
-void vf_rebound(struct vf_failures *f, uint32_t vf)
+void apply_vf_rebound(struct vf_failures *f, uint32_t vf)
 {
 	size_t n = f->rec.n_rebind;
 
@@ -16,7 +16,7 @@ void vf_rebound(struct vf_failures *f, uint32_t vf)
 	f->rec_changed |= f->rec.n_rebind != n;
 }
 
-bool vf_listed(const uint32_t *l, size_t n, uint32_t vf)
+bool apply_vf_listed(const uint32_t *l, size_t n, uint32_t vf)
 {
 	for (size_t i = 0; i < n; i++)
 		if (l[i] == vf)
@@ -24,7 +24,7 @@ bool vf_listed(const uint32_t *l, size_t n, uint32_t vf)
 	return false;
 }
 
-int vf_list_set(uint32_t **l, size_t *n, uint32_t vf, bool on)
+int apply_vf_list_set(uint32_t **l, size_t *n, uint32_t vf, bool on)
 {
 	uint32_t *m;
 
@@ -71,8 +71,8 @@ static int load_vf_modules(struct pf_run *run, const struct pf_state *pf)
  * it had before this apply (or the kernel's VF driver, when it had none or
  * that is the one that failed): never a VF that nothing drives because of
  * us. Returns what happened, for the PF's error; NULL on ENOMEM. */
-char *put_back(struct pf_run *run, const struct pf_state *pf, uint32_t vf, const char *failed,
-	       struct vf_failures *f)
+char *apply_put_back(struct pf_run *run, const struct pf_state *pf, uint32_t vf, const char *failed,
+		     struct vf_failures *f)
 {
 	const char *had = vf < pf->n_vfs ? pf->vfs[vf].attrs.driver ?: pf->vfs[vf].unbound_from :
 					   NULL;
@@ -89,9 +89,9 @@ char *put_back(struct pf_run *run, const struct pf_state *pf, uint32_t vf, const
 		r = host_run(run->host, pf->pci, &back, run->opts->conf->sysfs_write_timeout);
 	if (run->opts->on_action)
 		run->opts->on_action(pf, &back, r, run->host->error, run->opts->userdata);
-	(void)vf_list_set(&f->unbound, &f->n_unbound, vf, false);
+	(void)apply_vf_list_set(&f->unbound, &f->n_unbound, vf, false);
 	if (r >= 0) {
-		vf_rebound(f, vf);
+		apply_vf_rebound(f, vf);
 		return strdup_printf("VF %u is back on %s", vf, to);
 	}
 	return strdup_printf("putting VF %u back on %s failed too: %s%s%s", vf, to, strerror(-r),
@@ -99,7 +99,7 @@ char *put_back(struct pf_run *run, const struct pf_state *pf, uint32_t vf, const
 }
 
 /* Autoprobe is on: off the record. */
-void autoprobe_on_again(struct vf_failures *f)
+void apply_autoprobe_on_again(struct vf_failures *f)
 {
 	f->probe_off = f->probe_ours_off = false;
 	if (f->rec.autoprobe_off) {
@@ -121,7 +121,7 @@ static char *autoprobe_back(struct pf_run *run, const struct pf_state *pf, struc
 		return strdup_printf("turning VF driver autoprobe on again failed too: %s%s%s",
 				     strerror(-r), run->host->error[0] ? ": " : "",
 				     run->host->error);
-	autoprobe_on_again(f);
+	apply_autoprobe_on_again(f);
 	return strdup("VF driver autoprobe is on again");
 }
 
@@ -154,17 +154,17 @@ static int note(struct vf_failures *f, char *what)
 /* A plan that stopped before its end (time ran out, a PF action failed):
  * what it left half-done is put right, and each step says so in the PF's
  * error. */
-int undo_unfinished(struct pf_run *run, const struct pf_state *pf, struct vf_failures *f)
+int apply_undo_unfinished(struct pf_run *run, const struct pf_state *pf, struct vf_failures *f)
 {
 	int r = 0;
 
 	/* stopped half-way through an eswitch change: back to the mode it had,
 	 * while its VFs are still unbound, and then onto their drivers */
-	if (f->eswitch_open && run_failed(run))
+	if (f->eswitch_open && apply_failed(run))
 		r = note(f, switch_back(run, pf));
 	/* stopped between unbind and bind (time ran out, a PF action failed) */
 	while (r >= 0 && f->n_unbound > 0)
-		r = note(f, put_back(run, pf, f->unbound[0], NULL, f));
+		r = note(f, apply_put_back(run, pf, f->unbound[0], NULL, f));
 	/* stopped before the end, where autoprobe is on again */
 	if (r >= 0 && f->probe_ours_off)
 		r = note(f, autoprobe_back(run, pf, f));

@@ -79,8 +79,8 @@ int apply_verify(struct pf_run *run, const char *pci, const struct pf_desired *d
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
-		return set_outcome(run->res, PF_STATUS_FAILED,
-				   strdup_printf("reading back failed: %s", strerror(-r)));
+		return apply_set_outcome(run->res, PF_STATUS_FAILED,
+					 strdup_printf("reading back failed: %s", strerror(-r)));
 	run->res->status.num_vfs = pf->num_vfs;
 	host_state_free(run->res->read_back);
 	run->res->read_back = TAKE_PTR(hs);
@@ -92,7 +92,7 @@ int apply_differs(struct pf_run *run, const struct plan *back)
 {
 	_cleanup_free_ char *what = action_describe(&back->actions[0]);
 
-	return set_outcome(
+	return apply_set_outcome(
 		run->res, PF_STATUS_FAILED,
 		strdup_printf(
 			"read back differs from the layout: %zu action(s) still needed, first: %s",

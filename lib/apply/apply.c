@@ -32,8 +32,8 @@ static int read_desired(struct pf_run *run, const char *pci, struct host_state *
 
 	r = apply_read_pf(run, pci, hs, &pf);
 	if (r < 0)
-		return set_outcome(run->res, PF_STATUS_FAILED,
-				   strdup_printf("reading the PF failed: %s", strerror(-r)));
+		return apply_set_outcome(run->res, PF_STATUS_FAILED,
+					 strdup_printf("reading the PF failed: %s", strerror(-r)));
 	st->num_vfs = pf->num_vfs;
 	r = desired_build(run->set, *hs, pf, run->diags, &d);
 	if (r < 0)
@@ -47,7 +47,7 @@ static int read_desired(struct pf_run *run, const char *pci, struct host_state *
 	if (!st->config_files)
 		return -ENOMEM;
 	if (d->held)
-		return set_outcome(run->res, PF_STATUS_HELD, strdup(strna(d->held_reason)));
+		return apply_set_outcome(run->res, PF_STATUS_HELD, strdup(strna(d->held_reason)));
 	*ret_pf = pf;
 	*ret_d = TAKE_PTR(d);
 	return 0;
@@ -80,9 +80,9 @@ static int execute_and_read_back(struct pf_run *run, const char *pci, const stru
 				 const struct pf_state *pf, const struct plan *p,
 				 struct plan **ret_back)
 {
-	int r = execute_plan(run, pf, p);
+	int r = apply_execute_plan(run, pf, p);
 
-	if (r < 0 || run_failed(run))
+	if (r < 0 || apply_failed(run))
 		return r;
 	return apply_verify(run, pci, d, ret_back);
 }
@@ -121,19 +121,19 @@ static int apply_pf(struct pf_run *run, const char *pci, struct host_state **hs)
 	if (r < 0)
 		return r;
 	if (p->n_actions == 0)
-		return set_unmet(run->res, p);
-	hold = plan_is_disruptive(p) ? policy_hold_reason(run) : NULL;
+		return apply_set_unmet(run->res, p);
+	hold = plan_is_disruptive(p) ? apply_hold_reason(run) : NULL;
 	if (hold)
-		return set_outcome(run->res, PF_STATUS_DEFERRED, hold);
+		return apply_set_outcome(run->res, PF_STATUS_DEFERRED, hold);
 	r = execute_and_read_back(run, pci, d, pf, p, &back);
-	if (r >= 0 && !run_failed(run))
+	if (r >= 0 && !apply_failed(run))
 		r = pass_again(run, pci, d, &back);
-	if (r < 0 || run_failed(run))
+	if (r < 0 || apply_failed(run))
 		return r;
 	if (back->n_actions > 0)
 		return apply_differs(run, back);
 	/* what the host still lacks, as the read back has it */
-	return set_unmet(run->res, back);
+	return apply_set_unmet(run->res, back);
 }
 
 /* Under the PF's lock. The PF as last read is kept in the result: read
@@ -171,12 +171,13 @@ static int refuse_reset(struct pf_run *run, const struct pf_state *pf)
 	int r;
 
 	run->res->configured = true;
-	r = status_init(&run->res->status, pf);
+	r = apply_status_init(&run->res->status, pf);
 	if (r < 0)
 		return r;
-	return set_outcome(run->res, PF_STATUS_FAILED,
-			   strdup("a layout selects it: reset removes only what a removed layout "
-				  "left; change or remove the layout instead"));
+	return apply_set_outcome(
+		run->res, PF_STATUS_FAILED,
+		strdup("a layout selects it: reset removes only what a removed layout "
+		       "left; change or remove the layout instead"));
 }
 
 /* The status record of a configured PF; one that cannot be written fails it. */
@@ -196,10 +197,11 @@ static int record_status(struct pf_run *run)
 				strdup_printf("%s: %s", pf_status_state_to_string(st->state),
 					      strna(st->error));
 
-		return set_outcome(run->res, PF_STATUS_FAILED,
-				   strdup_printf("writing the status record in %s/pf failed: %s "
-						 "(the apply itself: %s)",
-						 o->runtime_dir, strerror(-r), strna(was)));
+		return apply_set_outcome(
+			run->res, PF_STATUS_FAILED,
+			strdup_printf("writing the status record in %s/pf failed: %s "
+				      "(the apply itself: %s)",
+				      o->runtime_dir, strerror(-r), strna(was)));
 	}
 	return 0;
 }
@@ -216,19 +218,19 @@ static int apply_one(struct pf_run *run, const struct pf_state *pf, bool configu
 	if (o->reset)
 		return refuse_reset(run, pf);
 
-	r = status_init(st, pf);
+	r = apply_status_init(st, pf);
 	if (r < 0)
 		return r;
-	st->started = run_now(run);
+	st->started = apply_now(run);
 	run->res->configured = true;
 	run->deadline = now_monotonic() + o->conf->apply_timeout;
 	/* also a held PF's record is written under the lock: never over the
 	 * record of someone applying it right now */
-	lock = take_lock(run, pf);
+	lock = apply_take_lock(run, pf);
 	if (run->res->busy)
 		return 0;
 	if (lock >= 0 && o->hold) {
-		r = set_outcome(run->res, PF_STATUS_HELD, strdup(o->hold));
+		r = apply_set_outcome(run->res, PF_STATUS_HELD, strdup(o->hold));
 		if (r < 0)
 			return r;
 		st->finished = st->started;
@@ -239,11 +241,11 @@ static int apply_one(struct pf_run *run, const struct pf_state *pf, bool configu
 	else {
 		host_begin(run->host, lock);
 		r = apply_locked(run, pf->pci);
-		r = end_host(run, r);
+		r = apply_end_host(run, r);
 	}
 	if (r < 0)
 		return r;
-	st->finished = run_now(run);
+	st->finished = apply_now(run);
 	if (!run->res->configured)
 		return pf_status_remove(o->runtime_dir, pf->pci);
 	return record_status(run);
