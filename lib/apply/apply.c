@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+/* apply_run: every PF of the host, or the one asked for, applied under its
+ * lock (apply_pf: read, desired state, plan, disruption policy, execute,
+ * read back), reset, or left alone when no layout selects it
+ * (apply-reset.c); its status record written. */
+
 #include "apply-internal.h"
 #include "desired.h"
 #include "host-view.h"
