@@ -14,6 +14,7 @@
 #include "k8s.h"
 #include "manager-bus.h"
 #include "manager-check.h"
+#include "report-gone.h"
 #include "report.h"
 
 #define BUS_NAME "org.sriovpersist1"
@@ -307,6 +308,8 @@ static int view_doc(struct manager *m, bool status, char **ret)
 		return r;
 	r = status ? report_status(&v, m->runtime_dir, m->state_dir, true, &o) :
 		     report_plan(&v, &o);
+	if (r >= 0 && !status)
+		r = report_plan_add_gone(o, m->hs, m->runtime_dir);
 	host_view_done(&v);
 	if (r < 0)
 		return r;

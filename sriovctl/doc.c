@@ -100,6 +100,15 @@ bool doc_pf_has_leftovers(struct json_object *pf)
 	       strstr(why, "from a removed layout");
 }
 
+bool doc_pf_unsettled(struct json_object *pf)
+{
+	const char *why = doc_str(pf, "reason");
+
+	/* the words of the status document's unsettled_why() */
+	return streq_ptr(doc_str(pf, "state"), "unconfigured") && why &&
+	       (startswith(why, "no driver yet:") || startswith(why, "no netdev yet:"));
+}
+
 void doc_print_files(struct json_object *pf, const char *indent)
 {
 	size_t n = doc_len(pf, "config_files");

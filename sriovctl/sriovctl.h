@@ -89,6 +89,13 @@ int ctl_host_view(struct ctl *c, struct ctl_view *ret);
 /* What the options say of the host read: --machine-id. */
 void ctl_host_options(const struct ctl *c, struct host_state *hs);
 void ctl_view_done(struct ctl_view *cv);
+/* A document (report.h) of the view built here, by build: the diagnostics
+ * of the layouts and of the view on stderr first; "<failed>: <error>" on
+ * stderr when build fails. -EIO when the view cannot be built. */
+typedef int (*ctl_document_fn)(const struct ctl *c, const struct host_view *v,
+			       struct json_object **ret);
+int ctl_view_document(struct ctl *c, ctl_document_fn build, const char *failed,
+		      struct json_object **ret);
 
 /* The status and plan documents (report.h), built here or received from
  * sriov-persistd: the verbs render them the same either way (doc.c). */
@@ -113,6 +120,9 @@ char *doc_pf_describe(struct json_object *pf);
  * unconfigured PF's other reason is what reset finds instead (its record
  * says more than is left). */
 bool doc_pf_has_leftovers(struct json_object *pf);
+/* Whether pf, which no layout selects, waits for its driver or netdev, after
+ * which a layout may select it (sriovctl wait waits for it): no reset hint. */
+bool doc_pf_unsettled(struct json_object *pf);
 /* "<indent>files: 50-e810.conf 60-other.conf": the layout files that select
  * pf (its "config_files"), by name; nothing when none does. */
 void doc_print_files(struct json_object *pf, const char *indent);

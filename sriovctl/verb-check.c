@@ -124,8 +124,76 @@ static int held_pfs(const struct host_state *hs, const struct pf_check *pc, cons
 	return 0;
 }
 
+/* msg, an error of pf, with pf's own name ("0000:ca:00.0 (ens3f0np0)") made
+ * "the PF", so that the same problem of several PFs reads alike; NULL when
+ * msg does not name pf, or on ENOMEM (*ret_r). */
+static char *msg_without_pf(const char *msg, const struct pf_state *pf, int *ret_r)
+{
+	_cleanup_free_ char *who = pf_describe(pf);
+	const char *at = who ? strstr(msg, who) : NULL;
+	char *s;
+
+	*ret_r = who ? 0 : -ENOMEM;
+	if (!at)
+		return NULL;
+	s = strdup_printf("%.*sthe PF%s", (int)(at - msg), msg, at + strlen(who));
+	*ret_r = s ? 0 : -ENOMEM;
+	return s;
+}
+
+/* Whether PF i has an error at file:line that reads norm once its own name
+ * is "the PF". */
+static int pf_has_named(const struct host_state *hs, const struct pf_check *pc, size_t i,
+			const struct diag *e, const char *norm)
+{
+	for (size_t j = 0; j < pc[i].diags.n; j++) {
+		const struct diag *o = &pc[i].diags.items[j];
+		_cleanup_free_ char *n = NULL;
+		int r;
+
+		if (o->level != DIAG_ERROR || o->line != e->line || !streq_ptr(o->file, e->file))
+			continue;
+		n = msg_without_pf(o->msg, &hs->pfs[i], &r);
+		if (r < 0)
+			return r;
+		if (streq_ptr(n, norm))
+			return 1;
+	}
+	return 0;
+}
+
+/* An error of PF i that names it, which other PFs have too in their own
+ * words: one error, "the PF", with every PF it holds ("(on 0000:ca:00.0
+ * (ens3f0np0), 0000:ca:00.1 (ens3f1np1))"). 0 when no other PF has it. */
+static int add_named_for_all(const struct host_state *hs, const struct pf_check *pc, size_t i,
+			     const struct diag *e, struct diag_list *diags)
+{
+	_cleanup_strv_free_ char **on = NULL;
+	_cleanup_free_ char *norm = NULL, *list = NULL;
+	int r;
+
+	norm = msg_without_pf(e->msg, &hs->pfs[i], &r);
+	if (!norm)
+		return r;
+	for (size_t k = 0; k < hs->n_pfs; k++) {
+		r = pf_has_named(hs, pc, k, e, norm);
+		if (r > 0)
+			r = strv_consume(&on, pf_describe(&hs->pfs[k]));
+		if (r < 0)
+			return r;
+	}
+	if (strv_length(on) < 2)
+		return 0;
+	list = strv_join(on, ", ");
+	if (!list)
+		return -ENOMEM;
+	r = diag_add(diags, e->level, e->file, e->line, "%s (on %s)", norm, list);
+	return r < 0 ? r : 1;
+}
+
 /* The diagnostics of every PF into diags, each once, an error with the PFs
- * it holds when it does not hold all of its file's. */
+ * it holds when it does not hold all of its file's, or when it names the
+ * PF and several have it. */
 static int merge_pf_diags(const struct host_state *hs, const struct pf_check *pc,
 			  struct diag_list *diags)
 {
@@ -135,7 +203,11 @@ static int merge_pf_diags(const struct host_state *hs, const struct pf_check *pc
 			_cleanup_free_ char *on = NULL;
 			int r;
 
-			r = e->level == DIAG_ERROR ? held_pfs(hs, pc, e, &on) : 0;
+			r = e->level == DIAG_ERROR ? add_named_for_all(hs, pc, i, e, diags) : 0;
+			if (r > 0)
+				continue;
+			if (r >= 0 && e->level == DIAG_ERROR)
+				r = held_pfs(hs, pc, e, &on);
 			if (r >= 0 && on)
 				r = diag_add(diags, e->level, e->file, e->line, "%s (on %s)",
 					     e->msg, on);

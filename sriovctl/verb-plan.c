@@ -2,10 +2,11 @@
 
 /* sriovctl plan: the plan document (report.h), built here or by
  * sriov-persistd, as JSON or as text rendered from it. Exit 1 when a PF is
- * held or cannot get all of its layout on this host, 10 when there are
- * changes. */
+ * held or cannot get all of its layout on this host (also when a PF applied
+ * in this boot is gone from it), 10 when there are changes. */
 
 #include "json-util.h"
+#include "report-gone.h"
 #include "report.h"
 #include "sriovctl.h"
 
@@ -14,6 +15,13 @@ static void print_pf(const struct ctl *c, struct json_object *pf)
 	_cleanup_free_ char *who = doc_pf_describe(pf);
 	size_t n = doc_len(pf, "actions");
 
+	if (doc_bool(pf, "gone")) {
+		printf("%s: %s: %s\n", strna(who), ctl_paint(c, ANSI_YELLOW, "gone"),
+		       strna(doc_str(pf, "reason")));
+		printf("  \"sriovctl%s reset %s\" drops its status record\n",
+		       strempty(c->local_options), strna(doc_str(pf, "pci")));
+		return;
+	}
 	if (!doc_bool(pf, "configured")) {
 		printf("%s: unconfigured (no layout selects it)\n", strna(who));
 		return;
@@ -56,19 +64,14 @@ static void print_pf(const struct ctl *c, struct json_object *pf)
 		       strna(json_object_get_string(doc_idx(pf, "reboot_reasons", i))));
 }
 
-static int build_here(struct ctl *c, struct json_object **ret)
+static int plan_document(const struct ctl *c, const struct host_view *v,
+			 struct json_object **ret)
 {
-	struct ctl_view cv;
-	int r;
+	int r = report_plan(v, ret);
 
-	if (ctl_host_view(c, &cv) < 0)
-		return -EIO;
-	ctl_print_diags(&cv.set->diags);
-	ctl_print_diags(&cv.v.diags);
-	r = report_plan(&cv.v, ret);
-	if (r < 0)
-		fprintf(stderr, "Planning failed: %s\n", strerror(-r));
-	ctl_view_done(&cv);
+	/* a PF named is looked for on the host; the whole plan says those gone */
+	if (r >= 0 && c->n_args == 0)
+		r = report_plan_add_gone(*ret, v->hs, c->runtime_dir);
 	return r;
 }
 
@@ -104,7 +107,8 @@ int verb_plan(struct ctl *c)
 	_cleanup_json_ struct json_object *doc = NULL;
 	bool failing = false;
 
-	if ((c->bus ? ask_daemon(c, &doc) : build_here(c, &doc)) < 0)
+	if ((c->bus ? ask_daemon(c, &doc) :
+		      ctl_view_document(c, plan_document, "Planning failed", &doc)) < 0)
 		return EXIT_FAIL;
 	if (c->json)
 		ctl_print_json(doc);
@@ -112,6 +116,7 @@ int verb_plan(struct ctl *c)
 		if (!c->json)
 			print_pf(c, doc_idx(doc, "pfs", i));
 		failing |= doc_bool(doc_idx(doc, "pfs", i), "held") ||
+			   doc_bool(doc_idx(doc, "pfs", i), "gone") ||
 			   doc_len(doc_idx(doc, "pfs", i), "unmet") > 0;
 	}
 	if (failing)

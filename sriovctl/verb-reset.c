@@ -7,6 +7,8 @@
 #include <inttypes.h>
 
 #include "json-util.h"
+#include "report-gone.h"
+#include "reset-refusal.h"
 #include "sriovctl.h"
 
 #define RECORD_DROPPED "; sriov-persist's record of what it created is dropped"
@@ -54,6 +56,7 @@ struct reset_ctx {
 	bool named;
 	bool ok;
 	size_t done;
+	size_t said; /* PFs that printed a line */
 };
 
 static void reset_on_action(const struct pf_state *pf, const struct action *a, int r,
@@ -70,7 +73,132 @@ static void reset_on_pf_done(const struct apply_pf_result *res, void *userdata)
 
 	x->ok &= print_result(x->c, res, x->named);
 	x->done += res->changed;
+	x->said += res->changed || res->record_dropped || res->status.state != PF_STATUS_APPLIED;
 	fflush(stdout);
+}
+
+/* "0000:3b:00.0 (ens1f0)", appended to *list. -ENOMEM. */
+static int list_pf(char ***list, const struct pf_state *pf)
+{
+	return strv_consume(list, pf->name ? strdup_printf("%s (%s)", pf->pci, pf->name) :
+					     strdup(pf->pci));
+}
+
+/* A PF with something of sriov-persist's left on it that only refused
+ * files select: a refusal, as for a named PF. -ENOMEM. */
+static int say_refused(const struct ctl *c, const struct layout_set *set,
+		       const struct host_state *hs, const struct pf_state *pf)
+{
+	_cleanup_free_ char *why = reset_refusal(set, hs, pf);
+
+	if (!why)
+		return -ENOMEM;
+	printf("%s%s%s%s: %s: %s\n", pf->pci, pf->name ? " (" : "", strempty(pf->name),
+	       pf->name ? ")" : "", ctl_paint(c, ANSI_RED, "not reset"), why);
+	return 0;
+}
+
+static void say_selected(char **selected, size_t said)
+{
+	_cleanup_free_ char *names = NULL;
+
+	if (!selected) {
+		printf("Nothing to reset: %s\n",
+		       said ? "nothing that sriov-persist created is left on the PFs above" :
+			      "no PF of this host has VFs or a switchdev mode that "
+			      "sriov-persist created");
+		return;
+	}
+	names = strv_join(selected, ", ");
+	printf("Nothing to reset: a layout selects %s, which %s what sriov-persist created; "
+	       "reset removes only what a removed layout left\n",
+	       strna(names), strv_length(selected) == 1 ? "has" : "have");
+}
+
+/* A reset of every PF that reset nothing: why. The PFs that have something
+ * of sriov-persist's left but that a layout selects are named; those that
+ * only refused files select are refusals (*ok = false). */
+static int say_nothing(struct ctl *c, struct host *h, const struct layout_set *set, size_t said,
+		       bool *ok)
+{
+	_cleanup_host_state_ struct host_state *hs = NULL;
+	_cleanup_strv_free_ char **selected = NULL;
+	int r;
+
+	r = host_read(h, &hs);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < hs->n_pfs; i++) {
+		const struct pf_state *pf = &hs->pfs[i];
+		struct pf_created cr = {};
+
+		r = pf_created_left(c->state_dir, pf, &cr);
+		pf_created_done(&cr);
+		if (r == -ENOMEM)
+			return r;
+		if (r <= 0 || !reset_refusal_applies(set, hs, pf))
+			continue;
+		if (reset_refusal_only_refused(set, hs, pf)) {
+			r = say_refused(c, set, hs, pf);
+			*ok = false;
+		} else
+			r = list_pf(&selected, pf);
+		if (r < 0)
+			return r;
+	}
+	if (*ok)
+		say_selected(selected, said);
+	return 0;
+}
+
+struct gone_ctx {
+	const struct ctl *c;
+	const char *what; /* the PF named: PCI address or interface name */
+	usec_t timeout;
+	bool found;
+};
+
+/* A PF named that is gone from the host: its status record, which keeps
+ * status, plan and wait saying so, is dropped under its lock. */
+static int forget_gone(const struct pf_status *st, void *userdata)
+{
+	struct gone_ctx *g = userdata;
+	_cleanup_close_ int lock = -EBADF;
+	_cleanup_free_ char *why = NULL;
+	int r;
+
+	if (!streq(st->pci, g->what) && !streq_ptr(st->name, g->what))
+		return 0;
+	g->found = true;
+	why = report_gone_reason(st);
+	lock = pf_lock(g->c->runtime_dir, st->pci, g->timeout);
+	if (!why || lock == -ENOMEM)
+		return -ENOMEM;
+	r = lock < 0 ? lock : pf_status_remove(g->c->runtime_dir, st->pci);
+	if (r < 0) {
+		fprintf(stderr, "%s: dropping its status record in %s/pf failed: %s\n", st->pci,
+			g->c->runtime_dir, strerror(-r));
+		return r;
+	}
+	printf("%s%s%s%s: %s; its status record is dropped\n", st->pci, st->name ? " (" : "",
+	       strempty(st->name), st->name ? ")" : "", why);
+	return 0;
+}
+
+/* reset of a PF that is not on the host: one that is gone loses its status
+ * record; else it is no PF at all. Returns whether it was found and done. */
+static bool reset_gone(struct ctl *c, struct host *h, const struct mainconf *conf, const char *only)
+{
+	_cleanup_host_state_ struct host_state *hs = NULL;
+	struct gone_ctx g = { .c = c, .what = only, .timeout = conf->apply_timeout };
+	int r;
+
+	r = host_read(h, &hs);
+	if (r >= 0)
+		r = report_gone_each(hs, c->runtime_dir, forget_gone, &g);
+	if (r >= 0 && !g.found)
+		fprintf(stderr, "No PF '%s' on this host\n", only);
+	return r >= 0 && g.found;
 }
 
 static int reset_one(struct ctl *c, struct host *h, const struct layout_set *set,
@@ -94,8 +222,7 @@ static int reset_one(struct ctl *c, struct host *h, const struct layout_set *set
 	apply_result_done(&res);
 	*ok &= x.ok;
 	if (r == -ENXIO) {
-		fprintf(stderr, "No PF '%s' on this host\n", only);
-		*ok = false;
+		*ok &= reset_gone(c, h, conf, only);
 		return 0;
 	}
 	if (r < 0 && r != -EIO) {
@@ -104,7 +231,7 @@ static int reset_one(struct ctl *c, struct host *h, const struct layout_set *set
 		return r;
 	}
 	if (!only && x.done == 0 && x.ok)
-		printf("Nothing to reset: no PF has what a removed layout left\n");
+		return say_nothing(c, h, set, x.said, ok);
 	return 0;
 }
 

@@ -250,12 +250,15 @@ static void print_pf(const struct ctl *c, struct json_object *pf)
 	    !(doc_len(pf, "pending_reboot_reasons") == 1 &&
 	      streq_ptr(json_object_get_string(doc_idx(pf, "pending_reboot_reasons", 0)), why)))
 		printf("    %s\n", why);
-	if (doc_pf_has_leftovers(pf))
+	if (doc_pf_has_leftovers(pf) && !doc_pf_unsettled(pf))
 		printf("    no layout selects it; \"sriovctl%s reset %s\" removes them\n",
 		       strempty(c->local_options), strna(doc_str(pf, "pci")));
-	else if (streq(state, "unconfigured") && why)
+	else if (streq(state, "unconfigured") && why && !doc_pf_unsettled(pf))
 		printf("    no layout selects it; \"sriovctl%s reset %s\" drops sriov-persist's "
 		       "record of them\n",
+		       strempty(c->local_options), strna(doc_str(pf, "pci")));
+	else if (streq(state, "gone"))
+		printf("    \"sriovctl%s reset %s\" drops its status record\n",
 		       strempty(c->local_options), strna(doc_str(pf, "pci")));
 	if (last_error && !streq_ptr(doc_str(last, "state"), "applied") &&
 	    !streq_ptr(why, last_error))
@@ -328,21 +331,10 @@ static void render(const struct ctl *c, struct json_object *doc)
 		print_pf(c, doc_idx(doc, "pfs", i));
 }
 
-static int build_here(struct ctl *c, struct json_object **ret)
+static int status_document(const struct ctl *c, const struct host_view *v, struct json_object **ret)
 {
-	struct ctl_view cv;
-	int r;
-
-	if (ctl_host_view(c, &cv) < 0)
-		return -EIO;
-	ctl_print_diags(&cv.set->diags);
-	ctl_print_diags(&cv.v.diags);
 	/* Gone PFs only in the whole picture: a named PF is on the host. */
-	r = report_status(&cv.v, c->runtime_dir, c->state_dir, c->n_args == 0, ret);
-	if (r < 0)
-		fprintf(stderr, "Building the status failed: %s\n", strerror(-r));
-	ctl_view_done(&cv);
-	return r;
+	return report_status(v, c->runtime_dir, c->state_dir, c->n_args == 0, ret);
 }
 
 static int ask_daemon(struct ctl *c, struct json_object **ret)
@@ -370,7 +362,9 @@ int verb_status(struct ctl *c)
 {
 	_cleanup_json_ struct json_object *doc = NULL;
 
-	if ((c->bus ? ask_daemon(c, &doc) : build_here(c, &doc)) < 0)
+	if ((c->bus ?
+		     ask_daemon(c, &doc) :
+		     ctl_view_document(c, status_document, "Building the status failed", &doc)) < 0)
 		return EXIT_FAIL;
 	if (c->json)
 		ctl_print_json(doc);

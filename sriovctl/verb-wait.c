@@ -13,13 +13,33 @@
 
 #include "desired.h"
 #include "match.h"
+#include "report-gone.h"
 #include "sriovctl.h"
 
 struct progress {
 	size_t configured, done, applied;
 	/* "PCI", "PCI (no driver yet)", "PCI (waiting for another tool ...)" */
 	char **missing;
+	/* PFs applied in this boot that are no longer on the host: said, never
+	 * counted as applied nor waited for ("PCI (name): recorded ...") */
+	char **gone;
+	usec_t since;
 };
+
+static int note_gone(const struct pf_status *st, void *userdata)
+{
+	struct progress *p = userdata;
+	_cleanup_free_ char *why = NULL;
+
+	if (st->finished < p->since)
+		return 0;
+	why = report_gone_reason(st);
+	if (!why)
+		return -ENOMEM;
+	return strv_consume(&p->gone, st->name ?
+					      strdup_printf("%s (%s): %s", st->pci, st->name, why) :
+					      strdup_printf("%s: %s", st->pci, why));
+}
 
 static int note_missing(struct progress *p, const struct pf_view *pv)
 {
@@ -77,7 +97,7 @@ static int note_record(struct ctl *c, usec_t since, const struct pf_view *pv, st
 
 static int check_records(struct ctl *c, usec_t since, struct progress *ret)
 {
-	struct progress p = { .missing = calloc(1, sizeof(char *)) };
+	struct progress p = { .missing = calloc(1, sizeof(char *)), .since = since };
 	struct ctl_view cv;
 	int r = 0;
 
@@ -97,9 +117,12 @@ static int check_records(struct ctl *c, usec_t since, struct progress *ret)
 		p.configured++;
 		r = pv->desired ? note_record(c, since, pv, &p) : note_missing(&p, pv);
 	}
+	if (r >= 0)
+		r = report_gone_each(cv.hs, c->runtime_dir, note_gone, &p);
 	ctl_view_done(&cv);
 	if (r < 0) {
 		strv_free(p.missing);
+		strv_free(p.gone);
 		return r;
 	}
 	*ret = p;
@@ -169,6 +192,7 @@ static int wait_loop(struct ctl *c, int fd, struct udev_monitor *m, struct progr
 		if (ret->done == ret->configured || now >= deadline)
 			return 0;
 		strv_free(ret->missing);
+		strv_free(ret->gone);
 		/* at most an hour per poll: a --timeout of weeks is no int of milliseconds */
 		left = deadline - now;
 		if (left > USEC_PER_HOUR)
@@ -214,5 +238,9 @@ int verb_wait(struct ctl *c)
 	else
 		printf("%zu configured PF(s): %zu applied, %zu not (see sriovctl status)\n",
 		       p.configured, p.applied, p.configured - p.applied);
+	/* a hot-unplugged NIC must not hold the boot gate: said, not waited for */
+	for (char **g = p.gone; g && *g; g++)
+		printf("Gone, not waited for: %s\n", *g);
+	strv_free(p.gone);
 	return p.done == p.configured && p.applied == p.configured ? EXIT_OK : EXIT_FAIL;
 }

@@ -86,3 +86,20 @@ void ctl_view_done(struct ctl_view *cv)
 	host_state_free(cv->hs);
 	*cv = (struct ctl_view){};
 }
+
+int ctl_view_document(struct ctl *c, ctl_document_fn build, const char *failed,
+		      struct json_object **ret)
+{
+	struct ctl_view cv;
+	int r;
+
+	if (ctl_host_view(c, &cv) < 0)
+		return -EIO;
+	ctl_print_diags(&cv.set->diags);
+	ctl_print_diags(&cv.v.diags);
+	r = build(c, &cv.v, ret);
+	if (r < 0)
+		fprintf(stderr, "%s: %s\n", failed, strerror(-r));
+	ctl_view_done(&cv);
+	return r;
+}

@@ -12,6 +12,7 @@ struct pf_desired;
 /* One PF's apply or reset, from its lock to its record. */
 struct pf_run {
 	struct host *host;
+	const struct host_state *hs; /* as apply_run read it */
 	const struct layout_set *set;
 	const struct apply_options *opts;
 	struct diag_list *diags;

@@ -8,6 +8,7 @@
 #include "apply-internal.h"
 #include "desired.h"
 #include "host-view.h"
+#include "reset-refusal.h"
 
 /* A raise of the card's firmware VF limit goes as far as the layouts of all
  * its ports need (plan_raise_for_card()), read from the whole host; when
@@ -179,10 +180,7 @@ static int refuse_reset(struct pf_run *run, const struct pf_state *pf)
 	r = apply_status_init(&run->res->status, pf);
 	if (r < 0)
 		return r;
-	return apply_set_outcome(
-		run->res, PF_STATUS_FAILED,
-		strdup("a layout selects it: reset removes only what a removed layout "
-		       "left; change or remove the layout instead"));
+	return apply_set_outcome(run->res, PF_STATUS_FAILED, reset_refusal(run->set, run->hs, pf));
 }
 
 /* The status record of a configured PF; one that cannot be written fails it. */
@@ -302,6 +300,7 @@ int apply_run(struct host *h, const struct layout_set *set, const struct apply_o
 		const struct pf_state *pf = &hs->pfs[i];
 		struct pf_run run = {
 			.host = h,
+			.hs = hs,
 			.set = set,
 			.opts = opts,
 			.diags = &res.diags,

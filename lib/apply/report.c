@@ -8,6 +8,8 @@
 
 #include "drivers.h"
 #include "json-util.h"
+#include "match.h"
+#include "report-gone.h"
 #include "report.h"
 #include "setting-row.h"
 #include "status.h"
@@ -130,15 +132,47 @@ static int unconfigured_why(const char *state_dir, const struct pf_state *pf, ch
 	return 0;
 }
 
+/* A PF that no layout selects while its driver or netdev has not appeared,
+ * and that a layout may select once they have: what sriovctl wait, which
+ * waits for it, says of it. NULL otherwise. */
+static const char *unsettled_why(const struct host_view *v, const struct pf_state *pf)
+{
+	if ((pf->driver && pf->name) || !layout_set_may_select(v->set, pf, v->hs->hostname))
+		return NULL;
+	return pf->driver ? "no netdev yet: a layout may select it once it has one (sriovctl "
+			    "wait waits for it)" :
+			    "no driver yet: a layout may select it once one is bound (sriovctl "
+			    "wait waits for it)";
+}
+
+static int report_unconfigured(const struct host_view *v, const struct pf_view *pv,
+			       const char *state_dir, struct pf_report *r)
+{
+	const char *unsettled = unsettled_why(v, pv->pf);
+	char *left;
+
+	r->state = "unconfigured";
+	if (unconfigured_why(state_dir, pv->pf, &left) < 0)
+		return -ENOMEM;
+	if (!unsettled) {
+		r->why = r->why_owned = left;
+		return 0;
+	}
+	/* the gate first, then what sriov-persist left */
+	r->why = r->why_owned = left ? strdup_printf("%s; %s", unsettled, left) : strdup(unsettled);
+	free(left);
+	return r->why ? 0 : -ENOMEM;
+}
+
 /* What the layouts alone make of the PF: unconfigured (with what a removed
- * layout left), held, degraded, or applied so far. */
-static int report_layout(const struct pf_view *pv, const char *state_dir, struct pf_report *r)
+ * layout left, or what a PF without its driver waits for), held, degraded,
+ * or applied so far. */
+static int report_layout(const struct host_view *v, const struct pf_view *pv, const char *state_dir,
+			 struct pf_report *r)
 {
 	if (!pv->desired) {
-		r->state = "unconfigured";
-		if (unconfigured_why(state_dir, pv->pf, &r->why_owned) < 0)
+		if (report_unconfigured(v, pv, state_dir, r) < 0)
 			return -ENOMEM;
-		r->why = r->why_owned;
 	} else if (pv->desired->held) {
 		r->state = "held";
 		r->why = pv->desired->held_reason;
@@ -179,12 +213,12 @@ static const char *report_pending(const struct pf_view *pv, struct pf_report *r)
 	return r->why_owned = why;
 }
 
-static int report_pf(const struct pf_view *pv, const char *runtime_dir, const char *state_dir,
-		     struct pf_report *ret)
+static int report_pf(const struct host_view *v, const struct pf_view *pv, const char *runtime_dir,
+		     const char *state_dir, struct pf_report *ret)
 {
 	struct pf_report r = { .state = "applied" };
 
-	if (report_layout(pv, state_dir, &r) < 0)
+	if (report_layout(v, pv, state_dir, &r) < 0)
 		return -ENOMEM;
 	r.has_rec = pf_status_read(runtime_dir, pv->pf->pci, &r.rec) >= 0;
 	/* A reset that failed or waits for the policy says so, not "unconfigured". */
@@ -639,8 +673,9 @@ static int pf_status_fill(struct json_object *o, const struct pf_view *pv,
 	return vfs_put(o, pv);
 }
 
-static int pf_status_append(struct json_object *arr, const struct pf_view *pv,
-			    const char *runtime_dir, const char *state_dir)
+static int pf_status_append(struct json_object *arr, const struct host_view *v,
+			    const struct pf_view *pv, const char *runtime_dir,
+			    const char *state_dir)
 {
 	struct json_object *o = json_object_new_object();
 	struct pf_report rep;
@@ -648,7 +683,7 @@ static int pf_status_append(struct json_object *arr, const struct pf_view *pv,
 
 	r = append(arr, o);
 	if (r >= 0)
-		r = report_pf(pv, runtime_dir, state_dir, &rep);
+		r = report_pf(v, pv, runtime_dir, state_dir, &rep);
 	if (r < 0)
 		return r;
 	r = pf_status_fill(o, pv, &rep);
@@ -668,6 +703,7 @@ static int gone_append(struct json_object *arr, const struct host_view *v, const
 	if (r < 0) /* an unreadable directory only means nothing to add */
 		return r == -ENOMEM ? r : 0;
 	for (char **p = pcis; r >= 0 && *p; p++) {
+		_cleanup_free_ char *why = NULL;
 		struct json_object *o;
 		struct pf_status st;
 
@@ -675,10 +711,12 @@ static int gone_append(struct json_object *arr, const struct host_view *v, const
 			continue;
 		o = json_object_new_object();
 		r = append(arr, o);
+		why = report_gone_reason(&st);
 		/* its last apply too: when it was last seen applied */
-		if (r >= 0 && (put_str(o, "pci", *p) < 0 || put_str(o, "name", st.name) < 0 ||
-			       put_str(o, "state", "gone") < 0 ||
-			       put(o, "last_apply", last_apply_json(&st)) < 0))
+		if (r >= 0 &&
+		    (!why || put_str(o, "pci", *p) < 0 || put_str(o, "name", st.name) < 0 ||
+		     put_str(o, "state", "gone") < 0 || put_str(o, "reason", why) < 0 ||
+		     put(o, "last_apply", last_apply_json(&st)) < 0))
 			r = -ENOMEM;
 		pf_status_done(&st);
 	}
@@ -698,7 +736,7 @@ int report_status(const struct host_view *v, const char *runtime_dir, const char
 	}
 	r = put(doc, "pfs", arr);
 	for (size_t i = 0; r >= 0 && i < v->n_pfs; i++)
-		r = pf_status_append(arr, &v->pfs[i], runtime_dir, state_dir);
+		r = pf_status_append(arr, v, &v->pfs[i], runtime_dir, state_dir);
 	if (r >= 0 && with_gone)
 		r = gone_append(arr, v, runtime_dir);
 	if (r < 0)

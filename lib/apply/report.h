@@ -10,14 +10,16 @@
 #include "host-view.h"
 
 /* {"pfs": [...]}: per PF its state (unconfigured, with as reason what a
- * removed layout left when state_dir records it; held, failed, deferred,
+ * removed layout left when state_dir records it, and first, for a PF whose
+ * driver or netdev has not appeared that a layout may select then, what
+ * sriovctl wait waits for ("no driver yet: ..."); held, failed, deferred,
  * degraded, drifted, pending (also when only a reboot is left), applied),
  * the files that select it, the last apply record read from
  * runtime_dir/pf/<pci>.json, pending reboot reasons, its VFs, and per PF
  * and per VF every key of the key tables (pf-keys.h, vf-attrs.h) as
  * {"now", "wanted", "source"}. With
  * with_gone, PFs that have a record but are no longer on the host are
- * listed with state "gone". -ENOMEM. */
+ * listed with state "gone" and a reason (report-gone.h). -ENOMEM. */
 int report_status(const struct host_view *v, const char *runtime_dir, const char *state_dir,
 		  bool with_gone, struct json_object **ret);
 /* {"pfs": [...], "changes": bool}: per PF the actions apply would run. */

@@ -8,6 +8,7 @@
 
 #include "drivers.h"
 #include "layout-rules.h"
+#include "pf-keys.h"
 
 int rules_error(struct rules_out *o, const char *file, unsigned line, const char *fmt, ...)
 {

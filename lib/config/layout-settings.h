@@ -6,7 +6,9 @@
  * time, and merged file over file. A value parser writes the value into
  * the settings and returns 0, -ENOMEM, or -EINVAL with *ret_why set to a
  * static text saying what is allowed, for the message "Key=value: <why>".
- * Marking the key set (and where) is the caller's job. */
+ * Marking the key set (and where) is the caller's job. The
+ * [PhysicalFunction] keys' functions are in pf-keys.h, driven by the rows of
+ * pf-keys.c; the [VirtualFunction] keys' by those of vf-attrs.c. */
 
 #include "model.h"
 
@@ -35,9 +37,6 @@ enum firmware_vfs {
 	_FIRMWARE_VFS_MAX,
 	_FIRMWARE_VFS_INVALID = -EINVAL,
 };
-
-/* "auto", "no": as FirmwareVirtualFunctions= is written */
-const char *firmware_vfs_to_string(enum firmware_vfs f) _pure_;
 
 struct pf_settings {
 	uint32_t set; /* bit (1u << enum pf_key) when the key is set */
@@ -84,22 +83,13 @@ static inline bool vf_settings_wants_rdma(const struct vf_settings *s)
 	return vf_settings_has(s, VF_KEY_RDMA) && s->attrs.rdma;
 }
 
-/* Key names as written in files ("VirtualFunctions", ...); the VF keys'
- * are vf_key_to_string(). */
-const char *pf_key_to_string(enum pf_key k) _pure_;
-enum pf_key pf_key_from_string(const char *s) _pure_;
-
 /* Copies every key set in src over dst (a later file wins). -ENOMEM. */
 int vf_settings_merge(struct vf_settings *dst, const struct vf_settings *src);
-void pf_settings_merge(struct pf_settings *dst, const struct pf_settings *src);
 void vf_settings_done(struct vf_settings *s);
 
-int pf_settings_parse(struct pf_settings *s, enum pf_key k, const char *value,
-		      const char **ret_why);
 /* single_vf: the section is [VirtualFunction N] (or N-N), the only place a
  * literal MACAddress=, IBNodeGUID= or IBPortGUID= may stand. */
 int vf_settings_parse(struct vf_settings *s, enum vf_key k, const char *value, bool single_vf,
 		      const char **ret_why);
 /* An empty value: the key is unset again (systemd semantics). */
-void pf_settings_unset(struct pf_settings *s, enum pf_key k);
 void vf_settings_unset(struct vf_settings *s, enum vf_key k);

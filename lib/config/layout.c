@@ -5,6 +5,7 @@
 #include "conf-parser.h"
 #include "layout-settings.h"
 #include "layout.h"
+#include "pf-keys.h"
 #include "suggest.h"
 
 #define VF_INDEX_MAX 4095

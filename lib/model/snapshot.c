@@ -204,18 +204,19 @@ static int snapshot_parse_vfs(struct parser *p, const struct field *f, const cha
 	return 0;
 }
 
-static int snapshot_format_vfs(const struct field *f, const void *obj, struct json_object **ret)
+/* n items, each size bytes from items on, as a JSON array of objects of fields. */
+static int format_array(const struct field *fields, size_t n_fields, const void *items, size_t n,
+			size_t size, struct json_object **ret)
 {
-	const struct pf_state *pf = obj;
 	_cleanup_json_ struct json_object *a = json_object_new_array();
 
 	if (!a)
 		return -ENOMEM;
-	for (size_t i = 0; i < pf->n_vfs; i++) {
+	for (size_t i = 0; i < n; i++) {
 		struct json_object *o = NULL;
 		int r;
 
-		r = format_object(vf_fields, ELEMENTSOF(vf_fields), &pf->vfs[i], &o);
+		r = format_object(fields, n_fields, (const char *)items + i * size, &o);
 		if (r < 0)
 			return r;
 		if (json_object_array_add(a, o) < 0) {
@@ -225,6 +226,14 @@ static int snapshot_format_vfs(const struct field *f, const void *obj, struct js
 	}
 	*ret = TAKE_PTR(a);
 	return 1;
+}
+
+static int snapshot_format_vfs(const struct field *f, const void *obj, struct json_object **ret)
+{
+	const struct pf_state *pf = obj;
+
+	return format_array(vf_fields, ELEMENTSOF(vf_fields), pf->vfs, pf->n_vfs,
+			    sizeof(pf->vfs[0]), ret);
 }
 
 static int parse_pf(struct parser *p, const char *path, struct json_object *o, struct pf_state *pf)
@@ -286,24 +295,9 @@ static int snapshot_parse_pfs(struct parser *p, const struct field *f, const cha
 static int snapshot_format_pfs(const struct field *f, const void *obj, struct json_object **ret)
 {
 	const struct host_state *h = obj;
-	_cleanup_json_ struct json_object *a = json_object_new_array();
 
-	if (!a)
-		return -ENOMEM;
-	for (size_t i = 0; i < h->n_pfs; i++) {
-		struct json_object *o = NULL;
-		int r;
-
-		r = format_object(pf_fields, ELEMENTSOF(pf_fields), &h->pfs[i], &o);
-		if (r < 0)
-			return r;
-		if (json_object_array_add(a, o) < 0) {
-			json_object_put(o);
-			return -ENOMEM;
-		}
-	}
-	*ret = TAKE_PTR(a);
-	return 1;
+	return format_array(pf_fields, ELEMENTSOF(pf_fields), h->pfs, h->n_pfs, sizeof(h->pfs[0]),
+			    ret);
 }
 
 /* The whole text must be one JSON value, with nothing but white space after it. */

@@ -41,7 +41,6 @@ enum kind {
 
 #define GROUP_VLAN (VF_KEY_BIT(VLAN) | VF_KEY_BIT(QOS) | VF_KEY_BIT(VLAN_PROTO))
 #define GROUP_RATE (VF_KEY_BIT(MIN_TX_RATE) | VF_KEY_BIT(MAX_TX_RATE))
-#define WHY_BOOLEAN "must be a boolean (yes/no/true/false/on/off/1/0)"
 #define WHY_GUID "must be stable or a GUID like 02:00:00:00:00:00:00:01"
 #define NAME_MAX_ 63
 

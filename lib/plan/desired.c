@@ -10,6 +10,7 @@
 #include "layout-rules.h"
 #include "mac.h"
 #include "match.h"
+#include "pf-keys.h"
 
 struct ctx {
 	const struct host_state *host;

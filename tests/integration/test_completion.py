@@ -4,6 +4,7 @@
 (for the PFs of a --host FILE). Needs bash and bash-completion: without them these tests fail,
 they are not skipped."""
 
+import re
 import shlex
 import shutil
 import subprocess
@@ -195,3 +196,44 @@ def test_comp_words_split_as_bash_does():
         ["sriovctl", "status", "0000", ":", "3b", ":", "00."], 6)
     assert comp_words("sriovctl --host=w") == (["sriovctl", "--host", "=", "w"], 3)
     assert comp_words("sriovctl ") == (["sriovctl", ""], 1)
+
+
+# The completion against sriovctl's option table (lib/apply/cli-options.c's shared rows and
+# sriovctl.c's own): --help prints the rows, so a row added, removed or given another argument
+# without the completion following fails here.
+HELP_ROW = re.compile(r"^  (?:-\w, )?--([a-z][a-z-]*)(?: ([A-Z]+))?  ")
+FILES = ["worker-7.json", "main.conf", "50-e810.conf", "conf.d", "run"]
+DIRS = ["conf.d", "run"]
+
+
+def option_table(sriovctl_bin):
+    """{option: its argument as --help names it (FILE, DIR, ...), None when it takes none}."""
+    r = subprocess.run([sriovctl_bin, "--help"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    rows = dict(m.groups() for m in map(HELP_ROW.match, r.stdout.splitlines()) if m)
+    assert "host" in rows and "json" in rows, f"no option rows in --help:\n{r.stdout}"
+    return {"--" + name: arg for name, arg in rows.items()}
+
+
+def test_completion_offers_every_option_of_the_table(env, sriovctl_bin):
+    offered = set()
+    for host in ("", "--host worker-7.json "):
+        for verb in [""] + VERBS:
+            offered |= set(complete(env, f"sriovctl {host}{verb + ' ' if verb else ''}-"))
+    assert sorted(offered) == sorted(option_table(sriovctl_bin))
+
+
+@pytest.mark.parametrize("kind", ["FILE", "DIR", "other", None])
+def test_completion_knows_each_option_argument(env, sriovctl_bin, kind):
+    """After an option of the table: files for a FILE, directories for a DIR, nothing for
+    the user's own value (ID, SEC), and the commands after an option without argument; its
+    value, when it takes one, is not taken for the command."""
+    expected = {"FILE": FILES, "DIR": DIRS, "other": [], None: VERBS}[kind]
+    options = [o for o, arg in option_table(sriovctl_bin).items()
+               if (arg if arg in ("FILE", "DIR", None) else "other") == kind]
+    assert options
+    for o in options:
+        got = complete(env, f"sriovctl {o} ")
+        assert sorted(got) == sorted(expected), f"sriovctl {o} <TAB>: {got}"
+        line = f"sriovctl {o} {'' if kind is None else 'value '}st"
+        assert complete(env, line) == ["status"], f"{line}<TAB>"

@@ -211,13 +211,15 @@ def test_a_reset_of_every_pf_says_which_record_it_drops(make_host):
     r = h.run("reset")
     assert r.returncode == 0 and r.stdout == \
         f"{ICE_A} (ens1f0): nothing reset: {gone}; sriov-persist's record of what it created " \
-        "is dropped\nNothing to reset: no PF has what a removed layout left\n", r.stdout
+        f"is dropped\nNothing to reset: a layout selects {ICE_B} (ens1f1), which has what " \
+        "sriov-persist created; reset removes only what a removed layout left\n", r.stdout
     assert h.pf(ICE_A)["num_vfs"] == 2
     _, st = status(h)
     assert st[ICE_A]["state"] == "unconfigured" and st[ICE_A]["reason"] is None
     r = h.run("reset")
     assert r.returncode == 0 and r.stdout == \
-        "Nothing to reset: no PF has what a removed layout left\n", r.stdout
+        f"Nothing to reset: a layout selects {ICE_B} (ens1f1), which has what sriov-persist " \
+        "created; reset removes only what a removed layout left\n", r.stdout
 
 
 def test_a_reset_of_every_pf_prints_each_pf_together_in_pci_order(make_host):
@@ -274,9 +276,10 @@ def test_reset_refuses_a_configured_pf(make_host):
     before = h.path.read_bytes()
     r = h.run("reset", ICE_A)
     assert r.returncode == 1
-    assert "not reset: a layout selects it" in r.stdout, r.stdout
+    assert "not reset: a layout selects it (" in r.stdout, r.stdout
     r = h.run("reset")
-    assert r.returncode == 0 and "Nothing to reset" in r.stdout
+    assert r.returncode == 0 and r.stdout.startswith("Nothing to reset: a layout selects "), \
+        r.stdout
     assert h.path.read_bytes() == before
 
 

@@ -12,6 +12,7 @@
 
 #include "desired.h"
 #include "mac.h"
+#include "pf-keys.h"
 
 #define A "/etc/sriov-persist/conf.d/10-a.conf"
 #define B "/etc/sriov-persist/conf.d/20-b.conf"

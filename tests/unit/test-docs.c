@@ -14,6 +14,7 @@
 
 #include "layout.h"
 #include "mainconf.h"
+#include "pf-keys.h"
 
 #define LAYOUT_PAGE "man/sriov-persist.layout.5"
 #define CONF_PAGE "man/sriov-persist.conf.5"

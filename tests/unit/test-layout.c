@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "layout.h"
+#include "pf-keys.h"
 
 #define PATH "/etc/sriov-persist/conf.d/50-test.conf"
 #define MATCH_ALL "[Match]\nPCIAddress=*\n"

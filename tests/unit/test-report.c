@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "json-util.h"
+#include "report-gone.h"
 #include "report.h"
 #include "snapshot.h"
 #include "status.h"
@@ -412,7 +413,7 @@ static void test_status_applied_and_held(void **state)
 static void test_status_gone(void **state)
 {
 	struct env *e = *state;
-	_cleanup_json_ struct json_object *all = NULL, *here = NULL;
+	_cleanup_json_ struct json_object *all = NULL, *here = NULL, *plan = NULL;
 	struct json_object *pf;
 
 	write_record(e, ICE_PF, "ens1f0", PF_STATUS_APPLIED, NULL);
@@ -422,10 +423,13 @@ static void test_status_gone(void **state)
 	assert_int_equal(report_status(&e->v, e->runtime, NULL, true, &all), 0);
 	assert_int_equal(len(all, "pfs"), 4);
 	pf = idx(all, "pfs", 3);
-	assert_keys(pf, "pci,name,state,last_apply");
+	assert_keys(pf, "pci,name,state,reason,last_apply");
 	assert_string_equal(str(pf, "pci"), "0000:af:00.0");
 	assert_string_equal(str(pf, "name"), "ens9f0");
 	assert_string_equal(str(pf, "state"), "gone");
+	/* why, from its record */
+	assert_true(startswith(str(pf, "reason"), "recorded applied at "));
+	assert_true(endswith(str(pf, "reason"), " VFs, no longer on the host"));
 	/* when it was last applied, from its record */
 	assert_string_equal(str(get(pf, "last_apply"), "state"), "applied");
 	/* a record of a PF that is still there is not "gone" */
@@ -434,6 +438,15 @@ static void test_status_gone(void **state)
 	assert_int_equal(report_status(&e->v, e->runtime, NULL, false, &here), 0);
 	assert_int_equal(len(here, "pfs"), 3);
 	assert_null(find_pf(here, "0000:af:00.0"));
+
+	/* the plan says it too, after the PFs of the host, with no action */
+	assert_int_equal(report_plan(&e->v, &plan), 0);
+	assert_int_equal(report_plan_add_gone(plan, e->v.hs, e->runtime), 0);
+	assert_int_equal(len(plan, "pfs"), 4);
+	pf = idx(plan, "pfs", 3);
+	assert_keys(pf, "pci,name,configured,gone,reason,actions");
+	assert_string_equal(str(pf, "pci"), "0000:af:00.0");
+	assert_int_equal(len(pf, "actions"), 0);
 }
 
 /* vfio-pci on a host without an IOMMU: degraded, with the arguments to add;

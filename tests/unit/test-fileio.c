@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* The small helpers: reading and writing files safely, the directories we
- * own, and the nearest name for a typo. */
+/* Reading and writing files safely (fileio.c) and the directories we own
+ * (fs-util.c). */
 
 #include <fcntl.h>
 #include <setjmp.h>
@@ -14,8 +14,10 @@
 
 #include <cmocka.h>
 
-#include "suggest.h"
-#include "util.h"
+#include "fileio.h"
+#include "fs-util.h"
+#include "parse-util.h"
+#include "string-util.h"
 
 struct tmp {
 	char dir[64];
@@ -25,7 +27,7 @@ static int setup(void **state)
 {
 	struct tmp *t = calloc(1, sizeof(*t));
 
-	snprintf(t->dir, sizeof(t->dir), "/tmp/test-util-XXXXXX");
+	snprintf(t->dir, sizeof(t->dir), "/tmp/test-fileio-XXXXXX");
 	assert_non_null(mkdtemp(t->dir));
 	*state = t;
 	return 0;
@@ -71,14 +73,6 @@ static void spit(const char *path, const char *text)
 
 /* The temporary file is ours alone: a link someone placed under its name,
  * symbolic or hard, is replaced, and what it pointed to is left as it was. */
-static void test_pci_same_device(void **state)
-{
-	assert_true(pci_same_device("0000:41:00.0", "0000:41:00.1"));
-	assert_false(pci_same_device("0000:41:00.0", "0000:42:00.0"));
-	assert_false(pci_same_device("0000:41:00.0", "0000:41:01.0"));
-	assert_false(pci_same_device("0000:41:00.0", "junk"));
-}
-
 static void test_write_file_atomic_never_follows(void **state)
 {
 	struct tmp *t = *state;
@@ -243,76 +237,6 @@ static void test_mkdir_owned(void **state)
 	}
 }
 
-static void test_suggest(void **state)
-{
-	static const char *const keys[] = { "VirtualFunctions", "MTUBytes", "LinkUp",
-					    "Device",		"Driver",   "Name" };
-	static const struct {
-		const char *typo, *meant;
-	} cases[] = {
-		{ "VirtualFuntions", "VirtualFunctions" },
-		{ "virtualfunctions", "VirtualFunctions" },
-		{ "VirtualFunction", "VirtualFunctions" },
-		{ "Devcie", "Device" }, /* one transposition */
-		{ "Drivr", "Driver" },
-		{ "MTUByte", "MTUBytes" },
-		{ "Virtual", "VirtualFunctions" }, /* cut short */
-		{ "MTU", NULL },
-		{ "Nmae", "Name" },
-		{ "Foo", NULL },
-		{ "Bandwidth", NULL },
-		{ "", NULL },
-	};
-
-	assert_int_equal(suggest_distance("Device", "Devcie"), 1);
-	assert_int_equal(suggest_distance("abc", ""), 3);
-	assert_int_equal(suggest_distance("kitten", "sitting"), 3);
-	assert_int_equal(suggest_distance("TRUST", "trust"), 0);
-	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-		struct suggest s = suggest_init(cases[i].typo);
-		char hint[96];
-
-		for (size_t k = 0; k < ELEMENTSOF(keys); k++)
-			suggest_consider(&s, keys[k]);
-		if (!cases[i].meant) {
-			assert_null(s.best);
-			assert_string_equal(suggest_hint(&s, hint, sizeof(hint)), "");
-		} else {
-			assert_non_null(s.best);
-			assert_string_equal(s.best, cases[i].meant);
-		}
-	}
-	/* names too long to measure are never suggested for a short typo */
-	{
-		char longname[100];
-		struct suggest s = suggest_init("Name");
-
-		memset(longname, 'x', sizeof(longname) - 1);
-		longname[sizeof(longname) - 1] = '\0';
-		suggest_consider(&s, longname);
-		assert_null(s.best);
-	}
-}
-
-static void test_format_timespan(void **state)
-{
-	char b[FORMAT_TIMESPAN_MAX];
-
-	assert_string_equal(format_timespan(b, 0), "0ms");
-	assert_string_equal(format_timespan(b, 200 * USEC_PER_MSEC), "200ms");
-	assert_string_equal(format_timespan(b, 60 * USEC_PER_SEC), "1min");
-	assert_string_equal(format_timespan(b, 1500 * USEC_PER_MSEC), "1.5s");
-	assert_string_equal(format_timespan(b, 42 * USEC_PER_SEC), "42s");
-	assert_string_equal(format_timespan(b, 250 * USEC_PER_SEC), "4min 10s");
-	assert_string_equal(format_timespan(b, 7500 * USEC_PER_SEC), "2h 5min");
-	assert_string_equal(format_timespan(b, 7200 * USEC_PER_SEC), "2h");
-	assert_string_equal(format_timespan(b, (3 * 86400 + 4 * 3600 + 5) * USEC_PER_SEC), "3d 4h");
-	assert_non_null(format_timespan(b, UINT64_MAX));
-	assert_string_equal(format_rfc3339(b, 1796555782 * USEC_PER_SEC + 999999),
-			    "2026-12-06T11:16:22Z");
-	assert_string_equal(format_rfc3339(b, 0), "1970-01-01T00:00:00Z");
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -323,9 +247,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_open_regular_refuses_what_could_block, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_mkdir_owned, setup, teardown),
-		cmocka_unit_test(test_pci_same_device),
-		cmocka_unit_test(test_suggest),
-		cmocka_unit_test(test_format_timespan),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

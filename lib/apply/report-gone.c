@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <inttypes.h>
+
+#include "report-gone.h"
+
+char *report_gone_reason(const struct pf_status *st)
+{
+	char when[FORMAT_RFC3339_MAX];
+
+	return strdup_printf("recorded %s at %s with %" PRIu32 " VFs, no longer on the host",
+			     strna(pf_status_state_to_string(st->state)),
+			     format_rfc3339(when, st->finished), st->num_vfs);
+}
+
+int report_gone_each(const struct host_state *hs, const char *runtime_dir,
+		     int (*fn)(const struct pf_status *st, void *userdata), void *userdata)
+{
+	_cleanup_strv_free_ char **pcis = NULL;
+	int r;
+
+	r = pf_status_list(runtime_dir, &pcis);
+	if (r < 0)
+		return r == -ENOMEM ? r : 0;
+	for (char **p = pcis; r >= 0 && *p; p++) {
+		struct pf_status st;
+
+		if (host_state_find_pf(hs, *p) || pf_status_read(runtime_dir, *p, &st) < 0)
+			continue;
+		r = fn(&st, userdata);
+		pf_status_done(&st);
+	}
+	return r < 0 ? r : 0;
+}
+
+static int add_str(struct json_object *o, const char *key, const char *s)
+{
+	struct json_object *v = s ? json_object_new_string(s) : NULL;
+
+	if (s && !v)
+		return -ENOMEM;
+	if (json_object_object_add(o, key, v) < 0) {
+		json_object_put(v);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int add_bool(struct json_object *o, const char *key, bool b)
+{
+	struct json_object *v = json_object_new_boolean(b);
+
+	if (!v || json_object_object_add(o, key, v) < 0) {
+		json_object_put(v);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int add_gone(const struct pf_status *st, void *userdata)
+{
+	struct json_object *arr = userdata, *o = json_object_new_object();
+	_cleanup_free_ char *why = report_gone_reason(st);
+
+	if (!o || json_object_array_add(arr, o) < 0) {
+		json_object_put(o);
+		return -ENOMEM;
+	}
+	if (!why || add_str(o, "pci", st->pci) < 0 || add_str(o, "name", st->name) < 0 ||
+	    add_bool(o, "configured", true) < 0 || add_bool(o, "gone", true) < 0 ||
+	    add_str(o, "reason", why) < 0)
+		return -ENOMEM;
+	arr = json_object_new_array();
+	if (!arr || json_object_object_add(o, "actions", arr) < 0) {
+		json_object_put(arr);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int report_plan_add_gone(struct json_object *doc, const struct host_state *hs,
+			 const char *runtime_dir)
+{
+	struct json_object *arr;
+
+	if (!json_object_object_get_ex(doc, "pfs", &arr))
+		return -EINVAL;
+	return report_gone_each(hs, runtime_dir, add_gone, arr);
+}
