@@ -1,532 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <time.h>
+/* apply_run: every PF of the host, or the one asked for, applied under its
+ * lock (apply_pf: read, desired state, plan, disruption policy, execute,
+ * read back), reset, or left alone when no layout selects it
+ * (apply-reset.c); its status record written. */
 
-#include "apply.h"
+#include "apply-internal.h"
 #include "desired.h"
 #include "host-view.h"
 #include "reset-refusal.h"
-
-int pf_lock(const char *runtime_dir, const char *pci, usec_t timeout)
-{
-	_cleanup_free_ char *dir = NULL, *path = NULL;
-	_cleanup_close_ int fd = -EBADF;
-	usec_t deadline = now_monotonic() + timeout, wait = USEC_PER_MSEC;
-	int r;
-
-	if (!pci_addr_is_valid(pci))
-		return -EINVAL;
-	dir = strdup_printf("%s/lock", runtime_dir);
-	path = strdup_printf("%s/lock/%s.lock", runtime_dir, pci);
-	if (!dir || !path)
-		return -ENOMEM;
-	r = mkdir_owned(runtime_dir, 0755);
-	if (r >= 0)
-		r = mkdir_owned(dir, 0755);
-	if (r < 0)
-		return r;
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return -errno;
-	/* flock() has no timeout of its own; poll it with a growing interval. */
-	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		if (errno != EWOULDBLOCK && errno != EINTR)
-			return -errno;
-		if (now_monotonic() >= deadline)
-			return -ETIMEDOUT;
-		usleep((useconds_t)wait);
-		if (wait < 50 * USEC_PER_MSEC)
-			wait *= 2;
-	}
-	return TAKE_FD(fd);
-}
-
-struct pf_run {
-	struct host *host;
-	const struct host_state *hs; /* as apply_run read it */
-	const struct layout_set *set;
-	const struct apply_options *opts;
-	struct diag_list *diags;
-	struct apply_pf_result *res;
-	usec_t deadline; /* monotonic */
-	bool attempted;	 /* an action was run, whatever came of it */
-};
-
-static usec_t run_now(const struct pf_run *run)
-{
-	return run->opts->now ? run->opts->now() : now_realtime();
-}
-
-static int set_outcome(struct apply_pf_result *res, enum pf_status_state state, char *error)
-{
-	if (state != PF_STATUS_APPLIED && !error)
-		return -ENOMEM;
-	res->status.state = state;
-	free(res->status.error);
-	res->status.error = error;
-	return 0;
-}
-
-/* Applied (and waiting, when VFs another tool makes are missing), or
- * degraded when the host lacks what the layout needs. */
-static int set_unmet(struct apply_pf_result *res, const struct plan *p)
-{
-	strv_free(res->status.waiting);
-	res->status.waiting = strv_copy(p->waiting);
-	if (!res->status.waiting)
-		return -ENOMEM;
-	if (!p->unmet[0])
-		return set_outcome(res, PF_STATUS_APPLIED, NULL);
-	return set_outcome(res, PF_STATUS_DEGRADED, strv_join(p->unmet, "; "));
-}
-
-/* Whether a layout sets a literal MAC address or GUID: one that must not
- * be on a VF of another PF too (desired_build() compares the PFs read). */
-static bool set_has_literal_unique(const struct layout_set *set)
-{
-	for (size_t i = 0; i < set->n_files; i++)
-		for (size_t j = 0; set->files[i] && j < set->files[i]->n_vf_sections; j++) {
-			const struct vf_settings *v = &set->files[i]->vf_sections[j].settings;
-
-			for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
-				if (vf_key_is_unique(k) && vf_settings_has(v, k) &&
-				    !vf_settings_is_stable(v, k))
-					return true;
-		}
-	return false;
-}
-
-/* Reads the PF at pci again: only it, unless a layout has a literal MAC
- * address or GUID, which the other PFs must not have too, or says
- * FirmwareVirtualFunctions=no, which holds the other ports of its card. */
-static int read_pf(struct pf_run *run, const char *pci, struct host_state **ret_hs,
-		   const struct pf_state **ret_pf)
-{
-	_cleanup_host_state_ struct host_state *hs = NULL;
-	struct pf_state *pf;
-	int r;
-
-	r = set_has_literal_unique(run->set) || desired_reads_card(run->set) ?
-		    host_read(run->host, &hs) :
-		    host_read_pf(run->host, pci, &hs);
-	if (r < 0)
-		return r;
-	pf = host_state_find_pf(hs, pci);
-	if (!pf)
-		return -ENODEV;
-	r = pf_created_mark(run->opts->state_dir, pf);
-	if (r < 0)
-		return r;
-	*ret_pf = pf;
-	*ret_hs = TAKE_PTR(hs);
-	return 0;
-}
-
-static char *action_error(struct host *h, const struct action *a, int r)
-{
-	_cleanup_free_ char *what = action_describe(a);
-
-	if (h->error[0])
-		return strdup_printf("%s failed: %s (%s)", strna(what), strerror(-r), h->error);
-	return strdup_printf("%s failed: %s", strna(what), strerror(-r));
-}
-
-/* The driver the plan binds VF a->vf to after the unbind at p->actions[k]:
- * the bind's own, or the kernel's VF driver. NULL when none follows. */
-static const char *rebind_target(const struct pf_state *pf, const struct plan *p, size_t k)
-{
-	for (size_t i = k + 1; i < p->n_actions; i++) {
-		const struct action *a = &p->actions[i];
-
-		if (a->type == ACTION_BIND_VF && a->vf == p->actions[k].vf)
-			return a->str ?: pf->vf_driver;
-	}
-	return NULL;
-}
-
-/* Before a plan runs, the record in the state directory says what it will
- * have created (VFs, switchdev), which a later reset must know, and which
- * VFs it takes off their driver and where they go back, which an apply
- * after this one was killed must know. One that cannot be written stops the
- * apply before it starts. c is the record as written; its entries for VFs
- * that are then bound again come off it when the plan is done. */
-static int record_intent(const struct pf_run *run, const struct pf_state *pf, const struct plan *p,
-			 struct pf_created *c)
-{
-	bool write = false, probe = pf->drivers_autoprobe, created_unbound = false;
-	int r;
-
-	if (pf_created_read(run->opts->state_dir, pf->pci, c) < 0)
-		*c = (struct pf_created){};
-	/* on again since (a reboot): not ours to turn on any more */
-	if (c->autoprobe_off && pf->drivers_autoprobe) {
-		c->autoprobe_off = false;
-		write = true;
-	}
-	/* a VF bound since is someone else's business now */
-	for (size_t i = c->n_rebind; i > 0; i--) {
-		uint32_t vf = c->rebind[i - 1].vf;
-
-		if (vf >= pf->n_vfs || pf->vfs[vf].attrs.driver) {
-			(void)pf_created_set_rebind(c, vf, NULL);
-			write = true;
-		}
-	}
-	for (size_t i = 0; i < p->n_actions; i++) {
-		const struct action *a = &p->actions[i];
-		const char *to;
-
-		if (a->type == ACTION_SET_NUM_VFS) {
-			c->num_vfs = a->value;
-			c->n_rebind = 0; /* re-created, on the kernel's VF driver */
-			created_unbound = a->value > 0 && !probe;
-		} else if (a->type == ACTION_SET_AUTOPROBE) {
-			/* on again comes off the record once it is done */
-			probe = a->value != 0;
-			c->autoprobe_off |= !probe;
-		} else if (a->type == ACTION_SET_ESWITCH_MODE)
-			c->eswitch_switchdev = a->value == ESWITCH_MODE_SWITCHDEV;
-		else if (a->type == ACTION_SET_KERNEL_ARGUMENTS && a->value)
-			c->kernel_args = true;
-		else if (a->type == ACTION_UNBIND_VF && (to = rebind_target(pf, p, i))) {
-			r = pf_created_set_rebind(c, a->vf, to);
-			if (r < 0)
-				return r;
-		} else if (a->type == ACTION_BIND_VF && created_unbound &&
-			   (to = a->str ?: pf->vf_driver)) {
-			/* created with autoprobe off: unbound until this bind */
-			r = pf_created_set_rebind(c, a->vf, to);
-			if (r < 0)
-				return r;
-		} else
-			continue;
-		write = true;
-	}
-	if (!write)
-		return 0;
-	snprintf(c->pci, sizeof(c->pci), "%s", pf->pci);
-	c->when = run_now(run);
-	return pf_created_write(run->opts->state_dir, c);
-}
-
-/* VFs whose own actions failed: their other actions are skipped, and those
- * of the PF's other VFs go on. unbound: VFs an action of this plan took off
- * their driver and that are not bound again yet. */
-struct vf_failures {
-	uint32_t *vfs;
-	size_t n;
-	uint32_t *unbound;
-	size_t n_unbound;
-	char **messages;
-	struct pf_created rec; /* the record as record_intent() wrote it */
-	bool rec_changed;      /* VFs came off it since */
-	/* the eswitch mode was changed and the steps that go with it (VF
-	 * count, hw-tc-offload) are not done yet: a failure now switches it back */
-	bool eswitch_open;
-	bool probe_off;	     /* sriov_drivers_autoprobe is off: new VFs come unbound */
-	bool probe_ours_off; /* this plan turned it off */
-};
-
-/* VF vf is on a driver again: off the record of VFs to bind again. */
-static void vf_rebound(struct vf_failures *f, uint32_t vf)
-{
-	size_t n = f->rec.n_rebind;
-
-	(void)pf_created_set_rebind(&f->rec, vf, NULL);
-	f->rec_changed |= f->rec.n_rebind != n;
-}
-
-static bool vf_listed(const uint32_t *l, size_t n, uint32_t vf)
-{
-	for (size_t i = 0; i < n; i++)
-		if (l[i] == vf)
-			return true;
-	return false;
-}
-
-static int vf_list_set(uint32_t **l, size_t *n, uint32_t vf, bool on)
-{
-	uint32_t *m;
-
-	for (size_t i = 0; i < *n; i++)
-		if ((*l)[i] == vf) {
-			if (!on)
-				(*l)[i] = (*l)[--*n];
-			return 0;
-		}
-	if (!on)
-		return 0;
-	m = realloc(*l, sizeof(*m) * (*n + 1));
-	if (!m)
-		return -ENOMEM;
-	m[(*n)++] = vf;
-	*l = m;
-	return 0;
-}
-
-static void vf_failures_done(struct vf_failures *f)
-{
-	free(f->vfs);
-	free(f->unbound);
-	strv_free(f->messages);
-	pf_created_done(&f->rec);
-}
-
-static int load_vf_modules(struct pf_run *run, const struct pf_state *pf)
-{
-	const struct driver_info *drv = driver_info_get(pf->driver);
-	int r = 0;
-
-	for (const char *const *m = drv->vf_modules; r >= 0 && m && *m; m++) {
-		struct action load = { .type = ACTION_LOAD_MODULE, .str = (char *)*m };
-
-		r = host_run(run->host, NULL, &load, run->opts->conf->sysfs_write_timeout);
-		if (run->opts->on_action)
-			run->opts->on_action(pf, &load, r, run->host->error, run->opts->userdata);
-	}
-	return r;
-}
-
-/* Binds a VF that an action of this plan left on no driver back on the one
- * it had before this apply (or the kernel's VF driver, when it had none or
- * that is the one that failed): never a VF that nothing drives because of
- * us. Returns what happened, for the PF's error; NULL on ENOMEM. */
-static char *put_back(struct pf_run *run, const struct pf_state *pf, uint32_t vf,
-		      const char *failed, struct vf_failures *f)
-{
-	const char *had = vf < pf->n_vfs ? pf->vfs[vf].attrs.driver ?: pf->vfs[vf].unbound_from :
-					   NULL;
-	struct action back = { .type = ACTION_BIND_VF, .vf = vf };
-	const char *to;
-	int r;
-
-	back.str = had && !streq_ptr(had, failed) ? (char *)had : NULL;
-	to = back.str ?: pf->vf_driver ?: "the kernel's VF driver";
-	/* the kernel's VF driver may not be loaded where no VF was meant to
-	 * use it: as udev would for a VF it probes (blacklist applied) */
-	r = back.str ? 0 : load_vf_modules(run, pf);
-	if (r >= 0)
-		r = host_run(run->host, pf->pci, &back, run->opts->conf->sysfs_write_timeout);
-	if (run->opts->on_action)
-		run->opts->on_action(pf, &back, r, run->host->error, run->opts->userdata);
-	(void)vf_list_set(&f->unbound, &f->n_unbound, vf, false);
-	if (r >= 0) {
-		vf_rebound(f, vf);
-		return strdup_printf("VF %u is back on %s", vf, to);
-	}
-	return strdup_printf("putting VF %u back on %s failed too: %s%s%s", vf, to, strerror(-r),
-			     run->host->error[0] ? ": " : "", run->host->error);
-}
-
-/* Autoprobe is on: off the record. */
-static void autoprobe_on_again(struct vf_failures *f)
-{
-	f->probe_off = f->probe_ours_off = false;
-	if (f->rec.autoprobe_off) {
-		f->rec.autoprobe_off = false;
-		f->rec_changed = true;
-	}
-}
-
-/* Autoprobe on again after a plan that turned it off stopped early. */
-static char *autoprobe_back(struct pf_run *run, const struct pf_state *pf, struct vf_failures *f)
-{
-	struct action on = { .type = ACTION_SET_AUTOPROBE, .value = 1 };
-	int r;
-
-	r = host_run(run->host, pf->pci, &on, run->opts->conf->sysfs_write_timeout);
-	if (run->opts->on_action)
-		run->opts->on_action(pf, &on, r, run->host->error, run->opts->userdata);
-	if (r < 0)
-		return strdup_printf("turning VF driver autoprobe on again failed too: %s%s%s",
-				     strerror(-r), run->host->error[0] ? ": " : "",
-				     run->host->error);
-	autoprobe_on_again(f);
-	return strdup("VF driver autoprobe is on again");
-}
-
-/* The eswitch mode the PF had before this apply, set again after a step of
- * the change failed: the PF is left as it was, not half-way. Returns what
- * happened, for the PF's error; NULL on ENOMEM. */
-static char *switch_back(struct pf_run *run, const struct pf_state *pf)
-{
-	struct action back = { .type = ACTION_SET_ESWITCH_MODE,
-			       .value = pf->eswitch_mode,
-			       .disruptive = true };
-	const char *mode = eswitch_mode_to_string(pf->eswitch_mode);
-	int r;
-
-	run->host->error[0] = '\0';
-	r = host_run(run->host, pf->pci, &back, run->opts->conf->sysfs_write_timeout);
-	if (run->opts->on_action)
-		run->opts->on_action(pf, &back, r, run->host->error, run->opts->userdata);
-	if (r >= 0)
-		return strdup_printf("the eswitch is back in %s mode", mode);
-	return strdup_printf("switching the eswitch back to %s failed too: %s%s%s", mode,
-			     strerror(-r), run->host->error[0] ? ": " : "", run->host->error);
-}
-
-/* A VF action failed: its VF is put back on a driver if the plan had taken
- * it off one, and its other actions are skipped. */
-static int vf_failed(struct pf_run *run, const struct pf_state *pf, const struct action *a, int err,
-		     struct vf_failures *f)
-{
-	_cleanup_free_ char *why = action_error(run->host, a, err), *back = NULL;
-
-	if (!why)
-		return -ENOMEM;
-	if (vf_listed(f->unbound, f->n_unbound, a->vf)) {
-		back = put_back(run, pf, a->vf, a->str, f);
-		if (!back)
-			return -ENOMEM;
-	}
-	if (strv_consume(&f->messages, back ? strdup_printf("%s; %s", why, back) : TAKE_PTR(why)) <
-	    0)
-		return -ENOMEM;
-	return vf_list_set(&f->vfs, &f->n, a->vf, true);
-}
-
-static int run_action(struct pf_run *run, const struct pf_state *pf, const struct action *a,
-		      struct vf_failures *f)
-{
-	const struct mainconf *c = run->opts->conf;
-	usec_t now = now_monotonic(), timeout = run->deadline - now;
-	bool vf = action_type_on_vf(a->type);
-	int r;
-
-	if (timeout > c->sysfs_write_timeout)
-		timeout = c->sysfs_write_timeout;
-	run->attempted = true;
-	r = host_run(run->host, pf->pci, a, timeout);
-	run->res->status.host_usec += now_monotonic() - now;
-	if (run->opts->on_action)
-		run->opts->on_action(pf, a, r, run->host->error, run->opts->userdata);
-	if (vf)
-		f->eswitch_open = false; /* the VF steps after the switch have begun */
-	if (r < 0 && !vf)
-		return set_outcome(run->res, PF_STATUS_FAILED, action_error(run->host, a, r));
-	if (r < 0)
-		return vf_failed(run, pf, a, r, f);
-	run->res->status.n_actions++;
-	run->res->changed = true;
-	if (a->type == ACTION_SET_ESWITCH_MODE)
-		f->eswitch_open = true;
-	if (a->type == ACTION_BIND_VF)
-		vf_rebound(f, a->vf);
-	if (a->type == ACTION_UNBIND_VF || a->type == ACTION_BIND_VF)
-		return vf_list_set(&f->unbound, &f->n_unbound, a->vf, a->type == ACTION_UNBIND_VF);
-	return 0;
-}
-
-/* After p->actions[k] succeeded. VFs created with autoprobe off are on no
- * driver until the plan binds them: like VFs it unbinds, they are put back
- * on a driver if it stops before. */
-static int note_created_unbound(const struct plan *p, size_t k, struct vf_failures *f)
-{
-	const struct action *a = &p->actions[k];
-	int r = 0;
-
-	if (a->type == ACTION_SET_AUTOPROBE && a->value == 0)
-		f->probe_off = f->probe_ours_off = true;
-	else if (a->type == ACTION_SET_AUTOPROBE)
-		autoprobe_on_again(f);
-	if (a->type != ACTION_SET_NUM_VFS || a->value == 0 || !f->probe_off)
-		return 0;
-	for (size_t i = k + 1; r >= 0 && i < p->n_actions; i++)
-		if (p->actions[i].type == ACTION_BIND_VF)
-			r = vf_list_set(&f->unbound, &f->n_unbound, p->actions[i].vf, true);
-	return r;
-}
-
-static int execute_plan(struct pf_run *run, const struct pf_state *pf, const struct plan *p)
-{
-	const struct mainconf *c = run->opts->conf;
-	struct vf_failures f = { .probe_off = !pf->drivers_autoprobe };
-	int r;
-
-	r = run->opts->state_dir ? record_intent(run, pf, p, &f.rec) : 0;
-	if (r == -ENOMEM) {
-		vf_failures_done(&f);
-		return r;
-	}
-	if (r < 0) {
-		vf_failures_done(&f);
-		return set_outcome(
-			run->res, PF_STATUS_FAILED,
-			strdup_printf("nothing done: recording what sriov-persist creates "
-				      "in %s failed: %s",
-				      run->opts->state_dir, strerror(-r)));
-	}
-	for (size_t i = 0; r >= 0 && run->res->status.state != PF_STATUS_FAILED && i < p->n_actions;
-	     i++) {
-		const struct action *a = &p->actions[i];
-
-		if (action_type_on_vf(a->type) && vf_listed(f.vfs, f.n, a->vf))
-			continue;
-		if (now_monotonic() >= run->deadline)
-			r = set_outcome(
-				run->res, PF_STATUS_FAILED,
-				strdup_printf(
-					"timed out after TimeoutSec=%llus with %zu of %zu actions done",
-					(unsigned long long)(c->apply_timeout / USEC_PER_SEC), i,
-					p->n_actions));
-		else {
-			r = run_action(run, pf, a, &f);
-			if (r >= 0 && run->res->status.state != PF_STATUS_FAILED)
-				r = note_created_unbound(p, i, &f);
-		}
-	}
-	/* stopped half-way through an eswitch change: back to the mode it had,
-	 * while its VFs are still unbound, and then onto their drivers */
-	if (r >= 0 && f.eswitch_open && run->res->status.state == PF_STATUS_FAILED) {
-		char *back = switch_back(run, pf);
-
-		r = back ? strv_consume(&f.messages, back) : -ENOMEM;
-	}
-	/* stopped between unbind and bind (time ran out, a PF action failed) */
-	while (r >= 0 && f.n_unbound > 0) {
-		char *back = put_back(run, pf, f.unbound[0], NULL, &f);
-
-		r = back ? strv_consume(&f.messages, back) : -ENOMEM;
-	}
-	/* stopped before the end, where autoprobe is on again */
-	if (r >= 0 && f.probe_ours_off) {
-		char *back = autoprobe_back(run, pf, &f);
-
-		r = back ? strv_consume(&f.messages, back) : -ENOMEM;
-	}
-	if (r >= 0 && f.rec_changed) {
-		/* a record that only listed VFs to bind again goes with them */
-		r = f.rec.num_vfs == 0 && !f.rec.eswitch_switchdev && !f.rec.autoprobe_off &&
-				    !f.rec.kernel_args && f.rec.n_rebind == 0 ?
-			    pf_created_remove(run->opts->state_dir, pf->pci) :
-			    pf_created_write(run->opts->state_dir, &f.rec);
-		if (r < 0)
-			r = strv_consume(
-				&f.messages,
-				strdup_printf("taking the VFs bound again off the record in "
-					      "%s failed: %s",
-					      run->opts->state_dir, strerror(-r)));
-	}
-	if (r >= 0 && f.messages) {
-		_cleanup_free_ char *vfs = strv_join(f.messages, "; ");
-		struct pf_status *st = &run->res->status;
-
-		r = set_outcome(run->res, PF_STATUS_FAILED,
-				st->state == PF_STATUS_FAILED ?
-					strdup_printf("%s; %s", strna(st->error), strna(vfs)) :
-					TAKE_PTR(vfs));
-	}
-	vf_failures_done(&f);
-	return r;
-}
-
-/* How long a read back looks again for RDMA devices that come after their
- * driver (RDMA=yes), within the apply's own time-out. */
-#define RDMA_WAIT (10 * USEC_PER_SEC)
-#define RDMA_POLL (200 * USEC_PER_MSEC)
 
 /* A raise of the card's firmware VF limit goes as far as the layouts of all
  * its ports need (plan_raise_for_card()), read from the whole host; when
@@ -543,87 +25,21 @@ static int raise_for_card(struct pf_run *run, struct plan *p, const struct pf_st
 	return plan_raise_for_card(p, pf, all, run->set);
 }
 
-/* After executing, the host must be in the desired state d: read the PF
- * back and plan again. *ret_back: the plan of the read back; what it still
- * has to do the driver did not report, and its unmet needs (an RDMA device
- * that never came) are the PF's. */
-static int verify(struct pf_run *run, const char *pci, const struct pf_desired *d,
-		  struct plan **ret_back)
-{
-	usec_t until = now_monotonic() + RDMA_WAIT;
-	_cleanup_host_state_ struct host_state *hs = NULL;
-	_cleanup_plan_ struct plan *p = NULL;
-	const struct pf_state *pf;
-	int r;
-
-	if (until > run->deadline)
-		until = run->deadline;
-	for (;;) {
-		r = read_pf(run, pci, &hs, &pf);
-		if (r >= 0)
-			r = plan_build(d, pf, hs, &p);
-		if (r < 0 || p->n_actions > 0 || p->n_no_rdma == 0 || !run->host->rdma_async ||
-		    now_monotonic() >= until)
-			break;
-		usleep((useconds_t)RDMA_POLL);
-		hs = host_state_free(hs);
-		p = plan_free(p);
-	}
-	if (r == -ENOMEM)
-		return r;
-	if (r < 0)
-		return set_outcome(run->res, PF_STATUS_FAILED,
-				   strdup_printf("reading back failed: %s", strerror(-r)));
-	run->res->status.num_vfs = pf->num_vfs;
-	host_state_free(run->res->read_back);
-	run->res->read_back = TAKE_PTR(hs);
-	*ret_back = TAKE_PTR(p);
-	return 0;
-}
-
-static int differs(struct pf_run *run, const struct plan *back)
-{
-	_cleanup_free_ char *what = action_describe(&back->actions[0]);
-
-	return set_outcome(
-		run->res, PF_STATUS_FAILED,
-		strdup_printf(
-			"read back differs from the layout: %zu action(s) still needed, first: %s",
-			back->n_actions, strna(what)));
-}
-
-/* Why disruptive changes may not run now, or NULL when they may. */
-static char *policy_hold_reason(const struct pf_run *run)
-{
-	const struct mainconf *c = run->opts->conf;
-
-	if (run->opts->allow_disruptive)
-		return NULL;
-	if (c->disruption_policy == DISRUPTION_POLICY_NEVER)
-		return strdup("disruptive changes held by [Disruption] Policy=never");
-	if (c->disruption_policy == DISRUPTION_POLICY_DRAIN && mainconf_kubernetes_enabled(c)) {
-		run->res->needs_drain = true;
-		return strdup("disruptive changes wait for a drain of this node through Kubernetes "
-			      "([Disruption] Policy=drain), which sriov-persistd does");
-	}
-	/* Policy=immediate, or drain where Kubernetes is not enabled: there is
-	 * nothing to drain, so drain behaves as immediate. */
-	return NULL;
-}
-
-static int apply_pf(struct pf_run *run, const char *pci, struct host_state **hs)
+/* The PF read again under its lock, and what its layouts want of it. *ret_d
+ * stays NULL when no layout selects it any more, or when the PF failed or
+ * is held (its outcome says so). */
+static int read_desired(struct pf_run *run, const char *pci, struct host_state **hs,
+			const struct pf_state **ret_pf, struct pf_desired **ret_d)
 {
 	_cleanup_pf_desired_ struct pf_desired *d = NULL;
-	_cleanup_plan_ struct plan *p = NULL, *back = NULL;
 	struct pf_status *st = &run->res->status;
 	const struct pf_state *pf;
-	char *hold;
 	int r;
 
-	r = read_pf(run, pci, hs, &pf);
+	r = apply_read_pf(run, pci, hs, &pf);
 	if (r < 0)
-		return set_outcome(run->res, PF_STATUS_FAILED,
-				   strdup_printf("reading the PF failed: %s", strerror(-r)));
+		return apply_set_outcome(run->res, PF_STATUS_FAILED,
+					 strdup_printf("reading the PF failed: %s", strerror(-r)));
 	st->num_vfs = pf->num_vfs;
 	r = desired_build(run->set, *hs, pf, run->diags, &d);
 	if (r < 0)
@@ -637,8 +53,21 @@ static int apply_pf(struct pf_run *run, const char *pci, struct host_state **hs)
 	if (!st->config_files)
 		return -ENOMEM;
 	if (d->held)
-		return set_outcome(run->res, PF_STATUS_HELD, strdup(strna(d->held_reason)));
-	r = plan_build(d, pf, *hs, &p);
+		return apply_set_outcome(run->res, PF_STATUS_HELD, strdup(strna(d->held_reason)));
+	*ret_pf = pf;
+	*ret_d = TAKE_PTR(d);
+	return 0;
+}
+
+/* The plan that takes pf to d, and the reboots it needs. */
+static int make_plan(struct pf_run *run, const struct pf_desired *d, const struct pf_state *pf,
+		     const struct host_state *hs, struct plan **ret)
+{
+	_cleanup_plan_ struct plan *p = NULL;
+	struct pf_status *st = &run->res->status;
+	int r;
+
+	r = plan_build(d, pf, hs, &p);
 	if (r >= 0)
 		r = raise_for_card(run, p, pf);
 	if (r < 0)
@@ -647,40 +76,74 @@ static int apply_pf(struct pf_run *run, const char *pci, struct host_state **hs)
 	st->reboot_reasons = strv_copy(p->reboot_reasons);
 	if (!st->reboot_reasons)
 		return -ENOMEM;
+	*ret = TAKE_PTR(p);
+	return 0;
+}
+
+/* The plan executed, and the PF read back: *ret_back is what is still to
+ * do (unless the PF failed). */
+static int execute_and_read_back(struct pf_run *run, const char *pci, const struct pf_desired *d,
+				 const struct pf_state *pf, const struct plan *p,
+				 struct plan **ret_back)
+{
+	int r = apply_execute_plan(run, pf, p);
+
+	if (r < 0 || apply_failed(run))
+		return r;
+	return apply_verify(run, pci, d, ret_back);
+}
+
+/* Every step succeeded and yet something differs: a driver acted on its
+ * own after a change (igb hands a VF that probes while it resets a
+ * random MAC, and keeps it). What is left gets one more pass when it
+ * destroys nothing; then it must hold. */
+static int pass_again(struct pf_run *run, const char *pci, const struct pf_desired *d,
+		      struct plan **back)
+{
+	_cleanup_plan_ struct plan *p = NULL;
+	const struct pf_state *pf;
+
+	if ((*back)->n_actions == 0 || plan_is_disruptive(*back))
+		return 0;
+	pf = host_state_find_pf(run->res->read_back, pci);
+	if (!pf)
+		return -ENODEV;
+	p = TAKE_PTR(*back);
+	return execute_and_read_back(run, pci, d, pf, p, back);
+}
+
+static int apply_pf(struct pf_run *run, const char *pci, struct host_state **hs)
+{
+	_cleanup_pf_desired_ struct pf_desired *d = NULL;
+	_cleanup_plan_ struct plan *p = NULL, *back = NULL;
+	const struct pf_state *pf = NULL;
+	char *hold;
+	int r;
+
+	r = read_desired(run, pci, hs, &pf, &d);
+	if (r < 0 || !d)
+		return r;
+	r = make_plan(run, d, pf, *hs, &p);
+	if (r < 0)
+		return r;
 	if (p->n_actions == 0)
-		return set_unmet(run->res, p);
-	hold = plan_is_disruptive(p) ? policy_hold_reason(run) : NULL;
+		return apply_set_unmet(run->res, p);
+	hold = plan_is_disruptive(p) ? apply_hold_reason(run) : NULL;
 	if (hold)
-		return set_outcome(run->res, PF_STATUS_DEFERRED, hold);
-	r = execute_plan(run, pf, p);
-	if (r < 0 || st->state == PF_STATUS_FAILED)
+		return apply_set_outcome(run->res, PF_STATUS_DEFERRED, hold);
+	r = execute_and_read_back(run, pci, d, pf, p, &back);
+	if (r >= 0 && !apply_failed(run))
+		r = pass_again(run, pci, d, &back);
+	if (r < 0 || apply_failed(run))
 		return r;
-	r = verify(run, pci, d, &back);
-	if (r < 0 || st->state == PF_STATUS_FAILED)
-		return r;
-	/* Every step succeeded and yet something differs: a driver acted on its
-	 * own after a change (igb hands a VF that probes while it resets a
-	 * random MAC, and keeps it). What is left gets one more pass when it
-	 * destroys nothing; then it must hold. */
-	if (back->n_actions > 0 && !plan_is_disruptive(back)) {
-		pf = host_state_find_pf(run->res->read_back, pci);
-		p = plan_free(p);
-		p = TAKE_PTR(back);
-		r = pf ? execute_plan(run, pf, p) : -ENODEV;
-		if (r < 0 || st->state == PF_STATUS_FAILED)
-			return r;
-		r = verify(run, pci, d, &back);
-		if (r < 0 || st->state == PF_STATUS_FAILED)
-			return r;
-	}
 	if (back->n_actions > 0)
-		return differs(run, back);
+		return apply_differs(run, back);
 	/* what the host still lacks, as the read back has it */
-	return set_unmet(run->res, back);
+	return apply_set_unmet(run->res, back);
 }
 
 /* Under the PF's lock. The PF as last read is kept in the result: read
- * back after actions (verify), or as read before when none was tried (an
+ * back after actions (apply_verify()), or as read before when none was tried (an
  * action that failed may still have changed something). */
 static int apply_locked(struct pf_run *run, const char *pci)
 {
@@ -708,269 +171,16 @@ static int is_configured(const struct pf_run *run, const struct host_state *hs,
 	return !!d;
 }
 
-/* Under the lock, for a PF that no layout selects any more: undo what
- * sriov-persist created on it, if it is still as we left it. Someone who
- * changed the VF count since owns the VFs now, and they are left alone. */
-static int reset_locked(struct pf_run *run, const struct pf_created *c)
-{
-	const struct apply_options *o = run->opts;
-	_cleanup_host_state_ struct host_state *hs = NULL;
-	const struct pf_state *pf;
-	struct action a;
-	_cleanup_free_ char *hold = NULL;
-	int r;
-
-	r = host_read_pf(run->host, c->pci, &hs);
-	if (r < 0)
-		return r;
-	pf = host_state_find_pf(hs, c->pci);
-	if (!pf || !pf_created_next_undo(c, pf, &a))
-		return 0;
-	hold = a.disruptive ? policy_hold_reason(run) : NULL;
-	if (hold)
-		return set_outcome(run->res, PF_STATUS_DEFERRED,
-				   strdup_printf("resetting what sriov-persist created waits: %s",
-						 hold));
-	r = host_run(run->host, c->pci, &a, o->conf->sysfs_write_timeout);
-	if (o->on_action)
-		o->on_action(pf, &a, r, run->host->error, o->userdata);
-	if (r < 0) {
-		_cleanup_free_ char *why = action_error(run->host, &a, r);
-
-		return set_outcome(run->res, PF_STATUS_FAILED,
-				   strdup_printf("resetting what sriov-persist created: %s",
-						 strna(why)));
-	}
-	run->res->changed = true;
-	run->res->status.n_actions++;
-	/* then the next step, until the last (pf_created_next_undo()) */
-	return a.type != ACTION_SET_AUTOPROBE ? reset_locked(run, c) : 0;
-}
-
-/* Whether a PF other than pci has a record saying we added kernel arguments
- * for its VFs: then they stay. One that cannot be read may say so. */
-static bool kernel_args_claimed_elsewhere(const char *state_dir, const char *pci)
-{
-	_cleanup_strv_free_ char **pcis = NULL;
-
-	if (pf_status_list(state_dir, &pcis) < 0)
-		return true;
-	for (char **p = pcis; *p; p++) {
-		struct pf_created c;
-		bool claims;
-
-		if (streq(*p, pci))
-			continue;
-		if (pf_created_read(state_dir, *p, &c) < 0)
-			return true;
-		claims = c.kernel_args;
-		pf_created_done(&c);
-		if (claims)
-			return true;
-	}
-	return false;
-}
-
-/* Whether a PF other than pci that a layout selects has a VF for vfio-pci:
- * it needs the arguments whoever added them (1), or cannot be told (<0). */
-static int kernel_args_needed_elsewhere(struct pf_run *run, const struct host_state *hs,
-					const char *pci)
-{
-	for (size_t i = 0; i < hs->n_pfs; i++) {
-		_cleanup_pf_desired_ struct pf_desired *d = NULL;
-		struct diag_list diags = {};
-		int r;
-
-		if (streq(hs->pfs[i].pci, pci))
-			continue;
-		r = desired_build(run->set, hs, &hs->pfs[i], &diags, &d);
-		diag_list_done(&diags);
-		if (r < 0)
-			return r;
-		/* a held PF's layout cannot be told: it may need them */
-		if (d && (d->held || pf_desired_needs_iommu(d)))
-			return 1;
-	}
-	return 0;
-}
-
-/* After the PF's own undo: the kernel arguments sriov-persist added come out
- * of the boot loader, unless another PF's VFs still need them (its record
- * says it added them, or its layout binds a VF to vfio-pci or cannot be
- * read). Taking them out destroys nothing now: the running kernel keeps its
- * command line. */
-static int reset_kernel_args(struct pf_run *run, const char *pci)
-{
-	const struct apply_options *o = run->opts;
-	_cleanup_host_state_ struct host_state *hs = NULL;
-	_cleanup_free_ char *args = NULL;
-	struct action a;
-	int r;
-
-	if (kernel_args_claimed_elsewhere(o->state_dir, pci))
-		return 0;
-	r = host_read(run->host, &hs);
-	if (r < 0)
-		return r;
-	r = kernel_args_needed_elsewhere(run, hs, pci);
-	if (r != 0)
-		return r < 0 ? r : 0;
-	if (strv_length(hs->kernel_args_added) == 0)
-		return 0;
-	args = strv_join(hs->kernel_args_added, " ");
-	if (!args)
-		return -ENOMEM;
-	a = (struct action){ .type = ACTION_SET_KERNEL_ARGUMENTS, .value = 0, .str = args };
-	r = host_run(run->host, pci, &a, o->conf->sysfs_write_timeout);
-	if (o->on_action)
-		o->on_action(host_state_find_pf(hs, pci), &a, r, run->host->error, o->userdata);
-	if (r < 0) {
-		_cleanup_free_ char *why = action_error(run->host, &a, r);
-
-		return set_outcome(run->res, PF_STATUS_FAILED,
-				   strdup_printf("taking the kernel arguments out: %s",
-						 strna(why)));
-	}
-	run->res->changed = true;
-	run->res->status.n_actions++;
-	return 0;
-}
-
-static int status_init(struct pf_status *st, const struct pf_state *pf)
-{
-	snprintf(st->pci, sizeof(st->pci), "%s", pf->pci);
-	st->name = pf->name ? strdup(pf->name) : NULL;
-	st->reboot_reasons = calloc(1, sizeof(char *));
-	st->config_files = calloc(1, sizeof(char *));
-	st->waiting = calloc(1, sizeof(char *));
-	if ((pf->name && !st->name) || !st->reboot_reasons || !st->config_files || !st->waiting)
-		return -ENOMEM;
-	return 0;
-}
-
-/* The PF's lock, or -errno with the outcome set: failed, or busy (another
- * process holds it, lock_nowait). */
-/* The PF's apply or reset ends (host_end()); r is what it returned. A
- * simulated host whose file could not be written has lost what was done:
- * the PF failed. */
-static int end_host(struct pf_run *run, int r)
-{
-	int k = host_end(run->host);
-
-	if (r < 0 || k >= 0)
-		return r;
-	return set_outcome(run->res, PF_STATUS_FAILED,
-			   strdup_printf("writing the host's state failed: %s",
-					 run->host->error[0] ? run->host->error : strerror(-k)));
-}
-
-static int take_lock(struct pf_run *run, const struct pf_state *pf)
-{
-	const struct apply_options *o = run->opts;
-	int lock = pf_lock(o->runtime_dir, pf->pci, o->lock_nowait ? 0 : o->conf->apply_timeout);
-
-	if (lock == -ETIMEDOUT && o->lock_nowait) {
-		run->res->busy = true;
-		return lock;
-	}
-	if (lock < 0) {
-		int r = set_outcome(run->res, PF_STATUS_FAILED,
-				    strdup_printf("taking the lock in %s/lock failed: %s",
-						  o->runtime_dir, strerror(-lock)));
-
-		return r < 0 ? r : lock;
-	}
-	return lock;
-}
-
-/* A reset of a PF with nothing of ours left: someone changed the PF since
- * (or it rebooted), and what is there is not ours any more. The record goes;
- * the result says who has the VFs now. */
-static int forget_created(struct pf_run *run, const struct pf_state *pf)
-{
-	const char *dir = run->opts->state_dir;
-	struct pf_created c;
-	bool had = dir && pf_created_read(dir, pf->pci, &c) >= 0;
-
-	run->res->nothing_left = pf_created_describe_gone(had ? &c : NULL, pf);
-	if (had)
-		pf_created_done(&c);
-	if (!run->res->nothing_left)
-		return -ENOMEM;
-	/* said, also by a reset of every PF: a record gone in silence would
-	 * make a later reset blame someone else for our VFs */
-	run->res->record_dropped = had && pf_created_remove(dir, pf->pci) >= 0;
-	return 0;
-}
-
-/* A PF no layout selects is never touched. What sriov-persist created on it
- * while a layout selected it stays, as the host has it: a layout file that
- * went away for a moment must not destroy running VFs. Only a reset removes
- * it, and only while the PF is as it was left. */
-static int apply_unconfigured(struct pf_run *run, const struct pf_state *pf)
-{
-	const struct apply_options *o = run->opts;
-	struct pf_status *st = &run->res->status;
-	_cleanup_close_ int lock = -EBADF;
-	struct pf_created c;
-	int r;
-
-	run->res->configured = false;
-	r = status_init(st, pf);
-	if (r < 0)
-		return r;
-	r = pf_created_left(o->state_dir, pf, &c);
-	if (r == -ENOMEM)
-		return r;
-	if (r < 0 && o->reset)
-		return set_outcome(
-			run->res, PF_STATUS_FAILED,
-			strdup_printf("reading what sriov-persist created from %s failed: "
-				      "%s; nothing reset",
-				      o->state_dir, read_strerror(r)));
-	if (r < 0) /* not ours to know, and a PF no layout selects is left alone anyway */
-		return pf_status_remove(o->runtime_dir, pf->pci);
-	if (r == 0 && o->reset) {
-		r = forget_created(run, pf);
-		if (r < 0)
-			return r;
-	}
-	if (r == 0)
-		return pf_status_remove(o->runtime_dir, pf->pci);
-	if (!o->reset)
-		return pf_status_remove(o->runtime_dir, pf->pci);
-	st->started = run_now(run);
-	lock = take_lock(run, pf);
-	if (lock < 0 || run->res->busy)
-		return lock == -ENOMEM ? lock : 0;
-	host_begin(run->host, lock);
-	r = reset_locked(run, &c);
-	/* also when another PF's apply added them: this may be the last PF
-	 * that wanted them */
-	if (r >= 0 && st->state == PF_STATUS_APPLIED)
-		r = reset_kernel_args(run, pf->pci);
-	r = end_host(run, r);
-	if (r < 0)
-		return r;
-	st->finished = run_now(run);
-	if (st->state != PF_STATUS_APPLIED)
-		return pf_status_write(o->runtime_dir, st);
-	r = pf_created_remove(o->state_dir, pf->pci);
-	if (r < 0)
-		return r;
-	return pf_status_remove(o->runtime_dir, pf->pci);
-}
-
 /* reset names a PF that a layout selects: that is not what reset is for. */
 static int refuse_reset(struct pf_run *run, const struct pf_state *pf)
 {
 	int r;
 
 	run->res->configured = true;
-	r = status_init(&run->res->status, pf);
+	r = apply_status_init(&run->res->status, pf);
 	if (r < 0)
 		return r;
-	return set_outcome(run->res, PF_STATUS_FAILED, reset_refusal(run->set, run->hs, pf));
+	return apply_set_outcome(run->res, PF_STATUS_FAILED, reset_refusal(run->set, run->hs, pf));
 }
 
 /* The status record of a configured PF; one that cannot be written fails it. */
@@ -990,10 +200,11 @@ static int record_status(struct pf_run *run)
 				strdup_printf("%s: %s", pf_status_state_to_string(st->state),
 					      strna(st->error));
 
-		return set_outcome(run->res, PF_STATUS_FAILED,
-				   strdup_printf("writing the status record in %s/pf failed: %s "
-						 "(the apply itself: %s)",
-						 o->runtime_dir, strerror(-r), strna(was)));
+		return apply_set_outcome(
+			run->res, PF_STATUS_FAILED,
+			strdup_printf("writing the status record in %s/pf failed: %s "
+				      "(the apply itself: %s)",
+				      o->runtime_dir, strerror(-r), strna(was)));
 	}
 	return 0;
 }
@@ -1010,19 +221,19 @@ static int apply_one(struct pf_run *run, const struct pf_state *pf, bool configu
 	if (o->reset)
 		return refuse_reset(run, pf);
 
-	r = status_init(st, pf);
+	r = apply_status_init(st, pf);
 	if (r < 0)
 		return r;
-	st->started = run_now(run);
+	st->started = apply_now(run);
 	run->res->configured = true;
 	run->deadline = now_monotonic() + o->conf->apply_timeout;
 	/* also a held PF's record is written under the lock: never over the
 	 * record of someone applying it right now */
-	lock = take_lock(run, pf);
+	lock = apply_take_lock(run, pf);
 	if (run->res->busy)
 		return 0;
 	if (lock >= 0 && o->hold) {
-		r = set_outcome(run->res, PF_STATUS_HELD, strdup(o->hold));
+		r = apply_set_outcome(run->res, PF_STATUS_HELD, strdup(o->hold));
 		if (r < 0)
 			return r;
 		st->finished = st->started;
@@ -1033,11 +244,11 @@ static int apply_one(struct pf_run *run, const struct pf_state *pf, bool configu
 	else {
 		host_begin(run->host, lock);
 		r = apply_locked(run, pf->pci);
-		r = end_host(run, r);
+		r = apply_end_host(run, r);
 	}
 	if (r < 0)
 		return r;
-	st->finished = run_now(run);
+	st->finished = apply_now(run);
 	if (!run->res->configured)
 		return pf_status_remove(o->runtime_dir, pf->pci);
 	return record_status(run);

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* A PF's result as an apply or reset goes: its state and why, the clock it
+ * is stamped with, and whether the disruption policy lets a change run. */
+
+#include "apply-internal.h"
+
+usec_t apply_now(const struct pf_run *run)
+{
+	return run->opts->now ? run->opts->now() : now_realtime();
+}
+
+int apply_set_outcome(struct apply_pf_result *res, enum pf_status_state state, char *error)
+{
+	if (state != PF_STATUS_APPLIED && !error)
+		return -ENOMEM;
+	res->status.state = state;
+	free(res->status.error);
+	res->status.error = error;
+	return 0;
+}
+
+/* The PF failed: nothing more is tried on it. */
+bool apply_failed(const struct pf_run *run)
+{
+	return run->res->status.state == PF_STATUS_FAILED;
+}
+
+/* Applied (and waiting, when VFs another tool makes are missing), or
+ * degraded when the host lacks what the layout needs. */
+int apply_set_unmet(struct apply_pf_result *res, const struct plan *p)
+{
+	strv_free(res->status.waiting);
+	res->status.waiting = strv_copy(p->waiting);
+	if (!res->status.waiting)
+		return -ENOMEM;
+	if (!p->unmet[0])
+		return apply_set_outcome(res, PF_STATUS_APPLIED, NULL);
+	return apply_set_outcome(res, PF_STATUS_DEGRADED, strv_join(p->unmet, "; "));
+}
+
+char *apply_action_error(struct host *h, const struct action *a, int r)
+{
+	_cleanup_free_ char *what = action_describe(a);
+
+	if (h->error[0])
+		return strdup_printf("%s failed: %s (%s)", strna(what), strerror(-r), h->error);
+	return strdup_printf("%s failed: %s", strna(what), strerror(-r));
+}
+
+/* Why disruptive changes may not run now, or NULL when they may. */
+char *apply_hold_reason(const struct pf_run *run)
+{
+	const struct mainconf *c = run->opts->conf;
+
+	if (run->opts->allow_disruptive)
+		return NULL;
+	if (c->disruption_policy == DISRUPTION_POLICY_NEVER)
+		return strdup("disruptive changes held by [Disruption] Policy=never");
+	if (c->disruption_policy == DISRUPTION_POLICY_DRAIN && mainconf_kubernetes_enabled(c)) {
+		run->res->needs_drain = true;
+		return strdup("disruptive changes wait for a drain of this node through Kubernetes "
+			      "([Disruption] Policy=drain), which sriov-persistd does");
+	}
+	/* Policy=immediate, or drain where Kubernetes is not enabled: there is
+	 * nothing to drain, so drain behaves as immediate. */
+	return NULL;
+}
+
+int apply_status_init(struct pf_status *st, const struct pf_state *pf)
+{
+	snprintf(st->pci, sizeof(st->pci), "%s", pf->pci);
+	st->name = pf->name ? strdup(pf->name) : NULL;
+	st->reboot_reasons = calloc(1, sizeof(char *));
+	st->config_files = calloc(1, sizeof(char *));
+	st->waiting = calloc(1, sizeof(char *));
+	if ((pf->name && !st->name) || !st->reboot_reasons || !st->config_files || !st->waiting)
+		return -ENOMEM;
+	return 0;
+}

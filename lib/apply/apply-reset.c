@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* A PF that no layout selects: never touched, and its status record goes.
+ * A reset (sriovctl reset, Reset()) removes what sriov-persist created on
+ * it, step by step, while the PF is as it was left, and the kernel
+ * arguments it added when no other PF needs them. */
+
+#include "apply-internal.h"
+#include "desired.h"
+
+/* Under the lock, for a PF that no layout selects any more: undo what
+ * sriov-persist created on it, if it is still as we left it. Someone who
+ * changed the VF count since owns the VFs now, and they are left alone. */
+static int reset_locked(struct pf_run *run, const struct pf_created *c)
+{
+	const struct apply_options *o = run->opts;
+	_cleanup_host_state_ struct host_state *hs = NULL;
+	const struct pf_state *pf;
+	struct action a;
+	_cleanup_free_ char *hold = NULL;
+	int r;
+
+	r = host_read_pf(run->host, c->pci, &hs);
+	if (r < 0)
+		return r;
+	pf = host_state_find_pf(hs, c->pci);
+	if (!pf || !pf_created_next_undo(c, pf, &a))
+		return 0;
+	hold = a.disruptive ? apply_hold_reason(run) : NULL;
+	if (hold)
+		return apply_set_outcome(
+			run->res, PF_STATUS_DEFERRED,
+			strdup_printf("resetting what sriov-persist created waits: %s", hold));
+	r = host_run(run->host, c->pci, &a, o->conf->sysfs_write_timeout);
+	if (o->on_action)
+		o->on_action(pf, &a, r, run->host->error, o->userdata);
+	if (r < 0) {
+		_cleanup_free_ char *why = apply_action_error(run->host, &a, r);
+
+		return apply_set_outcome(run->res, PF_STATUS_FAILED,
+					 strdup_printf("resetting what sriov-persist created: %s",
+						       strna(why)));
+	}
+	run->res->changed = true;
+	run->res->status.n_actions++;
+	/* then the next step, until the last (pf_created_next_undo()) */
+	return a.type != ACTION_SET_AUTOPROBE ? reset_locked(run, c) : 0;
+}
+
+/* Whether a PF other than pci has a record saying we added kernel arguments
+ * for its VFs: then they stay. One that cannot be read may say so. */
+static bool kernel_args_claimed_elsewhere(const char *state_dir, const char *pci)
+{
+	_cleanup_strv_free_ char **pcis = NULL;
+
+	if (pf_status_list(state_dir, &pcis) < 0)
+		return true;
+	for (char **p = pcis; *p; p++) {
+		struct pf_created c;
+		bool claims;
+
+		if (streq(*p, pci))
+			continue;
+		if (pf_created_read(state_dir, *p, &c) < 0)
+			return true;
+		claims = c.kernel_args;
+		pf_created_done(&c);
+		if (claims)
+			return true;
+	}
+	return false;
+}
+
+/* Whether a PF other than pci that a layout selects has a VF for vfio-pci:
+ * it needs the arguments whoever added them (1), or cannot be told (<0). */
+static int kernel_args_needed_elsewhere(struct pf_run *run, const struct host_state *hs,
+					const char *pci)
+{
+	for (size_t i = 0; i < hs->n_pfs; i++) {
+		_cleanup_pf_desired_ struct pf_desired *d = NULL;
+		struct diag_list diags = {};
+		int r;
+
+		if (streq(hs->pfs[i].pci, pci))
+			continue;
+		r = desired_build(run->set, hs, &hs->pfs[i], &diags, &d);
+		diag_list_done(&diags);
+		if (r < 0)
+			return r;
+		/* a held PF's layout cannot be told: it may need them */
+		if (d && (d->held || pf_desired_needs_iommu(d)))
+			return 1;
+	}
+	return 0;
+}
+
+/* After the PF's own undo: the kernel arguments sriov-persist added come out
+ * of the boot loader, unless another PF's VFs still need them (its record
+ * says it added them, or its layout binds a VF to vfio-pci or cannot be
+ * read). Taking them out destroys nothing now: the running kernel keeps its
+ * command line. */
+static int reset_kernel_args(struct pf_run *run, const char *pci)
+{
+	const struct apply_options *o = run->opts;
+	_cleanup_host_state_ struct host_state *hs = NULL;
+	_cleanup_free_ char *args = NULL;
+	struct action a;
+	int r;
+
+	if (kernel_args_claimed_elsewhere(o->state_dir, pci))
+		return 0;
+	r = host_read(run->host, &hs);
+	if (r < 0)
+		return r;
+	r = kernel_args_needed_elsewhere(run, hs, pci);
+	if (r != 0)
+		return r < 0 ? r : 0;
+	if (strv_length(hs->kernel_args_added) == 0)
+		return 0;
+	args = strv_join(hs->kernel_args_added, " ");
+	if (!args)
+		return -ENOMEM;
+	a = (struct action){ .type = ACTION_SET_KERNEL_ARGUMENTS, .value = 0, .str = args };
+	r = host_run(run->host, pci, &a, o->conf->sysfs_write_timeout);
+	if (o->on_action)
+		o->on_action(host_state_find_pf(hs, pci), &a, r, run->host->error, o->userdata);
+	if (r < 0) {
+		_cleanup_free_ char *why = apply_action_error(run->host, &a, r);
+
+		return apply_set_outcome(run->res, PF_STATUS_FAILED,
+					 strdup_printf("taking the kernel arguments out: %s",
+						       strna(why)));
+	}
+	run->res->changed = true;
+	run->res->status.n_actions++;
+	return 0;
+}
+
+/* A reset of a PF with nothing of ours left: someone changed the PF since
+ * (or it rebooted), and what is there is not ours any more. The record goes;
+ * the result says who has the VFs now. */
+static int forget_created(struct pf_run *run, const struct pf_state *pf)
+{
+	const char *dir = run->opts->state_dir;
+	struct pf_created c;
+	bool had = dir && pf_created_read(dir, pf->pci, &c) >= 0;
+
+	run->res->nothing_left = pf_created_describe_gone(had ? &c : NULL, pf);
+	if (had)
+		pf_created_done(&c);
+	if (!run->res->nothing_left)
+		return -ENOMEM;
+	/* said, also by a reset of every PF: a record gone in silence would
+	 * make a later reset blame someone else for our VFs */
+	run->res->record_dropped = had && pf_created_remove(dir, pf->pci) >= 0;
+	return 0;
+}
+
+/* Under the PF's lock: what sriov-persist created undone, then the record
+ * of it removed; a reset that did not finish is recorded in the PF's
+ * status. */
+static int reset_pf(struct pf_run *run, const struct pf_state *pf, const struct pf_created *c)
+{
+	const struct apply_options *o = run->opts;
+	struct pf_status *st = &run->res->status;
+	_cleanup_close_ int lock = -EBADF;
+	int r;
+
+	st->started = apply_now(run);
+	lock = apply_take_lock(run, pf);
+	if (lock < 0 || run->res->busy)
+		return lock == -ENOMEM ? lock : 0;
+	host_begin(run->host, lock);
+	r = reset_locked(run, c);
+	/* also when another PF's apply added them: this may be the last PF
+	 * that wanted them */
+	if (r >= 0 && st->state == PF_STATUS_APPLIED)
+		r = reset_kernel_args(run, pf->pci);
+	r = apply_end_host(run, r);
+	if (r < 0)
+		return r;
+	st->finished = apply_now(run);
+	if (st->state != PF_STATUS_APPLIED)
+		return pf_status_write(o->runtime_dir, st);
+	r = pf_created_remove(o->state_dir, pf->pci);
+	if (r < 0)
+		return r;
+	return pf_status_remove(o->runtime_dir, pf->pci);
+}
+
+/* A PF no layout selects is never touched. What sriov-persist created on it
+ * while a layout selected it stays, as the host has it: a layout file that
+ * went away for a moment must not destroy running VFs. Only a reset removes
+ * it, and only while the PF is as it was left. */
+int apply_unconfigured(struct pf_run *run, const struct pf_state *pf)
+{
+	const struct apply_options *o = run->opts;
+	struct pf_created c;
+	int r;
+
+	run->res->configured = false;
+	r = apply_status_init(&run->res->status, pf);
+	if (r < 0)
+		return r;
+	r = pf_created_left(o->state_dir, pf, &c);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0 && o->reset)
+		return apply_set_outcome(
+			run->res, PF_STATUS_FAILED,
+			strdup_printf("reading what sriov-persist created from %s failed: "
+				      "%s; nothing reset",
+				      o->state_dir, read_strerror(r)));
+	if (r < 0) /* not ours to know, and a PF no layout selects is left alone anyway */
+		return pf_status_remove(o->runtime_dir, pf->pci);
+	if (r == 0 && o->reset) {
+		r = forget_created(run, pf);
+		if (r < 0)
+			return r;
+	}
+	if (r == 0)
+		return pf_status_remove(o->runtime_dir, pf->pci);
+	if (!o->reset)
+		return pf_status_remove(o->runtime_dir, pf->pci);
+	return reset_pf(run, pf, &c);
+}
