@@ -64,8 +64,7 @@ static void print_pf(const struct ctl *c, struct json_object *pf)
 		       strna(json_object_get_string(doc_idx(pf, "reboot_reasons", i))));
 }
 
-static int plan_document(const struct ctl *c, const struct host_view *v,
-			 struct json_object **ret)
+static int plan_document(const struct ctl *c, const struct host_view *v, struct json_object **ret)
 {
 	int r = report_plan(v, ret);
 
