@@ -159,3 +159,46 @@ def test_apply_refuses_a_machine_id(make_host):
                         "snapshot's own machine_id; plan without --machine-id shows what apply "
                         "writes\n"), r.stderr
     assert h.path.read_text() == before
+
+
+def test_an_abbreviated_key_finds_its_name(make_host):
+    h = make_host("e810.json")
+    pci = h.pfs_by_driver("ice")[0]["pci"]
+    held_pf_untouched(h, pci, "[VirtualFunction 0-1]\nQueryRSS=yes\n", 4,
+                      "unknown key 'QueryRSS' in [VirtualFunction 0-1]; "
+                      "did you mean 'QueryReceiveSideScaling'?")
+
+
+def test_a_snapshot_giving_two_vfs_one_pci_address_is_refused(make_host):
+    h = make_host("e810.json")
+    pci = h.pfs_by_driver("ice")[0]["pci"]
+    h.layout("50-e810.conf", f"[Match]\nPCIAddress={pci}\n[PhysicalFunction]\nVirtualFunctions=2\n")
+    assert h.run("apply").returncode == 0
+    s = h.state()
+    i = next(k for k, p in enumerate(s["pfs"]) if p["pci"] == pci)
+    vfs = s["pfs"][i]["vfs"]
+    vfs[1]["pci"] = vfs[0]["pci"]
+    h.save(s)
+    before = h.path.read_bytes()
+    for verb in ("check", "status", "apply"):
+        r = h.run(verb)
+        assert r.returncode == 1, (verb, r.stdout, r.stderr)
+        assert f"pfs[{i}].vfs[1].pci: {vfs[0]['pci']} is already pfs[{i}].vfs[0]" in r.stderr, r.stderr
+    assert h.path.read_bytes() == before
+
+
+def test_a_snapshot_key_that_may_be_left_out_may_be_null(make_host):
+    h = make_host("e810.json")
+    pci = h.pfs_by_driver("ice")[0]["pci"]
+    h.layout("50-e810.conf", f"[Match]\nPCIAddress={pci}\n[PhysicalFunction]\nVirtualFunctions=2\n")
+    assert h.run("apply").returncode == 0
+    s = h.state()
+    pf = next(p for p in s["pfs"] if p["pci"] == pci)
+    pf["vfs"][0]["representor"] = None
+    pf["vfs"][0]["query_rss"] = None
+    pf["altnames"] = None
+    h.save(s)
+    r = h.run("status")
+    assert r.returncode == 0, r.stderr
+    r = h.run("apply", pci)
+    assert r.returncode == 0 and r.stdout.strip().endswith("already applied"), r.stdout
