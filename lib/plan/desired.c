@@ -208,7 +208,7 @@ static int check_vf_count(struct ctx *c, uint32_t want)
 			c, at->file, at->line,
 			"VirtualFunctions=%s: the PF supports at most %u VFs (sriov_totalvfs)", val,
 			c->pf->total_vfs);
-	if (pf_settings_has(s, PF_KEY_EXTERNALLY_MANAGED) && s->externally_managed)
+	if (pf_settings_externally_managed(s))
 		return hw_error(
 			c, at->file, at->line,
 			"VirtualFunctions=%s: the PF supports at most %u VFs (sriov_totalvfs), "
@@ -281,7 +281,7 @@ static int resolve_num_vfs(struct ctx *c)
 	if (r < 0)
 		return r;
 	c->vf_bound = want;
-	if (!(pf_settings_has(s, PF_KEY_EXTERNALLY_MANAGED) && s->externally_managed))
+	if (!pf_settings_externally_managed(s))
 		c->d->num_vfs = want;
 	else if (c->pf->num_vfs > want)
 		return warn_extra_vfs(c);
@@ -586,8 +586,7 @@ uint32_t pf_desired_num_vfs(const struct pf_desired *d, const struct pf_state *p
 {
 	const struct pf_settings *s = &d->pf;
 
-	if (pf_settings_has(s, PF_KEY_EXTERNALLY_MANAGED) && s->externally_managed &&
-	    pf_settings_has(s, PF_KEY_VIRTUAL_FUNCTIONS))
+	if (pf_settings_externally_managed(s) && pf_settings_has(s, PF_KEY_VIRTUAL_FUNCTIONS))
 		return s->num_vfs_max ? pf->total_vfs : s->num_vfs;
 	return d->num_vfs;
 }
@@ -596,8 +595,7 @@ bool pf_desired_has_extra_vfs(const struct pf_desired *d, const struct pf_state 
 {
 	const struct pf_settings *s = &d->pf;
 
-	return pf_settings_has(s, PF_KEY_EXTERNALLY_MANAGED) && s->externally_managed &&
-	       pf_settings_has(s, PF_KEY_VIRTUAL_FUNCTIONS) &&
+	return pf_settings_externally_managed(s) && pf_settings_has(s, PF_KEY_VIRTUAL_FUNCTIONS) &&
 	       pf->num_vfs > pf_desired_num_vfs(d, pf);
 }
 
