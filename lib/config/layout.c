@@ -475,7 +475,9 @@ static int layout_unknown_key(struct layout_parser *p, const char *key, const ch
 		for (int k = 0; k < _PF_KEY_MAX; k++) {
 			suggest_consider(&sg, pf_key_to_string(k));
 			suggest_consider_alias(&sg, pf_key_to_string(k), pf_key_to_label(k));
-			suggest_consider_alias(&sg, pf_key_to_string(k), pf_key_other_name(k));
+			for (size_t n = 0; pf_key_other_name(k, n); n++)
+				suggest_consider_alias(&sg, pf_key_to_string(k),
+						       pf_key_other_name(k, n));
 		}
 		break;
 	case SECTION_VF:

@@ -495,6 +495,10 @@ static void test_unknown_things(void **state)
 	expect_error(MATCH_ALL "[PhysicalFunction]\nsriov_numvfs=4\n", 4,
 		     "unknown key 'sriov_numvfs' in [PhysicalFunction]; "
 		     "did you mean 'VirtualFunctions'?");
+	/* sriov-network-operator's policy field */
+	expect_error(MATCH_ALL "[PhysicalFunction]\nnumVfs=4\n", 4,
+		     "unknown key 'numVfs' in [PhysicalFunction]; "
+		     "did you mean 'VirtualFunctions'?");
 	expect_error(MATCH_ALL "[PhysicalFunction]\nVirtFunc=4\n", 4,
 		     "unknown key 'VirtFunc' in [PhysicalFunction]; "
 		     "did you mean 'VirtualFunctions'?");
