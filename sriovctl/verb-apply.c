@@ -216,8 +216,11 @@ int verb_apply(struct ctl *c)
 	}
 	if (c->bus)
 		return apply_by_daemon(c);
-	if (ctl_load_all(c, &h, &set, &conf) < 0)
+	/* with errors in the main configuration, its policy cannot be known:
+	 * every configured PF is held, and recorded so, as plan says */
+	if (ctl_load_all(c, &h, &set, &conf, true) < 0)
 		return EXIT_FAIL;
+	opts.hold = set->main_error;
 	r = apply_run(h, set, &opts, &res);
 	mainconf_done(&conf);
 	if (r == -ENXIO) {
