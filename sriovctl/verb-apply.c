@@ -206,7 +206,7 @@ static int apply_by_daemon(struct ctl *c)
 		} else if (streq_ptr(state, "gone")) {
 			who = doc_pf_describe(pf);
 			print_gone(&x, who, doc_str(pf, "pci"), doc_str(pf, "reason"));
-		} else if (!streq_ptr(state, "unconfigured") && !streq_ptr(state, "gone")) {
+		} else if (!streq_ptr(state, "unconfigured")) {
 			ok &= print_daemon_result(c, pf);
 			configured++;
 		}
