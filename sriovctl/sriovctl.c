@@ -285,7 +285,15 @@ int ctl_load_layouts(struct ctl *c, struct layout_set **ret)
 	return r;
 }
 
-int ctl_load_mainconf(struct ctl *c, struct mainconf *ret)
+char *ctl_first_error(const struct diag_list *diags)
+{
+	for (size_t i = 0; i < diags->n; i++)
+		if (diags->items[i].level == DIAG_ERROR)
+			return diag_format(&diags->items[i]);
+	return NULL;
+}
+
+int ctl_load_mainconf(struct ctl *c, struct mainconf *ret, char **ret_first_error)
 {
 	struct diag_list diags = {};
 	int r;
@@ -294,8 +302,13 @@ int ctl_load_mainconf(struct ctl *c, struct mainconf *ret)
 	ctl_print_diags(&diags);
 	if (r >= 0 && diag_count(&diags, DIAG_ERROR) > 0) {
 		fprintf(stderr, "The main configuration has errors; fix them first\n");
-		mainconf_done(ret);
-		r = -EINVAL;
+		if (ret_first_error) {
+			*ret_first_error = ctl_first_error(&diags);
+			r = *ret_first_error ? 0 : -ENOMEM;
+		} else
+			r = -EINVAL;
+		if (r < 0)
+			mainconf_done(ret);
 	} else if (r < 0) {
 		fprintf(stderr, "Loading the main configuration failed: %s\n", strerror(-r));
 	}
@@ -304,10 +317,11 @@ int ctl_load_mainconf(struct ctl *c, struct mainconf *ret)
 }
 
 int ctl_load_all(struct ctl *c, struct host **ret_host, struct layout_set **ret_set,
-		 struct mainconf *ret_conf)
+		 struct mainconf *ret_conf, bool hold_on_errors)
 {
 	_cleanup_layout_set_ struct layout_set *set = NULL;
 	_cleanup_host_ struct host *h = NULL;
+	_cleanup_free_ char *first = NULL;
 	int r;
 
 	r = ctl_open_host(c, &h);
@@ -316,10 +330,14 @@ int ctl_load_all(struct ctl *c, struct host **ret_host, struct layout_set **ret_
 	if (r < 0)
 		return r;
 	ctl_print_diags(&set->diags);
-	r = ctl_load_mainconf(c, ret_conf);
+	r = ctl_load_mainconf(c, ret_conf, hold_on_errors ? &first : NULL);
 	if (r < 0)
 		return r;
 	layout_set_use_mainconf(set, ret_conf);
+	if (first && layout_set_main_broken(set, first) < 0) {
+		mainconf_done(ret_conf);
+		return -ENOMEM;
+	}
 	*ret_host = TAKE_PTR(h);
 	*ret_set = TAKE_PTR(set);
 	return 0;

@@ -47,11 +47,18 @@ struct ctl {
  * a negative errno on failure. */
 int ctl_open_host(struct ctl *c, struct host **ret);
 int ctl_load_layouts(struct ctl *c, struct layout_set **ret);
-int ctl_load_mainconf(struct ctl *c, struct mainconf *ret);
+/* The first error of diags, formatted "file:line: message"; NULL when
+ * there is none or on ENOMEM. */
+char *ctl_first_error(const struct diag_list *diags);
+/* With errors in it: -EINVAL, or, with ret_first_error, 0 and the first
+ * error there (what is valid of it is loaded). */
+int ctl_load_mainconf(struct ctl *c, struct mainconf *ret, char **ret_first_error);
 /* All three, for apply and reset: the layouts' diagnostics printed, the
- * main configuration's settings given to the layouts; mainconf_done() it. */
+ * main configuration's settings given to the layouts; mainconf_done() it.
+ * A main configuration with errors fails, or with hold_on_errors holds
+ * every PF (set->main_error says why). */
 int ctl_load_all(struct ctl *c, struct host **ret_host, struct layout_set **ret_set,
-		 struct mainconf *ret_conf);
+		 struct mainconf *ret_conf, bool hold_on_errors);
 /* Prints diagnostics to stderr, "file:line: message". */
 void ctl_print_diags(const struct diag_list *l);
 /* An ANSI color around s when colors are on; returns a static buffer. */

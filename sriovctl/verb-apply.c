@@ -3,6 +3,7 @@
 #include <inttypes.h>
 
 #include "json-util.h"
+#include "report-gone.h"
 #include "sriovctl.h"
 
 /* Applied as far as it goes, while another tool has yet to create VFs
@@ -37,6 +38,43 @@ static void print_unconfigured(const char *who)
 static void print_none_configured(void)
 {
 	printf("No layout selects a PF on this host; nothing applied\n");
+}
+
+/* A PF that an apply recorded and that is no longer on the host: not as the
+ * layouts say, as plan says it, with the reset that drops its record. */
+static void print_gone(struct ctl_run *x, const char *who, const char *pci, const char *why)
+{
+	printf("%s: %s: %s\n", strna(who), ctl_paint(x->c, ANSI_YELLOW, "gone"), strna(why));
+	printf("  \"sriovctl%s reset %s\" drops its status record\n", strempty(x->c->local_options),
+	       strna(pci));
+	x->ok = false;
+}
+
+static int print_gone_record(const struct pf_status *st, void *userdata)
+{
+	_cleanup_free_ char *why = report_gone_reason(st);
+	_cleanup_free_ char *who = st->name ? strdup_printf("%s (%s)", st->pci, st->name) :
+					      strdup(st->pci);
+
+	if (!why || !who)
+		return -ENOMEM;
+	print_gone(userdata, who, st->pci, why);
+	return 0;
+}
+
+/* After an apply of every PF: the PFs with a record that are gone (the host
+ * read anew, as they may leave while it runs). */
+static int apply_report_gone(struct ctl_run *x, struct host *h)
+{
+	_cleanup_host_state_ struct host_state *hs = NULL;
+	int r;
+
+	r = host_read(h, &hs);
+	if (r < 0) {
+		fprintf(stderr, "Reading the host failed: %s\n", strerror(-r));
+		return r;
+	}
+	return report_gone_each(hs, x->c->runtime_dir, print_gone_record, x);
 }
 
 static void print_result(const struct ctl *c, const struct apply_pf_result *res, bool named)
@@ -143,6 +181,7 @@ static int apply_by_daemon(struct ctl *c)
 {
 	_cleanup_json_ struct json_object *doc = NULL;
 	const char *only = c->n_args > 0 ? c->args[0] : NULL;
+	struct ctl_run x = { .c = c, .ok = true };
 	struct json_object *daemon;
 	size_t configured = 0;
 	bool ok;
@@ -164,14 +203,17 @@ static int apply_by_daemon(struct ctl *c)
 		if (streq_ptr(state, "unconfigured") && only) {
 			who = doc_pf_describe(pf);
 			print_unconfigured(who);
-		} else if (!streq_ptr(state, "unconfigured") && !streq_ptr(state, "gone")) {
+		} else if (streq_ptr(state, "gone")) {
+			who = doc_pf_describe(pf);
+			print_gone(&x, who, doc_str(pf, "pci"), doc_str(pf, "reason"));
+		} else if (!streq_ptr(state, "unconfigured")) {
 			ok &= print_daemon_result(c, pf);
 			configured++;
 		}
 	}
 	if (!only && configured == 0)
 		print_none_configured();
-	return ok ? EXIT_OK : EXIT_FAIL;
+	return ok && x.ok ? EXIT_OK : EXIT_FAIL;
 }
 
 /* Each PF's result right after its actions, so that the lines of one PF
@@ -191,7 +233,7 @@ int verb_apply(struct ctl *c)
 	_cleanup_host_ struct host *h = NULL;
 	struct apply_result res = {};
 	struct mainconf conf;
-	struct ctl_run x = { .c = c, .only = c->n_args > 0 ? c->args[0] : NULL };
+	struct ctl_run x = { .c = c, .only = c->n_args > 0 ? c->args[0] : NULL, .ok = true };
 	struct apply_options opts = {
 		.conf = &conf,
 		.runtime_dir = c->runtime_dir,
@@ -216,8 +258,11 @@ int verb_apply(struct ctl *c)
 	}
 	if (c->bus)
 		return apply_by_daemon(c);
-	if (ctl_load_all(c, &h, &set, &conf) < 0)
+	/* with errors in the main configuration, its policy cannot be known:
+	 * every configured PF is held, and recorded so, as plan says */
+	if (ctl_load_all(c, &h, &set, &conf, true) < 0)
 		return EXIT_FAIL;
+	opts.hold = set->main_error;
 	r = apply_run(h, set, &opts, &res);
 	mainconf_done(&conf);
 	if (r == -ENXIO) {
@@ -233,5 +278,7 @@ int verb_apply(struct ctl *c)
 	if (!opts.only && x.done == 0)
 		print_none_configured();
 	apply_result_done(&res);
-	return r < 0 ? EXIT_FAIL : EXIT_OK;
+	if (!opts.only && apply_report_gone(&x, h) < 0)
+		return EXIT_FAIL;
+	return r < 0 || !x.ok ? EXIT_FAIL : EXIT_OK;
 }

@@ -282,7 +282,7 @@ int verb_reset(struct ctl *c)
 	c->acting = "resetting";
 	if (c->bus)
 		return reset_by_daemon(c);
-	if (ctl_load_all(c, &h, &set, &conf) < 0)
+	if (ctl_load_all(c, &h, &set, &conf, false) < 0)
 		return EXIT_FAIL;
 	if (c->n_args == 0)
 		r = reset_one(c, h, set, &conf, NULL, &ok);

@@ -405,7 +405,7 @@ static int ask_daemon(struct ctl *c, struct json_object **ret)
  * layout. */
 static bool any_failed(struct json_object *doc)
 {
-	static const char *const failed[] = { "held", "failed", "deferred", "degraded" };
+	static const char *const failed[] = { "held", "failed", "deferred", "degraded", "gone" };
 
 	for (size_t i = 0; i < doc_len(doc, "pfs"); i++) {
 		const char *state = doc_str(doc_idx(doc, "pfs", i), "state");

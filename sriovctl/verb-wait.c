@@ -18,8 +18,12 @@
 
 struct progress {
 	size_t configured, done, applied;
-	/* "PCI", "PCI (no driver yet)", "PCI (waiting for another tool ...)" */
+	/* "PCI (not applied in this boot yet)", "PCI (no driver yet)", "PCI
+	 * (waiting for another tool ...)" */
 	char **missing;
+	/* done, and not applied: "PCI (name): held: reason", "PCI (name):
+	 * failed: reason" ... */
+	char **not_applied;
 	/* PFs applied in this boot that are no longer on the host: said, never
 	 * counted as applied nor waited for ("PCI (name): recorded ...") */
 	char **gone;
@@ -49,7 +53,8 @@ static int note_missing(struct progress *p, const struct pf_view *pv)
 		return strv_consume(&p->missing,
 				    strdup_printf("%s (%s)", pf->pci, pv->plan->waiting[0]));
 	if (pv->desired && pf->driver)
-		return strv_extend(&p->missing, pf->pci);
+		return strv_consume(&p->missing,
+				    strdup_printf("%s (not applied in this boot yet)", pf->pci));
 	return strv_consume(&p->missing,
 			    strdup_printf("%s (%s)", pf->pci,
 					  pf->driver ? "no netdev yet" : "no driver yet"));
@@ -70,7 +75,20 @@ static const char *still_waiting(const struct pf_view *pv, const struct pf_statu
 	return NULL;
 }
 
-/* A PF that a layout selects: done when its record is from this boot and,
+/* Done and not applied: "PCI (name): held: reason". */
+static int note_not_applied(struct progress *p, const struct pf_state *pf, const char *state,
+			    const char *why)
+{
+	p->done++;
+	return strv_consume(&p->not_applied,
+			    pf->name ? strdup_printf("%s (%s): %s: %s", pf->pci, pf->name, state,
+						     strna(why)) :
+				       strdup_printf("%s: %s: %s", pf->pci, state, strna(why)));
+}
+
+/* A PF that a layout selects: done when the files hold it now (an apply
+ * holds it too: nothing will change before they are edited, whatever an
+ * earlier apply recorded), or when its record is from this boot and,
  * applied, it waits for nothing more (held, failed ... are done: wait
  * fails at once). */
 static int note_record(struct ctl *c, usec_t since, const struct pf_view *pv, struct progress *p)
@@ -79,6 +97,8 @@ static int note_record(struct ctl *c, usec_t since, const struct pf_view *pv, st
 	struct pf_status st;
 	int r = 0;
 
+	if (pv->desired->held)
+		return note_not_applied(p, pv->pf, "held", pv->desired->held_reason);
 	/* no driver (yet): the apply unit runs when it binds, whatever an
 	 * earlier apply recorded */
 	if (!pv->pf->driver || pf_status_read(c->runtime_dir, pv->pf->pci, &st) < 0)
@@ -87,12 +107,21 @@ static int note_record(struct ctl *c, usec_t since, const struct pf_view *pv, st
 		r = note_missing(p, pv);
 	else if (st.state == PF_STATUS_APPLIED && (why = still_waiting(pv, &st)))
 		r = strv_consume(&p->missing, strdup_printf("%s (%s)", pv->pf->pci, why));
-	else {
+	else if (st.state == PF_STATUS_APPLIED) {
 		p->done++;
-		p->applied += st.state == PF_STATUS_APPLIED;
-	}
+		p->applied++;
+	} else
+		r = note_not_applied(p, pv->pf, strna(pf_status_state_to_string(st.state)),
+				     st.error);
 	pf_status_done(&st);
 	return r;
+}
+
+static void progress_done(struct progress *p)
+{
+	p->missing = strv_free(p->missing);
+	p->not_applied = strv_free(p->not_applied);
+	p->gone = strv_free(p->gone);
 }
 
 static int check_records(struct ctl *c, usec_t since, struct progress *ret)
@@ -121,8 +150,7 @@ static int check_records(struct ctl *c, usec_t since, struct progress *ret)
 		r = report_gone_each(cv.hs, c->runtime_dir, note_gone, &p);
 	ctl_view_done(&cv);
 	if (r < 0) {
-		strv_free(p.missing);
-		strv_free(p.gone);
+		progress_done(&p);
 		return r;
 	}
 	*ret = p;
@@ -191,8 +219,7 @@ static int wait_loop(struct ctl *c, int fd, struct udev_monitor *m, struct progr
 			return -EIO;
 		if (ret->done == ret->configured || now >= deadline)
 			return 0;
-		strv_free(ret->missing);
-		strv_free(ret->gone);
+		progress_done(ret);
 		/* at most an hour per poll: a --timeout of weeks is no int of milliseconds */
 		left = deadline - now;
 		if (left > USEC_PER_HOUR)
@@ -231,16 +258,17 @@ int verb_wait(struct ctl *c)
 	if (r < 0)
 		return EXIT_FAIL;
 	missing = strv_join(p.missing, " ");
-	strv_free(p.missing);
 	if (p.done < p.configured)
 		printf("Timed out after %llus; not applied yet: %s\n",
 		       (unsigned long long)(c->timeout / USEC_PER_SEC), strna(missing));
 	else
 		printf("%zu configured PF(s): %zu applied, %zu not (see sriovctl status)\n",
 		       p.configured, p.applied, p.configured - p.applied);
+	for (char **n = p.not_applied; n && *n; n++)
+		printf("Not applied: %s\n", *n);
 	/* a hot-unplugged NIC must not hold the boot gate: said, not waited for */
 	for (char **g = p.gone; g && *g; g++)
 		printf("Gone, not waited for: %s\n", *g);
-	strv_free(p.gone);
+	progress_done(&p);
 	return p.done == p.configured && p.applied == p.configured ? EXIT_OK : EXIT_FAIL;
 }

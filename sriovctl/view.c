@@ -29,12 +29,9 @@ static int use_mainconf(const struct ctl *c, struct layout_set *set)
 	if (diag_count(&diags, DIAG_ERROR) == 0)
 		layout_set_use_mainconf(set, &conf);
 	else {
-		_cleanup_free_ char *first = NULL;
+		_cleanup_free_ char *first = ctl_first_error(&diags);
 
 		ctl_print_diags(&diags);
-		for (size_t i = 0; !first && i < diags.n; i++)
-			if (diags.items[i].level == DIAG_ERROR)
-				first = diag_format(&diags.items[i]);
 		r = first ? layout_set_main_broken(set, first) : -ENOMEM;
 	}
 	mainconf_done(&conf);

@@ -2,7 +2,7 @@
 #pragma once
 
 /* PFs that an apply of this boot recorded and that are no longer on the host
- * (unplugged, removed from the PCI bus): what status, plan and wait say of
+ * (unplugged, removed from the PCI bus): what status, plan, apply and wait say of
  * them, from their status records in runtime_dir. */
 
 #include <json-c/json.h>

@@ -3,6 +3,7 @@
 
 import json
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -471,6 +472,52 @@ def test_wait_fails_for_a_held_pf(make_host):
     assert h.run("apply").returncode == 1
     r = h.run("wait", "--timeout", "5")
     assert r.returncode == 1 and "1 not" in r.stdout
+
+
+def test_wait_says_held_by_the_files_as_they_are_now(make_host):
+    """The records say applied, and a layout broken since holds the PFs: the gate says held, with
+    why, at once (nothing changes them before the files are edited), as status and plan do."""
+    h = make_host("e810.json")
+    h.layout("50-e810.conf", "[Match]\nDriver=ice\n[PhysicalFunction]\nVirtualFunctions=4\n"
+                             "[VirtualFunction]\nVLANId=1000\n")
+    assert h.run("apply").returncode == 0
+    h.layout("50-e810.conf", "[Match]\nDriver=ice\n[PhysicalFunction]\nVirtualFunctions=4\n"
+                             "[VirtualFunction]\nVLANId=1000O\n")
+    why = f"{h.confdir}/50-e810.conf:6: VLANId=1000O: must be 0..4095"
+    assert h.run("status").returncode == 1 and h.run("plan").returncode == 1
+    t0 = time.monotonic()
+    r = h.run("wait", "--timeout", "30")
+    assert time.monotonic() - t0 < 10, "wait waited for PFs that nothing will apply"
+    assert r.returncode == 1, r
+    assert r.stdout == ("2 configured PF(s): 0 applied, 2 not (see sriovctl status)\n"
+                        f"Not applied: 0000:3b:00.0 (ens1f0): held: {why}\n"
+                        f"Not applied: 0000:3b:00.1 (ens1f1): held: {why}\n"), r.stdout
+    # a refused file ([match]) holds both ports, also the one an earlier apply recorded
+    h.layout("50-e810.conf", "[match]\nDriver=ice\n[PhysicalFunction]\nVirtualFunctions=4\n")
+    r = h.run("wait", "--timeout", "0")
+    assert r.returncode == 1 and "0 applied, 2 not" in r.stdout, r.stdout
+    lines = r.stdout.splitlines()[1:]
+    assert [ln.split(": held: ")[0] for ln in lines] == ["Not applied: 0000:3b:00.0 (ens1f0)",
+                                                         "Not applied: 0000:3b:00.1 (ens1f1)"]
+    assert all("unknown section [match]" in ln for ln in lines), lines
+
+
+def test_wait_names_why_each_pf_is_not_applied(make_host):
+    """A record of this boot that says held (the files fixed since, not applied yet) is done, not
+    applied, with the record's reason; a PF with no record of this boot is waited for, and said so."""
+    h = make_host("mixed.json")
+    a, b = (p["pci"] for p in h.state()["pfs"][:2])
+    h.layout("50.conf", f"[Match]\nPCIAddress={a}\n[VirtualFunction]\nVLANId=9999\n")
+    assert h.run("apply").returncode == 1
+    h.layout("50.conf", f"[Match]\nPCIAddress={a}\n[PhysicalFunction]\nVirtualFunctions=2\n")
+    h.layout("60.conf", f"[Match]\nPCIAddress={b}\n[PhysicalFunction]\nVirtualFunctions=2\n")
+    r = h.run("wait", "--timeout", "0")
+    assert r.returncode == 1, r
+    lines = r.stdout.splitlines()
+    assert lines[0] == f"Timed out after 0s; not applied yet: {b} (not applied in this boot yet)"
+    assert re.fullmatch(rf"Not applied: {a} \(\S+\): held: .*VLANId=9999: must be 0..4095",
+                        lines[1]), lines
+    assert len(lines) == 2, lines
 
 
 def test_snapshot_of_a_simulated_host_round_trips(make_host):

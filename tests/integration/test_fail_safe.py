@@ -350,6 +350,35 @@ def test_main_config_accepts_time_spans_and_rejects_unknown_keys(make_host):
     assert next(p for p in st["pfs"] if p["pci"] == ICE_A)["state"] == "held"
 
 
+def test_a_broken_main_configuration_holds_every_pf_with_a_record(make_host):
+    """apply says held, with why, for every configured PF and records it, so that the boot gate
+    fails at once instead of waiting its timeout for records that never come."""
+    import time
+    h = make_host("e810.json")
+    h.main.write_text("[Disruption]\nPolicy=drain # for k8s\n")
+    h.layout("50.conf", "[Match]\nDriver=ice\n[PhysicalFunction]\nVirtualFunctions=2\n")
+    held = (f"the main configuration has errors, nothing is applied: {h.main}:2: Policy=drain # for "
+            "k8s: a '#' after a value is part of the value; comments are whole lines starting "
+            "with '#' or ';' (the value must be immediate, drain or never)")
+    a = h.run("apply")
+    assert a.returncode == 1 and "The main configuration has errors" in a.stderr, a
+    assert a.stdout == (f"{ICE_A} (ens1f0): held (nothing applied): {held}\n"
+                        f"{ICE_B} (ens1f1): held (nothing applied): {held}\n"), a.stdout
+    assert h.pf(ICE_A)["num_vfs"] == 0 and h.pf(ICE_B)["num_vfs"] == 0
+    for pci in (ICE_A, ICE_B):
+        rec = json.loads((h.dir / "host.json.run" / "pf" / f"{pci}.json").read_text())
+        assert (rec["state"], rec["error"]) == ("held", held), rec
+    st = json.loads(h.run("status", "--json").stdout)["pfs"]
+    assert [(p["state"], p["reason"]) for p in st] == [("held", held)] * 2, st
+    t0 = time.monotonic()
+    w = h.run("wait", "--timeout", "30")
+    assert time.monotonic() - t0 < 10, "wait waited for PFs that nothing will apply"
+    assert w.returncode == 1 and "2 configured PF(s): 0 applied, 2 not" in w.stdout, w
+    assert f"Not applied: {ICE_A} (ens1f0): held: {held}\n" in w.stdout, w.stdout
+    # reset still refuses to act on a policy it cannot read
+    assert h.run("reset").returncode == 1
+
+
 def test_state_directories_behind_a_link_are_refused(make_host, tmp_path):
     """FILE.run and FILE.lib of a simulated host are ours: a link there is never written through."""
     h = make_host("e810.json")

@@ -152,6 +152,18 @@ def test_a_configured_pf_that_left_the_host_says_so_everywhere(make_host):
     t = h.run("status")
     assert re.search(r"\n    " + GONE.pattern + "\n", t.stdout), t.stdout
     assert f'reset {ICE_B}" drops its status record' in t.stdout, t.stdout
+    # not as the layouts say: status fails as plan does, unless a PF on the host is named
+    assert t.returncode == 1, t.stdout
+    assert h.run("status", ICE_A).returncode == 0
+
+    # apply says it after the PFs it applied, and fails; a PF named is looked for on the host
+    a = h.run("apply")
+    assert a.returncode == 1, a.stdout + a.stderr
+    lines = a.stdout.splitlines()
+    assert lines[0] == f"{ICE_A} (ens1f0): already applied", a.stdout
+    assert re.fullmatch(f"{ICE_B} \\(ens1f1\\): gone: " + GONE.pattern, lines[1]), a.stdout
+    assert lines[2].endswith(f' reset {ICE_B}" drops its status record') and len(lines) == 3
+    assert h.run("apply", ICE_A).returncode == 0
 
     p = h.run("plan")
     assert p.returncode == 1, p.stdout
@@ -178,6 +190,8 @@ def test_reset_of_a_gone_pf_drops_its_record(make_host):
     assert re.fullmatch(f"{ICE_B} \\(ens1f1\\): " + GONE.pattern +
                         "; its status record is dropped\n", r.stdout), r.stdout
     assert h.run("plan").returncode == 0
-    assert "gone" not in h.run("status").stdout
+    t = h.run("status")
+    assert t.returncode == 0 and "gone" not in t.stdout, t.stdout
+    assert h.run("apply").returncode == 0
     r = h.run("reset", "ens1f1")
     assert r.returncode == 1 and "No PF 'ens1f1' on this host" in r.stderr
