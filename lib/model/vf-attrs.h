@@ -111,6 +111,35 @@ bool vf_key_on_host(enum vf_key k) _pure_;
  * ifla_vf_rate). Bits (1u << enum vf_key). */
 uint32_t vf_key_group(enum vf_key k) _pure_;
 
+/* How a key's value is spelled in layouts (only ever switched on, so no
+ * _MAX). */
+enum vf_kind {
+	VF_KIND_DRIVER,	    /* "default" (NULL) or a module name */
+	VF_KIND_NAME,	    /* letters, digits, '_' */
+	VF_KIND_MAC,	    /* a literal unicast address */
+	VF_KIND_GUID,	    /* a literal GUID, not zero */
+	VF_KIND_UINT,	    /* min..max */
+	VF_KIND_BOOL,	    /* a boolean */
+	VF_KIND_LINK_STATE, /* auto or a boolean */
+	VF_KIND_VLAN_PROTO, /* 802.1Q or 802.1ad */
+};
+
+/* A host's value of one key as the documents that carry it (the snapshot,
+ * the VFs of the status document) know it. */
+struct vf_key_field {
+	const char *name; /* "spoofchk", "vlan_proto", "ib_node_guid", "mtu" */
+	enum vf_kind kind;
+	size_t offset, size; /* of the field in struct vf_attrs */
+	uint32_t min, max;   /* VF_KIND_UINT: what a host may have (0 too when
+			      * 0 means it has none, as an MTU without a netdev) */
+	bool optional;	     /* a snapshot may leave it out */
+	bool in_status;	     /* the status document's VFs carry it */
+};
+
+/* Key k as a host document carries it; false for a key a host has no
+ * value for (the resource name). */
+bool vf_key_host_field(enum vf_key k, struct vf_key_field *ret);
+
 /* Keys whose value names one VF and no other (the MAC, the GUIDs): a
  * literal only in a single-VF section, "stable" derived per VF. */
 bool vf_key_is_unique(enum vf_key k) _pure_;
