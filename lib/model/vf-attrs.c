@@ -155,6 +155,16 @@ uint32_t vf_key_group(enum vf_key k)
 	return info(k)->group ?: 1u << k;
 }
 
+uint32_t vf_netlink_keys(void)
+{
+	uint32_t m = 0;
+
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
+		if (keys[k].ip_name)
+			m |= 1u << k;
+	return m;
+}
+
 bool vf_key_host_field(enum vf_key k, struct vf_key_field *ret)
 {
 	const struct key_info *i = info(k);

@@ -60,12 +60,10 @@ enum vf_key {
 
 #define VF_KEY_BIT(k) (1u << VF_KEY_##k)
 
-/* The keys that travel in IFLA_VF_INFO ("ip link set DEV vf N ..."). */
-#define VF_NETLINK_KEYS                                                                  \
-	(VF_KEY_BIT(MAC) | VF_KEY_BIT(VLAN) | VF_KEY_BIT(QOS) | VF_KEY_BIT(VLAN_PROTO) | \
-	 VF_KEY_BIT(TRUST) | VF_KEY_BIT(SPOOFCHK) | VF_KEY_BIT(LINK_STATE) |             \
-	 VF_KEY_BIT(QUERY_RSS) | VF_KEY_BIT(MIN_TX_RATE) | VF_KEY_BIT(MAX_TX_RATE) |     \
-	 VF_KEY_BIT(IB_NODE_GUID) | VF_KEY_BIT(IB_PORT_GUID))
+/* The keys that travel in IFLA_VF_INFO ("ip link set DEV vf N ..."): those
+ * whose row has an ip name. */
+uint32_t vf_netlink_keys(void) _pure_;
+#define VF_NETLINK_KEYS vf_netlink_keys()
 
 /* The InfiniBand GUIDs among them: the kernel's do_setvfinfo returns after
  * the first GUID it sets, so each needs a request of its own. */
