@@ -5,7 +5,8 @@
  * names are fixed so that snapshots from users' machines replay as they are.
  * Optional additions (absent in older snapshots, defaults in model.h):
  * PF "altnames", "drivers_autoprobe", "hw_tc_offload", "firmware_link_type";
- * VF "query_rss";
+ * VF "query_rss" (a VF's attributes are the keys of vf-attrs.c, each with
+ * its name, range and whether it may be absent from its row);
  * host "machine_id". "faults" is kept aside for the simulated host. */
 
 #include "model.h"
