@@ -12,6 +12,7 @@
 #include "report-gone.h"
 #include "report.h"
 #include "setting-row.h"
+#include "snapshot.h"
 #include "status.h"
 
 /* ---- building objects; each helper returns 0 or -ENOMEM ---- */
@@ -539,31 +540,37 @@ static int pf_settings_put(struct json_object *o, const struct pf_view *pv)
 	return r;
 }
 
-/* A GUID as a string; null for one never set (and on Ethernet ports). */
-static int put_guid(struct json_object *o, const char *key, uint64_t g)
+/* The host's value of every VF key the status document carries, by its
+ * snapshot name and as the snapshot has it, null where the snapshot leaves
+ * it out (a GUID never set); all null for a VF the host does not have
+ * (a == NULL). */
+static int vf_attrs_put(struct json_object *o, const struct vf_attrs *a)
 {
-	char buf[GUID_STR_MAX];
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
+		struct vf_key_field kf;
+		struct json_object *v = NULL;
+		int r = 0;
 
-	return put_str(o, key, g ? guid_format(g, buf) : NULL);
+		if (!vf_key_host_field(k, &kf) || !kf.in_status)
+			continue;
+		if (a)
+			r = snapshot_vf_attr_format(a, k, &v);
+		if (r < 0)
+			return r;
+		r = v ? put(o, kf.name, v) : put_null(o, kf.name);
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }
 
 static int vf_fill(struct json_object *o, const struct vf_state *vf, const struct pf_view *pv)
 {
 	_cleanup_free_ char *drift = pv->plan ? vf_drift(pv, vf) : NULL;
-	char mac[MAC_STR_MAX];
 
 	if ((pv->plan && !drift) || put_int(o, "index", vf->index) < 0 ||
 	    put_str(o, "pci", vf->pci) < 0 || put_str(o, "name", vf->name) < 0 ||
-	    put_str(o, "driver", vf->attrs.driver) < 0 ||
-	    put_str(o, "mac", mac_format(&vf->attrs.mac, mac)) < 0 ||
-	    put_int(o, "vlan", vf->attrs.vlan) < 0 || put_int(o, "qos", vf->attrs.qos) < 0 ||
-	    put_bool(o, "trust", vf->attrs.trust) < 0 ||
-	    put_bool(o, "spoofchk", vf->attrs.spoofchk) < 0 ||
-	    put_str(o, "link_state", link_state_to_string(vf->attrs.link_state)) < 0 ||
-	    put_guid(o, "ib_node_guid", vf->attrs.ib_node_guid) < 0 ||
-	    put_guid(o, "ib_port_guid", vf->attrs.ib_port_guid) < 0 ||
-	    put_int(o, "mtu", vf->attrs.mtu) < 0 || put_bool(o, "rdma", vf->attrs.rdma) < 0 ||
-	    put_str(o, "representor", vf->representor) < 0 ||
+	    vf_attrs_put(o, &vf->attrs) < 0 || put_str(o, "representor", vf->representor) < 0 ||
 	    put_bool(o, "representor_up", vf->representor && vf->representor_up) < 0 ||
 	    put_str(o, "layout", drift) < 0)
 		return -ENOMEM;
@@ -588,18 +595,9 @@ static struct json_object *last_apply_json(const struct pf_status *st)
 static int missing_vf_fill(struct json_object *o, const struct pf_view *pv, uint32_t i,
 			   const char *what)
 {
-	static const char *const host_fields[] = {
-		"pci",		"name",	 "driver",   "mac",	    "vlan",
-		"qos",		"trust", "spoofchk", "link_state",  "ib_node_guid",
-		"ib_port_guid", "mtu",	 "rdma",     "representor", "representor_up",
-	};
-
-	if (put_int(o, "index", i) < 0)
-		return -ENOMEM;
-	for (size_t k = 0; k < ELEMENTSOF(host_fields); k++)
-		if (put_null(o, host_fields[k]) < 0)
-			return -ENOMEM;
-	if (put_str(o, "layout", what) < 0)
+	if (put_int(o, "index", i) < 0 || put_null(o, "pci") < 0 || put_null(o, "name") < 0 ||
+	    vf_attrs_put(o, NULL) < 0 || put_null(o, "representor") < 0 ||
+	    put_null(o, "representor_up") < 0 || put_str(o, "layout", what) < 0)
 		return -ENOMEM;
 	return vf_settings_put(o, NULL, desired_vf(pv, i));
 }

@@ -28,29 +28,91 @@ static int snapshot_parse_pfs(struct parser *p, const struct field *f, const cha
 			      struct json_object *v, void *obj);
 static int snapshot_format_pfs(const struct field *f, const void *obj, struct json_object **ret);
 
-static const struct field vf_fields[] = {
+/* A VF's fields around its attributes, which come from the rows of vf-attrs.c. */
+static const struct field vf_head_fields[] = {
 	FIELD("index", uint, struct vf_state, index, 0, 65535),
 	FIELD("pci", pci, struct vf_state, pci, 0, 0),
 	FIELD("name", ifname, struct vf_state, name, 0, 0, .nullable = true),
-	FIELD("driver", string, struct vf_state, attrs.driver, 0, 0, .nullable = true),
-	FIELD("mac", mac, struct vf_state, attrs.mac, 0, 0),
-	FIELD("vlan", uint, struct vf_state, attrs.vlan, 0, 4095),
-	FIELD("qos", uint, struct vf_state, attrs.qos, 0, 7),
-	FIELD("vlan_proto", vlan_proto, struct vf_state, attrs.vlan_proto, 0, 0),
-	FIELD("trust", bool, struct vf_state, attrs.trust, 0, 0),
-	FIELD("spoofchk", bool, struct vf_state, attrs.spoofchk, 0, 0),
-	FIELD("link_state", link_state, struct vf_state, attrs.link_state, 0, 0),
-	FIELD("query_rss", bool, struct vf_state, attrs.query_rss, 0, 0, .optional = true),
-	FIELD("min_tx_rate", uint, struct vf_state, attrs.min_tx_rate, 0, UINT32_MAX),
-	FIELD("max_tx_rate", uint, struct vf_state, attrs.max_tx_rate, 0, UINT32_MAX),
-	FIELD("ib_node_guid", guid, struct vf_state, attrs.ib_node_guid, 0, 0, .optional = true),
-	FIELD("ib_port_guid", guid, struct vf_state, attrs.ib_port_guid, 0, 0, .optional = true),
-	FIELD("mtu", uint, struct vf_state, attrs.mtu, 0, 65535),
-	FIELD("rdma", bool, struct vf_state, attrs.rdma, 0, 0),
+};
+
+static const struct field vf_tail_fields[] = {
 	FIELD("representor", representor, struct vf_state, representor, 0, 0, .optional = true),
 	FIELD("representor_up", representor_up, struct vf_state, representor_up, 0, 0,
 	      .optional = true),
 };
+
+#define CONVERTERS(f, conv) \
+	((f)->parse = snapshot_parse_##conv, (f)->format = snapshot_format_##conv)
+
+/* VF key k as a field of an object that has its struct vf_attrs at base;
+ * false for a key a host has no value for. */
+static bool vf_attr_field(enum vf_key k, size_t base, struct field *ret)
+{
+	struct vf_key_field kf;
+	struct field f;
+
+	if (!vf_key_host_field(k, &kf))
+		return false;
+	f = (struct field){ .key = kf.name,
+			    .offset = base + kf.offset,
+			    .size = kf.size,
+			    .min = kf.min,
+			    .max = kf.max,
+			    .optional = kf.optional };
+	switch (kf.kind) {
+	case VF_KIND_DRIVER:
+	case VF_KIND_NAME:
+		/* null: no driver bound */
+		CONVERTERS(&f, string);
+		f.nullable = true;
+		break;
+	case VF_KIND_MAC:
+		CONVERTERS(&f, mac);
+		break;
+	case VF_KIND_GUID:
+		CONVERTERS(&f, guid);
+		break;
+	case VF_KIND_UINT:
+		CONVERTERS(&f, uint);
+		break;
+	case VF_KIND_BOOL:
+		CONVERTERS(&f, bool);
+		break;
+	case VF_KIND_LINK_STATE:
+		CONVERTERS(&f, link_state);
+		break;
+	case VF_KIND_VLAN_PROTO:
+		CONVERTERS(&f, vlan_proto);
+		break;
+	}
+	*ret = f;
+	return true;
+}
+
+int snapshot_vf_attr_format(const struct vf_attrs *a, enum vf_key k, struct json_object **ret)
+{
+	struct field f;
+
+	if (!vf_attr_field(k, 0, &f))
+		return 0;
+	return f.format(&f, a, ret);
+}
+
+#define N_VF_FIELDS (ELEMENTSOF(vf_head_fields) + _VF_KEY_MAX + ELEMENTSOF(vf_tail_fields))
+
+/* The fields of a VF object in document order into fields; returns how many. */
+static size_t vf_fields(struct field fields[static N_VF_FIELDS])
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ELEMENTSOF(vf_head_fields); i++)
+		fields[n++] = vf_head_fields[i];
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
+		n += vf_attr_field(k, offsetof(struct vf_state, attrs), &fields[n]);
+	for (size_t i = 0; i < ELEMENTSOF(vf_tail_fields); i++)
+		fields[n++] = vf_tail_fields[i];
+	return n;
+}
 
 static const struct field pf_fields[] = {
 	FIELD("pci", pci, struct pf_state, pci, 0, 0),
@@ -165,12 +227,12 @@ static int format_object(const struct field *fields, size_t n_fields, const void
 	return 0;
 }
 
-static int parse_vf(struct parser *p, const char *path, size_t i, struct json_object *o,
-		    struct vf_state *vf)
+static int parse_vf(struct parser *p, const struct field *fields, size_t n_fields, const char *path,
+		    size_t i, struct json_object *o, struct vf_state *vf)
 {
 	int r;
 
-	r = parse_object(p, vf_fields, ELEMENTSOF(vf_fields), path, o, vf);
+	r = parse_object(p, fields, n_fields, path, o, vf);
 	if (r < 0)
 		return r;
 	if (vf->index != i) {
@@ -187,6 +249,8 @@ static int snapshot_parse_vfs(struct parser *p, const struct field *f, const cha
 			      struct json_object *v, void *obj)
 {
 	struct pf_state *pf = obj;
+	struct field fields[N_VF_FIELDS];
+	size_t n_fields = vf_fields(fields);
 	char ipath[PATH_MAX_];
 	size_t n;
 
@@ -206,7 +270,8 @@ static int snapshot_parse_vfs(struct parser *p, const struct field *f, const cha
 		/* counted before parsing, so that pf_state_done() frees a partial VF */
 		pf->n_vfs = i + 1;
 		snapshot_path(ipath, "%s[%zu]", path, i);
-		r = parse_vf(p, ipath, i, json_object_array_get_idx(v, i), &pf->vfs[i]);
+		r = parse_vf(p, fields, n_fields, ipath, i, json_object_array_get_idx(v, i),
+			     &pf->vfs[i]);
 		if (r < 0)
 			return r;
 	}
@@ -240,9 +305,9 @@ static int format_array(const struct field *fields, size_t n_fields, const void 
 static int snapshot_format_vfs(const struct field *f, const void *obj, struct json_object **ret)
 {
 	const struct pf_state *pf = obj;
+	struct field fields[N_VF_FIELDS];
 
-	return format_array(vf_fields, ELEMENTSOF(vf_fields), pf->vfs, pf->n_vfs,
-			    sizeof(pf->vfs[0]), ret);
+	return format_array(fields, vf_fields(fields), pf->vfs, pf->n_vfs, sizeof(pf->vfs[0]), ret);
 }
 
 static int parse_pf(struct parser *p, const char *path, struct json_object *o, struct pf_state *pf)

@@ -5,7 +5,8 @@
  * names are fixed so that snapshots from users' machines replay as they are.
  * Optional additions (absent in older snapshots, defaults in model.h):
  * PF "altnames", "drivers_autoprobe", "hw_tc_offload", "firmware_link_type";
- * VF "query_rss";
+ * VF "query_rss" (a VF's attributes are the keys of vf-attrs.c, each with
+ * its name, range and whether it may be absent from its row);
  * host "machine_id". "faults" is kept aside for the simulated host. */
 
 #include "model.h"
@@ -29,6 +30,11 @@ int snapshot_to_json(const struct host_state *h, struct json_object **ret);
 int snapshot_pf_format(const struct pf_state *pf, char **ret);
 int snapshot_to_json_texts(const struct host_state *h, char *const *pf_texts,
 			   struct json_object **ret);
+/* The host's value of VF key k in a as a snapshot VF carries it (the name
+ * is vf_key_host_field()'s): 1 and the value (NULL: JSON null, a VF on no
+ * driver), 0 when the snapshot leaves it out (a GUID never set, a key a
+ * host has no value for), -ENOMEM. */
+int snapshot_vf_attr_format(const struct vf_attrs *a, enum vf_key k, struct json_object **ret);
 /* Pretty-printed text with a trailing newline; caller frees. */
 int snapshot_format(const struct host_state *h, char **ret);
 /* The same text for a JSON object built by snapshot_to_json() and extended by

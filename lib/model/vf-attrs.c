@@ -28,17 +28,6 @@ static const char *const link_state_layout_table[_LINK_STATE_MAX] = {
 DEFINE_STRING_TABLE(vlan_proto, enum vlan_proto, vlan_proto_table)
 DEFINE_STRING_TABLE(link_state, enum link_state, link_state_table)
 
-enum kind {
-	KIND_DRIVER,	 /* "default" (NULL) or a module name */
-	KIND_NAME,	 /* letters, digits, '_' */
-	KIND_MAC,	 /* a literal unicast address */
-	KIND_GUID,	 /* a literal GUID, not zero */
-	KIND_UINT,	 /* min..max */
-	KIND_BOOL,	 /* a boolean */
-	KIND_LINK_STATE, /* auto or a boolean */
-	KIND_VLAN_PROTO, /* 802.1Q or 802.1ad */
-};
-
 #define GROUP_VLAN (VF_KEY_BIT(VLAN) | VF_KEY_BIT(QOS) | VF_KEY_BIT(VLAN_PROTO))
 #define GROUP_RATE (VF_KEY_BIT(MIN_TX_RATE) | VF_KEY_BIT(MAX_TX_RATE))
 #define WHY_GUID "must be stable or a GUID like 02:00:00:00:00:00:00:01"
@@ -48,9 +37,9 @@ struct key_info {
 	const char *name;    /* in layouts */
 	const char *ip_name; /* in ip-link(8); NULL: not a netlink attribute */
 	const char *label;   /* in status tables when there is no ip_name */
-	enum kind kind;
+	enum vf_kind kind;
 	size_t offset, size; /* of the field in struct vf_attrs */
-	uint32_t min, max;   /* KIND_UINT */
+	uint32_t min, max;   /* VF_KIND_UINT */
 	const char *why;     /* what a value must be */
 	uint32_t group;	     /* 0: the key goes to the kernel alone */
 	bool unique;	     /* vf_key_is_unique() */
@@ -59,6 +48,12 @@ struct key_info {
 	/* a host has no value for it when zero (no driver, no netdev, a GUID
 	 * never set), or never (the resource name) */
 	bool host_zero_is_none, not_on_host;
+	/* the host's value in the snapshot and the status document: its name
+	 * there when not the label; a snapshot may leave it out (added after
+	 * the first snapshots, or a GUID never set); the VFs of the status
+	 * document have never carried it (their "settings" do) */
+	const char *doc_name;
+	bool doc_optional, not_in_status;
 };
 
 #define FIELD(f) \
@@ -67,43 +62,50 @@ struct key_info {
 #define DEFAULT(v) .has_default = true, .dflt = (v)
 
 static const struct key_info keys[_VF_KEY_MAX] = {
-	[VF_KEY_DRIVER] = { "Driver", NULL, "driver", KIND_DRIVER, FIELD(driver),
+	[VF_KEY_DRIVER] = { "Driver", NULL, "driver", VF_KIND_DRIVER, FIELD(driver),
 			    .host_zero_is_none = true,
 			    .why = "must be default or a module name (1..63 letters, digits, "
 				   "'_' or '-')" },
-	[VF_KEY_MAC] = { "MACAddress", "mac", NULL, KIND_MAC, FIELD(mac),
+	[VF_KEY_MAC] = { "MACAddress", "mac", NULL, VF_KIND_MAC, FIELD(mac),
 			 .why = "must be stable or an address like 02:00:00:00:00:01",
 			 .unique = true },
-	[VF_KEY_VLAN] = { "VLANId", "vlan", NULL, KIND_UINT, FIELD(vlan),
+	[VF_KEY_VLAN] = { "VLANId", "vlan", NULL, VF_KIND_UINT, FIELD(vlan),
 			  RANGE(0, 4095, "must be 0..4095"), .group = GROUP_VLAN, DEFAULT(0) },
-	[VF_KEY_QOS] = { "QualityOfService", "qos", NULL, KIND_UINT, FIELD(qos),
+	[VF_KEY_QOS] = { "QualityOfService", "qos", NULL, VF_KIND_UINT, FIELD(qos),
 			 RANGE(0, 7, "must be 0..7"), .group = GROUP_VLAN, DEFAULT(0) },
-	[VF_KEY_VLAN_PROTO] = { "VLANProtocol", "proto", NULL, KIND_VLAN_PROTO, FIELD(vlan_proto),
-				.why = "must be 802.1Q or 802.1ad", .group = GROUP_VLAN,
-				DEFAULT(VLAN_PROTO_8021Q) },
-	[VF_KEY_TRUST] = { "Trust", "trust", NULL, KIND_BOOL, FIELD(trust), .why = WHY_BOOLEAN,
+	[VF_KEY_VLAN_PROTO] = { "VLANProtocol", "proto", NULL, VF_KIND_VLAN_PROTO,
+				FIELD(vlan_proto), .why = "must be 802.1Q or 802.1ad",
+				.group = GROUP_VLAN, DEFAULT(VLAN_PROTO_8021Q),
+				.doc_name = "vlan_proto", .not_in_status = true },
+	[VF_KEY_TRUST] = { "Trust", "trust", NULL, VF_KIND_BOOL, FIELD(trust), .why = WHY_BOOLEAN,
 			   DEFAULT(false) },
-	[VF_KEY_SPOOFCHK] = { "MACSpoofCheck", "spoofchk", NULL, KIND_BOOL, FIELD(spoofchk),
+	[VF_KEY_SPOOFCHK] = { "MACSpoofCheck", "spoofchk", NULL, VF_KIND_BOOL, FIELD(spoofchk),
 			      .why = WHY_BOOLEAN, DEFAULT(true) },
-	[VF_KEY_LINK_STATE] = { "LinkState", "state", NULL, KIND_LINK_STATE, FIELD(link_state),
-				.why = "must be auto, yes or no", DEFAULT(LINK_STATE_AUTO) },
-	[VF_KEY_QUERY_RSS] = { "QueryReceiveSideScaling", "query_rss", NULL, KIND_BOOL,
-			       FIELD(query_rss), .why = WHY_BOOLEAN, DEFAULT(false) },
-	[VF_KEY_MIN_TX_RATE] = { "MinTxRateMbps", "min_tx_rate", NULL, KIND_UINT,
+	[VF_KEY_LINK_STATE] = { "LinkState", "state", NULL, VF_KIND_LINK_STATE, FIELD(link_state),
+				.why = "must be auto, yes or no", DEFAULT(LINK_STATE_AUTO),
+				.doc_name = "link_state" },
+	[VF_KEY_QUERY_RSS] = { "QueryReceiveSideScaling", "query_rss", NULL, VF_KIND_BOOL,
+			       FIELD(query_rss), .why = WHY_BOOLEAN, DEFAULT(false),
+			       .doc_optional = true, .not_in_status = true },
+	[VF_KEY_MIN_TX_RATE] = { "MinTxRateMbps", "min_tx_rate", NULL, VF_KIND_UINT,
 				 FIELD(min_tx_rate), RANGE(0, UINT32_MAX, "must be 0..4294967295"),
-				 .group = GROUP_RATE, DEFAULT(0) },
-	[VF_KEY_MAX_TX_RATE] = { "MaxTxRateMbps", "max_tx_rate", NULL, KIND_UINT,
+				 .group = GROUP_RATE, DEFAULT(0), .not_in_status = true },
+	[VF_KEY_MAX_TX_RATE] = { "MaxTxRateMbps", "max_tx_rate", NULL, VF_KIND_UINT,
 				 FIELD(max_tx_rate), RANGE(0, UINT32_MAX, "must be 0..4294967295"),
-				 .group = GROUP_RATE, DEFAULT(0) },
+				 .group = GROUP_RATE, DEFAULT(0), .not_in_status = true },
 	/* each alone: do_setvfinfo returns after the first GUID it sets */
-	[VF_KEY_IB_NODE_GUID] = { "IBNodeGUID", "node_guid", NULL, KIND_GUID, FIELD(ib_node_guid),
-				  .why = WHY_GUID, .unique = true, .host_zero_is_none = true },
-	[VF_KEY_IB_PORT_GUID] = { "IBPortGUID", "port_guid", NULL, KIND_GUID, FIELD(ib_port_guid),
-				  .why = WHY_GUID, .unique = true, .host_zero_is_none = true },
-	[VF_KEY_MTU] = { "MTUBytes", NULL, "mtu", KIND_UINT, FIELD(mtu),
+	[VF_KEY_IB_NODE_GUID] = { "IBNodeGUID", "node_guid", NULL, VF_KIND_GUID,
+				  FIELD(ib_node_guid), .why = WHY_GUID, .unique = true,
+				  .host_zero_is_none = true, .doc_name = "ib_node_guid",
+				  .doc_optional = true },
+	[VF_KEY_IB_PORT_GUID] = { "IBPortGUID", "port_guid", NULL, VF_KIND_GUID,
+				  FIELD(ib_port_guid), .why = WHY_GUID, .unique = true,
+				  .host_zero_is_none = true, .doc_name = "ib_port_guid",
+				  .doc_optional = true },
+	[VF_KEY_MTU] = { "MTUBytes", NULL, "mtu", VF_KIND_UINT, FIELD(mtu),
 			 RANGE(68, 65535, "must be 68..65535"), .host_zero_is_none = true },
-	[VF_KEY_RDMA] = { "RDMA", NULL, "rdma", KIND_BOOL, FIELD(rdma), .why = WHY_BOOLEAN },
-	[VF_KEY_RESOURCE_NAME] = { "ResourceName", NULL, "resource_name", KIND_NAME,
+	[VF_KEY_RDMA] = { "RDMA", NULL, "rdma", VF_KIND_BOOL, FIELD(rdma), .why = WHY_BOOLEAN },
+	[VF_KEY_RESOURCE_NAME] = { "ResourceName", NULL, "resource_name", VF_KIND_NAME,
 				   FIELD(resource_name),
 				   .why = "must be 1..63 letters, digits or '_'",
 				   .not_on_host = true },
@@ -153,6 +155,36 @@ uint32_t vf_key_group(enum vf_key k)
 	return info(k)->group ?: 1u << k;
 }
 
+uint32_t vf_netlink_keys(void)
+{
+	uint32_t m = 0;
+
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
+		if (keys[k].ip_name)
+			m |= 1u << k;
+	return m;
+}
+
+bool vf_key_host_field(enum vf_key k, struct vf_key_field *ret)
+{
+	const struct key_info *i = info(k);
+
+	if (i->not_on_host)
+		return false;
+	*ret = (struct vf_key_field){
+		.name = i->doc_name ?: vf_key_to_label(k),
+		.kind = i->kind,
+		.offset = i->offset,
+		.size = i->size,
+		/* a host without a value has zero (an MTU without a netdev) */
+		.min = i->host_zero_is_none ? 0 : i->min,
+		.max = i->max,
+		.optional = i->doc_optional,
+		.in_status = !i->not_in_status,
+	};
+	return true;
+}
+
 /* ---- fields ---- */
 
 static void *field(struct vf_attrs *a, const struct key_info *i)
@@ -167,7 +199,7 @@ static const void *cfield(const struct vf_attrs *a, const struct key_info *i)
 
 static bool is_string(const struct key_info *i)
 {
-	return i->kind == KIND_DRIVER || i->kind == KIND_NAME;
+	return i->kind == VF_KIND_DRIVER || i->kind == VF_KIND_NAME;
 }
 
 /* A number, a bool or an enum of any width as uint32_t. */
@@ -303,7 +335,7 @@ static int parse_string(struct vf_attrs *a, const struct key_info *i, const char
 {
 	char *s = NULL;
 
-	if (!(i->kind == KIND_DRIVER && streq(v, "default"))) {
+	if (!(i->kind == VF_KIND_DRIVER && streq(v, "default"))) {
 		s = strdup(v);
 		if (!s)
 			return -ENOMEM;
@@ -353,26 +385,26 @@ static int parse_scalar(const struct key_info *i, const char *v, uint32_t *ret)
 	int r = -EINVAL;
 
 	switch (i->kind) {
-	case KIND_UINT:
+	case VF_KIND_UINT:
 		if (safe_atou32(v, 10, ret) < 0 || *ret < i->min || *ret > i->max)
 			return -EINVAL;
 		return 0;
-	case KIND_BOOL:
+	case VF_KIND_BOOL:
 		r = parse_boolean(v);
 		break;
-	case KIND_LINK_STATE:
+	case VF_KIND_LINK_STATE:
 		if (streq(v, "auto"))
 			r = LINK_STATE_AUTO;
 		else if ((r = parse_boolean(v)) >= 0)
 			r = r ? LINK_STATE_ENABLE : LINK_STATE_DISABLE;
 		break;
-	case KIND_VLAN_PROTO:
+	case VF_KIND_VLAN_PROTO:
 		r = vlan_proto_from_string(v);
 		break;
-	case KIND_DRIVER:
-	case KIND_NAME:
-	case KIND_MAC:
-	case KIND_GUID:
+	case VF_KIND_DRIVER:
+	case VF_KIND_NAME:
+	case VF_KIND_MAC:
+	case VF_KIND_GUID:
 		return -EINVAL;
 	}
 	if (r < 0)
@@ -389,22 +421,22 @@ int vf_attrs_parse(struct vf_attrs *a, enum vf_key k, const char *v, const char 
 
 	*ret_why = i->why;
 	switch (i->kind) {
-	case KIND_DRIVER:
+	case VF_KIND_DRIVER:
 		if (!streq(v, "default") && !vf_driver_name_is_valid(v))
 			return -EINVAL;
 		return parse_string(a, i, v);
-	case KIND_NAME:
+	case VF_KIND_NAME:
 		if (!name_is_valid(v, "_"))
 			return -EINVAL;
 		return parse_string(a, i, v);
-	case KIND_MAC:
+	case VF_KIND_MAC:
 		return parse_mac(a, v, ret_why);
-	case KIND_GUID:
+	case VF_KIND_GUID:
 		return parse_guid(a, i, v, ret_why);
-	case KIND_UINT:
-	case KIND_BOOL:
-	case KIND_LINK_STATE:
-	case KIND_VLAN_PROTO:
+	case VF_KIND_UINT:
+	case VF_KIND_BOOL:
+	case VF_KIND_LINK_STATE:
+	case VF_KIND_VLAN_PROTO:
 		r = parse_scalar(i, v, &u);
 		if (r < 0)
 			return r;
@@ -423,30 +455,30 @@ const char *vf_attrs_format(const struct vf_attrs *a, enum vf_key k, enum vf_spe
 	const char *t = NULL;
 
 	switch (i->kind) {
-	case KIND_DRIVER:
-	case KIND_NAME:
-		t = get_string(a, i) ?: (i->kind == KIND_DRIVER ? "default" : "");
+	case VF_KIND_DRIVER:
+	case VF_KIND_NAME:
+		t = get_string(a, i) ?: (i->kind == VF_KIND_DRIVER ? "default" : "");
 		break;
-	case KIND_MAC:
+	case VF_KIND_MAC:
 		return mac_format(&a->mac, buf);
-	case KIND_GUID: {
+	case VF_KIND_GUID: {
 		uint64_t g;
 
 		memcpy(&g, cfield(a, i), sizeof(g));
 		return guid_format(g, buf);
 	}
-	case KIND_UINT:
+	case VF_KIND_UINT:
 		snprintf(buf, VF_ATTR_STR_MAX, "%u", get_scalar(a, i));
 		return buf;
-	case KIND_BOOL:
+	case VF_KIND_BOOL:
 		t = s == VF_SPELLING_LAYOUT ? yes_no(get_scalar(a, i)) : on_off(get_scalar(a, i));
 		break;
-	case KIND_LINK_STATE:
+	case VF_KIND_LINK_STATE:
 		t = string_table_get(s == VF_SPELLING_LAYOUT ? link_state_layout_table :
 							       link_state_table,
 				     _LINK_STATE_MAX, (int)get_scalar(a, i));
 		break;
-	case KIND_VLAN_PROTO:
+	case VF_KIND_VLAN_PROTO:
 		t = vlan_proto_to_string((enum vlan_proto)get_scalar(a, i));
 		break;
 	}

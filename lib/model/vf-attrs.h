@@ -60,12 +60,10 @@ enum vf_key {
 
 #define VF_KEY_BIT(k) (1u << VF_KEY_##k)
 
-/* The keys that travel in IFLA_VF_INFO ("ip link set DEV vf N ..."). */
-#define VF_NETLINK_KEYS                                                                  \
-	(VF_KEY_BIT(MAC) | VF_KEY_BIT(VLAN) | VF_KEY_BIT(QOS) | VF_KEY_BIT(VLAN_PROTO) | \
-	 VF_KEY_BIT(TRUST) | VF_KEY_BIT(SPOOFCHK) | VF_KEY_BIT(LINK_STATE) |             \
-	 VF_KEY_BIT(QUERY_RSS) | VF_KEY_BIT(MIN_TX_RATE) | VF_KEY_BIT(MAX_TX_RATE) |     \
-	 VF_KEY_BIT(IB_NODE_GUID) | VF_KEY_BIT(IB_PORT_GUID))
+/* The keys that travel in IFLA_VF_INFO ("ip link set DEV vf N ..."): those
+ * whose row has an ip name. */
+uint32_t vf_netlink_keys(void) _pure_;
+#define VF_NETLINK_KEYS vf_netlink_keys()
 
 /* The InfiniBand GUIDs among them: the kernel's do_setvfinfo returns after
  * the first GUID it sets, so each needs a request of its own. */
@@ -110,6 +108,35 @@ bool vf_key_on_host(enum vf_key k) _pure_;
  * id, QoS and protocol (one ifla_vf_vlan_info), the two rates (one
  * ifla_vf_rate). Bits (1u << enum vf_key). */
 uint32_t vf_key_group(enum vf_key k) _pure_;
+
+/* How a key's value is spelled in layouts (only ever switched on, so no
+ * _MAX). */
+enum vf_kind {
+	VF_KIND_DRIVER,	    /* "default" (NULL) or a module name */
+	VF_KIND_NAME,	    /* letters, digits, '_' */
+	VF_KIND_MAC,	    /* a literal unicast address */
+	VF_KIND_GUID,	    /* a literal GUID, not zero */
+	VF_KIND_UINT,	    /* min..max */
+	VF_KIND_BOOL,	    /* a boolean */
+	VF_KIND_LINK_STATE, /* auto or a boolean */
+	VF_KIND_VLAN_PROTO, /* 802.1Q or 802.1ad */
+};
+
+/* A host's value of one key as the documents that carry it (the snapshot,
+ * the VFs of the status document) know it. */
+struct vf_key_field {
+	const char *name; /* "spoofchk", "vlan_proto", "ib_node_guid", "mtu" */
+	enum vf_kind kind;
+	size_t offset, size; /* of the field in struct vf_attrs */
+	uint32_t min, max;   /* VF_KIND_UINT: what a host may have (0 too when
+			      * 0 means it has none, as an MTU without a netdev) */
+	bool optional;	     /* a snapshot may leave it out */
+	bool in_status;	     /* the status document's VFs carry it */
+};
+
+/* Key k as a host document carries it; false for a key a host has no
+ * value for (the resource name). */
+bool vf_key_host_field(enum vf_key k, struct vf_key_field *ret);
 
 /* Keys whose value names one VF and no other (the MAC, the GUIDs): a
  * literal only in a single-VF section, "stable" derived per VF. */

@@ -215,12 +215,57 @@ static void test_format_host(void **state)
 	vf_attrs_done(&a);
 }
 
+/* The host documents' names, in the order the snapshot and the status
+ * document have always written them; the status document's VFs leave out
+ * the VLAN protocol, RSS query and rates; an MTU of 0 (no netdev) is a
+ * host's value. */
+static void test_host_fields(void **state)
+{
+	static const char *const snapshot[] = {
+		"driver",      "mac",	       "vlan",	       "qos",	    "vlan_proto",
+		"trust",       "spoofchk",     "link_state",   "query_rss", "min_tx_rate",
+		"max_tx_rate", "ib_node_guid", "ib_port_guid", "mtu",	    "rdma",
+	};
+	static const char *const status[] = {
+		"driver",     "mac",	      "vlan",	      "qos", "trust", "spoofchk",
+		"link_state", "ib_node_guid", "ib_port_guid", "mtu", "rdma",
+	};
+	size_t n = 0, n_status = 0;
+
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
+		struct vf_key_field f;
+
+		if (!vf_key_host_field(k, &f)) {
+			assert_int_equal(k, VF_KEY_RESOURCE_NAME);
+			continue;
+		}
+		assert_true(n < ELEMENTSOF(snapshot));
+		assert_string_equal(f.name, snapshot[n++]);
+		if (f.in_status) {
+			assert_true(n_status < ELEMENTSOF(status));
+			assert_string_equal(f.name, status[n_status++]);
+		}
+		assert_int_equal(f.optional, k == VF_KEY_QUERY_RSS || k == VF_KEY_IB_NODE_GUID ||
+						     k == VF_KEY_IB_PORT_GUID);
+		if (k == VF_KEY_MTU) {
+			assert_int_equal(f.min, 0);
+			assert_int_equal(f.max, 65535);
+		}
+	}
+	assert_int_equal(n, ELEMENTSOF(snapshot));
+	assert_int_equal(n_status, ELEMENTSOF(status));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_table),	      cmocka_unit_test(test_parse_format),
-		cmocka_unit_test(test_parse_refused), cmocka_unit_test(test_copy_equal_clear),
-		cmocka_unit_test(test_defaults),      cmocka_unit_test(test_format_host),
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_host_fields),
+		cmocka_unit_test(test_parse_format),
+		cmocka_unit_test(test_parse_refused),
+		cmocka_unit_test(test_copy_equal_clear),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_format_host),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
