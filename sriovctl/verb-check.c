@@ -6,6 +6,7 @@
 
 #include "conf-parser.h"
 #include "desired-host.h"
+#include "desired.h"
 #include "layout-rules.h"
 #include "layout-set.h"
 #include "sriovctl.h"
@@ -241,7 +242,8 @@ static int check_pfs(const struct layout_set *set, const struct host_state *hs,
 		if (r >= 0 && pc[i].d)
 			r = warn_no_driver(&hs->pfs[i], &pc[i].diags);
 		if (r >= 0 && pc[i].d)
-			r = desired_check_iommu(hs, pc[i].d, &pc[i].diags);
+			r = desired_check_iommu(hs, pc[i].d->vfs, pc[i].d->n_vfs,
+						pc[i].d->kernel_arguments, &pc[i].diags);
 	}
 	if (r >= 0)
 		r = merge_pf_diags(hs, pc, diags);

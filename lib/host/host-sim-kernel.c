@@ -9,13 +9,18 @@
 #include "host-sim-internal.h"
 
 /* Modules the simulated modprobe can find: those drivers.c names, and the
- * generic VF drivers. */
-static const char *const known_modules[] = {
-	"ice",	     "iavf",	 "irdma",    "i40e",
-	"mlx5_core", "mlx5_ib",	 "bnxt_en",  "bnxt_re",
-	"igb",	     "igbvf",	 "ixgbe",    "ixgbevf",
-	"netdevsim", "vfio-pci", "vfio_pci", "vfio_iommu_type1",
-	"pci-stub",
+ * generic VF drivers of the kernel (not DPDK's igb_uio, built out of tree). What the plan is told (host_state.findable_modules). */
+const char *const sim_known_modules[] = {
+	"ice",	     "iavf",
+	"irdma",     "i40e",
+	"mlx5_core", "mlx5_ib",
+	"bnxt_en",   "bnxt_re",
+	"igb",	     "igbvf",
+	"ixgbe",     "ixgbevf",
+	"netdevsim", "vfio-pci",
+	"vfio_pci",  "vfio_iommu_type1",
+	"pci-stub",  "uio_pci_generic",
+	NULL,
 };
 
 /* The modules above that need ib_core, which brings the RDMA subsystem
@@ -457,7 +462,7 @@ static int k_load_module(struct host *h, struct host_state *s, const struct sim_
 {
 	int r;
 
-	if (!module_in(known_modules, ELEMENTSOF(known_modules), rq->a->str)) {
+	if (!module_in(sim_known_modules, ELEMENTSOF(sim_known_modules) - 1, rq->a->str)) {
 		host_set_error(h, "Module %s not found", rq->a->str);
 		return -ENOENT;
 	}

@@ -3,6 +3,7 @@
 /* What the host says about a desired state beyond its driver's table. */
 
 #include "desired-host.h"
+#include "suggest.h"
 
 /* What turns the IOMMU on: the kernel arguments the command line lacks,
  * else the firmware setup. */
@@ -25,15 +26,15 @@ static char *iommu_hint(const struct host_state *h)
 /* Driver=vfio-pci while the IOMMU is off: apply leaves the VFs on the
  * driver they have and ends degraded (plan's "cannot:"). Not with
  * KernelArguments=manage: plan adds the arguments, and a reboot is pending. */
-int desired_check_iommu(const struct host_state *h, const struct pf_desired *d,
-			struct diag_list *diags)
+int desired_check_iommu(const struct host_state *h, const struct vf_settings *vfs, size_t n_vfs,
+			enum kernel_arguments kernel_arguments, struct diag_list *diags)
 {
 	_cleanup_free_ char *hint = NULL;
 
-	if (h->iommu || d->kernel_arguments == KERNEL_ARGUMENTS_MANAGE)
+	if (h->iommu || kernel_arguments == KERNEL_ARGUMENTS_MANAGE)
 		return 0;
-	for (size_t i = 0; i < d->n_vfs; i++) {
-		const struct vf_settings *v = &d->vfs[i];
+	for (size_t i = 0; i < n_vfs; i++) {
+		const struct vf_settings *v = &vfs[i];
 		const struct src *at = &v->src[VF_KEY_DRIVER];
 		int r;
 
@@ -49,4 +50,43 @@ int desired_check_iommu(const struct host_state *h, const struct pf_desired *d,
 			return r;
 	}
 	return 0;
+}
+
+static bool module_findable(const struct host_state *h, const char *name)
+{
+	for (const char *const *m = h->findable_modules; *m; m++)
+		if (module_name_equal(*m, name))
+			return true;
+	return false;
+}
+
+/* The findable module nearest to name, each spelling of one module ('-'
+ * or '_') counted once, as "; did you mean 'iavf'?" in buf. */
+static char *module_hint(const struct host_state *h, const char *name, char *buf, size_t size)
+{
+	struct suggest sg = suggest_init(name);
+
+	for (const char *const *m = h->findable_modules; *m; m++) {
+		bool seen = false;
+
+		for (const char *const *o = h->findable_modules; o < m; o++)
+			seen = seen || module_name_equal(*o, *m);
+		if (!seen)
+			suggest_consider(&sg, *m);
+	}
+	return suggest_hint(&sg, buf, size);
+}
+
+int desired_check_vf_module(struct rules_out *out, const struct host_state *h,
+			    const struct vf_settings *v)
+{
+	const struct src *at = &v->src[VF_KEY_DRIVER];
+	char hint[128];
+
+	if (!h->findable_modules || !vf_settings_has(v, VF_KEY_DRIVER) || !v->attrs.driver ||
+	    module_findable(h, v->attrs.driver))
+		return 0;
+	return rules_error(out, at->file, at->line,
+			   "Driver=%s: no module of that name on this host%s", v->attrs.driver,
+			   module_hint(h, v->attrs.driver, hint, sizeof(hint)));
 }

@@ -5,10 +5,18 @@
  * driver's table: the warnings of what apply cannot complete there. Part of
  * desired.c's checks, kept apart; pure. */
 
-#include "desired.h"
+#include "drivers.h"
+#include "layout-rules.h"
+#include "model.h"
 
 /* For check: a warning at each Driver= line that wants an IOMMU driver
  * (vfio-pci) while the host's IOMMU is off, which plan says as "cannot:".
  * -ENOMEM. */
-int desired_check_iommu(const struct host_state *h, const struct pf_desired *d,
-			struct diag_list *diags);
+int desired_check_iommu(const struct host_state *h, const struct vf_settings *vfs, size_t n_vfs,
+			enum kernel_arguments kernel_arguments, struct diag_list *diags);
+
+/* An error at v's Driver= line when it names a module the host cannot
+ * find (host_state.findable_modules), with the nearest name that exists;
+ * nothing when the host cannot tell. -ENOMEM. */
+int desired_check_vf_module(struct rules_out *out, const struct host_state *h,
+			    const struct vf_settings *v);

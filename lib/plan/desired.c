@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 
+#include "desired-host.h"
 #include "desired.h"
 #include "layout-rules.h"
 #include "mac.h"
@@ -521,7 +522,7 @@ static int check_vf_values(struct ctx *c, const struct vf_settings *v)
 
 	r = rules_check_vf(&c->out, v, c->files, c->n_files);
 	if (r >= 0)
-		r = check_vf_driver(c, v);
+		r = desired_check_vf_module(&c->out, c->host, v) ?: check_vf_driver(c, v);
 	if (r < 0 || no_netdev)
 		return r;
 	r = check_vf_mtu(c, v);

@@ -44,3 +44,32 @@ def test_vfio_pci_with_the_iommu_on(make_host):
     h.layout("50-e810.conf", VFIO)
     r = h.run("check", "--strict")
     assert (r.stderr, r.returncode) == ("", 0)
+
+
+def driver_layout(h, driver):
+    return h.layout("50-e810.conf", "[Match]\nDriver=ice\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                                    f"[VirtualFunction]\nDriver={driver}\n")
+
+
+def test_a_driver_that_is_no_module(make_host):
+    h = make_host("e810.json")
+    for driver, hint in (("vfio", ""), ("IAVF", "; did you mean 'iavf'?")):
+        p = driver_layout(h, driver)
+        why = f"{p}:6: Driver={driver}: no module of that name on this host{hint}"
+        r = h.run("check")
+        assert r.stderr.splitlines() == [why]
+        assert r.returncode == 1 and "1 error(s)" in r.stdout
+        r = h.run("plan")
+        assert r.returncode == 1 and "load module" not in r.stdout, r.stdout
+        assert r.stdout.count(f"held: {why}") == 2, r.stdout
+        before = h.path.read_bytes()
+        r = h.run("apply")
+        assert r.returncode == 1 and h.path.read_bytes() == before, r.stdout
+
+
+def test_drivers_that_exist_pass(make_host):
+    h = make_host("e810.json")
+    for driver in ("iavf", "vfio-pci", "vfio_pci", "pci-stub", "uio_pci_generic"):
+        driver_layout(h, driver)
+        r = h.run("check", "--strict")
+        assert (r.stderr, r.returncode) == ("", 0), driver
