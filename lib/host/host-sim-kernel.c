@@ -328,10 +328,13 @@ static int k_set_hw_tc_offload(struct host *h, struct host_state *s, const struc
 	return 0;
 }
 
-static int check_mtu(struct host *h, const struct driver_info *di, uint32_t mtu)
+static int check_mtu(struct host *h, const struct pf_state *pf, uint32_t mtu)
 {
-	if (mtu < di->min_mtu || mtu > di->max_mtu) {
-		host_set_error(h, "MTU %u is outside %u..%u", mtu, di->min_mtu, di->max_mtu);
+	const struct driver_info *di = driver_info_get(pf->driver);
+	uint32_t max = driver_max_mtu(di, pf->link_type == LINK_TYPE_INFINIBAND);
+
+	if (mtu < di->min_mtu || mtu > max) {
+		host_set_error(h, "MTU %u is outside %u..%u", mtu, di->min_mtu, max);
 		return -EINVAL;
 	}
 	return 0;
@@ -348,7 +351,7 @@ static int k_set_pf_mtu(struct host *h, struct host_state *s, const struct sim_r
 		host_set_error(h, "%s has no network device", pf->pci);
 		return -ENODEV;
 	}
-	r = check_mtu(h, driver_info_get(pf->driver), rq->a->value);
+	r = check_mtu(h, pf, rq->a->value);
 	if (r < 0)
 		return r;
 	pf->mtu = rq->a->value;
@@ -446,7 +449,7 @@ static int k_set_vf_mtu(struct host *h, struct host_state *s, const struct sim_r
 		host_set_error(h, "VF %u has no network device", vf->index);
 		return -ENODEV;
 	}
-	r = check_mtu(h, driver_info_get(pf->driver), rq->a->value);
+	r = check_mtu(h, pf, rq->a->value);
 	if (r < 0)
 		return r;
 	/* iavf and mlx5 VFs cannot go above their PF */

@@ -90,3 +90,22 @@ int desired_check_vf_module(struct rules_out *out, const struct host_state *h,
 			   "Driver=%s: no module of that name on this host%s", v->attrs.driver,
 			   module_hint(h, v->attrs.driver, hint, sizeof(hint)));
 }
+
+int desired_check_mtu(struct rules_out *out, const struct driver_info *drv, const char *drv_name,
+		      bool infiniband, const struct src *at, uint32_t mtu)
+{
+	uint32_t max = driver_max_mtu(drv, infiniband);
+	int r;
+
+	if (mtu >= drv->min_mtu && mtu <= max)
+		return 0;
+	if (infiniband && max < drv->max_mtu)
+		r = rules_error(out, at->file, at->line,
+				"MTUBytes=%u: IPoIB on an InfiniBand port allows %u..%u (datagram "
+				"mode: the 4096-byte IB MTU less the 4-byte IPoIB header)",
+				mtu, drv->min_mtu, max);
+	else
+		r = rules_error(out, at->file, at->line, "MTUBytes=%u: the %s driver allows %u..%u",
+				mtu, drv_name, drv->min_mtu, max);
+	return r < 0 ? r : 1;
+}

@@ -20,3 +20,9 @@ int desired_check_iommu(const struct host_state *h, const struct vf_settings *vf
  * nothing when the host cannot tell. -ENOMEM. */
 int desired_check_vf_module(struct rules_out *out, const struct host_state *h,
 			    const struct vf_settings *v);
+
+/* An error at "at" when mtu is outside the MTU range of drv (named
+ * drv_name) on a port of that link type (IPoIB's on InfiniBand): 1 then,
+ * else 0; -ENOMEM. */
+int desired_check_mtu(struct rules_out *out, const struct driver_info *drv, const char *drv_name,
+		      bool infiniband, const struct src *at, uint32_t mtu);

@@ -73,3 +73,25 @@ def test_drivers_that_exist_pass(make_host):
         driver_layout(h, driver)
         r = h.run("check", "--strict")
         assert (r.stderr, r.returncode) == ("", 0), driver
+
+
+def test_ipoib_mtu(make_host):
+    """The IPoIB netdev of an InfiniBand port (datagram mode) takes at most the 4096-byte IB MTU
+    less its 4-byte header; 9000 was passed and applied as ok before."""
+    h = make_host("cx7-ib.json")
+    p = h.layout("50-ib.conf", "[Match]\nDriver=mlx5_core\n[PhysicalFunction]\nMTUBytes=9000\n"
+                               "[VirtualFunction]\nMTUBytes=9000\n")
+    why = ("MTUBytes=9000: IPoIB on an InfiniBand port allows 68..4092 (datagram mode: the "
+           "4096-byte IB MTU less the 4-byte IPoIB header)")
+    r = h.run("check")
+    assert r.stderr.splitlines() == [f"{p}:4: {why}", f"{p}:6: {why}"]
+    assert r.returncode == 1
+    before = h.path.read_bytes()
+    r = h.run("apply")
+    assert r.returncode == 1 and why in r.stdout and h.path.read_bytes() == before, r.stdout
+    h.layout("50-ib.conf", "[Match]\nDriver=mlx5_core\n[PhysicalFunction]\nMTUBytes=4092\n"
+                           "[VirtualFunction]\nMTUBytes=2044\n")
+    r = h.run("check", "--strict")
+    assert (r.stderr, r.returncode) == ("", 0)
+    assert h.run("apply").returncode == 0
+    assert [v["mtu"] for v in h.pf("0000:1a:00.0")["vfs"]] == [2044, 2044]
