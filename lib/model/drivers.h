@@ -44,6 +44,10 @@ struct driver_info {
 	uint32_t vf_keys_before_bind;
 	/* new VFs get a random MAC from the PF driver rather than zero (igb) */
 	bool vf_random_mac;
+	/* a VF's driver asks the PF for the MAC as it probes, and with the PF
+	 * down gets no answer and makes one up (igbvf: "PF still in reset
+	 * state"): MACAddress= needs LinkUp=yes on a PF that is down */
+	bool vf_mac_needs_pf_up;
 	/* enabling VFs closes and reopens the PF when it is up (igb_sriov_reinit,
 	 * under RTNL): a PF that is to come up does so after VFs created
 	 * unbound, which need it only when they probe */

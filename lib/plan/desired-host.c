@@ -109,3 +109,24 @@ int desired_check_mtu(struct rules_out *out, const struct driver_info *drv, cons
 				mtu, drv_name, drv->min_mtu, max);
 	return r < 0 ? r : 1;
 }
+
+int desired_host_warnings(const struct pf_state *pf, const struct driver_info *drv,
+			  const struct pf_settings *s, const struct vf_settings *vfs, size_t n_vfs,
+			  struct diag_list *diags)
+{
+	if (!drv->vf_mac_needs_pf_up || pf->up ||
+	    (pf_settings_has(s, PF_KEY_LINK_UP) && s->link_up))
+		return 0;
+	for (size_t i = 0; i < n_vfs; i++) {
+		const struct src *at = &vfs[i].src[VF_KEY_MAC];
+
+		if (vf_settings_has(&vfs[i], VF_KEY_MAC))
+			return diag_add(
+				diags, DIAG_WARNING, at->file, at->line,
+				"MACAddress=: the PF is down and no file sets LinkUp=yes: "
+				"%s asks the PF for its MAC as it probes, and makes one up "
+				"while the PF is down; set LinkUp=yes in [PhysicalFunction]",
+				drv->vf_driver);
+	}
+	return 0;
+}

@@ -26,3 +26,11 @@ int desired_check_vf_module(struct rules_out *out, const struct host_state *h,
  * else 0; -ENOMEM. */
 int desired_check_mtu(struct rules_out *out, const struct driver_info *drv, const char *drv_name,
 		      bool infiniband, const struct src *at, uint32_t mtu);
+
+/* Warnings into diags for what apply does on this host but the VFs will
+ * not have: MACAddress= on a driver whose VFs need the PF up to take it
+ * (driver_info.vf_mac_needs_pf_up) while the PF is down and no LinkUp=yes.
+ * -ENOMEM. */
+int desired_host_warnings(const struct pf_state *pf, const struct driver_info *drv,
+			  const struct pf_settings *s, const struct vf_settings *vfs, size_t n_vfs,
+			  struct diag_list *diags);

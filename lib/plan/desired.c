@@ -893,6 +893,9 @@ static int build(struct ctx *c, const struct layout_set *set)
 	r = check_all(c);
 	if (r >= 0 && !c->alone)
 		r = check_host_unique(c);
+	if (r >= 0 && !c->alone)
+		r = desired_host_warnings(c->pf, c->drv, &c->d->pf, c->d->vfs, c->d->n_vfs,
+					  c->diags);
 	if (r < 0)
 		return r;
 	return finish_held(c);

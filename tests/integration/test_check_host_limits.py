@@ -95,3 +95,39 @@ def test_ipoib_mtu(make_host):
     assert (r.stderr, r.returncode) == ("", 0)
     assert h.run("apply").returncode == 0
     assert [v["mtu"] for v in h.pf("0000:1a:00.0")["vfs"]] == [2044, 2044]
+
+
+IGB = ("[Match]\nPCIAddress=0000:01:00.0\n[PhysicalFunction]\nVirtualFunctions=2\n{linkup}"
+       "[VirtualFunction 0]\nMACAddress=02:00:00:00:00:01\n")
+
+
+def igb_down(h):
+    s = h.state()
+    for p in s["pfs"]:
+        p["up"] = False
+    h.save(s)
+
+
+def test_igb_macs_on_a_pf_that_is_down(make_host):
+    h = make_host("igb-82576.json")
+    igb_down(h)
+    p = h.layout("50-igb.conf", IGB.format(linkup=""))
+    why = (f"{p}:6: warning: MACAddress=: the PF is down and no file sets LinkUp=yes: igbvf asks "
+           "the PF for its MAC as it probes, and makes one up while the PF is down; set "
+           "LinkUp=yes in [PhysicalFunction]")
+    r = h.run("check")
+    assert r.stderr.splitlines() == [why]
+    assert r.returncode == 0 and "1 warning(s)" in r.stdout
+    assert h.run("check", "--strict").returncode == 1
+    assert h.run("plan").stderr.splitlines() == [why]
+
+
+def test_igb_macs_with_link_up_or_a_pf_that_is_up(make_host):
+    h = make_host("igb-82576.json")
+    h.layout("50-igb.conf", IGB.format(linkup=""))
+    r = h.run("check", "--strict")
+    assert (r.stderr, r.returncode) == ("", 0)
+    igb_down(h)
+    h.layout("50-igb.conf", IGB.format(linkup="LinkUp=yes\n"))
+    r = h.run("check", "--strict")
+    assert (r.stderr, r.returncode) == ("", 0)
