@@ -465,12 +465,12 @@ static int k_load_module(struct host *h, struct host_state *s, const struct sim_
 {
 	int r;
 
+	if (module_loaded(s, rq->a->str))
+		return 0;
 	if (!module_in(sim_known_modules, ELEMENTSOF(sim_known_modules) - 1, rq->a->str)) {
 		host_set_error(h, "Module %s not found", rq->a->str);
 		return -ENOENT;
 	}
-	if (module_loaded(s, rq->a->str))
-		return 0;
 	r = strv_extend(&s->modules, rq->a->str);
 	if (r < 0)
 		return r;

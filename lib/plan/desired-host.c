@@ -52,9 +52,13 @@ int desired_check_iommu(const struct host_state *h, const struct vf_settings *vf
 	return 0;
 }
 
+/* Findable, or loaded already (as modprobe, which then has nothing to do). */
 static bool module_findable(const struct host_state *h, const char *name)
 {
 	for (const char *const *m = h->findable_modules; *m; m++)
+		if (module_name_equal(*m, name))
+			return true;
+	for (char **m = h->modules; *m; m++)
 		if (module_name_equal(*m, name))
 			return true;
 	return false;

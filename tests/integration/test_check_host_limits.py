@@ -131,3 +131,17 @@ def test_igb_macs_with_link_up_or_a_pf_that_is_up(make_host):
     h.layout("50-igb.conf", IGB.format(linkup="LinkUp=yes\n"))
     r = h.run("check", "--strict")
     assert (r.stderr, r.returncode) == ("", 0)
+
+
+def test_a_loaded_out_of_tree_driver_passes(make_host):
+    """igb_uio is DPDK's, built out of tree: the simulated host finds it only when the snapshot
+    has it loaded, and then apply binds it."""
+    h = make_host("e810.json")
+    s = h.state()
+    s["modules"].append("igb_uio")
+    h.save(s)
+    driver_layout(h, "igb_uio")
+    r = h.run("check", "--strict")
+    assert (r.stderr, r.returncode) == ("", 0)
+    assert h.run("apply").returncode == 0
+    assert {v["driver"] for p in h.pfs_by_driver("ice") for v in p["vfs"]} == {"igb_uio"}
