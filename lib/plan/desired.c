@@ -620,11 +620,11 @@ static int check_pf_settings(struct ctx *c)
 	enum eswitch_mode mode = pf_desired_eswitch_mode(c->d, c->pf);
 	int r = 0;
 
-	if (pf_settings_has(s, PF_KEY_MTU))
-		r = desired_check_mtu(&c->out, c->drv, c->drv_name, wants_infiniband(c),
-				      &at[PF_KEY_MTU], s->mtu) < 0 ?
-			    -ENOMEM :
-			    0;
+	/* 1 (the error was said) is no failure */
+	if (pf_settings_has(s, PF_KEY_MTU) &&
+	    desired_check_mtu(&c->out, c->drv, c->drv_name, wants_infiniband(c), &at[PF_KEY_MTU],
+			      s->mtu) < 0)
+		return -ENOMEM;
 	if (r >= 0 && pf_settings_has(s, PF_KEY_ESWITCH_MODE) &&
 	    s->eswitch_mode == ESWITCH_MODE_SWITCHDEV &&
 	    (c->drv->switchdev == SWITCHDEV_NONE || !c->pf->has_eswitch))
