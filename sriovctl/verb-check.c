@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "conf-parser.h"
+#include "desired-host.h"
 #include "desired.h"
 #include "layout-rules.h"
 #include "layout-set.h"
@@ -240,6 +241,9 @@ static int check_pfs(const struct layout_set *set, const struct host_state *hs,
 		r = desired_build(set, hs, &hs->pfs[i], &pc[i].diags, &pc[i].d);
 		if (r >= 0 && pc[i].d)
 			r = warn_no_driver(&hs->pfs[i], &pc[i].diags);
+		if (r >= 0 && pc[i].d)
+			r = desired_check_iommu(hs, pc[i].d->vfs, pc[i].d->n_vfs,
+						pc[i].d->kernel_arguments, &pc[i].diags);
 	}
 	if (r >= 0)
 		r = merge_pf_diags(hs, pc, diags);
@@ -356,8 +360,10 @@ static int load_all(struct ctl *c, struct layout_set **ret, struct diag_list *di
 	r = mainconf_load(c->main_config, &conf, diags);
 	if (r < 0)
 		return r;
-	mainconf_done(&conf);
 	r = ctl_load_layouts(c, ret);
+	if (r >= 0) /* KernelArguments=manage: an IOMMU that is off is a reboot */
+		layout_set_use_mainconf(*ret, &conf);
+	mainconf_done(&conf);
 	return r < 0 ? 1 : 0;
 }
 

@@ -19,6 +19,9 @@ struct sim_request {
 
 /* Applies rq to s by the kernel's rules. Returns 0 (s changed as the kernel
  * would change it) or -errno with s untouched and a detail in h->error. */
+/* The modules the simulated modprobe finds, NULL-terminated. */
+extern const char *const sim_known_modules[];
+
 int sim_kernel_apply(struct host *h, struct host_state *s, const struct sim_request *rq);
 
 /* The VF attributes part of it (host-sim-vf.c). */

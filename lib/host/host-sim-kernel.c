@@ -9,13 +9,18 @@
 #include "host-sim-internal.h"
 
 /* Modules the simulated modprobe can find: those drivers.c names, and the
- * generic VF drivers. */
-static const char *const known_modules[] = {
-	"ice",	     "iavf",	 "irdma",    "i40e",
-	"mlx5_core", "mlx5_ib",	 "bnxt_en",  "bnxt_re",
-	"igb",	     "igbvf",	 "ixgbe",    "ixgbevf",
-	"netdevsim", "vfio-pci", "vfio_pci", "vfio_iommu_type1",
-	"pci-stub",
+ * generic VF drivers of the kernel (not DPDK's igb_uio, built out of tree). What the plan is told (host_state.findable_modules). */
+const char *const sim_known_modules[] = {
+	"ice",	     "iavf",
+	"irdma",     "i40e",
+	"mlx5_core", "mlx5_ib",
+	"bnxt_en",   "bnxt_re",
+	"igb",	     "igbvf",
+	"ixgbe",     "ixgbevf",
+	"netdevsim", "vfio-pci",
+	"vfio_pci",  "vfio_iommu_type1",
+	"pci-stub",  "uio_pci_generic",
+	NULL,
 };
 
 /* The modules above that need ib_core, which brings the RDMA subsystem
@@ -323,10 +328,13 @@ static int k_set_hw_tc_offload(struct host *h, struct host_state *s, const struc
 	return 0;
 }
 
-static int check_mtu(struct host *h, const struct driver_info *di, uint32_t mtu)
+static int check_mtu(struct host *h, const struct pf_state *pf, uint32_t mtu)
 {
-	if (mtu < di->min_mtu || mtu > di->max_mtu) {
-		host_set_error(h, "MTU %u is outside %u..%u", mtu, di->min_mtu, di->max_mtu);
+	const struct driver_info *di = driver_info_get(pf->driver);
+	uint32_t max = driver_max_mtu(di, pf->link_type == LINK_TYPE_INFINIBAND);
+
+	if (mtu < di->min_mtu || mtu > max) {
+		host_set_error(h, "MTU %u is outside %u..%u", mtu, di->min_mtu, max);
 		return -EINVAL;
 	}
 	return 0;
@@ -343,7 +351,7 @@ static int k_set_pf_mtu(struct host *h, struct host_state *s, const struct sim_r
 		host_set_error(h, "%s has no network device", pf->pci);
 		return -ENODEV;
 	}
-	r = check_mtu(h, driver_info_get(pf->driver), rq->a->value);
+	r = check_mtu(h, pf, rq->a->value);
 	if (r < 0)
 		return r;
 	pf->mtu = rq->a->value;
@@ -441,7 +449,7 @@ static int k_set_vf_mtu(struct host *h, struct host_state *s, const struct sim_r
 		host_set_error(h, "VF %u has no network device", vf->index);
 		return -ENODEV;
 	}
-	r = check_mtu(h, driver_info_get(pf->driver), rq->a->value);
+	r = check_mtu(h, pf, rq->a->value);
 	if (r < 0)
 		return r;
 	/* iavf and mlx5 VFs cannot go above their PF */
@@ -457,12 +465,12 @@ static int k_load_module(struct host *h, struct host_state *s, const struct sim_
 {
 	int r;
 
-	if (!module_in(known_modules, ELEMENTSOF(known_modules), rq->a->str)) {
+	if (module_loaded(s, rq->a->str))
+		return 0;
+	if (!module_in(sim_known_modules, ELEMENTSOF(sim_known_modules) - 1, rq->a->str)) {
 		host_set_error(h, "Module %s not found", rq->a->str);
 		return -ENOENT;
 	}
-	if (module_loaded(s, rq->a->str))
-		return 0;
 	r = strv_extend(&s->modules, rq->a->str);
 	if (r < 0)
 		return r;

@@ -173,6 +173,8 @@ static int txn_begin(struct sim *s, int lock, struct txn *t)
 	r = snapshot_parse_root(text, &t->state, &root, &error);
 	if (r >= 0)
 		r = sim_faults_parse(root, &t->faults, &error);
+	if (r >= 0)
+		t->state->findable_modules = sim_known_modules;
 	if (r < 0)
 		host_set_error(&s->host, "%s: %s%s", s->path,
 			       error ? "not a simulated host snapshot: " : "",

@@ -98,6 +98,7 @@ static const struct driver_info drivers[] = {
 		.switchdev = SWITCHDEV_NONE,
 		.vf_keys_before_bind = A(MAC),
 		.vf_random_mac = true,
+		.vf_mac_needs_pf_up = true,
 		/* 3 VFs with the PF up 1.15 s, down 0.58 s + 0.60 s to bring it up after
 		 * (the VM's igb, docs/PERFORMANCE.md) */
 		.vf_enable_reopens_pf = true,

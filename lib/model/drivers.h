@@ -44,6 +44,10 @@ struct driver_info {
 	uint32_t vf_keys_before_bind;
 	/* new VFs get a random MAC from the PF driver rather than zero (igb) */
 	bool vf_random_mac;
+	/* a VF's driver asks the PF for the MAC as it probes, and with the PF
+	 * down gets no answer and makes one up (igbvf: "PF still in reset
+	 * state"): MACAddress= needs LinkUp=yes on a PF that is down */
+	bool vf_mac_needs_pf_up;
 	/* enabling VFs closes and reopens the PF when it is up (igb_sriov_reinit,
 	 * under RTNL): a PF that is to come up does so after VFs created
 	 * unbound, which need it only when they probe */
@@ -105,6 +109,14 @@ bool vf_driver_has_netdev(const char *driver) _pure_;
 /* An IPoIB interface's on a port with a 4096-byte InfiniBand MTU (datagram
  * mode: the 4-byte IPoIB header off 4096) */
 #define IPOIB_DEFAULT_MTU 4092
+/* The largest MTU of d's netdevs on a port of that link type. On InfiniBand
+ * the netdev is IPoIB's, in datagram mode (mlx5's enhanced IPoIB has no
+ * connected mode), and ipoib_change_mtu() refuses more than the IB MTU
+ * (4096 at most) less the 4-byte IPoIB header (IPOIB_UD_MTU). */
+static inline uint32_t driver_max_mtu(const struct driver_info *d, bool infiniband)
+{
+	return infiniband && d->max_mtu > IPOIB_DEFAULT_MTU ? IPOIB_DEFAULT_MTU : d->max_mtu;
+}
 bool vf_driver_needs_iommu(const char *driver) _pure_;
 /* The name the kernel gives a known VF driver (its directory under
  * /sys/bus/pci/drivers, what driver_override takes) for a name that

@@ -169,6 +169,7 @@ static int copy_host(const struct host_state *src, const char *only, struct host
 	if (!strdup_null(src->hostname, &c->hostname) ||
 	    !strdup_null(src->kernel_cmdline, &c->kernel_cmdline))
 		return -ENOMEM;
+	c->findable_modules = src->findable_modules;
 	c->modules = strv_copy(src->modules);
 	if (!c->modules)
 		return -ENOMEM;

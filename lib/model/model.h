@@ -151,6 +151,11 @@ struct host_state {
 	bool has_cpu_vendor;
 	enum cpu_vendor cpu_vendor;
 	char **modules; /* loaded modules, NULL-terminated, never NULL */
+	/* Not in the snapshot: the modules modprobe can find besides those
+	 * loaded, NULL-terminated, static (never freed); NULL when the backend
+	 * cannot tell (the running host: libkmod looks a name up, it lists
+	 * none). The simulated host's are the kernel's own. */
+	const char *const *findable_modules;
 	/* snapshot "boot_loader", optional (absent: none found) */
 	enum boot_loader boot_loader;
 	/* snapshot "kernel_arguments_added", optional: the kernel arguments

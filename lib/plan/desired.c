@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 
+#include "desired-host.h"
 #include "desired.h"
 #include "layout-rules.h"
 #include "mac.h"
@@ -471,12 +472,13 @@ static int check_vf_mtu(struct ctx *c, const struct vf_settings *v)
 {
 	const struct src *at = &v->src[VF_KEY_MTU];
 	uint32_t pf_mtu = pf_settings_has(&c->d->pf, PF_KEY_MTU) ? c->d->pf.mtu : c->pf->mtu;
+	int r;
 
 	if (!vf_settings_has(v, VF_KEY_MTU))
 		return 0;
-	if (v->attrs.mtu < c->drv->min_mtu || v->attrs.mtu > c->drv->max_mtu)
-		return hw_error(c, at->file, at->line, "MTUBytes=%u: the %s driver allows %u..%u",
-				v->attrs.mtu, c->drv_name, c->drv->min_mtu, c->drv->max_mtu);
+	r = desired_check_mtu(&c->out, c->drv, c->drv_name, wants_infiniband(c), at, v->attrs.mtu);
+	if (r != 0)
+		return r < 0 ? r : 0;
 	if (pf_mtu > 0 && v->attrs.mtu > pf_mtu && pf_settings_has(&c->d->pf, PF_KEY_MTU))
 		return hw_error(c, at->file, at->line,
 				"MTUBytes=%u: above the PF's MTUBytes=%u (%s:%u)", v->attrs.mtu,
@@ -521,7 +523,7 @@ static int check_vf_values(struct ctx *c, const struct vf_settings *v)
 
 	r = rules_check_vf(&c->out, v, c->files, c->n_files);
 	if (r >= 0)
-		r = check_vf_driver(c, v);
+		r = desired_check_vf_module(&c->out, c->host, v) ?: check_vf_driver(c, v);
 	if (r < 0 || no_netdev)
 		return r;
 	r = check_vf_mtu(c, v);
@@ -618,11 +620,11 @@ static int check_pf_settings(struct ctx *c)
 	enum eswitch_mode mode = pf_desired_eswitch_mode(c->d, c->pf);
 	int r = 0;
 
+	/* 1 (the error was said) is no failure */
 	if (pf_settings_has(s, PF_KEY_MTU) &&
-	    (s->mtu < c->drv->min_mtu || s->mtu > c->drv->max_mtu))
-		r = hw_error(c, at[PF_KEY_MTU].file, at[PF_KEY_MTU].line,
-			     "MTUBytes=%u: the %s driver allows %u..%u", s->mtu, c->drv_name,
-			     c->drv->min_mtu, c->drv->max_mtu);
+	    desired_check_mtu(&c->out, c->drv, c->drv_name, wants_infiniband(c), &at[PF_KEY_MTU],
+			      s->mtu) < 0)
+		return -ENOMEM;
 	if (r >= 0 && pf_settings_has(s, PF_KEY_ESWITCH_MODE) &&
 	    s->eswitch_mode == ESWITCH_MODE_SWITCHDEV &&
 	    (c->drv->switchdev == SWITCHDEV_NONE || !c->pf->has_eswitch))
@@ -891,6 +893,9 @@ static int build(struct ctx *c, const struct layout_set *set)
 	r = check_all(c);
 	if (r >= 0 && !c->alone)
 		r = check_host_unique(c);
+	if (r >= 0 && !c->alone)
+		r = desired_host_warnings(c->pf, c->drv, &c->d->pf, c->d->vfs, c->d->n_vfs,
+					  c->diags);
 	if (r < 0)
 		return r;
 	return finish_held(c);

@@ -242,6 +242,13 @@ static void test_pf_mtu_and_up(void **state)
 	hs = env_read(e);
 	assert_true(hs->pfs[1].up);
 	host_state_free(hs);
+
+	/* IPoIB's netdev on an InfiniBand port: the IB MTU less its header */
+	env_load(e, "cx7-ib.json", NULL);
+	assert_int_equal(op_set_pf_mtu(e->h, "0000:1a:00.0", 4093), -EINVAL);
+	assert_string_equal(e->h->error, "MTU 4093 is outside 68..4092");
+	assert_int_equal(op_set_vf_mtu(e->h, "0000:1a:00.0", 0, 9000), -EINVAL);
+	assert_int_equal(op_set_pf_mtu(e->h, "0000:1a:00.0", 2044), 0);
 }
 
 /* A request: its keys and values. */

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* What the host a desired state is built for says about it beyond its
+ * driver's table: the warnings of what apply cannot complete there. Part of
+ * desired.c's checks, kept apart; pure. */
+
+#include "drivers.h"
+#include "layout-rules.h"
+#include "model.h"
+
+/* For check: a warning at each Driver= line that wants an IOMMU driver
+ * (vfio-pci) while the host's IOMMU is off, which plan says as "cannot:".
+ * -ENOMEM. */
+int desired_check_iommu(const struct host_state *h, const struct vf_settings *vfs, size_t n_vfs,
+			enum kernel_arguments kernel_arguments, struct diag_list *diags);
+
+/* An error at v's Driver= line when it names a module the host cannot
+ * find (host_state.findable_modules), with the nearest name that exists;
+ * nothing when the host cannot tell. -ENOMEM. */
+int desired_check_vf_module(struct rules_out *out, const struct host_state *h,
+			    const struct vf_settings *v);
+
+/* An error at "at" when mtu is outside the MTU range of drv (named
+ * drv_name) on a port of that link type (IPoIB's on InfiniBand): 1 then,
+ * else 0; -ENOMEM. */
+int desired_check_mtu(struct rules_out *out, const struct driver_info *drv, const char *drv_name,
+		      bool infiniband, const struct src *at, uint32_t mtu);
+
+/* Warnings into diags for what apply does on this host but the VFs will
+ * not have: MACAddress= on a driver whose VFs need the PF up to take it
+ * (driver_info.vf_mac_needs_pf_up) while the PF is down and no LinkUp=yes.
+ * -ENOMEM. */
+int desired_host_warnings(const struct pf_state *pf, const struct driver_info *drv,
+			  const struct pf_settings *s, const struct vf_settings *vfs, size_t n_vfs,
+			  struct diag_list *diags);

@@ -1,0 +1,147 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""check --host says what the host itself rules out, at the line of the key: vfio-pci while the
+IOMMU is off, a Driver= that names no module, an MTU above IPoIB's, igb's MACs on a PF that is
+down without LinkUp=yes. Each case is one apply would fail on, or end degraded."""
+
+
+def no_iommu(h):
+    s = h.state()
+    s["iommu"] = False
+    s["kernel_cmdline"] = s["kernel_cmdline"].replace(" intel_iommu=on iommu=pt", "")
+    h.save(s)
+
+
+VFIO = "[Match]\nDriver=ice\n[PhysicalFunction]\nVirtualFunctions=2\n[VirtualFunction]\nDriver=vfio-pci\n"
+
+
+def test_vfio_pci_with_the_iommu_off(make_host):
+    h = make_host("e810.json")
+    no_iommu(h)
+    p = h.layout("50-e810.conf", VFIO)
+    r = h.run("check")
+    assert r.stderr.splitlines() == [
+        f"{p}:6: warning: Driver=vfio-pci: the IOMMU is off on this host, so the VFs keep their "
+        "driver and the PF ends degraded: add intel_iommu=on (or amd_iommu=on) iommu=pt to the "
+        "kernel command line and reboot, or set [Reboot] KernelArguments=manage"]
+    assert r.returncode == 0
+    assert h.run("check", "--strict").returncode == 1
+    # what plan says for it
+    assert "cannot: VFs 0-1 want vfio-pci but the IOMMU is off" in h.run("plan").stdout
+
+
+def test_vfio_pci_with_the_iommu_off_and_kernel_arguments_managed(make_host):
+    h = make_host("e810.json")
+    no_iommu(h)
+    h.main.write_text(h.main.read_text() + "[Reboot]\nKernelArguments=manage\n")
+    h.layout("50-e810.conf", VFIO)
+    r = h.run("check", "--strict")
+    assert r.stderr == ""
+    assert r.returncode == 0
+
+
+def test_vfio_pci_with_the_iommu_on(make_host):
+    h = make_host("e810.json")
+    h.layout("50-e810.conf", VFIO)
+    r = h.run("check", "--strict")
+    assert (r.stderr, r.returncode) == ("", 0)
+
+
+def driver_layout(h, driver):
+    return h.layout("50-e810.conf", "[Match]\nDriver=ice\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                                    f"[VirtualFunction]\nDriver={driver}\n")
+
+
+def test_a_driver_that_is_no_module(make_host):
+    h = make_host("e810.json")
+    for driver, hint in (("vfio", ""), ("IAVF", "; did you mean 'iavf'?")):
+        p = driver_layout(h, driver)
+        why = f"{p}:6: Driver={driver}: no module of that name on this host{hint}"
+        r = h.run("check")
+        assert r.stderr.splitlines() == [why]
+        assert r.returncode == 1 and "1 error(s)" in r.stdout
+        r = h.run("plan")
+        assert r.returncode == 1 and "load module" not in r.stdout, r.stdout
+        assert r.stdout.count(f"held: {why}") == 2, r.stdout
+        before = h.path.read_bytes()
+        r = h.run("apply")
+        assert r.returncode == 1 and h.path.read_bytes() == before, r.stdout
+
+
+def test_drivers_that_exist_pass(make_host):
+    h = make_host("e810.json")
+    for driver in ("iavf", "vfio-pci", "vfio_pci", "pci-stub", "uio_pci_generic"):
+        driver_layout(h, driver)
+        r = h.run("check", "--strict")
+        assert (r.stderr, r.returncode) == ("", 0), driver
+
+
+def test_ipoib_mtu(make_host):
+    """The IPoIB netdev of an InfiniBand port (datagram mode) takes at most the 4096-byte IB MTU
+    less its 4-byte header; 9000 was passed and applied as ok before."""
+    h = make_host("cx7-ib.json")
+    p = h.layout("50-ib.conf", "[Match]\nDriver=mlx5_core\n[PhysicalFunction]\nMTUBytes=9000\n"
+                               "[VirtualFunction]\nMTUBytes=9000\n")
+    why = ("MTUBytes=9000: IPoIB on an InfiniBand port allows 68..4092 (datagram mode: the "
+           "4096-byte IB MTU less the 4-byte IPoIB header)")
+    r = h.run("check")
+    assert r.stderr.splitlines() == [f"{p}:4: {why}", f"{p}:6: {why}"]
+    assert r.returncode == 1
+    before = h.path.read_bytes()
+    r = h.run("apply")
+    assert r.returncode == 1 and why in r.stdout and h.path.read_bytes() == before, r.stdout
+    h.layout("50-ib.conf", "[Match]\nDriver=mlx5_core\n[PhysicalFunction]\nMTUBytes=4092\n"
+                           "[VirtualFunction]\nMTUBytes=2044\n")
+    r = h.run("check", "--strict")
+    assert (r.stderr, r.returncode) == ("", 0)
+    assert h.run("apply").returncode == 0
+    assert [v["mtu"] for v in h.pf("0000:1a:00.0")["vfs"]] == [2044, 2044]
+
+
+IGB = ("[Match]\nPCIAddress=0000:01:00.0\n[PhysicalFunction]\nVirtualFunctions=2\n{linkup}"
+       "[VirtualFunction 0]\nMACAddress=02:00:00:00:00:01\n")
+
+
+def igb_down(h):
+    s = h.state()
+    for p in s["pfs"]:
+        p["up"] = False
+    h.save(s)
+
+
+def test_igb_macs_on_a_pf_that_is_down(make_host):
+    h = make_host("igb-82576.json")
+    igb_down(h)
+    p = h.layout("50-igb.conf", IGB.format(linkup=""))
+    why = (f"{p}:6: warning: MACAddress=: the PF is down and no file sets LinkUp=yes: igbvf asks "
+           "the PF for its MAC as it probes, and makes one up while the PF is down; set "
+           "LinkUp=yes in [PhysicalFunction]")
+    r = h.run("check")
+    assert r.stderr.splitlines() == [why]
+    assert r.returncode == 0 and "1 warning(s)" in r.stdout
+    assert h.run("check", "--strict").returncode == 1
+    assert h.run("plan").stderr.splitlines() == [why]
+
+
+def test_igb_macs_with_link_up_or_a_pf_that_is_up(make_host):
+    h = make_host("igb-82576.json")
+    h.layout("50-igb.conf", IGB.format(linkup=""))
+    r = h.run("check", "--strict")
+    assert (r.stderr, r.returncode) == ("", 0)
+    igb_down(h)
+    h.layout("50-igb.conf", IGB.format(linkup="LinkUp=yes\n"))
+    r = h.run("check", "--strict")
+    assert (r.stderr, r.returncode) == ("", 0)
+
+
+def test_a_loaded_out_of_tree_driver_passes(make_host):
+    """igb_uio is DPDK's, built out of tree: the simulated host finds it only when the snapshot
+    has it loaded, and then apply binds it."""
+    h = make_host("e810.json")
+    s = h.state()
+    s["modules"].append("igb_uio")
+    h.save(s)
+    driver_layout(h, "igb_uio")
+    r = h.run("check", "--strict")
+    assert (r.stderr, r.returncode) == ("", 0)
+    assert h.run("apply").returncode == 0
+    assert {v["driver"] for p in h.pfs_by_driver("ice") for v in p["vfs"]} == {"igb_uio"}
