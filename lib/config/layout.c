@@ -540,6 +540,21 @@ static int layout_assign_match(struct layout_parser *p, const char *key, const c
 	return layout_value_error(p, line, key, value, why);
 }
 
+/* The end of a [PhysicalFunction] or [VirtualFunction] assignment that
+ * parsed to r: a bad value said at its line, or key k marked set there. */
+static int layout_assigned(struct layout_parser *p, int r, unsigned line, const char *key,
+			   const char *value, const char *why, uint32_t *set, struct src *src,
+			   int k)
+{
+	if (r == -EINVAL)
+		return layout_value_error(p, line, key, value, why);
+	if (r < 0)
+		return r;
+	*set |= 1u << k;
+	*src = (struct src){ .file = p->file->path, .line = line };
+	return 0;
+}
+
 static int layout_assign_pf(struct layout_parser *p, const char *key, const char *value,
 			    unsigned line)
 {
@@ -555,13 +570,7 @@ static int layout_assign_pf(struct layout_parser *p, const char *key, const char
 		return 0;
 	}
 	r = pf_settings_parse(s, k, value, &why);
-	if (r == -EINVAL)
-		return layout_value_error(p, line, key, value, why);
-	if (r < 0)
-		return r;
-	s->set |= 1u << k;
-	s->src[k] = (struct src){ .file = p->file->path, .line = line };
-	return 0;
+	return layout_assigned(p, r, line, key, value, why, &s->set, &s->src[k], k);
 }
 
 static int layout_assign_vf(struct layout_parser *p, const char *key, const char *value,
@@ -589,14 +598,9 @@ static int layout_assign_vf(struct layout_parser *p, const char *key, const char
 			      &why);
 	if (r == -EINVAL && !vf_settings_has(s, k))
 		s->rejected |= 1u << k;
-	if (r == -EINVAL)
-		return layout_value_error(p, line, key, value, why);
-	if (r < 0)
-		return r;
-	s->rejected &= ~(1u << k);
-	s->set |= 1u << k;
-	s->src[k] = (struct src){ .file = p->file->path, .line = line };
-	return 0;
+	else if (r >= 0)
+		s->rejected &= ~(1u << k);
+	return layout_assigned(p, r, line, key, value, why, &s->set, &s->src[k], k);
 }
 
 static int layout_on_assignment(void *userdata, const char *key, const char *value, unsigned line)
