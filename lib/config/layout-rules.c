@@ -142,7 +142,8 @@ static int check_no_netdev(struct rules_out *o, const struct vf_settings *v)
 		r = rules_error(o, at->file, at->line,
 				"MTUBytes=%u: a VF bound to %s has no network interface%s%s",
 				v->attrs.mtu, v->attrs.driver,
-				rules_elsewhere(at->file, drv, "Driver", v->attrs.driver, buf),
+				rules_elsewhere(at->file, drv, "Driver",
+						vf_settings_driver_written(v), buf),
 				rules_open(o, "Driver", open));
 	}
 	if (r >= 0 && vf_settings_wants_rdma(v)) {
@@ -150,7 +151,8 @@ static int check_no_netdev(struct rules_out *o, const struct vf_settings *v)
 		r = rules_error(o, at->file, at->line,
 				"RDMA=yes: a VF bound to %s has no RDMA device%s%s",
 				v->attrs.driver,
-				rules_elsewhere(at->file, drv, "Driver", v->attrs.driver, buf),
+				rules_elsewhere(at->file, drv, "Driver",
+						vf_settings_driver_written(v), buf),
 				rules_open(o, "Driver", open));
 	}
 	return r;

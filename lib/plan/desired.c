@@ -510,7 +510,7 @@ static int check_vf_driver(struct ctx *c, const struct vf_settings *v)
 	return hw_error(c, at->file, at->line,
 			"Driver=%s: does not drive the VFs of %s (its VFs take %s, or a generic "
 			"driver such as vfio-pci)",
-			want, c->drv_name, own);
+			vf_settings_driver_written(v), c->drv_name, own);
 }
 
 /* What the files alone rule out (layout-rules.c), then what this PF's
