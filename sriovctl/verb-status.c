@@ -167,30 +167,40 @@ static void print_vfs(struct json_object *pf)
 	}
 }
 
-/* Another port of pf's card (the same PCI device) whose layout wants more
- * VFs than the port has and that waits for a reboot: it raises the card's
- * one firmware VF limit, or waits for a raise to take effect; or NULL. */
+/* Whether port o's layout wants more VFs than it has and waits for a
+ * reboot: for a raise of the card's firmware VF limit. */
+static bool port_wants_raise(struct json_object *o)
+{
+	return doc_get(o, "desired_num_vfs") &&
+	       doc_u64(o, "desired_num_vfs") > doc_u64(o, "total_vfs") &&
+	       doc_len(o, "pending_reboot_reasons") > 0;
+}
+
+/* The port of pf's card (the same PCI device, pf itself included) for
+ * whose layout the card's one firmware VF limit is raised: the one that
+ * wants the most, the first of equals, as the plans and apply decide; NULL
+ * when none waits for a raise, or when it is pf itself (its own reboot
+ * reason says so). */
 static struct json_object *card_raiser(struct json_object *doc, struct json_object *pf)
 {
 	const char *pci = doc_str(pf, "pci");
+	struct json_object *best = NULL;
 
 	for (size_t i = 0; pci && i < doc_len(doc, "pfs"); i++) {
 		struct json_object *o = doc_idx(doc, "pfs", i);
 		const char *other = doc_str(o, "pci");
 
-		if (other && !streq(other, pci) && pci_same_device(other, pci) &&
-		    doc_get(o, "desired_num_vfs") &&
-		    doc_u64(o, "desired_num_vfs") > doc_u64(o, "total_vfs") &&
-		    doc_len(o, "pending_reboot_reasons") > 0)
-			return o;
+		if (other && pci_same_device(other, pci) && port_wants_raise(o) &&
+		    (!best || doc_u64(o, "desired_num_vfs") > doc_u64(best, "desired_num_vfs")))
+			best = o;
 	}
-	return NULL;
+	return best && !streq_ptr(doc_str(best, "pci"), pci) ? best : NULL;
 }
 
 /* The firmware VF limit, the one after the next reboot ("firmware VF limit
  * 20 from the next reboot, 8 until then"), with what the layout's
  * FirmwareVirtualFunctions= makes the tool do and the other port of the
- * card that raises it: "firmware VF limit 8 (raised for 0000:ca:00.1, one
+ * card it is raised for: "firmware VF limit 8 (raised for 0000:ca:00.1, one
  * setting of this card: a reboot is pending through it)". NULL when there
  * is nothing to say. */
 static char *firmware_describe(const char *label, struct json_object *e, struct json_object *doc,

@@ -80,8 +80,8 @@ struct pf_report {
 };
 
 /* For a drifted PF: what differs beyond its VFs (which their rows show),
- * "differs: set PF mtu 9000 (now 1500); set RDMA netns mode exclusive", or
- * NULL (with 0) when every action is a VF's. */
+ * "differs: 4 VFs wanted, 0 present; set PF mtu 9000 (now 1500)", or NULL
+ * (with 0) when every action is a VF's or a step of another. */
 static int drift_beyond_vfs(const struct pf_view *pv, char **ret)
 {
 	_cleanup_strv_free_ char **l = NULL;
@@ -89,11 +89,13 @@ static int drift_beyond_vfs(const struct pf_view *pv, char **ret)
 	int r;
 
 	for (size_t i = 0; i < pv->plan->n_actions; i++) {
-		const struct action *a = &pv->plan->actions[i];
+		char *d;
 
-		if (action_type_on_vf(a->type))
+		if (action_type_on_vf(pv->plan->actions[i].type))
 			continue;
-		r = strv_consume(&l, action_describe_drift(a, pv->pf));
+		r = plan_describe_difference(pv->plan, i, pv->pf, &d);
+		if (r >= 0 && d)
+			r = strv_consume(&l, d);
 		if (r < 0)
 			return r;
 	}

@@ -69,11 +69,39 @@ const char *rules_elsewhere(const char *here, const struct src *there, const cha
 	return buf;
 }
 
-const char *rules_open(const struct rules_out *o, const char *key, char buf[static 64])
+static bool in_group(const struct rules_out *o, const struct layout_file *f)
 {
+	for (size_t i = 0; i < o->n_group; i++)
+		if (o->group[i] == f)
+			return true;
+	return false;
+}
+
+/* Whether a file outside the group comes after file in the set: one that
+ * may change a value file sets (-1: file is not in the set). */
+static int later_outside(const struct rules_out *o, const char *file)
+{
+	size_t i = 0;
+
+	while (i < o->n_set && !(o->set[i] && streq_ptr(o->set[i]->path, file)))
+		i++;
+	if (i == o->n_set)
+		return -1;
+	for (i++; i < o->n_set; i++)
+		if (o->set[i] && !o->set[i]->masked && !in_group(o, o->set[i]))
+			return 1;
+	return 0;
+}
+
+const char *rules_open(const struct rules_out *o, const char *key, const struct src *at,
+		       char buf[static 64])
+{
+	int later = at && at->line > 0 && at->file ? later_outside(o, at->file) : -1;
+
 	buf[0] = '\0';
-	if (o->open)
-		snprintf(buf, 64, " (on every PF where no other file sets %s=)", key);
+	if (o->open && later != 0)
+		snprintf(buf, 64, " (on every PF where no %s file sets %s=)",
+			 later > 0 ? "later" : "other", key);
 	return buf;
 }
 
@@ -107,7 +135,8 @@ int rules_check_section(struct rules_out *o, const char *file, const struct vf_s
 	if (bound_at->file && !streq_ptr(bound_at->file, file))
 		snprintf(other, sizeof(other), " (%s:%u)", bound_at->file, bound_at->line);
 	return rules_error(o, file, s->line, "%s: VF %u is beyond VirtualFunctions=%s%s%s", name,
-			   s->last, bound_text, other, rules_open(o, "VirtualFunctions", open));
+			   s->last, bound_text, other,
+			   rules_open(o, "VirtualFunctions", bound_at, open));
 }
 
 static int check_qos(struct rules_out *o, const struct vf_settings *v)
@@ -124,7 +153,7 @@ static int check_qos(struct rules_out *o, const struct vf_settings *v)
 	return rules_error(o, at->file, at->line,
 			   "QualityOfService=%u: needs a VLANId other than 0%s%s", v->attrs.qos,
 			   rules_elsewhere(at->file, &v->src[VF_KEY_VLAN], "VLANId", "0", buf),
-			   rules_open(o, "VLANId", open));
+			   rules_open(o, "VLANId", &v->src[VF_KEY_VLAN], open));
 }
 
 /* MTUBytes= and RDMA=yes on a VF whose driver has no network interface. */
@@ -142,16 +171,18 @@ static int check_no_netdev(struct rules_out *o, const struct vf_settings *v)
 		r = rules_error(o, at->file, at->line,
 				"MTUBytes=%u: a VF bound to %s has no network interface%s%s",
 				v->attrs.mtu, v->attrs.driver,
-				rules_elsewhere(at->file, drv, "Driver", v->attrs.driver, buf),
-				rules_open(o, "Driver", open));
+				rules_elsewhere(at->file, drv, "Driver",
+						vf_settings_driver_written(v), buf),
+				rules_open(o, "Driver", drv, open));
 	}
 	if (r >= 0 && vf_settings_wants_rdma(v)) {
 		at = &v->src[VF_KEY_RDMA];
 		r = rules_error(o, at->file, at->line,
 				"RDMA=yes: a VF bound to %s has no RDMA device%s%s",
 				v->attrs.driver,
-				rules_elsewhere(at->file, drv, "Driver", v->attrs.driver, buf),
-				rules_open(o, "Driver", open));
+				rules_elsewhere(at->file, drv, "Driver",
+						vf_settings_driver_written(v), buf),
+				rules_open(o, "Driver", drv, open));
 	}
 	return r;
 }
@@ -182,16 +213,16 @@ static int check_rates(struct rules_out *o, const struct vf_settings *v,
 		return rules_error(o, min->file, min->line,
 				   "MinTxRateMbps=%u: must not exceed MaxTxRateMbps=%u (line %u)%s",
 				   v->attrs.min_tx_rate, v->attrs.max_tx_rate, max->line,
-				   rules_open(o, "MaxTxRateMbps", open));
+				   rules_open(o, "MaxTxRateMbps", max, open));
 	if (file_index(files, n, min->file) > file_index(files, n, max->file))
 		return rules_error(o, min->file, min->line,
 				   "MinTxRateMbps=%u: must not exceed MaxTxRateMbps=%u (%s:%u)%s",
 				   v->attrs.min_tx_rate, v->attrs.max_tx_rate, strna(max->file),
-				   max->line, rules_open(o, "MaxTxRateMbps", open));
+				   max->line, rules_open(o, "MaxTxRateMbps", max, open));
 	return rules_error(o, max->file, max->line,
 			   "MaxTxRateMbps=%u: below MinTxRateMbps=%u (%s:%u)%s",
 			   v->attrs.max_tx_rate, v->attrs.min_tx_rate, strna(min->file), min->line,
-			   rules_open(o, "MinTxRateMbps", open));
+			   rules_open(o, "MinTxRateMbps", min, open));
 }
 
 int rules_check_vf(struct rules_out *o, const struct vf_settings *v,
@@ -230,7 +261,7 @@ int rules_check_pf(struct rules_out *o, const struct pf_settings *s, enum eswitc
 				eswitch_mode_to_string(s->eswitch_mode), buf);
 	return rules_error(o, at->file, at->line,
 			   "HardwareTCOffload=yes: needs ESwitchMode=switchdev%s%s", buf,
-			   rules_open(o, "ESwitchMode", open));
+			   rules_open(o, "ESwitchMode", esw, open));
 }
 
 /* vfs[j] has the same literal value of k as an earlier VF. */
@@ -254,6 +285,9 @@ static int check_unique_one(struct rules_out *o, enum vf_key k, const struct vf_
 		if (os->file && !streq_ptr(os->file, s->file))
 			snprintf(where, sizeof(where), " (VF %u's at %s:%u)",
 				 index ? index[other] : (uint32_t)other, os->file, os->line);
+		/* a later file may change either VF's value */
+		if (!*rules_open(o, vf_key_to_string(k), s, open))
+			rules_open(o, vf_key_to_string(k), os, open);
 		r = rules_error(o, s->file, s->line,
 				"%s=%s: VF %u and VF %u would have the same %s%s%s",
 				vf_key_to_string(k),
@@ -261,8 +295,7 @@ static int check_unique_one(struct rules_out *o, enum vf_key k, const struct vf_
 					"stable" :
 					vf_attrs_format(&b->attrs, k, VF_SPELLING_LAYOUT, val),
 				index ? index[i] : (uint32_t)i, index ? index[j] : (uint32_t)j,
-				k == VF_KEY_MAC ? "address" : "GUID", where,
-				rules_open(o, vf_key_to_string(k), open));
+				k == VF_KEY_MAC ? "address" : "GUID", where, open);
 		if (r < 0)
 			return r;
 	}
@@ -538,11 +571,20 @@ int rules_check_vfs(struct rules_out *o, const struct layout_file *const *files,
 	return r;
 }
 
-/* Files that go together, in set order, as if they selected one PF. */
-static int check_group(const struct layout_file *const *files, size_t n, bool open,
+/* Files that go together, in set order, as if they selected one PF; set
+ * (n_set) holds them and the others. */
+static int check_group(const struct layout_file *const *set, size_t n_set,
+		       const struct layout_file *const *files, size_t n, bool open,
 		       struct diag_list *diags)
 {
-	_cleanup_(rules_out_done) struct rules_out o = { .diags = diags, .open = open };
+	_cleanup_(rules_out_done) struct rules_out o = {
+		.diags = diags,
+		.open = open,
+		.set = set,
+		.n_set = n_set,
+		.group = files,
+		.n_group = n,
+	};
 	struct pf_settings pf = {};
 	uint32_t bound = UINT32_MAX;
 	char text[16];
@@ -593,7 +635,7 @@ int layout_rules_check_files(const struct layout_file *const *files, size_t n,
 				done[j] = true;
 			}
 		/* a file with another [Match] may select some of the same PFs */
-		r = check_group(group, m, m < n_files, diags);
+		r = check_group(files, n, group, m, m < n_files, diags);
 	}
 	return r;
 }

@@ -26,6 +26,13 @@ struct rules_out {
 	 * files checked on some PF: an error of the merged values holds only
 	 * where no other file changes them, and says so (rules_open()) */
 	bool open;
+	/* then: every file of the set, in order (n_set), and those checked
+	 * together (group, n_group): a value the group sets is changed only by
+	 * a file outside it that comes later */
+	const struct layout_file *const *set;
+	size_t n_set;
+	const struct layout_file *const *group;
+	size_t n_group;
 };
 
 void rules_out_done(struct rules_out *o);
@@ -41,9 +48,12 @@ int rules_error(struct rules_out *o, const char *file, unsigned line, const char
 const char *rules_elsewhere(const char *here, const struct src *there, const char *key,
 			    const char *value, char buf[static 256]);
 
-/* " (on every PF where no other file sets key=)" when o is open, else "".
- * Returns buf. */
-const char *rules_open(const struct rules_out *o, const char *key, char buf[static 64]);
+/* When o is open: " (on every PF where no other file sets key=)" for a key
+ * the files checked do not set (at NULL or line 0), " (on every PF where no
+ * later file sets key=)" for one they set at at, when a file with another
+ * [Match] comes later; else "". Returns buf. */
+const char *rules_open(const struct rules_out *o, const char *key, const struct src *at,
+		       char buf[static 64]);
 
 /* " (line N)" when there is in the file here, " (file:N)" when in another,
  * "" when not set. Returns buf. */

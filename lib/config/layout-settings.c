@@ -42,8 +42,14 @@ int vf_settings_parse(struct vf_settings *s, enum vf_key k, const char *v, bool 
 		return vf_parse_unique(s, k, v, single_vf, ret_why);
 	/* Driver=vfio_pci, as modprobe spells it, binds the driver the kernel
 	 * calls vfio-pci: driver_override takes the latter only */
-	if (k == VF_KEY_DRIVER && vf_driver_kernel_name(v))
-		v = vf_driver_kernel_name(v);
+	if (k == VF_KEY_DRIVER) {
+		const char *kernel = vf_driver_kernel_name(v);
+
+		s->driver_written[0] = '\0';
+		if (kernel && !streq(kernel, v) && strlen(v) < sizeof(s->driver_written))
+			strcpy(s->driver_written, v);
+		v = kernel ?: v;
+	}
 	return vf_attrs_parse(&s->attrs, k, v, ret_why);
 }
 
@@ -54,6 +60,8 @@ void vf_settings_unset(struct vf_settings *s, enum vf_key k)
 	s->stable &= ~(1u << k);
 	s->rejected &= ~(1u << k);
 	s->src[k] = (struct src){};
+	if (k == VF_KEY_DRIVER)
+		s->driver_written[0] = '\0';
 }
 
 int vf_settings_merge(struct vf_settings *dst, const struct vf_settings *src)
@@ -72,6 +80,8 @@ int vf_settings_merge(struct vf_settings *dst, const struct vf_settings *src)
 		dst->rejected &= ~(1u << k);
 		dst->src[k] = src->src[k];
 	}
+	if (vf_settings_has(src, VF_KEY_DRIVER))
+		memcpy(dst->driver_written, src->driver_written, sizeof(dst->driver_written));
 	return 0;
 }
 

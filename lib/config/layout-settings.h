@@ -63,6 +63,10 @@ struct vf_settings {
 	 * say nothing more */
 	uint32_t rejected;
 	struct vf_attrs attrs;
+	/* Driver= as the file spells it where attrs.driver, the kernel's
+	 * name, differs (Driver=mlx5-core binds mlx5_core): what messages
+	 * quote; "" otherwise */
+	char driver_written[64];
 };
 
 static inline bool pf_settings_has(const struct pf_settings *s, enum pf_key k)
@@ -81,6 +85,11 @@ static inline bool vf_settings_is_stable(const struct vf_settings *s, enum vf_ke
 static inline bool pf_settings_externally_managed(const struct pf_settings *s)
 {
 	return pf_settings_has(s, PF_KEY_EXTERNALLY_MANAGED) && s->externally_managed;
+}
+/* Driver= as the file wrote it, for messages; NULL when not set. */
+static inline const char *vf_settings_driver_written(const struct vf_settings *s)
+{
+	return s->driver_written[0] ? s->driver_written : s->attrs.driver;
 }
 /* RDMA=yes is set for these VFs. */
 static inline bool vf_settings_wants_rdma(const struct vf_settings *s)

@@ -312,11 +312,14 @@ static int merge_vfs(struct ctx *c)
 	int r;
 
 	/* With an impossible VirtualFunctions (held) the array is capped; with
-	 * ExternallyManaged=yes it covers the VFs the layout expects, not those
-	 * another tool made beyond them. */
+	 * ExternallyManaged=yes it covers the VFs the layout expects, those the
+	 * other tool has yet to make too, not those it made beyond them. */
 	d->n_vfs = d->held || c->out.n_errors > 0 ?
 			   (d->num_vfs < c->pf->total_vfs ? d->num_vfs : c->pf->total_vfs) :
-			   d->num_vfs;
+		   pf_settings_externally_managed(&d->pf) ? c->vf_bound :
+							    d->num_vfs;
+	if (d->n_vfs == UINT32_MAX) /* ExternallyManaged=yes without a count */
+		d->n_vfs = d->num_vfs;
 	if (d->n_vfs > c->vf_bound)
 		d->n_vfs = c->vf_bound;
 	if (d->n_vfs > 0) {
@@ -509,7 +512,7 @@ static int check_vf_driver(struct ctx *c, const struct vf_settings *v)
 	return hw_error(c, at->file, at->line,
 			"Driver=%s: does not drive the VFs of %s (its VFs take %s, or a generic "
 			"driver such as vfio-pci)",
-			want, c->drv_name, own);
+			vf_settings_driver_written(v), c->drv_name, own);
 }
 
 /* What the files alone rule out (layout-rules.c), then what this PF's

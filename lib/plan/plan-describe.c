@@ -203,3 +203,41 @@ char *action_describe_drift(const struct action *a, const struct pf_state *pf)
 		return TAKE_PTR(want);
 	return strdup_printf("%s (now %s)", want, now);
 }
+
+/* Whether a later action of p is of the same kind as action i: the value
+ * the plan leaves is that one's. */
+static bool replaced_later(const struct plan *p, size_t i)
+{
+	for (size_t j = i + 1; j < p->n_actions; j++)
+		if (p->actions[j].type == p->actions[i].type)
+			return true;
+	return false;
+}
+
+int plan_describe_difference(const struct plan *p, size_t i, const struct pf_state *pf, char **ret)
+{
+	const struct action *a = &p->actions[i];
+	char *d;
+
+	*ret = NULL;
+	switch (a->type) {
+	case ACTION_SET_AUTOPROBE:
+		if (replaced_later(p, i) || !!a->value == pf->drivers_autoprobe)
+			return 0;
+		d = strdup_printf("VF driver autoprobe %s (wanted %s)",
+				  on_off(pf->drivers_autoprobe), on_off(a->value));
+		break;
+	case ACTION_SET_NUM_VFS:
+		if (replaced_later(p, i))
+			return 0;
+		d = strdup_printf("%u VFs wanted, %u present", a->value, pf->num_vfs);
+		break;
+	default:
+		d = action_describe_drift(a, pf);
+		break;
+	}
+	if (!d)
+		return -ENOMEM;
+	*ret = d;
+	return 0;
+}

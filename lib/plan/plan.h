@@ -71,3 +71,9 @@ char *action_describe(const struct action *a);
  * "VF 1: mac 02:00:00:00:01:00 (now mac 02:99:99:99:99:99)",
  * "VF 1: bind vfio-pci (now igbvf)". Caller frees; NULL on ENOMEM. */
 char *action_describe_drift(const struct action *a, const struct pf_state *pf);
+/* What plan p's action i says differs on pf, for a drifted PF: "4 VFs
+ * wanted, 0 present", "VF driver autoprobe off (wanted on)", else as
+ * action_describe_drift(); *ret NULL (with 0) for a step that leaves
+ * nothing different on its own (autoprobe turned off to create VFs and on
+ * again, the count 0 before another). -ENOMEM. */
+int plan_describe_difference(const struct plan *p, size_t i, const struct pf_state *pf, char **ret);

@@ -71,3 +71,27 @@ def test_the_simulated_card_has_one_limit(make_host):
     assert r.returncode == 0, r.stdout + r.stderr
     assert [p["firmware_total_vfs"] for p in h.state()["pfs"]] == [20, 20]
     assert h.pf(CX6_A)["num_vfs"] == 4
+
+
+def test_status_names_the_port_the_limit_is_raised_for(make_host):
+    """Both ports want more than the firmware's 8: the plan raises the card's limit once, for the
+    port that wants the most; status names that port on the other one, and on the port itself
+    speaks of no other port, before and after the apply."""
+    h = make_host("cx6dx.json")
+    h.layout("50-a.conf", f"[Match]\nPCIAddress={CX6_A}\n[PhysicalFunction]\nVirtualFunctions=16\n")
+    h.layout("60-b.conf", f"[Match]\nPCIAddress={CX6_B}\n[PhysicalFunction]\nVirtualFunctions=12\n")
+    through = f"raised for {CX6_A}, one setting of this card: a reboot is pending through it"
+
+    def firmware_line(pci):
+        """What the status of the whole host says of pci's firmware VF limit."""
+        out = h.run("status").stdout
+        block = out.split(pci, 1)[1]
+        return next(line for line in block.splitlines()
+                    if line.startswith("    speed")).split(", firmware ")[1]
+
+    assert firmware_line(CX6_A) == "VF limit 8", h.run("status").stdout
+    assert firmware_line(CX6_B) == f"VF limit 8 ({through})"
+    r = h.run("apply")
+    assert r.returncode == 0 and "done raise firmware VF limit to 16" in r.stdout, r.stdout
+    assert firmware_line(CX6_A) == "VF limit 16 from the next reboot, 8 until then"
+    assert firmware_line(CX6_B) == f"VF limit 16 from the next reboot, 8 until then ({through})"

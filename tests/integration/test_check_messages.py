@@ -125,6 +125,36 @@ def test_tc_offload_names_the_pf_and_its_mode(make_host):
     assert r.returncode == 1
 
 
+def test_a_value_the_files_set_is_changed_only_by_a_later_file(make_host):
+    """60-b.conf's VirtualFunctions=2 wins over 50-a.conf's 4 wherever both select a PF: its VF 3
+    is beyond it on every PF it selects, unless a file after it sets the count; a key the files
+    do not set, any other file may supply."""
+    h = make_host("e810.json")
+    a = h.layout("50-a.conf", "[Match]\nDriver=ice\n[PhysicalFunction]\nVirtualFunctions=4\n")
+    b = h.layout("60-b.conf", "[Match]\nName=ens1f0\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                 "[VirtualFunction 3]\nTrust=yes\n")
+    beyond = f"{b}:5: [VirtualFunction 3]: VF 3 is beyond VirtualFunctions=2"
+    r = check_files(h, a, b)
+    assert r.returncode == 1 and lines(r) == [beyond], r.stderr
+    c = h.layout("70-c.conf", "[Match]\nName=ens1f1\n[PhysicalFunction]\nVirtualFunctions=8\n")
+    r = check_files(h, a, b, c)
+    assert r.returncode == 1 and lines(r) == [
+        f"{beyond} (on every PF where no later file sets VirtualFunctions=)"], r.stderr
+    # QualityOfService= without VLANId=: a file before it or after it may give the VLAN
+    b.write_text("[Match]\nName=ens1f0\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                 "[VirtualFunction 1]\nQualityOfService=3\n")
+    r = check_files(h, a, b)
+    assert r.returncode == 1 and lines(r) == [
+        f"{b}:6: QualityOfService=3: needs a VLANId other than 0 (on every PF where no other "
+        "file sets VLANId=)"], r.stderr
+    # ... but not against the VLANId=0 of the file itself: only a later one changes that
+    b.write_text("[Match]\nName=ens1f0\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                 "[VirtualFunction 1]\nVLANId=0\nQualityOfService=3\n")
+    r = check_files(h, a, b)
+    assert r.returncode == 1 and lines(r) == [
+        f"{b}:7: QualityOfService=3: needs a VLANId other than 0"], r.stderr
+
+
 def test_qos_after_a_rejected_vlan_is_one_error(make_host):
     h = make_host("e810.json")
     p = h.layout("50-e810.conf", "[Match]\nDriver=ice\n[PhysicalFunction]\nVirtualFunctions=2\n"

@@ -306,3 +306,20 @@ def test_vfs_the_other_tool_makes_anew_are_pending_and_waited_for(make_host):
     assert status_pf(h)["state"] == "applied"
     r = h.run("wait", "--timeout", "0", env=NO_BUS)
     assert r.returncode == 0, r
+
+
+def test_vfs_not_created_yet_show_what_the_layout_wants(make_host):
+    """A VF the other tool has yet to make lists every key its layouts set, as a VF sriov-persist
+    is to create does: the table's line below it, and the wanted values in the JSON."""
+    h = external_host(make_host, n=4)
+    other_tool(h, 2)
+    out = h.run("status", E810, env=NO_BUS).stdout
+    for i in (2, 3):
+        assert f"    {i}   not created yet (ExternallyManaged=yes: another tool makes the VFs)\n" \
+               "        vlan 100, trust yes\n" in out, out
+    vfs = status_pf(h)["vfs"]
+    assert [v["pci"] is None for v in vfs] == [False, False, True, True], vfs
+    for v in vfs[2:]:
+        assert v["settings"]["VLANId"] == {"now": None, "wanted": "100",
+                                           "source": f"{h.confdir}/50-e810.conf:7"}, v
+        assert v["settings"]["Trust"]["wanted"] == "yes", v

@@ -367,3 +367,31 @@ def test_one_word_for_an_unconfigured_pf(make_host):
     assert all(p["reason"] is None for p in st.values())
     assert "unconfigured (no layout selects it)" in h.run("plan").stdout
     assert "not-configured" not in h.run("status").stdout
+
+
+def test_drift_of_the_vf_count_says_what_differs(make_host):
+    """VFs gone (as after a reboot) or fewer than the layout wants: a drifted PF's reason says
+    the count wanted and the count present, not the plan's steps (autoprobe off and on again
+    around the creation, the count 0 before another)."""
+    h = make_host("e810.json")
+    h.layout("50.conf", f"[Match]\nPCIAddress={E810}\n[PhysicalFunction]\nVirtualFunctions=4\n"
+             "[VirtualFunction]\nDriver=vfio-pci\n")
+    r = h.run("apply")
+    assert r.returncode == 0, r.stdout + r.stderr
+    plan = h.run("plan", E810).stdout
+    assert "nothing to do" in plan, plan
+
+    def drift(n):
+        s = h.state()
+        p = h.pf_of(s, E810)
+        p["num_vfs"] = n
+        p["vfs"] = p["vfs"][:n]
+        h.save(s)
+        plan = h.run("plan", E810).stdout
+        assert "set VF driver autoprobe off" in plan, plan
+        _, st = status_json(h)
+        return st[E810]["state"], st[E810]["reason"]
+
+    assert drift(2) == ("drifted", "differs: 4 VFs wanted, 2 present")
+    assert drift(0) == ("drifted", "differs: 4 VFs wanted, 0 present")
+    assert "    differs: 4 VFs wanted, 0 present\n" in h.run("status", E810).stdout

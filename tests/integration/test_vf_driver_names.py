@@ -86,3 +86,21 @@ def test_a_named_driver_is_loaded_before_any_vf_is_created(make_host):
     assert a.returncode == 1, a.stdout + a.stderr
     assert "Driver=igb_uio: no module of that name on this host" in a.stdout, a.stdout
     assert h.pf(pci)["num_vfs"] == 0
+
+
+def test_messages_quote_driver_as_the_file_writes_it(make_host):
+    """Driver=mlx5-core binds mlx5_core, but a message quotes the value the file has, where the
+    user finds it; so does the note of another file's Driver= (vfio_pci, vfio-pci's module)."""
+    h = make_host("e810.json")
+    a, b = (p["pci"] for p in h.pfs_by_driver("ice")[:2])
+    _layout(h, a, 2, "[VirtualFunction 1]\nDriver=mlx5-core\n")
+    h.layout("60.conf", f"[Match]\nPCIAddress={b}\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                        "[VirtualFunction 0]\nDriver=vfio_pci\n")
+    h.layout("70.conf", f"[Match]\nPCIAddress={b}\n[VirtualFunction 0]\nMTUBytes=9000\n")
+    c = h.run("check", "--host", str(h.path))
+    assert c.returncode == 1, c.stdout + c.stderr
+    assert c.stderr.splitlines() == [
+        f"{h.confdir}/50.conf:6: Driver=mlx5-core: does not drive the VFs of ice (its VFs take "
+        "iavf, or a generic driver such as vfio-pci)",
+        f"{h.confdir}/70.conf:4: MTUBytes=9000: a VF bound to vfio-pci has no network interface "
+        f"(Driver=vfio_pci at {h.confdir}/60.conf:6)"], c.stderr

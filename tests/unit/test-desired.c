@@ -433,7 +433,8 @@ static void test_num_vfs_resolution(void **state)
 }
 
 /* ExternallyManaged: the VFs that exist are configured; VirtualFunctions is
- * what the external manager will create: it bounds the sections. */
+ * what the external manager will create: it bounds the sections, and the
+ * settings cover every VF it is to create. */
 static void test_externally_managed(void **state)
 {
 	struct pf_state pf = pf_make("ice", 64, 2);
@@ -448,8 +449,10 @@ static void test_externally_managed(void **state)
 	run_build(&t, &host, &pf, files, 1);
 	expect_ok(&t);
 	assert_int_equal(t.d->num_vfs, 2);
-	assert_int_equal(t.d->n_vfs, 2);
+	/* the VFs the other tool has yet to make have their settings too */
+	assert_int_equal(t.d->n_vfs, 8);
 	assert_true(t.d->vfs[1].attrs.trust);
+	assert_true(t.d->vfs[7].attrs.trust);
 	pf_desired_free(t.d);
 	diag_list_done(&t.diags);
 

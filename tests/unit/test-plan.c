@@ -553,6 +553,37 @@ static void test_describe_drift(void **state)
 	env_done(&e);
 }
 
+/* A drifted PF's difference is what the plan leaves, not its steps: the
+ * count 0 before another and autoprobe off and on again say nothing. */
+static void test_describe_difference(void **state)
+{
+	struct action acts[] = {
+		{ .type = ACTION_SET_NUM_VFS, .value = 0 },
+		{ .type = ACTION_SET_AUTOPROBE, .value = 0 },
+		{ .type = ACTION_SET_NUM_VFS, .value = 4 },
+		{ .type = ACTION_SET_AUTOPROBE, .value = 1 },
+	};
+	struct plan p = { .actions = acts, .n_actions = ELEMENTSOF(acts) };
+	struct env e;
+	char *s;
+
+	env_init(&e, "ice", 128, 2, "ice iavf");
+	for (size_t i = 0; i < p.n_actions; i++) {
+		assert_int_equal(plan_describe_difference(&p, i, &e.pf, &s), 0);
+		if (i == 2)
+			assert_string_equal(s, "4 VFs wanted, 2 present");
+		else
+			assert_null(s);
+		free(s);
+	}
+	/* autoprobe left off by someone: that differs */
+	e.pf.drivers_autoprobe = false;
+	assert_int_equal(plan_describe_difference(&p, 3, &e.pf, &s), 0);
+	assert_string_equal(s, "VF driver autoprobe off (wanted on)");
+	free(s);
+	env_done(&e);
+}
+
 static void test_ice_converges(void **state)
 {
 	struct env e;
@@ -1343,6 +1374,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_describe_drift),
+		cmocka_unit_test(test_describe_difference),
 		cmocka_unit_test(test_ice_converges),
 		cmocka_unit_test(test_i40e_converges),
 		cmocka_unit_test(test_mlx5_switchdev_converges),
