@@ -7,39 +7,14 @@
 #include <inttypes.h>
 #include <stdarg.h>
 
-#include "desired.h"
-#include "layout-rules.h"
+#include "desired-internal.h"
 #include "mac.h"
 #include "match.h"
 #include "pf-keys.h"
 
-struct ctx {
-	const struct host_state *host;
-	const struct pf_state *pf;
-	const struct driver_info *drv;
-	const char *drv_name;
-	struct diag_list *diags;
-	struct rules_out out;		  /* the errors found here, each file:line once */
-	size_t n_file_errors;		  /* the parser's, in the files that select the PF */
-	const char *held_suffix;	  /* file_holds_all() of the file that holds it */
-	const struct layout_file **files; /* those selecting the PF, in order */
-	size_t n_files;
-	/* sections may name VFs below this: VirtualFunctions when set (even
-	 * with ExternallyManaged), UINT32_MAX when not set */
-	uint32_t vf_bound;
-	uint32_t *was_stable; /* per VF: vf_settings.stable before derivation */
-	const struct layout_set *set;
-	bool alone; /* building another PF's state for check_host_unique() */
-	struct pf_desired *d;
-};
-
 static int build_pf(const struct layout_set *set, const struct host_state *host,
 		    const struct pf_state *pf, bool alone, struct diag_list *diags,
 		    struct pf_desired **ret);
-
-/* One error per file:line: a section applied to many VFs reports its
- * problem once. Any error holds the PF (finish_held). */
-#define hw_error(c, file, line, ...) rules_error(&(c)->out, (file), (line), __VA_ARGS__)
 
 /* Which files select the PF, in set order.
  *
@@ -49,7 +24,7 @@ static int build_pf(const struct layout_set *set, const struct host_state *host,
  * match broader, never narrower, so a PF it does not select is one the
  * file clearly does not mean. A file that could not be read at all has an
  * empty [Match], which selects (and so holds) every PF. */
-static int select_files(struct ctx *c, const struct layout_set *set)
+static int select_files(struct desired_ctx *c, const struct layout_set *set)
 {
 	c->files = calloc(set->n_files ?: 1, sizeof(*c->files));
 	if (!c->files)
@@ -110,7 +85,7 @@ static char *file_first_error(const struct layout_set *set, const struct layout_
 
 /* Files with errors that select the PF hold it; the reason is the first
  * error of the first, counted with all others (finish_held()). */
-static int hold_for_file_errors(struct ctx *c, const struct layout_set *set)
+static int hold_for_file_errors(struct desired_ctx *c, const struct layout_set *set)
 {
 	for (size_t i = 0; i < c->n_files; i++) {
 		if (!c->files[i]->has_error)
@@ -153,7 +128,8 @@ static const struct src *port_firmware_vfs(const struct layout_set *set,
  * layouts of another port of it forbids raising it for this one too, or
  * that port's limit would change against its layout. Where it says so, and
  * the port in *ret_port. */
-static const struct src *card_forbids_raise(const struct ctx *c, const struct pf_state **ret_port)
+static const struct src *card_forbids_raise(const struct desired_ctx *c,
+					    const struct pf_state **ret_port)
 {
 	for (size_t i = 0; i < c->host->n_pfs; i++) {
 		const struct pf_state *port = &c->host->pfs[i];
@@ -180,7 +156,7 @@ bool desired_reads_card(const struct layout_set *set)
 	return false;
 }
 
-static int check_vf_count(struct ctx *c, uint32_t want)
+static int check_vf_count(struct desired_ctx *c, uint32_t want)
 {
 	const struct pf_settings *s = &c->d->pf;
 	const struct src *at = &s->src[PF_KEY_VIRTUAL_FUNCTIONS];
@@ -240,7 +216,7 @@ static int check_vf_count(struct ctx *c, uint32_t want)
 /* ExternallyManaged=yes: the other tool made more VFs than the layout
  * expects. The layout configures the VFs it covers and leaves the others;
  * nothing is created or destroyed. A warning at VirtualFunctions=. */
-static int warn_extra_vfs(struct ctx *c)
+static int warn_extra_vfs(struct desired_ctx *c)
 {
 	const struct src *at = &c->d->pf.src[PF_KEY_VIRTUAL_FUNCTIONS];
 	_cleanup_free_ char *why = NULL;
@@ -266,7 +242,7 @@ static int warn_extra_vfs(struct ctx *c)
  * the VFs that exist. With ExternallyManaged=yes a VirtualFunctions value
  * is what the external manager is expected to create: it bounds the
  * sections, but no VF is ever created or destroyed. */
-static int resolve_num_vfs(struct ctx *c)
+static int resolve_num_vfs(struct desired_ctx *c)
 {
 	const struct pf_settings *s = &c->d->pf;
 	uint32_t want;
@@ -288,7 +264,8 @@ static int resolve_num_vfs(struct ctx *c)
 	return 0;
 }
 
-static int check_section(struct ctx *c, const struct layout_file *f, const struct vf_section *s)
+static int check_section(struct desired_ctx *c, const struct layout_file *f,
+			 const struct vf_section *s)
 {
 	char bound[32];
 
@@ -305,7 +282,7 @@ static int check_section(struct ctx *c, const struct layout_file *f, const struc
 /* Sections in file order, files in set order: a later one wins per key per
  * VF. A section naming VFs that do not exist (VirtualFunctions unset) is
  * simply not applied to them. */
-static int merge_vfs(struct ctx *c)
+static int merge_vfs(struct desired_ctx *c)
 {
 	struct pf_desired *d = c->d;
 	int r;
@@ -348,7 +325,7 @@ static int merge_vfs(struct ctx *c)
 
 /* The link type the layout wants, else the one the port has: VF keys are
  * checked against the port as the layout makes it. */
-static bool wants_infiniband(const struct ctx *c)
+static bool wants_infiniband(const struct desired_ctx *c)
 {
 	const struct pf_settings *s = &c->d->pf;
 
@@ -359,12 +336,12 @@ static bool wants_infiniband(const struct ctx *c)
 /* Whether the PF identity a stable value is derived from is known: the
  * permanent MAC for MACs; for GUIDs the PCI address, as an InfiniBand PF
  * has no 6-byte permanent address. */
-static bool stable_identity_known(const struct ctx *c, enum vf_key k)
+static bool stable_identity_known(const struct desired_ctx *c, enum vf_key k)
 {
 	return k != VF_KEY_MAC || !mac_is_zero(&c->pf->permanent_mac);
 }
 
-static int derive_stable(const struct ctx *c, enum vf_key k, uint32_t i, struct vf_attrs *a)
+static int derive_stable(const struct desired_ctx *c, enum vf_key k, uint32_t i, struct vf_attrs *a)
 {
 	const uint8_t *id = c->host->machine_id;
 
@@ -380,7 +357,7 @@ static int derive_stable(const struct ctx *c, enum vf_key k, uint32_t i, struct 
 	}
 }
 
-static int resolve_stable(struct ctx *c)
+static int resolve_stable(struct desired_ctx *c)
 {
 	for (size_t i = 0; i < c->d->n_vfs; i++) {
 		struct vf_settings *v = &c->d->vfs[i];
@@ -421,7 +398,7 @@ static int resolve_stable(struct ctx *c)
 	return 0;
 }
 
-static int check_vf_attrs(struct ctx *c, size_t i)
+static int check_vf_attrs(struct desired_ctx *c, size_t i)
 {
 	const struct vf_settings *v = &c->d->vfs[i];
 	bool ib = wants_infiniband(c);
@@ -467,7 +444,7 @@ static int check_vf_attrs(struct ctx *c, size_t i)
 
 /* VF netdevs take their frames through the PF: a VF MTU above the PF's
  * (as the layout sets it, else as it is) is refused by iavf and mlx5. */
-static int check_vf_mtu(struct ctx *c, const struct vf_settings *v)
+static int check_vf_mtu(struct desired_ctx *c, const struct vf_settings *v)
 {
 	const struct src *at = &v->src[VF_KEY_MTU];
 	uint32_t pf_mtu = pf_settings_has(&c->d->pf, PF_KEY_MTU) ? c->d->pf.mtu : c->pf->mtu;
@@ -495,7 +472,7 @@ static int check_vf_mtu(struct ctx *c, const struct vf_settings *v)
  * the PF is held rather than left with VFs on no driver. The generic
  * drivers (vfio-pci, pci-stub ...) and drivers unknown to drivers.c are
  * left to the kernel. */
-static int check_vf_driver(struct ctx *c, const struct vf_settings *v)
+static int check_vf_driver(struct desired_ctx *c, const struct vf_settings *v)
 {
 	const char *want = v->attrs.driver, *own = c->pf->vf_driver ?: c->drv->vf_driver;
 	const struct src *at = &v->src[VF_KEY_DRIVER];
@@ -512,7 +489,7 @@ static int check_vf_driver(struct ctx *c, const struct vf_settings *v)
 
 /* What the files alone rule out (layout-rules.c), then what this PF's
  * driver cannot do; a VF without a network interface is the former's. */
-static int check_vf_values(struct ctx *c, const struct vf_settings *v)
+static int check_vf_values(struct desired_ctx *c, const struct vf_settings *v)
 {
 	const struct src *s = v->src;
 	bool no_netdev = vf_settings_has(v, VF_KEY_DRIVER) && v->attrs.driver &&
@@ -533,7 +510,7 @@ static int check_vf_values(struct ctx *c, const struct vf_settings *v)
 
 /* LinkType= changes only through the firmware of a VPI port (ConnectX
  * with LINK_TYPE_P<n>); anything else may only name the type it has. */
-static int check_link_type(struct ctx *c)
+static int check_link_type(struct desired_ctx *c)
 {
 	const struct pf_settings *s = &c->d->pf;
 	const struct src *at = &s->src[PF_KEY_LINK_TYPE];
@@ -564,7 +541,7 @@ enum eswitch_mode pf_desired_eswitch_mode(const struct pf_desired *d, const stru
 
 /* HardwareTCOffload=yes on a PF that no file puts in switchdev mode: the
  * PF and the mode it is in are named. */
-static int check_tc_offload(struct ctx *c, enum eswitch_mode mode)
+static int check_tc_offload(struct desired_ctx *c, enum eswitch_mode mode)
 {
 	const struct pf_settings *s = &c->d->pf;
 	const struct src *at = &s->src[PF_KEY_HW_TC_OFFLOAD];
@@ -613,7 +590,7 @@ char *pf_desired_extra_vfs(const struct pf_desired *d, const struct pf_state *pf
 			     pf->num_vfs, want);
 }
 
-static int check_pf_settings(struct ctx *c)
+static int check_pf_settings(struct desired_ctx *c)
 {
 	const struct pf_settings *s = &c->d->pf;
 	const struct src *at = s->src;
@@ -654,7 +631,7 @@ static int check_pf_settings(struct ctx *c)
 /* A VF's rate above the PF's link speed, on a driver that refuses it
  * (drivers.c); while the speed is unknown (the link is down) nothing is
  * said. */
-static int check_vf_rates(struct ctx *c, const struct vf_settings *v)
+static int check_vf_rates(struct desired_ctx *c, const struct vf_settings *v)
 {
 	static const enum vf_key keys[] = { VF_KEY_MIN_TX_RATE, VF_KEY_MAX_TX_RATE };
 
@@ -678,7 +655,7 @@ static int check_vf_rates(struct ctx *c, const struct vf_settings *v)
 
 /* VF i's minimum rate after the apply: the layouts' value, else the
  * host's while the VF is kept (a VF made anew has none). */
-static uint32_t min_rate_after(const struct ctx *c, size_t i)
+static uint32_t min_rate_after(const struct desired_ctx *c, size_t i)
 {
 	const struct vf_settings *v = &c->d->vfs[i];
 
@@ -691,7 +668,7 @@ static uint32_t min_rate_after(const struct ctx *c, size_t i)
 
 /* ice: the minimum rates of all VFs together within the link speed. The
  * error is at the layout line whose rate takes the sum above it. */
-static int check_min_rate_sum(struct ctx *c)
+static int check_min_rate_sum(struct desired_ctx *c)
 {
 	const struct vf_settings *last = NULL;
 	uint64_t sum = 0, total = 0;
@@ -718,7 +695,7 @@ static int check_min_rate_sum(struct ctx *c)
 			last->attrs.min_tx_rate, total, c->pf->speed, c->drv_name);
 }
 
-static int check_all(struct ctx *c)
+static int check_all(struct desired_ctx *c)
 {
 	int r;
 
@@ -764,7 +741,8 @@ static const char *unique_elsewhere(const struct src *here, const struct src *th
 }
 
 /* VF i of this PF and VF j of the other PF o with the same literal k. */
-static int unique_pair(struct ctx *c, enum vf_key k, size_t i, const struct pf_desired *o, size_t j)
+static int unique_pair(struct desired_ctx *c, enum vf_key k, size_t i, const struct pf_desired *o,
+		       size_t j)
 {
 	const struct vf_settings *a = &c->d->vfs[i], *b = &o->vfs[j];
 	bool first = strcmp(c->d->pci, o->pci) < 0;
@@ -783,7 +761,7 @@ static int unique_pair(struct ctx *c, enum vf_key k, size_t i, const struct pf_d
 			   unique_elsewhere(&a->src[k], &b->src[k], j, o->pci, where));
 }
 
-static int unique_against(struct ctx *c, const struct pf_desired *o)
+static int unique_against(struct desired_ctx *c, const struct pf_desired *o)
 {
 	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
 		if (!vf_key_is_unique(k))
@@ -800,7 +778,7 @@ static int unique_against(struct ctx *c, const struct pf_desired *o)
 }
 
 /* Whether some VF of this PF has a literal (not "stable") unique key. */
-static bool has_literal_unique(const struct ctx *c)
+static bool has_literal_unique(const struct desired_ctx *c)
 {
 	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
 		for (size_t i = 0; vf_key_is_unique(k) && i < c->d->n_vfs; i++)
@@ -814,7 +792,7 @@ static bool has_literal_unique(const struct ctx *c)
  * from the same host read (alone: without this check, diagnostics dropped),
  * and only when this PF has a literal: the common case builds no other PF;
  * a host read of one PF only has no other PF to compare with. */
-static int check_host_unique(struct ctx *c)
+static int check_host_unique(struct desired_ctx *c)
 {
 	if (!has_literal_unique(c))
 		return 0;
@@ -838,7 +816,7 @@ static int check_host_unique(struct ctx *c)
 
 /* Any error found here holds the PF. The first error says why (a file's
  * own before those found here), with how many more there are of both. */
-static int finish_held(struct ctx *c)
+static int finish_held(struct desired_ctx *c)
 {
 	size_t n = c->n_file_errors + c->out.n_errors;
 	_cleanup_free_ char *first = NULL, *more = NULL;
@@ -859,7 +837,7 @@ static int finish_held(struct ctx *c)
 	return c->d->held_reason ? 0 : -ENOMEM;
 }
 
-static int build(struct ctx *c, const struct layout_set *set)
+static int build(struct desired_ctx *c, const struct layout_set *set)
 {
 	size_t kept = 0;
 	int r;
@@ -903,7 +881,7 @@ static int build_pf(const struct layout_set *set, const struct host_state *host,
 		    struct pf_desired **ret)
 {
 	_cleanup_pf_desired_ struct pf_desired *d = NULL;
-	struct ctx c = {
+	struct desired_ctx c = {
 		.set = set,
 		.alone = alone,
 		.host = host,
