@@ -32,3 +32,6 @@ struct desired_ctx {
 /* One error per file:line: a section applied to many VFs reports its
  * problem once. Any error holds the PF (finish_held). */
 #define hw_error(c, file, line, ...) rules_error(&(c)->out, (file), (line), __VA_ARGS__)
+
+/* desired-result.c: the link type the layout wants, else the port's */
+bool desired_wants_infiniband(const struct desired_ctx *c);

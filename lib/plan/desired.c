@@ -323,16 +323,6 @@ static int merge_vfs(struct desired_ctx *c)
 	return 0;
 }
 
-/* The link type the layout wants, else the one the port has: VF keys are
- * checked against the port as the layout makes it. */
-static bool wants_infiniband(const struct desired_ctx *c)
-{
-	const struct pf_settings *s = &c->d->pf;
-
-	return (pf_settings_has(s, PF_KEY_LINK_TYPE) ? s->link_type : c->pf->link_type) ==
-	       LINK_TYPE_INFINIBAND;
-}
-
 /* Whether the PF identity a stable value is derived from is known: the
  * permanent MAC for MACs; for GUIDs the PCI address, as an InfiniBand PF
  * has no 6-byte permanent address. */
@@ -370,7 +360,7 @@ static int resolve_stable(struct desired_ctx *c)
 				continue;
 			c->was_stable[i] |= 1u << k;
 			/* a key the port cannot set is check_vf_attrs()'s error */
-			if (!(driver_vf_attrs(c->drv, wants_infiniband(c)) & (1u << k)))
+			if (!(driver_vf_attrs(c->drv, desired_wants_infiniband(c)) & (1u << k)))
 				continue;
 			/* without either input, every PF (or host) would derive the
 			 * same values; a snapshot planned without its machine ID
@@ -401,7 +391,7 @@ static int resolve_stable(struct desired_ctx *c)
 static int check_vf_attrs(struct desired_ctx *c, size_t i)
 {
 	const struct vf_settings *v = &c->d->vfs[i];
-	bool ib = wants_infiniband(c);
+	bool ib = desired_wants_infiniband(c);
 
 	/* first: a more precise message than "cannot set this" for drivers
 	 * without any VLAN protocol attribute */
@@ -534,11 +524,6 @@ static int check_link_type(struct desired_ctx *c)
 			want, link_type_to_string(c->pf->link_type));
 }
 
-enum eswitch_mode pf_desired_eswitch_mode(const struct pf_desired *d, const struct pf_state *pf)
-{
-	return pf_settings_has(&d->pf, PF_KEY_ESWITCH_MODE) ? d->pf.eswitch_mode : pf->eswitch_mode;
-}
-
 /* HardwareTCOffload=yes on a PF that no file puts in switchdev mode: the
  * PF and the mode it is in are named. */
 static int check_tc_offload(struct desired_ctx *c, enum eswitch_mode mode)
@@ -557,37 +542,6 @@ static int check_tc_offload(struct desired_ctx *c, enum eswitch_mode mode)
 			"HardwareTCOffload=yes: needs ESwitchMode=switchdev; %s is in %s mode and "
 			"no file sets ESwitchMode=",
 			pf, eswitch_mode_to_string(mode));
-}
-
-uint32_t pf_desired_num_vfs(const struct pf_desired *d, const struct pf_state *pf)
-{
-	const struct pf_settings *s = &d->pf;
-
-	if (pf_settings_has(s, PF_KEY_EXTERNALLY_MANAGED) && s->externally_managed &&
-	    pf_settings_has(s, PF_KEY_VIRTUAL_FUNCTIONS))
-		return s->num_vfs_max ? pf->total_vfs : s->num_vfs;
-	return d->num_vfs;
-}
-
-bool pf_desired_has_extra_vfs(const struct pf_desired *d, const struct pf_state *pf)
-{
-	const struct pf_settings *s = &d->pf;
-
-	return pf_settings_has(s, PF_KEY_EXTERNALLY_MANAGED) && s->externally_managed &&
-	       pf_settings_has(s, PF_KEY_VIRTUAL_FUNCTIONS) &&
-	       pf->num_vfs > pf_desired_num_vfs(d, pf);
-}
-
-char *pf_desired_extra_vfs(const struct pf_desired *d, const struct pf_state *pf)
-{
-	uint32_t want = pf_desired_num_vfs(d, pf);
-
-	if (pf->vfs_ours)
-		return strdup_printf("%u VFs exist, %u expected; sriov-persist created them "
-				     "before ExternallyManaged=yes (its record)",
-				     pf->num_vfs, want);
-	return strdup_printf("another tool made %u VFs, %u expected (ExternallyManaged=yes)",
-			     pf->num_vfs, want);
 }
 
 static int check_pf_settings(struct desired_ctx *c)
@@ -1043,26 +997,4 @@ int desired_unmatched_globs(const struct layout_set *set, const struct host_stat
 		}
 	}
 	return 0;
-}
-
-struct pf_desired *pf_desired_free(struct pf_desired *d)
-{
-	if (!d)
-		return NULL;
-	strv_free(d->config_files);
-	free(d->held_reason);
-	for (size_t i = 0; i < d->n_vfs; i++)
-		vf_settings_done(&d->vfs[i]);
-	free(d->vfs);
-	free(d);
-	return NULL;
-}
-
-bool pf_desired_needs_iommu(const struct pf_desired *d)
-{
-	for (size_t i = 0; d && !d->held && i < d->num_vfs && i < d->n_vfs; i++)
-		if (vf_settings_has(&d->vfs[i], VF_KEY_DRIVER) && d->vfs[i].attrs.driver &&
-		    vf_driver_needs_iommu(d->vfs[i].attrs.driver))
-			return true;
-	return false;
 }
