@@ -35,3 +35,7 @@ struct desired_ctx {
 
 /* desired-result.c: the link type the layout wants, else the port's */
 bool desired_wants_infiniband(const struct desired_ctx *c);
+
+/* desired-stable.c: "stable" MACs and GUIDs derived, their VFs noted in
+ * was_stable */
+int desired_resolve_stable(struct desired_ctx *c);
