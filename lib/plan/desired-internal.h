@@ -39,3 +39,7 @@ bool desired_wants_infiniband(const struct desired_ctx *c);
 /* desired-stable.c: "stable" MACs and GUIDs derived, their VFs noted in
  * was_stable */
 int desired_resolve_stable(struct desired_ctx *c);
+
+/* desired-unique.c: literal MACs and GUIDs unique across the host's PFs */
+bool desired_has_literal_unique(const struct desired_ctx *c);
+int desired_unique_against(struct desired_ctx *c, const struct pf_desired *o);
