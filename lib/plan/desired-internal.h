@@ -47,3 +47,7 @@ int desired_unique_against(struct desired_ctx *c, const struct pf_desired *o);
 /* desired-hw.c: the PF's settings and every VF's against its driver, and
  * the rules of the files alone */
 int desired_check_all(struct desired_ctx *c);
+
+/* desired-count.c: VirtualFunctions= resolved into d->num_vfs and
+ * c->vf_bound, checked against the PF's and its card's limits */
+int desired_resolve_num_vfs(struct desired_ctx *c);
