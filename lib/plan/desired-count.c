@@ -63,34 +63,19 @@ bool desired_reads_card(const struct layout_set *set)
 	return false;
 }
 
-static int check_vf_count(struct desired_ctx *c, uint32_t want)
+/* A count above sriov_totalvfs where the firmware VF limit can be raised:
+ * whether the layouts and the card allow it, and how far. val is the
+ * count as written. */
+static int check_firmware_raise(struct desired_ctx *c, uint32_t want, const char *val)
 {
 	const struct pf_settings *s = &c->d->pf;
 	const struct src *at = &s->src[PF_KEY_VIRTUAL_FUNCTIONS];
 	bool fw_auto = !pf_settings_has(s, PF_KEY_FIRMWARE_VFS) ||
 		       s->firmware_vfs == FIRMWARE_VFS_AUTO;
-	bool fw_possible = c->drv->firmware_vfs && c->pf->firmware_total_vfs >= 0;
 	const struct pf_state *port = NULL;
 	const struct src *no;
-	char val[16], other[256];
+	char other[256];
 
-	if (want <= c->pf->total_vfs)
-		return 0;
-	if (s->num_vfs_max)
-		snprintf(val, sizeof(val), "max");
-	else
-		snprintf(val, sizeof(val), "%u", want);
-	if (!fw_possible && c->drv->firmware_vfs && c->pf->firmware_error)
-		return hw_error(
-			c, at->file, at->line,
-			"VirtualFunctions=%s: the PF supports at most %u VFs (sriov_totalvfs), "
-			"and its firmware VF limit cannot be read: %s",
-			val, c->pf->total_vfs, c->pf->firmware_error);
-	if (!fw_possible)
-		return hw_error(
-			c, at->file, at->line,
-			"VirtualFunctions=%s: the PF supports at most %u VFs (sriov_totalvfs)", val,
-			c->pf->total_vfs);
 	if (pf_settings_has(s, PF_KEY_EXTERNALLY_MANAGED) && s->externally_managed)
 		return hw_error(
 			c, at->file, at->line,
@@ -118,6 +103,33 @@ static int check_vf_count(struct desired_ctx *c, uint32_t want)
 			"FirmwareVirtualFunctions=no%s for its port %s",
 			val, c->pf->total_vfs, rules_at(at->file, no, other), port->pci);
 	return 0; /* the planner raises the firmware limit: a reboot */
+}
+
+static int check_vf_count(struct desired_ctx *c, uint32_t want)
+{
+	const struct pf_settings *s = &c->d->pf;
+	const struct src *at = &s->src[PF_KEY_VIRTUAL_FUNCTIONS];
+	bool fw_possible = c->drv->firmware_vfs && c->pf->firmware_total_vfs >= 0;
+	char val[16];
+
+	if (want <= c->pf->total_vfs)
+		return 0;
+	if (s->num_vfs_max)
+		snprintf(val, sizeof(val), "max");
+	else
+		snprintf(val, sizeof(val), "%u", want);
+	if (!fw_possible && c->drv->firmware_vfs && c->pf->firmware_error)
+		return hw_error(
+			c, at->file, at->line,
+			"VirtualFunctions=%s: the PF supports at most %u VFs (sriov_totalvfs), "
+			"and its firmware VF limit cannot be read: %s",
+			val, c->pf->total_vfs, c->pf->firmware_error);
+	if (!fw_possible)
+		return hw_error(
+			c, at->file, at->line,
+			"VirtualFunctions=%s: the PF supports at most %u VFs (sriov_totalvfs)", val,
+			c->pf->total_vfs);
+	return check_firmware_raise(c, want, val);
 }
 
 /* ExternallyManaged=yes: the other tool made more VFs than the layout
