@@ -29,77 +29,7 @@
  * nothing and is live, as are VF attributes, MTUs and binding a VF to
  * another driver (the VF is assumed unused; the policy is the caller's). */
 
-#include "plan.h"
-
-struct plan_ctx {
-	const struct pf_desired *d;
-	const struct pf_state *pf;
-	const struct host_state *host;
-	const struct driver_info *drv;
-	uint32_t vf_attrs; /* what drv sets on VFs of this port (driver_vf_attrs) */
-	struct plan *p;
-	bool externally_managed;
-	bool firmware_pending;	/* the VF count waits for a reboot */
-	uint32_t target;	/* VF count after step 4 */
-	bool fresh;		/* step 4 (re)creates the VFs: kernel defaults */
-	bool unbound;		/* step 4 unbinds every VF (mlx5 eswitch change) */
-	bool switched;		/* step 4 changes the eswitch mode */
-	bool probe_on;		/* the PF's own autoprobe setting, as we leave it */
-	bool probe_off;		/* VFs are created with autoprobe off, unbound */
-	bool probe_now;		/* autoprobe after step 4 */
-	bool uses_default;	/* a VF is (or stays) on the kernel's VF driver */
-	const char *iommu_bind; /* a VF gets bound to this driver (vfio-pci) */
-	char *no_iommu;		/* "0-3, 5": VFs that want vfio-pci without an IOMMU */
-	uint32_t no_iommu_last; /* last VF in no_iommu, for ranges */
-	bool no_iommu_open;	/* no_iommu ends in an unfinished range */
-	unsigned no_iommu_count;
-};
-
-static struct action *action_add(struct plan *p, enum action_type type, bool disruptive)
-{
-	struct action *a = realloc(p->actions, sizeof(*a) * (p->n_actions + 1));
-
-	if (!a)
-		return NULL;
-	p->actions = a;
-	a = &p->actions[p->n_actions++];
-	*a = (struct action){ .type = type, .disruptive = disruptive };
-	return a;
-}
-
-static int add_value(struct plan *p, enum action_type type, bool disruptive, uint32_t value)
-{
-	struct action *a = action_add(p, type, disruptive);
-
-	if (!a)
-		return -ENOMEM;
-	a->value = value;
-	return 0;
-}
-
-static int add_vf(struct plan *p, enum action_type type, bool disruptive, uint32_t vf,
-		  uint32_t value, const char *str)
-{
-	struct action *a = action_add(p, type, disruptive);
-
-	if (!a)
-		return -ENOMEM;
-	a->vf = vf;
-	a->value = value;
-	if (str) {
-		a->str = strdup(str);
-		if (!a->str)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-static int add_reason(struct plan *p, char *reason)
-{
-	if (!reason)
-		return -ENOMEM;
-	return strv_consume(&p->reboot_reasons, reason);
-}
+#include "plan-internal.h"
 
 static bool module_listed(char *const *l, const char *m)
 {
@@ -175,22 +105,13 @@ static int prepend_modules(struct plan_ctx *c)
 	if (n == 0)
 		return 0;
 	for (size_t i = 0; i < n; i++)
-		if (!action_add(p, ACTION_LOAD_MODULE, false))
+		if (!plan_add_action(p, ACTION_LOAD_MODULE, false))
 			return -ENOMEM;
 	memmove(p->actions + n, p->actions, sizeof(*p->actions) * old);
 	for (size_t i = 0; i < n; i++)
 		p->actions[i] =
 			(struct action){ .type = ACTION_LOAD_MODULE, .str = TAKE_PTR(mods[i]) };
 	return 0;
-}
-
-static int add_reboot(struct plan *p, enum action_type type, uint32_t value)
-{
-	int r = add_value(p, type, true, value);
-
-	if (r >= 0)
-		p->actions[p->n_actions - 1].needs_reboot = true;
-	return r;
 }
 
 /* Step 2: a VF count above sriov_totalvfs waits for the firmware limit and
@@ -207,19 +128,19 @@ static int plan_firmware_vfs(struct plan_ctx *c)
 		return 0;
 	c->firmware_pending = true;
 	if (fw >= 0 && (uint32_t)fw >= want)
-		return add_reason(
+		return plan_add_reason(
 			c->p,
 			strdup_printf("firmware VF limit raised to %d, waiting for a reboot", fw));
-	r = add_reboot(c->p, ACTION_SET_FIRMWARE_VFS, want);
+	r = plan_add_reboot(c->p, ACTION_SET_FIRMWARE_VFS, want);
 	if (r < 0)
 		return r;
 	if (fw < 0)
-		return add_reason(
+		return plan_add_reason(
 			c->p,
 			strdup_printf("firmware VF limit -> %u takes effect after a reboot", want));
-	return add_reason(c->p,
-			  strdup_printf("firmware VF limit %d -> %u takes effect after a reboot",
-					fw, want));
+	return plan_add_reason(
+		c->p,
+		strdup_printf("firmware VF limit %d -> %u takes effect after a reboot", fw, want));
 }
 
 static int plan_link_type(struct plan_ctx *c)
@@ -234,15 +155,15 @@ static int plan_link_type(struct plan_ctx *c)
 	if (s->link_type == c->pf->firmware_link_type) {
 		if (s->link_type == c->pf->link_type)
 			return 0;
-		return add_reason(
+		return plan_add_reason(
 			c->p, strdup_printf("link type %s is set in firmware, waiting for a reboot",
 					    want));
 	}
-	r = add_reboot(c->p, ACTION_SET_LINK_TYPE, s->link_type);
+	r = plan_add_reboot(c->p, ACTION_SET_LINK_TYPE, s->link_type);
 	if (r < 0)
 		return r;
-	return add_reason(c->p, strdup_printf("link type %s -> %s takes effect after a reboot", now,
-					      want));
+	return plan_add_reason(c->p, strdup_printf("link type %s -> %s takes effect after a reboot",
+						   now, want));
 }
 
 /* Step 3. LinkUp=no means "not needed", not "take the PF down". */
@@ -268,12 +189,12 @@ static int plan_pf_link(struct plan_ctx *c)
 	int r;
 
 	if (pf_settings_has(s, PF_KEY_MTU) && s->mtu != c->pf->mtu) {
-		r = add_value(c->p, ACTION_SET_PF_MTU, false, s->mtu);
+		r = plan_add_value(c->p, ACTION_SET_PF_MTU, false, s->mtu);
 		if (r < 0)
 			return r;
 	}
 	if (pf_comes_up(c) && !pf_up_after_vfs(c))
-		return add_value(c->p, ACTION_SET_PF_UP, false, 1);
+		return plan_add_value(c->p, ACTION_SET_PF_UP, false, 1);
 	return 0;
 }
 
@@ -332,7 +253,7 @@ static int plan_rdma_netns(struct plan_ctx *c)
 	now = c->host->has_rdma_netns_mode ? c->host->rdma_netns_mode : RDMA_NETNS_MODE_SHARED;
 	if (now == want)
 		return 0;
-	return add_value(c->p, ACTION_SET_RDMA_NETNS_MODE, false, want);
+	return plan_add_value(c->p, ACTION_SET_RDMA_NETNS_MODE, false, want);
 }
 
 /* n > 0 VFs where there are none, after setting the autoprobe they need. */
@@ -341,11 +262,11 @@ static int create_vfs(struct plan_ctx *c, uint32_t n, bool disruptive)
 	int r = 0;
 
 	if (c->probe_now == c->probe_off) {
-		r = add_value(c->p, ACTION_SET_AUTOPROBE, false, !c->probe_off);
+		r = plan_add_value(c->p, ACTION_SET_AUTOPROBE, false, !c->probe_off);
 		c->probe_now = !c->probe_off;
 	}
 	if (r >= 0)
-		r = add_value(c->p, ACTION_SET_NUM_VFS, disruptive, n);
+		r = plan_add_value(c->p, ACTION_SET_NUM_VFS, disruptive, n);
 	c->fresh = true;
 	if (!c->probe_off && default_vf_driver(c))
 		c->uses_default = true;
@@ -361,13 +282,13 @@ static int set_count(struct plan_ctx *c, uint32_t cur, uint32_t n)
 	if (n == cur)
 		return 0;
 	if (cur > 0 && n > 0) {
-		r = add_value(c->p, ACTION_SET_NUM_VFS, true, 0);
+		r = plan_add_value(c->p, ACTION_SET_NUM_VFS, true, 0);
 		if (r < 0)
 			return r;
 	}
 	if (n == 0) {
 		c->fresh = false;
-		return add_value(c->p, ACTION_SET_NUM_VFS, true, 0);
+		return plan_add_value(c->p, ACTION_SET_NUM_VFS, true, 0);
 	}
 	return create_vfs(c, n, cur > 0);
 }
@@ -392,9 +313,9 @@ static int switch_eswitch(struct plan_ctx *c, uint32_t cur)
 		if (c->externally_managed && cur > 0)
 			break;
 		if (cur > 0)
-			r = add_value(c->p, ACTION_SET_NUM_VFS, true, 0);
+			r = plan_add_value(c->p, ACTION_SET_NUM_VFS, true, 0);
 		if (r >= 0)
-			r = add_value(c->p, ACTION_SET_ESWITCH_MODE, true, mode);
+			r = plan_add_value(c->p, ACTION_SET_ESWITCH_MODE, true, mode);
 		if (r >= 0 && c->target > 0)
 			r = create_vfs(c, c->target, cur > 0);
 		c->switched = true;
@@ -403,7 +324,7 @@ static int switch_eswitch(struct plan_ctx *c, uint32_t cur)
 		r = set_count(c, cur, c->target);
 		for (uint32_t i = 0; r >= 0 && i < c->target; i++)
 			if (bound_driver(c, i))
-				r = add_vf(c->p, ACTION_UNBIND_VF, true, i, 0, NULL);
+				r = plan_add_vf(c->p, ACTION_UNBIND_VF, true, i, 0, NULL);
 		c->unbound = true;
 		break;
 	case SWITCHDEV_NONE:
@@ -415,7 +336,7 @@ static int switch_eswitch(struct plan_ctx *c, uint32_t cur)
 	if (r < 0)
 		return r;
 	c->switched = true;
-	return add_value(c->p, ACTION_SET_ESWITCH_MODE, true, mode);
+	return plan_add_value(c->p, ACTION_SET_ESWITCH_MODE, true, mode);
 }
 
 /* Steps 4 and 5. */
@@ -433,7 +354,7 @@ static int plan_count_eswitch(struct plan_ctx *c)
 	if (r < 0)
 		return r;
 	if (pf_settings_has(s, PF_KEY_HW_TC_OFFLOAD) && s->hw_tc_offload != c->pf->hw_tc_offload)
-		return add_value(c->p, ACTION_SET_HW_TC_OFFLOAD, false, s->hw_tc_offload);
+		return plan_add_value(c->p, ACTION_SET_HW_TC_OFFLOAD, false, s->hw_tc_offload);
 	return 0;
 }
 
@@ -536,7 +457,7 @@ static int plan_kernel_arguments(struct plan_ctx *c, const char *vfs, char **ret
 	if (r < 0 || !args)
 		return r;
 	if (args_all_in(args, c->host->kernel_args_added))
-		return add_reason(c->p,
+		return plan_add_reason(c->p,
 				  strdup_printf("kernel arguments %s were added to the boot loader: "
 						"the IOMMU that VF%s %s want%s for vfio-pci is on "
 						"after a reboot",
@@ -548,14 +469,14 @@ static int plan_kernel_arguments(struct plan_ctx *c, const char *vfs, char **ret
 				  "update-grub with /etc/default/grub and /boot/grub/grub.cfg)");
 		return *ret_why ? 0 : -ENOMEM;
 	}
-	r = add_value(c->p, ACTION_SET_KERNEL_ARGUMENTS, false, 1);
+	r = plan_add_value(c->p, ACTION_SET_KERNEL_ARGUMENTS, false, 1);
 	if (r < 0)
 		return r;
 	c->p->actions[c->p->n_actions - 1].needs_reboot = true;
 	c->p->actions[c->p->n_actions - 1].str = strdup(args);
 	if (!c->p->actions[c->p->n_actions - 1].str)
 		return -ENOMEM;
-	return add_reason(c->p, strdup_printf("kernel arguments %s take effect after a reboot: "
+	return plan_add_reason(c->p, strdup_printf("kernel arguments %s take effect after a reboot: "
 					      "VF%s %s want%s vfio-pci, which needs the IOMMU",
 					      args, many ? "s" : "", vfs, many ? "" : "s")) ?:
 	       1;
@@ -632,7 +553,7 @@ static int add_set_vf(struct plan_ctx *c, uint32_t i, const struct vf_attrs *att
 
 	if (!keys)
 		return 0;
-	r = add_vf(c->p, ACTION_SET_VF, false, i, 0, NULL);
+	r = plan_add_vf(c->p, ACTION_SET_VF, false, i, 0, NULL);
 	if (r >= 0) {
 		c->p->actions[c->p->n_actions - 1].attrs = *attrs;
 		c->p->actions[c->p->n_actions - 1].keys = keys;
@@ -649,11 +570,11 @@ static int vf_rebind(struct plan_ctx *c, uint32_t i, struct vf_state *now,
 	int r = 0;
 
 	if (now->attrs.driver)
-		r = add_vf(c->p, ACTION_UNBIND_VF, false, i, 0, NULL);
+		r = plan_add_vf(c->p, ACTION_UNBIND_VF, false, i, 0, NULL);
 	if (r >= 0)
 		r = add_set_vf(c, i, attrs, keys);
 	if (r >= 0 && to)
-		r = add_vf(c->p, ACTION_BIND_VF, false, i, 0, arg);
+		r = plan_add_vf(c->p, ACTION_BIND_VF, false, i, 0, arg);
 	now->attrs.driver = (char *)to;
 	now->attrs.mtu = vf_driver_has_netdev(to) ? KERNEL_DEFAULT_MTU : 0;
 	return r;
@@ -702,9 +623,9 @@ static int plan_vf(struct plan_ctx *c, uint32_t i)
 		return r;
 	if (vf_settings_has(v, VF_KEY_MTU) && vf_driver_has_netdev(now.attrs.driver) &&
 	    now.attrs.mtu != v->attrs.mtu)
-		r = add_vf(c->p, ACTION_SET_VF_MTU, false, i, v->attrs.mtu, NULL);
+		r = plan_add_vf(c->p, ACTION_SET_VF_MTU, false, i, v->attrs.mtu, NULL);
 	if (r >= 0 && representor_down(c, i, fresh, &now))
-		r = add_vf(c->p, ACTION_SET_REPRESENTOR_UP, false, i, 0, NULL);
+		r = plan_add_vf(c->p, ACTION_SET_REPRESENTOR_UP, false, i, 0, NULL);
 	return r;
 }
 
@@ -870,12 +791,12 @@ static int plan_build_steps(struct plan_ctx *c)
 	if (r >= 0)
 		r = plan_count_eswitch(c);
 	if (r >= 0 && pf_up_after_vfs(c))
-		r = add_value(c->p, ACTION_SET_PF_UP, false, 1);
+		r = plan_add_value(c->p, ACTION_SET_PF_UP, false, 1);
 	for (uint32_t i = 0; r >= 0 && i < c->target && i < c->d->n_vfs; i++)
 		r = plan_vf(c, i);
 	/* step 7 */
 	if (r >= 0 && c->probe_on && !c->probe_now)
-		r = add_value(c->p, ACTION_SET_AUTOPROBE, false, 1);
+		r = plan_add_value(c->p, ACTION_SET_AUTOPROBE, false, 1);
 	if (r >= 0)
 		r = plan_rdma_netns(c);
 	if (r >= 0)
