@@ -39,3 +39,6 @@ int plan_add_vf(struct plan *p, enum action_type type, bool disruptive, uint32_t
 		const char *str);
 int plan_add_reason(struct plan *p, char *reason);
 int plan_add_reboot(struct plan *p, enum action_type type, uint32_t value);
+
+/* plan-modules.c: step 1, put before the actions planned so far */
+int plan_prepend_modules(struct plan_ctx *c);
