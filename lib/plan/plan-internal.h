@@ -42,3 +42,8 @@ int plan_add_reboot(struct plan *p, enum action_type type, uint32_t value);
 
 /* plan-modules.c: step 1, put before the actions planned so far */
 int plan_prepend_modules(struct plan_ctx *c);
+
+/* plan-iommu.c: VF i wants vfio-pci without an IOMMU; what the plan does
+ * about the VFs so noted (step 9 or an unmet need) */
+int plan_note_no_iommu(struct plan_ctx *c, uint32_t i);
+int plan_add_no_iommu_reason(struct plan_ctx *c);
