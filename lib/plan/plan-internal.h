@@ -47,3 +47,10 @@ int plan_prepend_modules(struct plan_ctx *c);
  * about the VFs so noted (step 9 or an unmet need) */
 int plan_note_no_iommu(struct plan_ctx *c, uint32_t i);
 int plan_add_no_iommu_reason(struct plan_ctx *c);
+
+/* plan-notes.c: what the plan says beside its actions, added once they
+ * are all planned */
+int plan_note_guids_after_reboot(struct plan_ctx *c);
+int plan_add_no_rdma_reason(struct plan_ctx *c);
+int plan_note_external_vfs(struct plan_ctx *c);
+int plan_no_driver(struct plan_ctx *c);
