@@ -54,3 +54,16 @@ int plan_note_guids_after_reboot(struct plan_ctx *c);
 int plan_add_no_rdma_reason(struct plan_ctx *c);
 int plan_note_external_vfs(struct plan_ctx *c);
 int plan_no_driver(struct plan_ctx *c);
+
+/* plan-pf.c: the steps for the PF and the host (2-5, 8), and what the VF
+ * steps ask of them */
+int plan_firmware_vfs(struct plan_ctx *c);
+int plan_link_type(struct plan_ctx *c);
+int plan_pf_link(struct plan_ctx *c);
+bool plan_pf_up_after_vfs(const struct plan_ctx *c);
+bool plan_probe_wasted(const struct plan_ctx *c);
+int plan_count_eswitch(struct plan_ctx *c);
+int plan_rdma_netns(struct plan_ctx *c);
+const char *plan_default_vf_driver(const struct plan_ctx *c);
+uint32_t plan_before_bind(const struct plan_ctx *c);
+const char *plan_bound_driver(const struct plan_ctx *c, uint32_t i);
