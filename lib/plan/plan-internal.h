@@ -67,3 +67,6 @@ int plan_rdma_netns(struct plan_ctx *c);
 const char *plan_default_vf_driver(const struct plan_ctx *c);
 uint32_t plan_before_bind(const struct plan_ctx *c);
 const char *plan_bound_driver(const struct plan_ctx *c, uint32_t i);
+
+/* plan-vf.c: step 6 for VF i */
+int plan_vf(struct plan_ctx *c, uint32_t i);
