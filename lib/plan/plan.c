@@ -31,18 +31,13 @@
 
 #include "plan-internal.h"
 
-static int plan_build_steps(struct plan_ctx *c)
+/* What step 4 makes of the VFs: the count after it (the VFs there are
+ * while a firmware limit waits for a reboot, or another tool makes them),
+ * and the autoprobe they are created with. */
+static void plan_decide_count(struct plan_ctx *c)
 {
 	const struct pf_settings *s = &c->d->pf;
-	int r;
 
-	c->externally_managed = pf_settings_has(s, PF_KEY_EXTERNALLY_MANAGED) &&
-				s->externally_managed;
-	r = plan_firmware_vfs(c);
-	if (r >= 0)
-		r = plan_link_type(c);
-	if (r < 0)
-		return r;
 	c->target = pf_settings_has(s, PF_KEY_VIRTUAL_FUNCTIONS) && !c->externally_managed &&
 				    !c->firmware_pending ?
 			    c->d->num_vfs :
@@ -52,6 +47,13 @@ static int plan_build_steps(struct plan_ctx *c)
 	c->probe_on = c->pf->drivers_autoprobe || c->pf->autoprobe_ours;
 	c->probe_off = !c->probe_on || plan_probe_wasted(c);
 	c->probe_now = c->pf->drivers_autoprobe;
+}
+
+/* Steps 3 to 8, in order. */
+static int plan_actions(struct plan_ctx *c)
+{
+	int r;
+
 	r = plan_pf_link(c);
 	if (r >= 0)
 		r = plan_count_eswitch(c);
@@ -64,8 +66,17 @@ static int plan_build_steps(struct plan_ctx *c)
 		r = plan_add_value(c->p, ACTION_SET_AUTOPROBE, false, 1);
 	if (r >= 0)
 		r = plan_rdma_netns(c);
-	if (r >= 0)
-		r = plan_add_no_iommu_reason(c);
+	return r;
+}
+
+/* What is decided once the VF steps are planned: step 9 or the unmet
+ * IOMMU, the notes, step 1 put first, the unmet RDMA devices, the VFs
+ * another tool is to make. */
+static int plan_after_actions(struct plan_ctx *c)
+{
+	int r;
+
+	r = plan_add_no_iommu_reason(c);
 	if (r >= 0)
 		r = plan_note_guids_after_reboot(c);
 	if (r >= 0)
@@ -74,6 +85,25 @@ static int plan_build_steps(struct plan_ctx *c)
 		r = plan_add_no_rdma_reason(c);
 	if (r >= 0)
 		r = plan_note_external_vfs(c);
+	return r;
+}
+
+static int plan_build_steps(struct plan_ctx *c)
+{
+	const struct pf_settings *s = &c->d->pf;
+	int r;
+
+	c->externally_managed = pf_settings_has(s, PF_KEY_EXTERNALLY_MANAGED) &&
+				s->externally_managed;
+	r = plan_firmware_vfs(c);
+	if (r >= 0)
+		r = plan_link_type(c);
+	if (r < 0)
+		return r;
+	plan_decide_count(c);
+	r = plan_actions(c);
+	if (r >= 0)
+		r = plan_after_actions(c);
 	return r;
 }
 
