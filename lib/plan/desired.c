@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 /* Layouts -> the desired state of one PF: select, merge, resolve, check.
- * The result borrows the file names of its struct src entries from the
- * layout set, which must outlive it. */
-
-#include <stdarg.h>
+ * This file selects the files and merges them, and runs the steps of the
+ * others in order: VirtualFunctions= (desired-count.c), stable values
+ * (desired-stable.c), the driver's limits (desired-hw.c), literal MACs
+ * and GUIDs unique on the host (desired-unique.c). The result borrows the
+ * file names of its struct src entries from the layout set, which must
+ * outlive it. */
 
 #include "desired-internal.h"
 #include "match.h"
