@@ -8,7 +8,8 @@
 #include "plan-internal.h"
 
 /* A key set to a value the plan can use: a stable value not derived
- * (desired.c holds the PF or leaves a key the port cannot set) is not one. */
+ * (desired-stable.c holds the PF, or leaves a key the port cannot set to
+ * desired-hw.c) is not one. */
 static bool wanted(const struct vf_settings *want, enum vf_key k)
 {
 	return vf_settings_has(want, k) && !vf_settings_is_stable(want, k);
@@ -24,7 +25,7 @@ static bool key_differs(uint32_t supported, const struct vf_settings *want,
 
 /* Every group (vf_key_group) with a set key whose value differs goes whole,
  * the rest of the group taken from the VF as it is. Attributes the driver
- * does not implement are never compared (desired.c allows only their
+ * does not implement are never compared (desired-hw.c allows only their
  * defaults). */
 bool plan_vf_diff(uint32_t supported, const struct vf_settings *want, const struct vf_attrs *now,
 		  bool random_mac, struct vf_attrs *ret, uint32_t *ret_keys)
