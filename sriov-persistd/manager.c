@@ -236,6 +236,34 @@ static int collect_errors(struct manager *m, const struct diag_list *l)
 	return 0;
 }
 
+static void log_diags(const struct diag_list *diags)
+{
+	for (size_t i = 0; i < diags->n; i++) {
+		_cleanup_free_ char *s = diag_format(&diags->items[i]);
+
+		log_msg(diags->items[i].level == DIAG_ERROR ? LOG_ERR : LOG_WARNING, "%s",
+			strna(s));
+	}
+}
+
+/* m->config_errors from both lists: the main configuration's, then the
+ * layouts'. A main configuration with an error cannot say which policy it
+ * meant: nothing is applied until it is fixed (sriovctl apply refuses
+ * too). -ENOMEM. */
+static int note_errors(struct manager *m, const struct diag_list *main_diags,
+		       const struct diag_list *layout_diags)
+{
+	int r;
+
+	m->config_errors = strv_free(m->config_errors);
+	m->config_errors = calloc(1, sizeof(char *));
+	r = m->config_errors ? collect_errors(m, main_diags) : -ENOMEM;
+	m->main_broken = diag_count(main_diags, DIAG_ERROR) > 0;
+	if (r >= 0)
+		r = collect_errors(m, layout_diags);
+	return r;
+}
+
 int manager_load_config(struct manager *m)
 {
 	_cleanup_layout_set_ struct layout_set *set = NULL;
@@ -244,40 +272,21 @@ int manager_load_config(struct manager *m)
 	int r;
 
 	r = mainconf_load(m->main_config, &conf, &diags);
-	if (r < 0) {
-		diag_list_done(&diags);
-		return r;
+	if (r >= 0) {
+		r = layout_set_load_dir(m->config_dir, &set);
+		if (r < 0)
+			mainconf_done(&conf);
 	}
-	r = layout_set_load_dir(m->config_dir, &set);
-	if (r < 0) {
-		mainconf_done(&conf);
-		diag_list_done(&diags);
-		return r;
+	if (r >= 0) {
+		log_diags(&diags);
+		log_diags(&set->diags);
+		r = note_errors(m, &diags, &set->diags);
+		if (r < 0)
+			mainconf_done(&conf);
 	}
-	for (size_t i = 0; i < diags.n; i++) {
-		_cleanup_free_ char *s = diag_format(&diags.items[i]);
-
-		log_msg(diags.items[i].level == DIAG_ERROR ? LOG_ERR : LOG_WARNING, "%s", strna(s));
-	}
-	for (size_t i = 0; i < set->diags.n; i++) {
-		_cleanup_free_ char *s = diag_format(&set->diags.items[i]);
-
-		log_msg(set->diags.items[i].level == DIAG_ERROR ? LOG_ERR : LOG_WARNING, "%s",
-			strna(s));
-	}
-	m->config_errors = strv_free(m->config_errors);
-	m->config_errors = calloc(1, sizeof(char *));
-	r = m->config_errors ? collect_errors(m, &diags) : -ENOMEM;
-	/* A main configuration with an error cannot say which policy it meant:
-	 * nothing is applied until it is fixed (sriovctl apply refuses too). */
-	m->main_broken = diag_count(&diags, DIAG_ERROR) > 0;
-	if (r >= 0)
-		r = collect_errors(m, &set->diags);
 	diag_list_done(&diags);
-	if (r < 0) {
-		mainconf_done(&conf);
+	if (r < 0)
 		return r;
-	}
 	mainconf_done(&m->conf);
 	m->conf = conf;
 	layout_set_use_mainconf(set, &m->conf);

@@ -334,6 +334,28 @@ void ctl_print_diags(const struct diag_list *l)
 	}
 }
 
+void ctl_on_action(const struct pf_state *pf, const struct action *a, int r, const char *detail,
+		   void *userdata)
+{
+	static char last[PCI_ADDR_MAX];
+	const struct ctl_run *x = userdata;
+	const struct ctl *c = x->c;
+	_cleanup_free_ char *d = action_describe(a);
+
+	if (!streq(last, pf->pci)) {
+		_cleanup_free_ char *who = pf_describe(pf);
+
+		printf("%s: %s\n", strna(who), c->acting);
+		snprintf(last, sizeof(last), "%s", pf->pci);
+	}
+	if (r >= 0)
+		printf("  %s %s\n", ctl_paint(c, ANSI_GREEN, "done"), strna(d));
+	else
+		printf("  %s %s: %s%s%s\n", ctl_paint(c, ANSI_RED, "FAIL"), strna(d), strerror(-r),
+		       detail && *detail ? ": " : "", strempty(detail));
+	fflush(stdout);
+}
+
 const char *ctl_paint(const struct ctl *c, const char *color, const char *s)
 {
 	static char buf[4][256];

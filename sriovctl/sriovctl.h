@@ -73,7 +73,16 @@ int verb_list_pfs(struct ctl *c);
 int verb_wait(struct ctl *c);
 int verb_reset(struct ctl *c);
 int verb_cat(struct ctl *c);
-/* apply_options.on_action of apply and reset: each action as it is done. */
+/* One apply or reset run, the userdata of its apply_options. */
+struct ctl_run {
+	struct ctl *c;
+	const char *only; /* the PF named on the command line, or NULL */
+	bool ok;	  /* reset: every PF's result was good */
+	size_t done;	  /* PFs configured (apply), or changed (reset) */
+	size_t said;	  /* reset: PFs that printed a line */
+};
+/* apply_options.on_action of apply and reset (userdata a struct ctl_run):
+ * each action as it is done. */
 void ctl_on_action(const struct pf_state *pf, const struct action *a, int r, const char *detail,
 		   void *userdata);
 

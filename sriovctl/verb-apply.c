@@ -5,27 +5,6 @@
 #include "json-util.h"
 #include "sriovctl.h"
 
-void ctl_on_action(const struct pf_state *pf, const struct action *a, int r, const char *detail,
-		   void *userdata)
-{
-	static char last[PCI_ADDR_MAX];
-	const struct ctl *c = userdata;
-	_cleanup_free_ char *d = action_describe(a);
-
-	if (!streq(last, pf->pci)) {
-		_cleanup_free_ char *who = pf_describe(pf);
-
-		printf("%s: %s\n", strna(who), c->acting);
-		snprintf(last, sizeof(last), "%s", pf->pci);
-	}
-	if (r >= 0)
-		printf("  %s %s\n", ctl_paint(c, ANSI_GREEN, "done"), strna(d));
-	else
-		printf("  %s %s: %s%s%s\n", ctl_paint(c, ANSI_RED, "FAIL"), strna(d), strerror(-r),
-		       detail && *detail ? ": " : "", strempty(detail));
-	fflush(stdout);
-}
-
 /* Applied as far as it goes, while another tool has yet to create VFs
  * (ExternallyManaged=yes): "pending: waiting for another tool to create
  * VFs: 0 of 8 exist (ExternallyManaged=yes)", or "pending after N
@@ -195,28 +174,14 @@ static int apply_by_daemon(struct ctl *c)
 	return ok ? EXIT_OK : EXIT_FAIL;
 }
 
-struct apply_ctx {
-	struct ctl *c;
-	const char *only;
-	size_t configured;
-};
-
-static void apply_on_action(const struct pf_state *pf, const struct action *a, int r,
-			    const char *detail, void *userdata)
-{
-	struct apply_ctx *x = userdata;
-
-	ctl_on_action(pf, a, r, detail, x->c);
-}
-
 /* Each PF's result right after its actions, so that the lines of one PF
  * stay together. */
 static void apply_on_pf_done(const struct apply_pf_result *res, void *userdata)
 {
-	struct apply_ctx *x = userdata;
+	struct ctl_run *x = userdata;
 
 	print_result(x->c, res, x->only);
-	x->configured += res->configured;
+	x->done += res->configured;
 	fflush(stdout);
 }
 
@@ -226,13 +191,13 @@ int verb_apply(struct ctl *c)
 	_cleanup_host_ struct host *h = NULL;
 	struct apply_result res = {};
 	struct mainconf conf;
-	struct apply_ctx x = { .c = c, .only = c->n_args > 0 ? c->args[0] : NULL };
+	struct ctl_run x = { .c = c, .only = c->n_args > 0 ? c->args[0] : NULL };
 	struct apply_options opts = {
 		.conf = &conf,
 		.runtime_dir = c->runtime_dir,
 		.state_dir = c->state_dir,
 		.only = x.only,
-		.on_action = apply_on_action,
+		.on_action = ctl_on_action,
 		.on_pf_done = apply_on_pf_done,
 		.userdata = &x,
 	};
@@ -265,7 +230,7 @@ int verb_apply(struct ctl *c)
 		return EXIT_FAIL;
 	}
 	ctl_print_diags(&res.diags);
-	if (!opts.only && x.configured == 0)
+	if (!opts.only && x.done == 0)
 		print_none_configured();
 	apply_result_done(&res);
 	return r < 0 ? EXIT_FAIL : EXIT_OK;

@@ -10,28 +10,51 @@
 #include "report.h"
 #include "sriovctl.h"
 
+/* A PF the plan has nothing to run for, or held, gone, unconfigured: its
+ * one line said; false when it has a plan to show. */
+static bool print_pf_without_plan(const struct ctl *c, struct json_object *pf, const char *who)
+{
+	if (doc_bool(pf, "gone")) {
+		printf("%s: %s: %s\n", who, ctl_paint(c, ANSI_YELLOW, "gone"),
+		       strna(doc_str(pf, "reason")));
+		printf("  \"sriovctl%s reset %s\" drops its status record\n",
+		       strempty(c->local_options), strna(doc_str(pf, "pci")));
+		return true;
+	}
+	if (!doc_bool(pf, "configured")) {
+		printf("%s: unconfigured (no layout selects it)\n", who);
+		return true;
+	}
+	if (doc_bool(pf, "held")) {
+		printf("%s: %s: %s\n", who, ctl_paint(c, ANSI_RED, "held"),
+		       strna(doc_str(pf, "held_reason")));
+		doc_print_files(pf, "  ");
+		return true;
+	}
+	return false;
+}
+
+/* "  <prefix> <each string of the list key>", painted. */
+static void print_list(const struct ctl *c, struct json_object *pf, const char *key, size_t from,
+		       const char *color, const char *prefix)
+{
+	for (size_t i = from; i < doc_len(pf, key); i++) {
+		const char *s = strna(json_object_get_string(doc_idx(pf, key, i)));
+
+		if (prefix)
+			printf("  %s %s\n", ctl_paint(c, color, prefix), s);
+		else
+			printf("  %s\n", ctl_paint(c, color, s));
+	}
+}
+
 static void print_pf(const struct ctl *c, struct json_object *pf)
 {
 	_cleanup_free_ char *who = doc_pf_describe(pf);
 	size_t n = doc_len(pf, "actions");
 
-	if (doc_bool(pf, "gone")) {
-		printf("%s: %s: %s\n", strna(who), ctl_paint(c, ANSI_YELLOW, "gone"),
-		       strna(doc_str(pf, "reason")));
-		printf("  \"sriovctl%s reset %s\" drops its status record\n",
-		       strempty(c->local_options), strna(doc_str(pf, "pci")));
+	if (print_pf_without_plan(c, pf, strna(who)))
 		return;
-	}
-	if (!doc_bool(pf, "configured")) {
-		printf("%s: unconfigured (no layout selects it)\n", strna(who));
-		return;
-	}
-	if (doc_bool(pf, "held")) {
-		printf("%s: %s: %s\n", strna(who), ctl_paint(c, ANSI_RED, "held"),
-		       strna(doc_str(pf, "held_reason")));
-		doc_print_files(pf, "  ");
-		return;
-	}
 	if (n == 0 && doc_len(pf, "waiting") > 0)
 		printf("%s: %s\n", strna(who),
 		       ctl_paint(c, ANSI_YELLOW,
@@ -50,18 +73,11 @@ static void print_pf(const struct ctl *c, struct json_object *pf)
 		printf("  %-10s %s\n", doc_bool(a, "disruptive") ? "disruptive" : "live",
 		       strna(doc_str(a, "description")));
 	}
-	for (size_t i = n == 0 ? 1 : 0; i < doc_len(pf, "waiting"); i++)
-		printf("  %s\n",
-		       ctl_paint(c, ANSI_YELLOW,
-				 strna(json_object_get_string(doc_idx(pf, "waiting", i)))));
+	print_list(c, pf, "waiting", n == 0 ? 1 : 0, ANSI_YELLOW, NULL);
 	for (size_t i = 0; i < doc_len(pf, "notes"); i++)
 		printf("  note: %s\n", strna(json_object_get_string(doc_idx(pf, "notes", i))));
-	for (size_t i = 0; i < doc_len(pf, "unmet"); i++)
-		printf("  %s %s\n", ctl_paint(c, ANSI_YELLOW, "cannot:"),
-		       strna(json_object_get_string(doc_idx(pf, "unmet", i))));
-	for (size_t i = 0; i < doc_len(pf, "reboot_reasons"); i++)
-		printf("  %s %s\n", ctl_paint(c, ANSI_YELLOW, "reboot needed:"),
-		       strna(json_object_get_string(doc_idx(pf, "reboot_reasons", i))));
+	print_list(c, pf, "unmet", 0, ANSI_YELLOW, "cannot:");
+	print_list(c, pf, "reboot_reasons", 0, ANSI_YELLOW, "reboot needed:");
 }
 
 static int plan_document(const struct ctl *c, const struct host_view *v, struct json_object **ret)

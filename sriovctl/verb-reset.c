@@ -49,29 +49,12 @@ static bool print_result(const struct ctl *c, const struct apply_pf_result *res,
 	return false;
 }
 
-/* One reset run: each PF's progress lines and its result together, as it
- * is done. */
-struct reset_ctx {
-	struct ctl *c;
-	bool named;
-	bool ok;
-	size_t done;
-	size_t said; /* PFs that printed a line */
-};
-
-static void reset_on_action(const struct pf_state *pf, const struct action *a, int r,
-			    const char *detail, void *userdata)
-{
-	struct reset_ctx *x = userdata;
-
-	ctl_on_action(pf, a, r, detail, x->c);
-}
-
+/* Each PF's progress lines and its result together, as it is done. */
 static void reset_on_pf_done(const struct apply_pf_result *res, void *userdata)
 {
-	struct reset_ctx *x = userdata;
+	struct ctl_run *x = userdata;
 
-	x->ok &= print_result(x->c, res, x->named);
+	x->ok &= print_result(x->c, res, x->only != NULL);
 	x->done += res->changed;
 	x->said += res->changed || res->record_dropped || res->status.state != PF_STATUS_APPLIED;
 	fflush(stdout);
@@ -204,14 +187,14 @@ static bool reset_gone(struct ctl *c, struct host *h, const struct mainconf *con
 static int reset_one(struct ctl *c, struct host *h, const struct layout_set *set,
 		     const struct mainconf *conf, const char *only, bool *ok)
 {
-	struct reset_ctx x = { .c = c, .named = only != NULL, .ok = true };
+	struct ctl_run x = { .c = c, .only = only, .ok = true };
 	struct apply_result res = {};
 	struct apply_options opts = {
 		.conf = conf,
 		.runtime_dir = c->runtime_dir,
 		.state_dir = c->state_dir,
 		.only = only,
-		.on_action = reset_on_action,
+		.on_action = ctl_on_action,
 		.on_pf_done = reset_on_pf_done,
 		.userdata = &x,
 		.reset = true,

@@ -614,7 +614,7 @@ static const char *missing_vf_fate(const struct pf_view *pv, uint32_t i)
 
 	if (i < planned_num_vfs(pv->plan))
 		return "to be created";
-	if (pf_settings_has(s, PF_KEY_EXTERNALLY_MANAGED) && s->externally_managed)
+	if (pf_settings_externally_managed(s))
 		return "not created yet (ExternallyManaged=yes: another tool makes the VFs)";
 	if (pv->plan->reboot_reasons[0])
 		return "to be created after a reboot";

@@ -7,8 +7,9 @@
 
 struct suggest {
 	const char *input;
-	const char *best; /* NULL until a candidate is close enough */
+	const char *best; /* NULL until one candidate is nearer than all others */
 	unsigned distance;
+	unsigned left_out; /* of an abbreviation at the same distance: fewer is nearer */
 };
 
 /* The edit distance between a and b, ignoring case, with an adjacent
@@ -21,9 +22,20 @@ static inline struct suggest suggest_init(const char *input)
 	return (struct suggest){ .input = input, .distance = UINT32_MAX };
 }
 /* Keeps candidate when it is the nearest so far and near enough to be the
- * name that was meant: at most one edit in three characters of input, or
- * the input is the start of the candidate. */
+ * name that was meant: the same name but for case, '_' and '-' (nearest of
+ * all); at most one edit in three characters of input; the input is the
+ * start of the candidate; or it abbreviates the candidate, read as the
+ * starts of the candidate's words in order, a word in capitals whole ("RSS",
+ * "QueryRSS" and "qrss" for QueryReceiveSideScaling, "MAC" for MACAddress,
+ * "MaxRate" for MaxTxRateMbps, "VF" for VirtualFunction), leaving out no
+ * more words than it uses (the fewer, the nearer: "VirtFunc" is
+ * VirtualFunctions, not FirmwareVirtualFunctions). Two different
+ * candidates equally near are no suggestion: a guess would mislead. */
 void suggest_consider(struct suggest *s, const char *candidate);
+/* The same, with input measured against alias, another name of candidate
+ * (as ip-link(8) or sysfs spell it: "spoofchk" for MACSpoofCheck); does
+ * nothing when alias is NULL. */
+void suggest_consider_alias(struct suggest *s, const char *candidate, const char *alias);
 /* "; did you mean 'X'?" or "" when no candidate was near enough; written to
  * buf, which is returned. */
 char *suggest_hint(const struct suggest *s, char *buf, size_t size);

@@ -77,6 +77,11 @@ static inline bool vf_settings_is_stable(const struct vf_settings *s, enum vf_ke
 {
 	return vf_settings_has(s, k) && (s->stable & (1u << k));
 }
+/* ExternallyManaged=yes is set: another tool creates the VFs. */
+static inline bool pf_settings_externally_managed(const struct pf_settings *s)
+{
+	return pf_settings_has(s, PF_KEY_EXTERNALLY_MANAGED) && s->externally_managed;
+}
 /* RDMA=yes is set for these VFs. */
 static inline bool vf_settings_wants_rdma(const struct vf_settings *s)
 {

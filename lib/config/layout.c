@@ -472,12 +472,19 @@ static int layout_unknown_key(struct layout_parser *p, const char *key, const ch
 			suggest_consider(&sg, match_keys[i].name);
 		break;
 	case SECTION_PF:
-		for (int k = 0; k < _PF_KEY_MAX; k++)
+		for (int k = 0; k < _PF_KEY_MAX; k++) {
 			suggest_consider(&sg, pf_key_to_string(k));
+			suggest_consider_alias(&sg, pf_key_to_string(k), pf_key_to_label(k));
+			for (size_t n = 0; pf_key_other_name(k, n); n++)
+				suggest_consider_alias(&sg, pf_key_to_string(k),
+						       pf_key_other_name(k, n));
+		}
 		break;
 	case SECTION_VF:
-		for (int k = 0; k < _VF_KEY_MAX; k++)
+		for (int k = 0; k < _VF_KEY_MAX; k++) {
 			suggest_consider(&sg, vf_key_to_string(k));
+			suggest_consider_alias(&sg, vf_key_to_string(k), vf_key_to_ip_name(k));
+		}
 		break;
 	case SECTION_NONE:
 	case SECTION_IGNORED:

@@ -60,6 +60,8 @@ struct pf_key_info {
 	const char *(*to_word)(int v);
 	const char *why; /* what a value must be */
 	host_format_t host;
+	/* what the kernel or another tool calls it, for "did you mean" */
+	const char *other_names[PF_KEY_OTHER_NAMES_MAX];
 };
 
 static const char *format_uint(uint32_t u, char *buf)
@@ -118,7 +120,9 @@ static const char *host_firmware_vfs(const struct pf_state *pf, char *buf)
 static const struct pf_key_info keys[_PF_KEY_MAX] = {
 	[PF_KEY_VIRTUAL_FUNCTIONS] = { "VirtualFunctions", "vfs", PF_KIND_COUNT, FIELD(num_vfs),
 				       .max = 65535, .why = "must be 0..65535 or max",
-				       .host = host_num_vfs },
+				       .host = host_num_vfs,
+				       .other_names = { "sriov_numvfs",
+							"numVfs" /* sriov-network-operator */ } },
 	[PF_KEY_MTU] = { "MTUBytes", "mtu", PF_KIND_UINT, FIELD(mtu), .min = 68, .max = 65535,
 			 .why = "must be 68..65535", .host = host_mtu },
 	[PF_KEY_LINK_UP] = { "LinkUp", "link up", PF_KIND_BOOL, FIELD(link_up), .why = WHY_BOOLEAN,
@@ -134,7 +138,8 @@ static const struct pf_key_info keys[_PF_KEY_MAX] = {
 			       .host = host_link_type },
 	[PF_KEY_FIRMWARE_VFS] = { "FirmwareVirtualFunctions", "firmware VF limit", PF_KIND_ENUM,
 				  FIELD(firmware_vfs), WORDS(firmware_vfs),
-				  .why = "must be auto or no", .host = host_firmware_vfs },
+				  .why = "must be auto or no", .host = host_firmware_vfs,
+				  .other_names = { "NUM_OF_VFS" /* mstconfig */ } },
 	/* the layout's alone: the host has no such setting */
 	[PF_KEY_EXTERNALLY_MANAGED] = { "ExternallyManaged", "externally managed", PF_KIND_BOOL,
 					FIELD(externally_managed), .why = WHY_BOOLEAN },
@@ -165,6 +170,13 @@ const char *pf_key_to_label(enum pf_key k)
 	const struct pf_key_info *i = info(k);
 
 	return i ? i->label : NULL;
+}
+
+const char *pf_key_other_name(enum pf_key k, size_t n)
+{
+	const struct pf_key_info *i = info(k);
+
+	return i && n < PF_KEY_OTHER_NAMES_MAX ? i->other_names[n] : NULL;
 }
 
 static void *field(struct pf_settings *s, const struct pf_key_info *i)

@@ -27,6 +27,12 @@ void pf_settings_merge(struct pf_settings *dst, const struct pf_settings *src);
 
 /* "mtu", "eswitch", "hw-tc-offload", ...: how status tables name key k. */
 const char *pf_key_to_label(enum pf_key k) _pure_;
+/* The n-th name the kernel or another tool gives key k, when neither its
+ * name nor its label is that ("sriov_numvfs", sriov-network-operator's
+ * "numVfs", mstconfig's "NUM_OF_VFS"), for "did you mean"; NULL past the
+ * last. */
+#define PF_KEY_OTHER_NAMES_MAX 2
+const char *pf_key_other_name(enum pf_key k, size_t n) _pure_;
 /* Key k of s as a layout writes it ("max", "9000", "yes", "switchdev"). */
 const char *pf_settings_format(const struct pf_settings *s, enum pf_key k,
 			       char buf[static PF_KEY_STR_MAX]);

@@ -377,20 +377,13 @@ static int set_args(const char *root, enum boot_loader bl, char *const *words, b
 	return *ret_error ? -ENOENT : -ENOMEM;
 }
 
-int kernel_args_add(const char *root, char *const *args, char **ret_error)
+/* The arguments on record (NULL when there is no record), which must
+ * have been added through the host's tool bl. */
+static int record_for_add(const char *root, enum boot_loader bl, char ***ret_had, char **ret_error)
 {
-	_cleanup_strv_free_ char **had = NULL, **all = NULL;
-	enum boot_loader bl = boot_loader_detect(root), recorded;
-	int r;
+	enum boot_loader recorded;
+	int r = kernel_args_record_read(root, &recorded, ret_had);
 
-	*ret_error = NULL;
-	for (char *const *a = args; a && *a; a++)
-		if (!kernel_arg_allowed(*a)) {
-			*ret_error =
-				strdup_printf("%s: not a kernel argument sriov-persist adds", *a);
-			return *ret_error ? -EINVAL : -ENOMEM;
-		}
-	r = kernel_args_record_read(root, &recorded, &had);
 	if (r == -EBADMSG) {
 		*ret_error = strdup_printf("%s: not a record of kernel arguments; remove it once "
 					   "the boot loader is as it should be",
@@ -408,6 +401,25 @@ int kernel_args_add(const char *root, char *const *args, char **ret_error)
 		*ret_error = strdup_printf("%s: %s", KERNEL_ARGS_RECORD, read_strerror(r));
 		return *ret_error ? r : -ENOMEM;
 	}
+	return 0;
+}
+
+int kernel_args_add(const char *root, char *const *args, char **ret_error)
+{
+	_cleanup_strv_free_ char **had = NULL, **all = NULL;
+	enum boot_loader bl = boot_loader_detect(root);
+	int r;
+
+	*ret_error = NULL;
+	for (char *const *a = args; a && *a; a++)
+		if (!kernel_arg_allowed(*a)) {
+			*ret_error =
+				strdup_printf("%s: not a kernel argument sriov-persist adds", *a);
+			return *ret_error ? -EINVAL : -ENOMEM;
+		}
+	r = record_for_add(root, bl, &had, ret_error);
+	if (r < 0)
+		return r;
 	all = had ? strv_copy(had) : calloc(1, sizeof(char *));
 	if (!all)
 		return -ENOMEM;

@@ -494,13 +494,47 @@ static struct sim_fault *crash_due(struct sim *s, struct txn *t, const struct si
 	return NULL;
 }
 
+/* What the faults make of a change the "kernel" has made (vf: its VF's
+ * PCI address, or NULL): netdevs that come late, a random MAC after a
+ * bind, a crash right after it; the change committed. */
+static int sim_settle(struct sim *s, struct txn *t, const struct sim_request *rq, const char *vf)
+{
+	struct sim_fault *f = crash_due(s, t, rq, vf);
+	bool crash = f != NULL;
+	int r;
+
+	if (crash)
+		sim_faults_remove(&t->faults, f);
+	f = rq->a->type == ACTION_SET_NUM_VFS && rq->a->value > 0 ?
+		    sim_faults_fire(&t->faults, SIM_FAULT_NETDEVS, rq->a->type, rq->pf, vf) :
+		    NULL;
+	if (f && !crash)
+		return netdevs_late(s, t, rq, f);
+	/* a crash as the VFs were probed: the netdevs the fault lets appear */
+	r = f ? set_netdevs(t->state, rq->pf, f->netdevs, false) : 0;
+	if (r >= 0 && rq->a->type == ACTION_BIND_VF &&
+	    sim_faults_fire(&t->faults, SIM_FAULT_RANDOM_MAC, rq->a->type, rq->pf, vf))
+		r = sim_vf_random_mac(t->state, rq->pf, rq->a->vf);
+	if (r >= 0)
+		r = txn_commit(s, t);
+	if (r < 0)
+		return r;
+	if (crash) {
+		/* a crash right after the change reached the "kernel" */
+		r = txn_release(s, t);
+		if (r < 0)
+			return r;
+		(void)kill(getpid(), SIGKILL);
+	}
+	return 0;
+}
+
 static int sim_run(struct sim *s, const struct sim_request *rq)
 {
 	_cleanup_(txn_done) struct txn own = { .fd = -EBADF };
 	char vf_pci[PCI_ADDR_MAX] = "";
 	struct sim_fault *f;
 	struct txn *t;
-	bool crash;
 	int r;
 
 	s->host.error[0] = '\0';
@@ -520,34 +554,7 @@ static int sim_run(struct sim *s, const struct sim_request *rq)
 	if (r < 0)
 		return r;
 	s->n_done++;
-	f = crash_due(s, t, rq, vf_pci[0] ? vf_pci : NULL);
-	crash = f != NULL;
-	if (crash)
-		sim_faults_remove(&t->faults, f);
-	f = rq->a->type == ACTION_SET_NUM_VFS && rq->a->value > 0 ?
-		    sim_faults_fire(&t->faults, SIM_FAULT_NETDEVS, rq->a->type, rq->pf,
-				    vf_pci[0] ? vf_pci : NULL) :
-		    NULL;
-	if (f && !crash)
-		return netdevs_late(s, t, rq, f);
-	/* a crash as the VFs were probed: the netdevs the fault lets appear */
-	r = f ? set_netdevs(t->state, rq->pf, f->netdevs, false) : 0;
-	if (r >= 0 && rq->a->type == ACTION_BIND_VF &&
-	    sim_faults_fire(&t->faults, SIM_FAULT_RANDOM_MAC, rq->a->type, rq->pf,
-			    vf_pci[0] ? vf_pci : NULL))
-		r = sim_vf_random_mac(t->state, rq->pf, rq->a->vf);
-	if (r >= 0)
-		r = txn_commit(s, t);
-	if (r < 0)
-		return r;
-	if (crash) {
-		/* a crash right after the change reached the "kernel" */
-		r = txn_release(s, t);
-		if (r < 0)
-			return r;
-		(void)kill(getpid(), SIGKILL);
-	}
-	return 0;
+	return sim_settle(s, t, rq, vf_pci[0] ? vf_pci : NULL);
 }
 
 static struct sim *to_sim(struct host *h)

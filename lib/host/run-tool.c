@@ -45,12 +45,44 @@ void tool_run_done(struct tool_run *t)
 	*t = (struct tool_run){};
 }
 
+/* The child starts with default signal handling and nothing blocked,
+ * whatever the daemon has set up for itself; in a group of its own if asked.
+ * 0 or a positive error number, as posix_spawnattr_*() return. */
+static int spawn_attr(posix_spawnattr_t *attr, bool group)
+{
+	sigset_t none, all;
+	int r;
+
+	sigemptyset(&none);
+	sigfillset(&all);
+	r = posix_spawnattr_setsigmask(attr, &none);
+	if (r == 0)
+		r = posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+							   (group ? POSIX_SPAWN_SETPGROUP : 0));
+	if (r == 0 && group)
+		r = posix_spawnattr_setpgroup(attr, 0);
+	if (r == 0)
+		r = posix_spawnattr_setsigdefault(attr, &all);
+	return r;
+}
+
+/* stdin from /dev/null, stdout and stderr to the pipes. */
+static int spawn_files(posix_spawn_file_actions_t *fa, int out_fd, int err_fd)
+{
+	int r = posix_spawn_file_actions_addopen(fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+
+	if (r == 0)
+		r = posix_spawn_file_actions_adddup2(fa, out_fd, STDOUT_FILENO);
+	if (r == 0)
+		r = posix_spawn_file_actions_adddup2(fa, err_fd, STDERR_FILENO);
+	return r;
+}
+
 static int spawn(char *const argv[], const struct tool_run_options *o, int out_fd, int err_fd,
 		 pid_t *ret_pid)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
-	sigset_t none;
 	pid_t pid;
 	int r;
 
@@ -66,27 +98,9 @@ static int spawn(char *const argv[], const struct tool_run_options *o, int out_f
 		posix_spawn_file_actions_destroy(&fa);
 		return -r;
 	}
-	sigemptyset(&none);
-	/* the child starts with default signal handling and nothing blocked,
-	 * whatever the daemon has set up for itself */
-	r = posix_spawnattr_setsigmask(&attr, &none);
+	r = spawn_attr(&attr, o->group);
 	if (r == 0)
-		r = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
-							    (o->group ? POSIX_SPAWN_SETPGROUP : 0));
-	if (r == 0 && o->group)
-		r = posix_spawnattr_setpgroup(&attr, 0);
-	if (r == 0) {
-		sigset_t all;
-
-		sigfillset(&all);
-		r = posix_spawnattr_setsigdefault(&attr, &all);
-	}
-	if (r == 0)
-		r = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	if (r == 0)
-		r = posix_spawn_file_actions_adddup2(&fa, out_fd, STDOUT_FILENO);
-	if (r == 0)
-		r = posix_spawn_file_actions_adddup2(&fa, err_fd, STDERR_FILENO);
+		r = spawn_files(&fa, out_fd, err_fd);
 	if (r == 0)
 		r = posix_spawn(&pid, argv[0], &fa, &attr, argv, o->env ?: tool_env);
 	posix_spawnattr_destroy(&attr);
@@ -212,6 +226,18 @@ int tool_run(char *const argv[], usec_t timeout, size_t max_out, struct tool_run
 	return tool_run_with(argv, NULL, timeout, max_out, ret);
 }
 
+/* A stream with nothing in it is the empty string. -ENOMEM. */
+static int streams_finish(struct stream st[static 2])
+{
+	for (size_t i = 0; i < 2; i++)
+		if (!st[i].buf) {
+			st[i].buf = strdup("");
+			if (!st[i].buf)
+				return -ENOMEM;
+		}
+	return 0;
+}
+
 int tool_run_with(char *const argv[], const struct tool_run_options *o, usec_t timeout,
 		  size_t max_out, struct tool_run *ret)
 {
@@ -248,15 +274,8 @@ int tool_run_with(char *const argv[], const struct tool_run_options *o, usec_t t
 		kill_and_reap(pid, o->group);
 	close_fd(st[0].fd);
 	close_fd(st[1].fd);
-	if (r >= 0 && (!st[0].buf || !st[1].buf)) {
-		/* a stream with nothing in it is the empty string */
-		if (!st[0].buf)
-			st[0].buf = strdup("");
-		if (!st[1].buf)
-			st[1].buf = strdup("");
-		if (!st[0].buf || !st[1].buf)
-			r = -ENOMEM;
-	}
+	if (r >= 0)
+		r = streams_finish(st);
 	if (r < 0) {
 		free(st[0].buf);
 		free(st[1].buf);

@@ -105,6 +105,13 @@ static const struct field host_fields[] = {
 	FIELD("pfs", pfs, struct host_state, pfs, 0, 0),
 };
 
+/* A key that may be left out may also be null, meaning the same, unless
+ * null has a meaning of its own there (firmware_link_type). */
+static bool is_null_absent(const struct field *f, const struct json_object *v)
+{
+	return !v && f->optional && !f->nullable;
+}
+
 /* Parses the members of one object in table order; unknown keys are ignored. */
 static int parse_object(struct parser *p, const struct field *fields, size_t n_fields,
 			const char *path, struct json_object *o, void *obj)
@@ -119,7 +126,7 @@ static int parse_object(struct parser *p, const struct field *fields, size_t n_f
 		int r;
 
 		snapshot_path(fpath, "%s%s%s", path, *path ? "." : "", f->key);
-		if (!json_object_object_get_ex(o, f->key, &v)) {
+		if (!json_object_object_get_ex(o, f->key, &v) || is_null_absent(f, v)) {
 			if (f->optional)
 				continue;
 			return snapshot_fail(p, fpath, "missing");
@@ -260,6 +267,86 @@ static int parse_pf(struct parser *p, const char *path, struct json_object *o, s
 	return 0;
 }
 
+/* Where a PCI address stands in a snapshot: pfs[pf], or pfs[pf].vfs[vf]. */
+struct pci_place {
+	const char *pci;
+	size_t pf, vf;
+	bool is_vf;
+	size_t order; /* in the document */
+};
+
+static int pci_place_compare(const void *a, const void *b)
+{
+	const struct pci_place *x = a, *y = b;
+	int c = strcmp(x->pci, y->pci);
+
+	return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+static void pci_place_name(char *buf, const char *path, const struct pci_place *w,
+			   const char *suffix)
+{
+	if (w->is_vf)
+		snapshot_path(buf, "%s[%zu].vfs[%zu]%s", path, w->pf, w->vf, suffix);
+	else
+		snapshot_path(buf, "%s[%zu]%s", path, w->pf, suffix);
+}
+
+/* Every PCI address of the PFs and VFs in document order. */
+static struct pci_place *pci_places(const struct host_state *h, size_t *ret_n)
+{
+	struct pci_place *all;
+	size_t n = h->n_pfs;
+
+	for (size_t i = 0; i < h->n_pfs; i++)
+		n += h->pfs[i].n_vfs;
+	all = calloc(n, sizeof(*all));
+	if (!all)
+		return NULL;
+	n = 0;
+	for (size_t i = 0; i < h->n_pfs; i++) {
+		all[n] = (struct pci_place){ .pci = h->pfs[i].pci, .pf = i, .order = n };
+		n++;
+		for (size_t j = 0; j < h->pfs[i].n_vfs; j++, n++)
+			all[n] = (struct pci_place){ .pci = h->pfs[i].vfs[j].pci,
+						     .pf = i,
+						     .vf = j,
+						     .is_vf = true,
+						     .order = n };
+	}
+	*ret_n = n;
+	return all;
+}
+
+/* No two PFs or VFs have one PCI address: the first that repeats an
+ * earlier one is an error that names both ("pfs[1].vfs[0].pci: 0000:3b:01.0
+ * is already pfs[0].vfs[0]"). Sorted, as a PF may have 65535 VFs. */
+static int check_unique_pci(struct parser *p, const char *path, const struct host_state *h)
+{
+	_cleanup_free_ struct pci_place *all = NULL;
+	const struct pci_place *dup = NULL;
+	char where[PATH_MAX_], other[PATH_MAX_];
+	size_t n = 0;
+
+	if (h->n_pfs == 0)
+		return 0;
+	all = pci_places(h, &n);
+	if (!all)
+		return snapshot_oom(p);
+	qsort(all, n, sizeof(*all), pci_place_compare);
+	/* the second of each group of one address repeats the first */
+	for (size_t i = 1; i < n; i++)
+		if (streq(all[i].pci, all[i - 1].pci) &&
+		    (i == 1 || !streq(all[i - 1].pci, all[i - 2].pci)) &&
+		    (!dup || all[i].order < dup->order))
+			dup = &all[i];
+	if (!dup)
+		return 0;
+	pci_place_name(where, path, dup, ".pci");
+	pci_place_name(other, path, dup - 1, "");
+	return snapshot_fail(p, where, "%s is already %s", dup->pci, other);
+}
+
 static int snapshot_parse_pfs(struct parser *p, const struct field *f, const char *path,
 			      struct json_object *v, void *obj)
 {
@@ -284,14 +371,8 @@ static int snapshot_parse_pfs(struct parser *p, const struct field *f, const cha
 		r = parse_pf(p, ipath, json_object_array_get_idx(v, i), pf);
 		if (r < 0)
 			return r;
-		for (size_t j = 0; j < i; j++)
-			if (streq(h->pfs[j].pci, pf->pci)) {
-				snapshot_path(ipath, "%s[%zu].pci", path, i);
-				return snapshot_fail(p, ipath, "%s is already pfs[%zu]", pf->pci,
-						     j);
-			}
 	}
-	return 0;
+	return check_unique_pci(p, path, h);
 }
 
 static int snapshot_format_pfs(const struct field *f, const void *obj, struct json_object **ret)

@@ -76,7 +76,7 @@ static int check_firmware_raise(struct desired_ctx *c, uint32_t want, const char
 	const struct src *no;
 	char other[256];
 
-	if (pf_settings_has(s, PF_KEY_EXTERNALLY_MANAGED) && s->externally_managed)
+	if (pf_settings_externally_managed(s))
 		return hw_error(
 			c, at->file, at->line,
 			"VirtualFunctions=%s: the PF supports at most %u VFs (sriov_totalvfs), "
@@ -176,7 +176,7 @@ int desired_resolve_num_vfs(struct desired_ctx *c)
 	if (r < 0)
 		return r;
 	c->vf_bound = want;
-	if (!(pf_settings_has(s, PF_KEY_EXTERNALLY_MANAGED) && s->externally_managed))
+	if (!pf_settings_externally_managed(s))
 		c->d->num_vfs = want;
 	else if (c->pf->num_vfs > want)
 		return warn_extra_vfs(c);

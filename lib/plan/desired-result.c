@@ -26,8 +26,7 @@ uint32_t pf_desired_num_vfs(const struct pf_desired *d, const struct pf_state *p
 {
 	const struct pf_settings *s = &d->pf;
 
-	if (pf_settings_has(s, PF_KEY_EXTERNALLY_MANAGED) && s->externally_managed &&
-	    pf_settings_has(s, PF_KEY_VIRTUAL_FUNCTIONS))
+	if (pf_settings_externally_managed(s) && pf_settings_has(s, PF_KEY_VIRTUAL_FUNCTIONS))
 		return s->num_vfs_max ? pf->total_vfs : s->num_vfs;
 	return d->num_vfs;
 }
@@ -36,8 +35,7 @@ bool pf_desired_has_extra_vfs(const struct pf_desired *d, const struct pf_state 
 {
 	const struct pf_settings *s = &d->pf;
 
-	return pf_settings_has(s, PF_KEY_EXTERNALLY_MANAGED) && s->externally_managed &&
-	       pf_settings_has(s, PF_KEY_VIRTUAL_FUNCTIONS) &&
+	return pf_settings_externally_managed(s) && pf_settings_has(s, PF_KEY_VIRTUAL_FUNCTIONS) &&
 	       pf->num_vfs > pf_desired_num_vfs(d, pf);
 }
 

@@ -123,8 +123,7 @@ const char *plan_external_vfs_unconfigured(const struct plan *p, const struct pf
 {
 	const struct pf_settings *s = &d->pf;
 
-	if (!(pf_settings_has(s, PF_KEY_EXTERNALLY_MANAGED) && s->externally_managed &&
-	      pf_settings_has(s, PF_KEY_VIRTUAL_FUNCTIONS)))
+	if (!(pf_settings_externally_managed(s) && pf_settings_has(s, PF_KEY_VIRTUAL_FUNCTIONS)))
 		return NULL;
 	for (size_t i = 0; i < p->n_actions; i++)
 		if (action_type_on_vf(p->actions[i].type))

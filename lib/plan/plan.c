@@ -93,8 +93,7 @@ static int plan_build_steps(struct plan_ctx *c)
 	const struct pf_settings *s = &c->d->pf;
 	int r;
 
-	c->externally_managed = pf_settings_has(s, PF_KEY_EXTERNALLY_MANAGED) &&
-				s->externally_managed;
+	c->externally_managed = pf_settings_externally_managed(s);
 	r = plan_firmware_vfs(c);
 	if (r >= 0)
 		r = plan_link_type(c);

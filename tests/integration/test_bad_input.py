@@ -91,12 +91,17 @@ def test_other_pfs_are_applied_while_one_is_held(make_host):
     assert h.pf(a)["num_vfs"] == 0
 
 
-def test_unknown_key_is_an_error_with_the_name_meant(make_host):
+@pytest.mark.parametrize("body,text", [
+    ("[PhysicalFunction]\nVirtualFunction=4\n",
+     "unknown key 'VirtualFunction' in [PhysicalFunction]; did you mean 'VirtualFunctions'?"),
+    # an abbreviation finds its key too
+    ("[VirtualFunction 0-1]\nQueryRSS=yes\n",
+     "unknown key 'QueryRSS' in [VirtualFunction 0-1]; did you mean 'QueryReceiveSideScaling'?"),
+])
+def test_unknown_key_is_an_error_with_the_name_meant(make_host, body, text):
     h = make_host("e810.json")
     pci = h.pfs_by_driver("ice")[0]["pci"]
-    held_pf_untouched(h, pci, "[PhysicalFunction]\nVirtualFunction=4\n", 4,
-                      "unknown key 'VirtualFunction' in [PhysicalFunction]; "
-                      "did you mean 'VirtualFunctions'?")
+    held_pf_untouched(h, pci, body, 4, text)
 
 
 def test_check_named_files_and_main_config(make_host, tmp_path):
@@ -159,3 +164,39 @@ def test_apply_refuses_a_machine_id(make_host):
                         "snapshot's own machine_id; plan without --machine-id shows what apply "
                         "writes\n"), r.stderr
     assert h.path.read_text() == before
+
+
+def two_vfs_applied(make_host):
+    """A host whose first E810 port has two VFs applied: the host, its state and the port's index."""
+    h = make_host("e810.json")
+    pci = h.pfs_by_driver("ice")[0]["pci"]
+    h.layout("50-e810.conf", f"[Match]\nPCIAddress={pci}\n[PhysicalFunction]\nVirtualFunctions=2\n")
+    assert h.run("apply").returncode == 0
+    s = h.state()
+    return h, s, next(k for k, p in enumerate(s["pfs"]) if p["pci"] == pci)
+
+
+def test_a_snapshot_giving_two_vfs_one_pci_address_is_refused(make_host):
+    h, s, i = two_vfs_applied(make_host)
+    vfs = s["pfs"][i]["vfs"]
+    vfs[1]["pci"] = vfs[0]["pci"]
+    h.save(s)
+    before = h.path.read_bytes()
+    for verb in ("check", "status", "apply"):
+        r = h.run(verb)
+        assert r.returncode == 1, (verb, r.stdout, r.stderr)
+        assert f"pfs[{i}].vfs[1].pci: {vfs[0]['pci']} is already pfs[{i}].vfs[0]" in r.stderr, r.stderr
+    assert h.path.read_bytes() == before
+
+
+def test_a_snapshot_key_that_may_be_left_out_may_be_null(make_host):
+    h, s, i = two_vfs_applied(make_host)
+    pf = s["pfs"][i]
+    pf["vfs"][0]["representor"] = None
+    pf["vfs"][0]["query_rss"] = None
+    pf["altnames"] = None
+    h.save(s)
+    r = h.run("status")
+    assert r.returncode == 0, r.stderr
+    r = h.run("apply", pf["pci"])
+    assert r.returncode == 0 and r.stdout.strip().endswith("already applied"), r.stdout

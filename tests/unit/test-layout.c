@@ -468,6 +468,57 @@ static void test_unknown_things(void **state)
 		     "unknown key 'VLANID' in [VirtualFunction]; did you mean 'VLANId'?");
 	expect_error(MATCH_ALL "[VirtualFunction]\nTrsut=yes\n", 4,
 		     "unknown key 'Trsut' in [VirtualFunction]; did you mean 'Trust'?");
+	/* abbreviations, and the names ip-link(8), sysfs, ethtool and
+	 * mstconfig give a key, find it; the line is an error all the same */
+	expect_error(MATCH_ALL "[VirtualFunction 0-3]\nQueryRSS=yes\n", 4,
+		     "unknown key 'QueryRSS' in [VirtualFunction 0-3]; "
+		     "did you mean 'QueryReceiveSideScaling'?");
+	expect_error(MATCH_ALL "[VirtualFunction]\nRSS=yes\n", 4,
+		     "unknown key 'RSS' in [VirtualFunction]; "
+		     "did you mean 'QueryReceiveSideScaling'?");
+	expect_error(MATCH_ALL "[VirtualFunction 1]\nMAC=02:00:00:00:00:01\n", 4,
+		     "unknown key 'MAC' in [VirtualFunction 1]; did you mean 'MACAddress'?");
+	expect_error(MATCH_ALL "[VirtualFunction]\nspoofchk=off\n", 4,
+		     "unknown key 'spoofchk' in [VirtualFunction]; "
+		     "did you mean 'MACSpoofCheck'?");
+	expect_error(MATCH_ALL "[VirtualFunction]\nmax_tx_rate=100\n", 4,
+		     "unknown key 'max_tx_rate' in [VirtualFunction]; "
+		     "did you mean 'MaxTxRateMbps'?");
+	expect_error(MATCH_ALL "[VirtualFunction]\nMaxRateMbps=100\n", 4,
+		     "unknown key 'MaxRateMbps' in [VirtualFunction]; "
+		     "did you mean 'MaxTxRateMbps'?");
+	expect_error(MATCH_ALL "[VirtualFunction]\nQoS=3\n", 4,
+		     "unknown key 'QoS' in [VirtualFunction]; did you mean 'QualityOfService'?");
+	/* MinTxRateMbps or MaxTxRateMbps: no guess */
+	expect_error(MATCH_ALL "[VirtualFunction]\nTxRate=100\n", 4,
+		     "unknown key 'TxRate' in [VirtualFunction]");
+	expect_error(MATCH_ALL "[PhysicalFunction]\nsriov_numvfs=4\n", 4,
+		     "unknown key 'sriov_numvfs' in [PhysicalFunction]; "
+		     "did you mean 'VirtualFunctions'?");
+	/* sriov-network-operator's policy field */
+	expect_error(MATCH_ALL "[PhysicalFunction]\nnumVfs=4\n", 4,
+		     "unknown key 'numVfs' in [PhysicalFunction]; "
+		     "did you mean 'VirtualFunctions'?");
+	expect_error(MATCH_ALL "[PhysicalFunction]\nVirtFunc=4\n", 4,
+		     "unknown key 'VirtFunc' in [PhysicalFunction]; "
+		     "did you mean 'VirtualFunctions'?");
+	expect_error(MATCH_ALL "[PhysicalFunction]\nVFs=4\n", 4,
+		     "unknown key 'VFs' in [PhysicalFunction]; did you mean 'VirtualFunctions'?");
+	expect_error(MATCH_ALL "[PhysicalFunction]\nNUM_OF_VFS=16\n", 4,
+		     "unknown key 'NUM_OF_VFS' in [PhysicalFunction]; "
+		     "did you mean 'FirmwareVirtualFunctions'?");
+	expect_error(MATCH_ALL "[PhysicalFunction]\nMTU=9000\n", 4,
+		     "unknown key 'MTU' in [PhysicalFunction]; did you mean 'MTUBytes'?");
+	expect_error(MATCH_ALL "[PhysicalFunction]\nhw-tc-offload=on\n", 4,
+		     "unknown key 'hw-tc-offload' in [PhysicalFunction]; "
+		     "did you mean 'HardwareTCOffload'?");
+	expect_error(MATCH_ALL "[PhysicalFunction]\nESwitch=switchdev\n", 4,
+		     "unknown key 'ESwitch' in [PhysicalFunction]; did you mean 'ESwitchMode'?");
+	expect_error("[Match]\nPCI=0000:3b:00.0\n", 2,
+		     "unknown key 'PCI' in [Match]; did you mean 'PCIAddress'?");
+	expect_error(MATCH_ALL "[VF 0-3]\nTrust=yes\n", 3,
+		     "unknown section [VF 0-3]; sections are [Match], [PhysicalFunction] and "
+		     "[VirtualFunction ...]; did you mean '[VirtualFunction 0-3]'?");
 	/* one error for the section, none for its keys */
 	expect_error(MATCH_ALL "[Link]\nMTUBytes=9000\nFoo=bar\n", 3,
 		     "unknown section [Link]; sections are [Match], [PhysicalFunction] and "

@@ -337,6 +337,10 @@ static void test_unknown_things(void **state)
 
 	expect_diag("[Apply]\nTimeout=5\n", DIAG_ERROR, 2,
 		    "unknown key 'Timeout' in [Apply]; did you mean 'TimeoutSec'?");
+	expect_diag("[Kubernetes]\nMaxNodes=2\n", DIAG_ERROR, 2,
+		    "unknown key 'MaxNodes' in [Kubernetes]; did you mean 'MaxParallelNodes'?");
+	expect_diag("[Kubernetes]\nnode_name=worker-1\n", DIAG_ERROR, 2,
+		    "unknown key 'node_name' in [Kubernetes]; did you mean 'NodeName'?");
 	expect_diag("[Drift]\nPolicy=never\n", DIAG_ERROR, 2,
 		    "unknown key 'Policy' in [Drift]; it belongs in [Disruption]");
 	expect_diag("[Drift]\nFoo=1\n", DIAG_ERROR, 2, "unknown key 'Foo' in [Drift]");

@@ -359,6 +359,119 @@ static void test_duplicate_pf(void **state)
 	host_state_free(h);
 }
 
+/* base with a second PF at pf_pci whose one VF is at vf_pci */
+static char *with_second_pf(const char *pf_pci, const char *vf_pci)
+{
+	char pf[1024];
+
+	snprintf(pf, sizeof(pf),
+		 "} ] }, { \"pci\": \"%s\", \"name\": \"ens1f1\", \"vendor\": \"0x8086\", "
+		 "\"device\": \"0x159b\", \"driver\": \"ice\", \"vf_device\": \"0x1889\", "
+		 "\"vf_driver\": \"iavf\", \"total_vfs\": 128, \"num_vfs\": 1, \"vf_offset\": 8, "
+		 "\"vf_stride\": 1, \"mtu\": 1500, \"up\": true, "
+		 "\"permanent_mac\": \"b4:96:91:aa:bb:01\", \"eswitch_mode\": \"legacy\", "
+		 "\"link_type\": \"ethernet\", \"numa_node\": 0, \"firmware_total_vfs\": null, "
+		 "\"vfs\": [ { \"index\": 0, \"pci\": \"%s\", \"name\": null, \"driver\": null, "
+		 "\"mac\": \"00:00:00:00:00:00\", \"vlan\": 0, \"qos\": 0, "
+		 "\"vlan_proto\": \"802.1Q\", \"trust\": false, \"spoofchk\": true, "
+		 "\"link_state\": \"auto\", \"min_tx_rate\": 0, \"max_tx_rate\": 0, \"mtu\": 0, "
+		 "\"rdma\": false } ] } ] }",
+		 pf_pci, vf_pci);
+	return replace(base, "} ] } ] }", pf);
+}
+
+/* No two PFs or VFs share a PCI address, within a PF or across PFs; the
+ * error names both, at the first address that repeats one before it. */
+static void test_duplicate_pci(void **state)
+{
+	static const struct {
+		const char *pf_pci, *vf_pci, *error;
+	} cases[] = {
+		{ "0000:3b:00.1", "0000:3b:01.1",
+		  "pfs[1].vfs[0].pci: 0000:3b:01.1 is already pfs[0].vfs[1]" },
+		{ "0000:3b:00.1", "0000:3b:00.0",
+		  "pfs[1].vfs[0].pci: 0000:3b:00.0 is already pfs[0]" },
+		{ "0000:3b:01.0", "0000:3b:11.0",
+		  "pfs[1].pci: 0000:3b:01.0 is already pfs[0].vfs[0]" },
+		{ "0000:3b:00.1", "0000:3b:00.1",
+		  "pfs[1].vfs[0].pci: 0000:3b:00.1 is already pfs[1]" },
+		/* two repeats: the first in the document is said */
+		{ "0000:3b:01.1", "0000:3b:01.0",
+		  "pfs[1].pci: 0000:3b:01.1 is already pfs[0].vfs[1]" },
+	};
+	char *text;
+
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		text = with_second_pf(cases[i].pf_pci, cases[i].vf_pci);
+		check_bad(text, cases[i].error);
+		free(text);
+	}
+	/* within one PF: two VFs, a VF and its PF */
+	text = replace(base, "\"pci\": \"0000:3b:01.1\"", "\"pci\": \"0000:3b:01.0\"");
+	check_bad(text, "pfs[0].vfs[1].pci: 0000:3b:01.0 is already pfs[0].vfs[0]");
+	free(text);
+	text = replace(base, "\"pci\": \"0000:3b:01.0\"", "\"pci\": \"0000:3b:00.0\"");
+	check_bad(text, "pfs[0].vfs[0].pci: 0000:3b:00.0 is already pfs[0]");
+	free(text);
+	/* all different: accepted */
+	text = with_second_pf("0000:3b:00.1", "0000:3b:11.0");
+	host_state_free(parse_ok(text));
+	free(text);
+	(void)state;
+}
+
+/* A key that may be left out may also be null, meaning the same: the host
+ * read is the one read without the key. */
+static void test_optional_null(void **state)
+{
+	static const struct {
+		const char *after, *key;
+	} cases[] = {
+		{ "\"iommu\": true, ", "cpu_vendor" },
+		{ "\"iommu\": true, ", "boot_loader" },
+		{ "\"iommu\": true, ", "kernel_arguments_added" },
+		{ "\"iommu\": true, ", "rdma_netns_mode" },
+		{ "\"iommu\": true, ", "machine_id" },
+		{ "\"iommu\": true, ", "boot_id" },
+		{ "\"numa_node\": 0, ", "altnames" },
+		{ "\"numa_node\": 0, ", "drivers_autoprobe" },
+		{ "\"numa_node\": 0, ", "hw_tc_offload" },
+		{ "\"numa_node\": 0, ", "hw_tc_offload_fixed" },
+		{ "\"numa_node\": 0, ", "firmware_error" },
+		{ "\"max_tx_rate\": 10000, ", "query_rss" },
+		{ "\"max_tx_rate\": 10000, ", "ib_node_guid" },
+		{ "\"max_tx_rate\": 10000, ", "ib_port_guid" },
+		{ "\"max_tx_rate\": 10000, ", "representor" },
+		{ "\"max_tx_rate\": 10000, ", "representor_up" },
+	};
+	struct host_state *h = parse_ok(base);
+	char *want = NULL;
+
+	assert_int_equal(snapshot_format(h, &want), 0);
+	host_state_free(h);
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		char to[128], *text, *out = NULL;
+
+		snprintf(to, sizeof(to), "%s\"%s\": null, ", cases[i].after, cases[i].key);
+		text = replace(base, cases[i].after, to);
+		h = parse_ok(text);
+		assert_int_equal(snapshot_format(h, &out), 0);
+		assert_string_equal(out, want);
+		free(out);
+		free(text);
+		host_state_free(h);
+	}
+	free(want);
+	/* a key that must be there is not null either */
+	{
+		char *text = replace(base, "\"mtu\": 1500, \"up\"", "\"mtu\": null, \"up\"");
+
+		check_bad(text, "pfs[0].mtu: must not be null");
+		free(text);
+	}
+	(void)state;
+}
+
 static void test_optional_round_trip(void **state)
 {
 	struct host_state *h = parse_ok(base), *h2;
@@ -460,6 +573,8 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_machine_id),
 		cmocka_unit_test(test_duplicate_pf),
+		cmocka_unit_test(test_duplicate_pci),
+		cmocka_unit_test(test_optional_null),
 		cmocka_unit_test(test_optional_round_trip),
 		cmocka_unit_test(test_empty_host),
 		cmocka_unit_test(test_kept_pf_texts),

@@ -12,8 +12,10 @@
 
 static void test_suggest(void **state)
 {
-	static const char *const keys[] = { "VirtualFunctions", "MTUBytes", "LinkUp",
-					    "Device",		"Driver",   "Name" };
+	static const char *const keys[] = {
+		"VirtualFunctions",	   "MTUBytes", "LinkUp", "Device", "Driver", "Name",
+		"FirmwareVirtualFunctions"
+	};
 	static const struct {
 		const char *typo, *meant;
 	} cases[] = {
@@ -24,7 +26,14 @@ static void test_suggest(void **state)
 		{ "Drivr", "Driver" },
 		{ "MTUByte", "MTUBytes" },
 		{ "Virtual", "VirtualFunctions" }, /* cut short */
-		{ "MTU", NULL },
+		{ "MTU", "MTUBytes" },		   /* a word of it */
+		{ "Up", NULL },			   /* too short to be told */
+		{ "LU", "LinkUp" },		   /* the initials of every word */
+		{ "link_up", "LinkUp" },
+		{ "VFs", NULL },
+		{ "VirtFunc", "VirtualFunctions" },
+		{ "Dev", "Device" }, /* the start of a word */
+		{ "Functions", "VirtualFunctions" },
 		{ "Nmae", "Name" },
 		{ "Foo", NULL },
 		{ "Bandwidth", NULL },
@@ -48,6 +57,25 @@ static void test_suggest(void **state)
 			assert_non_null(s.best);
 			assert_string_equal(s.best, cases[i].meant);
 		}
+	}
+	/* another name of a key: nearer than any edit */
+	{
+		struct suggest s = suggest_init("Query_RSS");
+
+		suggest_consider(&s, "QueryReceiveSideScaling");
+		suggest_consider_alias(&s, "QueryRSSX", "query_rss");
+		suggest_consider_alias(&s, "Trust", NULL);
+		assert_string_equal(s.best, "QueryRSSX");
+		assert_int_equal(s.distance, 0);
+	}
+	/* an abbreviation leaves out no more words than it uses */
+	{
+		struct suggest s = suggest_init("MAC");
+
+		suggest_consider(&s, "MACSpoofCheck");
+		assert_null(s.best);
+		suggest_consider(&s, "MACAddress");
+		assert_string_equal(s.best, "MACAddress");
 	}
 	/* names too long to measure are never suggested for a short typo */
 	{
