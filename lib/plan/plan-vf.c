@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* Which netlink attributes of a VF differ from what a layout wants, and
- * what one SET_VF request must carry to fix them. */
+/* Step 6 of the planner, per VF in index order against the state step 4
+ * leaves it in: [unbind], netlink attributes, [bind], VF MTU, its
+ * representor up; which netlink attributes of a VF differ from what a
+ * layout wants, and what one SET_VF request must carry to fix them. */
 
-#include "plan.h"
+#include "plan-internal.h"
 
 /* A key set to a value the plan can use: a stable value not derived
- * (desired.c holds the PF or leaves a key the port cannot set) is not one. */
+ * (desired-stable.c holds the PF, or leaves a key the port cannot set to
+ * desired-hw.c) is not one. */
 static bool wanted(const struct vf_settings *want, enum vf_key k)
 {
 	return vf_settings_has(want, k) && !vf_settings_is_stable(want, k);
@@ -22,7 +25,7 @@ static bool key_differs(uint32_t supported, const struct vf_settings *want,
 
 /* Every group (vf_key_group) with a set key whose value differs goes whole,
  * the rest of the group taken from the VF as it is. Attributes the driver
- * does not implement are never compared (desired.c allows only their
+ * does not implement are never compared (desired-hw.c allows only their
  * defaults). */
 bool plan_vf_diff(uint32_t supported, const struct vf_settings *want, const struct vf_attrs *now,
 		  bool random_mac, struct vf_attrs *ret, uint32_t *ret_keys)
@@ -39,4 +42,149 @@ bool plan_vf_diff(uint32_t supported, const struct vf_settings *want, const stru
 			(void)vf_attrs_copy(ret, wanted(want, k) ? &want->attrs : now, k);
 	*ret_keys = keys;
 	return keys != 0;
+}
+
+/* The state of VF i after step 4; *ret_driver is the driver it had before
+ * an unbind of step 4 or of an apply that was killed before it bound the VF
+ * again (the one "left as it is"). Strings are borrowed. */
+static bool predict_vf(const struct plan_ctx *c, uint32_t i, struct vf_state *ret,
+		       const char **ret_driver)
+{
+	bool fresh = c->fresh || i >= c->pf->n_vfs;
+
+	if (fresh) {
+		const char *drv = plan_bound_driver(c, i);
+
+		*ret = (struct vf_state){ .index = i };
+		vf_attrs_init(&ret->attrs);
+		ret->attrs.driver = (char *)drv;
+		ret->attrs.mtu = vf_driver_has_netdev(drv) ? KERNEL_DEFAULT_MTU : 0;
+		/* "as it is" is as the PF's own autoprobe makes it: on the
+		 * kernel's VF driver, even where we create it unbound */
+		*ret_driver = c->probe_on ? plan_default_vf_driver(c) : NULL;
+	} else {
+		*ret = c->pf->vfs[i];
+		*ret_driver = ret->attrs.driver ?: ret->unbound_from;
+	}
+	if (c->unbound)
+		ret->attrs.driver = NULL;
+	return fresh;
+}
+
+/* Driver names as the kernel and modprobe compare them ('-' and '_' alike);
+ * NULL is no driver. */
+static bool same_driver(const char *a, const char *b)
+{
+	return a && b ? module_name_equal(a, b) : a == b;
+}
+
+/* The driver VF i must end up with, and the BIND_VF argument for it.
+ * Driver unset: as it is (or was, before step 4 unbound it). vfio-pci
+ * without an IOMMU: left as it is, and an unmet need. */
+static int vf_wanted_driver(struct plan_ctx *c, uint32_t i, const struct vf_settings *v,
+			    const char *before, const char **ret_want, const char **ret_arg)
+{
+	const char *want = before, *arg = before;
+	int r;
+
+	if (vf_settings_has(v, VF_KEY_DRIVER)) {
+		want = v->attrs.driver ?: plan_default_vf_driver(c);
+		arg = v->attrs.driver;
+	}
+	if (vf_driver_needs_iommu(want) && !same_driver(before, want)) {
+		if (!c->host->iommu) {
+			want = arg = before;
+			r = plan_note_no_iommu(c, i);
+			if (r < 0)
+				return r;
+		} else
+			c->iommu_bind = want;
+	}
+	if (want && plan_default_vf_driver(c) && module_name_equal(want, plan_default_vf_driver(c)))
+		c->uses_default = true;
+	*ret_want = want;
+	*ret_arg = arg;
+	return 0;
+}
+
+static int add_set_vf(struct plan_ctx *c, uint32_t i, const struct vf_attrs *attrs, uint32_t keys)
+{
+	int r;
+
+	if (!keys)
+		return 0;
+	r = plan_add_vf(c->p, ACTION_SET_VF, false, i, 0, NULL);
+	if (r >= 0) {
+		c->p->actions[c->p->n_actions - 1].attrs = *attrs;
+		c->p->actions[c->p->n_actions - 1].keys = keys;
+	}
+	return r;
+}
+
+/* Unbind, set, bind: for a driver change, and for drivers whose VF takes a
+ * value only when it binds after the value was set (igb's MAC, mlx5's
+ * GUIDs). A new netdev starts with the kernel's default MTU. */
+static int vf_rebind(struct plan_ctx *c, uint32_t i, struct vf_state *now,
+		     const struct vf_attrs *attrs, uint32_t keys, const char *to, const char *arg)
+{
+	int r = 0;
+
+	if (now->attrs.driver)
+		r = plan_add_vf(c->p, ACTION_UNBIND_VF, false, i, 0, NULL);
+	if (r >= 0)
+		r = add_set_vf(c, i, attrs, keys);
+	if (r >= 0 && to)
+		r = plan_add_vf(c->p, ACTION_BIND_VF, false, i, 0, arg);
+	now->attrs.driver = (char *)to;
+	now->attrs.mtu = vf_driver_has_netdev(to) ? KERNEL_DEFAULT_MTU : 0;
+	return r;
+}
+
+/* Whether VF i's representor is down after steps 4-6: one the eswitch
+ * change or the VF's creation makes starts down; the PF ends in switchdev
+ * mode. */
+static bool representor_down(const struct plan_ctx *c, uint32_t i, bool fresh,
+			     const struct vf_state *now)
+{
+	if (!c->drv->representor_link || !c->pf->has_eswitch ||
+	    pf_desired_eswitch_mode(c->d, c->pf) != ESWITCH_MODE_SWITCHDEV)
+		return false;
+	if (fresh || c->switched)
+		return true;
+	return now->representor && !now->representor_up;
+}
+
+/* Step 6 for VF i. */
+int plan_vf(struct plan_ctx *c, uint32_t i)
+{
+	const struct vf_settings *v = &c->d->vfs[i];
+	const char *before, *want, *arg;
+	struct vf_attrs attrs;
+	struct vf_state now;
+	bool fresh, random_mac, set_first;
+	uint32_t keys;
+	int r;
+
+	fresh = predict_vf(c, i, &now, &before);
+	r = vf_wanted_driver(c, i, v, before, &want, &arg);
+	if (r < 0)
+		return r;
+	random_mac = fresh && c->drv->vf_random_mac;
+	plan_vf_diff(c->vf_attrs, v, &now.attrs, random_mac, &attrs, &keys);
+	set_first = (keys & plan_before_bind(c)) && vf_driver_has_netdev(now.attrs.driver);
+
+	if (!same_driver(now.attrs.driver, want))
+		r = vf_rebind(c, i, &now, &attrs, keys, want, arg);
+	else if (set_first)
+		r = vf_rebind(c, i, &now, &attrs, keys, now.attrs.driver, now.attrs.driver);
+	else
+		r = add_set_vf(c, i, &attrs, keys);
+	if (r < 0)
+		return r;
+	if (vf_settings_has(v, VF_KEY_MTU) && vf_driver_has_netdev(now.attrs.driver) &&
+	    now.attrs.mtu != v->attrs.mtu)
+		r = plan_add_vf(c->p, ACTION_SET_VF_MTU, false, i, v->attrs.mtu, NULL);
+	if (r >= 0 && representor_down(c, i, fresh, &now))
+		r = plan_add_vf(c->p, ACTION_SET_REPRESENTOR_UP, false, i, 0, NULL);
+	return r;
 }

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* The files that select nothing on a host: a file whose [Match] selects no
+ * PF (a warning at the key that selects nothing), and for sriovctl check a
+ * Name= or PCIAddress= glob that selects no PF while the file's others do. */
+
+#include "desired.h"
+#include "match.h"
+
+static bool match_selects_any(const struct layout_match *m, const struct host_state *host)
+{
+	for (size_t i = 0; i < host->n_pfs; i++)
+		if (layout_match_pf(m, &host->pfs[i], host->hostname))
+			return true;
+	return false;
+}
+
+static bool selects_any(const struct layout_file *f, const struct host_state *host)
+{
+	return match_selects_any(&f->match, host);
+}
+
+/* The line of the first [Match] key that alone selects no PF of host, else
+ * (the keys select PFs, not together) of the header. */
+static unsigned unselected_line(const struct layout_match *m, const struct host_state *host)
+{
+	for (size_t i = 0; i < LAYOUT_MATCH_KEYS; i++) {
+		struct layout_match one = { .line = m->line };
+		char **list = *layout_match_list((struct layout_match *)m, i);
+
+		*layout_match_list(&one, i) = list;
+		if (list && !match_selects_any(&one, host))
+			return m->key_line[i] ?: m->line;
+	}
+	return m->line;
+}
+
+static int warn_unselected(const struct layout_file *f, const struct host_state *host,
+			   struct diag_list *diags)
+{
+	_cleanup_free_ char *what = layout_match_describe(&f->match);
+	char name[128] = "";
+
+	if (!what)
+		return -ENOMEM;
+	if (f->match.host && !layout_match_pf(&(struct layout_match){ .host = f->match.host },
+					      &(struct pf_state){}, host->hostname))
+		snprintf(name, sizeof(name), " (its name is %s)", strna(host->hostname));
+	return diag_add(diags, DIAG_WARNING, f->path, unselected_line(&f->match, host),
+			"[Match] %s selects no PF on this host%s", what, name);
+}
+
+int desired_unselected(const struct layout_set *set, const struct host_state *host,
+		       struct diag_list *diags, const struct layout_file ***ret_files,
+		       size_t *ret_n)
+{
+	_cleanup_free_ const struct layout_file **files = calloc(set->n_files ?: 1, sizeof(*files));
+	size_t n = 0;
+
+	if (!files)
+		return -ENOMEM;
+	for (size_t i = 0; i < set->n_files; i++) {
+		const struct layout_file *f = set->files[i];
+		int r;
+
+		/* a file without a usable [Match] holds every PF: its error says so */
+		if (!f || f->masked || layout_match_is_empty(&f->match) || selects_any(f, host))
+			continue;
+		r = warn_unselected(f, host, diags);
+		if (r < 0)
+			return r;
+		files[n++] = f;
+	}
+	if (ret_files)
+		*ret_files = TAKE_PTR(files);
+	if (ret_n)
+		*ret_n = n;
+	return 0;
+}
+
+/* Of key i of f (with two globs or more), each glob that selects no PF
+ * of host where the file with only that glob for the key would select none. */
+static int warn_globs(const struct layout_file *f, size_t i, const struct host_state *host,
+		      struct diag_list *diags)
+{
+	char **list = *layout_match_list((struct layout_match *)&f->match, i);
+
+	for (size_t g = 0; list && list[0] && list[1] && list[g]; g++) {
+		struct layout_match one = f->match;
+		char *only[] = { list[g], NULL };
+		int r;
+
+		*layout_match_list(&one, i) = only;
+		if (match_selects_any(&one, host))
+			continue;
+		r = diag_add(diags, DIAG_WARNING, f->path, f->match.key_line[i],
+			     "[Match] %s=%s selects no PF on this host (the file's other %s= "
+			     "globs do)",
+			     layout_match_key_name(i), list[g], layout_match_key_name(i));
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int desired_unmatched_globs(const struct layout_set *set, const struct host_state *host,
+			    struct diag_list *diags)
+{
+	for (size_t i = 0; i < set->n_files; i++) {
+		const struct layout_file *f = set->files[i];
+
+		if (!f || f->masked || f->has_error || !selects_any(f, host))
+			continue;
+		for (size_t k = 0; k < LAYOUT_MATCH_KEYS; k++) {
+			const char *key = layout_match_key_name(k);
+			int r;
+
+			if (!streq(key, "Name") && !streq(key, "PCIAddress"))
+				continue;
+			r = warn_globs(f, k, host, diags);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* A literal MAC address or GUID is unique on the whole host: this PF's VFs
+ * against another PF's desired state (desired.c builds it). */
+
+#include "desired-internal.h"
+
+/* " (VF 1 of 0000:3b:00.1's at 60-b.conf:6)": where the other PF's VF
+ * has the value, when that is another line than here. Returns buf. */
+static const char *unique_elsewhere(const struct src *here, const struct src *there, size_t vf,
+				    const char *pci, char buf[static 512])
+{
+	buf[0] = '\0';
+	if (!there->file || (streq_ptr(here->file, there->file) && here->line == there->line))
+		return buf;
+	if (streq_ptr(here->file, there->file))
+		snprintf(buf, 512, " (VF %zu of %s's at line %u)", vf, pci, there->line);
+	else
+		snprintf(buf, 512, " (VF %zu of %s's at %s:%u)", vf, pci, there->file, there->line);
+	return buf;
+}
+
+/* VF i of this PF and VF j of the other PF o with the same literal k. */
+static int unique_pair(struct desired_ctx *c, enum vf_key k, size_t i, const struct pf_desired *o,
+		       size_t j)
+{
+	const struct vf_settings *a = &c->d->vfs[i], *b = &o->vfs[j];
+	bool first = strcmp(c->d->pci, o->pci) < 0;
+	char val[VF_ATTR_STR_MAX], where[512];
+
+	if (!vf_settings_has(a, k) || !vf_settings_has(b, k) || (c->was_stable[i] & (1u << k)) ||
+	    !vf_attrs_equal(&a->attrs, &b->attrs, k))
+		return 0;
+	return rules_error(&c->out, a->src[k].file, a->src[k].line,
+			   "%s=%s: VF %u of %s and VF %u of %s would have the same %s%s",
+			   vf_key_to_string(k),
+			   vf_attrs_format(&a->attrs, k, VF_SPELLING_LAYOUT, val),
+			   (unsigned)(first ? i : j), first ? c->d->pci : o->pci,
+			   (unsigned)(first ? j : i), first ? o->pci : c->d->pci,
+			   k == VF_KEY_MAC ? "address" : "GUID",
+			   unique_elsewhere(&a->src[k], &b->src[k], j, o->pci, where));
+}
+
+int desired_unique_against(struct desired_ctx *c, const struct pf_desired *o)
+{
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
+		if (!vf_key_is_unique(k))
+			continue;
+		for (size_t i = 0; i < c->d->n_vfs; i++)
+			for (size_t j = 0; j < o->n_vfs; j++) {
+				int r = unique_pair(c, k, i, o, j);
+
+				if (r < 0)
+					return r;
+			}
+	}
+	return 0;
+}
+
+/* Whether some VF of this PF has a literal (not "stable") unique key. */
+bool desired_has_literal_unique(const struct desired_ctx *c)
+{
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
+		for (size_t i = 0; vf_key_is_unique(k) && i < c->d->n_vfs; i++)
+			if (vf_settings_has(&c->d->vfs[i], k) && !(c->was_stable[i] & (1u << k)))
+				return true;
+	return false;
+}

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* What a plan says beside its actions, once they are all planned: GUIDs
+ * left until a link type change's reboot (a note), VFs with RDMA=yes that
+ * no action may bring an RDMA device (unmet), VFs another tool is to make
+ * (waiting), a PF with no driver (unmet, and no action). */
+
+#include "plan-internal.h"
+
+/* The VFs up to the target count that pick() chooses, as ranges ("0-3, 5")
+ * in *ret (NULL when none) and their number in *ret_n. */
+static int vf_ranges(const struct plan_ctx *c, bool (*pick)(const struct plan_ctx *, uint32_t),
+		     size_t *ret_n, char **ret)
+{
+	_cleanup_free_ uint32_t *idx = NULL;
+	size_t n = 0;
+
+	*ret = NULL;
+	for (uint32_t i = 0; i < c->target && i < c->d->n_vfs; i++) {
+		uint32_t *m;
+
+		if (!pick(c, i))
+			continue;
+		m = realloc(idx, sizeof(*m) * (n + 1));
+		if (!m)
+			return -ENOMEM;
+		idx = m;
+		idx[n++] = i;
+	}
+	*ret_n = n;
+	if (n > 0 && !(*ret = ranges_format(idx, n)))
+		return -ENOMEM;
+	return 0;
+}
+
+static bool wants_guid(const struct plan_ctx *c, uint32_t i)
+{
+	return c->d->vfs[i].set & VF_NETLINK_GUID_KEYS;
+}
+
+/* GUIDs for a port that becomes InfiniBand only with the reboot its link
+ * type change needs: said, and planned after that reboot. */
+int plan_note_guids_after_reboot(struct plan_ctx *c)
+{
+	const struct pf_settings *s = &c->d->pf;
+	_cleanup_free_ char *vfs = NULL;
+	size_t n;
+	int r;
+
+	if (!pf_settings_has(s, PF_KEY_LINK_TYPE) || s->link_type != LINK_TYPE_INFINIBAND ||
+	    c->pf->link_type == LINK_TYPE_INFINIBAND)
+		return 0;
+	r = vf_ranges(c, wants_guid, &n, &vfs);
+	if (r < 0 || n == 0)
+		return r;
+	return strv_consume(&c->p->notes,
+			    strdup_printf("VF%s %s: the GUIDs are set once the port is InfiniBand, "
+					  "after the reboot its link type change needs",
+					  n > 1 ? "s" : "", vfs));
+}
+
+/* Whether action a may bring VF i an RDMA device: a module loaded, the
+ * VFs created anew, VF i bound or unbound, the eswitch mode or the RDMA
+ * netns mode changed, a reboot. Setting a VF's or the PF's values does not
+ * (the VF stays on its driver). */
+static bool action_may_bring_rdma(const struct action *a, uint32_t i)
+{
+	switch (a->type) {
+	case ACTION_SET_VF:
+	case ACTION_SET_VF_MTU:
+	case ACTION_SET_REPRESENTOR_UP:
+	case ACTION_SET_PF_MTU:
+	case ACTION_SET_PF_UP:
+	case ACTION_SET_HW_TC_OFFLOAD:
+	case ACTION_SET_AUTOPROBE:
+		return false;
+	case ACTION_BIND_VF:
+	case ACTION_UNBIND_VF:
+		return a->vf == i;
+	default:
+		return true;
+	}
+}
+
+/* VF i wants RDMA=yes, has no RDMA device, and no action of the plan may
+ * bring one. */
+static bool rdma_missing(const struct plan_ctx *c, uint32_t i)
+{
+	if (!vf_settings_wants_rdma(&c->d->vfs[i]) || i >= c->pf->n_vfs || c->pf->vfs[i].attrs.rdma)
+		return false;
+	for (size_t k = 0; k < c->p->n_actions; k++)
+		if (action_may_bring_rdma(&c->p->actions[k], i))
+			return false;
+	return true;
+}
+
+/* Checked once every action is planned: VFs with RDMA=yes and no RDMA
+ * device that nothing planned may bring (action_may_bring_rdma()) are an
+ * unmet need, so the PF ends degraded, never "applied", and plan says so
+ * before the apply. */
+int plan_add_no_rdma_reason(struct plan_ctx *c)
+{
+	_cleanup_free_ char *vfs = NULL, *mods = NULL;
+	size_t n;
+	int r;
+
+	r = vf_ranges(c, rdma_missing, &n, &vfs);
+	if (r < 0 || n == 0)
+		return r;
+	c->p->n_no_rdma = (uint32_t)n;
+	mods = c->drv->rdma_modules ? strv_join((char **)c->drv->rdma_modules, ", ") :
+				      strdup("no RDMA module");
+	if (!mods)
+		return -ENOMEM;
+	return strv_consume(&c->p->unmet,
+			    strdup_printf("VF%s %s ha%s no RDMA device (RDMA=yes) with %s loaded: "
+					  "RDMA may be turned off for the VFs in the device "
+					  "(devlink port function, firmware)",
+					  n > 1 ? "s" : "", vfs, n > 1 ? "ve" : "s", mods));
+}
+
+/* ExternallyManaged=yes with VirtualFunctions=: fewer VFs than the other
+ * tool is expected to create exist. Nothing of ours brings them; the PF
+ * waits, and the VFs get their sections when they appear. */
+int plan_note_external_vfs(struct plan_ctx *c)
+{
+	uint32_t want = pf_desired_num_vfs(c->d, c->pf);
+
+	if (!c->externally_managed || c->pf->num_vfs >= want)
+		return 0;
+	return strv_consume(&c->p->waiting,
+			    strdup_printf("waiting for another tool to create VFs: %u of %u exist "
+					  "(ExternallyManaged=yes)",
+					  c->pf->num_vfs, want));
+}
+
+/* A PF with no driver bound has no sriov_numvfs, and nothing of its layout
+ * can be set: an unmet need, and no action. On a real host the apply unit
+ * runs when the driver binds. */
+int plan_no_driver(struct plan_ctx *c)
+{
+	return strv_consume(&c->p->unmet,
+			    strdup("no driver is bound to the PF, and SR-IOV needs one: bind it "
+				   "(its layout is applied when the driver binds)"));
+}
