@@ -227,6 +227,19 @@ static void apply_on_pf_done(const struct apply_pf_result *res, void *userdata)
 	fflush(stdout);
 }
 
+/* Values written into a simulated host come from that host alone: an ID
+ * given here would be ignored, and what plan showed with it not be what is
+ * written. */
+static bool refuse_machine_id(const struct ctl *c)
+{
+	if (!c->has_machine_id)
+		return false;
+	fprintf(stderr, "--machine-id: not taken by apply, which derives stable values from "
+			"the snapshot's own machine_id; plan without --machine-id shows what "
+			"apply writes\n");
+	return true;
+}
+
 int verb_apply(struct ctl *c)
 {
 	_cleanup_layout_set_ struct layout_set *set = NULL;
@@ -246,16 +259,8 @@ int verb_apply(struct ctl *c)
 	int r;
 
 	c->acting = "applying";
-	/* values written into a simulated host come from that host alone: an
-	 * ID given here would be ignored, and what plan showed with it not be
-	 * what is written */
-	if (c->has_machine_id) {
-		fprintf(stderr,
-			"--machine-id: not taken by apply, which derives stable values from "
-			"the snapshot's own machine_id; plan without --machine-id shows what "
-			"apply writes\n");
+	if (refuse_machine_id(c))
 		return EXIT_USAGE;
-	}
 	if (c->bus)
 		return apply_by_daemon(c);
 	/* with errors in the main configuration, its policy cannot be known:

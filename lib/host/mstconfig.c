@@ -138,15 +138,40 @@ static bool footer_line(const char *line)
 	       startswith(line, "The 'RO' shows ");
 }
 
+enum query_part {
+	QUERY_HEADER,
+	QUERY_TABLE,
+	QUERY_FOOTER,
+};
+
+/* One line of the query's output, in the part *at of it: 0, -EBADMSG for a
+ * line that has no place there, or a row's error. */
+static int query_line(const char *line, enum query_part *at, struct mst_config *c, size_t *rows,
+		      char **ret_why)
+{
+	int r;
+
+	if (*at == QUERY_HEADER && columns_line(line)) {
+		*at = QUERY_TABLE;
+		return 0;
+	}
+	if (*at == QUERY_HEADER)
+		return header_line(line) ? 0 : -EBADMSG;
+	if (*at == QUERY_TABLE && (*line == '*' || *line == ' ')) {
+		r = row(line, c, ret_why);
+		if (r >= 0)
+			(*rows)++;
+		return r;
+	}
+	*at = QUERY_FOOTER;
+	return footer_line(line) ? 0 : -EBADMSG;
+}
+
 int mstconfig_parse_query(const char *text, struct mst_config *ret, char **ret_why)
 {
 	_cleanup_free_ char *copy = strdup(text);
 	struct mst_config c = {};
-	enum {
-		HEADER,
-		TABLE,
-		FOOTER
-	} at = HEADER;
+	enum query_part at = QUERY_HEADER;
 	size_t rows = 0;
 	char *line, *save = NULL;
 	int r;
@@ -162,32 +187,18 @@ int mstconfig_parse_query(const char *text, struct mst_config *ret, char **ret_w
 			*nl = '\0';
 		if (!nl && *line == '\0')
 			break;
-		if (at == HEADER && columns_line(line)) {
-			at = TABLE;
-			continue;
-		}
-		if (at == HEADER) {
-			if (!header_line(line))
-				goto bad;
-			continue;
-		}
-		if (at == TABLE && (*line == '*' || *line == ' ')) {
-			r = row(line, &c, ret_why);
-			if (r < 0)
-				return r;
-			rows++;
-			continue;
-		}
-		at = FOOTER;
-		if (!footer_line(line))
-			goto bad;
+		r = query_line(line, &at, &c, &rows, ret_why);
+		if (r == -EBADMSG)
+			return (*ret_why = strdup_printf("unexpected line: \"%s\"", line)) ?
+				       -EINVAL :
+				       -ENOMEM;
+		if (r < 0)
+			return r;
 	}
 	if (rows == 0)
 		return (*ret_why = strdup("no parameter table")) ? -EINVAL : -ENOMEM;
 	*ret = c;
 	return 0;
-bad:
-	return (*ret_why = strdup_printf("unexpected line: \"%s\"", line)) ? -EINVAL : -ENOMEM;
 }
 
 bool mst_config_get(const struct mst_config *c, const char *name, uint32_t *ret_next)

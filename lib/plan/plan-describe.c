@@ -59,6 +59,20 @@ static char *describe_set_vf(const struct action *a)
 	return buf;
 }
 
+static char *describe_num_vfs(const struct action *a)
+{
+	if (a->value == 0)
+		return strdup("remove all VFs");
+	return strdup_printf("set %u VF%s", a->value, a->value == 1 ? "" : "s");
+}
+
+static char *describe_kernel_arguments(const struct action *a)
+{
+	if (a->value)
+		return strdup_printf("add kernel arguments %s to the boot loader", strna(a->str));
+	return strdup_printf("remove kernel arguments %s from the boot loader", strna(a->str));
+}
+
 char *action_describe(const struct action *a)
 {
 	switch (a->type) {
@@ -76,9 +90,7 @@ char *action_describe(const struct action *a)
 	case ACTION_SET_AUTOPROBE:
 		return strdup_printf("set VF driver autoprobe %s", on_off(a->value));
 	case ACTION_SET_NUM_VFS:
-		if (a->value == 0)
-			return strdup("remove all VFs");
-		return strdup_printf("set %u VF%s", a->value, a->value == 1 ? "" : "s");
+		return describe_num_vfs(a);
 	case ACTION_SET_ESWITCH_MODE:
 		return strdup_printf("set eswitch mode %s",
 				     strna(eswitch_mode_to_string((enum eswitch_mode)a->value)));
@@ -99,11 +111,7 @@ char *action_describe(const struct action *a)
 			"set RDMA netns mode %s",
 			strna(rdma_netns_mode_to_string((enum rdma_netns_mode)a->value)));
 	case ACTION_SET_KERNEL_ARGUMENTS:
-		if (a->value)
-			return strdup_printf("add kernel arguments %s to the boot loader",
-					     strna(a->str));
-		return strdup_printf("remove kernel arguments %s from the boot loader",
-				     strna(a->str));
+		return describe_kernel_arguments(a);
 	case _ACTION_TYPE_MAX:
 	case _ACTION_TYPE_INVALID:
 		break;
