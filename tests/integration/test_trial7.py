@@ -42,3 +42,38 @@ def test_vfs_sriov_persist_made_still_go_with_reset(make_host):
     r = h.run("reset", ICE)
     assert r.returncode == 0 and "reset, 2 action(s); 0 VFs" in r.stdout, r.stdout + r.stderr
     assert h.pf(ICE)["num_vfs"] == 0 and h.pf(ICE)["eswitch_mode"] == "legacy"
+
+
+def test_externally_managed_vfs_hold_an_ice_eswitch_change(make_host):
+    """ice changes the eswitch only without VFs, and ExternallyManaged=yes never removes them:
+    check, plan and apply said nothing, and apply failed in the driver."""
+    h = make_host("mixed.json")
+    path = h.layout("50-ice.conf", f"[Match]\nPCIAddress={ICE}\n[PhysicalFunction]\n"
+                                   "ExternallyManaged=yes\nVirtualFunctions=2\nESwitchMode=switchdev\n")
+    before = h.path.read_bytes()
+    msg = (f"{path}:6: ESwitchMode=switchdev: ice changes the eswitch mode only while the PF has "
+           "no VFs, and its 2 VFs are another tool's (ExternallyManaged=yes), which "
+           "sriov-persist never removes: remove them first")
+    c = h.run("check", "--host", str(h.path))
+    assert c.returncode == 1 and msg in c.stderr and "1 error(s)" in c.stdout, c.stdout + c.stderr
+    p = h.run("plan")
+    assert p.returncode == 1 and f"held: {msg}" in p.stdout, p.stdout + p.stderr
+    assert "set eswitch mode" not in p.stdout
+    a = h.run("apply")
+    assert a.returncode == 1 and f"held (nothing applied): {msg}" in a.stdout, a.stdout
+    assert h.path.read_bytes() == before
+    s = h.run("status")
+    assert "representor" not in s.stdout, s.stdout
+
+
+def test_no_representor_difference_before_switchdev(make_host):
+    """In legacy mode no representors exist: the rows said "differs: representor down"."""
+    h = make_host("mixed.json")
+    mlx = "0000:5e:00.0"
+    path = h.layout("60-mlx.conf", f"[Match]\nPCIAddress={mlx}\n[PhysicalFunction]\n"
+                                   "VirtualFunctions=2\n")
+    assert h.run("apply").returncode == 0
+    path.write_text(path.read_text() + "ESwitchMode=switchdev\n")
+    s = h.run("status", mlx)
+    assert "differs: set eswitch mode switchdev (now legacy)" in s.stdout, s.stdout
+    assert "representor" not in s.stdout, s.stdout
