@@ -77,3 +77,36 @@ def test_no_representor_difference_before_switchdev(make_host):
     s = h.run("status", mlx)
     assert "differs: set eswitch mode switchdev (now legacy)" in s.stdout, s.stdout
     assert "representor" not in s.stdout, s.stdout
+
+
+def test_a_literal_mac_a_host_vf_has_is_an_error(make_host):
+    """VF 0 has 02:00:00:00:00:01 (no layout sets it) and a layout gives VF 1 the same: check
+    said 0 errors, apply applied, and status showed both VFs with it ok."""
+    h = make_host("mixed.json")
+    h.edit(lambda s: h.pf_of(s, ICE)["vfs"][0].update(mac="02:00:00:00:00:01"))
+    path = h.layout("50-ice.conf", f"[Match]\nPCIAddress={ICE}\n[VirtualFunction 1]\n"
+                                   "MACAddress=02:00:00:00:00:01\n")
+    before = h.path.read_bytes()
+    msg = (f"{path}:4: MACAddress=02:00:00:00:00:01: VF 0 of {ICE} has this address now, and "
+           f"no layout sets another: VF 1 of {ICE} would have the same")
+    c = h.run("check", "--host", str(h.path))
+    assert c.returncode == 1 and msg in c.stderr and "1 error(s)" in c.stdout, c.stdout + c.stderr
+    p = h.run("plan")
+    assert p.returncode == 1 and f"held: {msg}" in p.stdout, p.stdout
+    a = h.run("apply")
+    assert a.returncode == 1 and f"held (nothing applied): {msg}" in a.stdout, a.stdout
+    assert h.path.read_bytes() == before
+    s = h.run("status")
+    assert s.returncode == 1 and msg in s.stdout and " held " in s.stdout, s.stdout
+
+
+def test_a_literal_mac_the_layout_moves_is_no_error(make_host):
+    """VF 0's address set by the layout to another one frees it for VF 1."""
+    h = make_host("mixed.json")
+    h.edit(lambda s: h.pf_of(s, ICE)["vfs"][0].update(mac="02:00:00:00:00:01"))
+    h.layout("50-ice.conf", f"[Match]\nPCIAddress={ICE}\n[VirtualFunction 0]\n"
+                            "MACAddress=02:00:00:00:00:02\n[VirtualFunction 1]\n"
+                            "MACAddress=02:00:00:00:00:01\n")
+    a = h.run("apply")
+    assert a.returncode == 0, a.stdout + a.stderr
+    assert [v["mac"] for v in h.pf(ICE)["vfs"]] == ["02:00:00:00:00:02", "02:00:00:00:00:01"]
