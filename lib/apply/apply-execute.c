@@ -43,11 +43,21 @@ static bool record_forget_since(struct pf_created *c, const struct pf_state *pf)
 	return write;
 }
 
+/* The VF count a plan's "set n VFs" makes ours: none when it only makes
+ * again the VFs the PF had, which were not ours (a layout without
+ * VirtualFunctions= whose eswitch change removes them first on ice): a
+ * reset must not destroy VFs someone else made. */
+static uint32_t count_made(bool had_ours, const struct pf_state *pf, uint32_t n)
+{
+	return n > 0 && n == pf->num_vfs && !had_ours ? 0 : n;
+}
+
 /* What the plan's actions will have created, added to c: 1 when c changed. */
 static int record_plan_actions(struct pf_created *c, const struct pf_state *pf,
 			       const struct plan *p)
 {
 	bool write = false, probe = pf->drivers_autoprobe, created_unbound = false;
+	bool had_ours = c->num_vfs > 0 && c->num_vfs == pf->num_vfs;
 	int r;
 
 	for (size_t i = 0; i < p->n_actions; i++) {
@@ -55,7 +65,7 @@ static int record_plan_actions(struct pf_created *c, const struct pf_state *pf,
 		const char *to;
 
 		if (a->type == ACTION_SET_NUM_VFS) {
-			c->num_vfs = a->value;
+			c->num_vfs = count_made(had_ours, pf, a->value);
 			c->n_rebind = 0; /* re-created, on the kernel's VF driver */
 			created_unbound = a->value > 0 && !probe;
 		} else if (a->type == ACTION_SET_AUTOPROBE) {

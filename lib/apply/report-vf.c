@@ -76,6 +76,10 @@ static bool is_vf_change(const struct action *a, const struct vf_state *vf)
 		return false;
 	if (a->type == ACTION_BIND_VF)
 		return !(vf->attrs.driver && module_name_equal(a->str ?: "", vf->attrs.driver));
+	/* no representor yet (not in switchdev): the eswitch mode differs, the
+	 * PF's line says so */
+	if (a->type == ACTION_SET_REPRESENTOR_UP)
+		return vf->representor != NULL;
 	/* an MTU set after a bind, on a VF without a netdev, is the means of
 	 * the bind; on one with a netdev, a change only where it differs */
 	if (a->type == ACTION_SET_VF_MTU)

@@ -125,9 +125,9 @@ static int unconfigured_why(const char *state_dir, const struct pf_state *pf, ch
 	if (r > 0)
 		why = pf_created_describe(&c);
 	else if (r == 0 && state_dir && pf_created_read(state_dir, pf->pci, &c) >= 0) {
-		if (c.num_vfs > 0)
+		r = c.num_vfs > 0 || pf_created_eswitch_kept(&c, pf);
+		if (r > 0)
 			why = pf_created_describe_gone(&c, pf);
-		r = c.num_vfs > 0;
 		pf_created_done(&c);
 	}
 	if (r > 0 && !why)

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "drivers.h"
 #include "status.h"
 
 static const char *const state_names[_PF_STATUS_STATE_MAX] = {
@@ -445,6 +446,14 @@ int status_default_dirs(const char *host_path, char **runtime_dir, char **state_
 	return *runtime_dir && *state_dir ? 0 : -ENOMEM;
 }
 
+bool pf_created_eswitch_kept(const struct pf_created *c, const struct pf_state *pf)
+{
+	return c->eswitch_switchdev && pf->has_eswitch &&
+	       pf->eswitch_mode == ESWITCH_MODE_SWITCHDEV && pf->num_vfs > 0 &&
+	       !(c->num_vfs > 0 && pf->num_vfs == c->num_vfs) &&
+	       driver_info_get(pf->driver)->switchdev == SWITCHDEV_WITHOUT_VFS;
+}
+
 bool pf_created_next_undo(const struct pf_created *c, const struct pf_state *pf, struct action *ret)
 {
 	if (c->num_vfs > 0 && pf->num_vfs == c->num_vfs)
@@ -452,7 +461,7 @@ bool pf_created_next_undo(const struct pf_created *c, const struct pf_state *pf,
 					.value = 0,
 					.disruptive = true };
 	else if (c->eswitch_switchdev && pf->has_eswitch &&
-		 pf->eswitch_mode == ESWITCH_MODE_SWITCHDEV)
+		 pf->eswitch_mode == ESWITCH_MODE_SWITCHDEV && !pf_created_eswitch_kept(c, pf))
 		*ret = (struct action){ .type = ACTION_SET_ESWITCH_MODE,
 					.value = ESWITCH_MODE_LEGACY,
 					.disruptive = true };
@@ -508,9 +517,23 @@ char *pf_created_describe(const struct pf_created *c)
 	return strdup("IOMMU kernel arguments left in the boot loader from a removed layout");
 }
 
+/* Switchdev we set, on a driver that changes the mode only without VFs,
+ * under VFs that are not ours: both stay. */
+static char *describe_eswitch_kept(const struct pf_state *pf)
+{
+	return strdup_printf("%u VF(s) exist, none on sriov-persist's record (another tool or an "
+			     "administrator made them); left as they are, and with them the "
+			     "eswitch in switchdev that sriov-persist set: %s changes the eswitch "
+			     "mode only while the PF has no VFs",
+			     pf->num_vfs, strna(pf->driver));
+}
+
 char *pf_created_describe_gone(const struct pf_created *c, const struct pf_state *pf)
 {
 	uint32_t ours = c ? c->num_vfs : 0;
+
+	if (c && pf_created_eswitch_kept(c, pf))
+		return describe_eswitch_kept(pf);
 
 	if (pf->num_vfs == 0 && ours == 0)
 		return strdup(

@@ -103,6 +103,10 @@ int host_state_mark_created(const char *state_dir, struct host_state *hs);
  * filled in (without rebind entries), 0 when nothing of ours is there, or a
  * negative errno. */
 int pf_created_left(const char *state_dir, const struct pf_state *pf, struct pf_created *ret);
+/* Whether the eswitch that c says sriov-persist switched to switchdev must
+ * stay: the driver changes the mode only while the PF has no VFs (ice), and
+ * the PF has VFs that are not on c. */
+bool pf_created_eswitch_kept(const struct pf_created *c, const struct pf_state *pf);
 /* The next step that undoes what c says sriov-persist created, while pf is
  * as it was left: the VFs first, then the eswitch (both drivers' orders
  * allow legacy with none), the kernel's autoprobe last. False when nothing

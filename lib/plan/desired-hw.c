@@ -170,6 +170,25 @@ static int check_tc_offload(struct desired_ctx *c, enum eswitch_mode mode)
 			pf, eswitch_mode_to_string(mode));
 }
 
+/* ice changes the eswitch mode only while the PF has no VFs, and the VFs
+ * of ExternallyManaged=yes are another tool's, which we never remove: the
+ * switch cannot be done, and is not tried. */
+static int check_eswitch_external_vfs(struct desired_ctx *c)
+{
+	const struct pf_settings *s = &c->d->pf;
+	const struct src *at = &s->src[PF_KEY_ESWITCH_MODE];
+
+	if (!pf_settings_externally_managed(s) || !pf_settings_has(s, PF_KEY_ESWITCH_MODE) ||
+	    !c->pf->has_eswitch || s->eswitch_mode == c->pf->eswitch_mode ||
+	    c->drv->switchdev != SWITCHDEV_WITHOUT_VFS || c->pf->num_vfs == 0)
+		return 0;
+	return hw_error(c, at->file, at->line,
+			"ESwitchMode=%s: %s changes the eswitch mode only while the PF has no "
+			"VFs, and its %u VFs are another tool's (ExternallyManaged=yes), which "
+			"sriov-persist never removes: remove them first",
+			eswitch_mode_to_string(s->eswitch_mode), c->drv_name, c->pf->num_vfs);
+}
+
 static int check_pf_settings(struct desired_ctx *c)
 {
 	const struct pf_settings *s = &c->d->pf;
@@ -190,6 +209,8 @@ static int check_pf_settings(struct desired_ctx *c)
 				     "ESwitchMode=switchdev: the %s driver has no switchdev mode" :
 				     "ESwitchMode=switchdev: the PF (%s) has no devlink eswitch",
 			     c->drv_name);
+	if (r >= 0)
+		r = check_eswitch_external_vfs(c);
 	if (r >= 0)
 		r = check_tc_offload(c, mode);
 	if (r >= 0 && pf_settings_has(s, PF_KEY_HW_TC_OFFLOAD) &&

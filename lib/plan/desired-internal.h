@@ -43,6 +43,10 @@ int desired_resolve_stable(struct desired_ctx *c);
 /* desired-unique.c: literal MACs and GUIDs unique across the host's PFs */
 bool desired_has_literal_unique(const struct desired_ctx *c);
 int desired_unique_against(struct desired_ctx *c, const struct pf_desired *o);
+/* This PF's literals against the VFs of host PF hp whose values no layout
+ * sets (o: hp's desired state, NULL without one). */
+int desired_unique_host_vfs(struct desired_ctx *c, const struct pf_state *hp,
+			    const struct pf_desired *o);
 
 /* desired-hw.c: the PF's settings and every VF's against its driver, and
  * the rules of the files alone */

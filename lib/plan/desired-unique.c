@@ -57,6 +57,39 @@ int desired_unique_against(struct desired_ctx *c, const struct pf_desired *o)
 	return 0;
 }
 
+/* VF i's literal k that VF j of host PF hp has now, where no layout sets
+ * VF j's (o: hp's desired state, NULL without one): the host would have
+ * two VFs with it. VFs made anew (another count) lose what they have. */
+static int unique_host_pair(struct desired_ctx *c, enum vf_key k, size_t i,
+			    const struct pf_state *hp, const struct pf_desired *o, size_t j)
+{
+	const struct vf_settings *a = &c->d->vfs[i];
+	char val[VF_ATTR_STR_MAX];
+
+	if ((hp == c->pf && j == i) || (o && (o->num_vfs != hp->num_vfs || j >= o->num_vfs)) ||
+	    (o && j < o->n_vfs && vf_settings_has(&o->vfs[j], k)) || !vf_settings_has(a, k) ||
+	    (c->was_stable[i] & (1u << k)) || !vf_attrs_equal(&a->attrs, &hp->vfs[j].attrs, k))
+		return 0;
+	return rules_error(&c->out, a->src[k].file, a->src[k].line,
+			   "%s=%s: VF %zu of %s has this %s now, and no layout sets another: VF "
+			   "%zu of %s would have the same",
+			   vf_key_to_string(k),
+			   vf_attrs_format(&a->attrs, k, VF_SPELLING_LAYOUT, val), j, hp->pci,
+			   k == VF_KEY_MAC ? "address" : "GUID", i, c->d->pci);
+}
+
+int desired_unique_host_vfs(struct desired_ctx *c, const struct pf_state *hp,
+			    const struct pf_desired *o)
+{
+	int r = 0;
+
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
+		for (size_t i = 0; vf_key_is_unique(k) && i < c->d->n_vfs; i++)
+			for (size_t j = 0; r >= 0 && j < hp->n_vfs; j++)
+				r = unique_host_pair(c, k, i, hp, o, j);
+	return r;
+}
+
 /* Whether some VF of this PF has a literal (not "stable") unique key. */
 bool desired_has_literal_unique(const struct desired_ctx *c)
 {

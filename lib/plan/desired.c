@@ -174,6 +174,8 @@ static int check_host_unique(struct desired_ctx *c)
 {
 	if (!desired_has_literal_unique(c))
 		return 0;
+	if (desired_unique_host_vfs(c, c->pf, c->d) < 0)
+		return -ENOMEM;
 	for (size_t p = 0; p < c->host->n_pfs; p++) {
 		_cleanup_pf_desired_ struct pf_desired *o = NULL;
 		struct diag_list ignored = {};
@@ -186,6 +188,8 @@ static int check_host_unique(struct desired_ctx *c)
 		diag_list_done(&ignored);
 		if (r >= 0 && o)
 			r = desired_unique_against(c, o);
+		if (r >= 0)
+			r = desired_unique_host_vfs(c, other, o);
 		if (r < 0)
 			return r;
 	}
