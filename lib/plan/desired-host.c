@@ -3,45 +3,108 @@
 /* What the host says about a desired state beyond its driver's table. */
 
 #include "desired-host.h"
+#include "strv.h"
 #include "suggest.h"
 
-/* What turns the IOMMU on: the kernel arguments the command line lacks,
+/* What turns the IOMMU on: the kernel arguments the command line lacks
+ * (by hand, or with KernelArguments=manage unless that is set already),
  * else the firmware setup. */
-static char *iommu_hint(const struct host_state *h)
+static char *iommu_hint(const struct host_state *h, bool manage)
 {
 	_cleanup_free_ char *args = NULL;
+	const char *or_manage = manage ? "" : ", or set [Reboot] KernelArguments=manage";
 
 	if (!h->has_cpu_vendor)
-		return strdup("add intel_iommu=on (or amd_iommu=on) iommu=pt to the kernel command "
-			      "line and reboot, or set [Reboot] KernelArguments=manage");
+		return strdup_printf("add intel_iommu=on (or amd_iommu=on) iommu=pt to the kernel "
+				     "command line and reboot%s",
+				     or_manage);
 	if (iommu_args_missing(h, &args) < 0)
 		return NULL;
 	if (args)
-		return strdup_printf("add %s to the kernel command line and reboot, or set "
-				     "[Reboot] KernelArguments=manage",
-				     args);
+		return strdup_printf("add %s to the kernel command line and reboot%s", args,
+				     or_manage);
 	return strdup("turn the IOMMU on in the firmware setup (VT-d, AMD-Vi) and reboot");
 }
 
+const char *const kernel_args_no_loader_why =
+	"KernelArguments=manage found no boot loader tool to add them with (grubby; "
+	"kernel-install with /etc/kernel/cmdline; update-grub with /etc/default/grub and "
+	"/boot/grub/grub.cfg)";
+
+bool kernel_args_all_added(const struct host_state *h, const char *args)
+{
+	_cleanup_strv_free_ char **words = NULL;
+
+	if (strv_split(args, &words) < 0)
+		return false;
+	for (char **w = words; *w; w++)
+		if (!strv_contains(h->kernel_args_added, *w))
+			return false;
+	return true;
+}
+
+/* Whether KernelArguments=manage turns the IOMMU on here, as plan does it:
+ * it adds the missing arguments through the boot loader's tool (or added
+ * them already). Else *ret_why says why not, when a boot loader tool is
+ * what is missing. -ENOMEM. */
+static int manage_adds_args(const struct host_state *h, char **ret_why)
+{
+	_cleanup_free_ char *args = NULL;
+	int r;
+
+	*ret_why = NULL;
+	r = iommu_args_missing(h, &args);
+	if (r < 0 || !args)
+		return r;
+	if (kernel_args_all_added(h, args) || h->boot_loader != BOOT_LOADER_NONE)
+		return 1;
+	*ret_why = strdup(kernel_args_no_loader_why);
+	return *ret_why ? 0 : -ENOMEM;
+}
+
+/* What check says to do (plan's remedy, and why manage cannot help); NULL
+ * in *ret when KernelArguments=manage adds the arguments, a reboot is
+ * pending then. -ENOMEM. */
+static int iommu_remedy(const struct host_state *h, enum kernel_arguments kernel_arguments,
+			char **ret)
+{
+	_cleanup_free_ char *why = NULL, *hint = NULL;
+	bool manage = kernel_arguments == KERNEL_ARGUMENTS_MANAGE;
+	int r;
+
+	*ret = NULL;
+	if (manage) {
+		r = manage_adds_args(h, &why);
+		if (r != 0)
+			return r < 0 ? r : 0;
+	}
+	hint = iommu_hint(h, manage);
+	if (!hint)
+		return -ENOMEM;
+	*ret = why ? strdup_printf("%s; %s", hint, why) : TAKE_PTR(hint);
+	return *ret ? 0 : -ENOMEM;
+}
+
 /* Driver=vfio-pci while the IOMMU is off: apply leaves the VFs on the
- * driver they have and ends degraded (plan's "cannot:"). Not with
- * KernelArguments=manage: plan adds the arguments, and a reboot is pending. */
+ * driver they have and ends degraded (plan's "cannot:"). Not when
+ * KernelArguments=manage adds the arguments: a reboot is pending then. */
 int desired_check_iommu(const struct host_state *h, const struct vf_settings *vfs, size_t n_vfs,
 			enum kernel_arguments kernel_arguments, struct diag_list *diags)
 {
 	_cleanup_free_ char *hint = NULL;
+	int r;
 
-	if (h->iommu || kernel_arguments == KERNEL_ARGUMENTS_MANAGE)
+	if (h->iommu)
 		return 0;
+	r = iommu_remedy(h, kernel_arguments, &hint);
+	if (r < 0 || !hint)
+		return r;
 	for (size_t i = 0; i < n_vfs; i++) {
 		const struct vf_settings *v = &vfs[i];
 		const struct src *at = &v->src[VF_KEY_DRIVER];
-		int r;
 
 		if (!vf_settings_has(v, VF_KEY_DRIVER) || !vf_driver_needs_iommu(v->attrs.driver))
 			continue;
-		if (!hint && !(hint = iommu_hint(h)))
-			return -ENOMEM;
 		r = diag_add(diags, DIAG_WARNING, at->file, at->line,
 			     "Driver=%s: the IOMMU is off on this host, so the VFs keep their "
 			     "driver and the PF ends degraded: %s",

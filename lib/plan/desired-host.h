@@ -10,10 +10,19 @@
 #include "model.h"
 
 /* For check: a warning at each Driver= line that wants an IOMMU driver
- * (vfio-pci) while the host's IOMMU is off, which plan says as "cannot:".
- * -ENOMEM. */
+ * (vfio-pci) while the host's IOMMU is off, which plan says as "cannot:";
+ * none when KernelArguments=manage adds the arguments (a boot loader tool
+ * found), as plan then waits for a reboot. -ENOMEM. */
 int desired_check_iommu(const struct host_state *h, const struct vf_settings *vfs, size_t n_vfs,
 			enum kernel_arguments kernel_arguments, struct diag_list *diags);
+
+/* Why KernelArguments=manage cannot add the IOMMU arguments: no boot
+ * loader tool found (host_state.boot_loader). */
+extern const char *const kernel_args_no_loader_why;
+
+/* Whether each word of args is one the boot loader record says sriov-persist
+ * added (host_state.kernel_args_added). */
+bool kernel_args_all_added(const struct host_state *h, const char *args);
 
 /* An error at v's Driver= line when it names a module the host cannot
  * find (host_state.findable_modules), with the nearest name that exists;

@@ -32,11 +32,38 @@ def test_vfio_pci_with_the_iommu_off(make_host):
 def test_vfio_pci_with_the_iommu_off_and_kernel_arguments_managed(make_host):
     h = make_host("e810.json")
     no_iommu(h)
+    s = h.state()
+    s["boot_loader"] = "grubby"
+    s["cpu_vendor"] = "intel"
+    h.save(s)
     h.main.write_text(h.main.read_text() + "[Reboot]\nKernelArguments=manage\n")
     h.layout("50-e810.conf", VFIO)
     r = h.run("check", "--strict")
     assert r.stderr == ""
     assert r.returncode == 0
+    r = h.run("plan")
+    assert "cannot:" not in r.stdout and "take effect after a reboot" in r.stdout, r.stdout
+
+
+def test_kernel_arguments_managed_without_a_boot_loader_tool(make_host):
+    """KernelArguments=manage cannot add the arguments when the host has no boot loader tool:
+    check warns as plan says "cannot:", where it said nothing and apply ended degraded."""
+    h = make_host("igb-82576.json")
+    assert "boot_loader" not in h.state()
+    h.main.write_text(h.main.read_text() + "[Reboot]\nKernelArguments=manage\n")
+    p = h.layout("50-igb.conf", "[Match]\nDriver=igb\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                               "[VirtualFunction]\nDriver=vfio-pci\n")
+    why = ("KernelArguments=manage found no boot loader tool to add them with (grubby; "
+           "kernel-install with /etc/kernel/cmdline; update-grub with /etc/default/grub and "
+           "/boot/grub/grub.cfg)")
+    r = h.run("check")
+    assert r.stderr.splitlines() == [
+        f"{p}:6: warning: Driver=vfio-pci: the IOMMU is off on this host, so the VFs keep their "
+        "driver and the PF ends degraded: add intel_iommu=on iommu=pt to the kernel command line "
+        f"and reboot; {why}"]
+    assert r.returncode == 0 and "1 warning(s)" in r.stdout
+    assert h.run("check", "--strict").returncode == 1
+    assert why in h.run("plan").stdout
 
 
 def test_vfio_pci_with_the_iommu_on(make_host):
@@ -145,3 +172,4 @@ def test_a_loaded_out_of_tree_driver_passes(make_host):
     assert (r.stderr, r.returncode) == ("", 0)
     assert h.run("apply").returncode == 0
     assert {v["driver"] for p in h.pfs_by_driver("ice") for v in p["vfs"]} == {"igb_uio"}
+
