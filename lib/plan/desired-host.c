@@ -161,6 +161,8 @@ int desired_check_vf_module(struct rules_out *out, const struct host_state *h,
 int desired_check_mtu(struct rules_out *out, const struct driver_info *drv, const char *drv_name,
 		      bool infiniband, const struct src *at, uint32_t mtu)
 {
+	/* what a layout can use: none below the layout's least */
+	uint32_t min = drv->min_mtu > LAYOUT_MTU_MIN ? drv->min_mtu : LAYOUT_MTU_MIN;
 	uint32_t max = driver_max_mtu(drv, infiniband);
 	int r;
 
@@ -170,10 +172,10 @@ int desired_check_mtu(struct rules_out *out, const struct driver_info *drv, cons
 		r = rules_error(out, at->file, at->line,
 				"MTUBytes=%u: IPoIB on an InfiniBand port allows %u..%u (datagram "
 				"mode: the 4096-byte IB MTU less the 4-byte IPoIB header)",
-				mtu, drv->min_mtu, max);
+				mtu, min, max);
 	else
 		r = rules_error(out, at->file, at->line, "MTUBytes=%u: the %s driver allows %u..%u",
-				mtu, drv_name, drv->min_mtu, max);
+				mtu, drv_name, min, max);
 	return r < 0 ? r : 1;
 }
 

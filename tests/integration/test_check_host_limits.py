@@ -173,3 +173,12 @@ def test_a_loaded_out_of_tree_driver_passes(make_host):
     assert h.run("apply").returncode == 0
     assert {v["driver"] for p in h.pfs_by_driver("ice") for v in p["vfs"]} == {"igb_uio"}
 
+
+def test_mtu_range_starts_at_the_layout_minimum(make_host):
+    """bnxt_en's min_mtu is 60, but a layout takes 68 and up: the range shown is one a layout
+    can use."""
+    h = make_host("bnxt.json")
+    p = h.layout("50-bnxt.conf", "[Match]\nDriver=bnxt_en\n[PhysicalFunction]\nMTUBytes=9600\n")
+    r = h.run("check")
+    assert r.stderr.splitlines() == [f"{p}:4: MTUBytes=9600: the bnxt_en driver allows 68..9500"]
+    assert r.returncode == 1
