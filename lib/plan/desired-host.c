@@ -2,6 +2,8 @@
 
 /* What the host says about a desired state beyond its driver's table. */
 
+#include <string.h>
+
 #include "desired-host.h"
 #include "strv.h"
 #include "suggest.h"
@@ -196,6 +198,50 @@ int desired_host_warnings(const struct pf_state *pf, const struct driver_info *d
 				"%s asks the PF for its MAC as it probes, and makes one up "
 				"while the PF is down; set LinkUp=yes in [PhysicalFunction]",
 				drv->vf_driver);
+	}
+	return 0;
+}
+
+/* The [Match] key index of Name=. */
+static size_t match_name_key(void)
+{
+	size_t i = 0;
+
+	while (strcmp(layout_match_key_name(i), "Name") != 0)
+		i++;
+	return i;
+}
+
+/* A warning at the Name= line of f, whose PF's interface LinkType= renames. */
+static int warn_name_renamed(const struct layout_file *f, const struct pf_state *pf,
+			     enum link_type to, struct diag_list *diags)
+{
+	_cleanup_free_ char *globs = strv_join(f->match.name, " ");
+
+	if (!globs)
+		return -ENOMEM;
+	return diag_add(diags, DIAG_WARNING, f->path, f->match.key_line[match_name_key()],
+			"Name=%s: LinkType=%s renames the interface of %s at the reboot it "
+			"needs (the kernel names an %s port anew), so this file selects no PF "
+			"after it; match by PCIAddress=%s",
+			globs, link_type_to_string(to), pf->pci,
+			to == LINK_TYPE_INFINIBAND ? "InfiniBand" : "Ethernet", pf->pci);
+}
+
+int desired_rename_warnings(const struct pf_state *pf, const struct driver_info *drv,
+			    const struct pf_settings *s, const struct layout_file *const *files,
+			    size_t n_files, struct diag_list *diags)
+{
+	if (!drv->firmware_link_type || !pf->has_firmware_link_type ||
+	    !pf_settings_has(s, PF_KEY_LINK_TYPE) || s->link_type == pf->link_type)
+		return 0;
+	for (size_t i = 0; i < n_files; i++) {
+		int r = 0;
+
+		if (files[i]->match.name && files[i]->match.name[0])
+			r = warn_name_renamed(files[i], pf, s->link_type, diags);
+		if (r < 0)
+			return r;
 	}
 	return 0;
 }

@@ -182,3 +182,36 @@ def test_mtu_range_starts_at_the_layout_minimum(make_host):
     r = h.run("check")
     assert r.stderr.splitlines() == [f"{p}:4: MTUBytes=9600: the bnxt_en driver allows 68..9500"]
     assert r.returncode == 1
+
+
+VPI_BY_NAME = ("[Match]\nName=ens2f0np0\n[PhysicalFunction]\nLinkType={link}\nVirtualFunctions=4\n"
+               "[VirtualFunction]\nIBNodeGUID=stable\nIBPortGUID=stable\n")
+
+
+def test_link_type_change_renames_what_name_matches(make_host):
+    """LinkType= renames the port's interface at the reboot it needs (ens2f0np0 becomes an IPoIB
+    name): a file matched by Name= selects nothing after it, and the boot gate passed with no VFs.
+    Each file's Name= line gets a warning, in check, plan and apply."""
+    h = make_host("cx6-vpi.json")
+    p = h.layout("50-vpi.conf", VPI_BY_NAME.format(link="infiniband"))
+    why = (f"{p}:2: warning: Name=ens2f0np0: LinkType=infiniband renames the interface of "
+           "0000:41:00.0 at the reboot it needs (the kernel names an InfiniBand port anew), so "
+           "this file selects no PF after it; match by PCIAddress=0000:41:00.0")
+    r = h.run("check")
+    assert r.stderr.splitlines() == [why]
+    assert r.returncode == 0 and "1 warning(s)" in r.stdout
+    assert h.run("check", "--strict").returncode == 1
+    assert h.run("plan").stderr.splitlines() == [why]
+    assert why in h.run("apply").stderr.splitlines()
+
+
+def test_link_type_by_pci_address_or_unchanged_passes(make_host):
+    h = make_host("cx6-vpi.json")
+    h.layout("50-vpi.conf", VPI_BY_NAME.format(link="infiniband").replace(
+        "Name=ens2f0np0", "PCIAddress=0000:41:00.0"))
+    r = h.run("check", "--strict")
+    assert (r.stderr, r.returncode) == ("", 0)
+    h.layout("50-vpi.conf", "[Match]\nName=ens2f0np0\n[PhysicalFunction]\nLinkType=ethernet\n"
+                            "VirtualFunctions=4\n")
+    r = h.run("check", "--strict")
+    assert (r.stderr, r.returncode) == ("", 0)
