@@ -286,6 +286,18 @@ int cpu_vendor_from_cpuinfo(const char *text)
 	return -ENOENT;
 }
 
+bool kernel_args_all_added(const struct host_state *h, const char *args)
+{
+	_cleanup_strv_free_ char **words = NULL;
+
+	if (strv_split(args, &words) < 0)
+		return false;
+	for (char **w = words; *w; w++)
+		if (!strv_contains(h->kernel_args_added, *w))
+			return false;
+	return true;
+}
+
 int iommu_args_missing(const struct host_state *h, char **ret)
 {
 	const char *want[] = { h->cpu_vendor == CPU_VENDOR_AMD ? "amd_iommu=on" : "intel_iommu=on",

@@ -122,6 +122,10 @@ enum vf_kind {
 	VF_KIND_VLAN_PROTO, /* 802.1Q or 802.1ad */
 };
 
+/* The least MTUBytes= a layout takes ([PhysicalFunction] and
+ * [VirtualFunction] alike): IPv4's minimum, whatever less a driver allows. */
+#define LAYOUT_MTU_MIN 68
+
 /* A host's value of one key as the documents that carry it (the snapshot,
  * the VFs of the status document) know it. */
 struct vf_key_field {

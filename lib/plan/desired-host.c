@@ -2,46 +2,94 @@
 
 /* What the host says about a desired state beyond its driver's table. */
 
+#include <string.h>
+
 #include "desired-host.h"
+#include "strv.h"
 #include "suggest.h"
 
-/* What turns the IOMMU on: the kernel arguments the command line lacks,
+/* What turns the IOMMU on: the kernel arguments the command line lacks
+ * (by hand, or with KernelArguments=manage unless that is set already),
  * else the firmware setup. */
-static char *iommu_hint(const struct host_state *h)
+static char *iommu_hint(const struct host_state *h, bool manage)
 {
 	_cleanup_free_ char *args = NULL;
+	const char *or_manage = manage ? "" : ", or set [Reboot] KernelArguments=manage";
 
 	if (!h->has_cpu_vendor)
-		return strdup("add intel_iommu=on (or amd_iommu=on) iommu=pt to the kernel command "
-			      "line and reboot, or set [Reboot] KernelArguments=manage");
+		return strdup_printf("add intel_iommu=on (or amd_iommu=on) iommu=pt to the kernel "
+				     "command line and reboot%s",
+				     or_manage);
 	if (iommu_args_missing(h, &args) < 0)
 		return NULL;
 	if (args)
-		return strdup_printf("add %s to the kernel command line and reboot, or set "
-				     "[Reboot] KernelArguments=manage",
-				     args);
+		return strdup_printf("add %s to the kernel command line and reboot%s", args,
+				     or_manage);
 	return strdup("turn the IOMMU on in the firmware setup (VT-d, AMD-Vi) and reboot");
 }
 
+/* Whether KernelArguments=manage turns the IOMMU on here, as plan does it:
+ * it adds the missing arguments through the boot loader's tool (or added
+ * them already). Else *ret_why says why not, when a boot loader tool is
+ * what is missing. -ENOMEM. */
+static int manage_adds_args(const struct host_state *h, char **ret_why)
+{
+	_cleanup_free_ char *args = NULL;
+	int r;
+
+	*ret_why = NULL;
+	r = iommu_args_missing(h, &args);
+	if (r < 0 || !args)
+		return r;
+	if (kernel_args_all_added(h, args) || h->boot_loader != BOOT_LOADER_NONE)
+		return 1;
+	*ret_why = strdup(KERNEL_ARGS_NO_LOADER_WHY);
+	return *ret_why ? 0 : -ENOMEM;
+}
+
+/* What check says to do (plan's remedy, and why manage cannot help); NULL
+ * in *ret when KernelArguments=manage adds the arguments, a reboot is
+ * pending then. -ENOMEM. */
+static int iommu_remedy(const struct host_state *h, enum kernel_arguments kernel_arguments,
+			char **ret)
+{
+	_cleanup_free_ char *why = NULL, *hint = NULL;
+	bool manage = kernel_arguments == KERNEL_ARGUMENTS_MANAGE;
+	int r;
+
+	*ret = NULL;
+	if (manage) {
+		r = manage_adds_args(h, &why);
+		if (r != 0)
+			return r < 0 ? r : 0;
+	}
+	hint = iommu_hint(h, manage);
+	if (!hint)
+		return -ENOMEM;
+	*ret = why ? strdup_printf("%s; %s", hint, why) : TAKE_PTR(hint);
+	return *ret ? 0 : -ENOMEM;
+}
+
 /* Driver=vfio-pci while the IOMMU is off: apply leaves the VFs on the
- * driver they have and ends degraded (plan's "cannot:"). Not with
- * KernelArguments=manage: plan adds the arguments, and a reboot is pending. */
+ * driver they have and ends degraded (plan's "cannot:"). Not when
+ * KernelArguments=manage adds the arguments: a reboot is pending then. */
 int desired_check_iommu(const struct host_state *h, const struct vf_settings *vfs, size_t n_vfs,
 			enum kernel_arguments kernel_arguments, struct diag_list *diags)
 {
 	_cleanup_free_ char *hint = NULL;
+	int r;
 
-	if (h->iommu || kernel_arguments == KERNEL_ARGUMENTS_MANAGE)
+	if (h->iommu)
 		return 0;
+	r = iommu_remedy(h, kernel_arguments, &hint);
+	if (r < 0 || !hint)
+		return r;
 	for (size_t i = 0; i < n_vfs; i++) {
 		const struct vf_settings *v = &vfs[i];
 		const struct src *at = &v->src[VF_KEY_DRIVER];
-		int r;
 
 		if (!vf_settings_has(v, VF_KEY_DRIVER) || !vf_driver_needs_iommu(v->attrs.driver))
 			continue;
-		if (!hint && !(hint = iommu_hint(h)))
-			return -ENOMEM;
 		r = diag_add(diags, DIAG_WARNING, at->file, at->line,
 			     "Driver=%s: the IOMMU is off on this host, so the VFs keep their "
 			     "driver and the PF ends degraded: %s",
@@ -98,6 +146,8 @@ int desired_check_vf_module(struct rules_out *out, const struct host_state *h,
 int desired_check_mtu(struct rules_out *out, const struct driver_info *drv, const char *drv_name,
 		      bool infiniband, const struct src *at, uint32_t mtu)
 {
+	/* what a layout can use: none below the layout's least */
+	uint32_t min = drv->min_mtu > LAYOUT_MTU_MIN ? drv->min_mtu : LAYOUT_MTU_MIN;
 	uint32_t max = driver_max_mtu(drv, infiniband);
 	int r;
 
@@ -107,10 +157,10 @@ int desired_check_mtu(struct rules_out *out, const struct driver_info *drv, cons
 		r = rules_error(out, at->file, at->line,
 				"MTUBytes=%u: IPoIB on an InfiniBand port allows %u..%u (datagram "
 				"mode: the 4096-byte IB MTU less the 4-byte IPoIB header)",
-				mtu, drv->min_mtu, max);
+				mtu, min, max);
 	else
 		r = rules_error(out, at->file, at->line, "MTUBytes=%u: the %s driver allows %u..%u",
-				mtu, drv_name, drv->min_mtu, max);
+				mtu, drv_name, min, max);
 	return r < 0 ? r : 1;
 }
 
@@ -131,6 +181,50 @@ int desired_host_warnings(const struct pf_state *pf, const struct driver_info *d
 				"%s asks the PF for its MAC as it probes, and makes one up "
 				"while the PF is down; set LinkUp=yes in [PhysicalFunction]",
 				drv->vf_driver);
+	}
+	return 0;
+}
+
+/* The [Match] key index of Name=. */
+static size_t match_name_key(void)
+{
+	size_t i = 0;
+
+	while (strcmp(layout_match_key_name(i), "Name") != 0)
+		i++;
+	return i;
+}
+
+/* A warning at the Name= line of f, whose PF's interface LinkType= renames. */
+static int warn_name_renamed(const struct layout_file *f, const struct pf_state *pf,
+			     enum link_type to, struct diag_list *diags)
+{
+	_cleanup_free_ char *globs = strv_join(f->match.name, " ");
+
+	if (!globs)
+		return -ENOMEM;
+	return diag_add(diags, DIAG_WARNING, f->path, f->match.key_line[match_name_key()],
+			"Name=%s: LinkType=%s renames the interface of %s at the reboot it "
+			"needs (the kernel names an %s port anew), so this file selects no PF "
+			"after it; match by PCIAddress=%s",
+			globs, link_type_to_string(to), pf->pci,
+			to == LINK_TYPE_INFINIBAND ? "InfiniBand" : "Ethernet", pf->pci);
+}
+
+int desired_rename_warnings(const struct pf_state *pf, const struct driver_info *drv,
+			    const struct pf_settings *s, const struct layout_file *const *files,
+			    size_t n_files, struct diag_list *diags)
+{
+	if (!drv->firmware_link_type || !pf->has_firmware_link_type ||
+	    !pf_settings_has(s, PF_KEY_LINK_TYPE) || s->link_type == pf->link_type)
+		return 0;
+	for (size_t i = 0; i < n_files; i++) {
+		int r = 0;
+
+		if (files[i]->match.name && files[i]->match.name[0])
+			r = warn_name_renamed(files[i], pf, s->link_type, diags);
+		if (r < 0)
+			return r;
 	}
 	return 0;
 }

@@ -10,8 +10,9 @@
 #include "model.h"
 
 /* For check: a warning at each Driver= line that wants an IOMMU driver
- * (vfio-pci) while the host's IOMMU is off, which plan says as "cannot:".
- * -ENOMEM. */
+ * (vfio-pci) while the host's IOMMU is off, which plan says as "cannot:";
+ * none when KernelArguments=manage adds the arguments (a boot loader tool
+ * found), as plan then waits for a reboot. -ENOMEM. */
 int desired_check_iommu(const struct host_state *h, const struct vf_settings *vfs, size_t n_vfs,
 			enum kernel_arguments kernel_arguments, struct diag_list *diags);
 
@@ -34,3 +35,11 @@ int desired_check_mtu(struct rules_out *out, const struct driver_info *drv, cons
 int desired_host_warnings(const struct pf_state *pf, const struct driver_info *drv,
 			  const struct pf_settings *s, const struct vf_settings *vfs, size_t n_vfs,
 			  struct diag_list *diags);
+
+/* A warning at the [Match] Name= line of each file in files (those that
+ * select pf) when the merged LinkType= s changes the port's link type: the
+ * reboot that needs renames the interface, and Name= then selects nothing.
+ * -ENOMEM. */
+int desired_rename_warnings(const struct pf_state *pf, const struct driver_info *drv,
+			    const struct pf_settings *s, const struct layout_file *const *files,
+			    size_t n_files, struct diag_list *diags);

@@ -256,6 +256,9 @@ static int build(struct desired_ctx *c, const struct layout_set *set)
 	if (r >= 0 && !c->alone)
 		r = desired_host_warnings(c->pf, c->drv, &c->d->pf, c->d->vfs, c->d->n_vfs,
 					  c->diags);
+	if (r >= 0 && !c->alone)
+		r = desired_rename_warnings(c->pf, c->drv, &c->d->pf, c->files, c->n_files,
+					    c->diags);
 	if (r < 0)
 		return r;
 	return finish_held(c);

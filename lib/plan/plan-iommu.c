@@ -52,18 +52,6 @@ static char *iommu_remedy(const struct host_state *h)
 	return strdup_printf("add %s iommu=pt to the kernel command line and reboot", arg);
 }
 
-static bool args_all_in(const char *args, char *const *l)
-{
-	_cleanup_strv_free_ char **words = NULL;
-
-	if (strv_split(args, &words) < 0)
-		return false;
-	for (char **w = words; *w; w++)
-		if (!strv_contains(l, *w))
-			return false;
-	return true;
-}
-
 /* [Reboot] KernelArguments=manage: add the IOMMU arguments through the boot
  * loader's tool, and wait for a reboot. 1 when planned so (or added
  * already), 0 when the arguments cannot help or cannot be added: *ret_why
@@ -78,7 +66,7 @@ static int plan_kernel_arguments(struct plan_ctx *c, const char *vfs, char **ret
 	r = iommu_args_missing(c->host, &args);
 	if (r < 0 || !args)
 		return r;
-	if (args_all_in(args, c->host->kernel_args_added))
+	if (kernel_args_all_added(c->host, args))
 		return plan_add_reason(c->p,
 				  strdup_printf("kernel arguments %s were added to the boot loader: "
 						"the IOMMU that VF%s %s want%s for vfio-pci is on "
@@ -86,9 +74,7 @@ static int plan_kernel_arguments(struct plan_ctx *c, const char *vfs, char **ret
 						args, many ? "s" : "", vfs, many ? "" : "s")) ?:
 		       1;
 	if (c->host->boot_loader == BOOT_LOADER_NONE) {
-		*ret_why = strdup("KernelArguments=manage found no boot loader tool to add them "
-				  "with (grubby; kernel-install with /etc/kernel/cmdline; "
-				  "update-grub with /etc/default/grub and /boot/grub/grub.cfg)");
+		*ret_why = strdup(KERNEL_ARGS_NO_LOADER_WHY);
 		return *ret_why ? 0 : -ENOMEM;
 	}
 	r = plan_add_value(c->p, ACTION_SET_KERNEL_ARGUMENTS, false, 1);

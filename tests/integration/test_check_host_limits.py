@@ -32,11 +32,38 @@ def test_vfio_pci_with_the_iommu_off(make_host):
 def test_vfio_pci_with_the_iommu_off_and_kernel_arguments_managed(make_host):
     h = make_host("e810.json")
     no_iommu(h)
+    s = h.state()
+    s["boot_loader"] = "grubby"
+    s["cpu_vendor"] = "intel"
+    h.save(s)
     h.main.write_text(h.main.read_text() + "[Reboot]\nKernelArguments=manage\n")
     h.layout("50-e810.conf", VFIO)
     r = h.run("check", "--strict")
     assert r.stderr == ""
     assert r.returncode == 0
+    r = h.run("plan")
+    assert "cannot:" not in r.stdout and "take effect after a reboot" in r.stdout, r.stdout
+
+
+def test_kernel_arguments_managed_without_a_boot_loader_tool(make_host):
+    """KernelArguments=manage cannot add the arguments when the host has no boot loader tool:
+    check warns as plan says "cannot:", where it said nothing and apply ended degraded."""
+    h = make_host("igb-82576.json")
+    assert "boot_loader" not in h.state()
+    h.main.write_text(h.main.read_text() + "[Reboot]\nKernelArguments=manage\n")
+    p = h.layout("50-igb.conf", "[Match]\nDriver=igb\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                               "[VirtualFunction]\nDriver=vfio-pci\n")
+    why = ("KernelArguments=manage found no boot loader tool to add them with (grubby; "
+           "kernel-install with /etc/kernel/cmdline; update-grub with /etc/default/grub and "
+           "/boot/grub/grub.cfg)")
+    r = h.run("check")
+    assert r.stderr.splitlines() == [
+        f"{p}:6: warning: Driver=vfio-pci: the IOMMU is off on this host, so the VFs keep their "
+        "driver and the PF ends degraded: add intel_iommu=on iommu=pt to the kernel command line "
+        f"and reboot; {why}"]
+    assert r.returncode == 0 and "1 warning(s)" in r.stdout
+    assert h.run("check", "--strict").returncode == 1
+    assert why in h.run("plan").stdout
 
 
 def test_vfio_pci_with_the_iommu_on(make_host):
@@ -145,3 +172,46 @@ def test_a_loaded_out_of_tree_driver_passes(make_host):
     assert (r.stderr, r.returncode) == ("", 0)
     assert h.run("apply").returncode == 0
     assert {v["driver"] for p in h.pfs_by_driver("ice") for v in p["vfs"]} == {"igb_uio"}
+
+
+def test_mtu_range_starts_at_the_layout_minimum(make_host):
+    """bnxt_en's min_mtu is 60, but a layout takes 68 and up: the range shown is one a layout
+    can use."""
+    h = make_host("bnxt.json")
+    p = h.layout("50-bnxt.conf", "[Match]\nDriver=bnxt_en\n[PhysicalFunction]\nMTUBytes=9600\n")
+    r = h.run("check")
+    assert r.stderr.splitlines() == [f"{p}:4: MTUBytes=9600: the bnxt_en driver allows 68..9500"]
+    assert r.returncode == 1
+
+
+VPI_BY_NAME = ("[Match]\nName=ens2f0np0\n[PhysicalFunction]\nLinkType={link}\nVirtualFunctions=4\n"
+               "[VirtualFunction]\nIBNodeGUID=stable\nIBPortGUID=stable\n")
+
+
+def test_link_type_change_renames_what_name_matches(make_host):
+    """LinkType= renames the port's interface at the reboot it needs (ens2f0np0 becomes an IPoIB
+    name): a file matched by Name= selects nothing after it, and the boot gate passed with no VFs.
+    Each file's Name= line gets a warning, in check, plan and apply."""
+    h = make_host("cx6-vpi.json")
+    p = h.layout("50-vpi.conf", VPI_BY_NAME.format(link="infiniband"))
+    why = (f"{p}:2: warning: Name=ens2f0np0: LinkType=infiniband renames the interface of "
+           "0000:41:00.0 at the reboot it needs (the kernel names an InfiniBand port anew), so "
+           "this file selects no PF after it; match by PCIAddress=0000:41:00.0")
+    r = h.run("check")
+    assert r.stderr.splitlines() == [why]
+    assert r.returncode == 0 and "1 warning(s)" in r.stdout
+    assert h.run("check", "--strict").returncode == 1
+    assert h.run("plan").stderr.splitlines() == [why]
+    assert why in h.run("apply").stderr.splitlines()
+
+
+def test_link_type_by_pci_address_or_unchanged_passes(make_host):
+    h = make_host("cx6-vpi.json")
+    h.layout("50-vpi.conf", VPI_BY_NAME.format(link="infiniband").replace(
+        "Name=ens2f0np0", "PCIAddress=0000:41:00.0"))
+    r = h.run("check", "--strict")
+    assert (r.stderr, r.returncode) == ("", 0)
+    h.layout("50-vpi.conf", "[Match]\nName=ens2f0np0\n[PhysicalFunction]\nLinkType=ethernet\n"
+                            "VirtualFunctions=4\n")
+    r = h.run("check", "--strict")
+    assert (r.stderr, r.returncode) == ("", 0)
