@@ -8,12 +8,33 @@
 #include "apply-internal.h"
 #include "desired.h"
 
+/* Runs one step of a reset on pf: 0 and one more change counted, or 1
+ * when it did not go through and the PF failed with "what: why";
+ * -ENOMEM. */
+static int reset_step(struct pf_run *run, const struct pf_state *pf, const char *pci,
+		      const struct action *a, const char *what)
+{
+	const struct apply_options *o = run->opts;
+	int r = host_run(run->host, pci, a, o->conf->sysfs_write_timeout);
+
+	if (o->on_action)
+		o->on_action(pf, a, r, run->host->error, o->userdata);
+	if (r < 0) {
+		_cleanup_free_ char *why = apply_action_error(run->host, a, r);
+
+		return apply_set_outcome(run->res, PF_STATUS_FAILED, strdup_printf("%s: %s", what, strna(why))) ?:
+			       1;
+	}
+	run->res->changed = true;
+	run->res->status.n_actions++;
+	return 0;
+}
+
 /* Under the lock, for a PF that no layout selects any more: undo what
  * sriov-persist created on it, if it is still as we left it. Someone who
  * changed the VF count since owns the VFs now, and they are left alone. */
 static int reset_locked(struct pf_run *run, const struct pf_created *c)
 {
-	const struct apply_options *o = run->opts;
 	_cleanup_host_state_ struct host_state *hs = NULL;
 	const struct pf_state *pf;
 	struct action a;
@@ -31,18 +52,9 @@ static int reset_locked(struct pf_run *run, const struct pf_created *c)
 		return apply_set_outcome(
 			run->res, PF_STATUS_DEFERRED,
 			strdup_printf("resetting what sriov-persist created waits: %s", hold));
-	r = host_run(run->host, c->pci, &a, o->conf->sysfs_write_timeout);
-	if (o->on_action)
-		o->on_action(pf, &a, r, run->host->error, o->userdata);
-	if (r < 0) {
-		_cleanup_free_ char *why = apply_action_error(run->host, &a, r);
-
-		return apply_set_outcome(run->res, PF_STATUS_FAILED,
-					 strdup_printf("resetting what sriov-persist created: %s",
-						       strna(why)));
-	}
-	run->res->changed = true;
-	run->res->status.n_actions++;
+	r = reset_step(run, pf, c->pci, &a, "resetting what sriov-persist created");
+	if (r != 0)
+		return r < 0 ? r : 0;
 	/* then the next step, until the last (pf_created_next_undo()) */
 	return a.type != ACTION_SET_AUTOPROBE ? reset_locked(run, c) : 0;
 }
@@ -121,19 +133,9 @@ static int reset_kernel_args(struct pf_run *run, const char *pci)
 	if (!args)
 		return -ENOMEM;
 	a = (struct action){ .type = ACTION_SET_KERNEL_ARGUMENTS, .value = 0, .str = args };
-	r = host_run(run->host, pci, &a, o->conf->sysfs_write_timeout);
-	if (o->on_action)
-		o->on_action(host_state_find_pf(hs, pci), &a, r, run->host->error, o->userdata);
-	if (r < 0) {
-		_cleanup_free_ char *why = apply_action_error(run->host, &a, r);
-
-		return apply_set_outcome(run->res, PF_STATUS_FAILED,
-					 strdup_printf("taking the kernel arguments out: %s",
-						       strna(why)));
-	}
-	run->res->changed = true;
-	run->res->status.n_actions++;
-	return 0;
+	r = reset_step(run, host_state_find_pf(hs, pci), pci, &a,
+		       "taking the kernel arguments out");
+	return r < 0 ? r : 0;
 }
 
 /* A reset of a PF with nothing of ours left: someone changed the PF since
