@@ -2,6 +2,7 @@
 
 #include <inttypes.h>
 
+#include "json-util.h"
 #include "report-gone.h"
 
 char *report_gone_reason(const struct pf_status *st)
@@ -33,48 +34,16 @@ int report_gone_each(const struct host_state *hs, const char *runtime_dir,
 	return r < 0 ? r : 0;
 }
 
-static int add_str(struct json_object *o, const char *key, const char *s)
-{
-	struct json_object *v = s ? json_object_new_string(s) : NULL;
-
-	if (s && !v)
-		return -ENOMEM;
-	if (json_object_object_add(o, key, v) < 0) {
-		json_object_put(v);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-static int add_bool(struct json_object *o, const char *key, bool b)
-{
-	struct json_object *v = json_object_new_boolean(b);
-
-	if (!v || json_object_object_add(o, key, v) < 0) {
-		json_object_put(v);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 static int add_gone(const struct pf_status *st, void *userdata)
 {
 	struct json_object *arr = userdata, *o = json_object_new_object();
 	_cleanup_free_ char *why = report_gone_reason(st);
 
-	if (!o || json_object_array_add(arr, o) < 0) {
-		json_object_put(o);
+	if (json_append(arr, o) < 0 || !why || json_put_str(o, "pci", st->pci) < 0 ||
+	    json_put_str(o, "name", st->name) < 0 || json_put_bool(o, "configured", true) < 0 ||
+	    json_put_bool(o, "gone", true) < 0 || json_put_str(o, "reason", why) < 0 ||
+	    json_put(o, "actions", json_object_new_array()) < 0)
 		return -ENOMEM;
-	}
-	if (!why || add_str(o, "pci", st->pci) < 0 || add_str(o, "name", st->name) < 0 ||
-	    add_bool(o, "configured", true) < 0 || add_bool(o, "gone", true) < 0 ||
-	    add_str(o, "reason", why) < 0)
-		return -ENOMEM;
-	arr = json_object_new_array();
-	if (!arr || json_object_object_add(o, "actions", arr) < 0) {
-		json_object_put(arr);
-		return -ENOMEM;
-	}
 	return 0;
 }
 

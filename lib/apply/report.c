@@ -16,58 +16,6 @@
 #include "snapshot.h"
 #include "status.h"
 
-/* ---- building objects; each helper returns 0 or -ENOMEM ---- */
-
-/* Takes v, also on failure; v == NULL is an allocation failure. */
-static int put(struct json_object *o, const char *key, struct json_object *v)
-{
-	if (!v)
-		return -ENOMEM;
-	if (json_object_object_add(o, key, v) < 0) {
-		json_object_put(v);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-static int put_null(struct json_object *o, const char *key)
-{
-	return json_object_object_add(o, key, NULL) < 0 ? -ENOMEM : 0;
-}
-
-/* s == NULL: JSON null */
-static int put_str(struct json_object *o, const char *key, const char *s)
-{
-	return s ? put(o, key, json_object_new_string(s)) : put_null(o, key);
-}
-
-static int put_int(struct json_object *o, const char *key, int64_t i)
-{
-	return put(o, key, json_object_new_int64(i));
-}
-
-static int put_u64(struct json_object *o, const char *key, uint64_t u)
-{
-	return put(o, key, json_object_new_uint64(u));
-}
-
-static int put_bool(struct json_object *o, const char *key, bool b)
-{
-	return put(o, key, json_object_new_boolean(b));
-}
-
-/* Takes v, also on failure. */
-static int append(struct json_object *a, struct json_object *v)
-{
-	if (!v)
-		return -ENOMEM;
-	if (json_object_array_add(a, v) < 0) {
-		json_object_put(v);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 /* ---- the status document ---- */
 
 /* What a PF's status is, from the layouts, the host and the last record. */
@@ -275,10 +223,10 @@ static int setting_put(struct json_object *all, const struct setting_row *row)
 	_cleanup_json_ struct json_object *o = json_object_new_object();
 	_cleanup_free_ char *at = NULL;
 
-	if (!o || setting_row_source(row, &at) < 0 || put_str(o, "now", row->now) < 0 ||
-	    put_str(o, "wanted", row->wanted) < 0 || put_str(o, "source", at) < 0)
+	if (!o || setting_row_source(row, &at) < 0 || json_put_str(o, "now", row->now) < 0 ||
+	    json_put_str(o, "wanted", row->wanted) < 0 || json_put_str(o, "source", at) < 0)
 		return -ENOMEM;
-	return put(all, row->key, TAKE_PTR(o));
+	return json_put(all, row->key, TAKE_PTR(o));
 }
 
 /* Every VF key of the table, by its layout name. */
@@ -286,7 +234,7 @@ static int vf_settings_put(struct json_object *o, const struct vf_state *vf,
 			   const struct vf_settings *v)
 {
 	struct json_object *all = json_object_new_object();
-	int r = put(o, "settings", all);
+	int r = json_put(o, "settings", all);
 
 	for (enum vf_key k = 0; r >= 0 && k < _VF_KEY_MAX; k++) {
 		struct setting_row row;
@@ -302,7 +250,7 @@ static int pf_settings_put(struct json_object *o, const struct pf_view *pv)
 {
 	const struct pf_settings *s = pv->desired ? &pv->desired->pf : NULL;
 	struct json_object *all = json_object_new_object();
-	int r = put(o, "settings", all);
+	int r = json_put(o, "settings", all);
 
 	for (enum pf_key k = 0; r >= 0 && k < _PF_KEY_MAX; k++) {
 		struct setting_row row;
@@ -330,7 +278,7 @@ static int vf_attrs_put(struct json_object *o, const struct vf_attrs *a)
 			r = snapshot_vf_attr_format(a, k, &v);
 		if (r < 0)
 			return r;
-		r = v ? put(o, kf.name, v) : put_null(o, kf.name);
+		r = v ? json_put(o, kf.name, v) : json_put_null(o, kf.name);
 		if (r < 0)
 			return r;
 	}
@@ -341,11 +289,12 @@ static int vf_fill(struct json_object *o, const struct vf_state *vf, const struc
 {
 	_cleanup_free_ char *drift = pv->plan ? report_vf_drift(pv, vf) : NULL;
 
-	if ((pv->plan && !drift) || put_int(o, "index", vf->index) < 0 ||
-	    put_str(o, "pci", vf->pci) < 0 || put_str(o, "name", vf->name) < 0 ||
-	    vf_attrs_put(o, &vf->attrs) < 0 || put_str(o, "representor", vf->representor) < 0 ||
-	    put_bool(o, "representor_up", vf->representor && vf->representor_up) < 0 ||
-	    put_str(o, "layout", drift) < 0)
+	if ((pv->plan && !drift) || json_put_int(o, "index", vf->index) < 0 ||
+	    json_put_str(o, "pci", vf->pci) < 0 || json_put_str(o, "name", vf->name) < 0 ||
+	    vf_attrs_put(o, &vf->attrs) < 0 ||
+	    json_put_str(o, "representor", vf->representor) < 0 ||
+	    json_put_bool(o, "representor_up", vf->representor && vf->representor_up) < 0 ||
+	    json_put_str(o, "layout", drift) < 0)
 		return -ENOMEM;
 	return vf_settings_put(o, vf, report_desired_vf(pv, vf->index));
 }
@@ -354,11 +303,12 @@ static struct json_object *last_apply_json(const struct pf_status *st)
 {
 	_cleanup_json_ struct json_object *o = json_object_new_object();
 
-	if (!o || put_str(o, "state", pf_status_state_to_string(st->state)) < 0 ||
-	    put_str(o, "error", st->error) < 0 || put_u64(o, "finished_usec", st->finished) < 0 ||
-	    put_int(o, "actions", st->n_actions) < 0 ||
-	    put_u64(o, "started_usec", st->started) < 0 ||
-	    put_u64(o, "host_usec", st->host_usec) < 0)
+	if (!o || json_put_str(o, "state", pf_status_state_to_string(st->state)) < 0 ||
+	    json_put_str(o, "error", st->error) < 0 ||
+	    json_put_u64(o, "finished_usec", st->finished) < 0 ||
+	    json_put_int(o, "actions", st->n_actions) < 0 ||
+	    json_put_u64(o, "started_usec", st->started) < 0 ||
+	    json_put_u64(o, "host_usec", st->host_usec) < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }
@@ -368,9 +318,10 @@ static struct json_object *last_apply_json(const struct pf_status *st)
 static int missing_vf_fill(struct json_object *o, const struct pf_view *pv, uint32_t i,
 			   const char *what)
 {
-	if (put_int(o, "index", i) < 0 || put_null(o, "pci") < 0 || put_null(o, "name") < 0 ||
-	    vf_attrs_put(o, NULL) < 0 || put_null(o, "representor") < 0 ||
-	    put_null(o, "representor_up") < 0 || put_str(o, "layout", what) < 0)
+	if (json_put_int(o, "index", i) < 0 || json_put_null(o, "pci") < 0 ||
+	    json_put_null(o, "name") < 0 || vf_attrs_put(o, NULL) < 0 ||
+	    json_put_null(o, "representor") < 0 || json_put_null(o, "representor_up") < 0 ||
+	    json_put_str(o, "layout", what) < 0)
 		return -ENOMEM;
 	return vf_settings_put(o, NULL, report_desired_vf(pv, i));
 }
@@ -397,7 +348,7 @@ static const char *missing_vf_fate(const struct pf_view *pv, uint32_t i)
 static int vfs_put(struct json_object *o, const struct pf_view *pv)
 {
 	struct json_object *vfs = json_object_new_array();
-	int r = put(o, "vfs", vfs);
+	int r = json_put(o, "vfs", vfs);
 	int64_t want = pv->desired && !pv->desired->held && pv->plan ?
 			       pf_desired_num_vfs(pv->desired, pv->pf) :
 			       0;
@@ -405,14 +356,14 @@ static int vfs_put(struct json_object *o, const struct pf_view *pv)
 	for (size_t i = 0; r >= 0 && i < pv->pf->n_vfs; i++) {
 		struct json_object *vf = json_object_new_object();
 
-		r = append(vfs, vf);
+		r = json_append(vfs, vf);
 		if (r >= 0)
 			r = vf_fill(vf, &pv->pf->vfs[i], pv);
 	}
 	for (int64_t i = pv->pf->n_vfs; r >= 0 && i < want; i++) {
 		struct json_object *vf = json_object_new_object();
 
-		r = append(vfs, vf);
+		r = json_append(vfs, vf);
 		if (r >= 0)
 			r = missing_vf_fill(vf, pv, i, missing_vf_fate(pv, i));
 	}
@@ -424,22 +375,24 @@ static int pf_status_fill(struct json_object *o, const struct pf_view *pv,
 {
 	const struct pf_state *pf = pv->pf;
 
-	if (put_str(o, "pci", pf->pci) < 0 || put_str(o, "name", pf->name) < 0 ||
-	    put_str(o, "driver", pf->driver) < 0 ||
-	    put_str(o, "link_type", link_type_to_string(pf->link_type)) < 0 ||
-	    (pf->speed ? put_int(o, "speed", pf->speed) : put_null(o, "speed")) < 0 ||
-	    put_str(o, "state", r->state) < 0 || put_str(o, "reason", r->why) < 0 ||
-	    put_int(o, "num_vfs", pf->num_vfs) < 0 || put_int(o, "total_vfs", pf->total_vfs) < 0 ||
+	if (json_put_str(o, "pci", pf->pci) < 0 || json_put_str(o, "name", pf->name) < 0 ||
+	    json_put_str(o, "driver", pf->driver) < 0 ||
+	    json_put_str(o, "link_type", link_type_to_string(pf->link_type)) < 0 ||
+	    (pf->speed ? json_put_int(o, "speed", pf->speed) : json_put_null(o, "speed")) < 0 ||
+	    json_put_str(o, "state", r->state) < 0 || json_put_str(o, "reason", r->why) < 0 ||
+	    json_put_int(o, "num_vfs", pf->num_vfs) < 0 ||
+	    json_put_int(o, "total_vfs", pf->total_vfs) < 0 ||
 	    (pv->desired && !pv->desired->held ?
-		     put_int(o, "desired_num_vfs", pf_desired_num_vfs(pv->desired, pv->pf)) :
-		     put_null(o, "desired_num_vfs")) < 0 ||
-	    put(o, "config_files", json_strv(pv->desired ? pv->desired->config_files : NULL)) < 0 ||
-	    put_int(o, "pending_actions", pv->plan ? (int64_t)pv->plan->n_actions : 0) < 0 ||
-	    put(o, "pending_reboot_reasons",
-		json_strv(pv->plan ? pv->plan->reboot_reasons : NULL)) < 0 ||
-	    put(o, "waiting", json_strv(pv->plan ? pv->plan->waiting : NULL)) < 0 ||
-	    (r->has_rec ? put(o, "last_apply", last_apply_json(&r->rec)) :
-			  put_null(o, "last_apply")) < 0 ||
+		     json_put_int(o, "desired_num_vfs", pf_desired_num_vfs(pv->desired, pv->pf)) :
+		     json_put_null(o, "desired_num_vfs")) < 0 ||
+	    json_put(o, "config_files", json_strv(pv->desired ? pv->desired->config_files : NULL)) <
+		    0 ||
+	    json_put_int(o, "pending_actions", pv->plan ? (int64_t)pv->plan->n_actions : 0) < 0 ||
+	    json_put(o, "pending_reboot_reasons",
+		     json_strv(pv->plan ? pv->plan->reboot_reasons : NULL)) < 0 ||
+	    json_put(o, "waiting", json_strv(pv->plan ? pv->plan->waiting : NULL)) < 0 ||
+	    (r->has_rec ? json_put(o, "last_apply", last_apply_json(&r->rec)) :
+			  json_put_null(o, "last_apply")) < 0 ||
 	    pf_settings_put(o, pv) < 0)
 		return -ENOMEM;
 	return vfs_put(o, pv);
@@ -453,7 +406,7 @@ static int pf_status_append(struct json_object *arr, const struct host_view *v,
 	struct pf_report rep;
 	int r;
 
-	r = append(arr, o);
+	r = json_append(arr, o);
 	if (r >= 0)
 		r = report_pf(v, pv, runtime_dir, state_dir, &rep);
 	if (r < 0)
@@ -482,13 +435,14 @@ static int gone_append(struct json_object *arr, const struct host_view *v, const
 		if (host_state_find_pf(v->hs, *p) || pf_status_read(runtime_dir, *p, &st) < 0)
 			continue;
 		o = json_object_new_object();
-		r = append(arr, o);
+		r = json_append(arr, o);
 		why = report_gone_reason(&st);
 		/* its last apply too: when it was last seen applied */
 		if (r >= 0 &&
-		    (!why || put_str(o, "pci", *p) < 0 || put_str(o, "name", st.name) < 0 ||
-		     put_str(o, "state", "gone") < 0 || put_str(o, "reason", why) < 0 ||
-		     put(o, "last_apply", last_apply_json(&st)) < 0))
+		    (!why || json_put_str(o, "pci", *p) < 0 ||
+		     json_put_str(o, "name", st.name) < 0 || json_put_str(o, "state", "gone") < 0 ||
+		     json_put_str(o, "reason", why) < 0 ||
+		     json_put(o, "last_apply", last_apply_json(&st)) < 0))
 			r = -ENOMEM;
 		pf_status_done(&st);
 	}
@@ -506,7 +460,7 @@ int report_status(const struct host_view *v, const char *runtime_dir, const char
 		json_object_put(arr);
 		return -ENOMEM;
 	}
-	r = put(doc, "pfs", arr);
+	r = json_put(doc, "pfs", arr);
 	for (size_t i = 0; r >= 0 && i < v->n_pfs; i++)
 		r = pf_status_append(arr, v, &v->pfs[i], runtime_dir, state_dir);
 	if (r >= 0 && with_gone)
@@ -524,10 +478,11 @@ static struct json_object *action_json(const struct action *a)
 	_cleanup_free_ char *d = action_describe(a);
 	_cleanup_json_ struct json_object *o = json_object_new_object();
 
-	if (!o || !d || put_str(o, "action", action_type_to_string(a->type)) < 0 ||
-	    put_str(o, "description", d) < 0 || put_bool(o, "disruptive", a->disruptive) < 0 ||
-	    put_bool(o, "needs_reboot", a->needs_reboot) < 0 ||
-	    (action_type_on_vf(a->type) && put_int(o, "vf", a->vf) < 0))
+	if (!o || !d || json_put_str(o, "action", action_type_to_string(a->type)) < 0 ||
+	    json_put_str(o, "description", d) < 0 ||
+	    json_put_bool(o, "disruptive", a->disruptive) < 0 ||
+	    json_put_bool(o, "needs_reboot", a->needs_reboot) < 0 ||
+	    (action_type_on_vf(a->type) && json_put_int(o, "vf", a->vf) < 0))
 		return NULL;
 	return TAKE_PTR(o);
 }
@@ -539,21 +494,21 @@ static int pf_plan_fill(struct json_object *o, const struct pf_view *pv)
 	struct json_object *acts = json_object_new_array();
 	int r;
 
-	if (put_str(o, "pci", pv->pf->pci) < 0 || put_str(o, "name", pv->pf->name) < 0 ||
-	    put_bool(o, "configured", d) < 0 || put_bool(o, "held", d && d->held) < 0 ||
-	    put_str(o, "held_reason", d && d->held ? strna(d->held_reason) : NULL) < 0 ||
-	    put_bool(o, "disruptive", p && plan_is_disruptive(p)) < 0) {
+	if (json_put_str(o, "pci", pv->pf->pci) < 0 || json_put_str(o, "name", pv->pf->name) < 0 ||
+	    json_put_bool(o, "configured", d) < 0 || json_put_bool(o, "held", d && d->held) < 0 ||
+	    json_put_str(o, "held_reason", d && d->held ? strna(d->held_reason) : NULL) < 0 ||
+	    json_put_bool(o, "disruptive", p && plan_is_disruptive(p)) < 0) {
 		json_object_put(acts);
 		return -ENOMEM;
 	}
-	r = put(o, "actions", acts);
+	r = json_put(o, "actions", acts);
 	for (size_t i = 0; r >= 0 && p && i < p->n_actions; i++)
-		r = append(acts, action_json(&p->actions[i]));
-	if (r < 0 || put(o, "reboot_reasons", json_strv(p ? p->reboot_reasons : NULL)) < 0 ||
-	    put(o, "unmet", json_strv(p ? p->unmet : NULL)) < 0 ||
-	    put(o, "waiting", json_strv(p ? p->waiting : NULL)) < 0 ||
-	    put(o, "notes", json_strv(p ? p->notes : NULL)) < 0 ||
-	    put(o, "config_files", json_strv(d ? d->config_files : NULL)) < 0)
+		r = json_append(acts, action_json(&p->actions[i]));
+	if (r < 0 || json_put(o, "reboot_reasons", json_strv(p ? p->reboot_reasons : NULL)) < 0 ||
+	    json_put(o, "unmet", json_strv(p ? p->unmet : NULL)) < 0 ||
+	    json_put(o, "waiting", json_strv(p ? p->waiting : NULL)) < 0 ||
+	    json_put(o, "notes", json_strv(p ? p->notes : NULL)) < 0 ||
+	    json_put(o, "config_files", json_strv(d ? d->config_files : NULL)) < 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -569,17 +524,17 @@ int report_plan(const struct host_view *v, struct json_object **ret)
 		json_object_put(arr);
 		return -ENOMEM;
 	}
-	r = put(doc, "pfs", arr);
+	r = json_put(doc, "pfs", arr);
 	for (size_t i = 0; r >= 0 && i < v->n_pfs; i++) {
 		struct json_object *o = json_object_new_object();
 
 		changes |= v->pfs[i].plan && v->pfs[i].plan->n_actions > 0;
-		r = append(arr, o);
+		r = json_append(arr, o);
 		if (r >= 0)
 			r = pf_plan_fill(o, &v->pfs[i]);
 	}
 	if (r >= 0)
-		r = put_bool(doc, "changes", changes);
+		r = json_put_bool(doc, "changes", changes);
 	if (r < 0)
 		return r;
 	*ret = TAKE_PTR(doc);
