@@ -88,7 +88,7 @@ char *doc_pf_describe(struct json_object *pf)
 {
 	const char *pci = strna(doc_str(pf, "pci")), *name = doc_str(pf, "name");
 
-	return name ? strdup_printf("%s (%s)", pci, name) : strdup(pci);
+	return pf_names_describe(pci, name);
 }
 
 bool doc_pf_has_leftovers(struct json_object *pf)

@@ -53,8 +53,7 @@ static void print_gone(struct ctl_run *x, const char *who, const char *pci, cons
 static int print_gone_record(const struct pf_status *st, void *userdata)
 {
 	_cleanup_free_ char *why = report_gone_reason(st);
-	_cleanup_free_ char *who = st->name ? strdup_printf("%s (%s)", st->pci, st->name) :
-					      strdup(st->pci);
+	_cleanup_free_ char *who = pf_names_describe(st->pci, st->name);
 
 	if (!why || !who)
 		return -ENOMEM;
@@ -80,8 +79,7 @@ static int apply_report_gone(struct ctl_run *x, struct host *h)
 static void print_result(const struct ctl *c, const struct apply_pf_result *res, bool named)
 {
 	const struct pf_status *st = &res->status;
-	_cleanup_free_ char *who = st->name ? strdup_printf("%s (%s)", st->pci, st->name) :
-					      strdup(st->pci);
+	_cleanup_free_ char *who = pf_names_describe(st->pci, st->name);
 	_cleanup_free_ char *waiting =
 		st->waiting && st->waiting[0] ? strv_join(st->waiting, "; ") : NULL;
 	double secs = (double)(st->finished - st->started) / (double)USEC_PER_SEC;

@@ -18,8 +18,7 @@
 static bool print_result(const struct ctl *c, const struct apply_pf_result *res, bool named)
 {
 	const struct pf_status *st = &res->status;
-	_cleanup_free_ char *who = st->name ? strdup_printf("%s (%s)", st->pci, st->name) :
-					      strdup(st->pci);
+	_cleanup_free_ char *who = pf_names_describe(st->pci, st->name);
 
 	switch (st->state) {
 	case PF_STATUS_APPLIED:
@@ -63,8 +62,7 @@ static void reset_on_pf_done(const struct apply_pf_result *res, void *userdata)
 /* "0000:3b:00.0 (ens1f0)", appended to *list. -ENOMEM. */
 static int list_pf(char ***list, const struct pf_state *pf)
 {
-	return strv_consume(list, pf->name ? strdup_printf("%s (%s)", pf->pci, pf->name) :
-					     strdup(pf->pci));
+	return strv_consume(list, pf_describe(pf));
 }
 
 /* A PF with something of sriov-persist's left on it that only refused

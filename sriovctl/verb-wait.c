@@ -33,16 +33,15 @@ struct progress {
 static int note_gone(const struct pf_status *st, void *userdata)
 {
 	struct progress *p = userdata;
-	_cleanup_free_ char *why = NULL;
+	_cleanup_free_ char *why = NULL, *who = NULL;
 
 	if (st->finished < p->since)
 		return 0;
 	why = report_gone_reason(st);
-	if (!why)
+	who = pf_names_describe(st->pci, st->name);
+	if (!why || !who)
 		return -ENOMEM;
-	return strv_consume(&p->gone, st->name ?
-					      strdup_printf("%s (%s): %s", st->pci, st->name, why) :
-					      strdup_printf("%s: %s", st->pci, why));
+	return strv_consume(&p->gone, strdup_printf("%s: %s", who, why));
 }
 
 static int note_missing(struct progress *p, const struct pf_view *pv)
@@ -79,11 +78,12 @@ static const char *still_waiting(const struct pf_view *pv, const struct pf_statu
 static int note_not_applied(struct progress *p, const struct pf_state *pf, const char *state,
 			    const char *why)
 {
+	_cleanup_free_ char *who = pf_describe(pf);
+
 	p->done++;
-	return strv_consume(&p->not_applied,
-			    pf->name ? strdup_printf("%s (%s): %s: %s", pf->pci, pf->name, state,
-						     strna(why)) :
-				       strdup_printf("%s: %s: %s", pf->pci, state, strna(why)));
+	if (!who)
+		return -ENOMEM;
+	return strv_consume(&p->not_applied, strdup_printf("%s: %s: %s", who, state, strna(why)));
 }
 
 /* A PF that a layout selects: done when the files hold it now (an apply

@@ -249,11 +249,14 @@ int pf_vf_pci_addr(const struct pf_state *pf, unsigned index, char buf[static PC
 	return 0;
 }
 
+char *pf_names_describe(const char *pci, const char *name)
+{
+	return name ? strdup_printf("%s (%s)", pci, name) : strdup(pci);
+}
+
 char *pf_describe(const struct pf_state *pf)
 {
-	if (pf->name)
-		return strdup_printf("%s (%s)", pf->pci, pf->name);
-	return strdup(pf->pci);
+	return pf_names_describe(pf->pci, pf->name);
 }
 
 bool kernel_cmdline_has(const char *cmdline, const char *arg)

@@ -208,6 +208,9 @@ const struct pf_state *host_state_lookup_pf(const struct host_state *hs, const c
 int pf_vf_pci_addr(const struct pf_state *pf, unsigned index, char buf[static PCI_ADDR_MAX]);
 /* "0000:3b:00.0 (ens1f0)" or "0000:3b:00.0"; caller frees. */
 char *pf_describe(const struct pf_state *pf);
+/* The same from a PF's PCI address and interface name (NULL: none), as a
+ * record or a document keeps them. */
+char *pf_names_describe(const char *pci, const char *name);
 
 /* Whether the kernel command line has arg ("intel_iommu=on") as the last of
  * the words that give its parameter, alone or with further options after a
