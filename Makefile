@@ -201,7 +201,11 @@ check: deps
 # check runs it).
 check-nodeps: tests
 	$(Q)$(MAKE) --no-print-directory TEST_DIR=$(BUILDDIR) PLAIN_TEST_DIR=$(BUILDDIR) \
-		K8S_FAULT_MATRIX=no PYTEST_PARALLEL= check-unit check-fuzz check-integration check-man
+		K8S_FAULT_MATRIX=no PYTEST_PARALLEL="$(PACKAGE_PYTEST_PARALLEL)" \
+		check-unit check-fuzz check-integration check-man
+
+# one by one in a distribution's build root; check-packages runs two at once
+PACKAGE_PYTEST_PARALLEL ?=
 
 TEST_DIR ?= $(ASAN_DIR)
 PLAIN_TEST_DIR ?= $(PLAIN_DIR)
@@ -341,7 +345,7 @@ check-packages:
 	$(Q)scripts/install-deps deb
 	$(Q)scripts/install-deps rpm
 	$(Q)DEB_BUILD_OPTIONS=nocheck scripts/build-package deb
-	$(Q)scripts/build-package rpm
+	$(Q)PACKAGE_PYTEST_PARALLEL="-p xdist -n 2" scripts/build-package rpm
 	$(Q)scripts/compare-packages build/pkg/deb build/pkg/rpm
 
 FORMAT_SRCS = $(sort $(wildcard lib/*/*.[ch] sriovctl/*.[ch] udev-helper/*.[ch] sriov-persistd/*.[ch] k8s-notify/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch] tests/vm/*.c))

@@ -89,3 +89,58 @@ def test_a_running_vcpu_is_no_fault():
                       "info lapic 1": [LAPIC_IDLE]})
     fault, _ = vm.emulator_fault(interval=0)
     assert fault is None
+
+
+# Both vCPUs running with interrupts disabled and the timer pending: what QEMU
+# showed for a kernel that stopped early in boot (tests/vm/README.md).
+REGS_SPINNING = (REGS.replace("RFL=00000216 [----AP-] CPL=0 II=0 A20=1 SMM=0 HLT=1",
+                              "RFL=00000046 [---Z-P-] CPL=0 II=0 A20=1 SMM=0 HLT=0")
+                 .replace("RFL=00000206 [-----P-] CPL=0 II=0 A20=1 SMM=0 HLT=1",
+                          "RFL=00000046 [---Z-P-] CPL=0 II=0 A20=1 SMM=0 HLT=0"))
+
+
+class SilentGuest(FakeMonitor):
+    """A guest whose console printed `console` and then nothing more."""
+
+    def __init__(self, console):
+        super().__init__({"info registers -a": [REGS_SPINNING], "info lapic 0": [LAPIC_IDLE],
+                          "info lapic 1": [LAPIC_IDLE]})
+        self._cond = vmlib.threading.Condition()
+        self.console = vmlib._Port("console", "/nonexistent", "/nonexistent")
+        self.shell = vmlib._Port("shell", "/nonexistent", "/nonexistent")
+        self.console.buf += console
+        self.console_log_path = self.shell_log_path = "/nonexistent"
+        self.proc = None
+
+    def emulator_fault(self, interval=1.0):
+        return super().emulator_fault(interval=0)
+
+
+def wait_boot_of(guest, timeout):
+    return guest._wait_for(vmlib.READY_RE, 0, timeout, "the guest's root shell", boot=True,
+                           kstart=0)
+
+
+def test_a_kernel_silent_before_init_is_a_fault(monkeypatch):
+    monkeypatch.setattr(vmlib, "EARLY_HANG_SECONDS", 0.5)
+    guest = SilentGuest(b"[    1.468845] pnp: PnP ACPI: found 6 devices\n")
+    try:
+        wait_boot_of(guest, timeout=30)
+    except vmlib.VMEmulatorFault as e:
+        assert "before it started init" in str(e) and "IF=0" in str(e), str(e)
+    else:
+        raise AssertionError("no VMEmulatorFault")
+
+
+def test_silence_after_init_is_no_fault(monkeypatch):
+    # Once init runs, our programs run: silence is then the test's to judge.
+    monkeypatch.setattr(vmlib, "EARLY_HANG_SECONDS", 0.5)
+    guest = SilentGuest(b"[    2.493135] Run /init as init process\n")
+    try:
+        wait_boot_of(guest, timeout=2)
+    except vmlib.VMEmulatorFault as e:
+        raise AssertionError(f"taken for the emulator: {e}") from e
+    except vmlib.VMBootError as e:
+        assert "gave up after 2 s" in str(e), str(e)
+    else:
+        raise AssertionError("no VMBootError")

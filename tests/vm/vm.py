@@ -46,6 +46,11 @@ PANIC_RE = re.compile(rb"Kernel panic - not syncing[^\n]*")
 INITRD_FAIL_RE = re.compile(rb"SRIOV_VM_INITRAMFS_FAILED:[^\n]*")
 # Seen about once in 30-40 boots under TCG with 2 vCPUs: a halted vCPU whose
 # timer never wakes it again, and the boot never finishes.
+# the kernel hands over to the initramfs: before this line only the kernel runs
+INIT_RE = re.compile(rb"Run /init as init process")
+# a kernel that prints nothing for this long before it starts init has stopped:
+# a good boot gets there in about 3 s of guest time (tests/vm/README.md)
+EARLY_HANG_SECONDS = float(os.environ.get("SRIOV_VM_EARLY_HANG_SECONDS", "90"))
 STALL_RE = re.compile(rb"rcu: INFO: rcu_\w+ (?:self-)?detected stalls?[^\n]*")
 ANSI_RE = re.compile(r"\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07]*\x07|[()][0-9A-Za-z]|[=>78DEHMc])")
 
@@ -360,9 +365,11 @@ class VM:
         """
         deadline = time.monotonic() + timeout
         stalled = None
+        early_hang = None
         with self._cond:
             if kstart is None:
                 kstart = len(self.console.buf)
+            console_len, console_moved = len(self.console.buf), time.monotonic()
             while True:
                 pos = start
                 while True:
@@ -392,6 +399,14 @@ class VM:
                     if st:
                         stalled = st.group(0).decode(errors="replace")
                         deadline = min(deadline, time.monotonic() + stall_grace)
+                if boot and len(self.console.buf) != console_len:
+                    console_len, console_moved = len(self.console.buf), time.monotonic()
+                elif (boot and time.monotonic() - console_moved > EARLY_HANG_SECONDS
+                      and not INIT_RE.search(self.console.buf, kstart)):
+                    early_hang = (f"the guest kernel printed nothing for {EARLY_HANG_SECONDS:.0f} s "
+                                  "before it started init (no program of ours runs yet): "
+                                  "the emulator stopped it")
+                    break
                 left = deadline - time.monotonic()
                 if left <= 0:
                     if stalled:
@@ -401,10 +416,13 @@ class VM:
                     break
                 self._cond.wait(min(left, 0.5))
         # Timed out. Outside the lock, so that the readers go on meanwhile.
-        message = f"timed out after {timeout:.0f} s waiting for {what}\n" + self.serial_tail()
+        waited = f"{EARLY_HANG_SECONDS:.0f} s of silence" if early_hang else f"{timeout:.0f} s"
+        message = f"gave up after {waited} waiting for {what}\n" + self.serial_tail()
         if not boot:
             raise VMTimeout(message)  # run() looks at the vCPUs itself
         fault, states = self.emulator_fault()
+        if early_hang:
+            raise VMEmulatorFault(f"{early_hang}\n{message}\n--- vCPUs:\n{states}")
         if fault:
             raise VMStallError(f"{fault}\n{message}\n--- vCPUs:\n{states}")
         raise VMBootError(f"{message}\n--- vCPUs:\n{states}")
