@@ -9,18 +9,23 @@
  * name in keyfiles: NetworkManager reads [802-3-ethernet] as [ethernet]),
  * its key and its name in messages. */
 static const struct nm_key_row {
-	const char *section, *alias, *key, *label;
+	const char *section, *alias, *key, *key_alias, *label;
 } nm_key_rows[_NM_KEY_MAX] = {
-	[NM_KEY_INTERFACE_NAME] = { "connection", NULL, "interface-name",
+	[NM_KEY_TYPE] = { "connection", NULL, "type", NULL, "connection.type" },
+	[NM_KEY_INTERFACE_NAME] = { "connection", NULL, "interface-name", NULL,
 				    "connection.interface-name" },
-	[NM_KEY_MAC_ADDRESS] = { "ethernet", "802-3-ethernet", "mac-address",
+	[NM_KEY_MAC_ADDRESS] = { "ethernet", "802-3-ethernet", "mac-address", NULL,
 				 "ethernet.mac-address" },
-	[NM_KEY_MATCH_INTERFACE_NAME] = { "match", NULL, "interface-name", "match.interface-name" },
-	[NM_KEY_MATCH_DRIVER] = { "match", NULL, "driver", "match.driver" },
-	[NM_KEY_MATCH_PATH] = { "match", NULL, "path", "match.path" },
-	[NM_KEY_MATCH_CMDLINE] = { "match", NULL, "kernel-command-line",
+	/* its name before NetworkManager 1.48 */
+	[NM_KEY_MAC_DENYLIST] = { "ethernet", "802-3-ethernet", "mac-address-denylist",
+				  "mac-address-blacklist", "ethernet.mac-address-denylist" },
+	[NM_KEY_MATCH_INTERFACE_NAME] = { "match", NULL, "interface-name", NULL,
+					  "match.interface-name" },
+	[NM_KEY_MATCH_DRIVER] = { "match", NULL, "driver", NULL, "match.driver" },
+	[NM_KEY_MATCH_PATH] = { "match", NULL, "path", NULL, "match.path" },
+	[NM_KEY_MATCH_CMDLINE] = { "match", NULL, "kernel-command-line", NULL,
 				   "match.kernel-command-line" },
-	[NM_KEY_TOTAL_VFS] = { "sriov", NULL, "total-vfs", "sriov.total-vfs" },
+	[NM_KEY_TOTAL_VFS] = { "sriov", NULL, "total-vfs", NULL, "sriov.total-vfs" },
 };
 
 struct nm_parse_ctx {
@@ -39,7 +44,7 @@ static int nm_on_section(void *userdata, const char *name, unsigned line)
 
 static bool nm_row_is(const struct nm_key_row *row, const char *section, const char *key)
 {
-	return section && streq(key, row->key) &&
+	return section && (streq(key, row->key) || streq_ptr(key, row->key_alias)) &&
 	       (streq(section, row->section) || streq_ptr(section, row->alias));
 }
 
@@ -223,13 +228,10 @@ static int nm_mac_parse(const char *s, struct mac_addr *ret)
 	return 0;
 }
 
-/* NetworkManager compares the permanent address (the current one when the
- * device has none). */
+/* NetworkManager compares the permanent address; a device without one
+ * takes no profile that names an address. */
 static int nm_check_mac(struct nm_verdict *v, const char *text, const struct pf_identity *id)
 {
-	const struct mac_addr *have = id->has_permanent_mac ? &id->permanent_mac :
-				      id->has_mac	    ? &id->mac :
-							      NULL;
 	struct mac_addr want;
 	int r = nm_mac_parse(text, &want);
 
@@ -237,11 +239,40 @@ static int nm_check_mac(struct nm_verdict *v, const char *text, const struct pf_
 		return r;
 	if (r < 0)
 		v->unsure = "ethernet.mac-address cannot be read";
-	else if (!have)
-		v->unsure = "the PF's MAC address is not known";
-	else if (!mac_equal(have, &want))
+	else if (!id->has_permanent_mac)
+		v->unsure = "the PF's permanent MAC address is not known";
+	else if (!mac_equal(&id->permanent_mac, &want))
 		v->no = true;
 	return nm_verdict_add(v, "ethernet.mac-address", text);
+}
+
+/* A profile is never activated on a device whose permanent address its deny
+ * list names. */
+static int nm_check_denylist(struct nm_verdict *v, const char *text, const struct pf_identity *id)
+{
+	_cleanup_strv_free_ char **macs = NULL;
+	int r = nm_list_split(text, &macs);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; id->has_permanent_mac && macs[i]; i++) {
+		struct mac_addr m;
+
+		if (mac_parse(macs[i], &m) >= 0 && mac_equal(&m, &id->permanent_mac))
+			v->no = true;
+	}
+	return 0;
+}
+
+/* An Ethernet device takes Ethernet profiles, an InfiniBand one
+ * InfiniBand profiles (the profile's main setting). */
+static void nm_check_type(struct nm_verdict *v, const char *text, const struct pf_identity *id)
+{
+	bool ib = streq_ptr(id->iftype, "infiniband");
+
+	if (ib ? !streq(text, "infiniband") :
+		 !streq(text, "ethernet") && !streq(text, "802-3-ethernet"))
+		v->no = true;
 }
 
 static int nm_check_list(struct nm_verdict *v, const char *label, const char *text, const char *str)
@@ -264,6 +295,11 @@ static int nm_check_key(struct nm_verdict *v, enum nm_key k, const char *text,
 	const char *label = nm_key_rows[k].label;
 
 	switch (k) {
+	case NM_KEY_TYPE:
+		nm_check_type(v, text, id);
+		return 0;
+	case NM_KEY_MAC_DENYLIST:
+		return nm_check_denylist(v, text, id);
 	case NM_KEY_INTERFACE_NAME:
 		if (!streq_ptr(text, id->name))
 			v->no = true;

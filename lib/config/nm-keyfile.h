@@ -16,8 +16,10 @@ struct nm_value {
 };
 
 enum nm_key {
+	NM_KEY_TYPE,		     /* connection.type */
 	NM_KEY_INTERFACE_NAME,	     /* connection.interface-name */
 	NM_KEY_MAC_ADDRESS,	     /* ethernet.mac-address */
+	NM_KEY_MAC_DENYLIST,	     /* ethernet.mac-address-denylist */
 	NM_KEY_MATCH_INTERFACE_NAME, /* match.interface-name */
 	NM_KEY_MATCH_DRIVER,	     /* match.driver */
 	NM_KEY_MATCH_PATH,	     /* match.path */
@@ -41,8 +43,9 @@ int nm_profile_parse(const char *path, const char *text, struct nm_profile *ret)
 void nm_profile_done(struct nm_profile *p);
 
 /* The finding of a profile with [sriov] that applies to id, as
- * NetworkManager's check_connection_compatible() decides (the interface
- * name, the permanent MAC address, [match] with its |, &, ! and \ prefixes);
+ * NetworkManager's check_connection_compatible() decides (the connection
+ * type, the interface name, the permanent MAC address and the deny list,
+ * [match] with its |, &, ! and \ prefixes);
  * kernel-command-line and a profile that names no device (NetworkManager may
  * activate it on any Ethernet device) "may match". Nothing for a profile
  * without [sriov] or one that does not apply. -ENOMEM. */

@@ -220,6 +220,42 @@ static void test_nm_match_section(void **state)
 	other_findings_done(&f);
 }
 
+/* The profile's type and the deny list rule a device out; a device
+ * without a permanent address takes no profile that names one. */
+static void test_nm_type_denylist(void **state)
+{
+	struct pf_identity a = pf0(), b = pf1();
+	struct other_findings f;
+
+	put(NM_ETC, "ib.nmconnection", 0600,
+	    "[connection]\nid=ib\ntype=infiniband\ninterface-name=ens1f0\n[sriov]\ntotal-vfs=2\n");
+	put(NM_ETC, "deny.nmconnection", 0600,
+	    "[connection]\nid=d\ntype=802-3-ethernet\n[802-3-ethernet]\n"
+	    "mac-address-blacklist=AA:BB:CC:00:00:01;\n[sriov]\ntotal-vfs=2\n");
+	put(NM_ETC, "mac.nmconnection", 0600,
+	    "[connection]\nid=m\ntype=ethernet\n[ethernet]\nmac-address=AA:BB:CC:00:00:02\n"
+	    "[sriov]\ntotal-vfs=2\n");
+	find(&a, &f);
+	assert_int_equal(f.n, 0);
+	other_findings_done(&f);
+	find(&b, &f);
+	assert_int_equal(f.n, 2);
+	assert_finding(&f.items[0], OTHER_MANAGER_NETWORKMANAGER, OTHER_CERTAINTY_MAY_MATCH,
+		       NM_ETC "/deny.nmconnection", 7, "sriov.total-vfs=2", "it names no device");
+	assert_finding(&f.items[1], OTHER_MANAGER_NETWORKMANAGER, OTHER_CERTAINTY_MATCHES,
+		       NM_ETC "/mac.nmconnection", 7, "sriov.total-vfs=2", NULL);
+	other_findings_done(&f);
+	b.has_permanent_mac = false;
+	b.has_mac = true;
+	b.mac = b.permanent_mac;
+	find(&b, &f);
+	assert_int_equal(f.n, 2);
+	assert_finding(&f.items[1], OTHER_MANAGER_NETWORKMANAGER, OTHER_CERTAINTY_MAY_MATCH,
+		       NM_ETC "/mac.nmconnection", 7, "sriov.total-vfs=2",
+		       "the PF's permanent MAC address is not known");
+	other_findings_done(&f);
+}
+
 static void test_nm_unreadable(void **state)
 {
 	struct pf_identity a = pf0();
@@ -493,6 +529,7 @@ int main(void)
 		T(test_nm_mac_run),
 		T(test_nm_no_sriov_refused_legacy),
 		T(test_nm_match_section),
+		T(test_nm_type_denylist),
 		T(test_nm_unreadable),
 		T(test_nm_wildcard),
 		T(test_link_first_match),
