@@ -104,15 +104,18 @@ static int nm_load_file(struct other_configs *c, const char *root, const char *f
 	_cleanup_free_ char *text = NULL;
 	struct nm_profile p;
 	struct stat st;
+	size_t size = 0;
 	int r;
 
 	fd = open_regular_at(AT_FDCWD, full, &st);
 	if (fd == -EISDIR || fd == -EBADFD || fd == -ENOENT)
 		return 0; /* NetworkManager takes regular files only */
-	r = fd < 0 ? fd : read_fd(fd, CONF_FILE_MAX, &text, NULL);
+	r = fd < 0 ? fd : read_fd(fd, CONF_FILE_MAX, &text, &size);
+	if (r >= 0 && memchr(text, '\0', size))
+		r = -EBADMSG;
 	if (r < 0)
 		return other_findings_add_unreadable(&c->unreadable, OTHER_MANAGER_NETWORKMANAGER,
-						     host_path(root, full), read_strerror(r));
+						     host_path(root, full), conf_read_strerror(r));
 	if (nm_would_refuse(&st))
 		return 0;
 	r = nm_profile_parse(host_path(root, full), text, &p);

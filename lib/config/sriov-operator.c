@@ -46,15 +46,23 @@ static int sno_add(struct sno_config *c, char *pci, unsigned line)
 static int sno_scan_line(struct sno_config *c, const char *line, size_t len, unsigned nr)
 {
 	char *v = sno_line_value(line, len, "pciaddress");
+	struct sno_interface *it;
 
 	if (v)
 		return sno_add(c, v, nr);
-	if (c->n == 0 || c->items[c->n - 1].numvfs)
+	if (c->n == 0)
 		return 0;
-	v = sno_line_value(line, len, "numvfs");
+	it = &c->items[c->n - 1];
+	v = sno_line_value(line, len, "externallymanaged");
 	if (v) {
-		c->items[c->n - 1].numvfs = v;
-		c->items[c->n - 1].numvfs_line = nr;
+		it->externally_managed = streq(v, "true");
+		free(v);
+		return 0;
+	}
+	v = it->numvfs ? NULL : sno_line_value(line, len, "numvfs");
+	if (v) {
+		it->numvfs = v;
+		it->numvfs_line = nr;
 	}
 	return 0;
 }
@@ -98,8 +106,13 @@ int sno_config_match(const struct sno_config *c, const char *pci, struct other_f
 
 		if (strcasecmp(it->pci, pci) != 0)
 			continue;
-		setting = it->numvfs ? strdup_printf("numvfs: %s", it->numvfs) :
-				       strdup("an interface without numvfs");
+		setting = it->numvfs ?
+				  strdup_printf("numvfs: %s%s", it->numvfs,
+						it->externally_managed ?
+							" with externallymanaged: true (it "
+							"configures the VFs another tool makes)" :
+							"") :
+				  strdup("an interface without numvfs");
 		how = strdup_printf("pciaddress: %s (systemd mode: sriov-config.service applies "
 				    "it at boot)",
 				    it->pci);

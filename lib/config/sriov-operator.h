@@ -17,6 +17,9 @@ struct sno_interface {
 	unsigned line;
 	char *numvfs; /* NULL when not given */
 	unsigned numvfs_line;
+	/* "externallymanaged: true": the operator leaves the VF count to
+	 * another tool and configures the VFs that are there */
+	bool externally_managed;
 };
 
 struct sno_config {

@@ -273,7 +273,7 @@ static void test_nm_unreadable(void **state)
 	assert_int_equal(f.n, 1);
 	assert_true(f.items[0].unreadable);
 	assert_finding(&f.items[0], OTHER_MANAGER_NETWORKMANAGER, OTHER_CERTAINTY_MAY_MATCH,
-		       NM_ETC "/big.nmconnection", 0, "cannot read: File too large", NULL);
+		       NM_ETC "/big.nmconnection", 0, "cannot read: larger than 4 MiB", NULL);
 	other_findings_done(&f);
 }
 
@@ -485,7 +485,11 @@ static void test_operator(void **state)
 	put("/etc/sriov-operator", "sriov-interface-config.yaml", 0644,
 	    "spec:\n    interfaces:\n        - pciaddress: 0000:3b:00.0\n          numvfs: 4\n"
 	    "          mtu: 1500\n          name: ens1f0\n"
+	    "          externallymanaged: false\n"
 	    "        - pciaddress: \"0000:5e:00.0\"\n          mtu: 1500\n"
+	    "        - pciaddress: 0000:af:00.0\n          numvfs: 8\n"
+	    "          vfgroups:\n            - resourcename: x\n              mtu: 1500\n"
+	    "          externallymanaged: true\n"
 	    "unsupportedNics: false\n");
 	find(&a, &f);
 	assert_int_equal(f.n, 1);
@@ -500,8 +504,17 @@ static void test_operator(void **state)
 	find(&b, &f);
 	assert_int_equal(f.n, 1);
 	assert_finding(&f.items[0], OTHER_MANAGER_SRIOV_OPERATOR, OTHER_CERTAINTY_MATCHES,
-		       "/etc/sriov-operator/sriov-interface-config.yaml", 7,
+		       "/etc/sriov-operator/sriov-interface-config.yaml", 8,
 		       "an interface without numvfs", NULL);
+	other_findings_done(&f);
+	b.pci = "0000:af:00.0";
+	find(&b, &f);
+	assert_int_equal(f.n, 1);
+	assert_finding(&f.items[0], OTHER_MANAGER_SRIOV_OPERATOR, OTHER_CERTAINTY_MATCHES,
+		       "/etc/sriov-operator/sriov-interface-config.yaml", 11,
+		       "numvfs: 8 with externallymanaged: true (it configures the VFs another "
+		       "tool makes)",
+		       NULL);
 	other_findings_done(&f);
 }
 
