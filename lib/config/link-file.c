@@ -11,7 +11,8 @@ enum link_match_kind {
 	LINK_KIND_ORIGINAL_NAME, /* globs against the name before udev renamed it */
 	LINK_KIND_MAC,		 /* addresses, the current one */
 	LINK_KIND_PERMANENT_MAC, /* addresses, the permanent one */
-	LINK_KIND_NOT_EVALUATED, /* udev properties, conditions on the host */
+	LINK_KIND_PROPERTY,	 /* udev properties, KEY=glob, each must hold */
+	LINK_KIND_NOT_EVALUATED, /* conditions on the host */
 };
 
 /* offset of the PF's string in struct pf_identity, or -1: the PF has none
@@ -28,7 +29,7 @@ static const struct link_match_row {
 	[LINK_MATCH_KIND] = { "Kind", LINK_KIND_GLOB, -1 },
 	[LINK_MATCH_MAC] = { "MACAddress", LINK_KIND_MAC, -1 },
 	[LINK_MATCH_PERMANENT_MAC] = { "PermanentMACAddress", LINK_KIND_PERMANENT_MAC, -1 },
-	[LINK_MATCH_PROPERTY] = { "Property", LINK_KIND_NOT_EVALUATED, -1 },
+	[LINK_MATCH_PROPERTY] = { "Property", LINK_KIND_PROPERTY, -1 },
 	[LINK_MATCH_HOST] = { "Host", LINK_KIND_NOT_EVALUATED, -1 },
 	[LINK_MATCH_VIRTUALIZATION] = { "Virtualization", LINK_KIND_NOT_EVALUATED, -1 },
 	[LINK_MATCH_KERNEL_COMMAND_LINE] = { "KernelCommandLine", LINK_KIND_NOT_EVALUATED, -1 },
@@ -254,6 +255,56 @@ static bool link_glob_any_name(char *const *patterns)
 	return star;
 }
 
+/* The udev properties a PCI PF's netdev has when udev applies .link files,
+ * as far as they follow from the PF: 75-net-description.rules sets ID_BUS,
+ * ID_VENDOR_ID and ID_MODEL_ID, 80-net-setup-link.rules imports ID_PATH
+ * before net_setup_link. NULL for any other key (not known offline). */
+static const char *link_property(const struct pf_identity *id, const char *key, size_t n,
+				 char buf[static 8])
+{
+	if (!id->pci)
+		return NULL;
+	if (n == 6 && strncmp(key, "ID_BUS", n) == 0)
+		return "pci";
+	if (n == 7 && strncmp(key, "ID_PATH", n) == 0)
+		return id->id_path;
+	if (n == 12 && strncmp(key, "ID_VENDOR_ID", n) == 0 && id->vendor != 0) {
+		snprintf(buf, 8, "0x%04x", id->vendor);
+		return buf;
+	}
+	if (n == 11 && strncmp(key, "ID_MODEL_ID", n) == 0 && id->device != 0) {
+		snprintf(buf, 8, "0x%04x", id->device);
+		return buf;
+	}
+	return NULL;
+}
+
+/* systemd's test of Property=: every KEY=glob must hold (the property set
+ * and its value matching), an inverted one must not. */
+static enum link_verdict link_judge_property(char *const *words, const struct pf_identity *id,
+					     const char **ret_unsure)
+{
+	enum link_verdict v = LINK_VERDICT_YES;
+
+	for (size_t i = 0; words[i]; i++) {
+		bool invert = words[i][0] == '!';
+		const char *key = words[i] + invert, *eq = strchr(key, '=');
+		const char *value;
+		char buf[8];
+
+		if (!eq)
+			continue; /* udev refuses the assignment */
+		value = link_property(id, key, (size_t)(eq - key), buf);
+		if (!value) {
+			*ret_unsure = "only ID_BUS, ID_PATH, ID_VENDOR_ID and ID_MODEL_ID are "
+				      "evaluated offline";
+			v = LINK_VERDICT_MAYBE;
+		} else if ((fnmatch(eq + 1, value, 0) == 0) == invert)
+			return LINK_VERDICT_NO;
+	}
+	return v;
+}
+
 static enum link_verdict link_judge_mac(char *const *words, const struct mac_addr *m,
 					const char **ret_unsure, const char *unknown)
 {
@@ -289,6 +340,8 @@ static enum link_verdict link_judge_key(const struct link_match_row *row, char *
 	case LINK_KIND_PERMANENT_MAC:
 		return link_judge_mac(words, perm, ret_unsure,
 				      "the PF's permanent MAC address is not known");
+	case LINK_KIND_PROPERTY:
+		return link_judge_property(words, id, ret_unsure);
 	case LINK_KIND_NOT_EVALUATED:
 		*ret_unsure = "it is not evaluated offline";
 		return LINK_VERDICT_MAYBE;

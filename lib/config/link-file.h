@@ -63,8 +63,9 @@ void link_file_done(struct link_file *lf);
 
 /* files in the order udev reads them (by file name, masking done): the
  * finding of the first one whose [Match] selects id, when it sets SR-IOV.
- * A file whose [Match] has a key that cannot be evaluated offline
- * (Property=, Host=, KernelCommandLine=, ... or OriginalName= while the
+ * A file whose [Match] has a key that cannot be evaluated offline (Host=,
+ * KernelCommandLine=, the other conditions, a Property= other than ID_BUS,
+ * ID_PATH, ID_VENDOR_ID and ID_MODEL_ID, or OriginalName= while the
  * original name is unknown), or that cannot be read, "may match": its own
  * SR-IOV settings are reported so, and a later file it may hide is reported
  * as "may match" too. A file with an empty [Match] applies to nothing, as

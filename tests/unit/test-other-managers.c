@@ -445,7 +445,20 @@ static void test_link_keys(void **state)
 	assert_int_equal(c, OTHER_CERTAINTY_MATCHES);
 	assert_int_equal(link_matches("OriginalName=ens*", &a, &c), 0);
 	/* keys and conditions that cannot be told offline */
-	assert_int_equal(link_matches("Property=ID_VENDOR_ID=0x8086", &a, &c), 1);
+	assert_int_equal(link_matches("Property=ID_NET_NAME=x", &a, &c), 1);
+	assert_int_equal(c, OTHER_CERTAINTY_MAY_MATCH);
+	/* the properties udev's rules give a PCI netdev */
+	a.vendor = 0x8086;
+	a.device = 0x159b;
+	assert_int_equal(link_matches("Property=ID_BUS=usb", &a, &c), 0);
+	assert_int_equal(link_matches("Property=!ID_BUS=usb", &a, &c), 1);
+	assert_int_equal(c, OTHER_CERTAINTY_MATCHES);
+	assert_int_equal(link_matches("Property=ID_VENDOR_ID=0x8086 ID_MODEL_ID=0x159?", &a, &c),
+			 1);
+	assert_int_equal(c, OTHER_CERTAINTY_MATCHES);
+	assert_int_equal(link_matches("Property=ID_VENDOR_ID=0x15b3", &a, &c), 0);
+	assert_int_equal(link_matches("Property=ID_PATH=pci-0000:3b:*", &a, &c), 1);
+	assert_int_equal(link_matches("Property=ID_BUS=pci ID_NET_NAME=x", &a, &c), 1);
 	assert_int_equal(c, OTHER_CERTAINTY_MAY_MATCH);
 	assert_int_equal(link_matches("Host=worker-*\nDriver=mlx5_core", &a, &c), 0);
 	assert_int_equal(link_matches("Frobnicate=yes", &a, &c), 1);
@@ -470,8 +483,8 @@ static void test_link_may_hide(void **state)
 	assert_int_equal(f.n, 1);
 	assert_finding(&f.items[0], OTHER_MANAGER_SYSTEMD_LINK, OTHER_CERTAINTY_MAY_MATCH,
 		       "/etc/systemd/network/20-v.link", 4, "SR-IOVVirtualFunctions=8",
-		       "10-p.link sorts first and may match (Property=ID_NET_NAME=x: it is not "
-		       "evaluated offline)");
+		       "10-p.link sorts first and may match (Property=ID_NET_NAME=x: only ID_BUS, "
+		       "ID_PATH, ID_VENDOR_ID and ID_MODEL_ID are evaluated offline)");
 	other_findings_done(&f);
 	link_file_done(&lf[0]);
 	link_file_done(&lf[1]);
