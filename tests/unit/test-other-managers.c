@@ -390,6 +390,28 @@ static void test_link_unreadable(void **state)
 	other_findings_done(&f);
 }
 
+/* A .link directory that cannot be listed (here: one others may write,
+ * which conf_files_list() refuses) may hold the first file to match. */
+static void test_link_dir_refused(void **state)
+{
+	struct pf_identity a = pf0();
+	struct other_findings f;
+	char path[256];
+
+	put(LINK_ETC, "10-vfs.link", 0644, LINK_VFS("Driver=ice"));
+	snprintf(path, sizeof(path), "%s%s", root, LINK_ETC);
+	assert_int_equal(chmod(path, 0777), 0);
+	find(&a, &f);
+	assert_int_equal(f.n, 1);
+	assert_true(f.items[0].unreadable);
+	assert_finding(&f.items[0], OTHER_MANAGER_SYSTEMD_LINK, OTHER_CERTAINTY_MAY_MATCH, LINK_ETC,
+		       0,
+		       "cannot read: writable by group or others (mode 0777); refusing it: "
+		       "chmod go-w",
+		       NULL);
+	other_findings_done(&f);
+}
+
 /* [Match] semantics, on parsed files without a directory. */
 static void link_match_text(const char *text, const struct pf_identity *id,
 			    struct other_findings *out)
@@ -562,6 +584,7 @@ int main(void)
 		T(test_link_masking),
 		T(test_link_dropin),
 		T(test_link_unreadable),
+		T(test_link_dir_refused),
 		T(test_link_keys),
 		T(test_link_may_hide),
 		T(test_operator),
