@@ -119,6 +119,11 @@ int mainconf_parse_string(struct mainconf *c, const char *path, const char *text
  * order. A missing main file is fine (defaults). */
 int mainconf_load(const char *path, struct mainconf *ret, struct diag_list *diags);
 
+/* What k8s-notify would refuse of the credentials c names (the Kubeconfig=
+ * file: its owner and mode, as k8s-notify judges them), as errors in diags.
+ * The files the kubeconfig itself names are not read. */
+int mainconf_check_credentials(const struct mainconf *c, struct diag_list *diags);
+
 /* [Kubernetes] Enabled=yes, or auto and mainconf_load found credentials
  * (k8s_credentials): decided once, when the configuration loads. */
 bool mainconf_kubernetes_enabled(const struct mainconf *c);
