@@ -8,14 +8,19 @@
 /* k8s-notify reads the Kubeconfig= file whenever it exists, and refuses it
  * by secret_stat_refusal(): then no drain or cordon can ever run, and a
  * disruptive change that waits for one waits for good. */
+int mainconf_credentials_refusal(const struct mainconf *c, char *buf, size_t size)
+{
+	if (c->k8s_enabled == K8S_ENABLED_NO || !c->kubeconfig)
+		return 0;
+	return secret_file_refusal(c->kubeconfig, false, "kubeconfig", buf, size);
+}
+
 int mainconf_check_credentials(const struct mainconf *c, struct diag_list *diags)
 {
 	char why[SECRET_REFUSAL_MAX];
 	int r;
 
-	if (c->k8s_enabled == K8S_ENABLED_NO || !c->kubeconfig)
-		return 0;
-	r = secret_file_refusal(c->kubeconfig, false, "kubeconfig", why, sizeof(why));
+	r = mainconf_credentials_refusal(c, why, sizeof(why));
 	if (r == 0 || r == -ENOENT) /* none: k8s-notify takes the in-cluster account */
 		return 0;
 	if (r == -EPERM || r == -EBADFD)

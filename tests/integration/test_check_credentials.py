@@ -68,3 +68,22 @@ def test_not_with_kubernetes_off(make_host):
     with_kubeconfig(h, 0o666, enabled="no")
     r = h.run("check", "--strict")
     assert r.returncode == 0 and r.stderr == "", r
+
+
+def test_a_deferred_pf_says_why_the_drain_cannot_run(make_host):
+    """apply defers a disruptive change for a drain; status says why that drain cannot run."""
+    h = make_host("e810.json")
+    kc = with_kubeconfig(h, 0o600, enabled="yes")
+    assert h.run("apply").returncode == 0
+    h.layout("50-e810.conf", LAYOUT.replace("=2", "=4"))  # a new count destroys the VFs
+    wait = ("disruptive changes wait for a drain of this node through Kubernetes ([Disruption] "
+            "Policy=drain), which ")
+    r = h.run("apply")
+    assert r.returncode == 1 and r.stdout == (
+        f"{E810} (ens1f0): deferred: {wait}sriov-persistd does\n"), r
+    kc.chmod(0o666)
+    r = h.run("apply")
+    why = f"{wait}cannot run: k8s-notify is {refusal(kc, 0o666)}"
+    assert r.returncode == 1 and r.stdout == f"{E810} (ens1f0): deferred: {why}\n", r
+    out = h.run("status", E810).stdout
+    assert "  deferred  " in out and f"\n    {why}\n" in out, out
