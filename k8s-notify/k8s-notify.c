@@ -247,7 +247,7 @@ static int load_mainconf(struct k8s_ctx *x, const char *path, char *error)
 	for (size_t i = 0; i < diags.n; i++) {
 		_cleanup_free_ char *s = diag_format(&diags.items[i]);
 
-		/* before the node is known (it may be named here) */
+		/* no "NODE: ": the node may be named in it (NodeName=) */
 		fprintf(stderr, "k8s-notify: %s\n", s ?: diags.items[i].msg);
 	}
 	errors = diag_count(&diags, DIAG_ERROR);

@@ -49,7 +49,6 @@ char *apply_action_error(struct host *h, const struct action *a, int r)
 	return strdup_printf("%s failed: %s", strna(what), strerror(-r));
 }
 
-/* Why disruptive changes may not run now, or NULL when they may. */
 /* The drain's reason, and why it cannot run when k8s-notify would refuse
  * the credentials (sriovctl check says so too). */
 static char *drain_reason(const struct mainconf *c)
@@ -61,12 +60,13 @@ static char *drain_reason(const struct mainconf *c)
 	if (r == -EPERM || r == -EBADFD)
 		return strdup_printf("disruptive changes wait for a drain of this node through "
 				     "Kubernetes ([Disruption] Policy=drain), which cannot run: "
-				     "k8s-notify is %s",
-				     why);
+				     "%s%s",
+				     r == -EPERM ? "k8s-notify is " : "", why);
 	return strdup("disruptive changes wait for a drain of this node through Kubernetes "
 		      "([Disruption] Policy=drain), which sriov-persistd does");
 }
 
+/* Why disruptive changes may not run now, or NULL when they may. */
 char *apply_hold_reason(const struct pf_run *run)
 {
 	const struct mainconf *c = run->opts->conf;
