@@ -230,15 +230,15 @@ static char **plugin_env(const struct kc_exec *e, const char *info)
 /* Its standard error goes to ours (the journal), line by line, saying how
  * much of it was dropped before; the last non-empty line is returned for the
  * error message (NULL: none). */
-static const char *pass_stderr(const char *path, char *err, size_t dropped)
+static const char *pass_stderr(const char *node, const char *path, char *err, size_t dropped)
 {
 	const char *last = NULL;
 
 	if (dropped)
 		fprintf(stderr,
-			"k8s-notify: exec plugin %s: (its standard error was long: the first %zu "
-			"bytes dropped, the last %zu follow)\n",
-			path, dropped, strlen(err));
+			"k8s-notify: %s%sexec plugin %s: (its standard error was long: the first "
+			"%zu bytes dropped, the last %zu follow)\n",
+			strempty(node), node ? ": " : "", path, dropped, strlen(err));
 
 	for (char *line = err, *nl; line && *line; line = nl ? nl + 1 : NULL) {
 		nl = strchr(line, '\n');
@@ -246,7 +246,8 @@ static const char *pass_stderr(const char *path, char *err, size_t dropped)
 			*nl = '\0';
 		if (!*line)
 			continue;
-		fprintf(stderr, "k8s-notify: exec plugin %s: %s\n", path, line);
+		fprintf(stderr, "k8s-notify: %s%sexec plugin %s: %s\n", strempty(node),
+			node ? ": " : "", path, line);
 		last = line;
 	}
 	return last;
@@ -282,10 +283,11 @@ static int run_error(const char *path, int r, usec_t timeout, char error[static 
 }
 
 /* The credential from what the plugin printed, once it exited 0. */
-static int plugin_result(const struct kc_exec *e, const char *path, struct tool_run *t,
-			 struct exec_credential *ret, char error[static K8S_ERROR_MAX])
+static int plugin_result(const struct kc_exec *e, const char *node, const char *path,
+			 struct tool_run *t, struct exec_credential *ret,
+			 char error[static K8S_ERROR_MAX])
 {
-	const char *last = pass_stderr(path, t->err, t->err_dropped);
+	const char *last = pass_stderr(node, path, t->err, t->err_dropped);
 	char why[K8S_ERROR_MAX];
 	int r;
 
@@ -300,7 +302,7 @@ static int plugin_result(const struct kc_exec *e, const char *path, struct tool_
 }
 
 int exec_credential_run(const struct kc_exec *e, const char *server, const void *ca, size_t ca_size,
-			usec_t timeout, struct exec_credential *ret,
+			const char *node, usec_t timeout, struct exec_credential *ret,
 			char error[static K8S_ERROR_MAX])
 {
 	_cleanup_free_ char *path = NULL, *request = NULL, *info = NULL;
@@ -325,7 +327,7 @@ int exec_credential_run(const struct kc_exec *e, const char *server, const void 
 		timeout, EXEC_OUTPUT_MAX, &t);
 	if (r < 0)
 		return run_error(path, r, timeout, error);
-	r = plugin_result(e, path, &t, ret, error);
+	r = plugin_result(e, node, path, &t, ret, error);
 	explicit_bzero(t.out, t.out_len);
 	tool_run_done(&t);
 	return r;

@@ -34,9 +34,11 @@ int exec_credential_parse(const char *text, size_t n, const char *api_version,
 char *exec_credential_request(const struct kc_exec *e, const char *server, const void *ca,
 			      size_t ca_size);
 
-/* Runs the plugin; on failure error says why. -ENOENT: not found, -EPERM: an
+/* Runs the plugin; its standard error goes to ours, each line after
+ * "k8s-notify: NODE: exec plugin PATH: " (node NULL: without "NODE: "). On
+ * failure error says why. -ENOENT: not found, -EPERM: an
  * executable that others may change, -ETIMEDOUT, -EAGAIN: it failed (it may
  * work later), -EFBIG, -EBADMSG: bad output. */
 int exec_credential_run(const struct kc_exec *e, const char *server, const void *ca, size_t ca_size,
-			usec_t timeout, struct exec_credential *ret,
+			const char *node, usec_t timeout, struct exec_credential *ret,
 			char error[static K8S_ERROR_MAX]);

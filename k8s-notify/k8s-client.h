@@ -28,6 +28,8 @@ struct k8s_client_options {
 	/* where the credentials come from ("/etc/sriov-persist/kubeconfig"), for
 	 * the message of a 401; NULL: not said */
 	const char *credentials;
+	/* the node this run is for, named in every line of standard error; NULL: none */
+	const char *node;
 };
 
 struct k8s_client;

@@ -166,7 +166,8 @@ int k8s_credentials_renew(struct k8s_credentials *cr, const char *server, usec_t
 	int r;
 
 	cr->n_exec++;
-	r = exec_credential_run(cr->exec, server, cr->ca.data, cr->ca.size, timeout, &cred, error);
+	r = exec_credential_run(cr->exec, server, cr->ca.data, cr->ca.size, cr->node, timeout,
+				&cred, error);
 	if (r < 0)
 		return r;
 	r = exec_take(cr, &cred);

@@ -27,6 +27,7 @@ struct k8s_credentials {
 	enum k8s_cred_kind kind;
 	usec_t cert_not_after; /* of the client certificate; 0 = none, or not known */
 	char *source;	       /* the file or program they come from */
+	const char *node;      /* borrowed: named in the lines of the plugin's stderr */
 	unsigned n_exec;       /* plugin runs */
 };
 

@@ -77,6 +77,7 @@ int k8s_client_new(const struct kubeconfig *kc, const struct k8s_client_options 
 	c->server = strdup(kc->server);
 	if (!c->server)
 		return -ENOMEM;
+	c->cred.node = c->o.node;
 	r = k8s_credentials_load(&c->cred, kc, c->o.credentials, c->server,
 				 k8s_client_exec_timeout(c), error);
 	if (r < 0)

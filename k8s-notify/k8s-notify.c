@@ -247,7 +247,8 @@ static int load_mainconf(struct k8s_ctx *x, const char *path, char *error)
 	for (size_t i = 0; i < diags.n; i++) {
 		_cleanup_free_ char *s = diag_format(&diags.items[i]);
 
-		fprintf(stderr, "%s\n", s ?: diags.items[i].msg);
+		/* no "NODE: ": the node may be named in it (NodeName=) */
+		fprintf(stderr, "k8s-notify: %s\n", s ?: diags.items[i].msg);
 	}
 	errors = diag_count(&diags, DIAG_ERROR);
 	diag_list_done(&diags);
@@ -276,9 +277,11 @@ static int resolve_node(struct k8s_ctx *x, const struct options *o, char *error)
 	}
 	if (!x->node)
 		return -ENOMEM;
-	if (!k8s_name_is_valid(x->node))
-		return k8s_set_error(error, -EINVAL, "node name \"%s\" is not a DNS subdomain",
-				     x->node);
+	if (!k8s_name_is_valid(x->node)) {
+		k8s_set_error(error, -EINVAL, "node name \"%s\" is not a DNS subdomain", x->node);
+		x->node = mfree(x->node); /* no node: the message names no node */
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -314,6 +317,7 @@ static int open_client(struct k8s_ctx *x, const struct options *o, char *error)
 	};
 	int r;
 
+	co.node = x->node;
 	r = load_credentials(x, o, &kc, error);
 	/* the file or directory they came from, as load_credentials() chose */
 	co.credentials = kc && kc->context ? o->kubeconfig ?: x->conf.kubeconfig :
@@ -394,7 +398,8 @@ static int finish(struct k8s_ctx *x, int r, const char *error)
 		result_set(x, "error", json_object_new_string(error));
 		result_set(x, "retryable", json_object_new_boolean(retryable));
 		if (!(unreachable && x->quiet_unreachable))
-			fprintf(stderr, "k8s-notify: %s\n", error);
+			fprintf(stderr, "k8s-notify: %s%s%s\n", strempty(x->node),
+				x->node ? ": " : "", error);
 	}
 	if (unreachable) {
 		/* the caller waits for the server, at least as long as it asked */

@@ -8,6 +8,7 @@
 #include <yaml.h>
 
 #include "kubeconfig.h"
+#include "secret-file.h"
 
 static void kc_blob_done(struct kc_blob *b)
 {
@@ -503,19 +504,9 @@ int kubeconfig_parse(const char *text, size_t size, const char *base_dir, struct
 	return 0;
 }
 
-/* Others (not the owner, not its group) may read it: the secret is theirs
- * too. Its group may, as an administrator may grant a group of readers. */
-static int refuse_readable(const char *what, const char *path, mode_t mode,
-			   char error[static K8S_ERROR_MAX])
-{
-	return fail(error, -EPERM,
-		    "refusing %s %s: readable by everyone (mode %04o), so the secret in it is "
-		    "no longer one; chmod o-r it (and renew the secret)",
-		    what, path, (unsigned)(mode & 07777));
-}
-
-static int read_secret(const char *path, const char *what, size_t max, char **ret, size_t *ret_size,
-		       mode_t *ret_mode, char error[static K8S_ERROR_MAX])
+/* ret_st: may be NULL */
+static int read_secret(const char *path, const char *what, bool private_, size_t max, char **ret,
+		       size_t *ret_size, struct stat *ret_st, char error[static K8S_ERROR_MAX])
 {
 	struct stat st;
 	_cleanup_close_ int fd = open_regular_at(AT_FDCWD, path, &st);
@@ -525,58 +516,42 @@ static int read_secret(const char *path, const char *what, size_t max, char **re
 		return fail(error, fd, "%s %s is not a regular file", what, path);
 	if (fd < 0)
 		return fail(error, fd, "cannot read %s %s: %s", what, path, strerror(-fd));
-	if (st.st_uid != 0 && st.st_uid != geteuid())
-		return fail(error, -EPERM,
-			    "refusing %s %s: owned by uid %u, not by root or this user (uid %u)",
-			    what, path, (unsigned)st.st_uid, (unsigned)geteuid());
-	if (st.st_mode & (S_IWGRP | S_IWOTH))
-		return fail(error, -EPERM,
-			    "refusing %s %s: writable by %s (mode %04o); chmod go-w it", what, path,
-			    st.st_mode & S_IWOTH ? "everyone" : "its group",
-			    (unsigned)(st.st_mode & 07777));
+	/* the rule sriovctl check applies too */
+	r = secret_stat_refusal(&st, geteuid(), private_, what, path, error, K8S_ERROR_MAX);
+	if (r < 0)
+		return r;
 	r = read_fd(fd, max, ret, ret_size);
 	if (r < 0)
 		return fail(error, r, "cannot read %s %s: %s", what, path,
 			    r == -EFBIG ? "too large" : strerror(-r));
-	*ret_mode = st.st_mode;
+	if (ret_st)
+		*ret_st = st;
 	return 0;
 }
 
 int k8s_read_secret_file(const char *path, const char *what, size_t max, char **ret,
 			 size_t *ret_size, char error[static K8S_ERROR_MAX])
 {
-	mode_t mode;
-
-	return read_secret(path, what, max, ret, ret_size, &mode, error);
+	return read_secret(path, what, false, max, ret, ret_size, NULL, error);
 }
 
 int k8s_read_private_file(const char *path, const char *what, size_t max, char **ret,
 			  size_t *ret_size, char error[static K8S_ERROR_MAX])
 {
-	_cleanup_free_ char *data = NULL;
-	mode_t mode;
-	int r;
-
-	r = read_secret(path, what, max, &data, ret_size, &mode, error);
-	if (r < 0)
-		return r;
-	if (mode & S_IROTH)
-		return refuse_readable(what, path, mode, error);
-	*ret = TAKE_PTR(data);
-	return 0;
+	return read_secret(path, what, true, max, ret, ret_size, NULL, error);
 }
 
 int kubeconfig_load(const char *path, struct kubeconfig **ret, char error[static K8S_ERROR_MAX])
 {
 	_cleanup_free_ char *text = NULL, *copy = strdup(path), *where = NULL;
 	_cleanup_kubeconfig_ struct kubeconfig *kc = NULL;
-	mode_t mode;
+	struct stat st;
 	size_t size;
 	int r;
 
 	if (!copy)
 		return -ENOMEM;
-	r = read_secret(path, "kubeconfig", KUBECONFIG_FILE_MAX, &text, &size, &mode, error);
+	r = read_secret(path, "kubeconfig", false, KUBECONFIG_FILE_MAX, &text, &size, &st, error);
 	if (r < 0)
 		return r;
 	r = kubeconfig_parse(text, size, dirname(copy), &kc, error);
@@ -589,10 +564,14 @@ int kubeconfig_load(const char *path, struct kubeconfig **ret, char error[static
 		return r;
 	/* a kubeconfig that holds the secret itself is held to the rule of
 	 * the files that do (a token file, a client key) */
-	if ((kc->token || kc->client_key.data) && (mode & S_IROTH))
-		return refuse_readable(kc->token ? "kubeconfig (it holds a token)" :
-						   "kubeconfig (it holds client-key-data)",
-				       path, mode, error);
+	if (kc->token || kc->client_key.data) {
+		r = secret_stat_refusal(&st, geteuid(), true,
+					kc->token ? "kubeconfig (it holds a token)" :
+						    "kubeconfig (it holds client-key-data)",
+					path, error, K8S_ERROR_MAX);
+		if (r < 0)
+			return r;
+	}
 	*ret = TAKE_PTR(kc);
 	return 0;
 }

@@ -47,6 +47,8 @@ static int check_main_files(struct ctl *c, struct diag_list *diags, unsigned *n_
 		if (r < 0)
 			break;
 	}
+	if (r >= 0 && *n_files > 0)
+		r = mainconf_check_credentials(&conf, diags);
 	mainconf_done(&conf);
 	return r;
 }
@@ -360,6 +362,11 @@ static int load_all(struct ctl *c, struct layout_set **ret, struct diag_list *di
 	r = mainconf_load(c->main_config, &conf, diags);
 	if (r < 0)
 		return r;
+	r = mainconf_check_credentials(&conf, diags);
+	if (r < 0) {
+		mainconf_done(&conf);
+		return r;
+	}
 	r = ctl_load_layouts(c, ret);
 	if (r >= 0) /* KernelArguments=manage: an IOMMU that is off is a reboot */
 		layout_set_use_mainconf(*ret, &conf);

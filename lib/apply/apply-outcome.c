@@ -4,6 +4,7 @@
  * is stamped with, and whether the disruption policy lets a change run. */
 
 #include "apply-internal.h"
+#include "secret-file.h"
 
 usec_t apply_now(const struct pf_run *run)
 {
@@ -48,6 +49,23 @@ char *apply_action_error(struct host *h, const struct action *a, int r)
 	return strdup_printf("%s failed: %s", strna(what), strerror(-r));
 }
 
+/* The drain's reason, and why it cannot run when k8s-notify would refuse
+ * the credentials (sriovctl check says so too). */
+static char *drain_reason(const struct mainconf *c)
+{
+	char why[SECRET_REFUSAL_MAX];
+	int r;
+
+	r = mainconf_credentials_refusal(c, why, sizeof(why));
+	if (r == -EPERM || r == -EBADFD)
+		return strdup_printf("disruptive changes wait for a drain of this node through "
+				     "Kubernetes ([Disruption] Policy=drain), which cannot run: "
+				     "%s%s",
+				     r == -EPERM ? "k8s-notify is " : "", why);
+	return strdup("disruptive changes wait for a drain of this node through Kubernetes "
+		      "([Disruption] Policy=drain), which sriov-persistd does");
+}
+
 /* Why disruptive changes may not run now, or NULL when they may. */
 char *apply_hold_reason(const struct pf_run *run)
 {
@@ -59,8 +77,7 @@ char *apply_hold_reason(const struct pf_run *run)
 		return strdup("disruptive changes held by [Disruption] Policy=never");
 	if (c->disruption_policy == DISRUPTION_POLICY_DRAIN && mainconf_kubernetes_enabled(c)) {
 		run->res->needs_drain = true;
-		return strdup("disruptive changes wait for a drain of this node through Kubernetes "
-			      "([Disruption] Policy=drain), which sriov-persistd does");
+		return drain_reason(c);
 	}
 	/* Policy=immediate, or drain where Kubernetes is not enabled: there is
 	 * nothing to drain, so drain behaves as immediate. */

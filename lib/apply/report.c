@@ -370,6 +370,19 @@ static int vfs_put(struct json_object *o, const struct pf_view *pv)
 	return r;
 }
 
+/* The plan's reboot reasons; of a held PF, which has no plan, what the host
+ * itself brings at the next reboot. */
+static struct json_object *pending_reboot_json(const struct pf_view *pv)
+{
+	_cleanup_strv_free_ char **host = NULL;
+
+	if (pv->plan || !pv->desired || !pv->desired->held)
+		return json_strv(pv->plan ? pv->plan->reboot_reasons : NULL);
+	if (plan_host_reboot_reasons(pv->pf, &host) < 0)
+		return NULL;
+	return json_strv(host);
+}
+
 static int pf_status_fill(struct json_object *o, const struct pf_view *pv,
 			  const struct pf_report *r)
 {
@@ -388,8 +401,7 @@ static int pf_status_fill(struct json_object *o, const struct pf_view *pv,
 	    json_put(o, "config_files", json_strv(pv->desired ? pv->desired->config_files : NULL)) <
 		    0 ||
 	    json_put_int(o, "pending_actions", pv->plan ? (int64_t)pv->plan->n_actions : 0) < 0 ||
-	    json_put(o, "pending_reboot_reasons",
-		     json_strv(pv->plan ? pv->plan->reboot_reasons : NULL)) < 0 ||
+	    json_put(o, "pending_reboot_reasons", pending_reboot_json(pv)) < 0 ||
 	    json_put(o, "waiting", json_strv(pv->plan ? pv->plan->waiting : NULL)) < 0 ||
 	    (r->has_rec ? json_put(o, "last_apply", last_apply_json(&r->rec)) :
 			  json_put_null(o, "last_apply")) < 0 ||

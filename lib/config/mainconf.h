@@ -119,6 +119,16 @@ int mainconf_parse_string(struct mainconf *c, const char *path, const char *text
  * order. A missing main file is fine (defaults). */
 int mainconf_load(const char *path, struct mainconf *ret, struct diag_list *diags);
 
+/* -EPERM (or -EBADFD: not a regular file) when k8s-notify would refuse the
+ * Kubeconfig= file, and why, with the chmod that fixes it, in buf (at least
+ * SECRET_REFUSAL_MAX); 0 when it would not, or Kubernetes is off; -ENOENT
+ * and other errors of stat() as they are. */
+int mainconf_credentials_refusal(const struct mainconf *c, char *buf, size_t size);
+/* What k8s-notify would refuse of the credentials c names (the Kubeconfig=
+ * file: its owner and mode, as k8s-notify judges them), as errors in diags.
+ * The files the kubeconfig itself names are not read. */
+int mainconf_check_credentials(const struct mainconf *c, struct diag_list *diags);
+
 /* [Kubernetes] Enabled=yes, or auto and mainconf_load found credentials
  * (k8s_credentials): decided once, when the configuration loads. */
 bool mainconf_kubernetes_enabled(const struct mainconf *c);

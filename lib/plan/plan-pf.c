@@ -8,6 +8,37 @@
 
 #include "plan-internal.h"
 
+/* The reboot reasons of what is already set in firmware: a plan's, and
+ * plan_host_reboot_reasons()'s for a PF without one. */
+static char *firmware_vfs_waiting(int fw)
+{
+	return strdup_printf("firmware VF limit raised to %d, waiting for a reboot", fw);
+}
+
+static char *link_type_waiting(enum link_type t)
+{
+	return strdup_printf("link type %s is set in firmware, waiting for a reboot",
+			     link_type_to_string(t));
+}
+
+int plan_host_reboot_reasons(const struct pf_state *pf, char ***ret)
+{
+	_cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
+	int r = 0;
+
+	if (!l)
+		return -ENOMEM;
+	/* sriov_totalvfs is the firmware's limit at boot, as status says */
+	if (pf->firmware_total_vfs >= 0 && (uint32_t)pf->firmware_total_vfs > pf->total_vfs)
+		r = strv_consume(&l, firmware_vfs_waiting(pf->firmware_total_vfs));
+	if (r >= 0 && pf->has_firmware_link_type && pf->firmware_link_type != pf->link_type)
+		r = strv_consume(&l, link_type_waiting(pf->firmware_link_type));
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(l);
+	return 0;
+}
+
 /* Step 2: a VF count above sriov_totalvfs waits for the firmware limit and
  * a reboot; meanwhile the PF keeps (and configures) the VFs it has. */
 int plan_firmware_vfs(struct plan_ctx *c)
@@ -22,9 +53,7 @@ int plan_firmware_vfs(struct plan_ctx *c)
 		return 0;
 	c->firmware_pending = true;
 	if (fw >= 0 && (uint32_t)fw >= want)
-		return plan_add_reason(
-			c->p,
-			strdup_printf("firmware VF limit raised to %d, waiting for a reboot", fw));
+		return plan_add_reason(c->p, firmware_vfs_waiting(fw));
 	r = plan_add_reboot(c->p, ACTION_SET_FIRMWARE_VFS, want);
 	if (r < 0)
 		return r;
@@ -49,9 +78,7 @@ int plan_link_type(struct plan_ctx *c)
 	if (s->link_type == c->pf->firmware_link_type) {
 		if (s->link_type == c->pf->link_type)
 			return 0;
-		return plan_add_reason(
-			c->p, strdup_printf("link type %s is set in firmware, waiting for a reboot",
-					    want));
+		return plan_add_reason(c->p, link_type_waiting(s->link_type));
 	}
 	r = plan_add_reboot(c->p, ACTION_SET_LINK_TYPE, s->link_type);
 	if (r < 0)

@@ -59,6 +59,12 @@ bool plan_vf_diff(uint32_t supported, const struct vf_settings *want, const stru
 		  bool random_mac, struct vf_attrs *ret, uint32_t *ret_keys);
 
 bool plan_is_disruptive(const struct plan *p) _pure_;
+/* What the next reboot brings to pf whatever its layouts say, in the words
+ * of a plan's reboot reasons: a firmware VF limit above sriov_totalvfs, a
+ * link type set in firmware that the port does not have yet. For a PF
+ * without a plan (held), so that its pending reboot still shows. *ret is
+ * NULL-terminated, never NULL. -ENOMEM. */
+int plan_host_reboot_reasons(const struct pf_state *pf, char ***ret);
 /* With ExternallyManaged=yes and VirtualFunctions=, when p (the plan of d)
  * has actions on VFs: the VFs the other tool made are not as the layouts
  * say (it made them anew since the last apply, or they were changed), and

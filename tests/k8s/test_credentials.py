@@ -142,7 +142,8 @@ def test_plugin_failures(ex, apiserver, mode, rc, message):
     assert str(ex.plugin) in r.json["error"]
     assert apiserver.count() == 0
     if mode == "fail":  # its own words reach our standard error (the journal)
-        assert f"k8s-notify: exec plugin {ex.plugin}: error: could not get a token" in r.stderr
+        assert f"k8s-notify: {NODE}: exec plugin {ex.plugin}: error: could not get a token" \
+            in r.stderr
 
 
 def test_plugin_noisy_on_stderr_still_gives_its_credential(ex, apiserver):
