@@ -181,6 +181,12 @@ def test_the_machine_id_is_read_under_root(sriovctl_bin, node, tmp_path):
     assert r.returncode == 1
     assert r.stderr == (f"--root={node}: /etc/machine-id leads out of the root directory; "
                         "refusing it\n")
+    # the node's own file is the one read (this machine's sysfs, the node's /etc)
+    (node / "etc" / "machine-id").unlink()
+    (node / "etc" / "machine-id").write_text("not an ID\n")
+    r = run(sriovctl_bin, "--root", node, "plan")
+    assert r.returncode == 1
+    assert f"{node}/etc/machine-id: not a machine ID" in r.stderr, r.stderr
 
 
 def test_the_daemon_does_not_take_root(tmp_path, sriovpersistd_bin):
@@ -191,3 +197,16 @@ def test_the_daemon_does_not_take_root(tmp_path, sriovpersistd_bin):
     assert r.returncode != 0 and "unrecognized option '--root'" in r.stderr, r.stderr
     r = subprocess.run([binary, "--help"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and "--runtime-dir" in r.stdout and "--root" not in r.stdout
+
+
+def test_without_host_the_files_are_the_roots_and_the_hardware_this_machines(sriovctl_bin, node):
+    """check, plan and status read this machine's sysfs and the node's layouts: a layout of the
+    node that selects no PF here says so at its own path (no machine has PCI domain ffff)."""
+    layout = node / "etc" / "sriov-persist" / "conf.d" / "50-e810.conf"
+    layout.write_text(LAYOUT.format(pci="ffff:ff:1f.7", n=2))
+    (node / "usr" / "lib" / "sriov-persist" / "conf.d" / "60-port1.conf").unlink()
+    for verb in ("plan", "status"):
+        r = run(sriovctl_bin, "--root", node, verb)
+        assert r.returncode == 0, r.stderr
+        assert f"{layout}:2: warning: [Match] PCIAddress=ffff:ff:1f.7 selects no PF on this " \
+               "host" in r.stderr, r.stderr
