@@ -199,8 +199,10 @@ static int conf_scan_dir(struct conf_entries *e, const char *root, const char *h
 
 	r = path_under_root(root, hostdir, &dir);
 	if (r < 0) {
+		_cleanup_free_ char *said = strdup_printf("%s%s", strempty(root), hostdir);
+
 		if (r != -ENOMEM)
-			conf_fail(fail, hostdir, r);
+			conf_fail(fail, said ?: hostdir, r);
 		return r;
 	}
 	fd = conf_open_dir(dir, fail);

@@ -170,7 +170,8 @@ static int walk_step(struct root_walk *w, const char *name, size_t len, const ch
 	if (!full)
 		return -ENOMEM;
 	if (lstat(full, &st) < 0) {
-		if (errno != ENOENT)
+		/* as missing as on the host, where conf_files_list() skips it */
+		if (errno != ENOENT && errno != ENOTDIR)
 			return -errno;
 		w->missing = true;
 	} else if (S_ISLNK(st.st_mode))

@@ -210,3 +210,17 @@ def test_without_host_the_files_are_the_roots_and_the_hardware_this_machines(sri
         assert r.returncode == 0, r.stderr
         assert f"{layout}:2: warning: [Match] PCIAddress=ffff:ff:1f.7 selects no PF on this " \
                "host" in r.stderr, r.stderr
+
+
+def test_a_layout_directory_link_out_of_root_is_refused(make_host, node, tmp_path):
+    h = make_host("e810.json")
+    (tmp_path / "conf.d").mkdir()
+    (tmp_path / "conf.d" / "50-e810.conf").write_text(LAYOUT.format(pci=E810_0, n=6))
+    run_conf = node / "run" / "sriov-persist" / "conf.d"
+    run_conf.parent.mkdir(parents=True)
+    run_conf.symlink_to("../../../conf.d")
+    r = run(h.binary, "--root", node, "--host", h.path, "check")
+    assert r.returncode == 1
+    assert f"{run_conf}: leads out of the root directory; refusing it" in r.stderr, r.stderr
+    r = run(h.binary, "--root", node, "--host", h.path, "plan")
+    assert "set 6 VFs" not in r.stdout and r.stdout.count("held") == 2, r.stdout
