@@ -119,12 +119,19 @@ int cli_paths_check(const struct cli_paths *paths, char why[static CLI_ERROR_MAX
 	return 0;
 }
 
-int cli_paths_dirs(const struct cli_paths *paths, char **runtime_dir, char **state_dir)
+/* The directories named, else the defaults (under root when it is set). */
+static int dirs_under(const struct cli_paths *paths, const char *root, char **runtime_dir,
+		      char **state_dir)
 {
 	if ((paths->runtime_dir && free_and_strdup(runtime_dir, paths->runtime_dir) < 0) ||
 	    (paths->state_dir && free_and_strdup(state_dir, paths->state_dir) < 0))
 		return -ENOMEM;
-	return status_default_dirs(paths->host, NULL, runtime_dir, state_dir);
+	return status_default_dirs(paths->host, root, runtime_dir, state_dir);
+}
+
+int cli_paths_dirs(const struct cli_paths *paths, char **runtime_dir, char **state_dir)
+{
+	return dirs_under(paths, NULL, runtime_dir, state_dir);
 }
 
 int cli_paths_root(const struct cli_paths *paths, char **ret_root, char **runtime_dir,
@@ -142,10 +149,7 @@ int cli_paths_root(const struct cli_paths *paths, char **ret_root, char **runtim
 		snprintf(why, CLI_ERROR_MAX, "--root=%s: %s", paths->root, strerror(-r));
 		return r == -ENOMEM ? r : -EINVAL;
 	}
-	if ((paths->runtime_dir && free_and_strdup(runtime_dir, paths->runtime_dir) < 0) ||
-	    (paths->state_dir && free_and_strdup(state_dir, paths->state_dir) < 0))
-		return -ENOMEM;
-	r = status_default_dirs(paths->host, root, runtime_dir, state_dir);
+	r = dirs_under(paths, root, runtime_dir, state_dir);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
