@@ -140,14 +140,17 @@ int cli_paths_root(const struct cli_paths *paths, char **ret_root, char **runtim
 	_cleanup_free_ char *root = NULL;
 	int r;
 
-	if (!paths->root) {
+	if (paths->root) {
+		r = root_canonicalize(paths->root, &root);
+		if (r < 0) {
+			snprintf(why, CLI_ERROR_MAX, "--root=%s: %s", paths->root, strerror(-r));
+			return r == -ENOMEM ? r : -EINVAL;
+		}
+	}
+	/* --root=/ is the host itself, as systemctl takes it */
+	if (!root || streq(root, "/")) {
 		*ret_root = NULL;
 		return cli_paths_dirs(paths, runtime_dir, state_dir);
-	}
-	r = root_canonicalize(paths->root, &root);
-	if (r < 0) {
-		snprintf(why, CLI_ERROR_MAX, "--root=%s: %s", paths->root, strerror(-r));
-		return r == -ENOMEM ? r : -EINVAL;
 	}
 	r = dirs_under(paths, root, runtime_dir, state_dir);
 	if (r == -ENOMEM)

@@ -90,7 +90,8 @@ int cli_paths_dirs(const struct cli_paths *paths, char **runtime_dir, char **sta
 /* --root: every file the program reads or writes on the host, as the host
  * names it (/etc/sriov-persist/..., /run/sriov-persist, /etc/machine-id,
  * and the other tools' files), is read under the canonical root that this
- * returns in *ret_root (NULL without --root) with path_under_root()
+ * returns in *ret_root (NULL without --root, or with --root=/, the host
+ * itself) with path_under_root()
  * (fs-util.h): lib/ takes the root as a parameter next to the host path
  * (layout_set_load_root(), mainconf_load_root(), conf_files_list_root()).
  * Paths named by other options are taken as given. The runtime and state

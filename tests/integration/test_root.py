@@ -224,3 +224,11 @@ def test_a_layout_directory_link_out_of_root_is_refused(make_host, node, tmp_pat
     assert f"{run_conf}: leads out of the root directory; refusing it" in r.stderr, r.stderr
     r = run(h.binary, "--root", node, "--host", h.path, "plan")
     assert "set 6 VFs" not in r.stdout and r.stdout.count("held") == 2, r.stdout
+
+
+def test_root_slash_is_this_machine(sriovctl_bin, tmp_path):
+    """--root=/ is as if no --root were given: wait without --host is no usage error then
+    (with --config-dir naming an empty directory, nothing is configured to wait for)."""
+    r = run(sriovctl_bin, "--root", "/", "--config-dir", tmp_path, "wait", "--timeout", "0")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "0 configured PF(s): 0 applied, 0 not (see sriovctl status)\n"
