@@ -501,8 +501,13 @@ static int mainconf_load_all(struct mainconf *c, const char *root, const char *p
 	r = path_under_root(root, path, &main);
 	if (r == -ENOMEM)
 		return r;
-	if (r < 0)
-		return diag_add(diags, DIAG_ERROR, path, 0, "%s; refusing it", root_strerror(r));
+	if (r < 0) {
+		_cleanup_free_ char *said = strdup_printf("%s%s", strempty(root), path);
+
+		return said ? diag_add(diags, DIAG_ERROR, said, 0, "%s; refusing it",
+				       root_strerror(r)) :
+			      -ENOMEM;
+	}
 	r = mainconf_load_one(c, main, diags);
 	if (r < 0)
 		return r;

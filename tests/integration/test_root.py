@@ -232,3 +232,16 @@ def test_root_slash_is_this_machine(sriovctl_bin, tmp_path):
     r = run(sriovctl_bin, "--root", "/", "--config-dir", tmp_path, "wait", "--timeout", "0")
     assert r.returncode == 0, r.stderr
     assert r.stdout == "0 configured PF(s): 0 applied, 0 not (see sriovctl status)\n"
+
+
+def test_a_main_configuration_link_out_of_root_is_refused(make_host, node, tmp_path):
+    h = make_host("e810.json")
+    (tmp_path / "main.conf").write_text("[Disruption]\nPolicy=immediate\n")
+    main = node / "etc" / "sriov-persist" / "sriov-persist.conf"
+    main.unlink()
+    main.symlink_to("../../../main.conf")
+    r = run(h.binary, "--root", node, "--host", h.path, "check")
+    assert r.returncode == 1
+    assert r.stderr == f"{main}: leads out of the root directory; refusing it\n", r.stderr
+    r = run(h.binary, "--root", node, "--host", h.path, "plan")
+    assert r.stdout.count("the main configuration has errors, nothing is applied") == 2, r.stdout
