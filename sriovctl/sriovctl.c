@@ -14,18 +14,21 @@ static const struct {
 	int (*run)(struct ctl *c);
 	int min_args, max_args;
 	bool daemon; /* sriov-persistd answers it when it runs */
+	/* it changes the host or waits for it to change: with --root, only
+	 * on a simulated host (--host) */
+	bool drives_host;
 } verbs[] = {
-	{ "status", verb_status, 0, 1, true },
-	{ "plan", verb_plan, 0, 1, true },
-	{ "apply", verb_apply, 0, 1, true },
-	{ "check", verb_check, 0, INT16_MAX, false },
-	{ "snapshot", verb_snapshot, 0, 0, false },
-	{ "wait", verb_wait, 0, 0, false },
-	{ "reset", verb_reset, 0, INT16_MAX, true },
-	{ "cat", verb_cat, 0, 1, false },
+	{ "status", verb_status, 0, 1, true, false },
+	{ "plan", verb_plan, 0, 1, true, false },
+	{ "apply", verb_apply, 0, 1, true, true },
+	{ "check", verb_check, 0, INT16_MAX, false, false },
+	{ "snapshot", verb_snapshot, 0, 0, false, false },
+	{ "wait", verb_wait, 0, 0, false, true },
+	{ "reset", verb_reset, 0, INT16_MAX, true, true },
+	{ "cat", verb_cat, 0, 1, false, false },
 	/* for the shell completion (--host FILE): not a command people call,
 	 * so neither in --help nor in the manual */
-	{ "__pfs", verb_list_pfs, 0, 0, false },
+	{ "__pfs", verb_list_pfs, 0, 0, false, false },
 };
 
 enum {
@@ -54,6 +57,7 @@ static const struct cli_program program = {
 	.options = own_options,
 	.n_options = ELEMENTSOF(own_options),
 	.column = 27,
+	.takes_root = true,
 };
 
 static void help(void)
@@ -192,6 +196,7 @@ static int finish_options(struct ctl *c, const struct parsed *p)
 static int parse_argv(struct ctl *c, int argc, char **argv)
 {
 	struct parsed p = { .no_color = getenv("NO_COLOR") != NULL };
+	char why[CLI_ERROR_MAX];
 	int opt, r;
 
 	while ((opt = cli_next(&program, argc, argv)) >= 0) {
@@ -207,9 +212,14 @@ static int parse_argv(struct ctl *c, int argc, char **argv)
 	r = finish_options(c, &p);
 	if (r <= 0)
 		return r;
-	if (cli_paths_dirs(&p.paths, &c->runtime_dir, &c->state_dir) < 0) {
+	r = cli_paths_root(&p.paths, &c->root, &c->runtime_dir, &c->state_dir, why);
+	if (r == -ENOMEM) {
 		fprintf(stderr, "Out of memory\n");
 		return -EXIT_FAIL;
+	}
+	if (r < 0) {
+		fprintf(stderr, "%s\n", why);
+		return -EXIT_USAGE;
 	}
 	c->args = argv + optind;
 	c->n_args = argc - optind;
@@ -239,6 +249,14 @@ int main(int argc, char **argv)
 			r = -EXIT_USAGE;
 			goto out;
 		}
+		if (verbs[i].drives_host && c.root && !c.host_path) {
+			fprintf(stderr,
+				"%s: --root only with --host: the files under %s are not this "
+				"machine's, and the hardware there cannot be driven from here\n",
+				verbs[i].name, c.root);
+			r = -EXIT_USAGE;
+			goto out;
+		}
 		if (verbs[i].daemon && !c.local)
 			c.bus = bus_client_open();
 		r = -verbs[i].run(&c);
@@ -250,6 +268,7 @@ out:
 	sd_bus_flush_close_unref(c.bus);
 	free(c.runtime_dir);
 	free(c.state_dir);
+	free(c.root);
 	free(c.local_options);
 	return r < 0 ? -r : 0;
 }
@@ -260,8 +279,13 @@ int ctl_open_host(struct ctl *c, struct host **ret)
 	int r;
 
 	if (!c->host_path) {
-		r = host_linux_open(NULL, ret);
-		if (r < 0)
+		const struct host_linux_options o = { .root = c->root };
+
+		r = host_linux_open(&o, ret);
+		if (r == -EXDEV)
+			fprintf(stderr, "--root=%s: /etc/machine-id %s; refusing it\n", c->root,
+				root_strerror(r));
+		else if (r < 0)
 			fprintf(stderr, "Cannot open this host's sysfs and netlink: %s\n",
 				strerror(-r));
 		return r;
@@ -279,7 +303,7 @@ int ctl_load_layouts(struct ctl *c, struct layout_set **ret)
 {
 	int r;
 
-	r = layout_set_load_dir(c->config_dir, ret);
+	r = layout_set_load_root(c->root, c->config_dir, ret);
 	if (r < 0)
 		fprintf(stderr, "Loading layouts failed: %s\n", strerror(-r));
 	return r;
@@ -298,7 +322,7 @@ int ctl_load_mainconf(struct ctl *c, struct mainconf *ret, char **ret_first_erro
 	struct diag_list diags = {};
 	int r;
 
-	r = mainconf_load(c->main_config, ret, &diags);
+	r = mainconf_load_root(c->root, c->main_config, ret, &diags);
 	ctl_print_diags(&diags);
 	if (r >= 0 && diag_count(&diags, DIAG_ERROR) > 0) {
 		fprintf(stderr, "The main configuration has errors; fix them first\n");

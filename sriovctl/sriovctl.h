@@ -22,6 +22,7 @@ struct ctl {
 	const char *host_path;	 /* --host: the simulated host */
 	const char *config_dir;	 /* --config-dir */
 	const char *main_config; /* --main-config */
+	char *root;		 /* --root, canonical: the host's files under it */
 	char *runtime_dir;	 /* status and locks */
 	char *state_dir;	 /* what we created */
 	bool json;

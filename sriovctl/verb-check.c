@@ -303,14 +303,17 @@ static size_t count_layout_files(const struct layout_set *set)
 	return n;
 }
 
-/* The default main configuration, when neither it nor its drop-in
- * directory exists: its defaults are used, no file is checked. */
+/* The default main configuration (under --root), when neither it nor its
+ * drop-in directory exists: its defaults are used, no file is checked. */
 static bool main_config_absent(const struct ctl *c)
 {
-	_cleanup_free_ char *dir = NULL;
-	const char *path = c->main_config ?: MAINCONF_PATH_DEFAULT;
+	_cleanup_free_ char *path = NULL, *dir = NULL;
 
-	dir = strdup_printf("%s.d", path);
+	if (c->main_config)
+		path = strdup(c->main_config);
+	else if (path_under_root(c->root, MAINCONF_PATH_DEFAULT, &path) < 0)
+		return false;
+	dir = path ? strdup_printf("%s.d", path) : NULL;
 	return dir && access(path, F_OK) < 0 && errno == ENOENT && access(dir, F_OK) < 0 &&
 	       errno == ENOENT;
 }
@@ -339,10 +342,15 @@ static int warn_no_layouts(const struct ctl *c, const struct layout_set *set,
 
 	if (c->n_args > 0 || set->n_files > 0)
 		return 0;
-	dirs = c->config_dir ? strdup(c->config_dir) :
-			       strv_join((char *const *)layout_dirs_default, ", ");
+	if (c->config_dir)
+		dirs = strdup(c->config_dir);
+	else
+		dirs = strv_join((char *const *)layout_dirs_default, ", ");
 	if (!dirs)
 		return -ENOMEM;
+	if (c->root && !c->config_dir)
+		return diag_add(diags, DIAG_WARNING, NULL, 0,
+				"no layout files (*.conf) in %s under %s", dirs, c->root);
 	return diag_add(diags, DIAG_WARNING, NULL, 0, "no layout files (*.conf) in %s", dirs);
 }
 
@@ -359,7 +367,7 @@ static int load_all(struct ctl *c, struct layout_set **ret, struct diag_list *di
 		return r < 0 ? r : load_named(c, ret);
 	}
 	*n_main = 1;
-	r = mainconf_load(c->main_config, &conf, diags);
+	r = mainconf_load_root(c->root, c->main_config, &conf, diags);
 	if (r < 0)
 		return r;
 	r = mainconf_check_credentials(&conf, diags);

@@ -21,7 +21,7 @@ static int use_mainconf(const struct ctl *c, struct layout_set *set)
 	struct mainconf conf;
 	int r;
 
-	r = mainconf_load(c->main_config, &conf, &diags);
+	r = mainconf_load_root(c->root, c->main_config, &conf, &diags);
 	if (r < 0) {
 		diag_list_done(&diags);
 		return r == -ENOMEM ? r : 0; /* apply says why it cannot load it */

@@ -29,16 +29,30 @@ static const struct {
 	    "records of what was created and of pending reboots\n"
 	    "(default " STATUS_STATE_DIR ", FILE.lib with --host)" },
 	  offsetof(struct cli_paths, state_dir) },
+	{ { CLI_OPT_ROOT, "root", "DIR",
+	    "read and write the host's files under DIR: layouts,\n"
+	    "main configuration, records, machine ID",
+	    CLI_CHECK_DIR },
+	  offsetof(struct cli_paths, root) },
 	/* listed last in the help */
 	{ { CLI_OPT_HELP, "help", NULL, "this text" }, NO_VALUE },
 };
 
-/* The shared rows, then the program's; NULL past the last. */
+static bool shared_taken(const struct cli_program *p, size_t i)
+{
+	return shared[i].row.id != CLI_OPT_ROOT || p->takes_root;
+}
+
+/* The shared rows the program takes, then its own; NULL past the last. */
 static const struct cli_option *row_at(const struct cli_program *p, size_t i)
 {
-	if (i < ELEMENTSOF(shared))
-		return &shared[i].row;
-	i -= ELEMENTSOF(shared);
+	for (size_t k = 0; k < ELEMENTSOF(shared); k++) {
+		if (!shared_taken(p, k))
+			continue;
+		if (i == 0)
+			return &shared[k].row;
+		i--;
+	}
 	return i < p->n_options ? &p->options[i] : NULL;
 }
 
@@ -105,12 +119,49 @@ int cli_paths_check(const struct cli_paths *paths, char why[static CLI_ERROR_MAX
 	return 0;
 }
 
-int cli_paths_dirs(const struct cli_paths *paths, char **runtime_dir, char **state_dir)
+/* The directories named, else the defaults (under root when it is set). */
+static int dirs_under(const struct cli_paths *paths, const char *root, char **runtime_dir,
+		      char **state_dir)
 {
 	if ((paths->runtime_dir && free_and_strdup(runtime_dir, paths->runtime_dir) < 0) ||
 	    (paths->state_dir && free_and_strdup(state_dir, paths->state_dir) < 0))
 		return -ENOMEM;
-	return status_default_dirs(paths->host, runtime_dir, state_dir);
+	return status_default_dirs(paths->host, root, runtime_dir, state_dir);
+}
+
+int cli_paths_dirs(const struct cli_paths *paths, char **runtime_dir, char **state_dir)
+{
+	return dirs_under(paths, NULL, runtime_dir, state_dir);
+}
+
+int cli_paths_root(const struct cli_paths *paths, char **ret_root, char **runtime_dir,
+		   char **state_dir, char why[static CLI_ERROR_MAX])
+{
+	_cleanup_free_ char *root = NULL;
+	int r;
+
+	if (paths->root) {
+		r = root_canonicalize(paths->root, &root);
+		if (r < 0) {
+			snprintf(why, CLI_ERROR_MAX, "--root=%s: %s", paths->root, strerror(-r));
+			return r == -ENOMEM ? r : -EINVAL;
+		}
+	}
+	/* --root=/ is the host itself, as systemctl takes it */
+	if (!root || streq(root, "/")) {
+		*ret_root = NULL;
+		return cli_paths_dirs(paths, runtime_dir, state_dir);
+	}
+	r = dirs_under(paths, root, runtime_dir, state_dir);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		snprintf(why, CLI_ERROR_MAX, "--root=%s: %s %s; refusing it", paths->root,
+			 *runtime_dir ? STATUS_STATE_DIR : STATUS_RUNTIME_DIR, root_strerror(r));
+		return -EINVAL;
+	}
+	*ret_root = TAKE_PTR(root);
+	return 0;
 }
 
 static void print_row(const struct cli_option *o, unsigned column, FILE *f)

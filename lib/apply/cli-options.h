@@ -27,6 +27,7 @@ enum {
 	CLI_OPT_MAIN_CONFIG,
 	CLI_OPT_RUNTIME_DIR,
 	CLI_OPT_STATE_DIR,
+	CLI_OPT_ROOT,
 	CLI_OPT_PROGRAM = 0x200,
 };
 
@@ -45,12 +46,18 @@ struct cli_paths {
 	const char *main_config; /* --main-config */
 	const char *runtime_dir; /* --runtime-dir */
 	const char *state_dir;	 /* --state-dir */
+	/* --root: the host's files under this directory (only for programs
+	 * with takes_root); as given, cli_paths_root() makes it canonical */
+	const char *root;
 };
 
 struct cli_program {
 	const struct cli_option *options; /* its own rows, listed after the shared ones */
 	size_t n_options;
 	unsigned column; /* where the help texts start */
+	/* it takes --root (sriovctl); for the others the row does not exist:
+	 * the daemon and udev's helper work on the host they run on */
+	bool takes_root;
 };
 
 #define CLI_OPTIONS_MAX 32
@@ -79,6 +86,20 @@ int cli_paths_check(const struct cli_paths *paths, char why[static CLI_ERROR_MAX
 /* The runtime and state directories (the options' values, else those of
  * status_default_dirs()), allocated. -ENOMEM. */
 int cli_paths_dirs(const struct cli_paths *paths, char **runtime_dir, char **state_dir);
+
+/* --root: every file the program reads or writes on the host, as the host
+ * names it (/etc/sriov-persist/..., /run/sriov-persist, /etc/machine-id,
+ * and the other tools' files), is read under the canonical root that this
+ * returns in *ret_root (NULL without --root, or with --root=/, the host
+ * itself) with path_under_root()
+ * (fs-util.h): lib/ takes the root as a parameter next to the host path
+ * (layout_set_load_root(), mainconf_load_root(), conf_files_list_root()).
+ * Paths named by other options are taken as given. The runtime and state
+ * directories are the defaults under root unless named. Errors are said in
+ * why ("--root=DIR: /run/sriov-persist leads out of the root directory"):
+ * -EINVAL; -ENOMEM. */
+int cli_paths_root(const struct cli_paths *paths, char **ret_root, char **runtime_dir,
+		   char **state_dir, char why[static CLI_ERROR_MAX]);
 
 /* The lines of the options, shared rows first, then the program's, then
  * -h, --help. */

@@ -435,8 +435,17 @@ int pf_created_remove(const char *dir, const char *pci)
 	return pf_status_remove(dir, pci);
 }
 
-int status_default_dirs(const char *host_path, char **runtime_dir, char **state_dir)
+int status_default_dirs(const char *host_path, const char *root, char **runtime_dir,
+			char **state_dir)
 {
+	int r;
+
+	if (root) {
+		r = *runtime_dir ? 0 : path_under_root(root, STATUS_RUNTIME_DIR, runtime_dir);
+		if (r >= 0 && !*state_dir)
+			r = path_under_root(root, STATUS_STATE_DIR, state_dir);
+		return r;
+	}
 	if (!*runtime_dir)
 		*runtime_dir = host_path ? strdup_printf("%s.run", host_path) :
 					   strdup(STATUS_RUNTIME_DIR);

@@ -11,9 +11,12 @@
 #define STATUS_RUNTIME_DIR "/run/sriov-persist"
 #define STATUS_STATE_DIR "/var/lib/sriov-persist"
 
-/* Fills in whichever of the two directories is NULL: next to a simulated host
- * (FILE.run, FILE.lib) when host_path is set, else the system's. -ENOMEM. */
-int status_default_dirs(const char *host_path, char **runtime_dir, char **state_dir);
+/* Fills in whichever of the two directories is NULL: the system's under root
+ * when root is set (--root DIR, canonical; path_under_root(): -EXDEV when
+ * one leads out of it), else next to a simulated host (FILE.run, FILE.lib)
+ * when host_path is set, else the system's. -ENOMEM. */
+int status_default_dirs(const char *host_path, const char *root, char **runtime_dir,
+			char **state_dir);
 
 enum pf_status_state {
 	PF_STATUS_APPLIED,  /* the layout is in place (possibly after 0 actions) */

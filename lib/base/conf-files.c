@@ -6,6 +6,7 @@
 #include <sys/sysmacros.h>
 
 #include "conf-files.h"
+#include "fs-util.h"
 
 /* One file name, as the highest-priority directory that has it has it. */
 struct conf_entry {
@@ -36,26 +37,27 @@ static bool conf_entries_have(const struct conf_entries *e, const char *name)
 	return false;
 }
 
-static int conf_entries_add(struct conf_entries *e, const char *dir, const char *name, bool masked)
+/* path: the file's, taken; NULL: masked by a link to /dev/null. */
+static int conf_entries_add(struct conf_entries *e, const char *name, char *path)
 {
-	_cleanup_free_ char *n = strdup(name), *path = NULL;
+	_cleanup_free_ char *n = strdup(name), *p = path;
 	struct conf_entry *items;
-	size_t len = strlen(dir);
 
 	if (!n)
 		return -ENOMEM;
-	if (!masked) {
-		path = strdup_printf("%s%s%s", dir, len > 0 && dir[len - 1] == '/' ? "" : "/",
-				     name);
-		if (!path)
-			return -ENOMEM;
-	}
 	items = realloc(e->items, sizeof(*items) * (e->n + 1));
 	if (!items)
 		return -ENOMEM;
 	e->items = items;
-	e->items[e->n++] = (struct conf_entry){ .name = TAKE_PTR(n), .path = TAKE_PTR(path) };
+	e->items[e->n++] = (struct conf_entry){ .name = TAKE_PTR(n), .path = TAKE_PTR(p) };
 	return 0;
+}
+
+static char *path_in(const char *dir, const char *name)
+{
+	size_t len = strlen(dir);
+
+	return strdup_printf("%s%s%s", dir, len > 0 && dir[len - 1] == '/' ? "" : "/", name);
 }
 
 static bool name_has_suffix(const char *name, const char *suffix)
@@ -95,8 +97,11 @@ const char *conf_stat_unsafe(const struct stat *st, uid_t euid, char buf[static 
 
 static void conf_fail(struct conf_files_failure *f, const char *dir, int r)
 {
-	f->dir = dir;
-	snprintf(f->why, sizeof(f->why), "cannot read: %s", strerror(-r));
+	snprintf(f->dir, sizeof(f->dir), "%s", dir);
+	if (r == -EXDEV)
+		snprintf(f->why, sizeof(f->why), "%s; refusing it", root_strerror(r));
+	else
+		snprintf(f->why, sizeof(f->why), "cannot read: %s", strerror(-r));
 }
 
 /* The directory, open, once it is known to be safe; -ENOENT when it is
@@ -121,19 +126,85 @@ static int conf_open_dir(const char *dir, struct conf_files_failure *fail)
 		return r;
 	}
 	if (conf_stat_unsafe(&st, geteuid(), fail->why)) {
-		fail->dir = dir;
+		snprintf(fail->dir, sizeof(fail->dir), "%s", dir);
 		return -EPERM;
 	}
 	return TAKE_FD(fd);
 }
 
-static int conf_scan_dir(struct conf_entries *e, const char *dir, const char *suffix,
-			 struct conf_files_failure *fail)
+/* What entry name of dir (open as fd; hostdir as the host names it) is:
+ * 1 a file, its path in *ret_path; 2 a mask; 0 nothing to list; < 0 a
+ * link out of root. Links are followed (under root when there is one): a
+ * link to /dev/null masks, a dangling one or anything but a regular file
+ * is skipped. */
+static int conf_entry_kind(const char *root, const char *hostdir, const char *dir, int fd,
+			   const char *name, char **ret_path)
 {
-	DIR *d;
-	struct dirent *de;
-	int fd, r = 0;
+	_cleanup_free_ char *path = NULL, *host = NULL;
+	char target[sizeof("/dev/null")];
+	struct stat st;
+	ssize_t n;
+	int r;
 
+	if (root && fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+		n = readlinkat(fd, name, target, sizeof(target));
+		if (n == sizeof(target) - 1 && memcmp(target, "/dev/null", n) == 0)
+			return 2;
+		if (!(host = path_in(hostdir, name)))
+			return -ENOMEM;
+		r = path_under_root(root, host, &path);
+		if (r < 0)
+			return r;
+		if (stat(path, &st) < 0)
+			return 0;
+	} else {
+		if (fstatat(fd, name, &st, 0) < 0)
+			return 0;
+		if (!(path = path_in(dir, name)))
+			return -ENOMEM;
+	}
+	if (stat_is_dev_null(&st))
+		return 2;
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	*ret_path = TAKE_PTR(path);
+	return 1;
+}
+
+static int conf_scan_entry(struct conf_entries *e, const char *root, const char *hostdir,
+			   const char *dir, int fd, const char *name,
+			   struct conf_files_failure *fail)
+{
+	char *path = NULL;
+	int r;
+
+	r = conf_entry_kind(root, hostdir, dir, fd, name, &path);
+	if (r == -EXDEV) {
+		_cleanup_free_ char *p = path_in(dir, name);
+
+		conf_fail(fail, p ?: dir, r);
+	}
+	if (r <= 0)
+		return r;
+	return conf_entries_add(e, name, r == 1 ? path : NULL);
+}
+
+static int conf_scan_dir(struct conf_entries *e, const char *root, const char *hostdir,
+			 const char *suffix, struct conf_files_failure *fail)
+{
+	_cleanup_free_ char *dir = NULL;
+	struct dirent *de;
+	DIR *d;
+	int fd, r;
+
+	r = path_under_root(root, hostdir, &dir);
+	if (r < 0) {
+		_cleanup_free_ char *said = strdup_printf("%s%s", strempty(root), hostdir);
+
+		if (r != -ENOMEM)
+			conf_fail(fail, said ?: hostdir, r);
+		return r;
+	}
 	fd = conf_open_dir(dir, fail);
 	if (fd < 0)
 		return fd == -ENOENT ? 0 : fd;
@@ -145,19 +216,10 @@ static int conf_scan_dir(struct conf_entries *e, const char *dir, const char *su
 		return r;
 	}
 	while (r >= 0 && (errno = 0, de = readdir(d))) {
-		struct stat st;
-
 		if (de->d_name[0] == '.' || !name_has_suffix(de->d_name, suffix) ||
 		    conf_entries_have(e, de->d_name))
 			continue;
-		/* Follows symlinks: a link to /dev/null masks, a dangling
-		 * link or anything but a regular file is skipped. */
-		if (fstatat(fd, de->d_name, &st, 0) < 0)
-			continue;
-		if (stat_is_dev_null(&st))
-			r = conf_entries_add(e, dir, de->d_name, true);
-		else if (S_ISREG(st.st_mode))
-			r = conf_entries_add(e, dir, de->d_name, false);
+		r = conf_scan_entry(e, root, hostdir, dir, fd, de->d_name, fail);
 	}
 	if (r >= 0 && errno != 0) {
 		r = -errno;
@@ -175,6 +237,12 @@ static int conf_entry_cmp(const void *a, const void *b)
 int conf_files_list(const char *const *dirs, const char *suffix, char ***ret_paths,
 		    struct conf_files_failure *ret_failure)
 {
+	return conf_files_list_root(NULL, dirs, suffix, ret_paths, ret_failure);
+}
+
+int conf_files_list_root(const char *root, const char *const *dirs, const char *suffix,
+			 char ***ret_paths, struct conf_files_failure *ret_failure)
+{
 	struct conf_files_failure fail = {};
 	struct conf_entries e = {};
 	char **paths;
@@ -182,7 +250,7 @@ int conf_files_list(const char *const *dirs, const char *suffix, char ***ret_pat
 	int r = 0;
 
 	for (size_t i = 0; dirs && dirs[i] && r >= 0; i++)
-		r = conf_scan_dir(&e, dirs[i], suffix, &fail);
+		r = conf_scan_dir(&e, root, dirs[i], suffix, &fail);
 	if (r < 0) {
 		if (ret_failure && r != -ENOMEM)
 			*ret_failure = fail;

@@ -4,6 +4,7 @@
 /* Configuration directories as systemd reads them: one file per name, the
  * highest-priority directory's copy masking the others. */
 
+#include <limits.h>
 #include <sys/stat.h>
 
 #include "util.h"
@@ -22,7 +23,7 @@ const char *conf_stat_unsafe(const struct stat *st, uid_t euid, char buf[static 
 /* A directory of dirs that conf_files_list() could not use, and why:
  * "cannot read: Permission denied" or conf_stat_unsafe()'s answer. */
 struct conf_files_failure {
-	const char *dir; /* one of dirs */
+	char dir[PATH_MAX]; /* one of dirs (under root with conf_files_list_root()) */
 	char why[CONF_UNSAFE_MAX];
 };
 
@@ -34,3 +35,11 @@ struct conf_files_failure {
  * -errno; ret_failure (may be NULL) then says which directory and why. */
 int conf_files_list(const char *const *dirs, const char *suffix, char ***ret_paths,
 		    struct conf_files_failure *ret_failure);
+/* The same with dirs as the host names them, read under root (NULL: the
+ * host itself; path_under_root()): each directory and each file's link
+ * resolved inside root, the paths returned those under root. A link whose
+ * text is /dev/null masks, as on the host. A directory or a file's link
+ * that leads out of root fails the list (-EXDEV, its failure says which):
+ * which files would apply is then unknown. */
+int conf_files_list_root(const char *root, const char *const *dirs, const char *suffix,
+			 char ***ret_paths, struct conf_files_failure *ret_failure);

@@ -107,13 +107,13 @@ static int layout_set_dir_failed(const struct conf_files_failure *fail, struct l
 	return 0;
 }
 
-int layout_set_load(const char *const *dirs, struct layout_set **ret)
+static int layout_set_load_under(const char *root, const char *const *dirs, struct layout_set **ret)
 {
 	_cleanup_strv_free_ char **paths = NULL;
 	struct conf_files_failure fail;
 	int r;
 
-	r = conf_files_list(dirs ?: layout_dirs_default, "conf", &paths, &fail);
+	r = conf_files_list_root(root, dirs, "conf", &paths, &fail);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
@@ -121,11 +121,23 @@ int layout_set_load(const char *const *dirs, struct layout_set **ret)
 	return layout_set_load_files(paths, ret);
 }
 
+int layout_set_load(const char *const *dirs, struct layout_set **ret)
+{
+	return layout_set_load_under(NULL, dirs ?: layout_dirs_default, ret);
+}
+
 int layout_set_load_dir(const char *dir, struct layout_set **ret)
+{
+	return layout_set_load_root(NULL, dir, ret);
+}
+
+int layout_set_load_root(const char *root, const char *dir, struct layout_set **ret)
 {
 	const char *const dirs[] = { dir, NULL };
 
-	return layout_set_load(dir ? dirs : NULL, ret);
+	/* a directory named on the command line is taken as given */
+	return dir ? layout_set_load_under(NULL, dirs, ret) :
+		     layout_set_load_under(root, layout_dirs_default, ret);
 }
 
 struct layout_set *layout_set_free(struct layout_set *s)

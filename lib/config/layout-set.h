@@ -38,6 +38,10 @@ int layout_set_main_broken(struct layout_set *s, const char *error);
 int layout_set_load(const char *const *dirs, struct layout_set **ret);
 /* From dir alone (--config-dir), or from layout_dirs_default when NULL. */
 int layout_set_load_dir(const char *dir, struct layout_set **ret);
+/* The same under root (--root DIR; NULL: the host itself): the three
+ * directories taken under root (conf_files_list_root()); dir, when given,
+ * as it is. */
+int layout_set_load_root(const char *root, const char *dir, struct layout_set **ret);
 /* Loads the given files (sriovctl check FILE...), in the order given. */
 int layout_set_load_files(char *const *paths, struct layout_set **ret);
 struct layout_set *layout_set_free(struct layout_set *s);

@@ -489,20 +489,32 @@ static int mainconf_load_one(struct mainconf *c, const char *path, struct diag_l
 	return mainconf_parse_string(c, path, text, diags);
 }
 
-static int mainconf_load_all(struct mainconf *c, const char *path, struct diag_list *diags)
+/* path as the host names it, read under root (NULL: the host itself). */
+static int mainconf_load_all(struct mainconf *c, const char *root, const char *path,
+			     struct diag_list *diags)
 {
 	struct conf_files_failure fail;
 	_cleanup_strv_free_ char **dropins = NULL;
-	_cleanup_free_ char *dir = NULL;
+	_cleanup_free_ char *dir = NULL, *main = NULL;
 	int r;
 
-	r = mainconf_load_one(c, path, diags);
+	r = path_under_root(root, path, &main);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		_cleanup_free_ char *said = strdup_printf("%s%s", strempty(root), path);
+
+		return said ? diag_add(diags, DIAG_ERROR, said, 0, "%s; refusing it",
+				       root_strerror(r)) :
+			      -ENOMEM;
+	}
+	r = mainconf_load_one(c, main, diags);
 	if (r < 0)
 		return r;
 	dir = strdup_printf("%s.d", path);
 	if (!dir)
 		return -ENOMEM;
-	r = conf_files_list((const char *const[]){ dir, NULL }, "conf", &dropins, &fail);
+	r = conf_files_list_root(root, (const char *const[]){ dir, NULL }, "conf", &dropins, &fail);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
@@ -526,6 +538,12 @@ static bool kubernetes_credentials(const struct mainconf *c)
 
 int mainconf_load(const char *path, struct mainconf *ret, struct diag_list *diags)
 {
+	return mainconf_load_root(NULL, path, ret, diags);
+}
+
+int mainconf_load_root(const char *root, const char *path, struct mainconf *ret,
+		       struct diag_list *diags)
+{
 	struct diag_list local = {};
 	struct mainconf c;
 	int r;
@@ -533,7 +551,9 @@ int mainconf_load(const char *path, struct mainconf *ret, struct diag_list *diag
 	r = mainconf_init(&c);
 	if (r < 0)
 		return r;
-	r = mainconf_load_all(&c, path ?: MAINCONF_PATH_DEFAULT, diags ?: &local);
+	/* a file named on the command line is taken as given */
+	r = mainconf_load_all(&c, path ? NULL : root, path ?: MAINCONF_PATH_DEFAULT,
+			      diags ?: &local);
 	diag_list_done(&local);
 	if (r < 0) {
 		mainconf_done(&c);

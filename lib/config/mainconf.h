@@ -118,6 +118,11 @@ int mainconf_parse_string(struct mainconf *c, const char *path, const char *text
 /* path (MAINCONF_PATH_DEFAULT when NULL), then the "<path>.d" drop-ins ending in .conf, in lexical
  * order. A missing main file is fine (defaults). */
 int mainconf_load(const char *path, struct mainconf *ret, struct diag_list *diags);
+/* The same under root (--root DIR; NULL: the host itself): without path,
+ * the default and its drop-ins under root (path_under_root()); a path
+ * given is read as it is. A default that leads out of root is an error. */
+int mainconf_load_root(const char *root, const char *path, struct mainconf *ret,
+		       struct diag_list *diags);
 
 /* -EPERM (or -EBADFD: not a regular file) when k8s-notify would refuse the
  * Kubeconfig= file, and why, with the chmod that fixes it, in buf (at least

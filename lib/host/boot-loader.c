@@ -20,31 +20,34 @@
 
 static const char *const grubby_paths[] = { "/usr/sbin/grubby", "/sbin/grubby" };
 
-static char *under(const char *root, const char *path)
+/* root/path, resolved inside root (path_under_root(): -EXDEV for a link
+ * out of it); "" is the host itself. */
+static int under(const char *root, const char *path, char **ret)
 {
-	return strdup_printf("%s%s", root, path);
+	return path_under_root(*root ? root : NULL, path, ret);
 }
 
 static int read_under(const char *root, const char *path, char **ret)
 {
-	_cleanup_free_ char *p = under(root, path);
+	_cleanup_free_ char *p = NULL;
+	int r = under(root, path, &p);
 
-	return p ? read_file(p, ret) : -ENOMEM;
+	return r < 0 ? r : read_file(p, ret);
 }
 
 static bool exists_under(const char *root, const char *path, int mode)
 {
-	_cleanup_free_ char *p = under(root, path);
+	_cleanup_free_ char *p = NULL;
 
-	return p && access(p, mode) == 0;
+	return under(root, path, &p) >= 0 && access(p, mode) == 0;
 }
 
 static bool regular_under(const char *root, const char *path)
 {
-	_cleanup_free_ char *p = under(root, path);
+	_cleanup_free_ char *p = NULL;
 	struct stat st;
 
-	return p && stat(p, &st) == 0 && S_ISREG(st.st_mode);
+	return under(root, path, &p) >= 0 && stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 static const char *grubby_path(const char *root)
@@ -175,11 +178,14 @@ char *grub_dropin_format(char *const *args)
 /* Writes root/path (its directory is made as needed) atomically. */
 static int write_under(const char *root, const char *path, const char *text)
 {
-	_cleanup_free_ char *full = under(root, path), *dir = NULL;
+	_cleanup_free_ char *full = NULL, *dir = NULL;
 	char *slash;
 	int r;
 
-	if (!full || !(dir = strdup(full)))
+	r = under(root, path, &full);
+	if (r < 0)
+		return r;
+	if (!(dir = strdup(full)))
 		return -ENOMEM;
 	slash = strrchr(dir, '/');
 	*slash = '\0';
@@ -191,10 +197,11 @@ static int write_under(const char *root, const char *path, const char *text)
 
 static int remove_under(const char *root, const char *path)
 {
-	_cleanup_free_ char *full = under(root, path);
+	_cleanup_free_ char *full = NULL;
+	int r = under(root, path, &full);
 
-	if (!full)
-		return -ENOMEM;
+	if (r < 0)
+		return r;
 	return unlink(full) < 0 && errno != ENOENT ? -errno : 0;
 }
 
@@ -208,14 +215,15 @@ static int write_record(const char *root, enum boot_loader loader, char *const *
 /* Runs argv (argv[0] under root); NULL *ret_error when it exited 0. */
 static int run(const char *root, char **argv, char **ret_error)
 {
-	_cleanup_free_ char *path = under(root, argv[0]);
+	_cleanup_free_ char *path = NULL;
 	const char *tool = argv[0];
 	struct tool_run t = {};
 	char *line;
 	int r;
 
-	if (!path)
-		return -ENOMEM;
+	r = under(root, argv[0], &path);
+	if (r < 0)
+		return r;
 	argv[0] = path;
 	r = tool_run(argv, TOOL_TIMEOUT, TOOL_OUTPUT_MAX, &t);
 	argv[0] = (char *)tool;
@@ -283,10 +291,14 @@ static int kernel_install(const char *root, char **ret_error)
 	if (!image)
 		return -ENOMEM;
 	{
-		_cleanup_free_ char *full = under(root, image);
-		char *argv[] = { "/usr/bin/kernel-install", "add", kver, full, NULL };
+		_cleanup_free_ char *full = NULL;
+		char *argv[] = { "/usr/bin/kernel-install", "add", kver, NULL, NULL };
 
-		return full ? run(root, argv, ret_error) : -ENOMEM;
+		r = under(root, image, &full);
+		if (r < 0)
+			return r;
+		argv[3] = full;
+		return run(root, argv, ret_error);
 	}
 }
 

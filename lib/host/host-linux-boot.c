@@ -20,9 +20,8 @@ int hl_read_boot_loader(struct host_linux *hl, struct host_state *s)
 	enum boot_loader recorded;
 	int r;
 
-	(void)hl;
-	s->boot_loader = boot_loader_detect("");
-	r = kernel_args_record_read("", &recorded, &s->kernel_args_added);
+	s->boot_loader = boot_loader_detect(hl->root);
+	r = kernel_args_record_read(hl->root, &recorded, &s->kernel_args_added);
 	return r == -ENOMEM ? r : 0;
 }
 

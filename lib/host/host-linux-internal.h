@@ -21,6 +21,7 @@ struct host_linux {
 	int sysfs_fd;	  /* O_PATH|O_DIRECTORY|O_CLOEXEC of the sysfs root */
 	int procfs_fd;
 	char *machine_id_path;
+	char *root; /* host_linux_options.root, "" for the host itself */
 	usec_t settle_timeout;
 	struct nl_sock *rtnl; /* connected on first use */
 	struct nl_sock *genl;

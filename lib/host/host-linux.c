@@ -305,6 +305,7 @@ static void linux_free(struct host *h)
 	hl_kmod_free(hl);
 	udev_unref(hl->udev);
 	free(hl->machine_id_path);
+	free(hl->root);
 	hl_firmware_forget(hl);
 	free(hl->mstconfig);
 	free(hl);
@@ -348,8 +349,12 @@ int host_linux_open(const struct host_linux_options *o, struct host **ret)
 	r = open_root(o->sysfs ?: "/sys", &hl->sysfs_fd);
 	if (r >= 0)
 		r = open_root(o->procfs ?: "/proc", &hl->procfs_fd);
-	if (r >= 0 && !(hl->machine_id_path = strdup(o->machine_id ?: "/etc/machine-id")))
+	if (r >= 0 && !(hl->root = strdup(o->root && !streq(o->root, "/") ? o->root : "")))
 		r = -ENOMEM;
+	if (r >= 0)
+		r = o->machine_id ?
+			    free_and_strdup(&hl->machine_id_path, o->machine_id) :
+			    path_under_root(o->root, "/etc/machine-id", &hl->machine_id_path);
 	if (r >= 0 && !o->no_firmware &&
 	    !(hl->mstconfig = strdup(o->mstconfig ?: "/usr/bin/mstconfig")))
 		r = -ENOMEM;

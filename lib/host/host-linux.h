@@ -10,7 +10,11 @@
 struct host_linux_options {
 	const char *sysfs;	/* default "/sys" */
 	const char *procfs;	/* default "/proc" */
-	const char *machine_id; /* default "/etc/machine-id" */
+	const char *machine_id; /* default "/etc/machine-id" (under root) */
+	/* --root (canonical; NULL: "/"): the machine ID and the boot loader's
+	 * files and record are read under it (path_under_root()); sysfs and
+	 * procfs stay this machine's */
+	const char *root;
 	/* how long to wait for VFs, their drivers and netdevs to appear after
 	 * a change (udev events); default 30 s */
 	usec_t settle_timeout;

@@ -30,8 +30,8 @@ PFS = ["0000:3b:00.0", "ens1f0", "0000:3b:00.1", "ens1f1", "0000:5e:00.0"]
 # worker-7.json, the simulated host of --host: x710.json, PFs that the fake sysfs does not have
 HOST_PFS = ["0000:18:00.0", "ens2f0", "0000:18:00.1", "ens2f1"]
 VERBS = ["status", "plan", "apply", "reset", "cat", "check", "snapshot", "wait"]
-GLOBAL = ["--host", "--config-dir", "--main-config", "--runtime-dir", "--state-dir", "--no-color",
-          "--no-pager"]
+GLOBAL = ["--host", "--config-dir", "--main-config", "--runtime-dir", "--state-dir", "--root",
+          "--no-color", "--no-pager"]
 
 
 def comp_words(line):
@@ -160,6 +160,7 @@ CASES = [
     ("--main-config m", ["main.conf"]),
     ("--config-dir ", ["conf.d", "run"]),
     ("--runtime-dir r", ["run"]),
+    ("--root ", ["conf.d", "run"]),
     ("--state-dir=c", ["conf.d"]),
     ("check ", ["worker-7.json", "main.conf", "50-e810.conf", "conf.d", "run"]),
     ("check 50", ["50-e810.conf"]),

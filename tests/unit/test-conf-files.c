@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "conf-files.h"
+#include "fs-util.h"
 #include "layout-set.h"
 
 struct tree {
@@ -332,7 +333,7 @@ static void test_unsafe_dir(void **state)
 	assert_int_equal(chmod(t->run, 0777), 0);
 	assert_int_equal(conf_files_list(dirs, "conf", &paths, &fail), -EPERM);
 	assert_null(paths);
-	assert_ptr_equal(fail.dir, t->run);
+	assert_string_equal(fail.dir, t->run);
 	assert_string_equal(fail.why,
 			    "writable by group or others (mode 0777); refusing it: chmod go-w");
 
@@ -396,6 +397,96 @@ static void test_unsafe_file(void **state)
 	assert_string_equal(s->files[4]->match.name[0], "linked");
 }
 
+/* --root DIR: paths as the host names them, read under DIR. */
+static void mkdirs(const char *root, const char *path)
+{
+	char full[256];
+
+	snprintf(full, sizeof(full), "%s%s", root, path);
+	assert_int_equal(mkdir_p(full, 0755), 0);
+}
+
+static void assert_under(const char *root, const char *path, const char *want)
+{
+	_cleanup_free_ char *got = NULL, *full = strdup_printf("%s%s", root, want);
+
+	assert_int_equal(path_under_root(root, path, &got), 0);
+	assert_string_equal(got, full);
+}
+
+static void test_path_under_root(void **state)
+{
+	struct tree *t = *state;
+	char *p = NULL;
+
+	mkdirs(t->root, "/etc/sriov-persist/conf.d");
+	mkdirs(t->root, "/usr/lib/sriov-persist/conf.d");
+	make_link("/usr/lib/sriov-persist", t->etc, "abs");
+	make_link("../..", t->etc, "up2");
+	make_link("loop", t->etc, "loop");
+	/* an absolute link is the root's, as the node sees it */
+	assert_under(t->root, "/etc/abs/conf.d", "/usr/lib/sriov-persist/conf.d");
+	assert_under(t->root, "/etc/./sriov-persist/../sriov-persist", "/etc/sriov-persist");
+	/* what does not exist is kept as written */
+	assert_under(t->root, "/nope/a/../b", "/nope/b");
+	assert_under(t->root, "/", "");
+	/* climbing above the root, by ".." or by a link, is refused */
+	assert_int_equal(path_under_root(t->root, "/../etc", &p), -EXDEV);
+	assert_int_equal(path_under_root(t->root, "/etc/up2/x", &p), -EXDEV);
+	assert_int_equal(path_under_root(t->root, "/etc/loop", &p), -ELOOP);
+	assert_null(p);
+	assert_string_equal(root_strerror(-EXDEV), "leads out of the root directory");
+	/* without a root, the host's path */
+	assert_int_equal(path_under_root(NULL, "/etc/x", &p), 0);
+	assert_string_equal(p, "/etc/x");
+	free(p);
+	assert_int_equal(root_canonicalize(t->etc, &p), 0);
+	assert_string_equal(p, t->etc);
+	free(p);
+	assert_int_equal(root_canonicalize(t->missing, &p), -ENOENT);
+	write_file(t->root, "file", "");
+	/* a file where a directory should be is missing, as on the host */
+	assert_under(t->root, "/file/x", "/file/x");
+	snprintf(t->missing, sizeof(t->missing), "%s/file", t->root);
+	assert_int_equal(root_canonicalize(t->missing, &p), -ENOTDIR);
+}
+
+static void test_conf_files_under_root(void **state)
+{
+	struct tree *t = *state;
+	const char *const dirs[] = { "/etc/sriov-persist/conf.d", "/usr/lib/sriov-persist/conf.d",
+				     NULL };
+	char etc[256], usr[256], **paths = NULL;
+	struct conf_files_failure fail;
+
+	mkdirs(t->root, dirs[0]);
+	mkdirs(t->root, dirs[1]);
+	snprintf(etc, sizeof(etc), "%s%s", t->root, dirs[0]);
+	snprintf(usr, sizeof(usr), "%s%s", t->root, dirs[1]);
+	write_file(etc, "10-a.conf", GOOD);
+	write_file(usr, "20-b.conf", GOOD);
+	write_file(usr, "30-masked.conf", GOOD);
+	make_link("/usr/lib/sriov-persist/conf.d/20-b.conf", etc, "25-abs.conf");
+	make_link("/dev/null", etc, "30-masked.conf");
+	assert_int_equal(conf_files_list_root(t->root, dirs, "conf", &paths, &fail), 0);
+	assert_non_null(paths[0]);
+	assert_true(endswith(paths[0], "/etc/sriov-persist/conf.d/10-a.conf"));
+	assert_true(endswith(paths[1], "/usr/lib/sriov-persist/conf.d/20-b.conf"));
+	/* the absolute link, taken under the root */
+	assert_true(startswith(paths[2], t->root));
+	assert_true(endswith(paths[2], "/usr/lib/sriov-persist/conf.d/20-b.conf"));
+	assert_null(paths[3]);
+	strv_free(paths);
+	paths = NULL;
+
+	/* a file's link out of the root fails the list: which files apply is unknown */
+	make_link("../../../../../../etc/passwd", etc, "40-out.conf");
+	assert_int_equal(conf_files_list_root(t->root, dirs, "conf", &paths, &fail), -EXDEV);
+	assert_null(paths);
+	assert_true(endswith(fail.dir, "/etc/sriov-persist/conf.d/40-out.conf"));
+	assert_string_equal(fail.why, "leads out of the root directory; refusing it");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -410,6 +501,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_layout_set_load_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_layout_set_load_files, setup, teardown),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test_setup_teardown(test_path_under_root, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_conf_files_under_root, setup, teardown),
 	};
 
 	/* the files the tests write are safe whatever umask they ran under */
