@@ -127,16 +127,22 @@ static void section_name(const struct vf_section *s, char buf[static 48])
 int rules_check_section(struct rules_out *o, const char *file, const struct vf_section *s,
 			uint32_t bound, const char *bound_text, const struct src *bound_at)
 {
-	char name[48], other[256] = "", open[64];
+	char name[48], out[48], other[256] = "", open[64];
+	uint32_t from;
 
 	if (s->first == VF_INDEX_ALL || s->last < bound)
 		return 0;
 	section_name(s, name);
+	/* the part of the section that is out: "VFs 128-200", "VF 200" */
+	from = s->first > bound ? s->first : bound;
+	if (from == s->last)
+		snprintf(out, sizeof(out), "VF %u is", from);
+	else
+		snprintf(out, sizeof(out), "VFs %u-%u are", from, s->last);
 	if (bound_at->file && !streq_ptr(bound_at->file, file))
 		snprintf(other, sizeof(other), " (%s:%u)", bound_at->file, bound_at->line);
-	return rules_error(o, file, s->line, "%s: VF %u is beyond VirtualFunctions=%s%s%s", name,
-			   s->last, bound_text, other,
-			   rules_open(o, "VirtualFunctions", bound_at, open));
+	return rules_error(o, file, s->line, "%s: %s beyond VirtualFunctions=%s%s%s", name, out,
+			   bound_text, other, rules_open(o, "VirtualFunctions", bound_at, open));
 }
 
 static int check_qos(struct rules_out *o, const struct vf_settings *v)

@@ -75,7 +75,7 @@ static void test_section_beyond_count(void **state)
 		      "[VirtualFunction 4-12]\nTrust=no\n");
 	run(&t);
 	expect(&t, A ":7: [VirtualFunction 9]: VF 9 is beyond VirtualFunctions=8\n" A
-		     ":9: [VirtualFunction 4-12]: VF 12 is beyond VirtualFunctions=8\n");
+		     ":9: [VirtualFunction 4-12]: VFs 8-12 are beyond VirtualFunctions=8\n");
 
 	/* "max" and an unset count are known only with the PF */
 	add(&t, A, MATCH_ICE "[PhysicalFunction]\nVirtualFunctions=max\n[VirtualFunction 99]\n");
@@ -93,7 +93,8 @@ static void test_two_files(void **state)
 	add(&t, A, MATCH_ICE "[VirtualFunction 0-7]\nVLANId=10\n");
 	add(&t, B, MATCH_ICE "[PhysicalFunction]\nVirtualFunctions=4\n");
 	run(&t);
-	expect(&t, A ":3: [VirtualFunction 0-7]: VF 7 is beyond VirtualFunctions=4 (" B ":4)\n");
+	expect(&t,
+	       A ":3: [VirtualFunction 0-7]: VFs 4-7 are beyond VirtualFunctions=4 (" B ":4)\n");
 
 	add(&t, A, MATCH_ICE "[VirtualFunction 0-7]\nVLANId=10\n");
 	add(&t, B, "[Match]\nDriver=ice\nName=ens1f0\n[PhysicalFunction]\nVirtualFunctions=4\n");
@@ -204,7 +205,7 @@ static void test_overrides(void **state)
 		     ":8 for VF 1 (a later file wins)\n" B
 		     ":7: warning: VLANId=20 overrides VLANId=10 at " A
 		     ":10 for VFs 6-7 (a later file wins)\n" B
-		     ":6: [VirtualFunction 6-9]: VF 9 is beyond VirtualFunctions=8\n");
+		     ":6: [VirtualFunction 6-9]: VFs 8-9 are beyond VirtualFunctions=8\n");
 }
 
 /* Within one file a later section narrowing an earlier one is the usual
