@@ -420,24 +420,46 @@ static int report_mixed(struct rules_out *o, const struct vf_settings *a, uint32
 			   rules_open(o, "ResourceName", at, open));
 }
 
+/* The first VF of vfs[0..j) of another kind with vfs[j]'s ResourceName=,
+ * or j when none. */
+static size_t other_kind(const struct vf_settings *vfs, size_t j)
+{
+	for (size_t i = 0; i < j; i++)
+		if (same_resource(&vfs[i], &vfs[j]) && vf_use(&vfs[i]) != vf_use(&vfs[j]))
+			return i;
+	return j;
+}
+
+/* Whether a VF before j with the same ResourceName= line was reported. */
+static bool line_reported(const struct vf_settings *vfs, const bool *reported, size_t j)
+{
+	const struct src *at = &vfs[j].src[VF_KEY_RESOURCE_NAME];
+
+	for (size_t i = 0; i < j; i++)
+		if (reported[i] && streq_ptr(vfs[i].src[VF_KEY_RESOURCE_NAME].file, at->file) &&
+		    vfs[i].src[VF_KEY_RESOURCE_NAME].line == at->line)
+			return true;
+	return false;
+}
+
 int rules_check_resources(struct rules_out *o, const struct vf_settings *vfs, const uint32_t *index,
 			  size_t n)
 {
+	_cleanup_free_ bool *reported = calloc(n ?: 1, sizeof(*reported));
+
+	if (!reported)
+		return -ENOMEM;
 	for (size_t j = 1; j < n; j++) {
-		const struct vf_settings *b = &vfs[j];
+		size_t i = other_kind(vfs, j);
+		int r;
 
-		for (size_t i = 0; i < j; i++) {
-			const struct vf_settings *a = &vfs[i];
-			int r;
-
-			if (!same_resource(a, b) || vf_use(a) == vf_use(b))
-				continue;
-			r = report_mixed(o, a, index ? index[i] : (uint32_t)i, b,
-					 index ? index[j] : (uint32_t)j);
-			if (r < 0)
-				return r;
-			break;
-		}
+		if (i == j || line_reported(vfs, reported, j))
+			continue;
+		r = report_mixed(o, &vfs[i], index ? index[i] : (uint32_t)i, &vfs[j],
+				 index ? index[j] : (uint32_t)j);
+		if (r < 0)
+			return r;
+		reported[j] = true;
 	}
 	return 0;
 }

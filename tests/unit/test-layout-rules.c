@@ -102,6 +102,46 @@ static void test_two_files(void **state)
 	expect(&t, "");
 }
 
+/* One ResourceName= for VFs with and without a network interface: an
+ * error at the later VF's line naming the lines of each kind (once per
+ * line); VFs that differ only in RDMA=: a warning; another name per kind,
+ * or the same kind in two sections: nothing. */
+static void test_resource_kinds(void **state)
+{
+	struct files t = {};
+
+	add(&t, A,
+	    MATCH_ICE "[VirtualFunction 0-3]\nDriver=vfio-pci\nResourceName=pool\n"
+		      "[VirtualFunction 4-5]\nRDMA=yes\nResourceName=pool\n"
+		      "[VirtualFunction 6-7]\nResourceName=pool\n");
+	run(&t);
+	expect(&t, A ":8: ResourceName=pool: VF 4 (the kernel's VF driver, RDMA=yes at " A
+		     ":7) and VF 0 (Driver=vfio-pci at " A ":4; its ResourceName= at " A
+		     ":5) would be one device plugin resource, and a pod that asks for it gets "
+		     "either a VF with a network interface or one without; give each kind its "
+		     "own ResourceName=\n" A
+		     ":10: ResourceName=pool: VF 6 (the kernel's VF driver) and VF 0 "
+		     "(Driver=vfio-pci at " A ":4; its ResourceName= at " A
+		     ":5) would be one device plugin resource, and a pod that asks for it gets "
+		     "either a VF with a network interface or one without; give each kind its "
+		     "own ResourceName=\n");
+
+	add(&t, A,
+	    MATCH_ICE "[VirtualFunction]\nResourceName=net\n[VirtualFunction 4-7]\nRDMA=yes\n");
+	run(&t);
+	expect(&t, A ":4: warning: ResourceName=net: VF 4 (the kernel's VF driver, RDMA=yes at " A
+		     ":6) and VF 0 (the kernel's VF driver) are one device plugin resource, and "
+		     "a pod that asks for it may get a VF without an RDMA device; give each kind "
+		     "its own ResourceName=\n");
+
+	add(&t, A,
+	    MATCH_ICE "[VirtualFunction 0-3]\nDriver=vfio-pci\nResourceName=vfio\n"
+		      "[VirtualFunction 4-5]\nDriver=vfio_pci\nResourceName=vfio\n"
+		      "[VirtualFunction 6-7]\nRDMA=yes\nResourceName=rdma\n");
+	run(&t);
+	expect(&t, "");
+}
+
 static void test_duplicate_literals(void **state)
 {
 	struct files t = {};
@@ -244,6 +284,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_section_beyond_count),
 		cmocka_unit_test(test_two_files),
+		cmocka_unit_test(test_resource_kinds),
 		cmocka_unit_test(test_duplicate_literals),
 		cmocka_unit_test(test_keys_that_need_another),
 		cmocka_unit_test(test_overrides),
