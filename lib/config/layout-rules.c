@@ -375,7 +375,7 @@ static const char *kind_text(const struct rules_out *o, const struct vf_settings
 	return buf;
 }
 
-/* " (ResourceName= at file:line)" for there when it is not here */
+/* "; its ResourceName= at file:line" for there when it is not here */
 static const char *resource_at(const struct src *here, const struct src *there,
 			       char buf[static 256])
 {

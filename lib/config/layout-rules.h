@@ -81,10 +81,10 @@ int rules_check_pf(struct rules_out *o, const struct pf_settings *s, enum eswitc
  * not the user's typo and so not blamed when a literal one is there. */
 int rules_check_unique(struct rules_out *o, const struct vf_settings *vfs, const uint32_t *index,
 		       const uint32_t *was_stable, size_t n);
-/* One ResourceName= given to VFs with a network
- * interface and VFs without (an error) or to VFs that differ in RDMA= (a
- * warning), as the device plugin would make one pool of them. index as
- * for rules_check_unique(). */
+/* One ResourceName= given to VFs with a network interface and VFs without
+ * (an error) or to VFs that differ in RDMA= (a warning), as the device
+ * plugin would make one pool of them; once per ResourceName= line. index
+ * as for rules_check_unique(). */
 int rules_check_resources(struct rules_out *o, const struct vf_settings *vfs, const uint32_t *index,
 			  size_t n);
 /* The VF rules above (rules_check_vf, rules_check_unique,
