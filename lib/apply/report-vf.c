@@ -26,6 +26,15 @@ static const char *wanted_driver(const struct pf_view *pv, uint32_t i)
 	return v->attrs.driver ?: pv->pf->vf_driver;
 }
 
+/* "driver iavf (wanted vfio-pci)", "no driver bound (wanted iavf)" */
+static void describe_driver(FILE *f, const struct vf_state *vf, const char *want)
+{
+	if (vf->attrs.driver)
+		fprintf(f, " driver %s (wanted %s)", vf->attrs.driver, strna(want));
+	else
+		fprintf(f, " no driver bound (wanted %s)", strna(want));
+}
+
 /* What one action on vf changes, as "what the host has (wanted what)":
  * "max_tx_rate 0 (wanted 2000)", "mtu 1500 (wanted 9000)", "driver iavf
  * (wanted vfio-pci)", "representor down (wanted up)"; for an action
@@ -55,10 +64,7 @@ static void describe_vf_change(FILE *f, const struct pf_view *pv, const struct v
 	} else if (a->type == ACTION_SET_REPRESENTOR_UP) {
 		fprintf(f, " representor %s (wanted up)", vf->representor_up ? "up" : "down");
 	} else if (a->type == ACTION_BIND_VF) {
-		fprintf(f, " driver %s (wanted %s)", vf->attrs.driver ?: "none",
-			a->str			  ?:
-				pv->pf->vf_driver ?:
-						    "default");
+		describe_driver(f, vf, a->str ?: pv->pf->vf_driver ?: "default");
 	} else {
 		d = action_describe(a);
 		s = d ? strchr(d, ':') : NULL;
@@ -101,15 +107,16 @@ int64_t report_planned_num_vfs(const struct plan *p)
 	return -1;
 }
 
-/* The keys (1u << enum vf_key) whose difference action a shows. */
-static uint32_t action_vf_keys(const struct action *a)
+/* The keys (1u << enum vf_key) whose difference action a on vf shows. */
+static uint32_t action_vf_keys(const struct action *a, const struct vf_state *vf)
 {
 	if (a->type == ACTION_SET_VF)
 		return a->keys;
 	if (a->type == ACTION_SET_VF_MTU)
 		return VF_KEY_BIT(MTU);
+	/* a VF on no driver gets its RDMA device, if any, with the bind */
 	if (a->type == ACTION_BIND_VF)
-		return VF_KEY_BIT(DRIVER);
+		return VF_KEY_BIT(DRIVER) | (vf->attrs.driver ? 0 : VF_KEY_BIT(RDMA));
 	return 0; /* the other actions set no VF key */
 }
 
@@ -121,8 +128,7 @@ static void describe_key_change(FILE *f, const struct pf_view *pv, const struct 
 	char now[VF_ATTR_STR_MAX], want[VF_ATTR_STR_MAX];
 
 	if (k == VF_KEY_DRIVER)
-		fprintf(f, " driver %s (wanted %s)", vf->attrs.driver ?: "none",
-			wanted_driver(pv, vf->index));
+		describe_driver(f, vf, wanted_driver(pv, vf->index));
 	else if (k == VF_KEY_RDMA)
 		fputs(" no RDMA device", f);
 	else
@@ -187,7 +193,7 @@ static void vf_differences(FILE *f, const struct pf_view *pv, const struct vf_st
 			continue;
 		fputs(any ? ";" : *prefix ? "; differs:" : "differs:", f);
 		describe_vf_change(f, pv, vf, &pv->plan->actions[i]);
-		shown |= action_vf_keys(&pv->plan->actions[i]);
+		shown |= action_vf_keys(&pv->plan->actions[i], vf);
 		any = true;
 	}
 	rest = v ? vf_settings_differ(vf, v, pv->pf->vf_driver) & ~shown : 0;

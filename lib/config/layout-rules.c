@@ -127,16 +127,22 @@ static void section_name(const struct vf_section *s, char buf[static 48])
 int rules_check_section(struct rules_out *o, const char *file, const struct vf_section *s,
 			uint32_t bound, const char *bound_text, const struct src *bound_at)
 {
-	char name[48], other[256] = "", open[64];
+	char name[48], out[48], other[256] = "", open[64];
+	uint32_t from;
 
 	if (s->first == VF_INDEX_ALL || s->last < bound)
 		return 0;
 	section_name(s, name);
+	/* the part of the section that is out: "VFs 128-200", "VF 200" */
+	from = s->first > bound ? s->first : bound;
+	if (from == s->last)
+		snprintf(out, sizeof(out), "VF %u is", from);
+	else
+		snprintf(out, sizeof(out), "VFs %u-%u are", from, s->last);
 	if (bound_at->file && !streq_ptr(bound_at->file, file))
 		snprintf(other, sizeof(other), " (%s:%u)", bound_at->file, bound_at->line);
-	return rules_error(o, file, s->line, "%s: VF %u is beyond VirtualFunctions=%s%s%s", name,
-			   s->last, bound_text, other,
-			   rules_open(o, "VirtualFunctions", bound_at, open));
+	return rules_error(o, file, s->line, "%s: %s beyond VirtualFunctions=%s%s%s", name, out,
+			   bound_text, other, rules_open(o, "VirtualFunctions", bound_at, open));
 }
 
 static int check_qos(struct rules_out *o, const struct vf_settings *v)
@@ -317,6 +323,143 @@ int rules_check_unique(struct rules_out *o, const struct vf_settings *vfs, const
 			if (r < 0)
 				return r;
 		}
+	}
+	return 0;
+}
+
+/* ---- one ResourceName= for VFs of different kinds ---- */
+
+/* One ResourceName= given to VFs of different kinds. The device plugin's
+ * configuration (dpconfig.c) makes one resourceList entry of a name, a
+ * selector for each driver and RDMA= under it, and the plugin makes one
+ * pool of every device any selector matches: a pod asking for the
+ * resource gets whichever VF is free. A VF without a network interface
+ * (vfio-pci) where a pod expects one, or the reverse, is unusable to it:
+ * an error. VFs with a network interface that differ only in RDMA= all
+ * work as interfaces, but a pod may get one without the RDMA device it
+ * asked for: a warning. */
+
+enum vf_use {
+	VF_USE_NO_NETDEV,
+	VF_USE_NETDEV,
+	VF_USE_RDMA,
+};
+
+/* A Driver= left unset or "default" is the kernel's VF driver, which has a
+ * network interface; the files cannot tell more. */
+static enum vf_use vf_use(const struct vf_settings *v)
+{
+	if (vf_settings_has(v, VF_KEY_DRIVER) && v->attrs.driver &&
+	    !vf_driver_has_netdev(v->attrs.driver))
+		return VF_USE_NO_NETDEV;
+	return vf_settings_wants_rdma(v) ? VF_USE_RDMA : VF_USE_NETDEV;
+}
+
+/* What makes v's kind, with where the files say it: "Driver=vfio-pci at
+ * 50-e810.conf:8", "iavf, RDMA=yes at 50-e810.conf:12" (Driver= unset: the
+ * PF's VF driver, "the kernel's VF driver" without a host). */
+static const char *kind_text(const struct rules_out *o, const struct vf_settings *v,
+			     char buf[static 512])
+{
+	const struct src *drv = &v->src[VF_KEY_DRIVER], *rdma = &v->src[VF_KEY_RDMA];
+	int n;
+
+	if (vf_settings_has(v, VF_KEY_DRIVER) && v->attrs.driver)
+		n = snprintf(buf, 512, "Driver=%s at %s:%u", vf_settings_driver_written(v),
+			     strna(drv->file), drv->line);
+	else
+		n = snprintf(buf, 512, "%s", o->vf_driver ?: "the kernel's VF driver");
+	if (vf_settings_wants_rdma(v) && n > 0 && n < 512)
+		snprintf(buf + n, 512 - (size_t)n, ", RDMA=yes at %s:%u", strna(rdma->file),
+			 rdma->line);
+	return buf;
+}
+
+/* "; its ResourceName= at file:line" for there when it is not here */
+static const char *resource_at(const struct src *here, const struct src *there,
+			       char buf[static 256])
+{
+	buf[0] = '\0';
+	if (!streq_ptr(here->file, there->file) || here->line != there->line)
+		snprintf(buf, 256, "; its ResourceName= at %s:%u", strna(there->file), there->line);
+	return buf;
+}
+
+static bool same_resource(const struct vf_settings *a, const struct vf_settings *b)
+{
+	return vf_settings_has(a, VF_KEY_RESOURCE_NAME) &&
+	       vf_settings_has(b, VF_KEY_RESOURCE_NAME) &&
+	       streq_ptr(a->attrs.resource_name, b->attrs.resource_name);
+}
+
+/* b (VF vb) shares a's (VF va) ResourceName= and is of another kind: said
+ * at b's ResourceName= line, naming the lines that make each kind. */
+static int report_mixed(struct rules_out *o, const struct vf_settings *a, uint32_t va,
+			const struct vf_settings *b, uint32_t vb)
+{
+	const struct src *at = &b->src[VF_KEY_RESOURCE_NAME],
+			 *other = &a->src[VF_KEY_RESOURCE_NAME];
+	bool interfaces = vf_use(a) != VF_USE_NO_NETDEV && vf_use(b) != VF_USE_NO_NETDEV;
+	char kb[512], ka[512], where[256], open[64];
+
+	kind_text(o, b, kb);
+	kind_text(o, a, ka);
+	resource_at(at, other, where);
+	if (interfaces)
+		return diag_add(o->diags, DIAG_WARNING, at->file, at->line,
+				"ResourceName=%s: VF %u (%s) and VF %u (%s%s) are one device "
+				"plugin resource, and a pod that asks for it may get a VF "
+				"without an RDMA device; give each kind its own ResourceName=",
+				b->attrs.resource_name, vb, kb, va, ka, where);
+	return rules_error(o, at->file, at->line,
+			   "ResourceName=%s: VF %u (%s) and VF %u (%s%s) would be one device "
+			   "plugin resource, and a pod that asks for it gets either a VF with a "
+			   "network interface or one without; give each kind its own "
+			   "ResourceName=%s",
+			   b->attrs.resource_name, vb, kb, va, ka, where,
+			   rules_open(o, "ResourceName", at, open));
+}
+
+/* The first VF of vfs[0..j) of another kind with vfs[j]'s ResourceName=,
+ * or j when none. */
+static size_t other_kind(const struct vf_settings *vfs, size_t j)
+{
+	for (size_t i = 0; i < j; i++)
+		if (same_resource(&vfs[i], &vfs[j]) && vf_use(&vfs[i]) != vf_use(&vfs[j]))
+			return i;
+	return j;
+}
+
+/* Whether a VF before j with the same ResourceName= line was reported. */
+static bool line_reported(const struct vf_settings *vfs, const bool *reported, size_t j)
+{
+	const struct src *at = &vfs[j].src[VF_KEY_RESOURCE_NAME];
+
+	for (size_t i = 0; i < j; i++)
+		if (reported[i] && streq_ptr(vfs[i].src[VF_KEY_RESOURCE_NAME].file, at->file) &&
+		    vfs[i].src[VF_KEY_RESOURCE_NAME].line == at->line)
+			return true;
+	return false;
+}
+
+int rules_check_resources(struct rules_out *o, const struct vf_settings *vfs, const uint32_t *index,
+			  size_t n)
+{
+	_cleanup_free_ bool *reported = calloc(n ?: 1, sizeof(*reported));
+
+	if (!reported)
+		return -ENOMEM;
+	for (size_t j = 1; j < n; j++) {
+		size_t i = other_kind(vfs, j);
+		int r;
+
+		if (i == j || line_reported(vfs, reported, j))
+			continue;
+		r = report_mixed(o, &vfs[i], index ? index[i] : (uint32_t)i, &vfs[j],
+				 index ? index[j] : (uint32_t)j);
+		if (r < 0)
+			return r;
+		reported[j] = true;
 	}
 	return 0;
 }
@@ -565,6 +708,8 @@ int rules_check_vfs(struct rules_out *o, const struct layout_file *const *files,
 	}
 	if (r >= 0)
 		r = rules_check_unique(o, vfs, index, NULL, m);
+	if (r >= 0)
+		r = rules_check_resources(o, vfs, index, m);
 	for (size_t i = 0; vfs && i < m; i++)
 		vf_settings_done(&vfs[i]);
 	free(vfs);

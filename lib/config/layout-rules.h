@@ -33,6 +33,8 @@ struct rules_out {
 	size_t n_set;
 	const struct layout_file *const *group;
 	size_t n_group;
+	/* the kernel's VF driver of the PF, for messages (NULL: no host) */
+	const char *vf_driver;
 };
 
 void rules_out_done(struct rules_out *o);
@@ -79,7 +81,14 @@ int rules_check_pf(struct rules_out *o, const struct pf_settings *s, enum eswitc
  * not the user's typo and so not blamed when a literal one is there. */
 int rules_check_unique(struct rules_out *o, const struct vf_settings *vfs, const uint32_t *index,
 		       const uint32_t *was_stable, size_t n);
-/* The VF rules above (rules_check_vf, rules_check_unique) on the VFs below
+/* One ResourceName= given to VFs with a network interface and VFs without
+ * (an error) or to VFs that differ in RDMA= (a warning), as the device
+ * plugin would make one pool of them; once per ResourceName= line. index
+ * as for rules_check_unique(). */
+int rules_check_resources(struct rules_out *o, const struct vf_settings *vfs, const uint32_t *index,
+			  size_t n);
+/* The VF rules above (rules_check_vf, rules_check_unique,
+ * rules_check_resources) on the VFs below
  * bound that files want, merged as written ("stable" not derived), one VF
  * for each run of VFs that the same sections cover: whether or not the VFs
  * exist, what files ask of them is checked. */

@@ -96,6 +96,11 @@ static inline bool vf_settings_wants_rdma(const struct vf_settings *s)
 {
 	return vf_settings_has(s, VF_KEY_RDMA) && s->attrs.rdma;
 }
+/* MTUBytes= or RDMA=yes: the VF needs a driver with a network interface. */
+static inline bool vf_settings_needs_netdev(const struct vf_settings *s)
+{
+	return vf_settings_has(s, VF_KEY_MTU) || vf_settings_wants_rdma(s);
+}
 
 /* Copies every key set in src over dst (a later file wins). -ENOMEM. */
 int vf_settings_merge(struct vf_settings *dst, const struct vf_settings *src);

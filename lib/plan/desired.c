@@ -286,6 +286,7 @@ static int build_pf(const struct layout_set *set, const struct host_state *host,
 	if (!d)
 		return -ENOMEM;
 	snprintf(d->pci, sizeof(d->pci), "%s", pf->pci);
+	c.out.vf_driver = pf->vf_driver ?: c.drv ? c.drv->vf_driver : NULL;
 	d->rdma_netns = set->rdma_netns;
 	d->kernel_arguments = set->kernel_arguments;
 	c.d = d;

@@ -84,7 +84,7 @@ static bool action_may_bring_rdma(const struct action *a, uint32_t i)
 
 /* VF i wants RDMA=yes, has no RDMA device, and no action of the plan may
  * bring one. */
-static bool rdma_missing(const struct plan_ctx *c, uint32_t i)
+static bool rdma_unplanned(const struct plan_ctx *c, uint32_t i)
 {
 	if (!vf_settings_wants_rdma(&c->d->vfs[i]) || i >= c->pf->n_vfs || c->pf->vfs[i].attrs.rdma)
 		return false;
@@ -94,17 +94,53 @@ static bool rdma_missing(const struct plan_ctx *c, uint32_t i)
 	return true;
 }
 
+/* ... while it is on a driver with a network interface: the RDMA module
+ * gave it none, which the device or its firmware decides. */
+static bool rdma_missing(const struct plan_ctx *c, uint32_t i)
+{
+	return rdma_unplanned(c, i) && vf_driver_has_netdev(c->pf->vfs[i].attrs.driver);
+}
+
+/* ... while it is on no driver, or on one without a network interface
+ * that no layout chose (Driver= unset), and nothing is to bind it (the
+ * kernel's VF driver is not known). */
+static bool rdma_no_netdev(const struct plan_ctx *c, uint32_t i)
+{
+	return rdma_unplanned(c, i) && !vf_driver_has_netdev(c->pf->vfs[i].attrs.driver);
+}
+
+/* "VF 2 has no driver with a network interface (RDMA=yes needs one): ..." */
+static int add_no_netdev_reason(struct plan_ctx *c)
+{
+	_cleanup_free_ char *vfs = NULL;
+	size_t n;
+	int r;
+
+	r = vf_ranges(c, rdma_no_netdev, &n, &vfs);
+	if (r < 0 || n == 0)
+		return r;
+	return strv_consume(&c->p->unmet,
+			    strdup_printf("VF%s %s ha%s no driver with a network interface "
+					  "(RDMA=yes needs one): bind %s to its netdev driver, "
+					  "or set Driver= for %s",
+					  n > 1 ? "s" : "", vfs, n > 1 ? "ve" : "s",
+					  n > 1 ? "them" : "it", n > 1 ? "them" : "it"));
+}
+
 /* Checked once every action is planned: VFs with RDMA=yes and no RDMA
  * device that nothing planned may bring (action_may_bring_rdma()) are an
  * unmet need, so the PF ends degraded, never "applied", and plan says so
- * before the apply. */
+ * before the apply. The RDMA module and the device are to blame only for
+ * a VF on a driver with a network interface. */
 int plan_add_no_rdma_reason(struct plan_ctx *c)
 {
 	_cleanup_free_ char *vfs = NULL, *mods = NULL;
 	size_t n;
 	int r;
 
-	r = vf_ranges(c, rdma_missing, &n, &vfs);
+	r = add_no_netdev_reason(c);
+	if (r >= 0)
+		r = vf_ranges(c, rdma_missing, &n, &vfs);
 	if (r < 0 || n == 0)
 		return r;
 	c->p->n_no_rdma = (uint32_t)n;

@@ -79,8 +79,10 @@ static bool same_driver(const char *a, const char *b)
 }
 
 /* The driver VF i must end up with, and the BIND_VF argument for it.
- * Driver unset: as it is (or was, before step 4 unbound it). vfio-pci
- * without an IOMMU: left as it is, and an unmet need. */
+ * Driver unset: as it is (or was, before step 4 unbound it), except that a
+ * VF on no driver whose layout needs a network interface (MTUBytes=,
+ * RDMA=yes) goes on the kernel's VF driver, as autoprobe would have put
+ * it. vfio-pci without an IOMMU: left as it is, and an unmet need. */
 static int vf_wanted_driver(struct plan_ctx *c, uint32_t i, const struct vf_settings *v,
 			    const char *before, const char **ret_want, const char **ret_arg)
 {
@@ -90,6 +92,9 @@ static int vf_wanted_driver(struct plan_ctx *c, uint32_t i, const struct vf_sett
 	if (vf_settings_has(v, VF_KEY_DRIVER)) {
 		want = v->attrs.driver ?: plan_default_vf_driver(c);
 		arg = v->attrs.driver;
+	} else if (!before && vf_settings_needs_netdev(v)) {
+		want = plan_default_vf_driver(c);
+		arg = NULL;
 	}
 	if (vf_driver_needs_iommu(want) && !same_driver(before, want)) {
 		if (!c->host->iommu) {

@@ -49,14 +49,14 @@ def test_without_host_two_files_name_both_places(make_host):
     r = check_files(h, a, b)
     assert lines(r) == [
         f"{b}:6: warning: Trust=yes overrides Trust=no at {a}:4 for VFs 0-7 (a later file wins)",
-        f"{a}:3: [VirtualFunction 0-7]: VF 7 is beyond VirtualFunctions=4 ({b}:4)",
+        f"{a}:3: [VirtualFunction 0-7]: VFs 4-7 are beyond VirtualFunctions=4 ({b}:4)",
     ]
     assert r.stdout == "2 layout file(s) checked: 1 error(s), 1 warning(s)\n"
     assert r.returncode == 1
 
     # with the host, the same: the files that select the PF go together
     r = h.run("check")
-    assert f"{a}:3: [VirtualFunction 0-7]: VF 7 is beyond VirtualFunctions=4 ({b}:4)" in lines(r)
+    assert f"{a}:3: [VirtualFunction 0-7]: VFs 4-7 are beyond VirtualFunctions=4 ({b}:4)" in lines(r)
     assert r.returncode == 1
 
 
@@ -117,7 +117,7 @@ def test_every_bad_line_is_reported(make_host):
     r = h.run("check")
     assert lines(r) == [
         f"{p}:5: LinkUp=maybe: must be a boolean (yes/no/true/false/on/off/1/0)",
-        f"{p}:6: [VirtualFunction 0-5]: VF 5 is beyond VirtualFunctions=2",
+        f"{p}:6: [VirtualFunction 0-5]: VFs 2-5 are beyond VirtualFunctions=2",
         f"{p}:9: QualityOfService=2: needs a VLANId other than 0",
         f"{p}:10: MTUBytes=9000: above the PF's MTU 1500; set MTUBytes= in [PhysicalFunction]",
     ]

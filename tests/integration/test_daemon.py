@@ -1039,6 +1039,41 @@ def test_a_module_removed_by_hand_is_not_loaded_again_on_its_own(make_host, star
     assert [v["driver"] for v in h.pf(E810_A)["vfs"]] == ["iavf"] * 4
 
 
+def test_an_unbound_vf_that_wants_rdma_is_drift_the_daemon_repairs(make_host, start_daemon,
+                                                                   bus_client):
+    """Someone unbinds a VF whose layout wants RDMA (Driver= unset): the daemon logs the drift
+    and binds the kernel's VF driver again, as it does for a VF on the wrong driver, instead of
+    calling the PF degraded for an RDMA device the firmware turned off."""
+    c = bus_client
+    h = make_host("e810.json")
+    main_config(h, "repair")
+    h.layout("50-rdma.conf", f"[Match]\nPCIAddress={E810_A}\n[PhysicalFunction]\n"
+             "VirtualFunctions=4\n[VirtualFunction]\nMACAddress=stable\n"
+             "[VirtualFunction 0]\nDriver=vfio-pci\n[VirtualFunction 1-3]\nRDMA=yes\n")
+    d = start_daemon(h)
+    apply_all(c, [E810_A])
+    expected = h.pf(E810_A)
+    assert [v["driver"] for v in expected["vfs"]] == ["vfio-pci", "iavf", "iavf", "iavf"]
+    m = c.mark()
+
+    def unbind(st):
+        vfs = h.pf_of(st, E810_A)["vfs"]
+        vfs[2].update(driver=None, name=None, mtu=0, rdma=False)
+        vfs[0].update(driver="iavf", name="ens1f0v0", mtu=1500)
+    h.edit(unbind)
+    sig = c.wait_signal("DriftDetected", m, pci=E810_A)
+    assert "VF 2: bind default driver (now no driver)" in sig.args[1], sig.args[1]
+    assert "VF 0: bind vfio-pci (now iavf)" in sig.args[1], sig.args[1]
+    assert c.wait_applied(E810_A, c.signals.index(sig)) == 0
+    assert h.pf(E810_A) == expected, "repair did not bind the VFs again"
+    c.wait_property("Drifted", False)
+    assert c.get("State", pf_path(E810_A), PF_IFACE) == "applied"
+    log = d.log_text()
+    assert re.search(rf"{re.escape(E810_A)} .*drifted from its layout: .*VF 0: bind vfio-pci "
+                     r"\(now iavf\); VF 2: bind default driver \(now no driver\)", log), log
+    assert "RDMA may be turned off" not in log, log
+
+
 def test_a_main_configuration_with_errors_applies_nothing(make_host, start_daemon, bus_client):
     """[Disruption] Polcy=never: which policy was meant cannot be told, so nothing is applied."""
     c = bus_client

@@ -418,7 +418,7 @@ def test_crash_between_unbind_and_bind(make_host, how):
         assert ("bind_vf", vf) in plan_actions(h, pci), k
         layout = json.loads(h.run("status", "--json").stdout)["pfs"][0]["vfs"][vf]["layout"]
         want = ["igbvf", "vfio-pci", "igbvf"][vf]
-        assert layout.startswith("differs: ") and layout.endswith(f"driver none (wanted {want})"), \
+        assert layout.startswith("differs: ") and layout.endswith(f"no driver bound (wanted {want})"), \
             (k, layout)
         r = h.run("apply")
         assert r.returncode == 0, (k, r.stdout + r.stderr)

@@ -217,11 +217,11 @@ def test_an_unbound_vf_has_no_mtu_to_compare(make_host):
     h.pf_of(s, E810)["vfs"][9]["driver"] = None
     h.save(s)
     out = h.run("status", E810).stdout
-    assert rows(out)[9].endswith("  differs: driver none (wanted iavf)"), out
+    assert rows(out)[9].endswith("  differs: no driver bound (wanted iavf)"), out
     assert " 9000  differs" not in rows(out)[9], out
     s = h.state()
     h.pf_of(s, E810)["vfs"][9]["name"] = None
     h.save(s)
     row = rows(h.run("status", E810).stdout)[9]
-    assert re.search(r" +-  differs: driver none \(wanted iavf\)$", row), row
-    assert vfs_json(h)[9]["layout"] == "differs: driver none (wanted iavf)"
+    assert re.search(r" +-  differs: no driver bound \(wanted iavf\)$", row), row
+    assert vfs_json(h)[9]["layout"] == "differs: no driver bound (wanted iavf)"

@@ -315,7 +315,8 @@ static void test_file_with_errors_holds(void **state)
 	assert_string_equal(t.diags.items[0].file, A);
 	assert_int_equal(t.diags.items[0].line, 5);
 	assert_string_equal(t.diags.items[0].msg,
-			    "[VirtualFunction 0-7]: VF 7 is beyond VirtualFunctions=4 (" B ":3)");
+			    "[VirtualFunction 0-7]: VFs 4-7 are beyond VirtualFunctions=4 (" B
+			    ":3)");
 	run_done(&t, files, 2);
 }
 
@@ -459,7 +460,7 @@ static void test_externally_managed(void **state)
 	s = section(files[0], 9, 12, 9);
 	VF_SET(s, files[0], TRUST, trust, true, 10);
 	run_build(&t, &host, &pf, files, 1);
-	expect_error(&t, A, 9, "[VirtualFunction 9-12]: VF 12 is beyond VirtualFunctions=8");
+	expect_error(&t, A, 9, "[VirtualFunction 9-12]: VFs 9-12 are beyond VirtualFunctions=8");
 	run_done(&t, files, 1);
 }
 
@@ -551,7 +552,8 @@ static void test_section_beyond(void **state)
 	PF_SET(f, VIRTUAL_FUNCTIONS, num_vfs, 8, 3);
 	s = section(f, 9, 12, 7);
 	VF_SET(s, f, TRUST, trust, true, 8);
-	check_one("ice", 64, 0, f, "[VirtualFunction 9-12]: VF 12 is beyond VirtualFunctions=8", 7);
+	check_one("ice", 64, 0, f, "[VirtualFunction 9-12]: VFs 9-12 are beyond VirtualFunctions=8",
+		  7);
 
 	f = file_new(A, "*");
 	PF_SET(f, VIRTUAL_FUNCTIONS, num_vfs, 8, 3);

@@ -75,7 +75,7 @@ static void test_section_beyond_count(void **state)
 		      "[VirtualFunction 4-12]\nTrust=no\n");
 	run(&t);
 	expect(&t, A ":7: [VirtualFunction 9]: VF 9 is beyond VirtualFunctions=8\n" A
-		     ":9: [VirtualFunction 4-12]: VF 12 is beyond VirtualFunctions=8\n");
+		     ":9: [VirtualFunction 4-12]: VFs 8-12 are beyond VirtualFunctions=8\n");
 
 	/* "max" and an unset count are known only with the PF */
 	add(&t, A, MATCH_ICE "[PhysicalFunction]\nVirtualFunctions=max\n[VirtualFunction 99]\n");
@@ -93,10 +93,51 @@ static void test_two_files(void **state)
 	add(&t, A, MATCH_ICE "[VirtualFunction 0-7]\nVLANId=10\n");
 	add(&t, B, MATCH_ICE "[PhysicalFunction]\nVirtualFunctions=4\n");
 	run(&t);
-	expect(&t, A ":3: [VirtualFunction 0-7]: VF 7 is beyond VirtualFunctions=4 (" B ":4)\n");
+	expect(&t,
+	       A ":3: [VirtualFunction 0-7]: VFs 4-7 are beyond VirtualFunctions=4 (" B ":4)\n");
 
 	add(&t, A, MATCH_ICE "[VirtualFunction 0-7]\nVLANId=10\n");
 	add(&t, B, "[Match]\nDriver=ice\nName=ens1f0\n[PhysicalFunction]\nVirtualFunctions=4\n");
+	run(&t);
+	expect(&t, "");
+}
+
+/* One ResourceName= for VFs with and without a network interface: an
+ * error at the later VF's line naming the lines of each kind (once per
+ * line); VFs that differ only in RDMA=: a warning; another name per kind,
+ * or the same kind in two sections: nothing. */
+static void test_resource_kinds(void **state)
+{
+	struct files t = {};
+
+	add(&t, A,
+	    MATCH_ICE "[VirtualFunction 0-3]\nDriver=vfio-pci\nResourceName=pool\n"
+		      "[VirtualFunction 4-5]\nRDMA=yes\nResourceName=pool\n"
+		      "[VirtualFunction 6-7]\nResourceName=pool\n");
+	run(&t);
+	expect(&t, A ":8: ResourceName=pool: VF 4 (the kernel's VF driver, RDMA=yes at " A
+		     ":7) and VF 0 (Driver=vfio-pci at " A ":4; its ResourceName= at " A
+		     ":5) would be one device plugin resource, and a pod that asks for it gets "
+		     "either a VF with a network interface or one without; give each kind its "
+		     "own ResourceName=\n" A
+		     ":10: ResourceName=pool: VF 6 (the kernel's VF driver) and VF 0 "
+		     "(Driver=vfio-pci at " A ":4; its ResourceName= at " A
+		     ":5) would be one device plugin resource, and a pod that asks for it gets "
+		     "either a VF with a network interface or one without; give each kind its "
+		     "own ResourceName=\n");
+
+	add(&t, A,
+	    MATCH_ICE "[VirtualFunction]\nResourceName=net\n[VirtualFunction 4-7]\nRDMA=yes\n");
+	run(&t);
+	expect(&t, A ":4: warning: ResourceName=net: VF 4 (the kernel's VF driver, RDMA=yes at " A
+		     ":6) and VF 0 (the kernel's VF driver) are one device plugin resource, and "
+		     "a pod that asks for it may get a VF without an RDMA device; give each kind "
+		     "its own ResourceName=\n");
+
+	add(&t, A,
+	    MATCH_ICE "[VirtualFunction 0-3]\nDriver=vfio-pci\nResourceName=vfio\n"
+		      "[VirtualFunction 4-5]\nDriver=vfio_pci\nResourceName=vfio\n"
+		      "[VirtualFunction 6-7]\nRDMA=yes\nResourceName=rdma\n");
 	run(&t);
 	expect(&t, "");
 }
@@ -204,7 +245,7 @@ static void test_overrides(void **state)
 		     ":8 for VF 1 (a later file wins)\n" B
 		     ":7: warning: VLANId=20 overrides VLANId=10 at " A
 		     ":10 for VFs 6-7 (a later file wins)\n" B
-		     ":6: [VirtualFunction 6-9]: VF 9 is beyond VirtualFunctions=8\n");
+		     ":6: [VirtualFunction 6-9]: VFs 8-9 are beyond VirtualFunctions=8\n");
 }
 
 /* Within one file a later section narrowing an earlier one is the usual
@@ -243,6 +284,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_section_beyond_count),
 		cmocka_unit_test(test_two_files),
+		cmocka_unit_test(test_resource_kinds),
 		cmocka_unit_test(test_duplicate_literals),
 		cmocka_unit_test(test_keys_that_need_another),
 		cmocka_unit_test(test_overrides),
