@@ -353,7 +353,16 @@ static const char *pf_value(const struct pf_settings *s, enum pf_key k, char buf
 	return "?";
 }
 
-static int pf_overrides(struct diag_list *diags, const struct pf_settings *a,
+/* What an override of one file's values by a later one's says: whether
+ * the later file declares it (Overrides=), then no warning, and how many
+ * values it replaced. */
+struct override_pass {
+	struct diag_list *diags;
+	bool declared;
+	size_t n;
+};
+
+static int pf_overrides(struct override_pass *o, const struct pf_settings *a,
 			const struct pf_settings *b)
 {
 	for (enum pf_key k = 0; k < _PF_KEY_MAX; k++) {
@@ -367,7 +376,10 @@ static int pf_overrides(struct diag_list *diags, const struct pf_settings *a,
 		y = pf_value(b, k, vb);
 		if (streq(x, y))
 			continue;
-		r = diag_add(diags, DIAG_WARNING, b->src[k].file, b->src[k].line,
+		o->n++;
+		if (o->declared)
+			continue;
+		r = diag_add(o->diags, DIAG_WARNING, b->src[k].file, b->src[k].line,
 			     "%s=%s overrides %s=%s at %s:%u (a later file wins)",
 			     pf_key_to_string(k), y, pf_key_to_string(k), x, a->src[k].file,
 			     a->src[k].line);
@@ -412,7 +424,7 @@ static bool overlap(const struct vf_section *a, const struct vf_section *b, char
 	return true;
 }
 
-static int vf_overrides(struct diag_list *diags, const struct vf_section *a,
+static int vf_overrides(struct override_pass *o, const struct vf_section *a,
 			const struct vf_section *b)
 {
 	char which[32];
@@ -431,7 +443,10 @@ static int vf_overrides(struct diag_list *diags, const struct vf_section *a,
 		sb = vf_value(y, k, vb);
 		if (streq(sa, sb))
 			continue;
-		r = diag_add(diags, DIAG_WARNING, y->src[k].file, y->src[k].line,
+		o->n++;
+		if (o->declared)
+			continue;
+		r = diag_add(o->diags, DIAG_WARNING, y->src[k].file, y->src[k].line,
 			     "%s=%s overrides %s=%s at %s:%u for %s (a later file wins)",
 			     vf_key_to_string(k), sb, vf_key_to_string(k), sa, x->src[k].file,
 			     x->src[k].line, which);
@@ -441,16 +456,29 @@ static int vf_overrides(struct diag_list *diags, const struct vf_section *a,
 	return 0;
 }
 
+/* b's values over a's: a warning for each, unless b declares that it
+ * overrides a; then one when it overrides nothing of a (a stale
+ * declaration). */
 static int file_overrides(struct diag_list *diags, const struct layout_file *a,
 			  const struct layout_file *b)
 {
+	size_t d = 0;
+	struct override_pass o = {
+		.diags = diags,
+		.declared = layout_declares_override(&b->declare, a->path, &d),
+	};
 	int r;
 
-	r = pf_overrides(diags, &a->pf, &b->pf);
+	r = pf_overrides(&o, &a->pf, &b->pf);
 	for (size_t i = 0; r >= 0 && i < a->n_vf_sections; i++)
 		for (size_t j = 0; r >= 0 && j < b->n_vf_sections; j++)
-			r = vf_overrides(diags, &a->vf_sections[i], &b->vf_sections[j]);
-	return r;
+			r = vf_overrides(&o, &a->vf_sections[i], &b->vf_sections[j]);
+	if (r < 0 || !o.declared || o.n > 0)
+		return r;
+	return diag_add(diags, DIAG_WARNING, b->path, b->declare.overrides[d].line,
+			"Overrides=%s: this file overrides no value of %s, so this "
+			"declaration is stale",
+			b->declare.overrides[d].name, b->declare.overrides[d].name);
 }
 
 int rules_check_overrides(struct diag_list *diags, const struct layout_file *const *files, size_t n)
