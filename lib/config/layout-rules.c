@@ -526,9 +526,25 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Whether a ranged section of files names VF vf. */
+static bool named(const struct layout_file *const *files, size_t n, uint32_t vf)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < files[i]->n_vf_sections; j++) {
+			const struct vf_section *s = &files[i]->vf_sections[j];
+
+			if (s->first != VF_INDEX_ALL && s->first <= vf && vf <= s->last)
+				return true;
+		}
+	return false;
+}
+
 /* The VFs that stand for all: the first VF of each run that the same
  * sections cover (0, and where a ranged section starts or ends), below
- * bound. Their merged settings are those of every VF of their run. */
+ * bound or named by a ranged section. Their merged settings are those of
+ * every VF of their run. A section beyond bound is an error of its own,
+ * and what it sets is checked all the same: fixing the count must not
+ * bring up errors that were there all along. */
 static size_t representatives(const struct layout_file *const *files, size_t n, uint32_t bound,
 			      uint32_t *ret)
 {
@@ -546,7 +562,7 @@ static size_t representatives(const struct layout_file *const *files, size_t n, 
 		}
 	qsort(ret, m, sizeof(*ret), cmp_u32);
 	for (size_t i = 0; i < m; i++)
-		if (ret[i] < bound && (k == 0 || ret[k - 1] != ret[i]))
+		if ((ret[i] < bound || named(files, n, ret[i])) && (k == 0 || ret[k - 1] != ret[i]))
 			ret[k++] = ret[i];
 	return k;
 }

@@ -79,10 +79,11 @@ int rules_check_pf(struct rules_out *o, const struct pf_settings *s, enum eswitc
  * not the user's typo and so not blamed when a literal one is there. */
 int rules_check_unique(struct rules_out *o, const struct vf_settings *vfs, const uint32_t *index,
 		       const uint32_t *was_stable, size_t n);
-/* The VF rules above (rules_check_vf, rules_check_unique) on the VFs below
- * bound that files want, merged as written ("stable" not derived), one VF
- * for each run of VFs that the same sections cover: whether or not the VFs
- * exist, what files ask of them is checked. */
+/* The VF rules above (rules_check_vf, rules_check_unique) on the VFs
+ * that files want (below bound, and those a ranged section names beyond
+ * it), merged as written ("stable" not derived), one VF for each run of
+ * VFs that the same sections cover: whether or not the VFs exist, what
+ * files ask of them is checked. */
 int rules_check_vfs(struct rules_out *o, const struct layout_file *const *files, size_t n,
 		    uint32_t bound);
 /* A value that a later file overrides with another for the same key on the

@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""No error hides another: what a VF section beyond VirtualFunctions= sets is checked all the
+same (fixing the count must not bring up errors that were there all along), and the held
+reason's "(and N more errors)" counts what check says. An empty value that changes nothing is
+said."""
+
+import subprocess
+
+import pytest
+
+E810 = "0000:3b:00.0"
+
+
+def lines(r):
+    return r.stderr.splitlines()
+
+
+def check_alone(h, *args):
+    """`sriovctl check` of the layout directory without a host."""
+    cmd = [h.binary, "--no-color", "--config-dir", str(h.confdir), "--main-config", str(h.main),
+           "check", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("with_host", [True, False])
+def test_section_beyond_the_count_still_has_its_errors_checked(make_host, with_host):
+    h = make_host("e810.json")
+    p = h.layout("50-e810.conf",
+                 f"[Match]\nPCIAddress={E810}\n[PhysicalFunction]\nVirtualFunctions=4\n"
+                 "[VirtualFunction 5-7]\nQualityOfService=3\nDriver=vfio-pci\nMTUBytes=9000\n")
+    want = [
+        f"{p}:5: [VirtualFunction 5-7]: VF 7 is beyond VirtualFunctions=4",
+        f"{p}:6: QualityOfService=3: needs a VLANId other than 0",
+        f"{p}:8: MTUBytes=9000: a VF bound to vfio-pci has no network interface",
+    ]
+    r = h.run("check") if with_host else check_alone(h)
+    assert lines(r) == want
+    assert r.stdout.endswith(": 3 error(s)\n")
+    assert r.returncode == 1
+    if not with_host:
+        return
+    r = h.run("plan")
+    assert r.stdout.splitlines()[0] == (
+        f"{E810} (ens1f0): held: {want[0]} (and 2 more errors)")
+    before = h.path.read_bytes()
+    r = h.run("apply")
+    assert r.returncode == 1
+    assert h.path.read_bytes() == before
