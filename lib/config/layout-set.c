@@ -5,6 +5,7 @@
 #include <libgen.h>
 
 #include "conf-files.h"
+#include "layout-empty.h"
 #include "layout-set.h"
 
 const char *const layout_dirs_default[] = {
@@ -114,6 +115,8 @@ int layout_set_load_files(char *const *paths, struct layout_set **ret)
 		}
 	}
 	r = check_declared(s);
+	if (r >= 0)
+		r = layout_empty_check(s->files, s->n_files, &s->diags);
 	if (r < 0) {
 		layout_set_free(s);
 		return r;

@@ -569,6 +569,18 @@ static int layout_assigned(struct layout_parser *p, int r, unsigned line, const 
 	return 0;
 }
 
+/* An empty value for key k at line: it unsets a value above it in the
+ * section (was_set), else it changes nothing, which is noted. */
+static void layout_emptied(struct emptied *e, bool was_set, int k, unsigned line)
+{
+	if (was_set) {
+		e->keys &= ~(1u << k);
+		return;
+	}
+	e->keys |= 1u << k;
+	e->line[k] = line;
+}
+
 static int layout_assign_pf(struct layout_parser *p, const char *key, const char *value,
 			    unsigned line)
 {
@@ -580,9 +592,11 @@ static int layout_assign_pf(struct layout_parser *p, const char *key, const char
 	if (k < 0)
 		return layout_unknown_key(p, key, "PhysicalFunction", line);
 	if (value[0] == '\0') {
+		layout_emptied(&s->emptied, pf_settings_has(s, k), k, line);
 		pf_settings_unset(s, k);
 		return 0;
 	}
+	s->emptied.keys &= ~(1u << k);
 	r = pf_settings_parse(s, k, value, &why);
 	return layout_assigned(p, r, line, key, value, why, &s->set, &s->src[k], k);
 }
@@ -605,9 +619,11 @@ static int layout_assign_vf(struct layout_parser *p, const char *key, const char
 		return layout_unknown_key(p, key, name, line);
 	}
 	if (value[0] == '\0') {
+		layout_emptied(&s->emptied, vf_settings_has(s, k), k, line);
 		vf_settings_unset(s, k);
 		return 0;
 	}
+	s->emptied.keys &= ~(1u << k);
 	r = vf_settings_parse(s, k, value, sec->first != VF_INDEX_ALL && sec->first == sec->last,
 			      &why);
 	if (r == -EINVAL && !vf_settings_has(s, k))

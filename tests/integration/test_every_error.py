@@ -46,3 +46,40 @@ def test_section_beyond_the_count_still_has_its_errors_checked(make_host, with_h
     r = h.run("apply")
     assert r.returncode == 1
     assert h.path.read_bytes() == before
+
+
+def test_an_empty_value_that_changes_nothing_is_said(make_host):
+    h = make_host("x710.json")
+    before = h.path.read_bytes()
+    a = h.layout("40-fleet.conf", "[Match]\nDriver=i40e\n[PhysicalFunction]\nVirtualFunctions=4\n"
+                 "[VirtualFunction]\nTrust=yes\n[VirtualFunction 0]\nTrust=\n")
+    b = h.layout("70-host.conf", "[Match]\nDriver=i40e\n[PhysicalFunction]\nVirtualFunctions=\n"
+                 "MTUBytes=\n[VirtualFunction 0-1]\nMaxTxRateMbps=100\nMaxTxRateMbps=\n"
+                 "VLANId=\nTrust=\n")
+    why = "an empty value changes nothing here: it unsets only a value set above it in its own section"
+    want = [
+        f"{a}:8: warning: Trust=: {why}; Trust=yes at line 6 stays: to change it, write the value "
+        "wanted",
+        f"{b}:4: warning: VirtualFunctions=: {why}; VirtualFunctions=4 at {a}:4 stays (where that "
+        "file selects the PF): to change it, write the value wanted",
+        f"{b}:5: warning: MTUBytes=: {why}",
+        f"{b}:9: warning: VLANId=: {why}",
+        f"{b}:10: warning: Trust=: {why}; Trust=yes at {a}:6 stays (where that file selects the "
+        "PF): to change it, write the value wanted",
+    ]
+    r = h.run("check", "--strict")
+    assert lines(r) == want
+    assert r.returncode == 1
+    r = check_alone(h)
+    assert lines(r) == want
+    assert r.returncode == 0
+    # what the warnings say: VF 0 stays trusted, 4 VFs; MaxTxRateMbps=100 unset in its section
+    # is no warning
+    r = h.run("apply")
+    assert r.returncode == 0, r.stderr
+    assert lines(r)[:len(want)] == want
+    pf = h.pf("0000:18:00.0")
+    assert len(pf["vfs"]) == 4
+    assert all(vf["trust"] is True for vf in pf["vfs"])
+    assert pf["vfs"][0]["max_tx_rate"] == 0
+    assert h.path.read_bytes() != before
