@@ -606,6 +606,8 @@ int rules_check_vfs(struct rules_out *o, const struct layout_file *const *files,
 		r = merge_vf(files, n, index[i], &vfs[i]);
 		if (r >= 0)
 			r = rules_check_vf(o, &vfs[i], files, n);
+		if (r >= 0 && o->vf_hook)
+			r = o->vf_hook(o->vf_hook_data, index[i], &vfs[i]);
 	}
 	if (r >= 0)
 		r = rules_check_unique(o, vfs, index, NULL, m);

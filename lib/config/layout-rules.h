@@ -33,6 +33,11 @@ struct rules_out {
 	size_t n_set;
 	const struct layout_file *const *group;
 	size_t n_group;
+	/* when set, rules_check_vfs() calls it on each VF it checks, with its
+	 * index, after the rules of the files alone (desired-hw.c: the
+	 * driver's, on VFs beyond the count). */
+	int (*vf_hook)(void *userdata, uint32_t vf, const struct vf_settings *v);
+	void *vf_hook_data;
 };
 
 void rules_out_done(struct rules_out *o);

@@ -48,6 +48,24 @@ def test_section_beyond_the_count_still_has_its_errors_checked(make_host, with_h
     assert h.path.read_bytes() == before
 
 
+def test_section_beyond_the_count_is_checked_against_the_driver(make_host):
+    h = make_host("x710.json")
+    p = h.layout("50-x710.conf",
+                 "[Match]\nPCIAddress=0000:18:00.0\n[PhysicalFunction]\nVirtualFunctions=4\n"
+                 "[VirtualFunction 5-7]\nVLANProtocol=802.1ad\nDriver=mlx5_core\n")
+    want = [
+        f"{p}:5: [VirtualFunction 5-7]: VF 7 is beyond VirtualFunctions=4",
+        f"{p}:6: VLANProtocol=802.1ad: the i40e driver supports only 802.1Q",
+        f"{p}:7: Driver=mlx5_core: does not drive the VFs of i40e (its VFs take iavf, or a "
+        "generic driver such as vfio-pci)",
+    ]
+    r = h.run("check")
+    assert lines(r) == want
+    assert r.returncode == 1
+    r = h.run("plan")
+    assert r.stdout.splitlines()[0] == f"0000:18:00.0 (ens2f0): held: {want[0]} (and 2 more errors)"
+
+
 def test_an_empty_value_that_changes_nothing_is_said(make_host):
     h = make_host("x710.json")
     before = h.path.read_bytes()
