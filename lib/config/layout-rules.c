@@ -496,7 +496,16 @@ static const char *pf_value(const struct pf_settings *s, enum pf_key k, char buf
 	return "?";
 }
 
-static int pf_overrides(struct diag_list *diags, const struct pf_settings *a,
+/* What an override of one file's values by a later one's says: whether
+ * the later file declares it (Overrides=), then no warning, and how many
+ * values it replaced. */
+struct override_pass {
+	struct diag_list *diags;
+	bool declared;
+	size_t n;
+};
+
+static int pf_overrides(struct override_pass *o, const struct pf_settings *a,
 			const struct pf_settings *b)
 {
 	for (enum pf_key k = 0; k < _PF_KEY_MAX; k++) {
@@ -510,7 +519,10 @@ static int pf_overrides(struct diag_list *diags, const struct pf_settings *a,
 		y = pf_value(b, k, vb);
 		if (streq(x, y))
 			continue;
-		r = diag_add(diags, DIAG_WARNING, b->src[k].file, b->src[k].line,
+		o->n++;
+		if (o->declared)
+			continue;
+		r = diag_add(o->diags, DIAG_WARNING, b->src[k].file, b->src[k].line,
 			     "%s=%s overrides %s=%s at %s:%u (a later file wins)",
 			     pf_key_to_string(k), y, pf_key_to_string(k), x, a->src[k].file,
 			     a->src[k].line);
@@ -555,7 +567,7 @@ static bool overlap(const struct vf_section *a, const struct vf_section *b, char
 	return true;
 }
 
-static int vf_overrides(struct diag_list *diags, const struct vf_section *a,
+static int vf_overrides(struct override_pass *o, const struct vf_section *a,
 			const struct vf_section *b)
 {
 	char which[32];
@@ -574,7 +586,10 @@ static int vf_overrides(struct diag_list *diags, const struct vf_section *a,
 		sb = vf_value(y, k, vb);
 		if (streq(sa, sb))
 			continue;
-		r = diag_add(diags, DIAG_WARNING, y->src[k].file, y->src[k].line,
+		o->n++;
+		if (o->declared)
+			continue;
+		r = diag_add(o->diags, DIAG_WARNING, y->src[k].file, y->src[k].line,
 			     "%s=%s overrides %s=%s at %s:%u for %s (a later file wins)",
 			     vf_key_to_string(k), sb, vf_key_to_string(k), sa, x->src[k].file,
 			     x->src[k].line, which);
@@ -584,16 +599,29 @@ static int vf_overrides(struct diag_list *diags, const struct vf_section *a,
 	return 0;
 }
 
+/* b's values over a's: a warning for each, unless b declares that it
+ * overrides a; then one when it overrides nothing of a (a stale
+ * declaration). */
 static int file_overrides(struct diag_list *diags, const struct layout_file *a,
 			  const struct layout_file *b)
 {
+	size_t d = 0;
+	struct override_pass o = {
+		.diags = diags,
+		.declared = layout_declares_override(&b->declare, a->path, &d),
+	};
 	int r;
 
-	r = pf_overrides(diags, &a->pf, &b->pf);
+	r = pf_overrides(&o, &a->pf, &b->pf);
 	for (size_t i = 0; r >= 0 && i < a->n_vf_sections; i++)
 		for (size_t j = 0; r >= 0 && j < b->n_vf_sections; j++)
-			r = vf_overrides(diags, &a->vf_sections[i], &b->vf_sections[j]);
-	return r;
+			r = vf_overrides(&o, &a->vf_sections[i], &b->vf_sections[j]);
+	if (r < 0 || !o.declared || o.n > 0)
+		return r;
+	return diag_add(diags, DIAG_WARNING, b->path, b->declare.overrides[d].line,
+			"Overrides=%s: this file overrides no value of %s, so this "
+			"declaration is stale",
+			b->declare.overrides[d].name, b->declare.overrides[d].name);
 }
 
 int rules_check_overrides(struct diag_list *diags, const struct layout_file *const *files, size_t n)
@@ -641,9 +669,25 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Whether a ranged section of files names VF vf. */
+static bool named(const struct layout_file *const *files, size_t n, uint32_t vf)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < files[i]->n_vf_sections; j++) {
+			const struct vf_section *s = &files[i]->vf_sections[j];
+
+			if (s->first != VF_INDEX_ALL && s->first <= vf && vf <= s->last)
+				return true;
+		}
+	return false;
+}
+
 /* The VFs that stand for all: the first VF of each run that the same
  * sections cover (0, and where a ranged section starts or ends), below
- * bound. Their merged settings are those of every VF of their run. */
+ * bound or named by a ranged section. Their merged settings are those of
+ * every VF of their run. A section beyond bound is an error of its own,
+ * and what it sets is checked all the same: fixing the count must not
+ * bring up errors that were there all along. */
 static size_t representatives(const struct layout_file *const *files, size_t n, uint32_t bound,
 			      uint32_t *ret)
 {
@@ -661,7 +705,7 @@ static size_t representatives(const struct layout_file *const *files, size_t n, 
 		}
 	qsort(ret, m, sizeof(*ret), cmp_u32);
 	for (size_t i = 0; i < m; i++)
-		if (ret[i] < bound && (k == 0 || ret[k - 1] != ret[i]))
+		if ((ret[i] < bound || named(files, n, ret[i])) && (k == 0 || ret[k - 1] != ret[i]))
 			ret[k++] = ret[i];
 	return k;
 }
@@ -705,6 +749,8 @@ int rules_check_vfs(struct rules_out *o, const struct layout_file *const *files,
 		r = merge_vf(files, n, index[i], &vfs[i]);
 		if (r >= 0)
 			r = rules_check_vf(o, &vfs[i], files, n);
+		if (r >= 0 && o->vf_hook)
+			r = o->vf_hook(o->vf_hook_data, index[i], &vfs[i]);
 	}
 	if (r >= 0)
 		r = rules_check_unique(o, vfs, index, NULL, m);

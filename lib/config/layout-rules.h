@@ -35,6 +35,11 @@ struct rules_out {
 	size_t n_group;
 	/* the kernel's VF driver of the PF, for messages (NULL: no host) */
 	const char *vf_driver;
+	/* when set, rules_check_vfs() calls it on each VF it checks, with its
+	 * index, after the rules of the files alone (desired-hw.c: the
+	 * driver's, on VFs beyond the count). */
+	int (*vf_hook)(void *userdata, uint32_t vf, const struct vf_settings *v);
+	void *vf_hook_data;
 };
 
 void rules_out_done(struct rules_out *o);
@@ -88,10 +93,10 @@ int rules_check_unique(struct rules_out *o, const struct vf_settings *vfs, const
 int rules_check_resources(struct rules_out *o, const struct vf_settings *vfs, const uint32_t *index,
 			  size_t n);
 /* The VF rules above (rules_check_vf, rules_check_unique,
- * rules_check_resources) on the VFs below
- * bound that files want, merged as written ("stable" not derived), one VF
- * for each run of VFs that the same sections cover: whether or not the VFs
- * exist, what files ask of them is checked. */
+ * rules_check_resources) on the VFs that files want (below bound, and those
+ * a ranged section names beyond it), merged as written ("stable" not
+ * derived), one VF for each run of VFs that the same sections cover: whether
+ * or not the VFs exist, what files ask of them is checked. */
 int rules_check_vfs(struct rules_out *o, const struct layout_file *const *files, size_t n,
 		    uint32_t bound);
 /* A value that a later file overrides with another for the same key on the

@@ -5,6 +5,7 @@
 #include <libgen.h>
 
 #include "conf-files.h"
+#include "layout-empty.h"
 #include "layout-set.h"
 
 const char *const layout_dirs_default[] = {
@@ -62,6 +63,43 @@ static int layout_set_add(struct layout_set *s, const char *path)
 	return 0;
 }
 
+/* Where the file named name is among the set's files (n_files when none). */
+static size_t find_name(const struct layout_set *s, const char *name)
+{
+	for (size_t i = 0; i < s->n_files; i++)
+		if (streq_ptr(layout_file_name(s->files[i]->path), name))
+			return i;
+	return s->n_files;
+}
+
+/* Each Overrides= name that is no file read, or one read after the file
+ * that names it (its values win): a warning at the Overrides= line, as a
+ * declaration that no longer says what happens. */
+static int check_declared(struct layout_set *s)
+{
+	for (size_t j = 0; j < s->n_files; j++)
+		for (size_t i = 0; i < s->files[j]->declare.n_overrides; i++) {
+			const struct layout_override *o = &s->files[j]->declare.overrides[i];
+			size_t at = find_name(s, o->name);
+			int r = 0;
+
+			if (at == s->n_files)
+				r = diag_add(&s->diags, DIAG_WARNING, s->files[j]->path, o->line,
+					     "Overrides=%s: no layout file of that name is read, "
+					     "so this declaration is stale",
+					     o->name);
+			else if (at > j)
+				r = diag_add(&s->diags, DIAG_WARNING, s->files[j]->path, o->line,
+					     "Overrides=%s: %s is read after this file, so its "
+					     "values win over this file's (files are read in the "
+					     "lexical order of their names)",
+					     o->name, o->name);
+			if (r < 0)
+				return r;
+		}
+	return 0;
+}
+
 int layout_set_load_files(char *const *paths, struct layout_set **ret)
 {
 	struct layout_set *s = calloc(1, sizeof(*s));
@@ -75,6 +113,13 @@ int layout_set_load_files(char *const *paths, struct layout_set **ret)
 			layout_set_free(s);
 			return r;
 		}
+	}
+	r = check_declared(s);
+	if (r >= 0)
+		r = layout_empty_check(s->files, s->n_files, &s->diags);
+	if (r < 0) {
+		layout_set_free(s);
+		return r;
 	}
 	*ret = s;
 	return 0;

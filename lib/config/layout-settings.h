@@ -38,9 +38,20 @@ enum firmware_vfs {
 	_FIRMWARE_VFS_INVALID = -EINVAL,
 };
 
+/* Keys given an empty value where nothing above in the same section set
+ * them: such a line changes nothing (an earlier file's or section's value
+ * stays), which layout-empty.c says. Not merged. */
+struct emptied {
+	uint32_t keys; /* bit (1u << key) */
+	unsigned line[32];
+};
+
+_Static_assert(_PF_KEY_MAX <= 32, "struct emptied has a line per key");
+
 struct pf_settings {
 	uint32_t set; /* bit (1u << enum pf_key) when the key is set */
 	struct src src[_PF_KEY_MAX];
+	struct emptied emptied;
 	bool num_vfs_max; /* VirtualFunctions=max */
 	uint32_t num_vfs;
 	uint32_t mtu;
@@ -55,6 +66,7 @@ struct pf_settings {
 struct vf_settings {
 	uint32_t set; /* bit (1u << enum vf_key) when the key is set */
 	struct src src[_VF_KEY_MAX];
+	struct emptied emptied;
 	/* bit (1u << enum vf_key) when a unique key (vf_key_is_unique) is
 	 * "stable" and not derived yet; its value in attrs is then zero */
 	uint32_t stable;
@@ -68,6 +80,8 @@ struct vf_settings {
 	 * quote; "" otherwise */
 	char driver_written[64];
 };
+
+_Static_assert(_VF_KEY_MAX <= 32, "struct emptied has a line per key");
 
 static inline bool pf_settings_has(const struct pf_settings *s, enum pf_key k)
 {

@@ -16,6 +16,7 @@ enum section_kind {
 	SECTION_MATCH,
 	SECTION_PF,
 	SECTION_VF,
+	SECTION_LAYOUT,
 };
 
 struct layout_parser {
@@ -235,6 +236,7 @@ struct layout_file *layout_file_free(struct layout_file *f)
 		vf_settings_done(&f->vf_sections[i].settings);
 	free(f->vf_sections);
 	layout_match_done(&f->match);
+	layout_declare_done(&f->declare);
 	free(f->path);
 	free(f);
 	return NULL;
@@ -360,7 +362,8 @@ static int layout_finish_section(struct layout_parser *p)
 	return 0;
 }
 
-static const char *const section_names[] = { "Match", "PhysicalFunction", "VirtualFunction" };
+static const char *const section_names[] = { "Match", "PhysicalFunction", "VirtualFunction",
+					     "Layout" };
 
 /* Keys and sections named "X-..." are the user's own annotations. */
 static bool is_extension(const char *name)
@@ -392,8 +395,8 @@ static int layout_unknown_section(struct layout_parser *p, const char *name, uns
 		}
 	}
 	return layout_error(p, line,
-			    "unknown section [%s]; sections are [Match], [PhysicalFunction] and "
-			    "[VirtualFunction ...]%s",
+			    "unknown section [%s]; sections are [Match], [PhysicalFunction], "
+			    "[VirtualFunction ...] and [Layout]%s",
 			    name, hint);
 }
 
@@ -430,6 +433,10 @@ static int layout_on_section(void *userdata, const char *name, unsigned line)
 		p->kind = SECTION_PF;
 		return 0;
 	}
+	if (streq(name, "Layout")) {
+		p->kind = SECTION_LAYOUT;
+		return 0;
+	}
 	/* Anything starting so is an error, not an unknown section: a typo
 	 * like [VirtualFunctions] must not silently drop its keys. */
 	if (startswith(name, "VirtualFunction"))
@@ -451,6 +458,9 @@ static const char *key_home(const char *key, enum section_kind here)
 							"[VirtualFunction]";
 	if (here != SECTION_MATCH && match)
 		return "[Match]";
+	for (size_t i = 0; here != SECTION_LAYOUT && layout_declare_key_name(i); i++)
+		if (streq(layout_declare_key_name(i), key))
+			return "[Layout]";
 	return NULL;
 }
 
@@ -485,6 +495,10 @@ static int layout_unknown_key(struct layout_parser *p, const char *key, const ch
 			suggest_consider(&sg, vf_key_to_string(k));
 			suggest_consider_alias(&sg, vf_key_to_string(k), vf_key_to_ip_name(k));
 		}
+		break;
+	case SECTION_LAYOUT:
+		for (size_t i = 0; layout_declare_key_name(i); i++)
+			suggest_consider(&sg, layout_declare_key_name(i));
 		break;
 	case SECTION_NONE:
 	case SECTION_IGNORED:
@@ -555,6 +569,18 @@ static int layout_assigned(struct layout_parser *p, int r, unsigned line, const 
 	return 0;
 }
 
+/* An empty value for key k at line: it unsets a value above it in the
+ * section (was_set), else it changes nothing, which is noted. */
+static void layout_emptied(struct emptied *e, bool was_set, int k, unsigned line)
+{
+	if (was_set) {
+		e->keys &= ~(1u << k);
+		return;
+	}
+	e->keys |= 1u << k;
+	e->line[k] = line;
+}
+
 static int layout_assign_pf(struct layout_parser *p, const char *key, const char *value,
 			    unsigned line)
 {
@@ -566,9 +592,11 @@ static int layout_assign_pf(struct layout_parser *p, const char *key, const char
 	if (k < 0)
 		return layout_unknown_key(p, key, "PhysicalFunction", line);
 	if (value[0] == '\0') {
+		layout_emptied(&s->emptied, pf_settings_has(s, k), k, line);
 		pf_settings_unset(s, k);
 		return 0;
 	}
+	s->emptied.keys &= ~(1u << k);
 	r = pf_settings_parse(s, k, value, &why);
 	return layout_assigned(p, r, line, key, value, why, &s->set, &s->src[k], k);
 }
@@ -591,9 +619,11 @@ static int layout_assign_vf(struct layout_parser *p, const char *key, const char
 		return layout_unknown_key(p, key, name, line);
 	}
 	if (value[0] == '\0') {
+		layout_emptied(&s->emptied, vf_settings_has(s, k), k, line);
 		vf_settings_unset(s, k);
 		return 0;
 	}
+	s->emptied.keys &= ~(1u << k);
 	r = vf_settings_parse(s, k, value, sec->first != VF_INDEX_ALL && sec->first == sec->last,
 			      &why);
 	if (r == -EINVAL && !vf_settings_has(s, k))
@@ -601,6 +631,20 @@ static int layout_assign_vf(struct layout_parser *p, const char *key, const char
 	else if (r >= 0)
 		s->rejected &= ~(1u << k);
 	return layout_assigned(p, r, line, key, value, why, &s->set, &s->src[k], k);
+}
+
+static int layout_assign_declare(struct layout_parser *p, const char *key, const char *value,
+				 unsigned line)
+{
+	const char *why = NULL;
+	int r;
+
+	r = layout_declare_parse(&p->file->declare, p->file->path, key, value, line, &why);
+	if (r == -ENOENT)
+		return layout_unknown_key(p, key, "Layout", line);
+	if (r == -EINVAL)
+		return layout_value_error(p, line, key, value, why);
+	return r;
 }
 
 static int layout_on_assignment(void *userdata, const char *key, const char *value, unsigned line)
@@ -613,7 +657,7 @@ static int layout_on_assignment(void *userdata, const char *key, const char *val
 	case SECTION_NONE:
 		return layout_error(p, line,
 				    "'%s' outside of any section; keys stand in [Match], "
-				    "[PhysicalFunction] or [VirtualFunction ...]",
+				    "[PhysicalFunction], [VirtualFunction ...] or [Layout]",
 				    key);
 	case SECTION_IGNORED:
 		return 0;
@@ -623,6 +667,8 @@ static int layout_on_assignment(void *userdata, const char *key, const char *val
 		return layout_assign_pf(p, key, value, line);
 	case SECTION_VF:
 		return layout_assign_vf(p, key, value, line);
+	case SECTION_LAYOUT:
+		return layout_assign_declare(p, key, value, line);
 	}
 	return 0;
 }

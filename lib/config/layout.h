@@ -6,6 +6,7 @@
  * checks against a PF's hardware happen in desired.c. */
 
 #include "diag.h"
+#include "layout-declare.h"
 #include "layout-settings.h"
 
 /* [Match] key names as written in files ("PCIAddress", ...); NULL past the last. */
@@ -58,6 +59,9 @@ struct layout_file {
 	struct pf_settings pf;
 	struct vf_section *vf_sections;
 	size_t n_vf_sections;
+	/* [Layout]: Overrides=, the earlier files whose values this one means
+	 * to replace (layout-declare.c) */
+	struct layout_declare declare;
 };
 
 /* Parses one layout file from memory; path is used for messages. Errors and

@@ -12,9 +12,9 @@
 #include "desired-internal.h"
 #include "pf-keys.h"
 
-static int check_vf_attrs(struct desired_ctx *c, size_t i)
+/* was_stable: the keys of v that were "stable" before derivation. */
+static int check_vf_attrs(struct desired_ctx *c, const struct vf_settings *v, uint32_t was_stable)
 {
-	const struct vf_settings *v = &c->d->vfs[i];
 	bool ib = desired_wants_infiniband(c);
 
 	/* first: a more precise message than "cannot set this" for drivers
@@ -35,7 +35,7 @@ static int check_vf_attrs(struct desired_ctx *c, size_t i)
 		if (!(VF_NETLINK_KEYS & (1u << k)) || !vf_settings_has(v, k) ||
 		    (driver_vf_attrs(c->drv, ib) & (1u << k)) || vf_attrs_is_default(&v->attrs, k))
 			continue;
-		if (c->was_stable[i] & (1u << k))
+		if ((was_stable & (1u << k)) || vf_settings_is_stable(v, k))
 			snprintf(val, sizeof(val), "stable");
 		else
 			vf_attrs_format(&v->attrs, k, VF_SPELLING_LAYOUT, val);
@@ -296,6 +296,32 @@ static int check_min_rate_sum(struct desired_ctx *c)
 			last->attrs.min_tx_rate, total, c->pf->speed, c->drv_name);
 }
 
+/* What VF v cannot have on this PF's driver. */
+static int check_vf_driver_rules(struct desired_ctx *c, const struct vf_settings *v,
+				 uint32_t was_stable)
+{
+	int r;
+
+	r = check_vf_attrs(c, v, was_stable);
+	if (r >= 0)
+		r = check_vf_values(c, v);
+	if (r >= 0)
+		r = check_vf_rates(c, v);
+	return r;
+}
+
+/* A VF that only a section beyond the VF count names (held for that): what
+ * the section sets is checked against the driver all the same, so that
+ * fixing the count brings up no error that was there all along. */
+static int check_beyond(void *userdata, uint32_t vf, const struct vf_settings *v)
+{
+	struct desired_ctx *c = userdata;
+
+	if (vf < c->d->n_vfs || vf < c->vf_bound)
+		return 0;
+	return check_vf_driver_rules(c, v, 0);
+}
+
 int desired_check_all(struct desired_ctx *c)
 {
 	int r;
@@ -304,12 +330,7 @@ int desired_check_all(struct desired_ctx *c)
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < c->d->n_vfs; i++) {
-		r = check_vf_attrs(c, i);
-		if (r < 0)
-			return r;
-		r = check_vf_values(c, &c->d->vfs[i]);
-		if (r >= 0)
-			r = check_vf_rates(c, &c->d->vfs[i]);
+		r = check_vf_driver_rules(c, &c->d->vfs[i], c->was_stable[i]);
 		if (r < 0)
 			return r;
 	}
@@ -323,5 +344,9 @@ int desired_check_all(struct desired_ctx *c)
 	 * on a PF without VFs, ExternallyManaged=yes, sections beyond the VFs
 	 * there are): what the files alone rule out holds the PF now, as
 	 * check without a host says */
-	return rules_check_vfs(&c->out, c->files, c->n_files, c->vf_bound);
+	c->out.vf_hook = check_beyond;
+	c->out.vf_hook_data = c;
+	r = rules_check_vfs(&c->out, c->files, c->n_files, c->vf_bound);
+	c->out.vf_hook = NULL;
+	return r;
 }

@@ -57,6 +57,8 @@ static void test_layout_keys_are_documented(void **state)
 		assert_documented(LAYOUT_PAGE, text, pf_key_to_string(i));
 	for (int i = 0; i < _VF_KEY_MAX; i++)
 		assert_documented(LAYOUT_PAGE, text, vf_key_to_string(i));
+	for (size_t i = 0; (k = layout_declare_key_name(i)); i++)
+		assert_documented(LAYOUT_PAGE, text, k);
 }
 
 /* Each key is in the page, and commented out in the shipped file under its

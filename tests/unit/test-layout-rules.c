@@ -248,6 +248,29 @@ static void test_overrides(void **state)
 		     ":6: [VirtualFunction 6-9]: VFs 8-9 are beyond VirtualFunctions=8\n");
 }
 
+/* [Layout] Overrides= names the earlier files whose values are replaced
+ * on purpose: no warning for those, one for another file's, and one when
+ * the named file has no value replaced. */
+static void test_declared_overrides(void **state)
+{
+	struct files t = {};
+
+	add(&t, "/usr/lib/x/" A, MATCH_ICE "[PhysicalFunction]\nVirtualFunctions=4\n");
+	add(&t, "/etc/x/55-c.conf", MATCH_ICE "[VirtualFunction]\nTrust=no\n");
+	add(&t, "/etc/x/" B,
+	    "[Layout]\nOverrides=" A "\n" MATCH_ICE "[PhysicalFunction]\nVirtualFunctions=8\n"
+	    "[VirtualFunction 0]\nTrust=yes\n");
+	run(&t);
+	expect(&t, "/etc/x/" B ":8: warning: Trust=yes overrides Trust=no at /etc/x/55-c.conf:4 "
+		   "for VF 0 (a later file wins)\n");
+
+	add(&t, A, MATCH_ICE "[PhysicalFunction]\nVirtualFunctions=4\n");
+	add(&t, B, "[Layout]\nOverrides=" A "\n" MATCH_ICE "[PhysicalFunction]\nMTUBytes=9000\n");
+	run(&t);
+	expect(&t, B ":2: warning: Overrides=" A ": this file overrides no value of " A
+		     ", so this declaration is stale\n");
+}
+
 /* Within one file a later section narrowing an earlier one is the usual
  * way to write a layout, and no warning. */
 static void test_no_override_within_a_file(void **state)
@@ -288,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_duplicate_literals),
 		cmocka_unit_test(test_keys_that_need_another),
 		cmocka_unit_test(test_overrides),
+		cmocka_unit_test(test_declared_overrides),
 		cmocka_unit_test(test_no_override_within_a_file),
 		cmocka_unit_test(test_once_per_place),
 	};

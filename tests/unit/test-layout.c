@@ -517,27 +517,53 @@ static void test_unknown_things(void **state)
 	expect_error("[Match]\nPCI=0000:3b:00.0\n", 2,
 		     "unknown key 'PCI' in [Match]; did you mean 'PCIAddress'?");
 	expect_error(MATCH_ALL "[VF 0-3]\nTrust=yes\n", 3,
-		     "unknown section [VF 0-3]; sections are [Match], [PhysicalFunction] and "
-		     "[VirtualFunction ...]; did you mean '[VirtualFunction 0-3]'?");
+		     "unknown section [VF 0-3]; sections are [Match], [PhysicalFunction], "
+		     "[VirtualFunction ...] and [Layout]; did you mean '[VirtualFunction 0-3]'?");
 	/* one error for the section, none for its keys */
 	expect_error(MATCH_ALL "[Link]\nMTUBytes=9000\nFoo=bar\n", 3,
-		     "unknown section [Link]; sections are [Match], [PhysicalFunction] and "
-		     "[VirtualFunction ...]");
+		     "unknown section [Link]; sections are [Match], [PhysicalFunction], "
+		     "[VirtualFunction ...] and [Layout]");
 	expect_error(MATCH_ALL "[PhysicalFuntion]\nVirtualFunctions=4\n", 3,
 		     "unknown section [PhysicalFuntion]; sections are [Match], "
-		     "[PhysicalFunction] and [VirtualFunction ...]; did you mean "
+		     "[PhysicalFunction], [VirtualFunction ...] and [Layout]; did you mean "
 		     "'[PhysicalFunction]'?");
 	/* the range stays in the suggestion */
 	expect_error(MATCH_ALL "[VirtualFuntion 0-1]\nTrust=yes\n", 3,
 		     "unknown section [VirtualFuntion 0-1]; sections are [Match], "
-		     "[PhysicalFunction] and [VirtualFunction ...]; did you mean "
+		     "[PhysicalFunction], [VirtualFunction ...] and [Layout]; did you mean "
 		     "'[VirtualFunction 0-1]'?");
 	expect_error(MATCH_ALL "[SR-IOV]\n", 3,
-		     "unknown section [SR-IOV]; sections are [Match], [PhysicalFunction] and "
-		     "[VirtualFunction ...]");
+		     "unknown section [SR-IOV]; sections are [Match], [PhysicalFunction], "
+		     "[VirtualFunction ...] and [Layout]");
 	expect_error("MTUBytes=9000\n" MATCH_ALL, 1,
 		     "'MTUBytes' outside of any section; keys stand in [Match], "
-		     "[PhysicalFunction] or [VirtualFunction ...]");
+		     "[PhysicalFunction], [VirtualFunction ...] or [Layout]");
+}
+
+/* [Layout] Overrides=: file names that add up, an empty value clears them;
+ * a path, a name not ending in .conf and the file's own name are errors. */
+static void test_layout_overrides(void **state)
+{
+	_cleanup_layout_file_ struct layout_file *f = NULL;
+
+	f = parse_clean(MATCH_ALL "[Layout]\nOverrides=40-a.conf 50-b.conf\nOverrides=40-a.conf\n");
+	assert_int_equal(f->declare.n_overrides, 2);
+	assert_string_equal(f->declare.overrides[1].name, "50-b.conf");
+	assert_int_equal(f->declare.overrides[1].line, 4);
+	assert_true(layout_declares_override(&f->declare, "/usr/lib/x/40-a.conf", NULL));
+	assert_false(layout_declares_override(&f->declare, "/etc/x/60-c.conf", NULL));
+	layout_file_free(f);
+	f = parse_clean("[Layout]\nOverrides=40-a.conf\nOverrides=\n" MATCH_ALL);
+	assert_int_equal(f->declare.n_overrides, 0);
+	expect_error(MATCH_ALL "[Layout]\nOverrides=conf.d/40-a.conf\n", 4,
+		     "Overrides=conf.d/40-a.conf: must be file names as in the conf directory "
+		     "(no '/'), such as 40-fleet.conf");
+	expect_error(MATCH_ALL "[Layout]\nOverrides=40-a\n", 4,
+		     "Overrides=40-a: must name layout files, which end in .conf");
+	expect_error(MATCH_ALL "[Layout]\nOverride=40-a.conf\n", 4,
+		     "unknown key 'Override' in [Layout]; did you mean 'Overrides'?");
+	expect_error(MATCH_ALL "[PhysicalFunction]\nOverrides=40-a.conf\n", 4,
+		     "unknown key 'Overrides' in [PhysicalFunction]; it belongs in [Layout]");
 }
 
 /* X- keys and sections are the user's own notes, never read. */
@@ -1168,6 +1194,7 @@ int main(void)
 		cmocka_unit_test(test_section_headers),
 		cmocka_unit_test(test_malformed_headers),
 		cmocka_unit_test(test_unknown_things),
+		cmocka_unit_test(test_layout_overrides),
 		cmocka_unit_test(test_extensions),
 		cmocka_unit_test(test_match_errors_hold_all),
 		cmocka_unit_test(test_syntax_errors),
