@@ -38,16 +38,19 @@ static unsigned unselected_line(const struct layout_match *m, const struct host_
 static int warn_unselected(const struct layout_file *f, const struct host_state *host,
 			   struct diag_list *diags)
 {
-	_cleanup_free_ char *what = layout_match_describe(&f->match);
-	char name[128] = "";
+	_cleanup_free_ char *what = NULL;
 
-	if (!what)
-		return -ENOMEM;
+	/* Host= names other machines: the file is for them, as a unit's
+	 * ConditionHost= is, and saying so on every other host would only be
+	 * noise (and fail --strict) where one directory goes to a fleet */
 	if (f->match.host && !layout_match_pf(&(struct layout_match){ .host = f->match.host },
 					      &(struct pf_state){}, host->hostname))
-		snprintf(name, sizeof(name), " (its name is %s)", strna(host->hostname));
+		return 0;
+	what = layout_match_describe(&f->match);
+	if (!what)
+		return -ENOMEM;
 	return diag_add(diags, DIAG_WARNING, f->path, unselected_line(&f->match, host),
-			"[Match] %s selects no PF on this host%s", what, name);
+			"[Match] %s selects no PF on this host", what);
 }
 
 int desired_unselected(const struct layout_set *set, const struct host_state *host,
