@@ -21,8 +21,8 @@ def test_vfio_pci_with_the_iommu_off(make_host):
     r = h.run("check")
     assert r.stderr.splitlines() == [
         f"{p}:6: warning: Driver=vfio-pci: the IOMMU is off on this host, so the VFs keep their "
-        "driver and the PF ends degraded: add intel_iommu=on (or amd_iommu=on) iommu=pt to the "
-        "kernel command line and reboot, or set [Reboot] KernelArguments=manage"]
+        "driver and the PF ends degraded: the CPU's vendor is not known: add intel_iommu=on "
+        "iommu=pt (Intel) or amd_iommu=on iommu=pt (AMD) to the kernel command line and reboot"]
     assert r.returncode == 0
     assert h.run("check", "--strict").returncode == 1
     # what plan says for it
