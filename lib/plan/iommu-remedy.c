@@ -7,7 +7,10 @@
 	"found no boot loader tool to add them with (grubby; kernel-install with " \
 	"/etc/kernel/cmdline; update-grub with /etc/default/grub and /boot/grub/grub.cfg)"
 
-int iommu_manage_acts(const struct host_state *h)
+/* Whether KernelArguments=manage turns the IOMMU on here: the CPU's vendor
+ * says which arguments, the command line lacks them, and a boot loader tool
+ * is found to add them with (or they were added already). -ENOMEM. */
+static int iommu_manage_acts(const struct host_state *h)
 {
 	_cleanup_free_ char *args = NULL;
 	int r;

@@ -8,11 +8,6 @@
 #include "mainconf.h"
 #include "model.h"
 
-/* Whether KernelArguments=manage turns the IOMMU on here: the CPU's vendor
- * says which arguments, the command line lacks them, and a boot loader tool
- * is found to add them with (or they were added already). -ENOMEM. */
-int iommu_manage_acts(const struct host_state *h);
-
 /* What to do about an IOMMU that is off, by the CPU's vendor: the kernel
  * arguments to add (and that KernelArguments=manage would add them, where
  * it is not set and would), or the firmware setting that keeps it off;

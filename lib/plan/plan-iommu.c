@@ -36,7 +36,7 @@ int plan_note_no_iommu(struct plan_ctx *c, uint32_t i)
 	return 0;
 }
 
-/* [Reboot] KernelArguments=manage, which acts here (iommu_manage_acts()):
+/* [Reboot] KernelArguments=manage, which acts here (iommu_remedy() gave none):
  * the IOMMU arguments added through the boot loader's tool, and a reboot
  * is pending; or they were added already, and the reboot is pending. */
 static int plan_kernel_arguments(struct plan_ctx *c, const char *vfs)
