@@ -21,23 +21,24 @@ static int iommu_manage_acts(const struct host_state *h)
 	return kernel_args_all_added(h, args) || h->boot_loader != BOOT_LOADER_NONE;
 }
 
-/* Why KernelArguments=manage cannot add the arguments: the CPU's vendor is
- * not known, or no boot loader tool is found. NULL in *ret when it acts,
- * or when only the firmware setup can help (the remedy says so). */
+/* Why KernelArguments=manage, which does not act (iommu_manage_acts()),
+ * cannot add the arguments: the CPU's vendor is not known, or no boot
+ * loader tool is found. NULL in *ret when only the firmware setup can help
+ * (the remedy says so). */
 static int manage_why_not(const struct host_state *h, char **ret)
 {
 	_cleanup_free_ char *args = NULL;
 	bool no_loader = h->boot_loader == BOOT_LOADER_NONE;
 	int r;
 
-	*ret = NULL;
+	*ret = NULL; /* with the vendor known, what it lacks is the tool */
 	if (!h->has_cpu_vendor)
 		*ret = strdup_printf("KernelArguments=manage cannot tell which of them this CPU "
 				     "takes%s",
 				     no_loader ? ", and " NO_LOADER_WHY : "");
 	else if ((r = iommu_args_missing(h, &args)) < 0)
 		return r;
-	else if (args && !kernel_args_all_added(h, args) && no_loader)
+	else if (args)
 		*ret = strdup("KernelArguments=manage " NO_LOADER_WHY);
 	else
 		return 0;
