@@ -23,16 +23,14 @@ static bool is_main_config(const char *path)
 	       streq(basename(dirname(b)), "sriov-persist.conf.d");
 }
 
-static int check_main_files(struct ctl *c, struct diag_list *diags, unsigned *n_files)
+/* The named main configuration files, parsed over conf (which holds
+ * --main-config's, when given): later files override earlier values. */
+static int check_main_files(struct ctl *c, struct mainconf *conf, struct diag_list *diags,
+			    unsigned *n_files)
 {
-	struct mainconf conf;
-	int r;
-
-	r = mainconf_init(&conf);
-	if (r < 0)
-		return r;
 	for (int i = 0; i < c->n_args; i++) {
 		_cleanup_free_ char *text = NULL;
+		int r;
 
 		if (!is_main_config(c->args[i]))
 			continue;
@@ -43,14 +41,11 @@ static int check_main_files(struct ctl *c, struct diag_list *diags, unsigned *n_
 			r = diag_add(diags, DIAG_ERROR, c->args[i], 0, "cannot read: %s",
 				     conf_read_strerror(r));
 		else
-			r = mainconf_parse_string(&conf, c->args[i], text, diags);
+			r = mainconf_parse_string(conf, c->args[i], text, diags);
 		if (r < 0)
-			break;
+			return r;
 	}
-	if (r >= 0 && *n_files > 0)
-		r = mainconf_check_credentials(&conf, diags);
-	mainconf_done(&conf);
-	return r;
+	return 0;
 }
 
 static int load_named(struct ctl *c, struct layout_set **ret)
@@ -318,11 +313,19 @@ static bool main_config_absent(const struct ctl *c)
 	       errno == ENOENT;
 }
 
+static bool main_config_named(const struct ctl *c)
+{
+	for (int i = 0; i < c->n_args; i++)
+		if (is_main_config(c->args[i]))
+			return true;
+	return false;
+}
+
 /* "N layout file(s) and the main configuration checked: N error(s)" */
 static void print_summary(const struct ctl *c, const struct layout_set *set, unsigned n_main,
 			  size_t errors, size_t warnings)
 {
-	bool defaults = n_main > 0 && c->n_args == 0 && main_config_absent(c);
+	bool defaults = n_main > 0 && !main_config_named(c) && main_config_absent(c);
 
 	printf("%zu layout file(s)%s checked%s: %zu error(s)", count_layout_files(set),
 	       n_main > 0 && !defaults ? " and the main configuration" : "",
@@ -354,6 +357,34 @@ static int warn_no_layouts(const struct ctl *c, const struct layout_set *set,
 	return diag_add(diags, DIAG_WARNING, NULL, 0, "no layout files (*.conf) in %s", dirs);
 }
 
+/* With named files: --main-config (and its drop-ins) when given, then the
+ * named main configuration files over it, then the named layouts, which
+ * the main configuration's settings are given to (KernelArguments=manage:
+ * an IOMMU that is off is a reboot, not a warning). */
+static int load_named_all(struct ctl *c, struct layout_set **ret, struct diag_list *diags,
+			  unsigned *n_main)
+{
+	struct mainconf conf;
+	int r;
+
+	if (c->main_config) {
+		*n_main = 1;
+		r = mainconf_load(c->main_config, &conf, diags);
+	} else
+		r = mainconf_init(&conf);
+	if (r < 0)
+		return r;
+	r = check_main_files(c, &conf, diags, n_main);
+	if (r >= 0 && *n_main > 0)
+		r = mainconf_check_credentials(&conf, diags);
+	if (r >= 0)
+		r = load_named(c, ret);
+	if (r >= 0)
+		layout_set_use_mainconf(*ret, &conf);
+	mainconf_done(&conf);
+	return r;
+}
+
 /* The main configuration and the layouts, into *ret and diags. Failures
  * other than an allocation failure are said by ctl_load_layouts(). */
 static int load_all(struct ctl *c, struct layout_set **ret, struct diag_list *diags,
@@ -362,10 +393,8 @@ static int load_all(struct ctl *c, struct layout_set **ret, struct diag_list *di
 	struct mainconf conf;
 	int r;
 
-	if (c->n_args > 0) {
-		r = check_main_files(c, diags, n_main);
-		return r < 0 ? r : load_named(c, ret);
-	}
+	if (c->n_args > 0)
+		return load_named_all(c, ret, diags, n_main);
 	*n_main = 1;
 	r = mainconf_load_root(c->root, c->main_config, &conf, diags);
 	if (r < 0)

@@ -229,9 +229,3 @@ int iommu_args_missing(const struct host_state *h, char **ret);
 /* Whether each word of args is one the boot loader record says sriov-persist
  * added (host_state.kernel_args_added). */
 bool kernel_args_all_added(const struct host_state *h, const char *args);
-/* Why KernelArguments=manage cannot add kernel arguments: no boot loader
- * tool found (host_state.boot_loader). */
-#define KERNEL_ARGS_NO_LOADER_WHY                                                          \
-	"KernelArguments=manage found no boot loader tool to add them with (grubby; "      \
-	"kernel-install with /etc/kernel/cmdline; update-grub with /etc/default/grub and " \
-	"/boot/grub/grub.cfg)"

@@ -63,6 +63,31 @@ bool desired_reads_card(const struct layout_set *set)
 	return false;
 }
 
+/* ExternallyManaged=yes and more VFs than sriov_totalvfs: nothing is raised
+ * for the PF, so it is held; where the firmware limit was raised already
+ * (through another port of the card, or by hand) far enough, only until
+ * the reboot that brings it, which the error says. */
+static int externally_managed_over_limit(struct desired_ctx *c, uint32_t want, const char *val)
+{
+	const struct pf_settings *s = &c->d->pf;
+	const struct src *at = &s->src[PF_KEY_VIRTUAL_FUNCTIONS];
+	char other[256];
+	const char *em = rules_at(at->file, &s->src[PF_KEY_EXTERNALLY_MANAGED], other);
+
+	if (want <= (uint32_t)c->pf->firmware_total_vfs)
+		return hw_error(
+			c, at->file, at->line,
+			"VirtualFunctions=%s: the PF supports at most %u VFs (sriov_totalvfs) "
+			"until the next reboot, which brings the firmware VF limit of %d "
+			"raised already: the PF is held until then (with "
+			"ExternallyManaged=yes%s nothing is raised for it)",
+			val, c->pf->total_vfs, c->pf->firmware_total_vfs, em);
+	return hw_error(c, at->file, at->line,
+			"VirtualFunctions=%s: the PF supports at most %u VFs (sriov_totalvfs), "
+			"and with ExternallyManaged=yes%s the firmware limit is not raised",
+			val, c->pf->total_vfs, em);
+}
+
 /* A count above sriov_totalvfs where the firmware VF limit can be raised:
  * whether the layouts and the card allow it, and how far. val is the
  * count as written. */
@@ -77,12 +102,7 @@ static int check_firmware_raise(struct desired_ctx *c, uint32_t want, const char
 	char other[256];
 
 	if (pf_settings_externally_managed(s))
-		return hw_error(
-			c, at->file, at->line,
-			"VirtualFunctions=%s: the PF supports at most %u VFs (sriov_totalvfs), "
-			"and with ExternallyManaged=yes%s the firmware limit is not raised",
-			val, c->pf->total_vfs,
-			rules_at(at->file, &s->src[PF_KEY_EXTERNALLY_MANAGED], other));
+		return externally_managed_over_limit(c, want, val);
 	if (!fw_auto)
 		return hw_error(
 			c, at->file, at->line,

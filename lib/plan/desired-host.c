@@ -5,70 +5,9 @@
 #include <string.h>
 
 #include "desired-host.h"
+#include "iommu-remedy.h"
 #include "strv.h"
 #include "suggest.h"
-
-/* What turns the IOMMU on: the kernel arguments the command line lacks
- * (by hand, or with KernelArguments=manage unless that is set already),
- * else the firmware setup. */
-static char *iommu_hint(const struct host_state *h, bool manage)
-{
-	_cleanup_free_ char *args = NULL;
-	const char *or_manage = manage ? "" : ", or set [Reboot] KernelArguments=manage";
-
-	if (!h->has_cpu_vendor)
-		return strdup_printf("add intel_iommu=on (or amd_iommu=on) iommu=pt to the kernel "
-				     "command line and reboot%s",
-				     or_manage);
-	if (iommu_args_missing(h, &args) < 0)
-		return NULL;
-	if (args)
-		return strdup_printf("add %s to the kernel command line and reboot%s", args,
-				     or_manage);
-	return strdup("turn the IOMMU on in the firmware setup (VT-d, AMD-Vi) and reboot");
-}
-
-/* Whether KernelArguments=manage turns the IOMMU on here, as plan does it:
- * it adds the missing arguments through the boot loader's tool (or added
- * them already). Else *ret_why says why not, when a boot loader tool is
- * what is missing. -ENOMEM. */
-static int manage_adds_args(const struct host_state *h, char **ret_why)
-{
-	_cleanup_free_ char *args = NULL;
-	int r;
-
-	*ret_why = NULL;
-	r = iommu_args_missing(h, &args);
-	if (r < 0 || !args)
-		return r;
-	if (kernel_args_all_added(h, args) || h->boot_loader != BOOT_LOADER_NONE)
-		return 1;
-	*ret_why = strdup(KERNEL_ARGS_NO_LOADER_WHY);
-	return *ret_why ? 0 : -ENOMEM;
-}
-
-/* What check says to do (plan's remedy, and why manage cannot help); NULL
- * in *ret when KernelArguments=manage adds the arguments, a reboot is
- * pending then. -ENOMEM. */
-static int iommu_remedy(const struct host_state *h, enum kernel_arguments kernel_arguments,
-			char **ret)
-{
-	_cleanup_free_ char *why = NULL, *hint = NULL;
-	bool manage = kernel_arguments == KERNEL_ARGUMENTS_MANAGE;
-	int r;
-
-	*ret = NULL;
-	if (manage) {
-		r = manage_adds_args(h, &why);
-		if (r != 0)
-			return r < 0 ? r : 0;
-	}
-	hint = iommu_hint(h, manage);
-	if (!hint)
-		return -ENOMEM;
-	*ret = why ? strdup_printf("%s; %s", hint, why) : TAKE_PTR(hint);
-	return *ret ? 0 : -ENOMEM;
-}
 
 /* Driver=vfio-pci while the IOMMU is off: apply leaves the VFs on the
  * driver they have and ends degraded (plan's "cannot:"). Not when

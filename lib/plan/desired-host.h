@@ -10,9 +10,9 @@
 #include "model.h"
 
 /* For check: a warning at each Driver= line that wants an IOMMU driver
- * (vfio-pci) while the host's IOMMU is off, which plan says as "cannot:";
- * none when KernelArguments=manage adds the arguments (a boot loader tool
- * found), as plan then waits for a reboot. -ENOMEM. */
+ * (vfio-pci) while the host's IOMMU is off, in plan's words for "cannot:"
+ * (iommu_remedy()); none when KernelArguments=manage adds the arguments,
+ * as plan then waits for a reboot. -ENOMEM. */
 int desired_check_iommu(const struct host_state *h, const struct vf_settings *vfs, size_t n_vfs,
 			enum kernel_arguments kernel_arguments, struct diag_list *diags);
 

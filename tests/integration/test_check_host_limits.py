@@ -21,8 +21,8 @@ def test_vfio_pci_with_the_iommu_off(make_host):
     r = h.run("check")
     assert r.stderr.splitlines() == [
         f"{p}:6: warning: Driver=vfio-pci: the IOMMU is off on this host, so the VFs keep their "
-        "driver and the PF ends degraded: add intel_iommu=on (or amd_iommu=on) iommu=pt to the "
-        "kernel command line and reboot, or set [Reboot] KernelArguments=manage"]
+        "driver and the PF ends degraded: the CPU's vendor is not known: add intel_iommu=on "
+        "iommu=pt (Intel) or amd_iommu=on iommu=pt (AMD) to the kernel command line and reboot"]
     assert r.returncode == 0
     assert h.run("check", "--strict").returncode == 1
     # what plan says for it
@@ -43,6 +43,33 @@ def test_vfio_pci_with_the_iommu_off_and_kernel_arguments_managed(make_host):
     assert r.returncode == 0
     r = h.run("plan")
     assert "cannot:" not in r.stdout and "take effect after a reboot" in r.stdout, r.stdout
+
+
+def test_named_files_follow_the_main_configuration_given(make_host):
+    """check FILE reads --main-config too (and a named sriov-persist.conf over it): with
+    KernelArguments=manage there, it does not advise setting it."""
+    h = make_host("e810.json")
+    no_iommu(h)
+    s = h.state()
+    s["boot_loader"] = "grubby"
+    s["cpu_vendor"] = "intel"
+    h.save(s)
+    p = h.layout("50-e810.conf", VFIO)
+    advice = ("add intel_iommu=on iommu=pt to the kernel command line and reboot, or set "
+              "[Reboot] KernelArguments=manage")
+    r = h.run("check", str(p))
+    assert advice in r.stderr and r.stdout.startswith(
+        "1 layout file(s) and the main configuration checked: 0 error(s), 1 warning(s)"), r
+    h.main.write_text(h.main.read_text() + "[Reboot]\nKernelArguments=manage\n")
+    r = h.run("check", "--strict", str(p))
+    assert r.stderr == "" and r.returncode == 0, r.stderr
+    assert r.stdout == "1 layout file(s) and the main configuration checked: 0 error(s)\n"
+    # a named main configuration file is read over --main-config's
+    named = h.confdir.parent / "named" / "sriov-persist.conf"
+    named.parent.mkdir()
+    named.write_text("[Reboot]\nKernelArguments=check\n")
+    r = h.run("check", str(p), str(named))
+    assert advice in r.stderr, r.stderr
 
 
 def test_kernel_arguments_managed_without_a_boot_loader_tool(make_host):

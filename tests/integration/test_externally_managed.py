@@ -221,6 +221,47 @@ def test_more_vfs_than_the_pf_has_is_an_error_as_the_limit_is_not_raised(make_ho
     assert pf["state"] == "held" and err in pf["reason"], pf
 
 
+def test_held_until_the_reboot_of_a_raise_through_the_other_port(make_host):
+    """The other port of the card raises its one firmware VF limit to 20: the ExternallyManaged
+    port that wants 16 is held until that reboot, and says so (not "the limit is not raised");
+    after the reboot the hold is gone and the PF waits for the other tool's VFs."""
+    h = make_host("cx6dx.json")
+    path = h.layout("50-cx6.conf", f"[Match]\nPCIAddress={CX6DX}\n[PhysicalFunction]\n"
+                    "VirtualFunctions=16\nExternallyManaged=yes\n")
+    h.layout("60-b.conf", "[Match]\nPCIAddress=0000:ca:00.1\n[PhysicalFunction]\n"
+             "VirtualFunctions=20\n")
+    assert h.run("apply", "0000:ca:00.1", env=NO_BUS).returncode == 0
+    assert h.pf(CX6DX)["firmware_total_vfs"] == 20 and h.pf(CX6DX)["total_vfs"] == 8
+    err = (f"{path}:4: VirtualFunctions=16: the PF supports at most 8 VFs (sriov_totalvfs) until "
+           "the next reboot, which brings the firmware VF limit of 20 raised already: the PF is "
+           "held until then (with ExternallyManaged=yes (line 5) nothing is raised for it)")
+    r = h.run("check", env=NO_BUS)
+    assert r.returncode == 1 and r.stderr.splitlines() == [err], r
+    assert err in h.run("plan", CX6DX, env=NO_BUS).stdout
+    r = h.run("apply", CX6DX, env=NO_BUS)
+    assert r.returncode == 1 and f"held (nothing applied): {err}" in r.stdout, r.stdout
+    pf = next(p for p in json.loads(h.run("status", "--json", env=NO_BUS).stdout)["pfs"]
+              if p["pci"] == CX6DX)
+    assert pf["state"] == "held" and pf["reason"] == err, pf
+
+    # the reboot: the raised limit is in force, and the hold is gone
+    s = h.state()
+    for p in s["pfs"]:
+        p["total_vfs"] = p["firmware_total_vfs"]
+    h.save(s)
+    subprocess.run(["rm", "-rf", "--", f"{h.path}.run"], check=True)
+    r = h.run("check", env=NO_BUS)
+    assert r.returncode == 0 and r.stderr == "", r
+    pf = status_pf_at(h, CX6DX)
+    assert pf["state"] == "pending" and pf["reason"] == WAITING.format(k=0, n=16), pf
+
+
+def status_pf_at(h, pci):
+    r = h.run("status", "--json", env=NO_BUS)
+    assert r.returncode == 0, r
+    return next(p for p in json.loads(r.stdout)["pfs"] if p["pci"] == pci)
+
+
 def test_vfs_beyond_the_expected_count_are_left_and_said(make_host):
     """The other tool made 10 VFs where the layout expects 8: the eight it covers are configured,
     VFs 8 and 9 are left as they are (never destroyed), and plan, apply and status say so."""

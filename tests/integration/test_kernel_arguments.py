@@ -160,3 +160,77 @@ def test_reset_keeps_them_while_another_layout_is_held(make_host):
     r = h.run("reset", pcis[0])
     assert r.returncode == 0, r.stdout + r.stderr
     assert h.state()["kernel_arguments_added"] == ["intel_iommu=on", "iommu=pt"]
+
+
+NO_LOADER = ("found no boot loader tool to add them with (grubby; kernel-install with "
+             "/etc/kernel/cmdline; update-grub with /etc/default/grub and /boot/grub/grub.cfg)")
+BY_HAND = ("the CPU's vendor is not known: add intel_iommu=on iommu=pt (Intel) or amd_iommu=on "
+           "iommu=pt (AMD) to the kernel command line and reboot")
+
+
+def every_command_says(h, pci, text):
+    """check, plan, apply and status (table and JSON) each give text."""
+    r = h.run("check")
+    assert text in r.stderr, r.stderr
+    assert text in h.run("plan").stdout
+    r = h.run("apply")
+    assert r.returncode == 1 and text in r.stdout, r.stdout + r.stderr
+    assert text in h.run("status").stdout
+    st = json.loads(h.run("status", "--json").stdout)
+    assert text in next(p for p in st["pfs"] if p["pci"] == pci)["reason"]
+    assert "kernel_arguments_added" not in h.state()
+
+
+def test_manage_without_the_cpu_vendor_says_why_everywhere(make_host):
+    """A snapshot with neither cpu_vendor nor boot_loader: manage cannot act, and every command
+    says both reasons and what to add by hand, not only the remedy."""
+    h = make_host("igb-82576.json")
+    pci = h.pfs_by_driver("igb")[0]["pci"]
+    h.layout("50.conf", VFIO.format(pci=pci))
+    manage(h, loader=None)
+    s = h.state()
+    del s["cpu_vendor"]
+    h.save(s)
+    every_command_says(h, pci, f"{BY_HAND}; KernelArguments=manage cannot tell which of them "
+                               f"this CPU takes, and {NO_LOADER}")
+
+
+def test_manage_without_the_cpu_vendor_but_with_a_tool(make_host):
+    h = make_host("igb-82576.json")
+    pci = h.pfs_by_driver("igb")[0]["pci"]
+    h.layout("50.conf", VFIO.format(pci=pci))
+    manage(h, "grubby")
+    s = h.state()
+    del s["cpu_vendor"]
+    h.save(s)
+    text = f"{BY_HAND}; KernelArguments=manage cannot tell which of them this CPU takes"
+    every_command_says(h, pci, text)
+    assert "found no boot loader" not in h.run("plan").stdout
+
+
+def test_manage_without_a_tool_says_why_everywhere(make_host):
+    h = make_host("igb-82576.json")
+    pci = h.pfs_by_driver("igb")[0]["pci"]
+    h.layout("50.conf", VFIO.format(pci=pci))
+    manage(h, loader=None)
+    every_command_says(h, pci, "add intel_iommu=on iommu=pt to the kernel command line and "
+                               f"reboot; KernelArguments=manage {NO_LOADER}")
+
+
+def test_check_mode_names_manage_only_where_it_would_act(make_host):
+    """Without KernelArguments=manage, check and plan give the same remedy, and suggest manage
+    only where a boot loader tool is found and the CPU's vendor is known."""
+    h = make_host("igb-82576.json")
+    pci = h.pfs_by_driver("igb")[0]["pci"]
+    h.layout("50.conf", VFIO.format(pci=pci))
+    remedy = "add intel_iommu=on iommu=pt to the kernel command line and reboot"
+    for loader, suffix in ((None, ""), ("grub", ", or set [Reboot] KernelArguments=manage")):
+        s = h.state()
+        s.pop("boot_loader", None)
+        if loader:
+            s["boot_loader"] = loader
+        h.save(s)
+        check = h.run("check").stderr
+        assert check.rstrip("\n").endswith(f"the PF ends degraded: {remedy}{suffix}"), check
+        plan = h.run("plan").stdout
+        assert f"cannot: VF 0 wants vfio-pci but the IOMMU is off: {remedy}{suffix}\n" in plan, plan

@@ -1093,15 +1093,19 @@ static void test_vfio_without_iommu(void **state)
 	vf_driver(&e, 3, "vfio-pci");
 	VF(&e, 2, TRUST, trust, true);
 	expect_plan(&e, "VF 2: trust on", "L");
-	expect_unmet(&e, "VFs 0-1, 3 want vfio-pci but the IOMMU is off: add intel_iommu=on "
-			 "(or amd_iommu=on) iommu=pt to the kernel command line and reboot");
+	expect_unmet(&e,
+		     "VFs 0-1, 3 want vfio-pci but the IOMMU is off: the CPU's vendor is not "
+		     "known: add intel_iommu=on iommu=pt (Intel) or amd_iommu=on iommu=pt (AMD) "
+		     "to the kernel command line and reboot");
 	assert_int_equal(apply_converges(&e), 1);
 	assert_string_equal(e.pf.vfs[0].attrs.driver, "iavf");
 
 	vf_driver(&e, 0, NULL);
 	vf_driver(&e, 1, NULL);
-	expect_unmet(&e, "VF 3 wants vfio-pci but the IOMMU is off: add intel_iommu=on "
-			 "(or amd_iommu=on) iommu=pt to the kernel command line and reboot");
+	expect_unmet(&e,
+		     "VF 3 wants vfio-pci but the IOMMU is off: the CPU's vendor is not "
+		     "known: add intel_iommu=on iommu=pt (Intel) or amd_iommu=on iommu=pt (AMD) "
+		     "to the kernel command line and reboot");
 
 	/* the CPU's vendor names the argument; one already given points at the firmware */
 	e.host.has_cpu_vendor = true;
@@ -1112,6 +1116,12 @@ static void test_vfio_without_iommu(void **state)
 	e.host.cpu_vendor = CPU_VENDOR_INTEL;
 	expect_unmet(&e, "VF 3 wants vfio-pci but the IOMMU is off: add intel_iommu=on iommu=pt "
 			 "to the kernel command line and reboot");
+	/* KernelArguments=manage is named only where it would add them */
+	e.host.boot_loader = BOOT_LOADER_GRUB;
+	expect_unmet(&e, "VF 3 wants vfio-pci but the IOMMU is off: add intel_iommu=on iommu=pt "
+			 "to the kernel command line and reboot, or set [Reboot] "
+			 "KernelArguments=manage");
+	e.host.boot_loader = BOOT_LOADER_NONE;
 	e.host.kernel_cmdline = (char *)"root=/dev/sda1 intel_iommu=on,sm_on iommu=pt";
 	expect_unmet(&e, "VF 3 wants vfio-pci but the IOMMU is off: the kernel command line has "
 			 "intel_iommu=on: turn on VT-d in the firmware setup and reboot");
@@ -1144,12 +1154,28 @@ static void test_vfio_kernel_arguments_manage(void **state)
 	e.d->kernel_arguments = KERNEL_ARGUMENTS_MANAGE;
 	vf_driver(&e, 2, "vfio-pci");
 	vf_driver(&e, 3, "vfio-pci");
-	expect_unmet(&e, "VFs 2-3 want vfio-pci but the IOMMU is off: add intel_iommu=on iommu=pt "
+	/* the command line has iommu=pt: only what it lacks */
+	expect_unmet(&e, "VFs 2-3 want vfio-pci but the IOMMU is off: add intel_iommu=on "
 			 "to the kernel command line and reboot; KernelArguments=manage found no "
 			 "boot loader tool to add them with (grubby; kernel-install with "
 			 "/etc/kernel/cmdline; update-grub with /etc/default/grub and "
 			 "/boot/grub/grub.cfg)");
+	/* the CPU's vendor not known: manage cannot tell which to add */
+	e.host.has_cpu_vendor = false;
+	expect_unmet(&e,
+		     "VFs 2-3 want vfio-pci but the IOMMU is off: the CPU's vendor is not "
+		     "known: add intel_iommu=on iommu=pt (Intel) or amd_iommu=on iommu=pt (AMD) "
+		     "to the kernel command line and reboot; KernelArguments=manage cannot tell "
+		     "which of them this CPU takes, and found no boot loader tool to add them "
+		     "with (grubby; kernel-install with /etc/kernel/cmdline; update-grub with "
+		     "/etc/default/grub and /boot/grub/grub.cfg)");
 	e.host.boot_loader = BOOT_LOADER_GRUB;
+	expect_unmet(&e,
+		     "VFs 2-3 want vfio-pci but the IOMMU is off: the CPU's vendor is not "
+		     "known: add intel_iommu=on iommu=pt (Intel) or amd_iommu=on iommu=pt (AMD) "
+		     "to the kernel command line and reboot; KernelArguments=manage cannot tell "
+		     "which of them this CPU takes");
+	e.host.has_cpu_vendor = true;
 	expect_plan(&e, "add kernel arguments intel_iommu=on to the boot loader", "B");
 	expect_reasons(&e, "kernel arguments intel_iommu=on take effect after a reboot: VFs 2-3 "
 			   "want vfio-pci, which needs the IOMMU");

@@ -466,9 +466,11 @@ static void test_vfio_without_iommu(void **state)
 	assert_int_equal(report_status(&e->v, e->runtime, NULL, true, &status), 0);
 	pf = find_pf(status, ICE_PF);
 	assert_string_equal(str(pf, "state"), "degraded");
-	assert_string_equal(str(pf, "reason"),
-			    "VF 0 wants vfio-pci but the IOMMU is off: add intel_iommu=on (or "
-			    "amd_iommu=on) iommu=pt to the kernel command line and reboot");
+	assert_string_equal(
+		str(pf, "reason"),
+		"VF 0 wants vfio-pci but the IOMMU is off: the CPU's vendor is not known: "
+		"add intel_iommu=on iommu=pt (Intel) or amd_iommu=on iommu=pt (AMD) to the "
+		"kernel command line and reboot");
 	assert_int_equal(len(pf, "pending_reboot_reasons"), 0);
 	vf = idx(pf, "vfs", 0);
 	assert_string_equal(str(vf, "driver"), "iavf");

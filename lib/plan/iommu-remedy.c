@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "iommu-remedy.h"
+#include "strv.h"
+
+#define NO_LOADER_WHY                                                              \
+	"found no boot loader tool to add them with (grubby; kernel-install with " \
+	"/etc/kernel/cmdline; update-grub with /etc/default/grub and /boot/grub/grub.cfg)"
+
+/* Whether KernelArguments=manage turns the IOMMU on here: the CPU's vendor
+ * says which arguments, the command line lacks them, and a boot loader tool
+ * is found to add them with (or they were added already). -ENOMEM. */
+static int iommu_manage_acts(const struct host_state *h)
+{
+	_cleanup_free_ char *args = NULL;
+	int r;
+
+	r = iommu_args_missing(h, &args);
+	if (r < 0 || !args)
+		return r;
+	return kernel_args_all_added(h, args) || h->boot_loader != BOOT_LOADER_NONE;
+}
+
+/* Why KernelArguments=manage, which does not act (iommu_manage_acts()),
+ * cannot add the arguments: the CPU's vendor is not known, or no boot
+ * loader tool is found. NULL in *ret when only the firmware setup can help
+ * (the remedy says so). */
+static int manage_why_not(const struct host_state *h, char **ret)
+{
+	_cleanup_free_ char *args = NULL;
+	bool no_loader = h->boot_loader == BOOT_LOADER_NONE;
+	int r;
+
+	*ret = NULL; /* with the vendor known, what it lacks is the tool */
+	if (!h->has_cpu_vendor)
+		*ret = strdup_printf("KernelArguments=manage cannot tell which of them this CPU "
+				     "takes%s",
+				     no_loader ? ", and " NO_LOADER_WHY : "");
+	else if ((r = iommu_args_missing(h, &args)) < 0)
+		return r;
+	else if (args)
+		*ret = strdup("KernelArguments=manage " NO_LOADER_WHY);
+	else
+		return 0;
+	return *ret ? 0 : -ENOMEM;
+}
+
+/* The arguments to add by hand, or the firmware setting. */
+static char *remedy_by_vendor(const struct host_state *h)
+{
+	_cleanup_free_ char *args = NULL;
+	bool amd = h->cpu_vendor == CPU_VENDOR_AMD;
+	const char *arg = amd ? "amd_iommu=on" : "intel_iommu=on";
+
+	if (!h->has_cpu_vendor)
+		return strdup(
+			"the CPU's vendor is not known: add intel_iommu=on iommu=pt (Intel) "
+			"or amd_iommu=on iommu=pt (AMD) to the kernel command line and reboot");
+	if (kernel_cmdline_has(h->kernel_cmdline, arg))
+		return strdup_printf("the kernel command line has %s: turn on %s in the firmware "
+				     "setup and reboot",
+				     arg, amd ? "the IOMMU (AMD-Vi)" : "VT-d");
+	if (iommu_args_missing(h, &args) < 0 || !args)
+		return NULL;
+	return strdup_printf("add %s to the kernel command line and reboot", args);
+}
+
+int iommu_remedy(const struct host_state *h, enum kernel_arguments kernel_arguments, char **ret)
+{
+	_cleanup_free_ char *remedy = NULL, *why = NULL;
+	bool manage = kernel_arguments == KERNEL_ARGUMENTS_MANAGE;
+	int acts, r;
+
+	*ret = NULL;
+	acts = iommu_manage_acts(h);
+	if (acts < 0 || (manage && acts))
+		return acts < 0 ? acts : 0;
+	if (manage && (r = manage_why_not(h, &why)) < 0)
+		return r;
+	remedy = remedy_by_vendor(h);
+	if (!remedy)
+		return -ENOMEM;
+	if (why)
+		*ret = strdup_printf("%s; %s", remedy, why);
+	else if (!manage && acts)
+		*ret = strdup_printf("%s, or set [Reboot] KernelArguments=manage", remedy);
+	else
+		*ret = TAKE_PTR(remedy);
+	return *ret ? 0 : -ENOMEM;
+}
