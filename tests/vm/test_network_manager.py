@@ -70,6 +70,15 @@ def test_network_manager_leaves_pod_vfs_alone(vm, product, steps):
         vm.wait_until(f"test $(cat /sys/bus/pci/devices/{pci}/sriov_numvfs) = 4", 30)
         vm.check("udevadm settle")
         assert_kept(vm, vf_names(vm, pci))
+    with steps("udev-helper vf, 20 runs"):
+        # the running kernel's path: the VF's physfn link, then its PF alone
+        helper = "/usr/libexec/sriov-persist/udev-helper vf"
+        vf = {i: vm.check(f"basename $(readlink /sys/bus/pci/devices/{pci}/virtfn{i})").strip()
+              for i in (0, 3)}
+        assert vm.check(f"{helper} {vf[0]}") == "NM_UNMANAGED=1\nID_NET_MANAGED_BY=sriov-persist\n"
+        assert vm.check(f"{helper} {vf[3]}") == ""
+        assert vm.check(f"{helper} {pci}") == ""
+        vm.check(f"for i in $(seq 10); do {helper} {vf[0]} && {helper} {vf[3]}; done >/dev/null")
     with steps("reboot with NetworkManager enabled"):
         vm.reboot()
         wait_for_boot_gate(vm)
