@@ -32,8 +32,9 @@
 #define SYSLOG_ID "sriov-persist"
 /* What ID_NET_MANAGED_BY= says of a VF kept from the host's network stack:
  * systemd-networkd (255 on) leaves a device alone unless it says
- * io.systemd.Network, NetworkManager (1.46 on) unless it says
- * org.freedesktop.NetworkManager. */
+ * io.systemd.Network; NetworkManager releases that know the property
+ * unless it says org.freedesktop.NetworkManager (NM_UNMANAGED=1 is what
+ * every release reads). */
 #define MANAGED_BY "sriov-persist"
 
 static struct {
