@@ -3,6 +3,9 @@
 /* Run by udev and by sriov-persist-apply@.service:
  *   udev-helper match PCI   for IMPORT{program}: prints SRIOV_PERSIST_PF= and
  *                           SRIOV_PERSIST_UNIT= when a layout may select the PF
+ *   udev-helper vf PCI      for IMPORT{program} on a VF's netdev: prints
+ *                           NM_UNMANAGED=1 and ID_NET_MANAGED_BY= when the
+ *                           layouts keep the VF from the host's network stack
  *   udev-helper apply PCI   applies the layouts of one PF; logs to the journal
  * and by sriov-persist-kernel-arguments@.service:
  *   udev-helper kernel-arguments add|remove
@@ -12,18 +15,27 @@
  * The options (--host FILE, the directories, --root DIR) are for tests: the
  * boot runs it without any. */
 
+#include <limits.h>
 #include <syslog.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-journal.h>
+#include <unistd.h>
 
 #include "apply.h"
 #include "boot-loader.h"
 #include "cli-options.h"
 #include "host-linux.h"
 #include "host-sim.h"
+#include "host-stack.h"
 #include "match.h"
 
 #define SYSLOG_ID "sriov-persist"
+/* What ID_NET_MANAGED_BY= says of a VF kept from the host's network stack:
+ * systemd-networkd (255 on) leaves a device alone unless it says
+ * io.systemd.Network; NetworkManager releases that know the property
+ * unless it says org.freedesktop.NetworkManager (NM_UNMANAGED=1 is what
+ * every release reads). */
+#define MANAGED_BY "sriov-persist"
 
 static struct {
 	struct cli_paths paths;	       /* the options all three programs take */
@@ -75,6 +87,94 @@ static int verb_match(const char *pci)
 		printf("SRIOV_PERSIST_PF=%s\nSRIOV_PERSIST_UNIT=sriov-persist-apply@%s.service\n",
 		       pci, pci);
 	return 0;
+}
+
+/* The PF of VF pci into ret: on the running kernel its physfn link (one
+ * readlink, not a read of every PF, as udev runs this for every VF), on a
+ * simulated host the PF that lists it. 0 when pci is no VF. */
+static int pf_of_vf(struct host *h, const char *pci, char ret[static PCI_ADDR_MAX])
+{
+	_cleanup_host_state_ struct host_state *hs = NULL;
+	_cleanup_free_ char *link = NULL;
+	char target[PATH_MAX];
+	const char *base;
+	ssize_t n;
+	int r;
+
+	if (!arg.paths.host) {
+		link = strdup_printf("/sys/bus/pci/devices/%s/physfn", pci);
+		if (!link)
+			return -ENOMEM;
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n < 0)
+			return errno == ENOENT ? 0 : -errno;
+		target[n] = '\0';
+		base = strrchr(target, '/');
+		base = base ? base + 1 : target;
+		if (!pci_addr_is_valid(base) || strlen(base) >= PCI_ADDR_MAX)
+			return -EBADMSG;
+		memcpy(ret, base, strlen(base) + 1);
+		return 1;
+	}
+	r = host_read(h, &hs);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < hs->n_pfs; i++)
+		for (size_t j = 0; j < hs->pfs[i].n_vfs; j++)
+			if (streq(hs->pfs[i].vfs[j].pci, pci)) {
+				snprintf(ret, PCI_ADDR_MAX, "%s", hs->pfs[i].pci);
+				return 1;
+			}
+	return 0;
+}
+
+/* Whether the layouts that select VF pci's PF keep it from the host's
+ * network stack: 1 yes, 0 no opinion or no such VF. */
+static int vf_unmanaged(struct layout_set *set, struct host *h, const char *pci)
+{
+	_cleanup_host_state_ struct host_state *hs = NULL;
+	_cleanup_pf_desired_ struct pf_desired *d = NULL;
+	struct diag_list diags = {};
+	enum host_network_stack stack = HOST_NETWORK_STACK_MANAGED;
+	char pf_pci[PCI_ADDR_MAX];
+	const struct pf_state *pf;
+	int r;
+
+	r = pf_of_vf(h, pci, pf_pci);
+	if (r <= 0)
+		return r;
+	r = host_read_pf(h, pf_pci, &hs);
+	if (r < 0)
+		return r;
+	pf = host_state_find_pf(hs, pf_pci);
+	for (size_t i = 0; pf && i < pf->n_vfs; i++) {
+		if (!streq(pf->vfs[i].pci, pci))
+			continue;
+		/* the errors hold the PF for the apply unit; the lines that
+		 * parsed still say which VFs are pods' */
+		r = desired_build(set, hs, pf, &diags, &d);
+		diag_list_done(&diags);
+		if (r >= 0 && d)
+			r = pf_desired_host_network_stack(set, d, pf->vfs[i].index, &stack);
+		return r > 0 ? stack == HOST_NETWORK_STACK_UNMANAGED : r;
+	}
+	return 0;
+}
+
+static int verb_vf(const char *pci)
+{
+	_cleanup_layout_set_ struct layout_set *set = NULL;
+	_cleanup_host_ struct host *h = NULL;
+	int r;
+
+	r = layout_set_load_dir(arg.paths.config_dir, &set);
+	if (r >= 0)
+		r = open_host(false, &h);
+	if (r >= 0)
+		r = vf_unmanaged(set, h, pci);
+	if (r > 0)
+		printf("NM_UNMANAGED=1\nID_NET_MANAGED_BY=%s\n", MANAGED_BY);
+	return r < 0 ? r : 0;
 }
 
 static void log_pf(const struct apply_pf_result *res)
@@ -273,7 +373,7 @@ static int verb_kernel_arguments(const char *op)
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
-		"Usage: %s [OPTIONS] match|apply PCI-ADDRESS\n"
+		"Usage: %s [OPTIONS] match|vf|apply PCI-ADDRESS\n"
 		"       %s [--root DIR] kernel-arguments add|remove\n",
 		prog, prog);
 }
@@ -298,6 +398,8 @@ static void help(const char *prog)
 	printf("\n"
 	       "Run by udev and the units of sriov-persist (see udev-helper(8)), not by hand.\n"
 	       "  match PCI               print SRIOV_PERSIST_PF= when a layout may select the PF\n"
+	       "  vf PCI                  print NM_UNMANAGED=1 when the layouts keep the VF from\n"
+	       "                          the host's network stack\n"
 	       "  apply PCI               apply the layouts of one PF (sriov-persist-apply@.service)\n"
 	       "  kernel-arguments add|remove\n"
 	       "                          the IOMMU kernel arguments, through the boot loader tool\n"
@@ -370,6 +472,8 @@ int main(int argc, char **argv)
 	pci = argv[r + 1];
 	if (streq(verb, "match"))
 		r = verb_match(pci);
+	else if (streq(verb, "vf"))
+		r = verb_vf(pci);
 	else if (streq(verb, "apply"))
 		r = verb_apply(pci);
 	else if (streq(verb, "kernel-arguments"))

@@ -84,6 +84,8 @@ static bool vf_attr_field(enum vf_key k, size_t base, struct field *ret)
 	case VF_KIND_VLAN_PROTO:
 		CONVERTERS(&f, vlan_proto);
 		break;
+	case VF_KIND_HOST_STACK:
+		return false; /* the layout's alone (vf_key_host_field() said no) */
 	}
 	*ret = f;
 	return true;

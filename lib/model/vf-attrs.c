@@ -25,7 +25,13 @@ static const char *const link_state_layout_table[_LINK_STATE_MAX] = {
 	[LINK_STATE_DISABLE] = "no",
 };
 
+static const char *const host_network_stack_table[_HOST_NETWORK_STACK_MAX] = {
+	[HOST_NETWORK_STACK_MANAGED] = "managed",
+	[HOST_NETWORK_STACK_UNMANAGED] = "unmanaged",
+};
+
 DEFINE_STRING_TABLE(vlan_proto, enum vlan_proto, vlan_proto_table)
+DEFINE_STRING_TABLE(host_network_stack, enum host_network_stack, host_network_stack_table)
 DEFINE_STRING_TABLE(link_state, enum link_state, link_state_table)
 
 #define GROUP_VLAN (VF_KEY_BIT(VLAN) | VF_KEY_BIT(QOS) | VF_KEY_BIT(VLAN_PROTO))
@@ -110,6 +116,10 @@ static const struct key_info keys[_VF_KEY_MAX] = {
 				   FIELD(resource_name),
 				   .why = "must be 1..63 letters, digits or '_'",
 				   .not_on_host = true },
+	[VF_KEY_HOST_NETWORK_STACK] = { "HostNetworkStack", NULL, "host_network_stack",
+					VF_KIND_HOST_STACK, FIELD(host_network_stack),
+					.why = "must be managed or unmanaged",
+					.not_on_host = true },
 };
 
 static const struct key_info *info(enum vf_key k)
@@ -402,6 +412,9 @@ static int parse_scalar(const struct key_info *i, const char *v, uint32_t *ret)
 	case VF_KIND_VLAN_PROTO:
 		r = vlan_proto_from_string(v);
 		break;
+	case VF_KIND_HOST_STACK:
+		r = host_network_stack_from_string(v);
+		break;
 	case VF_KIND_DRIVER:
 	case VF_KIND_NAME:
 	case VF_KIND_MAC:
@@ -438,6 +451,7 @@ int vf_attrs_parse(struct vf_attrs *a, enum vf_key k, const char *v, const char 
 	case VF_KIND_BOOL:
 	case VF_KIND_LINK_STATE:
 	case VF_KIND_VLAN_PROTO:
+	case VF_KIND_HOST_STACK:
 		r = parse_scalar(i, v, &u);
 		if (r < 0)
 			return r;
@@ -481,6 +495,9 @@ const char *vf_attrs_format(const struct vf_attrs *a, enum vf_key k, enum vf_spe
 		break;
 	case VF_KIND_VLAN_PROTO:
 		t = vlan_proto_to_string((enum vlan_proto)get_scalar(a, i));
+		break;
+	case VF_KIND_HOST_STACK:
+		t = host_network_stack_to_string((enum host_network_stack)get_scalar(a, i));
 		break;
 	}
 	snprintf(buf, VF_ATTR_STR_MAX, "%s", strna(t));

@@ -29,12 +29,24 @@ enum link_state {
 	_LINK_STATE_INVALID = -EINVAL,
 };
 
+/* HostNetworkStack=: whether the host's network stack (NetworkManager,
+ * systemd-networkd) is to leave a VF's network interface alone. */
+enum host_network_stack {
+	HOST_NETWORK_STACK_MANAGED,
+	HOST_NETWORK_STACK_UNMANAGED,
+	_HOST_NETWORK_STACK_MAX,
+	_HOST_NETWORK_STACK_INVALID = -EINVAL,
+};
+
 /* Snapshot spellings "802.1Q"/"802.1ad", "auto"/"enable"/"disable";
  * from_string returns the _INVALID value on an unknown string. */
 const char *vlan_proto_to_string(enum vlan_proto p) _pure_;
 enum vlan_proto vlan_proto_from_string(const char *s) _pure_;
 const char *link_state_to_string(enum link_state s) _pure_;
 enum link_state link_state_from_string(const char *s) _pure_;
+/* "managed"/"unmanaged" */
+const char *host_network_stack_to_string(enum host_network_stack h) _pure_;
+enum host_network_stack host_network_stack_from_string(const char *s) _pure_;
 
 /* In the order plans describe them. */
 enum vf_key {
@@ -54,6 +66,7 @@ enum vf_key {
 	VF_KEY_MTU,
 	VF_KEY_RDMA,
 	VF_KEY_RESOURCE_NAME,
+	VF_KEY_HOST_NETWORK_STACK,
 	_VF_KEY_MAX,
 	_VF_KEY_INVALID = -EINVAL,
 };
@@ -70,7 +83,8 @@ uint32_t vf_netlink_keys(void) _pure_;
 #define VF_NETLINK_GUID_KEYS (VF_KEY_BIT(IB_NODE_GUID) | VF_KEY_BIT(IB_PORT_GUID))
 
 /* The value of every key. In a vf_state: driver NULL = unbound, rdma = the
- * VF has an RDMA device, resource_name unused. In a vf_settings: driver
+ * VF has an RDMA device, resource_name and host_network_stack unused. In
+ * a vf_settings: driver
  * NULL = the kernel's VF driver. */
 struct vf_attrs {
 	char *driver;
@@ -89,6 +103,7 @@ struct vf_attrs {
 	uint32_t mtu;
 	bool rdma;
 	char *resource_name;
+	enum host_network_stack host_network_stack;
 };
 
 /* Key names as written in layouts ("MACAddress", "VLANId", ...); NULL past
@@ -99,10 +114,10 @@ enum vf_key vf_key_from_string(const char *s) _pure_;
  * "vlan", "state", ...); NULL for the others. */
 const char *vf_key_to_ip_name(enum vf_key k) _pure_;
 /* The name status tables give key k: its ip-link(8) name, else "driver",
- * "mtu", "rdma", "resource_name". */
+ * "mtu", "rdma", "resource_name", "host_network_stack". */
 const char *vf_key_to_label(enum vf_key k) _pure_;
-/* Whether a host has a value for key k (all but the resource name, which
- * is the layout's alone). */
+/* Whether a host has a value for key k (all but the resource name and
+ * HostNetworkStack=, which are the layout's alone). */
 bool vf_key_on_host(enum vf_key k) _pure_;
 /* The keys the kernel takes in one attribute with k, k included: the VLAN
  * id, QoS and protocol (one ifla_vf_vlan_info), the two rates (one
@@ -120,6 +135,7 @@ enum vf_kind {
 	VF_KIND_BOOL,	    /* a boolean */
 	VF_KIND_LINK_STATE, /* auto or a boolean */
 	VF_KIND_VLAN_PROTO, /* 802.1Q or 802.1ad */
+	VF_KIND_HOST_STACK, /* managed or unmanaged */
 };
 
 /* The least MTUBytes= a layout takes ([PhysicalFunction] and
@@ -139,7 +155,7 @@ struct vf_key_field {
 };
 
 /* Key k as a host document carries it; false for a key a host has no
- * value for (the resource name). */
+ * value for (the resource name, HostNetworkStack=). */
 bool vf_key_host_field(enum vf_key k, struct vf_key_field *ret);
 
 /* Keys whose value names one VF and no other (the MAC, the GUIDs): a
@@ -180,7 +196,7 @@ const char *vf_attrs_format(const struct vf_attrs *a, enum vf_key k, enum vf_spe
 
 /* Key k of a VF as the host has it (a in a vf_state), or NULL when the
  * host has no value for it: no driver bound, no netdev (MTU 0), a GUID
- * never set, the resource name (the layout's alone). */
+ * never set, the resource name and HostNetworkStack= (the layout's alone). */
 const char *vf_attrs_format_host(const struct vf_attrs *a, enum vf_key k, enum vf_spelling s,
 				 char buf[static VF_ATTR_STR_MAX]);
 

@@ -522,7 +522,7 @@ def test_udev_helper_help_and_usage():
     for flag in ("--help", "-h"):
         r = subprocess.run([HELPER, flag], capture_output=True, text=True, timeout=60)
         assert r.returncode == 0 and r.stderr == "", r
-        assert r.stdout.startswith(f"Usage: {HELPER} [OPTIONS] match|apply PCI-ADDRESS\n"), r.stdout
+        assert r.stdout.startswith(f"Usage: {HELPER} [OPTIONS] match|vf|apply PCI-ADDRESS\n"), r.stdout
         assert "kernel-arguments add|remove" in r.stdout and "--host FILE" in r.stdout, r.stdout
     for args, why in (([], "a command and its argument are needed\n"),
                       (["match"], "a command and its argument are needed\n"),

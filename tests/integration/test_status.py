@@ -67,7 +67,7 @@ def test_status_json_shows_every_key_wanted_and_now(make_host):
                                    "ExternallyManaged"}
     vf1, vf2, vf3 = pf["vfs"][1], pf["vfs"][2], pf["vfs"][3]
     # one entry per key of the table, whatever the layout sets
-    assert len(vf1["settings"]) == 16 and "QueryReceiveSideScaling" in vf1["settings"]
+    assert len(vf1["settings"]) == 17 and "QueryReceiveSideScaling" in vf1["settings"]
     assert vf1["settings"]["MaxTxRateMbps"] == {"now": "3000", "wanted": "3000",
                                                 "source": f"{h.confdir}/60-other.conf:5"}
     assert vf1["settings"]["ResourceName"]["now"] is None

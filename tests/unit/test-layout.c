@@ -231,7 +231,8 @@ static void test_vf_valid(void **state)
 				  "IBPortGUID=stable\n"
 				  "MTUBytes=1500\n"
 				  "RDMA=on\n"
-				  "ResourceName=e810_rdma\n");
+				  "ResourceName=e810_rdma\n"
+				  "HostNetworkStack=unmanaged\n");
 	assert_int_equal(f->n_vf_sections, 1);
 	assert_int_equal(f->vf_sections[0].first, 3);
 	assert_int_equal(f->vf_sections[0].last, 3);
@@ -239,6 +240,7 @@ static void test_vf_valid(void **state)
 	s = &f->vf_sections[0].settings;
 	assert_int_equal(s->set, (1u << _VF_KEY_MAX) - 1);
 	assert_string_equal(s->attrs.driver, "vfio-pci");
+	assert_int_equal(s->attrs.host_network_stack, HOST_NETWORK_STACK_UNMANAGED);
 	assert_false(vf_settings_is_stable(s, VF_KEY_MAC));
 	assert_string_equal(mac_format(&s->attrs.mac, buf), "02:aa:bb:cc:dd:03");
 	assert_int_equal(s->attrs.vlan, 4095);

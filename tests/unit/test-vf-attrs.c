@@ -26,11 +26,13 @@ static void test_table(void **state)
 			assert_int_equal(g & ~VF_NETLINK_KEYS, 0);
 	}
 	/* every key has a name for status tables, and only the resource name
-	 * has no value on a host */
+	 * and HostNetworkStack= have no value on a host */
 	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
 		assert_non_null(vf_key_to_label(k));
-		assert_int_equal(vf_key_on_host(k), k != VF_KEY_RESOURCE_NAME);
+		assert_int_equal(vf_key_on_host(k),
+				 k != VF_KEY_RESOURCE_NAME && k != VF_KEY_HOST_NETWORK_STACK);
 	}
+	assert_string_equal(vf_key_to_label(VF_KEY_HOST_NETWORK_STACK), "host_network_stack");
 	assert_string_equal(vf_key_to_label(VF_KEY_MAX_TX_RATE), "max_tx_rate");
 	assert_string_equal(vf_key_to_label(VF_KEY_MTU), "mtu");
 	assert_null(vf_key_to_string(_VF_KEY_MAX));
@@ -76,6 +78,8 @@ static const struct {
 	{ VF_KEY_RDMA, "yes", "yes", "on" },
 	{ VF_KEY_RESOURCE_NAME, "intel_sriov_netdevice", "intel_sriov_netdevice",
 	  "intel_sriov_netdevice" },
+	{ VF_KEY_HOST_NETWORK_STACK, "unmanaged", "unmanaged", "unmanaged" },
+	{ VF_KEY_HOST_NETWORK_STACK, "managed", "managed", "managed" },
 };
 
 static void test_parse_format(void **state)
@@ -121,6 +125,8 @@ static const struct {
 	{ VF_KEY_MAX_TX_RATE, "4294967296", "must be 0..4294967295" },
 	{ VF_KEY_MTU, "67", "must be 68..65535" },
 	{ VF_KEY_RESOURCE_NAME, "intel-sriov", "must be 1..63 letters, digits or '_'" },
+	{ VF_KEY_HOST_NETWORK_STACK, "no", "must be managed or unmanaged" },
+	{ VF_KEY_HOST_NETWORK_STACK, "Unmanaged", "must be managed or unmanaged" },
 };
 
 /* A refused value says why and leaves the field alone. */
@@ -236,7 +242,7 @@ static void test_host_fields(void **state)
 		struct vf_key_field f;
 
 		if (!vf_key_host_field(k, &f)) {
-			assert_int_equal(k, VF_KEY_RESOURCE_NAME);
+			assert_true(k == VF_KEY_RESOURCE_NAME || k == VF_KEY_HOST_NETWORK_STACK);
 			continue;
 		}
 		assert_true(n < ELEMENTSOF(snapshot));
