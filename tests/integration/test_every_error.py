@@ -29,7 +29,7 @@ def test_section_beyond_the_count_still_has_its_errors_checked(make_host, with_h
                  f"[Match]\nPCIAddress={E810}\n[PhysicalFunction]\nVirtualFunctions=4\n"
                  "[VirtualFunction 5-7]\nQualityOfService=3\nDriver=vfio-pci\nMTUBytes=9000\n")
     want = [
-        f"{p}:5: [VirtualFunction 5-7]: VF 7 is beyond VirtualFunctions=4",
+        f"{p}:5: [VirtualFunction 5-7]: VFs 5-7 are beyond VirtualFunctions=4",
         f"{p}:6: QualityOfService=3: needs a VLANId other than 0",
         f"{p}:8: MTUBytes=9000: a VF bound to vfio-pci has no network interface",
     ]
@@ -54,7 +54,7 @@ def test_section_beyond_the_count_is_checked_against_the_driver(make_host):
                  "[Match]\nPCIAddress=0000:18:00.0\n[PhysicalFunction]\nVirtualFunctions=4\n"
                  "[VirtualFunction 5-7]\nVLANProtocol=802.1ad\nDriver=mlx5_core\n")
     want = [
-        f"{p}:5: [VirtualFunction 5-7]: VF 7 is beyond VirtualFunctions=4",
+        f"{p}:5: [VirtualFunction 5-7]: VFs 5-7 are beyond VirtualFunctions=4",
         f"{p}:6: VLANProtocol=802.1ad: the i40e driver supports only 802.1Q",
         f"{p}:7: Driver=mlx5_core: does not drive the VFs of i40e (its VFs take iavf, or a "
         "generic driver such as vfio-pci)",
