@@ -358,6 +358,7 @@ int ctl_load_all(struct ctl *c, struct host **ret_host, struct layout_set **ret_
 	if (r < 0)
 		return r;
 	layout_set_use_mainconf(set, ret_conf);
+	c->main_broken = first != NULL;
 	if (first && layout_set_main_broken(set, first) < 0) {
 		mainconf_done(ret_conf);
 		return -ENOMEM;

@@ -42,6 +42,9 @@ struct ctl {
 	char *local_options; /* those options as given: " --host FILE ...", or NULL */
 	/* sriov-persistd runs and answers this verb (status, plan, apply). */
 	sd_bus *bus;
+	/* The main configuration has errors (ctl_load_all(), ctl_host_view()):
+	 * apply and plan exit 1, also when no layout selects a PF. */
+	bool main_broken;
 };
 
 /* The shared setup of the verbs; each prints its own error and returns

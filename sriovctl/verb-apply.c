@@ -283,5 +283,7 @@ int verb_apply(struct ctl *c)
 	apply_result_done(&res);
 	if (!opts.only && apply_report_gone(&x, h) < 0)
 		return EXIT_FAIL;
-	return r < 0 || !x.ok ? EXIT_FAIL : EXIT_OK;
+	/* a main configuration with errors fails the apply, also when no
+	 * layout selects a PF to hold */
+	return r < 0 || !x.ok || c->main_broken ? EXIT_FAIL : EXIT_OK;
 }

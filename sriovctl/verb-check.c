@@ -284,18 +284,11 @@ static int check_hardware(struct ctl *c, const struct layout_set *set, struct di
 }
 
 /* The layout files checked: not a directory that could not be listed
- * (the set keeps it as a file with an error, its message says why). */
+ * (the set keeps it as a file with an error, its message says why); a
+ * refused file (a link out of --root, one others may write) is one. */
 static size_t count_layout_files(const struct layout_set *set)
 {
-	size_t n = 0;
-
-	for (size_t i = 0; i < set->n_files; i++) {
-		struct stat st;
-
-		if (stat(set->files[i]->path, &st) < 0 || !S_ISDIR(st.st_mode))
-			n++;
-	}
-	return n;
+	return set->dir_failed ? 0 : set->n_files;
 }
 
 /* The default main configuration (under --root), when neither it nor its

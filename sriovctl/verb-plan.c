@@ -134,7 +134,7 @@ int verb_plan(struct ctl *c)
 			   doc_bool(doc_idx(doc, "pfs", i), "gone") ||
 			   doc_len(doc_idx(doc, "pfs", i), "unmet") > 0;
 	}
-	if (failing)
+	if (failing || c->main_broken)
 		return EXIT_FAIL;
 	return any_changes(doc) ? EXIT_CHANGES : EXIT_OK;
 }

@@ -14,6 +14,7 @@
 #include "desired.h"
 #include "match.h"
 #include "report-gone.h"
+#include "report.h"
 #include "sriovctl.h"
 
 struct progress {
@@ -89,8 +90,9 @@ static int note_not_applied(struct progress *p, const struct pf_state *pf, const
 /* A PF that a layout selects: done when the files hold it now (an apply
  * holds it too: nothing will change before they are edited, whatever an
  * earlier apply recorded), or when its record is from this boot and,
- * applied, it waits for nothing more (held, failed ... are done: wait
- * fails at once). */
+ * applied, it waits for nothing more (failed, deferred, degraded are done:
+ * wait fails at once). So is one whose record says held while the files
+ * hold it no more: said pending, as status says it, not held. */
 static int note_record(struct ctl *c, usec_t since, const struct pf_view *pv, struct progress *p)
 {
 	const char *why = NULL;
@@ -105,6 +107,10 @@ static int note_record(struct ctl *c, usec_t since, const struct pf_view *pv, st
 		return note_missing(p, pv);
 	if (st.finished < since)
 		r = note_missing(p, pv);
+	else if (st.state == PF_STATUS_HELD)
+		/* what held it is fixed now (the files hold it no more): done
+		 * as the record is, but said as it is now */
+		r = note_not_applied(p, pv->pf, "pending", REPORT_HOLD_LIFTED);
 	else if (st.state == PF_STATUS_APPLIED && (why = still_waiting(pv, &st)))
 		r = strv_consume(&p->missing, strdup_printf("%s (%s)", pv->pf->pci, why));
 	else if (st.state == PF_STATUS_APPLIED) {

@@ -15,7 +15,7 @@ void ctl_host_options(const struct ctl *c, struct host_state *hs)
 /* What the planner needs of the main configuration, so that plan and status
  * plan as apply does: with errors in it, apply holds every PF, and so do
  * they (its errors go to stderr, as check prints them). */
-static int use_mainconf(const struct ctl *c, struct layout_set *set)
+static int use_mainconf(struct ctl *c, struct layout_set *set)
 {
 	struct diag_list diags = {};
 	struct mainconf conf;
@@ -32,6 +32,7 @@ static int use_mainconf(const struct ctl *c, struct layout_set *set)
 		_cleanup_free_ char *first = ctl_first_error(&diags);
 
 		ctl_print_diags(&diags);
+		c->main_broken = true;
 		r = first ? layout_set_main_broken(set, first) : -ENOMEM;
 	}
 	mainconf_done(&conf);

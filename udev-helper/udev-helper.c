@@ -16,6 +16,7 @@
  * boot runs it without any. */
 
 #include <limits.h>
+#include <sys/stat.h>
 #include <syslog.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-journal.h>
@@ -52,12 +53,39 @@ static int open_host(bool firmware, struct host **ret)
 	return arg.paths.host ? host_sim_open(arg.paths.host, ret, NULL) : host_linux_open(&o, ret);
 }
 
+/* Whether standard error is the journal already (systemd sets
+ * JOURNAL_STREAM=DEV:INODE for a unit whose output goes there). */
+static bool stderr_is_journal(void)
+{
+	const char *e = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	return e && sscanf(e, "%llu:%llu", &dev, &ino) == 2 && fstat(STDERR_FILENO, &st) == 0 &&
+	       (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
+
+/* An error that makes apply exit 1, run by hand: also on standard error,
+ * so that the exit status never comes without why. Under its unit, whose
+ * standard error is the journal, the journal has it once, with its fields. */
+static void echo_error(const char *msg)
+{
+	static int journal = -1;
+
+	if (journal < 0)
+		journal = stderr_is_journal();
+	if (!journal)
+		fprintf(stderr, "%s\n", msg);
+}
+
 static void log_diags(const struct diag_list *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		const struct diag *d = &l->items[i];
 		_cleanup_free_ char *s = diag_format(d);
 
+		if (d->level == DIAG_ERROR)
+			echo_error(s ?: d->msg);
 		sd_journal_send("MESSAGE=%s", s ?: d->msg, "PRIORITY=%d",
 				d->level == DIAG_ERROR ? LOG_ERR : LOG_WARNING, "CONFIG_FILE=%s",
 				strempty(d->file), "CONFIG_LINE=%u", d->line,
@@ -189,6 +217,12 @@ static void log_pf(const struct apply_pf_result *res)
 
 	if (!res->configured)
 		return;
+	if (st->state != PF_STATUS_APPLIED) {
+		_cleanup_free_ char *line = strdup_printf("%s (%s): %s: %s", st->pci,
+							  strna(st->name), state, strempty(why));
+
+		echo_error(line ?: state);
+	}
 	sd_journal_send("MESSAGE=%s (%s): %s%s%s%s", st->pci, strna(st->name), state,
 			res->changed ? "" : " (nothing to change)", why ? ": " : "", strempty(why),
 			"PRIORITY=%d", st->state == PF_STATUS_APPLIED ? LOG_INFO : LOG_ERR,

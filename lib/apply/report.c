@@ -165,6 +165,38 @@ static const char *report_pending(const struct pf_view *pv, struct pf_report *r)
 	return r->why_owned = why;
 }
 
+/* The last apply held the PF, and the files hold it no more (a PF they
+ * hold has no plan): what held it was fixed since, and the record says
+ * nothing of now. The PF is not applied, as if there were no record of
+ * this boot. */
+static bool hold_lifted(const struct pf_view *pv, const struct pf_report *r)
+{
+	return r->has_rec && r->rec.state == PF_STATUS_HELD && pv->plan;
+}
+
+/* The plan has actions left: drifted when it was applied, pending when
+ * there is no record (or the hold it records is lifted), else what the
+ * record says (failed, deferred ...), with why. */
+static int report_actions_left(const struct pf_view *pv, struct pf_report *r)
+{
+	if (r->has_rec && r->rec.state == PF_STATUS_APPLIED) {
+		/* drift: it was applied, and now the host differs again */
+		r->state = "drifted";
+		if (drift_beyond_vfs(pv, &r->why_owned) < 0)
+			return -ENOMEM;
+		r->why = r->why_owned;
+		return 0;
+	}
+	if (!r->has_rec || hold_lifted(pv, r)) {
+		r->state = "pending";
+		r->why = r->has_rec ? REPORT_HOLD_LIFTED : "not applied yet";
+	} else {
+		r->state = pf_status_state_to_string(r->rec.state);
+		r->why = r->rec.error;
+	}
+	return 0;
+}
+
 static int report_pf(const struct host_view *v, const struct pf_view *pv, const char *runtime_dir,
 		     const char *state_dir, struct pf_report *ret)
 {
@@ -179,29 +211,15 @@ static int report_pf(const struct host_view *v, const struct pf_view *pv, const 
 		r.state = pf_status_state_to_string(r.rec.state);
 		r.why = r.rec.error;
 	}
-	if (pv->plan && pv->plan->n_actions > 0) {
-		bool ok = r.has_rec && r.rec.state == PF_STATUS_APPLIED;
-
-		/* Drift: it was applied, and now the host differs again. */
-		r.state = ok	     ? "drifted" :
-			  !r.has_rec ? "pending" :
-				       pf_status_state_to_string(r.rec.state);
-		r.why = ok ? NULL : r.has_rec ? r.rec.error : "not applied yet";
-		if (ok) {
-			int k = drift_beyond_vfs(pv, &r.why_owned);
-
-			if (k < 0)
-				return k;
-			r.why = r.why_owned;
-		}
-	}
+	if (pv->plan && pv->plan->n_actions > 0 && report_actions_left(pv, &r) < 0)
+		return -ENOMEM;
 	r.why = report_pending(pv, &r);
 	if (streq(r.state, "pending") && !r.why)
 		return -ENOMEM;
 	/* The host is as the layouts say, but the boot gate counts a PF only
 	 * once an apply of this boot wrote its record: say why it waits. */
 	if (streq(r.state, "applied") && pv->desired && !r.why &&
-	    (!r.has_rec || r.rec.finished < boot_start_realtime()))
+	    (!r.has_rec || r.rec.finished < boot_start_realtime() || hold_lifted(pv, &r)))
 		r.why = "in place, but not applied in this boot yet (sriovctl wait waits for it)";
 	/* More VFs than an ExternallyManaged=yes layout expects: applied to
 	 * those it covers, with a warning. */

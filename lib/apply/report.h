@@ -22,5 +22,11 @@
  * listed with state "gone" and a reason (report-gone.h). -ENOMEM. */
 int report_status(const struct host_view *v, const char *runtime_dir, const char *state_dir,
 		  bool with_gone, struct json_object **ret);
+/* The reason of a PF whose last apply held it while the files hold it no
+ * more: pending, not held (status), and so said by wait. */
+#define REPORT_HOLD_LIFTED                                                                   \
+	"not applied since its last apply held it, and what held it is fixed now (sriovctl " \
+	"apply applies it)"
+
 /* {"pfs": [...], "changes": bool}: per PF the actions apply would run. */
 int report_plan(const struct host_view *v, struct json_object **ret);

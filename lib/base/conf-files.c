@@ -11,12 +11,16 @@
 /* One file name, as the highest-priority directory that has it has it. */
 struct conf_entry {
 	char *name;
-	char *path; /* NULL: masked by a link to /dev/null */
+	char *path;   /* NULL: masked by a link to /dev/null */
+	bool refused; /* a link out of the root: path is the link's */
 };
 
 struct conf_entries {
 	struct conf_entry *items;
 	size_t n;
+	/* a file's link out of the root is an entry of its own (refused)
+	 * rather than a failure of the list */
+	bool keep_refused;
 };
 
 static void conf_entries_done(struct conf_entries *e)
@@ -38,7 +42,7 @@ static bool conf_entries_have(const struct conf_entries *e, const char *name)
 }
 
 /* path: the file's, taken; NULL: masked by a link to /dev/null. */
-static int conf_entries_add(struct conf_entries *e, const char *name, char *path)
+static int conf_entries_add(struct conf_entries *e, const char *name, char *path, bool refused)
 {
 	_cleanup_free_ char *n = strdup(name), *p = path;
 	struct conf_entry *items;
@@ -49,7 +53,8 @@ static int conf_entries_add(struct conf_entries *e, const char *name, char *path
 	if (!items)
 		return -ENOMEM;
 	e->items = items;
-	e->items[e->n++] = (struct conf_entry){ .name = TAKE_PTR(n), .path = TAKE_PTR(p) };
+	e->items[e->n++] =
+		(struct conf_entry){ .name = TAKE_PTR(n), .path = TAKE_PTR(p), .refused = refused };
 	return 0;
 }
 
@@ -179,6 +184,10 @@ static int conf_scan_entry(struct conf_entries *e, const char *root, const char 
 	int r;
 
 	r = conf_entry_kind(root, hostdir, dir, fd, name, &path);
+	if (r == -EXDEV && e->keep_refused) {
+		path = path_in(dir, name);
+		return path ? conf_entries_add(e, name, path, true) : -ENOMEM;
+	}
 	if (r == -EXDEV) {
 		_cleanup_free_ char *p = path_in(dir, name);
 
@@ -186,7 +195,7 @@ static int conf_scan_entry(struct conf_entries *e, const char *root, const char 
 	}
 	if (r <= 0)
 		return r;
-	return conf_entries_add(e, name, r == 1 ? path : NULL);
+	return conf_entries_add(e, name, r == 1 ? path : NULL, false);
 }
 
 static int conf_scan_dir(struct conf_entries *e, const char *root, const char *hostdir,
@@ -240,11 +249,28 @@ int conf_files_list(const char *const *dirs, const char *suffix, char ***ret_pat
 	return conf_files_list_root(NULL, dirs, suffix, ret_paths, ret_failure);
 }
 
-int conf_files_list_root(const char *root, const char *const *dirs, const char *suffix,
-			 char ***ret_paths, struct conf_files_failure *ret_failure)
+/* The refused entries' paths, in the order of e. */
+static int conf_entries_refused(const struct conf_entries *e, char ***ret)
+{
+	_cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
+	int r = 0;
+
+	if (!l)
+		return -ENOMEM;
+	for (size_t i = 0; r >= 0 && i < e->n; i++)
+		if (e->items[i].refused)
+			r = strv_extend(&l, e->items[i].path);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(l);
+	return 0;
+}
+
+static int conf_list(const char *root, const char *const *dirs, const char *suffix,
+		     char ***ret_paths, char ***ret_refused, struct conf_files_failure *ret_failure)
 {
 	struct conf_files_failure fail = {};
-	struct conf_entries e = {};
+	struct conf_entries e = { .keep_refused = ret_refused };
 	char **paths;
 	size_t k = 0;
 	int r = 0;
@@ -258,8 +284,12 @@ int conf_files_list_root(const char *root, const char *const *dirs, const char *
 	}
 	if (e.n > 0)
 		qsort(e.items, e.n, sizeof(*e.items), conf_entry_cmp);
+	if (ret_refused && (r = conf_entries_refused(&e, ret_refused)) < 0)
+		goto out;
 	paths = calloc(e.n + 1, sizeof(char *));
 	if (!paths) {
+		if (ret_refused)
+			*ret_refused = strv_free(*ret_refused);
 		r = -ENOMEM;
 		goto out;
 	}
@@ -270,4 +300,17 @@ int conf_files_list_root(const char *root, const char *const *dirs, const char *
 out:
 	conf_entries_done(&e);
 	return r;
+}
+
+int conf_files_list_root(const char *root, const char *const *dirs, const char *suffix,
+			 char ***ret_paths, struct conf_files_failure *ret_failure)
+{
+	return conf_list(root, dirs, suffix, ret_paths, NULL, ret_failure);
+}
+
+int conf_files_list_root_refusing(const char *root, const char *const *dirs, const char *suffix,
+				  char ***ret_paths, char ***ret_refused,
+				  struct conf_files_failure *ret_failure)
+{
+	return conf_list(root, dirs, suffix, ret_paths, ret_refused, ret_failure);
 }

@@ -5,6 +5,7 @@
 #include <libgen.h>
 
 #include "conf-files.h"
+#include "fs-util.h"
 #include "layout-empty.h"
 #include "layout-set.h"
 
@@ -43,7 +44,25 @@ static int dir_unsafe(struct layout_set *s, const char *path, struct layout_file
 	return r < 0 ? r : 1;
 }
 
-static int layout_set_add(struct layout_set *s, const char *path)
+/* A file whose link leads out of the root (--root): never followed, so
+ * which PFs it selects is unknown; it stands as a file that cannot be
+ * read, with its own error, and the other files are read. */
+static int link_refused(struct layout_set *s, const char *path, struct layout_file **ret)
+{
+	struct diag_list ignored = {};
+	int r;
+
+	r = layout_parse_string(path, "", &ignored, ret);
+	diag_list_done(&ignored);
+	if (r < 0)
+		return r;
+	(*ret)->has_error = true;
+	(*ret)->no_match = false; /* its own error says why */
+	r = diag_add(&s->diags, DIAG_ERROR, path, 0, "%s; refusing it", root_strerror(-EXDEV));
+	return r < 0 ? r : 1;
+}
+
+static int layout_set_add(struct layout_set *s, const char *path, bool refused)
 {
 	struct layout_file **files, *f = NULL;
 	int r;
@@ -52,7 +71,7 @@ static int layout_set_add(struct layout_set *s, const char *path)
 	if (!files)
 		return -ENOMEM;
 	s->files = files;
-	r = dir_unsafe(s, path, &f);
+	r = refused ? link_refused(s, path, &f) : dir_unsafe(s, path, &f);
 	if (r == 0)
 		r = layout_parse_file(path, &s->diags, &f);
 	if (r < 0) {
@@ -100,7 +119,7 @@ static int check_declared(struct layout_set *s)
 	return 0;
 }
 
-int layout_set_load_files(char *const *paths, struct layout_set **ret)
+static int load_files(char *const *paths, char *const *refused, struct layout_set **ret)
 {
 	struct layout_set *s = calloc(1, sizeof(*s));
 	int r;
@@ -108,7 +127,7 @@ int layout_set_load_files(char *const *paths, struct layout_set **ret)
 	if (!s)
 		return -ENOMEM;
 	for (size_t i = 0; paths && paths[i]; i++) {
-		r = layout_set_add(s, paths[i]);
+		r = layout_set_add(s, paths[i], strv_contains(refused, paths[i]));
 		if (r < 0) {
 			layout_set_free(s);
 			return r;
@@ -152,18 +171,23 @@ static int layout_set_dir_failed(const struct conf_files_failure *fail, struct l
 	return 0;
 }
 
+int layout_set_load_files(char *const *paths, struct layout_set **ret)
+{
+	return load_files(paths, NULL, ret);
+}
+
 static int layout_set_load_under(const char *root, const char *const *dirs, struct layout_set **ret)
 {
-	_cleanup_strv_free_ char **paths = NULL;
+	_cleanup_strv_free_ char **paths = NULL, **refused = NULL;
 	struct conf_files_failure fail;
 	int r;
 
-	r = conf_files_list_root(root, dirs, "conf", &paths, &fail);
+	r = conf_files_list_root_refusing(root, dirs, "conf", &paths, &refused, &fail);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
 		return layout_set_dir_failed(&fail, ret);
-	return layout_set_load_files(paths, ret);
+	return load_files(paths, refused, ret);
 }
 
 int layout_set_load(const char *const *dirs, struct layout_set **ret)

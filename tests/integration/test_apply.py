@@ -504,7 +504,8 @@ def test_wait_says_held_by_the_files_as_they_are_now(make_host):
 
 def test_wait_names_why_each_pf_is_not_applied(make_host):
     """A record of this boot that says held (the files fixed since, not applied yet) is done, not
-    applied, with the record's reason; a PF with no record of this boot is waited for, and said so."""
+    applied, and said as it is now: pending, not held for the record's reason; a PF with no record
+    of this boot is waited for, and said so."""
     h = make_host("mixed.json")
     a, b = (p["pci"] for p in h.state()["pfs"][:2])
     h.layout("50.conf", f"[Match]\nPCIAddress={a}\n[VirtualFunction]\nVLANId=9999\n")
@@ -515,7 +516,8 @@ def test_wait_names_why_each_pf_is_not_applied(make_host):
     assert r.returncode == 1, r
     lines = r.stdout.splitlines()
     assert lines[0] == f"Timed out after 0s; not applied yet: {b} (not applied in this boot yet)"
-    assert re.fullmatch(rf"Not applied: {a} \(\S+\): held: .*VLANId=9999: must be 0..4095",
+    assert re.fullmatch(rf"Not applied: {a} \(\S+\): pending: not applied since its last apply "
+                        r"held it, and what held it is fixed now \(sriovctl apply applies it\)",
                         lines[1]), lines
     assert len(lines) == 2, lines
 
