@@ -34,7 +34,8 @@ static bool only_firmware(const struct manager *m)
 {
 	const struct host_state *hs = m->hs;
 
-	if (!hs || m->reboot.n_reasons == 0 || (hs->kernel_args_added && !hs->iommu))
+	if (!hs || m->reboot.n_reasons == 0 ||
+	    (strv_length(hs->kernel_args_added) > 0 && !hs->iommu))
 		return false;
 	for (size_t i = 0; i < m->reboot.n_reasons; i++) {
 		const struct pf_state *pf = host_state_find_pf(hs, m->reboot.reasons[i].pci);
