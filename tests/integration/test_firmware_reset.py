@@ -3,7 +3,7 @@
 reset of the card (the simulated host's firmware_reset action) instead of a reboot, under the
 same Lease, cordon and drain; the fallback to the reboot when the card offers no reset or the
 reset fails; no second reset and no reboot when the firmware kept its old limit; nothing with
-Policy=never. The world (bus, stand-in logind, API test server) is test_daemon_k8s.py's."""
+Policy=never; the reboot, without a reset, when kernel arguments wait for it too. The world (bus, stand-in logind, API test server) is test_daemon_k8s.py's."""
 
 import time
 
@@ -113,3 +113,20 @@ def test_policy_never_makes_no_reset(env):
     assert h.pf(CX6_A)["total_vfs"] == 8
     assert c.get("PendingReboot") is True
     assert env.logind.calls() == []
+
+
+def test_kernel_arguments_waiting_mean_the_reboot(env):
+    """Kernel arguments added for the next boot (IOMMU off until then): only a reboot meets
+    them, and it brings the firmware setting too; no reset first."""
+    c = env.c
+    h, _ = cx6_reboot_host(env, "immediate", Enabled="no")
+    with_firmware_reset(h)
+
+    def added(s):
+        s["kernel_arguments_added"], s["iommu"], s["boot_loader"] = \
+            ["intel_iommu=on", "iommu=pt"], False, "grub"
+    h.edit(added)
+    env.start(h)
+    c.wait(lambda: env.logind.calls(), timeout=30, what="Reboot() on logind")
+    assert RESET_LOG not in env.log()
+    assert h.pf(CX6_A)["total_vfs"] == 8
