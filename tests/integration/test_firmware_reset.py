@@ -3,7 +3,8 @@
 reset of the card (the simulated host's firmware_reset action) instead of a reboot, under the
 same Lease, cordon and drain; the fallback to the reboot when the card offers no reset or the
 reset fails; no second reset and no reboot when the firmware kept its old limit; nothing with
-Policy=never; the reboot, without a reset, when kernel arguments wait for it too. The world (bus, stand-in logind, API test server) is test_daemon_k8s.py's."""
+Policy=never; the reboot, without a reset, when kernel arguments wait for it too. The world
+(bus, stand-in logind, API test server) is test_daemon_k8s.py's."""
 
 import time
 
