@@ -14,6 +14,7 @@
 #include <syslog.h>
 #include <systemd/sd-daemon.h>
 
+#include "firmware-reset.h"
 #include "json-util.h"
 #include "k8s-record.h"
 #include "k8s.h"
@@ -324,8 +325,26 @@ static void reboot_done(void *userdata, int r, const char *error)
 	manager_update_summary(m, false);
 }
 
+/* The reasons as they stand now count as tried: not reset or rebooted for
+ * again on their own. */
+static void reasons_tried(struct manager *m)
+{
+	_cleanup_strv_free_ char **reasons = manager_reboot_reasons(m);
+
+	free(m->k8s->reboot_tried);
+	m->k8s->reboot_tried = reasons && reasons[0] ? strv_join(reasons, "\n") : NULL;
+}
+
 static void step_reboot(struct manager *m)
 {
+	struct operation *op = m->k8s->op;
+
+	if (m->conf.firmware_reset && manager_firmware_reset(m) == FIRMWARE_RESET_DONE) {
+		reasons_tried(m);
+		op_set_step(m, op->drained ? OP_STEP_DEVICE_PLUGIN : OP_STEP_DONE);
+		op_run_step(m);
+		return;
+	}
 	log_msg(LOG_NOTICE, "Asking logind to reboot for the pending reboot reasons");
 	logind_reboot(m->bus, reboot_done, m);
 }

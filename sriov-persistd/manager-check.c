@@ -208,11 +208,21 @@ static int check_at_rest(struct pf_entry *e, const struct pf_desired *d, const s
 	char *const *later = d->held ? NULL : p->waiting[0] ? p->waiting : p->reboot_reasons;
 	_cleanup_free_ char *pending = later && later[0] ? strv_join((char **)later, "; ") : NULL;
 
+	/* only a reboot is left, which a firmware reset that did not take
+	 * stands for: failed, with what the firmware reports */
+	bool stuck = e->firmware_stuck && pending && !unmet && !p->waiting[0];
+
 	e->state = d->held ? PF_RUN_HELD :
 		   unmet   ? PF_RUN_DEGRADED :
+		   stuck   ? PF_RUN_FAILED :
 		   pending ? PF_RUN_PENDING :
 			     PF_RUN_APPLIED;
-	(void)free_and_strdup(&e->last_error, d->held ? d->held_reason : unmet ?: pending);
+	(void)free_and_strdup(&e->last_error, d->held ? d->held_reason :
+					      unmet   ?:
+					      stuck   ? e->firmware_stuck :
+							pending);
+	if (!stuck)
+		e->firmware_stuck = mfree(e->firmware_stuck);
 	if (!d->held) {
 		set_strv(&e->resources_running, strv_copy(e->resources_wanted));
 		if (!e->resources_running)

@@ -64,6 +64,29 @@ static bool update_reboot(struct manager *m, bool layouts_changed)
 	return true;
 }
 
+void manager_reboot_forget_card(struct manager *m, const char *pci)
+{
+	struct reboot_record keep = {};
+	int r = 0;
+
+	snprintf(keep.boot_id, sizeof(keep.boot_id), "%s", m->reboot.boot_id);
+	for (size_t i = 0; r >= 0 && i < m->reboot.n_reasons; i++)
+		if (!pci_same_device(m->reboot.reasons[i].pci, pci))
+			r = reboot_record_add(&keep, m->reboot.reasons[i].pci,
+					      m->reboot.reasons[i].text,
+					      m->reboot.reasons[i].since);
+	if (r < 0) {
+		reboot_record_done(&keep);
+		return;
+	}
+	reboot_record_done(&m->reboot);
+	m->reboot = keep;
+	r = reboot_record_write(m->state_dir, &m->reboot);
+	if (r < 0)
+		log_msg(LOG_WARNING, "Writing %s/reboot.json failed: %s", m->state_dir,
+			strerror(-r));
+}
+
 static enum manager_state summary_state(struct manager *m)
 {
 	_cleanup_free_ enum pf_run_state *states = calloc(m->n_pfs ?: 1, sizeof(*states));

@@ -9,3 +9,6 @@
  * observers (MANAGER_SUMMARY_CHANGED when anything changed, then
  * MANAGER_SUMMARY). */
 void manager_update_summary(struct manager *m, bool layouts_changed);
+/* Drops the pending reboot reasons of every PF of pci's card (a firmware
+ * reset met them), in memory and in reboot.json. */
+void manager_reboot_forget_card(struct manager *m, const char *pci);

@@ -49,6 +49,9 @@ struct pf_entry {
 	char *given_up;
 	char *plan_sig;	       /* the current plan, NULL when empty */
 	char **reboot_reasons; /* of the last plan */
+	/* A firmware reset ran for them and the firmware kept its settings:
+	 * what it reports. The PF is failed with it while they stand. */
+	char *firmware_stuck;
 	bool dirty;
 	bool reset_wanted; /* Reset() waits for a drain: after it, reset, not apply */
 	/* One applier per PF: a PF whose netdev appeared while the daemon runs

@@ -150,6 +150,13 @@ static const char *report_pending(const struct pf_view *pv, struct pf_report *r)
 
 	if (!p || !(applied || drifted))
 		return r->why;
+	/* only a reboot is left, and the last apply failed: a firmware reset
+	 * instead of the reboot ran and did not take (sriov-persistd) */
+	if (applied && !p->waiting[0] && p->reboot_reasons[0] && r->has_rec &&
+	    r->rec.state == PF_STATUS_FAILED && r->rec.error) {
+		r->state = "failed";
+		return r->why = r->rec.error;
+	}
 	if (p->waiting[0])
 		why = strv_join(p->waiting, "; ");
 	else if (applied && p->reboot_reasons[0])

@@ -28,6 +28,7 @@ static const char *const reboot_policy_names[_REBOOT_POLICY_MAX] = {
 	[REBOOT_POLICY_COORDINATED] = "coordinated",
 	[REBOOT_POLICY_IMMEDIATE] = "immediate",
 };
+static const char *const firmware_reset_names[2] = { "no", "yes" };
 static const char *const rdma_netns_names[_RDMA_NETNS_MAX] = {
 	[RDMA_NETNS_KEEP] = "keep",
 	[RDMA_NETNS_SHARED] = "shared",
@@ -201,6 +202,8 @@ static const struct mc_key mc_keys[] = {
 	  .def = KERNEL_ARGUMENTS_CHECK, .why = "must be check or manage" },
 	{ "Reboot", "Policy", MC_ENUM, FIELD(reboot_policy), NAMES(reboot_policy),
 	  .def = REBOOT_POLICY_COORDINATED, .why = "must be never, coordinated or immediate" },
+	{ "Reboot", "FirmwareReset", MC_ENUM, FIELD(firmware_reset), NAMES(firmware_reset),
+	  .booleans = true, .def = 0, .why = "must be a boolean (yes/no/true/false/on/off/1/0)" },
 	{ "RDMA", "NetnsMode", MC_ENUM, FIELD(rdma_netns), NAMES(rdma_netns),
 	  .def = RDMA_NETNS_KEEP, .why = "must be keep, shared or exclusive" },
 	{ "Kubernetes", "Enabled", MC_ENUM, FIELD(k8s_enabled), NAMES(k8s_enabled),

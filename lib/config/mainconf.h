@@ -83,6 +83,10 @@ struct mainconf {
 	/* [Reboot] */
 	enum kernel_arguments kernel_arguments; /* check */
 	enum reboot_policy reboot_policy;	/* coordinated */
+	/* a pending reboot for ConnectX firmware settings only is done by a
+	 * firmware reset of the cards (mstfwreset level 3) where they offer
+	 * one; an int as the enum keys are (0 = no) */
+	int firmware_reset;
 	/* [RDMA] */
 	enum rdma_netns rdma_netns; /* keep */
 	/* [Kubernetes] */

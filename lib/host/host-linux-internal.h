@@ -32,6 +32,7 @@ struct host_linux {
 	char *mstconfig;	      /* NULL: firmware settings are not read */
 	struct hl_firmware *firmware; /* what mstconfig said, per device */
 	size_t n_firmware;
+	char *mstfwreset; /* NULL: no firmware resets */
 	/* /proc/cpuinfo's vendor, read on the first host read: it does not
 	 * change, and every read of that file makes the kernel ask the CPUs */
 	bool cpu_vendor_read;
@@ -160,6 +161,14 @@ int hl_read_firmware(struct host_linux *hl, struct pf_state *pf);
 void hl_firmware_forget(struct host_linux *hl);
 int hl_set_firmware_vfs(struct host_linux *hl, const char *pf, uint32_t n, usec_t timeout);
 int hl_set_link_type(struct host_linux *hl, const char *pf, enum link_type t, usec_t timeout);
+
+/* --- host-linux-fwreset.c --- */
+
+/* ACTION_FIRMWARE_RESET of pf's card: -EOPNOTSUPP (nothing touched) when
+ * mstfwreset's query has no level 3; the VFs of every PF of the card
+ * removed within timeout each; the reset within its own bound; what was
+ * read of the firmware forgotten. */
+int hl_firmware_reset(struct host_linux *hl, const char *pf, usec_t timeout);
 
 /* --- host-linux-boot.c --- */
 

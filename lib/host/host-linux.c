@@ -285,6 +285,8 @@ static int linux_run(struct host *h, const char *pf, const struct action *a, use
 		return hl_set_representor_up(hl, pf, a->vf);
 	case ACTION_SET_KERNEL_ARGUMENTS:
 		return hl_set_kernel_arguments(hl, a->value != 0, a->str);
+	case ACTION_FIRMWARE_RESET:
+		return hl_firmware_reset(hl, pf, timeout);
 	case _ACTION_TYPE_MAX:
 	case _ACTION_TYPE_INVALID:
 		break;
@@ -308,6 +310,7 @@ static void linux_free(struct host *h)
 	free(hl->root);
 	hl_firmware_forget(hl);
 	free(hl->mstconfig);
+	free(hl->mstfwreset);
 	free(hl);
 }
 
@@ -357,6 +360,9 @@ int host_linux_open(const struct host_linux_options *o, struct host **ret)
 			    path_under_root(o->root, "/etc/machine-id", &hl->machine_id_path);
 	if (r >= 0 && !o->no_firmware &&
 	    !(hl->mstconfig = strdup(o->mstconfig ?: "/usr/bin/mstconfig")))
+		r = -ENOMEM;
+	if (r >= 0 && !o->no_firmware &&
+	    !(hl->mstfwreset = strdup(o->mstfwreset ?: "/usr/bin/mstfwreset")))
 		r = -ENOMEM;
 	if (r >= 0 && !(hl->udev = udev_new()))
 		r = -ENOMEM;

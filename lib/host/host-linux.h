@@ -21,6 +21,9 @@ struct host_linux_options {
 	/* mstconfig (Debian's mstflint), for the firmware settings of ConnectX
 	 * PFs; default "/usr/bin/mstconfig" */
 	const char *mstconfig;
+	/* mstfwreset (the same package's mlxfwreset), for firmware resets;
+	 * default "/usr/bin/mstfwreset" */
+	const char *mstfwreset;
 	/* do not read firmware settings (firmware_total_vfs stays -1): for
 	 * callers that only match PFs and must not wait for the tool */
 	bool no_firmware;

@@ -9,6 +9,8 @@
  *                                                            after_ms, never)
  *   { "op": "bind_driver", "random_mac": true }  (bound, but the VF took a random MAC)
  *   { "op": "any", "crash_after": 3 }
+ *   { "op": "firmware_reset", "errno": "EOPNOTSUPP" }  (the card offers no reset level 3)
+ *   { "op": "firmware_reset", "no_effect": true }  (VFs gone, "reset", old settings still in force)
  * They live in the snapshot file next to the state, for tests only. */
 
 #include <inttypes.h>
@@ -152,6 +154,12 @@ static int parse_kind(struct json_object *o, size_t i, struct sim_fault *f, char
 		f->kind = SIM_FAULT_RANDOM_MAC;
 		return 0;
 	}
+	if (has_key(o, "no_effect")) {
+		if (!get_key(o, "no_effect", json_type_boolean, &v) || !json_object_get_boolean(v))
+			return bad(ret_error, i, "no_effect", "must be true");
+		f->kind = SIM_FAULT_NO_EFFECT;
+		return 0;
+	}
 	if (has_key(o, "netdevs")) {
 		r = parse_count(o, "netdevs", i, 0, &n, ret_error);
 		if (r >= 0)
@@ -205,6 +213,9 @@ static int parse_fault(struct json_object *o, size_t i, struct sim_fault *f, cha
 		return bad(ret_error, i, "netdevs", "only \"set_num_vfs\" makes VF netdevs");
 	if (r >= 0 && f->kind == SIM_FAULT_RANDOM_MAC && op_from_name(f->op) != ACTION_BIND_VF)
 		return bad(ret_error, i, "random_mac", "only \"bind_driver\" probes a VF");
+	if (r >= 0 && f->kind == SIM_FAULT_NO_EFFECT &&
+	    op_from_name(f->op) != ACTION_FIRMWARE_RESET)
+		return bad(ret_error, i, "no_effect", "only \"firmware_reset\" resets firmware");
 	return r;
 }
 
@@ -271,6 +282,8 @@ static int fault_to_json(const struct sim_fault *f, struct json_object **ret)
 		r = add(o, "after_ms", json_object_new_int64(f->after_ms));
 	if (r >= 0 && f->kind == SIM_FAULT_RANDOM_MAC)
 		r = add(o, "random_mac", json_object_new_boolean(true));
+	if (r >= 0 && f->kind == SIM_FAULT_NO_EFFECT)
+		r = add(o, "no_effect", json_object_new_boolean(true));
 	if (r >= 0 && f->kind == SIM_FAULT_CRASH)
 		r = add(o, "crash_after", json_object_new_int64(f->crash_after));
 	if (r >= 0 && f->times >= 0)

@@ -15,6 +15,9 @@ struct sim_request {
 	const char *pf;
 	const struct action *a;
 	usec_t timeout; /* USEC_INFINITY for operations without one */
+	/* ACTION_FIRMWARE_RESET: the tool says it reset the card, but the
+	 * firmware still runs with its old settings (a fault) */
+	bool no_effect;
 };
 
 /* Applies rq to s by the kernel's rules. Returns 0 (s changed as the kernel
@@ -45,6 +48,9 @@ enum sim_fault_kind {
 	/* a bind that succeeds while the PF resets: the VF takes a random MAC,
 	 * and the PF keeps it (igb as its link comes up) */
 	SIM_FAULT_RANDOM_MAC,
+	/* a firmware reset that removes the VFs and reports success, while the
+	 * firmware keeps the settings it ran with */
+	SIM_FAULT_NO_EFFECT,
 	_SIM_FAULT_KIND_MAX,
 	_SIM_FAULT_KIND_INVALID = -EINVAL,
 };

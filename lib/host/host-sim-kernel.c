@@ -573,6 +573,40 @@ static int k_set_firmware_link_type(struct host *h, struct host_state *s,
 	return 0;
 }
 
+/* mlxfwreset --level 3 reset: the tool writes 0 VFs to the card's PFs
+ * (ours does so first, for VFs bound to vfio-pci the tool would refuse),
+ * restarts the firmware, which then runs with its next-boot settings, and
+ * reloads mlx5_core, which starts in legacy eswitch mode. */
+static int k_firmware_reset(struct host *h, struct host_state *s, const struct sim_request *rq)
+{
+	struct pf_state *pf = find_pf(h, s, rq->pf);
+	const struct driver_info *di;
+
+	if (!pf)
+		return -ENODEV;
+	di = driver_info_get(pf->driver);
+	if (!di->firmware_vfs && !di->firmware_link_type) {
+		host_set_error(h, "%s has no firmware reset", strna(pf->driver));
+		return -EOPNOTSUPP;
+	}
+	for (size_t i = 0; i < s->n_pfs; i++) {
+		struct pf_state *p = &s->pfs[i];
+
+		if (!pci_same_device(p->pci, pf->pci))
+			continue;
+		destroy_vfs(p);
+		if (p->has_eswitch)
+			p->eswitch_mode = ESWITCH_MODE_LEGACY;
+		if (rq->no_effect)
+			continue;
+		if (p->firmware_total_vfs >= 0)
+			p->total_vfs = (unsigned)p->firmware_total_vfs;
+		if (p->has_firmware_link_type)
+			p->link_type = p->firmware_link_type;
+	}
+	return 0;
+}
+
 static int (*const rules[_ACTION_TYPE_MAX])(struct host *h, struct host_state *s,
 					    const struct sim_request *rq) = {
 	[ACTION_LOAD_MODULE] = k_load_module,
@@ -591,6 +625,7 @@ static int (*const rules[_ACTION_TYPE_MAX])(struct host *h, struct host_state *s
 	[ACTION_SET_RDMA_NETNS_MODE] = k_set_rdma_netns_mode,
 	[ACTION_SET_REPRESENTOR_UP] = k_set_representor_up,
 	[ACTION_SET_KERNEL_ARGUMENTS] = k_set_kernel_arguments,
+	[ACTION_FIRMWARE_RESET] = k_firmware_reset,
 };
 
 int sim_kernel_apply(struct host *h, struct host_state *s, const struct sim_request *rq)

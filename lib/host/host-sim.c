@@ -545,14 +545,23 @@ static int sim_run(struct sim *s, const struct sim_request *rq)
 		return r;
 	/* whatever happens next may change it (NULL: a module, for every PF) */
 	if (t == &s->batch)
-		pf_text_forget_card(s, t->state, rq->pf, rq->a->type == ACTION_SET_FIRMWARE_VFS);
+		pf_text_forget_card(s, t->state, rq->pf,
+				    rq->a->type == ACTION_SET_FIRMWARE_VFS ||
+					    rq->a->type == ACTION_FIRMWARE_RESET);
 	if (action_type_on_vf(rq->a->type) && sim_vf_pci(t->state, rq->pf, rq->a->vf, vf_pci) < 0)
 		vf_pci[0] = '\0';
 	f = sim_faults_fire(&t->faults, SIM_FAULT_ERRNO, rq->a->type, rq->pf,
 			    vf_pci[0] ? vf_pci : NULL);
 	if (f)
 		return fault_fire(s, t, rq, f);
-	r = sim_kernel_apply(&s->host, t->state, rq);
+	if (rq->a->type == ACTION_FIRMWARE_RESET &&
+	    sim_faults_fire(&t->faults, SIM_FAULT_NO_EFFECT, rq->a->type, rq->pf, NULL)) {
+		struct sim_request ne = *rq;
+
+		ne.no_effect = true;
+		r = sim_kernel_apply(&s->host, t->state, &ne);
+	} else
+		r = sim_kernel_apply(&s->host, t->state, rq);
 	if (r < 0)
 		return r;
 	s->n_done++;

@@ -24,6 +24,7 @@ static const struct {
 	[ACTION_SET_RDMA_NETNS_MODE] = { "set_rdma_netns_mode" },
 	[ACTION_SET_REPRESENTOR_UP] = { "set_representor_up", .on_vf = true },
 	[ACTION_SET_KERNEL_ARGUMENTS] = { "set_kernel_arguments" },
+	[ACTION_FIRMWARE_RESET] = { "firmware_reset" },
 };
 
 const char *action_type_to_string(enum action_type t)

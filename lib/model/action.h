@@ -29,6 +29,13 @@ enum action_type {
 	/* value = 1: add to the boot loader's configuration, 0: remove what we
 	 * added; str = the arguments, space-separated; a reboot when added */
 	ACTION_SET_KERNEL_ARGUMENTS,
+	/* A firmware reset of the PF's card (mlxfwreset level 3, "Driver
+	 * restart and PCI reset"): the firmware's next-boot settings of every
+	 * PF of the card in force without a reboot, and the VFs of every PF of
+	 * the card gone. -EOPNOTSUPP, with nothing touched, when the card
+	 * does not offer that level. Whether the settings took is for the
+	 * caller to read back: a tool may say it reset and leave them. */
+	ACTION_FIRMWARE_RESET,
 	_ACTION_TYPE_MAX,
 	_ACTION_TYPE_INVALID = -EINVAL,
 };

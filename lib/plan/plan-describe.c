@@ -112,6 +112,9 @@ char *action_describe(const struct action *a)
 			strna(rdma_netns_mode_to_string((enum rdma_netns_mode)a->value)));
 	case ACTION_SET_KERNEL_ARGUMENTS:
 		return describe_kernel_arguments(a);
+	case ACTION_FIRMWARE_RESET:
+		return strdup("firmware reset of the card (its next-boot settings in force, "
+			      "the VFs of all its PFs removed)");
 	case _ACTION_TYPE_MAX:
 	case _ACTION_TYPE_INVALID:
 		break;
@@ -193,6 +196,7 @@ static char *describe_now(const struct action *a, const struct pf_state *pf)
 	case ACTION_SET_AUTOPROBE:
 	case ACTION_SET_RDMA_NETNS_MODE:
 	case ACTION_SET_KERNEL_ARGUMENTS:
+	case ACTION_FIRMWARE_RESET:
 	case _ACTION_TYPE_MAX:
 	case _ACTION_TYPE_INVALID:
 		break;

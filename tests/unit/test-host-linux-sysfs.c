@@ -731,6 +731,74 @@ static void test_firmware(void **state)
 	free(p1.firmware_error);
 }
 
+/* A stand-in mstfwreset printing what mstflint 4.21 prints
+ * (tests/fixtures/mlxfwreset), as the file "fwreset.mode" says: the card
+ * without level 3, or a reset whose firmware did not restart. */
+static void stand_in_mstfwreset(char *path, size_t size)
+{
+	char cwd[256], script[2048];
+
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	snprintf(
+		script, sizeof(script),
+		"#!/bin/sh\n"
+		"echo \"$*\" >> %s/mstfwreset.args\n"
+		"m=$(cat %s/tools/fwreset.mode)\n"
+		"f=%s/tests/fixtures/mlxfwreset/4.21\n"
+		"case \"$m $*\" in\n"
+		"'no-level-3 -d 0000:03:00.0 query') cat $f/query-no-pci-reset.txt ;;\n"
+		"*' -d 0000:03:00.0 query') cat $f/query.txt ;;\n"
+		"'fails -d 0000:03:00.0 --level 3 --yes reset') cat $f/reset-failed.txt; exit 1 ;;\n"
+		"*' -d 0000:03:00.0 --level 3 --yes reset') cat $f/reset.txt ;;\n"
+		"*) cat $f/no-device.txt; exit 1 ;;\n"
+		"esac\n",
+		root, root, cwd);
+	put(script, "tools/mstfwreset");
+	path_at(path, size, "tools/mstfwreset");
+	assert_int_equal(chmod(path, 0755), 0);
+}
+
+/* Level 3 asked for first; the card's VFs removed before the reset. */
+static void test_firmware_reset(void **state)
+{
+	char tool[512];
+
+	stand_in_mstfwreset(tool, sizeof(tool));
+	hl.mstfwreset = tool;
+	put("ok", "tools/fwreset.mode");
+	put("2\n", BUS MLX_PF "/sriov_numvfs");
+	assert_int_equal(hl_firmware_reset(&hl, MLX_PF, USEC_PER_SEC), 0);
+	assert_int_equal(slurp(BUS MLX_PF "/sriov_numvfs")[0], '0');
+	assert_int_equal(count_lines("mstfwreset.args"), 2);
+
+	/* no level 3: the VFs stay */
+	put("no-level-3", "tools/fwreset.mode");
+	put("2\n", BUS MLX_PF "/sriov_numvfs");
+	assert_int_equal(hl_firmware_reset(&hl, MLX_PF, USEC_PER_SEC), -EOPNOTSUPP);
+	assert_non_null(strstr(hl.host.error, "query: 0000:03:00.0 does not support reset level 3 "
+					      "(Driver restart and PCI reset)"));
+	assert_string_equal(slurp(BUS MLX_PF "/sriov_numvfs"), "2\n");
+	assert_int_equal(count_lines("mstfwreset.args"), 3);
+
+	put("fails", "tools/fwreset.mode");
+	assert_int_equal(hl_firmware_reset(&hl, MLX_PF, USEC_PER_SEC), -EIO);
+	assert_non_null(strstr(hl.host.error,
+			       "reset failed (exit code 1): -E- Firmware reset failed, retry "
+			       "operation or reboot machine."));
+	assert_int_equal(count_lines("mstfwreset.args"), 5);
+
+	assert_int_equal(hl_firmware_reset(&hl, "0000:05:00.0", USEC_PER_SEC), -EIO);
+	assert_non_null(strstr(hl.host.error, "query failed (exit code 1): -E- Failed to "
+					      "Identify Device"));
+	hl.mstfwreset = (char *)"/nonexistent/mstfwreset";
+	assert_int_equal(hl_firmware_reset(&hl, MLX_PF, USEC_PER_SEC), -ENOENT);
+	assert_string_equal(hl.host.error,
+			    "/nonexistent/mstfwreset not found (install the package mstflint)");
+	hl.mstfwreset = NULL;
+	assert_int_equal(hl_firmware_reset(&hl, MLX_PF, USEC_PER_SEC), -EOPNOTSUPP);
+	put("0\n", BUS MLX_PF "/sriov_numvfs");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -750,6 +818,7 @@ int main(void)
 		cmocka_unit_test(test_bind_writes),
 		cmocka_unit_test(test_list_modules),
 		cmocka_unit_test(test_firmware),
+		cmocka_unit_test(test_firmware_reset),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

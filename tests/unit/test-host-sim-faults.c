@@ -85,6 +85,10 @@ static void test_faults_invalid(void **state)
 			 "faults[0]: needs \"errno\", \"hang\" or \"crash_after\"");
 	check_bad_faults(e, "[ { \"op\": \"any\", \"crash_after\": 0 } ]", "faults[0].crash_after");
 	check_bad_faults(e, "[ { \"op\": \"any\", \"hang\": false } ]", "faults[0].hang");
+	check_bad_faults(e, "[ { \"op\": \"set_num_vfs\", \"no_effect\": true } ]",
+			 "faults[0].no_effect: only \"firmware_reset\" resets firmware");
+	check_bad_faults(e, "[ { \"op\": \"firmware_reset\", \"no_effect\": 1 } ]",
+			 "faults[0].no_effect: must be true");
 	check_bad_faults(e, "[ { \"op\": \"any\", \"errno\": \"EIO\", \"times\": -1 } ]",
 			 "faults[0].times");
 	check_bad_faults(e, "[ { \"op\": \"any\", \"errno\": \"EIO\", \"pci\": \"x\" } ]",

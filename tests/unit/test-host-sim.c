@@ -574,6 +574,49 @@ static void test_firmware(void **state)
 	assert_int_equal(op_set_firmware_vfs(e->h, "0000:00:00.0", 8), -ENODEV);
 }
 
+/* A firmware reset puts the next-boot settings of every PF of the card in
+ * force and takes the VFs of all of them; other cards keep theirs. */
+static void check_reset(struct env *e, const char *faults, bool effect)
+{
+	struct host_state *hs;
+
+	env_load(e, "cx6dx.json", faults);
+	assert_int_equal(op_set_num_vfs(e->h, CX6_PF0, 4, T), 0);
+	assert_int_equal(op_set_num_vfs(e->h, "0000:ca:00.1", 2, T), 0);
+	assert_int_equal(op_set_firmware_vfs(e->h, CX6_PF0, 32), 0);
+	assert_int_equal(op_firmware_reset(e->h, "0000:ca:00.1"), 0);
+	hs = env_read(e);
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(hs->pfs[i].num_vfs, 0);
+		assert_int_equal(hs->pfs[i].n_vfs, 0);
+		assert_int_equal(hs->pfs[i].total_vfs, effect ? 32 : 8);
+		assert_int_equal(hs->pfs[i].firmware_total_vfs, 32);
+	}
+	host_state_free(hs);
+}
+
+static void test_firmware_reset(void **state)
+{
+	struct env *e = *state;
+	struct host_state *hs;
+
+	check_reset(e, NULL, true);
+	/* the tool says it reset the card; the firmware kept its settings */
+	check_reset(e, "[ { \"op\": \"firmware_reset\", \"no_effect\": true } ]", false);
+	/* no reset level 3: nothing touched */
+	env_load(e, "cx6dx.json", "[ { \"op\": \"firmware_reset\", \"errno\": \"EOPNOTSUPP\" } ]");
+	assert_int_equal(op_set_num_vfs(e->h, CX6_PF0, 4, T), 0);
+	assert_int_equal(op_firmware_reset(e->h, CX6_PF0), -EOPNOTSUPP);
+	assert_string_equal(e->h->error, "injected EOPNOTSUPP on firmware_reset");
+	hs = env_read(e);
+	assert_int_equal(hs->pfs[0].num_vfs, 4);
+	host_state_free(hs);
+	/* not a ConnectX */
+	env_load(e, "e810.json", NULL);
+	assert_int_equal(op_firmware_reset(e->h, E810_PF0), -EOPNOTSUPP);
+	assert_string_equal(e->h->error, "ice has no firmware reset");
+}
+
 /* The file stays a canonical snapshot that other programs can read. */
 static void test_file_stays_canonical(void **state)
 {
@@ -691,6 +734,7 @@ int main(void)
 		ENV_TEST(test_vf_mtu),
 		ENV_TEST(test_load_module),
 		ENV_TEST(test_firmware),
+		ENV_TEST(test_firmware_reset),
 		ENV_TEST(test_file_stays_canonical),
 		ENV_TEST(test_pf_apply_one_write),
 	};

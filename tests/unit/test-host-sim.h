@@ -40,6 +40,7 @@
 #define op_set_vf_mtu(h, pf, i, mtu) \
 	RUN(h, pf, T, .type = ACTION_SET_VF_MTU, .vf = (i), .value = (mtu))
 #define op_set_firmware_vfs(h, pf, n) RUN(h, pf, T, .type = ACTION_SET_FIRMWARE_VFS, .value = (n))
+#define op_firmware_reset(h, pf) RUN(h, pf, T, .type = ACTION_FIRMWARE_RESET)
 #define op_set_firmware_link_type(h, pf, lt) \
 	RUN(h, pf, T, .type = ACTION_SET_LINK_TYPE, .value = (uint32_t)(lt))
 

@@ -63,6 +63,7 @@ static void assert_defaults(const struct mainconf *c)
 	assert_int_equal(c->disruption_policy, DISRUPTION_POLICY_DRAIN);
 	assert_int_equal(c->kernel_arguments, KERNEL_ARGUMENTS_CHECK);
 	assert_int_equal(c->reboot_policy, REBOOT_POLICY_COORDINATED);
+	assert_int_equal(c->firmware_reset, 0);
 	assert_int_equal(c->rdma_netns, RDMA_NETNS_KEEP);
 	assert_int_equal(c->k8s_enabled, K8S_ENABLED_AUTO);
 	assert_string_equal(c->kubeconfig, "/etc/sriov-persist/kubeconfig");
@@ -113,7 +114,7 @@ static void test_every_key(void **state)
 	parse_clean(&c, "[Apply]\nTimeoutSec=1\nSysfsWriteTimeoutSec=31536000\n"
 			"[Drift]\nMode=report\nSafetyScanSec=3600\n"
 			"[Disruption]\nPolicy=never\n"
-			"[Reboot]\nKernelArguments=manage\nPolicy=immediate\n"
+			"[Reboot]\nKernelArguments=manage\nPolicy=immediate\nFirmwareReset=on\n"
 			"[RDMA]\nNetnsMode=exclusive\n"
 			"[Kubernetes]\nEnabled=yes\nKubeconfig=/var/lib/sriov-persist/kc\n"
 			"NodeName=worker-7.example.com\nDrainTimeoutSec=0\nEvictionFallback=fail\n"
@@ -128,6 +129,7 @@ static void test_every_key(void **state)
 	assert_int_equal(c.disruption_policy, DISRUPTION_POLICY_NEVER);
 	assert_int_equal(c.kernel_arguments, KERNEL_ARGUMENTS_MANAGE);
 	assert_int_equal(c.reboot_policy, REBOOT_POLICY_IMMEDIATE);
+	assert_int_equal(c.firmware_reset, 1);
 	assert_int_equal(c.rdma_netns, RDMA_NETNS_EXCLUSIVE);
 	assert_int_equal(c.k8s_enabled, K8S_ENABLED_YES);
 	assert_string_equal(c.kubeconfig, "/var/lib/sriov-persist/kc");
@@ -212,6 +214,8 @@ static void test_invalid_values(void **state)
 		{ "Reboot", "KernelArguments=yes", "KernelArguments=yes: must be check or manage" },
 		{ "Reboot", "Policy=drain",
 		  "Policy=drain: must be never, coordinated or immediate" },
+		{ "Reboot", "FirmwareReset=level3",
+		  "FirmwareReset=level3: must be a boolean (yes/no/true/false/on/off/1/0)" },
 		{ "Kubernetes", "Enabled=maybe",
 		  "Enabled=maybe: must be auto or a boolean (yes/no/true/false/on/off/1/0)" },
 		{ "Kubernetes", "Kubeconfig=kubeconfig",

@@ -482,6 +482,7 @@ static void sim_action(struct env *e, const struct action *a)
 		e->host.has_rdma_netns_mode = true;
 		e->host.rdma_netns_mode = (enum rdma_netns_mode)a->value;
 		return;
+	case ACTION_FIRMWARE_RESET: /* never planned */
 	case _ACTION_TYPE_MAX:
 	case _ACTION_TYPE_INVALID:
 		break;
