@@ -85,3 +85,54 @@ def test_rdma_and_plain_netdev_vfs_in_one_resource_are_a_warning(make_host):
     assert msg in r.stderr, r.stderr
     r = h.run("apply", E810)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+ACROSS_A = """[Match]
+Name=ens1f0
+
+[PhysicalFunction]
+VirtualFunctions=4
+
+[VirtualFunction]
+Driver=vfio-pci
+ResourceName=pool
+"""
+
+ACROSS_B = """[Match]
+Name=ens1f1
+
+[PhysicalFunction]
+VirtualFunctions=4
+
+[VirtualFunction]
+ResourceName=pool
+"""
+
+
+def test_vfio_and_netdev_vfs_of_two_pfs_in_one_resource_are_an_error_of_both(make_host):
+    """The device plugin pools one name over the whole host: both PFs are held, each error
+    at its own ResourceName= line naming the other PF's VF and lines."""
+    h = make_host("e810.json")
+    a = h.layout("50-a.conf", ACROSS_A)
+    b = h.layout("50-b.conf", ACROSS_B)
+    tail = ("would be one device plugin resource, and a pod that asks for it gets either a VF "
+            "with a network interface or one without; give each kind its own ResourceName=")
+    at_a = (f"{a}:9: ResourceName=pool: VF 0 of 0000:3b:00.0 (Driver=vfio-pci at {a}:8) and "
+            f"VF 0 of 0000:3b:00.1 (iavf; its ResourceName= at {b}:8) {tail}")
+    at_b = (f"{b}:8: ResourceName=pool: VF 0 of 0000:3b:00.1 (iavf) and VF 0 of 0000:3b:00.0 "
+            f"(Driver=vfio-pci at {a}:8; its ResourceName= at {a}:9) {tail}")
+    r = h.run("check", "--strict")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert at_a in r.stderr and at_b in r.stderr, r.stderr
+    assert "2 error(s)" in r.stdout, r.stdout
+    r = h.run("plan")
+    assert f"0000:3b:00.0 (ens1f0): held: {at_a}" in r.stdout, r.stdout
+    assert f"0000:3b:00.1 (ens1f1): held: {at_b}" in r.stdout, r.stdout
+    before = h.state()
+    r = h.run("apply")
+    assert r.returncode != 0 and h.state() == before, r.stdout + r.stderr
+    # one name per kind: no error
+    h.layout("50-b.conf", ACROSS_B.replace("=pool", "=net"))
+    r = h.run("check", "--strict")
+    assert r.returncode == 0 and "ResourceName" not in r.stderr, r.stdout + r.stderr
+
