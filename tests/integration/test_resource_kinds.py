@@ -136,3 +136,13 @@ def test_vfio_and_netdev_vfs_of_two_pfs_in_one_resource_are_an_error_of_both(mak
     r = h.run("check", "--strict")
     assert r.returncode == 0 and "ResourceName" not in r.stderr, r.stdout + r.stderr
 
+
+def test_a_resource_name_with_its_prefix_says_where_the_prefix_goes(make_host):
+    h = make_host("e810.json")
+    path = h.layout("50-pool.conf", f"[Match]\nPCIAddress={E810}\n[PhysicalFunction]\n"
+                    "VirtualFunctions=2\n[VirtualFunction]\nResourceName=intel.com/e810\n")
+    r = check_without_host(h)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert (f"{path}:6: ResourceName=intel.com/e810: must be 1..63 letters, digits or '_': give "
+            "the name without its 'prefix/'; the prefix is the host's [Kubernetes] "
+            "ResourcePrefix= in sriov-persist.conf (intel.com by default)") in r.stderr, r.stderr
