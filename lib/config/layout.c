@@ -633,17 +633,30 @@ static int layout_assign_vf(struct layout_parser *p, const char *key, const char
 	return layout_assigned(p, r, line, key, value, why, &s->set, &s->src[k], k);
 }
 
+/* Where a [Layout] key's bad values are said: its key and line. */
+struct declare_at {
+	struct layout_parser *p;
+	const char *key;
+	unsigned line;
+};
+
+static int layout_declare_bad(void *userdata, const char *value, const char *why)
+{
+	const struct declare_at *at = userdata;
+
+	return layout_value_error(at->p, at->line, at->key, value, why);
+}
+
 static int layout_assign_declare(struct layout_parser *p, const char *key, const char *value,
 				 unsigned line)
 {
-	const char *why = NULL;
+	struct declare_at at = { .p = p, .key = key, .line = line };
+	const struct declare_bad bad = { .report = layout_declare_bad, .userdata = &at };
 	int r;
 
-	r = layout_declare_parse(&p->file->declare, p->file->path, key, value, line, &why);
+	r = layout_declare_parse(&p->file->declare, p->file->path, key, value, line, &bad);
 	if (r == -ENOENT)
 		return layout_unknown_key(p, key, "Layout", line);
-	if (r == -EINVAL)
-		return layout_value_error(p, line, key, value, why);
 	return r;
 }
 
