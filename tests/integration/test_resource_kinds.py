@@ -146,3 +146,17 @@ def test_a_resource_name_with_its_prefix_says_where_the_prefix_goes(make_host):
     assert (f"{path}:6: ResourceName=intel.com/e810: must be 1..63 letters, digits or '_': give "
             "the name without its 'prefix/'; the prefix is the host's [Kubernetes] "
             "ResourcePrefix= in sriov-persist.conf (intel.com by default)") in r.stderr, r.stderr
+
+
+def test_rdma_and_plain_vfs_of_two_pfs_in_one_resource_are_a_warning_of_both(make_host):
+    h = make_host("e810.json")
+    a = h.layout("50-a.conf", ACROSS_A.replace("Driver=vfio-pci", "RDMA=yes"))
+    b = h.layout("50-b.conf", ACROSS_B)
+    r = h.run("check")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert (f"{b}:8: warning: ResourceName=pool: VF 0 of 0000:3b:00.1 (iavf) and VF 0 of "
+            f"0000:3b:00.0 (iavf, RDMA=yes at {a}:8; its ResourceName= at {a}:9) are one device "
+            "plugin resource, and a pod that asks for it may get a VF without an RDMA device; "
+            "give each kind its own ResourceName=") in r.stderr, r.stderr
+    assert f"{a}:9: warning: ResourceName=pool: VF 0 of 0000:3b:00.0" in r.stderr, r.stderr
+    assert "0 error(s), 2 warning(s)" in r.stdout, r.stdout
