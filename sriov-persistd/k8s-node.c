@@ -60,6 +60,8 @@ int k8s_node_device_plugin_args(const struct manager *m, char ***ret)
 	r = build_config(m, &c);
 	if (r < 0)
 		return r;
+	for (char **why = c.left_out; why && *why; why++)
+		log_msg(LOG_ERR, "%s", *why);
 	(void)write_config(m, &c);
 	r = strv_extend(&args, "restart-device-plugin");
 	for (size_t i = 0; r >= 0 && i < c.n_counts; i++) {

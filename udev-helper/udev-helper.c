@@ -15,6 +15,7 @@
  * The options (--host FILE, the directories, --root DIR) are for tests: the
  * boot runs it without any. */
 
+#include <ctype.h>
 #include <limits.h>
 #include <sys/stat.h>
 #include <syslog.h>
@@ -442,9 +443,24 @@ static void help(const char *prog)
 	cli_print_options(&program, stdout);
 }
 
+/* Whether s is a PCI address but for upper-case hex digits, lowered into
+ * buf: the kernel's names (and so udev's %k) are lower case. */
+static bool pci_addr_lower(const char *s, char buf[static PCI_ADDR_MAX])
+{
+	size_t n = strlen(s);
+
+	if (n >= PCI_ADDR_MAX)
+		return false;
+	for (size_t i = 0; i <= n; i++)
+		buf[i] = (char)tolower((unsigned char)s[i]);
+	return pci_addr_is_valid(buf);
+}
+
 /* A command and its one argument; says on stderr what is wrong otherwise. */
 static bool args_valid(int n, char **args)
 {
+	char lower[PCI_ADDR_MAX];
+
 	if (n != 2) {
 		fprintf(stderr, "%s\n",
 			n < 2 ? "a command and its argument are needed" : "too many arguments");
@@ -458,8 +474,14 @@ static bool args_valid(int n, char **args)
 	}
 	if (pci_addr_is_valid(args[1]))
 		return true;
-	fprintf(stderr, "%s: '%s' is not a PCI address (domain included, as 0000:3b:00.0)\n",
-		args[0], args[1]);
+	if (pci_addr_lower(args[1], lower))
+		fprintf(stderr,
+			"%s: '%s': PCI addresses are lower case, as the kernel writes them: %s\n",
+			args[0], args[1], lower);
+	else
+		fprintf(stderr,
+			"%s: '%s' is not a PCI address (domain included, as 0000:3b:00.0)\n",
+			args[0], args[1]);
 	return false;
 }
 

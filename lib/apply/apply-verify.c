@@ -5,14 +5,18 @@
 
 #include "apply-internal.h"
 
-/* Whether a layout sets a literal MAC address or GUID: one that must not
- * be on a VF of another PF too (desired_build() compares the PFs read). */
-static bool set_has_literal_unique(const struct layout_set *set)
+/* Whether a layout sets what desired_build() compares across the PFs
+ * read: a literal MAC address or GUID, which must not be on a VF of
+ * another PF too, or a ResourceName=, whose VFs on every PF must be of
+ * one kind (with a network interface or without). */
+static bool set_is_host_wide(const struct layout_set *set)
 {
 	for (size_t i = 0; i < set->n_files; i++)
 		for (size_t j = 0; set->files[i] && j < set->files[i]->n_vf_sections; j++) {
 			const struct vf_settings *v = &set->files[i]->vf_sections[j].settings;
 
+			if (vf_settings_has(v, VF_KEY_RESOURCE_NAME))
+				return true;
 			for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
 				if (vf_key_is_unique(k) && vf_settings_has(v, k) &&
 				    !vf_settings_is_stable(v, k))
@@ -21,8 +25,8 @@ static bool set_has_literal_unique(const struct layout_set *set)
 	return false;
 }
 
-/* Reads the PF at pci again: only it, unless a layout has a literal MAC
- * address or GUID, which the other PFs must not have too, or says
+/* Reads the PF at pci again: only it, unless a layout sets what the other
+ * PFs are compared with (set_is_host_wide()), or says
  * FirmwareVirtualFunctions=no, which holds the other ports of its card. */
 int apply_read_pf(struct pf_run *run, const char *pci, struct host_state **ret_hs,
 		  const struct pf_state **ret_pf)
@@ -31,7 +35,7 @@ int apply_read_pf(struct pf_run *run, const char *pci, struct host_state **ret_h
 	struct pf_state *pf;
 	int r;
 
-	r = set_has_literal_unique(run->set) || desired_reads_card(run->set) ?
+	r = set_is_host_wide(run->set) || desired_reads_card(run->set) ?
 		    host_read(run->host, &hs) :
 		    host_read_pf(run->host, pci, &hs);
 	if (r < 0)

@@ -10,12 +10,12 @@
 #include "util.h"
 
 static int parse_overrides(struct layout_declare *d, const char *path, const char *value,
-			   unsigned line, const char **ret_why);
+			   unsigned line, const struct declare_bad *bad);
 
 static const struct declare_key {
 	const char *name;
 	int (*parse)(struct layout_declare *d, const char *path, const char *value, unsigned line,
-		     const char **ret_why);
+		     const struct declare_bad *bad);
 } declare_keys[] = {
 	{ "Overrides", parse_overrides },
 };
@@ -52,10 +52,29 @@ void layout_declare_done(struct layout_declare *d)
 	d->n_overrides = 0;
 }
 
+static int add_override(struct layout_declare *d, const char *name, unsigned line)
+{
+	struct layout_override *o;
+
+	if (layout_declares_override(d, name, NULL))
+		return 0;
+	o = realloc(d->overrides, sizeof(*o) * (d->n_overrides + 1));
+	if (!o)
+		return -ENOMEM;
+	d->overrides = o;
+	o[d->n_overrides].name = strdup(name);
+	if (!o[d->n_overrides].name)
+		return -ENOMEM;
+	o[d->n_overrides++].line = line;
+	return 0;
+}
+
 /* The names are added to the list (a name given twice counts once); an
- * empty value clears it. */
+ * empty value clears it. Each bad name is said on its own, and the good
+ * ones are kept: one typo must not bring back the warnings of the files
+ * rightly named. */
 static int parse_overrides(struct layout_declare *d, const char *path, const char *value,
-			   unsigned line, const char **ret_why)
+			   unsigned line, const struct declare_bad *bad)
 {
 	_cleanup_strv_free_ char **names = NULL;
 	int r;
@@ -67,32 +86,22 @@ static int parse_overrides(struct layout_declare *d, const char *path, const cha
 	r = strv_split(value, &names);
 	if (r < 0)
 		return r;
-	for (char **n = names; *n; n++)
-		if ((*ret_why = check_name(path, *n)))
-			return -EINVAL;
 	for (char **n = names; *n; n++) {
-		struct layout_override *o;
+		const char *why = check_name(path, *n);
 
-		if (layout_declares_override(d, *n, NULL))
-			continue;
-		o = realloc(d->overrides, sizeof(*o) * (d->n_overrides + 1));
-		if (!o)
-			return -ENOMEM;
-		d->overrides = o;
-		o[d->n_overrides].name = strdup(*n);
-		if (!o[d->n_overrides].name)
-			return -ENOMEM;
-		o[d->n_overrides++].line = line;
+		r = why ? bad->report(bad->userdata, *n, why) : add_override(d, *n, line);
+		if (r < 0)
+			return r;
 	}
 	return 0;
 }
 
 int layout_declare_parse(struct layout_declare *d, const char *path, const char *key,
-			 const char *value, unsigned line, const char **ret_why)
+			 const char *value, unsigned line, const struct declare_bad *bad)
 {
 	for (size_t i = 0; i < ELEMENTSOF(declare_keys); i++)
 		if (streq(declare_keys[i].name, key))
-			return declare_keys[i].parse(d, path, value, line, ret_why);
+			return declare_keys[i].parse(d, path, value, line, bad);
 	return -ENOENT;
 }
 

@@ -26,11 +26,17 @@ struct layout_declare {
 /* [Layout] key names as written in files; NULL past the last. */
 const char *layout_declare_key_name(size_t i) _pure_;
 
+/* Told of each bad value of a key (one name of a list: the others are
+ * kept) and why; < 0 stops the parse. */
+struct declare_bad {
+	int (*report)(void *userdata, const char *value, const char *why);
+	void *userdata;
+};
+
 /* A [Layout] key at line of the file at path: -ENOENT for an unknown key,
- * -EINVAL with *ret_why for a bad value, -ENOMEM. An empty value unsets
- * the key. */
+ * bad told of each bad value, -ENOMEM. An empty value unsets the key. */
 int layout_declare_parse(struct layout_declare *d, const char *path, const char *key,
-			 const char *value, unsigned line, const char **ret_why);
+			 const char *value, unsigned line, const struct declare_bad *bad);
 
 void layout_declare_done(struct layout_declare *d);
 

@@ -358,7 +358,7 @@ static enum vf_use vf_use(const struct vf_settings *v)
 /* What makes v's kind, with where the files say it: "Driver=vfio-pci at
  * 50-e810.conf:8", "iavf, RDMA=yes at 50-e810.conf:12" (Driver= unset: the
  * PF's VF driver, "the kernel's VF driver" without a host). */
-static const char *kind_text(const struct rules_out *o, const struct vf_settings *v,
+static const char *kind_text(const char *vf_driver, const struct vf_settings *v,
 			     char buf[static 512])
 {
 	const struct src *drv = &v->src[VF_KEY_DRIVER], *rdma = &v->src[VF_KEY_RDMA];
@@ -368,7 +368,7 @@ static const char *kind_text(const struct rules_out *o, const struct vf_settings
 		n = snprintf(buf, 512, "Driver=%s at %s:%u", vf_settings_driver_written(v),
 			     strna(drv->file), drv->line);
 	else
-		n = snprintf(buf, 512, "%s", o->vf_driver ?: "the kernel's VF driver");
+		n = snprintf(buf, 512, "%s", vf_driver ?: "the kernel's VF driver");
 	if (vf_settings_wants_rdma(v) && n > 0 && n < 512)
 		snprintf(buf + n, 512 - (size_t)n, ", RDMA=yes at %s:%u", strna(rdma->file),
 			 rdma->line);
@@ -392,32 +392,44 @@ static bool same_resource(const struct vf_settings *a, const struct vf_settings 
 	       streq_ptr(a->attrs.resource_name, b->attrs.resource_name);
 }
 
-/* b (VF vb) shares a's (VF va) ResourceName= and is of another kind: said
- * at b's ResourceName= line, naming the lines that make each kind. */
-static int report_mixed(struct rules_out *o, const struct vf_settings *a, uint32_t va,
-			const struct vf_settings *b, uint32_t vb)
+/* b (vb: "VF 8", "VF 0 of 0000:3b:00.1") shares a's (va, whose PF's VF
+ * driver is a_driver) ResourceName= and is of another kind: said at b's
+ * ResourceName= line, naming the lines that make each kind. */
+static int report_mixed(struct rules_out *o, const struct vf_settings *a, const char *va,
+			const char *a_driver, const struct vf_settings *b, const char *vb)
 {
 	const struct src *at = &b->src[VF_KEY_RESOURCE_NAME],
 			 *other = &a->src[VF_KEY_RESOURCE_NAME];
 	bool interfaces = vf_use(a) != VF_USE_NO_NETDEV && vf_use(b) != VF_USE_NO_NETDEV;
 	char kb[512], ka[512], where[256], open[64];
 
-	kind_text(o, b, kb);
-	kind_text(o, a, ka);
+	kind_text(o->vf_driver, b, kb);
+	kind_text(a_driver, a, ka);
 	resource_at(at, other, where);
 	if (interfaces)
 		return diag_add(o->diags, DIAG_WARNING, at->file, at->line,
-				"ResourceName=%s: VF %u (%s) and VF %u (%s%s) are one device "
+				"ResourceName=%s: %s (%s) and %s (%s%s) are one device "
 				"plugin resource, and a pod that asks for it may get a VF "
 				"without an RDMA device; give each kind its own ResourceName=",
 				b->attrs.resource_name, vb, kb, va, ka, where);
 	return rules_error(o, at->file, at->line,
-			   "ResourceName=%s: VF %u (%s) and VF %u (%s%s) would be one device "
+			   "ResourceName=%s: %s (%s) and %s (%s%s) would be one device "
 			   "plugin resource, and a pod that asks for it gets either a VF with a "
 			   "network interface or one without; give each kind its own "
 			   "ResourceName=%s",
 			   b->attrs.resource_name, vb, kb, va, ka, where,
 			   rules_open(o, "ResourceName", at, open));
+}
+
+int rules_check_resource_across(struct rules_out *o, const struct vf_settings *a, const char *va,
+				const char *a_driver, const struct vf_settings *b, const char *vb)
+{
+	int r;
+
+	if (!same_resource(a, b) || vf_use(a) == vf_use(b))
+		return 0;
+	r = report_mixed(o, a, va, a_driver, b, vb);
+	return r < 0 ? r : 1;
 }
 
 /* The first VF of vfs[0..j) of another kind with vfs[j]'s ResourceName=,
@@ -451,12 +463,14 @@ int rules_check_resources(struct rules_out *o, const struct vf_settings *vfs, co
 		return -ENOMEM;
 	for (size_t j = 1; j < n; j++) {
 		size_t i = other_kind(vfs, j);
+		char va[32], vb[32];
 		int r;
 
 		if (i == j || line_reported(vfs, reported, j))
 			continue;
-		r = report_mixed(o, &vfs[i], index ? index[i] : (uint32_t)i, &vfs[j],
-				 index ? index[j] : (uint32_t)j);
+		snprintf(va, sizeof(va), "VF %u", index ? index[i] : (uint32_t)i);
+		snprintf(vb, sizeof(vb), "VF %u", index ? index[j] : (uint32_t)j);
+		r = report_mixed(o, &vfs[i], va, o->vf_driver, &vfs[j], vb);
 		if (r < 0)
 			return r;
 		reported[j] = true;

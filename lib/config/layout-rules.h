@@ -92,6 +92,12 @@ int rules_check_unique(struct rules_out *o, const struct vf_settings *vfs, const
  * as for rules_check_unique(). */
 int rules_check_resources(struct rules_out *o, const struct vf_settings *vfs, const uint32_t *index,
 			  size_t n);
+/* The same rule across two PFs: b, a VF of the PF whose errors o collects
+ * (vb: "VF 0 of 0000:3b:00.1"), against a, a VF of another PF (va, whose
+ * VFs' kernel driver is a_driver), said at b's ResourceName= line. 1 when
+ * said, 0 when they are of one kind or resource, -ENOMEM. */
+int rules_check_resource_across(struct rules_out *o, const struct vf_settings *a, const char *va,
+				const char *a_driver, const struct vf_settings *b, const char *vb);
 /* The VF rules above (rules_check_vf, rules_check_unique,
  * rules_check_resources) on the VFs that files want (below bound, and those
  * a ranged section names beyond it), merged as written ("stable" not

@@ -35,6 +35,11 @@ struct layout_parser {
 	char match_typo[64];
 	unsigned match_typo_line;
 	size_t match_typo_diag; /* its "unknown section" error in diags */
+	/* under an unknown section with a "did you mean": the section it was
+	 * likely meant as (SECTION_NONE: none), whose keys its keys are
+	 * checked against, so that one pass shows every typo */
+	enum section_kind guess;
+	char guess_name[64]; /* the unknown section's name, as written */
 };
 
 static struct vf_section *current_vf_section(struct layout_parser *p)
@@ -364,6 +369,16 @@ static int layout_finish_section(struct layout_parser *p)
 
 static const char *const section_names[] = { "Match", "PhysicalFunction", "VirtualFunction",
 					     "Layout" };
+static const enum section_kind section_kinds[] = { SECTION_MATCH, SECTION_PF, SECTION_VF,
+						   SECTION_LAYOUT };
+
+static enum section_kind section_kind_of(const char *name)
+{
+	for (size_t i = 0; i < ELEMENTSOF(section_names); i++)
+		if (streq_ptr(section_names[i], name))
+			return section_kinds[i];
+	return SECTION_NONE;
+}
 
 /* Keys and sections named "X-..." are the user's own annotations. */
 static bool is_extension(const char *name)
@@ -385,9 +400,12 @@ static int layout_unknown_section(struct layout_parser *p, const char *name, uns
 		sg = suggest_init(word);
 		for (size_t i = 0; i < ELEMENTSOF(section_names); i++)
 			suggest_consider(&sg, section_names[i]);
-		if (sg.best)
+		if (sg.best) {
 			snprintf(hint, sizeof(hint), "; did you mean '[%s%s]'?", sg.best,
 				 name + head);
+			p->guess = section_kind_of(sg.best);
+			snprintf(p->guess_name, sizeof(p->guess_name), "%s", name);
+		}
 		if (streq_ptr(sg.best, "Match") && p->match_typo_line == 0) {
 			snprintf(p->match_typo, sizeof(p->match_typo), "%s", name);
 			p->match_typo_line = line;
@@ -417,6 +435,7 @@ static int layout_on_section(void *userdata, const char *name, unsigned line)
 	if (r < 0)
 		return r;
 	p->kind = SECTION_IGNORED;
+	p->guess = SECTION_NONE;
 	p->unused = false;
 	if (!name || is_extension(name)) /* invalid (already reported), or the user's own */
 		return 0;
@@ -633,17 +652,71 @@ static int layout_assign_vf(struct layout_parser *p, const char *key, const char
 	return layout_assigned(p, r, line, key, value, why, &s->set, &s->src[k], k);
 }
 
+/* Where a [Layout] key's bad values are said: its key and line. */
+struct declare_at {
+	struct layout_parser *p;
+	const char *key;
+	unsigned line;
+};
+
+static int layout_declare_bad(void *userdata, const char *value, const char *why)
+{
+	const struct declare_at *at = userdata;
+
+	return layout_value_error(at->p, at->line, at->key, value, why);
+}
+
 static int layout_assign_declare(struct layout_parser *p, const char *key, const char *value,
 				 unsigned line)
 {
-	const char *why = NULL;
+	struct declare_at at = { .p = p, .key = key, .line = line };
+	const struct declare_bad bad = { .report = layout_declare_bad, .userdata = &at };
 	int r;
 
-	r = layout_declare_parse(&p->file->declare, p->file->path, key, value, line, &why);
+	r = layout_declare_parse(&p->file->declare, p->file->path, key, value, line, &bad);
 	if (r == -ENOENT)
 		return layout_unknown_key(p, key, "Layout", line);
-	if (r == -EINVAL)
-		return layout_value_error(p, line, key, value, why);
+	return r;
+}
+
+/* Whether key is one of the keys of section kind k. */
+static bool key_known_in(const char *key, enum section_kind k)
+{
+	switch (k) {
+	case SECTION_MATCH:
+		for (size_t i = 0; i < ELEMENTSOF(match_keys); i++)
+			if (streq(match_keys[i].name, key))
+				return true;
+		return false;
+	case SECTION_PF:
+		return pf_key_from_string(key) >= 0;
+	case SECTION_VF:
+		return vf_key_from_string(key) >= 0;
+	case SECTION_LAYOUT:
+		for (size_t i = 0; layout_declare_key_name(i); i++)
+			if (streq(layout_declare_key_name(i), key))
+				return true;
+		return false;
+	case SECTION_NONE:
+	case SECTION_IGNORED:
+		return true;
+	}
+	return true;
+}
+
+/* A key under an unknown section that was likely meant as p->guess: a
+ * key that section does not know either is an error of its own, with
+ * that section's "did you mean". Its value is not read: the section is
+ * not applied. */
+static int layout_guessed_key(struct layout_parser *p, const char *key, unsigned line)
+{
+	int r;
+
+	if (key_known_in(key, p->guess))
+		return 0;
+	p->kind = p->guess;
+	r = layout_unknown_key(p, key, p->guess_name, line);
+	p->kind = SECTION_IGNORED;
 	return r;
 }
 
@@ -660,7 +733,7 @@ static int layout_on_assignment(void *userdata, const char *key, const char *val
 				    "[PhysicalFunction], [VirtualFunction ...] or [Layout]",
 				    key);
 	case SECTION_IGNORED:
-		return 0;
+		return p->guess != SECTION_NONE ? layout_guessed_key(p, key, line) : 0;
 	case SECTION_MATCH:
 		return layout_assign_match(p, key, value, line);
 	case SECTION_PF:

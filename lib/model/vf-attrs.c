@@ -44,12 +44,13 @@ struct key_info {
 	const char *ip_name; /* in ip-link(8); NULL: not a netlink attribute */
 	const char *label;   /* in status tables when there is no ip_name */
 	enum vf_kind kind;
-	size_t offset, size; /* of the field in struct vf_attrs */
-	uint32_t min, max;   /* VF_KIND_UINT */
-	const char *why;     /* what a value must be */
-	uint32_t group;	     /* 0: the key goes to the kernel alone */
-	bool unique;	     /* vf_key_is_unique() */
-	bool has_default;    /* a new VF has dflt */
+	size_t offset, size;   /* of the field in struct vf_attrs */
+	uint32_t min, max;     /* VF_KIND_UINT */
+	const char *why;       /* what a value must be */
+	const char *why_slash; /* VF_KIND_NAME: instead of why for a value with a '/' */
+	uint32_t group;	       /* 0: the key goes to the kernel alone */
+	bool unique;	       /* vf_key_is_unique() */
+	bool has_default;      /* a new VF has dflt */
 	uint32_t dflt;
 	/* a host has no value for it when zero (no driver, no netdev, a GUID
 	 * never set), or never (the resource name) */
@@ -115,6 +116,11 @@ static const struct key_info keys[_VF_KEY_MAX] = {
 	[VF_KEY_RESOURCE_NAME] = { "ResourceName", NULL, "resource_name", VF_KIND_NAME,
 				   FIELD(resource_name),
 				   .why = "must be 1..63 letters, digits or '_'",
+				   /* "intel.com/e810": the full name of the resource */
+				   .why_slash = "must be 1..63 letters, digits or '_': give the "
+						"name without its 'prefix/'; the prefix is the "
+						"host's [Kubernetes] ResourcePrefix= in "
+						"sriov-persist.conf (intel.com by default)",
 				   .not_on_host = true },
 	[VF_KEY_HOST_NETWORK_STACK] = { "HostNetworkStack", NULL, "host_network_stack",
 					VF_KIND_HOST_STACK, FIELD(host_network_stack),
@@ -440,6 +446,8 @@ int vf_attrs_parse(struct vf_attrs *a, enum vf_key k, const char *v, const char 
 			return -EINVAL;
 		return parse_string(a, i, v);
 	case VF_KIND_NAME:
+		if (i->why_slash && strchr(v, '/'))
+			*ret_why = i->why_slash;
 		if (!name_is_valid(v, "_"))
 			return -EINVAL;
 		return parse_string(a, i, v);

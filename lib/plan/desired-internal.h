@@ -25,7 +25,7 @@ struct desired_ctx {
 	uint32_t vf_bound;
 	uint32_t *was_stable; /* per VF: vf_settings.stable before derivation */
 	const struct layout_set *set;
-	bool alone; /* building another PF's state for check_host_unique() */
+	bool alone; /* building another PF's state for check_host_wide() */
 	struct pf_desired *d;
 };
 
@@ -47,6 +47,12 @@ int desired_unique_against(struct desired_ctx *c, const struct pf_desired *o);
  * sets (o: hp's desired state, NULL without one). */
 int desired_unique_host_vfs(struct desired_ctx *c, const struct pf_state *hp,
 			    const struct pf_desired *o);
+
+/* desired-resource.c: one ResourceName= of one kind across the host's PFs
+ * (o: the desired state of host PF hp) */
+bool desired_has_resource(const struct desired_ctx *c);
+int desired_resource_against(struct desired_ctx *c, const struct pf_state *hp,
+			     const struct pf_desired *o);
 
 /* desired-hw.c: the PF's settings and every VF's against its driver, and
  * the rules of the files alone */

@@ -106,13 +106,17 @@ static int warn_globs(const struct layout_file *f, size_t i, const struct host_s
 	return 0;
 }
 
+/* Also in a file with errors elsewhere, so that one pass shows every
+ * problem: a [Match] value the parser rejected is left out, which makes
+ * the match broader, so a glob that selects no PF with it selects none
+ * with the value fixed either. */
 int desired_unmatched_globs(const struct layout_set *set, const struct host_state *host,
 			    struct diag_list *diags)
 {
 	for (size_t i = 0; i < set->n_files; i++) {
 		const struct layout_file *f = set->files[i];
 
-		if (!f || f->masked || f->has_error || !selects_any(f, host))
+		if (!f || f->masked || layout_match_is_empty(&f->match) || !selects_any(f, host))
 			continue;
 		for (size_t k = 0; k < LAYOUT_MATCH_KEYS; k++) {
 			const char *key = layout_match_key_name(k);

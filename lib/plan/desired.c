@@ -4,7 +4,8 @@
  * This file selects the files and merges them, and runs the steps of the
  * others in order: VirtualFunctions= (desired-count.c), stable values
  * (desired-stable.c), the driver's limits (desired-hw.c), literal MACs
- * and GUIDs unique on the host (desired-unique.c). The result borrows the
+ * and GUIDs unique on the host (desired-unique.c), one kind of VF per
+ * ResourceName= on the host (desired-resource.c). The result borrows the
  * file names of its struct src entries from the layout set, which must
  * outlive it. */
 
@@ -165,16 +166,20 @@ static int merge_vfs(struct desired_ctx *c)
 	return 0;
 }
 
-/* A literal MAC address or GUID is unique on the whole host: the same one
- * on VFs of two PFs is an error of both. The other PFs' states are built
- * from the same host read (alone: without this check, diagnostics dropped),
- * and only when this PF has a literal: the common case builds no other PF;
- * a host read of one PF only has no other PF to compare with. */
-static int check_host_unique(struct desired_ctx *c)
+/* What is unique on the whole host: a literal MAC address or GUID (the
+ * same one on VFs of two PFs is an error of both), and the kind of VF a
+ * ResourceName= pools (desired-resource.c). The other PFs' states are
+ * built from the same host read (alone: without these checks, diagnostics
+ * dropped), and only when this PF has a literal or a ResourceName=: the
+ * common case builds no other PF; a host read of one PF only has no other
+ * PF to compare with. */
+static int check_host_wide(struct desired_ctx *c)
 {
-	if (!desired_has_literal_unique(c))
+	bool unique = desired_has_literal_unique(c), resource = desired_has_resource(c);
+
+	if (!unique && !resource)
 		return 0;
-	if (desired_unique_host_vfs(c, c->pf, c->d) < 0)
+	if (unique && desired_unique_host_vfs(c, c->pf, c->d) < 0)
 		return -ENOMEM;
 	for (size_t p = 0; p < c->host->n_pfs; p++) {
 		_cleanup_pf_desired_ struct pf_desired *o = NULL;
@@ -186,9 +191,11 @@ static int check_host_unique(struct desired_ctx *c)
 			continue;
 		r = build_pf(c->set, c->host, other, true, &ignored, &o);
 		diag_list_done(&ignored);
-		if (r >= 0 && o)
+		if (r >= 0 && o && unique)
 			r = desired_unique_against(c, o);
-		if (r >= 0)
+		if (r >= 0 && o && resource)
+			r = desired_resource_against(c, other, o);
+		if (r >= 0 && unique)
 			r = desired_unique_host_vfs(c, other, o);
 		if (r < 0)
 			return r;
@@ -252,7 +259,7 @@ static int build(struct desired_ctx *c, const struct layout_set *set)
 		return r;
 	r = desired_check_all(c);
 	if (r >= 0 && !c->alone)
-		r = check_host_unique(c);
+		r = check_host_wide(c);
 	if (r >= 0 && !c->alone)
 		r = desired_host_warnings(c->pf, c->drv, &c->d->pf, c->d->vfs, c->d->n_vfs,
 					  c->diags);

@@ -200,19 +200,81 @@ static int add_count(struct dp_config *c, const char *prefix, const struct group
 	return 0;
 }
 
+static bool group_has_netdev(const struct group *g)
+{
+	return !g->driver || vf_driver_has_netdev(g->driver);
+}
+
+/* The end of the run of groups of gs->g[from]'s resource. */
+static size_t run_end(const struct groups *gs, size_t from)
+{
+	size_t to = from + 1;
+
+	while (to < gs->n && streq(gs->g[to].resource, gs->g[from].resource))
+		to++;
+	return to;
+}
+
+/* The run [from, to) mixes VFs with a network interface and VFs without:
+ * the plugin would make one pool of them, and a pod would get either. The
+ * desired state holds PFs whose layouts do so (desired-resource.c), but a
+ * VF whose Driver= is unset counts on the driver it has now, which may be
+ * one without. Fail safe: the resource is left out, and why is said (to
+ * c->left_out). 1 when left out. */
+static int leave_out_mixed(const struct groups *gs, size_t from, size_t to, struct dp_config *c)
+{
+	_cleanup_free_ char *with = NULL, *without = NULL;
+	bool w = false, wo = false;
+	int r;
+
+	for (size_t i = from; i < to; i++) {
+		const struct group *g = &gs->g[i];
+		char **text = group_has_netdev(g) ? &with : &without;
+		_cleanup_free_ char *pfs = strv_join(g->pf_names, " ");
+		char *more = pfs ? strdup_printf("%s%s%s on %s", strempty(*text), *text ? ", " : "",
+						 pfs, g->driver ?: "their VF driver") :
+				   NULL;
+
+		if (!more)
+			return -ENOMEM;
+		free(*text);
+		*text = more;
+		w = w || group_has_netdev(g);
+		wo = wo || !group_has_netdev(g);
+	}
+	if (!w || !wo)
+		return 0;
+	r = strv_consume(&c->left_out,
+			 strdup_printf("ResourceName=%s left out of the device plugin's "
+				       "configuration: VFs with a network interface (%s) and VFs "
+				       "without (%s) would be one pool, and a pod that asks for it "
+				       "would get either",
+				       gs->g[from].resource, with, without));
+	return r < 0 ? r : 1;
+}
+
 /* Groups sorted by resource: one resourceList entry per run of them. */
 static int build(const struct groups *gs, const char *prefix, struct dp_config *c)
 {
 	_cleanup_json_ struct json_object *doc = json_object_new_object();
 	struct json_object *list = json_object_new_array(), *entry = NULL, *sels = NULL;
 	const char *text;
+	size_t end = 0;
 	int r;
 
 	json_object_object_add(doc, "resourceList", list);
 	for (size_t i = 0; i < gs->n; i++) {
 		const struct group *g = &gs->g[i];
 
-		if (i == 0 || !streq(g->resource, gs->g[i - 1].resource)) {
+		if (i == end) {
+			end = run_end(gs, i);
+			r = leave_out_mixed(gs, i, end, c);
+			if (r < 0)
+				return r;
+			if (r > 0) {
+				i = end - 1;
+				continue;
+			}
 			entry = json_object_new_object();
 			sels = json_object_new_array();
 			json_object_object_add(entry, "resourceName",
@@ -282,6 +344,7 @@ void dp_config_done(struct dp_config *c)
 	for (size_t i = 0; i < c->n_counts; i++)
 		free(c->counts[i].resource);
 	free(c->counts);
+	strv_free(c->left_out);
 	free(c->json);
 	*c = (struct dp_config){};
 }

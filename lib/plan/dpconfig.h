@@ -19,6 +19,10 @@ struct dp_config {
 	char *json;
 	struct dp_count *counts; /* sorted by resource */
 	size_t n_counts;
+	/* "ResourceName=pool left out of ...: VFs with a network interface
+	 * (...) and VFs without (...) would be one pool ...": a resource whose
+	 * VFs would mix the two is not written (fail safe), NULL when none */
+	char **left_out;
 };
 
 /* prefix: [Kubernetes] ResourcePrefix=. Only VFs that exist are named (a

@@ -50,6 +50,34 @@ def test_a_glob_that_selects_no_pf(make_host):
     assert "ens1fX" not in h.run("plan").stderr
 
 
+def test_a_glob_that_selects_no_pf_in_a_file_with_errors(make_host):
+    """An error elsewhere in the file does not hide the mistyped glob: one pass shows both."""
+    h = make_host("e810.json")
+    p = h.layout("50-e810.conf", "[Match]\nPCIAddress=0000:3b:00.0 0000:3b:0.1\n"
+                 "[PhysicalFunction]\nMTUBytes=90000\n")
+    r = h.run("check")
+    assert f"{p}:2: warning: [Match] PCIAddress=0000:3b:0.1 selects no PF on this host " \
+        "(the file's other PCIAddress= globs do)" in r.stderr, r.stderr
+    assert f"{p}:4: MTUBytes=90000" in r.stderr, r.stderr
+    assert r.returncode == 1
+
+
+def test_keys_under_a_mistyped_section_are_checked_against_the_section_meant(make_host):
+    h = make_host("e810.json")
+    p = h.layout("50-e810.conf", "[Match]\nName=ens1f0\n[PhysicalFunction]\nVirtualFunctions=4\n"
+                 "[VF 0-3]\nspoofchk=off\nTrust=yes\n[PhysicalFuntion]\nLinkUpp=yes\n"
+                 "MTUBytes=9000\n")
+    r = check_files(h, p)
+    sections = "sections are [Match], [PhysicalFunction], [VirtualFunction ...] and [Layout]"
+    assert lines(r) == [
+        f"{p}:5: unknown section [VF 0-3]; {sections}; did you mean '[VirtualFunction 0-3]'?",
+        f"{p}:6: unknown key 'spoofchk' in [VF 0-3]; did you mean 'MACSpoofCheck'?",
+        f"{p}:8: unknown section [PhysicalFuntion]; {sections}; did you mean '[PhysicalFunction]'?",
+        f"{p}:9: unknown key 'LinkUpp' in [PhysicalFuntion]; did you mean 'LinkUp'?",
+    ]
+    assert r.returncode == 1
+
+
 def test_a_comment_after_a_section_header(make_host):
     h = make_host("e810.json")
     p = h.layout("50-e810.conf", "[Match] # ports\nName=ens1f0\nBogus=1\n"

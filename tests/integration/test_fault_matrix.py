@@ -529,6 +529,8 @@ def test_udev_helper_help_and_usage():
                       (["match", "0000:3b:00.0", "x"], "too many arguments\n"),
                       (["apply", "3b:00.0"], "apply: '3b:00.0' is not a PCI address "
                        "(domain included, as 0000:3b:00.0)\n"),
+                      (["match", "0000:3B:00.0"], "match: '0000:3B:00.0': PCI addresses are "
+                       "lower case, as the kernel writes them: 0000:3b:00.0\n"),
                       (["kernel-arguments", "on"], "kernel-arguments: 'on': expected add or "
                        "remove\n"),
                       (["--bogus", "match", "0000:3b:00.0"], "unrecognized option '--bogus'")):

@@ -149,3 +149,19 @@ def test_bad_layout_section_holds_the_pf(make_host):
     r = h.run("apply")
     assert r.returncode != 0
     assert h.path.read_bytes() == before
+
+
+def test_each_bad_override_name_is_its_own_error_and_the_good_ones_stay(make_host):
+    h = make_host("x710.json")
+    fleet = h.layout("40-fleet-x710.conf", "[Match]\nDriver=i40e\n[PhysicalFunction]\n"
+                     "VirtualFunctions=2\n")
+    me = h.layout("60-me.conf", "[Layout]\nOverrides=40-fleet-x710.conf 60-me.conf ../x.conf\n"
+                  "[Match]\nDriver=i40e\n[PhysicalFunction]\nVirtualFunctions=4\n")
+    r = h.run("check")
+    assert lines(r) == [
+        f"{me}:2: Overrides=60-me.conf: a file cannot override itself",
+        f"{me}:2: Overrides=../x.conf: must be file names as in the conf directory (no '/'), "
+        "such as 40-fleet.conf",
+    ], r.stderr
+    assert "overrides VirtualFunctions=2" not in r.stderr and str(fleet) not in r.stderr
+    assert r.returncode == 1

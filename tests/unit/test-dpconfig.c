@@ -32,6 +32,9 @@ static void env_done(struct env *e)
 	diag_list_done(&e->set.diags);
 }
 
+/* When set, the VFs of the second PF (ens1f1) are bound to this driver now. */
+static const char *second_pf_vf_driver;
+
 /* Gives every PF of the fixture n VFs on the kernel's VF driver, as the host
  * has them after applying a layout with VirtualFunctions=n. */
 static void give_vfs(struct host_state *hs, unsigned n)
@@ -44,7 +47,9 @@ static void give_vfs(struct host_state *hs, unsigned n)
 		for (unsigned i = 0; i < n; i++) {
 			pf->vfs[i].index = i;
 			assert_int_equal(pf_vf_pci_addr(pf, i, pf->vfs[i].pci), 0);
-			pf->vfs[i].attrs.driver = strdup(pf->vf_driver);
+			pf->vfs[i].attrs.driver = strdup(p == 1 && second_pf_vf_driver ?
+								 second_pf_vf_driver :
+								 pf->vf_driver);
 		}
 		pf->n_vfs = pf->num_vfs = n;
 	}
@@ -193,6 +198,32 @@ static void test_only_vfs_that_exist(void **state)
 	env_done(&e);
 }
 
+/* A layout that leaves Driver= unset counts on the driver a VF has now: one
+ * ResourceName= over VFs bound to iavf and VFs bound to vfio-pci by hand
+ * would be one pool of both kinds, and is left out, saying why. */
+static void test_mixed_pool_left_out(void **state)
+{
+	struct env e = {};
+	_cleanup_json_ struct json_object *doc = NULL;
+
+	second_pf_vf_driver = "vfio-pci";
+	doc = build_with(&e, 2,
+			 "[Match]\nDriver=ice\n[PhysicalFunction]\nVirtualFunctions=2\n"
+			 "[VirtualFunction]\nResourceName=pool\n[VirtualFunction 1]\n"
+			 "ResourceName=own\n");
+	second_pf_vf_driver = NULL;
+	/* "own" mixes too; nothing is written of either */
+	assert_int_equal(json_object_array_length(json_object_object_get(doc, "resourceList")), 0);
+	assert_int_equal(e.c.n_counts, 0);
+	assert_int_equal(strv_length(e.c.left_out), 2);
+	assert_string_equal(e.c.left_out[1],
+			    "ResourceName=pool left out of the device plugin's configuration: VFs "
+			    "with a network interface (ens1f0#0 on iavf) and VFs without (ens1f1#0 "
+			    "on vfio-pci) would be one pool, and a pod that asks for it would get "
+			    "either");
+	env_done(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -201,6 +232,7 @@ int main(void)
 		cmocka_unit_test(test_stable_and_empty),
 		cmocka_unit_test(test_held_pf),
 		cmocka_unit_test(test_only_vfs_that_exist),
+		cmocka_unit_test(test_mixed_pool_left_out),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

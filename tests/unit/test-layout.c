@@ -330,7 +330,9 @@ static void test_vf_invalid(void **state)
 		{ "ResourceName=e810-rdma",
 		  "ResourceName=e810-rdma: must be 1..63 letters, digits or '_'" },
 		{ "ResourceName=intel.com/x",
-		  "ResourceName=intel.com/x: must be 1..63 letters, digits or '_'" },
+		  "ResourceName=intel.com/x: must be 1..63 letters, digits or '_': give the name "
+		  "without its 'prefix/'; the prefix is the host's [Kubernetes] ResourcePrefix= in "
+		  "sriov-persist.conf (intel.com by default)" },
 		{ "MACAddress=random",
 		  "MACAddress=random: must be stable or an address like 02:00:00:00:00:01" },
 		{ "MACAddress=02:00:00:00:00",
