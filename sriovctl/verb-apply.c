@@ -245,6 +245,7 @@ int verb_apply(struct ctl *c)
 	struct apply_result res = {};
 	struct mainconf conf;
 	struct ctl_run x = { .c = c, .only = c->n_args > 0 ? c->args[0] : NULL, .ok = true };
+	struct ctl_drain drain = { .c = c, .conf = &conf };
 	struct apply_options opts = {
 		.conf = &conf,
 		.runtime_dir = c->runtime_dir,
@@ -253,6 +254,8 @@ int verb_apply(struct ctl *c)
 		.on_action = ctl_on_action,
 		.on_pf_done = apply_on_pf_done,
 		.userdata = &x,
+		.drain_refusal = c->root ? NULL : ctl_drain_refusal,
+		.drain_userdata = &drain,
 	};
 	int r;
 
@@ -267,6 +270,7 @@ int verb_apply(struct ctl *c)
 		return EXIT_FAIL;
 	opts.hold = set->main_error;
 	r = apply_run(h, set, &opts, &res);
+	ctl_drain_done(&drain);
 	mainconf_done(&conf);
 	if (r == -ENXIO) {
 		fprintf(stderr, "No PF '%s' on this host\n", opts.only);
