@@ -52,7 +52,7 @@ static const struct cli_option own_options[] = {
 	{ ARG_NO_COLOR, "no-color", NULL, "no colors (also when NO_COLOR is set)" },
 	{ ARG_NO_PAGER, "no-pager", NULL, "accepted for compatibility; output is never paged" },
 	{ ARG_VERSION, "version", NULL, "the version" },
-	{ ARG_K8S_NOTIFY, "k8s-notify", "PATH",
+	{ ARG_K8S_NOTIFY, "k8s-notify", "FILE",
 	  "check, apply: the Kubernetes client asked about the credentials\n"
 	  "(default " LIBEXECDIR "/sriov-persist/k8s-notify)" },
 };
