@@ -182,3 +182,18 @@ def test_enabled_without_k8s_notify(make_host):
     why = (f"{WAIT}cannot run: Kubernetes is enabled but k8s-notify is not installed "
            f"({missing}): install sriov-persist-k8s")
     assert deferred(h, str(missing)) == f"{E810} (ens1f0): deferred: {why}\n"
+
+
+def test_a_deferred_reset_says_why_the_drain_cannot_run(make_host, k8s_notify_bin):
+    h = make_host("e810.json")
+    kc = with_kubeconfig(h, 0o644, enabled="yes", user="token: abc")
+    assert h.run("--k8s-notify", k8s_notify_bin, "apply").returncode == 0  # VFs made: no drain
+    (h.confdir / "50-e810.conf").unlink()
+    before = h.path.read_bytes()
+    r = h.run("--k8s-notify", k8s_notify_bin, "reset", E810)
+    error = k8s_notify_error(k8s_notify_bin, h)
+    assert str(kc) in error
+    assert r.returncode == 1 and r.stdout == (
+        f"{E810} (ens1f0): deferred: resetting what sriov-persist created waits: {WAIT}"
+        f"cannot run: k8s-notify says: {error}\n"), r
+    assert h.path.read_bytes() == before
