@@ -7,6 +7,7 @@
 #include "apply.h"
 #include "host-view.h"
 #include "host.h"
+#include "k8s-judge.h"
 #include "layout.h"
 #include "mainconf.h"
 
@@ -162,34 +163,10 @@ int bus_client_document(sd_bus *bus, const char *method, const char *only,
  * printed: the caller shows each PF's result), or < 0 after a message. */
 int bus_client_apply(sd_bus *bus, const char *method, const char *pf);
 
-/* What k8s-notify says of the Kubernetes credentials that conf names. */
-struct k8s_judgement {
-	char *error;	/* its refusal in its words; NULL when it takes them */
-	bool retryable; /* it says running again may cure it */
-	bool not_installed;
-};
-/* The k8s-notify that check and apply ask (--k8s-notify, or the installed one). */
+/* The k8s-notify that check, apply and reset ask (--k8s-notify, or the installed one). */
 const char *ctl_k8s_notify_path(const struct ctl *c);
-/* With Kubernetes enabled in conf, runs "k8s-notify --main-config
- * main_config credentials" (NULL: its default; no request to the API server) and keeps its error; that k8s-notify is not installed
- * is an error too. Nothing with Kubernetes off, or with --root (the files of
- * another root). -ENOMEM only; k8s_judgement_done() it. */
-int ctl_k8s_judge(const struct ctl *c, const char *main_config, const struct mainconf *conf,
-		  struct k8s_judgement *ret);
-void k8s_judgement_done(struct k8s_judgement *j);
-/* apply and reset: whether the drain a deferred PF waits for can run, as
- * apply_options.drain_refusal asks it (userdata: a struct ctl_drain); not
- * with --root, whose files are another root's. */
-struct ctl_drain {
-	const struct ctl *c;
-	const struct mainconf *conf;
-	bool judged;
-	struct k8s_judgement judgement;
-	char *refusal;
-};
-int ctl_drain_refusal(void *userdata, const char **ret);
-void ctl_drain_done(struct ctl_drain *d);
-/* ctl_k8s_judge() as check says it: an error in k8s-notify's words (a
+/* k8s_judge() as check says it (not with --root: the files of another
+ * root are not this k8s-notify's to read): an error in k8s-notify's words (a
  * warning when it says running again may cure it). */
 int ctl_check_credentials(const struct ctl *c, const char *main_config, const struct mainconf *conf,
 			  struct diag_list *diags);

@@ -184,7 +184,7 @@ static bool reset_gone(struct ctl *c, struct host *h, const struct mainconf *con
 
 /* drain: the main configuration, and whether a drain can run */
 static int reset_one(struct ctl *c, struct host *h, const struct layout_set *set,
-		     struct ctl_drain *drain, const char *only, bool *ok)
+		     struct k8s_drain_judge *drain, const char *only, bool *ok)
 {
 	const struct mainconf *conf = drain->conf;
 	struct ctl_run x = { .c = c, .only = only, .ok = true };
@@ -198,7 +198,7 @@ static int reset_one(struct ctl *c, struct host *h, const struct layout_set *set
 		.on_pf_done = reset_on_pf_done,
 		.userdata = &x,
 		.reset = true,
-		.drain_refusal = c->root ? NULL : ctl_drain_refusal,
+		.drain_refusal = c->root ? NULL : k8s_drain_refusal,
 		.drain_userdata = drain,
 	};
 	int r;
@@ -278,7 +278,9 @@ int verb_reset(struct ctl *c)
 	_cleanup_layout_set_ struct layout_set *set = NULL;
 	_cleanup_host_ struct host *h = NULL;
 	struct mainconf conf;
-	struct ctl_drain drain = { .c = c, .conf = &conf };
+	struct k8s_drain_judge drain = { .k8s_notify = ctl_k8s_notify_path(c),
+					 .main_config = c->main_config,
+					 .conf = &conf };
 	bool ok = true;
 	int r = 0;
 
@@ -291,7 +293,7 @@ int verb_reset(struct ctl *c)
 		r = reset_one(c, h, set, &drain, NULL, &ok);
 	for (int i = 0; r >= 0 && i < c->n_args; i++)
 		r = reset_one(c, h, set, &drain, c->args[i], &ok);
-	ctl_drain_done(&drain);
+	k8s_drain_judge_done(&drain);
 	mainconf_done(&conf);
 	return r >= 0 && ok ? EXIT_OK : EXIT_FAIL;
 }

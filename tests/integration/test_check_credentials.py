@@ -197,3 +197,22 @@ def test_a_deferred_reset_says_why_the_drain_cannot_run(make_host, k8s_notify_bi
         f"{E810} (ens1f0): deferred: resetting what sriov-persist created waits: {WAIT}"
         f"cannot run: k8s-notify says: {error}\n"), r
     assert h.path.read_bytes() == before
+
+
+def test_the_apply_unit_says_why_the_drain_cannot_run(make_host, k8s_notify_bin):
+    """udev-helper apply (the per-PF apply unit) asks k8s-notify as sriovctl does: its status
+    record says why the drain cannot run."""
+    helper = _binary("SRIOV_UDEV_HELPER", "build/asan/udev-helper")
+    h = make_host("e810.json")
+    with_kubeconfig(h, 0o600, enabled="yes")
+    (h.dir / "token").chmod(0o644)
+    assert h.run("--k8s-notify", k8s_notify_bin, "apply").returncode == 0  # VFs made: no drain
+    h.layout("50-e810.conf", LAYOUT.replace("=2", "=4"))
+    r = subprocess.run([helper, "--k8s-notify", k8s_notify_bin, "--host", str(h.path),
+                        "--config-dir", str(h.confdir), "--main-config", str(h.main),
+                        "apply", E810], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1, r
+    error = k8s_notify_error(k8s_notify_bin, h)
+    assert "refusing token file" in error
+    out = h.run("status", E810).stdout
+    assert "  deferred  " in out and f"\n    {WAIT}cannot run: k8s-notify says: {error}\n" in out, out
