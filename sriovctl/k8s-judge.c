@@ -3,6 +3,8 @@
 /* What check says of the Kubernetes credentials: k8s-notify's word
  * (k8s_judge()), and which k8s-notify is asked. */
 
+#include <unistd.h>
+
 #include "sriovctl.h"
 
 const char *ctl_k8s_notify_path(const struct ctl *c)
@@ -23,6 +25,13 @@ int ctl_check_credentials(const struct ctl *c, const char *main_config, const st
 		return r;
 	if (j.not_installed)
 		r = diag_add(diags, DIAG_ERROR, NULL, 0, "[Kubernetes] Enabled=: %s", j.error);
+	else if (geteuid() != 0)
+		/* what k8s-notify may read and trust depends on who runs it */
+		r = diag_add(diags, DIAG_WARNING, NULL, 0,
+			     "[Kubernetes] Kubeconfig=: k8s-notify, run as uid %u, says: %s "
+			     "(sriov-persistd runs it as root: check as root says what it will "
+			     "say)",
+			     (unsigned)geteuid(), j.error);
 	else if (j.retryable)
 		r = diag_add(
 			diags, DIAG_WARNING, NULL, 0,

@@ -5,11 +5,15 @@ and others may read, a missing one outside a pod: none can ever be used, so no d
 disruptive change that waits for one waits for good. apply and status say the same."""
 
 import json
+import pwd
+import shutil
 import subprocess
+import tempfile
+from pathlib import Path
 
 import pytest
 
-from conftest import _binary
+from conftest import FIXTURES, _binary, run_as_nobody
 
 E810 = "0000:3b:00.0"
 LAYOUT = f"[Match]\nPCIAddress={E810}\n[PhysicalFunction]\nVirtualFunctions=2\n"
@@ -216,3 +220,34 @@ def test_the_apply_unit_says_why_the_drain_cannot_run(make_host, k8s_notify_bin)
     assert "refusing token file" in error
     out = h.run("status", E810).stdout
     assert "  deferred  " in out and f"\n    {WAIT}cannot run: k8s-notify says: {error}\n" in out, out
+
+
+def test_as_another_user_the_refusal_is_a_warning(sriovctl_bin, k8s_notify_bin):
+    """k8s-notify's word depends on who runs it (who may read, who owns): the daemon runs it as
+    root, so check run by anyone else says what it was told as a warning, and which uid."""
+    d = Path(tempfile.mkdtemp(prefix="creds-nobody-"))
+    try:
+        d.chmod(0o755)
+        shutil.copy(FIXTURES / "e810.json", d / "h.json")
+        (d / "conf.d").mkdir()
+        (d / "conf.d" / "50-e810.conf").write_text(LAYOUT)
+        kc = d / "kubeconfig"
+        kc.write_text(kubeconfig_text("token: abc"))
+        kc.chmod(0o600)  # root's: nobody may not read it
+        (d / "main.conf").write_text(f"[Kubernetes]\nEnabled=yes\nKubeconfig={kc}\n"
+                                     "NodeName=node1\n")
+        for f in ("h.json", "conf.d/50-e810.conf", "main.conf"):
+            (d / f).chmod(0o644)
+        r = run_as_nobody([sriovctl_bin, "--no-color", "--host", str(d / "h.json"),
+                           "--config-dir", str(d / "conf.d"), "--main-config",
+                           str(d / "main.conf"), "--runtime-dir", str(d / "run"),
+                           "--state-dir", str(d / "lib"), "--k8s-notify", k8s_notify_bin,
+                           "check"])
+        assert r.returncode == 0 and r.stderr.splitlines() == [
+            f"warning: [Kubernetes] Kubeconfig=: k8s-notify, run as uid "
+            f"{pwd.getpwnam('nobody').pw_uid}, says: cannot "
+            f"read kubeconfig {kc}: Permission denied (sriov-persistd runs it as root: check "
+            "as root says what it will say)"], r
+        assert r.stdout == CHECKED + "0 error(s), 1 warning(s)\n", r
+    finally:
+        shutil.rmtree(d)
