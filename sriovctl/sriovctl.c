@@ -39,6 +39,7 @@ enum {
 	ARG_NO_COLOR,
 	ARG_NO_PAGER,
 	ARG_VERSION,
+	ARG_K8S_NOTIFY,
 };
 
 static const struct cli_option own_options[] = {
@@ -51,6 +52,9 @@ static const struct cli_option own_options[] = {
 	{ ARG_NO_COLOR, "no-color", NULL, "no colors (also when NO_COLOR is set)" },
 	{ ARG_NO_PAGER, "no-pager", NULL, "accepted for compatibility; output is never paged" },
 	{ ARG_VERSION, "version", NULL, "the version" },
+	{ ARG_K8S_NOTIFY, "k8s-notify", "FILE",
+	  "check, apply: the Kubernetes client asked about the credentials\n"
+	  "(default " LIBEXECDIR "/sriov-persist/k8s-notify)" },
 };
 
 static const struct cli_program program = {
@@ -156,6 +160,9 @@ static int parse_own_option(struct ctl *c, struct parsed *p, int opt, const char
 		return parse_timeout(c, arg) < 0 ? -EXIT_USAGE : 1;
 	case ARG_MACHINE_ID:
 		p->machine_id = arg;
+		return 1;
+	case ARG_K8S_NOTIFY:
+		c->k8s_notify = arg;
 		return 1;
 	case CLI_OPT_HELP:
 		help();

@@ -7,6 +7,7 @@
 #include "apply.h"
 #include "host-view.h"
 #include "host.h"
+#include "k8s-judge.h"
 #include "layout.h"
 #include "mainconf.h"
 
@@ -22,6 +23,7 @@ struct ctl {
 	const char *host_path;	 /* --host: the simulated host */
 	const char *config_dir;	 /* --config-dir */
 	const char *main_config; /* --main-config */
+	const char *k8s_notify;	 /* --k8s-notify; NULL: the installed one */
 	char *root;		 /* --root, canonical: the host's files under it */
 	char *runtime_dir;	 /* status and locks */
 	char *state_dir;	 /* what we created */
@@ -163,3 +165,11 @@ int bus_client_document(sd_bus *bus, const char *method, const char *only,
  * is done: 0, or 1 when Apply() replied that PFs were not applied (not
  * printed: the caller shows each PF's result), or < 0 after a message. */
 int bus_client_apply(sd_bus *bus, const char *method, const char *pf);
+
+/* The k8s-notify that check, apply and reset ask (--k8s-notify, or the installed one). */
+const char *ctl_k8s_notify_path(const struct ctl *c);
+/* k8s_judge() as check says it (not with --root: the files of another
+ * root are not this k8s-notify's to read): an error in k8s-notify's words (a
+ * warning when it says running again may cure it). */
+int ctl_check_credentials(const struct ctl *c, const char *main_config, const struct mainconf *conf,
+			  struct diag_list *diags);

@@ -245,6 +245,9 @@ int verb_apply(struct ctl *c)
 	struct apply_result res = {};
 	struct mainconf conf;
 	struct ctl_run x = { .c = c, .only = c->n_args > 0 ? c->args[0] : NULL, .ok = true };
+	struct k8s_drain_judge drain = { .k8s_notify = ctl_k8s_notify_path(c),
+					 .main_config = c->main_config,
+					 .conf = &conf };
 	struct apply_options opts = {
 		.conf = &conf,
 		.runtime_dir = c->runtime_dir,
@@ -253,6 +256,8 @@ int verb_apply(struct ctl *c)
 		.on_action = ctl_on_action,
 		.on_pf_done = apply_on_pf_done,
 		.userdata = &x,
+		.drain_refusal = c->root ? NULL : k8s_drain_refusal,
+		.drain_userdata = &drain,
 	};
 	int r;
 
@@ -267,6 +272,7 @@ int verb_apply(struct ctl *c)
 		return EXIT_FAIL;
 	opts.hold = set->main_error;
 	r = apply_run(h, set, &opts, &res);
+	k8s_drain_judge_done(&drain);
 	mainconf_done(&conf);
 	if (r == -ENXIO) {
 		fprintf(stderr, "No PF '%s' on this host\n", opts.only);

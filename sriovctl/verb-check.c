@@ -48,6 +48,21 @@ static int check_main_files(struct ctl *c, struct mainconf *conf, struct diag_li
 	return 0;
 }
 
+/* The main configuration k8s-notify is to read: --main-config, else the
+ * named sriov-persist.conf (with its drop-ins, as k8s-notify reads it). */
+static const char *named_main_file(const struct ctl *c)
+{
+	if (c->main_config)
+		return c->main_config;
+	for (int i = 0; i < c->n_args; i++) {
+		const char *slash = strrchr(c->args[i], '/');
+
+		if (streq(slash ? slash + 1 : c->args[i], "sriov-persist.conf"))
+			return c->args[i];
+	}
+	return NULL;
+}
+
 static int load_named(struct ctl *c, struct layout_set **ret)
 {
 	_cleanup_strv_free_ char **layouts = calloc(1, sizeof(char *));
@@ -368,8 +383,9 @@ static int load_named_all(struct ctl *c, struct layout_set **ret, struct diag_li
 	if (r < 0)
 		return r;
 	r = check_main_files(c, &conf, diags, n_main);
+	mainconf_find_credentials(&conf);
 	if (r >= 0 && *n_main > 0)
-		r = mainconf_check_credentials(&conf, diags);
+		r = ctl_check_credentials(c, named_main_file(c), &conf, diags);
 	if (r >= 0)
 		r = load_named(c, ret);
 	if (r >= 0)
@@ -392,7 +408,7 @@ static int load_all(struct ctl *c, struct layout_set **ret, struct diag_list *di
 	r = mainconf_load_root(c->root, c->main_config, &conf, diags);
 	if (r < 0)
 		return r;
-	r = mainconf_check_credentials(&conf, diags);
+	r = ctl_check_credentials(c, c->main_config, &conf, diags);
 	if (r < 0) {
 		mainconf_done(&conf);
 		return r;

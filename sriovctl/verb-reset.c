@@ -182,9 +182,11 @@ static bool reset_gone(struct ctl *c, struct host *h, const struct mainconf *con
 	return r >= 0 && g.found;
 }
 
+/* drain: the main configuration, and whether a drain can run */
 static int reset_one(struct ctl *c, struct host *h, const struct layout_set *set,
-		     const struct mainconf *conf, const char *only, bool *ok)
+		     struct k8s_drain_judge *drain, const char *only, bool *ok)
 {
+	const struct mainconf *conf = drain->conf;
 	struct ctl_run x = { .c = c, .only = only, .ok = true };
 	struct apply_result res = {};
 	struct apply_options opts = {
@@ -196,6 +198,8 @@ static int reset_one(struct ctl *c, struct host *h, const struct layout_set *set
 		.on_pf_done = reset_on_pf_done,
 		.userdata = &x,
 		.reset = true,
+		.drain_refusal = c->root ? NULL : k8s_drain_refusal,
+		.drain_userdata = drain,
 	};
 	int r;
 
@@ -274,6 +278,9 @@ int verb_reset(struct ctl *c)
 	_cleanup_layout_set_ struct layout_set *set = NULL;
 	_cleanup_host_ struct host *h = NULL;
 	struct mainconf conf;
+	struct k8s_drain_judge drain = { .k8s_notify = ctl_k8s_notify_path(c),
+					 .main_config = c->main_config,
+					 .conf = &conf };
 	bool ok = true;
 	int r = 0;
 
@@ -283,9 +290,10 @@ int verb_reset(struct ctl *c)
 	if (ctl_load_all(c, &h, &set, &conf, false) < 0)
 		return EXIT_FAIL;
 	if (c->n_args == 0)
-		r = reset_one(c, h, set, &conf, NULL, &ok);
+		r = reset_one(c, h, set, &drain, NULL, &ok);
 	for (int i = 0; r >= 0 && i < c->n_args; i++)
-		r = reset_one(c, h, set, &conf, c->args[i], &ok);
+		r = reset_one(c, h, set, &drain, c->args[i], &ok);
+	k8s_drain_judge_done(&drain);
 	mainconf_done(&conf);
 	return r >= 0 && ok ? EXIT_OK : EXIT_FAIL;
 }

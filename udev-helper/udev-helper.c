@@ -29,6 +29,7 @@
 #include "host-linux.h"
 #include "host-sim.h"
 #include "host-stack.h"
+#include "k8s-judge.h"
 #include "match.h"
 
 #define SYSLOG_ID "sriov-persist"
@@ -43,7 +44,8 @@ static struct {
 	struct cli_paths paths;	       /* the options all three programs take */
 	char *runtime_dir, *state_dir; /* default: /run, /var/lib, or FILE.run, FILE.lib */
 	const char *root;	       /* --root: kernel-arguments works under it */
-} arg;
+	const char *k8s_notify;	       /* --k8s-notify */
+} arg = { .k8s_notify = K8S_NOTIFY_DEFAULT };
 
 /* match asks only whether a layout may select the PF: it does not wait
  * for firmware tools. */
@@ -302,12 +304,17 @@ static int verb_apply(const char *pci)
 	struct apply_result res = {};
 	struct diag_list diags = {};
 	struct mainconf conf = {};
+	struct k8s_drain_judge drain = { .k8s_notify = arg.k8s_notify,
+					 .main_config = arg.paths.main_config,
+					 .conf = &conf };
 	struct apply_options opts = {
 		.conf = &conf,
 		.runtime_dir = arg.runtime_dir,
 		.state_dir = arg.state_dir,
 		.only = pci,
 		.on_action = helper_log_action,
+		.drain_refusal = k8s_drain_refusal,
+		.drain_userdata = &drain,
 	};
 	int r;
 
@@ -329,6 +336,7 @@ static int verb_apply(const char *pci)
 		log_diags(&set->diags);
 		r = apply_run(h, set, &opts, &res);
 	}
+	k8s_drain_judge_done(&drain);
 	mainconf_done(&conf);
 	if (r < 0 && r != -EIO) {
 		sd_journal_send("MESSAGE=%s: applying failed: %s%s%s", pci, read_strerror(r),
@@ -415,10 +423,14 @@ static void usage(FILE *f, const char *prog)
 
 enum {
 	ARG_ROOT = CLI_OPT_PROGRAM,
+	ARG_K8S_NOTIFY,
 };
 
 static const struct cli_option own_options[] = {
 	{ ARG_ROOT, "root", "DIR", "kernel-arguments: tools and files under DIR (tests)" },
+	{ ARG_K8S_NOTIFY, "k8s-notify", "FILE",
+	  "apply: the Kubernetes client asked about the credentials\n"
+	  "(default " K8S_NOTIFY_DEFAULT ")" },
 };
 
 static const struct cli_program program = {
@@ -499,9 +511,12 @@ static int parse_argv(int argc, char **argv)
 			help(argv[0]);
 			return 0;
 		}
-		if (opt != ARG_ROOT)
+		if (opt == ARG_K8S_NOTIFY)
+			arg.k8s_notify = optarg;
+		else if (opt == ARG_ROOT)
+			arg.root = optarg;
+		else
 			return -EINVAL;
-		arg.root = optarg;
 	}
 	if (!args_valid(argc - optind, argv + optind)) {
 		usage(stderr, argv[0]);

@@ -49,21 +49,28 @@ char *apply_action_error(struct host *h, const struct action *a, int r)
 	return strdup_printf("%s failed: %s", strna(what), strerror(-r));
 }
 
-/* The drain's reason, and why it cannot run when k8s-notify would refuse
- * the credentials (sriovctl check says so too). */
-static char *drain_reason(const struct mainconf *c)
+/* The drain's reason, and why it cannot run when k8s-notify refuses the
+ * credentials (sriovctl check says so too). */
+static char *drain_reason(const struct apply_options *o)
 {
+	static const char wait[] = "disruptive changes wait for a drain of this node through "
+				   "Kubernetes ([Disruption] Policy=drain), which ";
 	char why[SECRET_REFUSAL_MAX];
+	const char *refusal = NULL;
 	int r;
 
-	r = mainconf_credentials_refusal(c, why, sizeof(why));
+	if (o->drain_refusal) {
+		if (o->drain_refusal(o->drain_userdata, &refusal) < 0)
+			return NULL;
+		if (refusal)
+			return strdup_printf("%scannot run: %s", wait, refusal);
+		return strdup_printf("%ssriov-persistd does", wait);
+	}
+	r = mainconf_credentials_refusal(o->conf, why, sizeof(why));
 	if (r == -EPERM || r == -EBADFD)
-		return strdup_printf("disruptive changes wait for a drain of this node through "
-				     "Kubernetes ([Disruption] Policy=drain), which cannot run: "
-				     "%s%s",
+		return strdup_printf("%scannot run: %s%s", wait,
 				     r == -EPERM ? "k8s-notify is " : "", why);
-	return strdup("disruptive changes wait for a drain of this node through Kubernetes "
-		      "([Disruption] Policy=drain), which sriov-persistd does");
+	return strdup_printf("%ssriov-persistd does", wait);
 }
 
 /* Why disruptive changes may not run now, or NULL when they may. */
@@ -77,7 +84,7 @@ char *apply_hold_reason(const struct pf_run *run)
 		return strdup("disruptive changes held by [Disruption] Policy=never");
 	if (c->disruption_policy == DISRUPTION_POLICY_DRAIN && mainconf_kubernetes_enabled(c)) {
 		run->res->needs_drain = true;
-		return drain_reason(c);
+		return drain_reason(run->opts);
 	}
 	/* Policy=immediate, or drain where Kubernetes is not enabled: there is
 	 * nothing to drain, so drain behaves as immediate. */

@@ -44,6 +44,13 @@ struct apply_options {
 	 * (an apply unit, sriovctl) holds is left to it, and its result says
 	 * busy (the daemon, whose event loop must never wait on a lock). */
 	bool lock_nowait;
+	/* Asked when a disruptive change waits for a drain: why that drain
+	 * cannot run ("k8s-notify says: ...", kept by the caller until
+	 * apply_run() returns) in *ret, NULL when it can; -ENOMEM. sriovctl
+	 * asks k8s-notify's "credentials" verb. NULL: the Kubeconfig= file's
+	 * owner and mode alone say it (mainconf_credentials_refusal()). */
+	int (*drain_refusal)(void *userdata, const char **ret);
+	void *drain_userdata;
 };
 
 struct apply_pf_result {

@@ -539,6 +539,11 @@ static bool kubernetes_credentials(const struct mainconf *c)
 	       (getenv("KUBERNETES_SERVICE_HOST") && access(SERVICE_ACCOUNT_TOKEN, R_OK) == 0);
 }
 
+void mainconf_find_credentials(struct mainconf *c)
+{
+	c->k8s_credentials = c->k8s_enabled == K8S_ENABLED_AUTO && kubernetes_credentials(c);
+}
+
 int mainconf_load(const char *path, struct mainconf *ret, struct diag_list *diags)
 {
 	return mainconf_load_root(NULL, path, ret, diags);
@@ -562,7 +567,7 @@ int mainconf_load_root(const char *root, const char *path, struct mainconf *ret,
 		mainconf_done(&c);
 		return r;
 	}
-	c.k8s_credentials = c.k8s_enabled == K8S_ENABLED_AUTO && kubernetes_credentials(&c);
+	mainconf_find_credentials(&c);
 	*ret = c;
 	return 0;
 }

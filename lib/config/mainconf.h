@@ -133,11 +133,10 @@ int mainconf_load_root(const char *root, const char *path, struct mainconf *ret,
  * SECRET_REFUSAL_MAX); 0 when it would not, or Kubernetes is off; -ENOENT
  * and other errors of stat() as they are. */
 int mainconf_credentials_refusal(const struct mainconf *c, char *buf, size_t size);
-/* What k8s-notify would refuse of the credentials c names (the Kubeconfig=
- * file: its owner and mode, as k8s-notify judges them), as errors in diags.
- * The files the kubeconfig itself names are not read. */
-int mainconf_check_credentials(const struct mainconf *c, struct diag_list *diags);
 
+/* Decides k8s_credentials (Enabled=auto) from the files there are now, as
+ * mainconf_load() does; for a configuration parsed from named files. */
+void mainconf_find_credentials(struct mainconf *c);
 /* [Kubernetes] Enabled=yes, or auto and mainconf_load found credentials
  * (k8s_credentials): decided once, when the configuration loads. */
 bool mainconf_kubernetes_enabled(const struct mainconf *c);

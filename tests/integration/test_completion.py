@@ -113,19 +113,20 @@ CASES = [
     ("", VERBS),
     ("st", ["status"]),
     ("s", ["status", "snapshot"]),
-    ("-", GLOBAL + ["--json", "--timeout", "--help", "--version"]),
+    ("-", GLOBAL + ["--json", "--timeout", "--k8s-notify", "--help", "--version"]),
     ("--no-", ["--no-color", "--no-pager"]),
     # --machine-id only with --host, and an option is not offered twice
     ("--host worker-7.json -",
-     [o for o in GLOBAL if o != "--host"] + ["--machine-id", "--json", "--timeout", "--help",
-                                              "--version"]),
+     [o for o in GLOBAL if o != "--host"] + ["--machine-id", "--json", "--timeout",
+                                              "--k8s-notify", "--help", "--version"]),
     ("--host=worker-7.json --mach", ["--machine-id"]),
     ("--config-dir conf.d st", ["status"]),
     # per-verb options
     ("status -", GLOBAL + ["--json"]),
     ("plan --j", ["--json"]),
     ("--json status -", GLOBAL),
-    ("apply -", GLOBAL),
+    ("apply -", GLOBAL + ["--k8s-notify"]),
+    ("check --k", ["--k8s-notify"]),
     ("wait ", GLOBAL + ["--timeout"]),
     ("wait --t", ["--timeout"]),
     ("snapshot ", GLOBAL),
@@ -202,7 +203,7 @@ def test_comp_words_split_as_bash_does():
 # The completion against sriovctl's option table (lib/apply/cli-options.c's shared rows and
 # sriovctl.c's own): --help prints the rows, so a row added, removed or given another argument
 # without the completion following fails here.
-HELP_ROW = re.compile(r"^  (?:-\w, )?--([a-z][a-z-]*)(?: ([A-Z]+))?  ")
+HELP_ROW = re.compile(r"^  (?:-\w, )?--([a-z][a-z0-9-]*)(?: ([A-Z]+))?  ")
 FILES = ["worker-7.json", "main.conf", "50-e810.conf", "conf.d", "run"]
 DIRS = ["conf.d", "run"]
 
