@@ -3,7 +3,9 @@
 /* Other SR-IOV managers on the PF (the layout set's other_configs): a
  * file that surely applies to it holds it, with an error at that file's
  * line; one that may apply is a warning, as is one that could not be
- * read. */
+ * read. The manager the layouts name in SharedWith= is known and left to
+ * its part: its files say nothing, and when it has none for the PF, the
+ * key is a warning. */
 
 #include "desired-internal.h"
 
@@ -16,8 +18,10 @@ static int other_error(struct desired_ctx *c, const struct other_finding *f)
 {
 	return hw_error(c, f->path, f->line,
 			"%s also configures %s (%s): %s; sriov-persist leaves the PF alone "
-			"until that setting is removed",
-			other_manager_to_string(f->manager), pf_said(c->pf), f->how, f->setting);
+			"until that setting is removed, or the layout says SharedWith=%s (with "
+			"ExternallyManaged=yes)",
+			other_manager_to_string(f->manager), pf_said(c->pf), f->how, f->setting,
+			other_manager_key_to_string(f->manager));
 }
 
 static int other_warning(struct desired_ctx *c, const struct other_finding *f)
@@ -33,8 +37,26 @@ static int other_warning(struct desired_ctx *c, const struct other_finding *f)
 			pf_said(c->pf), f->how, f->setting);
 }
 
+/* SharedWith= names a manager none of whose files is about the PF. */
+static int shared_with_unused(struct desired_ctx *c)
+{
+	const struct pf_settings *s = &c->d->pf;
+	const struct src *at = &s->src[PF_KEY_SHARED_WITH];
+
+	if (c->alone || !pf_settings_has(s, PF_KEY_SHARED_WITH))
+		return 0;
+	for (size_t i = 0; i < c->others.n; i++)
+		if (c->others.items[i].manager == s->shared_with && !c->others.items[i].unreadable)
+			return 0;
+	return diag_add(c->diags, DIAG_WARNING, at->file, at->line,
+			"SharedWith=%s: no file of %s configures %s",
+			other_manager_key_to_string(s->shared_with),
+			other_manager_to_string(s->shared_with), pf_said(c->pf));
+}
+
 int desired_check_others(struct desired_ctx *c)
 {
+	const struct pf_settings *s = &c->d->pf;
 	char id_path[PF_ID_PATH_MAX];
 	struct pf_identity id;
 	int r;
@@ -46,8 +68,10 @@ int desired_check_others(struct desired_ctx *c)
 	for (size_t i = 0; r >= 0 && i < c->others.n; i++) {
 		const struct other_finding *f = &c->others.items[i];
 
+		if (pf_settings_has(s, PF_KEY_SHARED_WITH) && f->manager == s->shared_with)
+			continue;
 		r = f->certainty == OTHER_CERTAINTY_MATCHES && !f->unreadable ? other_error(c, f) :
 										other_warning(c, f);
 	}
-	return r;
+	return r < 0 ? r : shared_with_unused(c);
 }

@@ -2,7 +2,8 @@
 """Other SR-IOV managers on a node (sriov-persist.layout(5), "Living with other tools"): a
 NetworkManager keyfile with [sriov] and a systemd .link file with SR-IOVVirtualFunctions= that
 select a PF a layout selects hold that PF, named with their file, line and setting, in check,
-plan, apply and status; a file that only may select it is a warning."""
+plan, apply and status; a file that only may select it is a warning; SharedWith= (with
+ExternallyManaged=yes) acknowledges one tool and lets the PF pass."""
 
 import json
 import subprocess
@@ -17,10 +18,12 @@ KEYFILE = "[connection]\nid=sriov\ntype=ethernet\ninterface-name=ens1f0\n\n[srio
 LINK = "[Match]\nPermanentMACAddress=40:a6:b7:84:ef:ed\n\n[Link]\nSR-IOVVirtualFunctions=8\n"
 NM_ERROR = (f"/{NM_DIR}/sriov.nmconnection:7: NetworkManager also configures ens1f0 "
             "(connection.interface-name=ens1f0): sriov.total-vfs=4; sriov-persist leaves the PF "
-            "alone until that setting is removed")
+            "alone until that setting is removed, or the layout says SharedWith=NetworkManager "
+            "(with ExternallyManaged=yes)")
 LINK_ERROR = (f"/{LINK_DIR}/10-sriov.link:5: systemd .link also configures ens1f1 ([Match] "
               "PermanentMACAddress=40:a6:b7:84:ef:ed): SR-IOVVirtualFunctions=8; sriov-persist "
-              "leaves the PF alone until that setting is removed")
+              "leaves the PF alone until that setting is removed, or the layout says "
+              "SharedWith=systemd-udevd (with ExternallyManaged=yes)")
 
 
 @pytest.fixture
@@ -111,3 +114,50 @@ def test_a_keyfile_that_leads_out_of_the_root_is_named(make_host, node, tmp_path
     assert r.returncode == 0, r.stderr
     assert (f"/{NM_DIR}/out.nmconnection: warning: NetworkManager: cannot read: leads out of the root "
             "directory; whether it also configures ens1f0 is unknown") in r.stderr, r.stderr
+
+
+def test_shared_with_acknowledges_the_named_tool_only(make_host, node):
+    h = make_host("e810.json")
+    layout = node / "etc" / "sriov-persist" / "conf.d" / "50-port0.conf"
+    layout.write_text(LAYOUT.format(pci=E810_0, n=4) + "SharedWith=NetworkManager\n"
+                      "ExternallyManaged=yes\nMTUBytes=9000\n")
+    r = run(h, node, "check")
+    assert r.returncode == 1
+    assert r.stderr == f"{LINK_ERROR}\n"  # the .link file of the other port still holds it
+    r = run(h, node, "apply")
+    assert r.returncode == 1, r.stdout + r.stderr
+    # NetworkManager makes the VFs; sriov-persist sets what is its part
+    assert (f"{E810_0} (ens1f0): pending after 1 action(s): waiting for another tool to create "
+            "VFs: 0 of 4 exist "
+            "(ExternallyManaged=yes)") in r.stdout, r.stdout
+    assert h.pf(E810_0)["num_vfs"] == 0 and h.pf(E810_0)["mtu"] == 9000
+    assert h.pf(E810_1)["num_vfs"] == 0
+    r = run(h, node, "status", E810_0)
+    assert ("shared with NetworkManager (SharedWith=: its own SR-IOV settings are left to it)"
+            in r.stdout), r.stdout
+
+
+def test_shared_with_needs_externally_managed(make_host, node):
+    h = make_host("e810.json")
+    layout = node / "etc" / "sriov-persist" / "conf.d" / "50-port0.conf"
+    layout.write_text(LAYOUT.format(pci=E810_0, n=4) + "SharedWith=NetworkManager\n")
+    error = (f"{layout}:5: SharedWith=NetworkManager: needs ExternallyManaged=yes, so that "
+             "sriov-persist leaves the VF count to NetworkManager and configures only the VFs it "
+             "makes")
+    r = run(h, node, "check")
+    assert r.returncode == 1
+    assert r.stderr == f"{error}\n{LINK_ERROR}\n"
+    r = run(h, node, "plan", E810_0)
+    assert f"{E810_0} (ens1f0): held: {error}\n" in r.stdout, r.stdout
+
+
+def test_shared_with_a_tool_without_a_file_for_the_pf_is_a_warning(make_host, node):
+    h = make_host("e810.json")
+    (node / LINK_DIR / "10-sriov.link").unlink()
+    layout = node / "etc" / "sriov-persist" / "conf.d" / "60-port1.conf"
+    layout.write_text(LAYOUT.format(pci=E810_1, n=3) + "SharedWith=sriov-network-operator\n"
+                      "ExternallyManaged=yes\n")
+    r = run(h, node, "check")
+    assert r.returncode == 1  # ens1f0's keyfile
+    assert (f"{layout}:5: warning: SharedWith=sriov-network-operator: no file of "
+            "sriov-network-operator configures ens1f1\n") in r.stderr, r.stderr
