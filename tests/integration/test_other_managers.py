@@ -161,3 +161,23 @@ def test_shared_with_a_tool_without_a_file_for_the_pf_is_a_warning(make_host, no
     assert r.returncode == 1  # ens1f0's keyfile
     assert (f"{layout}:5: warning: SharedWith=sriov-network-operator: no file of "
             "sriov-network-operator configures ens1f1\n") in r.stderr, r.stderr
+
+
+def test_check_of_named_files_looks_too(make_host, node):
+    h = make_host("e810.json")
+    layout = node / "etc" / "sriov-persist" / "conf.d" / "50-port0.conf"
+    r = run(h, node, "check", layout)
+    assert r.returncode == 1
+    assert r.stderr == f"{NM_ERROR}\n"
+
+
+def test_without_host_shared_with_needs_externally_managed_too(sriovctl_bin, node):
+    layout = node / "etc" / "sriov-persist" / "conf.d" / "50-port0.conf"
+    layout.write_text(LAYOUT.format(pci=E810_0, n=4) + "SharedWith=NetworkManager\n")
+    r = subprocess.run([sriovctl_bin, "--no-color", "--root", str(node), "check"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1
+    assert r.stderr == (f"{layout}:5: SharedWith=NetworkManager: needs ExternallyManaged=yes, so "
+                        "that sriov-persist leaves the VF count to NetworkManager and configures "
+                        "only the VFs it makes (on every PF where no other file sets "
+                        "ExternallyManaged=)\n")
