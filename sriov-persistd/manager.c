@@ -275,6 +275,9 @@ int manager_load_config(struct manager *m)
 	r = mainconf_load(m->main_config, &conf, &diags);
 	if (r >= 0) {
 		r = layout_set_load_dir(m->config_dir, &set);
+		/* the other managers' files, read again with the layouts */
+		if (r >= 0)
+			r = layout_set_load_others(set, NULL);
 		if (r < 0)
 			mainconf_done(&conf);
 	}

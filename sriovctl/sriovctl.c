@@ -311,6 +311,11 @@ int ctl_load_layouts(struct ctl *c, struct layout_set **ret)
 	int r;
 
 	r = layout_set_load_root(c->root, c->config_dir, ret);
+	if (r >= 0) {
+		r = layout_set_load_others(*ret, c->root);
+		if (r < 0)
+			*ret = layout_set_free(*ret);
+	}
 	if (r < 0)
 		fprintf(stderr, "Loading layouts failed: %s\n", strerror(-r));
 	return r;

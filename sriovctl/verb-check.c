@@ -73,7 +73,10 @@ static int load_named(struct ctl *c, struct layout_set **ret)
 	for (int i = 0; i < c->n_args; i++)
 		if (!is_main_config(c->args[i]) && (r = strv_extend(&layouts, c->args[i])) < 0)
 			return r;
-	return layout_set_load_files(layouts, ret);
+	r = layout_set_load_files(layouts, ret);
+	if (r >= 0 && (r = layout_set_load_others(*ret, c->root)) < 0)
+		*ret = layout_set_free(*ret);
+	return r;
 }
 
 /* A PF a layout selects that has no driver bound: nothing of its layout

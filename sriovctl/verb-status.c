@@ -253,6 +253,11 @@ static char *pf_policy_describe(enum pf_key k, const char *label, struct json_ob
 				       "%s (ExternallyManaged=yes: another tool makes the VFs)",
 				       label) :
 			       strdup("");
+	case PF_KEY_SHARED_WITH:
+		return want ? strdup_printf(
+				      "%s %s (SharedWith=: its own SR-IOV settings are left to it)",
+				      label, want) :
+			      strdup("");
 	default:
 		return NULL;
 	}

@@ -330,6 +330,8 @@ static int verb_apply(const char *pci)
 	opts.allow_disruptive = !opts.hold && before_boot_gate(pci);
 	r = layout_set_load_dir(arg.paths.config_dir, &set);
 	if (r >= 0)
+		r = layout_set_load_others(set, NULL);
+	if (r >= 0)
 		r = open_host(true, &h);
 	if (r >= 0) {
 		layout_set_use_mainconf(set, &conf);

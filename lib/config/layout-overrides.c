@@ -32,6 +32,8 @@ static const char *pf_value(const struct pf_settings *s, enum pf_key k, char buf
 		return s->firmware_vfs == FIRMWARE_VFS_NO ? "no" : "auto";
 	case PF_KEY_EXTERNALLY_MANAGED:
 		return yes_no(s->externally_managed);
+	case PF_KEY_SHARED_WITH:
+		return other_manager_key_to_string(s->shared_with);
 	case _PF_KEY_MAX:
 	case _PF_KEY_INVALID:
 		break;

@@ -244,7 +244,26 @@ int rules_check_vf(struct rules_out *o, const struct vf_settings *v,
 	return r;
 }
 
-int rules_check_pf(struct rules_out *o, const struct pf_settings *s, enum eswitch_mode mode)
+/* SharedWith= leaves the VF count to the other manager: sriov-persist
+ * must then never write it, which is what ExternallyManaged=yes says. */
+static int check_shared_with(struct rules_out *o, const struct pf_settings *s)
+{
+	const struct src *at = &s->src[PF_KEY_SHARED_WITH];
+	const char *who = other_manager_key_to_string(s->shared_with);
+	char open[64];
+
+	if (!pf_settings_has(s, PF_KEY_SHARED_WITH) || pf_settings_externally_managed(s))
+		return 0;
+	return rules_error(o, at->file, at->line,
+			   "SharedWith=%s: needs ExternallyManaged=yes, so that sriov-persist "
+			   "leaves the VF count to %s and configures only the VFs it makes%s",
+			   who, who,
+			   rules_open(o, "ExternallyManaged", &s->src[PF_KEY_EXTERNALLY_MANAGED],
+				      open));
+}
+
+static int check_hw_tc_offload(struct rules_out *o, const struct pf_settings *s,
+			       enum eswitch_mode mode)
 {
 	const struct src *at = &s->src[PF_KEY_HW_TC_OFFLOAD];
 	const struct src *esw = &s->src[PF_KEY_ESWITCH_MODE];
@@ -268,6 +287,13 @@ int rules_check_pf(struct rules_out *o, const struct pf_settings *s, enum eswitc
 	return rules_error(o, at->file, at->line,
 			   "HardwareTCOffload=yes: needs ESwitchMode=switchdev%s%s", buf,
 			   rules_open(o, "ESwitchMode", esw, open));
+}
+
+int rules_check_pf(struct rules_out *o, const struct pf_settings *s, enum eswitch_mode mode)
+{
+	int r = check_shared_with(o, s);
+
+	return r < 0 ? r : check_hw_tc_offload(o, s, mode);
 }
 
 /* vfs[j] has the same literal value of k as an earlier VF. */

@@ -76,7 +76,8 @@ int rules_check_section(struct rules_out *o, const char *file, const struct vf_s
  * between two files' values is the later file's error. */
 int rules_check_vf(struct rules_out *o, const struct vf_settings *v,
 		   const struct layout_file *const *files, size_t n);
-/* The merged [PhysicalFunction]: HardwareTCOffload=yes needs switchdev.
+/* The merged [PhysicalFunction]: SharedWith= needs ExternallyManaged=yes;
+ * HardwareTCOffload=yes needs switchdev.
  * mode is the eswitch mode the PF ends in, _ESWITCH_MODE_INVALID when it
  * cannot be known (no host, no ESwitchMode=): then a warning. */
 int rules_check_pf(struct rules_out *o, const struct pf_settings *s, enum eswitch_mode mode);

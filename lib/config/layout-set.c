@@ -218,8 +218,21 @@ struct layout_set *layout_set_free(struct layout_set *s)
 	free(s->files);
 	diag_list_done(&s->diags);
 	free(s->main_error);
+	other_configs_free(s->others);
 	free(s);
 	return NULL;
+}
+
+int layout_set_load_others(struct layout_set *s, const char *root)
+{
+	struct other_configs *c;
+	int r = other_configs_load(root, &c);
+
+	if (r < 0)
+		return r;
+	other_configs_free(s->others);
+	s->others = c;
+	return 0;
 }
 
 void layout_set_use_mainconf(struct layout_set *s, const struct mainconf *c)

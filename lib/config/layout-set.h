@@ -6,6 +6,7 @@
 
 #include "layout.h"
 #include "mainconf.h"
+#include "other-managers.h"
 
 /* The three directories, highest priority first. */
 extern const char *const layout_dirs_default[];
@@ -26,6 +27,9 @@ struct layout_set {
 	/* files[0] stands for a layout directory that could not be listed or
 	 * is refused: it holds every PF, but is no file of theirs */
 	bool dir_failed;
+	/* the other SR-IOV managers' files (layout_set_load_others()); NULL:
+	 * not looked for */
+	struct other_configs *others;
 };
 
 /* Copies what the planner needs from the main configuration into s. */
@@ -42,6 +46,10 @@ int layout_set_load_dir(const char *dir, struct layout_set **ret);
  * directories taken under root (conf_files_list_root()); dir, when given,
  * as it is. */
 int layout_set_load_root(const char *root, const char *dir, struct layout_set **ret);
+/* Reads the other SR-IOV managers' files under root (NULL: the host
+ * itself) into s->others, replacing what was read before: a PF a layout
+ * selects that one of them configures is held (desired_build()). -ENOMEM. */
+int layout_set_load_others(struct layout_set *s, const char *root);
 /* Loads the given files (sriovctl check FILE...), in the order given. */
 int layout_set_load_files(char *const *paths, struct layout_set **ret);
 struct layout_set *layout_set_free(struct layout_set *s);

@@ -11,6 +11,7 @@
  * pf-keys.c; the [VirtualFunction] keys' by those of vf-attrs.c. */
 
 #include "model.h"
+#include "other-findings.h"
 
 /* Where a value came from, for error messages. line 0 = not set. */
 struct src {
@@ -27,6 +28,7 @@ enum pf_key {
 	PF_KEY_LINK_TYPE,
 	PF_KEY_FIRMWARE_VFS,
 	PF_KEY_EXTERNALLY_MANAGED,
+	PF_KEY_SHARED_WITH,
 	_PF_KEY_MAX,
 	_PF_KEY_INVALID = -EINVAL,
 };
@@ -61,6 +63,7 @@ struct pf_settings {
 	enum link_type link_type;
 	enum firmware_vfs firmware_vfs;
 	bool externally_managed;
+	enum other_manager shared_with; /* SharedWith=: the other manager acknowledged */
 };
 
 struct vf_settings {

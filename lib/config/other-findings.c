@@ -9,6 +9,19 @@ static const char *const other_manager_table[_OTHER_MANAGER_MAX] = {
 };
 DEFINE_STRING_TABLE_TO(other_manager, enum other_manager, other_manager_table)
 
+static const char *const other_manager_key_table[_OTHER_MANAGER_MAX] = {
+	[OTHER_MANAGER_NETWORKMANAGER] = "NetworkManager",
+	[OTHER_MANAGER_SYSTEMD_LINK] = "systemd-udevd",
+	[OTHER_MANAGER_SRIOV_OPERATOR] = "sriov-network-operator",
+};
+DEFINE_STRING_TABLE_TO(other_manager_key, enum other_manager, other_manager_key_table)
+
+enum other_manager other_manager_key_from_string(const char *s)
+{
+	return (enum other_manager)string_table_lookup(other_manager_key_table, _OTHER_MANAGER_MAX,
+						       s);
+}
+
 static const char *const other_certainty_table[_OTHER_CERTAINTY_MAX] = {
 	[OTHER_CERTAINTY_MATCHES] = "matches",
 	[OTHER_CERTAINTY_MAY_MATCH] = "may match",

@@ -28,6 +28,10 @@ enum other_certainty {
 
 /* "NetworkManager", "systemd .link", "sriov-network-operator" */
 const char *other_manager_to_string(enum other_manager m) _pure_;
+/* How a layout names the manager (SharedWith=): "NetworkManager",
+ * "systemd-udevd" (which applies .link files), "sriov-network-operator". */
+const char *other_manager_key_to_string(enum other_manager m) _pure_;
+enum other_manager other_manager_key_from_string(const char *s) _pure_;
 /* "matches", "may match" */
 const char *other_certainty_to_string(enum other_certainty c) _pure_;
 

@@ -6,6 +6,7 @@
 
 #include "conf-files.h"
 #include "conf-parser.h"
+#include "fs-util.h"
 #include "other-managers.h"
 
 /* NetworkManager's keyfile directories; in /etc a file needs no
@@ -26,34 +27,18 @@ static const char *const link_dirs[] = {
 	"/usr/lib/systemd/network", "/lib/systemd/network",
 };
 
-static bool root_is_host(const char *root)
-{
-	return !root || !root[0] || streq(root, "/");
-}
-
-static char *root_join(const char *root, const char *path)
-{
-	size_t n;
-
-	if (root_is_host(root))
-		return strdup(path);
-	n = strlen(root);
-	while (n > 1 && root[n - 1] == '/')
-		n--;
-	return strdup_printf("%.*s%s", (int)n, root, path);
-}
-
-/* full, as root_join() made it, without the root directory */
+/* full (under root, as path_under_root() or conf_files_list_root() made
+ * it) as the host names it: without the root directory */
 static const char *host_path(const char *root, const char *full)
 {
 	size_t n;
 
-	if (root_is_host(root))
+	if (!root || streq(root, "/"))
 		return full;
 	n = strlen(root);
-	while (n > 1 && root[n - 1] == '/')
-		n--;
-	return full + n;
+	if (strncmp(full, root, n) == 0 && full[n] == '/')
+		return full + n;
+	return full;
 }
 
 /* NetworkManager's nm_keyfile_utils_ignore_filename(): hidden files, and
@@ -98,15 +83,22 @@ static int nm_profile_push(struct other_configs *c, struct nm_profile *p)
 	return 0;
 }
 
-static int nm_load_file(struct other_configs *c, const char *root, const char *full)
+/* path as the host names it, read under root */
+static int nm_load_file(struct other_configs *c, const char *root, const char *path)
 {
 	_cleanup_close_ int fd = -EBADF;
-	_cleanup_free_ char *text = NULL;
+	_cleanup_free_ char *text = NULL, *full = NULL;
 	struct nm_profile p;
 	struct stat st;
 	size_t size = 0;
 	int r;
 
+	r = path_under_root(root, path, &full);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return other_findings_add_unreadable(&c->unreadable, OTHER_MANAGER_NETWORKMANAGER,
+						     path, root_strerror(r));
 	fd = open_regular_at(AT_FDCWD, full, &st);
 	if (fd == -EISDIR || fd == -EBADFD || fd == -ENOENT)
 		return 0; /* NetworkManager takes regular files only */
@@ -115,10 +107,10 @@ static int nm_load_file(struct other_configs *c, const char *root, const char *f
 		r = -EBADMSG;
 	if (r < 0)
 		return other_findings_add_unreadable(&c->unreadable, OTHER_MANAGER_NETWORKMANAGER,
-						     host_path(root, full), conf_read_strerror(r));
+						     path, conf_read_strerror(r));
 	if (nm_would_refuse(&st))
 		return 0;
-	r = nm_profile_parse(host_path(root, full), text, &p);
+	r = nm_profile_parse(path, text, &p);
 	return r < 0 ? r : nm_profile_push(c, &p);
 }
 
@@ -151,20 +143,20 @@ static int nm_list_dir(const char *full, bool require_suffix, char ***ret)
 
 static int nm_load_dir(struct other_configs *c, const char *root, const struct nm_dir *dir)
 {
-	_cleanup_free_ char *full = root_join(root, dir->path);
+	_cleanup_free_ char *full = NULL;
 	_cleanup_strv_free_ char **names = NULL;
 	int r;
 
-	if (!full)
-		return -ENOMEM;
-	r = nm_list_dir(full, dir->require_suffix, &names);
+	r = path_under_root(root, dir->path, &full);
+	if (r >= 0)
+		r = nm_list_dir(full, dir->require_suffix, &names);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
 		return other_findings_add_unreadable(&c->unreadable, OTHER_MANAGER_NETWORKMANAGER,
-						     dir->path, strerror(-r));
+						     dir->path, root_strerror(r));
 	for (size_t i = 0; r > 0 && names[i]; i++) {
-		_cleanup_free_ char *path = strdup_printf("%s/%s", full, names[i]);
+		_cleanup_free_ char *path = strdup_printf("%s/%s", dir->path, names[i]);
 
 		r = path ? nm_load_file(c, root, path) : -ENOMEM;
 		if (r >= 0)
@@ -173,8 +165,9 @@ static int nm_load_dir(struct other_configs *c, const char *root, const struct n
 	return r;
 }
 
-/* link_dirs under root, with "/sub" appended when sub is not NULL */
-static int link_dirs_under(const char *root, const char *sub, char ***ret)
+/* link_dirs as the host names them, with "/sub" appended when sub is not
+ * NULL */
+static int link_dirs_with(const char *sub, char ***ret)
 {
 	_cleanup_strv_free_ char **dirs = calloc(1, sizeof(char *));
 
@@ -184,7 +177,7 @@ static int link_dirs_under(const char *root, const char *sub, char ***ret)
 		_cleanup_free_ char *dir = sub ? strdup_printf("%s/%s", link_dirs[i], sub) :
 						 strdup(link_dirs[i]);
 
-		if (!dir || strv_consume(&dirs, root_join(root, dir)) < 0)
+		if (!dir || strv_consume(&dirs, TAKE_PTR(dir)) < 0)
 			return -ENOMEM;
 	}
 	*ret = TAKE_PTR(dirs);
@@ -212,10 +205,10 @@ static int link_load_dropins(struct link_file *lf, const char *root, const char 
 
 	if (!sub)
 		return -ENOMEM;
-	r = link_dirs_under(root, sub, &dirs);
+	r = link_dirs_with(sub, &dirs);
 	if (r < 0)
 		return r;
-	r = conf_files_list((const char *const *)dirs, "conf", &paths, &fail);
+	r = conf_files_list_root(root, (const char *const *)dirs, "conf", &paths, &fail);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
@@ -250,11 +243,11 @@ static int link_load_all(struct other_configs *c, const char *root)
 {
 	_cleanup_strv_free_ char **dirs = NULL, **paths = NULL;
 	struct conf_files_failure fail = {};
-	int r = link_dirs_under(root, NULL, &dirs);
+	int r = link_dirs_with(NULL, &dirs);
 
 	if (r < 0)
 		return r;
-	r = conf_files_list((const char *const *)dirs, "link", &paths, &fail);
+	r = conf_files_list_root(root, (const char *const *)dirs, "link", &paths, &fail);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
@@ -268,19 +261,20 @@ static int link_load_all(struct other_configs *c, const char *root)
 
 static int sno_load(struct other_configs *c, const char *root)
 {
-	_cleanup_free_ char *full = root_join(root, SNO_INTERFACE_CONFIG), *text = NULL;
+	_cleanup_free_ char *full = NULL, *text = NULL;
 	int r;
 
-	if (!full)
-		return -ENOMEM;
-	r = conf_read_file(full, &text);
+	r = path_under_root(root, SNO_INTERFACE_CONFIG, &full);
+	if (r >= 0)
+		r = conf_read_file(full, &text);
 	if (r == -ENOENT)
 		return 0;
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
-		return other_findings_add_unreadable(&c->unreadable, OTHER_MANAGER_SRIOV_OPERATOR,
-						     SNO_INTERFACE_CONFIG, conf_read_strerror(r));
+		return other_findings_add_unreadable(
+			&c->unreadable, OTHER_MANAGER_SRIOV_OPERATOR, SNO_INTERFACE_CONFIG,
+			r == -EXDEV ? root_strerror(r) : conf_read_strerror(r));
 	return sno_config_scan(SNO_INTERFACE_CONFIG, text, &c->sno);
 }
 

@@ -28,9 +28,11 @@ struct other_configs {
 	struct other_findings unreadable;
 };
 
-/* Reads the files under root ("" or "/" for the running host's). A file or
- * directory that cannot be read does not fail: it is a finding of every PF.
- * -ENOMEM. */
+/* Reads the files under root (canonical, from root_canonicalize(); NULL or
+ * "/" for the running host's), each path resolved inside it
+ * (path_under_root(), conf_files_list_root()). A file or directory that
+ * cannot be read, or whose link leads out of root, does not fail: it is a
+ * finding of every PF. -ENOMEM. */
 int other_configs_load(const char *root, struct other_configs **ret);
 struct other_configs *other_configs_free(struct other_configs *c);
 static inline void other_configs_freep(struct other_configs **c)

@@ -32,6 +32,7 @@ enum pf_kind {
 _Static_assert(sizeof(enum eswitch_mode) == sizeof(int), "enum eswitch_mode is not an int");
 _Static_assert(sizeof(enum link_type) == sizeof(int), "enum link_type is not an int");
 _Static_assert(sizeof(enum firmware_vfs) == sizeof(int), "enum firmware_vfs is not an int");
+_Static_assert(sizeof(enum other_manager) == sizeof(int), "enum other_manager is not an int");
 
 #define ENUM_WORDS(name, type)                     \
 	static int name##_from_word(const char *s) \
@@ -46,6 +47,7 @@ _Static_assert(sizeof(enum firmware_vfs) == sizeof(int), "enum firmware_vfs is n
 ENUM_WORDS(eswitch_mode, enum eswitch_mode)
 ENUM_WORDS(link_type, enum link_type)
 ENUM_WORDS(firmware_vfs, enum firmware_vfs)
+ENUM_WORDS(other_manager_key, enum other_manager)
 
 /* What the host has for a key now (NULL: nothing to show), as text. */
 typedef const char *(*host_format_t)(const struct pf_state *pf, char *buf);
@@ -143,6 +145,10 @@ static const struct pf_key_info keys[_PF_KEY_MAX] = {
 	/* the layout's alone: the host has no such setting */
 	[PF_KEY_EXTERNALLY_MANAGED] = { "ExternallyManaged", "externally managed", PF_KIND_BOOL,
 					FIELD(externally_managed), .why = WHY_BOOLEAN },
+	[PF_KEY_SHARED_WITH] = { "SharedWith", "shared with", PF_KIND_ENUM, FIELD(shared_with),
+				 WORDS(other_manager_key),
+				 .why = "must be NetworkManager, systemd-udevd or "
+					"sriov-network-operator" },
 };
 
 static const struct pf_key_info *info(enum pf_key k)

@@ -27,6 +27,9 @@ struct desired_ctx {
 	const struct layout_set *set;
 	bool alone; /* building another PF's state for check_host_wide() */
 	struct pf_desired *d;
+	/* other managers' files on the PF (desired-others.c); kept to the
+	 * end: out.reported points into them */
+	struct other_findings others;
 };
 
 /* One error per file:line: a section applied to many VFs reports its
@@ -57,6 +60,11 @@ int desired_resource_against(struct desired_ctx *c, const struct pf_state *hp,
 /* desired-hw.c: the PF's settings and every VF's against its driver, and
  * the rules of the files alone */
 int desired_check_all(struct desired_ctx *c);
+
+/* desired-others.c: another manager's file that applies to the PF is an
+ * error that holds it; one that may apply, or could not be read, a
+ * warning */
+int desired_check_others(struct desired_ctx *c);
 
 /* desired-count.c: VirtualFunctions= resolved into d->num_vfs and
  * c->vf_bound, checked against the PF's and its card's limits */

@@ -266,6 +266,8 @@ static int build(struct desired_ctx *c, const struct layout_set *set)
 	if (r >= 0 && !c->alone)
 		r = desired_rename_warnings(c->pf, c->drv, &c->d->pf, c->files, c->n_files,
 					    c->diags);
+	if (r >= 0)
+		r = desired_check_others(c);
 	if (r < 0)
 		return r;
 	return finish_held(c);
@@ -311,6 +313,7 @@ static int build_pf(const struct layout_set *set, const struct host_state *host,
 	free(c.files);
 	free(c.was_stable);
 	rules_out_done(&c.out);
+	other_findings_done(&c.others);
 	if (r < 0)
 		return r;
 	*ret = selected ? TAKE_PTR(d) : NULL;

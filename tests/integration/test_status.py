@@ -64,7 +64,7 @@ def test_status_json_shows_every_key_wanted_and_now(make_host):
     assert pf["settings"]["ESwitchMode"] == {"now": "legacy", "wanted": None, "source": None}
     assert set(pf["settings"]) == {"VirtualFunctions", "MTUBytes", "LinkUp", "ESwitchMode",
                                    "HardwareTCOffload", "LinkType", "FirmwareVirtualFunctions",
-                                   "ExternallyManaged"}
+                                   "ExternallyManaged", "SharedWith"}
     vf1, vf2, vf3 = pf["vfs"][1], pf["vfs"][2], pf["vfs"][3]
     # one entry per key of the table, whatever the layout sets
     assert len(vf1["settings"]) == 17 and "QueryReceiveSideScaling" in vf1["settings"]

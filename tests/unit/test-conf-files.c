@@ -31,7 +31,7 @@ static void write_file(const char *dir, const char *name, const char *text)
 
 static void make_link(const char *target, const char *dir, const char *name)
 {
-	char path[256];
+	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	assert_int_equal(symlink(target, path), 0);

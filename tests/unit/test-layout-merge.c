@@ -82,9 +82,10 @@ static void test_pf_keys(void **state)
 					 "VirtualFunctions=max\nMTUBytes=9000\nLinkUp=yes\n"
 					 "ESwitchMode=switchdev\nHardwareTCOffload=on\n"
 					 "LinkType=infiniband\nFirmwareVirtualFunctions=no\n"
-					 "ExternallyManaged=1\n");
+					 "ExternallyManaged=1\nSharedWith=NetworkManager\n");
 	static const char *const want[_PF_KEY_MAX] = {
-		"max", "9000", "yes", "switchdev", "yes", "infiniband", "no", "yes",
+		"max",	      "9000", "yes", "switchdev",      "yes",
+		"infiniband", "no",   "yes", "NetworkManager",
 	};
 	struct pf_state pf = { .name = (char *)"ens1f0",
 			       .num_vfs = 4,
@@ -104,6 +105,7 @@ static void test_pf_keys(void **state)
 	assert_null(pf_state_format_key(&pf, PF_KEY_ESWITCH_MODE, buf));
 	assert_null(pf_state_format_key(&pf, PF_KEY_FIRMWARE_VFS, buf));
 	assert_null(pf_state_format_key(&pf, PF_KEY_EXTERNALLY_MANAGED, buf));
+	assert_null(pf_state_format_key(&pf, PF_KEY_SHARED_WITH, buf));
 	pf.has_eswitch = true;
 	pf.firmware_total_vfs = 16;
 	assert_string_equal(pf_state_format_key(&pf, PF_KEY_ESWITCH_MODE, buf), "legacy");

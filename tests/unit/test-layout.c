@@ -73,7 +73,8 @@ static void test_pf_valid(void **state)
 				  "HardwareTCOffload=on\n"
 				  "LinkType=infiniband\n"
 				  "FirmwareVirtualFunctions=no\n"
-				  "ExternallyManaged=false\n");
+				  "ExternallyManaged=false\n"
+				  "SharedWith=systemd-udevd\n");
 	assert_int_equal(f->pf.set, (1u << _PF_KEY_MAX) - 1);
 	assert_false(f->pf.num_vfs_max);
 	assert_int_equal(f->pf.num_vfs, 16);
@@ -84,6 +85,7 @@ static void test_pf_valid(void **state)
 	assert_int_equal(f->pf.link_type, LINK_TYPE_INFINIBAND);
 	assert_int_equal(f->pf.firmware_vfs, FIRMWARE_VFS_NO);
 	assert_false(f->pf.externally_managed);
+	assert_int_equal(f->pf.shared_with, OTHER_MANAGER_SYSTEMD_LINK);
 	for (enum pf_key k = 0; k < _PF_KEY_MAX; k++) {
 		assert_ptr_equal(f->pf.src[k].file, f->path);
 		assert_int_equal(f->pf.src[k].line, 4 + (unsigned)k);

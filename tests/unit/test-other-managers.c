@@ -568,6 +568,33 @@ static void test_identity_from_state(void **state)
 	assert_null(id.original_name);
 }
 
+/* Links are resolved inside the root: an absolute target is taken under
+ * it, one that climbs out of it is a finding that says so. */
+static void test_root_links(void **state)
+{
+	struct pf_identity a = pf0();
+	struct other_findings f;
+
+	put("/usr/share/nm", "a.nmconnection", 0600, NM_PROFILE("interface-name=ens1f0"));
+	put_link(NM_ETC, "a.nmconnection", "/usr/share/nm/a.nmconnection");
+	put("/usr/share/link", "10-a.link", 0644, LINK_VFS("OriginalName=ens1f0"));
+	put_link(LINK_ETC, "10-a.link", "/usr/share/link/10-a.link");
+	find(&a, &f);
+	assert_int_equal(f.n, 2);
+	assert_finding(&f.items[0], OTHER_MANAGER_NETWORKMANAGER, OTHER_CERTAINTY_MATCHES,
+		       NM_ETC "/a.nmconnection", 6, "sriov.total-vfs=4", NULL);
+	assert_finding(&f.items[1], OTHER_MANAGER_SYSTEMD_LINK, OTHER_CERTAINTY_MAY_MATCH,
+		       "/usr/share/link/10-a.link", 4, "SR-IOVVirtualFunctions=8", NULL);
+	other_findings_done(&f);
+	put_link(NM_ETC, "out.nmconnection", "../../../../../../etc/passwd");
+	find(&a, &f);
+	assert_int_equal(f.n, 3);
+	assert_true(f.items[0].unreadable);
+	assert_string_equal(f.items[0].path, NM_ETC "/out.nmconnection");
+	assert_string_equal(f.items[0].setting, "cannot read: leads out of the root directory");
+	other_findings_done(&f);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -589,6 +616,7 @@ int main(void)
 		T(test_link_may_hide),
 		T(test_operator),
 		T(test_identity_from_state),
+		T(test_root_links),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
