@@ -146,6 +146,7 @@ static void undo_failed(struct manager *m, const char *error)
 	bool cordon = op->step == OP_STEP_UNCORDON;
 	char **left = cordon ? &k->left_cordon : &k->left_slot;
 
+	k->left_retry = false; /* a reload before this failure does not try it again */
 	free(*left);
 	*left = strdup_printf("%s: %s failed and is not tried again on its own: %s; %s "
 			      "stays until the cause is fixed and the daemon reloads "
@@ -428,18 +429,21 @@ static int op_start(struct manager *m, enum op_kind kind, enum op_step step, cha
 }
 
 /* What an undo step that failed for good left, tried again (a reload, an
- * Apply()): a cordon of ours lifted, a slot of ours released. */
-static void retry_left_behind(struct manager *m)
+ * Apply(), once the operation under way is over): a cordon of ours lifted,
+ * a slot of ours released. Returns whether it started. */
+static bool retry_left_behind(struct manager *m)
 {
 	struct k8s *k = m->k8s;
 	bool slot = k->left_slot;
 
-	if (!(k->left_cordon || k->left_slot) || k->op || k->starting ||
-	    !mainconf_kubernetes_enabled(&m->conf))
-		return;
+	if (!k->left_retry || k->op || k->starting)
+		return false;
+	k->left_retry = false;
+	if (!(k->left_cordon || k->left_slot) || !mainconf_kubernetes_enabled(&m->conf))
+		return false;
 	k->left_cordon = mfree(k->left_cordon);
 	k->left_slot = mfree(k->left_slot);
-	(void)op_start_full(m, OP_KIND_RECOVER, OP_STEP_UNCORDON, NULL, slot);
+	return op_start_full(m, OP_KIND_RECOVER, OP_STEP_UNCORDON, NULL, slot) >= 0;
 }
 
 /* Starts what is waiting, when nothing runs: a drain first, then a reboot,
@@ -454,7 +458,7 @@ static void k8s_next(struct manager *m)
 		(void)op_start(m, OP_KIND_REBOOT, OP_STEP_REBOOT, NULL);
 		return;
 	}
-	if (!mainconf_kubernetes_enabled(&m->conf))
+	if (retry_left_behind(m) || !mainconf_kubernetes_enabled(&m->conf))
 		return;
 	if (strv_length(m->k8s->drain_wanted) > 0) {
 		(void)op_start(m, OP_KIND_DRAIN, OP_STEP_LEASE, TAKE_PTR(m->k8s->drain_wanted));
@@ -622,10 +626,12 @@ static void on_event(struct manager *m, const struct manager_event *ev, void *us
 		return;
 	case MANAGER_APPLY_ASKED:
 		k->reboot_tried = mfree(k->reboot_tried);
-		retry_left_behind(m);
+		k->left_retry = true;
+		k8s_next(m);
 		return;
 	case MANAGER_CONFIG_LOADED:
-		retry_left_behind(m);
+		k->left_retry = true;
+		k8s_next(m);
 		return;
 	case MANAGER_LOOKED:
 		if (k8s_node_device_plugin_sync(&k->node, m)) {

@@ -29,6 +29,7 @@ struct k8s {
 	 * uncordon), a Lease slot of ours (the release) */
 	char *left_cordon;
 	char *left_slot;
+	bool left_retry; /* a reload or Apply() asked to try them again */
 	struct k8s_node node;
 	struct k8s_api api;
 	struct k8s_annotate annotate;
