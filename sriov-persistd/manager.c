@@ -5,6 +5,7 @@
 
 #include <syslog.h>
 #include <systemd/sd-id128.h>
+#include <unistd.h>
 
 #include "desired.h"
 #include "host-linux.h"
@@ -347,8 +348,9 @@ void manager_load_reboot(struct manager *m)
  * retry it. */
 #define GIVEN_UP_FILE "given-up.json"
 
-/* What a failure may have come from beside the plan: the daemon's options
- * and its main configuration. A restart with others tries again what failed
+/* What a failure may have come from beside the plan: the daemon's options,
+ * whether k8s-notify can be run (not its version: an upgrade must not retry)
+ * and the main configuration. A restart with others tries again what failed
  * (as a reload does), so that a PF never shows why an earlier setup failed. */
 static char *daemon_setup(const struct manager *m)
 {
@@ -356,7 +358,8 @@ static char *daemon_setup(const struct manager *m)
 
 	if (!conf)
 		return NULL;
-	return strdup_printf("k8s-notify=%s\nkubernetes=%s\n%s", strna(m->k8s_notify),
+	return strdup_printf("k8s-notify=%s (%s)\nkubernetes=%s\n%s", strna(m->k8s_notify),
+			     m->k8s_notify && access(m->k8s_notify, X_OK) >= 0 ? "runs" : "missing",
 			     yes_no(mainconf_kubernetes_enabled(&m->conf)), conf);
 }
 

@@ -83,3 +83,30 @@ def test_restart_with_another_setup_says_what_is_true_now(env):  # noqa: F811
     assert waiting(c) == []
     assert c.get("LastError", pf_path(E810_A), PF_IFACE) == ""
     assert lease_holder(srv) is None and node_flags(srv, E810_NODE) == (False, None)
+
+
+def test_restart_after_k8s_notify_was_installed_tries_the_drain_again(env):  # noqa: F811
+    """The same options and configuration, but the k8s-notify the first daemon could not run is
+    there now: the failure was the missing program's, and the restart tries the drain again (an
+    upgrade, which changes no option, does not)."""
+    srv, c = env.srv, env.c
+    h, _ = e810_node(env)
+    set_plugin_allocatable(srv, {f"intel.com/{E810_RES}": 8})
+    notify = h.dir / "bin" / "k8s-notify"
+    d = Daemon(env.daemon_bin, h, env.bus, ["--k8s-notify", str(notify)])
+    env.daemons.append(d)
+    d.start()
+    replace_layout(h, "50-e810.conf", E810_LAYOUT.format(pci=E810_A, n=8, vlan=10))
+    c.wait(lambda: "cannot run k8s-notify" in c.get("LastError", pf_path(E810_A), PF_IFACE),
+           timeout=30, what="the drain failed at its lease step")
+    d.stop()
+    notify.parent.mkdir()
+    notify.symlink_to(env.notify_bin)
+    m = c.mark()
+    d.start()
+    assert c.wait_applied(E810_A, m, timeout=90) == 0, d.log_text()
+    env.settle()
+    assert "what failed then is tried again" in d.log_text()
+    assert h.pf(E810_A)["num_vfs"] == 8
+    assert c.get("LastError", pf_path(E810_A), PF_IFACE) == ""
+    assert lease_holder(srv) is None and node_flags(srv, E810_NODE) == (False, None)
