@@ -534,7 +534,7 @@ void k8s_start(struct manager *m)
 static char *op_retry_waiting(const struct operation *op, char when[static FORMAT_RFC3339_MAX])
 {
 	bool undo = op->step == OP_STEP_UNCORDON || op->step == OP_STEP_RELEASE;
-	char bound[32];
+	char bound[64];
 
 	if (undo)
 		snprintf(bound, sizeof(bound), "attempt %u, tried until done", op->attempts);
