@@ -111,7 +111,7 @@ static bool op_retry(struct manager *m, usec_t delay)
 /* Plans another run of the current step after a delay (backoff with
  * jitter); returns whether it did. undo: the step lifts our cordon or
  * releases our slot. */
-static bool op_try_again(struct manager *m, bool undo, int status, const char *error)
+static bool op_try_again(struct manager *m, bool undo, const char *error)
 {
 	struct operation *op = m->k8s->op;
 	char span[FORMAT_TIMESPAN_MAX];
@@ -121,9 +121,9 @@ static bool op_try_again(struct manager *m, bool undo, int status, const char *e
 	free(op->failed_now);
 	op->failed_now = strdup(strna(error));
 	delay = k8s_wait_delay(op->attempts + 1, m->conf.retry_max_delay, (uint32_t)random());
-	log_msg(undo && status != 75 ? LOG_WARNING : LOG_NOTICE,
-		"Kubernetes %s: %s will be tried again in %s%s: %s", op_kind_to_string(op->kind),
-		op_step_to_string(op->step), format_timespan(span, delay),
+	log_msg(LOG_NOTICE, "Kubernetes %s: %s will be tried again in %s%s: %s",
+		op_kind_to_string(op->kind), op_step_to_string(op->step),
+		format_timespan(span, delay),
 		op->kind == OP_KIND_RECOVER  ? " (lifting a cordon of ours, if a crash left one)" :
 		op->step == OP_STEP_UNCORDON ? " (our cordon stays until then)" :
 		undo			     ? " (the slot stays held until then)" :
@@ -135,11 +135,37 @@ static bool op_try_again(struct manager *m, bool undo, int status, const char *e
 	return true;
 }
 
+/* An undo step (uncordon, release of our slot) failed for good: retrying
+ * it gives the same answer until the operator fixes the cause (credentials,
+ * RBAC). What it leaves stays visible (waiting, the node's annotations, the
+ * journal) until a reload or Apply() tries it again; the operation goes on
+ * undoing, and the PFs it was for keep the outcome they had. */
+static void undo_failed(struct manager *m, const char *error)
+{
+	struct k8s *k = m->k8s;
+	struct operation *op = k->op;
+	bool cordon = op->step == OP_STEP_UNCORDON;
+	char **left = cordon ? &k->left_cordon : &k->left_slot;
+
+	k->left_retry = false; /* a reload before this failure does not try it again */
+	free(*left);
+	*left = strdup_printf("%s: %s failed and is not tried again on its own: %s; %s "
+			      "stays until the cause is fixed and the daemon reloads "
+			      "(systemctl reload sriov-persistd) or Apply() is called",
+			      op_kind_to_string(op->kind), op_step_to_string(op->step),
+			      strna(error),
+			      cordon ? "a cordon of ours, if there is one," : "our Lease slot");
+	log_msg(LOG_ERR, "Kubernetes %s", strna(*left));
+	op_set_step(m, cordon && (op->slot || op->lease_unknown) ? OP_STEP_RELEASE : OP_STEP_DONE);
+	op_run_step(m);
+}
+
 /* After a k8s-notify run of the current step: retry a temporary failure,
  * fail on a final one. The steps that undo (uncordon, release) are retried
- * whatever the failure, for as long as it takes: our cordon or slot must
- * not stay behind because the API server was away or the credentials were
- * refused for a while. Returns whether it succeeded. */
+ * after a temporary failure for as long as it takes: our cordon or slot
+ * must not stay behind because the API server was away for a while; a
+ * final failure of them is the operator's to fix (undo_failed()). Returns
+ * whether it succeeded. */
 static bool op_step_ok(struct manager *m, int status, const struct step_result *result, bool outage)
 {
 	struct operation *op = m->k8s->op;
@@ -155,9 +181,13 @@ static bool op_step_ok(struct manager *m, int status, const struct step_result *
 		op->waiting_api = true;
 		return false;
 	}
-	if ((undo || (status == 75 && op->attempts + 1 < RETRIES_MAX)) &&
-	    op_try_again(m, undo, status, error))
+	if (status == 75 && (undo || op->attempts + 1 < RETRIES_MAX) &&
+	    op_try_again(m, undo, error))
 		return false;
+	if (undo) {
+		undo_failed(m, error ?: "k8s-notify failed");
+		return false;
+	}
 	if (op->step == OP_STEP_RELEASE) {
 		log_msg(LOG_WARNING,
 			"Kubernetes %s: looking for a slot of ours to release failed; a slot "
@@ -202,10 +232,12 @@ static void on_step_done(struct manager *m, int status, const struct step_result
 		break;
 	case OP_STEP_UNCORDON:
 		op->drained = false;
+		m->k8s->left_cordon = mfree(m->k8s->left_cordon); /* none of ours is left */
 		op_set_step(m, op->slot || op->lease_unknown ? OP_STEP_RELEASE : OP_STEP_DONE);
 		break;
 	case OP_STEP_RELEASE:
 		op->slot = mfree(op->slot);
+		m->k8s->left_slot = mfree(m->k8s->left_slot); /* none of ours is left */
 		op_set_step(m, OP_STEP_DONE);
 		break;
 	case OP_STEP_APPLY:
@@ -384,7 +416,8 @@ static void op_run_step(struct manager *m)
 	op_finish(m);
 }
 
-static int op_start(struct manager *m, enum op_kind kind, enum op_step step, char **pfs)
+static int op_start_full(struct manager *m, enum op_kind kind, enum op_step step, char **pfs,
+			 bool lease_unknown)
 {
 	struct operation *op = calloc(1, sizeof(*op));
 
@@ -394,6 +427,7 @@ static int op_start(struct manager *m, enum op_kind kind, enum op_step step, cha
 	}
 	op->kind = kind;
 	op->pfs = pfs;
+	op->lease_unknown = lease_unknown;
 	snprintf(op->boot_id, sizeof(op->boot_id), "%s", manager_boot_id(m));
 	if (kind == OP_KIND_REBOOT && m->k8s->reboot_tried)
 		op->reasons = strdup(m->k8s->reboot_tried);
@@ -408,6 +442,29 @@ static int op_start(struct manager *m, enum op_kind kind, enum op_step step, cha
 	return 0;
 }
 
+static int op_start(struct manager *m, enum op_kind kind, enum op_step step, char **pfs)
+{
+	return op_start_full(m, kind, step, pfs, false);
+}
+
+/* What an undo step that failed for good left, tried again (a reload, an
+ * Apply(), once the operation under way is over): a cordon of ours lifted,
+ * a slot of ours released. Returns whether it started. */
+static bool retry_left_behind(struct manager *m)
+{
+	struct k8s *k = m->k8s;
+	bool slot = k->left_slot;
+
+	if (!k->left_retry || k->op || k->starting)
+		return false;
+	k->left_retry = false;
+	if (!(k->left_cordon || k->left_slot) || !mainconf_kubernetes_enabled(&m->conf))
+		return false;
+	k->left_cordon = mfree(k->left_cordon);
+	k->left_slot = mfree(k->left_slot);
+	return op_start_full(m, OP_KIND_RECOVER, OP_STEP_UNCORDON, NULL, slot) >= 0;
+}
+
 /* Starts what is waiting, when nothing runs: a drain first, then a reboot,
  * then a device-plugin restart. [Reboot] Policy=immediate reboots without
  * Kubernetes. */
@@ -420,7 +477,7 @@ static void k8s_next(struct manager *m)
 		(void)op_start(m, OP_KIND_REBOOT, OP_STEP_REBOOT, NULL);
 		return;
 	}
-	if (!mainconf_kubernetes_enabled(&m->conf))
+	if (retry_left_behind(m) || !mainconf_kubernetes_enabled(&m->conf))
 		return;
 	if (strv_length(m->k8s->drain_wanted) > 0) {
 		(void)op_start(m, OP_KIND_DRAIN, OP_STEP_LEASE, TAKE_PTR(m->k8s->drain_wanted));
@@ -491,6 +548,24 @@ void k8s_start(struct manager *m)
 	op_run_step(m);
 }
 
+/* "drain: drain failed for now (attempt 2 of 5 at most), tried again at
+ * ...: why"; an undo step is tried until it is done. */
+static char *op_retry_waiting(const struct operation *op, char when[static FORMAT_RFC3339_MAX])
+{
+	bool undo = op->step == OP_STEP_UNCORDON || op->step == OP_STEP_RELEASE;
+	char bound[64];
+
+	if (undo)
+		snprintf(bound, sizeof(bound), "attempt %u, tried until done", op->attempts);
+	else
+		snprintf(bound, sizeof(bound), "attempt %u of %u at most", op->attempts,
+			 RETRIES_MAX);
+	return strdup_printf("%s: %s failed for now (%s), tried again at %s: %s",
+			     op_kind_to_string(op->kind), op_step_to_string(op->step), bound,
+			     format_rfc3339(when, k8s_mono_to_real(op->retry_at)),
+			     strna(op->failed_now));
+}
+
 char **k8s_waiting(const struct manager *m)
 {
 	const struct k8s *k = m->k8s;
@@ -505,17 +580,11 @@ char **k8s_waiting(const struct manager *m)
 						   op_kind_to_string(op->kind),
 						   op_step_to_string(op->step)));
 	if (r >= 0 && op && op->retry_at && !op->running)
-		r = strv_consume(&l,
-				 strdup_printf("%s: %s failed for now (%u of %s), tried again "
-					       "at %s: %s",
-					       op_kind_to_string(op->kind),
-					       op_step_to_string(op->step), op->attempts,
-					       op->step == OP_STEP_UNCORDON ||
-							       op->step == OP_STEP_RELEASE ?
-						       "until done" :
-						       "5 at most",
-					       format_rfc3339(when, k8s_mono_to_real(op->retry_at)),
-					       strna(op->failed_now)));
+		r = strv_consume(&l, op_retry_waiting(op, when));
+	if (r >= 0 && k->left_cordon)
+		r = strv_extend(&l, k->left_cordon);
+	if (r >= 0 && k->left_slot)
+		r = strv_extend(&l, k->left_slot);
 	if (r >= 0 && k->annotate.waiting)
 		r = strv_extend(&l, "the node's annotations wait for the Kubernetes API server to "
 				    "answer");
@@ -576,6 +645,12 @@ static void on_event(struct manager *m, const struct manager_event *ev, void *us
 		return;
 	case MANAGER_APPLY_ASKED:
 		k->reboot_tried = mfree(k->reboot_tried);
+		k->left_retry = true;
+		k8s_next(m);
+		return;
+	case MANAGER_CONFIG_LOADED:
+		k->left_retry = true;
+		k8s_next(m);
 		return;
 	case MANAGER_LOOKED:
 		if (k8s_node_device_plugin_sync(&k->node, m)) {
@@ -591,7 +666,6 @@ static void on_event(struct manager *m, const struct manager_event *ev, void *us
 	case MANAGER_PF_CHANGED:
 	case MANAGER_PF_DRIFTED:
 	case MANAGER_PF_APPLIED:
-	case MANAGER_CONFIG_LOADED:
 	case MANAGER_SUMMARY_CHANGED:
 	case MANAGER_CHECKED:
 	case MANAGER_APPLY_STARTS:
@@ -619,6 +693,8 @@ struct k8s *k8s_free(struct k8s *k)
 	operation_free(k->op_saved);
 	strv_free(k->drain_wanted);
 	free(k->reboot_tried);
+	free(k->left_cordon);
+	free(k->left_slot);
 	k8s_node_done(&k->node);
 	k8s_annotate_done(&k->annotate);
 	k8s_api_done(&k->api);

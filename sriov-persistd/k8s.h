@@ -24,6 +24,12 @@ struct k8s {
 	bool reboot_wanted;	    /* a coordinated reboot is due */
 	char *reboot_tried;	    /* the reasons a reboot was (being) done for */
 	bool device_plugin_wanted;  /* its resources changed */
+	/* an undo step that failed for good, what it left on the cluster and
+	 * why, until a reload or Apply() tries it again: a cordon of ours (the
+	 * uncordon), a Lease slot of ours (the release) */
+	char *left_cordon;
+	char *left_slot;
+	bool left_retry; /* a reload or Apply() asked to try them again */
 	struct k8s_node node;
 	struct k8s_api api;
 	struct k8s_annotate annotate;

@@ -20,15 +20,15 @@ static void set_strv(char ***p, char **l)
 	*p = l;
 }
 
-/* Each action described; with what the PF has now when now is given. */
-static char **plan_lines(const struct plan *p, const struct pf_state *now)
+/* Each action described. */
+static char **plan_lines(const struct plan *p)
 {
 	char **l = calloc(1, sizeof(char *));
 
 	for (size_t i = 0; l && i < p->n_actions; i++) {
 		const struct action *a = &p->actions[i];
 
-		if (strv_consume(&l, now ? action_describe_drift(a, now) : action_describe(a)) < 0)
+		if (strv_consume(&l, action_describe(a)) < 0)
 			return strv_free(l);
 	}
 	return l;
@@ -38,7 +38,7 @@ static char **plan_lines(const struct plan *p, const struct pf_state *now)
  * failed is not retried on its own. */
 static char *plan_signature(const struct plan *p)
 {
-	_cleanup_strv_free_ char **l = plan_lines(p, NULL);
+	_cleanup_strv_free_ char **l = plan_lines(p);
 
 	return l ? strv_join(l, "\n") : NULL;
 }
@@ -106,7 +106,7 @@ static bool judge_changes(struct manager *m, struct pf_entry *e, const struct pl
 	e->state = v.state;
 	(void)free_and_strdup(&e->last_error, v.drifted ? NULL : st.error);
 	if (v.drifted) {
-		char **what = plan_lines(p, pf);
+		char **what = plan_describe_drift(p, pf);
 
 		if (what)
 			noticed_drift(m, e, what);

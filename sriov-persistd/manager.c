@@ -5,6 +5,7 @@
 
 #include <syslog.h>
 #include <systemd/sd-id128.h>
+#include <unistd.h>
 
 #include "desired.h"
 #include "host-linux.h"
@@ -351,11 +352,26 @@ void manager_load_reboot(struct manager *m)
  * retry it. */
 #define GIVEN_UP_FILE "given-up.json"
 
+/* What a failure may have come from beside the plan: the daemon's options,
+ * whether k8s-notify can be run (not its version: an upgrade must not retry)
+ * and the main configuration. A restart with others tries again what failed
+ * (as a reload does), so that a PF never shows why an earlier setup failed. */
+static char *daemon_setup(const struct manager *m)
+{
+	_cleanup_free_ char *conf = mainconf_format(&m->conf);
+
+	if (!conf)
+		return NULL;
+	return strdup_printf("k8s-notify=%s (%s)\nkubernetes=%s\n%s", strna(m->k8s_notify),
+			     m->k8s_notify && access(m->k8s_notify, X_OK) >= 0 ? "runs" : "missing",
+			     yes_no(mainconf_kubernetes_enabled(&m->conf)), conf);
+}
+
 int manager_save_given_up(struct manager *m)
 {
 	_cleanup_json_ struct json_object *doc = json_object_new_object();
 	struct json_object *pfs = json_object_new_object();
-	_cleanup_free_ char *path = NULL;
+	_cleanup_free_ char *path = NULL, *setup = NULL;
 	size_t n = 0;
 	int r;
 
@@ -377,7 +393,11 @@ int manager_save_given_up(struct manager *m)
 			return -ENOMEM;
 		return unlink(path) < 0 && errno != ENOENT ? -errno : 0;
 	}
-	if (json_object_object_add(doc, "boot_id", json_object_new_string(manager_boot_id(m))) < 0)
+	setup = daemon_setup(m);
+	if (!setup ||
+	    json_object_object_add(doc, "boot_id", json_object_new_string(manager_boot_id(m))) <
+		    0 ||
+	    json_object_object_add(doc, "setup", json_object_new_string(setup)) < 0)
 		return -ENOMEM;
 	r = mkdir_owned(m->state_dir, 0755);
 	if (r >= 0)
@@ -394,9 +414,9 @@ int manager_save_given_up(struct manager *m)
 void manager_load_given_up(struct manager *m)
 {
 	_cleanup_free_ char *path = strdup_printf("%s/%s", m->state_dir, GIVEN_UP_FILE);
-	_cleanup_free_ char *text = NULL;
+	_cleanup_free_ char *text = NULL, *setup = daemon_setup(m);
 	_cleanup_json_ struct json_object *doc = NULL;
-	struct json_object *pfs, *boot;
+	struct json_object *pfs, *boot, *was;
 	int r;
 
 	if (!path)
@@ -416,6 +436,14 @@ void manager_load_given_up(struct manager *m)
 	    !json_object_object_get_ex(doc, "pfs", &pfs) ||
 	    !json_object_is_type(pfs, json_type_object))
 		return;
+	if (!json_object_object_get_ex(doc, "setup", &was) ||
+	    !streq_ptr(json_object_get_string(was), setup)) {
+		log_msg(LOG_INFO,
+			"%s: written by a daemon with other options or another main "
+			"configuration; what failed then is tried again",
+			path);
+		return;
+	}
 	json_object_object_foreach(pfs, pci, sig)
 	{
 		struct pf_entry *e = manager_find_entry(m, pci);

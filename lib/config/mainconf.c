@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <inttypes.h>
 #include <stddef.h>
 #include <unistd.h>
 
@@ -306,6 +307,36 @@ bool mainconf_equal(const struct mainconf *a, const struct mainconf *b)
 		}
 	}
 	return true;
+}
+
+char *mainconf_format(const struct mainconf *c)
+{
+	_cleanup_free_ char *out = strdup("");
+
+	for (size_t i = 0; out && i < ELEMENTSOF(mc_keys); i++) {
+		const void *x = (const char *)c + mc_keys[i].offset;
+		_cleanup_free_ char *prev = TAKE_PTR(out);
+
+		switch (mc_keys[i].type) {
+		case MC_SECONDS:
+			out = strdup_printf("%s%s.%s=%" PRIu64 "\n", prev, mc_keys[i].section,
+					    mc_keys[i].key, (uint64_t) * (const usec_t *)x);
+			break;
+		case MC_UINT32:
+			out = strdup_printf("%s%s.%s=%" PRIu32 "\n", prev, mc_keys[i].section,
+					    mc_keys[i].key, *(const uint32_t *)x);
+			break;
+		case MC_ENUM:
+			out = strdup_printf("%s%s.%s=%d\n", prev, mc_keys[i].section,
+					    mc_keys[i].key, *(const int *)x);
+			break;
+		case MC_STRING:
+			out = strdup_printf("%s%s.%s=%s\n", prev, mc_keys[i].section,
+					    mc_keys[i].key, strempty(*(char *const *)x));
+			break;
+		}
+	}
+	return TAKE_PTR(out);
 }
 
 void mainconf_done(struct mainconf *c)

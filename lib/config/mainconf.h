@@ -115,6 +115,9 @@ void mainconf_done(struct mainconf *c);
 const char *mainconf_key_name(size_t i, const char **ret_section);
 /* Every key has the same value in a and b. */
 bool mainconf_equal(const struct mainconf *a, const struct mainconf *b) _pure_;
+/* Every key as "Section.Key=value" lines, to tell one configuration from
+ * another (not for people); NULL on ENOMEM. */
+char *mainconf_format(const struct mainconf *c);
 /* Parses one file over c (later files override earlier values). Errors and
  * warnings go to diags with file:line; 0 even when the text has errors. */
 int mainconf_parse_string(struct mainconf *c, const char *path, const char *text,

@@ -253,3 +253,72 @@ int plan_describe_difference(const struct plan *p, size_t i, const struct pf_sta
 	*ret = d;
 	return 0;
 }
+
+/* Whether the plan changes the VF count: every VF is made anew with it. */
+static bool count_changes(const struct plan *p, const struct pf_state *pf)
+{
+	for (size_t i = 0; i < p->n_actions; i++)
+		if (p->actions[i].type == ACTION_SET_NUM_VFS && p->actions[i].value != pf->num_vfs)
+			return true;
+	return false;
+}
+
+/* Whether a VF's settings differ from what the host VF has now. */
+static bool vf_set_differs(const struct action *a, const struct pf_state *pf)
+{
+	_cleanup_free_ char *want = describe_set_vf(a), *now = NULL;
+	struct action cur = *a;
+
+	cur.attrs = pf->vfs[a->vf].attrs;
+	now = describe_set_vf(&cur);
+	return !want || !now || !streq(want, now);
+}
+
+static int describe_count_drift(const struct action *a, const struct pf_state *pf, char **ret)
+{
+	uint32_t again = a->value < pf->num_vfs ? a->value : pf->num_vfs;
+
+	if (again == 0)
+		*ret = strdup_printf("%u VFs wanted, %u present", a->value, pf->num_vfs);
+	else if (again == 1)
+		*ret = strdup_printf("%u VFs wanted, %u present (VF 0 is made again with it)",
+				     a->value, pf->num_vfs);
+	else
+		*ret = strdup_printf("%u VFs wanted, %u present (VFs 0-%u are made again with it)",
+				     a->value, pf->num_vfs, again - 1);
+	return *ret ? 0 : -ENOMEM;
+}
+
+/* A VF action that says what drifted: not on a VF the count change makes
+ * (a new one, or, when its values differ from what the layout sets, one
+ * made again), nor one that sets what the VF has. */
+static bool vf_drifted(const struct action *a, const struct pf_state *pf, bool recreated)
+{
+	if (a->vf >= pf->n_vfs)
+		return false;
+	if (a->type == ACTION_SET_VF)
+		return vf_set_differs(a, pf);
+	return !recreated;
+}
+
+char **plan_describe_drift(const struct plan *p, const struct pf_state *pf)
+{
+	_cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
+	bool recreated = count_changes(p, pf);
+
+	for (size_t i = 0; l && i < p->n_actions; i++) {
+		const struct action *a = &p->actions[i];
+		char *d = NULL;
+		int r;
+
+		if (action_type_on_vf(a->type) && !vf_drifted(a, pf, recreated))
+			continue;
+		if (a->type == ACTION_SET_NUM_VFS && !replaced_later(p, i))
+			r = describe_count_drift(a, pf, &d);
+		else
+			r = plan_describe_difference(p, i, pf, &d);
+		if (r < 0 || (d && strv_consume(&l, d) < 0))
+			return NULL;
+	}
+	return TAKE_PTR(l);
+}

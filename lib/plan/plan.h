@@ -83,3 +83,9 @@ char *action_describe_drift(const struct action *a, const struct pf_state *pf);
  * nothing different on its own (autoprobe turned off to create VFs and on
  * again, the count 0 before another). -ENOMEM. */
 int plan_describe_difference(const struct plan *p, size_t i, const struct pf_state *pf, char **ret);
+/* What drifted on pf, for a drifted PF whose plan is p: each action's
+ * difference (plan_describe_difference()), but a count change as one line
+ * ("8 VFs wanted, 4 present (VFs 0-3 are made again with it)") without the
+ * settings of the VFs it makes, and no VF whose values the host has
+ * already. NULL on ENOMEM. */
+char **plan_describe_drift(const struct plan *p, const struct pf_state *pf);

@@ -50,6 +50,12 @@ def inject(srv, fault, match):
         srv.inject_error(int(fault), count=1, **match)
 
 
+def left_behind(c):
+    """What an undo step that failed for good left, as GetStatus's waiting says it."""
+    api = json.loads(c.call("GetStatus"))["daemon"]["kubernetes_api"] or {}
+    return [w for w in api.get("waiting", []) if "not tried again on its own" in w]
+
+
 @pytest.mark.parametrize("step,fault", CASES)
 def test_drain_step_fails(env, step, fault):  # noqa: F811
     srv, c = env.srv, env.c
@@ -64,6 +70,17 @@ def test_drain_step_fails(env, step, fault):  # noqa: F811
            what="State draining")
     env.settle(timeout=120)
     log = env.log()
+    left = left_behind(c)
+    if left:
+        # an undo step refused for good is not retried on its own; it says what is left
+        # until a reload tries it again
+        assert fault in ("401", "403") and step in ("uncordon", "release"), (left, log)
+        assert len(left) == 1 and left[0].startswith(f"drain: {step} failed"), (left, log)
+        assert "systemctl reload sriov-persistd" in left[0], left
+        c.call("Reload")
+        env.settle(timeout=120)
+        log = env.log()
+        assert left_behind(c) == [], log
     # the node is given back, and so is the slot
     assert node_flags(srv, E810_NODE) == (False, None), log
     assert lease_holder(srv) is None, log
@@ -84,7 +101,8 @@ def test_drain_step_fails(env, step, fault):  # noqa: F811
 @pytest.mark.parametrize("step", ["lease", "cordon", "eviction", "uncordon", "release"])
 def test_coordinated_reboot_step_fails(env, step, fault):  # noqa: F811
     """Before the reboot (slot, cordon, drain) a final refusal calls the reboot off and gives the
-    node and the slot back; after it (uncordon, release) the daemon tries until it is done."""
+    node and the slot back; after it (uncordon, release) the daemon tries until it is done, or,
+    refused for good, until a reload."""
     srv, c = env.srv, env.c
     h, op_file = cx6_reboot_host(env, "coordinated", ResourcePrefix="nvidia.com")
     cx6_node(srv)
@@ -109,6 +127,10 @@ def test_coordinated_reboot_step_fails(env, step, fault):  # noqa: F811
     if not before_reboot:
         inject(srv, fault, STEPS[step])
     d.start()
+    if not before_reboot and fault == "403":
+        c.wait(lambda: left_behind(c), timeout=60, what=f"the {step} refused for good")
+        assert left_behind(c)[0].startswith(f"reboot: {step} failed"), left_behind(c)
+        c.call("Reload")
     c.wait(lambda: not op_file.exists() and lease_holder(srv) is None
            and node_flags(srv, CX6_NODE) == (False, None), timeout=90,
            what="uncordon, release and operation.json removed after the reboot")

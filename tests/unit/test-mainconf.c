@@ -91,6 +91,24 @@ static void test_defaults(void **state)
 	mainconf_done(NULL);
 }
 
+/* Two configurations format alike exactly when every key is the same. */
+static void test_format(void **state)
+{
+	_cleanup_mainconf_ struct mainconf a = {}, b = {}, c = {};
+	_cleanup_free_ char *fa = NULL, *fb = NULL, *fc = NULL;
+
+	parse_clean(&a, "[Kubernetes]\nEnabled=yes\n");
+	parse_clean(&b, "[Kubernetes]\nEnabled=yes\n# a comment\n");
+	parse_clean(&c, "[Kubernetes]\nEnabled=yes\nKubeconfig=/etc/other/kubeconfig\n");
+	fa = mainconf_format(&a);
+	fb = mainconf_format(&b);
+	fc = mainconf_format(&c);
+	assert_non_null(fa);
+	assert_string_equal(fa, fb);
+	assert_string_not_equal(fa, fc);
+	assert_non_null(strstr(fc, "Kubernetes.Kubeconfig=/etc/other/kubeconfig\n"));
+}
+
 static void test_to_string(void **state)
 {
 	assert_string_equal(drift_mode_to_string(DRIFT_MODE_REPAIR), "repair");
@@ -536,19 +554,13 @@ static void test_load_missing(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_to_string),
-		cmocka_unit_test(test_every_key),
-		cmocka_unit_test(test_product_example),
-		cmocka_unit_test(test_enabled_spellings),
-		cmocka_unit_test(test_invalid_values),
-		cmocka_unit_test(test_lengths),
-		cmocka_unit_test(test_unknown_things),
-		cmocka_unit_test(test_eviction_fallback),
-		cmocka_unit_test(test_time_spans),
-		cmocka_unit_test(test_override_and_reset),
-		cmocka_unit_test(test_load_dropins),
-		cmocka_unit_test(test_load_missing),
+		cmocka_unit_test(test_defaults),	cmocka_unit_test(test_format),
+		cmocka_unit_test(test_to_string),	cmocka_unit_test(test_every_key),
+		cmocka_unit_test(test_product_example), cmocka_unit_test(test_enabled_spellings),
+		cmocka_unit_test(test_invalid_values),	cmocka_unit_test(test_lengths),
+		cmocka_unit_test(test_unknown_things),	cmocka_unit_test(test_eviction_fallback),
+		cmocka_unit_test(test_time_spans),	cmocka_unit_test(test_override_and_reset),
+		cmocka_unit_test(test_load_dropins),	cmocka_unit_test(test_load_missing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

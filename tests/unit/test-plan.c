@@ -585,6 +585,45 @@ static void test_describe_difference(void **state)
 	env_done(&e);
 }
 
+/* A count that drifted is one line with the VFs it makes again; a VF the
+ * host has with the values the plan sets, a VF the count makes and a bind
+ * of a VF made again say nothing; a VF whose values differ is named. */
+static void test_describe_drift_count(void **state)
+{
+	struct action acts[] = {
+		{ .type = ACTION_SET_NUM_VFS, .value = 0 },
+		{ .type = ACTION_SET_NUM_VFS, .value = 4 },
+		{ .type = ACTION_SET_VF, .vf = 0, .keys = KEY(VLAN), .attrs.vlan = 7 },
+		{ .type = ACTION_SET_VF, .vf = 1, .keys = KEY(VLAN), .attrs.vlan = 7 },
+		{ .type = ACTION_SET_VF, .vf = 3, .keys = KEY(VLAN), .attrs.vlan = 7 },
+		{ .type = ACTION_BIND_VF, .vf = 0, .str = "iavf" },
+	};
+	struct plan p = { .actions = acts, .n_actions = ELEMENTSOF(acts) };
+	struct env e;
+	char **l;
+
+	env_init(&e, "ice", 128, 2, "ice iavf");
+	e.pf.vfs[0].attrs.vlan = 7;
+	e.pf.vfs[1].attrs.vlan = 9;
+	l = plan_describe_drift(&p, &e.pf);
+	assert_non_null(l);
+	assert_int_equal(strv_length(l), 2);
+	assert_string_equal(l[0], "4 VFs wanted, 2 present (VFs 0-1 are made again with it)");
+	assert_non_null(strstr(l[1], "VF 1: vlan 7"));
+	assert_non_null(strstr(l[1], "(now vlan 9"));
+	strv_free(l);
+	/* the count alone, from none */
+	e.pf.num_vfs = 0;
+	e.pf.n_vfs = 0;
+	p.n_actions = 2;
+	l = plan_describe_drift(&p, &e.pf);
+	assert_int_equal(strv_length(l), 1);
+	assert_string_equal(l[0], "4 VFs wanted, 0 present");
+	strv_free(l);
+	e.pf.n_vfs = 2;
+	env_done(&e);
+}
+
 static void test_ice_converges(void **state)
 {
 	struct env e;
@@ -1402,6 +1441,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_describe_drift),
 		cmocka_unit_test(test_describe_difference),
+		cmocka_unit_test(test_describe_drift_count),
 		cmocka_unit_test(test_ice_converges),
 		cmocka_unit_test(test_i40e_converges),
 		cmocka_unit_test(test_mlx5_switchdev_converges),
