@@ -191,7 +191,9 @@ static int cmp_pf(const void *a, const void *b)
 	return strcmp(((const struct pf_state *)a)->pci, ((const struct pf_state *)b)->pci);
 }
 
-/* fresh takes the other PFs of the old cache, by move. */
+/* fresh takes the other PFs of the old cache, by move: those it does not
+ * have (an apply that reads the whole host, as for a literal MAC or a
+ * ResourceName=, gives every PF fresh). */
 static int merge_one(struct host_state *old, struct host_state *fresh, const char *only)
 {
 	struct pf_state *n;
@@ -201,7 +203,7 @@ static int merge_one(struct host_state *old, struct host_state *fresh, const cha
 		return -ENOMEM;
 	fresh->pfs = n;
 	for (size_t i = 0; i < old->n_pfs; i++) {
-		if (streq(old->pfs[i].pci, only))
+		if (streq(old->pfs[i].pci, only) || host_state_find_pf(fresh, old->pfs[i].pci))
 			continue;
 		fresh->pfs[fresh->n_pfs++] = old->pfs[i];
 		old->pfs[i] = (struct pf_state){};
