@@ -9,38 +9,6 @@
 #include "layout-rules.h"
 #include "pf-keys.h"
 
-static const char *pf_value(const struct pf_settings *s, enum pf_key k, char buf[static 32])
-{
-	switch (k) {
-	case PF_KEY_VIRTUAL_FUNCTIONS:
-		if (s->num_vfs_max)
-			return "max";
-		snprintf(buf, 32, "%u", s->num_vfs);
-		return buf;
-	case PF_KEY_MTU:
-		snprintf(buf, 32, "%u", s->mtu);
-		return buf;
-	case PF_KEY_LINK_UP:
-		return yes_no(s->link_up);
-	case PF_KEY_ESWITCH_MODE:
-		return eswitch_mode_to_string(s->eswitch_mode);
-	case PF_KEY_HW_TC_OFFLOAD:
-		return yes_no(s->hw_tc_offload);
-	case PF_KEY_LINK_TYPE:
-		return link_type_to_string(s->link_type);
-	case PF_KEY_FIRMWARE_VFS:
-		return s->firmware_vfs == FIRMWARE_VFS_NO ? "no" : "auto";
-	case PF_KEY_EXTERNALLY_MANAGED:
-		return yes_no(s->externally_managed);
-	case PF_KEY_SHARED_WITH:
-		return other_manager_key_to_string(s->shared_with);
-	case _PF_KEY_MAX:
-	case _PF_KEY_INVALID:
-		break;
-	}
-	return "?";
-}
-
 /* What an override of one file's values by a later one's says: whether
  * the later file declares it (Overrides=), then no warning, and how many
  * values it replaced. */
@@ -54,14 +22,14 @@ static int pf_overrides(struct override_pass *o, const struct pf_settings *a,
 			const struct pf_settings *b)
 {
 	for (enum pf_key k = 0; k < _PF_KEY_MAX; k++) {
-		char va[32], vb[32];
+		char va[PF_KEY_STR_MAX], vb[PF_KEY_STR_MAX];
 		const char *x, *y;
 		int r;
 
 		if (!pf_settings_has(a, k) || !pf_settings_has(b, k))
 			continue;
-		x = pf_value(a, k, va);
-		y = pf_value(b, k, vb);
+		x = pf_settings_format(a, k, va);
+		y = pf_settings_format(b, k, vb);
 		if (streq(x, y))
 			continue;
 		o->n++;
