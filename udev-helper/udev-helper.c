@@ -253,14 +253,31 @@ static void helper_log_action(const struct pf_state *pf, const struct action *a,
 }
 
 #define SYSTEMD "org.freedesktop.systemd1"
+#define SYSTEMD_PRIVATE "unix:path=/run/systemd/private"
 #define BOOT_GATE "sriov-persist-wait.service"
+
+/* A connection to systemd itself. The apply units run in the sysinit phase,
+ * where the system bus (dbus.socket, after sysinit.target) may not listen
+ * yet: as root, ask PID 1 on its private socket, as systemctl does; the
+ * system bus is the fallback. */
+static int systemd_bus_open(sd_bus **ret)
+{
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+
+	if (geteuid() == 0 && sd_bus_new(&bus) >= 0 &&
+	    sd_bus_set_address(bus, SYSTEMD_PRIVATE) >= 0 && sd_bus_start(bus) >= 0) {
+		*ret = TAKE_PTR(bus);
+		return 0;
+	}
+	return sd_bus_open_system(ret);
+}
 
 /* At boot, before the boot gate lets kubelet start, nothing uses the VFs yet:
  * disruptive changes run directly, whatever [Disruption] Policy= says for a
  * running system. That is so while systemd is still starting up and the gate
  * has not finished: its start job is queued (it is ordered after the apply
- * units) or running. Anything else, or any doubt (no bus, no gate), is a
- * running system. */
+ * units) or running. Anything else, or any doubt (no answer from systemd,
+ * no gate), is a running system. */
 static bool before_boot_gate(const char *pci)
 {
 	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
@@ -273,7 +290,7 @@ static bool before_boot_gate(const char *pci)
 
 	if (arg.paths.host) /* a simulated host is never booting */
 		return false;
-	if (sd_bus_open_system(&bus) < 0 ||
+	if (systemd_bus_open(&bus) < 0 ||
 	    sd_bus_get_property_string(bus, SYSTEMD, "/org/freedesktop/systemd1",
 				       SYSTEMD ".Manager", "SystemState", &err, &system) < 0)
 		return false;

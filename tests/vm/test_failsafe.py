@@ -144,12 +144,21 @@ EARLY_VFS = ('ACTION=="add", SUBSYSTEM=="net", DRIVERS=="igb", '
              'ATTR{device/sriov_numvfs}="2"\n')
 
 
+# The apply units run in the sysinit phase; the system bus (dbus.socket, after sysinit.target)
+# may not listen yet. Ordered after the boot gate here, it never does while they run, so
+# the apply must learn that the system is booting from systemd itself.
+LATE_BUS = "[Unit]\\nAfter=sriov-persist-wait.service\\n"
+
+
 def test_disruptive_plan_runs_at_boot_and_follows_the_policy_after(vm, product, steps):
     """At boot, before the gate lets kubelet start, nothing uses the VFs: a disruptive plan
-    runs directly even under Policy=never. On the running system the same plan is deferred."""
+    runs directly even under Policy=never, also before the system bus listens. On the
+    running system the same plan is deferred."""
     install(vm, product)
     vm.check("printf '[Disruption]\\nPolicy=never\\n' >/etc/sriov-persist/sriov-persist.conf && "
              f"printf '{EARLY_VFS}' >/etc/udev/rules.d/60-early-vfs.rules && "
+             "mkdir -p /etc/systemd/system/dbus.socket.d && "
+             f"printf '{LATE_BUS}' >/etc/systemd/system/dbus.socket.d/after-gate.conf && "
              "sriovctl check")
     with steps("boot: a disruptive plan before the gate"):
         vm.reboot()

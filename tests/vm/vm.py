@@ -578,8 +578,19 @@ class VM:
         rc, out = self.run(script, timeout=timeout + 30)
         if rc != 0:
             raise self._timeout_error(f"guest condition not met within {timeout} s: "
-                                      f"{condition}\n{out}", kstart)
+                                      f"{condition}\n{out}{self._guest_state()}", kstart)
         return time.monotonic() - t0
+
+    def _guest_state(self):
+        """What the guest says about itself when a condition did not hold: failed
+        units and the journal's last lines, so a CI failure names its cause."""
+        try:
+            _, state = self.run("systemctl --failed --no-legend --plain; "
+                                "journalctl -b -o short-monotonic --no-pager "
+                                "| grep -Ei 'sriov|fail' | tail -n 60", timeout=30)
+        except VMError as e:
+            return f"\n--- guest state unavailable: {e}"
+        return f"\n--- guest: failed units, then the journal's last lines:\n{state[-6000:]}"
 
     # --------------------------------------------------------------- files
 
