@@ -478,6 +478,7 @@ static int nm_finding_add(const struct nm_profile *p, const struct nm_verdict *v
 	/* without total-vfs NetworkManager keeps 0 VFs */
 	f = &out->items[out->n - 1];
 	r = other_finding_set_count(f, total->text ?: "0");
+	f->count_implied = !total->text;
 	return r < 0 ? r : other_finding_add_vfs(f, p->vfs, p->n_vfs);
 }
 

@@ -219,6 +219,7 @@ int other_findings_copy(struct other_findings *dst, const struct other_findings 
 		d->unreadable = s->unreadable;
 		d->has_count = s->has_count;
 		d->count_bad = s->count_bad;
+		d->count_implied = s->count_implied;
 		d->count = s->count;
 		r = other_finding_add_vfs(d, s->vfs, s->n_vfs);
 		if (r < 0)

@@ -90,8 +90,11 @@ struct other_finding {
 	char *how;	 /* why it applies: "connection.interface-name=ens1f0" */
 	bool unreadable; /* the file could not be read: setting says why */
 	/* the VF count the file makes, at path:line (has_count); count_bad:
-	 * it sets one that cannot be read as a number */
-	bool has_count, count_bad;
+	 * it sets one that cannot be read as a number; count_implied: the
+	 * file does not write it, setting says why it is so (NetworkManager's
+	 * [sriov] without total-vfs, an operator interface another tool's VFs
+	 * are left to: 0) */
+	bool has_count, count_bad, count_implied;
 	uint32_t count;
 	/* the VF values it sets */
 	struct other_vf *vfs;

@@ -229,9 +229,11 @@ int sno_config_match(const struct sno_config *c, const char *pci, struct other_f
 			c->path, it->numvfs ? it->numvfs_line : it->line, setting, how);
 		if (r < 0)
 			return r;
-		/* an interface the operator leaves to another tool makes none */
-		if (!it->externally_managed)
-			r = other_finding_set_count(&out->items[out->n - 1], it->numvfs);
+		/* an interface whose VFs the operator leaves to another tool:
+		 * it makes none */
+		r = other_finding_set_count(&out->items[out->n - 1],
+					    it->externally_managed ? "0" : it->numvfs);
+		out->items[out->n - 1].count_implied = it->externally_managed;
 		return r;
 	}
 	return 0;

@@ -19,16 +19,15 @@ static const char *shared_pf(const struct desired_ctx *c)
 }
 
 /* "sriov.total-vfs=2", "SR-IOVVirtualFunctions=2", "numvfs: 2"; a count
- * the file implies (NetworkManager's [sriov] without total-vfs) as the
- * finding says it */
-static void count_text(const struct other_finding *f, char buf[static 128])
+ * the file implies as the finding says it */
+static void count_text(const struct other_finding *f, char buf[static 160])
 {
 	const char *key = other_manager_count_key(f->manager);
 
-	if (strncmp(f->setting, key, strlen(key)) != 0)
-		snprintf(buf, 128, "%s", f->setting);
+	if (f->count_implied)
+		snprintf(buf, 160, "%s", f->setting);
 	else
-		snprintf(buf, 128, f->manager == OTHER_MANAGER_SRIOV_OPERATOR ? "%s: %u" : "%s=%u",
+		snprintf(buf, 160, f->manager == OTHER_MANAGER_SRIOV_OPERATOR ? "%s: %u" : "%s=%u",
 			 key, f->count);
 }
 
@@ -45,7 +44,7 @@ static int shared_count(struct desired_ctx *c, const struct other_finding *f)
 	const struct pf_settings *s = &c->d->pf;
 	const struct src *at = &s->src[PF_KEY_VIRTUAL_FUNCTIONS];
 	const char *who = other_manager_to_string(f->manager);
-	char have[128], want[32], where[256], range[32];
+	char have[160], want[32], where[256], range[32];
 
 	if (!f->has_count || c->vf_bound == UINT32_MAX)
 		return 0;

@@ -200,3 +200,19 @@ def test_operator_file_that_is_not_its_yaml_is_a_warning(make_host, node, text, 
     assert r.returncode == 0, r.stderr
     assert r.stderr == (f"/{SNO}:{line}: warning: sriov-network-operator: cannot read: {why}; "
                         "whether it also configures ens1f0 is unknown\n")
+
+
+def test_operator_leaving_the_vfs_to_another_tool_makes_none(make_host, node):
+    """Both sides ExternallyManaged: no tool would make the VFs."""
+    h = make_host("e810.json")
+    conf = put_layout(node, "50-port0.conf", layout(E810_0, 4, "sriov-network-operator"))
+    put(node, SNO, f"spec:\n    interfaces:\n        - pciaddress: {E810_0}\n"
+        "          numvfs: 4\n          externallymanaged: true\n")
+    r = run(h, node, "check")
+    assert r.returncode == 1
+    assert r.stderr == (
+        f"/{SNO}:4: numvfs: 4 with externallymanaged: true (it configures the VFs another tool "
+        "makes): sriov-network-operator makes 0 VFs of ens1f0, which "
+        "SharedWith=sriov-network-operator leaves to it, but VirtualFunctions=4 "
+        f"({conf}:4) expects 4: VFs 0-3 would never appear and sriovctl wait would wait for "
+        f"them at every boot; {HELD} the two counts agree\n")
