@@ -129,22 +129,34 @@ int nm_vf_parse(const char *path, unsigned line, uint32_t index, const char *val
 	return 0;
 }
 
-/* [sriov] vf.N= */
+/* [sriov] vf.N=; GKeyFile keeps the last of a repeated key */
 static int nm_on_vf(struct nm_profile *p, const char *key, const char *value, unsigned line)
 {
-	struct other_vf *items;
+	struct other_vf *items, v;
 	uint32_t index;
+	size_t i = 0;
+	int r;
 
-	if (strncmp(key, "vf.", 3) != 0 || safe_atou32(key + 3, 10, &index) < 0)
+	if (safe_atou32(key + 3, 10, &index) < 0)
 		return 0;
+	r = nm_vf_parse(p->path, line, index, value, &v);
+	if (r < 0)
+		return r;
+	while (i < p->n_vfs && p->vfs[i].index != index)
+		i++;
+	if (i < p->n_vfs) {
+		other_vf_done(&p->vfs[i]);
+		p->vfs[i] = v;
+		return 0;
+	}
 	items = realloc(p->vfs, sizeof(*items) * (p->n_vfs + 1));
-	if (!items)
+	if (!items) {
+		other_vf_done(&v);
 		return -ENOMEM;
+	}
 	p->vfs = items;
-	int r = nm_vf_parse(p->path, line, index, value, &p->vfs[p->n_vfs]);
-	if (r >= 0)
-		p->n_vfs++;
-	return r;
+	p->vfs[p->n_vfs++] = v;
+	return 0;
 }
 
 static int nm_on_assignment(void *userdata, const char *key, const char *value, unsigned line)

@@ -600,14 +600,16 @@ static void test_nm_vfs_in_finding(void **state)
 
 	put(NM_ETC, "a.nmconnection", 0600,
 	    "[connection]\ntype=ethernet\ninterface-name=ens1f0\n[sriov]\n"
-	    "vf.2=trust=true\nvf.x=trust=true\n");
+	    "vf.2=trust=false\nvf.x=trust=true\nvf.2=trust=true\n");
 	find(&a, &f);
 	assert_int_equal(f.n, 1);
 	assert_true(f.items[0].has_count);
 	assert_int_equal(f.items[0].count, 0);
 	assert_int_equal(f.items[0].n_vfs, 1);
 	assert_int_equal(f.items[0].vfs[0].index, 2);
-	assert_int_equal(f.items[0].vfs[0].line[VF_KEY_TRUST], 5);
+	/* the last vf.2 stands, as in GKeyFile */
+	assert_int_equal(f.items[0].vfs[0].line[VF_KEY_TRUST], 7);
+	assert_true(f.items[0].vfs[0].attrs.trust);
 	other_findings_done(&f);
 }
 
