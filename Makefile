@@ -34,11 +34,12 @@ else
 Q = @
 endif
 
-DEPS_PKGS = inih json-c libgcrypt libnl-3.0 libnl-route-3.0 libnl-genl-3.0 libudev libsystemd
+# libyaml: sriov-network-operator's file (lib/config/sriov-operator.c) and kubeconfig
+DEPS_PKGS = inih json-c libgcrypt libnl-3.0 libnl-route-3.0 libnl-genl-3.0 libudev libsystemd yaml-0.1
 # opened with dlopen() when a module is to be loaded (lib/host/host-linux-kmod.c)
 DLOPEN_PKGS = libkmod
-# k8s-notify alone talks HTTP and reads kubeconfig YAML
-K8S_PKGS = libcurl yaml-0.1
+# k8s-notify alone talks HTTP
+K8S_PKGS = libcurl
 DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(DEPS_PKGS) $(DLOPEN_PKGS) $(K8S_PKGS) 2>/dev/null)
 DEPS_LIBS := $(shell $(PKG_CONFIG) --libs $(DEPS_PKGS) 2>/dev/null)
 K8S_LIBS := $(shell $(PKG_CONFIG) --libs $(K8S_PKGS) 2>/dev/null)

@@ -56,18 +56,67 @@ static void link_where_done(struct link_where *w)
 	w->path = mfree(w->path);
 }
 
+/* A new [SR-IOV] section: a VF of its own. */
+static int link_vf_new(struct link_file *lf, const char *path)
+{
+	struct other_vf *items = realloc(lf->sriov_vfs, sizeof(*items) * (lf->n_sriov_vfs + 1));
+
+	if (!items)
+		return -ENOMEM;
+	lf->sriov_vfs = items;
+	items[lf->n_sriov_vfs] = (struct other_vf){ .index = UINT32_MAX, .path = strdup(path) };
+	if (!items[lf->n_sriov_vfs].path)
+		return -ENOMEM;
+	vf_attrs_init(&items[lf->n_sriov_vfs++].attrs);
+	return 0;
+}
+
 static int link_on_section(void *userdata, const char *name, unsigned line)
 {
 	struct link_parse_ctx *c = userdata;
 	struct link_file *lf = c->lf;
+	int r;
 
-	if (name && streq(name, "SR-IOV") && lf->n_sriov_sections++ == 0) {
-		int r = link_where_set(&lf->sriov_where, c->path, line);
-
+	if (name && streq(name, "SR-IOV")) {
+		r = link_vf_new(lf, c->path);
+		if (r >= 0 && lf->n_sriov_sections++ == 0)
+			r = link_where_set(&lf->sriov_where, c->path, line);
 		if (r < 0)
 			return r;
 	}
 	return free_and_strdup(&c->section, name);
+}
+
+/* The [SR-IOV] keys systemd.link(5) has, besides VirtualFunction=. */
+static const enum vf_key link_sriov_keys[] = {
+	VF_KEY_VLAN,	  VF_KEY_QOS,	VF_KEY_VLAN_PROTO, VF_KEY_SPOOFCHK,
+	VF_KEY_QUERY_RSS, VF_KEY_TRUST, VF_KEY_LINK_STATE, VF_KEY_MAC,
+};
+
+static int link_on_sriov(struct link_parse_ctx *c, const char *key, const char *value,
+			 unsigned line)
+{
+	struct other_vf *v = &c->lf->sriov_vfs[c->lf->n_sriov_vfs - 1];
+	_cleanup_free_ char *written = NULL;
+
+	if (streq(key, "VirtualFunction")) {
+		if (safe_atou32(value, 10, &v->index) < 0)
+			v->index = UINT32_MAX;
+		return 0;
+	}
+	for (size_t i = 0; i < ELEMENTSOF(link_sriov_keys); i++) {
+		enum vf_key k = link_sriov_keys[i];
+
+		if (!streq(key, vf_key_to_string(k)))
+			continue;
+		if (!value[0]) { /* back to the default: not set */
+			v->set &= ~(1u << k);
+			return 0;
+		}
+		written = strdup_printf("%s=%s", key, value);
+		return written ? other_vf_set(v, k, written, line, value) : -ENOMEM;
+	}
+	return 0;
 }
 
 /* A line of a list key: its words, each with the line's "!" if it has one. */
@@ -120,6 +169,8 @@ static int link_on_assignment(void *userdata, const char *key, const char *value
 
 	if (streq_ptr(c->section, "Match"))
 		return link_on_match(c, key, value, line);
+	if (streq_ptr(c->section, "SR-IOV") && lf->n_sriov_vfs > 0)
+		return link_on_sriov(c, key, value, line);
 	if (!streq_ptr(c->section, "Link") || !streq(key, "SR-IOVVirtualFunctions"))
 		return 0;
 	if (!value[0]) {
@@ -184,6 +235,9 @@ void link_file_done(struct link_file *lf)
 	free(lf->vfs);
 	link_where_done(&lf->vfs_where);
 	link_where_done(&lf->sriov_where);
+	for (size_t i = 0; i < lf->n_sriov_vfs; i++)
+		other_vf_done(&lf->sriov_vfs[i]);
+	free(lf->sriov_vfs);
 	free(lf->error);
 	link_where_done(&lf->error_where);
 	*lf = (struct link_file){};
@@ -423,12 +477,24 @@ static char *link_setting(const struct link_file *lf, const struct link_where **
 			     lf->n_sriov_sections == 1 ? "" : "s");
 }
 
+/* The count and the [SR-IOV] sections with a VirtualFunction= onto f. */
+static int link_finding_values(const struct link_file *lf, struct other_finding *f)
+{
+	int r = other_finding_set_count(f, lf->vfs);
+
+	for (size_t i = 0; r >= 0 && i < lf->n_sriov_vfs; i++)
+		if (lf->sriov_vfs[i].index != UINT32_MAX)
+			r = other_finding_add_vfs(f, &lf->sriov_vfs[i], 1);
+	return r;
+}
+
 static int link_finding_add(const struct link_file *lf, const struct link_judgement *j,
 			    const char *hidden_by, struct other_findings *out)
 {
 	const struct link_where *where;
 	_cleanup_free_ char *setting = NULL, *keys = NULL, *how = NULL;
 	bool sure = j->verdict == LINK_VERDICT_YES && !hidden_by;
+	int r;
 
 	if (!lf->vfs && lf->n_sriov_sections == 0)
 		return 0;
@@ -441,9 +507,10 @@ static int link_finding_add(const struct link_file *lf, const struct link_judgem
 			    hidden_by ? hidden_by : "");
 	if (!how)
 		return -ENOMEM;
-	return other_findings_add(out, OTHER_MANAGER_SYSTEMD_LINK,
-				  sure ? OTHER_CERTAINTY_MATCHES : OTHER_CERTAINTY_MAY_MATCH,
-				  where->path, where->line, setting, how);
+	r = other_findings_add(out, OTHER_MANAGER_SYSTEMD_LINK,
+			       sure ? OTHER_CERTAINTY_MATCHES : OTHER_CERTAINTY_MAY_MATCH,
+			       where->path, where->line, setting, how);
+	return r < 0 ? r : link_finding_values(lf, &out->items[out->n - 1]);
 }
 
 /* A file that cannot be read may set anything. */

@@ -49,7 +49,11 @@ struct link_file {
 	struct link_where vfs_where;
 	unsigned n_sriov_sections;
 	struct link_where sriov_where; /* the first [SR-IOV] */
-	char *error;		       /* a line that cannot be read, or the file */
+	/* each [SR-IOV] section's values; index UINT32_MAX: no VirtualFunction=
+	 * (udev ignores the section) */
+	struct other_vf *sriov_vfs;
+	size_t n_sriov_vfs;
+	char *error; /* a line that cannot be read, or the file */
 	struct link_where error_where;
 };
 

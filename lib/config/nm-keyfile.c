@@ -48,9 +48,123 @@ static bool nm_row_is(const struct nm_key_row *row, const char *section, const c
 	       (streq(section, row->section) || streq_ptr(section, row->alias));
 }
 
+/* NetworkManager's VF attributes, in the layout's keys */
+static const struct nm_vf_attr {
+	const char *name;
+	enum vf_key key;
+} nm_vf_attrs[] = {
+	{ "mac", VF_KEY_MAC },
+	{ "spoof-check", VF_KEY_SPOOFCHK },
+	{ "trust", VF_KEY_TRUST },
+	{ "min-tx-rate", VF_KEY_MIN_TX_RATE },
+	{ "max-tx-rate", VF_KEY_MAX_TX_RATE },
+};
+
+/* vlans=ID[.QOS[.PROTO]]: the VLAN id, QoS and protocol (q: 802.1Q, the
+ * default, ad: 802.1ad), all three set as NetworkManager sets them. */
+static int nm_vf_vlans(struct other_vf *v, const char *written, unsigned line, const char *value)
+{
+	size_t n = strcspn(value, ";");
+	bool several = value[n] == ';' && value[n + 1] != '\0';
+	_cleanup_free_ char *one = strndup(value, several ? 0 : n);
+	char *qos, *proto = NULL;
+	const char *p;
+	int r;
+
+	if (!one)
+		return -ENOMEM;
+	qos = strchr(one, '.');
+	if (qos) {
+		*qos++ = '\0';
+		proto = strchr(qos, '.');
+		if (proto)
+			*proto++ = '\0';
+	}
+	/* more than one VLAN: no value is read */
+	p = several			? "" :
+	    !proto || streq(proto, "q") ? "802.1Q" :
+	    streq(proto, "ad")		? "802.1ad" :
+					  "";
+	r = other_vf_set(v, VF_KEY_VLAN, written, line, one);
+	if (r >= 0)
+		r = other_vf_set(v, VF_KEY_QOS, written, line, several ? "" : qos ?: "0");
+	if (r >= 0)
+		r = other_vf_set(v, VF_KEY_VLAN_PROTO, written, line, p);
+	return r;
+}
+
+static int nm_vf_attr(struct other_vf *v, uint32_t index, unsigned line, const char *word)
+{
+	const char *eq = strchr(word, '=');
+	_cleanup_free_ char *written = strdup_printf("vf.%u %s", index, word);
+
+	if (!written)
+		return -ENOMEM;
+	if (!eq)
+		return 0;
+	if (strncmp(word, "vlans=", 6) == 0)
+		return nm_vf_vlans(v, written, line, eq + 1);
+	for (size_t i = 0; i < ELEMENTSOF(nm_vf_attrs); i++)
+		if (strlen(nm_vf_attrs[i].name) == (size_t)(eq - word) &&
+		    strncmp(word, nm_vf_attrs[i].name, (size_t)(eq - word)) == 0)
+			return other_vf_set(v, nm_vf_attrs[i].key, written, line, eq + 1);
+	return 0;
+}
+
+int nm_vf_parse(const char *path, unsigned line, uint32_t index, const char *value,
+		struct other_vf *ret)
+{
+	_cleanup_strv_free_ char **words = NULL;
+	struct other_vf v = { .index = index, .path = strdup(path) };
+	int r = v.path ? strv_split(value, &words) : -ENOMEM;
+
+	vf_attrs_init(&v.attrs);
+	for (size_t i = 0; r >= 0 && words[i]; i++)
+		r = nm_vf_attr(&v, index, line, words[i]);
+	if (r < 0) {
+		other_vf_done(&v);
+		return r;
+	}
+	*ret = v;
+	return 0;
+}
+
+/* [sriov] vf.N=; GKeyFile keeps the last of a repeated key */
+static int nm_on_vf(struct nm_profile *p, const char *key, const char *value, unsigned line)
+{
+	struct other_vf *items, v;
+	uint32_t index;
+	size_t i = 0;
+	int r;
+
+	if (safe_atou32(key + 3, 10, &index) < 0)
+		return 0;
+	r = nm_vf_parse(p->path, line, index, value, &v);
+	if (r < 0)
+		return r;
+	while (i < p->n_vfs && p->vfs[i].index != index)
+		i++;
+	if (i < p->n_vfs) {
+		other_vf_done(&p->vfs[i]);
+		p->vfs[i] = v;
+		return 0;
+	}
+	items = realloc(p->vfs, sizeof(*items) * (p->n_vfs + 1));
+	if (!items) {
+		other_vf_done(&v);
+		return -ENOMEM;
+	}
+	p->vfs = items;
+	p->vfs[p->n_vfs++] = v;
+	return 0;
+}
+
 static int nm_on_assignment(void *userdata, const char *key, const char *value, unsigned line)
 {
 	struct nm_parse_ctx *c = userdata;
+
+	if (streq_ptr(c->section, "sriov") && strncmp(key, "vf.", 3) == 0)
+		return nm_on_vf(c->p, key, value, line);
 
 	for (size_t k = 0; k < _NM_KEY_MAX; k++) {
 		struct nm_value *v = &c->p->values[k];
@@ -98,6 +212,9 @@ void nm_profile_done(struct nm_profile *p)
 	free(p->path);
 	for (size_t k = 0; k < _NM_KEY_MAX; k++)
 		free(p->values[k].text);
+	for (size_t i = 0; i < p->n_vfs; i++)
+		other_vf_done(&p->vfs[i]);
+	free(p->vfs);
 	free(p->error);
 	*p = (struct nm_profile){};
 }
@@ -353,6 +470,8 @@ static int nm_finding_add(const struct nm_profile *p, const struct nm_verdict *v
 	const struct nm_value *total = &p->values[NM_KEY_TOTAL_VFS];
 	const char *why = v->unsure_owned ? v->unsure_owned : v->unsure;
 	_cleanup_free_ char *setting = NULL, *joined = NULL, *how = NULL;
+	struct other_finding *f;
+	int r;
 
 	setting = total->text ? strdup_printf("sriov.total-vfs=%s", total->text) :
 				strdup("[sriov] without total-vfs (NetworkManager keeps 0 VFs "
@@ -363,9 +482,16 @@ static int nm_finding_add(const struct nm_profile *p, const struct nm_verdict *v
 	how = why ? strdup_printf("%s%s%s", joined, joined[0] ? "; " : "", why) : strdup(joined);
 	if (!how)
 		return -ENOMEM;
-	return other_findings_add(out, OTHER_MANAGER_NETWORKMANAGER,
-				  why ? OTHER_CERTAINTY_MAY_MATCH : OTHER_CERTAINTY_MATCHES,
-				  p->path, total->text ? total->line : p->sriov_line, setting, how);
+	r = other_findings_add(out, OTHER_MANAGER_NETWORKMANAGER,
+			       why ? OTHER_CERTAINTY_MAY_MATCH : OTHER_CERTAINTY_MATCHES, p->path,
+			       total->text ? total->line : p->sriov_line, setting, how);
+	if (r < 0)
+		return r;
+	/* without total-vfs NetworkManager keeps 0 VFs */
+	f = &out->items[out->n - 1];
+	r = other_finding_set_count(f, total->text ?: "0");
+	f->count_implied = !total->text;
+	return r < 0 ? r : other_finding_add_vfs(f, p->vfs, p->n_vfs);
 }
 
 int nm_profile_match(const struct nm_profile *p, const struct pf_identity *id,

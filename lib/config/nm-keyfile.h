@@ -33,8 +33,18 @@ struct nm_profile {
 	char *path;	     /* as on the host */
 	unsigned sriov_line; /* the [sriov] header; 0: none */
 	struct nm_value values[_NM_KEY_MAX];
-	char *error; /* the first line that cannot be read, "line 3: ..." */
+	char *error;	      /* the first line that cannot be read, "line 3: ..." */
+	struct other_vf *vfs; /* [sriov] vf.N, in file order */
+	size_t n_vfs;
 };
+
+/* One [sriov] vf.N value (NetworkManager's VF string without the index:
+ * "mac=… spoof-check=true trust=false min-tx-rate=… max-tx-rate=…
+ * vlans=ID[.QOS[.q|ad]]") into ret, each attribute at line. An attribute
+ * whose value cannot be read is marked so (a vlans list of more than one
+ * VLAN, which no kernel takes, too); others are not read. -ENOMEM. */
+int nm_vf_parse(const char *path, unsigned line, uint32_t index, const char *value,
+		struct other_vf *ret);
 
 /* Reads the keys above from a keyfile's text (path as on the host, for
  * messages). A line that cannot be read does not fail: ret->error says which

@@ -60,6 +60,26 @@ struct pf_identity {
 void pf_identity_from_state(const struct pf_state *pf, char id_path[static PF_ID_PATH_MAX],
 			    struct pf_identity *ret);
 
+/* The values another manager sets on one VF (NetworkManager's vf.N, a
+ * .link file's [SR-IOV] section), in the layout's keys: for each key set
+ * (bit 1u << enum vf_key), where and how the file writes it. */
+struct other_vf {
+	uint32_t index;
+	uint32_t set;
+	uint32_t unreadable; /* keys whose value cannot be read: attrs has none */
+	struct vf_attrs attrs;
+	char *path; /* the file (or drop-in) */
+	unsigned line[_VF_KEY_MAX];
+	char *written[_VF_KEY_MAX]; /* "trust=true", "vlans=7.0.q", "Trust=yes" */
+};
+
+/* A VF value of the other manager's: k's text (its value parsed into
+ * attrs, or the key marked unreadable) at line. -ENOMEM. */
+int other_vf_set(struct other_vf *v, enum vf_key k, const char *written, unsigned line,
+		 const char *value);
+int other_vf_copy(struct other_vf *dst, const struct other_vf *src);
+void other_vf_done(struct other_vf *v);
+
 /* One file (or drop-in) of another manager that sets SR-IOV on a PF. */
 struct other_finding {
 	enum other_manager manager;
@@ -69,6 +89,16 @@ struct other_finding {
 	char *setting;	 /* "sriov.total-vfs=4", "SR-IOVVirtualFunctions=8" */
 	char *how;	 /* why it applies: "connection.interface-name=ens1f0" */
 	bool unreadable; /* the file could not be read: setting says why */
+	/* the VF count the file makes, at path:line (has_count); count_bad:
+	 * it sets one that cannot be read as a number; count_implied: the
+	 * file does not write it, setting says why it is so (NetworkManager's
+	 * [sriov] without total-vfs, an operator interface another tool's VFs
+	 * are left to: 0) */
+	bool has_count, count_bad, count_implied;
+	uint32_t count;
+	/* the VF values it sets */
+	struct other_vf *vfs;
+	size_t n_vfs;
 };
 
 struct other_findings {
@@ -82,6 +112,16 @@ int other_findings_add(struct other_findings *l, enum other_manager m, enum othe
 /* A file that could not be read, which may be about any PF. */
 int other_findings_add_unreadable(struct other_findings *l, enum other_manager m, const char *path,
 				  const char *why);
+/* The same, where a line of the file is the one that cannot be read. */
+int other_findings_add_unreadable_at(struct other_findings *l, enum other_manager m,
+				     const char *path, unsigned line, const char *why);
+/* The last finding added: its VF count (count NULL: none; text that is not
+ * a number: count_bad) and a copy of its VF values. -ENOMEM. */
+int other_finding_set_count(struct other_finding *f, const char *count);
+int other_finding_add_vfs(struct other_finding *f, const struct other_vf *vfs, size_t n);
+/* How the manager's file names the VF count: "sriov.total-vfs",
+ * "SR-IOVVirtualFunctions", "numvfs". */
+const char *other_manager_count_key(enum other_manager m) _pure_;
 int other_findings_copy(struct other_findings *dst, const struct other_findings *src);
 void other_findings_done(struct other_findings *l);
 /* "/etc/NetworkManager/system-connections/a.nmconnection:7: sriov.total-vfs=4

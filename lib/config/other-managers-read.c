@@ -275,7 +275,12 @@ static int sno_load(struct other_configs *c, const char *root)
 		return other_findings_add_unreadable(
 			&c->unreadable, OTHER_MANAGER_SRIOV_OPERATOR, SNO_INTERFACE_CONFIG,
 			r == -EXDEV ? root_strerror(r) : conf_read_strerror(r));
-	return sno_config_scan(SNO_INTERFACE_CONFIG, text, &c->sno);
+	r = sno_config_scan(SNO_INTERFACE_CONFIG, text, &c->sno);
+	if (r < 0 || !c->sno.error)
+		return r;
+	return other_findings_add_unreadable_at(&c->unreadable, OTHER_MANAGER_SRIOV_OPERATOR,
+						SNO_INTERFACE_CONFIG, c->sno.error_line,
+						c->sno.error);
 }
 
 int other_configs_load(const char *root, struct other_configs **ret)

@@ -3,10 +3,12 @@
 
 /* sriov-network-operator's systemd mode: its config daemon writes the node's
  * interfaces to /etc/sriov-operator/sriov-interface-config.yaml, and
- * sriov-config.service applies them at boot (the VF count included). This is
- * a line scan of the YAML the operator writes (gopkg.in/yaml.v3 of its
- * structs: "- pciaddress: 0000:d8:00.0", "numvfs: 4" below it), not a YAML
- * parser: the PFs it names, with the line. Pure. */
+ * sriov-config.service applies them at boot (the VF count included). The
+ * file is gopkg.in/yaml.v3 of the operator's structs, whose keys are the Go
+ * field names in lower case ("spec: interfaces: - pciaddress: 0000:d8:00.0
+ * numvfs: 4 externallymanaged: false"), and the operator reads it back with
+ * the same, case-sensitive, names. Read with libyaml: the PFs it names, with
+ * the line. Pure. */
 
 #include "other-findings.h"
 
@@ -15,21 +17,33 @@
 struct sno_interface {
 	char *pci;
 	unsigned line;
-	char *numvfs; /* NULL when not given */
+	char *numvfs;	  /* NULL when not given */
+	char *numvfs_key; /* as the file spells it */
 	unsigned numvfs_line;
 	/* "externallymanaged: true": the operator leaves the VF count to
 	 * another tool and configures the VFs that are there */
 	bool externally_managed;
+	/* a key in another spelling than the operator's ("pciAddress",
+	 * "numVfs"), which the operator does not read: NULL when none */
+	char *other_spelling;
+	const char *operator_spelling; /* how the operator spells it */
 };
 
 struct sno_config {
 	char *path; /* as on the host */
 	struct sno_interface *items;
 	size_t n;
+	/* the file is no YAML the operator reads: why, and the line (1-based;
+	 * 0 when none is known); NULL when it is */
+	char *error;
+	unsigned error_line;
 };
 
-/* -ENOMEM. */
+/* Parses text (path as on the host, for messages). A file that is not YAML
+ * or not the operator's structure does not fail: ret->error says why.
+ * -ENOMEM. */
 int sno_config_scan(const char *path, const char *text, struct sno_config *ret);
 void sno_config_done(struct sno_config *c);
-/* The finding of the interface that names pci (either case). -ENOMEM. */
+/* The finding of the interface that names pci (either case): sure when it
+ * is spelled as the operator writes it, "may match" when not. -ENOMEM. */
 int sno_config_match(const struct sno_config *c, const char *pci, struct other_findings *out);

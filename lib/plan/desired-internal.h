@@ -65,6 +65,10 @@ int desired_check_all(struct desired_ctx *c);
  * error that holds it; one that may apply, or could not be read, a
  * warning */
 int desired_check_others(struct desired_ctx *c);
+/* desired-shared.c: a file of the manager SharedWith= names, which surely
+ * applies to the PF: its VF count against VirtualFunctions=, its VF values
+ * against the layout's */
+int desired_check_shared(struct desired_ctx *c, const struct other_finding *f);
 
 /* desired-count.c: VirtualFunctions= resolved into d->num_vfs and
  * c->vf_bound, checked against the PF's and its card's limits */

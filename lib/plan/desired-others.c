@@ -4,8 +4,9 @@
  * file that surely applies to it holds it, with an error at that file's
  * line; one that may apply is a warning, as is one that could not be
  * read. The manager the layouts name in SharedWith= is known and left to
- * its part: its files say nothing, and when it has none for the PF, the
- * key is a warning. */
+ * its part: a file of it that surely applies is compared with the layout
+ * (desired-shared.c), one that may apply or cannot be read is a warning,
+ * and when it has none for the PF, the key is a warning. */
 
 #include "desired-internal.h"
 
@@ -46,7 +47,7 @@ static int shared_with_unused(struct desired_ctx *c)
 	if (c->alone || !pf_settings_has(s, PF_KEY_SHARED_WITH))
 		return 0;
 	for (size_t i = 0; i < c->others.n; i++)
-		if (c->others.items[i].manager == s->shared_with && !c->others.items[i].unreadable)
+		if (c->others.items[i].manager == s->shared_with)
 			return 0;
 	return diag_add(c->diags, DIAG_WARNING, at->file, at->line,
 			"SharedWith=%s: no file of %s configures %s",
@@ -67,11 +68,12 @@ int desired_check_others(struct desired_ctx *c)
 	r = other_configs_match(c->set->others, &id, &c->others);
 	for (size_t i = 0; r >= 0 && i < c->others.n; i++) {
 		const struct other_finding *f = &c->others.items[i];
+		bool sure = f->certainty == OTHER_CERTAINTY_MATCHES && !f->unreadable;
 
 		if (pf_settings_has(s, PF_KEY_SHARED_WITH) && f->manager == s->shared_with)
-			continue;
-		r = f->certainty == OTHER_CERTAINTY_MATCHES && !f->unreadable ? other_error(c, f) :
-										other_warning(c, f);
+			r = sure ? desired_check_shared(c, f) : other_warning(c, f);
+		else
+			r = sure ? other_error(c, f) : other_warning(c, f);
 	}
 	return r < 0 ? r : shared_with_unused(c);
 }

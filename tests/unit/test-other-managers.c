@@ -553,6 +553,144 @@ static void test_operator(void **state)
 	other_findings_done(&f);
 }
 
+#define BIT(k) (1u << VF_KEY_##k)
+
+static void test_nm_vf_parse(void **state)
+{
+	struct other_vf v;
+
+	assert_int_equal(nm_vf_parse("/k", 9, 3,
+				     "mac=02:00:00:00:00:01 spoof-check=false trust=true "
+				     "min-tx-rate=10 max-tx-rate=100 vlans=7.3.ad other=1",
+				     &v),
+			 0);
+	assert_int_equal(v.index, 3);
+	assert_int_equal(v.set, BIT(MAC) | BIT(SPOOFCHK) | BIT(TRUST) | BIT(MIN_TX_RATE) |
+					BIT(MAX_TX_RATE) | BIT(VLAN) | BIT(QOS) | BIT(VLAN_PROTO));
+	assert_int_equal(v.unreadable, 0);
+	assert_int_equal(v.attrs.mac.b[5], 1);
+	assert_false(v.attrs.spoofchk);
+	assert_true(v.attrs.trust);
+	assert_int_equal(v.attrs.min_tx_rate, 10);
+	assert_int_equal(v.attrs.max_tx_rate, 100);
+	assert_int_equal(v.attrs.vlan, 7);
+	assert_int_equal(v.attrs.qos, 3);
+	assert_int_equal(v.attrs.vlan_proto, VLAN_PROTO_8021AD);
+	assert_int_equal(v.line[VF_KEY_TRUST], 9);
+	assert_string_equal(v.written[VF_KEY_TRUST], "vf.3 trust=true");
+	assert_string_equal(v.written[VF_KEY_QOS], "vf.3 vlans=7.3.ad");
+	assert_string_equal(v.path, "/k");
+	other_vf_done(&v);
+
+	/* the defaults of a VLAN descriptor; more than one VLAN, a bad value */
+	assert_int_equal(nm_vf_parse("/k", 1, 0, "vlans=7", &v), 0);
+	assert_int_equal(v.attrs.qos, 0);
+	assert_int_equal(v.attrs.vlan_proto, VLAN_PROTO_8021Q);
+	other_vf_done(&v);
+	assert_int_equal(nm_vf_parse("/k", 1, 0, "vlans=7;8 trust=maybe", &v), 0);
+	assert_int_equal(v.unreadable, BIT(VLAN) | BIT(QOS) | BIT(VLAN_PROTO) | BIT(TRUST));
+	other_vf_done(&v);
+}
+
+/* [sriov] vf.N and the count reach the finding; no total-vfs is 0 VFs */
+static void test_nm_vfs_in_finding(void **state)
+{
+	struct pf_identity a = pf0();
+	struct other_findings f;
+
+	put(NM_ETC, "a.nmconnection", 0600,
+	    "[connection]\ntype=ethernet\ninterface-name=ens1f0\n[sriov]\n"
+	    "vf.2=trust=false\nvf.x=trust=true\nvf.2=trust=true\n");
+	find(&a, &f);
+	assert_int_equal(f.n, 1);
+	assert_true(f.items[0].has_count);
+	assert_int_equal(f.items[0].count, 0);
+	assert_int_equal(f.items[0].n_vfs, 1);
+	assert_int_equal(f.items[0].vfs[0].index, 2);
+	/* the last vf.2 stands, as in GKeyFile */
+	assert_int_equal(f.items[0].vfs[0].line[VF_KEY_TRUST], 7);
+	assert_true(f.items[0].vfs[0].attrs.trust);
+	other_findings_done(&f);
+}
+
+static void test_link_sriov_sections(void **state)
+{
+	struct pf_identity a = pf0();
+	struct link_file lf = {};
+	struct other_findings f = {};
+
+	assert_int_equal(
+		link_file_parse(&lf, "/etc/systemd/network/10-a.link",
+				"[Match]\nOriginalName=*\n[Link]\n"
+				"SR-IOVVirtualFunctions=x\n"
+				"[SR-IOV]\nVirtualFunction=1\nVLANId=5\nVLANProtocol=802.1ad\n"
+				"LinkState=auto\nQueryReceiveSideScaling=yes\n"
+				"MACAddress=02:00:00:00:00:02\nTrust=\n"
+				"[SR-IOV]\nTrust=yes\n"),
+		0);
+	assert_int_equal(link_file_parse(&lf, "/etc/systemd/network/10-a.link.d/b.conf",
+					 "[SR-IOV]\nVirtualFunction=3\nMACSpoofCheck=no\n"),
+			 0);
+	assert_int_equal(link_files_match(&lf, 1, &a, &f), 0);
+	assert_int_equal(f.n, 1);
+	assert_true(f.items[0].has_count && f.items[0].count_bad);
+	/* the section without VirtualFunction= is left out, as udev does */
+	assert_int_equal(f.items[0].n_vfs, 2);
+	assert_int_equal(f.items[0].vfs[0].index, 1);
+	assert_int_equal(f.items[0].vfs[0].set,
+			 BIT(VLAN) | BIT(VLAN_PROTO) | BIT(LINK_STATE) | BIT(QUERY_RSS) | BIT(MAC));
+	assert_int_equal(f.items[0].vfs[0].attrs.link_state, LINK_STATE_AUTO);
+	assert_string_equal(f.items[0].vfs[0].written[VF_KEY_VLAN], "VLANId=5");
+	assert_int_equal(f.items[0].vfs[0].line[VF_KEY_MAC], 11);
+	assert_string_equal(f.items[0].vfs[1].path, "/etc/systemd/network/10-a.link.d/b.conf");
+	assert_int_equal(f.items[0].vfs[1].index, 3);
+	assert_false(f.items[0].vfs[1].attrs.spoofchk);
+	other_findings_done(&f);
+	link_file_done(&lf);
+}
+
+static void test_operator_yaml(void **state)
+{
+	struct sno_config c;
+	struct other_findings f = {};
+
+	/* flow style and quoting are YAML too; a key in another spelling */
+	assert_int_equal(sno_config_scan("/o",
+					 "spec: {interfaces: [{pciaddress: '0000:3b:00.0', "
+					 "numvfs: \"4\"}]}\n---\nignored: 1\n",
+					 &c),
+			 0);
+	assert_null(c.error);
+	assert_int_equal(c.n, 1);
+	assert_string_equal(c.items[0].numvfs, "4");
+	assert_null(c.items[0].other_spelling);
+	sno_config_done(&c);
+	assert_int_equal(sno_config_scan("/o",
+					 "spec:\n  interfaces:\n  - pciaddress: 0000:3b:00.0\n"
+					 "    NumVFs: 2\n",
+					 &c),
+			 0);
+	assert_string_equal(c.items[0].other_spelling, "NumVFs");
+	assert_int_equal(sno_config_match(&c, "0000:3b:00.0", &f), 0);
+	assert_finding(&f.items[0], OTHER_MANAGER_SRIOV_OPERATOR, OTHER_CERTAINTY_MAY_MATCH, "/o",
+		       4, "NumVFs: 2", "the key NumVFs, which the operator writes as numvfs");
+	other_findings_done(&f);
+	sno_config_done(&c);
+	/* not YAML, not the operator's structure, empty */
+	assert_int_equal(sno_config_scan("/o", "spec:\n  interfaces:\n  - a: [\n", &c), 0);
+	assert_non_null(c.error);
+	assert_int_equal(c.error_line, 4);
+	sno_config_done(&c);
+	assert_int_equal(sno_config_scan("/o", "- 1\n", &c), 0);
+	assert_string_equal(c.error, "the file is not a mapping");
+	assert_int_equal(c.error_line, 1);
+	sno_config_done(&c);
+	assert_int_equal(sno_config_scan("/o", "", &c), 0);
+	assert_null(c.error);
+	assert_int_equal(c.n, 0);
+	sno_config_done(&c);
+}
+
 static void test_identity_from_state(void **state)
 {
 	struct pf_state pf = { .pci = "0000:3b:00.0",
@@ -615,6 +753,10 @@ int main(void)
 		T(test_link_keys),
 		T(test_link_may_hide),
 		T(test_operator),
+		T(test_nm_vf_parse),
+		T(test_nm_vfs_in_finding),
+		T(test_link_sriov_sections),
+		T(test_operator_yaml),
 		T(test_identity_from_state),
 		T(test_root_links),
 	};
