@@ -21,9 +21,10 @@ const char *const layout_dirs_default[] = {
  * put another file there or replace it. Unsafe: the directory's error, and
  * the file stands as one that cannot be read (no [Match]: it holds every
  * PF). A directory that cannot be looked at is left to the file's read. */
-static int dir_unsafe(struct layout_set *s, const char *path, struct layout_file **ret)
+static int dir_unsafe(struct layout_set *s, const char *path, const char *from,
+		      struct layout_file **ret)
 {
-	_cleanup_free_ char *copy = strdup(path);
+	_cleanup_free_ char *copy = strdup(from);
 	char why[CONF_UNSAFE_MAX];
 	struct diag_list ignored = {};
 	const char *dir;
@@ -62,7 +63,8 @@ static int link_refused(struct layout_set *s, const char *path, struct layout_fi
 	return r < 0 ? r : 1;
 }
 
-static int layout_set_add(struct layout_set *s, const char *path, bool refused)
+/* The file named path, read from from (a link's target under --root). */
+static int layout_set_add(struct layout_set *s, const char *path, const char *from, bool refused)
 {
 	struct layout_file **files, *f = NULL;
 	int r;
@@ -71,9 +73,9 @@ static int layout_set_add(struct layout_set *s, const char *path, bool refused)
 	if (!files)
 		return -ENOMEM;
 	s->files = files;
-	r = refused ? link_refused(s, path, &f) : dir_unsafe(s, path, &f);
+	r = refused ? link_refused(s, path, &f) : dir_unsafe(s, path, from, &f);
 	if (r == 0)
-		r = layout_parse_file(path, &s->diags, &f);
+		r = layout_parse_file_from(path, from, &s->diags, &f);
 	if (r < 0) {
 		layout_file_free(f);
 		return r;
@@ -119,7 +121,9 @@ static int check_declared(struct layout_set *s)
 	return 0;
 }
 
-static int load_files(char *const *paths, char *const *refused, struct layout_set **ret)
+/* targets: where each of paths is read from (NULL: from itself). */
+static int load_files(char *const *paths, char *const *targets, char *const *refused,
+		      struct layout_set **ret)
 {
 	struct layout_set *s = calloc(1, sizeof(*s));
 	int r;
@@ -127,7 +131,8 @@ static int load_files(char *const *paths, char *const *refused, struct layout_se
 	if (!s)
 		return -ENOMEM;
 	for (size_t i = 0; paths && paths[i]; i++) {
-		r = layout_set_add(s, paths[i], strv_contains(refused, paths[i]));
+		r = layout_set_add(s, paths[i], targets ? targets[i] : paths[i],
+				   strv_contains(refused, paths[i]));
 		if (r < 0) {
 			layout_set_free(s);
 			return r;
@@ -173,21 +178,21 @@ static int layout_set_dir_failed(const struct conf_files_failure *fail, struct l
 
 int layout_set_load_files(char *const *paths, struct layout_set **ret)
 {
-	return load_files(paths, NULL, ret);
+	return load_files(paths, NULL, NULL, ret);
 }
 
 static int layout_set_load_under(const char *root, const char *const *dirs, struct layout_set **ret)
 {
-	_cleanup_strv_free_ char **paths = NULL, **refused = NULL;
+	_cleanup_strv_free_ char **paths = NULL, **targets = NULL, **refused = NULL;
 	struct conf_files_failure fail;
 	int r;
 
-	r = conf_files_list_root_refusing(root, dirs, "conf", &paths, &refused, &fail);
+	r = conf_files_list_root_refusing(root, dirs, "conf", &paths, &targets, &refused, &fail);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
 		return layout_set_dir_failed(&fail, ret);
-	return load_files(paths, refused, ret);
+	return load_files(paths, targets, refused, ret);
 }
 
 int layout_set_load(const char *const *dirs, struct layout_set **ret)

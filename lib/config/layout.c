@@ -833,12 +833,18 @@ int layout_parse_string(const char *path, const char *text, struct diag_list *di
 
 int layout_parse_file(const char *path, struct diag_list *diags, struct layout_file **ret)
 {
+	return layout_parse_file_from(path, path, diags, ret);
+}
+
+int layout_parse_file_from(const char *path, const char *from, struct diag_list *diags,
+			   struct layout_file **ret)
+{
 	_cleanup_free_ char *text = NULL;
 	char unsafe[CONF_UNSAFE_MAX];
 	struct layout_file *f;
 	int r;
 
-	r = conf_read_trusted_file(path, &text, unsafe);
+	r = conf_read_trusted_file(from, &text, unsafe);
 	if (r >= 0)
 		return layout_parse_string(path, text, diags, ret);
 	if (r == -ENOMEM)
