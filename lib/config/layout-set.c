@@ -181,6 +181,88 @@ int layout_set_load_files(char *const *paths, struct layout_set **ret)
 	return load_files(paths, NULL, NULL, ret);
 }
 
+/* The files to read for check FILE: path (the name) and where it is read
+ * from, in the order of their names. */
+struct listed {
+	const char *path, *target;
+	size_t at; /* the order given, among files of one name */
+};
+
+static int listed_cmp(const void *a, const void *b)
+{
+	const struct listed *x = a, *y = b;
+	int c = strcmp(layout_file_name(x->path), layout_file_name(y->path));
+
+	return c != 0 ? c : (x->at > y->at) - (x->at < y->at);
+}
+
+static bool named_has(char *const *named, const char *path)
+{
+	for (size_t i = 0; named && named[i]; i++)
+		if (streq(layout_file_name(named[i]), layout_file_name(path)))
+			return true;
+	return false;
+}
+
+/* named and the directory's files that no named file replaces (nor
+ * refused: a link out of the root, not read), sorted by name, into
+ * ret_paths and ret_targets. */
+static int merge_named(char *const *named, char *const *paths, char *const *targets,
+		       char *const *refused, char ***ret_paths, char ***ret_targets)
+{
+	size_t n = strv_length(named) + strv_length(paths), k = 0;
+	_cleanup_free_ struct listed *l = calloc(n ?: 1, sizeof(*l));
+	_cleanup_strv_free_ char **p = calloc(1, sizeof(char *)), **t = calloc(1, sizeof(char *));
+	int r = 0;
+
+	if (!l || !p || !t)
+		return -ENOMEM;
+	for (size_t i = 0; paths && paths[i]; i++)
+		if (!named_has(named, paths[i]) && !strv_contains(refused, paths[i])) {
+			l[k] = (struct listed){ paths[i], targets[i], k };
+			k++;
+		}
+	for (size_t i = 0; named && named[i]; i++) {
+		l[k] = (struct listed){ named[i], named[i], k };
+		k++;
+	}
+	qsort(l, k, sizeof(*l), listed_cmp);
+	for (size_t i = 0; r >= 0 && i < k; i++) {
+		r = strv_extend(&p, l[i].path);
+		if (r >= 0)
+			r = strv_extend(&t, l[i].target);
+	}
+	if (r < 0)
+		return r;
+	*ret_paths = TAKE_PTR(p);
+	*ret_targets = TAKE_PTR(t);
+	return 0;
+}
+
+int layout_set_load_context(const char *root, const char *dir, char *const *named,
+			    struct layout_set **ret, size_t *ret_n_context)
+{
+	const char *const one[] = { dir, NULL };
+	_cleanup_strv_free_ char **paths = NULL, **targets = NULL, **refused = NULL;
+	_cleanup_strv_free_ char **all = NULL, **from = NULL;
+	struct conf_files_failure fail;
+	int r;
+
+	r = conf_files_list_root_refusing(dir ? NULL : root, dir ? one : layout_dirs_default,
+					  "conf", &paths, &targets, &refused, &fail);
+	if (r == -ENOMEM)
+		return r;
+	/* a directory that cannot be read or trusted gives no context: the
+	 * named files are read alone, as check of the directory says why */
+	r = merge_named(named, r < 0 ? NULL : paths, targets, refused, &all, &from);
+	if (r < 0)
+		return r;
+	r = load_files(all, from, NULL, ret);
+	if (r >= 0)
+		*ret_n_context = strv_length(all) - strv_length(named);
+	return r;
+}
+
 static int layout_set_load_under(const char *root, const char *const *dirs, struct layout_set **ret)
 {
 	_cleanup_strv_free_ char **paths = NULL, **targets = NULL, **refused = NULL;
