@@ -175,6 +175,16 @@ def test_a_layout_link_is_named_by_its_own_name(make_host, node):
     assert r.stderr.startswith(f"{link}:5: unknown key 'Bogus'"), r.stderr
 
 
+def test_a_layout_link_masking_a_file_of_its_name_is_named_as_the_link(make_host, node):
+    """/etc/.../60-port1.conf -> /usr/lib/.../60-port1.conf: status names the /etc file that
+    masks, not the masked /usr/lib one."""
+    h = make_host("e810.json")
+    etc = node / "etc" / "sriov-persist" / "conf.d" / "60-port1.conf"
+    etc.symlink_to("/usr/lib/sriov-persist/conf.d/60-port1.conf")
+    r = run(h.binary, "--root", node, "--host", h.path, "status", "--json", E810_1)
+    assert json.loads(r.stdout)["pfs"][0]["config_files"] == [str(etc)], r.stdout
+
+
 def test_a_layout_link_out_of_root_is_refused_and_holds_every_pf(make_host, node, tmp_path):
     h = make_host("e810.json")
     outside = tmp_path / "outside.conf"
