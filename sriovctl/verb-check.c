@@ -73,7 +73,7 @@ static int load_named(struct ctl *c, struct layout_set **ret)
 	for (int i = 0; i < c->n_args; i++)
 		if (!is_main_config(c->args[i]) && (r = strv_extend(&layouts, c->args[i])) < 0)
 			return r;
-	r = layout_set_load_context(c->root, c->config_dir, layouts, ret, &(size_t){ 0 });
+	r = layout_set_load_context(c->root, c->config_dir, layouts, ret);
 	if (r >= 0 && (r = layout_set_load_others(*ret, c->root)) < 0)
 		*ret = layout_set_free(*ret);
 	return r;
@@ -244,9 +244,23 @@ static void pf_checks_free(struct pf_check *pc, size_t n)
 	free(pc);
 }
 
-/* desired_build() on every PF, and a warning for a selected PF that no
- * driver is bound to. */
-static int check_pfs(const struct layout_set *set, const struct host_state *hs,
+static bool is_named_layout(const struct ctl *c, const char *path);
+
+/* With named files, whether one of them selects the PF of d: a PF only
+ * the context selects is not what check FILE asks about. */
+static bool pf_of_named(const struct ctl *c, const struct pf_desired *d)
+{
+	if (c->n_args == 0)
+		return true;
+	for (size_t i = 0; d && d->config_files && d->config_files[i]; i++)
+		if (is_named_layout(c, d->config_files[i]))
+			return true;
+	return false;
+}
+
+/* desired_build() on every PF (with named files, on those they select),
+ * and a warning for a selected PF that no driver is bound to. */
+static int check_pfs(const struct ctl *c, const struct layout_set *set, const struct host_state *hs,
 		     struct diag_list *diags)
 {
 	struct pf_check *pc = calloc(hs->n_pfs ?: 1, sizeof(*pc));
@@ -254,6 +268,10 @@ static int check_pfs(const struct layout_set *set, const struct host_state *hs,
 
 	for (size_t i = 0; r >= 0 && i < hs->n_pfs; i++) {
 		r = desired_build(set, hs, &hs->pfs[i], &pc[i].diags, &pc[i].d);
+		if (r >= 0 && !pf_of_named(c, pc[i].d)) {
+			diag_list_done(&pc[i].diags);
+			continue;
+		}
 		if (r >= 0 && pc[i].d)
 			r = warn_no_driver(&hs->pfs[i], &pc[i].diags);
 		if (r >= 0 && pc[i].d)
@@ -291,7 +309,7 @@ static int check_hardware(struct ctl *c, const struct layout_set *set, struct di
 		return 1;
 	}
 	ctl_host_options(c, hs);
-	r = check_pfs(set, hs, diags);
+	r = check_pfs(c, set, hs, diags);
 	if (r >= 0)
 		r = desired_unselected(set, hs, diags, &unselected, &n_unselected);
 	if (r >= 0)

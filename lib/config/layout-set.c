@@ -240,7 +240,7 @@ static int merge_named(char *const *named, char *const *paths, char *const *targ
 }
 
 int layout_set_load_context(const char *root, const char *dir, char *const *named,
-			    struct layout_set **ret, size_t *ret_n_context)
+			    struct layout_set **ret)
 {
 	const char *const one[] = { dir, NULL };
 	_cleanup_strv_free_ char **paths = NULL, **targets = NULL, **refused = NULL;
@@ -257,10 +257,7 @@ int layout_set_load_context(const char *root, const char *dir, char *const *name
 	r = merge_named(named, r < 0 ? NULL : paths, targets, refused, &all, &from);
 	if (r < 0)
 		return r;
-	r = load_files(all, from, NULL, ret);
-	if (r >= 0)
-		*ret_n_context = strv_length(all) - strv_length(named);
-	return r;
+	return load_files(all, from, NULL, ret);
 }
 
 static int layout_set_load_under(const char *root, const char *const *dirs, struct layout_set **ret)

@@ -57,9 +57,9 @@ int layout_set_load_files(char *const *paths, struct layout_set **ret);
  * under root, that no named file replaces by name, and the named ones, in
  * the order of their names, as the set they would be on the host. A
  * directory that cannot be read or trusted, or a link out of root, adds
- * nothing. *ret_n_context: how many files the directories added. */
+ * nothing. */
 int layout_set_load_context(const char *root, const char *dir, char *const *named,
-			    struct layout_set **ret, size_t *ret_n_context);
+			    struct layout_set **ret);
 struct layout_set *layout_set_free(struct layout_set *s);
 static inline void layout_set_freep(struct layout_set **s)
 {
