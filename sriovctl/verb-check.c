@@ -73,7 +73,7 @@ static int load_named(struct ctl *c, struct layout_set **ret)
 	for (int i = 0; i < c->n_args; i++)
 		if (!is_main_config(c->args[i]) && (r = strv_extend(&layouts, c->args[i])) < 0)
 			return r;
-	r = layout_set_load_files(layouts, ret);
+	r = layout_set_load_context(c->root, c->config_dir, layouts, ret);
 	if (r >= 0 && (r = layout_set_load_others(*ret, c->root)) < 0)
 		*ret = layout_set_free(*ret);
 	return r;
@@ -244,9 +244,23 @@ static void pf_checks_free(struct pf_check *pc, size_t n)
 	free(pc);
 }
 
-/* desired_build() on every PF, and a warning for a selected PF that no
- * driver is bound to. */
-static int check_pfs(const struct layout_set *set, const struct host_state *hs,
+static bool is_named_layout(const struct ctl *c, const char *path);
+
+/* With named files, whether one of them selects the PF of d: a PF only
+ * the context selects is not what check FILE asks about. */
+static bool pf_of_named(const struct ctl *c, const struct pf_desired *d)
+{
+	if (c->n_args == 0)
+		return true;
+	for (size_t i = 0; d && d->config_files && d->config_files[i]; i++)
+		if (is_named_layout(c, d->config_files[i]))
+			return true;
+	return false;
+}
+
+/* desired_build() on every PF (with named files, on those they select),
+ * and a warning for a selected PF that no driver is bound to. */
+static int check_pfs(const struct ctl *c, const struct layout_set *set, const struct host_state *hs,
 		     struct diag_list *diags)
 {
 	struct pf_check *pc = calloc(hs->n_pfs ?: 1, sizeof(*pc));
@@ -254,6 +268,10 @@ static int check_pfs(const struct layout_set *set, const struct host_state *hs,
 
 	for (size_t i = 0; r >= 0 && i < hs->n_pfs; i++) {
 		r = desired_build(set, hs, &hs->pfs[i], &pc[i].diags, &pc[i].d);
+		if (r >= 0 && !pf_of_named(c, pc[i].d)) {
+			diag_list_done(&pc[i].diags);
+			continue;
+		}
 		if (r >= 0 && pc[i].d)
 			r = warn_no_driver(&hs->pfs[i], &pc[i].diags);
 		if (r >= 0 && pc[i].d)
@@ -291,7 +309,7 @@ static int check_hardware(struct ctl *c, const struct layout_set *set, struct di
 		return 1;
 	}
 	ctl_host_options(c, hs);
-	r = check_pfs(set, hs, diags);
+	r = check_pfs(c, set, hs, diags);
 	if (r >= 0)
 		r = desired_unselected(set, hs, diags, &unselected, &n_unselected);
 	if (r >= 0)
@@ -301,12 +319,66 @@ static int check_hardware(struct ctl *c, const struct layout_set *set, struct di
 	return layout_rules_check_files(unselected, n_unselected, diags);
 }
 
+/* Whether path is one of the layouts named on the command line. */
+static bool is_named_layout(const struct ctl *c, const char *path)
+{
+	for (int i = 0; i < c->n_args; i++)
+		if (!is_main_config(c->args[i]) && streq_ptr(path, c->args[i]))
+			return true;
+	return false;
+}
+
+/* With named files, the other files of the set are the layout directory's,
+ * read as context: a diagnostic at one of them is reported only when it
+ * names a named file ("(70-drop.conf:3)"). */
+static bool diag_of_context(const struct ctl *c, const struct layout_set *set, const struct diag *d)
+{
+	bool context = false;
+
+	if (c->n_args == 0 || !d->file || is_named_layout(c, d->file))
+		return false;
+	for (size_t i = 0; i < set->n_files; i++)
+		context = context || streq(set->files[i]->path, d->file);
+	for (int i = 0; context && i < c->n_args; i++) {
+		_cleanup_free_ char *at = strdup_printf("%s:", layout_file_name(c->args[i]));
+
+		if (!at || (is_named_layout(c, c->args[i]) && strstr(d->msg, at)))
+			return false;
+	}
+	return context;
+}
+
+/* Removes from diags what diag_of_context() says is the context's. */
+static void drop_context_diags(const struct ctl *c, const struct layout_set *set,
+			       struct diag_list *diags)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < diags->n; i++) {
+		struct diag *d = &diags->items[i];
+
+		if (diag_of_context(c, set, d)) {
+			free(d->file);
+			free(d->msg);
+		} else
+			diags->items[k++] = *d;
+	}
+	diags->n = k;
+}
+
 /* The layout files checked: not a directory that could not be listed
  * (the set keeps it as a file with an error, its message says why); a
- * refused file (a link out of --root, one others may write) is one. */
-static size_t count_layout_files(const struct layout_set *set)
+ * refused file (a link out of --root, one others may write) is one; with
+ * named files, those alone. */
+static size_t count_layout_files(const struct ctl *c, const struct layout_set *set)
 {
-	return set->dir_failed ? 0 : set->n_files;
+	size_t n = 0;
+
+	if (c->n_args == 0)
+		return set->dir_failed ? 0 : set->n_files;
+	for (int i = 0; i < c->n_args; i++)
+		n += !is_main_config(c->args[i]);
+	return n;
 }
 
 /* The default main configuration (under --root), when neither it nor its
@@ -337,10 +409,17 @@ static void print_summary(const struct ctl *c, const struct layout_set *set, uns
 			  size_t errors, size_t warnings)
 {
 	bool defaults = n_main > 0 && !main_config_named(c) && main_config_absent(c);
+	size_t n = count_layout_files(c, set), context = c->n_args > 0 ? set->n_files - n : 0;
 
-	printf("%zu layout file(s)%s checked%s: %zu error(s)", count_layout_files(set),
+	printf("%zu layout file(s)%s checked%s", n,
 	       n_main > 0 && !defaults ? " and the main configuration" : "",
-	       defaults ? " (no main configuration: defaults)" : "", errors);
+	       defaults ? " (no main configuration: defaults)" : "");
+	if (context > 0)
+		printf(" (with the %zu other layout file(s) of %s as context)", context,
+		       c->config_dir   ?:
+			       c->root ? "the layout directories under --root" :
+					 "the layout directories");
+	printf(": %zu error(s)", errors);
 	if (warnings > 0)
 		printf(", %zu warning(s)%s", warnings, c->strict ? " (--strict: errors)" : "");
 	printf("\n");
@@ -468,6 +547,7 @@ int verb_check(struct ctl *c)
 		diag_list_done(&diags);
 		return EXIT_FAIL;
 	}
+	drop_context_diags(c, set, &diags);
 	ctl_print_diags(&diags);
 	/* a host that cannot be read is an error of the check (said above) */
 	errors = diag_count(&diags, DIAG_ERROR) + no_host;

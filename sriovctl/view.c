@@ -2,9 +2,32 @@
 
 #include "sriovctl.h"
 
+static void hex_id(const uint8_t id[static 16], char buf[static 33])
+{
+	for (size_t i = 0; i < 16; i++)
+		snprintf(buf + 2 * i, 3, "%02x", id[i]);
+}
+
+/* An ID given on the command line wins over the snapshot's, as an option
+ * wins over a file; said once, since apply takes the snapshot's own. */
+static void note_replaced_machine_id(const struct ctl *c, const struct host_state *hs)
+{
+	char given[33], own[33];
+
+	if (!hs->has_machine_id || memcmp(hs->machine_id, c->machine_id, 16) == 0)
+		return;
+	hex_id(c->machine_id, given);
+	hex_id(hs->machine_id, own);
+	fprintf(stderr,
+		"note: --machine-id %s replaces the machine_id %s of %s; apply derives stable "
+		"values from the snapshot's own\n",
+		given, own, c->host_path);
+}
+
 void ctl_host_options(const struct ctl *c, struct host_state *hs)
 {
 	if (c->has_machine_id) {
+		note_replaced_machine_id(c, hs);
 		memcpy(hs->machine_id, c->machine_id, sizeof(hs->machine_id));
 		hs->has_machine_id = true;
 	}

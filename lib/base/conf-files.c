@@ -12,6 +12,7 @@
 struct conf_entry {
 	char *name;
 	char *path;   /* NULL: masked by a link to /dev/null */
+	char *target; /* own_names: what path is read from, the link resolved */
 	bool refused; /* a link out of the root: path is the link's */
 };
 
@@ -21,6 +22,9 @@ struct conf_entries {
 	/* a file's link out of the root is an entry of its own (refused)
 	 * rather than a failure of the list */
 	bool keep_refused;
+	/* a file's link is named by its own path, what it leads to kept apart
+	 * (target), as systemd names a unit by the link's name */
+	bool own_names;
 };
 
 static void conf_entries_done(struct conf_entries *e)
@@ -28,6 +32,7 @@ static void conf_entries_done(struct conf_entries *e)
 	for (size_t i = 0; i < e->n; i++) {
 		free(e->items[i].name);
 		free(e->items[i].path);
+		free(e->items[i].target);
 	}
 	free(e->items);
 	*e = (struct conf_entries){};
@@ -41,10 +46,12 @@ static bool conf_entries_have(const struct conf_entries *e, const char *name)
 	return false;
 }
 
-/* path: the file's, taken; NULL: masked by a link to /dev/null. */
-static int conf_entries_add(struct conf_entries *e, const char *name, char *path, bool refused)
+/* path: the file's, taken; NULL: masked by a link to /dev/null. target: what
+ * a link resolves to, taken (NULL: path is read). */
+static int conf_entries_add(struct conf_entries *e, const char *name, char *path, char *target,
+			    bool refused)
 {
-	_cleanup_free_ char *n = strdup(name), *p = path;
+	_cleanup_free_ char *n = strdup(name), *p = path, *t = target;
 	struct conf_entry *items;
 
 	if (!n)
@@ -53,8 +60,9 @@ static int conf_entries_add(struct conf_entries *e, const char *name, char *path
 	if (!items)
 		return -ENOMEM;
 	e->items = items;
-	e->items[e->n++] =
-		(struct conf_entry){ .name = TAKE_PTR(n), .path = TAKE_PTR(p), .refused = refused };
+	e->items[e->n++] = (struct conf_entry){
+		.name = TAKE_PTR(n), .path = TAKE_PTR(p), .target = TAKE_PTR(t), .refused = refused
+	};
 	return 0;
 }
 
@@ -180,13 +188,13 @@ static int conf_scan_entry(struct conf_entries *e, const char *root, const char 
 			   const char *dir, int fd, const char *name,
 			   struct conf_files_failure *fail)
 {
-	char *path = NULL;
+	char *path = NULL, *own;
 	int r;
 
 	r = conf_entry_kind(root, hostdir, dir, fd, name, &path);
 	if (r == -EXDEV && e->keep_refused) {
 		path = path_in(dir, name);
-		return path ? conf_entries_add(e, name, path, true) : -ENOMEM;
+		return path ? conf_entries_add(e, name, path, NULL, true) : -ENOMEM;
 	}
 	if (r == -EXDEV) {
 		_cleanup_free_ char *p = path_in(dir, name);
@@ -195,7 +203,15 @@ static int conf_scan_entry(struct conf_entries *e, const char *root, const char 
 	}
 	if (r <= 0)
 		return r;
-	return conf_entries_add(e, name, r == 1 ? path : NULL, false);
+	if (r == 1 && e->own_names) {
+		own = path_in(dir, name);
+		if (!own) {
+			free(path);
+			return -ENOMEM;
+		}
+		return conf_entries_add(e, name, own, path, false);
+	}
+	return conf_entries_add(e, name, r == 1 ? path : NULL, NULL, false);
 }
 
 static int conf_scan_dir(struct conf_entries *e, const char *root, const char *hostdir,
@@ -266,11 +282,29 @@ static int conf_entries_refused(const struct conf_entries *e, char ***ret)
 	return 0;
 }
 
+/* Where each listed entry of e is read from, in the order of ret_paths. */
+static int conf_entries_targets(struct conf_entries *e, char ***ret)
+{
+	_cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
+	int r = 0;
+
+	if (!l)
+		return -ENOMEM;
+	for (size_t i = 0; r >= 0 && i < e->n; i++)
+		if (e->items[i].path)
+			r = strv_extend(&l, e->items[i].target ?: e->items[i].path);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(l);
+	return 0;
+}
+
 static int conf_list(const char *root, const char *const *dirs, const char *suffix,
-		     char ***ret_paths, char ***ret_refused, struct conf_files_failure *ret_failure)
+		     char ***ret_paths, char ***ret_targets, char ***ret_refused,
+		     struct conf_files_failure *ret_failure)
 {
 	struct conf_files_failure fail = {};
-	struct conf_entries e = { .keep_refused = ret_refused };
+	struct conf_entries e = { .keep_refused = ret_refused, .own_names = ret_targets };
 	char **paths;
 	size_t k = 0;
 	int r = 0;
@@ -286,10 +320,17 @@ static int conf_list(const char *root, const char *const *dirs, const char *suff
 		qsort(e.items, e.n, sizeof(*e.items), conf_entry_cmp);
 	if (ret_refused && (r = conf_entries_refused(&e, ret_refused)) < 0)
 		goto out;
+	if (ret_targets && (r = conf_entries_targets(&e, ret_targets)) < 0) {
+		if (ret_refused)
+			*ret_refused = strv_free(*ret_refused);
+		goto out;
+	}
 	paths = calloc(e.n + 1, sizeof(char *));
 	if (!paths) {
 		if (ret_refused)
 			*ret_refused = strv_free(*ret_refused);
+		if (ret_targets)
+			*ret_targets = strv_free(*ret_targets);
 		r = -ENOMEM;
 		goto out;
 	}
@@ -305,12 +346,12 @@ out:
 int conf_files_list_root(const char *root, const char *const *dirs, const char *suffix,
 			 char ***ret_paths, struct conf_files_failure *ret_failure)
 {
-	return conf_list(root, dirs, suffix, ret_paths, NULL, ret_failure);
+	return conf_list(root, dirs, suffix, ret_paths, NULL, NULL, ret_failure);
 }
 
 int conf_files_list_root_refusing(const char *root, const char *const *dirs, const char *suffix,
-				  char ***ret_paths, char ***ret_refused,
+				  char ***ret_paths, char ***ret_targets, char ***ret_refused,
 				  struct conf_files_failure *ret_failure)
 {
-	return conf_list(root, dirs, suffix, ret_paths, ret_refused, ret_failure);
+	return conf_list(root, dirs, suffix, ret_paths, ret_targets, ret_refused, ret_failure);
 }

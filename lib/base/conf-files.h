@@ -43,12 +43,15 @@ int conf_files_list(const char *const *dirs, const char *suffix, char ***ret_pat
  * which files would apply is then unknown. */
 int conf_files_list_root(const char *root, const char *const *dirs, const char *suffix,
 			 char ***ret_paths, struct conf_files_failure *ret_failure);
-/* The same, but a file's link that leads out of root does not fail the
+/* The same, but each file is named by its own path under root, a link too
+ * (as systemd names a unit by the link's name): *ret_targets has, at the
+ * same index, the path to read it from (the link resolved inside root, else
+ * the path itself). A file's link that leads out of root does not fail the
  * list: it is listed at its place in *ret_paths as the link's own path
  * under root, never followed, and that path is also in *ret_refused (its
  * paths in order, empty when none), so that the caller refuses that file
  * alone ("leads out of the root directory; refusing it") and reads the
  * others. */
 int conf_files_list_root_refusing(const char *root, const char *const *dirs, const char *suffix,
-				  char ***ret_paths, char ***ret_refused,
+				  char ***ret_paths, char ***ret_targets, char ***ret_refused,
 				  struct conf_files_failure *ret_failure);

@@ -21,9 +21,10 @@ const char *const layout_dirs_default[] = {
  * put another file there or replace it. Unsafe: the directory's error, and
  * the file stands as one that cannot be read (no [Match]: it holds every
  * PF). A directory that cannot be looked at is left to the file's read. */
-static int dir_unsafe(struct layout_set *s, const char *path, struct layout_file **ret)
+static int dir_unsafe(struct layout_set *s, const char *path, const char *from,
+		      struct layout_file **ret)
 {
-	_cleanup_free_ char *copy = strdup(path);
+	_cleanup_free_ char *copy = strdup(from);
 	char why[CONF_UNSAFE_MAX];
 	struct diag_list ignored = {};
 	const char *dir;
@@ -62,7 +63,8 @@ static int link_refused(struct layout_set *s, const char *path, struct layout_fi
 	return r < 0 ? r : 1;
 }
 
-static int layout_set_add(struct layout_set *s, const char *path, bool refused)
+/* The file named path, read from from (a link's target under --root). */
+static int layout_set_add(struct layout_set *s, const char *path, const char *from, bool refused)
 {
 	struct layout_file **files, *f = NULL;
 	int r;
@@ -71,9 +73,9 @@ static int layout_set_add(struct layout_set *s, const char *path, bool refused)
 	if (!files)
 		return -ENOMEM;
 	s->files = files;
-	r = refused ? link_refused(s, path, &f) : dir_unsafe(s, path, &f);
+	r = refused ? link_refused(s, path, &f) : dir_unsafe(s, path, from, &f);
 	if (r == 0)
-		r = layout_parse_file(path, &s->diags, &f);
+		r = layout_parse_file_from(path, from, &s->diags, &f);
 	if (r < 0) {
 		layout_file_free(f);
 		return r;
@@ -119,7 +121,9 @@ static int check_declared(struct layout_set *s)
 	return 0;
 }
 
-static int load_files(char *const *paths, char *const *refused, struct layout_set **ret)
+/* targets: where each of paths is read from (NULL: from itself). */
+static int load_files(char *const *paths, char *const *targets, char *const *refused,
+		      struct layout_set **ret)
 {
 	struct layout_set *s = calloc(1, sizeof(*s));
 	int r;
@@ -127,7 +131,8 @@ static int load_files(char *const *paths, char *const *refused, struct layout_se
 	if (!s)
 		return -ENOMEM;
 	for (size_t i = 0; paths && paths[i]; i++) {
-		r = layout_set_add(s, paths[i], strv_contains(refused, paths[i]));
+		r = layout_set_add(s, paths[i], targets ? targets[i] : paths[i],
+				   strv_contains(refused, paths[i]));
 		if (r < 0) {
 			layout_set_free(s);
 			return r;
@@ -173,21 +178,100 @@ static int layout_set_dir_failed(const struct conf_files_failure *fail, struct l
 
 int layout_set_load_files(char *const *paths, struct layout_set **ret)
 {
-	return load_files(paths, NULL, ret);
+	return load_files(paths, NULL, NULL, ret);
+}
+
+/* The files to read for check FILE: path (the name) and where it is read
+ * from, in the order of their names. */
+struct listed {
+	const char *path, *target;
+	size_t at; /* the order given, among files of one name */
+};
+
+static int listed_cmp(const void *a, const void *b)
+{
+	const struct listed *x = a, *y = b;
+	int c = strcmp(layout_file_name(x->path), layout_file_name(y->path));
+
+	return c != 0 ? c : (x->at > y->at) - (x->at < y->at);
+}
+
+static bool named_has(char *const *named, const char *path)
+{
+	for (size_t i = 0; named && named[i]; i++)
+		if (streq(layout_file_name(named[i]), layout_file_name(path)))
+			return true;
+	return false;
+}
+
+/* named and the directory's files that no named file replaces (nor
+ * refused: a link out of the root, not read), sorted by name, into
+ * ret_paths and ret_targets. */
+static int merge_named(char *const *named, char *const *paths, char *const *targets,
+		       char *const *refused, char ***ret_paths, char ***ret_targets)
+{
+	size_t n = strv_length(named) + strv_length(paths), k = 0;
+	_cleanup_free_ struct listed *l = calloc(n ?: 1, sizeof(*l));
+	_cleanup_strv_free_ char **p = calloc(1, sizeof(char *)), **t = calloc(1, sizeof(char *));
+	int r = 0;
+
+	if (!l || !p || !t)
+		return -ENOMEM;
+	for (size_t i = 0; paths && paths[i]; i++)
+		if (!named_has(named, paths[i]) && !strv_contains(refused, paths[i])) {
+			l[k] = (struct listed){ paths[i], targets[i], k };
+			k++;
+		}
+	for (size_t i = 0; named && named[i]; i++) {
+		l[k] = (struct listed){ named[i], named[i], k };
+		k++;
+	}
+	qsort(l, k, sizeof(*l), listed_cmp);
+	for (size_t i = 0; r >= 0 && i < k; i++) {
+		r = strv_extend(&p, l[i].path);
+		if (r >= 0)
+			r = strv_extend(&t, l[i].target);
+	}
+	if (r < 0)
+		return r;
+	*ret_paths = TAKE_PTR(p);
+	*ret_targets = TAKE_PTR(t);
+	return 0;
+}
+
+int layout_set_load_context(const char *root, const char *dir, char *const *named,
+			    struct layout_set **ret)
+{
+	const char *const one[] = { dir, NULL };
+	_cleanup_strv_free_ char **paths = NULL, **targets = NULL, **refused = NULL;
+	_cleanup_strv_free_ char **all = NULL, **from = NULL;
+	struct conf_files_failure fail;
+	int r;
+
+	r = conf_files_list_root_refusing(dir ? NULL : root, dir ? one : layout_dirs_default,
+					  "conf", &paths, &targets, &refused, &fail);
+	if (r == -ENOMEM)
+		return r;
+	/* a directory that cannot be read or trusted gives no context: the
+	 * named files are read alone, as check of the directory says why */
+	r = merge_named(named, r < 0 ? NULL : paths, targets, refused, &all, &from);
+	if (r < 0)
+		return r;
+	return load_files(all, from, NULL, ret);
 }
 
 static int layout_set_load_under(const char *root, const char *const *dirs, struct layout_set **ret)
 {
-	_cleanup_strv_free_ char **paths = NULL, **refused = NULL;
+	_cleanup_strv_free_ char **paths = NULL, **targets = NULL, **refused = NULL;
 	struct conf_files_failure fail;
 	int r;
 
-	r = conf_files_list_root_refusing(root, dirs, "conf", &paths, &refused, &fail);
+	r = conf_files_list_root_refusing(root, dirs, "conf", &paths, &targets, &refused, &fail);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
 		return layout_set_dir_failed(&fail, ret);
-	return load_files(paths, refused, ret);
+	return load_files(paths, targets, refused, ret);
 }
 
 int layout_set_load(const char *const *dirs, struct layout_set **ret)

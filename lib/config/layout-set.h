@@ -52,6 +52,14 @@ int layout_set_load_root(const char *root, const char *dir, struct layout_set **
 int layout_set_load_others(struct layout_set *s, const char *root);
 /* Loads the given files (sriovctl check FILE...), in the order given. */
 int layout_set_load_files(char *const *paths, struct layout_set **ret);
+/* The named files (sriovctl check FILE...) with the layout directory as
+ * context: the files of dir (--config-dir), or of the three directories
+ * under root, that no named file replaces by name, and the named ones, in
+ * the order of their names, as the set they would be on the host. A
+ * directory that cannot be read or trusted, or a link out of root, adds
+ * nothing. */
+int layout_set_load_context(const char *root, const char *dir, char *const *named,
+			    struct layout_set **ret);
 struct layout_set *layout_set_free(struct layout_set *s);
 static inline void layout_set_freep(struct layout_set **s)
 {

@@ -5,6 +5,7 @@
 #include "conf-parser.h"
 #include "layout-settings.h"
 #include "layout.h"
+#include "mainconf.h"
 #include "pf-keys.h"
 #include "suggest.h"
 
@@ -40,6 +41,9 @@ struct layout_parser {
 	 * checked against, so that one pass shows every typo */
 	enum section_kind guess;
 	char guess_name[64]; /* the unknown section's name, as written */
+	/* the main configuration's sections the file has, "[Disruption]
+	 * [Kubernetes]": a sriov-persist.conf put among the layouts */
+	char main_sections[128];
 };
 
 static struct vf_section *current_vf_section(struct layout_parser *p)
@@ -386,6 +390,29 @@ static bool is_extension(const char *name)
 	return name[0] == 'X' && name[1] == '-';
 }
 
+static bool is_main_section(const char *name)
+{
+	const char *section;
+
+	for (size_t i = 0; mainconf_key_name(i, &section); i++)
+		if (streq(section, name))
+			return true;
+	return false;
+}
+
+/* A section of sriov-persist.conf: the file is likely the main
+ * configuration put in a layout directory, and says so. */
+static int layout_main_section(struct layout_parser *p, const char *name, unsigned line)
+{
+	size_t n = strlen(p->main_sections);
+
+	snprintf(p->main_sections + n, sizeof(p->main_sections) - n, "%s[%s]", n ? " " : "", name);
+	return layout_error(p, line,
+			    "unknown section [%s]: a section of the main configuration "
+			    "(sriov-persist.conf), not of a layout",
+			    name);
+}
+
 /* The nearest section name is looked up for the first word alone, and the
  * rest ("0-3" of "[VirtualFuntion 0-3]") is kept in the suggestion. */
 static int layout_unknown_section(struct layout_parser *p, const char *name, unsigned line)
@@ -394,6 +421,8 @@ static int layout_unknown_section(struct layout_parser *p, const char *name, uns
 	char word[64], hint[96] = "";
 	struct suggest sg;
 
+	if (is_main_section(name))
+		return layout_main_section(p, name, line);
 	if (head < sizeof(word)) {
 		memcpy(word, name, head);
 		word[head] = '\0';
@@ -759,6 +788,13 @@ static int layout_no_match(struct layout_parser *p)
 	struct diag *d;
 	char *msg;
 
+	if (p->match_typo_line == 0 && p->main_sections[0])
+		return layout_error(p, 0,
+				    "no [Match] section: with %s this looks like the main "
+				    "configuration, which belongs in " MAINCONF_PATH_DEFAULT
+				    " (or a drop-in in " MAINCONF_PATH_DEFAULT ".d/), not among "
+				    "the layouts",
+				    p->main_sections);
 	if (p->match_typo_line == 0)
 		return layout_error(p, 0,
 				    "no [Match] section; a layout must say which PFs it selects; "
@@ -833,12 +869,18 @@ int layout_parse_string(const char *path, const char *text, struct diag_list *di
 
 int layout_parse_file(const char *path, struct diag_list *diags, struct layout_file **ret)
 {
+	return layout_parse_file_from(path, path, diags, ret);
+}
+
+int layout_parse_file_from(const char *path, const char *from, struct diag_list *diags,
+			   struct layout_file **ret)
+{
 	_cleanup_free_ char *text = NULL;
 	char unsafe[CONF_UNSAFE_MAX];
 	struct layout_file *f;
 	int r;
 
-	r = conf_read_trusted_file(path, &text, unsafe);
+	r = conf_read_trusted_file(from, &text, unsafe);
 	if (r >= 0)
 		return layout_parse_string(path, text, diags, ret);
 	if (r == -ENOMEM)

@@ -70,4 +70,8 @@ struct layout_file {
 int layout_parse_string(const char *path, const char *text, struct diag_list *diags,
 			struct layout_file **ret);
 int layout_parse_file(const char *path, struct diag_list *diags, struct layout_file **ret);
+/* The same, read from the path from (a link's name resolved under a root
+ * directory), named path in messages and in the set. */
+int layout_parse_file_from(const char *path, const char *from, struct diag_list *diags,
+			   struct layout_file **ret);
 struct layout_file *layout_file_free(struct layout_file *f);

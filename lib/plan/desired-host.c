@@ -105,21 +105,27 @@ int desired_check_mtu(struct rules_out *out, const struct driver_info *drv, cons
 
 int desired_host_warnings(const struct pf_state *pf, const struct driver_info *drv,
 			  const struct pf_settings *s, const struct vf_settings *vfs, size_t n_vfs,
-			  struct diag_list *diags)
+			  const uint32_t *was_stable, struct diag_list *diags)
 {
+	char val[VF_ATTR_STR_MAX];
+
 	if (!drv->vf_mac_needs_pf_up || pf->up ||
 	    (pf_settings_has(s, PF_KEY_LINK_UP) && s->link_up))
 		return 0;
 	for (size_t i = 0; i < n_vfs; i++) {
 		const struct src *at = &vfs[i].src[VF_KEY_MAC];
 
-		if (vf_settings_has(&vfs[i], VF_KEY_MAC))
-			return diag_add(
-				diags, DIAG_WARNING, at->file, at->line,
-				"MACAddress=: the PF is down and no file sets LinkUp=yes: "
+		if (!vf_settings_has(&vfs[i], VF_KEY_MAC))
+			continue;
+		if (was_stable && (was_stable[i] & (1u << VF_KEY_MAC)))
+			snprintf(val, sizeof(val), "stable");
+		else
+			vf_attrs_format(&vfs[i].attrs, VF_KEY_MAC, VF_SPELLING_LAYOUT, val);
+		return diag_add(diags, DIAG_WARNING, at->file, at->line,
+				"MACAddress=%s: PF %s (%s) is down and no file sets LinkUp=yes: "
 				"%s asks the PF for its MAC as it probes, and makes one up "
 				"while the PF is down; set LinkUp=yes in [PhysicalFunction]",
-				drv->vf_driver);
+				val, pf->pci, strna(pf->name), drv->vf_driver);
 	}
 	return 0;
 }
@@ -134,25 +140,25 @@ static size_t match_name_key(void)
 	return i;
 }
 
-/* A warning at the Name= line of f, whose PF's interface LinkType= renames. */
-static int warn_name_renamed(const struct layout_file *f, const struct pf_state *pf,
-			     enum link_type to, struct diag_list *diags)
+/* An error at the Name= line of f, whose PF's interface LinkType= renames. */
+static int error_name_renamed(struct rules_out *out, const struct layout_file *f,
+			      const struct pf_state *pf, enum link_type to)
 {
 	_cleanup_free_ char *globs = strv_join(f->match.name, " ");
 
 	if (!globs)
 		return -ENOMEM;
-	return diag_add(diags, DIAG_WARNING, f->path, f->match.key_line[match_name_key()],
-			"Name=%s: LinkType=%s renames the interface of %s at the reboot it "
-			"needs (the kernel names an %s port anew), so this file selects no PF "
-			"after it; match by PCIAddress=%s",
-			globs, link_type_to_string(to), pf->pci,
-			to == LINK_TYPE_INFINIBAND ? "InfiniBand" : "Ethernet", pf->pci);
+	return rules_error(out, f->path, f->match.key_line[match_name_key()],
+			   "Name=%s: LinkType=%s renames the interface of %s at the reboot it "
+			   "needs (the kernel names an %s port anew), so this file would select "
+			   "no PF after it; match by PCIAddress=%s instead",
+			   globs, link_type_to_string(to), pf->pci,
+			   to == LINK_TYPE_INFINIBAND ? "InfiniBand" : "Ethernet", pf->pci);
 }
 
-int desired_rename_warnings(const struct pf_state *pf, const struct driver_info *drv,
-			    const struct pf_settings *s, const struct layout_file *const *files,
-			    size_t n_files, struct diag_list *diags)
+int desired_check_renamed(struct rules_out *out, const struct pf_state *pf,
+			  const struct driver_info *drv, const struct pf_settings *s,
+			  const struct layout_file *const *files, size_t n_files)
 {
 	if (!drv->firmware_link_type || !pf->has_firmware_link_type ||
 	    !pf_settings_has(s, PF_KEY_LINK_TYPE) || s->link_type == pf->link_type)
@@ -161,7 +167,7 @@ int desired_rename_warnings(const struct pf_state *pf, const struct driver_info 
 		int r = 0;
 
 		if (files[i]->match.name && files[i]->match.name[0])
-			r = warn_name_renamed(files[i], pf, s->link_type, diags);
+			r = error_name_renamed(out, files[i], pf, s->link_type);
 		if (r < 0)
 			return r;
 	}

@@ -30,16 +30,18 @@ int desired_check_mtu(struct rules_out *out, const struct driver_info *drv, cons
 
 /* Warnings into diags for what apply does on this host but the VFs will
  * not have: MACAddress= on a driver whose VFs need the PF up to take it
- * (driver_info.vf_mac_needs_pf_up) while the PF is down and no LinkUp=yes.
- * -ENOMEM. */
+ * (driver_info.vf_mac_needs_pf_up) while the PF is down and no LinkUp=yes,
+ * with the value as written (was_stable: per VF, the keys "stable" gave;
+ * may be NULL) and the PF named. -ENOMEM. */
 int desired_host_warnings(const struct pf_state *pf, const struct driver_info *drv,
 			  const struct pf_settings *s, const struct vf_settings *vfs, size_t n_vfs,
-			  struct diag_list *diags);
+			  const uint32_t *was_stable, struct diag_list *diags);
 
-/* A warning at the [Match] Name= line of each file in files (those that
- * select pf) when the merged LinkType= s changes the port's link type: the
- * reboot that needs renames the interface, and Name= then selects nothing.
- * -ENOMEM. */
-int desired_rename_warnings(const struct pf_state *pf, const struct driver_info *drv,
-			    const struct pf_settings *s, const struct layout_file *const *files,
-			    size_t n_files, struct diag_list *diags);
+/* An error into out at the [Match] Name= line of each file in files (those
+ * that select pf) when the merged LinkType= s changes the port's link type:
+ * the reboot that needs renames the interface, and Name= would then select
+ * nothing, the layout silently no longer applied. It holds the PF, while
+ * the change is pending, until the file matches by PCIAddress=. -ENOMEM. */
+int desired_check_renamed(struct rules_out *out, const struct pf_state *pf,
+			  const struct driver_info *drv, const struct pf_settings *s,
+			  const struct layout_file *const *files, size_t n_files);

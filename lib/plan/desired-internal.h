@@ -47,7 +47,8 @@ int desired_resolve_stable(struct desired_ctx *c);
 bool desired_has_literal_unique(const struct desired_ctx *c);
 int desired_unique_against(struct desired_ctx *c, const struct pf_desired *o);
 /* This PF's literals against the VFs of host PF hp whose values no layout
- * sets (o: hp's desired state, NULL without one). */
+ * sets (o: hp's desired state, NULL without one), and its literal MACs
+ * against hp's permanent address. */
 int desired_unique_host_vfs(struct desired_ctx *c, const struct pf_state *hp,
 			    const struct pf_desired *o);
 

@@ -78,6 +78,23 @@ static int unique_host_pair(struct desired_ctx *c, enum vf_key k, size_t i,
 			   k == VF_KEY_MAC ? "address" : "GUID", i, c->d->pci);
 }
 
+/* VF i's literal MAC that host PF hp has as its permanent address: two
+ * interfaces of the host would have it. */
+static int unique_pf_mac(struct desired_ctx *c, size_t i, const struct pf_state *hp)
+{
+	const struct vf_settings *a = &c->d->vfs[i];
+	char val[VF_ATTR_STR_MAX];
+
+	if (!vf_settings_has(a, VF_KEY_MAC) || (c->was_stable[i] & (1u << VF_KEY_MAC)) ||
+	    mac_is_zero(&hp->permanent_mac) || !mac_equal(&a->attrs.mac, &hp->permanent_mac))
+		return 0;
+	return rules_error(&c->out, a->src[VF_KEY_MAC].file, a->src[VF_KEY_MAC].line,
+			   "MACAddress=%s: PF %s (%s) has this permanent address: VF %zu of %s "
+			   "would have the same",
+			   vf_attrs_format(&a->attrs, VF_KEY_MAC, VF_SPELLING_LAYOUT, val), hp->pci,
+			   strna(hp->name), i, c->d->pci);
+}
+
 int desired_unique_host_vfs(struct desired_ctx *c, const struct pf_state *hp,
 			    const struct pf_desired *o)
 {
@@ -87,6 +104,8 @@ int desired_unique_host_vfs(struct desired_ctx *c, const struct pf_state *hp,
 		for (size_t i = 0; vf_key_is_unique(k) && i < c->d->n_vfs; i++)
 			for (size_t j = 0; r >= 0 && j < hp->n_vfs; j++)
 				r = unique_host_pair(c, k, i, hp, o, j);
+	for (size_t i = 0; r >= 0 && i < c->d->n_vfs; i++)
+		r = unique_pf_mac(c, i, hp);
 	return r;
 }
 

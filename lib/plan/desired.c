@@ -262,10 +262,9 @@ static int build(struct desired_ctx *c, const struct layout_set *set)
 		r = check_host_wide(c);
 	if (r >= 0 && !c->alone)
 		r = desired_host_warnings(c->pf, c->drv, &c->d->pf, c->d->vfs, c->d->n_vfs,
-					  c->diags);
+					  c->was_stable, c->diags);
 	if (r >= 0 && !c->alone)
-		r = desired_rename_warnings(c->pf, c->drv, &c->d->pf, c->files, c->n_files,
-					    c->diags);
+		r = desired_check_renamed(&c->out, c->pf, c->drv, &c->d->pf, c->files, c->n_files);
 	if (r >= 0)
 		r = desired_check_others(c);
 	if (r < 0)

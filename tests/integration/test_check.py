@@ -180,6 +180,25 @@ def test_same_literal_mac_on_two_pfs_holds_both(make_host):
     assert all(p["num_vfs"] == 0 for p in h.pfs_by_driver("ice"))
 
 
+def test_literal_mac_of_another_pfs_permanent_address_holds_the_pf(make_host):
+    """A VF given the permanent address of a PF of the host (here the other E810 port) would
+    share it with that PF's interface: an error naming the PF that owns the address."""
+    h = make_host("e810.json")
+    owner = h.pf("0000:3b:00.1")
+    a = h.layout("50-e810.conf",
+                 "[Match]\nPCIAddress=0000:3b:00.0\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                 f"[VirtualFunction 0]\nMACAddress={owner['permanent_mac']}\n")
+    msg = (f"{a}:6: MACAddress={owner['permanent_mac']}: PF 0000:3b:00.1 ({owner['name']}) has "
+           "this permanent address: VF 0 of 0000:3b:00.0 would have the same")
+    r = h.run("check")
+    assert lines(r) == [msg], r.stderr
+    assert r.returncode == 1
+    r = h.run("apply", "0000:3b:00.0")
+    assert "held (nothing applied)" in r.stdout and msg in r.stdout
+    assert r.returncode == 1
+    assert h.pf("0000:3b:00.0")["num_vfs"] == 0
+
+
 def test_broken_match_says_it_holds_every_pf(make_host):
     h = make_host("e810.json")
     a = h.layout("50-a.conf", "[Match]\nPCIAddress=0000:3b:00.O\n[PhysicalFunction]\nVirtualFunctions=2\n")

@@ -3,6 +3,8 @@
 IOMMU is off, a Driver= that names no module, an MTU above IPoIB's, igb's MACs on a PF that is
 down without LinkUp=yes. Each case is one apply would fail on, or end degraded."""
 
+import json
+
 
 def no_iommu(h):
     s = h.state()
@@ -166,9 +168,9 @@ def test_igb_macs_on_a_pf_that_is_down(make_host):
     h = make_host("igb-82576.json")
     igb_down(h)
     p = h.layout("50-igb.conf", IGB.format(linkup=""))
-    why = (f"{p}:6: warning: MACAddress=: the PF is down and no file sets LinkUp=yes: igbvf asks "
-           "the PF for its MAC as it probes, and makes one up while the PF is down; set "
-           "LinkUp=yes in [PhysicalFunction]")
+    why = (f"{p}:6: warning: MACAddress=02:00:00:00:00:01: PF 0000:01:00.0 (enp1s0f0) is down and "
+           "no file sets LinkUp=yes: igbvf asks the PF for its MAC as it probes, and makes one up "
+           "while the PF is down; set LinkUp=yes in [PhysicalFunction]")
     r = h.run("check")
     assert r.stderr.splitlines() == [why]
     assert r.returncode == 0 and "1 warning(s)" in r.stdout
@@ -217,19 +219,27 @@ VPI_BY_NAME = ("[Match]\nName=ens2f0np0\n[PhysicalFunction]\nLinkType={link}\nVi
 
 def test_link_type_change_renames_what_name_matches(make_host):
     """LinkType= renames the port's interface at the reboot it needs (ens2f0np0 becomes an IPoIB
-    name): a file matched by Name= selects nothing after it, and the boot gate passed with no VFs.
-    Each file's Name= line gets a warning, in check, plan and apply."""
+    name): a file matched by Name= would select nothing after it, and the layout would silently
+    stop applying. Each file's Name= line is an error that holds the PF: check, plan and apply
+    fail, nothing is changed, and status says held and why."""
     h = make_host("cx6-vpi.json")
     p = h.layout("50-vpi.conf", VPI_BY_NAME.format(link="infiniband"))
-    why = (f"{p}:2: warning: Name=ens2f0np0: LinkType=infiniband renames the interface of "
-           "0000:41:00.0 at the reboot it needs (the kernel names an InfiniBand port anew), so "
-           "this file selects no PF after it; match by PCIAddress=0000:41:00.0")
+    why = (f"Name=ens2f0np0: LinkType=infiniband renames the interface of 0000:41:00.0 at the "
+           "reboot it needs (the kernel names an InfiniBand port anew), so this file would select "
+           "no PF after it; match by PCIAddress=0000:41:00.0 instead")
     r = h.run("check")
-    assert r.stderr.splitlines() == [why]
-    assert r.returncode == 0 and "1 warning(s)" in r.stdout
-    assert h.run("check", "--strict").returncode == 1
-    assert h.run("plan").stderr.splitlines() == [why]
-    assert why in h.run("apply").stderr.splitlines()
+    assert r.stderr.splitlines() == [f"{p}:2: {why}"]
+    assert r.returncode == 1 and "1 error(s)" in r.stdout
+    r = h.run("plan")
+    assert r.returncode == 1 and f"held: {p}:2: {why}" in r.stdout, r.stdout
+    before = h.state()
+    r = h.run("apply")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert h.state() == before
+    r = h.run("status", "--json")
+    pf = next(x for x in json.loads(r.stdout)["pfs"] if x["pci"] == "0000:41:00.0")
+    assert pf["state"] == "held" and why in pf["reason"], pf
+    assert r.returncode == 1
 
 
 def test_link_type_by_pci_address_or_unchanged_passes(make_host):

@@ -95,6 +95,27 @@ def test_a_comment_after_a_section_header(make_host):
     assert r.returncode == 1
 
 
+def test_the_main_configuration_among_the_layouts_says_where_it_belongs(make_host):
+    """sriov-persist.conf copied into conf.d by mistake: each of its sections is said to be the
+    main configuration's, and the missing [Match] says where that file belongs, not to select
+    every PF with PCIAddress=*."""
+    h = make_host("e810.json")
+    p = h.layout("10-main.conf", "[Disruption]\nPolicy=drain\n[Drift]\nMode=report\n"
+                                 "[Kubernetes]\nEnabled=auto\n")
+    r = h.run("check")
+    main = "a section of the main configuration (sriov-persist.conf), not of a layout"
+    assert lines(r) == [
+        f"{p}:1: unknown section [Disruption]: {main}",
+        f"{p}:3: unknown section [Drift]: {main}",
+        f"{p}:5: unknown section [Kubernetes]: {main}",
+        f"{p}: no [Match] section: with [Disruption] [Drift] [Kubernetes] this looks like the main "
+        "configuration, which belongs in /etc/sriov-persist/sriov-persist.conf (or a drop-in in "
+        "/etc/sriov-persist/sriov-persist.conf.d/), not among the layouts",
+    ], r.stderr
+    assert "PCIAddress=*" not in r.stdout + r.stderr
+    assert r.returncode == 1
+
+
 def test_a_mistyped_match_header(make_host):
     h = make_host("e810.json")
     p = h.layout("50-e810.conf", "[match]\nName=ens1f0\n[PhysicalFunction]\nVirtualFunctions=2\n")

@@ -453,6 +453,28 @@ def test_a_failed_bind_puts_the_vf_back_and_goes_on(make_host):
     assert [v["driver"] for v in h.pf(ICE_A)["vfs"]] == ["vfio-pci"] * 4
 
 
+def test_machine_id_option_over_a_snapshots_own_says_so_once(make_host):
+    """A snapshot with a machine_id of its own and --machine-id giving another: the option wins
+    for plan and check, and stderr says so once (apply takes the snapshot's own); the same ID
+    given again says nothing."""
+    h = make_host("e810.json")
+    own = h.state()["machine_id"]
+    given = "0123456789abcdef0123456789abcdef"
+    assert own != given
+    h.layout("50.conf", f"[Match]\nPCIAddress={ICE_A}\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                        "[VirtualFunction]\nMACAddress=stable\n")
+    note = (f"note: --machine-id {given} replaces the machine_id {own} of {h.path}; apply derives "
+            "stable values from the snapshot's own")
+    with_own = h.run("plan", "--json")
+    for verb in (("plan", "--json"), ("check",)):
+        r = h.run("--machine-id", given, *verb)
+        assert r.stderr.splitlines() == [note], r.stderr
+    r = h.run("--machine-id", given, "plan", "--json")
+    assert r.returncode == 10 and r.stdout != with_own.stdout
+    r = h.run("--machine-id", own, "plan", "--json")
+    assert (r.stderr, r.stdout) == ("", with_own.stdout)
+
+
 def test_machine_id_for_offline_planning(make_host):
     """Snapshots of real hosts leave the machine ID out: plan holds the PF as apply does and says
     that --machine-id supplies it; plan then shows the stable MACs the host itself will compute."""

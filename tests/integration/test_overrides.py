@@ -4,6 +4,7 @@ and then passes `check --strict`; an override from a file it does not name still
 declaration that no longer says what happens is a warning. The shipped examples (conf.d/ and the
 fleet example of sriov-persist.layout(5)) pass `check --strict` on a host they are written for."""
 
+import subprocess
 import json
 import re
 from pathlib import Path
@@ -165,3 +166,30 @@ def test_each_bad_override_name_is_its_own_error_and_the_good_ones_stay(make_hos
     ], r.stderr
     assert "overrides VirtualFunctions=2" not in r.stderr and str(fleet) not in r.stderr
     assert r.returncode == 1
+
+
+def test_check_of_a_drop_in_alone_reads_the_directory_as_context(make_host):
+    """check FILE on a drop-in whose Overrides= names a fleet file: the layout directory is read
+    as context (the fleet file is there), so the declaration is not stale and --strict passes;
+    the context's own problems are not FILE's and are not reported, FILE's are."""
+    h = make_host("e810.json")
+    h.layout("50-fleet.conf", "[Match]\nDriver=ice\n[PhysicalFunction]\nVirtualFunctions=4\n"
+                              "[VirtualFunction 0-3]\nTrust=no\n")
+    h.layout("40-broken.conf", "[Match]\nPCIAddress=0000:3b:00.0\n[PhysicalFunction]\nBogus=1\n")
+    drop = h.dir / "70-local.conf"
+    drop.write_text("[Match]\nDriver=ice\n[Layout]\nOverrides=50-fleet.conf\n"
+                    "[VirtualFunction 0-3]\nTrust=yes\n")
+    summary = (f"1 layout file(s) and the main configuration checked (with the 2 other layout "
+               f"file(s) of {h.confdir} as context): 0 error(s)\n")
+    for host in ((), ("--host", str(h.path))):
+        cmd = [h.binary, "--no-color", *host, "--config-dir", str(h.confdir), "--main-config",
+               str(h.main), "check", "--strict", str(drop)]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        assert (r.stderr, r.stdout, r.returncode) == ("", summary, 0)
+    # without the declaration, the override is FILE's to say
+    drop.write_text("[Match]\nDriver=ice\n[VirtualFunction 0-3]\nTrust=yes\n")
+    r = h.run("check", str(drop))
+    assert r.stderr.splitlines() == [
+        f"{drop}:4: warning: Trust=yes overrides Trust=no at {h.confdir}/50-fleet.conf:6 for VFs "
+        "0-3 (a later file wins)"], r.stderr
+    assert r.returncode == 0

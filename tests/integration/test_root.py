@@ -147,6 +147,44 @@ def test_absolute_links_are_the_roots_own(make_host, node):
     assert "set 3 VFs" in r.stdout, r.stdout
 
 
+def test_a_layout_link_is_named_by_its_own_name(make_host, node):
+    """/etc/.../60-port1.conf -> /usr/lib/.../port1.layout: the layout is 60-port1.conf, as
+    systemd names a unit by its link, so Overrides= of that name is not stale, and status and
+    plan name the link, not the file it leads to."""
+    h = make_host("e810.json")
+    usr = node / "usr" / "lib" / "sriov-persist" / "conf.d"
+    (usr / "60-port1.conf").rename(usr / "port1.layout")
+    etc = node / "etc" / "sriov-persist" / "conf.d"
+    link = etc / "60-port1.conf"
+    link.symlink_to("/usr/lib/sriov-persist/conf.d/port1.layout")
+    (etc / "70-more.conf").write_text(LAYOUT.format(pci=E810_1, n=4)
+                                      + "[Layout]\nOverrides=60-port1.conf\n")
+    r = run(h.binary, "--root", node, "--host", h.path, "check", "--strict")
+    assert (r.stderr, r.returncode) == ("", 0)
+    r = run(h.binary, "--root", node, "--host", h.path, "plan", E810_1)
+    assert "  files: 60-port1.conf 70-more.conf\n" in r.stdout, r.stdout
+    r = run(h.binary, "--root", node, "--host", h.path, "apply", E810_1)
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = run(h.binary, "--root", node, "--host", h.path, "status", "--json", E810_1)
+    pf = json.loads(r.stdout)["pfs"][0]
+    assert any(f.endswith("/etc/sriov-persist/conf.d/60-port1.conf") for f in pf["config_files"]), pf
+    assert not any("port1.layout" in f for f in pf["config_files"]), pf
+    # an error in it is reported at the link's name
+    (usr / "port1.layout").write_text(LAYOUT.format(pci=E810_1, n=3) + "Bogus=1\n")
+    r = run(h.binary, "--root", node, "--host", h.path, "check")
+    assert r.stderr.startswith(f"{link}:5: unknown key 'Bogus'"), r.stderr
+
+
+def test_a_layout_link_masking_a_file_of_its_name_is_named_as_the_link(make_host, node):
+    """/etc/.../60-port1.conf -> /usr/lib/.../60-port1.conf: status names the /etc file that
+    masks, not the masked /usr/lib one."""
+    h = make_host("e810.json")
+    etc = node / "etc" / "sriov-persist" / "conf.d" / "60-port1.conf"
+    etc.symlink_to("/usr/lib/sriov-persist/conf.d/60-port1.conf")
+    r = run(h.binary, "--root", node, "--host", h.path, "status", "--json", E810_1)
+    assert json.loads(r.stdout)["pfs"][0]["config_files"] == [str(etc)], r.stdout
+
+
 def test_a_layout_link_out_of_root_is_refused_and_holds_every_pf(make_host, node, tmp_path):
     h = make_host("e810.json")
     outside = tmp_path / "outside.conf"

@@ -456,7 +456,7 @@ static void test_conf_files_under_root(void **state)
 	struct tree *t = *state;
 	const char *const dirs[] = { "/etc/sriov-persist/conf.d", "/usr/lib/sriov-persist/conf.d",
 				     NULL };
-	char etc[256], usr[256], **paths = NULL, **refused = NULL;
+	char etc[256], usr[256], **paths = NULL, **refused = NULL, **targets = NULL;
 	struct conf_files_failure fail;
 
 	mkdirs(t->root, dirs[0]);
@@ -487,18 +487,26 @@ static void test_conf_files_under_root(void **state)
 	assert_string_equal(fail.why, "leads out of the root directory; refusing it");
 
 	/* refusing it alone: listed at its place as the link, the others too */
-	assert_int_equal(
-		conf_files_list_root_refusing(t->root, dirs, "conf", &paths, &refused, &fail), 0);
+	assert_int_equal(conf_files_list_root_refusing(t->root, dirs, "conf", &paths, &targets,
+						       &refused, &fail),
+			 0);
 	assert_true(endswith(paths[0], "/etc/sriov-persist/conf.d/10-a.conf"));
 	assert_true(endswith(paths[1], "/usr/lib/sriov-persist/conf.d/20-b.conf"));
-	assert_true(endswith(paths[2], "/usr/lib/sriov-persist/conf.d/20-b.conf"));
+	/* a link is named by its own name, read from what it leads to */
+	assert_true(startswith(paths[2], t->root));
+	assert_true(endswith(paths[2], "/etc/sriov-persist/conf.d/25-abs.conf"));
+	assert_true(startswith(targets[2], t->root));
+	assert_true(endswith(targets[2], "/usr/lib/sriov-persist/conf.d/20-b.conf"));
+	assert_string_equal(targets[0], paths[0]);
 	assert_true(startswith(paths[3], t->root));
 	assert_true(endswith(paths[3], "/etc/sriov-persist/conf.d/40-out.conf"));
 	assert_null(paths[4]);
+	assert_null(targets[4]);
 	assert_non_null(refused[0]);
 	assert_string_equal(refused[0], paths[3]);
 	assert_null(refused[1]);
 	strv_free(paths);
+	strv_free(targets);
 	strv_free(refused);
 }
 
