@@ -408,8 +408,9 @@ static int verb_kernel_arguments(const char *op)
 	if (r < 0)
 		return r;
 	if (!args) {
-		fprintf(stderr, "no IOMMU argument to add: the kernel command line has it, or "
-				"the CPU is neither Intel's nor AMD's\n");
+		fprintf(stderr, "no IOMMU argument to add: the kernel command line has it, the "
+				"CPU is arm64 (its SMMU is on when the firmware describes it), or "
+				"neither Intel's nor AMD's\n");
 		return 0;
 	}
 	if (!unset) {

@@ -117,11 +117,9 @@ static int append(char **buf, const char *s, size_t n)
 	return 0;
 }
 
-/* The value of the word [p, end) as sh assigns it; -EBADMSG at what only a
- * shell could tell (a command, another variable, a glob, ~), *ret_at
- * pointing to it. */
-static int expand(const struct grub_default *g, const char *p, const char *end, char **ret,
-		  const char **ret_at)
+/* The value of the word [p, end) as sh assigns it; -EBADMSG when only a
+ * shell could tell it (a command, another variable, a glob, ~). */
+static int expand(const struct grub_default *g, const char *p, const char *end, char **ret)
 {
 	_cleanup_free_ char *v = strdup("");
 	char quote = 0;
@@ -130,7 +128,6 @@ static int expand(const struct grub_default *g, const char *p, const char *end, 
 	while (v && p < end && r >= 0) {
 		const char *ref;
 
-		*ret_at = p;
 		if (quote != '\'' && *p == '$') {
 			if (!(ref = var_ref(g, &p)))
 				return -EBADMSG;
@@ -167,7 +164,7 @@ static int fail(char **ret_why, const char *what, const char *arg)
 static int feed_line(struct grub_default *g, const char *line, char **ret_why)
 {
 	const char *p = line + strspn(line, " \t"), *end, *at;
-	_cleanup_free_ char *value = NULL, *shown = NULL;
+	_cleanup_free_ char *value = NULL;
 	char **var;
 	size_t n;
 	int r;
@@ -191,12 +188,10 @@ static int feed_line(struct grub_default *g, const char *line, char **ret_why)
 		var = &g->cmdline_default;
 	else
 		return 0; /* another variable: its value is not ours to know */
-	r = expand(g, p + n + 1, end, &value, &at);
+	r = expand(g, p + n + 1, end, &value);
 	if (r == -EBADMSG) {
-		shown = strndup(p, n);
-		*ret_why = shown ? strdup_printf("%s takes \"%.*s\", which only a shell can tell",
-						 shown, (int)(end - at), at) :
-				   NULL;
+		*ret_why =
+			strdup_printf("%.*s: only a shell can tell its value", (int)(end - p), p);
 		return *ret_why ? r : -ENOMEM;
 	}
 	if (r < 0)

@@ -103,14 +103,13 @@ static void test_ambiguous(void **state)
 		const char *why;
 	} cases[] = {
 		{ "GRUB_CMDLINE_LINUX=\"$(cat /etc/args)\"\n", 1,
-		  "GRUB_CMDLINE_LINUX takes \"$(cat /etc/args)\"\", which only a shell can tell" },
+		  "GRUB_CMDLINE_LINUX=\"$(cat /etc/args)\": only a shell can tell its value" },
 		{ "#\nGRUB_CMDLINE_LINUX_DEFAULT=\"quiet $EXTRA\"\n", 2,
-		  "GRUB_CMDLINE_LINUX_DEFAULT takes \"$EXTRA\"\", which only a shell can tell" },
+		  "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet $EXTRA\": only a shell can tell its value" },
 		{ "GRUB_CMDLINE_LINUX=`cat /x`\n", 1,
-		  "GRUB_CMDLINE_LINUX takes \"`cat /x`\", which only a shell can tell" },
+		  "GRUB_CMDLINE_LINUX=`cat /x`: only a shell can tell its value" },
 		{ "GRUB_CMDLINE_LINUX=${GRUB_CMDLINE_LINUX:-quiet}\n", 1,
-		  "GRUB_CMDLINE_LINUX takes \"${GRUB_CMDLINE_LINUX:-quiet}\", which only a "
-		  "shell can tell" },
+		  "GRUB_CMDLINE_LINUX=${GRUB_CMDLINE_LINUX:-quiet}: only a shell can tell its value" },
 		{ "if [ -e /etc/sriov ]; then\nGRUB_CMDLINE_LINUX=iommu=pt\nfi\n", 1,
 		  "not a plain assignment: only a shell can tell what it does (\"if [ -e "
 		  "/etc/sriov ]; then\")" },

@@ -1278,13 +1278,13 @@ static void test_vfio_kernel_arguments_configured(void **state)
 			 "KernelArguments=manage");
 	/* a configuration only a shell could read: nothing is edited */
 	e.d->kernel_arguments = KERNEL_ARGUMENTS_MANAGE;
-	e.host.boot_config_error = (char *)"/etc/default/grub:12: GRUB_CMDLINE_LINUX takes "
-					   "\"$EXTRA\", which only a shell can tell";
+	e.host.boot_config_error = (char *)"/etc/default/grub:12: GRUB_CMDLINE_LINUX=\"$EXTRA\": "
+					   "only a shell can tell its value";
 	expect_plan(&e, "", "");
 	expect_unmet(&e, "VF 1 wants vfio-pci but the IOMMU is off: add intel_iommu=on iommu=pt "
 			 "to the kernel command line and reboot; KernelArguments=manage leaves the "
 			 "boot loader's configuration as it is: /etc/default/grub:12: "
-			 "GRUB_CMDLINE_LINUX takes \"$EXTRA\", which only a shell can tell");
+			 "GRUB_CMDLINE_LINUX=\"$EXTRA\": only a shell can tell its value");
 	e.host.boot_config_error = NULL;
 	e.host.boot_cmdlines = NULL;
 	e.host.kernel_cmdline = NULL;
