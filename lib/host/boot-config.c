@@ -45,8 +45,8 @@ static int grub_feed_file(struct grub_default *g, const char *root, const char *
 	int r;
 
 	r = under_root ? read_file(path, &text) : read_in_root(root, path, &text);
-	if (r == -ENOMEM)
-		return r;
+	if (r == -ENOMEM || (r == -ENOENT && !under_root))
+		return r == -ENOENT ? 0 : r; /* grub-mkconfig: "if test -f" */
 	if (r < 0)
 		return set_error(ret_error, shown, 0, read_strerror(r));
 	r = grub_default_feed(g, text, &line, &why);
@@ -86,8 +86,10 @@ static int kernel_install_cmdlines(const char *root, char ***ret, char **ret_err
 	_cleanup_strv_free_ char **l = NULL;
 	int r = read_in_root(root, "/etc/kernel/cmdline", &text);
 
-	if (r == -ENOMEM)
-		return r;
+	/* without it, kernel-install takes another file's or the running
+	 * kernel's: not known here */
+	if (r == -ENOMEM || r == -ENOENT)
+		return r == -ENOENT ? 0 : r;
 	if (r < 0)
 		return set_error(ret_error, "/etc/kernel/cmdline", 0, read_strerror(r));
 	if (strv_extend(&l, text) < 0)

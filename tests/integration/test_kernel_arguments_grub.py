@@ -241,3 +241,45 @@ def test_an_ambiguous_grub_file_holds_manage_and_says_why(make_host, tmp_path):
             "/etc/default/grub:21: GRUB_CMDLINE_LINUX=\"$(cat /etc/extra-args)\": only a shell "
             "can tell its value") in r.stdout, r.stdout
     assert "kernel_arguments_added" not in h.state()
+
+
+def bls_entry(root, name, options):
+    d = root / "boot/loader/entries"
+    d.mkdir(parents=True, exist_ok=True)
+    # the fields of a BLS entry as Fedora's kernel-install writes them
+    (d / f"{name}.conf").write_text(
+        f"title Fedora Linux ({name}) 40 (Server Edition)\nversion {name}\n"
+        f"linux /vmlinuz-{name}\ninitrd /initramfs-{name}.img\noptions {options}\n"
+        "grub_users $grub_users\ngrub_arg --unrestricted\ngrub_class fedora\n")
+
+
+@pytest.mark.parametrize("second,added", [
+    ("root=UUID=7d1c rw intel_iommu=on iommu=pt rhgb quiet", None),
+    ("root=UUID=7d1c rw intel_iommu=on rhgb quiet", "iommu=pt"),
+    # RHEL 8's entries take their options from grubenv: not known to have them
+    ("$kernelopts", "intel_iommu=on iommu=pt"),
+])
+def test_grubby_every_bls_entry(tmp_path, second, added):
+    root = make_root(tmp_path, cpuinfo=INTEL)
+    stand_in(root, "/usr/sbin/grubby")
+    bls_entry(root, "6.8.5-301.fc40.x86_64", "root=UUID=7d1c rw intel_iommu=on iommu=pt rhgb quiet")
+    bls_entry(root, "6.9.7-200.fc40.x86_64", second)
+    r = helper(root, "add")
+    assert r.returncode == 0, r.stderr
+    if added is None:
+        assert "has the kernel arguments intel_iommu=on iommu=pt already" in r.stderr
+        assert calls(root) == [] and record(root) is None
+    else:
+        assert calls(root) == [f"/usr/sbin/grubby --update-kernel=ALL --args={added}"]
+        assert record(root)["added"] == added.split()
+
+
+def test_no_etc_default_grub_under_root_is_an_empty_one(make_host, tmp_path):
+    """grub-mkconfig sources /etc/default/grub only "if test -f": a root without it (a node
+    whose /etc is elsewhere) has an empty configuration, not an unreadable one."""
+    h, _ = vfio_host(make_host)
+    root = tmp_path / "node"
+    root.mkdir()
+    plan = h.run("--root", str(root), "plan")
+    assert "add kernel arguments intel_iommu=on iommu=pt to the boot loader" in plan.stdout, \
+        plan.stdout
