@@ -186,6 +186,9 @@ static int feed_line(struct grub_default *g, const char *line, char **ret_why)
 		var = &g->cmdline_linux;
 	else if (n == strlen(LINUX_DEFAULT) && strncmp(p, LINUX_DEFAULT, n) == 0)
 		var = &g->cmdline_default;
+	else if (memmem(p + n + 1, end - (p + n + 1), LINUX, strlen(LINUX)))
+		/* ${GRUB_CMDLINE_LINUX:=...} assigns it from another's value */
+		return fail(ret_why, "names " LINUX " in another variable's value", p);
 	else
 		return 0; /* another variable: its value is not ours to know */
 	r = expand(g, p + n + 1, end, &value);

@@ -120,6 +120,9 @@ static void test_ambiguous(void **state)
 		  "a value that does not end on its line (\"GRUB_CMDLINE_LINUX=\"a\")" },
 		{ "GRUB_CMDLINE_LINUX=a \\\n", 1,
 		  "more than an assignment on the line (\"GRUB_CMDLINE_LINUX=a \\\")" },
+		{ "GRUB_X=${GRUB_CMDLINE_LINUX_DEFAULT:=iommu=pt}\n", 1,
+		  "names GRUB_CMDLINE_LINUX in another variable's value "
+		  "(\"GRUB_X=${GRUB_CMDLINE_LINUX_DEFAULT:=iommu=pt}\")" },
 		{ "GRUB_TIMEOUT=5; GRUB_CMDLINE_LINUX=iommu=pt\n", 1,
 		  "more than an assignment on the line (\"GRUB_TIMEOUT=5; "
 		  "GRUB_CMDLINE_LINUX=iommu=pt\")" },
