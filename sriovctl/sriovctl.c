@@ -298,6 +298,8 @@ int ctl_open_host(struct ctl *c, struct host **ret)
 		return r;
 	}
 	r = host_sim_open(c->host_path, ret, error);
+	if (r >= 0 && c->root && (r = host_sim_set_root(*ret, c->root)) < 0)
+		*ret = host_free(*ret);
 	if (r < 0 && error[0])
 		fprintf(stderr, "%s\n", error);
 	else if (r < 0)

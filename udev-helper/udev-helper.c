@@ -372,8 +372,9 @@ static int verb_apply(const char *pci)
 }
 
 /* The IOMMU arguments this host's kernel command line lacks, as the
- * planner computes them: from /proc/cpuinfo and /proc/cmdline. */
-static int missing_iommu_args(const char *root, char **ret)
+ * planner computes them: from /proc/cpuinfo and /proc/cmdline; of those,
+ * the ones the boot loader's configuration lacks too (*ret_unset). */
+static int missing_iommu_args(const char *root, char **ret, char **ret_unset, char **ret_error)
 {
 	_cleanup_free_ char *cpuinfo = NULL, *cmdline = NULL, *p1 = NULL, *p2 = NULL;
 	struct host_state h = {};
@@ -393,13 +394,20 @@ static int missing_iommu_args(const char *root, char **ret)
 	h.has_cpu_vendor = v >= 0;
 	h.cpu_vendor = v >= 0 ? (enum cpu_vendor)v : CPU_VENDOR_INTEL;
 	h.kernel_cmdline = cmdline;
-	return iommu_args_missing(&h, ret);
+	r = iommu_args_missing(&h, ret);
+	if (r < 0 || !*ret)
+		return r;
+	r = boot_loader_cmdlines(root, boot_loader_detect(root), &h.boot_cmdlines, ret_error);
+	if (r >= 0)
+		r = kernel_args_unset(&h, *ret, ret_unset);
+	strv_free(h.boot_cmdlines);
+	return r;
 }
 
 static int verb_kernel_arguments(const char *op)
 {
 	const char *root = arg.root ?: "";
-	_cleanup_free_ char *args = NULL, *error = NULL;
+	_cleanup_free_ char *args = NULL, *unset = NULL, *error = NULL;
 	_cleanup_strv_free_ char **words = NULL;
 	int r;
 
@@ -409,26 +417,38 @@ static int verb_kernel_arguments(const char *op)
 			fprintf(stderr, "taking the kernel arguments out: %s\n", error);
 		return r < 0 ? (error ? -EIO : r) : 0;
 	}
-	r = missing_iommu_args(root, &args);
+	r = missing_iommu_args(root, &args, &unset, &error);
+	if (r == -EBADMSG && error) {
+		fprintf(stderr, "leaving the boot loader's configuration as it is: %s\n", error);
+		return -EIO;
+	}
 	if (r < 0)
 		return r;
 	if (!args) {
-		fprintf(stderr, "no IOMMU argument to add: the kernel command line has it, or "
-				"the CPU is neither Intel's nor AMD's\n");
+		fprintf(stderr, "no IOMMU argument to add: the kernel command line has it, the "
+				"CPU is arm64 (its SMMU is on when the firmware describes it), or "
+				"neither Intel's nor AMD's\n");
 		return 0;
 	}
-	if (strv_split(args, &words) < 0)
+	if (!unset) {
+		fprintf(stderr,
+			"the boot loader's configuration has the kernel arguments %s already; "
+			"they take effect at the next boot\n",
+			args);
+		return 0;
+	}
+	if (strv_split(unset, &words) < 0)
 		return -ENOMEM;
 	r = kernel_args_add(root, words, &error);
 	if (r < 0) {
 		if (error)
-			fprintf(stderr, "adding the kernel arguments %s: %s\n", args, error);
+			fprintf(stderr, "adding the kernel arguments %s: %s\n", unset, error);
 		return error ? -EIO : r;
 	}
 	fprintf(stderr,
 		"added the kernel arguments %s through %s; they take effect at the "
 		"next boot\n",
-		args, boot_loader_to_string(boot_loader_detect(root)));
+		unset, boot_loader_to_string(boot_loader_detect(root)));
 	return 0;
 }
 

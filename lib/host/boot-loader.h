@@ -21,6 +21,15 @@
  * update-grub with /etc/default/grub and /boot/grub/grub.cfg. */
 enum boot_loader boot_loader_detect(const char *root);
 
+/* The command lines that the configuration of bl's tool under root gives the
+ * next boot (boot-config.c): update-grub's /etc/default/grub with its
+ * drop-ins (one), /etc/kernel/cmdline (one), or each BLS entry's options
+ * (grubby; none without entries). NULL for BOOT_LOADER_NONE. -EBADMSG and
+ * *ret_error ("/etc/default/grub:9: ...") when they cannot be told without
+ * a shell or a file cannot be read: then nothing may be edited. */
+int boot_loader_cmdlines(const char *root, enum boot_loader bl, char ***ret_cmdlines,
+			 char **ret_error);
+
 /* Whether arg is one that KernelArguments=manage may add: the IOMMU ones. */
 bool kernel_arg_allowed(const char *arg) _pure_;
 

@@ -10,6 +10,7 @@
  * netdevs that come late) and before an injected crash, so that what
  * reached the "kernel" is always in the file when someone else can look. */
 
+#include <assert.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -18,6 +19,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "boot-loader.h"
 #include "drivers.h"
 #include "host-sim-internal.h"
 #include "json-util.h"
@@ -52,6 +54,9 @@ struct sim {
 	 * cache has the state it describes; NULL for a PF changed since */
 	char **pf_texts;
 	size_t n_pf_texts;
+	/* sriovctl --root: the directory whose boot loader configuration the
+	 * snapshot's boot_loader reads (host_sim_set_root()); NULL: none */
+	char *boot_root;
 };
 
 static void txn_done(struct txn *t)
@@ -573,6 +578,19 @@ static struct sim *to_sim(struct host *h)
 	return (struct sim *)h;
 }
 
+/* With a root directory, what its boot loader configuration gives the
+ * next boot, as the real host reads its own (host-linux-boot.c). */
+static int sim_boot_config(struct sim *s, struct host_state *state)
+{
+	int r;
+
+	if (!s->boot_root)
+		return 0;
+	r = boot_loader_cmdlines(s->boot_root, state->boot_loader, &state->boot_cmdlines,
+				 &state->boot_config_error);
+	return r == -ENOMEM ? r : 0;
+}
+
 static int sim_read(struct host *h, struct host_state **ret)
 {
 	_cleanup_(txn_done) struct txn own = { .fd = -EBADF };
@@ -584,9 +602,12 @@ static int sim_read(struct host *h, struct host_state **ret)
 	if (r < 0)
 		return r;
 	if (t == &s->batch)
-		return host_state_copy(t->state, ret);
-	*ret = TAKE_PTR(t->state);
-	return 0;
+		r = host_state_copy(t->state, ret);
+	else
+		*ret = TAKE_PTR(t->state);
+	if (r >= 0 && (r = sim_boot_config(s, *ret)) < 0)
+		*ret = host_state_free(*ret);
+	return r;
 }
 
 static int sim_read_pf(struct host *h, const char *pci, struct host_state **ret)
@@ -599,7 +620,10 @@ static int sim_read_pf(struct host *h, const char *pci, struct host_state **ret)
 	r = txn_open(s, LOCK_SH, &own, &t);
 	if (r < 0)
 		return r;
-	return host_state_copy_pf(t->state, pci, ret);
+	r = host_state_copy_pf(t->state, pci, ret);
+	if (r >= 0 && (r = sim_boot_config(s, *ret)) < 0)
+		*ret = host_state_free(*ret);
+	return r;
 }
 
 /* Only the kernel calls that may hang (action_type_blocking) have a timeout:
@@ -639,6 +663,7 @@ static void sim_free(struct host *h)
 		(void)sim_hold(h, false);
 	cache_drop(s);
 	pf_texts_drop(s);
+	free(s->boot_root);
 	free(s->path);
 	free(s);
 }
@@ -651,6 +676,16 @@ static const struct host_ops sim_ops = {
 	.hold = sim_hold,
 	.free = sim_free,
 };
+
+int host_sim_set_root(struct host *h, const char *root)
+{
+	struct sim *s = to_sim(h);
+
+	assert(h->ops == &sim_ops);
+	free(s->boot_root);
+	s->boot_root = root && !streq(root, "/") ? strdup(root) : NULL;
+	return root && !streq(root, "/") && !s->boot_root ? -ENOMEM : 0;
+}
 
 int host_sim_open(const char *path, struct host **ret, char *ret_error)
 {

@@ -14,3 +14,8 @@
  * cannot be used ("/etc/passwd: not a simulated host snapshot: not valid
  * JSON at offset 0: unexpected character"); "" when -errno says it all. */
 int host_sim_open(const char *path, struct host **ret, char *ret_error);
+
+/* sriovctl --root DIR with --host: the boot loader configuration that the
+ * snapshot's "boot_loader" names is read under root (host_state's
+ * boot_cmdlines), as the real host reads its own. -ENOMEM. */
+int host_sim_set_root(struct host *h, const char *root);

@@ -22,6 +22,7 @@ static const char *const rdma_netns_mode_table[_RDMA_NETNS_MODE_MAX] = {
 static const char *const cpu_vendor_table[_CPU_VENDOR_MAX] = {
 	[CPU_VENDOR_INTEL] = "intel",
 	[CPU_VENDOR_AMD] = "amd",
+	[CPU_VENDOR_ARM] = "arm",
 };
 
 DEFINE_STRING_TABLE(eswitch_mode, enum eswitch_mode, eswitch_mode_table)
@@ -70,6 +71,8 @@ struct host_state *host_state_free(struct host_state *h)
 	free(h->kernel_cmdline);
 	strv_free(h->modules);
 	strv_free(h->kernel_args_added);
+	strv_free(h->boot_cmdlines);
+	free(h->boot_config_error);
 	for (size_t i = 0; i < h->n_pfs; i++)
 		pf_state_done(&h->pfs[i]);
 	free(h->pfs);
@@ -179,6 +182,9 @@ static int copy_host(const struct host_state *src, const char *only, struct host
 		if (!c->kernel_args_added)
 			return -ENOMEM;
 	}
+	if ((src->boot_cmdlines && !(c->boot_cmdlines = strv_copy(src->boot_cmdlines))) ||
+	    !strdup_null(src->boot_config_error, &c->boot_config_error))
+		return -ENOMEM;
 	if (src->n_pfs > 0) {
 		c->pfs = calloc(only ? 1 : src->n_pfs, sizeof(*c->pfs));
 		if (!c->pfs)
@@ -277,8 +283,12 @@ bool kernel_cmdline_has(const char *cmdline, const char *arg)
 
 int cpu_vendor_from_cpuinfo(const char *text)
 {
-	const char *p = strstr(text, "vendor_id");
+	const char *p = strstr(text, "vendor_id"), *a = strstr(text, "\nCPU architecture");
 
+	if (!p && a) {
+		a += 1 + strcspn(a + 1, ":\n");
+		return *a == ':' && strtoul(a + 1, NULL, 10) == 8 ? CPU_VENDOR_ARM : -ENOENT;
+	}
 	if (!p || !(p = strchr(p, ':')))
 		return -ENOENT;
 	p += strspn(p + 1, " \t") + 1;
@@ -301,6 +311,35 @@ bool kernel_args_all_added(const struct host_state *h, const char *args)
 	return true;
 }
 
+bool kernel_args_all_configured(const struct host_state *h, const char *args)
+{
+	_cleanup_strv_free_ char **words = NULL;
+
+	if (strv_length(h->boot_cmdlines) == 0 || strv_split(args, &words) < 0)
+		return false;
+	for (char **w = words; *w; w++)
+		for (char **c = h->boot_cmdlines; *c; c++)
+			if (!kernel_cmdline_has(*c, *w))
+				return false;
+	return true;
+}
+
+int kernel_args_unset(const struct host_state *h, const char *args, char **ret)
+{
+	_cleanup_strv_free_ char **words = NULL, **left = NULL;
+
+	*ret = NULL;
+	if (strv_split(args, &words) < 0)
+		return -ENOMEM;
+	for (char **w = words; *w; w++)
+		if (!strv_contains(h->kernel_args_added, *w) &&
+		    !kernel_args_all_configured(h, *w) && strv_extend(&left, *w) < 0)
+			return -ENOMEM;
+	if (left && !(*ret = strv_join(left, " ")))
+		return -ENOMEM;
+	return 0;
+}
+
 int iommu_args_missing(const struct host_state *h, char **ret)
 {
 	const char *want[] = { h->cpu_vendor == CPU_VENDOR_AMD ? "amd_iommu=on" : "intel_iommu=on",
@@ -308,7 +347,8 @@ int iommu_args_missing(const struct host_state *h, char **ret)
 	_cleanup_free_ char *s = NULL;
 
 	*ret = NULL;
-	if (!h->has_cpu_vendor || kernel_cmdline_has(h->kernel_cmdline, want[0]))
+	if (!h->has_cpu_vendor || h->cpu_vendor == CPU_VENDOR_ARM ||
+	    kernel_cmdline_has(h->kernel_cmdline, want[0]))
 		return 0;
 	for (size_t i = 0; i < ELEMENTSOF(want); i++) {
 		char *n;

@@ -29,10 +29,12 @@ enum rdma_netns_mode {
 	_RDMA_NETNS_MODE_INVALID = -EINVAL,
 };
 
-/* Whose IOMMU the kernel arguments name: intel_iommu= or amd_iommu=. */
+/* Whose IOMMU the kernel arguments name: intel_iommu= or amd_iommu=; on
+ * arm64 (any maker's CPU) the Arm SMMU, which no argument turns on. */
 enum cpu_vendor {
 	CPU_VENDOR_INTEL,
 	CPU_VENDOR_AMD,
+	CPU_VENDOR_ARM,
 	_CPU_VENDOR_MAX,
 	_CPU_VENDOR_INVALID = -EINVAL,
 };
@@ -50,7 +52,7 @@ enum boot_loader {
 };
 
 /* Snapshot spellings: "legacy"/"switchdev", "ethernet"/"infiniband",
- * "shared"/"exclusive", "intel"/"amd", "grubby"/"grub"/"kernel-install".
+ * "shared"/"exclusive", "intel"/"amd"/"arm", "grubby"/"grub"/"kernel-install".
  * from_string returns the _INVALID value on an unknown string. */
 const char *eswitch_mode_to_string(enum eswitch_mode m) _pure_;
 enum eswitch_mode eswitch_mode_from_string(const char *s) _pure_;
@@ -147,7 +149,7 @@ struct host_state {
 	char *kernel_cmdline;
 	bool iommu; /* IOMMU groups exist */
 	/* snapshot "cpu_vendor", optional: the real host reads /proc/cpuinfo;
-	 * absent when neither Intel's nor AMD's (or not known) */
+	 * absent when neither Intel's nor AMD's nor arm64 (or not known) */
 	bool has_cpu_vendor;
 	enum cpu_vendor cpu_vendor;
 	char **modules; /* loaded modules, NULL-terminated, never NULL */
@@ -163,6 +165,15 @@ struct host_state {
 	 * (KernelArguments=manage), effective from the next boot on; NULL or
 	 * empty when none */
 	char **kernel_args_added;
+	/* Not in the snapshot: the command lines the boot loader's configuration
+	 * gives the next boot (boot_loader_cmdlines(): one for update-grub's
+	 * files or /etc/kernel/cmdline, one per BLS entry for grubby), read
+	 * under the root (the simulated host's only with sriovctl --root);
+	 * NULL when not read. boot_config_error: why they could not be told
+	 * (an /etc/default/grub only a shell could read), so that
+	 * KernelArguments=manage leaves the configuration alone. */
+	char **boot_cmdlines;
+	char *boot_config_error;
 	/* snapshot "rdma_netns_mode", optional, null: no RDMA subsystem (ib_core
 	 * is not loaded, so there is no mode to read or set) */
 	bool has_rdma_netns_mode;
@@ -218,14 +229,25 @@ char *pf_names_describe(const char *pci, const char *name);
  * off, as the kernel reads it. */
 bool kernel_cmdline_has(const char *cmdline, const char *arg) _pure_;
 /* The CPU vendor of /proc/cpuinfo's text (its first vendor_id): Intel's, or
- * AMD's (Hygon's CPUs are AMD's design and take amd_iommu=); -ENOENT for
- * other CPUs, which have no vendor_id line or another value. */
+ * AMD's (Hygon's CPUs are AMD's design and take amd_iommu=); arm64, whose
+ * kernel writes "CPU architecture: 8" for every CPU (arch/arm64/kernel/
+ * cpuinfo.c; 32-bit Arm kernels write 7 even on ARMv8 CPUs); -ENOENT for
+ * other CPUs. */
 int cpu_vendor_from_cpuinfo(const char *text) _pure_;
 /* The IOMMU arguments for h's CPU that its kernel command line lacks, as
  * one string ("intel_iommu=on iommu=pt"). 0 and *ret NULL when they cannot
- * be told (neither Intel's nor AMD's CPU) or the IOMMU argument is there
- * already, so that only the firmware setup can help; -ENOMEM. */
+ * be told (neither Intel's nor AMD's CPU), the IOMMU argument is there
+ * already, or the CPU is arm64 (its SMMU is on whenever the firmware
+ * describes it), so that only the firmware setup can help; -ENOMEM. */
 int iommu_args_missing(const struct host_state *h, char **ret);
 /* Whether each word of args is one the boot loader record says sriov-persist
  * added (host_state.kernel_args_added). */
 bool kernel_args_all_added(const struct host_state *h, const char *args);
+/* Whether each word of args is in every command line the boot loader's
+ * configuration gives the next boot (host_state.boot_cmdlines, at least
+ * one), as kernel_cmdline_has() reads a command line. */
+bool kernel_args_all_configured(const struct host_state *h, const char *args);
+/* The words of args that the next boot would still lack: neither added by
+ * sriovctl (kernel_args_added) nor in every command line of the boot
+ * loader's configuration; NULL in *ret when none. -ENOMEM. */
+int kernel_args_unset(const struct host_state *h, const char *args, char **ret);

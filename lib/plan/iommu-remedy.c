@@ -9,16 +9,20 @@
 
 /* Whether KernelArguments=manage turns the IOMMU on here: the CPU's vendor
  * says which arguments, the command line lacks them, and a boot loader tool
- * is found to add them with (or they were added already). -ENOMEM. */
+ * is found to add them with, whose configuration could be read (or they
+ * were added already, or the configuration has them). -ENOMEM. */
 static int iommu_manage_acts(const struct host_state *h)
 {
-	_cleanup_free_ char *args = NULL;
+	_cleanup_free_ char *args = NULL, *unset = NULL;
 	int r;
 
 	r = iommu_args_missing(h, &args);
 	if (r < 0 || !args)
 		return r;
-	return kernel_args_all_added(h, args) || h->boot_loader != BOOT_LOADER_NONE;
+	r = kernel_args_unset(h, args, &unset);
+	if (r < 0)
+		return r;
+	return !unset || (h->boot_loader != BOOT_LOADER_NONE && !h->boot_config_error);
 }
 
 /* Why KernelArguments=manage, which does not act (iommu_manage_acts()),
@@ -38,6 +42,10 @@ static int manage_why_not(const struct host_state *h, char **ret)
 				     no_loader ? ", and " NO_LOADER_WHY : "");
 	else if ((r = iommu_args_missing(h, &args)) < 0)
 		return r;
+	else if (args && !no_loader && h->boot_config_error)
+		*ret = strdup_printf("KernelArguments=manage leaves the boot loader's "
+				     "configuration as it is: %s",
+				     h->boot_config_error);
 	else if (args)
 		*ret = strdup("KernelArguments=manage " NO_LOADER_WHY);
 	else
@@ -52,6 +60,10 @@ static char *remedy_by_vendor(const struct host_state *h)
 	bool amd = h->cpu_vendor == CPU_VENDOR_AMD;
 	const char *arg = amd ? "amd_iommu=on" : "intel_iommu=on";
 
+	if (h->has_cpu_vendor && h->cpu_vendor == CPU_VENDOR_ARM)
+		return strdup("the IOMMU of an arm64 host is its SMMU, which the kernel uses "
+			      "whenever the firmware describes it (no kernel argument turns it "
+			      "on): turn on the SMMU in the firmware setup and reboot");
 	if (!h->has_cpu_vendor)
 		return strdup(
 			"the CPU's vendor is not known: add intel_iommu=on iommu=pt (Intel) "

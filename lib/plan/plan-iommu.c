@@ -37,31 +37,37 @@ int plan_note_no_iommu(struct plan_ctx *c, uint32_t i)
 }
 
 /* [Reboot] KernelArguments=manage, which acts here (iommu_remedy() gave none):
- * the IOMMU arguments added through the boot loader's tool, and a reboot
- * is pending; or they were added already, and the reboot is pending. */
+ * the IOMMU arguments that the boot loader's configuration lacks added
+ * through its tool, and a reboot is pending; or they were added already, or
+ * the configuration has them, and the reboot is pending without an edit. */
 static int plan_kernel_arguments(struct plan_ctx *c, const char *vfs)
 {
-	_cleanup_free_ char *args = NULL;
+	_cleanup_free_ char *args = NULL, *unset = NULL;
 	bool many = c->no_iommu_count > 1;
+	struct action *a;
 	int r;
 
 	r = iommu_args_missing(c->host, &args);
+	if (r >= 0)
+		r = kernel_args_unset(c->host, args, &unset);
 	if (r < 0)
 		return r;
 	assert(args);
-	if (kernel_args_all_added(c->host, args))
-		return plan_add_reason(c->p,
-				       strdup_printf("kernel arguments %s were added to the boot "
-						     "loader: the IOMMU that VF%s %s want%s for "
-						     "vfio-pci is on after a reboot",
-						     args, many ? "s" : "", vfs, many ? "" : "s"));
+	if (!unset)
+		return plan_add_reason(
+			c->p, strdup_printf("kernel arguments %s %s: the IOMMU that VF%s %s "
+					    "want%s for vfio-pci is on after a reboot",
+					    args,
+					    kernel_args_all_added(c->host, args) ?
+						    "were added to the boot loader" :
+						    "are in the boot loader's configuration",
+					    many ? "s" : "", vfs, many ? "" : "s"));
 	r = plan_add_value(c->p, ACTION_SET_KERNEL_ARGUMENTS, false, 1);
 	if (r < 0)
 		return r;
-	c->p->actions[c->p->n_actions - 1].needs_reboot = true;
-	c->p->actions[c->p->n_actions - 1].str = strdup(args);
-	if (!c->p->actions[c->p->n_actions - 1].str)
-		return -ENOMEM;
+	a = &c->p->actions[c->p->n_actions - 1];
+	a->needs_reboot = true;
+	a->str = TAKE_PTR(unset);
 	return plan_add_reason(c->p,
 			       strdup_printf("kernel arguments %s take effect after a reboot: "
 					     "VF%s %s want%s vfio-pci, which needs the IOMMU",

@@ -1231,6 +1231,66 @@ static void test_vfio_kernel_arguments_manage(void **state)
 	env_done(&e);
 }
 
+/* KernelArguments=manage by platform and by what the boot loader's
+ * configuration has already: arm64 has no argument that turns its SMMU on;
+ * arguments in the configuration are a reboot pending, not an edit; a
+ * configuration that could not be read is left alone. */
+static void test_vfio_kernel_arguments_configured(void **state)
+{
+	char *grub[] = { (char *)" quiet splash intel_iommu=on iommu=pt", NULL };
+	struct env e;
+
+	env_init(&e, "ice", 64, 4, "ice iavf");
+	e.host.iommu = false;
+	e.host.has_cpu_vendor = true;
+	e.host.cpu_vendor = CPU_VENDOR_ARM;
+	e.host.boot_loader = BOOT_LOADER_GRUB;
+	e.host.kernel_cmdline = (char *)"BOOT_IMAGE=/vmlinuz root=/dev/nvme0n1p2 ro";
+	want(&e, true, 4);
+	e.d->kernel_arguments = KERNEL_ARGUMENTS_MANAGE;
+	vf_driver(&e, 1, "vfio-pci");
+	expect_plan(&e, "", "");
+	expect_unmet(&e, "VF 1 wants vfio-pci but the IOMMU is off: the IOMMU of an arm64 host is "
+			 "its SMMU, which the kernel uses whenever the firmware describes it (no "
+			 "kernel argument turns it on): turn on the SMMU in the firmware setup and "
+			 "reboot");
+	e.d->kernel_arguments = KERNEL_ARGUMENTS_CHECK;
+	expect_unmet(&e, "VF 1 wants vfio-pci but the IOMMU is off: the IOMMU of an arm64 host is "
+			 "its SMMU, which the kernel uses whenever the firmware describes it (no "
+			 "kernel argument turns it on): turn on the SMMU in the firmware setup and "
+			 "reboot");
+
+	/* Ubuntu's GRUB_CMDLINE_LINUX_DEFAULT has them: the next boot has them */
+	e.d->kernel_arguments = KERNEL_ARGUMENTS_MANAGE;
+	e.host.cpu_vendor = CPU_VENDOR_INTEL;
+	e.host.boot_cmdlines = grub;
+	expect_plan(&e, "", "");
+	expect_reasons(&e, "kernel arguments intel_iommu=on iommu=pt are in the boot loader's "
+			   "configuration: the IOMMU that VF 1 wants for vfio-pci is on after a "
+			   "reboot");
+	/* only what it lacks is added */
+	grub[0] = (char *)" quiet splash iommu=pt";
+	expect_plan(&e, "add kernel arguments intel_iommu=on to the boot loader", "B");
+	/* with check, the configuration does not change what check says */
+	e.d->kernel_arguments = KERNEL_ARGUMENTS_CHECK;
+	expect_unmet(&e, "VF 1 wants vfio-pci but the IOMMU is off: add intel_iommu=on iommu=pt "
+			 "to the kernel command line and reboot, or set [Reboot] "
+			 "KernelArguments=manage");
+	/* a configuration only a shell could read: nothing is edited */
+	e.d->kernel_arguments = KERNEL_ARGUMENTS_MANAGE;
+	e.host.boot_config_error = (char *)"/etc/default/grub:12: GRUB_CMDLINE_LINUX=\"$EXTRA\": "
+					   "only a shell can tell its value";
+	expect_plan(&e, "", "");
+	expect_unmet(&e, "VF 1 wants vfio-pci but the IOMMU is off: add intel_iommu=on iommu=pt "
+			 "to the kernel command line and reboot; KernelArguments=manage leaves the "
+			 "boot loader's configuration as it is: /etc/default/grub:12: "
+			 "GRUB_CMDLINE_LINUX=\"$EXTRA\": only a shell can tell its value");
+	e.host.boot_config_error = NULL;
+	e.host.boot_cmdlines = NULL;
+	e.host.kernel_cmdline = NULL;
+	env_done(&e);
+}
+
 /* Driver= unset: the VF keeps whatever it is bound to. Driver=default:
  * back to the kernel's VF driver, with a fresh netdev and its MTU. */
 static void test_driver_unset_and_default(void **state)
@@ -1457,6 +1517,7 @@ int main(void)
 		cmocka_unit_test(test_fresh_vfs_defaults),
 		cmocka_unit_test(test_modules),
 		cmocka_unit_test(test_vfio_without_iommu),
+		cmocka_unit_test(test_vfio_kernel_arguments_configured),
 		cmocka_unit_test(test_vfio_kernel_arguments_manage),
 		cmocka_unit_test(test_driver_unset_and_default),
 		cmocka_unit_test(test_firmware_vf_limit),
