@@ -143,25 +143,6 @@ static char *still(const struct pf_state *pf)
 			     strna(link_type_to_string(pf->firmware_link_type)));
 }
 
-/* The PF's status record says failed, with error: for sriovctl status. */
-static void record_stuck(struct manager *m, const char *pci, const char *error)
-{
-	_cleanup_close_ int lock = pf_lock(m->runtime_dir, pci, 0);
-	struct pf_status st;
-	int r;
-
-	if (lock < 0 || pf_status_read(m->runtime_dir, pci, &st) < 0)
-		return;
-	st.state = PF_STATUS_FAILED;
-	free(st.error);
-	st.error = strdup(error);
-	r = st.error ? pf_status_write(m->runtime_dir, &st) : -ENOMEM;
-	if (r < 0)
-		log_pf(LOG_WARNING, pci, "%s: writing its status record failed: %s", pci,
-		       strerror(-r));
-	pf_status_done(&st);
-}
-
 /* Applies every PF of the reset cards; fails those whose firmware kept its
  * settings. */
 static void apply_after(struct manager *m, char *const *reset)
@@ -186,7 +167,7 @@ static void apply_after(struct manager *m, char *const *reset)
 		if (!e)
 			continue;
 		log_pf(LOG_ERR, *p, "%s: %s", *p, e);
-		record_stuck(m, *p, e);
+		manager_record_error(m, *p, e, true);
 		manager_pf_failed(m, *p, e);
 		entry = manager_find_entry(m, *p);
 		if (entry) {

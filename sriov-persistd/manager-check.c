@@ -722,10 +722,12 @@ int manager_reload(struct manager *m)
 	return r;
 }
 
-/* The PF's record says so too (sriovctl status): it is still deferred, but
- * no longer waiting for a drain that comes; the operation failed, at which
- * step and why. Never over the record of someone applying the PF right now. */
-static void record_failure(struct manager *m, const char *pci, const char *error)
+/* The PF's status record carries error (sriovctl status), written under its
+ * lock, never over the record of someone applying the PF right now. With
+ * fail the PF is failed; else only a deferred one takes it: still deferred,
+ * but no longer waiting for a drain that comes, the operation failed, at
+ * which step and why. */
+void manager_record_error(struct manager *m, const char *pci, const char *error, bool fail)
 {
 	_cleanup_close_ int lock = pf_lock(m->runtime_dir, pci, 0);
 	struct pf_status st;
@@ -733,13 +735,15 @@ static void record_failure(struct manager *m, const char *pci, const char *error
 
 	if (lock < 0 || pf_status_read(m->runtime_dir, pci, &st) < 0)
 		return;
-	if (st.state == PF_STATUS_DEFERRED) {
+	if (fail)
+		st.state = PF_STATUS_FAILED;
+	if (st.state == PF_STATUS_DEFERRED || fail) {
 		free(st.error);
 		st.error = strdup(error);
 		r = st.error ? pf_status_write(m->runtime_dir, &st) : -ENOMEM;
 		if (r < 0)
-			log_msg(LOG_WARNING, "%s: writing its status record failed: %s", pci,
-				strerror(-r));
+			log_pf(LOG_WARNING, pci, "%s: writing its status record failed: %s", pci,
+			       strerror(-r));
 	}
 	pf_status_done(&st);
 }
@@ -750,7 +754,7 @@ void manager_pf_failed(struct manager *m, const char *pci, const char *error)
 
 	if (!e)
 		return;
-	record_failure(m, pci, error);
+	manager_record_error(m, pci, error, false);
 	free(e->last_error);
 	e->last_error = strdup(error);
 	free(e->given_up);

@@ -35,3 +35,6 @@ int manager_apply_drained(struct manager *m, const char *pci);
 /* A Kubernetes operation for pci failed: its PF shows why and is not tried
  * again on its own. */
 void manager_pf_failed(struct manager *m, const char *pci, const char *error);
+/* Writes error into pci's status record: always with fail (the PF failed),
+ * else only into a deferred PF's. */
+void manager_record_error(struct manager *m, const char *pci, const char *error, bool fail);
