@@ -72,30 +72,12 @@ static void describe_vf_change(FILE *f, const struct pf_view *pv, const struct v
 	}
 }
 
-/* Whether action a is on vf and says what differs: an unbind, a bind
- * back to the driver the VF is on (the rebind after a MAC or GUID), or an
- * MTU the VF has or has none to compare with, is the means, not the
- * difference. */
-static bool is_vf_change(const struct action *a, const struct vf_state *vf)
+/* Whether action a is on vf and says what differs (plan_vf_action_differs()). */
+static bool is_vf_change(const struct pf_view *pv, const struct action *a,
+			 const struct vf_state *vf)
 {
-	if (!action_type_on_vf(a->type) || a->vf != vf->index || a->type == ACTION_UNBIND_VF)
-		return false;
-	if (a->type == ACTION_BIND_VF)
-		return !(vf->attrs.driver && module_name_equal(a->str ?: "", vf->attrs.driver));
-	/* no representor yet (not in switchdev): the eswitch mode differs, the
-	 * PF's line says so */
-	if (a->type == ACTION_SET_REPRESENTOR_UP)
-		return vf->representor != NULL;
-	/* an MTU set after a bind, on a VF without a netdev, is the means of
-	 * the bind; on one with a netdev, a change only where it differs */
-	if (a->type == ACTION_SET_VF_MTU)
-		return vf_mtu_comparable(vf) && vf->attrs.mtu != a->value;
-	/* a recreated VF gets its values again: a change only where they differ */
-	if (a->type == ACTION_SET_VF)
-		for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
-			if ((a->keys & (1u << k)) && !vf_attrs_equal(&vf->attrs, &a->attrs, k))
-				return true;
-	return a->type != ACTION_SET_VF;
+	return action_type_on_vf(a->type) && a->vf == vf->index &&
+	       plan_vf_action_differs(a, pv->pf, vf);
 }
 
 /* The VF count the plan sets last, or -1 when it leaves the count. */
@@ -189,7 +171,7 @@ static void vf_differences(FILE *f, const struct pf_view *pv, const struct vf_st
 
 	fputs(prefix, f);
 	for (size_t i = 0; i < pv->plan->n_actions; i++) {
-		if (!is_vf_change(&pv->plan->actions[i], vf))
+		if (!is_vf_change(pv, &pv->plan->actions[i], vf))
 			continue;
 		fputs(any ? ";" : *prefix ? "; differs:" : "differs:", f);
 		describe_vf_change(f, pv, vf, &pv->plan->actions[i]);
