@@ -53,13 +53,14 @@ static void describe_vf_change(FILE *f, const struct pf_view *pv, const struct v
 			if (!(a->keys & (1u << k)) || vf_attrs_equal(&vf->attrs, &a->attrs, k))
 				continue;
 			fprintf(f, "%s%s %s (wanted %s)", sep, vf_key_to_label(k),
-				vf_attrs_format(&vf->attrs, k, VF_SPELLING_IP, now),
-				vf_attrs_format(&a->attrs, k, VF_SPELLING_IP, want));
+				vf_attrs_format(&vf->attrs, k, VF_SPELLING_STATUS, now),
+				vf_attrs_format(&a->attrs, k, VF_SPELLING_STATUS, want));
 			sep = ", ";
 		}
 	} else if (a->type == ACTION_SET_VF_MTU) {
 		fprintf(f, " mtu %s (wanted %u)",
-			vf_attrs_format_host(&vf->attrs, VF_KEY_MTU, VF_SPELLING_IP, now) ?: "-",
+			vf_attrs_format_host(&vf->attrs, VF_KEY_MTU, VF_SPELLING_STATUS, now) ?:
+												"-",
 			a->value);
 	} else if (a->type == ACTION_SET_REPRESENTOR_UP) {
 		fprintf(f, " representor %s (wanted up)", vf->representor_up ? "up" : "down");
@@ -115,8 +116,8 @@ static void describe_key_change(FILE *f, const struct pf_view *pv, const struct 
 		fputs(" no RDMA device", f);
 	else
 		fprintf(f, " %s %s (wanted %s)", vf_key_to_label(k),
-			vf_attrs_format_host(&vf->attrs, k, VF_SPELLING_IP, now) ?: "none",
-			vf_attrs_format(&v->attrs, k, VF_SPELLING_IP, want));
+			vf_attrs_format_host(&vf->attrs, k, VF_SPELLING_STATUS, now) ?: "none",
+			vf_attrs_format(&v->attrs, k, VF_SPELLING_STATUS, want));
 }
 
 /* The VF keys the port takes only once the link type a layout set in the
@@ -145,7 +146,7 @@ static bool describe_after_reboot(FILE *f, const struct pf_view *pv, const struc
 		if (!(keys & (1u << k)))
 			continue;
 		fprintf(f, "%s %s %s", sep, vf_key_to_label(k),
-			vf_attrs_format(&v->attrs, k, VF_SPELLING_IP, want));
+			vf_attrs_format(&v->attrs, k, VF_SPELLING_STATUS, want));
 		sep = ",";
 	}
 	if (!keys)

@@ -244,3 +244,23 @@ def test_representors_of_a_legacy_pf_are_not_judged(make_host):
     assert "representor" not in out.split("LAYOUT", 1)[1], out
     row = rows(out)
     assert row[0].endswith("  to be recreated (VirtualFunctions=2)"), out
+
+
+def test_link_state_in_the_words_of_the_layout(make_host):
+    """The LINK column and the VF's difference say the link state as LinkState= takes it (auto,
+    yes, no), not ip-link's enable/disable; the JSON document's host value stays the snapshot's,
+    its settings are the layout's."""
+    h = applied(make_host, 2)
+    s = h.state()
+    h.pf_of(s, E810)["vfs"][0]["link_state"] = "disable"  # ip link set ens1f0 vf 0 state disable
+    h.pf_of(s, E810)["vfs"][1]["link_state"] = "enable"
+    h.save(s)
+    h.layout("50.conf", layout(2, "\n[VirtualFunction 0]\nLinkState=auto\n"))
+    out = h.run("status", E810).stdout
+    row = rows(out)
+    assert re.search(r" on +no +1500  differs: state no \(wanted auto\)$", row[0]), out
+    assert re.search(r" on +yes +1500  ok$", row[1]), out
+    assert "disable" not in out and "enable" not in out, out
+    vfs = vfs_json(h)
+    assert vfs[0]["link_state"] == "disable", vfs[0]
+    assert vfs[0]["settings"]["LinkState"]["now"] == "no", vfs[0]
