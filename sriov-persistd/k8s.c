@@ -30,6 +30,25 @@
 static void op_run_step(struct manager *m);
 static void k8s_next(struct manager *m);
 
+/* Whether op goes through Kubernetes: all but a reboot that [Reboot]
+ * Policy=immediate makes, or that runs where Kubernetes is not enabled. */
+static bool op_kubernetes(const struct manager *m, const struct operation *op)
+{
+	return mainconf_kubernetes_enabled(&m->conf) &&
+	       (op->kind != OP_KIND_REBOOT || m->conf.reboot_policy == REBOOT_POLICY_COORDINATED);
+}
+
+/* The operation as the journal names it: "Kubernetes drain", and "Reboot
+ * for the pending reboot reasons" for one without Kubernetes. *buf is
+ * owned by the caller. */
+static const char *op_title(const struct manager *m, const struct operation *op, char **buf)
+{
+	if (!op_kubernetes(m, op))
+		return "Reboot for the pending reboot reasons";
+	*buf = strdup_printf("Kubernetes %s", op_kind_to_string(op->kind));
+	return *buf ?: "Kubernetes operation";
+}
+
 /* What waited for the server: the operation's step first; the annotate
  * goes too while the server answers, else it waits for the next try. */
 static void api_resume(struct manager *m)
@@ -70,13 +89,14 @@ static void op_fail(struct manager *m, const char *fmt, ...) _printf_(2, 3);
 static void op_fail(struct manager *m, const char *fmt, ...)
 {
 	struct operation *op = m->k8s->op;
+	_cleanup_free_ char *title = NULL;
 	va_list ap;
 	char *e = NULL;
 
 	va_start(ap, fmt);
 	e = strdup_vprintf(fmt, ap);
 	va_end(ap);
-	log_msg(LOG_ERR, "Kubernetes %s failed at %s: %s", op_kind_to_string(op->kind),
+	log_msg(LOG_ERR, "%s failed at %s: %s", op_title(m, op, &title),
 		op_step_to_string(op->step), strna(e));
 	if (!op->error) {
 		op->error = strdup_printf("%s failed: %s", op_step_to_string(op->step), strna(e));
@@ -334,9 +354,11 @@ static void step_device_plugin(struct manager *m)
 static void op_finish(struct manager *m)
 {
 	struct operation *op = TAKE_PTR(m->k8s->op);
+	_cleanup_free_ char *title = NULL;
 
 	if (!op->error)
-		log_msg(LOG_INFO, "Kubernetes %s done", op_kind_to_string(op->kind));
+		log_msg(LOG_INFO, "%s done%s", op_title(m, op, &title),
+			op->reset_instead ? ": a firmware reset stood in for it" : "");
 	operation_free(op);
 	m->operation = operation_manager_state(NULL);
 	manager_update_summary(m, false);
@@ -372,6 +394,7 @@ static void step_reboot(struct manager *m)
 	struct operation *op = m->k8s->op;
 
 	if (m->conf.firmware_reset && manager_firmware_reset(m) == FIRMWARE_RESET_DONE) {
+		op->reset_instead = true;
 		reasons_tried(m);
 		op_set_step(m, op->drained ? OP_STEP_DEVICE_PLUGIN : OP_STEP_DONE);
 		op_run_step(m);
@@ -420,6 +443,7 @@ static int op_start_full(struct manager *m, enum op_kind kind, enum op_step step
 			 bool lease_unknown)
 {
 	struct operation *op = calloc(1, sizeof(*op));
+	_cleanup_free_ char *title = NULL;
 
 	if (!op) {
 		strv_free(pfs);
@@ -435,8 +459,13 @@ static int op_start_full(struct manager *m, enum op_kind kind, enum op_step step
 	if (kind == OP_KIND_RECOVER)
 		log_msg(LOG_INFO, "Kubernetes: lifting a cordon of ours if a crash left one "
 				  "(k8s-notify uncordon leaves anyone else's alone)");
+	else if (op_kubernetes(m, op))
+		log_msg(LOG_INFO, "%s: starting", op_title(m, op, &title));
 	else
-		log_msg(LOG_INFO, "Kubernetes %s: starting", op_kind_to_string(kind));
+		log_msg(LOG_INFO, "%s: starting, without Kubernetes (%s: no slot, cordon or drain)",
+			op_title(m, op, &title),
+			mainconf_kubernetes_enabled(&m->conf) ? "[Reboot] Policy=immediate" :
+								"not enabled");
 	op_set_step(m, step);
 	op_run_step(m);
 	return 0;
@@ -514,6 +543,7 @@ void k8s_start(struct manager *m)
 {
 	bool k8s = mainconf_kubernetes_enabled(&m->conf);
 	struct operation *op = TAKE_PTR(m->k8s->op_saved);
+	_cleanup_free_ char *title = NULL;
 
 	m->k8s->starting = false;
 	if (k8s)
@@ -537,10 +567,11 @@ void k8s_start(struct manager *m)
 		return;
 	}
 	if (op->kind == OP_KIND_REBOOT && op->step == OP_STEP_REBOOT)
-		log_msg(LOG_INFO, "Rebooted for the pending reboot; lifting the cordon");
+		log_msg(LOG_INFO, "Rebooted for the pending reboot reasons%s",
+			k8s ? "; lifting the cordon" : "");
 	else
-		log_msg(LOG_NOTICE, "A Kubernetes %s was interrupted at %s; undoing it",
-			op_kind_to_string(op->kind), op_step_to_string(op->step));
+		log_msg(LOG_NOTICE, "%s was interrupted at %s; undoing it", op_title(m, op, &title),
+			op_step_to_string(op->step));
 	op->drained = true; /* k8s-notify uncordon lifts only a cordon of ours */
 	/* interrupted while taking a slot: one may be ours without our knowing */
 	op->lease_unknown = op->step == OP_STEP_LEASE && !op->slot;
