@@ -43,28 +43,33 @@ enum pf_run_state decide_state_of_record(enum pf_status_state s)
 	return PF_RUN_PENDING;
 }
 
-/* Never applied (no record): apply. Applied before and differs now: drift.
- * Otherwise the record says what happened (held, failed, deferred,
- * degraded). Both are applied again with Mode=repair, unless the plan is
- * the one given up, or a module is missing (removed by hand, as on the way
- * to reloading a driver). */
+/* Never applied (no record): applied with Mode=repair. With Mode=report a
+ * PF without a record is drift like any other: the record may be gone
+ * (/run emptied, the daemon started after it), and report mode never
+ * changes the host. Applied before and differs now: drift. Otherwise the
+ * record says what happened (held, failed, deferred, degraded). Both are
+ * applied again with Mode=repair, unless the plan is the one given up, or
+ * a module is missing (removed by hand, as on the way to reloading a
+ * driver). */
 struct pf_verdict decide_changes(const struct pf_facts *f)
 {
 	bool retry = !streq_ptr(f->plan_sig, f->given_up);
+	bool repair = f->drift_mode == DRIFT_MODE_REPAIR;
 	struct pf_verdict v = {};
 
-	if (!f->has_record) {
+	if (!f->has_record && repair) {
 		v.state = PF_RUN_PENDING;
 		v.apply = f->may_apply && retry;
 		return v;
 	}
-	v.state = decide_state_of_record(f->record);
-	if (f->record == PF_STATUS_APPLIED) {
+	if (f->has_record)
+		v.state = decide_state_of_record(f->record);
+	if (!f->has_record || f->record == PF_STATUS_APPLIED) {
 		v.state = PF_RUN_DRIFTED;
 		v.drifted = true;
 		v.module_missing = f->loads_module;
 	}
-	v.apply = f->may_apply && retry && f->drift_mode == DRIFT_MODE_REPAIR && !v.module_missing;
+	v.apply = f->may_apply && retry && repair && !v.module_missing;
 	return v;
 }
 

@@ -30,6 +30,25 @@
 static void op_run_step(struct manager *m);
 static void k8s_next(struct manager *m);
 
+/* Whether op goes through Kubernetes: all but a reboot that [Reboot]
+ * Policy=immediate makes, or that runs where Kubernetes is not enabled. */
+static bool op_kubernetes(const struct manager *m, const struct operation *op)
+{
+	return mainconf_kubernetes_enabled(&m->conf) &&
+	       (op->kind != OP_KIND_REBOOT || m->conf.reboot_policy == REBOOT_POLICY_COORDINATED);
+}
+
+/* The operation as the journal names it: "Kubernetes drain", and "Reboot
+ * for the pending reboot reasons" for one without Kubernetes. *buf is
+ * owned by the caller. */
+static const char *op_title(const struct manager *m, const struct operation *op, char **buf)
+{
+	if (!op_kubernetes(m, op))
+		return "Reboot for the pending reboot reasons";
+	*buf = strdup_printf("Kubernetes %s", op_kind_to_string(op->kind));
+	return *buf ?: "Kubernetes operation";
+}
+
 /* What waited for the server: the operation's step first; the annotate
  * goes too while the server answers, else it waits for the next try. */
 static void api_resume(struct manager *m)
@@ -70,13 +89,14 @@ static void op_fail(struct manager *m, const char *fmt, ...) _printf_(2, 3);
 static void op_fail(struct manager *m, const char *fmt, ...)
 {
 	struct operation *op = m->k8s->op;
+	_cleanup_free_ char *title = NULL;
 	va_list ap;
 	char *e = NULL;
 
 	va_start(ap, fmt);
 	e = strdup_vprintf(fmt, ap);
 	va_end(ap);
-	log_msg(LOG_ERR, "Kubernetes %s failed at %s: %s", op_kind_to_string(op->kind),
+	log_msg(LOG_ERR, "%s failed at %s: %s", op_title(m, op, &title),
 		op_step_to_string(op->step), strna(e));
 	if (!op->error) {
 		op->error = strdup_printf("%s failed: %s", op_step_to_string(op->step), strna(e));
@@ -135,27 +155,70 @@ static bool op_try_again(struct manager *m, bool undo, const char *error)
 	return true;
 }
 
+/* Whether what an undo step's final failure says differs from the last
+ * time: the same refusal, tried again every RetryMaxDelaySec=, is logged
+ * once. */
+static bool undo_news(struct k8s *k, const char *what)
+{
+	if (streq_ptr(k->undo_logged, what))
+		return false;
+	(void)free_and_strdup(&k->undo_logged, what);
+	return true;
+}
+
+static int on_left_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct manager *m = userdata;
+
+	m->k8s->left_retry = true;
+	k8s_next(m);
+	return 0;
+}
+
 /* An undo step (uncordon, release of our slot) failed for good: retrying
  * it gives the same answer until the operator fixes the cause (credentials,
- * RBAC). What it leaves stays visible (waiting, the node's annotations, the
- * journal) until a reload or Apply() tries it again; the operation goes on
- * undoing, and the PFs it was for keep the outcome they had. */
+ * RBAC), which may happen without a reload, so it is tried again only at the
+ * slowest pace of a retry, or at once by a reload or Apply(). What it leaves
+ * stays visible (waiting, the node's annotations, the journal) until then;
+ * one that nothing says exists (the look at start for a cordon a crash may
+ * have left) only in the journal. The operation goes on undoing, and the PFs
+ * it was for keep the outcome they had. */
 static void undo_failed(struct manager *m, const char *error)
 {
 	struct k8s *k = m->k8s;
 	struct operation *op = k->op;
 	bool cordon = op->step == OP_STEP_UNCORDON;
 	char **left = cordon ? &k->left_cordon : &k->left_slot;
+	char span[FORMAT_TIMESPAN_MAX];
 
 	k->left_retry = false; /* a reload before this failure does not try it again */
+	/* the operator may fix the cause (RBAC) without a reload: tried again
+	 * at the slowest pace of a retry */
+	k8s_timer_at(m->event, &k->left_timer, now_monotonic() + m->conf.retry_max_delay,
+		     on_left_timer, m);
+	format_timespan(span, m->conf.retry_max_delay);
+	if (cordon && op->cordon_unknown) {
+		/* nothing says there is one: no cordon to report as left */
+		k->recover_again = true;
+		log_msg(undo_news(k, error) ? LOG_WARNING : LOG_DEBUG,
+			"Kubernetes: looking for a cordon of ours that a crash may have left "
+			"failed: %s; no record says one was made, so none is reported; looked "
+			"for again in %s, or when the daemon reloads or Apply() is called",
+			strna(error), span);
+		op_set_step(m, op->slot || op->lease_unknown ? OP_STEP_RELEASE : OP_STEP_DONE);
+		op_run_step(m);
+		return;
+	}
 	free(*left);
-	*left = strdup_printf("%s: %s failed and is not tried again on its own: %s; %s "
-			      "stays until the cause is fixed and the daemon reloads "
-			      "(systemctl reload sriov-persistd) or Apply() is called",
+	*left = strdup_printf("%s: %s was refused: %s; %s stays until the cause is fixed: "
+			      "tried again every %s ([Kubernetes] RetryMaxDelaySec=), at once when "
+			      "the daemon reloads (systemctl reload sriov-persistd) or Apply() is "
+			      "called",
 			      op_kind_to_string(op->kind), op_step_to_string(op->step),
 			      strna(error),
-			      cordon ? "a cordon of ours, if there is one," : "our Lease slot");
-	log_msg(LOG_ERR, "Kubernetes %s", strna(*left));
+			      cordon ? "a cordon of ours, if there is one," : "our Lease slot",
+			      span);
+	log_msg(undo_news(k, *left) ? LOG_ERR : LOG_DEBUG, "Kubernetes %s", strna(*left));
 	op_set_step(m, cordon && (op->slot || op->lease_unknown) ? OP_STEP_RELEASE : OP_STEP_DONE);
 	op_run_step(m);
 }
@@ -334,9 +397,11 @@ static void step_device_plugin(struct manager *m)
 static void op_finish(struct manager *m)
 {
 	struct operation *op = TAKE_PTR(m->k8s->op);
+	_cleanup_free_ char *title = NULL;
 
 	if (!op->error)
-		log_msg(LOG_INFO, "Kubernetes %s done", op_kind_to_string(op->kind));
+		log_msg(LOG_INFO, "%s done%s", op_title(m, op, &title),
+			op->reset_instead ? ": a firmware reset stood in for it" : "");
 	operation_free(op);
 	m->operation = operation_manager_state(NULL);
 	manager_update_summary(m, false);
@@ -372,6 +437,7 @@ static void step_reboot(struct manager *m)
 	struct operation *op = m->k8s->op;
 
 	if (m->conf.firmware_reset && manager_firmware_reset(m) == FIRMWARE_RESET_DONE) {
+		op->reset_instead = true;
 		reasons_tried(m);
 		op_set_step(m, op->drained ? OP_STEP_DEVICE_PLUGIN : OP_STEP_DONE);
 		op_run_step(m);
@@ -417,9 +483,10 @@ static void op_run_step(struct manager *m)
 }
 
 static int op_start_full(struct manager *m, enum op_kind kind, enum op_step step, char **pfs,
-			 bool lease_unknown)
+			 bool lease_unknown, bool cordon_unknown)
 {
 	struct operation *op = calloc(1, sizeof(*op));
+	_cleanup_free_ char *title = NULL;
 
 	if (!op) {
 		strv_free(pfs);
@@ -428,6 +495,7 @@ static int op_start_full(struct manager *m, enum op_kind kind, enum op_step step
 	op->kind = kind;
 	op->pfs = pfs;
 	op->lease_unknown = lease_unknown;
+	op->cordon_unknown = cordon_unknown;
 	snprintf(op->boot_id, sizeof(op->boot_id), "%s", manager_boot_id(m));
 	if (kind == OP_KIND_REBOOT && m->k8s->reboot_tried)
 		op->reasons = strdup(m->k8s->reboot_tried);
@@ -435,8 +503,13 @@ static int op_start_full(struct manager *m, enum op_kind kind, enum op_step step
 	if (kind == OP_KIND_RECOVER)
 		log_msg(LOG_INFO, "Kubernetes: lifting a cordon of ours if a crash left one "
 				  "(k8s-notify uncordon leaves anyone else's alone)");
+	else if (op_kubernetes(m, op))
+		log_msg(LOG_INFO, "%s: starting", op_title(m, op, &title));
 	else
-		log_msg(LOG_INFO, "Kubernetes %s: starting", op_kind_to_string(kind));
+		log_msg(LOG_INFO, "%s: starting, without Kubernetes (%s: no slot, cordon or drain)",
+			op_title(m, op, &title),
+			mainconf_kubernetes_enabled(&m->conf) ? "[Reboot] Policy=immediate" :
+								"not enabled");
 	op_set_step(m, step);
 	op_run_step(m);
 	return 0;
@@ -444,7 +517,7 @@ static int op_start_full(struct manager *m, enum op_kind kind, enum op_step step
 
 static int op_start(struct manager *m, enum op_kind kind, enum op_step step, char **pfs)
 {
-	return op_start_full(m, kind, step, pfs, false);
+	return op_start_full(m, kind, step, pfs, false, false);
 }
 
 /* What an undo step that failed for good left, tried again (a reload, an
@@ -453,16 +526,18 @@ static int op_start(struct manager *m, enum op_kind kind, enum op_step step, cha
 static bool retry_left_behind(struct manager *m)
 {
 	struct k8s *k = m->k8s;
-	bool slot = k->left_slot;
+	bool slot = k->left_slot, known = k->left_cordon;
 
 	if (!k->left_retry || k->op || k->starting)
 		return false;
 	k->left_retry = false;
-	if (!(k->left_cordon || k->left_slot) || !mainconf_kubernetes_enabled(&m->conf))
+	if (!(k->left_cordon || k->left_slot || k->recover_again) ||
+	    !mainconf_kubernetes_enabled(&m->conf))
 		return false;
 	k->left_cordon = mfree(k->left_cordon);
 	k->left_slot = mfree(k->left_slot);
-	return op_start_full(m, OP_KIND_RECOVER, OP_STEP_UNCORDON, NULL, slot) >= 0;
+	k->recover_again = false;
+	return op_start_full(m, OP_KIND_RECOVER, OP_STEP_UNCORDON, NULL, slot, !known) >= 0;
 }
 
 /* Starts what is waiting, when nothing runs: a drain first, then a reboot,
@@ -514,6 +589,7 @@ void k8s_start(struct manager *m)
 {
 	bool k8s = mainconf_kubernetes_enabled(&m->conf);
 	struct operation *op = TAKE_PTR(m->k8s->op_saved);
+	_cleanup_free_ char *title = NULL;
 
 	m->k8s->starting = false;
 	if (k8s)
@@ -521,7 +597,8 @@ void k8s_start(struct manager *m)
 	if (!op) {
 		/* a cordon of ours with no record of why: a crash between the two */
 		if (k8s)
-			(void)op_start(m, OP_KIND_RECOVER, OP_STEP_UNCORDON, NULL);
+			(void)op_start_full(m, OP_KIND_RECOVER, OP_STEP_UNCORDON, NULL, false,
+					    true);
 		else
 			k8s_next(m);
 		return;
@@ -537,10 +614,11 @@ void k8s_start(struct manager *m)
 		return;
 	}
 	if (op->kind == OP_KIND_REBOOT && op->step == OP_STEP_REBOOT)
-		log_msg(LOG_INFO, "Rebooted for the pending reboot; lifting the cordon");
+		log_msg(LOG_INFO, "Rebooted for the pending reboot reasons%s",
+			k8s ? "; lifting the cordon" : "");
 	else
-		log_msg(LOG_NOTICE, "A Kubernetes %s was interrupted at %s; undoing it",
-			op_kind_to_string(op->kind), op_step_to_string(op->step));
+		log_msg(LOG_NOTICE, "%s was interrupted at %s; undoing it", op_title(m, op, &title),
+			op_step_to_string(op->step));
 	op->drained = true; /* k8s-notify uncordon lifts only a cordon of ours */
 	/* interrupted while taking a slot: one may be ours without our knowing */
 	op->lease_unknown = op->step == OP_STEP_LEASE && !op->slot;
@@ -695,6 +773,8 @@ struct k8s *k8s_free(struct k8s *k)
 	free(k->reboot_tried);
 	free(k->left_cordon);
 	free(k->left_slot);
+	sd_event_source_disable_unref(k->left_timer);
+	free(k->undo_logged);
 	k8s_node_done(&k->node);
 	k8s_annotate_done(&k->annotate);
 	k8s_api_done(&k->api);

@@ -25,11 +25,17 @@ struct k8s {
 	char *reboot_tried;	    /* the reasons a reboot was (being) done for */
 	bool device_plugin_wanted;  /* its resources changed */
 	/* an undo step that failed for good, what it left on the cluster and
-	 * why, until a reload or Apply() tries it again: a cordon of ours (the
-	 * uncordon), a Lease slot of ours (the release) */
+	 * why, until it is tried again (after RetryMaxDelaySec=, a reload,
+	 * Apply()): a cordon of ours (the uncordon), a Lease slot of ours (the
+	 * release) */
 	char *left_cordon;
 	char *left_slot;
-	bool left_retry; /* a reload or Apply() asked to try them again */
+	bool left_retry;	     /* a reload, Apply() or left_timer asked to try them again */
+	sd_event_source *left_timer; /* tries them again after RetryMaxDelaySec= */
+	char *undo_logged;	     /* the last such failure in the journal */
+	/* the look for a cordon of ours that no record tells of failed for
+	 * good: looked for again with them, and reported nowhere but the journal */
+	bool recover_again;
 	struct k8s_node node;
 	struct k8s_api api;
 	struct k8s_annotate annotate;

@@ -40,7 +40,11 @@ struct operation {
 	char **pfs;	    /* drain: the PFs it is for */
 	char *slot;	    /* the Lease slot held */
 	bool lease_unknown; /* a lease step was cut short: release looks for a slot of ours */
+	/* recover: no record says a cordon of ours was made; the uncordon only
+	 * looks for one */
+	bool cordon_unknown;
 	bool drained;	    /* cordoned and drained: uncordon when done or failed */
+	bool reset_instead; /* reboot: firmware resets stood in for it */
 	char *reasons;	    /* reboot: the reasons it is for, one per line */
 	char *error;	    /* the step that failed, and why */
 	char *failed_now;   /* why the step failed for now, until it runs again */

@@ -115,6 +115,15 @@ static bool print_missing_vf(struct json_object *vf)
 	return true;
 }
 
+/* The VF's link state in the words LinkState= takes (auto, yes, no), as
+ * its "settings" give it; the snapshot's "link_state" is ip-link's
+ * (enable, disable). */
+static const char *vf_link_state(struct json_object *vf)
+{
+	return doc_str(doc_get(doc_get(vf, "settings"), "LinkState"), "now") ?:
+		       doc_str(vf, "link_state");
+}
+
 /* An InfiniBand port's VFs have GUIDs and a link state, nothing else of
  * the Ethernet table (IPoIB sets no MAC, VLAN, trust or spoof check). */
 static void print_ib_vfs(struct json_object *pf)
@@ -132,7 +141,7 @@ static void print_ib_vfs(struct json_object *pf)
 		printf("    %-3" PRIu64 " %-12s %-12s %-10s %-23s %-23s %-7s %5s  %s\n",
 		       doc_u64(vf, "index"), strna(doc_str(vf, "pci")), doc_str(vf, "name") ?: "-",
 		       doc_str(vf, "driver") ?: "-", doc_str(vf, "ib_node_guid") ?: "-",
-		       doc_str(vf, "ib_port_guid") ?: "-", strna(doc_str(vf, "link_state")),
+		       doc_str(vf, "ib_port_guid") ?: "-", strna(vf_link_state(vf)),
 		       vf_mtu(vf, mtu, sizeof(mtu)), doc_str(vf, "layout") ?: "-");
 		print_vf_settings(vf, ib_columns, true);
 	}
@@ -161,7 +170,7 @@ static void print_vfs(struct json_object *pf)
 		       doc_u64(vf, "index"), strna(doc_str(vf, "pci")), doc_str(vf, "name") ?: "-",
 		       doc_str(vf, "driver") ?: "-", strna(doc_str(vf, "mac")), doc_u64(vf, "vlan"),
 		       doc_u64(vf, "qos"), doc_bool(vf, "trust") ? "on" : "off",
-		       doc_bool(vf, "spoofchk") ? "on" : "off", strna(doc_str(vf, "link_state")),
+		       doc_bool(vf, "spoofchk") ? "on" : "off", strna(vf_link_state(vf)),
 		       vf_mtu(vf, mtu, sizeof(mtu)), doc_str(vf, "layout") ?: "-");
 		print_vf_settings(vf, eth_columns, true);
 	}

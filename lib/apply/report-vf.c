@@ -53,13 +53,14 @@ static void describe_vf_change(FILE *f, const struct pf_view *pv, const struct v
 			if (!(a->keys & (1u << k)) || vf_attrs_equal(&vf->attrs, &a->attrs, k))
 				continue;
 			fprintf(f, "%s%s %s (wanted %s)", sep, vf_key_to_label(k),
-				vf_attrs_format(&vf->attrs, k, VF_SPELLING_IP, now),
-				vf_attrs_format(&a->attrs, k, VF_SPELLING_IP, want));
+				vf_attrs_format(&vf->attrs, k, VF_SPELLING_STATUS, now),
+				vf_attrs_format(&a->attrs, k, VF_SPELLING_STATUS, want));
 			sep = ", ";
 		}
 	} else if (a->type == ACTION_SET_VF_MTU) {
 		fprintf(f, " mtu %s (wanted %u)",
-			vf_attrs_format_host(&vf->attrs, VF_KEY_MTU, VF_SPELLING_IP, now) ?: "-",
+			vf_attrs_format_host(&vf->attrs, VF_KEY_MTU, VF_SPELLING_STATUS, now) ?:
+												"-",
 			a->value);
 	} else if (a->type == ACTION_SET_REPRESENTOR_UP) {
 		fprintf(f, " representor %s (wanted up)", vf->representor_up ? "up" : "down");
@@ -72,30 +73,12 @@ static void describe_vf_change(FILE *f, const struct pf_view *pv, const struct v
 	}
 }
 
-/* Whether action a is on vf and says what differs: an unbind, a bind
- * back to the driver the VF is on (the rebind after a MAC or GUID), or an
- * MTU the VF has or has none to compare with, is the means, not the
- * difference. */
-static bool is_vf_change(const struct action *a, const struct vf_state *vf)
+/* Whether action a is on vf and says what differs (plan_vf_action_differs()). */
+static bool is_vf_change(const struct pf_view *pv, const struct action *a,
+			 const struct vf_state *vf)
 {
-	if (!action_type_on_vf(a->type) || a->vf != vf->index || a->type == ACTION_UNBIND_VF)
-		return false;
-	if (a->type == ACTION_BIND_VF)
-		return !(vf->attrs.driver && module_name_equal(a->str ?: "", vf->attrs.driver));
-	/* no representor yet (not in switchdev): the eswitch mode differs, the
-	 * PF's line says so */
-	if (a->type == ACTION_SET_REPRESENTOR_UP)
-		return vf->representor != NULL;
-	/* an MTU set after a bind, on a VF without a netdev, is the means of
-	 * the bind; on one with a netdev, a change only where it differs */
-	if (a->type == ACTION_SET_VF_MTU)
-		return vf_mtu_comparable(vf) && vf->attrs.mtu != a->value;
-	/* a recreated VF gets its values again: a change only where they differ */
-	if (a->type == ACTION_SET_VF)
-		for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
-			if ((a->keys & (1u << k)) && !vf_attrs_equal(&vf->attrs, &a->attrs, k))
-				return true;
-	return a->type != ACTION_SET_VF;
+	return action_type_on_vf(a->type) && a->vf == vf->index &&
+	       plan_vf_action_differs(a, pv->pf, vf);
 }
 
 /* The VF count the plan sets last, or -1 when it leaves the count. */
@@ -133,8 +116,8 @@ static void describe_key_change(FILE *f, const struct pf_view *pv, const struct 
 		fputs(" no RDMA device", f);
 	else
 		fprintf(f, " %s %s (wanted %s)", vf_key_to_label(k),
-			vf_attrs_format_host(&vf->attrs, k, VF_SPELLING_IP, now) ?: "none",
-			vf_attrs_format(&v->attrs, k, VF_SPELLING_IP, want));
+			vf_attrs_format_host(&vf->attrs, k, VF_SPELLING_STATUS, now) ?: "none",
+			vf_attrs_format(&v->attrs, k, VF_SPELLING_STATUS, want));
 }
 
 /* The VF keys the port takes only once the link type a layout set in the
@@ -163,7 +146,7 @@ static bool describe_after_reboot(FILE *f, const struct pf_view *pv, const struc
 		if (!(keys & (1u << k)))
 			continue;
 		fprintf(f, "%s %s %s", sep, vf_key_to_label(k),
-			vf_attrs_format(&v->attrs, k, VF_SPELLING_IP, want));
+			vf_attrs_format(&v->attrs, k, VF_SPELLING_STATUS, want));
 		sep = ",";
 	}
 	if (!keys)
@@ -189,7 +172,7 @@ static void vf_differences(FILE *f, const struct pf_view *pv, const struct vf_st
 
 	fputs(prefix, f);
 	for (size_t i = 0; i < pv->plan->n_actions; i++) {
-		if (!is_vf_change(&pv->plan->actions[i], vf))
+		if (!is_vf_change(pv, &pv->plan->actions[i], vf))
 			continue;
 		fputs(any ? ";" : *prefix ? "; differs:" : "differs:", f);
 		describe_vf_change(f, pv, vf, &pv->plan->actions[i]);

@@ -176,7 +176,9 @@ struct mc_key {
 	const char *key;
 	enum mc_type type;
 	size_t offset;
-	uint32_t min, max;	  /* MC_SECONDS, MC_UINT32 */
+	uint32_t min, max; /* MC_SECONDS, MC_UINT32 */
+	/* MC_SECONDS: what 0 means where it is allowed besides min..max */
+	const char *zero;
 	uint32_t def;		  /* MC_SECONDS, MC_UINT32, MC_ENUM */
 	const char *const *names; /* MC_ENUM */
 	size_t n_names;
@@ -196,7 +198,9 @@ static const struct mc_key mc_keys[] = {
 	  .max = SEC_MAX, .def = 60 },
 	{ "Drift", "Mode", MC_ENUM, FIELD(drift_mode), NAMES(drift_mode), .def = DRIFT_MODE_REPAIR,
 	  .why = "must be repair or report" },
-	{ "Drift", "SafetyScanSec", MC_SECONDS, FIELD(safety_scan), .max = SEC_MAX, .def = 0 },
+	/* a scan reads every PF: a few a minute at most */
+	{ "Drift", "SafetyScanSec", MC_SECONDS, FIELD(safety_scan), .min = 10, .max = SEC_MAX,
+	  .zero = "off", .def = 0 },
 	{ "Disruption", "Policy", MC_ENUM, FIELD(disruption_policy), NAMES(disruption_policy),
 	  .def = DISRUPTION_POLICY_DRAIN, .why = "must be immediate, drain or never" },
 	{ "Reboot", "KernelArguments", MC_ENUM, FIELD(kernel_arguments), NAMES(kernel_arguments),
@@ -213,8 +217,8 @@ static const struct mc_key mc_keys[] = {
 	{ "Kubernetes", "Kubeconfig", MC_STRING, FIELD(kubeconfig),
 	  .def_str = "/etc/sriov-persist/kubeconfig", .check = check_path },
 	{ "Kubernetes", "NodeName", MC_STRING, FIELD(node_name), .check = check_dns_subdomain },
-	{ "Kubernetes", "DrainTimeoutSec", MC_SECONDS, FIELD(drain_timeout), .max = SEC_MAX,
-	  .def = 300 },
+	{ "Kubernetes", "DrainTimeoutSec", MC_SECONDS, FIELD(drain_timeout), .min = 1,
+	  .max = SEC_MAX, .zero = "each pod asked once", .def = 300 },
 	{ "Kubernetes", "EvictionFallback", MC_ENUM, FIELD(eviction_fallback),
 	  NAMES(eviction_fallback), .def = EVICTION_FALLBACK_DELETE,
 	  .why = "must be delete, delete-now or fail" },
@@ -385,7 +389,7 @@ static int mc_assign(struct mc_parser *p, const struct mc_key *k, const char *v,
 {
 	void *f = mc_field(p->conf, k);
 	const char *why;
-	char buf[96];
+	char buf[160];
 	uint32_t u;
 	usec_t t;
 	int i;
@@ -394,13 +398,15 @@ static int mc_assign(struct mc_parser *p, const struct mc_key *k, const char *v,
 		return mc_set_default(p->conf, k);
 	switch (k->type) {
 	case MC_SECONDS:
-		if (parse_timespan(v, &t) >= 0 && t >= k->min * USEC_PER_SEC &&
-		    t <= k->max * USEC_PER_SEC) {
+		if (parse_timespan(v, &t) >= 0 &&
+		    ((t == 0 && k->zero) ||
+		     (t >= k->min * USEC_PER_SEC && t <= k->max * USEC_PER_SEC))) {
 			*(usec_t *)f = t;
 			return 0;
 		}
 		snprintf(buf, sizeof(buf),
-			 "must be a time span of %u..%u seconds, e.g. 90, 90s, 5min 30s", k->min,
+			 "must be %s%s%sa time span of %u..%u seconds, e.g. 90, 90s, 5min 30s",
+			 k->zero ? "0 (" : "", strempty(k->zero), k->zero ? ") or " : "", k->min,
 			 k->max);
 		return mc_value_error(p, line, k, v, buf);
 	case MC_UINT32:

@@ -497,8 +497,8 @@ const char *vf_attrs_format(const struct vf_attrs *a, enum vf_key k, enum vf_spe
 		t = s == VF_SPELLING_LAYOUT ? yes_no(get_scalar(a, i)) : on_off(get_scalar(a, i));
 		break;
 	case VF_KIND_LINK_STATE:
-		t = string_table_get(s == VF_SPELLING_LAYOUT ? link_state_layout_table :
-							       link_state_table,
+		t = string_table_get(s == VF_SPELLING_IP ? link_state_table :
+							   link_state_layout_table,
 				     _LINK_STATE_MAX, (int)get_scalar(a, i));
 		break;
 	case VF_KIND_VLAN_PROTO:

@@ -188,6 +188,9 @@ bool vf_attrs_is_default(const struct vf_attrs *a, enum vf_key k) _pure_;
 enum vf_spelling {
 	VF_SPELLING_LAYOUT, /* as a layout writes it: yes/no, LinkState=auto|yes|no */
 	VF_SPELLING_IP,	    /* as ip-link(8) shows it: on/off, auto|enable|disable */
+	/* as sriovctl status compares a VF: ip-link's on/off (its TRUST and
+	 * SPOOF columns), the layout's auto|yes|no for the link state */
+	VF_SPELLING_STATUS,
 };
 #define VF_ATTR_STR_MAX 72
 /* Key k of a as text in buf; returns buf. A NULL driver is "default". */

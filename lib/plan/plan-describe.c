@@ -3,6 +3,7 @@
 /* Plans as people read them, and their lifetime. */
 
 #include "plan.h"
+#include "setting-row.h"
 
 /* One group of keys (vf_key_group) as "vlan 100 qos 3 802.1Q": ip-link(8)
  * names and values; a VLAN protocol names itself. */
@@ -186,7 +187,7 @@ static char *describe_now(const struct action *a, const struct pf_state *pf)
 	case ACTION_SET_VF_MTU:
 		return vf ? strdup_printf("%u", vf->attrs.mtu) : NULL;
 	case ACTION_SET_REPRESENTOR_UP:
-		return vf && vf->representor ? strdup("down") : NULL;
+		return vf && vf->representor ? strdup(vf->representor_up ? "up" : "down") : NULL;
 	case ACTION_SET_HW_TC_OFFLOAD:
 		return strdup(on_off(pf->hw_tc_offload));
 	case ACTION_LOAD_MODULE:
@@ -263,15 +264,43 @@ static bool count_changes(const struct plan *p, const struct pf_state *pf)
 	return false;
 }
 
-/* Whether a VF's settings differ from what the host VF has now. */
-static bool vf_set_differs(const struct action *a, const struct pf_state *pf)
+bool plan_vf_action_differs(const struct action *a, const struct pf_state *pf,
+			    const struct vf_state *vf)
 {
-	_cleanup_free_ char *want = describe_set_vf(a), *now = NULL;
-	struct action cur = *a;
-
-	cur.attrs = pf->vfs[a->vf].attrs;
-	now = describe_set_vf(&cur);
-	return !want || !now || !streq(want, now);
+	switch (a->type) {
+	case ACTION_UNBIND_VF:
+		return false;
+	case ACTION_BIND_VF:
+		return !(vf->attrs.driver && module_name_equal(a->str ?: "", vf->attrs.driver));
+	case ACTION_SET_REPRESENTOR_UP:
+		/* only a PF in switchdev mode has representors to judge; before,
+		 * the eswitch mode differs, and the PF's line says so */
+		return pf->has_eswitch && pf->eswitch_mode == ESWITCH_MODE_SWITCHDEV &&
+		       vf->representor && !vf->representor_up;
+	case ACTION_SET_VF_MTU:
+		return vf_mtu_comparable(vf) && vf->attrs.mtu != a->value;
+	case ACTION_SET_VF:
+		for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
+			if ((a->keys & (1u << k)) && !vf_attrs_equal(&vf->attrs, &a->attrs, k))
+				return true;
+		return false;
+	case ACTION_LOAD_MODULE:
+	case ACTION_SET_FIRMWARE_VFS:
+	case ACTION_SET_LINK_TYPE:
+	case ACTION_SET_PF_MTU:
+	case ACTION_SET_PF_UP:
+	case ACTION_SET_AUTOPROBE:
+	case ACTION_SET_NUM_VFS:
+	case ACTION_SET_ESWITCH_MODE:
+	case ACTION_SET_HW_TC_OFFLOAD:
+	case ACTION_SET_RDMA_NETNS_MODE:
+	case ACTION_SET_KERNEL_ARGUMENTS:
+	case ACTION_FIRMWARE_RESET:
+	case _ACTION_TYPE_MAX:
+	case _ACTION_TYPE_INVALID:
+		break;
+	}
+	return true;
 }
 
 static int describe_count_drift(const struct action *a, const struct pf_state *pf, char **ret)
@@ -291,14 +320,12 @@ static int describe_count_drift(const struct action *a, const struct pf_state *p
 
 /* A VF action that says what drifted: not on a VF the count change makes
  * (a new one, or, when its values differ from what the layout sets, one
- * made again), nor one that sets what the VF has. */
+ * made again), nor one that is the means of another (plan_vf_action_differs()). */
 static bool vf_drifted(const struct action *a, const struct pf_state *pf, bool recreated)
 {
-	if (a->vf >= pf->n_vfs)
+	if (a->vf >= pf->n_vfs || (recreated && a->type != ACTION_SET_VF))
 		return false;
-	if (a->type == ACTION_SET_VF)
-		return vf_set_differs(a, pf);
-	return !recreated;
+	return plan_vf_action_differs(a, pf, &pf->vfs[a->vf]);
 }
 
 char **plan_describe_drift(const struct plan *p, const struct pf_state *pf)

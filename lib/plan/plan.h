@@ -83,6 +83,13 @@ char *action_describe_drift(const struct action *a, const struct pf_state *pf);
  * nothing different on its own (autoprobe turned off to create VFs and on
  * again, the count 0 before another). -ENOMEM. */
 int plan_describe_difference(const struct plan *p, size_t i, const struct pf_state *pf, char **ret);
+/* Whether action a on VF vf of pf says what the VF lacks, rather than being
+ * the means of another action: not an unbind, a bind back to the driver the
+ * VF is on (the rebind after a MAC or GUID), an MTU the VF has or has none
+ * to compare with (vf_mtu_comparable()), a representor that is up or that a
+ * PF not in switchdev mode has none of to judge, nor values the VF has. */
+bool plan_vf_action_differs(const struct action *a, const struct pf_state *pf,
+			    const struct vf_state *vf) _pure_;
 /* What drifted on pf, for a drifted PF whose plan is p: each action's
  * difference (plan_describe_difference()), but a count change as one line
  * ("8 VFs wanted, 4 present (VFs 0-3 are made again with it)") without the

@@ -53,7 +53,7 @@ def inject(srv, fault, match):
 def left_behind(c):
     """What an undo step that failed for good left, as GetStatus's waiting says it."""
     api = json.loads(c.call("GetStatus"))["daemon"]["kubernetes_api"] or {}
-    return [w for w in api.get("waiting", []) if "not tried again on its own" in w]
+    return [w for w in api.get("waiting", []) if "stays until the cause is fixed" in w]
 
 
 @pytest.mark.parametrize("step,fault", CASES)
@@ -72,10 +72,10 @@ def test_drain_step_fails(env, step, fault):  # noqa: F811
     log = env.log()
     left = left_behind(c)
     if left:
-        # an undo step refused for good is not retried on its own; it says what is left
-        # until a reload tries it again
+        # an undo step refused for good is tried again only after RetryMaxDelaySec= (300 s
+        # here); it says what is left until a reload tries it again
         assert fault in ("401", "403") and step in ("uncordon", "release"), (left, log)
-        assert len(left) == 1 and left[0].startswith(f"drain: {step} failed"), (left, log)
+        assert len(left) == 1 and left[0].startswith(f"drain: {step} was refused"), (left, log)
         assert "systemctl reload sriov-persistd" in left[0], left
         c.call("Reload")
         env.settle(timeout=120)
@@ -102,7 +102,7 @@ def test_drain_step_fails(env, step, fault):  # noqa: F811
 def test_coordinated_reboot_step_fails(env, step, fault):  # noqa: F811
     """Before the reboot (slot, cordon, drain) a final refusal calls the reboot off and gives the
     node and the slot back; after it (uncordon, release) the daemon tries until it is done, or,
-    refused for good, until a reload."""
+    refused for good, until a reload (or RetryMaxDelaySec=)."""
     srv, c = env.srv, env.c
     h, op_file = cx6_reboot_host(env, "coordinated", ResourcePrefix="nvidia.com")
     cx6_node(srv)
@@ -129,7 +129,7 @@ def test_coordinated_reboot_step_fails(env, step, fault):  # noqa: F811
     d.start()
     if not before_reboot and fault == "403":
         c.wait(lambda: left_behind(c), timeout=60, what=f"the {step} refused for good")
-        assert left_behind(c)[0].startswith(f"reboot: {step} failed"), left_behind(c)
+        assert left_behind(c)[0].startswith(f"reboot: {step} was refused"), left_behind(c)
         c.call("Reload")
     c.wait(lambda: not op_file.exists() and lease_holder(srv) is None
            and node_flags(srv, CX6_NODE) == (False, None), timeout=90,
@@ -333,3 +333,32 @@ def test_api_hangs_then_answers(env, tmp_path):  # noqa: F811
                if s is not r), rs
     assert d.log_text().count("Kubernetes API unreachable") == 1, d.log_text()
     assert d.log_text().count("Kubernetes API answers again") == 1, d.log_text()
+
+
+def test_refused_uncordon_is_tried_again_after_retry_max_delay(env):  # noqa: F811
+    """RBAC refuses every request for the node: the drain is refused before its cordon (no
+    cordon is made) and so is the uncordon that undoes it, which is left, and tried again every
+    RetryMaxDelaySec=. Once RBAC is fixed (no reload, no Apply()), the next try succeeds and
+    nothing is reported as left any more."""
+    srv, c = env.srv, env.c
+    h, _ = e810_node(env, DrainTimeoutSec=5, RetryMaxDelaySec=3)
+    env.start(h)
+    env.settle()
+    set_plugin_allocatable(srv, {f"intel.com/{E810_RES}": 8})
+    srv.inject_error(403, count=100000, path=r"/nodes/")
+    replace_layout(h, "50-e810.conf", E810_LAYOUT.format(pci=E810_A, n=8, vlan=10))
+    c.wait(lambda: left_behind(c), timeout=60, what="the uncordon refused for good")
+    left = left_behind(c)
+    assert left[0].startswith("drain: uncordon was refused: get node "), left
+    assert left[0].endswith("a cordon of ours, if there is one, stays until the cause is "
+                            "fixed: tried again every 3s ([Kubernetes] RetryMaxDelaySec=), at "
+                            "once when the daemon reloads (systemctl reload sriov-persistd) or "
+                            "Apply() is called"), left
+    assert node_flags(srv, E810_NODE) == (False, None)
+
+    srv.clear_faults()  # the operator fixes RBAC; no reload, no Apply()
+    c.wait(lambda: left_behind(c) == [], timeout=60, what="what was left no longer reported")
+    time.sleep(4)  # it stays so
+    assert left_behind(c) == [], env.log()
+    assert node_flags(srv, E810_NODE) == (False, None)
+    assert lease_holder(srv) is None

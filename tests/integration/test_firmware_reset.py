@@ -56,6 +56,26 @@ def test_reset_instead_of_coordinated_reboot(env):
     assert c.get("State") == "idle", log
 
 
+def test_reset_without_kubernetes_says_what_happens(env):
+    """[Reboot] Policy=immediate without Kubernetes: the journal says a reboot without
+    Kubernetes (no drain) starts and that a firmware reset stood in for it, never a Kubernetes
+    reboot."""
+    c = env.c
+    h, op_file = cx6_reboot_host(env, "immediate", Enabled="no")
+    with_firmware_reset(h)
+    env.start(h)
+    c.wait(lambda: h.pf(CX6_A)["num_vfs"] == 16, timeout=90, what="16 VFs after the reset")
+    c.wait(lambda: not op_file.exists(), timeout=60, what="operation.json removed")
+    env.settle()
+    log = env.log()
+    assert env.logind.calls() == [], "rebooted although the reset did it"
+    assert "Kubernetes" not in log.replace("without Kubernetes", ""), log
+    assert ("Reboot for the pending reboot reasons: starting, without Kubernetes (not enabled: "
+            "no slot, cordon or drain)") in log, log
+    assert log.count(RESET_LOG) == 1, log
+    assert "Reboot for the pending reboot reasons done: a firmware reset stood in for it" in log, log
+
+
 def fallback(env, fault, why):
     c = env.c
     h, op_file = cx6_reboot_host(env, "immediate", Enabled="no")

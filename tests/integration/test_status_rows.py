@@ -225,3 +225,42 @@ def test_an_unbound_vf_has_no_mtu_to_compare(make_host):
     row = rows(h.run("status", E810).stdout)[9]
     assert re.search(r" +-  differs: no driver bound \(wanted iavf\)$", row), row
     assert vfs_json(h)[9]["layout"] == "differs: no driver bound (wanted iavf)"
+
+
+def test_representors_of_a_legacy_pf_are_not_judged(make_host):
+    """A snapshot of a PF in legacy mode that lists representors (up): the eswitch mode is what
+    differs; a representor that is up is never 'representor up (wanted up)'."""
+    h = make_host("e810.json")
+    h.layout("50.conf", layout(2, "MTUBytes=9000\n\n[VirtualFunction]\nMTUBytes=9000\n"))
+    assert h.run("apply").returncode == 0
+    s = h.state()
+    for i, vf in enumerate(h.pf_of(s, E810)["vfs"]):
+        vf["representor"], vf["representor_up"] = f"eth{i}", True
+    h.save(s)
+    h.layout("50.conf", layout(2, "MTUBytes=9000\nESwitchMode=switchdev\n\n"
+                                  "[VirtualFunction]\nMTUBytes=9000\n"))
+    out = h.run("status", E810).stdout
+    assert "eswitch legacy (wanted switchdev)" in out, out
+    assert "representor" not in out.split("LAYOUT", 1)[1], out
+    row = rows(out)
+    assert row[0].endswith("  to be recreated (VirtualFunctions=2)"), out
+
+
+def test_link_state_in_the_words_of_the_layout(make_host):
+    """The LINK column and the VF's difference say the link state as LinkState= takes it (auto,
+    yes, no), not ip-link's enable/disable; the JSON document's host value stays the snapshot's,
+    its settings are the layout's."""
+    h = applied(make_host, 2)
+    s = h.state()
+    h.pf_of(s, E810)["vfs"][0]["link_state"] = "disable"  # ip link set ens1f0 vf 0 state disable
+    h.pf_of(s, E810)["vfs"][1]["link_state"] = "enable"
+    h.save(s)
+    h.layout("50.conf", layout(2, "\n[VirtualFunction 0]\nLinkState=auto\n"))
+    out = h.run("status", E810).stdout
+    row = rows(out)
+    assert re.search(r" on +no +1500  differs: state no \(wanted auto\)$", row[0]), out
+    assert re.search(r" on +yes +1500  ok$", row[1]), out
+    assert "disable" not in out and "enable" not in out, out
+    vfs = vfs_json(h)
+    assert vfs[0]["link_state"] == "disable", vfs[0]
+    assert vfs[0]["settings"]["LinkState"]["now"] == "no", vfs[0]

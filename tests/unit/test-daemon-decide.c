@@ -19,14 +19,14 @@ static struct pf_facts facts(void)
 	};
 }
 
-/* Never applied: pending, applied now whatever the drift mode. */
+/* No record: pending and applied now with Mode=repair; with Mode=report
+ * drift like any other, never applied on its own. */
 static void test_no_record(void **state)
 {
 	struct pf_facts f = facts();
 	struct pf_verdict v;
 
 	f.has_record = false;
-	f.drift_mode = DRIFT_MODE_REPORT;
 	v = decide_changes(&f);
 	assert_int_equal(v.state, PF_RUN_PENDING);
 	assert_true(v.apply);
@@ -37,6 +37,17 @@ static void test_no_record(void **state)
 	f.may_apply = true;
 	f.given_up = f.plan_sig;
 	assert_false(decide_changes(&f).apply);
+
+	f.given_up = NULL;
+	f.drift_mode = DRIFT_MODE_REPORT;
+	v = decide_changes(&f);
+	assert_int_equal(v.state, PF_RUN_DRIFTED);
+	assert_true(v.drifted);
+	assert_false(v.apply);
+	f.loads_module = true;
+	v = decide_changes(&f);
+	assert_true(v.module_missing);
+	assert_false(v.apply);
 }
 
 /* Applied before and different now: drift, repaired only with

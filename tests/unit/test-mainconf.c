@@ -225,7 +225,14 @@ static void test_invalid_values(void **state)
 		  "SysfsWriteTimeoutSec=-5: must be a time span of 1..31536000 seconds, " TS_EG },
 		{ "Drift", "Mode=fix", "Mode=fix: must be repair or report" },
 		{ "Drift", "SafetyScanSec=1.5.5",
-		  "SafetyScanSec=1.5.5: must be a time span of 0..31536000 seconds, " TS_EG },
+		  "SafetyScanSec=1.5.5: must be 0 (off) or a time span of 10..31536000 seconds, " TS_EG },
+		{ "Drift", "SafetyScanSec=1ms",
+		  "SafetyScanSec=1ms: must be 0 (off) or a time span of 10..31536000 seconds, " TS_EG },
+		{ "Drift", "SafetyScanSec=9s",
+		  "SafetyScanSec=9s: must be 0 (off) or a time span of 10..31536000 seconds, " TS_EG },
+		{ "Kubernetes", "DrainTimeoutSec=500ms",
+		  "DrainTimeoutSec=500ms: must be 0 (each pod asked once) or a time span of "
+		  "1..31536000 seconds, " TS_EG },
 		{ "Disruption", "Policy=drain # k8s",
 		  "Policy=drain # k8s: a '#' after a value is part of the value; comments are whole "
 		  "lines starting with '#' or ';' (the value must be immediate, drain or never)" },
@@ -262,7 +269,8 @@ static void test_invalid_values(void **state)
 		  "NodeName=worker_7: must be a DNS subdomain (lower-case letters, digits, '-' and '.', "
 		  "at most 253)" },
 		{ "Kubernetes", "DrainTimeoutSec=x",
-		  "DrainTimeoutSec=x: must be a time span of 0..31536000 seconds, " TS_EG },
+		  "DrainTimeoutSec=x: must be 0 (each pod asked once) or a time span of "
+		  "1..31536000 seconds, " TS_EG },
 		{ "Kubernetes", "EvictionFallback=force",
 		  "EvictionFallback=force: must be delete, delete-now or fail" },
 		{ "Kubernetes", "DrainPods=some", "DrainPods=some: must be sriov or all" },

@@ -791,6 +791,72 @@ static void test_rdma_netns_mode(void **state)
 
 /* igb: new VFs get random MACs, and igbvf takes a MAC only when it binds
  * after it was set. */
+/* A rebind for a value the VF takes only as it binds (igb's MAC) sets the
+ * MTU again: the MAC drifted, not the MTU the VF has, nor its driver. */
+static void test_describe_drift_rebind(void **state)
+{
+	struct action acts[] = {
+		{ .type = ACTION_UNBIND_VF, .vf = 0 },
+		{ .type = ACTION_SET_VF, .vf = 0, .keys = KEY(MAC) },
+		{ .type = ACTION_BIND_VF, .vf = 0, .str = "igbvf" },
+		{ .type = ACTION_SET_VF_MTU, .vf = 0, .value = 9000 },
+		{ .type = ACTION_SET_VF_MTU, .vf = 1, .value = 9000 },
+	};
+	struct plan p = { .actions = acts, .n_actions = ELEMENTSOF(acts) };
+	struct env e;
+	char **l;
+
+	env_init(&e, "igb", 7, 2, "igb igbvf");
+	acts[1].attrs.mac = (struct mac_addr){ { 0x02, 0, 0, 0, 0, 0x10 } };
+	e.pf.vfs[0].attrs.mtu = 9000;
+	e.pf.vfs[1].attrs.mtu = 1500;
+	l = plan_describe_drift(&p, &e.pf);
+	assert_non_null(l);
+	assert_int_equal(strv_length(l), 2);
+	assert_non_null(strstr(l[0], "VF 0: mac 02:00:00:00:00:10 (now mac "));
+	assert_string_equal(l[1], "VF 1: mtu 9000 (now 1500)");
+	strv_free(l);
+	env_done(&e);
+}
+
+/* A representor is judged only on a PF in switchdev mode: on a legacy PF
+ * (whatever a snapshot lists) the eswitch mode is what differs. */
+static void test_describe_drift_representor(void **state)
+{
+	struct action acts[] = {
+		{ .type = ACTION_SET_ESWITCH_MODE, .value = ESWITCH_MODE_SWITCHDEV },
+		{ .type = ACTION_SET_REPRESENTOR_UP, .vf = 1 },
+	};
+	struct plan p = { .actions = acts, .n_actions = ELEMENTSOF(acts) };
+	struct env e;
+	char **l;
+
+	env_init(&e, "mlx5_core", 8, 2, "mlx5_core");
+	e.pf.has_eswitch = true;
+	e.pf.eswitch_mode = ESWITCH_MODE_LEGACY;
+	e.pf.vfs[1].representor = strdup("pf0vf1");
+	e.pf.vfs[1].representor_up = true;
+	l = plan_describe_drift(&p, &e.pf);
+	assert_int_equal(strv_length(l), 1);
+	assert_string_equal(l[0], "set eswitch mode switchdev (now legacy)");
+	strv_free(l);
+	assert_false(plan_vf_action_differs(&acts[1], &e.pf, &e.pf.vfs[1]));
+
+	/* in switchdev: a representor that is up says nothing, one down does */
+	e.pf.eswitch_mode = ESWITCH_MODE_SWITCHDEV;
+	p.actions = &acts[1];
+	p.n_actions = 1;
+	l = plan_describe_drift(&p, &e.pf);
+	assert_int_equal(strv_length(l), 0);
+	strv_free(l);
+	e.pf.vfs[1].representor_up = false;
+	l = plan_describe_drift(&p, &e.pf);
+	assert_int_equal(strv_length(l), 1);
+	assert_string_equal(l[0], "VF 1: set representor up (now down)");
+	strv_free(l);
+	env_done(&e);
+}
+
 static void test_igb_converges(void **state)
 {
 	struct env e;
@@ -1502,6 +1568,8 @@ int main(void)
 		cmocka_unit_test(test_describe_drift),
 		cmocka_unit_test(test_describe_difference),
 		cmocka_unit_test(test_describe_drift_count),
+		cmocka_unit_test(test_describe_drift_rebind),
+		cmocka_unit_test(test_describe_drift_representor),
 		cmocka_unit_test(test_ice_converges),
 		cmocka_unit_test(test_i40e_converges),
 		cmocka_unit_test(test_mlx5_switchdev_converges),

@@ -94,6 +94,9 @@ static void test_parse_format(void **state)
 				    good[i].layout);
 		assert_string_equal(vf_attrs_format(&a, good[i].key, VF_SPELLING_IP, buf),
 				    good[i].ip);
+		/* status: ip-link's on/off, the layout's words for the link state */
+		assert_string_equal(vf_attrs_format(&a, good[i].key, VF_SPELLING_STATUS, buf),
+				    good[i].key == VF_KEY_LINK_STATE ? good[i].layout : good[i].ip);
 		/* what a layout writes parses to the same value */
 		assert_int_equal(vf_attrs_parse(&b, good[i].key, good[i].layout, &why), 0);
 		assert_true(vf_attrs_equal(&a, &b, good[i].key));
