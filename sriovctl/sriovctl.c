@@ -26,6 +26,7 @@ static const struct {
 	{ "wait", verb_wait, 0, 0, false, true },
 	{ "reset", verb_reset, 0, INT16_MAX, true, true },
 	{ "cat", verb_cat, 0, 1, false, false },
+	{ "metrics", verb_metrics, 0, 1, false, false },
 	/* for the shell completion (--host FILE): not a command people call,
 	 * so neither in --help nor in the manual */
 	{ "__pfs", verb_list_pfs, 0, 0, false, false },
@@ -77,6 +78,7 @@ static void help(void)
 	       "  cat [PF]                 the merged layout of a PF, each value with its file:line\n"
 	       "  check [FILE...]          validate layout and main config files\n"
 	       "  snapshot                 the host's SR-IOV state as JSON\n"
+	       "  metrics [PF]             PF states and VF counters for Prometheus (text format)\n"
 	       "  wait [--timeout SEC]     until every configured PF is applied (the boot gate)\n"
 	       "status, plan, apply and reset go through sriov-persistd when it runs (not with the\n"
 	       "options that name a host, layouts or directories).\n"

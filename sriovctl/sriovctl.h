@@ -86,6 +86,8 @@ int verb_list_pfs(struct ctl *c);
 int verb_wait(struct ctl *c);
 int verb_reset(struct ctl *c);
 int verb_cat(struct ctl *c);
+/* The Prometheus text exposition format of the host or one PF. */
+int verb_metrics(struct ctl *c);
 /* One apply or reset run, the userdata of its apply_options. */
 struct ctl_run {
 	struct ctl *c;
