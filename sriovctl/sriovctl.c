@@ -288,7 +288,7 @@ int ctl_open_host(struct ctl *c, struct host **ret)
 	int r;
 
 	if (!c->host_path) {
-		const struct host_linux_options o = { .root = c->root };
+		const struct host_linux_options o = { .root = c->root, .vf_stats = c->vf_stats };
 
 		r = host_linux_open(&o, ret);
 		if (r == -EXDEV)

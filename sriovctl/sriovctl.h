@@ -29,6 +29,7 @@ struct ctl {
 	char *state_dir;	 /* what we created */
 	bool json;
 	bool color;
+	bool vf_stats;	    /* metrics: the real host reads the VFs' counters too */
 	bool strict;	    /* check --strict: warnings count as errors */
 	usec_t timeout;	    /* wait --timeout */
 	const char *acting; /* "applying", "resetting": what ctl_on_action says */

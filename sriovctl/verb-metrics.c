@@ -18,6 +18,7 @@ int verb_metrics(struct ctl *c)
 	struct ctl_view cv;
 	int r;
 
+	c->vf_stats = true;
 	if (ctl_host_view(c, &cv) < 0)
 		return EXIT_FAIL;
 	ctl_print_diags(&cv.set->diags);
