@@ -7,6 +7,7 @@ import json
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -178,3 +179,14 @@ def test_root_reads_the_layouts_and_records_under_it(make_host, tmp_path):
     assert value(series, "pf_state", pf_pci=E810_1, state="pending") == 1
     assert value(series, "pf_vfs_wanted", pf_pci=E810_1) == 2
     assert value(series, "pf_state", pf_pci=E810_0, state="unconfigured") == 1
+
+
+def test_every_family_is_in_the_manual(e810):
+    """sriovctl(8) documents each metric family by name, with its type."""
+    manual = (Path(__file__).resolve().parents[2] / "man" / "sriovctl.8").read_text()
+    _, types = parse(e810.run("metrics").stdout)
+    assert len(types) == 19
+    for name, kind in types.items():
+        entry = re.search(r"\\fB" + name + r"\\fR( \(([a-z]+))?", manual)
+        assert entry, f"{name} is not in sriovctl(8)"
+        assert kind in (entry.group(2), "counter"), f"{name}: {kind} vs {entry.group(2)}"
