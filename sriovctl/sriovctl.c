@@ -41,6 +41,7 @@ enum {
 	ARG_NO_PAGER,
 	ARG_VERSION,
 	ARG_K8S_NOTIFY,
+	ARG_OUTPUT,
 };
 
 static const struct cli_option own_options[] = {
@@ -56,6 +57,8 @@ static const struct cli_option own_options[] = {
 	{ ARG_K8S_NOTIFY, "k8s-notify", "FILE",
 	  "check, apply: the Kubernetes client asked about the credentials\n"
 	  "(default " LIBEXECDIR "/sriov-persist/k8s-notify)" },
+	{ ARG_OUTPUT, "output", "FILE",
+	  "metrics: replace FILE with them (atomically) rather than print them" },
 };
 
 static const struct cli_program program = {
@@ -160,6 +163,9 @@ static int parse_own_option(struct ctl *c, struct parsed *p, int opt, const char
 		return 1;
 	case ARG_TIMEOUT:
 		return parse_timeout(c, arg) < 0 ? -EXIT_USAGE : 1;
+	case ARG_OUTPUT:
+		c->output = arg;
+		return 1;
 	case ARG_MACHINE_ID:
 		p->machine_id = arg;
 		return 1;

@@ -32,6 +32,7 @@ struct ctl {
 	bool vf_stats;	    /* metrics: the real host reads the VFs' counters too */
 	bool strict;	    /* check --strict: warnings count as errors */
 	usec_t timeout;	    /* wait --timeout */
+	const char *output; /* metrics --output */
 	const char *acting; /* "applying", "resetting": what ctl_on_action says */
 	/* --machine-id: for planning a snapshot offline (snapshots of real hosts
 	 * leave the machine ID out, and stable MACs are derived from it) */

@@ -6,10 +6,39 @@
  * of the same read. Never through sriov-persistd, whose documents carry no
  * counters. */
 
+#include <libgen.h>
+
+#include "fileio.h"
 #include "json-util.h"
 #include "metrics.h"
 #include "report.h"
 #include "sriovctl.h"
+
+static int print_output(const char *text)
+{
+	fputs(text, stdout);
+	return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
+}
+
+/* Through a temporary file in its directory renamed over it: node-exporter's
+ * textfile collector never reads half a file. Readable by all, as the
+ * collector runs as another user. */
+static int write_output(const char *path, const char *text)
+{
+	_cleanup_free_ char *d = strdup(path), *b = strdup(path);
+	int r;
+
+	if (!d || !b) {
+		fprintf(stderr, "Writing %s failed: %s\n", path, strerror(ENOMEM));
+		return EXIT_FAIL;
+	}
+	r = write_file_atomic(dirname(d), basename(b), text, 0644);
+	if (r < 0) {
+		fprintf(stderr, "Writing %s failed: %s\n", path, strerror(-r));
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
 
 int verb_metrics(struct ctl *c)
 {
@@ -31,6 +60,5 @@ int verb_metrics(struct ctl *c)
 		fprintf(stderr, "Formatting the metrics failed: %s\n", strerror(-r));
 		return EXIT_FAIL;
 	}
-	fputs(text, stdout);
-	return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
+	return c->output ? write_output(c->output, text) : print_output(text);
 }

@@ -113,12 +113,12 @@ CASES = [
     ("", VERBS),
     ("st", ["status"]),
     ("s", ["status", "snapshot"]),
-    ("-", GLOBAL + ["--json", "--timeout", "--k8s-notify", "--help", "--version"]),
+    ("-", GLOBAL + ["--json", "--timeout", "--k8s-notify", "--output", "--help", "--version"]),
     ("--no-", ["--no-color", "--no-pager"]),
     # --machine-id only with --host, and an option is not offered twice
     ("--host worker-7.json -",
      [o for o in GLOBAL if o != "--host"] + ["--machine-id", "--json", "--timeout",
-                                              "--k8s-notify", "--help", "--version"]),
+                                              "--k8s-notify", "--output", "--help", "--version"]),
     ("--host=worker-7.json --mach", ["--machine-id"]),
     ("--config-dir conf.d st", ["status"]),
     # per-verb options
@@ -153,6 +153,8 @@ CASES = [
     ("metrics ", PFS),
     ("--host worker-7.json metrics ", HOST_PFS),
     ("metrics ens1f0 ", []),
+    ("metrics -", GLOBAL + ["--output"]),
+    ("metrics --output w", ["worker-7.json"]),
     ("c", ["cat", "check"]),
     ("reset ", PFS),
     ("reset ens1f0 ", [p for p in PFS if p != "ens1f0"]),

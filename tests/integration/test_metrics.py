@@ -190,3 +190,21 @@ def test_every_family_is_in_the_manual(e810):
         entry = re.search(r"\\fB" + name + r"\\fR( \(([a-z]+))?", manual)
         assert entry, f"{name} is not in sriovctl(8)"
         assert kind in (entry.group(2), "counter"), f"{name}: {kind} vs {entry.group(2)}"
+
+
+def test_output_replaces_the_file_atomically(e810, tmp_path):
+    """--output FILE: what would be printed, in FILE (mode 0644, for node-exporter's user),
+    through a temporary file renamed over it; nothing on standard output."""
+    textfile = tmp_path / "node-exporter"
+    textfile.mkdir()
+    prom = textfile / "sriov-persist.prom"
+    prom.write_text("old\n")
+    r = e810.run("metrics", "--output", str(prom))
+    assert r.returncode == 0 and r.stdout == "" and r.stderr == "", r.stderr
+    assert prom.read_text() == e810.run("metrics").stdout
+    assert prom.stat().st_mode & 0o777 == 0o644
+    assert [p.name for p in textfile.iterdir()] == ["sriov-persist.prom"]
+    promtool_check(prom.read_text())
+    r = e810.run("metrics", "--output", str(tmp_path / "none" / "x.prom"))
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr == f"Writing {tmp_path}/none/x.prom failed: No such file or directory\n"
