@@ -315,6 +315,7 @@ install: all
 	install -m 0644 rules.d/70-sriov-persist.rules $(DESTDIR)$(UDEVDIR)/rules.d/
 	install -m 0644 units/sriov-persist-apply@.service units/sriov-persist-wait.service \
 		units/sriov-persistd.service units/sriov-persist-kernel-arguments@.service \
+		units/sriov-persist-metrics.service units/sriov-persist-metrics.timer \
 		$(DESTDIR)$(SYSTEMDUNITDIR)/
 	install -m 0644 units/80-sriov-persist.preset $(DESTDIR)$(SYSTEMDPRESETDIR)/
 	install -m 0644 $(filter %.5,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man5/

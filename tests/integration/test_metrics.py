@@ -208,3 +208,26 @@ def test_output_replaces_the_file_atomically(e810, tmp_path):
     r = e810.run("metrics", "--output", str(tmp_path / "none" / "x.prom"))
     assert r.returncode == 1 and r.stdout == ""
     assert r.stderr == f"Writing {tmp_path}/none/x.prom failed: No such file or directory\n"
+
+
+def test_the_metrics_units_write_into_node_exporters_directory(e810, tmp_path):
+    """sriov-persist-metrics.service runs its ExecStart= into METRICS_DIR, which it may write
+    (ReadWritePaths=); the timer is disabled by the preset until an operator enables it."""
+    units = Path(__file__).resolve().parents[2] / "units"
+    service = (units / "sriov-persist-metrics.service").read_text()
+    env = dict(re.findall(r"^Environment=([A-Z_]+)=(\S+)$", service, re.M))
+    assert env == {"METRICS_DIR": "/var/lib/prometheus/node-exporter"}
+    assert re.findall(r"^ReadWritePaths=-(\S+)$", service, re.M) == [env["METRICS_DIR"]]
+    argv = re.search(r"^ExecStart=(.*)$", service, re.M).group(1).split()
+    assert argv[0] == "/usr/sbin/sriovctl"
+    out = tmp_path / "textfile"
+    out.mkdir()
+    argv = [a.replace("${METRICS_DIR}", str(out)) for a in argv[1:]]
+    r = e810.run(*argv)
+    assert r.returncode == 0, r.stderr
+    promtool_check((out / "sriov-persist.prom").read_text())
+    timer = (units / "sriov-persist-metrics.timer").read_text()
+    assert "\n[Install]\nWantedBy=timers.target\n" in timer
+    assert re.search(r"^OnUnitActiveSec=60s$", timer, re.M)
+    preset = (units / "80-sriov-persist.preset").read_text().splitlines()
+    assert "disable sriov-persist-metrics.timer" in preset
