@@ -304,7 +304,7 @@ install: all
 		$(DESTDIR)$(SYSCONFDIR)/sriov-persist/conf.d \
 		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(SYSTEMDUNITDIR) \
 		$(DESTDIR)$(SYSTEMDPRESETDIR) $(DESTDIR)$(UDEVDIR)/rules.d $(DESTDIR)$(BASHCOMPLETIONDIR) \
-		$(DESTDIR)$(DOCDIR)/examples/k8s \
+		$(DESTDIR)$(DOCDIR)/examples/k8s $(DESTDIR)$(DOCDIR)/examples/prometheus \
 		$(DESTDIR)$(DBUSDATADIR)/system.d $(DESTDIR)$(DBUSDATADIR)/system-services
 	install -m 0755 $(SRIOVCTL) $(DESTDIR)$(SBINDIR)/sriovctl
 	install -m 0755 $(DAEMON) $(DESTDIR)$(SBINDIR)/sriov-persistd
@@ -324,6 +324,7 @@ install: all
 	install -m 0644 conf.d/*.conf $(DESTDIR)$(DOCDIR)/examples/
 	install -m 0644 packaging/k8s/*.yaml packaging/k8s/kubeconfig.example \
 		$(DESTDIR)$(DOCDIR)/examples/k8s/
+	install -m 0644 packaging/prometheus/*.yml $(DESTDIR)$(DOCDIR)/examples/prometheus/
 	@# the administrator's file is never overwritten by hand installs
 	test -e $(DESTDIR)$(SYSCONFDIR)/sriov-persist/sriov-persist.conf || \
 		install -m 0644 conf/sriov-persist.conf $(DESTDIR)$(SYSCONFDIR)/sriov-persist/

@@ -231,3 +231,25 @@ def test_the_metrics_units_write_into_node_exporters_directory(e810, tmp_path):
     assert re.search(r"^OnUnitActiveSec=60s$", timer, re.M)
     preset = (units / "80-sriov-persist.preset").read_text().splitlines()
     assert "disable sriov-persist-metrics.timer" in preset
+
+
+RULES = Path(__file__).resolve().parents[2] / "packaging" / "prometheus"
+
+
+def test_the_alerting_rules_check_and_pass_their_tests():
+    """packaging/prometheus: promtool check rules, and promtool test rules on its tests."""
+    promtool = shutil.which("promtool")
+    assert promtool, "promtool is not installed (Debian's prometheus: scripts/install-deps)"
+    for args in (["check", "rules", "sriov-persist.rules.yml"],
+                 ["test", "rules", "sriov-persist.rules.test.yml"]):
+        r = subprocess.run([promtool, *args], cwd=RULES, capture_output=True, text=True,
+                           timeout=120)
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "SUCCESS" in r.stdout
+
+
+def test_the_alerting_rules_use_metrics_that_exist(e810):
+    """Every sriov_persist_ name in the rules is a family sriovctl metrics prints."""
+    _, types = parse(e810.run("metrics").stdout)
+    used = set(re.findall(r"\bsriov_persist_[a-z_]+", (RULES / "sriov-persist.rules.yml").read_text()))
+    assert used and used <= set(types), used - set(types)
