@@ -305,7 +305,7 @@ install: all
 		$(DESTDIR)$(SYSCONFDIR)/sriov-persist/conf.d \
 		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(SYSTEMDUNITDIR) \
 		$(DESTDIR)$(SYSTEMDPRESETDIR) $(DESTDIR)$(UDEVDIR)/rules.d $(DESTDIR)$(BASHCOMPLETIONDIR) \
-		$(DESTDIR)$(DOCDIR)/examples/k8s \
+		$(DESTDIR)$(DOCDIR)/examples/k8s $(DESTDIR)$(DOCDIR)/examples/prometheus \
 		$(DESTDIR)$(DBUSDATADIR)/system.d $(DESTDIR)$(DBUSDATADIR)/system-services
 	install -m 0755 $(SRIOVCTL) $(DESTDIR)$(SBINDIR)/sriovctl
 	install -m 0755 $(DAEMON) $(DESTDIR)$(SBINDIR)/sriov-persistd
@@ -316,6 +316,7 @@ install: all
 	install -m 0644 rules.d/70-sriov-persist.rules $(DESTDIR)$(UDEVDIR)/rules.d/
 	install -m 0644 units/sriov-persist-apply@.service units/sriov-persist-wait.service \
 		units/sriov-persistd.service units/sriov-persist-kernel-arguments@.service \
+		units/sriov-persist-metrics.service units/sriov-persist-metrics.timer \
 		$(DESTDIR)$(SYSTEMDUNITDIR)/
 	install -m 0644 units/80-sriov-persist.preset $(DESTDIR)$(SYSTEMDPRESETDIR)/
 	install -m 0644 $(filter %.5,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man5/
@@ -324,6 +325,7 @@ install: all
 	install -m 0644 conf.d/*.conf $(DESTDIR)$(DOCDIR)/examples/
 	install -m 0644 packaging/k8s/*.yaml packaging/k8s/kubeconfig.example \
 		$(DESTDIR)$(DOCDIR)/examples/k8s/
+	install -m 0644 packaging/prometheus/*.yml $(DESTDIR)$(DOCDIR)/examples/prometheus/
 	@# the administrator's file is never overwritten by hand installs
 	test -e $(DESTDIR)$(SYSCONFDIR)/sriov-persist/sriov-persist.conf || \
 		install -m 0644 conf/sriov-persist.conf $(DESTDIR)$(SYSCONFDIR)/sriov-persist/

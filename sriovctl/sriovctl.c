@@ -26,6 +26,7 @@ static const struct {
 	{ "wait", verb_wait, 0, 0, false, true },
 	{ "reset", verb_reset, 0, INT16_MAX, true, true },
 	{ "cat", verb_cat, 0, 1, false, false },
+	{ "metrics", verb_metrics, 0, 1, false, false },
 	/* for the shell completion (--host FILE): not a command people call,
 	 * so neither in --help nor in the manual */
 	{ "__pfs", verb_list_pfs, 0, 0, false, false },
@@ -40,6 +41,7 @@ enum {
 	ARG_NO_PAGER,
 	ARG_VERSION,
 	ARG_K8S_NOTIFY,
+	ARG_OUTPUT,
 };
 
 static const struct cli_option own_options[] = {
@@ -55,6 +57,8 @@ static const struct cli_option own_options[] = {
 	{ ARG_K8S_NOTIFY, "k8s-notify", "FILE",
 	  "check, apply: the Kubernetes client asked about the credentials\n"
 	  "(default " LIBEXECDIR "/sriov-persist/k8s-notify)" },
+	{ ARG_OUTPUT, "output", "FILE",
+	  "metrics: replace FILE with them (atomically) rather than print them" },
 };
 
 static const struct cli_program program = {
@@ -77,6 +81,7 @@ static void help(void)
 	       "  cat [PF]                 the merged layout of a PF, each value with its file:line\n"
 	       "  check [FILE...]          validate layout and main config files\n"
 	       "  snapshot                 the host's SR-IOV state as JSON\n"
+	       "  metrics [PF]             PF states and VF counters for Prometheus (text format)\n"
 	       "  wait [--timeout SEC]     until every configured PF is applied (the boot gate)\n"
 	       "status, plan, apply and reset go through sriov-persistd when it runs (not with the\n"
 	       "options that name a host, layouts or directories).\n"
@@ -158,6 +163,9 @@ static int parse_own_option(struct ctl *c, struct parsed *p, int opt, const char
 		return 1;
 	case ARG_TIMEOUT:
 		return parse_timeout(c, arg) < 0 ? -EXIT_USAGE : 1;
+	case ARG_OUTPUT:
+		c->output = arg;
+		return 1;
 	case ARG_MACHINE_ID:
 		p->machine_id = arg;
 		return 1;
@@ -286,7 +294,7 @@ int ctl_open_host(struct ctl *c, struct host **ret)
 	int r;
 
 	if (!c->host_path) {
-		const struct host_linux_options o = { .root = c->root };
+		const struct host_linux_options o = { .root = c->root, .vf_stats = c->vf_stats };
 
 		r = host_linux_open(&o, ret);
 		if (r == -EXDEV)

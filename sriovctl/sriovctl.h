@@ -29,8 +29,10 @@ struct ctl {
 	char *state_dir;	 /* what we created */
 	bool json;
 	bool color;
+	bool vf_stats;	    /* metrics: the real host reads the VFs' counters too */
 	bool strict;	    /* check --strict: warnings count as errors */
 	usec_t timeout;	    /* wait --timeout */
+	const char *output; /* metrics --output */
 	const char *acting; /* "applying", "resetting": what ctl_on_action says */
 	/* --machine-id: for planning a snapshot offline (snapshots of real hosts
 	 * leave the machine ID out, and stable MACs are derived from it) */
@@ -86,6 +88,8 @@ int verb_list_pfs(struct ctl *c);
 int verb_wait(struct ctl *c);
 int verb_reset(struct ctl *c);
 int verb_cat(struct ctl *c);
+/* The Prometheus text exposition format of the host or one PF. */
+int verb_metrics(struct ctl *c);
 /* One apply or reset run, the userdata of its apply_options. */
 struct ctl_run {
 	struct ctl *c;

@@ -23,6 +23,7 @@ struct host_linux {
 	char *machine_id_path;
 	char *root; /* host_linux_options.root, "" for the host itself */
 	usec_t settle_timeout;
+	bool vf_stats;	      /* host_linux_options.vf_stats */
 	struct nl_sock *rtnl; /* connected on first use */
 	struct nl_sock *genl;
 	int devlink_family; /* 0 = not resolved yet, < 0 = not available */

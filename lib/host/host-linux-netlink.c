@@ -178,7 +178,7 @@ int hl_read_pf_netlink(struct host_linux *hl, struct pf_state *pf)
 	r = hl_ifindex(hl, pf->name, &ifindex);
 	if (r < 0)
 		return r;
-	r = vf_netlink_build_get_link(ifindex, &m);
+	r = vf_netlink_build_get_link(ifindex, hl->vf_stats, &m);
 	if (r < 0)
 		return r;
 	r = rtnl_request(hl, m, parse_link_reply, pf);
@@ -294,7 +294,7 @@ int hl_set_vf_ifindex(struct host_linux *hl, int ifindex, uint32_t vf, const str
 	if (r >= 0 && second)
 		r = vf_netlink_build_set_vf(ifindex, vf, attrs, second, &set2);
 	if (r >= 0)
-		r = vf_netlink_build_get_link(ifindex, &get);
+		r = vf_netlink_build_get_link(ifindex, false, &get);
 	if (r < 0) {
 		host_set_error(&hl->host, "VF %u: cannot build the request", vf);
 		return r;

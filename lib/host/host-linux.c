@@ -348,6 +348,7 @@ int host_linux_open(const struct host_linux_options *o, struct host **ret)
 		.sysfs_fd = -EBADF,
 		.procfs_fd = -EBADF,
 		.settle_timeout = o->settle_timeout ?: 30 * USEC_PER_SEC,
+		.vf_stats = o->vf_stats,
 	};
 	r = open_root(o->sysfs ?: "/sys", &hl->sysfs_fd);
 	if (r >= 0)

@@ -27,6 +27,10 @@ struct host_linux_options {
 	/* do not read firmware settings (firmware_total_vfs stays -1): for
 	 * callers that only match PFs and must not wait for the tool */
 	bool no_firmware;
+	/* read the VFs' counters (IFLA_VF_STATS) too: drivers ask the card for
+	 * them VF by VF (mlx5 a firmware command each), so only the callers
+	 * that show them (sriovctl metrics) ask */
+	bool vf_stats;
 };
 
 int host_linux_open(const struct host_linux_options *o, struct host **ret);

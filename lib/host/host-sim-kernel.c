@@ -200,7 +200,7 @@ static int create_vfs(struct host *h, struct host_state *s, struct pf_state *pf,
 	for (uint32_t i = 0; i < n && r >= 0; i++) {
 		struct vf_state *vf = &vfs[i];
 
-		*vf = (struct vf_state){ .index = i };
+		*vf = (struct vf_state){ .index = i, .has_stats = di->vf_stats };
 		vf_attrs_init(&vf->attrs);
 		r = pf_vf_pci_addr(pf, i, vf->pci);
 		if (r < 0)

@@ -14,6 +14,7 @@
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 
+#include "drivers.h"
 #include "vf-netlink.h"
 
 #define KEY VF_KEY_BIT
@@ -25,6 +26,8 @@ struct vf_info {
 	uint32_t index;
 	uint32_t reported; /* bits (1u << enum vf_key) */
 	struct vf_attrs v;
+	bool has_stats;
+	uint64_t stats[_VF_STAT_MAX];
 };
 
 /* Whether the attributes in [head, head + len) fill it exactly (the last
@@ -216,8 +219,53 @@ static int decode_guids(struct nlattr *const tb[], struct vf_info *out)
 	return 0;
 }
 
+/* The kernel's IFLA_VF_STATS_* of each counter. */
+static const int vf_stat_attrs[_VF_STAT_MAX] = {
+	[VF_STAT_RX_PACKETS] = IFLA_VF_STATS_RX_PACKETS,
+	[VF_STAT_TX_PACKETS] = IFLA_VF_STATS_TX_PACKETS,
+	[VF_STAT_RX_BYTES] = IFLA_VF_STATS_RX_BYTES,
+	[VF_STAT_TX_BYTES] = IFLA_VF_STATS_TX_BYTES,
+	[VF_STAT_BROADCAST] = IFLA_VF_STATS_BROADCAST,
+	[VF_STAT_MULTICAST] = IFLA_VF_STATS_MULTICAST,
+	[VF_STAT_RX_DROPPED] = IFLA_VF_STATS_RX_DROPPED,
+	[VF_STAT_TX_DROPPED] = IFLA_VF_STATS_TX_DROPPED,
+};
+
+static const struct nla_policy vf_stats_policy[IFLA_VF_STATS_MAX + 1] = {
+	[IFLA_VF_STATS_RX_PACKETS] = { .type = NLA_U64 },
+	[IFLA_VF_STATS_TX_PACKETS] = { .type = NLA_U64 },
+	[IFLA_VF_STATS_RX_BYTES] = { .type = NLA_U64 },
+	[IFLA_VF_STATS_TX_BYTES] = { .type = NLA_U64 },
+	[IFLA_VF_STATS_BROADCAST] = { .type = NLA_U64 },
+	[IFLA_VF_STATS_MULTICAST] = { .type = NLA_U64 },
+	[IFLA_VF_STATS_RX_DROPPED] = { .type = NLA_U64 },
+	[IFLA_VF_STATS_TX_DROPPED] = { .type = NLA_U64 },
+};
+
+/* IFLA_VF_STATS (Linux 4.6 on; the dropped counters since 5.0): the
+ * counters when every one is there, none otherwise. */
+static int decode_stats(struct nlattr *const tb[], struct vf_info *out)
+{
+	struct nlattr *st[IFLA_VF_STATS_MAX + 1];
+
+	if (!tb[IFLA_VF_STATS])
+		return 0;
+	if (!nest_exact(tb[IFLA_VF_STATS]) ||
+	    nla_parse_nested(st, IFLA_VF_STATS_MAX, tb[IFLA_VF_STATS],
+			     (struct nla_policy *)vf_stats_policy) < 0)
+		return -EBADMSG;
+	for (enum vf_stat s = 0; s < _VF_STAT_MAX; s++)
+		if (!st[vf_stat_attrs[s]])
+			return 0;
+	for (enum vf_stat s = 0; s < _VF_STAT_MAX; s++)
+		out->stats[s] = nla_get_u64(st[vf_stat_attrs[s]]);
+	out->has_stats = true;
+	return 0;
+}
+
 static int (*const vf_decoders[])(struct nlattr *const tb[], struct vf_info *out) = {
-	decode_mac, decode_vlan, decode_rate, decode_settings, decode_link_state, decode_guids,
+	decode_mac,	   decode_vlan,	 decode_rate,  decode_settings,
+	decode_link_state, decode_guids, decode_stats,
 };
 
 /* -ENOENT: the nest names no VF (nothing to decode). */
@@ -320,8 +368,13 @@ int vf_netlink_parse_link(const struct nlmsghdr *nlh, struct pf_state *pf)
 		pf->mtu = nla_get_u32(tb[IFLA_MTU]);
 	if (tb[IFLA_PERM_ADDRESS] && nla_len(tb[IFLA_PERM_ADDRESS]) == ETHER_ADDR_LEN_)
 		memcpy(pf->permanent_mac.b, nla_data(tb[IFLA_PERM_ADDRESS]), ETHER_ADDR_LEN_);
-	for (size_t i = 0; i < pf->n_vfs; i++)
+	for (size_t i = 0; i < pf->n_vfs; i++) {
 		vf_copy_reported(&pf->vfs[i].attrs, &infos[i].v, infos[i].reported);
+		if (infos[i].has_stats && driver_info_get(pf->driver)->vf_stats) {
+			memcpy(pf->vfs[i].stats, infos[i].stats, sizeof(infos[i].stats));
+			pf->vfs[i].has_stats = true;
+		}
+	}
 	return 0;
 }
 

@@ -196,7 +196,7 @@ int vf_netlink_build_set_vf(int ifindex, uint32_t vf, const struct vf_attrs *att
 	return 0;
 }
 
-int vf_netlink_build_get_link(int ifindex, struct nl_msg **ret)
+int vf_netlink_build_get_link(int ifindex, bool stats, struct nl_msg **ret)
 {
 	const struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex };
 	_cleanup_nlmsg_ struct nl_msg *m = NULL;
@@ -205,7 +205,7 @@ int vf_netlink_build_get_link(int ifindex, struct nl_msg **ret)
 	r = link_msg(RTM_GETLINK, NLM_F_REQUEST | NLM_F_ACK, &ifi, &m);
 	if (r < 0)
 		return r;
-	r = nla_put_u32(m, IFLA_EXT_MASK, RTEXT_FILTER_VF | RTEXT_FILTER_SKIP_STATS);
+	r = nla_put_u32(m, IFLA_EXT_MASK, RTEXT_FILTER_VF | (stats ? 0 : RTEXT_FILTER_SKIP_STATS));
 	if (r < 0)
 		return nle(r);
 	*ret = TAKE_PTR(m);

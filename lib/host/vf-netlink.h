@@ -29,16 +29,19 @@ static inline void nlmsg_freep(struct nl_msg **m)
  * -ENOMEM. */
 int vf_netlink_build_set_vf(int ifindex, uint32_t vf, const struct vf_attrs *attrs, uint32_t keys,
 			    struct nl_msg **ret);
-/* RTM_GETLINK of ifindex asking for the VF list (RTEXT_FILTER_VF, without
- * the VF statistics). */
-int vf_netlink_build_get_link(int ifindex, struct nl_msg **ret);
+/* RTM_GETLINK of ifindex asking for the VF list (RTEXT_FILTER_VF), with
+ * the VF statistics (IFLA_VF_STATS) only when stats. */
+int vf_netlink_build_get_link(int ifindex, bool stats, struct nl_msg **ret);
 /* RTM_SETLINK of ifindex: IFLA_MTU, or IFF_UP. */
 int vf_netlink_build_set_mtu(int ifindex, uint32_t mtu, struct nl_msg **ret);
 int vf_netlink_build_set_up(int ifindex, struct nl_msg **ret);
 
 /* Decodes an RTM_NEWLINK into pf: mtu (IFLA_MTU), up (IFF_UP),
  * permanent_mac (IFLA_PERM_ADDRESS of 6 bytes) and, for each IFLA_VF_INFO
- * whose VF index is below pf->n_vfs, the netlink fields of pf->vfs[index].
+ * whose VF index is below pf->n_vfs, the netlink fields of pf->vfs[index]
+ * and its counters (IFLA_VF_STATS with every counter of enum vf_stat; only
+ * when pf->driver reports them, drivers.h vf_stats: for another driver the
+ * kernel sends zeros).
  * A value the message does not carry (missing attribute, a driver reporting
  * -1 for "not implemented", an unknown VLAN protocol or link state) keeps
  * what pf had. -EBADMSG when the message or a nest is malformed; pf is then

@@ -45,6 +45,7 @@ static const struct driver_info drivers[] = {
 		.min_rates_sum_within_speed = true,
 		.switchdev = SWITCHDEV_WITHOUT_VFS,
 		.representor_link = true,
+		.vf_stats = true,
 	},
 	{
 		.pf_driver = "i40e",
@@ -56,6 +57,7 @@ static const struct driver_info drivers[] = {
 			    A(MAX_TX_RATE),
 		.rates_within_speed = A(MAX_TX_RATE),
 		.switchdev = SWITCHDEV_NONE,
+		.vf_stats = true,
 	},
 	{
 		.pf_driver = "mlx5_core",
@@ -74,6 +76,7 @@ static const struct driver_info drivers[] = {
 		.firmware_vfs = true,
 		.firmware_max_vfs = 127,
 		.firmware_link_type = true,
+		.vf_stats = true,
 	},
 	{
 		.pf_driver = "bnxt_en",

@@ -63,6 +63,10 @@ struct driver_info {
 	bool firmware_vfs;
 	uint32_t firmware_max_vfs; /* upper bound for the firmware limit */
 	bool firmware_link_type;   /* VPI ports: LinkType through firmware; needs a reboot */
+	/* the driver reports its VFs' counters (ndo_get_vf_stats: ice_get_vf_stats,
+	 * i40e_get_vf_stats, mlx5e_get_vf_stats): for the others the kernel's
+	 * IFLA_VF_STATS are zeros that count nothing */
+	bool vf_stats;
 };
 
 /* NULL when the driver is not in the table; callers treat such a PF with

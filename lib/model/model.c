@@ -38,6 +38,15 @@ DEFINE_STRING_TABLE(cpu_vendor, enum cpu_vendor, cpu_vendor_table)
 DEFINE_STRING_TABLE(rdma_netns_mode, enum rdma_netns_mode, rdma_netns_mode_table)
 DEFINE_STRING_TABLE(link_type, enum link_type, link_type_table)
 
+static const char *const vf_stat_table[_VF_STAT_MAX] = {
+	[VF_STAT_RX_PACKETS] = "rx_packets", [VF_STAT_TX_PACKETS] = "tx_packets",
+	[VF_STAT_RX_BYTES] = "rx_bytes",     [VF_STAT_TX_BYTES] = "tx_bytes",
+	[VF_STAT_BROADCAST] = "broadcast",   [VF_STAT_MULTICAST] = "multicast",
+	[VF_STAT_RX_DROPPED] = "rx_dropped", [VF_STAT_TX_DROPPED] = "tx_dropped",
+};
+
+DEFINE_STRING_TABLE(vf_stat, enum vf_stat, vf_stat_table)
+
 void vf_state_done(struct vf_state *vf)
 {
 	if (!vf)

@@ -65,6 +65,26 @@ enum rdma_netns_mode rdma_netns_mode_from_string(const char *s) _pure_;
 const char *boot_loader_to_string(enum boot_loader b) _pure_;
 enum boot_loader boot_loader_from_string(const char *s) _pure_;
 
+/* A VF's traffic counters as its PF's driver reports them (IFLA_VF_STATS,
+ * which the kernel fills through the PF driver's ndo_get_vf_stats, whatever
+ * driver the VF is bound to). Snapshot names: the kernel's IFLA_VF_STATS_*
+ * names in lower case ("rx_packets"). */
+enum vf_stat {
+	VF_STAT_RX_PACKETS,
+	VF_STAT_TX_PACKETS,
+	VF_STAT_RX_BYTES,
+	VF_STAT_TX_BYTES,
+	VF_STAT_BROADCAST,
+	VF_STAT_MULTICAST,
+	VF_STAT_RX_DROPPED,
+	VF_STAT_TX_DROPPED,
+	_VF_STAT_MAX,
+	_VF_STAT_INVALID = -EINVAL,
+};
+
+const char *vf_stat_to_string(enum vf_stat s) _pure_;
+enum vf_stat vf_stat_from_string(const char *s) _pure_;
+
 /* One VF as the host has it. */
 struct vf_state {
 	unsigned index;
@@ -81,6 +101,11 @@ struct vf_state {
 	 * to again (it was killed), from the record in the state directory
 	 * (pf_created_mark()); NULL otherwise. Never in a snapshot. */
 	char *unbound_from;
+	/* the counters, when its PF's driver reports them (drivers.c
+	 * vf_stats: the kernel sends zeros for a driver that does not);
+	 * snapshot "stats", optional: an object of every counter */
+	bool has_stats;
+	uint64_t stats[_VF_STAT_MAX];
 };
 
 /* One PF (an SR-IOV capable PCI function) as the host has it. */

@@ -228,6 +228,52 @@ int snapshot_format_uint(const struct field *f, const void *obj, struct json_obj
 	return new_value(json_object_new_int64(v), ret);
 }
 
+/* A VF's counters (struct vf_state has_stats, stats): an object with every
+ * one of them, each 0..f->max; absent when the driver reports none. */
+int snapshot_parse_vf_stats(struct parser *p, const struct field *f, const char *path,
+			    struct json_object *v, void *obj)
+{
+	struct vf_state *vf = obj;
+	uint64_t stats[_VF_STAT_MAX];
+	char spath[PATH_MAX_];
+
+	if (!json_object_is_type(v, json_type_object))
+		return snapshot_fail(p, path, "not an object");
+	for (enum vf_stat s = 0; s < _VF_STAT_MAX; s++) {
+		struct json_object *c;
+		int64_t i;
+		int r;
+
+		snapshot_path(spath, "%s.%s", path, vf_stat_to_string(s));
+		if (!json_object_object_get_ex(v, vf_stat_to_string(s), &c) || !c)
+			return snapshot_fail(p, spath, "missing");
+		r = int_value(p, f, spath, c, &i);
+		if (r < 0)
+			return r;
+		stats[s] = (uint64_t)i;
+	}
+	memcpy(vf->stats, stats, sizeof(stats));
+	vf->has_stats = true;
+	return 0;
+}
+
+int snapshot_format_vf_stats(const struct field *f, const void *obj, struct json_object **ret)
+{
+	const struct vf_state *vf = obj;
+	_cleanup_json_ struct json_object *o = NULL;
+
+	if (!vf->has_stats)
+		return 0;
+	o = json_object_new_object();
+	if (!o)
+		return -ENOMEM;
+	for (enum vf_stat s = 0; s < _VF_STAT_MAX; s++)
+		if (json_put_u64(o, vf_stat_to_string(s), vf->stats[s]) < 0)
+			return -ENOMEM;
+	*ret = TAKE_PTR(o);
+	return 1;
+}
+
 /* int members; when nullable, null <-> -1 (firmware_total_vfs) */
 int snapshot_parse_int(struct parser *p, const struct field *f, const char *path,
 		       struct json_object *v, void *obj)

@@ -39,6 +39,7 @@ static const struct field vf_tail_fields[] = {
 	FIELD("representor", representor, struct vf_state, representor, 0, 0, .optional = true),
 	FIELD("representor_up", representor_up, struct vf_state, representor_up, 0, 0,
 	      .optional = true),
+	FIELD("stats", vf_stats, struct vf_state, stats, 0, INT64_MAX, .optional = true),
 };
 
 #define CONVERTERS(f, conv) \

@@ -29,7 +29,7 @@ DEVICES = {
 PFS = ["0000:3b:00.0", "ens1f0", "0000:3b:00.1", "ens1f1", "0000:5e:00.0"]
 # worker-7.json, the simulated host of --host: x710.json, PFs that the fake sysfs does not have
 HOST_PFS = ["0000:18:00.0", "ens2f0", "0000:18:00.1", "ens2f1"]
-VERBS = ["status", "plan", "apply", "reset", "cat", "check", "snapshot", "wait"]
+VERBS = ["status", "plan", "apply", "reset", "cat", "check", "snapshot", "metrics", "wait"]
 GLOBAL = ["--host", "--config-dir", "--main-config", "--runtime-dir", "--state-dir", "--root",
           "--no-color", "--no-pager"]
 
@@ -113,12 +113,12 @@ CASES = [
     ("", VERBS),
     ("st", ["status"]),
     ("s", ["status", "snapshot"]),
-    ("-", GLOBAL + ["--json", "--timeout", "--k8s-notify", "--help", "--version"]),
+    ("-", GLOBAL + ["--json", "--timeout", "--k8s-notify", "--output", "--help", "--version"]),
     ("--no-", ["--no-color", "--no-pager"]),
     # --machine-id only with --host, and an option is not offered twice
     ("--host worker-7.json -",
      [o for o in GLOBAL if o != "--host"] + ["--machine-id", "--json", "--timeout",
-                                              "--k8s-notify", "--help", "--version"]),
+                                              "--k8s-notify", "--output", "--help", "--version"]),
     ("--host=worker-7.json --mach", ["--machine-id"]),
     ("--config-dir conf.d st", ["status"]),
     # per-verb options
@@ -149,6 +149,12 @@ CASES = [
     ("status ens1f0 ", []),  # one PF at most
     ("cat ", PFS),
     ("cat ens1f0 ", []),
+    ("m", ["metrics"]),
+    ("metrics ", PFS),
+    ("--host worker-7.json metrics ", HOST_PFS),
+    ("metrics ens1f0 ", []),
+    ("metrics -", GLOBAL + ["--output"]),
+    ("metrics --output w", ["worker-7.json"]),
     ("c", ["cat", "check"]),
     ("reset ", PFS),
     ("reset ens1f0 ", [p for p in PFS if p != "ens1f0"]),

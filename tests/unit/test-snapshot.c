@@ -291,6 +291,15 @@ static const struct {
 	{ "\"driver\": \"vfio-pci\"", "\"driver\": false", "pfs[0].vfs[1].driver: not a string" },
 	{ "\"rdma\": false }, {", "}, {", "pfs[0].vfs[0].rdma: missing" },
 	{ "\"pfs\": [ {", "\"pfs\": [ 1, {", "pfs[0]: not an object" },
+	{ "\"rdma\": false }, {", "\"rdma\": false, \"stats\": 5 }, {",
+	  "pfs[0].vfs[0].stats: not an object" },
+	{ "\"rdma\": false }, {", "\"rdma\": false, \"stats\": { \"rx_packets\": 1 } }, {",
+	  "pfs[0].vfs[0].stats.tx_packets: missing" },
+	{ "\"rdma\": false }, {",
+	  "\"rdma\": false, \"stats\": { \"rx_packets\": 1, \"tx_packets\": 1, \"rx_bytes\": -1, "
+	  "\"tx_bytes\": 1, \"broadcast\": 1, \"multicast\": 1, \"rx_dropped\": 1, "
+	  "\"tx_dropped\": 1 } }, {",
+	  "pfs[0].vfs[0].stats.rx_bytes: -1 is out of range 0..9223372036854775807" },
 };
 
 static void check_bad(const char *text, const char *error)
@@ -482,6 +491,9 @@ static void test_optional_round_trip(void **state)
 	h->pfs[0].vfs[0].attrs.query_rss = true;
 	h->pfs[0].firmware_total_vfs = 16;
 	h->pfs[0].has_eswitch = false;
+	h->pfs[0].vfs[1].has_stats = true;
+	h->pfs[0].vfs[1].stats[VF_STAT_RX_BYTES] = 123456789012;
+	h->pfs[0].vfs[1].stats[VF_STAT_TX_DROPPED] = 7;
 	assert_int_equal(strv_split("enp59s0f0 eth7", &h->pfs[0].altnames), 0);
 	assert_int_equal(snapshot_format(h, &out), 0);
 	h2 = parse_ok(out);
@@ -492,6 +504,12 @@ static void test_optional_round_trip(void **state)
 	assert_int_equal(h2->pfs[0].firmware_total_vfs, 16);
 	assert_false(h2->pfs[0].has_eswitch);
 	assert_string_equal(h2->pfs[0].altnames[1], "eth7");
+	/* counters on VF 1 only: VF 0 has none, not zeros */
+	assert_false(h2->pfs[0].vfs[0].has_stats);
+	assert_true(h2->pfs[0].vfs[1].has_stats);
+	assert_int_equal(h2->pfs[0].vfs[1].stats[VF_STAT_RX_BYTES], 123456789012);
+	assert_int_equal(h2->pfs[0].vfs[1].stats[VF_STAT_TX_DROPPED], 7);
+	assert_int_equal(h2->pfs[0].vfs[1].stats[VF_STAT_MULTICAST], 0);
 	assert_non_null(strstr(out, "\"eswitch_mode\": null"));
 	assert_int_equal(snapshot_format(h2, &out2), 0);
 	assert_string_equal(out, out2);

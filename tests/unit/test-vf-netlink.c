@@ -279,12 +279,17 @@ static void test_link_requests(void **state)
 	_cleanup_nlmsg_ struct nl_msg *get = NULL, *mtu = NULL, *up = NULL;
 	struct request r;
 
-	assert_int_equal(vf_netlink_build_get_link(11, &get), 0);
+	assert_int_equal(vf_netlink_build_get_link(11, false, &get), 0);
 	request_decode(get, RTM_GETLINK, &r);
 	assert_int_equal(r.ifi->ifi_index, 11);
 	assert_int_equal(r.n_link_attrs, 1);
 	assert_int_equal(nla_get_u32(r.tb[IFLA_EXT_MASK]),
 			 RTEXT_FILTER_VF | RTEXT_FILTER_SKIP_STATS);
+	nlmsg_free(TAKE_PTR(get));
+	/* sriovctl metrics: with the VF counters */
+	assert_int_equal(vf_netlink_build_get_link(11, true, &get), 0);
+	request_decode(get, RTM_GETLINK, &r);
+	assert_int_equal(nla_get_u32(r.tb[IFLA_EXT_MASK]), RTEXT_FILTER_VF);
 
 	assert_int_equal(vf_netlink_build_set_mtu(12, 9000, &mtu), 0);
 	request_decode(mtu, RTM_SETLINK, &r);
@@ -435,6 +440,62 @@ static void check_vf(const struct vf_state *v, const struct kvf *k)
 	assert_int_equal(v->attrs.trust, k->trust);
 	assert_int_equal(v->attrs.link_state, (enum link_state)k->link_state);
 	assert_true(v->attrs.query_rss); /* -1: kept */
+}
+
+/* One VF (index 0) with its MAC and, when n_stats, the first n_stats of
+ * the kernel's IFLA_VF_STATS_* (PAD skipped), counter i being 1000 + i. */
+static struct nl_msg *newlink_stats(size_t n_stats)
+{
+	static const int attrs[] = {
+		IFLA_VF_STATS_RX_PACKETS, IFLA_VF_STATS_TX_PACKETS, IFLA_VF_STATS_RX_BYTES,
+		IFLA_VF_STATS_TX_BYTES,	  IFLA_VF_STATS_BROADCAST,  IFLA_VF_STATS_MULTICAST,
+		IFLA_VF_STATS_RX_DROPPED, IFLA_VF_STATS_TX_DROPPED,
+	};
+	struct nl_msg *m = newlink_begin(IFF_UP);
+	struct ifla_vf_mac mac = { .vf = 0 };
+	struct nlattr *list, *vf, *stats;
+
+	list = nla_nest_start(m, IFLA_VFINFO_LIST);
+	vf = nla_nest_start(m, IFLA_VF_INFO);
+	assert_int_equal(nla_put(m, IFLA_VF_MAC, sizeof(mac), &mac), 0);
+	stats = nla_nest_start(m, IFLA_VF_STATS);
+	for (size_t i = 0; i < n_stats && i < ELEMENTSOF(attrs); i++)
+		assert_int_equal(nla_put_u64(m, attrs[i], 1000 + i), 0);
+	nla_nest_end(m, stats);
+	nla_nest_end(m, vf);
+	nla_nest_end(m, list);
+	return m;
+}
+
+static void parse_stats(size_t n_stats, const char *driver, struct pf_state *pf)
+{
+	_cleanup_nlmsg_ struct nl_msg *m = newlink_stats(n_stats);
+
+	pf_init(pf, 1);
+	pf->driver = strdup(driver);
+	assert_non_null(pf->driver);
+	assert_int_equal(vf_netlink_parse_link(nlmsg_hdr(m), pf), 0);
+}
+
+static void test_parse_link_stats(void **state)
+{
+	struct pf_state pf;
+
+	parse_stats(8, "mlx5_core", &pf);
+	assert_true(pf.vfs[0].has_stats);
+	assert_int_equal(pf.vfs[0].stats[VF_STAT_RX_PACKETS], 1000);
+	assert_int_equal(pf.vfs[0].stats[VF_STAT_TX_BYTES], 1003);
+	assert_int_equal(pf.vfs[0].stats[VF_STAT_MULTICAST], 1005);
+	assert_int_equal(pf.vfs[0].stats[VF_STAT_TX_DROPPED], 1007);
+	pf_state_done(&pf);
+	/* igb has no ndo_get_vf_stats: the kernel's zeros count nothing */
+	parse_stats(8, "igb", &pf);
+	assert_false(pf.vfs[0].has_stats);
+	pf_state_done(&pf);
+	/* a kernel before the dropped counters: no counters rather than zeros */
+	parse_stats(6, "ice", &pf);
+	assert_false(pf.vfs[0].has_stats);
+	pf_state_done(&pf);
 }
 
 static void test_parse_link_many(void **state)
@@ -1053,6 +1114,7 @@ int main(void)
 		cmocka_unit_test(test_link_requests),
 		cmocka_unit_test(test_set_vf_round_trip),
 		cmocka_unit_test(test_parse_link_many),
+		cmocka_unit_test(test_parse_link_stats),
 		cmocka_unit_test(test_parse_link_partial),
 		cmocka_unit_test(test_parse_link_no_list),
 		cmocka_unit_test(test_parse_vf),

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* sriovctl metrics: the Prometheus text exposition format (metrics.h) of
+ * the host, or of the PF named, from one read of the host and the records:
+ * the view that status builds, its status document and the VFs' counters
+ * of the same read. Never through sriov-persistd, whose documents carry no
+ * counters. */
+
+#include <libgen.h>
+
+#include "fileio.h"
+#include "json-util.h"
+#include "metrics.h"
+#include "report.h"
+#include "sriovctl.h"
+
+static int print_output(const char *text)
+{
+	fputs(text, stdout);
+	return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAIL;
+}
+
+/* Through a temporary file in its directory renamed over it: node-exporter's
+ * textfile collector never reads half a file. Readable by all, as the
+ * collector runs as another user. */
+static int write_output(const char *path, const char *text)
+{
+	_cleanup_free_ char *d = strdup(path), *b = strdup(path);
+	int r;
+
+	if (!d || !b) {
+		fprintf(stderr, "Writing %s failed: %s\n", path, strerror(ENOMEM));
+		return EXIT_FAIL;
+	}
+	r = write_file_atomic(dirname(d), basename(b), text, 0644);
+	if (r < 0) {
+		fprintf(stderr, "Writing %s failed: %s\n", path, strerror(-r));
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+int verb_metrics(struct ctl *c)
+{
+	_cleanup_json_ struct json_object *doc = NULL;
+	_cleanup_free_ char *text = NULL;
+	struct ctl_view cv;
+	int r;
+
+	c->vf_stats = true;
+	if (ctl_host_view(c, &cv) < 0)
+		return EXIT_FAIL;
+	ctl_print_diags(&cv.set->diags);
+	ctl_print_diags(&cv.v.diags);
+	r = report_status(&cv.v, c->runtime_dir, c->state_dir, c->n_args == 0, &doc);
+	if (r >= 0)
+		r = metrics_format(&cv.v, doc, &text);
+	ctl_view_done(&cv);
+	if (r < 0) {
+		fprintf(stderr, "Formatting the metrics failed: %s\n", strerror(-r));
+		return EXIT_FAIL;
+	}
+	return c->output ? write_output(c->output, text) : print_output(text);
+}
