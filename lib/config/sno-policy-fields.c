@@ -312,11 +312,26 @@ static const struct sno_field {
 	{ "bridge", sno_bridge },
 };
 
+/* Fields of the operator's SriovNetwork that its policy documentation
+ * lists too, and the layout key that does their job. */
+static const char *const sno_network_fields[][2] = {
+	{ "spoofChk", "MACSpoofCheck=" },   { "trust", "Trust=" },
+	{ "linkState", "LinkState=" },	    { "maxTxRate", "MaxTxRateMbps=" },
+	{ "minTxRate", "MinTxRateMbps=" },  { "vlan", "VLANId=" },
+	{ "vlanQoS", "QualityOfService=" }, { "vlanProto", "VLANProtocol=" },
+};
+
 static int sno_spec_field(struct sno_reader *r, const char *key, yaml_node_t *v)
 {
 	for (size_t i = 0; i < ELEMENTSOF(sno_spec_fields); i++)
 		if (streq(key, sno_spec_fields[i].name))
 			return sno_spec_fields[i].read(r, v, key);
+	for (size_t i = 0; i < ELEMENTSOF(sno_network_fields); i++)
+		if (streq(key, sno_network_fields[i][0]))
+			return sno_say(r, DIAG_ERROR, v, key,
+				       "a field of the operator's SriovNetwork, not of a policy; "
+				       "set %s in the VF section of the layout file instead",
+				       sno_network_fields[i][1]);
 	return sno_say(r, DIAG_ERROR, v, key,
 		       "not a field of the operator's SriovNetworkNodePolicy spec");
 }

@@ -163,11 +163,13 @@ def test_unsupported_fields_are_errors_and_nothing_is_written(tmp_path, sriovctl
         "<stdin>:42: policy typos: deviceType: dpdk: must be one of netdevice, vfio-pci",
         "<stdin>:43: policy typos: linkType: roce: must be one of eth, ETH, ib, IB",
         "<stdin>:44: policy typos: isRdma: yes: must be true or false",
-        "<stdin>:45: policy typos: spoofChk: not a field of the operator's SriovNetworkNodePolicy "
+        "<stdin>:45: policy typos: spoofChk: a field of the operator's SriovNetwork, not of a "
+        "policy; set MACSpoofCheck= in the VF section of the layout file instead",
+        "<stdin>:46: policy typos: colour: not a field of the operator's SriovNetworkNodePolicy "
         "spec",
-        "<stdin>:48: policy typos: nicSelector.vendor: 8086x: must be four hex digits",
-        "<stdin>:49: object not-a-policy: kind SriovNetworkNetwork, not SriovNetworkNodePolicy",
-        "11 errors: no file written",
+        "<stdin>:49: policy typos: nicSelector.vendor: 8086x: must be four hex digits",
+        "<stdin>:50: object not-a-policy: kind SriovNetworkNetwork, not SriovNetworkNodePolicy",
+        "12 errors: no file written",
     ]
 
 
