@@ -122,12 +122,13 @@ static int sno_object_read(struct sno_reader *r, struct sno_policies *ps, yaml_n
 
 static int sno_object(struct sno_reader *r, struct sno_policies *ps, yaml_node_t *obj)
 {
-	const char *kind = sno_field_text(r, obj, "kind");
-	const char *name = sno_field_text(r, sno_yaml_get(r->doc, obj, "metadata"), "name");
+	const char *kind, *name;
 
 	if (!obj || obj->type != YAML_MAPPING_NODE)
 		return diag_add(r->diags, DIAG_ERROR, r->source, sno_line(obj),
 				"an object is not a mapping");
+	kind = sno_field_text(r, obj, "kind");
+	name = sno_field_text(r, sno_yaml_get(r->doc, obj, "metadata"), "name");
 	if (!streq_ptr(kind, SNO_KIND))
 		return diag_add(r->diags, DIAG_ERROR, r->source, sno_line(obj),
 				"%s%s: kind %s, not " SNO_KIND, name ? "object " : "an object",
