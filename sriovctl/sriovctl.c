@@ -27,6 +27,7 @@ static const struct {
 	{ "reset", verb_reset, 0, INT16_MAX, true, true },
 	{ "cat", verb_cat, 0, 1, false, false },
 	{ "metrics", verb_metrics, 0, 1, false, false },
+	{ "import", verb_import, 1, 1, false, false },
 	/* for the shell completion (--host FILE): not a command people call,
 	 * so neither in --help nor in the manual */
 	{ "__pfs", verb_list_pfs, 0, 0, false, false },
@@ -42,6 +43,7 @@ enum {
 	ARG_VERSION,
 	ARG_K8S_NOTIFY,
 	ARG_OUTPUT,
+	ARG_OUTPUT_DIR,
 };
 
 static const struct cli_option own_options[] = {
@@ -59,6 +61,7 @@ static const struct cli_option own_options[] = {
 	  "(default " LIBEXECDIR "/sriov-persist/k8s-notify)" },
 	{ ARG_OUTPUT, "output", "FILE",
 	  "metrics: replace FILE with them (atomically) rather than print them" },
+	{ ARG_OUTPUT_DIR, "output-dir", "DIR", "import: the directory the layout files go to" },
 };
 
 static const struct cli_program program = {
@@ -83,6 +86,8 @@ static void help(void)
 	       "  snapshot                 the host's SR-IOV state as JSON\n"
 	       "  metrics [PF]             PF states and VF counters for Prometheus (text format)\n"
 	       "  wait [--timeout SEC]     until every configured PF is applied (the boot gate)\n"
+	       "  import --output-dir DIR FILE|-\n"
+	       "                           sriov-network-operator policies as layout files\n"
 	       "status, plan, apply and reset go through sriov-persistd when it runs (not with the\n"
 	       "options that name a host, layouts or directories).\n"
 	       "\n"
@@ -171,6 +176,9 @@ static int parse_own_option(struct ctl *c, struct parsed *p, int opt, const char
 		return 1;
 	case ARG_K8S_NOTIFY:
 		c->k8s_notify = arg;
+		return 1;
+	case ARG_OUTPUT_DIR:
+		c->output_dir = arg;
 		return 1;
 	case CLI_OPT_HELP:
 		help();

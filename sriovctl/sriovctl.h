@@ -24,6 +24,7 @@ struct ctl {
 	const char *config_dir;	 /* --config-dir */
 	const char *main_config; /* --main-config */
 	const char *k8s_notify;	 /* --k8s-notify; NULL: the installed one */
+	const char *output_dir;	 /* import --output-dir */
 	char *root;		 /* --root, canonical: the host's files under it */
 	char *runtime_dir;	 /* status and locks */
 	char *state_dir;	 /* what we created */
@@ -90,6 +91,7 @@ int verb_reset(struct ctl *c);
 int verb_cat(struct ctl *c);
 /* The Prometheus text exposition format of the host or one PF. */
 int verb_metrics(struct ctl *c);
+int verb_import(struct ctl *c);
 /* One apply or reset run, the userdata of its apply_options. */
 struct ctl_run {
 	struct ctl *c;

@@ -19,16 +19,15 @@ static const char *const sno_keys[_SNO_KEY_MAX] = {
 	[SNO_KEY_EXTERNALLY_MANAGED] = "externallymanaged",
 };
 
-static const char *sno_scalar(yaml_node_t *n)
+const char *sno_yaml_scalar(yaml_node_t *n)
 {
 	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
 }
 
-/* The value of key in mapping m, or NULL. */
-static yaml_node_t *sno_get(yaml_document_t *doc, yaml_node_t *m, const char *key)
+yaml_node_t *sno_yaml_get(yaml_document_t *doc, yaml_node_t *m, const char *key)
 {
 	for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++)
-		if (streq_ptr(sno_scalar(yaml_document_get_node(doc, p->key)), key))
+		if (streq_ptr(sno_yaml_scalar(yaml_document_get_node(doc, p->key)), key))
 			return yaml_document_get_node(doc, p->value);
 	return NULL;
 }
@@ -42,7 +41,7 @@ static int sno_fail(struct sno_config *c, const yaml_node_t *n, const char *why)
 /* One of the interface's keys: its value, or a note of another spelling. */
 static int sno_item_key(struct sno_interface *it, const char *key, yaml_node_t *value)
 {
-	const char *v = sno_scalar(value);
+	const char *v = sno_yaml_scalar(value);
 	unsigned line = value ? (unsigned)value->start_mark.line + 1 : 0;
 
 	for (enum sno_key k = 0; k < _SNO_KEY_MAX; k++) {
@@ -84,7 +83,7 @@ static int sno_item(struct sno_config *c, yaml_document_t *doc, yaml_node_t *m)
 		return sno_fail(c, m, "an interface is not a mapping");
 	for (yaml_node_pair_t *p = m->data.mapping.pairs.start;
 	     r >= 0 && p < m->data.mapping.pairs.top; p++) {
-		const char *key = sno_scalar(yaml_document_get_node(doc, p->key));
+		const char *key = sno_yaml_scalar(yaml_document_get_node(doc, p->key));
 
 		if (key)
 			r = sno_item_key(&it, key, yaml_document_get_node(doc, p->value));
@@ -115,12 +114,12 @@ static int sno_document(struct sno_config *c, yaml_document_t *doc)
 		return 0; /* an empty file */
 	if (root->type != YAML_MAPPING_NODE)
 		return sno_fail(c, root, "the file is not a mapping");
-	spec = sno_get(doc, root, "spec");
+	spec = sno_yaml_get(doc, root, "spec");
 	if (!spec || (spec->type == YAML_SCALAR_NODE && !spec->data.scalar.length))
 		return 0;
 	if (spec->type != YAML_MAPPING_NODE)
 		return sno_fail(c, spec, "spec is not a mapping");
-	list = sno_get(doc, spec, "interfaces");
+	list = sno_yaml_get(doc, spec, "interfaces");
 	if (!list || (list->type == YAML_SCALAR_NODE && !list->data.scalar.length))
 		return 0;
 	if (list->type != YAML_SEQUENCE_NODE)

@@ -10,6 +10,8 @@
  * the same, case-sensitive, names. Read with libyaml: the PFs it names, with
  * the line. Pure. */
 
+#include <yaml.h>
+
 #include "other-findings.h"
 
 #define SNO_INTERFACE_CONFIG "/etc/sriov-operator/sriov-interface-config.yaml"
@@ -47,3 +49,9 @@ void sno_config_done(struct sno_config *c);
 /* The finding of the interface that names pci (either case): sure when it
  * is spelled as the operator writes it, "may match" when not. -ENOMEM. */
 int sno_config_match(const struct sno_config *c, const char *pci, struct other_findings *out);
+
+/* libyaml helpers, shared with the policy import (sno-policy.c): a scalar
+ * node's text (NULL for another node or NULL), and the value of key in
+ * mapping m (NULL when absent). */
+const char *sno_yaml_scalar(yaml_node_t *n);
+yaml_node_t *sno_yaml_get(yaml_document_t *doc, yaml_node_t *m, const char *key);

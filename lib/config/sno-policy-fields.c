@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* The fields of a policy's spec, one row each: every field the operator's
+ * CRD has is read, converted or said to have no equivalent. */
+
+#include <ctype.h>
+
+#include "sno-policy-internal.h"
+#include "sriov-operator.h"
+#include "string-util.h"
+#include "strv.h"
+
+#define SNO_HOSTNAME_LABEL "kubernetes.io/hostname"
+
+static int sno_mtu(struct sno_reader *r, yaml_node_t *v, const char *field)
+{
+	int e = sno_uint(r, v, field, 65535, &r->p->mtu);
+
+	if (e >= 0 && r->p->mtu > 0 && r->p->mtu < 68)
+		return sno_say(r, DIAG_ERROR, v, field, "%u: below 68", r->p->mtu);
+	return e;
+}
+
+static int sno_num_vfs(struct sno_reader *r, yaml_node_t *v, const char *field)
+{
+	return sno_uint(r, v, field, 65535, &r->p->num_vfs);
+}
+
+static int sno_priority(struct sno_reader *r, yaml_node_t *v, const char *field)
+{
+	return sno_uint(r, v, field, SNO_POLICY_PRIORITY_MAX, &r->p->priority);
+}
+
+static int sno_device_type(struct sno_reader *r, yaml_node_t *v, const char *field)
+{
+	static const char *const map[][2] = { { "netdevice", "default" },
+					      { "vfio-pci", "vfio-pci" },
+					      { NULL, NULL } };
+	const char *driver = NULL;
+	int e = sno_word(r, v, field, map, &driver);
+
+	if (driver)
+		r->p->vfio = streq(driver, "vfio-pci");
+	return e;
+}
+
+static int sno_link_type(struct sno_reader *r, yaml_node_t *v, const char *field)
+{
+	static const char *const map[][2] = { { "eth", "ethernet" },
+					      { "ETH", "ethernet" },
+					      { "ib", "infiniband" },
+					      { "IB", "infiniband" },
+					      { NULL, NULL } };
+
+	return sno_word(r, v, field, map, &r->p->link_type);
+}
+
+static int sno_eswitch(struct sno_reader *r, yaml_node_t *v, const char *field)
+{
+	static const char *const map[][2] = { { "legacy", "legacy" },
+					      { "switchdev", "switchdev" },
+					      { NULL, NULL } };
+
+	return sno_word(r, v, field, map, &r->p->eswitch_mode);
+}
+
+static int sno_rdma(struct sno_reader *r, yaml_node_t *v, const char *field)
+{
+	return sno_bool(r, v, field, &r->p->rdma);
+}
+
+static int sno_externally_managed(struct sno_reader *r, yaml_node_t *v, const char *field)
+{
+	return sno_bool(r, v, field, &r->p->externally_managed);
+}
+
+static int sno_exclude_topology(struct sno_reader *r, yaml_node_t *v, const char *field)
+{
+	return sno_bool(r, v, field, &r->p->exclude_topology);
+}
+
+static int sno_need_vhost_net(struct sno_reader *r, yaml_node_t *v, const char *field)
+{
+	return sno_bool(r, v, field, &r->p->need_vhost_net);
+}
+
+/* sriov-persist's ResourceName=: 1..63 letters, digits or '_'. */
+static bool sno_resource_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	for (const char *c = s; *c; c++)
+		if (!isascii(*c) || !(isalnum(*c) || *c == '_'))
+			return false;
+	return n >= 1 && n <= 63;
+}
+
+static int sno_resource_name(struct sno_reader *r, yaml_node_t *v, const char *field)
+{
+	int e;
+	const char *s = sno_text(r, v, field, &e);
+
+	if (!s)
+		return e;
+	if (!*s)
+		return 0;
+	if (!sno_resource_name_ok(s))
+		return sno_say(r, DIAG_ERROR, v, field,
+			       "%s: sriov-persist's resource names are 1..63 letters, digits or "
+			       "'_' (ResourceName=); rename the resource, and the pods' requests "
+			       "of it",
+			       s);
+	return free_and_strdup(&r->p->resource_name, s);
+}
+
+/* A field that only an empty value may have: anything else has no
+ * equivalent, an error. */
+static int sno_unsupported(struct sno_reader *r, yaml_node_t *v, const char *field, const char *why)
+{
+	const char *s = sno_yaml_scalar(v);
+
+	if (s && !*s)
+		return 0;
+	if (v && v->type == YAML_MAPPING_NODE &&
+	    v->data.mapping.pairs.start == v->data.mapping.pairs.top)
+		return 0;
+	return sno_say(r, DIAG_ERROR, v, field, "%s", why);
+}
+
+static int sno_vdpa_type(struct sno_reader *r, yaml_node_t *v, const char *field)
+{
+	return sno_unsupported(
+		r, v, field,
+		"sriov-persist makes no vDPA devices; leave this policy to the operator");
+}
+
+static int sno_bridge(struct sno_reader *r, yaml_node_t *v, const char *field)
+{
+	return sno_unsupported(r, v, field,
+			       "sriov-persist configures no Open vSwitch bridge; configure the "
+			       "bridge with OVS itself and import the policy without it");
+}
+
+/* nicSelector */
+
+static bool sno_chars_ok(const char *s, const char *allowed)
+{
+	return *s && s[strspn(s, allowed)] == '\0';
+}
+
+#define SNO_HEX "0123456789abcdefABCDEF"
+
+/* vendor "8086", deviceID "159b": four hex digits, as "0x8086". */
+static int sno_pci_id(struct sno_reader *r, yaml_node_t *v, const char *field, char **ret)
+{
+	int e;
+	const char *s = sno_text(r, v, field, &e);
+
+	if (!s)
+		return e;
+	if (!*s)
+		return 0;
+	if (strlen(s) != 4 || !sno_chars_ok(s, SNO_HEX))
+		return sno_say(r, DIAG_ERROR, v, field, "%s: must be four hex digits", s);
+	*ret = strdup_printf("0x%s", s);
+	return *ret ? 0 : -ENOMEM;
+}
+
+static int sno_add_pci(struct sno_reader *r, yaml_node_t *item, const char *field, const char *s)
+{
+	/* the operator compares the address as the kernel writes it */
+	if (strlen(s) != 12 || !sno_chars_ok(s, SNO_HEX ":.") || s[4] != ':' || s[7] != ':' ||
+	    s[10] != '.')
+		return sno_say(r, DIAG_ERROR, item, field,
+			       "%s: not a PCI address with its domain (0000:3b:00.0)", s);
+	return strv_extend(&r->p->pci, s);
+}
+
+/* "ens1f0" or "ens1f0#0-3": the name, and the range all entries share. */
+static int sno_add_pf_name(struct sno_reader *r, yaml_node_t *item, const char *field,
+			   const char *s)
+{
+	_cleanup_free_ char *name = strndup(s, strcspn(s, "#"));
+	const char *range = strchr(s, '#');
+	unsigned first = 0, last = 0;
+	bool has = range != NULL;
+	char dash;
+
+	if (!name)
+		return -ENOMEM;
+	if (!*name || strpbrk(name, "/: \t*?[]"))
+		return sno_say(r, DIAG_ERROR, item, field, "%s: not an interface name", s);
+	if (has && (sscanf(range + 1, "%u%c%u", &first, &dash, &last) != 3 || dash != '-' ||
+		    first > last || !sno_chars_ok(range + 1, "0123456789-")))
+		return sno_say(r, DIAG_ERROR, item, field,
+			       "%s: the VF range after '#' must be FIRST-LAST", s);
+	if (strv_length(r->p->pf_names) > 0 &&
+	    (has != r->p->has_range || first != r->p->vf_first || last != r->p->vf_last))
+		return sno_say(
+			r, DIAG_ERROR, item, field,
+			"%s: its VF range differs from that of %s, and a layout file has one "
+			"set of VF sections for all the PFs it selects: write a policy per "
+			"range",
+			s, r->p->pf_names[0]);
+	r->p->has_range = has;
+	r->p->vf_first = first;
+	r->p->vf_last = last;
+	return strv_consume(&r->p->pf_names, TAKE_PTR(name));
+}
+
+static int sno_net_filter(struct sno_reader *r, yaml_node_t *v, const char *field)
+{
+	const char *s = sno_yaml_scalar(v);
+
+	if (s && !*s)
+		return 0;
+	return sno_say(r, DIAG_ERROR, v, field,
+		       "a cloud network filter has no equivalent in [Match]; select the PFs by "
+		       "rootDevices or pfNames");
+}
+
+static int sno_nic_key(struct sno_reader *r, const char *key, yaml_node_t *v)
+{
+	_cleanup_free_ char *field = strdup_printf("nicSelector.%s", key);
+
+	if (!field)
+		return -ENOMEM;
+	if (streq(key, "vendor"))
+		return sno_pci_id(r, v, field, &r->p->vendor);
+	if (streq(key, "deviceID"))
+		return sno_pci_id(r, v, field, &r->p->device);
+	if (streq(key, "rootDevices"))
+		return sno_strings(r, v, field, sno_add_pci);
+	if (streq(key, "pfNames"))
+		return sno_strings(r, v, field, sno_add_pf_name);
+	if (streq(key, "netFilter"))
+		return sno_net_filter(r, v, field);
+	return sno_say(r, DIAG_ERROR, v, field, "not a field of the operator's nicSelector");
+}
+
+static int sno_nic_selector(struct sno_reader *r, yaml_node_t *v, const char *field)
+{
+	int e = 0;
+
+	if (!v || v->type != YAML_MAPPING_NODE)
+		return sno_say(r, DIAG_ERROR, v, field, "is not a mapping");
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start;
+	     e >= 0 && p < v->data.mapping.pairs.top; p++) {
+		const char *key = sno_yaml_scalar(sno_node(r, p->key));
+
+		if (key)
+			e = sno_nic_key(r, key, sno_node(r, p->value));
+	}
+	return e;
+}
+
+/* nodeSelector: the host name label is Host=, the others comments. */
+static int sno_node_label(struct sno_reader *r, const char *key, yaml_node_t *v)
+{
+	_cleanup_free_ char *field = strdup_printf("nodeSelector.%s", key);
+	const char *s;
+	int e;
+
+	if (!field)
+		return -ENOMEM;
+	s = sno_text(r, v, field, &e);
+	if (!s)
+		return e;
+	if (!streq(key, SNO_HOSTNAME_LABEL))
+		return strv_consume(&r->p->labels, strdup_printf("%s=%s", key, s));
+	if (!sno_chars_ok(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_"))
+		return sno_say(r, DIAG_ERROR, v, field, "%s: not a host name", s);
+	return strv_extend(&r->p->hosts, s);
+}
+
+static int sno_node_selector(struct sno_reader *r, yaml_node_t *v, const char *field)
+{
+	int e = 0;
+
+	if (sno_yaml_scalar(v) && !*sno_yaml_scalar(v))
+		return 0;
+	if (!v || v->type != YAML_MAPPING_NODE)
+		return sno_say(r, DIAG_ERROR, v, field, "is not a mapping");
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start;
+	     e >= 0 && p < v->data.mapping.pairs.top; p++) {
+		const char *key = sno_yaml_scalar(sno_node(r, p->key));
+
+		if (key)
+			e = sno_node_label(r, key, sno_node(r, p->value));
+	}
+	return e;
+}
+
+static const struct sno_field {
+	const char *name;
+	int (*read)(struct sno_reader *r, yaml_node_t *v, const char *field);
+} sno_spec_fields[] = {
+	{ "nicSelector", sno_nic_selector },
+	{ "numVfs", sno_num_vfs },
+	{ "mtu", sno_mtu },
+	{ "deviceType", sno_device_type },
+	{ "isRdma", sno_rdma },
+	{ "linkType", sno_link_type },
+	{ "eSwitchMode", sno_eswitch },
+	{ "resourceName", sno_resource_name },
+	{ "priority", sno_priority },
+	{ "nodeSelector", sno_node_selector },
+	{ "externallyManaged", sno_externally_managed },
+	{ "excludeTopology", sno_exclude_topology },
+	{ "needVhostNet", sno_need_vhost_net },
+	{ "vdpaType", sno_vdpa_type },
+	{ "bridge", sno_bridge },
+};
+
+/* Fields of the operator's SriovNetwork that its policy documentation
+ * lists too, and the layout key that does their job. */
+static const char *const sno_network_fields[][2] = {
+	{ "spoofChk", "MACSpoofCheck=" },   { "trust", "Trust=" },
+	{ "linkState", "LinkState=" },	    { "maxTxRate", "MaxTxRateMbps=" },
+	{ "minTxRate", "MinTxRateMbps=" },  { "vlan", "VLANId=" },
+	{ "vlanQoS", "QualityOfService=" }, { "vlanProto", "VLANProtocol=" },
+};
+
+static int sno_spec_field(struct sno_reader *r, const char *key, yaml_node_t *v)
+{
+	for (size_t i = 0; i < ELEMENTSOF(sno_spec_fields); i++)
+		if (streq(key, sno_spec_fields[i].name))
+			return sno_spec_fields[i].read(r, v, key);
+	for (size_t i = 0; i < ELEMENTSOF(sno_network_fields); i++)
+		if (streq(key, sno_network_fields[i][0]))
+			return sno_say(r, DIAG_ERROR, v, key,
+				       "a field of the operator's SriovNetwork, not of a policy; "
+				       "set %s in the VF section of the layout file instead",
+				       sno_network_fields[i][1]);
+	return sno_say(r, DIAG_ERROR, v, key,
+		       "not a field of the operator's SriovNetworkNodePolicy spec");
+}
+
+int sno_policy_read_spec(struct sno_reader *r, yaml_node_t *spec)
+{
+	int e = 0;
+
+	if (!spec || spec->type != YAML_MAPPING_NODE)
+		return sno_say(r, DIAG_ERROR, spec, "spec", "is not a mapping");
+	for (yaml_node_pair_t *p = spec->data.mapping.pairs.start;
+	     e >= 0 && p < spec->data.mapping.pairs.top; p++) {
+		const char *key = sno_yaml_scalar(sno_node(r, p->key));
+
+		if (key)
+			e = sno_spec_field(r, key, sno_node(r, p->value));
+	}
+	return e;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Shared by the files of the policy reader: the reading state, the
+ * diagnostics, and scalar readers (sno-policy-read.c). */
+
+#include <yaml.h>
+
+#include "sno-policy.h"
+
+struct sno_reader {
+	const char *source;
+	yaml_document_t *doc;
+	struct diag_list *diags;
+	struct sno_policy *p; /* the policy being read; NULL between them */
+	bool failed;	      /* p has an error */
+};
+
+unsigned sno_line(const yaml_node_t *n);
+/* "policy NAME: FIELD: why" at the node's line (field may be NULL); an
+ * error marks the policy failed. 0 or -ENOMEM. */
+int sno_say(struct sno_reader *r, enum diag_level level, const yaml_node_t *n, const char *field,
+	    const char *fmt, ...) _printf_(5, 6);
+yaml_node_t *sno_node(struct sno_reader *r, int id);
+/* A scalar's text; NULL, with *ret the result of an error naming field,
+ * for another node. */
+const char *sno_text(struct sno_reader *r, yaml_node_t *v, const char *field, int *ret);
+int sno_bool(struct sno_reader *r, yaml_node_t *v, const char *field, bool *ret);
+int sno_uint(struct sno_reader *r, yaml_node_t *v, const char *field, unsigned max, unsigned *ret);
+/* One of the words of the CRD's enum (map: {word, ours}..., {NULL}): ours. */
+int sno_word(struct sno_reader *r, yaml_node_t *v, const char *field, const char *const map[][2],
+	     const char **ret);
+/* Each item of a list of strings v, given to add. */
+int sno_strings(struct sno_reader *r, yaml_node_t *v, const char *field,
+		int (*add)(struct sno_reader *r, yaml_node_t *item, const char *field,
+			   const char *s));
+
+/* sno-policy-fields.c: the spec's fields into r->p. */
+int sno_policy_read_spec(struct sno_reader *r, yaml_node_t *spec);

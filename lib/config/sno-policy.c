@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* SriovNetworkNodePolicy objects in YAML: the documents, the objects in
+ * them (one, a list, a kubectl "kind: List"), and what a policy as a whole
+ * must be. The fields are sno-policy-fields.c's. */
+
+#include "sno-policy-internal.h"
+#include "sriov-operator.h"
+#include "string-util.h"
+#include "strv.h"
+
+#define SNO_KIND "SriovNetworkNodePolicy"
+
+static void sno_policy_done(struct sno_policy *p)
+{
+	free(p->name);
+	free(p->vendor);
+	free(p->device);
+	strv_free(p->pci);
+	strv_free(p->pf_names);
+	strv_free(p->hosts);
+	strv_free(p->labels);
+	free(p->resource_name);
+	*p = (struct sno_policy){};
+}
+
+void sno_policies_done(struct sno_policies *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		sno_policy_done(&p->items[i]);
+	free(p->items);
+	*p = (struct sno_policies){};
+}
+
+static const char *sno_field_text(struct sno_reader *r, yaml_node_t *m, const char *key)
+{
+	return m && m->type == YAML_MAPPING_NODE ? sno_yaml_scalar(sno_yaml_get(r->doc, m, key)) :
+						   NULL;
+}
+
+/* What the operator does with the policy as a whole. */
+static int sno_policy_judge(struct sno_reader *r, yaml_node_t *obj)
+{
+	struct sno_policy *p = r->p;
+	int e = 0;
+
+	if (!p->vendor && !p->device && !p->pci && !p->pf_names) {
+		p->skipped = true;
+		return sno_say(r, DIAG_WARNING, obj, "nicSelector",
+			       "empty: the operator selects no NIC with it; no file written");
+	}
+	if (p->num_vfs == 0) {
+		p->skipped = true;
+		return sno_say(r, DIAG_WARNING, obj, "numVfs",
+			       "0 or not given: the operator configures nothing with it; no file "
+			       "written");
+	}
+	if (p->has_range && p->vf_last >= p->num_vfs)
+		e = sno_say(r, DIAG_ERROR, obj, "nicSelector.pfNames",
+			    "VFs %u-%u: beyond numVfs %u", p->vf_first, p->vf_last, p->num_vfs);
+	if (e >= 0 && p->rdma && p->vfio)
+		e = sno_say(r, DIAG_ERROR, obj, "isRdma",
+			    "true with deviceType vfio-pci: a VF on vfio-pci has no RDMA device");
+	if (e >= 0 && p->exclude_topology)
+		e = sno_say(r, DIAG_WARNING, obj, "excludeTopology",
+			    "true has no equivalent: the device plugin's configuration that "
+			    "sriov-persist writes keeps the VFs' NUMA node");
+	if (e >= 0 && p->need_vhost_net)
+		e = sno_say(r, DIAG_WARNING, obj, "needVhostNet",
+			    "true has no equivalent: the device plugin's configuration that "
+			    "sriov-persist writes mounts no /dev/vhost-net into pods");
+	for (size_t i = 0; e >= 0 && p->labels && p->labels[i]; i++)
+		e = sno_say(r, DIAG_WARNING, obj, "nodeSelector",
+			    "%s names no host: kept as a comment; install the file only on the "
+			    "nodes that have the label",
+			    p->labels[i]);
+	return e;
+}
+
+static bool sno_name_taken(const struct sno_policies *ps, const char *name)
+{
+	for (size_t i = 0; i < ps->n; i++)
+		if (streq(ps->items[i].name, name))
+			return true;
+	return false;
+}
+
+static int sno_policy_keep(struct sno_policies *ps, struct sno_policy *p)
+{
+	struct sno_policy *items = realloc(ps->items, sizeof(*items) * (ps->n + 1));
+
+	if (!items)
+		return -ENOMEM;
+	ps->items = items;
+	ps->items[ps->n++] = *p;
+	*p = (struct sno_policy){};
+	return 0;
+}
+
+/* The name, the spec, the judgement; kept when it has no error. */
+static int sno_object_read(struct sno_reader *r, struct sno_policies *ps, yaml_node_t *obj,
+			   const char *name)
+{
+	struct sno_policy p = { .line = sno_line(obj) };
+	int e;
+
+	r->p = &p;
+	r->failed = false;
+	e = free_and_strdup(&p.name, name);
+	if (e >= 0 && sno_name_taken(ps, name))
+		e = sno_say(r, DIAG_ERROR, obj, NULL, "a second policy of this name");
+	if (e >= 0)
+		e = sno_policy_read_spec(r, sno_yaml_get(r->doc, obj, "spec"));
+	if (e >= 0 && !r->failed)
+		e = sno_policy_judge(r, obj);
+	if (e >= 0 && !r->failed)
+		e = sno_policy_keep(ps, &p);
+	sno_policy_done(&p);
+	r->p = NULL;
+	return e;
+}
+
+static int sno_object(struct sno_reader *r, struct sno_policies *ps, yaml_node_t *obj)
+{
+	const char *kind, *name;
+
+	if (!obj || obj->type != YAML_MAPPING_NODE)
+		return diag_add(r->diags, DIAG_ERROR, r->source, sno_line(obj),
+				"an object is not a mapping");
+	kind = sno_field_text(r, obj, "kind");
+	name = sno_field_text(r, sno_yaml_get(r->doc, obj, "metadata"), "name");
+	if (!streq_ptr(kind, SNO_KIND))
+		return diag_add(r->diags, DIAG_ERROR, r->source, sno_line(obj),
+				"%s%s: kind %s, not " SNO_KIND, name ? "object " : "an object",
+				strempty(name), kind ?: "not given");
+	if (!name || !*name)
+		return diag_add(r->diags, DIAG_ERROR, r->source, sno_line(obj),
+				"a " SNO_KIND " without metadata.name");
+	return sno_object_read(r, ps, obj, name);
+}
+
+static int sno_items(struct sno_reader *r, struct sno_policies *ps, yaml_node_t *list)
+{
+	int e = 0;
+
+	for (yaml_node_item_t *i = list->data.sequence.items.start;
+	     e >= 0 && i < list->data.sequence.items.top; i++)
+		e = sno_object(r, ps, sno_node(r, *i));
+	return e;
+}
+
+/* A document: one object, a list of them, or a List object with items. */
+static int sno_document(struct sno_reader *r, struct sno_policies *ps, yaml_node_t *root)
+{
+	const char *kind = sno_field_text(r, root, "kind");
+	yaml_node_t *items;
+
+	if (root->type == YAML_SEQUENCE_NODE)
+		return sno_items(r, ps, root);
+	if (!kind || !endswith(kind, "List"))
+		return sno_object(r, ps, root);
+	items = sno_yaml_get(r->doc, root, "items");
+	if (!items || items->type != YAML_SEQUENCE_NODE)
+		return diag_add(r->diags, DIAG_ERROR, r->source, sno_line(root),
+				"kind %s without a list of items", kind);
+	return sno_items(r, ps, items);
+}
+
+static int sno_parse_stream(struct sno_reader *r, struct sno_policies *ps, yaml_parser_t *parser)
+{
+	yaml_document_t doc;
+	yaml_node_t *root;
+	int e = 0;
+
+	while (e >= 0) {
+		if (!yaml_parser_load(parser, &doc)) {
+			if (parser->error == YAML_MEMORY_ERROR)
+				return -ENOMEM;
+			return diag_add(r->diags, DIAG_ERROR, r->source,
+					(unsigned)parser->problem_mark.line + 1, "not YAML: %s",
+					parser->problem ?: "unknown error");
+		}
+		root = yaml_document_get_root_node(&doc);
+		if (!root) {
+			yaml_document_delete(&doc);
+			return 0; /* the end of the stream */
+		}
+		r->doc = &doc;
+		if (!(root->type == YAML_SCALAR_NODE && !root->data.scalar.length))
+			e = sno_document(r, ps, root);
+		r->doc = NULL;
+		yaml_document_delete(&doc);
+	}
+	return e;
+}
+
+int sno_policies_parse(const char *source, const char *text, struct sno_policies *ret,
+		       struct diag_list *diags)
+{
+	struct sno_reader r = { .source = streq(source, "-") ? "<stdin>" : source, .diags = diags };
+	struct sno_policies ps = {};
+	yaml_parser_t parser;
+	int e;
+
+	if (!yaml_parser_initialize(&parser))
+		return -ENOMEM;
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, strlen(text));
+	e = sno_parse_stream(&r, &ps, &parser);
+	yaml_parser_delete(&parser);
+	if (e < 0) {
+		sno_policies_done(&ps);
+		return e;
+	}
+	*ret = ps;
+	return 0;
+}

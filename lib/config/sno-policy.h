@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* sriov-network-operator's SriovNetworkNodePolicy objects, read with libyaml
+ * (one object, a list, a "kind: List" as kubectl prints it, or several
+ * documents), and the layout file each becomes (sriovctl import). Every
+ * field is either converted or a diagnostic naming the policy and the
+ * field. Pure: text in, file names and texts out. */
+
+#include "diag.h"
+
+/* Priorities run 0..99, 0 the strongest (the operator's CRD). */
+#define SNO_POLICY_PRIORITY_MAX 99
+
+struct sno_policy {
+	char *name; /* metadata.name */
+	unsigned line;
+	unsigned priority;
+	/* [Match] */
+	char *vendor, *device; /* "0x8086"; NULL: any */
+	char **pci;	       /* rootDevices */
+	char **pf_names;       /* pfNames without their "#first-last" */
+	char **hosts;	       /* nodeSelector kubernetes.io/hostname */
+	char **labels;	       /* the other nodeSelector labels, "key=value" */
+	/* the VFs of a pfNames "#first-last"; else 0..num_vfs-1 */
+	bool has_range;
+	unsigned vf_first, vf_last;
+	/* [PhysicalFunction] */
+	unsigned num_vfs;
+	unsigned mtu; /* 0: not given */
+	const char *link_type, *eswitch_mode;
+	bool externally_managed;
+	/* [VirtualFunction first-last] */
+	bool vfio;
+	bool rdma;
+	char *resource_name;
+	/* device plugin settings without an equivalent (warned) */
+	bool exclude_topology, need_vhost_net;
+	/* no file: the operator configures nothing for it (warned) */
+	bool skipped;
+};
+
+struct sno_policies {
+	struct sno_policy *items;
+	size_t n;
+};
+
+/* Reads the policies of text; source names it in diagnostics ("-" is
+ * "<stdin>"). Errors and warnings go to diags, each "policy NAME: field:
+ * why". Returns -ENOMEM only: what is wrong with the input is in diags. */
+int sno_policies_parse(const char *source, const char *text, struct sno_policies *ret,
+		       struct diag_list *diags);
+void sno_policies_done(struct sno_policies *p);
+
+/* The layout file of each policy that makes one, in file order (the order
+ * the operator applies them: the higher number first, then by name; the
+ * last wins), as "NN-NAME.conf" with NN = 99 - priority. A later file names
+ * in its [Layout] Overrides= the earlier files whose values it replaces
+ * where both may select one PF. names and texts are NULL-terminated,
+ * parallel vectors. Two policies of one priority whose file order would not
+ * be the operator's name order are an error in diags. -ENOMEM. */
+int sno_policies_layouts(const char *source, const struct sno_policies *p, char ***ret_names,
+			 char ***ret_texts, struct diag_list *diags);
