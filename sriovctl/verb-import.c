@@ -14,6 +14,12 @@
 
 #define IMPORT_MAX (16u << 20)
 
+/* How diagnostics name FILE: standard input ("-") is "<stdin>". */
+static const char *import_name(const char *path)
+{
+	return streq(path, "-") ? "<stdin>" : path;
+}
+
 /* FILE, or standard input for "-"; a text without NUL bytes. */
 static int import_read(const char *path, char **ret)
 {
@@ -24,15 +30,33 @@ static int import_read(const char *path, char **ret)
 	r = streq(path, "-") ? read_fd(STDIN_FILENO, IMPORT_MAX, &text, &size) :
 			       read_file_at(AT_FDCWD, path, IMPORT_MAX, &text, &size);
 	if (r < 0) {
-		fprintf(stderr, "%s: %s\n", streq(path, "-") ? "<stdin>" : path,
+		fprintf(stderr, "%s: %s\n", import_name(path),
 			r == -EFBIG ? "larger than 16 MiB" : read_strerror(r));
 		return r;
 	}
 	if (strlen(text) != size) {
-		fprintf(stderr, "%s: has a NUL byte, not a YAML text\n", path);
+		fprintf(stderr, "%s: has a NUL byte, not a YAML text\n", import_name(path));
 		return -EINVAL;
 	}
 	*ret = TAKE_PTR(text);
+	return 0;
+}
+
+/* The directory, before any input is read or judged. */
+static int import_check_dir(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st) < 0) {
+		int r = -errno;
+
+		fprintf(stderr, "--output-dir %s: %s\n", dir, strerror(-r));
+		return r;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "--output-dir %s: %s\n", dir, strerror(ENOTDIR));
+		return -ENOTDIR;
+	}
 	return 0;
 }
 
@@ -107,7 +131,7 @@ static int import_convert(const struct ctl *c, const char *text)
 	}
 	if (!names) {
 		fprintf(stderr, "%s: no policy to make a layout file of; no file written\n",
-			c->args[0]);
+			import_name(c->args[0]));
 		return EXIT_FAIL;
 	}
 	r = import_refuse_existing(c->output_dir, names);
@@ -130,6 +154,8 @@ int verb_import(struct ctl *c)
 		fprintf(stderr, "import: --output-dir DIR is needed\n");
 		return EXIT_USAGE;
 	}
+	if (import_check_dir(c->output_dir) < 0)
+		return EXIT_USAGE;
 	if (import_read(c->args[0], &text) < 0)
 		return EXIT_FAIL;
 	return import_convert(c, text);

@@ -52,6 +52,7 @@ static int sno_link_type(struct sno_reader *r, yaml_node_t *v, const char *field
 					      { "IB", "infiniband" },
 					      { NULL, NULL } };
 
+	r->p->link_type_line = sno_line(v);
 	return sno_word(r, v, field, map, &r->p->link_type);
 }
 
@@ -74,14 +75,27 @@ static int sno_externally_managed(struct sno_reader *r, yaml_node_t *v, const ch
 	return sno_bool(r, v, field, &r->p->externally_managed);
 }
 
+/* Warned at the field's line, whatever else is wrong with the policy. */
 static int sno_exclude_topology(struct sno_reader *r, yaml_node_t *v, const char *field)
 {
-	return sno_bool(r, v, field, &r->p->exclude_topology);
+	int e = sno_bool(r, v, field, &r->p->exclude_topology);
+
+	if (e < 0 || !r->p->exclude_topology)
+		return e;
+	return sno_say(r, DIAG_WARNING, v, field,
+		       "true has no equivalent: the device plugin's configuration that "
+		       "sriov-persist writes keeps the VFs' NUMA node");
 }
 
 static int sno_need_vhost_net(struct sno_reader *r, yaml_node_t *v, const char *field)
 {
-	return sno_bool(r, v, field, &r->p->need_vhost_net);
+	int e = sno_bool(r, v, field, &r->p->need_vhost_net);
+
+	if (e < 0 || !r->p->need_vhost_net)
+		return e;
+	return sno_say(r, DIAG_WARNING, v, field,
+		       "true has no equivalent: the device plugin's configuration that "
+		       "sriov-persist writes mounts no /dev/vhost-net into pods");
 }
 
 /* sriov-persist's ResourceName=: 1..63 letters, digits or '_'. */
@@ -176,36 +190,46 @@ static int sno_add_pci(struct sno_reader *r, yaml_node_t *item, const char *fiel
 	return strv_extend(&r->p->pci, s);
 }
 
-/* "ens1f0" or "ens1f0#0-3": the name, and the range all entries share. */
+/* "ens1f0" or "ens1f0#0-3": the name, and the range the ranged entries
+ * share; an entry without one is checked against it once numVfs is known
+ * (sno_policy_judge). */
 static int sno_add_pf_name(struct sno_reader *r, yaml_node_t *item, const char *field,
 			   const char *s)
 {
 	_cleanup_free_ char *name = strndup(s, strcspn(s, "#"));
 	const char *range = strchr(s, '#');
+	struct sno_policy *p = r->p;
 	unsigned first = 0, last = 0;
-	bool has = range != NULL;
 	char dash;
 
 	if (!name)
 		return -ENOMEM;
 	if (!*name || strpbrk(name, "/: \t*?[]"))
 		return sno_say(r, DIAG_ERROR, item, field, "%s: not an interface name", s);
-	if (has && (sscanf(range + 1, "%u%c%u", &first, &dash, &last) != 3 || dash != '-' ||
-		    first > last || !sno_chars_ok(range + 1, "0123456789-")))
+	if (range && (sscanf(range + 1, "%u%c%u", &first, &dash, &last) != 3 || dash != '-' ||
+		      first > last || !sno_chars_ok(range + 1, "0123456789-")))
 		return sno_say(r, DIAG_ERROR, item, field,
 			       "%s: the VF range after '#' must be FIRST-LAST", s);
-	if (strv_length(r->p->pf_names) > 0 &&
-	    (has != r->p->has_range || first != r->p->vf_first || last != r->p->vf_last))
-		return sno_say(
-			r, DIAG_ERROR, item, field,
-			"%s: its VF range differs from that of %s, and a layout file has one "
-			"set of VF sections for all the PFs it selects: write a policy per "
-			"range",
-			s, r->p->pf_names[0]);
-	r->p->has_range = has;
-	r->p->vf_first = first;
-	r->p->vf_last = last;
-	return strv_consume(&r->p->pf_names, TAKE_PTR(name));
+	if (range && p->has_range && (first != p->vf_first || last != p->vf_last))
+		return sno_say(r, DIAG_ERROR, item, field,
+			       "%s: its VF range differs from that of %s, and a layout file has "
+			       "one set of VF sections for all the PFs it selects: write a "
+			       "policy per range",
+			       s, p->pf_names[p->pf_ranged]);
+	if (range && !p->has_range) {
+		p->has_range = true;
+		p->vf_first = first;
+		p->vf_last = last;
+		p->pf_ranged = strv_length(p->pf_names);
+	}
+	if (!range && !p->has_plain) {
+		p->has_plain = true;
+		p->pf_plain = strv_length(p->pf_names);
+		p->pf_plain_line = sno_line(item);
+	}
+	if (!range && strv_extend(&p->pf_plain_names, name) < 0)
+		return -ENOMEM;
+	return strv_consume(&p->pf_names, TAKE_PTR(name));
 }
 
 static int sno_net_filter(struct sno_reader *r, yaml_node_t *v, const char *field)
@@ -266,8 +290,15 @@ static int sno_node_label(struct sno_reader *r, const char *key, yaml_node_t *v)
 	s = sno_text(r, v, field, &e);
 	if (!s)
 		return e;
-	if (!streq(key, SNO_HOSTNAME_LABEL))
-		return strv_consume(&r->p->labels, strdup_printf("%s=%s", key, s));
+	if (!streq(key, SNO_HOSTNAME_LABEL)) {
+		e = strv_consume(&r->p->labels, strdup_printf("%s=%s", key, s));
+		if (e < 0)
+			return e;
+		return sno_say(r, DIAG_WARNING, v, "nodeSelector",
+			       "%s=%s names no host: kept as a comment; install the file only on "
+			       "the nodes that have the label",
+			       key, s);
+	}
 	if (!sno_chars_ok(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_"))
 		return sno_say(r, DIAG_ERROR, v, field, "%s: not a host name", s);
 	return strv_extend(&r->p->hosts, s);

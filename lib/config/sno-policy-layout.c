@@ -100,6 +100,12 @@ static void sno_write_list(FILE *f, const char *key, char *const *l)
 		fprintf(f, "%s=%s\n", key, s);
 }
 
+/* An InfiniBand port's interface is renamed: Name= would not select it. */
+static bool sno_name_by_pci(const struct sno_policy *p)
+{
+	return p->pci && streq_ptr(p->link_type, "infiniband");
+}
+
 static void sno_write_head(FILE *f, const char *source, const struct sno_policy *p)
 {
 	fprintf(f,
@@ -121,13 +127,17 @@ static void sno_write_head(FILE *f, const char *source, const struct sno_policy 
 			"# excludeTopology: true has no equivalent (the VFs' NUMA node is kept)\n");
 	if (p->need_vhost_net)
 		fprintf(f, "# needVhostNet: true has no equivalent (no /dev/vhost-net for pods)\n");
+	if (p->pf_names && streq_ptr(p->link_type, "infiniband"))
+		fprintf(f, "# pfNames: %s; an InfiniBand port is matched by PCIAddress=\n",
+			sno_name_by_pci(p) ? "left out" : "replace Name= with PCIAddress=");
 }
 
 static void sno_write_body(FILE *f, const struct sno_policy *p)
 {
 	fprintf(f, "\n[Match]\n");
 	sno_write_list(f, "PCIAddress", p->pci);
-	sno_write_list(f, "Name", p->pf_names);
+	if (!sno_name_by_pci(p))
+		sno_write_list(f, "Name", p->pf_names);
 	if (p->vendor)
 		fprintf(f, "Vendor=%s\n", p->vendor);
 	if (p->device)
@@ -172,6 +182,77 @@ static int sno_mtu_check(const char *source, struct sno_policy *const *order, si
 				"would stay on them, and a VF on vfio-pci has no MTU; select "
 				"the VFs of %s by a pfNames range that leaves these out",
 				b->name, sno_first(b), sno_last(b), a->name, a->mtu, a->name);
+		}
+	return e;
+}
+
+static bool sno_vfs_meet(const struct sno_policy *a, const struct sno_policy *b)
+{
+	return sno_first(a) <= sno_last(b) && sno_first(b) <= sno_last(a);
+}
+
+/* Whether the operator's webhook refuses b's pfNames entry for name after
+ * a's: both without a range, or both with ranges that meet (an entry
+ * without a range never meets one with a range there). */
+static bool sno_pf_clash(const struct sno_policy *a, const struct sno_policy *b, const char *name)
+{
+	bool plain_a = strv_contains(a->pf_plain_names, name);
+	bool plain_b = strv_contains(b->pf_plain_names, name);
+
+	if (plain_a || plain_b)
+		return plain_a && plain_b;
+	return sno_vfs_meet(a, b);
+}
+
+/* What both select that the operator's webhook refuses to see in a
+ * second policy: a root device, or a PF name (sno_pf_clash); NULL: none. */
+static const char *sno_shared(const struct sno_policy *a, const struct sno_policy *b)
+{
+	for (size_t k = 0; a->pci && a->pci[k]; k++)
+		if (strv_contains(b->pci, a->pci[k]))
+			return a->pci[k];
+	for (size_t k = 0; a->pf_names && a->pf_names[k]; k++)
+		if (strv_contains(b->pf_names, a->pf_names[k]) &&
+		    sno_pf_clash(a, b, a->pf_names[k]))
+			return a->pf_names[k];
+	return NULL;
+}
+
+/* Two policies on one PF whose files would hold it: the later file's
+ * VirtualFunctions= below the VFs the earlier one configures. The
+ * operator refuses a second policy on a root device or on VFs of a PF
+ * name; for others it keeps the later numVfs and drops the earlier VFs
+ * beyond it, which layout files cannot express. */
+static int sno_vfs_check(const char *source, struct sno_policy *const *order, size_t n,
+			 struct diag_list *diags)
+{
+	int e = 0;
+
+	for (size_t i = 0; e >= 0 && i < n; i++)
+		for (size_t j = 0; e >= 0 && j < i; j++) {
+			const struct sno_policy *a = order[j], *b = order[i];
+			const char *pf;
+
+			if (!sno_may_overlap(a, b))
+				continue;
+			pf = sno_shared(a, b);
+			if (pf)
+				e = diag_add(
+					diags, DIAG_ERROR, source, b->line,
+					"policy %s: nicSelector: %s is selected by policy %s "
+					"too: the operator refuses two policies on one root "
+					"device, or on the same VFs of one pfNames entry; merge "
+					"the two, or give each a pfNames range of its own",
+					b->name, pf, a->name);
+			else if (sno_last(a) >= b->num_vfs)
+				e = diag_add(
+					diags, DIAG_ERROR, source, b->line,
+					"policy %s: numVfs: %u, applied after policy %s that "
+					"configures VFs %u-%u of a PF both may select: its "
+					"file's VF section would be beyond VirtualFunctions=%u; "
+					"give both the same numVfs",
+					b->name, b->num_vfs, a->name, sno_first(a), sno_last(a),
+					b->num_vfs);
 		}
 	return e;
 }
@@ -248,7 +329,7 @@ int sno_policies_layouts(const char *source, const struct sno_policies *p, char 
 	_cleanup_free_ struct sno_policy **order = calloc(p->n + 1, sizeof(*order));
 	_cleanup_strv_free_ char **names = NULL, **texts = NULL;
 	const char *src = streq(source, "-") ? "<stdin>" : source;
-	size_t n = 0;
+	size_t n = 0, errors = diag_count(diags, DIAG_ERROR);
 	int e;
 
 	if (!order)
@@ -259,9 +340,13 @@ int sno_policies_layouts(const char *source, const struct sno_policies *p, char 
 	qsort(order, n, sizeof(*order), sno_order_cmp);
 	e = sno_names(src, order, n, &names, diags);
 	if (e >= 0)
+		e = sno_vfs_check(src, order, n, diags);
+	if (e >= 0)
 		e = sno_mtu_check(src, order, n, diags);
 	if (e < 0)
 		return e;
+	if (diag_count(diags, DIAG_ERROR) > errors)
+		names = strv_free(names); /* no files from conflicting policies */
 	for (size_t i = 0; names && i < n; i++)
 		if (strv_consume(&texts, sno_layout_text(src, order, i, names)) < 0)
 			return -ENOMEM;

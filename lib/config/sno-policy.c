@@ -18,6 +18,7 @@ static void sno_policy_done(struct sno_policy *p)
 	free(p->device);
 	strv_free(p->pci);
 	strv_free(p->pf_names);
+	strv_free(p->pf_plain_names);
 	strv_free(p->hosts);
 	strv_free(p->labels);
 	free(p->resource_name);
@@ -38,11 +39,53 @@ static const char *sno_field_text(struct sno_reader *r, yaml_node_t *m, const ch
 						   NULL;
 }
 
+/* An entry without a range means VFs 0..numVfs-1: the same as the ranged
+ * entries', or the policy needs two sets of VF sections. */
+static int sno_policy_ranges(struct sno_reader *r, yaml_node_t *obj)
+{
+	struct sno_policy *p = r->p;
+
+	if (p->has_range && p->vf_last >= p->num_vfs)
+		return sno_say(r, DIAG_ERROR, obj, "nicSelector.pfNames",
+			       "VFs %u-%u: beyond numVfs %u", p->vf_first, p->vf_last, p->num_vfs);
+	if (!p->has_range || !p->has_plain || (p->vf_first == 0 && p->vf_last == p->num_vfs - 1))
+		return 0;
+	r->failed = true;
+	return diag_add(r->diags, DIAG_ERROR, r->source, p->pf_plain_line,
+			"policy %s: nicSelector.pfNames: %s: its VF range 0-%u (numVfs %u) differs "
+			"from that of %s (%u-%u), and a layout file has one set of VF sections "
+			"for all the PFs it selects: write a policy per range",
+			p->name, p->pf_names[p->pf_plain], p->num_vfs - 1, p->num_vfs,
+			p->pf_names[p->pf_ranged], p->vf_first, p->vf_last);
+}
+
+/* Name= no longer selects a PF that linkType IB makes an InfiniBand port
+ * (its interface is renamed): PCIAddress= does, where the policy gives it. */
+static int sno_policy_ib_names(struct sno_reader *r)
+{
+	struct sno_policy *p = r->p;
+
+	if (!p->pf_names || !streq_ptr(p->link_type, "infiniband"))
+		return 0;
+	if (p->pci)
+		return diag_add(r->diags, DIAG_WARNING, r->source, p->link_type_line,
+				"policy %s: linkType: IB with pfNames: the file matches "
+				"by PCIAddress= (rootDevices) only, as Name= no longer selects a "
+				"PF once it is an InfiniBand port",
+				p->name);
+	return diag_add(r->diags, DIAG_WARNING, r->source, p->link_type_line,
+			"policy %s: linkType: IB with pfNames: a PF the file makes an InfiniBand "
+			"port is renamed, and Name= then no longer selects it; unless its ports "
+			"are InfiniBand already, replace Name= with PCIAddress= before "
+			"installing the file (or give rootDevices)",
+			p->name);
+}
+
 /* What the operator does with the policy as a whole. */
 static int sno_policy_judge(struct sno_reader *r, yaml_node_t *obj)
 {
 	struct sno_policy *p = r->p;
-	int e = 0;
+	int e;
 
 	if (!p->vendor && !p->device && !p->pci && !p->pf_names) {
 		p->skipped = true;
@@ -55,25 +98,12 @@ static int sno_policy_judge(struct sno_reader *r, yaml_node_t *obj)
 			       "0 or not given: the operator configures nothing with it; no file "
 			       "written");
 	}
-	if (p->has_range && p->vf_last >= p->num_vfs)
-		e = sno_say(r, DIAG_ERROR, obj, "nicSelector.pfNames",
-			    "VFs %u-%u: beyond numVfs %u", p->vf_first, p->vf_last, p->num_vfs);
+	e = sno_policy_ranges(r, obj);
 	if (e >= 0 && p->rdma && p->vfio)
 		e = sno_say(r, DIAG_ERROR, obj, "isRdma",
 			    "true with deviceType vfio-pci: a VF on vfio-pci has no RDMA device");
-	if (e >= 0 && p->exclude_topology)
-		e = sno_say(r, DIAG_WARNING, obj, "excludeTopology",
-			    "true has no equivalent: the device plugin's configuration that "
-			    "sriov-persist writes keeps the VFs' NUMA node");
-	if (e >= 0 && p->need_vhost_net)
-		e = sno_say(r, DIAG_WARNING, obj, "needVhostNet",
-			    "true has no equivalent: the device plugin's configuration that "
-			    "sriov-persist writes mounts no /dev/vhost-net into pods");
-	for (size_t i = 0; e >= 0 && p->labels && p->labels[i]; i++)
-		e = sno_say(r, DIAG_WARNING, obj, "nodeSelector",
-			    "%s names no host: kept as a comment; install the file only on the "
-			    "nodes that have the label",
-			    p->labels[i]);
+	if (e >= 0)
+		e = sno_policy_ib_names(r);
 	return e;
 }
 

@@ -25,10 +25,18 @@ struct sno_policy {
 	/* the VFs of a pfNames "#first-last"; else 0..num_vfs-1 */
 	bool has_range;
 	unsigned vf_first, vf_last;
+	size_t pf_ranged; /* the pf_names entry that gave the range */
+	/* pfNames entries without a range (0..num_vfs-1): their names, the
+	 * first one's index and line */
+	char **pf_plain_names;
+	bool has_plain;
+	size_t pf_plain;
+	unsigned pf_plain_line;
 	/* [PhysicalFunction] */
 	unsigned num_vfs;
 	unsigned mtu; /* 0: not given */
 	const char *link_type, *eswitch_mode;
+	unsigned link_type_line;
 	bool externally_managed;
 	/* [VirtualFunction first-last] */
 	bool vfio;

@@ -80,12 +80,12 @@ def test_e810_files(tmp_path, sriovctl_bin):
     r = run_import(sriovctl_bin, tmp_path, OPERATOR / "e810-policies.yaml")
     src = OPERATOR / "e810-policies.yaml"
     assert r.stderr.splitlines() == [
-        f"{src}:9: warning: policy e810-rdma: excludeTopology: true has no equivalent: the device "
-        "plugin's configuration that sriov-persist writes keeps the VFs' NUMA node",
-        f"{src}:9: warning: policy e810-rdma: nodeSelector: feature.node.kubernetes.io/"
+        f"{src}:17: warning: policy e810-rdma: nodeSelector: feature.node.kubernetes.io/"
         "network-sriov.capable=true names no host: kept as a comment; install the file only on "
         "the nodes that have the label",
-        f"{src}:26: warning: policy e810-dpdk: needVhostNet: true has no equivalent: the device "
+        f"{src}:25: warning: policy e810-rdma: excludeTopology: true has no equivalent: the device "
+        "plugin's configuration that sriov-persist writes keeps the VFs' NUMA node",
+        f"{src}:41: warning: policy e810-dpdk: needVhostNet: true has no equivalent: the device "
         "plugin's configuration that sriov-persist writes mounts no /dev/vhost-net into pods",
         NOTE,
     ]
@@ -120,6 +120,11 @@ def test_cx6dx_and_cx7_fields(tmp_path, sriovctl_bin):
     a_text = (b / "79-cx7-ib-a.conf").read_text()
     b_text = (b / "79-cx7-ib-b.conf").read_text()
     assert "LinkType=infiniband\n" in a_text and "[VirtualFunction 0-3]\n" in a_text
+    assert (f"{OPERATOR / 'cx7-ib.yaml'}:16: warning: policy cx7-ib-a: linkType: IB with pfNames: "
+            "a PF the file makes an InfiniBand port is renamed, and Name= then no longer selects "
+            "it; unless its ports are InfiniBand already, replace Name= with PCIAddress= before "
+            "installing the file (or give rootDevices)") in r.stderr.splitlines()
+    assert "# pfNames: replace Name= with PCIAddress=; an InfiniBand port is matched" in a_text
     assert "[VirtualFunction 4-7]\n" in b_text and "[Layout]" not in b_text
 
 
@@ -227,4 +232,106 @@ def test_usage_errors(tmp_path, sriovctl_bin):
     assert r.returncode == 1
     assert r.stderr.startswith("<stdin>:2: not YAML: ")
     r = run_import(sriovctl_bin, tmp_path, "-", stdin="")
-    assert (r.returncode, r.stderr) == (1, "-: no policy to make a layout file of; no file written\n")
+    assert (r.returncode, r.stderr) == (1, "<stdin>: no policy to make a layout file of; no file "
+                                           "written\n")
+    r = run_import(sriovctl_bin, tmp_path, "-", stdin="a\0b")
+    assert (r.returncode, r.stderr) == (1, "<stdin>: has a NUL byte, not a YAML text\n")
+
+
+def test_output_dir_is_checked_before_the_input(tmp_path, sriovctl_bin):
+    """No warning about the policies comes before the directory's error."""
+    for d, why in ((tmp_path / "nodir", "No such file or directory"),
+                   (OPERATOR / "x710-external.yaml", "Not a directory")):
+        r = run_import(sriovctl_bin, d, OPERATOR / "e810-policies.yaml")
+        assert (r.returncode, r.stdout, r.stderr) == (2, "", f"--output-dir {d}: {why}\n")
+
+
+ONE = """- kind: SriovNetworkNodePolicy
+  metadata:
+    name: {name}
+  spec:
+    priority: {priority}
+    numVfs: {vfs}
+    nicSelector:
+      {selector}
+"""
+
+
+def test_policies_that_would_hold_the_pf_are_errors(tmp_path, sriovctl_bin):
+    """Files whose later VirtualFunctions= is below the earlier file's VF section would make
+    plan hold the PF: the operator's webhook refuses a second policy on a root device, and
+    for others the numVfs of the two must agree."""
+    text = (ONE.format(name="cx7-ib", priority=20, vfs=8, selector='rootDevices: ["0000:1a:00.0"]') +
+            ONE.format(name="cx7-more", priority=10, vfs=4, selector='rootDevices: ["0000:1a:00.0"]'))
+    r = run_import(sriovctl_bin, tmp_path, "-", stdin=text)
+    assert r.returncode == 1
+    assert r.stderr.splitlines() == [
+        "<stdin>:9: policy cx7-more: nicSelector: 0000:1a:00.0 is selected by policy cx7-ib too: "
+        "the operator refuses two policies on one root device, or on the same VFs of one pfNames "
+        "entry; merge the two, or give each a pfNames range of its own",
+        "1 error: no file written"]
+    text = (ONE.format(name="all", priority=20, vfs=8, selector='vendor: "15b3"') +
+            ONE.format(name="some", priority=10, vfs=4, selector='pfNames: ["ens1f0#0-3"]'))
+    r = run_import(sriovctl_bin, tmp_path, "-", stdin=text)
+    assert r.returncode == 1
+    assert r.stderr.splitlines() == [
+        "<stdin>:9: policy some: numVfs: 4, applied after policy all that configures VFs 0-7 of "
+        "a PF both may select: its file's VF section would be beyond VirtualFunctions=4; give "
+        "both the same numVfs",
+        "1 error: no file written"]
+    text = (ONE.format(name="a", priority=20, vfs=8, selector='pfNames: ["ens1f0#0-3"]') +
+            ONE.format(name="b", priority=10, vfs=8, selector='pfNames: ["ens1f0#2-7"]'))
+    r = run_import(sriovctl_bin, tmp_path, "-", stdin=text)
+    assert r.stderr.splitlines()[0] == (
+        "<stdin>:9: policy b: nicSelector: ens1f0 is selected by policy a too: the operator "
+        "refuses two policies on one root device, or on the same VFs of one pfNames entry; merge "
+        "the two, or give each a pfNames range of its own")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_pf_names_without_range_mean_all_vfs(tmp_path, sriovctl_bin):
+    text = ONE.format(name="mixed", priority=0, vfs=8,
+                      selector='pfNames: ["ens3f0np0#0-7", "ens3f1np1"]')
+    r = run_import(sriovctl_bin, tmp_path, "-", stdin=text)
+    assert (r.returncode, r.stderr) == (0, "")
+    assert "Name=ens3f0np0 ens3f1np1\n" in (tmp_path / "99-mixed.conf").read_text()
+    assert "[VirtualFunction 0-7]\n" in (tmp_path / "99-mixed.conf").read_text()
+    r = run_import(sriovctl_bin, tmp_path, "-", stdin=text.replace("mixed", "more").replace(
+        "numVfs: 8", "numVfs: 16"))
+    assert r.returncode == 1
+    assert r.stderr.splitlines()[0] == (
+        "<stdin>:8: policy more: nicSelector.pfNames: ens3f1np1: its VF range 0-15 (numVfs 16) "
+        "differs from that of ens3f0np0 (0-7), and a layout file has one set of VF sections for "
+        "all the PFs it selects: write a policy per range")
+
+
+def test_warnings_name_the_field_line_also_beside_errors(tmp_path, sriovctl_bin):
+    text = ("kind: SriovNetworkNodePolicy\nmetadata:\n  name: vhost\nspec:\n"
+            "  nicSelector: {pfNames: [ens1f0]}\n  numVfs: 4\n  mtu: 20\n"
+            "  nodeSelector:\n    pool: dpdk\n  excludeTopology: true\n  needVhostNet: true\n")
+    r = run_import(sriovctl_bin, tmp_path, "-", stdin=text)
+    assert r.returncode == 1
+    assert r.stderr.splitlines() == [
+        "<stdin>:7: policy vhost: mtu: 20: below 68",
+        "<stdin>:9: warning: policy vhost: nodeSelector: pool=dpdk names no host: kept as a "
+        "comment; install the file only on the nodes that have the label",
+        "<stdin>:10: warning: policy vhost: excludeTopology: true has no equivalent: the device "
+        "plugin's configuration that sriov-persist writes keeps the VFs' NUMA node",
+        "<stdin>:11: warning: policy vhost: needVhostNet: true has no equivalent: the device "
+        "plugin's configuration that sriov-persist writes mounts no /dev/vhost-net into pods",
+        "1 error: no file written"]
+
+
+def test_infiniband_pf_names_match_by_pci_address(tmp_path, sriovctl_bin):
+    text = ONE.format(name="ib", priority=0, vfs=4,
+                      selector='{pfNames: [ibp27s0], rootDevices: ["0000:1b:00.0"]}\n    linkType: IB')
+    text = text.replace("    nicSelector:\n      {", "    nicSelector: {")
+    r = run_import(sriovctl_bin, tmp_path, "-", stdin=text)
+    assert r.returncode == 0
+    assert r.stderr.splitlines() == [
+        "<stdin>:8: warning: policy ib: linkType: IB with pfNames: the file matches by "
+        "PCIAddress= (rootDevices) only, as Name= no longer selects a PF once it is an "
+        "InfiniBand port"]
+    conf = (tmp_path / "99-ib.conf").read_text()
+    assert "\n[Match]\nPCIAddress=0000:1b:00.0\n\n[PhysicalFunction]\n" in conf
+    assert "Name=" not in conf.split("[Match]")[1]

@@ -178,10 +178,89 @@ static void test_warnings_and_skipped(void **state)
 	result_done(&r);
 	convert(POLICY("lab", "numVfs: 1, nicSelector: {pfNames: [a]}, nodeSelector: {zone: b}"),
 		&r);
-	assert_only_diag(&r, "p.yaml:1: warning: policy lab: nodeSelector: zone=b names no host: "
+	assert_only_diag(&r, "p.yaml:3: warning: policy lab: nodeSelector: zone=b names no host: "
 			     "kept as a comment; install the file only on the nodes that have the "
 			     "label");
 	assert_non_null(strstr(r.texts[0], "# nodeSelector zone=b: names no host;"));
+	result_done(&r);
+	/* beside an error too */
+	convert("kind: SriovNetworkNodePolicy\nmetadata: {name: v}\nspec:\n  numVfs: 1\n"
+		"  nicSelector: {pfNames: [a]}\n  mtu: 1\n  needVhostNet: true\n",
+		&r);
+	assert_int_equal(r.diags.n, 2);
+	assert_int_equal(r.diags.items[1].level, DIAG_WARNING);
+	assert_int_equal(r.diags.items[1].line, 7);
+	assert_null(r.names);
+	result_done(&r);
+}
+
+/* An entry without a range is 0..numVfs-1, whatever the order of fields. */
+static void test_pf_names_effective_range(void **state)
+{
+	struct result r;
+
+	convert(POLICY("m", "nicSelector: {pfNames: [\"p0#0-7\", p1]}, numVfs: 8"), &r);
+	assert_int_equal(r.diags.n, 0);
+	assert_non_null(strstr(r.texts[0], "Name=p0 p1\n"));
+	assert_non_null(strstr(r.texts[0], "[VirtualFunction 0-7]\n"));
+	result_done(&r);
+	convert(POLICY("m", "nicSelector: {pfNames: [p1, \"p0#0-3\"]}, numVfs: 8"), &r);
+	assert_only_diag(&r, "p.yaml:3: policy m: nicSelector.pfNames: p1: its VF range 0-7 "
+			     "(numVfs 8) differs from that of p0 (0-3), and a layout file has one "
+			     "set of VF sections for all the PFs it selects: write a policy per "
+			     "range");
+	result_done(&r);
+}
+
+/* The operator's webhook refuses a second policy on a root device, and
+ * on the same VFs of a pfNames entry; an entry without a range next to
+ * one with a range it takes (the stronger one wins there). */
+static void test_shared_pfs(void **state)
+{
+	struct result r;
+
+	convert(POLICY("a", "priority: 20, numVfs: 8, nicSelector: {rootDevices: "
+			    "[\"0000:1a:00.0\"]}")
+			POLICY("b", "priority: 10, numVfs: 8, nicSelector: {rootDevices: "
+				    "[\"0000:1a:00.0\"]}"),
+		&r);
+	assert_only_diag(&r,
+			 "p.yaml:4: policy b: nicSelector: 0000:1a:00.0 is selected by policy a "
+			 "too: the operator refuses two policies on one root device, or on the "
+			 "same VFs of one pfNames entry; merge the two, or give each a pfNames "
+			 "range of its own");
+	assert_null(r.names);
+	result_done(&r);
+	convert(POLICY("a", "priority: 20, numVfs: 8, nicSelector: {pfNames: [p0]}") POLICY(
+			"b", "priority: 10, numVfs: 4, nicSelector: {pfNames: [\"p0#0-1\"]}"),
+		&r);
+	assert_only_diag(&r, "p.yaml:4: policy b: numVfs: 4, applied after policy a that "
+			     "configures VFs 0-7 of a PF both may select: its file's VF section "
+			     "would be beyond VirtualFunctions=4; give both the same numVfs");
+	result_done(&r);
+	convert(POLICY("a", "priority: 20, numVfs: 8, nicSelector: {pfNames: [p0]}") POLICY(
+			"b", "priority: 10, numVfs: 8, nicSelector: {pfNames: [\"p0#0-1\"]}"),
+		&r);
+	assert_int_equal(r.diags.n, 0);
+	result_done(&r);
+}
+
+/* Name= does not select a PF made an InfiniBand port: PCIAddress= does. */
+static void test_infiniband_names(void **state)
+{
+	struct result r;
+
+	convert(POLICY("ib", "numVfs: 2, linkType: IB, nicSelector: {pfNames: [p0], "
+			     "rootDevices: [\"0000:1b:00.0\"]}"),
+		&r);
+	assert_int_equal(r.diags.n, 1);
+	assert_int_equal(r.diags.items[0].level, DIAG_WARNING);
+	assert_non_null(strstr(r.texts[0], "\n[Match]\nPCIAddress=0000:1b:00.0\n\n"));
+	result_done(&r);
+	convert(POLICY("ib", "numVfs: 2, linkType: IB, nicSelector: {pfNames: [p0]}"), &r);
+	assert_int_equal(r.diags.n, 1);
+	assert_int_equal(r.diags.items[0].level, DIAG_WARNING);
+	assert_non_null(strstr(r.texts[0], "\n[Match]\nName=p0\n"));
 	result_done(&r);
 }
 
@@ -193,6 +272,9 @@ int main(void)
 		cmocka_unit_test(test_priority_order),
 		cmocka_unit_test(test_errors_name_policy_and_field),
 		cmocka_unit_test(test_warnings_and_skipped),
+		cmocka_unit_test(test_pf_names_effective_range),
+		cmocka_unit_test(test_shared_pfs),
+		cmocka_unit_test(test_infiniband_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
