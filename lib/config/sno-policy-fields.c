@@ -262,7 +262,10 @@ static int sno_nic_key(struct sno_reader *r, const char *key, yaml_node_t *v)
 	return sno_say(r, DIAG_ERROR, v, field, "not a field of the operator's nicSelector");
 }
 
-static int sno_nic_selector(struct sno_reader *r, yaml_node_t *v, const char *field)
+/* Calls each for every key of the mapping v (named field in errors), until
+ * one fails. */
+static int sno_each_key(struct sno_reader *r, yaml_node_t *v, const char *field,
+			int (*each)(struct sno_reader *r, const char *key, yaml_node_t *v))
 {
 	int e = 0;
 
@@ -273,9 +276,14 @@ static int sno_nic_selector(struct sno_reader *r, yaml_node_t *v, const char *fi
 		const char *key = sno_yaml_scalar(sno_node(r, p->key));
 
 		if (key)
-			e = sno_nic_key(r, key, sno_node(r, p->value));
+			e = each(r, key, sno_node(r, p->value));
 	}
 	return e;
+}
+
+static int sno_nic_selector(struct sno_reader *r, yaml_node_t *v, const char *field)
+{
+	return sno_each_key(r, v, field, sno_nic_key);
 }
 
 /* nodeSelector: the host name label is Host=, the others comments. */
@@ -306,20 +314,9 @@ static int sno_node_label(struct sno_reader *r, const char *key, yaml_node_t *v)
 
 static int sno_node_selector(struct sno_reader *r, yaml_node_t *v, const char *field)
 {
-	int e = 0;
-
 	if (sno_yaml_scalar(v) && !*sno_yaml_scalar(v))
 		return 0;
-	if (!v || v->type != YAML_MAPPING_NODE)
-		return sno_say(r, DIAG_ERROR, v, field, "is not a mapping");
-	for (yaml_node_pair_t *p = v->data.mapping.pairs.start;
-	     e >= 0 && p < v->data.mapping.pairs.top; p++) {
-		const char *key = sno_yaml_scalar(sno_node(r, p->key));
-
-		if (key)
-			e = sno_node_label(r, key, sno_node(r, p->value));
-	}
-	return e;
+	return sno_each_key(r, v, field, sno_node_label);
 }
 
 static const struct sno_field {
@@ -369,16 +366,5 @@ static int sno_spec_field(struct sno_reader *r, const char *key, yaml_node_t *v)
 
 int sno_policy_read_spec(struct sno_reader *r, yaml_node_t *spec)
 {
-	int e = 0;
-
-	if (!spec || spec->type != YAML_MAPPING_NODE)
-		return sno_say(r, DIAG_ERROR, spec, "spec", "is not a mapping");
-	for (yaml_node_pair_t *p = spec->data.mapping.pairs.start;
-	     e >= 0 && p < spec->data.mapping.pairs.top; p++) {
-		const char *key = sno_yaml_scalar(sno_node(r, p->key));
-
-		if (key)
-			e = sno_spec_field(r, key, sno_node(r, p->value));
-	}
-	return e;
+	return sno_each_key(r, spec, "spec", sno_spec_field);
 }
