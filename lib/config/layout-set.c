@@ -8,6 +8,7 @@
 #include "fs-util.h"
 #include "layout-empty.h"
 #include "layout-set.h"
+#include "suggest.h"
 
 const char *const layout_dirs_default[] = {
 	"/etc/sriov-persist/conf.d",
@@ -93,6 +94,23 @@ static size_t find_name(const struct layout_set *s, const char *name)
 	return s->n_files;
 }
 
+/* "; did you mean 'X'?" for name, X the nearest name of a file read but
+ * the j-th's own and at most two edits from it (file names share their
+ * ".conf" and digits, so suggest_consider() alone would guess), or "" in
+ * buf. */
+static char *stale_hint(const struct layout_set *s, size_t j, const char *name, char *buf,
+			size_t size)
+{
+	struct suggest sg = suggest_init(name);
+
+	for (size_t i = 0; i < s->n_files; i++)
+		if (i != j)
+			suggest_consider(&sg, layout_file_name(s->files[i]->path));
+	if (sg.best && suggest_distance(name, sg.best) > 2)
+		sg.best = NULL;
+	return suggest_hint(&sg, buf, size);
+}
+
 /* Each Overrides= name that is no file read, or one read after the file
  * that names it (its values win): a warning at the Overrides= line, as a
  * declaration that no longer says what happens. */
@@ -102,13 +120,15 @@ static int check_declared(struct layout_set *s)
 		for (size_t i = 0; i < s->files[j]->declare.n_overrides; i++) {
 			const struct layout_override *o = &s->files[j]->declare.overrides[i];
 			size_t at = find_name(s, o->name);
+			char hint[PATH_MAX + 32];
 			int r = 0;
 
 			if (at == s->n_files)
 				r = diag_add(&s->diags, DIAG_WARNING, s->files[j]->path, o->line,
 					     "Overrides=%s: no layout file of that name is read, "
-					     "so this declaration is stale",
-					     o->name);
+					     "so this declaration is stale%s",
+					     o->name,
+					     stale_hint(s, j, o->name, hint, sizeof(hint)));
 			else if (at > j)
 				r = diag_add(&s->diags, DIAG_WARNING, s->files[j]->path, o->line,
 					     "Overrides=%s: %s is read after this file, so its "
