@@ -259,6 +259,61 @@ static int merge_named(char *const *named, char *const *paths, char *const *targ
 	return 0;
 }
 
+/* The canonical directory of path; NULL when it cannot be resolved. */
+static char *dir_of(const char *path)
+{
+	_cleanup_free_ char *copy = strdup(path);
+
+	return copy ? realpath(dirname(copy), NULL) : NULL;
+}
+
+/* Whether dir (canonical) is one of the layout directories under root. */
+static bool is_layout_dir(const char *root, const char *dir)
+{
+	for (size_t i = 0; layout_dirs_default[i]; i++) {
+		_cleanup_free_ char *under = NULL, *real = NULL;
+
+		if (path_under_root(root, layout_dirs_default[i], &under) < 0)
+			continue;
+		real = realpath(under, NULL);
+		if (real && streq(real, dir))
+			return true;
+	}
+	return false;
+}
+
+/* A warning at each named file of a layout directory that a file of the
+ * same name in a directory read first masks (paths: the files the
+ * directories give): it is checked, but never read as it is. */
+static int warn_masked(const char *root, char *const *named, char *const *paths,
+		       struct layout_set *s)
+{
+	for (size_t i = 0; named && named[i]; i++) {
+		_cleanup_free_ char *dir = dir_of(named[i]);
+
+		if (!dir || !is_layout_dir(root, dir))
+			continue;
+		for (size_t j = 0; paths && paths[j]; j++) {
+			_cleanup_free_ char *winner = NULL;
+			int r;
+
+			if (!streq(layout_file_name(paths[j]), layout_file_name(named[i])))
+				continue;
+			winner = dir_of(paths[j]);
+			if (!winner || streq(winner, dir))
+				continue;
+			r = diag_add(&s->diags, DIAG_WARNING, named[i], 0,
+				     "masked by %s (a file of the same name in a directory read "
+				     "first): that file is read, not this one, which is checked "
+				     "here in its place",
+				     paths[j]);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
 int layout_set_load_context(const char *root, const char *dir, char *const *named,
 			    struct layout_set **ret)
 {
@@ -274,10 +329,15 @@ int layout_set_load_context(const char *root, const char *dir, char *const *name
 		return r;
 	/* a directory that cannot be read or trusted gives no context: the
 	 * named files are read alone, as check of the directory says why */
-	r = merge_named(named, r < 0 ? NULL : paths, targets, refused, &all, &from);
+	if (r < 0)
+		paths = strv_free(paths);
+	r = merge_named(named, paths, targets, refused, &all, &from);
 	if (r < 0)
 		return r;
-	return load_files(all, from, NULL, ret);
+	r = load_files(all, from, NULL, ret);
+	if (r >= 0 && !dir && (r = warn_masked(root, named, paths, *ret)) < 0)
+		*ret = layout_set_free(*ret);
+	return r;
 }
 
 static int layout_set_load_under(const char *root, const char *const *dirs, struct layout_set **ret)
