@@ -186,6 +186,13 @@ def test_a_held_pf_has_no_vfs_wanted(make_host):
     assert value(series, "pf_state", state="held", pf_pci="0000:41:00.0") == 1
     assert not [ls for ls, _ in series.get("sriov_persist_pf_vfs_wanted", [])
                 if ls["pf_pci"] == "0000:41:00.0"]
+    # held by a main-configuration error: the same
+    h.layout("50-vpi.conf", "[Match]\nPCIAddress=0000:41:00.0\n[PhysicalFunction]\n"
+             "VirtualFunctions=4\n")
+    h.main.write_text("[Apply]\nTimeoutSec=soon\n")
+    series, _ = parse(h.run("metrics").stdout)
+    assert value(series, "pf_state", state="held", pf_pci="0000:41:00.0") == 1
+    assert "sriov_persist_pf_vfs_wanted" not in series
 
 
 def test_pending_reboot_reasons_are_escaped_labels(make_host):
