@@ -24,7 +24,10 @@ int ctl_check_credentials(const struct ctl *c, const char *main_config, const st
 	if (r < 0 || !j.error)
 		return r;
 	if (j.not_installed)
-		r = diag_add(diags, DIAG_ERROR, NULL, 0, "[Kubernetes] Enabled=: %s", j.error);
+		/* at the Enabled= line that enables it, if one does */
+		r = diag_add(diags, DIAG_ERROR,
+			     conf->k8s_enabled_line ? conf->k8s_enabled_file : NULL,
+			     conf->k8s_enabled_line, "[Kubernetes] Enabled=: %s", j.error);
 	else if (geteuid() != 0)
 		/* what k8s-notify may read and trust depends on who runs it */
 		r = diag_add(diags, DIAG_WARNING, NULL, 0,

@@ -165,7 +165,7 @@ static int emit_pf_number(FILE *f, const char *name, const struct pf_item *p, co
 {
 	uint64_t v;
 
-	if (!member_u64(p->doc, key, &v))
+	if (!p->pv || !member_u64(p->doc, key, &v))
 		return 0;
 	return series_u64(f, name, (const struct label[]){ PF_LABELS(p) }, 2, v);
 }
@@ -187,7 +187,7 @@ static int emit_vfs_supported(FILE *f, const char *name, const struct pf_item *p
 
 static int emit_pending_actions(FILE *f, const char *name, const struct pf_item *p)
 {
-	return p->pv ? emit_pf_number(f, name, p, "pending_actions") : 0;
+	return emit_pf_number(f, name, p, "pending_actions");
 }
 
 static int emit_reboot_pending(FILE *f, const char *name, const struct pf_item *p)
@@ -219,7 +219,8 @@ static int emit_apply_time(FILE *f, const char *name, const struct pf_item *p)
 {
 	uint64_t t;
 
-	if (!member_u64(member(p->doc, "last_apply"), "finished_usec", &t) || t == 0)
+	/* of a PF gone from the host, its last apply is history: only its state */
+	if (!p->pv || !member_u64(member(p->doc, "last_apply"), "finished_usec", &t) || t == 0)
 		return 0;
 	return series_usec(f, name, (const struct label[]){ PF_LABELS(p) }, 2, t);
 }
@@ -229,8 +230,8 @@ static int emit_apply_duration(FILE *f, const char *name, const struct pf_item *
 	struct json_object *last = member(p->doc, "last_apply");
 	uint64_t start, end;
 
-	if (!member_u64(last, "started_usec", &start) || !member_u64(last, "finished_usec", &end) ||
-	    start == 0 || end < start)
+	if (!p->pv || !member_u64(last, "started_usec", &start) ||
+	    !member_u64(last, "finished_usec", &end) || start == 0 || end < start)
 		return 0;
 	return series_usec(f, name, (const struct label[]){ PF_LABELS(p) }, 2, end - start);
 }
@@ -239,7 +240,7 @@ static int emit_apply_actions(FILE *f, const char *name, const struct pf_item *p
 {
 	uint64_t n;
 
-	if (!member_u64(member(p->doc, "last_apply"), "actions", &n))
+	if (!p->pv || !member_u64(member(p->doc, "last_apply"), "actions", &n))
 		return 0;
 	return series_u64(f, name, (const struct label[]){ PF_LABELS(p) }, 2, n);
 }
@@ -307,30 +308,50 @@ static const char *vf_resource(const struct pf_view *pv, size_t i)
 	return strempty(d->vfs[i].attrs.resource_name);
 }
 
+/* A VF's labels: its PF's, its own, its ResourceName= and its PF's NUMA
+ * node; index and numa are the caller's buffers. */
+#define VF_LABELS(pv, i, index, numa)                                                            \
+	{ "pf", (pv)->pf->name }, { "pf_pci", (pv)->pf->pci }, { "vf", (index) },                \
+		{ "vf_pci", (pv)->pf->vfs[i].pci }, { "driver", (pv)->pf->vfs[i].attrs.driver }, \
+		{ "resource", vf_resource((pv), (i)) },                                          \
+	{                                                                                        \
+		"numa_node", (numa)                                                              \
+	}
+
+static void vf_label_values(const struct pf_view *pv, size_t i, char *index, size_t index_size,
+			    char *numa, size_t numa_size)
+{
+	snprintf(index, index_size, "%u", pv->pf->vfs[i].index);
+	numa[0] = '\0';
+	if (pv->pf->numa_node >= 0)
+		snprintf(numa, numa_size, "%d", pv->pf->numa_node);
+}
+
 static int emit_vf_family(FILE *f, const struct vf_family *fam, const struct pf_view *pv)
 {
-	const struct pf_state *pf = pv->pf;
-	char numa[DECIMAL_STR_MAX(int)] = "", index[DECIMAL_STR_MAX(unsigned)];
+	char numa[DECIMAL_STR_MAX(int)], index[DECIMAL_STR_MAX(unsigned)];
 
-	if (pf->numa_node >= 0)
-		snprintf(numa, sizeof(numa), "%d", pf->numa_node);
-	for (size_t i = 0; i < pf->n_vfs; i++) {
-		const struct vf_state *vf = &pf->vfs[i];
-
-		if (!vf->has_stats)
+	for (size_t i = 0; i < pv->pf->n_vfs; i++) {
+		if (!pv->pf->vfs[i].has_stats)
 			continue;
-		snprintf(index, sizeof(index), "%u", vf->index);
+		vf_label_values(pv, i, index, sizeof(index), numa, sizeof(numa));
 		if (series_u64(f, fam->name,
-			       (const struct label[]){
-				       { "pf", pf->name },
-				       { "pf_pci", pf->pci },
-				       { "vf", index },
-				       { "vf_pci", vf->pci },
-				       { "driver", vf->attrs.driver },
-				       { "resource", vf_resource(pv, i) },
-				       { "numa_node", numa },
-			       },
-			       7, vf->stats[fam->stat]) < 0)
+			       (const struct label[]){ VF_LABELS(pv, i, index, numa) }, 7,
+			       pv->pf->vfs[i].stats[fam->stat]) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Every VF present, with or without counters: its resource and driver. */
+static int emit_vf_info(FILE *f, const struct pf_view *pv)
+{
+	char numa[DECIMAL_STR_MAX(int)], index[DECIMAL_STR_MAX(unsigned)];
+
+	for (size_t i = 0; i < pv->pf->n_vfs; i++) {
+		vf_label_values(pv, i, index, sizeof(index), numa, sizeof(numa));
+		if (series(f, "vf_info", (const struct label[]){ VF_LABELS(pv, i, index, numa) }, 7,
+			   "1") < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -352,6 +373,11 @@ static int format_pfs(FILE *f, const struct host_view *v, const struct pf_item *
 			if (fam->emit(f, fam->name, &items[i]) < 0)
 				return -ENOMEM;
 	}
+	header(f, "vf_info", "gauge",
+	       "A VF of the host: its PF, PCI address, driver, ResourceName= and NUMA node.");
+	for (size_t i = 0; i < v->n_pfs; i++)
+		if (emit_vf_info(f, &v->pfs[i]) < 0)
+			return -ENOMEM;
 	for (size_t k = 0; k < ELEMENTSOF(vf_families); k++) {
 		header(f, vf_families[k].name, "counter", vf_families[k].help);
 		for (size_t i = 0; i < v->n_pfs; i++)

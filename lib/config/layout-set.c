@@ -8,6 +8,7 @@
 #include "fs-util.h"
 #include "layout-empty.h"
 #include "layout-set.h"
+#include "suggest.h"
 
 const char *const layout_dirs_default[] = {
 	"/etc/sriov-persist/conf.d",
@@ -93,6 +94,23 @@ static size_t find_name(const struct layout_set *s, const char *name)
 	return s->n_files;
 }
 
+/* "; did you mean 'X'?" for name, X the nearest name of a file read but
+ * the j-th's own and at most two edits from it (file names share their
+ * ".conf" and digits, so suggest_consider() alone would guess), or "" in
+ * buf. */
+static char *stale_hint(const struct layout_set *s, size_t j, const char *name, char *buf,
+			size_t size)
+{
+	struct suggest sg = suggest_init(name);
+
+	for (size_t i = 0; i < s->n_files; i++)
+		if (i != j)
+			suggest_consider(&sg, layout_file_name(s->files[i]->path));
+	if (sg.best && suggest_distance(name, sg.best) > 2)
+		sg.best = NULL;
+	return suggest_hint(&sg, buf, size);
+}
+
 /* Each Overrides= name that is no file read, or one read after the file
  * that names it (its values win): a warning at the Overrides= line, as a
  * declaration that no longer says what happens. */
@@ -102,13 +120,15 @@ static int check_declared(struct layout_set *s)
 		for (size_t i = 0; i < s->files[j]->declare.n_overrides; i++) {
 			const struct layout_override *o = &s->files[j]->declare.overrides[i];
 			size_t at = find_name(s, o->name);
+			char hint[PATH_MAX + 32];
 			int r = 0;
 
 			if (at == s->n_files)
 				r = diag_add(&s->diags, DIAG_WARNING, s->files[j]->path, o->line,
 					     "Overrides=%s: no layout file of that name is read, "
-					     "so this declaration is stale",
-					     o->name);
+					     "so this declaration is stale%s",
+					     o->name,
+					     stale_hint(s, j, o->name, hint, sizeof(hint)));
 			else if (at > j)
 				r = diag_add(&s->diags, DIAG_WARNING, s->files[j]->path, o->line,
 					     "Overrides=%s: %s is read after this file, so its "
@@ -239,6 +259,61 @@ static int merge_named(char *const *named, char *const *paths, char *const *targ
 	return 0;
 }
 
+/* The canonical directory of path; NULL when it cannot be resolved. */
+static char *dir_of(const char *path)
+{
+	_cleanup_free_ char *copy = strdup(path);
+
+	return copy ? realpath(dirname(copy), NULL) : NULL;
+}
+
+/* Whether dir (canonical) is one of the layout directories under root. */
+static bool is_layout_dir(const char *root, const char *dir)
+{
+	for (size_t i = 0; layout_dirs_default[i]; i++) {
+		_cleanup_free_ char *under = NULL, *real = NULL;
+
+		if (path_under_root(root, layout_dirs_default[i], &under) < 0)
+			continue;
+		real = realpath(under, NULL);
+		if (real && streq(real, dir))
+			return true;
+	}
+	return false;
+}
+
+/* A warning at each named file of a layout directory that a file of the
+ * same name in a directory read first masks (paths: the files the
+ * directories give): it is checked, but never read as it is. */
+static int warn_masked(const char *root, char *const *named, char *const *paths,
+		       struct layout_set *s)
+{
+	for (size_t i = 0; named && named[i]; i++) {
+		_cleanup_free_ char *dir = dir_of(named[i]);
+
+		if (!dir || !is_layout_dir(root, dir))
+			continue;
+		for (size_t j = 0; paths && paths[j]; j++) {
+			_cleanup_free_ char *winner = NULL;
+			int r;
+
+			if (!streq(layout_file_name(paths[j]), layout_file_name(named[i])))
+				continue;
+			winner = dir_of(paths[j]);
+			if (!winner || streq(winner, dir))
+				continue;
+			r = diag_add(&s->diags, DIAG_WARNING, named[i], 0,
+				     "masked by %s (a file of the same name in a directory read "
+				     "first): that file is read, not this one, which is checked "
+				     "here in its place",
+				     paths[j]);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
 int layout_set_load_context(const char *root, const char *dir, char *const *named,
 			    struct layout_set **ret)
 {
@@ -254,10 +329,15 @@ int layout_set_load_context(const char *root, const char *dir, char *const *name
 		return r;
 	/* a directory that cannot be read or trusted gives no context: the
 	 * named files are read alone, as check of the directory says why */
-	r = merge_named(named, r < 0 ? NULL : paths, targets, refused, &all, &from);
+	if (r < 0)
+		paths = strv_free(paths);
+	r = merge_named(named, paths, targets, refused, &all, &from);
 	if (r < 0)
 		return r;
-	return load_files(all, from, NULL, ret);
+	r = load_files(all, from, NULL, ret);
+	if (r >= 0 && !dir && (r = warn_masked(root, named, paths, *ret)) < 0)
+		*ret = layout_set_free(*ret);
+	return r;
 }
 
 static int layout_set_load_under(const char *root, const char *const *dirs, struct layout_set **ret)

@@ -477,6 +477,21 @@ static int mc_unknown_key(struct mc_parser *p, const char *key, unsigned line)
 			suggest_hint(&sg, hint, sizeof(hint)));
 }
 
+/* mc_assign(), and where the [Kubernetes] Enabled= in effect is, for a
+ * later error about Kubernetes being enabled. */
+static int mc_assign_at(struct mc_parser *p, const struct mc_key *k, const char *v, unsigned line)
+{
+	struct mainconf *c = p->conf;
+
+	if (mc_field(c, k) == (void *)&c->k8s_enabled &&
+	    (v[0] == '\0' || mc_parse_enum(k, v) >= 0)) {
+		snprintf(c->k8s_enabled_file, sizeof(c->k8s_enabled_file), "%s",
+			 v[0] ? strempty(p->path) : "");
+		c->k8s_enabled_line = v[0] ? line : 0;
+	}
+	return mc_assign(p, k, v, line);
+}
+
 static int mc_on_assignment(void *userdata, const char *key, const char *value, unsigned line)
 {
 	struct mc_parser *p = userdata;
@@ -489,7 +504,7 @@ static int mc_on_assignment(void *userdata, const char *key, const char *value, 
 		return 0;
 	for (size_t i = 0; i < ELEMENTSOF(mc_keys); i++)
 		if (streq(mc_keys[i].section, p->section) && streq(mc_keys[i].key, key))
-			return mc_assign(p, &mc_keys[i], value, line);
+			return mc_assign_at(p, &mc_keys[i], value, line);
 	return mc_unknown_key(p, key, line);
 }
 

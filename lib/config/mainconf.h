@@ -3,6 +3,8 @@
 
 /* The main configuration, sriov-persist.conf(5). */
 
+#include <limits.h>
+
 #include "diag.h"
 
 #define MAINCONF_PATH_DEFAULT "/etc/sriov-persist/sriov-persist.conf"
@@ -106,6 +108,10 @@ struct mainconf {
 	/* Not a key: with Enabled=auto, whether mainconf_load found
 	 * credentials (the Kubeconfig= file or the in-cluster token) */
 	bool k8s_credentials;
+	/* Not a key: the file and line of the [Kubernetes] Enabled= in
+	 * effect; "" and 0 when none sets it (the default) */
+	char k8s_enabled_file[PATH_MAX];
+	unsigned k8s_enabled_line;
 };
 
 /* Fills in the defaults above. -ENOMEM. */

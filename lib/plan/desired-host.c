@@ -2,6 +2,8 @@
 
 /* What the host says about a desired state beyond its driver's table. */
 
+#include <fnmatch.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "desired-host.h"
@@ -156,6 +158,36 @@ static int error_name_renamed(struct rules_out *out, const struct layout_file *f
 			   to == LINK_TYPE_INFINIBAND ? "InfiniBand" : "Ethernet", pf->pci);
 }
 
+/* The IPoIB name the kernel and udev give the InfiniBand port at pci: "ib"
+ * and the port's PCI path name ("ibp65s0f0" at 0000:41:00.0, "ibP1p65s0f0"
+ * in domain 1); false when pci is no PCI address. */
+static bool ipoib_name(const char *pci, char *buf, size_t size)
+{
+	unsigned domain, bus, slot, func;
+	char domain_part[16] = "";
+
+	if (sscanf(pci, "%x:%x:%x.%x", &domain, &bus, &slot, &func) != 4)
+		return false;
+	if (domain > 0)
+		snprintf(domain_part, sizeof(domain_part), "P%u", domain);
+	snprintf(buf, size, "ib%sp%us%uf%u", domain_part, bus, slot, func);
+	return true;
+}
+
+/* Whether a glob of Name= (names) selects the port under the name it gets
+ * at the reboot into link type to: only an IPoIB name can be foreseen. */
+static bool names_the_renamed(char *const *names, const struct pf_state *pf, enum link_type to)
+{
+	char after[64];
+
+	if (to != LINK_TYPE_INFINIBAND || !ipoib_name(pf->pci, after, sizeof(after)))
+		return false;
+	for (char *const *g = names; *g; g++)
+		if (fnmatch(*g, after, 0) == 0)
+			return true;
+	return false;
+}
+
 int desired_check_renamed(struct rules_out *out, const struct pf_state *pf,
 			  const struct driver_info *drv, const struct pf_settings *s,
 			  const struct layout_file *const *files, size_t n_files)
@@ -166,7 +198,8 @@ int desired_check_renamed(struct rules_out *out, const struct pf_state *pf,
 	for (size_t i = 0; i < n_files; i++) {
 		int r = 0;
 
-		if (files[i]->match.name && files[i]->match.name[0])
+		if (files[i]->match.name && files[i]->match.name[0] &&
+		    !names_the_renamed(files[i]->match.name, pf, s->link_type))
 			r = error_name_renamed(out, files[i], pf, s->link_type);
 		if (r < 0)
 			return r;

@@ -41,7 +41,9 @@ int desired_host_warnings(const struct pf_state *pf, const struct driver_info *d
  * that select pf) when the merged LinkType= s changes the port's link type:
  * the reboot that needs renames the interface, and Name= would then select
  * nothing, the layout silently no longer applied. It holds the PF, while
- * the change is pending, until the file matches by PCIAddress=. -ENOMEM. */
+ * the change is pending, until the file matches by PCIAddress=; not for a
+ * file whose Name= also selects the IPoIB name the port gets ("ibp65s0f0"
+ * at 0000:41:00.0), which selects it after that reboot too. -ENOMEM. */
 int desired_check_renamed(struct rules_out *out, const struct pf_state *pf,
 			  const struct driver_info *drv, const struct pf_settings *s,
 			  const struct layout_file *const *files, size_t n_files);

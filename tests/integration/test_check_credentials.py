@@ -181,8 +181,8 @@ def test_enabled_without_k8s_notify(make_host):
     missing = h.dir / "no-k8s-notify"
     r = check(h, str(missing))
     assert r.returncode == 1 and r.stderr.splitlines() == [
-        f"[Kubernetes] Enabled=: Kubernetes is enabled but k8s-notify is not installed "
-        f"({missing}): install sriov-persist-k8s"], r
+        f"{h.main}:4: [Kubernetes] Enabled=: Kubernetes is enabled but k8s-notify is not "
+        f"installed ({missing}): install sriov-persist-k8s"], r
     why = (f"{WAIT}cannot run: Kubernetes is enabled but k8s-notify is not installed "
            f"({missing}): install sriov-persist-k8s")
     assert deferred(h, str(missing)) == f"{E810} (ens1f0): deferred: {why}\n"

@@ -139,11 +139,60 @@ def test_a_driver_without_counters_has_no_vf_series(make_host):
     r = h.run("metrics")
     series, types = parse(r.stdout)
     assert types["sriov_persist_vf_receive_bytes_total"] == "counter"
-    assert not [n for n in series if n.startswith("sriov_persist_vf_")]
+    assert [n for n in series if n.startswith("sriov_persist_vf_")] == ["sriov_persist_vf_info"]
     # no NUMA node: an empty label
     assert value(series, "pf_info", pf="enp1s0f0", driver="igb", numa_node="") == 1
     assert value(series, "pf_vfs_present", pf="enp1s0f0") == 2
     promtool_check(r.stdout)
+
+
+def test_every_vf_has_an_info_series_with_its_resource(make_host):
+    """sriov_persist_vf_info: every VF present, counters or not (igb has none), with the
+    ResourceName= the layout gives it."""
+    h = make_host("igb-82576.json")
+    h.layout("50-igb.conf", "[Match]\nDriver=igb\n[PhysicalFunction]\nVirtualFunctions=2\n"
+             "[VirtualFunction 1]\nResourceName=igb_net\n")
+    assert h.run("apply").returncode == 0
+    r = h.run("metrics")
+    series, types = parse(r.stdout)
+    assert types["sriov_persist_vf_info"] == "gauge"
+    infos = [ls for ls, v in series["sriov_persist_vf_info"] if v == 1]
+    on_pf = sorted((ls["vf"], ls["resource"]) for ls in infos if ls["pf"] == "enp1s0f0")
+    assert on_pf == [("0", ""), ("1", "igb_net")], infos
+    vf1 = next(ls for ls in infos if ls["pf"] == "enp1s0f0" and ls["vf"] == "1")
+    assert vf1["vf_pci"] and vf1["pf_pci"] and vf1["numa_node"] == "" and "driver" in vf1
+    promtool_check(r.stdout)
+
+
+def test_a_gone_pf_has_only_its_state(e810):
+    """A PF gone from the host (its NIC unplugged) keeps its pf_state series (gone 1), and
+    nothing else: its last apply is history."""
+    e810.edit(lambda s: s.update(pfs=[p for p in s["pfs"] if p["pci"] != E810_0]))
+    r = e810.run("metrics")
+    series, _ = parse(r.stdout)
+    assert value(series, "pf_state", state="gone", pf_pci=E810_0) == 1
+    left = {n for n, ss in series.items() for ls, _ in ss if ls.get("pf_pci") == E810_0}
+    assert left == {"sriov_persist_pf_state"}, left
+    promtool_check(r.stdout)
+
+
+def test_a_held_pf_has_no_vfs_wanted(make_host):
+    """A held PF's configuration has an error, so what it wants is not known: no
+    pf_vfs_wanted series (and so no SRIOVVirtualFunctionsMissing), only held 1."""
+    h = make_host("cx6-vpi.json")
+    h.layout("50-vpi.conf", "[Match]\nName=ens2f0np0\n[PhysicalFunction]\n"
+             "LinkType=infiniband\nVirtualFunctions=4\n")
+    series, _ = parse(h.run("metrics").stdout)
+    assert value(series, "pf_state", state="held", pf_pci="0000:41:00.0") == 1
+    assert not [ls for ls, _ in series.get("sriov_persist_pf_vfs_wanted", [])
+                if ls["pf_pci"] == "0000:41:00.0"]
+    # held by a main-configuration error: the same
+    h.layout("50-vpi.conf", "[Match]\nPCIAddress=0000:41:00.0\n[PhysicalFunction]\n"
+             "VirtualFunctions=4\n")
+    h.main.write_text("[Apply]\nTimeoutSec=soon\n")
+    series, _ = parse(h.run("metrics").stdout)
+    assert value(series, "pf_state", state="held", pf_pci="0000:41:00.0") == 1
+    assert "sriov_persist_pf_vfs_wanted" not in series
 
 
 def test_pending_reboot_reasons_are_escaped_labels(make_host):
@@ -185,7 +234,7 @@ def test_every_family_is_in_the_manual(e810):
     """sriovctl(8) documents each metric family by name, with its type."""
     manual = (Path(__file__).resolve().parents[2] / "man" / "sriovctl.8").read_text()
     _, types = parse(e810.run("metrics").stdout)
-    assert len(types) == 19
+    assert len(types) == 20
     for name, kind in types.items():
         entry = re.search(r"\\fB" + name + r"\\fR( \(([a-z]+))?", manual)
         assert entry, f"{name} is not in sriovctl(8)"

@@ -193,3 +193,14 @@ def test_check_of_a_drop_in_alone_reads_the_directory_as_context(make_host):
         f"{drop}:4: warning: Trust=yes overrides Trust=no at {h.confdir}/50-fleet.conf:6 for VFs "
         "0-3 (a later file wins)"], r.stderr
     assert r.returncode == 0
+
+
+def test_stale_declaration_suggests_the_file_meant(make_host):
+    h = make_host("x710.json")
+    h.layout("40-fleet-x710.conf", "[Match]\nDriver=i40e\n[VirtualFunction]\nVLANId=42\n")
+    c = h.layout("70-host.conf", "[Layout]\nOverrides=40-fleet-x71.conf\n"
+                 "[Match]\nDriver=i40e\n[VirtualFunction]\nVLANId=7\n")
+    r = h.run("check", "--strict")
+    assert f"{c}:2: warning: Overrides=40-fleet-x71.conf: no layout file of that name is read, " \
+        "so this declaration is stale; did you mean '40-fleet-x710.conf'?" in lines(r)
+    assert r.returncode == 1

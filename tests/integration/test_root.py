@@ -283,3 +283,25 @@ def test_a_main_configuration_link_out_of_root_is_refused(make_host, node, tmp_p
     assert r.stderr == f"{main}: leads out of the root directory; refusing it\n", r.stderr
     r = run(h.binary, "--root", node, "--host", h.path, "plan")
     assert r.stdout.count("the main configuration has errors, nothing is applied") == 2, r.stdout
+
+
+def test_check_of_a_masked_file_says_which_file_masks_it(make_host, tmp_path):
+    """check FILE of /usr/lib/... whose name a file in /etc/... (read first) has: a warning that
+    names the file read in its place; the file that masks is checked without one."""
+    h = make_host("e810.json")
+    root = tmp_path / "node"
+    lib = root / "usr/lib/sriov-persist/conf.d"
+    etc = root / "etc/sriov-persist/conf.d"
+    lib.mkdir(parents=True)
+    etc.mkdir(parents=True)
+    for d in (lib, etc):
+        (d / "40-x.conf").write_text(LAYOUT.format(pci=E810_1, n=2))
+    r = run(h.binary, "--root", root, "check", lib / "40-x.conf")
+    assert r.stderr.splitlines() == [
+        f"{lib}/40-x.conf: warning: masked by {etc}/40-x.conf (a file of the same name in a "
+        "directory read first): that file is read, not this one, which is checked here in its "
+        "place"]
+    assert r.stdout == "1 layout file(s) checked: 0 error(s), 1 warning(s)\n"
+    assert r.returncode == 0
+    r = run(h.binary, "--root", root, "check", etc / "40-x.conf")
+    assert (r.stderr, r.returncode) == ("", 0)

@@ -103,8 +103,14 @@ static void test_vf_counters(void **state)
 			     "sriov_persist_vf_transmit_dropped_packets_total{pf=\"ens1f0\","
 			     "pf_pci=\"0000:3b:00.0\",vf=\"0\",vf_pci=\"0000:3b:01.0\","
 			     "driver=\"iavf\",resource=\"ice_rdma\",numa_node=\"0\"} 1007"));
-	/* VF 1 has no counters: no series, not a zero */
-	assert_null(strstr(e.text, "vf_pci=\"0000:3b:01.1\""));
+	/* VF 1 has no counters: no counter series, not a zero; its info series */
+	assert_null(strstr(e.text, "_total{pf=\"ens1f0\",pf_pci=\"0000:3b:00.0\",vf=\"1\","));
+	assert_non_null(strstr(e.text,
+			       "sriov_persist_vf_info{pf=\"ens1f0\",pf_pci=\"0000:3b:00.0\","
+			       "vf=\"1\",vf_pci=\"0000:3b:01.1\","));
+	assert_true(has_line(e.text, "sriov_persist_vf_info{pf=\"ens1f0\",pf_pci=\"0000:3b:00.0\","
+				     "vf=\"0\",vf_pci=\"0000:3b:01.0\",driver=\"iavf\","
+				     "resource=\"ice_rdma\",numa_node=\"0\"} 1"));
 	assert_true(has_line(e.text, "# TYPE sriov_persist_vf_receive_packets_total counter"));
 	env_done(&e);
 }
@@ -143,7 +149,9 @@ static void test_reasons_and_gone(void **state)
 		     "\"num_vfs\": 2, \"total_vfs\": 64, \"desired_num_vfs\": 2, "
 		     "\"pending_reboot_reasons\": [\"NUM_OF_VFS \\\"8\\\" \\\\ next\\nboot\"], "
 		     "\"last_apply\": null}, "
-		     "{\"pci\": \"0000:af:00.0\", \"name\": \"gone0\", \"state\": \"gone\"}]}");
+		     "{\"pci\": \"0000:af:00.0\", \"name\": \"gone0\", \"state\": \"gone\", "
+		     "\"num_vfs\": 4, \"last_apply\": {\"started_usec\": 1700000000000000, "
+		     "\"finished_usec\": 1700000000250000, \"actions\": 3}}]}");
 	assert_true(has_line(e.text,
 			     "sriov_persist_pf_reboot_pending_info{pf=\"ens1f0\",pf_pci=\"" ICE_PF
 			     "\",reason=\"NUM_OF_VFS \\\"8\\\" \\\\ next\\nboot\"} 1"));
@@ -152,6 +160,8 @@ static void test_reasons_and_gone(void **state)
 	assert_true(has_line(e.text, "sriov_persist_pf_state{pf=\"gone0\",pf_pci=\"0000:af:00.0\","
 				     "state=\"gone\"} 1"));
 	assert_null(strstr(e.text, "sriov_persist_pf_info{pf=\"gone0\""));
+	/* its last apply, which its record tells, is history */
+	assert_null(strstr(e.text, "{pf=\"gone0\",pf_pci=\"0000:af:00.0\"}"));
 	assert_null(strstr(e.text, "sriov_persist_pf_last_apply_actions{pf=\"ens1f0\""));
 	env_done(&e);
 }
@@ -183,7 +193,7 @@ static void test_families(void **state)
 			assert_true(l[strlen(family)] == '{');
 		}
 	}
-	assert_int_equal(n_families, 19);
+	assert_int_equal(n_families, 20);
 	env_done(&e);
 }
 
