@@ -13,16 +13,18 @@
  * were added already, or the configuration has them). -ENOMEM. */
 static int iommu_manage_acts(const struct host_state *h)
 {
-	_cleanup_free_ char *args = NULL, *unset = NULL;
+	_cleanup_free_ char *args = NULL, *unset = NULL, *against = NULL;
 	int r;
 
 	r = iommu_args_missing(h, &args);
 	if (r < 0 || !args)
 		return r;
 	r = kernel_args_unset(h, args, &unset);
+	if (r >= 0)
+		r = kernel_args_contradicted(h, unset, &against);
 	if (r < 0)
 		return r;
-	return !unset || (h->boot_loader != BOOT_LOADER_NONE && !h->boot_config_error);
+	return !unset || (h->boot_loader != BOOT_LOADER_NONE && !h->boot_config_error && !against);
 }
 
 /* Why KernelArguments=manage, which does not act (iommu_manage_acts()),
@@ -31,7 +33,7 @@ static int iommu_manage_acts(const struct host_state *h)
  * (the remedy says so). */
 static int manage_why_not(const struct host_state *h, char **ret)
 {
-	_cleanup_free_ char *args = NULL;
+	_cleanup_free_ char *args = NULL, *unset = NULL, *against = NULL;
 	bool no_loader = h->boot_loader == BOOT_LOADER_NONE;
 	int r;
 
@@ -40,12 +42,19 @@ static int manage_why_not(const struct host_state *h, char **ret)
 		*ret = strdup_printf("KernelArguments=manage cannot tell which of them this CPU "
 				     "takes%s",
 				     no_loader ? ", and " NO_LOADER_WHY : "");
-	else if ((r = iommu_args_missing(h, &args)) < 0)
+	else if ((r = iommu_args_missing(h, &args)) < 0 ||
+		 (args && (r = kernel_args_unset(h, args, &unset)) < 0) ||
+		 (r = kernel_args_contradicted(h, unset, &against)) < 0)
 		return r;
 	else if (args && !no_loader && h->boot_config_error)
 		*ret = strdup_printf("KernelArguments=manage leaves the boot loader's "
 				     "configuration as it is: %s",
 				     h->boot_config_error);
+	else if (args && !no_loader && against)
+		*ret = strdup_printf("KernelArguments=manage leaves the boot loader's "
+				     "configuration as it is: %s; remove it, and the IOMMU is on "
+				     "after the next apply and a reboot",
+				     against);
 	else if (args)
 		*ret = strdup("KernelArguments=manage " NO_LOADER_WHY);
 	else
