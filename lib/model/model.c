@@ -187,6 +187,7 @@ static int copy_host(const struct host_state *src, const char *only, struct host
 	if (!c->modules)
 		return -ENOMEM;
 	c->boot_loader = src->boot_loader;
+	c->boot_loader_from_snapshot = src->boot_loader_from_snapshot;
 	if (src->kernel_args_added) {
 		c->kernel_args_added = strv_copy(src->kernel_args_added);
 		if (!c->kernel_args_added)

@@ -202,6 +202,10 @@ struct host_state {
 	/* the words of boot_cmdlines that turn the IOMMU off, as pairs: where
 	 * ("/etc/default/grub:3"), the word ("intel_iommu=off"); NULL if none */
 	char **boot_iommu_off;
+	/* Not in the snapshot: the boot loader's files were read under a root
+	 * (sriovctl --root) for the tool the snapshot's boot_loader names, which
+	 * is not looked for there */
+	bool boot_loader_from_snapshot;
 	/* snapshot "rdma_netns_mode", optional, null: no RDMA subsystem (ib_core
 	 * is not loaded, so there is no mode to read or set) */
 	bool has_rdma_netns_mode;

@@ -356,3 +356,16 @@ def test_an_iommu_off_in_kernel_cmdline_holds_manage(make_host, tmp_path):
     assert ("/etc/kernel/cmdline:2 holds amd_iommu=off, which turns off what amd_iommu=on "
             "turns on; remove it") in r.stdout, r.stdout
     assert "kernel_arguments_added" not in h.state()
+
+
+def test_root_with_a_snapshot_that_names_no_boot_loader_says_so(make_host, tmp_path):
+    """The node's grub files are there, but a simulated host's tool is its snapshot's
+    boot_loader, never looked for: the message names that, not missing files."""
+    h, _ = vfio_host(make_host, loader=None)
+    root = grub_fixture(tmp_path, "debian-12")
+    plan = h.run("--root", str(root), "plan")
+    assert ("add intel_iommu=on iommu=pt to the kernel command line and reboot; "
+            "KernelArguments=manage has no boot loader tool to add them with: the snapshot "
+            "names none (\"boot_loader\": grubby, kernel-install or grub; --root reads the files "
+            "of the tool it names)") in plan.stdout, plan.stdout
+    assert "/etc/default/grub" not in plan.stdout, plan.stdout
