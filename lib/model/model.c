@@ -385,6 +385,13 @@ static bool same_parameter(const char *word, const char *arg)
 	return strncmp(word, arg, n) == 0 && word[n] == '=';
 }
 
+/* Whether word, one that turns the IOMMU off, undoes arg: the same
+ * parameter, or iommu=off, which turns off every IOMMU driver of x86. */
+static bool undoes(const char *word, const char *arg)
+{
+	return same_parameter(word, arg) || kernel_cmdline_has(word, "iommu=off");
+}
+
 int kernel_args_contradicted(const struct host_state *h, const char *args, char **ret)
 {
 	_cleanup_strv_free_ char **words = NULL, **said = NULL;
@@ -395,7 +402,7 @@ int kernel_args_contradicted(const struct host_state *h, const char *args, char 
 		return args && p ? -ENOMEM : 0;
 	for (char **w = words; *w; w++)
 		for (size_t i = 0; p[i] && p[i + 1]; i += 2)
-			if (same_parameter(p[i + 1], *w) &&
+			if (undoes(p[i + 1], *w) &&
 			    strv_consume(&said,
 					 strdup_printf("%s holds %s, which turns off what %s "
 						       "turns on",

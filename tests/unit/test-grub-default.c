@@ -198,7 +198,7 @@ static void test_kernel_args_contradicted(void **state)
 	char *off[] = { (char *)"/etc/default/grub:9", (char *)"intel_iommu=off",
 			(char *)"/etc/default/grub:9", (char *)"iommu=nopt", NULL };
 	struct host_state h = { .boot_iommu_off = off };
-	_cleanup_free_ char *c1 = NULL, *c2 = NULL, *c3 = NULL;
+	_cleanup_free_ char *c1 = NULL, *c2 = NULL, *c3 = NULL, *c4 = NULL;
 
 	assert_true(kernel_arg_turns_iommu_off("intel_iommu=off"));
 	assert_true(kernel_arg_turns_iommu_off("amd_iommu=off"));
@@ -214,6 +214,11 @@ static void test_kernel_args_contradicted(void **state)
 	assert_null(c2);
 	assert_int_equal(kernel_args_contradicted(&h, NULL, &c3), 0);
 	assert_null(c3);
+	/* iommu=off turns every IOMMU off */
+	off[3] = (char *)"iommu=off";
+	assert_int_equal(kernel_args_contradicted(&h, "amd_iommu=on", &c4), 0);
+	assert_string_equal(c4, "/etc/default/grub:9 holds iommu=off, which turns off what "
+				"amd_iommu=on turns on");
 }
 
 /* Where each "off" is, read from a root: only those that the command line
