@@ -377,6 +377,7 @@ static int verb_apply(const char *pci)
 static int missing_iommu_args(const char *root, char **ret, char **ret_unset, char **ret_error)
 {
 	_cleanup_free_ char *cpuinfo = NULL, *cmdline = NULL, *p1 = NULL, *p2 = NULL;
+	_cleanup_free_ char *against = NULL;
 	struct host_state h = {};
 	int r, v;
 
@@ -397,10 +398,19 @@ static int missing_iommu_args(const char *root, char **ret, char **ret_unset, ch
 	r = iommu_args_missing(&h, ret);
 	if (r < 0 || !*ret)
 		return r;
-	r = boot_loader_cmdlines(root, boot_loader_detect(root), &h.boot_cmdlines, ret_error);
+	r = boot_loader_cmdlines(root, boot_loader_detect(root), &h.boot_cmdlines,
+				 &h.boot_iommu_off, ret_error);
 	if (r >= 0)
 		r = kernel_args_unset(&h, *ret, ret_unset);
+	if (r >= 0)
+		r = kernel_args_contradicted(&h, *ret_unset, &against);
+	if (r >= 0 && against) {
+		/* added or not, the kernel would take the IOMMU off: touch nothing */
+		*ret_error = strdup_printf("%s; remove it", against);
+		r = *ret_error ? -EBADMSG : -ENOMEM;
+	}
 	strv_free(h.boot_cmdlines);
+	strv_free(h.boot_iommu_off);
 	return r;
 }
 

@@ -30,8 +30,10 @@ static const struct {
 	    "(default " STATUS_STATE_DIR ", FILE.lib with --host)" },
 	  offsetof(struct cli_paths, state_dir) },
 	{ { CLI_OPT_ROOT, "root", "DIR",
-	    "read and write the host's files under DIR: layouts,\n"
-	    "main configuration, records, machine ID",
+	    "read the host's files under DIR: layouts, main\n"
+	    "configuration, records, boot loader configuration,\n"
+	    "machine ID; only apply and reset, with --host,\n"
+	    "write there (their records)",
 	    CLI_CHECK_DIR },
 	  offsetof(struct cli_paths, root) },
 	/* listed last in the help */

@@ -26,9 +26,16 @@ enum boot_loader boot_loader_detect(const char *root);
  * drop-ins (one), /etc/kernel/cmdline (one), or each BLS entry's options
  * (grubby; none without entries). NULL for BOOT_LOADER_NONE. -EBADMSG and
  * *ret_error ("/etc/default/grub:9: ...") when they cannot be told without
- * a shell or a file cannot be read: then nothing may be edited. */
+ * a shell or a file cannot be read: then nothing may be edited.
+ * *ret_iommu_off: the words of these command lines that turn the IOMMU off
+ * (kernel_arg_turns_iommu_off()), as pairs: where ("/etc/default/grub:3",
+ * each line that holds it), the word; NULL when none. */
 int boot_loader_cmdlines(const char *root, enum boot_loader bl, char ***ret_cmdlines,
-			 char **ret_error);
+			 char ***ret_iommu_off, char **ret_error);
+
+/* Whether arg turns off what KernelArguments=manage turns on:
+ * intel_iommu= or amd_iommu= with "off", iommu= with "off" or "nopt". */
+bool kernel_arg_turns_iommu_off(const char *arg) _pure_;
 
 /* Whether arg is one that KernelArguments=manage may add: the IOMMU ones. */
 bool kernel_arg_allowed(const char *arg) _pure_;

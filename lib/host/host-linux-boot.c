@@ -24,7 +24,7 @@ int hl_read_boot_loader(struct host_linux *hl, struct host_state *s)
 	r = kernel_args_record_read(hl->root, &recorded, &s->kernel_args_added);
 	if (r == -ENOMEM)
 		return r;
-	r = boot_loader_cmdlines(hl->root, s->boot_loader, &s->boot_cmdlines,
+	r = boot_loader_cmdlines(hl->root, s->boot_loader, &s->boot_cmdlines, &s->boot_iommu_off,
 				 &s->boot_config_error);
 	return r == -ENOMEM ? r : 0;
 }

@@ -586,8 +586,9 @@ static int sim_boot_config(struct sim *s, struct host_state *state)
 
 	if (!s->boot_root)
 		return 0;
+	state->boot_loader_from_snapshot = true;
 	r = boot_loader_cmdlines(s->boot_root, state->boot_loader, &state->boot_cmdlines,
-				 &state->boot_config_error);
+				 &state->boot_iommu_off, &state->boot_config_error);
 	return r == -ENOMEM ? r : 0;
 }
 

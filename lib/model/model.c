@@ -81,6 +81,7 @@ struct host_state *host_state_free(struct host_state *h)
 	strv_free(h->modules);
 	strv_free(h->kernel_args_added);
 	strv_free(h->boot_cmdlines);
+	strv_free(h->boot_iommu_off);
 	free(h->boot_config_error);
 	for (size_t i = 0; i < h->n_pfs; i++)
 		pf_state_done(&h->pfs[i]);
@@ -186,12 +187,14 @@ static int copy_host(const struct host_state *src, const char *only, struct host
 	if (!c->modules)
 		return -ENOMEM;
 	c->boot_loader = src->boot_loader;
+	c->boot_loader_from_snapshot = src->boot_loader_from_snapshot;
 	if (src->kernel_args_added) {
 		c->kernel_args_added = strv_copy(src->kernel_args_added);
 		if (!c->kernel_args_added)
 			return -ENOMEM;
 	}
 	if ((src->boot_cmdlines && !(c->boot_cmdlines = strv_copy(src->boot_cmdlines))) ||
+	    (src->boot_iommu_off && !(c->boot_iommu_off = strv_copy(src->boot_iommu_off))) ||
 	    !strdup_null(src->boot_config_error, &c->boot_config_error))
 		return -ENOMEM;
 	if (src->n_pfs > 0) {
@@ -371,5 +374,41 @@ int iommu_args_missing(const struct host_state *h, char **ret)
 		s = n;
 	}
 	*ret = TAKE_PTR(s);
+	return 0;
+}
+
+/* Whether word and arg give one parameter: "intel_iommu=off", "intel_iommu=on". */
+static bool same_parameter(const char *word, const char *arg)
+{
+	size_t n = strcspn(arg, "=");
+
+	return strncmp(word, arg, n) == 0 && word[n] == '=';
+}
+
+/* Whether word, one that turns the IOMMU off, undoes arg: the same
+ * parameter, or iommu=off, which turns off every IOMMU driver of x86. */
+static bool undoes(const char *word, const char *arg)
+{
+	return same_parameter(word, arg) || kernel_cmdline_has(word, "iommu=off");
+}
+
+int kernel_args_contradicted(const struct host_state *h, const char *args, char **ret)
+{
+	_cleanup_strv_free_ char **words = NULL, **said = NULL;
+	char **p = h->boot_iommu_off;
+
+	*ret = NULL;
+	if (!args || !p || strv_split(args, &words) < 0)
+		return args && p ? -ENOMEM : 0;
+	for (char **w = words; *w; w++)
+		for (size_t i = 0; p[i] && p[i + 1]; i += 2)
+			if (undoes(p[i + 1], *w) &&
+			    strv_consume(&said,
+					 strdup_printf("%s holds %s, which turns off what %s "
+						       "turns on",
+						       p[i], p[i + 1], *w)) < 0)
+				return -ENOMEM;
+	if (said && !(*ret = strv_join(said, "; ")))
+		return -ENOMEM;
 	return 0;
 }

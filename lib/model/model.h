@@ -199,6 +199,13 @@ struct host_state {
 	 * KernelArguments=manage leaves the configuration alone. */
 	char **boot_cmdlines;
 	char *boot_config_error;
+	/* the words of boot_cmdlines that turn the IOMMU off, as pairs: where
+	 * ("/etc/default/grub:3"), the word ("intel_iommu=off"); NULL if none */
+	char **boot_iommu_off;
+	/* Not in the snapshot: the boot loader's files were read under a root
+	 * (sriovctl --root) for the tool the snapshot's boot_loader names, which
+	 * is not looked for there */
+	bool boot_loader_from_snapshot;
 	/* snapshot "rdma_netns_mode", optional, null: no RDMA subsystem (ib_core
 	 * is not loaded, so there is no mode to read or set) */
 	bool has_rdma_netns_mode;
@@ -276,3 +283,8 @@ bool kernel_args_all_configured(const struct host_state *h, const char *args);
  * sriovctl (kernel_args_added) nor in every command line of the boot
  * loader's configuration; NULL in *ret when none. -ENOMEM. */
 int kernel_args_unset(const struct host_state *h, const char *args, char **ret);
+/* Where the boot loader's configuration turns off a parameter that a word
+ * of args turns on (host_state.boot_iommu_off): "/etc/default/grub:3 holds
+ * intel_iommu=off, which turns off what intel_iommu=on turns on", one for
+ * each such line and word, joined by "; "; NULL in *ret when none. -ENOMEM. */
+int kernel_args_contradicted(const struct host_state *h, const char *args, char **ret);

@@ -6,6 +6,10 @@
 #define NO_LOADER_WHY                                                              \
 	"found no boot loader tool to add them with (grubby; kernel-install with " \
 	"/etc/kernel/cmdline; update-grub with /etc/default/grub and /boot/grub/grub.cfg)"
+/* --root with --host: the tool is the one the snapshot names, never looked for */
+#define NO_SNAPSHOT_LOADER_WHY                                                                 \
+	"has no boot loader tool to add them with: the snapshot names none (\"boot_loader\": " \
+	"grubby, kernel-install or grub; --root reads the files of the tool it names)"
 
 /* Whether KernelArguments=manage turns the IOMMU on here: the CPU's vendor
  * says which arguments, the command line lacks them, and a boot loader tool
@@ -13,16 +17,18 @@
  * were added already, or the configuration has them). -ENOMEM. */
 static int iommu_manage_acts(const struct host_state *h)
 {
-	_cleanup_free_ char *args = NULL, *unset = NULL;
+	_cleanup_free_ char *args = NULL, *unset = NULL, *against = NULL;
 	int r;
 
 	r = iommu_args_missing(h, &args);
 	if (r < 0 || !args)
 		return r;
 	r = kernel_args_unset(h, args, &unset);
+	if (r >= 0)
+		r = kernel_args_contradicted(h, unset, &against);
 	if (r < 0)
 		return r;
-	return !unset || (h->boot_loader != BOOT_LOADER_NONE && !h->boot_config_error);
+	return !unset || (h->boot_loader != BOOT_LOADER_NONE && !h->boot_config_error && !against);
 }
 
 /* Why KernelArguments=manage, which does not act (iommu_manage_acts()),
@@ -31,23 +37,32 @@ static int iommu_manage_acts(const struct host_state *h)
  * (the remedy says so). */
 static int manage_why_not(const struct host_state *h, char **ret)
 {
-	_cleanup_free_ char *args = NULL;
+	_cleanup_free_ char *args = NULL, *unset = NULL, *against = NULL;
 	bool no_loader = h->boot_loader == BOOT_LOADER_NONE;
+	const char *no_loader_why = h->boot_loader_from_snapshot ? NO_SNAPSHOT_LOADER_WHY :
+								   NO_LOADER_WHY;
 	int r;
 
 	*ret = NULL; /* with the vendor known, what it lacks is the tool */
 	if (!h->has_cpu_vendor)
 		*ret = strdup_printf("KernelArguments=manage cannot tell which of them this CPU "
-				     "takes%s",
-				     no_loader ? ", and " NO_LOADER_WHY : "");
-	else if ((r = iommu_args_missing(h, &args)) < 0)
+				     "takes%s%s",
+				     no_loader ? ", and " : "", no_loader ? no_loader_why : "");
+	else if ((r = iommu_args_missing(h, &args)) < 0 ||
+		 (args && (r = kernel_args_unset(h, args, &unset)) < 0) ||
+		 (r = kernel_args_contradicted(h, unset, &against)) < 0)
 		return r;
 	else if (args && !no_loader && h->boot_config_error)
 		*ret = strdup_printf("KernelArguments=manage leaves the boot loader's "
 				     "configuration as it is: %s",
 				     h->boot_config_error);
+	else if (args && !no_loader && against)
+		*ret = strdup_printf("KernelArguments=manage leaves the boot loader's "
+				     "configuration as it is: %s; remove it, and the IOMMU is on "
+				     "after the next apply and a reboot",
+				     against);
 	else if (args)
-		*ret = strdup("KernelArguments=manage " NO_LOADER_WHY);
+		*ret = strdup_printf("KernelArguments=manage %s", no_loader_why);
 	else
 		return 0;
 	return *ret ? 0 : -ENOMEM;

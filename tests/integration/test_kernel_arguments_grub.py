@@ -283,3 +283,89 @@ def test_no_etc_default_grub_under_root_is_an_empty_one(make_host, tmp_path):
     plan = h.run("--root", str(root), "plan")
     assert "add kernel arguments intel_iommu=on iommu=pt to the boot loader" in plan.stdout, \
         plan.stdout
+
+
+# update-grub writes "${GRUB_CMDLINE_LINUX} ${GRUB_CMDLINE_LINUX_DEFAULT}" and the kernel takes the
+# last of a parameter given twice: an "off" in the default would still win after a reboot
+OFF_IN_DEFAULT = [
+    ("", "quiet intel_iommu=off"),
+    ("intel_iommu=on iommu=pt", "quiet intel_iommu=off"),
+]
+
+
+@pytest.mark.parametrize("linux,default", OFF_IN_DEFAULT)
+def test_an_iommu_off_read_after_ours_holds_manage(make_host, tmp_path, linux, default):
+    h, pci = vfio_host(make_host)
+    root = node(tmp_path, "debian-12", ("etc/default/grub", "GRUB_CMDLINE_LINUX", linux))
+    set_var(root, "etc/default/grub", "GRUB_CMDLINE_LINUX_DEFAULT", default)
+    assert "intel_iommu=off" in sh_cmdline(root)
+    line = next(i for i, text in enumerate((root / "etc/default/grub").read_text().splitlines(), 1)
+                if text.startswith("GRUB_CMDLINE_LINUX_DEFAULT="))
+    why = ("add intel_iommu=on iommu=pt to the kernel command line and reboot; "
+           "KernelArguments=manage "
+           "leaves the boot loader's configuration as it is: "
+           f"/etc/default/grub:{line} holds intel_iommu=off, which turns off what "
+           "intel_iommu=on turns on; remove it, and the IOMMU is on after the next apply and "
+           "a reboot")
+    plan = h.run("--root", str(root), "plan")
+    assert "kernel arguments" not in plan.stdout.replace(why, ""), plan.stdout
+    assert why in plan.stdout, plan.stdout
+    r = h.run("--root", str(root), "apply")
+    assert r.returncode == 1 and why in r.stdout, r.stdout + r.stderr
+    assert "kernel_arguments_added" not in h.state()
+    pf = pending(h, root, pci)
+    assert pf["pending_reboot_reasons"] == [], pf
+    check = h.run("--root", str(root), "check", "--strict")
+    assert check.returncode != 0 and why in check.stdout + check.stderr, \
+        check.stdout + check.stderr
+    # the executor, run as the unit runs it, touches nothing either
+    (root / "proc").mkdir(exist_ok=True)
+    (root / "proc/cpuinfo").write_text(INTEL)
+    (root / "proc/cmdline").write_text("BOOT_IMAGE=/vmlinuz root=/dev/sda1 ro quiet\n")
+    stand_in(root, "/usr/sbin/update-grub")
+    (root / "boot/grub").mkdir(parents=True, exist_ok=True)
+    (root / "boot/grub/grub.cfg").write_text("# generated\n")
+    r = helper(root, "add")
+    assert r.returncode == 1, r.stderr
+    assert r.stderr == ("leaving the boot loader's configuration as it is: "
+                        f"/etc/default/grub:{line} holds intel_iommu=off, which turns off what "
+                        "intel_iommu=on turns on; remove it\n"), r.stderr
+    assert calls(root) == [] and record(root) is None
+
+
+def test_an_iommu_off_before_the_arguments_is_overruled(make_host, tmp_path):
+    """"intel_iommu=off intel_iommu=on": the kernel reads the last, the IOMMU is on."""
+    h, pci = vfio_host(make_host)
+    root = node(tmp_path, "debian-12", ("etc/default/grub", "GRUB_CMDLINE_LINUX",
+                                        "intel_iommu=off"))
+    set_var(root, "etc/default/grub", "GRUB_CMDLINE_LINUX_DEFAULT", "intel_iommu=on iommu=pt")
+    assert h.run("--root", str(root), "apply").returncode == 0
+    assert "kernel_arguments_added" not in h.state()
+    assert pending(h, root, pci)["pending_reboot_reasons"] == [
+        "kernel arguments intel_iommu=on iommu=pt are in the boot loader's configuration: the "
+        "IOMMU that VF 0 wants for vfio-pci is on after a reboot"]
+
+
+def test_an_iommu_off_in_kernel_cmdline_holds_manage(make_host, tmp_path):
+    h, _ = vfio_host(make_host, loader="kernel-install", vendor="amd")
+    root = tmp_path / "node"
+    (root / "etc/kernel").mkdir(parents=True)
+    (root / "etc/kernel/cmdline").write_text("root=UUID=1 rw\namd_iommu=on amd_iommu=off\n")
+    r = h.run("--root", str(root), "apply")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert ("/etc/kernel/cmdline:2 holds amd_iommu=off, which turns off what amd_iommu=on "
+            "turns on; remove it") in r.stdout, r.stdout
+    assert "kernel_arguments_added" not in h.state()
+
+
+def test_root_with_a_snapshot_that_names_no_boot_loader_says_so(make_host, tmp_path):
+    """The node's grub files are there, but a simulated host's tool is its snapshot's
+    boot_loader, never looked for: the message names that, not missing files."""
+    h, _ = vfio_host(make_host, loader=None)
+    root = grub_fixture(tmp_path, "debian-12")
+    plan = h.run("--root", str(root), "plan")
+    assert ("add intel_iommu=on iommu=pt to the kernel command line and reboot; "
+            "KernelArguments=manage has no boot loader tool to add them with: the snapshot "
+            "names none (\"boot_loader\": grubby, kernel-install or grub; --root reads the files "
+            "of the tool it names)") in plan.stdout, plan.stdout
+    assert "/etc/default/grub" not in plan.stdout, plan.stdout

@@ -237,6 +237,17 @@ def test_the_daemon_does_not_take_root(tmp_path, sriovpersistd_bin):
     assert r.returncode == 0 and "--runtime-dir" in r.stdout and "--root" not in r.stdout
 
 
+def test_help_says_root_reads(sriovctl_bin):
+    """As sriovctl(8) says: --root reads; only apply and reset with --host write records."""
+    r = subprocess.run([sriovctl_bin, "--help"], capture_output=True, text=True, timeout=60)
+    row = r.stdout[r.stdout.index("  --root DIR"):r.stdout.index("  --machine-id")]
+    assert " ".join(row.split()) == (
+        "--root DIR read the host's files under DIR: layouts, main configuration, records, "
+        "boot loader configuration, machine ID; only apply and reset, with --host, write "
+        "there (their records)"), row
+    assert "read and write" not in r.stdout
+
+
 def test_without_host_the_files_are_the_roots_and_the_hardware_this_machines(sriovctl_bin, node):
     """check, plan and status read this machine's sysfs and the node's layouts: a layout of the
     node that selects no PF here says so at its own path (no machine has PCI domain ffff)."""

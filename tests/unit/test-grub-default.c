@@ -9,7 +9,9 @@
 
 #include <cmocka.h>
 
+#include "boot-loader.h"
 #include "fileio.h"
+#include "fs-util.h"
 #include "grub-default.h"
 #include "model.h"
 
@@ -189,12 +191,76 @@ static void test_kernel_args_unset(void **state)
 	assert_true(kernel_args_all_configured(&h, "iommu=pt") == false);
 }
 
+/* An "off" in the configuration that a missing argument turns on holds
+ * KernelArguments=manage, and says where; another CPU's does not. */
+static void test_kernel_args_contradicted(void **state)
+{
+	char *off[] = { (char *)"/etc/default/grub:9", (char *)"intel_iommu=off",
+			(char *)"/etc/default/grub:9", (char *)"iommu=nopt", NULL };
+	struct host_state h = { .boot_iommu_off = off };
+	_cleanup_free_ char *c1 = NULL, *c2 = NULL, *c3 = NULL, *c4 = NULL;
+
+	assert_true(kernel_arg_turns_iommu_off("intel_iommu=off"));
+	assert_true(kernel_arg_turns_iommu_off("amd_iommu=off"));
+	assert_true(kernel_arg_turns_iommu_off("intel_iommu=sm_on,off"));
+	assert_true(kernel_arg_turns_iommu_off("iommu=nopt"));
+	assert_false(kernel_arg_turns_iommu_off("intel_iommu=igfx_off"));
+	assert_false(kernel_arg_turns_iommu_off("xintel_iommu=off"));
+	assert_false(kernel_arg_turns_iommu_off("iommu=pt"));
+	assert_int_equal(kernel_args_contradicted(&h, "intel_iommu=on", &c1), 0);
+	assert_string_equal(c1, "/etc/default/grub:9 holds intel_iommu=off, which turns off "
+				"what intel_iommu=on turns on");
+	assert_int_equal(kernel_args_contradicted(&h, "amd_iommu=on", &c2), 0);
+	assert_null(c2);
+	assert_int_equal(kernel_args_contradicted(&h, NULL, &c3), 0);
+	assert_null(c3);
+	/* iommu=off turns every IOMMU off */
+	off[3] = (char *)"iommu=off";
+	assert_int_equal(kernel_args_contradicted(&h, "amd_iommu=on", &c4), 0);
+	assert_string_equal(c4, "/etc/default/grub:9 holds iommu=off, which turns off what "
+				"amd_iommu=on turns on");
+}
+
+/* Where each "off" is, read from a root: only those that the command line
+ * still holds (a replaced assignment's are gone). */
+static void test_boot_iommu_off_where(void **state)
+{
+	char dir[] = "/tmp/test-grub-default.XXXXXX", *f;
+	_cleanup_strv_free_ char **l = NULL, **off = NULL;
+	_cleanup_free_ char *err = NULL;
+
+	assert_non_null(mkdtemp(dir));
+	f = strdup_printf("%s/etc/default", dir);
+	assert_int_equal(mkdir_p(f, 0755), 0);
+	assert_int_equal(write_file_atomic(f, "grub",
+					   "# intel_iommu=off\n"
+					   "GRUB_CMDLINE_LINUX_DEFAULT=\"amd_iommu=off\"\n"
+					   "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet intel_iommu=off\"\n"
+					   "GRUB_CMDLINE_LINUX=\"\"\n",
+					   0644),
+			 0);
+	free(f);
+	assert_int_equal(boot_loader_cmdlines(dir, BOOT_LOADER_GRUB, &l, &off, &err), 0);
+	assert_null(err);
+	assert_string_equal(l[0], " quiet intel_iommu=off");
+	assert_int_equal(strv_length(off), 2);
+	assert_string_equal(off[0], "/etc/default/grub:3");
+	assert_string_equal(off[1], "intel_iommu=off");
+	f = strdup_printf("rm -rf %s", dir);
+	assert_int_equal(system(f), 0);
+	free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_distribution_files), cmocka_unit_test(test_values),
-		cmocka_unit_test(test_ambiguous),	   cmocka_unit_test(test_cpuinfo_platform),
+		cmocka_unit_test(test_distribution_files),
+		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_ambiguous),
+		cmocka_unit_test(test_cpuinfo_platform),
 		cmocka_unit_test(test_kernel_args_unset),
+		cmocka_unit_test(test_kernel_args_contradicted),
+		cmocka_unit_test(test_boot_iommu_off_where),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
