@@ -11,10 +11,33 @@
 	"has no boot loader tool to add them with: the snapshot names none (\"boot_loader\": " \
 	"grubby, kernel-install or grub; --root reads the files of the tool it names)"
 
+/* Where the boot loader's configuration turns off what a word of args
+ * turns on, for the words it does not end up giving the next boot: also
+ * those sriovctl added, whose reboot is pending (someone may have put an
+ * "off" in after them). An "off" that a later "on" overrules is not one. */
+static int manage_contradicted(const struct host_state *h, const char *args, char **ret)
+{
+	_cleanup_strv_free_ char **words = NULL, **left = NULL;
+	_cleanup_free_ char *s = NULL;
+
+	*ret = NULL;
+	if (!args)
+		return 0;
+	if (strv_split(args, &words) < 0)
+		return -ENOMEM;
+	for (char **w = words; *w; w++)
+		if (!kernel_args_all_configured(h, *w) && strv_extend(&left, *w) < 0)
+			return -ENOMEM;
+	if (left && !(s = strv_join(left, " ")))
+		return -ENOMEM;
+	return kernel_args_contradicted(h, s, ret);
+}
+
 /* Whether KernelArguments=manage turns the IOMMU on here: the CPU's vendor
  * says which arguments, the command line lacks them, and a boot loader tool
  * is found to add them with, whose configuration could be read (or they
- * were added already, or the configuration has them). -ENOMEM. */
+ * were added already, or the configuration has them), and nothing in that
+ * configuration turns them off again. -ENOMEM. */
 static int iommu_manage_acts(const struct host_state *h)
 {
 	_cleanup_free_ char *args = NULL, *unset = NULL, *against = NULL;
@@ -25,10 +48,12 @@ static int iommu_manage_acts(const struct host_state *h)
 		return r;
 	r = kernel_args_unset(h, args, &unset);
 	if (r >= 0)
-		r = kernel_args_contradicted(h, unset, &against);
+		r = manage_contradicted(h, args, &against);
 	if (r < 0)
 		return r;
-	return !unset || (h->boot_loader != BOOT_LOADER_NONE && !h->boot_config_error && !against);
+	if (against)
+		return 0;
+	return !unset || (h->boot_loader != BOOT_LOADER_NONE && !h->boot_config_error);
 }
 
 /* Why KernelArguments=manage, which does not act (iommu_manage_acts()),
@@ -37,7 +62,7 @@ static int iommu_manage_acts(const struct host_state *h)
  * (the remedy says so). */
 static int manage_why_not(const struct host_state *h, char **ret)
 {
-	_cleanup_free_ char *args = NULL, *unset = NULL, *against = NULL;
+	_cleanup_free_ char *args = NULL, *against = NULL;
 	bool no_loader = h->boot_loader == BOOT_LOADER_NONE;
 	const char *no_loader_why = h->boot_loader_from_snapshot ? NO_SNAPSHOT_LOADER_WHY :
 								   NO_LOADER_WHY;
@@ -49,8 +74,7 @@ static int manage_why_not(const struct host_state *h, char **ret)
 				     "takes%s%s",
 				     no_loader ? ", and " : "", no_loader ? no_loader_why : "");
 	else if ((r = iommu_args_missing(h, &args)) < 0 ||
-		 (args && (r = kernel_args_unset(h, args, &unset)) < 0) ||
-		 (r = kernel_args_contradicted(h, unset, &against)) < 0)
+		 (r = manage_contradicted(h, args, &against)) < 0)
 		return r;
 	else if (args && !no_loader && h->boot_config_error)
 		*ret = strdup_printf("KernelArguments=manage leaves the boot loader's "

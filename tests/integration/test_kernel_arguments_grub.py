@@ -369,3 +369,62 @@ def test_root_with_a_snapshot_that_names_no_boot_loader_says_so(make_host, tmp_p
             "names none (\"boot_loader\": grubby, kernel-install or grub; --root reads the files "
             "of the tool it names)") in plan.stdout, plan.stdout
     assert "/etc/default/grub" not in plan.stdout, plan.stdout
+
+
+# ---- an "off" put into the configuration after sriovctl added the arguments ----
+
+def added_then(h, root, pci):
+    """apply adds the arguments (recorded in the snapshot); the reboot is pending."""
+    r = h.run("--root", str(root), "apply")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert h.state()["kernel_arguments_added"] == ["intel_iommu=on", "iommu=pt"]
+    assert pending(h, root, pci)["pending_reboot_reasons"] == [
+        "kernel arguments intel_iommu=on iommu=pt were added to the boot loader: the IOMMU "
+        "that VF 0 wants for vfio-pci is on after a reboot"]
+
+
+def held_by_off(h, root, pci, where):
+    """No reboot promised: degraded, an error of check --strict, where the "off" is."""
+    why = ("add intel_iommu=on iommu=pt to the kernel command line and reboot; "
+           "KernelArguments=manage leaves the boot loader's configuration as it is: "
+           f"{where} holds intel_iommu=off, which turns off what intel_iommu=on turns on; "
+           "remove it, and the IOMMU is on after the next apply and a reboot")
+    plan = h.run("--root", str(root), "plan")
+    assert why in plan.stdout and "on after a reboot" not in plan.stdout, plan.stdout
+    assert "add kernel arguments" not in plan.stdout, plan.stdout
+    pf = pending(h, root, pci)
+    assert pf["state"] == "degraded" and pf["pending_reboot_reasons"] == [], pf
+    check = h.run("--root", str(root), "check", "--strict")
+    assert check.returncode != 0 and why in check.stdout + check.stderr, \
+        check.stdout + check.stderr
+    r = h.run("--root", str(root), "apply")
+    assert r.returncode == 1 and why in r.stdout, r.stdout + r.stderr
+    # the record stays: a reset still takes out what sriovctl added
+    assert h.state()["kernel_arguments_added"] == ["intel_iommu=on", "iommu=pt"]
+
+
+def test_an_off_in_kernel_cmdline_after_the_arguments_were_added(make_host, tmp_path):
+    h, pci = vfio_host(make_host, loader="kernel-install")
+    root = tmp_path / "node"
+    (root / "etc/kernel").mkdir(parents=True)
+    (root / "etc/kernel/cmdline").write_text("root=UUID=1 rw\n")
+    added_then(h, root, pci)
+    (root / "etc/kernel/cmdline").write_text("root=UUID=1 rw intel_iommu=off\n")
+    held_by_off(h, root, pci, "/etc/kernel/cmdline:1")
+    # taken out again: the reboot is pending as before
+    (root / "etc/kernel/cmdline").write_text("root=UUID=1 rw\n")
+    assert h.run("--root", str(root), "apply").returncode == 0
+    assert pending(h, root, pci)["state"] == "pending"
+
+
+def test_an_off_in_a_grub_drop_in_after_the_arguments_were_added(make_host, tmp_path):
+    h, pci = vfio_host(make_host)
+    root = node(tmp_path, "ubuntu-24.04-cloud")
+    added_then(h, root, pci)
+    rel = "etc/default/grub.d/50-cloudimg-settings.cfg"
+    set_var(root, rel, "GRUB_CMDLINE_LINUX_DEFAULT",
+            "$GRUB_CMDLINE_LINUX_DEFAULT console=ttyS0 intel_iommu=off")
+    assert "intel_iommu=off" in sh_cmdline(root)
+    line = next(i for i, text in enumerate((root / rel).read_text().splitlines(), 1)
+                if text.startswith("GRUB_CMDLINE_LINUX_DEFAULT="))
+    held_by_off(h, root, pci, f"/{rel}:{line}")

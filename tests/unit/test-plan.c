@@ -1289,6 +1289,30 @@ static void test_vfio_kernel_arguments_manage(void **state)
 	expect_plan(&e, "", "");
 	expect_reasons(&e, "kernel arguments intel_iommu=on were added to the boot loader: the "
 			   "IOMMU that VFs 2-3 want for vfio-pci is on after a reboot");
+	/* an "off" put into the configuration after they were added: no reboot
+	 * turns the IOMMU on, the PF is degraded and says where */
+	{
+		char *cmdline[] = { (char *)"root=/dev/sda1 intel_iommu=off", NULL };
+		char *off[] = { (char *)"/etc/kernel/cmdline:1", (char *)"intel_iommu=off", NULL };
+
+		e.host.boot_cmdlines = cmdline;
+		e.host.boot_iommu_off = off;
+		expect_plan(&e, "", "");
+		expect_unmet(&e,
+			     "VFs 2-3 want vfio-pci but the IOMMU is off: add intel_iommu=on "
+			     "to the kernel command line and reboot; KernelArguments=manage "
+			     "leaves the boot loader's configuration as it is: "
+			     "/etc/kernel/cmdline:1 holds intel_iommu=off, which turns off what "
+			     "intel_iommu=on turns on; remove it, and the IOMMU is on after the "
+			     "next apply and a reboot");
+		/* an "off" that a later "on" overrules is none */
+		cmdline[0] = (char *)"intel_iommu=off root=/dev/sda1 intel_iommu=on";
+		expect_reasons(&e, "kernel arguments intel_iommu=on were added to the boot "
+				   "loader: the IOMMU that VFs 2-3 want for vfio-pci is on after "
+				   "a reboot");
+		e.host.boot_cmdlines = NULL;
+		e.host.boot_iommu_off = NULL;
+	}
 	/* given, and still off: only the firmware setup can help */
 	e.host.kernel_cmdline = (char *)"root=/dev/sda1 intel_iommu=on";
 	expect_unmet(&e, "VFs 2-3 want vfio-pci but the IOMMU is off: the kernel command line has "
