@@ -251,3 +251,21 @@ def test_as_another_user_the_refusal_is_a_warning(sriovctl_bin, k8s_notify_bin):
         assert r.stdout == CHECKED + "0 error(s), 1 warning(s)\n", r
     finally:
         shutil.rmtree(d)
+
+
+def test_auto_with_a_kubeconfig_set_that_names_nothing(make_host, k8s_notify_bin):
+    """Enabled=auto with a Kubeconfig= set by hand means Kubernetes: a path that names nothing
+    is an error at its line, and the disruptive change waits for a drain rather than being made
+    without one."""
+    h = make_host("e810.json")
+    kc = with_kubeconfig(h, 0o600)
+    kc.unlink()
+    r = check(h, k8s_notify_bin)
+    assert r.returncode == 1 and r.stderr.splitlines() == [
+        f"{h.main}:5: [Kubernetes] Kubeconfig={kc}: No such file or directory; a Kubeconfig= "
+        "set with Enabled=auto means Kubernetes, so disruptive changes wait for a drain that "
+        "cannot run (fix the path, or set Enabled=no to do without Kubernetes)"], r
+    assert r.stdout == CHECKED + "1 error(s)\n", r
+    why = (f"{WAIT}cannot run: k8s-notify says: no Kubernetes credentials: {kc} does not exist "
+           "and this is not a pod (KUBERNETES_SERVICE_HOST is not set)")
+    assert deferred(h, k8s_notify_bin) == f"{E810} (ens1f0): deferred: {why}\n"
