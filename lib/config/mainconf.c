@@ -629,6 +629,15 @@ int mainconf_load_root(const char *root, const char *path, struct mainconf *ret,
 	return 0;
 }
 
+const char *mainconf_without_drain(const struct mainconf *c)
+{
+	if (c->disruption_policy != DISRUPTION_POLICY_DRAIN || mainconf_kubernetes_enabled(c))
+		return NULL;
+	return c->k8s_enabled == K8S_ENABLED_NO ?
+		       "Kubernetes is not enabled ([Kubernetes] Enabled=no)" :
+		       "Kubernetes is not enabled ([Kubernetes] Enabled=auto found no credentials)";
+}
+
 bool mainconf_kubeconfig_missing(const struct mainconf *c)
 {
 	return c->k8s_enabled == K8S_ENABLED_AUTO && !c->k8s_credentials && c->kubeconfig_line > 0;

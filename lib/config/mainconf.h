@@ -150,6 +150,9 @@ int mainconf_credentials_refusal(const struct mainconf *c, char *buf, size_t siz
 /* Decides k8s_credentials (Enabled=auto) from the files there are now, as
  * mainconf_load() does; for a configuration parsed from named files. */
 void mainconf_find_credentials(struct mainconf *c);
+/* Why [Disruption] Policy=drain makes disruptive changes without a drain
+ * ("Kubernetes is not enabled (...)"), or NULL when it does not. */
+const char *mainconf_without_drain(const struct mainconf *c) _pure_;
 /* Enabled=auto found no credentials although a Kubeconfig= set by hand
  * (kubeconfig_line) names a file: the user meant Kubernetes, and the file
  * is missing or unreadable. */
