@@ -3,6 +3,8 @@
 /* What check says of the Kubernetes credentials: k8s-notify's word
  * (k8s_judge()), and which k8s-notify is asked. */
 
+#include <errno.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "sriovctl.h"
@@ -10,6 +12,20 @@
 const char *ctl_k8s_notify_path(const struct ctl *c)
 {
 	return c->k8s_notify ?: K8S_NOTIFY_DEFAULT;
+}
+
+/* Enabled=auto with a Kubeconfig= set by hand that names no readable file:
+ * Kubernetes was meant, so disruptive changes wait for a drain that cannot
+ * run (rather than being made without one). */
+static int kubeconfig_missing(const struct mainconf *conf, struct diag_list *diags)
+{
+	int e = access(conf->kubeconfig, R_OK) < 0 ? errno : EACCES;
+
+	return diag_add(diags, DIAG_ERROR, conf->kubeconfig_file, conf->kubeconfig_line,
+			"[Kubernetes] Kubeconfig=%s: %s; a Kubeconfig= set with Enabled=auto "
+			"means Kubernetes, so disruptive changes wait for a drain that cannot "
+			"run (fix the path, or set Enabled=no to do without Kubernetes)",
+			conf->kubeconfig, strerror(e));
 }
 
 int ctl_check_credentials(const struct ctl *c, const char *main_config, const struct mainconf *conf,
@@ -20,6 +36,8 @@ int ctl_check_credentials(const struct ctl *c, const char *main_config, const st
 
 	if (c->root)
 		return 0;
+	if (mainconf_kubeconfig_missing(conf))
+		return kubeconfig_missing(conf, diags);
 	r = k8s_judge(ctl_k8s_notify_path(c), main_config, conf, &j);
 	if (r < 0 || !j.error)
 		return r;

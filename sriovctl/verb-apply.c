@@ -76,6 +76,18 @@ static int apply_report_gone(struct ctl_run *x, struct host *h)
 	return report_gone_each(hs, x->c->runtime_dir, print_gone_record, x);
 }
 
+static void print_applied(const struct ctl *c, const char *who, const struct apply_pf_result *res,
+			  double secs)
+{
+	const struct pf_status *st = &res->status;
+
+	printf("%s: %s, %u action(s) in %.2fs (%.2fs in the host), %u VFs\n", strna(who),
+	       ctl_paint(c, ANSI_GREEN, "applied"), st->n_actions, secs,
+	       (double)st->host_usec / (double)USEC_PER_SEC, st->num_vfs);
+	if (res->without_drain)
+		printf("  note: disruptive, without a drain: %s\n", res->without_drain);
+}
+
 static void print_result(const struct ctl *c, const struct apply_pf_result *res, bool named)
 {
 	const struct pf_status *st = &res->status;
@@ -94,9 +106,7 @@ static void print_result(const struct ctl *c, const struct apply_pf_result *res,
 		if (waiting)
 			print_waiting(c, who, st->n_actions, waiting);
 		else if (res->changed)
-			printf("%s: %s, %u action(s) in %.2fs (%.2fs in the host), %u VFs\n",
-			       strna(who), ctl_paint(c, ANSI_GREEN, "applied"), st->n_actions, secs,
-			       (double)st->host_usec / (double)USEC_PER_SEC, st->num_vfs);
+			print_applied(c, who, res, secs);
 		else if (st->reboot_reasons && st->reboot_reasons[0])
 			print_reboot_pending(c, who);
 		else

@@ -131,6 +131,8 @@ static int apply_pf(struct pf_run *run, const char *pci, struct host_state **hs)
 	hold = plan_is_disruptive(p) ? apply_hold_reason(run) : NULL;
 	if (hold)
 		return apply_set_outcome(run->res, PF_STATUS_DEFERRED, hold);
+	if (plan_is_disruptive(p) && !run->opts->allow_disruptive)
+		run->res->without_drain = mainconf_without_drain(run->opts->conf);
 	r = execute_and_read_back(run, pci, d, pf, p, &back);
 	if (r >= 0 && !apply_failed(run))
 		r = pass_again(run, pci, d, &back);

@@ -57,6 +57,9 @@ struct apply_pf_result {
 	struct pf_status status;
 	bool configured; /* false: no layout selects it, never touched */
 	bool changed;	 /* at least one action ran */
+	/* a disruptive plan ran under Policy=drain without a drain: why
+	 * (mainconf_without_drain()); NULL otherwise */
+	const char *without_drain;
 	/* DEFERRED until the node is drained (Policy=drain, Kubernetes enabled) */
 	bool needs_drain;
 	/* lock_nowait and another process holds the PF's lock: nothing done,

@@ -403,6 +403,7 @@ void layout_set_use_mainconf(struct layout_set *s, const struct mainconf *c)
 {
 	s->rdma_netns = c->rdma_netns;
 	s->kernel_arguments = c->kernel_arguments;
+	s->without_drain = mainconf_without_drain(c);
 }
 
 int layout_set_main_broken(struct layout_set *s, const char *error)

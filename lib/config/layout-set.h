@@ -21,6 +21,10 @@ struct layout_set {
 	enum rdma_netns rdma_netns;
 	/* [Reboot] KernelArguments=, the same way */
 	enum kernel_arguments kernel_arguments;
+	/* [Disruption] Policy=drain without Kubernetes: why a disruptive plan
+	 * runs without a drain (a static string), the same way; NULL: it does
+	 * not */
+	const char *without_drain;
 	/* the main configuration's first error ("file:line: message"), for
 	 * those that plan what apply would do: apply holds every PF then */
 	char *main_error;

@@ -477,8 +477,8 @@ static int mc_unknown_key(struct mc_parser *p, const char *key, unsigned line)
 			suggest_hint(&sg, hint, sizeof(hint)));
 }
 
-/* mc_assign(), and where the [Kubernetes] Enabled= in effect is, for a
- * later error about Kubernetes being enabled. */
+/* mc_assign(), and where the [Kubernetes] Enabled= and Kubeconfig= in
+ * effect are, for a later error about Kubernetes being enabled. */
 static int mc_assign_at(struct mc_parser *p, const struct mc_key *k, const char *v, unsigned line)
 {
 	struct mainconf *c = p->conf;
@@ -488,6 +488,11 @@ static int mc_assign_at(struct mc_parser *p, const struct mc_key *k, const char 
 		snprintf(c->k8s_enabled_file, sizeof(c->k8s_enabled_file), "%s",
 			 v[0] ? strempty(p->path) : "");
 		c->k8s_enabled_line = v[0] ? line : 0;
+	}
+	if (mc_field(c, k) == (void *)&c->kubeconfig && (v[0] == '\0' || !k->check(v))) {
+		snprintf(c->kubeconfig_file, sizeof(c->kubeconfig_file), "%s",
+			 v[0] ? strempty(p->path) : "");
+		c->kubeconfig_line = v[0] ? line : 0;
 	}
 	return mc_assign(p, k, v, line);
 }
@@ -624,6 +629,20 @@ int mainconf_load_root(const char *root, const char *path, struct mainconf *ret,
 	return 0;
 }
 
+const char *mainconf_without_drain(const struct mainconf *c)
+{
+	if (c->disruption_policy != DISRUPTION_POLICY_DRAIN || mainconf_kubernetes_enabled(c))
+		return NULL;
+	return c->k8s_enabled == K8S_ENABLED_NO ?
+		       "Kubernetes is not enabled ([Kubernetes] Enabled=no)" :
+		       "Kubernetes is not enabled ([Kubernetes] Enabled=auto found no credentials)";
+}
+
+bool mainconf_kubeconfig_missing(const struct mainconf *c)
+{
+	return c->k8s_enabled == K8S_ENABLED_AUTO && !c->k8s_credentials && c->kubeconfig_line > 0;
+}
+
 bool mainconf_kubernetes_enabled(const struct mainconf *c)
 {
 	switch (c->k8s_enabled) {
@@ -632,7 +651,8 @@ bool mainconf_kubernetes_enabled(const struct mainconf *c)
 	case K8S_ENABLED_NO:
 		return false;
 	case K8S_ENABLED_AUTO:
-		return c->k8s_credentials;
+		/* a Kubeconfig= set by hand means Kubernetes, found or not */
+		return c->k8s_credentials || c->kubeconfig_line > 0;
 	case _K8S_ENABLED_MAX:
 	case _K8S_ENABLED_INVALID:
 		break;

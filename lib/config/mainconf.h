@@ -112,6 +112,10 @@ struct mainconf {
 	 * effect; "" and 0 when none sets it (the default) */
 	char k8s_enabled_file[PATH_MAX];
 	unsigned k8s_enabled_line;
+	/* Not a key: the file and line of a Kubeconfig= set by hand; "" and 0
+	 * when none sets it (or an empty value makes it the default again) */
+	char kubeconfig_file[PATH_MAX];
+	unsigned kubeconfig_line;
 };
 
 /* Fills in the defaults above. -ENOMEM. */
@@ -146,8 +150,18 @@ int mainconf_credentials_refusal(const struct mainconf *c, char *buf, size_t siz
 /* Decides k8s_credentials (Enabled=auto) from the files there are now, as
  * mainconf_load() does; for a configuration parsed from named files. */
 void mainconf_find_credentials(struct mainconf *c);
+/* Why [Disruption] Policy=drain makes disruptive changes without a drain
+ * ("Kubernetes is not enabled (...)"), or NULL when it does not. */
+const char *mainconf_without_drain(const struct mainconf *c) _pure_;
+/* Enabled=auto found no credentials although a Kubeconfig= set by hand
+ * (kubeconfig_line) names a file: the user meant Kubernetes, and the file
+ * is missing or unreadable. */
+bool mainconf_kubeconfig_missing(const struct mainconf *c) _pure_;
 /* [Kubernetes] Enabled=yes, or auto and mainconf_load found credentials
- * (k8s_credentials): decided once, when the configuration loads. */
+ * (k8s_credentials) or a Kubeconfig= is set by hand (kubeconfig_line, so
+ * that a path that names nothing holds disruptive changes rather than
+ * making them without a drain): decided once, when the configuration
+ * loads. */
 bool mainconf_kubernetes_enabled(const struct mainconf *c);
 
 const char *drift_mode_to_string(enum drift_mode m) _pure_;

@@ -23,6 +23,7 @@ static int sno_mtu(struct sno_reader *r, yaml_node_t *v, const char *field)
 
 static int sno_num_vfs(struct sno_reader *r, yaml_node_t *v, const char *field)
 {
+	r->p->num_vfs_line = sno_line(v);
 	return sno_uint(r, v, field, 65535, &r->p->num_vfs);
 }
 
@@ -67,6 +68,7 @@ static int sno_eswitch(struct sno_reader *r, yaml_node_t *v, const char *field)
 
 static int sno_rdma(struct sno_reader *r, yaml_node_t *v, const char *field)
 {
+	r->p->rdma_line = sno_line(v);
 	return sno_bool(r, v, field, &r->p->rdma);
 }
 

@@ -246,7 +246,7 @@ static int sno_vfs_check(const char *source, struct sno_policy *const *order, si
 					b->name, pf, a->name);
 			else if (sno_last(a) >= b->num_vfs)
 				e = diag_add(
-					diags, DIAG_ERROR, source, b->line,
+					diags, DIAG_ERROR, source, b->num_vfs_line,
 					"policy %s: numVfs: %u, applied after policy %s that "
 					"configures VFs %u-%u of a PF both may select: its "
 					"file's VF section would be beyond VirtualFunctions=%u; "

@@ -82,6 +82,16 @@ static int sno_policy_ib_names(struct sno_reader *r)
 }
 
 /* What the operator does with the policy as a whole. */
+/* At isRdma's line: the check is across two fields. */
+static int sno_rdma_vfio(struct sno_reader *r)
+{
+	r->failed = true;
+	return diag_add(r->diags, DIAG_ERROR, r->source, r->p->rdma_line,
+			"policy %s: isRdma: true with deviceType vfio-pci: a VF on vfio-pci has no "
+			"RDMA device",
+			strna(r->p->name));
+}
+
 static int sno_policy_judge(struct sno_reader *r, yaml_node_t *obj)
 {
 	struct sno_policy *p = r->p;
@@ -100,8 +110,7 @@ static int sno_policy_judge(struct sno_reader *r, yaml_node_t *obj)
 	}
 	e = sno_policy_ranges(r, obj);
 	if (e >= 0 && p->rdma && p->vfio)
-		e = sno_say(r, DIAG_ERROR, obj, "isRdma",
-			    "true with deviceType vfio-pci: a VF on vfio-pci has no RDMA device");
+		e = sno_rdma_vfio(r);
 	if (e >= 0)
 		e = sno_policy_ib_names(r);
 	return e;

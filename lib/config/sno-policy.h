@@ -34,13 +34,15 @@ struct sno_policy {
 	unsigned pf_plain_line;
 	/* [PhysicalFunction] */
 	unsigned num_vfs;
-	unsigned mtu; /* 0: not given */
+	unsigned num_vfs_line; /* for the checks across policies */
+	unsigned mtu;	       /* 0: not given */
 	const char *link_type, *eswitch_mode;
 	unsigned link_type_line;
 	bool externally_managed;
 	/* [VirtualFunction first-last] */
 	bool vfio;
 	bool rdma;
+	unsigned rdma_line; /* for the check against deviceType */
 	char *resource_name;
 	/* device plugin settings without an equivalent (warned) */
 	bool exclude_topology, need_vhost_net;

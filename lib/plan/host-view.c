@@ -11,7 +11,11 @@ static int view_pf(struct host_view *v, const struct pf_state *pf)
 	r = desired_build(v->set, v->hs, pf, &v->diags, &pv->desired);
 	if (r < 0 || !pv->desired || pv->desired->held)
 		return r;
-	return plan_build(pv->desired, pf, v->hs, &pv->plan);
+	r = plan_build(pv->desired, pf, v->hs, &pv->plan);
+	if (r < 0 || !v->set->without_drain || !plan_is_disruptive(pv->plan))
+		return r;
+	return strv_consume(&pv->plan->notes, strdup_printf("disruptive, without a drain: %s",
+							    v->set->without_drain));
 }
 
 /* The firmware VF limit pv's plan raises the card to, 0 when it does not. */

@@ -251,3 +251,42 @@ def test_as_another_user_the_refusal_is_a_warning(sriovctl_bin, k8s_notify_bin):
         assert r.stdout == CHECKED + "0 error(s), 1 warning(s)\n", r
     finally:
         shutil.rmtree(d)
+
+
+def test_auto_with_a_kubeconfig_set_that_names_nothing(make_host, k8s_notify_bin):
+    """Enabled=auto with a Kubeconfig= set by hand means Kubernetes: a path that names nothing
+    is an error at its line, and the disruptive change waits for a drain rather than being made
+    without one."""
+    h = make_host("e810.json")
+    kc = with_kubeconfig(h, 0o600)
+    kc.unlink()
+    r = check(h, k8s_notify_bin)
+    assert r.returncode == 1 and r.stderr.splitlines() == [
+        f"{h.main}:5: [Kubernetes] Kubeconfig={kc}: No such file or directory; a Kubeconfig= "
+        "set with Enabled=auto means Kubernetes, so disruptive changes wait for a drain that "
+        "cannot run (fix the path, or set Enabled=no to do without Kubernetes)"], r
+    assert r.stdout == CHECKED + "1 error(s)\n", r
+    why = (f"{WAIT}cannot run: k8s-notify says: no Kubernetes credentials: {kc} does not exist "
+           "and this is not a pod (KUBERNETES_SERVICE_HOST is not set)")
+    assert deferred(h, k8s_notify_bin) == f"{E810} (ens1f0): deferred: {why}\n"
+
+
+@pytest.mark.parametrize("enabled,why", [
+    ("no", "[Kubernetes] Enabled=no"),
+    ("auto", "[Kubernetes] Enabled=auto found no credentials")])
+def test_drain_without_kubernetes_says_so(make_host, enabled, why):
+    """Policy=drain where Kubernetes is not enabled: plan and apply say that the disruptive
+    change is made without a drain, and why."""
+    h = make_host("e810.json")
+    h.main.write_text(f"[Disruption]\nPolicy=drain\n[Kubernetes]\nEnabled={enabled}\n")
+    h.layout("50-e810.conf", LAYOUT)
+    assert h.run("apply").returncode == 0  # VFs made: nothing disruptive
+    h.layout("50-e810.conf", LAYOUT.replace("=2", "=4"))  # a new count destroys the VFs
+    note = f"  note: disruptive, without a drain: Kubernetes is not enabled ({why})"
+    r = h.run("plan")
+    assert note in r.stdout.splitlines(), r
+    r = h.run("apply")
+    assert r.returncode == 0, r
+    lines = r.stdout.splitlines()
+    assert lines[-2].startswith(f"{E810} (ens1f0): applied, ") and lines[-1] == note, r
+    assert lines.count(note) == 1, r

@@ -275,7 +275,7 @@ def test_policies_that_would_hold_the_pf_are_errors(tmp_path, sriovctl_bin):
     r = run_import(sriovctl_bin, tmp_path, "-", stdin=text)
     assert r.returncode == 1
     assert r.stderr.splitlines() == [
-        "<stdin>:9: policy some: numVfs: 4, applied after policy all that configures VFs 0-7 of "
+        "<stdin>:14: policy some: numVfs: 4, applied after policy all that configures VFs 0-7 of "
         "a PF both may select: its file's VF section would be beyond VirtualFunctions=4; give "
         "both the same numVfs",
         "1 error: no file written"]
@@ -335,3 +335,16 @@ def test_infiniband_pf_names_match_by_pci_address(tmp_path, sriovctl_bin):
     conf = (tmp_path / "99-ib.conf").read_text()
     assert "\n[Match]\nPCIAddress=0000:1b:00.0\n\n[PhysicalFunction]\n" in conf
     assert "Name=" not in conf.split("[Match]")[1]
+
+
+def test_rdma_on_vfio_pci_is_an_error_at_is_rdma(tmp_path, sriovctl_bin):
+    """The check across isRdma and deviceType cites isRdma's line, not the policy's."""
+    text = ONE.format(name="x710-dpdk", priority=10, vfs=8, selector='vendor: "8086"') + \
+        "    deviceType: vfio-pci\n    isRdma: true\n"
+    r = run_import(sriovctl_bin, tmp_path, "-", stdin=text)
+    assert r.returncode == 1
+    assert r.stderr.splitlines() == [
+        "<stdin>:10: policy x710-dpdk: isRdma: true with deviceType vfio-pci: a VF on vfio-pci "
+        "has no RDMA device",
+        "1 error: no file written"]
+    assert list(tmp_path.iterdir()) == []

@@ -141,7 +141,7 @@ static void test_errors_name_policy_and_field(void **state)
 		  "p.yaml:3: policy x: nicSelector.foo: not a field of the operator's nicSelector" },
 		{ POLICY("x", "numVfs: 2, isRdma: true, deviceType: vfio-pci, nicSelector: "
 			      "{pfNames: [a]}"),
-		  "p.yaml:1: policy x: isRdma: true with deviceType vfio-pci: a VF on vfio-pci has "
+		  "p.yaml:3: policy x: isRdma: true with deviceType vfio-pci: a VF on vfio-pci has "
 		  "no RDMA device" },
 		{ POLICY("x", "numVfs: 2, nicSelector: {pfNames: [a]}, "
 			      "nodeSelector: {kubernetes.io/hostname: \"a b\"}"),
@@ -234,7 +234,7 @@ static void test_shared_pfs(void **state)
 	convert(POLICY("a", "priority: 20, numVfs: 8, nicSelector: {pfNames: [p0]}") POLICY(
 			"b", "priority: 10, numVfs: 4, nicSelector: {pfNames: [\"p0#0-1\"]}"),
 		&r);
-	assert_only_diag(&r, "p.yaml:4: policy b: numVfs: 4, applied after policy a that "
+	assert_only_diag(&r, "p.yaml:6: policy b: numVfs: 4, applied after policy a that "
 			     "configures VFs 0-7 of a PF both may select: its file's VF section "
 			     "would be beyond VirtualFunctions=4; give both the same numVfs");
 	result_done(&r);
