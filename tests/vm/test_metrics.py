@@ -9,8 +9,8 @@ The igb PF's series carry real values: state "applied", the VFs the layout wants
 sriov_totalvfs, its last apply. igb has no ndo_get_vf_stats: the kernel sends its VFs'
 IFLA_VF_STATS as zeros that count nothing, so sriovctl gives igb VFs no sriov_persist_vf_*
 counter series at all (sriovctl(8), METRICS: "has no series, never a zero"). The test asserts
-that absence, and so cannot show the VF series' resource label; the simulated host's tests
-(tests/integration/test_metrics.py) cover VF counters and their labels."""
+that absence, and each VF's sriov_persist_vf_info with the layout's ResourceName=; the simulated
+host's tests (tests/integration/test_metrics.py) cover VF counters."""
 
 import re
 import time
@@ -98,9 +98,15 @@ def assert_served(found, pci, ifname, sysfs_numa):
     assert one(found, "sriov_persist_pf_reboot_pending", **pf) == 0
     assert one(found, "sriov_persist_pf_last_apply_actions", **pf) > 0
     assert 0 < one(found, "sriov_persist_pf_last_apply_duration_seconds", **pf) < 120
-    # igb reports no VF counters: no series, never a zero (sriovctl(8))
-    vf = sorted(n for n, _ in ours(found) if n.startswith("sriov_persist_vf_"))
-    assert vf == [], vf
+    # igb reports no VF counters: no series, never a zero (sriovctl(8)); each VF has its
+    # vf_info, which carries the layout's ResourceName=
+    counters = sorted(n for n, _ in ours(found) if n.startswith("sriov_persist_vf_")
+                      and n != "sriov_persist_vf_info")
+    assert counters == [], counters
+    for i in range(VFS):
+        assert one(found, "sriov_persist_vf_info", **pf, vf=str(i), driver="igbvf",
+                   resource="pods" if i < 2 else "") == 1, i
+    assert len([k for k in found if k[0] == "sriov_persist_vf_info"]) == VFS
     assert one(found, "node_textfile_scrape_error") == 0
 
 

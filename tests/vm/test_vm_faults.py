@@ -144,3 +144,38 @@ def test_silence_after_init_is_no_fault(monkeypatch):
         assert "gave up after 2 s" in str(e), str(e)
     else:
         raise AssertionError("no VMBootError")
+
+
+class DeadQemu:
+    def poll(self):
+        return -6
+
+
+def test_qemu_aborting_on_its_own_assertion_is_a_fault(tmp_path):
+    # seen under load in CI: QEMU's TCG aborts in its IOTLB code while the kernel enumerates PCI
+    log = tmp_path / "qemu.log"
+    log.write_text("qemu-system-x86_64: system/physmem.c:2678: iotlb_to_section: "
+                   "Assertion `section_index < d->map.sections_nb' failed.\n")
+    guest = SilentGuest(b"[    1.421500] pci 0000:00:04.0: [1b36:000c] type 01\n")
+    guest.proc, guest.qemu_log_path = DeadQemu(), str(log)
+    try:
+        wait_boot_of(guest, timeout=30)
+    except vmlib.VMEmulatorFault as e:
+        assert "QEMU aborted on its own assertion" in str(e), str(e)
+    else:
+        raise AssertionError("no VMEmulatorFault")
+
+
+def test_qemu_going_away_otherwise_is_no_fault(tmp_path):
+    log = tmp_path / "qemu.log"
+    log.write_text("qemu-system-x86_64: terminating on signal 15 from pid 1\n")
+    guest = SilentGuest(b"[    1.421500] pci 0000:00:04.0: [1b36:000c] type 01\n")
+    guest.proc, guest.qemu_log_path = DeadQemu(), str(log)
+    try:
+        wait_boot_of(guest, timeout=30)
+    except vmlib.VMEmulatorFault as e:
+        raise AssertionError(f"taken for the emulator: {e}") from e
+    except vmlib.VMBootError as e:
+        assert "QEMU went away (rc -6)" in str(e), str(e)
+    else:
+        raise AssertionError("no VMBootError")

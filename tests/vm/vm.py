@@ -51,6 +51,9 @@ INIT_RE = re.compile(rb"Run /init as init process")
 # a kernel that prints nothing for this long before it starts init has stopped:
 # a good boot gets there in about 3 s of guest time (tests/vm/README.md)
 EARLY_HANG_SECONDS = float(os.environ.get("SRIOV_VM_EARLY_HANG_SECONDS", "90"))
+# QEMU stopping on an assertion in its own sources, e.g. "qemu-system-x86_64:
+# system/physmem.c:2678: iotlb_to_section: Assertion `section_index < ...' failed."
+QEMU_ASSERT_RE = re.compile(r"qemu-system-\S+: \S+\.c:\d+: \S+: Assertion .* failed\.?")
 STALL_RE = re.compile(rb"rcu: INFO: rcu_\w+ (?:self-)?detected stalls?[^\n]*")
 ANSI_RE = re.compile(r"\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07]*\x07|[()][0-9A-Za-z]|[=>78DEHMc])")
 
@@ -391,9 +394,15 @@ class VM:
                                       + self.serial_tail())
                 if self.shell.eof or self.console.eof or (self.proc and self.proc.poll() is not None):
                     rc = self.proc.poll() if self.proc else None
+                    qemu_log = self._file_tail(self.qemu_log_path, 10)
+                    crash = QEMU_ASSERT_RE.search(qemu_log)
+                    if crash:
+                        # QEMU's own assertion (TCG's IOTLB, seen under load): the emulator
+                        raise VMEmulatorFault(f"QEMU aborted on its own assertion while "
+                                              f"waiting for {what}: {crash.group(0)}\n"
+                                              + self.serial_tail())
                     raise VMBootError(f"QEMU went away (rc {rc}) while waiting for {what}\n"
-                                      + self.serial_tail() + "\n--- qemu.log:\n"
-                                      + self._file_tail(self.qemu_log_path, 10))
+                                      + self.serial_tail() + "\n--- qemu.log:\n" + qemu_log)
                 if stall_grace is not None and stalled is None:
                     st = STALL_RE.search(self.console.buf, kstart)
                     if st:
