@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <fcntl.h>
 #include <inttypes.h>
 #include <systemd/sd-id128.h>
 #include <time.h>
 
 #include "cli-options.h"
+#include "fileio.h"
 #include "host-linux.h"
 #include "host-sim.h"
 #include "sriovctl.h"
@@ -28,6 +30,7 @@ static const struct {
 	{ "cat", verb_cat, 0, 1, false, false },
 	{ "metrics", verb_metrics, 0, 1, false, false },
 	{ "import", verb_import, 1, 1, false, false },
+	{ "compare", verb_compare, 1, 1, false, false },
 	/* for the shell completion (--host FILE): not a command people call,
 	 * so neither in --help nor in the manual */
 	{ "__pfs", verb_list_pfs, 0, 0, false, false },
@@ -44,6 +47,7 @@ enum {
 	ARG_K8S_NOTIFY,
 	ARG_OUTPUT,
 	ARG_OUTPUT_DIR,
+	ARG_NODE,
 };
 
 static const struct cli_option own_options[] = {
@@ -62,6 +66,9 @@ static const struct cli_option own_options[] = {
 	{ ARG_OUTPUT, "output", "FILE",
 	  "metrics: replace FILE with them (atomically) rather than print them" },
 	{ ARG_OUTPUT_DIR, "output-dir", "DIR", "import: the directory the layout files go to" },
+	{ ARG_NODE, "node", "NAME",
+	  "compare: the node state of node NAME (default: the one named\n"
+	  "for this host)" },
 };
 
 static const struct cli_program program = {
@@ -88,6 +95,9 @@ static void help(void)
 	       "  wait [--timeout SEC]     until every configured PF is applied (the boot gate)\n"
 	       "  import --output-dir DIR FILE|-\n"
 	       "                           sriov-network-operator policies as layout files\n"
+	       "  compare [--node NAME] FILE|-\n"
+	       "                           the operator's SriovNetworkNodeState against what\n"
+	       "                           applying the layouts would leave; exit 1 on a difference\n"
 	       "status, plan, apply and reset go through sriov-persistd when it runs (not with the\n"
 	       "options that name a host, layouts or directories).\n"
 	       "\n"
@@ -179,6 +189,9 @@ static int parse_own_option(struct ctl *c, struct parsed *p, int opt, const char
 		return 1;
 	case ARG_OUTPUT_DIR:
 		c->output_dir = arg;
+		return 1;
+	case ARG_NODE:
+		c->node = arg;
 		return 1;
 	case CLI_OPT_HELP:
 		help();
@@ -322,6 +335,34 @@ int ctl_open_host(struct ctl *c, struct host **ret)
 		fprintf(stderr, "%s: cannot open the simulated host: %s\n", c->host_path,
 			read_strerror(r));
 	return r;
+}
+
+const char *ctl_input_name(const char *path)
+{
+	return streq(path, "-") ? "<stdin>" : path;
+}
+
+#define INPUT_MAX (16u << 20)
+
+int ctl_read_input(const char *path, char **ret)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t size = 0;
+	int r;
+
+	r = streq(path, "-") ? read_fd(STDIN_FILENO, INPUT_MAX, &text, &size) :
+			       read_file_at(AT_FDCWD, path, INPUT_MAX, &text, &size);
+	if (r < 0) {
+		fprintf(stderr, "%s: %s\n", ctl_input_name(path),
+			r == -EFBIG ? "larger than 16 MiB" : read_strerror(r));
+		return r;
+	}
+	if (strlen(text) != size) {
+		fprintf(stderr, "%s: has a NUL byte, not a YAML text\n", ctl_input_name(path));
+		return -EINVAL;
+	}
+	*ret = TAKE_PTR(text);
+	return 0;
 }
 
 int ctl_load_layouts(struct ctl *c, struct layout_set **ret)

@@ -25,6 +25,7 @@ struct ctl {
 	const char *main_config; /* --main-config */
 	const char *k8s_notify;	 /* --k8s-notify; NULL: the installed one */
 	const char *output_dir;	 /* import --output-dir */
+	const char *node;	 /* compare --node */
 	char *root;		 /* --root, canonical: the host's files under it */
 	char *runtime_dir;	 /* status and locks */
 	char *state_dir;	 /* what we created */
@@ -56,6 +57,11 @@ struct ctl {
  * a negative errno on failure. */
 int ctl_open_host(struct ctl *c, struct host **ret);
 int ctl_load_layouts(struct ctl *c, struct layout_set **ret);
+/* FILE, or standard input for "-": a text without NUL bytes, 16 MiB at
+ * most (import, compare). */
+int ctl_read_input(const char *path, char **ret);
+/* How messages name it: standard input ("-") is "<stdin>". */
+const char *ctl_input_name(const char *path);
 /* The first error of diags, formatted "file:line: message"; NULL when
  * there is none or on ENOMEM. */
 char *ctl_first_error(const struct diag_list *diags);
@@ -92,6 +98,7 @@ int verb_cat(struct ctl *c);
 /* The Prometheus text exposition format of the host or one PF. */
 int verb_metrics(struct ctl *c);
 int verb_import(struct ctl *c);
+int verb_compare(struct ctl *c);
 /* One apply or reset run, the userdata of its apply_options. */
 struct ctl_run {
 	struct ctl *c;

@@ -7,40 +7,9 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include "fileio.h"
 #include "sno-policy.h"
 #include "sriovctl.h"
 #include "strv.h"
-
-#define IMPORT_MAX (16u << 20)
-
-/* How diagnostics name FILE: standard input ("-") is "<stdin>". */
-static const char *import_name(const char *path)
-{
-	return streq(path, "-") ? "<stdin>" : path;
-}
-
-/* FILE, or standard input for "-"; a text without NUL bytes. */
-static int import_read(const char *path, char **ret)
-{
-	_cleanup_free_ char *text = NULL;
-	size_t size = 0;
-	int r;
-
-	r = streq(path, "-") ? read_fd(STDIN_FILENO, IMPORT_MAX, &text, &size) :
-			       read_file_at(AT_FDCWD, path, IMPORT_MAX, &text, &size);
-	if (r < 0) {
-		fprintf(stderr, "%s: %s\n", import_name(path),
-			r == -EFBIG ? "larger than 16 MiB" : read_strerror(r));
-		return r;
-	}
-	if (strlen(text) != size) {
-		fprintf(stderr, "%s: has a NUL byte, not a YAML text\n", import_name(path));
-		return -EINVAL;
-	}
-	*ret = TAKE_PTR(text);
-	return 0;
-}
 
 /* The directory, before any input is read or judged. */
 static int import_check_dir(const char *dir)
@@ -131,7 +100,7 @@ static int import_convert(const struct ctl *c, const char *text)
 	}
 	if (!names) {
 		fprintf(stderr, "%s: no policy to make a layout file of; no file written\n",
-			import_name(c->args[0]));
+			ctl_input_name(c->args[0]));
 		return EXIT_FAIL;
 	}
 	r = import_refuse_existing(c->output_dir, names);
@@ -156,7 +125,7 @@ int verb_import(struct ctl *c)
 	}
 	if (import_check_dir(c->output_dir) < 0)
 		return EXIT_USAGE;
-	if (import_read(c->args[0], &text) < 0)
+	if (ctl_read_input(c->args[0], &text) < 0)
 		return EXIT_FAIL;
 	return import_convert(c, text);
 }
