@@ -30,7 +30,7 @@ PFS = ["0000:3b:00.0", "ens1f0", "0000:3b:00.1", "ens1f1", "0000:5e:00.0"]
 # worker-7.json, the simulated host of --host: x710.json, PFs that the fake sysfs does not have
 HOST_PFS = ["0000:18:00.0", "ens2f0", "0000:18:00.1", "ens2f1"]
 VERBS = ["status", "plan", "apply", "reset", "cat", "check", "snapshot", "metrics", "wait",
-         "import"]
+         "import", "compare"]
 GLOBAL = ["--host", "--config-dir", "--main-config", "--runtime-dir", "--state-dir", "--root",
           "--no-color", "--no-pager"]
 
@@ -114,20 +114,25 @@ CASES = [
     ("", VERBS),
     ("st", ["status"]),
     ("s", ["status", "snapshot"]),
-    ("-", GLOBAL + ["--json", "--timeout", "--k8s-notify", "--output", "--output-dir", "--help",
-                    "--version"]),
+    ("-", GLOBAL + ["--json", "--timeout", "--k8s-notify", "--output", "--output-dir", "--node",
+                    "--help", "--version"]),
     ("--no-", ["--no-color", "--no-pager"]),
     # --machine-id only with --host, and an option is not offered twice
     ("--host worker-7.json -",
      [o for o in GLOBAL if o != "--host"] + ["--machine-id", "--json", "--timeout",
                                               "--k8s-notify", "--output", "--output-dir",
-                                              "--help", "--version"]),
+                                              "--node", "--help", "--version"]),
     ("--host=worker-7.json --mach", ["--machine-id"]),
     ("--config-dir conf.d st", ["status"]),
     # per-verb options
     ("status -", GLOBAL + ["--json"]),
     ("import -", GLOBAL + ["--output-dir"]),
     ("i", ["import"]),
+    ("compare -", GLOBAL + ["--node"]),
+    ("compare --node ", []),
+    ("compare 50", ["50-e810.conf"]),
+    ("compare --node gpu-worker-03 m", ["main.conf"]),
+    ("compare 50-e810.conf ", []),
     ("plan --j", ["--json"]),
     ("--json status -", GLOBAL),
     ("apply -", GLOBAL + ["--k8s-notify"]),
@@ -160,7 +165,7 @@ CASES = [
     ("metrics ens1f0 ", []),
     ("metrics -", GLOBAL + ["--output"]),
     ("metrics --output w", ["worker-7.json"]),
-    ("c", ["cat", "check"]),
+    ("c", ["cat", "check", "compare"]),
     ("reset ", PFS),
     ("reset ens1f0 ", [p for p in PFS if p != "ens1f0"]),
     ("reset 0000:3b:00.0 0000:3b:00.", ["00.1"]),
