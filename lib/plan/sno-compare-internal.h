@@ -19,11 +19,15 @@ struct after {
 	enum link_type link_type;
 	struct src link_type_src;
 	bool fresh; /* the VFs are made anew: none keeps its driver or MTU */
+	/* the value is the host's own, which no layout sets: a reboot (or a
+	 * reload of the driver) loses it */
+	bool num_vfs_kept, mtu_kept, eswitch_kept;
 };
 
 void after_pf(const struct pf_desired *d, const struct pf_state *pf, struct after *ret);
-/* VF i's driver (NULL: on none) and MTU (0: no network interface). */
-const char *after_vf_driver(const struct after *a, uint32_t i, struct src *ret_src);
-uint32_t after_vf_mtu(const struct after *a, uint32_t i, struct src *ret_src);
+/* VF i's driver (NULL: on none) and MTU (0: no network interface);
+ * *ret_kept: the VF's own, other than a new VF's, which no layout sets. */
+const char *after_vf_driver(const struct after *a, uint32_t i, struct src *ret_src, bool *ret_kept);
+uint32_t after_vf_mtu(const struct after *a, uint32_t i, struct src *ret_src, bool *ret_kept);
 /* The layouts' settings of VF i; NULL beyond them. */
 const struct vf_settings *after_vf_settings(const struct after *a, uint32_t i);

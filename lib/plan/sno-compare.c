@@ -113,21 +113,40 @@ static const char *link_type_word(enum link_type t)
 	return t == LINK_TYPE_INFINIBAND ? "IB" : "ETH";
 }
 
+/* A value the layouts leave as the operator did, but only because the host
+ * has it now: nothing makes it again after a reboot. */
+#define KEPT                                                                           \
+	"%s: operator %s, layouts %s only as the host has it now: no layout sets it, " \
+	"and a reboot loses it"
+
+static int cmp_kept(struct cmp *c, const char *field, bool kept, const char *value)
+{
+	return kept ? cmp_say(c, false, KEPT, field, value, value) : 0;
+}
+
 static int cmp_pf_fields(struct cmp *c, const struct after *a, const struct sno_iface *op)
 {
 	const char *es = eswitch_mode_to_string(a->eswitch_mode);
-	char buf[256];
+	char buf[256], n[16];
 	int r = 0;
 
+	snprintf(n, sizeof(n), "%u", a->num_vfs);
 	if (op->num_vfs != a->num_vfs)
 		r = cmp_say(c, false, "VF count: operator %u, layouts %u%s", op->num_vfs,
 			    a->num_vfs, cmp_src(&a->num_vfs_src, buf));
+	else
+		r = cmp_kept(c, "VF count", a->num_vfs_kept, n);
+	snprintf(n, sizeof(n), "%u", a->mtu);
 	if (r >= 0 && op->mtu > 0 && op->mtu != a->mtu)
 		r = cmp_say(c, false, "MTU: operator %u, layouts %u%s", op->mtu, a->mtu,
 			    cmp_src(&a->mtu_src, buf));
+	else if (r >= 0 && op->mtu > 0)
+		r = cmp_kept(c, "MTU", a->mtu_kept, n);
 	if (r >= 0 && op->eswitch_mode && !streq(op->eswitch_mode, es))
 		r = cmp_say(c, false, "eswitch mode: operator %s, layouts %s%s", op->eswitch_mode,
 			    es, cmp_src(&a->eswitch_src, buf));
+	else if (r >= 0 && op->eswitch_mode)
+		r = cmp_kept(c, "eswitch mode", a->eswitch_kept, es);
 	if (r >= 0 && op->link_type && strcasecmp(op->link_type, link_type_word(a->link_type)) != 0)
 		r = cmp_say(c, false, "link type: operator %s, layouts %s%s", op->link_type,
 			    link_type_to_string(a->link_type), cmp_src(&a->link_type_src, buf));
@@ -138,18 +157,26 @@ static int cmp_pf_fields(struct cmp *c, const struct after *a, const struct sno_
 static int cmp_vf(struct cmp *c, const struct after *a, const struct sno_vf *vf)
 {
 	struct src src;
-	const char *driver = after_vf_driver(a, vf->id, &src);
+	bool kept;
+	const char *driver = after_vf_driver(a, vf->id, &src, &kept);
+	char buf[256], field[32], n[16];
 	uint32_t mtu;
-	char buf[256];
 	int r = 0;
 
+	snprintf(field, sizeof(field), "VF %u driver", vf->id);
 	if (vf->driver && !(driver && module_name_equal(vf->driver, driver)))
-		r = cmp_say(c, false, "VF %u driver: operator %s, layouts %s%s", vf->id, vf->driver,
+		r = cmp_say(c, false, "%s: operator %s, layouts %s%s", field, vf->driver,
 			    driver ?: "none (unbound)", cmp_src(&src, buf));
-	mtu = after_vf_mtu(a, vf->id, &src);
+	else if (vf->driver)
+		r = cmp_kept(c, field, kept, driver);
+	mtu = after_vf_mtu(a, vf->id, &src, &kept);
+	snprintf(field, sizeof(field), "VF %u MTU", vf->id);
+	snprintf(n, sizeof(n), "%u", mtu);
 	if (r >= 0 && vf->mtu > 0 && mtu > 0 && vf->mtu != mtu)
-		r = cmp_say(c, false, "VF %u MTU: operator %u, layouts %u%s", vf->id, vf->mtu, mtu,
+		r = cmp_say(c, false, "%s: operator %u, layouts %u%s", field, vf->mtu, mtu,
 			    cmp_src(&src, buf));
+	else if (r >= 0 && vf->mtu > 0 && mtu > 0)
+		r = cmp_kept(c, field, kept, n);
 	return r;
 }
 

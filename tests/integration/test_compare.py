@@ -339,3 +339,21 @@ def test_usage(sriovctl_bin, args):
     r = subprocess.run([sriovctl_bin, "compare", *args], capture_output=True, text=True,
                        timeout=60)
     assert (r.returncode, r.stderr) == (2, "compare: wrong number of arguments\n")
+
+
+def test_values_only_the_host_has(make_host):
+    """Applied, then the layout loses its ESwitchMode= and the PF's MTUBytes=: the node is still
+    as the operator left it, but only until a reboot, which nothing would set them again after."""
+    h = imported_host(make_host, "cx6dx")
+    assert h.run("apply").returncode == 0
+    conf = h.confdir / "49-cx6dx-offload.conf"
+    text = conf.read_text().replace("ESwitchMode=switchdev\n", "")
+    conf.write_text(text.replace("VirtualFunctions=4\nMTUBytes=9000\n", "VirtualFunctions=4\n"))
+    r = compare(h, OPERATOR / "nodestate-cx6dx.yaml")
+    expected = []
+    for pf in ("0000:ca:00.0 (ens3f0np0)", "0000:ca:00.1 (ens3f1np1)"):
+        expected += [f"{pf}: {field}: operator {value}, layouts {value} only as the host has it "
+                     "now: no layout sets it, and a reboot loses it"
+                     for field, value in (("MTU", "9000"), ("eswitch mode", "switchdev"))]
+    assert r.stdout.splitlines() == expected + ["4 difference(s)"]
+    assert r.returncode == 1

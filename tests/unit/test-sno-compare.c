@@ -240,6 +240,8 @@ static void test_kept_vfs_and_port(void **state)
 				  "    - {vfID: 0, driver: mlx5_core, mtu: 4092}\n"
 				  "    - {vfID: 1, driver: vfio-pci}\n"),
 		     (const char *const[]){
+			     "0000:1a:00.0 (ibp26s0): VF count: operator 2, layouts 2 only as the "
+			     "host has it now: no layout sets it, and a reboot loses it",
 			     "0000:1a:00.0 (ibp26s0): eswitch mode: operator switchdev, layouts "
 			     "legacy",
 			     "0000:1a:00.0 (ibp26s0): link type: operator ETH, layouts infiniband",
