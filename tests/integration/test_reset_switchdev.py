@@ -6,6 +6,8 @@ reset dropped the whole record, and the switchdev could never be undone; the sta
 said that reset "removes them" of an eswitch mode."""
 
 import json
+import os
+import subprocess
 
 ICE = "0000:3b:00.0"
 SWITCHDEV = f"[Match]\nPCIAddress={ICE}\n[PhysicalFunction]\nESwitchMode=switchdev\n"
@@ -111,3 +113,29 @@ def test_a_count_changed_since_drops_only_the_record_of_the_vfs(make_host):
     r = h.run("reset", ICE)
     assert r.returncode == 0 and "done set eswitch mode legacy" in r.stdout, r
     assert h.pf(ICE)["eswitch_mode"] == "legacy" and record(h) is None
+
+
+def test_through_the_daemon_the_same(make_host, start_daemon, bus_client, system_bus):
+    """sriovctl reset PF through sriov-persistd: the same words, and the switchdev stays on the
+    record until the VFs are gone."""
+    h = switched_with_the_admins_vfs(make_host)
+    start_daemon(h)
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=system_bus.address)
+
+    def reset():
+        return subprocess.run([h.binary, "--no-color", "reset", ICE], capture_output=True,
+                              text=True, timeout=120, env=env)
+
+    r = reset()
+    assert r.returncode == 0 and r.stdout == \
+        f"{ICE} (ens1f0): nothing reset: {REMADE}; {WAITS}\n", r
+    assert h.pf(ICE)["eswitch_mode"] == "switchdev" and record(h)["eswitch_switchdev"] is True
+
+    def gone(s):
+        pf = h.pf_of(s, ICE)
+        pf["num_vfs"], pf["vfs"] = 0, []
+    h.edit(gone)
+    bus_client.call("GetStatus")
+    r = reset()
+    assert r.returncode == 0, r
+    assert h.pf(ICE)["eswitch_mode"] == "legacy" and record(h) is None, r
