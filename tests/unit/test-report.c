@@ -410,6 +410,29 @@ static void test_status_applied_and_held(void **state)
 	assert_null(get(idx(pf, "vfs", 0), "layout"));
 }
 
+/* The last apply held the PF, and the files hold it no more: pending, as
+ * wait says, also when nothing is left to do. */
+static void test_status_hold_lifted(void **state)
+{
+	struct env *e = *state;
+	_cleanup_json_ struct json_object *doc = NULL;
+	struct json_object *pf;
+
+	record_finished = now_realtime();
+	write_record(e, ICE_PF, "ens1f0", PF_STATUS_HELD,
+		     LAYOUT ":4: VLANId=9999: must be 0..4095");
+	record_finished = 3000;
+	env_load(e, FIXTURES "mixed.json",
+		 "[Match]\nPCIAddress=" ICE_PF "\n[PhysicalFunction]\nVirtualFunctions=2\n",
+		 ICE_PF);
+	assert_int_equal(e->v.pfs[0].plan->n_actions, 0);
+	assert_int_equal(report_status(&e->v, e->runtime, NULL, true, &doc), 0);
+	pf = find_pf(doc, ICE_PF);
+	assert_string_equal(str(pf, "state"), "pending");
+	assert_string_equal(str(pf, "reason"), REPORT_HOLD_LIFTED);
+	assert_string_equal(str(get(pf, "last_apply"), "state"), "held");
+}
+
 static void test_status_gone(void **state)
 {
 	struct env *e = *state;
@@ -708,6 +731,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_only_one_pf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_status_pending_and_drift, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_status_applied_and_held, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_status_hold_lifted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_status_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vfio_without_iommu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rebind_record, setup, teardown),
