@@ -372,3 +372,38 @@ def test_guide_names_real_units_and_examples():
         assert path in text, f"the guide names {path}"
     for example in FLEET.iterdir():
         assert example.name in text, f"the guide names {example.name}"
+
+
+def _transcript(first):
+    """The commands and output of the guide's example block that starts with FIRST."""
+    text = _unroff(GUIDE.read_text())
+    block = text[text.index(first):]
+    block = block[:block.index(".EE")]
+    steps = []
+    for line in block.splitlines():
+        if line.startswith("$ "):
+            steps.append((line[2:], []))
+        else:
+            steps[-1][1].append(line)
+    return steps
+
+
+def test_guide_import_example_is_real(tmp_path, sriovctl_bin):
+    """Step 2 as the page shows it: the policy, import's files and messages, check's verdict."""
+    steps = _transcript("$ cat policies.yaml")
+    assert [cmd.split()[0] for cmd, _ in steps] == ["cat", "mkdir", "sriovctl", "sriovctl"]
+    for cmd, expected in steps:
+        argv = shlex.split(cmd)
+        if argv[0] == "cat":
+            (tmp_path / argv[1]).write_text("\n".join(expected) + "\n")
+            continue
+        if argv[0] == "mkdir":
+            (tmp_path / argv[1]).mkdir()
+            continue
+        out = subprocess.run([sriovctl_bin] + argv[1:], cwd=tmp_path, capture_output=True,
+                             text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        got = out.stdout.splitlines() + out.stderr.splitlines()
+        assert sorted(got) == sorted(expected), cmd
+    layout = (tmp_path / "layouts" / "89-e810-rdma.conf").read_text()
+    assert "VirtualFunctions=8" in layout and "ResourceName=e810_rdma" in layout
