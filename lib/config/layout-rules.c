@@ -10,19 +10,18 @@
 #include "layout-rules.h"
 #include "pf-keys.h"
 
-int rules_error(struct rules_out *o, const char *file, unsigned line, const char *fmt, ...)
+static int rules_verror(struct rules_out *o, bool together, const char *file, unsigned line,
+			const char *fmt, va_list ap)
 {
 	_cleanup_free_ char *msg = NULL;
-	struct src *reported;
-	va_list ap;
+	struct rules_reported *reported;
 	int r;
 
 	for (size_t i = 0; i < o->n_errors; i++)
-		if (streq_ptr(o->reported[i].file, file) && o->reported[i].line == line)
+		if (streq_ptr(o->reported[i].file, file) && o->reported[i].line == line &&
+		    o->reported[i].together == together)
 			return 0;
-	va_start(ap, fmt);
 	msg = strdup_vprintf(fmt, ap);
-	va_end(ap);
 	if (!msg)
 		return -ENOMEM;
 	if (o->known && diag_list_has(o->known, DIAG_ERROR, file, line, msg))
@@ -36,7 +35,8 @@ int rules_error(struct rules_out *o, const char *file, unsigned line, const char
 	r = diag_add(o->diags, DIAG_ERROR, file, line, "%s", msg);
 	if (r < 0)
 		return r;
-	o->reported[o->n_errors++] = (struct src){ .file = file, .line = line };
+	o->reported[o->n_errors++] =
+		(struct rules_reported){ .file = file, .line = line, .together = together };
 	if (!o->first) {
 		struct diag d = {
 			.level = DIAG_ERROR, .file = (char *)file, .line = line, .msg = msg
@@ -47,6 +47,28 @@ int rules_error(struct rules_out *o, const char *file, unsigned line, const char
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+int rules_error(struct rules_out *o, const char *file, unsigned line, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = rules_verror(o, false, file, line, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int rules_error_together(struct rules_out *o, const char *file, unsigned line, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = rules_verror(o, true, file, line, fmt, ap);
+	va_end(ap);
+	return r;
 }
 
 void rules_out_done(struct rules_out *o)

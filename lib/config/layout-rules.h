@@ -10,16 +10,25 @@
 
 #include "layout-set.h"
 
+/* An error reported: its file:line, and whether it is about several VFs'
+ * values together (rules_error_together()). */
+struct rules_reported {
+	const char *file;
+	unsigned line;
+	bool together;
+};
+
 /* Where rules report errors: diags, one error per file:line (a section
  * applied to many VFs reports once; and a file selecting two PFs, each
  * with a rules_out of its own, reports the same text for both, which
- * diag_add() keeps once). rules_out_done() frees what it keeps. */
+ * diag_add() keeps once), and one more there about several VFs' values
+ * together. rules_out_done() frees what it keeps. */
 struct rules_out {
 	struct diag_list *diags;
 	/* errors reported already (the parser's, of the layout set): the same
 	 * file:line and text is neither reported nor counted again (NULL: none) */
 	const struct diag_list *known;
-	struct src *reported; /* the file:line of each error reported */
+	struct rules_reported *reported; /* each error reported */
 	size_t n_errors;
 	char *first; /* the first of them, "file:line: message" */
 	/* without a host, files with another [Match] may be merged with the
@@ -47,6 +56,12 @@ void rules_out_done(struct rules_out *o);
 /* Adds an error at file:line unless this rules_out reported one there
  * already, or known has the same. -ENOMEM. */
 int rules_error(struct rules_out *o, const char *file, unsigned line, const char *fmt, ...)
+	_printf_(4, 5);
+/* The same for an error about several VFs' values together (their
+ * minimum rates add up beyond the link speed): said also where an error
+ * about one VF's value is, as fixing that one need not fix this; once per
+ * file:line among such errors. */
+int rules_error_together(struct rules_out *o, const char *file, unsigned line, const char *fmt, ...)
 	_printf_(4, 5);
 
 /* " (Key=value at file:line)", or " (file:line)" when key is NULL, when

@@ -290,10 +290,11 @@ static int check_min_rate_sum(struct desired_ctx *c)
 	}
 	if (!last) /* the host's own rates: no layout line to blame */
 		return 0;
-	return hw_error(c, last->src[VF_KEY_MIN_TX_RATE].file, last->src[VF_KEY_MIN_TX_RATE].line,
-			"MinTxRateMbps=%u: the VFs' minimum rates would add up to %" PRIu64
-			" Mb/s, above the PF's link speed, %u Mb/s, which the %s driver refuses",
-			last->attrs.min_tx_rate, total, c->pf->speed, c->drv_name);
+	return rules_error_together(
+		&c->out, last->src[VF_KEY_MIN_TX_RATE].file, last->src[VF_KEY_MIN_TX_RATE].line,
+		"MinTxRateMbps=%u: the VFs' minimum rates would add up to %" PRIu64
+		" Mb/s, above the PF's link speed, %u Mb/s, which the %s driver refuses",
+		last->attrs.min_tx_rate, total, c->pf->speed, c->drv_name);
 }
 
 /* What VF v cannot have on this PF's driver. */
