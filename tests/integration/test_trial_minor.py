@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""Issue 32, the fresh-eyes trial's minor items: every bad rate is said at once, a held PF wants
-nothing anywhere in its status, and a QualityOfService= without a VLAN names its VFs."""
+"""Issue 32, the fresh-eyes trial's minor items: every bad rate is said at once (5), a held PF
+wants nothing anywhere in its status (6), and a QualityOfService= without a VLAN names its VFs
+(8)."""
 
 import json
+import subprocess
 
 from conftest import PF_IFACE, pf_path
 
@@ -75,3 +77,20 @@ def test_held_pf_wants_nothing_on_the_bus(make_host, start_daemon, bus_client):
     assert c.get("VirtualFunctionSettings", path, PF_IFACE) == []
     pf = next(p for p in json.loads(c.call("GetStatus"))["pfs"] if p["pci"] == ICE)
     assert pf["desired_num_vfs"] is None and wanted_anywhere(pf) == []
+
+
+def test_qos_without_vlan_names_its_vfs(make_host):
+    """[VirtualFunction 0-1] QualityOfService=2 where only VF 1 has a VLANId=: the error names VF
+    0, with and without the host, and plan holds the PF for it."""
+    h = make_host("e810.json")
+    p = h.layout("50-e810.conf", f"[Match]\nPCIAddress={ICE}\n[PhysicalFunction]\n"
+                 "VirtualFunctions=4\n[VirtualFunction 0-1]\nQualityOfService=2\n"
+                 "[VirtualFunction 1]\nVLANId=5\n")
+    want = f"{p}:6: VF 0: QualityOfService=2 needs a VLANId= other than 0"
+    alone = subprocess.run([h.binary, "--no-color", "--config-dir", str(h.confdir),
+                            "--main-config", str(h.main), "check"],
+                           capture_output=True, text=True, timeout=60)
+    for r in (alone, h.run("check")):
+        assert r.stderr.splitlines() == [want] and r.returncode == 1, r.stderr
+    r = h.run("plan")
+    assert f"0000:3b:00.0 (ens1f0): held: {want}" in r.stdout.splitlines(), r.stdout

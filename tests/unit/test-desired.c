@@ -929,13 +929,13 @@ static void test_qos_without_vlan(void **state)
 	s = section(f, 2, 2, 5);
 	VF_SET(s, f, QOS, qos, 3, 6);
 	VF_SET(s, f, VLAN, vlan, 0, 7);
-	check_one("ice", 64, 0, f, "QualityOfService=3: needs a VLANId other than 0", 6);
+	check_one("ice", 64, 0, f, "VF 2: QualityOfService=3 needs a VLANId= other than 0", 6);
 
 	f = file_new(A, "*");
 	PF_SET(f, VIRTUAL_FUNCTIONS, num_vfs, 4, 3);
 	s = section(f, 2, 2, 5);
 	VF_SET(s, f, QOS, qos, 3, 6);
-	check_one("ice", 64, 0, f, "QualityOfService=3: needs a VLANId other than 0", 6);
+	check_one("ice", 64, 0, f, "VF 2: QualityOfService=3 needs a VLANId= other than 0", 6);
 
 	f = file_new(A, "*");
 	PF_SET(f, VIRTUAL_FUNCTIONS, num_vfs, 4, 3);
