@@ -278,10 +278,11 @@ static int vf_settings_put(struct json_object *o, const struct vf_state *vf,
 	return r;
 }
 
-/* Every [PhysicalFunction] key, by its layout name. */
+/* Every [PhysicalFunction] key, by its layout name; nothing wanted of a
+ * held PF, as desired_num_vfs (sriovctl cat shows what its files say). */
 static int pf_settings_put(struct json_object *o, const struct pf_view *pv)
 {
-	const struct pf_settings *s = pv->desired ? &pv->desired->pf : NULL;
+	const struct pf_settings *s = pv->desired && !pv->desired->held ? &pv->desired->pf : NULL;
 	struct json_object *all = json_object_new_object();
 	int r = json_put(o, "settings", all);
 
