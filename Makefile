@@ -299,13 +299,15 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory BUILDDIR=$(PLAIN_DIR) all
 	$(Q)scripts/demo $(PLAIN_DIR)/sriovctl
 
-MANPAGES = $(sort $(wildcard man/*.[58]))
+MANPAGES = $(sort $(wildcard man/*.[578]))
 install: all
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(LIBEXECDIR)/sriov-persist \
 		$(DESTDIR)$(SYSCONFDIR)/sriov-persist/conf.d \
-		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(SYSTEMDUNITDIR) \
+		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(SYSTEMDUNITDIR) \
 		$(DESTDIR)$(SYSTEMDPRESETDIR) $(DESTDIR)$(UDEVDIR)/rules.d $(DESTDIR)$(BASHCOMPLETIONDIR) \
 		$(DESTDIR)$(DOCDIR)/examples/k8s $(DESTDIR)$(DOCDIR)/examples/prometheus \
+		$(DESTDIR)$(DOCDIR)/examples/fleet \
 		$(DESTDIR)$(DBUSDATADIR)/system.d $(DESTDIR)$(DBUSDATADIR)/system-services
 	install -m 0755 $(SRIOVCTL) $(DESTDIR)$(SBINDIR)/sriovctl
 	install -m 0755 $(DAEMON) $(DESTDIR)$(SBINDIR)/sriov-persistd
@@ -320,12 +322,14 @@ install: all
 		$(DESTDIR)$(SYSTEMDUNITDIR)/
 	install -m 0644 units/80-sriov-persist.preset $(DESTDIR)$(SYSTEMDPRESETDIR)/
 	install -m 0644 $(filter %.5,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 $(filter %.7,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man7/
 	install -m 0644 $(filter %.8,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man8/
 	install -m 0644 shell/bash-completion/sriovctl $(DESTDIR)$(BASHCOMPLETIONDIR)/sriovctl
 	install -m 0644 conf.d/*.conf $(DESTDIR)$(DOCDIR)/examples/
 	install -m 0644 packaging/k8s/*.yaml packaging/k8s/kubeconfig.example \
 		$(DESTDIR)$(DOCDIR)/examples/k8s/
 	install -m 0644 packaging/prometheus/*.yml $(DESTDIR)$(DOCDIR)/examples/prometheus/
+	install -m 0644 packaging/fleet/*.yaml packaging/fleet/*.yml $(DESTDIR)$(DOCDIR)/examples/fleet/
 	@# the administrator's file is never overwritten by hand installs
 	test -e $(DESTDIR)$(SYSCONFDIR)/sriov-persist/sriov-persist.conf || \
 		install -m 0644 conf/sriov-persist.conf $(DESTDIR)$(SYSCONFDIR)/sriov-persist/

@@ -48,6 +48,9 @@ int key_settings_build(const struct pf_state *pf, const struct pf_desired *d,
 	struct key_settings s = {};
 	int r = 0;
 
+	/* a held PF applies nothing: nothing is wanted of it, as status says */
+	if (d && d->held)
+		d = NULL;
 	for (enum pf_key k = 0; d && r >= 0 && k < _PF_KEY_MAX; k++) {
 		struct setting_row row;
 

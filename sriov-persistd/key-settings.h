@@ -20,7 +20,7 @@ struct key_settings {
 };
 
 /* The keys d sets for pf and its VFs, in key-table order (VFs by index);
- * empty when d is NULL. 0 or -ENOMEM (ret then empty). */
+ * empty when d is NULL or held. 0 or -ENOMEM (ret then empty). */
 int key_settings_build(const struct pf_state *pf, const struct pf_desired *d,
 		       struct key_settings *ret);
 bool key_settings_equal(const struct key_settings *a, const struct key_settings *b);

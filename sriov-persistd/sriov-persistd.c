@@ -25,7 +25,8 @@ enum {
 };
 
 static const struct cli_option own_options[] = {
-	{ ARG_K8S_NOTIFY, "k8s-notify", "PATH", "the Kubernetes client (default " K8S_NOTIFY ")" },
+	{ ARG_K8S_NOTIFY, "k8s-notify", "PATH",
+	  "the Kubernetes client, an absolute path\n(default " K8S_NOTIFY ")", CLI_CHECK_PROGRAM },
 	{ ARG_DEBUG, "debug", NULL, "log every action" },
 	{ ARG_VERSION, "version", NULL, "print the version" },
 };
@@ -75,6 +76,10 @@ static int parse_argv(int argc, char **argv, struct manager *m)
 
 	m->k8s_notify = K8S_NOTIFY;
 	while ((opt = cli_next(&program, argc, argv)) >= 0) {
+		if (cli_option_check(&program, opt, optarg, why) < 0) {
+			fprintf(stderr, "%s\n", why);
+			return -EINVAL;
+		}
 		r = parse_option(m, &paths, opt, optarg);
 		if (r <= 0)
 			return r;

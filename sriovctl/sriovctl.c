@@ -62,7 +62,8 @@ static const struct cli_option own_options[] = {
 	{ ARG_VERSION, "version", NULL, "the version" },
 	{ ARG_K8S_NOTIFY, "k8s-notify", "FILE",
 	  "check, apply: the Kubernetes client asked about the credentials\n"
-	  "(default " LIBEXECDIR "/sriov-persist/k8s-notify)" },
+	  "(an absolute path; default " LIBEXECDIR "/sriov-persist/k8s-notify)",
+	  CLI_CHECK_PROGRAM },
 	{ ARG_OUTPUT, "output", "FILE",
 	  "metrics: replace FILE with them (atomically) rather than print them" },
 	{ ARG_OUTPUT_DIR, "output-dir", "DIR", "import: the directory the layout files go to" },
@@ -236,6 +237,10 @@ static int parse_argv(struct ctl *c, int argc, char **argv)
 	int opt, r;
 
 	while ((opt = cli_next(&program, argc, argv)) >= 0) {
+		if (cli_option_check(&program, opt, optarg, why) < 0) {
+			fprintf(stderr, "%s\n", why);
+			return -EXIT_USAGE;
+		}
 		if (!cli_paths_set(&p.paths, opt, optarg)) {
 			r = parse_own_option(c, &p, opt, optarg);
 			if (r <= 0)

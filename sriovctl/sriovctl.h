@@ -106,6 +106,7 @@ struct ctl_run {
 	bool ok;	  /* reset: every PF's result was good */
 	size_t done;	  /* PFs configured (apply), or changed (reset) */
 	size_t said;	  /* reset: PFs that printed a line */
+	size_t kept;	  /* reset: PFs whose switchdev stays until their VFs go */
 };
 /* apply_options.on_action of apply and reset (userdata a struct ctl_run):
  * each action as it is done. */

@@ -11,8 +11,6 @@
 #include "reset-refusal.h"
 #include "sriovctl.h"
 
-#define RECORD_DROPPED "; sriov-persist's record of what it created is dropped"
-
 /* Returns whether the PF is in the state reset wants. A PF whose record
  * goes is said also by a reset of every PF. */
 static bool print_result(const struct ctl *c, const struct apply_pf_result *res, bool named)
@@ -23,13 +21,13 @@ static bool print_result(const struct ctl *c, const struct apply_pf_result *res,
 	switch (st->state) {
 	case PF_STATUS_APPLIED:
 		if (res->changed)
-			printf("%s: %s, %u action(s); %u VFs\n", strna(who),
-			       ctl_paint(c, ANSI_GREEN, "reset"), st->n_actions, st->num_vfs);
-		else if (named || res->record_dropped)
-			printf("%s: nothing reset: %s%s\n", strna(who),
+			printf("%s: %s, %u action(s); %u VFs%s\n", strna(who),
+			       ctl_paint(c, ANSI_GREEN, "reset"), st->n_actions, st->num_vfs,
+			       res->eswitch_kept ? "; " PF_CREATED_ESWITCH_WAITS : "");
+		else if (named || res->record_dropped || res->eswitch_kept)
+			printf("%s: nothing reset: %s\n", strna(who),
 			       res->nothing_left ?:
-						   "nothing that sriov-persist created is left on it",
-			       res->record_dropped ? RECORD_DROPPED : "");
+				       "nothing that sriov-persist created is left on it");
 		return true;
 	case PF_STATUS_HELD:
 	case PF_STATUS_FAILED:
@@ -55,7 +53,9 @@ static void reset_on_pf_done(const struct apply_pf_result *res, void *userdata)
 
 	x->ok &= print_result(x->c, res, x->only != NULL);
 	x->done += res->changed;
-	x->said += res->changed || res->record_dropped || res->status.state != PF_STATUS_APPLIED;
+	x->said += res->changed || res->record_dropped || res->eswitch_kept ||
+		   res->status.state != PF_STATUS_APPLIED;
+	x->kept += !res->changed && res->eswitch_kept;
 	fflush(stdout);
 }
 
@@ -79,12 +79,14 @@ static int say_refused(const struct ctl *c, const struct layout_set *set,
 	return 0;
 }
 
-static void say_selected(char **selected, size_t said)
+static void say_selected(char **selected, size_t said, size_t kept)
 {
 	_cleanup_free_ char *names = NULL;
 
 	if (!selected) {
 		printf("Nothing to reset: %s\n",
+		       kept ? "the switchdev mode that sriov-persist set stays on the PFs above "
+			      "until their VFs are removed; then a reset sets it back to legacy" :
 		       said ? "nothing that sriov-persist created is left on the PFs above" :
 			      "no PF of this host has VFs or a switchdev mode that "
 			      "sriov-persist created");
@@ -99,8 +101,8 @@ static void say_selected(char **selected, size_t said)
 /* A reset of every PF that reset nothing: why. The PFs that have something
  * of sriov-persist's left but that a layout selects are named; those that
  * only refused files select are refusals (*ok = false). */
-static int say_nothing(struct ctl *c, struct host *h, const struct layout_set *set, size_t said,
-		       bool *ok)
+static int say_nothing(struct ctl *c, struct host *h, const struct layout_set *set,
+		       const struct ctl_run *x, bool *ok)
 {
 	_cleanup_host_state_ struct host_state *hs = NULL;
 	_cleanup_strv_free_ char **selected = NULL;
@@ -128,7 +130,7 @@ static int say_nothing(struct ctl *c, struct host *h, const struct layout_set *s
 			return r;
 	}
 	if (*ok)
-		say_selected(selected, said);
+		say_selected(selected, x->said, x->kept);
 	return 0;
 }
 
@@ -216,7 +218,7 @@ static int reset_one(struct ctl *c, struct host *h, const struct layout_set *set
 		return r;
 	}
 	if (!only && x.done == 0 && x.ok)
-		return say_nothing(c, h, set, x.said, ok);
+		return say_nothing(c, h, set, &x, ok);
 	return 0;
 }
 
@@ -232,7 +234,7 @@ static char *nothing_left(struct json_object *pf)
 	if (!streq_ptr(doc_str(pf, "state"), "unconfigured") || doc_pf_has_leftovers(pf))
 		return NULL;
 	if (why)
-		return strdup_printf("%s%s", why, RECORD_DROPPED);
+		return strdup_printf("%s%s", why, pf_created_reset_tail(why));
 	if (n == 0)
 		return strdup(
 			"it has no VFs, and nothing that sriov-persist created is left on it");

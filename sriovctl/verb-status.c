@@ -333,13 +333,10 @@ static void print_pf(const struct ctl *c, struct json_object *doc, struct json_o
 	    !(doc_len(pf, "pending_reboot_reasons") == 1 &&
 	      streq_ptr(json_object_get_string(doc_idx(pf, "pending_reboot_reasons", 0)), why)))
 		printf("    %s\n", why);
-	if (doc_pf_has_leftovers(pf) && !doc_pf_unsettled(pf))
-		printf("    no layout selects it; \"sriovctl%s reset %s\" removes them\n",
-		       strempty(c->local_options), strna(doc_str(pf, "pci")));
-	else if (streq(state, "unconfigured") && why && !doc_pf_unsettled(pf))
-		printf("    no layout selects it; \"sriovctl%s reset %s\" drops sriov-persist's "
-		       "record of them\n",
-		       strempty(c->local_options), strna(doc_str(pf, "pci")));
+	if (streq(state, "unconfigured") && why && !doc_pf_unsettled(pf))
+		printf("    no layout selects it; \"sriovctl%s reset %s\" %s\n",
+		       strempty(c->local_options), strna(doc_str(pf, "pci")),
+		       pf_created_reset_hint(why));
 	else if (streq(state, "gone"))
 		printf("    \"sriovctl%s reset %s\" drops its status record\n",
 		       strempty(c->local_options), strna(doc_str(pf, "pci")));

@@ -107,7 +107,7 @@ static int note_record(struct ctl *c, usec_t since, const struct pf_view *pv, st
 		return note_missing(p, pv);
 	if (st.finished < since)
 		r = note_missing(p, pv);
-	else if (st.state == PF_STATUS_HELD)
+	else if (report_hold_lifted(pv, &st))
 		/* what held it is fixed now (the files hold it no more): done
 		 * as the record is, but said as it is now */
 		r = note_not_applied(p, pv->pf, "pending", REPORT_HOLD_LIFTED);

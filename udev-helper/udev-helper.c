@@ -479,7 +479,8 @@ static const struct cli_option own_options[] = {
 	{ ARG_ROOT, "root", "DIR", "kernel-arguments: tools and files under DIR (tests)" },
 	{ ARG_K8S_NOTIFY, "k8s-notify", "FILE",
 	  "apply: the Kubernetes client asked about the credentials\n"
-	  "(default " K8S_NOTIFY_DEFAULT ")" },
+	  "(an absolute path; default " K8S_NOTIFY_DEFAULT ")",
+	  CLI_CHECK_PROGRAM },
 };
 
 static const struct cli_program program = {
@@ -551,9 +552,15 @@ static bool args_valid(int n, char **args)
  * be read is an error that holds the PF, and its status record says why. */
 static int parse_argv(int argc, char **argv)
 {
+	char why[CLI_ERROR_MAX];
 	int opt;
 
 	while ((opt = cli_next(&program, argc, argv)) >= 0) {
+		/* a program to run is checked: it is not a file to read */
+		if (cli_option_check(&program, opt, optarg, why) < 0) {
+			fprintf(stderr, "%s\n", why);
+			return -EINVAL;
+		}
 		if (cli_paths_set(&arg.paths, opt, optarg))
 			continue;
 		if (opt == CLI_OPT_HELP) {

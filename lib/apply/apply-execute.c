@@ -57,7 +57,7 @@ static int record_plan_actions(struct pf_created *c, const struct pf_state *pf,
 			       const struct plan *p)
 {
 	bool write = false, probe = pf->drivers_autoprobe, created_unbound = false;
-	bool had_ours = c->num_vfs > 0 && c->num_vfs == pf->num_vfs;
+	bool had_ours = c->num_vfs > 0 && c->num_vfs == pf->num_vfs, to_switchdev = false;
 	int r;
 
 	for (size_t i = 0; i < p->n_actions; i++) {
@@ -66,6 +66,10 @@ static int record_plan_actions(struct pf_created *c, const struct pf_state *pf,
 
 		if (a->type == ACTION_SET_NUM_VFS) {
 			c->num_vfs = count_made(had_ours, pf, a->value);
+			/* the VFs that were there, made again after the mode
+			 * change: a reset says whose they are */
+			c->vfs_remade = to_switchdev && a->value > 0 && c->num_vfs == 0 ? a->value :
+											  0;
 			c->n_rebind = 0; /* re-created, on the kernel's VF driver */
 			created_unbound = a->value > 0 && !probe;
 		} else if (a->type == ACTION_SET_AUTOPROBE) {
@@ -73,7 +77,7 @@ static int record_plan_actions(struct pf_created *c, const struct pf_state *pf,
 			probe = a->value != 0;
 			c->autoprobe_off |= !probe;
 		} else if (a->type == ACTION_SET_ESWITCH_MODE)
-			c->eswitch_switchdev = a->value == ESWITCH_MODE_SWITCHDEV;
+			c->eswitch_switchdev = to_switchdev = a->value == ESWITCH_MODE_SWITCHDEV;
 		else if (a->type == ACTION_SET_KERNEL_ARGUMENTS && a->value)
 			c->kernel_args = true;
 		else if (a->type == ACTION_UNBIND_VF && (to = rebind_target(pf, p, i))) {

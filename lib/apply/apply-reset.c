@@ -138,24 +138,47 @@ static int reset_kernel_args(struct pf_run *run, const char *pci)
 	return r < 0 ? r : 0;
 }
 
-/* A reset of a PF with nothing of ours left: someone changed the PF since
- * (or it rebooted), and what is there is not ours any more. The record goes;
- * the result says who has the VFs now. */
+/* A reset of a PF with nothing of ours to undo now. Someone changed the PF
+ * since (or it rebooted), and what is there is not ours any more: the
+ * record goes. Or the switchdev we set stays under VFs that are not ours
+ * (the driver changes the mode only without VFs): the record keeps it, so
+ * that a reset once they are gone sets legacy, and drops what it said of
+ * VFs we created. The result says who has the VFs now, and what became of
+ * the record. */
 static int forget_created(struct pf_run *run, const struct pf_state *pf)
 {
 	const char *dir = run->opts->state_dir;
-	struct pf_created c;
-	bool had = dir && pf_created_read(dir, pf->pci, &c) >= 0;
+	_cleanup_(pf_created_done) struct pf_created c = {};
+	_cleanup_free_ char *why = NULL;
+	bool had = dir && pf_created_read(dir, pf->pci, &c) >= 0, said;
 
-	run->res->nothing_left = pf_created_describe_gone(had ? &c : NULL, pf);
-	if (had)
-		pf_created_done(&c);
-	if (!run->res->nothing_left)
+	why = pf_created_describe_gone(had ? &c : NULL, pf);
+	if (!why)
 		return -ENOMEM;
+	run->res->eswitch_kept = had && pf_created_eswitch_kept(&c, pf);
 	/* said, also by a reset of every PF: a record gone in silence would
 	 * make a later reset blame someone else for our VFs */
-	run->res->record_dropped = had && pf_created_remove(dir, pf->pci) >= 0;
-	return 0;
+	if (run->res->eswitch_kept)
+		said = pf_created_keep_eswitch(dir, &c, pf, &run->res->record_dropped) >= 0;
+	else
+		said = run->res->record_dropped = had && pf_created_remove(dir, pf->pci) >= 0;
+	run->res->nothing_left = said ? strdup_printf("%s%s", why, pf_created_reset_tail(why)) :
+					TAKE_PTR(why);
+	return run->res->nothing_left ? 0 : -ENOMEM;
+}
+
+/* After a reset that went through: the record goes, or, when the switchdev
+ * we set stays under VFs that are not ours, keeps only that. */
+static int record_after_reset(struct pf_run *run, const struct pf_state *pf,
+			      const struct pf_created *c)
+{
+	const char *dir = run->opts->state_dir;
+	bool dropped;
+
+	run->res->eswitch_kept = pf_created_eswitch_kept(c, pf);
+	if (run->res->eswitch_kept)
+		return pf_created_keep_eswitch(dir, c, pf, &dropped);
+	return pf_created_remove(dir, pf->pci);
 }
 
 /* Under the PF's lock: what sriov-persist created undone, then the record
@@ -184,7 +207,7 @@ static int reset_pf(struct pf_run *run, const struct pf_state *pf, const struct 
 	st->finished = apply_now(run);
 	if (st->state != PF_STATUS_APPLIED)
 		return pf_status_write(o->runtime_dir, st);
-	r = pf_created_remove(o->state_dir, pf->pci);
+	r = record_after_reset(run, pf, c);
 	if (r < 0)
 		return r;
 	return pf_status_remove(o->runtime_dir, pf->pci);

@@ -73,8 +73,14 @@ struct apply_pf_result {
 	 * (pf_created_describe_gone()), NULL otherwise */
 	char *nothing_left;
 	/* that reset dropped the record of what sriov-persist created, which
-	 * said more than is left (nothing_left says what) */
+	 * said more than is left (nothing_left says what), or of the VFs it
+	 * created when the switchdev it set stays (eswitch_kept) */
 	bool record_dropped;
+	/* a reset left the eswitch that sriov-persist switched to switchdev
+	 * as it is, and on its record, under VFs that are not its own: the
+	 * driver changes the mode only without VFs (pf_created_eswitch_kept());
+	 * a reset once they are gone sets it back */
+	bool eswitch_kept;
 };
 
 struct apply_result {

@@ -103,21 +103,54 @@ bool cli_paths_set(struct cli_paths *paths, int id, const char *arg)
 	return false;
 }
 
+/* What is wrong with value for row o; NULL when nothing is (or it was not
+ * given). */
+static const char *value_problem(const struct cli_option *o, const char *value)
+{
+	switch (o->check) {
+	case CLI_CHECK_NONE:
+		return NULL;
+	case CLI_CHECK_DIR:
+	case CLI_CHECK_FILE:
+		return path_option_problem(value, o->check == CLI_CHECK_DIR);
+	case CLI_CHECK_PROGRAM:
+		return value && value[0] != '/' ? "must be an absolute path (the program to run)" :
+						  NULL;
+	}
+	return NULL;
+}
+
+static int say_problem(const struct cli_option *o, const char *value,
+		       char why[static CLI_ERROR_MAX])
+{
+	const char *problem = value_problem(o, value);
+
+	if (!problem)
+		return 0;
+	snprintf(why, CLI_ERROR_MAX, "--%s=%s: %s", o->name, value, problem);
+	return -EINVAL;
+}
+
 int cli_paths_check(const struct cli_paths *paths, char why[static CLI_ERROR_MAX])
 {
 	for (size_t i = 0; i < ELEMENTSOF(shared); i++) {
-		const struct cli_option *o = &shared[i].row;
-		const char *value, *problem;
+		int r;
 
-		if (o->check == CLI_CHECK_NONE)
-			continue;
-		value = *value_of(paths, i);
-		problem = path_option_problem(value, o->check == CLI_CHECK_DIR);
-		if (problem) {
-			snprintf(why, CLI_ERROR_MAX, "--%s=%s: %s", o->name, value, problem);
-			return -EINVAL;
-		}
+		if (shared[i].row.check == CLI_CHECK_NONE)
+			continue; /* and maybe no value at all: --help */
+		r = say_problem(&shared[i].row, *value_of(paths, i), why);
+		if (r < 0)
+			return r;
 	}
+	return 0;
+}
+
+int cli_option_check(const struct cli_program *p, int id, const char *value,
+		     char why[static CLI_ERROR_MAX])
+{
+	for (size_t i = 0; i < p->n_options; i++)
+		if (p->options[i].id == id)
+			return say_problem(&p->options[i], value, why);
 	return 0;
 }
 

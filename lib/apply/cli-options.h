@@ -17,6 +17,11 @@ enum cli_check {
 	CLI_CHECK_NONE,
 	CLI_CHECK_DIR,	/* an existing directory */
 	CLI_CHECK_FILE, /* an existing regular file */
+	/* a program to run: an absolute path, as systemd takes ExecStart=
+	 * (one relative to wherever the command was started would run
+	 * another program from another directory); it may be missing, which
+	 * is said when it is to run */
+	CLI_CHECK_PROGRAM,
 };
 
 /* The ids of the shared rows; a program numbers its own from CLI_OPT_PROGRAM. */
@@ -82,6 +87,13 @@ bool cli_paths_set(struct cli_paths *paths, int id, const char *arg);
  * udev-helper does not (what it cannot read holds the PF, and its status
  * record says why). */
 int cli_paths_check(const struct cli_paths *paths, char why[static CLI_ERROR_MAX]);
+
+/* The value of one of the program's own options against its row's
+ * check, said as "--k8s-notify=bin/k8s-notify: must be an absolute path"
+ * in why: -EINVAL; 0 when it passes (or the row checks nothing). Each
+ * program calls it for every option of its own as it parses them. */
+int cli_option_check(const struct cli_program *p, int id, const char *value,
+		     char why[static CLI_ERROR_MAX]);
 
 /* The runtime and state directories (the options' values, else those of
  * status_default_dirs()), allocated. -ENOMEM. */

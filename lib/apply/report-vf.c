@@ -9,10 +9,12 @@
 #include "report-vf.h"
 #include "setting-row.h"
 
-/* What the layouts say of VF i, or NULL when they say nothing. */
+/* What the layouts say of VF i, or NULL when they say nothing or the PF
+ * is held: it applies nothing, so it wants nothing either. */
 const struct vf_settings *report_desired_vf(const struct pf_view *pv, uint32_t i)
 {
-	return pv->desired && i < pv->desired->n_vfs ? &pv->desired->vfs[i] : NULL;
+	return pv->desired && !pv->desired->held && i < pv->desired->n_vfs ? &pv->desired->vfs[i] :
+									     NULL;
 }
 
 /* The driver the layout wants on VF i, or NULL when it leaves the driver

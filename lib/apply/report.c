@@ -172,18 +172,21 @@ static const char *report_pending(const struct pf_view *pv, struct pf_report *r)
 	return r->why_owned = why;
 }
 
-/* The last apply held the PF, and the files hold it no more (a PF they
- * hold has no plan): what held it was fixed since, and the record says
- * nothing of now. The PF is not applied, as if there were no record of
- * this boot. */
-static bool hold_lifted(const struct pf_view *pv, const struct pf_report *r)
+bool report_hold_lifted(const struct pf_view *pv, const struct pf_status *rec)
 {
-	return r->has_rec && r->rec.state == PF_STATUS_HELD && pv->plan;
+	return rec && rec->state == PF_STATUS_HELD && pv->plan;
+}
+
+/* The record is a reset's: written while no layout selected the PF (an
+ * apply's names the files that selected it). */
+static bool record_of_reset(const struct pf_report *r)
+{
+	return r->has_rec && !r->rec.config_files[0];
 }
 
 /* The plan has actions left: drifted when it was applied, pending when
- * there is no record (or the hold it records is lifted), else what the
- * record says (failed, deferred ...), with why. */
+ * there is no record, else what the record says (failed, deferred ...),
+ * with why. */
 static int report_actions_left(const struct pf_view *pv, struct pf_report *r)
 {
 	if (r->has_rec && r->rec.state == PF_STATUS_APPLIED) {
@@ -194,9 +197,9 @@ static int report_actions_left(const struct pf_view *pv, struct pf_report *r)
 		r->why = r->why_owned;
 		return 0;
 	}
-	if (!r->has_rec || hold_lifted(pv, r)) {
+	if (!r->has_rec) {
 		r->state = "pending";
-		r->why = r->has_rec ? REPORT_HOLD_LIFTED : "not applied yet";
+		r->why = "not applied yet";
 	} else {
 		r->state = pf_status_state_to_string(r->rec.state);
 		r->why = r->rec.error;
@@ -212,13 +215,18 @@ static int report_pf(const struct host_view *v, const struct pf_view *pv, const 
 	if (report_layout(v, pv, state_dir, &r) < 0)
 		return -ENOMEM;
 	r.has_rec = pf_status_read(runtime_dir, pv->pf->pci, &r.rec) >= 0;
-	/* A reset that failed or waits for the policy says so, not "unconfigured". */
-	if (!pv->desired && r.why && r.has_rec &&
+	/* A reset that failed or waits for the policy says so, not
+	 * "unconfigured"; an apply of a layout removed since does not. */
+	if (!pv->desired && r.why && record_of_reset(&r) &&
 	    (r.rec.state == PF_STATUS_FAILED || r.rec.state == PF_STATUS_DEFERRED) && r.rec.error) {
 		r.state = pf_status_state_to_string(r.rec.state);
 		r.why = r.rec.error;
 	}
-	if (pv->plan && pv->plan->n_actions > 0 && report_actions_left(pv, &r) < 0)
+	if (report_hold_lifted(pv, r.has_rec ? &r.rec : NULL)) {
+		/* as wait says it, whatever is left to do */
+		r.state = "pending";
+		r.why = REPORT_HOLD_LIFTED;
+	} else if (pv->plan && pv->plan->n_actions > 0 && report_actions_left(pv, &r) < 0)
 		return -ENOMEM;
 	r.why = report_pending(pv, &r);
 	if (streq(r.state, "pending") && !r.why)
@@ -226,7 +234,7 @@ static int report_pf(const struct host_view *v, const struct pf_view *pv, const 
 	/* The host is as the layouts say, but the boot gate counts a PF only
 	 * once an apply of this boot wrote its record: say why it waits. */
 	if (streq(r.state, "applied") && pv->desired && !r.why &&
-	    (!r.has_rec || r.rec.finished < boot_start_realtime() || hold_lifted(pv, &r)))
+	    (!r.has_rec || r.rec.finished < boot_start_realtime()))
 		r.why = "in place, but not applied in this boot yet (sriovctl wait waits for it)";
 	/* More VFs than an ExternallyManaged=yes layout expects: applied to
 	 * those it covers, with a warning. */
@@ -270,10 +278,11 @@ static int vf_settings_put(struct json_object *o, const struct vf_state *vf,
 	return r;
 }
 
-/* Every [PhysicalFunction] key, by its layout name. */
+/* Every [PhysicalFunction] key, by its layout name; nothing wanted of a
+ * held PF, as desired_num_vfs (sriovctl cat shows what its files say). */
 static int pf_settings_put(struct json_object *o, const struct pf_view *pv)
 {
-	const struct pf_settings *s = pv->desired ? &pv->desired->pf : NULL;
+	const struct pf_settings *s = pv->desired && !pv->desired->held ? &pv->desired->pf : NULL;
 	struct json_object *all = json_object_new_object();
 	int r = json_put(o, "settings", all);
 

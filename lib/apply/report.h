@@ -9,6 +9,8 @@
 
 #include "host-view.h"
 
+struct pf_status;
+
 /* {"pfs": [...]}: per PF its state (unconfigured, with as reason what a
  * removed layout left when state_dir records it, and first, for a PF whose
  * driver or netdev has not appeared that a layout may select then, what
@@ -27,6 +29,12 @@ int report_status(const struct host_view *v, const char *runtime_dir, const char
 #define REPORT_HOLD_LIFTED                                                                   \
 	"not applied since its last apply held it, and what held it is fixed now (sriovctl " \
 	"apply applies it)"
+/* Whether rec, the PF's record (NULL: none), says held while the files hold
+ * it no more (a PF they hold has no plan): what held it was fixed since,
+ * and the PF is pending with REPORT_HOLD_LIFTED, even when the host is as
+ * the layouts say, until an apply writes a record of now. The one rule of
+ * status (and so metrics and GetStatus()) and wait. */
+bool report_hold_lifted(const struct pf_view *pv, const struct pf_status *rec);
 
 /* {"pfs": [...], "changes": bool}: per PF the actions apply would run. */
 int report_plan(const struct host_view *v, struct json_object **ret);

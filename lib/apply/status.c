@@ -314,6 +314,8 @@ int pf_created_write(const char *dir, const struct pf_created *c)
 	json_object_object_add(o, "num_vfs", json_object_new_uint64(c->num_vfs));
 	json_object_object_add(o, "eswitch_switchdev",
 			       json_object_new_boolean(c->eswitch_switchdev));
+	if (c->vfs_remade > 0)
+		json_object_object_add(o, "vfs_remade", json_object_new_uint64(c->vfs_remade));
 	if (c->autoprobe_off)
 		json_object_object_add(o, "drivers_autoprobe_off", json_object_new_boolean(true));
 	if (c->kernel_args)
@@ -379,6 +381,7 @@ int pf_created_parse(const char *pci, const char *text, struct pf_created *ret)
 	c.num_vfs = (uint32_t)get_u64(o, "num_vfs");
 	c.eswitch_switchdev = json_object_object_get_ex(o, "eswitch_switchdev", &v) &&
 			      json_object_get_boolean(v);
+	c.vfs_remade = (uint32_t)get_u64(o, "vfs_remade");
 	c.when = get_u64(o, "when_usec");
 	if (json_object_object_get_ex(o, "drivers_autoprobe_off", &v)) {
 		if (!json_object_is_type(v, json_type_boolean))
@@ -513,10 +516,15 @@ int pf_created_left(const char *state_dir, const struct pf_state *pf, struct pf_
 	return 1;
 }
 
+/* the words that pf_created_reset_hint() and pf_created_reset_tail() know */
+#define ESWITCH_KEPT "and with them the eswitch in switchdev that sriov-persist set"
+#define COUNT_CHANGED ", but not the "
+#define LEFT_FROM_REMOVED "from a removed layout"
+
 char *pf_created_describe(const struct pf_created *c)
 {
 	if (c->num_vfs > 0)
-		return strdup_printf("%u VF%s left from a removed layout%s", c->num_vfs,
+		return strdup_printf("%u VF%s left " LEFT_FROM_REMOVED "%s", c->num_vfs,
 				     c->num_vfs == 1 ? "" : "s",
 				     c->eswitch_switchdev ? ", eswitch in switchdev" : "");
 	if (c->eswitch_switchdev)
@@ -527,14 +535,86 @@ char *pf_created_describe(const struct pf_created *c)
 }
 
 /* Switchdev we set, on a driver that changes the mode only without VFs,
- * under VFs that are not ours: both stay. */
-static char *describe_eswitch_kept(const struct pf_state *pf)
+ * under VFs that are not ours: both stay. Whose the VFs are, as far as the
+ * record knows. */
+static char *describe_eswitch_kept(const struct pf_created *c, const struct pf_state *pf)
 {
-	return strdup_printf("%u VF(s) exist, none on sriov-persist's record (another tool or an "
-			     "administrator made them); left as they are, and with them the "
-			     "eswitch in switchdev that sriov-persist set: %s changes the eswitch "
+	_cleanup_free_ char *vfs = NULL;
+
+	if (c->vfs_remade > 0 && c->vfs_remade == pf->num_vfs)
+		vfs = strdup_printf("%u VF(s) exist that were there before sriov-persist set "
+				    "switchdev (an administrator or another tool made them; "
+				    "sriov-persist removed them and made them again to change "
+				    "the eswitch mode)",
+				    pf->num_vfs);
+	else if (c->num_vfs > 0)
+		vfs = strdup_printf("%u VF(s) exist" COUNT_CHANGED "%u sriov-persist created (the "
+				    "count was changed outside sriov-persist since its last apply)",
+				    pf->num_vfs, c->num_vfs);
+	else
+		vfs = strdup_printf(
+			"%u VF(s) exist, none on sriov-persist's record (another tool "
+			"or an administrator made them, or an earlier reset dropped the "
+			"record)",
+			pf->num_vfs);
+	if (!vfs)
+		return NULL;
+	return strdup_printf("%s; left as they are, " ESWITCH_KEPT ": %s changes the eswitch "
 			     "mode only while the PF has no VFs",
-			     pf->num_vfs, strna(pf->driver));
+			     vfs, strna(pf->driver));
+}
+
+const char *pf_created_reset_hint(const char *reason)
+{
+	if (strstr(reason, ESWITCH_KEPT))
+		return strstr(reason, COUNT_CHANGED) ?
+			       "drops sriov-persist's record of the VFs it created; " PF_CREATED_ESWITCH_WAITS :
+			       "changes nothing while the VFs are there (" PF_CREATED_ESWITCH_WAITS
+			       ")";
+	if (!strstr(reason, LEFT_FROM_REMOVED))
+		return "drops sriov-persist's record of them";
+	if (startswith(reason, "eswitch left in switchdev"))
+		return "sets the eswitch back to legacy";
+	if (startswith(reason, "VF driver autoprobe left off"))
+		return "turns VF driver autoprobe on again";
+	if (startswith(reason, "IOMMU kernel arguments left"))
+		return "takes them out of the boot loader once no other PF needs them";
+	return strstr(reason, ", eswitch in switchdev") ?
+		       "removes them and sets the eswitch back to legacy" :
+		       "removes them";
+}
+
+const char *pf_created_reset_tail(const char *reason)
+{
+	if (!strstr(reason, ESWITCH_KEPT))
+		return "; sriov-persist's record of what it created is dropped";
+	return strstr(reason, COUNT_CHANGED) ?
+		       "; sriov-persist's record of the VFs it created is dropped, and " PF_CREATED_ESWITCH_WAITS :
+		       "; " PF_CREATED_ESWITCH_WAITS;
+}
+
+int pf_created_keep_eswitch(const char *state_dir, const struct pf_created *c,
+			    const struct pf_state *pf, bool *ret_dropped)
+{
+	/* what a reset undid (autoprobe, the kernel arguments) is off it too */
+	struct pf_created kept = {
+		.eswitch_switchdev = true,
+		/* VFs made since are not the ones that were there */
+		.vfs_remade = c->vfs_remade == pf->num_vfs ? c->vfs_remade : 0,
+		.when = c->when,
+	};
+	int r;
+
+	*ret_dropped = false;
+	if (c->num_vfs == 0 && kept.vfs_remade == c->vfs_remade && !c->autoprobe_off &&
+	    !c->kernel_args)
+		return 0;
+	snprintf(kept.pci, sizeof(kept.pci), "%s", pf->pci);
+	r = pf_created_write(state_dir, &kept);
+	if (r < 0)
+		return r;
+	*ret_dropped = c->num_vfs > 0;
+	return 0;
 }
 
 char *pf_created_describe_gone(const struct pf_created *c, const struct pf_state *pf)
@@ -542,7 +622,7 @@ char *pf_created_describe_gone(const struct pf_created *c, const struct pf_state
 	uint32_t ours = c ? c->num_vfs : 0;
 
 	if (c && pf_created_eswitch_kept(c, pf))
-		return describe_eswitch_kept(pf);
+		return describe_eswitch_kept(c, pf);
 
 	if (pf->num_vfs == 0 && ours == 0)
 		return strdup(

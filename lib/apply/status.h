@@ -73,7 +73,11 @@ struct pf_created {
 	char pci[PCI_ADDR_MAX];
 	uint32_t num_vfs;	/* VFs created by us, 0 = none */
 	bool eswitch_switchdev; /* we switched the eswitch to switchdev */
-	bool autoprobe_off;	/* we turned sriov_drivers_autoprobe off */
+	/* VFs the PF had, not ours, that switching it to switchdev removed and
+	 * that were made again at their count (ice changes the mode only
+	 * without VFs): still someone else's, 0 = none */
+	uint32_t vfs_remade;
+	bool autoprobe_off; /* we turned sriov_drivers_autoprobe off */
 	/* we added kernel arguments to the boot loader for this PF's VFs
 	 * (KernelArguments=manage): a reset takes them out once no other PF's
 	 * record says so */
@@ -118,6 +122,28 @@ bool pf_created_next_undo(const struct pf_created *c, const struct pf_state *pf,
 			  struct action *ret);
 /* "16 VFs left from a removed layout"; caller frees. */
 char *pf_created_describe(const struct pf_created *c);
+/* What "sriovctl reset PF" does to a PF that no layout selects, from the
+ * reason its status gives (the words of pf_created_describe() and
+ * pf_created_describe_gone()), for the hint after it: "removes them",
+ * "sets the eswitch back to legacy", "drops sriov-persist's record of
+ * them" ... */
+const char *pf_created_reset_hint(const char *reason) _pure_;
+/* What a reset that found nothing to undo adds after that reason: "; sriov-
+ * persist's record of what it created is dropped", or for a switchdev mode
+ * that stays under VFs that are not its own, when a reset sets it back. */
+const char *pf_created_reset_tail(const char *reason) _pure_;
+/* The record after a reset of pf that leaves the eswitch that c says
+ * sriov-persist switched to switchdev as it is (pf_created_eswitch_kept()):
+ * only that, and which VFs were there before, are kept; what it says of
+ * VFs it created is dropped. Written to state_dir; sets *ret_dropped when
+ * it said more of the VFs than is left. */
+int pf_created_keep_eswitch(const char *state_dir, const struct pf_created *c,
+			    const struct pf_state *pf, bool *ret_dropped);
+/* "the eswitch stays in switchdev until the VFs are removed; then a reset
+ * sets it back to legacy" */
+#define PF_CREATED_ESWITCH_WAITS                                                          \
+	"the eswitch stays in switchdev until the VFs are removed; then a reset sets it " \
+	"back to legacy"
 /* Why a reset finds nothing of sriov-persist's left on pf, from c, the
  * record of what it created (NULL: none), which pf_created_left() found not
  * left: "it has no VFs, and nothing that sriov-persist created is left on

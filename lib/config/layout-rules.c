@@ -2,117 +2,11 @@
 
 /* Rules over layout files alone. A message about values of several files
  * names the other file:line in parentheses, so that each place to change
- * is said. */
+ * is said (layout-rules-out.c). */
 
-#include <stdarg.h>
-
-#include "drivers.h"
 #include "layout-rules.h"
+#include "drivers.h"
 #include "pf-keys.h"
-
-int rules_error(struct rules_out *o, const char *file, unsigned line, const char *fmt, ...)
-{
-	_cleanup_free_ char *msg = NULL;
-	struct src *reported;
-	va_list ap;
-	int r;
-
-	for (size_t i = 0; i < o->n_errors; i++)
-		if (streq_ptr(o->reported[i].file, file) && o->reported[i].line == line)
-			return 0;
-	va_start(ap, fmt);
-	msg = strdup_vprintf(fmt, ap);
-	va_end(ap);
-	if (!msg)
-		return -ENOMEM;
-	if (o->known && diag_list_has(o->known, DIAG_ERROR, file, line, msg))
-		return 0;
-	reported = realloc(o->reported, sizeof(*reported) * (o->n_errors + 1));
-	if (!reported)
-		return -ENOMEM;
-	o->reported = reported;
-	/* diag_add() drops the same text reported before (for another PF);
-	 * it still counts here */
-	r = diag_add(o->diags, DIAG_ERROR, file, line, "%s", msg);
-	if (r < 0)
-		return r;
-	o->reported[o->n_errors++] = (struct src){ .file = file, .line = line };
-	if (!o->first) {
-		struct diag d = {
-			.level = DIAG_ERROR, .file = (char *)file, .line = line, .msg = msg
-		};
-
-		o->first = diag_format(&d);
-		if (!o->first)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-void rules_out_done(struct rules_out *o)
-{
-	o->first = mfree(o->first);
-	o->reported = mfree(o->reported);
-	o->n_errors = 0;
-}
-
-const char *rules_elsewhere(const char *here, const struct src *there, const char *key,
-			    const char *value, char buf[static 256])
-{
-	buf[0] = '\0';
-	if (there->line == 0 || !there->file || streq_ptr(here, there->file))
-		return buf;
-	if (key)
-		snprintf(buf, 256, " (%s=%s at %s:%u)", key, value, there->file, there->line);
-	else
-		snprintf(buf, 256, " (%s:%u)", there->file, there->line);
-	return buf;
-}
-
-static bool in_group(const struct rules_out *o, const struct layout_file *f)
-{
-	for (size_t i = 0; i < o->n_group; i++)
-		if (o->group[i] == f)
-			return true;
-	return false;
-}
-
-/* Whether a file outside the group comes after file in the set: one that
- * may change a value file sets (-1: file is not in the set). */
-static int later_outside(const struct rules_out *o, const char *file)
-{
-	size_t i = 0;
-
-	while (i < o->n_set && !(o->set[i] && streq_ptr(o->set[i]->path, file)))
-		i++;
-	if (i == o->n_set)
-		return -1;
-	for (i++; i < o->n_set; i++)
-		if (o->set[i] && !o->set[i]->masked && !in_group(o, o->set[i]))
-			return 1;
-	return 0;
-}
-
-const char *rules_open(const struct rules_out *o, const char *key, const struct src *at,
-		       char buf[static 64])
-{
-	int later = at && at->line > 0 && at->file ? later_outside(o, at->file) : -1;
-
-	buf[0] = '\0';
-	if (o->open && later != 0)
-		snprintf(buf, 64, " (on every PF where no %s file sets %s=)",
-			 later > 0 ? "later" : "other", key);
-	return buf;
-}
-
-const char *rules_at(const char *here, const struct src *there, char buf[static 256])
-{
-	if (there->line > 0 && there->file && streq_ptr(here, there->file))
-		snprintf(buf, 256, " (line %u)", there->line);
-	else
-		rules_elsewhere(here, there, NULL, NULL, buf);
-	return buf;
-}
 
 static void section_name(const struct vf_section *s, char buf[static 48])
 {
@@ -145,19 +39,91 @@ int rules_check_section(struct rules_out *o, const char *file, const struct vf_s
 			   bound_text, other, rules_open(o, "VirtualFunctions", bound_at, open));
 }
 
-static int check_qos(struct rules_out *o, const struct vf_settings *v)
+/* QualityOfService= without a VLANId= other than 0 (a VLANId= that was
+ * rejected has its own error, the one to fix). */
+static bool qos_without_vlan(const struct vf_settings *v)
 {
+	if (!vf_settings_has(v, VF_KEY_QOS) || v->attrs.qos == 0)
+		return false;
+	if (vf_settings_has(v, VF_KEY_VLAN))
+		return v->attrs.vlan == 0;
+	return !(v->rejected & (1u << VF_KEY_VLAN));
+}
+
+static bool same_src(const struct src *a, const struct src *b)
+{
+	return streq_ptr(a->file, b->file) && a->line == b->line;
+}
+
+/* Appends the run of VFs a..b (b UINT32_MAX: and every later one) to *s:
+ * "0", "0-3", "4 and up", after ", ". */
+static int run_append(char **s, uint32_t a, uint32_t b)
+{
+	const char *sep = *s ? ", " : "";
+	char *t;
+
+	if (b == UINT32_MAX)
+		t = strdup_printf("%s%s%u and up", strempty(*s), sep, a);
+	else if (b == a)
+		t = strdup_printf("%s%s%u", strempty(*s), sep, a);
+	else
+		t = strdup_printf("%s%s%u-%u", strempty(*s), sep, a, b);
+	if (!t)
+		return -ENOMEM;
+	free(*s);
+	*s = t;
+	return 0;
+}
+
+/* "VF 0", "VFs 0-3, 6", "every VF", "VFs 4 and up": the VFs of vfs
+ * without a VLAN whose QualityOfService= is at the line of vfs[i]'s. NULL
+ * on allocation failure. */
+static char *qos_vfs(const struct vf_settings *vfs, const uint32_t *index, const uint32_t *last,
+		     size_t n, size_t i)
+{
+	_cleanup_free_ char *s = NULL;
+	uint32_t a = 0, b = 0;
+	size_t runs = 0;
+
+	for (size_t j = 0; j < n; j++) {
+		uint32_t first = index ? index[j] : (uint32_t)j, to = last ? last[j] : first;
+
+		if (!qos_without_vlan(&vfs[j]) ||
+		    !same_src(&vfs[j].src[VF_KEY_QOS], &vfs[i].src[VF_KEY_QOS]))
+			continue;
+		if (runs > 0 && b != UINT32_MAX && first == b + 1) {
+			b = to;
+			continue;
+		}
+		if (runs > 0 && run_append(&s, a, b) < 0)
+			return NULL;
+		a = first;
+		b = to;
+		runs++;
+	}
+	if (run_append(&s, a, b) < 0)
+		return NULL;
+	if (runs == 1 && a == 0 && b == UINT32_MAX)
+		return strdup("every VF");
+	return strdup_printf("VF%s %s", runs == 1 && a == b ? "" : "s", s);
+}
+
+int rules_check_qos(struct rules_out *o, const struct vf_settings *vfs, const uint32_t *index,
+		    const uint32_t *last, size_t n, size_t i)
+{
+	const struct vf_settings *v = &vfs[i];
 	const struct src *at = &v->src[VF_KEY_QOS];
+	_cleanup_free_ char *which = NULL;
 	char buf[256], open[64];
 
-	if (!vf_settings_has(v, VF_KEY_QOS) || v->attrs.qos == 0 ||
-	    (vf_settings_has(v, VF_KEY_VLAN) && v->attrs.vlan != 0))
+	if (!qos_without_vlan(v) || rules_said_at(o, at->file, at->line))
 		return 0;
-	/* a VLANId= that was rejected: its own error is the one to fix */
-	if (!vf_settings_has(v, VF_KEY_VLAN) && (v->rejected & (1u << VF_KEY_VLAN)))
-		return 0;
+	which = qos_vfs(vfs, index, last, n, i);
+	if (!which)
+		return -ENOMEM;
 	return rules_error(o, at->file, at->line,
-			   "QualityOfService=%u: needs a VLANId other than 0%s%s", v->attrs.qos,
+			   "%s: QualityOfService=%u needs a VLANId= other than 0%s%s", which,
+			   v->attrs.qos,
 			   rules_elsewhere(at->file, &v->src[VF_KEY_VLAN], "VLANId", "0", buf),
 			   rules_open(o, "VLANId", &v->src[VF_KEY_VLAN], open));
 }
@@ -236,9 +202,7 @@ int rules_check_vf(struct rules_out *o, const struct vf_settings *v,
 {
 	int r;
 
-	r = check_qos(o, v);
-	if (r >= 0)
-		r = check_no_netdev(o, v);
+	r = check_no_netdev(o, v);
 	if (r >= 0)
 		r = check_rates(o, v, files, n);
 	return r;
@@ -602,17 +566,43 @@ static int merge_vf(const struct layout_file *const *files, size_t n, uint32_t v
 	return 0;
 }
 
+/* The last VF of the run that index[i] (of m) stands for: the VF before
+ * the next run, below bound while it is; beyond bound, the end of the
+ * ranged sections that name it; UINT32_MAX: every VF from index[i] on. */
+static uint32_t run_last(const struct layout_file *const *files, size_t n, const uint32_t *index,
+			 size_t m, size_t i, uint32_t bound)
+{
+	uint32_t last = i + 1 < m ? index[i + 1] - 1 : UINT32_MAX, named = 0;
+
+	if (index[i] < bound)
+		return bound != UINT32_MAX && last >= bound ? bound - 1 : last;
+	for (size_t f = 0; f < n; f++)
+		for (size_t j = 0; j < files[f]->n_vf_sections; j++) {
+			const struct vf_section *s = &files[f]->vf_sections[j];
+
+			if (s->first != VF_INDEX_ALL && s->first <= index[i] &&
+			    index[i] <= s->last && s->last > named)
+				named = s->last;
+		}
+	return named < last ? named : last;
+}
+
 int rules_check_vfs(struct rules_out *o, const struct layout_file *const *files, size_t n,
 		    uint32_t bound)
 {
 	size_t max = 2 * count_sections(files, n) + 1, m;
-	_cleanup_free_ uint32_t *index = calloc(max, sizeof(*index));
+	_cleanup_free_ uint32_t *index = calloc(max, sizeof(*index)),
+				*last = calloc(max, sizeof(*last));
 	struct vf_settings *vfs = calloc(max, sizeof(*vfs));
-	int r = vfs && index ? 0 : -ENOMEM;
+	int r = vfs && index && last ? 0 : -ENOMEM;
 
 	m = r < 0 ? 0 : representatives(files, n, bound, index);
 	for (size_t i = 0; r >= 0 && i < m; i++) {
+		last[i] = run_last(files, n, index, m, i, bound);
 		r = merge_vf(files, n, index[i], &vfs[i]);
+	}
+	for (size_t i = 0; r >= 0 && i < m; i++) {
+		r = rules_check_qos(o, vfs, index, last, m, i);
 		if (r >= 0)
 			r = rules_check_vf(o, &vfs[i], files, n);
 		if (r >= 0 && o->vf_hook)

@@ -10,16 +10,25 @@
 
 #include "layout-set.h"
 
+/* An error reported: its file:line, and whether it is about several VFs'
+ * values together (rules_error_together()). */
+struct rules_reported {
+	const char *file;
+	unsigned line;
+	bool together;
+};
+
 /* Where rules report errors: diags, one error per file:line (a section
  * applied to many VFs reports once; and a file selecting two PFs, each
  * with a rules_out of its own, reports the same text for both, which
- * diag_add() keeps once). rules_out_done() frees what it keeps. */
+ * diag_add() keeps once), and one more there about several VFs' values
+ * together. rules_out_done() frees what it keeps. */
 struct rules_out {
 	struct diag_list *diags;
 	/* errors reported already (the parser's, of the layout set): the same
 	 * file:line and text is neither reported nor counted again (NULL: none) */
 	const struct diag_list *known;
-	struct src *reported; /* the file:line of each error reported */
+	struct rules_reported *reported; /* each error reported */
 	size_t n_errors;
 	char *first; /* the first of them, "file:line: message" */
 	/* without a host, files with another [Match] may be merged with the
@@ -48,6 +57,15 @@ void rules_out_done(struct rules_out *o);
  * already, or known has the same. -ENOMEM. */
 int rules_error(struct rules_out *o, const char *file, unsigned line, const char *fmt, ...)
 	_printf_(4, 5);
+/* Whether o reported an error at file:line (not one of several VFs
+ * together). */
+bool rules_said_at(const struct rules_out *o, const char *file, unsigned line) _pure_;
+/* The same for an error about several VFs' values together (their
+ * minimum rates add up beyond the link speed): said also where an error
+ * about one VF's value is, as fixing that one need not fix this; once per
+ * file:line among such errors. */
+int rules_error_together(struct rules_out *o, const char *file, unsigned line, const char *fmt, ...)
+	_printf_(4, 5);
 
 /* " (Key=value at file:line)", or " (file:line)" when key is NULL, when
  * what a message at here rests on comes from another file (there), else
@@ -70,10 +88,10 @@ const char *rules_at(const char *here, const struct src *there, char buf[static 
  * bound_at; bound_text is how it reads: "4" or "max (8)"). */
 int rules_check_section(struct rules_out *o, const char *file, const struct vf_section *s,
 			uint32_t bound, const char *bound_text, const struct src *bound_at);
-/* One VF's merged settings: QualityOfService= needs a VLANId=, MTUBytes=
- * and RDMA=yes need a driver with a network interface, MaxTxRateMbps= not
- * below MinTxRateMbps=. files (n) are those merged, in order: a conflict
- * between two files' values is the later file's error. */
+/* One VF's merged settings: MTUBytes= and RDMA=yes need a driver with a
+ * network interface, MaxTxRateMbps= not below MinTxRateMbps=. files (n)
+ * are those merged, in order: a conflict between two files' values is the
+ * later file's error. */
 int rules_check_vf(struct rules_out *o, const struct vf_settings *v,
 		   const struct layout_file *const *files, size_t n);
 /* The merged [PhysicalFunction]: SharedWith= needs ExternallyManaged=yes;
@@ -81,6 +99,12 @@ int rules_check_vf(struct rules_out *o, const struct vf_settings *v,
  * mode is the eswitch mode the PF ends in, _ESWITCH_MODE_INVALID when it
  * cannot be known (no host, no ESwitchMode=): then a warning. */
 int rules_check_pf(struct rules_out *o, const struct pf_settings *s, enum eswitch_mode mode);
+/* QualityOfService= on vfs[i] without a VLANId= other than 0: an error at
+ * its line, once, naming every VF of vfs (n) it holds for ("VF 0", "VFs
+ * 0-3, 6"). vfs[j] stands for the VFs index[j]..last[j] (last[j]
+ * UINT32_MAX: every VF from index[j] on); both NULL: vfs[j] is VF j. */
+int rules_check_qos(struct rules_out *o, const struct vf_settings *vfs, const uint32_t *index,
+		    const uint32_t *last, size_t n, size_t i);
 /* Two of n VFs with the same literal value of a unique key (MACAddress=,
  * the GUIDs). index[i] is the VF index of vfs[i] (NULL: i); was_stable[i]
  * (may be NULL) the keys that were "stable" before derivation, which are
@@ -99,7 +123,7 @@ int rules_check_resources(struct rules_out *o, const struct vf_settings *vfs, co
  * said, 0 when they are of one kind or resource, -ENOMEM. */
 int rules_check_resource_across(struct rules_out *o, const struct vf_settings *a, const char *va,
 				const char *a_driver, const struct vf_settings *b, const char *vb);
-/* The VF rules above (rules_check_vf, rules_check_unique,
+/* The VF rules above (rules_check_vf, rules_check_qos, rules_check_unique,
  * rules_check_resources) on the VFs that files want (below bound, and those
  * a ranged section names beyond it), merged as written ("stable" not
  * derived), one VF for each run of VFs that the same sections cover: whether

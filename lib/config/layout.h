@@ -2,33 +2,14 @@
 #pragma once
 
 /* Layout files (sriov-persist.layout(5)): parsing with inih into plain
- * data. Validation of single values happens here and in layout-settings.c;
- * checks against a PF's hardware happen in desired.c. */
+ * data. Validation of single values happens here, in layout-match.c and
+ * in layout-settings.c; checks against a PF's hardware happen in
+ * desired.c. */
 
 #include "diag.h"
 #include "layout-declare.h"
+#include "layout-match.h"
 #include "layout-settings.h"
-
-/* [Match] key names as written in files ("PCIAddress", ...); NULL past the last. */
-const char *layout_match_key_name(size_t i) _pure_;
-
-#define LAYOUT_MATCH_KEYS 6
-
-/* [Match]: each is NULL (not set) or a NULL-terminated list of globs. */
-struct layout_match {
-	char **pci_address;
-	char **name;
-	char **vendor;
-	char **device;
-	char **driver;
-	char **host;
-	unsigned line; /* of the [Match] header, 0 when the file has none */
-	/* of the first line that set each key (layout_match_key_name() order) */
-	unsigned key_line[LAYOUT_MATCH_KEYS];
-};
-
-/* The glob list of key i (layout_match_key_name() order, i < LAYOUT_MATCH_KEYS) of m. */
-char ***layout_match_list(struct layout_match *m, size_t i);
 
 #define VF_INDEX_ALL UINT32_MAX
 
@@ -39,14 +20,6 @@ struct vf_section {
 	unsigned line; /* of the section header */
 	struct vf_settings settings;
 };
-
-/* Nothing set: a file without a usable [Match] (an error), which holds
- * every PF. */
-bool layout_match_is_empty(const struct layout_match *m) _pure_;
-
-/* "PCIAddress=0000:3b:00.0 Driver=ice": the keys set, in table order;
- * NULL on allocation failure. */
-char *layout_match_describe(const struct layout_match *m);
 
 struct layout_file {
 	char *path;

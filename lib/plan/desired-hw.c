@@ -104,15 +104,20 @@ static int check_vf_driver(struct desired_ctx *c, const struct vf_settings *v)
 }
 
 /* What the files alone rule out (layout-rules.c), then what this PF's
- * driver cannot do; a VF without a network interface is the former's. */
-static int check_vf_values(struct desired_ctx *c, const struct vf_settings *v)
+ * driver cannot do; a VF without a network interface is the former's. i:
+ * v's index in the desired VFs (SIZE_MAX: a VF beyond them, whose
+ * QualityOfService= rules_check_vfs() checks). */
+static int check_vf_values(struct desired_ctx *c, size_t i, const struct vf_settings *v)
 {
 	const struct src *s = v->src;
 	bool no_netdev = vf_settings_has(v, VF_KEY_DRIVER) && v->attrs.driver &&
 			 !vf_driver_has_netdev(v->attrs.driver);
-	int r;
+	int r = 0;
 
-	r = rules_check_vf(&c->out, v, c->files, c->n_files);
+	if (i != SIZE_MAX)
+		r = rules_check_qos(&c->out, c->d->vfs, NULL, NULL, c->d->n_vfs, i);
+	if (r >= 0)
+		r = rules_check_vf(&c->out, v, c->files, c->n_files);
 	if (r >= 0)
 		r = desired_check_vf_module(&c->out, c->host, v) ?: check_vf_driver(c, v);
 	if (r < 0 || no_netdev)
@@ -290,21 +295,22 @@ static int check_min_rate_sum(struct desired_ctx *c)
 	}
 	if (!last) /* the host's own rates: no layout line to blame */
 		return 0;
-	return hw_error(c, last->src[VF_KEY_MIN_TX_RATE].file, last->src[VF_KEY_MIN_TX_RATE].line,
-			"MinTxRateMbps=%u: the VFs' minimum rates would add up to %" PRIu64
-			" Mb/s, above the PF's link speed, %u Mb/s, which the %s driver refuses",
-			last->attrs.min_tx_rate, total, c->pf->speed, c->drv_name);
+	return rules_error_together(
+		&c->out, last->src[VF_KEY_MIN_TX_RATE].file, last->src[VF_KEY_MIN_TX_RATE].line,
+		"MinTxRateMbps=%u: the VFs' minimum rates would add up to %" PRIu64
+		" Mb/s, above the PF's link speed, %u Mb/s, which the %s driver refuses",
+		last->attrs.min_tx_rate, total, c->pf->speed, c->drv_name);
 }
 
-/* What VF v cannot have on this PF's driver. */
-static int check_vf_driver_rules(struct desired_ctx *c, const struct vf_settings *v,
+/* What VF v (i: as for check_vf_values()) cannot have on this PF's driver. */
+static int check_vf_driver_rules(struct desired_ctx *c, size_t i, const struct vf_settings *v,
 				 uint32_t was_stable)
 {
 	int r;
 
 	r = check_vf_attrs(c, v, was_stable);
 	if (r >= 0)
-		r = check_vf_values(c, v);
+		r = check_vf_values(c, i, v);
 	if (r >= 0)
 		r = check_vf_rates(c, v);
 	return r;
@@ -319,7 +325,7 @@ static int check_beyond(void *userdata, uint32_t vf, const struct vf_settings *v
 
 	if (vf < c->d->n_vfs || vf < c->vf_bound)
 		return 0;
-	return check_vf_driver_rules(c, v, 0);
+	return check_vf_driver_rules(c, SIZE_MAX, v, 0);
 }
 
 int desired_check_all(struct desired_ctx *c)
@@ -330,7 +336,7 @@ int desired_check_all(struct desired_ctx *c)
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < c->d->n_vfs; i++) {
-		r = check_vf_driver_rules(c, &c->d->vfs[i], c->was_stable[i]);
+		r = check_vf_driver_rules(c, i, &c->d->vfs[i], c->was_stable[i]);
 		if (r < 0)
 			return r;
 	}

@@ -33,7 +33,7 @@ def test_without_host_the_files_alone(make_host):
     assert lines(r) == [
         f"{a}:7: [VirtualFunction 9]: VF 9 is beyond VirtualFunctions=8",
         f"{a}:5: HardwareTCOffload=yes: needs ESwitchMode=switchdev (ESwitchMode=legacy at line 6)",
-        f"{a}:11: QualityOfService=3: needs a VLANId other than 0",
+        f"{a}:11: VF 0: QualityOfService=3 needs a VLANId= other than 0",
         f"{a}:13: MACAddress=02:00:00:00:00:01: VF 0 and VF 1 would have the same address",
     ]
     assert r.stdout == "1 layout file(s) checked: 4 error(s)\n"
@@ -126,7 +126,7 @@ def test_every_bad_line_is_reported(make_host):
     assert lines(r) == [
         f"{p}:5: LinkUp=maybe: must be a boolean (yes/no/true/false/on/off/1/0)",
         f"{p}:6: [VirtualFunction 0-5]: VFs 2-5 are beyond VirtualFunctions=2",
-        f"{p}:9: QualityOfService=2: needs a VLANId other than 0",
+        f"{p}:9: VF 1: QualityOfService=2 needs a VLANId= other than 0",
         f"{p}:10: MTUBytes=9000: above the PF's MTU 1500; set MTUBytes= in [PhysicalFunction]",
     ]
     assert r.returncode == 1

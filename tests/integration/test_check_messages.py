@@ -194,14 +194,14 @@ def test_a_value_the_files_set_is_changed_only_by_a_later_file(make_host):
                  "[VirtualFunction 1]\nQualityOfService=3\n")
     r = check_files(h, a, b)
     assert r.returncode == 1 and lines(r) == [
-        f"{b}:6: QualityOfService=3: needs a VLANId other than 0 (on every PF where no other "
-        "file sets VLANId=)"], r.stderr
+        f"{b}:6: VF 1: QualityOfService=3 needs a VLANId= other than 0 (on every PF where no "
+        "other file sets VLANId=)"], r.stderr
     # ... but not against the VLANId=0 of the file itself: only a later one changes that
     b.write_text("[Match]\nName=ens1f0\n[PhysicalFunction]\nVirtualFunctions=2\n"
                  "[VirtualFunction 1]\nVLANId=0\nQualityOfService=3\n")
     r = check_files(h, a, b)
     assert r.returncode == 1 and lines(r) == [
-        f"{b}:7: QualityOfService=3: needs a VLANId other than 0"], r.stderr
+        f"{b}:7: VF 1: QualityOfService=3 needs a VLANId= other than 0"], r.stderr
 
 
 def test_qos_after_a_rejected_vlan_is_one_error(make_host):
@@ -220,16 +220,16 @@ def test_an_error_of_merged_values_says_where_it_holds(make_host):
                  "[VirtualFunction 0]\nQualityOfService=3\n")
     b = h.layout("60-b.conf", "[Match]\nName=ens1f0\n[VirtualFunction 0]\nVLANId=100\n")
     r = check_files(h, a, b)
-    assert lines(r) == [f"{a}:6: QualityOfService=3: needs a VLANId other than 0 (on every PF "
+    assert lines(r) == [f"{a}:6: VF 0: QualityOfService=3 needs a VLANId= other than 0 (on every PF "
                         "where no other file sets VLANId=)"]
     assert r.returncode == 1
     # alone, the file's error is its own
     r = check_files(h, a)
-    assert lines(r) == [f"{a}:6: QualityOfService=3: needs a VLANId other than 0"]
+    assert lines(r) == [f"{a}:6: VF 0: QualityOfService=3 needs a VLANId= other than 0"]
     r = h.run("check")
-    assert lines(r) == [f"{a}:6: QualityOfService=3: needs a VLANId other than 0 "
+    assert lines(r) == [f"{a}:6: VF 0: QualityOfService=3 needs a VLANId= other than 0 "
                         "(on 0000:3b:00.1 (ens1f1))"]
     assert r.returncode == 1
     out = h.run("plan").stdout
     assert "0000:3b:00.0 (ens1f0): held" not in out
-    assert f"0000:3b:00.1 (ens1f1): held: {a}:6: QualityOfService=3" in out
+    assert f"0000:3b:00.1 (ens1f1): held: {a}:6: VF 0: QualityOfService=3" in out

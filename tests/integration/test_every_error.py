@@ -30,7 +30,7 @@ def test_section_beyond_the_count_still_has_its_errors_checked(make_host, with_h
                  "[VirtualFunction 5-7]\nQualityOfService=3\nDriver=vfio-pci\nMTUBytes=9000\n")
     want = [
         f"{p}:5: [VirtualFunction 5-7]: VFs 5-7 are beyond VirtualFunctions=4",
-        f"{p}:6: QualityOfService=3: needs a VLANId other than 0",
+        f"{p}:6: VFs 5-7: QualityOfService=3 needs a VLANId= other than 0",
         f"{p}:8: MTUBytes=9000: a VF bound to vfio-pci has no network interface",
     ]
     r = h.run("check") if with_host else check_alone(h)

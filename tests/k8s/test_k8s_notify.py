@@ -716,7 +716,8 @@ def test_drain_daemonset_pods_under_a_budget(tool, apiserver):
 
 
 def test_drain_waits_for_a_terminating_daemonset_pod(tool, apiserver):
-    holder = apiserver.add_daemonset("dpdk", "dpdk-fwd", NODE, requests={RES: 1}, grace=20)
+    # 600 s of grace is 6 s of real time: a loaded machine still finds the pod terminating
+    holder = apiserver.add_daemonset("dpdk", "dpdk-fwd", NODE, requests={RES: 1}, grace=600)
     name = holder["metadata"]["name"]
     with apiserver.cluster.lock:
         apiserver.cluster.delete_pod("dpdk", name)

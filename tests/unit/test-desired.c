@@ -929,13 +929,13 @@ static void test_qos_without_vlan(void **state)
 	s = section(f, 2, 2, 5);
 	VF_SET(s, f, QOS, qos, 3, 6);
 	VF_SET(s, f, VLAN, vlan, 0, 7);
-	check_one("ice", 64, 0, f, "QualityOfService=3: needs a VLANId other than 0", 6);
+	check_one("ice", 64, 0, f, "VF 2: QualityOfService=3 needs a VLANId= other than 0", 6);
 
 	f = file_new(A, "*");
 	PF_SET(f, VIRTUAL_FUNCTIONS, num_vfs, 4, 3);
 	s = section(f, 2, 2, 5);
 	VF_SET(s, f, QOS, qos, 3, 6);
-	check_one("ice", 64, 0, f, "QualityOfService=3: needs a VLANId other than 0", 6);
+	check_one("ice", 64, 0, f, "VF 2: QualityOfService=3 needs a VLANId= other than 0", 6);
 
 	f = file_new(A, "*");
 	PF_SET(f, VIRTUAL_FUNCTIONS, num_vfs, 4, 3);
@@ -1242,6 +1242,38 @@ static void test_rates_above_link_speed(void **state)
 	check_rate("ice", 0, VF_KEY_MIN_TX_RATE, 8000, NULL);
 }
 
+/* A VF's MinTxRateMbps= above its MaxTxRateMbps= and the minimums adding
+ * up beyond the link speed, both at one MinTxRateMbps= line: two things to
+ * fix, both said at once. */
+static void test_rates_min_above_max_and_sum(void **state)
+{
+	struct pf_state pf = pf_make("ice", 64, 0);
+	struct layout_file *files[] = { file_new(A, "*") };
+	struct vf_settings *s;
+	struct run t;
+
+	pf.speed = 25000;
+	PF_SET(files[0], VIRTUAL_FUNCTIONS, num_vfs, 4, 3);
+	s = section(files[0], 0, 3, 5);
+	VF_SET(s, files[0], MIN_TX_RATE, min_tx_rate, 10000, 6);
+	s = section(files[0], 1, 1, 7);
+	VF_SET(s, files[0], MAX_TX_RATE, max_tx_rate, 5000, 8);
+	run_build(&t, &host, &pf, files, 1);
+	assert_int_equal(t.diags.n, 2);
+	assert_string_equal(t.diags.items[0].msg,
+			    "MinTxRateMbps=10000: must not exceed MaxTxRateMbps=5000 (line 8)");
+	assert_int_equal(t.diags.items[1].line, 6);
+	assert_string_equal(t.diags.items[1].msg,
+			    "MinTxRateMbps=10000: the VFs' minimum rates would add up to 40000 "
+			    "Mb/s, above the PF's link speed, 25000 Mb/s, which the ice driver "
+			    "refuses");
+	assert_true(t.d->held);
+	assert_string_equal(t.d->held_reason,
+			    A ":6: MinTxRateMbps=10000: must not exceed MaxTxRateMbps=5000 (line "
+			      "8) (and 1 more error)");
+	run_done(&t, files, 1);
+}
+
 /* NUM_OF_VFS is one setting of the card: FirmwareVirtualFunctions=no in
  * the layouts of one port forbids raising it for the other; the raise that
  * another port needs holds that port, naming the "no" and its port. */
@@ -1320,6 +1352,7 @@ int main(void)
 		cmocka_unit_test(test_more_errors_counted),
 		cmocka_unit_test(test_rates_after_merge),
 		cmocka_unit_test(test_rates_above_link_speed),
+		cmocka_unit_test(test_rates_min_above_max_and_sum),
 		cmocka_unit_test(test_firmware_vfs_no_on_other_port),
 	};
 

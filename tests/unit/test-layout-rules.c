@@ -178,7 +178,7 @@ static void test_keys_that_need_another(void **state)
 	run(&t);
 	expect(&t,
 	       A ":4: HardwareTCOffload=yes: needs ESwitchMode=switchdev (ESwitchMode=legacy at "
-		 "line 5)\n" A ":7: QualityOfService=3: needs a VLANId other than 0\n" A
+		 "line 5)\n" A ":7: VF 0: QualityOfService=3 needs a VLANId= other than 0\n" A
 		 ":13: MTUBytes=9000: a VF bound to vfio-pci has no network interface\n" A
 		 ":14: RDMA=yes: a VF bound to vfio-pci has no RDMA device\n" B
 		 ":4: MaxTxRateMbps=50: below MinTxRateMbps=100 (" A ":16)\n");
@@ -223,6 +223,49 @@ static void test_keys_that_need_another(void **state)
 	add(&t, B, MATCH_ICE "[PhysicalFunction]\nESwitchMode=switchdev\n");
 	run(&t);
 	expect(&t, "");
+}
+
+/* QualityOfService= without a VLAN names the VFs it holds for: those of
+ * its sections that no other section gives a VLANId=. */
+static void test_qos_names_its_vfs(void **state)
+{
+	struct files t = {};
+
+	add(&t, A,
+	    MATCH_ICE "[PhysicalFunction]\nVirtualFunctions=4\n[VirtualFunction 0-1]\n"
+		      "QualityOfService=2\n[VirtualFunction 1]\nVLANId=5\n");
+	run(&t);
+	expect(&t, A ":6: VF 0: QualityOfService=2 needs a VLANId= other than 0\n");
+
+	add(&t, A,
+	    MATCH_ICE "[PhysicalFunction]\nVirtualFunctions=8\n[VirtualFunction 0-5]\n"
+		      "QualityOfService=2\n[VirtualFunction 2]\nVLANId=5\n");
+	run(&t);
+	expect(&t, A ":6: VFs 0-1, 3-5: QualityOfService=2 needs a VLANId= other than 0\n");
+
+	add(&t, A,
+	    MATCH_ICE "[PhysicalFunction]\nVirtualFunctions=8\n[VirtualFunction]\n"
+		      "QualityOfService=2\n");
+	run(&t);
+	expect(&t, A ":6: VFs 0-7: QualityOfService=2 needs a VLANId= other than 0\n");
+
+	/* without a VF count: every VF, or every one after the sections
+	 * that give a VLAN */
+	add(&t, A, MATCH_ICE "[VirtualFunction]\nQualityOfService=2\n");
+	run(&t);
+	expect(&t, A ":4: every VF: QualityOfService=2 needs a VLANId= other than 0\n");
+	add(&t, A,
+	    MATCH_ICE "[VirtualFunction]\nQualityOfService=2\n[VirtualFunction 0-3]\nVLANId=5\n");
+	run(&t);
+	expect(&t, A ":4: VFs 4 and up: QualityOfService=2 needs a VLANId= other than 0\n");
+
+	/* one error per QualityOfService= line */
+	add(&t, A,
+	    MATCH_ICE "[VirtualFunction 0]\nQualityOfService=2\n[VirtualFunction 1-2]\n"
+		      "QualityOfService=3\n");
+	run(&t);
+	expect(&t, A ":4: VF 0: QualityOfService=2 needs a VLANId= other than 0\n" A
+		     ":6: VFs 1-2: QualityOfService=3 needs a VLANId= other than 0\n");
 }
 
 static void test_overrides(void **state)
@@ -310,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_resource_kinds),
 		cmocka_unit_test(test_duplicate_literals),
 		cmocka_unit_test(test_keys_that_need_another),
+		cmocka_unit_test(test_qos_names_its_vfs),
 		cmocka_unit_test(test_overrides),
 		cmocka_unit_test(test_declared_overrides),
 		cmocka_unit_test(test_no_override_within_a_file),

@@ -410,6 +410,29 @@ static void test_status_applied_and_held(void **state)
 	assert_null(get(idx(pf, "vfs", 0), "layout"));
 }
 
+/* The last apply held the PF, and the files hold it no more: pending, as
+ * wait says, also when nothing is left to do. */
+static void test_status_hold_lifted(void **state)
+{
+	struct env *e = *state;
+	_cleanup_json_ struct json_object *doc = NULL;
+	struct json_object *pf;
+
+	record_finished = now_realtime();
+	write_record(e, ICE_PF, "ens1f0", PF_STATUS_HELD,
+		     LAYOUT ":4: VLANId=9999: must be 0..4095");
+	record_finished = 3000;
+	env_load(e, FIXTURES "mixed.json",
+		 "[Match]\nPCIAddress=" ICE_PF "\n[PhysicalFunction]\nVirtualFunctions=2\n",
+		 ICE_PF);
+	assert_int_equal(e->v.pfs[0].plan->n_actions, 0);
+	assert_int_equal(report_status(&e->v, e->runtime, NULL, true, &doc), 0);
+	pf = find_pf(doc, ICE_PF);
+	assert_string_equal(str(pf, "state"), "pending");
+	assert_string_equal(str(pf, "reason"), REPORT_HOLD_LIFTED);
+	assert_string_equal(str(get(pf, "last_apply"), "state"), "held");
+}
+
 static void test_status_gone(void **state)
 {
 	struct env *e = *state;
@@ -605,6 +628,101 @@ static void test_nothing_left_says_why(void **state)
 		    "they are");
 }
 
+static void expect_kept(const struct pf_created *c, uint32_t num_vfs, const char *vfs,
+			const char *hint, const char *tail)
+{
+	struct pf_state pf = { .num_vfs = num_vfs,
+			       .has_eswitch = true,
+			       .eswitch_mode = ESWITCH_MODE_SWITCHDEV,
+			       .driver = (char *)"ice" };
+	_cleanup_free_ char *want = strdup_printf(
+		"%s; left as they are, and with them the eswitch in switchdev that sriov-persist "
+		"set: ice changes the eswitch mode only while the PF has no VFs",
+		vfs);
+	char *what = pf_created_describe_gone(c, &pf);
+
+	assert_true(pf_created_eswitch_kept(c, &pf));
+	assert_non_null(what);
+	assert_string_equal(what, want);
+	assert_string_equal(pf_created_reset_hint(what), hint);
+	assert_string_equal(pf_created_reset_tail(what), tail);
+	free(what);
+}
+
+#define WAITS                                                                             \
+	"the eswitch stays in switchdev until the VFs are removed; then a reset sets it " \
+	"back to legacy"
+
+/* Switchdev that sriov-persist set on ice stays under VFs that are not its
+ * own: whose they are, as the record knows, and what a reset does. */
+static void test_switchdev_kept_says_whose_vfs(void **state)
+{
+	struct pf_created remade = { .eswitch_switchdev = true, .vfs_remade = 2 };
+	struct pf_created changed = { .eswitch_switchdev = true, .num_vfs = 4 };
+	struct pf_created none = { .eswitch_switchdev = true };
+
+	(void)state;
+	expect_kept(&remade, 2,
+		    "2 VF(s) exist that were there before sriov-persist set switchdev (an "
+		    "administrator or another tool made them; sriov-persist removed them and made "
+		    "them again to change the eswitch mode)",
+		    "changes nothing while the VFs are there (" WAITS ")", "; " WAITS);
+	/* made since at another count: not those that were there */
+	expect_kept(&remade, 3,
+		    "3 VF(s) exist, none on sriov-persist's record (another tool or an "
+		    "administrator made them, or an earlier reset dropped the record)",
+		    "changes nothing while the VFs are there (" WAITS ")", "; " WAITS);
+	expect_kept(&changed, 2,
+		    "2 VF(s) exist, but not the 4 sriov-persist created (the count was changed "
+		    "outside sriov-persist since its last apply)",
+		    "drops sriov-persist's record of the VFs it created; " WAITS,
+		    "; sriov-persist's record of the VFs it created is dropped, and " WAITS);
+	expect_kept(&none, 2,
+		    "2 VF(s) exist, none on sriov-persist's record (another tool or an "
+		    "administrator made them, or an earlier reset dropped the record)",
+		    "changes nothing while the VFs are there (" WAITS ")", "; " WAITS);
+}
+
+/* The status hint says what a reset does with what is left. */
+static void test_reset_hint(void **state)
+{
+	(void)state;
+	assert_string_equal(pf_created_reset_hint("8 VFs left from a removed layout"),
+			    "removes them");
+	assert_string_equal(
+		pf_created_reset_hint("4 VFs left from a removed layout, eswitch in switchdev"),
+		"removes them and sets the eswitch back to legacy");
+	assert_string_equal(
+		pf_created_reset_hint("eswitch left in switchdev from a removed layout"),
+		"sets the eswitch back to legacy");
+	assert_string_equal(
+		pf_created_reset_hint("VF driver autoprobe left off from a removed layout"),
+		"turns VF driver autoprobe on again");
+	assert_string_equal(pf_created_reset_hint("3 VF(s) exist, but not the 8 sriov-persist "
+						  "created (the count was changed outside "
+						  "sriov-persist since its last apply); left as "
+						  "they are"),
+			    "drops sriov-persist's record of them");
+	assert_string_equal(pf_created_reset_tail("it has no VFs; the 8 that sriov-persist "
+						  "created are gone"),
+			    "; sriov-persist's record of what it created is dropped");
+}
+
+/* The VFs made again for switchdev are on the record as such. */
+static void test_record_vfs_remade(void **state)
+{
+	struct env *e = *state;
+	struct pf_created c = { .eswitch_switchdev = true, .vfs_remade = 2 }, back = {};
+
+	snprintf(c.pci, sizeof(c.pci), "%s", ICE_PF);
+	assert_int_equal(pf_created_write(e->runtime, &c), 0);
+	assert_int_equal(pf_created_read(e->runtime, ICE_PF, &back), 0);
+	assert_int_equal(back.vfs_remade, 2);
+	assert_int_equal(back.num_vfs, 0);
+	assert_true(back.eswitch_switchdev);
+	pf_created_done(&back);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -613,11 +731,15 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_only_one_pf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_status_pending_and_drift, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_status_applied_and_held, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_status_hold_lifted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_status_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vfio_without_iommu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rebind_record, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_autoprobe_record, setup, teardown),
 		cmocka_unit_test(test_nothing_left_says_why),
+		cmocka_unit_test(test_switchdev_kept_says_whose_vfs),
+		cmocka_unit_test(test_reset_hint),
+		cmocka_unit_test_setup_teardown(test_record_vfs_remade, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* The key = value lines of a layout file: each to its section's parser
+ * ([Match]: layout-match.c, [PhysicalFunction]: pf-keys.c,
+ * [VirtualFunction]: vf-attrs.c, [Layout]: layout-declare.c), with where
+ * it came from; an empty value unsets; an unknown key is an error with the
+ * nearest key or the section it belongs in. */
+
+#include <stdio.h>
+#include <string.h>
+
+#include "conf-parser.h"
+#include "layout-internal.h"
+#include "pf-keys.h"
+#include "suggest.h"
+
+static int layout_value_error(struct layout_parser *p, unsigned line, const char *key,
+			      const char *value, const char *why)
+{
+	_cleanup_free_ char *msg = conf_value_error(key, value, why);
+
+	return msg ? layout_error(p, line, "%s", msg) : -ENOMEM;
+}
+
+/* Which other section knows key, for "it belongs in ...". */
+static const char *key_home(const char *key, enum section_kind here)
+{
+	bool match = layout_match_key_from_string(key) >= 0;
+
+	if (here != SECTION_PF && pf_key_from_string(key) >= 0)
+		return "[PhysicalFunction]";
+	if (here != SECTION_VF && vf_key_from_string(key) >= 0)
+		return match && here != SECTION_MATCH ? "[Match] or [VirtualFunction]" :
+							"[VirtualFunction]";
+	if (here != SECTION_MATCH && match)
+		return "[Match]";
+	for (size_t i = 0; here != SECTION_LAYOUT && layout_declare_key_name(i); i++)
+		if (streq(layout_declare_key_name(i), key))
+			return "[Layout]";
+	return NULL;
+}
+
+/* "unknown key 'K' in [S]", with the nearest key of the section or the
+ * section the key belongs in. */
+static int layout_unknown_key(struct layout_parser *p, const char *key, const char *section,
+			      unsigned line)
+{
+	struct suggest sg = suggest_init(key);
+	const char *home = key_home(key, p->kind);
+	char hint[96];
+
+	if (home)
+		return layout_error(p, line, "unknown key '%s' in [%s]; it belongs in %s", key,
+				    section, home);
+	switch (p->kind) {
+	case SECTION_MATCH:
+		for (size_t i = 0; layout_match_key_name(i); i++)
+			suggest_consider(&sg, layout_match_key_name(i));
+		break;
+	case SECTION_PF:
+		for (int k = 0; k < _PF_KEY_MAX; k++) {
+			suggest_consider(&sg, pf_key_to_string(k));
+			suggest_consider_alias(&sg, pf_key_to_string(k), pf_key_to_label(k));
+			for (size_t n = 0; pf_key_other_name(k, n); n++)
+				suggest_consider_alias(&sg, pf_key_to_string(k),
+						       pf_key_other_name(k, n));
+		}
+		break;
+	case SECTION_VF:
+		for (int k = 0; k < _VF_KEY_MAX; k++) {
+			suggest_consider(&sg, vf_key_to_string(k));
+			suggest_consider_alias(&sg, vf_key_to_string(k), vf_key_to_ip_name(k));
+		}
+		break;
+	case SECTION_LAYOUT:
+		for (size_t i = 0; layout_declare_key_name(i); i++)
+			suggest_consider(&sg, layout_declare_key_name(i));
+		break;
+	case SECTION_NONE:
+	case SECTION_IGNORED:
+		break;
+	}
+	return layout_error(p, line, "unknown key '%s' in [%s]%s", key, section,
+			    suggest_hint(&sg, hint, sizeof(hint)));
+}
+
+/* "Name=ens1f0, ens1f1": a ',' is allowed in an interface name, so the
+ * globs are "ens1f0," and "ens1f1"; almost surely a list was meant. */
+static int layout_match_commas(struct layout_parser *p, const char *key, const char *value,
+			       unsigned line)
+{
+	_cleanup_strv_free_ char **words = NULL;
+	_cleanup_free_ char *fixed = NULL, *spaced = NULL;
+	int r;
+
+	if (!streq(key, "Name") || !strchr(value, ','))
+		return 0;
+	spaced = strdup(value);
+	if (!spaced)
+		return -ENOMEM;
+	for (char *c = spaced; *c; c++)
+		if (*c == ',')
+			*c = ' ';
+	r = strv_split(spaced, &words);
+	if (r < 0)
+		return r;
+	fixed = strv_join(words, " ");
+	if (!fixed)
+		return -ENOMEM;
+	return diag_add(p->diags, DIAG_WARNING, p->file->path, line,
+			"Name=%s: globs are separated by spaces, not commas: write 'Name=%s' "
+			"(a ',' is taken as part of an interface name)",
+			value, fixed);
+}
+
+static int layout_assign_match(struct layout_parser *p, const char *key, const char *value,
+			       unsigned line)
+{
+	const char *why = NULL;
+	int r;
+
+	r = layout_match_parse(&p->file->match, key, value, line, &why);
+	if (r >= 0)
+		return layout_match_commas(p, key, value, line);
+	if (r == -ENOMEM)
+		return r;
+	p->match_error = true;
+	if (r == -ENOENT)
+		return layout_unknown_key(p, key, "Match", line);
+	return layout_value_error(p, line, key, value, why);
+}
+
+/* The end of a [PhysicalFunction] or [VirtualFunction] assignment that
+ * parsed to r: a bad value said at its line, or key k marked set there. */
+static int layout_assigned(struct layout_parser *p, int r, unsigned line, const char *key,
+			   const char *value, const char *why, uint32_t *set, struct src *src,
+			   int k)
+{
+	if (r == -EINVAL)
+		return layout_value_error(p, line, key, value, why);
+	if (r < 0)
+		return r;
+	*set |= 1u << k;
+	*src = (struct src){ .file = p->file->path, .line = line };
+	return 0;
+}
+
+/* An empty value for key k at line: it unsets a value above it in the
+ * section (was_set), else it changes nothing, which is noted. */
+static void layout_emptied(struct emptied *e, bool was_set, int k, unsigned line)
+{
+	if (was_set) {
+		e->keys &= ~(1u << k);
+		return;
+	}
+	e->keys |= 1u << k;
+	e->line[k] = line;
+}
+
+static int layout_assign_pf(struct layout_parser *p, const char *key, const char *value,
+			    unsigned line)
+{
+	struct pf_settings *s = &p->file->pf;
+	enum pf_key k = pf_key_from_string(key);
+	const char *why = NULL;
+	int r;
+
+	if (k < 0)
+		return layout_unknown_key(p, key, "PhysicalFunction", line);
+	if (value[0] == '\0') {
+		layout_emptied(&s->emptied, pf_settings_has(s, k), k, line);
+		pf_settings_unset(s, k);
+		return 0;
+	}
+	s->emptied.keys &= ~(1u << k);
+	r = pf_settings_parse(s, k, value, &why);
+	return layout_assigned(p, r, line, key, value, why, &s->set, &s->src[k], k);
+}
+
+static int layout_assign_vf(struct layout_parser *p, const char *key, const char *value,
+			    unsigned line)
+{
+	struct vf_section *sec = layout_current_vf_section(p);
+	struct vf_settings *s = &sec->settings;
+	enum vf_key k = vf_key_from_string(key);
+	const char *why = NULL;
+	char name[64];
+	int r;
+
+	if (k < 0) {
+		if (p->unused)
+			snprintf(name, sizeof(name), "%s", p->unused_name);
+		else
+			layout_vf_section_name(sec, name, sizeof(name));
+		return layout_unknown_key(p, key, name, line);
+	}
+	if (value[0] == '\0') {
+		layout_emptied(&s->emptied, vf_settings_has(s, k), k, line);
+		vf_settings_unset(s, k);
+		return 0;
+	}
+	s->emptied.keys &= ~(1u << k);
+	r = vf_settings_parse(s, k, value, sec->first != VF_INDEX_ALL && sec->first == sec->last,
+			      &why);
+	if (r == -EINVAL && !vf_settings_has(s, k))
+		s->rejected |= 1u << k;
+	else if (r >= 0)
+		s->rejected &= ~(1u << k);
+	return layout_assigned(p, r, line, key, value, why, &s->set, &s->src[k], k);
+}
+
+/* Where a [Layout] key's bad values are said: its key and line. */
+struct declare_at {
+	struct layout_parser *p;
+	const char *key;
+	unsigned line;
+};
+
+static int layout_declare_bad(void *userdata, const char *value, const char *why)
+{
+	const struct declare_at *at = userdata;
+
+	return layout_value_error(at->p, at->line, at->key, value, why);
+}
+
+static int layout_assign_declare(struct layout_parser *p, const char *key, const char *value,
+				 unsigned line)
+{
+	struct declare_at at = { .p = p, .key = key, .line = line };
+	const struct declare_bad bad = { .report = layout_declare_bad, .userdata = &at };
+	int r;
+
+	r = layout_declare_parse(&p->file->declare, p->file->path, key, value, line, &bad);
+	if (r == -ENOENT)
+		return layout_unknown_key(p, key, "Layout", line);
+	return r;
+}
+
+/* Whether key is one of the keys of section kind k. */
+static bool key_known_in(const char *key, enum section_kind k)
+{
+	switch (k) {
+	case SECTION_MATCH:
+		return layout_match_key_from_string(key) >= 0;
+	case SECTION_PF:
+		return pf_key_from_string(key) >= 0;
+	case SECTION_VF:
+		return vf_key_from_string(key) >= 0;
+	case SECTION_LAYOUT:
+		for (size_t i = 0; layout_declare_key_name(i); i++)
+			if (streq(layout_declare_key_name(i), key))
+				return true;
+		return false;
+	case SECTION_NONE:
+	case SECTION_IGNORED:
+		return true;
+	}
+	return true;
+}
+
+/* A key under an unknown section that was likely meant as p->guess: a
+ * key that section does not know either is an error of its own, with
+ * that section's "did you mean". Its value is not read: the section is
+ * not applied. */
+static int layout_guessed_key(struct layout_parser *p, const char *key, unsigned line)
+{
+	int r;
+
+	if (key_known_in(key, p->guess))
+		return 0;
+	p->kind = p->guess;
+	r = layout_unknown_key(p, key, p->guess_name, line);
+	p->kind = SECTION_IGNORED;
+	return r;
+}
+
+int layout_on_assignment(void *userdata, const char *key, const char *value, unsigned line)
+{
+	struct layout_parser *p = userdata;
+
+	if (layout_is_extension(key))
+		return 0;
+	switch (p->kind) {
+	case SECTION_NONE:
+		return layout_error(p, line,
+				    "'%s' outside of any section; keys stand in [Match], "
+				    "[PhysicalFunction], [VirtualFunction ...] or [Layout]",
+				    key);
+	case SECTION_IGNORED:
+		return p->guess != SECTION_NONE ? layout_guessed_key(p, key, line) : 0;
+	case SECTION_MATCH:
+		return layout_assign_match(p, key, value, line);
+	case SECTION_PF:
+		return layout_assign_pf(p, key, value, line);
+	case SECTION_VF:
+		return layout_assign_vf(p, key, value, line);
+	case SECTION_LAYOUT:
+		return layout_assign_declare(p, key, value, line);
+	}
+	return 0;
+}
