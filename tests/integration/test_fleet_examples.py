@@ -302,8 +302,6 @@ def test_k8s_notify_reads_the_kubeconfig(tmp_path):
 # options that take a value, as sriovctl --help lists them
 VALUE_OPTIONS = {"--host", "--config-dir", "--main-config", "--runtime-dir", "--state-dir", "--root",
                  "--machine-id", "--timeout", "--k8s-notify", "--output", "--output-dir", "--node"}
-# what another part of the same issue adds beside this page (sriovctl compare)
-AWAITED = {"compare", "--node"}
 
 
 def _guide_commands():
@@ -353,8 +351,6 @@ def test_guide_has_commands():
 def test_guide_names_what_sriovctl_has(kind, word, sriovctl_bin):
     verbs, options = _help(sriovctl_bin)
     have = verbs if kind == "verb" else options
-    if word in AWAITED and word not in have:
-        pytest.skip(f"sriovctl {word}: issue 36 adds it beside this page")
     assert word in have, f"sriov-persist-migration(7) names sriovctl {kind} {word}, which --help does not list"
 
 
