@@ -299,10 +299,3 @@ def test_the_alerting_rules_check_and_pass_their_tests():
                            timeout=120)
         assert r.returncode == 0, r.stdout + r.stderr
         assert "SUCCESS" in r.stdout
-
-
-def test_the_alerting_rules_use_metrics_that_exist(e810):
-    """Every sriov_persist_ name in the rules is a family sriovctl metrics prints."""
-    _, types = parse(e810.run("metrics").stdout)
-    used = set(re.findall(r"\bsriov_persist_[a-z_]+", (RULES / "sriov-persist.rules.yml").read_text()))
-    assert used and used <= set(types), used - set(types)

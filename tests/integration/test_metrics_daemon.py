@@ -4,12 +4,11 @@ since it started (GetMetrics()), drift noticed and repaired, applies by result; 
 daemon, sriov_persist_daemon_up 0 and none of its families, never zeros in their place."""
 
 import json
-import os
-import subprocess
+import re
 
 from conftest import run_as_nobody
 from test_daemon import E810_A, E810_B, apply_all, configured_host, drift
-from test_metrics import assert_in_manual, parse, promtool_check, value
+from test_metrics import RULES, assert_in_manual, parse, promtool_check, value
 
 DAEMON_FAMILIES = {
     "daemon_start_time_seconds": "gauge", "daemon_drift_events_total": "counter",
@@ -126,3 +125,16 @@ def test_nobody_may_call_get_metrics(make_host, start_daemon, bus_client, system
     assert doc["kubernetes_api"] is None and doc["credentials"] is None
     assert list(doc["applies"]) == ["applied", "held", "deferred", "degraded", "failed"]
     assert list(doc["drains"]) == list(doc["reboots"]) == ["succeeded", "failed"]
+
+
+def test_the_alerting_rules_use_metrics_that_exist(make_host, start_daemon, bus_client,
+                                                   system_bus):
+    """Every sriov_persist_ name in the rules is a family sriovctl metrics prints (with a
+    daemon: all of them have their HELP then)."""
+    h = configured_host(make_host, "e810.json", {E810_A: (2, 10)})
+    start_daemon(h)
+    _, types = metrics(h, system_bus.address)
+    used = set(re.findall(r"\bsriov_persist_[a-z_]+", (RULES / "sriov-persist.rules.yml").read_text()))
+    assert used and used <= set(types), used - set(types)
+    assert {"sriov_persist_daemon_repairs_total", "sriov_persist_daemon_up",
+            "sriov_persist_kubernetes_credentials_expiry_timestamp_seconds"} <= used
