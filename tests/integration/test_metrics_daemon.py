@@ -5,9 +5,13 @@ daemon, sriov_persist_daemon_up 0 and none of its families, never zeros in their
 
 import json
 import re
+import time
 
 from conftest import run_as_nobody
 from test_daemon import E810_A, E810_B, apply_all, configured_host, drift
+from test_daemon_k8s import (E810_LAYOUT, E810_NODE, USER, GROUPS, bound_token, e810_node,
+                             env, k8s_notify_bin, replace_layout, set_plugin_allocatable,
+                             write_kubeconfig)  # noqa: F401
 from test_metrics import RULES, assert_in_manual, parse, promtool_check, value
 
 DAEMON_FAMILIES = {
@@ -138,3 +142,51 @@ def test_the_alerting_rules_use_metrics_that_exist(make_host, start_daemon, bus_
     assert used and used <= set(types), used - set(types)
     assert {"sriov_persist_daemon_repairs_total", "sriov_persist_daemon_up",
             "sriov_persist_kubernetes_credentials_expiry_timestamp_seconds"} <= used
+
+
+def test_kubernetes_drains_and_credentials(env):
+    """With Kubernetes: the API server's state, the token's expiry (its JWT exp) as a
+    timestamp, and a drain for a disruptive change counted when it ends, succeeded; then one
+    that fails (a budget refuses the eviction), failed."""
+    srv, c = env.srv, env.c
+    expires = int(time.time()) + 5 * 86400
+    token = bound_token(expires - 30 * 86400, expires)
+    srv.add_token(token, USER, GROUPS)
+    env.kubeconfig = write_kubeconfig(env.tmp / "kubeconfig-5d", srv.url, srv.ca_path,
+                                      token=token)
+    h, _ = e810_node(env, DrainTimeoutSec=1, EvictionFallback="fail")
+    env.start(h)
+    env.settle()
+    c.wait(lambda: json.loads(c.call("GetMetrics"))["credentials"], timeout=30,
+           what="the credentials read")
+    series, types = metrics(h, env.bus.address)
+    assert value(series, "kubernetes_api_state", state="answers") == 1
+    assert value(series, "kubernetes_api_state", state="unreachable") == 0
+    assert value(series, "kubernetes_credentials_expiry_timestamp_seconds",
+                 kind="token") == expires
+    assert value(series, "daemon_drains_total", result="succeeded") == 0
+
+    set_plugin_allocatable(srv, {"intel.com/e810_vf": 8})
+    m = c.mark()
+    replace_layout(h, "50-e810.conf", E810_LAYOUT.format(pci=E810_A, n=8, vlan=10))
+    c.wait(lambda: [s for s in c.signals[m:] if s.member == "Applied" and s.args[1] == 0],
+           timeout=90, what="the apply after the drain")
+    env.settle()
+    series, _ = metrics(h, env.bus.address)
+    assert value(series, "daemon_drains_total", result="succeeded") == 1
+    assert value(series, "daemon_drains_total", result="failed") == 0
+
+    # the only replica of trainer, and a budget that wants it up: the next drain fails
+    srv.add_pod("default", "trainer-1", E810_NODE, owner_kind="StatefulSet",
+                labels={"app": "trainer"}, requests={"intel.com/e810_vf": 1})
+    srv.add_pdb("default", "trainer", {"app": "trainer"}, min_available=1)
+    set_plugin_allocatable(srv, {"intel.com/e810_vf": 4})
+    m = c.mark()
+    replace_layout(h, "50-e810.conf", E810_LAYOUT.format(pci=E810_A, n=4, vlan=10))
+    c.wait(lambda: json.loads(c.call("GetMetrics"))["drains"]["failed"] == 1, timeout=90,
+           what="the failed drain counted")
+    env.settle()
+    series, _ = metrics(h, env.bus.address)
+    assert value(series, "daemon_drains_total", result="failed") == 1
+    assert value(series, "daemon_drains_total", result="succeeded") == 1
+    assert value(series, "daemon_reboots_total", result="failed") == 0
