@@ -77,7 +77,7 @@ int verb_metrics(struct ctl *c)
 		return EXIT_FAIL;
 	ctl_print_diags(&cv.set->diags);
 	ctl_print_diags(&cv.v.diags);
-	r = report_status(&cv.v, c->runtime_dir, c->state_dir, c->n_args == 0, &doc);
+	r = report_status_brief(&cv.v, c->runtime_dir, c->state_dir, c->n_args == 0, &doc);
 	if (r >= 0)
 		daemon = ask_daemon(c);
 	if (r >= 0)
