@@ -16,6 +16,9 @@
 
 /* An apply may drain pods and wait for the disruption policy. */
 #define APPLY_TIMEOUT_USEC (15 * 60 * USEC_PER_SEC)
+/* The daemon answers no call while it applies: the metrics are written
+ * without its families rather than late. */
+#define METRICS_TIMEOUT_USEC (10 * USEC_PER_SEC)
 
 sd_bus *bus_client_open(void)
 {
@@ -159,7 +162,7 @@ int bus_client_metrics(sd_bus *bus, struct json_object **ret)
 	const char *text;
 	int r;
 
-	r = call(bus, "GetMetrics", 0, NULL, &reply, NULL);
+	r = call(bus, "GetMetrics", METRICS_TIMEOUT_USEC, NULL, &reply, NULL);
 	if (r < 0)
 		return r;
 	r = sd_bus_message_read(reply, "s", &text);
