@@ -5,6 +5,8 @@ daemon, sriov_persist_daemon_up 0 and none of its families, never zeros in their
 
 import json
 import re
+import subprocess
+import sys
 import time
 
 from conftest import run_as_nobody
@@ -190,3 +192,43 @@ def test_kubernetes_drains_and_credentials(env):
     assert value(series, "daemon_drains_total", result="failed") == 1
     assert value(series, "daemon_drains_total", result="succeeded") == 1
     assert value(series, "daemon_reboots_total", result="failed") == 0
+
+
+# Owns org.sriovpersist1 and answers every call with an error, as a daemon of an older
+# version without GetMetrics() would (UnknownMethod).
+OLD_DAEMON = r"""
+import sys
+import dbus, dbus.bus, dbus.service
+from dbus.mainloop.glib import DBusGMainLoop
+from gi.repository import GLib
+
+conn = dbus.bus.BusConnection(sys.argv[1], mainloop=DBusGMainLoop())
+obj = dbus.service.Object(conn, "/org/sriovpersist1")
+conn.request_name("org.sriovpersist1", dbus.bus.NAME_FLAG_DO_NOT_QUEUE)
+print("ready", flush=True)
+GLib.MainLoop().run()
+"""
+
+
+def test_a_daemon_that_fails_the_call_is_left_out(make_host, system_bus):
+    """A daemon that owns the name and fails GetMetrics(): said on stderr, daemon_up 0, its
+    families absent, the rest written and exit 0."""
+    p = subprocess.Popen([sys.executable, "-c", OLD_DAEMON, system_bus.address],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "ready", p.stderr.read()
+        h = make_host("e810.json")
+        r = h.run("metrics", env={"DBUS_SYSTEM_BUS_ADDRESS": system_bus.address})
+        assert r.returncode == 0, r.stderr
+        lines = r.stderr.splitlines()
+        assert lines[-1] == "The metrics of sriov-persistd are left out", r.stderr
+        # the error as the daemon gave it (dbus-python adds its traceback)
+        assert r.stderr.startswith("sriov-persistd: ") and "GetMetrics" in r.stderr, r.stderr
+        series, types = parse(r.stdout)
+        assert value(series, "daemon_up") == 0
+        assert not set(types) & {"sriov_persist_" + n for n in DAEMON_FAMILIES}
+        assert value(series, "pf_state", pf_pci=E810_A, state="unconfigured") == 1
+        promtool_check(r.stdout)
+    finally:
+        p.terminate()
+        p.wait(timeout=10)
