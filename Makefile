@@ -283,6 +283,7 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory BUILDDIR=$(PLAIN_DIR) all
 	$(Q)SRIOVPERSISTD=$(CURDIR)/$(PLAIN_DIR)/sriov-persistd /usr/bin/python3 bench/daemon-sim.py
 	$(Q)/usr/bin/python3 bench/sim-scale.py --sriovctl $(CURDIR)/$(PLAIN_DIR)/sriovctl
+	$(Q)/usr/bin/python3 bench/metrics-scale.py --sriovctl $(CURDIR)/$(PLAIN_DIR)/sriovctl
 	$(Q)SRIOVPERSISTD=$(CURDIR)/$(PLAIN_DIR)/sriov-persistd K8S_NOTIFY=$(CURDIR)/$(PLAIN_DIR)/k8s-notify \
 		SRIOVCTL=$(CURDIR)/$(PLAIN_DIR)/sriovctl /usr/bin/python3 bench/k8s-outage.py
 

@@ -19,84 +19,9 @@ char *microtime_format(usec_t t, char buf[static MICROTIME_MAX])
 	return buf;
 }
 
-/* n decimal digits at s into *ret. */
-static bool parse_digits(const char *s, unsigned n, int *ret)
-{
-	int v = 0;
-
-	for (unsigned i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (s[i] - '0');
-	}
-	*ret = v;
-	return true;
-}
-
-/* ".123456" (any number of digits) into microseconds; returns the characters used. */
-static size_t parse_fraction(const char *s, usec_t *ret)
-{
-	usec_t us = 0, scale = 100000;
-	size_t i = 1;
-
-	*ret = 0;
-	if (s[0] != '.')
-		return 0;
-	for (; s[i] >= '0' && s[i] <= '9'; i++, scale /= 10)
-		us += (usec_t)(s[i] - '0') * scale;
-	if (i == 1)
-		return 0;
-	*ret = us;
-	return i;
-}
-
-/* "Z", "+HH:MM" or "-HH:MM" as seconds east of UTC; -EINVAL otherwise. */
-static int parse_zone(const char *s, long *ret)
-{
-	int h, m;
-
-	if (streq(s, "Z") || streq(s, "z")) {
-		*ret = 0;
-		return 0;
-	}
-	if ((s[0] != '+' && s[0] != '-') || strlen(s) != 6 || s[3] != ':' ||
-	    !parse_digits(s + 1, 2, &h) || !parse_digits(s + 4, 2, &m) || h > 23 || m > 59)
-		return -EINVAL;
-	*ret = (s[0] == '-' ? -1 : 1) * (h * 3600L + m * 60L);
-	return 0;
-}
-
 int microtime_parse(const char *s, usec_t *ret)
 {
-	struct tm tm = {};
-	int year, mon, day, hour, min, sec;
-	usec_t frac;
-	time_t t;
-	long zone;
-	size_t n;
-
-	if (strlen(s) < 20 || !parse_digits(s, 4, &year) || s[4] != '-' ||
-	    !parse_digits(s + 5, 2, &mon) || s[7] != '-' || !parse_digits(s + 8, 2, &day) ||
-	    (s[10] != 'T' && s[10] != 't') || !parse_digits(s + 11, 2, &hour) || s[13] != ':' ||
-	    !parse_digits(s + 14, 2, &min) || s[16] != ':' || !parse_digits(s + 17, 2, &sec))
-		return -EINVAL;
-	if (year < 1970 || mon < 1 || mon > 12 || day < 1 || day > 31 || hour > 23 || min > 59 ||
-	    sec > 60)
-		return -EINVAL;
-	n = 19 + parse_fraction(s + 19, &frac);
-	if (parse_zone(s + n, &zone) < 0)
-		return -EINVAL;
-	tm = (struct tm){ .tm_year = year - 1900,
-			  .tm_mon = mon - 1,
-			  .tm_mday = day,
-			  .tm_hour = hour,
-			  .tm_min = min,
-			  .tm_sec = sec };
-	t = timegm(&tm);
-	if (t == (time_t)-1 || tm.tm_mday != day || t - zone < 0)
-		return -EINVAL;
-	*ret = (usec_t)(t - zone) * USEC_PER_SEC + frac;
-	return 0;
+	return parse_rfc3339(s, ret);
 }
 
 static const struct {

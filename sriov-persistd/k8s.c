@@ -394,11 +394,25 @@ static void step_device_plugin(struct manager *m)
 	run(m, args);
 }
 
+/* A drain or a reboot ended: failed when a step failed, or when it was
+ * interrupted (a crash, a restart) and undone at start. A reboot ends in
+ * the boot after it (or when a firmware reset stood in for it). */
+static void op_tell_done(struct manager *m, const struct operation *op)
+{
+	int result = op->error || op->interrupted ? -EIO : 0;
+
+	if (op->kind == OP_KIND_DRAIN)
+		manager_notify(m, MANAGER_DRAIN_DONE, .result = result);
+	else if (op->kind == OP_KIND_REBOOT)
+		manager_notify(m, MANAGER_REBOOT_DONE, .result = result);
+}
+
 static void op_finish(struct manager *m)
 {
 	struct operation *op = TAKE_PTR(m->k8s->op);
 	_cleanup_free_ char *title = NULL;
 
+	op_tell_done(m, op);
 	if (!op->error)
 		log_msg(LOG_INFO, "%s done%s", op_title(m, op, &title),
 			op->reset_instead ? ": a firmware reset stood in for it" : "");
@@ -616,9 +630,11 @@ void k8s_start(struct manager *m)
 	if (op->kind == OP_KIND_REBOOT && op->step == OP_STEP_REBOOT)
 		log_msg(LOG_INFO, "Rebooted for the pending reboot reasons%s",
 			k8s ? "; lifting the cordon" : "");
-	else
+	else {
 		log_msg(LOG_NOTICE, "%s was interrupted at %s; undoing it", op_title(m, op, &title),
 			op_step_to_string(op->step));
+		op->interrupted = true;
+	}
 	op->drained = true; /* k8s-notify uncordon lifts only a cordon of ours */
 	/* interrupted while taking a slot: one may be ours without our knowing */
 	op->lease_unknown = op->step == OP_STEP_LEASE && !op->slot;
@@ -746,6 +762,9 @@ static void on_event(struct manager *m, const struct manager_event *ev, void *us
 	case MANAGER_PF_APPLIED:
 	case MANAGER_SUMMARY_CHANGED:
 	case MANAGER_CHECKED:
+	case MANAGER_PF_REPAIRING:
+	case MANAGER_DRAIN_DONE:
+	case MANAGER_REBOOT_DONE:
 	case MANAGER_APPLY_STARTS:
 	case _MANAGER_EVENT_TYPE_MAX:
 	case _MANAGER_EVENT_TYPE_INVALID:

@@ -8,6 +8,7 @@
 #include <syslog.h>
 #include <systemd/sd-daemon.h>
 
+#include "counters.h"
 #include "events.h"
 #include "host-view.h"
 #include "json-util.h"
@@ -370,6 +371,20 @@ static int method_get_status(sd_bus_message *msg, void *userdata, sd_bus_error *
 	return reply_doc(msg, r, doc, error);
 }
 
+/* GetMetrics(): what counters.c counted, and the Kubernetes API's state
+ * and credentials; no read of the host, so it answers at once. */
+static int method_get_metrics(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	_cleanup_json_ struct json_object *o = counters_json(userdata);
+	const char *text = o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+									 JSON_C_TO_STRING_SPACED) :
+			       NULL;
+
+	if (!text)
+		return sd_bus_error_set_errno(error, ENOMEM);
+	return sd_bus_reply_method_return(msg, "s", text);
+}
+
 /* GetPhysicalFunction(): the PF called what (PCI address, interface name or
  * alternative name), found as Apply() finds it, in the host as it is now. */
 static int method_get_pf(sd_bus_message *msg, void *userdata, sd_bus_error *error)
@@ -433,6 +448,8 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_METHOD_WITH_NAMES("Plan", "", , "s", SD_BUS_PARAM(json), method_plan,
 				 SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_NAMES("GetStatus", "", , "s", SD_BUS_PARAM(json), method_get_status,
+				 SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_NAMES("GetMetrics", "", , "s", SD_BUS_PARAM(json), method_get_metrics,
 				 SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_NAMES("GetPhysicalFunction", "s", SD_BUS_PARAM(name), "so",
 				 SD_BUS_PARAM(pci) SD_BUS_PARAM(path), method_get_pf,
@@ -706,6 +723,9 @@ static void on_event(struct manager *m, const struct manager_event *ev, void *us
 	case MANAGER_CONFIG_LOADED:
 	case MANAGER_LOOKED:
 	case MANAGER_SUMMARY:
+	case MANAGER_PF_REPAIRING:
+	case MANAGER_DRAIN_DONE:
+	case MANAGER_REBOOT_DONE:
 	case _MANAGER_EVENT_TYPE_MAX:
 	case _MANAGER_EVENT_TYPE_INVALID:
 		break;

@@ -111,6 +111,8 @@ static bool judge_changes(struct manager *m, struct pf_entry *e, const struct pl
 		if (what)
 			noticed_drift(m, e, what);
 	}
+	if (v.drifted && v.apply)
+		manager_notify(m, MANAGER_PF_REPAIRING, .pf = e);
 	if (v.module_missing) {
 		_cleanup_free_ char *msg = strdup_printf(
 			"module %s is not loaded (removed by hand?): not loaded again on its own; "

@@ -10,6 +10,7 @@
  *   manager-summary.c  the summary: State, Drifted, pending reboot reasons
  *   events.c         udev, rtnetlink and inotify sources
  *   manager-bus.c    the D-Bus API
+ *   counters.c       what happened since the start, for GetMetrics()
  *   k8s.c            the Kubernetes operations, over k8s-node.c (the device
  *                    plugin, reboots, the node's summary), k8s-annotate.c,
  *                    k8s-api.c and k8s-record.c
@@ -86,6 +87,9 @@ enum manager_event_type {
 	MANAGER_SUMMARY_CHANGED, /* state, drifted or the reboot reasons changed */
 	MANAGER_SUMMARY,	 /* the summary was made again, changed or not */
 	MANAGER_CHECKED,	 /* the PFs marked dirty were looked at */
+	MANAGER_PF_REPAIRING,	 /* pf: it drifted, and its layout is applied again for it */
+	MANAGER_DRAIN_DONE,	 /* result: a drain operation ended (0, or -EIO: failed) */
+	MANAGER_REBOOT_DONE,	 /* result: a reboot operation ended (0, or -EIO: failed) */
 	_MANAGER_EVENT_TYPE_MAX,
 	_MANAGER_EVENT_TYPE_INVALID = -EINVAL,
 };
@@ -111,6 +115,7 @@ struct schedule;
 struct manager_bus;
 struct manager_events;
 struct k8s;
+struct counters;
 
 struct manager {
 	sd_event *event;
@@ -153,6 +158,7 @@ struct manager {
 	struct manager_bus *bus_state;
 	struct manager_events *events;
 	struct k8s *k8s;
+	struct counters *counters;
 };
 
 int manager_new(struct manager **ret);

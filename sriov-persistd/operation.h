@@ -45,6 +45,7 @@ struct operation {
 	bool cordon_unknown;
 	bool drained;	    /* cordoned and drained: uncordon when done or failed */
 	bool reset_instead; /* reboot: firmware resets stood in for it */
+	bool interrupted;   /* found at start in the boot it began in: undone, so failed */
 	char *reasons;	    /* reboot: the reasons it is for, one per line */
 	char *error;	    /* the step that failed, and why */
 	char *failed_now;   /* why the step failed for now, until it runs again */

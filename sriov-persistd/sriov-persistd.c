@@ -9,6 +9,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "cli-options.h"
+#include "counters.h"
 #include "events.h"
 #include "k8s.h"
 #include "manager-bus.h"
@@ -140,6 +141,8 @@ static int start(struct manager *m)
 	r = schedule_new(m);
 	if (r >= 0)
 		r = k8s_new(m);
+	if (r >= 0)
+		r = counters_new(m);
 	if (r < 0)
 		return r;
 	r = manager_load_config(m);
@@ -182,6 +185,7 @@ static struct manager *stop(struct manager *m)
 	m->k8s = k8s_free(m->k8s);
 	manager_bus_stop(m);
 	m->schedule = schedule_free(m->schedule);
+	m->counters = counters_free(m->counters);
 	return manager_free(m);
 }
 

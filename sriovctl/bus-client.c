@@ -16,6 +16,9 @@
 
 /* An apply may drain pods and wait for the disruption policy. */
 #define APPLY_TIMEOUT_USEC (15 * 60 * USEC_PER_SEC)
+/* The daemon answers no call while it applies: the metrics are written
+ * without its families rather than late. */
+#define METRICS_TIMEOUT_USEC (10 * USEC_PER_SEC)
 
 sd_bus *bus_client_open(void)
 {
@@ -150,4 +153,27 @@ int bus_client_apply(sd_bus *bus, const char *method, const char *pf)
 	int r = call(bus, method, APPLY_TIMEOUT_USEC, ERROR_NOT_APPLIED, NULL, "s", pf);
 
 	return r == -EREMOTEIO ? 1 : r;
+}
+
+int bus_client_metrics(sd_bus *bus, struct json_object **ret)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	struct json_object *doc;
+	const char *text;
+	int r;
+
+	r = call(bus, "GetMetrics", METRICS_TIMEOUT_USEC, NULL, &reply, NULL);
+	if (r < 0)
+		return r;
+	r = sd_bus_message_read(reply, "s", &text);
+	if (r < 0)
+		return print_error("GetMetrics", NULL, r);
+	doc = json_tokener_parse(text);
+	if (!json_object_is_type(doc, json_type_object)) {
+		json_object_put(doc);
+		fprintf(stderr, "sriov-persistd: GetMetrics() returned no document\n");
+		return -EBADMSG;
+	}
+	*ret = doc;
+	return 0;
 }

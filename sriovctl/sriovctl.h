@@ -179,6 +179,8 @@ int bus_client_document(sd_bus *bus, const char *method, const char *only,
  * is done: 0, or 1 when Apply() replied that PFs were not applied (not
  * printed: the caller shows each PF's result), or < 0 after a message. */
 int bus_client_apply(sd_bus *bus, const char *method, const char *pf);
+/* GetMetrics(): what the daemon counted, its document (metrics.h). */
+int bus_client_metrics(sd_bus *bus, struct json_object **ret);
 
 /* The k8s-notify that check, apply and reset ask (--k8s-notify, or the installed one). */
 const char *ctl_k8s_notify_path(const struct ctl *c);

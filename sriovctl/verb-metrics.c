@@ -3,8 +3,9 @@
 /* sriovctl metrics: the Prometheus text exposition format (metrics.h) of
  * the host, or of the PF named, from one read of the host and the records:
  * the view that status builds, its status document and the VFs' counters
- * of the same read. Never through sriov-persistd, whose documents carry no
- * counters. */
+ * of the same read. sriov-persistd, when it owns its name on the bus, adds
+ * what it counted (GetMetrics()); the host is never read through it, as its
+ * documents carry no VF counters. */
 
 #include <libgen.h>
 
@@ -40,8 +41,32 @@ static int write_output(const char *path, const char *text)
 	return EXIT_OK;
 }
 
+/* The daemon's document; NULL when none runs or it did not answer (said on
+ * stderr: its families are left out, and daemon_up is 0). With --root the
+ * files are another node's, and this machine's daemon is not asked. */
+static struct json_object *ask_daemon(const struct ctl *c)
+{
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = c->root ? NULL : bus_client_open();
+	struct json_object *doc = NULL;
+
+	if (bus && bus_client_metrics(bus, &doc) < 0)
+		fprintf(stderr, "The metrics of sriov-persistd are left out\n");
+	return doc;
+}
+
+/* The PCI address of the PF asked for (the status document has it alone). */
+static const char *only_pci(const struct ctl *c, struct json_object *doc)
+{
+	struct json_object *pfs = doc_get(doc, "pfs");
+
+	if (c->n_args == 0 || json_object_array_length(pfs) != 1)
+		return NULL;
+	return json_object_get_string(doc_get(json_object_array_get_idx(pfs, 0), "pci"));
+}
+
 int verb_metrics(struct ctl *c)
 {
+	_cleanup_json_ struct json_object *daemon = NULL;
 	_cleanup_json_ struct json_object *doc = NULL;
 	_cleanup_free_ char *text = NULL;
 	struct ctl_view cv;
@@ -52,9 +77,11 @@ int verb_metrics(struct ctl *c)
 		return EXIT_FAIL;
 	ctl_print_diags(&cv.set->diags);
 	ctl_print_diags(&cv.v.diags);
-	r = report_status(&cv.v, c->runtime_dir, c->state_dir, c->n_args == 0, &doc);
+	r = report_status_brief(&cv.v, c->runtime_dir, c->state_dir, c->n_args == 0, &doc);
 	if (r >= 0)
-		r = metrics_format(&cv.v, doc, &text);
+		daemon = ask_daemon(c);
+	if (r >= 0)
+		r = metrics_format(&cv.v, doc, daemon, only_pci(c, doc), &text);
 	ctl_view_done(&cv);
 	if (r < 0) {
 		fprintf(stderr, "Formatting the metrics failed: %s\n", strerror(-r));

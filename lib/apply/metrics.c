@@ -9,15 +9,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "metrics.h"
+#include "metrics-internal.h"
 #include "util.h"
-
-/* room for any value of type in decimal, with its sign and NUL */
-#define DECIMAL_STR_MAX(type) (2 + sizeof(type) * 3)
-
-struct label {
-	const char *key, *value;
-};
 
 /* One PF of the status document, with its view when the host has it. */
 struct pf_item {
@@ -25,60 +18,6 @@ struct pf_item {
 	const char *pci, *name;
 	const struct pf_view *pv; /* NULL: gone from the host */
 };
-
-char *metrics_escape_label(const char *s)
-{
-	size_t n = 1;
-	char *out, *o;
-
-	s = strempty(s);
-	for (const char *p = s; *p; p++)
-		n += strchr("\\\"\n", *p) ? 2 : 1;
-	out = o = malloc(n);
-	if (!out)
-		return NULL;
-	for (const char *p = s; *p; p++) {
-		if (strchr("\\\"\n", *p)) {
-			*o++ = '\\';
-			*o++ = *p == '\n' ? 'n' : *p;
-		} else
-			*o++ = *p;
-	}
-	*o = '\0';
-	return out;
-}
-
-/* name{k="v",...} value: labels as given, each value escaped. -ENOMEM. */
-static int series(FILE *f, const char *name, const struct label *l, size_t n, const char *value)
-{
-	fprintf(f, METRICS_PREFIX "%s{", name);
-	for (size_t i = 0; i < n; i++) {
-		_cleanup_free_ char *e = metrics_escape_label(l[i].value);
-
-		if (!e)
-			return -ENOMEM;
-		fprintf(f, "%s%s=\"%s\"", i ? "," : "", l[i].key, e);
-	}
-	fprintf(f, "} %s\n", value);
-	return 0;
-}
-
-static int series_u64(FILE *f, const char *name, const struct label *l, size_t n, uint64_t v)
-{
-	char buf[DECIMAL_STR_MAX(uint64_t)];
-
-	snprintf(buf, sizeof(buf), "%" PRIu64, v);
-	return series(f, name, l, n, buf);
-}
-
-/* Microseconds as seconds, exactly: "12.000345". */
-static int series_usec(FILE *f, const char *name, const struct label *l, size_t n, uint64_t usec)
-{
-	char buf[2 * DECIMAL_STR_MAX(uint64_t)];
-
-	snprintf(buf, sizeof(buf), "%" PRIu64 ".%06" PRIu64, usec / 1000000, usec % 1000000);
-	return series(f, name, l, n, buf);
-}
 
 static struct json_object *member(struct json_object *o, const char *key)
 {
@@ -120,16 +59,17 @@ static int emit_pf_info(FILE *f, const char *name, const struct pf_item *p)
 		return 0;
 	if (pf->numa_node >= 0)
 		snprintf(numa, sizeof(numa), "%d", pf->numa_node);
-	return series(f, name,
-		      (const struct label[]){
-			      PF_LABELS(p),
-			      { "driver", pf->driver },
-			      { "link_type", link_type_to_string(pf->link_type) },
-			      { "eswitch_mode",
-				pf->has_eswitch ? eswitch_mode_to_string(pf->eswitch_mode) : "" },
-			      { "numa_node", numa },
-		      },
-		      6, "1");
+	return metrics_series(
+		f, name,
+		(const struct metrics_label[]){
+			PF_LABELS(p),
+			{ "driver", pf->driver },
+			{ "link_type", link_type_to_string(pf->link_type) },
+			{ "eswitch_mode",
+			  pf->has_eswitch ? eswitch_mode_to_string(pf->eswitch_mode) : "" },
+			{ "numa_node", numa },
+		},
+		6, "1");
 }
 
 /* Every state report.h gives a PF, as Prometheus writes an enum: one
@@ -148,15 +88,17 @@ static int emit_pf_state(FILE *f, const char *name, const struct pf_item *p)
 		bool is = streq_ptr(now, pf_states[i]);
 
 		known = known || is;
-		if (series(f, name,
-			   (const struct label[]){ PF_LABELS(p), { "state", pf_states[i] } }, 3,
-			   is ? "1" : "0") < 0)
+		if (metrics_series(f, name,
+				   (const struct metrics_label[]){ PF_LABELS(p),
+								   { "state", pf_states[i] } },
+				   3, is ? "1" : "0") < 0)
 			return -ENOMEM;
 	}
 	/* a state added to report.c and not here yet is still told */
 	if (now && !known)
-		return series(f, name, (const struct label[]){ PF_LABELS(p), { "state", now } }, 3,
-			      "1");
+		return metrics_series(
+			f, name, (const struct metrics_label[]){ PF_LABELS(p), { "state", now } },
+			3, "1");
 	return 0;
 }
 
@@ -167,7 +109,7 @@ static int emit_pf_number(FILE *f, const char *name, const struct pf_item *p, co
 
 	if (!p->pv || !member_u64(p->doc, key, &v))
 		return 0;
-	return series_u64(f, name, (const struct label[]){ PF_LABELS(p) }, 2, v);
+	return metrics_series_u64(f, name, (const struct metrics_label[]){ PF_LABELS(p) }, 2, v);
 }
 
 static int emit_vfs_wanted(FILE *f, const char *name, const struct pf_item *p)
@@ -196,8 +138,8 @@ static int emit_reboot_pending(FILE *f, const char *name, const struct pf_item *
 
 	if (!p->pv)
 		return 0;
-	return series(f, name, (const struct label[]){ PF_LABELS(p) }, 2,
-		      json_object_array_length(r) > 0 ? "1" : "0");
+	return metrics_series(f, name, (const struct metrics_label[]){ PF_LABELS(p) }, 2,
+			      json_object_array_length(r) > 0 ? "1" : "0");
 }
 
 static int emit_reboot_reasons(FILE *f, const char *name, const struct pf_item *p)
@@ -208,8 +150,10 @@ static int emit_reboot_reasons(FILE *f, const char *name, const struct pf_item *
 	for (size_t i = 0; i < n; i++) {
 		const char *why = json_object_get_string(json_object_array_get_idx(r, i));
 
-		if (series(f, name, (const struct label[]){ PF_LABELS(p), { "reason", why } }, 3,
-			   "1") < 0)
+		if (metrics_series(f, name,
+				   (const struct metrics_label[]){ PF_LABELS(p),
+								   { "reason", why } },
+				   3, "1") < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -222,7 +166,7 @@ static int emit_apply_time(FILE *f, const char *name, const struct pf_item *p)
 	/* of a PF gone from the host, its last apply is history: only its state */
 	if (!p->pv || !member_u64(member(p->doc, "last_apply"), "finished_usec", &t) || t == 0)
 		return 0;
-	return series_usec(f, name, (const struct label[]){ PF_LABELS(p) }, 2, t);
+	return metrics_series_usec(f, name, (const struct metrics_label[]){ PF_LABELS(p) }, 2, t);
 }
 
 static int emit_apply_duration(FILE *f, const char *name, const struct pf_item *p)
@@ -233,7 +177,8 @@ static int emit_apply_duration(FILE *f, const char *name, const struct pf_item *
 	if (!p->pv || !member_u64(last, "started_usec", &start) ||
 	    !member_u64(last, "finished_usec", &end) || start == 0 || end < start)
 		return 0;
-	return series_usec(f, name, (const struct label[]){ PF_LABELS(p) }, 2, end - start);
+	return metrics_series_usec(f, name, (const struct metrics_label[]){ PF_LABELS(p) }, 2,
+				   end - start);
 }
 
 static int emit_apply_actions(FILE *f, const char *name, const struct pf_item *p)
@@ -242,7 +187,7 @@ static int emit_apply_actions(FILE *f, const char *name, const struct pf_item *p
 
 	if (!p->pv || !member_u64(member(p->doc, "last_apply"), "actions", &n))
 		return 0;
-	return series_u64(f, name, (const struct label[]){ PF_LABELS(p) }, 2, n);
+	return metrics_series_u64(f, name, (const struct metrics_label[]){ PF_LABELS(p) }, 2, n);
 }
 
 static const struct pf_family {
@@ -335,9 +280,10 @@ static int emit_vf_family(FILE *f, const struct vf_family *fam, const struct pf_
 		if (!pv->pf->vfs[i].has_stats)
 			continue;
 		vf_label_values(pv, i, index, sizeof(index), numa, sizeof(numa));
-		if (series_u64(f, fam->name,
-			       (const struct label[]){ VF_LABELS(pv, i, index, numa) }, 7,
-			       pv->pf->vfs[i].stats[fam->stat]) < 0)
+		if (metrics_series_u64(
+			    f, fam->name,
+			    (const struct metrics_label[]){ VF_LABELS(pv, i, index, numa) }, 7,
+			    pv->pf->vfs[i].stats[fam->stat]) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -350,17 +296,12 @@ static int emit_vf_info(FILE *f, const struct pf_view *pv)
 
 	for (size_t i = 0; i < pv->pf->n_vfs; i++) {
 		vf_label_values(pv, i, index, sizeof(index), numa, sizeof(numa));
-		if (series(f, "vf_info", (const struct label[]){ VF_LABELS(pv, i, index, numa) }, 7,
-			   "1") < 0)
+		if (metrics_series(f, "vf_info",
+				   (const struct metrics_label[]){ VF_LABELS(pv, i, index, numa) },
+				   7, "1") < 0)
 			return -ENOMEM;
 	}
 	return 0;
-}
-
-static void header(FILE *f, const char *name, const char *type, const char *help)
-{
-	fprintf(f, "# HELP " METRICS_PREFIX "%s %s\n# TYPE " METRICS_PREFIX "%s %s\n", name, help,
-		name, type);
 }
 
 static int format_pfs(FILE *f, const struct host_view *v, const struct pf_item *items, size_t n)
@@ -368,18 +309,19 @@ static int format_pfs(FILE *f, const struct host_view *v, const struct pf_item *
 	for (size_t k = 0; k < ELEMENTSOF(pf_families); k++) {
 		const struct pf_family *fam = &pf_families[k];
 
-		header(f, fam->name, fam->type, fam->help);
+		metrics_header(f, fam->name, fam->type, fam->help);
 		for (size_t i = 0; i < n; i++)
 			if (fam->emit(f, fam->name, &items[i]) < 0)
 				return -ENOMEM;
 	}
-	header(f, "vf_info", "gauge",
-	       "A VF of the host: its PF, PCI address, driver, ResourceName= and NUMA node.");
+	metrics_header(
+		f, "vf_info", "gauge",
+		"A VF of the host: its PF, PCI address, driver, ResourceName= and NUMA node.");
 	for (size_t i = 0; i < v->n_pfs; i++)
 		if (emit_vf_info(f, &v->pfs[i]) < 0)
 			return -ENOMEM;
 	for (size_t k = 0; k < ELEMENTSOF(vf_families); k++) {
-		header(f, vf_families[k].name, "counter", vf_families[k].help);
+		metrics_header(f, vf_families[k].name, "counter", vf_families[k].help);
 		for (size_t i = 0; i < v->n_pfs; i++)
 			if (emit_vf_family(f, &vf_families[k], &v->pfs[i]) < 0)
 				return -ENOMEM;
@@ -410,7 +352,8 @@ static int pf_items(const struct host_view *v, struct json_object *status, struc
 	return 0;
 }
 
-int metrics_format(const struct host_view *v, struct json_object *status, char **ret)
+int metrics_format(const struct host_view *v, struct json_object *status,
+		   struct json_object *daemon, const char *only_pci, char **ret)
 {
 	_cleanup_free_ struct pf_item *items = NULL;
 	_cleanup_free_ char *buf = NULL;
@@ -425,6 +368,8 @@ int metrics_format(const struct host_view *v, struct json_object *status, char *
 	if (!f)
 		return -ENOMEM;
 	r = format_pfs(f, v, items, n);
+	if (r >= 0)
+		r = metrics_format_daemon(f, daemon, only_pci);
 	if (fclose(f) != 0 || r < 0)
 		return -ENOMEM;
 	*ret = TAKE_PTR(buf);

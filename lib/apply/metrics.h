@@ -16,8 +16,13 @@
  * the state, VF counts, pending reboot and last apply, and the description
  * of the PFs of v; per VF of v whose PF's driver reports counters
  * (vf_state.has_stats) its traffic counters. A VF without counters has no
- * series, never a zero. -ENOMEM. */
-int metrics_format(const struct host_view *v, struct json_object *status, char **ret);
+ * series, never a zero. Then sriov_persist_daemon_up, and with daemon (the
+ * document sriov-persistd's GetMetrics() returns; NULL when none answered)
+ * what it counted since it started (per PF: of only_pci alone, when not
+ * NULL) and the Kubernetes API's state and credentials; without it those
+ * families are left out, never written as zeros. -ENOMEM. */
+int metrics_format(const struct host_view *v, struct json_object *status,
+		   struct json_object *daemon, const char *only_pci, char **ret);
 
 /* s as a label value: backslash, double quote and line feed escaped
  * ("\\", "\"", "\n"); NULL is "". Caller frees; NULL on ENOMEM. */

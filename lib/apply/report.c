@@ -417,8 +417,9 @@ static struct json_object *pending_reboot_json(const struct pf_view *pv)
 	return json_strv(host);
 }
 
+/* brief: without the PF's settings and its VFs (report_status_brief()). */
 static int pf_status_fill(struct json_object *o, const struct pf_view *pv,
-			  const struct pf_report *r)
+			  const struct pf_report *r, bool brief)
 {
 	const struct pf_state *pf = pv->pf;
 
@@ -438,15 +439,18 @@ static int pf_status_fill(struct json_object *o, const struct pf_view *pv,
 	    json_put(o, "pending_reboot_reasons", pending_reboot_json(pv)) < 0 ||
 	    json_put(o, "waiting", json_strv(pv->plan ? pv->plan->waiting : NULL)) < 0 ||
 	    (r->has_rec ? json_put(o, "last_apply", last_apply_json(&r->rec)) :
-			  json_put_null(o, "last_apply")) < 0 ||
-	    pf_settings_put(o, pv) < 0)
+			  json_put_null(o, "last_apply")) < 0)
+		return -ENOMEM;
+	if (brief)
+		return 0;
+	if (pf_settings_put(o, pv) < 0)
 		return -ENOMEM;
 	return vfs_put(o, pv);
 }
 
 static int pf_status_append(struct json_object *arr, const struct host_view *v,
 			    const struct pf_view *pv, const char *runtime_dir,
-			    const char *state_dir)
+			    const char *state_dir, bool brief)
 {
 	struct json_object *o = json_object_new_object();
 	struct pf_report rep;
@@ -457,7 +461,7 @@ static int pf_status_append(struct json_object *arr, const struct host_view *v,
 		r = report_pf(v, pv, runtime_dir, state_dir, &rep);
 	if (r < 0)
 		return r;
-	r = pf_status_fill(o, pv, &rep);
+	r = pf_status_fill(o, pv, &rep, brief);
 	if (rep.has_rec)
 		pf_status_done(&rep.rec);
 	free(rep.why_owned);
@@ -495,8 +499,8 @@ static int gone_append(struct json_object *arr, const struct host_view *v, const
 	return r;
 }
 
-int report_status(const struct host_view *v, const char *runtime_dir, const char *state_dir,
-		  bool with_gone, struct json_object **ret)
+static int status_doc(const struct host_view *v, const char *runtime_dir, const char *state_dir,
+		      bool with_gone, bool brief, struct json_object **ret)
 {
 	_cleanup_json_ struct json_object *doc = json_object_new_object();
 	struct json_object *arr = json_object_new_array();
@@ -508,13 +512,25 @@ int report_status(const struct host_view *v, const char *runtime_dir, const char
 	}
 	r = json_put(doc, "pfs", arr);
 	for (size_t i = 0; r >= 0 && i < v->n_pfs; i++)
-		r = pf_status_append(arr, v, &v->pfs[i], runtime_dir, state_dir);
+		r = pf_status_append(arr, v, &v->pfs[i], runtime_dir, state_dir, brief);
 	if (r >= 0 && with_gone)
 		r = gone_append(arr, v, runtime_dir);
 	if (r < 0)
 		return r;
 	*ret = TAKE_PTR(doc);
 	return 0;
+}
+
+int report_status(const struct host_view *v, const char *runtime_dir, const char *state_dir,
+		  bool with_gone, struct json_object **ret)
+{
+	return status_doc(v, runtime_dir, state_dir, with_gone, false, ret);
+}
+
+int report_status_brief(const struct host_view *v, const char *runtime_dir, const char *state_dir,
+			bool with_gone, struct json_object **ret)
+{
+	return status_doc(v, runtime_dir, state_dir, with_gone, true, ret);
 }
 
 /* ---- the plan document ---- */

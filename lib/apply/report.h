@@ -24,6 +24,10 @@ struct pf_status;
  * listed with state "gone" and a reason (report-gone.h). -ENOMEM. */
 int report_status(const struct host_view *v, const char *runtime_dir, const char *state_dir,
 		  bool with_gone, struct json_object **ret);
+/* The same without each PF's "settings" and "vfs": what sriovctl metrics
+ * reads, a fraction of the memory on a host of thousands of VFs. */
+int report_status_brief(const struct host_view *v, const char *runtime_dir, const char *state_dir,
+			bool with_gone, struct json_object **ret);
 /* The reason of a PF whose last apply held it while the files hold it no
  * more: pending, not held (status), and so said by wait. */
 #define REPORT_HOLD_LIFTED                                                                   \

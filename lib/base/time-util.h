@@ -29,6 +29,10 @@ const char *format_timespan(char buf[static FORMAT_TIMESPAN_MAX], usec_t t);
 /* A CLOCK_REALTIME time in UTC as RFC 3339: "2026-12-06T11:16:22Z". */
 #define FORMAT_RFC3339_MAX 32
 const char *format_rfc3339(char buf[static FORMAT_RFC3339_MAX], usec_t t);
+/* RFC 3339 as Kubernetes writes it (format_rfc3339() and k8s-notify's
+ * MicroTime): "YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)", fractions beyond
+ * 6 digits truncated. -EINVAL for anything else. */
+int parse_rfc3339(const char *s, usec_t *ret);
 /* now_monotonic() + timeout; USEC_INFINITY stays infinite. */
 usec_t deadline_after(usec_t timeout);
 /* poll()'s timeout until deadline, rounded up: 0 once it has passed, -1

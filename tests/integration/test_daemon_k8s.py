@@ -963,6 +963,8 @@ def test_coordinated_reboot(env):
     assert srv.get("pod", "default", "vm-launcher-0") is None
     assert srv.get("pod", "default", "web-5c7b-q8z9w") is not None
     assert srv.get("pod", "default", "cuda-0") is not None, "a GPU pod was evicted"
+    # GetMetrics(): a reboot counts when it ends, in the boot after it
+    assert json.loads(c.call("GetMetrics"))["reboots"] == {"succeeded": 0, "failed": 0}
     calls_before = len(env.logind.calls())
     time_req = len(srv.requests)
     deadline = time.monotonic() + 2
@@ -989,6 +991,7 @@ def test_coordinated_reboot(env):
     assert c.get("State", pf_path(CX6_A), PF_IFACE) == "applied"
     assert operation(c) is None
     assert len(env.logind.calls()) == 1, "rebooted again after the reboot"
+    assert json.loads(c.call("GetMetrics"))["reboots"] == {"succeeded": 1, "failed": 0}
     after = srv.requests[before_reboot:]
     assert [r for r in after if r["subresource"] == "eviction"] == [], "drained again"
     assert [cordon_value(b) for _, b in node_patches(srv, before_reboot) if "spec" in b] == [False]
@@ -1053,3 +1056,5 @@ def test_daemon_killed_mid_drain_undoes_and_finishes(env):
     assert not op_file.exists()
     assert srv.leases_held_max(SLOT_PREFIX) == 1
     assert c.get("State") == "idle"
+    # GetMetrics(): the interrupted drain, undone, counts as failed; the one after it succeeded
+    assert json.loads(c.call("GetMetrics"))["drains"] == {"succeeded": 1, "failed": 1}

@@ -22,13 +22,16 @@ struct env {
 	struct layout_set set;
 	struct host_view v;
 	struct json_object *status;
+	struct json_object *daemon;
 	char *text;
 };
 
 /* mixed.json with counters on VF 0 of the ice PF (counter i is 1000 + i)
- * and none on VF 1, VF 0 in resource "ice_rdma", and status as the status
- * document. */
-static void env_load(struct env *e, const char *status)
+ * and none on VF 1, VF 0 in resource "ice_rdma", status as the status
+ * document and daemon as GetMetrics()'s (NULL: no daemon answered); the
+ * per-PF series of only_pci alone when not NULL. */
+static void env_load_daemon(struct env *e, const char *status, const char *daemon,
+			    const char *only_pci)
 {
 	_cleanup_free_ char *text = NULL, *error = NULL;
 	struct vf_state *vf;
@@ -51,7 +54,14 @@ static void env_load(struct env *e, const char *status)
 	assert_int_equal(host_view_build(e->hs, &e->set, NULL, &e->v), 0);
 	e->status = json_tokener_parse(status);
 	assert_non_null(e->status);
-	assert_int_equal(metrics_format(&e->v, e->status, &e->text), 0);
+	e->daemon = daemon ? json_tokener_parse(daemon) : NULL;
+	assert_true(!daemon || e->daemon);
+	assert_int_equal(metrics_format(&e->v, e->status, e->daemon, only_pci, &e->text), 0);
+}
+
+static void env_load(struct env *e, const char *status)
+{
+	env_load_daemon(e, status, NULL, NULL);
 }
 
 static void env_done(struct env *e)
@@ -61,6 +71,7 @@ static void env_done(struct env *e)
 	diag_list_done(&e->set.diags);
 	host_state_free(e->hs);
 	json_object_put(e->status);
+	json_object_put(e->daemon);
 	free(e->text);
 }
 
@@ -190,19 +201,95 @@ static void test_families(void **state)
 			assert_int_equal(endswith(name, "_total"), streq(type, "counter"));
 		} else {
 			assert_int_equal(strncmp(l, family, strlen(family)), 0);
-			assert_true(l[strlen(family)] == '{');
+			assert_true(l[strlen(family)] == '{' || l[strlen(family)] == ' ');
 		}
 	}
-	assert_int_equal(n_families, 20);
+	assert_int_equal(n_families, 21);
+	env_done(&e);
+}
+
+#define DAEMON_DOC                                                                              \
+	"{\"start_time_usec\": 1700000000000001, \"pfs\": ["                                    \
+	"{\"pci\": \"" ICE_PF "\", \"drift_events\": 3, \"repairs\": 2}, "                      \
+	"{\"pci\": \"0000:5e:00.0\", \"drift_events\": 0, \"repairs\": 0}], "                   \
+	"\"applies\": {\"applied\": 7, \"held\": 0, \"deferred\": 0, \"degraded\": 0, "         \
+	"\"failed\": 1}, \"drains\": {\"succeeded\": 1, \"failed\": 0}, "                       \
+	"\"reboots\": {\"succeeded\": 0, \"failed\": 2}, \"kubernetes_api\": \"unreachable\", " \
+	"\"credentials\": {\"kind\": \"token-file\", \"expires_usec\": 1800000000500000}}"
+
+/* No daemon: daemon_up 0, and none of its other families, not even HELP. */
+static void test_no_daemon(void **state)
+{
+	struct env e;
+
+	env_load(&e, ICE_STATUS);
+	assert_true(has_line(e.text, "sriov_persist_daemon_up 0"));
+	assert_true(has_line(e.text, "# TYPE sriov_persist_daemon_up gauge"));
+	assert_null(strstr(e.text, "sriov_persist_daemon_drift"));
+	assert_null(strstr(e.text, "sriov_persist_daemon_applies"));
+	assert_null(strstr(e.text, "sriov_persist_kubernetes"));
+	env_done(&e);
+}
+
+static void test_daemon_counters(void **state)
+{
+	struct env e;
+
+	env_load_daemon(&e, ICE_STATUS, DAEMON_DOC, NULL);
+	assert_true(has_line(e.text, "sriov_persist_daemon_up 1"));
+	assert_true(has_line(e.text, "sriov_persist_daemon_start_time_seconds 1700000000.000001"));
+	assert_true(has_line(e.text,
+			     "sriov_persist_daemon_drift_events_total{pf_pci=\"" ICE_PF "\"} 3"));
+	assert_true(
+		has_line(e.text, "sriov_persist_daemon_repairs_total{pf_pci=\"" ICE_PF "\"} 2"));
+	assert_true(has_line(e.text,
+			     "sriov_persist_daemon_drift_events_total{pf_pci=\"0000:5e:00.0\"} 0"));
+	assert_true(has_line(e.text, "sriov_persist_daemon_applies_total{result=\"applied\"} 7"));
+	assert_true(has_line(e.text, "sriov_persist_daemon_applies_total{result=\"failed\"} 1"));
+	assert_true(has_line(e.text, "sriov_persist_daemon_drains_total{result=\"succeeded\"} 1"));
+	assert_true(has_line(e.text, "sriov_persist_daemon_reboots_total{result=\"failed\"} 2"));
+	assert_true(
+		has_line(e.text, "sriov_persist_kubernetes_api_state{state=\"unreachable\"} 1"));
+	assert_true(has_line(e.text, "sriov_persist_kubernetes_api_state{state=\"answers\"} 0"));
+	assert_true(has_line(e.text, "sriov_persist_kubernetes_credentials_expiry_timestamp_seconds"
+				     "{kind=\"token-file\"} 1800000000.500000"));
+	assert_true(has_line(e.text, "# TYPE sriov_persist_daemon_repairs_total counter"));
+	env_done(&e);
+}
+
+/* One PF asked for: its own daemon counters only; Kubernetes not enabled
+ * and credentials not read: HELP and TYPE without series. */
+static void test_daemon_one_pf_no_kubernetes(void **state)
+{
+	struct env e;
+
+	env_load_daemon(&e, ICE_STATUS,
+			"{\"start_time_usec\": 1, \"pfs\": [{\"pci\": \"" ICE_PF
+			"\", \"drift_events\": 1, \"repairs\": 0}, {\"pci\": \"0000:5e:00.0\", "
+			"\"drift_events\": 4, \"repairs\": 4}], \"applies\": {}, \"drains\": {}, "
+			"\"reboots\": {}, \"kubernetes_api\": null, \"credentials\": null}",
+			ICE_PF);
+	assert_true(has_line(e.text,
+			     "sriov_persist_daemon_drift_events_total{pf_pci=\"" ICE_PF "\"} 1"));
+	assert_null(strstr(e.text, "0000:5e:00.0"));
+	assert_true(has_line(e.text, "# TYPE sriov_persist_kubernetes_api_state gauge"));
+	assert_null(strstr(e.text, "sriov_persist_kubernetes_api_state{"));
+	assert_null(
+		strstr(e.text, "sriov_persist_kubernetes_credentials_expiry_timestamp_seconds{"));
 	env_done(&e);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_escape),	  cmocka_unit_test(test_vf_counters),
-		cmocka_unit_test(test_pf_series), cmocka_unit_test(test_reasons_and_gone),
+		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_vf_counters),
+		cmocka_unit_test(test_pf_series),
+		cmocka_unit_test(test_reasons_and_gone),
 		cmocka_unit_test(test_families),
+		cmocka_unit_test(test_no_daemon),
+		cmocka_unit_test(test_daemon_counters),
+		cmocka_unit_test(test_daemon_one_pf_no_kubernetes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
