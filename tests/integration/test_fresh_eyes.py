@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""What a newcomer who writes a key as another tool spells it is told (issue 32, a fresh-eyes trial
+with only the README and the manuals): the key sriov-persist has for it, or that it has none."""
+
+import pytest
+
+E810 = "0000:3b:00.0"
+
+
+def check(h, text):
+    path = h.layout("50.conf", text)
+    r = h.run("check")
+    assert r.returncode == 1, r.stdout + r.stderr
+    return path, r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("key,value,meant", [
+    ("PCIAddress", f"{E810},0000:3b:00.1", f"{E810} 0000:3b:00.1"),
+    ("Vendor", "0x8086,0x15b3", "0x8086 0x15b3"),
+    ("Device", "0x159b, 0x1593", "0x159b 0x1593"),
+    ("Driver", "ice,i40e", "ice i40e"),
+    ("Host", "worker-7,worker-8", "worker-7 worker-8"),
+])
+def test_a_comma_list_in_match_is_told_that_globs_are_separated_by_spaces(make_host, key, value,
+                                                                           meant):
+    h = make_host("e810.json")
+    path, out = check(h, f"[Match]\n{key}={value}\n[PhysicalFunction]\nVirtualFunctions=2\n")
+    assert f"{path}:2: {key}={value}: must be " in out, out
+    assert (f"; globs are separated by spaces, not commas: write '{key}={meant}'\n") in out, out
+
+
+@pytest.mark.parametrize("section,key,meant", [
+    ("Match", "Hostname", "Host"),
+    ("Match", "InterfaceName", "Name"),
+    ("Match", "DriverName", "Driver"),
+    ("VirtualFunction 0", "vlan-qos", "QualityOfService"),
+    ("VirtualFunction 0", "DriverOverride", "Driver"),
+])
+def test_a_key_named_as_another_tool_names_it_gets_a_suggestion(make_host, section, key, meant):
+    h = make_host("e810.json")
+    path, out = check(h, f"[Match]\nPCIAddress={E810}\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                         f"[{section}]\n{key}=x\n")
+    assert f"{path}:6: unknown key '{key}' in [{section}]; did you mean '{meant}'?\n" in out, out
+
+
+@pytest.mark.parametrize("key,says", [
+    ("Path", "Path= is a [Match] key of systemd.link(5) files: sriov-persist's equivalent is "
+             "PCIAddress= (the PCI address alone, 0000:3b:00.0 for pci-0000:3b:00.0)"),
+    ("PermanentMACAddress", "PermanentMACAddress= is a [Match] key of systemd.link(5) files: "
+                            "sriov-persist's [Match] has no equivalent"),
+    ("MACAddress", "MACAddress= is a [Match] key of systemd.link(5) files: sriov-persist's "
+                   "[Match] has no equivalent"),
+])
+def test_a_systemd_link_match_key_is_named_as_such(make_host, key, says):
+    h = make_host("e810.json")
+    path, out = check(h, f"[Match]\nPCIAddress={E810}\n{key}=x\n[PhysicalFunction]\n"
+                         "VirtualFunctions=2\n")
+    assert f"{path}:3: unknown key '{key}' in [Match]; {says}\n" in out, out
