@@ -56,3 +56,20 @@ def test_a_systemd_link_match_key_is_named_as_such(make_host, key, says):
     path, out = check(h, f"[Match]\nPCIAddress={E810}\n{key}=x\n[PhysicalFunction]\n"
                          "VirtualFunctions=2\n")
     assert f"{path}:3: unknown key '{key}' in [Match]; {says}\n" in out, out
+
+
+@pytest.mark.parametrize("driver", ["Driver=default\n", ""], ids=["default", "unset"])
+def test_plan_names_the_driver_that_driver_default_binds(make_host, driver):
+    """VFs created with autoprobe off (VF 0 goes to vfio-pci): VF 1 is bound to the kernel's VF
+    driver, named as such whether Driver=default says so or Driver= is not set."""
+    h = make_host("e810.json")
+    h.layout("50.conf", f"[Match]\nPCIAddress={E810}\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                        f"[VirtualFunction 0]\nDriver=vfio-pci\n[VirtualFunction 1]\n{driver}"
+                        "MTUBytes=1500\n")
+    r = h.run("plan", E810)
+    assert "  live       VF 1: bind iavf\n" in r.stdout, r.stdout + r.stderr
+    assert "default driver" not in r.stdout, r.stdout
+    r = h.run("apply", E810)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "done VF 1: bind iavf" in r.stdout, r.stdout
+    assert [vf["driver"] for vf in h.pf(E810)["vfs"]] == ["vfio-pci", "iavf"]

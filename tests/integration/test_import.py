@@ -70,7 +70,7 @@ def test_priority_lower_number_wins(make_host, sriovctl_bin):
     ens1f0 = plan_lines(h, "0000:3b:00.0")
     assert ens1f0[0] == "00-e810-rdma.conf 89-e810-dpdk.conf"
     assert [f"VF {i}: bind vfio-pci" for i in range(4)] == [l for l in ens1f0 if "vfio-pci" in l and "VF" in l]
-    assert [f"VF {i}: bind default driver" for i in range(4, 8)] == [l for l in ens1f0 if "default driver" in l]
+    assert [f"VF {i}: bind iavf" for i in range(4, 8)] == [l for l in ens1f0 if "bind iavf" in l]
     assert "set 8 VFs" in ens1f0
     ens1f1 = plan_lines(h, "0000:3b:00.1")
     assert ens1f1 == ["00-e810-rdma.conf", "load module iavf", "load module irdma", "set 8 VFs"]
