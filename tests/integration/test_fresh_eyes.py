@@ -73,3 +73,22 @@ def test_plan_names_the_driver_that_driver_default_binds(make_host, driver):
     assert r.returncode == 0, r.stdout + r.stderr
     assert "done VF 1: bind iavf" in r.stdout, r.stdout
     assert [vf["driver"] for vf in h.pf(E810)["vfs"]] == ["vfio-pci", "iavf"]
+
+
+def test_the_vf_table_is_as_wide_as_its_longest_name_and_driver(make_host):
+    """eno12399np0v10 (14 characters) and uio_pci_generic (15) once pushed the columns after them
+    out of line: every column starts where its header does."""
+    h = make_host("e810.json")
+    h.edit(lambda s: h.pf_of(s, E810).update(name="eno12399np0"))
+    h.layout("50.conf", f"[Match]\nPCIAddress={E810}\n[PhysicalFunction]\nVirtualFunctions=12\n"
+                        "[VirtualFunction 3]\nDriver=uio_pci_generic\n")
+    assert h.run("apply").returncode == 0
+    out = h.run("status", E810).stdout
+    lines = out.splitlines()
+    header = next(l for l in lines if l.startswith("    VF  PCI"))
+    rows = [l for l in lines if l.startswith("    ") and l[4].isdigit()]
+    assert len(rows) == 12, out
+    assert "eno12399np0v10" in rows[10] and "uio_pci_generic" in rows[3], out
+    for column in ("NAME", "DRIVER", "MAC", "LINK", "LAYOUT"):  # the left-aligned ones
+        at = header.index(column)
+        assert all(row[at - 1] == " " and row[at] != " " for row in rows), (column, out)
