@@ -2,6 +2,8 @@
 """What a newcomer who writes a key as another tool spells it is told (issue 32, a fresh-eyes trial
 with only the README and the manuals): the key sriov-persist has for it, or that it has none."""
 
+import subprocess
+
 import pytest
 
 E810 = "0000:3b:00.0"
@@ -92,3 +94,71 @@ def test_the_vf_table_is_as_wide_as_its_longest_name_and_driver(make_host):
     for column in ("NAME", "DRIVER", "MAC", "LINK", "LAYOUT"):  # the left-aligned ones
         at = header.index(column)
         assert all(row[at - 1] == " " and row[at] != " " for row in rows), (column, out)
+
+
+def run_import(binary, outdir, text):
+    return subprocess.run([binary, "import", "--output-dir", str(outdir), "-"], input=text,
+                          capture_output=True, text=True, timeout=60)
+
+
+ONE = """apiVersion: sriovnetwork.openshift.io/v1
+kind: SriovNetworkNodePolicy
+metadata:
+  name: b
+spec:
+  resourceName: rb
+  numVfs: 4
+  nicSelector:
+    pfNames: ["ens1f0#2-5"]
+  deviceType: netdevice
+"""
+
+
+def item(name, fields):
+    return ("- apiVersion: sriovnetwork.openshift.io/v1\n  kind: SriovNetworkNodePolicy\n"
+            f"  metadata:\n    name: {name}\n  spec:\n" +
+            "".join(f"    {f}\n" for f in fields))
+
+
+LIST = "apiVersion: v1\nkind: List\nitems:\n" + \
+    item("a", ["resourceName: ra", "priority: 50", "numVfs: 8", "mtu: 9000", "nicSelector:",
+               '  pfNames: ["ens1f0#0-3"]', "deviceType: netdevice"]) + \
+    item("b", ["resourceName: rb", "priority: 50", "numVfs: 4", "nicSelector:",
+               '  pfNames: ["ens1f0#2-3"]', "deviceType: vfio-pci"]) + \
+    item("c", ["resourceName: rc", "numVfs: 0", "nicSelector:", '  pfNames: ["ens1f1"]'])
+
+
+def test_import_names_the_line_of_the_field(tmp_path, sriovctl_bin):
+    """As sriovctl(8) says: each diagnostic names the input line of its field, not the line
+    where its policy starts (1, 4, 16 and 27 here)."""
+    r = run_import(sriovctl_bin, tmp_path, ONE)
+    assert r.stderr.splitlines()[0] == \
+        "<stdin>:9: policy b: nicSelector.pfNames: VFs 2-5: beyond numVfs 4", r.stderr
+    assert LIST.splitlines()[24] == '      pfNames: ["ens1f0#2-3"]'
+    r = run_import(sriovctl_bin, tmp_path, LIST)
+    assert r.returncode == 1
+    lines = r.stderr.splitlines()
+    assert lines[0].startswith("<stdin>:33: warning: policy c: numVfs: 0 or not given"), r.stderr
+    assert lines[1].startswith("<stdin>:25: policy b: nicSelector: ens1f0 is selected by policy "
+                               "a too"), r.stderr
+    assert lines[2].startswith("<stdin>:26: policy b: deviceType: vfio-pci for VFs 2-3"), r.stderr
+    assert lines[3:] == ["2 errors: no file written"], r.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("text,line,says", [
+    (item("x", ["numVfs: 2", 'nicSelector: {pfNames: ["a"]}']) +
+     item("x", ["numVfs: 2", 'nicSelector: {pfNames: ["b"]}']), 11,
+     "policy x: metadata.name: a second policy of this name"),
+    (item("X_1", ["numVfs: 2", 'nicSelector: {pfNames: ["a"]}']), 4,
+     "policy X_1: metadata.name: not a Kubernetes object name"),
+    (item("x", ["numVfs: 2", "nicSelector: {}"]), 7, "warning: policy x: nicSelector: empty"),
+    (item("x", ["nicSelector: {pfNames: [a]}"]), 1, "warning: policy x: numVfs: 0 or not given"),
+    (item("x", []).replace("  spec:\n", ""), 1, "policy x: spec: is not a mapping"),
+    ("- kind: SriovNetworkNodePolicy\n  metadata: {name: y}\n  spec: {}\n" +
+     "- apiVersion: v1\n  kind: SriovNetwork\n  metadata: {name: z}\n", 5,
+     "object z: kind SriovNetwork, not SriovNetworkNodePolicy"),
+], ids=["second-name", "bad-name", "empty-nic-selector", "no-num-vfs", "no-spec", "kind"])
+def test_import_names_the_line_of_each_field(tmp_path, sriovctl_bin, text, line, says):
+    r = run_import(sriovctl_bin, tmp_path, text)
+    assert any(l.startswith(f"<stdin>:{line}: {says}") for l in r.stderr.splitlines()), r.stderr
