@@ -124,13 +124,31 @@ static const char *vf_link_state(struct json_object *vf)
 		       doc_str(vf, "link_state");
 }
 
+/* The width of a column of the VF table: its header's or the longest
+ * value's (the VFs' key), as ip(8) and systemctl size a column, so that a
+ * long name (eno12399np0v0) or driver (uio_pci_generic) does not push the
+ * columns after it out of line. */
+static int vf_column_width(struct json_object *pf, const char *key, const char *header)
+{
+	size_t w = strlen(header);
+
+	for (size_t i = 0; i < doc_len(pf, "vfs"); i++) {
+		const char *value = doc_str(doc_idx(pf, "vfs", i), key);
+
+		if (value && strlen(value) > w)
+			w = strlen(value);
+	}
+	return (int)w;
+}
+
 /* An InfiniBand port's VFs have GUIDs and a link state, nothing else of
  * the Ethernet table (IPoIB sets no MAC, VLAN, trust or spoof check). */
 static void print_ib_vfs(struct json_object *pf)
 {
 	size_t n = doc_len(pf, "vfs");
+	int w = vf_column_width(pf, "name", "NAME"), dw = vf_column_width(pf, "driver", "DRIVER");
 
-	printf("    %-3s %-12s %-12s %-10s %-23s %-23s %-7s %5s  %s\n", "VF", "PCI", "NAME",
+	printf("    %-3s %-12s %-*s %-*s %-23s %-23s %-7s %5s  %s\n", "VF", "PCI", w, "NAME", dw,
 	       "DRIVER", "NODE GUID", "PORT GUID", "LINK", "MTU", "LAYOUT");
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *vf = doc_idx(pf, "vfs", i);
@@ -138,11 +156,12 @@ static void print_ib_vfs(struct json_object *pf)
 
 		if (print_missing_vf(vf))
 			continue;
-		printf("    %-3" PRIu64 " %-12s %-12s %-10s %-23s %-23s %-7s %5s  %s\n",
-		       doc_u64(vf, "index"), strna(doc_str(vf, "pci")), doc_str(vf, "name") ?: "-",
-		       doc_str(vf, "driver") ?: "-", doc_str(vf, "ib_node_guid") ?: "-",
-		       doc_str(vf, "ib_port_guid") ?: "-", strna(vf_link_state(vf)),
-		       vf_mtu(vf, mtu, sizeof(mtu)), doc_str(vf, "layout") ?: "-");
+		printf("    %-3" PRIu64 " %-12s %-*s %-*s %-23s %-23s %-7s %5s  %s\n",
+		       doc_u64(vf, "index"), strna(doc_str(vf, "pci")), w,
+		       doc_str(vf, "name") ?: "-", dw, doc_str(vf, "driver") ?: "-",
+		       doc_str(vf, "ib_node_guid") ?: "-", doc_str(vf, "ib_port_guid") ?: "-",
+		       strna(vf_link_state(vf)), vf_mtu(vf, mtu, sizeof(mtu)),
+		       doc_str(vf, "layout") ?: "-");
 		print_vf_settings(vf, ib_columns, true);
 	}
 }
@@ -150,6 +169,7 @@ static void print_ib_vfs(struct json_object *pf)
 static void print_vfs(struct json_object *pf)
 {
 	size_t n = doc_len(pf, "vfs");
+	int w, dw;
 
 	if (n == 0)
 		return;
@@ -157,19 +177,23 @@ static void print_vfs(struct json_object *pf)
 		print_ib_vfs(pf);
 		return;
 	}
-	printf("    %-3s %-12s %-12s %-10s %-17s %4s %3s %-5s %-5s %-7s %5s  %s\n", "VF", "PCI",
-	       "NAME", "DRIVER", "MAC", "VLAN", "QOS", "TRUST", "SPOOF", "LINK", "MTU", "LAYOUT");
+	w = vf_column_width(pf, "name", "NAME");
+	dw = vf_column_width(pf, "driver", "DRIVER");
+	printf("    %-3s %-12s %-*s %-*s %-17s %4s %3s %-5s %-5s %-7s %5s  %s\n", "VF", "PCI", w,
+	       "NAME", dw, "DRIVER", "MAC", "VLAN", "QOS", "TRUST", "SPOOF", "LINK", "MTU",
+	       "LAYOUT");
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *vf = doc_idx(pf, "vfs", i);
 		char mtu[16];
 
 		if (print_missing_vf(vf))
 			continue;
-		printf("    %-3" PRIu64 " %-12s %-12s %-10s %-17s %4" PRIu64 " %3" PRIu64
+		printf("    %-3" PRIu64 " %-12s %-*s %-*s %-17s %4" PRIu64 " %3" PRIu64
 		       " %-5s %-5s %-7s %5s  %s\n",
-		       doc_u64(vf, "index"), strna(doc_str(vf, "pci")), doc_str(vf, "name") ?: "-",
-		       doc_str(vf, "driver") ?: "-", strna(doc_str(vf, "mac")), doc_u64(vf, "vlan"),
-		       doc_u64(vf, "qos"), doc_bool(vf, "trust") ? "on" : "off",
+		       doc_u64(vf, "index"), strna(doc_str(vf, "pci")), w,
+		       doc_str(vf, "name") ?: "-", dw, doc_str(vf, "driver") ?: "-",
+		       strna(doc_str(vf, "mac")), doc_u64(vf, "vlan"), doc_u64(vf, "qos"),
+		       doc_bool(vf, "trust") ? "on" : "off",
 		       doc_bool(vf, "spoofchk") ? "on" : "off", strna(vf_link_state(vf)),
 		       vf_mtu(vf, mtu, sizeof(mtu)), doc_str(vf, "layout") ?: "-");
 		print_vf_settings(vf, eth_columns, true);

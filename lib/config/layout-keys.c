@@ -11,6 +11,7 @@
 
 #include "conf-parser.h"
 #include "layout-internal.h"
+#include "match-names.h"
 #include "pf-keys.h"
 #include "suggest.h"
 
@@ -47,15 +48,17 @@ static int layout_unknown_key(struct layout_parser *p, const char *key, const ch
 {
 	struct suggest sg = suggest_init(key);
 	const char *home = key_home(key, p->kind);
-	char hint[96];
+	char hint[96], link[192];
 
+	if (p->kind == SECTION_MATCH && layout_match_link_key(key, link, sizeof(link)))
+		return layout_error(p, line, "unknown key '%s' in [%s]; %s", key, section, link);
 	if (home)
 		return layout_error(p, line, "unknown key '%s' in [%s]; it belongs in %s", key,
 				    section, home);
 	switch (p->kind) {
 	case SECTION_MATCH:
 		for (size_t i = 0; layout_match_key_name(i); i++)
-			suggest_consider(&sg, layout_match_key_name(i));
+			layout_match_suggest(&sg, layout_match_key_name(i));
 		break;
 	case SECTION_PF:
 		for (int k = 0; k < _PF_KEY_MAX; k++) {
@@ -70,6 +73,9 @@ static int layout_unknown_key(struct layout_parser *p, const char *key, const ch
 		for (int k = 0; k < _VF_KEY_MAX; k++) {
 			suggest_consider(&sg, vf_key_to_string(k));
 			suggest_consider_alias(&sg, vf_key_to_string(k), vf_key_to_ip_name(k));
+			for (size_t n = 0; vf_key_other_name(k, n); n++)
+				suggest_consider_alias(&sg, vf_key_to_string(k),
+						       vf_key_other_name(k, n));
 		}
 		break;
 	case SECTION_LAYOUT:
@@ -116,6 +122,7 @@ static int layout_match_commas(struct layout_parser *p, const char *key, const c
 static int layout_assign_match(struct layout_parser *p, const char *key, const char *value,
 			       unsigned line)
 {
+	_cleanup_free_ char *why_commas = NULL;
 	const char *why = NULL;
 	int r;
 
@@ -127,7 +134,8 @@ static int layout_assign_match(struct layout_parser *p, const char *key, const c
 	p->match_error = true;
 	if (r == -ENOENT)
 		return layout_unknown_key(p, key, "Match", line);
-	return layout_value_error(p, line, key, value, why);
+	why_commas = layout_match_comma_why(key, value, why);
+	return why_commas ? layout_value_error(p, line, key, value, why_commas) : -ENOMEM;
 }
 
 /* The end of a [PhysicalFunction] or [VirtualFunction] assignment that

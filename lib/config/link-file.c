@@ -15,22 +15,29 @@ enum link_match_kind {
 	LINK_KIND_NOT_EVALUATED, /* conditions on the host */
 };
 
-/* offset of the PF's string in struct pf_identity, or -1: the PF has none
- * (a PF's netdev has no Kind=, which only virtual links have) */
+/* field: offset of the PF's string in struct pf_identity, or -1: the PF
+ * has none (a PF's netdev has no Kind=, which only virtual links have).
+ * layout: the key of a layout's [Match] that does its job (NULL: none),
+ * and how its value differs. */
 static const struct link_match_row {
 	const char *key;
 	enum link_match_kind kind;
 	ssize_t field;
+	const char *layout, *layout_value;
 } link_match_rows[_LINK_MATCH_MAX] = {
-	[LINK_MATCH_ORIGINAL_NAME] = { "OriginalName", LINK_KIND_ORIGINAL_NAME, -1 },
-	[LINK_MATCH_PATH] = { "Path", LINK_KIND_GLOB, offsetof(struct pf_identity, id_path) },
-	[LINK_MATCH_DRIVER] = { "Driver", LINK_KIND_GLOB, offsetof(struct pf_identity, driver) },
+	[LINK_MATCH_ORIGINAL_NAME] = { "OriginalName", LINK_KIND_ORIGINAL_NAME, -1, "Name",
+				       "the current interface name or an alternative name" },
+	[LINK_MATCH_PATH] = { "Path", LINK_KIND_GLOB, offsetof(struct pf_identity, id_path),
+			      "PCIAddress",
+			      "the PCI address alone, 0000:3b:00.0 for pci-0000:3b:00.0" },
+	[LINK_MATCH_DRIVER] = { "Driver", LINK_KIND_GLOB, offsetof(struct pf_identity, driver),
+				"Driver", "the same" },
 	[LINK_MATCH_TYPE] = { "Type", LINK_KIND_GLOB, offsetof(struct pf_identity, iftype) },
 	[LINK_MATCH_KIND] = { "Kind", LINK_KIND_GLOB, -1 },
 	[LINK_MATCH_MAC] = { "MACAddress", LINK_KIND_MAC, -1 },
 	[LINK_MATCH_PERMANENT_MAC] = { "PermanentMACAddress", LINK_KIND_PERMANENT_MAC, -1 },
 	[LINK_MATCH_PROPERTY] = { "Property", LINK_KIND_PROPERTY, -1 },
-	[LINK_MATCH_HOST] = { "Host", LINK_KIND_NOT_EVALUATED, -1 },
+	[LINK_MATCH_HOST] = { "Host", LINK_KIND_NOT_EVALUATED, -1, "Host", "the same" },
 	[LINK_MATCH_VIRTUALIZATION] = { "Virtualization", LINK_KIND_NOT_EVALUATED, -1 },
 	[LINK_MATCH_KERNEL_COMMAND_LINE] = { "KernelCommandLine", LINK_KIND_NOT_EVALUATED, -1 },
 	[LINK_MATCH_KERNEL_VERSION] = { "KernelVersion", LINK_KIND_NOT_EVALUATED, -1 },
@@ -38,6 +45,17 @@ static const struct link_match_row {
 	[LINK_MATCH_FIRMWARE] = { "Firmware", LINK_KIND_NOT_EVALUATED, -1 },
 	[LINK_MATCH_CREDENTIAL] = { "Credential", LINK_KIND_NOT_EVALUATED, -1 },
 };
+
+int link_match_key_in_layout(const char *key, const char **ret_key, const char **ret_value)
+{
+	for (size_t k = 0; k < _LINK_MATCH_MAX; k++)
+		if (streq(key, link_match_rows[k].key)) {
+			*ret_key = link_match_rows[k].layout;
+			*ret_value = link_match_rows[k].layout_value;
+			return 0;
+		}
+	return -ENOENT;
+}
 
 struct link_parse_ctx {
 	struct link_file *lf;

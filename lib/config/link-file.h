@@ -30,6 +30,12 @@ enum link_match_key {
 	_LINK_MATCH_INVALID = -EINVAL,
 };
 
+/* For key, a [Match] key of .link files: the key of a layout's [Match]
+ * that does its job, or NULL when there is none, and how its value
+ * differs ("the PCI address alone, ..." for Path=). -ENOENT for another
+ * key. */
+int link_match_key_in_layout(const char *key, const char **ret_key, const char **ret_value);
+
 /* Where a value was set (the file may be a drop-in). */
 struct link_where {
 	char *path;

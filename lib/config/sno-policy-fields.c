@@ -29,6 +29,7 @@ static int sno_num_vfs(struct sno_reader *r, yaml_node_t *v, const char *field)
 
 static int sno_priority(struct sno_reader *r, yaml_node_t *v, const char *field)
 {
+	r->p->priority_line = sno_line(v);
 	return sno_uint(r, v, field, SNO_POLICY_PRIORITY_MAX, &r->p->priority);
 }
 
@@ -40,6 +41,7 @@ static int sno_device_type(struct sno_reader *r, yaml_node_t *v, const char *fie
 	const char *driver = NULL;
 	int e = sno_word(r, v, field, map, &driver);
 
+	r->p->device_type_line = sno_line(v);
 	if (driver)
 		r->p->vfio = streq(driver, "vfio-pci");
 	return e;
@@ -182,6 +184,18 @@ static int sno_pci_id(struct sno_reader *r, yaml_node_t *v, const char *field, c
 	return *ret ? 0 : -ENOMEM;
 }
 
+/* The line of entry n of a list, beside it in lines. */
+static int sno_entry_line(unsigned **lines, size_t n, const yaml_node_t *item)
+{
+	unsigned *l = realloc(*lines, sizeof(*l) * (n + 1));
+
+	if (!l)
+		return -ENOMEM;
+	l[n] = sno_line(item);
+	*lines = l;
+	return 0;
+}
+
 static int sno_add_pci(struct sno_reader *r, yaml_node_t *item, const char *field, const char *s)
 {
 	/* the operator compares the address as the kernel writes it */
@@ -189,6 +203,8 @@ static int sno_add_pci(struct sno_reader *r, yaml_node_t *item, const char *fiel
 	    s[10] != '.')
 		return sno_say(r, DIAG_ERROR, item, field,
 			       "%s: not a PCI address with its domain (0000:3b:00.0)", s);
+	if (sno_entry_line(&r->p->pci_lines, strv_length(r->p->pci), item) < 0)
+		return -ENOMEM;
 	return strv_extend(&r->p->pci, s);
 }
 
@@ -223,13 +239,15 @@ static int sno_add_pf_name(struct sno_reader *r, yaml_node_t *item, const char *
 		p->vf_first = first;
 		p->vf_last = last;
 		p->pf_ranged = strv_length(p->pf_names);
+		p->pf_ranged_line = sno_line(item);
 	}
 	if (!range && !p->has_plain) {
 		p->has_plain = true;
 		p->pf_plain = strv_length(p->pf_names);
 		p->pf_plain_line = sno_line(item);
 	}
-	if (!range && strv_extend(&p->pf_plain_names, name) < 0)
+	if ((!range && strv_extend(&p->pf_plain_names, name) < 0) ||
+	    sno_entry_line(&p->pf_name_lines, strv_length(p->pf_names), item) < 0)
 		return -ENOMEM;
 	return strv_consume(&p->pf_names, TAKE_PTR(name));
 }
@@ -285,6 +303,7 @@ static int sno_each_key(struct sno_reader *r, yaml_node_t *v, const char *field,
 
 static int sno_nic_selector(struct sno_reader *r, yaml_node_t *v, const char *field)
 {
+	r->p->nic_line = sno_line(v);
 	return sno_each_key(r, v, field, sno_nic_key);
 }
 

@@ -17,10 +17,15 @@ struct sno_reader {
 };
 
 unsigned sno_line(const yaml_node_t *n);
-/* "policy NAME: FIELD: why" at the node's line (field may be NULL); an
- * error marks the policy failed. 0 or -ENOMEM. */
+/* "policy NAME: FIELD: why" at the node's line (field may be NULL), the
+ * policy's when n is NULL (a field not given); an error marks the policy
+ * failed. 0 or -ENOMEM. */
 int sno_say(struct sno_reader *r, enum diag_level level, const yaml_node_t *n, const char *field,
 	    const char *fmt, ...) _printf_(5, 6);
+/* The same at line, a field's line kept for a check made after its field
+ * was read (0: not given, the policy's line). */
+int sno_say_at(struct sno_reader *r, enum diag_level level, unsigned line, const char *field,
+	       const char *fmt, ...) _printf_(5, 6);
 yaml_node_t *sno_node(struct sno_reader *r, int id);
 /* A scalar's text; NULL, with *ret the result of an error naming field,
  * for another node. */

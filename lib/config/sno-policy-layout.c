@@ -176,7 +176,7 @@ static int sno_mtu_check(const char *source, struct sno_policy *const *order, si
 			    sno_first(a) > sno_last(b) || sno_first(b) > sno_last(a))
 				continue;
 			e = diag_add(
-				diags, DIAG_ERROR, source, b->line,
+				diags, DIAG_ERROR, source, b->device_type_line,
 				"policy %s: deviceType: vfio-pci for VFs %u-%u, to which policy "
 				"%s (applied before it) gives mtu %u: its file's MTUBytes= "
 				"would stay on them, and a VF on vfio-pci has no MTU; select "
@@ -204,17 +204,33 @@ static bool sno_pf_clash(const struct sno_policy *a, const struct sno_policy *b,
 	return sno_vfs_meet(a, b);
 }
 
+/* The line of the entry s in list l, whose entries' lines are lines; 0
+ * when l lacks it. */
+static unsigned sno_entry_line(char *const *l, const unsigned *lines, const char *s)
+{
+	for (size_t i = 0; l && l[i]; i++)
+		if (streq(l[i], s))
+			return lines[i];
+	return 0;
+}
+
 /* What both select that the operator's webhook refuses to see in a
- * second policy: a root device, or a PF name (sno_pf_clash); NULL: none. */
-static const char *sno_shared(const struct sno_policy *a, const struct sno_policy *b)
+ * second policy: a root device, or a PF name (sno_pf_clash), and the line
+ * of b's entry; NULL: none. */
+static const char *sno_shared(const struct sno_policy *a, const struct sno_policy *b,
+			      unsigned *ret_line)
 {
 	for (size_t k = 0; a->pci && a->pci[k]; k++)
-		if (strv_contains(b->pci, a->pci[k]))
+		if (strv_contains(b->pci, a->pci[k])) {
+			*ret_line = sno_entry_line(b->pci, b->pci_lines, a->pci[k]);
 			return a->pci[k];
+		}
 	for (size_t k = 0; a->pf_names && a->pf_names[k]; k++)
 		if (strv_contains(b->pf_names, a->pf_names[k]) &&
-		    sno_pf_clash(a, b, a->pf_names[k]))
+		    sno_pf_clash(a, b, a->pf_names[k])) {
+			*ret_line = sno_entry_line(b->pf_names, b->pf_name_lines, a->pf_names[k]);
 			return a->pf_names[k];
+		}
 	return NULL;
 }
 
@@ -231,14 +247,15 @@ static int sno_vfs_check(const char *source, struct sno_policy *const *order, si
 	for (size_t i = 0; e >= 0 && i < n; i++)
 		for (size_t j = 0; e >= 0 && j < i; j++) {
 			const struct sno_policy *a = order[j], *b = order[i];
+			unsigned line = 0;
 			const char *pf;
 
 			if (!sno_may_overlap(a, b))
 				continue;
-			pf = sno_shared(a, b);
+			pf = sno_shared(a, b, &line);
 			if (pf)
 				e = diag_add(
-					diags, DIAG_ERROR, source, b->line,
+					diags, DIAG_ERROR, source, line,
 					"policy %s: nicSelector: %s is selected by policy %s "
 					"too: the operator refuses two policies on one root "
 					"device, or on the same VFs of one pfNames entry; merge "
@@ -290,12 +307,12 @@ static int sno_name_check(const char *source, struct sno_policy *const *order, s
 
 	if (p->name[strspn(p->name, SNO_NAME_CHARS)] != '\0')
 		return diag_add(
-			diags, DIAG_ERROR, source, p->line,
+			diags, DIAG_ERROR, source, p->name_line,
 			"policy %s: metadata.name: not a Kubernetes object name (lower-case "
 			"letters, digits, '-' and '.')",
 			p->name);
 	if (i > 0 && order[i - 1]->priority == p->priority && strcmp(names[i - 1], file) > 0)
-		return diag_add(diags, DIAG_ERROR, source, p->line,
+		return diag_add(diags, DIAG_ERROR, source, p->priority_line ?: p->name_line,
 				"policy %s: priority %u, as policy %s: the operator applies %s "
 				"last, but its file %s would be read before %s; give one of them "
 				"another priority or name",

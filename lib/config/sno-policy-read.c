@@ -12,21 +12,43 @@ unsigned sno_line(const yaml_node_t *n)
 	return n ? (unsigned)n->start_mark.line + 1 : 0;
 }
 
-int sno_say(struct sno_reader *r, enum diag_level level, const yaml_node_t *n, const char *field,
-	    const char *fmt, ...)
+static int sno_vsay(struct sno_reader *r, enum diag_level level, unsigned line, const char *field,
+		    const char *fmt, va_list ap)
 {
-	_cleanup_free_ char *why = NULL;
-	va_list ap;
+	_cleanup_free_ char *why = strdup_vprintf(fmt, ap);
 
-	va_start(ap, fmt);
-	why = strdup_vprintf(fmt, ap);
-	va_end(ap);
 	if (!why)
 		return -ENOMEM;
 	if (level == DIAG_ERROR)
 		r->failed = true;
-	return diag_add(r->diags, level, r->source, sno_line(n), "policy %s: %s%s%s",
-			strna(r->p ? r->p->name : NULL), strempty(field), field ? ": " : "", why);
+	/* a field not given (line 0): the policy's line */
+	return diag_add(r->diags, level, r->source, line ?: (r->p ? r->p->line : 0),
+			"policy %s: %s%s%s", strna(r->p ? r->p->name : NULL), strempty(field),
+			field ? ": " : "", why);
+}
+
+int sno_say(struct sno_reader *r, enum diag_level level, const yaml_node_t *n, const char *field,
+	    const char *fmt, ...)
+{
+	va_list ap;
+	int e;
+
+	va_start(ap, fmt);
+	e = sno_vsay(r, level, sno_line(n), field, fmt, ap);
+	va_end(ap);
+	return e;
+}
+
+int sno_say_at(struct sno_reader *r, enum diag_level level, unsigned line, const char *field,
+	       const char *fmt, ...)
+{
+	va_list ap;
+	int e;
+
+	va_start(ap, fmt);
+	e = sno_vsay(r, level, line, field, fmt, ap);
+	va_end(ap);
+	return e;
 }
 
 yaml_node_t *sno_node(struct sno_reader *r, int id)

@@ -18,6 +18,8 @@ static void sno_policy_done(struct sno_policy *p)
 	free(p->device);
 	strv_free(p->pci);
 	strv_free(p->pf_names);
+	free(p->pci_lines);
+	free(p->pf_name_lines);
 	strv_free(p->pf_plain_names);
 	strv_free(p->hosts);
 	strv_free(p->labels);
@@ -41,13 +43,14 @@ static const char *sno_field_text(struct sno_reader *r, yaml_node_t *m, const ch
 
 /* An entry without a range means VFs 0..numVfs-1: the same as the ranged
  * entries', or the policy needs two sets of VF sections. */
-static int sno_policy_ranges(struct sno_reader *r, yaml_node_t *obj)
+static int sno_policy_ranges(struct sno_reader *r)
 {
 	struct sno_policy *p = r->p;
 
 	if (p->has_range && p->vf_last >= p->num_vfs)
-		return sno_say(r, DIAG_ERROR, obj, "nicSelector.pfNames",
-			       "VFs %u-%u: beyond numVfs %u", p->vf_first, p->vf_last, p->num_vfs);
+		return sno_say_at(r, DIAG_ERROR, p->pf_ranged_line, "nicSelector.pfNames",
+				  "VFs %u-%u: beyond numVfs %u", p->vf_first, p->vf_last,
+				  p->num_vfs);
 	if (!p->has_range || !p->has_plain || (p->vf_first == 0 && p->vf_last == p->num_vfs - 1))
 		return 0;
 	r->failed = true;
@@ -85,30 +88,27 @@ static int sno_policy_ib_names(struct sno_reader *r)
 /* At isRdma's line: the check is across two fields. */
 static int sno_rdma_vfio(struct sno_reader *r)
 {
-	r->failed = true;
-	return diag_add(r->diags, DIAG_ERROR, r->source, r->p->rdma_line,
-			"policy %s: isRdma: true with deviceType vfio-pci: a VF on vfio-pci has no "
-			"RDMA device",
-			strna(r->p->name));
+	return sno_say_at(r, DIAG_ERROR, r->p->rdma_line, "isRdma",
+			  "true with deviceType vfio-pci: a VF on vfio-pci has no RDMA device");
 }
 
-static int sno_policy_judge(struct sno_reader *r, yaml_node_t *obj)
+static int sno_policy_judge(struct sno_reader *r)
 {
 	struct sno_policy *p = r->p;
 	int e;
 
 	if (!p->vendor && !p->device && !p->pci && !p->pf_names) {
 		p->skipped = true;
-		return sno_say(r, DIAG_WARNING, obj, "nicSelector",
-			       "empty: the operator selects no NIC with it; no file written");
+		return sno_say_at(r, DIAG_WARNING, p->nic_line, "nicSelector",
+				  "empty: the operator selects no NIC with it; no file written");
 	}
 	if (p->num_vfs == 0) {
 		p->skipped = true;
-		return sno_say(r, DIAG_WARNING, obj, "numVfs",
-			       "0 or not given: the operator configures nothing with it; no file "
-			       "written");
+		return sno_say_at(r, DIAG_WARNING, p->num_vfs_line, "numVfs",
+				  "0 or not given: the operator configures nothing with it; no "
+				  "file written");
 	}
-	e = sno_policy_ranges(r, obj);
+	e = sno_policy_ranges(r);
 	if (e >= 0 && p->rdma && p->vfio)
 		e = sno_rdma_vfio(r);
 	if (e >= 0)
@@ -136,22 +136,24 @@ static int sno_policy_keep(struct sno_policies *ps, struct sno_policy *p)
 	return 0;
 }
 
-/* The name, the spec, the judgement; kept when it has no error. */
+/* The name (its node name_node), the spec, the judgement; kept when it has
+ * no error. */
 static int sno_object_read(struct sno_reader *r, struct sno_policies *ps, yaml_node_t *obj,
-			   const char *name)
+			   yaml_node_t *name_node, const char *name)
 {
-	struct sno_policy p = { .line = sno_line(obj) };
+	struct sno_policy p = { .line = sno_line(obj), .name_line = sno_line(name_node) };
 	int e;
 
 	r->p = &p;
 	r->failed = false;
 	e = free_and_strdup(&p.name, name);
 	if (e >= 0 && sno_name_taken(ps, name))
-		e = sno_say(r, DIAG_ERROR, obj, NULL, "a second policy of this name");
+		e = sno_say(r, DIAG_ERROR, name_node, "metadata.name",
+			    "a second policy of this name");
 	if (e >= 0)
 		e = sno_policy_read_spec(r, sno_yaml_get(r->doc, obj, "spec"));
 	if (e >= 0 && !r->failed)
-		e = sno_policy_judge(r, obj);
+		e = sno_policy_judge(r);
 	if (e >= 0 && !r->failed)
 		e = sno_policy_keep(ps, &p);
 	sno_policy_done(&p);
@@ -159,23 +161,36 @@ static int sno_object_read(struct sno_reader *r, struct sno_policies *ps, yaml_n
 	return e;
 }
 
+/* The line of field key of mapping m, else of fallback (a field not given). */
+static unsigned sno_field_line(struct sno_reader *r, yaml_node_t *m, const char *key,
+			       yaml_node_t *fallback)
+{
+	yaml_node_t *v = m && m->type == YAML_MAPPING_NODE ? sno_yaml_get(r->doc, m, key) : NULL;
+
+	return sno_line(v ?: fallback);
+}
+
 static int sno_object(struct sno_reader *r, struct sno_policies *ps, yaml_node_t *obj)
 {
+	yaml_node_t *metadata;
 	const char *kind, *name;
 
 	if (!obj || obj->type != YAML_MAPPING_NODE)
 		return diag_add(r->diags, DIAG_ERROR, r->source, sno_line(obj),
 				"an object is not a mapping");
 	kind = sno_field_text(r, obj, "kind");
-	name = sno_field_text(r, sno_yaml_get(r->doc, obj, "metadata"), "name");
+	metadata = sno_yaml_get(r->doc, obj, "metadata");
+	name = sno_field_text(r, metadata, "name");
 	if (!streq_ptr(kind, SNO_KIND))
-		return diag_add(r->diags, DIAG_ERROR, r->source, sno_line(obj),
-				"%s%s: kind %s, not " SNO_KIND, name ? "object " : "an object",
-				strempty(name), kind ?: "not given");
+		return diag_add(r->diags, DIAG_ERROR, r->source,
+				sno_field_line(r, obj, "kind", obj), "%s%s: kind %s, not " SNO_KIND,
+				name ? "object " : "an object", strempty(name),
+				kind ?: "not given");
 	if (!name || !*name)
-		return diag_add(r->diags, DIAG_ERROR, r->source, sno_line(obj),
+		return diag_add(r->diags, DIAG_ERROR, r->source,
+				sno_field_line(r, metadata, "name", metadata ?: obj),
 				"a " SNO_KIND " without metadata.name");
-	return sno_object_read(r, ps, obj, name);
+	return sno_object_read(r, ps, obj, sno_yaml_get(r->doc, metadata, "name"), name);
 }
 
 static int sno_items(struct sno_reader *r, struct sno_policies *ps, yaml_node_t *list)

@@ -12,20 +12,25 @@
 /* Priorities run 0..99, 0 the strongest (the operator's CRD). */
 #define SNO_POLICY_PRIORITY_MAX 99
 
+/* Each diagnostic names the line of the field it is about: the policy's
+ * line only for the policy as a whole, or for a field it does not give. */
 struct sno_policy {
 	char *name; /* metadata.name */
-	unsigned line;
-	unsigned priority;
+	unsigned line, name_line;
+	unsigned priority, priority_line;
 	/* [Match] */
-	char *vendor, *device; /* "0x8086"; NULL: any */
-	char **pci;	       /* rootDevices */
-	char **pf_names;       /* pfNames without their "#first-last" */
-	char **hosts;	       /* nodeSelector kubernetes.io/hostname */
-	char **labels;	       /* the other nodeSelector labels, "key=value" */
+	unsigned nic_line;		     /* nicSelector */
+	char *vendor, *device;		     /* "0x8086"; NULL: any */
+	char **pci;			     /* rootDevices */
+	char **pf_names;		     /* pfNames without their "#first-last" */
+	unsigned *pci_lines, *pf_name_lines; /* each entry's */
+	char **hosts;			     /* nodeSelector kubernetes.io/hostname */
+	char **labels;			     /* the other nodeSelector labels, "key=value" */
 	/* the VFs of a pfNames "#first-last"; else 0..num_vfs-1 */
 	bool has_range;
 	unsigned vf_first, vf_last;
 	size_t pf_ranged; /* the pf_names entry that gave the range */
+	unsigned pf_ranged_line;
 	/* pfNames entries without a range (0..num_vfs-1): their names, the
 	 * first one's index and line */
 	char **pf_plain_names;
@@ -41,6 +46,7 @@ struct sno_policy {
 	bool externally_managed;
 	/* [VirtualFunction first-last] */
 	bool vfio;
+	unsigned device_type_line;
 	bool rdma;
 	unsigned rdma_line; /* for the check against deviceType */
 	char *resource_name;

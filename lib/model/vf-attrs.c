@@ -61,6 +61,8 @@ struct key_info {
 	 * document have never carried it (their "settings" do) */
 	const char *doc_name;
 	bool doc_optional, not_in_status;
+	/* what sysfs or another tool calls it, for "did you mean" */
+	const char *other_names[VF_KEY_OTHER_NAMES_MAX];
 };
 
 #define FIELD(f) \
@@ -71,6 +73,7 @@ struct key_info {
 static const struct key_info keys[_VF_KEY_MAX] = {
 	[VF_KEY_DRIVER] = { "Driver", NULL, "driver", VF_KIND_DRIVER, FIELD(driver),
 			    .host_zero_is_none = true,
+			    .other_names = { "driver_override" /* sysfs */ },
 			    .why = "must be default or a module name (1..63 letters, digits, "
 				   "'_' or '-')" },
 	[VF_KEY_MAC] = { "MACAddress", "mac", NULL, VF_KIND_MAC, FIELD(mac),
@@ -79,7 +82,8 @@ static const struct key_info keys[_VF_KEY_MAX] = {
 	[VF_KEY_VLAN] = { "VLANId", "vlan", NULL, VF_KIND_UINT, FIELD(vlan),
 			  RANGE(0, 4095, "must be 0..4095"), .group = GROUP_VLAN, DEFAULT(0) },
 	[VF_KEY_QOS] = { "QualityOfService", "qos", NULL, VF_KIND_UINT, FIELD(qos),
-			 RANGE(0, 7, "must be 0..7"), .group = GROUP_VLAN, DEFAULT(0) },
+			 RANGE(0, 7, "must be 0..7"), .group = GROUP_VLAN, DEFAULT(0),
+			 .other_names = { "vlan-qos" /* ip-link(8)'s VLAN-QOS */ } },
 	[VF_KEY_VLAN_PROTO] = { "VLANProtocol", "proto", NULL, VF_KIND_VLAN_PROTO,
 				FIELD(vlan_proto), .why = "must be 802.1Q or 802.1ad",
 				.group = GROUP_VLAN, DEFAULT(VLAN_PROTO_8021Q),
@@ -150,6 +154,12 @@ enum vf_key vf_key_from_string(const char *s)
 const char *vf_key_to_ip_name(enum vf_key k)
 {
 	return k >= 0 && k < _VF_KEY_MAX ? keys[k].ip_name : NULL;
+}
+
+const char *vf_key_other_name(enum vf_key k, size_t n)
+{
+	return k >= 0 && k < _VF_KEY_MAX && n < VF_KEY_OTHER_NAMES_MAX ? keys[k].other_names[n] :
+									 NULL;
 }
 
 const char *vf_key_to_label(enum vf_key k)

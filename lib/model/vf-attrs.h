@@ -113,6 +113,12 @@ enum vf_key vf_key_from_string(const char *s) _pure_;
 /* The netlink keys as "ip link set DEV vf N ..." spells them ("mac",
  * "vlan", "state", ...); NULL for the others. */
 const char *vf_key_to_ip_name(enum vf_key k) _pure_;
+#define VF_KEY_OTHER_NAMES_MAX 2
+/* The n-th name sysfs or another tool gives key k, when neither its
+ * layout name nor its ip-link(8) name ("driver_override" for Driver,
+ * ip-link's "vlan-qos" for QualityOfService): for "did you mean". NULL
+ * past the last. */
+const char *vf_key_other_name(enum vf_key k, size_t n) _pure_;
 /* The name status tables give key k: its ip-link(8) name, else "driver",
  * "mtu", "rdma", "resource_name", "host_network_stack". */
 const char *vf_key_to_label(enum vf_key k) _pure_;

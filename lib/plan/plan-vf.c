@@ -78,27 +78,26 @@ static bool same_driver(const char *a, const char *b)
 	return a && b ? module_name_equal(a, b) : a == b;
 }
 
-/* The driver VF i must end up with, and the BIND_VF argument for it.
- * Driver unset: as it is (or was, before step 4 unbound it), except that a
- * VF on no driver whose layout needs a network interface (MTUBytes=,
- * RDMA=yes) goes on the kernel's VF driver, as autoprobe would have put
- * it. vfio-pci without an IOMMU: left as it is, and an unmet need. */
+/* The driver VF i must end up with, which is also the BIND_VF argument:
+ * the kernel's VF driver named (Driver=default binds "iavf", and plan says
+ * so), as the backends would bind for none. Driver unset: as it is (or
+ * was, before step 4 unbound it), except that a VF on no driver whose
+ * layout needs a network interface (MTUBytes=, RDMA=yes) goes on the
+ * kernel's VF driver, as autoprobe would have put it. vfio-pci without an
+ * IOMMU: left as it is, and an unmet need. */
 static int vf_wanted_driver(struct plan_ctx *c, uint32_t i, const struct vf_settings *v,
-			    const char *before, const char **ret_want, const char **ret_arg)
+			    const char *before, const char **ret_want)
 {
-	const char *want = before, *arg = before;
+	const char *want = before;
 	int r;
 
-	if (vf_settings_has(v, VF_KEY_DRIVER)) {
+	if (vf_settings_has(v, VF_KEY_DRIVER))
 		want = v->attrs.driver ?: plan_default_vf_driver(c);
-		arg = v->attrs.driver;
-	} else if (!before && vf_settings_needs_netdev(v)) {
+	else if (!before && vf_settings_needs_netdev(v))
 		want = plan_default_vf_driver(c);
-		arg = NULL;
-	}
 	if (vf_driver_needs_iommu(want) && !same_driver(before, want)) {
 		if (!c->host->iommu) {
-			want = arg = before;
+			want = before;
 			r = plan_note_no_iommu(c, i);
 			if (r < 0)
 				return r;
@@ -108,7 +107,6 @@ static int vf_wanted_driver(struct plan_ctx *c, uint32_t i, const struct vf_sett
 	if (want && plan_default_vf_driver(c) && module_name_equal(want, plan_default_vf_driver(c)))
 		c->uses_default = true;
 	*ret_want = want;
-	*ret_arg = arg;
 	return 0;
 }
 
@@ -130,7 +128,7 @@ static int add_set_vf(struct plan_ctx *c, uint32_t i, const struct vf_attrs *att
  * value only when it binds after the value was set (igb's MAC, mlx5's
  * GUIDs). A new netdev starts with the kernel's default MTU. */
 static int vf_rebind(struct plan_ctx *c, uint32_t i, struct vf_state *now,
-		     const struct vf_attrs *attrs, uint32_t keys, const char *to, const char *arg)
+		     const struct vf_attrs *attrs, uint32_t keys, const char *to)
 {
 	int r = 0;
 
@@ -139,7 +137,7 @@ static int vf_rebind(struct plan_ctx *c, uint32_t i, struct vf_state *now,
 	if (r >= 0)
 		r = add_set_vf(c, i, attrs, keys);
 	if (r >= 0 && to)
-		r = plan_add_vf(c->p, ACTION_BIND_VF, false, i, 0, arg);
+		r = plan_add_vf(c->p, ACTION_BIND_VF, false, i, 0, to);
 	now->attrs.driver = (char *)to;
 	now->attrs.mtu = vf_driver_has_netdev(to) ? KERNEL_DEFAULT_MTU : 0;
 	return r;
@@ -163,7 +161,7 @@ static bool representor_down(const struct plan_ctx *c, uint32_t i, bool fresh,
 int plan_vf(struct plan_ctx *c, uint32_t i)
 {
 	const struct vf_settings *v = &c->d->vfs[i];
-	const char *before, *want, *arg;
+	const char *before, *want;
 	struct vf_attrs attrs;
 	struct vf_state now;
 	bool fresh, random_mac, set_first;
@@ -171,7 +169,7 @@ int plan_vf(struct plan_ctx *c, uint32_t i)
 	int r;
 
 	fresh = predict_vf(c, i, &now, &before);
-	r = vf_wanted_driver(c, i, v, before, &want, &arg);
+	r = vf_wanted_driver(c, i, v, before, &want);
 	if (r < 0)
 		return r;
 	random_mac = fresh && c->drv->vf_random_mac;
@@ -179,9 +177,9 @@ int plan_vf(struct plan_ctx *c, uint32_t i)
 	set_first = (keys & plan_before_bind(c)) && vf_driver_has_netdev(now.attrs.driver);
 
 	if (!same_driver(now.attrs.driver, want))
-		r = vf_rebind(c, i, &now, &attrs, keys, want, arg);
+		r = vf_rebind(c, i, &now, &attrs, keys, want);
 	else if (set_first)
-		r = vf_rebind(c, i, &now, &attrs, keys, now.attrs.driver, now.attrs.driver);
+		r = vf_rebind(c, i, &now, &attrs, keys, now.attrs.driver);
 	else
 		r = add_set_vf(c, i, &attrs, keys);
 	if (r < 0)

@@ -1062,7 +1062,7 @@ def test_an_unbound_vf_that_wants_rdma_is_drift_the_daemon_repairs(make_host, st
         vfs[0].update(driver="iavf", name="ens1f0v0", mtu=1500)
     h.edit(unbind)
     sig = c.wait_signal("DriftDetected", m, pci=E810_A)
-    assert "VF 2: bind default driver (now no driver)" in sig.args[1], sig.args[1]
+    assert "VF 2: bind iavf (now no driver)" in sig.args[1], sig.args[1]
     assert "VF 0: bind vfio-pci (now iavf)" in sig.args[1], sig.args[1]
     assert c.wait_applied(E810_A, c.signals.index(sig)) == 0
     assert h.pf(E810_A) == expected, "repair did not bind the VFs again"
@@ -1070,7 +1070,7 @@ def test_an_unbound_vf_that_wants_rdma_is_drift_the_daemon_repairs(make_host, st
     assert c.get("State", pf_path(E810_A), PF_IFACE) == "applied"
     log = d.log_text()
     assert re.search(rf"{re.escape(E810_A)} .*drifted from its layout: .*VF 0: bind vfio-pci "
-                     r"\(now iavf\); VF 2: bind default driver \(now no driver\)", log), log
+                     r"\(now iavf\); VF 2: bind iavf \(now no driver\)", log), log
     assert "RDMA may be turned off" not in log, log
 
 

@@ -70,7 +70,7 @@ def test_priority_lower_number_wins(make_host, sriovctl_bin):
     ens1f0 = plan_lines(h, "0000:3b:00.0")
     assert ens1f0[0] == "00-e810-rdma.conf 89-e810-dpdk.conf"
     assert [f"VF {i}: bind vfio-pci" for i in range(4)] == [l for l in ens1f0 if "vfio-pci" in l and "VF" in l]
-    assert [f"VF {i}: bind default driver" for i in range(4, 8)] == [l for l in ens1f0 if "default driver" in l]
+    assert [f"VF {i}: bind iavf" for i in range(4, 8)] == [l for l in ens1f0 if "bind iavf" in l]
     assert "set 8 VFs" in ens1f0
     ens1f1 = plan_lines(h, "0000:3b:00.1")
     assert ens1f1 == ["00-e810-rdma.conf", "load module iavf", "load module irdma", "set 8 VFs"]
@@ -107,7 +107,7 @@ def test_cx6dx_and_cx7_fields(tmp_path, sriovctl_bin):
     b.mkdir()
     r = run_import(sriovctl_bin, a, OPERATOR / "cx6dx-switchdev.yaml")
     assert r.returncode == 0
-    assert f"{OPERATOR / 'cx6dx-switchdev.yaml'}:28: warning: policy cx6dx-nothing: nicSelector: " \
+    assert f"{OPERATOR / 'cx6dx-switchdev.yaml'}:36: warning: policy cx6dx-nothing: nicSelector: " \
         "empty: the operator selects no NIC with it; no file written" in r.stderr
     assert (a / "49-cx6dx-offload.conf").read_text().endswith(
         "[Match]\nPCIAddress=0000:ca:00.0 0000:ca:00.1\nVendor=0x15b3\nDevice=0x101d\n"
@@ -144,7 +144,7 @@ def test_stdin_gives_the_same_files(tmp_path, sriovctl_bin):
     assert run_import(sriovctl_bin, a, src).returncode == 0
     r = run_import(sriovctl_bin, b, "-", stdin=src.read_text())
     assert r.returncode == 0
-    assert "<stdin>:33: warning: policy cx7-no-vfs" in r.stderr
+    assert "<stdin>:41: warning: policy cx7-no-vfs" in r.stderr
     for f in a.iterdir():
         assert (b / f.name).read_text() == f.read_text().replace(str(src), "<stdin>")
 
@@ -173,7 +173,7 @@ def test_unsupported_fields_are_errors_and_nothing_is_written(tmp_path, sriovctl
         "<stdin>:46: policy typos: colour: not a field of the operator's SriovNetworkNodePolicy "
         "spec",
         "<stdin>:49: policy typos: nicSelector.vendor: 8086x: must be four hex digits",
-        "<stdin>:50: object not-a-policy: kind SriovNetworkNetwork, not SriovNetworkNodePolicy",
+        "<stdin>:51: object not-a-policy: kind SriovNetworkNetwork, not SriovNetworkNodePolicy",
         "12 errors: no file written",
     ]
 
@@ -190,10 +190,10 @@ def test_order_and_mtu_conflicts_are_errors(tmp_path, sriovctl_bin):
     r = run_import(sriovctl_bin, tmp_path, "-", stdin=text)
     assert r.returncode == 1
     assert r.stderr.splitlines() == [
-        "<stdin>:4: policy pool-dpdk: priority 0, as policy pool: the operator applies pool-dpdk "
+        "<stdin>:5: policy pool-dpdk: priority 0, as policy pool: the operator applies pool-dpdk "
         "last, but its file 99-pool-dpdk.conf would be read before 99-pool.conf; give one of "
         "them another priority or name",
-        "<stdin>:4: policy pool-dpdk: deviceType: vfio-pci for VFs 0-3, to which policy pool "
+        "<stdin>:6: policy pool-dpdk: deviceType: vfio-pci for VFs 0-3, to which policy pool "
         "(applied before it) gives mtu 9000: its file's MTUBytes= would stay on them, and a VF "
         "on vfio-pci has no MTU; select the VFs of pool by a pfNames range that leaves these out",
         "2 errors: no file written",
@@ -266,7 +266,7 @@ def test_policies_that_would_hold_the_pf_are_errors(tmp_path, sriovctl_bin):
     r = run_import(sriovctl_bin, tmp_path, "-", stdin=text)
     assert r.returncode == 1
     assert r.stderr.splitlines() == [
-        "<stdin>:9: policy cx7-more: nicSelector: 0000:1a:00.0 is selected by policy cx7-ib too: "
+        "<stdin>:16: policy cx7-more: nicSelector: 0000:1a:00.0 is selected by policy cx7-ib too: "
         "the operator refuses two policies on one root device, or on the same VFs of one pfNames "
         "entry; merge the two, or give each a pfNames range of its own",
         "1 error: no file written"]
@@ -283,7 +283,7 @@ def test_policies_that_would_hold_the_pf_are_errors(tmp_path, sriovctl_bin):
             ONE.format(name="b", priority=10, vfs=8, selector='pfNames: ["ens1f0#2-7"]'))
     r = run_import(sriovctl_bin, tmp_path, "-", stdin=text)
     assert r.stderr.splitlines()[0] == (
-        "<stdin>:9: policy b: nicSelector: ens1f0 is selected by policy a too: the operator "
+        "<stdin>:16: policy b: nicSelector: ens1f0 is selected by policy a too: the operator "
         "refuses two policies on one root device, or on the same VFs of one pfNames entry; merge "
         "the two, or give each a pfNames range of its own")
     assert list(tmp_path.iterdir()) == []

@@ -55,11 +55,11 @@ def test_an_unbound_vf_that_wants_rdma_is_drift_and_is_bound_again(make_host):
     r = h.run("plan", E810)
     assert r.returncode == 10, r.stdout + r.stderr
     assert "nothing it can do now" not in r.stdout and DEVLINK_TEXT not in r.stdout, r.stdout
-    assert "live       VF 10: bind default driver" in r.stdout, r.stdout
+    assert "live       VF 10: bind iavf" in r.stdout, r.stdout
 
     r = h.run("apply", E810)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "done VF 10: bind default driver" in r.stdout, r.stdout
+    assert "done VF 10: bind iavf" in r.stdout, r.stdout
     vf = h.pf(E810)["vfs"][10]
     assert (vf["driver"], vf["rdma"], vf["mtu"]) == ("iavf", True, 9000), vf
     assert vf_row(h.run("status", E810).stdout, 10).endswith("  ok")

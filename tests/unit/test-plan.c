@@ -922,8 +922,7 @@ static void test_autoprobe_not_ours(void **state)
 	vf_driver(&e, 1, "vfio-pci");
 	vf_driver(&e, 2, NULL); /* Driver=default */
 	VF(&e, 0, TRUST, trust, true);
-	expect_plan(&e, "set 3 VFs; VF 0: trust on; VF 1: bind vfio-pci; VF 2: bind default driver",
-		    "LLLL");
+	expect_plan(&e, "set 3 VFs; VF 0: trust on; VF 1: bind vfio-pci; VF 2: bind iavf", "LLLL");
 	assert_int_equal(apply_converges(&e), 4);
 	assert_null(e.pf.vfs[0].attrs.driver);
 	assert_false(e.pf.drivers_autoprobe);
@@ -1398,7 +1397,7 @@ static void test_driver_unset_and_default(void **state)
 
 	vf_driver(&e, 0, NULL);
 	VF(&e, 0, MTU, mtu, 9000);
-	expect_plan(&e, "VF 0: unbind; VF 0: bind default driver; VF 0: mtu 9000", "LLL");
+	expect_plan(&e, "VF 0: unbind; VF 0: bind iavf; VF 0: mtu 9000", "LLL");
 	assert_int_equal(apply_converges(&e), 3);
 	assert_string_equal(e.pf.vfs[0].attrs.driver, "iavf");
 	env_done(&e);

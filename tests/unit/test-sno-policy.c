@@ -133,7 +133,7 @@ static void test_errors_name_policy_and_field(void **state)
 		  "p.yaml:3: policy x: nicSelector.pfNames: a#3-1: the VF range after '#' must be "
 		  "FIRST-LAST" },
 		{ POLICY("x", "numVfs: 2, nicSelector: {pfNames: [\"a#0-3\"]}"),
-		  "p.yaml:1: policy x: nicSelector.pfNames: VFs 0-3: beyond numVfs 2" },
+		  "p.yaml:3: policy x: nicSelector.pfNames: VFs 0-3: beyond numVfs 2" },
 		{ POLICY("x", "numVfs: 2, nicSelector: {rootDevices: [\"3b:00.0\"]}"),
 		  "p.yaml:3: policy x: nicSelector.rootDevices: 3b:00.0: not a PCI address with its "
 		  "domain (0000:3b:00.0)" },
@@ -149,9 +149,9 @@ static void test_errors_name_policy_and_field(void **state)
 		{ POLICY("x", "numVfs: 2, nicSelector: {pfNames: [a]}")
 			  POLICY("x", "numVfs: 2, "
 				      "nicSelector: {pfNames: [a]}"),
-		  "p.yaml:4: policy x: a second policy of this name" },
+		  "p.yaml:5: policy x: metadata.name: a second policy of this name" },
 		{ POLICY("X_1", "numVfs: 2, nicSelector: {pfNames: [a]}"),
-		  "p.yaml:1: policy X_1: metadata.name: not a Kubernetes object name (lower-case "
+		  "p.yaml:2: policy X_1: metadata.name: not a Kubernetes object name (lower-case "
 		  "letters, digits, '-' and '.')" },
 		{ "- kind: SriovNetworkNodePolicy\n  spec: {}\n",
 		  "p.yaml:1: a SriovNetworkNodePolicy without metadata.name" },
@@ -172,7 +172,7 @@ static void test_warnings_and_skipped(void **state)
 	struct result r;
 
 	convert(POLICY("none", "numVfs: 0, nicSelector: {pfNames: [a]}"), &r);
-	assert_only_diag(&r, "p.yaml:1: warning: policy none: numVfs: 0 or not given: the "
+	assert_only_diag(&r, "p.yaml:3: warning: policy none: numVfs: 0 or not given: the "
 			     "operator configures nothing with it; no file written");
 	assert_null(r.names);
 	result_done(&r);
@@ -225,7 +225,7 @@ static void test_shared_pfs(void **state)
 				    "[\"0000:1a:00.0\"]}"),
 		&r);
 	assert_only_diag(&r,
-			 "p.yaml:4: policy b: nicSelector: 0000:1a:00.0 is selected by policy a "
+			 "p.yaml:6: policy b: nicSelector: 0000:1a:00.0 is selected by policy a "
 			 "too: the operator refuses two policies on one root device, or on the "
 			 "same VFs of one pfNames entry; merge the two, or give each a pfNames "
 			 "range of its own");
