@@ -642,30 +642,11 @@ void k8s_start(struct manager *m)
 	op_run_step(m);
 }
 
-/* "drain: drain failed for now (attempt 2 of 5 at most), tried again at
- * ...: why"; an undo step is tried until it is done. */
-static char *op_retry_waiting(const struct operation *op, char when[static FORMAT_RFC3339_MAX])
-{
-	bool undo = op->step == OP_STEP_UNCORDON || op->step == OP_STEP_RELEASE;
-	char bound[64];
-
-	if (undo)
-		snprintf(bound, sizeof(bound), "attempt %u, tried until done", op->attempts);
-	else
-		snprintf(bound, sizeof(bound), "attempt %u of %u at most", op->attempts,
-			 RETRIES_MAX);
-	return strdup_printf("%s: %s failed for now (%s), tried again at %s: %s",
-			     op_kind_to_string(op->kind), op_step_to_string(op->step), bound,
-			     format_rfc3339(when, k8s_mono_to_real(op->retry_at)),
-			     strna(op->failed_now));
-}
-
 char **k8s_waiting(const struct manager *m)
 {
 	const struct k8s *k = m->k8s;
 	const struct operation *op = k->op;
 	_cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
-	char when[FORMAT_RFC3339_MAX];
 	int r = l ? 0 : -ENOMEM;
 
 	if (r >= 0 && op && op->waiting_api)
@@ -674,7 +655,8 @@ char **k8s_waiting(const struct manager *m)
 						   op_kind_to_string(op->kind),
 						   op_step_to_string(op->step)));
 	if (r >= 0 && op && op->retry_at && !op->running)
-		r = strv_consume(&l, op_retry_waiting(op, when));
+		r = strv_consume(&l, operation_retry_text(op, RETRIES_MAX,
+							  k8s_mono_to_real(op->retry_at)));
 	if (r >= 0 && k->left_cordon)
 		r = strv_extend(&l, k->left_cordon);
 	if (r >= 0 && k->left_slot)

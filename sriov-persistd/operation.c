@@ -279,3 +279,18 @@ int step_result_parse(const char *out, struct step_result *ret)
 	}
 	return 0;
 }
+
+char *operation_retry_text(const struct operation *op, unsigned retries_max, usec_t retry_real)
+{
+	bool undo = op->step == OP_STEP_UNCORDON || op->step == OP_STEP_RELEASE;
+	char bound[64], when[FORMAT_RFC3339_MAX];
+
+	if (undo)
+		snprintf(bound, sizeof(bound), "attempt %u, tried until done", op->attempts);
+	else
+		snprintf(bound, sizeof(bound), "attempt %u of %u at most", op->attempts,
+			 retries_max);
+	return strdup_printf("%s: %s failed for now (%s), tried again at %s: %s",
+			     op_kind_to_string(op->kind), op_step_to_string(op->step), bound,
+			     format_rfc3339(when, retry_real), strna(op->failed_now));
+}

@@ -77,6 +77,10 @@ struct json_object *operation_json(const struct operation *op);
 /* operation.json: what survives the daemon (kind, step, slot, drained,
  * boot_id, reasons, pfs). NULL on ENOMEM. */
 char *operation_format(const struct operation *op);
+/* An operation waiting to try its step again, as people read it: "drain:
+ * drain failed for now (attempt 2 of 5 at most), tried again at ...: why";
+ * an undo step is tried until it is done. NULL on ENOMEM. */
+char *operation_retry_text(const struct operation *op, unsigned retries_max, usec_t retry_real);
 /* Reads it back: -EBADMSG for anything operation_format() does not write
  * (a file cut short, edited by hand, or from another version). */
 int operation_parse(const char *text, struct operation **ret);
