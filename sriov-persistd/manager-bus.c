@@ -371,15 +371,40 @@ static int method_get_status(sd_bus_message *msg, void *userdata, sd_bus_error *
 	return reply_doc(msg, r, doc, error);
 }
 
+/* The host the daemon manages, for sriovctl metrics to pair its counters
+ * with the host it reads: null for this host, else the --host file's
+ * canonical path (as given when it cannot be resolved: then it matches no
+ * file that sriovctl reads, and the counters are left out). */
+static int host_json(const struct manager *m, struct json_object **ret)
+{
+	_cleanup_free_ char *canon = NULL;
+
+	if (!m->host_path) {
+		*ret = NULL;
+		return 0;
+	}
+	canon = realpath(m->host_path, NULL);
+	*ret = json_object_new_string(canon ?: m->host_path);
+	return *ret ? 0 : -ENOMEM;
+}
+
 /* GetMetrics(): what counters.c counted, and the Kubernetes API's state
- * and credentials; no read of the host, so it answers at once. */
+ * and credentials, with the host they are of; no read of the host, so it
+ * answers at once. */
 static int method_get_metrics(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
 	_cleanup_json_ struct json_object *o = counters_json(userdata);
-	const char *text = o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-									 JSON_C_TO_STRING_SPACED) :
-			       NULL;
+	struct json_object *host = NULL;
+	const char *text = NULL;
 
+	if (!o || host_json(userdata, &host) < 0)
+		return sd_bus_error_set_errno(error, ENOMEM);
+	if (json_object_object_add(o, "host", host) < 0)
+		json_object_put(host);
+	else
+		text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+								 JSON_C_TO_STRING_SPACED |
+								 JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (!text)
 		return sd_bus_error_set_errno(error, ENOMEM);
 	return sd_bus_reply_method_return(msg, "s", text);

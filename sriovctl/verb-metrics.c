@@ -3,9 +3,9 @@
 /* sriovctl metrics: the Prometheus text exposition format (metrics.h) of
  * the host, or of the PF named, from one read of the host and the records:
  * the view that status builds, its status document and the VFs' counters
- * of the same read. sriov-persistd, when it owns its name on the bus, adds
- * what it counted (GetMetrics()); the host is never read through it, as its
- * documents carry no VF counters. */
+ * of the same read. sriov-persistd, when it owns its name on the bus and
+ * manages the host read here, adds what it counted (GetMetrics()); the host
+ * is never read through it, as its documents carry no VF counters. */
 
 #include <libgen.h>
 
@@ -41,17 +41,39 @@ static int write_output(const char *path, const char *text)
 	return EXIT_OK;
 }
 
+/* Whether the daemon's document is of the host this run reads: both this
+ * host (the document's "host" null or absent), or both the same --host
+ * file by canonical path. Says on stderr why not. */
+static bool same_host(const struct ctl *c, struct json_object *doc)
+{
+	const char *theirs = json_object_get_string(doc_get(doc, "host"));
+	_cleanup_free_ char *ours = c->host_path ? realpath(c->host_path, NULL) : NULL;
+
+	if (theirs ? ours && streq(theirs, ours) : !c->host_path)
+		return true;
+	fprintf(stderr, "sriov-persistd manages %s, not %s: its metrics are left out\n",
+		theirs ?: "the host itself", c->host_path ?: "this host");
+	return false;
+}
+
 /* The daemon's document; NULL when none runs or it did not answer (said on
- * stderr: its families are left out, and daemon_up is 0). With --root the
- * files are another node's, and this machine's daemon is not asked. */
-static struct json_object *ask_daemon(const struct ctl *c)
+ * stderr: its families are left out, and daemon_up is 0), or when it
+ * manages another host than this run reads (ret_elsewhere: said on stderr,
+ * and no daemon_up at all, as a daemon does run). With --root the files
+ * are another node's, and this machine's daemon is not asked. */
+static struct json_object *ask_daemon(const struct ctl *c, bool *ret_elsewhere)
 {
 	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = c->root ? NULL : bus_client_open();
-	struct json_object *doc = NULL;
+	_cleanup_json_ struct json_object *doc = NULL;
 
+	*ret_elsewhere = false;
 	if (bus && bus_client_metrics(bus, &doc) < 0)
 		fprintf(stderr, "The metrics of sriov-persistd are left out\n");
-	return doc;
+	if (doc && !same_host(c, doc)) {
+		*ret_elsewhere = true;
+		return NULL;
+	}
+	return TAKE_PTR(doc);
 }
 
 /* The PCI address of the PF asked for (the status document has it alone). */
@@ -70,6 +92,7 @@ int verb_metrics(struct ctl *c)
 	_cleanup_json_ struct json_object *doc = NULL;
 	_cleanup_free_ char *text = NULL;
 	struct ctl_view cv;
+	bool elsewhere = false;
 	int r;
 
 	c->vf_stats = true;
@@ -79,9 +102,9 @@ int verb_metrics(struct ctl *c)
 	ctl_print_diags(&cv.v.diags);
 	r = report_status_brief(&cv.v, c->runtime_dir, c->state_dir, c->n_args == 0, &doc);
 	if (r >= 0)
-		daemon = ask_daemon(c);
+		daemon = ask_daemon(c, &elsewhere);
 	if (r >= 0)
-		r = metrics_format(&cv.v, doc, daemon, only_pci(c, doc), &text);
+		r = metrics_format(&cv.v, doc, daemon, elsewhere, only_pci(c, doc), &text);
 	ctl_view_done(&cv);
 	if (r < 0) {
 		fprintf(stderr, "Formatting the metrics failed: %s\n", strerror(-r));

@@ -353,7 +353,8 @@ static int pf_items(const struct host_view *v, struct json_object *status, struc
 }
 
 int metrics_format(const struct host_view *v, struct json_object *status,
-		   struct json_object *daemon, const char *only_pci, char **ret)
+		   struct json_object *daemon, bool daemon_elsewhere, const char *only_pci,
+		   char **ret)
 {
 	_cleanup_free_ struct pf_item *items = NULL;
 	_cleanup_free_ char *buf = NULL;
@@ -368,7 +369,7 @@ int metrics_format(const struct host_view *v, struct json_object *status,
 	if (!f)
 		return -ENOMEM;
 	r = format_pfs(f, v, items, n);
-	if (r >= 0)
+	if (r >= 0 && !daemon_elsewhere)
 		r = metrics_format_daemon(f, daemon, only_pci);
 	if (fclose(f) != 0 || r < 0)
 		return -ENOMEM;

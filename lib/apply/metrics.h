@@ -20,9 +20,12 @@
  * document sriov-persistd's GetMetrics() returns; NULL when none answered)
  * what it counted since it started (per PF: of only_pci alone, when not
  * NULL) and the Kubernetes API's state and credentials; without it those
- * families are left out, never written as zeros. -ENOMEM. */
+ * families are left out, never written as zeros. With daemon_elsewhere (a
+ * daemon answers, for another host than v's; daemon NULL) none of the
+ * daemon's families is written, not even daemon_up. -ENOMEM. */
 int metrics_format(const struct host_view *v, struct json_object *status,
-		   struct json_object *daemon, const char *only_pci, char **ret);
+		   struct json_object *daemon, bool daemon_elsewhere, const char *only_pci,
+		   char **ret);
 
 /* s as a label value: backslash, double quote and line feed escaped
  * ("\\", "\"", "\n"); NULL is "". Caller frees; NULL on ENOMEM. */

@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """sriovctl metrics with sriov-persistd on the (private) system bus: what the daemon counted
 since it started (GetMetrics()), drift noticed and repaired, applies by result; and without a
-daemon, sriov_persist_daemon_up 0 and none of its families, never zeros in their place."""
+daemon, sriov_persist_daemon_up 0 and none of its families, never zeros in their place; with a
+daemon of another host, none of them at all."""
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -127,10 +129,48 @@ def test_nobody_may_call_get_metrics(make_host, start_daemon, bus_client, system
     doc = json.loads(json.loads(r.stdout)["data"][0])
     assert doc.keys() == json.loads(bus_client.call("GetMetrics")).keys()
     assert set(doc) == {"start_time_usec", "pfs", "applies", "drains", "reboots",
-                        "kubernetes_api", "credentials"}
+                        "kubernetes_api", "credentials", "host"}
+    assert doc["host"] == os.path.realpath(h.path)
     assert doc["kubernetes_api"] is None and doc["credentials"] is None
     assert list(doc["applies"]) == ["applied", "held", "deferred", "degraded", "failed"]
     assert list(doc["drains"]) == list(doc["reboots"]) == ["succeeded", "failed"]
+
+
+def test_a_daemon_of_another_host_is_left_out(make_host, start_daemon, bus_client, system_bus):
+    """A daemon that manages another snapshot: none of its families, not even daemon_up (a
+    daemon runs, so 0 would be false), one line on stderr saying why, exit 0."""
+    h = configured_host(make_host, "e810.json", {E810_A: (2, 10)})
+    start_daemon(h)
+    apply_all(bus_client, [E810_A])
+    other = make_host("e810.json")
+    r = other.run("metrics", env={"DBUS_SYSTEM_BUS_ADDRESS": system_bus.address})
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == (f"sriov-persistd manages {os.path.realpath(h.path)}, not {other.path}: "
+                        "its metrics are left out\n"), r.stderr
+    series, types = parse(r.stdout)
+    assert "sriov_persist_daemon_up" not in types
+    assert not set(types) & {"sriov_persist_" + n for n in DAEMON_FAMILIES}, types
+    assert value(series, "pf_state", pf_pci=E810_A, state="unconfigured") == 1
+    promtool_check(r.stdout)
+
+
+def test_the_same_snapshot_by_another_path_is_paired(make_host, start_daemon, bus_client,
+                                                     system_bus):
+    """The daemon's snapshot named through a symbolic link and relative to the directory:
+    the same file (canonical path), so the daemon's families are there."""
+    h = configured_host(make_host, "e810.json", {E810_A: (2, 10)})
+    start_daemon(h)
+    apply_all(bus_client, [E810_A])
+    link = h.dir.parent / "link"
+    link.symlink_to(h.dir, target_is_directory=True)
+    r = subprocess.run([h.binary, "--no-color", "--host", "link/host.json", "--config-dir",
+                        str(h.confdir), "--main-config", str(h.main), "metrics"],
+                       capture_output=True, text=True, timeout=60, cwd=h.dir.parent,
+                       env={**os.environ, "DBUS_SYSTEM_BUS_ADDRESS": system_bus.address})
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    series, _ = parse(r.stdout)
+    assert value(series, "daemon_up") == 1
+    assert value(series, "daemon_applies_total", result="applied") >= 1
 
 
 def test_the_alerting_rules_use_metrics_that_exist(make_host, start_daemon, bus_client,

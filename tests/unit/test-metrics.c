@@ -56,7 +56,7 @@ static void env_load_daemon(struct env *e, const char *status, const char *daemo
 	assert_non_null(e->status);
 	e->daemon = daemon ? json_tokener_parse(daemon) : NULL;
 	assert_true(!daemon || e->daemon);
-	assert_int_equal(metrics_format(&e->v, e->status, e->daemon, only_pci, &e->text), 0);
+	assert_int_equal(metrics_format(&e->v, e->status, e->daemon, false, only_pci, &e->text), 0);
 }
 
 static void env_load(struct env *e, const char *status)
@@ -231,6 +231,23 @@ static void test_no_daemon(void **state)
 	env_done(&e);
 }
 
+/* A daemon that answers for another host: none of its families, not even
+ * daemon_up, and the host's own series as without it. */
+static void test_daemon_elsewhere(void **state)
+{
+	_cleanup_free_ char *text = NULL;
+	struct env e;
+
+	env_load(&e, ICE_STATUS);
+	assert_int_equal(metrics_format(&e.v, e.status, NULL, true, NULL, &text), 0);
+	assert_null(strstr(text, "sriov_persist_daemon_"));
+	assert_null(strstr(text, "sriov_persist_kubernetes"));
+	assert_true(has_line(text, "# TYPE sriov_persist_pf_state gauge"));
+	assert_int_equal(strlen(text), strstr(e.text, "# HELP sriov_persist_daemon_up") - e.text);
+	assert_int_equal(strncmp(text, e.text, strlen(text)), 0);
+	env_done(&e);
+}
+
 static void test_daemon_counters(void **state)
 {
 	struct env e;
@@ -288,6 +305,7 @@ int main(void)
 		cmocka_unit_test(test_reasons_and_gone),
 		cmocka_unit_test(test_families),
 		cmocka_unit_test(test_no_daemon),
+		cmocka_unit_test(test_daemon_elsewhere),
 		cmocka_unit_test(test_daemon_counters),
 		cmocka_unit_test(test_daemon_one_pf_no_kubernetes),
 	};
