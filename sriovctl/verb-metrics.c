@@ -60,13 +60,14 @@ static bool same_host(const struct ctl *c, struct json_object *doc)
  * stderr: its families are left out, and daemon_up is 0), or when it
  * manages another host than this run reads (ret_elsewhere: said on stderr,
  * and no daemon_up at all, as a daemon does run). With --root the files
- * are another node's, and this machine's daemon is not asked. */
+ * are another node's: this machine's daemon is not asked, and nothing is
+ * said of a daemon there (daemon_up 0 would claim that node has none). */
 static struct json_object *ask_daemon(const struct ctl *c, bool *ret_elsewhere)
 {
 	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = c->root ? NULL : bus_client_open();
 	_cleanup_json_ struct json_object *doc = NULL;
 
-	*ret_elsewhere = false;
+	*ret_elsewhere = !!c->root;
 	if (bus && bus_client_metrics(bus, &doc) < 0)
 		fprintf(stderr, "The metrics of sriov-persistd are left out\n");
 	if (doc && !same_host(c, doc)) {

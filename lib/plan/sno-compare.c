@@ -4,6 +4,7 @@
  * fields as the operator left them (the status) against what applying the
  * layouts leaves (sno-compare-after.c). */
 
+#include <limits.h>
 #include <stdarg.h>
 #include <strings.h>
 
@@ -32,14 +33,15 @@ _printf_(3, 4) static int cmp_say(struct cmp *c, bool unconverged, const char *f
 	return strv_consume(&c->out->lines, strdup_printf("%s: %s", c->who, text));
 }
 
-/* " (50-e810.conf:9)" for a value from a layout, "" for the host's own. */
-static const char *cmp_src(const struct src *s, char buf[static 256])
-{
-	const char *slash = s->file ? strrchr(s->file, '/') : NULL;
+#define SRC_MAX (PATH_MAX + 32)
 
+/* " (conf.d/50-e810.conf:9)" for a value from a layout, named as every
+ * other message names it; "" for the host's own. */
+static const char *cmp_src(const struct src *s, char buf[static SRC_MAX])
+{
 	if (!s->file || s->line == 0)
 		return "";
-	snprintf(buf, 256, " (%s:%u)", slash ? slash + 1 : s->file, s->line);
+	snprintf(buf, SRC_MAX, " (%s:%u)", s->file, s->line);
 	return buf;
 }
 
@@ -127,7 +129,7 @@ static int cmp_kept(struct cmp *c, const char *field, bool kept, const char *val
 static int cmp_pf_fields(struct cmp *c, const struct after *a, const struct sno_iface *op)
 {
 	const char *es = eswitch_mode_to_string(a->eswitch_mode);
-	char buf[256], n[16];
+	char buf[SRC_MAX], n[16];
 	int r = 0;
 
 	snprintf(n, sizeof(n), "%u", a->num_vfs);
@@ -159,7 +161,7 @@ static int cmp_vf(struct cmp *c, const struct after *a, const struct sno_vf *vf)
 	struct src src;
 	bool kept;
 	const char *driver = after_vf_driver(a, vf->id, &src, &kept);
-	char buf[256], field[32], n[16];
+	char buf[SRC_MAX], field[32], n[16];
 	uint32_t mtu;
 	int r = 0;
 
@@ -189,7 +191,7 @@ static int cmp_vf_spec(struct cmp *c, const struct after *a, const struct sno_vf
 	const char *name = v && vf_settings_has(v, VF_KEY_RESOURCE_NAME) ? v->attrs.resource_name :
 									   NULL;
 	bool rdma = v && vf_settings_wants_rdma(v);
-	char buf[256];
+	char buf[SRC_MAX];
 	int r = 0;
 
 	if (g->resource_name && !streq_ptr(g->resource_name, name))
@@ -234,7 +236,7 @@ static int cmp_externally_managed(struct cmp *c, const struct after *a,
 				  const struct sno_iface *spec)
 {
 	bool external = pf_settings_externally_managed(&a->d->pf);
-	char buf[256];
+	char buf[SRC_MAX];
 
 	if (spec->externally_managed == external)
 		return 0;
@@ -272,12 +274,9 @@ static char *files_joined(const struct pf_desired *d)
 {
 	_cleanup_strv_free_ char **names = NULL;
 
-	for (size_t i = 0; d->config_files && d->config_files[i]; i++) {
-		const char *slash = strrchr(d->config_files[i], '/');
-
-		if (strv_extend(&names, slash ? slash + 1 : d->config_files[i]) < 0)
+	for (size_t i = 0; d->config_files && d->config_files[i]; i++)
+		if (strv_extend(&names, d->config_files[i]) < 0)
 			return NULL;
-	}
 	return names ? strv_join(names, " ") : strdup("");
 }
 

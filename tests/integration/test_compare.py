@@ -106,7 +106,7 @@ def test_vf_count(make_host, tmp_path):
     conf = h.confdir / "79-cx7-ib-b.conf"
     assert r.stdout.splitlines() == [
         "0000:1a:00.0 (ibp26s0): VF count: operator 6, layouts 8 "
-        f"(79-cx7-ib-b.conf:{line_of(conf, 'VirtualFunctions=8')})",
+        f"({conf}:{line_of(conf, 'VirtualFunctions=8')})",
         "1 difference(s)"]
     assert r.returncode == 1
 
@@ -116,7 +116,7 @@ def test_vf_driver_of_another_node(make_host):
     h = imported_host(make_host, "e810")
     r = compare(h, OPERATOR / "nodestate-e810.yaml", "--node", "gpu-worker-04")
     conf = h.confdir / "89-e810-dpdk.conf"
-    at = lambda key: f"89-e810-dpdk.conf:{line_of(conf, key)}"
+    at = lambda key: f"{conf}:{line_of(conf, key)}"
     expected = []
     for i in range(4):
         expected += [
@@ -144,11 +144,11 @@ def test_mtu_and_eswitch_mode(make_host):
     vf_mtu = line_of(conf, "MTUBytes=1500")
     expected = []
     for pf in ("0000:ca:00.0 (ens3f0np0)", "0000:ca:00.1 (ens3f1np1)"):
-        expected += [f"{pf}: MTU: operator 9000, layouts 9100 (49-cx6dx-offload.conf:{pf_mtu})",
+        expected += [f"{pf}: MTU: operator 9000, layouts 9100 ({conf}:{pf_mtu})",
                      f"{pf}: eswitch mode: operator switchdev, layouts legacy "
-                     f"(49-cx6dx-offload.conf:{mode})"]
+                     f"({conf}:{mode})"]
         expected += [f"{pf}: VF {i} MTU: operator 9000, layouts 1500 "
-                     f"(49-cx6dx-offload.conf:{vf_mtu})" for i in range(4)]
+                     f"({conf}:{vf_mtu})" for i in range(4)]
     assert r.stdout.splitlines() == expected + ["12 difference(s)"]
     assert r.returncode == 1
 
@@ -164,7 +164,7 @@ def test_link_type(make_host, tmp_path):
     conf = h.confdir / "79-cx7-ib-b.conf"
     assert r.stdout.splitlines() == [
         "0000:1a:00.0 (ibp26s0): link type: operator ETH, layouts infiniband "
-        f"(79-cx7-ib-b.conf:{line_of(conf, 'LinkType=infiniband')})",
+        f"({conf}:{line_of(conf, 'LinkType=infiniband')})",
         "1 difference(s)"]
 
 
@@ -190,7 +190,7 @@ def test_pf_no_layout_selects_and_pf_the_operator_does_not_configure(make_host, 
     port1.update(eSwitchMode="legacy", mtu=1500)
     r = compare(h, write_states(tmp_path, states))
     assert r.stdout.splitlines() == [
-        "0000:ca:00.1 (ens3f1np1): the layouts configure it (4 VFs; 49-cx6dx-offload.conf), the "
+        f"0000:ca:00.1 (ens3f1np1): the layouts configure it (4 VFs; {conf}), the "
         "operator does not (it is not in the spec of the node state)",
         "1 difference(s)"]
 
@@ -213,7 +213,7 @@ def test_operator_not_converged(make_host, tmp_path):
         "0000:3b:00.0 (ens1f0): VF 2 driver: operator spec vfio-pci, status iavf (the operator had "
         "not converged)",
         "0000:3b:00.0 (ens1f0): VF 2 driver: operator iavf, layouts vfio-pci "
-        f"(89-e810-dpdk.conf:{line_of(conf, 'Driver=vfio-pci')})",
+        f"({conf}:{line_of(conf, 'Driver=vfio-pci')})",
         "3 difference(s), 2 of them where the operator had not converged"]
     assert r.returncode == 1
 

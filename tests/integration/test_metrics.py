@@ -228,6 +228,8 @@ def test_root_reads_the_layouts_and_records_under_it(make_host, tmp_path):
     assert value(series, "pf_state", pf_pci=E810_1, state="pending") == 1
     assert value(series, "pf_vfs_wanted", pf_pci=E810_1) == 2
     assert value(series, "pf_state", pf_pci=E810_0, state="unconfigured") == 1
+    # another node's files: nothing is said of a daemon there, not even daemon_up 0
+    assert "sriov_persist_daemon_" not in r.stdout
 
 
 def assert_in_manual(types):

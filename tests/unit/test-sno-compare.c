@@ -177,9 +177,9 @@ static void test_differences(void **state)
 								     "    numVfs: 2\n"),
 		     (const char *const[]){
 			     "0000:3b:00.0 (ens1f0): VF count: operator 3, layouts 4 "
-			     "(50-test.conf:5)",
+			     "(" LAYOUT ":5)",
 			     "0000:3b:00.0 (ens1f0): MTU: operator 1500, layouts 9000 "
-			     "(50-test.conf:6)",
+			     "(" LAYOUT ":6)",
 			     "0000:3b:00.1 (ens1f1): VF count: operator spec 2, status 0 (the "
 			     "operator had not converged)",
 			     "0000:3b:00.1 (ens1f1): no layout selects it: the operator "
@@ -202,7 +202,7 @@ static void test_differences(void **state)
 			     "0000:3b:00.0 (ens1f0): VF 3 MTU: operator spec 9000, status 1500 "
 			     "(the operator had not converged)",
 			     "0000:3b:00.0 (ens1f0): VF 3 MTU: operator 1500, layouts 9000 "
-			     "(50-test.conf:13)",
+			     "(" LAYOUT ":13)",
 			     NULL });
 	env_done(&e);
 }
@@ -224,7 +224,7 @@ static void test_kept_vfs_and_port(void **state)
 			     "node state gpu-worker-03: syncStatus InProgress: the operator had "
 			     "not converged",
 			     "0000:1a:00.0 (ibp26s0): the layouts configure it (2 VFs; "
-			     "50-test.conf), the operator does not (it is not in the spec of the "
+			     LAYOUT "), the operator does not (it is not in the spec of the "
 			     "node state)",
 			     "0000:5e:00.0 (gone0): not on this host: the node state is another "
 			     "node's, or the PF is gone",
