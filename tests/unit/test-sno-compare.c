@@ -223,8 +223,8 @@ static void test_kept_vfs_and_port(void **state)
 		     (const char *const[]){
 			     "node state gpu-worker-03: syncStatus InProgress: the operator had "
 			     "not converged",
-			     "0000:1a:00.0 (ibp26s0): the layouts configure it (2 VFs; "
-			     LAYOUT "), the operator does not (it is not in the spec of the "
+			     "0000:1a:00.0 (ibp26s0): the layouts configure it (2 VFs; " LAYOUT
+			     "), the operator does not (it is not in the spec of the "
 			     "node state)",
 			     "0000:5e:00.0 (gone0): not on this host: the node state is another "
 			     "node's, or the PF is gone",
