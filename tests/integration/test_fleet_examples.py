@@ -50,11 +50,21 @@ def _data_url(source):
     return urllib.parse.unquote(data)
 
 
+ROLE = "machineconfiguration.openshift.io/role"
+
+
+def machineconfig_docs():
+    """The MachineConfigPool and the MachineConfig of machineconfig.yaml, by kind."""
+    docs = list(yaml.safe_load_all((FLEET / "machineconfig.yaml").read_text()))
+    assert all(d["apiVersion"] == "machineconfiguration.openshift.io/v1" for d in docs)
+    kinds = {d["kind"]: d for d in docs}
+    assert sorted(kinds) == ["MachineConfig", "MachineConfigPool"] and len(docs) == 2
+    return kinds["MachineConfigPool"], kinds["MachineConfig"]
+
+
 def machineconfig():
-    doc = yaml.safe_load((FLEET / "machineconfig.yaml").read_text())
-    assert doc["apiVersion"] == "machineconfiguration.openshift.io/v1"
-    assert doc["kind"] == "MachineConfig"
-    assert doc["metadata"]["labels"]["machineconfiguration.openshift.io/role"]
+    doc = machineconfig_docs()[1]
+    assert doc["metadata"]["labels"][ROLE]
     config = doc["spec"]["config"]
     assert re.fullmatch(r"3\.\d+\.\d+", config["ignition"]["version"])
     files = []
@@ -138,6 +148,34 @@ def test_paths_modes_and_order(name):
     for path, mode, _ in files:
         assert path.startswith("/etc/sriov-persist/"), path
         assert not mode & 0o022, f"{name}: {path} writable by group or others"
+
+
+def test_machineconfig_is_for_its_own_pool():
+    """The custom-pool pattern: the MachineConfig reaches the nodes labelled into the pool,
+    never the whole worker pool, whose MachineConfigs the pool inherits."""
+    pool, mc = machineconfig_docs()
+    name = pool["metadata"]["name"]
+    assert name != "worker"
+    assert mc["metadata"]["labels"] == {ROLE: name}
+    assert pool["spec"]["machineConfigSelector"] == {
+        "matchExpressions": [{"key": ROLE, "operator": "In", "values": ["worker", name]}]}
+    label = f"node-role.kubernetes.io/{name}"
+    assert pool["spec"]["nodeSelector"] == {"matchLabels": {label: ""}}
+    guide = _unroff(GUIDE.read_text())
+    assert f"kubectl label node worker-8 {label}=\n" in guide
+    assert f"{label}=" in (FLEET / "machineconfig.yaml").read_text()
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in FLEET.iterdir()))
+def test_examples_say_their_layout_stands_for_the_imported_ones(name):
+    """Each example, and the guide, says its layout is to be replaced with import's files."""
+    head = " ".join(line.lstrip("# ") for line in (FLEET / name).read_text().splitlines()
+                    if line.startswith("#"))
+    for words in ("stands for the files that sriovctl import wrote and sriovctl compare passed",
+                  "makes the plan disruptive"):
+        assert words in head, f"{name}: {words}"
+    guide = " ".join(_unroff(GUIDE.read_text()).split())
+    assert "it stands for the files that sriovctl import wrote and sriovctl compare passed" in guide
 
 
 def test_the_manuals_name_these_directories():
