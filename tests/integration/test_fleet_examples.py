@@ -315,7 +315,7 @@ def _node_sriovctl(sriovctl_bin, root, argv):
                           text=True, timeout=60)
 
 
-def _copy_layout(copy, root, tmp_path, text, sriovctl_bin, checks):
+def _copy_layout(copy, root, text, sriovctl_bin, checks):
     """A copy of the layout's content: its validate: on the module's temporary file, then the
     file written; False when the validate refused it."""
     if "validate" in copy:
@@ -332,7 +332,7 @@ def _copy_layout(copy, root, tmp_path, text, sriovctl_bin, checks):
     return True
 
 
-def _play_layout(root, tmp_path, text, sriovctl_bin):
+def _play_layout(root, text, sriovctl_bin):
     """The play's tasks that bring the example layout to the node, run with TEXT as its new
     content on the node ROOT, which has the version of the last run: whether the play
     installs it, and the checks it ran on the way."""
@@ -349,7 +349,7 @@ def _play_layout(root, tmp_path, text, sriovctl_bin):
             shutil.copy(root / copy["src"].lstrip("/"), root / layout.lstrip("/"))
             return True, checks
         if copy is not None and copy.get("content") == example:
-            if not _copy_layout(copy, root, tmp_path, text, sriovctl_bin, checks):
+            if not _copy_layout(copy, root, text, sriovctl_bin, checks):
                 return False, checks
             if copy["dest"] == layout:
                 return True, checks
@@ -383,7 +383,7 @@ def test_ansible_checks_a_changed_layout_in_place_of_the_old(edit, tmp_path, sri
     change, accepted = LAYOUT_EDITS[edit]
     new = change(old)
     assert new != old
-    done, checks = _play_layout(root, tmp_path, new, sriovctl_bin)
+    done, checks = _play_layout(root, new, sriovctl_bin)
     assert checks, "the play checks the layout before it installs it"
     said = "".join(c.stdout + c.stderr for c in checks)
     assert done == accepted, said
