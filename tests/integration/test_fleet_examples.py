@@ -50,11 +50,21 @@ def _data_url(source):
     return urllib.parse.unquote(data)
 
 
+ROLE = "machineconfiguration.openshift.io/role"
+
+
+def machineconfig_docs():
+    """The MachineConfigPool and the MachineConfig of machineconfig.yaml, by kind."""
+    docs = list(yaml.safe_load_all((FLEET / "machineconfig.yaml").read_text()))
+    assert all(d["apiVersion"] == "machineconfiguration.openshift.io/v1" for d in docs)
+    kinds = {d["kind"]: d for d in docs}
+    assert sorted(kinds) == ["MachineConfig", "MachineConfigPool"] and len(docs) == 2
+    return kinds["MachineConfigPool"], kinds["MachineConfig"]
+
+
 def machineconfig():
-    doc = yaml.safe_load((FLEET / "machineconfig.yaml").read_text())
-    assert doc["apiVersion"] == "machineconfiguration.openshift.io/v1"
-    assert doc["kind"] == "MachineConfig"
-    assert doc["metadata"]["labels"]["machineconfiguration.openshift.io/role"]
+    doc = machineconfig_docs()[1]
+    assert doc["metadata"]["labels"][ROLE]
     config = doc["spec"]["config"]
     assert re.fullmatch(r"3\.\d+\.\d+", config["ignition"]["version"])
     files = []
@@ -82,17 +92,33 @@ def ansible_play():
     return plays[0]
 
 
-def ansible():
-    """(dest, mode, content or None for a file the administrator supplies) per copy task."""
-    files = []
-    for task in ansible_play()["tasks"]:
+def _render(value, play):
+    """A task's string with the play's plain vars ({{ name }}) put in."""
+    plain = {k: v for k, v in play["vars"].items() if "{{" not in v}
+    return re.sub(r"\{\{\s*(\w+)\s*\}\}", lambda m: plain.get(m.group(1), m.group(0)), value)
+
+
+def _copies(play):
+    for task in play["tasks"]:
         copy = task.get("ansible.builtin.copy")
-        if copy is None:
-            continue
+        if copy is not None:
+            yield task, {k: _render(v, play) if isinstance(v, str) else v for k, v in copy.items()}
+
+
+def ansible():
+    """(dest, mode, content or None for a file the administrator supplies) per file the
+    play puts into /etc; a file staged on the node and copied from there has its content."""
+    play = ansible_play()
+    staged = {copy["dest"]: copy.get("content") for _, copy in _copies(play)}
+    files = []
+    for _, copy in _copies(play):
         assert (copy["owner"], copy["group"]) == ("root", "root"), copy["dest"]
         assert isinstance(copy["mode"], str), copy["dest"]  # "0644", never the decimal 644
         assert ("src" in copy) != ("content" in copy), copy["dest"]
-        files.append((copy["dest"], int(copy["mode"], 8), copy.get("content")))
+        if copy["dest"] in {c["src"] for _, c in _copies(play) if c.get("remote_src")}:
+            continue
+        content = staged[copy["src"]] if copy.get("remote_src") else copy.get("content")
+        files.append((copy["dest"], int(copy["mode"], 8), content))
     return files
 
 
@@ -122,6 +148,34 @@ def test_paths_modes_and_order(name):
     for path, mode, _ in files:
         assert path.startswith("/etc/sriov-persist/"), path
         assert not mode & 0o022, f"{name}: {path} writable by group or others"
+
+
+def test_machineconfig_is_for_its_own_pool():
+    """The custom-pool pattern: the MachineConfig reaches the nodes labelled into the pool,
+    never the whole worker pool, whose MachineConfigs the pool inherits."""
+    pool, mc = machineconfig_docs()
+    name = pool["metadata"]["name"]
+    assert name != "worker"
+    assert mc["metadata"]["labels"] == {ROLE: name}
+    assert pool["spec"]["machineConfigSelector"] == {
+        "matchExpressions": [{"key": ROLE, "operator": "In", "values": ["worker", name]}]}
+    label = f"node-role.kubernetes.io/{name}"
+    assert pool["spec"]["nodeSelector"] == {"matchLabels": {label: ""}}
+    guide = _unroff(GUIDE.read_text())
+    assert f"kubectl label node worker-8 {label}=\n" in guide
+    assert f"{label}=" in (FLEET / "machineconfig.yaml").read_text()
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in FLEET.iterdir()))
+def test_examples_say_their_layout_stands_for_the_imported_ones(name):
+    """Each example, and the guide, says its layout is to be replaced with import's files."""
+    head = " ".join(line.lstrip("# ") for line in (FLEET / name).read_text().splitlines()
+                    if line.startswith("#"))
+    for words in ("stands for the files that sriovctl import wrote and sriovctl compare passed",
+                  "makes the plan disruptive"):
+        assert words in head, f"{name}: {words}"
+    guide = " ".join(_unroff(GUIDE.read_text()).split())
+    assert "it stands for the files that sriovctl import wrote and sriovctl compare passed" in guide
 
 
 def test_the_manuals_name_these_directories():
@@ -229,28 +283,118 @@ def test_sriovctl_check_finds_a_broken_layout(tmp_path, sriovctl_bin):
     assert "did you mean 'VirtualFunctions'?" in out.stderr
 
 
-def test_ansible_validates_with_sriovctl(tmp_path, sriovctl_bin):
-    """Each validate: command, run as the copy module runs it (%s: the new file)."""
+def test_ansible_validates_the_dropin_with_sriovctl(tmp_path, sriovctl_bin):
+    """Each validate: command, run as the copy module runs it (%s: its temporary file)."""
     root = tmp_path / "node"
     _write_root(root, ansible())
-    empty = tmp_path / "empty"
-    empty.mkdir()
     validated = 0
-    for task in ansible_play()["tasks"]:
-        copy = task.get("ansible.builtin.copy")
-        if not copy or "validate" not in copy:
+    for _, copy in _copies(ansible_play()):
+        if "validate" not in copy:
             continue
+        # validate: judges a file named as Ansible's temporary file, not as the file it
+        # replaces, which sriovctl check reads beside it when that is a layout
+        assert copy["dest"].startswith(DROPIN_DIR), f"{copy['dest']}: a layout is checked staged"
         source = tmp_path / "source"
         source.write_text(copy["content"])
         argv = shlex.split(copy["validate"].replace("%s", str(source)))
         assert argv[0] == "/usr/sbin/sriovctl"
-        # the node's files: its layouts beside the new drop-in, no layout beside the new layout;
-        # --root keeps the credentials (another root's files) out of it
-        extra = ["--root", str(root)] if copy["dest"].startswith(DROPIN_DIR) else ["--config-dir", str(empty)]
-        out = subprocess.run([sriovctl_bin] + extra + argv[1:], capture_output=True, text=True, timeout=60)
+        # the node's files: its layouts beside the new drop-in; --root keeps the credentials
+        # (another root's files) out of it
+        out = subprocess.run([sriovctl_bin, "--root", str(root)] + argv[1:], capture_output=True,
+                             text=True, timeout=60)
         assert out.returncode == 0, f"{copy['dest']}: {out.stderr}"
         validated += 1
-    assert validated == 2
+    assert validated == 1
+
+
+def _node_sriovctl(sriovctl_bin, root, argv):
+    """A sriovctl command of the play, run on the node ROOT: its paths are the node's."""
+    assert argv[0] == "/usr/sbin/sriovctl", argv
+    args = [str(root) + a if a.startswith("/") else a for a in argv[1:]]
+    return subprocess.run([sriovctl_bin, "--root", str(root)] + args, capture_output=True,
+                          text=True, timeout=60)
+
+
+def _copy_layout(copy, root, text, sriovctl_bin, checks):
+    """A copy of the layout's content: its validate: on the module's temporary file, then the
+    file written; False when the validate refused it."""
+    if "validate" in copy:
+        source = root / "root" / ".ansible" / "tmp" / "source"
+        source.parent.mkdir(parents=True, exist_ok=True)
+        source.write_text(text)
+        argv = shlex.split(copy["validate"].replace("%s", "/" + str(source.relative_to(root))))
+        checks.append(_node_sriovctl(sriovctl_bin, root, argv))
+        if checks[-1].returncode != 0:
+            return False
+    target = root / copy["dest"].lstrip("/")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text)
+    return True
+
+
+def _play_layout(root, text, sriovctl_bin):
+    """The play's tasks that bring the example layout to the node, run with TEXT as its new
+    content on the node ROOT, which has the version of the last run: whether the play
+    installs it, and the checks it ran on the way."""
+    play = ansible_play()
+    example = (ROOT / "conf.d" / "50-e810-rdma.conf").read_text()
+    layout = LAYOUT_DIR + "50-e810-rdma.conf"
+    checks = []
+    for task in play["tasks"]:
+        copy = task.get("ansible.builtin.copy")
+        command = task.get("ansible.builtin.command")
+        if copy is not None:
+            copy = {k: _render(v, play) if isinstance(v, str) else v for k, v in copy.items()}
+        if copy is not None and copy.get("remote_src") and copy["dest"] == layout:
+            shutil.copy(root / copy["src"].lstrip("/"), root / layout.lstrip("/"))
+            return True, checks
+        if copy is not None and copy.get("content") == example:
+            if not _copy_layout(copy, root, text, sriovctl_bin, checks):
+                return False, checks
+            if copy["dest"] == layout:
+                return True, checks
+        if command is not None:
+            argv = [_render(a, play) for a in command["argv"]] if "argv" in command \
+                else shlex.split(_render(command["cmd"], play))
+            if argv[0].endswith("sriovctl"):
+                checks.append(_node_sriovctl(sriovctl_bin, root, argv))
+                if checks[-1].returncode != 0:
+                    return False, checks
+    raise AssertionError("the play never installs the layout")
+
+
+# the fresh-eyes trial's edits of an installed layout: a valid one (16 VFs to 8, the VF sections
+# numbered anew) and a broken one (QualityOfService= left without its VLANId=)
+LAYOUT_EDITS = {
+    "valid": (lambda t: t.replace("VirtualFunctions=16", "VirtualFunctions=8")
+              .replace("[VirtualFunction 0-7]", "[VirtualFunction 0-3]")
+              .replace("[VirtualFunction 8-15]", "[VirtualFunction 4-7]"), True),
+    "broken": (lambda t: t.replace("VLANId=100\n", ""), False),
+}
+
+
+@pytest.mark.parametrize("edit", LAYOUT_EDITS)
+def test_ansible_checks_a_changed_layout_in_place_of_the_old(edit, tmp_path, sriovctl_bin):
+    """The play's check judges the new layout in place of the installed one it replaces."""
+    root = tmp_path / "node"
+    _write_root(root, ansible())
+    installed = root / (LAYOUT_DIR + "50-e810-rdma.conf").lstrip("/")
+    old = installed.read_text()
+    change, accepted = LAYOUT_EDITS[edit]
+    new = change(old)
+    assert new != old
+    done, checks = _play_layout(root, new, sriovctl_bin)
+    assert checks, "the play checks the layout before it installs it"
+    said = "".join(c.stdout + c.stderr for c in checks)
+    assert done == accepted, said
+    assert installed.read_text() == (new if accepted else old)
+    # the installed version is replaced in the check, never read beside the new one
+    assert str(installed) not in said, said
+    if accepted:
+        assert "1 layout file(s) checked: 0 error(s)" in said, said
+    else:
+        assert "50-e810-rdma.conf:34: VFs 8-15: QualityOfService=3 needs a VLANId= other than 0" in said
+        assert "1 layout file(s) checked: 1 error(s)" in said
 
 
 def test_ansible_handler_reloads_the_daemon():
