@@ -123,60 +123,17 @@ static int ns_object(struct ns_reader *r, struct sno_node_states *s, yaml_node_t
 	return ns_object_read(r, s, obj, name);
 }
 
-static int ns_items(struct ns_reader *r, struct sno_node_states *s, yaml_node_t *list)
+struct ns_walk {
+	struct ns_reader *r;
+	struct sno_node_states *s;
+};
+
+static int ns_walk_object(yaml_document_t *doc, yaml_node_t *obj, void *userdata)
 {
-	int e = 0;
+	struct ns_walk *nw = userdata;
 
-	for (yaml_node_item_t *i = list->data.sequence.items.start;
-	     e >= 0 && i < list->data.sequence.items.top; i++)
-		e = ns_object(r, s, ns_node(r, *i));
-	return e;
-}
-
-/* A document: one object, a list of them, or a List object with items. */
-static int ns_document(struct ns_reader *r, struct sno_node_states *s, yaml_node_t *root)
-{
-	const char *kind = ns_field_text(r, root, "kind");
-	yaml_node_t *items;
-
-	if (root->type == YAML_SEQUENCE_NODE)
-		return ns_items(r, s, root);
-	if (!kind || !endswith(kind, "List"))
-		return ns_object(r, s, root);
-	items = sno_yaml_get(r->doc, root, "items");
-	if (!items || items->type != YAML_SEQUENCE_NODE)
-		return diag_add(r->diags, DIAG_ERROR, r->source, ns_line(root),
-				"kind %s without a list of items", kind);
-	return ns_items(r, s, items);
-}
-
-static int ns_parse_stream(struct ns_reader *r, struct sno_node_states *s, yaml_parser_t *parser)
-{
-	yaml_document_t doc;
-	yaml_node_t *root;
-	int e = 0;
-
-	while (e >= 0) {
-		if (!yaml_parser_load(parser, &doc)) {
-			if (parser->error == YAML_MEMORY_ERROR)
-				return -ENOMEM;
-			return diag_add(r->diags, DIAG_ERROR, r->source,
-					(unsigned)parser->problem_mark.line + 1,
-					"neither YAML nor JSON: %s",
-					parser->problem ?: "unknown error");
-		}
-		root = yaml_document_get_root_node(&doc);
-		if (!root) {
-			yaml_document_delete(&doc);
-			return 0; /* the end of the stream */
-		}
-		r->doc = &doc;
-		if (!(root->type == YAML_SCALAR_NODE && !root->data.scalar.length))
-			e = ns_document(r, s, root);
-		r->doc = NULL;
-		yaml_document_delete(&doc);
-	}
-	return e;
+	nw->r->doc = doc;
+	return ns_object(nw->r, nw->s, obj);
 }
 
 int sno_node_states_parse(const char *source, const char *text, struct sno_node_states *ret,
@@ -184,14 +141,15 @@ int sno_node_states_parse(const char *source, const char *text, struct sno_node_
 {
 	struct ns_reader r = { .source = streq(source, "-") ? "<stdin>" : source, .diags = diags };
 	struct sno_node_states s = {};
-	yaml_parser_t parser;
+	struct ns_walk nw = { .r = &r, .s = &s };
+	const struct sno_walk w = { .source = r.source,
+				    .diags = diags,
+				    .not_yaml = "neither YAML nor JSON",
+				    .on_object = ns_walk_object,
+				    .userdata = &nw };
 	int e;
 
-	if (!yaml_parser_initialize(&parser))
-		return -ENOMEM;
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text, strlen(text));
-	e = ns_parse_stream(&r, &s, &parser);
-	yaml_parser_delete(&parser);
+	e = sno_yaml_objects(&w, text);
 	if (e < 0) {
 		sno_node_states_done(&s);
 		return e;

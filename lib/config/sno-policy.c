@@ -193,59 +193,17 @@ static int sno_object(struct sno_reader *r, struct sno_policies *ps, yaml_node_t
 	return sno_object_read(r, ps, obj, sno_yaml_get(r->doc, metadata, "name"), name);
 }
 
-static int sno_items(struct sno_reader *r, struct sno_policies *ps, yaml_node_t *list)
+struct sno_policy_walk {
+	struct sno_reader *r;
+	struct sno_policies *ps;
+};
+
+static int sno_policy_object(yaml_document_t *doc, yaml_node_t *obj, void *userdata)
 {
-	int e = 0;
+	struct sno_policy_walk *pw = userdata;
 
-	for (yaml_node_item_t *i = list->data.sequence.items.start;
-	     e >= 0 && i < list->data.sequence.items.top; i++)
-		e = sno_object(r, ps, sno_node(r, *i));
-	return e;
-}
-
-/* A document: one object, a list of them, or a List object with items. */
-static int sno_document(struct sno_reader *r, struct sno_policies *ps, yaml_node_t *root)
-{
-	const char *kind = sno_field_text(r, root, "kind");
-	yaml_node_t *items;
-
-	if (root->type == YAML_SEQUENCE_NODE)
-		return sno_items(r, ps, root);
-	if (!kind || !endswith(kind, "List"))
-		return sno_object(r, ps, root);
-	items = sno_yaml_get(r->doc, root, "items");
-	if (!items || items->type != YAML_SEQUENCE_NODE)
-		return diag_add(r->diags, DIAG_ERROR, r->source, sno_line(root),
-				"kind %s without a list of items", kind);
-	return sno_items(r, ps, items);
-}
-
-static int sno_parse_stream(struct sno_reader *r, struct sno_policies *ps, yaml_parser_t *parser)
-{
-	yaml_document_t doc;
-	yaml_node_t *root;
-	int e = 0;
-
-	while (e >= 0) {
-		if (!yaml_parser_load(parser, &doc)) {
-			if (parser->error == YAML_MEMORY_ERROR)
-				return -ENOMEM;
-			return diag_add(r->diags, DIAG_ERROR, r->source,
-					(unsigned)parser->problem_mark.line + 1, "not YAML: %s",
-					parser->problem ?: "unknown error");
-		}
-		root = yaml_document_get_root_node(&doc);
-		if (!root) {
-			yaml_document_delete(&doc);
-			return 0; /* the end of the stream */
-		}
-		r->doc = &doc;
-		if (!(root->type == YAML_SCALAR_NODE && !root->data.scalar.length))
-			e = sno_document(r, ps, root);
-		r->doc = NULL;
-		yaml_document_delete(&doc);
-	}
-	return e;
+	pw->r->doc = doc;
+	return sno_object(pw->r, pw->ps, obj);
 }
 
 int sno_policies_parse(const char *source, const char *text, struct sno_policies *ret,
@@ -253,14 +211,15 @@ int sno_policies_parse(const char *source, const char *text, struct sno_policies
 {
 	struct sno_reader r = { .source = streq(source, "-") ? "<stdin>" : source, .diags = diags };
 	struct sno_policies ps = {};
-	yaml_parser_t parser;
+	struct sno_policy_walk pw = { .r = &r, .ps = &ps };
+	const struct sno_walk w = { .source = r.source,
+				    .diags = diags,
+				    .not_yaml = "not YAML",
+				    .on_object = sno_policy_object,
+				    .userdata = &pw };
 	int e;
 
-	if (!yaml_parser_initialize(&parser))
-		return -ENOMEM;
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text, strlen(text));
-	e = sno_parse_stream(&r, &ps, &parser);
-	yaml_parser_delete(&parser);
+	e = sno_yaml_objects(&w, text);
 	if (e < 0) {
 		sno_policies_done(&ps);
 		return e;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <string.h>
 #include <strings.h>
 #include <yaml.h>
 
@@ -30,6 +31,74 @@ yaml_node_t *sno_yaml_get(yaml_document_t *doc, yaml_node_t *m, const char *key)
 		if (streq_ptr(sno_yaml_scalar(yaml_document_get_node(doc, p->key)), key))
 			return yaml_document_get_node(doc, p->value);
 	return NULL;
+}
+
+static int sno_walk_items(const struct sno_walk *w, yaml_document_t *doc, yaml_node_t *list)
+{
+	int e = 0;
+
+	for (yaml_node_item_t *i = list->data.sequence.items.start;
+	     e >= 0 && i < list->data.sequence.items.top; i++)
+		e = w->on_object(doc, yaml_document_get_node(doc, *i), w->userdata);
+	return e;
+}
+
+static int sno_walk_document(const struct sno_walk *w, yaml_document_t *doc, yaml_node_t *root)
+{
+	const char *kind = root->type == YAML_MAPPING_NODE ?
+				   sno_yaml_scalar(sno_yaml_get(doc, root, "kind")) :
+				   NULL;
+	yaml_node_t *items;
+
+	if (root->type == YAML_SEQUENCE_NODE)
+		return sno_walk_items(w, doc, root);
+	if (!kind || !endswith(kind, "List"))
+		return w->on_object(doc, root, w->userdata);
+	items = sno_yaml_get(doc, root, "items");
+	if (!items || items->type != YAML_SEQUENCE_NODE)
+		return diag_add(w->diags, DIAG_ERROR, w->source,
+				(unsigned)root->start_mark.line + 1,
+				"kind %s without a list of items", kind);
+	return sno_walk_items(w, doc, items);
+}
+
+static int sno_walk_stream(const struct sno_walk *w, yaml_parser_t *parser)
+{
+	yaml_document_t doc;
+	yaml_node_t *root;
+	int e = 0;
+
+	while (e >= 0) {
+		if (!yaml_parser_load(parser, &doc)) {
+			if (parser->error == YAML_MEMORY_ERROR)
+				return -ENOMEM;
+			return diag_add(w->diags, DIAG_ERROR, w->source,
+					(unsigned)parser->problem_mark.line + 1, "%s: %s",
+					w->not_yaml, parser->problem ?: "unknown error");
+		}
+		root = yaml_document_get_root_node(&doc);
+		if (!root) {
+			yaml_document_delete(&doc);
+			return 0; /* the end of the stream */
+		}
+		if (!(root->type == YAML_SCALAR_NODE && !root->data.scalar.length))
+			e = sno_walk_document(w, &doc, root);
+		yaml_document_delete(&doc);
+	}
+	return e;
+}
+
+int sno_yaml_objects(const struct sno_walk *w, const char *text)
+{
+	yaml_parser_t parser;
+	int e;
+
+	if (!yaml_parser_initialize(&parser))
+		return -ENOMEM;
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, strlen(text));
+	e = sno_walk_stream(w, &parser);
+	yaml_parser_delete(&parser);
+	return e;
 }
 
 static int sno_fail(struct sno_config *c, const yaml_node_t *n, const char *why)

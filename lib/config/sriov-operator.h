@@ -12,6 +12,7 @@
 
 #include <yaml.h>
 
+#include "diag.h"
 #include "other-findings.h"
 
 #define SNO_INTERFACE_CONFIG "/etc/sriov-operator/sriov-interface-config.yaml"
@@ -55,3 +56,19 @@ int sno_config_match(const struct sno_config *c, const char *pci, struct other_f
  * mapping m (NULL when absent). */
 const char *sno_yaml_scalar(yaml_node_t *n);
 yaml_node_t *sno_yaml_get(yaml_document_t *doc, yaml_node_t *m, const char *key);
+
+/* Each Kubernetes object of a YAML (or JSON) text, for the readers of
+ * kubectl's output (policies, node states): a document is one object, a
+ * list of them, or a List object with items; an empty document is skipped.
+ * on_object is given the document (valid during the call) and the object.
+ * Text that does not parse, and a List without items, are errors at their
+ * line ("<not_yaml>: problem"), and end the walk. 0, an error of on_object,
+ * or -ENOMEM. */
+struct sno_walk {
+	const char *source;
+	struct diag_list *diags;
+	const char *not_yaml; /* "not YAML", "neither YAML nor JSON" */
+	int (*on_object)(yaml_document_t *doc, yaml_node_t *obj, void *userdata);
+	void *userdata;
+};
+int sno_yaml_objects(const struct sno_walk *w, const char *text);
