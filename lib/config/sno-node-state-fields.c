@@ -21,29 +21,21 @@
 
 /* ---- status.interfaces[].Vfs[] ---- */
 
-static int vf_id(struct ns_reader *r, yaml_node_t *v, const struct ns_path *p, void *obj)
-{
-	return ns_uint(r, v, p, &((struct sno_vf *)obj)->id);
-}
-
-static int vf_driver(struct ns_reader *r, yaml_node_t *v, const struct ns_path *p, void *obj)
-{
-	return ns_string(r, v, p, &((struct sno_vf *)obj)->driver);
-}
-
-static int vf_mtu(struct ns_reader *r, yaml_node_t *v, const struct ns_path *p, void *obj)
-{
-	return ns_uint(r, v, p, &((struct sno_vf *)obj)->mtu);
-}
-
 static const struct ns_field status_vf_fields[] = {
-	{ "vfID", vf_id, NULL },	{ "driver", vf_driver, NULL },
-	{ "mtu", vf_mtu, NULL },	{ "pciAddress", NULL, WHY_HW },
-	{ "vendor", NULL, WHY_HW },	{ "deviceID", NULL, WHY_HW },
-	{ "name", NULL, WHY_HW },	{ "representorName", NULL, WHY_HW },
-	{ "mac", NULL, WHY_POD },	{ "Vlan", NULL, WHY_POD },
-	{ "assigned", NULL, WHY_POD },	{ "guid", NULL, WHY_POD },
-	{ "vdpaType", NULL, WHY_VDPA }, {},
+	NS_FIELD("vfID", NS_UINT, struct sno_vf, id),
+	NS_FIELD("driver", NS_STRING, struct sno_vf, driver),
+	NS_FIELD("mtu", NS_UINT, struct sno_vf, mtu),
+	NS_FIELD_NOT("pciAddress", WHY_HW),
+	NS_FIELD_NOT("vendor", WHY_HW),
+	NS_FIELD_NOT("deviceID", WHY_HW),
+	NS_FIELD_NOT("name", WHY_HW),
+	NS_FIELD_NOT("representorName", WHY_HW),
+	NS_FIELD_NOT("mac", WHY_POD),
+	NS_FIELD_NOT("Vlan", WHY_POD),
+	NS_FIELD_NOT("assigned", WHY_POD),
+	NS_FIELD_NOT("guid", WHY_POD),
+	NS_FIELD_NOT("vdpaType", WHY_VDPA),
+	{},
 };
 
 /* ---- spec.interfaces[].vfGroups[] ---- */
@@ -77,34 +69,14 @@ static int group_device_type(struct ns_reader *r, yaml_node_t *v, const struct n
 	return 0;
 }
 
-static int group_mtu(struct ns_reader *r, yaml_node_t *v, const struct ns_path *p, void *obj)
-{
-	return ns_uint(r, v, p, &((struct sno_vf_group *)obj)->mtu);
-}
-
-static int group_rdma(struct ns_reader *r, yaml_node_t *v, const struct ns_path *p, void *obj)
-{
-	return ns_bool(r, v, p, &((struct sno_vf_group *)obj)->rdma);
-}
-
-static int group_resource(struct ns_reader *r, yaml_node_t *v, const struct ns_path *p, void *obj)
-{
-	return ns_string(r, v, p, &((struct sno_vf_group *)obj)->resource_name);
-}
-
-static int group_policy(struct ns_reader *r, yaml_node_t *v, const struct ns_path *p, void *obj)
-{
-	return ns_string(r, v, p, &((struct sno_vf_group *)obj)->policy_name);
-}
-
 static const struct ns_field group_fields[] = {
-	{ "vfRange", group_range, NULL },
-	{ "deviceType", group_device_type, NULL },
-	{ "mtu", group_mtu, NULL },
-	{ "isRdma", group_rdma, NULL },
-	{ "resourceName", group_resource, NULL },
-	{ "policyName", group_policy, NULL },
-	{ "vdpaType", NULL, WHY_VDPA },
+	NS_FIELD_READ("vfRange", group_range),
+	NS_FIELD_READ("deviceType", group_device_type),
+	NS_FIELD("mtu", NS_UINT, struct sno_vf_group, mtu),
+	NS_FIELD("isRdma", NS_BOOL, struct sno_vf_group, rdma),
+	NS_FIELD("resourceName", NS_STRING, struct sno_vf_group, resource_name),
+	NS_FIELD("policyName", NS_STRING, struct sno_vf_group, policy_name),
+	NS_FIELD_NOT("vdpaType", WHY_VDPA),
 	{},
 };
 
@@ -122,21 +94,6 @@ static int iface_pci(struct ns_reader *r, yaml_node_t *v, const struct ns_path *
 	if (!pci_addr_is_valid(i->pci))
 		return ns_error(r, v, p->at, "%s: not a PCI address", i->pci);
 	return 0;
-}
-
-static int iface_name(struct ns_reader *r, yaml_node_t *v, const struct ns_path *p, void *obj)
-{
-	return ns_string(r, v, p, &((struct sno_iface *)obj)->name);
-}
-
-static int iface_num_vfs(struct ns_reader *r, yaml_node_t *v, const struct ns_path *p, void *obj)
-{
-	return ns_uint(r, v, p, &((struct sno_iface *)obj)->num_vfs);
-}
-
-static int iface_mtu(struct ns_reader *r, yaml_node_t *v, const struct ns_path *p, void *obj)
-{
-	return ns_uint(r, v, p, &((struct sno_iface *)obj)->mtu);
 }
 
 static int iface_link_type(struct ns_reader *r, yaml_node_t *v, const struct ns_path *p, void *obj)
@@ -161,11 +118,6 @@ static int iface_eswitch(struct ns_reader *r, yaml_node_t *v, const struct ns_pa
 	return e;
 }
 
-static int iface_external(struct ns_reader *r, yaml_node_t *v, const struct ns_path *p, void *obj)
-{
-	return ns_bool(r, v, p, &((struct sno_iface *)obj)->externally_managed);
-}
-
 static int iface_groups(struct ns_reader *r, yaml_node_t *v, const struct ns_path *p, void *obj)
 {
 	struct sno_iface *i = obj;
@@ -182,34 +134,34 @@ static int iface_vfs(struct ns_reader *r, yaml_node_t *v, const struct ns_path *
 }
 
 static const struct ns_field spec_iface_fields[] = {
-	{ "pciAddress", iface_pci, NULL },
-	{ "name", iface_name, NULL },
-	{ "numVfs", iface_num_vfs, NULL },
-	{ "mtu", iface_mtu, NULL },
-	{ "linkType", iface_link_type, NULL },
-	{ "eSwitchMode", iface_eswitch, NULL },
-	{ "externallyManaged", iface_external, NULL },
-	{ "vfGroups", iface_groups, NULL },
+	NS_FIELD_READ("pciAddress", iface_pci),
+	NS_FIELD("name", NS_STRING, struct sno_iface, name),
+	NS_FIELD("numVfs", NS_UINT, struct sno_iface, num_vfs),
+	NS_FIELD("mtu", NS_UINT, struct sno_iface, mtu),
+	NS_FIELD_READ("linkType", iface_link_type),
+	NS_FIELD_READ("eSwitchMode", iface_eswitch),
+	NS_FIELD("externallyManaged", NS_BOOL, struct sno_iface, externally_managed),
+	NS_FIELD_READ("vfGroups", iface_groups),
 	{},
 };
 
 static const struct ns_field status_iface_fields[] = {
-	{ "pciAddress", iface_pci, NULL },
-	{ "name", iface_name, NULL },
-	{ "numVfs", iface_num_vfs, NULL },
-	{ "mtu", iface_mtu, NULL },
-	{ "linkType", iface_link_type, NULL },
-	{ "eSwitchMode", iface_eswitch, NULL },
-	{ "externallyManaged", iface_external, NULL },
-	{ "Vfs", iface_vfs, NULL },
-	{ "mac", NULL, WHY_HW },
-	{ "driver", NULL, WHY_HW },
-	{ "vendor", NULL, WHY_HW },
-	{ "deviceID", NULL, WHY_HW },
-	{ "totalvfs", NULL, WHY_HW },
-	{ "linkSpeed", NULL, WHY_HW },
-	{ "linkAdminState", NULL, WHY_HW },
-	{ "netFilter", NULL, WHY_HW },
+	NS_FIELD_READ("pciAddress", iface_pci),
+	NS_FIELD("name", NS_STRING, struct sno_iface, name),
+	NS_FIELD("numVfs", NS_UINT, struct sno_iface, num_vfs),
+	NS_FIELD("mtu", NS_UINT, struct sno_iface, mtu),
+	NS_FIELD_READ("linkType", iface_link_type),
+	NS_FIELD_READ("eSwitchMode", iface_eswitch),
+	NS_FIELD("externallyManaged", NS_BOOL, struct sno_iface, externally_managed),
+	NS_FIELD_READ("Vfs", iface_vfs),
+	NS_FIELD_NOT("mac", WHY_HW),
+	NS_FIELD_NOT("driver", WHY_HW),
+	NS_FIELD_NOT("vendor", WHY_HW),
+	NS_FIELD_NOT("deviceID", WHY_HW),
+	NS_FIELD_NOT("totalvfs", WHY_HW),
+	NS_FIELD_NOT("linkSpeed", WHY_HW),
+	NS_FIELD_NOT("linkAdminState", WHY_HW),
+	NS_FIELD_NOT("netFilter", WHY_HW),
 	{},
 };
 
@@ -247,27 +199,20 @@ static int status_ifaces(struct ns_reader *r, yaml_node_t *v, const struct ns_pa
 	return e < 0 || r->failed ? e : ifaces_check(r, v, p, ns->status, ns->n_status);
 }
 
-static int sync_status(struct ns_reader *r, yaml_node_t *v, const struct ns_path *p, void *obj)
-{
-	return ns_string(r, v, p, &((struct sno_node_state *)obj)->sync_status);
-}
-
-static int sync_error(struct ns_reader *r, yaml_node_t *v, const struct ns_path *p, void *obj)
-{
-	return ns_string(r, v, p, &((struct sno_node_state *)obj)->last_sync_error);
-}
-
 static const struct ns_field spec_fields[] = {
-	{ "interfaces", spec_ifaces, NULL },
-	{ "bridges", NULL, WHY_OVS },
-	{ "system", NULL, WHY_SYSTEM },
+	NS_FIELD_READ("interfaces", spec_ifaces),
+	NS_FIELD_NOT("bridges", WHY_OVS),
+	NS_FIELD_NOT("system", WHY_SYSTEM),
 	{},
 };
 
 static const struct ns_field status_fields[] = {
-	{ "interfaces", status_ifaces, NULL }, { "syncStatus", sync_status, NULL },
-	{ "lastSyncError", sync_error, NULL }, { "bridges", NULL, WHY_OVS },
-	{ "system", NULL, WHY_SYSTEM },	       {},
+	NS_FIELD_READ("interfaces", status_ifaces),
+	NS_FIELD("syncStatus", NS_STRING, struct sno_node_state, sync_status),
+	NS_FIELD("lastSyncError", NS_STRING, struct sno_node_state, last_sync_error),
+	NS_FIELD_NOT("bridges", WHY_OVS),
+	NS_FIELD_NOT("system", WHY_SYSTEM),
+	{},
 };
 
 static int object_spec(struct ns_reader *r, yaml_node_t *v, const struct ns_path *p, void *obj)
@@ -284,9 +229,12 @@ static int object_status(struct ns_reader *r, yaml_node_t *v, const struct ns_pa
 
 /* apiVersion, kind and metadata.name are sno-node-state.c's. */
 static const struct ns_field object_fields[] = {
-	{ "apiVersion", NULL, NULL },	   { "kind", NULL, NULL },
-	{ "metadata", NULL, NULL },	   { "spec", object_spec, NULL },
-	{ "status", object_status, NULL }, {},
+	{ "apiVersion" },
+	{ "kind" },
+	{ "metadata" },
+	NS_FIELD_READ("spec", object_spec),
+	NS_FIELD_READ("status", object_status),
+	{},
 };
 
 int ns_read_object(struct ns_reader *r, yaml_node_t *obj)

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <stddef.h>
+
 /* Shared by the files of the node state reader: the reading state, the
  * walk over a mapping by a table of fields (sno-node-state-read.c), and the
  * tables (sno-node-state-fields.c). */
@@ -25,11 +27,37 @@ struct ns_path {
 };
 
 /* One field of a mapping: read into obj, or, with why, not compared. */
+/* How a field's value is read: into the object at the row's offset, by the
+ * row's read function, or not at all (why says why compare does not judge
+ * it; neither: a field read elsewhere, as kind and metadata). */
+enum ns_kind {
+	NS_SKIP,
+	NS_UINT,   /* unsigned */
+	NS_BOOL,   /* bool */
+	NS_STRING, /* char *, allocated */
+	NS_READ,   /* read() */
+};
+
 struct ns_field {
 	const char *name;
+	enum ns_kind kind;
+	size_t offset;
 	int (*read)(struct ns_reader *r, yaml_node_t *v, const struct ns_path *p, void *obj);
 	const char *why;
 };
+
+#define NS_FIELD(n, k, type, member)                                       \
+	{                                                                  \
+		.name = (n), .kind = (k), .offset = offsetof(type, member) \
+	}
+#define NS_FIELD_READ(n, fn)                               \
+	{                                                  \
+		.name = (n), .kind = NS_READ, .read = (fn) \
+	}
+#define NS_FIELD_NOT(n, w)                               \
+	{                                                \
+		.name = (n), .kind = NS_SKIP, .why = (w) \
+	}
 
 unsigned ns_line(const yaml_node_t *n);
 yaml_node_t *ns_node(struct ns_reader *r, int id);

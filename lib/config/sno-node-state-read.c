@@ -77,6 +77,26 @@ static const struct ns_field *ns_field_find(const struct ns_field *table, const 
 	return NULL;
 }
 
+static int ns_field_read(struct ns_reader *r, yaml_node_t *v, const struct ns_path *p,
+			 const struct ns_field *f, void *obj)
+{
+	void *at = (char *)obj + f->offset;
+
+	switch (f->kind) {
+	case NS_UINT:
+		return ns_uint(r, v, p, at);
+	case NS_BOOL:
+		return ns_bool(r, v, p, at);
+	case NS_STRING:
+		return ns_string(r, v, p, at);
+	case NS_READ:
+		return f->read(r, v, p, obj);
+	case NS_SKIP:
+		break;
+	}
+	return f->why ? ns_unjudged(r, v, p->generic, f->why) : 0;
+}
+
 static int ns_pair(struct ns_reader *r, yaml_node_pair_t *pair, const struct ns_path *p,
 		   const struct ns_field *table, void *obj)
 {
@@ -94,9 +114,7 @@ static int ns_pair(struct ns_reader *r, yaml_node_pair_t *pair, const struct ns_
 	f = ns_field_find(table, key);
 	if (!f)
 		return ns_unjudged(r, v, generic, "a field compare does not know");
-	if (f->why)
-		return ns_unjudged(r, v, generic, f->why);
-	return f->read ? f->read(r, v, &(const struct ns_path){ at, generic }, obj) : 0;
+	return ns_field_read(r, v, &(const struct ns_path){ at, generic }, f, obj);
 }
 
 int ns_mapping(struct ns_reader *r, yaml_node_t *m, const struct ns_path *p,
