@@ -133,26 +133,24 @@ static int iface_vfs(struct ns_reader *r, yaml_node_t *v, const struct ns_path *
 	return ns_sequence(r, v, p, status_vf_fields, (void **)&i->vfs, sizeof(*i->vfs), &i->n_vfs);
 }
 
+/* What spec and status say alike of an interface. */
+#define IFACE_FIELDS                                                    \
+	NS_FIELD_READ("pciAddress", iface_pci),                         \
+		NS_FIELD("name", NS_STRING, struct sno_iface, name),    \
+		NS_FIELD("numVfs", NS_UINT, struct sno_iface, num_vfs), \
+		NS_FIELD("mtu", NS_UINT, struct sno_iface, mtu),        \
+		NS_FIELD_READ("linkType", iface_link_type),             \
+		NS_FIELD_READ("eSwitchMode", iface_eswitch),            \
+		NS_FIELD("externallyManaged", NS_BOOL, struct sno_iface, externally_managed)
+
 static const struct ns_field spec_iface_fields[] = {
-	NS_FIELD_READ("pciAddress", iface_pci),
-	NS_FIELD("name", NS_STRING, struct sno_iface, name),
-	NS_FIELD("numVfs", NS_UINT, struct sno_iface, num_vfs),
-	NS_FIELD("mtu", NS_UINT, struct sno_iface, mtu),
-	NS_FIELD_READ("linkType", iface_link_type),
-	NS_FIELD_READ("eSwitchMode", iface_eswitch),
-	NS_FIELD("externallyManaged", NS_BOOL, struct sno_iface, externally_managed),
+	IFACE_FIELDS,
 	NS_FIELD_READ("vfGroups", iface_groups),
 	{},
 };
 
 static const struct ns_field status_iface_fields[] = {
-	NS_FIELD_READ("pciAddress", iface_pci),
-	NS_FIELD("name", NS_STRING, struct sno_iface, name),
-	NS_FIELD("numVfs", NS_UINT, struct sno_iface, num_vfs),
-	NS_FIELD("mtu", NS_UINT, struct sno_iface, mtu),
-	NS_FIELD_READ("linkType", iface_link_type),
-	NS_FIELD_READ("eSwitchMode", iface_eswitch),
-	NS_FIELD("externallyManaged", NS_BOOL, struct sno_iface, externally_managed),
+	IFACE_FIELDS,
 	NS_FIELD_READ("Vfs", iface_vfs),
 	NS_FIELD_NOT("mac", WHY_HW),
 	NS_FIELD_NOT("driver", WHY_HW),
