@@ -102,3 +102,15 @@ def test_a_gone_pf_loses_its_record(make_host, start_daemon, bus_client, system_
     # gone for good: a second reset finds no PF
     r = ctl(h, system_bus, "reset", E810_A)
     assert r.returncode == 1 and r.stderr == f"No PF '{E810_A}' on this host\n", r
+
+
+def test_a_pf_a_layout_selects_is_refused(make_host, start_daemon, bus_client, system_bus):
+    h = applied(make_host, start_daemon, bus_client, "immediate")
+    r = ctl(h, system_bus, "reset", "ens1f0")
+    assert r.returncode == 1 and r.stdout == "", r
+    assert r.stderr.startswith(f"sriov-persistd: {E810_A}: a layout selects it ("), r
+    assert h.pf(E810_A)["num_vfs"] == 4
+    r = ctl(h, system_bus, "reset")
+    assert r.returncode == 0 and r.stdout == "Nothing to reset: no PF that no layout selects has " \
+        "VFs or a switchdev mode that sriov-persist created; reset removes only what a removed " \
+        "layout left\n", r
