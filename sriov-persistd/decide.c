@@ -73,6 +73,18 @@ struct pf_verdict decide_changes(const struct pf_facts *f)
 	return v;
 }
 
+enum pf_run_state decide_unconfigured(bool left, bool has_record, enum pf_status_state record,
+				      bool of_reset)
+{
+	if (!left || !has_record || !of_reset)
+		return PF_RUN_UNCONFIGURED;
+	if (record == PF_STATUS_DEFERRED)
+		return PF_RUN_DEFERRED;
+	if (record == PF_STATUS_FAILED)
+		return PF_RUN_FAILED;
+	return PF_RUN_UNCONFIGURED;
+}
+
 bool decide_give_up(enum pf_status_state result, const char *plan_sig)
 {
 	return result != PF_STATUS_APPLIED && plan_sig;

@@ -114,6 +114,7 @@ static void asked_done(struct asked *a)
 {
 	strv_free(a->failed);
 	strv_free(a->busy);
+	free(a->reset);
 	*a = (struct asked){};
 }
 
@@ -127,6 +128,27 @@ static struct pending_call *pending_call_free(struct pending_call *c)
 	return NULL;
 }
 
+/* Reset()'s answer: each PF it changed, (pci, actions, VFs, whether the
+ * switchdev mode stays). */
+static int reply_reset(sd_bus_message *msg, const struct asked *out)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	int r;
+
+	r = sd_bus_message_new_method_return(msg, &reply);
+	if (r >= 0)
+		r = sd_bus_message_open_container(reply, 'a', "(suub)");
+	for (size_t i = 0; r >= 0 && i < out->n_reset; i++) {
+		const struct asked_reset *one = &out->reset[i];
+
+		r = sd_bus_message_append(reply, "(suub)", one->pci, one->n_actions, one->num_vfs,
+					  (int)one->eswitch_kept);
+	}
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+}
+
 /* The answer to Apply() or Reset(), once nothing is left to another process:
  * an error that names each PF not applied (one a line: a held PF's reason
  * may hold "; ") or not reset. A PF that waits for a drain the daemon
@@ -135,6 +157,8 @@ static int reply_asked(sd_bus_message *msg, bool reset, const struct asked *out)
 {
 	_cleanup_free_ char *why = NULL;
 
+	if ((!out->failed || !out->failed[0]) && reset)
+		return reply_reset(msg, out);
 	if (!out->failed || !out->failed[0])
 		return sd_bus_reply_method_return(msg, NULL);
 	why = strv_join(out->failed, reset ? "; " : "\n");
@@ -237,6 +261,8 @@ static int resume_one(struct manager *m, struct pending_call *c)
 					 strdup_printf("%s: %s", *p, strna(error.message)));
 		else
 			r = 0;
+		for (size_t i = 0; r >= 0 && i < again.n_reset; i++)
+			r = asked_add_reset(&c->out, &again.reset[i]);
 		for (char **f = again.failed; r >= 0 && f && *f; f++)
 			r = strv_extend(&c->out.failed, *f);
 		for (char **b = again.busy; r >= 0 && b && *b; b++)
@@ -468,8 +494,8 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_METHOD("Reload", "", "", method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_NAMES("Apply", "s", SD_BUS_PARAM(pci), "", , method_apply,
 				 SD_BUS_VTABLE_UNPRIVILEGED),
-	SD_BUS_METHOD_WITH_NAMES("Reset", "s", SD_BUS_PARAM(pci), "", , method_reset,
-				 SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_NAMES("Reset", "s", SD_BUS_PARAM(pci), "a(suub)", SD_BUS_PARAM(reset),
+				 method_reset, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_NAMES("Plan", "", , "s", SD_BUS_PARAM(json), method_plan,
 				 SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_NAMES("GetStatus", "", , "s", SD_BUS_PARAM(json), method_get_status,

@@ -10,6 +10,7 @@
 #include "dpconfig.h"
 #include "manager-check.h"
 #include "manager-summary.h"
+#include "report-gone.h"
 
 #define MAIN_BROKEN \
 	"the main configuration has errors (see ConfigErrors); nothing is applied until they are fixed"
@@ -127,19 +128,26 @@ static bool judge_changes(struct manager *m, struct pf_entry *e, const struct pl
 }
 
 /* No layout selects the PF: nothing to do, whatever it has. What a removed
- * layout left there is said, and stays until a reset. */
+ * layout left there is said, and stays until a reset; a reset that waits
+ * for the policy or failed says so instead, as sriovctl status does. */
 static int check_unconfigured(struct manager *m, struct pf_entry *e, const struct pf_state *pf)
 {
 	_cleanup_free_ char *left = NULL;
+	struct pf_status st = {};
 	struct pf_created c;
+	bool has_record;
 	int r;
 
-	e->state = PF_RUN_UNCONFIGURED;
 	e->resources_wanted = strv_free(e->resources_wanted);
 	r = pf_created_left(m->state_dir, pf, &c);
 	if (r > 0 && !(left = pf_created_describe(&c)))
 		return -ENOMEM;
-	(void)free_and_strdup(&e->last_error, left);
+	has_record = pf_status_read(m->runtime_dir, e->pci, &st) >= 0;
+	e->state = decide_unconfigured(left != NULL, has_record, st.state,
+				       has_record && !st.config_files[0] && st.error);
+	(void)free_and_strdup(&e->last_error, e->state == PF_RUN_UNCONFIGURED ? left : st.error);
+	if (has_record)
+		pf_status_done(&st);
 	if (r == 0) /* no VF of ours left: no pod of ours uses one */
 		e->resources_running = strv_free(e->resources_running);
 	e->drift = strv_free(e->drift);
@@ -416,6 +424,30 @@ static int left_to_other(struct manager *m, const struct apply_pf_result *pr, st
 	return 0;
 }
 
+int asked_add_reset(struct asked *out, const struct asked_reset *one)
+{
+	struct asked_reset *n = reallocarray(out->reset, out->n_reset + 1, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	out->reset = n;
+	out->reset[out->n_reset++] = *one;
+	return 0;
+}
+
+/* A reset that changed the PF, for Reset()'s reply. -ENOMEM. */
+static int note_reset(struct asked *out, const struct apply_pf_result *pr)
+{
+	struct asked_reset one = { .n_actions = pr->status.n_actions,
+				   .num_vfs = pr->status.num_vfs,
+				   .eswitch_kept = pr->eswitch_kept };
+
+	if (!out || !pr->changed)
+		return 0;
+	snprintf(one.pci, sizeof(one.pci), "%s", pr->status.pci);
+	return asked_add_reset(out, &one);
+}
+
 /* An apply that did something: the PF as it is now, the result told, and a
  * plan that failed remembered. */
 static int after_one(struct manager *m, struct apply_pf_result *pr, bool reset, struct asked *out)
@@ -444,6 +476,8 @@ static int after_one(struct manager *m, struct apply_pf_result *pr, bool reset, 
 		manager_notify(m, MANAGER_PF_APPLIED, .pci = pr->status.pci,
 			       .result = result_code(pr));
 		if (pr->status.state != PF_STATUS_APPLIED && note_failed(out, pr, reset) < 0)
+			return -ENOMEM;
+		if (pr->status.state == PF_STATUS_APPLIED && reset && note_reset(out, pr) < 0)
 			return -ENOMEM;
 	}
 	if (!e)
@@ -686,9 +720,28 @@ int manager_apply(struct manager *m, const char *only, struct asked *out)
 	return apply_asked(m, only, 0, out);
 }
 
+/* Reset() of a PF gone from the host drops its status record, as sriovctl
+ * reset does without the daemon: -ENXIO when no gone PF is named so. The
+ * daemon never waits for another process's lock: held, it is -ETIMEDOUT. */
+static int forget_gone(struct manager *m, const char *only)
+{
+	_cleanup_free_ char *said = NULL;
+	int r;
+
+	r = report_gone_forget(m->hs, m->runtime_dir, only, 0, &said);
+	if (r <= 0)
+		return r == 0 ? -ENXIO : r;
+	log_msg(LOG_INFO, "%s; its status record is dropped", said);
+	manager_notify(m, MANAGER_LOOKED);
+	manager_update_summary(m, false);
+	return 0;
+}
+
 int manager_reset(struct manager *m, const char *only, struct asked *out)
 {
-	return apply_asked(m, only, RUN_RESET, out);
+	int r = apply_asked(m, only, RUN_RESET, out);
+
+	return r == -ENXIO && only ? forget_gone(m, only) : r;
 }
 
 bool manager_pf_busy(struct manager *m, const char *pci)

@@ -13,6 +13,7 @@
 #define DAEMON_IFACE "org.sriovpersist1.Manager"
 #define ERROR_NO_SUCH_PF "org.sriovpersist1.Error.NoSuchPF"
 #define ERROR_NOT_APPLIED "org.sriovpersist1.Error.NotApplied"
+#define ERROR_NOT_RESET "org.sriovpersist1.Error.NotReset"
 
 /* An apply may drain pods and wait for the disruption policy. */
 #define APPLY_TIMEOUT_USEC (15 * 60 * USEC_PER_SEC)
@@ -153,6 +154,63 @@ int bus_client_apply(sd_bus *bus, const char *method, const char *pf)
 	int r = call(bus, method, APPLY_TIMEOUT_USEC, ERROR_NOT_APPLIED, NULL, "s", pf);
 
 	return r == -EREMOTEIO ? 1 : r;
+}
+
+/* Reset()'s reply: a(suub), each PF it changed. */
+static int read_reset(sd_bus_message *reply, struct bus_reset **ret, size_t *ret_n)
+{
+	_cleanup_free_ struct bus_reset *all = NULL;
+	const char *pci;
+	uint32_t actions, vfs;
+	size_t n = 0;
+	int kept, r;
+
+	/* a daemon from before Reset() said what it changed */
+	if (strempty(sd_bus_message_get_signature(reply, true))[0] == 0) {
+		*ret = NULL;
+		*ret_n = 0;
+		return 0;
+	}
+	r = sd_bus_message_enter_container(reply, 'a', "(suub)");
+	while (r >= 0 &&
+	       (r = sd_bus_message_read(reply, "(suub)", &pci, &actions, &vfs, &kept)) > 0) {
+		struct bus_reset *more = reallocarray(all, n + 1, sizeof(*more));
+
+		if (!more)
+			return -ENOMEM;
+		all = more;
+		all[n] = (struct bus_reset){ .n_actions = actions,
+					     .num_vfs = vfs,
+					     .eswitch_kept = kept };
+		snprintf(all[n++].pci, sizeof(all->pci), "%s", pci);
+	}
+	if (r < 0)
+		return print_error("Reset", NULL, r);
+	*ret = TAKE_PTR(all);
+	*ret_n = n;
+	return 0;
+}
+
+int bus_client_reset(sd_bus *bus, const char *pf, struct bus_reset **ret, size_t *ret_n,
+		     char **ret_error)
+{
+	_cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+	int r;
+
+	r = sd_bus_message_new_method_call(bus, &m, DAEMON_NAME, DAEMON_PATH, DAEMON_IFACE,
+					   "Reset");
+	if (r >= 0)
+		r = sd_bus_message_append(m, "s", pf);
+	if (r >= 0)
+		r = sd_bus_call(bus, m, APPLY_TIMEOUT_USEC, &error, &reply);
+	if (r < 0 && sd_bus_error_has_name(&error, ERROR_NOT_RESET)) {
+		*ret_error = strdup(strna(error.message));
+		return *ret_error ? 1 : -ENOMEM;
+	}
+	if (r < 0)
+		return print_error("Reset", &error, r);
+	return read_reset(reply, ret, ret_n);
 }
 
 int bus_client_metrics(sd_bus *bus, struct json_object **ret)

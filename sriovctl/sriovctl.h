@@ -175,10 +175,22 @@ sd_bus *bus_client_open(void);
  * not NULL; -ENXIO, with a message, when there is no such PF. */
 int bus_client_document(sd_bus *bus, const char *method, const char *only,
 			struct json_object **ret);
-/* Apply(pf) or Reset(pf) as method: "" = every PF; returns once the daemon
+/* Apply(pf) (method "Apply"): "" = every PF; returns once the daemon
  * is done: 0, or 1 when Apply() replied that PFs were not applied (not
  * printed: the caller shows each PF's result), or < 0 after a message. */
 int bus_client_apply(sd_bus *bus, const char *method, const char *pf);
+/* A PF that Reset() changed, as its reply says. */
+struct bus_reset {
+	char pci[PCI_ADDR_MAX];
+	uint32_t n_actions;
+	uint32_t num_vfs;
+	bool eswitch_kept;
+};
+/* Reset(pf), "" = every PF: 0 with the PFs it changed in *ret (caller
+ * frees), n in *ret_n; 1 when it replied that PFs were not reset, its
+ * message in *ret_error (caller frees; not printed); < 0 after a message. */
+int bus_client_reset(sd_bus *bus, const char *pf, struct bus_reset **ret, size_t *ret_n,
+		     char **ret_error);
 /* GetMetrics(): what the daemon counted, its document (metrics.h). */
 int bus_client_metrics(sd_bus *bus, struct json_object **ret);
 

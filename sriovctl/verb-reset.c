@@ -134,54 +134,29 @@ static int say_nothing(struct ctl *c, struct host *h, const struct layout_set *s
 	return 0;
 }
 
-struct gone_ctx {
-	const struct ctl *c;
-	const char *what; /* the PF named: PCI address or interface name */
-	usec_t timeout;
-	bool found;
-};
-
-/* A PF named that is gone from the host: its status record, which keeps
- * status, plan and wait saying so, is dropped under its lock. */
-static int forget_gone(const struct pf_status *st, void *userdata)
-{
-	struct gone_ctx *g = userdata;
-	_cleanup_close_ int lock = -EBADF;
-	_cleanup_free_ char *why = NULL;
-	int r;
-
-	if (!streq(st->pci, g->what) && !streq_ptr(st->name, g->what))
-		return 0;
-	g->found = true;
-	why = report_gone_reason(st);
-	lock = pf_lock(g->c->runtime_dir, st->pci, g->timeout);
-	if (!why || lock == -ENOMEM)
-		return -ENOMEM;
-	r = lock < 0 ? lock : pf_status_remove(g->c->runtime_dir, st->pci);
-	if (r < 0) {
-		fprintf(stderr, "%s: dropping its status record in %s/pf failed: %s\n", st->pci,
-			g->c->runtime_dir, strerror(-r));
-		return r;
-	}
-	printf("%s%s%s%s: %s; its status record is dropped\n", st->pci, st->name ? " (" : "",
-	       strempty(st->name), st->name ? ")" : "", why);
-	return 0;
-}
-
 /* reset of a PF that is not on the host: one that is gone loses its status
- * record; else it is no PF at all. Returns whether it was found and done. */
+ * record, which keeps status, plan and wait saying so; else it is no PF at
+ * all. Returns whether it was found and done. */
 static bool reset_gone(struct ctl *c, struct host *h, const struct mainconf *conf, const char *only)
 {
 	_cleanup_host_state_ struct host_state *hs = NULL;
-	struct gone_ctx g = { .c = c, .what = only, .timeout = conf->apply_timeout };
+	_cleanup_free_ char *said = NULL;
 	int r;
 
 	r = host_read(h, &hs);
-	if (r >= 0)
-		r = report_gone_each(hs, c->runtime_dir, forget_gone, &g);
-	if (r >= 0 && !g.found)
+	if (r < 0) {
+		fprintf(stderr, "Reading the host failed: %s\n", strerror(-r));
+		return false;
+	}
+	r = report_gone_forget(hs, c->runtime_dir, only, conf->apply_timeout, &said);
+	if (r > 0)
+		printf("%s; its status record is dropped\n", said);
+	else if (r == 0)
 		fprintf(stderr, "No PF '%s' on this host\n", only);
-	return r >= 0 && g.found;
+	else
+		fprintf(stderr, "%s: dropping its status record in %s/pf failed: %s\n", only,
+			c->runtime_dir, strerror(-r));
+	return r > 0;
 }
 
 /* drain: the main configuration, and whether a drain can run */
@@ -244,23 +219,163 @@ static char *nothing_left(struct json_object *pf)
 			     n);
 }
 
-/* Reset(what) through sriov-persistd. Returns whether it succeeded. */
+/* The PF of doc that what names (PCI address or name), gone ones too. */
+static struct json_object *doc_find(struct json_object *doc, const char *what)
+{
+	for (size_t i = 0; i < doc_len(doc, "pfs"); i++) {
+		struct json_object *pf = doc_idx(doc, "pfs", i);
+
+		if (streq_ptr(doc_str(pf, "pci"), what) || streq_ptr(doc_str(pf, "name"), what))
+			return pf;
+	}
+	return NULL;
+}
+
+/* When the PF's last record was written, 0: never. */
+static uint64_t record_time(struct json_object *pf)
+{
+	return pf ? doc_u64(doc_get(pf, "last_apply"), "finished_usec") : 0;
+}
+
+/* A PF that Reset() changed, in the words of print_result(). */
+static void print_reset(const struct ctl *c, struct json_object *pf, const struct bus_reset *one)
+{
+	_cleanup_free_ char *who = pf ? doc_pf_describe(pf) : NULL;
+
+	printf("%s: %s, %" PRIu32 " action(s); %" PRIu32 " VFs%s\n", who ?: one->pci,
+	       ctl_paint(c, ANSI_GREEN, "reset"), one->n_actions, one->num_vfs,
+	       one->eswitch_kept ? "; " PF_CREATED_ESWITCH_WAITS : "");
+}
+
+/* A reset of the PF that did not finish, from the record it wrote (newer
+ * than before), in the words of print_result(). Returns whether it said
+ * one. */
+static bool print_not_reset(const struct ctl *c, struct json_object *pf, uint64_t before)
+{
+	_cleanup_free_ char *who = doc_pf_describe(pf);
+	struct json_object *last = doc_get(pf, "last_apply");
+	const char *state = doc_str(last, "state"), *error = strna(doc_str(last, "error"));
+
+	if (!state || streq(state, "applied") || record_time(pf) <= before)
+		return false;
+	if (streq(state, "deferred"))
+		printf("%s: %s: %s\n", strna(who), ctl_paint(c, ANSI_YELLOW, "deferred"), error);
+	else
+		printf("%s: %s: %s\n", strna(who), ctl_paint(c, ANSI_RED, "not reset"), error);
+	return true;
+}
+
+static const struct bus_reset *find_reset(const struct bus_reset *all, size_t n, const char *pci)
+{
+	for (size_t i = 0; i < n; i++)
+		if (streq_ptr(pci, all[i].pci))
+			return &all[i];
+	return NULL;
+}
+
+/* Reset() of a PF that is gone from the host: its record is dropped. */
+static bool reset_gone_by_daemon(struct ctl *c, struct json_object *pf)
+{
+	_cleanup_free_ struct bus_reset *res = NULL;
+	_cleanup_free_ char *who = doc_pf_describe(pf), *error = NULL;
+	size_t n = 0;
+	int r;
+
+	r = bus_client_reset(c->bus, strempty(doc_str(pf, "pci")), &res, &n, &error);
+	if (r == 1)
+		fprintf(stderr, "sriov-persistd: %s\n", error);
+	if (r != 0)
+		return false;
+	printf("%s: %s; its status record is dropped\n", strna(who), strna(doc_str(pf, "reason")));
+	return true;
+}
+
+/* Reset(what) through sriov-persistd, said as a local reset says it, from
+ * its reply and the PF's status before and after. Returns whether it
+ * succeeded. */
 static bool reset_one_by_daemon(struct ctl *c, const char *what)
 {
-	_cleanup_json_ struct json_object *doc = NULL;
-	_cleanup_free_ char *who = NULL, *why = NULL;
+	_cleanup_json_ struct json_object *all = NULL, *doc = NULL, *after = NULL;
+	_cleanup_free_ char *who = NULL, *why = NULL, *error = NULL;
+	_cleanup_free_ struct bus_reset *res = NULL;
+	struct json_object *pf;
+	size_t n = 0;
+	int r;
 
+	if (bus_client_document(c->bus, "GetStatus", NULL, &all) < 0)
+		return false;
+	pf = doc_find(all, what);
+	if (streq_ptr(doc_str(pf, "state"), "gone"))
+		return reset_gone_by_daemon(c, pf);
 	if (bus_client_document(c->bus, "GetStatus", what, &doc) < 0)
 		return false;
-	who = doc_pf_describe(doc_idx(doc, "pfs", 0));
-	why = nothing_left(doc_idx(doc, "pfs", 0));
-	if (bus_client_apply(c->bus, "Reset", what) < 0)
+	pf = doc_idx(doc, "pfs", 0);
+	who = doc_pf_describe(pf);
+	why = nothing_left(pf);
+	r = bus_client_reset(c->bus, what, &res, &n, &error);
+	if (r < 0 || bus_client_document(c->bus, "GetStatus", what, &after) < 0)
 		return false;
-	if (why)
-		printf("%s: nothing reset: %s\n", who ?: what, why);
+	if (n > 0)
+		print_reset(c, pf, &res[0]);
+	else if (print_not_reset(c, doc_idx(after, "pfs", 0), record_time(pf)))
+		return false;
+	else if (r == 1)
+		fprintf(stderr, "sriov-persistd: %s\n", error);
 	else
-		printf("%s: reset (or waiting for a drain; see sriovctl status)\n", what);
-	return true;
+		printf("%s: nothing reset: %s\n", who ?: what,
+		       why ?: "nothing that sriov-persist created is left on it");
+	return r == 0;
+}
+
+/* The line that says why a reset of every PF through the daemon reset
+ * nothing: the daemon does not say what sriov-persist created on a PF a
+ * layout selects. */
+static void say_nothing_by_daemon(struct json_object *doc)
+{
+	for (size_t i = 0; i < doc_len(doc, "pfs"); i++) {
+		const char *state = doc_str(doc_idx(doc, "pfs", i), "state");
+
+		if (!streq_ptr(state, "unconfigured") && !streq_ptr(state, "gone")) {
+			printf("Nothing to reset: no PF that no layout selects has VFs or a "
+			       "switchdev mode that sriov-persist created; reset removes only what "
+			       "a removed layout left\n");
+			return;
+		}
+	}
+	printf("Nothing to reset: no PF of this host has VFs or a switchdev mode that "
+	       "sriov-persist created\n");
+}
+
+/* Reset("") through sriov-persistd: each PF it changed, or whose reset did
+ * not finish, said as a local reset says it, in PCI order. */
+static int reset_all_by_daemon(struct ctl *c)
+{
+	_cleanup_json_ struct json_object *before = NULL, *after = NULL;
+	_cleanup_free_ struct bus_reset *res = NULL;
+	_cleanup_free_ char *error = NULL;
+	size_t n = 0, not_reset = 0;
+	int r;
+
+	if (bus_client_document(c->bus, "GetStatus", NULL, &before) < 0)
+		return EXIT_FAIL;
+	r = bus_client_reset(c->bus, "", &res, &n, &error);
+	if (r < 0 || bus_client_document(c->bus, "GetStatus", NULL, &after) < 0)
+		return EXIT_FAIL;
+	for (size_t i = 0; i < doc_len(after, "pfs"); i++) {
+		struct json_object *pf = doc_idx(after, "pfs", i);
+		const struct bus_reset *one = find_reset(res, n, doc_str(pf, "pci"));
+
+		if (one)
+			print_reset(c, pf, one);
+		else
+			not_reset += print_not_reset(
+				c, pf, record_time(doc_find(before, doc_str(pf, "pci"))));
+	}
+	if (r == 1 && not_reset == 0)
+		fprintf(stderr, "sriov-persistd: %s\n", error);
+	if (r == 0 && n == 0 && not_reset == 0)
+		say_nothing_by_daemon(after);
+	return r == 0 ? EXIT_OK : EXIT_FAIL;
 }
 
 /* Reset() through sriov-persistd, one call per PF named. */
@@ -269,7 +384,7 @@ static int reset_by_daemon(struct ctl *c)
 	bool ok = true;
 
 	if (c->n_args == 0)
-		return bus_client_apply(c->bus, "Reset", "") < 0 ? EXIT_FAIL : EXIT_OK;
+		return reset_all_by_daemon(c);
 	for (int i = 0; i < c->n_args; i++)
 		ok &= reset_one_by_daemon(c, c->args[i]);
 	return ok ? EXIT_OK : EXIT_FAIL;

@@ -2,6 +2,7 @@
 
 #include <inttypes.h>
 
+#include "apply.h"
 #include "json-util.h"
 #include "report-gone.h"
 
@@ -55,4 +56,48 @@ int report_plan_add_gone(struct json_object *doc, const struct host_state *hs,
 	if (!json_object_object_get_ex(doc, "pfs", &arr))
 		return -EINVAL;
 	return report_gone_each(hs, runtime_dir, add_gone, arr);
+}
+
+struct forget_ctx {
+	const char *runtime_dir;
+	const char *what;
+	usec_t timeout;
+	char *said;
+};
+
+static int forget_one(const struct pf_status *st, void *userdata)
+{
+	struct forget_ctx *f = userdata;
+	_cleanup_free_ char *who = NULL, *why = NULL;
+	_cleanup_close_ int lock = -EBADF;
+	int r;
+
+	if (f->said || (!streq(st->pci, f->what) && !streq_ptr(st->name, f->what)))
+		return 0;
+	who = pf_names_describe(st->pci, st->name);
+	why = report_gone_reason(st);
+	if (!who || !why)
+		return -ENOMEM;
+	lock = pf_lock(f->runtime_dir, st->pci, f->timeout);
+	r = lock < 0 ? lock : pf_status_remove(f->runtime_dir, st->pci);
+	if (r < 0)
+		return r;
+	f->said = strdup_printf("%s: %s", who, why);
+	return f->said ? 0 : -ENOMEM;
+}
+
+int report_gone_forget(const struct host_state *hs, const char *runtime_dir, const char *what,
+		       usec_t timeout, char **ret_said)
+{
+	struct forget_ctx f = { .runtime_dir = runtime_dir, .what = what, .timeout = timeout };
+	int r = report_gone_each(hs, runtime_dir, forget_one, &f);
+
+	if (r < 0) {
+		free(f.said);
+		return r;
+	}
+	if (!f.said)
+		return 0;
+	*ret_said = f.said;
+	return 1;
 }

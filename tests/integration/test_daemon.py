@@ -937,7 +937,7 @@ def test_sriovctl_reset_through_the_daemon_says_who_has_the_vfs(make_host, start
     assert h.pf(MIXED_ICE)["num_vfs"] == 2
     r = reset(MIXED_MLX)
     assert r.returncode == 0 and \
-        r.stdout == f"{MIXED_MLX}: reset (or waiting for a drain; see sriovctl status)\n", r
+        r.stdout == f"{MIXED_MLX} (ens2f0np0): reset, 1 action(s); 0 VFs\n", r
     assert h.pf(MIXED_MLX)["num_vfs"] == 0
     r = reset(MIXED_MLX)
     assert r.returncode == 0 and r.stdout == \

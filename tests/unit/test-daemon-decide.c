@@ -152,12 +152,33 @@ static void test_summary(void **state)
 	assert_null(pf_run_state_to_string(_PF_RUN_STATE_MAX));
 }
 
+/* A reset that waits or failed shows as such on a PF no layout selects, as
+ * sriovctl status says it; anything else is unconfigured. */
+static void test_unconfigured(void **state)
+{
+	(void)state;
+	assert_int_equal(decide_unconfigured(true, true, PF_STATUS_DEFERRED, true),
+			 PF_RUN_DEFERRED);
+	assert_int_equal(decide_unconfigured(true, true, PF_STATUS_FAILED, true), PF_RUN_FAILED);
+	/* an apply's record of a layout removed since, or nothing left */
+	assert_int_equal(decide_unconfigured(true, true, PF_STATUS_DEFERRED, false),
+			 PF_RUN_UNCONFIGURED);
+	assert_int_equal(decide_unconfigured(false, true, PF_STATUS_FAILED, true),
+			 PF_RUN_UNCONFIGURED);
+	assert_int_equal(decide_unconfigured(true, false, PF_STATUS_DEFERRED, true),
+			 PF_RUN_UNCONFIGURED);
+	assert_int_equal(decide_unconfigured(true, true, PF_STATUS_APPLIED, true),
+			 PF_RUN_UNCONFIGURED);
+	assert_int_equal(decide_unconfigured(true, true, PF_STATUS_HELD, true),
+			 PF_RUN_UNCONFIGURED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_record),     cmocka_unit_test(test_drift),
 		cmocka_unit_test(test_record_states), cmocka_unit_test(test_give_up),
-		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_summary),	      cmocka_unit_test(test_unconfigured),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
