@@ -92,9 +92,12 @@ static int note_not_applied(struct progress *p, const struct pf_state *pf, const
  * earlier apply recorded), or when its record is from this boot and,
  * applied, it waits for nothing more (failed, deferred, degraded are done:
  * wait fails at once). So is one whose record says held while the files
- * hold it no more: said pending, as status says it, not held. */
-static int note_record(struct ctl *c, usec_t since, const struct pf_view *pv, struct progress *p)
+ * hold it no more, or deferred by a policy that lets it run now: said
+ * pending, as status says it, not held or deferred. */
+static int note_record(struct ctl *c, usec_t since, const struct host_view *v,
+		       const struct pf_view *pv, struct progress *p)
 {
+	_cleanup_free_ char *lifted = NULL;
 	const char *why = NULL;
 	struct pf_status st;
 	int r = 0;
@@ -105,12 +108,19 @@ static int note_record(struct ctl *c, usec_t since, const struct pf_view *pv, st
 	 * earlier apply recorded */
 	if (!pv->pf->driver || pf_status_read(c->runtime_dir, pv->pf->pci, &st) < 0)
 		return note_missing(p, pv);
+	if (report_deferral_lifted(v->set, &st, &lifted) < 0) {
+		pf_status_done(&st);
+		return -ENOMEM;
+	}
 	if (st.finished < since)
 		r = note_missing(p, pv);
 	else if (report_hold_lifted(pv, &st))
 		/* what held it is fixed now (the files hold it no more): done
 		 * as the record is, but said as it is now */
 		r = note_not_applied(p, pv->pf, "pending", REPORT_HOLD_LIFTED);
+	else if (lifted)
+		/* the policy that deferred it lets it run now */
+		r = note_not_applied(p, pv->pf, "pending", lifted);
 	else if (st.state == PF_STATUS_APPLIED && (why = still_waiting(pv, &st)))
 		r = strv_consume(&p->missing, strdup_printf("%s (%s)", pv->pf->pci, why));
 	else if (st.state == PF_STATUS_APPLIED) {
@@ -150,7 +160,7 @@ static int check_records(struct ctl *c, usec_t since, struct progress *ret)
 		    !(unsettled && layout_set_may_select(cv.set, pv->pf, cv.hs->hostname)))
 			continue;
 		p.configured++;
-		r = pv->desired ? note_record(c, since, pv, &p) : note_missing(&p, pv);
+		r = pv->desired ? note_record(c, since, &cv.v, pv, &p) : note_missing(&p, pv);
 	}
 	if (r >= 0)
 		r = report_gone_each(cv.hs, c->runtime_dir, note_gone, &p);
