@@ -18,13 +18,17 @@
 #include "sriovctl.h"
 
 struct progress {
-	size_t configured, done, applied;
+	/* rebooting: applied, and only a reboot brings the rest (a raised
+	 * firmware VF limit): done, and no failure, as status says pending */
+	size_t configured, done, applied, rebooting;
 	/* "PCI (not applied in this boot yet)", "PCI (no driver yet)", "PCI
 	 * (waiting for another tool ...)" */
 	char **missing;
 	/* done, and not applied: "PCI (name): held: reason", "PCI (name):
 	 * failed: reason" ... */
 	char **not_applied;
+	/* applied, pending a reboot: "PCI (name): reason" */
+	char **reboot;
 	/* PFs applied in this boot that are no longer on the host: said, never
 	 * counted as applied nor waited for ("PCI (name): recorded ...") */
 	char **gone;
@@ -87,14 +91,36 @@ static int note_not_applied(struct progress *p, const struct pf_state *pf, const
 	return strv_consume(&p->not_applied, strdup_printf("%s: %s: %s", who, state, strna(why)));
 }
 
+/* Applied, and done: pending a reboot when only one brings the rest, as
+ * status says it. */
+static int note_applied(struct progress *p, const struct pf_view *pv)
+{
+	_cleanup_free_ char *who = NULL, *why = NULL;
+
+	p->done++;
+	if (!pv->plan || pv->plan->n_actions > 0 || !pv->plan->reboot_reasons[0]) {
+		p->applied++;
+		return 0;
+	}
+	p->rebooting++;
+	who = pf_describe(pv->pf);
+	why = strv_join(pv->plan->reboot_reasons, "; ");
+	if (!who || !why)
+		return -ENOMEM;
+	return strv_consume(&p->reboot, strdup_printf("%s: %s", who, why));
+}
+
 /* A PF that a layout selects: done when the files hold it now (an apply
  * holds it too: nothing will change before they are edited, whatever an
  * earlier apply recorded), or when its record is from this boot and,
  * applied, it waits for nothing more (failed, deferred, degraded are done:
  * wait fails at once). So is one whose record says held while the files
- * hold it no more: said pending, as status says it, not held. */
-static int note_record(struct ctl *c, usec_t since, const struct pf_view *pv, struct progress *p)
+ * hold it no more, or deferred by a policy that lets it run now: said
+ * pending, as status says it, not held or deferred. */
+static int note_record(struct ctl *c, usec_t since, const struct host_view *v,
+		       const struct pf_view *pv, struct progress *p)
 {
+	_cleanup_free_ char *lifted = NULL;
 	const char *why = NULL;
 	struct pf_status st;
 	int r = 0;
@@ -105,18 +131,24 @@ static int note_record(struct ctl *c, usec_t since, const struct pf_view *pv, st
 	 * earlier apply recorded */
 	if (!pv->pf->driver || pf_status_read(c->runtime_dir, pv->pf->pci, &st) < 0)
 		return note_missing(p, pv);
+	if (report_deferral_lifted(v->set, &st, &lifted) < 0) {
+		pf_status_done(&st);
+		return -ENOMEM;
+	}
 	if (st.finished < since)
 		r = note_missing(p, pv);
 	else if (report_hold_lifted(pv, &st))
 		/* what held it is fixed now (the files hold it no more): done
 		 * as the record is, but said as it is now */
 		r = note_not_applied(p, pv->pf, "pending", REPORT_HOLD_LIFTED);
+	else if (lifted)
+		/* the policy that deferred it lets it run now */
+		r = note_not_applied(p, pv->pf, "pending", lifted);
 	else if (st.state == PF_STATUS_APPLIED && (why = still_waiting(pv, &st)))
 		r = strv_consume(&p->missing, strdup_printf("%s (%s)", pv->pf->pci, why));
-	else if (st.state == PF_STATUS_APPLIED) {
-		p->done++;
-		p->applied++;
-	} else
+	else if (st.state == PF_STATUS_APPLIED)
+		r = note_applied(p, pv);
+	else
 		r = note_not_applied(p, pv->pf, strna(pf_status_state_to_string(st.state)),
 				     st.error);
 	pf_status_done(&st);
@@ -127,6 +159,7 @@ static void progress_done(struct progress *p)
 {
 	p->missing = strv_free(p->missing);
 	p->not_applied = strv_free(p->not_applied);
+	p->reboot = strv_free(p->reboot);
 	p->gone = strv_free(p->gone);
 }
 
@@ -150,7 +183,7 @@ static int check_records(struct ctl *c, usec_t since, struct progress *ret)
 		    !(unsettled && layout_set_may_select(cv.set, pv->pf, cv.hs->hostname)))
 			continue;
 		p.configured++;
-		r = pv->desired ? note_record(c, since, pv, &p) : note_missing(&p, pv);
+		r = pv->desired ? note_record(c, since, &cv.v, pv, &p) : note_missing(&p, pv);
 	}
 	if (r >= 0)
 		r = report_gone_each(cv.hs, c->runtime_dir, note_gone, &p);
@@ -267,14 +300,23 @@ int verb_wait(struct ctl *c)
 	if (p.done < p.configured)
 		printf("Timed out after %llus; not applied yet: %s\n",
 		       (unsigned long long)(c->timeout / USEC_PER_SEC), strna(missing));
+	else if (p.rebooting > 0)
+		printf("%zu configured PF(s): %zu applied, %zu pending a reboot, %zu not (see "
+		       "sriovctl status)\n",
+		       p.configured, p.applied, p.rebooting,
+		       p.configured - p.applied - p.rebooting);
 	else
 		printf("%zu configured PF(s): %zu applied, %zu not (see sriovctl status)\n",
 		       p.configured, p.applied, p.configured - p.applied);
+	for (char **n = p.reboot; n && *n; n++)
+		printf("Pending a reboot: %s\n", *n);
 	for (char **n = p.not_applied; n && *n; n++)
 		printf("Not applied: %s\n", *n);
 	/* a hot-unplugged NIC must not hold the boot gate: said, not waited for */
 	for (char **g = p.gone; g && *g; g++)
 		printf("Gone, not waited for: %s\n", *g);
 	progress_done(&p);
-	return p.done == p.configured && p.applied == p.configured ? EXIT_OK : EXIT_FAIL;
+	/* a reboot is for the operator to schedule: it never holds the boot gate */
+	return p.done == p.configured && p.applied + p.rebooting == p.configured ? EXIT_OK :
+										   EXIT_FAIL;
 }

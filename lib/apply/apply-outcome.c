@@ -18,6 +18,8 @@ int apply_set_outcome(struct apply_pf_result *res, enum pf_status_state state, c
 	res->status.state = state;
 	free(res->status.error);
 	res->status.error = error;
+	if (state != PF_STATUS_DEFERRED)
+		res->status.deferred_by = mfree(res->status.deferred_by);
 	return 0;
 }
 
@@ -73,6 +75,15 @@ static char *drain_reason(const struct apply_options *o)
 	return strdup_printf("%ssriov-persistd does", wait);
 }
 
+/* Puts the policy that defers the PF on its record, so that status can tell
+ * when the main configuration's policy no longer does (report.h); on
+ * ENOMEM it goes unsaid, and the PF stays deferred. */
+static void note_deferred_by(const struct pf_run *run, enum disruption_policy p)
+{
+	free(run->res->status.deferred_by);
+	run->res->status.deferred_by = strdup(disruption_policy_to_string(p));
+}
+
 /* Why disruptive changes may not run now, or NULL when they may. */
 char *apply_hold_reason(const struct pf_run *run)
 {
@@ -80,10 +91,13 @@ char *apply_hold_reason(const struct pf_run *run)
 
 	if (run->opts->allow_disruptive)
 		return NULL;
-	if (c->disruption_policy == DISRUPTION_POLICY_NEVER)
+	if (c->disruption_policy == DISRUPTION_POLICY_NEVER) {
+		note_deferred_by(run, c->disruption_policy);
 		return strdup("disruptive changes held by [Disruption] Policy=never");
+	}
 	if (c->disruption_policy == DISRUPTION_POLICY_DRAIN && mainconf_kubernetes_enabled(c)) {
 		run->res->needs_drain = true;
+		note_deferred_by(run, c->disruption_policy);
 		return drain_reason(run->opts);
 	}
 	/* Policy=immediate, or drain where Kubernetes is not enabled: there is

@@ -179,16 +179,41 @@ bool report_hold_lifted(const struct pf_view *pv, const struct pf_status *rec)
 
 /* The record is a reset's: written while no layout selected the PF (an
  * apply's names the files that selected it). */
+static bool record_is_reset(const struct pf_status *rec)
+{
+	return !rec->config_files[0];
+}
+
 static bool record_of_reset(const struct pf_report *r)
 {
-	return r->has_rec && !r->rec.config_files[0];
+	return r->has_rec && record_is_reset(&r->rec);
+}
+
+int report_deferral_lifted(const struct layout_set *set, const struct pf_status *rec, char **ret)
+{
+	bool reset;
+
+	*ret = NULL;
+	if (!rec || rec->state != PF_STATUS_DEFERRED || !rec->deferred_by ||
+	    !set->disruption_policy || !set->disruption_runs ||
+	    streq(rec->deferred_by, set->disruption_policy))
+		return 0;
+	reset = record_is_reset(rec);
+	*ret = strdup_printf("not %s since its last %s was deferred by [Disruption] Policy=%s, "
+			     "which is now Policy=%s (sriovctl %s applies it)",
+			     reset ? "reset" : "applied", reset ? "reset" : "apply",
+			     rec->deferred_by, set->disruption_policy, reset ? "reset" : "apply");
+	return *ret ? 0 : -ENOMEM;
 }
 
 /* The plan has actions left: drifted when it was applied, pending when
- * there is no record, else what the record says (failed, deferred ...),
- * with why. */
-static int report_actions_left(const struct pf_view *pv, struct pf_report *r)
+ * there is no record, or when the policy that deferred it lets it run now,
+ * else what the record says (failed, deferred ...), with why. */
+static int report_actions_left(const struct host_view *v, const struct pf_view *pv,
+			       struct pf_report *r)
 {
+	char *lifted;
+
 	if (r->has_rec && r->rec.state == PF_STATUS_APPLIED) {
 		/* drift: it was applied, and now the host differs again */
 		r->state = "drifted";
@@ -200,10 +225,47 @@ static int report_actions_left(const struct pf_view *pv, struct pf_report *r)
 	if (!r->has_rec) {
 		r->state = "pending";
 		r->why = "not applied yet";
-	} else {
+		return 0;
+	}
+	if (report_deferral_lifted(v->set, &r->rec, &lifted) < 0)
+		return -ENOMEM;
+	if (lifted) {
+		r->state = "pending";
+		free(r->why_owned);
+		r->why = r->why_owned = lifted;
+		return 0;
+	}
+	r->state = pf_status_state_to_string(r->rec.state);
+	r->why = r->rec.error;
+	return 0;
+}
+
+/* A PF that no layout selects, whose last reset failed or was deferred:
+ * said so, not "unconfigured" (an apply of a layout removed since is not);
+ * pending when the policy that deferred it lets it run now, after what is
+ * left. */
+static int report_reset_record(const struct host_view *v, const struct pf_view *pv,
+			       struct pf_report *r)
+{
+	_cleanup_free_ char *lifted = NULL;
+	char *why;
+
+	if (pv->desired || !r->why || !record_of_reset(r) || !r->rec.error ||
+	    (r->rec.state != PF_STATUS_FAILED && r->rec.state != PF_STATUS_DEFERRED))
+		return 0;
+	if (report_deferral_lifted(v->set, &r->rec, &lifted) < 0)
+		return -ENOMEM;
+	if (!lifted) {
 		r->state = pf_status_state_to_string(r->rec.state);
 		r->why = r->rec.error;
+		return 0;
 	}
+	why = strdup_printf("%s; %s", r->why, lifted);
+	if (!why)
+		return -ENOMEM;
+	r->state = "pending";
+	free(r->why_owned);
+	r->why = r->why_owned = why;
 	return 0;
 }
 
@@ -215,18 +277,13 @@ static int report_pf(const struct host_view *v, const struct pf_view *pv, const 
 	if (report_layout(v, pv, state_dir, &r) < 0)
 		return -ENOMEM;
 	r.has_rec = pf_status_read(runtime_dir, pv->pf->pci, &r.rec) >= 0;
-	/* A reset that failed or waits for the policy says so, not
-	 * "unconfigured"; an apply of a layout removed since does not. */
-	if (!pv->desired && r.why && record_of_reset(&r) &&
-	    (r.rec.state == PF_STATUS_FAILED || r.rec.state == PF_STATUS_DEFERRED) && r.rec.error) {
-		r.state = pf_status_state_to_string(r.rec.state);
-		r.why = r.rec.error;
-	}
+	if (report_reset_record(v, pv, &r) < 0)
+		return -ENOMEM;
 	if (report_hold_lifted(pv, r.has_rec ? &r.rec : NULL)) {
 		/* as wait says it, whatever is left to do */
 		r.state = "pending";
 		r.why = REPORT_HOLD_LIFTED;
-	} else if (pv->plan && pv->plan->n_actions > 0 && report_actions_left(pv, &r) < 0)
+	} else if (pv->plan && pv->plan->n_actions > 0 && report_actions_left(v, pv, &r) < 0)
 		return -ENOMEM;
 	r.why = report_pending(pv, &r);
 	if (streq(r.state, "pending") && !r.why)

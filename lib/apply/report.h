@@ -39,6 +39,16 @@ int report_status_brief(const struct host_view *v, const char *runtime_dir, cons
  * the layouts say, until an apply writes a record of now. The one rule of
  * status (and so metrics and GetStatus()) and wait. */
 bool report_hold_lifted(const struct pf_view *pv, const struct pf_status *rec);
+/* Whether rec, the PF's record (NULL: none), says deferred by a value of
+ * [Disruption] Policy= (its deferred_by) other than that of the main
+ * configuration given to set now, which lets disruptive changes run
+ * (immediate, or drain without Kubernetes): then *ret is why the PF is
+ * pending, "not applied since its last apply was deferred by [Disruption]
+ * Policy=never, which is now Policy=immediate (sriovctl apply applies it)",
+ * or for a reset's record "not reset since its last reset ... (sriovctl
+ * reset applies it)"; else NULL. The one rule of status (and so metrics
+ * and GetStatus()) and wait. -ENOMEM. */
+int report_deferral_lifted(const struct layout_set *set, const struct pf_status *rec, char **ret);
 
 /* {"pfs": [...], "changes": bool}: per PF the actions apply would run. */
 int report_plan(const struct host_view *v, struct json_object **ret);

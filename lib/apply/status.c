@@ -23,6 +23,7 @@ void pf_status_done(struct pf_status *s)
 	strv_free(s->reboot_reasons);
 	strv_free(s->config_files);
 	strv_free(s->waiting);
+	free(s->deferred_by);
 	*s = (struct pf_status){};
 }
 
@@ -124,6 +125,8 @@ int pf_status_write(const char *dir, const struct pf_status *s)
 	json_object_object_add(o, "reboot_reasons", json_strv(s->reboot_reasons));
 	json_object_object_add(o, "config_files", json_strv(s->config_files));
 	json_object_object_add(o, "waiting", json_strv(s->waiting));
+	if (s->deferred_by)
+		json_object_object_add(o, "deferred_by", json_object_new_string(s->deferred_by));
 	r = write_json(dir, s->pci, o);
 	json_object_put(o);
 	return r;
@@ -192,7 +195,8 @@ int pf_status_parse(const char *pci, const char *text, struct pf_status *ret)
 	s.host_usec = get_u64(o, "host_usec");
 	s.num_vfs = (uint32_t)get_u64(o, "num_vfs");
 	if (dup_opt(get_string(o, "name"), &s.name) < 0 ||
-	    dup_opt(get_string(o, "error"), &s.error) < 0)
+	    dup_opt(get_string(o, "error"), &s.error) < 0 ||
+	    dup_opt(get_string(o, "deferred_by"), &s.deferred_by) < 0)
 		r = -ENOMEM;
 	if (r >= 0)
 		r = get_strv(o, "reboot_reasons", &s.reboot_reasons);

@@ -43,6 +43,9 @@ struct pf_status {
 	/* APPLIED as far as it goes while VFs that another tool is expected to
 	 * create are missing (plan.waiting): why; NULL-terminated, never NULL */
 	char **waiting;
+	/* DEFERRED: the value of [Disruption] Policy= that deferred it
+	 * ("never", "drain"); NULL otherwise, and in older records */
+	char *deferred_by;
 };
 
 const char *pf_status_state_to_string(enum pf_status_state s) _pure_;

@@ -404,6 +404,9 @@ void layout_set_use_mainconf(struct layout_set *s, const struct mainconf *c)
 	s->rdma_netns = c->rdma_netns;
 	s->kernel_arguments = c->kernel_arguments;
 	s->without_drain = mainconf_without_drain(c);
+	s->disruption_policy = disruption_policy_to_string(c->disruption_policy);
+	s->disruption_runs = c->disruption_policy == DISRUPTION_POLICY_IMMEDIATE ||
+			     s->without_drain;
 }
 
 int layout_set_main_broken(struct layout_set *s, const char *error)

@@ -25,6 +25,11 @@ struct layout_set {
 	 * runs without a drain (a static string), the same way; NULL: it does
 	 * not */
 	const char *without_drain;
+	/* [Disruption] Policy= ("immediate", "drain", "never"), the same way,
+	 * and whether it lets a disruptive plan run now (immediate, or drain
+	 * without Kubernetes); NULL: no main configuration was given */
+	const char *disruption_policy;
+	bool disruption_runs;
 	/* the main configuration's first error ("file:line: message"), for
 	 * those that plan what apply would do: apply holds every PF then */
 	char *main_error;

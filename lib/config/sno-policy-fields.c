@@ -360,6 +360,7 @@ static const struct sno_field {
 	{ "vdpaType", sno_vdpa_type },
 	{ "bridge", sno_bridge },
 };
+_Static_assert(ELEMENTSOF(sno_spec_fields) <= 32, "bad_fields has a bit per field");
 
 /* Fields of the operator's SriovNetwork that its policy documentation
  * lists too, and the layout key that does their job. */
@@ -370,11 +371,33 @@ static const char *const sno_network_fields[][2] = {
 	{ "vlanQoS", "QualityOfService=" }, { "vlanProto", "VLANProtocol=" },
 };
 
+/* Field i, marked in r->bad_fields when it has an error. */
+static int sno_spec_field_read(struct sno_reader *r, size_t i, yaml_node_t *v)
+{
+	bool failed = r->failed;
+	int e;
+
+	r->failed = false;
+	e = sno_spec_fields[i].read(r, v, sno_spec_fields[i].name);
+	if (r->failed)
+		r->bad_fields |= UINT32_C(1) << i;
+	r->failed = r->failed || failed;
+	return e;
+}
+
+bool sno_field_bad(const struct sno_reader *r, const char *name)
+{
+	for (size_t i = 0; i < ELEMENTSOF(sno_spec_fields); i++)
+		if (streq(name, sno_spec_fields[i].name))
+			return r->bad_fields & (UINT32_C(1) << i);
+	return false;
+}
+
 static int sno_spec_field(struct sno_reader *r, const char *key, yaml_node_t *v)
 {
 	for (size_t i = 0; i < ELEMENTSOF(sno_spec_fields); i++)
 		if (streq(key, sno_spec_fields[i].name))
-			return sno_spec_fields[i].read(r, v, key);
+			return sno_spec_field_read(r, i, v);
 	for (size_t i = 0; i < ELEMENTSOF(sno_network_fields); i++)
 		if (streq(key, sno_network_fields[i][0]))
 			return sno_say(r, DIAG_ERROR, v, key,

@@ -14,6 +14,9 @@ struct sno_reader {
 	struct diag_list *diags;
 	struct sno_policy *p; /* the policy being read; NULL between them */
 	bool failed;	      /* p has an error */
+	/* the spec's fields of p that have an error, by name (bit i: field i
+	 * of sno-policy-fields.c's table): the checks across fields skip them */
+	uint32_t bad_fields;
 };
 
 unsigned sno_line(const yaml_node_t *n);
@@ -40,5 +43,9 @@ int sno_strings(struct sno_reader *r, yaml_node_t *v, const char *field,
 		int (*add)(struct sno_reader *r, yaml_node_t *item, const char *field,
 			   const char *s));
 
-/* sno-policy-fields.c: the spec's fields into r->p. */
+/* sno-policy-fields.c: the spec's fields into r->p, each read whatever
+ * errors the others have; those with one are marked in r->bad_fields. */
 int sno_policy_read_spec(struct sno_reader *r, yaml_node_t *spec);
+/* Whether the spec's field name ("numVfs", "nicSelector" for any of its
+ * keys) had an error: a check that reads it cannot tell anything. */
+bool sno_field_bad(const struct sno_reader *r, const char *name);

@@ -92,26 +92,30 @@ static int sno_rdma_vfio(struct sno_reader *r)
 			  "true with deviceType vfio-pci: a VF on vfio-pci has no RDMA device");
 }
 
+/* The checks across the policy's fields, each of those whose fields have
+ * no error of their own: all of a policy's diagnostics come at once. */
 static int sno_policy_judge(struct sno_reader *r)
 {
 	struct sno_policy *p = r->p;
-	int e;
+	bool nic_ok = !sno_field_bad(r, "nicSelector"), num_ok = !sno_field_bad(r, "numVfs");
+	int e = 0;
 
-	if (!p->vendor && !p->device && !p->pci && !p->pf_names) {
+	if (nic_ok && !p->vendor && !p->device && !p->pci && !p->pf_names) {
 		p->skipped = true;
 		return sno_say_at(r, DIAG_WARNING, p->nic_line, "nicSelector",
 				  "empty: the operator selects no NIC with it; no file written");
 	}
-	if (p->num_vfs == 0) {
+	if (num_ok && p->num_vfs == 0) {
 		p->skipped = true;
 		return sno_say_at(r, DIAG_WARNING, p->num_vfs_line, "numVfs",
 				  "0 or not given: the operator configures nothing with it; no "
 				  "file written");
 	}
-	e = sno_policy_ranges(r);
+	if (nic_ok && num_ok)
+		e = sno_policy_ranges(r);
 	if (e >= 0 && p->rdma && p->vfio)
 		e = sno_rdma_vfio(r);
-	if (e >= 0)
+	if (e >= 0 && nic_ok)
 		e = sno_policy_ib_names(r);
 	return e;
 }
@@ -136,8 +140,8 @@ static int sno_policy_keep(struct sno_policies *ps, struct sno_policy *p)
 	return 0;
 }
 
-/* The name (its node name_node), the spec, the judgement; kept when it has
- * no error. */
+/* The name (its node name_node), the spec, the judgement (also of a policy
+ * with errors, for the fields without one); kept when it has no error. */
 static int sno_object_read(struct sno_reader *r, struct sno_policies *ps, yaml_node_t *obj,
 			   yaml_node_t *name_node, const char *name)
 {
@@ -146,13 +150,14 @@ static int sno_object_read(struct sno_reader *r, struct sno_policies *ps, yaml_n
 
 	r->p = &p;
 	r->failed = false;
+	r->bad_fields = 0;
 	e = free_and_strdup(&p.name, name);
 	if (e >= 0 && sno_name_taken(ps, name))
 		e = sno_say(r, DIAG_ERROR, name_node, "metadata.name",
 			    "a second policy of this name");
 	if (e >= 0)
 		e = sno_policy_read_spec(r, sno_yaml_get(r->doc, obj, "spec"));
-	if (e >= 0 && !r->failed)
+	if (e >= 0)
 		e = sno_policy_judge(r);
 	if (e >= 0 && !r->failed)
 		e = sno_policy_keep(ps, &p);

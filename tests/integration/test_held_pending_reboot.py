@@ -31,3 +31,18 @@ def test_a_held_pf_keeps_its_pending_reboot(make_host):
 
     # a PF without a layout says nothing of it: no plan, and not held
     assert status_of(h, "0000:ca:00.1")["pending_reboot_reasons"] == []
+
+
+def test_wait_counts_a_pf_pending_a_reboot_as_status_says_it(make_host):
+    h = make_host("cx6dx.json")
+    h.layout("50-a.conf", f"[Match]\nPCIAddress={CX6_A}\n[PhysicalFunction]\nVirtualFunctions=16\n")
+    h.layout("51-b.conf", "[Match]\nPCIAddress=0000:ca:00.1\n[PhysicalFunction]\n"
+             "VirtualFunctions=4\n")
+    assert h.run("apply").returncode == 0
+    assert status_of(h, CX6_A)["state"] == "pending"
+    assert status_of(h, "0000:ca:00.1")["state"] == "applied"
+    # the boot gate does not wait for the reboot, but says it is pending, not applied
+    r = h.run("wait", "--timeout", "0")
+    assert r.returncode == 0 and r.stdout == (
+        "2 configured PF(s): 1 applied, 1 pending a reboot, 0 not (see sriovctl status)\n"
+        f"Pending a reboot: {CX6_A} (ens3f0np0): {REASON}\n"), r

@@ -89,3 +89,61 @@ def test_a_hold_fixed_while_the_host_is_as_wanted_is_pending(make_host):
     assert rc == 0 and pf["state"] == "applied" and pf["reason"] is None, pf
     assert state_series(h) == ["applied"]
     assert run(h, "wait", "--timeout", "0").returncode == 0
+
+
+def deferral_lifted(what, verb):
+    return (f"not {what} since its last {verb} was deferred by [Disruption] Policy=never, which "
+            f"is now Policy=immediate (sriovctl {verb} applies it)")
+
+
+def test_a_deferral_whose_policy_lets_it_run_now_is_pending(make_host):
+    h = make_host("x710.json")
+    f = h.layout("50.conf", f"[Match]\nPCIAddress={X710_A}\n[PhysicalFunction]\n"
+                 "VirtualFunctions=2\n")
+    assert run(h, "apply").returncode == 0
+    h.main.write_text("[Disruption]\nPolicy=never\n")
+    f.write_text(f.read_text().replace("=2", "=4"))
+    r = run(h, "apply")
+    assert r.returncode == 1 and f"(ens2f0): deferred: {NEVER}\n" in r.stdout, r
+    # still deferred while the policy is the same
+    rc, pf = status_of(h)
+    assert rc == 1 and pf["state"] == "deferred" and pf["reason"] == NEVER, pf
+    lifted = deferral_lifted("applied", "apply")
+    h.main.write_text("[Disruption]\nPolicy=immediate\n")
+    rc, pf = status_of(h)
+    assert rc == 0 and pf["state"] == "pending" and pf["reason"] == lifted, pf
+    assert pf["last_apply"]["state"] == "deferred", pf
+    r = run(h, "status", X710_A)
+    assert f"    {lifted}\n    last apply: deferred: {NEVER}\n" in r.stdout, r.stdout
+    assert state_series(h) == ["pending"]
+    r = run(h, "wait", "--timeout", "0")
+    assert r.returncode == 1 and r.stdout == (
+        "1 configured PF(s): 0 applied, 1 not (see sriovctl status)\n"
+        f"Not applied: {X710_A} (ens2f0): pending: {lifted}\n"), r
+    # drain where Kubernetes is not enabled runs as immediate does
+    h.main.write_text("[Disruption]\nPolicy=drain\n[Kubernetes]\nEnabled=no\n")
+    assert status_of(h)[1]["state"] == "pending"
+    assert run(h, "apply").returncode == 0
+    rc, pf = status_of(h)
+    assert rc == 0 and pf["state"] == "applied" and pf["reason"] is None, pf
+
+
+def test_a_reset_deferral_whose_policy_lets_it_run_now_is_pending(make_host):
+    h = make_host("x710.json")
+    f = h.layout("50.conf", f"[Match]\nPCIAddress={X710_A}\n[PhysicalFunction]\n"
+                 "VirtualFunctions=4\n")
+    assert run(h, "apply").returncode == 0
+    f.unlink()
+    h.main.write_text("[Disruption]\nPolicy=never\n")
+    r = run(h, "reset", X710_A)
+    assert r.returncode == 1 and "deferred: resetting what sriov-persist created waits: " \
+        f"{NEVER}\n" in r.stdout, r
+    assert status_of(h)[1]["state"] == "deferred"
+    h.main.write_text("[Disruption]\nPolicy=immediate\n")
+    rc, pf = status_of(h)
+    assert rc == 0 and pf["state"] == "pending", pf
+    assert pf["reason"] == f"{LEFT}; {deferral_lifted('reset', 'reset')}", pf
+    assert state_series(h) == ["pending"]
+    assert run(h, "reset", X710_A).returncode == 0
+    rc, pf = status_of(h)
+    assert rc == 0 and pf["state"] == "unconfigured", pf

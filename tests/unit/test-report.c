@@ -433,6 +433,58 @@ static void test_status_hold_lifted(void **state)
 	assert_string_equal(str(get(pf, "last_apply"), "state"), "held");
 }
 
+/* The last apply was deferred by [Disruption] Policy=never: deferred while
+ * the main configuration's policy defers it too (never, drain through
+ * Kubernetes, or none given), pending once it lets the plan run. */
+static void test_status_deferral_lifted(void **state)
+{
+	static const struct {
+		const char *policy;
+		bool runs;
+		const char *state;
+	} cases[] = {
+		{ NULL, false, "deferred" },	  { "never", false, "deferred" },
+		{ "drain", false, "deferred" },	  { "drain", true, "pending" },
+		{ "immediate", true, "pending" },
+	};
+	struct env *e = *state;
+	struct pf_status st = {
+		.name = (char *)"ens1f0",
+		.state = PF_STATUS_DEFERRED,
+		.error = (char *)"disruptive changes held by [Disruption] Policy=never",
+		.reboot_reasons = (char *[]){ NULL },
+		.config_files = (char *[]){ (char *)LAYOUT, NULL },
+		.waiting = (char *[]){ NULL },
+		.deferred_by = (char *)"never",
+	};
+
+	snprintf(st.pci, sizeof(st.pci), "%s", ICE_PF);
+	assert_int_equal(pf_status_write(e->runtime, &st), 0);
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		_cleanup_json_ struct json_object *doc = NULL;
+		struct json_object *pf;
+
+		env_load(e, FIXTURES "mixed.json",
+			 "[Match]\nPCIAddress=" ICE_PF "\n[PhysicalFunction]\nVirtualFunctions=4\n",
+			 ICE_PF);
+		e->set.disruption_policy = cases[i].policy;
+		e->set.disruption_runs = cases[i].runs;
+		assert_int_equal(report_status(&e->v, e->runtime, NULL, true, &doc), 0);
+		pf = find_pf(doc, ICE_PF);
+		assert_string_equal(str(pf, "state"), cases[i].state);
+		if (cases[i].runs) {
+			_cleanup_free_ char *why = strdup_printf(
+				"not applied since its last apply was deferred by [Disruption] "
+				"Policy=never, which is now Policy=%s (sriovctl apply applies it)",
+				cases[i].policy);
+
+			assert_string_equal(str(pf, "reason"), why);
+		} else
+			assert_string_equal(str(pf, "reason"), st.error);
+		assert_string_equal(str(get(pf, "last_apply"), "state"), "deferred");
+	}
+}
+
 static void test_status_gone(void **state)
 {
 	struct env *e = *state;
@@ -739,6 +791,7 @@ int main(void)
 		cmocka_unit_test(test_nothing_left_says_why),
 		cmocka_unit_test(test_switchdev_kept_says_whose_vfs),
 		cmocka_unit_test(test_reset_hint),
+		cmocka_unit_test_setup_teardown(test_status_deferral_lifted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_record_vfs_remade, setup, teardown),
 	};
 

@@ -264,6 +264,35 @@ static void test_infiniband_names(void **state)
 	result_done(&r);
 }
 
+/* One bad field hides none of the policy's other diagnostics, also of
+ * the checks across its other fields; a check whose field is bad says
+ * nothing more. */
+static void test_all_of_a_policy_at_once(void **state)
+{
+	struct result r;
+	char *s;
+
+	convert("kind: SriovNetworkNodePolicy\nmetadata: {name: cx7}\nspec:\n  priority: 150\n"
+		"  numVfs: 8\n  linkType: IB\n  nicSelector:\n    pfNames: [\"ibp26s0#0-9\"]\n",
+		&r);
+	assert_int_equal(r.diags.n, 3);
+	s = diag_format(&r.diags.items[0]);
+	assert_string_equal(s, "p.yaml:4: policy cx7: priority: 150: must be a number 0..99");
+	free(s);
+	s = diag_format(&r.diags.items[1]);
+	assert_string_equal(s, "p.yaml:8: policy cx7: nicSelector.pfNames: VFs 0-9: beyond "
+			       "numVfs 8");
+	free(s);
+	assert_int_equal(r.diags.items[2].level, DIAG_WARNING);
+	assert_int_equal(r.diags.items[2].line, 6);
+	assert_null(r.names);
+	result_done(&r);
+	/* numVfs itself bad: no "0 or not given", no range against it */
+	convert(POLICY("n", "numVfs: many, nicSelector: {pfNames: [\"p0#0-9\"]}"), &r);
+	assert_only_diag(&r, "p.yaml:3: policy n: numVfs: many: must be a number 0..65535");
+	result_done(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_pf_names_effective_range),
 		cmocka_unit_test(test_shared_pfs),
 		cmocka_unit_test(test_infiniband_names),
+		cmocka_unit_test(test_all_of_a_policy_at_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
