@@ -11,6 +11,16 @@
 #include "reset-refusal.h"
 #include "sriovctl.h"
 
+/* "PCI (name): reset, N action(s); N VFs", the line of a reset that changed
+ * the PF, done here or by the daemon. */
+static void print_reset_done(const struct ctl *c, const char *who, uint32_t n_actions,
+			     uint32_t num_vfs, bool eswitch_kept)
+{
+	printf("%s: %s, %" PRIu32 " action(s); %" PRIu32 " VFs%s\n", who,
+	       ctl_paint(c, ANSI_GREEN, "reset"), n_actions, num_vfs,
+	       eswitch_kept ? "; " PF_CREATED_ESWITCH_WAITS : "");
+}
+
 /* Returns whether the PF is in the state reset wants. A PF whose record
  * goes is said also by a reset of every PF. */
 static bool print_result(const struct ctl *c, const struct apply_pf_result *res, bool named)
@@ -21,9 +31,8 @@ static bool print_result(const struct ctl *c, const struct apply_pf_result *res,
 	switch (st->state) {
 	case PF_STATUS_APPLIED:
 		if (res->changed)
-			printf("%s: %s, %u action(s); %u VFs%s\n", strna(who),
-			       ctl_paint(c, ANSI_GREEN, "reset"), st->n_actions, st->num_vfs,
-			       res->eswitch_kept ? "; " PF_CREATED_ESWITCH_WAITS : "");
+			print_reset_done(c, strna(who), st->n_actions, st->num_vfs,
+					 res->eswitch_kept);
 		else if (named || res->record_dropped || res->eswitch_kept)
 			printf("%s: nothing reset: %s\n", strna(who),
 			       res->nothing_left ?:
@@ -242,9 +251,7 @@ static void print_reset(const struct ctl *c, struct json_object *pf, const struc
 {
 	_cleanup_free_ char *who = pf ? doc_pf_describe(pf) : NULL;
 
-	printf("%s: %s, %" PRIu32 " action(s); %" PRIu32 " VFs%s\n", who ?: one->pci,
-	       ctl_paint(c, ANSI_GREEN, "reset"), one->n_actions, one->num_vfs,
-	       one->eswitch_kept ? "; " PF_CREATED_ESWITCH_WAITS : "");
+	print_reset_done(c, who ?: one->pci, one->n_actions, one->num_vfs, one->eswitch_kept);
 }
 
 /* A reset of the PF that did not finish, from the record it wrote (newer
