@@ -11,6 +11,7 @@
 #include "host-linux.h"
 #include "host-sim.h"
 #include "json-util.h"
+#include "layout-rules.h"
 #include "manager.h"
 
 int manager_new(struct manager **ret)
@@ -268,10 +269,35 @@ static int note_errors(struct manager *m, const struct diag_list *main_diags,
 	return r;
 }
 
+/* The layouts' diagnostics as sriovctl check without --host says them: the
+ * parser's, then those of the rules that need only the files
+ * (layout_rules_check_set()), each file's in line order. -ENOMEM. */
+static int file_diags(const struct layout_set *set, struct diag_list *ret)
+{
+	struct diag_list l = {};
+	int r = 0;
+
+	for (size_t i = 0; r >= 0 && i < set->diags.n; i++) {
+		const struct diag *d = &set->diags.items[i];
+
+		r = diag_add(&l, d->level, d->file, d->line, "%s", d->msg);
+	}
+	if (r >= 0)
+		r = layout_rules_check_set(set, &l);
+	if (r >= 0)
+		r = diag_list_sort_by_line(&l);
+	if (r < 0) {
+		diag_list_done(&l);
+		return r;
+	}
+	*ret = l;
+	return 0;
+}
+
 int manager_load_config(struct manager *m)
 {
 	_cleanup_layout_set_ struct layout_set *set = NULL;
-	struct diag_list diags = {};
+	struct diag_list diags = {}, files = {};
 	struct mainconf conf;
 	int r;
 
@@ -281,17 +307,22 @@ int manager_load_config(struct manager *m)
 		/* the other managers' files, read again with the layouts */
 		if (r >= 0)
 			r = layout_set_load_others(set, NULL);
+		if (r >= 0)
+			r = diag_list_sort_by_line(&diags);
+		if (r >= 0)
+			r = file_diags(set, &files);
 		if (r < 0)
 			mainconf_done(&conf);
 	}
 	if (r >= 0) {
 		log_diags(&diags);
-		log_diags(&set->diags);
-		r = note_errors(m, &diags, &set->diags);
+		log_diags(&files);
+		r = note_errors(m, &diags, &files);
 		if (r < 0)
 			mainconf_done(&conf);
 	}
 	diag_list_done(&diags);
+	diag_list_done(&files);
 	if (r < 0)
 		return r;
 	mainconf_done(&m->conf);

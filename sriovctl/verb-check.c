@@ -548,6 +548,11 @@ int verb_check(struct ctl *c)
 		return EXIT_FAIL;
 	}
 	drop_context_diags(c, set, &diags);
+	if (diag_list_sort_by_line(&diags) < 0) {
+		fprintf(stderr, "Checking failed: %s\n", strerror(ENOMEM));
+		diag_list_done(&diags);
+		return EXIT_FAIL;
+	}
 	ctl_print_diags(&diags);
 	/* a host that cannot be read is an error of the check (said above) */
 	errors = diag_count(&diags, DIAG_ERROR) + no_host;

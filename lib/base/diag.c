@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <limits.h>
 #include <stdarg.h>
 
 #include "diag.h"
@@ -100,5 +101,44 @@ int diag_list_move(struct diag_list *dst, struct diag_list *src)
 	dst->n += src->n;
 	free(src->items);
 	*src = (struct diag_list){};
+	return 0;
+}
+
+static unsigned line_key(const struct diag *d)
+{
+	return d->line ?: UINT_MAX;
+}
+
+int diag_list_sort_by_line(struct diag_list *l)
+{
+	_cleanup_free_ struct diag *items = calloc(l->n ?: 1, sizeof(*items));
+	size_t n = 0;
+
+	if (!items)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->n; i++) {
+		size_t start = n;
+		bool seen = false;
+
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = streq_ptr(l->items[k].file, l->items[i].file);
+		if (seen)
+			continue;
+		/* the file's diagnostics, each put before those of a later line:
+		 * an insertion sort, stable, and the lists are short */
+		for (size_t k = i; k < l->n; k++) {
+			size_t j = n++;
+
+			if (!streq_ptr(l->items[k].file, l->items[i].file)) {
+				n--;
+				continue;
+			}
+			for (; j > start && line_key(&l->items[k]) < line_key(&items[j - 1]); j--)
+				items[j] = items[j - 1];
+			items[j] = l->items[k];
+		}
+	}
+	free(l->items);
+	l->items = TAKE_PTR(items);
 	return 0;
 }

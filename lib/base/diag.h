@@ -39,3 +39,8 @@ bool diag_file_has_error(const struct diag_list *l, const char *file) _pure_;
 char *diag_format(const struct diag *d);
 /* Moves all items of src to the end of dst; src is left empty. */
 int diag_list_move(struct diag_list *dst, struct diag_list *src);
+/* Each file's diagnostics together, where the file's first one was, in
+ * line order, stably; those about the whole file (line 0) after those with
+ * a line. So that a file's problems read top to bottom when rules report
+ * after the parser. 0 or -ENOMEM (l unchanged). */
+int diag_list_sort_by_line(struct diag_list *l);

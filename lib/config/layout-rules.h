@@ -5,8 +5,8 @@
  * VirtualFunctions= count, literal MACs and GUIDs given to two VFs, keys
  * that need another key, and values that a later file overrides. Each rule
  * is written once, here: desired.c runs them on the files that select a
- * PF, `sriovctl check` without a host on the files that certainly go
- * together (layout_rules_check_set). Pure. */
+ * PF, `sriovctl check` without a host and sriov-persistd's ConfigErrors on
+ * the files that certainly go together (layout_rules_check_set). Pure. */
 
 #include "layout-set.h"
 

@@ -31,8 +31,8 @@ def test_without_host_the_files_alone(make_host):
                  "[VirtualFunction 1]\nMACAddress=02:00:00:00:00:01\n")
     r = check_files(h, a)
     assert lines(r) == [
-        f"{a}:7: [VirtualFunction 9]: VF 9 is beyond VirtualFunctions=8",
         f"{a}:5: HardwareTCOffload=yes: needs ESwitchMode=switchdev (ESwitchMode=legacy at line 6)",
+        f"{a}:7: [VirtualFunction 9]: VF 9 is beyond VirtualFunctions=8",
         f"{a}:11: VF 0: QualityOfService=3 needs a VLANId= other than 0",
         f"{a}:13: MACAddress=02:00:00:00:00:01: VF 0 and VF 1 would have the same address",
     ]
@@ -314,8 +314,8 @@ def test_an_error_of_the_parser_and_the_rules_is_said_and_counted_once(make_host
                  "MTUBytes=99999999\n[VirtualFunction]\nMinTxRateMbps=500\nMaxTxRateMbps=100\n"
                  "Trust=maybe\n[VirtualFunction 1-2]\nMinTxRateMbps=700\nMaxTxRateMbps=200\n")
     want = [f"{a}:5: MTUBytes=99999999: must be 68..65535",
-            f"{a}:9: Trust=maybe: must be a boolean (yes/no/true/false/on/off/1/0)",
             f"{a}:7: MinTxRateMbps=500: must not exceed MaxTxRateMbps=100 (line 8)",
+            f"{a}:9: Trust=maybe: must be a boolean (yes/no/true/false/on/off/1/0)",
             f"{a}:11: MinTxRateMbps=700: must not exceed MaxTxRateMbps=200 (line 12)"]
     for r in (check_files(h, a), h.run("check")):
         assert lines(r) == want, r.stderr

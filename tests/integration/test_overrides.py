@@ -121,10 +121,10 @@ def test_stale_declarations(make_host):
     assert lines(r) == [
         f"{c}:6: warning: Overrides=30-gone.conf: no layout file of that name is read, so this "
         "declaration is stale",
-        f"{c}:7: warning: Overrides=80-late.conf: 80-late.conf is read after this file, so its "
-        "values win over this file's (files are read in the lexical order of their names)",
         f"{c}:6: warning: Overrides=40-fleet.conf: this file overrides no value of "
         "40-fleet.conf, so this declaration is stale",
+        f"{c}:7: warning: Overrides=80-late.conf: 80-late.conf is read after this file, so its "
+        "values win over this file's (files are read in the lexical order of their names)",
     ]
     assert r.returncode == 1
     assert late.exists()
