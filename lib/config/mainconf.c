@@ -350,6 +350,7 @@ void mainconf_done(struct mainconf *c)
 	for (size_t i = 0; i < ELEMENTSOF(mc_keys); i++)
 		if (mc_keys[i].type == MC_STRING)
 			free(*(char **)mc_field(c, &mc_keys[i]));
+	strv_free(c->files);
 	*c = (struct mainconf){};
 }
 
@@ -485,9 +486,9 @@ static int mc_assign_at(struct mc_parser *p, const struct mc_key *k, const char 
 
 	if (mc_field(c, k) == (void *)&c->k8s_enabled &&
 	    (v[0] == '\0' || mc_parse_enum(k, v) >= 0)) {
-		snprintf(c->k8s_enabled_file, sizeof(c->k8s_enabled_file), "%s",
-			 v[0] ? strempty(p->path) : "");
-		c->k8s_enabled_line = v[0] ? line : 0;
+		snprintf(c->k8s_enabled_file, sizeof(c->k8s_enabled_file), "%s", strempty(p->path));
+		snprintf(c->k8s_enabled_value, sizeof(c->k8s_enabled_value), "%s", v);
+		c->k8s_enabled_line = line;
 	}
 	if (mc_field(c, k) == (void *)&c->kubeconfig && (v[0] == '\0' || !k->check(v))) {
 		snprintf(c->kubeconfig_file, sizeof(c->kubeconfig_file), "%s",
@@ -523,9 +524,12 @@ int mainconf_parse_string(struct mainconf *c, const char *path, const char *text
 {
 	struct diag_list local = {};
 	struct mc_parser p = { .conf = c, .path = path, .diags = diags ?: &local };
-	int r;
+	int r = 0;
 
-	r = conf_parse_text(path, text, &mc_ops, &p, p.diags);
+	if (path && !strv_contains(c->files, path))
+		r = strv_extend(&c->files, path);
+	if (r >= 0)
+		r = conf_parse_text(path, text, &mc_ops, &p, p.diags);
 	diag_list_done(&local);
 	return r;
 }
@@ -633,9 +637,28 @@ const char *mainconf_without_drain(const struct mainconf *c)
 {
 	if (c->disruption_policy != DISRUPTION_POLICY_DRAIN || mainconf_kubernetes_enabled(c))
 		return NULL;
-	return c->k8s_enabled == K8S_ENABLED_NO ?
-		       "Kubernetes is not enabled ([Kubernetes] Enabled=no)" :
-		       "Kubernetes is not enabled ([Kubernetes] Enabled=auto found no credentials)";
+	if (c->k8s_enabled == K8S_ENABLED_NO)
+		return "Kubernetes is not enabled ([Kubernetes] Enabled=no)";
+	/* never a key that no file sets */
+	if (c->k8s_enabled_line == 0)
+		return "Kubernetes is not enabled ([Kubernetes] Enabled= is not set, and auto, "
+		       "its default, found no credentials)";
+	if (c->k8s_enabled_value[0] == '\0')
+		return "Kubernetes is not enabled ([Kubernetes] Enabled= is empty, and auto, its "
+		       "default, found no credentials)";
+	return "Kubernetes is not enabled ([Kubernetes] Enabled=auto found no credentials)";
+}
+
+char *mainconf_not_set(const struct mainconf *c, const char *section, const char *key)
+{
+	_cleanup_free_ char *files = NULL;
+
+	if (!c->files || !c->files[0])
+		return strdup_printf("[%s] %s= is not set: no main configuration file exists",
+				     section, key);
+	files = strv_join(c->files, ", ");
+	return files ? strdup_printf("[%s] %s= is not set in any of: %s", section, key, files) :
+		       NULL;
 }
 
 bool mainconf_kubeconfig_missing(const struct mainconf *c)

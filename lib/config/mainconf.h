@@ -108,14 +108,18 @@ struct mainconf {
 	/* Not a key: with Enabled=auto, whether mainconf_load found
 	 * credentials (the Kubeconfig= file or the in-cluster token) */
 	bool k8s_credentials;
-	/* Not a key: the file and line of the [Kubernetes] Enabled= in
-	 * effect; "" and 0 when none sets it (the default) */
+	/* Not a key: the file, line and value of the last [Kubernetes]
+	 * Enabled= written (an empty value makes it the default again); "",
+	 * 0 and "" when none is written */
 	char k8s_enabled_file[PATH_MAX];
 	unsigned k8s_enabled_line;
+	char k8s_enabled_value[16];
 	/* Not a key: the file and line of a Kubeconfig= set by hand; "" and 0
 	 * when none sets it (or an empty value makes it the default again) */
 	char kubeconfig_file[PATH_MAX];
 	unsigned kubeconfig_line;
+	/* Not a key: the files parsed, in order (none when no file exists) */
+	char **files;
 };
 
 /* Fills in the defaults above. -ENOMEM. */
@@ -153,6 +157,10 @@ void mainconf_find_credentials(struct mainconf *c);
 /* Why [Disruption] Policy=drain makes disruptive changes without a drain
  * ("Kubernetes is not enabled (...)"), or NULL when it does not. */
 const char *mainconf_without_drain(const struct mainconf *c) _pure_;
+/* "[Section] Key= is not set in any of: FILES" (the files parsed), or
+ * that no main configuration file exists: for a message about a key that
+ * no file sets, which has no file:line to name. NULL on ENOMEM. */
+char *mainconf_not_set(const struct mainconf *c, const char *section, const char *key);
 /* Enabled=auto found no credentials although a Kubeconfig= set by hand
  * (kubeconfig_line) names a file: the user meant Kubernetes, and the file
  * is missing or unreadable. */

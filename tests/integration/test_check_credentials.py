@@ -60,8 +60,8 @@ def test_a_kubeconfig_others_may_write_is_an_error_in_k8s_notify_words(make_host
     r = check(h, k8s_notify_bin)
     assert r.returncode == 1, r
     assert r.stderr.splitlines() == [
-        f"[Kubernetes] Kubeconfig=: k8s-notify says: {refusal(kc, mode, by)} (so no node can be "
-        "drained, and a disruptive change would wait for good)"], r.stderr
+        f"{h.main}:5: [Kubernetes] Kubeconfig={kc}: k8s-notify says: {refusal(kc, mode, by)} (so "
+        "no node can be drained, and a disruptive change would wait for good)"], r.stderr
     assert r.stdout == "1 layout file(s) and the main configuration checked: 1 error(s)\n"
     # what k8s-notify says of the same file, word for word
     k = subprocess.run([k8s_notify_bin, "--main-config", str(h.main), "credentials"],
@@ -130,8 +130,8 @@ def assert_refused(h, k8s_notify_bin, error):
     assert k8s_notify_error(k8s_notify_bin, h) == error
     r = check(h, k8s_notify_bin)
     assert r.returncode == 1 and r.stderr.splitlines() == [
-        f"[Kubernetes] Kubeconfig=: k8s-notify says: {error} (so no node can be drained, and "
-        "a disruptive change would wait for good)"], r
+        f"{h.main}:5: [Kubernetes] Kubeconfig={h.dir / 'kubeconfig'}: k8s-notify says: {error} "
+        "(so no node can be drained, and a disruptive change would wait for good)"], r
     assert r.stdout == CHECKED + "1 error(s)\n", r
     why = f"{WAIT}cannot run: k8s-notify says: {error}"
     assert deferred(h, k8s_notify_bin) == f"{E810} (ens1f0): deferred: {why}\n"
@@ -181,7 +181,7 @@ def test_enabled_without_k8s_notify(make_host):
     missing = h.dir / "no-k8s-notify"
     r = check(h, str(missing))
     assert r.returncode == 1 and r.stderr.splitlines() == [
-        f"{h.main}:4: [Kubernetes] Enabled=: Kubernetes is enabled but k8s-notify is not "
+        f"{h.main}:4: [Kubernetes] Enabled=yes: Kubernetes is enabled but k8s-notify is not "
         f"installed ({missing}): install sriov-persist-k8s"], r
     why = (f"{WAIT}cannot run: Kubernetes is enabled but k8s-notify is not installed "
            f"({missing}): install sriov-persist-k8s")
@@ -244,7 +244,7 @@ def test_as_another_user_the_refusal_is_a_warning(sriovctl_bin, k8s_notify_bin):
                            "--state-dir", str(d / "lib"), "--k8s-notify", k8s_notify_bin,
                            "check"])
         assert r.returncode == 0 and r.stderr.splitlines() == [
-            f"warning: [Kubernetes] Kubeconfig=: k8s-notify, run as uid "
+            f"{d / 'main.conf'}:3: warning: [Kubernetes] Kubeconfig={kc}: k8s-notify, run as uid "
             f"{pwd.getpwnam('nobody').pw_uid}, says: cannot "
             f"read kubeconfig {kc}: Permission denied (sriov-persistd runs it as root: check "
             "as root says what it will say)"], r

@@ -202,6 +202,42 @@ static void test_enabled_spellings(void **state)
 	}
 }
 
+/* Where Enabled= was written, empty or not; a key no file sets is said as
+ * such, with the files that were read. */
+static void test_enabled_written_or_not(void **state)
+{
+	_cleanup_mainconf_ struct mainconf c = {};
+	_cleanup_free_ char *unset = NULL, *none = NULL;
+
+	(void)state;
+	parse_clean(&c, "[Kubernetes]\nNodeName=node1\n");
+	assert_int_equal(c.k8s_enabled_line, 0);
+	assert_string_equal(c.k8s_enabled_value, "");
+	unset = mainconf_not_set(&c, "Kubernetes", "Enabled");
+	assert_string_equal(unset, "[Kubernetes] Enabled= is not set in any of: " PATH);
+	c.disruption_policy = DISRUPTION_POLICY_DRAIN;
+	assert_string_equal(mainconf_without_drain(&c),
+			    "Kubernetes is not enabled ([Kubernetes] Enabled= is not set, and "
+			    "auto, its default, found no credentials)");
+	assert_int_equal(mainconf_parse_string(&c, "/x.conf.d/10.conf",
+					       "[Kubernetes]\nEnabled=true\n"
+					       "Enabled=\n",
+					       NULL),
+			 0);
+	assert_string_equal(c.k8s_enabled_file, "/x.conf.d/10.conf");
+	assert_int_equal(c.k8s_enabled_line, 3);
+	assert_string_equal(c.k8s_enabled_value, "");
+	assert_int_equal(c.k8s_enabled, K8S_ENABLED_AUTO);
+	assert_string_equal(mainconf_without_drain(&c),
+			    "Kubernetes is not enabled ([Kubernetes] Enabled= is empty, and auto, "
+			    "its default, found no credentials)");
+	mainconf_done(&c);
+	assert_int_equal(mainconf_init(&c), 0);
+	none = mainconf_not_set(&c, "Kubernetes", "Kubeconfig");
+	assert_string_equal(
+		none, "[Kubernetes] Kubeconfig= is not set: no main configuration file exists");
+}
+
 #define TS_EG "e.g. 90, 90s, 5min 30s"
 
 static void test_invalid_values(void **state)
@@ -562,13 +598,21 @@ static void test_load_missing(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults),	cmocka_unit_test(test_format),
-		cmocka_unit_test(test_to_string),	cmocka_unit_test(test_every_key),
-		cmocka_unit_test(test_product_example), cmocka_unit_test(test_enabled_spellings),
-		cmocka_unit_test(test_invalid_values),	cmocka_unit_test(test_lengths),
-		cmocka_unit_test(test_unknown_things),	cmocka_unit_test(test_eviction_fallback),
-		cmocka_unit_test(test_time_spans),	cmocka_unit_test(test_override_and_reset),
-		cmocka_unit_test(test_load_dropins),	cmocka_unit_test(test_load_missing),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_format),
+		cmocka_unit_test(test_to_string),
+		cmocka_unit_test(test_every_key),
+		cmocka_unit_test(test_product_example),
+		cmocka_unit_test(test_enabled_spellings),
+		cmocka_unit_test(test_enabled_written_or_not),
+		cmocka_unit_test(test_invalid_values),
+		cmocka_unit_test(test_lengths),
+		cmocka_unit_test(test_unknown_things),
+		cmocka_unit_test(test_eviction_fallback),
+		cmocka_unit_test(test_time_spans),
+		cmocka_unit_test(test_override_and_reset),
+		cmocka_unit_test(test_load_dropins),
+		cmocka_unit_test(test_load_missing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
