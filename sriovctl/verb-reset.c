@@ -107,6 +107,29 @@ static void say_selected(char **selected, size_t said, size_t kept)
 	       strna(names), strv_length(selected) == 1 ? "has" : "have");
 }
 
+/* A PF that no layout selects whose last apply raised the firmware VF
+ * limit, which waits for the reboot: what the reset leaves of it. */
+static int say_firmware_kept(const struct ctl *c, const struct layout_set *set,
+			     const struct host_state *hs, const struct pf_state *pf)
+{
+	_cleanup_(pf_status_done) struct pf_status rec = {};
+	_cleanup_free_ char *kept = NULL;
+	bool pending;
+	int r;
+
+	if (reset_refusal_applies(set, hs, pf))
+		return 0;
+	r = pf_status_read(c->runtime_dir, pf->pci, &rec);
+	if (r == -ENOMEM)
+		return r;
+	pending = r >= 0 && pf_status_firmware_pending(&rec, pf);
+	if (!pending || plan_firmware_kept(pf, &kept) < 0)
+		return pending ? -ENOMEM : 0;
+	printf("%s%s%s%s: nothing reset: %s\n", pf->pci, pf->name ? " (" : "", strempty(pf->name),
+	       pf->name ? ")" : "", kept);
+	return 0;
+}
+
 /* A reset of every PF that reset nothing: why. The PFs that have something
  * of sriov-persist's left but that a layout selects are named; those that
  * only refused files select are refusals (*ok = false). */
@@ -124,6 +147,9 @@ static int say_nothing(struct ctl *c, struct host *h, const struct layout_set *s
 		const struct pf_state *pf = &hs->pfs[i];
 		struct pf_created cr = {};
 
+		r = say_firmware_kept(c, set, hs, pf);
+		if (r < 0)
+			return r;
 		r = pf_created_left(c->state_dir, pf, &cr);
 		pf_created_done(&cr);
 		if (r == -ENOMEM)
@@ -206,26 +232,50 @@ static int reset_one(struct ctl *c, struct host *h, const struct layout_set *set
 	return 0;
 }
 
+/* Of a PF of GetStatus() that no layout selects and whose last apply raised
+ * the firmware VF limit (its pending reboot): what a reset leaves, in
+ * plan_firmware_kept()'s words; NULL when none (or on ENOMEM). */
+static char *firmware_left(struct json_object *pf)
+{
+	struct json_object *fw = doc_get(doc_get(pf, "settings"), "FirmwareVirtualFunctions");
+	struct pf_state s = { .total_vfs = doc_u64(pf, "total_vfs") };
+	char *kept = NULL;
+
+	if (doc_len(pf, "pending_reboot_reasons") == 0 || !doc_str(fw, "now") ||
+	    safe_atoi(doc_str(fw, "now"), &s.firmware_total_vfs) < 0)
+		return NULL;
+	snprintf(s.pci, sizeof(s.pci), "%s", strempty(doc_str(pf, "pci")));
+	(void)plan_firmware_kept(&s, &kept);
+	return kept;
+}
+
 /* A PF of GetStatus() that no layout selects and that has nothing of
  * sriov-persist's left: why, with the VFs it has now: the reason, when its
  * record says more than is left (the reset drops the record), else what
- * there is. NULL otherwise (or on ENOMEM: said the old way). */
+ * there is; and a firmware VF limit raised that the reset leaves. NULL
+ * otherwise (or on ENOMEM: said the old way). */
 static char *nothing_left(struct json_object *pf)
 {
 	uint64_t n = doc_u64(pf, "num_vfs");
 	const char *why = doc_str(pf, "reason");
+	_cleanup_free_ char *kept = NULL, *left = NULL;
 
 	if (!streq_ptr(doc_str(pf, "state"), "unconfigured") || doc_pf_has_leftovers(pf))
 		return NULL;
 	if (why)
-		return strdup_printf("%s%s", why, pf_created_reset_tail(why));
-	if (n == 0)
-		return strdup(
+		left = strdup_printf("%s%s", why, pf_created_reset_tail(why));
+	else if (n == 0)
+		left = strdup(
 			"it has no VFs, and nothing that sriov-persist created is left on it");
-	return strdup_printf("%" PRIu64 " VF(s) exist, none of them sriov-persist's to remove "
-			     "(made, or their count changed, outside sriov-persist); left as they "
-			     "are",
-			     n);
+	else
+		left = strdup_printf("%" PRIu64 " VF(s) exist, none of them sriov-persist's to "
+				     "remove (made, or their count changed, outside "
+				     "sriov-persist); left as they are",
+				     n);
+	kept = firmware_left(pf);
+	if (!left || !kept)
+		return TAKE_PTR(left);
+	return strdup_printf("%s; %s", left, kept);
 }
 
 /* The PF of doc that what names (PCI address or name), gone ones too. */

@@ -337,6 +337,31 @@ static void print_pf_settings(struct json_object *doc, struct json_object *pf)
 		printf("    %s\n", line);
 }
 
+/* A PF pending since the policy that deferred its last apply or reset lets
+ * it run now: the command that runs it, as the operator can copy it. */
+static void print_run_hint(const struct ctl *c, struct json_object *pf, struct json_object *last)
+{
+	bool reset = streq_ptr(doc_str(last, "by"), "reset");
+
+	if (!streq_ptr(doc_str(pf, "state"), "pending") ||
+	    !streq_ptr(doc_str(last, "state"), "deferred"))
+		return;
+	printf("    \"sriovctl%s %s %s\" %s it now\n", strempty(c->local_options),
+	       reset ? "reset" : "apply", strna(doc_str(pf, "pci")), reset ? "runs" : "applies");
+}
+
+/* A PF that no layout selects whose last apply raised the firmware VF limit,
+ * which waits for the reboot: a reset changes no firmware; what does. */
+static void print_firmware_hint(const struct ctl *c, struct json_object *pf)
+{
+	const char *pci = strna(doc_str(pf, "pci"));
+
+	printf("    no layout selects it; \"sriovctl%s reset %s\" changes no firmware: "
+	       "\"mstconfig -d %s set NUM_OF_VFS=%" PRIu64 "\" sets the limit back to the one it "
+	       "has now\n",
+	       strempty(c->local_options), pci, pci, doc_u64(pf, "total_vfs"));
+}
+
 static void print_pf(const struct ctl *c, struct json_object *doc, struct json_object *pf)
 {
 	struct json_object *last = doc_get(pf, "last_apply");
@@ -366,10 +391,14 @@ static void print_pf(const struct ctl *c, struct json_object *doc, struct json_o
 		       strempty(c->local_options), strna(doc_str(pf, "pci")));
 	if (last_error && !streq_ptr(doc_str(last, "state"), "applied") &&
 	    !streq_ptr(why, last_error))
-		printf("    last apply: %s: %s\n", strna(doc_str(last, "state")), last_error);
+		printf("    last %s: %s: %s\n", doc_str(last, "by") ?: "apply",
+		       strna(doc_str(last, "state")), last_error);
+	print_run_hint(c, pf, last);
 	for (size_t i = 0; i < doc_len(pf, "pending_reboot_reasons"); i++)
 		printf("    %s %s\n", ctl_paint(c, ANSI_YELLOW, "pending reboot:"),
 		       strna(json_object_get_string(doc_idx(pf, "pending_reboot_reasons", i))));
+	if (streq(state, "unconfigured") && doc_len(pf, "pending_reboot_reasons") > 0)
+		print_firmware_hint(c, pf);
 	if (doc_len(pf, "config_files") == 0)
 		return;
 	doc_print_files(pf, "    ");

@@ -149,7 +149,7 @@ static int forget_created(struct pf_run *run, const struct pf_state *pf)
 {
 	const char *dir = run->opts->state_dir;
 	_cleanup_(pf_created_done) struct pf_created c = {};
-	_cleanup_free_ char *why = NULL;
+	_cleanup_free_ char *why = NULL, *kept = NULL;
 	bool had = dir && pf_created_read(dir, pf->pci, &c) >= 0, said;
 
 	why = pf_created_describe_gone(had ? &c : NULL, pf);
@@ -162,9 +162,30 @@ static int forget_created(struct pf_run *run, const struct pf_state *pf)
 		said = pf_created_keep_eswitch(dir, &c, pf, &run->res->record_dropped) >= 0;
 	else
 		said = run->res->record_dropped = had && pf_created_remove(dir, pf->pci) >= 0;
-	run->res->nothing_left = said ? strdup_printf("%s%s", why, pf_created_reset_tail(why)) :
-					TAKE_PTR(why);
+	if (plan_firmware_kept(pf, &kept) < 0)
+		return -ENOMEM;
+	run->res->nothing_left = strdup_printf("%s%s%s%s", why,
+					       said ? pf_created_reset_tail(why) : "",
+					       kept ? "; " : "", strempty(kept));
 	return run->res->nothing_left ? 0 : -ENOMEM;
+}
+
+/* The PF's status record goes, but not an apply's that raised the firmware
+ * VF limit while the limit waits for the reboot: what it set stays set
+ * whatever the layouts say now, and status says so, and since when. */
+static int drop_record(const char *runtime_dir, const struct pf_state *pf)
+{
+	struct pf_status rec;
+	bool keep;
+	int r = pf_status_read(runtime_dir, pf->pci, &rec);
+
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return pf_status_remove(runtime_dir, pf->pci);
+	keep = pf_status_firmware_pending(&rec, pf);
+	pf_status_done(&rec);
+	return keep ? 0 : pf_status_remove(runtime_dir, pf->pci);
 }
 
 /* After a reset that went through: the record goes, or, when the switchdev
@@ -210,7 +231,7 @@ static int reset_pf(struct pf_run *run, const struct pf_state *pf, const struct 
 	r = record_after_reset(run, pf, c);
 	if (r < 0)
 		return r;
-	return pf_status_remove(o->runtime_dir, pf->pci);
+	return drop_record(o->runtime_dir, pf);
 }
 
 /* A PF no layout selects is never touched. What sriov-persist created on it
@@ -227,6 +248,7 @@ int apply_unconfigured(struct pf_run *run, const struct pf_state *pf)
 	r = apply_status_init(&run->res->status, pf);
 	if (r < 0)
 		return r;
+	run->res->status.reset = o->reset;
 	r = pf_created_left(o->state_dir, pf, &c);
 	if (r == -ENOMEM)
 		return r;
@@ -237,15 +259,15 @@ int apply_unconfigured(struct pf_run *run, const struct pf_state *pf)
 				      "%s; nothing reset",
 				      o->state_dir, read_strerror(r)));
 	if (r < 0) /* not ours to know, and a PF no layout selects is left alone anyway */
-		return pf_status_remove(o->runtime_dir, pf->pci);
+		return drop_record(o->runtime_dir, pf);
 	if (r == 0 && o->reset) {
 		r = forget_created(run, pf);
 		if (r < 0)
 			return r;
 	}
 	if (r == 0)
-		return pf_status_remove(o->runtime_dir, pf->pci);
+		return drop_record(o->runtime_dir, pf);
 	if (!o->reset)
-		return pf_status_remove(o->runtime_dir, pf->pci);
+		return drop_record(o->runtime_dir, pf);
 	return reset_pf(run, pf, &c);
 }

@@ -127,6 +127,7 @@ int pf_status_write(const char *dir, const struct pf_status *s)
 	json_object_object_add(o, "waiting", json_strv(s->waiting));
 	if (s->deferred_by)
 		json_object_object_add(o, "deferred_by", json_object_new_string(s->deferred_by));
+	json_object_object_add(o, "by", json_object_new_string(s->reset ? "reset" : "apply"));
 	r = write_json(dir, s->pci, o);
 	json_object_put(o);
 	return r;
@@ -204,6 +205,10 @@ int pf_status_parse(const char *pci, const char *text, struct pf_status *ret)
 		r = get_strv(o, "config_files", &s.config_files);
 	if (r >= 0)
 		r = get_strv(o, "waiting", &s.waiting);
+	/* records of earlier versions: a reset's names no layout file */
+	if (r >= 0)
+		s.reset = get_string(o, "by") ? streq(get_string(o, "by"), "reset") :
+						!s.config_files[0];
 	if (r < 0) {
 		pf_status_done(&s);
 		return r;
@@ -644,4 +649,15 @@ char *pf_created_describe_gone(const struct pf_created *c, const struct pf_state
 			     "administrator made them, or an earlier reset dropped the record); "
 			     "left as they are",
 			     pf->num_vfs);
+}
+
+bool pf_status_firmware_pending(const struct pf_status *s, const struct pf_state *pf)
+{
+	if (s->reset || pf->firmware_total_vfs < 0 ||
+	    (uint32_t)pf->firmware_total_vfs <= pf->total_vfs)
+		return false;
+	for (char **r = s->reboot_reasons; *r; r++)
+		if (startswith(*r, "firmware VF limit"))
+			return true;
+	return false;
 }

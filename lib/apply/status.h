@@ -46,6 +46,9 @@ struct pf_status {
 	/* DEFERRED: the value of [Disruption] Policy= that deferred it
 	 * ("never", "drain"); NULL otherwise, and in older records */
 	char *deferred_by;
+	/* written by a reset (sriovctl reset, Reset()), not an apply: "by" in
+	 * the record; of records before it, one that names no layout file */
+	bool reset;
 };
 
 const char *pf_status_state_to_string(enum pf_status_state s) _pure_;
@@ -61,6 +64,11 @@ int pf_status_parse(const char *pci, const char *text, struct pf_status *ret);
 int pf_status_remove(const char *dir, const char *pci);
 /* PCI addresses that have a record in dir, sorted; empty when none. */
 int pf_status_list(const char *dir, char ***ret);
+
+/* Whether s, the status record of pf, is an apply's that raised pf's firmware VF limit, and the limit still
+ * waits for the reboot (or a firmware reset): what the apply set stays set
+ * whatever the layouts say now, so the record stays until then. */
+bool pf_status_firmware_pending(const struct pf_status *s, const struct pf_state *pf) _pure_;
 
 /* A VF that an apply took off its driver to bind it again (a driver change,
  * a MAC igb takes only at bind), and the driver it goes back on. */

@@ -356,7 +356,8 @@ static void test_status_pending_and_drift(void **state)
 	assert_string_equal(str(pf, "state"), "drifted");
 	assert_null(get(pf, "reason"));
 	last = get(pf, "last_apply");
-	assert_keys(last, "state,error,finished_usec,actions,started_usec,host_usec");
+	assert_keys(last, "state,error,finished_usec,actions,started_usec,host_usec,by");
+	assert_string_equal(str(last, "by"), "apply");
 	assert_string_equal(str(last, "state"), "applied");
 	assert_null(get(last, "error"));
 	assert_int_equal(num(last, "finished_usec"), 3000);
@@ -475,7 +476,8 @@ static void test_status_deferral_lifted(void **state)
 		if (cases[i].runs) {
 			_cleanup_free_ char *why = strdup_printf(
 				"not applied since its last apply was deferred by [Disruption] "
-				"Policy=never, which is now Policy=%s (sriovctl apply applies it)",
+				"Policy=never, which is now Policy=%s (sriovctl apply " ICE_PF
+				" applies it)",
 				cases[i].policy);
 
 			assert_string_equal(str(pf, "reason"), why);
@@ -775,6 +777,29 @@ static void test_record_vfs_remade(void **state)
 	pf_created_done(&back);
 }
 
+/* A record says whether a reset or an apply wrote it ("by"); one of an
+ * earlier version is a reset's when it names no layout file. */
+static void test_record_by(void **state)
+{
+	static const struct {
+		const char *text;
+		bool reset;
+	} cases[] = {
+		{ "{\"state\": \"held\", \"config_files\": [], \"by\": \"apply\"}", false },
+		{ "{\"state\": \"deferred\", \"config_files\": [], \"by\": \"reset\"}", true },
+		{ "{\"state\": \"deferred\", \"config_files\": []}", true },
+		{ "{\"state\": \"applied\", \"config_files\": [\"a.conf\"]}", false },
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		struct pf_status st;
+
+		assert_int_equal(pf_status_parse(ICE_PF, cases[i].text, &st), 0);
+		assert_int_equal(st.reset, cases[i].reset);
+		pf_status_done(&st);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -793,6 +818,7 @@ int main(void)
 		cmocka_unit_test(test_reset_hint),
 		cmocka_unit_test_setup_teardown(test_status_deferral_lifted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_record_vfs_remade, setup, teardown),
+		cmocka_unit_test(test_record_by),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
