@@ -337,14 +337,16 @@ static void print_pf_settings(struct json_object *doc, struct json_object *pf)
 		printf("    %s\n", line);
 }
 
-/* A PF pending since the policy that deferred its last apply or reset lets
- * it run now: the command that runs it, as the operator can copy it. */
+/* A PF pending since what held its last apply is fixed, or since the
+ * policy that deferred its last apply or reset lets it run now: the command
+ * that runs it, as the operator can copy it. */
 static void print_run_hint(const struct ctl *c, struct json_object *pf, struct json_object *last)
 {
 	bool reset = streq_ptr(doc_str(last, "by"), "reset");
 
 	if (!streq_ptr(doc_str(pf, "state"), "pending") ||
-	    !streq_ptr(doc_str(last, "state"), "deferred"))
+	    !(streq_ptr(doc_str(last, "state"), "deferred") ||
+	      streq_ptr(doc_str(last, "state"), "held")))
 		return;
 	printf("    \"sriovctl%s %s %s\" %s it now\n", strempty(c->local_options),
 	       reset ? "reset" : "apply", strna(doc_str(pf, "pci")), reset ? "runs" : "applies");

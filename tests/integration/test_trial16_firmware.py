@@ -167,3 +167,20 @@ def test_through_the_daemon_the_raise_stays_too(make_host, start_daemon, bus_cli
     assert r.returncode == 0 and r.stdout == (
         f"{CX6_A} (ens3f0np0): nothing reset: it has no VFs, and nothing that sriov-persist "
         f"created is left on it; {STAYS}\n"), r
+
+
+def test_a_hold_fixed_since_has_the_command_to_run(make_host):
+    """The hold of the last apply is fixed: below "last apply: held: ..." the command that
+    applies it, with the options sriovctl was given."""
+    h = make_host("cx6dx.json")
+    f = h.layout("50-a.conf", f"[Match]\nPCIAddress={CX6_A}\n[PhysicalFunction]\n"
+                 "VirtualFunctions=4\nBogus=1\n")
+    assert run(h, "apply").returncode == 1
+    f.write_text(f.read_text().replace("Bogus=1\n", ""))
+    st = status_of(h)
+    assert st["state"] == "pending" and st["last_apply"]["state"] == "held", st
+    assert st["last_apply"]["by"] == "apply", st
+    out = run(h, "status", CX6_A).stdout
+    assert (f"    last apply: held: {f}:5: unknown key 'Bogus' in [PhysicalFunction]" in out), out
+    assert (f"    \"sriovctl --host {h.path} --config-dir {h.confdir} --main-config {h.main} "
+            f"apply {CX6_A}\" applies it now\n") in out, out
