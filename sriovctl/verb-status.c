@@ -399,7 +399,7 @@ static void print_pf(const struct ctl *c, struct json_object *doc, struct json_o
 	for (size_t i = 0; i < doc_len(pf, "pending_reboot_reasons"); i++)
 		printf("    %s %s\n", ctl_paint(c, ANSI_YELLOW, "pending reboot:"),
 		       strna(json_object_get_string(doc_idx(pf, "pending_reboot_reasons", i))));
-	if (streq(state, "unconfigured") && doc_len(pf, "pending_reboot_reasons") > 0)
+	if (doc_len(pf, "config_files") == 0 && doc_len(pf, "pending_reboot_reasons") > 0)
 		print_firmware_hint(c, pf);
 	if (doc_len(pf, "config_files") == 0)
 		return;
@@ -461,7 +461,7 @@ static void render(const struct ctl *c, struct json_object *doc)
 	if (doc_get(doc, "daemon"))
 		print_daemon(c, doc_get(doc, "daemon"));
 	printf("%-12s  %-15s %-10s %5s %5s %5s  %-15s %s\n", "PF", "NAME", "DRIVER", "VFS", "WANT",
-	       "MAX", "STATE", "LAST APPLY");
+	       "MAX", "STATE", "LAST APPLY/RESET");
 	for (size_t i = 0; i < doc_len(doc, "pfs"); i++)
 		print_pf(c, doc, doc_idx(doc, "pfs", i));
 }

@@ -170,22 +170,30 @@ static int forget_created(struct pf_run *run, const struct pf_state *pf)
 	return run->res->nothing_left ? 0 : -ENOMEM;
 }
 
-/* The PF's status record goes, but not an apply's that raised the firmware
- * VF limit while the limit waits for the reboot: what it set stays set
- * whatever the layouts say now, and status says so, and since when. */
-static int drop_record(const char *runtime_dir, const struct pf_state *pf)
+/* The PF's status record goes, but not one that carries a raise of the
+ * firmware VF limit still waiting for the reboot: what the apply set stays
+ * set whatever the layouts say now, and status says so, and since when.
+ * The apply's record that raised it stays as it is; a later one (a reset
+ * deferred or failed) gives way to this run's, which carries the raise. */
+static int drop_record(struct pf_run *run, const struct pf_state *pf)
 {
-	struct pf_status rec;
-	bool keep;
-	int r = pf_status_read(runtime_dir, pf->pci, &rec);
+	const char *dir = run->opts->runtime_dir;
+	struct pf_status *st = &run->res->status;
+	_cleanup_(pf_status_done) struct pf_status rec = {};
+	int r = pf_status_read(dir, pf->pci, &rec);
 
 	if (r == -ENOMEM)
 		return r;
-	if (r < 0)
-		return pf_status_remove(runtime_dir, pf->pci);
-	keep = pf_status_firmware_pending(&rec, pf);
-	pf_status_done(&rec);
-	return keep ? 0 : pf_status_remove(runtime_dir, pf->pci);
+	if (r < 0 || !pf_status_firmware_pending(&rec, pf))
+		return pf_status_remove(dir, pf->pci);
+	if (!rec.reset)
+		return 0;
+	if (!st->started)
+		st->started = apply_now(run);
+	if (!st->finished)
+		st->finished = apply_now(run);
+	r = pf_status_carry_firmware(dir, st, pf);
+	return r < 0 ? r : pf_status_write(dir, st);
 }
 
 /* After a reset that went through: the record goes, or, when the switchdev
@@ -226,12 +234,29 @@ static int reset_pf(struct pf_run *run, const struct pf_state *pf, const struct 
 	if (r < 0)
 		return r;
 	st->finished = apply_now(run);
+	/* a reset changes no firmware: its record carries the raise on record */
 	if (st->state != PF_STATUS_APPLIED)
-		return pf_status_write(o->runtime_dir, st);
+		return pf_status_carry_firmware(o->runtime_dir, st, pf) < 0 ?
+			       -ENOMEM :
+			       pf_status_write(o->runtime_dir, st);
 	r = record_after_reset(run, pf, c);
 	if (r < 0)
 		return r;
-	return drop_record(o->runtime_dir, pf);
+	return drop_record(run, pf);
+}
+
+/* Of a reset: what it leaves of a raise of the firmware VF limit that the
+ * PF's record carries, before anything rewrites that record. */
+static int firmware_kept(struct pf_run *run, const struct pf_state *pf)
+{
+	_cleanup_(pf_status_done) struct pf_status rec = {};
+	int r = pf_status_read(run->opts->runtime_dir, pf->pci, &rec);
+
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0 || !pf_status_firmware_pending(&rec, pf))
+		return 0;
+	return plan_firmware_kept(pf, &run->res->firmware_kept);
 }
 
 /* A PF no layout selects is never touched. What sriov-persist created on it
@@ -249,6 +274,8 @@ int apply_unconfigured(struct pf_run *run, const struct pf_state *pf)
 	if (r < 0)
 		return r;
 	run->res->status.reset = o->reset;
+	if (o->reset && firmware_kept(run, pf) < 0)
+		return -ENOMEM;
 	r = pf_created_left(o->state_dir, pf, &c);
 	if (r == -ENOMEM)
 		return r;
@@ -259,15 +286,15 @@ int apply_unconfigured(struct pf_run *run, const struct pf_state *pf)
 				      "%s; nothing reset",
 				      o->state_dir, read_strerror(r)));
 	if (r < 0) /* not ours to know, and a PF no layout selects is left alone anyway */
-		return drop_record(o->runtime_dir, pf);
+		return drop_record(run, pf);
 	if (r == 0 && o->reset) {
 		r = forget_created(run, pf);
 		if (r < 0)
 			return r;
 	}
 	if (r == 0)
-		return drop_record(o->runtime_dir, pf);
+		return drop_record(run, pf);
 	if (!o->reset)
-		return drop_record(o->runtime_dir, pf);
+		return drop_record(run, pf);
 	return reset_pf(run, pf, &c);
 }

@@ -172,9 +172,15 @@ static const char *report_pending(const struct pf_view *pv, struct pf_report *r)
 	return r->why_owned = why;
 }
 
-bool report_hold_lifted(const struct pf_view *pv, const struct pf_status *rec)
+int report_hold_lifted(const struct pf_view *pv, const struct pf_status *rec, char **ret)
 {
-	return rec && rec->state == PF_STATUS_HELD && pv->plan;
+	*ret = NULL;
+	if (!rec || rec->state != PF_STATUS_HELD || !pv->plan)
+		return 0;
+	*ret = strdup_printf("not applied since its last apply held it, and what held it is "
+			     "fixed now (sriovctl apply %s applies it)",
+			     rec->pci);
+	return *ret ? 0 : -ENOMEM;
 }
 
 static bool record_of_reset(const struct pf_report *r)
@@ -267,16 +273,20 @@ static int report_pf(const struct host_view *v, const struct pf_view *pv, const 
 		     const char *state_dir, struct pf_report *ret)
 {
 	struct pf_report r = { .state = "applied" };
+	_cleanup_free_ char *lifted = NULL;
 
 	if (report_layout(v, pv, state_dir, &r) < 0)
 		return -ENOMEM;
 	r.has_rec = pf_status_read(runtime_dir, pv->pf->pci, &r.rec) >= 0;
 	if (report_reset_record(v, pv, &r) < 0)
 		return -ENOMEM;
-	if (report_hold_lifted(pv, r.has_rec ? &r.rec : NULL)) {
+	if (report_hold_lifted(pv, r.has_rec ? &r.rec : NULL, &lifted) < 0)
+		return -ENOMEM;
+	if (lifted) {
 		/* as wait says it, whatever is left to do */
 		r.state = "pending";
-		r.why = REPORT_HOLD_LIFTED;
+		free(r.why_owned);
+		r.why = r.why_owned = TAKE_PTR(lifted);
 	} else if (pv->plan && pv->plan->n_actions > 0 && report_actions_left(v, pv, &r) < 0)
 		return -ENOMEM;
 	r.why = report_pending(pv, &r);
@@ -456,9 +466,9 @@ static int vfs_put(struct json_object *o, const struct pf_view *pv)
 	return r;
 }
 
-/* Of a PF that no layout selects, whose record is the apply that raised the
- * firmware VF limit (kept for it): the firmware's reason with that apply's
- * time, "firmware VF limit raised to 16, waiting for a reboot (set by the
+/* Of a PF that no layout selects, whose record carries the raise of the
+ * firmware VF limit (the apply's that raised it, or a later one's): the
+ * firmware's reason with that apply's time, "firmware VF limit raised to 16, waiting for a reboot (set by the
  * apply of 2026-12-07T12:09:56Z; no layout asks for it now)". */
 static int firmware_set_when(char **reasons, const struct pf_view *pv, const struct pf_report *r)
 {
@@ -470,7 +480,7 @@ static int firmware_set_when(char **reasons, const struct pf_view *pv, const str
 		if (!startswith(*p, "firmware VF limit"))
 			continue;
 		t = strdup_printf("%s (set by the apply of %s; no layout asks for it now)", *p,
-				  format_rfc3339(when, r->rec.finished));
+				  format_rfc3339(when, r->rec.firmware.set));
 		if (!t)
 			return -ENOMEM;
 		free(*p);

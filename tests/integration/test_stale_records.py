@@ -13,7 +13,7 @@ X710_A = "0000:18:00.0"
 LEFT = "4 VFs left from a removed layout"
 NEVER = "disruptive changes held by [Disruption] Policy=never"
 LIFTED = ("not applied since its last apply held it, and what held it is fixed now (sriovctl "
-          "apply applies it)")
+          f"apply {X710_A} applies it)")
 
 
 def run(h, *args):
