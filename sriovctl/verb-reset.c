@@ -21,31 +21,38 @@ static void print_reset_done(const struct ctl *c, const char *who, uint32_t n_ac
 	       eswitch_kept ? "; " PF_CREATED_ESWITCH_WAITS : "");
 }
 
+/* What a reset leaves of a firmware VF limit raised (plan_firmware_kept()),
+ * on a line of its own below the PF's. */
+static void print_firmware_kept(const char *who, const char *kept)
+{
+	if (kept)
+		printf("%s: %s\n", who, kept);
+}
+
 /* Returns whether the PF is in the state reset wants. A PF whose record
- * goes is said also by a reset of every PF. */
-static bool print_result(const struct ctl *c, const struct apply_pf_result *res, bool named)
+ * goes, or that keeps a raised firmware VF limit, is said also by a reset of
+ * every PF. */
+static bool print_state(const struct ctl *c, const struct apply_pf_result *res, const char *who,
+			bool named)
 {
 	const struct pf_status *st = &res->status;
-	_cleanup_free_ char *who = pf_names_describe(st->pci, st->name);
 
 	switch (st->state) {
 	case PF_STATUS_APPLIED:
 		if (res->changed)
-			print_reset_done(c, strna(who), st->n_actions, st->num_vfs,
-					 res->eswitch_kept);
-		else if (named || res->record_dropped || res->eswitch_kept)
-			printf("%s: nothing reset: %s\n", strna(who),
+			print_reset_done(c, who, st->n_actions, st->num_vfs, res->eswitch_kept);
+		else if (named || res->record_dropped || res->eswitch_kept || res->firmware_kept)
+			printf("%s: nothing reset: %s\n", who,
 			       res->nothing_left ?:
 				       "nothing that sriov-persist created is left on it");
 		return true;
 	case PF_STATUS_HELD:
 	case PF_STATUS_FAILED:
 	case PF_STATUS_DEGRADED:
-		printf("%s: %s: %s\n", strna(who), ctl_paint(c, ANSI_RED, "not reset"),
-		       strna(st->error));
+		printf("%s: %s: %s\n", who, ctl_paint(c, ANSI_RED, "not reset"), strna(st->error));
 		return false;
 	case PF_STATUS_DEFERRED:
-		printf("%s: %s: %s\n", strna(who), ctl_paint(c, ANSI_YELLOW, "deferred"),
+		printf("%s: %s: %s\n", who, ctl_paint(c, ANSI_YELLOW, "deferred"),
 		       strna(st->error));
 		return false;
 	case _PF_STATUS_STATE_MAX:
@@ -53,6 +60,19 @@ static bool print_result(const struct ctl *c, const struct apply_pf_result *res,
 		break;
 	}
 	return false;
+}
+
+/* The PF's line, and what the reset leaves of a raised firmware VF limit
+ * unless that line said it ("nothing reset: ...; the firmware VF limit
+ * ..."). Returns whether the PF is in the state reset wants. */
+static bool print_result(const struct ctl *c, const struct apply_pf_result *res, bool named)
+{
+	_cleanup_free_ char *who = pf_names_describe(res->status.pci, res->status.name);
+	bool ok = print_state(c, res, strna(who), named);
+
+	if (res->changed || res->status.state != PF_STATUS_APPLIED || !res->nothing_left)
+		print_firmware_kept(strna(who), res->firmware_kept);
+	return ok;
 }
 
 /* Each PF's progress lines and its result together, as it is done. */
@@ -206,26 +226,50 @@ static int reset_one(struct ctl *c, struct host *h, const struct layout_set *set
 	return 0;
 }
 
+/* Of a PF of GetStatus() that no layout selects and whose last apply raised
+ * the firmware VF limit (its pending reboot): what a reset leaves, in
+ * plan_firmware_kept()'s words; NULL when none (or on ENOMEM). */
+static char *firmware_left(struct json_object *pf)
+{
+	struct json_object *fw = doc_get(doc_get(pf, "settings"), "FirmwareVirtualFunctions");
+	struct pf_state s = { .total_vfs = doc_u64(pf, "total_vfs") };
+	char *kept = NULL;
+
+	if (doc_len(pf, "config_files") > 0 || doc_len(pf, "pending_reboot_reasons") == 0 ||
+	    !doc_str(fw, "now") || safe_atoi(doc_str(fw, "now"), &s.firmware_total_vfs) < 0)
+		return NULL;
+	snprintf(s.pci, sizeof(s.pci), "%s", strempty(doc_str(pf, "pci")));
+	(void)plan_firmware_kept(&s, &kept);
+	return kept;
+}
+
 /* A PF of GetStatus() that no layout selects and that has nothing of
  * sriov-persist's left: why, with the VFs it has now: the reason, when its
  * record says more than is left (the reset drops the record), else what
- * there is. NULL otherwise (or on ENOMEM: said the old way). */
+ * there is; and a firmware VF limit raised that the reset leaves. NULL
+ * otherwise (or on ENOMEM: said the old way). */
 static char *nothing_left(struct json_object *pf)
 {
 	uint64_t n = doc_u64(pf, "num_vfs");
 	const char *why = doc_str(pf, "reason");
+	_cleanup_free_ char *kept = NULL, *left = NULL;
 
 	if (!streq_ptr(doc_str(pf, "state"), "unconfigured") || doc_pf_has_leftovers(pf))
 		return NULL;
 	if (why)
-		return strdup_printf("%s%s", why, pf_created_reset_tail(why));
-	if (n == 0)
-		return strdup(
+		left = strdup_printf("%s%s", why, pf_created_reset_tail(why));
+	else if (n == 0)
+		left = strdup(
 			"it has no VFs, and nothing that sriov-persist created is left on it");
-	return strdup_printf("%" PRIu64 " VF(s) exist, none of them sriov-persist's to remove "
-			     "(made, or their count changed, outside sriov-persist); left as they "
-			     "are",
-			     n);
+	else
+		left = strdup_printf("%" PRIu64 " VF(s) exist, none of them sriov-persist's to "
+				     "remove (made, or their count changed, outside "
+				     "sriov-persist); left as they are",
+				     n);
+	kept = firmware_left(pf);
+	if (!left || !kept)
+		return TAKE_PTR(left);
+	return strdup_printf("%s; %s", left, kept);
 }
 
 /* The PF of doc that what names (PCI address or name), gone ones too. */
@@ -303,7 +347,7 @@ static bool reset_gone_by_daemon(struct ctl *c, struct json_object *pf)
 static bool reset_one_by_daemon(struct ctl *c, const char *what)
 {
 	_cleanup_json_ struct json_object *all = NULL, *doc = NULL, *after = NULL;
-	_cleanup_free_ char *who = NULL, *why = NULL, *error = NULL;
+	_cleanup_free_ char *who = NULL, *why = NULL, *error = NULL, *kept = NULL;
 	_cleanup_free_ struct bus_reset *res = NULL;
 	struct json_object *pf;
 	size_t n = 0;
@@ -322,15 +366,19 @@ static bool reset_one_by_daemon(struct ctl *c, const char *what)
 	r = bus_client_reset(c->bus, what, &res, &n, &error);
 	if (r < 0 || bus_client_document(c->bus, "GetStatus", what, &after) < 0)
 		return false;
+	kept = firmware_left(doc_idx(after, "pfs", 0));
 	if (n > 0)
 		print_reset(c, pf, &res[0]);
-	else if (print_not_reset(c, doc_idx(after, "pfs", 0), record_time(pf)))
+	else if (print_not_reset(c, doc_idx(after, "pfs", 0), record_time(pf))) {
+		print_firmware_kept(who ?: what, kept);
 		return false;
-	else if (r == 1)
+	} else if (r == 1)
 		fprintf(stderr, "sriov-persistd: %s\n", error);
 	else
 		printf("%s: nothing reset: %s\n", who ?: what,
 		       why ?: "nothing that sriov-persist created is left on it");
+	if (n > 0 || (!why && r == 0))
+		print_firmware_kept(who ?: what, kept);
 	return r == 0;
 }
 
@@ -351,6 +399,28 @@ static void say_nothing_by_daemon(struct json_object *doc)
 	}
 	printf("Nothing to reset: no PF of this host has VFs or a switchdev mode that "
 	       "sriov-persist created\n");
+}
+
+/* Below a PF's line: what the reset left of a raised firmware VF limit. */
+static void kept_by_daemon(struct json_object *pf)
+{
+	_cleanup_free_ char *who = doc_pf_describe(pf), *kept = firmware_left(pf);
+
+	print_firmware_kept(strna(who), kept);
+}
+
+/* A PF that Reset("") left as it was, whose raised firmware VF limit stays:
+ * "nothing reset: ...", as a reset of that PF says it (from before, its
+ * status before the reset). Returns whether it said it. */
+static bool say_kept_by_daemon(struct json_object *pf, struct json_object *before)
+{
+	_cleanup_free_ char *who = doc_pf_describe(pf), *kept = firmware_left(pf),
+			    *why = kept && before ? nothing_left(before) : NULL;
+
+	if (!why)
+		return false;
+	printf("%s: nothing reset: %s\n", strna(who), why);
+	return true;
 }
 
 /* Reset("") through sriov-persistd: each PF it changed, or whose reset did
@@ -374,9 +444,11 @@ static int reset_all_by_daemon(struct ctl *c)
 
 		if (one)
 			print_reset(c, pf, one);
-		else
-			not_reset += print_not_reset(
-				c, pf, record_time(doc_find(before, doc_str(pf, "pci"))));
+		else if (print_not_reset(c, pf, record_time(doc_find(before, doc_str(pf, "pci")))))
+			not_reset++;
+		else if (say_kept_by_daemon(pf, doc_find(before, doc_str(pf, "pci"))))
+			continue;
+		kept_by_daemon(pf);
 	}
 	if (r == 1 && not_reset == 0)
 		fprintf(stderr, "sriov-persistd: %s\n", error);

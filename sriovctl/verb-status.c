@@ -337,6 +337,33 @@ static void print_pf_settings(struct json_object *doc, struct json_object *pf)
 		printf("    %s\n", line);
 }
 
+/* A PF pending since what held its last apply is fixed, or since the
+ * policy that deferred its last apply or reset lets it run now: the command
+ * that runs it, as the operator can copy it. */
+static void print_run_hint(const struct ctl *c, struct json_object *pf, struct json_object *last)
+{
+	bool reset = streq_ptr(doc_str(last, "by"), "reset");
+
+	if (!streq_ptr(doc_str(pf, "state"), "pending") ||
+	    !(streq_ptr(doc_str(last, "state"), "deferred") ||
+	      streq_ptr(doc_str(last, "state"), "held")))
+		return;
+	printf("    \"sriovctl%s %s %s\" %s it now\n", strempty(c->local_options),
+	       reset ? "reset" : "apply", strna(doc_str(pf, "pci")), reset ? "runs" : "applies");
+}
+
+/* A PF that no layout selects whose last apply raised the firmware VF limit,
+ * which waits for the reboot: a reset changes no firmware; what does. */
+static void print_firmware_hint(const struct ctl *c, struct json_object *pf)
+{
+	const char *pci = strna(doc_str(pf, "pci"));
+
+	printf("    no layout selects it; \"sriovctl%s reset %s\" changes no firmware: "
+	       "\"mstconfig -d %s set NUM_OF_VFS=%" PRIu64 "\" sets the limit back to the one it "
+	       "has now\n",
+	       strempty(c->local_options), pci, pci, doc_u64(pf, "total_vfs"));
+}
+
 static void print_pf(const struct ctl *c, struct json_object *doc, struct json_object *pf)
 {
 	struct json_object *last = doc_get(pf, "last_apply");
@@ -366,10 +393,14 @@ static void print_pf(const struct ctl *c, struct json_object *doc, struct json_o
 		       strempty(c->local_options), strna(doc_str(pf, "pci")));
 	if (last_error && !streq_ptr(doc_str(last, "state"), "applied") &&
 	    !streq_ptr(why, last_error))
-		printf("    last apply: %s: %s\n", strna(doc_str(last, "state")), last_error);
+		printf("    last %s: %s: %s\n", doc_str(last, "by") ?: "apply",
+		       strna(doc_str(last, "state")), last_error);
+	print_run_hint(c, pf, last);
 	for (size_t i = 0; i < doc_len(pf, "pending_reboot_reasons"); i++)
 		printf("    %s %s\n", ctl_paint(c, ANSI_YELLOW, "pending reboot:"),
 		       strna(json_object_get_string(doc_idx(pf, "pending_reboot_reasons", i))));
+	if (doc_len(pf, "config_files") == 0 && doc_len(pf, "pending_reboot_reasons") > 0)
+		print_firmware_hint(c, pf);
 	if (doc_len(pf, "config_files") == 0)
 		return;
 	doc_print_files(pf, "    ");
@@ -430,7 +461,7 @@ static void render(const struct ctl *c, struct json_object *doc)
 	if (doc_get(doc, "daemon"))
 		print_daemon(c, doc_get(doc, "daemon"));
 	printf("%-12s  %-15s %-10s %5s %5s %5s  %-15s %s\n", "PF", "NAME", "DRIVER", "VFS", "WANT",
-	       "MAX", "STATE", "LAST APPLY");
+	       "MAX", "STATE", "LAST APPLY/RESET");
 	for (size_t i = 0; i < doc_len(doc, "pfs"); i++)
 		print_pf(c, doc, doc_idx(doc, "pfs", i));
 }

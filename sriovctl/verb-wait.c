@@ -120,7 +120,7 @@ static int note_applied(struct progress *p, const struct pf_view *pv)
 static int note_record(struct ctl *c, usec_t since, const struct host_view *v,
 		       const struct pf_view *pv, struct progress *p)
 {
-	_cleanup_free_ char *lifted = NULL;
+	_cleanup_free_ char *lifted = NULL, *hold_lifted = NULL;
 	const char *why = NULL;
 	struct pf_status st;
 	int r = 0;
@@ -131,16 +131,17 @@ static int note_record(struct ctl *c, usec_t since, const struct host_view *v,
 	 * earlier apply recorded */
 	if (!pv->pf->driver || pf_status_read(c->runtime_dir, pv->pf->pci, &st) < 0)
 		return note_missing(p, pv);
-	if (report_deferral_lifted(v->set, &st, &lifted) < 0) {
+	if (report_deferral_lifted(v->set, &st, &lifted) < 0 ||
+	    report_hold_lifted(pv, &st, &hold_lifted) < 0) {
 		pf_status_done(&st);
 		return -ENOMEM;
 	}
 	if (st.finished < since)
 		r = note_missing(p, pv);
-	else if (report_hold_lifted(pv, &st))
+	else if (hold_lifted)
 		/* what held it is fixed now (the files hold it no more): done
 		 * as the record is, but said as it is now */
-		r = note_not_applied(p, pv->pf, "pending", REPORT_HOLD_LIFTED);
+		r = note_not_applied(p, pv->pf, "pending", hold_lifted);
 	else if (lifted)
 		/* the policy that deferred it lets it run now */
 		r = note_not_applied(p, pv->pf, "pending", lifted);

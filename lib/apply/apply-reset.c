@@ -149,7 +149,7 @@ static int forget_created(struct pf_run *run, const struct pf_state *pf)
 {
 	const char *dir = run->opts->state_dir;
 	_cleanup_(pf_created_done) struct pf_created c = {};
-	_cleanup_free_ char *why = NULL;
+	_cleanup_free_ char *why = NULL, *kept = NULL;
 	bool had = dir && pf_created_read(dir, pf->pci, &c) >= 0, said;
 
 	why = pf_created_describe_gone(had ? &c : NULL, pf);
@@ -162,9 +162,38 @@ static int forget_created(struct pf_run *run, const struct pf_state *pf)
 		said = pf_created_keep_eswitch(dir, &c, pf, &run->res->record_dropped) >= 0;
 	else
 		said = run->res->record_dropped = had && pf_created_remove(dir, pf->pci) >= 0;
-	run->res->nothing_left = said ? strdup_printf("%s%s", why, pf_created_reset_tail(why)) :
-					TAKE_PTR(why);
+	if (plan_firmware_kept(pf, &kept) < 0)
+		return -ENOMEM;
+	run->res->nothing_left = strdup_printf("%s%s%s%s", why,
+					       said ? pf_created_reset_tail(why) : "",
+					       kept ? "; " : "", strempty(kept));
 	return run->res->nothing_left ? 0 : -ENOMEM;
+}
+
+/* The PF's status record goes, but not one that carries a raise of the
+ * firmware VF limit still waiting for the reboot: what the apply set stays
+ * set whatever the layouts say now, and status says so, and since when.
+ * The apply's record that raised it stays as it is; a later one (a reset
+ * deferred or failed) gives way to this run's, which carries the raise. */
+static int drop_record(struct pf_run *run, const struct pf_state *pf)
+{
+	const char *dir = run->opts->runtime_dir;
+	struct pf_status *st = &run->res->status;
+	_cleanup_(pf_status_done) struct pf_status rec = {};
+	int r = pf_status_read(dir, pf->pci, &rec);
+
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0 || !pf_status_firmware_pending(&rec, pf))
+		return pf_status_remove(dir, pf->pci);
+	if (!rec.reset)
+		return 0;
+	if (!st->started)
+		st->started = apply_now(run);
+	if (!st->finished)
+		st->finished = apply_now(run);
+	r = pf_status_carry_firmware(dir, st, pf);
+	return r < 0 ? r : pf_status_write(dir, st);
 }
 
 /* After a reset that went through: the record goes, or, when the switchdev
@@ -205,12 +234,29 @@ static int reset_pf(struct pf_run *run, const struct pf_state *pf, const struct 
 	if (r < 0)
 		return r;
 	st->finished = apply_now(run);
+	/* a reset changes no firmware: its record carries the raise on record */
 	if (st->state != PF_STATUS_APPLIED)
-		return pf_status_write(o->runtime_dir, st);
+		return pf_status_carry_firmware(o->runtime_dir, st, pf) < 0 ?
+			       -ENOMEM :
+			       pf_status_write(o->runtime_dir, st);
 	r = record_after_reset(run, pf, c);
 	if (r < 0)
 		return r;
-	return pf_status_remove(o->runtime_dir, pf->pci);
+	return drop_record(run, pf);
+}
+
+/* Of a reset: what it leaves of a raise of the firmware VF limit that the
+ * PF's record carries, before anything rewrites that record. */
+static int firmware_kept(struct pf_run *run, const struct pf_state *pf)
+{
+	_cleanup_(pf_status_done) struct pf_status rec = {};
+	int r = pf_status_read(run->opts->runtime_dir, pf->pci, &rec);
+
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0 || !pf_status_firmware_pending(&rec, pf))
+		return 0;
+	return plan_firmware_kept(pf, &run->res->firmware_kept);
 }
 
 /* A PF no layout selects is never touched. What sriov-persist created on it
@@ -227,6 +273,9 @@ int apply_unconfigured(struct pf_run *run, const struct pf_state *pf)
 	r = apply_status_init(&run->res->status, pf);
 	if (r < 0)
 		return r;
+	run->res->status.reset = o->reset;
+	if (o->reset && firmware_kept(run, pf) < 0)
+		return -ENOMEM;
 	r = pf_created_left(o->state_dir, pf, &c);
 	if (r == -ENOMEM)
 		return r;
@@ -237,15 +286,15 @@ int apply_unconfigured(struct pf_run *run, const struct pf_state *pf)
 				      "%s; nothing reset",
 				      o->state_dir, read_strerror(r)));
 	if (r < 0) /* not ours to know, and a PF no layout selects is left alone anyway */
-		return pf_status_remove(o->runtime_dir, pf->pci);
+		return drop_record(run, pf);
 	if (r == 0 && o->reset) {
 		r = forget_created(run, pf);
 		if (r < 0)
 			return r;
 	}
 	if (r == 0)
-		return pf_status_remove(o->runtime_dir, pf->pci);
+		return drop_record(run, pf);
 	if (!o->reset)
-		return pf_status_remove(o->runtime_dir, pf->pci);
+		return drop_record(run, pf);
 	return reset_pf(run, pf, &c);
 }

@@ -185,14 +185,20 @@ static int refuse_reset(struct pf_run *run, const struct pf_state *pf)
 	return apply_set_outcome(run->res, PF_STATUS_FAILED, reset_refusal(run->set, run->hs, pf));
 }
 
-/* The status record of a configured PF; one that cannot be written fails it. */
-static int record_status(struct pf_run *run)
+/* The status record of a configured PF, with the raise of the firmware VF
+ * limit that the PF as read back (or as read before, when it was not) still
+ * waits for; one that cannot be written fails it. */
+static int record_status(struct pf_run *run, const struct pf_state *pf)
 {
 	const struct apply_options *o = run->opts;
 	struct pf_status *st = &run->res->status;
+	const struct pf_state *back =
+		run->res->read_back ? host_state_find_pf(run->res->read_back, pf->pci) : NULL;
 	int r;
 
-	r = pf_status_write(o->runtime_dir, st);
+	r = pf_status_carry_firmware(o->runtime_dir, st, back ?: pf);
+	if (r >= 0)
+		r = pf_status_write(o->runtime_dir, st);
 	if (r < 0) {
 		/* The boot gate and status read this record: without it the PF
 		 * is not applied as far as anyone can tell. */
@@ -239,7 +245,7 @@ static int apply_one(struct pf_run *run, const struct pf_state *pf, bool configu
 		if (r < 0)
 			return r;
 		st->finished = st->started;
-		return record_status(run);
+		return record_status(run, pf);
 	}
 	if (lock < 0)
 		r = lock == -ENOMEM ? lock : 0;
@@ -253,7 +259,7 @@ static int apply_one(struct pf_run *run, const struct pf_state *pf, bool configu
 	st->finished = apply_now(run);
 	if (!run->res->configured)
 		return pf_status_remove(o->runtime_dir, pf->pci);
-	return record_status(run);
+	return record_status(run, pf);
 }
 
 /* The host as apply_run needs it: only the PF asked for when only is a PCI
@@ -337,6 +343,7 @@ void apply_result_done(struct apply_result *r)
 		pf_status_done(&r->pfs[i].status);
 		host_state_free(r->pfs[i].read_back);
 		free(r->pfs[i].nothing_left);
+		free(r->pfs[i].firmware_kept);
 	}
 	free(r->pfs);
 	diag_list_done(&r->diags);

@@ -81,6 +81,10 @@ struct apply_pf_result {
 	 * driver changes the mode only without VFs (pf_created_eswitch_kept());
 	 * a reset once they are gone sets it back */
 	bool eswitch_kept;
+	/* a reset of a PF whose status record carries a raise of its firmware
+	 * VF limit still waiting for the reboot (pf_status_firmware_pending()):
+	 * what the reset leaves of it (plan_firmware_kept()); NULL otherwise */
+	char *firmware_kept;
 };
 
 struct apply_result {

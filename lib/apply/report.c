@@ -172,21 +172,20 @@ static const char *report_pending(const struct pf_view *pv, struct pf_report *r)
 	return r->why_owned = why;
 }
 
-bool report_hold_lifted(const struct pf_view *pv, const struct pf_status *rec)
+int report_hold_lifted(const struct pf_view *pv, const struct pf_status *rec, char **ret)
 {
-	return rec && rec->state == PF_STATUS_HELD && pv->plan;
-}
-
-/* The record is a reset's: written while no layout selected the PF (an
- * apply's names the files that selected it). */
-static bool record_is_reset(const struct pf_status *rec)
-{
-	return !rec->config_files[0];
+	*ret = NULL;
+	if (!rec || rec->state != PF_STATUS_HELD || !pv->plan)
+		return 0;
+	*ret = strdup_printf("not applied since its last apply held it, and what held it is "
+			     "fixed now (sriovctl apply %s applies it)",
+			     rec->pci);
+	return *ret ? 0 : -ENOMEM;
 }
 
 static bool record_of_reset(const struct pf_report *r)
 {
-	return r->has_rec && record_is_reset(&r->rec);
+	return r->has_rec && r->rec.reset;
 }
 
 int report_deferral_lifted(const struct layout_set *set, const struct pf_status *rec, char **ret)
@@ -198,11 +197,12 @@ int report_deferral_lifted(const struct layout_set *set, const struct pf_status 
 	    !set->disruption_policy || !set->disruption_runs ||
 	    streq(rec->deferred_by, set->disruption_policy))
 		return 0;
-	reset = record_is_reset(rec);
+	reset = rec->reset;
 	*ret = strdup_printf("not %s since its last %s was deferred by [Disruption] Policy=%s, "
-			     "which is now Policy=%s (sriovctl %s applies it)",
+			     "which is now Policy=%s (sriovctl %s %s %s it)",
 			     reset ? "reset" : "applied", reset ? "reset" : "apply",
-			     rec->deferred_by, set->disruption_policy, reset ? "reset" : "apply");
+			     rec->deferred_by, set->disruption_policy, reset ? "reset" : "apply",
+			     rec->pci, reset ? "runs" : "applies");
 	return *ret ? 0 : -ENOMEM;
 }
 
@@ -273,16 +273,20 @@ static int report_pf(const struct host_view *v, const struct pf_view *pv, const 
 		     const char *state_dir, struct pf_report *ret)
 {
 	struct pf_report r = { .state = "applied" };
+	_cleanup_free_ char *lifted = NULL;
 
 	if (report_layout(v, pv, state_dir, &r) < 0)
 		return -ENOMEM;
 	r.has_rec = pf_status_read(runtime_dir, pv->pf->pci, &r.rec) >= 0;
 	if (report_reset_record(v, pv, &r) < 0)
 		return -ENOMEM;
-	if (report_hold_lifted(pv, r.has_rec ? &r.rec : NULL)) {
+	if (report_hold_lifted(pv, r.has_rec ? &r.rec : NULL, &lifted) < 0)
+		return -ENOMEM;
+	if (lifted) {
 		/* as wait says it, whatever is left to do */
 		r.state = "pending";
-		r.why = REPORT_HOLD_LIFTED;
+		free(r.why_owned);
+		r.why = r.why_owned = TAKE_PTR(lifted);
 	} else if (pv->plan && pv->plan->n_actions > 0 && report_actions_left(v, pv, &r) < 0)
 		return -ENOMEM;
 	r.why = report_pending(pv, &r);
@@ -399,7 +403,8 @@ static struct json_object *last_apply_json(const struct pf_status *st)
 	    json_put_u64(o, "finished_usec", st->finished) < 0 ||
 	    json_put_int(o, "actions", st->n_actions) < 0 ||
 	    json_put_u64(o, "started_usec", st->started) < 0 ||
-	    json_put_u64(o, "host_usec", st->host_usec) < 0)
+	    json_put_u64(o, "host_usec", st->host_usec) < 0 ||
+	    json_put_str(o, "by", st->reset ? "reset" : "apply") < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }
@@ -461,15 +466,42 @@ static int vfs_put(struct json_object *o, const struct pf_view *pv)
 	return r;
 }
 
+/* Of a PF that no layout selects, whose record carries the raise of the
+ * firmware VF limit (the apply's that raised it, or a later one's): the
+ * firmware's reason with that apply's time, "firmware VF limit raised to 16, waiting for a reboot (set by the
+ * apply of 2026-12-07T12:09:56Z; no layout asks for it now)". */
+static int firmware_set_when(char **reasons, const struct pf_view *pv, const struct pf_report *r)
+{
+	char when[FORMAT_RFC3339_MAX];
+
+	for (char **p = reasons; *p; p++) {
+		char *t;
+
+		if (!startswith(*p, "firmware VF limit"))
+			continue;
+		t = strdup_printf("%s (set by the apply of %s; no layout asks for it now)", *p,
+				  format_rfc3339(when, r->rec.firmware.set));
+		if (!t)
+			return -ENOMEM;
+		free(*p);
+		*p = t;
+	}
+	return 0;
+}
+
 /* The plan's reboot reasons; of a held PF, which has no plan, what the host
- * itself brings at the next reboot. */
-static struct json_object *pending_reboot_json(const struct pf_view *pv)
+ * itself brings at the next reboot; so too of one that no layout selects
+ * whose last apply raised the firmware VF limit: no layout withdraws what
+ * the firmware holds (another port's raise of the card is that port's). */
+static struct json_object *pending_reboot_json(const struct pf_view *pv, const struct pf_report *r)
 {
 	_cleanup_strv_free_ char **host = NULL;
+	bool set_here = !pv->desired && r->has_rec && pf_status_firmware_pending(&r->rec, pv->pf);
 
-	if (pv->plan || !pv->desired || !pv->desired->held)
+	if (pv->plan || (pv->desired && !pv->desired->held) || (!pv->desired && !set_here))
 		return json_strv(pv->plan ? pv->plan->reboot_reasons : NULL);
-	if (plan_host_reboot_reasons(pv->pf, &host) < 0)
+	if (plan_host_reboot_reasons(pv->pf, &host) < 0 ||
+	    (set_here && firmware_set_when(host, pv, r) < 0))
 		return NULL;
 	return json_strv(host);
 }
@@ -493,7 +525,7 @@ static int pf_status_fill(struct json_object *o, const struct pf_view *pv,
 	    json_put(o, "config_files", json_strv(pv->desired ? pv->desired->config_files : NULL)) <
 		    0 ||
 	    json_put_int(o, "pending_actions", pv->plan ? (int64_t)pv->plan->n_actions : 0) < 0 ||
-	    json_put(o, "pending_reboot_reasons", pending_reboot_json(pv)) < 0 ||
+	    json_put(o, "pending_reboot_reasons", pending_reboot_json(pv, r)) < 0 ||
 	    json_put(o, "waiting", json_strv(pv->plan ? pv->plan->waiting : NULL)) < 0 ||
 	    (r->has_rec ? json_put(o, "last_apply", last_apply_json(&r->rec)) :
 			  json_put_null(o, "last_apply")) < 0)

@@ -28,25 +28,22 @@ int report_status(const struct host_view *v, const char *runtime_dir, const char
  * reads, a fraction of the memory on a host of thousands of VFs. */
 int report_status_brief(const struct host_view *v, const char *runtime_dir, const char *state_dir,
 			bool with_gone, struct json_object **ret);
-/* The reason of a PF whose last apply held it while the files hold it no
- * more: pending, not held (status), and so said by wait. */
-#define REPORT_HOLD_LIFTED                                                                   \
-	"not applied since its last apply held it, and what held it is fixed now (sriovctl " \
-	"apply applies it)"
 /* Whether rec, the PF's record (NULL: none), says held while the files hold
  * it no more (a PF they hold has no plan): what held it was fixed since,
- * and the PF is pending with REPORT_HOLD_LIFTED, even when the host is as
- * the layouts say, until an apply writes a record of now. The one rule of
- * status (and so metrics and GetStatus()) and wait. */
-bool report_hold_lifted(const struct pf_view *pv, const struct pf_status *rec);
+ * and the PF is pending, even when the host is as the layouts say, until an
+ * apply writes a record of now. Then *ret is why: "not applied since its
+ * last apply held it, and what held it is fixed now (sriovctl apply
+ * 0000:3b:00.0 applies it)"; else NULL. The one rule of status (and so
+ * metrics and GetStatus()) and wait. -ENOMEM. */
+int report_hold_lifted(const struct pf_view *pv, const struct pf_status *rec, char **ret);
 /* Whether rec, the PF's record (NULL: none), says deferred by a value of
  * [Disruption] Policy= (its deferred_by) other than that of the main
  * configuration given to set now, which lets disruptive changes run
  * (immediate, or drain without Kubernetes): then *ret is why the PF is
  * pending, "not applied since its last apply was deferred by [Disruption]
- * Policy=never, which is now Policy=immediate (sriovctl apply applies it)",
- * or for a reset's record "not reset since its last reset ... (sriovctl
- * reset applies it)"; else NULL. The one rule of status (and so metrics
+ * Policy=never, which is now Policy=immediate (sriovctl apply 0000:3b:00.0
+ * applies it)", or for a reset's record "not reset since its last reset ...
+ * (sriovctl reset 0000:3b:00.0 runs it)"; else NULL. The one rule of status (and so metrics
  * and GetStatus()) and wait. -ENOMEM. */
 int report_deferral_lifted(const struct layout_set *set, const struct pf_status *rec, char **ret);
 

@@ -127,6 +127,20 @@ int pf_status_write(const char *dir, const struct pf_status *s)
 	json_object_object_add(o, "waiting", json_strv(s->waiting));
 	if (s->deferred_by)
 		json_object_object_add(o, "deferred_by", json_object_new_string(s->deferred_by));
+	json_object_object_add(o, "by", json_object_new_string(s->reset ? "reset" : "apply"));
+	if (s->firmware.set) {
+		struct json_object *f = json_object_new_object();
+
+		if (!f) {
+			json_object_put(o);
+			return -ENOMEM;
+		}
+		json_object_object_add(f, "total_vfs",
+				       json_object_new_uint64(s->firmware.total_vfs));
+		json_object_object_add(f, "set_usec", json_object_new_uint64(s->firmware.set));
+		json_object_object_add(f, "by", json_object_new_string("apply"));
+		json_object_object_add(o, "firmware", f);
+	}
 	r = write_json(dir, s->pci, o);
 	json_object_put(o);
 	return r;
@@ -174,6 +188,31 @@ int pf_status_read(const char *dir, const char *pci, struct pf_status *ret)
 	return r < 0 ? r : pf_status_parse(pci, text, ret);
 }
 
+static bool names_firmware(char **reasons)
+{
+	for (char **r = reasons; *r; r++)
+		if (startswith(*r, "firmware VF limit"))
+			return true;
+	return false;
+}
+
+/* The record's raise of the firmware VF limit; of a record before "by", an
+ * apply's that names it among its reboot reasons: that apply's. */
+static struct pf_firmware_raise get_firmware(struct json_object *o, const struct pf_status *s)
+{
+	struct json_object *f;
+
+	if (json_object_object_get_ex(o, "firmware", &f) &&
+	    json_object_is_type(f, json_type_object))
+		return (struct pf_firmware_raise){
+			.set = get_u64(f, "set_usec"),
+			.total_vfs = (uint32_t)get_u64(f, "total_vfs"),
+		};
+	if (!get_string(o, "by") && !s->reset && names_firmware(s->reboot_reasons))
+		return (struct pf_firmware_raise){ .set = s->finished ?: 1 };
+	return (struct pf_firmware_raise){};
+}
+
 int pf_status_parse(const char *pci, const char *text, struct pf_status *ret)
 {
 	_cleanup_json_ struct json_object *o = NULL;
@@ -204,6 +243,12 @@ int pf_status_parse(const char *pci, const char *text, struct pf_status *ret)
 		r = get_strv(o, "config_files", &s.config_files);
 	if (r >= 0)
 		r = get_strv(o, "waiting", &s.waiting);
+	/* records of earlier versions: a reset's names no layout file */
+	if (r >= 0)
+		s.reset = get_string(o, "by") ? streq(get_string(o, "by"), "reset") :
+						!s.config_files[0];
+	if (r >= 0)
+		s.firmware = get_firmware(o, &s);
 	if (r < 0) {
 		pf_status_done(&s);
 		return r;
@@ -644,4 +689,39 @@ char *pf_created_describe_gone(const struct pf_created *c, const struct pf_state
 			     "administrator made them, or an earlier reset dropped the record); "
 			     "left as they are",
 			     pf->num_vfs);
+}
+
+static bool firmware_waits(const struct pf_state *pf)
+{
+	return pf->firmware_total_vfs >= 0 && (uint32_t)pf->firmware_total_vfs > pf->total_vfs;
+}
+
+bool pf_status_firmware_pending(const struct pf_status *s, const struct pf_state *pf)
+{
+	return s->firmware.set && firmware_waits(pf);
+}
+
+int pf_status_carry_firmware(const char *dir, struct pf_status *s, const struct pf_state *pf)
+{
+	_cleanup_(pf_status_done) struct pf_status old = {};
+	bool own = !s->reset && names_firmware(s->reboot_reasons);
+	int r;
+
+	s->firmware = (struct pf_firmware_raise){};
+	if (!firmware_waits(pf))
+		return 0;
+	r = pf_status_read(dir, pf->pci, &old);
+	if (r == -ENOMEM)
+		return r;
+	/* a raise above the one on record is this apply's own */
+	if (r >= 0 && old.firmware.set &&
+	    (!own || !old.firmware.total_vfs ||
+	     old.firmware.total_vfs == (uint32_t)pf->firmware_total_vfs))
+		s->firmware = old.firmware;
+	else if (own)
+		s->firmware = (struct pf_firmware_raise){
+			.set = s->finished,
+			.total_vfs = (uint32_t)pf->firmware_total_vfs,
+		};
+	return 0;
 }

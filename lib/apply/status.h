@@ -28,6 +28,15 @@ enum pf_status_state {
 	_PF_STATUS_STATE_INVALID = -EINVAL,
 };
 
+/* A firmware VF limit that an apply of the PF raised, a fact that lasts
+ * until the reboot or firmware reset that brings it into effect: the record
+ * that follows, an apply's or a reset's, carries it over (the "firmware"
+ * object of the record: "total_vfs", "set_usec", "by"). */
+struct pf_firmware_raise {
+	usec_t set;	    /* CLOCK_REALTIME, µs: the end of that apply; 0: no raise */
+	uint32_t total_vfs; /* the limit raised to; 0: not known (records of earlier versions) */
+};
+
 struct pf_status {
 	char pci[PCI_ADDR_MAX];
 	char *name;
@@ -46,6 +55,12 @@ struct pf_status {
 	/* DEFERRED: the value of [Disruption] Policy= that deferred it
 	 * ("never", "drain"); NULL otherwise, and in older records */
 	char *deferred_by;
+	/* written by a reset (sriovctl reset, Reset()), not an apply: "by" in
+	 * the record; of records before it, one that names no layout file */
+	bool reset;
+	/* of records before it, an apply's whose reboot reasons name the
+	 * firmware VF limit: that apply's, its value not known */
+	struct pf_firmware_raise firmware;
 };
 
 const char *pf_status_state_to_string(enum pf_status_state s) _pure_;
@@ -61,6 +76,18 @@ int pf_status_parse(const char *pci, const char *text, struct pf_status *ret);
 int pf_status_remove(const char *dir, const char *pci);
 /* PCI addresses that have a record in dir, sorted; empty when none. */
 int pf_status_list(const char *dir, char ***ret);
+
+/* Whether s, the status record of pf, carries a raise of pf's firmware VF
+ * limit that still waits for the reboot (or a firmware reset): what the
+ * apply set stays set whatever the layouts say now, so the record stays
+ * until then. */
+bool pf_status_firmware_pending(const struct pf_status *s, const struct pf_state *pf) _pure_;
+/* Before s, the next record of pf (as the host has it after what s
+ * records), is written in dir: the raise the record there carries, while
+ * pf's limit still waits; else the one that s's own apply made (a reboot
+ * reason of the firmware VF limit, and pf's limit waiting), at s->finished;
+ * else none. -ENOMEM. */
+int pf_status_carry_firmware(const char *dir, struct pf_status *s, const struct pf_state *pf);
 
 /* A VF that an apply took off its driver to bind it again (a driver change,
  * a MAC igb takes only at bind), and the driver it goes back on. */

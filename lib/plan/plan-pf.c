@@ -39,6 +39,18 @@ int plan_host_reboot_reasons(const struct pf_state *pf, char ***ret)
 	return 0;
 }
 
+int plan_firmware_kept(const struct pf_state *pf, char **ret)
+{
+	*ret = NULL;
+	if (pf->firmware_total_vfs < 0 || (uint32_t)pf->firmware_total_vfs <= pf->total_vfs)
+		return 0;
+	*ret = strdup_printf("the firmware VF limit raised to %d stays set for the next reboot: "
+			     "a reset changes no firmware (\"mstconfig -d %s set NUM_OF_VFS=%u\" "
+			     "sets it back to the limit it has now)",
+			     pf->firmware_total_vfs, pf->pci, pf->total_vfs);
+	return *ret ? 0 : -ENOMEM;
+}
+
 /* Step 2: a VF count above sriov_totalvfs waits for the firmware limit and
  * a reboot; meanwhile the PF keeps (and configures) the VFs it has. */
 int plan_firmware_vfs(struct plan_ctx *c)

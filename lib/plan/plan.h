@@ -65,6 +65,12 @@ bool plan_is_disruptive(const struct plan *p) _pure_;
  * without a plan (held), so that its pending reboot still shows. *ret is
  * NULL-terminated, never NULL. -ENOMEM. */
 int plan_host_reboot_reasons(const struct pf_state *pf, char ***ret);
+/* Of a PF whose firmware VF limit waits for a reboot (what a reset, which
+ * changes no firmware, leaves): "the firmware VF limit raised to 16 stays
+ * set for the next reboot: a reset changes no firmware ("mstconfig -d PCI
+ * set NUM_OF_VFS=8" sets it back to the limit it has now)"; *ret NULL when
+ * none waits. -ENOMEM. */
+int plan_firmware_kept(const struct pf_state *pf, char **ret);
 /* With ExternallyManaged=yes and VirtualFunctions=, when p (the plan of d)
  * has actions on VFs: the VFs the other tool made are not as the layouts
  * say (it made them anew since the last apply, or they were changed), and

@@ -517,7 +517,7 @@ def test_wait_names_why_each_pf_is_not_applied(make_host):
     lines = r.stdout.splitlines()
     assert lines[0] == f"Timed out after 0s; not applied yet: {b} (not applied in this boot yet)"
     assert re.fullmatch(rf"Not applied: {a} \(\S+\): pending: not applied since its last apply "
-                        r"held it, and what held it is fixed now \(sriovctl apply applies it\)",
+                        rf"held it, and what held it is fixed now \(sriovctl apply {a} applies it\)",
                         lines[1]), lines
     assert len(lines) == 2, lines
 

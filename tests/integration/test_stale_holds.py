@@ -65,7 +65,7 @@ def test_a_layout_link_out_of_root_hides_no_other_error(make_host, tmp_path):
 
 
 LIFTED = ("not applied since its last apply held it, and what held it is fixed now (sriovctl "
-          "apply applies it)")
+          f"apply {E810_A} applies it)")
 MAIN_HELD = "the main configuration has errors; nothing is applied until they are fixed"
 
 

@@ -13,7 +13,7 @@ X710_A = "0000:18:00.0"
 LEFT = "4 VFs left from a removed layout"
 NEVER = "disruptive changes held by [Disruption] Policy=never"
 LIFTED = ("not applied since its last apply held it, and what held it is fixed now (sriovctl "
-          "apply applies it)")
+          f"apply {X710_A} applies it)")
 
 
 def run(h, *args):
@@ -92,8 +92,9 @@ def test_a_hold_fixed_while_the_host_is_as_wanted_is_pending(make_host):
 
 
 def deferral_lifted(what, verb):
+    does = "runs" if verb == "reset" else "applies"
     return (f"not {what} since its last {verb} was deferred by [Disruption] Policy=never, which "
-            f"is now Policy=immediate (sriovctl {verb} applies it)")
+            f"is now Policy=immediate (sriovctl {verb} {X710_A} {does} it)")
 
 
 def test_a_deferral_whose_policy_lets_it_run_now_is_pending(make_host):
@@ -114,7 +115,10 @@ def test_a_deferral_whose_policy_lets_it_run_now_is_pending(make_host):
     assert rc == 0 and pf["state"] == "pending" and pf["reason"] == lifted, pf
     assert pf["last_apply"]["state"] == "deferred", pf
     r = run(h, "status", X710_A)
-    assert f"    {lifted}\n    last apply: deferred: {NEVER}\n" in r.stdout, r.stdout
+    assert f"    {lifted}\n    last apply: deferred: {NEVER}\n    \"sriovctl --host" in r.stdout, \
+        r.stdout
+    assert f"reset {X710_A}\" applies it now\n" not in r.stdout
+    assert f" apply {X710_A}\" applies it now\n" in r.stdout, r.stdout
     assert state_series(h) == ["pending"]
     r = run(h, "wait", "--timeout", "0")
     assert r.returncode == 1 and r.stdout == (

@@ -356,7 +356,8 @@ static void test_status_pending_and_drift(void **state)
 	assert_string_equal(str(pf, "state"), "drifted");
 	assert_null(get(pf, "reason"));
 	last = get(pf, "last_apply");
-	assert_keys(last, "state,error,finished_usec,actions,started_usec,host_usec");
+	assert_keys(last, "state,error,finished_usec,actions,started_usec,host_usec,by");
+	assert_string_equal(str(last, "by"), "apply");
 	assert_string_equal(str(last, "state"), "applied");
 	assert_null(get(last, "error"));
 	assert_int_equal(num(last, "finished_usec"), 3000);
@@ -429,7 +430,9 @@ static void test_status_hold_lifted(void **state)
 	assert_int_equal(report_status(&e->v, e->runtime, NULL, true, &doc), 0);
 	pf = find_pf(doc, ICE_PF);
 	assert_string_equal(str(pf, "state"), "pending");
-	assert_string_equal(str(pf, "reason"), REPORT_HOLD_LIFTED);
+	assert_string_equal(str(pf, "reason"),
+			    "not applied since its last apply held it, and what held it is fixed "
+			    "now (sriovctl apply " ICE_PF " applies it)");
 	assert_string_equal(str(get(pf, "last_apply"), "state"), "held");
 }
 
@@ -475,7 +478,8 @@ static void test_status_deferral_lifted(void **state)
 		if (cases[i].runs) {
 			_cleanup_free_ char *why = strdup_printf(
 				"not applied since its last apply was deferred by [Disruption] "
-				"Policy=never, which is now Policy=%s (sriovctl apply applies it)",
+				"Policy=never, which is now Policy=%s (sriovctl apply " ICE_PF
+				" applies it)",
 				cases[i].policy);
 
 			assert_string_equal(str(pf, "reason"), why);
@@ -775,6 +779,120 @@ static void test_record_vfs_remade(void **state)
 	pf_created_done(&back);
 }
 
+/* A record says whether a reset or an apply wrote it ("by"); one of an
+ * earlier version is a reset's when it names no layout file. */
+static void test_record_by(void **state)
+{
+	static const struct {
+		const char *text;
+		bool reset;
+	} cases[] = {
+		{ "{\"state\": \"held\", \"config_files\": [], \"by\": \"apply\"}", false },
+		{ "{\"state\": \"deferred\", \"config_files\": [], \"by\": \"reset\"}", true },
+		{ "{\"state\": \"deferred\", \"config_files\": []}", true },
+		{ "{\"state\": \"applied\", \"config_files\": [\"a.conf\"]}", false },
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		struct pf_status st;
+
+		assert_int_equal(pf_status_parse(ICE_PF, cases[i].text, &st), 0);
+		assert_int_equal(st.reset, cases[i].reset);
+		pf_status_done(&st);
+	}
+}
+
+/* The raise of the firmware VF limit a record carries: its own "firmware",
+ * or of a record before "by", an apply's whose reboot reasons name the
+ * limit (its value not known); none in a reset's or a later record's that
+ * has none. */
+static void test_record_firmware(void **state)
+{
+	static const struct {
+		const char *text;
+		usec_t set;
+		uint32_t total_vfs;
+	} cases[] = {
+		{ "{\"state\": \"deferred\", \"by\": \"reset\", \"finished_usec\": 9, "
+		  "\"firmware\": {\"total_vfs\": 16, \"set_usec\": 5, \"by\": \"apply\"}}",
+		  5, 16 },
+		{ "{\"state\": \"applied\", \"config_files\": [\"a.conf\"], \"finished_usec\": 7, "
+		  "\"reboot_reasons\": [\"firmware VF limit 8 -> 16 takes effect after a reboot\"]}",
+		  7, 0 },
+		{ "{\"state\": \"applied\", \"config_files\": [\"a.conf\"], \"by\": \"apply\", "
+		  "\"finished_usec\": 7, \"reboot_reasons\": [\"firmware VF limit 8 -> 16\"]}",
+		  0, 0 },
+		{ "{\"state\": \"deferred\", \"config_files\": [], \"finished_usec\": 7, "
+		  "\"reboot_reasons\": [\"firmware VF limit 8 -> 16\"]}",
+		  0, 0 },
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		struct pf_status st;
+
+		assert_int_equal(pf_status_parse(ICE_PF, cases[i].text, &st), 0);
+		assert_int_equal(st.firmware.set, cases[i].set);
+		assert_int_equal(st.firmware.total_vfs, cases[i].total_vfs);
+		pf_status_done(&st);
+	}
+}
+
+/* The next record of a PF carries the raise on record while the limit
+ * waits (a reset's too), takes its own apply's when none is on record or a
+ * higher limit was raised since, and none once the limit is in effect. */
+static void test_record_firmware_carried(void **state)
+{
+	struct env *e = *state;
+	struct pf_state pf = { .total_vfs = 8, .firmware_total_vfs = 16 };
+	char *raised[] = { (char *)"firmware VF limit raised to 16, waiting for a reboot", NULL };
+	struct pf_status st = {
+		.finished = 100,
+		.reboot_reasons = raised,
+		.config_files = (char *[]){ NULL },
+		.waiting = (char *[]){ NULL },
+	};
+	struct pf_status rec;
+
+	snprintf(pf.pci, sizeof(pf.pci), "%s", ICE_PF);
+	snprintf(st.pci, sizeof(st.pci), "%s", ICE_PF);
+	/* nothing on record: the apply's own raise */
+	assert_int_equal(pf_status_carry_firmware(e->runtime, &st, &pf), 0);
+	assert_int_equal(st.firmware.set, 100);
+	assert_int_equal(st.firmware.total_vfs, 16);
+	assert_int_equal(pf_status_write(e->runtime, &st), 0);
+	/* a later reset's record, which names no reason: the one on record */
+	st = (struct pf_status){ .pci = ICE_PF,
+				 .state = PF_STATUS_DEFERRED,
+				 .finished = 200,
+				 .reset = true,
+				 .reboot_reasons = (char *[]){ NULL },
+				 .config_files = (char *[]){ NULL },
+				 .waiting = (char *[]){ NULL } };
+	assert_int_equal(pf_status_carry_firmware(e->runtime, &st, &pf), 0);
+	assert_int_equal(st.firmware.set, 100);
+	assert_int_equal(pf_status_write(e->runtime, &st), 0);
+	assert_int_equal(pf_status_read(e->runtime, ICE_PF, &rec), 0);
+	assert_true(rec.reset);
+	assert_int_equal(rec.firmware.set, 100);
+	assert_int_equal(rec.firmware.total_vfs, 16);
+	assert_true(pf_status_firmware_pending(&rec, &pf));
+	pf_status_done(&rec);
+	/* an apply that raised it further: its own */
+	pf.firmware_total_vfs = 32;
+	st = (struct pf_status){ .pci = ICE_PF,
+				 .finished = 300,
+				 .reboot_reasons = raised,
+				 .config_files = (char *[]){ NULL },
+				 .waiting = (char *[]){ NULL } };
+	assert_int_equal(pf_status_carry_firmware(e->runtime, &st, &pf), 0);
+	assert_int_equal(st.firmware.set, 300);
+	assert_int_equal(st.firmware.total_vfs, 32);
+	/* the reboot brought the limit into effect: nothing to carry */
+	pf.total_vfs = 32;
+	assert_int_equal(pf_status_carry_firmware(e->runtime, &st, &pf), 0);
+	assert_int_equal(st.firmware.set, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -793,6 +911,9 @@ int main(void)
 		cmocka_unit_test(test_reset_hint),
 		cmocka_unit_test_setup_teardown(test_status_deferral_lifted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_record_vfs_remade, setup, teardown),
+		cmocka_unit_test(test_record_by),
+		cmocka_unit_test(test_record_firmware),
+		cmocka_unit_test_setup_teardown(test_record_firmware_carried, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
