@@ -122,6 +122,13 @@ struct ctl_view {
 	struct host_view v; /* borrows hs and set */
 };
 int ctl_host_view(struct ctl *c, struct ctl_view *ret);
+/* ctl_host_view() in two steps: the host and the layouts read (cv->v
+ * empty), then the view built on them as on a host named hostname, what
+ * the layouts' [Match] Host= are matched against (NULL: the host's own;
+ * sriovctl compare of another node). Both print their errors; on failure
+ * of the second, the caller still frees *cv with ctl_view_done(). */
+int ctl_host_read(struct ctl *c, struct ctl_view *ret);
+int ctl_view_build(const struct ctl *c, struct ctl_view *cv, const char *hostname);
 /* What the options say of the host read: --machine-id. */
 void ctl_host_options(const struct ctl *c, struct host_state *hs);
 void ctl_view_done(struct ctl_view *cv);

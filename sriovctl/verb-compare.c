@@ -2,7 +2,8 @@
 
 /* sriovctl compare: sriov-network-operator's SriovNetworkNodeState of this
  * node against what applying the layouts would leave on it, one line per
- * difference. The node state is lib/config/sno-node-state*.c's, the
+ * difference; another node's against what they would leave on it were this
+ * host's PFs its own. The node state is lib/config/sno-node-state*.c's, the
  * comparison lib/plan/sno-compare*.c's; here are the choice of the node
  * state and the output. */
 
@@ -48,8 +49,13 @@ static int compare_parse(const char *path, struct sno_node_states *ret)
 	return -EINVAL;
 }
 
+/* The node state compared, and *ret_as: NULL when it is this node's, else
+ * its name, which the layouts' [Match] Host= are then matched against, as
+ * if the PFs of this host were that node's (a snapshot of another node, or
+ * one node standing for those of its hardware), said once. */
 static int compare_select(const struct ctl *c, const char *path, const struct sno_node_states *s,
-			  const struct host_state *hs, const struct sno_node_state **ret)
+			  const struct host_state *hs, const struct sno_node_state **ret,
+			  const char **ret_as)
 {
 	_cleanup_free_ char *why = NULL, *node = compare_node_name(c, hs);
 	int r;
@@ -59,12 +65,15 @@ static int compare_select(const struct ctl *c, const char *path, const struct sn
 		fprintf(stderr, "Out of memory\n");
 	else if (r < 0)
 		fprintf(stderr, "%s: %s; nothing compared\n", ctl_input_name(path), why);
-	else if (!c->node && node && !sno_node_name_is_host((*ret)->name, node))
+	if (r < 0)
+		return r;
+	*ret_as = node && sno_node_name_is_host((*ret)->name, node) ? NULL : (*ret)->name;
+	if (*ret_as)
 		fprintf(stderr,
-			"note: the node state is of node %s, this host is %s; compared all the "
-			"same\n",
-			(*ret)->name, node);
-	return r;
+			"note: comparing node %s with the PFs of this host (%s): the layouts' "
+			"[Match] Host= are matched against %s\n",
+			*ret_as, node ?: "which has no name", *ret_as);
+	return 0;
 }
 
 /* The fields compare does not judge, one line per reason. */
@@ -108,11 +117,14 @@ static int compare_view(struct ctl *c, const char *path, const struct sno_node_s
 {
 	_cleanup_(sno_comparison_done) struct sno_comparison cmp = {};
 	const struct sno_node_state *ns;
+	const char *as = NULL;
 
 	ctl_print_diags(&cv->set->diags);
-	ctl_print_diags(&cv->v.diags);
-	if (compare_select(c, path, s, cv->hs, &ns) < 0)
+	if (compare_select(c, path, s, cv->hs, &ns, &as) < 0)
 		return EXIT_FAIL;
+	if (ctl_view_build(c, cv, as) < 0)
+		return EXIT_FAIL;
+	ctl_print_diags(&cv->v.diags);
 	compare_print_unjudged(path, ns);
 	fprintf(stderr,
 		"node state %s: its status (what the node has) compared with what "
@@ -136,7 +148,9 @@ int verb_compare(struct ctl *c)
 		return EXIT_FAIL;
 	/* every PF: the operand is the node state, not a PF to look at */
 	c->n_args = 0;
-	if (ctl_host_view(c, &cv) < 0)
+	/* the view is built once the node is known: its name is what the
+	 * layouts' Host= are matched against */
+	if (ctl_host_read(c, &cv) < 0)
 		return EXIT_FAIL;
 	r = compare_view(c, path, &s, &cv);
 	ctl_view_done(&cv);

@@ -63,7 +63,7 @@ static int use_mainconf(struct ctl *c, struct layout_set *set)
 	return r < 0 ? r : 0;
 }
 
-int ctl_host_view(struct ctl *c, struct ctl_view *ret)
+int ctl_host_read(struct ctl *c, struct ctl_view *ret)
 {
 	_cleanup_host_ struct host *h = NULL;
 	struct ctl_view cv = {};
@@ -85,13 +85,36 @@ int ctl_host_view(struct ctl *c, struct ctl_view *ret)
 		r = ctl_load_layouts(c, &cv.set);
 	if (r >= 0)
 		r = use_mainconf(c, cv.set);
-	if (r >= 0) {
-		r = host_view_build(cv.hs, cv.set, c->n_args > 0 ? c->args[0] : NULL, &cv.v);
-		if (r == -ENXIO)
-			fprintf(stderr, "No PF '%s' on this host\n", c->args[0]);
-		else if (r < 0)
-			fprintf(stderr, "Planning failed: %s\n", strerror(-r));
+	if (r < 0) {
+		ctl_view_done(&cv);
+		return r;
 	}
+	*ret = cv;
+	return 0;
+}
+
+int ctl_view_build(const struct ctl *c, struct ctl_view *cv, const char *hostname)
+{
+	const char *only = c->n_args > 0 ? c->args[0] : NULL;
+	int r;
+
+	r = host_view_build_as(cv->hs, cv->set, hostname ?: cv->hs->hostname, only, &cv->v);
+	if (r == -ENXIO)
+		fprintf(stderr, "No PF '%s' on this host\n", only);
+	else if (r < 0)
+		fprintf(stderr, "Planning failed: %s\n", strerror(-r));
+	return r;
+}
+
+int ctl_host_view(struct ctl *c, struct ctl_view *ret)
+{
+	struct ctl_view cv;
+	int r;
+
+	r = ctl_host_read(c, &cv);
+	if (r < 0)
+		return r;
+	r = ctl_view_build(c, &cv, NULL);
 	if (r < 0) {
 		ctl_view_done(&cv);
 		return r;

@@ -89,7 +89,7 @@ static int unconfigured_why(const char *state_dir, const struct pf_state *pf, ch
  * waits for it, says of it. NULL otherwise. */
 static const char *unsettled_why(const struct host_view *v, const struct pf_state *pf)
 {
-	if ((pf->driver && pf->name) || !layout_set_may_select(v->set, pf, v->hs->hostname))
+	if ((pf->driver && pf->name) || !layout_set_may_select(v->set, pf, v->hostname))
 		return NULL;
 	return pf->driver ? "no netdev yet: a layout may select it once it has one (sriovctl "
 			    "wait waits for it)" :

@@ -11,8 +11,7 @@
 
 /* The FirmwareVirtualFunctions= of the layouts of port (the last file that
  * sets it, as they merge), or NULL when none does. */
-static const struct src *port_firmware_vfs(const struct layout_set *set,
-					   const struct host_state *host,
+static const struct src *port_firmware_vfs(const struct layout_set *set, const char *hostname,
 					   const struct pf_state *port, enum firmware_vfs *ret)
 {
 	const struct layout_file *last = NULL;
@@ -22,7 +21,7 @@ static const struct src *port_firmware_vfs(const struct layout_set *set,
 
 		if (f && !f->masked && !layout_match_is_empty(&f->match) &&
 		    pf_settings_has(&f->pf, PF_KEY_FIRMWARE_VFS) &&
-		    layout_match_pf(&f->match, port, host->hostname))
+		    layout_match_pf(&f->match, port, hostname))
 			last = f;
 	}
 	if (!last)
@@ -45,7 +44,7 @@ static const struct src *card_forbids_raise(const struct desired_ctx *c,
 
 		if (streq(port->pci, c->pf->pci) || !pci_same_device(port->pci, c->pf->pci))
 			continue;
-		at = port_firmware_vfs(c->set, c->host, port, &fw);
+		at = port_firmware_vfs(c->set, c->hostname, port, &fw);
 		if (at && fw == FIRMWARE_VFS_NO) {
 			*ret_port = port;
 			return at;

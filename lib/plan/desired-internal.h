@@ -11,6 +11,7 @@
 /* One PF's desired state as it is built. */
 struct desired_ctx {
 	const struct host_state *host;
+	const char *hostname; /* what [Match] Host= is matched against */
 	const struct pf_state *pf;
 	const struct driver_info *drv;
 	const char *drv_name;

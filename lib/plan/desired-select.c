@@ -7,36 +7,39 @@
 #include "desired.h"
 #include "match.h"
 
-static bool match_selects_any(const struct layout_match *m, const struct host_state *host)
+static bool match_selects_any(const struct layout_match *m, const struct host_state *host,
+			      const char *hostname)
 {
 	for (size_t i = 0; i < host->n_pfs; i++)
-		if (layout_match_pf(m, &host->pfs[i], host->hostname))
+		if (layout_match_pf(m, &host->pfs[i], hostname))
 			return true;
 	return false;
 }
 
-static bool selects_any(const struct layout_file *f, const struct host_state *host)
+static bool selects_any(const struct layout_file *f, const struct host_state *host,
+			const char *hostname)
 {
-	return match_selects_any(&f->match, host);
+	return match_selects_any(&f->match, host, hostname);
 }
 
 /* The line of the first [Match] key that alone selects no PF of host, else
  * (the keys select PFs, not together) of the header. */
-static unsigned unselected_line(const struct layout_match *m, const struct host_state *host)
+static unsigned unselected_line(const struct layout_match *m, const struct host_state *host,
+				const char *hostname)
 {
 	for (size_t i = 0; i < LAYOUT_MATCH_KEYS; i++) {
 		struct layout_match one = { .line = m->line };
 		char **list = *layout_match_list((struct layout_match *)m, i);
 
 		*layout_match_list(&one, i) = list;
-		if (list && !match_selects_any(&one, host))
+		if (list && !match_selects_any(&one, host, hostname))
 			return m->key_line[i] ?: m->line;
 	}
 	return m->line;
 }
 
 static int warn_unselected(const struct layout_file *f, const struct host_state *host,
-			   struct diag_list *diags)
+			   const char *hostname, struct diag_list *diags)
 {
 	_cleanup_free_ char *what = NULL;
 
@@ -44,18 +47,25 @@ static int warn_unselected(const struct layout_file *f, const struct host_state 
 	 * ConditionHost= is, and saying so on every other host would only be
 	 * noise (and fail --strict) where one directory goes to a fleet */
 	if (f->match.host && !layout_match_pf(&(struct layout_match){ .host = f->match.host },
-					      &(struct pf_state){}, host->hostname))
+					      &(struct pf_state){}, hostname))
 		return 0;
 	what = layout_match_describe(&f->match);
 	if (!what)
 		return -ENOMEM;
-	return diag_add(diags, DIAG_WARNING, f->path, unselected_line(&f->match, host),
+	return diag_add(diags, DIAG_WARNING, f->path, unselected_line(&f->match, host, hostname),
 			"[Match] %s selects no PF on this host", what);
 }
 
 int desired_unselected(const struct layout_set *set, const struct host_state *host,
 		       struct diag_list *diags, const struct layout_file ***ret_files,
 		       size_t *ret_n)
+{
+	return desired_unselected_as(set, host, host->hostname, diags, ret_files, ret_n);
+}
+
+int desired_unselected_as(const struct layout_set *set, const struct host_state *host,
+			  const char *hostname, struct diag_list *diags,
+			  const struct layout_file ***ret_files, size_t *ret_n)
 {
 	_cleanup_free_ const struct layout_file **files = calloc(set->n_files ?: 1, sizeof(*files));
 	size_t n = 0;
@@ -67,9 +77,10 @@ int desired_unselected(const struct layout_set *set, const struct host_state *ho
 		int r;
 
 		/* a file without a usable [Match] holds every PF: its error says so */
-		if (!f || f->masked || layout_match_is_empty(&f->match) || selects_any(f, host))
+		if (!f || f->masked || layout_match_is_empty(&f->match) ||
+		    selects_any(f, host, hostname))
 			continue;
-		r = warn_unselected(f, host, diags);
+		r = warn_unselected(f, host, hostname, diags);
 		if (r < 0)
 			return r;
 		files[n++] = f;
@@ -94,7 +105,7 @@ static int warn_globs(const struct layout_file *f, size_t i, const struct host_s
 		int r;
 
 		*layout_match_list(&one, i) = only;
-		if (match_selects_any(&one, host))
+		if (match_selects_any(&one, host, host->hostname))
 			continue;
 		r = diag_add(diags, DIAG_WARNING, f->path, f->match.key_line[i],
 			     "[Match] %s=%s selects no PF on this host (the file's other %s= "
@@ -116,7 +127,8 @@ int desired_unmatched_globs(const struct layout_set *set, const struct host_stat
 	for (size_t i = 0; i < set->n_files; i++) {
 		const struct layout_file *f = set->files[i];
 
-		if (!f || f->masked || layout_match_is_empty(&f->match) || !selects_any(f, host))
+		if (!f || f->masked || layout_match_is_empty(&f->match) ||
+		    !selects_any(f, host, host->hostname))
 			continue;
 		for (size_t k = 0; k < LAYOUT_MATCH_KEYS; k++) {
 			const char *key = layout_match_key_name(k);

@@ -15,8 +15,8 @@
 #include "pf-keys.h"
 
 static int build_pf(const struct layout_set *set, const struct host_state *host,
-		    const struct pf_state *pf, bool alone, struct diag_list *diags,
-		    struct pf_desired **ret);
+		    const char *hostname, const struct pf_state *pf, bool alone,
+		    struct diag_list *diags, struct pf_desired **ret);
 
 /* Which files select the PF, in set order.
  *
@@ -34,7 +34,7 @@ static int select_files(struct desired_ctx *c, const struct layout_set *set)
 	for (size_t i = 0; i < set->n_files; i++) {
 		const struct layout_file *f = set->files[i];
 
-		if (!f || f->masked || !layout_match_pf(&f->match, c->pf, c->host->hostname))
+		if (!f || f->masked || !layout_match_pf(&f->match, c->pf, c->hostname))
 			continue;
 		c->files[c->n_files++] = f;
 		/* a file that holds every PF (its [Match] is broken or could not
@@ -189,7 +189,7 @@ static int check_host_wide(struct desired_ctx *c)
 
 		if (streq(other->pci, c->pf->pci))
 			continue;
-		r = build_pf(c->set, c->host, other, true, &ignored, &o);
+		r = build_pf(c->set, c->host, c->hostname, other, true, &ignored, &o);
 		diag_list_done(&ignored);
 		if (r >= 0 && o && unique)
 			r = desired_unique_against(c, o);
@@ -273,14 +273,15 @@ static int build(struct desired_ctx *c, const struct layout_set *set)
 }
 
 static int build_pf(const struct layout_set *set, const struct host_state *host,
-		    const struct pf_state *pf, bool alone, struct diag_list *diags,
-		    struct pf_desired **ret)
+		    const char *hostname, const struct pf_state *pf, bool alone,
+		    struct diag_list *diags, struct pf_desired **ret)
 {
 	_cleanup_pf_desired_ struct pf_desired *d = NULL;
 	struct desired_ctx c = {
 		.set = set,
 		.alone = alone,
 		.host = host,
+		.hostname = hostname,
 		.pf = pf,
 		.drv = driver_info_get(pf->driver),
 		.drv_name = pf->driver ?: "PF's",
@@ -322,5 +323,12 @@ static int build_pf(const struct layout_set *set, const struct host_state *host,
 int desired_build(const struct layout_set *set, const struct host_state *host,
 		  const struct pf_state *pf, struct diag_list *diags, struct pf_desired **ret)
 {
-	return build_pf(set, host, pf, false, diags, ret);
+	return build_pf(set, host, host->hostname, pf, false, diags, ret);
+}
+
+int desired_build_as(const struct layout_set *set, const struct host_state *host,
+		     const char *hostname, const struct pf_state *pf, struct diag_list *diags,
+		     struct pf_desired **ret)
+{
+	return build_pf(set, host, hostname, pf, false, diags, ret);
 }

@@ -39,6 +39,12 @@ struct pf_desired {
  * host gives the hostname and machine ID. -ENOMEM on allocation failure. */
 int desired_build(const struct layout_set *set, const struct host_state *host,
 		  const struct pf_state *pf, struct diag_list *diags, struct pf_desired **ret);
+/* desired_build() as on a host named hostname, what the layouts' [Match]
+ * Host= are matched against: sriovctl compare of another node, whose PFs
+ * host's stand for. */
+int desired_build_as(const struct layout_set *set, const struct host_state *host,
+		     const char *hostname, const struct pf_state *pf, struct diag_list *diags,
+		     struct pf_desired **ret);
 /* Every file of set that selects no PF of host gets a warning at its
  * [Match], naming what it matches on: "[Match] PCIAddress=0000:99:00.0
  * selects no PF on this host". Those files in *ret_files (freed by the
@@ -46,6 +52,10 @@ int desired_build(const struct layout_set *set, const struct host_state *host,
 int desired_unselected(const struct layout_set *set, const struct host_state *host,
 		       struct diag_list *diags, const struct layout_file ***ret_files,
 		       size_t *ret_n);
+/* The same as on a host named hostname (desired_build_as()). */
+int desired_unselected_as(const struct layout_set *set, const struct host_state *host,
+			  const char *hostname, struct diag_list *diags,
+			  const struct layout_file ***ret_files, size_t *ret_n);
 /* For sriovctl check: a file that selects PFs of host, one of whose
  * Name= or PCIAddress= globs selects none ("Name=ens1f0 ens1f1" on a host
  * without ens1f1, or "Name=ens1f0, ens1f1"), gets a warning for that

@@ -8,7 +8,7 @@ static int view_pf(struct host_view *v, const struct pf_state *pf)
 	int r;
 
 	pv->pf = pf;
-	r = desired_build(v->set, v->hs, pf, &v->diags, &pv->desired);
+	r = desired_build_as(v->set, v->hs, v->hostname, pf, &v->diags, &pv->desired);
 	if (r < 0 || !pv->desired || pv->desired->held)
 		return r;
 	r = plan_build(pv->desired, pf, v->hs, &pv->plan);
@@ -87,13 +87,13 @@ static int share_firmware_raise(const struct host_view *v, struct pf_view *pv)
 /* The firmware VF limit the layouts of port pf would raise its card to
  * (0: none), from a plan of its own whose diagnostics are not shown. */
 static int port_raise(const struct layout_set *set, const struct host_state *hs,
-		      const struct pf_state *pf, uint32_t *ret)
+		      const char *hostname, const struct pf_state *pf, uint32_t *ret)
 {
 	struct pf_view pv = { .pf = pf };
 	struct diag_list scratch = {};
 	int r;
 
-	r = desired_build(set, hs, pf, &scratch, &pv.desired);
+	r = desired_build_as(set, hs, hostname, pf, &scratch, &pv.desired);
 	if (r >= 0 && pv.desired && !pv.desired->held)
 		r = plan_build(pv.desired, pf, hs, &pv.plan);
 	*ret = r >= 0 ? firmware_raise(&pv, NULL) : 0;
@@ -103,8 +103,8 @@ static int port_raise(const struct layout_set *set, const struct host_state *hs,
 	return r;
 }
 
-int plan_raise_for_card(struct plan *p, const struct pf_state *pf, const struct host_state *hs,
-			const struct layout_set *set)
+static int raise_for_card(struct plan *p, const struct pf_state *pf, const struct host_state *hs,
+			  const char *hostname, const struct layout_set *set)
 {
 	struct pf_view pv = { .pf = pf, .plan = p };
 	size_t at = 0;
@@ -117,7 +117,7 @@ int plan_raise_for_card(struct plan *p, const struct pf_state *pf, const struct 
 
 		if (streq(port->pci, pf->pci) || !pci_same_device(port->pci, pf->pci))
 			continue;
-		r = port_raise(set, hs, port, &theirs);
+		r = port_raise(set, hs, hostname, port, &theirs);
 		if (r < 0)
 			return r;
 		if (theirs > most) {
@@ -140,10 +140,22 @@ int plan_raise_for_card(struct plan *p, const struct pf_state *pf, const struct 
 					 most, by));
 }
 
+int plan_raise_for_card(struct plan *p, const struct pf_state *pf, const struct host_state *hs,
+			const struct layout_set *set)
+{
+	return raise_for_card(p, pf, hs, hs->hostname, set);
+}
+
 int host_view_build(const struct host_state *hs, const struct layout_set *set, const char *only,
 		    struct host_view *ret)
 {
-	struct host_view v = { .hs = hs, .set = set };
+	return host_view_build_as(hs, set, hs->hostname, only, ret);
+}
+
+int host_view_build_as(const struct host_state *hs, const struct layout_set *set,
+		       const char *hostname, const char *only, struct host_view *ret)
+{
+	struct host_view v = { .hs = hs, .set = set, .hostname = hostname };
 	const struct pf_state *one = NULL;
 	int r = 0;
 
@@ -153,7 +165,7 @@ int host_view_build(const struct host_state *hs, const struct layout_set *set, c
 	if (!v.pfs)
 		return -ENOMEM;
 	if (!one)
-		r = desired_unselected(set, hs, &v.diags, NULL, NULL);
+		r = desired_unselected_as(set, hs, hostname, &v.diags, NULL, NULL);
 	for (size_t i = 0; r >= 0 && i < hs->n_pfs; i++)
 		if (!one || one == &hs->pfs[i])
 			r = view_pf(&v, &hs->pfs[i]);
@@ -162,7 +174,7 @@ int host_view_build(const struct host_state *hs, const struct layout_set *set, c
 		r = share_firmware_raise(&v, &v.pfs[i]);
 	/* one PF alone: as far as the whole card needs, as apply raises it */
 	if (r >= 0 && one && v.n_pfs == 1 && v.pfs[0].plan)
-		r = plan_raise_for_card(v.pfs[0].plan, one, hs, set);
+		r = raise_for_card(v.pfs[0].plan, one, hs, hostname, set);
 	if (r < 0) {
 		host_view_done(&v);
 		return r;

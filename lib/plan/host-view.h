@@ -16,6 +16,9 @@ struct pf_view {
 struct host_view {
 	const struct host_state *hs;  /* borrowed */
 	const struct layout_set *set; /* borrowed */
+	/* what the layouts' [Match] Host= are matched against: hs's hostname,
+	 * or the node sriovctl compare judges them for (borrowed) */
+	const char *hostname;
 	struct pf_view *pfs;
 	size_t n_pfs;
 	struct diag_list diags; /* hardware checks, file:line */
@@ -26,6 +29,10 @@ struct host_view {
  * set must outlive the view. -ENOMEM. */
 int host_view_build(const struct host_state *hs, const struct layout_set *set, const char *only,
 		    struct host_view *ret);
+/* The same as on a host named hostname (desired_build_as()): the PFs of hs
+ * stand for those of another node of the same hardware. */
+int host_view_build_as(const struct host_state *hs, const struct layout_set *set,
+		       const char *hostname, const char *only, struct host_view *ret);
 /* The firmware VF limit is one setting of a card: when p, the plan of pf,
  * raises it, it raises it as far as the layouts of the card's other ports
  * need too (their own plans on hs, which has them; pf may be another

@@ -111,23 +111,71 @@ def test_vf_count(make_host, tmp_path):
     assert r.returncode == 1
 
 
-def test_vf_driver_of_another_node(make_host):
-    """gpu-worker-04 has no DPDK VFs: the layouts for gpu-worker-03 put VFs 0-3 on vfio-pci."""
-    h = imported_host(make_host, "e810")
-    r = compare(h, OPERATOR / "nodestate-e810.yaml", "--node", "gpu-worker-04")
-    conf = h.confdir / "89-e810-dpdk.conf"
+def another_node_note(node, host="gpu-worker-03.dc1.example.net"):
+    return (f"note: comparing node {node} with the PFs of this host ({host}): the layouts' "
+            f"[Match] Host= are matched against {node}")
+
+
+def dpdk_differences(conf):
+    """What compare says of ens1f0 when the DPDK layout selects it on a node without DPDK VFs."""
     at = lambda key: f"{conf}:{line_of(conf, key)}"
-    expected = []
+    lines = []
     for i in range(4):
-        expected += [
+        lines += [
             f"0000:3b:00.0 (ens1f0): VF {i} driver: operator iavf, layouts vfio-pci "
             f"({at('Driver=vfio-pci')})",
             f"0000:3b:00.0 (ens1f0): VF {i} resource name: operator e810_rdma, layouts e810_dpdk "
             f"({at('ResourceName=e810_dpdk')})",
             f"0000:3b:00.0 (ens1f0): VF {i} RDMA: operator yes, layouts no ({at('RDMA=no')})"]
-    assert r.stdout.splitlines() == expected + ["12 difference(s)"]
+    return lines + ["12 difference(s)"]
+
+
+def test_another_node_is_judged_by_its_name(make_host):
+    """gpu-worker-04 has no DPDK VFs, and the DPDK layout is for gpu-worker-03 ([Match]
+    Host=gpu-worker-03): compared from gpu-worker-03, with its PFs standing for gpu-worker-04's,
+    the layouts are matched against gpu-worker-04's name, and leave it as the operator set it."""
+    h = imported_host(make_host, "e810")
+    r = compare(h, OPERATOR / "nodestate-e810.yaml", "--node", "gpu-worker-04")
+    assert (r.returncode, r.stdout.splitlines()) == (0, [SAME]), r.stderr
+    err = r.stderr.splitlines()
+    assert err.count(another_node_note("gpu-worker-04")) == 1
+    assert "node state gpu-worker-04: its status (what the node has) compared with what applying " \
+        "the layouts would leave" in err
+
+
+def test_a_layout_for_another_node_is_judged_for_it(make_host):
+    """A layout whose Host= names the node compared selects that node's PFs, not this host's."""
+    h = imported_host(make_host, "e810")
+    conf = h.confdir / "89-e810-dpdk.conf"
+    conf.write_text(conf.read_text().replace("Host=gpu-worker-03\n", "Host=gpu-worker-04\n"))
+    r = compare(h, OPERATOR / "nodestate-e810.yaml", "--node", "gpu-worker-04")
+    assert r.stdout.splitlines() == dpdk_differences(conf)
     assert r.returncode == 1
-    assert "node state gpu-worker-04: its status" in r.stderr
+    assert another_node_note("gpu-worker-04") in r.stderr.splitlines()
+    # this host's own node state: the layout is not for it any more, which loses its DPDK VFs
+    r = compare(h, OPERATOR / "nodestate-e810.yaml", "--node", "gpu-worker-03")
+    assert r.returncode == 1
+    assert "0000:3b:00.0 (ens1f0): VF 0 driver: operator vfio-pci, layouts iavf" in r.stdout
+    assert "note:" not in r.stderr
+
+
+def test_this_host_is_judged_by_its_own_name(make_host):
+    """--node naming this host (by its first label) is this host: its hostname is what Host= is
+    matched against, with no note; on a host named gpu-worker-04, that name is."""
+    h = imported_host(make_host, "e810")
+    r = compare(h, OPERATOR / "nodestate-e810.yaml", "--node", "gpu-worker-03")
+    assert (r.returncode, r.stdout.splitlines()) == (0, [SAME]), r.stderr
+    assert "note:" not in r.stderr
+    snap = json.loads(h.path.read_text())
+    snap["hostname"] = "gpu-worker-04"
+    h.path.write_text(json.dumps(snap))
+    r = compare(h, OPERATOR / "nodestate-e810.yaml", "--node", "gpu-worker-04")
+    assert (r.returncode, r.stdout.splitlines()) == (0, [SAME]), r.stderr
+    assert "note:" not in r.stderr
+    # and gpu-worker-03 from there: its DPDK layout judged for it
+    r = compare(h, OPERATOR / "nodestate-e810.yaml", "--node", "gpu-worker-03")
+    assert (r.returncode, r.stdout.splitlines()) == (0, [SAME]), r.stderr
+    assert another_node_note("gpu-worker-03", "gpu-worker-04") in r.stderr.splitlines()
 
 
 def test_mtu_and_eswitch_mode(make_host):
@@ -282,14 +330,20 @@ def test_node_name_from_the_main_configuration(make_host, tmp_path):
     assert r.returncode == 1
 
 
-def test_one_node_state_of_another_name_is_compared_with_a_note(make_host, tmp_path):
+def test_one_node_state_of_another_name_is_judged_for_that_node(make_host, tmp_path):
+    """The only node state, of another node than this host, is compared with a note, as --node
+    compares one: the layouts' Host=ai-node-42 select no PF of ai-node-43."""
     h = imported_host(make_host, "cx6dx")
     states = node_states("cx6dx")
     states[0]["metadata"]["name"] = "ai-node-43"
     r = compare(h, write_states(tmp_path, states[:1]))
-    assert r.returncode == 0
-    assert ("note: the node state is of node ai-node-43, this host is "
-            "ai-node-42.cluster.example.com; compared all the same") in r.stderr.splitlines()
+    assert r.stdout.splitlines() == [
+        f"0000:ca:00.{i} (ens3f{i}np{i}): no layout selects it: the operator configures it "
+        "(4 VFs); it would be unconfigured, and nothing makes its VFs again after a reboot"
+        for i in (0, 1)] + ["2 difference(s)"]
+    assert r.returncode == 1
+    assert another_node_note("ai-node-43", "ai-node-42.cluster.example.com") \
+        in r.stderr.splitlines()
 
 
 def test_standard_input(make_host):
