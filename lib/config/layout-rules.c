@@ -468,30 +468,6 @@ int rules_check_resources(struct rules_out *o, const struct vf_settings *vfs, co
 	return 0;
 }
 
-static bool strv_same(char *const *a, char *const *b)
-{
-	size_t n = strv_length(a);
-
-	if (n != strv_length(b))
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!streq(a[i], b[i]))
-			return false;
-	return true;
-}
-
-/* The same [Match]: the two files select the same PFs on any host. An
- * empty one (a file with errors) is like no other. */
-static bool match_same(const struct layout_match *a, const struct layout_match *b)
-{
-	bool empty = !a->pci_address && !a->name && !a->vendor && !a->device && !a->driver &&
-		     !a->host;
-
-	return !empty && strv_same(a->pci_address, b->pci_address) && strv_same(a->name, b->name) &&
-	       strv_same(a->vendor, b->vendor) && strv_same(a->device, b->device) &&
-	       strv_same(a->driver, b->driver) && strv_same(a->host, b->host);
-}
-
 static int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -587,108 +563,66 @@ static uint32_t run_last(const struct layout_file *const *files, size_t n, const
 	return named < last ? named : last;
 }
 
+void rules_vfs_done(struct rules_vfs *v)
+{
+	for (size_t i = 0; v->vfs && i < v->n; i++)
+		vf_settings_done(&v->vfs[i]);
+	v->vfs = mfree(v->vfs);
+	v->index = mfree(v->index);
+	v->last = mfree(v->last);
+	v->n = 0;
+}
+
+int rules_vfs_build(const struct layout_file *const *files, size_t n, uint32_t bound,
+		    struct rules_vfs *ret)
+{
+	size_t max = 2 * count_sections(files, n) + 1;
+	struct rules_vfs v = {
+		.vfs = calloc(max, sizeof(*v.vfs)),
+		.index = calloc(max, sizeof(*v.index)),
+		.last = calloc(max, sizeof(*v.last)),
+	};
+	int r = v.vfs && v.index && v.last ? 0 : -ENOMEM;
+
+	v.n = r < 0 ? 0 : representatives(files, n, bound, v.index);
+	for (size_t i = 0; r >= 0 && i < v.n; i++) {
+		v.last[i] = run_last(files, n, v.index, v.n, i, bound);
+		r = merge_vf(files, n, v.index[i], &v.vfs[i]);
+	}
+	if (r < 0) {
+		rules_vfs_done(&v);
+		return r;
+	}
+	*ret = v;
+	return 0;
+}
+
+uint32_t rules_vfs_bound(const struct layout_file *const *files, size_t n, struct pf_settings *pf)
+{
+	for (size_t i = 0; i < n; i++)
+		pf_settings_merge(pf, &files[i]->pf);
+	/* "max" is known only with the PF */
+	if (pf_settings_has(pf, PF_KEY_VIRTUAL_FUNCTIONS) && !pf->num_vfs_max)
+		return pf->num_vfs;
+	return UINT32_MAX;
+}
+
 int rules_check_vfs(struct rules_out *o, const struct layout_file *const *files, size_t n,
 		    uint32_t bound)
 {
-	size_t max = 2 * count_sections(files, n) + 1, m;
-	_cleanup_free_ uint32_t *index = calloc(max, sizeof(*index)),
-				*last = calloc(max, sizeof(*last));
-	struct vf_settings *vfs = calloc(max, sizeof(*vfs));
-	int r = vfs && index && last ? 0 : -ENOMEM;
+	_cleanup_(rules_vfs_done) struct rules_vfs v = {};
+	int r = rules_vfs_build(files, n, bound, &v);
 
-	m = r < 0 ? 0 : representatives(files, n, bound, index);
-	for (size_t i = 0; r >= 0 && i < m; i++) {
-		last[i] = run_last(files, n, index, m, i, bound);
-		r = merge_vf(files, n, index[i], &vfs[i]);
-	}
-	for (size_t i = 0; r >= 0 && i < m; i++) {
-		r = rules_check_qos(o, vfs, index, last, m, i);
+	for (size_t i = 0; r >= 0 && i < v.n; i++) {
+		r = rules_check_qos(o, v.vfs, v.index, v.last, v.n, i);
 		if (r >= 0)
-			r = rules_check_vf(o, &vfs[i], files, n);
+			r = rules_check_vf(o, &v.vfs[i], files, n);
 		if (r >= 0 && o->vf_hook)
-			r = o->vf_hook(o->vf_hook_data, index[i], &vfs[i]);
+			r = o->vf_hook(o->vf_hook_data, v.index[i], &v.vfs[i]);
 	}
 	if (r >= 0)
-		r = rules_check_unique(o, vfs, index, NULL, m);
+		r = rules_check_unique(o, v.vfs, v.index, NULL, v.n);
 	if (r >= 0)
-		r = rules_check_resources(o, vfs, index, m);
-	for (size_t i = 0; vfs && i < m; i++)
-		vf_settings_done(&vfs[i]);
-	free(vfs);
+		r = rules_check_resources(o, v.vfs, v.index, v.n);
 	return r;
-}
-
-/* Files that go together, in set order, as if they selected one PF; set
- * (n_set) holds them and the others. */
-static int check_group(const struct layout_file *const *set, size_t n_set,
-		       const struct layout_file *const *files, size_t n, bool open,
-		       struct diag_list *diags)
-{
-	_cleanup_(rules_out_done) struct rules_out o = {
-		.diags = diags,
-		.open = open,
-		.set = set,
-		.n_set = n_set,
-		.group = files,
-		.n_group = n,
-	};
-	struct pf_settings pf = {};
-	uint32_t bound = UINT32_MAX;
-	char text[16];
-	int r;
-
-	r = rules_check_overrides(diags, files, n);
-	for (size_t i = 0; i < n; i++)
-		pf_settings_merge(&pf, &files[i]->pf);
-	/* "max" is known only with the PF */
-	if (pf_settings_has(&pf, PF_KEY_VIRTUAL_FUNCTIONS) && !pf.num_vfs_max)
-		bound = pf.num_vfs;
-	snprintf(text, sizeof(text), "%u", bound);
-	for (size_t i = 0; r >= 0 && bound != UINT32_MAX && i < n; i++)
-		for (size_t j = 0; r >= 0 && j < files[i]->n_vf_sections; j++)
-			r = rules_check_section(&o, files[i]->path, &files[i]->vf_sections[j],
-						bound, text, &pf.src[PF_KEY_VIRTUAL_FUNCTIONS]);
-	if (r >= 0)
-		r = rules_check_pf(&o, &pf,
-				   pf_settings_has(&pf, PF_KEY_ESWITCH_MODE) ?
-					   pf.eswitch_mode :
-					   _ESWITCH_MODE_INVALID);
-	if (r >= 0)
-		r = rules_check_vfs(&o, files, n, bound);
-	return r;
-}
-
-int layout_rules_check_files(const struct layout_file *const *files, size_t n,
-			     struct diag_list *diags)
-{
-	_cleanup_free_ const struct layout_file **group = calloc(n ?: 1, sizeof(*group));
-	_cleanup_free_ bool *done = calloc(n ?: 1, sizeof(*done));
-	size_t n_files = 0;
-	int r = 0;
-
-	if (!group || !done)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		n_files += files[i] && !files[i]->masked;
-	for (size_t i = 0; r >= 0 && i < n; i++) {
-		size_t m = 0;
-
-		if (done[i] || !files[i] || files[i]->masked)
-			continue;
-		for (size_t j = i; j < n; j++)
-			if (j == i || (files[j] && !files[j]->masked && !done[j] &&
-				       match_same(&files[i]->match, &files[j]->match))) {
-				group[m++] = files[j];
-				done[j] = true;
-			}
-		/* a file with another [Match] may select some of the same PFs */
-		r = check_group(files, n, group, m, m < n_files, diags);
-	}
-	return r;
-}
-
-int layout_rules_check_set(const struct layout_set *set, struct diag_list *diags)
-{
-	return layout_rules_check_files((const struct layout_file *const *)set->files, set->n_files,
-					diags);
 }

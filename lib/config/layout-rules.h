@@ -130,6 +130,31 @@ int rules_check_resource_across(struct rules_out *o, const struct vf_settings *a
  * or not the VFs exist, what files ask of them is checked. */
 int rules_check_vfs(struct rules_out *o, const struct layout_file *const *files, size_t n,
 		    uint32_t bound);
+/* The VFs rules_check_vfs() checks: vfs[i], merged as written, stands for
+ * the VFs index[i]..last[i] (last[i] UINT32_MAX: every VF from index[i]
+ * on). rules_vfs_done() frees them. */
+struct rules_vfs {
+	struct vf_settings *vfs;
+	uint32_t *index;
+	uint32_t *last;
+	size_t n;
+};
+int rules_vfs_build(const struct layout_file *const *files, size_t n, uint32_t bound,
+		    struct rules_vfs *ret);
+void rules_vfs_done(struct rules_vfs *v);
+/* files' [PhysicalFunction] merged into *pf, and the VF count they bound
+ * the VF sections by: a numeric VirtualFunctions=, else UINT32_MAX ("max"
+ * is known only with the PF). */
+uint32_t rules_vfs_bound(const struct layout_file *const *files, size_t n, struct pf_settings *pf);
+/* Without a host, across files whose [Match] differs (group_of[i], 1 to
+ * n_groups, the group of files[i]; 0: not checked): a literal MAC or GUID
+ * that a VF of one group has and a VF of another too. Whether both select
+ * a PF of one host is known only with the host (which makes it an error,
+ * desired-unique.c): here a warning at the later place, naming the other
+ * and saying where it is an error; nothing when their Host= cannot both
+ * select one host (layout-rules-across.c). -ENOMEM. */
+int rules_check_unique_across(const struct layout_file *const *files, size_t n,
+			      const size_t *group_of, size_t n_groups, struct diag_list *diags);
 /* A value that a later file overrides with another for the same key on the
  * same VF (or PF): a warning at the later place naming the earlier one. */
 int rules_check_overrides(struct diag_list *diags, const struct layout_file *const *files,

@@ -68,8 +68,12 @@ static bool have_sys_admin(struct host_linux *hl)
 }
 
 /* "mstconfig ... failed: <its first -E- line>", and the capability it
- * lacks when that is the likely reason. */
-static char *tool_failure(struct host_linux *hl, const char *what, int r, const struct tool_run *t)
+ * lacks when that is the likely reason, with the command that has it: the
+ * shipped units do not, and sriovctl asks the daemon unless a path option
+ * is given; --runtime-dir with the default keeps the daemon's layouts,
+ * records and per-PF locks (sriov-persist.layout(5), FIRMWARE). */
+static char *tool_failure(struct host_linux *hl, const char *what, const char *pci, int r,
+			  const struct tool_run *t)
 {
 	_cleanup_free_ char *line = NULL;
 
@@ -84,9 +88,12 @@ static char *tool_failure(struct host_linux *hl, const char *what, int r, const 
 	if (!line)
 		return NULL;
 	if (!have_sys_admin(hl))
-		return strdup_printf("%s %s failed (exit code %d): %s; it needs CAP_SYS_ADMIN, "
-				     "which this process does not have",
-				     hl->mstconfig, what, t->exit_status, line);
+		return strdup_printf(
+			"%s %s failed (exit code %d): %s; it needs CAP_SYS_ADMIN, "
+			"which this process does not have (nor have sriov-persistd and "
+			"the apply units, as shipped): run 'sudo sriovctl --runtime-dir "
+			"/run/sriov-persist apply %s' once, and reboot",
+			hl->mstconfig, what, t->exit_status, line, pci);
 	return strdup_printf("%s %s failed (exit code %d): %s", hl->mstconfig, what, t->exit_status,
 			     line);
 }
@@ -109,7 +116,7 @@ static int query(struct host_linux *hl, const char *pci, struct hl_firmware *f)
 		}
 		f->error = strdup_printf("%s query: unexpected output: %s", hl->mstconfig, why);
 	} else
-		f->error = tool_failure(hl, "query", r, &t);
+		f->error = tool_failure(hl, "query", pci, r, &t);
 	tool_run_done(&t);
 	return f->error ? 0 : -ENOMEM;
 }
@@ -195,7 +202,7 @@ static int set(struct host_linux *hl, const char *pci, char *const *assignments,
 	why = r >= 0 && t.exit_status == 0 ?
 		      strdup_printf("%s set: no \"Applying... Done!\" in its output",
 				    hl->mstconfig) :
-		      tool_failure(hl, "set", r, &t);
+		      tool_failure(hl, "set", pci, r, &t);
 	tool_run_done(&t);
 	if (!why)
 		return -ENOMEM;

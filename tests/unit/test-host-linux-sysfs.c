@@ -731,6 +731,46 @@ static void test_firmware(void **state)
 	free(p1.firmware_error);
 }
 
+/* mstconfig failing in a process without CAP_SYS_ADMIN (procfs's
+ * self/status says so): the error says what lacks it and gives the command
+ * that has it; with the capability, or when status cannot be read, only
+ * the tool's error. */
+static void test_firmware_without_sys_admin(void **state)
+{
+	char tool[512], p[512];
+	struct pf_state gone = { .pci = "0000:05:00.0",
+				 .driver = (char *)"mlx5_core",
+				 .firmware_total_vfs = -1 };
+
+	stand_in_mstconfig(tool, sizeof(tool));
+	hl.mstconfig = tool;
+	put("Name:\tsriov-persistd\nCapInh:\t0000000000000000\nCapEff:\t0000000000011000\n",
+	    "proc/self/status");
+	path_at(p, sizeof(p), "proc");
+	hl.procfs_fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(hl.procfs_fd >= 0);
+	assert_int_equal(hl_read_firmware(&hl, &gone), 0);
+	assert_non_null(gone.firmware_error);
+	assert_non_null(strstr(gone.firmware_error,
+			       " query failed (exit code 3): -E- Failed to open the device; it "
+			       "needs CAP_SYS_ADMIN, which this process does not have (nor have "
+			       "sriov-persistd and the apply units, as shipped): run 'sudo "
+			       "sriovctl --runtime-dir /run/sriov-persist apply 0000:05:00.0' "
+			       "once, and reboot"));
+	gone.firmware_error = mfree(gone.firmware_error);
+	hl_firmware_forget(&hl);
+
+	put("Name:\tsriovctl\nCapEff:\t000001ffffffffff\n", "proc/self/status");
+	assert_int_equal(hl_read_firmware(&hl, &gone), 0);
+	assert_non_null(strstr(gone.firmware_error, "-E- Failed to open the device"));
+	assert_null(strstr(gone.firmware_error, "CAP_SYS_ADMIN"));
+	gone.firmware_error = mfree(gone.firmware_error);
+	hl_firmware_forget(&hl);
+	close(hl.procfs_fd);
+	hl.procfs_fd = -EBADF;
+	hl.mstconfig = NULL;
+}
+
 /* A stand-in mstfwreset printing what mstflint 4.21 prints
  * (tests/fixtures/mlxfwreset), as the file "fwreset.mode" says: the card
  * without level 3, or a reset whose firmware did not restart. */
@@ -818,6 +858,7 @@ int main(void)
 		cmocka_unit_test(test_bind_writes),
 		cmocka_unit_test(test_list_modules),
 		cmocka_unit_test(test_firmware),
+		cmocka_unit_test(test_firmware_without_sys_admin),
 		cmocka_unit_test(test_firmware_reset),
 	};
 

@@ -102,6 +102,65 @@ static void test_two_files(void **state)
 	expect(&t, "");
 }
 
+/* One literal MAC or GUID in files with different [Match]: a warning at
+ * the later place naming the other, as only a host can tell whether both
+ * files select a PF there; nothing when their Host= keep them apart, and
+ * nothing for "stable". */
+static void test_unique_across_files(void **state)
+{
+	struct files t = {};
+
+	add(&t, A,
+	    "[Match]\nPCIAddress=0000:18:00.0\n[PhysicalFunction]\nVirtualFunctions=2\n"
+	    "[VirtualFunction 0]\nMACAddress=02:11:22:33:44:55\n");
+	add(&t, B,
+	    "[Match]\nPCIAddress=0000:18:00.1\n[PhysicalFunction]\nVirtualFunctions=2\n"
+	    "[VirtualFunction 1]\nMACAddress=02:11:22:33:44:55\n");
+	run(&t);
+	expect(&t, B ":6: warning: MACAddress=02:11:22:33:44:55: VF 1 here and VF 0 at " A
+		     ":6, a file with another [Match], would have the same address on a host "
+		     "where the two files select a PF each: an error there (sriovctl check "
+		     "--host says it)\n");
+
+	/* the same VF of a PF both may select is one VF there */
+	add(&t, A, MATCH_ICE "[VirtualFunction 0]\nMACAddress=02:11:22:33:44:55\n");
+	add(&t, B,
+	    "[Match]\nPCIAddress=0000:3b:00.*\n[VirtualFunction 0]\n"
+	    "MACAddress=02:11:22:33:44:55\n");
+	run(&t);
+	expect(&t, B ":4: warning: MACAddress=02:11:22:33:44:55: VF 0 here and VF 0 at " A
+		     ":4, a file with another [Match], would have the same address on a host "
+		     "where the two files select different PFs: an error there (sriovctl check "
+		     "--host says it)\n");
+
+	/* Host= that cannot select one host: nothing; that may: the warning */
+	add(&t, A,
+	    "[Match]\nDriver=ice\nHost=worker-1 worker-2\n[VirtualFunction 0]\n"
+	    "IBNodeGUID=00:11:22:33:44:55:66:77\n");
+	add(&t, B,
+	    "[Match]\nDriver=i40e\nHost=db-* worker-3.dc1.example.net\n[VirtualFunction 0]\n"
+	    "IBNodeGUID=00:11:22:33:44:55:66:77\n");
+	run(&t);
+	expect(&t, "");
+	add(&t, A,
+	    "[Match]\nDriver=ice\nHost=worker-1\n[VirtualFunction 0]\n"
+	    "IBNodeGUID=00:11:22:33:44:55:66:77\n");
+	add(&t, B,
+	    "[Match]\nDriver=i40e\nHost=WORKER-1.dc1.example.net\n[VirtualFunction 0]\n"
+	    "IBNodeGUID=00:11:22:33:44:55:66:77\n");
+	run(&t);
+	expect(&t, B ":5: warning: IBNodeGUID=00:11:22:33:44:55:66:77: VF 0 here and "
+		     "VF 0 at " A ":5, a file with another [Match], would have the same GUID on "
+		     "a host where the two files select a PF each: an error there (sriovctl "
+		     "check --host says it)\n");
+
+	/* "stable" is derived per VF: never the same */
+	add(&t, A, "[Match]\nPCIAddress=0000:18:00.0\n[VirtualFunction 0]\nMACAddress=stable\n");
+	add(&t, B, "[Match]\nPCIAddress=0000:18:00.1\n[VirtualFunction 0]\nMACAddress=stable\n");
+	run(&t);
+	expect(&t, "");
+}
+
 /* One ResourceName= for VFs with and without a network interface: an
  * error at the later VF's line naming the lines of each kind (once per
  * line); VFs that differ only in RDMA=: a warning; another name per kind,
@@ -358,6 +417,7 @@ int main(void)
 		cmocka_unit_test(test_declared_overrides),
 		cmocka_unit_test(test_no_override_within_a_file),
 		cmocka_unit_test(test_once_per_place),
+		cmocka_unit_test(test_unique_across_files),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
