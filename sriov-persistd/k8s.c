@@ -23,8 +23,6 @@
 #include "manager-summary.h"
 #include "status.h"
 
-/* runs of a step that failed for now (the API server answered) */
-#define RETRIES_MAX 5
 #define LEASE_WAIT_SEC "600"
 
 static void op_run_step(struct manager *m);
@@ -244,7 +242,7 @@ static bool op_step_ok(struct manager *m, int status, const struct step_result *
 		op->waiting_api = true;
 		return false;
 	}
-	if (status == 75 && (undo || op->attempts + 1 < RETRIES_MAX) &&
+	if (status == 75 && (undo || op->attempts + 1 < K8S_RETRIES_MAX) &&
 	    op_try_again(m, undo, error))
 		return false;
 	if (undo) {
@@ -640,40 +638,6 @@ void k8s_start(struct manager *m)
 	op->lease_unknown = op->step == OP_STEP_LEASE && !op->slot;
 	op_set_step(m, k8s ? OP_STEP_UNCORDON : OP_STEP_DONE);
 	op_run_step(m);
-}
-
-char **k8s_waiting(const struct manager *m)
-{
-	const struct k8s *k = m->k8s;
-	const struct operation *op = k->op;
-	_cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
-	int r = l ? 0 : -ENOMEM;
-
-	if (r >= 0 && op && op->waiting_api)
-		r = strv_consume(&l, strdup_printf("%s (step %s) waits for the Kubernetes API "
-						   "server to answer",
-						   op_kind_to_string(op->kind),
-						   op_step_to_string(op->step)));
-	if (r >= 0 && op && op->retry_at && !op->running)
-		r = strv_consume(&l, operation_retry_text(op, RETRIES_MAX,
-							  k8s_mono_to_real(op->retry_at)));
-	if (r >= 0 && k->left_cordon)
-		r = strv_extend(&l, k->left_cordon);
-	if (r >= 0 && k->left_slot)
-		r = strv_extend(&l, k->left_slot);
-	if (r >= 0 && k->annotate.waiting)
-		r = strv_extend(&l, "the node's annotations wait for the Kubernetes API server to "
-				    "answer");
-	return r < 0 ? NULL : TAKE_PTR(l);
-}
-
-struct json_object *k8s_api_json(const struct manager *m)
-{
-	_cleanup_strv_free_ char **waiting = k8s_waiting(m);
-
-	if (!mainconf_kubernetes_enabled(&m->conf) || !waiting)
-		return NULL;
-	return k8s_api_status_json(&m->k8s->api, waiting);
 }
 
 struct json_object *k8s_operation_json(const struct k8s *k)

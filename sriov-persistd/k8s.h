@@ -16,6 +16,9 @@
 #include "manager.h"
 #include "operation.h"
 
+/* runs of a step that failed for now (the API server answered) */
+#define K8S_RETRIES_MAX 5
+
 struct k8s {
 	struct operation *op;
 	struct operation *op_saved; /* recorded by an earlier run, until k8s_start() */
@@ -57,5 +60,9 @@ struct json_object *k8s_credentials_json(const struct k8s *k);
  * GetStatus(); NULL where Kubernetes is not enabled. */
 struct json_object *k8s_api_json(const struct manager *m);
 /* What waits, and for what, as people read it (for GetStatus() and the
- * node's annotations); NULL on ENOMEM. */
+ * node's annotations); NULL on ENOMEM. (k8s-waiting.c) */
 char **k8s_waiting(const struct manager *m);
+/* Adds what of that each PF waits for (the drain it is deferred for, or the
+ * step of the drain under way for it that waits) to the waiting of each PF of the status document
+ * doc ({"pfs": [...]}), which the host and the records cannot know. -ENOMEM. */
+int k8s_status_add_waiting(const struct manager *m, struct json_object *doc);

@@ -26,6 +26,7 @@
 #define ERROR_NO_SUCH_PF "org.sriovpersist1.Error.NoSuchPF"
 #define ERROR_NOT_RESET "org.sriovpersist1.Error.NotReset"
 #define ERROR_NOT_APPLIED "org.sriovpersist1.Error.NotApplied"
+#define ERROR_MAIN_CONFIG "org.sriovpersist1.Error.MainConfigErrors"
 
 struct pending_call;
 
@@ -178,9 +179,9 @@ static int do_asked(struct manager *m, const char *pci, bool reset, struct asked
 	if (r == -ENXIO)
 		return sd_bus_error_setf(error, ERROR_NO_SUCH_PF, "No PF '%s' on this host", pci);
 	if (r == -ENOEXEC)
-		return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED,
-					 "The main configuration has errors (see ConfigErrors); "
-					 "nothing is %s until they are fixed",
+		return sd_bus_error_setf(error, ERROR_MAIN_CONFIG,
+					 "The main configuration has errors (sriovctl status "
+					 "lists them); nothing is %s until they are fixed",
 					 what);
 	if (r < 0)
 		return sd_bus_error_set_errnof(error, -r, "%s failed: %s",
@@ -337,6 +338,8 @@ static int view_doc(struct manager *m, bool status, char **ret)
 		     report_plan(&v, &o);
 	if (r >= 0 && !status)
 		r = report_plan_add_gone(o, m->hs, m->runtime_dir);
+	if (r >= 0 && status)
+		r = k8s_status_add_waiting(m, o);
 	host_view_done(&v);
 	if (r < 0)
 		return r;

@@ -8,6 +8,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "manager-summary.h"
+#include "report-gone.h"
 
 static int current_reasons(struct manager *m, struct reboot_record *ret)
 {
@@ -87,6 +88,15 @@ void manager_reboot_forget_card(struct manager *m, const char *pci)
 			strerror(-r));
 }
 
+static int count_gone(const struct pf_status *st, void *userdata)
+{
+	size_t *n = userdata;
+
+	(void)st;
+	(*n)++;
+	return 0;
+}
+
 static enum manager_state summary_state(struct manager *m)
 {
 	_cleanup_free_ enum pf_run_state *states = calloc(m->n_pfs ?: 1, sizeof(*states));
@@ -98,6 +108,10 @@ static enum manager_state summary_state(struct manager *m)
 		.states = states,
 	};
 
+	/* a PF applied and then gone from the host is something wrong, as
+	 * sriovctl status says (exit 1) until reset drops its record */
+	if (m->hs)
+		(void)report_gone_each(m->hs, m->runtime_dir, count_gone, &f.n_gone);
 	if (!states) /* without memory, say no more than what is sure */
 		return decide_summary(&f);
 	for (size_t i = 0; i < m->n_pfs; i++)

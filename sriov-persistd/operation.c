@@ -89,7 +89,10 @@ enum op_step operation_abort_step(const struct operation *op)
 
 enum manager_state operation_manager_state(const struct operation *op)
 {
-	if (op && op->kind == OP_KIND_DRAIN && op->step < OP_STEP_DONE)
+	/* the recovery of an interrupted operation lifts a cordon and gives a
+	 * slot back through Kubernetes as a drain's last steps do */
+	if (op && (op->kind == OP_KIND_DRAIN || op->kind == OP_KIND_RECOVER) &&
+	    op->step < OP_STEP_DONE)
 		return MANAGER_DRAINING;
 	if (op && op->kind == OP_KIND_REBOOT && op->step <= OP_STEP_REBOOT)
 		return MANAGER_REBOOTING;

@@ -14,6 +14,7 @@
 #define ERROR_NO_SUCH_PF "org.sriovpersist1.Error.NoSuchPF"
 #define ERROR_NOT_APPLIED "org.sriovpersist1.Error.NotApplied"
 #define ERROR_NOT_RESET "org.sriovpersist1.Error.NotReset"
+#define ERROR_MAIN_CONFIG "org.sriovpersist1.Error.MainConfigErrors"
 
 /* An apply may drain pods and wait for the disruption policy. */
 #define APPLY_TIMEOUT_USEC (15 * 60 * USEC_PER_SEC)
@@ -66,7 +67,10 @@ static int print_error(const char *method, const sd_bus_error *error, int r)
 	return r;
 }
 
-/* A method call; an error named quiet is not printed and returns -EREMOTEIO. */
+/* A method call; an error named quiet is not printed and returns -EREMOTEIO,
+ * nor is the refusal of Apply() and Reset() while the main configuration
+ * has errors, which returns -ENOEXEC (the verb says it as without the
+ * daemon). */
 static int call(sd_bus *bus, const char *method, usec_t timeout, const char *quiet,
 		sd_bus_message **ret, const char *types, ...)
 {
@@ -85,6 +89,8 @@ static int call(sd_bus *bus, const char *method, usec_t timeout, const char *qui
 		r = sd_bus_call(bus, m, timeout, &error, ret);
 	if (r < 0 && quiet && sd_bus_error_has_name(&error, quiet))
 		return -EREMOTEIO;
+	if (r < 0 && sd_bus_error_has_name(&error, ERROR_MAIN_CONFIG))
+		return -ENOEXEC;
 	return r < 0 ? print_error(method, &error, r) : 0;
 }
 
@@ -208,6 +214,8 @@ int bus_client_reset(sd_bus *bus, const char *pf, struct bus_reset **ret, size_t
 		*ret_error = strdup(strna(error.message));
 		return *ret_error ? 1 : -ENOMEM;
 	}
+	if (r < 0 && sd_bus_error_has_name(&error, ERROR_MAIN_CONFIG))
+		return -ENOEXEC;
 	if (r < 0)
 		return print_error("Reset", &error, r);
 	return read_reset(reply, ret, ret_n);

@@ -87,6 +87,12 @@ const char *ctl_format_time(usec_t t, char *buf, size_t size);
 int verb_check(struct ctl *c);
 int verb_plan(struct ctl *c);
 int verb_apply(struct ctl *c);
+/* Apply() or Reset() through the daemon refused for errors in the main
+ * configuration, said as without the daemon (from GetStatus()): the errors
+ * on standard error, with apply each configured PF held (of c->args[0]
+ * only, when named), then that the main configuration has errors.
+ * Returns EXIT_FAIL. (verb-apply.c) */
+int ctl_main_broken_by_daemon(struct ctl *c, bool apply);
 int verb_status(struct ctl *c);
 int verb_snapshot(struct ctl *c);
 /* The PCI address and interface name of each PF, one a line (for the shell
@@ -184,7 +190,9 @@ int bus_client_document(sd_bus *bus, const char *method, const char *only,
 			struct json_object **ret);
 /* Apply(pf) (method "Apply"): "" = every PF; returns once the daemon
  * is done: 0, or 1 when Apply() replied that PFs were not applied (not
- * printed: the caller shows each PF's result), or < 0 after a message. */
+ * printed: the caller shows each PF's result), -ENOEXEC (not printed) when
+ * the main configuration has errors (ctl_main_broken_by_daemon()), or < 0
+ * after a message. */
 int bus_client_apply(sd_bus *bus, const char *method, const char *pf);
 /* A PF that Reset() changed, as its reply says. */
 struct bus_reset {
@@ -195,7 +203,8 @@ struct bus_reset {
 };
 /* Reset(pf), "" = every PF: 0 with the PFs it changed in *ret (caller
  * frees), n in *ret_n; 1 when it replied that PFs were not reset, its
- * message in *ret_error (caller frees; not printed); < 0 after a message. */
+ * message in *ret_error (caller frees; not printed); -ENOEXEC (not printed)
+ * when the main configuration has errors; < 0 after a message. */
 int bus_client_reset(sd_bus *bus, const char *pf, struct bus_reset **ret, size_t *ret_n,
 		     char **ret_error);
 /* GetMetrics(): what the daemon counted, its document (metrics.h). */

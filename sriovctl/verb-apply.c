@@ -181,6 +181,35 @@ static bool print_daemon_result(const struct ctl *c, struct json_object *pf)
 	return streq_ptr(state, "applied");
 }
 
+int ctl_main_broken_by_daemon(struct ctl *c, bool apply)
+{
+	_cleanup_json_ struct json_object *doc = NULL;
+	const char *only = apply && c->n_args > 0 ? c->args[0] : NULL;
+	struct json_object *daemon;
+
+	if (bus_client_document(c->bus, "GetStatus", only, &doc) < 0)
+		return EXIT_FAIL;
+	daemon = doc_get(doc, "daemon");
+	for (size_t i = 0; i < doc_len(daemon, "config_errors"); i++)
+		fprintf(stderr, "%s\n",
+			strna(json_object_get_string(doc_idx(daemon, "config_errors", i))));
+	fflush(stderr);
+	for (size_t i = 0; apply && i < doc_len(doc, "pfs"); i++) {
+		struct json_object *pf = doc_idx(doc, "pfs", i);
+		const char *state = doc_str(pf, "state");
+		_cleanup_free_ char *who = NULL;
+
+		if (streq_ptr(state, "unconfigured") || streq_ptr(state, "gone"))
+			continue;
+		who = doc_pf_describe(pf);
+		printf("%s: %s (nothing applied): %s\n", strna(who), ctl_paint(c, ANSI_RED, "held"),
+		       strna(doc_str(pf, "reason")));
+	}
+	fflush(stdout);
+	fprintf(stderr, "The main configuration has errors; fix them first\n");
+	return EXIT_FAIL;
+}
+
 /* Apply() through sriov-persistd, then what it did from GetStatus(), as
  * apply prints it when it does the work itself: the errors in the layouts
  * on standard error, one line per configured PF; exit 1 when Apply()
@@ -196,6 +225,8 @@ static int apply_by_daemon(struct ctl *c)
 	int r;
 
 	r = bus_client_apply(c->bus, "Apply", only ?: "");
+	if (r == -ENOEXEC)
+		return ctl_main_broken_by_daemon(c, true);
 	if (r < 0 || bus_client_document(c->bus, "GetStatus", only, &doc) < 0)
 		return EXIT_FAIL;
 	ok = r == 0;

@@ -324,8 +324,10 @@ static const struct bus_reset *find_reset(const struct bus_reset *all, size_t n,
 	return NULL;
 }
 
-/* Reset() of a PF that is gone from the host: its record is dropped. */
-static bool reset_gone_by_daemon(struct ctl *c, struct json_object *pf)
+/* Reset() of a PF that is gone from the host: its record is dropped.
+ * Returns 1 when it was, 0 when not, -ENOEXEC when the main configuration
+ * has errors (not printed). */
+static int reset_gone_by_daemon(struct ctl *c, struct json_object *pf)
 {
 	_cleanup_free_ struct bus_reset *res = NULL;
 	_cleanup_free_ char *who = doc_pf_describe(pf), *error = NULL;
@@ -336,15 +338,16 @@ static bool reset_gone_by_daemon(struct ctl *c, struct json_object *pf)
 	if (r == 1)
 		fprintf(stderr, "sriov-persistd: %s\n", error);
 	if (r != 0)
-		return false;
+		return r == -ENOEXEC ? r : 0;
 	printf("%s: %s; its status record is dropped\n", strna(who), strna(doc_str(pf, "reason")));
-	return true;
+	return 1;
 }
 
 /* Reset(what) through sriov-persistd, said as a local reset says it, from
- * its reply and the PF's status before and after. Returns whether it
- * succeeded. */
-static bool reset_one_by_daemon(struct ctl *c, const char *what)
+ * its reply and the PF's status before and after. Returns 1 when it
+ * succeeded, 0 when not, -ENOEXEC when the main configuration has errors
+ * (not printed). */
+static int reset_one_by_daemon(struct ctl *c, const char *what)
 {
 	_cleanup_json_ struct json_object *all = NULL, *doc = NULL, *after = NULL;
 	_cleanup_free_ char *who = NULL, *why = NULL, *error = NULL, *kept = NULL;
@@ -354,24 +357,26 @@ static bool reset_one_by_daemon(struct ctl *c, const char *what)
 	int r;
 
 	if (bus_client_document(c->bus, "GetStatus", NULL, &all) < 0)
-		return false;
+		return 0;
 	pf = doc_find(all, what);
 	if (streq_ptr(doc_str(pf, "state"), "gone"))
 		return reset_gone_by_daemon(c, pf);
 	if (bus_client_document(c->bus, "GetStatus", what, &doc) < 0)
-		return false;
+		return 0;
 	pf = doc_idx(doc, "pfs", 0);
 	who = doc_pf_describe(pf);
 	why = nothing_left(pf);
 	r = bus_client_reset(c->bus, what, &res, &n, &error);
+	if (r == -ENOEXEC)
+		return r;
 	if (r < 0 || bus_client_document(c->bus, "GetStatus", what, &after) < 0)
-		return false;
+		return 0;
 	kept = firmware_left(doc_idx(after, "pfs", 0));
 	if (n > 0)
 		print_reset(c, pf, &res[0]);
 	else if (print_not_reset(c, doc_idx(after, "pfs", 0), record_time(pf))) {
 		print_firmware_kept(who ?: what, kept);
-		return false;
+		return 0;
 	} else if (r == 1)
 		fprintf(stderr, "sriov-persistd: %s\n", error);
 	else
@@ -436,6 +441,8 @@ static int reset_all_by_daemon(struct ctl *c)
 	if (bus_client_document(c->bus, "GetStatus", NULL, &before) < 0)
 		return EXIT_FAIL;
 	r = bus_client_reset(c->bus, "", &res, &n, &error);
+	if (r == -ENOEXEC)
+		return ctl_main_broken_by_daemon(c, false);
 	if (r < 0 || bus_client_document(c->bus, "GetStatus", NULL, &after) < 0)
 		return EXIT_FAIL;
 	for (size_t i = 0; i < doc_len(after, "pfs"); i++) {
@@ -461,11 +468,16 @@ static int reset_all_by_daemon(struct ctl *c)
 static int reset_by_daemon(struct ctl *c)
 {
 	bool ok = true;
+	int r;
 
 	if (c->n_args == 0)
 		return reset_all_by_daemon(c);
-	for (int i = 0; i < c->n_args; i++)
-		ok &= reset_one_by_daemon(c, c->args[i]);
+	for (int i = 0; i < c->n_args; i++) {
+		r = reset_one_by_daemon(c, c->args[i]);
+		if (r == -ENOEXEC)
+			return ctl_main_broken_by_daemon(c, false);
+		ok &= r > 0;
+	}
 	return ok ? EXIT_OK : EXIT_FAIL;
 }
 

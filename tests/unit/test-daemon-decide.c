@@ -142,6 +142,9 @@ static void test_summary(void **state)
 	f.drifted = false;
 	f.n_config_errors = 1;
 	assert_int_equal(decide_summary(&f), MANAGER_DEGRADED);
+	f.n_config_errors = 0;
+	f.n_gone = 1;
+	assert_int_equal(decide_summary(&f), MANAGER_DEGRADED);
 	/* an operation under way says more than a degraded PF */
 	f.rebooting = true;
 	assert_int_equal(decide_summary(&f), MANAGER_REBOOTING);

@@ -199,6 +199,14 @@ static void test_manager_state(void **state)
 	op.kind = OP_KIND_DEVICE_PLUGIN;
 	op.step = OP_STEP_DEVICE_PLUGIN;
 	assert_int_equal(operation_manager_state(&op), MANAGER_IDLE);
+	/* the recovery of an interrupted operation is a drain's undoing */
+	op.kind = OP_KIND_RECOVER;
+	op.step = OP_STEP_UNCORDON;
+	assert_int_equal(operation_manager_state(&op), MANAGER_DRAINING);
+	op.step = OP_STEP_RELEASE;
+	assert_int_equal(operation_manager_state(&op), MANAGER_DRAINING);
+	op.step = OP_STEP_DONE;
+	assert_int_equal(operation_manager_state(&op), MANAGER_IDLE);
 }
 
 static void test_json(void **state)
