@@ -243,3 +243,27 @@ int bus_client_metrics(sd_bus *bus, struct json_object **ret)
 	*ret = doc;
 	return 0;
 }
+
+bool ctl_daemon_same_host(const struct ctl *c, struct json_object *doc)
+{
+	const char *theirs = json_object_get_string(doc_get(doc, "host"));
+	_cleanup_free_ char *ours = c->host_path ? realpath(c->host_path, NULL) : NULL;
+
+	return theirs ? ours && streq(theirs, ours) : !c->host_path;
+}
+
+int ctl_drain_daemon(void *userdata)
+{
+	struct ctl *c = userdata;
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	_cleanup_json_ struct json_object *doc = NULL;
+
+	if (c->drain_daemon)
+		return c->drain_daemon - 2;
+	bus = c->root ? NULL : bus_client_open();
+	if (c->root || (bus && bus_client_metrics(bus, &doc) < 0))
+		c->drain_daemon = -1 + 2;
+	else
+		c->drain_daemon = (doc && ctl_daemon_same_host(c, doc)) + 2;
+	return c->drain_daemon - 2;
+}

@@ -51,6 +51,8 @@ struct ctl {
 	/* The main configuration has errors (ctl_load_all(), ctl_host_view()):
 	 * apply and plan exit 1, also when no layout selects a PF. */
 	bool main_broken;
+	/* ctl_drain_daemon()'s answer once asked (its value + 2), 0 before */
+	int drain_daemon;
 };
 
 /* The shared setup of the verbs; each prints its own error and returns
@@ -209,6 +211,15 @@ int bus_client_reset(sd_bus *bus, const char *pf, struct bus_reset **ret, size_t
 		     char **ret_error);
 /* GetMetrics(): what the daemon counted, its document (metrics.h). */
 int bus_client_metrics(sd_bus *bus, struct json_object **ret);
+/* Whether the daemon's GetMetrics() document is of the host c reads: both
+ * this host (its "host" null or absent), or both the same --host file by
+ * canonical path. */
+bool ctl_daemon_same_host(const struct ctl *c, struct json_object *doc);
+/* For apply_options.drain_daemon (userdata: the struct ctl), asked once:
+ * whether a sriov-persistd manages the host c reads (1), none runs or it
+ * manages another host (0), or that is not known (-1: it did not answer,
+ * or with --root, whose files are another node's). */
+int ctl_drain_daemon(void *userdata);
 
 /* The k8s-notify that check, apply and reset ask (--k8s-notify, or the installed one). */
 const char *ctl_k8s_notify_path(const struct ctl *c);

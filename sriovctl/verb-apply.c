@@ -299,6 +299,8 @@ int verb_apply(struct ctl *c)
 		.userdata = &x,
 		.drain_refusal = c->root ? NULL : k8s_drain_refusal,
 		.drain_userdata = &drain,
+		.drain_daemon = ctl_drain_daemon,
+		.drain_daemon_userdata = c,
 	};
 	int r;
 

@@ -41,15 +41,13 @@ static int write_output(const char *path, const char *text)
 	return EXIT_OK;
 }
 
-/* Whether the daemon's document is of the host this run reads: both this
- * host (the document's "host" null or absent), or both the same --host
- * file by canonical path. Says on stderr why not. */
+/* Whether the daemon's document is of the host this run reads
+ * (ctl_daemon_same_host()); says on stderr why not. */
 static bool same_host(const struct ctl *c, struct json_object *doc)
 {
 	const char *theirs = json_object_get_string(doc_get(doc, "host"));
-	_cleanup_free_ char *ours = c->host_path ? realpath(c->host_path, NULL) : NULL;
 
-	if (theirs ? ours && streq(theirs, ours) : !c->host_path)
+	if (ctl_daemon_same_host(c, doc))
 		return true;
 	fprintf(stderr, "sriov-persistd manages %s, not %s: its metrics are left out\n",
 		theirs ?: "the host itself", c->host_path ?: "this host");

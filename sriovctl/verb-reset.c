@@ -206,6 +206,8 @@ static int reset_one(struct ctl *c, struct host *h, const struct layout_set *set
 		.reset = true,
 		.drain_refusal = c->root ? NULL : k8s_drain_refusal,
 		.drain_userdata = drain,
+		.drain_daemon = ctl_drain_daemon,
+		.drain_daemon_userdata = c,
 	};
 	int r;
 

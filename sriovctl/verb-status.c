@@ -353,15 +353,66 @@ static void print_run_hint(const struct ctl *c, struct json_object *pf, struct j
 }
 
 /* A PF that no layout selects whose last apply raised the firmware VF limit,
- * which waits for the reboot: a reset changes no firmware; what does. */
-static void print_firmware_hint(const struct ctl *c, struct json_object *pf)
+ * which waits for the reboot (config_files empty, a pending reboot): a
+ * reset changes no firmware; what does. */
+static bool firmware_pending(struct json_object *pf)
+{
+	return doc_len(pf, "config_files") == 0 && doc_len(pf, "pending_reboot_reasons") > 0;
+}
+
+static void print_firmware_tail(struct json_object *pf)
 {
 	const char *pci = strna(doc_str(pf, "pci"));
 
-	printf("    no layout selects it; \"sriovctl%s reset %s\" changes no firmware: "
-	       "\"mstconfig -d %s set NUM_OF_VFS=%" PRIu64 "\" sets the limit back to the one it "
+	printf("\"mstconfig -d %s set NUM_OF_VFS=%" PRIu64 "\" sets the limit back to the one it "
 	       "has now\n",
-	       strempty(c->local_options), pci, pci, doc_u64(pf, "total_vfs"));
+	       pci, doc_u64(pf, "total_vfs"));
+}
+
+/* "no layout selects it; "sriovctl reset PF" removes them": what reset
+ * does (what) and when (, but is deferred now: ...), in one line with
+ * what it leaves of a raised firmware VF limit; what NULL: that alone. */
+static void print_reset_hint(const struct ctl *c, struct json_object *pf, const char *what,
+			     const char *when)
+{
+	printf("    no layout selects it; \"sriovctl%s reset %s\" ", strempty(c->local_options),
+	       strna(doc_str(pf, "pci")));
+	if (!what) {
+		printf("changes no firmware: ");
+		print_firmware_tail(pf);
+		return;
+	}
+	printf("%s%s", what, strempty(when));
+	if (!firmware_pending(pf)) {
+		printf("\n");
+		return;
+	}
+	printf("; it changes no firmware: ");
+	print_firmware_tail(pf);
+}
+
+/* An unconfigured PF with what a removed layout left, or whose reset of
+ * it was deferred: the reset hint (and when the disruption policy would
+ * defer the reset now, that it would, and why). Whether it was said. */
+static bool print_left_hint(const struct ctl *c, struct json_object *pf, const char *why)
+{
+	const char *state = doc_str(pf, "state"), *waits = doc_str(pf, "reset_waits");
+	_cleanup_free_ char *when = NULL;
+
+	if (!why || doc_len(pf, "config_files") > 0)
+		return false;
+	if (streq_ptr(state, "unconfigured") && !doc_pf_unsettled(pf)) {
+		when = waits ? strdup_printf(", but is deferred now: %s", waits) : NULL;
+		print_reset_hint(c, pf, pf_created_reset_hint(why), when);
+		return true;
+	}
+	if (streq_ptr(state, "deferred") &&
+	    streq_ptr(doc_str(doc_get(pf, "last_apply"), "by"), "reset")) {
+		print_reset_hint(c, pf, pf_created_reset_hint(why),
+				 " once it is no longer deferred");
+		return true;
+	}
+	return false;
 }
 
 static void print_pf(const struct ctl *c, struct json_object *doc, struct json_object *pf)
@@ -370,6 +421,7 @@ static void print_pf(const struct ctl *c, struct json_object *doc, struct json_o
 	const char *state = strna(doc_str(pf, "state")), *why = doc_str(pf, "reason");
 	const char *last_error = doc_str(last, "error");
 	char num[16], want[16], max[16], when[32], padded[20];
+	bool left_hint;
 
 	snprintf(padded, sizeof(padded), "%-15s", state);
 	printf("%-12s  %-15s %-10s %5s %5s %5s  %s %s\n", strna(doc_str(pf, "pci")),
@@ -384,23 +436,21 @@ static void print_pf(const struct ctl *c, struct json_object *doc, struct json_o
 	    !(doc_len(pf, "pending_reboot_reasons") == 1 &&
 	      streq_ptr(json_object_get_string(doc_idx(pf, "pending_reboot_reasons", 0)), why)))
 		printf("    %s\n", why);
-	if (streq(state, "unconfigured") && why && !doc_pf_unsettled(pf))
-		printf("    no layout selects it; \"sriovctl%s reset %s\" %s\n",
-		       strempty(c->local_options), strna(doc_str(pf, "pci")),
-		       pf_created_reset_hint(why));
-	else if (streq(state, "gone"))
+	left_hint = print_left_hint(c, pf, why);
+	if (!left_hint && streq(state, "gone"))
 		printf("    \"sriovctl%s reset %s\" drops its status record\n",
 		       strempty(c->local_options), strna(doc_str(pf, "pci")));
+	/* a deferred reset's reason ends with its record's */
 	if (last_error && !streq_ptr(doc_str(last, "state"), "applied") &&
-	    !streq_ptr(why, last_error))
+	    !streq_ptr(why, last_error) && !(why && endswith(why, last_error)))
 		printf("    last %s: %s: %s\n", doc_str(last, "by") ?: "apply",
 		       strna(doc_str(last, "state")), last_error);
 	print_run_hint(c, pf, last);
 	for (size_t i = 0; i < doc_len(pf, "pending_reboot_reasons"); i++)
 		printf("    %s %s\n", ctl_paint(c, ANSI_YELLOW, "pending reboot:"),
 		       strna(json_object_get_string(doc_idx(pf, "pending_reboot_reasons", i))));
-	if (doc_len(pf, "config_files") == 0 && doc_len(pf, "pending_reboot_reasons") > 0)
-		print_firmware_hint(c, pf);
+	if (firmware_pending(pf) && !left_hint)
+		print_reset_hint(c, pf, NULL, NULL);
 	if (doc_len(pf, "config_files") == 0)
 		return;
 	doc_print_files(pf, "    ");

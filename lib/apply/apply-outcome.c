@@ -51,6 +51,18 @@ char *apply_action_error(struct host *h, const struct action *a, int r)
 	return strdup_printf("%s failed: %s", strna(what), strerror(-r));
 }
 
+/* Who runs the drain: sriov-persistd, and whether it runs for this host
+ * when the caller knows (apply_options.drain_daemon). */
+static char *drain_runner(const struct apply_options *o, const char *wait)
+{
+	if (!o->drain_daemon || o->drain_daemon(o->drain_daemon_userdata) != 0)
+		return strdup_printf("%ssriov-persistd does", wait);
+	return strdup_printf("%sonly sriov-persistd does, and it does not run for this host: "
+			     "nothing drains until it does (systemctl start sriov-persistd), or "
+			     "[Disruption] Policy=immediate applies without a drain",
+			     wait);
+}
+
 /* The drain's reason, and why it cannot run when k8s-notify refuses the
  * credentials (sriovctl check says so too). */
 static char *drain_reason(const struct apply_options *o)
@@ -66,13 +78,13 @@ static char *drain_reason(const struct apply_options *o)
 			return NULL;
 		if (refusal)
 			return strdup_printf("%scannot run: %s", wait, refusal);
-		return strdup_printf("%ssriov-persistd does", wait);
+		return drain_runner(o, wait);
 	}
 	r = mainconf_credentials_refusal(o->conf, why, sizeof(why));
 	if (r == -EPERM || r == -EBADFD)
 		return strdup_printf("%scannot run: %s%s", wait,
 				     r == -EPERM ? "k8s-notify is " : "", why);
-	return strdup_printf("%ssriov-persistd does", wait);
+	return drain_runner(o, wait);
 }
 
 /* Puts the policy that defers the PF on its record, so that status can tell

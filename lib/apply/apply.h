@@ -51,6 +51,13 @@ struct apply_options {
 	 * owner and mode alone say it (mainconf_credentials_refusal()). */
 	int (*drain_refusal)(void *userdata, const char **ret);
 	void *drain_userdata;
+	/* Asked when a disruptive change waits for a drain, which only
+	 * sriov-persistd runs: > 0 when one manages this host, 0 when none
+	 * does (nothing drains until one runs), < 0 when that is not known.
+	 * sriovctl asks the bus (its apply and reset run here when no daemon
+	 * does). NULL: not known (the daemon's own apply). */
+	int (*drain_daemon)(void *userdata);
+	void *drain_daemon_userdata;
 };
 
 struct apply_pf_result {

@@ -26,6 +26,9 @@ struct pf_report {
 	char *why_owned; /* why, when it was made here */
 	struct pf_status rec;
 	bool has_rec;
+	/* what a removed layout left, whose reset would be deferred now:
+	 * why (the main configuration's [Disruption] Policy=), else NULL */
+	const char *reset_waits;
 };
 
 /* For a drifted PF: what differs beyond its VFs (which their rows show),
@@ -63,16 +66,20 @@ static int drift_beyond_vfs(const struct pf_view *pv, char **ret)
  * that are not there as it left them, what a reset finds instead ("2 VF(s)
  * exist, but not the 4 sriov-persist created (...); left as they are");
  * NULL (with 0) for neither, or a record that cannot be read. */
-static int unconfigured_why(const char *state_dir, const struct pf_state *pf, char **ret)
+static int unconfigured_why(const char *state_dir, const struct pf_state *pf, char **ret,
+			    bool *ret_disruptive)
 {
 	struct pf_created c;
+	struct action a;
 	char *why = NULL;
 	int r;
 
+	*ret_disruptive = false;
 	r = pf_created_left(state_dir, pf, &c);
-	if (r > 0)
+	if (r > 0) {
 		why = pf_created_describe(&c);
-	else if (r == 0 && state_dir && pf_created_read(state_dir, pf->pci, &c) >= 0) {
+		*ret_disruptive = pf_created_next_undo(&c, pf, &a) && a.disruptive;
+	} else if (r == 0 && state_dir && pf_created_read(state_dir, pf->pci, &c) >= 0) {
 		r = c.num_vfs > 0 || pf_created_eswitch_kept(&c, pf);
 		if (r > 0)
 			why = pf_created_describe_gone(&c, pf);
@@ -97,15 +104,30 @@ static const char *unsettled_why(const struct host_view *v, const struct pf_stat
 			    "wait waits for it)";
 }
 
+/* Why a disruptive change would be deferred now, as apply and reset say
+ * it (apply_hold_reason()), from the main configuration's policy; NULL
+ * when it would run, or no main configuration was given. */
+static const char *disruption_waits(const struct layout_set *set)
+{
+	if (!set->disruption_policy || set->disruption_runs)
+		return NULL;
+	if (streq(set->disruption_policy, "never"))
+		return "disruptive changes held by [Disruption] Policy=never";
+	return "disruptive changes wait for a drain of this node through Kubernetes "
+	       "([Disruption] Policy=drain)";
+}
+
 static int report_unconfigured(const struct host_view *v, const struct pf_view *pv,
 			       const char *state_dir, struct pf_report *r)
 {
 	const char *unsettled = unsettled_why(v, pv->pf);
+	bool disruptive;
 	char *left;
 
 	r->state = "unconfigured";
-	if (unconfigured_why(state_dir, pv->pf, &left) < 0)
+	if (unconfigured_why(state_dir, pv->pf, &left, &disruptive) < 0)
 		return -ENOMEM;
+	r->reset_waits = disruptive ? disruption_waits(v->set) : NULL;
 	if (!unsettled) {
 		r->why = r->why_owned = left;
 		return 0;
@@ -242,8 +264,8 @@ static int report_actions_left(const struct host_view *v, const struct pf_view *
 
 /* A PF that no layout selects, whose last reset failed or was deferred:
  * said so, not "unconfigured" (an apply of a layout removed since is not);
- * pending when the policy that deferred it lets it run now, after what is
- * left. */
+ * deferred after what is left, or pending when the policy that deferred it
+ * lets it run now. */
 static int report_reset_record(const struct host_view *v, const struct pf_view *pv,
 			       struct pf_report *r)
 {
@@ -255,15 +277,16 @@ static int report_reset_record(const struct host_view *v, const struct pf_view *
 		return 0;
 	if (report_deferral_lifted(v->set, &r->rec, &lifted) < 0)
 		return -ENOMEM;
-	if (!lifted) {
+	if (!lifted && r->rec.state == PF_STATUS_FAILED) {
 		r->state = pf_status_state_to_string(r->rec.state);
 		r->why = r->rec.error;
 		return 0;
 	}
-	why = strdup_printf("%s; %s", r->why, lifted);
+	/* what is left, then why its reset waits, or that it may run now */
+	why = strdup_printf("%s; %s", r->why, lifted ?: r->rec.error);
 	if (!why)
 		return -ENOMEM;
-	r->state = "pending";
+	r->state = lifted ? "pending" : "deferred";
 	free(r->why_owned);
 	r->why = r->why_owned = why;
 	return 0;
@@ -528,7 +551,8 @@ static int pf_status_fill(struct json_object *o, const struct pf_view *pv,
 	    json_put(o, "pending_reboot_reasons", pending_reboot_json(pv, r)) < 0 ||
 	    json_put(o, "waiting", json_strv(pv->plan ? pv->plan->waiting : NULL)) < 0 ||
 	    (r->has_rec ? json_put(o, "last_apply", last_apply_json(&r->rec)) :
-			  json_put_null(o, "last_apply")) < 0)
+			  json_put_null(o, "last_apply")) < 0 ||
+	    json_put_str(o, "reset_waits", r->reset_waits) < 0)
 		return -ENOMEM;
 	if (brief)
 		return 0;

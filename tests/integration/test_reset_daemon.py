@@ -76,7 +76,9 @@ def test_a_reset_that_waits_shows_as_deferred(make_host, start_daemon, bus_clien
     assert r.stdout == f"{E810_A} (ens1f0): deferred: {why}\n", r
     assert h.pf(E810_A)["num_vfs"] == 4
     st = json.loads(ctl(h, system_bus, "status", "--json").stdout)["pfs"][0]
-    assert st["state"] == "deferred" and st["reason"] == why, st
+    # what is left, then why its reset waits
+    assert st["state"] == "deferred" and st["reason"] == \
+        f"4 VFs left from a removed layout; {why}", st
     c.wait_property("State", "deferred", pf_path(E810_A), PF_IFACE)
     assert c.get("LastError", pf_path(E810_A), PF_IFACE) == why
     c.wait_property("State", "degraded", MANAGER_PATH, MANAGER_IFACE)
