@@ -9,6 +9,7 @@
 #include "apply.h"
 #include "dpconfig.h"
 #include "manager-check.h"
+#include "manager-result.h"
 #include "manager-summary.h"
 #include "report-gone.h"
 
@@ -334,51 +335,6 @@ static int check_pf(struct manager *m, struct pf_entry *e, bool may_apply)
 	return judge_changes(m, e, p, pf, may_apply);
 }
 
-static int result_code(const struct apply_pf_result *res)
-{
-	switch (res->status.state) {
-	case PF_STATUS_APPLIED:
-		return 0;
-	case PF_STATUS_HELD:
-		return -EINVAL;
-	case PF_STATUS_DEFERRED:
-		return -EBUSY;
-	case PF_STATUS_DEGRADED:
-		return -EOPNOTSUPP;
-	case PF_STATUS_FAILED:
-	case _PF_STATUS_STATE_MAX:
-	case _PF_STATUS_STATE_INVALID:
-		break;
-	}
-	return -EIO;
-}
-
-static void log_result(const struct apply_pf_result *res)
-{
-	const struct pf_status *st = &res->status;
-	int prio = st->state == PF_STATUS_APPLIED ? LOG_INFO : LOG_WARNING;
-
-	if (st->state == PF_STATUS_APPLIED && !res->changed)
-		return;
-	if (!res->configured && st->state == PF_STATUS_APPLIED) {
-		log_pf(prio, st->pci,
-		       "%s%s%s%s: reset: removed what sriov-persist created (%u action(s))",
-		       st->pci, st->name ? " (" : "", strempty(st->name), st->name ? ")" : "",
-		       st->n_actions);
-		return;
-	}
-	/* the VFs that exist configured, the others another tool has yet to make */
-	if (st->state == PF_STATUS_APPLIED && st->waiting && st->waiting[0]) {
-		log_pf(prio, st->pci, "%s%s%s%s: pending after %u action(s): %s", st->pci,
-		       st->name ? " (" : "", strempty(st->name), st->name ? ")" : "", st->n_actions,
-		       st->waiting[0]);
-		return;
-	}
-	log_pf(prio, st->pci, "%s%s%s%s: %s after %u action(s)%s%s", st->pci, st->name ? " (" : "",
-	       strempty(st->name), st->name ? ")" : "", pf_status_state_to_string(st->state),
-	       st->n_actions, st->error ? ": " : "", strempty(st->error));
-}
-
 /* A PF that run_apply() showed as applying and that nothing was done to. */
 static int recheck_untouched(struct manager *m, const char *pci)
 {
@@ -392,22 +348,6 @@ static int recheck_untouched(struct manager *m, const char *pci)
 		return r;
 	manager_pf_changed(m, e);
 	return 0;
-}
-
-/* Added to out->failed, when there is an out: "PCI: why" for a reset,
- * "PCI: state: why" for an apply (held, failed, deferred or degraded). */
-static int note_failed(struct asked *out, const struct apply_pf_result *pr, bool reset)
-{
-	const struct pf_status *st = &pr->status;
-
-	if (!out)
-		return 0;
-	if (reset)
-		return strv_consume(&out->failed,
-				    strdup_printf("%s: %s", st->pci, strna(st->error)));
-	return strv_consume(&out->failed, strdup_printf("%s: %s: %s", st->pci,
-							strna(pf_status_state_to_string(st->state)),
-							strna(st->error)));
 }
 
 /* Another process applies it: its record, when written, is an event. */
@@ -424,30 +364,6 @@ static int left_to_other(struct manager *m, const struct apply_pf_result *pr, st
 	return 0;
 }
 
-int asked_add_reset(struct asked *out, const struct asked_reset *one)
-{
-	struct asked_reset *n = reallocarray(out->reset, out->n_reset + 1, sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	out->reset = n;
-	out->reset[out->n_reset++] = *one;
-	return 0;
-}
-
-/* A reset that changed the PF, for Reset()'s reply. -ENOMEM. */
-static int note_reset(struct asked *out, const struct apply_pf_result *pr)
-{
-	struct asked_reset one = { .n_actions = pr->status.n_actions,
-				   .num_vfs = pr->status.num_vfs,
-				   .eswitch_kept = pr->eswitch_kept };
-
-	if (!out || !pr->changed)
-		return 0;
-	snprintf(one.pci, sizeof(one.pci), "%s", pr->status.pci);
-	return asked_add_reset(out, &one);
-}
-
 /* An apply that did something: the PF as it is now, the result told, and a
  * plan that failed remembered. */
 static int after_one(struct manager *m, struct apply_pf_result *pr, bool reset, struct asked *out)
@@ -456,7 +372,7 @@ static int after_one(struct manager *m, struct apply_pf_result *pr, bool reset, 
 	struct pf_entry *e;
 	int r = 0;
 
-	log_result(pr);
+	apply_result_log(pr);
 	/* the apply read the PF last: that is the PF as it is now */
 	if (pr->read_back)
 		fresh = TAKE_PTR(pr->read_back);
@@ -474,10 +390,10 @@ static int after_one(struct manager *m, struct apply_pf_result *pr, bool reset, 
 			e->reset_wanted = reset;
 	} else {
 		manager_notify(m, MANAGER_PF_APPLIED, .pci = pr->status.pci,
-			       .result = result_code(pr));
-		if (pr->status.state != PF_STATUS_APPLIED && note_failed(out, pr, reset) < 0)
+			       .result = apply_result_code(pr));
+		if (pr->status.state != PF_STATUS_APPLIED && asked_add_failed(out, pr, reset) < 0)
 			return -ENOMEM;
-		if (pr->status.state == PF_STATUS_APPLIED && reset && note_reset(out, pr) < 0)
+		if (pr->status.state == PF_STATUS_APPLIED && reset && asked_note_reset(out, pr) < 0)
 			return -ENOMEM;
 	}
 	if (!e)
@@ -508,7 +424,7 @@ static int after_apply(struct manager *m, struct apply_result *res, bool reset, 
 		else if ((!pr->configured && !pr->changed &&
 			  pr->status.state == PF_STATUS_APPLIED) ||
 			 (reset && pr->configured)) {
-			r = reset && pr->configured ? note_failed(out, pr, true) : 0;
+			r = reset && pr->configured ? asked_add_failed(out, pr, true) : 0;
 			if (r >= 0)
 				r = recheck_untouched(m, pr->status.pci);
 		} else

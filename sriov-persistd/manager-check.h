@@ -4,6 +4,7 @@
 /* Looking at PFs again and applying (manager-check.c). Decisions are
  * decide.c's; what changed is published to the observers. */
 
+#include "manager-result.h"
 #include "manager.h"
 
 /* Re-reads the PFs marked dirty (all when rescan_all) and checks them. */
@@ -12,28 +13,6 @@ int manager_check_dirty(struct manager *m);
  * the marks stay for the check. */
 int manager_refresh(struct manager *m);
 
-/* A PF that Reset() did something on: the actions run, the VFs left, and
- * whether the switchdev mode sriov-persist set stays (its VFs are not
- * sriov-persist's). */
-struct asked_reset {
-	char pci[PCI_ADDR_MAX];
-	uint32_t n_actions;
-	uint32_t num_vfs;
-	bool eswitch_kept;
-};
-
-/* What Apply() and Reset() report: "PCI: why" of each PF not applied (or
- * reset) that does not wait for a drain, the PFs that another process
- * (an apply unit, sriovctl) was applying and that were left to it, and the
- * PFs a reset changed. */
-struct asked {
-	char **failed;
-	char **busy;
-	struct asked_reset *reset;
-	size_t n_reset;
-};
-/* Adds one PF a reset changed to out. -ENOMEM. */
-int asked_add_reset(struct asked *out, const struct asked_reset *one);
 /* Applies now: all PFs (only NULL) or one (PCI address or name). -ENXIO:
  * no such PF, -ENOEXEC: the main configuration has errors. Never waits for
  * a PF's lock: a PF another process holds goes to out->busy. */
