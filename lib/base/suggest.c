@@ -242,11 +242,29 @@ void suggest_consider_alias(struct suggest *s, const char *candidate, const char
 	consider_as(s, alias, candidate);
 }
 
-char *suggest_hint(const struct suggest *s, char *buf, size_t size)
+char *suggest_hint_of(const struct suggest *s, const char *where, char *buf, size_t size)
 {
 	if (s->best)
-		snprintf(buf, size, "; did you mean '%s'?", s->best);
+		snprintf(buf, size, "; did you mean '%s'%s%s?", s->best, where ? " of " : "",
+			 strempty(where));
 	else if (size > 0)
 		buf[0] = '\0';
 	return buf;
+}
+
+char *suggest_hint(const struct suggest *s, char *buf, size_t size)
+{
+	return suggest_hint_of(s, NULL, buf, size);
+}
+
+void suggest_where_add(char *buf, size_t size, size_t i, size_t count, const char *section)
+{
+	size_t len = i == 0 ? 0 : strnlen(buf, size);
+
+	if (len < size)
+		snprintf(buf + len, size - len, "%s[%s]",
+			 i == 0		? "" :
+			 i + 1 == count ? " or " :
+					  ", ",
+			 section);
 }

@@ -36,6 +36,20 @@ void suggest_consider(struct suggest *s, const char *candidate);
  * (as ip-link(8) or sysfs spell it: "spoofchk" for MACSpoofCheck); does
  * nothing when alias is NULL. */
 void suggest_consider_alias(struct suggest *s, const char *candidate, const char *alias);
+/* Whether any candidate was near enough, even when two equally near left
+ * none to suggest. */
+static inline bool suggest_near(const struct suggest *s)
+{
+	return s->distance != UINT32_MAX;
+}
 /* "; did you mean 'X'?" or "" when no candidate was near enough; written to
  * buf, which is returned. */
 char *suggest_hint(const struct suggest *s, char *buf, size_t size);
+/* The same for a key of another section: "; did you mean 'X' of where?",
+ * where naming that section ("[PhysicalFunction]"); as suggest_hint() when
+ * where is NULL. */
+char *suggest_hint_of(const struct suggest *s, const char *where, char *buf, size_t size);
+/* Puts section, the i-th of count, into the list of sections in buf, for
+ * where and for "it belongs in ...": "[Disruption]", "[Disruption] or
+ * [Reboot]", "[A], [B] or [C]"; i = 0 starts the list. */
+void suggest_where_add(char *buf, size_t size, size_t i, size_t count, const char *section);

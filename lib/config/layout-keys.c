@@ -23,68 +23,111 @@ static int layout_value_error(struct layout_parser *p, unsigned line, const char
 	return msg ? layout_error(p, line, "%s", msg) : -ENOMEM;
 }
 
-/* Which other section knows key, for "it belongs in ...". */
-static const char *key_home(const char *key, enum section_kind here)
+/* Whether key is one of the keys of section kind k. */
+static bool key_known_in(const char *key, enum section_kind k)
 {
-	bool match = layout_match_key_from_string(key) >= 0;
-
-	if (here != SECTION_PF && pf_key_from_string(key) >= 0)
-		return "[PhysicalFunction]";
-	if (here != SECTION_VF && vf_key_from_string(key) >= 0)
-		return match && here != SECTION_MATCH ? "[Match] or [VirtualFunction]" :
-							"[VirtualFunction]";
-	if (here != SECTION_MATCH && match)
-		return "[Match]";
-	for (size_t i = 0; here != SECTION_LAYOUT && layout_declare_key_name(i); i++)
-		if (streq(layout_declare_key_name(i), key))
-			return "[Layout]";
-	return NULL;
+	switch (k) {
+	case SECTION_MATCH:
+		return layout_match_key_from_string(key) >= 0;
+	case SECTION_PF:
+		return pf_key_from_string(key) >= 0;
+	case SECTION_VF:
+		return vf_key_from_string(key) >= 0;
+	case SECTION_LAYOUT:
+		for (size_t i = 0; layout_declare_key_name(i); i++)
+			if (streq(layout_declare_key_name(i), key))
+				return true;
+		return false;
+	case SECTION_NONE:
+	case SECTION_IGNORED:
+		return true;
+	}
+	return true;
 }
 
-/* "unknown key 'K' in [S]", with the nearest key of the section or the
- * section the key belongs in. */
+/* The sections that have keys, in the order they are named. */
+static const enum section_kind key_sections[] = { SECTION_MATCH, SECTION_PF, SECTION_VF,
+						  SECTION_LAYOUT };
+static const char *const key_section_names[] = { "Match", "PhysicalFunction", "VirtualFunction",
+						 "Layout" };
+
+/* The sections but here that know key, for "it belongs in ...": "[Match]",
+ * "[Match] or [VirtualFunction]"; NULL when none does. */
+static const char *key_home(const char *key, enum section_kind here, char *buf, size_t size)
+{
+	size_t count = 0, n = 0;
+
+	for (size_t i = 0; i < ELEMENTSOF(key_sections); i++)
+		count += key_sections[i] != here && key_known_in(key, key_sections[i]);
+	for (size_t i = 0; i < ELEMENTSOF(key_sections); i++)
+		if (key_sections[i] != here && key_known_in(key, key_sections[i]))
+			suggest_where_add(buf, size, n++, count, key_section_names[i]);
+	return count > 0 ? buf : NULL;
+}
+
+/* Every key of section kind, and its other names, as candidates of sg. */
+static void suggest_keys_of(struct suggest *sg, enum section_kind kind)
+{
+	switch (kind) {
+	case SECTION_MATCH:
+		for (size_t i = 0; layout_match_key_name(i); i++)
+			layout_match_suggest(sg, layout_match_key_name(i));
+		break;
+	case SECTION_PF:
+		for (int k = 0; k < _PF_KEY_MAX; k++) {
+			suggest_consider(sg, pf_key_to_string(k));
+			suggest_consider_alias(sg, pf_key_to_string(k), pf_key_to_label(k));
+			for (size_t n = 0; pf_key_other_name(k, n); n++)
+				suggest_consider_alias(sg, pf_key_to_string(k),
+						       pf_key_other_name(k, n));
+		}
+		break;
+	case SECTION_VF:
+		for (int k = 0; k < _VF_KEY_MAX; k++) {
+			suggest_consider(sg, vf_key_to_string(k));
+			suggest_consider_alias(sg, vf_key_to_string(k), vf_key_to_ip_name(k));
+			for (size_t n = 0; vf_key_other_name(k, n); n++)
+				suggest_consider_alias(sg, vf_key_to_string(k),
+						       vf_key_other_name(k, n));
+		}
+		break;
+	case SECTION_LAYOUT:
+		for (size_t i = 0; layout_declare_key_name(i); i++)
+			suggest_consider(sg, layout_declare_key_name(i));
+		break;
+	case SECTION_NONE:
+	case SECTION_IGNORED:
+		break;
+	}
+}
+
+/* "unknown key 'K' in [S]", with the section the key belongs in, or the
+ * nearest key of the section, or when none of it is near, the nearest key
+ * of another section with that section ("did you mean 'VirtualFunctions'
+ * of [PhysicalFunction]?" for VirtualFuntions= in a [VirtualFunction]). */
 static int layout_unknown_key(struct layout_parser *p, const char *key, const char *section,
 			      unsigned line)
 {
-	struct suggest sg = suggest_init(key);
-	const char *home = key_home(key, p->kind);
-	char hint[96], link[192];
+	struct suggest sg = suggest_init(key), other = suggest_init(key);
+	char where[96], hint[192], link[192];
+	const char *home = key_home(key, p->kind, where, sizeof(where));
 
 	if (p->kind == SECTION_MATCH && layout_match_link_key(key, link, sizeof(link)))
 		return layout_error(p, line, "unknown key '%s' in [%s]; %s", key, section, link);
 	if (home)
 		return layout_error(p, line, "unknown key '%s' in [%s]; it belongs in %s", key,
 				    section, home);
-	switch (p->kind) {
-	case SECTION_MATCH:
-		for (size_t i = 0; layout_match_key_name(i); i++)
-			layout_match_suggest(&sg, layout_match_key_name(i));
-		break;
-	case SECTION_PF:
-		for (int k = 0; k < _PF_KEY_MAX; k++) {
-			suggest_consider(&sg, pf_key_to_string(k));
-			suggest_consider_alias(&sg, pf_key_to_string(k), pf_key_to_label(k));
-			for (size_t n = 0; pf_key_other_name(k, n); n++)
-				suggest_consider_alias(&sg, pf_key_to_string(k),
-						       pf_key_other_name(k, n));
-		}
-		break;
-	case SECTION_VF:
-		for (int k = 0; k < _VF_KEY_MAX; k++) {
-			suggest_consider(&sg, vf_key_to_string(k));
-			suggest_consider_alias(&sg, vf_key_to_string(k), vf_key_to_ip_name(k));
-			for (size_t n = 0; vf_key_other_name(k, n); n++)
-				suggest_consider_alias(&sg, vf_key_to_string(k),
-						       vf_key_other_name(k, n));
-		}
-		break;
-	case SECTION_LAYOUT:
-		for (size_t i = 0; layout_declare_key_name(i); i++)
-			suggest_consider(&sg, layout_declare_key_name(i));
-		break;
-	case SECTION_NONE:
-	case SECTION_IGNORED:
-		break;
+	suggest_keys_of(&sg, p->kind);
+	if (!suggest_near(&sg)) {
+		for (size_t i = 0; i < ELEMENTSOF(key_sections); i++)
+			if (key_sections[i] != p->kind)
+				suggest_keys_of(&other, key_sections[i]);
+		if (other.best)
+			return layout_error(
+				p, line, "unknown key '%s' in [%s]%s", key, section,
+				suggest_hint_of(&other,
+						key_home(other.best, p->kind, where, sizeof(where)),
+						hint, sizeof(hint)));
 	}
 	return layout_error(p, line, "unknown key '%s' in [%s]%s", key, section,
 			    suggest_hint(&sg, hint, sizeof(hint)));
@@ -242,28 +285,6 @@ static int layout_assign_declare(struct layout_parser *p, const char *key, const
 	if (r == -ENOENT)
 		return layout_unknown_key(p, key, "Layout", line);
 	return r;
-}
-
-/* Whether key is one of the keys of section kind k. */
-static bool key_known_in(const char *key, enum section_kind k)
-{
-	switch (k) {
-	case SECTION_MATCH:
-		return layout_match_key_from_string(key) >= 0;
-	case SECTION_PF:
-		return pf_key_from_string(key) >= 0;
-	case SECTION_VF:
-		return vf_key_from_string(key) >= 0;
-	case SECTION_LAYOUT:
-		for (size_t i = 0; layout_declare_key_name(i); i++)
-			if (streq(layout_declare_key_name(i), key))
-				return true;
-		return false;
-	case SECTION_NONE:
-	case SECTION_IGNORED:
-		return true;
-	}
-	return true;
 }
 
 /* A key under an unknown section that was likely meant as p->guess: a

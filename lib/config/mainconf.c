@@ -462,18 +462,42 @@ static int mc_on_section(void *userdata, const char *name, unsigned line)
 			name, suggest_hint(&sg, hint, sizeof(hint)));
 }
 
+/* The sections but except that have key: "[Disruption]", "[Disruption] or
+ * [Reboot]"; "" when none has it. */
+static const char *mc_key_sections(const char *key, const char *except, char *buf, size_t size)
+{
+	size_t count = 0, n = 0;
+
+	for (size_t i = 0; i < ELEMENTSOF(mc_keys); i++)
+		count += !streq(mc_keys[i].section, except) && streq(mc_keys[i].key, key);
+	buf[0] = '\0';
+	for (size_t i = 0; i < ELEMENTSOF(mc_keys); i++)
+		if (!streq(mc_keys[i].section, except) && streq(mc_keys[i].key, key))
+			suggest_where_add(buf, size, n++, count, mc_keys[i].section);
+	return buf;
+}
+
+/* "unknown key 'K' in [S]", with the sections the key belongs in, or the
+ * nearest key of the section, or when none of it is near, the nearest key
+ * of another section with its sections ("did you mean 'Policy' of
+ * [Disruption] or [Reboot]?" for Polcy= in [Drift]). */
 static int mc_unknown_key(struct mc_parser *p, const char *key, unsigned line)
 {
-	struct suggest sg = suggest_init(key);
-	char hint[96];
+	struct suggest sg = suggest_init(key), other = suggest_init(key);
+	char home[128], hint[192];
 
-	for (size_t i = 0; i < ELEMENTSOF(mc_keys); i++) {
-		if (!streq(mc_keys[i].section, p->section) && streq(mc_keys[i].key, key))
-			return mc_error(p, line, "unknown key '%s' in [%s]; it belongs in [%s]",
-					key, p->section, mc_keys[i].section);
-		if (streq(mc_keys[i].section, p->section))
-			suggest_consider(&sg, mc_keys[i].key);
-	}
+	if (mc_key_sections(key, p->section, home, sizeof(home))[0])
+		return mc_error(p, line, "unknown key '%s' in [%s]; it belongs in %s", key,
+				p->section, home);
+	for (size_t i = 0; i < ELEMENTSOF(mc_keys); i++)
+		suggest_consider(streq(mc_keys[i].section, p->section) ? &sg : &other,
+				 mc_keys[i].key);
+	if (!suggest_near(&sg) && other.best)
+		return mc_error(
+			p, line, "unknown key '%s' in [%s]%s", key, p->section,
+			suggest_hint_of(&other,
+					mc_key_sections(other.best, p->section, home, sizeof(home)),
+					hint, sizeof(hint)));
 	return mc_error(p, line, "unknown key '%s' in [%s]%s", key, p->section,
 			suggest_hint(&sg, hint, sizeof(hint)));
 }

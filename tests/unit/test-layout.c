@@ -470,6 +470,22 @@ static void test_unknown_things(void **state)
 		     "[PhysicalFunction]");
 	expect_error(MATCH_ALL "[VirtualFunction 2]\nFoo=1\n", 4,
 		     "unknown key 'Foo' in [VirtualFunction 2]");
+	/* no key of the section is near: the nearest of another, with where */
+	expect_error(MATCH_ALL "[VirtualFunction 0]\nVirtualFuntions=4\n", 4,
+		     "unknown key 'VirtualFuntions' in [VirtualFunction 0]; "
+		     "did you mean 'VirtualFunctions' of [PhysicalFunction]?");
+	expect_error(MATCH_ALL "[PhysicalFunction]\nspoofchk=off\n", 4,
+		     "unknown key 'spoofchk' in [PhysicalFunction]; "
+		     "did you mean 'MACSpoofCheck' of [VirtualFunction]?");
+	expect_error(MATCH_ALL "[PhysicalFunction]\nDrivr=iavf\n", 4,
+		     "unknown key 'Drivr' in [PhysicalFunction]; "
+		     "did you mean 'Driver' of [Match] or [VirtualFunction]?");
+	expect_error("[Match]\nMTUBytez=9000\n", 2,
+		     "unknown key 'MTUBytez' in [Match]; did you mean 'MTUBytes' of "
+		     "[PhysicalFunction] or [VirtualFunction]?");
+	/* a near key of the section wins over one of another */
+	expect_error("[Match]\nDrivr=ice\n", 2,
+		     "unknown key 'Drivr' in [Match]; did you mean 'Driver'?");
 	expect_error(MATCH_ALL "[VirtualFunction]\nVLANID=5\n", 4,
 		     "unknown key 'VLANID' in [VirtualFunction]; did you mean 'VLANId'?");
 	expect_error(MATCH_ALL "[VirtualFunction]\nTrsut=yes\n", 4,

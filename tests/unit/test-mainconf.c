@@ -407,8 +407,22 @@ static void test_unknown_things(void **state)
 		    "unknown key 'MaxNodes' in [Kubernetes]; did you mean 'MaxParallelNodes'?");
 	expect_diag("[Kubernetes]\nnode_name=worker-1\n", DIAG_ERROR, 2,
 		    "unknown key 'node_name' in [Kubernetes]; did you mean 'NodeName'?");
+	/* a key of two other sections names both */
 	expect_diag("[Drift]\nPolicy=never\n", DIAG_ERROR, 2,
-		    "unknown key 'Policy' in [Drift]; it belongs in [Disruption]");
+		    "unknown key 'Policy' in [Drift]; it belongs in [Disruption] or [Reboot]");
+	expect_diag("[Reboot]\nPolicy=never\nMode=report\n", DIAG_ERROR, 3,
+		    "unknown key 'Mode' in [Reboot]; it belongs in [Drift]");
+	expect_diag("[Disruption]\nKernelArguments=check\n", DIAG_ERROR, 2,
+		    "unknown key 'KernelArguments' in [Disruption]; it belongs in [Reboot]");
+	/* no key of the section is near: the nearest of another, with where */
+	expect_diag("[Drift]\nPolcy=never\n", DIAG_ERROR, 2,
+		    "unknown key 'Polcy' in [Drift]; did you mean 'Policy' of [Disruption] or "
+		    "[Reboot]?");
+	expect_diag("[Apply]\nNodeNme=worker-1\n", DIAG_ERROR, 2,
+		    "unknown key 'NodeNme' in [Apply]; did you mean 'NodeName' of [Kubernetes]?");
+	/* a near key of the section wins over one of another */
+	expect_diag("[Reboot]\nPolcy=never\n", DIAG_ERROR, 2,
+		    "unknown key 'Polcy' in [Reboot]; did you mean 'Policy'?");
 	expect_diag("[Drift]\nFoo=1\n", DIAG_ERROR, 2, "unknown key 'Foo' in [Drift]");
 	expect_diag("[kubernetes]\nEnabled=yes\n", DIAG_ERROR, 1,
 		    "unknown section [kubernetes]; sections are [Apply], [Drift], [Disruption], "

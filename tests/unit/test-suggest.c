@@ -87,6 +87,50 @@ static void test_suggest(void **state)
 		suggest_consider(&s, longname);
 		assert_null(s.best);
 	}
+	/* two equally near: none suggested, yet something was near */
+	{
+		struct suggest s = suggest_init("TxRate");
+		char hint[96];
+
+		assert_false(suggest_near(&s));
+		suggest_consider(&s, "MinTxRateMbps");
+		suggest_consider(&s, "MaxTxRateMbps");
+		assert_null(s.best);
+		assert_true(suggest_near(&s));
+		assert_string_equal(suggest_hint_of(&s, "[VirtualFunction]", hint, sizeof(hint)),
+				    "");
+	}
+	/* a key of another section is said with its section */
+	{
+		struct suggest s = suggest_init("VirtualFuntions");
+		char hint[96];
+
+		suggest_consider(&s, "VirtualFunctions");
+		assert_string_equal(suggest_hint_of(&s, "[PhysicalFunction]", hint, sizeof(hint)),
+				    "; did you mean 'VirtualFunctions' of [PhysicalFunction]?");
+		assert_string_equal(suggest_hint_of(&s, NULL, hint, sizeof(hint)),
+				    "; did you mean 'VirtualFunctions'?");
+		assert_string_equal(suggest_hint(&s, hint, sizeof(hint)),
+				    "; did you mean 'VirtualFunctions'?");
+	}
+	/* the sections of a key, as a list */
+	{
+		char where[64], tiny[8];
+
+		suggest_where_add(where, sizeof(where), 0, 1, "Disruption");
+		assert_string_equal(where, "[Disruption]");
+		suggest_where_add(where, sizeof(where), 0, 2, "Disruption");
+		suggest_where_add(where, sizeof(where), 1, 2, "Reboot");
+		assert_string_equal(where, "[Disruption] or [Reboot]");
+		suggest_where_add(where, sizeof(where), 0, 3, "A");
+		suggest_where_add(where, sizeof(where), 1, 3, "B");
+		suggest_where_add(where, sizeof(where), 2, 3, "C");
+		assert_string_equal(where, "[A], [B] or [C]");
+		/* cut short, never past the buffer */
+		suggest_where_add(tiny, sizeof(tiny), 0, 2, "Disruption");
+		suggest_where_add(tiny, sizeof(tiny), 1, 2, "Reboot");
+		assert_string_equal(tiny, "[Disrup");
+	}
 }
 
 int main(void)
