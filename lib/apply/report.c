@@ -380,9 +380,9 @@ static int pf_settings_put(struct json_object *o, const struct pf_view *pv)
 }
 
 /* The host's value of every VF key the status document carries, by its
- * snapshot name and as the snapshot has it, null where the snapshot leaves
- * it out (a GUID never set); all null for a VF the host does not have
- * (a == NULL). */
+ * snapshot name and as the snapshot has it, null where the host has none
+ * (vf_attrs_host_has(): no driver, no netdev for the MTU, a GUID never
+ * set); all null for a VF the host does not have (a == NULL). */
 static int vf_attrs_put(struct json_object *o, const struct vf_attrs *a)
 {
 	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
@@ -392,7 +392,7 @@ static int vf_attrs_put(struct json_object *o, const struct vf_attrs *a)
 
 		if (!vf_key_host_field(k, &kf) || !kf.in_status)
 			continue;
-		if (a)
+		if (a && vf_attrs_host_has(a, k))
 			r = snapshot_vf_attr_format(a, k, &v);
 		if (r < 0)
 			return r;
@@ -417,11 +417,30 @@ static int vf_fill(struct json_object *o, const struct vf_state *vf, const struc
 	return vf_settings_put(o, vf, report_desired_vf(pv, vf->index));
 }
 
-static struct json_object *last_apply_json(const struct pf_status *st)
+/* Whether the apply that st records left changes that only a reboot (or a
+ * firmware reset) brings into effect and that still wait: a raise of the
+ * firmware VF limit that the record carries while pf's limit waits for it
+ * (pf NULL: a PF gone, as the record has it), or another reboot reason of
+ * an apply that ran its plan (applied, degraded). Records of earlier
+ * versions have both. */
+static bool last_apply_pending_reboot(const struct pf_status *st, const struct pf_state *pf)
+{
+	if (pf ? pf_status_firmware_pending(st, pf) : st->firmware.set != 0)
+		return true;
+	if (st->state != PF_STATUS_APPLIED && st->state != PF_STATUS_DEGRADED)
+		return false;
+	for (char **r = st->reboot_reasons; *r; r++)
+		if (!startswith(*r, "firmware VF limit"))
+			return true;
+	return false;
+}
+
+static struct json_object *last_apply_json(const struct pf_status *st, const struct pf_state *pf)
 {
 	_cleanup_json_ struct json_object *o = json_object_new_object();
 
 	if (!o || json_put_str(o, "state", pf_status_state_to_string(st->state)) < 0 ||
+	    json_put_bool(o, "pending_reboot", last_apply_pending_reboot(st, pf)) < 0 ||
 	    json_put_str(o, "error", st->error) < 0 ||
 	    json_put_u64(o, "finished_usec", st->finished) < 0 ||
 	    json_put_int(o, "actions", st->n_actions) < 0 ||
@@ -550,7 +569,7 @@ static int pf_status_fill(struct json_object *o, const struct pf_view *pv,
 	    json_put_int(o, "pending_actions", pv->plan ? (int64_t)pv->plan->n_actions : 0) < 0 ||
 	    json_put(o, "pending_reboot_reasons", pending_reboot_json(pv, r)) < 0 ||
 	    json_put(o, "waiting", json_strv(pv->plan ? pv->plan->waiting : NULL)) < 0 ||
-	    (r->has_rec ? json_put(o, "last_apply", last_apply_json(&r->rec)) :
+	    (r->has_rec ? json_put(o, "last_apply", last_apply_json(&r->rec, pf)) :
 			  json_put_null(o, "last_apply")) < 0 ||
 	    json_put_str(o, "reset_waits", r->reset_waits) < 0)
 		return -ENOMEM;
@@ -605,7 +624,7 @@ static int gone_append(struct json_object *arr, const struct host_view *v, const
 		    (!why || json_put_str(o, "pci", *p) < 0 ||
 		     json_put_str(o, "name", st.name) < 0 || json_put_str(o, "state", "gone") < 0 ||
 		     json_put_str(o, "reason", why) < 0 ||
-		     json_put(o, "last_apply", last_apply_json(&st)) < 0))
+		     json_put(o, "last_apply", last_apply_json(&st, NULL)) < 0))
 			r = -ENOMEM;
 		pf_status_done(&st);
 	}

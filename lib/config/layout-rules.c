@@ -278,9 +278,13 @@ static int check_unique_one(struct rules_out *o, enum vf_key k, const struct vf_
 		if (!vf_settings_has(a, k) || vf_settings_is_stable(a, k) ||
 		    !vf_attrs_equal(&a->attrs, &b->attrs, k))
 			continue;
+		/* the other VF's place too: its file:line, or its line in this file */
 		if (os->file && !streq_ptr(os->file, s->file))
 			snprintf(where, sizeof(where), " (VF %u's at %s:%u)",
 				 index ? index[other] : (uint32_t)other, os->file, os->line);
+		else if (os->file && os->line != s->line)
+			snprintf(where, sizeof(where), " (VF %u's at line %u)",
+				 index ? index[other] : (uint32_t)other, os->line);
 		/* a later file may change either VF's value */
 		if (!*rules_open(o, vf_key_to_string(k), s, open))
 			rules_open(o, vf_key_to_string(k), os, open);

@@ -522,16 +522,19 @@ const char *vf_attrs_format(const struct vf_attrs *a, enum vf_key k, enum vf_spe
 	return buf;
 }
 
-const char *vf_attrs_format_host(const struct vf_attrs *a, enum vf_key k, enum vf_spelling s,
-				 char buf[static VF_ATTR_STR_MAX])
+bool vf_attrs_host_has(const struct vf_attrs *a, enum vf_key k)
 {
 	const struct key_info *i = info(k);
 	static const char zero[sizeof(uint64_t)];
 
 	if (i->not_on_host)
-		return NULL;
-	if (i->host_zero_is_none &&
-	    (is_string(i) ? !get_string(a, i) : memcmp(cfield(a, i), zero, i->size) == 0))
-		return NULL;
-	return vf_attrs_format(a, k, s, buf);
+		return false;
+	return !i->host_zero_is_none ||
+	       (is_string(i) ? !!get_string(a, i) : memcmp(cfield(a, i), zero, i->size) != 0);
+}
+
+const char *vf_attrs_format_host(const struct vf_attrs *a, enum vf_key k, enum vf_spelling s,
+				 char buf[static VF_ATTR_STR_MAX])
+{
+	return vf_attrs_host_has(a, k) ? vf_attrs_format(a, k, s, buf) : NULL;
 }

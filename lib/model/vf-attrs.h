@@ -203,6 +203,10 @@ enum vf_spelling {
 const char *vf_attrs_format(const struct vf_attrs *a, enum vf_key k, enum vf_spelling s,
 			    char buf[static VF_ATTR_STR_MAX]);
 
+/* Whether the host has a value of key k for a VF (a in a vf_state): not
+ * for no driver bound, no netdev (MTU 0), a GUID never set, the resource
+ * name and HostNetworkStack= (the layout's alone). */
+bool vf_attrs_host_has(const struct vf_attrs *a, enum vf_key k) _pure_;
 /* Key k of a VF as the host has it (a in a vf_state), or NULL when the
  * host has no value for it: no driver bound, no netdev (MTU 0), a GUID
  * never set, the resource name and HostNetworkStack= (the layout's alone). */

@@ -34,7 +34,8 @@ def test_without_host_the_files_alone(make_host):
         f"{a}:5: HardwareTCOffload=yes: needs ESwitchMode=switchdev (ESwitchMode=legacy at line 6)",
         f"{a}:7: [VirtualFunction 9]: VF 9 is beyond VirtualFunctions=8",
         f"{a}:11: VF 0: QualityOfService=3 needs a VLANId= other than 0",
-        f"{a}:13: MACAddress=02:00:00:00:00:01: VF 0 and VF 1 would have the same address",
+        f"{a}:13: MACAddress=02:00:00:00:00:01: VF 0 and VF 1 would have the same address "
+        "(VF 0's at line 10)",
     ]
     assert r.stdout == "1 layout file(s) checked: 4 error(s)\n"
     assert r.returncode == 1

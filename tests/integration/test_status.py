@@ -78,7 +78,7 @@ def test_status_json_shows_every_key_wanted_and_now(make_host):
     # what the host has, then what is wanted
     assert vf2["layout"] == "differs: max_tx_rate 0 (wanted 2000)", vf2
     # a vfio-pci VF has no netdev: no MTU
-    assert vf3["settings"]["MTUBytes"]["now"] is None and vf3["mtu"] == 0
+    assert vf3["settings"]["MTUBytes"]["now"] is None and vf3["mtu"] is None
     assert vf3["settings"]["Driver"] == {"now": "vfio-pci", "wanted": "vfio-pci",
                                          "source": f"{h.confdir}/50-e810.conf:14"}
 

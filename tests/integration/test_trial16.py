@@ -29,7 +29,8 @@ def rules_errors(p):
         "leaves the VF count to NetworkManager and configures only the VFs it makes",
         f"{p}:6: [VirtualFunction 0-3]: VFs 2-3 are beyond VirtualFunctions=2",
         f"{p}:9: VF 0: QualityOfService=3 needs a VLANId= other than 0",
-        f"{p}:12: MACAddress=02:00:00:00:00:01: VF 0 and VF 1 would have the same address"]
+        f"{p}:12: MACAddress=02:00:00:00:00:01: VF 0 and VF 1 would have the same address "
+        "(VF 0's at line 10)"]
 
 
 def check_without_host(h):

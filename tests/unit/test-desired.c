@@ -616,7 +616,9 @@ static void test_duplicate_macs(void **state)
 	s = section(f, 3, 3, 8);
 	vf_set_mac(s, f, "02:00:00:00:00:01", 9);
 	check_one("ice", 64, 0, f,
-		  "MACAddress=02:00:00:00:00:01: VF 1 and VF 3 would have the same address", 9);
+		  "MACAddress=02:00:00:00:00:01: VF 1 and VF 3 would have the same address "
+		  "(VF 1's at line 6)",
+		  9);
 
 	/* a literal equal to another VF's stable address: reported at the literal */
 	assert_int_equal(mac_stable(host.machine_id, &pf.permanent_mac, 1, &stable1), 0);
@@ -626,7 +628,9 @@ static void test_duplicate_macs(void **state)
 	vf_set_mac(s, f, mac_format(&stable1, buf), 6);
 	s = section(f, 1, 3, 8);
 	vf_set_mac(s, f, NULL, 9);
-	msg = strdup_printf("MACAddress=%s: VF 0 and VF 1 would have the same address", buf);
+	msg = strdup_printf("MACAddress=%s: VF 0 and VF 1 would have the same address "
+			    "(VF 1's at line 9)",
+			    buf);
 	check_one("ice", 64, 0, f, msg, 6);
 	free(msg);
 }
@@ -1100,7 +1104,9 @@ static void test_ib_guids(void **state)
 
 		vf_set_guid(s, files[0], VF_KEY_IB_PORT_GUID, guid_format(port, buf), 10);
 		run_build(&t, &host, &pf, files, 1);
-		msg = strdup_printf("IBPortGUID=%s: VF 0 and VF 2 would have the same GUID", buf);
+		msg = strdup_printf("IBPortGUID=%s: VF 0 and VF 2 would have the same GUID "
+				    "(VF 2's at line 7)",
+				    buf);
 		expect_error(&t, A, 10, msg);
 		free(msg);
 	}

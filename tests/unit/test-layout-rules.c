@@ -215,12 +215,12 @@ static void test_duplicate_literals(void **state)
 		      "[VirtualFunction 6]\nIBPortGUID=00:11:22:33:44:55:66:77\n"
 		      "[VirtualFunction 7]\nIBPortGUID=00:11:22:33:44:55:66:77\n");
 	run(&t);
-	expect(&t,
-	       A ":8: MACAddress=02:00:00:00:00:01: VF 0 and VF 3 would have the same address\n" B
-		 ":4: MACAddress=02:00:00:00:00:02: VF 1 and VF 5 would have the same address "
-		 "(VF 1's at " A ":6)\n" B
-		 ":8: IBPortGUID=00:11:22:33:44:55:66:77: VF 6 and VF 7 would have the same "
-		 "GUID\n");
+	expect(&t, A ":8: MACAddress=02:00:00:00:00:01: VF 0 and VF 3 would have the same address "
+		     "(VF 0's at line 4)\n" B
+		     ":4: MACAddress=02:00:00:00:00:02: VF 1 and VF 5 would have the same address "
+		     "(VF 1's at " A ":6)\n" B
+		     ":8: IBPortGUID=00:11:22:33:44:55:66:77: VF 6 and VF 7 would have the same "
+		     "GUID (VF 6's at line 6)\n");
 }
 
 static void test_keys_that_need_another(void **state)

@@ -356,7 +356,9 @@ static void test_status_pending_and_drift(void **state)
 	assert_string_equal(str(pf, "state"), "drifted");
 	assert_null(get(pf, "reason"));
 	last = get(pf, "last_apply");
-	assert_keys(last, "state,error,finished_usec,actions,started_usec,host_usec,by");
+	assert_keys(last,
+		    "state,pending_reboot,error,finished_usec,actions,started_usec,host_usec,by");
+	assert_false(boolean(last, "pending_reboot"));
 	assert_string_equal(str(last, "by"), "apply");
 	assert_string_equal(str(last, "state"), "applied");
 	assert_null(get(last, "error"));
@@ -561,6 +563,100 @@ static void test_vfio_without_iommu(void **state)
 	assert_int_equal(len(pf, "reboot_reasons"), 0);
 	assert_int_equal(len(pf, "unmet"), 1);
 	assert_int_equal(len(pf, "actions"), 0);
+}
+
+/* A VF without a network interface (vfio-pci) has no MTU: null, as its
+ * settings' MTUBytes "now" is; what the PF's netlink says of it stays. */
+static void test_status_vf_without_netdev(void **state)
+{
+	struct env *e = *state;
+	_cleanup_json_ struct json_object *status = NULL;
+	struct json_object *pf, *vf;
+	struct vf_state *v;
+
+	env_load(e, FIXTURES "mixed.json",
+		 "[Match]\nPCIAddress=" ICE_PF "\n[PhysicalFunction]\nVirtualFunctions=2\n", NULL);
+	host_view_done(&e->v);
+	v = &host_state_find_pf(e->hs, ICE_PF)->vfs[1];
+	free(v->name);
+	v->name = NULL;
+	v->attrs.mtu = 0;
+	free(v->attrs.driver);
+	v->attrs.driver = strdup("vfio-pci");
+	assert_non_null(v->attrs.driver);
+	assert_int_equal(host_view_build(e->hs, &e->set, NULL, &e->v), 0);
+	assert_int_equal(report_status(&e->v, e->runtime, NULL, true, &status), 0);
+	pf = find_pf(status, ICE_PF);
+	vf = idx(pf, "vfs", 1);
+	assert_keys(vf, VF_KEYS);
+	assert_null(get(vf, "name"));
+	assert_null(get(vf, "mtu"));
+	assert_null(get(get(get(vf, "settings"), "MTUBytes"), "now"));
+	assert_string_equal(str(vf, "driver"), "vfio-pci");
+	assert_string_equal(str(vf, "link_state"), "auto");
+	assert_int_equal(num(vf, "vlan"), 0);
+	assert_true(num(idx(pf, "vfs", 0), "mtu") > 0);
+}
+
+/* last_apply says whether that apply left changes for a reboot that still
+ * wait: a raise of the firmware VF limit on record while the limit waits
+ * (a reset's record too), another reboot reason of an apply that ran its
+ * plan; not one deferred before it ran, nor a raise the firmware runs with
+ * (a firmware reset). */
+static void test_status_last_apply_pending_reboot(void **state)
+{
+	static const char *const reason[] = {
+		NULL,
+		"firmware VF limit raised to 16, waiting for a reboot",
+		"link type ethernet -> infiniband takes effect after a reboot",
+	};
+	static const struct {
+		enum pf_status_state state;
+		int reason;
+		bool reset, firmware, waits, pending;
+	} cases[] = {
+		{ PF_STATUS_APPLIED, 1, false, true, true, true },
+		{ PF_STATUS_APPLIED, 1, false, true, false, false },
+		{ PF_STATUS_APPLIED, 2, false, false, false, true },
+		{ PF_STATUS_DEGRADED, 2, false, false, false, true },
+		{ PF_STATUS_APPLIED, 0, false, false, false, false },
+		{ PF_STATUS_DEFERRED, 2, false, false, false, false },
+		{ PF_STATUS_DEFERRED, 0, true, true, true, true },
+		{ PF_STATUS_HELD, 0, false, false, true, false },
+	};
+	struct env *e = *state;
+	struct pf_state *pf;
+
+	env_load(e, FIXTURES "mixed.json",
+		 "[Match]\nPCIAddress=" ICE_PF "\n[PhysicalFunction]\nVirtualFunctions=2\n", NULL);
+	pf = host_state_find_pf(e->hs, ICE_PF);
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		_cleanup_json_ struct json_object *doc = NULL;
+		char *reasons[] = { (char *)reason[cases[i].reason], NULL };
+		struct pf_status st = {
+			.state = cases[i].state,
+			.error = cases[i].state == PF_STATUS_APPLIED ? NULL : (char *)"why",
+			.finished = 100,
+			.reset = cases[i].reset,
+			.reboot_reasons = reasons,
+			.config_files = (char *[]){ NULL },
+			.waiting = (char *[]){ NULL },
+			.firmware = { .set = cases[i].firmware ? 100 : 0, .total_vfs = 16 },
+		};
+		struct json_object *last;
+
+		pf->firmware_total_vfs = cases[i].waits ? (int)pf->total_vfs * 2 : -1;
+		snprintf(st.pci, sizeof(st.pci), "%s", ICE_PF);
+		assert_int_equal(pf_status_write(e->runtime, &st), 0);
+		assert_int_equal(report_status(&e->v, e->runtime, NULL, true, &doc), 0);
+		last = get(find_pf(doc, ICE_PF), "last_apply");
+		assert_keys(last, "state,pending_reboot,error,finished_usec,actions,started_usec,"
+				  "host_usec,by");
+		assert_string_equal(str(last, "state"), pf_status_state_to_string(cases[i].state));
+		if (boolean(last, "pending_reboot") != cases[i].pending)
+			fail_msg("case %zu: pending_reboot in %s", i,
+				 json_object_to_json_string(last));
+	}
 }
 
 /* The record of VFs an apply took off their driver: written and read back,
@@ -897,6 +993,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_plan_changes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_status_vf_without_netdev, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_status_last_apply_pending_reboot, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_plan_held_and_in_sync, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_only_one_pf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_status_pending_and_drift, setup, teardown),

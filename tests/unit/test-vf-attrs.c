@@ -207,6 +207,12 @@ static void test_format_host(void **state)
 	assert_null(vf_attrs_format_host(&a, VF_KEY_DRIVER, VF_SPELLING_LAYOUT, buf));
 	assert_null(vf_attrs_format_host(&a, VF_KEY_MTU, VF_SPELLING_LAYOUT, buf));
 	assert_null(vf_attrs_format_host(&a, VF_KEY_IB_NODE_GUID, VF_SPELLING_LAYOUT, buf));
+	/* no netdev: no MTU; the PF's netlink has the VF's link state and rates */
+	assert_false(vf_attrs_host_has(&a, VF_KEY_MTU));
+	assert_false(vf_attrs_host_has(&a, VF_KEY_DRIVER));
+	assert_true(vf_attrs_host_has(&a, VF_KEY_LINK_STATE));
+	assert_true(vf_attrs_host_has(&a, VF_KEY_MAX_TX_RATE));
+	assert_true(vf_attrs_host_has(&a, VF_KEY_VLAN));
 	assert_string_equal(vf_attrs_format_host(&a, VF_KEY_MAX_TX_RATE, VF_SPELLING_IP, buf), "0");
 	assert_string_equal(vf_attrs_format_host(&a, VF_KEY_SPOOFCHK, VF_SPELLING_LAYOUT, buf),
 			    "yes");
@@ -221,6 +227,8 @@ static void test_format_host(void **state)
 			    "00:00:00:00:00:00:00:01");
 	assert_string_equal(vf_attrs_format_host(&a, VF_KEY_DRIVER, VF_SPELLING_IP, buf), "iavf");
 	assert_null(vf_attrs_format_host(&a, VF_KEY_RESOURCE_NAME, VF_SPELLING_IP, buf));
+	assert_true(vf_attrs_host_has(&a, VF_KEY_MTU));
+	assert_false(vf_attrs_host_has(&a, VF_KEY_RESOURCE_NAME));
 	vf_attrs_done(&a);
 }
 
