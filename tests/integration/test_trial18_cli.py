@@ -181,3 +181,20 @@ def test_the_gone_alert_does_not_name_an_unbound_driver(make_host):
     man = (ROOT / "man" / "sriovctl.8").read_text()
     assert "unplugged, failed or lost its driver" not in man
     assert "shown only when no \\fIPF\\fR is named" not in man
+
+
+def test_the_waiting_alert_names_what_a_lifted_deferral_waits_for(make_host):
+    """A PF pending since the policy that deferred it lets it run waits for nothing of the
+    drain, the policy, another tool or a repair: for an apply, which the alert says."""
+    h = make_host("x710.json")
+    h.main.write_text("[Disruption]\nPolicy=never\n")
+    f = h.layout("50.conf", f"[Match]\nPCIAddress={X710_A}\n[PhysicalFunction]\n"
+                 "VirtualFunctions=4\n")
+    assert run(h, "apply").returncode == 0
+    f.write_text(f.read_text().replace("=4", "=6"))
+    assert run(h, "apply").returncode == 1
+    h.main.write_text("[Disruption]\nPolicy=immediate\n")
+    assert f'pf_pci="{X710_A}",state="pending"}} 1' in run(h, "metrics").stdout
+    d = alert("SRIOVPhysicalFunctionWaiting")
+    assert "an apply: what held or deferred it no longer does" in d, d
+    assert "Mode=report" in d, d
