@@ -60,20 +60,23 @@ struct json_object *doc_idx(struct json_object *o, const char *key, size_t i)
 	return json_object_array_get_idx(v, i);
 }
 
-/* A PF on the host (not one that is gone) called what. */
-static bool pf_is(struct json_object *pf, const char *what)
+/* A PF on the host (not one that is gone) called what; gone: a PF that is
+ * gone whose PCI address is what. */
+static bool pf_is(struct json_object *pf, const char *what, bool gone)
 {
-	return !streq_ptr(doc_str(pf, "state"), "gone") &&
+	if (streq_ptr(doc_str(pf, "state"), "gone"))
+		return gone && streq_ptr(doc_str(pf, "pci"), what);
+	return !gone &&
 	       (streq_ptr(doc_str(pf, "pci"), what) || streq_ptr(doc_str(pf, "name"), what));
 }
 
-int doc_filter_pfs(struct json_object *doc, const char *what)
+static int filter_pfs(struct json_object *doc, const char *what, bool gone)
 {
 	struct json_object *pfs = doc_get(doc, "pfs");
 	size_t n = doc_len(doc, "pfs"), found = n;
 
 	for (size_t i = 0; i < n && found == n; i++)
-		if (pf_is(json_object_array_get_idx(pfs, i), what))
+		if (pf_is(json_object_array_get_idx(pfs, i), what, gone))
 			found = i;
 	if (found == n)
 		return -ENXIO;
@@ -82,6 +85,16 @@ int doc_filter_pfs(struct json_object *doc, const char *what)
 	if (found > 0 && json_object_array_del_idx(pfs, 0, found) < 0)
 		return -ENOMEM;
 	return 0;
+}
+
+int doc_filter_pfs(struct json_object *doc, const char *what)
+{
+	return filter_pfs(doc, what, false);
+}
+
+int doc_filter_gone(struct json_object *doc, const char *pci)
+{
+	return filter_pfs(doc, pci, true);
 }
 
 char *doc_pf_describe(struct json_object *pf)

@@ -95,6 +95,12 @@ int verb_apply(struct ctl *c);
  * only, when named), then that the main configuration has errors.
  * Returns EXIT_FAIL. (verb-apply.c) */
 int ctl_main_broken_by_daemon(struct ctl *c, bool apply);
+/* The command that runs the apply (reset: the reset) of the PF at pci that
+ * is pending since what held or deferred it no longer does, with the
+ * options sriovctl was given, as the operator can copy it: ""sriovctl
+ * --host h.json apply 0000:3b:00.0" applies it now"; NULL: out of memory.
+ * status says it below the PF's row, wait below its "Not applied" line. */
+char *status_run_hint(const struct ctl *c, const char *pci, bool reset);
 int verb_status(struct ctl *c);
 int verb_snapshot(struct ctl *c);
 /* The PCI address and interface name of each PF, one a line (for the shell
@@ -164,6 +170,9 @@ struct json_object *doc_idx(struct json_object *o, const char *key, size_t i);
 /* Keeps only the PF in doc["pfs"] whose PCI address or name is what;
  * -ENXIO when there is none. */
 int doc_filter_pfs(struct json_object *doc, const char *what);
+/* Keeps only the PF in doc["pfs"] that is gone (state "gone") and whose
+ * PCI address is pci; -ENXIO when there is none. */
+int doc_filter_gone(struct json_object *doc, const char *pci);
 /* "0000:3b:00.0 (ens1f0)" or "0000:3b:00.0" of a PF object; caller frees. */
 char *doc_pf_describe(struct json_object *pf);
 /* Whether PF object pf is unconfigured with what a removed layout left

@@ -337,19 +337,26 @@ static void print_pf_settings(struct json_object *doc, struct json_object *pf)
 		printf("    %s\n", line);
 }
 
+char *status_run_hint(const struct ctl *c, const char *pci, bool reset)
+{
+	return strdup_printf("\"sriovctl%s %s %s\" %s it now", strempty(c->local_options),
+			     reset ? "reset" : "apply", strna(pci), reset ? "runs" : "applies");
+}
+
 /* A PF pending since what held its last apply is fixed, or since the
  * policy that deferred its last apply or reset lets it run now: the command
  * that runs it, as the operator can copy it. */
 static void print_run_hint(const struct ctl *c, struct json_object *pf, struct json_object *last)
 {
-	bool reset = streq_ptr(doc_str(last, "by"), "reset");
+	_cleanup_free_ char *hint = NULL;
 
 	if (!streq_ptr(doc_str(pf, "state"), "pending") ||
 	    !(streq_ptr(doc_str(last, "state"), "deferred") ||
 	      streq_ptr(doc_str(last, "state"), "held")))
 		return;
-	printf("    \"sriovctl%s %s %s\" %s it now\n", strempty(c->local_options),
-	       reset ? "reset" : "apply", strna(doc_str(pf, "pci")), reset ? "runs" : "applies");
+	hint = status_run_hint(c, doc_str(pf, "pci"), streq_ptr(doc_str(last, "by"), "reset"));
+	if (hint)
+		printf("    %s\n", hint);
 }
 
 /* A PF that no layout selects whose last apply raised the firmware VF limit,
@@ -516,15 +523,62 @@ static void render(const struct ctl *c, struct json_object *doc)
 		print_pf(c, doc, doc_idx(doc, "pfs", i));
 }
 
-static int status_document(const struct ctl *c, const struct host_view *v, struct json_object **ret)
+/* The status of the PF named, or of every PF with those that are gone: a
+ * PF named that is not on the host may be gone, which is found by its PCI
+ * address in the whole host's status and shown as it shows it. */
+static int local_document(struct ctl *c, struct json_object **ret)
 {
-	/* Gone PFs only in the whole picture: a named PF is on the host. */
-	return report_status(v, c->runtime_dir, c->state_dir, c->n_args == 0, ret);
+	const char *only = c->n_args > 0 ? c->args[0] : NULL;
+	_cleanup_json_ struct json_object *doc = NULL;
+	struct ctl_view cv;
+	bool gone;
+	int r;
+
+	if (ctl_host_read(c, &cv) < 0)
+		return -EIO;
+	gone = only && !host_state_lookup_pf(cv.hs, only);
+	r = gone ? host_view_build_as(cv.hs, cv.set, cv.hs->hostname, NULL, &cv.v) :
+		   ctl_view_build(c, &cv, NULL);
+	if (gone && r < 0)
+		fprintf(stderr, "Planning failed: %s\n", strerror(-r));
+	if (r >= 0) {
+		r = report_status(&cv.v, c->runtime_dir, c->state_dir, !only || gone, &doc);
+		if (r < 0)
+			fprintf(stderr, "Building the status failed: %s\n", strerror(-r));
+	}
+	if (r >= 0 && gone) {
+		r = doc_filter_gone(doc, only);
+		if (r == -ENXIO)
+			fprintf(stderr, "No PF '%s' on this host\n", only);
+		else if (r < 0)
+			fprintf(stderr, "Out of memory\n");
+	}
+	/* the layouts' warnings, for a PF that is there or gone */
+	if (r >= 0) {
+		ctl_print_diags(&cv.set->diags);
+		ctl_print_diags(&cv.v.diags);
+	}
+	ctl_view_done(&cv);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(doc);
+	return 0;
 }
 
+/* The same through sriov-persistd, whose GetStatus() lists the PFs that are
+ * gone too. */
 static int ask_daemon(struct ctl *c, struct json_object **ret)
 {
-	return bus_client_document(c->bus, "GetStatus", c->n_args > 0 ? c->args[0] : NULL, ret);
+	_cleanup_json_ struct json_object *all = NULL;
+	const char *only = c->n_args > 0 ? c->args[0] : NULL;
+
+	if (only && bus_client_document(c->bus, "GetStatus", NULL, &all) < 0)
+		return -EIO;
+	if (all && doc_filter_gone(all, only) == 0) {
+		*ret = TAKE_PTR(all);
+		return 0;
+	}
+	return bus_client_document(c->bus, "GetStatus", only, ret);
 }
 
 /* A PF that is held, failed, deferred or degraded is a failure of the host's
@@ -547,9 +601,7 @@ int verb_status(struct ctl *c)
 {
 	_cleanup_json_ struct json_object *doc = NULL;
 
-	if ((c->bus ?
-		     ask_daemon(c, &doc) :
-		     ctl_view_document(c, status_document, "Building the status failed", &doc)) < 0)
+	if ((c->bus ? ask_daemon(c, &doc) : local_document(c, &doc)) < 0)
 		return EXIT_FAIL;
 	if (c->json)
 		ctl_print_json(doc);

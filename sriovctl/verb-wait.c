@@ -91,6 +91,21 @@ static int note_not_applied(struct progress *p, const struct pf_state *pf, const
 	return strv_consume(&p->not_applied, strdup_printf("%s: %s: %s", who, state, strna(why)));
 }
 
+/* Done, and pending since what held or deferred its last apply (rec's, a
+ * reset's too) no longer does: as note_not_applied() says it, with the
+ * command that runs it below, as status says it. */
+static int note_pending(struct ctl *c, struct progress *p, const struct pf_state *pf,
+			const struct pf_status *rec, const char *why)
+{
+	_cleanup_free_ char *who = pf_describe(pf), *hint = status_run_hint(c, pf->pci, rec->reset);
+
+	p->done++;
+	if (!who || !hint)
+		return -ENOMEM;
+	return strv_consume(&p->not_applied,
+			    strdup_printf("%s: pending: %s\n    %s", who, why, hint));
+}
+
 /* Applied, and done: pending a reboot when only one brings the rest, as
  * status says it. */
 static int note_applied(struct progress *p, const struct pf_view *pv)
@@ -141,10 +156,10 @@ static int note_record(struct ctl *c, usec_t since, const struct host_view *v,
 	else if (hold_lifted)
 		/* what held it is fixed now (the files hold it no more): done
 		 * as the record is, but said as it is now */
-		r = note_not_applied(p, pv->pf, "pending", hold_lifted);
+		r = note_pending(c, p, pv->pf, &st, hold_lifted);
 	else if (lifted)
 		/* the policy that deferred it lets it run now */
-		r = note_not_applied(p, pv->pf, "pending", lifted);
+		r = note_pending(c, p, pv->pf, &st, lifted);
 	else if (st.state == PF_STATUS_APPLIED && (why = still_waiting(pv, &st)))
 		r = strv_consume(&p->missing, strdup_printf("%s (%s)", pv->pf->pci, why));
 	else if (st.state == PF_STATUS_APPLIED)

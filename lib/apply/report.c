@@ -600,7 +600,8 @@ static int pf_status_append(struct json_object *arr, const struct host_view *v,
 	return r;
 }
 
-/* PFs that were applied here and are gone (unplugged, driver unbound). */
+/* PFs that were applied here and are gone (unplugged, removed from the PCI
+ * bus: a PF whose driver is unbound is still listed). */
 static int gone_append(struct json_object *arr, const struct host_view *v, const char *runtime_dir)
 {
 	_cleanup_strv_free_ char **pcis = NULL;

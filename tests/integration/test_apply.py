@@ -519,7 +519,9 @@ def test_wait_names_why_each_pf_is_not_applied(make_host):
     assert re.fullmatch(rf"Not applied: {a} \(\S+\): pending: not applied since its last apply "
                         rf"held it, and what held it is fixed now \(sriovctl apply {a} applies it\)",
                         lines[1]), lines
-    assert len(lines) == 2, lines
+    assert lines[2] == (f'    "sriovctl --host {h.path} --config-dir {h.confdir} --main-config '
+                        f'{h.main} apply {a}" applies it now'), lines
+    assert len(lines) == 3, lines
 
 
 def test_snapshot_of_a_simulated_host_round_trips(make_host):

@@ -107,7 +107,9 @@ def test_a_hold_whose_reason_is_fixed_is_no_hold(make_host, tmp_path):
     r = run(h, "wait", "--timeout", "1")
     assert r.returncode == 1, r
     assert r.stdout == ("1 configured PF(s): 0 applied, 1 not (see sriovctl status)\n"
-                        f"Not applied: 0000:3b:00.0 (ens1f0): pending: {LIFTED}\n"), r.stdout
+                        f"Not applied: 0000:3b:00.0 (ens1f0): pending: {LIFTED}\n"
+                        f"    \"sriovctl --host {h.path} --config-dir {h.confdir} --main-config "
+                        f"{h.main} apply 0000:3b:00.0\" applies it now\n"), r.stdout
     # the apply the reason asks for
     r = helper_apply(h, h.main)
     assert r.returncode == 0 and r.stderr == "", r

@@ -83,7 +83,9 @@ def test_a_hold_fixed_while_the_host_is_as_wanted_is_pending(make_host):
     r = run(h, "wait", "--timeout", "0")
     assert r.returncode == 1 and r.stdout == (
         "1 configured PF(s): 0 applied, 1 not (see sriovctl status)\n"
-        f"Not applied: {X710_A} (ens2f0): pending: {LIFTED}\n"), r
+        f"Not applied: {X710_A} (ens2f0): pending: {LIFTED}\n"
+        f"    \"sriovctl --host {h.path} --config-dir {h.confdir} --main-config {h.main} apply "
+        f"{X710_A}\" applies it now\n"), r
     # the apply the reason asks for
     assert run(h, "apply").returncode == 0
     rc, pf = status_of(h)
@@ -124,7 +126,9 @@ def test_a_deferral_whose_policy_lets_it_run_now_is_pending(make_host):
     r = run(h, "wait", "--timeout", "0")
     assert r.returncode == 1 and r.stdout == (
         "1 configured PF(s): 0 applied, 1 not (see sriovctl status)\n"
-        f"Not applied: {X710_A} (ens2f0): pending: {lifted}\n"), r
+        f"Not applied: {X710_A} (ens2f0): pending: {lifted}\n"
+        f"    \"sriovctl --host {h.path} --config-dir {h.confdir} --main-config {h.main} apply "
+        f"{X710_A}\" applies it now\n"), r
     # drain where Kubernetes is not enabled runs as immediate does
     h.main.write_text("[Disruption]\nPolicy=drain\n[Kubernetes]\nEnabled=no\n")
     assert status_of(h)[1]["state"] == "pending"
