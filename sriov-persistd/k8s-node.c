@@ -178,13 +178,16 @@ char *k8s_node_state(const struct manager *m, char *const *waiting)
 								JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
-/* A reboot that did not satisfy the reasons is not repeated on its own. */
+/* A reboot that did not satisfy the reasons is not repeated on its own; one
+ * is not made for reasons that no layout asks for (a firmware raise an apply
+ * made for a layout since removed), which only a reboot made for others
+ * satisfies. */
 bool k8s_node_reboot_due(const struct manager *m, char **tried)
 {
 	_cleanup_strv_free_ char **reasons = NULL;
 	_cleanup_free_ char *joined = NULL;
 
-	if (m->reboot.n_reasons == 0 || m->conf.reboot_policy == REBOOT_POLICY_NEVER)
+	if (reboot_record_n_asked(&m->reboot) == 0 || m->conf.reboot_policy == REBOOT_POLICY_NEVER)
 		return false;
 	if (m->conf.reboot_policy == REBOOT_POLICY_COORDINATED &&
 	    !mainconf_kubernetes_enabled(&m->conf))

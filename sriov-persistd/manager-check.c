@@ -12,6 +12,7 @@
 #include "manager-result.h"
 #include "manager-summary.h"
 #include "report-gone.h"
+#include "report.h"
 
 #define MAIN_BROKEN \
 	"the main configuration has errors (see ConfigErrors); nothing is applied until they are fixed"
@@ -144,6 +145,15 @@ static int check_unconfigured(struct manager *m, struct pf_entry *e, const struc
 	if (r > 0 && !(left = pf_created_describe(&c)))
 		return -ENOMEM;
 	has_record = pf_status_read(m->runtime_dir, e->pci, &st) >= 0;
+	/* what an apply raised in firmware stays pending until the reboot,
+	 * whatever the layouts say */
+	e->reboot_reasons = strv_free(e->reboot_reasons);
+	e->reboot_unasked = true;
+	if (report_unselected_reboot_reasons(has_record ? &st : NULL, pf, &e->reboot_reasons) < 0) {
+		if (has_record)
+			pf_status_done(&st);
+		return -ENOMEM;
+	}
 	e->state = decide_unconfigured(left != NULL, has_record, st.state,
 				       has_record && !st.config_files[0] && st.error);
 	(void)free_and_strdup(&e->last_error, e->state == PF_RUN_UNCONFIGURED ? left : st.error);
@@ -276,6 +286,7 @@ static int note_desired(struct manager *m, struct pf_entry *e, const struct pf_s
 	if (r < 0)
 		return r;
 	set_strv(&e->reboot_reasons, p ? strv_copy(p->reboot_reasons) : NULL);
+	e->reboot_unasked = false;
 	if (!d || d->held)
 		return 0;
 	r = dpconfig_pf_resources(d, m->conf.resource_prefix, &names);

@@ -48,6 +48,15 @@ void apply_result_log(const struct apply_pf_result *res)
 		       st->waiting[0]);
 		return;
 	}
+	/* what is left waits for a reboot: the PF is pending, not applied */
+	if (st->state == PF_STATUS_APPLIED && st->reboot_reasons && st->reboot_reasons[0]) {
+		_cleanup_free_ char *why = strv_join(st->reboot_reasons, "; ");
+
+		log_pf(LOG_WARNING, st->pci, "%s%s%s%s: pending a reboot after %u action(s): %s",
+		       st->pci, st->name ? " (" : "", strempty(st->name), st->name ? ")" : "",
+		       st->n_actions, strna(why));
+		return;
+	}
 	log_pf(prio, st->pci, "%s%s%s%s: %s after %u action(s)%s%s", st->pci, st->name ? " (" : "",
 	       strempty(st->name), st->name ? ")" : "", pf_status_state_to_string(st->state),
 	       st->n_actions, st->error ? ": " : "", strempty(st->error));

@@ -10,6 +10,21 @@
 #include "manager-summary.h"
 #include "report-gone.h"
 
+/* A reason no layout asks for now is the one a layout asked for with more
+ * words ("... (set by the apply of ...; no layout asks for it now)"): it
+ * keeps the time that one was first seen. */
+static usec_t unasked_since(const struct manager *m, const char *pci, const char *text, usec_t now)
+{
+	for (size_t i = 0; i < m->reboot.n_reasons; i++) {
+		const struct reboot_reason *p = &m->reboot.reasons[i];
+
+		if (streq(p->pci, pci) && startswith(text, p->text) && p->since &&
+		    streq(m->reboot.boot_id, manager_boot_id(m)))
+			return p->since;
+	}
+	return now;
+}
+
 static int current_reasons(struct manager *m, struct reboot_record *ret)
 {
 	struct reboot_record cur = {};
@@ -19,7 +34,10 @@ static int current_reasons(struct manager *m, struct reboot_record *ret)
 		const struct pf_entry *e = m->pfs[i];
 
 		for (char **r = e->reboot_reasons; r && *r; r++)
-			if (reboot_record_add(&cur, e->pci, *r, now) < 0) {
+			if ((e->reboot_unasked ?
+				     reboot_record_add_unasked(&cur, e->pci, *r,
+							       unasked_since(m, e->pci, *r, now)) :
+				     reboot_record_add(&cur, e->pci, *r, now)) < 0) {
 				reboot_record_done(&cur);
 				return -ENOMEM;
 			}

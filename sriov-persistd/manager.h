@@ -50,6 +50,10 @@ struct pf_entry {
 	char *given_up;
 	char *plan_sig;	       /* the current plan, NULL when empty */
 	char **reboot_reasons; /* of the last plan */
+	/* reboot_reasons are no layout's: a raise of the firmware VF limit an
+	 * apply made, still waiting for the reboot, of a PF no layout selects
+	 * now (report_unselected_reboot_reasons()) */
+	bool reboot_unasked;
 	/* A firmware reset ran for them and the firmware kept its settings:
 	 * what it reports. The PF is failed with it while they stand. */
 	char *firmware_stuck;

@@ -76,13 +76,22 @@ static int apply_report_gone(struct ctl_run *x, struct host *h)
 	return report_gone_each(hs, x->c->runtime_dir, print_gone_record, x);
 }
 
+/* "applied, N action(s) ..."; "pending a reboot, N action(s) ..." when what
+ * is left waits for a reboot (the "reboot needed:" lines that follow), as
+ * status says the PF is pending, not applied. */
+static const char *applied_word(const struct ctl *c, bool reboot)
+{
+	return reboot ? ctl_paint(c, ANSI_YELLOW, "pending a reboot") :
+			ctl_paint(c, ANSI_GREEN, "applied");
+}
+
 static void print_applied(const struct ctl *c, const char *who, const struct apply_pf_result *res,
 			  double secs)
 {
 	const struct pf_status *st = &res->status;
 
 	printf("%s: %s, %u action(s) in %.2fs (%.2fs in the host), %u VFs\n", strna(who),
-	       ctl_paint(c, ANSI_GREEN, "applied"), st->n_actions, secs,
+	       applied_word(c, st->reboot_reasons && st->reboot_reasons[0]), st->n_actions, secs,
 	       (double)st->host_usec / (double)USEC_PER_SEC, st->num_vfs);
 	if (res->without_drain)
 		printf("  note: disruptive, without a drain: %s\n", res->without_drain);
@@ -160,8 +169,8 @@ static bool print_daemon_result(const struct ctl *c, struct json_object *pf)
 	else if (streq(state, "applied") && actions > 0)
 		printf("%s: %s, %" PRIu64 " action(s) in %.2fs (%.2fs in the host), %" PRIu64
 		       " VFs\n",
-		       strna(who), ctl_paint(c, ANSI_GREEN, "applied"), actions, secs,
-		       (double)doc_u64(last, "host_usec") / (double)USEC_PER_SEC,
+		       strna(who), applied_word(c, doc_len(pf, "pending_reboot_reasons") > 0),
+		       actions, secs, (double)doc_u64(last, "host_usec") / (double)USEC_PER_SEC,
 		       doc_u64(pf, "num_vfs"));
 	else if (streq(state, "applied") && doc_len(pf, "pending_reboot_reasons") > 0)
 		print_reboot_pending(c, who);

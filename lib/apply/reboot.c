@@ -26,6 +26,15 @@ static const struct reboot_reason *find(const struct reboot_record *r, const cha
 	return NULL;
 }
 
+size_t reboot_record_n_asked(const struct reboot_record *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->n_reasons; i++)
+		n += !r->reasons[i].unasked;
+	return n;
+}
+
 bool reboot_record_has(const struct reboot_record *r, const char *pci, const char *text)
 {
 	return find(r, pci, text) != NULL;
@@ -51,6 +60,23 @@ int reboot_record_add(struct reboot_record *r, const char *pci, const char *text
 	return 0;
 }
 
+int reboot_record_add_unasked(struct reboot_record *r, const char *pci, const char *text,
+			      usec_t since)
+{
+	size_t n = r->n_reasons;
+	int k = reboot_record_add(r, pci, text, since);
+
+	if (k >= 0 && r->n_reasons > n)
+		r->reasons[n].unasked = true;
+	return k;
+}
+
+static int add_like(struct reboot_record *r, const struct reboot_reason *src, usec_t since)
+{
+	return src->unasked ? reboot_record_add_unasked(r, src->pci, src->text, since) :
+			      reboot_record_add(r, src->pci, src->text, since);
+}
+
 int reboot_record_merge(const struct reboot_record *persisted, const struct reboot_record *current,
 			const char *boot_id, bool layouts_changed, struct reboot_record *ret)
 {
@@ -63,13 +89,13 @@ int reboot_record_merge(const struct reboot_record *persisted, const struct rebo
 		const struct reboot_reason *c = &current->reasons[i];
 		const struct reboot_reason *p = same_boot ? find(persisted, c->pci, c->text) : NULL;
 
-		r = reboot_record_add(&m, c->pci, c->text, p ? p->since : c->since);
+		r = add_like(&m, c, p ? p->since : c->since);
 	}
 	for (size_t i = 0; r >= 0 && same_boot && !layouts_changed && i < persisted->n_reasons;
 	     i++) {
 		const struct reboot_reason *p = &persisted->reasons[i];
 
-		r = reboot_record_add(&m, p->pci, p->text, p->since);
+		r = add_like(&m, p, p->since);
 	}
 	if (r < 0) {
 		reboot_record_done(&m);
@@ -91,6 +117,8 @@ static struct json_object *to_json(const struct reboot_record *r)
 		json_object_object_add(e, "reason", json_object_new_string(r->reasons[i].text));
 		json_object_object_add(e, "since_usec",
 				       json_object_new_uint64(r->reasons[i].since));
+		if (r->reasons[i].unasked)
+			json_object_object_add(e, "unasked", json_object_new_boolean(true));
 		json_object_array_add(a, e);
 	}
 	json_object_object_add(o, "reasons", a);
@@ -115,7 +143,7 @@ int reboot_record_write(const char *dir, const struct reboot_record *r)
 
 static int from_json(struct json_object *o, struct reboot_record *ret)
 {
-	struct json_object *id, *a, *pci, *text, *since;
+	struct json_object *id, *a, *pci, *text, *since, *unasked;
 	struct reboot_record m = {};
 	int r = 0;
 
@@ -135,11 +163,14 @@ static int from_json(struct json_object *o, struct reboot_record *ret)
 		    strlen(json_object_get_string(pci)) >= PCI_ADDR_MAX)
 			r = -EINVAL;
 		else
-			r = reboot_record_add(&m, json_object_get_string(pci),
-					      json_object_get_string(text),
-					      json_object_object_get_ex(e, "since_usec", &since) ?
-						      json_object_get_uint64(since) :
-						      0);
+			r = (json_object_object_get_ex(e, "unasked", &unasked) &&
+					     json_object_get_boolean(unasked) ?
+				     reboot_record_add_unasked :
+				     reboot_record_add)(
+				&m, json_object_get_string(pci), json_object_get_string(text),
+				json_object_object_get_ex(e, "since_usec", &since) ?
+					json_object_get_uint64(since) :
+					0);
 	}
 	if (r < 0) {
 		reboot_record_done(&m);

@@ -14,6 +14,9 @@ struct reboot_reason {
 	char pci[PCI_ADDR_MAX];
 	char *text;
 	usec_t since; /* CLOCK_REALTIME, when first seen in this boot */
+	/* no layout asks for it now (a firmware raise an apply made for a
+	 * layout since removed): reported, never rebooted for on its own */
+	bool unasked;
 };
 
 struct reboot_record {
@@ -25,6 +28,11 @@ struct reboot_record {
 void reboot_record_done(struct reboot_record *r);
 /* Adds (pci, text) unless present; -ENOMEM. */
 int reboot_record_add(struct reboot_record *r, const char *pci, const char *text, usec_t since);
+/* reboot_record_add() of a reason that no layout asks for now. */
+int reboot_record_add_unasked(struct reboot_record *r, const char *pci, const char *text,
+			      usec_t since);
+/* The reasons that some layout asks for. */
+size_t reboot_record_n_asked(const struct reboot_record *r) _pure_;
 bool reboot_record_has(const struct reboot_record *r, const char *pci, const char *text) _pure_;
 
 /* Pure. The reasons that stand now, for boot_id:
@@ -36,6 +44,8 @@ bool reboot_record_has(const struct reboot_record *r, const char *pci, const cha
  *    asks for it withdraws it;
  *  - nothing from another boot: the reboot happened; what still stands
  *    is in current.
+ * Each keeps whether a layout asks for it (unasked) as current, else
+ * persisted, says.
  * -ENOMEM. */
 int reboot_record_merge(const struct reboot_record *persisted, const struct reboot_record *current,
 			const char *boot_id, bool layouts_changed, struct reboot_record *ret);

@@ -508,11 +508,10 @@ static int vfs_put(struct json_object *o, const struct pf_view *pv)
 	return r;
 }
 
-/* Of a PF that no layout selects, whose record carries the raise of the
- * firmware VF limit (the apply's that raised it, or a later one's): the
- * firmware's reason with that apply's time, "firmware VF limit raised to 16, waiting for a reboot (set by the
- * apply of 2026-12-07T12:09:56Z; no layout asks for it now)". */
-static int firmware_set_when(char **reasons, const struct pf_view *pv, const struct pf_report *r)
+/* The firmware's reasons with the time of the apply that raised the limit,
+ * "firmware VF limit raised to 16, waiting for a reboot (set by the apply of
+ * 2026-12-07T12:09:56Z; no layout asks for it now)". */
+static int firmware_set_when(char **reasons, const struct pf_status *rec)
 {
 	char when[FORMAT_RFC3339_MAX];
 
@@ -522,12 +521,26 @@ static int firmware_set_when(char **reasons, const struct pf_view *pv, const str
 		if (!startswith(*p, "firmware VF limit"))
 			continue;
 		t = strdup_printf("%s (set by the apply of %s; no layout asks for it now)", *p,
-				  format_rfc3339(when, r->rec.firmware.set));
+				  format_rfc3339(when, rec->firmware.set));
 		if (!t)
 			return -ENOMEM;
 		free(*p);
 		*p = t;
 	}
+	return 0;
+}
+
+int report_unselected_reboot_reasons(const struct pf_status *rec, const struct pf_state *pf,
+				     char ***ret)
+{
+	_cleanup_strv_free_ char **host = NULL;
+
+	*ret = NULL;
+	if (!rec || !pf_status_firmware_pending(rec, pf))
+		return 0;
+	if (plan_host_reboot_reasons(pf, &host) < 0 || firmware_set_when(host, rec) < 0)
+		return -ENOMEM;
+	*ret = TAKE_PTR(host);
 	return 0;
 }
 
@@ -538,12 +551,16 @@ static int firmware_set_when(char **reasons, const struct pf_view *pv, const str
 static struct json_object *pending_reboot_json(const struct pf_view *pv, const struct pf_report *r)
 {
 	_cleanup_strv_free_ char **host = NULL;
-	bool set_here = !pv->desired && r->has_rec && pf_status_firmware_pending(&r->rec, pv->pf);
 
-	if (pv->plan || (pv->desired && !pv->desired->held) || (!pv->desired && !set_here))
+	if (pv->plan || (pv->desired && !pv->desired->held))
 		return json_strv(pv->plan ? pv->plan->reboot_reasons : NULL);
-	if (plan_host_reboot_reasons(pv->pf, &host) < 0 ||
-	    (set_here && firmware_set_when(host, pv, r) < 0))
+	if (!pv->desired) {
+		if (report_unselected_reboot_reasons(r->has_rec ? &r->rec : NULL, pv->pf, &host) <
+		    0)
+			return NULL;
+		return json_strv(host);
+	}
+	if (plan_host_reboot_reasons(pv->pf, &host) < 0)
 		return NULL;
 	return json_strv(host);
 }

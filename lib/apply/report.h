@@ -28,6 +28,14 @@ int report_status(const struct host_view *v, const char *runtime_dir, const char
  * reads, a fraction of the memory on a host of thousands of VFs. */
 int report_status_brief(const struct host_view *v, const char *runtime_dir, const char *state_dir,
 			bool with_gone, struct json_object **ret);
+/* Of a PF that no layout selects whose record rec (NULL: none) carries a
+ * raise of the firmware VF limit that still waits for the reboot: what the
+ * host brings at that reboot, the firmware's reason with the time of the
+ * apply that raised it ("firmware VF limit raised to 16, waiting for a
+ * reboot (set by the apply of 2026-12-07T12:09:56Z; no layout asks for it
+ * now)"), as status says it; else *ret NULL. -ENOMEM. */
+int report_unselected_reboot_reasons(const struct pf_status *rec, const struct pf_state *pf,
+				     char ***ret);
 /* Whether rec, the PF's record (NULL: none), says held while the files hold
  * it no more (a PF they hold has no plan): what held it was fixed since,
  * and the PF is pending, even when the host is as the layouts say, until an

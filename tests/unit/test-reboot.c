@@ -102,6 +102,48 @@ static void test_add_is_idempotent(void **state)
 	reboot_record_done(&r);
 }
 
+/* Whether a layout asks for a reason is kept through a merge (current's
+ * word first, else persisted's), a write and a read; only the asked count. */
+static void test_unasked(void **state)
+{
+	char dir[] = "/tmp/test-reboot-XXXXXX";
+	struct reboot_record old = {}, cur = {}, m, back;
+
+	snprintf(old.boot_id, sizeof(old.boot_id), "%s", BOOT_A);
+	assert_int_equal(reboot_record_add_unasked(&old, PF1, FW, 100), 0);
+	record(&old, BOOT_A, 100, PF0, IOMMU);
+	assert_int_equal(reboot_record_n_asked(&old), 1);
+	/* current says PF0's is no layout's now; PF1's, not shown now, stays unasked */
+	snprintf(cur.boot_id, sizeof(cur.boot_id), "%s", BOOT_A);
+	assert_int_equal(reboot_record_add_unasked(&cur, PF0, IOMMU, 900), 0);
+	assert_int_equal(reboot_record_merge(&old, &cur, BOOT_A, false, &m), 0);
+	assert_int_equal(m.n_reasons, 2);
+	assert_int_equal(reboot_record_n_asked(&m), 0);
+	assert_int_equal(m.reasons[0].since, 100);
+	/* adding what is there already changes nothing */
+	assert_int_equal(reboot_record_add(&m, PF0, IOMMU, 5), 0);
+	assert_true(m.reasons[0].unasked);
+
+	assert_non_null(mkdtemp(dir));
+	m.reasons[1].unasked = false;
+	assert_int_equal(reboot_record_write(dir, &m), 0);
+	assert_int_equal(reboot_record_read(dir, &back), 0);
+	assert_int_equal(back.n_reasons, 2);
+	assert_true(back.reasons[0].unasked);
+	assert_false(back.reasons[1].unasked);
+	assert_int_equal(reboot_record_n_asked(&back), 1);
+	{
+		_cleanup_free_ char *path = strdup_printf("%s/reboot.json", dir);
+
+		unlink(path);
+	}
+	rmdir(dir);
+	reboot_record_done(&old);
+	reboot_record_done(&cur);
+	reboot_record_done(&m);
+	reboot_record_done(&back);
+}
+
 static void test_write_read(void **state)
 {
 	char dir[] = "/tmp/test-reboot-XXXXXX";
@@ -143,6 +185,7 @@ int main(void)
 		cmocka_unit_test(test_reboot_clears),
 		cmocka_unit_test(test_add_is_idempotent),
 		cmocka_unit_test(test_write_read),
+		cmocka_unit_test(test_unasked),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
