@@ -263,22 +263,44 @@ static int sno_net_filter(struct sno_reader *r, yaml_node_t *v, const char *fiel
 		       "rootDevices or pfNames");
 }
 
+/* The keys of nicSelector, each marked in r->bad_nic_keys when it has an
+ * error (bit i: key i), for the checks across fields that read one. */
+static const char *const sno_nic_keys[] = { "vendor", "deviceID", "rootDevices", "pfNames",
+					    "netFilter" };
+
+static int sno_nic_key_read(struct sno_reader *r, size_t i, yaml_node_t *v, const char *field)
+{
+	switch (i) {
+	case 0:
+		return sno_pci_id(r, v, field, &r->p->vendor);
+	case 1:
+		return sno_pci_id(r, v, field, &r->p->device);
+	case 2:
+		return sno_strings(r, v, field, sno_add_pci);
+	case 3:
+		return sno_strings(r, v, field, sno_add_pf_name);
+	default:
+		return sno_net_filter(r, v, field);
+	}
+}
+
 static int sno_nic_key(struct sno_reader *r, const char *key, yaml_node_t *v)
 {
 	_cleanup_free_ char *field = strdup_printf("nicSelector.%s", key);
+	bool failed = r->failed;
+	int e;
 
 	if (!field)
 		return -ENOMEM;
-	if (streq(key, "vendor"))
-		return sno_pci_id(r, v, field, &r->p->vendor);
-	if (streq(key, "deviceID"))
-		return sno_pci_id(r, v, field, &r->p->device);
-	if (streq(key, "rootDevices"))
-		return sno_strings(r, v, field, sno_add_pci);
-	if (streq(key, "pfNames"))
-		return sno_strings(r, v, field, sno_add_pf_name);
-	if (streq(key, "netFilter"))
-		return sno_net_filter(r, v, field);
+	for (size_t i = 0; i < ELEMENTSOF(sno_nic_keys); i++)
+		if (streq(key, sno_nic_keys[i])) {
+			r->failed = false;
+			e = sno_nic_key_read(r, i, v, field);
+			if (r->failed)
+				r->bad_nic_keys |= UINT32_C(1) << i;
+			r->failed = r->failed || failed;
+			return e;
+		}
 	return sno_say(r, DIAG_ERROR, v, field, "not a field of the operator's nicSelector");
 }
 
@@ -387,6 +409,12 @@ static int sno_spec_field_read(struct sno_reader *r, size_t i, yaml_node_t *v)
 
 bool sno_field_bad(const struct sno_reader *r, const char *name)
 {
+	if (startswith(name, "nicSelector.")) {
+		for (size_t i = 0; i < ELEMENTSOF(sno_nic_keys); i++)
+			if (streq(name + strlen("nicSelector."), sno_nic_keys[i]))
+				return r->bad_nic_keys & (UINT32_C(1) << i);
+		return false;
+	}
 	for (size_t i = 0; i < ELEMENTSOF(sno_spec_fields); i++)
 		if (streq(name, sno_spec_fields[i].name))
 			return r->bad_fields & (UINT32_C(1) << i);

@@ -17,6 +17,9 @@ struct sno_reader {
 	/* the spec's fields of p that have an error, by name (bit i: field i
 	 * of sno-policy-fields.c's table): the checks across fields skip them */
 	uint32_t bad_fields;
+	/* the same for the keys of its nicSelector (sno-policy-fields.c's
+	 * sno_nic_keys): a check reading pfNames reads no vendor */
+	uint32_t bad_nic_keys;
 };
 
 unsigned sno_line(const yaml_node_t *n);
@@ -47,5 +50,6 @@ int sno_strings(struct sno_reader *r, yaml_node_t *v, const char *field,
  * errors the others have; those with one are marked in r->bad_fields. */
 int sno_policy_read_spec(struct sno_reader *r, yaml_node_t *spec);
 /* Whether the spec's field name ("numVfs", "nicSelector" for any of its
- * keys) had an error: a check that reads it cannot tell anything. */
+ * keys, "nicSelector.pfNames" for that key alone) had an error: a check
+ * that reads it cannot tell anything. */
 bool sno_field_bad(const struct sno_reader *r, const char *name);

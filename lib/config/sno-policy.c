@@ -98,6 +98,9 @@ static int sno_policy_judge(struct sno_reader *r)
 {
 	struct sno_policy *p = r->p;
 	bool nic_ok = !sno_field_bad(r, "nicSelector"), num_ok = !sno_field_bad(r, "numVfs");
+	bool pf_ok = !sno_field_bad(r, "nicSelector.pfNames");
+	bool ib_ok = pf_ok && !sno_field_bad(r, "nicSelector.rootDevices") &&
+		     !sno_field_bad(r, "linkType");
 	int e = 0;
 
 	if (nic_ok && !p->vendor && !p->device && !p->pci && !p->pf_names) {
@@ -111,11 +114,11 @@ static int sno_policy_judge(struct sno_reader *r)
 				  "0 or not given: the operator configures nothing with it; no "
 				  "file written");
 	}
-	if (nic_ok && num_ok)
+	if (pf_ok && num_ok)
 		e = sno_policy_ranges(r);
 	if (e >= 0 && p->rdma && p->vfio)
 		e = sno_rdma_vfio(r);
-	if (e >= 0 && nic_ok)
+	if (e >= 0 && ib_ok)
 		e = sno_policy_ib_names(r);
 	return e;
 }
@@ -151,6 +154,7 @@ static int sno_object_read(struct sno_reader *r, struct sno_policies *ps, yaml_n
 	r->p = &p;
 	r->failed = false;
 	r->bad_fields = 0;
+	r->bad_nic_keys = 0;
 	e = free_and_strdup(&p.name, name);
 	if (e >= 0 && sno_name_taken(ps, name))
 		e = sno_say(r, DIAG_ERROR, name_node, "metadata.name",

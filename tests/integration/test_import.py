@@ -155,26 +155,27 @@ def test_unsupported_fields_are_errors_and_nothing_is_written(tmp_path, sriovctl
     assert r.stdout == ""
     assert list(tmp_path.iterdir()) == []
     assert r.stderr.splitlines() == [
-        "<stdin>:16: policy vdpa: vdpaType: sriov-persist makes no vDPA devices; leave this "
+        "<stdin>:18: policy vdpa: vdpaType: sriov-persist makes no vDPA devices; leave this "
         "policy to the operator",
-        "<stdin>:28: policy bridged: nicSelector.netFilter: a cloud network filter has no "
+        "<stdin>:30: policy bridged: nicSelector.netFilter: a cloud network filter has no "
         "equivalent in [Match]; select the PFs by rootDevices or pfNames",
-        "<stdin>:30: policy bridged: bridge: sriov-persist configures no Open vSwitch bridge; "
+        "<stdin>:32: policy bridged: bridge: sriov-persist configures no Open vSwitch bridge; "
         "configure the bridge with OVS itself and import the policy without it",
-        "<stdin>:38: policy typos: resourceName: intel-vf: sriov-persist's resource names are "
+        "<stdin>:40: policy typos: resourceName: intel-vf: sriov-persist's resource names are "
         "1..63 letters, digits or '_' (ResourceName=); rename the resource, and the pods' "
         "requests of it",
-        "<stdin>:41: policy typos: priority: 100: must be a number 0..99",
-        "<stdin>:42: policy typos: deviceType: dpdk: must be one of netdevice, vfio-pci",
-        "<stdin>:43: policy typos: linkType: roce: must be one of eth, ETH, ib, IB",
-        "<stdin>:44: policy typos: isRdma: yes: must be true or false",
-        "<stdin>:45: policy typos: spoofChk: a field of the operator's SriovNetwork, not of a "
+        "<stdin>:43: policy typos: priority: 100: must be a number 0..99",
+        "<stdin>:44: policy typos: deviceType: dpdk: must be one of netdevice, vfio-pci",
+        "<stdin>:45: policy typos: linkType: roce: must be one of eth, ETH, ib, IB",
+        "<stdin>:46: policy typos: isRdma: yes: must be true or false",
+        "<stdin>:47: policy typos: spoofChk: a field of the operator's SriovNetwork, not of a "
         "policy; set MACSpoofCheck= in the VF section of the layout file instead",
-        "<stdin>:46: policy typos: colour: not a field of the operator's SriovNetworkNodePolicy "
+        "<stdin>:48: policy typos: colour: not a field of the operator's SriovNetworkNodePolicy "
         "spec",
-        "<stdin>:49: policy typos: nicSelector.vendor: 8086x: must be four hex digits",
-        "<stdin>:51: object not-a-policy: kind SriovNetworkNetwork, not SriovNetworkNodePolicy",
-        "12 errors: no file written",
+        "<stdin>:51: policy typos: nicSelector.vendor: 8086x: must be four hex digits",
+        "<stdin>:50: policy typos: nicSelector.pfNames: VFs 4-9: beyond numVfs 4",
+        "<stdin>:53: object not-a-policy: kind SriovNetworkNetwork, not SriovNetworkNodePolicy",
+        "13 errors: no file written",
     ]
 
 
