@@ -291,6 +291,18 @@ static void test_all_of_a_policy_at_once(void **state)
 	convert(POLICY("n", "numVfs: many, nicSelector: {pfNames: [\"p0#0-9\"]}"), &r);
 	assert_only_diag(&r, "p.yaml:3: policy n: numVfs: many: must be a number 0..65535");
 	result_done(&r);
+	/* another key of nicSelector bad: the range check reads no vendor */
+	convert(POLICY("v", "numVfs: 4, nicSelector: {pfNames: [\"p0#4-9\"], vendor: 8086x}"), &r);
+	assert_int_equal(r.diags.n, 2);
+	s = diag_format(&r.diags.items[1]);
+	assert_string_equal(s, "p.yaml:3: policy v: nicSelector.pfNames: VFs 4-9: beyond numVfs 4");
+	free(s);
+	result_done(&r);
+	/* a bad vendor alone: nicSelector is not "empty" */
+	convert(POLICY("e", "numVfs: 4, nicSelector: {vendor: 8086x}"), &r);
+	assert_only_diag(&r,
+			 "p.yaml:3: policy e: nicSelector.vendor: 8086x: must be four hex digits");
+	result_done(&r);
 }
 
 int main(void)
