@@ -54,6 +54,7 @@ def test_vlan_changed_on_a_deferred_pf_is_drift(make_host, start_daemon, bus_cli
     assert "VF 2: " in lines[0] and "repaired with the deferred apply" in lines[0], lines
     series, _ = metrics(h, system_bus.address)
     assert value(series, "daemon_drift_events_total", pf_pci=E810_A) == 1
+    assert value(series, "daemon_repairs_total", pf_pci=E810_A) == 0, "nothing was repaired"
     # fail safe: the policy holds the apply, nothing is destroyed nor set
     assert h.state()["pfs"] == changed["pfs"]
 
@@ -77,3 +78,26 @@ def test_vlan_changed_on_an_applied_pf_is_repaired(make_host, start_daemon, bus_
     assert host_matches(h, E810_A, 4, 100)
     lines = drift_lines(d)
     assert len(lines) == 1 and "deferred" not in lines[0], lines
+
+
+def test_the_trials_layout(make_host, start_daemon, bus_client):
+    """As the trial had it: matched by name, no MAC, the VF count raised from 4 to 8."""
+    c = bus_client
+    h = configured_host(make_host, "e810.json", {}, policy="never")
+    text = "[Match]\nName=ens1f0\n[PhysicalFunction]\nVirtualFunctions={n}\n" \
+           "[VirtualFunction]\nVLANId=100\n"
+    h.layout("50-trial.conf", text.format(n=4))
+    d = start_daemon(h)
+    apply_all(c, [E810_A])
+    m = c.mark()
+    replace_layout(h, "50-trial.conf", text.format(n=8))
+    assert c.wait_applied(E810_A, m) == -EBUSY
+    m = c.mark()
+    drift(h, E810_A, vf=2, vlan=7)
+    assert c.wait_signal("DriftDetected", m, pci=E810_A).args[1] == [
+        "VF 2: vlan 100 qos 0 802.1Q (now vlan 7 qos 0 802.1Q)"]
+    sync(c)
+    assert c.get("Drifted") is True
+    assert c.get("State", pf_path(E810_A), PF_IFACE) == "deferred"
+    assert h.pf(E810_A)["num_vfs"] == 4 and h.pf(E810_A)["vfs"][2]["vlan"] == 7
+    assert any("(now vlan 7 qos 0 802.1Q); deferred" in line for line in drift_lines(d))
