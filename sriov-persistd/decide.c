@@ -50,7 +50,9 @@ enum pf_run_state decide_state_of_record(enum pf_status_state s)
  * record says what happened (held, failed, deferred, degraded). Both are
  * applied again with Mode=repair, unless the plan is the one given up, or
  * a module is missing (removed by hand, as on the way to reloading a
- * driver). */
+ * driver). A deferred PF that changed since it was deferred (a VF's VLAN
+ * set by hand) drifted too, and stays deferred: it is repaired with the
+ * deferred apply, which the policy lets run as a whole or not at all. */
 struct pf_verdict decide_changes(const struct pf_facts *f)
 {
 	bool retry = !streq_ptr(f->plan_sig, f->given_up);
@@ -68,7 +70,8 @@ struct pf_verdict decide_changes(const struct pf_facts *f)
 		v.state = PF_RUN_DRIFTED;
 		v.drifted = true;
 		v.module_missing = f->loads_module;
-	}
+	} else if (f->record == PF_STATUS_DEFERRED && f->deferred_drift)
+		v.drifted = true;
 	v.apply = f->may_apply && retry && repair && !v.module_missing;
 	return v;
 }

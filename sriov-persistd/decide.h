@@ -45,11 +45,15 @@ struct pf_facts {
 	const char *plan_sig; /* the plan now */
 	const char *given_up; /* the plan that last failed or was deferred, NULL: none */
 	bool may_apply;	      /* the look may lead to an apply */
+	/* deferred (record DEFERRED), and the host differs from what it was
+	 * when it was deferred: a change the deferral did not make */
+	bool deferred_drift;
 };
 
 struct pf_verdict {
 	enum pf_run_state state;
-	/* it was applied and differs now: drift, to report */
+	/* it was applied and differs now, or it is deferred and differs from
+	 * what it was deferred with: drift, to report */
 	bool drifted;
 	/* drift that is not repaired on its own: a module is missing */
 	bool module_missing;

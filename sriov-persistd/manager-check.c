@@ -72,10 +72,32 @@ static void noticed_drift(struct manager *m, struct pf_entry *e, char **what)
 			return;
 		}
 	}
-	log_pf(LOG_WARNING, e->pci, "%s%s%s%s: drifted from its layout: %s", e->pci,
-	       e->name ? " (" : "", strempty(e->name), e->name ? ")" : "", strna(list));
+	/* deferred: its apply waits for the policy as a whole */
+	log_pf(LOG_WARNING, e->pci, "%s%s%s%s: drifted from its layout: %s%s", e->pci,
+	       e->name ? " (" : "", strempty(e->name), e->name ? ")" : "", strna(list),
+	       e->state == PF_RUN_DEFERRED ? "; deferred: repaired with the deferred apply" : "");
 	set_strv(&e->drift, what);
 	manager_notify(m, MANAGER_PF_DRIFTED, .pf = e);
+}
+
+/* A deferred PF: what differs now (plan_describe_drift()) beyond what
+ * differed when it was deferred (e->deferred_base, taken at the first look
+ * at it deferred). NULL on ENOMEM, an empty list when nothing more. */
+static char **deferred_changes(struct pf_entry *e, const struct plan *p, const struct pf_state *pf)
+{
+	_cleanup_strv_free_ char **now = plan_describe_drift(p, pf);
+	char **more = calloc(1, sizeof(char *));
+
+	if (!now || !more)
+		return strv_free(more);
+	if (!e->deferred_base) {
+		e->deferred_base = TAKE_PTR(now);
+		return more;
+	}
+	for (char **l = now; *l; l++)
+		if (!strv_contains(e->deferred_base, *l) && strv_extend(&more, *l) < 0)
+			return strv_free(more);
+	return more;
 }
 
 /* The first module the plan loads, NULL when it loads none. */
@@ -101,19 +123,29 @@ static bool judge_changes(struct manager *m, struct pf_entry *e, const struct pl
 		.given_up = e->given_up,
 		.may_apply = may_apply,
 	};
+	_cleanup_strv_free_ char **news = NULL;
 	struct pf_verdict v;
 
 	f.has_record = pf_status_read(m->runtime_dir, e->pci, &st) >= 0;
 	f.record = st.state;
+	if (f.has_record && st.state == PF_STATUS_DEFERRED) {
+		news = deferred_changes(e, p, pf);
+		f.deferred_drift = news && news[0];
+	} else
+		e->deferred_base = strv_free(e->deferred_base);
 	v = decide_changes(&f);
 	e->state = v.state;
-	(void)free_and_strdup(&e->last_error, v.drifted ? NULL : st.error);
-	if (v.drifted) {
+	(void)free_and_strdup(&e->last_error,
+			      v.drifted && v.state != PF_RUN_DEFERRED ? NULL : st.error);
+	if (v.drifted && news)
+		noticed_drift(m, e, TAKE_PTR(news));
+	else if (v.drifted) {
 		char **what = plan_describe_drift(p, pf);
 
 		if (what)
 			noticed_drift(m, e, what);
-	}
+	} else if (news) /* put back by hand: no drift */
+		e->drift = strv_free(e->drift);
 	if (v.drifted && v.apply)
 		manager_notify(m, MANAGER_PF_REPAIRING, .pf = e);
 	if (v.module_missing) {
@@ -162,6 +194,7 @@ static int check_unconfigured(struct manager *m, struct pf_entry *e, const struc
 	if (r == 0) /* no VF of ours left: no pod of ours uses one */
 		e->resources_running = strv_free(e->resources_running);
 	e->drift = strv_free(e->drift);
+	e->deferred_base = strv_free(e->deferred_base);
 	e->given_up = mfree(e->given_up);
 	return 0;
 }
@@ -250,6 +283,7 @@ static int check_at_rest(struct pf_entry *e, const struct pf_desired *d, const s
 			return -ENOMEM;
 	}
 	e->drift = strv_free(e->drift);
+	e->deferred_base = strv_free(e->deferred_base);
 	e->given_up = mfree(e->given_up);
 	return 0;
 }
@@ -692,8 +726,11 @@ int manager_reload(struct manager *m)
 	r = reread(m);
 	if (r >= 0)
 		manager_log_unselected(m);
-	for (size_t i = 0; i < m->n_pfs; i++)
+	for (size_t i = 0; i < m->n_pfs; i++) {
 		m->pfs[i]->given_up = mfree(m->pfs[i]->given_up);
+		/* a new layout: what differs now is what its deferral leaves */
+		m->pfs[i]->deferred_base = strv_free(m->pfs[i]->deferred_base);
+	}
 	/* with errors in the main configuration nothing is applied: the PFs only
 	 * show why (held) */
 	if (r >= 0)

@@ -113,6 +113,28 @@ static void test_record_states(void **state)
 	assert_int_equal(decide_state_of_record(_PF_STATUS_STATE_INVALID), PF_RUN_PENDING);
 }
 
+/* Deferred, and changed since it was deferred: drift, still deferred; the
+ * deferred apply repairs it (tried only as any other: a plan not given up,
+ * Mode=repair). Only a deferred record: a failed or held one is not. */
+static void test_deferred_drift(void **state)
+{
+	struct pf_facts f = facts();
+	struct pf_verdict v;
+
+	f.record = PF_STATUS_DEFERRED;
+	f.deferred_drift = true;
+	f.given_up = f.plan_sig;
+	v = decide_changes(&f);
+	assert_int_equal(v.state, PF_RUN_DEFERRED);
+	assert_true(v.drifted);
+	assert_false(v.module_missing);
+	assert_false(v.apply);
+	f.record = PF_STATUS_FAILED;
+	assert_false(decide_changes(&f).drifted);
+	f.record = PF_STATUS_HELD;
+	assert_false(decide_changes(&f).drifted);
+}
+
 static void test_give_up(void **state)
 {
 	assert_true(decide_give_up(PF_STATUS_FAILED, "set 4 VFs"));
@@ -180,8 +202,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_record),     cmocka_unit_test(test_drift),
-		cmocka_unit_test(test_record_states), cmocka_unit_test(test_give_up),
-		cmocka_unit_test(test_summary),	      cmocka_unit_test(test_unconfigured),
+		cmocka_unit_test(test_record_states), cmocka_unit_test(test_deferred_drift),
+		cmocka_unit_test(test_give_up),	      cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_unconfigured),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
