@@ -311,7 +311,7 @@ static int set_settings(struct pf_entry *e, const struct pf_state *pf, const str
 static int note_desired(struct manager *m, struct pf_entry *e, const struct pf_state *pf,
 			const struct pf_desired *d, const struct plan *p)
 {
-	char **names = NULL;
+	char **names = NULL, **reasons;
 	int r;
 
 	e->desired_vfs = d && !d->held ? pf_desired_num_vfs(d, pf) : pf->num_vfs;
@@ -319,7 +319,12 @@ static int note_desired(struct manager *m, struct pf_entry *e, const struct pf_s
 	r = set_settings(e, pf, d);
 	if (r < 0)
 		return r;
-	set_strv(&e->reboot_reasons, p ? strv_copy(p->reboot_reasons) : NULL);
+	/* what an apply did that waits for the reboot, not what the plan
+	 * needs: a PF not applied yet waits for its apply, not a reboot */
+	reasons = NULL;
+	if (p && plan_reboot_reasons_of(p, true, &reasons) < 0)
+		return -ENOMEM;
+	set_strv(&e->reboot_reasons, reasons);
 	e->reboot_unasked = false;
 	if (!d || d->held)
 		return 0;

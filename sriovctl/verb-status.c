@@ -201,12 +201,13 @@ static void print_vfs(struct json_object *pf)
 }
 
 /* Whether port o's layout wants more VFs than it has and waits for a
- * reboot: for a raise of the card's firmware VF limit. */
+ * reboot (its apply raised the card's firmware VF limit), or for its
+ * apply, which raises it. */
 static bool port_wants_raise(struct json_object *o)
 {
 	return doc_get(o, "desired_num_vfs") &&
 	       doc_u64(o, "desired_num_vfs") > doc_u64(o, "total_vfs") &&
-	       doc_len(o, "pending_reboot_reasons") > 0;
+	       (doc_len(o, "pending_reboot_reasons") > 0 || doc_u64(o, "pending_actions") > 0);
 }
 
 /* The port of pf's card (the same PCI device, pf itself included) for
@@ -234,7 +235,9 @@ static struct json_object *card_raiser(struct json_object *doc, struct json_obje
  * 20 from the next reboot, 8 until then"), with what the layout's
  * FirmwareVirtualFunctions= makes the tool do and the other port of the
  * card it is raised for: "firmware VF limit 8 (raised for 0000:ca:00.1, one
- * setting of this card: a reboot is pending through it)". NULL when there
+ * setting of this card: a reboot is pending through it)", or before that
+ * port's apply "(to be raised for 0000:ca:00.1 by its apply, one setting of
+ * this card)". NULL when there
  * is nothing to say. */
 static char *firmware_describe(const char *label, struct json_object *e, struct json_object *doc,
 			       struct json_object *pf)
@@ -255,10 +258,14 @@ static char *firmware_describe(const char *label, struct json_object *e, struct 
 				       !streq(want, "no") ? "raised when needed" :
 				       raised		  ? "not raised further" :
 							    "not raised");
-	if (by)
+	if (by && doc_len(by, "pending_reboot_reasons") > 0)
 		through = strdup_printf("raised for %s, one setting of this card: a reboot is "
 					"pending through it",
 					strna(doc_str(by, "pci")));
+	else if (by)
+		through =
+			strdup_printf("to be raised for %s by its apply, one setting of this card",
+				      strna(doc_str(by, "pci")));
 	if (!value || (want && !policy) || (by && !through))
 		return NULL;
 	if (!policy && !through)
@@ -453,6 +460,8 @@ static void print_pf(const struct ctl *c, struct json_object *doc, struct json_o
 		printf("    last %s: %s: %s\n", doc_str(last, "by") ?: "apply",
 		       strna(doc_str(last, "state")), last_error);
 	print_run_hint(c, pf, last);
+	if (doc_str(pf, "firmware_note"))
+		printf("    %s\n", doc_str(pf, "firmware_note"));
 	for (size_t i = 0; i < doc_len(pf, "pending_reboot_reasons"); i++)
 		printf("    %s %s\n", ctl_paint(c, ANSI_YELLOW, "pending reboot:"),
 		       strna(json_object_get_string(doc_idx(pf, "pending_reboot_reasons", i))));

@@ -110,16 +110,20 @@ static int note_pending(struct ctl *c, struct progress *p, const struct pf_state
  * status says it. */
 static int note_applied(struct progress *p, const struct pf_view *pv)
 {
+	_cleanup_strv_free_ char **waits = NULL;
 	_cleanup_free_ char *who = NULL, *why = NULL;
 
 	p->done++;
-	if (!pv->plan || pv->plan->n_actions > 0 || !pv->plan->reboot_reasons[0]) {
+	/* what the apply did that waits for a reboot, not what a plan needs */
+	if (pv->plan && plan_reboot_reasons_of(pv->plan, true, &waits) < 0)
+		return -ENOMEM;
+	if (!pv->plan || pv->plan->n_actions > 0 || !waits[0]) {
 		p->applied++;
 		return 0;
 	}
 	p->rebooting++;
 	who = pf_describe(pv->pf);
-	why = strv_join(pv->plan->reboot_reasons, "; ");
+	why = strv_join(waits, "; ");
 	if (!who || !why)
 		return -ENOMEM;
 	return strv_consume(&p->reboot, strdup_printf("%s: %s", who, why));

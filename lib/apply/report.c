@@ -228,6 +228,26 @@ int report_deferral_lifted(const struct layout_set *set, const struct pf_status 
 	return *ret ? 0 : -ENOMEM;
 }
 
+/* A PF not applied yet whose apply sets what a reboot then brings (a
+ * firmware VF limit, a link type): not a pending reboot, which only what
+ * an apply did is, but "not applied yet; after its apply: firmware VF
+ * limit 8 -> 16 takes effect after a reboot". */
+static int report_not_applied_reboot(const struct pf_view *pv, struct pf_report *r)
+{
+	_cleanup_strv_free_ char **planned = NULL;
+	_cleanup_free_ char *joined = NULL;
+
+	if (plan_reboot_reasons_of(pv->plan, false, &planned) < 0)
+		return -ENOMEM;
+	if (!planned[0])
+		return 0;
+	joined = strv_join(planned, "; ");
+	free(r->why_owned);
+	r->why = r->why_owned =
+		joined ? strdup_printf("not applied yet; after its apply: %s", joined) : NULL;
+	return r->why ? 0 : -ENOMEM;
+}
+
 /* The plan has actions left: drifted when it was applied, pending when
  * there is no record, or when the policy that deferred it lets it run now,
  * else what the record says (failed, deferred ...), with why. */
@@ -247,7 +267,7 @@ static int report_actions_left(const struct host_view *v, const struct pf_view *
 	if (!r->has_rec) {
 		r->state = "pending";
 		r->why = "not applied yet";
-		return 0;
+		return report_not_applied_reboot(pv, r);
 	}
 	if (report_deferral_lifted(v->set, &r->rec, &lifted) < 0)
 		return -ENOMEM;
@@ -544,7 +564,8 @@ int report_unselected_reboot_reasons(const struct pf_status *rec, const struct p
 	return 0;
 }
 
-/* The plan's reboot reasons; of a held PF, which has no plan, what the host
+/* The plan's reboot reasons that an apply has done (what the firmware
+ * holds for the next boot), not those it only plans; of a held PF, which has no plan, what the host
  * itself brings at the next reboot; so too of one that no layout selects
  * whose last apply raised the firmware VF limit: no layout withdraws what
  * the firmware holds (another port's raise of the card is that port's). */
@@ -552,8 +573,13 @@ static struct json_object *pending_reboot_json(const struct pf_view *pv, const s
 {
 	_cleanup_strv_free_ char **host = NULL;
 
-	if (pv->plan || (pv->desired && !pv->desired->held))
-		return json_strv(pv->plan ? pv->plan->reboot_reasons : NULL);
+	if (pv->plan) {
+		if (plan_reboot_reasons_of(pv->plan, true, &host) < 0)
+			return NULL;
+		return json_strv(host);
+	}
+	if (pv->desired && !pv->desired->held)
+		return json_strv(NULL);
 	if (!pv->desired) {
 		if (report_unselected_reboot_reasons(r->has_rec ? &r->rec : NULL, pv->pf, &host) <
 		    0)
@@ -565,9 +591,23 @@ static struct json_object *pending_reboot_json(const struct pf_view *pv, const s
 	return json_strv(host);
 }
 
+/* "firmware_note": of a PF that no layout selects, that its card's
+ * firmware VF limit changes at the next reboot through another port. */
+static int firmware_note_put(struct json_object *o, const struct host_view *v,
+			     const struct pf_view *pv)
+{
+	_cleanup_free_ char *note = NULL;
+	struct json_object *own = NULL;
+
+	json_object_object_get_ex(o, "pending_reboot_reasons", &own);
+	if (host_view_card_firmware_note(v, pv, json_object_array_length(own) > 0, &note) < 0)
+		return -ENOMEM;
+	return json_put_str(o, "firmware_note", note);
+}
+
 /* brief: without the PF's settings and its VFs (report_status_brief()). */
-static int pf_status_fill(struct json_object *o, const struct pf_view *pv,
-			  const struct pf_report *r, bool brief)
+static int pf_status_fill(struct json_object *o, const struct host_view *v,
+			  const struct pf_view *pv, const struct pf_report *r, bool brief)
 {
 	const struct pf_state *pf = pv->pf;
 
@@ -588,7 +628,7 @@ static int pf_status_fill(struct json_object *o, const struct pf_view *pv,
 	    json_put(o, "waiting", json_strv(pv->plan ? pv->plan->waiting : NULL)) < 0 ||
 	    (r->has_rec ? json_put(o, "last_apply", last_apply_json(&r->rec, pf)) :
 			  json_put_null(o, "last_apply")) < 0 ||
-	    json_put_str(o, "reset_waits", r->reset_waits) < 0)
+	    json_put_str(o, "reset_waits", r->reset_waits) < 0 || firmware_note_put(o, v, pv) < 0)
 		return -ENOMEM;
 	if (brief)
 		return 0;
@@ -610,7 +650,7 @@ static int pf_status_append(struct json_object *arr, const struct host_view *v,
 		r = report_pf(v, pv, runtime_dir, state_dir, &rep);
 	if (r < 0)
 		return r;
-	r = pf_status_fill(o, pv, &rep, brief);
+	r = pf_status_fill(o, v, pv, &rep, brief);
 	if (rep.has_rec)
 		pf_status_done(&rep.rec);
 	free(rep.why_owned);

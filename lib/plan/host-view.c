@@ -43,20 +43,27 @@ static const struct pf_view *card_raiser(const struct host_view *v, const struct
 	return best;
 }
 
-/* p's reboot reasons with the firmware VF limit's replaced by text (taken
- * over, also on failure). */
-static int replace_firmware_reason(struct plan *p, char *text)
+/* l without its firmware VF limit's reasons. */
+static void drop_firmware_reason(char **l)
 {
-	char **keep = p->reboot_reasons;
+	char **keep = l;
 	size_t n = 0;
 
-	for (char **r = p->reboot_reasons; *r; r++)
+	for (char **r = l; *r; r++)
 		if (startswith(*r, "firmware VF limit"))
 			free(*r);
 		else
 			keep[n++] = *r;
 	keep[n] = NULL;
-	return strv_consume(&p->reboot_reasons, text);
+}
+
+/* p's reboot reasons with the firmware VF limit's replaced by text, which
+ * the plans of the card bring (taken over, also on failure). */
+static int replace_firmware_reason(struct plan *p, char *text)
+{
+	drop_firmware_reason(p->reboot_reasons);
+	drop_firmware_reason(p->reboot_planned);
+	return plan_add_planned_reason(p, text);
 }
 
 /* NUM_OF_VFS is one setting of the card: when another port's plan raises
@@ -192,4 +199,40 @@ void host_view_done(struct host_view *v)
 	free(v->pfs);
 	diag_list_done(&v->diags);
 	*v = (struct host_view){};
+}
+
+/* The other port of pv's card whose plan waits for the firmware VF limit
+ * its apply raised, or NULL. */
+static const struct pf_view *card_raised_by(const struct host_view *v, const struct pf_view *pv)
+{
+	for (size_t i = 0; i < v->n_pfs; i++) {
+		const struct pf_view *o = &v->pfs[i];
+
+		if (o == pv || !o->plan || !pci_same_device(o->pf->pci, pv->pf->pci))
+			continue;
+		for (char **r = o->plan->reboot_reasons; *r; r++)
+			if (startswith(*r, "firmware VF limit raised to"))
+				return o;
+	}
+	return NULL;
+}
+
+int host_view_card_firmware_note(const struct host_view *v, const struct pf_view *pv, bool own,
+				 char **ret)
+{
+	const struct pf_state *pf = pv->pf;
+	const struct pf_view *by;
+
+	*ret = NULL;
+	if (own || pv->desired || pf->firmware_total_vfs < 0 ||
+	    (uint32_t)pf->firmware_total_vfs <= pf->total_vfs)
+		return 0;
+	by = card_raised_by(v, pv);
+	*ret = by ? strdup_printf("firmware VF limit %d from the next reboot, %u until then "
+				  "(raised for %s, one setting of this card)",
+				  pf->firmware_total_vfs, pf->total_vfs, by->pf->pci) :
+		    strdup_printf("firmware VF limit %d from the next reboot, %u until then "
+				  "(one setting of this card)",
+				  pf->firmware_total_vfs, pf->total_vfs);
+	return *ret ? 0 : -ENOMEM;
 }

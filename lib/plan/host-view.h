@@ -40,4 +40,12 @@ int host_view_build_as(const struct host_state *hs, const struct layout_set *set
  * that no later apply of another port raises it a second time. -ENOMEM. */
 int plan_raise_for_card(struct plan *p, const struct pf_state *pf, const struct host_state *hs,
 			const struct layout_set *set);
+/* Of pv, a PF that no layout selects and whose own last apply raised
+ * nothing, when its card's firmware VF limit (NUM_OF_VFS, one setting of
+ * the card) changes at the next reboot through another port: "firmware VF
+ * limit 16 from the next reboot, 8 until then (raised for 0000:ca:00.0, one
+ * setting of this card)"; *ret NULL otherwise. own: pv's own reboot
+ * reasons say it already. -ENOMEM. */
+int host_view_card_firmware_note(const struct host_view *v, const struct pf_view *pv, bool own,
+				 char **ret);
 void host_view_done(struct host_view *v);

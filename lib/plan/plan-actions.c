@@ -51,6 +51,15 @@ int plan_add_reason(struct plan *p, char *reason)
 	return strv_consume(&p->reboot_reasons, reason);
 }
 
+int plan_add_planned_reason(struct plan *p, char *reason)
+{
+	if (!reason || strv_consume(&p->reboot_planned, strdup(reason)) < 0) {
+		free(reason);
+		return -ENOMEM;
+	}
+	return strv_consume(&p->reboot_reasons, reason);
+}
+
 int plan_add_reboot(struct plan *p, enum action_type type, uint32_t value)
 {
 	int r = plan_add_value(p, type, true, value);

@@ -152,6 +152,7 @@ struct plan *plan_free(struct plan *p)
 		action_done(&p->actions[i]);
 	free(p->actions);
 	strv_free(p->reboot_reasons);
+	strv_free(p->reboot_planned);
 	strv_free(p->unmet);
 	strv_free(p->waiting);
 	strv_free(p->notes);

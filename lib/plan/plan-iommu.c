@@ -68,10 +68,10 @@ static int plan_kernel_arguments(struct plan_ctx *c, const char *vfs)
 	a = &c->p->actions[c->p->n_actions - 1];
 	a->needs_reboot = true;
 	a->str = TAKE_PTR(unset);
-	return plan_add_reason(c->p,
-			       strdup_printf("kernel arguments %s take effect after a reboot: "
-					     "VF%s %s want%s vfio-pci, which needs the IOMMU",
-					     args, many ? "s" : "", vfs, many ? "" : "s"));
+	return plan_add_planned_reason(
+		c->p, strdup_printf("kernel arguments %s take effect after a reboot: "
+				    "VF%s %s want%s vfio-pci, which needs the IOMMU",
+				    args, many ? "s" : "", vfs, many ? "" : "s"));
 }
 
 /* VFs that want vfio-pci without an IOMMU: with KernelArguments=manage, when

@@ -39,6 +39,20 @@ int plan_host_reboot_reasons(const struct pf_state *pf, char ***ret)
 	return 0;
 }
 
+int plan_reboot_reasons_of(const struct plan *p, bool waiting, char ***ret)
+{
+	_cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
+
+	if (!l)
+		return -ENOMEM;
+	for (char **r = p->reboot_reasons; *r; r++)
+		if (strv_contains(p->reboot_planned, *r) != waiting &&
+		    strv_consume(&l, strdup(*r)) < 0)
+			return -ENOMEM;
+	*ret = TAKE_PTR(l);
+	return 0;
+}
+
 int plan_firmware_kept(const struct pf_state *pf, char **ret)
 {
 	*ret = NULL;
@@ -70,10 +84,10 @@ int plan_firmware_vfs(struct plan_ctx *c)
 	if (r < 0)
 		return r;
 	if (fw < 0)
-		return plan_add_reason(
+		return plan_add_planned_reason(
 			c->p,
 			strdup_printf("firmware VF limit -> %u takes effect after a reboot", want));
-	return plan_add_reason(
+	return plan_add_planned_reason(
 		c->p,
 		strdup_printf("firmware VF limit %d -> %u takes effect after a reboot", fw, want));
 }
@@ -95,8 +109,8 @@ int plan_link_type(struct plan_ctx *c)
 	r = plan_add_reboot(c->p, ACTION_SET_LINK_TYPE, s->link_type);
 	if (r < 0)
 		return r;
-	return plan_add_reason(c->p, strdup_printf("link type %s -> %s takes effect after a reboot",
-						   now, want));
+	return plan_add_planned_reason(
+		c->p, strdup_printf("link type %s -> %s takes effect after a reboot", now, want));
 }
 
 /* Step 3. LinkUp=no means "not needed", not "take the PF down". */

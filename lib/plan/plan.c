@@ -131,7 +131,8 @@ int plan_build(const struct pf_desired *d, const struct pf_state *pf, const stru
 	p->unmet = calloc(1, sizeof(char *));
 	p->notes = calloc(1, sizeof(char *));
 	p->waiting = calloc(1, sizeof(char *));
-	if (!p->reboot_reasons || !p->unmet || !p->notes || !p->waiting)
+	p->reboot_planned = calloc(1, sizeof(char *));
+	if (!p->reboot_reasons || !p->reboot_planned || !p->unmet || !p->notes || !p->waiting)
 		return -ENOMEM;
 	c.p = p;
 	r = pf->driver ? plan_build_steps(&c) : plan_no_driver(&c);

@@ -15,6 +15,10 @@ struct plan {
 	/* states only a reboot can reach (firmware VF limit, link type): human
 	 * sentences */
 	char **reboot_reasons; /* NULL-terminated, never NULL */
+	/* copies of the reboot reasons that the plan's own actions bring (a
+	 * firmware VF limit or link type it sets, kernel arguments it adds):
+	 * not done yet, so no reboot is pending for them (plan_reboot_reasons_of()) */
+	char **reboot_planned; /* NULL-terminated, never NULL */
 	/* what the layout needs that this host lacks, and that neither an action
 	 * nor a reboot as it stands would bring (a VF that wants vfio-pci while
 	 * the kernel runs without an IOMMU): sentences saying what to do. The PF
@@ -65,6 +69,16 @@ bool plan_is_disruptive(const struct plan *p) _pure_;
  * without a plan (held), so that its pending reboot still shows. *ret is
  * NULL-terminated, never NULL. -ENOMEM. */
 int plan_host_reboot_reasons(const struct pf_state *pf, char ***ret);
+/* The reboot reasons of p that an apply has done and that wait for the
+ * reboot (waiting): what the firmware holds for the next boot, "firmware VF
+ * limit raised to 16, waiting for a reboot", "link type infiniband is set in
+ * firmware, waiting for a reboot"; or (!waiting) those that only the plan
+ * needs, which its apply sets first: "firmware VF limit 8 -> 16 takes effect
+ * after a reboot". *ret is NULL-terminated, never NULL. -ENOMEM. */
+int plan_reboot_reasons_of(const struct plan *p, bool waiting, char ***ret);
+/* Adds reason (taken over, also on failure) to p's reboot reasons as one
+ * that an action of p brings. -ENOMEM. */
+int plan_add_planned_reason(struct plan *p, char *reason);
 /* Of a PF whose firmware VF limit waits for a reboot (what a reset, which
  * changes no firmware, leaves): "the firmware VF limit raised to 16 stays
  * set for the next reboot: a reset changes no firmware ("mstconfig -d PCI
