@@ -172,6 +172,15 @@ char *k8s_node_state(const struct manager *m, char *const *waiting)
 	json_object_object_add(o, "pending-reboot", json_object_new_string(strempty(joined)));
 	/* what waits and why (a step that failed for now and when it runs again) */
 	json_object_object_add(o, "waiting", json_object_new_string(strempty(waiting_joined)));
+	/* a reboot for them that failed, not tried again on its own */
+	if (m->reboot_failed) {
+		char when[FORMAT_RFC3339_MAX];
+		_cleanup_free_ char *failed = strdup_printf(
+			"at %s: %s", format_rfc3339(when, m->reboot_failed_at), m->reboot_failed);
+
+		json_object_object_add(o, "reboot-failed", json_object_new_string(strna(failed)));
+	} else
+		json_object_object_add(o, "reboot-failed", json_object_new_string(""));
 	/* the label a device-plugin DaemonSet selects nodes by (node-patch.h) */
 	json_object_object_add(o, "network-sriov-capable", json_object_new_boolean(capable));
 	return strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |

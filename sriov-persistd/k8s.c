@@ -101,6 +101,19 @@ static void op_fail(struct manager *m, const char *fmt, ...)
 		for (char **p = op->pfs; p && *p; p++)
 			manager_pf_failed(m, *p, op->error);
 	}
+	/* a reboot that did not happen (its lease, drain or logind failed) is
+	 * not tried again on its own: the daemon is degraded until it is */
+	if (op->kind == OP_KIND_REBOOT && !m->reboot_failed &&
+	    (op->step == OP_STEP_LEASE || op->step == OP_STEP_DRAIN ||
+	     op->step == OP_STEP_REBOOT)) {
+		_cleanup_free_ char *why = op->step == OP_STEP_REBOOT ?
+						   strdup(strna(e)) :
+						   strdup_printf("%s failed: %s",
+								 op_step_to_string(op->step),
+								 strna(e));
+
+		manager_reboot_failed(m, why ?: op->error);
+	}
 	free(e);
 	op_set_step(m, operation_abort_step(op));
 	op_run_step(m);
@@ -511,6 +524,8 @@ static int op_start_full(struct manager *m, enum op_kind kind, enum op_step step
 	snprintf(op->boot_id, sizeof(op->boot_id), "%s", manager_boot_id(m));
 	if (kind == OP_KIND_REBOOT && m->k8s->reboot_tried)
 		op->reasons = strdup(m->k8s->reboot_tried);
+	if (kind == OP_KIND_REBOOT)
+		manager_reboot_failed(m, NULL); /* tried again */
 	m->k8s->op = op;
 	if (kind == OP_KIND_RECOVER)
 		log_msg(LOG_INFO, "Kubernetes: lifting a cordon of ours if a crash left one "

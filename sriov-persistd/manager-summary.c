@@ -106,6 +106,25 @@ void manager_reboot_forget_card(struct manager *m, const char *pci)
 			strerror(-r));
 }
 
+void manager_reboot_failed(struct manager *m, const char *error)
+{
+	free(m->reboot_failed);
+	m->reboot_failed = error ? strdup(error) : NULL;
+	m->reboot_failed_at = error ? now_realtime() : 0;
+}
+
+struct json_object *manager_reboot_failed_json(const struct manager *m)
+{
+	struct json_object *o;
+
+	if (!m->reboot_failed)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "at_usec", json_object_new_uint64(m->reboot_failed_at));
+	json_object_object_add(o, "error", json_object_new_string(m->reboot_failed));
+	return o;
+}
+
 static int count_gone(const struct pf_status *st, void *userdata)
 {
 	size_t *n = userdata;
@@ -123,6 +142,7 @@ static enum manager_state summary_state(struct manager *m)
 		.rebooting = m->operation == MANAGER_REBOOTING,
 		.n_config_errors = strv_length(m->config_errors),
 		.drifted = m->drifted,
+		.reboot_failed = m->reboot_failed != NULL,
 		.states = states,
 	};
 
@@ -148,7 +168,12 @@ void manager_update_summary(struct manager *m, bool layouts_changed)
 		n_configured += m->pfs[i]->state != PF_RUN_UNCONFIGURED;
 		n_applied += m->pfs[i]->state == PF_RUN_APPLIED;
 	}
-	changed = update_reboot(m, layouts_changed) || layouts_changed;
+	if (update_reboot(m, layouts_changed)) {
+		/* other reasons: a reboot for them is another, not the one that failed */
+		m->reboot_failed = mfree(m->reboot_failed);
+		changed = true;
+	} else
+		changed = layouts_changed;
 	changed |= drifted != m->drifted;
 	m->drifted = drifted;
 	state = summary_state(m);

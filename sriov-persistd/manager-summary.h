@@ -3,6 +3,8 @@
 
 /* The summary of every PF (manager-summary.c). */
 
+#include <json-c/json.h>
+
 #include "manager.h"
 
 /* Recomputes Drifted, State and the pending reboot reasons; tells the
@@ -12,3 +14,10 @@ void manager_update_summary(struct manager *m, bool layouts_changed);
 /* Drops the pending reboot reasons of every PF of pci's card (a firmware
  * reset met them), in memory and in reboot.json. */
 void manager_reboot_forget_card(struct manager *m, const char *pci);
+/* A reboot for the pending reboot reasons failed (error: what failed, at
+ * the time now), or one is tried again (error NULL): the daemon is
+ * degraded until then. Does not update the summary. */
+void manager_reboot_failed(struct manager *m, const char *error);
+/* {"at_usec": ..., "error": ...} of the reboot that failed, for
+ * GetStatus(); NULL when none stands. */
+struct json_object *manager_reboot_failed_json(const struct manager *m);

@@ -73,6 +73,7 @@ struct manager *manager_free(struct manager *m)
 	strv_free(m->config_errors);
 	mainconf_done(&m->conf);
 	reboot_record_done(&m->reboot);
+	free(m->reboot_failed);
 	free(m->runtime_dir);
 	free(m->state_dir);
 	free(m);

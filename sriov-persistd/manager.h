@@ -153,6 +153,12 @@ struct manager {
 	enum manager_state state;
 	bool drifted;
 	struct reboot_record reboot;
+	/* the last reboot for the pending reboot reasons that failed (set by
+	 * k8s.c, a failed step of the reboot operation), until a reboot is
+	 * tried again or the reasons change: the daemon is degraded while it
+	 * stands (GetStatus() "reboot_failed") */
+	char *reboot_failed;
+	usec_t reboot_failed_at; /* CLOCK_REALTIME */
 	/* MANAGER_DRAINING or MANAGER_REBOOTING while k8s.c runs such an
 	 * operation, MANAGER_IDLE otherwise */
 	enum manager_state operation;

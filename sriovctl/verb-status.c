@@ -507,6 +507,16 @@ static void print_daemon(const struct ctl *c, struct json_object *d)
 	for (size_t i = 0; i < doc_len(d, "config_errors"); i++)
 		printf("  %s %s\n", ctl_paint(c, ANSI_RED, "config error:"),
 		       strna(json_object_get_string(doc_idx(d, "config_errors", i))));
+	op = doc_get(d, "reboot_failed");
+	if (op) {
+		char at[64];
+
+		printf("  %s %s: %s; not tried again on its own: reboot by hand (systemctl "
+		       "reboot, after draining the node where Kubernetes runs)\n",
+		       ctl_paint(c, ANSI_RED, "reboot failed at"),
+		       ctl_format_time(doc_u64(op, "at_usec"), at, sizeof(at)),
+		       strna(doc_str(op, "error")));
+	}
 	op = doc_get(d, "operation");
 	if (op) {
 		printf("  %s %s, step %s", ctl_paint(c, ANSI_YELLOW, "kubernetes:"),

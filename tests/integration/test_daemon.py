@@ -480,7 +480,8 @@ def test_plan_and_status_equal_sriovctl(make_host, start_daemon, bus_client):
     props = c.get_all()
     assert daemon == {"version": VERSION, "state": props["State"], "drifted": props["Drifted"],
                       "pending_reboot_reasons": props["PendingRebootReasons"],
-                      "config_errors": props["ConfigErrors"], "operation": None,
+                      "config_errors": props["ConfigErrors"], "reboot_failed": None,
+                      "operation": None,
                       "credentials": None, "kubernetes_api": None}
     assert (daemon["state"], daemon["drifted"]) == ("degraded", True)
     assert any(re.search(r"60-held\.conf:6: .*VLANId=5000", e) for e in daemon["config_errors"]), \

@@ -167,6 +167,13 @@ static void test_summary(void **state)
 	f.n_config_errors = 0;
 	f.n_gone = 1;
 	assert_int_equal(decide_summary(&f), MANAGER_DEGRADED);
+	f.n_gone = 0;
+	/* a reboot that failed, not tried again on its own */
+	f.reboot_failed = true;
+	assert_int_equal(decide_summary(&f), MANAGER_DEGRADED);
+	f.reboot_failed = false;
+	assert_int_equal(decide_summary(&f), MANAGER_IDLE);
+	f.n_gone = 1;
 	/* an operation under way says more than a degraded PF */
 	f.rebooting = true;
 	assert_int_equal(decide_summary(&f), MANAGER_REBOOTING);
