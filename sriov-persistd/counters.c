@@ -210,6 +210,10 @@ struct json_object *counters_json(const struct manager *m)
 	json_object_object_add(o, "applies", by_label(c->applies, _COUNTER_APPLY_MAX, apply_name));
 	json_object_object_add(o, "drains", by_label(c->drains, _COUNTER_OP_MAX, op_name));
 	json_object_object_add(o, "reboots", by_label(c->reboots, _COUNTER_OP_MAX, op_name));
+	/* the failure that stands (manager_reboot_failed()), null when none */
+	json_object_object_add(o, "reboot_failed_usec",
+			       m->reboot_failed ? json_object_new_uint64(m->reboot_failed_at) :
+						  NULL);
 	json_object_object_add(o, "kubernetes_api", api_state_json(m));
 	json_object_object_add(o, "credentials", credentials_json(m));
 	return o;

@@ -366,6 +366,7 @@ static int view_doc(struct manager *m, bool status, char **ret)
 			json_object_array_add(a, json_object_new_string(*e));
 		json_object_object_add(d, "config_errors", a);
 		json_object_object_add(d, "reboot_failed", manager_reboot_failed_json(m));
+		json_object_object_add(d, "no_reboot", manager_no_reboot_json(m));
 		json_object_object_add(d, "operation", k8s_operation_json(m->k8s));
 		json_object_object_add(d, "credentials", k8s_credentials_json(m->k8s));
 		json_object_object_add(d, "kubernetes_api", k8s_api_json(m));

@@ -113,6 +113,26 @@ void manager_reboot_failed(struct manager *m, const char *error)
 	m->reboot_failed_at = error ? now_realtime() : 0;
 }
 
+const char *manager_no_reboot_why(const struct manager *m)
+{
+	if (m->reboot.n_reasons == 0)
+		return NULL;
+	if (m->conf.reboot_policy == REBOOT_POLICY_NEVER)
+		return "[Reboot] Policy=never: reboot by hand";
+	if (m->conf.reboot_policy == REBOOT_POLICY_COORDINATED &&
+	    !mainconf_kubernetes_enabled(&m->conf))
+		return "[Reboot] Policy=coordinated needs Kubernetes, which is not enabled: reboot by "
+		       "hand, or set Policy=immediate";
+	return NULL;
+}
+
+struct json_object *manager_no_reboot_json(const struct manager *m)
+{
+	const char *why = manager_no_reboot_why(m);
+
+	return why ? json_object_new_string(why) : NULL;
+}
+
 struct json_object *manager_reboot_failed_json(const struct manager *m)
 {
 	struct json_object *o;

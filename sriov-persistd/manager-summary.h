@@ -21,3 +21,9 @@ void manager_reboot_failed(struct manager *m, const char *error);
 /* {"at_usec": ..., "error": ...} of the reboot that failed, for
  * GetStatus(); NULL when none stands. */
 struct json_object *manager_reboot_failed_json(const struct manager *m);
+/* Why no reboot is made for the pending reboot reasons, and what to do
+ * ([Reboot] Policy=never, or coordinated without Kubernetes); NULL when
+ * there are none or a reboot is made for them. */
+const char *manager_no_reboot_why(const struct manager *m);
+/* manager_no_reboot_why() as a JSON string, NULL (null) for none. */
+struct json_object *manager_no_reboot_json(const struct manager *m);

@@ -85,6 +85,10 @@ const char *ctl_paint(const struct ctl *c, const char *color, const char *s);
 #define ANSI_YELLOW "33"
 #define ANSI_BOLD "1"
 const char *ctl_format_time(usec_t t, char *buf, size_t size);
+/* The daemon's "reboot_failed" object (GetStatus()) as one line, after
+ * prefix: when, why, and what to do. (verb-status.c) */
+void ctl_print_reboot_failed(const struct ctl *c, FILE *f, const char *prefix,
+			     struct json_object *failed);
 
 int verb_check(struct ctl *c);
 int verb_plan(struct ctl *c);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include <inttypes.h>
+#include <unistd.h>
 
 #include "json-util.h"
 #include "report-gone.h"
@@ -219,6 +220,49 @@ int ctl_main_broken_by_daemon(struct ctl *c, bool apply)
 	return EXIT_FAIL;
 }
 
+#define REBOOT_WAIT_USEC (10 * USEC_PER_SEC)
+
+/* Apply() starts the reboot for the pending reboot reasons again where one
+ * is to be made: while the daemon waits for logind's answer to it (its
+ * operation's step "reboot"), GetStatus() again, for up to 10 seconds. */
+static int status_after_reboot_call(struct ctl *c, const char *only, struct json_object **doc)
+{
+	usec_t until = now_realtime() + REBOOT_WAIT_USEC;
+
+	for (;;) {
+		struct json_object *daemon = doc_get(*doc, "daemon");
+		struct json_object *op = doc_get(daemon, "operation");
+
+		if (doc_get(daemon, "reboot_failed") || !streq_ptr(doc_str(op, "kind"), "reboot") ||
+		    !streq_ptr(doc_str(op, "step"), "reboot") || now_realtime() >= until)
+			return 0;
+		(void)usleep(200 * 1000);
+		json_object_put(*doc);
+		*doc = NULL;
+		if (bus_client_document(c->bus, "GetStatus", only, doc) < 0)
+			return -EIO;
+	}
+}
+
+/* A failed reboot that stands after Apply() (tried again and failed again,
+ * or not tried), or a reboot it started that is still under way. Returns
+ * false for the failure. */
+static bool print_daemon_reboot(const struct ctl *c, struct json_object *daemon)
+{
+	struct json_object *failed = doc_get(daemon, "reboot_failed");
+	struct json_object *op = doc_get(daemon, "operation");
+
+	if (failed) {
+		ctl_print_reboot_failed(c, stdout, "sriov-persistd: ", failed);
+		return false;
+	}
+	if (streq_ptr(doc_str(op, "kind"), "reboot"))
+		printf("sriov-persistd: reboot for the pending reboot reasons under way (step %s); "
+		       "sriovctl status says whether it fails\n",
+		       strna(doc_str(op, "step")));
+	return true;
+}
+
 /* Apply() through sriov-persistd, then what it did from GetStatus(), as
  * apply prints it when it does the work itself: the errors in the layouts
  * on standard error, one line per configured PF; exit 1 when Apply()
@@ -236,7 +280,8 @@ static int apply_by_daemon(struct ctl *c)
 	r = bus_client_apply(c->bus, "Apply", only ?: "");
 	if (r == -ENOEXEC)
 		return ctl_main_broken_by_daemon(c, true);
-	if (r < 0 || bus_client_document(c->bus, "GetStatus", only, &doc) < 0)
+	if (r < 0 || bus_client_document(c->bus, "GetStatus", only, &doc) < 0 ||
+	    status_after_reboot_call(c, only, &doc) < 0)
 		return EXIT_FAIL;
 	ok = r == 0;
 	daemon = doc_get(doc, "daemon");
@@ -261,6 +306,7 @@ static int apply_by_daemon(struct ctl *c)
 	}
 	if (!only && configured == 0)
 		print_none_configured();
+	ok &= print_daemon_reboot(c, daemon);
 	return ok && x.ok ? EXIT_OK : EXIT_FAIL;
 }
 

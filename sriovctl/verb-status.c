@@ -493,6 +493,20 @@ static void print_api(const struct ctl *c, struct json_object *api)
 		       strna(json_object_get_string(doc_idx(api, "waiting", i))));
 }
 
+void ctl_print_reboot_failed(const struct ctl *c, FILE *f, const char *prefix,
+			     struct json_object *failed)
+{
+	char at[64];
+
+	fprintf(f,
+		"%s%s %s: %s; not tried again on its own: reboot by hand (systemctl reboot, "
+		"after draining the node where Kubernetes runs), or sriovctl apply tries it "
+		"again\n",
+		prefix, ctl_paint(c, ANSI_RED, "reboot failed at"),
+		ctl_format_time(doc_u64(failed, "at_usec"), at, sizeof(at)),
+		strna(doc_str(failed, "error")));
+}
+
 /* The daemon's own state, when the document came from it. */
 static void print_daemon(const struct ctl *c, struct json_object *d)
 {
@@ -504,19 +518,15 @@ static void print_daemon(const struct ctl *c, struct json_object *d)
 	for (size_t i = 0; i < doc_len(d, "pending_reboot_reasons"); i++)
 		printf("  %s %s\n", ctl_paint(c, ANSI_YELLOW, "pending reboot:"),
 		       strna(json_object_get_string(doc_idx(d, "pending_reboot_reasons", i))));
+	if (doc_str(d, "no_reboot"))
+		printf("  %s %s\n", ctl_paint(c, ANSI_YELLOW, "no reboot is made:"),
+		       doc_str(d, "no_reboot"));
 	for (size_t i = 0; i < doc_len(d, "config_errors"); i++)
 		printf("  %s %s\n", ctl_paint(c, ANSI_RED, "config error:"),
 		       strna(json_object_get_string(doc_idx(d, "config_errors", i))));
 	op = doc_get(d, "reboot_failed");
-	if (op) {
-		char at[64];
-
-		printf("  %s %s: %s; not tried again on its own: reboot by hand (systemctl "
-		       "reboot, after draining the node where Kubernetes runs)\n",
-		       ctl_paint(c, ANSI_RED, "reboot failed at"),
-		       ctl_format_time(doc_u64(op, "at_usec"), at, sizeof(at)),
-		       strna(doc_str(op, "error")));
-	}
+	if (op)
+		ctl_print_reboot_failed(c, stdout, "  ", op);
 	op = doc_get(d, "operation");
 	if (op) {
 		printf("  %s %s, step %s", ctl_paint(c, ANSI_YELLOW, "kubernetes:"),
@@ -626,5 +636,8 @@ int verb_status(struct ctl *c)
 		ctl_print_json(doc);
 	else
 		render(c, doc);
-	return any_failed(doc) ? EXIT_FAIL : EXIT_OK;
+	/* a failed reboot that stands is something wrong too (drift left to
+	 * [Drift] Mode=report is not) */
+	return any_failed(doc) || doc_get(doc_get(doc, "daemon"), "reboot_failed") ? EXIT_FAIL :
+										     EXIT_OK;
 }

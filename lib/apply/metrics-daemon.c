@@ -97,6 +97,20 @@ static int emit_by_label(FILE *f, const struct daemon_family *fam, struct json_o
 	return 0;
 }
 
+/* When the reboot for the pending reboot reasons failed, while that failure
+ * stands (the daemon tries it no more on its own); 0 when none stands. A
+ * gauge, since a counter born at 1 (a reboot failed at the daemon's start)
+ * shows no increase(). */
+static int emit_reboot_failed(FILE *f, const struct daemon_family *fam, struct json_object *d,
+			      const char *only_pci)
+{
+	uint64_t t;
+
+	if (!member_u64(d, fam->key, &t))
+		return metrics_series(f, fam->name, NULL, 0, "0");
+	return metrics_series_usec(f, fam->name, NULL, 0, t);
+}
+
 /* As pf_state: one series per state, 1 for the current one. No series
  * where Kubernetes is not enabled (null). */
 static int emit_api_state(FILE *f, const struct daemon_family *fam, struct json_object *d,
@@ -155,6 +169,9 @@ static const struct daemon_family daemon_families[] = {
 	{ "daemon_reboots_total", "counter",
 	  "Reboots for pending reboot reasons, by result (counted when they end: after the boot).",
 	  emit_by_label, "reboots", "result" },
+	{ "daemon_reboot_failed_timestamp_seconds", "gauge",
+	  "When the reboot for pending reboot reasons failed, while it stands (not tried again on its own); 0 when none.",
+	  emit_reboot_failed, "reboot_failed_usec" },
 	{ "kubernetes_api_state", "gauge",
 	  "The Kubernetes API server as the daemon's runs found it: 1 for the current state.",
 	  emit_api_state, "kubernetes_api" },

@@ -22,6 +22,7 @@ DAEMON_FAMILIES = {
     "daemon_start_time_seconds": "gauge", "daemon_drift_events_total": "counter",
     "daemon_repairs_total": "counter", "daemon_applies_total": "counter",
     "daemon_drains_total": "counter", "daemon_reboots_total": "counter",
+    "daemon_reboot_failed_timestamp_seconds": "gauge",
     "kubernetes_api_state": "gauge",
     "kubernetes_credentials_expiry_timestamp_seconds": "gauge",
 }
@@ -129,6 +130,7 @@ def test_nobody_may_call_get_metrics(make_host, start_daemon, bus_client, system
     doc = json.loads(json.loads(r.stdout)["data"][0])
     assert doc.keys() == json.loads(bus_client.call("GetMetrics")).keys()
     assert set(doc) == {"start_time_usec", "pfs", "applies", "drains", "reboots",
+                        "reboot_failed_usec",
                         "kubernetes_api", "credentials", "host"}
     assert doc["host"] == os.path.realpath(h.path)
     assert doc["kubernetes_api"] is None and doc["credentials"] is None

@@ -20,7 +20,7 @@ LAYOUT = f"[Match]\nPCIAddress={CX6_B}\n[PhysicalFunction]\nVirtualFunctions=12\
 # no stand-in logind owns org.freedesktop.login1 on the test bus: Reboot() fails
 REFUSED = "logind refused to reboot: "
 ADVICE = ("; not tried again on its own: reboot by hand (systemctl reboot, after draining the "
-          "node where Kubernetes runs)")
+          "node where Kubernetes runs), or sriovctl apply tries it again")
 
 
 def ctl(env, h, *args):
