@@ -63,3 +63,35 @@ def test_every_change_on_a_deferred_pf_is_drift(make_host, start_daemon, bus_cli
     # fail safe: nothing was applied, the count stays
     assert h.pf(E810_A)["num_vfs"] == 16
     assert h.pf(E810_A)["vfs"][4]["driver"] == "iavf"
+
+
+LAYOUT13 = "[Match]\nPCIAddress=0000:3b:00.0\n[PhysicalFunction]\nVirtualFunctions=4\n" \
+    "[VirtualFunction]\nVLANId={vlan}\n"
+
+
+def status_of(h):
+    import json
+    r = h.run("status", "--json")
+    return {p["pci"]: p for p in json.loads(r.stdout)["pfs"]}[E810_A]
+
+
+def test_status_says_the_layout_changed_since_its_apply(make_host):
+    """Item 13: drifted because the layout was edited (VLANId 3 -> 4, not applied yet): the reason
+    says the layout changed since the last apply; a change on the host alone does not say so."""
+    h = make_host("e810.json")
+    h.layout("50-a.conf", LAYOUT13.format(vlan=3))
+    r = h.run("apply")
+    assert r.returncode == 0, r.stdout + r.stderr
+    drift(h, E810_A, vf=1, vlan=9)
+    pf = status_of(h)
+    assert pf["state"] == "drifted"
+    assert "layout changed" not in (pf.get("reason") or ""), pf
+    drift(h, E810_A, vf=1, vlan=3)
+    replace_layout(h, "50-a.conf", LAYOUT13.format(vlan=4))
+    pf = status_of(h)
+    assert pf["state"] == "drifted", pf
+    assert pf["reason"].startswith("the layout changed since its last apply (") and \
+        "50-a.conf modified after it" in pf["reason"] and \
+        pf["reason"].endswith(f"sriovctl apply {E810_A} applies it"), pf
+    text = h.run("status").stdout
+    assert "the layout changed since its last apply" in text, text
