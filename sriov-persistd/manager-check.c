@@ -7,6 +7,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "apply.h"
+#include "deferred-drift.h"
 #include "dpconfig.h"
 #include "manager-check.h"
 #include "manager-result.h"
@@ -80,26 +81,6 @@ static void noticed_drift(struct manager *m, struct pf_entry *e, char **what)
 	manager_notify(m, MANAGER_PF_DRIFTED, .pf = e);
 }
 
-/* A deferred PF: what differs now (plan_describe_drift()) beyond what
- * differed when it was deferred (e->deferred_base, taken at the first look
- * at it deferred). NULL on ENOMEM, an empty list when nothing more. */
-static char **deferred_changes(struct pf_entry *e, const struct plan *p, const struct pf_state *pf)
-{
-	_cleanup_strv_free_ char **now = plan_describe_drift(p, pf);
-	char **more = calloc(1, sizeof(char *));
-
-	if (!now || !more)
-		return strv_free(more);
-	if (!e->deferred_base) {
-		e->deferred_base = TAKE_PTR(now);
-		return more;
-	}
-	for (char **l = now; *l; l++)
-		if (!strv_contains(e->deferred_base, *l) && strv_extend(&more, *l) < 0)
-			return strv_free(more);
-	return more;
-}
-
 /* The first module the plan loads, NULL when it loads none. */
 static const char *plan_module(const struct plan *p)
 {
@@ -111,8 +92,8 @@ static const char *plan_module(const struct plan *p)
 
 /* A PF whose plan is not empty: the facts for decide_changes(), and what
  * it decided. Returns whether to apply it now. */
-static bool judge_changes(struct manager *m, struct pf_entry *e, const struct plan *p,
-			  const struct pf_state *pf, bool may_apply)
+static bool judge_changes(struct manager *m, struct pf_entry *e, const struct pf_desired *d,
+			  const struct plan *p, const struct pf_state *pf, bool may_apply)
 {
 	const char *module = plan_module(p);
 	struct pf_status st = {};
@@ -129,10 +110,10 @@ static bool judge_changes(struct manager *m, struct pf_entry *e, const struct pl
 	f.has_record = pf_status_read(m->runtime_dir, e->pci, &st) >= 0;
 	f.record = st.state;
 	if (f.has_record && st.state == PF_STATUS_DEFERRED) {
-		news = deferred_changes(e, p, pf);
+		news = deferred_drift(&e->deferred_base, d, pf);
 		f.deferred_drift = news && news[0];
 	} else
-		e->deferred_base = strv_free(e->deferred_base);
+		e->deferred_base = deferred_base_free(e->deferred_base);
 	v = decide_changes(&f);
 	e->state = v.state;
 	(void)free_and_strdup(&e->last_error,
@@ -194,7 +175,7 @@ static int check_unconfigured(struct manager *m, struct pf_entry *e, const struc
 	if (r == 0) /* no VF of ours left: no pod of ours uses one */
 		e->resources_running = strv_free(e->resources_running);
 	e->drift = strv_free(e->drift);
-	e->deferred_base = strv_free(e->deferred_base);
+	e->deferred_base = deferred_base_free(e->deferred_base);
 	e->given_up = mfree(e->given_up);
 	return 0;
 }
@@ -283,7 +264,7 @@ static int check_at_rest(struct pf_entry *e, const struct pf_desired *d, const s
 			return -ENOMEM;
 	}
 	e->drift = strv_free(e->drift);
-	e->deferred_base = strv_free(e->deferred_base);
+	e->deferred_base = deferred_base_free(e->deferred_base);
 	e->given_up = mfree(e->given_up);
 	return 0;
 }
@@ -382,7 +363,7 @@ static int check_pf(struct manager *m, struct pf_entry *e, bool may_apply)
 	e->plan_sig = plan_signature(p);
 	if (!e->plan_sig)
 		return -ENOMEM;
-	return judge_changes(m, e, p, pf, may_apply);
+	return judge_changes(m, e, d, p, pf, may_apply);
 }
 
 /* A PF that run_apply() showed as applying and that nothing was done to. */
@@ -734,7 +715,7 @@ int manager_reload(struct manager *m)
 	for (size_t i = 0; i < m->n_pfs; i++) {
 		m->pfs[i]->given_up = mfree(m->pfs[i]->given_up);
 		/* a new layout: what differs now is what its deferral leaves */
-		m->pfs[i]->deferred_base = strv_free(m->pfs[i]->deferred_base);
+		m->pfs[i]->deferred_base = deferred_base_free(m->pfs[i]->deferred_base);
 	}
 	/* with errors in the main configuration nothing is applied: the PFs only
 	 * show why (held) */

@@ -7,6 +7,7 @@
 #include <systemd/sd-id128.h>
 #include <unistd.h>
 
+#include "deferred-drift.h"
 #include "desired.h"
 #include "host-linux.h"
 #include "host-sim.h"
@@ -45,7 +46,7 @@ static struct pf_entry *entry_free(struct pf_entry *e)
 	strv_free(e->config_files);
 	key_settings_done(&e->settings);
 	strv_free(e->drift);
-	strv_free(e->deferred_base);
+	deferred_base_free(e->deferred_base);
 	strv_free(e->reboot_reasons);
 	free(e->given_up);
 	free(e->firmware_stuck);

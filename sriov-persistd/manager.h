@@ -45,10 +45,10 @@ struct pf_entry {
 	struct key_settings settings;
 	unsigned settings_changes;
 	char **drift; /* what differs, while drifted */
-	/* while deferred: what differed when it was deferred (or the daemon
-	 * first saw it so, or at the last reload), the deferral's own; more
-	 * than that is drift */
-	char **deferred_base;
+	/* while deferred: the host when it was deferred (or the daemon first
+	 * saw it so, or at the last reload), the deferral's own; a change from
+	 * that is drift (deferred-drift.c) */
+	struct deferred_base *deferred_base;
 	/* the plan that last failed or was deferred: not retried on its own
 	 * until it changes, so a failing action cannot loop on its own events */
 	char *given_up;

@@ -9,6 +9,7 @@
 #include "drivers.h"
 #include "json-util.h"
 #include "match.h"
+#include "report-edited.h"
 #include "report-gone.h"
 #include "report-vf.h"
 #include "report.h"
@@ -259,7 +260,8 @@ static int report_actions_left(const struct host_view *v, const struct pf_view *
 	if (r->has_rec && r->rec.state == PF_STATUS_APPLIED) {
 		/* drift: it was applied, and now the host differs again */
 		r->state = "drifted";
-		if (drift_beyond_vfs(pv, &r->why_owned) < 0)
+		if (drift_beyond_vfs(pv, &r->why_owned) < 0 ||
+		    report_layout_edited(pv, &r->rec, &r->why_owned) < 0)
 			return -ENOMEM;
 		r->why = r->why_owned;
 		return 0;

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* A drifted PF whose layout was edited after its last apply. */
+
+#include <sys/stat.h>
+
+#include "report-edited.h"
+
+/* For a drifted PF: whether a layout file that selects it now was changed
+ * after its last apply finished, or is not one that apply read (a file
+ * added, renamed). Then what differs may be the layout's edit, not applied
+ * yet, as well as a change on the host: the reason says so, with the file.
+ * Put before *why (what differs beyond the VFs, or NULL); *why left as it
+ * is when every file is as the last apply read it. */
+int report_layout_edited(const struct pf_view *pv, const struct pf_status *rec, char **why)
+{
+	char *ret;
+
+	if (!pv->desired || !rec->finished)
+		return 0;
+	for (char **f = pv->desired->config_files; f && *f; f++) {
+		struct stat st;
+		usec_t mtime;
+
+		if (stat(*f, &st) < 0)
+			continue;
+		mtime = (usec_t)st.st_mtim.tv_sec * USEC_PER_SEC +
+			(usec_t)st.st_mtim.tv_nsec / 1000;
+		if (mtime <= rec->finished && strv_contains(rec->config_files, *f))
+			continue;
+		ret = strdup_printf("the layout changed since its last apply (%s %s): what "
+				    "differs may be the layout's, not applied yet, rather than a "
+				    "change on the host; sriovctl apply %s applies it",
+				    *f, mtime > rec->finished ? "modified after it" : "new since",
+				    rec->pci);
+		if (ret && *why) {
+			char *both = strdup_printf("%s; %s", ret, *why);
+
+			free(ret);
+			ret = both;
+		}
+		if (!ret)
+			return -ENOMEM;
+		free(*why);
+		*why = ret;
+		return 0;
+	}
+	return 0;
+}
