@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Trial 20 (fresh eyes), miscellaneous: with --root the files of other tools are named under
+the root, as layouts are; a drain given up says what starts it again."""
+
+import json
+import subprocess
+
+from conftest import PF_IFACE, pf_path
+from test_daemon_k8s import (E810_A, E810_LAYOUT, e810_node, env,  # noqa: F401
+                             k8s_notify_bin, operation, replace_layout)
+
+NM_DIR = "etc/NetworkManager/system-connections"
+LINK_DIR = "etc/systemd/network"
+CONF_DIR = "etc/sriov-persist/conf.d"
+
+
+def test_other_tools_files_are_named_under_the_root(make_host, tmp_path):
+    """sriovctl --root R names R/etc/NetworkManager/... as it names R/etc/sriov-persist/...:
+    the path printed is the file to change, not the running host's."""
+    h = make_host("e810.json")
+    root = tmp_path / "node"
+    (root / CONF_DIR).mkdir(parents=True)
+    (root / CONF_DIR / "50-e810.conf").write_text(
+        "[Match]\nDriver=ice\n[PhysicalFunction]\nVirtualFunctions=4\n")
+    (root / NM_DIR).mkdir(parents=True)
+    keyfile = root / NM_DIR / "sriov.nmconnection"
+    keyfile.write_text("[connection]\nid=sriov\ntype=ethernet\ninterface-name=ens1f0\n\n"
+                       "[sriov]\ntotal-vfs=4\n")
+    keyfile.chmod(0o600)
+    (root / LINK_DIR).mkdir(parents=True)
+    (root / LINK_DIR / "10-sriov.link").write_text(
+        "[Match]\nPermanentMACAddress=40:a6:b7:84:ef:ed\n\n[Link]\nSR-IOVVirtualFunctions=8\n")
+    for cmd in ("check", "status", "plan"):
+        r = subprocess.run([h.binary, "--no-color", "--root", str(root), "--host", str(h.path),
+                            cmd], capture_output=True, text=True, timeout=60)
+        out = r.stdout + r.stderr
+        assert f"{root}/{NM_DIR}/sriov.nmconnection:7: NetworkManager also configures ens1f0" \
+            in out, (cmd, out)
+        assert f"{root}/{LINK_DIR}/10-sriov.link:5: systemd .link also configures ens1f1" \
+            in out, (cmd, out)
+        assert f" /{NM_DIR}" not in out and f" /{LINK_DIR}" not in out, (cmd, out)
+        assert not out.startswith(f"/{NM_DIR}") and f"\n/{NM_DIR}" not in out, (cmd, out)
+        assert f"\n/{LINK_DIR}" not in out, (cmd, out)
+    # the JSON status too
+    r = subprocess.run([h.binary, "--root", str(root), "--host", str(h.path), "status",
+                        "--json"], capture_output=True, text=True, timeout=60)
+    assert f"{root}/{NM_DIR}/sriov.nmconnection:7" in r.stdout, r.stdout
+
+
+def test_a_drain_given_up_says_what_starts_it_again(env):
+    """A drain that a PodDisruptionBudget refuses for good (k8s-notify "retryable":false)
+    is not started again on its own (sriov-persistd(8)): the PF's reason says so, and what
+    starts it again, in LastError, the status record and sriovctl status."""
+    srv, c = env.srv, env.c
+    h, _ = e810_node(env, DrainTimeoutSec=1, EvictionFallback="fail")
+    srv.add_pdb("default", "trainer", {"app": "trainer"}, min_available=1)
+    env.start(h)
+    env.settle()
+    replace_layout(h, "50-e810.conf", E810_LAYOUT.format(pci=E810_A, n=8, vlan=10))
+    c.wait(lambda: c.get("State", pf_path(E810_A), PF_IFACE) == "deferred"
+           and operation(c) is None, timeout=60, what="the drain given up")
+    tail = ("; not started again on its own: sriovctl apply starts it again once the cause is "
+            "fixed")
+    last_error = c.get("LastError", pf_path(E810_A), PF_IFACE)
+    assert last_error.startswith("drain failed: ") and last_error.endswith(tail), last_error
+    rec = json.loads((h.dir / "host.json.run" / "pf" / f"{E810_A}.json").read_text())
+    assert rec["error"] == last_error, rec
+    r = h.run("status", E810_A, env={"DBUS_SYSTEM_BUS_ADDRESS": env.bus.address})
+    assert tail in r.stdout, r.stdout + r.stderr
