@@ -67,3 +67,19 @@ def test_a_drain_given_up_says_what_starts_it_again(env):
     assert rec["error"] == last_error, rec
     r = h.run("status", E810_A, env={"DBUS_SYSTEM_BUS_ADDRESS": env.bus.address})
     assert tail in r.stdout, r.stdout + r.stderr
+
+
+def test_a_rate_error_of_several_pfs_names_them(make_host):
+    """The same rate error on two PFs (the same link speed) is one line that names both, as
+    sriovctl(8) says of an error that holds several PFs in the same words."""
+    h = make_host("bnxt.json")
+    f = h.layout("50-bnxt.conf", "[Match]\nDriver=bnxt_en\n[PhysicalFunction]\n"
+                 "VirtualFunctions=4\n[VirtualFunction]\nMaxTxRateMbps=30000\n")
+    r = h.run("check")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert r.stderr == (f"{f}:6: MaxTxRateMbps=30000: the bnxt_en driver refuses a VF rate above "
+                        "the link speed of the PF, 25000 Mb/s (on 0000:31:00.0 (eno12399np0), "
+                        "0000:31:00.1 (eno12409np1))\n"), r.stderr
+    r = h.run("plan")
+    assert ("held: " + f"{f}:6: MaxTxRateMbps=30000: the bnxt_en driver refuses a VF rate above "
+            "the link speed of 0000:31:00.1 (eno12409np1), 25000 Mb/s") in r.stdout, r.stdout
