@@ -83,3 +83,10 @@ def test_a_rate_error_of_several_pfs_names_them(make_host):
     r = h.run("plan")
     assert ("held: " + f"{f}:6: MaxTxRateMbps=30000: the bnxt_en driver refuses a VF rate above "
             "the link speed of 0000:31:00.1 (eno12409np1), 25000 Mb/s") in r.stdout, r.stdout
+
+
+def test_help_says_which_verbs_run_k8s_notify(sriovctl_bin):
+    """--k8s-notify: check, apply and reset run it (sriovctl(8)), and --help says the same."""
+    r = subprocess.run([sriovctl_bin, "--help"], capture_output=True, text=True, timeout=60)
+    line = next(ln for ln in r.stdout.splitlines() if "--k8s-notify" in ln)
+    assert "check, apply, reset: the Kubernetes client" in line, line
