@@ -90,3 +90,20 @@ def test_help_says_which_verbs_run_k8s_notify(sriovctl_bin):
     r = subprocess.run([sriovctl_bin, "--help"], capture_output=True, text=True, timeout=60)
     line = next(ln for ln in r.stdout.splitlines() if "--k8s-notify" in ln)
     assert "check, apply, reset: the Kubernetes client" in line, line
+
+
+def test_import_errors_in_line_order_and_at_the_key(sriovctl_bin, tmp_path):
+    """sriovctl import says a file's problems top to bottom, as check does, and an error about
+    a field cites the line of its key (bridge:, not the ovs: under it)."""
+    from conftest import ROOT
+    src = ROOT / "tests" / "fixtures" / "operator" / "unsupported.yaml"
+    r = subprocess.run([sriovctl_bin, "--no-color", "import", "--output-dir", str(tmp_path),
+                        str(src)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1, r.stdout + r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ln.startswith(f"{src}:")]
+    numbers = [int(ln[len(str(src)) + 1:].split(":", 1)[0]) for ln in lines]
+    assert numbers == sorted(numbers), lines
+    assert f"{src}:31: policy bridged: bridge: sriov-persist configures no Open vSwitch " \
+        "bridge" in r.stderr, r.stderr
+    text = src.read_text().splitlines()
+    assert text[30].strip() == "bridge:", text[30]
