@@ -107,3 +107,14 @@ def test_import_errors_in_line_order_and_at_the_key(sriovctl_bin, tmp_path):
         "bridge" in r.stderr, r.stderr
     text = src.read_text().splitlines()
     assert text[30].strip() == "bridge:", text[30]
+
+
+def test_an_unset_guid_reads_alike_in_the_row_and_its_layout_column(make_host):
+    """An InfiniBand VF whose node GUID was never set: its NODE GUID column says "-" (never
+    set), and its LAYOUT column says the host's value the same way."""
+    h = make_host("cx7-ib.json")
+    h.layout("50-ib.conf", "[Match]\nPCIAddress=0000:1a:00.0\n[PhysicalFunction]\n"
+             "VirtualFunctions=2\nLinkType=infiniband\n[VirtualFunction]\nIBNodeGUID=stable\n")
+    r = h.run("status", "0000:1a:00.0")
+    assert "differs: node_guid - (wanted " in r.stdout, r.stdout
+    assert "node_guid 00:00:00:00:00:00:00:00" not in r.stdout, r.stdout
