@@ -97,9 +97,19 @@ static void op_fail(struct manager *m, const char *fmt, ...)
 	log_msg(LOG_ERR, "%s failed at %s: %s", op_title(m, op, &title),
 		op_step_to_string(op->step), strna(e));
 	if (!op->error) {
+		_cleanup_free_ char *reason = NULL;
+
 		op->error = strdup_printf("%s failed: %s", op_step_to_string(op->step), strna(e));
+		/* a drain given up before it applied is not started again on
+		 * its own (pf_entry.given_up): the PFs' reason says what does */
+		if (op->error && op->kind == OP_KIND_DRAIN &&
+		    (op->step == OP_STEP_LEASE || op->step == OP_STEP_DRAIN))
+			reason = strdup_printf("%s; %snot started again on its own: sriovctl apply "
+					       "starts it again once the cause is fixed",
+					       op->error,
+					       op->step == OP_STEP_DRAIN ? "" : "the drain is ");
 		for (char **p = op->pfs; p && *p; p++)
-			manager_pf_failed(m, *p, op->error);
+			manager_pf_failed(m, *p, reason ?: op->error);
 	}
 	/* a reboot that did not happen (its lease, drain or logind failed) is
 	 * not tried again on its own: the daemon is degraded until it is */

@@ -61,7 +61,7 @@ static const struct cli_option own_options[] = {
 	{ ARG_NO_PAGER, "no-pager", NULL, "accepted for compatibility; output is never paged" },
 	{ ARG_VERSION, "version", NULL, "the version" },
 	{ ARG_K8S_NOTIFY, "k8s-notify", "FILE",
-	  "check, apply: the Kubernetes client asked about the credentials\n"
+	  "check, apply, reset: the Kubernetes client asked about the credentials\n"
 	  "(an absolute path; default " LIBEXECDIR "/sriov-persist/k8s-notify)",
 	  CLI_CHECK_PROGRAM },
 	{ ARG_OUTPUT, "output", "FILE",

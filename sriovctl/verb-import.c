@@ -88,6 +88,9 @@ static int import_convert(const struct ctl *c, const char *text)
 	r = sno_policies_parse(c->args[0], text, &p, &diags);
 	if (r >= 0)
 		r = sno_policies_layouts(c->args[0], &p, &names, &texts, &diags);
+	/* the file's problems top to bottom, as check says them */
+	if (r >= 0)
+		r = diag_list_sort_by_line(&diags);
 	if (r < 0) {
 		fprintf(stderr, "Out of memory\n");
 		return EXIT_FAIL;

@@ -54,8 +54,9 @@ static void describe_vf_change(FILE *f, const struct pf_view *pv, const struct v
 		for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
 			if (!(a->keys & (1u << k)) || vf_attrs_equal(&vf->attrs, &a->attrs, k))
 				continue;
+			/* a value the host never set as the VF table shows it, "-" */
 			fprintf(f, "%s%s %s (wanted %s)", sep, vf_key_to_label(k),
-				vf_attrs_format(&vf->attrs, k, VF_SPELLING_STATUS, now),
+				vf_attrs_format_host(&vf->attrs, k, VF_SPELLING_STATUS, now) ?: "-",
 				vf_attrs_format(&a->attrs, k, VF_SPELLING_STATUS, want));
 			sep = ", ";
 		}
@@ -118,7 +119,7 @@ static void describe_key_change(FILE *f, const struct pf_view *pv, const struct 
 		fputs(" no RDMA device", f);
 	else
 		fprintf(f, " %s %s (wanted %s)", vf_key_to_label(k),
-			vf_attrs_format_host(&vf->attrs, k, VF_SPELLING_STATUS, now) ?: "none",
+			vf_attrs_format_host(&vf->attrs, k, VF_SPELLING_STATUS, now) ?: "-",
 			vf_attrs_format(&v->attrs, k, VF_SPELLING_STATUS, want));
 }
 

@@ -27,18 +27,14 @@ static const char *const link_dirs[] = {
 	"/usr/lib/systemd/network", "/lib/systemd/network",
 };
 
-/* full (under root, as path_under_root() or conf_files_list_root() made
- * it) as the host names it: without the root directory */
-static const char *host_path(const char *root, const char *full)
+/* path as the host names it, as this run names it: under the root
+ * directory when there is one (as layouts are named), so that the file
+ * named is the one on the host the run looks at */
+static char *root_name(const char *root, const char *path)
 {
-	size_t n;
-
 	if (!root || streq(root, "/"))
-		return full;
-	n = strlen(root);
-	if (strncmp(full, root, n) == 0 && full[n] == '/')
-		return full + n;
-	return full;
+		return strdup(path);
+	return strdup_printf("%s%s", root, path);
 }
 
 /* NetworkManager's nm_keyfile_utils_ignore_filename(): hidden files, and
@@ -87,18 +83,20 @@ static int nm_profile_push(struct other_configs *c, struct nm_profile *p)
 static int nm_load_file(struct other_configs *c, const char *root, const char *path)
 {
 	_cleanup_close_ int fd = -EBADF;
-	_cleanup_free_ char *text = NULL, *full = NULL;
+	_cleanup_free_ char *text = NULL, *full = NULL, *name = root_name(root, path);
 	struct nm_profile p;
 	struct stat st;
 	size_t size = 0;
 	int r;
 
+	if (!name)
+		return -ENOMEM;
 	r = path_under_root(root, path, &full);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
 		return other_findings_add_unreadable(&c->unreadable, OTHER_MANAGER_NETWORKMANAGER,
-						     path, root_strerror(r));
+						     name, root_strerror(r));
 	fd = open_regular_at(AT_FDCWD, full, &st);
 	if (fd == -EISDIR || fd == -EBADFD || fd == -ENOENT)
 		return 0; /* NetworkManager takes regular files only */
@@ -107,10 +105,10 @@ static int nm_load_file(struct other_configs *c, const char *root, const char *p
 		r = -EBADMSG;
 	if (r < 0)
 		return other_findings_add_unreadable(&c->unreadable, OTHER_MANAGER_NETWORKMANAGER,
-						     path, conf_read_strerror(r));
+						     name, conf_read_strerror(r));
 	if (nm_would_refuse(&st))
 		return 0;
-	r = nm_profile_parse(path, text, &p);
+	r = nm_profile_parse(name, text, &p);
 	return r < 0 ? r : nm_profile_push(c, &p);
 }
 
@@ -143,10 +141,12 @@ static int nm_list_dir(const char *full, bool require_suffix, char ***ret)
 
 static int nm_load_dir(struct other_configs *c, const char *root, const struct nm_dir *dir)
 {
-	_cleanup_free_ char *full = NULL;
+	_cleanup_free_ char *full = NULL, *name = root_name(root, dir->path);
 	_cleanup_strv_free_ char **names = NULL;
 	int r;
 
+	if (!name)
+		return -ENOMEM;
 	r = path_under_root(root, dir->path, &full);
 	if (r >= 0)
 		r = nm_list_dir(full, dir->require_suffix, &names);
@@ -154,7 +154,7 @@ static int nm_load_dir(struct other_configs *c, const char *root, const struct n
 		return r;
 	if (r < 0)
 		return other_findings_add_unreadable(&c->unreadable, OTHER_MANAGER_NETWORKMANAGER,
-						     dir->path, root_strerror(r));
+						     name, root_strerror(r));
 	for (size_t i = 0; r > 0 && names[i]; i++) {
 		_cleanup_free_ char *path = strdup_printf("%s/%s", dir->path, names[i]);
 
@@ -184,7 +184,8 @@ static int link_dirs_with(const char *sub, char ***ret)
 	return 0;
 }
 
-static int link_parse_file(struct link_file *lf, const char *root, const char *full)
+/* full as conf_files_list_root() made it: under the root, as layouts are named */
+static int link_parse_file(struct link_file *lf, const char *full)
 {
 	_cleanup_free_ char *text = NULL;
 	int r = conf_read_file(full, &text);
@@ -192,8 +193,8 @@ static int link_parse_file(struct link_file *lf, const char *root, const char *f
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
-		return link_file_set_unreadable(lf, host_path(root, full), conf_read_strerror(r));
-	return link_file_parse(lf, host_path(root, full), text);
+		return link_file_set_unreadable(lf, full, conf_read_strerror(r));
+	return link_file_parse(lf, full, text);
 }
 
 static int link_load_dropins(struct link_file *lf, const char *root, const char *name)
@@ -212,13 +213,12 @@ static int link_load_dropins(struct link_file *lf, const char *root, const char 
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
-		_cleanup_free_ char *why =
-			strdup_printf("%s: %s", host_path(root, fail.dir), fail.why);
+		_cleanup_free_ char *why = strdup_printf("%s: %s", fail.dir, fail.why);
 
 		return why ? link_file_set_unreadable(lf, lf->path, why) : -ENOMEM;
 	}
 	for (size_t i = 0; r >= 0 && paths[i]; i++)
-		r = link_parse_file(lf, root, paths[i]);
+		r = link_parse_file(lf, paths[i]);
 	return r;
 }
 
@@ -233,7 +233,7 @@ static int link_load_one(struct other_configs *c, const char *root, const char *
 	c->links = items;
 	lf = &c->links[c->n_links++];
 	*lf = (struct link_file){};
-	r = link_parse_file(lf, root, full);
+	r = link_parse_file(lf, full);
 	if (r >= 0)
 		r = link_load_dropins(lf, root, strrchr(full, '/') + 1);
 	return r;
@@ -253,7 +253,7 @@ static int link_load_all(struct other_configs *c, const char *root)
 	if (r < 0)
 		/* any file of it may be the first to match */
 		return other_findings_add_unreadable(&c->unreadable, OTHER_MANAGER_SYSTEMD_LINK,
-						     host_path(root, fail.dir), fail.why);
+						     fail.dir, fail.why);
 	for (size_t i = 0; r >= 0 && paths[i]; i++)
 		r = link_load_one(c, root, paths[i]);
 	return r;
@@ -261,9 +261,12 @@ static int link_load_all(struct other_configs *c, const char *root)
 
 static int sno_load(struct other_configs *c, const char *root)
 {
-	_cleanup_free_ char *full = NULL, *text = NULL;
+	_cleanup_free_ char *full = NULL, *text = NULL,
+			    *name = root_name(root, SNO_INTERFACE_CONFIG);
 	int r;
 
+	if (!name)
+		return -ENOMEM;
 	r = path_under_root(root, SNO_INTERFACE_CONFIG, &full);
 	if (r >= 0)
 		r = conf_read_file(full, &text);
@@ -273,14 +276,13 @@ static int sno_load(struct other_configs *c, const char *root)
 		return r;
 	if (r < 0)
 		return other_findings_add_unreadable(
-			&c->unreadable, OTHER_MANAGER_SRIOV_OPERATOR, SNO_INTERFACE_CONFIG,
+			&c->unreadable, OTHER_MANAGER_SRIOV_OPERATOR, name,
 			r == -EXDEV ? root_strerror(r) : conf_read_strerror(r));
-	r = sno_config_scan(SNO_INTERFACE_CONFIG, text, &c->sno);
+	r = sno_config_scan(name, text, &c->sno);
 	if (r < 0 || !c->sno.error)
 		return r;
-	return other_findings_add_unreadable_at(&c->unreadable, OTHER_MANAGER_SRIOV_OPERATOR,
-						SNO_INTERFACE_CONFIG, c->sno.error_line,
-						c->sno.error);
+	return other_findings_add_unreadable_at(&c->unreadable, OTHER_MANAGER_SRIOV_OPERATOR, name,
+						c->sno.error_line, c->sno.error);
 }
 
 int other_configs_load(const char *root, struct other_configs **ret)

@@ -32,7 +32,8 @@ struct other_configs {
  * "/" for the running host's), each path resolved inside it
  * (path_under_root(), conf_files_list_root()). A file or directory that
  * cannot be read, or whose link leads out of root, does not fail: it is a
- * finding of every PF. -ENOMEM. */
+ * finding of every PF. Files are named as this run names layouts: under
+ * root (root followed by the path the host knows them by). -ENOMEM. */
 int other_configs_load(const char *root, struct other_configs **ret);
 struct other_configs *other_configs_free(struct other_configs *c);
 static inline void other_configs_freep(struct other_configs **c)

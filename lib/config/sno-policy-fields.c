@@ -142,7 +142,7 @@ static int sno_unsupported(struct sno_reader *r, yaml_node_t *v, const char *fie
 	if (v && v->type == YAML_MAPPING_NODE &&
 	    v->data.mapping.pairs.start == v->data.mapping.pairs.top)
 		return 0;
-	return sno_say(r, DIAG_ERROR, v, field, "%s", why);
+	return sno_say_at(r, DIAG_ERROR, r->key_line ?: sno_line(v), field, "%s", why);
 }
 
 static int sno_vdpa_type(struct sno_reader *r, yaml_node_t *v, const char *field)
@@ -301,7 +301,8 @@ static int sno_nic_key(struct sno_reader *r, const char *key, yaml_node_t *v)
 			r->failed = r->failed || failed;
 			return e;
 		}
-	return sno_say(r, DIAG_ERROR, v, field, "not a field of the operator's nicSelector");
+	return sno_say_at(r, DIAG_ERROR, r->key_line, field,
+			  "not a field of the operator's nicSelector");
 }
 
 /* Calls each for every key of the mapping v (named field in errors), until
@@ -315,8 +316,10 @@ static int sno_each_key(struct sno_reader *r, yaml_node_t *v, const char *field,
 		return sno_say(r, DIAG_ERROR, v, field, "is not a mapping");
 	for (yaml_node_pair_t *p = v->data.mapping.pairs.start;
 	     e >= 0 && p < v->data.mapping.pairs.top; p++) {
-		const char *key = sno_yaml_scalar(sno_node(r, p->key));
+		yaml_node_t *k = sno_node(r, p->key);
+		const char *key = sno_yaml_scalar(k);
 
+		r->key_line = sno_line(k);
 		if (key)
 			e = each(r, key, sno_node(r, p->value));
 	}
@@ -428,12 +431,13 @@ static int sno_spec_field(struct sno_reader *r, const char *key, yaml_node_t *v)
 			return sno_spec_field_read(r, i, v);
 	for (size_t i = 0; i < ELEMENTSOF(sno_network_fields); i++)
 		if (streq(key, sno_network_fields[i][0]))
-			return sno_say(r, DIAG_ERROR, v, key,
-				       "a field of the operator's SriovNetwork, not of a policy; "
-				       "set %s in the VF section of the layout file instead",
-				       sno_network_fields[i][1]);
-	return sno_say(r, DIAG_ERROR, v, key,
-		       "not a field of the operator's SriovNetworkNodePolicy spec");
+			return sno_say_at(
+				r, DIAG_ERROR, r->key_line, key,
+				"a field of the operator's SriovNetwork, not of a policy; "
+				"set %s in the VF section of the layout file instead",
+				sno_network_fields[i][1]);
+	return sno_say_at(r, DIAG_ERROR, r->key_line, key,
+			  "not a field of the operator's SriovNetworkNodePolicy spec");
 }
 
 int sno_policy_read_spec(struct sno_reader *r, yaml_node_t *spec)

@@ -20,6 +20,10 @@ struct sno_reader {
 	/* the same for the keys of its nicSelector (sno-policy-fields.c's
 	 * sno_nic_keys): a check reading pfNames reads no vendor */
 	uint32_t bad_nic_keys;
+	/* the line of the key whose value is being read (sno_each_key()): an
+	 * error about the field as a whole cites the key, not a block value
+	 * that starts on the next line */
+	unsigned key_line;
 };
 
 unsigned sno_line(const yaml_node_t *n);

@@ -245,14 +245,20 @@ static int check_vf_rates(struct desired_ctx *c, const struct vf_settings *v)
 		enum vf_key k = keys[i];
 		uint32_t rate = k == VF_KEY_MIN_TX_RATE ? v->attrs.min_tx_rate :
 							  v->attrs.max_tx_rate;
+		_cleanup_free_ char *pf = NULL;
 		int r;
 
 		if (!vf_settings_has(v, k) || !driver_refuses_rate(c->drv, k, rate, c->pf->speed))
 			continue;
+		/* named, so that the PFs with the same speed are one error that
+		 * names them all (sriovctl check) */
+		pf = pf_describe(c->pf);
+		if (!pf)
+			return -ENOMEM;
 		r = hw_error(c, v->src[k].file, v->src[k].line,
-			     "%s=%u: the %s driver refuses a VF rate above the PF's link speed, "
+			     "%s=%u: the %s driver refuses a VF rate above the link speed of %s, "
 			     "%u Mb/s",
-			     vf_key_to_string(k), rate, c->drv_name, c->pf->speed);
+			     vf_key_to_string(k), rate, c->drv_name, pf, c->pf->speed);
 		if (r < 0)
 			return r;
 	}

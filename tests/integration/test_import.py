@@ -159,7 +159,7 @@ def test_unsupported_fields_are_errors_and_nothing_is_written(tmp_path, sriovctl
         "policy to the operator",
         "<stdin>:30: policy bridged: nicSelector.netFilter: a cloud network filter has no "
         "equivalent in [Match]; select the PFs by rootDevices or pfNames",
-        "<stdin>:32: policy bridged: bridge: sriov-persist configures no Open vSwitch bridge; "
+        "<stdin>:31: policy bridged: bridge: sriov-persist configures no Open vSwitch bridge; "
         "configure the bridge with OVS itself and import the policy without it",
         "<stdin>:40: policy typos: resourceName: intel-vf: sriov-persist's resource names are "
         "1..63 letters, digits or '_' (ResourceName=); rename the resource, and the pods' "
@@ -172,8 +172,8 @@ def test_unsupported_fields_are_errors_and_nothing_is_written(tmp_path, sriovctl
         "policy; set MACSpoofCheck= in the VF section of the layout file instead",
         "<stdin>:48: policy typos: colour: not a field of the operator's SriovNetworkNodePolicy "
         "spec",
-        "<stdin>:51: policy typos: nicSelector.vendor: 8086x: must be four hex digits",
         "<stdin>:50: policy typos: nicSelector.pfNames: VFs 4-9: beyond numVfs 4",
+        "<stdin>:51: policy typos: nicSelector.vendor: 8086x: must be four hex digits",
         "<stdin>:53: object not-a-policy: kind SriovNetworkNetwork, not SriovNetworkNodePolicy",
         "13 errors: no file written",
     ]

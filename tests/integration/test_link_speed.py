@@ -17,8 +17,8 @@ def igb_layout(rate_line):
 def test_max_rate_above_link_speed_holds_the_pf(make_host):
     h = make_host("igb-82576.json")
     f = h.layout("50-igb.conf", igb_layout("MaxTxRateMbps=20000"))
-    want = f"{f}:6: MaxTxRateMbps=20000: the igb driver refuses a VF rate above the PF's " \
-           "link speed, 1000 Mb/s"
+    want = f"{f}:6: MaxTxRateMbps=20000: the igb driver refuses a VF rate above the link " \
+           f"speed of {IGB} (enp1s0f0), 1000 Mb/s"
     before = h.path.read_text()
 
     r = h.run("check")

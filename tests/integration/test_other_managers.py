@@ -54,12 +54,12 @@ def test_check_names_both_files_and_apply_changes_nothing(make_host, node):
     before = h.state()
     r = run(h, node, "check")
     assert r.returncode == 1
-    assert r.stderr == f"{NM_ERROR}\n{LINK_ERROR}\n"
+    assert r.stderr == f"{node}{NM_ERROR}\n{node}{LINK_ERROR}\n"
     assert r.stdout == "2 layout file(s) checked (no main configuration: defaults): 2 error(s)\n"
     r = run(h, node, "apply")
     assert r.returncode == 1
-    assert f"{E810_0} (ens1f0): held (nothing applied): {NM_ERROR}\n" in r.stdout, r.stdout
-    assert f"{E810_1} (ens1f1): held (nothing applied): {LINK_ERROR}\n" in r.stdout, r.stdout
+    assert f"{E810_0} (ens1f0): held (nothing applied): {node}{NM_ERROR}\n" in r.stdout, r.stdout
+    assert f"{E810_1} (ens1f1): held (nothing applied): {node}{LINK_ERROR}\n" in r.stdout, r.stdout
     assert h.state() == before
 
 
@@ -67,12 +67,12 @@ def test_plan_and_status_show_the_pf_held_with_the_reason(make_host, node):
     h = make_host("e810.json")
     r = run(h, node, "plan")
     assert r.returncode == 1
-    assert f"{E810_0} (ens1f0): held: {NM_ERROR}\n  files: 50-port0.conf\n" in r.stdout, r.stdout
-    assert f"{E810_1} (ens1f1): held: {LINK_ERROR}\n  files: 60-port1.conf\n" in r.stdout
+    assert f"{E810_0} (ens1f0): held: {node}{NM_ERROR}\n  files: 50-port0.conf\n" in r.stdout, r.stdout
+    assert f"{E810_1} (ens1f1): held: {node}{LINK_ERROR}\n  files: 60-port1.conf\n" in r.stdout
     r = run(h, node, "status", "--json")
     pfs = {p["pci"]: p for p in json.loads(r.stdout)["pfs"]}
     assert pfs[E810_0]["state"] == "held", pfs[E810_0]
-    assert NM_ERROR in json.dumps(pfs[E810_0]), pfs[E810_0]
+    assert f"{node}{NM_ERROR}" in json.dumps(pfs[E810_0]), pfs[E810_0]
     assert pfs[E810_1]["state"] == "held"
 
 
@@ -81,7 +81,7 @@ def test_apply_leaves_the_held_pf_and_applies_the_other(make_host, node):
     (node / LINK_DIR / "10-sriov.link").unlink()
     r = run(h, node, "apply")
     assert r.returncode == 1, r.stdout + r.stderr
-    assert f"{E810_0} (ens1f0): held (nothing applied): {NM_ERROR}\n" in r.stdout, r.stdout
+    assert f"{E810_0} (ens1f0): held (nothing applied): {node}{NM_ERROR}\n" in r.stdout, r.stdout
     assert h.pf(E810_0)["num_vfs"] == 0
     assert h.pf(E810_1)["num_vfs"] == 3
 
@@ -95,7 +95,7 @@ def test_a_file_that_may_select_the_pf_is_a_warning(make_host, node):
         "[Match]\nDriver=ice\nHost=node1\n\n[Link]\nSR-IOVVirtualFunctions=8\n")
     r = run(h, node, "check")
     assert r.returncode == 0, r.stderr
-    assert (f"/{LINK_DIR}/10-ice.link:6: warning: systemd .link may also configure ens1f0 "
+    assert (f"{node}/{LINK_DIR}/10-ice.link:6: warning: systemd .link may also configure ens1f0 "
             "([Match] Driver=ice Host=node1; may match: Host=node1: it is not evaluated offline): "
             "SR-IOVVirtualFunctions=8\n") in r.stderr, r.stderr
     assert "2 layout file(s) checked (no main configuration: defaults): 0 error(s), 2 warning(s)\n" \
@@ -112,7 +112,7 @@ def test_a_keyfile_that_leads_out_of_the_root_is_named(make_host, node, tmp_path
     (node / NM_DIR / "out.nmconnection").symlink_to("../../../../outside")
     r = run(h, node, "check")
     assert r.returncode == 0, r.stderr
-    assert (f"/{NM_DIR}/out.nmconnection: warning: NetworkManager: cannot read: leads out of the root "
+    assert (f"{node}/{NM_DIR}/out.nmconnection: warning: NetworkManager: cannot read: leads out of the root "
             "directory; whether it also configures ens1f0 is unknown") in r.stderr, r.stderr
 
 
@@ -123,7 +123,7 @@ def test_shared_with_acknowledges_the_named_tool_only(make_host, node):
                       "ExternallyManaged=yes\nMTUBytes=9000\n")
     r = run(h, node, "check")
     assert r.returncode == 1
-    assert r.stderr == f"{LINK_ERROR}\n"  # the .link file of the other port still holds it
+    assert r.stderr == f"{node}{LINK_ERROR}\n"  # the .link file of the other port still holds it
     r = run(h, node, "apply")
     assert r.returncode == 1, r.stdout + r.stderr
     # NetworkManager makes the VFs; sriov-persist sets what is its part
@@ -146,7 +146,7 @@ def test_shared_with_needs_externally_managed(make_host, node):
              "makes")
     r = run(h, node, "check")
     assert r.returncode == 1
-    assert r.stderr == f"{error}\n{LINK_ERROR}\n"
+    assert r.stderr == f"{error}\n{node}{LINK_ERROR}\n"
     r = run(h, node, "plan", E810_0)
     assert f"{E810_0} (ens1f0): held: {error}\n" in r.stdout, r.stdout
 
@@ -168,7 +168,7 @@ def test_check_of_named_files_looks_too(make_host, node):
     layout = node / "etc" / "sriov-persist" / "conf.d" / "50-port0.conf"
     r = run(h, node, "check", layout)
     assert r.returncode == 1
-    assert r.stderr == f"{NM_ERROR}\n"
+    assert r.stderr == f"{node}{NM_ERROR}\n"
 
 
 def test_without_host_shared_with_needs_externally_managed_too(sriovctl_bin, node):

@@ -62,7 +62,7 @@ def test_networkmanager_making_fewer_vfs_holds_the_pf(make_host, node):
     before = h.state()
     r = run(h, node, "check", "--strict")
     assert r.returncode == 1
-    error = (f"/{NM_DIR}/sriov.nmconnection:7: sriov.total-vfs=2: NetworkManager makes 2 VFs of "
+    error = (f"{node}/{NM_DIR}/sriov.nmconnection:7: sriov.total-vfs=2: NetworkManager makes 2 VFs of "
              "ens1f0, which SharedWith=NetworkManager leaves to it, but VirtualFunctions=4 "
              f"({conf}:4) expects 4: VFs 2-3 would never appear and sriovctl wait would wait "
              f"for them at every boot; {HELD} the two counts agree")
@@ -79,7 +79,7 @@ def test_networkmanager_profile_without_total_vfs_makes_none(make_host, node):
     put_keyfile(node, "autoprobe-drivers=1\n")
     r = run(h, node, "check")
     assert r.returncode == 1
-    assert (f"/{NM_DIR}/sriov.nmconnection:6: [sriov] without total-vfs (NetworkManager keeps 0 "
+    assert (f"{node}/{NM_DIR}/sriov.nmconnection:6: [sriov] without total-vfs (NetworkManager keeps 0 "
             "VFs while the profile is active): NetworkManager makes 0 VFs of ens1f0") in r.stderr
 
 
@@ -89,7 +89,7 @@ def test_more_vfs_than_the_layout_expects_are_left_to_the_tool(make_host, node):
     put_keyfile(node, "total-vfs=6\n")
     r = run(h, node, "check")
     assert r.returncode == 0, r.stderr
-    assert r.stderr == (f"/{NM_DIR}/sriov.nmconnection:7: warning: sriov.total-vfs=6: "
+    assert r.stderr == (f"{node}/{NM_DIR}/sriov.nmconnection:7: warning: sriov.total-vfs=6: "
                         "NetworkManager makes 6 VFs of ens1f0, more than VirtualFunctions=4 "
                         f"({conf}:4): the layout configures the first 4 and leaves VFs 4-5 to "
                         "NetworkManager (ExternallyManaged=yes)\n")
@@ -108,7 +108,7 @@ def test_networkmanager_vf_values_that_differ_hold_the_pf(make_host, node):
     r = run(h, node, "check", "--strict")
     assert r.returncode == 1
     # VF 1: the same rate, and one the layout does not set: no conflict
-    assert r.stderr == (f"/{NM_DIR}/sriov.nmconnection:8: NetworkManager sets VF 0 of ens1f0 "
+    assert r.stderr == (f"{node}/{NM_DIR}/sriov.nmconnection:8: NetworkManager sets VF 0 of ens1f0 "
                         f"otherwise than the layout: vf.0 vlans=7 against VLANId=8 ({conf}:8); "
                         f"vf.0 trust=true against Trust=no ({conf}:9); each would undo the "
                         f"other's value: {HELD} they agree or one of them no longer sets it\n")
@@ -136,11 +136,11 @@ def test_link_file_count_and_sriov_sections_are_compared(make_host, node):
     r = run(h, node, "check", "--strict")
     assert r.returncode == 1
     assert r.stderr == (
-        f"/{LINK_DIR}/10-sriov.link:5: SR-IOVVirtualFunctions=3: systemd .link makes 3 VFs of "
+        f"{node}/{LINK_DIR}/10-sriov.link:5: SR-IOVVirtualFunctions=3: systemd .link makes 3 VFs of "
         "ens1f1, which SharedWith=systemd-udevd leaves to it, but VirtualFunctions=4 "
         f"({conf}:4) expects 4: VF 3 would never appear and sriovctl wait would wait for them "
         f"at every boot; {HELD} the two counts agree\n"
-        f"/{LINK_DIR}/10-sriov.link:10: systemd .link sets VF 2 of ens1f1 otherwise than the "
+        f"{node}/{LINK_DIR}/10-sriov.link:10: systemd .link sets VF 2 of ens1f1 otherwise than the "
         f"layout: Trust=yes against Trust=no ({conf}:8); each would undo the other's value: "
         f"{HELD} they agree or one of them no longer sets it\n")
 
@@ -154,7 +154,7 @@ def test_link_dropin_values_are_named_in_the_dropin(make_host, node):
     r = run(h, node, "check")
     assert r.returncode == 1
     assert r.stderr == (
-        f"/{LINK_DIR}/10-sriov.link.d/vlan.conf:3: systemd .link sets VF 1 of ens1f1 otherwise "
+        f"{node}/{LINK_DIR}/10-sriov.link.d/vlan.conf:3: systemd .link sets VF 1 of ens1f1 otherwise "
         f"than the layout: VLANId=6 against VLANId=5 ({conf}:8); each would undo the other's "
         f"value: {HELD} they agree or one of them no longer sets it\n")
 
@@ -167,7 +167,7 @@ def test_operator_making_fewer_vfs_holds_the_pf(make_host, node):
     r = run(h, node, "check")
     assert r.returncode == 1
     assert r.stderr == (
-        f"/{SNO}:4: numvfs: 2: sriov-network-operator makes 2 VFs of ens1f0, which "
+        f"{node}/{SNO}:4: numvfs: 2: sriov-network-operator makes 2 VFs of ens1f0, which "
         "SharedWith=sriov-network-operator leaves to it, but VirtualFunctions=4 "
         f"({conf}:4) expects 4: VFs 2-3 would never appear and sriovctl wait would wait for "
         f"them at every boot; {HELD} the two counts agree\n")
@@ -181,7 +181,7 @@ def test_operator_file_in_another_spelling_is_a_warning(make_host, node):
     r = run(h, node, "check")
     assert r.returncode == 0, r.stderr
     assert r.stderr == (
-        f"/{SNO}:4: warning: sriov-network-operator may also configure ens1f0 (an interface "
+        f"{node}/{SNO}:4: warning: sriov-network-operator may also configure ens1f0 (an interface "
         f"for {E810_0} with the key pciAddress, which the operator writes as pciaddress and "
         "reads only so: what it makes of the interface is unknown): numVfs: 4\n")
 
@@ -198,7 +198,7 @@ def test_operator_file_that_is_not_its_yaml_is_a_warning(make_host, node, text, 
     put(node, SNO, text)
     r = run(h, node, "check")
     assert r.returncode == 0, r.stderr
-    assert r.stderr == (f"/{SNO}:{line}: warning: sriov-network-operator: cannot read: {why}; "
+    assert r.stderr == (f"{node}/{SNO}:{line}: warning: sriov-network-operator: cannot read: {why}; "
                         "whether it also configures ens1f0 is unknown\n")
 
 
@@ -211,7 +211,7 @@ def test_operator_leaving_the_vfs_to_another_tool_makes_none(make_host, node):
     r = run(h, node, "check")
     assert r.returncode == 1
     assert r.stderr == (
-        f"/{SNO}:4: numvfs: 4 with externallymanaged: true (it configures the VFs another tool "
+        f"{node}/{SNO}:4: numvfs: 4 with externallymanaged: true (it configures the VFs another tool "
         "makes): sriov-network-operator makes 0 VFs of ens1f0, which "
         "SharedWith=sriov-network-operator leaves to it, but VirtualFunctions=4 "
         f"({conf}:4) expects 4: VFs 0-3 would never appear and sriovctl wait would wait for "

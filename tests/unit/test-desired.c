@@ -1226,15 +1226,16 @@ static void check_rate(const char *driver, uint32_t speed, enum vf_key k, uint32
 static void test_rates_above_link_speed(void **state)
 {
 	check_rate("igb", 1000, VF_KEY_MAX_TX_RATE, 20000,
-		   "MaxTxRateMbps=20000: the igb driver refuses a VF rate above the PF's link "
-		   "speed, 1000 Mb/s");
+		   "MaxTxRateMbps=20000: the igb driver refuses a VF rate above the link speed of "
+		   "0000:3b:00.0 (ens1f0), 1000 Mb/s");
 	check_rate("igb", 1000, VF_KEY_MAX_TX_RATE, 1000, NULL);
 	check_rate("i40e", 10000, VF_KEY_MAX_TX_RATE, 25000,
-		   "MaxTxRateMbps=25000: the i40e driver refuses a VF rate above the PF's link "
-		   "speed, 10000 Mb/s");
-	check_rate("bnxt_en", 25000, VF_KEY_MIN_TX_RATE, 40000,
-		   "MinTxRateMbps=40000: the bnxt_en driver refuses a VF rate above the PF's link "
-		   "speed, 25000 Mb/s");
+		   "MaxTxRateMbps=25000: the i40e driver refuses a VF rate above the link speed of "
+		   "0000:3b:00.0 (ens1f0), 10000 Mb/s");
+	check_rate(
+		"bnxt_en", 25000, VF_KEY_MIN_TX_RATE, 40000,
+		"MinTxRateMbps=40000: the bnxt_en driver refuses a VF rate above the link speed of "
+		"0000:3b:00.0 (ens1f0), 25000 Mb/s");
 	/* link down: the speed is unknown, nothing new is said */
 	check_rate("igb", 0, VF_KEY_MAX_TX_RATE, 20000, NULL);
 	/* mlx5 and ice compare no VF's maximum with the link speed */

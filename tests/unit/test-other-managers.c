@@ -108,9 +108,19 @@ static void find(const struct pf_identity *id, struct other_findings *out)
 	assert_int_equal(other_configs_match(c, id, out), 0);
 }
 
-static void assert_finding(const struct other_finding *f, enum other_manager m,
-			   enum other_certainty c, const char *path, unsigned line,
-			   const char *setting, const char *how)
+/* path as other_configs_load() names it: under the root */
+static const char *under(const char *path)
+{
+	static char buf[512];
+
+	snprintf(buf, sizeof(buf), "%s%s", root, path);
+	return buf;
+}
+
+/* f, named path exactly */
+static void assert_finding_path(const struct other_finding *f, enum other_manager m,
+				enum other_certainty c, const char *path, unsigned line,
+				const char *setting, const char *how)
 {
 	assert_int_equal(f->manager, m);
 	assert_string_equal(f->path, path);
@@ -120,6 +130,9 @@ static void assert_finding(const struct other_finding *f, enum other_manager m,
 		assert_non_null(strstr(f->how, how));
 	assert_int_equal(f->certainty, c);
 }
+
+/* f, of a file other_configs_load() read: path under the root */
+#define assert_finding(f, m, c, path, ...) assert_finding_path(f, m, c, under(path), __VA_ARGS__)
 
 #define NM_PROFILE(match) "[connection]\nid=x\ntype=ethernet\n" match "\n[sriov]\ntotal-vfs=4\n"
 
@@ -136,8 +149,9 @@ static void test_nm_interface_name(void **state)
 		       NM_ETC "/a.nmconnection", 6, "sriov.total-vfs=4",
 		       "connection.interface-name=ens1f0");
 	text = other_finding_format(&f.items[0]);
-	assert_string_equal(text, NM_ETC "/a.nmconnection:6: sriov.total-vfs=4 (NetworkManager, "
-					 "matches: connection.interface-name=ens1f0)");
+	assert_string_equal(text,
+			    under(NM_ETC "/a.nmconnection:6: sriov.total-vfs=4 (NetworkManager, "
+					 "matches: connection.interface-name=ens1f0)"));
 	other_findings_done(&f);
 	find(&b, &f);
 	assert_int_equal(f.n, 0);
@@ -216,7 +230,7 @@ static void test_nm_match_section(void **state)
 	other_findings_done(&f);
 	find(&b, &f);
 	assert_int_equal(f.n, 1);
-	assert_string_equal(f.items[0].path, NM_ETC "/z.nmconnection");
+	assert_string_equal(f.items[0].path, under(NM_ETC "/z.nmconnection"));
 	other_findings_done(&f);
 }
 
@@ -503,10 +517,11 @@ static void test_link_may_hide(void **state)
 			 0);
 	assert_int_equal(link_files_match(lf, 2, &a, &f), 0);
 	assert_int_equal(f.n, 1);
-	assert_finding(&f.items[0], OTHER_MANAGER_SYSTEMD_LINK, OTHER_CERTAINTY_MAY_MATCH,
-		       "/etc/systemd/network/20-v.link", 4, "SR-IOVVirtualFunctions=8",
-		       "10-p.link sorts first and may match (Property=ID_NET_NAME=x: only ID_BUS, "
-		       "ID_PATH, ID_VENDOR_ID and ID_MODEL_ID are evaluated offline)");
+	assert_finding_path(
+		&f.items[0], OTHER_MANAGER_SYSTEMD_LINK, OTHER_CERTAINTY_MAY_MATCH,
+		"/etc/systemd/network/20-v.link", 4, "SR-IOVVirtualFunctions=8",
+		"10-p.link sorts first and may match (Property=ID_NET_NAME=x: only ID_BUS, "
+		"ID_PATH, ID_VENDOR_ID and ID_MODEL_ID are evaluated offline)");
 	other_findings_done(&f);
 	link_file_done(&lf[0]);
 	link_file_done(&lf[1]);
@@ -672,8 +687,9 @@ static void test_operator_yaml(void **state)
 			 0);
 	assert_string_equal(c.items[0].other_spelling, "NumVFs");
 	assert_int_equal(sno_config_match(&c, "0000:3b:00.0", &f), 0);
-	assert_finding(&f.items[0], OTHER_MANAGER_SRIOV_OPERATOR, OTHER_CERTAINTY_MAY_MATCH, "/o",
-		       4, "NumVFs: 2", "the key NumVFs, which the operator writes as numvfs");
+	assert_finding_path(&f.items[0], OTHER_MANAGER_SRIOV_OPERATOR, OTHER_CERTAINTY_MAY_MATCH,
+			    "/o", 4, "NumVFs: 2",
+			    "the key NumVFs, which the operator writes as numvfs");
 	other_findings_done(&f);
 	sno_config_done(&c);
 	/* not YAML, not the operator's structure, empty */
@@ -728,7 +744,7 @@ static void test_root_links(void **state)
 	find(&a, &f);
 	assert_int_equal(f.n, 3);
 	assert_true(f.items[0].unreadable);
-	assert_string_equal(f.items[0].path, NM_ETC "/out.nmconnection");
+	assert_string_equal(f.items[0].path, under(NM_ETC "/out.nmconnection"));
 	assert_string_equal(f.items[0].setting, "cannot read: leads out of the root directory");
 	other_findings_done(&f);
 }
