@@ -383,6 +383,14 @@ static void print_firmware_tail(struct json_object *pf)
 	       pci, doc_u64(pf, "total_vfs"));
 }
 
+/* Whether the PF's record is of a reset that did not go through (deferred,
+ * failed): running it again may still do something. */
+static bool reset_unfinished(struct json_object *last)
+{
+	return streq_ptr(doc_str(last, "by"), "reset") &&
+	       !streq_ptr(doc_str(last, "state"), "applied");
+}
+
 /* "no layout selects it; "sriovctl reset PF" removes them": what reset
  * does (what) and when (, but is deferred now: ...), in one line with
  * what it leaves of a raised firmware VF limit; what NULL: that alone. */
@@ -465,8 +473,14 @@ static void print_pf(const struct ctl *c, struct json_object *doc, struct json_o
 	for (size_t i = 0; i < doc_len(pf, "pending_reboot_reasons"); i++)
 		printf("    %s %s\n", ctl_paint(c, ANSI_YELLOW, "pending reboot:"),
 		       strna(json_object_get_string(doc_idx(pf, "pending_reboot_reasons", i))));
-	if (firmware_pending(pf) && !left_hint)
+	/* nothing left to reset (its record is an apply's, or a reset's that
+	 * went through): only what changes the firmware */
+	if (firmware_pending(pf) && !left_hint && reset_unfinished(last))
 		print_reset_hint(c, pf, NULL, NULL);
+	else if (firmware_pending(pf) && !left_hint) {
+		printf("    no layout selects it; ");
+		print_firmware_tail(pf);
+	}
 	if (doc_len(pf, "config_files") == 0)
 		return;
 	doc_print_files(pf, "    ");
