@@ -3,7 +3,8 @@
 is removed, as a raised VF limit does (status, JSON, metrics, reset, the daemon), with the
 mstconfig command that sets it back (1); a reset of a PF whose status record carries a raise of
 the firmware VF limit records itself (LAST APPLY/RESET, last_apply.by "reset") and carries the
-raise over (8); once nothing is left to reset, the hint offers only the firmware command (9)."""
+raise over (8); once nothing is left to reset, the hint offers only the firmware command (9); the
+daemon drops a raise once the firmware is set back, at its next look at the PF (10)."""
 
 import json
 
@@ -106,3 +107,27 @@ def test_the_daemon_keeps_the_link_type_pending_after_its_layout_is_removed(
     reasons = c.get("PendingRebootReasons")
     assert len(reasons) == 1 and reasons[0].startswith(f"{VPI_A}: {IB} (set by the apply of "), \
         reasons
+
+
+def test_the_daemon_drops_the_raise_once_the_firmware_is_set_back(make_host, start_daemon,
+                                                                   bus_client):
+    """10: after the mstconfig hint (the firmware's next-boot limit back to the current one),
+    the daemon's next look at the PF drops the reason, without a Reload()."""
+    from conftest import PF_IFACE, pf_path
+    c = bus_client
+    h = make_host("cx6dx.json")
+    f = h.layout("50-a.conf", f"[Match]\nPCIAddress={CX6_A}\n[PhysicalFunction]\n"
+                 "VirtualFunctions=12\n")
+    start_daemon(h)
+    c.wait_property("PendingReboot", True)
+    f.unlink()
+    c.call("Reload")
+    c.wait_property("State", "unconfigured", pf_path(CX6_A), PF_IFACE)
+    assert c.get("PendingReboot") is True
+    s = h.state()
+    for p in s["pfs"]:
+        if p["pci"] in (CX6_A, "0000:ca:00.1"):
+            p["firmware_total_vfs"] = p["total_vfs"]
+    h.save(s)
+    c.wait_property("PendingReboot", False)
+    assert c.get("PendingRebootReasons") == []
