@@ -374,13 +374,43 @@ static bool firmware_pending(struct json_object *pf)
 	return doc_len(pf, "config_files") == 0 && doc_len(pf, "pending_reboot_reasons") > 0;
 }
 
+static bool names_reason(struct json_object *pf, const char *prefix)
+{
+	for (size_t i = 0; i < doc_len(pf, "pending_reboot_reasons"); i++)
+		if (startswith(strempty(json_object_get_string(
+				       doc_idx(pf, "pending_reboot_reasons", i))),
+			       prefix))
+			return true;
+	return false;
+}
+
+/* The mstconfig commands that set back what waits: NUM_OF_VFS, and
+ * LINK_TYPE_P<n>=1 (InfiniBand) or 2 (Ethernet) of the port (function n-1). */
 static void print_firmware_tail(struct json_object *pf)
 {
-	const char *pci = strna(doc_str(pf, "pci"));
+	const char *pci = strna(doc_str(pf, "pci")), *dot = strrchr(pci, '.');
+	bool vfs = names_reason(pf, "firmware VF limit"), link = names_reason(pf, "link type");
 
-	printf("\"mstconfig -d %s set NUM_OF_VFS=%" PRIu64 "\" sets the limit back to the one it "
-	       "has now\n",
-	       pci, doc_u64(pf, "total_vfs"));
+	if (vfs)
+		printf("\"mstconfig -d %s set NUM_OF_VFS=%" PRIu64 "\" sets the limit back to the "
+		       "one it has now",
+		       pci, doc_u64(pf, "total_vfs"));
+	if (link)
+		printf("%s\"mstconfig -d %s set LINK_TYPE_P%u=%u\" sets the link type back to the "
+		       "one it has now, %s",
+		       vfs ? "; " : "", pci,
+		       dot && dot[1] >= '0' && dot[1] <= '7' ? (unsigned)(dot[1] - '0') + 1 : 1u,
+		       streq_ptr(doc_str(pf, "link_type"), "infiniband") ? 1u : 2u,
+		       strna(doc_str(pf, "link_type")));
+	printf("\n");
+}
+
+/* Whether the PF's record is of a reset that did not go through (deferred,
+ * failed): running it again may still do something. */
+static bool reset_unfinished(struct json_object *last)
+{
+	return streq_ptr(doc_str(last, "by"), "reset") &&
+	       !streq_ptr(doc_str(last, "state"), "applied");
 }
 
 /* "no layout selects it; "sriovctl reset PF" removes them": what reset
@@ -465,8 +495,14 @@ static void print_pf(const struct ctl *c, struct json_object *doc, struct json_o
 	for (size_t i = 0; i < doc_len(pf, "pending_reboot_reasons"); i++)
 		printf("    %s %s\n", ctl_paint(c, ANSI_YELLOW, "pending reboot:"),
 		       strna(json_object_get_string(doc_idx(pf, "pending_reboot_reasons", i))));
-	if (firmware_pending(pf) && !left_hint)
+	/* nothing left to reset (its record is an apply's, or a reset's that
+	 * went through): only what changes the firmware */
+	if (firmware_pending(pf) && !left_hint && reset_unfinished(last))
 		print_reset_hint(c, pf, NULL, NULL);
+	else if (firmware_pending(pf) && !left_hint) {
+		printf("    no layout selects it; ");
+		print_firmware_tail(pf);
+	}
 	if (doc_len(pf, "config_files") == 0)
 		return;
 	doc_print_files(pf, "    ");

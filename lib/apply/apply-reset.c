@@ -173,9 +173,10 @@ static int forget_created(struct pf_run *run, const struct pf_state *pf)
 /* The PF's status record goes, but not one that carries a raise of the
  * firmware VF limit still waiting for the reboot: what the apply set stays
  * set whatever the layouts say now, and status says so, and since when.
- * The apply's record that raised it stays as it is; a later one (a reset
- * deferred or failed) gives way to this run's, which carries the raise. */
-static int drop_record(struct pf_run *run, const struct pf_state *pf)
+ * The apply's record that raised it stays as it is, but for a reset that
+ * went through (done); a later one (a reset deferred or failed) gives way
+ * to this run's, which carries the raise. */
+static int drop_record(struct pf_run *run, const struct pf_state *pf, bool done)
 {
 	const char *dir = run->opts->runtime_dir;
 	struct pf_status *st = &run->res->status;
@@ -186,7 +187,7 @@ static int drop_record(struct pf_run *run, const struct pf_state *pf)
 		return r;
 	if (r < 0 || !pf_status_firmware_pending(&rec, pf))
 		return pf_status_remove(dir, pf->pci);
-	if (!rec.reset)
+	if (!rec.reset && !done)
 		return 0;
 	if (!st->started)
 		st->started = apply_now(run);
@@ -242,7 +243,7 @@ static int reset_pf(struct pf_run *run, const struct pf_state *pf, const struct 
 	r = record_after_reset(run, pf, c);
 	if (r < 0)
 		return r;
-	return drop_record(run, pf);
+	return drop_record(run, pf, true);
 }
 
 /* Of a reset: what it leaves of a raise of the firmware VF limit that the
@@ -286,15 +287,15 @@ int apply_unconfigured(struct pf_run *run, const struct pf_state *pf)
 				      "%s; nothing reset",
 				      o->state_dir, read_strerror(r)));
 	if (r < 0) /* not ours to know, and a PF no layout selects is left alone anyway */
-		return drop_record(run, pf);
+		return drop_record(run, pf, false);
 	if (r == 0 && o->reset) {
 		r = forget_created(run, pf);
 		if (r < 0)
 			return r;
 	}
 	if (r == 0)
-		return drop_record(run, pf);
+		return drop_record(run, pf, false);
 	if (!o->reset)
-		return drop_record(run, pf);
+		return drop_record(run, pf, false);
 	return reset_pf(run, pf, &c);
 }

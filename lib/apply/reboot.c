@@ -95,6 +95,10 @@ int reboot_record_merge(const struct reboot_record *persisted, const struct rebo
 	     i++) {
 		const struct reboot_reason *p = &persisted->reasons[i];
 
+		/* what no layout asks for is the firmware's as the PF's record
+		 * carries it, seen anew at each look: gone when it is gone */
+		if (p->unasked)
+			continue;
 		r = add_like(&m, p, p->since);
 	}
 	if (r < 0) {

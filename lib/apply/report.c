@@ -447,7 +447,7 @@ static int vf_fill(struct json_object *o, const struct vf_state *vf, const struc
  * versions have both. */
 static bool last_apply_pending_reboot(const struct pf_status *st, const struct pf_state *pf)
 {
-	if (pf ? pf_status_firmware_pending(st, pf) : st->firmware.set != 0)
+	if (pf ? pf_status_firmware_pending(st, pf) : st->firmware.set || st->firmware.link_set)
 		return true;
 	if (st->state != PF_STATUS_APPLIED && st->state != PF_STATUS_DEGRADED)
 		return false;
@@ -528,42 +528,6 @@ static int vfs_put(struct json_object *o, const struct pf_view *pv)
 			r = missing_vf_fill(vf, pv, i, missing_vf_fate(pv, i));
 	}
 	return r;
-}
-
-/* The firmware's reasons with the time of the apply that raised the limit,
- * "firmware VF limit raised to 16, waiting for a reboot (set by the apply of
- * 2026-12-07T12:09:56Z; no layout asks for it now)". */
-static int firmware_set_when(char **reasons, const struct pf_status *rec)
-{
-	char when[FORMAT_RFC3339_MAX];
-
-	for (char **p = reasons; *p; p++) {
-		char *t;
-
-		if (!startswith(*p, "firmware VF limit"))
-			continue;
-		t = strdup_printf("%s (set by the apply of %s; no layout asks for it now)", *p,
-				  format_rfc3339(when, rec->firmware.set));
-		if (!t)
-			return -ENOMEM;
-		free(*p);
-		*p = t;
-	}
-	return 0;
-}
-
-int report_unselected_reboot_reasons(const struct pf_status *rec, const struct pf_state *pf,
-				     char ***ret)
-{
-	_cleanup_strv_free_ char **host = NULL;
-
-	*ret = NULL;
-	if (!rec || !pf_status_firmware_pending(rec, pf))
-		return 0;
-	if (plan_host_reboot_reasons(pf, &host) < 0 || firmware_set_when(host, rec) < 0)
-		return -ENOMEM;
-	*ret = TAKE_PTR(host);
-	return 0;
 }
 
 /* The plan's reboot reasons that an apply has done (what the firmware

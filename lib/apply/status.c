@@ -128,7 +128,7 @@ int pf_status_write(const char *dir, const struct pf_status *s)
 	if (s->deferred_by)
 		json_object_object_add(o, "deferred_by", json_object_new_string(s->deferred_by));
 	json_object_object_add(o, "by", json_object_new_string(s->reset ? "reset" : "apply"));
-	if (s->firmware.set) {
+	if (s->firmware.set || s->firmware.link_set) {
 		struct json_object *f = json_object_new_object();
 
 		if (!f) {
@@ -139,6 +139,13 @@ int pf_status_write(const char *dir, const struct pf_status *s)
 				       json_object_new_uint64(s->firmware.total_vfs));
 		json_object_object_add(f, "set_usec", json_object_new_uint64(s->firmware.set));
 		json_object_object_add(f, "by", json_object_new_string("apply"));
+		if (s->firmware.link_set) {
+			json_object_object_add(
+				f, "link_type",
+				json_object_new_string(link_type_to_string(s->firmware.link_type)));
+			json_object_object_add(f, "link_set_usec",
+					       json_object_new_uint64(s->firmware.link_set));
+		}
 		json_object_object_add(o, "firmware", f);
 	}
 	r = write_json(dir, s->pci, o);
@@ -207,6 +214,10 @@ static struct pf_firmware_raise get_firmware(struct json_object *o, const struct
 		return (struct pf_firmware_raise){
 			.set = get_u64(f, "set_usec"),
 			.total_vfs = (uint32_t)get_u64(f, "total_vfs"),
+			.link_set = get_string(f, "link_type") ? get_u64(f, "link_set_usec") : 0,
+			.link_type = get_string(f, "link_type") ?
+					     link_type_from_string(get_string(f, "link_type")) :
+					     _LINK_TYPE_INVALID,
 		};
 	if (!get_string(o, "by") && !s->reset && names_firmware(s->reboot_reasons))
 		return (struct pf_firmware_raise){ .set = s->finished ?: 1 };
@@ -696,9 +707,28 @@ static bool firmware_waits(const struct pf_state *pf)
 	return pf->firmware_total_vfs >= 0 && (uint32_t)pf->firmware_total_vfs > pf->total_vfs;
 }
 
+static bool link_waits(const struct pf_state *pf)
+{
+	return pf->has_firmware_link_type && pf->firmware_link_type != pf->link_type;
+}
+
+bool pf_status_link_pending(const struct pf_status *s, const struct pf_state *pf)
+{
+	return s->firmware.link_set && link_waits(pf) &&
+	       s->firmware.link_type == pf->firmware_link_type;
+}
+
 bool pf_status_firmware_pending(const struct pf_status *s, const struct pf_state *pf)
 {
-	return s->firmware.set && firmware_waits(pf);
+	return (s->firmware.set && firmware_waits(pf)) || pf_status_link_pending(s, pf);
+}
+
+static bool names_link(char **reasons)
+{
+	for (char **r = reasons; *r; r++)
+		if (startswith(*r, "link type"))
+			return true;
+	return false;
 }
 
 int pf_status_carry_firmware(const char *dir, struct pf_status *s, const struct pf_state *pf)
@@ -708,20 +738,31 @@ int pf_status_carry_firmware(const char *dir, struct pf_status *s, const struct 
 	int r;
 
 	s->firmware = (struct pf_firmware_raise){};
-	if (!firmware_waits(pf))
+	if (!firmware_waits(pf) && !link_waits(pf))
 		return 0;
 	r = pf_status_read(dir, pf->pci, &old);
 	if (r == -ENOMEM)
 		return r;
+	if (r < 0)
+		old.firmware = (struct pf_firmware_raise){};
 	/* a raise above the one on record is this apply's own */
-	if (r >= 0 && old.firmware.set &&
+	if (firmware_waits(pf) && old.firmware.set &&
 	    (!own || !old.firmware.total_vfs ||
-	     old.firmware.total_vfs == (uint32_t)pf->firmware_total_vfs))
-		s->firmware = old.firmware;
-	else if (own)
-		s->firmware = (struct pf_firmware_raise){
-			.set = s->finished,
-			.total_vfs = (uint32_t)pf->firmware_total_vfs,
-		};
+	     old.firmware.total_vfs == (uint32_t)pf->firmware_total_vfs)) {
+		s->firmware.set = old.firmware.set;
+		s->firmware.total_vfs = old.firmware.total_vfs;
+	} else if (firmware_waits(pf) && own) {
+		s->firmware.set = s->finished;
+		s->firmware.total_vfs = (uint32_t)pf->firmware_total_vfs;
+	}
+	/* so too the link type an apply set in firmware */
+	if (old.firmware.link_set && old.firmware.link_type == pf->firmware_link_type &&
+	    link_waits(pf)) {
+		s->firmware.link_set = old.firmware.link_set;
+		s->firmware.link_type = old.firmware.link_type;
+	} else if (link_waits(pf) && !s->reset && names_link(s->reboot_reasons)) {
+		s->firmware.link_set = s->finished;
+		s->firmware.link_type = pf->firmware_link_type;
+	}
 	return 0;
 }

@@ -35,6 +35,8 @@ enum pf_status_state {
 struct pf_firmware_raise {
 	usec_t set;	    /* CLOCK_REALTIME, µs: the end of that apply; 0: no raise */
 	uint32_t total_vfs; /* the limit raised to; 0: not known (records of earlier versions) */
+	usec_t link_set;    /* the end of the apply that set the link type in firmware; 0: none */
+	enum link_type link_type; /* the link type it set for the next reboot */
 };
 
 struct pf_status {
@@ -82,6 +84,9 @@ int pf_status_list(const char *dir, char ***ret);
  * apply set stays set whatever the layouts say now, so the record stays
  * until then. */
 bool pf_status_firmware_pending(const struct pf_status *s, const struct pf_state *pf) _pure_;
+/* Whether s carries a link type set in pf's firmware that still waits for
+ * the reboot (part of pf_status_firmware_pending()). */
+bool pf_status_link_pending(const struct pf_status *s, const struct pf_state *pf) _pure_;
 /* Before s, the next record of pf (as the host has it after what s
  * records), is written in dir: the raise the record there carries, while
  * pf's limit still waits; else the one that s's own apply made (a reboot

@@ -53,15 +53,43 @@ int plan_reboot_reasons_of(const struct plan *p, bool waiting, char ***ret)
 	return 0;
 }
 
+/* "0000:41:00.1" -> 2, for LINK_TYPE_P2, as the link type is written. */
+static unsigned link_port(const char *pci)
+{
+	const char *dot = strrchr(pci, '.');
+
+	return dot && dot[1] >= '0' && dot[1] <= '7' ? (unsigned)(dot[1] - '0') + 1 : 1;
+}
+
 int plan_firmware_kept(const struct pf_state *pf, char **ret)
 {
+	_cleanup_free_ char *vfs = NULL, *link = NULL;
+
 	*ret = NULL;
-	if (pf->firmware_total_vfs < 0 || (uint32_t)pf->firmware_total_vfs <= pf->total_vfs)
+	if (pf->firmware_total_vfs >= 0 && (uint32_t)pf->firmware_total_vfs > pf->total_vfs) {
+		vfs = strdup_printf("the firmware VF limit raised to %d stays set for the next "
+				    "reboot: a reset changes no firmware (\"mstconfig -d %s set "
+				    "NUM_OF_VFS=%u\" sets it back to the limit it has now)",
+				    pf->firmware_total_vfs, pf->pci, pf->total_vfs);
+		if (!vfs)
+			return -ENOMEM;
+	}
+	/* LINK_TYPE_P<n>=1 (InfiniBand) or 2 (Ethernet), as mstconfig takes it */
+	if (pf->has_firmware_link_type && pf->firmware_link_type != pf->link_type) {
+		link = strdup_printf("the link type %s set in firmware stays set for the next "
+				     "reboot: a reset changes no firmware (\"mstconfig -d %s set "
+				     "LINK_TYPE_P%u=%u\" sets it back to the link type it has now, "
+				     "%s)",
+				     link_type_to_string(pf->firmware_link_type), pf->pci,
+				     link_port(pf->pci),
+				     pf->link_type == LINK_TYPE_INFINIBAND ? 1u : 2u,
+				     link_type_to_string(pf->link_type));
+		if (!link)
+			return -ENOMEM;
+	}
+	if (!vfs && !link)
 		return 0;
-	*ret = strdup_printf("the firmware VF limit raised to %d stays set for the next reboot: "
-			     "a reset changes no firmware (\"mstconfig -d %s set NUM_OF_VFS=%u\" "
-			     "sets it back to the limit it has now)",
-			     pf->firmware_total_vfs, pf->pci, pf->total_vfs);
+	*ret = vfs && link ? strdup_printf("%s; %s", vfs, link) : strdup(vfs ?: link);
 	return *ret ? 0 : -ENOMEM;
 }
 
