@@ -41,8 +41,8 @@ def test_the_pf_names_range_check_is_not_hidden_by_a_bad_vendor(tmp_path, sriovc
     assert r.returncode == 1
     assert r.stderr.splitlines() == [
         f"{tmp_path}/p1.yaml:9: policy typos: priority: 100: must be a number 0..99",
-        f"{tmp_path}/p1.yaml:12: policy typos: nicSelector.vendor: 8086x: must be four hex digits",
         f"{tmp_path}/p1.yaml:11: policy typos: nicSelector.pfNames: VFs 4-9: beyond numVfs 4",
+        f"{tmp_path}/p1.yaml:12: policy typos: nicSelector.vendor: 8086x: must be four hex digits",
         "3 errors: no file written",
     ]
     assert list((tmp_path / "out").iterdir()) == []

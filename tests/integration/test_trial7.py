@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Issue 32, trial 7: VFs that were there before sriov-persist stay someone else's."""
 
+import re
+
 ICE = "0000:3b:00.0"
 SWITCHDEV_NO_COUNT = (f"[Match]\nPCIAddress={ICE}\n[PhysicalFunction]\nESwitchMode=switchdev\n"
                       "HardwareTCOffload=yes\n[VirtualFunction]\nTrust=yes\n")
@@ -64,7 +66,8 @@ def test_externally_managed_vfs_hold_an_ice_eswitch_change(make_host):
     assert a.returncode == 1 and f"held (nothing applied): {msg}" in a.stdout, a.stdout
     assert h.path.read_bytes() == before
     s = h.run("status")
-    assert "representor" not in s.stdout, s.stdout
+    # (the test's own directory, named after it, may show in a file's path)
+    assert "representor" not in re.sub(r"/\S+", "", s.stdout), s.stdout
 
 
 def test_no_representor_difference_before_switchdev(make_host):
@@ -77,7 +80,8 @@ def test_no_representor_difference_before_switchdev(make_host):
     path.write_text(path.read_text() + "ESwitchMode=switchdev\n")
     s = h.run("status", mlx)
     assert "differs: set eswitch mode switchdev (now legacy)" in s.stdout, s.stdout
-    assert "representor" not in s.stdout, s.stdout
+    # (the test's own directory, named after it, may show in a file's path)
+    assert "representor" not in re.sub(r"/\S+", "", s.stdout), s.stdout
 
 
 def test_a_literal_mac_a_host_vf_has_is_an_error(make_host):
