@@ -7,6 +7,7 @@
 
 #include "json-util.h"
 #include "pf-keys.h"
+#include "plan.h"
 #include "report.h"
 #include "sriovctl.h"
 
@@ -388,7 +389,7 @@ static bool names_reason(struct json_object *pf, const char *prefix)
  * LINK_TYPE_P<n>=1 (InfiniBand) or 2 (Ethernet) of the port (function n-1). */
 static void print_firmware_tail(struct json_object *pf)
 {
-	const char *pci = strna(doc_str(pf, "pci")), *dot = strrchr(pci, '.');
+	const char *pci = strna(doc_str(pf, "pci"));
 	bool vfs = names_reason(pf, "firmware VF limit"), link = names_reason(pf, "link type");
 
 	if (vfs)
@@ -398,8 +399,7 @@ static void print_firmware_tail(struct json_object *pf)
 	if (link)
 		printf("%s\"mstconfig -d %s set LINK_TYPE_P%u=%u\" sets the link type back to the "
 		       "one it has now, %s",
-		       vfs ? "; " : "", pci,
-		       dot && dot[1] >= '0' && dot[1] <= '7' ? (unsigned)(dot[1] - '0') + 1 : 1u,
+		       vfs ? "; " : "", pci, plan_link_port(pci),
 		       streq_ptr(doc_str(pf, "link_type"), "infiniband") ? 1u : 2u,
 		       strna(doc_str(pf, "link_type")));
 	printf("\n");

@@ -53,8 +53,7 @@ int plan_reboot_reasons_of(const struct plan *p, bool waiting, char ***ret)
 	return 0;
 }
 
-/* "0000:41:00.1" -> 2, for LINK_TYPE_P2, as the link type is written. */
-static unsigned link_port(const char *pci)
+unsigned plan_link_port(const char *pci)
 {
 	const char *dot = strrchr(pci, '.');
 
@@ -81,7 +80,7 @@ int plan_firmware_kept(const struct pf_state *pf, char **ret)
 				     "LINK_TYPE_P%u=%u\" sets it back to the link type it has now, "
 				     "%s)",
 				     link_type_to_string(pf->firmware_link_type), pf->pci,
-				     link_port(pf->pci),
+				     plan_link_port(pf->pci),
 				     pf->link_type == LINK_TYPE_INFINIBAND ? 1u : 2u,
 				     link_type_to_string(pf->link_type));
 		if (!link)

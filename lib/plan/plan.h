@@ -85,6 +85,8 @@ int plan_add_planned_reason(struct plan *p, char *reason);
  * set NUM_OF_VFS=8" sets it back to the limit it has now)"; *ret NULL when
  * none waits. -ENOMEM. */
 int plan_firmware_kept(const struct pf_state *pf, char **ret);
+/* The port number mstconfig's LINK_TYPE_P<n> takes for a PF: "0000:41:00.1" -> 2. */
+unsigned plan_link_port(const char *pci);
 /* With ExternallyManaged=yes and VirtualFunctions=, when p (the plan of d)
  * has actions on VFs: the VFs the other tool made are not as the layouts
  * say (it made them anew since the last apply, or they were changed), and
