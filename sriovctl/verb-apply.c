@@ -227,14 +227,14 @@ int ctl_main_broken_by_daemon(struct ctl *c, bool apply)
  * operation's step "reboot"), GetStatus() again, for up to 10 seconds. */
 static int status_after_reboot_call(struct ctl *c, const char *only, struct json_object **doc)
 {
-	usec_t until = now_realtime() + REBOOT_WAIT_USEC;
+	usec_t until = deadline_after(REBOOT_WAIT_USEC);
 
 	for (;;) {
 		struct json_object *daemon = doc_get(*doc, "daemon");
 		struct json_object *op = doc_get(daemon, "operation");
 
 		if (doc_get(daemon, "reboot_failed") || !streq_ptr(doc_str(op, "kind"), "reboot") ||
-		    !streq_ptr(doc_str(op, "step"), "reboot") || now_realtime() >= until)
+		    !streq_ptr(doc_str(op, "step"), "reboot") || now_monotonic() >= until)
 			return 0;
 		(void)usleep(200 * 1000);
 		json_object_put(*doc);
