@@ -258,12 +258,13 @@ int ctl_drain_daemon(void *userdata)
 	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
 	_cleanup_json_ struct json_object *doc = NULL;
 
-	if (c->drain_daemon)
-		return c->drain_daemon - 2;
+	if (c->drain_daemon_asked)
+		return c->drain_daemon;
 	bus = c->root ? NULL : bus_client_open();
 	if (c->root || (bus && bus_client_metrics(bus, &doc) < 0))
-		c->drain_daemon = -1 + 2;
+		c->drain_daemon = -1;
 	else
-		c->drain_daemon = (doc && ctl_daemon_same_host(c, doc)) + 2;
-	return c->drain_daemon - 2;
+		c->drain_daemon = doc && ctl_daemon_same_host(c, doc);
+	c->drain_daemon_asked = true;
+	return c->drain_daemon;
 }

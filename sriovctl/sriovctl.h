@@ -51,7 +51,8 @@ struct ctl {
 	/* The main configuration has errors (ctl_load_all(), ctl_host_view()):
 	 * apply and plan exit 1, also when no layout selects a PF. */
 	bool main_broken;
-	/* ctl_drain_daemon()'s answer once asked (its value + 2), 0 before */
+	/* ctl_drain_daemon()'s answer, once drain_daemon_asked */
+	bool drain_daemon_asked;
 	int drain_daemon;
 };
 
