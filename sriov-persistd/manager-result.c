@@ -27,7 +27,7 @@ int apply_result_code(const struct apply_pf_result *res)
 	return -EIO;
 }
 
-void apply_result_log(const struct apply_pf_result *res)
+static void log_outcome(const struct apply_pf_result *res)
 {
 	const struct pf_status *st = &res->status;
 	int prio = st->state == PF_STATUS_APPLIED ? LOG_INFO : LOG_WARNING;
@@ -60,6 +60,17 @@ void apply_result_log(const struct apply_pf_result *res)
 	log_pf(prio, st->pci, "%s%s%s%s: %s after %u action(s)%s%s", st->pci, st->name ? " (" : "",
 	       strempty(st->name), st->name ? ")" : "", pf_status_state_to_string(st->state),
 	       st->n_actions, st->error ? ": " : "", strempty(st->error));
+}
+
+void apply_result_log(const struct apply_pf_result *res)
+{
+	const struct pf_status *st = &res->status;
+
+	log_outcome(res);
+	/* what VFs made anew lost that no layout sets: said once, here */
+	for (char **d = res->dropped; d && *d; d++)
+		log_pf(LOG_WARNING, st->pci, "%s%s%s%s: %s", st->pci, st->name ? " (" : "",
+		       strempty(st->name), st->name ? ")" : "", *d);
 }
 
 /* Added to out->failed, when there is an out: "PCI: why" for a reset,

@@ -98,6 +98,14 @@ static void print_applied(const struct ctl *c, const char *who, const struct app
 		printf("  note: disruptive, without a drain: %s\n", res->without_drain);
 }
 
+/* What VFs made anew lost that no layout sets (struct plan's dropped):
+ * said once, after the PF's result. */
+static void print_dropped(const struct ctl *c, const struct apply_pf_result *res)
+{
+	for (char **d = res->dropped; d && *d; d++)
+		printf("  %s %s\n", ctl_paint(c, ANSI_YELLOW, "note:"), *d);
+}
+
 static void print_result(const struct ctl *c, const struct apply_pf_result *res, bool named)
 {
 	const struct pf_status *st = &res->status;
@@ -142,6 +150,7 @@ static void print_result(const struct ctl *c, const struct apply_pf_result *res,
 	case _PF_STATUS_STATE_INVALID:
 		break;
 	}
+	print_dropped(c, res);
 	for (char **r = st->reboot_reasons; r && *r; r++)
 		printf("  %s %s\n", ctl_paint(c, ANSI_YELLOW, "reboot needed:"), *r);
 }

@@ -134,6 +134,9 @@ static int apply_pf(struct pf_run *run, const char *pci, struct host_state **hs)
 	if (plan_is_disruptive(p) && !run->opts->allow_disruptive)
 		run->res->without_drain = mainconf_without_drain(run->opts->conf);
 	r = execute_and_read_back(run, pci, d, pf, p, &back);
+	/* what the VFs made anew lost, said once by whoever reports the apply */
+	if (r >= 0 && !apply_failed(run))
+		run->res->dropped = TAKE_PTR(p->dropped);
 	if (r >= 0 && !apply_failed(run))
 		r = pass_again(run, pci, d, &back);
 	if (r < 0 || apply_failed(run))
@@ -344,6 +347,7 @@ void apply_result_done(struct apply_result *r)
 		host_state_free(r->pfs[i].read_back);
 		free(r->pfs[i].nothing_left);
 		free(r->pfs[i].firmware_kept);
+		strv_free(r->pfs[i].dropped);
 	}
 	free(r->pfs);
 	diag_list_done(&r->diags);

@@ -67,6 +67,10 @@ struct apply_pf_result {
 	/* a disruptive plan ran under Policy=drain without a drain: why
 	 * (mainconf_without_drain()); NULL otherwise */
 	const char *without_drain;
+	/* the plan ran, and VFs it made anew lost settings that no layout sets
+	 * (struct plan's dropped): "VF 0: recreated by the eswitch change to
+	 * switchdev, without its vlan 33 (no layout sets it)"; NULL otherwise */
+	char **dropped;
 	/* DEFERRED until the node is drained (Policy=drain, Kubernetes enabled) */
 	bool needs_drain;
 	/* lock_nowait and another process holds the PF's lock: nothing done,

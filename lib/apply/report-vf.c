@@ -198,16 +198,33 @@ static void vf_differences(FILE *f, const struct pf_view *pv, const struct vf_st
 		fputs("ok", f);
 }
 
+/* "to be recreated (VirtualFunctions=6)", "to be recreated by the eswitch
+ * change to switchdev, without its vlan 33, trust on (no layout sets
+ * them)" when the plan makes the VFs anew (plan_recreate_cause(), what vf
+ * loses: plan_vf_lost_describe()); "" when it does not. NULL on ENOMEM. */
+static char *recreate_prefix(const struct plan *p, const struct vf_state *vf)
+{
+	_cleanup_free_ char *cause = NULL, *lost = NULL;
+
+	if (!p->recreates)
+		return strdup("");
+	cause = plan_recreate_cause(p);
+	lost = plan_vf_lost_describe(p, vf);
+	if (!cause || !lost)
+		return NULL;
+	return strdup_printf("to be recreated %s%s", cause, lost);
+}
+
 /* What the layouts make of host VF vf: "to be removed (VirtualFunctions=4)"
  * when the plan lowers the count below it; else vf_differences(), after
- * "to be recreated (VirtualFunctions=6); " when the plan changes the count
- * (the kernel makes all VFs anew). Caller frees; NULL on allocation
- * failure. */
+ * recreate_prefix() when the plan makes the VFs anew (the kernel makes all
+ * VFs anew for a new count, ice for an eswitch mode change). Caller frees;
+ * NULL on allocation failure. */
 char *report_vf_drift(const struct pf_view *pv, const struct vf_state *vf)
 {
 	int64_t target = report_planned_num_vfs(pv->plan);
 	_cleanup_fclose_ FILE *f = NULL;
-	char prefix[64] = "";
+	_cleanup_free_ char *prefix = NULL;
 	char *buf = NULL;
 	size_t size = 0;
 
@@ -221,12 +238,10 @@ char *report_vf_drift(const struct pf_view *pv, const struct vf_state *vf)
 					     "sriov-persist created it before "
 					     "ExternallyManaged=yes (its record)" :
 					     "another tool made it (ExternallyManaged=yes)");
-	f = open_memstream(&buf, &size);
+	prefix = recreate_prefix(pv->plan, vf);
+	f = prefix ? open_memstream(&buf, &size) : NULL;
 	if (!f)
 		return NULL;
-	if (target >= 0)
-		snprintf(prefix, sizeof(prefix), "to be recreated (VirtualFunctions=%" PRId64 ")",
-			 target);
 	vf_differences(f, pv, vf, prefix);
 	if (fclose(TAKE_PTR(f)) != 0) {
 		free(buf);

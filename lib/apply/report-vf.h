@@ -3,7 +3,9 @@
 
 /* What a VF's "layout" column says: the layouts compared with the host VF
  * and the plan ("ok", "differs: trust off (wanted on)", "to be recreated
- * (VirtualFunctions=6); ...", "to be removed (VirtualFunctions=4)"), for
+ * (VirtualFunctions=6); ...", "to be recreated by the eswitch change to
+ * switchdev, without its vlan 33 (no layout sets it)", "to be removed
+ * (VirtualFunctions=4)"), for
  * report.c's status document. Pure. */
 
 #include "host-view.h"

@@ -156,6 +156,8 @@ struct plan *plan_free(struct plan *p)
 	strv_free(p->unmet);
 	strv_free(p->waiting);
 	strv_free(p->notes);
+	strv_free(p->dropped);
+	free(p->lost);
 	free(p);
 	return NULL;
 }
@@ -242,7 +244,9 @@ int plan_describe_difference(const struct plan *p, size_t i, const struct pf_sta
 				  on_off(pf->drivers_autoprobe), on_off(a->value));
 		break;
 	case ACTION_SET_NUM_VFS:
-		if (replaced_later(p, i))
+		/* the count made again as it is (for an eswitch change on ice):
+		 * the eswitch mode is what differs */
+		if (replaced_later(p, i) || a->value == pf->num_vfs)
 			return 0;
 		d = strdup_printf("%u VFs wanted, %u present", a->value, pf->num_vfs);
 		break;
@@ -341,7 +345,8 @@ char **plan_describe_drift(const struct plan *p, const struct pf_state *pf)
 
 		if (action_type_on_vf(a->type) && !vf_drifted(a, pf, recreated))
 			continue;
-		if (a->type == ACTION_SET_NUM_VFS && !replaced_later(p, i))
+		if (a->type == ACTION_SET_NUM_VFS && !replaced_later(p, i) &&
+		    a->value != pf->num_vfs)
 			r = describe_count_drift(a, pf, &d);
 		else
 			r = plan_describe_difference(p, i, pf, &d);

@@ -68,5 +68,8 @@ const char *plan_default_vf_driver(const struct plan_ctx *c);
 uint32_t plan_before_bind(const struct plan_ctx *c);
 const char *plan_bound_driver(const struct plan_ctx *c, uint32_t i);
 
+/* plan-recreate.c: why step 4 makes the VFs anew, and what they lose */
+int plan_note_recreated(struct plan_ctx *c);
+
 /* plan-vf.c: step 6 for VF i */
 int plan_vf(struct plan_ctx *c, uint32_t i);

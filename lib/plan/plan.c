@@ -71,7 +71,7 @@ static int plan_actions(struct plan_ctx *c)
 
 /* What is decided once the VF steps are planned: step 9 or the unmet
  * IOMMU, the notes, step 1 put first, the unmet RDMA devices, the VFs
- * another tool is to make. */
+ * another tool is to make, what the VFs made anew lose. */
 static int plan_after_actions(struct plan_ctx *c)
 {
 	int r;
@@ -85,6 +85,8 @@ static int plan_after_actions(struct plan_ctx *c)
 		r = plan_add_no_rdma_reason(c);
 	if (r >= 0)
 		r = plan_note_external_vfs(c);
+	if (r >= 0)
+		r = plan_note_recreated(c);
 	return r;
 }
 
@@ -132,7 +134,9 @@ int plan_build(const struct pf_desired *d, const struct pf_state *pf, const stru
 	p->notes = calloc(1, sizeof(char *));
 	p->waiting = calloc(1, sizeof(char *));
 	p->reboot_planned = calloc(1, sizeof(char *));
-	if (!p->reboot_reasons || !p->reboot_planned || !p->unmet || !p->notes || !p->waiting)
+	p->dropped = calloc(1, sizeof(char *));
+	if (!p->reboot_reasons || !p->reboot_planned || !p->unmet || !p->notes || !p->waiting ||
+	    !p->dropped)
 		return -ENOMEM;
 	c.p = p;
 	r = pf->driver ? plan_build_steps(&c) : plan_no_driver(&c);

@@ -37,6 +37,20 @@ struct plan {
 	 * do (one of the unmet needs): a reader may look again, as the device
 	 * can come after its driver */
 	uint32_t n_no_rdma;
+	/* step 4 makes the VFs that exist anew (removes them and creates them
+	 * again): their count changes (VirtualFunctions=), or, when it does
+	 * not, the driver changes the eswitch mode only without VFs (ice) */
+	bool recreates, recreates_for_eswitch;
+	/* of each VF made anew (the n_lost that exist and stay, by index): the
+	 * keys (1u << enum vf_key) the host has a value of that the new VF
+	 * will not have and that no layout sets, so that nothing sets again
+	 * (a VLAN or trust set by hand): lost with the recreation */
+	uint32_t *lost;
+	uint32_t n_lost;
+	/* the same as sentences, VFs with the same loss together, also among
+	 * the notes: "VF 0: to be recreated by the eswitch change to
+	 * switchdev, without its vlan 33, trust on (no layout sets them)" */
+	char **dropped; /* NULL-terminated, never NULL */
 };
 
 /* d must not be held. host gives loaded modules and the IOMMU. Every action
@@ -92,6 +106,13 @@ unsigned plan_link_port(const char *pci);
  * say (it made them anew since the last apply, or they were changed), and
  * the reason that says so; NULL otherwise. */
 const char *plan_external_vfs_unconfigured(const struct plan *p, const struct pf_desired *d) _pure_;
+/* Why p makes the VFs that exist anew (p->recreates): "(VirtualFunctions=6)",
+ * "by the eswitch change to switchdev". Caller frees; NULL on ENOMEM. */
+char *plan_recreate_cause(const struct plan *p);
+/* What host VF vf loses with p's recreation (p->lost): ", without its vlan
+ * 33, trust on (no layout sets them)"; "" when nothing. Caller frees; NULL
+ * on ENOMEM. */
+char *plan_vf_lost_describe(const struct plan *p, const struct vf_state *vf);
 /* Short human description: "set 8 VFs", "VF 3: mac 02:..:01 vlan 100 qos 3 trust on".
  * Caller frees; NULL on ENOMEM. */
 char *action_describe(const struct action *a);
@@ -103,7 +124,8 @@ char *action_describe_drift(const struct action *a, const struct pf_state *pf);
  * wanted, 0 present", "VF driver autoprobe off (wanted on)", else as
  * action_describe_drift(); *ret NULL (with 0) for a step that leaves
  * nothing different on its own (autoprobe turned off to create VFs and on
- * again, the count 0 before another). -ENOMEM. */
+ * again, the count 0 before another, the count the PF has made again for
+ * an eswitch change). -ENOMEM. */
 int plan_describe_difference(const struct plan *p, size_t i, const struct pf_state *pf, char **ret);
 /* Whether action a on VF vf of pf says what the VF lacks, rather than being
  * the means of another action: not an unbind, a bind back to the driver the

@@ -1055,6 +1055,82 @@ static void test_mlx5_switchdev_order(void **state)
 	env_done(&e);
 }
 
+/* What a VF made anew loses: values the host has that a new VF has not,
+ * which no layout sets (set by hand), said with why the VFs are made anew;
+ * a key a layout sets is set again, not lost. */
+static void expect_dropped(const struct env *e, bool for_eswitch, const char *dropped)
+{
+	struct plan *p = plan(e);
+	char *s = strv_join(p->dropped, " | ");
+
+	assert_true(p->recreates);
+	assert_int_equal(p->recreates_for_eswitch, for_eswitch);
+	assert_string_equal(s, dropped);
+	/* also among the notes */
+	for (char **d = p->dropped; *d; d++)
+		assert_true(strv_contains(p->notes, *d));
+	free(s);
+	plan_free(p);
+}
+
+static void test_recreated_vfs_lose_what_no_layout_sets(void **state)
+{
+	struct plan *p;
+	char *lost;
+	struct env e;
+
+	env_init(&e, "ice", 64, 3, "ice iavf");
+	e.pf.vfs[0].attrs.vlan = 33; /* ip link set ens1f0 vf 0 vlan 33 trust on */
+	e.pf.vfs[0].attrs.trust = true;
+	e.pf.vfs[1].attrs.max_tx_rate = 100;
+	e.pf.vfs[2].attrs.vlan = 33;
+	e.pf.vfs[2].attrs.trust = true;
+	want(&e, false, 0);
+	PF(&e, ESWITCH_MODE, eswitch_mode, ESWITCH_MODE_SWITCHDEV);
+	expect_dropped(&e, true,
+		       "VFs 0,2: recreated by the eswitch change to switchdev, without their "
+		       "vlan 33, trust on (no layout sets them) | VF 1: recreated by the eswitch "
+		       "change to switchdev, without its max_tx_rate 100 (no layout sets it)");
+	p = plan(&e);
+	lost = plan_recreate_cause(p);
+	assert_string_equal(lost, "by the eswitch change to switchdev");
+	free(lost);
+	lost = plan_vf_lost_describe(p, &e.pf.vfs[1]);
+	assert_string_equal(lost, ", without its max_tx_rate 100 (no layout sets it)");
+	free(lost);
+	plan_free(p);
+
+	/* a key the layout sets is set again; a VF on another driver by hand loses it */
+	VF(&e, 0, TRUST, trust, true);
+	free(e.pf.vfs[1].attrs.driver);
+	e.pf.vfs[1].attrs.driver = strdup("vfio-pci");
+	e.pf.vfs[1].attrs.mtu = 0;
+	expect_dropped(&e, true,
+		       "VF 0: recreated by the eswitch change to switchdev, without its vlan 33 "
+		       "(no layout sets it) | VF 1: recreated by the eswitch change to switchdev, "
+		       "without its driver vfio-pci, max_tx_rate 100 (no layout sets them) | "
+		       "VF 2: recreated by the eswitch change to switchdev, without its vlan 33, "
+		       "trust on (no layout sets them)");
+	env_done(&e);
+
+	/* a count change: VirtualFunctions= is the cause, the VFs above it go */
+	env_init(&e, "ice", 64, 2, "ice iavf");
+	e.pf.vfs[0].attrs.mtu = 9000;
+	e.pf.vfs[1].attrs.spoofchk = false;
+	want(&e, true, 1);
+	expect_dropped(&e, false,
+		       "VF 0: recreated (VirtualFunctions=1), without its mtu 9000 "
+		       "(no layout sets it)");
+	env_done(&e);
+
+	/* nothing set by hand: nothing lost, the VFs are still made anew */
+	env_init(&e, "ice", 64, 2, "ice iavf");
+	want(&e, false, 0);
+	PF(&e, ESWITCH_MODE, eswitch_mode, ESWITCH_MODE_SWITCHDEV);
+	expect_dropped(&e, true, "");
+	env_done(&e);
+}
+
 /* A VF left unbound by someone stays unbound across the mlx5 sequence: its
  * driver is not ours to choose when Driver= is unset. */
 static void test_mlx5_unbound_vf_stays(void **state)
@@ -1618,6 +1694,7 @@ int main(void)
 		cmocka_unit_test(test_mlx5_ib_guids_converge),
 		cmocka_unit_test(test_rdma_netns_mode),
 		cmocka_unit_test(test_describe),
+		cmocka_unit_test(test_recreated_vfs_lose_what_no_layout_sets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
