@@ -44,6 +44,9 @@ static uint32_t lost_keys(const struct plan_ctx *c, uint32_t i)
 	uint32_t lost = 0;
 
 	fresh_vf(c, &fresh);
+	/* a layout that needs a network interface gets the VF one (plan-vf.c) */
+	if (!fresh.driver && v && vf_settings_needs_netdev(v))
+		fresh.driver = (char *)plan_default_vf_driver(c);
 	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
 		if (!(v && vf_settings_has(v, k)) && key_lost(c, &c->pf->vfs[i], &fresh, k))
 			lost |= 1u << k;

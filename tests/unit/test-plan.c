@@ -1123,6 +1123,20 @@ static void test_recreated_vfs_lose_what_no_layout_sets(void **state)
 		       "(no layout sets it)");
 	env_done(&e);
 
+	/* the PF's autoprobe turned off by someone: a VF made anew binds nowhere and
+	 * loses its driver, unless its layout needs a network interface */
+	env_init(&e, "ice", 64, 1, "ice iavf");
+	e.pf.drivers_autoprobe = false;
+	want(&e, false, 0);
+	PF(&e, ESWITCH_MODE, eswitch_mode, ESWITCH_MODE_SWITCHDEV);
+	expect_dropped(
+		&e, true,
+		"VF 0: recreated by the eswitch change to switchdev, without its driver iavf "
+		"(no layout sets it)");
+	VF(&e, 0, MTU, mtu, 1500);
+	expect_dropped(&e, true, "");
+	env_done(&e);
+
 	/* nothing set by hand: nothing lost, the VFs are still made anew */
 	env_init(&e, "ice", 64, 2, "ice iavf");
 	want(&e, false, 0);
