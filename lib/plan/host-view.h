@@ -48,4 +48,10 @@ int plan_raise_for_card(struct plan *p, const struct pf_state *pf, const struct 
  * reasons say it already. -ENOMEM. */
 int host_view_card_firmware_note(const struct host_view *v, const struct pf_view *pv, bool own,
 				 char **ret);
+/* The VF count that the layouts of the other ports of pf's card (the same
+ * PCI device on hs) want, the most of them (0: none), and the first port
+ * that wants it (borrowed from hs): what the card's one firmware VF limit
+ * must keep. -ENOMEM. */
+int host_card_need(const struct layout_set *set, const struct host_state *hs,
+		   const struct pf_state *pf, uint32_t *ret, const char **ret_by);
 void host_view_done(struct host_view *v);

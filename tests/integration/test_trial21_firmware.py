@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Trial 21, firmware, two ports of one card (one NUM_OF_VFS): the command that sets a raised
+limit back gives the limit the layouts of the card's other ports still need, or none when they
+need all of it (status, reset); the raise is made by, shown under and credited to the first port
+of the card whose layout needs it, raised as far as all the card's ports need (plan, apply, the
+status records)."""
+
+import json
+
+CX6_A = "0000:ca:00.0"  # cx6dx.json: two ports of one card, sriov_totalvfs and NUM_OF_VFS 8
+CX6_B = "0000:ca:00.1"
+
+
+def layouts(h, a, b):
+    h.layout("50-a.conf", f"[Match]\nPCIAddress={CX6_A}\n[PhysicalFunction]\n"
+             f"VirtualFunctions={a}\n")
+    return h.layout("50-b.conf", f"[Match]\nPCIAddress={CX6_B}\n[PhysicalFunction]\n"
+                    f"VirtualFunctions={b}\n")
+
+
+def pfs(h):
+    r = h.run("status", "--json")
+    assert r.returncode == 0, r.stderr
+    return {p["pci"]: p for p in json.loads(r.stdout)["pfs"]}
+
+
+def block(out, pci):
+    """The lines of pci's PF in sriovctl plan's or status's output."""
+    lines, on = [], False
+    for line in out.splitlines():
+        if not line.startswith(" "):
+            on = line.startswith(pci)
+        if on:
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def test_the_set_back_command_keeps_what_the_other_port_needs(make_host):
+    h = make_host("cx6dx.json")
+    b = layouts(h, 12, 16)
+    # the apply of 0000:ca:00.1 alone raises the card as far as both need, and is credited
+    r = h.run("apply", CX6_B)
+    assert r.returncode == 0 and "done raise firmware VF limit to 16" in r.stdout, r.stdout
+    assert h.run("apply", CX6_A).returncode == 0
+    b.unlink()
+    st = pfs(h)[CX6_B]
+    assert st["pending_reboot_reasons"][0].startswith(
+        "firmware VF limit raised to 16, waiting for a reboot (set by the apply of "), st
+    out = h.run("status").stdout
+    assert f"no layout selects it; \"mstconfig -d {CX6_B} set NUM_OF_VFS=12\" sets it to the " \
+        f"limit the card's other ports need ({CX6_A}'s layout needs 12, one setting of this " \
+        "card)\n" in out, out
+    assert "NUM_OF_VFS=8" not in out, out
+    r = h.run("reset", CX6_B)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"(\"mstconfig -d {CX6_B} set NUM_OF_VFS=12\" sets it to the limit the card's " \
+        f"other ports need ({CX6_A}'s layout needs 12, one setting of this card))" \
+        in r.stdout, r.stdout
+    assert "NUM_OF_VFS=8" not in r.stdout, r.stdout
+
+
+def test_no_set_back_command_when_the_other_port_needs_all_of_it(make_host):
+    h = make_host("cx6dx.json")
+    b = layouts(h, 16, 16)
+    assert h.run("apply", CX6_B).returncode == 0
+    assert h.run("apply", CX6_A).returncode == 0
+    b.unlink()
+    out = h.run("status").stdout
+    assert f"no layout selects it; no mstconfig command sets it back: {CX6_A}'s layout needs " \
+        "16 of it (one setting of this card)\n" in out, out
+    assert "mstconfig -d" not in out, out
+    r = h.run("reset", CX6_B)
+    assert r.returncode == 0 and "mstconfig -d" not in r.stdout, r.stdout
+    assert f"no mstconfig command sets it back: {CX6_A}'s layout needs 16" in r.stdout, r.stdout
+
+
+def test_plan_and_apply_raise_under_the_first_port_and_credit_it(make_host):
+    h = make_host("cx6dx.json")
+    b = layouts(h, 12, 16)
+    out = h.run("plan").stdout
+    a_plan, b_plan = block(out, CX6_A), block(out, CX6_B)
+    assert "disruptive raise firmware VF limit to 16 (reboot)" in a_plan, out
+    assert "raise firmware VF limit" not in b_plan, out
+    assert f"(raised for {CX6_A}, one setting of this card)" in b_plan, out
+    r = h.run("apply")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "done raise firmware VF limit to 16 (reboot)" in block(r.stdout, CX6_A), r.stdout
+    assert "raise firmware VF limit" not in block(r.stdout, CX6_B), r.stdout
+    assert f"(raised for {CX6_A}, one setting of this card: a reboot is pending through it)" \
+        in block(h.run("status").stdout, CX6_B)
+    # 0000:ca:00.1's apply raised nothing: once no layout selects it, no raise is its own
+    b.unlink()
+    st = pfs(h)
+    assert st[CX6_B]["pending_reboot_reasons"] == [], st[CX6_B]
+    assert st[CX6_B]["firmware_note"] == "firmware VF limit 16 from the next reboot, 8 until " \
+        f"then (raised for {CX6_A}, one setting of this card)", st[CX6_B]
+    assert st[CX6_A]["pending_reboot_reasons"] == \
+        ["firmware VF limit raised to 16, waiting for a reboot"], st[CX6_A]
+
