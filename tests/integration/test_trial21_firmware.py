@@ -82,10 +82,22 @@ def test_plan_and_apply_raise_under_the_first_port_and_credit_it(make_host):
     assert "disruptive raise firmware VF limit to 16 (reboot)" in a_plan, out
     assert "raise firmware VF limit" not in b_plan, out
     assert f"(raised for {CX6_A}, one setting of this card)" in b_plan, out
+    # only planned, not done: no "reboot needed:" as if the firmware held it already
+    assert "  reboot needed:" not in out, out
+    assert "  reboot needed after its apply: firmware VF limit 8 -> 16 (as far as the layouts of " \
+        f"{CX6_B} need too, one setting of this card) takes effect after a reboot" in a_plan, out
+    assert "  reboot needed after its apply: firmware VF limit 8 -> 16 (raised for " \
+        f"{CX6_A}, one setting of this card) takes effect after a reboot" in b_plan, out
+    doc = json.loads(h.run("plan", "--json").stdout)
+    assert [p["reboot_planned"] for p in doc["pfs"]] == [p["reboot_reasons"] for p in doc["pfs"]]
     r = h.run("apply")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "done raise firmware VF limit to 16 (reboot)" in block(r.stdout, CX6_A), r.stdout
     assert "raise firmware VF limit" not in block(r.stdout, CX6_B), r.stdout
+    out = h.run("plan").stdout
+    assert "reboot needed after its apply" not in out, out
+    assert block(out, CX6_B).endswith(
+        "\n  reboot needed: firmware VF limit raised to 16, waiting for a reboot"), out
     assert f"(raised for {CX6_A}, one setting of this card: a reboot is pending through it)" \
         in block(h.run("status").stdout, CX6_B)
     # 0000:ca:00.1's apply raised nothing: once no layout selects it, no raise is its own
@@ -97,3 +109,21 @@ def test_plan_and_apply_raise_under_the_first_port_and_credit_it(make_host):
     assert st[CX6_A]["pending_reboot_reasons"] == \
         ["firmware VF limit raised to 16, waiting for a reboot"], st[CX6_A]
 
+
+def test_a_raise_set_back_by_hand_is_said_as_what_the_host_has(make_host):
+    h = make_host("cx6dx.json")
+    layouts(h, 12, 16)
+    assert h.run("apply").returncode == 0
+    s = h.state()
+    for p in s["pfs"]:
+        p["firmware_total_vfs"] = 8  # mstconfig set NUM_OF_VFS=8, by hand
+    h.save(s)
+    st = pfs(h)
+    assert st[CX6_A]["state"] == "drifted", st[CX6_A]
+    assert st[CX6_A]["reason"] == \
+        "differs: firmware VF limit 8 (wanted 16; raising it needs a reboot)", st[CX6_A]
+    assert st[CX6_B]["reason"] == "not applied yet; after its apply: firmware VF limit 8 -> 16 " \
+        f"(raised for {CX6_A}, one setting of this card) takes effect after a reboot", st[CX6_B]
+    assert st[CX6_B]["pending_reboot_reasons"] == [], st[CX6_B]
+    out = h.run("status").stdout
+    assert "differs: raise firmware VF limit" not in out, out

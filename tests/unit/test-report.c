@@ -24,7 +24,7 @@
 #define MLX_PF "0000:5e:00.0" /* mixed.json: mlx5_core, no VFs */
 
 #define PLAN_PF_KEYS \
-	"pci,name,configured,held,held_reason,disruptive,actions,reboot_reasons,unmet,waiting,notes,config_files"
+	"pci,name,configured,held,held_reason,disruptive,actions,reboot_reasons,reboot_planned,unmet,waiting,notes,config_files"
 #define STATUS_PF_KEYS                                                                    \
 	"pci,name,driver,link_type,speed,state,reason,num_vfs,total_vfs,desired_num_vfs," \
 	"config_files,pending_actions,pending_reboot_reasons,waiting,last_apply,reset_waits,firmware_note,settings,vfs"
