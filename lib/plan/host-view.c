@@ -248,10 +248,43 @@ static const struct pf_view *card_raised_by(const struct host_view *v, const str
 	return NULL;
 }
 
+/* Of a raise of pv's card that no port's layout needs all of: the command
+ * that sets it back as far as they let it, after "; "; "" otherwise. */
+static char *card_set_back(const struct host_view *v, const struct pf_view *pv)
+{
+	const struct pf_state *pf = pv->pf;
+	_cleanup_free_ char *back = NULL;
+	const char *by = NULL;
+	uint32_t need = 0;
+
+	for (size_t i = 0; i < v->n_pfs; i++) {
+		const struct pf_view *o = &v->pfs[i];
+		uint32_t n;
+
+		if (o == pv || !o->desired || !pci_same_device(o->pf->pci, pf->pci))
+			continue;
+		n = pf_desired_num_vfs(o->desired, o->pf);
+		if (n > need) {
+			need = n;
+			by = o->pf->pci;
+		}
+	}
+	if (need >= (uint32_t)pf->firmware_total_vfs)
+		return strdup("");
+	if (!plan_firmware_set_back(pf->pci, pf->total_vfs, (uint32_t)pf->firmware_total_vfs, need,
+				    by, &back))
+		return NULL;
+	return back ? strdup_printf("; %s", back) :
+		      strdup_printf("; \"mstconfig -d %s set NUM_OF_VFS=%u\" sets the limit back "
+				    "to the one it has now",
+				    pf->pci, pf->total_vfs);
+}
+
 int host_view_card_firmware_note(const struct host_view *v, const struct pf_view *pv, bool own,
 				 char **ret)
 {
 	const struct pf_state *pf = pv->pf;
+	_cleanup_free_ char *back = NULL;
 	const struct pf_view *by;
 
 	*ret = NULL;
@@ -259,11 +292,14 @@ int host_view_card_firmware_note(const struct host_view *v, const struct pf_view
 	    (uint32_t)pf->firmware_total_vfs <= pf->total_vfs)
 		return 0;
 	by = card_raised_by(v, pv);
+	back = card_set_back(v, pv);
+	if (!back)
+		return -ENOMEM;
 	*ret = by ? strdup_printf("firmware VF limit %d from the next reboot, %u until then "
-				  "(raised for %s, one setting of this card)",
-				  pf->firmware_total_vfs, pf->total_vfs, by->pf->pci) :
+				  "(raised for %s, one setting of this card)%s",
+				  pf->firmware_total_vfs, pf->total_vfs, by->pf->pci, back) :
 		    strdup_printf("firmware VF limit %d from the next reboot, %u until then "
-				  "(one setting of this card)",
-				  pf->firmware_total_vfs, pf->total_vfs);
+				  "(one setting of this card)%s",
+				  pf->firmware_total_vfs, pf->total_vfs, back);
 	return *ret ? 0 : -ENOMEM;
 }

@@ -104,10 +104,17 @@ def test_plan_and_apply_raise_under_the_first_port_and_credit_it(make_host):
     b.unlink()
     st = pfs(h)
     assert st[CX6_B]["pending_reboot_reasons"] == [], st[CX6_B]
+    back = f"\"mstconfig -d {CX6_B} set NUM_OF_VFS=12\" sets it to the limit the card's other " \
+        f"ports need ({CX6_A}'s layout needs 12, one setting of this card)"
     assert st[CX6_B]["firmware_note"] == "firmware VF limit 16 from the next reboot, 8 until " \
-        f"then (raised for {CX6_A}, one setting of this card)", st[CX6_B]
+        f"then (raised for {CX6_A}, one setting of this card); {back}", st[CX6_B]
     assert st[CX6_A]["pending_reboot_reasons"] == \
         ["firmware VF limit raised to 16, waiting for a reboot"], st[CX6_A]
+    out = h.run("status").stdout
+    assert "NUM_OF_VFS=8" not in out and back in block(out, CX6_B), out
+    r = h.run("reset", CX6_B)
+    assert r.returncode == 0 and f"({back})" in r.stdout and "NUM_OF_VFS=8" not in r.stdout, \
+        r.stdout
 
 
 def test_a_raise_set_back_by_hand_is_said_as_what_the_host_has(make_host):
