@@ -134,3 +134,28 @@ def test_a_raise_set_back_by_hand_is_said_as_what_the_host_has(make_host):
     assert st[CX6_B]["pending_reboot_reasons"] == [], st[CX6_B]
     out = h.run("status").stdout
     assert "differs: raise firmware VF limit" not in out, out
+
+
+def test_a_reset_through_the_daemon_keeps_what_the_other_port_needs(
+        make_host, start_daemon, bus_client, system_bus):
+    import os
+    import subprocess
+    from conftest import PF_IFACE, pf_path
+    from test_daemon import NO_BUS
+
+    h = make_host("cx6dx.json")
+    b = layouts(h, 12, 16)
+    assert h.run("apply", CX6_B, env=NO_BUS).returncode == 0
+    assert h.run("apply", CX6_A, env=NO_BUS).returncode == 0
+    start_daemon(h)
+    b.unlink()
+    bus_client.call("Reload")
+    bus_client.wait_property("State", "unconfigured", pf_path(CX6_B), PF_IFACE)
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=system_bus.address)
+    back = f"\"mstconfig -d {CX6_B} set NUM_OF_VFS=12\" sets it to the limit the card's other " \
+        f"ports need ({CX6_A}'s layout needs 12, one setting of this card)"
+    for args in (("reset", CX6_B), ("reset",)):
+        r = subprocess.run([h.binary, "--no-color", *args], capture_output=True, text=True,
+                           timeout=120, env=env)
+        assert r.returncode == 0 and back in r.stdout, r
+        assert "NUM_OF_VFS=8" not in r.stdout, r
