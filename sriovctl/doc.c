@@ -144,3 +144,25 @@ void ctl_print_json(struct json_object *doc)
 								   JSON_C_TO_STRING_SPACED |
 								   JSON_C_TO_STRING_NOSLASHESCAPE));
 }
+
+/* The VF count that the layouts of the other ports of pf's card want, the
+ * most of them (the card's one firmware VF limit must keep it), and the
+ * first port that wants it. */
+uint64_t doc_card_need(struct json_object *doc, struct json_object *pf, const char **ret_by)
+{
+	const char *pci = doc_str(pf, "pci");
+	uint64_t need = 0;
+
+	*ret_by = NULL;
+	for (size_t i = 0; pci && i < doc_len(doc, "pfs"); i++) {
+		struct json_object *o = doc_idx(doc, "pfs", i);
+		const char *other = doc_str(o, "pci");
+
+		if (other && !streq(other, pci) && pci_same_device(other, pci) &&
+		    doc_get(o, "desired_num_vfs") && doc_u64(o, "desired_num_vfs") > need) {
+			need = doc_u64(o, "desired_num_vfs");
+			*ret_by = other;
+		}
+	}
+	return need;
+}

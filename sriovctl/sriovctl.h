@@ -185,6 +185,11 @@ char *doc_pf_describe(struct json_object *pf);
  * unconfigured PF's other reason is what reset finds instead (its record
  * says more than is left). */
 bool doc_pf_has_leftovers(struct json_object *pf);
+/* The VF count that the layouts of the other ports of pf's card (the same
+ * PCI device, in doc) want, the most of them (0: none): what the card's one
+ * firmware VF limit must keep; *ret_by the first port that wants it
+ * (borrowed from doc), NULL when none. */
+uint64_t doc_card_need(struct json_object *doc, struct json_object *pf, const char **ret_by);
 /* Whether pf, which no layout selects, waits for its driver or netdev, after
  * which a layout may select it (sriovctl wait waits for it): no reset hint. */
 bool doc_pf_unsettled(struct json_object *pf);

@@ -48,6 +48,34 @@ static void print_list(const struct ctl *c, struct json_object *pf, const char *
 	}
 }
 
+/* Whether the array of strings key of o has s. */
+static bool has_string(struct json_object *o, const char *key, const char *s)
+{
+	for (size_t i = 0; s && i < doc_len(o, key); i++)
+		if (streq_ptr(json_object_get_string(doc_idx(o, key, i)), s))
+			return true;
+	return false;
+}
+
+/* What the firmware already holds for the next reboot, "reboot needed:",
+ * and what only an apply would set there (reboot_planned), "reboot needed
+ * after its apply:", as status says of a PF not applied yet. */
+static void print_reboots(const struct ctl *c, struct json_object *pf)
+{
+	for (int planned = 0; planned <= 1; planned++)
+		for (size_t i = 0; i < doc_len(pf, "reboot_reasons"); i++) {
+			const char *s = json_object_get_string(doc_idx(pf, "reboot_reasons", i));
+
+			if (has_string(pf, "reboot_planned", s) != planned)
+				continue;
+			printf("  %s %s\n",
+			       ctl_paint(c, ANSI_YELLOW,
+					 planned ? "reboot needed after its apply:" :
+						   "reboot needed:"),
+			       strna(s));
+		}
+}
+
 static void print_pf(const struct ctl *c, struct json_object *pf)
 {
 	_cleanup_free_ char *who = doc_pf_describe(pf);
@@ -77,7 +105,7 @@ static void print_pf(const struct ctl *c, struct json_object *pf)
 	for (size_t i = 0; i < doc_len(pf, "notes"); i++)
 		printf("  note: %s\n", strna(json_object_get_string(doc_idx(pf, "notes", i))));
 	print_list(c, pf, "unmet", 0, ANSI_YELLOW, "cannot:");
-	print_list(c, pf, "reboot_reasons", 0, ANSI_YELLOW, "reboot needed:");
+	print_reboots(c, pf);
 }
 
 static int plan_document(const struct ctl *c, const struct host_view *v, struct json_object **ret)

@@ -230,9 +230,12 @@ static int reset_one(struct ctl *c, struct host *h, const struct layout_set *set
 
 /* Of a PF of GetStatus() that no layout selects and whose last apply raised
  * the firmware VF limit (its pending reboot): what a reset leaves, in
- * plan_firmware_kept()'s words; NULL when none (or on ENOMEM). */
-static char *firmware_left(struct json_object *pf)
+ * plan_firmware_kept()'s words, with what the layouts of its card's other
+ * ports (in doc, the whole host) need; NULL when none (or on ENOMEM). */
+static char *firmware_left(struct json_object *doc, struct json_object *pf)
 {
+	const char *by = NULL;
+	uint64_t need = doc_card_need(doc, pf, &by);
 	struct json_object *fw = doc_get(doc_get(pf, "settings"), "FirmwareVirtualFunctions");
 	struct pf_state s = { .total_vfs = doc_u64(pf, "total_vfs") };
 	char *kept = NULL;
@@ -241,7 +244,7 @@ static char *firmware_left(struct json_object *pf)
 	    !doc_str(fw, "now") || safe_atoi(doc_str(fw, "now"), &s.firmware_total_vfs) < 0)
 		return NULL;
 	snprintf(s.pci, sizeof(s.pci), "%s", strempty(doc_str(pf, "pci")));
-	(void)plan_firmware_kept(&s, &kept);
+	(void)plan_firmware_kept(&s, need <= UINT32_MAX ? (uint32_t)need : 0, by, &kept);
 	return kept;
 }
 
@@ -250,7 +253,7 @@ static char *firmware_left(struct json_object *pf)
  * record says more than is left (the reset drops the record), else what
  * there is; and a firmware VF limit raised that the reset leaves. NULL
  * otherwise (or on ENOMEM: said the old way). */
-static char *nothing_left(struct json_object *pf)
+static char *nothing_left(struct json_object *doc, struct json_object *pf)
 {
 	uint64_t n = doc_u64(pf, "num_vfs");
 	const char *why = doc_str(pf, "reason");
@@ -268,7 +271,7 @@ static char *nothing_left(struct json_object *pf)
 				     "remove (made, or their count changed, outside "
 				     "sriov-persist); left as they are",
 				     n);
-	kept = firmware_left(pf);
+	kept = firmware_left(doc, pf);
 	if (!left || !kept)
 		return TAKE_PTR(left);
 	return strdup_printf("%s; %s", left, kept);
@@ -367,13 +370,13 @@ static int reset_one_by_daemon(struct ctl *c, const char *what)
 		return 0;
 	pf = doc_idx(doc, "pfs", 0);
 	who = doc_pf_describe(pf);
-	why = nothing_left(pf);
+	why = nothing_left(all, pf);
 	r = bus_client_reset(c->bus, what, &res, &n, &error);
 	if (r == -ENOEXEC)
 		return r;
 	if (r < 0 || bus_client_document(c->bus, "GetStatus", what, &after) < 0)
 		return 0;
-	kept = firmware_left(doc_idx(after, "pfs", 0));
+	kept = firmware_left(all, doc_idx(after, "pfs", 0));
 	if (n > 0)
 		print_reset(c, pf, &res[0]);
 	else if (print_not_reset(c, doc_idx(after, "pfs", 0), record_time(pf))) {
@@ -409,9 +412,9 @@ static void say_nothing_by_daemon(struct json_object *doc)
 }
 
 /* Below a PF's line: what the reset left of a raised firmware VF limit. */
-static void kept_by_daemon(struct json_object *pf)
+static void kept_by_daemon(struct json_object *doc, struct json_object *pf)
 {
-	_cleanup_free_ char *who = doc_pf_describe(pf), *kept = firmware_left(pf);
+	_cleanup_free_ char *who = doc_pf_describe(pf), *kept = firmware_left(doc, pf);
 
 	print_firmware_kept(strna(who), kept);
 }
@@ -419,10 +422,11 @@ static void kept_by_daemon(struct json_object *pf)
 /* A PF that Reset("") left as it was, whose raised firmware VF limit stays:
  * "nothing reset: ...", as a reset of that PF says it (from before, its
  * status before the reset). Returns whether it said it. */
-static bool say_kept_by_daemon(struct json_object *pf, struct json_object *before)
+static bool say_kept_by_daemon(struct json_object *doc, struct json_object *pf,
+			       struct json_object *before)
 {
-	_cleanup_free_ char *who = doc_pf_describe(pf), *kept = firmware_left(pf),
-			    *why = kept && before ? nothing_left(before) : NULL;
+	_cleanup_free_ char *who = doc_pf_describe(pf), *kept = firmware_left(doc, pf),
+			    *why = kept && before ? nothing_left(doc, before) : NULL;
 
 	if (!why)
 		return false;
@@ -455,9 +459,9 @@ static int reset_all_by_daemon(struct ctl *c)
 			print_reset(c, pf, one);
 		else if (print_not_reset(c, pf, record_time(doc_find(before, doc_str(pf, "pci")))))
 			not_reset++;
-		else if (say_kept_by_daemon(pf, doc_find(before, doc_str(pf, "pci"))))
+		else if (say_kept_by_daemon(after, pf, doc_find(before, doc_str(pf, "pci"))))
 			continue;
-		kept_by_daemon(pf);
+		kept_by_daemon(after, pf);
 	}
 	if (r == 1 && not_reset == 0)
 		fprintf(stderr, "sriov-persistd: %s\n", error);

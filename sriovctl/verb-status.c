@@ -211,25 +211,24 @@ static bool port_wants_raise(struct json_object *o)
 	       (doc_len(o, "pending_reboot_reasons") > 0 || doc_u64(o, "pending_actions") > 0);
 }
 
-/* The port of pf's card (the same PCI device, pf itself included) for
- * whose layout the card's one firmware VF limit is raised: the one that
- * wants the most, the first of equals, as the plans and apply decide; NULL
- * when none waits for a raise, or when it is pf itself (its own reboot
- * reason says so). */
+/* The port of pf's card (the same PCI device, pf itself included) whose
+ * apply raises the card's one firmware VF limit, as far as the layouts of
+ * all its ports need: the first that waits for a raise, as the plans and
+ * apply decide; NULL when none waits for a raise, or when it is pf itself
+ * (its own reboot reason says so). */
 static struct json_object *card_raiser(struct json_object *doc, struct json_object *pf)
 {
 	const char *pci = doc_str(pf, "pci");
-	struct json_object *best = NULL;
+	struct json_object *first = NULL;
 
-	for (size_t i = 0; pci && i < doc_len(doc, "pfs"); i++) {
+	for (size_t i = 0; pci && !first && i < doc_len(doc, "pfs"); i++) {
 		struct json_object *o = doc_idx(doc, "pfs", i);
 		const char *other = doc_str(o, "pci");
 
-		if (other && pci_same_device(other, pci) && port_wants_raise(o) &&
-		    (!best || doc_u64(o, "desired_num_vfs") > doc_u64(best, "desired_num_vfs")))
-			best = o;
+		if (other && pci_same_device(other, pci) && port_wants_raise(o))
+			first = o;
 	}
-	return best && !streq_ptr(doc_str(best, "pci"), pci) ? best : NULL;
+	return first && !streq_ptr(doc_str(first, "pci"), pci) ? first : NULL;
 }
 
 /* The firmware VF limit, the one after the next reboot ("firmware VF limit
@@ -385,14 +384,26 @@ static bool names_reason(struct json_object *pf, const char *prefix)
 	return false;
 }
 
-/* The mstconfig commands that set back what waits: NUM_OF_VFS, and
- * LINK_TYPE_P<n>=1 (InfiniBand) or 2 (Ethernet) of the port (function n-1). */
-static void print_firmware_tail(struct json_object *pf)
+/* The mstconfig commands that set back what waits: NUM_OF_VFS (as far as
+ * the layouts of the card's other ports let it, plan_firmware_set_back()),
+ * and LINK_TYPE_P<n>=1 (InfiniBand) or 2 (Ethernet) of the port (function
+ * n-1). */
+static void print_firmware_tail(struct json_object *doc, struct json_object *pf)
 {
-	const char *pci = strna(doc_str(pf, "pci"));
+	const char *pci = strna(doc_str(pf, "pci")), *by = NULL;
 	bool vfs = names_reason(pf, "firmware VF limit"), link = names_reason(pf, "link type");
+	const char *fw =
+		doc_str(doc_get(doc_get(pf, "settings"), "FirmwareVirtualFunctions"), "now");
+	uint64_t need = doc_card_need(doc, pf, &by);
+	_cleanup_free_ char *back = NULL;
 
-	if (vfs)
+	if (vfs && fw && need <= UINT32_MAX)
+		(void)plan_firmware_set_back(pci, (uint32_t)doc_u64(pf, "total_vfs"),
+					     (uint32_t)strtoul(fw, NULL, 10), (uint32_t)need, by,
+					     &back);
+	if (back)
+		printf("%s", back);
+	else if (vfs)
 		printf("\"mstconfig -d %s set NUM_OF_VFS=%" PRIu64 "\" sets the limit back to the "
 		       "one it has now",
 		       pci, doc_u64(pf, "total_vfs"));
@@ -416,14 +427,14 @@ static bool reset_unfinished(struct json_object *last)
 /* "no layout selects it; "sriovctl reset PF" removes them": what reset
  * does (what) and when (, but is deferred now: ...), in one line with
  * what it leaves of a raised firmware VF limit; what NULL: that alone. */
-static void print_reset_hint(const struct ctl *c, struct json_object *pf, const char *what,
-			     const char *when)
+static void print_reset_hint(const struct ctl *c, struct json_object *doc, struct json_object *pf,
+			     const char *what, const char *when)
 {
 	printf("    no layout selects it; \"sriovctl%s reset %s\" ", strempty(c->local_options),
 	       strna(doc_str(pf, "pci")));
 	if (!what) {
 		printf("changes no firmware: ");
-		print_firmware_tail(pf);
+		print_firmware_tail(doc, pf);
 		return;
 	}
 	printf("%s%s", what, strempty(when));
@@ -432,13 +443,14 @@ static void print_reset_hint(const struct ctl *c, struct json_object *pf, const 
 		return;
 	}
 	printf("; it changes no firmware: ");
-	print_firmware_tail(pf);
+	print_firmware_tail(doc, pf);
 }
 
 /* An unconfigured PF with what a removed layout left, or whose reset of
  * it was deferred: the reset hint (and when the disruption policy would
  * defer the reset now, that it would, and why). Whether it was said. */
-static bool print_left_hint(const struct ctl *c, struct json_object *pf, const char *why)
+static bool print_left_hint(const struct ctl *c, struct json_object *doc, struct json_object *pf,
+			    const char *why)
 {
 	const char *state = doc_str(pf, "state"), *waits = doc_str(pf, "reset_waits");
 	_cleanup_free_ char *when = NULL;
@@ -447,12 +459,12 @@ static bool print_left_hint(const struct ctl *c, struct json_object *pf, const c
 		return false;
 	if (streq_ptr(state, "unconfigured") && !doc_pf_unsettled(pf)) {
 		when = waits ? strdup_printf(", but is deferred now: %s", waits) : NULL;
-		print_reset_hint(c, pf, pf_created_reset_hint(why), when);
+		print_reset_hint(c, doc, pf, pf_created_reset_hint(why), when);
 		return true;
 	}
 	if (streq_ptr(state, "deferred") &&
 	    streq_ptr(doc_str(doc_get(pf, "last_apply"), "by"), "reset")) {
-		print_reset_hint(c, pf, pf_created_reset_hint(why),
+		print_reset_hint(c, doc, pf, pf_created_reset_hint(why),
 				 " once it is no longer deferred");
 		return true;
 	}
@@ -480,7 +492,7 @@ static void print_pf(const struct ctl *c, struct json_object *doc, struct json_o
 	    !(doc_len(pf, "pending_reboot_reasons") == 1 &&
 	      streq_ptr(json_object_get_string(doc_idx(pf, "pending_reboot_reasons", 0)), why)))
 		printf("    %s\n", why);
-	left_hint = print_left_hint(c, pf, why);
+	left_hint = print_left_hint(c, doc, pf, why);
 	if (!left_hint && streq(state, "gone"))
 		printf("    \"sriovctl%s reset %s\" drops its status record\n",
 		       strempty(c->local_options), strna(doc_str(pf, "pci")));
@@ -498,10 +510,10 @@ static void print_pf(const struct ctl *c, struct json_object *doc, struct json_o
 	/* nothing left to reset (its record is an apply's, or a reset's that
 	 * went through): only what changes the firmware */
 	if (firmware_pending(pf) && !left_hint && reset_unfinished(last))
-		print_reset_hint(c, pf, NULL, NULL);
+		print_reset_hint(c, doc, pf, NULL, NULL);
 	else if (firmware_pending(pf) && !left_hint) {
 		printf("    no layout selects it; ");
-		print_firmware_tail(pf);
+		print_firmware_tail(doc, pf);
 	}
 	if (doc_len(pf, "config_files") == 0)
 		return;

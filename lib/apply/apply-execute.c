@@ -168,6 +168,8 @@ static int run_action(struct pf_run *run, const struct pf_state *pf, const struc
 	run->res->changed = true;
 	if (a->type == ACTION_SET_ESWITCH_MODE)
 		f->eswitch_open = true;
+	if (a->type == ACTION_SET_FIRMWARE_VFS)
+		run->raised_firmware = true;
 	if (a->type == ACTION_BIND_VF)
 		apply_vf_rebound(f, a->vf);
 	if (a->type == ACTION_UNBIND_VF || a->type == ACTION_BIND_VF)

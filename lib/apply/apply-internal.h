@@ -19,6 +19,8 @@ struct pf_run {
 	struct apply_pf_result *res;
 	usec_t deadline; /* monotonic */
 	bool attempted;	 /* an action was run, whatever came of it */
+	/* this apply raised the card's firmware VF limit (not another port's) */
+	bool raised_firmware;
 };
 
 /* apply-outcome.c: the PF's result */

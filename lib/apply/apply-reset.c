@@ -7,6 +7,7 @@
 
 #include "apply-internal.h"
 #include "desired.h"
+#include "host-view.h"
 
 /* Runs one step of a reset on pf: 0 and one more change counted, or 1
  * when it did not go through and the PF failed with "what: why";
@@ -138,6 +139,21 @@ static int reset_kernel_args(struct pf_run *run, const char *pci)
 	return r < 0 ? r : 0;
 }
 
+/* What a reset leaves of pf's firmware (plan_firmware_kept()), with what
+ * the layouts of its card's other ports need of the card's one firmware VF
+ * limit, read from the whole host (run's may be pf alone); when that cannot
+ * be read, the limit it has now. */
+static int firmware_kept_text(struct pf_run *run, const struct pf_state *pf, char **ret)
+{
+	_cleanup_host_state_ struct host_state *all = NULL;
+	const char *by = NULL;
+	uint32_t need = 0;
+
+	if (host_read(run->host, &all) >= 0 && host_card_need(run->set, all, pf, &need, &by) < 0)
+		return -ENOMEM;
+	return plan_firmware_kept(pf, need, by, ret);
+}
+
 /* A reset of a PF with nothing of ours to undo now. Someone changed the PF
  * since (or it rebooted), and what is there is not ours any more: the
  * record goes. Or the switchdev we set stays under VFs that are not ours
@@ -162,7 +178,7 @@ static int forget_created(struct pf_run *run, const struct pf_state *pf)
 		said = pf_created_keep_eswitch(dir, &c, pf, &run->res->record_dropped) >= 0;
 	else
 		said = run->res->record_dropped = had && pf_created_remove(dir, pf->pci) >= 0;
-	if (plan_firmware_kept(pf, &kept) < 0)
+	if (firmware_kept_text(run, pf, &kept) < 0)
 		return -ENOMEM;
 	run->res->nothing_left = strdup_printf("%s%s%s%s", why,
 					       said ? pf_created_reset_tail(why) : "",
@@ -193,7 +209,7 @@ static int drop_record(struct pf_run *run, const struct pf_state *pf, bool done)
 		st->started = apply_now(run);
 	if (!st->finished)
 		st->finished = apply_now(run);
-	r = pf_status_carry_firmware(dir, st, pf);
+	r = pf_status_carry_firmware(dir, st, pf, false);
 	return r < 0 ? r : pf_status_write(dir, st);
 }
 
@@ -237,7 +253,7 @@ static int reset_pf(struct pf_run *run, const struct pf_state *pf, const struct 
 	st->finished = apply_now(run);
 	/* a reset changes no firmware: its record carries the raise on record */
 	if (st->state != PF_STATUS_APPLIED)
-		return pf_status_carry_firmware(o->runtime_dir, st, pf) < 0 ?
+		return pf_status_carry_firmware(o->runtime_dir, st, pf, false) < 0 ?
 			       -ENOMEM :
 			       pf_status_write(o->runtime_dir, st);
 	r = record_after_reset(run, pf, c);
@@ -257,7 +273,7 @@ static int firmware_kept(struct pf_run *run, const struct pf_state *pf)
 		return r;
 	if (r < 0 || !pf_status_firmware_pending(&rec, pf))
 		return 0;
-	return plan_firmware_kept(pf, &run->res->firmware_kept);
+	return firmware_kept_text(run, pf, &run->res->firmware_kept);
 }
 
 /* A PF no layout selects is never touched. What sriov-persist created on it

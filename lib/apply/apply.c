@@ -199,7 +199,7 @@ static int record_status(struct pf_run *run, const struct pf_state *pf)
 		run->res->read_back ? host_state_find_pf(run->res->read_back, pf->pci) : NULL;
 	int r;
 
-	r = pf_status_carry_firmware(o->runtime_dir, st, back ?: pf);
+	r = pf_status_carry_firmware(o->runtime_dir, st, back ?: pf, run->raised_firmware);
 	if (r >= 0)
 		r = pf_status_write(o->runtime_dir, st);
 	if (r < 0) {

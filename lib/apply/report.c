@@ -160,6 +160,24 @@ static int report_layout(const struct host_view *v, const struct pf_view *pv, co
 	return 0;
 }
 
+/* The reboots an applied PF with nothing left to do waits for: those an
+ * apply did, then those only planned (another port of the card raises its
+ * firmware VF limit), as "not applied yet; after its apply: ...". NULL on
+ * ENOMEM. */
+static char *reboot_why(const struct plan *p)
+{
+	_cleanup_strv_free_ char **done = NULL, **planned = NULL;
+	_cleanup_free_ char *d = NULL, *l = NULL;
+
+	if (plan_reboot_reasons_of(p, true, &done) < 0 ||
+	    plan_reboot_reasons_of(p, false, &planned) < 0 || !(d = strv_join(done, "; ")) ||
+	    !(l = strv_join(planned, "; ")))
+		return NULL;
+	if (!planned[0])
+		return TAKE_PTR(d);
+	return strdup_printf("%s%snot applied yet; after its apply: %s", d, *d ? "; " : "", l);
+}
+
 /* Nothing left to do but what only a reboot brings (a raised firmware VF
  * limit, a link type), or VFs another tool has yet to create, or has
  * created (or made anew) since the last apply, which did not configure them yet: the
@@ -183,7 +201,7 @@ static const char *report_pending(const struct pf_view *pv, struct pf_report *r)
 	if (p->waiting[0])
 		why = strv_join(p->waiting, "; ");
 	else if (applied && p->reboot_reasons[0])
-		why = strv_join(p->reboot_reasons, "; ");
+		why = reboot_why(p);
 	else if (drifted && r->rec.waiting && r->rec.waiting[0])
 		why = strdup("VFs that another tool created are not configured yet");
 	else if (drifted && pv->desired && plan_external_vfs_unconfigured(p, pv->desired))
@@ -723,6 +741,7 @@ static int pf_plan_fill(struct json_object *o, const struct pf_view *pv)
 	for (size_t i = 0; r >= 0 && p && i < p->n_actions; i++)
 		r = json_append(acts, action_json(&p->actions[i]));
 	if (r < 0 || json_put(o, "reboot_reasons", json_strv(p ? p->reboot_reasons : NULL)) < 0 ||
+	    json_put(o, "reboot_planned", json_strv(p ? p->reboot_planned : NULL)) < 0 ||
 	    json_put(o, "unmet", json_strv(p ? p->unmet : NULL)) < 0 ||
 	    json_put(o, "waiting", json_strv(p ? p->waiting : NULL)) < 0 ||
 	    json_put(o, "notes", json_strv(p ? p->notes : NULL)) < 0 ||

@@ -731,10 +731,11 @@ static bool names_link(char **reasons)
 	return false;
 }
 
-int pf_status_carry_firmware(const char *dir, struct pf_status *s, const struct pf_state *pf)
+int pf_status_carry_firmware(const char *dir, struct pf_status *s, const struct pf_state *pf,
+			     bool raised)
 {
 	_cleanup_(pf_status_done) struct pf_status old = {};
-	bool own = !s->reset && names_firmware(s->reboot_reasons);
+	bool own = !s->reset && raised;
 	int r;
 
 	s->firmware = (struct pf_firmware_raise){};

@@ -89,10 +89,11 @@ bool pf_status_firmware_pending(const struct pf_status *s, const struct pf_state
 bool pf_status_link_pending(const struct pf_status *s, const struct pf_state *pf) _pure_;
 /* Before s, the next record of pf (as the host has it after what s
  * records), is written in dir: the raise the record there carries, while
- * pf's limit still waits; else the one that s's own apply made (a reboot
- * reason of the firmware VF limit, and pf's limit waiting), at s->finished;
- * else none. -ENOMEM. */
-int pf_status_carry_firmware(const char *dir, struct pf_status *s, const struct pf_state *pf);
+ * pf's limit still waits; else the one that s's own apply made (raised: it
+ * ran the raise, not another port of the card, and pf's limit waits), at
+ * s->finished; else none. -ENOMEM. */
+int pf_status_carry_firmware(const char *dir, struct pf_status *s, const struct pf_state *pf,
+			     bool raised);
 
 /* A VF that an apply took off its driver to bind it again (a driver change,
  * a MAC igb takes only at bind), and the driver it goes back on. */

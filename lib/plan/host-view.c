@@ -30,17 +30,16 @@ static uint32_t firmware_raise(const struct pf_view *pv, size_t *ret_index)
 	return 0;
 }
 
-/* The PF of pv's card whose plan raises the firmware VF limit the most
- * (the first of equals, as apply goes in this order), or NULL. */
+/* The PF of pv's card whose apply raises the firmware VF limit: the first
+ * whose plan raises it, as apply goes in this order and raises it as far
+ * as the layouts of all the card's ports need (raise_for_card()); or NULL. */
 static const struct pf_view *card_raiser(const struct host_view *v, const struct pf_view *pv)
 {
-	const struct pf_view *best = NULL;
-
 	for (size_t i = 0; i < v->n_pfs; i++)
 		if (pci_same_device(v->pfs[i].pf->pci, pv->pf->pci) &&
-		    firmware_raise(&v->pfs[i], NULL) > (best ? firmware_raise(best, NULL) : 0))
-			best = &v->pfs[i];
-	return best;
+		    firmware_raise(&v->pfs[i], NULL))
+			return &v->pfs[i];
+	return NULL;
 }
 
 /* l without its firmware VF limit's reasons. */
@@ -66,9 +65,10 @@ static int replace_firmware_reason(struct plan *p, char *text)
 	return plan_add_planned_reason(p, text);
 }
 
-/* NUM_OF_VFS is one setting of the card: when another port's plan raises
- * it at least as far, pv's own raise would not run (apply plans pv again
- * after that port), and its reboot reason says whose raise it waits for. */
+/* NUM_OF_VFS is one setting of the card: when another port's apply raises
+ * it (card_raiser(), as far as pv's layouts need too), pv's own raise would
+ * not run (apply plans pv again after that port), and its reboot reason
+ * says whose raise it waits for. */
 static int share_firmware_raise(const struct host_view *v, struct pf_view *pv)
 {
 	const struct pf_view *by = card_raiser(v, pv);
@@ -147,6 +147,33 @@ static int raise_for_card(struct plan *p, const struct pf_state *pf, const struc
 					 most, by));
 }
 
+int host_card_need(const struct layout_set *set, const struct host_state *hs,
+		   const struct pf_state *pf, uint32_t *ret, const char **ret_by)
+{
+	*ret = 0;
+	*ret_by = NULL;
+	for (size_t i = 0; i < hs->n_pfs; i++) {
+		const struct pf_state *port = &hs->pfs[i];
+		_cleanup_pf_desired_ struct pf_desired *d = NULL;
+		struct diag_list scratch = {};
+		uint32_t n;
+		int r;
+
+		if (streq(port->pci, pf->pci) || !pci_same_device(port->pci, pf->pci))
+			continue;
+		r = desired_build_as(set, hs, hs->hostname, port, &scratch, &d);
+		diag_list_done(&scratch);
+		if (r < 0)
+			return r;
+		n = d ? pf_desired_num_vfs(d, port) : 0;
+		if (n > *ret) {
+			*ret = n;
+			*ret_by = port->pci;
+		}
+	}
+	return 0;
+}
+
 int plan_raise_for_card(struct plan *p, const struct pf_state *pf, const struct host_state *hs,
 			const struct layout_set *set)
 {
@@ -176,7 +203,11 @@ int host_view_build_as(const struct host_state *hs, const struct layout_set *set
 	for (size_t i = 0; r >= 0 && i < hs->n_pfs; i++)
 		if (!one || one == &hs->pfs[i])
 			r = view_pf(&v, &hs->pfs[i]);
-	/* the whole host: the ports of a card share one firmware VF limit */
+	/* the whole host: the ports of a card share one firmware VF limit,
+	 * which the first port's apply raises as far as the card needs */
+	for (size_t i = 0; r >= 0 && !one && i < v.n_pfs; i++)
+		if (card_raiser(&v, &v.pfs[i]) == &v.pfs[i])
+			r = raise_for_card(v.pfs[i].plan, v.pfs[i].pf, hs, hostname, set);
 	for (size_t i = 0; r >= 0 && !one && i < v.n_pfs; i++)
 		r = share_firmware_raise(&v, &v.pfs[i]);
 	/* one PF alone: as far as the whole card needs, as apply raises it */
@@ -217,10 +248,43 @@ static const struct pf_view *card_raised_by(const struct host_view *v, const str
 	return NULL;
 }
 
+/* Of a raise of pv's card that no port's layout needs all of: the command
+ * that sets it back as far as they let it, after "; "; "" otherwise. */
+static char *card_set_back(const struct host_view *v, const struct pf_view *pv)
+{
+	const struct pf_state *pf = pv->pf;
+	_cleanup_free_ char *back = NULL;
+	const char *by = NULL;
+	uint32_t need = 0;
+
+	for (size_t i = 0; i < v->n_pfs; i++) {
+		const struct pf_view *o = &v->pfs[i];
+		uint32_t n;
+
+		if (o == pv || !o->desired || !pci_same_device(o->pf->pci, pf->pci))
+			continue;
+		n = pf_desired_num_vfs(o->desired, o->pf);
+		if (n > need) {
+			need = n;
+			by = o->pf->pci;
+		}
+	}
+	if (need >= (uint32_t)pf->firmware_total_vfs)
+		return strdup("");
+	if (!plan_firmware_set_back(pf->pci, pf->total_vfs, (uint32_t)pf->firmware_total_vfs, need,
+				    by, &back))
+		return NULL;
+	return back ? strdup_printf("; %s", back) :
+		      strdup_printf("; \"mstconfig -d %s set NUM_OF_VFS=%u\" sets the limit back "
+				    "to the one it has now",
+				    pf->pci, pf->total_vfs);
+}
+
 int host_view_card_firmware_note(const struct host_view *v, const struct pf_view *pv, bool own,
 				 char **ret)
 {
 	const struct pf_state *pf = pv->pf;
+	_cleanup_free_ char *back = NULL;
 	const struct pf_view *by;
 
 	*ret = NULL;
@@ -228,11 +292,14 @@ int host_view_card_firmware_note(const struct host_view *v, const struct pf_view
 	    (uint32_t)pf->firmware_total_vfs <= pf->total_vfs)
 		return 0;
 	by = card_raised_by(v, pv);
+	back = card_set_back(v, pv);
+	if (!back)
+		return -ENOMEM;
 	*ret = by ? strdup_printf("firmware VF limit %d from the next reboot, %u until then "
-				  "(raised for %s, one setting of this card)",
-				  pf->firmware_total_vfs, pf->total_vfs, by->pf->pci) :
+				  "(raised for %s, one setting of this card)%s",
+				  pf->firmware_total_vfs, pf->total_vfs, by->pf->pci, back) :
 		    strdup_printf("firmware VF limit %d from the next reboot, %u until then "
-				  "(one setting of this card)",
-				  pf->firmware_total_vfs, pf->total_vfs);
+				  "(one setting of this card)%s",
+				  pf->firmware_total_vfs, pf->total_vfs, back);
 	return *ret ? 0 : -ENOMEM;
 }

@@ -44,8 +44,16 @@ int plan_raise_for_card(struct plan *p, const struct pf_state *pf, const struct 
  * nothing, when its card's firmware VF limit (NUM_OF_VFS, one setting of
  * the card) changes at the next reboot through another port: "firmware VF
  * limit 16 from the next reboot, 8 until then (raised for 0000:ca:00.0, one
- * setting of this card)"; *ret NULL otherwise. own: pv's own reboot
- * reasons say it already. -ENOMEM. */
+ * setting of this card)", and when the layouts of the card's ports need
+ * less than that limit, the mstconfig command that sets it back as far as
+ * they let it (plan_firmware_set_back()); *ret NULL otherwise. own: pv's
+ * own reboot reasons say it already. -ENOMEM. */
 int host_view_card_firmware_note(const struct host_view *v, const struct pf_view *pv, bool own,
 				 char **ret);
+/* The VF count that the layouts of the other ports of pf's card (the same
+ * PCI device on hs) want, the most of them (0: none), and the first port
+ * that wants it (borrowed from hs): what the card's one firmware VF limit
+ * must keep. -ENOMEM. */
+int host_card_need(const struct layout_set *set, const struct host_state *hs,
+		   const struct pf_state *pf, uint32_t *ret, const char **ret_by);
 void host_view_done(struct host_view *v);

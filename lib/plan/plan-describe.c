@@ -250,6 +250,16 @@ int plan_describe_difference(const struct plan *p, size_t i, const struct pf_sta
 			return 0;
 		d = strdup_printf("%u VFs wanted, %u present", a->value, pf->num_vfs);
 		break;
+	case ACTION_SET_FIRMWARE_VFS:
+		/* what the host has and wants, not the step */
+		d = pf->firmware_total_vfs >= 0 ?
+			    strdup_printf("firmware VF limit %d (wanted %u; raising it needs a "
+					  "reboot)",
+					  pf->firmware_total_vfs, a->value) :
+			    strdup_printf("firmware VF limit unknown (wanted %u; raising it needs "
+					  "a reboot)",
+					  a->value);
+		break;
 	default:
 		d = action_describe_drift(a, pf);
 		break;

@@ -60,16 +60,39 @@ unsigned plan_link_port(const char *pci)
 	return dot && dot[1] >= '0' && dot[1] <= '7' ? (unsigned)(dot[1] - '0') + 1 : 1;
 }
 
-int plan_firmware_kept(const struct pf_state *pf, char **ret)
+bool plan_firmware_set_back(const char *pci, uint32_t now, uint32_t fw, uint32_t need,
+			    const char *by, char **ret)
 {
-	_cleanup_free_ char *vfs = NULL, *link = NULL;
+	*ret = NULL;
+	if (need <= now || !by)
+		return true;
+	*ret = need >= fw ? strdup_printf("no mstconfig command sets it back: %s's layout "
+					  "needs %u of it (one setting of this card)",
+					  by, need) :
+			    strdup_printf("\"mstconfig -d %s set NUM_OF_VFS=%u\" sets it to the "
+					  "limit the card's other ports need (%s's layout needs "
+					  "%u, one setting of this card)",
+					  pci, need, by, need);
+	return !!*ret;
+}
+
+int plan_firmware_kept(const struct pf_state *pf, uint32_t need, const char *by, char **ret)
+{
+	_cleanup_free_ char *vfs = NULL, *link = NULL, *back = NULL;
 
 	*ret = NULL;
 	if (pf->firmware_total_vfs >= 0 && (uint32_t)pf->firmware_total_vfs > pf->total_vfs) {
-		vfs = strdup_printf("the firmware VF limit raised to %d stays set for the next "
-				    "reboot: a reset changes no firmware (\"mstconfig -d %s set "
-				    "NUM_OF_VFS=%u\" sets it back to the limit it has now)",
-				    pf->firmware_total_vfs, pf->pci, pf->total_vfs);
+		if (!plan_firmware_set_back(pf->pci, pf->total_vfs,
+					    (uint32_t)pf->firmware_total_vfs, need, by, &back))
+			return -ENOMEM;
+		vfs = back ? strdup_printf("the firmware VF limit raised to %d stays set for the "
+					   "next reboot: a reset changes no firmware (%s)",
+					   pf->firmware_total_vfs, back) :
+			     strdup_printf("the firmware VF limit raised to %d stays set for the "
+					   "next reboot: a reset changes no firmware (\"mstconfig "
+					   "-d %s set NUM_OF_VFS=%u\" sets it back to the limit it "
+					   "has now)",
+					   pf->firmware_total_vfs, pf->pci, pf->total_vfs);
 		if (!vfs)
 			return -ENOMEM;
 	}

@@ -93,12 +93,24 @@ int plan_reboot_reasons_of(const struct plan *p, bool waiting, char ***ret);
 /* Adds reason (taken over, also on failure) to p's reboot reasons as one
  * that an action of p brings. -ENOMEM. */
 int plan_add_planned_reason(struct plan *p, char *reason);
+/* What sets back the firmware VF limit fw of pf's card, which waits for a
+ * reboot, while the layouts of the card's other ports need need of it (by:
+ * the first port that needs the most; 0, NULL: none): NULL when the limit
+ * it has now (now) does, which the caller says; ""mstconfig -d PCI set
+ * NUM_OF_VFS=12" sets it to the limit the card's other ports need
+ * (0000:ca:00.0's layout needs 12, one setting of this card)"; or, when
+ * they need all of fw, "no mstconfig command sets it back: 0000:ca:00.0's
+ * layout needs 16 of it (one setting of this card)". -ENOMEM: *ret NULL
+ * and false returned. */
+bool plan_firmware_set_back(const char *pci, uint32_t now, uint32_t fw, uint32_t need,
+			    const char *by, char **ret);
 /* Of a PF whose firmware VF limit waits for a reboot (what a reset, which
  * changes no firmware, leaves): "the firmware VF limit raised to 16 stays
  * set for the next reboot: a reset changes no firmware ("mstconfig -d PCI
- * set NUM_OF_VFS=8" sets it back to the limit it has now)"; *ret NULL when
- * none waits. -ENOMEM. */
-int plan_firmware_kept(const struct pf_state *pf, char **ret);
+ * set NUM_OF_VFS=8" sets it back to the limit it has now)", or what
+ * plan_firmware_set_back() says of the card's other ports' need (need, by);
+ * *ret NULL when none waits. -ENOMEM. */
+int plan_firmware_kept(const struct pf_state *pf, uint32_t need, const char *by, char **ret);
 /* The port number mstconfig's LINK_TYPE_P<n> takes for a PF: "0000:41:00.1" -> 2. */
 unsigned plan_link_port(const char *pci);
 /* With ExternallyManaged=yes and VirtualFunctions=, when p (the plan of d)

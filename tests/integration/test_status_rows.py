@@ -155,7 +155,7 @@ def test_a_port_that_needs_the_raise_of_the_other_says_whose(make_host):
     shared = f"firmware VF limit 8 -> 16 (raised for {CX6_A}, one setting of this card) " \
              "takes effect after a reboot"
     out = h.run("plan").stdout
-    assert f"{CX6_B} (ens3f1np1): nothing to do\n  files: 60-b.conf\n  reboot needed: {shared}\n" in out, out
+    assert f"{CX6_B} (ens3f1np1): nothing to do\n  files: 60-b.conf\n  reboot needed after its apply: {shared}\n" in out, out
     assert "raise firmware VF limit to 12" not in out, out
     # B alone raises it as far as the whole card's layouts need, as the whole host does
     assert "raise firmware VF limit to 16" in h.run("plan", CX6_B).stdout
