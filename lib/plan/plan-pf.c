@@ -67,11 +67,11 @@ bool plan_firmware_set_back(const char *pci, uint32_t now, uint32_t fw, uint32_t
 	if (need <= now || !by)
 		return true;
 	*ret = need >= fw ? strdup_printf("no mstconfig command sets it back: %s's layout "
-					  "needs %u of it (one setting of this card)",
+					  "needs %u of it (the card's other port)",
 					  by, need) :
 			    strdup_printf("\"mstconfig -d %s set NUM_OF_VFS=%u\" sets it to the "
 					  "limit the card's other ports need (%s's layout needs "
-					  "%u, one setting of this card)",
+					  "%u)",
 					  pci, need, by, need);
 	return !!*ret;
 }
