@@ -9,6 +9,7 @@
 #include "apply.h"
 #include "deferred-drift.h"
 #include "dpconfig.h"
+#include "drift-error.h"
 #include "manager-check.h"
 #include "manager-result.h"
 #include "manager-summary.h"
@@ -116,8 +117,7 @@ static bool judge_changes(struct manager *m, struct pf_entry *e, const struct pf
 		e->deferred_base = deferred_base_free(e->deferred_base);
 	v = decide_changes(&f);
 	e->state = v.state;
-	(void)free_and_strdup(&e->last_error,
-			      v.drifted && v.state != PF_RUN_DEFERRED ? NULL : st.error);
+	drift_last_error(e, &v, m->set, module, st.error);
 	if (v.drifted && news)
 		noticed_drift(m, e, TAKE_PTR(news));
 	else if (v.drifted) {
@@ -129,14 +129,6 @@ static bool judge_changes(struct manager *m, struct pf_entry *e, const struct pf
 		e->drift = strv_free(e->drift);
 	if (v.drifted && v.apply)
 		manager_notify(m, MANAGER_PF_REPAIRING, .pf = e);
-	if (v.module_missing) {
-		_cleanup_free_ char *msg = strdup_printf(
-			"module %s is not loaded (removed by hand?): not loaded again on its own; "
-			"sriovctl apply loads it",
-			module);
-
-		(void)free_and_strdup(&e->last_error, msg);
-	}
 	if (f.has_record)
 		pf_status_done(&st);
 	return v.apply;

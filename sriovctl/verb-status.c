@@ -619,6 +619,7 @@ static int local_document(struct ctl *c, struct json_object **ret)
 	if (gone && r < 0)
 		fprintf(stderr, "Planning failed: %s\n", strerror(-r));
 	if (r >= 0) {
+		cv.v.ctl_options = c->local_options;
 		r = report_status(&cv.v, c->runtime_dir, c->state_dir, !only || gone, &doc);
 		if (r < 0)
 			fprintf(stderr, "Building the status failed: %s\n", strerror(-r));

@@ -150,8 +150,8 @@ static int note_record(struct ctl *c, usec_t since, const struct host_view *v,
 	 * earlier apply recorded */
 	if (!pv->pf->driver || pf_status_read(c->runtime_dir, pv->pf->pci, &st) < 0)
 		return note_missing(p, pv);
-	if (report_deferral_lifted(v->set, &st, &lifted) < 0 ||
-	    report_hold_lifted(pv, &st, &hold_lifted) < 0) {
+	if (report_deferral_lifted(v->set, &st, c->local_options, &lifted) < 0 ||
+	    report_hold_lifted(pv, &st, c->local_options, &hold_lifted) < 0) {
 		pf_status_done(&st);
 		return -ENOMEM;
 	}

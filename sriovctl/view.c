@@ -99,6 +99,8 @@ int ctl_view_build(const struct ctl *c, struct ctl_view *cv, const char *hostnam
 	int r;
 
 	r = host_view_build_as(cv->hs, cv->set, hostname ?: cv->hs->hostname, only, &cv->v);
+	if (r >= 0)
+		cv->v.ctl_options = c->local_options;
 	if (r == -ENXIO)
 		fprintf(stderr, "No PF '%s' on this host\n", only);
 	else if (r < 0)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* A drifted PF whose layout was edited after its last apply. */
+/* A drifted PF whose layout was edited after its last apply, or that
+ * [Drift] Mode=report leaves as it is. */
 
 #include <sys/stat.h>
 
@@ -12,7 +13,8 @@
  * yet, as well as a change on the host: the reason says so, with the file.
  * Put before *why (what differs beyond the VFs, or NULL); *why left as it
  * is when every file is as the last apply read it. */
-int report_layout_edited(const struct pf_view *pv, const struct pf_status *rec, char **why)
+int report_layout_edited(const struct pf_view *pv, const struct pf_status *rec, const char *options,
+			 char **why)
 {
 	char *ret;
 
@@ -30,9 +32,9 @@ int report_layout_edited(const struct pf_view *pv, const struct pf_status *rec, 
 			continue;
 		ret = strdup_printf("the layout changed since its last apply (%s %s): what "
 				    "differs may be the layout's, not applied yet, rather than a "
-				    "change on the host; sriovctl apply %s applies it",
+				    "change on the host; sriovctl%s apply %s applies it",
 				    *f, mtime > rec->finished ? "modified after it" : "new since",
-				    rec->pci);
+				    strempty(options), rec->pci);
 		if (ret && *why) {
 			char *both = strdup_printf("%s; %s", ret, *why);
 
@@ -45,5 +47,23 @@ int report_layout_edited(const struct pf_view *pv, const struct pf_status *rec, 
 		*why = ret;
 		return 0;
 	}
+	return 0;
+}
+
+int report_drift_kept(const struct layout_set *set, const char *pci, const char *options,
+		      char **why)
+{
+	char *ret;
+
+	if (!set->drift_report_at[0])
+		return 0;
+	ret = strdup_printf("%s%snot repaired ([Drift] Mode=report in %s); sriovctl%s apply %s "
+			    "repairs it",
+			    strempty(*why), *why ? "; " : "", set->drift_report_at,
+			    strempty(options), pci);
+	if (!ret)
+		return -ENOMEM;
+	free(*why);
+	*why = ret;
 	return 0;
 }

@@ -8,7 +8,16 @@
 #include "status.h"
 
 /* "the layout changed since its last apply (FILE modified after it): ...;
- * sriovctl apply PCI applies it" put before *why when a file that selects
- * pv now was modified after rec's apply finished, or is not one rec
- * names; *why unchanged otherwise; -ENOMEM. */
-int report_layout_edited(const struct pf_view *pv, const struct pf_status *rec, char **why);
+ * sriovctl apply PCI applies it" (with options, sriovctl's as given, NULL:
+ * none) put before *why when a file that selects pv now was modified after
+ * rec's apply finished, or is not one rec names; *why unchanged otherwise;
+ * -ENOMEM. */
+int report_layout_edited(const struct pf_view *pv, const struct pf_status *rec, const char *options,
+			 char **why);
+/* Of a drifted PF (pci) that the daemon leaves as it is, as set's [Drift]
+ * Mode=report says: "not repaired ([Drift] Mode=report in FILE:LINE);
+ * sriovctl apply PCI repairs it" (with options, as above) put after *why
+ * (NULL: alone); *why unchanged with Mode=repair; -ENOMEM. The reason of
+ * status and GetStatus(), and the daemon's LastError of such a PF. */
+int report_drift_kept(const struct layout_set *set, const char *pci, const char *options,
+		      char **why);

@@ -213,14 +213,15 @@ static const char *report_pending(const struct pf_view *pv, struct pf_report *r)
 	return r->why_owned = why;
 }
 
-int report_hold_lifted(const struct pf_view *pv, const struct pf_status *rec, char **ret)
+int report_hold_lifted(const struct pf_view *pv, const struct pf_status *rec, const char *options,
+		       char **ret)
 {
 	*ret = NULL;
 	if (!rec || rec->state != PF_STATUS_HELD || !pv->plan)
 		return 0;
 	*ret = strdup_printf("not applied since its last apply held it, and what held it is "
-			     "fixed now (sriovctl apply %s applies it)",
-			     rec->pci);
+			     "fixed now (sriovctl%s apply %s applies it)",
+			     strempty(options), rec->pci);
 	return *ret ? 0 : -ENOMEM;
 }
 
@@ -229,7 +230,8 @@ static bool record_of_reset(const struct pf_report *r)
 	return r->has_rec && r->rec.reset;
 }
 
-int report_deferral_lifted(const struct layout_set *set, const struct pf_status *rec, char **ret)
+int report_deferral_lifted(const struct layout_set *set, const struct pf_status *rec,
+			   const char *options, char **ret)
 {
 	bool reset;
 
@@ -240,10 +242,10 @@ int report_deferral_lifted(const struct layout_set *set, const struct pf_status 
 		return 0;
 	reset = rec->reset;
 	*ret = strdup_printf("not %s since its last %s was deferred by [Disruption] Policy=%s, "
-			     "which is now Policy=%s (sriovctl %s %s %s it)",
+			     "which is now Policy=%s (sriovctl%s %s %s %s it)",
 			     reset ? "reset" : "applied", reset ? "reset" : "apply",
-			     rec->deferred_by, set->disruption_policy, reset ? "reset" : "apply",
-			     rec->pci, reset ? "runs" : "applies");
+			     rec->deferred_by, set->disruption_policy, strempty(options),
+			     reset ? "reset" : "apply", rec->pci, reset ? "runs" : "applies");
 	return *ret ? 0 : -ENOMEM;
 }
 
@@ -279,7 +281,8 @@ static int report_actions_left(const struct host_view *v, const struct pf_view *
 		/* drift: it was applied, and now the host differs again */
 		r->state = "drifted";
 		if (drift_beyond_vfs(pv, &r->why_owned) < 0 ||
-		    report_layout_edited(pv, &r->rec, &r->why_owned) < 0)
+		    report_layout_edited(pv, &r->rec, v->ctl_options, &r->why_owned) < 0 ||
+		    report_drift_kept(v->set, pv->pf->pci, v->ctl_options, &r->why_owned) < 0)
 			return -ENOMEM;
 		r->why = r->why_owned;
 		return 0;
@@ -289,7 +292,7 @@ static int report_actions_left(const struct host_view *v, const struct pf_view *
 		r->why = "not applied yet";
 		return report_not_applied_reboot(pv, r);
 	}
-	if (report_deferral_lifted(v->set, &r->rec, &lifted) < 0)
+	if (report_deferral_lifted(v->set, &r->rec, v->ctl_options, &lifted) < 0)
 		return -ENOMEM;
 	if (lifted) {
 		r->state = "pending";
@@ -315,7 +318,7 @@ static int report_reset_record(const struct host_view *v, const struct pf_view *
 	if (pv->desired || !r->why || !record_of_reset(r) || !r->rec.error ||
 	    (r->rec.state != PF_STATUS_FAILED && r->rec.state != PF_STATUS_DEFERRED))
 		return 0;
-	if (report_deferral_lifted(v->set, &r->rec, &lifted) < 0)
+	if (report_deferral_lifted(v->set, &r->rec, v->ctl_options, &lifted) < 0)
 		return -ENOMEM;
 	if (!lifted && r->rec.state == PF_STATUS_FAILED) {
 		r->state = pf_status_state_to_string(r->rec.state);
@@ -343,7 +346,7 @@ static int report_pf(const struct host_view *v, const struct pf_view *pv, const 
 	r.has_rec = pf_status_read(runtime_dir, pv->pf->pci, &r.rec) >= 0;
 	if (report_reset_record(v, pv, &r) < 0)
 		return -ENOMEM;
-	if (report_hold_lifted(pv, r.has_rec ? &r.rec : NULL, &lifted) < 0)
+	if (report_hold_lifted(pv, r.has_rec ? &r.rec : NULL, v->ctl_options, &lifted) < 0)
 		return -ENOMEM;
 	if (lifted) {
 		/* as wait says it, whatever is left to do */

@@ -41,9 +41,11 @@ int report_unselected_reboot_reasons(const struct pf_status *rec, const struct p
  * and the PF is pending, even when the host is as the layouts say, until an
  * apply writes a record of now. Then *ret is why: "not applied since its
  * last apply held it, and what held it is fixed now (sriovctl apply
- * 0000:3b:00.0 applies it)"; else NULL. The one rule of status (and so
- * metrics and GetStatus()) and wait. -ENOMEM. */
-int report_hold_lifted(const struct pf_view *pv, const struct pf_status *rec, char **ret);
+ * 0000:3b:00.0 applies it)", the command with options (sriovctl's that
+ * name a host, layouts or directories; NULL: none); else NULL. The one
+ * rule of status (and so metrics and GetStatus()) and wait. -ENOMEM. */
+int report_hold_lifted(const struct pf_view *pv, const struct pf_status *rec, const char *options,
+		       char **ret);
 /* Whether rec, the PF's record (NULL: none), says deferred by a value of
  * [Disruption] Policy= (its deferred_by) other than that of the main
  * configuration given to set now, which lets disruptive changes run
@@ -51,9 +53,10 @@ int report_hold_lifted(const struct pf_view *pv, const struct pf_status *rec, ch
  * pending, "not applied since its last apply was deferred by [Disruption]
  * Policy=never, which is now Policy=immediate (sriovctl apply 0000:3b:00.0
  * applies it)", or for a reset's record "not reset since its last reset ...
- * (sriovctl reset 0000:3b:00.0 runs it)"; else NULL. The one rule of status (and so metrics
+ * (sriovctl reset 0000:3b:00.0 runs it)", with options as above; else NULL. The one rule of status (and so metrics
  * and GetStatus()) and wait. -ENOMEM. */
-int report_deferral_lifted(const struct layout_set *set, const struct pf_status *rec, char **ret);
+int report_deferral_lifted(const struct layout_set *set, const struct pf_status *rec,
+			   const char *options, char **ret);
 
 /* {"pfs": [...], "changes": bool}: per PF the actions apply would run. */
 int report_plan(const struct host_view *v, struct json_object **ret);

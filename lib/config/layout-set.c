@@ -407,6 +407,14 @@ void layout_set_use_mainconf(struct layout_set *s, const struct mainconf *c)
 	s->disruption_policy = disruption_policy_to_string(c->disruption_policy);
 	s->disruption_runs = c->disruption_policy == DISRUPTION_POLICY_IMMEDIATE ||
 			     s->without_drain;
+	if (c->drift_mode != DRIFT_MODE_REPORT)
+		s->drift_report_at[0] = '\0';
+	else if (c->drift_mode_line > 0)
+		snprintf(s->drift_report_at, sizeof(s->drift_report_at), "%s:%u",
+			 c->drift_mode_file, c->drift_mode_line);
+	else
+		snprintf(s->drift_report_at, sizeof(s->drift_report_at), "%s",
+			 "the main configuration");
 }
 
 int layout_set_main_broken(struct layout_set *s, const char *error)

@@ -30,6 +30,10 @@ struct layout_set {
 	 * without Kubernetes); NULL: no main configuration was given */
 	const char *disruption_policy;
 	bool disruption_runs;
+	/* [Drift] Mode=report, the same way: where it is set ("FILE:LINE"),
+	 * for the reason of a drifted PF the daemon leaves as it is; "": Mode=
+	 * is repair */
+	char drift_report_at[PATH_MAX + 16];
 	/* the main configuration's first error ("file:line: message"), for
 	 * those that plan what apply would do: apply holds every PF then */
 	char *main_error;

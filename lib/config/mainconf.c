@@ -503,7 +503,8 @@ static int mc_unknown_key(struct mc_parser *p, const char *key, unsigned line)
 }
 
 /* mc_assign(), and where the [Kubernetes] Enabled= and Kubeconfig= in
- * effect are, for a later error about Kubernetes being enabled. */
+ * effect are, for a later error about Kubernetes being enabled, and the
+ * [Drift] Mode=, for the reason of a drift it leaves. */
 static int mc_assign_at(struct mc_parser *p, const struct mc_key *k, const char *v, unsigned line)
 {
 	struct mainconf *c = p->conf;
@@ -518,6 +519,12 @@ static int mc_assign_at(struct mc_parser *p, const struct mc_key *k, const char 
 		snprintf(c->kubeconfig_file, sizeof(c->kubeconfig_file), "%s",
 			 v[0] ? strempty(p->path) : "");
 		c->kubeconfig_line = v[0] ? line : 0;
+	}
+	if (mc_field(c, k) == (void *)&c->drift_mode &&
+	    (v[0] == '\0' || mc_parse_enum(k, v) >= 0)) {
+		snprintf(c->drift_mode_file, sizeof(c->drift_mode_file), "%s",
+			 v[0] ? strempty(p->path) : "");
+		c->drift_mode_line = v[0] ? line : 0;
 	}
 	return mc_assign(p, k, v, line);
 }

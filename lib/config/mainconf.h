@@ -118,6 +118,10 @@ struct mainconf {
 	 * when none sets it (or an empty value makes it the default again) */
 	char kubeconfig_file[PATH_MAX];
 	unsigned kubeconfig_line;
+	/* Not a key: the file and line of the [Drift] Mode= in effect; "" and 0
+	 * when none is written (or an empty value makes it the default again) */
+	char drift_mode_file[PATH_MAX];
+	unsigned drift_mode_line;
 	/* Not a key: the files parsed, in order (none when no file exists) */
 	char **files;
 };

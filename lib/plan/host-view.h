@@ -22,6 +22,10 @@ struct host_view {
 	struct pf_view *pfs;
 	size_t n_pfs;
 	struct diag_list diags; /* hardware checks, file:line */
+	/* the options of the commands the reasons name: sriovctl's that name a
+	 * host, layouts or directories (" --host FILE ..."), NULL: none
+	 * (borrowed; the builder sets it) */
+	const char *ctl_options;
 };
 
 /* Builds the view of every PF of hs, or only of the PF named by only (PCI

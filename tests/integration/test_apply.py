@@ -518,9 +518,10 @@ def test_wait_names_why_each_pf_is_not_applied(make_host):
     assert r.returncode == 1, r
     lines = r.stdout.splitlines()
     assert lines[0] == f"Timed out after 0s; not applied yet: {b} (not applied in this boot yet)"
+    opts = f"--host {h.path} --config-dir {h.confdir} --main-config {h.main}"
     assert re.fullmatch(rf"Not applied: {a} \(\S+\): pending: not applied since its last apply "
-                        rf"held it, and what held it is fixed now \(sriovctl apply {a} applies it\)",
-                        lines[1]), lines
+                        rf"held it, and what held it is fixed now \(sriovctl {re.escape(opts)} "
+                        rf"apply {a} applies it\)", lines[1]), lines
     assert lines[2] == (f'    "sriovctl --host {h.path} --config-dir {h.confdir} --main-config '
                         f'{h.main} apply {a}" applies it now'), lines
     assert len(lines) == 3, lines

@@ -64,8 +64,11 @@ def test_a_layout_link_out_of_root_hides_no_other_error(make_host, tmp_path):
     assert h.path.read_bytes() == before
 
 
-LIFTED = ("not applied since its last apply held it, and what held it is fixed now (sriovctl "
-          f"apply {E810_A} applies it)")
+def lifted(h):
+    """The reason, with the command to copy as sriovctl was given its options (h.run's)."""
+    return ("not applied since its last apply held it, and what held it is fixed now (sriovctl "
+            f"--host {h.path} --config-dir {h.confdir} --main-config {h.main} apply {E810_A} "
+            "applies it)")
 MAIN_HELD = "the main configuration has errors; nothing is applied until they are fixed"
 
 
@@ -99,15 +102,15 @@ def test_a_hold_whose_reason_is_fixed_is_no_hold(make_host, tmp_path):
     assert re.search(r"ens1f0 +ice +0 +- +128 +held ", r.stdout), r.stdout
     # fixed: not held any more, but not applied either; the record is said as the last apply's
     rc, pf = status_of(h)
-    assert rc == 0 and pf["state"] == "pending" and pf["reason"] == LIFTED, pf
+    assert rc == 0 and pf["state"] == "pending" and pf["reason"] == lifted(h), pf
     assert pf["desired_num_vfs"] == 4 and pf["last_apply"]["state"] == "held", pf
     r = run(h, "status", E810_A)
     assert re.search(r"ens1f0 +ice +0 +4 +128 +pending ", r.stdout), r.stdout
-    assert f"    {LIFTED}\n    last apply: held: {MAIN_HELD}\n" in r.stdout, r.stdout
+    assert f"    {lifted(h)}\n    last apply: held: {MAIN_HELD}\n" in r.stdout, r.stdout
     r = run(h, "wait", "--timeout", "1")
     assert r.returncode == 1, r
     assert r.stdout == ("1 configured PF(s): 0 applied, 1 not (see sriovctl status)\n"
-                        f"Not applied: 0000:3b:00.0 (ens1f0): pending: {LIFTED}\n"
+                        f"Not applied: 0000:3b:00.0 (ens1f0): pending: {lifted(h)}\n"
                         f"    \"sriovctl --host {h.path} --config-dir {h.confdir} --main-config "
                         f"{h.main} apply 0000:3b:00.0\" applies it now\n"), r.stdout
     # the apply the reason asks for
@@ -129,6 +132,6 @@ def test_a_layout_fixed_after_its_hold(make_host):
     assert rc == 1 and pf["state"] == "held" and pf["desired_num_vfs"] is None, pf
     f.write_text("[Match]\nPCIAddress=0000:3b:00.0\n[PhysicalFunction]\nVirtualFunctions=4\n")
     rc, pf = status_of(h)
-    assert rc == 0 and pf["state"] == "pending" and pf["reason"] == LIFTED, pf
+    assert rc == 0 and pf["state"] == "pending" and pf["reason"] == lifted(h), pf
     r = run(h, "wait", "--timeout", "1")
-    assert r.returncode == 1 and f"(ens1f0): pending: {LIFTED}\n" in r.stdout, r
+    assert r.returncode == 1 and f"(ens1f0): pending: {lifted(h)}\n" in r.stdout, r

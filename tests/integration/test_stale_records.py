@@ -12,8 +12,11 @@ from test_daemon import NO_BUS
 X710_A = "0000:18:00.0"
 LEFT = "4 VFs left from a removed layout"
 NEVER = "disruptive changes held by [Disruption] Policy=never"
-LIFTED = ("not applied since its last apply held it, and what held it is fixed now (sriovctl "
-          f"apply {X710_A} applies it)")
+def lifted(h):
+    """The reason, with the command to copy as sriovctl was given its options (h.run's)."""
+    return ("not applied since its last apply held it, and what held it is fixed now (sriovctl "
+            f"--host {h.path} --config-dir {h.confdir} --main-config {h.main} apply {X710_A} "
+            "applies it)")
 
 
 def run(h, *args):
@@ -74,16 +77,16 @@ def test_a_hold_fixed_while_the_host_is_as_wanted_is_pending(make_host):
     # nothing is left to do, but no apply of now has written the record: not applied
     assert run(h, "plan", X710_A).stdout.startswith(f"{X710_A} (ens2f0): nothing to do\n")
     rc, pf = status_of(h)
-    assert rc == 0 and pf["state"] == "pending" and pf["reason"] == LIFTED, pf
+    assert rc == 0 and pf["state"] == "pending" and pf["reason"] == lifted(h), pf
     assert pf["last_apply"]["state"] == "held" and pf["pending_actions"] == 0, pf
     r = run(h, "status", X710_A)
     assert re.search(r"ens2f0 +i40e +2 +2 +64 +pending ", r.stdout), r.stdout
-    assert f"    {LIFTED}\n    last apply: held: {held}\n" in r.stdout, r.stdout
+    assert f"    {lifted(h)}\n    last apply: held: {held}\n" in r.stdout, r.stdout
     assert state_series(h) == ["pending"]
     r = run(h, "wait", "--timeout", "0")
     assert r.returncode == 1 and r.stdout == (
         "1 configured PF(s): 0 applied, 1 not (see sriovctl status)\n"
-        f"Not applied: {X710_A} (ens2f0): pending: {LIFTED}\n"
+        f"Not applied: {X710_A} (ens2f0): pending: {lifted(h)}\n"
         f"    \"sriovctl --host {h.path} --config-dir {h.confdir} --main-config {h.main} apply "
         f"{X710_A}\" applies it now\n"), r
     # the apply the reason asks for
@@ -94,10 +97,11 @@ def test_a_hold_fixed_while_the_host_is_as_wanted_is_pending(make_host):
     assert run(h, "wait", "--timeout", "0").returncode == 0
 
 
-def deferral_lifted(what, verb):
+def deferral_lifted(h, what, verb):
     does = "runs" if verb == "reset" else "applies"
     return (f"not {what} since its last {verb} was deferred by [Disruption] Policy=never, which "
-            f"is now Policy=immediate (sriovctl {verb} {X710_A} {does} it)")
+            f"is now Policy=immediate (sriovctl --host {h.path} --config-dir {h.confdir} "
+            f"--main-config {h.main} {verb} {X710_A} {does} it)")
 
 
 def test_a_deferral_whose_policy_lets_it_run_now_is_pending(make_host):
@@ -112,7 +116,7 @@ def test_a_deferral_whose_policy_lets_it_run_now_is_pending(make_host):
     # still deferred while the policy is the same
     rc, pf = status_of(h)
     assert rc == 1 and pf["state"] == "deferred" and pf["reason"] == NEVER, pf
-    lifted = deferral_lifted("applied", "apply")
+    lifted = deferral_lifted(h, "applied", "apply")
     h.main.write_text("[Disruption]\nPolicy=immediate\n")
     rc, pf = status_of(h)
     assert rc == 0 and pf["state"] == "pending" and pf["reason"] == lifted, pf
@@ -151,7 +155,7 @@ def test_a_reset_deferral_whose_policy_lets_it_run_now_is_pending(make_host):
     h.main.write_text("[Disruption]\nPolicy=immediate\n")
     rc, pf = status_of(h)
     assert rc == 0 and pf["state"] == "pending", pf
-    assert pf["reason"] == f"{LEFT}; {deferral_lifted('reset', 'reset')}", pf
+    assert pf["reason"] == f"{LEFT}; {deferral_lifted(h, 'reset', 'reset')}", pf
     assert state_series(h) == ["pending"]
     assert run(h, "reset", X710_A).returncode == 0
     rc, pf = status_of(h)

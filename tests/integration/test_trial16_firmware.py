@@ -135,7 +135,8 @@ def test_a_deferred_reset_is_said_as_a_reset_with_the_command_to_run(make_host):
     h.main.write_text("[Disruption]\nPolicy=immediate\n")
     st = status_of(h)
     assert st["state"] == "pending" and st["reason"].endswith(
-        f"(sriovctl reset {CX6_A} runs it)"), st
+        f"(sriovctl --host {h.path} --config-dir {h.confdir} --main-config {h.main} reset "
+        f"{CX6_A} runs it)"), st
     out = run(h, "status", CX6_A).stdout
     assert f"    last reset: deferred: resetting what sriov-persist created waits: {NEVER}\n" \
         in out, out
@@ -288,7 +289,8 @@ def test_a_lifted_hold_names_the_pf_in_wait_and_json(make_host):
     assert run(h, "apply").returncode == 1
     f.write_text(f.read_text().replace("Bogus=1\n", ""))
     lifted = ("not applied since its last apply held it, and what held it is fixed now (sriovctl "
-              f"apply {CX6_A} applies it)")
+              f"--host {h.path} --config-dir {h.confdir} --main-config {h.main} apply {CX6_A} "
+              "applies it)")
     assert status_of(h)["reason"] == lifted
     r = run(h, "wait", "--timeout", "0")
     assert f"Not applied: {CX6_A} (ens3f0np0): pending: {lifted}\n" in r.stdout, r

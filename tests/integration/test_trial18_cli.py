@@ -119,7 +119,8 @@ def test_wait_gives_the_command_to_copy_as_status_does(make_host):
         hint = f'    "sriovctl {options(h)} apply {pci}" applies it now'
         assert hint in rows_of(status, pci), status
         assert re.search(rf"^Not applied: {re.escape(pci)} \({name}\): pending: not applied "
-                         rf".*\(sriovctl apply {re.escape(pci)} applies it\)\n"
+                         rf".*\(sriovctl {re.escape(options(h))} apply {re.escape(pci)} "
+                         rf"applies it\)\n"
                          rf"{re.escape(hint)}\n", r.stdout, re.M), r.stdout
     # the command runs it
     assert run(h, "apply", X710_A).returncode == 0

@@ -92,6 +92,7 @@ def test_status_says_the_layout_changed_since_its_apply(make_host):
     assert pf["state"] == "drifted", pf
     assert pf["reason"].startswith("the layout changed since its last apply (") and \
         "50-a.conf modified after it" in pf["reason"] and \
-        pf["reason"].endswith(f"sriovctl apply {E810_A} applies it"), pf
+        pf["reason"].endswith(f"sriovctl --host {h.path} --config-dir {h.confdir} --main-config "
+                              f"{h.main} apply {E810_A} applies it"), pf
     text = h.run("status").stdout
     assert "the layout changed since its last apply" in text, text

@@ -238,6 +238,35 @@ static void test_enabled_written_or_not(void **state)
 		none, "[Kubernetes] Kubeconfig= is not set: no main configuration file exists");
 }
 
+/* Where the [Drift] Mode= in effect is set: the last file and line that
+ * sets it; an empty value (the default again) and an invalid one set none. */
+static void test_drift_mode_where(void **state)
+{
+	_cleanup_mainconf_ struct mainconf c = {};
+	struct diag_list d = {};
+
+	(void)state;
+	parse_clean(&c, "[Apply]\nTimeoutSec=60\n");
+	assert_int_equal(c.drift_mode_line, 0);
+	assert_string_equal(c.drift_mode_file, "");
+	assert_int_equal(
+		mainconf_parse_string(&c, PATH, "# watch only\n[Drift]\nMode=report\n", NULL), 0);
+	assert_int_equal(c.drift_mode, DRIFT_MODE_REPORT);
+	assert_string_equal(c.drift_mode_file, PATH);
+	assert_int_equal(c.drift_mode_line, 3);
+	assert_int_equal(
+		mainconf_parse_string(&c, "/x.conf.d/10.conf", "[Drift]\nMode=bogus\n", &d), 0);
+	assert_int_equal(d.n, 1);
+	diag_list_done(&d);
+	assert_string_equal(c.drift_mode_file, PATH);
+	assert_int_equal(c.drift_mode_line, 3);
+	assert_int_equal(mainconf_parse_string(&c, "/x.conf.d/20.conf", "[Drift]\n\nMode=\n", NULL),
+			 0);
+	assert_int_equal(c.drift_mode, DRIFT_MODE_REPAIR);
+	assert_string_equal(c.drift_mode_file, "");
+	assert_int_equal(c.drift_mode_line, 0);
+}
+
 #define TS_EG "e.g. 90, 90s, 5min 30s"
 
 static void test_invalid_values(void **state)
@@ -617,6 +646,7 @@ int main(void)
 		cmocka_unit_test(test_to_string),
 		cmocka_unit_test(test_every_key),
 		cmocka_unit_test(test_product_example),
+		cmocka_unit_test(test_drift_mode_where),
 		cmocka_unit_test(test_enabled_spellings),
 		cmocka_unit_test(test_enabled_written_or_not),
 		cmocka_unit_test(test_invalid_values),

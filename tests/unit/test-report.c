@@ -367,6 +367,26 @@ static void test_status_pending_and_drift(void **state)
 	assert_int_equal(num(last, "started_usec"), 1000);
 	assert_int_equal(num(last, "host_usec"), 500);
 
+	/* [Drift] Mode=report leaves it: the reason says so, where, and what
+	 * repairs it, with the options sriovctl was given */
+	{
+		_cleanup_json_ struct json_object *kept = NULL;
+
+		snprintf(e->set.drift_report_at, sizeof(e->set.drift_report_at), "%s",
+			 "/etc/sriov-persist/sriov-persist.conf:3");
+		e->v.ctl_options = " --host h.json";
+		assert_int_equal(report_status(&e->v, e->runtime, NULL, true, &kept), 0);
+		pf = find_pf(kept, ICE_PF);
+		assert_string_equal(str(pf, "state"), "drifted");
+		assert_string_equal(
+			str(pf, "reason"),
+			"not repaired ([Drift] Mode=report in "
+			"/etc/sriov-persist/sriov-persist.conf:3); sriovctl --host h.json "
+			"apply " ICE_PF " repairs it");
+		e->set.drift_report_at[0] = '\0';
+		e->v.ctl_options = NULL;
+	}
+
 	/* the last apply failed: its error is the reason */
 	write_record(e, ICE_PF, "ens1f0", PF_STATUS_FAILED, "set 2 VFs failed: EIO");
 	assert_int_equal(report_status(&e->v, e->runtime, NULL, true, &failed), 0);

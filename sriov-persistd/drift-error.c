@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "drift-error.h"
+#include "report-edited.h"
+
+void drift_last_error(struct pf_entry *e, const struct pf_verdict *v, const struct layout_set *set,
+		      const char *module, const char *record_error)
+{
+	_cleanup_free_ char *why = NULL;
+
+	if (!v->drifted || v->state == PF_RUN_DEFERRED) {
+		(void)free_and_strdup(&e->last_error, record_error);
+		return;
+	}
+	if (v->module_missing)
+		why = strdup_printf(
+			"module %s is not loaded (removed by hand?): not loaded again on "
+			"its own; sriovctl apply loads it",
+			strna(module));
+	else if (!v->apply && report_drift_kept(set, e->pci, NULL, &why) < 0)
+		why = NULL;
+	(void)free_and_strdup(&e->last_error, why);
+}

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The LastError of a configured PF after the daemon looked at it: what its
+ * record says, or for drift, why it is not repaired. */
+
+#include "decide.h"
+#include "manager.h"
+
+/* e's last_error after verdict v: the record's error (record_error, NULL:
+ * none), none for drift that is repaired, and for drift that is not: a
+ * module missing (module, the plan's first) that "sriovctl apply loads",
+ * or [Drift] Mode=report of set, with where it is set. */
+void drift_last_error(struct pf_entry *e, const struct pf_verdict *v, const struct layout_set *set,
+		      const char *module, const char *record_error);
