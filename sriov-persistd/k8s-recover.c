@@ -4,7 +4,8 @@
  * drain interrupted before it applied (the daemon was stopped or crashed)
  * is undone and then started again, as if its PFs had just been deferred,
  * and so is a reboot interrupted before it asked logind; a coordinated
- * reboot is finished after the boot. */
+ * reboot is finished after the boot; a reboot that failed
+ * (kept in given-up.json by the daemon that stopped) is not tried again. */
 
 #include <syslog.h>
 
@@ -25,12 +26,21 @@ static bool reboot_to_resume(const struct operation *op)
 	return op->kind == OP_KIND_REBOOT && op->step < OP_STEP_REBOOT;
 }
 
-/* Before the first check: what an earlier run recorded (operation.json). */
+/* Before the first check: what an earlier run recorded (operation.json),
+ * and what it must not start again. */
 void k8s_load(struct manager *m)
 {
 	struct operation *op = NULL;
 
 	m->k8s->starting = true;
+	if (m->reboot_failed) {
+		/* the reboot for these reasons failed before the restart: not tried
+		 * again by it (Apply() does) */
+		_cleanup_strv_free_ char **reasons = manager_reboot_reasons(m);
+
+		free(m->k8s->reboot_tried);
+		m->k8s->reboot_tried = reasons && reasons[0] ? strv_join(reasons, "\n") : NULL;
+	}
 	if (k8s_record_load(m->state_dir, &op) < 0)
 		return;
 	m->k8s->op_saved = op;

@@ -5,10 +5,15 @@ starts again and what it does not.
 - A drain interrupted by the restart (not one that failed) is undone at start and then started
   again, as if its PF had just been deferred: the PF moves on, and the journal says the drain
   was undone and is started again, not "drain done".
-- A reboot interrupted before it asked logind resumes too."""
+- A reboot for the pending reboot reasons that failed before the restart is not tried again by
+  it (README: the restart of an upgrade changes nothing): the failure stays reported (State
+  degraded, reboot_failed, its metric, the node's annotation) and sriovctl apply tries it again.
+  An interrupted drain resumes; a failed reboot does not. A reboot interrupted before it asked
+  logind resumes too."""
 
 import json
 import re
+import time
 from pathlib import Path
 
 from conftest import PF_IFACE, pf_path
@@ -16,7 +21,8 @@ from test_daemon_k8s import (CX6_NODE, CX6_RES, E810_A, E810_LAYOUT, E810_NODE, 
                              E810_RES, SLOT_PREFIX, cx6_node, cx6_reboot_host, e810_node, env,
                              k8s_notify_bin, lease_holder, node_flags, operation,
                              replace_layout, set_plugin_allocatable)
-from test_trial19_reboot import ctl, status
+from test_trial19_reboot import (ADVICE, CX6_B, LAYOUT, REFUSED, assert_reboot_failed, ctl,
+                                 status)
 
 
 def stop_mid_drain(env):  # noqa: F811
@@ -94,6 +100,62 @@ def test_drain_interrupted_under_report_mode_is_given_up_with_what_starts_it(env
     c.call("Apply", E810_A)
     assert c.wait_applied(E810_A, m, timeout=90) == 0, d.log_text()
     assert h.pf(E810_A)["num_vfs"] == 8
+
+
+def gauge(env, h):
+    r = h.run("metrics", env={"DBUS_SYSTEM_BUS_ADDRESS": env.bus.address})
+    m = re.search(r"^sriov_persist_daemon_reboot_failed_timestamp_seconds (\S+)$", r.stdout,
+                  re.M)
+    assert m, r.stdout
+    return float(m.group(1))
+
+
+def test_restart_does_not_retry_a_failed_reboot(env):  # noqa: F811
+    """Coordinated: the failed reboot's lease, drain and logind call are not made again by a
+    restart; the failure stays reported until sriovctl apply tries it again."""
+    c, srv = env.c, env.srv
+    h = env.host("cx6dx.json", CX6_NODE, reboot="coordinated", ResourcePrefix="nvidia.com")
+    cx6_node(srv)
+    h.layout("50-b.conf", LAYOUT)
+    d = env.start(h)
+    c.wait(lambda: "failed at reboot: " + REFUSED in env.log(), timeout=90,
+           what="the refused reboot in the journal")
+    env.settle()
+    failed = assert_reboot_failed(env, h, re.escape(REFUSED) + ".+")
+    before_gauge = gauge(env, h)
+    assert before_gauge == failed["at_usec"] / 1e6
+
+    d.stop()
+    before, seen = len(srv.requests), len(d.log_text())
+    d.start()
+    env.settle()
+    time.sleep(2)
+    log = d.log_text()[seen:]  # this start's
+    work = [r for r in srv.requests[before:]
+            if r["resource"] in ("leases", "pods") or r["subresource"] == "eviction"]
+    assert work == [], work
+    assert "failed at reboot" not in log, log
+    assert "Asking logind to reboot" not in log, log
+    assert "not tried again by the restart (sriovctl apply tries it again)" in log, log
+    again = assert_reboot_failed(env, h, re.escape(REFUSED) + ".+")
+    assert again == failed, (again, failed)
+    assert gauge(env, h) == before_gauge
+    assert node_flags(srv, CX6_NODE) == (False, None)
+    out = ctl(env, h, "status").stdout
+    line = next((x for x in out.splitlines() if x.startswith("  reboot failed at ")), "")
+    assert line.endswith(ADVICE), out
+    c.wait(lambda: (srv.get("node", None, CX6_NODE)["metadata"].get("annotations") or {})
+           .get("sriov-persist.io/reboot-failed", ""), timeout=30, what="the annotation")
+    # a reload does not try it again either
+    c.call("Reload")
+    env.settle()
+    assert "failed at reboot" not in d.log_text()[seen:], d.log_text()
+    assert_reboot_failed(env, h, re.escape(REFUSED) + ".+")
+    # sriovctl apply does (it fails again: no logind on the test bus)
+    ctl(env, h, "apply")
+    c.wait(lambda: "failed at reboot: " + REFUSED in d.log_text()[seen:], timeout=90,
+           what="the reboot tried again")
+    assert status(env, h)["daemon"]["reboot_failed"]["at_usec"] > failed["at_usec"]
 
 
 def test_reboot_interrupted_by_a_stop_is_started_again(env):  # noqa: F811
