@@ -423,8 +423,10 @@ static int reboot_failed_add(const struct manager *m, struct json_object *doc)
 	if (!m->reboot_failed)
 		return 0;
 	reasons = reasons_joined(m);
+	if (!reasons) /* none pending (or no memory): nothing a reboot is tried for */
+		return 0;
 	o = json_object_new_object();
-	if (!o || !reasons || json_object_object_add(doc, "reboot_failed", o) < 0) {
+	if (!o || json_object_object_add(doc, "reboot_failed", o) < 0) {
 		json_object_put(o);
 		return -ENOMEM;
 	}
