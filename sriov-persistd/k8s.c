@@ -16,17 +16,14 @@
 
 #include "firmware-reset.h"
 #include "json-util.h"
+#include "k8s-internal.h"
 #include "k8s-record.h"
-#include "k8s.h"
 #include "logind.h"
 #include "manager-check.h"
 #include "manager-summary.h"
 #include "status.h"
 
 #define LEASE_WAIT_SEC "600"
-
-static void op_run_step(struct manager *m);
-static void k8s_next(struct manager *m);
 
 /* Whether op goes through Kubernetes: all but a reboot that [Reboot]
  * Policy=immediate makes, or that runs where Kubernetes is not enabled. */
@@ -36,10 +33,7 @@ static bool op_kubernetes(const struct manager *m, const struct operation *op)
 	       (op->kind != OP_KIND_REBOOT || m->conf.reboot_policy == REBOOT_POLICY_COORDINATED);
 }
 
-/* The operation as the journal names it: "Kubernetes drain", and "Reboot
- * for the pending reboot reasons" for one without Kubernetes. *buf is
- * owned by the caller. */
-static const char *op_title(const struct manager *m, const struct operation *op, char **buf)
+const char *k8s_op_title(const struct manager *m, const struct operation *op, char **buf)
 {
 	if (!op_kubernetes(m, op))
 		return "Reboot for the pending reboot reasons";
@@ -55,7 +49,7 @@ static void api_resume(struct manager *m)
 
 	if (k->op && k->op->waiting_api && !k->op->running && k8s_api_may_run(&k->api)) {
 		k->op->waiting_api = false;
-		op_run_step(m);
+		k8s_op_run_step(m);
 	}
 	if (k->annotate.waiting && k8s_api_may_run(&k->api)) {
 		k->annotate.waiting = false;
@@ -63,7 +57,7 @@ static void api_resume(struct manager *m)
 	}
 }
 
-static void op_set_step(struct manager *m, enum op_step step)
+void k8s_op_set_step(struct manager *m, enum op_step step)
 {
 	struct operation *op = m->k8s->op;
 
@@ -94,7 +88,7 @@ static void op_fail(struct manager *m, const char *fmt, ...)
 	va_start(ap, fmt);
 	e = strdup_vprintf(fmt, ap);
 	va_end(ap);
-	log_msg(LOG_ERR, "%s failed at %s: %s", op_title(m, op, &title),
+	log_msg(LOG_ERR, "%s failed at %s: %s", k8s_op_title(m, op, &title),
 		op_step_to_string(op->step), strna(e));
 	if (!op->error) {
 		_cleanup_free_ char *reason = NULL;
@@ -125,8 +119,8 @@ static void op_fail(struct manager *m, const char *fmt, ...)
 		manager_reboot_failed(m, why ?: op->error);
 	}
 	free(e);
-	op_set_step(m, operation_abort_step(op));
-	op_run_step(m);
+	k8s_op_set_step(m, operation_abort_step(op));
+	k8s_op_run_step(m);
 }
 
 static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
@@ -134,7 +128,7 @@ static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
 	struct manager *m = userdata;
 
 	m->k8s->op->retry_at = 0;
-	op_run_step(m);
+	k8s_op_run_step(m);
 	return 0;
 }
 
@@ -226,8 +220,8 @@ static void undo_failed(struct manager *m, const char *error)
 			"failed: %s; no record says one was made, so none is reported; looked "
 			"for again in %s, or when the daemon reloads or Apply() is called",
 			strna(error), span);
-		op_set_step(m, op->slot || op->lease_unknown ? OP_STEP_RELEASE : OP_STEP_DONE);
-		op_run_step(m);
+		k8s_op_set_step(m, op->slot || op->lease_unknown ? OP_STEP_RELEASE : OP_STEP_DONE);
+		k8s_op_run_step(m);
 		return;
 	}
 	free(*left);
@@ -240,8 +234,9 @@ static void undo_failed(struct manager *m, const char *error)
 			      cordon ? "a cordon of ours, if there is one," : "our Lease slot",
 			      span);
 	log_msg(undo_news(k, *left) ? LOG_ERR : LOG_DEBUG, "Kubernetes %s", strna(*left));
-	op_set_step(m, cordon && (op->slot || op->lease_unknown) ? OP_STEP_RELEASE : OP_STEP_DONE);
-	op_run_step(m);
+	k8s_op_set_step(m,
+			cordon && (op->slot || op->lease_unknown) ? OP_STEP_RELEASE : OP_STEP_DONE);
+	k8s_op_run_step(m);
 }
 
 /* After a k8s-notify run of the current step: retry a temporary failure,
@@ -278,8 +273,8 @@ static bool op_step_ok(struct manager *m, int status, const struct step_result *
 			"taken by an interrupted lease step is free again when its lease "
 			"expires: %s",
 			op_kind_to_string(op->kind), strna(error));
-		op_set_step(m, OP_STEP_DONE);
-		op_run_step(m);
+		k8s_op_set_step(m, OP_STEP_DONE);
+		k8s_op_run_step(m);
 		return false;
 	}
 	op_fail(m, "%s",
@@ -305,24 +300,24 @@ static void on_step_done(struct manager *m, int status, const struct step_result
 	case OP_STEP_LEASE:
 		free(op->slot);
 		op->slot = result->slot ? strdup(result->slot) : NULL;
-		op_set_step(m, OP_STEP_DRAIN);
+		k8s_op_set_step(m, OP_STEP_DRAIN);
 		break;
 	case OP_STEP_DRAIN:
 		op->drained = true;
-		op_set_step(m, op->kind == OP_KIND_REBOOT ? OP_STEP_REBOOT : OP_STEP_APPLY);
+		k8s_op_set_step(m, op->kind == OP_KIND_REBOOT ? OP_STEP_REBOOT : OP_STEP_APPLY);
 		break;
 	case OP_STEP_DEVICE_PLUGIN:
-		op_set_step(m, op->drained ? OP_STEP_UNCORDON : OP_STEP_DONE);
+		k8s_op_set_step(m, op->drained ? OP_STEP_UNCORDON : OP_STEP_DONE);
 		break;
 	case OP_STEP_UNCORDON:
 		op->drained = false;
 		m->k8s->left_cordon = mfree(m->k8s->left_cordon); /* none of ours is left */
-		op_set_step(m, op->slot || op->lease_unknown ? OP_STEP_RELEASE : OP_STEP_DONE);
+		k8s_op_set_step(m, op->slot || op->lease_unknown ? OP_STEP_RELEASE : OP_STEP_DONE);
 		break;
 	case OP_STEP_RELEASE:
 		op->slot = mfree(op->slot);
 		m->k8s->left_slot = mfree(m->k8s->left_slot); /* none of ours is left */
-		op_set_step(m, OP_STEP_DONE);
+		k8s_op_set_step(m, OP_STEP_DONE);
 		break;
 	case OP_STEP_APPLY:
 	case OP_STEP_REBOOT:
@@ -331,7 +326,7 @@ static void on_step_done(struct manager *m, int status, const struct step_result
 	case _OP_STEP_INVALID:
 		break;
 	}
-	op_run_step(m);
+	k8s_op_run_step(m);
 }
 
 static void run(struct manager *m, char **args)
@@ -391,8 +386,8 @@ static void step_apply(struct manager *m)
 			       strerror(-r));
 	}
 	drain_wanted_drop(m->k8s, m->k8s->op->pfs);
-	op_set_step(m, OP_STEP_DEVICE_PLUGIN);
-	op_run_step(m);
+	k8s_op_set_step(m, OP_STEP_DEVICE_PLUGIN);
+	k8s_op_run_step(m);
 }
 
 /* After a drain, also the DaemonSet pods that use the PFs' VFs: the drain
@@ -428,14 +423,49 @@ static void op_tell_done(struct manager *m, const struct operation *op)
 		manager_notify(m, MANAGER_REBOOT_DONE, .result = result);
 }
 
+/* An interrupted drain, undone: the PFs the first check deferred again for
+ * it wait for the drain that starts next. One the check did not defer again
+ * for a drain (applied meanwhile, or the policy or [Drift] Mode=report does
+ * not apply it at start) and is still deferred is given up, as a drain that
+ * failed: its reason says what starts it. Returns whether a drain waits. */
+static bool resume_drain(struct manager *m, const struct operation *op)
+{
+	bool queued = false;
+
+	for (char **p = op->pfs; p && *p; p++) {
+		struct pf_entry *e = manager_find_entry(m, *p);
+		_cleanup_free_ char *why = NULL;
+
+		if (strv_contains(m->k8s->drain_wanted, *p)) {
+			queued = true;
+			continue;
+		}
+		if (!e || e->state != PF_RUN_DEFERRED)
+			continue;
+		why = strdup_printf("drain interrupted (the daemon stopped during it) and undone; "
+				    "not started again on its own: sriovctl apply %s starts it "
+				    "again",
+				    *p);
+		manager_pf_failed(m, *p, why ?: "drain interrupted and undone");
+	}
+	return queued;
+}
+
 static void op_finish(struct manager *m)
 {
 	struct operation *op = TAKE_PTR(m->k8s->op);
 	_cleanup_free_ char *title = NULL;
+	bool again;
 
 	op_tell_done(m, op);
-	if (!op->error)
-		log_msg(LOG_INFO, "%s done%s", op_title(m, op, &title),
+	again = op->resume &&
+		(op->kind == OP_KIND_DRAIN ? resume_drain(m, op) : m->k8s->reboot_wanted);
+	if (op->interrupted && !op->error)
+		/* undone: "done" would say the change was made */
+		log_msg(LOG_INFO, "%s: interrupted %s undone%s", k8s_op_title(m, op, &title),
+			op_kind_to_string(op->kind), again ? "; starting it again" : "");
+	else if (!op->error)
+		log_msg(LOG_INFO, "%s done%s", k8s_op_title(m, op, &title),
 			op->reset_instead ? ": a firmware reset stood in for it" : "");
 	operation_free(op);
 	m->operation = operation_manager_state(NULL);
@@ -474,15 +504,15 @@ static void step_reboot(struct manager *m)
 	if (m->conf.firmware_reset && manager_firmware_reset(m) == FIRMWARE_RESET_DONE) {
 		op->reset_instead = true;
 		reasons_tried(m);
-		op_set_step(m, op->drained ? OP_STEP_DEVICE_PLUGIN : OP_STEP_DONE);
-		op_run_step(m);
+		k8s_op_set_step(m, op->drained ? OP_STEP_DEVICE_PLUGIN : OP_STEP_DONE);
+		k8s_op_run_step(m);
 		return;
 	}
 	log_msg(LOG_NOTICE, "Asking logind to reboot for the pending reboot reasons");
 	logind_reboot(m->bus, reboot_done, m);
 }
 
-static void op_run_step(struct manager *m)
+void k8s_op_run_step(struct manager *m)
 {
 	struct operation *op = m->k8s->op;
 	char *slot_args[] = { "lease", "release", "--slot", op->slot, NULL };
@@ -517,8 +547,8 @@ static void op_run_step(struct manager *m)
 	op_finish(m);
 }
 
-static int op_start_full(struct manager *m, enum op_kind kind, enum op_step step, char **pfs,
-			 bool lease_unknown, bool cordon_unknown)
+int k8s_op_start_full(struct manager *m, enum op_kind kind, enum op_step step, char **pfs,
+		      bool lease_unknown, bool cordon_unknown)
 {
 	struct operation *op = calloc(1, sizeof(*op));
 	_cleanup_free_ char *title = NULL;
@@ -541,20 +571,20 @@ static int op_start_full(struct manager *m, enum op_kind kind, enum op_step step
 		log_msg(LOG_INFO, "Kubernetes: lifting a cordon of ours if a crash left one "
 				  "(k8s-notify uncordon leaves anyone else's alone)");
 	else if (op_kubernetes(m, op))
-		log_msg(LOG_INFO, "%s: starting", op_title(m, op, &title));
+		log_msg(LOG_INFO, "%s: starting", k8s_op_title(m, op, &title));
 	else
 		log_msg(LOG_INFO, "%s: starting, without Kubernetes (%s: no slot, cordon or drain)",
-			op_title(m, op, &title),
+			k8s_op_title(m, op, &title),
 			mainconf_kubernetes_enabled(&m->conf) ? "[Reboot] Policy=immediate" :
 								"not enabled");
-	op_set_step(m, step);
-	op_run_step(m);
+	k8s_op_set_step(m, step);
+	k8s_op_run_step(m);
 	return 0;
 }
 
 static int op_start(struct manager *m, enum op_kind kind, enum op_step step, char **pfs)
 {
-	return op_start_full(m, kind, step, pfs, false, false);
+	return k8s_op_start_full(m, kind, step, pfs, false, false);
 }
 
 /* What an undo step that failed for good left, tried again (a reload, an
@@ -574,13 +604,13 @@ static bool retry_left_behind(struct manager *m)
 	k->left_cordon = mfree(k->left_cordon);
 	k->left_slot = mfree(k->left_slot);
 	k->recover_again = false;
-	return op_start_full(m, OP_KIND_RECOVER, OP_STEP_UNCORDON, NULL, slot, !known) >= 0;
+	return k8s_op_start_full(m, OP_KIND_RECOVER, OP_STEP_UNCORDON, NULL, slot, !known) >= 0;
 }
 
 /* Starts what is waiting, when nothing runs: a drain first, then a reboot,
  * then a device-plugin restart. [Reboot] Policy=immediate reboots without
  * Kubernetes. */
-static void k8s_next(struct manager *m)
+void k8s_next(struct manager *m)
 {
 	if (m->k8s->op || m->k8s->starting)
 		return;
@@ -604,65 +634,6 @@ static void k8s_next(struct manager *m)
 		m->k8s->device_plugin_wanted = false;
 		(void)op_start(m, OP_KIND_DEVICE_PLUGIN, OP_STEP_DEVICE_PLUGIN, NULL);
 	}
-}
-
-/* At start, after the first check: finish what a crash or the reboot left. */
-void k8s_load(struct manager *m)
-{
-	struct operation *op = NULL;
-
-	m->k8s->starting = true;
-	if (k8s_record_load(m->state_dir, &op) < 0)
-		return;
-	m->k8s->op_saved = op;
-	if (op->kind == OP_KIND_REBOOT && op->reasons) {
-		/* what it rebooted for: not again for the same, if the reboot did not help */
-		free(m->k8s->reboot_tried);
-		m->k8s->reboot_tried = strdup(op->reasons);
-	}
-}
-
-void k8s_start(struct manager *m)
-{
-	bool k8s = mainconf_kubernetes_enabled(&m->conf);
-	struct operation *op = TAKE_PTR(m->k8s->op_saved);
-	_cleanup_free_ char *title = NULL;
-
-	m->k8s->starting = false;
-	if (k8s)
-		k8s_credentials_watch(&m->k8s->api);
-	if (!op) {
-		/* a cordon of ours with no record of why: a crash between the two */
-		if (k8s)
-			(void)op_start_full(m, OP_KIND_RECOVER, OP_STEP_UNCORDON, NULL, false,
-					    true);
-		else
-			k8s_next(m);
-		return;
-	}
-	m->k8s->op = op;
-	m->operation = operation_manager_state(op);
-	if (op->kind == OP_KIND_REBOOT && op->step == OP_STEP_REBOOT &&
-	    streq(op->boot_id, manager_boot_id(m))) {
-		log_msg(LOG_NOTICE,
-			"The reboot recorded in %s/" K8S_RECORD_FILE " has not happened",
-			m->state_dir);
-		op_run_step(m);
-		return;
-	}
-	if (op->kind == OP_KIND_REBOOT && op->step == OP_STEP_REBOOT)
-		log_msg(LOG_INFO, "Rebooted for the pending reboot reasons%s",
-			k8s ? "; lifting the cordon" : "");
-	else {
-		log_msg(LOG_NOTICE, "%s was interrupted at %s; undoing it", op_title(m, op, &title),
-			op_step_to_string(op->step));
-		op->interrupted = true;
-	}
-	op->drained = true; /* k8s-notify uncordon lifts only a cordon of ours */
-	/* interrupted while taking a slot: one may be ours without our knowing */
-	op->lease_unknown = op->step == OP_STEP_LEASE && !op->slot;
-	op_set_step(m, k8s ? OP_STEP_UNCORDON : OP_STEP_DONE);
-	op_run_step(m);
 }
 
 struct json_object *k8s_operation_json(const struct k8s *k)

@@ -382,10 +382,12 @@ void manager_load_reboot(struct manager *m)
 			read_strerror(r));
 }
 
-/* What failed and is not retried on its own (pf_entry.given_up) outlives a
- * restart of the daemon in the same boot: an upgrade must not start the drain
- * that failed an hour ago again. A reboot, a changed plan, Apply() or a reload
- * retry it. */
+/* What failed and is not retried on its own (pf_entry.given_up, and a
+ * reboot for the pending reboot reasons that failed: manager.reboot_failed)
+ * outlives a restart of the daemon in the same boot: an upgrade must not
+ * start the drain or the reboot that failed an hour ago again. A reboot, a
+ * changed plan, Apply() or a reload retry a PF's; other reasons or Apply() a
+ * reboot. */
 #define GIVEN_UP_FILE "given-up.json"
 
 /* What a failure may have come from beside the plan: the daemon's options,
@@ -401,6 +403,67 @@ static char *daemon_setup(const struct manager *m)
 	return strdup_printf("k8s-notify=%s (%s)\nkubernetes=%s\n%s", strna(m->k8s_notify),
 			     m->k8s_notify && access(m->k8s_notify, X_OK) >= 0 ? "runs" : "missing",
 			     yes_no(mainconf_kubernetes_enabled(&m->conf)), conf);
+}
+
+/* The pending reboot reasons as one string, one per line; NULL for none. */
+static char *reasons_joined(const struct manager *m)
+{
+	_cleanup_strv_free_ char **reasons = manager_reboot_reasons(m);
+
+	return reasons && reasons[0] ? strv_join(reasons, "\n") : NULL;
+}
+
+/* doc["reboot_failed"]: the failure that stands, and the reasons it was
+ * for. Returns 1 when added, 0 when none stands. */
+static int reboot_failed_add(const struct manager *m, struct json_object *doc)
+{
+	_cleanup_free_ char *reasons = NULL;
+	struct json_object *o;
+
+	if (!m->reboot_failed)
+		return 0;
+	reasons = reasons_joined(m);
+	if (!reasons) /* none pending (or no memory): nothing a reboot is tried for */
+		return 0;
+	o = json_object_new_object();
+	if (!o || json_object_object_add(doc, "reboot_failed", o) < 0) {
+		json_object_put(o);
+		return -ENOMEM;
+	}
+	json_object_object_add(o, "error", json_object_new_string(m->reboot_failed));
+	json_object_object_add(o, "at_usec", json_object_new_uint64(m->reboot_failed_at));
+	json_object_object_add(o, "reasons", json_object_new_string(reasons));
+	return 1;
+}
+
+/* The reboot that failed for the reasons that are pending now stands: State
+ * degraded and the failure reported, and the restart does not try it again. */
+static void reboot_failed_load(struct manager *m, struct json_object *doc, const char *path)
+{
+	_cleanup_free_ char *now = reasons_joined(m);
+	struct json_object *o, *error, *at, *reasons;
+
+	if (!json_object_object_get_ex(doc, "reboot_failed", &o) ||
+	    !json_object_object_get_ex(o, "error", &error) ||
+	    !json_object_object_get_ex(o, "at_usec", &at) ||
+	    !json_object_object_get_ex(o, "reasons", &reasons) ||
+	    !json_object_is_type(error, json_type_string) ||
+	    !json_object_is_type(at, json_type_int))
+		return;
+	if (!streq_ptr(json_object_get_string(reasons), now)) {
+		log_msg(LOG_INFO,
+			"%s: the reboot that failed was for other pending reboot "
+			"reasons than now; a reboot for these is made as the policy says",
+			path);
+		return;
+	}
+	free(m->reboot_failed);
+	m->reboot_failed = strdup(json_object_get_string(error));
+	m->reboot_failed_at = m->reboot_failed ? json_object_get_uint64(at) : 0;
+	log_msg(LOG_NOTICE,
+		"The reboot for the pending reboot reasons failed before this start: %s; not "
+		"tried again by the restart (sriovctl apply tries it again)",
+		json_object_get_string(error));
 }
 
 int manager_save_given_up(struct manager *m)
@@ -423,7 +486,10 @@ int manager_save_given_up(struct manager *m)
 			return -ENOMEM;
 		n++;
 	}
-	if (n == 0) {
+	r = reboot_failed_add(m, doc);
+	if (r < 0)
+		return r;
+	if (n == 0 && r == 0) {
 		path = strdup_printf("%s/%s", m->state_dir, GIVEN_UP_FILE);
 		if (!path)
 			return -ENOMEM;
@@ -480,6 +546,7 @@ void manager_load_given_up(struct manager *m)
 			path);
 		return;
 	}
+	reboot_failed_load(m, doc, path);
 	json_object_object_foreach(pfs, pci, sig)
 	{
 		struct pf_entry *e = manager_find_entry(m, pci);

@@ -46,9 +46,13 @@ struct operation {
 	bool drained;	    /* cordoned and drained: uncordon when done or failed */
 	bool reset_instead; /* reboot: firmware resets stood in for it */
 	bool interrupted;   /* found at start in the boot it began in: undone, so failed */
-	char *reasons;	    /* reboot: the reasons it is for, one per line */
-	char *error;	    /* the step that failed, and why */
-	char *failed_now;   /* why the step failed for now, until it runs again */
+	/* interrupted before it applied (drain) or asked logind (reboot): once
+	 * undone, a new one starts for the PFs the first check deferred again,
+	 * or for the reboot it found due (not recorded) */
+	bool resume;
+	char *reasons;	  /* reboot: the reasons it is for, one per line */
+	char *error;	  /* the step that failed, and why */
+	char *failed_now; /* why the step failed for now, until it runs again */
 	unsigned attempts;
 	bool running;
 	bool waiting_api; /* the step waits for the API server to answer */
