@@ -99,7 +99,8 @@ enum manager_state decide_summary(const struct summary_facts *f)
 		return MANAGER_DRAINING;
 	if (f->rebooting)
 		return MANAGER_REBOOTING;
-	if (f->n_config_errors > 0 || f->drifted || f->n_gone > 0 || f->reboot_failed)
+	if (f->n_config_errors > 0 || f->drifted || f->n_gone > 0 || f->reboot_failed ||
+	    f->host_failed)
 		return MANAGER_DEGRADED;
 	for (size_t i = 0; i < f->n_states; i++)
 		switch (f->states[i]) {

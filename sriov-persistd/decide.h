@@ -83,6 +83,7 @@ struct summary_facts {
 	size_t n_config_errors;
 	bool drifted;
 	bool reboot_failed;		 /* a reboot for the pending reboot reasons failed */
+	bool host_failed;		 /* the last read of the host failed */
 	size_t n_gone;			 /* PFs that were applied and are no longer on the host */
 	const enum pf_run_state *states; /* of every PF */
 	size_t n_states;

@@ -16,6 +16,7 @@
 #include "manager-bus.h"
 #include "manager-check.h"
 #include "manager-summary.h"
+#include "reload.h"
 #include "report-gone.h"
 #include "report.h"
 
@@ -76,7 +77,7 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 		return r;
 	r = manager_reload(m);
 	if (r < 0)
-		return sd_bus_error_set_errnof(error, -r, "Reloading failed: %s", strerror(-r));
+		return sd_bus_error_set_errnof(error, -r, "%s", manager_reload_why(m, r));
 	return sd_bus_reply_method_return(msg, NULL);
 }
 
@@ -320,8 +321,8 @@ void manager_bus_stop(struct manager *m)
 }
 
 /* Plan() and GetStatus(): from the cached host, which the events keep as
- * the host is now; the PFs an event marked and the check has not read yet
- * are read first. */
+ * the host is now, the PFs an event marked read first; GetStatus() of a
+ * host that cannot be read: as read last, with why (host_error). */
 static int view_doc(struct manager *m, bool status, char **ret)
 {
 	_cleanup_json_ struct json_object *o = NULL;
@@ -330,7 +331,7 @@ static int view_doc(struct manager *m, bool status, char **ret)
 
 	manager_events_drain(m);
 	r = manager_refresh(m);
-	if (r < 0)
+	if (r < 0 && !(status && m->hs && m->host_error))
 		return r;
 	r = host_view_build(m->hs, m->set, NULL, &v);
 	if (r < 0)
@@ -365,7 +366,7 @@ static int view_doc(struct manager *m, bool status, char **ret)
 		for (char **e = m->config_errors; e && *e; e++)
 			json_object_array_add(a, json_object_new_string(*e));
 		json_object_object_add(d, "config_errors", a);
-		json_object_object_add(d, "reboot_failed", manager_reboot_failed_json(m));
+		manager_daemon_errors_add(m, d);
 		json_object_object_add(d, "no_reboot", manager_no_reboot_json(m));
 		json_object_object_add(d, "operation", k8s_operation_json(m->k8s));
 		json_object_object_add(d, "credentials", k8s_credentials_json(m->k8s));
@@ -420,9 +421,8 @@ static int host_json(const struct manager *m, struct json_object **ret)
 	return *ret ? 0 : -ENOMEM;
 }
 
-/* GetMetrics(): what counters.c counted, and the Kubernetes API's state
- * and credentials, with the host they are of; no read of the host, so it
- * answers at once. */
+/* GetMetrics(): what counters.c counted, and the Kubernetes API's state and
+ * credentials, with the host they are of; answers at once (no read of the host). */
 static int method_get_metrics(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
 	_cleanup_json_ struct json_object *o = counters_json(userdata);

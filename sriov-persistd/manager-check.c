@@ -10,6 +10,7 @@
 #include "deferred-drift.h"
 #include "dpconfig.h"
 #include "drift-error.h"
+#include "host-error.h"
 #include "manager-check.h"
 #include "manager-result.h"
 #include "manager-summary.h"
@@ -543,17 +544,15 @@ int manager_apply_drained(struct manager *m, const char *pci)
 	return r;
 }
 
-static int reread(struct manager *m)
+int manager_reread(struct manager *m)
 {
 	struct host_state *hs = NULL;
 	int r;
 
 	r = host_read(m->host, &hs);
-	if (r < 0) {
-		log_msg(LOG_ERR, "Reading the host failed: %s%s%s", strerror(-r),
-			m->host->error[0] ? ": " : "", m->host->error);
+	manager_host_read(m, r);
+	if (r < 0)
 		return r;
-	}
 	r = manager_update_cache(m, hs, NULL);
 	for (size_t i = 0; r >= 0 && i < m->n_pfs; i++)
 		m->pfs[i]->dirty = true;
@@ -575,6 +574,7 @@ static int reread_dirty(struct manager *m)
 		int r;
 
 		r = host_read_pf(m->host, *p, &fresh);
+		manager_host_read(m, r);
 		if (r < 0)
 			return r;
 		r = manager_update_cache(m, fresh, *p);
@@ -589,7 +589,7 @@ static int reread_dirty(struct manager *m)
 
 int manager_refresh(struct manager *m)
 {
-	return m->rescan_all || !m->hs ? reread(m) : reread_dirty(m);
+	return m->rescan_all || !m->hs ? manager_reread(m) : reread_dirty(m);
 }
 
 int manager_check_dirty(struct manager *m)
@@ -599,7 +599,7 @@ int manager_check_dirty(struct manager *m)
 
 	if (!todo)
 		return -ENOMEM;
-	r = m->rescan_all ? reread(m) : reread_dirty(m);
+	r = m->rescan_all ? manager_reread(m) : reread_dirty(m);
 	m->rescan_all = false;
 	if (r < 0)
 		return r;
@@ -633,7 +633,7 @@ static int apply_asked(struct manager *m, const char *only, unsigned flags, stru
 	char pci[PCI_ADDR_MAX];
 	int r;
 
-	r = reread(m);
+	r = manager_reread(m);
 	if (r < 0)
 		return r;
 	if (only) {
@@ -688,35 +688,11 @@ bool manager_pf_busy(struct manager *m, const char *pci)
 	return pf_busy(m, pci);
 }
 
-int manager_reload(struct manager *m)
+int manager_apply_all(struct manager *m)
 {
-	int r;
-
-	m->reload_pending = false;
-	log_msg(LOG_INFO, "Reloading the configuration");
-	(void)sd_notify(false, "RELOADING=1\nSTATUS=Reloading the configuration");
-	r = manager_load_config(m);
-	if (r < 0) {
-		log_msg(LOG_ERR, "Loading the configuration failed: %s", strerror(-r));
-		(void)sd_notify(false, "READY=1");
-		return r;
-	}
-	r = reread(m);
-	if (r >= 0)
-		manager_log_unselected(m);
-	for (size_t i = 0; i < m->n_pfs; i++) {
-		m->pfs[i]->given_up = mfree(m->pfs[i]->given_up);
-		/* a new layout: what differs now is what its deferral leaves */
-		m->pfs[i]->deferred_base = deferred_base_free(m->pfs[i]->deferred_base);
-	}
 	/* with errors in the main configuration nothing is applied: the PFs only
 	 * show why (held) */
-	if (r >= 0)
-		r = m->main_broken ? manager_check_dirty(m) : run_apply(m, NULL, 0, NULL);
-	manager_notify(m, MANAGER_LOOKED);
-	manager_update_summary(m, true);
-	(void)sd_notify(false, "READY=1");
-	return r;
+	return m->main_broken ? manager_check_dirty(m) : run_apply(m, NULL, 0, NULL);
 }
 
 /* The PF's status record carries error (sriovctl status), written under its

@@ -22,8 +22,12 @@ int manager_apply(struct manager *m, const char *only, struct asked *out);
 int manager_reset(struct manager *m, const char *only, struct asked *out);
 /* Whether another process holds the PF's lock now. */
 bool manager_pf_busy(struct manager *m, const char *pci);
-/* Reads the main configuration and layouts again, then applies all. */
-int manager_reload(struct manager *m);
+/* Reads the whole host again (every PF then to be checked); a failure is
+ * host-error.c's to say. */
+int manager_reread(struct manager *m);
+/* Applies every PF as the layouts read last say (a reload's apply); with
+ * errors in the main configuration only checks them (held). */
+int manager_apply_all(struct manager *m);
 /* Applies one PF after the node was drained for it: disruptive changes run. */
 int manager_apply_drained(struct manager *m, const char *pci);
 /* A Kubernetes operation for pci failed: its PF shows why and is not tried

@@ -145,6 +145,25 @@ struct json_object *manager_reboot_failed_json(const struct manager *m)
 	return o;
 }
 
+static struct json_object *host_error_json(const struct manager *m)
+{
+	struct json_object *o;
+
+	if (!m->host_error)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "at_usec", json_object_new_uint64(m->host_error_at));
+	json_object_object_add(o, "error", json_object_new_string(m->host_error));
+	json_object_object_add(o, "layout_change_waits", json_object_new_boolean(m->reload_waits));
+	return o;
+}
+
+void manager_daemon_errors_add(const struct manager *m, struct json_object *d)
+{
+	json_object_object_add(d, "reboot_failed", manager_reboot_failed_json(m));
+	json_object_object_add(d, "host_error", host_error_json(m));
+}
+
 static int count_gone(const struct pf_status *st, void *userdata)
 {
 	size_t *n = userdata;
@@ -163,6 +182,7 @@ static enum manager_state summary_state(struct manager *m)
 		.n_config_errors = strv_length(m->config_errors),
 		.drifted = m->drifted,
 		.reboot_failed = m->reboot_failed != NULL,
+		.host_failed = m->host_error != NULL,
 		.states = states,
 	};
 

@@ -21,6 +21,12 @@ void manager_reboot_failed(struct manager *m, const char *error);
 /* {"at_usec": ..., "error": ...} of the reboot that failed, for
  * GetStatus(); NULL when none stands. */
 struct json_object *manager_reboot_failed_json(const struct manager *m);
+
+/* GetStatus()'s daemon-level errors into d: "reboot_failed" (as
+ * manager_reboot_failed_json()) and "host_error", {"at_usec": ..., "error":
+ * ..., "layout_change_waits": ...} while the host cannot be read (else
+ * null). */
+void manager_daemon_errors_add(const struct manager *m, struct json_object *d);
 /* Why no reboot is made for the pending reboot reasons, and what to do
  * ([Reboot] Policy=never, or coordinated without Kubernetes); NULL when
  * there are none or a reboot is made for them. */

@@ -67,6 +67,8 @@ struct manager *manager_free(struct manager *m)
 	free(m->pfs);
 	free(m->observers);
 	udev_unref(m->udev);
+	sd_event_source_unref(m->reload_retry);
+	free(m->host_error);
 	sd_event_unref(m->event);
 	host_free(m->host);
 	host_state_free(m->hs);

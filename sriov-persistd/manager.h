@@ -8,6 +8,8 @@
  *   schedule.c       when to look at PFs again, when to reload
  *   manager-check.c  looking at PFs, applying
  *   manager-summary.c  the summary: State, Drifted, pending reboot reasons
+ *   reload.c         reloading, and a layout change that waits for the host
+ *   host-error.c     a read of the host that failed: said until one works
  *   events.c         udev, rtnetlink and inotify sources
  *   manager-bus.c    the D-Bus API
  *   counters.c       what happened since the start, for GetMetrics()
@@ -148,6 +150,15 @@ struct manager {
 	bool watching;	     /* the event sources run: a PF that appears now is new */
 	bool rescan_all;     /* every PF is to be read again, not only the dirty ones */
 	bool reload_pending; /* the configuration changed and is to be read again */
+	/* the layouts read last are not applied yet: the reload could not read
+	 * the host, and is finished (tried again, reload.c) once it can */
+	bool reload_waits;
+	sd_event_source *reload_retry;
+	unsigned reload_tries;
+	/* the last read of the host failed (host-error.c): what failed, and
+	 * since when (CLOCK_REALTIME); the daemon is degraded until a read works */
+	char *host_error;
+	usec_t host_error_at;
 
 	/* the summary (manager-summary.c) */
 	enum manager_state state;

@@ -5,6 +5,7 @@
 #include <syslog.h>
 
 #include "manager-check.h"
+#include "reload.h"
 #include "schedule.h"
 
 #define COALESCE_USEC (20 * USEC_PER_MSEC)
@@ -38,7 +39,8 @@ static int on_reload(sd_event_source *s, uint64_t usec, void *userdata)
 	if (!m->reload_pending)
 		return 0;
 	r = manager_reload(m);
-	if (r < 0) {
+	/* -EAGAIN: it waits for the host, and is tried again (reload.c) */
+	if (r < 0 && r != -EAGAIN) {
 		log_msg(LOG_ERR, "Reloading failed: %s", strerror(-r));
 		/* the PFs left dirty while it was pending, with the layouts still in force */
 		check_dirty(m);
@@ -46,18 +48,29 @@ static int on_reload(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
-/* While a layout edit waits for its reload, nothing is checked: the layouts
- * read last are no longer the ones in force, and a PF that someone changes
- * meanwhile is most likely being given the new layout (sriovctl apply right
- * after the edit). Repairing it back would undo that, and for a VF count
- * destroy the VFs twice. The reload, at most RELOAD_SETTLE_MAX_USEC away,
- * checks every PF. */
+/* While a layout edit waits for its reload (or its reload for the host),
+ * nothing is checked: the layouts read last are not applied yet, and a PF
+ * that someone changes meanwhile is most likely being given the new layout
+ * (sriovctl apply right after the edit). Repairing it back would undo that,
+ * and for a VF count destroy the VFs twice. The reload, at most
+ * RELOAD_SETTLE_MAX_USEC away (or once the host can be read), checks every
+ * PF. */
 static int on_coalesce(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
+	int r;
 
-	if (!m->reload_pending) /* else the PFs stay dirty */
+	if (m->reload_pending) /* the PFs stay dirty */
+		return 0;
+	/* a reload that waits for the host is tried again at each look: the
+	 * new layouts are applied, never judged as drift */
+	if (!m->reload_waits) {
 		check_dirty(m);
+		return 0;
+	}
+	r = manager_reload_retry(m);
+	if (r < 0 && r != -EAGAIN)
+		log_msg(LOG_ERR, "Reloading failed: %s", strerror(-r));
 	return 0;
 }
 

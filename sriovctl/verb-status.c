@@ -575,6 +575,18 @@ static void print_daemon(const struct ctl *c, struct json_object *d)
 	op = doc_get(d, "reboot_failed");
 	if (op)
 		ctl_print_reboot_failed(c, stdout, "  ", op);
+	op = doc_get(d, "host_error");
+	if (op) {
+		char at[64];
+
+		printf("  %s %s: %s; the daemon shows what it read last%s\n",
+		       ctl_paint(c, ANSI_RED, "reading the host failed at"),
+		       ctl_format_time(doc_u64(op, "at_usec"), at, sizeof(at)),
+		       strna(doc_str(op, "error")),
+		       doc_bool(op, "layout_change_waits") ?
+			       "; the layout change waits until the host can be read" :
+			       "");
+	}
 	op = doc_get(d, "operation");
 	if (op) {
 		printf("  %s %s, step %s", ctl_paint(c, ANSI_YELLOW, "kubernetes:"),
@@ -685,8 +697,10 @@ int verb_status(struct ctl *c)
 		ctl_print_json(doc);
 	else
 		render(c, doc);
-	/* a failed reboot that stands is something wrong too (drift left to
-	 * [Drift] Mode=report is not) */
-	return any_failed(doc) || doc_get(doc_get(doc, "daemon"), "reboot_failed") ? EXIT_FAIL :
-										     EXIT_OK;
+	/* a failed reboot that stands is something wrong too, and a host the
+	 * daemon cannot read (drift left to [Drift] Mode=report is not) */
+	return any_failed(doc) || doc_get(doc_get(doc, "daemon"), "reboot_failed") ||
+			       doc_get(doc_get(doc, "daemon"), "host_error") ?
+		       EXIT_FAIL :
+		       EXIT_OK;
 }

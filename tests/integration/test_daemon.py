@@ -487,6 +487,7 @@ def test_plan_and_status_equal_sriovctl(make_host, start_daemon, bus_client):
     assert daemon == {"version": VERSION, "state": props["State"], "drifted": props["Drifted"],
                       "pending_reboot_reasons": props["PendingRebootReasons"],
                       "config_errors": props["ConfigErrors"], "reboot_failed": None,
+                      "host_error": None,
                       "no_reboot": None,
                       "operation": None,
                       "credentials": None, "kubernetes_api": None}

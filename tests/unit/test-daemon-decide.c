@@ -172,6 +172,10 @@ static void test_summary(void **state)
 	f.reboot_failed = true;
 	assert_int_equal(decide_summary(&f), MANAGER_DEGRADED);
 	f.reboot_failed = false;
+	/* the host cannot be read: what is shown is old */
+	f.host_failed = true;
+	assert_int_equal(decide_summary(&f), MANAGER_DEGRADED);
+	f.host_failed = false;
 	assert_int_equal(decide_summary(&f), MANAGER_IDLE);
 	f.n_gone = 1;
 	/* an operation under way says more than a degraded PF */

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include <syslog.h>
+#include <systemd/sd-daemon.h>
+
+#include "deferred-drift.h"
+#include "manager-check.h"
+#include "manager-summary.h"
+#include "reload.h"
+
+#define WAITS "the layout change waits until the host can be read"
+
+static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	int r = manager_reload_retry(userdata);
+
+	if (r < 0 && r != -EAGAIN)
+		log_msg(LOG_ERR, "Reloading failed: %s", strerror(-r));
+	return 0;
+}
+
+/* The next retry, each one twice as late as the one before, up to the cap. */
+static void arm_retry(struct manager *m)
+{
+	usec_t delay = RELOAD_RETRY_MIN_USEC;
+	char span[FORMAT_TIMESPAN_MAX], most[FORMAT_TIMESPAN_MAX];
+	int r;
+
+	for (unsigned i = 0; i < m->reload_tries && delay < RELOAD_RETRY_MAX_USEC; i++)
+		delay *= 2;
+	if (delay > RELOAD_RETRY_MAX_USEC)
+		delay = RELOAD_RETRY_MAX_USEC;
+	m->reload_tries++;
+	if (!m->reload_retry)
+		r = sd_event_add_time_relative(m->event, &m->reload_retry, CLOCK_MONOTONIC, delay,
+					       USEC_PER_MSEC, on_retry, m);
+	else
+		r = sd_event_source_set_time_relative(m->reload_retry, delay);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(m->reload_retry, SD_EVENT_ONESHOT);
+	if (r < 0)
+		log_msg(LOG_ERR,
+			"Cannot schedule trying the reload again: %s; it is tried again at "
+			"the next event",
+			strerror(-r));
+	else if (m->reload_tries == 1)
+		log_msg(LOG_WARNING,
+			"Reloading: the layouts are read, but not the host: %s (tried again at the "
+			"next event, and in %s, then less often, at least once every %s)",
+			WAITS, format_timespan(span, delay),
+			format_timespan(most, RELOAD_RETRY_MAX_USEC));
+}
+
+/* The part of a reload after the configuration is read: the host read, and
+ * every PF applied as the new layouts say. -EAGAIN: the host could not be
+ * read, the reload waits. */
+static int finish(struct manager *m)
+{
+	int r = manager_reread(m);
+
+	if (r < 0) {
+		m->reload_waits = true;
+		manager_update_summary(m, false); /* degraded, and why */
+		arm_retry(m);
+		return -EAGAIN;
+	}
+	if (m->reload_tries > 0)
+		log_msg(LOG_NOTICE, "The host can be read again: the layout change is applied");
+	m->reload_waits = false;
+	m->reload_tries = 0;
+	m->reload_retry = sd_event_source_disable_unref(m->reload_retry);
+	manager_log_unselected(m);
+	for (size_t i = 0; i < m->n_pfs; i++) {
+		m->pfs[i]->given_up = mfree(m->pfs[i]->given_up);
+		/* a new layout: what differs now is what its deferral leaves */
+		m->pfs[i]->deferred_base = deferred_base_free(m->pfs[i]->deferred_base);
+	}
+	r = manager_apply_all(m);
+	manager_notify(m, MANAGER_LOOKED);
+	manager_update_summary(m, true);
+	return r;
+}
+
+int manager_reload(struct manager *m)
+{
+	int r;
+
+	m->reload_pending = false;
+	log_msg(LOG_INFO, "Reloading the configuration");
+	(void)sd_notify(false, "RELOADING=1\nSTATUS=Reloading the configuration");
+	r = manager_load_config(m);
+	if (r < 0) {
+		log_msg(LOG_ERR, "Loading the configuration failed: %s", strerror(-r));
+		(void)sd_notify(false, "READY=1");
+		return r;
+	}
+	r = finish(m);
+	(void)sd_notify(false, "READY=1");
+	return r;
+}
+
+int manager_reload_retry(struct manager *m)
+{
+	if (!m->reload_waits)
+		return 0;
+	return finish(m);
+}
+
+const char *manager_reload_why(const struct manager *m, int r)
+{
+	static char buf[1024];
+
+	if (r != -EAGAIN || !m->reload_waits)
+		snprintf(buf, sizeof(buf), "Reloading failed: %s", strerror(-r));
+	else
+		snprintf(buf, sizeof(buf),
+			 "Reloading failed: reading the host failed: %s; %s, and is applied then",
+			 strna(m->host_error), WAITS);
+	return buf;
+}
