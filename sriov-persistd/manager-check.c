@@ -155,7 +155,8 @@ static int check_unconfigured(struct manager *m, struct pf_entry *e, const struc
 	 * whatever the layouts say */
 	e->reboot_reasons = strv_free(e->reboot_reasons);
 	e->reboot_unasked = true;
-	if (report_unselected_reboot_reasons(has_record ? &st : NULL, pf, &e->reboot_reasons) < 0) {
+	if (report_unselected_reboot_reasons(m->set, m->hs, has_record ? &st : NULL, pf,
+					     &e->reboot_reasons) < 0) {
 		if (has_record)
 			pf_status_done(&st);
 		return -ENOMEM;

@@ -8,6 +8,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "manager-summary.h"
+#include "plan.h"
 #include "report-gone.h"
 
 /* A reason no layout asks for now is the one a layout asked for with more
@@ -56,15 +57,46 @@ static bool same_reasons(const struct reboot_record *a, const struct reboot_reco
 	return true;
 }
 
+/* The persisted reasons that still stand: a firmware VF limit's goes once
+ * the firmware holds another limit or the limit took effect, read anew at
+ * each look (plan_firmware_reason_gone()), as sriov-persistd(8) says. */
+static int standing_reasons(const struct manager *m, struct reboot_record *ret)
+{
+	struct reboot_record keep = {};
+	int r = 0;
+
+	snprintf(keep.boot_id, sizeof(keep.boot_id), "%s", m->reboot.boot_id);
+	for (size_t i = 0; r >= 0 && i < m->reboot.n_reasons; i++) {
+		const struct reboot_reason *p = &m->reboot.reasons[i];
+		const struct pf_state *pf = m->hs ? host_state_find_pf(m->hs, p->pci) : NULL;
+
+		if (pf && plan_firmware_reason_gone(pf, p->text))
+			continue;
+		r = p->unasked ? reboot_record_add_unasked(&keep, p->pci, p->text, p->since) :
+				 reboot_record_add(&keep, p->pci, p->text, p->since);
+	}
+	if (r < 0) {
+		reboot_record_done(&keep);
+		return r;
+	}
+	*ret = keep;
+	return 0;
+}
+
 static bool update_reboot(struct manager *m, bool layouts_changed)
 {
-	struct reboot_record cur, merged;
+	struct reboot_record cur, merged, standing;
 	int r;
 
 	if (current_reasons(m, &cur) < 0)
 		return false;
-	r = reboot_record_merge(&m->reboot, &cur, manager_boot_id(m), layouts_changed, &merged);
+	if (standing_reasons(m, &standing) < 0) {
+		reboot_record_done(&cur);
+		return false;
+	}
+	r = reboot_record_merge(&standing, &cur, manager_boot_id(m), layouts_changed, &merged);
 	reboot_record_done(&cur);
+	reboot_record_done(&standing);
 	if (r < 0 || same_reasons(&merged, &m->reboot)) {
 		if (r >= 0)
 			reboot_record_done(&merged);

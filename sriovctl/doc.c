@@ -151,9 +151,16 @@ void ctl_print_json(struct json_object *doc)
 uint64_t doc_card_need(struct json_object *doc, struct json_object *pf, const char **ret_by)
 {
 	const char *pci = doc_str(pf, "pci");
+	struct json_object *need_o;
 	uint64_t need = 0;
 
 	*ret_by = NULL;
+	/* what the report says, held layouts counted (host_card_need()); the
+	 * layouts applied now, from a daemon older than that field */
+	if (json_object_object_get_ex(pf, "firmware_card_need", &need_o)) {
+		*ret_by = doc_str(need_o, "by");
+		return *ret_by ? doc_u64(need_o, "num_vfs") : 0;
+	}
 	for (size_t i = 0; pci && i < doc_len(doc, "pfs"); i++) {
 		struct json_object *o = doc_idx(doc, "pfs", i);
 		const char *other = doc_str(o, "pci");

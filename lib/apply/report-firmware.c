@@ -4,48 +4,97 @@
  * status record carries it: the pending reboot reasons of status, metrics
  * and the daemon. */
 
+#include "json-util.h"
 #include "plan.h"
 #include "report.h"
 #include "status.h"
 
+/* What the firmware VF limit that rec carries is now: "raised to 16, waiting
+ * for a reboot (set by the apply of T; ...)" as that apply set it, or, when
+ * the firmware holds another limit since (mstconfig by hand), "firmware VF
+ * limit 12 set in firmware, waiting for a reboot (the apply of T raised it
+ * to 16; changed since; ...)". */
+static char *firmware_vfs_said(const char *reason, const struct pf_status *rec,
+			       const struct pf_state *pf, const char *when, const char *whose)
+{
+	if (rec->firmware.total_vfs && pf->firmware_total_vfs >= 0 &&
+	    rec->firmware.total_vfs != (uint32_t)pf->firmware_total_vfs)
+		return strdup_printf("firmware VF limit %d set in firmware, waiting for a reboot "
+				     "(the apply of %s raised it to %u; changed since; %s)",
+				     pf->firmware_total_vfs, when, rec->firmware.total_vfs, whose);
+	return strdup_printf("%s (set by the apply of %s; %s)", reason, when, whose);
+}
+
 /* The firmware's reasons that rec carries, with the time of the apply that
  * set them, "firmware VF limit raised to 16, waiting for a reboot (set by
- * the apply of 2026-12-07T12:09:56Z; no layout asks for it now)"; those it
- * does not carry (another port's raise of the card) go. */
+ * the apply of 2026-12-07T12:09:56Z; no layout asks for it now)", or whose
+ * layout needs the card's limit ("0000:ca:00.1's layout needs 12 of it");
+ * those it does not carry (another port's raise of the card) go. */
 static int firmware_set_when(char **reasons, const struct pf_status *rec, const struct pf_state *pf,
-			     char ***ret)
+			     uint32_t need, const char *by, char ***ret)
 {
 	_cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
+	_cleanup_free_ char *whose = by && need ?
+					     strdup_printf("%s's layout needs %u of it", by, need) :
+					     strdup("no layout asks for it now");
 	char when[FORMAT_RFC3339_MAX];
 
-	if (!l)
+	if (!l || !whose)
 		return -ENOMEM;
 	for (char **p = reasons; *p; p++) {
-		usec_t t = 0;
+		char *said = NULL;
 
-		if (startswith(*p, "firmware VF limit"))
-			t = rec->firmware.set;
+		if (startswith(*p, "firmware VF limit") && rec->firmware.set)
+			said = firmware_vfs_said(*p, rec, pf,
+						 format_rfc3339(when, rec->firmware.set), whose);
 		else if (startswith(*p, "link type") && pf_status_link_pending(rec, pf))
-			t = rec->firmware.link_set;
-		if (t &&
-		    strv_consume(&l, strdup_printf("%s (set by the apply of %s; no layout asks "
-						   "for it now)",
-						   *p, format_rfc3339(when, t))) < 0)
+			said = strdup_printf(
+				"%s (set by the apply of %s; no layout asks for it now)", *p,
+				format_rfc3339(when, rec->firmware.link_set));
+		else
+			continue;
+		if (strv_consume(&l, said) < 0)
 			return -ENOMEM;
 	}
 	*ret = TAKE_PTR(l);
 	return 0;
 }
 
-int report_unselected_reboot_reasons(const struct pf_status *rec, const struct pf_state *pf,
+int report_unselected_reboot_reasons(const struct layout_set *set, const struct host_state *hs,
+				     const struct pf_status *rec, const struct pf_state *pf,
 				     char ***ret)
 {
 	_cleanup_strv_free_ char **host = NULL;
+	const char *by = NULL;
+	uint32_t need = 0;
 
 	*ret = NULL;
 	if (!rec || !pf_status_firmware_pending(rec, pf))
 		return 0;
-	if (plan_host_reboot_reasons(pf, &host) < 0 || firmware_set_when(host, rec, pf, ret) < 0)
+	if (plan_host_reboot_reasons(pf, &host) < 0 ||
+	    host_card_need(set, hs, pf, &need, &by) < 0 ||
+	    firmware_set_when(host, rec, pf, need, by, ret) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+int report_firmware_put(struct json_object *o, const struct host_view *v, const struct pf_view *pv)
+{
+	_cleanup_free_ char *note = NULL;
+	struct json_object *own = NULL, *need_o;
+	const char *by = NULL;
+	uint32_t need = 0;
+
+	json_object_object_get_ex(o, "pending_reboot_reasons", &own);
+	if (host_view_card_firmware_note(v, pv, json_object_array_length(own) > 0, &note) < 0 ||
+	    json_put_str(o, "firmware_note", note) < 0 ||
+	    host_card_need(v->set, v->hs, pv->pf, &need, &by) < 0)
+		return -ENOMEM;
+	if (!by)
+		return json_put_null(o, "firmware_card_need");
+	need_o = json_object_new_object();
+	if (json_put(o, "firmware_card_need", need_o) < 0 ||
+	    json_put_int(need_o, "num_vfs", need) < 0 || json_put_str(need_o, "by", by) < 0)
 		return -ENOMEM;
 	return 0;
 }

@@ -556,7 +556,8 @@ static int vfs_put(struct json_object *o, const struct pf_view *pv)
  * itself brings at the next reboot; so too of one that no layout selects
  * whose last apply raised the firmware VF limit: no layout withdraws what
  * the firmware holds (another port's raise of the card is that port's). */
-static struct json_object *pending_reboot_json(const struct pf_view *pv, const struct pf_report *r)
+static struct json_object *pending_reboot_json(const struct host_view *v, const struct pf_view *pv,
+					       const struct pf_report *r)
 {
 	_cleanup_strv_free_ char **host = NULL;
 
@@ -568,28 +569,14 @@ static struct json_object *pending_reboot_json(const struct pf_view *pv, const s
 	if (pv->desired && !pv->desired->held)
 		return json_strv(NULL);
 	if (!pv->desired) {
-		if (report_unselected_reboot_reasons(r->has_rec ? &r->rec : NULL, pv->pf, &host) <
-		    0)
+		if (report_unselected_reboot_reasons(v->set, v->hs, r->has_rec ? &r->rec : NULL,
+						     pv->pf, &host) < 0)
 			return NULL;
 		return json_strv(host);
 	}
 	if (plan_host_reboot_reasons(pv->pf, &host) < 0)
 		return NULL;
 	return json_strv(host);
-}
-
-/* "firmware_note": of a PF that no layout selects, that its card's
- * firmware VF limit changes at the next reboot through another port. */
-static int firmware_note_put(struct json_object *o, const struct host_view *v,
-			     const struct pf_view *pv)
-{
-	_cleanup_free_ char *note = NULL;
-	struct json_object *own = NULL;
-
-	json_object_object_get_ex(o, "pending_reboot_reasons", &own);
-	if (host_view_card_firmware_note(v, pv, json_object_array_length(own) > 0, &note) < 0)
-		return -ENOMEM;
-	return json_put_str(o, "firmware_note", note);
 }
 
 /* brief: without the PF's settings and its VFs (report_status_brief()). */
@@ -611,11 +598,11 @@ static int pf_status_fill(struct json_object *o, const struct host_view *v,
 	    json_put(o, "config_files", json_strv(pv->desired ? pv->desired->config_files : NULL)) <
 		    0 ||
 	    json_put_int(o, "pending_actions", pv->plan ? (int64_t)pv->plan->n_actions : 0) < 0 ||
-	    json_put(o, "pending_reboot_reasons", pending_reboot_json(pv, r)) < 0 ||
+	    json_put(o, "pending_reboot_reasons", pending_reboot_json(v, pv, r)) < 0 ||
 	    json_put(o, "waiting", json_strv(pv->plan ? pv->plan->waiting : NULL)) < 0 ||
 	    (r->has_rec ? json_put(o, "last_apply", last_apply_json(&r->rec, pf)) :
 			  json_put_null(o, "last_apply")) < 0 ||
-	    json_put_str(o, "reset_waits", r->reset_waits) < 0 || firmware_note_put(o, v, pv) < 0)
+	    json_put_str(o, "reset_waits", r->reset_waits) < 0 || report_firmware_put(o, v, pv) < 0)
 		return -ENOMEM;
 	if (brief)
 		return 0;

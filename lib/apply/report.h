@@ -33,8 +33,17 @@ int report_status_brief(const struct host_view *v, const char *runtime_dir, cons
  * host brings at that reboot, the firmware's reason with the time of the
  * apply that raised it ("firmware VF limit raised to 16, waiting for a
  * reboot (set by the apply of 2026-12-07T12:09:56Z; no layout asks for it
- * now)"), as status says it; else *ret NULL. -ENOMEM. */
-int report_unselected_reboot_reasons(const struct pf_status *rec, const struct pf_state *pf,
+ * now)", or whose layout of the card's other ports on hs under set needs
+ * it, host_card_need()), or the limit the firmware holds when it differs
+ * from what that apply wrote, as status says it; else *ret NULL. -ENOMEM. */
+/* Of pv, the PF's status object o: "firmware_note" (of a PF that no layout
+ * selects, that its card's firmware VF limit changes at the next reboot
+ * through another port, host_view_card_firmware_note()) and
+ * "firmware_card_need" (what the layouts of the card's other ports need of
+ * its limit, host_card_need(): {"num_vfs", "by"}, or null). -ENOMEM. */
+int report_firmware_put(struct json_object *o, const struct host_view *v, const struct pf_view *pv);
+int report_unselected_reboot_reasons(const struct layout_set *set, const struct host_state *hs,
+				     const struct pf_status *rec, const struct pf_state *pf,
 				     char ***ret);
 /* Whether rec, the PF's record (NULL: none), says held while the files hold
  * it no more (a PF they hold has no plan): what held it was fixed since,

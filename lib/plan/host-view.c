@@ -248,8 +248,9 @@ static const struct pf_view *card_raised_by(const struct host_view *v, const str
 	return NULL;
 }
 
-/* Of a raise of pv's card that no port's layout needs all of: the command
- * that sets it back as far as they let it, after "; "; "" otherwise. */
+/* Of a raise of pv's card that no port's layout needs all of (held or not,
+ * host_card_need()): the command that sets it back as far as they let it,
+ * after "; "; "" otherwise. */
 static char *card_set_back(const struct host_view *v, const struct pf_view *pv)
 {
 	const struct pf_state *pf = pv->pf;
@@ -257,18 +258,9 @@ static char *card_set_back(const struct host_view *v, const struct pf_view *pv)
 	const char *by = NULL;
 	uint32_t need = 0;
 
-	for (size_t i = 0; i < v->n_pfs; i++) {
-		const struct pf_view *o = &v->pfs[i];
-		uint32_t n;
-
-		if (o == pv || !o->desired || !pci_same_device(o->pf->pci, pf->pci))
-			continue;
-		n = pf_desired_num_vfs(o->desired, o->pf);
-		if (n > need) {
-			need = n;
-			by = o->pf->pci;
-		}
-	}
+	/* a held layout counts: it is applied once fixed, as reset counts it */
+	if (host_card_need(v->set, v->hs, pf, &need, &by) < 0)
+		return NULL;
 	if (need >= (uint32_t)pf->firmware_total_vfs)
 		return strdup("");
 	if (!plan_firmware_set_back(pf->pci, pf->total_vfs, (uint32_t)pf->firmware_total_vfs, need,

@@ -39,6 +39,28 @@ int plan_host_reboot_reasons(const struct pf_state *pf, char ***ret)
 	return 0;
 }
 
+bool plan_firmware_reason_gone(const struct pf_state *pf, const char *reason)
+{
+	static const char raised[] = "firmware VF limit raised to ", set[] = "firmware VF limit ";
+	unsigned n;
+	int end = 0;
+
+	if (startswith(reason, raised)) {
+		reason += strlen(raised);
+		if (sscanf(reason, "%u,%n", &n, &end) != 1 || end == 0)
+			return false;
+	} else if (startswith(reason, set)) {
+		reason += strlen(set);
+		if (sscanf(reason, "%u set in firmware,%n", &n, &end) != 1 || end == 0)
+			return false;
+	} else
+		return false;
+	if (*reason < '0' || *reason > '9')
+		return false;
+	return pf->total_vfs >= n ||
+	       (pf->firmware_total_vfs >= 0 && (uint32_t)pf->firmware_total_vfs != n);
+}
+
 int plan_reboot_reasons_of(const struct plan *p, bool waiting, char ***ret)
 {
 	_cleanup_strv_free_ char **l = calloc(1, sizeof(char *));

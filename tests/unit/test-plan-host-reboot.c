@@ -35,10 +35,47 @@ static void test_host_reboot_reasons(void **state)
 	strv_free(l);
 }
 
+/* A firmware VF limit's reason goes once the firmware holds another limit
+ * or the limit took effect; other reasons never. */
+static void test_firmware_reason_gone(void **state)
+{
+	struct pf_state pf = { .total_vfs = 8, .firmware_total_vfs = 16 };
+	const char *raised16 = "firmware VF limit raised to 16, waiting for a reboot";
+	const char *unasked16 = "firmware VF limit raised to 16, waiting for a reboot (set by the "
+				"apply of 2026-12-07T12:09:56Z; no layout asks for it now)";
+	const char *set12 =
+		"firmware VF limit 12 set in firmware, waiting for a reboot (the apply "
+		"of 2026-12-07T12:09:56Z raised it to 16; changed since; no layout asks "
+		"for it now)";
+
+	assert_false(plan_firmware_reason_gone(&pf, raised16));
+	assert_false(plan_firmware_reason_gone(&pf, unasked16));
+	assert_true(plan_firmware_reason_gone(&pf, set12));
+	assert_false(plan_firmware_reason_gone(&pf, "firmware VF limit 8 -> 16 takes effect after "
+						    "a reboot"));
+	assert_false(plan_firmware_reason_gone(&pf, "link type infiniband is set in firmware, "
+						    "waiting for a reboot"));
+	/* set by hand to 12 */
+	pf.firmware_total_vfs = 12;
+	assert_true(plan_firmware_reason_gone(&pf, raised16));
+	assert_true(plan_firmware_reason_gone(&pf, unasked16));
+	assert_false(plan_firmware_reason_gone(&pf, set12));
+	/* no firmware tool: only what took effect is known */
+	pf.firmware_total_vfs = -1;
+	assert_false(plan_firmware_reason_gone(&pf, raised16));
+	/* 12 in effect after the reboot */
+	pf.firmware_total_vfs = 12;
+	pf.total_vfs = 12;
+	assert_true(plan_firmware_reason_gone(&pf, set12));
+	assert_true(plan_firmware_reason_gone(&pf, "firmware VF limit raised to 12, waiting for a "
+						   "reboot"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_host_reboot_reasons),
+		cmocka_unit_test(test_firmware_reason_gone),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,146 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Trial 22, firmware, two ports of one card (one NUM_OF_VFS), 0000:ca:00.0 asking 16 VFs and
+0000:ca:00.1 12, the firmware allowing 8: the daemon drops a pending reboot reason once the
+firmware no longer holds it, and nothing is pending once the limit took effect (1); a held layout
+counts for the command that sets a raise back, in status as in reset (2); a limit changed by hand
+since the apply raised it is said as such, and whose layout needs it is said (3)."""
+
+import json
+import re
+
+from test_daemon import NO_BUS
+
+CX6_A = "0000:ca:00.0"  # cx6dx.json: two ports of one card, sriov_totalvfs and NUM_OF_VFS 8
+CX6_B = "0000:ca:00.1"
+WHEN = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
+
+
+def layouts(h):
+    a = h.layout("50-p0.conf", f"[Match]\nPCIAddress={CX6_A}\n[PhysicalFunction]\n"
+                 "VirtualFunctions=16\n")
+    b = h.layout("51-p1.conf", f"[Match]\nPCIAddress={CX6_B}\n[PhysicalFunction]\n"
+                 "VirtualFunctions=12\n")
+    return a, b
+
+
+def set_pfs(h, **values):
+    s = h.state()
+    for p in s["pfs"]:
+        if p["pci"] in (CX6_A, CX6_B):
+            p.update(values)
+    h.save_atomic(s)
+
+
+def pfs(h):
+    r = h.run("status", "--json", env=NO_BUS)
+    assert r.returncode == 0, r.stderr
+    return {p["pci"]: p for p in json.loads(r.stdout)["pfs"]}
+
+
+CHANGED = re.compile(r"firmware VF limit 12 set in firmware, waiting for a reboot \(the apply of "
+                     + WHEN + r" raised it to 16; changed since; "
+                     + rf"{CX6_B}'s layout needs 12 of it\)")
+
+
+def test_the_daemon_drops_reasons_the_firmware_no_longer_holds(make_host, start_daemon,
+                                                               bus_client):
+    """1: set by hand to what the other port needs, then taken effect: no stale reason."""
+    from conftest import PF_IFACE, pf_path
+    c = bus_client
+    h = make_host("cx6dx.json")
+    h.main.write_text(h.main.read_text() + "[Reboot]\nPolicy=never\n")
+    a, _ = layouts(h)
+    start_daemon(h)
+    raised16 = "firmware VF limit raised to 16, waiting for a reboot"
+    c.wait(lambda: sorted(c.get("PendingRebootReasons")) ==
+           [f"{CX6_A}: {raised16}", f"{CX6_B}: {raised16}"], what="both raised to 16")
+    a.rename(h.dir / "50-p0.conf")
+    c.call("Reload")
+    c.wait_property("State", "unconfigured", pf_path(CX6_A), PF_IFACE)
+    set_pfs(h, firmware_total_vfs=12)  # mstconfig -d 0000:ca:00.0 set NUM_OF_VFS=12
+    want_b = f"{CX6_B}: firmware VF limit raised to 12, waiting for a reboot"
+
+    def changed():
+        r = c.get("PendingRebootReasons")
+        return len(r) == 2 and want_b in r and any(
+            CHANGED.fullmatch(x[len(CX6_A) + 2:]) for x in r if x.startswith(CX6_A)) and r
+    reasons = c.wait(changed, what="the reasons of the limit set by hand")
+    assert not any("16, waiting" in x for x in reasons), reasons
+    rec = json.loads((h.dir / "host.json.lib" / "reboot.json").read_text())  # <state-dir>
+    assert not any("16, waiting" in x["reason"] for x in rec["reasons"]), rec
+    status = json.loads(c.call("GetStatus"))
+    assert not any("16, waiting" in x for x in status["daemon"]["pending_reboot_reasons"]), \
+        status["daemon"]
+    # the new limit takes effect (the reboot): nothing is pending, ca:00.1 gets its 12 VFs
+    set_pfs(h, total_vfs=12)
+    c.wait_property("PendingReboot", False)
+    assert c.get("PendingRebootReasons") == []
+    c.wait_property("State", "applied", pf_path(CX6_B), PF_IFACE)
+    assert c.get("PendingRebootReasons") == []
+
+
+def test_a_held_layout_counts_for_the_set_back_command(make_host):
+    """2: status gives the number reset gives."""
+    h = make_host("cx6dx.json")
+    a, b = layouts(h)
+    assert h.run("apply", env=NO_BUS).returncode == 0
+    b.write_text(b.read_text() + "Bogus=1\n")
+    a.unlink()
+    back = f"\"mstconfig -d {CX6_A} set NUM_OF_VFS=12\" sets it to the limit the card's other " \
+        f"ports need ({CX6_B}'s layout needs 12)"
+    out = h.run("status", env=NO_BUS).stdout
+    assert back in out, out
+    assert "NUM_OF_VFS=8" not in out, out
+    r = h.run("reset", CX6_A, env=NO_BUS)
+    assert r.returncode == 0 and back in r.stdout and "NUM_OF_VFS=8" not in r.stdout, r.stdout
+
+
+def test_a_limit_changed_by_hand_is_not_credited_to_the_apply(make_host):
+    """3: the apply raised 16, the firmware holds 12 now, which ca:00.1's layout needs."""
+    h = make_host("cx6dx.json")
+    a, _ = layouts(h)
+    assert h.run("apply", env=NO_BUS).returncode == 0
+    a.unlink()
+    st = pfs(h)[CX6_A]
+    assert re.fullmatch(r"firmware VF limit raised to 16, waiting for a reboot \(set by the apply "
+                        rf"of {WHEN}; {CX6_B}'s layout needs 12 of it\)",
+                        st["pending_reboot_reasons"][0]), st
+    set_pfs(h, firmware_total_vfs=12)
+    st = pfs(h)[CX6_A]
+    assert len(st["pending_reboot_reasons"]) == 1 and \
+        CHANGED.fullmatch(st["pending_reboot_reasons"][0]), st
+    out = h.run("status", env=NO_BUS).stdout
+    assert "no layout asks for it" not in out and "set by the apply" not in out, out
+    # no other port's layout: none asks for it
+    (h.confdir / "51-p1.conf").unlink()
+    st = pfs(h)[CX6_A]
+    assert re.fullmatch(r"firmware VF limit 12 set in firmware, waiting for a reboot \(the apply "
+                        rf"of {WHEN} raised it to 16; changed since; no layout asks for it now\)",
+                        st["pending_reboot_reasons"][0]), st
+
+
+def test_no_reboot_is_asked_for_a_limit_in_effect(make_host, start_daemon, bus_client):
+    """1, [Reboot] Policy=immediate: once the limit took effect, ca:00.1 gets its VFs and
+    nothing is pending: no reboot is asked for again."""
+    from conftest import PF_IFACE, pf_path
+    c = bus_client
+    h = make_host("cx6dx.json")
+    h.main.write_text(h.main.read_text() + "[Reboot]\nPolicy=immediate\n")
+    a, _ = layouts(h)
+    d = start_daemon(h)
+    c.wait(lambda: len(c.get("PendingRebootReasons")) == 2, what="both raised to 16")
+    a.rename(h.dir / "50-p0.conf")
+    c.call("Reload")
+    c.wait_property("State", "unconfigured", pf_path(CX6_A), PF_IFACE)
+    set_pfs(h, firmware_total_vfs=12)
+    c.wait(lambda: any(x.startswith(f"{CX6_B}: firmware VF limit raised to 12")
+                       for x in c.get("PendingRebootReasons")), what="raised to 12")
+    asked = d.log_text().count("Asking logind to reboot")
+    set_pfs(h, total_vfs=12)  # the reboot brought it
+    c.wait_property("State", "applied", pf_path(CX6_B), PF_IFACE)
+    c.wait_property("PendingReboot", False)
+    assert c.get("PendingRebootReasons") == []
+    c.call("Apply", "")  # a reboot allowed again: there is nothing to reboot for
+    c.wait_property("State", "idle")
+    assert c.get("PendingRebootReasons") == []
+    assert d.log_text().count("Asking logind to reboot") == asked, d.log_text()
