@@ -121,11 +121,15 @@ void manager_reboot_forget_card(struct manager *m, const char *pci)
 	int r = 0;
 
 	snprintf(keep.boot_id, sizeof(keep.boot_id), "%s", m->reboot.boot_id);
-	for (size_t i = 0; r >= 0 && i < m->reboot.n_reasons; i++)
-		if (!pci_same_device(m->reboot.reasons[i].pci, pci))
-			r = reboot_record_add(&keep, m->reboot.reasons[i].pci,
-					      m->reboot.reasons[i].text,
-					      m->reboot.reasons[i].since);
+	for (size_t i = 0; r >= 0 && i < m->reboot.n_reasons; i++) {
+		const struct reboot_reason *k = &m->reboot.reasons[i];
+
+		if (pci_same_device(k->pci, pci))
+			continue;
+		/* a kept reason no layout asks for stays one: never rebooted for alone */
+		r = k->unasked ? reboot_record_add_unasked(&keep, k->pci, k->text, k->since) :
+				 reboot_record_add(&keep, k->pci, k->text, k->since);
+	}
 	if (r < 0) {
 		reboot_record_done(&keep);
 		return;
