@@ -3,7 +3,9 @@
 names the sriov-persistd that drains it, not systemctl (which starts the daemon of this machine,
 its /etc layouts and its hardware); a drift that [Drift] Mode=report leaves says when its repair
 is disruptive what the apply that repairs it does under [Disruption] Policy=, in status,
-GetStatus and the daemon's LastError."""
+GetStatus and the daemon's LastError; a reset that leaves the switchdev sriov-persist set keeps a
+status record of its own (by "reset"), and says truly whose the VFs an eswitch change made again
+are."""
 
 import json
 
@@ -11,8 +13,10 @@ from conftest import PF_IFACE, pf_path
 from test_check_credentials import k8s_notify_bin  # noqa: F401 (fixture)
 from test_daemon import NO_BUS, configured_host, sync
 from test_trial17_hints import WAIT, apply_on, deferred_for_a_drain, kubernetes_conf, layout
+from test_trial21_eswitch import SWITCHDEV, hand_made
 
 E810 = "0000:3b:00.0"
+ICE = "0000:3b:00.0"
 
 
 def options(h):
@@ -139,3 +143,48 @@ def test_the_daemon_says_the_same_in_last_error(make_host, start_daemon, bus_cli
     assert c.get("LastError", pf_path(E810), PF_IFACE) == why
     pf = next(p for p in json.loads(c.call("GetStatus"))["pfs"] if p["pci"] == E810)
     assert pf["state"] == "drifted" and pf["reason"].endswith(why), pf
+
+
+# --- 3. a reset that leaves the switchdev sriov-persist set ------------------------------------
+
+def test_a_reset_that_keeps_the_switchdev_keeps_a_record_of_its_own(make_host):
+    """ice, 2 VFs made by hand (VF 0 VLAN 33 and trust, VF 1 a MAC); a switchdev-only layout
+    applied (ice: the VFs removed, the mode set, 2 made again without their settings), then
+    removed. The reset changes nothing, but the switchdev stays sriov-persist's: its status
+    record is the reset's, not dropped (LAST APPLY/RESET was "-")."""
+    h = hand_made(make_host)
+    s = h.state()
+    h.pf_of(s, ICE)["vfs"][1]["mac"] = "02:00:00:00:00:aa"
+    h.save(s)
+    f = h.layout("50-switchdev.conf", SWITCHDEV)
+    assert h.run("apply", ICE, env=NO_BUS).returncode == 0
+    f.unlink()
+    applied = status_of(h, ICE)["last_apply"]
+    assert applied["by"] == "apply", applied
+
+    r = h.run("reset", ICE, env=NO_BUS)
+    whose = ("2 VF(s) exist, as many as before sriov-persist set switchdev (an administrator or "
+             "another tool made them; sriov-persist removed them to change the eswitch mode and "
+             "made as many again, not VFs of its own); left as they are")
+    assert r.returncode == 0 and r.stdout.startswith(f"{ICE} (ens1f0): nothing reset: {whose}"), r
+    assert "were there before" not in r.stdout, r.stdout
+    pf = h.pf(ICE)
+    assert pf["num_vfs"] == 2 and pf["eswitch_mode"] == "switchdev", pf
+    st = status_of(h, ICE)
+    last = st["last_apply"]
+    assert last and last["by"] == "reset" and last["state"] == "applied", st
+    assert last["finished_usec"] >= applied["finished_usec"] and last["actions"] == 0, last
+    assert st["state"] == "unconfigured" and st["reason"].startswith(whose), st
+    row = h.run("status", ICE, env=NO_BUS).stdout.splitlines()[1]
+    assert row.startswith(ICE) and not row.endswith(" -"), row
+
+    # the VFs removed by hand: the reset sets legacy, nothing of sriov-persist's is left, and
+    # the record goes
+    def no_vfs(s):
+        p = h.pf_of(s, ICE)
+        p["num_vfs"], p["vfs"] = 0, []
+    h.edit(no_vfs)
+    r = h.run("reset", ICE, env=NO_BUS)
+    assert r.returncode == 0 and f"{ICE} (ens1f0): reset, 1 action(s); 0 VFs\n" in r.stdout, r
+    assert h.pf(ICE)["eswitch_mode"] == "legacy"
+    assert status_of(h, ICE)["last_apply"] is None
