@@ -4,7 +4,7 @@
 #include "report-edited.h"
 
 void drift_last_error(struct pf_entry *e, const struct pf_verdict *v, const struct layout_set *set,
-		      const char *module, const char *record_error)
+		      const struct plan *p, const char *module, const char *record_error)
 {
 	_cleanup_free_ char *why = NULL;
 
@@ -17,7 +17,7 @@ void drift_last_error(struct pf_entry *e, const struct pf_verdict *v, const stru
 			"module %s is not loaded (removed by hand?): not loaded again on "
 			"its own; sriovctl apply loads it",
 			strna(module));
-	else if (!v->apply && report_drift_kept(set, e->pci, NULL, &why) < 0)
+	else if (!v->apply && report_drift_kept(set, p, NULL, &why) < 0)
 		why = NULL;
 	(void)free_and_strdup(&e->last_error, why);
 }

@@ -7,9 +7,12 @@
 #include "decide.h"
 #include "manager.h"
 
+struct plan;
+
 /* e's last_error after verdict v: the record's error (record_error, NULL:
  * none), none for drift that is repaired, and for drift that is not: a
- * module missing (module, the plan's first) that "sriovctl apply loads",
- * or [Drift] Mode=report of set, with where it is set. */
+ * module missing (module, the first that p, e's plan, loads) that
+ * "sriovctl apply loads", or [Drift] Mode=report of set, with where it is
+ * set and what an apply of p does (report_drift_kept()). */
 void drift_last_error(struct pf_entry *e, const struct pf_verdict *v, const struct layout_set *set,
-		      const char *module, const char *record_error);
+		      const struct plan *p, const char *module, const char *record_error);

@@ -268,3 +268,11 @@ int ctl_drain_daemon(void *userdata)
 	c->drain_daemon_asked = true;
 	return c->drain_daemon;
 }
+
+char *ctl_daemon_command(const struct ctl *c)
+{
+	if (!c->local_options)
+		return NULL;
+	return strdup_printf("sriov-persistd%s%s%s", c->local_options,
+			     c->k8s_notify ? " --k8s-notify " : "", strempty(c->k8s_notify));
+}

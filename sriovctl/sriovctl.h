@@ -239,6 +239,11 @@ bool ctl_daemon_same_host(const struct ctl *c, struct json_object *doc);
  * manages another host (0), or that is not known (-1: it did not answer,
  * or with --root, whose files are another node's). */
 int ctl_drain_daemon(void *userdata);
+/* For apply_options.drain_daemon_command: the sriov-persistd command that
+ * manages the host, layouts and directories c's options name, with its
+ * --k8s-notify ("sriov-persistd --host FILE ..."); NULL without such
+ * options (this machine's, which systemctl starts) or on ENOMEM. */
+char *ctl_daemon_command(const struct ctl *c);
 
 /* The k8s-notify that check, apply and reset ask (--k8s-notify, or the installed one). */
 const char *ctl_k8s_notify_path(const struct ctl *c);

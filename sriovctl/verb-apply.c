@@ -350,6 +350,7 @@ int verb_apply(struct ctl *c)
 	struct apply_result res = {};
 	struct mainconf conf;
 	struct ctl_run x = { .c = c, .only = c->n_args > 0 ? c->args[0] : NULL, .ok = true };
+	_cleanup_free_ char *daemon_command = ctl_daemon_command(c);
 	struct k8s_drain_judge drain = { .k8s_notify = ctl_k8s_notify_path(c),
 					 .main_config = c->main_config,
 					 .conf = &conf };
@@ -365,10 +366,15 @@ int verb_apply(struct ctl *c)
 		.drain_userdata = &drain,
 		.drain_daemon = ctl_drain_daemon,
 		.drain_daemon_userdata = c,
+		.drain_daemon_command = daemon_command,
 	};
 	int r;
 
 	c->acting = "applying";
+	if (c->local_options && !daemon_command) {
+		fprintf(stderr, "Out of memory\n");
+		return EXIT_FAIL;
+	}
 	if (refuse_machine_id(c))
 		return EXIT_USAGE;
 	if (c->bus)

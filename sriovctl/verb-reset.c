@@ -194,6 +194,7 @@ static int reset_one(struct ctl *c, struct host *h, const struct layout_set *set
 {
 	const struct mainconf *conf = drain->conf;
 	struct ctl_run x = { .c = c, .only = only, .ok = true };
+	_cleanup_free_ char *daemon_command = ctl_daemon_command(c);
 	struct apply_result res = {};
 	struct apply_options opts = {
 		.conf = conf,
@@ -208,9 +209,14 @@ static int reset_one(struct ctl *c, struct host *h, const struct layout_set *set
 		.drain_userdata = drain,
 		.drain_daemon = ctl_drain_daemon,
 		.drain_daemon_userdata = c,
+		.drain_daemon_command = daemon_command,
 	};
 	int r;
 
+	if (c->local_options && !daemon_command) {
+		fprintf(stderr, "Out of memory\n");
+		return -ENOMEM;
+	}
 	r = apply_run(h, set, &opts, &res);
 	apply_result_done(&res);
 	*ok &= x.ok;

@@ -52,11 +52,19 @@ char *apply_action_error(struct host *h, const struct action *a, int r)
 }
 
 /* Who runs the drain: sriov-persistd, and whether it runs for this host
- * when the caller knows (apply_options.drain_daemon). */
+ * when the caller knows (apply_options.drain_daemon), with how to start
+ * one: systemctl starts this machine's, never one for a simulated host or
+ * other layouts. */
 static char *drain_runner(const struct apply_options *o, const char *wait)
 {
 	if (!o->drain_daemon || o->drain_daemon(o->drain_daemon_userdata) != 0)
 		return strdup_printf("%ssriov-persistd does", wait);
+	if (o->drain_daemon_command)
+		return strdup_printf("%sonly sriov-persistd does, and none runs for this host: "
+				     "nothing drains until one does (start one for it: %s; see "
+				     "sriov-persistd(8)), or [Disruption] Policy=immediate applies "
+				     "without a drain",
+				     wait, o->drain_daemon_command);
 	return strdup_printf("%sonly sriov-persistd does, and it does not run for this host: "
 			     "nothing drains until it does (systemctl start sriov-persistd), or "
 			     "[Disruption] Policy=immediate applies without a drain",

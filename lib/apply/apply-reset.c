@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* A PF that no layout selects: never touched, and its status record goes.
+/* A PF that no layout selects: never touched, and its status record goes
+ * (but a reset's that leaves the switchdev sriov-persist set).
  * A reset (sriovctl reset, Reset()) removes what sriov-persist created on
  * it, step by step, while the PF is as it was left, and the kernel
  * arguments it added when no other PF needs them. */
@@ -213,6 +214,25 @@ static int drop_record(struct pf_run *run, const struct pf_state *pf, bool done)
 	return r < 0 ? r : pf_status_write(dir, st);
 }
 
+/* A reset that leaves the switchdev sriov-persist set (under VFs that are
+ * not its own) leaves something of sriov-persist's on the PF: the status
+ * record stays, the reset's own ("by": "reset"), so that status says when
+ * it ran; it carries a firmware raise on record over. */
+static int record_kept_eswitch(struct pf_run *run, const struct pf_state *pf)
+{
+	const char *dir = run->opts->runtime_dir;
+	struct pf_status *st = &run->res->status;
+	int r;
+
+	if (!st->started)
+		st->started = apply_now(run);
+	if (!st->finished)
+		st->finished = apply_now(run);
+	st->num_vfs = pf->num_vfs;
+	r = pf_status_carry_firmware(dir, st, pf, false);
+	return r < 0 ? r : pf_status_write(dir, st);
+}
+
 /* After a reset that went through: the record goes, or, when the switchdev
  * we set stays under VFs that are not ours, keeps only that. */
 static int record_after_reset(struct pf_run *run, const struct pf_state *pf,
@@ -259,6 +279,8 @@ static int reset_pf(struct pf_run *run, const struct pf_state *pf, const struct 
 	r = record_after_reset(run, pf, c);
 	if (r < 0)
 		return r;
+	if (run->res->eswitch_kept)
+		return record_kept_eswitch(run, pf);
 	return drop_record(run, pf, true);
 }
 
@@ -308,6 +330,8 @@ int apply_unconfigured(struct pf_run *run, const struct pf_state *pf)
 		r = forget_created(run, pf);
 		if (r < 0)
 			return r;
+		if (run->res->eswitch_kept)
+			return record_kept_eswitch(run, pf);
 	}
 	if (r == 0)
 		return drop_record(run, pf, false);

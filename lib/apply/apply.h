@@ -58,6 +58,11 @@ struct apply_options {
 	 * does). NULL: not known (the daemon's own apply). */
 	int (*drain_daemon)(void *userdata);
 	void *drain_daemon_userdata;
+	/* When drain_daemon says none runs: the command that starts one for
+	 * the host, layouts and directories the caller reads ("sriov-persistd
+	 * --host FILE ...", sriovctl's options as given); NULL: this machine's
+	 * own (systemctl start sriov-persistd). */
+	const char *drain_daemon_command;
 };
 
 struct apply_pf_result {

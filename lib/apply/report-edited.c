@@ -50,17 +50,30 @@ int report_layout_edited(const struct pf_view *pv, const struct pf_status *rec, 
 	return 0;
 }
 
-int report_drift_kept(const struct layout_set *set, const char *pci, const char *options,
+/* What sriovctl apply does to a drift: repairs it now, or, when the repair
+ * is disruptive and the policy does not let it run now, through a drain,
+ * or not at all. */
+static const char *drift_repair_waits(const struct layout_set *set, bool disruptive)
+{
+	if (!disruptive || !set->disruption_policy || set->disruption_runs)
+		return "repairs it";
+	if (streq(set->disruption_policy, "never"))
+		return "does not repair it either: the repair is disruptive, and [Disruption] "
+		       "Policy=never holds it";
+	return "repairs it through a drain ([Disruption] Policy=drain)";
+}
+
+int report_drift_kept(const struct layout_set *set, const struct plan *p, const char *options,
 		      char **why)
 {
 	char *ret;
 
 	if (!set->drift_report_at[0])
 		return 0;
-	ret = strdup_printf("%s%snot repaired ([Drift] Mode=report in %s); sriovctl%s apply %s "
-			    "repairs it",
+	ret = strdup_printf("%s%snot repaired ([Drift] Mode=report in %s); sriovctl%s apply %s %s",
 			    strempty(*why), *why ? "; " : "", set->drift_report_at,
-			    strempty(options), pci);
+			    strempty(options), p->pci,
+			    drift_repair_waits(set, plan_is_disruptive(p)));
 	if (!ret)
 		return -ENOMEM;
 	free(*why);

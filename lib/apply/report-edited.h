@@ -14,10 +14,15 @@
  * -ENOMEM. */
 int report_layout_edited(const struct pf_view *pv, const struct pf_status *rec, const char *options,
 			 char **why);
-/* Of a drifted PF (pci) that the daemon leaves as it is, as set's [Drift]
+/* Of a drifted PF (p, its plan) that the daemon leaves as it is, as set's [Drift]
  * Mode=report says: "not repaired ([Drift] Mode=report in FILE:LINE);
  * sriovctl apply PCI repairs it" (with options, as above) put after *why
- * (NULL: alone); *why unchanged with Mode=repair; -ENOMEM. The reason of
- * status and GetStatus(), and the daemon's LastError of such a PF. */
-int report_drift_kept(const struct layout_set *set, const char *pci, const char *options,
+ * (NULL: alone); *why unchanged with Mode=repair; -ENOMEM. When the repair
+ * is disruptive (plan_is_disruptive()) and set's [Disruption]
+ * Policy= does not let it run now, what that apply does instead: "...
+ * repairs it through a drain ([Disruption] Policy=drain)", or "... does not
+ * repair it either: the repair is disruptive, and [Disruption] Policy=never
+ * holds it". The reason of status and GetStatus(), and the daemon's
+ * LastError of such a PF. */
+int report_drift_kept(const struct layout_set *set, const struct plan *p, const char *options,
 		      char **why);

@@ -602,10 +602,10 @@ static char *describe_eswitch_kept(const struct pf_created *c, const struct pf_s
 	_cleanup_free_ char *vfs = NULL;
 
 	if (c->vfs_remade > 0 && c->vfs_remade == pf->num_vfs)
-		vfs = strdup_printf("%u VF(s) exist that were there before sriov-persist set "
+		vfs = strdup_printf("%u VF(s) exist, as many as before sriov-persist set "
 				    "switchdev (an administrator or another tool made them; "
-				    "sriov-persist removed them and made them again to change "
-				    "the eswitch mode)",
+				    "sriov-persist removed them to change the eswitch mode and "
+				    "made as many again, not VFs of its own)",
 				    pf->num_vfs);
 	else if (c->num_vfs > 0)
 		vfs = strdup_printf("%u VF(s) exist" COUNT_CHANGED "%u sriov-persist created (the "

@@ -112,9 +112,11 @@ def test_a_deferred_pf_says_why_the_drain_cannot_run(make_host, k8s_notify_bin):
     kc = with_kubeconfig(h, 0o600, enabled="yes")
     # no sriov-persistd runs for the snapshot, and only it drains
     assert deferred(h, k8s_notify_bin) == (
-        f"{E810} (ens1f0): deferred: {WAIT}only sriov-persistd does, and it does not run for "
-        "this host: nothing drains until it does (systemctl start sriov-persistd), or "
-        "[Disruption] Policy=immediate applies without a drain\n")
+        f"{E810} (ens1f0): deferred: {WAIT}only sriov-persistd does, and none runs for this "
+        "host: nothing drains until one does (start one for it: sriov-persistd --host "
+        f"{h.path} --config-dir {h.confdir} --main-config {h.main} --k8s-notify "
+        f"{k8s_notify_bin}; see sriov-persistd(8)), or [Disruption] Policy=immediate applies "
+        "without a drain\n")
     kc.chmod(0o666)
     why = f"{WAIT}cannot run: k8s-notify says: {refusal(kc, 0o666)}"
     assert deferred(h, k8s_notify_bin) == f"{E810} (ens1f0): deferred: {why}\n"

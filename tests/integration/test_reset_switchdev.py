@@ -13,9 +13,9 @@ ICE = "0000:3b:00.0"
 SWITCHDEV = f"[Match]\nPCIAddress={ICE}\n[PhysicalFunction]\nESwitchMode=switchdev\n"
 KEPT = ("left as they are, and with them the eswitch in switchdev that sriov-persist set: ice "
         "changes the eswitch mode only while the PF has no VFs")
-REMADE = ("2 VF(s) exist that were there before sriov-persist set switchdev (an administrator or "
-          "another tool made them; sriov-persist removed them and made them again to change the "
-          f"eswitch mode); {KEPT}")
+REMADE = ("2 VF(s) exist, as many as before sriov-persist set switchdev (an administrator or "
+          "another tool made them; sriov-persist removed them to change the eswitch mode and "
+          f"made as many again, not VFs of its own); {KEPT}")
 WAITS = ("the eswitch stays in switchdev until the VFs are removed; then a reset sets it back to "
          "legacy")
 

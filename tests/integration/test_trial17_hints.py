@@ -15,9 +15,14 @@ E810 = "0000:3b:00.0"
 CX6 = "0000:ca:00.0"
 WAIT = ("disruptive changes wait for a drain of this node through Kubernetes ([Disruption] "
         "Policy=drain), which ")
-NOT_RUNNING = (WAIT + "only sriov-persistd does, and it does not run for this host: nothing "
-               "drains until it does (systemctl start sriov-persistd), or [Disruption] "
-               "Policy=immediate applies without a drain")
+def not_running(h, k8s_notify):
+    """The reason of a PF deferred for a drain that no sriov-persistd runs for, applied with
+    apply_on(): the command that starts one for the snapshot (trial 22: not systemctl, which
+    starts the daemon of this machine)."""
+    return (WAIT + "only sriov-persistd does, and none runs for this host: nothing drains until "
+            f"one does (start one for it: sriov-persistd --host {h.path} --config-dir "
+            f"{h.confdir} --main-config {h.main} --k8s-notify {k8s_notify}; see "
+            "sriov-persistd(8)), or [Disruption] Policy=immediate applies without a drain")
 NEVER = "disruptive changes held by [Disruption] Policy=never"
 
 
@@ -60,13 +65,14 @@ def apply_on(h, host, k8s_notify, env):
 
 def test_a_local_apply_says_that_no_daemon_drains(make_host, k8s_notify_bin):  # noqa: F811
     h = deferred_for_a_drain(make_host)
+    why = not_running(h, k8s_notify_bin)
     r = apply_on(h, h.path, k8s_notify_bin, NO_BUS)
-    assert r.returncode == 1 and r.stdout == f"{E810} (ens1f0): deferred: {NOT_RUNNING}\n", r
+    assert r.returncode == 1 and r.stdout == f"{E810} (ens1f0): deferred: {why}\n", r
     r = h.run("status", env=NO_BUS)
-    assert "  deferred        " in r.stdout and f"\n    {NOT_RUNNING}\n" in r.stdout, r.stdout
+    assert "  deferred        " in r.stdout and f"\n    {why}\n" in r.stdout, r.stdout
     st = next(p for p in json.loads(h.run("status", "--json", env=NO_BUS).stdout)["pfs"]
               if p["pci"] == E810)
-    assert st["state"] == "deferred" and st["reason"] == NOT_RUNNING, st
+    assert st["state"] == "deferred" and st["reason"] == why, st
 
 
 def test_with_a_daemon_for_the_host_it_drains_and_for_another_not(make_host, k8s_notify_bin,  # noqa: F811
@@ -81,7 +87,8 @@ def test_with_a_daemon_for_the_host_it_drains_and_for_another_not(make_host, k8s
     h = deferred_for_a_drain(make_host)
     env = {"DBUS_SYSTEM_BUS_ADDRESS": system_bus.address}
     r = apply_on(h, h.path, k8s_notify_bin, env)
-    assert r.returncode == 1 and r.stdout == f"{E810} (ens1f0): deferred: {NOT_RUNNING}\n", r
+    assert r.returncode == 1, r
+    assert r.stdout == f"{E810} (ens1f0): deferred: {not_running(h, k8s_notify_bin)}\n", r
     r = apply_on(h, d.path, k8s_notify_bin, env)
     assert r.returncode == 1, r
     assert r.stdout == f"{E810} (ens1f0): deferred: {WAIT}sriov-persistd does\n", r

@@ -21,10 +21,11 @@ def test_vfs_made_again_for_switchdev_stay_the_admins(make_host):
     path.unlink()
 
     s = h.run("status")
-    kept = ("2 VF(s) exist that were there before sriov-persist set switchdev (an administrator "
-            "or another tool made them; sriov-persist removed them and made them again to change "
-            "the eswitch mode); left as they are, and with them the eswitch in switchdev that "
-            "sriov-persist set: ice changes the eswitch mode only while the PF has no VFs")
+    kept = ("2 VF(s) exist, as many as before sriov-persist set switchdev (an administrator "
+            "or another tool made them; sriov-persist removed them to change the eswitch mode and "
+            "made as many again, not VFs of its own); left as they are, and with them the eswitch "
+            "in switchdev that sriov-persist set: ice changes the eswitch mode only while the PF "
+            "has no VFs")
     assert kept in s.stdout and "left from a removed layout" not in s.stdout, s.stdout
     r = h.run("reset", ICE)
     assert r.returncode == 0, r.stdout + r.stderr

@@ -835,9 +835,9 @@ static void test_switchdev_kept_says_whose_vfs(void **state)
 
 	(void)state;
 	expect_kept(&remade, 2,
-		    "2 VF(s) exist that were there before sriov-persist set switchdev (an "
-		    "administrator or another tool made them; sriov-persist removed them and made "
-		    "them again to change the eswitch mode)",
+		    "2 VF(s) exist, as many as before sriov-persist set switchdev (an "
+		    "administrator or another tool made them; sriov-persist removed them to change "
+		    "the eswitch mode and made as many again, not VFs of its own)",
 		    "changes nothing while the VFs are there (" WAITS ")", "; " WAITS);
 	/* made since at another count: not those that were there */
 	expect_kept(&remade, 3,
