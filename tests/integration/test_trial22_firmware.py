@@ -3,12 +3,17 @@
 0000:ca:00.1 12, the firmware allowing 8: the daemon drops a pending reboot reason once the
 firmware no longer holds it, and nothing is pending once the limit took effect (1); a held layout
 counts for the command that sets a raise back, in status as in reset (2); a limit changed by hand
-since the apply raised it is said as such, and whose layout needs it is said (3)."""
+since the apply raised it is said as such, and whose layout needs it is said (3). Two cards,
+[Reboot] FirmwareReset=yes: a reason no layout asks for on one card stays one through a firmware
+reset made for the other, and no reboot or reset is made for it alone (4)."""
 
 import json
 import re
+from pathlib import Path
 
 from test_daemon import NO_BUS
+from test_daemon_k8s import BOOT_1, CX6_NODE, env, k8s_notify_bin  # noqa: F401
+from test_firmware_reset import RESET_LOG
 
 CX6_A = "0000:ca:00.0"  # cx6dx.json: two ports of one card, sriov_totalvfs and NUM_OF_VFS 8
 CX6_B = "0000:ca:00.1"
@@ -144,3 +149,71 @@ def test_no_reboot_is_asked_for_a_limit_in_effect(make_host, start_daemon, bus_c
     c.wait_property("State", "idle")
     assert c.get("PendingRebootReasons") == []
     assert d.log_text().count("Asking logind to reboot") == asked, d.log_text()
+
+
+CARD_B = "0000:cb:00.0"  # the second card two_cards() adds
+
+
+def two_cards(s):
+    """cx6dx.json with a second ConnectX card, cb:00.0 and cb:00.1, like ca:00.x (one NUM_OF_VFS
+    for both ports, NUM_OF_VFS and sriov_totalvfs 8)."""
+    for n, p in enumerate([p for p in s["pfs"] if p["pci"].startswith("0000:ca:00.")]):
+        q = json.loads(json.dumps(p))
+        q["pci"] = p["pci"].replace("ca:00.", "cb:00.")
+        q["name"] = p["name"].replace("ens3", "ens4")
+        q["altnames"] = [x.replace("enp202", "enp203") for x in p["altnames"]]
+        q["permanent_mac"] = f"0c:42:a1:5e:7b:4{n}"
+        s["pfs"].append(q)
+
+
+def test_a_reset_for_one_card_keeps_the_other_cards_unasked_reason(env):  # noqa: F811
+    """4: an apply raised cb:00.0's limit to 12 for a layout since removed; ca:00.0's layout needs
+    its raised limit of 16, Policy=immediate. The firmware reset made for ca:00.0 stands in for
+    the reboot, so cb:00.0's card is reset too, where the firmware keeps its old limit (the tool
+    said it reset it). cb:00.0's reason then stays one no layout asks for (also in reboot.json),
+    and neither that reset nor Apply() (a reboot allowed again) makes a reboot or another reset
+    for it alone."""
+    c = env.c
+    h = env.host("cx6dx.json", CX6_NODE, reboot="immediate", Enabled="no")
+    h.main.write_text(h.main.read_text().replace("[Reboot]\n", "[Reboot]\nFirmwareReset=yes\n"))
+    s = h.state()
+    two_cards(s)
+    s["boot_id"] = BOOT_1
+    h.save(s)
+    b = h.layout("40-b.conf", f"[Match]\nPCIAddress={CARD_B}\n[PhysicalFunction]\n"
+                 "VirtualFunctions=12\n")
+    r = h.run("apply", env=NO_BUS)
+    assert r.returncode == 0 and h.pf(CARD_B)["firmware_total_vfs"] == 12, r.stdout + r.stderr
+    b.unlink()
+    h.layout("50-a.conf", f"[Match]\nPCIAddress={CX6_A}\n[PhysicalFunction]\n"
+             "VirtualFunctions=16\n")
+    h.edit(lambda s: h.pf_of(s, CX6_A).update(firmware_total_vfs=16))  # raised before
+    h.add_fault(op="firmware_reset", pci=CARD_B, no_effect=True)
+    op_file = Path(f"{h.path}.lib") / "operation.json"
+    env.logind.start(op_file)
+    d = env.start(h)
+    c.wait(lambda: h.pf(CX6_A)["num_vfs"] == 16, timeout=90, what="16 VFs after the reset")
+    c.wait(lambda: not op_file.exists(), timeout=60, what="operation.json removed")
+    env.settle()
+    unasked = re.compile(re.escape(f"{CARD_B}: firmware VF limit raised to 12, waiting for a "
+                                   "reboot (set by the apply of ") + WHEN
+                         + re.escape("; no layout asks for it now)"))
+
+    def kept():
+        reasons = c.get("PendingRebootReasons")
+        rec = json.loads((Path(f"{h.path}.lib") / "reboot.json").read_text())["reasons"]
+        assert len(reasons) == 1 and unasked.fullmatch(reasons[0]), reasons
+        assert [(x["pci"], x.get("unasked")) for x in rec] == [(CARD_B, True)], rec
+    kept()
+    log = d.log_text()
+    assert f"{CX6_A}: {RESET_LOG}" in log and f"{CARD_B}: {RESET_LOG}" in log, log
+    assert log.count(RESET_LOG) == 2, log
+    assert h.pf(CX6_A)["total_vfs"] == 16 and h.pf(CARD_B)["total_vfs"] == 8
+    assert env.logind.calls() == [], "rebooted although the reset stood in for it"
+    c.call("Apply", "")  # a reboot allowed again: none is made for cb:00.0's reason alone
+    env.settle()
+    kept()
+    log = d.log_text()
+    assert log.count(RESET_LOG) == 2, log
+    assert "Asking logind to reboot" not in log, log
+    assert env.logind.calls() == [], "rebooted for a reason no layout asks for"
