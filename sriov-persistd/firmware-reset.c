@@ -2,9 +2,10 @@
 
 /* A pending reboot met by firmware resets ([Reboot] FirmwareReset=yes).
  * Called where the reboot operation would ask logind, after its drain. The
- * cards whose PFs have pending reboot reasons are reset one by one, under
- * the locks of all their PFs (a reset takes them all down); a card that
- * offers no reset, or a reset that fails, means the reboot after all. Then
+ * cards whose PFs have pending reboot reasons a layout asks for are reset
+ * one by one, under the locks of all their PFs (a reset takes them all
+ * down); a card that offers no reset, or a reset that fails, means the
+ * reboot after all. Then
  * the host is read again and the PFs of the reset cards applied: a PF whose
  * firmware still shows the old settings fails, saying what the firmware
  * reports, and is not reset or rebooted for again (k8s.c keeps the reasons
@@ -97,14 +98,17 @@ static int reset_card(struct manager *m, const char *pci)
 	return r;
 }
 
-/* One PF of each card with a pending reason, NULL-terminated. */
+/* One PF of each card with a pending reason that a layout asks for,
+ * NULL-terminated: a card whose only reasons no layout asks for now is not
+ * reset (nothing is rebooted or reset for such reasons alone); its reasons
+ * stay, reported, for the next reboot. */
 static char **cards(const struct manager *m)
 {
 	_cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
 
 	for (size_t i = 0; l && i < m->reboot.n_reasons; i++) {
 		const char *p = m->reboot.reasons[i].pci;
-		bool seen = false;
+		bool seen = m->reboot.reasons[i].unasked;
 
 		for (char **c = l; *c; c++)
 			seen = seen || pci_same_device(*c, p);
