@@ -24,8 +24,10 @@ int manager_reset(struct manager *m, const char *only, struct asked *out);
 bool manager_pf_busy(struct manager *m, const char *pci);
 /* Reads the main configuration and layouts again, then applies all. */
 int manager_reload(struct manager *m);
-/* Applies one PF after the node was drained for it: disruptive changes run. */
-int manager_apply_drained(struct manager *m, const char *pci);
+/* Applies one PF, or resets it when its reset_wanted says a reset waits:
+ * after the node was drained for it (drained: disruptive changes run), or
+ * under the policy as it is now (a reset whose drain a stop interrupted). */
+int manager_apply_wanted(struct manager *m, const char *pci, bool drained);
 /* A Kubernetes operation for pci failed: its PF shows why and is not tried
  * again on its own. */
 void manager_pf_failed(struct manager *m, const char *pci, const char *error);
