@@ -12,8 +12,10 @@
  * the drain that starts next. A reset that waited for it (deferred, and no
  * layout selects the PF: its record is the reset's) is run again under the
  * policy as it is now, unless [Drift] Mode=report, which changes nothing at
- * start. One still deferred for the drain and not started again is given
- * up, as a drain that failed: its reason names what starts it. */
+ * start. One that the first check did not run again for that reason (or
+ * whose reset failed) and is still deferred for the drain is given up, as
+ * a drain that failed: its reason names what starts it. One deferred again
+ * by the policy as it is now, with no drain, keeps that reason. */
 static int resume_pf(struct manager *m, const char *pci, char ***again, char ***others)
 {
 	struct pf_entry *e = manager_find_entry(m, pci);
@@ -30,7 +32,7 @@ static int resume_pf(struct manager *m, const char *pci, char ***again, char ***
 	if (strv_contains(m->k8s->drain_wanted, pci))
 		return strv_consume(again,
 				    strdup_printf("the %s of %s", reset ? "reset" : "apply", pci));
-	if (e && e->state == PF_RUN_DEFERRED && (!reset || report || r < 0)) {
+	if (e && e->state == PF_RUN_DEFERRED && (report || r < 0)) {
 		why = strdup_printf("drain interrupted (the daemon stopped during it) and undone; "
 				    "not started again on its own: sriovctl %s %s starts it again",
 				    reset ? "reset" : "apply", pci);
@@ -43,15 +45,18 @@ static int resume_pf(struct manager *m, const char *pci, char ***again, char ***
 						  pci,
 						  report ? "[Drift] Mode=report changes nothing "
 							   "at start" :
-						  r < 0	 ? "resetting it again failed" :
-							   "not deferred again for a drain",
+							   "resetting it again failed",
 						  reset ? "reset" : "apply", pci));
 	}
-	if (reset)
+	/* run again at start, and the policy as it is now wants no drain for
+	 * it: what that run left (deferred, its reason) stands */
+	if (e && (reset || e->state == PF_RUN_DEFERRED))
 		return strv_consume(
-			others, strdup_printf("the reset of %s ran again, with no drain "
-					      "under the policy as it is now: %s",
-					      pci, e ? pf_run_state_to_string(e->state) : "gone"));
+			others, strdup_printf("the %s of %s ran again, with no drain under the "
+					      "policy as it is now: %s%s%s",
+					      reset ? "reset" : "apply", pci,
+					      pf_run_state_to_string(e->state),
+					      e->last_error ? ": " : "", strempty(e->last_error)));
 	return strv_consume(others, strdup_printf("%s no longer waits for it: %s", pci,
 						  e ? pf_run_state_to_string(e->state) : "gone"));
 }

@@ -7,7 +7,9 @@ reset (sriovctl reset of a PF whose layout was removed, under [Disruption] Polic
 - With Mode=report (nothing is changed at start) it is not: the PF's reason names the command
   that starts it, sriovctl reset PCI, never sriovctl apply, which does nothing for a PF no layout
   selects.
-- A layout that selects the PF again meanwhile: nothing is reset, and the journal says why."""
+- A layout that selects the PF again meanwhile: nothing is reset, and the journal says why.
+- An apply whose drain was interrupted, restarted under a policy that drains no more: the
+  policy's reason stands, not a command that would not drain."""
 
 import json
 from pathlib import Path
@@ -106,5 +108,33 @@ def test_reset_drain_interrupted_then_a_layout_selects_the_pf_again(env):  # noq
     assert f"{UNDONE}; not started again: {E810_A} no longer waits for it: applied\n" in log, log
     assert "Kubernetes drain: starting" not in log, log
     assert c.get("State", pf_path(E810_A), PF_IFACE) == "applied"
+    assert h.pf(E810_A)["num_vfs"] == 4
+    assert node_flags(srv, E810_NODE) == (False, None)
+
+
+def test_apply_drain_interrupted_then_policy_never_keeps_the_policys_reason(env):  # noqa: F811
+    """Restarted with [Disruption] Policy=never: the apply runs again at start and is held by the
+    policy; its reason says so, not "sriovctl apply starts it again" (under Policy=never that
+    starts no drain)."""
+    srv, c = env.srv, env.c
+    h, _ = e810_node(env)
+    d = env.start(h)
+    env.settle()
+    replace_layout(h, "50-e810.conf", E810_LAYOUT.format(pci=E810_A, n=8, vlan=10))
+    c.wait(lambda: (operation(c) or {}).get("step") == "drain", timeout=30,
+           what="the drain step")
+    d.stop()
+    h.main.write_text(h.main.read_text().replace("Policy=drain", "Policy=never"))
+    seen = len(d.log_text())
+    d.start()
+    c.wait(lambda: UNDONE in d.log_text()[seen:], timeout=60, what="the recovery")
+    env.settle()
+    log = d.log_text()[seen:]
+    held = "disruptive changes held by [Disruption] Policy=never"
+    assert f"{UNDONE}; not started again: the apply of {E810_A} ran again, with no drain under " \
+        "the policy as it is now: deferred: " in log, log
+    why = c.get("LastError", pf_path(E810_A), PF_IFACE)
+    assert held in why and "drain interrupted" not in why, why
+    assert c.get("State", pf_path(E810_A), PF_IFACE) == "deferred"
     assert h.pf(E810_A)["num_vfs"] == 4
     assert node_flags(srv, E810_NODE) == (False, None)
