@@ -163,7 +163,7 @@ static void apply_after(struct manager *m, char *const *reset)
 		struct pf_entry *entry;
 		_cleanup_free_ char *e = NULL;
 
-		(void)manager_apply_drained(m, *p);
+		(void)manager_apply_wanted(m, *p, true);
 		pf = m->hs ? host_state_find_pf(m->hs, *p) : NULL;
 		if (!pf || !firmware_pending(pf))
 			continue;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* What k8s.c shares with the other files of its module (k8s-recover.c):
+/* What k8s.c shares with the other files of its module (k8s-recover.c, k8s-resume.c):
  * the steps of the operation under way, and what starts the next one. */
 
 #include "k8s.h"
@@ -16,5 +16,12 @@ void k8s_op_set_step(struct manager *m, enum op_step step);
 void k8s_op_run_step(struct manager *m);
 int k8s_op_start_full(struct manager *m, enum op_kind kind, enum op_step step, char **pfs,
 		      bool lease_unknown, bool cordon_unknown);
+/* An interrupted operation (op->resume), undone, before it ends: the PFs of
+ * a drain as the first check left them, deferred again for the drain that
+ * starts next, a reset that waited for it run again, or given up with what
+ * starts it; a reboot the first check found due. Returns what the journal
+ * says of it ("starting it again for the reset of PCI", "not started again:
+ * ..."), NULL on ENOMEM. (k8s-resume.c) */
+char *k8s_resume(struct manager *m, const struct operation *op);
 /* Starts what is waiting, when nothing runs. */
 void k8s_next(struct manager *m);

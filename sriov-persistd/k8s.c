@@ -379,7 +379,7 @@ static void drain_wanted_drop(struct k8s *k, char *const *pfs)
 static void step_apply(struct manager *m)
 {
 	for (char **p = m->k8s->op->pfs; p && *p; p++) {
-		int r = manager_apply_drained(m, *p);
+		int r = manager_apply_wanted(m, *p, true);
 
 		if (r < 0)
 			log_pf(LOG_ERR, *p, "%s: applying after the drain failed: %s", *p,
@@ -423,47 +423,20 @@ static void op_tell_done(struct manager *m, const struct operation *op)
 		manager_notify(m, MANAGER_REBOOT_DONE, .result = result);
 }
 
-/* An interrupted drain, undone: the PFs the first check deferred again for
- * it wait for the drain that starts next. One the check did not defer again
- * for a drain (applied meanwhile, or the policy or [Drift] Mode=report does
- * not apply it at start) and is still deferred is given up, as a drain that
- * failed: its reason says what starts it. Returns whether a drain waits. */
-static bool resume_drain(struct manager *m, const struct operation *op)
-{
-	bool queued = false;
-
-	for (char **p = op->pfs; p && *p; p++) {
-		struct pf_entry *e = manager_find_entry(m, *p);
-		_cleanup_free_ char *why = NULL;
-
-		if (strv_contains(m->k8s->drain_wanted, *p)) {
-			queued = true;
-			continue;
-		}
-		if (!e || e->state != PF_RUN_DEFERRED)
-			continue;
-		why = strdup_printf("drain interrupted (the daemon stopped during it) and undone; "
-				    "not started again on its own: sriovctl apply %s starts it "
-				    "again",
-				    *p);
-		manager_pf_failed(m, *p, why ?: "drain interrupted and undone");
-	}
-	return queued;
-}
-
 static void op_finish(struct manager *m)
 {
-	struct operation *op = TAKE_PTR(m->k8s->op);
-	_cleanup_free_ char *title = NULL;
-	bool again;
+	struct operation *op = m->k8s->op;
+	_cleanup_free_ char *title = NULL, *said = NULL;
 
 	op_tell_done(m, op);
-	again = op->resume &&
-		(op->kind == OP_KIND_DRAIN ? resume_drain(m, op) : m->k8s->reboot_wanted);
+	/* before it ends: nothing starts while its PFs are looked at again */
+	if (op->resume)
+		said = k8s_resume(m, op);
+	op = TAKE_PTR(m->k8s->op);
 	if (op->interrupted && !op->error)
 		/* undone: "done" would say the change was made */
-		log_msg(LOG_INFO, "%s: interrupted %s undone%s", k8s_op_title(m, op, &title),
-			op_kind_to_string(op->kind), again ? "; starting it again" : "");
+		log_msg(LOG_INFO, "%s: interrupted %s undone%s%s", k8s_op_title(m, op, &title),
+			op_kind_to_string(op->kind), said ? "; " : "", strempty(said));
 	else if (!op->error)
 		log_msg(LOG_INFO, "%s done%s", k8s_op_title(m, op, &title),
 			op->reset_instead ? ": a firmware reset stood in for it" : "");

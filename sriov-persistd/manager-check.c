@@ -530,7 +530,7 @@ static int run_apply(struct manager *m, const char *only, unsigned flags, struct
 	return r;
 }
 
-int manager_apply_drained(struct manager *m, const char *pci)
+int manager_apply_wanted(struct manager *m, const char *pci, bool drained)
 {
 	struct pf_entry *e = manager_find_entry(m, pci);
 	bool reset = e && e->reset_wanted;
@@ -538,8 +538,7 @@ int manager_apply_drained(struct manager *m, const char *pci)
 
 	if (e)
 		e->reset_wanted = false;
-	r = run_apply(m, pci, RUN_DISRUPTIVE | (reset ? RUN_RESET : 0), NULL);
-
+	r = run_apply(m, pci, (drained ? RUN_DISRUPTIVE : 0) | (reset ? RUN_RESET : 0), NULL);
 	manager_notify(m, MANAGER_LOOKED);
 	manager_update_summary(m, false);
 	return r;

@@ -28,8 +28,10 @@ int manager_reread(struct manager *m);
 /* Applies every PF as the layouts read last say (a reload's apply); with
  * errors in the main configuration only checks them (held). */
 int manager_apply_all(struct manager *m);
-/* Applies one PF after the node was drained for it: disruptive changes run. */
-int manager_apply_drained(struct manager *m, const char *pci);
+/* Applies one PF, or resets it when its reset_wanted says a reset waits:
+ * after the node was drained for it (drained: disruptive changes run), or
+ * under the policy as it is now (a reset whose drain a stop interrupted). */
+int manager_apply_wanted(struct manager *m, const char *pci, bool drained);
 /* A Kubernetes operation for pci failed: its PF shows why and is not tried
  * again on its own. */
 void manager_pf_failed(struct manager *m, const char *pci, const char *error);
