@@ -57,9 +57,10 @@ static bool same_reasons(const struct reboot_record *a, const struct reboot_reco
 	return true;
 }
 
-/* The persisted reasons that still stand: a firmware VF limit's goes once
- * the firmware holds another limit or the limit took effect, read anew at
- * each look (plan_firmware_reason_gone()), as sriov-persistd(8) says. */
+/* The persisted reasons that still stand: a firmware VF limit's or link
+ * type's goes once the firmware holds another one or it took effect, read
+ * anew at each look (plan_firmware_reason_gone()), as sriov-persistd(8)
+ * says. */
 static int standing_reasons(const struct manager *m, struct reboot_record *ret)
 {
 	struct reboot_record keep = {};

@@ -39,6 +39,25 @@ int plan_host_reboot_reasons(const struct pf_state *pf, char ***ret)
 	return 0;
 }
 
+/* "link type infiniband is set in firmware, ..." (also with the words of a
+ * PF no layout selects) gone: the firmware holds another link type now (set
+ * back by hand), or the port has it (the reboot or a firmware reset). "link
+ * type ethernet -> infiniband takes effect after a reboot" is what a plan
+ * still has to write, made anew at each look: it stays. */
+static bool link_type_reason_gone(const struct pf_state *pf, const char *reason)
+{
+	for (enum link_type t = 0; t < _LINK_TYPE_MAX; t++) {
+		char said[64];
+
+		snprintf(said, sizeof(said), "link type %s is set in firmware,",
+			 link_type_to_string(t));
+		if (startswith(reason, said))
+			return pf->link_type == t ||
+			       (pf->has_firmware_link_type && pf->firmware_link_type != t);
+	}
+	return false;
+}
+
 bool plan_firmware_reason_gone(const struct pf_state *pf, const char *reason)
 {
 	static const char raised[] = "firmware VF limit raised to ", set[] = "firmware VF limit ";
@@ -54,7 +73,7 @@ bool plan_firmware_reason_gone(const struct pf_state *pf, const char *reason)
 		if (sscanf(reason, "%u set in firmware,%n", &n, &end) != 1 || end == 0)
 			return false;
 	} else
-		return false;
+		return link_type_reason_gone(pf, reason);
 	if (*reason < '0' || *reason > '9')
 		return false;
 	return pf->total_vfs >= n ||

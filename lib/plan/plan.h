@@ -86,8 +86,10 @@ int plan_host_reboot_reasons(const struct pf_state *pf, char ***ret);
 /* Whether reason, a firmware VF limit's reboot reason of pf ("firmware VF
  * limit raised to 16, waiting for a reboot", or "firmware VF limit 12 set
  * in firmware, ..."), no longer stands: the firmware holds another limit
- * now, or the limit took effect (sriov_totalvfs reaches it). False for
- * every other reason. */
+ * now, or the limit took effect (sriov_totalvfs reaches it); so too a link
+ * type's ("link type infiniband is set in firmware, ..."): the firmware
+ * holds another link type, or the port has it. False for every other
+ * reason, "... -> ... takes effect after a reboot" too. */
 bool plan_firmware_reason_gone(const struct pf_state *pf, const char *reason) _pure_;
 /* The reboot reasons of p that an apply has done and that wait for the
  * reboot (waiting): what the firmware holds for the next boot, "firmware VF

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Trial 22, firmware, two ports of one card (one NUM_OF_VFS), 0000:ca:00.0 asking 16 VFs and
 0000:ca:00.1 12, the firmware allowing 8: the daemon drops a pending reboot reason once the
-firmware no longer holds it, and nothing is pending once the limit took effect (1); a held layout
+firmware no longer holds it, and nothing is pending once the limit took effect (1; so too a link
+type set in firmware, cx6-vpi.json); a held layout
 counts for the command that sets a raise back, in status as in reset (2); a limit changed by hand
 since the apply raised it is said as such, and whose layout needs it is said (3). Two cards,
 [Reboot] FirmwareReset=yes: a card whose only reason no layout asks for is not reset with the
@@ -216,3 +217,54 @@ def test_a_reset_for_one_card_keeps_the_other_cards_unasked_reason(env):  # noqa
     assert log.count(RESET_LOG) == 1, log
     assert "Asking logind to reboot" not in log, log
     assert env.logind.calls() == [], "rebooted for a reason no layout asks for"
+
+
+VPI_A = "0000:41:00.0"  # cx6-vpi.json: ethernet, LINK_TYPE_P1 in firmware
+IB = "link type infiniband is set in firmware, waiting for a reboot"
+
+
+def ib_layout(h):
+    h.main.write_text("[Disruption]\nPolicy=immediate\n[Reboot]\nPolicy=never\n")
+    return h.layout("50-ib.conf", f"[Match]\nPCIAddress={VPI_A}\n[PhysicalFunction]\n"
+                    "VirtualFunctions=4\nLinkType=infiniband\n[VirtualFunction]\n"
+                    "IBNodeGUID=stable\nIBPortGUID=stable\nRDMA=yes\n")
+
+
+def set_vpi(h, **values):
+    s = h.state()
+    next(p for p in s["pfs"] if p["pci"] == VPI_A).update(values)
+    h.save_atomic(s)
+
+
+def test_the_daemon_drops_a_link_type_the_firmware_no_longer_holds(make_host, start_daemon,
+                                                                  bus_client):
+    """1, the link type: set back by hand (LINK_TYPE_P1=2) while its layout still asks for it
+    ([Drift] Mode=report since the apply: not written again), the reason that names infiniband
+    goes at the daemon's next look, also from reboot.json."""
+    c = bus_client
+    h = make_host("cx6-vpi.json")
+    ib_layout(h)
+    start_daemon(h)
+    c.wait(lambda: c.get("PendingRebootReasons") == [f"{VPI_A}: {IB}"], what="infiniband set")
+    h.main.write_text(h.main.read_text() + "[Drift]\nMode=report\n")
+    c.call("Reload")
+    c.wait_property("State", "idle")
+    assert c.get("PendingRebootReasons") == [f"{VPI_A}: {IB}"]
+    set_vpi(h, firmware_link_type="ethernet")  # mstconfig -d 0000:41:00.0 set LINK_TYPE_P1=2
+    c.wait_property("PendingReboot", False)
+    assert c.get("PendingRebootReasons") == []
+    rec = json.loads((h.dir / "host.json.lib" / "reboot.json").read_text())  # <state-dir>
+    assert not any("infiniband is set" in x["reason"] for x in rec["reasons"]), rec
+
+
+def test_the_daemon_drops_a_link_type_in_effect(make_host, start_daemon, bus_client):
+    """1, the link type: once infiniband took effect (a firmware reset, the same boot), nothing
+    is pending."""
+    c = bus_client
+    h = make_host("cx6-vpi.json")
+    ib_layout(h)
+    start_daemon(h)
+    c.wait(lambda: c.get("PendingRebootReasons") == [f"{VPI_A}: {IB}"], what="infiniband set")
+    set_vpi(h, link_type="infiniband")
+    c.wait_property("PendingReboot", False)
+    assert c.get("PendingRebootReasons") == []

@@ -71,11 +71,51 @@ static void test_firmware_reason_gone(void **state)
 						   "reboot"));
 }
 
+/* A link type's reason goes once the firmware holds another link type (set
+ * back by hand) or the port has it; what a plan still has to write stays. */
+static void test_link_type_reason_gone(void **state)
+{
+	struct pf_state pf = { .total_vfs = 8,
+			       .firmware_total_vfs = 8,
+			       .has_firmware_link_type = true,
+			       .link_type = LINK_TYPE_ETHERNET,
+			       .firmware_link_type = LINK_TYPE_INFINIBAND };
+	const char *ib = "link type infiniband is set in firmware, waiting for a reboot";
+	const char *unasked = "link type infiniband is set in firmware, waiting for a reboot (set "
+			      "by the apply of 2026-12-07T12:09:56Z; no layout asks for it now)";
+	const char *planned = "link type ethernet -> infiniband takes effect after a reboot";
+
+	assert_false(plan_firmware_reason_gone(&pf, ib));
+	assert_false(plan_firmware_reason_gone(&pf, unasked));
+	assert_false(plan_firmware_reason_gone(&pf, planned));
+	assert_false(plan_firmware_reason_gone(&pf, "link type infinibandx is set in firmware, "
+						    "waiting for a reboot"));
+	/* set back by hand: LINK_TYPE_P1=2 */
+	pf.firmware_link_type = LINK_TYPE_ETHERNET;
+	assert_true(plan_firmware_reason_gone(&pf, ib));
+	assert_true(plan_firmware_reason_gone(&pf, unasked));
+	assert_false(plan_firmware_reason_gone(&pf, planned));
+	/* no firmware tool: only what took effect is known */
+	pf.has_firmware_link_type = false;
+	assert_false(plan_firmware_reason_gone(&pf, ib));
+	/* in effect after the reboot or a firmware reset */
+	pf.link_type = LINK_TYPE_INFINIBAND;
+	assert_true(plan_firmware_reason_gone(&pf, ib));
+	pf.has_firmware_link_type = true;
+	pf.firmware_link_type = LINK_TYPE_INFINIBAND;
+	assert_true(plan_firmware_reason_gone(&pf, unasked));
+	/* the other way round: ethernet set in firmware, the port still infiniband */
+	pf.firmware_link_type = LINK_TYPE_ETHERNET;
+	assert_false(plan_firmware_reason_gone(&pf, "link type ethernet is set in firmware, "
+						    "waiting for a reboot"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_host_reboot_reasons),
 		cmocka_unit_test(test_firmware_reason_gone),
+		cmocka_unit_test(test_link_type_reason_gone),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
