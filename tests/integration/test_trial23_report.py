@@ -74,3 +74,26 @@ def test_repair_mode_reload_repairs_every_pf(make_host, start_daemon, bus_client
     c.call("Reload")
     sync(c)
     assert c.matching("Applied", m, pci=E810_A) and c.matching("Applied", m, pci=E810_B)
+
+
+def test_a_reload_that_waited_for_the_host_keeps_the_drift(make_host, start_daemon, bus_client):
+    """A reload that could not read the host, finished once it can: compared with the layouts
+    applied before it, the drifted PF's did not change, so it keeps its drift."""
+    from test_trial22_reload import NEW, break_host, fix_host
+    c = bus_client
+    h = configured_host(make_host, "e810.json", {E810_A: (4, 10)}, mode="report")
+    d = start_daemon(h)
+    apply_all(c, [E810_A])
+    m = c.mark()
+    drift(h, E810_A, mac=DRIFTED_MAC)
+    c.wait_signal("DriftDetected", m, pci=E810_A)
+    c.wait_property("State", "drifted", path=pf_path(E810_A), iface=PF_IFACE)
+    good = break_host(h)
+    m = c.mark()
+    h.layout("60-b.conf", NEW)
+    c.wait(lambda: "the layout change waits until the host can be read" in d.log_text(),
+           what="the journal saying the layout change waits")
+    fix_host(h, good)
+    assert c.wait_applied(E810_B, m) == 0
+    assert h.pf(E810_B)["num_vfs"] == 2
+    still_drifted(c, h, m)
