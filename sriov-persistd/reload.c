@@ -84,9 +84,27 @@ static char *wants(const struct layout_set *set, const struct host_state *hs,
 	return TAKE_PTR(s);
 }
 
+/* Whether a PF in state was applied as its layouts say (drifted since or
+ * not), or has none: under [Drift] Mode=report a reload applies it again
+ * only for a change of its layouts. */
+static bool applied_as_layouts_say(enum pf_run_state state)
+{
+	switch (state) {
+	case PF_RUN_UNCONFIGURED:
+	case PF_RUN_APPLYING:
+	case PF_RUN_APPLIED:
+	case PF_RUN_DRIFTED:
+	case PF_RUN_DEGRADED:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Under [Drift] Mode=report a reload applies only the PFs whose layouts
- * changed: what the layouts before it (m->reload_from) and now want of the
- * PF differ, on the host as read now. The others keep their drift,
+ * changed (what the layouts before it (m->reload_from) and now want of the
+ * PF differ, on the host as read now) and those not applied as their
+ * layouts say (pending, held, failed, deferred). The others keep their drift,
  * reported. *ret NULL: every PF is applied ([Drift] Mode=repair, or the
  * layouts before are not known). */
 static int changed_pfs(struct manager *m, char ***ret)
@@ -101,12 +119,18 @@ static int changed_pfs(struct manager *m, char ***ret)
 		return -ENOMEM;
 	for (size_t i = 0; i < m->hs->n_pfs; i++) {
 		const struct pf_state *pf = &m->hs->pfs[i];
+		const struct pf_entry *e = manager_find_entry(m, pf->pci);
 		_cleanup_free_ char *before = wants(m->reload_from, m->hs, pf);
 		_cleanup_free_ char *after = wants(m->set, m->hs, pf);
 
 		if (!before || !after)
 			return -ENOMEM;
-		if (streq(before, after) && !streq(after, "none"))
+		if (e && !applied_as_layouts_say(e->state)) {
+			/* never applied, held, failed or deferred: the reload applies it
+			 * as any, under the policy as it is now (it has no drift to keep) */
+			if (strv_extend(&l, pf->pci) < 0)
+				return -ENOMEM;
+		} else if (streq(before, after) && !streq(after, "none"))
 			log_pf(LOG_INFO, pf->pci,
 			       "%s: its layouts did not change, the reload leaves it as it is "
 			       "([Drift] Mode=report%s%s)",

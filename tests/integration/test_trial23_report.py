@@ -7,7 +7,7 @@ import signal
 
 from conftest import PF_IFACE, pf_path
 from test_daemon import (E810_A, E810_B, LAYOUT, apply_all, configured_host, drift,  # noqa: F401
-                         host_matches, replace_layout, sync)
+                         host_matches, main_config, replace_layout, sync)
 
 DRIFTED_MAC = "02:11:22:33:44:55"
 
@@ -97,3 +97,25 @@ def test_a_reload_that_waited_for_the_host_keeps_the_drift(make_host, start_daem
     assert c.wait_applied(E810_B, m) == 0
     assert h.pf(E810_B)["num_vfs"] == 2
     still_drifted(c, h, m)
+
+
+def test_a_reload_applies_a_deferred_pf_under_the_policy_as_it_is_now(make_host, start_daemon,
+                                                                       bus_client):
+    """[Drift] Mode=report leaves drift alone, not a PF whose apply waits: a PF deferred by
+    [Disruption] Policy=never is applied by the reload that follows Policy=immediate, though its
+    layouts did not change."""
+    c = bus_client
+    h = configured_host(make_host, "e810.json", {E810_A: (4, 10), E810_B: (2, 30)}, mode="report",
+                        policy="never")
+    start_daemon(h)
+    apply_all(c, [E810_A, E810_B])  # creating VFs where there were none is live
+    m = c.mark()
+    replace_layout(h, f"50-{E810_A}.conf", LAYOUT.format(pci=E810_A, n=2, vlan=10))
+    c.wait_property("State", "deferred", path=pf_path(E810_A), iface=PF_IFACE)
+    assert h.pf(E810_A)["num_vfs"] == 4, "Policy=never let a disruptive change through"
+    m = c.mark()
+    main_config(h, "report", "immediate")
+    c.call("Reload")
+    assert c.wait_applied(E810_A, m) == 0
+    assert host_matches(h, E810_A, 2, 10)
+    assert not c.matching("Applied", m, pci=E810_B)
