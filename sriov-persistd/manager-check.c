@@ -688,11 +688,21 @@ bool manager_pf_busy(struct manager *m, const char *pci)
 	return pf_busy(m, pci);
 }
 
-int manager_apply_all(struct manager *m)
+int manager_apply_all(struct manager *m, char **only)
 {
+	int r = 0, k;
+
 	/* with errors in the main configuration nothing is applied: the PFs only
 	 * show why (held) */
-	return m->main_broken ? manager_check_dirty(m) : run_apply(m, NULL, 0, NULL);
+	if (m->main_broken || (only && !*only))
+		return manager_check_dirty(m);
+	if (!only)
+		return run_apply(m, NULL, 0, NULL);
+	for (char **p = only; *p; p++)
+		if ((k = run_apply(m, *p, 0, NULL)) < 0 && r >= 0)
+			r = k;
+	k = manager_check_dirty(m); /* the others: looked at, not applied */
+	return r < 0 ? r : k;
 }
 
 /* The PF's status record carries error (sriovctl status), written under its

@@ -25,9 +25,11 @@ bool manager_pf_busy(struct manager *m, const char *pci);
 /* Reads the whole host again (every PF then to be checked); a failure is
  * host-error.c's to say. */
 int manager_reread(struct manager *m);
-/* Applies every PF as the layouts read last say (a reload's apply); with
- * errors in the main configuration only checks them (held). */
-int manager_apply_all(struct manager *m);
+/* Applies every PF as the layouts read last say (a reload's apply), or with
+ * only (NULL-terminated PCI addresses) only those, the others only checked
+ * (their drift reported, not repaired); with errors in the main
+ * configuration only checks them (held). */
+int manager_apply_all(struct manager *m, char **only);
 /* Applies one PF, or resets it when its reset_wanted says a reset waits:
  * after the node was drained for it (drained: disruptive changes run), or
  * under the policy as it is now (a reset whose drain a stop interrupted). */

@@ -73,6 +73,7 @@ struct manager *manager_free(struct manager *m)
 	host_free(m->host);
 	host_state_free(m->hs);
 	layout_set_free(m->set);
+	layout_set_free(m->reload_from);
 	strv_free(m->config_errors);
 	mainconf_done(&m->conf);
 	reboot_record_done(&m->reboot);

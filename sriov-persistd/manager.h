@@ -153,6 +153,9 @@ struct manager {
 	/* the layouts read last are not applied yet: the reload could not read
 	 * the host, and is finished (tried again, reload.c) once it can */
 	bool reload_waits;
+	/* the layouts before a reload, until it is finished: under [Drift]
+	 * Mode=report only the PFs they differ on are applied (reload.c) */
+	struct layout_set *reload_from;
 	sd_event_source *reload_retry;
 	unsigned reload_tries;
 	/* the last read of the host failed (host-error.c): what failed, and

@@ -4,6 +4,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "deferred-drift.h"
+#include "key-settings.h"
 #include "manager-check.h"
 #include "manager-summary.h"
 #include "reload.h"
@@ -51,11 +52,103 @@ static void arm_retry(struct manager *m)
 			format_timespan(most, RELOAD_RETRY_MAX_USEC));
 }
 
+/* What the layouts of set want of pf, for comparing: the keys they set
+ * (status's settings, without the host's values and the sources), whether
+ * the PF is selected and held. */
+static char *wants(const struct layout_set *set, const struct host_state *hs,
+		   const struct pf_state *pf)
+{
+	_cleanup_pf_desired_ struct pf_desired *d = NULL;
+	_cleanup_(key_settings_done) struct key_settings ks = {};
+	struct diag_list ignored = {};
+	_cleanup_free_ char *s = NULL;
+	int r;
+
+	r = desired_build(set, hs, pf, &ignored, &d);
+	diag_list_done(&ignored);
+	if (r >= 0)
+		r = key_settings_build(pf, d, &ks);
+	if (r < 0)
+		return NULL;
+	if (!d)
+		return strdup("none");
+	s = strdup_printf("%s %u %d %d|", d->held ? "held" : "selected", d->num_vfs,
+			  (int)d->rdma_netns, (int)d->kernel_arguments);
+	for (size_t i = 0; s && i < ks.n_pf + ks.n_vfs; i++) {
+		const struct key_setting *k = i < ks.n_pf ? &ks.pf[i] : &ks.vfs[i - ks.n_pf];
+		char *more = strdup_printf("%s%u %s=%s\n", s, k->vf, k->key, k->wanted);
+
+		free(s);
+		s = more;
+	}
+	return TAKE_PTR(s);
+}
+
+/* Whether a PF in state was applied as its layouts say (drifted since or
+ * not), or has none: under [Drift] Mode=report a reload applies it again
+ * only for a change of its layouts. */
+static bool applied_as_layouts_say(enum pf_run_state state)
+{
+	switch (state) {
+	case PF_RUN_UNCONFIGURED:
+	case PF_RUN_APPLYING:
+	case PF_RUN_APPLIED:
+	case PF_RUN_DRIFTED:
+	case PF_RUN_DEGRADED:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Under [Drift] Mode=report a reload applies only the PFs whose layouts
+ * changed (what the layouts before it (m->reload_from) and now want of the
+ * PF differ, on the host as read now) and those not applied as their
+ * layouts say (pending, held, failed, deferred). The others keep their drift,
+ * reported. *ret NULL: every PF is applied ([Drift] Mode=repair, or the
+ * layouts before are not known). */
+static int changed_pfs(struct manager *m, char ***ret)
+{
+	_cleanup_strv_free_ char **l = NULL;
+
+	*ret = NULL;
+	if (m->conf.drift_mode != DRIFT_MODE_REPORT || !m->reload_from || !m->hs)
+		return 0;
+	l = calloc(1, sizeof(char *));
+	if (!l)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->hs->n_pfs; i++) {
+		const struct pf_state *pf = &m->hs->pfs[i];
+		const struct pf_entry *e = manager_find_entry(m, pf->pci);
+		_cleanup_free_ char *before = wants(m->reload_from, m->hs, pf);
+		_cleanup_free_ char *after = wants(m->set, m->hs, pf);
+
+		if (!before || !after)
+			return -ENOMEM;
+		if (e && !applied_as_layouts_say(e->state)) {
+			/* never applied, held, failed or deferred: the reload applies it
+			 * as any, under the policy as it is now (it has no drift to keep) */
+			if (strv_extend(&l, pf->pci) < 0)
+				return -ENOMEM;
+		} else if (streq(before, after) && !streq(after, "none"))
+			log_pf(LOG_INFO, pf->pci,
+			       "%s: its layouts did not change, the reload leaves it as it is "
+			       "([Drift] Mode=report%s%s)",
+			       pf->pci, m->set->drift_report_at[0] ? " in " : "",
+			       m->set->drift_report_at);
+		else if (!streq(before, after) && strv_extend(&l, pf->pci) < 0)
+			return -ENOMEM;
+	}
+	*ret = TAKE_PTR(l);
+	return 0;
+}
+
 /* The part of a reload after the configuration is read: the host read, and
  * every PF applied as the new layouts say. -EAGAIN: the host could not be
  * read, the reload waits. */
 static int finish(struct manager *m)
 {
+	_cleanup_strv_free_ char **only = NULL;
 	int r = manager_reread(m);
 
 	if (r < 0) {
@@ -75,7 +168,10 @@ static int finish(struct manager *m)
 		/* a new layout: what differs now is what its deferral leaves */
 		m->pfs[i]->deferred_base = deferred_base_free(m->pfs[i]->deferred_base);
 	}
-	r = manager_apply_all(m);
+	r = changed_pfs(m, &only);
+	if (r >= 0)
+		r = manager_apply_all(m, only);
+	m->reload_from = layout_set_free(m->reload_from);
 	manager_notify(m, MANAGER_LOOKED);
 	manager_update_summary(m, true);
 	return r;
@@ -88,7 +184,15 @@ int manager_reload(struct manager *m)
 	m->reload_pending = false;
 	log_msg(LOG_INFO, "Reloading the configuration");
 	(void)sd_notify(false, "RELOADING=1\nSTATUS=Reloading the configuration");
+	/* the layouts applied last, kept until the reload is finished: a
+	 * reload that waits for the host keeps the ones before it */
+	if (!m->reload_waits) {
+		m->reload_from = layout_set_free(m->reload_from);
+		m->reload_from = TAKE_PTR(m->set);
+	}
 	r = manager_load_config(m);
+	if (!m->set) /* not loaded: the layouts stay */
+		m->set = TAKE_PTR(m->reload_from);
 	if (r < 0) {
 		log_msg(LOG_ERR, "Loading the configuration failed: %s", strerror(-r));
 		(void)sd_notify(false, "READY=1");
