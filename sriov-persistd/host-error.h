@@ -5,9 +5,25 @@
  * host that does not parse): the daemon keeps what it read last, is
  * degraded and says why until a read works again (host-error.c). */
 
+#include <systemd/sd-bus.h>
+
+#include "json-util.h"
 #include "manager.h"
 
 /* The result r of reading the host (m->host->error has the details of a
  * failure): a failure is logged when it is new and kept in m->host_error;
  * a read that works ends it. Updates the summary when either changes. */
 void manager_host_read(struct manager *m, int r);
+
+#define HOST_ERROR_WAITS "the layout change waits until the host can be read"
+
+/* A call's error r while doing ("Applying", "Resetting", "Reading the
+ * host") into error, "<doing> failed: ...": with what m->host_error says when
+ * r is that failed read of the host, and that a layout change waits for it.
+ * Returns what sd_bus_error_set_errnof() returns (r). */
+int manager_host_error_set(const struct manager *m, sd_bus_error *error, const char *doing, int r);
+
+/* Plan()'s additions to the plan document doc: the PFs applied in this boot
+ * and gone from the host, and, while the host cannot be read, host_error (as
+ * GetStatus()'s daemon has it; the PFs are then as read last). */
+int manager_plan_add(const struct manager *m, struct json_object *doc);

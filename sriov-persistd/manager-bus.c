@@ -10,6 +10,7 @@
 
 #include "counters.h"
 #include "events.h"
+#include "host-error.h"
 #include "host-view.h"
 #include "json-util.h"
 #include "k8s.h"
@@ -17,7 +18,6 @@
 #include "manager-check.h"
 #include "manager-summary.h"
 #include "reload.h"
-#include "report-gone.h"
 #include "report.h"
 
 #define BUS_NAME "org.sriovpersist1"
@@ -186,8 +186,7 @@ static int do_asked(struct manager *m, const char *pci, bool reset, struct asked
 					 "lists them); nothing is %s until they are fixed",
 					 what);
 	if (r < 0)
-		return sd_bus_error_set_errnof(error, -r, "%s failed: %s",
-					       reset ? "Resetting" : "Applying", strerror(-r));
+		return manager_host_error_set(m, error, reset ? "Resetting" : "Applying", r);
 	return 0;
 }
 
@@ -321,8 +320,8 @@ void manager_bus_stop(struct manager *m)
 }
 
 /* Plan() and GetStatus(): from the cached host, which the events keep as
- * the host is now, the PFs an event marked read first; GetStatus() of a
- * host that cannot be read: as read last, with why (host_error). */
+ * the host is now, the PFs an event marked read first; of a host that
+ * cannot be read: as read last, with why (host_error). */
 static int view_doc(struct manager *m, bool status, char **ret)
 {
 	_cleanup_json_ struct json_object *o = NULL;
@@ -331,7 +330,7 @@ static int view_doc(struct manager *m, bool status, char **ret)
 
 	manager_events_drain(m);
 	r = manager_refresh(m);
-	if (r < 0 && !(status && m->hs && m->host_error))
+	if (r < 0 && !(m->hs && m->host_error))
 		return r;
 	r = host_view_build(m->hs, m->set, NULL, &v);
 	if (r < 0)
@@ -339,7 +338,7 @@ static int view_doc(struct manager *m, bool status, char **ret)
 	r = status ? report_status(&v, m->runtime_dir, m->state_dir, true, &o) :
 		     report_plan(&v, &o);
 	if (r >= 0 && !status)
-		r = report_plan_add_gone(o, m->hs, m->runtime_dir);
+		r = manager_plan_add(m, o);
 	if (r >= 0 && status)
 		r = k8s_status_add_waiting(m, o);
 	host_view_done(&v);
@@ -378,13 +377,12 @@ static int view_doc(struct manager *m, bool status, char **ret)
 	return *ret ? 0 : -ENOMEM;
 }
 
-static int reply_doc(sd_bus_message *msg, int r, char *doc, sd_bus_error *error)
+static int reply_doc(struct manager *m, sd_bus_message *msg, int r, char *doc, sd_bus_error *e)
 {
 	_cleanup_free_ char *d = doc;
 
 	if (r < 0)
-		return sd_bus_error_set_errnof(error, -r, "Reading the host failed: %s",
-					       strerror(-r));
+		return manager_host_error_set(m, e, "Reading the host", r);
 	return sd_bus_reply_method_return(msg, "s", d);
 }
 
@@ -393,7 +391,7 @@ static int method_plan(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 	char *doc = NULL;
 	int r = view_doc(userdata, false, &doc);
 
-	return reply_doc(msg, r, doc, error);
+	return reply_doc(userdata, msg, r, doc, error);
 }
 
 static int method_get_status(sd_bus_message *msg, void *userdata, sd_bus_error *error)
@@ -401,7 +399,7 @@ static int method_get_status(sd_bus_message *msg, void *userdata, sd_bus_error *
 	char *doc = NULL;
 	int r = view_doc(userdata, true, &doc);
 
-	return reply_doc(msg, r, doc, error);
+	return reply_doc(userdata, msg, r, doc, error);
 }
 
 /* The host the daemon manages, for sriovctl metrics to pair its counters
@@ -457,9 +455,8 @@ static int method_get_pf(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 		return r;
 	manager_events_drain(m);
 	r = manager_refresh(m);
-	if (r < 0)
-		return sd_bus_error_set_errnof(error, -r, "Reading the host failed: %s",
-					       strerror(-r));
+	if (r < 0 && !(m->hs && m->host_error)) /* else the PF as read last */
+		return manager_host_error_set(m, error, "Reading the host", r);
 	pf = host_state_lookup_pf(m->hs, what);
 	e = pf ? manager_find_entry(m, pf->pci) : NULL;
 	if (!e || !e->path)

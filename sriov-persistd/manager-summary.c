@@ -182,7 +182,7 @@ struct json_object *manager_reboot_failed_json(const struct manager *m)
 	return o;
 }
 
-static struct json_object *host_error_json(const struct manager *m)
+struct json_object *manager_host_error_json(const struct manager *m)
 {
 	struct json_object *o;
 
@@ -198,7 +198,7 @@ static struct json_object *host_error_json(const struct manager *m)
 void manager_daemon_errors_add(const struct manager *m, struct json_object *d)
 {
 	json_object_object_add(d, "reboot_failed", manager_reboot_failed_json(m));
-	json_object_object_add(d, "host_error", host_error_json(m));
+	json_object_object_add(d, "host_error", manager_host_error_json(m));
 }
 
 static int count_gone(const struct pf_status *st, void *userdata)

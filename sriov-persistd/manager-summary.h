@@ -27,6 +27,8 @@ struct json_object *manager_reboot_failed_json(const struct manager *m);
  * ..., "layout_change_waits": ...} while the host cannot be read (else
  * null). */
 void manager_daemon_errors_add(const struct manager *m, struct json_object *d);
+/* GetStatus()'s daemon.host_error: null (NULL) or {at_usec, error, layout_change_waits}. */
+struct json_object *manager_host_error_json(const struct manager *m);
 /* Why no reboot is made for the pending reboot reasons, and what to do
  * ([Reboot] Policy=never, or coordinated without Kubernetes); NULL when
  * there are none or a reboot is made for them. */

@@ -90,6 +90,11 @@ const char *ctl_format_time(usec_t t, char *buf, size_t size);
  * prefix: when, why, and what to do. (verb-status.c) */
 void ctl_print_reboot_failed(const struct ctl *c, FILE *f, const char *prefix,
 			     struct json_object *failed);
+/* The daemon's "host_error" object (GetStatus()'s daemon, Plan()) as one
+ * line, after prefix: when reading the host failed, why, and that what the
+ * daemon shows is what it read last. (verb-status.c) */
+void ctl_print_host_error(const struct ctl *c, FILE *f, const char *prefix,
+			  struct json_object *host_error);
 
 int verb_check(struct ctl *c);
 int verb_plan(struct ctl *c);

@@ -3,7 +3,8 @@
 /* sriovctl plan: the plan document (report.h), built here or by
  * sriov-persistd, as JSON or as text rendered from it. Exit 1 when a PF is
  * held or cannot get all of its layout on this host (also when a PF applied
- * in this boot is gone from it), 10 when there are changes. */
+ * in this boot is gone from it, or when the daemon cannot read the host: its
+ * plan is then of the host as read last), 10 when there are changes. */
 
 #include "json-util.h"
 #include "report-gone.h"
@@ -155,6 +156,9 @@ int verb_plan(struct ctl *c)
 		return EXIT_FAIL;
 	if (c->json)
 		ctl_print_json(doc);
+	/* the plan is of the host as the daemon read it last: no gate passes on it */
+	if (doc_get(doc, "host_error"))
+		ctl_print_host_error(c, stderr, "sriov-persistd: ", doc_get(doc, "host_error"));
 	for (size_t i = 0; i < doc_len(doc, "pfs"); i++) {
 		if (!c->json)
 			print_pf(c, doc_idx(doc, "pfs", i));
@@ -162,7 +166,7 @@ int verb_plan(struct ctl *c)
 			   doc_bool(doc_idx(doc, "pfs", i), "gone") ||
 			   doc_len(doc_idx(doc, "pfs", i), "unmet") > 0;
 	}
-	if (failing || c->main_broken)
+	if (failing || c->main_broken || doc_get(doc, "host_error"))
 		return EXIT_FAIL;
 	return any_changes(doc) ? EXIT_CHANGES : EXIT_OK;
 }

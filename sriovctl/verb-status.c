@@ -555,6 +555,20 @@ void ctl_print_reboot_failed(const struct ctl *c, FILE *f, const char *prefix,
 		strna(doc_str(failed, "error")));
 }
 
+void ctl_print_host_error(const struct ctl *c, FILE *f, const char *prefix,
+			  struct json_object *host_error)
+{
+	char at[64];
+
+	fprintf(f, "%s%s %s: %s; the daemon shows what it read last%s\n", prefix,
+		ctl_paint(c, ANSI_RED, "reading the host failed at"),
+		ctl_format_time(doc_u64(host_error, "at_usec"), at, sizeof(at)),
+		strna(doc_str(host_error, "error")),
+		doc_bool(host_error, "layout_change_waits") ?
+			"; the layout change waits until the host can be read" :
+			"");
+}
+
 /* The daemon's own state, when the document came from it. */
 static void print_daemon(const struct ctl *c, struct json_object *d)
 {
@@ -576,17 +590,8 @@ static void print_daemon(const struct ctl *c, struct json_object *d)
 	if (op)
 		ctl_print_reboot_failed(c, stdout, "  ", op);
 	op = doc_get(d, "host_error");
-	if (op) {
-		char at[64];
-
-		printf("  %s %s: %s; the daemon shows what it read last%s\n",
-		       ctl_paint(c, ANSI_RED, "reading the host failed at"),
-		       ctl_format_time(doc_u64(op, "at_usec"), at, sizeof(at)),
-		       strna(doc_str(op, "error")),
-		       doc_bool(op, "layout_change_waits") ?
-			       "; the layout change waits until the host can be read" :
-			       "");
-	}
+	if (op)
+		ctl_print_host_error(c, stdout, "  ", op);
 	op = doc_get(d, "operation");
 	if (op) {
 		printf("  %s %s, step %s", ctl_paint(c, ANSI_YELLOW, "kubernetes:"),
