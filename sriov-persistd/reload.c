@@ -4,12 +4,11 @@
 #include <systemd/sd-daemon.h>
 
 #include "deferred-drift.h"
+#include "host-error.h"
 #include "key-settings.h"
 #include "manager-check.h"
 #include "manager-summary.h"
 #include "reload.h"
-
-#define WAITS "the layout change waits until the host can be read"
 
 static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
 {
@@ -48,7 +47,7 @@ static void arm_retry(struct manager *m)
 		log_msg(LOG_WARNING,
 			"Reloading: the layouts are read, but not the host: %s (tried again at the "
 			"next event, and in %s, then less often, at least once every %s)",
-			WAITS, format_timespan(span, delay),
+			HOST_ERROR_WAITS, format_timespan(span, delay),
 			format_timespan(most, RELOAD_RETRY_MAX_USEC));
 }
 
@@ -219,6 +218,6 @@ const char *manager_reload_why(const struct manager *m, int r)
 	else
 		snprintf(buf, sizeof(buf),
 			 "Reloading failed: reading the host failed: %s; %s, and is applied then",
-			 strna(m->host_error), WAITS);
+			 strna(m->host_error), HOST_ERROR_WAITS);
 	return buf;
 }
