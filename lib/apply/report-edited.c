@@ -80,3 +80,15 @@ int report_drift_kept(const struct layout_set *set, const struct plan *p, const 
 	*why = ret;
 	return 0;
 }
+
+const char *report_not_applied(const struct layout_set *set, const char *pci, const char *options,
+			       char **buf)
+{
+	*buf = NULL;
+	if (!set->drift_report_at[0])
+		return "not applied yet";
+	*buf = strdup_printf("not applied yet: [Drift] Mode=report in %s applies nothing at start; "
+			     "sriovctl%s apply %s applies it",
+			     set->drift_report_at, strempty(options), pci);
+	return *buf;
+}
