@@ -43,10 +43,12 @@ enum pf_run_state decide_state_of_record(enum pf_status_state s)
 	return PF_RUN_PENDING;
 }
 
-/* Never applied (no record): applied with Mode=repair. With Mode=report a
- * PF without a record is drift like any other: the record may be gone
- * (/run emptied, the daemon started after it), and report mode never
- * changes the host. Applied before and differs now: drift. Otherwise the
+/* Never applied (no record): pending, applied with Mode=repair. With
+ * Mode=report it waits for sriovctl apply or a reload: the boot's apply
+ * units write a record before the daemon starts, so a PF without one was
+ * never applied, and its difference from the layout is no drift (a module
+ * it loads was never loaded, not removed by hand). Applied before and
+ * differs now: drift. Otherwise the
  * record says what happened (held, failed, deferred, degraded). Both are
  * applied again with Mode=repair, unless the plan is the one given up, or
  * a module is missing (removed by hand, as on the way to reloading a
@@ -59,14 +61,13 @@ struct pf_verdict decide_changes(const struct pf_facts *f)
 	bool repair = f->drift_mode == DRIFT_MODE_REPAIR;
 	struct pf_verdict v = {};
 
-	if (!f->has_record && repair) {
+	if (!f->has_record) {
 		v.state = PF_RUN_PENDING;
-		v.apply = f->may_apply && retry;
+		v.apply = f->may_apply && retry && repair;
 		return v;
 	}
-	if (f->has_record)
-		v.state = decide_state_of_record(f->record);
-	if (!f->has_record || f->record == PF_STATUS_APPLIED) {
+	v.state = decide_state_of_record(f->record);
+	if (f->record == PF_STATUS_APPLIED) {
 		v.state = PF_RUN_DRIFTED;
 		v.drifted = true;
 		v.module_missing = f->loads_module;

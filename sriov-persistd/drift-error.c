@@ -4,10 +4,18 @@
 #include "report-edited.h"
 
 void drift_last_error(struct pf_entry *e, const struct pf_verdict *v, const struct layout_set *set,
-		      const struct plan *p, const char *module, const char *record_error)
+		      const struct plan *p, const char *module, bool has_record,
+		      const char *record_error)
 {
 	_cleanup_free_ char *why = NULL;
 
+	if (!has_record) {
+		/* never applied: with Mode=report, what applies it */
+		const char *text = report_not_applied(set, p->pci, NULL, &why);
+
+		(void)free_and_strdup(&e->last_error, set->drift_report_at[0] ? text : NULL);
+		return;
+	}
 	if (!v->drifted || v->state == PF_RUN_DEFERRED) {
 		(void)free_and_strdup(&e->last_error, record_error);
 		return;

@@ -9,10 +9,12 @@
 
 struct plan;
 
-/* e's last_error after verdict v: the record's error (record_error, NULL:
- * none), none for drift that is repaired, and for drift that is not: a
+/* e's last_error after verdict v: with no record (has_record false), none,
+ * or under [Drift] Mode=report what applies it (report_not_applied()); the
+ * record's error (record_error, NULL: none), none for drift that is repaired, and for drift that is not: a
  * module missing (module, the first that p, e's plan, loads) that
  * "sriovctl apply loads", or [Drift] Mode=report of set, with where it is
  * set and what an apply of p does (report_drift_kept()). */
 void drift_last_error(struct pf_entry *e, const struct pf_verdict *v, const struct layout_set *set,
-		      const struct plan *p, const char *module, const char *record_error);
+		      const struct plan *p, const char *module, bool has_record,
+		      const char *record_error);

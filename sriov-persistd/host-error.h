@@ -16,6 +16,7 @@
 void manager_host_read(struct manager *m, int r);
 
 #define HOST_ERROR_WAITS "the layout change waits until the host can be read"
+#define HOST_ERROR_APPLY_WAITS "applying waits until the host can be read"
 
 /* A call's error r while doing ("Applying", "Resetting", "Reading the
  * host") into error, "<doing> failed: ...": with what m->host_error says when

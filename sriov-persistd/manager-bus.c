@@ -341,6 +341,8 @@ static int view_doc(struct manager *m, bool status, char **ret)
 		r = manager_plan_add(m, o);
 	if (r >= 0 && status)
 		r = k8s_status_add_waiting(m, o);
+	if (r >= 0 && status)
+		r = manager_status_as_checked(m, o);
 	host_view_done(&v);
 	if (r < 0)
 		return r;

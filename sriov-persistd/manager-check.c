@@ -118,7 +118,7 @@ static bool judge_changes(struct manager *m, struct pf_entry *e, const struct pf
 		e->deferred_base = deferred_base_free(e->deferred_base);
 	v = decide_changes(&f);
 	e->state = v.state;
-	drift_last_error(e, &v, m->set, p, module, st.error);
+	drift_last_error(e, &v, m->set, p, module, f.has_record, st.error);
 	if (v.drifted && news)
 		noticed_drift(m, e, TAKE_PTR(news));
 	else if (v.drifted) {

@@ -221,3 +221,69 @@ const char *manager_reload_why(const struct manager *m, int r)
 			 strna(m->host_error), HOST_ERROR_WAITS);
 	return buf;
 }
+
+/* Whether the layout change that waits for the host changes what pci's
+ * layouts want (on the host as read last); every PF when the layouts
+ * before it are not known. */
+static int layout_change_waits(struct manager *m, const char *pci)
+{
+	_cleanup_free_ char *before = NULL, *after = NULL;
+	const struct pf_state *pf;
+
+	if (!m->reload_waits || !m->hs || !(pf = host_state_find_pf(m->hs, pci)))
+		return 0;
+	if (!m->reload_from)
+		return 1;
+	before = wants(m->reload_from, m->hs, pf);
+	after = wants(m->set, m->hs, pf);
+	if (!before || !after)
+		return -ENOMEM;
+	return !streq(before, after);
+}
+
+/* The daemon's last error of e, without the command it names, which cannot
+ * work while the host cannot be read (*buf: the caller frees it). */
+static const char *last_error_now(const struct pf_entry *e, char **buf)
+{
+	const char *cmd = e->last_error ? strstr(e->last_error, "; sriovctl ") : NULL;
+
+	*buf = NULL;
+	if (!cmd)
+		return e->last_error;
+	*buf = strdup_printf("%.*s; %s", (int)(cmd - e->last_error), e->last_error,
+			     HOST_ERROR_APPLY_WAITS);
+	return *buf ?: e->last_error;
+}
+
+int manager_status_as_checked(struct manager *m, struct json_object *doc)
+{
+	struct json_object *pfs;
+
+	if (!m->host_error || !json_object_object_get_ex(doc, "pfs", &pfs))
+		return 0;
+	for (size_t i = 0; i < json_object_array_length(pfs); i++) {
+		struct json_object *o = json_object_array_get_idx(pfs, i), *v;
+		_cleanup_free_ char *buf = NULL;
+		const struct pf_entry *e;
+		const char *pci;
+		int w;
+
+		if (!json_object_object_get_ex(o, "pci", &v) ||
+		    !(pci = json_object_get_string(v)) ||
+		    (json_object_object_get_ex(o, "state", &v) &&
+		     streq_ptr(json_object_get_string(v), "gone")))
+			continue;
+		w = layout_change_waits(m, pci);
+		if (w < 0)
+			return w;
+		e = manager_find_entry(m, pci);
+		if (w) {
+			if (json_put_str(o, "state", "pending") < 0 ||
+			    json_put_str(o, "reason", HOST_ERROR_WAITS "; then it is applied") < 0)
+				return -ENOMEM;
+		} else if (e && (json_put_str(o, "state", pf_run_state_to_string(e->state)) < 0 ||
+				 json_put_str(o, "reason", last_error_now(e, &buf)) < 0))
+			return -ENOMEM;
+	}
+	return 0;
+}

@@ -108,14 +108,18 @@ static int say_refused(const struct ctl *c, const struct layout_set *set,
 	return 0;
 }
 
+/* After the lines of the PFs that keep it, local or through the daemon. */
+#define NOTHING_ESWITCH_KEPT                                                                \
+	"the switchdev mode that sriov-persist set stays on the PFs above until their VFs " \
+	"are removed; then a reset sets it back to legacy"
+
 static void say_selected(char **selected, size_t said, size_t kept)
 {
 	_cleanup_free_ char *names = NULL;
 
 	if (!selected) {
 		printf("Nothing to reset: %s\n",
-		       kept ? "the switchdev mode that sriov-persist set stays on the PFs above "
-			      "until their VFs are removed; then a reset sets it back to legacy" :
+		       kept ? NOTHING_ESWITCH_KEPT :
 		       said ? "nothing that sriov-persist created is left on the PFs above" :
 			      "no PF of this host has VFs or a switchdev mode that "
 			      "sriov-persist created");
@@ -425,19 +429,23 @@ static void kept_by_daemon(struct json_object *doc, struct json_object *pf)
 	print_firmware_kept(strna(who), kept);
 }
 
-/* A PF that Reset("") left as it was, whose raised firmware VF limit stays:
- * "nothing reset: ...", as a reset of that PF says it (from before, its
- * status before the reset). Returns whether it said it. */
-static bool say_kept_by_daemon(struct json_object *doc, struct json_object *pf,
-			       struct json_object *before)
+/* A PF that Reset("") left as it was, whose raised firmware VF limit
+ * stays, or that keeps the switchdev mode sriov-persist set while VFs not
+ * its own are there: "nothing reset: ...", as a reset of that PF says it
+ * (from before, its status before the reset), as a local reset of every
+ * PF does. Returns 0 when it said nothing, 1 when it said it, 2 when it
+ * said that the switchdev stays. */
+static int say_kept_by_daemon(struct json_object *doc, struct json_object *pf,
+			      struct json_object *before)
 {
 	_cleanup_free_ char *who = doc_pf_describe(pf), *kept = firmware_left(doc, pf),
-			    *why = kept && before ? nothing_left(doc, before) : NULL;
+			    *why = before ? nothing_left(doc, before) : NULL;
+	bool eswitch = why && strstr(why, PF_CREATED_ESWITCH_WAITS);
 
-	if (!why)
-		return false;
+	if (!why || (!kept && !eswitch))
+		return 0;
 	printf("%s: nothing reset: %s\n", strna(who), why);
-	return true;
+	return eswitch ? 2 : 1;
 }
 
 /* Reset("") through sriov-persistd: each PF it changed, or whose reset did
@@ -447,8 +455,8 @@ static int reset_all_by_daemon(struct ctl *c)
 	_cleanup_json_ struct json_object *before = NULL, *after = NULL;
 	_cleanup_free_ struct bus_reset *res = NULL;
 	_cleanup_free_ char *error = NULL;
-	size_t n = 0, not_reset = 0;
-	int r;
+	size_t n = 0, not_reset = 0, kept = 0;
+	int r, said;
 
 	if (bus_client_document(c->bus, "GetStatus", NULL, &before) < 0)
 		return EXIT_FAIL;
@@ -465,13 +473,18 @@ static int reset_all_by_daemon(struct ctl *c)
 			print_reset(c, pf, one);
 		else if (print_not_reset(c, pf, record_time(doc_find(before, doc_str(pf, "pci")))))
 			not_reset++;
-		else if (say_kept_by_daemon(after, pf, doc_find(before, doc_str(pf, "pci"))))
+		else if ((said = say_kept_by_daemon(after, pf,
+						    doc_find(before, doc_str(pf, "pci"))))) {
+			kept += said == 2;
 			continue;
+		}
 		kept_by_daemon(after, pf);
 	}
 	if (r == 1 && not_reset == 0)
 		fprintf(stderr, "sriov-persistd: %s\n", error);
-	if (r == 0 && n == 0 && not_reset == 0)
+	if (r == 0 && n == 0 && not_reset == 0 && kept > 0)
+		printf("Nothing to reset: %s\n", NOTHING_ESWITCH_KEPT);
+	else if (r == 0 && n == 0 && not_reset == 0)
 		say_nothing_by_daemon(after);
 	return r == 0 ? EXIT_OK : EXIT_FAIL;
 }

@@ -52,31 +52,71 @@ int report_layout_edited(const struct pf_view *pv, const struct pf_status *rec, 
 
 /* What sriovctl apply does to a drift: repairs it now, or, when the repair
  * is disruptive and the policy does not let it run now, through a drain,
- * or not at all. */
-static const char *drift_repair_waits(const struct layout_set *set, bool disruptive)
+ * or not at all. edited: the reason named that command for the layout's
+ * edit already ("... applies it"), which is then said once, here. */
+static const char *drift_repair_waits(const struct layout_set *set, bool disruptive, bool edited)
 {
 	if (!disruptive || !set->disruption_policy || set->disruption_runs)
-		return "repairs it";
+		return edited ? "applies it (and repairs the drift)" : "repairs it";
 	if (streq(set->disruption_policy, "never"))
-		return "does not repair it either: the repair is disruptive, and [Disruption] "
-		       "Policy=never holds it";
-	return "repairs it through a drain ([Disruption] Policy=drain)";
+		return edited ? "does not apply it either: the change is disruptive, and "
+				"[Disruption] Policy=never holds it" :
+				"does not repair it either: the repair is disruptive, and "
+				"[Disruption] Policy=never holds it";
+	return edited ? "applies it (and repairs the drift) through a drain ([Disruption] "
+			"Policy=drain)" :
+			"repairs it through a drain ([Disruption] Policy=drain)";
+}
+
+/* Takes "; <cmd> applies it" (report_layout_edited()'s end) out of why:
+ * whether it was there. */
+static int take_applies(char *why, const char *cmd)
+{
+	_cleanup_free_ char *applies = why ? strdup_printf("; %s applies it", cmd) : NULL;
+	char *at;
+
+	if (!why)
+		return 0;
+	if (!applies)
+		return -ENOMEM;
+	at = strstr(why, applies);
+	if (!at)
+		return 0;
+	memmove(at, at + strlen(applies), strlen(at + strlen(applies)) + 1);
+	return 1;
 }
 
 int report_drift_kept(const struct layout_set *set, const struct plan *p, const char *options,
 		      char **why)
 {
+	_cleanup_free_ char *cmd = NULL;
 	char *ret;
+	int edited;
 
 	if (!set->drift_report_at[0])
 		return 0;
-	ret = strdup_printf("%s%snot repaired ([Drift] Mode=report in %s); sriovctl%s apply %s %s",
-			    strempty(*why), *why ? "; " : "", set->drift_report_at,
-			    strempty(options), p->pci,
-			    drift_repair_waits(set, plan_is_disruptive(p)));
+	cmd = strdup_printf("sriovctl%s apply %s", strempty(options), p->pci);
+	edited = cmd ? take_applies(*why, cmd) : -ENOMEM;
+	if (edited < 0)
+		return edited;
+	ret = strdup_printf("%s%snot repaired ([Drift] Mode=report in %s); %s %s", strempty(*why),
+			    *why ? "; " : "", set->drift_report_at, cmd,
+			    drift_repair_waits(set, plan_is_disruptive(p), edited));
 	if (!ret)
 		return -ENOMEM;
 	free(*why);
 	*why = ret;
 	return 0;
+}
+
+const char *report_not_applied(const struct layout_set *set, const char *pci, const char *options,
+			       char **buf)
+{
+	*buf = NULL;
+	if (!set->drift_report_at[0])
+		return "not applied yet";
+	*buf = strdup_printf("not applied yet: [Drift] Mode=report in %s applies nothing at start; "
+			     "sriovctl%s apply %s applies it",
+			     set->drift_report_at, strempty(options), pci);
+	return *buf;
 }

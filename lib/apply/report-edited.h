@@ -22,7 +22,20 @@ int report_layout_edited(const struct pf_view *pv, const struct pf_status *rec, 
  * Policy= does not let it run now, what that apply does instead: "...
  * repairs it through a drain ([Disruption] Policy=drain)", or "... does not
  * repair it either: the repair is disruptive, and [Disruption] Policy=never
- * holds it". The reason of status and GetStatus(), and the daemon's
- * LastError of such a PF. */
+ * holds it". When *why ends report_layout_edited()'s text with the same
+ * command ("; sriovctl apply PCI applies it"), that is taken out and the
+ * command named once, at the end: "... applies it (and repairs the
+ * drift)" (or "... applies it (and repairs the drift) through a drain
+ * ...", "... does not apply it either: the change is disruptive, ...").
+ * The reason of status and GetStatus(), and the daemon's LastError of such
+ * a PF. */
 int report_drift_kept(const struct layout_set *set, const struct plan *p, const char *options,
 		      char **why);
+/* Of a configured PF with no status record (never applied in this boot):
+ * "not applied yet", and under set's [Drift] Mode=report, which applies
+ * nothing at start, "not applied yet: [Drift] Mode=report in FILE:LINE
+ * applies nothing at start; sriovctl apply PCI applies it" (with options,
+ * as above), in *buf, which the caller frees. The reason of status and
+ * GetStatus(), and the daemon's LastError of such a PF. NULL: -ENOMEM. */
+const char *report_not_applied(const struct layout_set *set, const char *pci, const char *options,
+			       char **buf);

@@ -257,15 +257,16 @@ static int report_not_applied_reboot(const struct pf_view *pv, struct pf_report 
 {
 	_cleanup_strv_free_ char **planned = NULL;
 	_cleanup_free_ char *joined = NULL;
+	char *why;
 
 	if (plan_reboot_reasons_of(pv->plan, false, &planned) < 0)
 		return -ENOMEM;
 	if (!planned[0])
 		return 0;
 	joined = strv_join(planned, "; ");
+	why = joined ? strdup_printf("%s; after its apply: %s", r->why, joined) : NULL;
 	free(r->why_owned);
-	r->why = r->why_owned =
-		joined ? strdup_printf("not applied yet; after its apply: %s", joined) : NULL;
+	r->why = r->why_owned = why;
 	return r->why ? 0 : -ENOMEM;
 }
 
@@ -289,7 +290,10 @@ static int report_actions_left(const struct host_view *v, const struct pf_view *
 	}
 	if (!r->has_rec) {
 		r->state = "pending";
-		r->why = "not applied yet";
+		free(r->why_owned);
+		r->why = report_not_applied(v->set, pv->pf->pci, v->ctl_options, &r->why_owned);
+		if (!r->why)
+			return -ENOMEM;
 		return report_not_applied_reboot(pv, r);
 	}
 	if (report_deferral_lifted(v->set, &r->rec, v->ctl_options, &lifted) < 0)

@@ -10,8 +10,7 @@ from test_daemon import E810_A, apply_all, configured_host, drift
 
 
 def drift_lines(d, skip=0):
-    """The drift lines of d's journal, less the first skip (Mode=report: the PF not applied yet
-    when the daemon started is drift too)."""
+    """The drift lines of d's journal, less the first skip."""
     return [line for line in d.log_text().splitlines() if "drifted from its layout" in line][skip:]
 
 
