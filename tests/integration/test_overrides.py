@@ -31,7 +31,7 @@ SHIPPED = [
     (["50-e810-rdma.conf"], "e810.json", None),
     (["60-cx6dx-switchdev.conf"], "cx6dx.json", None),
     (["65-cx7-infiniband.conf"], "cx7-ib.json", None),
-    (["40-fleet-x710.conf", "70-worker-7-x710.conf"], "x710.json", "worker-7"),
+    (["40-fleet-x710.conf", "60-nfv-compute-11.conf"], "x710.json", None),
 ]
 
 
@@ -55,9 +55,8 @@ def test_every_shipped_example_is_checked():
 
 
 def test_fleet_override_applies_as_the_example_says(make_host):
-    h = make_host("x710.json")
-    host_named(h, "worker-7")
-    for n in ("40-fleet-x710.conf", "70-worker-7-x710.conf"):
+    h = make_host("x710.json")  # nfv-compute-11.lab.example.org
+    for n in ("40-fleet-x710.conf", "60-nfv-compute-11.conf"):
         h.layout(n, (ROOT / "conf.d" / n).read_text())
     r = h.run("apply")
     assert r.returncode == 0, r.stderr
@@ -65,6 +64,18 @@ def test_fleet_override_applies_as_the_example_says(make_host):
     pf = h.pf(X710)
     assert len(pf["vfs"]) == 8
     assert pf["vfs"][0]["trust"] is True
+    assert len(h.pf("0000:18:00.1")["vfs"]) == 4  # the fleet file alone
+
+
+def test_shipped_fleet_files_are_the_manuals():
+    """The shipped fleet file and its override select the hosts the manual's example names
+    (the x710.json host, nfv-compute-11), with the same keys."""
+    def keys(text):
+        return [x for x in text.splitlines() if x and not x.startswith("#")]
+    shipped = {n: (ROOT / "conf.d" / n).read_text()
+               for n in ("40-fleet-x710.conf", "60-nfv-compute-11.conf")}
+    assert {n: keys(t) for n, t in shipped.items()} == \
+        {n: keys(t) for n, t in manual_examples().items()}
 
 
 def manual_examples():
