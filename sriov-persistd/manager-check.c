@@ -299,6 +299,12 @@ static int note_desired(struct manager *m, struct pf_entry *e, const struct pf_s
 	reasons = NULL;
 	if (p && plan_reboot_reasons_of(p, true, &reasons) < 0)
 		return -ENOMEM;
+	/* a limit set by hand since the card's raise: as the firmware holds it */
+	if (p && report_card_limit_said(m->runtime_dir, m->hs, pf, pf_desired_num_vfs(d, pf),
+					reasons) < 0) {
+		strv_free(reasons);
+		return -ENOMEM;
+	}
 	set_strv(&e->reboot_reasons, reasons);
 	e->reboot_unasked = false;
 	if (!d || d->held)
@@ -394,10 +400,15 @@ static int left_to_other(struct manager *m, const struct apply_pf_result *pr, st
 static int after_one(struct manager *m, struct apply_pf_result *pr, bool reset, struct asked *out)
 {
 	struct host_state *fresh = NULL;
-	struct pf_entry *e;
+	struct pf_entry *e = manager_find_entry(m, pr->status.pci);
+	_cleanup_free_ char *repaired = NULL;
 	int r = 0;
 
-	apply_result_log(pr);
+	/* the drift that Mode=report kept, which this apply repaired too */
+	if (e && !reset && m->conf.drift_mode == DRIFT_MODE_REPORT)
+		repaired = apply_result_drift_repaired(pr, e->drift, m->set->drift_report_at,
+						       m->reload_from != NULL);
+	apply_result_log(pr, repaired);
 	/* the apply read the PF last: that is the PF as it is now */
 	if (pr->read_back)
 		fresh = TAKE_PTR(pr->read_back);

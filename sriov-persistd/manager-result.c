@@ -27,7 +27,7 @@ int apply_result_code(const struct apply_pf_result *res)
 	return -EIO;
 }
 
-static void log_outcome(const struct apply_pf_result *res)
+static void log_outcome(const struct apply_pf_result *res, const char *also)
 {
 	const struct pf_status *st = &res->status;
 	int prio = st->state == PF_STATUS_APPLIED ? LOG_INFO : LOG_WARNING;
@@ -43,34 +43,60 @@ static void log_outcome(const struct apply_pf_result *res)
 	}
 	/* the VFs that exist configured, the others another tool has yet to make */
 	if (st->state == PF_STATUS_APPLIED && st->waiting && st->waiting[0]) {
-		log_pf(prio, st->pci, "%s%s%s%s: pending after %u action(s): %s", st->pci,
+		log_pf(prio, st->pci, "%s%s%s%s: pending after %u action(s): %s%s%s", st->pci,
 		       st->name ? " (" : "", strempty(st->name), st->name ? ")" : "", st->n_actions,
-		       st->waiting[0]);
+		       st->waiting[0], also ? "; " : "", strempty(also));
 		return;
 	}
 	/* what is left waits for a reboot: the PF is pending, not applied */
 	if (st->state == PF_STATUS_APPLIED && st->reboot_reasons && st->reboot_reasons[0]) {
 		_cleanup_free_ char *why = strv_join(st->reboot_reasons, "; ");
 
-		log_pf(LOG_WARNING, st->pci, "%s%s%s%s: pending a reboot after %u action(s): %s",
-		       st->pci, st->name ? " (" : "", strempty(st->name), st->name ? ")" : "",
-		       st->n_actions, strna(why));
+		log_pf(LOG_WARNING, st->pci,
+		       "%s%s%s%s: pending a reboot after %u action(s): %s%s%s", st->pci,
+		       st->name ? " (" : "", strempty(st->name), st->name ? ")" : "", st->n_actions,
+		       strna(why), also ? "; " : "", strempty(also));
 		return;
 	}
-	log_pf(prio, st->pci, "%s%s%s%s: %s after %u action(s)%s%s", st->pci, st->name ? " (" : "",
-	       strempty(st->name), st->name ? ")" : "", pf_status_state_to_string(st->state),
-	       st->n_actions, st->error ? ": " : "", strempty(st->error));
+	log_pf(prio, st->pci, "%s%s%s%s: %s after %u action(s)%s%s%s%s", st->pci,
+	       st->name ? " (" : "", strempty(st->name), st->name ? ")" : "",
+	       pf_status_state_to_string(st->state), st->n_actions, st->error ? ": " : "",
+	       strempty(st->error), also ? "; " : "", strempty(also));
 }
 
-void apply_result_log(const struct apply_pf_result *res)
+char *apply_result_drift_repaired(const struct apply_pf_result *res, char **drift,
+				  const char *report_at, bool reload)
+{
+	_cleanup_free_ char *list = NULL;
+
+	if (!drift || !drift[0] || !res->configured || !res->changed ||
+	    res->status.state != PF_STATUS_APPLIED)
+		return NULL;
+	list = strv_join(drift, "; ");
+	if (!list)
+		return NULL;
+	return strdup_printf("%s also repaired the drift that [Drift] Mode=report%s%s had left: %s",
+			     reload ? "the apply of its changed layout" : "the apply",
+			     report_at && report_at[0] ? " in " : "", strempty(report_at), list);
+}
+
+void apply_result_log(const struct apply_pf_result *res, const char *also)
 {
 	const struct pf_status *st = &res->status;
 
-	log_outcome(res);
+	log_outcome(res, also);
 	/* what VFs made anew lost that no layout sets: said once, here */
 	for (char **d = res->dropped; d && *d; d++)
 		log_pf(LOG_WARNING, st->pci, "%s%s%s%s: %s", st->pci, st->name ? " (" : "",
 		       strempty(st->name), st->name ? ")" : "", *d);
+	/* [Disruption] Policy=drain where Kubernetes is not enabled: said as
+	 * sriovctl apply says it */
+	if (res->without_drain && res->changed && st->state != PF_STATUS_DEFERRED)
+		log_pf(LOG_NOTICE, st->pci,
+		       "%s%s%s%s: the disruptive change ran without a drain ([Disruption] "
+		       "Policy=drain): %s",
+		       st->pci, st->name ? " (" : "", strempty(st->name), st->name ? ")" : "",
+		       res->without_drain);
 }
 
 /* Added to out->failed, when there is an out: "PCI: why" for a reset,

@@ -31,8 +31,19 @@ int asked_add_reset(struct asked *out, const struct asked_reset *one);
 /* The code MANAGER_PF_APPLIED carries for the result: 0 applied, -EINVAL
  * held, -EBUSY deferred, -EOPNOTSUPP degraded, -EIO failed. */
 int apply_result_code(const struct apply_pf_result *res);
-/* The journal line of a result that changed something or was not applied. */
-void apply_result_log(const struct apply_pf_result *res);
+/* The journal line of a result that changed something or was not applied,
+ * with also (may be NULL) added to the line of one applied; and, under
+ * [Disruption] Policy=drain without Kubernetes, that a disruptive change ran
+ * without a drain. */
+void apply_result_log(const struct apply_pf_result *res, const char *also);
+/* What also says of an apply that changed a PF whose drift [Drift]
+ * Mode=report kept (drift: what differed, report_at: where Mode= is set):
+ * "the apply of its changed layout (reload) also repaired the drift that
+ * [Drift] Mode=report in FILE:LINE had left: VF 1: vlan 10 ... (now vlan 7
+ * ...)"; NULL otherwise, or on
+ * ENOMEM (it goes unsaid). */
+char *apply_result_drift_repaired(const struct apply_pf_result *res, char **drift,
+				  const char *report_at, bool reload);
 /* Adds the PF to out->failed, when there is an out: "PCI: why" for a
  * reset, "PCI: state: why" for an apply. -ENOMEM. */
 int asked_add_failed(struct asked *out, const struct apply_pf_result *pr, bool reset);

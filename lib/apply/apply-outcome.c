@@ -112,8 +112,11 @@ char *apply_hold_reason(const struct pf_run *run)
 	if (run->opts->allow_disruptive)
 		return NULL;
 	if (c->disruption_policy == DISRUPTION_POLICY_NEVER) {
+		char why[PATH_MAX + 256];
+
 		note_deferred_by(run, c->disruption_policy);
-		return strdup("disruptive changes held by [Disruption] Policy=never");
+		mainconf_never_reason(c, why, sizeof(why));
+		return strdup(why);
 	}
 	if (c->disruption_policy == DISRUPTION_POLICY_DRAIN && mainconf_kubernetes_enabled(c)) {
 		run->res->needs_drain = true;

@@ -78,6 +78,66 @@ int report_unselected_reboot_reasons(const struct layout_set *set, const struct 
 	return 0;
 }
 
+/* The raise of pf's card that a status record of one of its ports carries
+ * (the apply of *ret_rec, ret_by the port), when the firmware holds another
+ * limit since (set by hand). -ENOENT: none. */
+static int card_raise_changed(const char *runtime_dir, const struct host_state *hs,
+			      const struct pf_state *pf, struct pf_status *ret_rec,
+			      const char **ret_by)
+{
+	for (size_t i = 0; i < hs->n_pfs; i++) {
+		const struct pf_state *o = &hs->pfs[i];
+		struct pf_status st = {};
+
+		if (!pci_same_device(o->pci, pf->pci) ||
+		    pf_status_read(runtime_dir, o->pci, &st) < 0)
+			continue;
+		if (st.firmware.set && st.firmware.total_vfs &&
+		    st.firmware.total_vfs != (uint32_t)pf->firmware_total_vfs) {
+			*ret_rec = st;
+			*ret_by = o->pci;
+			return 0;
+		}
+		pf_status_done(&st);
+	}
+	return -ENOENT;
+}
+
+int report_card_limit_said(const char *runtime_dir, const struct host_state *hs,
+			   const struct pf_state *pf, uint32_t want, char **reasons)
+{
+	_cleanup_free_ char *waiting = NULL;
+	_cleanup_(pf_status_done) struct pf_status rec = {};
+	char when[FORMAT_RFC3339_MAX];
+	const char *by = NULL;
+
+	if (!runtime_dir || !hs || pf->firmware_total_vfs < 0)
+		return 0;
+	waiting = strdup_printf("firmware VF limit raised to %d, waiting for a reboot",
+				pf->firmware_total_vfs);
+	if (!waiting)
+		return -ENOMEM;
+	for (char **r = reasons; r && *r; r++) {
+		char *said;
+
+		if (!streq(*r, waiting))
+			continue;
+		if (!by && card_raise_changed(runtime_dir, hs, pf, &rec, &by) < 0)
+			return 0;
+		said = strdup_printf("firmware VF limit %d set in firmware, waiting for a reboot "
+				     "(the apply of %s raised it to %u%s%s; changed since; its "
+				     "layout needs %u of it)",
+				     pf->firmware_total_vfs, format_rfc3339(when, rec.firmware.set),
+				     rec.firmware.total_vfs, streq(by, pf->pci) ? "" : " for ",
+				     streq(by, pf->pci) ? "" : by, want);
+		if (!said)
+			return -ENOMEM;
+		free(*r);
+		*r = said;
+	}
+	return 0;
+}
+
 int report_firmware_put(struct json_object *o, const struct host_view *v, const struct pf_view *pv)
 {
 	_cleanup_free_ char *note = NULL;

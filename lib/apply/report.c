@@ -113,7 +113,7 @@ static const char *disruption_waits(const struct layout_set *set)
 	if (!set->disruption_policy || set->disruption_runs)
 		return NULL;
 	if (streq(set->disruption_policy, "never"))
-		return "disruptive changes held by [Disruption] Policy=never";
+		return set->disruption_never;
 	return "disruptive changes wait for a drain of this node through Kubernetes "
 	       "([Disruption] Policy=drain)";
 }
@@ -348,6 +348,10 @@ static int report_pf(const struct host_view *v, const struct pf_view *pv, const 
 	if (report_layout(v, pv, state_dir, &r) < 0)
 		return -ENOMEM;
 	r.has_rec = pf_status_read(runtime_dir, pv->pf->pci, &r.rec) >= 0;
+	if (pv->plan && report_card_limit_said(runtime_dir, v->hs, pv->pf,
+					       pf_desired_num_vfs(pv->desired, pv->pf),
+					       pv->plan->reboot_reasons) < 0)
+		return -ENOMEM;
 	if (report_reset_record(v, pv, &r) < 0)
 		return -ENOMEM;
 	if (report_hold_lifted(pv, r.has_rec ? &r.rec : NULL, v->ctl_options, &lifted) < 0)

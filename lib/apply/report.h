@@ -42,6 +42,15 @@ int report_status_brief(const struct host_view *v, const char *runtime_dir, cons
  * "firmware_card_need" (what the layouts of the card's other ports need of
  * its limit, host_card_need(): {"num_vfs", "by"}, or null). -ENOMEM. */
 int report_firmware_put(struct json_object *o, const struct host_view *v, const struct pf_view *pv);
+/* Of pf, whose layout wants want VFs: its plan's "firmware VF limit raised
+ * to 12, waiting for a reboot" (reasons, changed in place) when the
+ * firmware holds 12 set by hand since an apply of the card (its status
+ * record in runtime_dir, of any port) raised it to another limit, said as
+ * the firmware holds it, as the raising port says it: "firmware VF limit
+ * 12 set in firmware, waiting for a reboot (the apply of T raised it to 16
+ * for 0000:ca:00.0; changed since; its layout needs 12 of it)". -ENOMEM. */
+int report_card_limit_said(const char *runtime_dir, const struct host_state *hs,
+			   const struct pf_state *pf, uint32_t want, char **reasons);
 int report_unselected_reboot_reasons(const struct layout_set *set, const struct host_state *hs,
 				     const struct pf_status *rec, const struct pf_state *pf,
 				     char ***ret);

@@ -34,6 +34,9 @@ struct layout_set {
 	 * for the reason of a drifted PF the daemon leaves as it is; "": Mode=
 	 * is repair */
 	char drift_report_at[PATH_MAX + 16];
+	/* [Disruption] Policy=never, the same way: why it holds a disruptive
+	 * change (mainconf_never_reason()); "": another policy */
+	char disruption_never[PATH_MAX + 256];
 	/* the main configuration's first error ("file:line: message"), for
 	 * those that plan what apply would do: apply holds every PF then */
 	char *main_error;

@@ -520,6 +520,12 @@ static int mc_assign_at(struct mc_parser *p, const struct mc_key *k, const char 
 			 v[0] ? strempty(p->path) : "");
 		c->kubeconfig_line = v[0] ? line : 0;
 	}
+	if (mc_field(c, k) == (void *)&c->disruption_policy &&
+	    (v[0] == '\0' || mc_parse_enum(k, v) >= 0)) {
+		snprintf(c->disruption_policy_file, sizeof(c->disruption_policy_file), "%s",
+			 v[0] ? strempty(p->path) : "");
+		c->disruption_policy_line = v[0] ? line : 0;
+	}
 	if (mc_field(c, k) == (void *)&c->drift_mode &&
 	    (v[0] == '\0' || mc_parse_enum(k, v) >= 0)) {
 		snprintf(c->drift_mode_file, sizeof(c->drift_mode_file), "%s",
@@ -678,6 +684,20 @@ const char *mainconf_without_drain(const struct mainconf *c)
 		return "Kubernetes is not enabled ([Kubernetes] Enabled= is empty, and auto, its "
 		       "default, found no credentials)";
 	return "Kubernetes is not enabled ([Kubernetes] Enabled=auto found no credentials)";
+}
+
+void mainconf_never_reason(const struct mainconf *c, char *buf, size_t size)
+{
+	char at[PATH_MAX + 32] = " in the main configuration";
+
+	if (c->disruption_policy_line > 0)
+		snprintf(at, sizeof(at), " in %s:%u", c->disruption_policy_file,
+			 c->disruption_policy_line);
+	snprintf(buf, size,
+		 "disruptive changes held by [Disruption] Policy=never%s; set Policy=drain or "
+		 "immediate there and reload sriov-persistd (or run sriovctl apply again), or make "
+		 "the change by hand",
+		 at);
 }
 
 char *mainconf_not_set(const struct mainconf *c, const char *section, const char *key)

@@ -122,6 +122,10 @@ struct mainconf {
 	 * when none is written (or an empty value makes it the default again) */
 	char drift_mode_file[PATH_MAX];
 	unsigned drift_mode_line;
+	/* Not a key: the file and line of the [Disruption] Policy= in effect,
+	 * the same way */
+	char disruption_policy_file[PATH_MAX];
+	unsigned disruption_policy_line;
 	/* Not a key: the files parsed, in order (none when no file exists) */
 	char **files;
 };
@@ -161,6 +165,11 @@ void mainconf_find_credentials(struct mainconf *c);
 /* Why [Disruption] Policy=drain makes disruptive changes without a drain
  * ("Kubernetes is not enabled (...)"), or NULL when it does not. */
 const char *mainconf_without_drain(const struct mainconf *c) _pure_;
+/* Why [Disruption] Policy=never holds a disruptive change, with where it
+ * is set and what lifts it: "disruptive changes held by [Disruption]
+ * Policy=never in FILE:LINE; set Policy=drain or immediate there and ...",
+ * into buf (truncated to size). */
+void mainconf_never_reason(const struct mainconf *c, char *buf, size_t size);
 /* "[Section] Key= is not set in any of: FILES" (the files parsed), or
  * that no main configuration file exists: for a message about a key that
  * no file sets, which has no file:line to name. NULL on ENOMEM. */

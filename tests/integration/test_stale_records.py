@@ -11,7 +11,11 @@ from test_daemon import NO_BUS
 
 X710_A = "0000:18:00.0"
 LEFT = "4 VFs left from a removed layout"
-NEVER = "disruptive changes held by [Disruption] Policy=never"
+def never(h, line=2):
+    """Why [Disruption] Policy=never, at line of h's main configuration, holds a change."""
+    return (f"disruptive changes held by [Disruption] Policy=never in {h.main}:{line}; set "
+            "Policy=drain or immediate there and reload sriov-persistd (or run sriovctl apply "
+            "again), or make the change by hand")
 def lifted(h):
     """The reason, with the command to copy as sriovctl was given its options (h.run's)."""
     return ("not applied since its last apply held it, and what held it is fixed now (sriovctl "
@@ -43,7 +47,7 @@ def test_a_layout_removed_after_its_apply_deferred_leaves_the_pf_unconfigured(ma
     assert run(h, "apply").returncode == 0
     f.write_text(f.read_text().replace("=4", "=6"))
     r = run(h, "apply")
-    assert r.returncode == 1 and f"(ens2f0): deferred: {NEVER}\n" in r.stdout, r
+    assert r.returncode == 1 and f"(ens2f0): deferred: {never(h)}\n" in r.stdout, r
     f.unlink()
     # the deferred change was the removed layout's: what is left is the PF's state
     rc, pf = status_of(h)
@@ -53,8 +57,8 @@ def test_a_layout_removed_after_its_apply_deferred_leaves_the_pf_unconfigured(ma
     assert r.returncode == 0 and re.search(r"ens2f0 +i40e +4 +- +64 +unconfigured ", r.stdout), r
     assert (f"    {LEFT}\n    no layout selects it; \"sriovctl --host {h.path} --config-dir "
             f"{h.confdir} --main-config {h.main} reset {X710_A}\" removes them, but is deferred "
-            f"now: {NEVER}\n"
-            f"    last apply: deferred: {NEVER}\n") in r.stdout, r.stdout
+            f"now: {never(h)}\n"
+            f"    last apply: deferred: {never(h)}\n") in r.stdout, r.stdout
     assert state_series(h) == ["unconfigured"]
     # as after the apply that drops the record
     assert run(h, "apply").returncode == 0
@@ -112,17 +116,17 @@ def test_a_deferral_whose_policy_lets_it_run_now_is_pending(make_host):
     h.main.write_text("[Disruption]\nPolicy=never\n")
     f.write_text(f.read_text().replace("=2", "=4"))
     r = run(h, "apply")
-    assert r.returncode == 1 and f"(ens2f0): deferred: {NEVER}\n" in r.stdout, r
+    assert r.returncode == 1 and f"(ens2f0): deferred: {never(h)}\n" in r.stdout, r
     # still deferred while the policy is the same
     rc, pf = status_of(h)
-    assert rc == 1 and pf["state"] == "deferred" and pf["reason"] == NEVER, pf
+    assert rc == 1 and pf["state"] == "deferred" and pf["reason"] == never(h), pf
     lifted = deferral_lifted(h, "applied", "apply")
     h.main.write_text("[Disruption]\nPolicy=immediate\n")
     rc, pf = status_of(h)
     assert rc == 0 and pf["state"] == "pending" and pf["reason"] == lifted, pf
     assert pf["last_apply"]["state"] == "deferred", pf
     r = run(h, "status", X710_A)
-    assert f"    {lifted}\n    last apply: deferred: {NEVER}\n    \"sriovctl --host" in r.stdout, \
+    assert f"    {lifted}\n    last apply: deferred: {never(h)}\n    \"sriovctl --host" in r.stdout, \
         r.stdout
     assert f"reset {X710_A}\" applies it now\n" not in r.stdout
     assert f" apply {X710_A}\" applies it now\n" in r.stdout, r.stdout
@@ -150,7 +154,7 @@ def test_a_reset_deferral_whose_policy_lets_it_run_now_is_pending(make_host):
     h.main.write_text("[Disruption]\nPolicy=never\n")
     r = run(h, "reset", X710_A)
     assert r.returncode == 1 and "deferred: resetting what sriov-persist created waits: " \
-        f"{NEVER}\n" in r.stdout, r
+        f"{never(h)}\n" in r.stdout, r
     assert status_of(h)[1]["state"] == "deferred"
     h.main.write_text("[Disruption]\nPolicy=immediate\n")
     rc, pf = status_of(h)

@@ -18,7 +18,11 @@ RAISED = "firmware VF limit raised to 16, waiting for a reboot"
 STAYS = ("the firmware VF limit raised to 16 stays set for the next reboot: a reset changes no "
          f"firmware (\"mstconfig -d {CX6_A} set NUM_OF_VFS=8\" sets it back to the limit it has "
          "now)")
-NEVER = "disruptive changes held by [Disruption] Policy=never"
+def never(h, line=2):
+    """Why [Disruption] Policy=never, at line of h's main configuration, holds a change."""
+    return (f"disruptive changes held by [Disruption] Policy=never in {h.main}:{line}; set "
+            "Policy=drain or immediate there and reload sriov-persistd (or run sriovctl apply "
+            "again), or make the change by hand")
 
 
 def run(h, *args):
@@ -130,7 +134,7 @@ def test_a_deferred_reset_is_said_as_a_reset_with_the_command_to_run(make_host):
     h.main.write_text("[Disruption]\nPolicy=never\n")
     r = run(h, "reset", CX6_A)
     assert r.returncode == 1 and f"deferred: resetting what sriov-persist created waits: " \
-        f"{NEVER}\n" in r.stdout, r
+        f"{never(h)}\n" in r.stdout, r
     assert status_of(h)["last_apply"]["by"] == "reset"
     h.main.write_text("[Disruption]\nPolicy=immediate\n")
     st = status_of(h)
@@ -138,7 +142,7 @@ def test_a_deferred_reset_is_said_as_a_reset_with_the_command_to_run(make_host):
         f"(sriovctl --host {h.path} --config-dir {h.confdir} --main-config {h.main} reset "
         f"{CX6_A} runs it)"), st
     out = run(h, "status", CX6_A).stdout
-    assert f"    last reset: deferred: resetting what sriov-persist created waits: {NEVER}\n" \
+    assert f"    last reset: deferred: resetting what sriov-persist created waits: {never(h)}\n" \
         in out, out
     assert "last apply:" not in out, out
     assert (f"    \"sriovctl --host {h.path} --config-dir {h.confdir} --main-config {h.main} "
@@ -228,7 +232,7 @@ def test_later_records_carry_the_raise(make_host):
     h.main.write_text("[Disruption]\nPolicy=never\n")
     r = run(h, "reset", CX6_A)
     assert r.returncode == 1 and r.stdout == (
-        f"{CX6_A} (ens3f0np0): deferred: resetting what sriov-persist created waits: {NEVER}\n"
+        f"{CX6_A} (ens3f0np0): deferred: resetting what sriov-persist created waits: {never(h)}\n"
         f"{CX6_A} (ens3f0np0): {STAYS}\n"), r
     st = firmware_said(h, why, "deferred")
     assert st["last_apply"]["by"] == "reset" and st["last_apply"]["state"] == "deferred", st

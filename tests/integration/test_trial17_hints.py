@@ -23,7 +23,11 @@ def not_running(h, k8s_notify):
             f"one does (start one for it: sriov-persistd --host {h.path} --config-dir "
             f"{h.confdir} --main-config {h.main} --k8s-notify {k8s_notify}; see "
             "sriov-persistd(8)), or [Disruption] Policy=immediate applies without a drain")
-NEVER = "disruptive changes held by [Disruption] Policy=never"
+def never(h, line=2):
+    """Why [Disruption] Policy=never, at line of h's main configuration, holds a change."""
+    return (f"disruptive changes held by [Disruption] Policy=never in {h.main}:{line}; set "
+            "Policy=drain or immediate there and reload sriov-persistd (or run sriovctl apply "
+            "again), or make the change by hand")
 
 
 def layout(pci, vfs, extra=""):
@@ -123,13 +127,13 @@ def test_the_reset_hint_says_the_policy_defers_it(make_host):
     _, rest = pf_lines(r.stdout, E810)
     assert rest == ["    2 VFs left from a removed layout",
                     f"    no layout selects it; \"{cmd}\" removes them, but is deferred now: "
-                    f"{NEVER}"], r.stdout
+                    f"{never(h)}"], r.stdout
     st = json.loads(h.run("status", "--json", env=NO_BUS).stdout)
-    assert st["pfs"][0]["reset_waits"] == NEVER, st["pfs"][0]
+    assert st["pfs"][0]["reset_waits"] == never(h), st["pfs"][0]
     # what the hint says is what the reset does
     r = h.run("reset", E810, env=NO_BUS)
     assert r.returncode == 1 and r.stdout == (
-        f"{E810} (ens1f0): deferred: resetting what sriov-persist created waits: {NEVER}\n"), r
+        f"{E810} (ens1f0): deferred: resetting what sriov-persist created waits: {never(h)}\n"), r
 
 
 def test_the_reset_hint_under_policy_immediate_has_no_deferral(make_host):
@@ -151,7 +155,7 @@ def test_a_deferred_reset_keeps_what_is_left_in_the_status(make_host):
     assert r.returncode == 1
     first, rest = pf_lines(r.stdout, E810)
     assert "  deferred  " in first, first
-    why = f"2 VFs left from a removed layout; resetting what sriov-persist created waits: {NEVER}"
+    why = f"2 VFs left from a removed layout; resetting what sriov-persist created waits: {never(h)}"
     assert rest == [f"    {why}",
                     f"    no layout selects it; \"{cmd}\" removes them once it is no longer "
                     "deferred"], r.stdout

@@ -64,11 +64,14 @@ def test_the_daemon_drops_reasons_the_firmware_no_longer_holds(make_host, start_
     c.call("Reload")
     c.wait_property("State", "unconfigured", pf_path(CX6_A), PF_IFACE)
     set_pfs(h, firmware_total_vfs=12)  # mstconfig -d 0000:ca:00.0 set NUM_OF_VFS=12
-    want_b = f"{CX6_B}: firmware VF limit raised to 12, waiting for a reboot"
+    # set by hand since the apply raised 16, which ca:00.1's layout needs (test_trial25_minor)
+    want_b = re.compile(rf"{CX6_B}: firmware VF limit 12 set in firmware, waiting for a reboot "
+                        r"\(the apply of " + WHEN + rf" raised it to 16 for {CX6_A}; changed "
+                        r"since; its layout needs 12 of it\)")
 
     def changed():
         r = c.get("PendingRebootReasons")
-        return len(r) == 2 and want_b in r and any(
+        return len(r) == 2 and any(want_b.fullmatch(x) for x in r) and any(
             CHANGED.fullmatch(x[len(CX6_A) + 2:]) for x in r if x.startswith(CX6_A)) and r
     reasons = c.wait(changed, what="the reasons of the limit set by hand")
     assert not any("16, waiting" in x for x in reasons), reasons
@@ -139,8 +142,8 @@ def test_no_reboot_is_asked_for_a_limit_in_effect(make_host, start_daemon, bus_c
     c.call("Reload")
     c.wait_property("State", "unconfigured", pf_path(CX6_A), PF_IFACE)
     set_pfs(h, firmware_total_vfs=12)
-    c.wait(lambda: any(x.startswith(f"{CX6_B}: firmware VF limit raised to 12")
-                       for x in c.get("PendingRebootReasons")), what="raised to 12")
+    c.wait(lambda: any(x.startswith(f"{CX6_B}: firmware VF limit 12 set in firmware")
+                       for x in c.get("PendingRebootReasons")), what="12 set in firmware")
     asked = d.log_text().count("Asking logind to reboot")
     set_pfs(h, total_vfs=12)  # the reboot brought it
     c.wait_property("State", "applied", pf_path(CX6_B), PF_IFACE)
