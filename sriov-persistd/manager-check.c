@@ -137,10 +137,11 @@ static bool judge_changes(struct manager *m, struct pf_entry *e, const struct pf
 
 /* No layout selects the PF: nothing to do, whatever it has. What a removed
  * layout left there is said, and stays until a reset; a reset that waits
- * for the policy or failed says so instead, as sriovctl status does. */
+ * for the policy or failed says so instead, as sriovctl status does, and
+ * one that the policy as it is now lets run is pending, with what runs it. */
 static int check_unconfigured(struct manager *m, struct pf_entry *e, const struct pf_state *pf)
 {
-	_cleanup_free_ char *left = NULL;
+	_cleanup_free_ char *left = NULL, *lifted = NULL;
 	struct pf_status st = {};
 	struct pf_created c;
 	bool has_record;
@@ -161,9 +162,19 @@ static int check_unconfigured(struct manager *m, struct pf_entry *e, const struc
 			pf_status_done(&st);
 		return -ENOMEM;
 	}
+	if (has_record && report_deferral_lifted(m->set, &st, NULL, &lifted) < 0) {
+		pf_status_done(&st);
+		return -ENOMEM;
+	}
 	e->state = decide_unconfigured(left != NULL, has_record, st.state,
-				       has_record && !st.config_files[0] && st.error);
-	(void)free_and_strdup(&e->last_error, e->state == PF_RUN_UNCONFIGURED ? left : st.error);
+				       has_record && !st.config_files[0] && st.error,
+				       lifted != NULL);
+	if (e->state == PF_RUN_PENDING) { /* what is left, and what runs the reset */
+		free(e->last_error);
+		e->last_error = strdup_printf("%s; %s", left, lifted);
+	} else
+		(void)free_and_strdup(&e->last_error,
+				      e->state == PF_RUN_UNCONFIGURED ? left : st.error);
 	if (has_record)
 		pf_status_done(&st);
 	if (r == 0) /* no VF of ours left: no pod of ours uses one */

@@ -13,6 +13,8 @@ import subprocess
 from conftest import PF_IFACE, pf_path
 from test_daemon import (E810_A, E810_B, LAYOUT, NO_BUS, apply_all,  # noqa: F401
                          configured_host, main_config, sync)
+from test_daemon_k8s import env, k8s_notify_bin  # noqa: F401
+from test_trial22_restart import UNDONE, stop_mid_reset_drain
 
 LIFTED = ("2 VFs left from a removed layout; not reset since its last reset was deferred by "
           "[Disruption] Policy=never, which is now Policy=immediate ({cmd} runs it)")
@@ -120,8 +122,14 @@ def test_a_reload_under_a_relaxed_policy_keeps_a_deferred_reset(make_host, start
     doc = json.loads(c.call("GetStatus"))
     b = pf_of(doc, E810_B)
     assert b["last_apply"] and b["last_apply"]["by"] == "reset", b
+    # the daemon's own state says it as GetStatus() does: pending, and what runs it
+    lifted = LIFTED.format(cmd=f"sriovctl reset {E810_B}")
+    assert (b["state"], b["reason"]) == ("pending", lifted), b
+    assert c.get("State", pf_path(E810_B), PF_IFACE) == "pending"
+    assert c.get("LastError", pf_path(E810_B), PF_IFACE) == lifted
+    assert c.get("State") == "idle"
     r = ctl(h, system_bus, "status", E810_B)
-    assert LIFTED.format(cmd=f"sriovctl reset {E810_B}") + "\n" in r.stdout, r.stdout
+    assert lifted + "\n" in r.stdout, r.stdout
     assert f'    "sriovctl reset {E810_B}" runs it now\n' in r.stdout, r.stdout
     # what it names runs it
     r = ctl(h, system_bus, "reset", E810_B)
@@ -129,4 +137,22 @@ def test_a_reload_under_a_relaxed_policy_keeps_a_deferred_reset(make_host, start
     assert h.pf(E810_B)["num_vfs"] == 0
     sync(c)
     b = pf_of(json.loads(c.call("GetStatus")), E810_B)
-    assert b["last_apply"] is None, b
+    assert b["last_apply"] is None and b["state"] == "unconfigured", b
+    assert c.get("State", pf_path(E810_B), PF_IFACE) == "unconfigured"
+
+
+def test_reset_drain_interrupted_then_policy_immediate_runs_the_reset(env):  # noqa: F811
+    """The reset that waited for a drain the daemon was stopped in, restarted under a policy
+    that lets it run without one: the reset the operator asked for runs at start, as under the
+    policy before (the daemon's first look shows it pending, not waiting for a drain)."""
+    c = env.c
+    h, d = stop_mid_reset_drain(env)
+    h.main.write_text(h.main.read_text().replace("Policy=drain", "Policy=immediate"))
+    seen = len(d.log_text())
+    d.start()
+    c.wait(lambda: h.pf(E810_A)["num_vfs"] == 0, timeout=90, what="the reset at start")
+    env.settle()
+    log = d.log_text()[seen:]
+    assert f"{UNDONE}; not started again: the reset of {E810_A} ran again, with no drain " \
+        "under the policy as it is now: unconfigured\n" in log, log
+    assert c.get("State", pf_path(E810_A), PF_IFACE) == "unconfigured"
