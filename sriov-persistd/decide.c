@@ -78,12 +78,12 @@ struct pf_verdict decide_changes(const struct pf_facts *f)
 }
 
 enum pf_run_state decide_unconfigured(bool left, bool has_record, enum pf_status_state record,
-				      bool of_reset)
+				      bool of_reset, bool lifted)
 {
 	if (!left || !has_record || !of_reset)
 		return PF_RUN_UNCONFIGURED;
 	if (record == PF_STATUS_DEFERRED)
-		return PF_RUN_DEFERRED;
+		return lifted ? PF_RUN_PENDING : PF_RUN_DEFERRED;
 	if (record == PF_STATUS_FAILED)
 		return PF_RUN_FAILED;
 	return PF_RUN_UNCONFIGURED;

@@ -16,6 +16,7 @@
 #include "manager-summary.h"
 #include "report-gone.h"
 #include "report.h"
+#include "unselected-state.h"
 
 #define MAIN_BROKEN \
 	"the main configuration has errors (see ConfigErrors); nothing is applied until they are fixed"
@@ -137,14 +138,15 @@ static bool judge_changes(struct manager *m, struct pf_entry *e, const struct pf
 
 /* No layout selects the PF: nothing to do, whatever it has. What a removed
  * layout left there is said, and stays until a reset; a reset that waits
- * for the policy or failed says so instead, as sriovctl status does. */
+ * for the policy or failed says so instead, as sriovctl status does
+ * (unselected_state()). */
 static int check_unconfigured(struct manager *m, struct pf_entry *e, const struct pf_state *pf)
 {
 	_cleanup_free_ char *left = NULL;
 	struct pf_status st = {};
 	struct pf_created c;
 	bool has_record;
-	int r;
+	int r, k;
 
 	e->resources_wanted = strv_free(e->resources_wanted);
 	r = pf_created_left(m->state_dir, pf, &c);
@@ -161,11 +163,11 @@ static int check_unconfigured(struct manager *m, struct pf_entry *e, const struc
 			pf_status_done(&st);
 		return -ENOMEM;
 	}
-	e->state = decide_unconfigured(left != NULL, has_record, st.state,
-				       has_record && !st.config_files[0] && st.error);
-	(void)free_and_strdup(&e->last_error, e->state == PF_RUN_UNCONFIGURED ? left : st.error);
+	k = unselected_state(e, m->set, left, has_record ? &st : NULL);
 	if (has_record)
 		pf_status_done(&st);
+	if (k < 0)
+		return k;
 	if (r == 0) /* no VF of ours left: no pod of ours uses one */
 		e->resources_running = strv_free(e->resources_running);
 	e->drift = strv_free(e->drift);

@@ -197,19 +197,23 @@ static void test_summary(void **state)
 static void test_unconfigured(void **state)
 {
 	(void)state;
-	assert_int_equal(decide_unconfigured(true, true, PF_STATUS_DEFERRED, true),
+	assert_int_equal(decide_unconfigured(true, true, PF_STATUS_DEFERRED, true, false),
 			 PF_RUN_DEFERRED);
-	assert_int_equal(decide_unconfigured(true, true, PF_STATUS_FAILED, true), PF_RUN_FAILED);
+	/* deferred by a policy that lets it run now: pending, not run */
+	assert_int_equal(decide_unconfigured(true, true, PF_STATUS_DEFERRED, true, true),
+			 PF_RUN_PENDING);
+	assert_int_equal(decide_unconfigured(true, true, PF_STATUS_FAILED, true, false),
+			 PF_RUN_FAILED);
 	/* an apply's record of a layout removed since, or nothing left */
-	assert_int_equal(decide_unconfigured(true, true, PF_STATUS_DEFERRED, false),
+	assert_int_equal(decide_unconfigured(true, true, PF_STATUS_DEFERRED, false, false),
 			 PF_RUN_UNCONFIGURED);
-	assert_int_equal(decide_unconfigured(false, true, PF_STATUS_FAILED, true),
+	assert_int_equal(decide_unconfigured(false, true, PF_STATUS_FAILED, true, false),
 			 PF_RUN_UNCONFIGURED);
-	assert_int_equal(decide_unconfigured(true, false, PF_STATUS_DEFERRED, true),
+	assert_int_equal(decide_unconfigured(true, false, PF_STATUS_DEFERRED, true, false),
 			 PF_RUN_UNCONFIGURED);
-	assert_int_equal(decide_unconfigured(true, true, PF_STATUS_APPLIED, true),
+	assert_int_equal(decide_unconfigured(true, true, PF_STATUS_APPLIED, true, false),
 			 PF_RUN_UNCONFIGURED);
-	assert_int_equal(decide_unconfigured(true, true, PF_STATUS_HELD, true),
+	assert_int_equal(decide_unconfigured(true, true, PF_STATUS_HELD, true, false),
 			 PF_RUN_UNCONFIGURED);
 }
 
