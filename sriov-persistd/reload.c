@@ -5,7 +5,7 @@
 
 #include "deferred-drift.h"
 #include "host-error.h"
-#include "key-settings.h"
+#include "layout-wants.h"
 #include "manager-check.h"
 #include "manager-summary.h"
 #include "reload.h"
@@ -51,38 +51,6 @@ static void arm_retry(struct manager *m)
 			format_timespan(most, RELOAD_RETRY_MAX_USEC));
 }
 
-/* What the layouts of set want of pf, for comparing: the keys they set
- * (status's settings, without the host's values and the sources), whether
- * the PF is selected and held. */
-static char *wants(const struct layout_set *set, const struct host_state *hs,
-		   const struct pf_state *pf)
-{
-	_cleanup_pf_desired_ struct pf_desired *d = NULL;
-	_cleanup_(key_settings_done) struct key_settings ks = {};
-	struct diag_list ignored = {};
-	_cleanup_free_ char *s = NULL;
-	int r;
-
-	r = desired_build(set, hs, pf, &ignored, &d);
-	diag_list_done(&ignored);
-	if (r >= 0)
-		r = key_settings_build(pf, d, &ks);
-	if (r < 0)
-		return NULL;
-	if (!d)
-		return strdup("none");
-	s = strdup_printf("%s %u %d %d|", d->held ? "held" : "selected", d->num_vfs,
-			  (int)d->rdma_netns, (int)d->kernel_arguments);
-	for (size_t i = 0; s && i < ks.n_pf + ks.n_vfs; i++) {
-		const struct key_setting *k = i < ks.n_pf ? &ks.pf[i] : &ks.vfs[i - ks.n_pf];
-		char *more = strdup_printf("%s%u %s=%s\n", s, k->vf, k->key, k->wanted);
-
-		free(s);
-		s = more;
-	}
-	return TAKE_PTR(s);
-}
-
 /* Whether a PF in state was applied as its layouts say (drifted since or
  * not), or has none: under [Drift] Mode=report a reload applies it again
  * only for a change of its layouts. */
@@ -119,8 +87,8 @@ static int changed_pfs(struct manager *m, char ***ret)
 	for (size_t i = 0; i < m->hs->n_pfs; i++) {
 		const struct pf_state *pf = &m->hs->pfs[i];
 		const struct pf_entry *e = manager_find_entry(m, pf->pci);
-		_cleanup_free_ char *before = wants(m->reload_from, m->hs, pf);
-		_cleanup_free_ char *after = wants(m->set, m->hs, pf);
+		_cleanup_free_ char *before = layout_wants(m->reload_from, m->hs, pf);
+		_cleanup_free_ char *after = layout_wants(m->set, m->hs, pf);
 
 		if (!before || !after)
 			return -ENOMEM;
@@ -234,8 +202,8 @@ static int layout_change_waits(struct manager *m, const char *pci)
 		return 0;
 	if (!m->reload_from)
 		return 1;
-	before = wants(m->reload_from, m->hs, pf);
-	after = wants(m->set, m->hs, pf);
+	before = layout_wants(m->reload_from, m->hs, pf);
+	after = layout_wants(m->set, m->hs, pf);
 	if (!before || !after)
 		return -ENOMEM;
 	return !streq(before, after);
