@@ -11,7 +11,7 @@
 #include "dpconfig.h"
 #include "drift-error.h"
 #include "host-error.h"
-#include "layout-wants.h"
+#include "layouts-record.h"
 #include "manager-check.h"
 #include "manager-result.h"
 #include "manager-summary.h"
@@ -112,12 +112,7 @@ static bool judge_changes(struct manager *m, struct pf_entry *e, const struct pf
 
 	f.has_record = pf_status_read(m->runtime_dir, e->pci, &st) >= 0;
 	f.record = st.state;
-	if (f.has_record && st.layouts) {
-		_cleanup_free_ char *wants = layout_wants(m->set, m->hs, pf);
-		_cleanup_free_ char *sig = wants ? layout_wants_signature(wants) : NULL;
-
-		f.layout_changed = sig && !streq(sig, st.layouts);
-	}
+	f.layout_changed = f.has_record && layouts_record_changed(m, pf, &st);
 	if (f.has_record && st.state == PF_STATUS_DEFERRED) {
 		news = deferred_drift(&e->deferred_base, d, pf);
 		f.deferred_drift = news && news[0];
@@ -317,42 +312,6 @@ static int note_desired(struct manager *m, struct pf_entry *e, const struct pf_s
 	return 0;
 }
 
-/* A PF at rest, as its layouts say, whose apply's record says its layouts
- * wanted something else then (edited to what the host has, while the
- * daemon was stopped): the record takes what they want now, under the
- * PF's lock, so that a later change on the host is judged as drift, not
- * as a change of the layouts. */
-static void record_layouts_at_rest(struct manager *m, const struct pf_state *pf)
-{
-	_cleanup_free_ char *wants = NULL, *sig = NULL;
-	_cleanup_close_ int lock = -EBADF;
-	struct pf_status st;
-	int r;
-
-	if (pf_status_read(m->runtime_dir, pf->pci, &st) < 0)
-		return;
-	if (st.state == PF_STATUS_APPLIED && st.layouts) {
-		wants = layout_wants(m->set, m->hs, pf);
-		sig = wants ? layout_wants_signature(wants) : NULL;
-		if (sig && streq(sig, st.layouts))
-			sig = mfree(sig);
-	}
-	pf_status_done(&st);
-	if (!sig || (lock = pf_lock(m->runtime_dir, pf->pci, 0)) < 0)
-		return;
-	if (pf_status_read(m->runtime_dir, pf->pci, &st) < 0)
-		return;
-	if (st.state == PF_STATUS_APPLIED && st.layouts && !streq(sig, st.layouts)) {
-		free(st.layouts);
-		st.layouts = TAKE_PTR(sig);
-		r = pf_status_write(m->runtime_dir, &st);
-		if (r < 0)
-			log_pf(LOG_WARNING, pf->pci, "%s: writing its status record failed: %s",
-			       pf->pci, strerror(-r));
-	}
-	pf_status_done(&st);
-}
-
 /* Checks one PF against its layout. Returns 1 when it should be applied. */
 static int check_pf(struct manager *m, struct pf_entry *e, bool may_apply)
 {
@@ -396,7 +355,7 @@ static int check_pf(struct manager *m, struct pf_entry *e, bool may_apply)
 	if (!d)
 		return check_unconfigured(m, e, pf);
 	if (!d->held && p->n_actions == 0)
-		record_layouts_at_rest(m, pf);
+		layouts_record_at_rest(m, pf);
 	if (d->held || p->n_actions == 0)
 		return check_at_rest(e, d, p);
 	e->plan_sig = plan_signature(p);

@@ -9,7 +9,8 @@ import os
 import time
 
 from conftest import PF_IFACE, pf_path
-from test_daemon import E810_A, apply_all, configured_host, drift, host_matches, sync  # noqa: F401
+from test_daemon import (E810_A, MIXED_ICE, apply_all, configured_host, drift,  # noqa: F401
+                         host_matches, main_config, sync)
 from test_metrics_daemon import metrics
 from test_metrics import value
 
@@ -97,3 +98,41 @@ def test_a_layout_edited_to_what_the_host_has_leaves_later_drift_reported(make_h
     sync(c)
     assert h.pf(E810_A)["vfs"][1]["mac"] == DRIFTED_MAC, "report mode repaired the drift"
     assert not c.matching("Applied", m, pci=E810_A)
+
+
+def test_vfs_added_by_hand_to_a_pf_whose_layout_keeps_the_host_count_are_drift(
+        make_host, start_daemon, bus_client, system_bus):
+    """A layout without VirtualFunctions= keeps the host's VF count: VFs added by hand while
+    the daemon was stopped are a change of the host, not of the layouts (the record's signature
+    is of what the layout files say, not of what they make of the host): reported as drift
+    under [Drift] Mode=report, not applied."""
+    c = bus_client
+    h = make_host("mixed.json")
+    main_config(h, "report")
+    h.layout(f"50-{MIXED_ICE}.conf",
+             f"[Match]\nPCIAddress={MIXED_ICE}\n[VirtualFunction]\nVLANId=10\n")
+    d = start_daemon(h)
+    apply_all(c, [MIXED_ICE])
+    assert [v["vlan"] for v in h.pf(MIXED_ICE)["vfs"]] == [10, 10]
+    d.stop()
+
+    def add_vfs(s):
+        pf = h.pf_of(s, MIXED_ICE)
+        for i in (2, 3):
+            pf["vfs"].append(dict(pf["vfs"][0], index=i, pci=f"0000:3b:01.{i}",
+                                  name=f"ens1f0v{i}", vlan=0))
+        pf["num_vfs"] = 4
+    h.edit(add_vfs)
+    m = c.mark()
+    d = start_daemon(h)
+    c.wait_signal("DriftDetected", m, pci=MIXED_ICE)
+    c.wait_property("State", "drifted", path=pf_path(MIXED_ICE), iface=PF_IFACE)
+    sync(c)
+    assert [v["vlan"] for v in h.pf(MIXED_ICE)["vfs"]] == [10, 10, 0, 0], "report mode applied"
+    assert not c.matching("Applied", m, pci=MIXED_ICE)
+    assert "drifted from its layout" in d.log_text(), d.log_text()
+    series, _ = metrics(h, system_bus.address)
+    assert value(series, "daemon_drift_events_total", pf_pci=MIXED_ICE) == 1
+    r = h.run("status", "--json")
+    pf = {p["pci"]: p for p in json.loads(r.stdout)["pfs"]}[MIXED_ICE]
+    assert pf["state"] == "drifted" and "layout changed" not in pf["reason"], pf

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* What the layouts want of a PF, for comparing (a reload's, the status
+/* What the layouts say of a PF, for comparing (a reload's, the status
  * record's), and its signature. */
 
 #include <setjmp.h>
@@ -104,34 +104,76 @@ static void test_signature(void **state)
 static void test_wants(void **state)
 {
 	struct layout_file *f10 = file_new("/etc/sriov-persist/conf.d/50-a.conf", 10, 7);
-	struct layout_file *f10_moved = file_new("/etc/sriov-persist/conf.d/60-b.conf", 10, 9);
+	struct layout_file *f10_lower = file_new("/etc/sriov-persist/conf.d/50-a.conf", 10, 9);
+	struct layout_file *f10_other = file_new("/etc/sriov-persist/conf.d/60-b.conf", 10, 7);
 	struct layout_file *f55 = file_new("/etc/sriov-persist/conf.d/50-a.conf", 55, 7);
 	char *wants = NULL, *none_wants = NULL;
 	char *s10 = signature_of(f10, &wants);
-	char *s10_moved = signature_of(f10_moved, NULL);
+	char *s10_lower = signature_of(f10_lower, NULL);
+	char *s10_other = signature_of(f10_other, NULL);
 	char *s55 = signature_of(f55, NULL);
 	char *none = signature_of(NULL, &none_wants);
 
-	assert_true(startswith(wants, "selected 4 "));
-	assert_non_null(strstr(wants, "|"));
-	assert_non_null(strstr(wants, "0 VLANId=10\n"));
-	assert_non_null(strstr(wants, "3 VLANId=10\n"));
+	assert_string_equal(wants, "0 0 0|50-a.conf\n"
+				   " VirtualFunctions=4\n"
+				   " [VirtualFunction]\n"
+				   "  VLANId=10\n");
 	assert_string_equal(none_wants, "none");
 	assert_int_equal(strlen(s10), 16);
-	/* the same wishes from another file, another line: the same */
-	assert_string_equal(s10, s10_moved);
-	/* another VLAN, no layout at all: different */
+	/* the same file and values, a comment above them: the same */
+	assert_string_equal(s10, s10_lower);
+	/* another file, another VLAN, no layout at all: different */
+	assert_string_not_equal(s10, s10_other);
 	assert_string_not_equal(s10, s55);
 	assert_string_not_equal(s10, none);
 	free(wants);
 	free(none_wants);
 	free(s10);
-	free(s10_moved);
+	free(s10_lower);
+	free(s10_other);
 	free(s55);
 	free(none);
 	file_free(f10);
-	file_free(f10_moved);
+	file_free(f10_lower);
+	file_free(f10_other);
 	file_free(f55);
+}
+
+/* What the host has never enters: a layout that leaves VirtualFunctions=
+ * to the host says the same of a PF whatever its VF count (VFs added by
+ * hand are drift, not a change of the layouts), and so whatever the VFs
+ * have; what selects the PF does. */
+static void test_wants_not_the_host(void **state)
+{
+	struct layout_file *f = file_new("/etc/sriov-persist/conf.d/50-a.conf", 10, 7);
+	struct layout_set set = { .files = &f, .n_files = 1 };
+	struct pf_state pf = pf_make(), more = pf_make(), other = pf_make();
+	struct vf_state vfs[8] = {};
+	_cleanup_free_ char *a = NULL, *b = NULL, *c = NULL, *errors = NULL;
+
+	f->pf.set &= ~(1u << PF_KEY_VIRTUAL_FUNCTIONS);
+	more.num_vfs = more.n_vfs = 8;
+	more.vfs = vfs;
+	for (size_t i = 0; i < ELEMENTSOF(vfs); i++)
+		vfs[i].attrs.vlan = 55;
+	a = layout_wants(&set, &host, &pf);
+	b = layout_wants(&set, &host, &more);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_string_equal(a, b);
+	assert_null(strstr(a, "VirtualFunctions="));
+	/* a [Match] that does not select the PF: nothing */
+	strv_free(f->match.pci_address);
+	assert_int_equal(strv_split("0000:5e:*", &f->match.pci_address), 0);
+	c = layout_wants(&set, &host, &other);
+	assert_string_equal(c, "none");
+	/* a file with errors that selects it (and holds it) */
+	strv_free(f->match.pci_address);
+	assert_int_equal(strv_split("*", &f->match.pci_address), 0);
+	f->has_error = true;
+	errors = layout_wants(&set, &host, &pf);
+	assert_non_null(strstr(errors, "50-a.conf (with errors)\n"));
+	file_free(f);
 }
 
 int main(void)
@@ -139,6 +181,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_signature),
 		cmocka_unit_test(test_wants),
+		cmocka_unit_test(test_wants_not_the_host),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
