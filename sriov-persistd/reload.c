@@ -47,7 +47,7 @@ static void arm_retry(struct manager *m)
 		log_msg(LOG_WARNING,
 			"Reloading: the layouts are read, but not the host: %s (tried again at the "
 			"next event, and in %s, then less often, at least once every %s)",
-			HOST_ERROR_WAITS, format_timespan(span, delay),
+			manager_reload_waits_why(m), format_timespan(span, delay),
 			format_timespan(most, RELOAD_RETRY_MAX_USEC));
 }
 
@@ -110,6 +110,24 @@ static int changed_pfs(struct manager *m, char ***ret)
 	return 0;
 }
 
+/* Whether the layouts read last say something else of a PF on the host as
+ * read last than those before the reload; true when either is not known or
+ * on ENOMEM. */
+static bool changes_layouts(const struct manager *m)
+{
+	if (!m->reload_from || !m->hs)
+		return true;
+	for (size_t i = 0; i < m->hs->n_pfs; i++) {
+		const struct pf_state *pf = &m->hs->pfs[i];
+		_cleanup_free_ char *before = layout_wants(m->reload_from, m->hs, pf);
+		_cleanup_free_ char *after = layout_wants(m->set, m->hs, pf);
+
+		if (!before || !after || !streq(before, after))
+			return true;
+	}
+	return false;
+}
+
 /* The part of a reload after the configuration is read: the host read, and
  * every PF applied as the new layouts say. -EAGAIN: the host could not be
  * read, the reload waits. */
@@ -120,12 +138,14 @@ static int finish(struct manager *m)
 
 	if (r < 0) {
 		m->reload_waits = true;
+		m->reload_changes = changes_layouts(m);
 		manager_update_summary(m, false); /* degraded, and why */
 		arm_retry(m);
 		return -EAGAIN;
 	}
 	if (m->reload_tries > 0)
-		log_msg(LOG_NOTICE, "The host can be read again: the layout change is applied");
+		log_msg(LOG_NOTICE, "The host can be read again: %s",
+			m->reload_changes ? "the layout change is applied" : "the reload goes on");
 	m->reload_waits = false;
 	m->reload_tries = 0;
 	m->reload_retry = sd_event_source_disable_unref(m->reload_retry);
@@ -184,9 +204,9 @@ const char *manager_reload_why(const struct manager *m, int r)
 	if (r != -EAGAIN || !m->reload_waits)
 		snprintf(buf, sizeof(buf), "Reloading failed: %s", strerror(-r));
 	else
-		snprintf(buf, sizeof(buf),
-			 "Reloading failed: reading the host failed: %s; %s, and is applied then",
-			 strna(m->host_error), HOST_ERROR_WAITS);
+		snprintf(buf, sizeof(buf), "Reloading failed: reading the host failed: %s; %s, %s",
+			 strna(m->host_error), manager_reload_waits_why(m),
+			 m->reload_changes ? "and is applied then" : "and goes on then");
 	return buf;
 }
 
