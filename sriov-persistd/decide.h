@@ -48,6 +48,10 @@ struct pf_facts {
 	/* deferred (record DEFERRED), and the host differs from what it was
 	 * when it was deferred: a change the deferral did not make */
 	bool deferred_drift;
+	/* the record says what the layouts wanted of it at its apply
+	 * (pf_status.layouts), and they want something else now: a change of
+	 * the layouts, applied in either drift mode, no drift */
+	bool layout_changed;
 };
 
 struct pf_verdict {

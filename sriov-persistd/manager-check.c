@@ -11,6 +11,7 @@
 #include "dpconfig.h"
 #include "drift-error.h"
 #include "host-error.h"
+#include "layouts-record.h"
 #include "manager-check.h"
 #include "manager-result.h"
 #include "manager-summary.h"
@@ -112,6 +113,7 @@ static bool judge_changes(struct manager *m, struct pf_entry *e, const struct pf
 
 	f.has_record = pf_status_read(m->runtime_dir, e->pci, &st) >= 0;
 	f.record = st.state;
+	f.layout_changed = f.has_record && layouts_record_changed(m, pf, &st);
 	if (f.has_record && st.state == PF_STATUS_DEFERRED) {
 		news = deferred_drift(&e->deferred_base, d, pf);
 		f.deferred_drift = news && news[0];
@@ -354,6 +356,8 @@ static int check_pf(struct manager *m, struct pf_entry *e, bool may_apply)
 		return r;
 	if (!d)
 		return check_unconfigured(m, e, pf);
+	if (!d->held && p->n_actions == 0)
+		layouts_record_at_rest(m, pf);
 	if (d->held || p->n_actions == 0)
 		return check_at_rest(e, d, p);
 	e->plan_sig = plan_signature(p);

@@ -176,7 +176,9 @@ struct json_object *manager_host_error_json(const struct manager *m)
 	o = json_object_new_object();
 	json_object_object_add(o, "at_usec", json_object_new_uint64(m->host_error_at));
 	json_object_object_add(o, "error", json_object_new_string(m->host_error));
-	json_object_object_add(o, "layout_change_waits", json_object_new_boolean(m->reload_waits));
+	json_object_object_add(o, "layout_change_waits",
+			       json_object_new_boolean(m->reload_waits && m->reload_changes));
+	json_object_object_add(o, "reload_waits", json_object_new_boolean(m->reload_waits));
 	return o;
 }
 
