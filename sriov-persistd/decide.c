@@ -54,7 +54,9 @@ enum pf_run_state decide_state_of_record(enum pf_status_state s)
  * a module is missing (removed by hand, as on the way to reloading a
  * driver). A deferred PF that changed since it was deferred (a VF's VLAN
  * set by hand) drifted too, and stays deferred: it is repaired with the
- * deferred apply, which the policy lets run as a whole or not at all. */
+ * deferred apply, which the policy lets run as a whole or not at all.
+ * Its layouts changed since the record's apply: pending, applied in either
+ * mode, and what differs is not judged as drift. */
 struct pf_verdict decide_changes(const struct pf_facts *f)
 {
 	bool retry = !streq_ptr(f->plan_sig, f->given_up);
@@ -64,6 +66,11 @@ struct pf_verdict decide_changes(const struct pf_facts *f)
 	if (!f->has_record) {
 		v.state = PF_RUN_PENDING;
 		v.apply = f->may_apply && retry && repair;
+		return v;
+	}
+	if (f->layout_changed) {
+		v.state = PF_RUN_PENDING;
+		v.apply = f->may_apply && retry;
 		return v;
 	}
 	v.state = decide_state_of_record(f->record);
@@ -78,12 +85,12 @@ struct pf_verdict decide_changes(const struct pf_facts *f)
 }
 
 enum pf_run_state decide_unconfigured(bool left, bool has_record, enum pf_status_state record,
-				      bool of_reset)
+				      bool of_reset, bool lifted)
 {
 	if (!left || !has_record || !of_reset)
 		return PF_RUN_UNCONFIGURED;
 	if (record == PF_STATUS_DEFERRED)
-		return PF_RUN_DEFERRED;
+		return lifted ? PF_RUN_PENDING : PF_RUN_DEFERRED;
 	if (record == PF_STATUS_FAILED)
 		return PF_RUN_FAILED;
 	return PF_RUN_UNCONFIGURED;

@@ -48,6 +48,10 @@ struct pf_facts {
 	/* deferred (record DEFERRED), and the host differs from what it was
 	 * when it was deferred: a change the deferral did not make */
 	bool deferred_drift;
+	/* the record says what the layouts wanted of it at its apply
+	 * (pf_status.layouts), and they want something else now: a change of
+	 * the layouts, applied in either drift mode, no drift */
+	bool layout_changed;
 };
 
 struct pf_verdict {
@@ -67,10 +71,11 @@ enum pf_run_state decide_state_of_record(enum pf_status_state s) _pure_;
 /* A PF no layout selects, with something left from a removed layout
  * (left), and its status record (has_record, record; of_reset: written by
  * a reset, which names no file): a reset that waits for the policy or
- * failed is DEFERRED or FAILED, as sriovctl status says; UNCONFIGURED
+ * failed is DEFERRED or FAILED, as sriovctl status says, and PENDING when
+ * the policy that deferred it lets it run now (lifted); UNCONFIGURED
  * otherwise. */
 enum pf_run_state decide_unconfigured(bool left, bool has_record, enum pf_status_state record,
-				      bool of_reset) _pure_;
+				      bool of_reset, bool lifted) _pure_;
 /* After an apply of a PF whose plan is plan_sig (NULL: nothing left to do)
  * ended in result: whether that plan is given up, and is not tried again
  * until it changes (so a failing action cannot loop on its own events). */

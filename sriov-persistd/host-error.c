@@ -8,6 +8,7 @@
 
 void manager_host_read(struct manager *m, int r)
 {
+	const char *waits = manager_reload_waits_why(m);
 	_cleanup_free_ char *error = NULL;
 
 	if (r >= 0) {
@@ -24,14 +25,20 @@ void manager_host_read(struct manager *m, int r)
 	if (!error || streq_ptr(error, m->host_error))
 		return; /* said once; the time is that of the first such failure */
 	log_msg(LOG_ERR,
-		"Reading the host failed: %s; the daemon shows what it read last%s, until it "
+		"Reading the host failed: %s; the daemon shows what it read last%s%s, until it "
 		"can be read",
-		error,
-		m->reload_waits ? " and the layout change waits until the host can be read" : "");
+		error, waits ? " and " : "", strempty(waits));
 	free(m->host_error);
 	m->host_error = TAKE_PTR(error);
 	m->host_error_at = now_realtime();
 	manager_update_summary(m, false);
+}
+
+const char *manager_reload_waits_why(const struct manager *m)
+{
+	if (!m->reload_waits)
+		return NULL;
+	return m->reload_changes ? HOST_ERROR_WAITS : HOST_ERROR_RELOAD_WAITS;
 }
 
 /* Whether r, from a call's read of the host, is the failure m->host_error
@@ -45,15 +52,15 @@ static bool is_host_error(const struct manager *m, int r)
 
 int manager_host_error_set(const struct manager *m, sd_bus_error *error, const char *doing, int r)
 {
-	const char *waits = m->reload_waits ? "; " HOST_ERROR_WAITS : "";
+	const char *waits = manager_reload_waits_why(m), *sep = waits ? "; " : "";
 
 	if (!is_host_error(m, r))
 		return sd_bus_error_set_errnof(error, -r, "%s failed: %s", doing, strerror(-r));
 	if (streq(doing, "Reading the host"))
-		return sd_bus_error_set_errnof(error, -r, "Reading the host failed: %s%s",
-					       m->host_error, waits);
-	return sd_bus_error_set_errnof(error, -r, "%s failed: reading the host failed: %s%s", doing,
-				       m->host_error, waits);
+		return sd_bus_error_set_errnof(error, -r, "Reading the host failed: %s%s%s",
+					       m->host_error, sep, strempty(waits));
+	return sd_bus_error_set_errnof(error, -r, "%s failed: reading the host failed: %s%s%s",
+				       doing, m->host_error, sep, strempty(waits));
 }
 
 int manager_plan_add(const struct manager *m, struct json_object *doc)

@@ -10,12 +10,18 @@
 #include "json-util.h"
 #include "manager.h"
 
+/* What waits for the host while a reload does: HOST_ERROR_WAITS, or
+ * HOST_ERROR_RELOAD_WAITS of a reload that changes no layout; NULL when
+ * no reload waits. */
+const char *manager_reload_waits_why(const struct manager *m);
+
 /* The result r of reading the host (m->host->error has the details of a
  * failure): a failure is logged when it is new and kept in m->host_error;
  * a read that works ends it. Updates the summary when either changes. */
 void manager_host_read(struct manager *m, int r);
 
 #define HOST_ERROR_WAITS "the layout change waits until the host can be read"
+#define HOST_ERROR_RELOAD_WAITS "the reload waits until the host can be read"
 #define HOST_ERROR_APPLY_WAITS "applying waits until the host can be read"
 
 /* A call's error r while doing ("Applying", "Resetting", "Reading the

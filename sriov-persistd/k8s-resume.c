@@ -6,6 +6,14 @@
 #include "k8s-internal.h"
 #include "manager-check.h"
 
+/* Whether e waits: deferred, or (no layout selects it) its reset was
+ * deferred by a policy that lets it run now, which shows it pending. */
+static bool waits(const struct pf_entry *e)
+{
+	return e && (e->state == PF_RUN_DEFERRED ||
+		     (e->state == PF_RUN_PENDING && strv_length(e->config_files) == 0));
+}
+
 /* One PF of an interrupted drain, undone, as the first check left it: what
  * the journal says of it, added to again (what the drain starts again for)
  * or to others (why it does not). A PF deferred again for a drain waits for
@@ -20,7 +28,7 @@ static int resume_pf(struct manager *m, const char *pci, char ***again, char ***
 {
 	struct pf_entry *e = manager_find_entry(m, pci);
 	bool report = m->conf.drift_mode == DRIFT_MODE_REPORT;
-	bool reset = e && e->state == PF_RUN_DEFERRED && strv_length(e->config_files) == 0;
+	bool reset = waits(e) && strv_length(e->config_files) == 0;
 	_cleanup_free_ char *why = NULL;
 	int r = 0;
 
@@ -32,7 +40,7 @@ static int resume_pf(struct manager *m, const char *pci, char ***again, char ***
 	if (strv_contains(m->k8s->drain_wanted, pci))
 		return strv_consume(again,
 				    strdup_printf("the %s of %s", reset ? "reset" : "apply", pci));
-	if (e && e->state == PF_RUN_DEFERRED && (report || r < 0)) {
+	if (waits(e) && (report || r < 0)) {
 		why = strdup_printf("drain interrupted (the daemon stopped during it) and undone; "
 				    "not started again on its own: sriovctl %s %s starts it again",
 				    reset ? "reset" : "apply", pci);

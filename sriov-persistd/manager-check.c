@@ -11,11 +11,13 @@
 #include "dpconfig.h"
 #include "drift-error.h"
 #include "host-error.h"
+#include "layouts-record.h"
 #include "manager-check.h"
 #include "manager-result.h"
 #include "manager-summary.h"
 #include "report-gone.h"
 #include "report.h"
+#include "unselected-state.h"
 
 #define MAIN_BROKEN \
 	"the main configuration has errors (see ConfigErrors); nothing is applied until they are fixed"
@@ -111,6 +113,7 @@ static bool judge_changes(struct manager *m, struct pf_entry *e, const struct pf
 
 	f.has_record = pf_status_read(m->runtime_dir, e->pci, &st) >= 0;
 	f.record = st.state;
+	f.layout_changed = f.has_record && layouts_record_changed(m, pf, &st);
 	if (f.has_record && st.state == PF_STATUS_DEFERRED) {
 		news = deferred_drift(&e->deferred_base, d, pf);
 		f.deferred_drift = news && news[0];
@@ -137,14 +140,15 @@ static bool judge_changes(struct manager *m, struct pf_entry *e, const struct pf
 
 /* No layout selects the PF: nothing to do, whatever it has. What a removed
  * layout left there is said, and stays until a reset; a reset that waits
- * for the policy or failed says so instead, as sriovctl status does. */
+ * for the policy or failed says so instead, as sriovctl status does
+ * (unselected_state()). */
 static int check_unconfigured(struct manager *m, struct pf_entry *e, const struct pf_state *pf)
 {
 	_cleanup_free_ char *left = NULL;
 	struct pf_status st = {};
 	struct pf_created c;
 	bool has_record;
-	int r;
+	int r, k;
 
 	e->resources_wanted = strv_free(e->resources_wanted);
 	r = pf_created_left(m->state_dir, pf, &c);
@@ -161,11 +165,11 @@ static int check_unconfigured(struct manager *m, struct pf_entry *e, const struc
 			pf_status_done(&st);
 		return -ENOMEM;
 	}
-	e->state = decide_unconfigured(left != NULL, has_record, st.state,
-				       has_record && !st.config_files[0] && st.error);
-	(void)free_and_strdup(&e->last_error, e->state == PF_RUN_UNCONFIGURED ? left : st.error);
+	k = unselected_state(e, m->set, left, has_record ? &st : NULL);
 	if (has_record)
 		pf_status_done(&st);
+	if (k < 0)
+		return k;
 	if (r == 0) /* no VF of ours left: no pod of ours uses one */
 		e->resources_running = strv_free(e->resources_running);
 	e->drift = strv_free(e->drift);
@@ -358,6 +362,8 @@ static int check_pf(struct manager *m, struct pf_entry *e, bool may_apply)
 		return r;
 	if (!d)
 		return check_unconfigured(m, e, pf);
+	if (!d->held && p->n_actions == 0)
+		layouts_record_at_rest(m, pf);
 	if (d->held || p->n_actions == 0)
 		return check_at_rest(e, d, p);
 	e->plan_sig = plan_signature(p);

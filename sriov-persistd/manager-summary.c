@@ -61,27 +61,17 @@ static bool same_reasons(const struct reboot_record *a, const struct reboot_reco
  * type's goes once the firmware holds another one or it took effect, read
  * anew at each look (plan_firmware_reason_gone()), as sriov-persistd(8)
  * says. */
+static bool reason_gone(const struct reboot_reason *p, void *userdata)
+{
+	const struct manager *m = userdata;
+	const struct pf_state *pf = m->hs ? host_state_find_pf(m->hs, p->pci) : NULL;
+
+	return pf && plan_firmware_reason_gone(pf, p->text);
+}
+
 static int standing_reasons(const struct manager *m, struct reboot_record *ret)
 {
-	struct reboot_record keep = {};
-	int r = 0;
-
-	snprintf(keep.boot_id, sizeof(keep.boot_id), "%s", m->reboot.boot_id);
-	for (size_t i = 0; r >= 0 && i < m->reboot.n_reasons; i++) {
-		const struct reboot_reason *p = &m->reboot.reasons[i];
-		const struct pf_state *pf = m->hs ? host_state_find_pf(m->hs, p->pci) : NULL;
-
-		if (pf && plan_firmware_reason_gone(pf, p->text))
-			continue;
-		r = p->unasked ? reboot_record_add_unasked(&keep, p->pci, p->text, p->since) :
-				 reboot_record_add(&keep, p->pci, p->text, p->since);
-	}
-	if (r < 0) {
-		reboot_record_done(&keep);
-		return r;
-	}
-	*ret = keep;
-	return 0;
+	return reboot_record_filter(&m->reboot, reason_gone, (void *)m, ret);
 }
 
 static bool update_reboot(struct manager *m, bool layouts_changed)
@@ -116,25 +106,20 @@ static bool update_reboot(struct manager *m, bool layouts_changed)
 	return true;
 }
 
+/* A reason of the card of userdata (a PCI address), which a firmware reset
+ * took into effect. */
+static bool reason_of_card(const struct reboot_reason *k, void *userdata)
+{
+	return pci_same_device(k->pci, userdata);
+}
+
 void manager_reboot_forget_card(struct manager *m, const char *pci)
 {
-	struct reboot_record keep = {};
-	int r = 0;
+	struct reboot_record keep;
+	int r;
 
-	snprintf(keep.boot_id, sizeof(keep.boot_id), "%s", m->reboot.boot_id);
-	for (size_t i = 0; r >= 0 && i < m->reboot.n_reasons; i++) {
-		const struct reboot_reason *k = &m->reboot.reasons[i];
-
-		if (pci_same_device(k->pci, pci))
-			continue;
-		/* a kept reason no layout asks for stays one: never rebooted for alone */
-		r = k->unasked ? reboot_record_add_unasked(&keep, k->pci, k->text, k->since) :
-				 reboot_record_add(&keep, k->pci, k->text, k->since);
-	}
-	if (r < 0) {
-		reboot_record_done(&keep);
+	if (reboot_record_filter(&m->reboot, reason_of_card, (void *)pci, &keep) < 0)
 		return;
-	}
 	reboot_record_done(&m->reboot);
 	m->reboot = keep;
 	r = reboot_record_write(m->state_dir, &m->reboot);
@@ -191,7 +176,9 @@ struct json_object *manager_host_error_json(const struct manager *m)
 	o = json_object_new_object();
 	json_object_object_add(o, "at_usec", json_object_new_uint64(m->host_error_at));
 	json_object_object_add(o, "error", json_object_new_string(m->host_error));
-	json_object_object_add(o, "layout_change_waits", json_object_new_boolean(m->reload_waits));
+	json_object_object_add(o, "layout_change_waits",
+			       json_object_new_boolean(m->reload_waits && m->reload_changes));
+	json_object_object_add(o, "reload_waits", json_object_new_boolean(m->reload_waits));
 	return o;
 }
 

@@ -153,6 +153,10 @@ struct manager {
 	/* the layouts read last are not applied yet: the reload could not read
 	 * the host, and is finished (tried again, reload.c) once it can */
 	bool reload_waits;
+	/* while it waits: its layouts say something else of a PF (on the host
+	 * as read last) than those before it; false: the reload changes no
+	 * layout (SIGHUP without an edit), only it waits (reload.c) */
+	bool reload_changes;
 	/* the layouts before a reload, until it is finished: under [Drift]
 	 * Mode=report only the PFs they differ on are applied (reload.c) */
 	struct layout_set *reload_from;

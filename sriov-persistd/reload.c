@@ -5,7 +5,7 @@
 
 #include "deferred-drift.h"
 #include "host-error.h"
-#include "key-settings.h"
+#include "layout-wants.h"
 #include "manager-check.h"
 #include "manager-summary.h"
 #include "reload.h"
@@ -47,40 +47,8 @@ static void arm_retry(struct manager *m)
 		log_msg(LOG_WARNING,
 			"Reloading: the layouts are read, but not the host: %s (tried again at the "
 			"next event, and in %s, then less often, at least once every %s)",
-			HOST_ERROR_WAITS, format_timespan(span, delay),
+			manager_reload_waits_why(m), format_timespan(span, delay),
 			format_timespan(most, RELOAD_RETRY_MAX_USEC));
-}
-
-/* What the layouts of set want of pf, for comparing: the keys they set
- * (status's settings, without the host's values and the sources), whether
- * the PF is selected and held. */
-static char *wants(const struct layout_set *set, const struct host_state *hs,
-		   const struct pf_state *pf)
-{
-	_cleanup_pf_desired_ struct pf_desired *d = NULL;
-	_cleanup_(key_settings_done) struct key_settings ks = {};
-	struct diag_list ignored = {};
-	_cleanup_free_ char *s = NULL;
-	int r;
-
-	r = desired_build(set, hs, pf, &ignored, &d);
-	diag_list_done(&ignored);
-	if (r >= 0)
-		r = key_settings_build(pf, d, &ks);
-	if (r < 0)
-		return NULL;
-	if (!d)
-		return strdup("none");
-	s = strdup_printf("%s %u %d %d|", d->held ? "held" : "selected", d->num_vfs,
-			  (int)d->rdma_netns, (int)d->kernel_arguments);
-	for (size_t i = 0; s && i < ks.n_pf + ks.n_vfs; i++) {
-		const struct key_setting *k = i < ks.n_pf ? &ks.pf[i] : &ks.vfs[i - ks.n_pf];
-		char *more = strdup_printf("%s%u %s=%s\n", s, k->vf, k->key, k->wanted);
-
-		free(s);
-		s = more;
-	}
-	return TAKE_PTR(s);
 }
 
 /* Whether a PF in state was applied as its layouts say (drifted since or
@@ -119,8 +87,8 @@ static int changed_pfs(struct manager *m, char ***ret)
 	for (size_t i = 0; i < m->hs->n_pfs; i++) {
 		const struct pf_state *pf = &m->hs->pfs[i];
 		const struct pf_entry *e = manager_find_entry(m, pf->pci);
-		_cleanup_free_ char *before = wants(m->reload_from, m->hs, pf);
-		_cleanup_free_ char *after = wants(m->set, m->hs, pf);
+		_cleanup_free_ char *before = layout_wants(m->reload_from, m->hs, pf);
+		_cleanup_free_ char *after = layout_wants(m->set, m->hs, pf);
 
 		if (!before || !after)
 			return -ENOMEM;
@@ -142,6 +110,24 @@ static int changed_pfs(struct manager *m, char ***ret)
 	return 0;
 }
 
+/* Whether the layouts read last say something else of a PF on the host as
+ * read last than those before the reload; true when either is not known or
+ * on ENOMEM. */
+static bool changes_layouts(const struct manager *m)
+{
+	if (!m->reload_from || !m->hs)
+		return true;
+	for (size_t i = 0; i < m->hs->n_pfs; i++) {
+		const struct pf_state *pf = &m->hs->pfs[i];
+		_cleanup_free_ char *before = layout_wants(m->reload_from, m->hs, pf);
+		_cleanup_free_ char *after = layout_wants(m->set, m->hs, pf);
+
+		if (!before || !after || !streq(before, after))
+			return true;
+	}
+	return false;
+}
+
 /* The part of a reload after the configuration is read: the host read, and
  * every PF applied as the new layouts say. -EAGAIN: the host could not be
  * read, the reload waits. */
@@ -152,12 +138,14 @@ static int finish(struct manager *m)
 
 	if (r < 0) {
 		m->reload_waits = true;
+		m->reload_changes = changes_layouts(m);
 		manager_update_summary(m, false); /* degraded, and why */
 		arm_retry(m);
 		return -EAGAIN;
 	}
 	if (m->reload_tries > 0)
-		log_msg(LOG_NOTICE, "The host can be read again: the layout change is applied");
+		log_msg(LOG_NOTICE, "The host can be read again: %s",
+			m->reload_changes ? "the layout change is applied" : "the reload goes on");
 	m->reload_waits = false;
 	m->reload_tries = 0;
 	m->reload_retry = sd_event_source_disable_unref(m->reload_retry);
@@ -216,9 +204,9 @@ const char *manager_reload_why(const struct manager *m, int r)
 	if (r != -EAGAIN || !m->reload_waits)
 		snprintf(buf, sizeof(buf), "Reloading failed: %s", strerror(-r));
 	else
-		snprintf(buf, sizeof(buf),
-			 "Reloading failed: reading the host failed: %s; %s, and is applied then",
-			 strna(m->host_error), HOST_ERROR_WAITS);
+		snprintf(buf, sizeof(buf), "Reloading failed: reading the host failed: %s; %s, %s",
+			 strna(m->host_error), manager_reload_waits_why(m),
+			 m->reload_changes ? "and is applied then" : "and goes on then");
 	return buf;
 }
 
@@ -234,8 +222,8 @@ static int layout_change_waits(struct manager *m, const char *pci)
 		return 0;
 	if (!m->reload_from)
 		return 1;
-	before = wants(m->reload_from, m->hs, pf);
-	after = wants(m->set, m->hs, pf);
+	before = layout_wants(m->reload_from, m->hs, pf);
+	after = layout_wants(m->set, m->hs, pf);
 	if (!before || !after)
 		return -ENOMEM;
 	return !streq(before, after);

@@ -566,6 +566,8 @@ void ctl_print_host_error(const struct ctl *c, FILE *f, const char *prefix,
 		strna(doc_str(host_error, "error")),
 		doc_bool(host_error, "layout_change_waits") ?
 			"; the layout change waits until the host can be read" :
+		doc_bool(host_error, "reload_waits") ?
+			"; the reload waits until the host can be read" :
 			"");
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 /* A PF that no layout selects: never touched, and its status record goes
- * (but a reset's that leaves the switchdev sriov-persist set).
+ * (but a reset's that leaves the switchdev sriov-persist set, or that waits
+ * for the disruption policy).
  * A reset (sriovctl reset, Reset()) removes what sriov-persist created on
  * it, step by step, while the PF is as it was left, and the kernel
  * arguments it added when no other PF needs them. */
@@ -214,6 +215,23 @@ static int drop_record(struct pf_run *run, const struct pf_state *pf, bool done)
 	return r < 0 ? r : pf_status_write(dir, st);
 }
 
+/* Of an apply (not a reset) of a PF no layout selects: a reset that waits
+ * for the disruption policy (the PF's record is that reset's, deferred)
+ * still waits, as the apply touches nothing here; its record stays, and
+ * status says what runs it, until a reset runs or a layout selects the PF
+ * again. Any other record goes as drop_record() says. */
+static int keep_deferred_reset(struct pf_run *run, const struct pf_state *pf)
+{
+	_cleanup_(pf_status_done) struct pf_status rec = {};
+	int r = pf_status_read(run->opts->runtime_dir, pf->pci, &rec);
+
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0 && rec.reset && rec.state == PF_STATUS_DEFERRED)
+		return 0;
+	return drop_record(run, pf, false);
+}
+
 /* A reset that leaves the switchdev sriov-persist set (under VFs that are
  * not its own) leaves something of sriov-persist's on the PF: the status
  * record stays, the reset's own ("by": "reset"), so that status says when
@@ -325,7 +343,7 @@ int apply_unconfigured(struct pf_run *run, const struct pf_state *pf)
 				      "%s; nothing reset",
 				      o->state_dir, read_strerror(r)));
 	if (r < 0) /* not ours to know, and a PF no layout selects is left alone anyway */
-		return drop_record(run, pf, false);
+		return keep_deferred_reset(run, pf);
 	if (r == 0 && o->reset) {
 		r = forget_created(run, pf);
 		if (r < 0)
@@ -333,9 +351,9 @@ int apply_unconfigured(struct pf_run *run, const struct pf_state *pf)
 		if (run->res->eswitch_kept)
 			return record_kept_eswitch(run, pf);
 	}
-	if (r == 0)
+	if (r == 0) /* nothing of ours left: nothing for a reset to wait for */
 		return drop_record(run, pf, false);
 	if (!o->reset)
-		return drop_record(run, pf, false);
+		return keep_deferred_reset(run, pf);
 	return reset_pf(run, pf, &c);
 }

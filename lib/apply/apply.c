@@ -8,6 +8,7 @@
 #include "apply-internal.h"
 #include "desired.h"
 #include "host-view.h"
+#include "layout-wants.h"
 #include "reset-refusal.h"
 
 /* A raise of the card's firmware VF limit goes as far as the layouts of all
@@ -200,6 +201,14 @@ static int record_status(struct pf_run *run, const struct pf_state *pf)
 	int r;
 
 	r = pf_status_carry_firmware(o->runtime_dir, st, back ?: pf, run->raised_firmware);
+	if (r >= 0 && !st->layouts) {
+		/* what the layouts want of it now: a start under [Drift]
+		 * Mode=report tells a change of them from drift */
+		_cleanup_free_ char *wants = layout_wants(run->set, run->hs, pf);
+
+		st->layouts = wants ? layout_wants_signature(wants) : NULL;
+		r = st->layouts ? 0 : -ENOMEM;
+	}
 	if (r >= 0)
 		r = pf_status_write(o->runtime_dir, st);
 	if (r < 0) {

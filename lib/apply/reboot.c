@@ -77,6 +77,25 @@ static int add_like(struct reboot_record *r, const struct reboot_reason *src, us
 			      reboot_record_add(r, src->pci, src->text, since);
 }
 
+int reboot_record_filter(const struct reboot_record *r,
+			 bool (*drop)(const struct reboot_reason *reason, void *userdata),
+			 void *userdata, struct reboot_record *ret)
+{
+	struct reboot_record keep = {};
+	int k = 0;
+
+	snprintf(keep.boot_id, sizeof(keep.boot_id), "%s", r->boot_id);
+	for (size_t i = 0; k >= 0 && i < r->n_reasons; i++)
+		if (!drop(&r->reasons[i], userdata))
+			k = add_like(&keep, &r->reasons[i], r->reasons[i].since);
+	if (k < 0) {
+		reboot_record_done(&keep);
+		return k;
+	}
+	*ret = keep;
+	return 0;
+}
+
 int reboot_record_merge(const struct reboot_record *persisted, const struct reboot_record *current,
 			const char *boot_id, bool layouts_changed, struct reboot_record *ret)
 {

@@ -35,6 +35,13 @@ int reboot_record_add_unasked(struct reboot_record *r, const char *pci, const ch
 size_t reboot_record_n_asked(const struct reboot_record *r) _pure_;
 bool reboot_record_has(const struct reboot_record *r, const char *pci, const char *text) _pure_;
 
+/* The reasons of r that drop() (given userdata) does not drop, as they
+ * are (when first seen, whether a layout asks for them), with r's boot id,
+ * in *ret; -ENOMEM. */
+int reboot_record_filter(const struct reboot_record *r,
+			 bool (*drop)(const struct reboot_reason *reason, void *userdata),
+			 void *userdata, struct reboot_record *ret);
+
 /* Pure. The reasons that stand now, for boot_id:
  *  - every reason the plans give now (current), keeping when it was first
  *    seen if persisted knew it in this boot;

@@ -5,21 +5,32 @@
 
 #include <sys/stat.h>
 
+#include "layout-wants.h"
 #include "report-edited.h"
 
-/* For a drifted PF: whether a layout file that selects it now was changed
- * after its last apply finished, or is not one that apply read (a file
- * added, renamed). Then what differs may be the layout's edit, not applied
- * yet, as well as a change on the host: the reason says so, with the file.
- * Put before *why (what differs beyond the VFs, or NULL); *why left as it
- * is when every file is as the last apply read it. */
-int report_layout_edited(const struct pf_view *pv, const struct pf_status *rec, const char *options,
-			 char **why)
+/* Whether the layouts of v want something else of pv now than at rec's
+ * apply: 1 yes, 0 the same, -ENODATA not known (a record without
+ * "layouts"), -ENOMEM. */
+static int layouts_changed(const struct host_view *v, const struct pf_view *pv,
+			   const struct pf_status *rec)
 {
-	char *ret;
+	_cleanup_free_ char *wants = NULL, *sig = NULL;
 
-	if (!pv->desired || !rec->finished)
-		return 0;
+	if (!rec->layouts)
+		return -ENODATA;
+	wants = layout_wants(v->set, v->hs, pv->pf);
+	sig = wants ? layout_wants_signature(wants) : NULL;
+	if (!sig)
+		return -ENOMEM;
+	return !streq(sig, rec->layouts);
+}
+
+/* The first layout file that selects pv now and was changed after rec's
+ * apply finished, or is not one that apply read (a file added, renamed):
+ * "FILE modified after it", "FILE new since"; NULL: none (*ret), -ENOMEM. */
+static int edited_file(const struct pf_view *pv, const struct pf_status *rec, char **ret)
+{
+	*ret = NULL;
 	for (char **f = pv->desired->config_files; f && *f; f++) {
 		struct stat st;
 		usec_t mtime;
@@ -30,23 +41,58 @@ int report_layout_edited(const struct pf_view *pv, const struct pf_status *rec, 
 			(usec_t)st.st_mtim.tv_nsec / 1000;
 		if (mtime <= rec->finished && strv_contains(rec->config_files, *f))
 			continue;
-		ret = strdup_printf("the layout changed since its last apply (%s %s): what "
-				    "differs may be the layout's, not applied yet, rather than a "
-				    "change on the host; sriovctl%s apply %s applies it",
-				    *f, mtime > rec->finished ? "modified after it" : "new since",
-				    strempty(options), rec->pci);
-		if (ret && *why) {
-			char *both = strdup_printf("%s; %s", ret, *why);
-
-			free(ret);
-			ret = both;
-		}
-		if (!ret)
-			return -ENOMEM;
-		free(*why);
-		*why = ret;
-		return 0;
+		*ret = strdup_printf("%s %s", *f,
+				     mtime > rec->finished ? "modified after it" : "new since");
+		return *ret ? 0 : -ENOMEM;
 	}
+	return 0;
+}
+
+/* For a drifted PF. When the record says what the layouts wanted at its
+ * apply: whether they want something else now, certain. Of an older
+ * record: whether a layout file was changed after the apply (then what
+ * differs may be the layout's edit, not applied yet, as well as a change
+ * on the host). The reason says so, with the file, put before *why (what
+ * differs beyond the VFs, or NULL); *why left as it is otherwise. */
+int report_layout_edited(const struct host_view *v, const struct pf_view *pv,
+			 const struct pf_status *rec, const char *options, char **why)
+{
+	_cleanup_free_ char *file = NULL;
+	char *ret;
+	int changed, r;
+
+	if (!pv->desired || !rec->finished)
+		return 0;
+	changed = layouts_changed(v, pv, rec);
+	if (changed == -ENOMEM)
+		return changed;
+	if (changed == 0)
+		return 0;
+	r = edited_file(pv, rec, &file);
+	if (r < 0)
+		return r;
+	if (changed > 0)
+		ret = strdup_printf("the layout changed since its last apply%s%s%s, not applied "
+				    "yet; sriovctl%s apply %s applies it",
+				    file ? " (" : "", strempty(file), file ? ")" : "",
+				    strempty(options), rec->pci);
+	else if (file)
+		ret = strdup_printf("the layout changed since its last apply (%s): what differs "
+				    "may be the layout's, not applied yet, rather than a change on "
+				    "the host; sriovctl%s apply %s applies it",
+				    file, strempty(options), rec->pci);
+	else
+		return 0;
+	if (ret && *why) {
+		char *both = strdup_printf("%s; %s", ret, *why);
+
+		free(ret);
+		ret = both;
+	}
+	if (!ret)
+		return -ENOMEM;
+	free(*why);
+	*why = ret;
 	return 0;
 }
 

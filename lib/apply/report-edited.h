@@ -7,13 +7,20 @@
 #include "host-view.h"
 #include "status.h"
 
-/* "the layout changed since its last apply (FILE modified after it): ...;
- * sriovctl apply PCI applies it" (with options, sriovctl's as given, NULL:
- * none) put before *why when a file that selects pv now was modified after
- * rec's apply finished, or is not one rec names; *why unchanged otherwise;
+/* Of a drifted PF pv of v, with rec its status record: when rec says
+ * what the layouts wanted of it at its apply (rec->layouts) and they want
+ * something else now, "the layout changed since its last apply (FILE
+ * modified after it), not applied yet; sriovctl apply PCI applies it" (the
+ * file part when a file that selects pv was modified after rec's apply
+ * finished, or is not one rec names; options, sriovctl's as given, NULL:
+ * none); nothing when they want the same, whatever the files' times. Of a
+ * record without it, judged by the files alone: "the layout changed since
+ * its last apply (FILE modified after it): what differs may be the
+ * layout's, not applied yet, rather than a change on the host; sriovctl
+ * apply PCI applies it". Put before *why; *why unchanged otherwise;
  * -ENOMEM. */
-int report_layout_edited(const struct pf_view *pv, const struct pf_status *rec, const char *options,
-			 char **why);
+int report_layout_edited(const struct host_view *v, const struct pf_view *pv,
+			 const struct pf_status *rec, const char *options, char **why);
 /* Of a drifted PF (p, its plan) that the daemon leaves as it is, as set's [Drift]
  * Mode=report says: "not repaired ([Drift] Mode=report in FILE:LINE);
  * sriovctl apply PCI repairs it" (with options, as above) put after *why

@@ -282,7 +282,7 @@ static int report_actions_left(const struct host_view *v, const struct pf_view *
 		/* drift: it was applied, and now the host differs again */
 		r->state = "drifted";
 		if (drift_beyond_vfs(pv, &r->why_owned) < 0 ||
-		    report_layout_edited(pv, &r->rec, v->ctl_options, &r->why_owned) < 0 ||
+		    report_layout_edited(v, pv, &r->rec, v->ctl_options, &r->why_owned) < 0 ||
 		    report_drift_kept(v->set, pv->plan, v->ctl_options, &r->why_owned) < 0)
 			return -ENOMEM;
 		r->why = r->why_owned;

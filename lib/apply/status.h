@@ -57,6 +57,10 @@ struct pf_status {
 	/* DEFERRED: the value of [Disruption] Policy= that deferred it
 	 * ("never", "drain"); NULL otherwise, and in older records */
 	char *deferred_by;
+	/* an apply's: what the layouts wanted of the PF at that apply, as
+	 * layout_wants_signature() of layout_wants(); NULL: not known (older
+	 * records, a reset's) */
+	char *layouts;
 	/* written by a reset (sriovctl reset, Reset()), not an apply: "by" in
 	 * the record; of records before it, one that names no layout file */
 	bool reset;

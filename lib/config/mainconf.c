@@ -695,8 +695,7 @@ void mainconf_never_reason(const struct mainconf *c, char *buf, size_t size)
 			 c->disruption_policy_line);
 	snprintf(buf, size,
 		 "disruptive changes held by [Disruption] Policy=never%s; set Policy=drain or "
-		 "immediate there and reload sriov-persistd (or run sriovctl apply again), or make "
-		 "the change by hand",
+		 "immediate there to let them run, or make the change by hand",
 		 at);
 }
 

@@ -167,7 +167,7 @@ void mainconf_find_credentials(struct mainconf *c);
 const char *mainconf_without_drain(const struct mainconf *c) _pure_;
 /* Why [Disruption] Policy=never holds a disruptive change, with where it
  * is set and what lifts it: "disruptive changes held by [Disruption]
- * Policy=never in FILE:LINE; set Policy=drain or immediate there and ...",
+ * Policy=never in FILE:LINE; set Policy=drain or immediate there to let them run, ...",
  * into buf (truncated to size). */
 void mainconf_never_reason(const struct mainconf *c, char *buf, size_t size);
 /* "[Section] Key= is not set in any of: FILES" (the files parsed), or

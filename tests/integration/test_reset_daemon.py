@@ -71,8 +71,8 @@ def test_a_reset_that_waits_shows_as_deferred(make_host, start_daemon, bus_clien
     assert c.get("State") == "idle"
     r = ctl(h, system_bus, "reset", E810_A)
     why = "resetting what sriov-persist created waits: disruptive changes held by " \
-          f"[Disruption] Policy=never in {h.main}:4; set Policy=drain or immediate there and " \
-          "reload sriov-persistd (or run sriovctl apply again), or make the change by hand"
+          f"[Disruption] Policy=never in {h.main}:4; set Policy=drain or immediate there to " \
+          "let them run, or make the change by hand"
     assert r.returncode == 1, r
     assert r.stdout == f"{E810_A} (ens1f0): deferred: {why}\n", r
     assert h.pf(E810_A)["num_vfs"] == 4

@@ -14,8 +14,7 @@ LEFT = "4 VFs left from a removed layout"
 def never(h, line=2):
     """Why [Disruption] Policy=never, at line of h's main configuration, holds a change."""
     return (f"disruptive changes held by [Disruption] Policy=never in {h.main}:{line}; set "
-            "Policy=drain or immediate there and reload sriov-persistd (or run sriovctl apply "
-            "again), or make the change by hand")
+            "Policy=drain or immediate there to let them run, or make the change by hand")
 def lifted(h):
     """The reason, with the command to copy as sriovctl was given its options (h.run's)."""
     return ("not applied since its last apply held it, and what held it is fixed now (sriovctl "

@@ -21,8 +21,7 @@ STAYS = ("the firmware VF limit raised to 16 stays set for the next reboot: a re
 def never(h, line=2):
     """Why [Disruption] Policy=never, at line of h's main configuration, holds a change."""
     return (f"disruptive changes held by [Disruption] Policy=never in {h.main}:{line}; set "
-            "Policy=drain or immediate there and reload sriov-persistd (or run sriovctl apply "
-            "again), or make the change by hand")
+            "Policy=drain or immediate there to let them run, or make the change by hand")
 
 
 def run(h, *args):

@@ -26,8 +26,7 @@ def not_running(h, k8s_notify):
 def never(h, line=2):
     """Why [Disruption] Policy=never, at line of h's main configuration, holds a change."""
     return (f"disruptive changes held by [Disruption] Policy=never in {h.main}:{line}; set "
-            "Policy=drain or immediate there and reload sriov-persistd (or run sriovctl apply "
-            "again), or make the change by hand")
+            "Policy=drain or immediate there to let them run, or make the change by hand")
 
 
 def layout(pci, vfs, extra=""):

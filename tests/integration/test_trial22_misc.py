@@ -115,8 +115,7 @@ def test_a_disruptive_repair_under_policy_never_is_held(make_host):
     r = h.run("apply", E810, env=NO_BUS)
     assert r.returncode == 1 and r.stdout.endswith(
         f"deferred: disruptive changes held by [Disruption] Policy=never in {h.main}:4; set "
-        "Policy=drain or immediate there and reload sriov-persistd (or run sriovctl apply "
-        "again), or make the change by hand\n"), r
+        "Policy=drain or immediate there to let them run, or make the change by hand\n"), r
     # a drift that destroys nothing is repaired by that apply, as it says
     h.layout("50-e810.conf", layout(E810, 4, "[VirtualFunction]\nTrust=yes\n"))
     assert h.run("apply", E810, env=NO_BUS).returncode == 0

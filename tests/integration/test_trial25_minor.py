@@ -31,8 +31,7 @@ def status_of(h, pci):
 
 def never_reason(main, line):
     return (f"disruptive changes held by [Disruption] Policy=never in {main}:{line}; set "
-            "Policy=drain or immediate there and reload sriov-persistd (or run sriovctl apply "
-            "again), or make the change by hand")
+            "Policy=drain or immediate there to let them run, or make the change by hand")
 
 
 # --- 1 ----------------------------------------------------------------------------------------

@@ -85,6 +85,38 @@ static void test_drift(void **state)
 	assert_true(decide_changes(&f).apply);
 }
 
+/* The layouts want something else of it than at its record's apply: a
+ * change of the layouts, pending and applied in either mode, not drift;
+ * whatever the record says; never a given-up plan. */
+static void test_layout_changed(void **state)
+{
+	static const enum pf_status_state records[] = {
+		PF_STATUS_APPLIED,  PF_STATUS_HELD,	PF_STATUS_FAILED,
+		PF_STATUS_DEFERRED, PF_STATUS_DEGRADED,
+	};
+	struct pf_facts f = facts();
+	struct pf_verdict v;
+
+	f.layout_changed = true;
+	f.loads_module = true;
+	f.deferred_drift = true;
+	for (size_t i = 0; i < ELEMENTSOF(records); i++)
+		for (int mode = 0; mode < 2; mode++) {
+			f.record = records[i];
+			f.drift_mode = mode ? DRIFT_MODE_REPORT : DRIFT_MODE_REPAIR;
+			v = decide_changes(&f);
+			assert_int_equal(v.state, PF_RUN_PENDING);
+			assert_false(v.drifted);
+			assert_false(v.module_missing);
+			assert_true(v.apply);
+		}
+	f.given_up = f.plan_sig;
+	assert_false(decide_changes(&f).apply);
+	f.given_up = NULL;
+	f.may_apply = false;
+	assert_false(decide_changes(&f).apply);
+}
+
 /* What the record says stays the state; with Mode=repair a plan that was
  * not given up is tried again. */
 static void test_record_states(void **state)
@@ -197,29 +229,33 @@ static void test_summary(void **state)
 static void test_unconfigured(void **state)
 {
 	(void)state;
-	assert_int_equal(decide_unconfigured(true, true, PF_STATUS_DEFERRED, true),
+	assert_int_equal(decide_unconfigured(true, true, PF_STATUS_DEFERRED, true, false),
 			 PF_RUN_DEFERRED);
-	assert_int_equal(decide_unconfigured(true, true, PF_STATUS_FAILED, true), PF_RUN_FAILED);
+	/* deferred by a policy that lets it run now: pending, not run */
+	assert_int_equal(decide_unconfigured(true, true, PF_STATUS_DEFERRED, true, true),
+			 PF_RUN_PENDING);
+	assert_int_equal(decide_unconfigured(true, true, PF_STATUS_FAILED, true, false),
+			 PF_RUN_FAILED);
 	/* an apply's record of a layout removed since, or nothing left */
-	assert_int_equal(decide_unconfigured(true, true, PF_STATUS_DEFERRED, false),
+	assert_int_equal(decide_unconfigured(true, true, PF_STATUS_DEFERRED, false, false),
 			 PF_RUN_UNCONFIGURED);
-	assert_int_equal(decide_unconfigured(false, true, PF_STATUS_FAILED, true),
+	assert_int_equal(decide_unconfigured(false, true, PF_STATUS_FAILED, true, false),
 			 PF_RUN_UNCONFIGURED);
-	assert_int_equal(decide_unconfigured(true, false, PF_STATUS_DEFERRED, true),
+	assert_int_equal(decide_unconfigured(true, false, PF_STATUS_DEFERRED, true, false),
 			 PF_RUN_UNCONFIGURED);
-	assert_int_equal(decide_unconfigured(true, true, PF_STATUS_APPLIED, true),
+	assert_int_equal(decide_unconfigured(true, true, PF_STATUS_APPLIED, true, false),
 			 PF_RUN_UNCONFIGURED);
-	assert_int_equal(decide_unconfigured(true, true, PF_STATUS_HELD, true),
+	assert_int_equal(decide_unconfigured(true, true, PF_STATUS_HELD, true, false),
 			 PF_RUN_UNCONFIGURED);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_no_record),     cmocka_unit_test(test_drift),
-		cmocka_unit_test(test_record_states), cmocka_unit_test(test_deferred_drift),
-		cmocka_unit_test(test_give_up),	      cmocka_unit_test(test_summary),
-		cmocka_unit_test(test_unconfigured),
+		cmocka_unit_test(test_no_record),      cmocka_unit_test(test_drift),
+		cmocka_unit_test(test_layout_changed), cmocka_unit_test(test_record_states),
+		cmocka_unit_test(test_deferred_drift), cmocka_unit_test(test_give_up),
+		cmocka_unit_test(test_summary),	       cmocka_unit_test(test_unconfigured),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

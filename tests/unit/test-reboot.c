@@ -178,6 +178,33 @@ static void test_write_read(void **state)
 	rmdir(dir);
 }
 
+static bool drop_pf0(const struct reboot_reason *reason, void *userdata)
+{
+	return streq(reason->pci, userdata);
+}
+
+/* A filter keeps the boot, when each reason was first seen and whether a
+ * layout asks for it; it drops what it is told to, nothing else. */
+static void test_filter(void **state)
+{
+	struct reboot_record r = {}, f;
+
+	record(&r, BOOT_A, 100, PF0, IOMMU);
+	assert_int_equal(reboot_record_add_unasked(&r, PF1, FW, 200), 0);
+	assert_int_equal(reboot_record_add(&r, PF1, IOMMU, 300), 0);
+	assert_int_equal(reboot_record_filter(&r, drop_pf0, (void *)PF0, &f), 0);
+	assert_string_equal(f.boot_id, BOOT_A);
+	assert_int_equal(f.n_reasons, 2);
+	assert_string_equal(f.reasons[0].text, FW);
+	assert_int_equal(f.reasons[0].since, 200);
+	assert_true(f.reasons[0].unasked);
+	assert_string_equal(f.reasons[1].text, IOMMU);
+	assert_int_equal(f.reasons[1].since, 300);
+	assert_false(f.reasons[1].unasked);
+	reboot_record_done(&f);
+	reboot_record_done(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -188,6 +215,7 @@ int main(void)
 		cmocka_unit_test(test_add_is_idempotent),
 		cmocka_unit_test(test_write_read),
 		cmocka_unit_test(test_unasked),
+		cmocka_unit_test(test_filter),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* What the layouts say of a PF, for comparing: a reload's (did its layouts
+ * change?) and the status record's signature (did they change since the
+ * PF's last apply?). Pure. */
+
+#include "layout-set.h"
+#include "model.h"
+
+/* What the layout files of set that select pf on hs (by [Match], as
+ * desired_build() selects them, with errors too) say, as written: each
+ * file's name, whether it has errors, its [PhysicalFunction] keys and its
+ * [VirtualFunction] sections with their keys and values, in set order,
+ * and the main configuration's settings the planner takes (set's
+ * rdma_netns, kernel_arguments); no line numbers, nothing of the host
+ * beyond what selects the PF (a layout that leaves VirtualFunctions= to
+ * the host says so, not the host's count); "none" when no file selects
+ * it. Caller frees; NULL on ENOMEM. */
+char *layout_wants(const struct layout_set *set, const struct host_state *hs,
+		   const struct pf_state *pf);
+/* A short signature of s (layout_wants()'s): 16 hex digits of a stable
+ * 64-bit FNV-1a hash. Caller frees; NULL on ENOMEM. */
+char *layout_wants_signature(const char *s);
