@@ -42,7 +42,11 @@ int report_drift_kept(const struct layout_set *set, const struct plan *p, const 
  * "not applied yet", and under set's [Drift] Mode=report, which applies
  * nothing at start, "not applied yet: [Drift] Mode=report in FILE:LINE
  * applies nothing at start; sriovctl apply PCI applies it" (with options,
- * as above), in *buf, which the caller frees. The reason of status and
- * GetStatus(), and the daemon's LastError of such a PF. NULL: -ENOMEM. */
-const char *report_not_applied(const struct layout_set *set, const char *pci, const char *options,
-			       char **buf);
+ * as above), in *buf, which the caller frees. When p, the PF's plan, is
+ * disruptive and set's [Disruption] Policy= does not let it run now, what
+ * that apply does instead: "... applies it through a drain ([Disruption]
+ * Policy=drain)", or "... does not apply it either: the change is
+ * disruptive, and [Disruption] Policy=never holds it". The reason of status
+ * and GetStatus(), and the daemon's LastError of such a PF. NULL: -ENOMEM. */
+const char *report_not_applied(const struct layout_set *set, const struct plan *p,
+			       const char *options, char **buf);
