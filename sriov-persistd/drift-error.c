@@ -16,7 +16,7 @@ void drift_last_error(struct pf_entry *e, const struct pf_verdict *v, const stru
 		(void)free_and_strdup(&e->last_error, set->drift_report_at[0] ? text : NULL);
 		return;
 	}
-	if (!v->drifted || v->state == PF_RUN_DEFERRED) {
+	if (!v->drifted || v->state != PF_RUN_DRIFTED) {
 		(void)free_and_strdup(&e->last_error, record_error);
 		return;
 	}

@@ -155,6 +155,19 @@ int report_drift_kept(const struct layout_set *set, const struct plan *p, const 
 	return 0;
 }
 
+int report_firmware_took_effect(const struct pf_view *pv, const struct pf_status *rec,
+				const char *options, char **ret)
+{
+	*ret = NULL;
+	if (!pf_status_firmware_took_effect(rec, pv->pf))
+		return 0;
+	*ret = strdup_printf("the firmware VF limit %u took effect after its apply; the rest of "
+			     "that apply is not applied yet; sriovctl%s apply %s applies it",
+			     rec->firmware.total_vfs ?: pv->pf->total_vfs, strempty(options),
+			     rec->pci);
+	return *ret ? 0 : -ENOMEM;
+}
+
 /* What sriovctl apply does to a PF never applied: applies it, or, when its
  * plan is disruptive and the policy does not let it run now, through a
  * drain, or not at all (as it defers it). */
