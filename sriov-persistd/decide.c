@@ -68,12 +68,14 @@ struct pf_verdict decide_changes(const struct pf_facts *f)
 		v.apply = f->may_apply && retry && repair;
 		return v;
 	}
-	if (f->layout_changed) {
+	if (f->layout_changed || f->firmware_took_effect) {
 		v.state = PF_RUN_PENDING;
 		v.apply = f->may_apply && retry;
 		return v;
 	}
 	v.state = decide_state_of_record(f->record);
+	if (f->record == PF_STATUS_DEFERRED && f->deferral_lifted)
+		v.state = PF_RUN_PENDING;
 	if (f->record == PF_STATUS_APPLIED) {
 		v.state = PF_RUN_DRIFTED;
 		v.drifted = true;

@@ -52,6 +52,15 @@ struct pf_facts {
 	 * (pf_status.layouts), and they want something else now: a change of
 	 * the layouts, applied in either drift mode, no drift */
 	bool layout_changed;
+	/* the record's apply raised the firmware VF limit and waited for the
+	 * reboot (its last_apply pending_reboot), and that limit took effect
+	 * since: what differs is the rest of that apply, applied in either
+	 * drift mode, no drift */
+	bool firmware_took_effect;
+	/* deferred, by a [Disruption] Policy= that is no longer the policy,
+	 * and the one now lets it run (report_deferral_lifted()): pending, as
+	 * sriovctl status says */
+	bool deferral_lifted;
 };
 
 struct pf_verdict {

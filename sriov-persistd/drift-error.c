@@ -11,12 +11,12 @@ void drift_last_error(struct pf_entry *e, const struct pf_verdict *v, const stru
 
 	if (!has_record) {
 		/* never applied: with Mode=report, what applies it */
-		const char *text = report_not_applied(set, p->pci, NULL, &why);
+		const char *text = report_not_applied(set, p, NULL, &why);
 
 		(void)free_and_strdup(&e->last_error, set->drift_report_at[0] ? text : NULL);
 		return;
 	}
-	if (!v->drifted || v->state == PF_RUN_DEFERRED) {
+	if (!v->drifted || v->state != PF_RUN_DRIFTED) {
 		(void)free_and_strdup(&e->last_error, record_error);
 		return;
 	}

@@ -17,6 +17,7 @@
 #include "manager-bus.h"
 #include "manager-check.h"
 #include "manager-summary.h"
+#include "pf-shown.h"
 #include "reload.h"
 #include "report.h"
 
@@ -515,21 +516,6 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_VTABLE_END,
 };
 
-/* Settings a(ssss) or, with vfs, VirtualFunctionSettings a(ussss). */
-static int append_settings(sd_bus_message *reply, const struct key_settings *s, bool vfs)
-{
-	const struct key_setting *l = vfs ? s->vfs : s->pf;
-	size_t n = vfs ? s->n_vfs : s->n_pf;
-	int r = sd_bus_message_open_container(reply, 'a', vfs ? "(ussss)" : "(ssss)");
-
-	for (size_t i = 0; r >= 0 && i < n; i++)
-		r = vfs ? sd_bus_message_append(reply, "(ussss)", l[i].vf, l[i].key, l[i].now,
-						l[i].wanted, l[i].source) :
-			  sd_bus_message_append(reply, "(ssss)", l[i].key, l[i].now, l[i].wanted,
-						l[i].source);
-	return r < 0 ? r : sd_bus_message_close_container(reply);
-}
-
 static int pf_get(sd_bus *bus, const char *path, const char *interface, const char *property,
 		  sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
@@ -539,18 +525,24 @@ static int pf_get(sd_bus *bus, const char *path, const char *interface, const ch
 		return sd_bus_message_append(reply, "s", e->pci);
 	if (streq(property, "Name"))
 		return sd_bus_message_append(reply, "s", strempty(e->name));
-	if (streq(property, "State"))
-		return sd_bus_message_append(reply, "s", pf_run_state_to_string(e->state));
+	if (streq(property, "State") || streq(property, "LastError")) {
+		_cleanup_free_ char *buf = NULL;
+		const char *state = NULL, *reason = NULL;
+		int r = manager_pf_shown(e->manager, e->pci, e, &state, &reason, &buf);
+
+		if (r < 0)
+			return r;
+		return sd_bus_message_append(reply, "s",
+					     streq(property, "State") ? state : strempty(reason));
+	}
 	if (streq(property, "VirtualFunctions"))
 		return sd_bus_message_append(reply, "u", e->num_vfs);
 	if (streq(property, "DesiredVirtualFunctions"))
 		return sd_bus_message_append(reply, "u", e->desired_vfs);
-	if (streq(property, "LastError"))
-		return sd_bus_message_append(reply, "s", strempty(e->last_error));
 	if (streq(property, "Settings"))
-		return append_settings(reply, &e->settings, false);
+		return manager_pf_append_settings(reply, &e->settings, false);
 	if (streq(property, "VirtualFunctionSettings"))
-		return append_settings(reply, &e->settings, true);
+		return manager_pf_append_settings(reply, &e->settings, true);
 	return sd_bus_message_append_strv(reply, e->config_files); /* ConfigFiles */
 }
 
@@ -653,15 +645,6 @@ int manager_bus_start(struct manager *m)
 	return r;
 }
 
-static char *pf_published(const struct pf_entry *e)
-{
-	_cleanup_free_ char *files = strv_join(e->config_files, "\n");
-
-	return strdup_printf("%s|%s|%u|%u|%s|%s|%u", strempty(e->name),
-			     pf_run_state_to_string(e->state), e->num_vfs, e->desired_vfs,
-			     strempty(e->last_error), strempty(files), e->settings_changes);
-}
-
 static void pf_added(struct manager *m, struct pf_entry *e)
 {
 	int r = sd_bus_path_encode(PF_PREFIX, e->pci, &e->path);
@@ -680,7 +663,7 @@ static void pf_removed(struct manager *m, const char *path)
 
 static void pf_changed(struct manager *m, struct pf_entry *e)
 {
-	_cleanup_free_ char *now = pf_published(e);
+	_cleanup_free_ char *now = manager_pf_published(m, e);
 
 	if (!m->bus || !e->path || !now || streq_ptr(now, e->published))
 		return;
@@ -773,12 +756,15 @@ static void on_event(struct manager *m, const struct manager_event *ev, void *us
 		/* clients see "applying" before the loop stops to apply */
 		(void)sd_bus_flush(m->bus);
 		return;
+	case MANAGER_SUMMARY: /* a host that cannot be read changes what each shows */
+		for (size_t i = 0; i < m->n_pfs; i++)
+			pf_changed(m, m->pfs[i]);
+		return;
 	case MANAGER_PF_VFS_CHANGED:
 	case MANAGER_PF_WANTS_DRAIN:
 	case MANAGER_APPLY_ASKED:
 	case MANAGER_CONFIG_LOADED:
 	case MANAGER_LOOKED:
-	case MANAGER_SUMMARY:
 	case MANAGER_PF_REPAIRING:
 	case MANAGER_DRAIN_DONE:
 	case MANAGER_REBOOT_DONE:

@@ -109,11 +109,16 @@ static bool judge_changes(struct manager *m, struct pf_entry *e, const struct pf
 		.may_apply = may_apply,
 	};
 	_cleanup_strv_free_ char **news = NULL;
+	_cleanup_free_ char *lifted = NULL;
 	struct pf_verdict v;
 
 	f.has_record = pf_status_read(m->runtime_dir, e->pci, &st) >= 0;
 	f.record = st.state;
 	f.layout_changed = f.has_record && layouts_record_changed(m, pf, &st);
+	f.firmware_took_effect = f.has_record && pf_status_firmware_took_effect(&st, pf);
+	if (f.has_record && report_deferral_lifted(m->set, &st, NULL, &lifted) < 0)
+		lifted = NULL;
+	f.deferral_lifted = lifted;
 	if (f.has_record && st.state == PF_STATUS_DEFERRED) {
 		news = deferred_drift(&e->deferred_base, d, pf);
 		f.deferred_drift = news && news[0];
@@ -121,7 +126,12 @@ static bool judge_changes(struct manager *m, struct pf_entry *e, const struct pf
 		e->deferred_base = deferred_base_free(e->deferred_base);
 	v = decide_changes(&f);
 	e->state = v.state;
-	drift_last_error(e, &v, m->set, p, module, f.has_record, st.error);
+	drift_last_error(e, &v, m->set, p, module, f.has_record, lifted ?: st.error);
+	if (f.firmware_took_effect && v.apply)
+		log_pf(LOG_NOTICE, e->pci,
+		       "%s%s%s%s: the firmware VF limit %u took effect; its apply goes on", e->pci,
+		       e->name ? " (" : "", strempty(e->name), e->name ? ")" : "",
+		       st.firmware.total_vfs ?: pf->total_vfs);
 	if (v.drifted && news)
 		noticed_drift(m, e, TAKE_PTR(news));
 	else if (v.drifted) {

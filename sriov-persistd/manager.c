@@ -146,6 +146,7 @@ static int entry_new(struct manager *m, const struct pf_state *pf, struct pf_ent
 	if (!e)
 		return -ENOMEM;
 	snprintf(e->pci, sizeof(e->pci), "%s", pf->pci);
+	e->manager = m;
 	n = reallocarray(m->pfs, m->n_pfs + 1, sizeof(*n));
 	if (!n) {
 		entry_free(e);

@@ -32,6 +32,7 @@
 
 struct pf_entry {
 	char pci[PCI_ADDR_MAX];
+	struct manager *manager; /* whose it is: what its object shows (pf-shown.c) */
 	/* manager-bus.c's, for the PF's object: its path (set when the PF is
 	 * added) and the properties it last announced */
 	char *path;

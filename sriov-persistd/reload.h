@@ -8,8 +8,6 @@
  * to RELOAD_RETRY_MAX_USEC, until the host can be read; then the layouts
  * are applied as any layout change is. */
 
-#include <json-c/json.h>
-
 #include "manager.h"
 
 #define RELOAD_RETRY_MIN_USEC (1 * USEC_PER_SEC)
@@ -25,12 +23,3 @@ int manager_reload_retry(struct manager *m);
 /* What a failed manager_reload() (r) says to whoever asked for it:
  * "Reloading failed: ...". */
 const char *manager_reload_why(const struct manager *m, int r);
-
-/* GetStatus()'s PF rows (doc's "pfs") while the host cannot be read
- * (m->host_error): the daemon checks no PF then, so each is as the daemon
- * last checked it (its State, and its LastError without a command, which
- * cannot work now: "...; applying waits until the host can be read"), and
- * one whose layouts a waiting reload changed is "pending", "the layout
- * change waits until the host can be read; then it is applied", not
- * compared with the new layouts on the host as read last. -ENOMEM. */
-int manager_status_as_checked(struct manager *m, struct json_object *doc);

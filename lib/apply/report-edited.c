@@ -155,14 +155,41 @@ int report_drift_kept(const struct layout_set *set, const struct plan *p, const 
 	return 0;
 }
 
-const char *report_not_applied(const struct layout_set *set, const char *pci, const char *options,
-			       char **buf)
+int report_firmware_took_effect(const struct pf_view *pv, const struct pf_status *rec,
+				const char *options, char **ret)
+{
+	*ret = NULL;
+	if (!pf_status_firmware_took_effect(rec, pv->pf))
+		return 0;
+	*ret = strdup_printf("the firmware VF limit %u took effect after its apply; the rest of "
+			     "that apply is not applied yet; sriovctl%s apply %s applies it",
+			     rec->firmware.total_vfs ?: pv->pf->total_vfs, strempty(options),
+			     rec->pci);
+	return *ret ? 0 : -ENOMEM;
+}
+
+/* What sriovctl apply does to a PF never applied: applies it, or, when its
+ * plan is disruptive and the policy does not let it run now, through a
+ * drain, or not at all (as it defers it). */
+static const char *not_applied_waits(const struct layout_set *set, bool disruptive)
+{
+	if (!disruptive || !set->disruption_policy || set->disruption_runs)
+		return "applies it";
+	if (streq(set->disruption_policy, "never"))
+		return "does not apply it either: the change is disruptive, and [Disruption] "
+		       "Policy=never holds it";
+	return "applies it through a drain ([Disruption] Policy=drain)";
+}
+
+const char *report_not_applied(const struct layout_set *set, const struct plan *p,
+			       const char *options, char **buf)
 {
 	*buf = NULL;
 	if (!set->drift_report_at[0])
 		return "not applied yet";
 	*buf = strdup_printf("not applied yet: [Drift] Mode=report in %s applies nothing at start; "
-			     "sriovctl%s apply %s applies it",
-			     set->drift_report_at, strempty(options), pci);
+			     "sriovctl%s apply %s %s",
+			     set->drift_report_at, strempty(options), p->pci,
+			     not_applied_waits(set, plan_is_disruptive(p)));
 	return *buf;
 }

@@ -38,11 +38,23 @@ int report_layout_edited(const struct host_view *v, const struct pf_view *pv,
  * a PF. */
 int report_drift_kept(const struct layout_set *set, const struct plan *p, const char *options,
 		      char **why);
+/* Of a PF whose record rec says its apply raised the firmware VF limit and
+ * waited for the reboot, when the limit took effect since
+ * (pf_status_firmware_took_effect()): what it lacks is the rest of that
+ * apply, not drift: "the firmware VF limit 12 took effect after its apply;
+ * the rest of that apply is not applied yet; sriovctl apply PCI applies it"
+ * (with options, as above) in *ret; NULL otherwise. -ENOMEM. */
+int report_firmware_took_effect(const struct pf_view *pv, const struct pf_status *rec,
+				const char *options, char **ret);
 /* Of a configured PF with no status record (never applied in this boot):
  * "not applied yet", and under set's [Drift] Mode=report, which applies
  * nothing at start, "not applied yet: [Drift] Mode=report in FILE:LINE
  * applies nothing at start; sriovctl apply PCI applies it" (with options,
- * as above), in *buf, which the caller frees. The reason of status and
- * GetStatus(), and the daemon's LastError of such a PF. NULL: -ENOMEM. */
-const char *report_not_applied(const struct layout_set *set, const char *pci, const char *options,
-			       char **buf);
+ * as above), in *buf, which the caller frees. When p, the PF's plan, is
+ * disruptive and set's [Disruption] Policy= does not let it run now, what
+ * that apply does instead: "... applies it through a drain ([Disruption]
+ * Policy=drain)", or "... does not apply it either: the change is
+ * disruptive, and [Disruption] Policy=never holds it". The reason of status
+ * and GetStatus(), and the daemon's LastError of such a PF. NULL: -ENOMEM. */
+const char *report_not_applied(const struct layout_set *set, const struct plan *p,
+			       const char *options, char **buf);

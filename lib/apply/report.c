@@ -276,8 +276,16 @@ static int report_not_applied_reboot(const struct pf_view *pv, struct pf_report 
 static int report_actions_left(const struct host_view *v, const struct pf_view *pv,
 			       struct pf_report *r)
 {
-	char *lifted;
+	char *lifted, *rest;
 
+	if (r->has_rec && report_firmware_took_effect(pv, &r->rec, v->ctl_options, &rest) < 0)
+		return -ENOMEM;
+	if (r->has_rec && rest) { /* not drift: the rest of the apply a reboot waited for */
+		r->state = "pending";
+		free(r->why_owned);
+		r->why = r->why_owned = rest;
+		return 0;
+	}
 	if (r->has_rec && r->rec.state == PF_STATUS_APPLIED) {
 		/* drift: it was applied, and now the host differs again */
 		r->state = "drifted";
@@ -291,7 +299,7 @@ static int report_actions_left(const struct host_view *v, const struct pf_view *
 	if (!r->has_rec) {
 		r->state = "pending";
 		free(r->why_owned);
-		r->why = report_not_applied(v->set, pv->pf->pci, v->ctl_options, &r->why_owned);
+		r->why = report_not_applied(v->set, pv->plan, v->ctl_options, &r->why_owned);
 		if (!r->why)
 			return -ENOMEM;
 		return report_not_applied_reboot(pv, r);

@@ -727,6 +727,15 @@ bool pf_status_firmware_pending(const struct pf_status *s, const struct pf_state
 	return (s->firmware.set && firmware_waits(pf)) || pf_status_link_pending(s, pf);
 }
 
+bool pf_status_firmware_took_effect(const struct pf_status *s, const struct pf_state *pf)
+{
+	/* not one set back by hand, which brings nothing: sriov_totalvfs
+	 * reaches what the apply raised */
+	return (s->state == PF_STATUS_APPLIED || s->state == PF_STATUS_DEGRADED) &&
+	       s->firmware.set && s->firmware.total_vfs && pf->total_vfs >= s->firmware.total_vfs &&
+	       !pf_status_firmware_pending(s, pf);
+}
+
 static bool names_link(char **reasons)
 {
 	for (char **r = reasons; *r; r++)

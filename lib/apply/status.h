@@ -88,6 +88,13 @@ int pf_status_list(const char *dir, char ***ret);
  * apply set stays set whatever the layouts say now, so the record stays
  * until then. */
 bool pf_status_firmware_pending(const struct pf_status *s, const struct pf_state *pf) _pure_;
+/* Whether s records an apply (applied, degraded) that raised pf's firmware
+ * VF limit and waited for the reboot that brings it (pending_reboot in its
+ * last_apply), and that limit took effect since (the reboot, a firmware
+ * reset: sriov_totalvfs reaches it; not a limit set back by hand, nor one
+ * of a record that does not say its value): what pf lacks of its layout
+ * then is the rest of that apply, not drift. */
+bool pf_status_firmware_took_effect(const struct pf_status *s, const struct pf_state *pf) _pure_;
 /* Whether s carries a link type set in pf's firmware that still waits for
  * the reboot (part of pf_status_firmware_pending()). */
 bool pf_status_link_pending(const struct pf_status *s, const struct pf_state *pf) _pure_;

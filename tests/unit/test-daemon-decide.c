@@ -117,6 +117,50 @@ static void test_layout_changed(void **state)
 	assert_false(decide_changes(&f).apply);
 }
 
+/* A raise of the firmware VF limit its apply waited for took effect: the
+ * rest of that apply, pending and applied in either mode, not drift. */
+static void test_firmware_took_effect(void **state)
+{
+	struct pf_facts f = facts();
+	struct pf_verdict v;
+
+	f.record = PF_STATUS_APPLIED;
+	f.firmware_took_effect = true;
+	for (int mode = 0; mode < 2; mode++) {
+		f.drift_mode = mode ? DRIFT_MODE_REPORT : DRIFT_MODE_REPAIR;
+		v = decide_changes(&f);
+		assert_int_equal(v.state, PF_RUN_PENDING);
+		assert_false(v.drifted);
+		assert_true(v.apply);
+	}
+	f.given_up = f.plan_sig;
+	assert_false(decide_changes(&f).apply);
+}
+
+/* A deferral the policy now lets run is pending, drift or not; with
+ * Mode=report not applied on its own. */
+static void test_deferral_lifted(void **state)
+{
+	struct pf_facts f = facts();
+	struct pf_verdict v;
+
+	f.record = PF_STATUS_DEFERRED;
+	f.deferral_lifted = true;
+	f.drift_mode = DRIFT_MODE_REPORT;
+	v = decide_changes(&f);
+	assert_int_equal(v.state, PF_RUN_PENDING);
+	assert_false(v.drifted);
+	assert_false(v.apply);
+	f.deferred_drift = true;
+	v = decide_changes(&f);
+	assert_int_equal(v.state, PF_RUN_PENDING);
+	assert_true(v.drifted);
+	f.drift_mode = DRIFT_MODE_REPAIR;
+	assert_true(decide_changes(&f).apply);
+	f.deferral_lifted = false;
+	assert_int_equal(decide_changes(&f).state, PF_RUN_DEFERRED);
+}
+
 /* What the record says stays the state; with Mode=repair a plan that was
  * not given up is tried again. */
 static void test_record_states(void **state)
@@ -252,10 +296,16 @@ static void test_unconfigured(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_no_record),      cmocka_unit_test(test_drift),
-		cmocka_unit_test(test_layout_changed), cmocka_unit_test(test_record_states),
-		cmocka_unit_test(test_deferred_drift), cmocka_unit_test(test_give_up),
-		cmocka_unit_test(test_summary),	       cmocka_unit_test(test_unconfigured),
+		cmocka_unit_test(test_no_record),
+		cmocka_unit_test(test_drift),
+		cmocka_unit_test(test_layout_changed),
+		cmocka_unit_test(test_record_states),
+		cmocka_unit_test(test_deferred_drift),
+		cmocka_unit_test(test_give_up),
+		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_unconfigured),
+		cmocka_unit_test(test_firmware_took_effect),
+		cmocka_unit_test(test_deferral_lifted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

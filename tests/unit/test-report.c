@@ -1013,6 +1013,31 @@ static void test_record_firmware_carried(void **state)
 	assert_int_equal(st.firmware.set, 0);
 }
 
+/* A raise of the firmware VF limit that took effect (sriov_totalvfs reaches
+ * it) is the rest of the apply; one still waiting, set back by hand, of a
+ * record that does not say its value, or of a deferred record is not. */
+static void test_record_firmware_took_effect(void **state)
+{
+	struct pf_state pf = { .total_vfs = 8, .firmware_total_vfs = 12 };
+	struct pf_status st = { .state = PF_STATUS_APPLIED,
+				.firmware = { .set = 5, .total_vfs = 12 } };
+
+	assert_false(pf_status_firmware_took_effect(&st, &pf)); /* waits */
+	pf.firmware_total_vfs = 8;
+	assert_false(pf_status_firmware_took_effect(&st, &pf)); /* set back by hand */
+	pf.total_vfs = pf.firmware_total_vfs = 12;
+	assert_true(pf_status_firmware_took_effect(&st, &pf));
+	st.state = PF_STATUS_DEGRADED;
+	assert_true(pf_status_firmware_took_effect(&st, &pf));
+	st.state = PF_STATUS_DEFERRED;
+	assert_false(pf_status_firmware_took_effect(&st, &pf));
+	st.state = PF_STATUS_APPLIED;
+	st.firmware.total_vfs = 0;
+	assert_false(pf_status_firmware_took_effect(&st, &pf));
+	st.firmware = (struct pf_firmware_raise){};
+	assert_false(pf_status_firmware_took_effect(&st, &pf));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1036,6 +1061,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_record_vfs_remade, setup, teardown),
 		cmocka_unit_test(test_record_by),
 		cmocka_unit_test(test_record_firmware),
+		cmocka_unit_test(test_record_firmware_took_effect),
 		cmocka_unit_test_setup_teardown(test_record_firmware_carried, setup, teardown),
 	};
 
