@@ -327,6 +327,8 @@ static void on_event(struct manager *m, const struct manager_event *ev, void *us
 		log_msg(LOG_WARNING, "Cannot watch the directory of %s", strna(m->conf.kubeconfig));
 }
 
+/* The simulated host's file written, replaced, removed or renamed away:
+ * the host is read again, and one that is gone is a read that failed. */
 static int on_host_file(sd_event_source *s, const struct inotify_event *ev, void *userdata)
 {
 	struct manager *m = userdata;
@@ -384,7 +386,9 @@ int manager_events_start(struct manager *m)
 
 		if (!dir)
 			return -ENOMEM;
-		r = add_watch(m, dir, IN_CLOSE_WRITE | IN_MOVED_TO | IN_ONLYDIR, on_host_file);
+		r = add_watch(m, dir,
+			      IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_ONLYDIR,
+			      on_host_file);
 		if (r < 0)
 			log_msg(LOG_ERR, "Watching %s failed: %s", m->host_path, strerror(-r));
 		return r;

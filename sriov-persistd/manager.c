@@ -516,6 +516,48 @@ int manager_save_given_up(struct manager *m)
 	return r;
 }
 
+/* given-up.json of another setup, forgotten: what that does at start. With
+ * [Drift] Mode=repair what failed is tried again; Mode=report applies
+ * nothing at start but a changed layout, so the PFs that failed wait for
+ * sriovctl apply, while a reboot that failed is made as the policy says. */
+static void given_up_forgotten(struct manager *m, const char *path, struct json_object *doc,
+			       struct json_object *pfs)
+{
+	static const char was[] = "written by a daemon with other options or another main "
+				  "configuration";
+	_cleanup_strv_free_ char **here = NULL;
+	_cleanup_free_ char *list = NULL, *waits = NULL;
+	bool reboot = json_object_object_get_ex(doc, "reboot_failed", NULL);
+
+	if (m->conf.drift_mode != DRIFT_MODE_REPORT) {
+		log_msg(LOG_INFO, "%s: %s; what failed then is tried again", path, was);
+		return;
+	}
+	json_object_object_foreach(pfs, pci, sig)
+	{
+		(void)sig;
+		if (manager_find_entry(m, pci) && strv_extend(&here, pci) < 0)
+			return;
+	}
+	list = here ? strv_join(here, ", ") : NULL;
+	if (list) {
+		bool one = !here[1];
+
+		waits = strdup_printf(
+			"what failed then on %s is not tried again at start, as [Drift] "
+			"Mode=report in %s applies nothing at start but a changed "
+			"layout: sriovctl apply%s%s tries %s again",
+			list, m->set->drift_report_at, one ? " " : "", one ? here[0] : "",
+			one ? "it" : "them");
+	}
+	if (here && !waits)
+		return;
+	log_msg(LOG_INFO, "%s: %s; %s%s%s", path, was,
+		waits ?: (reboot ? "" : "what failed then is on no PF of the host now"),
+		waits && reboot ? "; " : "",
+		reboot ? "the reboot that failed then is made as [Reboot] Policy= says" : "");
+}
+
 /* Read once at start, then gone: only this boot's, only for PFs still here. */
 void manager_load_given_up(struct manager *m)
 {
@@ -544,10 +586,7 @@ void manager_load_given_up(struct manager *m)
 		return;
 	if (!json_object_object_get_ex(doc, "setup", &was) ||
 	    !streq_ptr(json_object_get_string(was), setup)) {
-		log_msg(LOG_INFO,
-			"%s: written by a daemon with other options or another main "
-			"configuration; what failed then is tried again",
-			path);
+		given_up_forgotten(m, path, doc, pfs);
 		return;
 	}
 	reboot_failed_load(m, doc, path);

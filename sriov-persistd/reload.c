@@ -19,8 +19,10 @@ static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
-/* The next retry, each one twice as late as the one before, up to the cap. */
-static void arm_retry(struct manager *m)
+/* The next retry, each one twice as late as the one before, up to the cap;
+ * the journal says what waits at the first, and at each reload asked for
+ * while it waits (a layout edited meanwhile: the layout change waits). */
+static void arm_retry(struct manager *m, bool asked)
 {
 	usec_t delay = RELOAD_RETRY_MIN_USEC;
 	char span[FORMAT_TIMESPAN_MAX], most[FORMAT_TIMESPAN_MAX];
@@ -43,7 +45,7 @@ static void arm_retry(struct manager *m)
 			"Cannot schedule trying the reload again: %s; it is tried again at "
 			"the next event",
 			strerror(-r));
-	else if (m->reload_tries == 1)
+	else if (m->reload_tries == 1 || asked)
 		log_msg(LOG_WARNING,
 			"Reloading: the layouts are read, but not the host: %s (tried again at the "
 			"next event, and in %s, then less often, at least once every %s)",
@@ -128,10 +130,11 @@ static bool changes_layouts(const struct manager *m)
 	return false;
 }
 
-/* The part of a reload after the configuration is read: the host read, and
- * every PF applied as the new layouts say. -EAGAIN: the host could not be
- * read, the reload waits. */
-static int finish(struct manager *m)
+/* The part of a reload after the configuration is read (asked: a reload,
+ * not a retry of one that waits): the host read, and every PF applied as
+ * the new layouts say. -EAGAIN: the host could not be read, the reload
+ * waits. */
+static int finish(struct manager *m, bool asked)
 {
 	_cleanup_strv_free_ char **only = NULL;
 	int r = manager_reread(m);
@@ -140,7 +143,7 @@ static int finish(struct manager *m)
 		m->reload_waits = true;
 		m->reload_changes = changes_layouts(m);
 		manager_update_summary(m, false); /* degraded, and why */
-		arm_retry(m);
+		arm_retry(m, asked);
 		return -EAGAIN;
 	}
 	if (m->reload_tries > 0)
@@ -185,7 +188,7 @@ int manager_reload(struct manager *m)
 		(void)sd_notify(false, "READY=1");
 		return r;
 	}
-	r = finish(m);
+	r = finish(m, true);
 	(void)sd_notify(false, "READY=1");
 	return r;
 }
@@ -194,7 +197,7 @@ int manager_reload_retry(struct manager *m)
 {
 	if (!m->reload_waits)
 		return 0;
-	return finish(m);
+	return finish(m, false);
 }
 
 const char *manager_reload_why(const struct manager *m, int r)

@@ -155,6 +155,22 @@ static void print_result(const struct ctl *c, const struct apply_pf_result *res,
 		printf("  %s %s\n", ctl_paint(c, ANSI_YELLOW, "reboot needed:"), *r);
 }
 
+/* print_applied() of the daemon's apply, from the PF's last_apply: the
+ * note of a disruptive change made without a drain is on that record. */
+static void print_daemon_applied(const struct ctl *c, const char *who, struct json_object *pf,
+				 double secs)
+{
+	struct json_object *last = doc_get(pf, "last_apply");
+	const char *without_drain = doc_str(last, "without_drain");
+
+	printf("%s: %s, %" PRIu64 " action(s) in %.2fs (%.2fs in the host), %" PRIu64 " VFs\n",
+	       strna(who), applied_word(c, doc_len(pf, "pending_reboot_reasons") > 0),
+	       doc_u64(last, "actions"), secs,
+	       (double)doc_u64(last, "host_usec") / (double)USEC_PER_SEC, doc_u64(pf, "num_vfs"));
+	if (without_drain)
+		printf("  note: disruptive, without a drain: %s\n", without_drain);
+}
+
 /* The result of the daemon's apply of one PF, from its last_apply in the
  * status document, in the words of print_result(). Returns whether it was
  * applied. */
@@ -177,11 +193,7 @@ static bool print_daemon_result(const struct ctl *c, struct json_object *pf)
 	else if (streq(state, "applied") && doc_len(pf, "waiting") > 0)
 		print_waiting(c, who, actions, json_object_get_string(doc_idx(pf, "waiting", 0)));
 	else if (streq(state, "applied") && actions > 0)
-		printf("%s: %s, %" PRIu64 " action(s) in %.2fs (%.2fs in the host), %" PRIu64
-		       " VFs\n",
-		       strna(who), applied_word(c, doc_len(pf, "pending_reboot_reasons") > 0),
-		       actions, secs, (double)doc_u64(last, "host_usec") / (double)USEC_PER_SEC,
-		       doc_u64(pf, "num_vfs"));
+		print_daemon_applied(c, who, pf, secs);
 	else if (streq(state, "applied") && doc_len(pf, "pending_reboot_reasons") > 0)
 		print_reboot_pending(c, who);
 	else if (streq(state, "applied"))

@@ -134,6 +134,12 @@ static int apply_pf(struct pf_run *run, const char *pci, struct host_state **hs)
 		return apply_set_outcome(run->res, PF_STATUS_DEFERRED, hold);
 	if (plan_is_disruptive(p) && !run->opts->allow_disruptive)
 		run->res->without_drain = mainconf_without_drain(run->opts->conf);
+	/* on the record too, for the daemon's Apply() to say it as sriovctl does */
+	if (run->res->without_drain) {
+		run->res->status.without_drain = strdup(run->res->without_drain);
+		if (!run->res->status.without_drain)
+			return -ENOMEM;
+	}
 	r = execute_and_read_back(run, pci, d, pf, p, &back);
 	/* what the VFs made anew lost, said once by whoever reports the apply */
 	if (r >= 0 && !apply_failed(run))

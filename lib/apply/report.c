@@ -505,7 +505,8 @@ static struct json_object *last_apply_json(const struct pf_status *st, const str
 	    json_put_int(o, "actions", st->n_actions) < 0 ||
 	    json_put_u64(o, "started_usec", st->started) < 0 ||
 	    json_put_u64(o, "host_usec", st->host_usec) < 0 ||
-	    json_put_str(o, "by", st->reset ? "reset" : "apply") < 0)
+	    json_put_str(o, "by", st->reset ? "reset" : "apply") < 0 ||
+	    json_put_str(o, "without_drain", st->without_drain) < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }

@@ -24,6 +24,7 @@ void pf_status_done(struct pf_status *s)
 	strv_free(s->config_files);
 	strv_free(s->waiting);
 	free(s->deferred_by);
+	free(s->without_drain);
 	free(s->layouts);
 	*s = (struct pf_status){};
 }
@@ -128,6 +129,9 @@ int pf_status_write(const char *dir, const struct pf_status *s)
 	json_object_object_add(o, "waiting", json_strv(s->waiting));
 	if (s->deferred_by)
 		json_object_object_add(o, "deferred_by", json_object_new_string(s->deferred_by));
+	if (s->without_drain)
+		json_object_object_add(o, "without_drain",
+				       json_object_new_string(s->without_drain));
 	if (s->layouts)
 		json_object_object_add(o, "layouts", json_object_new_string(s->layouts));
 	json_object_object_add(o, "by", json_object_new_string(s->reset ? "reset" : "apply"));
@@ -250,6 +254,7 @@ int pf_status_parse(const char *pci, const char *text, struct pf_status *ret)
 	if (dup_opt(get_string(o, "name"), &s.name) < 0 ||
 	    dup_opt(get_string(o, "error"), &s.error) < 0 ||
 	    dup_opt(get_string(o, "deferred_by"), &s.deferred_by) < 0 ||
+	    dup_opt(get_string(o, "without_drain"), &s.without_drain) < 0 ||
 	    dup_opt(get_string(o, "layouts"), &s.layouts) < 0)
 		r = -ENOMEM;
 	if (r >= 0)

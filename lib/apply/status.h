@@ -57,6 +57,10 @@ struct pf_status {
 	/* DEFERRED: the value of [Disruption] Policy= that deferred it
 	 * ("never", "drain"); NULL otherwise, and in older records */
 	char *deferred_by;
+	/* a disruptive change this apply made under [Disruption] Policy=drain
+	 * without a drain: why (mainconf_without_drain()), as sriovctl apply
+	 * says it; NULL otherwise, and in older records */
+	char *without_drain;
 	/* an apply's: what the layouts wanted of the PF at that apply, as
 	 * layout_wants_signature() of layout_wants(); NULL: not known (older
 	 * records, a reset's) */

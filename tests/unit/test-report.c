@@ -357,7 +357,8 @@ static void test_status_pending_and_drift(void **state)
 	assert_null(get(pf, "reason"));
 	last = get(pf, "last_apply");
 	assert_keys(last,
-		    "state,pending_reboot,error,finished_usec,actions,started_usec,host_usec,by");
+		    "state,pending_reboot,error,finished_usec,actions,started_usec,host_usec,by,"
+		    "without_drain");
 	assert_false(boolean(last, "pending_reboot"));
 	assert_string_equal(str(last, "by"), "apply");
 	assert_string_equal(str(last, "state"), "applied");
@@ -671,7 +672,7 @@ static void test_status_last_apply_pending_reboot(void **state)
 		assert_int_equal(report_status(&e->v, e->runtime, NULL, true, &doc), 0);
 		last = get(find_pf(doc, ICE_PF), "last_apply");
 		assert_keys(last, "state,pending_reboot,error,finished_usec,actions,started_usec,"
-				  "host_usec,by");
+				  "host_usec,by,without_drain");
 		assert_string_equal(str(last, "state"), pf_status_state_to_string(cases[i].state));
 		if (boolean(last, "pending_reboot") != cases[i].pending)
 			fail_msg("case %zu: pending_reboot in %s", i,
@@ -956,6 +957,44 @@ static void test_record_firmware(void **state)
 /* The next record of a PF carries the raise on record while the limit
  * waits (a reset's too), takes its own apply's when none is on record or a
  * higher limit was raised since, and none once the limit is in effect. */
+/* A disruptive change made without a drain: said on the record and in
+ * last_apply, for the daemon's Apply() to print as sriovctl apply does. */
+static void test_record_without_drain(void **state)
+{
+	struct env *e = *state;
+	static const char why[] = "Kubernetes is not enabled ([Kubernetes] Enabled=no)";
+	_cleanup_json_ struct json_object *doc = NULL;
+	struct pf_status st = {
+		.state = PF_STATUS_APPLIED,
+		.finished = 100,
+		.n_actions = 6,
+		.reboot_reasons = (char *[]){ NULL },
+		.config_files = (char *[]){ NULL },
+		.waiting = (char *[]){ NULL },
+		.without_drain = (char *)why,
+	};
+	struct pf_status rec;
+
+	snprintf(st.pci, sizeof(st.pci), "%s", ICE_PF);
+	assert_int_equal(pf_status_write(e->runtime, &st), 0);
+	assert_int_equal(pf_status_read(e->runtime, ICE_PF, &rec), 0);
+	assert_string_equal(rec.without_drain, why);
+	pf_status_done(&rec);
+	assert_int_equal(report_status(&e->v, e->runtime, NULL, true, &doc), 0);
+	assert_string_equal(str(get(find_pf(doc, ICE_PF), "last_apply"), "without_drain"), why);
+
+	/* none: not on the record, null in last_apply */
+	st.without_drain = NULL;
+	assert_int_equal(pf_status_write(e->runtime, &st), 0);
+	assert_int_equal(pf_status_read(e->runtime, ICE_PF, &rec), 0);
+	assert_null(rec.without_drain);
+	pf_status_done(&rec);
+	json_object_put(doc);
+	doc = NULL;
+	assert_int_equal(report_status(&e->v, e->runtime, NULL, true, &doc), 0);
+	assert_null(get(get(find_pf(doc, ICE_PF), "last_apply"), "without_drain"));
+}
+
 static void test_record_firmware_carried(void **state)
 {
 	struct env *e = *state;
@@ -1063,6 +1102,7 @@ int main(void)
 		cmocka_unit_test(test_record_firmware),
 		cmocka_unit_test(test_record_firmware_took_effect),
 		cmocka_unit_test_setup_teardown(test_record_firmware_carried, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_record_without_drain, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
