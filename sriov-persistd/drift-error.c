@@ -11,7 +11,8 @@ void drift_last_error(struct pf_entry *e, const struct pf_verdict *v, const stru
 
 	if (!has_record) {
 		/* never applied: with Mode=report, what applies it */
-		const char *text = report_not_applied(set, p, NULL, &why);
+		const char *text = e->lost ? report_not_applied_appeared(set, p->pci, NULL, &why) :
+					     report_not_applied(set, p, NULL, &why);
 
 		(void)free_and_strdup(&e->last_error, set->drift_report_at[0] ? text : NULL);
 		return;

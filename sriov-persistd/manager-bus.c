@@ -336,6 +336,7 @@ static int view_doc(struct manager *m, bool status, char **ret)
 	r = host_view_build(m->hs, m->set, NULL, &v);
 	if (r < 0)
 		return r;
+	manager_view_appeared(m, &v);
 	r = status ? report_status(&v, m->runtime_dir, m->state_dir, true, &o) :
 		     report_plan(&v, &o);
 	if (r >= 0 && !status)

@@ -11,9 +11,11 @@
 #include "desired.h"
 #include "host-linux.h"
 #include "host-sim.h"
+#include "host-view.h"
 #include "json-util.h"
 #include "layout-rules.h"
 #include "manager.h"
+#include "status.h"
 
 int manager_new(struct manager **ret)
 {
@@ -139,6 +141,15 @@ const char *manager_pf_of_ifname(struct manager *m, const char *ifname)
 	return NULL;
 }
 
+void manager_view_appeared(struct manager *m, struct host_view *v)
+{
+	for (size_t i = 0; i < v->n_pfs; i++) {
+		const struct pf_entry *e = manager_find_entry(m, v->pfs[i].pf->pci);
+
+		v->pfs[i].appeared = e && e->lost;
+	}
+}
+
 static int entry_new(struct manager *m, const struct pf_state *pf, struct pf_entry **ret)
 {
 	struct pf_entry *e = calloc(1, sizeof(*e)), **n;
@@ -163,6 +174,40 @@ static int entry_new(struct manager *m, const struct pf_state *pf, struct pf_ent
 	return 0;
 }
 
+/* A PF that appeared while we run, with its status record when it has one
+ * (it was here before, gone, and came back). */
+static void log_pf_coming(struct manager *m, const struct pf_state *pf)
+{
+	struct pf_status st;
+	bool had = pf_status_read(m->runtime_dir, pf->pci, &st) >= 0;
+
+	if (had)
+		pf_status_done(&st);
+	log_pf(LOG_INFO, pf->pci, "%s%s%s%s: %s", pf->pci, pf->name ? " (" : "", strempty(pf->name),
+	       pf->name ? ")" : "",
+	       had ? "on the host again (hotplug); its status record is of before it went" :
+		     "appeared on the host (hotplug)");
+}
+
+/* A PF gone from the host, with what to do of its status record when it
+ * has one: it stays (status says "gone") until the PF comes back or a
+ * reset drops it. */
+static void log_pf_going(struct manager *m, const struct pf_entry *e)
+{
+	struct pf_status st;
+	bool had = pf_status_read(m->runtime_dir, e->pci, &st) >= 0;
+
+	if (had) {
+		pf_status_done(&st);
+		log_pf(LOG_INFO, e->pci,
+		       "%s%s%s%s: gone from the host; its status record stays until it comes "
+		       "back, or \"sriovctl reset %s\" drops it",
+		       e->pci, e->name ? " (" : "", strempty(e->name), e->name ? ")" : "", e->pci);
+	} else
+		log_pf(LOG_INFO, e->pci, "%s%s%s%s: gone from the host", e->pci,
+		       e->name ? " (" : "", strempty(e->name), e->name ? ")" : "");
+}
+
 /* One entry per PF of the cached host: new PFs get one (and an object on the
  * bus), PFs that are gone lose theirs. */
 static int sync_entries(struct manager *m)
@@ -176,6 +221,8 @@ static int sync_entries(struct manager *m)
 		r = entry_new(m, &m->hs->pfs[i], &e);
 		if (r < 0)
 			return r;
+		if (e->lost)
+			log_pf_coming(m, &m->hs->pfs[i]);
 		manager_notify(m, MANAGER_PF_ADDED, .pf = e);
 	}
 	for (size_t i = 0; i < m->n_pfs;) {
@@ -185,7 +232,7 @@ static int sync_entries(struct manager *m)
 			i++;
 			continue;
 		}
-		log_pf(LOG_INFO, e->pci, "%s: gone", e->pci);
+		log_pf_going(m, e);
 		manager_notify(m, MANAGER_PF_REMOVED, .path = e->path);
 		entry_free(e);
 		memmove(&m->pfs[i], &m->pfs[i + 1], (m->n_pfs - i - 1) * sizeof(*m->pfs));

@@ -114,6 +114,7 @@ struct manager_event {
 };
 
 struct manager;
+struct host_view;
 typedef void (*manager_observer_t)(struct manager *m, const struct manager_event *ev,
 				   void *userdata);
 
@@ -217,6 +218,9 @@ void manager_log_unselected(struct manager *m);
 int manager_update_cache(struct manager *m, struct host_state *fresh, const char *only);
 
 struct pf_entry *manager_find_entry(struct manager *m, const char *pci);
+/* Marks the PFs of v that appeared while the daemon ran (hotplug: an
+ * entry's lost), whose reasons say so. */
+void manager_view_appeared(struct manager *m, struct host_view *v);
 /* The PF that a PCI function (a PF or one of its VFs) or netdev belongs to,
  * from what was last read; NULL when unknown. */
 const char *manager_pf_of_pci(struct manager *m, const char *pci);

@@ -234,11 +234,11 @@ static struct json_object *card_raiser(struct json_object *doc, struct json_obje
 /* The firmware VF limit, the one after the next reboot ("firmware VF limit
  * 20 from the next reboot, 8 until then"), with what the layout's
  * FirmwareVirtualFunctions= makes the tool do and the other port of the
- * card it is raised for: "firmware VF limit 8 (raised for 0000:ca:00.1, one
- * setting of this card: a reboot is pending through it)", or before that
- * port's apply "(to be raised for 0000:ca:00.1 by its apply, one setting of
- * this card)". NULL when there
- * is nothing to say. */
+ * card whose apply raises it: "firmware VF limit 8 (raised by the apply of
+ * 0000:ca:00.1, one setting of this card: a reboot is pending through
+ * it)", or before that port's apply "(to be raised by the apply of
+ * 0000:ca:00.1, one setting of this card)". NULL when there is nothing to
+ * say. */
 static char *firmware_describe(const char *label, struct json_object *e, struct json_object *doc,
 			       struct json_object *pf)
 {
@@ -259,13 +259,13 @@ static char *firmware_describe(const char *label, struct json_object *e, struct 
 				       raised		  ? "not raised further" :
 							    "not raised");
 	if (by && doc_len(by, "pending_reboot_reasons") > 0)
-		through = strdup_printf("raised for %s, one setting of this card: a reboot is "
-					"pending through it",
+		through = strdup_printf("raised by the apply of %s, one setting of this card: a "
+					"reboot is pending through it",
 					strna(doc_str(by, "pci")));
 	else if (by)
-		through =
-			strdup_printf("to be raised for %s by its apply, one setting of this card",
-				      strna(doc_str(by, "pci")));
+		through = strdup_printf("to be raised by the apply of %s, one setting of this "
+					"card",
+					strna(doc_str(by, "pci")));
 	if (!value || (want && !policy) || (by && !through))
 		return NULL;
 	if (!policy && !through)
@@ -384,6 +384,18 @@ static bool names_reason(struct json_object *pf, const char *prefix)
 	return false;
 }
 
+/* The first other port of pci's card in the document, or NULL. */
+static const char *card_other_port(struct json_object *doc, const char *pci)
+{
+	for (size_t i = 0; i < doc_len(doc, "pfs"); i++) {
+		const char *other = doc_str(doc_idx(doc, "pfs", i), "pci");
+
+		if (other && !streq(other, pci) && pci_same_device(other, pci))
+			return other;
+	}
+	return NULL;
+}
+
 /* The mstconfig commands that set back what waits: NUM_OF_VFS (as far as
  * the layouts of the card's other ports let it, plan_firmware_set_back()),
  * and LINK_TYPE_P<n>=1 (InfiniBand) or 2 (Ethernet) of the port (function
@@ -401,12 +413,11 @@ static void print_firmware_tail(struct json_object *doc, struct json_object *pf)
 		(void)plan_firmware_set_back(pci, (uint32_t)doc_u64(pf, "total_vfs"),
 					     (uint32_t)strtoul(fw, NULL, 10), (uint32_t)need, by,
 					     &back);
+	if (!back && vfs)
+		back = plan_firmware_set_now(pci, (uint32_t)doc_u64(pf, "total_vfs"),
+					     card_other_port(doc, pci));
 	if (back)
 		printf("%s", back);
-	else if (vfs)
-		printf("\"mstconfig -d %s set NUM_OF_VFS=%" PRIu64 "\" sets the limit back to the "
-		       "one it has now",
-		       pci, doc_u64(pf, "total_vfs"));
 	if (link)
 		printf("%s\"mstconfig -d %s set LINK_TYPE_P%u=%u\" sets the link type back to the "
 		       "one it has now, %s",
@@ -650,10 +661,13 @@ static int local_document(struct ctl *c, struct json_object **ret)
 		else if (r < 0)
 			fprintf(stderr, "Out of memory\n");
 	}
-	/* the layouts' warnings, for a PF that is there or gone */
+	/* the layouts' warnings, for a PF that is there or gone; of a PF gone,
+	 * not those of the whole host's view built to find it (a file that
+	 * selects no PF, another PF's plan): the PF named is looked at alone */
 	if (r >= 0) {
 		ctl_print_diags(&cv.set->diags);
-		ctl_print_diags(&cv.v.diags);
+		if (!gone)
+			ctl_print_diags(&cv.v.diags);
 	}
 	ctl_view_done(&cv);
 	if (r < 0)

@@ -193,3 +193,18 @@ const char *report_not_applied(const struct layout_set *set, const struct plan *
 			     not_applied_waits(set, plan_is_disruptive(p)));
 	return *buf;
 }
+
+const char *report_not_applied_appeared(const struct layout_set *set, const char *pci,
+					const char *options, char **buf)
+{
+	*buf = NULL;
+	if (!set->drift_report_at[0])
+		return report_not_applied(set, pci, options, buf);
+	*buf = strdup_printf(
+		"not applied yet: it appeared while the daemon ran (hotplug); its apply "
+		"unit, sriov-persist-apply@%s.service, which udev starts then, applies "
+		"it ([Drift] Mode=report in %s does not hold that back) and has "
+		"written no record; sriovctl%s apply %s applies it",
+		pci, set->drift_report_at, strempty(options), pci);
+	return *buf;
+}

@@ -58,3 +58,11 @@ int report_firmware_took_effect(const struct pf_view *pv, const struct pf_status
  * and GetStatus(), and the daemon's LastError of such a PF. NULL: -ENOMEM. */
 const char *report_not_applied(const struct layout_set *set, const struct plan *p,
 			       const char *options, char **buf);
+/* The same of a PF that appeared while the daemon ran (hotplug, struct
+ * pf_view's appeared): under [Drift] Mode=report, which holds back no apply
+ * unit, "not applied yet: it appeared while the daemon ran (hotplug); its
+ * apply unit, sriov-persist-apply@PCI.service, which udev starts then,
+ * applies it ([Drift] Mode=report in FILE:LINE does not hold that back) and
+ * has written no record; sriovctl apply PCI applies it". NULL: -ENOMEM. */
+const char *report_not_applied_appeared(const struct layout_set *set, const char *pci,
+					const char *options, char **buf);

@@ -299,7 +299,10 @@ static int report_actions_left(const struct host_view *v, const struct pf_view *
 	if (!r->has_rec) {
 		r->state = "pending";
 		free(r->why_owned);
-		r->why = report_not_applied(v->set, pv->plan, v->ctl_options, &r->why_owned);
+		r->why = pv->appeared ? report_not_applied_appeared(v->set, pv->pf->pci,
+								    v->ctl_options, &r->why_owned) :
+					report_not_applied(v->set, pv->plan, v->ctl_options,
+							   &r->why_owned);
 		if (!r->why)
 			return -ENOMEM;
 		return report_not_applied_reboot(pv, r);

@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <limits.h>
 
+#include "addr-util.h"
 #include "snapshot-convert.h"
 #include "snapshot.h"
 
@@ -415,12 +416,39 @@ static int check_unique_pci(struct parser *p, const char *path, const struct hos
 	return snapshot_fail(p, where, "%s is already %s", dup->pci, other);
 }
 
+/* The firmware VF limit (NUM_OF_VFS) is one setting of a card, which a
+ * query through any of its ports shows alike: two ports of one PCI device
+ * with two values cannot be a real host, and the first port that differs
+ * from an earlier one of its card is an error that names both. */
+static int check_card_firmware(struct parser *p, const char *path, const struct host_state *h)
+{
+	char where[PATH_MAX_];
+
+	for (size_t i = 0; i < h->n_pfs; i++)
+		for (size_t j = 0; j < i; j++) {
+			const struct pf_state *a = &h->pfs[j], *b = &h->pfs[i];
+
+			if (a->firmware_total_vfs < 0 || b->firmware_total_vfs < 0 ||
+			    a->firmware_total_vfs == b->firmware_total_vfs ||
+			    !pci_same_device(a->pci, b->pci))
+				continue;
+			snapshot_path(where, "%s[%zu].firmware_total_vfs", path, i);
+			return snapshot_fail(p, where,
+					     "%d on %s, %d on %s (%s[%zu]): one setting of the "
+					     "card, alike through every port",
+					     b->firmware_total_vfs, b->pci, a->firmware_total_vfs,
+					     a->pci, path, j);
+		}
+	return 0;
+}
+
 static int snapshot_parse_pfs(struct parser *p, const struct field *f, const char *path,
 			      struct json_object *v, void *obj)
 {
 	struct host_state *h = obj;
 	char ipath[PATH_MAX_];
 	size_t n;
+	int r;
 
 	if (!json_object_is_type(v, json_type_array))
 		return snapshot_fail(p, path, "not an array");
@@ -432,7 +460,6 @@ static int snapshot_parse_pfs(struct parser *p, const struct field *f, const cha
 		return snapshot_oom(p);
 	for (size_t i = 0; i < n; i++) {
 		struct pf_state *pf = &h->pfs[i];
-		int r;
 
 		h->n_pfs = i + 1;
 		snapshot_path(ipath, "%s[%zu]", path, i);
@@ -440,7 +467,8 @@ static int snapshot_parse_pfs(struct parser *p, const struct field *f, const cha
 		if (r < 0)
 			return r;
 	}
-	return check_unique_pci(p, path, h);
+	r = check_unique_pci(p, path, h);
+	return r < 0 ? r : check_card_firmware(p, path, h);
 }
 
 static int snapshot_format_pfs(const struct field *f, const void *obj, struct json_object **ret)

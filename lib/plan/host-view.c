@@ -83,11 +83,12 @@ static int share_firmware_raise(const struct host_view *v, struct pf_view *pv)
 		(p->n_actions - at - 1) * sizeof(*p->actions));
 	p->n_actions--;
 	return replace_firmware_reason(
-		p, fw >= 0 ? strdup_printf("firmware VF limit %d -> %u (raised for %s, one "
-					   "setting of this card) takes effect after a reboot",
+		p, fw >= 0 ? strdup_printf("firmware VF limit %d -> %u (raised by the apply of "
+					   "%s, one setting of this card) takes effect after a "
+					   "reboot",
 					   fw, firmware_raise(by, NULL), by->pf->pci) :
-			     strdup_printf("firmware VF limit -> %u (raised for %s, one "
-					   "setting of this card) takes effect after a reboot",
+			     strdup_printf("firmware VF limit -> %u (raised by the apply of %s, "
+					   "one setting of this card) takes effect after a reboot",
 					   firmware_raise(by, NULL), by->pf->pci));
 }
 
@@ -248,6 +249,15 @@ static const struct pf_view *card_raised_by(const struct host_view *v, const str
 	return NULL;
 }
 
+/* The first port of pf's card on hs other than pf, or NULL. */
+static const char *card_other_port(const struct host_state *hs, const struct pf_state *pf)
+{
+	for (size_t i = 0; i < hs->n_pfs; i++)
+		if (!streq(hs->pfs[i].pci, pf->pci) && pci_same_device(hs->pfs[i].pci, pf->pci))
+			return hs->pfs[i].pci;
+	return NULL;
+}
+
 /* Of a raise of pv's card that no port's layout needs all of (held or not,
  * host_card_need()): the command that sets it back as far as they let it,
  * after "; "; "" otherwise. */
@@ -266,10 +276,9 @@ static char *card_set_back(const struct host_view *v, const struct pf_view *pv)
 	if (!plan_firmware_set_back(pf->pci, pf->total_vfs, (uint32_t)pf->firmware_total_vfs, need,
 				    by, &back))
 		return NULL;
-	return back ? strdup_printf("; %s", back) :
-		      strdup_printf("; \"mstconfig -d %s set NUM_OF_VFS=%u\" sets the limit back "
-				    "to the one it has now",
-				    pf->pci, pf->total_vfs);
+	if (!back)
+		back = plan_firmware_set_now(pf->pci, pf->total_vfs, card_other_port(v->hs, pf));
+	return back ? strdup_printf("; %s", back) : NULL;
 }
 
 int host_view_card_firmware_note(const struct host_view *v, const struct pf_view *pv, bool own,
@@ -288,7 +297,7 @@ int host_view_card_firmware_note(const struct host_view *v, const struct pf_view
 	if (!back)
 		return -ENOMEM;
 	*ret = by ? strdup_printf("firmware VF limit %d from the next reboot, %u until then "
-				  "(raised for %s, one setting of this card)%s",
+				  "(raised by the apply of %s, one setting of this card)%s",
 				  pf->firmware_total_vfs, pf->total_vfs, by->pf->pci, back) :
 		    strdup_printf("firmware VF limit %d from the next reboot, %u until then "
 				  "(one setting of this card)%s",

@@ -11,6 +11,9 @@ struct pf_view {
 	const struct pf_state *pf;  /* borrowed from the host_state */
 	struct pf_desired *desired; /* NULL: no layout selects it */
 	struct plan *plan;	    /* NULL when unconfigured or held */
+	/* it appeared on the host while sriov-persistd ran (hotplug), which
+	 * the daemon sets in the views it builds */
+	bool appeared;
 };
 
 struct host_view {
@@ -47,9 +50,9 @@ int plan_raise_for_card(struct plan *p, const struct pf_state *pf, const struct 
 /* Of pv, a PF that no layout selects and whose own last apply raised
  * nothing, when its card's firmware VF limit (NUM_OF_VFS, one setting of
  * the card) changes at the next reboot through another port: "firmware VF
- * limit 16 from the next reboot, 8 until then (raised for 0000:ca:00.0, one
- * setting of this card)", and when the layouts of the card's ports need
- * less than that limit, the mstconfig command that sets it back as far as
+ * limit 16 from the next reboot, 8 until then (raised by the apply of
+ * 0000:ca:00.0, one setting of this card)", and when the layouts of the
+ * card's ports need less than that limit, the mstconfig command that sets it back as far as
  * they let it (plan_firmware_set_back()); *ret NULL otherwise. own: pv's
  * own reboot reasons say it already. -ENOMEM. */
 int host_view_card_firmware_note(const struct host_view *v, const struct pf_view *pv, bool own,

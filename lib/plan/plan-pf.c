@@ -117,6 +117,17 @@ bool plan_firmware_set_back(const char *pci, uint32_t now, uint32_t fw, uint32_t
 	return !!*ret;
 }
 
+char *plan_firmware_set_now(const char *pci, uint32_t now, const char *other)
+{
+	return other ? strdup_printf("\"mstconfig -d %s set NUM_OF_VFS=%u\" sets the limit back to "
+				     "the one it has now, for %s too (one command for the card, "
+				     "not one per port)",
+				     pci, now, other) :
+		       strdup_printf("\"mstconfig -d %s set NUM_OF_VFS=%u\" sets the limit back to "
+				     "the one it has now",
+				     pci, now);
+}
+
 int plan_firmware_kept(const struct pf_state *pf, uint32_t need, const char *by, char **ret)
 {
 	_cleanup_free_ char *vfs = NULL, *link = NULL, *back = NULL;

@@ -112,6 +112,12 @@ int plan_add_planned_reason(struct plan *p, char *reason);
  * and false returned. */
 bool plan_firmware_set_back(const char *pci, uint32_t now, uint32_t fw, uint32_t need,
 			    const char *by, char **ret);
+/* The command that sets the firmware VF limit of pci's card back to now,
+ * the one it has now: ""mstconfig -d PCI set NUM_OF_VFS=8" sets the limit
+ * back to the one it has now", and when other, another port of the card
+ * that says the same command under its own address, ", for OTHER too (one
+ * command for the card, not one per port)". NULL: -ENOMEM. */
+char *plan_firmware_set_now(const char *pci, uint32_t now, const char *other);
 /* Of a PF whose firmware VF limit waits for a reboot (what a reset, which
  * changes no firmware, leaves): "the firmware VF limit raised to 16 stays
  * set for the next reboot: a reset changes no firmware ("mstconfig -d PCI

@@ -41,10 +41,10 @@ def test_no_on_one_port_holds_the_raise_of_the_other(make_host):
 def test_status_shows_the_cards_raise_on_every_port(make_host):
     h = make_host("cx6dx.json")
     layouts(h, no=False)
-    through = f"raised for {CX6_B}, one setting of this card: a reboot is pending through it"
+    through = f"raised by the apply of {CX6_B}, one setting of this card: a reboot is pending through it"
     out = h.run("status").stdout
     # before B's apply the raise is only planned: no reboot is pending through it
-    assert f"firmware VF limit 8 (to be raised for {CX6_B} by its apply, one setting of this " \
+    assert f"firmware VF limit 8 (to be raised by the apply of {CX6_B}, one setting of this " \
         "card)\n" in out, out
     r = h.run("apply")
     assert r.returncode == 0, r.stdout + r.stderr
@@ -82,7 +82,7 @@ def test_status_names_the_port_the_limit_is_raised_for(make_host):
     h = make_host("cx6dx.json")
     h.layout("50-a.conf", f"[Match]\nPCIAddress={CX6_A}\n[PhysicalFunction]\nVirtualFunctions=16\n")
     h.layout("60-b.conf", f"[Match]\nPCIAddress={CX6_B}\n[PhysicalFunction]\nVirtualFunctions=12\n")
-    through = f"raised for {CX6_A}, one setting of this card: a reboot is pending through it"
+    through = f"raised by the apply of {CX6_A}, one setting of this card: a reboot is pending through it"
 
     def firmware_line(pci):
         """What the status of the whole host says of pci's firmware VF limit."""
@@ -93,7 +93,7 @@ def test_status_names_the_port_the_limit_is_raised_for(make_host):
 
     assert firmware_line(CX6_A) == "VF limit 8", h.run("status").stdout
     assert firmware_line(CX6_B) == \
-        f"VF limit 8 (to be raised for {CX6_A} by its apply, one setting of this card)"
+        f"VF limit 8 (to be raised by the apply of {CX6_A}, one setting of this card)"
     r = h.run("apply")
     assert r.returncode == 0 and "done raise firmware VF limit to 16" in r.stdout, r.stdout
     assert firmware_line(CX6_A) == "VF limit 16 from the next reboot, 8 until then"

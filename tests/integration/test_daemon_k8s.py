@@ -896,7 +896,8 @@ def raised_firmware(h):
     16 (by an apply before: the new limit waits for a reboot)."""
     s = h.state()
     s["boot_id"] = BOOT_1
-    h.pf_of(s, CX6_A)["firmware_total_vfs"] = 16
+    for pci in (CX6_A, "0000:ca:00.1"):  # one setting of the card, shown by both ports
+        h.pf_of(s, pci)["firmware_total_vfs"] = 16
     h.save(s)
 
 

@@ -152,7 +152,7 @@ def test_a_port_that_needs_no_higher_firmware_limit_is_not_pending(make_host):
 def test_a_port_that_needs_the_raise_of_the_other_says_whose(make_host):
     h = make_host("cx6dx.json")
     cx6_layouts(h, 12)
-    shared = f"firmware VF limit 8 -> 16 (raised for {CX6_A}, one setting of this card) " \
+    shared = f"firmware VF limit 8 -> 16 (raised by the apply of {CX6_A}, one setting of this card) " \
              "takes effect after a reboot"
     out = h.run("plan").stdout
     assert f"{CX6_B} (ens3f1np1): nothing to do\n  files: 60-b.conf\n  reboot needed after its apply: {shared}\n" in out, out

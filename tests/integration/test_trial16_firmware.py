@@ -70,7 +70,8 @@ def test_status_and_metrics_keep_the_raise_after_the_layout_is_removed(make_host
     assert f"    pending reboot: {why}\n" in out, out
     # nothing is left to reset (trial 20, 9): the firmware command alone
     assert (f"    no layout selects it; \"mstconfig -d {CX6_A} "
-            "set NUM_OF_VFS=8\" sets the limit back to the one it has now\n") in out, out
+            f"set NUM_OF_VFS=8\" sets the limit back to the one it has now, for {CX6_B} too (one "
+            "command for the card, not one per port)\n") in out, out
     assert metric(h, "pf_reboot_pending") == [
         f'sriov_persist_pf_reboot_pending{{pf="ens3f0np0",pf_pci="{CX6_A}"}} 1']
     info = metric(h, "pf_reboot_pending_info")

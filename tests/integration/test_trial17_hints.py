@@ -175,5 +175,6 @@ def test_vfs_left_and_a_firmware_raise_are_one_hint(make_host):
     assert hints == [
         f"    no layout selects it; \"sriovctl --host {h.path} --config-dir {h.confdir} "
         f"--main-config {h.main} reset {CX6}\" removes them; it changes no firmware: "
-        f"\"mstconfig -d {CX6} set NUM_OF_VFS=8\" sets the limit back to the one it has now"
+        f"\"mstconfig -d {CX6} set NUM_OF_VFS=8\" sets the limit back to the one it has now, "
+        "for 0000:ca:00.1 too (one command for the card, not one per port)"
     ], r.stdout

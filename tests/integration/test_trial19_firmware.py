@@ -47,7 +47,7 @@ def test_a_raise_not_applied_yet_is_no_pending_reboot(make_host):
     assert st[CX6_B]["state"] == "applied" and st[CX6_B]["pending_reboot_reasons"] == []
     out = h.run("status").stdout
     assert "pending reboot:" not in out, out
-    assert f"firmware VF limit 8 (to be raised for {CX6_A} by its apply, one setting of this " \
+    assert f"firmware VF limit 8 (to be raised by the apply of {CX6_A}, one setting of this " \
         "card)" in out, out
     assert "a reboot is pending through it" not in out, out
     assert reboot_pending(h, CX6_A) == 0 and reboot_pending(h, CX6_B) == 0
@@ -61,7 +61,7 @@ def test_a_raise_not_applied_yet_is_no_pending_reboot(make_host):
         ["firmware VF limit raised to 16, waiting for a reboot"]
     out = h.run("status").stdout
     assert "pending reboot: firmware VF limit raised to 16, waiting for a reboot" in out, out
-    assert f"(raised for {CX6_A}, one setting of this card: a reboot is pending through it)" \
+    assert f"(raised by the apply of {CX6_A}, one setting of this card: a reboot is pending through it)" \
         in out, out
     assert reboot_pending(h, CX6_A) == 1 and reboot_pending(h, CX6_B) == 0
 
@@ -105,7 +105,7 @@ def test_the_other_port_without_layout_says_its_limit_changes(make_host):
     assert h.run("apply").returncode == 0
     b = pfs(h)[CX6_B]
     assert b["state"] == "unconfigured" and b["pending_reboot_reasons"] == [], b
-    note = f"firmware VF limit 16 from the next reboot, 8 until then (raised for {CX6_A}, one " \
+    note = f"firmware VF limit 16 from the next reboot, 8 until then (raised by the apply of {CX6_A}, one " \
         "setting of this card)"
     assert b["reason"] is None and b["firmware_note"] == note, b
     out = h.run("status").stdout

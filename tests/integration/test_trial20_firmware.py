@@ -47,7 +47,8 @@ def test_a_reset_that_went_through_is_recorded_and_carries_the_raise(make_host):
     out = run(h, "status").stdout
     # nothing is left to reset: the hint is the firmware command alone
     assert f"    no layout selects it; \"mstconfig -d {CX6_A} set NUM_OF_VFS=8\" sets the " \
-        "limit back to the one it has now\n" in out, out
+        "limit back to the one it has now, for 0000:ca:00.1 too (one command for the card, not " \
+        "one per port)\n" in out, out
     assert "reset " + CX6_A not in out, out
     r = run(h, "reset", CX6_A)
     assert r.returncode == 0 and "nothing reset" in r.stdout, r.stdout

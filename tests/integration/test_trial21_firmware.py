@@ -80,12 +80,12 @@ def test_plan_and_apply_raise_under_the_first_port_and_credit_it(make_host):
     a_plan, b_plan = block(out, CX6_A), block(out, CX6_B)
     assert "disruptive raise firmware VF limit to 16 (reboot)" in a_plan, out
     assert "raise firmware VF limit" not in b_plan, out
-    assert f"(raised for {CX6_A}, one setting of this card)" in b_plan, out
+    assert f"(raised by the apply of {CX6_A}, one setting of this card)" in b_plan, out
     # only planned, not done: no "reboot needed:" as if the firmware held it already
     assert "  reboot needed:" not in out, out
     assert "  reboot needed after its apply: firmware VF limit 8 -> 16 (as far as the layouts of " \
         f"{CX6_B} need too, one setting of this card) takes effect after a reboot" in a_plan, out
-    assert "  reboot needed after its apply: firmware VF limit 8 -> 16 (raised for " \
+    assert "  reboot needed after its apply: firmware VF limit 8 -> 16 (raised by the apply of " \
         f"{CX6_A}, one setting of this card) takes effect after a reboot" in b_plan, out
     doc = json.loads(h.run("plan", "--json").stdout)
     assert [p["reboot_planned"] for p in doc["pfs"]] == [p["reboot_reasons"] for p in doc["pfs"]]
@@ -97,7 +97,7 @@ def test_plan_and_apply_raise_under_the_first_port_and_credit_it(make_host):
     assert "reboot needed after its apply" not in out, out
     assert block(out, CX6_B).endswith(
         "\n  reboot needed: firmware VF limit raised to 16, waiting for a reboot"), out
-    assert f"(raised for {CX6_A}, one setting of this card: a reboot is pending through it)" \
+    assert f"(raised by the apply of {CX6_A}, one setting of this card: a reboot is pending through it)" \
         in block(h.run("status").stdout, CX6_B)
     # 0000:ca:00.1's apply raised nothing: once no layout selects it, no raise is its own
     b.unlink()
@@ -106,7 +106,7 @@ def test_plan_and_apply_raise_under_the_first_port_and_credit_it(make_host):
     back = f"\"mstconfig -d {CX6_B} set NUM_OF_VFS=12\" sets it to the limit the card's other " \
         f"ports need ({CX6_A}'s layout needs 12)"
     assert st[CX6_B]["firmware_note"] == "firmware VF limit 16 from the next reboot, 8 until " \
-        f"then (raised for {CX6_A}, one setting of this card); {back}", st[CX6_B]
+        f"then (raised by the apply of {CX6_A}, one setting of this card); {back}", st[CX6_B]
     assert st[CX6_A]["pending_reboot_reasons"] == \
         ["firmware VF limit raised to 16, waiting for a reboot"], st[CX6_A]
     out = h.run("status").stdout
@@ -129,7 +129,7 @@ def test_a_raise_set_back_by_hand_is_said_as_what_the_host_has(make_host):
     assert st[CX6_A]["reason"] == \
         "differs: firmware VF limit 8 (wanted 16; raising it needs a reboot)", st[CX6_A]
     assert st[CX6_B]["reason"] == "not applied yet; after its apply: firmware VF limit 8 -> 16 " \
-        f"(raised for {CX6_A}, one setting of this card) takes effect after a reboot", st[CX6_B]
+        f"(raised by the apply of {CX6_A}, one setting of this card) takes effect after a reboot", st[CX6_B]
     assert st[CX6_B]["pending_reboot_reasons"] == [], st[CX6_B]
     out = h.run("status").stdout
     assert "differs: raise firmware VF limit" not in out, out

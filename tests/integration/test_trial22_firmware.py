@@ -191,7 +191,8 @@ def test_a_reset_for_one_card_keeps_the_other_cards_unasked_reason(env):  # noqa
     b.unlink()
     h.layout("50-a.conf", f"[Match]\nPCIAddress={CX6_A}\n[PhysicalFunction]\n"
              "VirtualFunctions=16\n")
-    h.edit(lambda s: h.pf_of(s, CX6_A).update(firmware_total_vfs=16))  # raised before
+    # raised before: one setting of the card, shown by both ports
+    h.edit(lambda s: [h.pf_of(s, p).update(firmware_total_vfs=16) for p in (CX6_A, CX6_B)])
     op_file = Path(f"{h.path}.lib") / "operation.json"
     env.logind.start(op_file)
     d = env.start(h)

@@ -429,6 +429,27 @@ static void test_duplicate_pci(void **state)
 	(void)state;
 }
 
+/* Two ports of one card (one PCI device) show its one firmware VF limit
+ * alike: two values cannot be a host, and the error names both ports. */
+static void test_card_firmware_alike(void **state)
+{
+	char *two = with_second_pf("0000:3b:00.1", "0000:3b:11.0"), *a, *b;
+
+	a = replace(two, "\"firmware_total_vfs\": null", "\"firmware_total_vfs\": 8");
+	b = replace(a, "\"firmware_total_vfs\": null", "\"firmware_total_vfs\": 16");
+	check_bad(b, "pfs[1].firmware_total_vfs: 16 on 0000:3b:00.1, 8 on 0000:3b:00.0 (pfs[0]): "
+		     "one setting of the card, alike through every port");
+	free(b);
+	/* the same value, or one port without it (null): a host */
+	b = replace(a, "\"firmware_total_vfs\": null", "\"firmware_total_vfs\": 8");
+	host_state_free(parse_ok(b));
+	host_state_free(parse_ok(a));
+	free(b);
+	free(a);
+	free(two);
+	(void)state;
+}
+
 /* A key that may be left out may also be null, meaning the same: the host
  * read is the one read without the key. */
 static void test_optional_null(void **state)
@@ -595,6 +616,7 @@ int main(void)
 		cmocka_unit_test(test_optional_null),
 		cmocka_unit_test(test_optional_round_trip),
 		cmocka_unit_test(test_empty_host),
+		cmocka_unit_test(test_card_firmware_alike),
 		cmocka_unit_test(test_kept_pf_texts),
 	};
 
