@@ -199,7 +199,7 @@ const char *report_not_applied_appeared(const struct layout_set *set, const char
 {
 	*buf = NULL;
 	if (!set->drift_report_at[0])
-		return report_not_applied(set, pci, options, buf);
+		return "not applied yet";
 	*buf = strdup_printf(
 		"not applied yet: it appeared while the daemon ran (hotplug); its apply "
 		"unit, sriov-persist-apply@%s.service, which udev starts then, applies "
