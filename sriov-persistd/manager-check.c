@@ -167,10 +167,7 @@ static int check_unconfigured(struct manager *m, struct pf_entry *e, const struc
 	has_record = pf_status_read(m->runtime_dir, e->pci, &st) >= 0;
 	/* what an apply raised in firmware stays pending until the reboot,
 	 * whatever the layouts say */
-	e->reboot_reasons = strv_free(e->reboot_reasons);
-	e->reboot_unasked = true;
-	if (report_unselected_reboot_reasons(m->set, m->hs, has_record ? &st : NULL, pf,
-					     &e->reboot_reasons) < 0) {
+	if (manager_unasked_reasons(m, e, pf, has_record ? &st : NULL) < 0) {
 		if (has_record)
 			pf_status_done(&st);
 		return -ENOMEM;

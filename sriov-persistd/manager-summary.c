@@ -10,6 +10,8 @@
 #include "manager-summary.h"
 #include "plan.h"
 #include "report-gone.h"
+#include "report.h"
+#include "status.h"
 
 /* A reason no layout asks for now is the one a layout asked for with more
  * words ("... (set by the apply of ...; no layout asks for it now)"): it
@@ -74,6 +76,34 @@ static int standing_reasons(const struct manager *m, struct reboot_record *ret)
 	return reboot_record_filter(&m->reboot, reason_gone, (void *)m, ret);
 }
 
+int manager_unasked_reasons(struct manager *m, struct pf_entry *e, const struct pf_state *pf,
+			    const struct pf_status *rec)
+{
+	e->reboot_reasons = strv_free(e->reboot_reasons);
+	e->reboot_unasked = true;
+	return report_unselected_reboot_reasons(m->set, m->hs, rec, pf, &e->reboot_reasons);
+}
+
+/* After the layouts changed: the reasons of the PFs no layout selects said
+ * again, whose layout of another port of the card needs the limit now (a
+ * reload checks again only the PFs whose own layouts changed). */
+static void unasked_again(struct manager *m)
+{
+	for (size_t i = 0; i < m->n_pfs; i++) {
+		struct pf_entry *e = m->pfs[i];
+		const struct pf_state *pf = m->hs ? host_state_find_pf(m->hs, e->pci) : NULL;
+		struct pf_status st = {};
+		bool has_record;
+
+		if (!pf || !e->reboot_unasked || !e->reboot_reasons)
+			continue;
+		has_record = pf_status_read(m->runtime_dir, e->pci, &st) >= 0;
+		(void)manager_unasked_reasons(m, e, pf, has_record ? &st : NULL);
+		if (has_record)
+			pf_status_done(&st);
+	}
+}
+
 static bool update_reboot(struct manager *m, bool layouts_changed)
 {
 	struct reboot_record cur, merged, standing;
@@ -135,10 +165,26 @@ void manager_reboot_failed(struct manager *m, const char *error)
 	m->reboot_failed_at = error ? now_realtime() : 0;
 }
 
+#define UNASKED_NO_REBOOT                                                                       \
+	"no layout asks for what is pending (no reboot is made for that alone): the mstconfig " \
+	"command under its PF sets it back"
+
 const char *manager_no_reboot_why(const struct manager *m)
 {
+	bool asked = false;
+
 	if (m->reboot.n_reasons == 0)
 		return NULL;
+	for (size_t i = 0; i < m->reboot.n_reasons; i++)
+		asked |= !m->reboot.reasons[i].unasked;
+	if (m->conf.reboot_policy == REBOOT_POLICY_NEVER ||
+	    (m->conf.reboot_policy == REBOOT_POLICY_COORDINATED &&
+	     !mainconf_kubernetes_enabled(&m->conf))) {
+		/* what no layout asks for never makes a reboot: a reboot by hand
+		 * is not what to do for it */
+		if (!asked)
+			return UNASKED_NO_REBOOT;
+	}
 	if (m->conf.reboot_policy == REBOOT_POLICY_NEVER)
 		return "[Reboot] Policy=never: reboot by hand";
 	if (m->conf.reboot_policy == REBOOT_POLICY_COORDINATED &&
@@ -232,6 +278,8 @@ void manager_update_summary(struct manager *m, bool layouts_changed)
 		n_configured += m->pfs[i]->state != PF_RUN_UNCONFIGURED;
 		n_applied += m->pfs[i]->state == PF_RUN_APPLIED;
 	}
+	if (layouts_changed)
+		unasked_again(m);
 	if (update_reboot(m, layouts_changed)) {
 		/* other reasons: a reboot for them is another, not the one that failed */
 		m->reboot_failed = mfree(m->reboot_failed);

@@ -11,6 +11,13 @@
  * observers (MANAGER_SUMMARY_CHANGED when anything changed, then
  * MANAGER_SUMMARY). */
 void manager_update_summary(struct manager *m, bool layouts_changed);
+/* The pending reboot reasons of e, a PF no layout selects: what an apply
+ * raised in its firmware (rec: its status record, NULL when none), with
+ * whose layout of another port of the card needs it now
+ * (report_unselected_reboot_reasons()). */
+struct pf_status;
+int manager_unasked_reasons(struct manager *m, struct pf_entry *e, const struct pf_state *pf,
+			    const struct pf_status *rec);
 /* Drops the pending reboot reasons of every PF of pci's card (a firmware
  * reset met them), in memory and in reboot.json. */
 void manager_reboot_forget_card(struct manager *m, const char *pci);

@@ -239,7 +239,8 @@ static int reset_one(struct ctl *c, struct host *h, const struct layout_set *set
 }
 
 /* Of a PF of GetStatus() that no layout selects and whose last apply raised
- * the firmware VF limit (its pending reboot): what a reset leaves, in
+ * the firmware VF limit or set the link type in firmware (its pending
+ * reboot): what a reset leaves, in
  * plan_firmware_kept()'s words, with what the layouts of its card's other
  * ports (in doc, the whole host) need; NULL when none (or on ENOMEM). */
 static char *firmware_left(struct json_object *doc, struct json_object *pf)
@@ -247,12 +248,19 @@ static char *firmware_left(struct json_object *doc, struct json_object *pf)
 	const char *by = NULL;
 	uint64_t need = doc_card_need(doc, pf, &by);
 	struct json_object *fw = doc_get(doc_get(pf, "settings"), "FirmwareVirtualFunctions");
-	struct pf_state s = { .total_vfs = doc_u64(pf, "total_vfs") };
+	const char *link = doc_str(pf, "link_type"), *fw_link = doc_str(pf, "firmware_link_type");
+	struct pf_state s = { .total_vfs = doc_u64(pf, "total_vfs"), .firmware_total_vfs = -1 };
 	char *kept = NULL;
 
 	if (doc_len(pf, "config_files") > 0 || doc_len(pf, "pending_reboot_reasons") == 0 ||
-	    !doc_str(fw, "now") || safe_atoi(doc_str(fw, "now"), &s.firmware_total_vfs) < 0)
+	    (doc_str(fw, "now") && safe_atoi(doc_str(fw, "now"), &s.firmware_total_vfs) < 0))
 		return NULL;
+	/* a link type set in firmware stays too, as a local reset says */
+	if (link && fw_link) {
+		s.link_type = link_type_from_string(link);
+		s.firmware_link_type = link_type_from_string(fw_link);
+		s.has_firmware_link_type = s.link_type >= 0 && s.firmware_link_type >= 0;
+	}
 	snprintf(s.pci, sizeof(s.pci), "%s", strempty(doc_str(pf, "pci")));
 	(void)plan_firmware_kept(&s, need <= UINT32_MAX ? (uint32_t)need : 0, by, &kept);
 	return kept;

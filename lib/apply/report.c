@@ -608,6 +608,9 @@ static int pf_status_fill(struct json_object *o, const struct host_view *v,
 	if (json_put_str(o, "pci", pf->pci) < 0 || json_put_str(o, "name", pf->name) < 0 ||
 	    json_put_str(o, "driver", pf->driver) < 0 ||
 	    json_put_str(o, "link_type", link_type_to_string(pf->link_type)) < 0 ||
+	    json_put_str(o, "firmware_link_type",
+			 pf->has_firmware_link_type ? link_type_to_string(pf->firmware_link_type) :
+						      NULL) < 0 ||
 	    (pf->speed ? json_put_int(o, "speed", pf->speed) : json_put_null(o, "speed")) < 0 ||
 	    json_put_str(o, "state", r->state) < 0 || json_put_str(o, "reason", r->why) < 0 ||
 	    json_put_int(o, "num_vfs", pf->num_vfs) < 0 ||

@@ -25,8 +25,8 @@
 
 #define PLAN_PF_KEYS \
 	"pci,name,configured,held,held_reason,disruptive,actions,reboot_reasons,reboot_planned,unmet,waiting,notes,config_files"
-#define STATUS_PF_KEYS                                                                    \
-	"pci,name,driver,link_type,speed,state,reason,num_vfs,total_vfs,desired_num_vfs," \
+#define STATUS_PF_KEYS                                                                                       \
+	"pci,name,driver,link_type,firmware_link_type,speed,state,reason,num_vfs,total_vfs,desired_num_vfs," \
 	"config_files,pending_actions,pending_reboot_reasons,waiting,last_apply,reset_waits,firmware_note,firmware_card_need,settings,vfs"
 #define VF_KEYS                                                                                   \
 	"index,pci,name,driver,mac,vlan,qos,trust,spoofchk,link_state,ib_node_guid,ib_port_guid," \
