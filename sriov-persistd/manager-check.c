@@ -15,6 +15,7 @@
 #include "manager-check.h"
 #include "manager-result.h"
 #include "manager-summary.h"
+#include "report-edited.h"
 #include "report-gone.h"
 #include "report.h"
 #include "unselected-state.h"
@@ -191,7 +192,10 @@ static int check_unconfigured(struct manager *m, struct pf_entry *e, const struc
 /* Whether the PF is not the daemon's to apply now, and why: udev is not done
  * with its netdev (bringing it up before the rename makes the rename fail),
  * or its netdev appeared while we ran and the apply unit that udev started
- * has not written its record yet. *why is a static string or owned by *buf. */
+ * has not written its record yet. On a simulated host, which has no udev, a
+ * PF new to it is decide_changes()'s; one that came back with a record of
+ * before it went is the apply unit's all the same. *why is a static string
+ * or owned by *buf. */
 static bool left_to_udev(struct manager *m, struct pf_entry *e, const struct pf_state *pf,
 			 char **buf, const char **why)
 {
@@ -200,19 +204,21 @@ static bool left_to_udev(struct manager *m, struct pf_entry *e, const struct pf_
 	bool done;
 	int r;
 
-	if (m->host_path)
-		return false;
-	if (!netdev_settled(m->udev, pf->name, why, &id))
-		return true;
-	/* a new netdev since we last looked: lost since it appeared */
-	if (id.initialized && e->netdev.initialized && id.initialized != e->netdev.initialized &&
-	    e->lost == 0)
-		e->lost = id.since;
-	if (id.initialized)
-		e->netdev = id;
+	if (!m->host_path) {
+		if (!netdev_settled(m->udev, pf->name, why, &id))
+			return true;
+		/* a new netdev since we last looked: lost since it appeared */
+		if (id.initialized && e->netdev.initialized &&
+		    id.initialized != e->netdev.initialized && e->lost == 0)
+			e->lost = id.since;
+		if (id.initialized)
+			e->netdev = id;
+	}
 	if (e->lost == 0)
 		return false;
 	r = pf_status_read(m->runtime_dir, e->pci, &st);
+	if (r < 0 && m->host_path)
+		return false;
 	done = r >= 0 && st.finished >= e->lost;
 	if (r >= 0)
 		pf_status_done(&st);
@@ -220,8 +226,10 @@ static bool left_to_udev(struct manager *m, struct pf_entry *e, const struct pf_
 		e->lost = 0;
 		return false;
 	}
-	*buf = strdup_printf("its netdev appeared: sriov-persist-apply@%s.service applies it",
-			     e->pci);
+	*buf = r >= 0 ? report_not_applied_returned(e->pci, NULL) :
+			strdup_printf(
+				"its netdev appeared: sriov-persist-apply@%s.service applies it",
+				e->pci);
 	*why = *buf ?: "its netdev appeared: the apply unit applies it";
 	return true;
 }

@@ -208,3 +208,12 @@ const char *report_not_applied_appeared(const struct layout_set *set, const char
 		pci, set->drift_report_at, strempty(options), pci);
 	return *buf;
 }
+
+char *report_not_applied_returned(const char *pci, const char *options)
+{
+	return strdup_printf("not applied since it came back: it appeared again while the daemon "
+			     "ran (hotplug); its apply unit, sriov-persist-apply@%s.service, which "
+			     "udev starts then, applies it and has written no record since (its "
+			     "record is of before it went); sriovctl%s apply %s applies it",
+			     pci, strempty(options), pci);
+}

@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Trial 26 (fresh eyes): a PF that goes and comes back while the daemon runs, with a status
+record of before it went, is its apply unit's, as a PF new to the host is: pending, no drift, not
+applied by the daemon, until the apply unit writes a newer record (2)."""
+
+import json
+
+import pytest
+
+from conftest import PF_IFACE, pf_path
+from test_daemon import E810_A, NO_BUS, apply_all, configured_host, sync
+from test_trial25_wording import unplug
+
+
+def returned(h):
+    return (f"not applied since it came back: it appeared again while the daemon ran (hotplug); "
+            f"its apply unit, sriov-persist-apply@{E810_A}.service, which udev starts then, "
+            f"applies it and has written no record since (its record is of before it went); "
+            f"sriovctl apply {E810_A} applies it")
+
+
+# --- 2 ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("mode", ["repair", "report"])
+def test_a_pf_that_came_back_is_its_apply_units(make_host, start_daemon, bus_client, mode):
+    c = bus_client
+    h = configured_host(make_host, "e810.json", {E810_A: (4, 10)}, mode=mode)
+    d = start_daemon(h)
+    apply_all(c, [E810_A])
+    pf = unplug(h, E810_A)
+    c.wait(lambda: f"{E810_A} (ens1f0): gone from the host" in d.log_text(), what="gone")
+    h.edit(lambda s: s["pfs"].insert(0, pf))
+    c.wait(lambda: "on the host again (hotplug)" in d.log_text(), what="back")
+    c.wait_property("State", "pending", path=pf_path(E810_A), iface=PF_IFACE)
+    sync(c)
+    assert c.get("State", path=pf_path(E810_A), iface=PF_IFACE) == "pending"
+    assert c.get("LastError", path=pf_path(E810_A), iface=PF_IFACE) == returned(h)
+    doc = json.loads(c.call("GetStatus"))
+    pf_doc = next(p for p in doc["pfs"] if p["pci"] == E810_A)
+    assert pf_doc["state"] == "pending" and pf_doc["reason"] == returned(h), pf_doc
+    assert doc["daemon"]["drifted"] is False, doc["daemon"]
+    log = d.log_text()
+    assert "drifted from its layout" not in log and "applied after" not in log.split(
+        "on the host again")[1], log
+    assert h.pf(E810_A)["num_vfs"] == 0, "the daemon applied it"
+    # the apply unit (here sriovctl apply, without the daemon) writes a newer record
+    r = h.run("apply", E810_A, env=NO_BUS)
+    assert r.returncode == 0, r
+    c.wait_property("State", "applied", path=pf_path(E810_A), iface=PF_IFACE)
+    assert h.pf(E810_A)["num_vfs"] == 4
