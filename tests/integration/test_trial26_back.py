@@ -4,12 +4,15 @@ record of before it went, is its apply unit's, as a PF new to the host is: pendi
 applied by the daemon, until the apply unit writes a newer record (2)."""
 
 import json
+from pathlib import Path
 
 import pytest
 
 from conftest import PF_IFACE, pf_path
-from test_daemon import E810_A, NO_BUS, apply_all, configured_host, sync
+from test_daemon import E810_A, NO_BUS, apply_all, configured_host, main_config, sync
 from test_trial25_wording import unplug
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def returned(h):
@@ -48,3 +51,21 @@ def test_a_pf_that_came_back_is_its_apply_units(make_host, start_daemon, bus_cli
     assert r.returncode == 0, r
     c.wait_property("State", "applied", path=pf_path(E810_A), iface=PF_IFACE)
     assert h.pf(E810_A)["num_vfs"] == 4
+
+
+# --- 5 ----------------------------------------------------------------------------------------
+
+CX7 = "0000:1a:00.0"  # cx7-ib.json: 2 VFs present; conf.d/65-cx7-infiniband.conf wants 8
+
+
+def test_a_first_apply_held_by_policy_never_names_what_lets_it_run(make_host):
+    h = make_host("cx7-ib.json")
+    main_config(h, "report", "never")
+    h.layout("65-cx7-infiniband.conf", (REPO / "conf.d" / "65-cx7-infiniband.conf").read_text())
+    r = h.run("status", "--json", CX7, env=NO_BUS)
+    pf = next(p for p in json.loads(r.stdout)["pfs"] if p["pci"] == CX7)
+    assert pf["state"] == "pending", pf
+    assert pf["reason"].endswith(
+        f"does not apply it either: the change is disruptive, and [Disruption] Policy=never "
+        f"holds it; set Policy=drain or immediate in {h.main}:6 to let it run, or make the "
+        "change by hand"), pf
