@@ -458,6 +458,8 @@ static int after_one(struct manager *m, struct apply_pf_result *pr, bool reset, 
 	}
 	if (!e)
 		return 0;
+	if (reset)
+		e->reset_without_drain = pr->changed ? pr->without_drain : NULL;
 	e->given_up = mfree(e->given_up);
 	r = check_pf(m, e, false);
 	if (r < 0)

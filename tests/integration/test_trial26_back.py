@@ -10,6 +10,7 @@ import pytest
 
 from conftest import PF_IFACE, pf_path
 from test_daemon import E810_A, NO_BUS, apply_all, configured_host, main_config, sync
+from test_reset_daemon import MAIN as RESET_MAIN, ctl
 from test_trial25_wording import unplug
 
 REPO = Path(__file__).resolve().parents[2]
@@ -69,3 +70,43 @@ def test_a_first_apply_held_by_policy_never_names_what_lets_it_run(make_host):
         f"does not apply it either: the change is disruptive, and [Disruption] Policy=never "
         f"holds it; set Policy=drain or immediate in {h.main}:6 to let it run, or make the "
         "change by hand"), pf
+
+
+# --- 7 ----------------------------------------------------------------------------------------
+
+NO_K8S = ("Kubernetes is not enabled ([Kubernetes] Enabled= is not set, and auto, its default, "
+          "found no credentials)")
+RESET_LAYOUT = "[Match]\nName=ens1f0\n[PhysicalFunction]\nVirtualFunctions=4\n"
+
+
+def test_a_reset_without_a_drain_says_so(make_host):
+    h = make_host("e810.json")
+    h.main.write_text("[Disruption]\nPolicy=drain\n[Kubernetes]\nEnabled=no\n")
+    h.layout("50-e810.conf", RESET_LAYOUT)
+    assert h.run("apply", env=NO_BUS).returncode == 0
+    (h.confdir / "50-e810.conf").unlink()
+    r = h.run("reset", "ens1f0", env=NO_BUS)
+    assert r.returncode == 0, r
+    assert r.stdout.endswith(
+        f"{E810_A} (ens1f0): reset, 1 action(s); 0 VFs\n  note: disruptive, without a drain: "
+        "Kubernetes is not enabled ([Kubernetes] Enabled=no)\n"), r
+
+
+@pytest.mark.parametrize("every", [False, True])
+def test_a_reset_through_the_daemon_without_a_drain_says_so(make_host, start_daemon, bus_client,
+                                                             system_bus, every):
+    c = bus_client
+    h = make_host("e810.json")
+    h.main.write_text(RESET_MAIN.format(policy="drain"))
+    h.layout("50-e810.conf", RESET_LAYOUT)
+    d = start_daemon(h)
+    apply_all(c, [E810_A])
+    (h.confdir / "50-e810.conf").unlink()
+    c.wait_property("State", "unconfigured", pf_path(E810_A), PF_IFACE)
+    r = ctl(h, system_bus, "reset", *([] if every else ["ens1f0"]))
+    assert r.returncode == 0 and r.stderr == "", r
+    assert r.stdout == (f"{E810_A} (ens1f0): reset, 1 action(s); 0 VFs\n  note: disruptive, "
+                        f"without a drain: {NO_K8S}\n"), r
+    assert h.pf(E810_A)["num_vfs"] == 0
+    c.wait(lambda: f"{E810_A} (ens1f0): the disruptive change ran without a drain ([Disruption] "
+           f"Policy=drain): {NO_K8S}" in d.log_text(), what="the journal line")
