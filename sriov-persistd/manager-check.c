@@ -272,6 +272,8 @@ static int check_at_rest(struct pf_entry *e, const struct pf_desired *d, const s
 					      unmet   ?:
 					      stuck   ? e->firmware_stuck :
 							pending);
+	if (e->deferred_base && e->state == PF_RUN_APPLIED)
+		deferred_log_made(e->pci, e->name);
 	if (!stuck)
 		e->firmware_stuck = mfree(e->firmware_stuck);
 	if (!d->held) {

@@ -110,3 +110,58 @@ def test_a_reset_through_the_daemon_without_a_drain_says_so(make_host, start_dae
     assert h.pf(E810_A)["num_vfs"] == 0
     c.wait(lambda: f"{E810_A} (ens1f0): the disruptive change ran without a drain ([Disruption] "
            f"Policy=drain): {NO_K8S}" in d.log_text(), what="the journal line")
+
+
+# --- 4 ----------------------------------------------------------------------------------------
+
+def count_layout(n):
+    return f"[Match]\nName=ens1f0\n[PhysicalFunction]\nVirtualFunctions={n}\n"
+
+
+def made_by_hand(h):
+    """ens1f0's 2 VFs made 4 in the host file, as the deferred reason suggests."""
+    def change(s):
+        pf = h.pf_of(s, E810_A)
+        extra = [dict(pf["vfs"][1], index=i, pci=f"0000:3b:01.{i}", name=f"ens1f0v{i}")
+                 for i in (2, 3)]
+        pf["vfs"] = pf["vfs"] + extra
+        pf["num_vfs"] = 4
+    h.edit(change)
+
+
+def deferred_then_made_by_hand(make_host):
+    h = make_host("e810.json")
+    main_config(h, "report", "never")
+    h.layout("50-e810.conf", count_layout(2))
+    assert h.run("apply", env=NO_BUS).returncode == 0
+    h.layout("50-e810.conf", count_layout(4))
+    r = h.run("apply", E810_A, env=NO_BUS)
+    assert r.returncode == 1 and "deferred: " in r.stdout, r
+    return h
+
+
+def test_a_deferred_change_made_by_hand_is_applied_for_wait_and_status(make_host):
+    h = deferred_then_made_by_hand(make_host)
+    made_by_hand(h)
+    r = h.run("status", E810_A, env=NO_BUS)
+    assert r.returncode == 0 and " applied " in r.stdout, r
+    assert "    last apply: deferred (the host has what it wanted now): disruptive changes held " \
+        "by [Disruption] Policy=never" in r.stdout, r.stdout
+    r = h.run("wait", "--timeout", "5", env=NO_BUS)
+    assert r.returncode == 0 and "Not applied" not in r.stdout + r.stderr, r
+
+
+def test_the_daemon_says_a_deferred_change_was_made_by_hand(make_host, start_daemon, bus_client):
+    c = bus_client
+    h = make_host("e810.json")
+    main_config(h, "report", "never")
+    h.layout("50-e810.conf", count_layout(2))
+    d = start_daemon(h)
+    apply_all(c, [E810_A])
+    h.layout("50-e810.conf", count_layout(4))
+    c.call("Reload")
+    c.wait_property("State", "deferred", path=pf_path(E810_A), iface=PF_IFACE)
+    made_by_hand(h)
+    c.wait_property("State", "applied", path=pf_path(E810_A), iface=PF_IFACE)
+    c.wait(lambda: f"{E810_A} (ens1f0): the deferred change was made by hand: the host has what "
+           "its layout wants now" in d.log_text(), what="the journal line")
