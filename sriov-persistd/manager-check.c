@@ -194,10 +194,11 @@ static int check_unconfigured(struct manager *m, struct pf_entry *e, const struc
  * or its netdev appeared while we ran and the apply unit that udev started
  * has not written its record yet. On a simulated host, which has no udev, a
  * PF new to it is decide_changes()'s; one that came back with a record of
- * before it went is the apply unit's all the same. *why is a static string
+ * before it went is the apply unit's all the same, unless its plan (p) is
+ * empty. *why is a static string
  * or owned by *buf. */
 static bool left_to_udev(struct manager *m, struct pf_entry *e, const struct pf_state *pf,
-			 char **buf, const char **why)
+			 const struct plan *p, char **buf, const char **why)
 {
 	struct netdev_id id;
 	struct pf_status st;
@@ -219,7 +220,8 @@ static bool left_to_udev(struct manager *m, struct pf_entry *e, const struct pf_
 	r = pf_status_read(m->runtime_dir, e->pci, &st);
 	if (r < 0 && m->host_path)
 		return false;
-	done = r >= 0 && st.finished >= e->lost;
+	/* there, one that came back as its layout wants it is at rest */
+	done = r >= 0 && (st.finished >= e->lost || (m->host_path && p && p->n_actions == 0));
 	if (r >= 0)
 		pf_status_done(&st);
 	if (done) {
@@ -372,7 +374,7 @@ static int check_pf(struct manager *m, struct pf_entry *e, bool may_apply)
 		(void)free_and_strdup(&e->last_error, MAIN_BROKEN);
 		return 0;
 	}
-	if (d && left_to_udev(m, e, pf, &waiting, &why)) {
+	if (d && left_to_udev(m, e, pf, p, &waiting, &why)) {
 		e->state = PF_RUN_PENDING;
 		(void)free_and_strdup(&e->last_error, why);
 		return 0;

@@ -54,6 +54,23 @@ def test_a_pf_that_came_back_is_its_apply_units(make_host, start_daemon, bus_cli
     assert h.pf(E810_A)["num_vfs"] == 4
 
 
+def test_a_pf_that_came_back_as_its_layout_wants_is_applied(make_host, start_daemon, bus_client):
+    """No apply unit runs for a simulated host: one that comes back with what its layout wants
+    (VFs kept, as across a re-plug of the host file) has nothing left for one, and is applied."""
+    c = bus_client
+    h = configured_host(make_host, "e810.json", {E810_A: (4, 10)})
+    d = start_daemon(h)
+    apply_all(c, [E810_A])
+    pf = h.pf(E810_A)
+    h.edit(lambda s: s.update(pfs=[p for p in s["pfs"] if p["pci"] != E810_A]))
+    c.wait(lambda: f"{E810_A} (ens1f0): gone from the host" in d.log_text(), what="gone")
+    h.edit(lambda s: s["pfs"].insert(0, pf))
+    c.wait(lambda: "on the host again (hotplug)" in d.log_text(), what="back")
+    sync(c)
+    assert c.get("State", path=pf_path(E810_A), iface=PF_IFACE) == "applied"
+    assert c.get("LastError", path=pf_path(E810_A), iface=PF_IFACE) == ""
+
+
 # --- 5 ----------------------------------------------------------------------------------------
 
 CX7 = "0000:1a:00.0"  # cx7-ib.json: 2 VFs present; conf.d/65-cx7-infiniband.conf wants 8
