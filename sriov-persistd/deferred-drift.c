@@ -2,7 +2,10 @@
 
 /* A deferred PF's drift, against the host at its deferral. */
 
+#include <syslog.h>
+
 #include "deferred-drift.h"
+#include "log.h"
 
 struct deferred_base *deferred_base_free(struct deferred_base *b)
 {
@@ -137,4 +140,12 @@ char **deferred_drift(struct deferred_base **base, const struct pf_desired *d,
 			return NULL;
 	}
 	return TAKE_PTR(l);
+}
+
+void deferred_log_made(const char *pci, const char *name)
+{
+	log_pf(LOG_NOTICE, pci,
+	       "%s%s%s%s: the deferred change was made by hand: the host has what its layout "
+	       "wants now",
+	       pci, name ? " (" : "", strempty(name), name ? ")" : "");
 }

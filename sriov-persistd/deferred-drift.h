@@ -26,3 +26,8 @@ struct deferred_base *deferred_base_free(struct deferred_base *b);
  * when nothing more. */
 char **deferred_drift(struct deferred_base **base, const struct pf_desired *d,
 		      const struct pf_state *pf);
+/* The journal line of a PF that was deferred (its base taken) and whose
+ * host has what its layouts want now, the change made by hand, as the
+ * deferred apply's reason suggests: "PCI (name): the deferred change was
+ * made by hand: the host has what its layout wants now". */
+void deferred_log_made(const char *pci, const char *name);

@@ -15,6 +15,7 @@
 #include "manager-check.h"
 #include "manager-result.h"
 #include "manager-summary.h"
+#include "report-edited.h"
 #include "report-gone.h"
 #include "report.h"
 #include "unselected-state.h"
@@ -188,37 +189,46 @@ static int check_unconfigured(struct manager *m, struct pf_entry *e, const struc
 /* Whether the PF is not the daemon's to apply now, and why: udev is not done
  * with its netdev (bringing it up before the rename makes the rename fail),
  * or its netdev appeared while we ran and the apply unit that udev started
- * has not written its record yet. *why is a static string or owned by *buf. */
+ * has not written its record yet. On a simulated host, which has no udev, a
+ * PF new to it is decide_changes()'s; one that came back with a record of
+ * before it went is the apply unit's all the same, unless its plan (p) is
+ * empty. *why is a static string
+ * or owned by *buf. */
 static bool left_to_udev(struct manager *m, struct pf_entry *e, const struct pf_state *pf,
-			 char **buf, const char **why)
+			 const struct plan *p, char **buf, const char **why)
 {
 	struct netdev_id id;
 	struct pf_status st;
 	bool done;
 	int r;
 
-	if (m->host_path)
-		return false;
-	if (!netdev_settled(m->udev, pf->name, why, &id))
-		return true;
-	/* a new netdev since we last looked: lost since it appeared */
-	if (id.initialized && e->netdev.initialized && id.initialized != e->netdev.initialized &&
-	    e->lost == 0)
-		e->lost = id.since;
-	if (id.initialized)
-		e->netdev = id;
+	if (!m->host_path) {
+		if (!netdev_settled(m->udev, pf->name, why, &id))
+			return true;
+		/* a new netdev since we last looked: lost since it appeared */
+		if (id.initialized && e->netdev.initialized &&
+		    id.initialized != e->netdev.initialized && e->lost == 0)
+			e->lost = id.since;
+		if (id.initialized)
+			e->netdev = id;
+	}
 	if (e->lost == 0)
 		return false;
 	r = pf_status_read(m->runtime_dir, e->pci, &st);
-	done = r >= 0 && st.finished >= e->lost;
+	if (r < 0 && m->host_path)
+		return false;
+	/* there, one that came back as its layout wants it is at rest */
+	done = r >= 0 && (st.finished >= e->lost || (m->host_path && p && p->n_actions == 0));
 	if (r >= 0)
 		pf_status_done(&st);
 	if (done) {
 		e->lost = 0;
 		return false;
 	}
-	*buf = strdup_printf("its netdev appeared: sriov-persist-apply@%s.service applies it",
-			     e->pci);
+	*buf = r >= 0 ? report_not_applied_returned(e->pci, NULL) :
+			strdup_printf(
+				"its netdev appeared: sriov-persist-apply@%s.service applies it",
+				e->pci);
 	*why = *buf ?: "its netdev appeared: the apply unit applies it";
 	return true;
 }
@@ -261,6 +271,8 @@ static int check_at_rest(struct pf_entry *e, const struct pf_desired *d, const s
 					      unmet   ?:
 					      stuck   ? e->firmware_stuck :
 							pending);
+	if (e->deferred_base && e->state == PF_RUN_APPLIED)
+		deferred_log_made(e->pci, e->name);
 	if (!stuck)
 		e->firmware_stuck = mfree(e->firmware_stuck);
 	if (!d->held) {
@@ -359,7 +371,7 @@ static int check_pf(struct manager *m, struct pf_entry *e, bool may_apply)
 		(void)free_and_strdup(&e->last_error, MAIN_BROKEN);
 		return 0;
 	}
-	if (d && left_to_udev(m, e, pf, &waiting, &why)) {
+	if (d && left_to_udev(m, e, pf, p, &waiting, &why)) {
 		e->state = PF_RUN_PENDING;
 		(void)free_and_strdup(&e->last_error, why);
 		return 0;
@@ -447,6 +459,8 @@ static int after_one(struct manager *m, struct apply_pf_result *pr, bool reset, 
 	}
 	if (!e)
 		return 0;
+	if (reset)
+		e->reset_without_drain = pr->changed ? pr->without_drain : NULL;
 	e->given_up = mfree(e->given_up);
 	r = check_pf(m, e, false);
 	if (r < 0)

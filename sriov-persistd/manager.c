@@ -146,7 +146,13 @@ void manager_view_appeared(struct manager *m, struct host_view *v)
 	for (size_t i = 0; i < v->n_pfs; i++) {
 		const struct pf_entry *e = manager_find_entry(m, v->pfs[i].pf->pci);
 
+		struct pf_status st;
+
 		v->pfs[i].appeared = e && e->lost;
+		if (!v->pfs[i].appeared || pf_status_read(m->runtime_dir, e->pci, &st) < 0)
+			continue;
+		v->pfs[i].returned = st.finished < e->lost;
+		pf_status_done(&st);
 	}
 }
 

@@ -66,6 +66,11 @@ struct pf_entry {
 	char *firmware_stuck;
 	bool dirty;
 	bool reset_wanted; /* Reset() waits for a drain: after it, reset, not apply */
+	/* its last Reset() ran a disruptive change without a drain ([Disruption]
+	 * Policy=drain without Kubernetes): why (a static string,
+	 * mainconf_without_drain()), for sriovctl reset to say it as it does
+	 * without the daemon; NULL: it did not */
+	const char *reset_without_drain;
 	/* One applier per PF: a PF whose netdev appeared while the daemon runs
 	 * (hotplug, driver reload or bind) is the udev path's to apply. lost:
 	 * CLOCK_REALTIME when it was last seen without a netdev (0: never while

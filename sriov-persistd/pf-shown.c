@@ -88,20 +88,26 @@ int manager_status_as_checked(struct manager *m, struct json_object *doc)
 {
 	struct json_object *pfs;
 
-	if (!m->host_error || !json_object_object_get_ex(doc, "pfs", &pfs))
+	if (!json_object_object_get_ex(doc, "pfs", &pfs))
 		return 0;
 	for (size_t i = 0; i < json_object_array_length(pfs); i++) {
 		struct json_object *o = json_object_array_get_idx(pfs, i), *v;
 		const char *pci, *state, *reason;
 		_cleanup_free_ char *buf = NULL;
+		const struct pf_entry *e;
 		int r;
 
-		if (!json_object_object_get_ex(o, "pci", &v) ||
-		    !(pci = json_object_get_string(v)) ||
-		    (json_object_object_get_ex(o, "state", &v) &&
-		     streq_ptr(json_object_get_string(v), "gone")))
+		if (!json_object_object_get_ex(o, "pci", &v) || !(pci = json_object_get_string(v)))
 			continue;
-		r = manager_pf_shown(m, pci, manager_find_entry(m, pci), &state, &reason, &buf);
+		/* what sriovctl reset through the daemon says of the reset */
+		e = manager_find_entry(m, pci);
+		if (e && e->reset_without_drain &&
+		    json_put_str(o, "reset_without_drain", e->reset_without_drain) < 0)
+			return -ENOMEM;
+		if (!m->host_error || (json_object_object_get_ex(o, "state", &v) &&
+				       streq_ptr(json_object_get_string(v), "gone")))
+			continue;
+		r = manager_pf_shown(m, pci, e, &state, &reason, &buf);
 		if (r < 0)
 			return r;
 		if (r > 0 &&

@@ -34,5 +34,6 @@ int manager_pf_append_settings(sd_bus_message *reply, const struct key_settings 
 /* GetStatus()'s PF rows (doc's "pfs") while the host cannot be read
  * (m->host_error): the daemon checks no PF then, so each is as
  * manager_pf_shown() says, not compared with the new layouts on the host as
- * read last. -ENOMEM. */
+ * read last. Each row of a PF whose last Reset() ran a disruptive change
+ * without a drain gets "reset_without_drain": why. -ENOMEM. */
 int manager_status_as_checked(struct manager *m, struct json_object *doc);

@@ -39,9 +39,12 @@ static bool print_state(const struct ctl *c, const struct apply_pf_result *res, 
 
 	switch (st->state) {
 	case PF_STATUS_APPLIED:
-		if (res->changed)
+		if (res->changed) {
 			print_reset_done(c, who, st->n_actions, st->num_vfs, res->eswitch_kept);
-		else if (named || res->record_dropped || res->eswitch_kept || res->firmware_kept)
+			if (res->without_drain)
+				printf("  note: disruptive, without a drain: %s\n",
+				       res->without_drain);
+		} else if (named || res->record_dropped || res->eswitch_kept || res->firmware_kept)
 			printf("%s: nothing reset: %s\n", who,
 			       res->nothing_left ?:
 				       "nothing that sriov-persist created is left on it");
@@ -313,12 +316,18 @@ static uint64_t record_time(struct json_object *pf)
 	return pf ? doc_u64(doc_get(pf, "last_apply"), "finished_usec") : 0;
 }
 
-/* A PF that Reset() changed, in the words of print_result(). */
-static void print_reset(const struct ctl *c, struct json_object *pf, const struct bus_reset *one)
+/* A PF that Reset() changed, in the words of print_result(); after: its
+ * row of GetStatus() since, which says when the reset ran a disruptive
+ * change without a drain. */
+static void print_reset(const struct ctl *c, struct json_object *pf, const struct bus_reset *one,
+			struct json_object *after)
 {
 	_cleanup_free_ char *who = pf ? doc_pf_describe(pf) : NULL;
+	const char *without_drain = doc_str(after, "reset_without_drain");
 
 	print_reset_done(c, who ?: one->pci, one->n_actions, one->num_vfs, one->eswitch_kept);
+	if (without_drain)
+		printf("  note: disruptive, without a drain: %s\n", without_drain);
 }
 
 /* A reset of the PF that did not finish, from the record it wrote (newer
@@ -396,7 +405,7 @@ static int reset_one_by_daemon(struct ctl *c, const char *what)
 		return 0;
 	kept = firmware_left(all, doc_idx(after, "pfs", 0));
 	if (n > 0)
-		print_reset(c, pf, &res[0]);
+		print_reset(c, pf, &res[0], doc_idx(after, "pfs", 0));
 	else if (print_not_reset(c, doc_idx(after, "pfs", 0), record_time(pf))) {
 		print_firmware_kept(who ?: what, kept);
 		return 0;
@@ -478,7 +487,7 @@ static int reset_all_by_daemon(struct ctl *c)
 		const struct bus_reset *one = find_reset(res, n, doc_str(pf, "pci"));
 
 		if (one)
-			print_reset(c, pf, one);
+			print_reset(c, pf, one, pf);
 		else if (print_not_reset(c, pf, record_time(doc_find(before, doc_str(pf, "pci")))))
 			not_reset++;
 		else if ((said = say_kept_by_daemon(after, pf,

@@ -510,8 +510,13 @@ static void print_pf(const struct ctl *c, struct json_object *doc, struct json_o
 	/* a deferred reset's reason ends with its record's */
 	if (last_error && !streq_ptr(doc_str(last, "state"), "applied") &&
 	    !streq_ptr(why, last_error) && !(why && endswith(why, last_error)))
-		printf("    last %s: %s: %s\n", doc_str(last, "by") ?: "apply",
-		       strna(doc_str(last, "state")), last_error);
+		printf("    last %s: %s%s: %s\n", doc_str(last, "by") ?: "apply",
+		       strna(doc_str(last, "state")),
+		       /* the change it deferred was made by hand since */
+		       streq(state, "applied") && streq_ptr(doc_str(last, "state"), "deferred") ?
+			       " (the host has what it wanted now)" :
+			       "",
+		       last_error);
 	print_run_hint(c, pf, last);
 	if (doc_str(pf, "firmware_note"))
 		printf("    %s\n", doc_str(pf, "firmware_note"));

@@ -168,6 +168,9 @@ static int note_record(struct ctl *c, usec_t since, const struct host_view *v,
 		r = strv_consume(&p->missing, strdup_printf("%s (%s)", pv->pf->pci, why));
 	else if (st.state == PF_STATUS_APPLIED)
 		r = note_applied(p, pv);
+	else if (st.state == PF_STATUS_DEFERRED && pv->plan && pv->plan->n_actions == 0)
+		/* the deferred change made by hand since: applied, as status says */
+		r = note_applied(p, pv);
 	else
 		r = note_not_applied(p, pv->pf, strna(pf_status_state_to_string(st.state)),
 				     st.error);

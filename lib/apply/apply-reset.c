@@ -55,6 +55,9 @@ static int reset_locked(struct pf_run *run, const struct pf_created *c)
 		return apply_set_outcome(
 			run->res, PF_STATUS_DEFERRED,
 			strdup_printf("resetting what sriov-persist created waits: %s", hold));
+	/* [Disruption] Policy=drain without Kubernetes: said as apply says it */
+	if (a.disruptive && !run->opts->allow_disruptive)
+		run->res->without_drain = mainconf_without_drain(run->opts->conf);
 	r = reset_step(run, pf, c->pci, &a, "resetting what sriov-persist created");
 	if (r != 0)
 		return r < 0 ? r : 0;

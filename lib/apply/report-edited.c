@@ -96,6 +96,21 @@ int report_layout_edited(const struct host_view *v, const struct pf_view *pv,
 	return 0;
 }
 
+/* When sriovctl apply does not run the disruptive change either, as
+ * [Disruption] Policy=never holds it: what does, as the deferred apply's
+ * reason says ("; set Policy=drain or immediate in FILE:LINE to let it
+ * run, or make the change by hand"); "" otherwise. */
+static const char *never_step(const struct layout_set *set, bool disruptive, char *buf, size_t size)
+{
+	if (!disruptive || !set->disruption_policy || set->disruption_runs ||
+	    !streq(set->disruption_policy, "never"))
+		return "";
+	snprintf(buf, size,
+		 "; set Policy=drain or immediate in %s to let it run, or make the change by hand",
+		 set->disruption_never_at[0] ? set->disruption_never_at : "the main configuration");
+	return buf;
+}
+
 /* What sriovctl apply does to a drift: repairs it now, or, when the repair
  * is disruptive and the policy does not let it run now, through a drain,
  * or not at all. edited: the reason named that command for the layout's
@@ -136,7 +151,7 @@ int report_drift_kept(const struct layout_set *set, const struct plan *p, const 
 		      char **why)
 {
 	_cleanup_free_ char *cmd = NULL;
-	char *ret;
+	char step[PATH_MAX + 128], *ret;
 	int edited;
 
 	if (!set->drift_report_at[0])
@@ -145,9 +160,10 @@ int report_drift_kept(const struct layout_set *set, const struct plan *p, const 
 	edited = cmd ? take_applies(*why, cmd) : -ENOMEM;
 	if (edited < 0)
 		return edited;
-	ret = strdup_printf("%s%snot repaired ([Drift] Mode=report in %s); %s %s", strempty(*why),
+	ret = strdup_printf("%s%snot repaired ([Drift] Mode=report in %s); %s %s%s", strempty(*why),
 			    *why ? "; " : "", set->drift_report_at, cmd,
-			    drift_repair_waits(set, plan_is_disruptive(p), edited));
+			    drift_repair_waits(set, plan_is_disruptive(p), edited),
+			    never_step(set, plan_is_disruptive(p), step, sizeof(step)));
 	if (!ret)
 		return -ENOMEM;
 	free(*why);
@@ -184,13 +200,16 @@ static const char *not_applied_waits(const struct layout_set *set, bool disrupti
 const char *report_not_applied(const struct layout_set *set, const struct plan *p,
 			       const char *options, char **buf)
 {
+	char step[PATH_MAX + 128];
+
 	*buf = NULL;
 	if (!set->drift_report_at[0])
 		return "not applied yet";
 	*buf = strdup_printf("not applied yet: [Drift] Mode=report in %s applies nothing at start; "
-			     "sriovctl%s apply %s %s",
+			     "sriovctl%s apply %s %s%s",
 			     set->drift_report_at, strempty(options), p->pci,
-			     not_applied_waits(set, plan_is_disruptive(p)));
+			     not_applied_waits(set, plan_is_disruptive(p)),
+			     never_step(set, plan_is_disruptive(p), step, sizeof(step)));
 	return *buf;
 }
 
@@ -207,4 +226,13 @@ const char *report_not_applied_appeared(const struct layout_set *set, const char
 		"written no record; sriovctl%s apply %s applies it",
 		pci, set->drift_report_at, strempty(options), pci);
 	return *buf;
+}
+
+char *report_not_applied_returned(const char *pci, const char *options)
+{
+	return strdup_printf("not applied since it came back: it appeared again while the daemon "
+			     "ran (hotplug); its apply unit, sriov-persist-apply@%s.service, which "
+			     "udev starts then, applies it and has written no record since (its "
+			     "record is of before it went); sriovctl%s apply %s applies it",
+			     pci, strempty(options), pci);
 }

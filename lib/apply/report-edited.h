@@ -66,3 +66,12 @@ const char *report_not_applied(const struct layout_set *set, const struct plan *
  * has written no record; sriovctl apply PCI applies it". NULL: -ENOMEM. */
 const char *report_not_applied_appeared(const struct layout_set *set, const char *pci,
 					const char *options, char **buf);
+/* Of a PF that went and came back while the daemon ran (hotplug, a driver
+ * reload), whose status record is of before it went: its apply unit's to
+ * apply, whatever [Drift] Mode= says, and what differs is no drift: "not
+ * applied since it came back: it appeared again while the daemon ran
+ * (hotplug); its apply unit, sriov-persist-apply@PCI.service, which udev
+ * starts then, applies it and has written no record since (its record is
+ * of before it went); sriovctl apply PCI applies it" (with options, as
+ * above). NULL: -ENOMEM. */
+char *report_not_applied_returned(const char *pci, const char *options);

@@ -286,6 +286,12 @@ static int report_actions_left(const struct host_view *v, const struct pf_view *
 		r->why = r->why_owned = rest;
 		return 0;
 	}
+	if (r->has_rec && pv->returned) { /* its apply unit's: not drift */
+		r->state = "pending";
+		free(r->why_owned);
+		r->why = r->why_owned = report_not_applied_returned(pv->pf->pci, v->ctl_options);
+		return r->why ? 0 : -ENOMEM;
+	}
 	if (r->has_rec && r->rec.state == PF_STATUS_APPLIED) {
 		/* drift: it was applied, and now the host differs again */
 		r->state = "drifted";

@@ -407,10 +407,16 @@ void layout_set_use_mainconf(struct layout_set *s, const struct mainconf *c)
 	s->disruption_policy = disruption_policy_to_string(c->disruption_policy);
 	s->disruption_runs = c->disruption_policy == DISRUPTION_POLICY_IMMEDIATE ||
 			     s->without_drain;
-	if (c->disruption_policy == DISRUPTION_POLICY_NEVER)
+	s->disruption_never[0] = s->disruption_never_at[0] = '\0';
+	if (c->disruption_policy == DISRUPTION_POLICY_NEVER) {
 		mainconf_never_reason(c, s->disruption_never, sizeof(s->disruption_never));
-	else
-		s->disruption_never[0] = '\0';
+		if (c->disruption_policy_line > 0)
+			snprintf(s->disruption_never_at, sizeof(s->disruption_never_at), "%s:%u",
+				 c->disruption_policy_file, c->disruption_policy_line);
+		else
+			snprintf(s->disruption_never_at, sizeof(s->disruption_never_at), "%s",
+				 "the main configuration");
+	}
 	if (c->drift_mode != DRIFT_MODE_REPORT)
 		s->drift_report_at[0] = '\0';
 	else if (c->drift_mode_line > 0)

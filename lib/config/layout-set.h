@@ -37,6 +37,9 @@ struct layout_set {
 	/* [Disruption] Policy=never, the same way: why it holds a disruptive
 	 * change (mainconf_never_reason()); "": another policy */
 	char disruption_never[PATH_MAX + 256];
+	/* where that Policy=never is set ("FILE:LINE", "the main
+	 * configuration" when no line sets it); "": another policy */
+	char disruption_never_at[PATH_MAX + 32];
 	/* the main configuration's first error ("file:line: message"), for
 	 * those that plan what apply would do: apply holds every PF then */
 	char *main_error;

@@ -14,6 +14,9 @@ struct pf_view {
 	/* it appeared on the host while sriov-persistd ran (hotplug), which
 	 * the daemon sets in the views it builds */
 	bool appeared;
+	/* it appeared so, and its status record is of before it went (it came
+	 * back: hotplug, a driver reload): its apply unit's, not drift */
+	bool returned;
 };
 
 struct host_view {

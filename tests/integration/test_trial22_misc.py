@@ -109,7 +109,8 @@ def test_a_disruptive_repair_under_policy_drain_goes_through_a_drain(make_host,
 def test_a_disruptive_repair_under_policy_never_is_held(make_host):
     h = six_vfs_drifted_to_four(make_host, "[Drift]\nMode=report\n[Disruption]\nPolicy=never\n")
     why = kept(h, 2, "does not repair it either: the repair is disruptive, and [Disruption] "
-               "Policy=never holds it")
+               f"Policy=never holds it; set Policy=drain or immediate in {h.main}:4 to let it "
+               "run, or make the change by hand")
     pf = status_of(h, E810)
     assert pf["state"] == "drifted" and pf["reason"].endswith(f"; {why}"), pf
     r = h.run("apply", E810, env=NO_BUS)
@@ -140,7 +141,8 @@ def test_the_daemon_says_the_same_in_last_error(make_host, start_daemon, bus_cli
     c.wait_property("State", "drifted", path=pf_path(E810), iface=PF_IFACE)
     sync(c)
     why = (f"not repaired ([Drift] Mode=report in {h.main}:4); sriovctl apply {E810} does not "
-           "repair it either: the repair is disruptive, and [Disruption] Policy=never holds it")
+           "repair it either: the repair is disruptive, and [Disruption] Policy=never holds it; "
+           f"set Policy=drain or immediate in {h.main}:6 to let it run, or make the change by hand")
     assert c.get("LastError", pf_path(E810), PF_IFACE) == why
     pf = next(p for p in json.loads(c.call("GetStatus"))["pfs"] if p["pci"] == E810)
     assert pf["state"] == "drifted" and pf["reason"].endswith(why), pf

@@ -19,6 +19,12 @@ HELD = ("does not apply it either: the change is disruptive, and [Disruption] Po
         "holds it")
 
 
+def held(h):
+    """HELD, with what lets it run, as the deferred apply's reason says (Policy= on line 6)."""
+    return (f"{HELD}; set Policy=drain or immediate in {h.main}:6 to let it run, or make the "
+            "change by hand")
+
+
 def options(h):
     return f" --host {h.path} --config-dir {h.confdir} --main-config {h.main}"
 
@@ -52,9 +58,9 @@ def test_a_disruptive_first_apply_held_by_policy_never_says_so(make_host):
     h = two_made_by_hand_four_wanted(make_host, "never")
     pf = status_of(h)
     assert pf["state"] == "pending", pf
-    assert pf["reason"] == not_applied(h, 4, HELD, options(h)), pf
+    assert pf["reason"] == not_applied(h, 4, held(h), options(h)), pf
     r = h.run("status", MIXED_ICE, env=NO_BUS)
-    assert f"\n    {not_applied(h, 4, HELD, options(h))}\n" in r.stdout, r.stdout
+    assert f"\n    {not_applied(h, 4, held(h), options(h))}\n" in r.stdout, r.stdout
     # what it says is what happens: that apply is deferred, nothing changed
     r = h.run("apply", MIXED_ICE, env=NO_BUS)
     assert r.returncode == 1 and "deferred: disruptive changes held by [Disruption] " \
@@ -95,7 +101,7 @@ def test_the_daemon_says_the_same(make_host, start_daemon, bus_client, system_bu
     h = two_made_by_hand_four_wanted(make_host, "never")
     start_daemon(h)
     sync(c)
-    why = not_applied(h, 4, HELD)
+    why = not_applied(h, 4, held(h))
     assert c.get("State", pf_path(MIXED_ICE), PF_IFACE) == "pending"
     assert c.get("LastError", pf_path(MIXED_ICE), PF_IFACE) == why
     pf = next(p for p in json.loads(c.call("GetStatus"))["pfs"] if p["pci"] == MIXED_ICE)
