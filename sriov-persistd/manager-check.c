@@ -132,7 +132,7 @@ static bool judge_changes(struct manager *m, struct pf_entry *e, const struct pf
 		log_pf(LOG_NOTICE, e->pci,
 		       "%s%s%s%s: the firmware VF limit %u took effect; its apply goes on", e->pci,
 		       e->name ? " (" : "", strempty(e->name), e->name ? ")" : "",
-		       st.firmware.total_vfs ?: pf->total_vfs);
+		       pf_status_firmware_waited(&st) ?: pf->total_vfs);
 	if (v.drifted && news)
 		noticed_drift(m, e, TAKE_PTR(news));
 	else if (v.drifted) {

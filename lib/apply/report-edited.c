@@ -179,7 +179,7 @@ int report_firmware_took_effect(const struct pf_view *pv, const struct pf_status
 		return 0;
 	*ret = strdup_printf("the firmware VF limit %u took effect after its apply; the rest of "
 			     "that apply is not applied yet; sriovctl%s apply %s applies it",
-			     rec->firmware.total_vfs ?: pv->pf->total_vfs, strempty(options),
+			     pf_status_firmware_waited(rec) ?: pv->pf->total_vfs, strempty(options),
 			     rec->pci);
 	return *ret ? 0 : -ENOMEM;
 }

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "drivers.h"
+#include "plan.h"
 #include "status.h"
 
 static const char *const state_names[_PF_STATUS_STATE_MAX] = {
@@ -732,13 +733,24 @@ bool pf_status_firmware_pending(const struct pf_status *s, const struct pf_state
 	return (s->firmware.set && firmware_waits(pf)) || pf_status_link_pending(s, pf);
 }
 
+uint32_t pf_status_firmware_waited(const struct pf_status *s)
+{
+	if (s->firmware.set)
+		return s->firmware.total_vfs;
+	for (char **r = s->reboot_reasons; !s->reset && r && *r; r++)
+		if (plan_firmware_reason_raised(*r))
+			return plan_firmware_reason_raised(*r);
+	return 0;
+}
+
 bool pf_status_firmware_took_effect(const struct pf_status *s, const struct pf_state *pf)
 {
+	uint32_t waited = pf_status_firmware_waited(s);
+
 	/* not one set back by hand, which brings nothing: sriov_totalvfs
-	 * reaches what the apply raised */
-	return (s->state == PF_STATUS_APPLIED || s->state == PF_STATUS_DEGRADED) &&
-	       s->firmware.set && s->firmware.total_vfs && pf->total_vfs >= s->firmware.total_vfs &&
-	       !pf_status_firmware_pending(s, pf);
+	 * reaches what the apply waited for */
+	return (s->state == PF_STATUS_APPLIED || s->state == PF_STATUS_DEGRADED) && waited &&
+	       pf->total_vfs >= waited && !pf_status_firmware_pending(s, pf);
 }
 
 static bool names_link(char **reasons)

@@ -92,12 +92,19 @@ int pf_status_list(const char *dir, char ***ret);
  * apply set stays set whatever the layouts say now, so the record stays
  * until then. */
 bool pf_status_firmware_pending(const struct pf_status *s, const struct pf_state *pf) _pure_;
-/* Whether s records an apply (applied, degraded) that raised pf's firmware
- * VF limit and waited for the reboot that brings it (pending_reboot in its
- * last_apply), and that limit took effect since (the reboot, a firmware
- * reset: sriov_totalvfs reaches it; not a limit set back by hand, nor one
- * of a record that does not say its value): what pf lacks of its layout
- * then is the rest of that apply, not drift. */
+/* The firmware VF limit whose reboot the apply s records waited for: the
+ * raise it made (s->firmware), else, of an apply of a port whose card's
+ * limit the apply of another port raised, the limit its reboot reasons name
+ * ("firmware VF limit raised to 20, waiting for a reboot"); 0: none, or not
+ * known (a record of an earlier version that does not say its value). */
+uint32_t pf_status_firmware_waited(const struct pf_status *s) _pure_;
+/* Whether s records an apply (applied, degraded) that waited for the reboot
+ * that brings a firmware VF limit, its own raise or the card's raise made
+ * by the apply of another port (pf_status_firmware_waited(); pending_reboot
+ * in its last_apply), and that limit took effect since (the reboot, a
+ * firmware reset: sriov_totalvfs reaches it; not a limit set back by hand,
+ * nor one whose value the record does not say): what pf lacks of its
+ * layout then is the rest of that apply, not drift. */
 bool pf_status_firmware_took_effect(const struct pf_status *s, const struct pf_state *pf) _pure_;
 /* Whether s carries a link type set in pf's firmware that still waits for
  * the reboot (part of pf_status_firmware_pending()). */

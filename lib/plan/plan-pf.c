@@ -58,6 +58,19 @@ static bool link_type_reason_gone(const struct pf_state *pf, const char *reason)
 	return false;
 }
 
+uint32_t plan_firmware_reason_raised(const char *reason)
+{
+	unsigned n;
+	int end = 0;
+
+	if (!startswith(reason, "firmware VF limit raised to ") ||
+	    sscanf(reason, "firmware VF limit raised to %u, waiting for a reboot%n", &n, &end) !=
+		    1 ||
+	    end == 0)
+		return 0;
+	return n;
+}
+
 bool plan_firmware_reason_gone(const struct pf_state *pf, const char *reason)
 {
 	static const char raised[] = "firmware VF limit raised to ", set[] = "firmware VF limit ";

@@ -91,6 +91,10 @@ int plan_host_reboot_reasons(const struct pf_state *pf, char ***ret);
  * holds another link type, or the port has it. False for every other
  * reason, "... -> ... takes effect after a reboot" too. */
 bool plan_firmware_reason_gone(const struct pf_state *pf, const char *reason) _pure_;
+/* Of reason, a reboot reason: N of "firmware VF limit raised to N, waiting
+ * for a reboot" (the plan's words, which an apply's record keeps; with what
+ * status puts after them too); 0 for any other reason. */
+uint32_t plan_firmware_reason_raised(const char *reason) _pure_;
 /* The reboot reasons of p that an apply has done and that wait for the
  * reboot (waiting): what the firmware holds for the next boot, "firmware VF
  * limit raised to 16, waiting for a reboot", "link type infiniband is set in

@@ -69,6 +69,13 @@ static void test_firmware_reason_gone(void **state)
 	assert_true(plan_firmware_reason_gone(&pf, set12));
 	assert_true(plan_firmware_reason_gone(&pf, "firmware VF limit raised to 12, waiting for a "
 						   "reboot"));
+	assert_int_equal(plan_firmware_reason_raised(raised16), 16);
+	assert_int_equal(plan_firmware_reason_raised(unasked16), 16);
+	assert_int_equal(plan_firmware_reason_raised(set12), 0);
+	assert_int_equal(plan_firmware_reason_raised("firmware VF limit raised to 16"), 0);
+	assert_int_equal(plan_firmware_reason_raised("firmware VF limit raised to x, waiting for a "
+						     "reboot"),
+			 0);
 }
 
 /* A link type's reason goes once the firmware holds another link type (set

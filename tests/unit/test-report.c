@@ -1077,6 +1077,34 @@ static void test_record_firmware_took_effect(void **state)
 	assert_false(pf_status_firmware_took_effect(&st, &pf));
 }
 
+/* The apply of the card's other port waited for the raise another port's
+ * apply made: its record names it among its reboot reasons, no firmware. */
+static void test_record_card_raise_took_effect(void **state)
+{
+	struct pf_state pf = { .total_vfs = 8, .firmware_total_vfs = 20 };
+	char *reasons[] = { (char *)"firmware VF limit raised to 20, waiting for a reboot", NULL };
+	char *other[] = { (char *)"firmware VF limit 8 -> 20 takes effect after a reboot", NULL };
+	struct pf_status st = { .state = PF_STATUS_APPLIED, .reboot_reasons = reasons };
+
+	assert_int_equal(pf_status_firmware_waited(&st), 20);
+	assert_false(pf_status_firmware_took_effect(&st, &pf)); /* waits */
+	pf.firmware_total_vfs = 8;
+	assert_false(pf_status_firmware_took_effect(&st, &pf)); /* set back by hand */
+	pf.total_vfs = pf.firmware_total_vfs = 20;
+	assert_true(pf_status_firmware_took_effect(&st, &pf));
+	st.reset = true; /* a reset's record waited for nothing */
+	assert_false(pf_status_firmware_took_effect(&st, &pf));
+	st.reset = false;
+	st.reboot_reasons = other; /* only planned, never done */
+	assert_int_equal(pf_status_firmware_waited(&st), 0);
+	assert_false(pf_status_firmware_took_effect(&st, &pf));
+	/* its own raise, on record, goes first */
+	st.reboot_reasons = reasons;
+	st.firmware = (struct pf_firmware_raise){ .set = 5, .total_vfs = 24 };
+	assert_int_equal(pf_status_firmware_waited(&st), 24);
+	assert_false(pf_status_firmware_took_effect(&st, &pf));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1101,6 +1129,7 @@ int main(void)
 		cmocka_unit_test(test_record_by),
 		cmocka_unit_test(test_record_firmware),
 		cmocka_unit_test(test_record_firmware_took_effect),
+		cmocka_unit_test(test_record_card_raise_took_effect),
 		cmocka_unit_test_setup_teardown(test_record_firmware_carried, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_record_without_drain, setup, teardown),
 	};
