@@ -13,6 +13,7 @@
 
 #include "desired.h"
 #include "match.h"
+#include "report-edited.h"
 #include "report-gone.h"
 #include "report.h"
 #include "sriovctl.h"
@@ -91,6 +92,28 @@ static int note_not_applied(struct progress *p, const struct pf_state *pf, const
 	return strv_consume(&p->not_applied, strdup_printf("%s: %s: %s", who, state, strna(why)));
 }
 
+/* Of a PF whose record says applied (or degraded) while the host does not
+ * have what its layouts want (its plan has actions left): done and not
+ * applied, as status says it ("pending: the firmware VF limit 20 took
+ * effect after its apply; ...", "drifted: differs: 4 VFs wanted, 0
+ * present"), else as its record says. */
+static int note_differs(const struct host_view *v, const struct pf_view *pv,
+			const struct pf_status *st, struct progress *p)
+{
+	_cleanup_free_ char *why = NULL;
+	const char *state;
+
+	if (report_applied_differs(v, pv, st, v->ctl_options, &state, &why) < 0)
+		return -ENOMEM;
+	if (!state)
+		return note_not_applied(p, pv->pf, strna(pf_status_state_to_string(st->state)),
+					st->error);
+	return note_not_applied(p, pv->pf, state,
+				why   ?:
+					"its VFs are not as its layouts want since its last apply "
+					"(sriovctl status shows how)");
+}
+
 /* Done, and pending since what held or deferred its last apply (rec's, a
  * reset's too) no longer does: as note_not_applied() says it, with the
  * command that runs it below, as status says it. */
@@ -166,6 +189,10 @@ static int note_record(struct ctl *c, usec_t since, const struct host_view *v,
 		r = note_pending(c, p, pv->pf, &st, lifted);
 	else if (st.state == PF_STATUS_APPLIED && (why = still_waiting(pv, &st)))
 		r = strv_consume(&p->missing, strdup_printf("%s (%s)", pv->pf->pci, why));
+	else if ((st.state == PF_STATUS_APPLIED || st.state == PF_STATUS_DEGRADED) && pv->plan &&
+		 pv->plan->n_actions > 0)
+		/* the host is not as its layouts want: not applied, as status says */
+		r = note_differs(v, pv, &st, p);
 	else if (st.state == PF_STATUS_APPLIED)
 		r = note_applied(p, pv);
 	else if (st.state == PF_STATUS_DEFERRED && pv->plan && pv->plan->n_actions == 0)

@@ -171,6 +171,63 @@ int report_drift_kept(const struct layout_set *set, const struct plan *p, const 
 	return 0;
 }
 
+/* For a drifted PF: what differs beyond its VFs (which their rows show),
+ * "differs: 4 VFs wanted, 0 present; set PF mtu 9000 (now 1500)", or NULL
+ * (with 0) when every action is a VF's or a step of another. */
+static int drift_beyond_vfs(const struct pf_view *pv, char **ret)
+{
+	_cleanup_strv_free_ char **l = NULL;
+	_cleanup_free_ char *s = NULL;
+	int r;
+
+	for (size_t i = 0; i < pv->plan->n_actions; i++) {
+		char *d;
+
+		if (action_type_on_vf(pv->plan->actions[i].type))
+			continue;
+		r = plan_describe_difference(pv->plan, i, pv->pf, &d);
+		if (r >= 0 && d)
+			r = strv_consume(&l, d);
+		if (r < 0)
+			return r;
+	}
+	*ret = NULL;
+	if (!l)
+		return 0;
+	s = strv_join(l, "; ");
+	if (!s)
+		return -ENOMEM;
+	*ret = strdup_printf("differs: %s", s);
+	return *ret ? 0 : -ENOMEM;
+}
+
+int report_applied_differs(const struct host_view *v, const struct pf_view *pv,
+			   const struct pf_status *rec, const char *options, const char **state,
+			   char **why)
+{
+	*state = NULL;
+	*why = NULL;
+	/* not drift: the rest of the apply a reboot waited for */
+	if (report_firmware_took_effect(pv, rec, options, why) < 0)
+		return -ENOMEM;
+	if (!*why && pv->returned) /* its apply unit's: not drift */
+		*why = report_not_applied_returned(pv->pf->pci, options);
+	if (*why || pv->returned) {
+		*state = "pending";
+		return *why ? 0 : -ENOMEM;
+	}
+	if (rec->state != PF_STATUS_APPLIED)
+		return 0;
+	/* drift: it was applied, and now the host differs again */
+	*state = "drifted";
+	if (drift_beyond_vfs(pv, why) < 0 || report_layout_edited(v, pv, rec, options, why) < 0 ||
+	    report_drift_kept(v->set, pv->plan, options, why) < 0) {
+		*why = mfree(*why);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 int report_firmware_took_effect(const struct pf_view *pv, const struct pf_status *rec,
 				const char *options, char **ret)
 {

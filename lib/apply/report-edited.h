@@ -38,6 +38,18 @@ int report_layout_edited(const struct host_view *v, const struct pf_view *pv,
  * a PF. */
 int report_drift_kept(const struct layout_set *set, const struct plan *p, const char *options,
 		      char **why);
+/* Of a PF pv of v whose plan has actions left, with rec its status record:
+ * *state "pending" with *why when that is the rest of the apply that a
+ * firmware VF limit waited for (report_firmware_took_effect()) or its apply
+ * unit's (pv->returned, report_not_applied_returned()); "drifted" when rec
+ * says applied, with *why what differs beyond its VFs ("differs: 4 VFs
+ * wanted, 0 present"), then report_layout_edited()'s and
+ * report_drift_kept()'s words (NULL: nothing beyond its VFs differs, in
+ * [Drift] Mode=repair); else *state NULL. The one judgement of status (and
+ * so GetStatus()) and wait. -ENOMEM. */
+int report_applied_differs(const struct host_view *v, const struct pf_view *pv,
+			   const struct pf_status *rec, const char *options, const char **state,
+			   char **why);
 /* Of a PF whose record rec says its apply raised the firmware VF limit and
  * waited for the reboot, when the limit took effect since
  * (pf_status_firmware_took_effect()): what it lacks is the rest of that

@@ -32,36 +32,6 @@ struct pf_report {
 	const char *reset_waits;
 };
 
-/* For a drifted PF: what differs beyond its VFs (which their rows show),
- * "differs: 4 VFs wanted, 0 present; set PF mtu 9000 (now 1500)", or NULL
- * (with 0) when every action is a VF's or a step of another. */
-static int drift_beyond_vfs(const struct pf_view *pv, char **ret)
-{
-	_cleanup_strv_free_ char **l = NULL;
-	_cleanup_free_ char *s = NULL;
-	int r;
-
-	for (size_t i = 0; i < pv->plan->n_actions; i++) {
-		char *d;
-
-		if (action_type_on_vf(pv->plan->actions[i].type))
-			continue;
-		r = plan_describe_difference(pv->plan, i, pv->pf, &d);
-		if (r >= 0 && d)
-			r = strv_consume(&l, d);
-		if (r < 0)
-			return r;
-	}
-	*ret = NULL;
-	if (!l)
-		return 0;
-	s = strv_join(l, "; ");
-	if (!s)
-		return -ENOMEM;
-	*ret = strdup_printf("differs: %s", s);
-	return *ret ? 0 : -ENOMEM;
-}
-
 /* For a PF no layout selects: what a removed layout left ("4 VFs left from
  * a removed layout"), or, when the record says sriov-persist created VFs
  * that are not there as it left them, what a reset finds instead ("2 VF(s)
@@ -276,30 +246,16 @@ static int report_not_applied_reboot(const struct pf_view *pv, struct pf_report 
 static int report_actions_left(const struct host_view *v, const struct pf_view *pv,
 			       struct pf_report *r)
 {
-	char *lifted, *rest;
+	const char *state = NULL;
+	char *lifted, *why = NULL;
 
-	if (r->has_rec && report_firmware_took_effect(pv, &r->rec, v->ctl_options, &rest) < 0)
+	/* drifted, or pending: the rest of its apply, its apply unit's */
+	if (r->has_rec && report_applied_differs(v, pv, &r->rec, v->ctl_options, &state, &why) < 0)
 		return -ENOMEM;
-	if (r->has_rec && rest) { /* not drift: the rest of the apply a reboot waited for */
-		r->state = "pending";
+	if (state) {
+		r->state = state;
 		free(r->why_owned);
-		r->why = r->why_owned = rest;
-		return 0;
-	}
-	if (r->has_rec && pv->returned) { /* its apply unit's: not drift */
-		r->state = "pending";
-		free(r->why_owned);
-		r->why = r->why_owned = report_not_applied_returned(pv->pf->pci, v->ctl_options);
-		return r->why ? 0 : -ENOMEM;
-	}
-	if (r->has_rec && r->rec.state == PF_STATUS_APPLIED) {
-		/* drift: it was applied, and now the host differs again */
-		r->state = "drifted";
-		if (drift_beyond_vfs(pv, &r->why_owned) < 0 ||
-		    report_layout_edited(v, pv, &r->rec, v->ctl_options, &r->why_owned) < 0 ||
-		    report_drift_kept(v->set, pv->plan, v->ctl_options, &r->why_owned) < 0)
-			return -ENOMEM;
-		r->why = r->why_owned;
+		r->why = r->why_owned = why;
 		return 0;
 	}
 	if (!r->has_rec) {

@@ -96,3 +96,51 @@ def test_status_calls_the_other_ports_rest_pending_not_drifted(make_host):
     r = h.run("status", "--json", CX6_B, env=NO_BUS)
     assert next(p for p in json.loads(r.stdout)["pfs"]
                 if p["pci"] == CX6_B)["state"] == "applied"
+
+
+# --- 2: wait checks the host against the plan of a PF its record says applied ------------------
+
+@pytest.mark.parametrize("mode", ["report", "repair"])
+def test_wait_does_not_count_a_pf_that_came_back_without_its_vfs(make_host, mode):
+    """Applied in this boot, then gone from the host file and back with no VFs (its layout wants
+    4): wait says it as status does, drifted, not applied, and fails."""
+    from test_daemon import E810_A, configured_host
+    from test_trial25_wording import unplug
+    h = configured_host(make_host, "e810.json", {E810_A: (4, 10)}, mode=mode)
+    assert h.run("apply", env=NO_BUS).returncode == 0
+    r = h.run("wait", "--timeout", "0", env=NO_BUS)
+    assert r.returncode == 0 and f"1 configured PF(s): 1 applied, 0 not" in r.stdout, r
+    pf = unplug(h, E810_A)
+    h.edit(lambda s: s["pfs"].insert(0, pf))
+    st = next(p for p in json.loads(h.run("status", "--json", E810_A, env=NO_BUS).stdout)["pfs"]
+              if p["pci"] == E810_A)
+    assert st["state"] == "drifted", st
+    r = h.run("wait", "--timeout", "0", env=NO_BUS)
+    assert r.returncode == 1, r
+    assert "1 configured PF(s): 0 applied, 1 not (see sriovctl status)\n" in r.stdout, r
+    assert f"Not applied: {E810_A} (ens1f0): drifted: {st['reason']}\n" in r.stdout, r
+    assert st["reason"].startswith("differs: 4 VFs wanted, 0 present"), st
+    # applied again: wait counts it
+    assert h.run("apply", E810_A, env=NO_BUS).returncode == 0
+    r = h.run("wait", "--timeout", "0", env=NO_BUS)
+    assert r.returncode == 0 and "1 configured PF(s): 1 applied, 0 not" in r.stdout, r
+
+
+def test_wait_says_the_rest_of_an_apply_a_firmware_limit_waited_for(make_host):
+    """The card's other port, once the limit it waited for took effect: pending, as status
+    says, not applied."""
+    h = make_host("cx6dx.json")
+    main(h, "report")
+    layout(h, CX6_A, 20, "50-p0.conf")
+    layout(h, CX6_B, 16, "51-p1.conf")
+    assert h.run("apply", env=NO_BUS).returncode == 0
+    r = h.run("wait", "--timeout", "0", env=NO_BUS)
+    assert r.returncode == 0 and "2 pending a reboot" in r.stdout, r
+    took_effect(h)
+    r = h.run("wait", "--timeout", "0", env=NO_BUS)
+    opts = f" --host {h.path} --config-dir {h.confdir} --main-config {h.main}"
+    assert r.returncode == 1, r
+    for pci, name in ((CX6_A, "ens3f0np0"), (CX6_B, "ens3f1np1")):
+        assert (f"Not applied: {pci} ({name}): pending: the firmware VF limit 20 took effect "
+                f"after its apply; the rest of that apply is not applied yet; sriovctl{opts} "
+                f"apply {pci} applies it\n") in r.stdout, r
