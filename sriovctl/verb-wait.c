@@ -108,10 +108,11 @@ static int note_differs(const struct host_view *v, const struct pf_view *pv,
 	if (!state)
 		return note_not_applied(p, pv->pf, strna(pf_status_state_to_string(st->state)),
 					st->error);
-	return note_not_applied(p, pv->pf, state,
-				why   ?:
+	if (!why) /* only VFs differ: their rows in status say how */
+		return note_not_applied(p, pv->pf, state,
 					"its VFs are not as its layouts want since its last apply "
 					"(sriovctl status shows how)");
+	return note_not_applied(p, pv->pf, state, why);
 }
 
 /* Done, and pending since what held or deferred its last apply (rec's, a

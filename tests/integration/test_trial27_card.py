@@ -63,6 +63,8 @@ def test_the_other_port_waiting_for_the_card_raise_is_applied_not_drifted(
     c.wait_property("State", "applied", pf_path(CX6_B), PF_IFACE)
     c.wait_property("State", "applied", pf_path(CX6_A), PF_IFACE)
     assert h.pf(CX6_A)["num_vfs"] == 20 and h.pf(CX6_B)["num_vfs"] == 16
+    c.wait_property("PendingReboot", False)
+    assert c.get("PendingRebootReasons") == []
     log = d.log_text()
     for pci, name in ((CX6_A, "ens3f0np0"), (CX6_B, "ens3f1np1")):
         assert (f"{pci} ({name}): the firmware VF limit 20 took effect; its apply goes on"
@@ -144,3 +146,15 @@ def test_wait_says_the_rest_of_an_apply_a_firmware_limit_waited_for(make_host):
         assert (f"Not applied: {pci} ({name}): pending: the firmware VF limit 20 took effect "
                 f"after its apply; the rest of that apply is not applied yet; sriovctl{opts} "
                 f"apply {pci} applies it\n") in r.stdout, r
+
+
+def test_wait_does_not_count_a_pf_whose_vf_drifted(make_host):
+    """Only a VF differs ([Drift] Mode=repair: status's reason is none): wait says so."""
+    from test_daemon import E810_A, configured_host, drift
+    h = configured_host(make_host, "e810.json", {E810_A: (4, 10)})
+    assert h.run("apply", env=NO_BUS).returncode == 0
+    drift(h, E810_A, vf=1, vlan=99)
+    r = h.run("wait", "--timeout", "0", env=NO_BUS)
+    assert r.returncode == 1, r
+    assert (f"Not applied: {E810_A} (ens1f0): drifted: its VFs are not as its layouts want since "
+            "its last apply (sriovctl status shows how)\n") in r.stdout, r
