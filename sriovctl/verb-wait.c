@@ -93,10 +93,13 @@ static int note_not_applied(struct progress *p, const struct pf_state *pf, const
 }
 
 /* Of a PF whose record says applied (or degraded) while the host does not
- * have what its layouts want (its plan has actions left): done and not
- * applied, as status says it ("pending: the firmware VF limit 20 took
- * effect after its apply; ...", "drifted: differs: 4 VFs wanted, 0
- * present"), else as its record says. */
+ * have what its layouts want (its plan has actions left), as status says it
+ * (report_applied_differs()): still waited for when something will apply
+ * it, the rest of an apply a firmware VF limit waited for (the daemon
+ * applies it), a PF that came back (its apply unit), drift that [Drift]
+ * Mode=repair repairs; done and not applied when nothing will, drift kept
+ * by Mode=report ("drifted: differs: 4 VFs wanted, 0 present; not
+ * repaired ..."), else as its record says. */
 static int note_differs(const struct host_view *v, const struct pf_view *pv,
 			const struct pf_status *st, struct progress *p)
 {
@@ -108,10 +111,14 @@ static int note_differs(const struct host_view *v, const struct pf_view *pv,
 	if (!state)
 		return note_not_applied(p, pv->pf, strna(pf_status_state_to_string(st->state)),
 					st->error);
-	if (!why) /* only VFs differ: their rows in status say how */
-		return note_not_applied(p, pv->pf, state,
-					"its VFs are not as its layouts want since its last apply "
-					"(sriovctl status shows how)");
+	if (streq(state, "pending"))
+		return strv_consume(&p->missing, strdup_printf("%s (%s)", pv->pf->pci, why));
+	if (!v->set->drift_report_at[0])
+		return strv_consume(
+			&p->missing,
+			strdup_printf("%s (drifted from its layouts since its last apply; "
+				      "sriov-persistd repairs it)",
+				      pv->pf->pci));
 	return note_not_applied(p, pv->pf, state, why);
 }
 

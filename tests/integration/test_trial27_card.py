@@ -119,9 +119,15 @@ def test_wait_does_not_count_a_pf_that_came_back_without_its_vfs(make_host, mode
     assert st["state"] == "drifted", st
     r = h.run("wait", "--timeout", "0", env=NO_BUS)
     assert r.returncode == 1, r
-    assert "1 configured PF(s): 0 applied, 1 not (see sriovctl status)\n" in r.stdout, r
-    assert f"Not applied: {E810_A} (ens1f0): drifted: {st['reason']}\n" in r.stdout, r
     assert st["reason"].startswith("differs: 4 VFs wanted, 0 present"), st
+    if mode == "report":
+        # nothing repairs it: not applied, at once
+        assert "1 configured PF(s): 0 applied, 1 not (see sriovctl status)\n" in r.stdout, r
+        assert f"Not applied: {E810_A} (ens1f0): drifted: {st['reason']}\n" in r.stdout, r
+    else:
+        # the daemon repairs it: waited for, not counted
+        assert (f"not applied yet: {E810_A} (drifted from its layouts since its last apply; "
+                "sriov-persistd repairs it)\n") in r.stdout, r
     # applied again: wait counts it
     assert h.run("apply", E810_A, env=NO_BUS).returncode == 0
     r = h.run("wait", "--timeout", "0", env=NO_BUS)
@@ -142,10 +148,12 @@ def test_wait_says_the_rest_of_an_apply_a_firmware_limit_waited_for(make_host):
     r = h.run("wait", "--timeout", "0", env=NO_BUS)
     opts = f" --host {h.path} --config-dir {h.confdir} --main-config {h.main}"
     assert r.returncode == 1, r
-    for pci, name in ((CX6_A, "ens3f0np0"), (CX6_B, "ens3f1np1")):
-        assert (f"Not applied: {pci} ({name}): pending: the firmware VF limit 20 took effect "
+    # the daemon applies the rest: waited for, with status's words, not counted
+    assert "Timed out after 0s; not applied yet: " in r.stdout, r
+    for pci in (CX6_A, CX6_B):
+        assert (f"{pci} (the firmware VF limit 20 took effect "
                 f"after its apply; the rest of that apply is not applied yet; sriovctl{opts} "
-                f"apply {pci} applies it\n") in r.stdout, r
+                f"apply {pci} applies it)") in r.stdout, r
 
 
 def test_wait_does_not_count_a_pf_whose_vf_drifted(make_host):
@@ -156,5 +164,11 @@ def test_wait_does_not_count_a_pf_whose_vf_drifted(make_host):
     drift(h, E810_A, vf=1, vlan=99)
     r = h.run("wait", "--timeout", "0", env=NO_BUS)
     assert r.returncode == 1, r
-    assert (f"Not applied: {E810_A} (ens1f0): drifted: its VFs are not as its layouts want since "
-            "its last apply (sriovctl status shows how)\n") in r.stdout, r
+    assert (f"not applied yet: {E810_A} (drifted from its layouts since its last apply; "
+            "sriov-persistd repairs it)\n") in r.stdout, r
+    # [Drift] Mode=report: nothing repairs it, not applied at once
+    h.main.write_text("[Drift]\nMode=report\n")
+    r = h.run("wait", "--timeout", "0", env=NO_BUS)
+    assert r.returncode == 1, r
+    assert (f"Not applied: {E810_A} (ens1f0): drifted: not repaired ([Drift] Mode=report in "
+            f"{h.main}:") in r.stdout, r
