@@ -171,12 +171,10 @@ void manager_reboot_failed(struct manager *m, const char *error)
 
 const char *manager_no_reboot_why(const struct manager *m)
 {
-	bool asked = false;
+	bool asked = reboot_record_n_asked(&m->reboot) > 0;
 
 	if (m->reboot.n_reasons == 0)
 		return NULL;
-	for (size_t i = 0; i < m->reboot.n_reasons; i++)
-		asked |= !m->reboot.reasons[i].unasked;
 	if (m->conf.reboot_policy == REBOOT_POLICY_NEVER ||
 	    (m->conf.reboot_policy == REBOOT_POLICY_COORDINATED &&
 	     !mainconf_kubernetes_enabled(&m->conf))) {
