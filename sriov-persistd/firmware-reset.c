@@ -162,8 +162,11 @@ static void apply_after(struct manager *m, char *const *reset)
 		const struct pf_state *pf;
 		struct pf_entry *entry;
 		_cleanup_free_ char *e = NULL;
+		int r = manager_apply_wanted(m, *p, true);
 
-		(void)manager_apply_wanted(m, *p, true);
+		if (r < 0)
+			log_pf(LOG_ERR, *p, "%s: applying after the firmware reset failed: %s", *p,
+			       strerror(-r));
 		pf = m->hs ? host_state_find_pf(m->hs, *p) : NULL;
 		if (!pf || !firmware_pending(pf))
 			continue;

@@ -117,8 +117,11 @@ static bool judge_changes(struct manager *m, struct pf_entry *e, const struct pf
 	f.record = st.state;
 	f.layout_changed = f.has_record && layouts_record_changed(m, pf, &st);
 	f.firmware_took_effect = f.has_record && pf_status_firmware_took_effect(&st, pf);
-	if (f.has_record && report_deferral_lifted(m->set, &st, NULL, &lifted) < 0)
+	if (f.has_record && report_deferral_lifted(m->set, &st, NULL, &lifted) < 0) {
+		log_pf(LOG_ERR, e->pci, "%s: checking whether its deferral is lifted failed: %s",
+		       e->pci, strerror(ENOMEM));
 		lifted = NULL;
+	}
 	f.deferral_lifted = lifted;
 	if (f.has_record && st.state == PF_STATUS_DEFERRED) {
 		news = deferred_drift(&e->deferred_base, d, pf);

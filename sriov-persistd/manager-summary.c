@@ -94,11 +94,16 @@ static void unasked_again(struct manager *m)
 		const struct pf_state *pf = m->hs ? host_state_find_pf(m->hs, e->pci) : NULL;
 		struct pf_status st = {};
 		bool has_record;
+		int r;
 
 		if (!pf || !e->reboot_unasked || !e->reboot_reasons)
 			continue;
 		has_record = pf_status_read(m->runtime_dir, e->pci, &st) >= 0;
-		(void)manager_unasked_reasons(m, e, pf, has_record ? &st : NULL);
+		r = manager_unasked_reasons(m, e, pf, has_record ? &st : NULL);
+		if (r < 0)
+			log_pf(LOG_ERR, e->pci,
+			       "%s: saying its pending reboot reasons again failed: %s", e->pci,
+			       strerror(-r));
 		if (has_record)
 			pf_status_done(&st);
 	}
@@ -256,8 +261,9 @@ static enum manager_state summary_state(struct manager *m)
 
 	/* a PF applied and then gone from the host is something wrong, as
 	 * sriovctl status says (exit 1) until reset drops its record */
-	if (m->hs)
-		(void)report_gone_each(m->hs, m->runtime_dir, count_gone, &f.n_gone);
+	if (m->hs && report_gone_each(m->hs, m->runtime_dir, count_gone, &f.n_gone) < 0)
+		log_msg(LOG_ERR, "Counting the PFs gone from the host failed: %s",
+			strerror(ENOMEM));
 	if (!states) /* without memory, say no more than what is sure */
 		return decide_summary(&f);
 	for (size_t i = 0; i < m->n_pfs; i++)

@@ -222,7 +222,10 @@ int main(int argc, char **argv)
 		strempty(m->host_path));
 	r = sd_event_loop(m->event);
 	(void)sd_notify(false, "STOPPING=1\nSTATUS=Stopping");
-	(void)manager_save_given_up(m);
+	/* a failed write is logged by manager_save_given_up() itself */
+	if (manager_save_given_up(m) == -ENOMEM)
+		log_msg(LOG_WARNING, "Saving what failed for the next start failed: %s",
+			strerror(ENOMEM));
 	if (r < 0) {
 		log_msg(LOG_ERR, "Event loop failed: %s", strerror(-r));
 		return EXIT_FAILURE;
