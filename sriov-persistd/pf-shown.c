@@ -10,18 +10,13 @@
  * before it are not known. */
 static int layout_change_waits(struct manager *m, const char *pci)
 {
-	_cleanup_free_ char *before = NULL, *after = NULL;
 	const struct pf_state *pf;
 
 	if (!m->reload_waits || !m->hs || !(pf = host_state_find_pf(m->hs, pci)))
 		return 0;
 	if (!m->reload_from)
 		return 1;
-	before = layout_wants(m->reload_from, m->hs, pf);
-	after = layout_wants(m->set, m->hs, pf);
-	if (!before || !after)
-		return -ENOMEM;
-	return !streq(before, after);
+	return layouts_differ(m->reload_from, m->set, m->hs, pf);
 }
 
 /* The daemon's last error of e, without the command it names, which cannot

@@ -89,23 +89,22 @@ static int changed_pfs(struct manager *m, char ***ret)
 	for (size_t i = 0; i < m->hs->n_pfs; i++) {
 		const struct pf_state *pf = &m->hs->pfs[i];
 		const struct pf_entry *e = manager_find_entry(m, pf->pci);
-		_cleanup_free_ char *before = layout_wants(m->reload_from, m->hs, pf);
-		_cleanup_free_ char *after = layout_wants(m->set, m->hs, pf);
+		int differ = layouts_differ(m->reload_from, m->set, m->hs, pf);
 
-		if (!before || !after)
-			return -ENOMEM;
+		if (differ < 0)
+			return differ;
 		if (e && !applied_as_layouts_say(e->state)) {
 			/* never applied, held, failed or deferred: the reload applies it
 			 * as any, under the policy as it is now (it has no drift to keep) */
 			if (strv_extend(&l, pf->pci) < 0)
 				return -ENOMEM;
-		} else if (streq(before, after) && !streq(after, "none"))
+		} else if (!differ && layout_set_selects(m->set, m->hs, pf))
 			log_pf(LOG_INFO, pf->pci,
 			       "%s: its layouts did not change, the reload leaves it as it is "
 			       "([Drift] Mode=report%s%s)",
 			       pf->pci, m->set->drift_report_at[0] ? " in " : "",
 			       m->set->drift_report_at);
-		else if (!streq(before, after) && strv_extend(&l, pf->pci) < 0)
+		else if (differ && strv_extend(&l, pf->pci) < 0)
 			return -ENOMEM;
 	}
 	*ret = TAKE_PTR(l);
@@ -119,14 +118,9 @@ static bool changes_layouts(const struct manager *m)
 {
 	if (!m->reload_from || !m->hs)
 		return true;
-	for (size_t i = 0; i < m->hs->n_pfs; i++) {
-		const struct pf_state *pf = &m->hs->pfs[i];
-		_cleanup_free_ char *before = layout_wants(m->reload_from, m->hs, pf);
-		_cleanup_free_ char *after = layout_wants(m->set, m->hs, pf);
-
-		if (!before || !after || !streq(before, after))
+	for (size_t i = 0; i < m->hs->n_pfs; i++)
+		if (layouts_differ(m->reload_from, m->set, m->hs, &m->hs->pfs[i]) != 0)
 			return true;
-	}
 	return false;
 }
 

@@ -53,10 +53,25 @@ static void add_vfs(char **s, const struct vf_section *sec)
 }
 
 /* Which files select pf is desired.c's select_files(): a file whose
- * [Match] selects it, also one with errors (which holds it). A file is
- * known by its name, which orders the merge and masks a file of that name
- * in a lower directory: not by its directory, which sriovctl --config-dir
- * may name otherwise than the daemon. */
+ * [Match] selects it, also one with errors (which holds it). */
+static bool selects(const struct layout_file *f, const struct host_state *hs,
+		    const struct pf_state *pf)
+{
+	return f && !f->masked && layout_match_pf(&f->match, pf, hs->hostname);
+}
+
+bool layout_set_selects(const struct layout_set *set, const struct host_state *hs,
+			const struct pf_state *pf)
+{
+	for (size_t i = 0; i < set->n_files; i++)
+		if (selects(set->files[i], hs, pf))
+			return true;
+	return false;
+}
+
+/* A file is known by its name, which orders the merge and masks a file of
+ * that name in a lower directory: not by its directory, which sriovctl
+ * --config-dir may name otherwise than the daemon. */
 char *layout_wants(const struct layout_set *set, const struct host_state *hs,
 		   const struct pf_state *pf)
 {
@@ -67,7 +82,7 @@ char *layout_wants(const struct layout_set *set, const struct host_state *hs,
 	for (size_t i = 0; s && i < set->n_files; i++) {
 		const struct layout_file *f = set->files[i];
 
-		if (!f || f->masked || !layout_match_pf(&f->match, pf, hs->hostname))
+		if (!selects(f, hs, pf))
 			continue;
 		any = true;
 		add(&s, "%s%s\n", layout_file_name(f->path), f->has_error ? " (with errors)" : "");
@@ -80,6 +95,17 @@ char *layout_wants(const struct layout_set *set, const struct host_state *hs,
 		return strdup("none");
 	}
 	return s;
+}
+
+int layouts_differ(const struct layout_set *from, const struct layout_set *to,
+		   const struct host_state *hs, const struct pf_state *pf)
+{
+	_cleanup_free_ char *before = layout_wants(from, hs, pf);
+	_cleanup_free_ char *after = layout_wants(to, hs, pf);
+
+	if (!before || !after)
+		return -ENOMEM;
+	return !streq(before, after);
 }
 
 char *layout_wants_signature(const char *s)

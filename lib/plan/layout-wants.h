@@ -19,6 +19,14 @@
  * it. Caller frees; NULL on ENOMEM. */
 char *layout_wants(const struct layout_set *set, const struct host_state *hs,
 		   const struct pf_state *pf);
+/* Whether any layout file of set selects pf on hs (layout_wants() of it
+ * is not "none"). */
+bool layout_set_selects(const struct layout_set *set, const struct host_state *hs,
+			const struct pf_state *pf) _pure_;
+/* Whether the layouts of to say something else of pf on hs than those of
+ * from (layout_wants() of each): 1 they differ, 0 the same, -ENOMEM. */
+int layouts_differ(const struct layout_set *from, const struct layout_set *to,
+		   const struct host_state *hs, const struct pf_state *pf);
 /* A short signature of s (layout_wants()'s): 16 hex digits of a stable
  * 64-bit FNV-1a hash. Caller frees; NULL on ENOMEM. */
 char *layout_wants_signature(const char *s);

@@ -32,16 +32,6 @@ static struct layout_file *file_new(const char *path, const char *pci_glob)
 	return f;
 }
 
-static void file_free(struct layout_file *f)
-{
-	strv_free(f->match.pci_address);
-	for (size_t i = 0; i < f->n_vf_sections; i++)
-		vf_settings_done(&f->vf_sections[i].settings);
-	free(f->vf_sections);
-	free(f->path);
-	free(f);
-}
-
 static void pf_mark(struct layout_file *f, enum pf_key k, unsigned line)
 {
 	f->pf.set |= 1u << k;
@@ -171,7 +161,7 @@ static void run_done(struct run *t, struct layout_file **files, size_t n)
 	pf_desired_free(t->d);
 	diag_list_done(&t->diags);
 	for (size_t i = 0; i < n; i++)
-		file_free(files[i]);
+		layout_file_free(files[i]);
 }
 
 /* Exactly one diagnostic: an error at file:line saying msg; the PF held
@@ -838,7 +828,7 @@ static void test_two_pfs_one_text(void **state)
 	}
 	assert_int_equal(diags.n, 1);
 	diag_list_done(&diags);
-	file_free(files[0]);
+	layout_file_free(files[0]);
 }
 
 /* A file whose [Match] selects no PF of the host is said, with what it
@@ -877,11 +867,8 @@ static void test_unselected(void **state)
 						"selects no PF on this host");
 	free(unselected);
 	diag_list_done(&diags);
-	for (size_t i = 0; i < 4; i++) {
-		strv_free(files[i]->match.name);
-		strv_free(files[i]->match.host);
-		file_free(files[i]);
-	}
+	for (size_t i = 0; i < 4; i++)
+		layout_file_free(files[i]);
 }
 
 /* With a host, each Name= or PCIAddress= glob of a file that selects PFs,
@@ -917,11 +904,8 @@ static void test_unmatched_globs(void **state)
 			    "[Match] PCIAddress=0000:3b:00.9 selects no PF on this host (the "
 			    "file's other PCIAddress= globs do)");
 	diag_list_done(&diags);
-	for (size_t i = 0; i < 4; i++) {
-		strv_free(files[i]->match.name);
-		strv_free(files[i]->match.driver);
-		file_free(files[i]);
-	}
+	for (size_t i = 0; i < 4; i++)
+		layout_file_free(files[i]);
 }
 
 static void test_qos_without_vlan(void **state)

@@ -64,16 +64,6 @@ static struct layout_file *file_new(const char *path, uint32_t vlan, unsigned vl
 	return f;
 }
 
-static void file_free(struct layout_file *f)
-{
-	strv_free(f->match.pci_address);
-	for (size_t i = 0; i < f->n_vf_sections; i++)
-		vf_settings_done(&f->vf_sections[i].settings);
-	free(f->vf_sections);
-	free(f->path);
-	free(f);
-}
-
 static char *signature_of(struct layout_file *f, char **ret_wants)
 {
 	struct layout_set set = { .files = &f, .n_files = f ? 1 : 0 };
@@ -133,10 +123,10 @@ static void test_wants(void **state)
 	free(s10_other);
 	free(s55);
 	free(none);
-	file_free(f10);
-	file_free(f10_lower);
-	file_free(f10_other);
-	file_free(f55);
+	layout_file_free(f10);
+	layout_file_free(f10_lower);
+	layout_file_free(f10_other);
+	layout_file_free(f55);
 }
 
 /* What the host has never enters: a layout that leaves VirtualFunctions=
@@ -173,7 +163,48 @@ static void test_wants_not_the_host(void **state)
 	f->has_error = true;
 	errors = layout_wants(&set, &host, &pf);
 	assert_non_null(strstr(errors, "50-a.conf (with errors)\n"));
-	file_free(f);
+	layout_file_free(f);
+}
+
+/* layouts_differ() is layout_wants() of each set compared;
+ * layout_set_selects() whether it is not "none". */
+static void test_differ(void **state)
+{
+	struct layout_file *a = file_new("/etc/sriov-persist/conf.d/50-a.conf", 10, 7);
+	struct layout_file *a_lower = file_new("/etc/sriov-persist/conf.d/50-a.conf", 10, 9);
+	struct layout_file *b = file_new("/etc/sriov-persist/conf.d/50-a.conf", 55, 7);
+	struct layout_set set_a = { .files = &a, .n_files = 1 };
+	struct layout_set set_a_lower = { .files = &a_lower, .n_files = 1 };
+	struct layout_set set_b = { .files = &b, .n_files = 1 };
+	struct layout_set empty = {}, rdma = { .rdma_netns = true };
+	struct pf_state pf = pf_make(), other = pf_make();
+
+	strcpy(other.pci, "0000:5e:00.0");
+	assert_true(layout_set_selects(&set_a, &host, &pf));
+	assert_false(layout_set_selects(&empty, &host, &pf));
+	/* the same values, a comment above them: the same */
+	assert_int_equal(layouts_differ(&set_a, &set_a_lower, &host, &pf), 0);
+	assert_int_equal(layouts_differ(&set_a, &set_b, &host, &pf), 1);
+	assert_int_equal(layouts_differ(&empty, &set_a, &host, &pf), 1);
+	assert_int_equal(layouts_differ(&set_a, &empty, &host, &pf), 1);
+	/* no file selects it before or after: "none" both, whatever the main
+	 * configuration says */
+	assert_int_equal(layouts_differ(&empty, &rdma, &host, &pf), 0);
+	/* a [Match] that does not select the PF */
+	strv_free(b->match.pci_address);
+	b->match.pci_address = NULL;
+	assert_int_equal(strv_split("0000:5e:*", &b->match.pci_address), 0);
+	assert_false(layout_set_selects(&set_b, &host, &pf));
+	assert_true(layout_set_selects(&set_b, &host, &other));
+	assert_int_equal(layouts_differ(&empty, &set_b, &host, &pf), 0);
+	assert_int_equal(layouts_differ(&empty, &set_b, &host, &other), 1);
+	/* a masked file selects nothing */
+	a->masked = true;
+	assert_false(layout_set_selects(&set_a, &host, &pf));
+	assert_int_equal(layouts_differ(&set_a, &empty, &host, &pf), 0);
+	layout_file_free(a);
+	layout_file_free(a_lower);
+	layout_file_free(b);
 }
 
 int main(void)
@@ -182,6 +213,7 @@ int main(void)
 		cmocka_unit_test(test_signature),
 		cmocka_unit_test(test_wants),
 		cmocka_unit_test(test_wants_not_the_host),
+		cmocka_unit_test(test_differ),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
