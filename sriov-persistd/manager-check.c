@@ -147,6 +147,13 @@ static bool judge_changes(struct manager *m, struct pf_entry *e, const struct pf
 		e->drift = strv_free(e->drift);
 	if (v.drifted && v.apply)
 		manager_notify(m, MANAGER_PF_REPAIRING, .pf = e);
+	/* its layouts changed outside a reload (while the daemon was stopped):
+	 * what differs now includes any drift since its last apply, which no
+	 * check saw; said with the result, as a reload says the drift it kept */
+	e->changed_from = strv_free(e->changed_from);
+	if (v.apply && !v.drifted && f.layout_changed && !m->reload_from &&
+	    st.state == PF_STATUS_APPLIED && !e->drift)
+		e->changed_from = plan_describe_drift(p, pf);
 	if (f.has_record)
 		pf_status_done(&st);
 	return v.apply;
@@ -436,6 +443,10 @@ static int after_one(struct manager *m, struct apply_pf_result *pr, bool reset, 
 	if (e && !reset && m->conf.drift_mode == DRIFT_MODE_REPORT)
 		repaired = apply_result_drift_repaired(pr, e->drift, m->set->drift_report_at,
 						       m->reload_from != NULL);
+	if (!repaired && e && !reset && e->changed_from)
+		repaired = apply_result_changed_repaired(pr, e->changed_from);
+	if (e)
+		e->changed_from = strv_free(e->changed_from);
 	apply_result_log(pr, repaired);
 	/* the apply read the PF last: that is the PF as it is now */
 	if (pr->read_back)

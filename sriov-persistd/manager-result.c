@@ -80,6 +80,21 @@ char *apply_result_drift_repaired(const struct apply_pf_result *res, char **drif
 			     report_at && report_at[0] ? " in " : "", strempty(report_at), list);
 }
 
+char *apply_result_changed_repaired(const struct apply_pf_result *res, char **changed_from)
+{
+	_cleanup_free_ char *list = NULL;
+
+	if (!changed_from || !changed_from[0] || !res->configured || !res->changed ||
+	    res->status.state != PF_STATUS_APPLIED)
+		return NULL;
+	list = strv_join(changed_from, "; ");
+	if (!list)
+		return NULL;
+	return strdup_printf("its layout changed since its last apply: the apply repaired all "
+			     "that differed from it, any drift since that apply too: %s",
+			     list);
+}
+
 void apply_result_log(const struct apply_pf_result *res, const char *also)
 {
 	const struct pf_status *st = &res->status;

@@ -44,6 +44,13 @@ void apply_result_log(const struct apply_pf_result *res, const char *also);
  * ENOMEM (it goes unsaid). */
 char *apply_result_drift_repaired(const struct apply_pf_result *res, char **drift,
 				  const char *report_at, bool reload);
+/* What also says of an apply that changed a PF whose layouts changed since
+ * its last apply outside a reload (edited while the daemon was stopped), so
+ * that no check saw a drift since it (changed_from: what differed when the
+ * apply was decided): "its layout changed since its last apply: the apply
+ * repaired all that differed from it, any drift since that apply too: VF 1:
+ * vlan 10 ... (now vlan 7 ...)"; NULL otherwise, or on ENOMEM. */
+char *apply_result_changed_repaired(const struct apply_pf_result *res, char **changed_from);
 /* Adds the PF to out->failed, when there is an out: "PCI: why" for a
  * reset, "PCI: state: why" for an apply. -ENOMEM. */
 int asked_add_failed(struct asked *out, const struct apply_pf_result *pr, bool reset);

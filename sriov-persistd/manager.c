@@ -48,6 +48,7 @@ static struct pf_entry *entry_free(struct pf_entry *e)
 	strv_free(e->config_files);
 	key_settings_done(&e->settings);
 	strv_free(e->drift);
+	strv_free(e->changed_from);
 	deferred_base_free(e->deferred_base);
 	strv_free(e->reboot_reasons);
 	free(e->given_up);

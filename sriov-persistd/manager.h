@@ -48,6 +48,11 @@ struct pf_entry {
 	struct key_settings settings;
 	unsigned settings_changes;
 	char **drift; /* what differs, while drifted */
+	/* what differed from its layouts when an apply of layouts changed since
+	 * its last one (edited while the daemon was stopped) was decided, to say
+	 * with its result, since a drift since that apply is among it; NULL
+	 * otherwise */
+	char **changed_from;
 	/* while deferred: the host when it was deferred (or the daemon first
 	 * saw it so, or at the last reload), the deferral's own; a change from
 	 * that is drift (deferred-drift.c) */

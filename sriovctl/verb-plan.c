@@ -156,9 +156,12 @@ int verb_plan(struct ctl *c)
 		return EXIT_FAIL;
 	if (c->json)
 		ctl_print_json(doc);
-	/* the plan is of the host as the daemon read it last: no gate passes on it */
+	/* the plan is of the host as the daemon read it last: no gate passes on
+	 * it, and the text says so above its rows, as status does, so that they
+	 * are not taken for the plan of the host as it is */
 	if (doc_get(doc, "host_error"))
-		ctl_print_host_error(c, stderr, "sriov-persistd: ", doc_get(doc, "host_error"));
+		ctl_print_host_error(c, c->json ? stderr : stdout,
+				     "sriov-persistd: ", doc_get(doc, "host_error"));
 	for (size_t i = 0; i < doc_len(doc, "pfs"); i++) {
 		if (!c->json)
 			print_pf(c, doc_idx(doc, "pfs", i));

@@ -5,6 +5,7 @@
  * every rule first checks, then changes the state, so that a refused request
  * leaves it as it was. Per-driver behaviour comes from drivers.c. */
 
+#include "addr-util.h"
 #include "drivers.h"
 #include "host-sim-internal.h"
 
@@ -573,6 +574,30 @@ static int k_set_firmware_link_type(struct host *h, struct host_state *s,
 	return 0;
 }
 
+/* The firmware places the VFs of a card's ports one range after another:
+ * a limit the reset raised moves a later port's first VF past the last
+ * one of the ports before it, so that no two VFs share an address (a host
+ * where they would is no snapshot). Ports in the snapshot's PCI order. */
+static void place_card_vfs(struct host_state *s, const struct pf_state *pf)
+{
+	uint64_t next = 0;
+
+	for (size_t i = 0; i < s->n_pfs; i++) {
+		struct pf_state *p = &s->pfs[i];
+		uint32_t domain, rid;
+		uint64_t last;
+
+		if (!pci_same_device(p->pci, pf->pci) || p->total_vfs == 0 || p->vf_offset == 0 ||
+		    pci_addr_parse(p->pci, &domain, &rid) < 0)
+			continue;
+		if (next > (uint64_t)rid + p->vf_offset && next - rid <= 0xffff)
+			p->vf_offset = (unsigned)(next - rid);
+		last = (uint64_t)rid + p->vf_offset + (uint64_t)(p->total_vfs - 1) * p->vf_stride;
+		if (last + 1 > next)
+			next = last + 1;
+	}
+}
+
 /* mlxfwreset --level 3 reset: the tool writes 0 VFs to the card's PFs
  * (ours does so first, for VFs bound to vfio-pci the tool would refuse),
  * restarts the firmware, which then runs with its next-boot settings, and
@@ -604,6 +629,8 @@ static int k_firmware_reset(struct host *h, struct host_state *s, const struct s
 		if (p->has_firmware_link_type)
 			p->link_type = p->firmware_link_type;
 	}
+	if (!rq->no_effect)
+		place_card_vfs(s, pf);
 	return 0;
 }
 

@@ -25,6 +25,7 @@
 static int snapshot_parse_vfs(struct parser *p, const struct field *f, const char *path,
 			      struct json_object *v, void *obj);
 static int snapshot_format_vfs(const struct field *f, const void *obj, struct json_object **ret);
+
 static int snapshot_parse_pfs(struct parser *p, const struct field *f, const char *path,
 			      struct json_object *v, void *obj);
 static int snapshot_format_pfs(const struct field *f, const void *obj, struct json_object **ret);
@@ -416,6 +417,77 @@ static int check_unique_pci(struct parser *p, const char *path, const struct hos
 	return snapshot_fail(p, where, "%s is already %s", dup->pci, other);
 }
 
+/* The routing IDs of a PF's possible VFs (total_vfs of them, from
+ * vf_offset by vf_stride): false when it has none in its domain. */
+struct vf_span {
+	uint32_t domain;
+	uint64_t first, last, stride;
+};
+
+static bool vf_span_of(const struct pf_state *pf, struct vf_span *ret)
+{
+	uint32_t domain, rid;
+
+	/* a vf_offset of 0 would make VF 0 the PF itself: a snapshot that
+	 * leaves it out says nothing of where its VFs are */
+	if (pf->total_vfs == 0 || pf->vf_offset == 0 || pci_addr_parse(pf->pci, &domain, &rid) < 0)
+		return false;
+	*ret = (struct vf_span){
+		.domain = domain,
+		.first = (uint64_t)rid + pf->vf_offset,
+		.stride = pf->vf_stride ?: 1,
+	};
+	ret->last = ret->first + (uint64_t)(pf->vf_stride ? pf->total_vfs - 1 : 0) * ret->stride;
+	/* past the domain's last routing ID there is no VF (pf_vf_pci_addr()) */
+	if (ret->last > 0xffff)
+		ret->last = 0xffff;
+	return ret->first <= 0xffff;
+}
+
+/* The first routing ID that both spans reach; false when none. */
+static bool vf_spans_meet(const struct vf_span *a, const struct vf_span *b, uint64_t *ret)
+{
+	uint64_t lo = a->first > b->first ? a->first : b->first;
+	uint64_t hi = a->last < b->last ? a->last : b->last;
+
+	if (a->domain != b->domain || lo > hi)
+		return false;
+	for (uint64_t x = a->first + (lo - a->first + a->stride - 1) / a->stride * a->stride;
+	     x <= hi; x += a->stride)
+		if ((x - b->first) % b->stride == 0) {
+			*ret = x;
+			return true;
+		}
+	return false;
+}
+
+/* The VFs that total_vfs allows two PFs take addresses from one range: a
+ * host where they share one cannot be (the kernel gives each VF its own),
+ * and the VFs an apply creates there would repeat an address, which this
+ * loader refuses; so the first PF whose range meets an earlier one's is an
+ * error that names both, before anything is changed. */
+static int check_vf_ranges(struct parser *p, const char *path, const struct host_state *h)
+{
+	char where[PATH_MAX_], at[PCI_ADDR_MAX];
+	struct vf_span a, b;
+	uint64_t x;
+
+	for (size_t i = 0; i < h->n_pfs; i++)
+		for (size_t j = 0; j < i; j++) {
+			if (!vf_span_of(&h->pfs[i], &b) || !vf_span_of(&h->pfs[j], &a) ||
+			    !vf_spans_meet(&b, &a, &x))
+				continue;
+			pci_addr_format(b.domain, (uint32_t)x, at);
+			snapshot_path(where, "%s[%zu].total_vfs", path, i);
+			return snapshot_fail(p, where,
+					     "%u VFs of %s would share %s with %s's (%s[%zu]); "
+					     "set vf_offset past them",
+					     h->pfs[i].total_vfs, h->pfs[i].pci, at, h->pfs[j].pci,
+					     path, j);
+		}
+	return 0;
+}
+
 /* The firmware VF limit (NUM_OF_VFS) is one setting of a card, which a
  * query through any of its ports shows alike: two ports of one PCI device
  * with two values cannot be a real host, and the first port that differs
@@ -468,6 +540,8 @@ static int snapshot_parse_pfs(struct parser *p, const struct field *f, const cha
 			return r;
 	}
 	r = check_unique_pci(p, path, h);
+	if (r >= 0)
+		r = check_vf_ranges(p, path, h);
 	return r < 0 ? r : check_card_firmware(p, path, h);
 }
 

@@ -282,6 +282,28 @@ class Client:
                          f"{name} == {value!r} on {path}")
 
 
+def place_card_vfs(state):
+    """As the firmware does when a raised VF limit takes effect: each port's VFs start past the
+    last one of the ports of its card before it, so that no two VFs share a PCI address (a
+    snapshot where they would is refused)."""
+    def rid(pci):
+        _, bus, devfn = pci.split(":")
+        dev, fn = devfn.split(".")
+        return int(bus, 16) << 8 | int(dev, 16) << 3 | int(fn)
+
+    nxt = {}
+    for p in state["pfs"]:
+        if not p.get("total_vfs") or not p.get("vf_offset"):
+            continue
+        card = p["pci"].rsplit(".", 1)[0]
+        r = rid(p["pci"])
+        if nxt.get(card, 0) > r + p["vf_offset"]:
+            p["vf_offset"] = nxt[card] - r
+        nxt[card] = max(nxt.get(card, 0),
+                        r + p["vf_offset"] + (p["total_vfs"] - 1) * p["vf_stride"] + 1)
+    return state
+
+
 def pf_path(pci):
     """sd_bus_path_encode("/org/sriovpersist1/pf", pci), from libsystemd itself."""
     lib = ctypes.CDLL("libsystemd.so.0")

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from conftest import (MANAGER_IFACE, MANAGER_PATH, PF_IFACE, ROOT, Bus, Client, Daemon, Host,
-                      _binary, pf_path)
+                      _binary, pf_path, place_card_vfs)
 
 sys.path.insert(0, str(ROOT / "tests" / "k8s"))
 from apiserver import ApiServer, write_kubeconfig  # noqa: E402
@@ -930,6 +930,7 @@ def reboot_host(h, firmware=True):
             pf["num_vfs"], pf["vfs"] = 0, []
             if firmware and pf["firmware_total_vfs"] is not None:
                 pf["total_vfs"] = pf["firmware_total_vfs"]
+        place_card_vfs(s)
     h.edit(change)
     subprocess.run(["rm", "-rf", "--", f"{h.path}.run"], check=True)
 

@@ -7,7 +7,7 @@ import json
 import os
 import subprocess
 
-from conftest import PF_IFACE, ROOT, pf_path
+from conftest import PF_IFACE, ROOT, pf_path, place_card_vfs
 
 HELPER = os.environ.get("SRIOV_UDEV_HELPER") or str(ROOT / "build/asan/udev-helper")
 
@@ -248,7 +248,7 @@ def test_held_until_the_reboot_of_a_raise_through_the_other_port(make_host):
     s = h.state()
     for p in s["pfs"]:
         p["total_vfs"] = p["firmware_total_vfs"]
-    h.save(s)
+    h.save(place_card_vfs(s))
     subprocess.run(["rm", "-rf", "--", f"{h.path}.run"], check=True)
     r = h.run("check", env=NO_BUS)
     assert r.returncode == 0 and r.stderr == "", r

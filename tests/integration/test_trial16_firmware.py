@@ -8,7 +8,7 @@ pending PF's hint is the full command to run."""
 import json
 import re
 
-from conftest import PF_IFACE, pf_path
+from conftest import PF_IFACE, pf_path, place_card_vfs
 from test_daemon import NO_BUS
 from test_reset_daemon import ctl
 
@@ -116,6 +116,7 @@ def test_the_firmware_reset_or_reboot_ends_it(make_host):
     def reset(s):
         for p in s["pfs"]:
             p["total_vfs"] = p["firmware_total_vfs"]
+        place_card_vfs(s)
     h.edit(reset)
     st = status_of(h)
     assert st["state"] == "unconfigured" and st["pending_reboot_reasons"] == [], st

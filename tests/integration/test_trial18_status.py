@@ -9,6 +9,7 @@ import json
 import re
 import subprocess
 
+from conftest import place_card_vfs
 from test_daemon import NO_BUS, main_config
 
 E810 = "0000:3b:00.0"  # e810.json
@@ -97,6 +98,7 @@ def test_firmware_raise_last_apply_says_pending_reboot(make_host):
     def reset(s):
         for p in s["pfs"]:
             p["total_vfs"] = p["firmware_total_vfs"]
+        place_card_vfs(s)
     h.edit(reset)
     st = pf_of(json.loads(run(h, "status", "--json").stdout), CX6_A)
     assert st["pending_reboot_reasons"] == [] and st["last_apply"]["pending_reboot"] is False, st

@@ -12,6 +12,7 @@ import json
 import re
 from pathlib import Path
 
+from conftest import place_card_vfs
 from test_daemon import NO_BUS
 from test_daemon_k8s import BOOT_1, CX6_NODE, env, k8s_notify_bin  # noqa: F401
 from test_firmware_reset import RESET_LOG
@@ -34,7 +35,7 @@ def set_pfs(h, **values):
     for p in s["pfs"]:
         if p["pci"] in (CX6_A, CX6_B):
             p.update(values)
-    h.save_atomic(s)
+    h.save_atomic(place_card_vfs(s))
 
 
 def pfs(h):

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Trial 23 (fresh eyes), sriovctl through the daemon while it cannot read the host: plan
 (whole host, one PF, --json) says the host could not be read and that its rows are as read
-last, and exits 1, so that no gate passes on a host the daemon cannot see; a PF's status shows
+last (above them on standard output, since trial 27), and exits 1, so that no gate passes on a host the daemon cannot see; a PF's status shows
 the PF as read last under the same header (exit 1); apply says why it failed (the daemon's
 host error: file and parse error), not only "Invalid argument". Once the host can be read
 again, all of it is as before."""
@@ -56,9 +56,9 @@ def test_plan_status_and_apply_say_the_host_cannot_be_read(make_host, start_daem
     for args in (["plan"], ["plan", "ens1f0"], ["plan", E810_A]):
         r = via_daemon(h, system_bus, *args)
         assert r.returncode == 1, (args, r)
-        line = next((x for x in r.stderr.splitlines()
-                     if x.startswith("sriov-persistd: " + HEADER)), "")
-        assert err["error"] in line and line.endswith(LAST), (args, r.stderr)
+        line = r.stdout.splitlines()[0]  # above the rows, as status says it (trial 27)
+        assert line.startswith("sriov-persistd: " + HEADER), (args, r.stdout)
+        assert err["error"] in line and line.endswith(LAST), (args, r.stdout)
         assert "0000:3b:00.0 (ens1f0): nothing to do" in r.stdout, (args, r.stdout)
     r = via_daemon(h, system_bus, "plan", "--json")
     assert r.returncode == 1, r
@@ -103,8 +103,9 @@ def test_a_pf_view_while_a_layout_change_waits(make_host, start_daemon, bus_clie
         assert E810_A in r.stdout and "ens1f1" not in r.stdout, (name, r.stdout)
         r = via_daemon(h, system_bus, "plan", name)
         assert r.returncode == 1, (name, r)
-        assert r.stderr.splitlines()[-1].endswith(LAST + WAITS), (name, r.stderr)
-        assert r.stdout.startswith("0000:3b:00.0 (ens1f0): "), (name, r.stdout)
+        lines = r.stdout.splitlines()
+        assert lines[0].endswith(LAST + WAITS), (name, r.stdout)
+        assert lines[1].startswith("0000:3b:00.0 (ens1f0): "), (name, r.stdout)
     r = via_daemon(h, system_bus, "apply", "ens1f0")
     assert r.returncode == 1, r
     assert ("Applying failed: reading the host failed: " + err["error"] + WAITS) in r.stderr, r

@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-from conftest import PF_IFACE, pf_path
+from conftest import PF_IFACE, pf_path, place_card_vfs
 from test_daemon import (E810_B, LAYOUT, NO_BUS, apply_all, configured_host, main_config,
                          replace_layout, sync)
 from test_metrics import value
@@ -102,7 +102,7 @@ def set_pfs(h, **values):
     for p in s["pfs"]:
         if p["pci"] in (CX6_A, CX6_B):
             p.update(values)
-    h.save_atomic(s)
+    h.save_atomic(place_card_vfs(s))
 
 
 @pytest.mark.parametrize("mode", ["report", "repair"])

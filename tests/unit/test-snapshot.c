@@ -376,7 +376,7 @@ static char *with_second_pf(const char *pf_pci, const char *vf_pci)
 	snprintf(pf, sizeof(pf),
 		 "} ] }, { \"pci\": \"%s\", \"name\": \"ens1f1\", \"vendor\": \"0x8086\", "
 		 "\"device\": \"0x159b\", \"driver\": \"ice\", \"vf_device\": \"0x1889\", "
-		 "\"vf_driver\": \"iavf\", \"total_vfs\": 128, \"num_vfs\": 1, \"vf_offset\": 8, "
+		 "\"vf_driver\": \"iavf\", \"total_vfs\": 128, \"num_vfs\": 1, \"vf_offset\": 135, "
 		 "\"vf_stride\": 1, \"mtu\": 1500, \"up\": true, "
 		 "\"permanent_mac\": \"b4:96:91:aa:bb:01\", \"eswitch_mode\": \"legacy\", "
 		 "\"link_type\": \"ethernet\", \"numa_node\": 0, \"firmware_total_vfs\": null, "
@@ -425,6 +425,18 @@ static void test_duplicate_pci(void **state)
 	/* all different: accepted */
 	text = with_second_pf("0000:3b:00.1", "0000:3b:11.0");
 	host_state_free(parse_ok(text));
+	free(text);
+	/* the VFs total_vfs allows two PFs would share addresses: no host is so,
+	 * and the VFs an apply made there would repeat one */
+	text = with_second_pf("0000:3b:00.1", "0000:3b:11.0");
+	{
+		char *meet = replace(text, "\"vf_offset\": 135", "\"vf_offset\": 100");
+
+		check_bad(meet,
+			  "pfs[1].total_vfs: 128 VFs of 0000:3b:00.1 would share 0000:3b:0c.5 "
+			  "with 0000:3b:00.0's (pfs[0]); set vf_offset past them");
+		free(meet);
+	}
 	free(text);
 	(void)state;
 }
