@@ -473,13 +473,13 @@ static bool print_left_hint(const struct ctl *c, struct json_object *doc, struct
 		print_reset_hint(c, doc, pf, pf_created_reset_hint(why), when);
 		return true;
 	}
-	/* deferred while what is left needs a disruptive change; with nothing
-	 * disruptive left (its VFs removed by hand since), it runs now */
+	/* deferred while what is left needs a disruptive change (with nothing
+	 * disruptive left, its VFs removed by hand since, it is pending, and
+	 * the hint is what runs it, print_run_hint()) */
 	if (streq_ptr(state, "deferred") &&
 	    streq_ptr(doc_str(doc_get(pf, "last_apply"), "by"), "reset")) {
 		print_reset_hint(c, doc, pf, pf_created_reset_hint(why),
-				 waits ? " once it is no longer deferred" :
-					 " now: nothing disruptive is left for it to wait for");
+				 " once it is no longer deferred");
 		return true;
 	}
 	return false;
