@@ -167,8 +167,8 @@ static int check_unconfigured(struct manager *m, struct pf_entry *e, const struc
 {
 	_cleanup_free_ char *left = NULL;
 	struct pf_status st = {};
+	bool has_record, disruptive = true;
 	struct pf_created c;
-	bool has_record;
 	int r, k;
 
 	e->resources_wanted = strv_free(e->resources_wanted);
@@ -176,6 +176,15 @@ static int check_unconfigured(struct manager *m, struct pf_entry *e, const struc
 	if (r > 0 && !(left = pf_created_describe(&c)))
 		return -ENOMEM;
 	has_record = pf_status_read(m->runtime_dir, e->pci, &st) >= 0;
+	/* a deferred reset's: what is left as status says it (gone too), and
+	 * whether it still needs a disruptive change */
+	if (has_record && st.reset && st.state == PF_STATUS_DEFERRED) {
+		left = mfree(left);
+		if (report_unconfigured_left(m->state_dir, pf, &left, &disruptive) < 0) {
+			pf_status_done(&st);
+			return -ENOMEM;
+		}
+	}
 	/* what an apply raised in firmware stays pending until the reboot,
 	 * whatever the layouts say */
 	if (manager_unasked_reasons(m, e, pf, has_record ? &st : NULL) < 0) {
@@ -183,7 +192,7 @@ static int check_unconfigured(struct manager *m, struct pf_entry *e, const struc
 			pf_status_done(&st);
 		return -ENOMEM;
 	}
-	k = unselected_state(e, m->set, left, has_record ? &st : NULL);
+	k = unselected_state(e, m->set, left, disruptive, has_record ? &st : NULL);
 	if (has_record)
 		pf_status_done(&st);
 	if (k < 0)

@@ -4,11 +4,11 @@
 #include "report.h"
 
 int unselected_state(struct pf_entry *e, const struct layout_set *set, const char *left,
-		     const struct pf_status *rec)
+		     bool disruptive, const struct pf_status *rec)
 {
 	_cleanup_free_ char *lifted = NULL;
 
-	if (rec && report_deferral_lifted(set, rec, NULL, &lifted) < 0)
+	if (rec && report_reset_deferral_lifted(set, rec, disruptive, NULL, &lifted) < 0)
 		return -ENOMEM;
 	e->state = decide_unconfigured(left != NULL, rec != NULL,
 				       rec ? rec->state : PF_STATUS_APPLIED,

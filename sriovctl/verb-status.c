@@ -473,6 +473,9 @@ static bool print_left_hint(const struct ctl *c, struct json_object *doc, struct
 		print_reset_hint(c, doc, pf, pf_created_reset_hint(why), when);
 		return true;
 	}
+	/* deferred while what is left needs a disruptive change (with nothing
+	 * disruptive left, its VFs removed by hand since, it is pending, and
+	 * the hint is what runs it, print_run_hint()) */
 	if (streq_ptr(state, "deferred") &&
 	    streq_ptr(doc_str(doc_get(pf, "last_apply"), "by"), "reset")) {
 		print_reset_hint(c, doc, pf, pf_created_reset_hint(why),

@@ -30,15 +30,12 @@ struct pf_report {
 	/* what a removed layout left, whose reset would be deferred now:
 	 * why (the main configuration's [Disruption] Policy=), else NULL */
 	const char *reset_waits;
+	/* resetting what a removed layout left needs a disruptive change */
+	bool reset_disruptive;
 };
 
-/* For a PF no layout selects: what a removed layout left ("4 VFs left from
- * a removed layout"), or, when the record says sriov-persist created VFs
- * that are not there as it left them, what a reset finds instead ("2 VF(s)
- * exist, but not the 4 sriov-persist created (...); left as they are");
- * NULL (with 0) for neither, or a record that cannot be read. */
-static int unconfigured_why(const char *state_dir, const struct pf_state *pf, char **ret,
-			    bool *ret_disruptive)
+int report_unconfigured_left(const char *state_dir, const struct pf_state *pf, char **ret,
+			     bool *ret_disruptive)
 {
 	struct pf_created c;
 	struct action a;
@@ -96,8 +93,9 @@ static int report_unconfigured(const struct host_view *v, const struct pf_view *
 	char *left;
 
 	r->state = "unconfigured";
-	if (unconfigured_why(state_dir, pv->pf, &left, &disruptive) < 0)
+	if (report_unconfigured_left(state_dir, pv->pf, &left, &disruptive) < 0)
 		return -ENOMEM;
+	r->reset_disruptive = disruptive;
 	r->reset_waits = disruptive ? disruption_waits(v->set) : NULL;
 	if (!unsettled) {
 		r->why = r->why_owned = left;
@@ -200,22 +198,43 @@ static bool record_of_reset(const struct pf_report *r)
 	return r->has_rec && r->rec.reset;
 }
 
+/* "not reset since its last reset was deferred by [Disruption] Policy=never,
+ * <now> (sriovctl reset 0000:3b:00.0 runs it)", now why it runs now; of an
+ * apply "not applied since its last apply ... applies it)". */
+static char *deferral_lifted_said(const struct pf_status *rec, const char *now, const char *options)
+{
+	bool reset = rec->reset;
+
+	return strdup_printf(
+		"not %s since its last %s was deferred%s%s, %s (sriovctl%s %s %s %s it)",
+		reset ? "reset" : "applied", reset ? "reset" : "apply",
+		rec->deferred_by ? " by [Disruption] Policy=" : "", strempty(rec->deferred_by), now,
+		strempty(options), reset ? "reset" : "apply", rec->pci, reset ? "runs" : "applies");
+}
+
 int report_deferral_lifted(const struct layout_set *set, const struct pf_status *rec,
 			   const char *options, char **ret)
 {
-	bool reset;
+	_cleanup_free_ char *now = NULL;
 
 	*ret = NULL;
 	if (!rec || rec->state != PF_STATUS_DEFERRED || !rec->deferred_by ||
 	    !set->disruption_policy || !set->disruption_runs ||
 	    streq(rec->deferred_by, set->disruption_policy))
 		return 0;
-	reset = rec->reset;
-	*ret = strdup_printf("not %s since its last %s was deferred by [Disruption] Policy=%s, "
-			     "which is now Policy=%s (sriovctl%s %s %s %s it)",
-			     reset ? "reset" : "applied", reset ? "reset" : "apply",
-			     rec->deferred_by, set->disruption_policy, strempty(options),
-			     reset ? "reset" : "apply", rec->pci, reset ? "runs" : "applies");
+	now = strdup_printf("which is now Policy=%s", set->disruption_policy);
+	*ret = now ? deferral_lifted_said(rec, now, options) : NULL;
+	return *ret ? 0 : -ENOMEM;
+}
+
+int report_reset_deferral_lifted(const struct layout_set *set, const struct pf_status *rec,
+				 bool disruptive, const char *options, char **ret)
+{
+	int r = report_deferral_lifted(set, rec, options, ret);
+
+	if (r < 0 || *ret || disruptive || !rec || !rec->reset || rec->state != PF_STATUS_DEFERRED)
+		return r;
+	*ret = deferral_lifted_said(rec, "and nothing disruptive is left for it now", options);
 	return *ret ? 0 : -ENOMEM;
 }
 
@@ -285,7 +304,8 @@ static int report_actions_left(const struct host_view *v, const struct pf_view *
 /* A PF that no layout selects, whose last reset failed or was deferred:
  * said so, not "unconfigured" (an apply of a layout removed since is not);
  * deferred after what is left, or pending when the policy that deferred it
- * lets it run now. */
+ * lets it run now, or nothing disruptive is left for it (the VFs removed by
+ * hand since). */
 static int report_reset_record(const struct host_view *v, const struct pf_view *pv,
 			       struct pf_report *r)
 {
@@ -295,7 +315,8 @@ static int report_reset_record(const struct host_view *v, const struct pf_view *
 	if (pv->desired || !r->why || !record_of_reset(r) || !r->rec.error ||
 	    (r->rec.state != PF_STATUS_FAILED && r->rec.state != PF_STATUS_DEFERRED))
 		return 0;
-	if (report_deferral_lifted(v->set, &r->rec, v->ctl_options, &lifted) < 0)
+	if (report_reset_deferral_lifted(v->set, &r->rec, r->reset_disruptive, v->ctl_options,
+					 &lifted) < 0)
 		return -ENOMEM;
 	if (!lifted && r->rec.state == PF_STATUS_FAILED) {
 		r->state = pf_status_state_to_string(r->rec.state);

@@ -75,6 +75,24 @@ int report_hold_lifted(const struct pf_view *pv, const struct pf_status *rec, co
  * and GetStatus()) and wait. -ENOMEM. */
 int report_deferral_lifted(const struct layout_set *set, const struct pf_status *rec,
 			   const char *options, char **ret);
+/* The same of a PF that no layout selects, and also when rec says its reset
+ * was deferred (by any policy) while nothing disruptive is left for it now
+ * (disruptive false: report_unconfigured_left()), its VFs removed by hand
+ * since: "not reset since its last reset was deferred by [Disruption]
+ * Policy=never, and nothing disruptive is left for it now (sriovctl reset
+ * 0000:3b:00.0 runs it)". The one rule of status and sriov-persistd's PF
+ * objects. -ENOMEM. */
+int report_reset_deferral_lifted(const struct layout_set *set, const struct pf_status *rec,
+				 bool disruptive, const char *options, char **ret);
+/* For a PF no layout selects: what a removed layout left ("4 VFs left from
+ * a removed layout"), or, when the record in state_dir says sriov-persist
+ * created VFs that are not there as it left them, what a reset finds
+ * instead ("2 VF(s) exist, but not the 4 sriov-persist created (...); left
+ * as they are"); NULL (with 0) for neither, or a record that cannot be
+ * read. *ret_disruptive: whether the next step that undoes it is
+ * disruptive. Status's reason; caller frees. -ENOMEM. */
+int report_unconfigured_left(const char *state_dir, const struct pf_state *pf, char **ret,
+			     bool *ret_disruptive);
 
 /* {"pfs": [...], "changes": bool}: per PF the actions apply would run. */
 int report_plan(const struct host_view *v, struct json_object **ret);

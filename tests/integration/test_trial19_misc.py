@@ -79,8 +79,9 @@ def test_last_apply_reset_is_dash_after_a_reset_and_the_manual_says_so(make_host
     assert row.split()[-1] == "-", row
     man = " ".join(man_text("sriovctl.8").split())
     assert ("LAST APPLY/RESET (when the PF's last apply or reset finished: the time of its status "
-            "record; - when the PF has none: it was never applied, or a reset removed what "
-            "sriov-persist created and dropped its record, see reset)") in man
+            "record, last_apply.finished_usec in --json; - when the PF has none, and last_apply is "
+            "then null: it was never applied; or a reset removed what sriov-persist created and "
+            "dropped its record, see reset;") in man
     assert ('a reset that leaves nothing of sriov-persist\'s on the PF ("reset, 1 action(s); '
             '0 VFs") drops its status record: status then shows - under LAST APPLY/RESET') in man
 

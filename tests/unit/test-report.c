@@ -512,6 +512,49 @@ static void test_status_deferral_lifted(void **state)
 	}
 }
 
+/* A deferred reset of a PF that no layout selects: pending once the policy
+ * lets it run, or once nothing disruptive is left for it (the VFs removed
+ * by hand since), whatever the policy; an apply's record only by the
+ * policy. */
+static void test_reset_deferral_lifted(void **state)
+{
+	struct layout_set set = { .disruption_policy = "never" };
+	struct pf_status st = { .state = PF_STATUS_DEFERRED,
+				.reset = true,
+				.deferred_by = (char *)"never" };
+	char *why;
+
+	(void)state;
+	snprintf(st.pci, sizeof(st.pci), "%s", ICE_PF);
+	assert_int_equal(report_reset_deferral_lifted(&set, &st, true, NULL, &why), 0);
+	assert_null(why);
+	assert_int_equal(report_reset_deferral_lifted(&set, &st, false, " --root /x", &why), 0);
+	assert_string_equal(why,
+			    "not reset since its last reset was deferred by [Disruption] "
+			    "Policy=never, and nothing disruptive is left for it now (sriovctl "
+			    "--root /x reset " ICE_PF " runs it)");
+	free(why);
+	/* the policy first, as report_deferral_lifted() says it */
+	set.disruption_policy = "immediate";
+	set.disruption_runs = true;
+	assert_int_equal(report_reset_deferral_lifted(&set, &st, false, NULL, &why), 0);
+	assert_string_equal(why,
+			    "not reset since its last reset was deferred by [Disruption] "
+			    "Policy=never, which is now Policy=immediate (sriovctl reset " ICE_PF
+			    " runs it)");
+	free(why);
+	/* an apply's record, or one that is not deferred: not this rule's */
+	set.disruption_policy = "never";
+	set.disruption_runs = false;
+	st.reset = false;
+	assert_int_equal(report_reset_deferral_lifted(&set, &st, false, NULL, &why), 0);
+	assert_null(why);
+	st.reset = true;
+	st.state = PF_STATUS_FAILED;
+	assert_int_equal(report_reset_deferral_lifted(&set, &st, false, NULL, &why), 0);
+	assert_null(why);
+}
+
 static void test_status_gone(void **state)
 {
 	struct env *e = *state;
@@ -1125,6 +1168,7 @@ int main(void)
 		cmocka_unit_test(test_switchdev_kept_says_whose_vfs),
 		cmocka_unit_test(test_reset_hint),
 		cmocka_unit_test_setup_teardown(test_status_deferral_lifted, setup, teardown),
+		cmocka_unit_test(test_reset_deferral_lifted),
 		cmocka_unit_test_setup_teardown(test_record_vfs_remade, setup, teardown),
 		cmocka_unit_test(test_record_by),
 		cmocka_unit_test(test_record_firmware),
