@@ -324,7 +324,7 @@ static int note_desired(struct manager *m, struct pf_entry *e, const struct pf_s
 		return -ENOMEM;
 	/* a limit set by hand since the card's raise: as the firmware holds it */
 	if (p && report_card_limit_said(m->runtime_dir, m->hs, pf, pf_desired_num_vfs(d, pf),
-					reasons) < 0) {
+					&reasons) < 0) {
 		strv_free(reasons);
 		return -ENOMEM;
 	}

@@ -323,7 +323,7 @@ static int report_pf(const struct host_view *v, const struct pf_view *pv, const 
 	r.has_rec = pf_status_read(runtime_dir, pv->pf->pci, &r.rec) >= 0;
 	if (pv->plan && report_card_limit_said(runtime_dir, v->hs, pv->pf,
 					       pf_desired_num_vfs(pv->desired, pv->pf),
-					       pv->plan->reboot_reasons) < 0)
+					       &pv->plan->reboot_reasons) < 0)
 		return -ENOMEM;
 	if (report_reset_record(v, pv, &r) < 0)
 		return -ENOMEM;
