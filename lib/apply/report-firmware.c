@@ -67,6 +67,15 @@ static int firmware_set_when(char **reasons, const struct pf_status *rec, const 
 	return 0;
 }
 
+bool report_unselected_asked(const struct layout_set *set, const struct host_state *hs,
+			     const struct pf_state *pf)
+{
+	const char *by = NULL;
+	uint32_t need = 0;
+
+	return host_card_need(set, hs, pf, &need, &by) >= 0 && report_firmware_needs(pf, need, by);
+}
+
 int report_unselected_reboot_reasons(const struct layout_set *set, const struct host_state *hs,
 				     const struct pf_status *rec, const struct pf_state *pf,
 				     char ***ret)
@@ -110,6 +119,29 @@ static int card_raise_changed(const char *runtime_dir, const struct host_state *
 	return -ENOENT;
 }
 
+/* The other port of pf's card whose status record carries the raise of the
+ * limit the firmware holds, when pf's own does not: pf's apply waited for
+ * that port's raise, which is that port's pending reboot. NULL: none. */
+static const char *card_raise_by(const char *runtime_dir, const struct host_state *hs,
+				 const struct pf_state *pf)
+{
+	_cleanup_(pf_status_done) struct pf_status own = {};
+
+	if (pf_status_read(runtime_dir, pf->pci, &own) >= 0 && own.firmware.set)
+		return NULL;
+	for (size_t i = 0; i < hs->n_pfs; i++) {
+		const struct pf_state *o = &hs->pfs[i];
+		_cleanup_(pf_status_done) struct pf_status st = {};
+
+		if (streq(o->pci, pf->pci) || !pci_same_device(o->pci, pf->pci) ||
+		    pf_status_read(runtime_dir, o->pci, &st) < 0)
+			continue;
+		if (st.firmware.set && st.firmware.total_vfs == (uint32_t)pf->firmware_total_vfs)
+			return o->pci;
+	}
+	return NULL;
+}
+
 /* "firmware VF limit 14 set in firmware, waiting for a reboot (the apply of
  * T raised it to 20[ for 0000:ca:00.0]; changed since; its layout needs
  * 16[ of it])". */
@@ -142,10 +174,21 @@ int report_card_limit_said(const char *runtime_dir, const struct host_state *hs,
 	if (!waiting)
 		return -ENOMEM;
 	for (char **r = *reasons; r && *r; r++) {
+		const char *theirs;
 		char *set;
 
 		if (!streq(*r, waiting))
 			continue;
+		/* the card raise another port's apply made: that port's */
+		theirs = card_raise_by(runtime_dir, hs, pf);
+		if (theirs) {
+			set = plan_card_wait_reason(*r, theirs);
+			if (!set)
+				return -ENOMEM;
+			free(*r);
+			*r = set;
+			return 0;
+		}
 		if (!by && card_raise_changed(runtime_dir, hs, pf, &rec, &by) < 0)
 			return 0;
 		set = card_limit_set(pf, &rec, by, want);

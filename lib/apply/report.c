@@ -139,7 +139,7 @@ static char *reboot_why(const struct plan *p)
 	_cleanup_strv_free_ char **done = NULL, **planned = NULL;
 	_cleanup_free_ char *d = NULL, *l = NULL;
 
-	if (plan_reboot_reasons_of(p, true, &done) < 0 ||
+	if (plan_reboot_reasons_waited(p, &done) < 0 ||
 	    plan_reboot_reasons_of(p, false, &planned) < 0 || !(d = strv_join(done, "; ")) ||
 	    !(l = strv_join(planned, "; ")))
 		return NULL;

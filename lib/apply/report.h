@@ -60,6 +60,12 @@ int report_card_limit_said(const char *runtime_dir, const struct host_state *hs,
  * than the limit in effect (sriov_totalvfs), "0000:ca:00.1's layout needs
  * 16 of it"; by NULL: no layout of the card's other ports wants VFs. */
 bool report_firmware_needs(const struct pf_state *pf, uint32_t need, const char *by) _pure_;
+/* Whether a layout of another port of pf's card, which no layout selects,
+ * needs the raise pf's status record carries (report_firmware_needs()):
+ * its pending reboot is then asked for, as that port's apply waits for
+ * it. */
+bool report_unselected_asked(const struct layout_set *set, const struct host_state *hs,
+			     const struct pf_state *pf);
 int report_unselected_reboot_reasons(const struct layout_set *set, const struct host_state *hs,
 				     const struct pf_status *rec, const struct pf_state *pf,
 				     char ***ret);

@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Trial 27 (fresh eyes), firmware of a two-port ConnectX card (cx6dx.json, one NUM_OF_VFS): a
 kept raise that no layout needs says so, not "<port>'s layout needs N of it" when N is within
-the limit in effect (4); a limit an apply raised, then set by hand in the firmware to another
+the limit in effect (4); the card's other port, whose apply waits for the raise the apply of the
+first port made, does not count it as its own pending reboot, which is the first port's (5a), and
+while the disruption policy defers the apply that raises it, says it waits for that apply (5b); a
+limit an apply raised, then set by hand in the firmware to another
 value than the one in effect, still waits for the reboot, said as the firmware holds it (6)."""
 
 import json
@@ -139,3 +142,73 @@ def test_the_daemon_keeps_a_limit_set_by_hand_pending(make_host, start_daemon, b
     st = json.loads(c.call("GetStatus"))
     pf = next(p for p in st["pfs"] if p["pci"] == CX6_A)
     assert said.fullmatch(f"{CX6_A}: " + pf["pending_reboot_reasons"][0]), pf
+
+
+# --- 5a: the other port waits for the card raise; the pending reboot is the first port's --------
+
+RAISED = "firmware VF limit raised to 20, waiting for a reboot"
+WAITS = f"{RAISED} (the card raise made by the apply of {CX6_A})"
+
+
+def test_the_other_port_waits_for_the_card_raise_in_status(make_host):
+    h = make_host("cx6dx.json")
+    h.main.write_text("[Disruption]\nPolicy=immediate\n[Reboot]\nPolicy=never\n")
+    layout(h, CX6_A, 20, "50-p0.conf")
+    assert h.run("apply", CX6_A, env=NO_BUS).returncode == 0
+    layout(h, CX6_B, 16, "51-p1.conf")
+    assert h.run("apply", CX6_B, env=NO_BUS).returncode == 0
+    a, b = pf_json(h, CX6_A), pf_json(h, CX6_B)
+    assert a["pending_reboot_reasons"] == [RAISED], a
+    assert b["state"] == "pending" and b["reason"] == WAITS, b
+    assert b["pending_reboot_reasons"] == [], b
+    out = h.run("status", env=NO_BUS).stdout
+    assert out.count("pending reboot:") == 1, out
+    assert f"    {WAITS}\n" in out, out
+    m = h.run("metrics", env=NO_BUS).stdout
+    assert f'sriov_persist_pf_reboot_pending{{pf="ens3f0np0",pf_pci="{CX6_A}"}} 1' in m, m
+    assert f'sriov_persist_pf_reboot_pending{{pf="ens3f1np1",pf_pci="{CX6_B}"}} 0' in m, m
+    assert f'pf_pci="{CX6_B}",reason=' not in m, m
+
+
+def test_the_daemon_credits_the_card_raise_to_the_first_port(make_host, start_daemon,
+                                                             bus_client):
+    c = bus_client
+    h = make_host("cx6dx.json")
+    h.main.write_text("[Drift]\nMode=report\n[Disruption]\nPolicy=immediate\n"
+                      "[Reboot]\nPolicy=never\n")
+    layout(h, CX6_A, 20, "50-p0.conf")
+    d = start_daemon(h)
+    from test_daemon import apply_all
+    apply_all(c, [CX6_A])
+    c.wait_property("State", "pending", pf_path(CX6_A), PF_IFACE)
+    m = c.mark()
+    layout(h, CX6_B, 16, "51-p1.conf")
+    c.call("Reload")
+    assert c.wait_applied(CX6_B, m) == 0
+    c.wait_property("LastError", WAITS, pf_path(CX6_B), PF_IFACE)
+    assert c.get("State", pf_path(CX6_B), PF_IFACE) == "pending"
+    assert c.get("PendingRebootReasons") == [f"{CX6_A}: {RAISED}"]
+    st = json.loads(c.call("GetStatus"))
+    b = next(p for p in st["pfs"] if p["pci"] == CX6_B)
+    assert b["pending_reboot_reasons"] == [], b
+    assert st["daemon"]["pending_reboot_reasons"] == [f"{CX6_A}: {RAISED}"], st["daemon"]
+    assert f"{CX6_B}: reboot needed" not in d.log_text(), d.log_text()
+
+
+# --- 5b: the apply that raises the card's limit, deferred by the disruption policy -------------
+
+def test_the_other_port_says_the_raising_apply_is_deferred(make_host):
+    h = make_host("cx6dx.json")
+    h.main.write_text("[Disruption]\nPolicy=never\n[Reboot]\nPolicy=never\n")
+    layout(h, CX6_A, 20, "50-p0.conf")
+    layout(h, CX6_B, 16, "51-p1.conf")
+    assert h.run("apply", env=NO_BUS).returncode != 0
+    assert pf_json(h, CX6_A)["state"] == "deferred"
+    out = h.run("status", env=NO_BUS).stdout
+    assert (f"firmware VF limit 8 (waits for the apply of {CX6_A}, which raises it and which the "
+            "disruption policy defers, one setting of this card)") in out, out
+    assert "to be raised by the apply of" not in out, out
+    # the policy lets it run: to be raised by that apply, which runs now
+    h.main.write_text("[Disruption]\nPolicy=immediate\n[Reboot]\nPolicy=never\n")
+    out = h.run("status", env=NO_BUS).stdout
+    assert f"(to be raised by the apply of {CX6_A}, one setting of this card)" in out, out
