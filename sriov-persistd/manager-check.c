@@ -326,7 +326,7 @@ static int set_settings(struct pf_entry *e, const struct pf_state *pf, const str
 /* What the PF's entry says of its layout (none: d NULL): the VFs, files,
  * keys, reboot reasons and device-plugin resources it wants. */
 static int note_desired(struct manager *m, struct pf_entry *e, const struct pf_state *pf,
-			const struct pf_desired *d, const struct plan *p)
+			const struct pf_desired *d, struct plan *p)
 {
 	char **names = NULL, **reasons;
 	int r;
@@ -336,17 +336,16 @@ static int note_desired(struct manager *m, struct pf_entry *e, const struct pf_s
 	r = set_settings(e, pf, d);
 	if (r < 0)
 		return r;
+	/* a limit set by hand since the card's raise: as the firmware holds
+	 * it; the card raise another port's apply made: that port's */
+	if (p && report_card_limit_said(m->runtime_dir, m->hs, pf, pf_desired_num_vfs(d, pf),
+					&p->reboot_reasons) < 0)
+		return -ENOMEM;
 	/* what an apply did that waits for the reboot, not what the plan
 	 * needs: a PF not applied yet waits for its apply, not a reboot */
 	reasons = NULL;
 	if (p && plan_reboot_reasons_of(p, true, &reasons) < 0)
 		return -ENOMEM;
-	/* a limit set by hand since the card's raise: as the firmware holds it */
-	if (p && report_card_limit_said(m->runtime_dir, m->hs, pf, pf_desired_num_vfs(d, pf),
-					reasons) < 0) {
-		strv_free(reasons);
-		return -ENOMEM;
-	}
 	set_strv(&e->reboot_reasons, reasons);
 	e->reboot_unasked = false;
 	if (!d || d->held)

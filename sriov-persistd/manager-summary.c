@@ -35,9 +35,14 @@ static int current_reasons(struct manager *m, struct reboot_record *ret)
 
 	for (size_t i = 0; i < m->n_pfs; i++) {
 		const struct pf_entry *e = m->pfs[i];
+		const struct pf_state *pf = m->hs ? host_state_find_pf(m->hs, e->pci) : NULL;
+		/* a layout of another port of the card that needs the raise of a
+		 * PF no layout selects asks for it: that port's apply waits for it */
+		bool unasked = e->reboot_unasked &&
+			       !(pf && report_unselected_asked(m->set, m->hs, pf));
 
 		for (char **r = e->reboot_reasons; r && *r; r++)
-			if ((e->reboot_unasked ?
+			if ((unasked ?
 				     reboot_record_add_unasked(&cur, e->pci, *r,
 							       unasked_since(m, e->pci, *r, now)) :
 				     reboot_record_add(&cur, e->pci, *r, now)) < 0) {

@@ -237,8 +237,9 @@ static struct json_object *card_raiser(struct json_object *doc, struct json_obje
  * card whose apply raises it: "firmware VF limit 8 (raised by the apply of
  * 0000:ca:00.1, one setting of this card: a reboot is pending through
  * it)", or before that port's apply "(to be raised by the apply of
- * 0000:ca:00.1, one setting of this card)". NULL when there is nothing to
- * say. */
+ * 0000:ca:00.1, one setting of this card)", "(waits for the apply of
+ * 0000:ca:00.1, which raises it and which the disruption policy defers,
+ * ...)" while the policy defers it. NULL when there is nothing to say. */
 static char *firmware_describe(const char *label, struct json_object *e, struct json_object *doc,
 			       struct json_object *pf)
 {
@@ -261,6 +262,10 @@ static char *firmware_describe(const char *label, struct json_object *e, struct 
 	if (by && doc_len(by, "pending_reboot_reasons") > 0)
 		through = strdup_printf("raised by the apply of %s, one setting of this card: a "
 					"reboot is pending through it",
+					strna(doc_str(by, "pci")));
+	else if (by && streq_ptr(doc_str(by, "state"), "deferred"))
+		through = strdup_printf("waits for the apply of %s, which raises it and which the "
+					"disruption policy defers, one setting of this card",
 					strna(doc_str(by, "pci")));
 	else if (by)
 		through = strdup_printf("to be raised by the apply of %s, one setting of this "

@@ -25,16 +25,23 @@ static char *firmware_vfs_said(const char *reason, const struct pf_status *rec,
 	return strdup_printf("%s (set by the apply of %s; %s)", reason, when, whose);
 }
 
+bool report_firmware_needs(const struct pf_state *pf, uint32_t need, const char *by)
+{
+	return by && need > pf->total_vfs;
+}
+
 /* The firmware's reasons that rec carries, with the time of the apply that
  * set them, "firmware VF limit raised to 16, waiting for a reboot (set by
  * the apply of 2026-12-07T12:09:56Z; no layout asks for it now)", or whose
- * layout needs the card's limit ("0000:ca:00.1's layout needs 12 of it");
- * those it does not carry (another port's raise of the card) go. */
+ * layout needs the card's limit ("0000:ca:00.1's layout needs 12 of it"):
+ * only a layout that needs more VFs than the limit in effect needs the
+ * raise (report_firmware_needs()); those it does not carry (another port's
+ * raise of the card) go. */
 static int firmware_set_when(char **reasons, const struct pf_status *rec, const struct pf_state *pf,
 			     uint32_t need, const char *by, char ***ret)
 {
 	_cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
-	_cleanup_free_ char *whose = by && need ?
+	_cleanup_free_ char *whose = report_firmware_needs(pf, need, by) ?
 					     strdup_printf("%s's layout needs %u of it", by, need) :
 					     strdup("no layout asks for it now");
 	char when[FORMAT_RFC3339_MAX];
@@ -58,6 +65,15 @@ static int firmware_set_when(char **reasons, const struct pf_status *rec, const 
 	}
 	*ret = TAKE_PTR(l);
 	return 0;
+}
+
+bool report_unselected_asked(const struct layout_set *set, const struct host_state *hs,
+			     const struct pf_state *pf)
+{
+	const char *by = NULL;
+	uint32_t need = 0;
+
+	return host_card_need(set, hs, pf, &need, &by) >= 0 && report_firmware_needs(pf, need, by);
 }
 
 int report_unselected_reboot_reasons(const struct layout_set *set, const struct host_state *hs,
@@ -103,13 +119,53 @@ static int card_raise_changed(const char *runtime_dir, const struct host_state *
 	return -ENOENT;
 }
 
+/* The other port of pf's card whose status record carries the raise of the
+ * limit the firmware holds, when pf's own does not: pf's apply waited for
+ * that port's raise, which is that port's pending reboot. NULL: none. */
+static const char *card_raise_by(const char *runtime_dir, const struct host_state *hs,
+				 const struct pf_state *pf)
+{
+	_cleanup_(pf_status_done) struct pf_status own = {};
+
+	if (pf_status_read(runtime_dir, pf->pci, &own) >= 0 && own.firmware.set)
+		return NULL;
+	for (size_t i = 0; i < hs->n_pfs; i++) {
+		const struct pf_state *o = &hs->pfs[i];
+		_cleanup_(pf_status_done) struct pf_status st = {};
+
+		if (streq(o->pci, pf->pci) || !pci_same_device(o->pci, pf->pci) ||
+		    pf_status_read(runtime_dir, o->pci, &st) < 0)
+			continue;
+		if (st.firmware.set && st.firmware.total_vfs == (uint32_t)pf->firmware_total_vfs)
+			return o->pci;
+	}
+	return NULL;
+}
+
+/* "firmware VF limit 14 set in firmware, waiting for a reboot (the apply of
+ * T raised it to 20[ for 0000:ca:00.0]; changed since; its layout needs
+ * 16[ of it])". */
+static char *card_limit_set(const struct pf_state *pf, const struct pf_status *rec, const char *by,
+			    uint32_t want)
+{
+	char when[FORMAT_RFC3339_MAX];
+	bool own = streq(by, pf->pci);
+
+	return strdup_printf("firmware VF limit %d set in firmware, waiting for a reboot (the "
+			     "apply of %s raised it to %u%s%s; changed since; its layout needs "
+			     "%u%s)",
+			     pf->firmware_total_vfs, format_rfc3339(when, rec->firmware.set),
+			     rec->firmware.total_vfs, own ? "" : " for ", own ? "" : by, want,
+			     want <= (uint32_t)pf->firmware_total_vfs ? " of it" : "");
+}
+
 int report_card_limit_said(const char *runtime_dir, const struct host_state *hs,
-			   const struct pf_state *pf, uint32_t want, char **reasons)
+			   const struct pf_state *pf, uint32_t want, char ***reasons)
 {
 	_cleanup_free_ char *waiting = NULL;
 	_cleanup_(pf_status_done) struct pf_status rec = {};
-	char when[FORMAT_RFC3339_MAX];
 	const char *by = NULL;
+	bool said = false;
 
 	if (!runtime_dir || !hs || pf->firmware_total_vfs < 0)
 		return 0;
@@ -117,25 +173,39 @@ int report_card_limit_said(const char *runtime_dir, const struct host_state *hs,
 				pf->firmware_total_vfs);
 	if (!waiting)
 		return -ENOMEM;
-	for (char **r = reasons; r && *r; r++) {
-		char *said;
+	for (char **r = *reasons; r && *r; r++) {
+		const char *theirs;
+		char *set;
 
 		if (!streq(*r, waiting))
 			continue;
+		/* the card raise another port's apply made: that port's */
+		theirs = card_raise_by(runtime_dir, hs, pf);
+		if (theirs) {
+			set = plan_card_wait_reason(*r, theirs);
+			if (!set)
+				return -ENOMEM;
+			free(*r);
+			*r = set;
+			return 0;
+		}
 		if (!by && card_raise_changed(runtime_dir, hs, pf, &rec, &by) < 0)
 			return 0;
-		said = strdup_printf("firmware VF limit %d set in firmware, waiting for a reboot "
-				     "(the apply of %s raised it to %u%s%s; changed since; its "
-				     "layout needs %u of it)",
-				     pf->firmware_total_vfs, format_rfc3339(when, rec.firmware.set),
-				     rec.firmware.total_vfs, streq(by, pf->pci) ? "" : " for ",
-				     streq(by, pf->pci) ? "" : by, want);
-		if (!said)
+		set = card_limit_set(pf, &rec, by, want);
+		if (!set)
 			return -ENOMEM;
 		free(*r);
-		*r = said;
+		*r = set;
+		said = true;
 	}
-	return 0;
+	/* a layout that wants more than the limit set by hand: its plan raises
+	 * it again, and meanwhile the limit the firmware holds waits for the
+	 * reboot as it is */
+	if (said || (uint32_t)pf->firmware_total_vfs <= pf->total_vfs ||
+	    want <= (uint32_t)pf->firmware_total_vfs ||
+	    card_raise_changed(runtime_dir, hs, pf, &rec, &by) < 0)
+		return 0;
+	return strv_consume(reasons, card_limit_set(pf, &rec, by, want));
 }
 
 int report_firmware_put(struct json_object *o, const struct host_view *v, const struct pf_view *pv)

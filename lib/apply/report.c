@@ -137,7 +137,7 @@ static char *reboot_why(const struct plan *p)
 	_cleanup_strv_free_ char **done = NULL, **planned = NULL;
 	_cleanup_free_ char *d = NULL, *l = NULL;
 
-	if (plan_reboot_reasons_of(p, true, &done) < 0 ||
+	if (plan_reboot_reasons_waited(p, &done) < 0 ||
 	    plan_reboot_reasons_of(p, false, &planned) < 0 || !(d = strv_join(done, "; ")) ||
 	    !(l = strv_join(planned, "; ")))
 		return NULL;
@@ -344,7 +344,7 @@ static int report_pf(const struct host_view *v, const struct pf_view *pv, const 
 	r.has_rec = pf_status_read(runtime_dir, pv->pf->pci, &r.rec) >= 0;
 	if (pv->plan && report_card_limit_said(runtime_dir, v->hs, pv->pf,
 					       pf_desired_num_vfs(pv->desired, pv->pf),
-					       pv->plan->reboot_reasons) < 0)
+					       &pv->plan->reboot_reasons) < 0)
 		return -ENOMEM;
 	if (report_reset_record(v, pv, &r) < 0)
 		return -ENOMEM;

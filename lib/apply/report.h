@@ -48,9 +48,24 @@ int report_firmware_put(struct json_object *o, const struct host_view *v, const 
  * record in runtime_dir, of any port) raised it to another limit, said as
  * the firmware holds it, as the raising port says it: "firmware VF limit
  * 12 set in firmware, waiting for a reboot (the apply of T raised it to 16
- * for 0000:ca:00.0; changed since; its layout needs 12 of it)". -ENOMEM. */
+ * for 0000:ca:00.0; changed since; its layout needs 12 of it)"; and, when
+ * the layout wants more than that limit (the plan raises it again), such a
+ * reason added: what the firmware holds waits for the reboot as well, "...
+ * (the apply of T raised it to 20; changed since; its layout needs 24)".
+ * *reasons may be reallocated. -ENOMEM. */
 int report_card_limit_said(const char *runtime_dir, const struct host_state *hs,
-			   const struct pf_state *pf, uint32_t want, char **reasons);
+			   const struct pf_state *pf, uint32_t want, char ***reasons);
+/* Whether the layout of by, another port of pf's card, that wants need VFs
+ * needs a raise of the card's firmware VF limit: only when it wants more
+ * than the limit in effect (sriov_totalvfs), "0000:ca:00.1's layout needs
+ * 16 of it"; by NULL: no layout of the card's other ports wants VFs. */
+bool report_firmware_needs(const struct pf_state *pf, uint32_t need, const char *by) _pure_;
+/* Whether a layout of another port of pf's card, which no layout selects,
+ * needs the raise pf's status record carries (report_firmware_needs()):
+ * its pending reboot is then asked for, as that port's apply waits for
+ * it. */
+bool report_unselected_asked(const struct layout_set *set, const struct host_state *hs,
+			     const struct pf_state *pf);
 int report_unselected_reboot_reasons(const struct layout_set *set, const struct host_state *hs,
 				     const struct pf_status *rec, const struct pf_state *pf,
 				     char ***ret);

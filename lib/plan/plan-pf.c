@@ -93,7 +93,21 @@ bool plan_firmware_reason_gone(const struct pf_state *pf, const char *reason)
 	       (pf->firmware_total_vfs >= 0 && (uint32_t)pf->firmware_total_vfs != n);
 }
 
-int plan_reboot_reasons_of(const struct plan *p, bool waiting, char ***ret)
+static const char card_wait[] = " (the card raise made by the apply of ";
+
+char *plan_card_wait_reason(const char *reason, const char *by)
+{
+	return strdup_printf("%s%s%s)", reason, card_wait, by);
+}
+
+bool plan_reason_card_wait(const char *reason)
+{
+	return plan_firmware_reason_raised(reason) && strstr(reason, card_wait);
+}
+
+/* waiting: the reasons an apply did (card: also those of the card raise
+ * another port's apply made); else those only planned. */
+static int reasons_of(const struct plan *p, bool waiting, bool card, char ***ret)
 {
 	_cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
 
@@ -101,10 +115,20 @@ int plan_reboot_reasons_of(const struct plan *p, bool waiting, char ***ret)
 		return -ENOMEM;
 	for (char **r = p->reboot_reasons; *r; r++)
 		if (strv_contains(p->reboot_planned, *r) != waiting &&
-		    strv_consume(&l, strdup(*r)) < 0)
+		    (card || !plan_reason_card_wait(*r)) && strv_consume(&l, strdup(*r)) < 0)
 			return -ENOMEM;
 	*ret = TAKE_PTR(l);
 	return 0;
+}
+
+int plan_reboot_reasons_of(const struct plan *p, bool waiting, char ***ret)
+{
+	return reasons_of(p, waiting, false, ret);
+}
+
+int plan_reboot_reasons_waited(const struct plan *p, char ***ret)
+{
+	return reasons_of(p, true, true, ret);
 }
 
 unsigned plan_link_port(const char *pci)

@@ -98,10 +98,25 @@ uint32_t plan_firmware_reason_raised(const char *reason) _pure_;
 /* The reboot reasons of p that an apply has done and that wait for the
  * reboot (waiting): what the firmware holds for the next boot, "firmware VF
  * limit raised to 16, waiting for a reboot", "link type infiniband is set in
- * firmware, waiting for a reboot"; or (!waiting) those that only the plan
+ * firmware, waiting for a reboot", not the card raise of another port's apply
+ * (plan_reason_card_wait()), which is that port's pending reboot; or (!waiting) those that only the plan
  * needs, which its apply sets first: "firmware VF limit 8 -> 16 takes effect
  * after a reboot". *ret is NULL-terminated, never NULL. -ENOMEM. */
 int plan_reboot_reasons_of(const struct plan *p, bool waiting, char ***ret);
+/* Of reason, the plan's "firmware VF limit raised to 20, waiting for a
+ * reboot" of a port whose card's limit the apply of another port, by,
+ * raised: what it waits for is that port's pending reboot, not one of its
+ * own, "firmware VF limit raised to 20, waiting for a reboot (the card
+ * raise made by the apply of 0000:ca:00.0)". NULL on ENOMEM. */
+char *plan_card_wait_reason(const char *reason, const char *by);
+/* Whether reason is one plan_card_wait_reason() made: a reboot reason
+ * that plan_reboot_reasons_of() leaves out, as it is another port's. */
+bool plan_reason_card_wait(const char *reason) _pure_;
+/* The reboot reasons of p that wait for the reboot (plan_reboot_reasons_of(),
+ * waiting), and those of the card raise of another port's apply it waits
+ * for (plan_reason_card_wait()): all that the PF, applied as far as it
+ * goes, waits for. -ENOMEM. */
+int plan_reboot_reasons_waited(const struct plan *p, char ***ret);
 /* Adds reason (taken over, also on failure) to p's reboot reasons as one
  * that an action of p brings. -ENOMEM. */
 int plan_add_planned_reason(struct plan *p, char *reason);

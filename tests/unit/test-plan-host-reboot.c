@@ -117,12 +117,46 @@ static void test_link_type_reason_gone(void **state)
 						    "waiting for a reboot"));
 }
 
+/* The card raise another port's apply made: waited for, not the PF's own
+ * pending reboot; still the limit it waited for, and gone as that is. */
+static void test_card_wait_reason(void **state)
+{
+	static char *none[] = { NULL };
+	char *raised = (char *)"firmware VF limit raised to 20, waiting for a reboot";
+	char *link = (char *)"link type infiniband is set in firmware, waiting for a reboot";
+	char *wait = plan_card_wait_reason(raised, "0000:ca:00.0");
+	char *reasons[] = { wait, link, NULL };
+	struct plan p = { .reboot_reasons = reasons, .reboot_planned = none };
+	struct pf_state pf = { .total_vfs = 8, .firmware_total_vfs = 20 };
+	char **l = NULL;
+
+	assert_string_equal(wait, "firmware VF limit raised to 20, waiting for a reboot (the card "
+				  "raise made by the apply of 0000:ca:00.0)");
+	assert_true(plan_reason_card_wait(wait));
+	assert_false(plan_reason_card_wait(raised));
+	assert_false(plan_reason_card_wait(link));
+	assert_int_equal(plan_firmware_reason_raised(wait), 20);
+	assert_false(plan_firmware_reason_gone(&pf, wait));
+	pf.total_vfs = 20;
+	assert_true(plan_firmware_reason_gone(&pf, wait));
+	assert_int_equal(plan_reboot_reasons_of(&p, true, &l), 0);
+	assert_int_equal(strv_length(l), 1);
+	assert_string_equal(l[0], link);
+	l = strv_free(l);
+	assert_int_equal(plan_reboot_reasons_waited(&p, &l), 0);
+	assert_int_equal(strv_length(l), 2);
+	assert_string_equal(l[0], wait);
+	strv_free(l);
+	free(wait);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_host_reboot_reasons),
 		cmocka_unit_test(test_firmware_reason_gone),
 		cmocka_unit_test(test_link_type_reason_gone),
+		cmocka_unit_test(test_card_wait_reason),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1148,6 +1148,20 @@ static void test_record_card_raise_took_effect(void **state)
 	assert_false(pf_status_firmware_took_effect(&st, &pf));
 }
 
+static void test_firmware_needs(void **state)
+{
+	struct pf_state pf = { .pci = "0000:ca:00.0", .total_vfs = 12, .firmware_total_vfs = 16 };
+
+	/* only a layout that wants more than the limit in effect needs a raise */
+	assert_false(report_firmware_needs(&pf, 4, "0000:ca:00.1"));
+	assert_false(report_firmware_needs(&pf, 12, "0000:ca:00.1"));
+	assert_true(report_firmware_needs(&pf, 13, "0000:ca:00.1"));
+	assert_true(report_firmware_needs(&pf, 16, "0000:ca:00.1"));
+	assert_false(report_firmware_needs(&pf, 16, NULL));
+	pf.total_vfs = 20; /* 16 within the 20 in effect */
+	assert_false(report_firmware_needs(&pf, 16, "0000:ca:00.1"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1174,6 +1188,7 @@ int main(void)
 		cmocka_unit_test(test_record_firmware),
 		cmocka_unit_test(test_record_firmware_took_effect),
 		cmocka_unit_test(test_record_card_raise_took_effect),
+		cmocka_unit_test(test_firmware_needs),
 		cmocka_unit_test_setup_teardown(test_record_firmware_carried, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_record_without_drain, setup, teardown),
 	};
