@@ -159,52 +159,6 @@ static bool judge_changes(struct manager *m, struct pf_entry *e, const struct pf
 	return v.apply;
 }
 
-/* No layout selects the PF: nothing to do, whatever it has. What a removed
- * layout left there is said, and stays until a reset; a reset that waits
- * for the policy or failed says so instead, as sriovctl status does
- * (unselected_state()). */
-static int check_unconfigured(struct manager *m, struct pf_entry *e, const struct pf_state *pf)
-{
-	_cleanup_free_ char *left = NULL;
-	struct pf_status st = {};
-	bool has_record, disruptive = true;
-	struct pf_created c;
-	int r, k;
-
-	e->resources_wanted = strv_free(e->resources_wanted);
-	r = pf_created_left(m->state_dir, pf, &c);
-	if (r > 0 && !(left = pf_created_describe(&c)))
-		return -ENOMEM;
-	has_record = pf_status_read(m->runtime_dir, e->pci, &st) >= 0;
-	/* a deferred reset's: what is left as status says it (gone too), and
-	 * whether it still needs a disruptive change */
-	if (has_record && st.reset && st.state == PF_STATUS_DEFERRED) {
-		left = mfree(left);
-		if (report_unconfigured_left(m->state_dir, pf, &left, &disruptive) < 0) {
-			pf_status_done(&st);
-			return -ENOMEM;
-		}
-	}
-	/* what an apply raised in firmware stays pending until the reboot,
-	 * whatever the layouts say */
-	if (manager_unasked_reasons(m, e, pf, has_record ? &st : NULL) < 0) {
-		if (has_record)
-			pf_status_done(&st);
-		return -ENOMEM;
-	}
-	k = unselected_state(e, m->set, left, disruptive, has_record ? &st : NULL);
-	if (has_record)
-		pf_status_done(&st);
-	if (k < 0)
-		return k;
-	if (r == 0) /* no VF of ours left: no pod of ours uses one */
-		e->resources_running = strv_free(e->resources_running);
-	e->drift = strv_free(e->drift);
-	e->deferred_base = deferred_base_free(e->deferred_base);
-	e->given_up = mfree(e->given_up);
-	return 0;
-}
-
 /* Whether the PF is not the daemon's to apply now, and why: udev is not done
  * with its netdev (bringing it up before the rename makes the rename fail),
  * or its netdev appeared while we ran and the apply unit that udev started
@@ -398,7 +352,7 @@ static int check_pf(struct manager *m, struct pf_entry *e, bool may_apply)
 	if (r < 0)
 		return r;
 	if (!d)
-		return check_unconfigured(m, e, pf);
+		return unselected_check(m, e, pf);
 	if (!d->held && p->n_actions == 0)
 		layouts_record_at_rest(m, pf);
 	if (d->held || p->n_actions == 0)

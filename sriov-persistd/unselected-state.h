@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* The state and LastError of a PF that no layout selects, after the daemon
- * looked at it (manager-check.c), in the words sriovctl status has. */
+/* A PF that no layout selects, when the daemon looks at it (manager-check.c):
+ * its state and LastError in the words sriovctl status has. */
 
 #include "manager.h"
 
@@ -16,3 +16,8 @@ struct pf_status;
  * runs it (report_reset_deferral_lifted()). -ENOMEM. */
 int unselected_state(struct pf_entry *e, const struct layout_set *set, const char *left,
 		     bool disruptive, const struct pf_status *rec);
+/* The daemon's look at e, whose PF pf no layout selects: nothing to do,
+ * whatever it has; what a removed layout left, a reset that waits or
+ * failed, what an apply raised in firmware, said by unselected_state();
+ * what drift or a deferral it had is forgotten. -ENOMEM. */
+int unselected_check(struct manager *m, struct pf_entry *e, const struct pf_state *pf);
