@@ -36,12 +36,17 @@ static int current_reasons(struct manager *m, struct reboot_record *ret)
 	for (size_t i = 0; i < m->n_pfs; i++) {
 		const struct pf_entry *e = m->pfs[i];
 		const struct pf_state *pf = m->hs ? host_state_find_pf(m->hs, e->pci) : NULL;
-		/* a layout of another port of the card that needs the raise of a
-		 * PF no layout selects asks for it: that port's apply waits for it */
-		bool unasked = e->reboot_unasked &&
-			       !(pf && report_unselected_asked(m->set, m->hs, pf));
 
-		for (char **r = e->reboot_reasons; r && *r; r++)
+		for (char **r = e->reboot_reasons; r && *r; r++) {
+			/* a layout of another port of the card that needs the
+			 * raise of a PF no layout selects asks for that raise:
+			 * that port's apply waits for it; a limit set by hand
+			 * short of what the PF's layout wants, no layout */
+			bool unasked =
+				e->reboot_unasked ?
+					!(pf && report_unselected_asked(m->set, m->hs, pf, *r)) :
+					report_card_limit_short(*r);
+
 			if ((unasked ?
 				     reboot_record_add_unasked(&cur, e->pci, *r,
 							       unasked_since(m, e->pci, *r, now)) :
@@ -49,6 +54,7 @@ static int current_reasons(struct manager *m, struct reboot_record *ret)
 				reboot_record_done(&cur);
 				return -ENOMEM;
 			}
+		}
 	}
 	*ret = cur;
 	return 0;

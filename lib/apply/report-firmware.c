@@ -67,13 +67,37 @@ static int firmware_set_when(char **reasons, const struct pf_status *rec, const 
 	return 0;
 }
 
+bool report_unselected_reason_asked(const struct pf_state *pf, const char *reason, uint32_t need,
+				    const char *by)
+{
+	uint32_t raised = plan_firmware_reason_raised(reason);
+
+	return report_firmware_needs(pf, need, by) && raised >= need;
+}
+
 bool report_unselected_asked(const struct layout_set *set, const struct host_state *hs,
-			     const struct pf_state *pf)
+			     const struct pf_state *pf, const char *reason)
 {
 	const char *by = NULL;
 	uint32_t need = 0;
 
-	return host_card_need(set, hs, pf, &need, &by) >= 0 && report_firmware_needs(pf, need, by);
+	return host_card_need(set, hs, pf, &need, &by) >= 0 &&
+	       report_unselected_reason_asked(pf, reason, need, by);
+}
+
+bool report_card_limit_short(const char *reason)
+{
+	static const char needs[] = "; changed since; its layout needs ";
+	const char *p;
+	unsigned n, want;
+	int end = 0;
+
+	if (sscanf(reason, "firmware VF limit %u set in firmware, waiting for a reboot%n", &n,
+		   &end) != 1 ||
+	    end == 0)
+		return false;
+	p = strstr(reason, needs);
+	return p && sscanf(p + strlen(needs), "%u", &want) == 1 && want > n;
 }
 
 int report_unselected_reboot_reasons(const struct layout_set *set, const struct host_state *hs,
@@ -96,11 +120,16 @@ int report_unselected_reboot_reasons(const struct layout_set *set, const struct 
 
 /* The raise of pf's card that a status record of one of its ports carries
  * (the apply of *ret_rec, ret_by the port), when the firmware holds another
- * limit since (set by hand). -ENOENT: none. */
+ * limit since (set by hand): none when the record of a port carries the
+ * limit the firmware holds (a later raise, by another port's apply).
+ * -ENOENT: none. */
 static int card_raise_changed(const char *runtime_dir, const struct host_state *hs,
 			      const struct pf_state *pf, struct pf_status *ret_rec,
 			      const char **ret_by)
 {
+	struct pf_status found = {};
+	const char *by = NULL;
+
 	for (size_t i = 0; i < hs->n_pfs; i++) {
 		const struct pf_state *o = &hs->pfs[i];
 		struct pf_status st = {};
@@ -108,15 +137,23 @@ static int card_raise_changed(const char *runtime_dir, const struct host_state *
 		if (!pci_same_device(o->pci, pf->pci) ||
 		    pf_status_read(runtime_dir, o->pci, &st) < 0)
 			continue;
-		if (st.firmware.set && st.firmware.total_vfs &&
-		    st.firmware.total_vfs != (uint32_t)pf->firmware_total_vfs) {
-			*ret_rec = st;
-			*ret_by = o->pci;
-			return 0;
+		if (st.firmware.set && st.firmware.total_vfs == (uint32_t)pf->firmware_total_vfs) {
+			pf_status_done(&st);
+			if (by)
+				pf_status_done(&found);
+			return -ENOENT;
 		}
-		pf_status_done(&st);
+		if (!by && st.firmware.set && st.firmware.total_vfs) {
+			found = st;
+			by = o->pci;
+		} else
+			pf_status_done(&st);
 	}
-	return -ENOENT;
+	if (!by)
+		return -ENOENT;
+	*ret_rec = found;
+	*ret_by = by;
+	return 0;
 }
 
 /* The other port of pf's card whose status record carries the raise of the
@@ -127,7 +164,10 @@ static const char *card_raise_by(const char *runtime_dir, const struct host_stat
 {
 	_cleanup_(pf_status_done) struct pf_status own = {};
 
-	if (pf_status_read(runtime_dir, pf->pci, &own) >= 0 && own.firmware.set)
+	/* pf's own raise is the one the firmware holds (0: a record of an
+	 * earlier version that does not say its value) */
+	if (pf_status_read(runtime_dir, pf->pci, &own) >= 0 && own.firmware.set &&
+	    (!own.firmware.total_vfs || own.firmware.total_vfs == (uint32_t)pf->firmware_total_vfs))
 		return NULL;
 	for (size_t i = 0; i < hs->n_pfs; i++) {
 		const struct pf_state *o = &hs->pfs[i];
@@ -162,7 +202,7 @@ static char *card_limit_set(const struct pf_state *pf, const struct pf_status *r
 int report_card_limit_said(const char *runtime_dir, const struct host_state *hs,
 			   const struct pf_state *pf, uint32_t want, char ***reasons)
 {
-	_cleanup_free_ char *waiting = NULL;
+	_cleanup_free_ char *waiting = NULL, *set_hand = NULL;
 	_cleanup_(pf_status_done) struct pf_status rec = {};
 	const char *by = NULL;
 	bool said = false;
@@ -200,12 +240,18 @@ int report_card_limit_said(const char *runtime_dir, const struct host_state *hs,
 	}
 	/* a layout that wants more than the limit set by hand: its plan raises
 	 * it again, and meanwhile the limit the firmware holds waits for the
-	 * reboot as it is */
+	 * reboot as it is, a reboot no layout asks for (report_card_limit_short());
+	 * said once, however often this runs on the same reasons */
 	if (said || (uint32_t)pf->firmware_total_vfs <= pf->total_vfs ||
 	    want <= (uint32_t)pf->firmware_total_vfs ||
 	    card_raise_changed(runtime_dir, hs, pf, &rec, &by) < 0)
 		return 0;
-	return strv_consume(reasons, card_limit_set(pf, &rec, by, want));
+	set_hand = card_limit_set(pf, &rec, by, want);
+	if (!set_hand)
+		return -ENOMEM;
+	if (strv_contains(*reasons, set_hand))
+		return 0;
+	return strv_consume(reasons, TAKE_PTR(set_hand));
 }
 
 int report_firmware_put(struct json_object *o, const struct host_view *v, const struct pf_view *pv)

@@ -51,7 +51,8 @@ int report_firmware_put(struct json_object *o, const struct host_view *v, const 
  * for 0000:ca:00.0; changed since; its layout needs 12 of it)"; and, when
  * the layout wants more than that limit (the plan raises it again), such a
  * reason added: what the firmware holds waits for the reboot as well, "...
- * (the apply of T raised it to 20; changed since; its layout needs 24)".
+ * (the apply of T raised it to 20; changed since; its layout needs 24)",
+ * once (report_card_limit_short(): no reboot is asked for it).
  * *reasons may be reallocated. -ENOMEM. */
 int report_card_limit_said(const char *runtime_dir, const struct host_state *hs,
 			   const struct pf_state *pf, uint32_t want, char ***reasons);
@@ -60,12 +61,26 @@ int report_card_limit_said(const char *runtime_dir, const struct host_state *hs,
  * than the limit in effect (sriov_totalvfs), "0000:ca:00.1's layout needs
  * 16 of it"; by NULL: no layout of the card's other ports wants VFs. */
 bool report_firmware_needs(const struct pf_state *pf, uint32_t need, const char *by) _pure_;
-/* Whether a layout of another port of pf's card, which no layout selects,
- * needs the raise pf's status record carries (report_firmware_needs()):
- * its pending reboot is then asked for, as that port's apply waits for
- * it. */
+/* Whether reason, a pending reboot reason of pf, which no layout selects,
+ * is asked for by the layout of by, another port of pf's card, that wants
+ * need VFs: only a raise of the firmware VF limit an apply made ("firmware
+ * VF limit raised to 16, waiting for a reboot ...",
+ * plan_firmware_reason_raised()) to at least need, when that layout needs
+ * a raise (report_firmware_needs()), as that port's apply waits for it. A
+ * link type, a limit set by hand since, or a raise short of need: no
+ * layout asks for it, and no reboot is made for it. */
+bool report_unselected_reason_asked(const struct pf_state *pf, const char *reason, uint32_t need,
+				    const char *by) _pure_;
+/* report_unselected_reason_asked() with the need of the layouts of set of
+ * the other ports of pf's card (host_card_need()). */
 bool report_unselected_asked(const struct layout_set *set, const struct host_state *hs,
-			     const struct pf_state *pf);
+			     const struct pf_state *pf, const char *reason);
+/* Whether reason is the one report_card_limit_said() adds of a limit set
+ * by hand that the PF's layout wants more than ("firmware VF limit 14 set
+ * in firmware, waiting for a reboot (...; changed since; its layout needs
+ * 20)"): the reboot does not give that layout what it wants, so no layout
+ * asks for it and no reboot is made for it. */
+bool report_card_limit_short(const char *reason) _pure_;
 int report_unselected_reboot_reasons(const struct layout_set *set, const struct host_state *hs,
 				     const struct pf_status *rec, const struct pf_state *pf,
 				     char ***ret);

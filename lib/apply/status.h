@@ -92,11 +92,12 @@ int pf_status_list(const char *dir, char ***ret);
  * apply set stays set whatever the layouts say now, so the record stays
  * until then. */
 bool pf_status_firmware_pending(const struct pf_status *s, const struct pf_state *pf) _pure_;
-/* The firmware VF limit whose reboot the apply s records waited for: the
- * raise it made (s->firmware), else, of an apply of a port whose card's
- * limit the apply of another port raised, the limit its reboot reasons name
- * ("firmware VF limit raised to 20, waiting for a reboot"); 0: none, or not
- * known (a record of an earlier version that does not say its value). */
+/* The firmware VF limit whose reboot the apply s records waited for: when s
+ * says firmware.set, the raise it made (s->firmware.total_vfs; 0 from a
+ * record of an earlier version that does not say its value); else, unless
+ * s records a reset, the N of the first "firmware VF limit raised to N,
+ * waiting for a reboot" of its reboot reasons, whatever raised it (the
+ * card's raise made by the apply of another port); 0: none. */
 uint32_t pf_status_firmware_waited(const struct pf_status *s) _pure_;
 /* Whether s records an apply (applied, degraded) that waited for the reboot
  * that brings a firmware VF limit, its own raise or the card's raise made

@@ -73,22 +73,17 @@ uint32_t plan_firmware_reason_raised(const char *reason)
 
 bool plan_firmware_reason_gone(const struct pf_state *pf, const char *reason)
 {
-	static const char raised[] = "firmware VF limit raised to ", set[] = "firmware VF limit ";
-	unsigned n;
+	static const char set[] = "firmware VF limit ";
+	unsigned n = plan_firmware_reason_raised(reason);
 	int end = 0;
 
-	if (startswith(reason, raised)) {
-		reason += strlen(raised);
-		if (sscanf(reason, "%u,%n", &n, &end) != 1 || end == 0)
-			return false;
-	} else if (startswith(reason, set)) {
+	if (n == 0 && startswith(reason, set)) {
 		reason += strlen(set);
-		if (sscanf(reason, "%u set in firmware,%n", &n, &end) != 1 || end == 0)
+		if (*reason < '0' || *reason > '9' ||
+		    sscanf(reason, "%u set in firmware,%n", &n, &end) != 1 || end == 0)
 			return false;
-	} else
+	} else if (n == 0)
 		return link_type_reason_gone(pf, reason);
-	if (*reason < '0' || *reason > '9')
-		return false;
 	return pf->total_vfs >= n ||
 	       (pf->firmware_total_vfs >= 0 && (uint32_t)pf->firmware_total_vfs != n);
 }

@@ -1162,6 +1162,117 @@ static void test_firmware_needs(void **state)
 	assert_false(report_firmware_needs(&pf, 16, "0000:ca:00.1"));
 }
 
+/* Of a PF no layout selects, only a raise an apply made to at least what
+ * the layout of the card's other port needs is that layout's: a link type,
+ * a limit set by hand since or a raise short of the need is no layout's,
+ * and no reboot is made for it. */
+static void test_unselected_reason_asked(void **state)
+{
+	struct pf_state pf = { .pci = "0000:ca:00.0", .total_vfs = 8, .firmware_total_vfs = 16 };
+	const char *raised =
+		"firmware VF limit raised to 16, waiting for a reboot (set by the apply "
+		"of 2026-12-07T12:09:56Z; 0000:ca:00.1's layout needs 12 of it)";
+	const char *link = "link type infiniband is set in firmware, waiting for a reboot (set by "
+			   "the apply of 2026-12-07T12:09:56Z; no layout asks for it now)";
+	const char *hand = "firmware VF limit 12 set in firmware, waiting for a reboot (the apply "
+			   "of 2026-12-07T12:09:56Z raised it to 16; changed since; 0000:ca:00.1's "
+			   "layout needs 12 of it)";
+
+	assert_true(report_unselected_reason_asked(&pf, raised, 12, "0000:ca:00.1"));
+	assert_true(report_unselected_reason_asked(&pf, raised, 16, "0000:ca:00.1"));
+	/* the reboot gives the other port 16, not the 20 it wants */
+	assert_false(report_unselected_reason_asked(&pf, raised, 20, "0000:ca:00.1"));
+	/* needs no raise: wants no more than the limit in effect */
+	assert_false(report_unselected_reason_asked(&pf, raised, 8, "0000:ca:00.1"));
+	assert_false(report_unselected_reason_asked(&pf, raised, 12, NULL));
+	assert_false(report_unselected_reason_asked(&pf, link, 12, "0000:ca:00.1"));
+	assert_false(report_unselected_reason_asked(&pf, link, 20, "0000:ca:00.1"));
+	assert_false(report_unselected_reason_asked(&pf, hand, 12, "0000:ca:00.1"));
+}
+
+static void test_card_limit_short(void **state)
+{
+	assert_true(report_card_limit_short(
+		"firmware VF limit 14 set in firmware, waiting for a reboot (the apply of "
+		"2026-12-07T12:09:56Z raised it to 20; changed since; its layout needs 20)"));
+	assert_false(report_card_limit_short(
+		"firmware VF limit 14 set in firmware, waiting for a reboot (the apply of "
+		"2026-12-07T12:09:56Z raised it to 20; changed since; its layout needs 12 of it)"));
+	assert_false(report_card_limit_short(
+		"firmware VF limit 12 set in firmware, waiting for a reboot (the apply of "
+		"2026-12-07T12:09:56Z raised it to 16; changed since; no layout asks for it now)"));
+	assert_false(
+		report_card_limit_short("firmware VF limit raised to 20, waiting for a reboot"));
+	assert_false(report_card_limit_short(
+		"link type infiniband is set in firmware, waiting for a reboot"));
+}
+
+static void write_raise(const char *runtime, const char *pci, usec_t set, uint32_t vfs)
+{
+	struct pf_status st = {
+		.state = PF_STATUS_APPLIED,
+		.finished = set,
+		.firmware = { .set = set, .total_vfs = vfs },
+		.reboot_reasons = (char *[]){ NULL },
+		.config_files = (char *[]){ NULL },
+		.waiting = (char *[]){ NULL },
+	};
+
+	snprintf(st.pci, sizeof(st.pci), "%s", pci);
+	assert_int_equal(pf_status_write(runtime, &st), 0);
+}
+
+/* Port 0's apply raised the card's limit to 16, then port 1's to 20: the
+ * 20 the firmware holds is port 1's raise, nothing was set by hand. */
+static void test_card_raise_by_other(void **state)
+{
+	struct env *e = *state;
+	struct pf_state pfs[2] = {
+		{ .pci = "0000:ca:00.0", .total_vfs = 8, .firmware_total_vfs = 20 },
+		{ .pci = "0000:ca:00.1", .total_vfs = 8, .firmware_total_vfs = 20 },
+	};
+	struct host_state hs = { .pfs = pfs, .n_pfs = 2 };
+	char **reasons = NULL;
+
+	write_raise(e->runtime, "0000:ca:00.0", 100, 16);
+	write_raise(e->runtime, "0000:ca:00.1", 200, 20);
+	assert_int_equal(
+		strv_extend(&reasons, "firmware VF limit raised to 20, waiting for a reboot"), 0);
+	assert_int_equal(report_card_limit_said(e->runtime, &hs, &pfs[0], 16, &reasons), 0);
+	assert_int_equal(strv_length(reasons), 1);
+	assert_string_equal(reasons[0], "firmware VF limit raised to 20, waiting for a reboot (the "
+					"card raise made by the apply of 0000:ca:00.1)");
+	strv_free(reasons);
+	/* port 1's own raise */
+	reasons = NULL;
+	assert_int_equal(
+		strv_extend(&reasons, "firmware VF limit raised to 20, waiting for a reboot"), 0);
+	assert_int_equal(report_card_limit_said(e->runtime, &hs, &pfs[1], 20, &reasons), 0);
+	assert_string_equal(reasons[0], "firmware VF limit raised to 20, waiting for a reboot");
+	strv_free(reasons);
+}
+
+/* An apply raised the limit to 20, set by hand to 14 since, 12 in effect,
+ * the layout wants 20: the 14 waits for the reboot, said once however
+ * often it is said, and no layout asks for it. */
+static void test_card_limit_set_by_hand_once(void **state)
+{
+	struct env *e = *state;
+	struct pf_state pf = { .pci = "0000:ca:00.0", .total_vfs = 12, .firmware_total_vfs = 14 };
+	struct host_state hs = { .pfs = &pf, .n_pfs = 1 };
+	char **reasons = calloc(1, sizeof(char *));
+
+	assert_non_null(reasons);
+	write_raise(e->runtime, "0000:ca:00.0", 100, 20);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(report_card_limit_said(e->runtime, &hs, &pf, 20, &reasons), 0);
+	assert_int_equal(strv_length(reasons), 1);
+	assert_non_null(strstr(reasons[0], "firmware VF limit 14 set in firmware, waiting for a "
+					   "reboot (the apply of "));
+	assert_true(report_card_limit_short(reasons[0]));
+	strv_free(reasons);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1189,6 +1300,10 @@ int main(void)
 		cmocka_unit_test(test_record_firmware_took_effect),
 		cmocka_unit_test(test_record_card_raise_took_effect),
 		cmocka_unit_test(test_firmware_needs),
+		cmocka_unit_test(test_unselected_reason_asked),
+		cmocka_unit_test(test_card_limit_short),
+		cmocka_unit_test_setup_teardown(test_card_raise_by_other, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_card_limit_set_by_hand_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_record_firmware_carried, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_record_without_drain, setup, teardown),
 	};
