@@ -60,10 +60,13 @@ static bool link_type_reason_gone(const struct pf_state *pf, const char *reason)
 
 uint32_t plan_firmware_reason_raised(const char *reason)
 {
+	static const char raised[] = "firmware VF limit raised to ";
 	unsigned n;
 	int end = 0;
 
-	if (!startswith(reason, "firmware VF limit raised to ") ||
+	/* a number, as the gone reasons' (not " 16", "-1") */
+	if (!startswith(reason, raised) || reason[strlen(raised)] < '0' ||
+	    reason[strlen(raised)] > '9' ||
 	    sscanf(reason, "firmware VF limit raised to %u, waiting for a reboot%n", &n, &end) !=
 		    1 ||
 	    end == 0)

@@ -73,6 +73,10 @@ static void test_firmware_reason_gone(void **state)
 	assert_int_equal(plan_firmware_reason_raised(unasked16), 16);
 	assert_int_equal(plan_firmware_reason_raised(set12), 0);
 	assert_int_equal(plan_firmware_reason_raised("firmware VF limit raised to 16"), 0);
+	assert_int_equal(plan_firmware_reason_raised(
+				 "firmware VF limit raised to -1, waiting for a "
+				 "reboot"),
+			 0);
 	assert_int_equal(plan_firmware_reason_raised("firmware VF limit raised to x, waiting for a "
 						     "reboot"),
 			 0);
