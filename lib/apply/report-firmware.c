@@ -30,10 +30,25 @@ bool report_firmware_needs(const struct pf_state *pf, uint32_t need, const char 
 	return by && need > pf->total_vfs;
 }
 
+/* Whose layout needs the limit the firmware holds, which the reboot
+ * brings: "0000:ca:00.1's layout needs 12 of it", "... needs 20, more than
+ * it; no layout asks for it now", or "no layout asks for it now". */
+static char *whose_needs(const struct pf_state *pf, uint32_t need, const char *by)
+{
+	if (!report_firmware_needs(pf, need, by))
+		return strdup("no layout asks for it now");
+	if (need <= (uint32_t)pf->firmware_total_vfs)
+		return strdup_printf("%s's layout needs %u of it", by, need);
+	return strdup_printf("%s's layout needs %u, more than it; no layout asks for it now", by,
+			     need);
+}
+
 /* The firmware's reasons that rec carries, with the time of the apply that
  * set them, "firmware VF limit raised to 16, waiting for a reboot (set by
  * the apply of 2026-12-07T12:09:56Z; no layout asks for it now)", or whose
- * layout needs the card's limit ("0000:ca:00.1's layout needs 12 of it"):
+ * layout needs the card's limit ("0000:ca:00.1's layout needs 12 of it"; of
+ * a layout that needs more than the limit the firmware holds, "... needs
+ * 20, more than it; no layout asks for it now"):
  * only a layout that needs more VFs than the limit in effect needs the
  * raise (report_firmware_needs()); those it does not carry (another port's
  * raise of the card) go. */
@@ -41,9 +56,7 @@ static int firmware_set_when(char **reasons, const struct pf_status *rec, const 
 			     uint32_t need, const char *by, char ***ret)
 {
 	_cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
-	_cleanup_free_ char *whose = report_firmware_needs(pf, need, by) ?
-					     strdup_printf("%s's layout needs %u of it", by, need) :
-					     strdup("no layout asks for it now");
+	_cleanup_free_ char *whose = whose_needs(pf, need, by);
 	char when[FORMAT_RFC3339_MAX];
 
 	if (!l || !whose)

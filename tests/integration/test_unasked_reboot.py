@@ -104,7 +104,8 @@ def test_a_raise_short_of_the_other_ports_need_is_asked_by_no_layout(env):  # no
     a.unlink()
     b = layout(h, CX6_B, 20, "51-p1.conf")
     raised = re.compile(r"firmware VF limit raised to 16, waiting for a reboot \(set by the apply "
-                        rf"of {WHEN}; {CX6_B}'s layout needs 20 of it\)")
+                        rf"of {WHEN}; {CX6_B}'s layout needs 20, more than it; no layout asks "
+                        r"for it now\)")
     d = start(env, h)
     env.c.wait(lambda: any(raised.fullmatch(x) for x in reasons_of(env, h, CX6_A)[0]),
                timeout=60, what="the raise to 16 pending")
