@@ -5,7 +5,8 @@ the limit in effect (4); the card's other port, whose apply waits for the raise 
 first port made, does not count it as its own pending reboot, which is the first port's (5a), and
 while the disruption policy defers the apply that raises it, says it waits for that apply (5b); a
 limit an apply raised, then set by hand in the firmware to another
-value than the one in effect, still waits for the reboot, said as the firmware holds it (6)."""
+value than the one in effect, still waits for the reboot, said as the firmware holds it (6); a
+later raise of the card by the other port's apply is that port's, not a change by hand (5c)."""
 
 import json
 import re
@@ -212,3 +213,25 @@ def test_the_other_port_says_the_raising_apply_is_deferred(make_host):
     h.main.write_text("[Disruption]\nPolicy=immediate\n[Reboot]\nPolicy=never\n")
     out = h.run("status", env=NO_BUS).stdout
     assert f"(to be raised by the apply of {CX6_A}, one setting of this card)" in out, out
+
+
+def test_a_later_raise_by_the_other_port_is_no_change_by_hand(make_host):
+    """ca:00.0's apply raised the card's limit to 16, then ca:00.1's to 20: the 20 is ca:00.1's
+    raise, which ca:00.0 waits for, not a limit set by hand since ca:00.0's apply."""
+    h = make_host("cx6dx.json")
+    limit(h, 12)
+    h.main.write_text("[Disruption]\nPolicy=immediate\n[Reboot]\nPolicy=never\n")
+    layout(h, CX6_A, 16, "50-p0.conf")
+    assert h.run("apply", CX6_A, env=NO_BUS).returncode == 0
+    assert h.pf(CX6_A)["firmware_total_vfs"] == 16
+    layout(h, CX6_B, 20, "51-p1.conf")
+    assert h.run("apply", CX6_B, env=NO_BUS).returncode == 0
+    assert h.pf(CX6_A)["firmware_total_vfs"] == 20
+    a, b = pf_json(h, CX6_A), pf_json(h, CX6_B)
+    # ca:00.1's reboot, which ca:00.0 waits for
+    assert a["pending_reboot_reasons"] == [], a
+    assert b["pending_reboot_reasons"] == [RAISED], b
+    out = h.run("status", env=NO_BUS).stdout
+    assert "changed since" not in out, out
+    assert out.count("pending reboot:") == 1, out
+    assert f"{RAISED} (the card raise made by the apply of {CX6_B})" in out, out
