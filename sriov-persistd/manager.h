@@ -243,6 +243,8 @@ char **manager_reboot_reasons(const struct manager *m);
 /* The pending reboot reasons as recorded in <state>/reboot.json. */
 void manager_load_reboot(struct manager *m);
 /* Keeps the plans that failed and are not retried on their own for the next
- * start in this boot (at exit); loads them once at start. */
+ * start in this boot (at exit), or removes the file when none did; a failed
+ * write or removal is logged (with the path), and returned as -errno, as is
+ * -ENOMEM, which is not. Loads them once at start. */
 int manager_save_given_up(struct manager *m);
 void manager_load_given_up(struct manager *m);
