@@ -51,7 +51,8 @@ struct pf_entry {
 	/* what differed from its layouts when an apply of layouts changed since
 	 * its last one (edited while the daemon was stopped) was decided, to say
 	 * with its result, since a drift since that apply is among it; NULL
-	 * otherwise */
+	 * otherwise, and again once that apply ran, was not run (another
+	 * process's, a failure before it) or the PF came to rest */
 	char **changed_from;
 	/* while deferred: the host when it was deferred (or the daemon first
 	 * saw it so, or at the last reload), the deferral's own; a change from
