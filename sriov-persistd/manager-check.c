@@ -254,6 +254,9 @@ static int check_at_rest(struct pf_entry *e, const struct pf_desired *d, const s
 			return -ENOMEM;
 	}
 	e->drift = strv_free(e->drift);
+	/* what differed when an apply of ours was decided, which did not run
+	 * (another process applied it): no later apply's to say */
+	e->changed_from = strv_free(e->changed_from);
 	e->deferred_base = deferred_base_free(e->deferred_base);
 	e->given_up = mfree(e->given_up);
 	return 0;
@@ -378,13 +381,15 @@ static int recheck_untouched(struct manager *m, const char *pci)
 	return 0;
 }
 
-/* Another process applies it: its record, when written, is an event. */
+/* Another process applies it: its record, when written, is an event. What
+ * differed when our apply was decided (changed_from) is not that apply's. */
 static int left_to_other(struct manager *m, const struct apply_pf_result *pr, struct asked *out)
 {
 	struct pf_entry *e = manager_find_entry(m, pr->status.pci);
 
 	if (e) {
 		e->state = PF_RUN_APPLYING;
+		e->changed_from = strv_free(e->changed_from);
 		manager_pf_changed(m, e);
 	}
 	if (out && strv_extend(&out->busy, pr->status.pci) < 0)
@@ -529,6 +534,11 @@ static int run_apply(struct manager *m, const char *only, unsigned flags, struct
 	manager_notify(m, MANAGER_APPLY_STARTS);
 	r = apply_run(m->host, m->set, &opts, &res);
 	if (r < 0 && r != -EIO) {
+		/* the applies decided were not run: what differed then is no
+		 * later apply's to say (the next check decides again) */
+		for (size_t i = 0; i < m->n_pfs; i++)
+			if (!only || streq(m->pfs[i]->pci, only))
+				m->pfs[i]->changed_from = strv_free(m->pfs[i]->changed_from);
 		log_msg(LOG_ERR, "Applying failed: %s%s%s", strerror(-r),
 			m->host->error[0] ? ": " : "", m->host->error);
 		manager_update_summary(m, false);

@@ -551,7 +551,16 @@ int manager_save_given_up(struct manager *m)
 		path = strdup_printf("%s/%s", m->state_dir, GIVEN_UP_FILE);
 		if (!path)
 			return -ENOMEM;
-		return unlink(path) < 0 && errno != ENOENT ? -errno : 0;
+		if (unlink(path) < 0 && errno != ENOENT) {
+			r = -errno;
+			log_msg(LOG_WARNING,
+				"Removing %s failed: %s; nothing failed now, but a start in this "
+				"boot would take what the file says failed for failed still, and "
+				"not try it again: remove it by hand",
+				path, strerror(-r));
+			return r;
+		}
+		return 0;
 	}
 	setup = daemon_setup(m);
 	if (!setup ||

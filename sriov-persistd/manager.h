@@ -51,7 +51,8 @@ struct pf_entry {
 	/* what differed from its layouts when an apply of layouts changed since
 	 * its last one (edited while the daemon was stopped) was decided, to say
 	 * with its result, since a drift since that apply is among it; NULL
-	 * otherwise */
+	 * otherwise, and again once that apply ran, was not run (another
+	 * process's, a failure before it) or the PF came to rest */
 	char **changed_from;
 	/* while deferred: the host when it was deferred (or the daemon first
 	 * saw it so, or at the last reload), the deferral's own; a change from
@@ -243,6 +244,8 @@ char **manager_reboot_reasons(const struct manager *m);
 /* The pending reboot reasons as recorded in <state>/reboot.json. */
 void manager_load_reboot(struct manager *m);
 /* Keeps the plans that failed and are not retried on their own for the next
- * start in this boot (at exit); loads them once at start. */
+ * start in this boot (at exit), or removes the file when none did; a failed
+ * write or removal is logged (with the path), and returned as -errno, as is
+ * -ENOMEM, which is not. Loads them once at start. */
 int manager_save_given_up(struct manager *m);
 void manager_load_given_up(struct manager *m);

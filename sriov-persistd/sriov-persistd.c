@@ -222,7 +222,7 @@ int main(int argc, char **argv)
 		strempty(m->host_path));
 	r = sd_event_loop(m->event);
 	(void)sd_notify(false, "STOPPING=1\nSTATUS=Stopping");
-	/* a failed write is logged by manager_save_given_up() itself */
+	/* a failed write or removal is logged by manager_save_given_up() itself */
 	if (manager_save_given_up(m) == -ENOMEM)
 		log_msg(LOG_WARNING, "Saving what failed for the next start failed: %s",
 			strerror(ENOMEM));

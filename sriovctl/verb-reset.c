@@ -7,6 +7,7 @@
 #include <inttypes.h>
 
 #include "json-util.h"
+#include "layout-wants.h"
 #include "report-gone.h"
 #include "reset-refusal.h"
 #include "sriovctl.h"
@@ -155,7 +156,7 @@ static int say_nothing(struct ctl *c, struct host *h, const struct layout_set *s
 		pf_created_done(&cr);
 		if (r == -ENOMEM)
 			return r;
-		if (r <= 0 || !reset_refusal_applies(set, hs, pf))
+		if (r <= 0 || !layout_set_selects(set, hs, pf))
 			continue;
 		if (reset_refusal_only_refused(set, hs, pf)) {
 			r = say_refused(c, set, hs, pf);

@@ -96,7 +96,9 @@ static int note_not_applied(struct progress *p, const struct pf_state *pf, const
  * have what its layouts want (its plan has actions left), as status says it
  * (report_applied_differs()): still waited for when something will apply
  * it, the rest of an apply a firmware VF limit waited for (the daemon
- * applies it), a PF that came back (its apply unit), drift that [Drift]
+ * applies it), a PF that came back (its apply unit), one whose layouts
+ * changed since its last apply (report_layouts_changed(): the daemon's
+ * reload applies it in either [Drift] Mode=, drift and all), drift that
  * Mode=repair repairs; done and not applied when nothing will, drift kept
  * by Mode=report ("drifted: differs: 4 VFs wanted, 0 present; not
  * repaired ..."), else as its record says. */
@@ -105,6 +107,7 @@ static int note_differs(const struct host_view *v, const struct pf_view *pv,
 {
 	_cleanup_free_ char *why = NULL;
 	const char *state;
+	int edited;
 
 	if (report_applied_differs(v, pv, st, v->ctl_options, &state, &why) < 0)
 		return -ENOMEM;
@@ -113,6 +116,17 @@ static int note_differs(const struct host_view *v, const struct pf_view *pv,
 					st->error);
 	if (streq(state, "pending"))
 		return strv_consume(&p->missing, strdup_printf("%s (%s)", pv->pf->pci, why));
+	edited = report_layouts_changed(v, pv, st);
+	if (edited == -ENOMEM)
+		return edited;
+	if (edited > 0)
+		return strv_consume(
+			&p->missing,
+			strdup_printf("%s (its layout changed since its last apply, not "
+				      "applied yet; sriov-persistd applies it at its "
+				      "reload (or its start); sriovctl%s apply %s "
+				      "applies it now)",
+				      pv->pf->pci, strempty(v->ctl_options), pv->pf->pci));
 	if (!v->set->drift_report_at[0])
 		return strv_consume(
 			&p->missing,

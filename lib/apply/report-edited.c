@@ -8,10 +8,7 @@
 #include "layout-wants.h"
 #include "report-edited.h"
 
-/* Whether the layouts of v want something else of pv now than at rec's
- * apply: 1 yes, 0 the same, -ENODATA not known (a record without
- * "layouts"), -ENOMEM. */
-static int layouts_changed(const struct host_view *v, const struct pf_view *pv,
+int report_layouts_changed(const struct host_view *v, const struct pf_view *pv,
 			   const struct pf_status *rec)
 {
 	_cleanup_free_ char *wants = NULL, *sig = NULL;
@@ -63,7 +60,7 @@ int report_layout_edited(const struct host_view *v, const struct pf_view *pv,
 
 	if (!pv->desired || !rec->finished)
 		return 0;
-	changed = layouts_changed(v, pv, rec);
+	changed = report_layouts_changed(v, pv, rec);
 	if (changed == -ENOMEM)
 		return changed;
 	if (changed == 0)

@@ -7,6 +7,15 @@
 #include "host-view.h"
 #include "status.h"
 
+/* Whether the layouts of v want something else of pv now than rec says
+ * they did at its apply (rec->layouts, layout_wants_signature()): 1 yes,
+ * 0 the same, -ENODATA not known (a record without "layouts": of an
+ * earlier version, a reset's), -ENOMEM. What the daemon takes for a change
+ * of the layouts, not drift, and applies in either [Drift] Mode= (at its
+ * reload, or its start when they changed while it was stopped); the
+ * decision of report_layout_edited() and of wait. */
+int report_layouts_changed(const struct host_view *v, const struct pf_view *pv,
+			   const struct pf_status *rec);
 /* Of a drifted PF pv of v, with rec its status record: when rec says
  * what the layouts wanted of it at its apply (rec->layouts) and they want
  * something else now, "the layout changed since its last apply (FILE

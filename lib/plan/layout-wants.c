@@ -52,10 +52,8 @@ static void add_vfs(char **s, const struct vf_section *sec)
 	}
 }
 
-/* Which files select pf is desired.c's select_files(): a file whose
- * [Match] selects it, also one with errors (which holds it). */
-static bool selects(const struct layout_file *f, const struct host_state *hs,
-		    const struct pf_state *pf)
+bool layout_file_selects(const struct layout_file *f, const struct host_state *hs,
+			 const struct pf_state *pf)
 {
 	return f && !f->masked && layout_match_pf(&f->match, pf, hs->hostname);
 }
@@ -64,7 +62,7 @@ bool layout_set_selects(const struct layout_set *set, const struct host_state *h
 			const struct pf_state *pf)
 {
 	for (size_t i = 0; i < set->n_files; i++)
-		if (selects(set->files[i], hs, pf))
+		if (layout_file_selects(set->files[i], hs, pf))
 			return true;
 	return false;
 }
@@ -82,7 +80,7 @@ char *layout_wants(const struct layout_set *set, const struct host_state *hs,
 	for (size_t i = 0; s && i < set->n_files; i++) {
 		const struct layout_file *f = set->files[i];
 
-		if (!selects(f, hs, pf))
+		if (!layout_file_selects(f, hs, pf))
 			continue;
 		any = true;
 		add(&s, "%s%s\n", layout_file_name(f->path), f->has_error ? " (with errors)" : "");

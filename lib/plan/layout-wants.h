@@ -19,6 +19,11 @@
  * it. Caller frees; NULL on ENOMEM. */
 char *layout_wants(const struct layout_set *set, const struct host_state *hs,
 		   const struct pf_state *pf);
+/* Whether the layout file f (NULL: none) selects pf on hs, as
+ * desired.c's select_files() selects it: not masked, and its [Match]
+ * selects it; also one with errors (which holds it). */
+bool layout_file_selects(const struct layout_file *f, const struct host_state *hs,
+			 const struct pf_state *pf) _pure_;
 /* Whether any layout file of set selects pf on hs (layout_wants() of it
  * is not "none"). */
 bool layout_set_selects(const struct layout_set *set, const struct host_state *hs,

@@ -1,13 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 #include "reset-refusal.h"
-#include "match.h"
-
-static bool selects(const struct layout_file *f, const struct host_state *host,
-		    const struct pf_state *pf)
-{
-	return f && !f->masked && layout_match_pf(&f->match, pf, host->hostname);
-}
+#include "layout-wants.h"
 
 /* The paths of the files of set that select pf, those with errors (refused)
  * or those without. -ENOMEM. */
@@ -19,20 +13,12 @@ static int selecting_files(const struct layout_set *set, const struct host_state
 	for (size_t i = 0; i < set->n_files; i++) {
 		const struct layout_file *f = set->files[i];
 
-		if (selects(f, host, pf) && f->has_error == refused && strv_extend(&l, f->path) < 0)
+		if (layout_file_selects(f, host, pf) && f->has_error == refused &&
+		    strv_extend(&l, f->path) < 0)
 			return -ENOMEM;
 	}
 	*ret = TAKE_PTR(l);
 	return 0;
-}
-
-bool reset_refusal_applies(const struct layout_set *set, const struct host_state *host,
-			   const struct pf_state *pf)
-{
-	for (size_t i = 0; i < set->n_files; i++)
-		if (selects(set->files[i], host, pf))
-			return true;
-	return false;
 }
 
 bool reset_refusal_only_refused(const struct layout_set *set, const struct host_state *host,
@@ -43,7 +29,7 @@ bool reset_refusal_only_refused(const struct layout_set *set, const struct host_
 	for (size_t i = 0; i < set->n_files; i++) {
 		const struct layout_file *f = set->files[i];
 
-		if (!selects(f, host, pf))
+		if (!layout_file_selects(f, host, pf))
 			continue;
 		if (!f->has_error)
 			return false;

@@ -14,12 +14,11 @@
  * file that selects pf is refused "conf.d/50-e810.conf is refused and may
  * select it (conf.d/50-e810.conf:1: unknown section ...); fix or remove it
  * first". NULL when no file selects pf, or on ENOMEM (check
- * reset_refusal_only_refused() first to tell them apart). Caller frees. */
+ * reset_refusal_only_refused() first to tell them apart; whether a file
+ * selects pf, which reset then leaves alone, is layout_set_selects()).
+ * Caller frees. */
 char *reset_refusal(const struct layout_set *set, const struct host_state *host,
 		    const struct pf_state *pf);
-/* Whether a file of set selects pf, which reset then leaves alone. */
-bool reset_refusal_applies(const struct layout_set *set, const struct host_state *host,
-			   const struct pf_state *pf) _pure_;
 /* Whether files select pf and every one of them is refused. */
 bool reset_refusal_only_refused(const struct layout_set *set, const struct host_state *host,
 				const struct pf_state *pf) _pure_;

@@ -137,6 +137,22 @@ def test_the_daemon_starts_with_fifos_at_its_records(make_host, start_daemon, bu
     assert f"{state}/given-up.json: not a regular file" in log, log
 
 
+def test_the_daemon_says_when_it_cannot_remove_given_up_json(make_host, start_daemon, bus_client):
+    """Nothing failed, so at exit the daemon removes given-up.json; a directory there (unlink()
+    fails with EISDIR) is said, with the path and why, not passed over."""
+    h = configured_host(make_host, "e810.json", {E810_A: (4, 10)}, mode="report")
+    state = Path(f"{h.path}.lib")
+    (state / "given-up.json").mkdir(parents=True)
+    (state / "given-up.json" / "keep").write_text("")
+    d = start_daemon(h)
+    apply_all(bus_client, [E810_A])
+    d.stop()
+    log = d.log_text()
+    assert (f"Removing {state}/given-up.json failed: Is a directory; nothing failed now, but a "
+            "start in this boot would take what the file says failed for failed still, and not try "
+            "it again: remove it by hand") in log, log
+
+
 def test_the_daemon_answers_with_a_fifo_at_a_record(make_host, start_daemon, bus_client):
     """The daemon reads PFs' records when they change and for every GetStatus(); with a FIFO at
     one, its loop once stopped in open() and every call got NoReply until the watchdog. Here the

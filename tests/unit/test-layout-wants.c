@@ -167,7 +167,8 @@ static void test_wants_not_the_host(void **state)
 }
 
 /* layouts_differ() is layout_wants() of each set compared;
- * layout_set_selects() whether it is not "none". */
+ * layout_set_selects() whether it is not "none", whether a file selects it
+ * (layout_file_selects()). */
 static void test_differ(void **state)
 {
 	struct layout_file *a = file_new("/etc/sriov-persist/conf.d/50-a.conf", 10, 7);
@@ -201,7 +202,14 @@ static void test_differ(void **state)
 	/* a masked file selects nothing */
 	a->masked = true;
 	assert_false(layout_set_selects(&set_a, &host, &pf));
+	assert_false(layout_file_selects(a, &host, &pf));
 	assert_int_equal(layouts_differ(&set_a, &empty, &host, &pf), 0);
+	/* layout_file_selects(), which reset's refusal asks too: no file, none;
+	 * a file with errors whose [Match] selects it, yes (it holds it) */
+	assert_false(layout_file_selects(NULL, &host, &pf));
+	b->has_error = true;
+	assert_true(layout_file_selects(b, &host, &other));
+	assert_false(layout_file_selects(b, &host, &pf));
 	layout_file_free(a);
 	layout_file_free(a_lower);
 	layout_file_free(b);
