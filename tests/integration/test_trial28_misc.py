@@ -1,13 +1,15 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Trial 28 (fresh eyes): an apply that the disruption policy defers did not raise the firmware
 VF limit, and says no "reboot needed:" for it, as plan says it ("reboot needed after its
-apply:"), on its own and through the daemon (1)."""
+apply:"), on its own and through the daemon (1); a drift the daemon reports, or a repair the
+disruption policy defers, says the VFs a repair would make again as what a repair does, not as
+done (3)."""
 
 import json
 import os
 import subprocess
 
-from test_daemon import NO_BUS
+from test_daemon import E810_A, NO_BUS, apply_all, configured_host, main_config, sync
 
 CX6_A = "0000:ca:00.0"
 LATER = "reboot needed after its apply: firmware VF limit 8 -> 12 takes effect after a reboot"
@@ -80,3 +82,91 @@ def test_a_deferred_raise_through_the_daemon_says_no_reboot_needed(make_host, st
     r = h.run("apply", CX6_A, env=env)
     assert r.returncode == 1, r
     assert "reboot needed:" not in r.stdout and f"  {LATER}\n" in r.stdout, r.stdout
+
+
+# --- 3: a drift line says what a repair would make again, an apply's line what it made ---------
+
+def cut_vfs(h, pci, keep):
+    """Someone removes VFs behind the daemon's back: the count drifts."""
+    def change(s):
+        pf = h.pf_of(s, pci)
+        pf["num_vfs"] = keep
+        pf["vfs"] = pf["vfs"][:keep]
+    return h.edit(change)
+
+
+def lines_with(d, text):
+    return [x for x in d.log_text().splitlines() if text in x]
+
+
+DRIFT = f"{E810_A} (ens1f0): drifted from its layout: 16 VFs wanted, 10 present"
+
+
+def test_a_reported_count_drift_says_what_a_repair_would_make_again(make_host, start_daemon,
+                                                                   bus_client):
+    c = bus_client
+    h = configured_host(make_host, "e810.json", {E810_A: (16, 10)}, mode="report")
+    d = start_daemon(h)
+    apply_all(c, [E810_A])
+    m = c.mark()
+    cut_vfs(h, E810_A, 10)
+    c.wait_signal("DriftDetected", m, pci=E810_A)
+    sync(c)
+    said = lines_with(d, "drifted from its layout")
+    assert said and said[-1].endswith(f"{DRIFT} (a repair makes VFs 0-9 again with it)"), said
+    assert "are made again" not in d.log_text() and "were made again" not in d.log_text()
+    assert h.pf(E810_A)["num_vfs"] == 10  # reported, not repaired
+    # Apply() repairs it: said as done
+    m = c.mark()
+    c.call("Apply", E810_A)
+    assert c.wait_applied(E810_A, m) == 0
+    sync(c)
+    assert h.pf(E810_A)["num_vfs"] == 16
+    done = lines_with(d, "also repaired the drift")
+    assert len(done) == 1 and done[0].endswith(
+        "had left: 16 VFs wanted, 10 present (VFs 0-9 were made again with it)"), done
+
+
+def test_a_deferred_count_repair_says_what_a_repair_would_make_again(make_host, start_daemon,
+                                                                    bus_client):
+    c = bus_client
+    h = configured_host(make_host, "e810.json", {E810_A: (16, 10)}, mode="repair")
+    d = start_daemon(h)
+    apply_all(c, [E810_A])
+    main_config(h, "repair", "never")
+    c.call("Reload")
+    sync(c)
+    m = c.mark()
+    cut_vfs(h, E810_A, 10)
+    c.wait_signal("DriftDetected", m, pci=E810_A)
+    assert c.wait_applied(E810_A, m) != 0
+    sync(c)
+    said = lines_with(d, "drifted from its layout")
+    assert said and said[-1].endswith(f"{DRIFT} (a repair makes VFs 0-9 again with it)"), said
+    assert lines_with(d, f"{E810_A} (ens1f0): deferred after 0 action(s)"), d.log_text()
+    assert "are made again" not in d.log_text() and "were made again" not in d.log_text()
+    assert h.pf(E810_A)["num_vfs"] == 10
+
+
+def test_the_start_time_line_says_the_vfs_the_apply_made_again(make_host, start_daemon,
+                                                              bus_client):
+    """A layout edited and VFs removed while the daemon was stopped: the apply at start made
+    the VFs again, and says so in the past."""
+    c = bus_client
+    h = configured_host(make_host, "e810.json", {E810_A: (16, 10)}, mode="report")
+    d = start_daemon(h)
+    apply_all(c, [E810_A])
+    d.stop()
+    cut_vfs(h, E810_A, 10)
+    f = h.confdir / f"50-{E810_A}.conf"
+    f.write_text(f.read_text() + "[VirtualFunction 0]\nTrust=yes\n")
+    m = c.mark()
+    d = start_daemon(h)
+    assert c.wait_applied(E810_A, m) == 0
+    sync(c)
+    assert h.pf(E810_A)["num_vfs"] == 16
+    line = next((x for x in d.log_text().splitlines() if "applied after" in x), "")
+    assert "its layout changed since its last apply: the apply repaired all that differed " \
+        "from it, any drift since that apply too: 16 VFs wanted, 10 present (VFs 0-9 were made " \
+        "again with it)" in line, d.log_text()
+    assert "a repair makes" not in d.log_text() and "are made again" not in d.log_text()
