@@ -3,10 +3,11 @@
 VF limit, and says no "reboot needed:" for it, as plan says it ("reboot needed after its
 apply:"), on its own and through the daemon (1); a drift the daemon reports, or a repair the
 disruption policy defers, says the VFs a repair would make again as what a repair does, not as
-done (3)."""
+done (3); config errors at start do not run into the "Watching ..." line (12)."""
 
 import json
 import os
+import signal
 import subprocess
 
 from test_daemon import E810_A, NO_BUS, apply_all, configured_host, main_config, sync
@@ -170,3 +171,37 @@ def test_the_start_time_line_says_the_vfs_the_apply_made_again(make_host, start_
         "from it, any drift since that apply too: 16 VFs wanted, 10 present (VFs 0-9 were made " \
         "again with it)" in line, d.log_text()
     assert "a repair makes" not in d.log_text() and "are made again" not in d.log_text()
+
+
+# --- 12: config errors at start, each line whole ------------------------------------------------
+
+def test_config_errors_at_start_are_whole_lines(make_host, system_bus, sriovpersistd_bin):
+    """As the trial ran it: relative paths, stderr apart from stdout. Each error, and the
+    "Watching ..." line, is a line of its own with the prefix."""
+    h = make_host("cx6dx.json")
+    h.main.write_text("[Drift]\nMode=report\n")
+    h.layout("50-p0.conf", f"[Match]\nPCI={CX6_A}\n[PhysicalFunction]\nVirtualFunctions=4\n")
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=system_bus.address)
+    env.pop("NOTIFY_SOCKET", None)
+    env.pop("JOURNAL_STREAM", None)
+    p = subprocess.Popen([sriovpersistd_bin, "--host", h.path.name, "--config-dir",
+                          h.confdir.name, "--main-config", h.main.name], cwd=h.dir,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env)
+    err = ""
+    try:
+        while "Watching" not in err:
+            line = p.stderr.readline()
+            assert line, err
+            err += line
+    finally:
+        p.send_signal(signal.SIGTERM)
+        out, rest = p.communicate(timeout=30)
+    err += rest
+    assert p.returncode == 0 and out == "", (out, err)
+    error = f"sriov-persistd: {h.confdir.name}/50-p0.conf:2: unknown key 'PCI' in [Match]; " \
+        "did you mean 'PCIAddress'?\n"
+    assert error in err, err
+    assert f"sriov-persistd: Watching 2 PF(s) of {h.path.name}\n" in err, err
+    assert err.endswith("\n") and all(x.startswith("sriov-persistd: ")
+                                       for x in err.splitlines()), err
