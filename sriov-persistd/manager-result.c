@@ -67,12 +67,14 @@ static void log_outcome(const struct apply_pf_result *res, const char *also)
 char *apply_result_drift_repaired(const struct apply_pf_result *res, char **drift,
 				  const char *report_at, bool reload)
 {
+	_cleanup_strv_free_ char **done = NULL;
 	_cleanup_free_ char *list = NULL;
 
 	if (!drift || !drift[0] || !res->configured || !res->changed ||
 	    res->status.state != PF_STATUS_APPLIED)
 		return NULL;
-	list = strv_join(drift, "; ");
+	done = plan_drift_repaired(drift);
+	list = done ? strv_join(done, "; ") : NULL;
 	if (!list)
 		return NULL;
 	return strdup_printf("%s also repaired the drift that [Drift] Mode=report%s%s had left: %s",
@@ -82,12 +84,14 @@ char *apply_result_drift_repaired(const struct apply_pf_result *res, char **drif
 
 char *apply_result_changed_repaired(const struct apply_pf_result *res, char **changed_from)
 {
+	_cleanup_strv_free_ char **done = NULL;
 	_cleanup_free_ char *list = NULL;
 
 	if (!changed_from || !changed_from[0] || !res->configured || !res->changed ||
 	    res->status.state != PF_STATUS_APPLIED)
 		return NULL;
-	list = strv_join(changed_from, "; ");
+	done = plan_drift_repaired(changed_from);
+	list = done ? strv_join(done, "; ") : NULL;
 	if (!list)
 		return NULL;
 	return strdup_printf("its layout changed since its last apply: the apply repaired all "

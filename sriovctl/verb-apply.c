@@ -151,8 +151,13 @@ static void print_result(const struct ctl *c, const struct apply_pf_result *res,
 		break;
 	}
 	print_dropped(c, res);
+	/* what the firmware holds for the next reboot; what only the apply
+	 * the policy deferred would set, as plan says it */
 	for (char **r = st->reboot_reasons; r && *r; r++)
 		printf("  %s %s\n", ctl_paint(c, ANSI_YELLOW, "reboot needed:"), *r);
+	for (char **r = res->reboot_planned; r && *r; r++)
+		printf("  %s %s\n", ctl_paint(c, ANSI_YELLOW, "reboot needed after its apply:"),
+		       *r);
 }
 
 /* print_applied() of the daemon's apply, from the PF's last_apply: the

@@ -113,6 +113,27 @@ static int pass_again(struct pf_run *run, const char *pci, const struct pf_desir
 	return execute_and_read_back(run, pci, d, pf, p, back);
 }
 
+/* The disruption policy holds the plan back: nothing ran, so what only its
+ * apply would set for the next reboot (a firmware VF limit it raises) waits
+ * for no reboot; it is said apart, as plan says it, and the PF (and its
+ * record) keeps only what the firmware already holds. */
+static int defer(struct pf_run *run, const struct plan *p, char *hold)
+{
+	struct pf_status *st = &run->res->status;
+	int r;
+
+	strv_free(st->reboot_reasons);
+	st->reboot_reasons = NULL;
+	r = plan_reboot_reasons_waited(p, &st->reboot_reasons);
+	if (r >= 0)
+		r = plan_reboot_reasons_of(p, false, &run->res->reboot_planned);
+	if (r < 0) {
+		free(hold);
+		return r;
+	}
+	return apply_set_outcome(run->res, PF_STATUS_DEFERRED, hold);
+}
+
 static int apply_pf(struct pf_run *run, const char *pci, struct host_state **hs)
 {
 	_cleanup_pf_desired_ struct pf_desired *d = NULL;
@@ -131,7 +152,7 @@ static int apply_pf(struct pf_run *run, const char *pci, struct host_state **hs)
 		return apply_set_unmet(run->res, p);
 	hold = plan_is_disruptive(p) ? apply_hold_reason(run) : NULL;
 	if (hold)
-		return apply_set_outcome(run->res, PF_STATUS_DEFERRED, hold);
+		return defer(run, p, hold);
 	if (plan_is_disruptive(p) && !run->opts->allow_disruptive)
 		run->res->without_drain = mainconf_without_drain(run->opts->conf);
 	/* on the record too, for the daemon's Apply() to say it as sriovctl does */
@@ -363,6 +384,7 @@ void apply_result_done(struct apply_result *r)
 		free(r->pfs[i].nothing_left);
 		free(r->pfs[i].firmware_kept);
 		strv_free(r->pfs[i].dropped);
+		strv_free(r->pfs[i].reboot_planned);
 	}
 	free(r->pfs);
 	diag_list_done(&r->diags);

@@ -76,6 +76,11 @@ struct apply_pf_result {
 	 * (struct plan's dropped): "VF 0: recreated by the eswitch change to
 	 * switchdev, without its vlan 33 (no layout sets it)"; NULL otherwise */
 	char **dropped;
+	/* the disruption policy deferred the plan: the reboot reasons that
+	 * only its apply would set ("firmware VF limit 8 -> 12 takes effect
+	 * after a reboot"), which status.reboot_reasons leaves out as nothing
+	 * waits for them (plan_reboot_reasons_of(), !waiting); NULL otherwise */
+	char **reboot_planned;
 	/* DEFERRED until the node is drained (Policy=drain, Kubernetes enabled) */
 	bool needs_drain;
 	/* lock_nowait and another process holds the PF's lock: nothing done,

@@ -318,6 +318,13 @@ bool plan_vf_action_differs(const struct action *a, const struct pf_state *pf,
 	return true;
 }
 
+/* The VFs a count change makes again (those present, as many as it
+ * keeps), as what a repair does: the drift is said before any repair, and
+ * where none follows ([Drift] Mode=report, a deferral). */
+static const char count_again_one[] = " (a repair makes VF 0 again with it)",
+		  count_again_from[] = " (a repair makes VFs 0-",
+		  count_again_to[] = " again with it)";
+
 static int describe_count_drift(const struct action *a, const struct pf_state *pf, char **ret)
 {
 	uint32_t again = a->value < pf->num_vfs ? a->value : pf->num_vfs;
@@ -325,12 +332,39 @@ static int describe_count_drift(const struct action *a, const struct pf_state *p
 	if (again == 0)
 		*ret = strdup_printf("%u VFs wanted, %u present", a->value, pf->num_vfs);
 	else if (again == 1)
-		*ret = strdup_printf("%u VFs wanted, %u present (VF 0 is made again with it)",
-				     a->value, pf->num_vfs);
+		*ret = strdup_printf("%u VFs wanted, %u present%s", a->value, pf->num_vfs,
+				     count_again_one);
 	else
-		*ret = strdup_printf("%u VFs wanted, %u present (VFs 0-%u are made again with it)",
-				     a->value, pf->num_vfs, again - 1);
+		*ret = strdup_printf("%u VFs wanted, %u present%s%u%s", a->value, pf->num_vfs,
+				     count_again_from, again - 1, count_again_to);
 	return *ret ? 0 : -ENOMEM;
+}
+
+/* One line of plan_describe_drift() as an apply that ran says it. */
+static char *drift_line_repaired(const char *line)
+{
+	const char *from = strstr(line, count_again_from);
+	unsigned last;
+	int end = 0;
+
+	if (endswith(line, count_again_one))
+		return strdup_printf("%.*s (VF 0 was made again with it)",
+				     (int)(strlen(line) - strlen(count_again_one)), line);
+	if (from && sscanf(from + strlen(count_again_from), "%u%n", &last, &end) == 1 &&
+	    streq(from + strlen(count_again_from) + end, count_again_to))
+		return strdup_printf("%.*s (VFs 0-%u were made again with it)", (int)(from - line),
+				     line, last);
+	return strdup(line);
+}
+
+char **plan_drift_repaired(char *const *drift)
+{
+	_cleanup_strv_free_ char **l = calloc(1, sizeof(char *));
+
+	for (size_t i = 0; l && drift && drift[i]; i++)
+		if (strv_consume(&l, drift_line_repaired(drift[i])) < 0)
+			return NULL;
+	return TAKE_PTR(l);
 }
 
 /* A VF action that says what drifted: not on a VF the count change makes

@@ -181,7 +181,12 @@ bool plan_vf_action_differs(const struct action *a, const struct pf_state *pf,
 			    const struct vf_state *vf) _pure_;
 /* What drifted on pf, for a drifted PF whose plan is p: each action's
  * difference (plan_describe_difference()), but a count change as one line
- * ("8 VFs wanted, 4 present (VFs 0-3 are made again with it)") without the
- * settings of the VFs it makes, and no VF whose values the host has
- * already. NULL on ENOMEM. */
+ * ("8 VFs wanted, 4 present (a repair makes VFs 0-3 again with it)")
+ * without the settings of the VFs it makes, and no VF whose values the
+ * host has already. Said before any repair, and where none follows. NULL
+ * on ENOMEM. */
 char **plan_describe_drift(const struct plan *p, const struct pf_state *pf);
+/* The lines of plan_describe_drift() as an apply that repaired them says
+ * them: "8 VFs wanted, 4 present (VFs 0-3 were made again with it)"; the
+ * others as they are. NULL on ENOMEM. */
+char **plan_drift_repaired(char *const *drift);

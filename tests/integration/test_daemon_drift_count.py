@@ -36,7 +36,7 @@ def test_count_drift_names_the_count_not_the_vfs_it_makes_again(make_host, start
     print("\n" + "\n".join(lines))
     assert len(lines) == 1, lines
     what = lines[0].split("drifted from its layout: ", 1)[1]
-    assert what == "8 VFs wanted, 4 present (VFs 0-3 are made again with it)", lines
+    assert what == "8 VFs wanted, 4 present (a repair makes VFs 0-3 again with it)", lines
     assert not re.search(r"VF \d: ", what), lines
 
     # VF 1's VLAN changed as well: that VF is named, with what it has now
@@ -46,6 +46,7 @@ def test_count_drift_names_the_count_not_the_vfs_it_makes_again(make_host, start
     lines = drift_lines(d)
     print(lines[-1])
     what = lines[-1].split("drifted from its layout: ", 1)[1]
-    assert what.startswith("8 VFs wanted, 4 present (VFs 0-3 are made again with it); VF 1: "), what
+    assert what.startswith("8 VFs wanted, 4 present (a repair makes VFs 0-3 again with "
+                           "it); VF 1: "), what
     assert "vlan 42" in what and "(now " in what and "vlan 99" in what, what
     assert len(re.findall(r"VF \d: ", what)) == 1, what

@@ -600,7 +600,7 @@ static void test_describe_drift_count(void **state)
 	};
 	struct plan p = { .actions = acts, .n_actions = ELEMENTSOF(acts) };
 	struct env e;
-	char **l;
+	char **l, **done;
 
 	env_init(&e, "ice", 128, 2, "ice iavf");
 	e.pf.vfs[0].attrs.vlan = 7;
@@ -608,10 +608,28 @@ static void test_describe_drift_count(void **state)
 	l = plan_describe_drift(&p, &e.pf);
 	assert_non_null(l);
 	assert_int_equal(strv_length(l), 2);
-	assert_string_equal(l[0], "4 VFs wanted, 2 present (VFs 0-1 are made again with it)");
+	assert_string_equal(l[0], "4 VFs wanted, 2 present (a repair makes VFs 0-1 again with it)");
 	assert_non_null(strstr(l[1], "VF 1: vlan 7"));
 	assert_non_null(strstr(l[1], "(now vlan 9"));
+	/* as an apply that repaired it says it */
+	done = plan_drift_repaired(l);
+	assert_non_null(done);
+	assert_int_equal(strv_length(done), 2);
+	assert_string_equal(done[0], "4 VFs wanted, 2 present (VFs 0-1 were made again with it)");
+	assert_string_equal(done[1], l[1]);
+	strv_free(done);
 	strv_free(l);
+	/* one VF made again */
+	e.pf.num_vfs = 1;
+	l = plan_describe_drift(&p, &e.pf);
+	assert_non_null(l);
+	assert_string_equal(l[0], "4 VFs wanted, 1 present (a repair makes VF 0 again with it)");
+	done = plan_drift_repaired(l);
+	assert_non_null(done);
+	assert_string_equal(done[0], "4 VFs wanted, 1 present (VF 0 was made again with it)");
+	strv_free(done);
+	strv_free(l);
+	e.pf.num_vfs = 2;
 	/* the count alone, from none */
 	e.pf.num_vfs = 0;
 	e.pf.n_vfs = 0;
