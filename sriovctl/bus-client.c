@@ -276,3 +276,21 @@ char *ctl_daemon_command(const struct ctl *c)
 	return strdup_printf("sriov-persistd%s%s%s", c->local_options,
 			     c->k8s_notify ? " --k8s-notify " : "", strempty(c->k8s_notify));
 }
+
+int ctl_daemon_pf_state(const char *pci, char **ret_state, char **ret_error)
+{
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = bus_client_open();
+	_cleanup_free_ char *path = NULL;
+
+	*ret_state = *ret_error = NULL;
+	if (!bus)
+		return 0;
+	if (sd_bus_path_encode(DAEMON_PATH "/pf", pci, &path) < 0)
+		return -ENOMEM;
+	if (sd_bus_get_property_string(bus, DAEMON_NAME, path, DAEMON_NAME ".PhysicalFunction",
+				       "State", NULL, ret_state) < 0 ||
+	    sd_bus_get_property_string(bus, DAEMON_NAME, path, DAEMON_NAME ".PhysicalFunction",
+				       "LastError", NULL, ret_error) < 0)
+		*ret_state = mfree(*ret_state);
+	return 0;
+}

@@ -239,11 +239,16 @@ int bus_client_metrics(sd_bus *bus, struct json_object **ret);
  * this host (its "host" null or absent), or both the same --host file by
  * canonical path. */
 bool ctl_daemon_same_host(const struct ctl *c, struct json_object *doc);
-/* For apply_options.drain_daemon (userdata: the struct ctl), asked once:
+/* For apply_options.drain_daemon (userdata: the struct ctl), and wait, asked once:
  * whether a sriov-persistd manages the host c reads (1), none runs or it
  * manages another host (0), or that is not known (-1: it did not answer,
  * or with --root, whose files are another node's). */
 int ctl_drain_daemon(void *userdata);
+/* The State and LastError of pci's object of the sriov-persistd that
+ * runs (the caller asked ctl_drain_daemon() whether it manages the host
+ * read here), each freed by the caller; both NULL when none runs or it
+ * did not answer. -ENOMEM. */
+int ctl_daemon_pf_state(const char *pci, char **ret_state, char **ret_error);
 /* For apply_options.drain_daemon_command: the sriov-persistd command that
  * manages the host, layouts and directories c's options name, with its
  * --k8s-notify ("sriov-persistd --host FILE ..."); NULL without such

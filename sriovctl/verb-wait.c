@@ -5,7 +5,12 @@
  * and that a layout may come to select (layout_set_may_select), is waited
  * for too: early in boot, igb may not even be loaded. Woken by inotify on
  * the records directory (the apply units write records with rename()) and
- * by udev events (drivers binding, netdevs appearing), bounded by --timeout. */
+ * by udev events (drivers binding, netdevs appearing), bounded by --timeout.
+ * What only sriov-persistd would apply or repair (drift under [Drift]
+ * Mode=repair, an edited layout, the rest of an apply a firmware VF limit
+ * waited for) is waited for while one manages the host read here, asked
+ * once on the bus (ctl_drain_daemon()); with none, it is done and not
+ * applied at once. */
 
 #include <libudev.h>
 #include <poll.h>
@@ -34,6 +39,9 @@ struct progress {
 	 * counted as applied nor waited for ("PCI (name): recorded ...") */
 	char **gone;
 	usec_t since;
+	/* ctl_drain_daemon(), asked once at the start: whether a sriov-persistd
+	 * manages the host read here (1), none does (0), not known (-1) */
+	int daemon;
 };
 
 static int note_gone(const struct pf_status *st, void *userdata)
@@ -92,6 +100,50 @@ static int note_not_applied(struct progress *p, const struct pf_state *pf, const
 	return strv_consume(&p->not_applied, strdup_printf("%s: %s: %s", who, state, strna(why)));
 }
 
+/* Done and not applied, as no sriov-persistd runs to apply what status's
+ * reason why says will be: "no sriov-persistd runs to apply it" put before
+ * "; sriovctl apply PCI" in why (after it when it is not there, with that
+ * command). */
+static int note_no_daemon(const struct host_view *v, const struct pf_view *pv, const char *state,
+			  const char *why, struct progress *p)
+{
+	_cleanup_free_ char *cmd = strdup_printf("; sriovctl%s apply %s", strempty(v->ctl_options),
+						 pv->pf->pci),
+			    *said = NULL;
+	const char *at = cmd ? strstr(why, cmd) : NULL;
+
+	if (!cmd)
+		return -ENOMEM;
+	if (at)
+		said = strdup_printf("%.*s; no sriov-persistd runs to apply it%s", (int)(at - why),
+				     why, at);
+	else
+		said = strdup_printf("%s; no sriov-persistd runs to apply it%s applies it", why,
+				     cmd);
+	if (!said)
+		return -ENOMEM;
+	return note_not_applied(p, pv->pf, state, said);
+}
+
+/* Drift that [Drift] Mode=report keeps: done and not applied, unless the
+ * daemon that manages the host says the PF is pending (it came back while
+ * the daemon ran, which only the daemon knows: its apply unit applies it):
+ * waited for, with the daemon's reason. */
+static int note_kept(const struct pf_view *pv, const char *state, const char *why,
+		     struct progress *p)
+{
+	_cleanup_free_ char *dstate = NULL, *derror = NULL;
+
+	if (p->daemon > 0 && ctl_daemon_pf_state(pv->pf->pci, &dstate, &derror) < 0)
+		return -ENOMEM;
+	if (dstate && streq(dstate, "pending"))
+		return strv_consume(&p->missing,
+				    strdup_printf("%s (pending in sriov-persistd: %s)", pv->pf->pci,
+						  derror && *derror ? derror :
+								      "(no reason given)"));
+	return note_not_applied(p, pv->pf, state, why);
+}
+
 /* Of a PF whose record says applied (or degraded) while the host does not
  * have what its layouts want (its plan has actions left), as status says it
  * (report_applied_differs()): still waited for when something will apply
@@ -101,7 +153,9 @@ static int note_not_applied(struct progress *p, const struct pf_state *pf, const
  * reload applies it in either [Drift] Mode=, drift and all), drift that
  * Mode=repair repairs; done and not applied when nothing will, drift kept
  * by Mode=report ("drifted: differs: 4 VFs wanted, 0 present; not
- * repaired ..."), else as its record says. */
+ * repaired ..."), what the daemon would apply or repair while none manages
+ * the host ("...; no sriov-persistd runs to repair it; sriovctl apply PCI
+ * repairs it"), else as its record says. */
 static int note_differs(const struct host_view *v, const struct pf_view *pv,
 			const struct pf_status *st, struct progress *p)
 {
@@ -114,11 +168,16 @@ static int note_differs(const struct host_view *v, const struct pf_view *pv,
 	if (!state)
 		return note_not_applied(p, pv->pf, strna(pf_status_state_to_string(st->state)),
 					st->error);
+	/* its apply unit applies a PF that came back, daemon or not */
+	if (streq(state, "pending") && p->daemon == 0 && !pv->returned)
+		return note_no_daemon(v, pv, state, why, p);
 	if (streq(state, "pending"))
 		return strv_consume(&p->missing, strdup_printf("%s (%s)", pv->pf->pci, why));
 	edited = report_layouts_changed(v, pv, st);
 	if (edited == -ENOMEM)
 		return edited;
+	if (edited > 0 && p->daemon == 0)
+		return note_no_daemon(v, pv, state, why, p);
 	if (edited > 0)
 		return strv_consume(
 			&p->missing,
@@ -127,13 +186,18 @@ static int note_differs(const struct host_view *v, const struct pf_view *pv,
 				      "reload (or its start); sriovctl%s apply %s "
 				      "applies it now)",
 				      pv->pf->pci, strempty(v->ctl_options), pv->pf->pci));
+	if (!v->set->drift_report_at[0] && p->daemon == 0) {
+		if (report_drift_unrepaired(v->set, pv->plan, v->ctl_options, &why) < 0)
+			return -ENOMEM;
+		return note_not_applied(p, pv->pf, state, why);
+	}
 	if (!v->set->drift_report_at[0])
 		return strv_consume(
 			&p->missing,
 			strdup_printf("%s (drifted from its layouts since its last apply; "
 				      "sriov-persistd repairs it)",
 				      pv->pf->pci));
-	return note_not_applied(p, pv->pf, state, why);
+	return note_kept(pv, state, why, p);
 }
 
 /* Done, and pending since what held or deferred its last apply (rec's, a
@@ -235,9 +299,11 @@ static void progress_done(struct progress *p)
 	p->gone = strv_free(p->gone);
 }
 
-static int check_records(struct ctl *c, usec_t since, struct progress *ret)
+static int check_records(struct ctl *c, usec_t since, int daemon, struct progress *ret)
 {
-	struct progress p = { .missing = calloc(1, sizeof(char *)), .since = since };
+	struct progress p = { .missing = calloc(1, sizeof(char *)),
+			      .since = since,
+			      .daemon = daemon };
 	struct ctl_view cv;
 	int r = 0;
 
@@ -316,6 +382,9 @@ static void drain(int fd, struct udev_monitor *m)
 static int wait_loop(struct ctl *c, int fd, struct udev_monitor *m, struct progress *ret)
 {
 	usec_t deadline = now_monotonic() + c->timeout, since = boot_start_realtime(), left;
+	/* asked once: drift and a layout's edit are waited for while a daemon
+	 * runs to repair and apply them (not at boot: it starts after the gate) */
+	int daemon = ctl_drain_daemon(c);
 	struct pollfd pfd[2] = {
 		{ .fd = fd, .events = POLLIN },
 		{ .fd = m ? udev_monitor_get_fd(m) : -1, .events = POLLIN },
@@ -326,7 +395,7 @@ static int wait_loop(struct ctl *c, int fd, struct udev_monitor *m, struct progr
 
 		/* Read the state after draining the events, so that none is lost. */
 		drain(fd, m);
-		if (check_records(c, since, ret) < 0)
+		if (check_records(c, since, daemon, ret) < 0)
 			return -EIO;
 		if (ret->done == ret->configured || now >= deadline)
 			return 0;
@@ -348,7 +417,6 @@ int verb_wait(struct ctl *c)
 	_cleanup_close_ int fd = -EBADF;
 	struct udev *udev = NULL;
 	struct udev_monitor *m = NULL;
-	_cleanup_free_ char *missing = NULL;
 	struct progress p;
 	int r;
 
@@ -368,10 +436,9 @@ int verb_wait(struct ctl *c)
 	udev_unref(udev);
 	if (r < 0)
 		return EXIT_FAIL;
-	missing = strv_join(p.missing, " ");
 	if (p.done < p.configured)
-		printf("Timed out after %llus; not applied yet: %s\n",
-		       (unsigned long long)(c->timeout / USEC_PER_SEC), strna(missing));
+		printf("Timed out after %llus; not applied yet:\n",
+		       (unsigned long long)(c->timeout / USEC_PER_SEC));
 	else if (p.rebooting > 0)
 		printf("%zu configured PF(s): %zu applied, %zu pending a reboot, %zu not (see "
 		       "sriovctl status)\n",
@@ -380,6 +447,8 @@ int verb_wait(struct ctl *c)
 	else
 		printf("%zu configured PF(s): %zu applied, %zu not (see sriovctl status)\n",
 		       p.configured, p.applied, p.configured - p.applied);
+	for (char **n = p.missing; p.done < p.configured && n && *n; n++)
+		printf("Not applied yet: %s\n", *n);
 	for (char **n = p.reboot; n && *n; n++)
 		printf("Pending a reboot: %s\n", *n);
 	for (char **n = p.not_applied; n && *n; n++)

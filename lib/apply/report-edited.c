@@ -144,21 +144,20 @@ static int take_applies(char *why, const char *cmd)
 	return 1;
 }
 
-int report_drift_kept(const struct layout_set *set, const struct plan *p, const char *options,
-		      char **why)
+/* report_drift_kept() and report_drift_unrepaired(): *why, then why
+ * nothing repairs it (kept), then the command that does. */
+static int drift_left(const struct layout_set *set, const struct plan *p, const char *options,
+		      const char *kept, char **why)
 {
 	_cleanup_free_ char *cmd = NULL;
 	char step[PATH_MAX + 128], *ret;
 	int edited;
 
-	if (!set->drift_report_at[0])
-		return 0;
 	cmd = strdup_printf("sriovctl%s apply %s", strempty(options), p->pci);
 	edited = cmd ? take_applies(*why, cmd) : -ENOMEM;
 	if (edited < 0)
 		return edited;
-	ret = strdup_printf("%s%snot repaired ([Drift] Mode=report in %s); %s %s%s", strempty(*why),
-			    *why ? "; " : "", set->drift_report_at, cmd,
+	ret = strdup_printf("%s%s%s; %s %s%s", strempty(*why), *why ? "; " : "", kept, cmd,
 			    drift_repair_waits(set, plan_is_disruptive(p), edited),
 			    never_step(set, plan_is_disruptive(p), step, sizeof(step)));
 	if (!ret)
@@ -166,6 +165,23 @@ int report_drift_kept(const struct layout_set *set, const struct plan *p, const 
 	free(*why);
 	*why = ret;
 	return 0;
+}
+
+int report_drift_kept(const struct layout_set *set, const struct plan *p, const char *options,
+		      char **why)
+{
+	_cleanup_free_ char *kept = NULL;
+
+	if (!set->drift_report_at[0])
+		return 0;
+	kept = strdup_printf("not repaired ([Drift] Mode=report in %s)", set->drift_report_at);
+	return kept ? drift_left(set, p, options, kept, why) : -ENOMEM;
+}
+
+int report_drift_unrepaired(const struct layout_set *set, const struct plan *p, const char *options,
+			    char **why)
+{
+	return drift_left(set, p, options, "no sriov-persistd runs to repair it", why);
 }
 
 /* For a drifted PF: what differs beyond its VFs (which their rows show),

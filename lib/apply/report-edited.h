@@ -47,6 +47,14 @@ int report_layout_edited(const struct host_view *v, const struct pf_view *pv,
  * a PF. */
 int report_drift_kept(const struct layout_set *set, const struct plan *p, const char *options,
 		      char **why);
+/* Of a drifted PF (p, its plan) that [Drift] Mode=repair would repair
+ * while no sriov-persistd runs to (sriovctl wait, asking the bus): as
+ * report_drift_kept() says it, with "no sriov-persistd runs to repair it"
+ * for "not repaired ([Drift] Mode=report in FILE:LINE)": "differs: 4 VFs
+ * wanted, 0 present; no sriov-persistd runs to repair it; sriovctl apply
+ * PCI repairs it". -ENOMEM. */
+int report_drift_unrepaired(const struct layout_set *set, const struct plan *p, const char *options,
+			    char **why);
 /* Of a PF pv of v whose plan has actions left, with rec its status record:
  * *state "pending" with *why when that is the rest of the apply that a
  * firmware VF limit waited for (report_firmware_took_effect()) or its apply

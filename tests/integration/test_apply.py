@@ -517,14 +517,15 @@ def test_wait_names_why_each_pf_is_not_applied(make_host):
     r = h.run("wait", "--timeout", "0")
     assert r.returncode == 1, r
     lines = r.stdout.splitlines()
-    assert lines[0] == f"Timed out after 0s; not applied yet: {b} (not applied in this boot yet)"
+    assert lines[0] == "Timed out after 0s; not applied yet:"
+    assert lines[1] == f"Not applied yet: {b} (not applied in this boot yet)"
     opts = f"--host {h.path} --config-dir {h.confdir} --main-config {h.main}"
     assert re.fullmatch(rf"Not applied: {a} \(\S+\): pending: not applied since its last apply "
                         rf"held it, and what held it is fixed now \(sriovctl {re.escape(opts)} "
-                        rf"apply {a} applies it\)", lines[1]), lines
-    assert lines[2] == (f'    "sriovctl --host {h.path} --config-dir {h.confdir} --main-config '
+                        rf"apply {a} applies it\)", lines[2]), lines
+    assert lines[3] == (f'    "sriovctl --host {h.path} --config-dir {h.confdir} --main-config '
                         f'{h.main} apply {a}" applies it now'), lines
-    assert len(lines) == 3, lines
+    assert len(lines) == 4, lines
 
 
 def test_snapshot_of_a_simulated_host_round_trips(make_host):

@@ -64,7 +64,7 @@ def test_no_vfs_yet_is_pending_everywhere(make_host):
 
     # not applied yet, and what it will wait for once it is
     r = h.run("wait", "--timeout", "0", env=NO_BUS)
-    assert r.returncode == 1 and f"not applied yet: {E810} ({why})\n" in r.stdout, r
+    assert r.returncode == 1 and f"Not applied yet: {E810} ({why})\n" in r.stdout, r
 
     r = h.run("apply", env=NO_BUS)
     assert r.returncode == 0, r
@@ -81,7 +81,8 @@ def test_no_vfs_yet_is_pending_everywhere(make_host):
 
     r = h.run("wait", "--timeout", "0", env=NO_BUS)
     assert r.returncode == 1, r
-    assert r.stdout == f"Timed out after 0s; not applied yet: {E810} ({why})\n", r.stdout
+    assert r.stdout == f"Timed out after 0s; not applied yet:\nNot applied yet: {E810} ({why})\n", \
+        r.stdout
 
 
 def test_some_vfs_are_configured_the_rest_waited_for(make_host):

@@ -66,7 +66,7 @@ def test_a_fifo_at_a_record_blocks_no_verb(make_host):
     t0 = time.monotonic()
     r = h.run("wait", "--timeout", "2", timeout=QUICK)
     took = time.monotonic() - t0
-    assert r.returncode == 1 and f"not applied yet: {E810_A}" in r.stdout, r.stdout + r.stderr
+    assert r.returncode == 1 and f"Not applied yet: {E810_A}" in r.stdout, r.stdout + r.stderr
     assert took < 10, f"wait --timeout 2 took {took:.1f} s"
 
     # apply writes the runtime record anew, over the FIFO; nothing is destroyed

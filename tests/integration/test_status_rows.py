@@ -121,8 +121,9 @@ def test_applied_without_a_record_of_this_boot_says_why_wait_waits(make_host):
     assert " applied " in out.splitlines()[1] and out.splitlines()[2] == f"    {why}", out
     assert json.loads(h.run("status", "--json", E810).stdout)["pfs"][0]["reason"] == why
     r = h.run("wait", "--timeout", "0")
-    assert r.returncode == 1 and r.stdout == (f"Timed out after 0s; not applied yet: {E810} (not applied in this "
-                                        "boot yet)\n"), r.stdout
+    assert r.returncode == 1 and r.stdout == ("Timed out after 0s; not applied yet:\n"
+                                              f"Not applied yet: {E810} (not applied in this "
+                                              "boot yet)\n"), r.stdout
     rec.unlink()
     assert h.run("status", E810).stdout.splitlines()[2] == f"    {why}"
 

@@ -91,7 +91,7 @@ def test_wait_counts_no_reboot_for_a_pf_not_applied(make_host):
     two_ports(h)
     assert h.run("apply", CX6_B).returncode == 0
     r = h.run("wait", "--timeout", "1")
-    assert r.returncode != 0 and f"Timed out after 1s; not applied yet: {CX6_A}" in r.stdout, \
+    assert r.returncode != 0 and f"Timed out after 1s; not applied yet:\nNot applied yet: {CX6_A}" in r.stdout, \
         r.stdout + r.stderr
     assert h.run("apply", CX6_A).returncode == 0
     r = h.run("wait", "--timeout", "1")
