@@ -3,10 +3,15 @@
 port whose apply waits for the card raise another port's apply made waits for the reboot in its
 metrics too (sriov_persist_pf_reboot_pending 1, its reason the card-wait one), while status
 --json credits the pending reboot to the raising port only; sriovctl wait says the same
-card-wait reason as status (4)."""
+card-wait reason as status (4). The port whose apply raised the card's limit, its layout removed
+since: status --json carries in firmware_note the mstconfig command the table shows under it, the
+same words locally (whatever PFs it asks for) and through the daemon (6); the other port's
+settings line still names the port through whose apply the raise is pending (7)."""
 
 import json
+import re
 
+from conftest import PF_IFACE, pf_path
 from test_daemon import NO_BUS
 
 CX6_A, CX6_B = "0000:ca:00.0", "0000:ca:00.1"
@@ -58,3 +63,73 @@ def test_wait_says_the_card_wait_reason_as_status(make_host):
     assert r.returncode == 0, r.stdout + r.stderr
     assert f"Pending a reboot: {CX6_B} (ens3f1np1): {WAITS12}\n" in r.stdout, r.stdout
     assert f"Pending a reboot: {CX6_A} (ens3f0np0): {RAISED12}\n" in r.stdout, r.stdout
+
+
+# --- 6, 7: the raising port's layout removed ---------------------------------------------------
+
+SET_NOW = (f'"mstconfig -d {CX6_B} set NUM_OF_VFS=12" sets the limit back to the one it has now, '
+           f"for {CX6_A} too (one command for the card, not one per port)")
+UNASKED = re.compile(r"firmware VF limit raised to 16, waiting for a reboot \(set by the apply of "
+                     r"[0-9TZ:-]+; no layout asks for it now\)")
+THROUGH = (f"firmware VF limit 16 from the next reboot, 12 until then (raised by the apply of "
+           f"{CX6_B}, one setting of this card: a reboot is pending through it)")
+
+
+def limit12(h):
+    def change(s):
+        for p in s["pfs"]:
+            if p["pci"] in (CX6_A, CX6_B):
+                p["total_vfs"] = p["firmware_total_vfs"] = 12
+            if p["pci"] == CX6_B:
+                p["vf_offset"] = 40
+    h.edit(change)
+
+
+def raised_by_b_then_removed(h):
+    limit12(h)
+    h.main.write_text("[Disruption]\nPolicy=immediate\n[Reboot]\nPolicy=never\n")
+    layout(h, CX6_A, 4, "50-p0.conf")
+    b = layout(h, CX6_B, 16, "51-p1.conf")
+    assert h.run("apply", env=NO_BUS).returncode == 0
+    assert h.pf(CX6_A)["firmware_total_vfs"] == 16
+    return b
+
+
+def test_the_removed_raisers_note_is_in_the_json_and_said_alike(make_host):
+    h = make_host("cx6dx.json")
+    raised_by_b_then_removed(h).unlink()
+    b = pf_json(h, CX6_B)
+    assert [x for x in b["pending_reboot_reasons"] if UNASKED.fullmatch(x)], b
+    assert b["firmware_note"] == SET_NOW, b
+    said = f"    no layout selects it; {SET_NOW}\n"
+    assert said in h.run("status", env=NO_BUS).stdout
+    # a status of that PF alone says the same (the other port is not in its document)
+    out = h.run("status", CX6_B, env=NO_BUS).stdout
+    assert said in out, out
+    assert out.count("mstconfig") == 1, out
+    # 7: the other port's settings line still names the port the raise is pending through
+    out = h.run("status", env=NO_BUS).stdout
+    assert f", {THROUGH}\n" in out, out
+
+
+def test_the_daemon_says_the_removed_raisers_note_as_sriovctl(make_host, start_daemon,
+                                                              bus_client, system_bus):
+    c = bus_client
+    h = make_host("cx6dx.json")
+    b = raised_by_b_then_removed(h)
+    start_daemon(h)
+    c.wait_property("State", "pending", pf_path(CX6_B), PF_IFACE)
+    b.unlink()
+    c.call("Reload")
+    c.wait_property("State", "unconfigured", pf_path(CX6_B), PF_IFACE)
+    bus = {"DBUS_SYSTEM_BUS_ADDRESS": system_bus.address}
+    st = json.loads(c.call("GetStatus"))
+    pb = next(p for p in st["pfs"] if p["pci"] == CX6_B)
+    assert pb["firmware_note"] == SET_NOW, pb
+    assert pf_json(h, CX6_B, env=bus)["firmware_note"] == SET_NOW
+    said = f"    no layout selects it; {SET_NOW}\n"
+    for env in (bus, NO_BUS):
+        out = h.run("status", CX6_B, env=env).stdout
+        assert said in out, out
+        out = h.run("status", env=env).stdout
+        assert said in out and f", {THROUGH}\n" in out, out
