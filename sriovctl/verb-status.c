@@ -269,13 +269,17 @@ static char *firmware_describe(const char *label, struct json_object *e, struct 
 	const char *now = doc_str(e, "now"), *want = doc_str(e, "wanted");
 	struct json_object *by = card_raiser(doc, pf);
 	uint64_t total = doc_u64(pf, "total_vfs");
-	bool raised = now && strtoull(now, NULL, 10) > total;
+	bool raised = now && strtoull(now, NULL, 10) > total, short_of;
 	_cleanup_free_ char *value = NULL, *policy = NULL, *through = NULL;
 
 	if (!now && !want)
 		return NULL;
 	if (!by && raised)
 		by = card_raised_by(doc, pf, now);
+	/* a raise short of what its layout wants gives it nothing: its own
+	 * apply raises the limit that far */
+	short_of = by && raised && doc_get(pf, "desired_num_vfs") &&
+		   doc_u64(pf, "desired_num_vfs") > strtoull(now, NULL, 10);
 	value = raised ? strdup_printf("%s from the next reboot, %" PRIu64 " until then", now,
 				       total) :
 			 strdup(now ?: "none");
@@ -284,7 +288,12 @@ static char *firmware_describe(const char *label, struct json_object *e, struct 
 				       !streq(want, "no") ? "raised when needed" :
 				       raised		  ? "not raised further" :
 							    "not raised");
-	if (by && doc_len(by, "pending_reboot_reasons") > 0)
+	if (by && short_of)
+		through = strdup_printf("raised by the apply of %s, one setting of this card: a "
+					"reboot is pending through it, short of the %" PRIu64
+					" its layout needs, which its own apply raises it to",
+					strna(doc_str(by, "pci")), doc_u64(pf, "desired_num_vfs"));
+	else if (by && doc_len(by, "pending_reboot_reasons") > 0)
 		through = strdup_printf("raised by the apply of %s, one setting of this card: a "
 					"reboot is pending through it",
 					strna(doc_str(by, "pci")));

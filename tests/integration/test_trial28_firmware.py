@@ -6,7 +6,11 @@ metrics too (sriov_persist_pf_reboot_pending 1, its reason the card-wait one), w
 card-wait reason as status (4). The port whose apply raised the card's limit, its layout removed
 since: status --json carries in firmware_note the mstconfig command the table shows under it, the
 same words locally (whatever PFs it asks for) and through the daemon (6); the other port's
-settings line still names the port through whose apply the raise is pending (7)."""
+settings line still names the port through whose apply the raise is pending (7). A raise short of
+what the other port's layout needs, whose own raise the disruption policy defers, says it gives
+that port nothing, and its mstconfig command sets it back: no "reboot by hand" (10). A pending
+reboot that goes without a reboot (the firmware set back by hand) has a journal line, as its
+coming had (9)."""
 
 import json
 import re
@@ -133,3 +137,121 @@ def test_the_daemon_says_the_removed_raisers_note_as_sriovctl(make_host, start_d
         assert said in out, out
         out = h.run("status", env=env).stdout
         assert said in out and f", {THROUGH}\n" in out, out
+
+
+# --- 10: a raise short of the other port's need, whose own raise the policy defers -------------
+
+SHORT = re.compile(r"firmware VF limit raised to 20, waiting for a reboot \(set by the apply of "
+                   rf"[0-9TZ:-]+; {CX6_A}'s layout needs 24, more than it; no layout asks for "
+                   r"it now\)")
+SET_NOW_SHORT = (f'"mstconfig -d {CX6_B} set NUM_OF_VFS=12" sets the limit back to the one it has '
+                 f"now, for {CX6_A} too (one command for the card; {CX6_A}'s layout needs 24, "
+                 "more than it: its own apply raises the limit that far)")
+SHORT_THROUGH = (f"firmware VF limit 20 from the next reboot, 12 until then (raised by the apply "
+                 f"of {CX6_B}, one setting of this card: a reboot is pending through it, short "
+                 "of the 24 its layout needs, which its own apply raises it to)")
+
+
+def short_of_24(h, reboot):
+    limit12(h)
+    h.main.write_text("[Disruption]\nPolicy=immediate\n[Reboot]\nPolicy=never\n")
+    layout(h, CX6_A, 4, "50-p0.conf")
+    b = layout(h, CX6_B, 20, "51-p1.conf")
+    assert h.run("apply", env=NO_BUS).returncode == 0
+    assert h.pf(CX6_A)["firmware_total_vfs"] == 20
+    b.unlink()
+    h.main.write_text(f"[Drift]\nMode=report\n[Disruption]\nPolicy=never\n[Reboot]\n"
+                      f"Policy={reboot}\n")
+    layout(h, CX6_A, 24, "50-p0.conf")
+
+
+def test_a_raise_short_of_the_deferred_ports_need_says_so(make_host):
+    h = make_host("cx6dx.json")
+    short_of_24(h, "never")
+    assert h.run("apply", CX6_A, env=NO_BUS).returncode != 0
+    assert h.pf(CX6_A)["firmware_total_vfs"] == 20
+    a, b = pf_json(h, CX6_A), pf_json(h, CX6_B)
+    assert a["state"] == "deferred", a
+    assert [x for x in b["pending_reboot_reasons"] if SHORT.fullmatch(x)], b
+    assert b["firmware_note"] == SET_NOW_SHORT, b
+    out = h.run("status", env=NO_BUS).stdout
+    assert "no mstconfig command sets it back" not in out, out
+    assert f"    no layout selects it; {SET_NOW_SHORT}\n" in out, out
+    assert f", {SHORT_THROUGH}\n" in out, out
+
+
+def test_the_daemon_makes_no_reboot_by_hand_for_a_raise_short_of_the_need(
+        make_host, start_daemon, bus_client, system_bus):
+    c = bus_client
+    h = make_host("cx6dx.json")
+    short_of_24(h, "coordinated")
+    start_daemon(h)
+    c.wait_property("State", "deferred", pf_path(CX6_A), PF_IFACE)
+    c.wait(lambda: any(x.startswith(f"{CX6_B}: ") and SHORT.fullmatch(x[len(CX6_B) + 2:])
+                       for x in c.get("PendingRebootReasons")), what="the raise to 20, short")
+    st = json.loads(c.call("GetStatus"))
+    why = st["daemon"]["no_reboot"]
+    assert "reboot by hand" not in why and "the mstconfig command under its PF sets it back" in why, \
+        why
+    out = h.run("status", env={"DBUS_SYSTEM_BUS_ADDRESS": system_bus.address}).stdout
+    assert "reboot by hand" not in out, out
+    assert f"    no layout selects it; {SET_NOW_SHORT}\n" in out, out
+
+
+# --- 9: a reboot reason gone without a reboot is said in the journal ---------------------------
+
+def test_the_daemon_says_a_reboot_reason_gone_by_hand(make_host, start_daemon, bus_client):
+    c = bus_client
+    h = make_host("cx6dx.json")
+
+    def change(s):
+        for p in s["pfs"]:
+            if p["pci"] in (CX6_A, CX6_B):
+                p["total_vfs"] = p["firmware_total_vfs"] = 16
+            if p["pci"] == CX6_B:
+                p["vf_offset"] = 40
+    h.edit(change)
+    h.main.write_text("[Drift]\nMode=report\n[Disruption]\nPolicy=immediate\n"
+                      "[Reboot]\nPolicy=never\n")
+    b = layout(h, CX6_B, 20, "51-p1.conf")
+    assert h.run("apply", CX6_B, env=NO_BUS).returncode == 0
+    assert h.pf(CX6_B)["firmware_total_vfs"] == 20
+    d = start_daemon(h)
+    c.wait_property("PendingReboot", True)
+    b.unlink()
+    c.call("Reload")
+    c.wait(lambda: any("no layout asks for it now" in x for x in c.get("PendingRebootReasons")),
+           what="the raise to 20 unasked")
+    assert "no reboot needed any more" not in d.log_text()
+
+    def by_hand(s):
+        for p in s["pfs"]:
+            if p["pci"] in (CX6_A, CX6_B):
+                p["firmware_total_vfs"] = 16
+    h.edit(by_hand)  # mstconfig -d ca:00.1 set NUM_OF_VFS=16
+    c.wait_property("PendingReboot", False)
+    assert c.get("PendingRebootReasons") == []
+    c.wait(lambda: "no reboot needed any more" in d.log_text(), what="the journal line")
+    line = re.compile(rf"{CX6_B}: no reboot needed any more: firmware VF limit 16 set in firmware "
+                      r"again, the one in effect \(it waited: firmware VF limit raised to 20, "
+                      r"waiting for a reboot \(set by the apply of [0-9TZ:-]+; no layout asks for "
+                      r"it now\)\)")
+    said = [x for x in d.log_text().splitlines() if "no reboot needed any more" in x]
+    assert len(said) == 1 and line.search(said[0]), said
+
+
+# --- wip-g: the VFs of a PF whose raise the disruption policy defers wait for its apply ---------
+
+def test_the_vfs_of_a_deferred_raise_wait_for_its_apply(make_host):
+    h = make_host("cx6dx.json")
+    h.main.write_text("[Disruption]\nPolicy=never\n[Reboot]\nPolicy=never\n")
+    layout(h, CX6_A, 12, "50-p0.conf")
+    assert h.run("apply", CX6_A, env=NO_BUS).returncode != 0
+    assert h.pf(CX6_A)["firmware_total_vfs"] == 8  # nothing raised
+    a = pf_json(h, CX6_A)
+    assert a["state"] == "deferred" and a["pending_reboot_reasons"] == [], a
+    fates = {v["layout"] for v in a["vfs"]}
+    assert fates == {"to be created after its apply raises the firmware VF limit, and a reboot"}, \
+        fates
+    out = h.run("status", env=NO_BUS).stdout
+    assert "to be created after a reboot" not in out, out
