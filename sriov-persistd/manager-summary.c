@@ -120,6 +120,66 @@ static void unasked_again(struct manager *m)
 	}
 }
 
+/* What became of the firmware that reason (of pf) waited for: "firmware
+ * VF limit 16 set in firmware again, the one in effect", "firmware VF
+ * limit 14 set in firmware since (12 in effect)";
+ * else what else may take a reason away. */
+static char *reason_gone_why(const struct pf_state *pf, const char *reason)
+{
+	if (pf && pf->firmware_total_vfs >= 0 && startswith(reason, "firmware VF limit"))
+		return (uint32_t)pf->firmware_total_vfs == pf->total_vfs ?
+			       strdup_printf("firmware VF limit %u set in firmware again, the "
+					     "one in effect",
+					     pf->total_vfs) :
+			       strdup_printf("firmware VF limit %d set in firmware since (%u in "
+					     "effect)",
+					     pf->firmware_total_vfs, pf->total_vfs);
+	if (pf && pf->has_firmware_link_type && startswith(reason, "link type"))
+		return strdup_printf("link type %s set in firmware since",
+				     strna(link_type_to_string(pf->firmware_link_type)));
+	return strdup("the firmware or the layouts changed since");
+}
+
+/* Whether reasons a and b wait for the same setting: the firmware VF
+ * limit, the link type, or the same words otherwise. */
+static bool same_kind(const char *a, const char *b)
+{
+	static const char *const kinds[] = { "firmware VF limit", "link type" };
+
+	for (size_t i = 0; i < ELEMENTSOF(kinds); i++)
+		if (startswith(a, kinds[i]) || startswith(b, kinds[i]))
+			return startswith(a, kinds[i]) && startswith(b, kinds[i]);
+	return streq(a, b);
+}
+
+/* A reason of this boot gone from merged without a reboot (the firmware
+ * set back by hand, a firmware reset, a layout's change): one journal line,
+ * as its coming had one ("reboot needed: ..."); not one said in other
+ * words, whose PF still waits for the same setting in merged ("... (set by
+ * the apply of ...; no layout asks for it now)", "firmware VF limit 14 set
+ * in firmware, ..."). */
+static void log_reasons_gone(const struct manager *m, const struct reboot_record *merged)
+{
+	if (!streq(m->reboot.boot_id, manager_boot_id(m)))
+		return;
+	for (size_t i = 0; i < m->reboot.n_reasons; i++) {
+		const struct reboot_reason *o = &m->reboot.reasons[i];
+		_cleanup_free_ char *why = NULL;
+		bool reworded = false;
+
+		if (reboot_record_has(merged, o->pci, o->text))
+			continue;
+		for (size_t j = 0; j < merged->n_reasons; j++)
+			reworded = reworded || (streq(merged->reasons[j].pci, o->pci) &&
+						same_kind(merged->reasons[j].text, o->text));
+		if (reworded)
+			continue;
+		why = reason_gone_why(m->hs ? host_state_find_pf(m->hs, o->pci) : NULL, o->text);
+		log_pf(LOG_NOTICE, o->pci, "%s: no reboot needed any more: %s (it waited: %s)",
+		       o->pci, strna(why), o->text);
+	}
+}
+
 static bool update_reboot(struct manager *m, bool layouts_changed)
 {
 	struct reboot_record cur, merged, standing;
@@ -139,6 +199,7 @@ static bool update_reboot(struct manager *m, bool layouts_changed)
 			reboot_record_done(&merged);
 		return false;
 	}
+	log_reasons_gone(m, &merged);
 	for (size_t i = 0; i < merged.n_reasons; i++)
 		if (!reboot_record_has(&m->reboot, merged.reasons[i].pci, merged.reasons[i].text))
 			log_pf(LOG_WARNING, merged.reasons[i].pci, "%s: reboot needed: %s",

@@ -231,6 +231,29 @@ static struct json_object *card_raiser(struct json_object *doc, struct json_obje
 	return first && !streq_ptr(doc_str(first, "pci"), pci) ? first : NULL;
 }
 
+/* The other port of pf's card whose own pending reboot is the raise of
+ * the card's limit to now (its record still carries it, its layout removed
+ * since: no plan wants a raise), or NULL. */
+static struct json_object *card_raised_by(struct json_object *doc, struct json_object *pf,
+					  const char *now)
+{
+	const char *pci = doc_str(pf, "pci");
+	unsigned long n = strtoul(now, NULL, 10);
+
+	for (size_t i = 0; pci && i < doc_len(doc, "pfs"); i++) {
+		struct json_object *o = doc_idx(doc, "pfs", i);
+		const char *other = doc_str(o, "pci");
+
+		if (!other || streq(other, pci) || !pci_same_device(other, pci))
+			continue;
+		for (size_t j = 0; j < doc_len(o, "pending_reboot_reasons"); j++)
+			if (plan_firmware_reason_raised(strempty(json_object_get_string(
+				    doc_idx(o, "pending_reboot_reasons", j)))) == n)
+				return o;
+	}
+	return NULL;
+}
+
 /* The firmware VF limit, the one after the next reboot ("firmware VF limit
  * 20 from the next reboot, 8 until then"), with what the layout's
  * FirmwareVirtualFunctions= makes the tool do and the other port of the
@@ -246,11 +269,17 @@ static char *firmware_describe(const char *label, struct json_object *e, struct 
 	const char *now = doc_str(e, "now"), *want = doc_str(e, "wanted");
 	struct json_object *by = card_raiser(doc, pf);
 	uint64_t total = doc_u64(pf, "total_vfs");
-	bool raised = now && strtoull(now, NULL, 10) > total;
+	bool raised = now && strtoull(now, NULL, 10) > total, short_of;
 	_cleanup_free_ char *value = NULL, *policy = NULL, *through = NULL;
 
 	if (!now && !want)
 		return NULL;
+	if (!by && raised)
+		by = card_raised_by(doc, pf, now);
+	/* a raise short of what its layout wants gives it nothing: its own
+	 * apply raises the limit that far */
+	short_of = by && raised && doc_get(pf, "desired_num_vfs") &&
+		   doc_u64(pf, "desired_num_vfs") > strtoull(now, NULL, 10);
 	value = raised ? strdup_printf("%s from the next reboot, %" PRIu64 " until then", now,
 				       total) :
 			 strdup(now ?: "none");
@@ -259,7 +288,12 @@ static char *firmware_describe(const char *label, struct json_object *e, struct 
 				       !streq(want, "no") ? "raised when needed" :
 				       raised		  ? "not raised further" :
 							    "not raised");
-	if (by && doc_len(by, "pending_reboot_reasons") > 0)
+	if (by && short_of)
+		through = strdup_printf("raised by the apply of %s, one setting of this card: a "
+					"reboot is pending through it, short of the %" PRIu64
+					" its layout needs, which its own apply raises it to",
+					strna(doc_str(by, "pci")), doc_u64(pf, "desired_num_vfs"));
+	else if (by && doc_len(by, "pending_reboot_reasons") > 0)
 		through = strdup_printf("raised by the apply of %s, one setting of this card: a "
 					"reboot is pending through it",
 					strna(doc_str(by, "pci")));
@@ -404,7 +438,8 @@ static const char *card_other_port(struct json_object *doc, const char *pci)
 /* The mstconfig commands that set back what waits: NUM_OF_VFS (as far as
  * the layouts of the card's other ports let it, plan_firmware_set_back()),
  * and LINK_TYPE_P<n>=1 (InfiniBand) or 2 (Ethernet) of the port (function
- * n-1). */
+ * n-1): the report's firmware_note, or of a daemon older than it, said
+ * from the document. */
 static void print_firmware_tail(struct json_object *doc, struct json_object *pf)
 {
 	const char *pci = strna(doc_str(pf, "pci")), *by = NULL;
@@ -414,6 +449,11 @@ static void print_firmware_tail(struct json_object *doc, struct json_object *pf)
 	uint64_t need = doc_card_need(doc, pf, &by);
 	_cleanup_free_ char *back = NULL;
 
+	/* the report's words, of the whole host (firmware_note) */
+	if (doc_str(pf, "firmware_note")) {
+		printf("%s\n", doc_str(pf, "firmware_note"));
+		return;
+	}
 	if (vfs && fw && need <= UINT32_MAX)
 		(void)plan_firmware_set_back(pci, (uint32_t)doc_u64(pf, "total_vfs"),
 					     (uint32_t)strtoul(fw, NULL, 10), (uint32_t)need, by,
@@ -526,7 +566,8 @@ static void print_pf(const struct ctl *c, struct json_object *doc, struct json_o
 			       "",
 		       last_error);
 	print_run_hint(c, pf, last);
-	if (doc_str(pf, "firmware_note"))
+	/* that of a PF whose own raise waits is said with what sets it back */
+	if (doc_str(pf, "firmware_note") && !firmware_pending(pf))
 		printf("    %s\n", doc_str(pf, "firmware_note"));
 	for (size_t i = 0; i < doc_len(pf, "pending_reboot_reasons"); i++)
 		printf("    %s %s\n", ctl_paint(c, ANSI_YELLOW, "pending reboot:"),

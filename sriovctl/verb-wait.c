@@ -224,7 +224,7 @@ static int note_applied(struct progress *p, const struct pf_view *pv)
 
 	p->done++;
 	/* what the apply did that waits for a reboot, not what a plan needs */
-	if (pv->plan && plan_reboot_reasons_of(pv->plan, true, &waits) < 0)
+	if (pv->plan && plan_reboot_reasons_waited(pv->plan, &waits) < 0)
 		return -ENOMEM;
 	if (!pv->plan || pv->plan->n_actions > 0 || !waits[0]) {
 		p->applied++;
@@ -321,7 +321,15 @@ static int check_records(struct ctl *c, usec_t since, int daemon, struct progres
 		    !(unsettled && layout_set_may_select(cv.set, pv->pf, cv.hs->hostname)))
 			continue;
 		p.configured++;
-		r = pv->desired ? note_record(c, since, &cv.v, pv, &p) : note_missing(&p, pv);
+		/* its reboot reasons as status says them (the card raise it waits for) */
+		if (pv->plan && pv->desired &&
+		    report_card_limit_said(c->runtime_dir, cv.hs, pv->pf,
+					   pf_desired_num_vfs(pv->desired, pv->pf),
+					   &pv->plan->reboot_reasons) < 0)
+			r = -ENOMEM;
+		else
+			r = pv->desired ? note_record(c, since, &cv.v, pv, &p) :
+					  note_missing(&p, pv);
 	}
 	if (r >= 0)
 		r = report_gone_each(cv.hs, c->runtime_dir, note_gone, &p);

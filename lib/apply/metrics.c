@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "metrics-internal.h"
+#include "plan.h"
 #include "util.h"
 
 /* One PF of the status document, with its view when the host has it. */
@@ -132,6 +133,17 @@ static int emit_pending_actions(FILE *f, const char *name, const struct pf_item 
 	return emit_pf_number(f, name, p, "pending_actions");
 }
 
+/* The card raise another port's apply made, which the PF waits for: its
+ * status reason (plan_reason_card_wait()), not among its own
+ * pending_reboot_reasons (one reboot, one reason, that port's), but a
+ * reboot the PF waits for all the same. NULL when it waits for none. */
+static const char *card_wait(const struct pf_item *p)
+{
+	const char *state = member_str(p->doc, "state"), *why = member_str(p->doc, "reason");
+
+	return state && streq(state, "pending") && why && plan_reason_card_wait(why) ? why : NULL;
+}
+
 static int emit_reboot_pending(FILE *f, const char *name, const struct pf_item *p)
 {
 	struct json_object *r = member(p->doc, "pending_reboot_reasons");
@@ -139,21 +151,23 @@ static int emit_reboot_pending(FILE *f, const char *name, const struct pf_item *
 	if (!p->pv)
 		return 0;
 	return metrics_series(f, name, (const struct metrics_label[]){ PF_LABELS(p) }, 2,
-			      json_object_array_length(r) > 0 ? "1" : "0");
+			      json_object_array_length(r) > 0 || card_wait(p) ? "1" : "0");
 }
 
 static int emit_reboot_reasons(FILE *f, const char *name, const struct pf_item *p)
 {
 	struct json_object *r = member(p->doc, "pending_reboot_reasons");
 	size_t n = json_object_is_type(r, json_type_array) ? json_object_array_length(r) : 0;
+	const char *card = p->pv ? card_wait(p) : NULL;
 
-	for (size_t i = 0; i < n; i++) {
-		const char *why = json_object_get_string(json_object_array_get_idx(r, i));
+	for (size_t i = 0; i <= n; i++) {
+		const char *why = i < n ? json_object_get_string(json_object_array_get_idx(r, i)) :
+					  card;
 
-		if (metrics_series(f, name,
-				   (const struct metrics_label[]){ PF_LABELS(p),
-								   { "reason", why } },
-				   3, "1") < 0)
+		if (why && metrics_series(f, name,
+					  (const struct metrics_label[]){ PF_LABELS(p),
+									  { "reason", why } },
+					  3, "1") < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -205,7 +219,8 @@ static const struct pf_family {
 	{ "pf_pending_actions", "gauge", "The actions an apply would run on the PF now.",
 	  emit_pending_actions },
 	{ "pf_reboot_pending", "gauge",
-	  "1 when the PF waits for a reboot (its layout, or a firmware VF limit an apply raised).",
+	  "1 when the PF waits for a reboot (its layout, a firmware VF limit an apply raised, or the "
+	  "card raise another port's apply made that it waits for).",
 	  emit_reboot_pending },
 	{ "pf_reboot_pending_info", "gauge", "Why the PF waits for a reboot, one series a reason.",
 	  emit_reboot_reasons },

@@ -267,6 +267,68 @@ int report_card_limit_said(const char *runtime_dir, const struct host_state *hs,
 	return strv_consume(reasons, TAKE_PTR(set_hand));
 }
 
+/* The first other port of pf's card on hs, or NULL. */
+static const char *card_other(const struct host_state *hs, const struct pf_state *pf)
+{
+	for (size_t i = 0; i < hs->n_pfs; i++)
+		if (!streq(hs->pfs[i].pci, pf->pci) && pci_same_device(hs->pfs[i].pci, pf->pci))
+			return hs->pfs[i].pci;
+	return NULL;
+}
+
+static bool names_reason(struct json_object *reasons, const char *prefix)
+{
+	for (size_t i = 0; i < json_object_array_length(reasons); i++)
+		if (startswith(
+			    strempty(json_object_get_string(json_object_array_get_idx(reasons, i))),
+			    prefix))
+			return true;
+	return false;
+}
+
+/* Of a PF that no layout selects whose own reboot reasons (what its last
+ * apply set in firmware) wait for the reboot: the mstconfig commands that
+ * set back what waits, NUM_OF_VFS as far as the layouts of the card's other
+ * ports let it (plan_firmware_set_back(), for the whole card:
+ * plan_firmware_set_now() with the card's other port), LINK_TYPE_P<n>=1
+ * (InfiniBand) or 2 (Ethernet) of the port. The whole host's words, local
+ * or through the daemon, whatever PFs a status asks for. */
+static int own_firmware_note(const struct host_view *v, const struct pf_view *pv,
+			     struct json_object *own, char **ret)
+{
+	const struct pf_state *pf = pv->pf;
+	bool vfs = names_reason(own, "firmware VF limit"), link = names_reason(own, "link type");
+	_cleanup_free_ char *back = NULL, *lt = NULL;
+	const char *by = NULL;
+	uint32_t need = 0;
+
+	*ret = NULL;
+	if (vfs && pf->firmware_total_vfs >= 0 &&
+	    (host_card_need(v->set, v->hs, pf, &need, &by) < 0 ||
+	     !plan_firmware_set_back(pf->pci, pf->total_vfs, (uint32_t)pf->firmware_total_vfs, need,
+				     by, &back)))
+		return -ENOMEM;
+	if (!back && vfs) {
+		back = plan_firmware_set_now(pf->pci, pf->total_vfs, card_other(v->hs, pf));
+		if (!back)
+			return -ENOMEM;
+	}
+	if (link) {
+		lt = strdup_printf(
+			"\"mstconfig -d %s set LINK_TYPE_P%u=%u\" sets the link type back "
+			"to the one it has now, %s",
+			pf->pci, plan_link_port(pf->pci),
+			pf->link_type == LINK_TYPE_INFINIBAND ? 1u : 2u,
+			strna(link_type_to_string(pf->link_type)));
+		if (!lt)
+			return -ENOMEM;
+	}
+	if (!back && !lt)
+		return 0;
+	*ret = strdup_printf("%s%s%s", strempty(back), back && lt ? "; " : "", strempty(lt));
+	return *ret ? 0 : -ENOMEM;
+}
+
 int report_firmware_put(struct json_object *o, const struct host_view *v, const struct pf_view *pv)
 {
 	_cleanup_free_ char *note = NULL;
@@ -275,7 +337,10 @@ int report_firmware_put(struct json_object *o, const struct host_view *v, const 
 	uint32_t need = 0;
 
 	json_object_object_get_ex(o, "pending_reboot_reasons", &own);
-	if (host_view_card_firmware_note(v, pv, json_object_array_length(own) > 0, &note) < 0 ||
+	if ((!pv->desired && json_object_array_length(own) > 0 ?
+		     own_firmware_note(v, pv, own, &note) :
+		     host_view_card_firmware_note(v, pv, json_object_array_length(own) > 0,
+						  &note)) < 0 ||
 	    json_put_str(o, "firmware_note", note) < 0 ||
 	    host_card_need(v->set, v->hs, pv->pf, &need, &by) < 0)
 		return -ENOMEM;

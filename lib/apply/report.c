@@ -511,8 +511,8 @@ static int missing_vf_fill(struct json_object *o, const struct pf_view *pv, uint
 }
 
 /* What becomes of VF i that the layouts want and the host does not have:
- * made by this plan, after the reboot that raises the firmware VF limit,
- * or by the tool ExternallyManaged=yes leaves them to; or not, as with a PF
+ * made by this plan, after the reboot that raises the firmware VF limit
+ * (after the apply that raises it, while only the plan does), or by the tool ExternallyManaged=yes leaves them to; or not, as with a PF
  * on no driver. */
 static const char *missing_vf_fate(const struct pf_view *pv, uint32_t i)
 {
@@ -522,8 +522,13 @@ static const char *missing_vf_fate(const struct pf_view *pv, uint32_t i)
 		return "to be created";
 	if (pf_settings_externally_managed(s))
 		return "not created yet (ExternallyManaged=yes: another tool makes the VFs)";
+	/* what an apply did waits for the reboot; else only the plan needs
+	 * one, after its apply (not run yet, or deferred) raises the limit */
+	for (char **r = pv->plan->reboot_reasons; *r; r++)
+		if (!strv_contains(pv->plan->reboot_planned, *r))
+			return "to be created after a reboot";
 	if (pv->plan->reboot_reasons[0])
-		return "to be created after a reboot";
+		return "to be created after its apply raises the firmware VF limit, and a reboot";
 	if (!pv->pf->driver)
 		return "not created (no driver is bound to the PF)";
 	return "not created";

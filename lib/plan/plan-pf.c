@@ -142,13 +142,23 @@ bool plan_firmware_set_back(const char *pci, uint32_t now, uint32_t fw, uint32_t
 	*ret = NULL;
 	if (need <= now || !by)
 		return true;
-	*ret = need >= fw ? strdup_printf("no mstconfig command sets it back: %s's layout "
-					  "needs %u of it (the card's other port)",
-					  by, need) :
-			    strdup_printf("\"mstconfig -d %s set NUM_OF_VFS=%u\" sets it to the "
-					  "limit the card's other ports need (%s's layout needs "
-					  "%u)",
-					  pci, need, by, need);
+	/* a raise short of what that layout needs gives it nothing: its own
+	 * apply raises the limit as far as it needs */
+	if (need > fw)
+		*ret = strdup_printf("\"mstconfig -d %s set NUM_OF_VFS=%u\" sets the limit back to "
+				     "the one it has now, for %s too (one command for the card; "
+				     "%s's layout needs %u, more than it: its own apply raises the "
+				     "limit that far)",
+				     pci, now, by, by, need);
+	else
+		*ret = need == fw ?
+			       strdup_printf("no mstconfig command sets it back: %s's layout "
+					     "needs %u of it (the card's other port)",
+					     by, need) :
+			       strdup_printf("\"mstconfig -d %s set NUM_OF_VFS=%u\" sets it to the "
+					     "limit the card's other ports need (%s's layout needs "
+					     "%u)",
+					     pci, need, by, need);
 	return !!*ret;
 }
 

@@ -127,7 +127,11 @@ int plan_add_planned_reason(struct plan *p, char *reason);
  * NUM_OF_VFS=12" sets it to the limit the card's other ports need
  * (0000:ca:00.0's layout needs 12, one setting of this card)"; or, when
  * they need all of fw, "no mstconfig command sets it back: 0000:ca:00.0's
- * layout needs 16 of it (one setting of this card)". -ENOMEM: *ret NULL
+ * layout needs 16 of it (one setting of this card)"; when they need more
+ * than fw, which gives them nothing (their own apply raises it that far),
+ * the command that sets it back to now, for by too, "(one command for the
+ * card; 0000:ca:00.0's layout needs 24, more than it: its own apply raises
+ * the limit that far)". -ENOMEM: *ret NULL
  * and false returned. */
 bool plan_firmware_set_back(const char *pci, uint32_t now, uint32_t fw, uint32_t need,
 			    const char *by, char **ret);
