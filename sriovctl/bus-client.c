@@ -21,6 +21,8 @@
 /* The daemon answers no call while it applies: the metrics are written
  * without its families rather than late. */
 #define METRICS_TIMEOUT_USEC (10 * USEC_PER_SEC)
+/* wait's question of a PF's state, asked on each of its passes */
+#define PF_STATE_TIMEOUT_USEC (2 * USEC_PER_SEC)
 
 sd_bus *bus_client_open(void)
 {
@@ -277,20 +279,48 @@ char *ctl_daemon_command(const struct ctl *c)
 			     c->k8s_notify ? " --k8s-notify " : "", strempty(c->k8s_notify));
 }
 
+/* A string property of the daemon's object at path, asked without starting
+ * the daemon (it is bus-activatable) and for at most PF_STATE_TIMEOUT_USEC:
+ * the daemon answers no call while it applies. */
+static int pf_property(sd_bus *bus, const char *path, const char *name, char **ret)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+	const char *v;
+	int r;
+
+	r = sd_bus_message_new_method_call(bus, &m, DAEMON_NAME, path,
+					   "org.freedesktop.DBus.Properties", "Get");
+	if (r >= 0)
+		r = sd_bus_message_set_auto_start(m, 0);
+	if (r >= 0)
+		r = sd_bus_message_append(m, "ss", DAEMON_NAME ".PhysicalFunction", name);
+	if (r >= 0)
+		r = sd_bus_call(bus, m, PF_STATE_TIMEOUT_USEC, NULL, &reply);
+	if (r >= 0)
+		r = sd_bus_message_read(reply, "v", "s", &v);
+	if (r < 0)
+		return r;
+	*ret = strdup(v);
+	return *ret ? 0 : -ENOMEM;
+}
+
 int ctl_daemon_pf_state(const char *pci, char **ret_state, char **ret_error)
 {
 	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = bus_client_open();
 	_cleanup_free_ char *path = NULL;
+	int r;
 
 	*ret_state = *ret_error = NULL;
 	if (!bus)
 		return 0;
 	if (sd_bus_path_encode(DAEMON_PATH "/pf", pci, &path) < 0)
 		return -ENOMEM;
-	if (sd_bus_get_property_string(bus, DAEMON_NAME, path, DAEMON_NAME ".PhysicalFunction",
-				       "State", NULL, ret_state) < 0 ||
-	    sd_bus_get_property_string(bus, DAEMON_NAME, path, DAEMON_NAME ".PhysicalFunction",
-				       "LastError", NULL, ret_error) < 0)
+	r = pf_property(bus, path, "State", ret_state);
+	if (r >= 0)
+		r = pf_property(bus, path, "LastError", ret_error);
+	if (r < 0) {
 		*ret_state = mfree(*ret_state);
-	return 0;
+		*ret_error = mfree(*ret_error);
+	}
+	return r == -ENOMEM ? r : 0;
 }

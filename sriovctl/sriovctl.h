@@ -247,7 +247,8 @@ int ctl_drain_daemon(void *userdata);
 /* The State and LastError of pci's object of the sriov-persistd that
  * runs (the caller asked ctl_drain_daemon() whether it manages the host
  * read here), each freed by the caller; both NULL when none runs or it
- * did not answer. -ENOMEM. */
+ * did not answer within 2 s (it answers no call while it applies). Never
+ * starts the daemon. -ENOMEM. */
 int ctl_daemon_pf_state(const char *pci, char **ret_state, char **ret_error);
 /* For apply_options.drain_daemon_command: the sriov-persistd command that
  * manages the host, layouts and directories c's options name, with its
