@@ -120,12 +120,18 @@ static void unasked_again(struct manager *m)
 	}
 }
 
-/* What became of the firmware that reason (of pf) waited for: "firmware
- * VF limit 16 set in firmware again, the one in effect", "firmware VF
+/* What became of the firmware that reason (of pf) waited for: "the
+ * firmware VF limit 16 took effect" (a reboot or a firmware reset brought
+ * the raise to 16 it waited for into effect), "firmware VF limit 16 set in
+ * firmware again, the one in effect" (set back by hand), "firmware VF
  * limit 14 set in firmware since (12 in effect)";
  * else what else may take a reason away. */
 static char *reason_gone_why(const struct pf_state *pf, const char *reason)
 {
+	uint32_t raised = plan_firmware_reason_raised(reason);
+
+	if (pf && raised > 0 && pf->total_vfs >= raised)
+		return strdup_printf("the firmware VF limit %u took effect", raised);
 	if (pf && pf->firmware_total_vfs >= 0 && startswith(reason, "firmware VF limit"))
 		return (uint32_t)pf->firmware_total_vfs == pf->total_vfs ?
 			       strdup_printf("firmware VF limit %u set in firmware again, the "

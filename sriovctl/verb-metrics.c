@@ -5,7 +5,9 @@
  * the view that status builds, its status document and the VFs' counters
  * of the same read. sriov-persistd, when it owns its name on the bus and
  * manages the host read here, adds what it counted (GetMetrics()); the host
- * is never read through it, as its documents carry no VF counters. */
+ * is never read through it, as its documents carry no VF counters. Of a PF
+ * the host read says drifted, that daemon is asked its state: one that came
+ * back while it ran is pending there (daemon_pending()). */
 
 #include <libgen.h>
 
@@ -75,6 +77,39 @@ static struct json_object *ask_daemon(const struct ctl *c, bool *ret_elsewhere)
 	return TAKE_PTR(doc);
 }
 
+/* Of each PF of doc (the status document) that the local view says
+ * drifted, what sriov-persistd says of it when it says pending
+ * (ctl_daemon_pf_state()): a PF that came back while the daemon ran, which
+ * only the daemon knows (its apply unit applies it), as status through the
+ * daemon and wait say it: its state and reason (LastError) put in doc.
+ * Asked of a daemon that manages the host read here only, and of drifted
+ * PFs only (2 s each at most). -ENOMEM. */
+static int daemon_pending(struct json_object *doc)
+{
+	struct json_object *pfs = doc_get(doc, "pfs");
+
+	for (size_t i = 0; i < json_object_array_length(pfs); i++) {
+		struct json_object *pf = json_object_array_get_idx(pfs, i);
+		const char *state = json_object_get_string(doc_get(pf, "state"));
+		const char *pci = json_object_get_string(doc_get(pf, "pci"));
+		_cleanup_free_ char *dstate = NULL, *derror = NULL;
+		struct json_object *why = NULL;
+
+		if (!pci || !streq_ptr(state, "drifted"))
+			continue;
+		if (ctl_daemon_pf_state(pci, &dstate, &derror) < 0)
+			return -ENOMEM;
+		if (!streq_ptr(dstate, "pending"))
+			continue;
+		if (derror && *derror && !(why = json_object_new_string(derror)))
+			return -ENOMEM;
+		if (json_object_object_add(pf, "state", json_object_new_string("pending")) < 0 ||
+		    json_object_object_add(pf, "reason", why) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* The PCI address of the PF asked for (the status document has it alone). */
 static const char *only_pci(const struct ctl *c, struct json_object *doc)
 {
@@ -102,6 +137,8 @@ int verb_metrics(struct ctl *c)
 	r = report_status_brief(&cv.v, c->runtime_dir, c->state_dir, c->n_args == 0, &doc);
 	if (r >= 0)
 		daemon = ask_daemon(c, &elsewhere);
+	if (r >= 0 && daemon)
+		r = daemon_pending(doc);
 	if (r >= 0)
 		r = metrics_format(&cv.v, doc, daemon, elsewhere, only_pci(c, doc), &text);
 	ctl_view_done(&cv);
