@@ -329,18 +329,21 @@ static int own_firmware_note(const struct host_view *v, const struct pf_view *pv
 	return *ret ? 0 : -ENOMEM;
 }
 
-int report_firmware_put(struct json_object *o, const struct host_view *v, const struct pf_view *pv)
+int report_firmware_put(struct json_object *o, const struct host_view *v, const struct pf_view *pv,
+			const char *runtime_dir)
 {
 	_cleanup_free_ char *note = NULL;
 	struct json_object *own = NULL, *need_o;
-	const char *by = NULL;
+	const char *by = NULL, *recorded_by;
 	uint32_t need = 0;
 
 	json_object_object_get_ex(o, "pending_reboot_reasons", &own);
+	/* the raise a port whose layout is removed since made: its record's */
+	recorded_by = pv->desired ? NULL : card_raise_by(runtime_dir, v->hs, pv->pf);
 	if ((!pv->desired && json_object_array_length(own) > 0 ?
 		     own_firmware_note(v, pv, own, &note) :
 		     host_view_card_firmware_note(v, pv, json_object_array_length(own) > 0,
-						  &note)) < 0 ||
+						  recorded_by, &note)) < 0 ||
 	    json_put_str(o, "firmware_note", note) < 0 ||
 	    host_card_need(v->set, v->hs, pv->pf, &need, &by) < 0)
 		return -ENOMEM;

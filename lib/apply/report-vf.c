@@ -165,18 +165,27 @@ static bool describe_after_reboot(FILE *f, const struct pf_view *pv, const struc
  * driver its layout asks for and that no action will move, as with
  * vfio-pci without an IOMMU; a VF without the RDMA device RDMA=yes asks
  * for; a key the plan sets only after recreating the VFs); or, when
- * nothing differs, prefix alone, "ok" without one. */
+ * nothing differs, prefix alone, "ok" without one. The bind of a VF whose
+ * recreation loses its driver (a layout that needs a network interface
+ * gets the VF the default driver) is not said again: prefix says it
+ * ("without its driver vfio-pci"). */
 static void vf_differences(FILE *f, const struct pf_view *pv, const struct vf_state *vf,
 			   const char *prefix)
 {
 	const struct vf_settings *v = report_desired_vf(pv, vf->index);
 	uint32_t shown = 0, rest, later;
-	bool any = false;
+	bool any = false, driver_lost;
 
+	driver_lost = pv->plan->recreates && vf->index < pv->plan->n_lost &&
+		      (pv->plan->lost[vf->index] & VF_KEY_BIT(DRIVER));
 	fputs(prefix, f);
 	for (size_t i = 0; i < pv->plan->n_actions; i++) {
 		if (!is_vf_change(pv, &pv->plan->actions[i], vf))
 			continue;
+		if (driver_lost && pv->plan->actions[i].type == ACTION_BIND_VF) {
+			shown |= action_vf_keys(&pv->plan->actions[i], vf);
+			continue;
+		}
 		fputs(any ? ";" : *prefix ? "; differs:" : "differs:", f);
 		describe_vf_change(f, pv, vf, &pv->plan->actions[i]);
 		shown |= action_vf_keys(&pv->plan->actions[i], vf);

@@ -589,7 +589,8 @@ static struct json_object *pending_reboot_json(const struct host_view *v, const 
 
 /* brief: without the PF's settings and its VFs (report_status_brief()). */
 static int pf_status_fill(struct json_object *o, const struct host_view *v,
-			  const struct pf_view *pv, const struct pf_report *r, bool brief)
+			  const struct pf_view *pv, const struct pf_report *r,
+			  const char *runtime_dir, bool brief)
 {
 	const struct pf_state *pf = pv->pf;
 
@@ -613,7 +614,8 @@ static int pf_status_fill(struct json_object *o, const struct host_view *v,
 	    json_put(o, "waiting", json_strv(pv->plan ? pv->plan->waiting : NULL)) < 0 ||
 	    (r->has_rec ? json_put(o, "last_apply", last_apply_json(&r->rec, pf)) :
 			  json_put_null(o, "last_apply")) < 0 ||
-	    json_put_str(o, "reset_waits", r->reset_waits) < 0 || report_firmware_put(o, v, pv) < 0)
+	    json_put_str(o, "reset_waits", r->reset_waits) < 0 ||
+	    report_firmware_put(o, v, pv, runtime_dir) < 0)
 		return -ENOMEM;
 	if (brief)
 		return 0;
@@ -635,7 +637,7 @@ static int pf_status_append(struct json_object *arr, const struct host_view *v,
 		r = report_pf(v, pv, runtime_dir, state_dir, &rep);
 	if (r < 0)
 		return r;
-	r = pf_status_fill(o, v, pv, &rep, brief);
+	r = pf_status_fill(o, v, pv, &rep, runtime_dir, brief);
 	if (rep.has_rec)
 		pf_status_done(&rep.rec);
 	free(rep.why_owned);

@@ -40,8 +40,11 @@ int report_status_brief(const struct host_view *v, const char *runtime_dir, cons
  * selects, that its card's firmware VF limit changes at the next reboot
  * through another port, host_view_card_firmware_note()) and
  * "firmware_card_need" (what the layouts of the card's other ports need of
- * its limit, host_card_need(): {"num_vfs", "by"}, or null). -ENOMEM. */
-int report_firmware_put(struct json_object *o, const struct host_view *v, const struct pf_view *pv);
+ * its limit, host_card_need(): {"num_vfs", "by"}, or null); the status
+ * records under runtime_dir name the port whose apply raised the limit
+ * when no plan does. -ENOMEM. */
+int report_firmware_put(struct json_object *o, const struct host_view *v, const struct pf_view *pv,
+			const char *runtime_dir);
 /* Of pf, whose layout wants want VFs: its plan's "firmware VF limit raised
  * to 12, waiting for a reboot" (reasons, changed in place) when the
  * firmware holds 12 set by hand since an apply of the card (its status

@@ -282,23 +282,25 @@ static char *card_set_back(const struct host_view *v, const struct pf_view *pv)
 }
 
 int host_view_card_firmware_note(const struct host_view *v, const struct pf_view *pv, bool own,
-				 char **ret)
+				 const char *recorded_by, char **ret)
 {
 	const struct pf_state *pf = pv->pf;
 	_cleanup_free_ char *back = NULL;
-	const struct pf_view *by;
+	const struct pf_view *planned;
+	const char *by;
 
 	*ret = NULL;
 	if (own || pv->desired || pf->firmware_total_vfs < 0 ||
 	    (uint32_t)pf->firmware_total_vfs <= pf->total_vfs)
 		return 0;
-	by = card_raised_by(v, pv);
+	planned = card_raised_by(v, pv);
+	by = planned ? planned->pf->pci : recorded_by;
 	back = card_set_back(v, pv);
 	if (!back)
 		return -ENOMEM;
 	*ret = by ? strdup_printf("firmware VF limit %d from the next reboot, %u until then "
 				  "(raised by the apply of %s, one setting of this card)%s",
-				  pf->firmware_total_vfs, pf->total_vfs, by->pf->pci, back) :
+				  pf->firmware_total_vfs, pf->total_vfs, by, back) :
 		    strdup_printf("firmware VF limit %d from the next reboot, %u until then "
 				  "(one setting of this card)%s",
 				  pf->firmware_total_vfs, pf->total_vfs, back);

@@ -57,9 +57,11 @@ int plan_raise_for_card(struct plan *p, const struct pf_state *pf, const struct 
  * 0000:ca:00.0, one setting of this card)", and when the layouts of the
  * card's ports need less than that limit, the mstconfig command that sets it back as far as
  * they let it (plan_firmware_set_back()); *ret NULL otherwise. own: pv's
- * own reboot reasons say it already. -ENOMEM. */
+ * own reboot reasons say it already. recorded_by: the other port whose
+ * status record carries the raise, named when no plan of the card waits for
+ * it (that port's layout removed since), or NULL. -ENOMEM. */
 int host_view_card_firmware_note(const struct host_view *v, const struct pf_view *pv, bool own,
-				 char **ret);
+				 const char *recorded_by, char **ret);
 /* The VF count that the layouts of the other ports of pf's card (the same
  * PCI device on hs) want, the most of them (0: none), and the first port
  * that wants it (borrowed from hs): what the card's one firmware VF limit
