@@ -125,23 +125,26 @@ static int note_no_daemon(const struct host_view *v, const struct pf_view *pv, c
 	return note_not_applied(p, pv->pf, state, said);
 }
 
-/* Drift that [Drift] Mode=report keeps: done and not applied, unless the
- * daemon that manages the host says the PF is pending (it came back while
- * the daemon ran, which only the daemon knows: its apply unit applies it):
- * waited for, with the daemon's reason. */
-static int note_kept(const struct pf_view *pv, const char *state, const char *why,
-		     struct progress *p)
+/* Drift, while the daemon that manages the host runs: when the daemon says
+ * the PF is pending (it came back while the daemon ran, which only the
+ * daemon knows: its apply unit applies it, not a repair), waited for with
+ * the daemon's reason; 1 then, 0 when it says otherwise or does not
+ * answer. -ENOMEM. */
+static int note_daemon_pending(const struct pf_view *pv, struct progress *p)
 {
 	_cleanup_free_ char *dstate = NULL, *derror = NULL;
+	int r;
 
-	if (p->daemon > 0 && ctl_daemon_pf_state(pv->pf->pci, &dstate, &derror) < 0)
+	if (p->daemon <= 0)
+		return 0;
+	if (ctl_daemon_pf_state(pv->pf->pci, &dstate, &derror) < 0)
 		return -ENOMEM;
-	if (dstate && streq(dstate, "pending"))
-		return strv_consume(&p->missing,
-				    strdup_printf("%s (pending in sriov-persistd: %s)", pv->pf->pci,
-						  derror && *derror ? derror :
-								      "(no reason given)"));
-	return note_not_applied(p, pv->pf, state, why);
+	if (!dstate || !streq(dstate, "pending"))
+		return 0;
+	r = strv_consume(&p->missing,
+			 strdup_printf("%s (pending in sriov-persistd: %s)", pv->pf->pci,
+				       derror && *derror ? derror : "(no reason given)"));
+	return r < 0 ? r : 1;
 }
 
 /* Of a PF whose record says applied (or degraded) while the host does not
@@ -161,7 +164,7 @@ static int note_differs(const struct host_view *v, const struct pf_view *pv,
 {
 	_cleanup_free_ char *why = NULL;
 	const char *state;
-	int edited;
+	int edited, r;
 
 	if (report_applied_differs(v, pv, st, v->ctl_options, &state, &why) < 0)
 		return -ENOMEM;
@@ -191,13 +194,19 @@ static int note_differs(const struct host_view *v, const struct pf_view *pv,
 			return -ENOMEM;
 		return note_not_applied(p, pv->pf, state, why);
 	}
+	/* one that came back is its apply unit's, not drift: as the daemon
+	 * says it, in either drift mode */
+	r = note_daemon_pending(pv, p);
+	if (r != 0)
+		return r < 0 ? r : 0;
 	if (!v->set->drift_report_at[0])
 		return strv_consume(
 			&p->missing,
 			strdup_printf("%s (drifted from its layouts since its last apply; "
 				      "sriov-persistd repairs it)",
 				      pv->pf->pci));
-	return note_kept(pv, state, why, p);
+	/* drift that [Drift] Mode=report keeps: done and not applied */
+	return note_not_applied(p, pv->pf, state, why);
 }
 
 /* Done, and pending since what held or deferred its last apply (rec's, a

@@ -119,16 +119,18 @@ def test_wait_fails_at_once_on_drift_mode_report_keeps_with_the_layout_as_applie
     assert "its layout changed" not in r.stdout, r
 
 
+@pytest.mark.parametrize("mode", ["report", "repair"])
 def test_wait_waits_for_a_pf_the_daemon_says_came_back(make_host, start_daemon, bus_client,
-                                                       system_bus):
-    """Trial 28 (5): [Drift] Mode=report, a PF gone from the host and back with no VFs while the
-    daemon runs: only the daemon knows it came back (its apply unit applies it); wait asks it and
-    waits, with the daemon's reason, rather than failing at once on drift."""
+                                                       system_bus, mode):
+    """Trial 28 (5), trial 30 (1): a PF gone from the host and back with no VFs while the daemon
+    runs: only the daemon knows it came back (its apply unit applies it, not a repair, in either
+    drift mode); wait asks it and waits, with the daemon's reason, rather than failing at once on
+    drift (Mode=report) or saying the daemon repairs it (Mode=repair)."""
     from conftest import PF_IFACE, pf_path
     from test_trial25_wording import unplug
     c = bus_client
     bus = {"DBUS_SYSTEM_BUS_ADDRESS": system_bus.address}
-    h = configured_host(make_host, "e810.json", {E810_A: (4, 10)}, mode="report")
+    h = configured_host(make_host, "e810.json", {E810_A: (4, 10)}, mode=mode)
     d = start_daemon(h)
     apply_all(c, [E810_A])
     pf = unplug(h, E810_A)
@@ -144,6 +146,6 @@ def test_wait_waits_for_a_pf_the_daemon_says_came_back(make_host, start_daemon, 
     assert "Not applied:" not in r.stdout, r
     assert r.stdout == ("Timed out after 0s; not applied yet:\n"
                         f"Not applied yet: {E810_A} (pending in sriov-persistd: {why})\n"), r
-    # without the daemon, nothing knows it came back: drift that Mode=report keeps, at once
+    # without the daemon, nothing knows it came back: drift nothing repairs, at once
     r = h.run("wait", "--timeout", "0", env=NO_BUS)
     assert r.returncode == 1 and f"Not applied: {E810_A} (ens1f0): drifted: " in r.stdout, r
