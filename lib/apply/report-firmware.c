@@ -4,6 +4,7 @@
  * status record carries it: the pending reboot reasons of status, metrics
  * and the daemon. */
 
+#include "drivers.h"
 #include "json-util.h"
 #include "plan.h"
 #include "report.h"
@@ -347,7 +348,9 @@ int report_firmware_put(struct json_object *o, const struct host_view *v, const 
 	    json_put_str(o, "firmware_note", note) < 0 ||
 	    host_card_need(v->set, v->hs, pv->pf, &need, &by) < 0)
 		return -ENOMEM;
-	if (!by)
+	/* only a card with one firmware VF limit (mlx5 NUM_OF_VFS) has a need
+	 * of it */
+	if (!by || !driver_info_get(pv->pf->driver)->firmware_vfs)
 		return json_put_null(o, "firmware_card_need");
 	need_o = json_object_new_object();
 	if (json_put(o, "firmware_card_need", need_o) < 0 ||

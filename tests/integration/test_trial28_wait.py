@@ -149,3 +149,4 @@ def test_wait_waits_for_a_pf_the_daemon_says_came_back(make_host, start_daemon, 
     # without the daemon, nothing knows it came back: drift nothing repairs, at once
     r = h.run("wait", "--timeout", "0", env=NO_BUS)
     assert r.returncode == 1 and f"Not applied: {E810_A} (ens1f0): drifted: " in r.stdout, r
+
