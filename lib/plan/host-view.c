@@ -12,8 +12,14 @@ static int view_pf(struct host_view *v, const struct pf_state *pf)
 	if (r < 0 || !pv->desired || pv->desired->held)
 		return r;
 	r = plan_build(pv->desired, pf, v->hs, &pv->plan);
-	if (r < 0 || !v->set->without_drain || !plan_is_disruptive(pv->plan))
+	if (r < 0 || !plan_is_disruptive(pv->plan))
 		return r;
+	/* [Disruption] Policy=never: an apply defers the whole plan */
+	if (v->set->disruption_never[0])
+		return strv_consume(&pv->plan->notes, strdup_printf("an apply defers all of it: %s",
+								    v->set->disruption_never));
+	if (!v->set->without_drain)
+		return 0;
 	return strv_consume(&pv->plan->notes, strdup_printf("disruptive, without a drain: %s",
 							    v->set->without_drain));
 }

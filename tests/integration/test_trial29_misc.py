@@ -65,7 +65,7 @@ def test_the_description_says_what_each_verb_asks_the_bus():
     assert "is asked of the bus: by apply and reset, to say who drains, and by metrics)" not in d, d
     assert "metrics and wait never go through the daemon: they read the host themselves" in d, d
     assert ("wait the same, once at its start, and then, of a daemon that does, its PF object's "
-            "State and LastError for each PF whose drift [Drift] Mode=report keeps") in d, d
+            "State and LastError for each PF the host read says drifted") in d, d
     assert "metrics what the daemon counted (GetMetrics()" in d, d
     assert "apply and reset whether a sriov-persistd manages the host read here" in d, d
 

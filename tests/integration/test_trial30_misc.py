@@ -22,3 +22,28 @@ def test_no_firmware_card_need_on_a_card_without_a_firmware_vf_limit(make_host):
     doc = json.loads(c.run("status", "--json", env=NO_BUS).stdout)
     other = next(p for p in doc["pfs"] if p["pci"] == "0000:ca:00.1")
     assert other["firmware_card_need"] == {"num_vfs": 8, "by": "0000:ca:00.0"}, other
+
+
+def test_plan_says_an_apply_defers_a_disruptive_plan_under_policy_never(make_host):
+    """Trial 30 (3): under [Disruption] Policy=never, plan lists the disruptive actions and
+    says an apply defers them all, as apply then does; a plan that disrupts nothing has no
+    such note."""
+    h = make_host("cx6dx.json")
+    h.main.write_text("[Disruption]\nPolicy=never\n")
+    h.layout("50-p0.conf",
+             "[Match]\nPCIAddress=0000:ca:00.0\n[PhysicalFunction]\nVirtualFunctions=12\n")
+    r = h.run("plan", "0000:ca:00.0", env=NO_BUS)
+    assert r.returncode == 10, r
+    note = (f"  note: an apply defers all of it: disruptive changes held by [Disruption] "
+            f"Policy=never in {h.main}:2; set Policy=drain or immediate there to let them run, "
+            "or make the change by hand\n")
+    assert "disruptive raise firmware VF limit to 12 (reboot)" in r.stdout, r
+    assert note in r.stdout, r
+    r = h.run("apply", "0000:ca:00.0", env=NO_BUS)
+    assert r.returncode == 1 and "deferred: disruptive changes held by" in r.stdout, r
+    e = make_host("e810.json")
+    e.main.write_text("[Disruption]\nPolicy=never\n")
+    e.layout("50-a.conf",
+             "[Match]\nPCIAddress=0000:3b:00.0\n[PhysicalFunction]\nVirtualFunctions=4\n")
+    r = e.run("plan", "0000:3b:00.0", env=NO_BUS)
+    assert r.returncode == 10 and "all live" in r.stdout and "note:" not in r.stdout, r
