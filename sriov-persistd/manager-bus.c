@@ -338,7 +338,7 @@ static int view_doc(struct manager *m, bool status, char **ret)
 		return r;
 	manager_view_appeared(m, &v);
 	r = status ? report_status(&v, m->runtime_dir, m->state_dir, true, &o) :
-		     report_plan(&v, &o);
+		     report_plan(&v, m->runtime_dir, &o);
 	if (r >= 0 && !status)
 		r = manager_plan_add(m, o);
 	if (r >= 0 && status)

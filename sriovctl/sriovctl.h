@@ -131,6 +131,10 @@ struct ctl_run {
 	size_t done;	  /* PFs configured (apply), or changed (reset) */
 	size_t said;	  /* reset: PFs that printed a line */
 	size_t kept;	  /* reset: PFs whose switchdev stays until their VFs go */
+	/* apply: the host and layouts it applies, to say each PF's reboot
+	 * reasons as status says them (borrowed; NULL: as recorded) */
+	struct host *h;
+	const struct layout_set *set;
 };
 /* apply_options.on_action of apply and reset (userdata a struct ctl_run):
  * each action as it is done. */

@@ -3,8 +3,10 @@
 #include <inttypes.h>
 #include <unistd.h>
 
+#include "desired.h"
 #include "json-util.h"
 #include "report-gone.h"
+#include "report.h"
 #include "sriovctl.h"
 
 /* Applied as far as it goes, while another tool has yet to create VFs
@@ -106,8 +108,34 @@ static void print_dropped(const struct ctl *c, const struct apply_pf_result *res
 		printf("  %s %s\n", ctl_paint(c, ANSI_YELLOW, "note:"), *d);
 }
 
-static void print_result(const struct ctl *c, const struct apply_pf_result *res, bool named)
+/* The PF's reboot reasons as status says them of the host as the apply
+ * left it (report_card_limit_said(): a limit set by hand since the raise,
+ * as the firmware holds it); the record keeps them as they are. NULL: out
+ * of memory. */
+static char **reasons_said(const struct ctl_run *x, const struct pf_status *st)
 {
+	_cleanup_strv_free_ char **said = strv_copy(st->reboot_reasons);
+	_cleanup_host_state_ struct host_state *hs = NULL;
+	struct host_view v = {};
+	bool raised = false;
+
+	for (char **r = said; r && *r; r++)
+		raised |= startswith(*r, "firmware VF limit raised to ");
+	if (!said || !raised || !x->h || !x->set || host_read(x->h, &hs) < 0 ||
+	    host_view_build(hs, x->set, st->pci, &v) < 0)
+		return TAKE_PTR(said);
+	if (v.n_pfs == 1 && v.pfs[0].desired &&
+	    report_card_limit_said(x->c->runtime_dir, hs, v.pfs[0].pf,
+				   pf_desired_num_vfs(v.pfs[0].desired, v.pfs[0].pf), &said) < 0)
+		said = strv_free(said);
+	host_view_done(&v);
+	return TAKE_PTR(said);
+}
+
+static void print_result(const struct ctl_run *x, const struct apply_pf_result *res, bool named)
+{
+	const struct ctl *c = x->c;
+	_cleanup_strv_free_ char **reboot = NULL;
 	const struct pf_status *st = &res->status;
 	_cleanup_free_ char *who = pf_names_describe(st->pci, st->name);
 	_cleanup_free_ char *waiting =
@@ -153,7 +181,8 @@ static void print_result(const struct ctl *c, const struct apply_pf_result *res,
 	print_dropped(c, res);
 	/* what the firmware holds for the next reboot; what only the apply
 	 * the policy deferred would set, as plan says it */
-	for (char **r = st->reboot_reasons; r && *r; r++)
+	reboot = reasons_said(x, st);
+	for (char **r = reboot ?: st->reboot_reasons; r && *r; r++)
 		printf("  %s %s\n", ctl_paint(c, ANSI_YELLOW, "reboot needed:"), *r);
 	for (char **r = res->reboot_planned; r && *r; r++)
 		printf("  %s %s\n", ctl_paint(c, ANSI_YELLOW, "reboot needed after its apply:"),
@@ -342,7 +371,7 @@ static void apply_on_pf_done(const struct apply_pf_result *res, void *userdata)
 {
 	struct ctl_run *x = userdata;
 
-	print_result(x->c, res, x->only);
+	print_result(x, res, x->only);
 	x->done += res->configured;
 	fflush(stdout);
 }
@@ -401,6 +430,8 @@ int verb_apply(struct ctl *c)
 	if (ctl_load_all(c, &h, &set, &conf, true) < 0)
 		return EXIT_FAIL;
 	opts.hold = set->main_error;
+	x.h = h;
+	x.set = set;
 	r = apply_run(h, set, &opts, &res);
 	k8s_drain_judge_done(&drain);
 	mainconf_done(&conf);

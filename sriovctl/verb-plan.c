@@ -111,7 +111,7 @@ static void print_pf(const struct ctl *c, struct json_object *pf)
 
 static int plan_document(const struct ctl *c, const struct host_view *v, struct json_object **ret)
 {
-	int r = report_plan(v, ret);
+	int r = report_plan(v, c->runtime_dir, ret);
 
 	/* a PF named is looked for on the host; the whole plan says those gone */
 	if (r >= 0 && c->n_args == 0)

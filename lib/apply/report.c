@@ -726,12 +726,23 @@ static struct json_object *action_json(const struct action *a)
 	return TAKE_PTR(o);
 }
 
-static int pf_plan_fill(struct json_object *o, const struct pf_view *pv)
+static int pf_plan_fill(struct json_object *o, const struct host_view *v, const struct pf_view *pv,
+			const char *runtime_dir)
 {
 	const struct pf_desired *d = pv->desired;
 	const struct plan *p = pv->plan;
 	struct json_object *acts = json_object_new_array();
+	/* its reboot reasons as status says them: a limit set by hand since
+	 * the raise, as the firmware holds it (the plan's own stay as they are) */
+	_cleanup_strv_free_ char **reboot = p ? strv_copy(p->reboot_reasons) : NULL;
 	int r;
+
+	if (p && (!reboot ||
+		  (d && report_card_limit_said(runtime_dir, v->hs, pv->pf,
+					       pf_desired_num_vfs(d, pv->pf), &reboot) < 0))) {
+		json_object_put(acts);
+		return -ENOMEM;
+	}
 
 	if (json_put_str(o, "pci", pv->pf->pci) < 0 || json_put_str(o, "name", pv->pf->name) < 0 ||
 	    json_put_bool(o, "configured", d) < 0 || json_put_bool(o, "held", d && d->held) < 0 ||
@@ -743,7 +754,7 @@ static int pf_plan_fill(struct json_object *o, const struct pf_view *pv)
 	r = json_put(o, "actions", acts);
 	for (size_t i = 0; r >= 0 && p && i < p->n_actions; i++)
 		r = json_append(acts, action_json(&p->actions[i]));
-	if (r < 0 || json_put(o, "reboot_reasons", json_strv(p ? p->reboot_reasons : NULL)) < 0 ||
+	if (r < 0 || json_put(o, "reboot_reasons", json_strv(reboot)) < 0 ||
 	    json_put(o, "reboot_planned", json_strv(p ? p->reboot_planned : NULL)) < 0 ||
 	    json_put(o, "unmet", json_strv(p ? p->unmet : NULL)) < 0 ||
 	    json_put(o, "waiting", json_strv(p ? p->waiting : NULL)) < 0 ||
@@ -753,7 +764,7 @@ static int pf_plan_fill(struct json_object *o, const struct pf_view *pv)
 	return 0;
 }
 
-int report_plan(const struct host_view *v, struct json_object **ret)
+int report_plan(const struct host_view *v, const char *runtime_dir, struct json_object **ret)
 {
 	_cleanup_json_ struct json_object *doc = json_object_new_object();
 	struct json_object *arr = json_object_new_array();
@@ -771,7 +782,7 @@ int report_plan(const struct host_view *v, struct json_object **ret)
 		changes |= v->pfs[i].plan && v->pfs[i].plan->n_actions > 0;
 		r = json_append(arr, o);
 		if (r >= 0)
-			r = pf_plan_fill(o, &v->pfs[i]);
+			r = pf_plan_fill(o, v, &v->pfs[i], runtime_dir);
 	}
 	if (r >= 0)
 		r = json_put_bool(doc, "changes", changes);

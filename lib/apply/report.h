@@ -127,5 +127,7 @@ int report_reset_deferral_lifted(const struct layout_set *set, const struct pf_s
 int report_unconfigured_left(const char *state_dir, const struct pf_state *pf, char **ret,
 			     bool *ret_disruptive);
 
-/* {"pfs": [...], "changes": bool}: per PF the actions apply would run. */
-int report_plan(const struct host_view *v, struct json_object **ret);
+/* {"pfs": [...], "changes": bool}: per PF the actions apply would run; its
+ * "reboot_reasons" as status says them (report_card_limit_said(), with the
+ * status records under runtime_dir; NULL: as the plan has them). */
+int report_plan(const struct host_view *v, const char *runtime_dir, struct json_object **ret);

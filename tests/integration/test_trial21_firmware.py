@@ -96,7 +96,8 @@ def test_plan_and_apply_raise_under_the_first_port_and_credit_it(make_host):
     out = h.run("plan").stdout
     assert "reboot needed after its apply" not in out, out
     assert block(out, CX6_B).endswith(
-        "\n  reboot needed: firmware VF limit raised to 16, waiting for a reboot"), out
+        "\n  reboot needed: firmware VF limit raised to 16, waiting for a reboot (the card raise "
+        f"made by the apply of {CX6_A})"), out
     assert f"(raised by the apply of {CX6_A}, one setting of this card: a reboot is pending through it)" \
         in block(h.run("status").stdout, CX6_B)
     # 0000:ca:00.1's apply raised nothing: once no layout selects it, no raise is its own

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""Trial 30 (fresh eyes): what the status document says of a card's firmware VF limit."""
+"""Trial 30 (fresh eyes): a card's firmware VF limit in status, plan and apply; plan under
+[Disruption] Policy=never."""
 
 import json
 
@@ -47,3 +48,36 @@ def test_plan_says_an_apply_defers_a_disruptive_plan_under_policy_never(make_hos
              "[Match]\nPCIAddress=0000:3b:00.0\n[PhysicalFunction]\nVirtualFunctions=4\n")
     r = e.run("plan", "0000:3b:00.0", env=NO_BUS)
     assert r.returncode == 10 and "all live" in r.stdout and "note:" not in r.stdout, r
+
+
+CX6_A, CX6_B = "0000:ca:00.0", "0000:ca:00.1"
+
+
+def test_plan_and_apply_say_a_limit_set_by_hand_as_status_does(make_host):
+    """Trial 30 (minor): after the apply that raised the card's limit to 16, the firmware set
+    to 12 by hand: plan (text and --json) and apply say the reason as status says it, as the
+    firmware holds it, never "raised to 12" as if an apply had raised it so far."""
+    h = make_host("cx6dx.json")
+    h.main.write_text("[Disruption]\nPolicy=immediate\n[Reboot]\nPolicy=never\n")
+    h.layout("50-p0.conf",
+             f"[Match]\nPCIAddress={CX6_A}\n[PhysicalFunction]\nVirtualFunctions=12\n")
+    h.layout("50-p1.conf",
+             f"[Match]\nPCIAddress={CX6_B}\n[PhysicalFunction]\nVirtualFunctions=16\n")
+    r = h.run("apply", env=NO_BUS)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+    def by_hand(s):
+        for p in s["pfs"]:
+            if p["pci"] in (CX6_A, CX6_B):
+                p["firmware_total_vfs"] = 12
+    h.edit(by_hand)
+    said = "firmware VF limit 12 set in firmware, waiting for a reboot (the apply of "
+    out = h.run("status", env=NO_BUS).stdout
+    assert "pending reboot: " + said in out, out
+    for out in (h.run("plan", CX6_A, env=NO_BUS).stdout,
+                h.run("apply", CX6_A, env=NO_BUS).stdout):
+        assert "raised to 12" not in out, out
+        assert "reboot needed: " + said in out, out
+    doc = json.loads(h.run("plan", "--json", CX6_A, env=NO_BUS).stdout)
+    reasons = doc["pfs"][0]["reboot_reasons"]
+    assert reasons and all(s.startswith(said) for s in reasons), reasons

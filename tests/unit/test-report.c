@@ -201,7 +201,7 @@ static void test_plan_changes(void **state)
 		 "[Match]\nPCIAddress=" ICE_PF "\n[PhysicalFunction]\nVirtualFunctions=4\n"
 		 "[VirtualFunction 1]\nVLANId=5\n",
 		 NULL);
-	assert_int_equal(report_plan(&e->v, &doc), 0);
+	assert_int_equal(report_plan(&e->v, e->runtime, &doc), 0);
 	assert_keys(doc, "pfs,changes");
 	assert_true(boolean(doc, "changes"));
 	assert_int_equal(len(doc, "pfs"), 3);
@@ -252,7 +252,7 @@ static void test_plan_held_and_in_sync(void **state)
 
 	env_load(e, FIXTURES "mixed.json",
 		 "[Match]\nPCIAddress=" ICE_PF "\n[VirtualFunction]\nVLANId=9999\n", NULL);
-	assert_int_equal(report_plan(&e->v, &held), 0);
+	assert_int_equal(report_plan(&e->v, e->runtime, &held), 0);
 	assert_false(boolean(held, "changes"));
 	pf = find_pf(held, ICE_PF);
 	assert_non_null(pf);
@@ -265,7 +265,7 @@ static void test_plan_held_and_in_sync(void **state)
 	/* the layout asks for what the host has */
 	env_load(e, FIXTURES "mixed.json",
 		 "[Match]\nPCIAddress=" ICE_PF "\n[PhysicalFunction]\nVirtualFunctions=2\n", NULL);
-	assert_int_equal(report_plan(&e->v, &sync), 0);
+	assert_int_equal(report_plan(&e->v, e->runtime, &sync), 0);
 	assert_false(boolean(sync, "changes"));
 	pf = find_pf(sync, ICE_PF);
 	assert_true(boolean(pf, "configured"));
@@ -280,7 +280,7 @@ static void test_only_one_pf(void **state)
 	struct host_view v;
 
 	env_load(e, FIXTURES "mixed.json", NULL, "ens2f0np0");
-	assert_int_equal(report_plan(&e->v, &doc), 0);
+	assert_int_equal(report_plan(&e->v, e->runtime, &doc), 0);
 	assert_int_equal(len(doc, "pfs"), 1);
 	assert_string_equal(str(idx(doc, "pfs", 0), "pci"), MLX_PF);
 	assert_int_equal(host_view_build(e->hs, &e->set, "ens9f9", &v), -ENXIO);
@@ -585,7 +585,7 @@ static void test_status_gone(void **state)
 	assert_null(find_pf(here, "0000:af:00.0"));
 
 	/* the plan says it too, after the PFs of the host, with no action */
-	assert_int_equal(report_plan(&e->v, &plan), 0);
+	assert_int_equal(report_plan(&e->v, e->runtime, &plan), 0);
 	assert_int_equal(report_plan_add_gone(plan, e->v.hs, e->runtime), 0);
 	assert_int_equal(len(plan, "pfs"), 4);
 	pf = idx(plan, "pfs", 3);
@@ -622,7 +622,7 @@ static void test_vfio_without_iommu(void **state)
 	assert_string_equal(str(vf, "layout"), "differs: driver iavf (wanted vfio-pci)");
 	assert_string_equal(str(idx(pf, "vfs", 1), "layout"), "ok");
 
-	assert_int_equal(report_plan(&e->v, &plan), 0);
+	assert_int_equal(report_plan(&e->v, e->runtime, &plan), 0);
 	pf = find_pf(plan, ICE_PF);
 	assert_int_equal(len(pf, "reboot_reasons"), 0);
 	assert_int_equal(len(pf, "unmet"), 1);
