@@ -117,7 +117,9 @@ static char **reasons_said(const struct ctl_run *x, const struct pf_status *st)
 	_cleanup_strv_free_ char **said = strv_copy(st->reboot_reasons);
 	_cleanup_host_state_ struct host_state *hs = NULL;
 	struct host_view v = {};
-	bool raised = false;
+	/* a raise it carries: a limit set by hand since is said, also without
+	 * a reason of its own (a deferred apply) */
+	bool raised = st->firmware.set;
 
 	for (char **r = said; r && *r; r++)
 		raised |= startswith(*r, "firmware VF limit raised to ");

@@ -93,7 +93,6 @@ static int daemon_pending(struct json_object *doc)
 		const char *state = json_object_get_string(doc_get(pf, "state"));
 		const char *pci = json_object_get_string(doc_get(pf, "pci"));
 		_cleanup_free_ char *dstate = NULL, *derror = NULL;
-		struct json_object *why = NULL;
 
 		if (!pci || !streq_ptr(state, "drifted"))
 			continue;
@@ -101,10 +100,8 @@ static int daemon_pending(struct json_object *doc)
 			return -ENOMEM;
 		if (!streq_ptr(dstate, "pending"))
 			continue;
-		if (derror && *derror && !(why = json_object_new_string(derror)))
-			return -ENOMEM;
-		if (json_object_object_add(pf, "state", json_object_new_string("pending")) < 0 ||
-		    json_object_object_add(pf, "reason", why) < 0)
+		if (json_put_str(pf, "state", "pending") < 0 ||
+		    json_put_str(pf, "reason", derror && *derror ? derror : NULL) < 0)
 			return -ENOMEM;
 	}
 	return 0;

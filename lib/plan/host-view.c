@@ -11,10 +11,16 @@ static int view_pf(struct host_view *v, const struct pf_state *pf)
 	r = desired_build_as(v->set, v->hs, v->hostname, pf, &v->diags, &pv->desired);
 	if (r < 0 || !pv->desired || pv->desired->held)
 		return r;
-	r = plan_build(pv->desired, pf, v->hs, &pv->plan);
-	if (r < 0 || !plan_is_disruptive(pv->plan))
-		return r;
-	/* [Disruption] Policy=never: an apply defers the whole plan */
+	return plan_build(pv->desired, pf, v->hs, &pv->plan);
+}
+
+/* The note of pv's plan, once the card's firmware raise is where apply
+ * makes it: of a disruptive plan, that [Disruption] Policy=never makes an
+ * apply defer all of it, or that Policy=drain runs it without a drain. */
+static int note_disruption(const struct host_view *v, struct pf_view *pv)
+{
+	if (!pv->plan || !plan_is_disruptive(pv->plan))
+		return 0;
 	if (v->set->disruption_never[0])
 		return strv_consume(&pv->plan->notes, strdup_printf("an apply defers all of it: %s",
 								    v->set->disruption_never));
@@ -220,6 +226,8 @@ int host_view_build_as(const struct host_state *hs, const struct layout_set *set
 	/* one PF alone: as far as the whole card needs, as apply raises it */
 	if (r >= 0 && one && v.n_pfs == 1 && v.pfs[0].plan)
 		r = raise_for_card(v.pfs[0].plan, one, hs, hostname, set);
+	for (size_t i = 0; r >= 0 && i < v.n_pfs; i++)
+		r = note_disruption(&v, &v.pfs[i]);
 	if (r < 0) {
 		host_view_done(&v);
 		return r;

@@ -81,3 +81,20 @@ def test_plan_and_apply_say_a_limit_set_by_hand_as_status_does(make_host):
     doc = json.loads(h.run("plan", "--json", CX6_A, env=NO_BUS).stdout)
     reasons = doc["pfs"][0]["reboot_reasons"]
     assert reasons and all(s.startswith(said) for s in reasons), reasons
+
+
+def test_the_port_whose_raise_the_other_makes_has_no_deferral_note(make_host):
+    """Review: under Policy=never the whole-host plan gives the card's raise to the first port,
+    whose plan an apply defers; the other port's plan, left with nothing to do, says no
+    deferral (it said one, after "nothing to do")."""
+    h = make_host("cx6dx.json")
+    h.main.write_text("[Disruption]\nPolicy=never\n")
+    h.layout("50-a.conf",
+             "[Match]\nPCIAddress=0000:ca:00.0\n[PhysicalFunction]\nVirtualFunctions=12\n")
+    h.layout("51-b.conf",
+             "[Match]\nPCIAddress=0000:ca:00.1\n[PhysicalFunction]\nVirtualFunctions=10\n")
+    r = h.run("plan", env=NO_BUS)
+    assert r.returncode == 10, r
+    a, b = r.stdout.split("0000:ca:00.1 (ens3f1np1): ")
+    assert "note: an apply defers all of it: " in a, r
+    assert b.startswith("nothing to do\n") and "note:" not in b, r
