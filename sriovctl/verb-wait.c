@@ -39,6 +39,9 @@ struct progress {
 	 * counted as applied nor waited for ("PCI (name): recorded ...") */
 	char **gone;
 	usec_t since;
+	/* when this pass began to read the host: a record that an apply
+	 * finished since may be of a host this read saw mid-apply */
+	usec_t read_at;
 	/* ctl_drain_daemon(), asked once at the start: whether a sriov-persistd
 	 * manages the host read here (1), none does (0), not known (-1) */
 	int daemon;
@@ -166,6 +169,13 @@ static int note_differs(const struct host_view *v, const struct pf_view *pv,
 	const char *state;
 	int edited, r;
 
+	/* the apply finished after the host was read, which may have seen it
+	 * halfway (VF driver autoprobe still off): judged on the next pass,
+	 * which the record's write wakes */
+	if (st->finished >= p->read_at)
+		return strv_consume(&p->missing,
+				    strdup_printf("%s (its apply finished while the host was read)",
+						  pv->pf->pci));
 	if (report_applied_differs(v, pv, st, v->ctl_options, &state, &why) < 0)
 		return -ENOMEM;
 	if (!state)
@@ -318,6 +328,7 @@ static int check_records(struct ctl *c, usec_t since, int daemon, struct progres
 
 	if (!p.missing)
 		return -ENOMEM;
+	p.read_at = now_realtime();
 	if (ctl_host_view(c, &cv) < 0) {
 		strv_free(p.missing);
 		return -EIO;
