@@ -42,7 +42,13 @@ enum action_type {
 
 struct action {
 	enum action_type type;
-	bool disruptive;   /* destroys or re-creates VFs, or needs a reboot */
+	/* destroys or re-creates VFs, needs a reboot, or takes a network
+	 * interface from a pod (why says so) */
+	bool disruptive;
+	/* why a step live by its kind is disruptive here, as the plan says it
+	 * after the step: "its network interface is not in this host's
+	 * namespace: a pod may hold it"; static, NULL otherwise */
+	const char *why;
 	bool needs_reboot; /* takes effect only after a reboot */
 	uint32_t vf;
 	uint32_t value;

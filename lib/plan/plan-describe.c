@@ -98,7 +98,8 @@ char *action_describe(const struct action *a)
 	case ACTION_SET_HW_TC_OFFLOAD:
 		return strdup_printf("set hw-tc-offload %s", on_off(a->value));
 	case ACTION_UNBIND_VF:
-		return strdup_printf("VF %u: unbind", a->vf);
+		return a->why ? strdup_printf("VF %u: unbind (%s)", a->vf, a->why) :
+				strdup_printf("VF %u: unbind", a->vf);
 	case ACTION_SET_VF:
 		return describe_set_vf(a);
 	case ACTION_BIND_VF:

@@ -124,16 +124,45 @@ static int add_set_vf(struct plan_ctx *c, uint32_t i, const struct vf_attrs *att
 	return r;
 }
 
+#define NETDEV_ELSEWHERE "its network interface is not in this host's namespace: a pod may hold it"
+
+/* Whether VF i, as the host has it (not made anew by this plan, nor
+ * unbound by step 4), is on a driver that gives it a network interface
+ * while this host's namespace shows none: CNI moved it into a pod, which
+ * an unbind would take it from. An InfiniBand port's VF has a network
+ * interface only through ib_ipoib: without it loaded, none is what the
+ * VF has. A VF on vfio-pci or on no driver has none to lose. */
+static bool vf_netdev_elsewhere(const struct plan_ctx *c, uint32_t i, bool fresh)
+{
+	const struct vf_state *vf;
+
+	if (fresh || c->unbound)
+		return false;
+	vf = &c->pf->vfs[i];
+	if (vf->name || !vf_driver_has_netdev(vf->attrs.driver))
+		return false;
+	if (c->pf->link_type != LINK_TYPE_INFINIBAND)
+		return true;
+	for (char *const *m = c->host->modules; m && *m; m++)
+		if (module_name_equal(*m, "ib_ipoib"))
+			return true;
+	return false;
+}
+
 /* Unbind, set, bind: for a driver change, and for drivers whose VF takes a
  * value only when it binds after the value was set (igb's MAC, mlx5's
- * GUIDs). A new netdev starts with the kernel's default MTU. */
+ * GUIDs). A new netdev starts with the kernel's default MTU. The unbind is
+ * disruptive when a pod may hold the VF's network interface (in_pod). */
 static int vf_rebind(struct plan_ctx *c, uint32_t i, struct vf_state *now,
-		     const struct vf_attrs *attrs, uint32_t keys, const char *to)
+		     const struct vf_attrs *attrs, uint32_t keys, const char *to, bool in_pod)
 {
 	int r = 0;
 
-	if (now->attrs.driver)
-		r = plan_add_vf(c->p, ACTION_UNBIND_VF, false, i, 0, NULL);
+	if (now->attrs.driver) {
+		r = plan_add_vf(c->p, ACTION_UNBIND_VF, in_pod, i, 0, NULL);
+		if (r >= 0 && in_pod)
+			c->p->actions[c->p->n_actions - 1].why = NETDEV_ELSEWHERE;
+	}
 	if (r >= 0)
 		r = add_set_vf(c, i, attrs, keys);
 	if (r >= 0 && to)
@@ -164,7 +193,7 @@ int plan_vf(struct plan_ctx *c, uint32_t i)
 	const char *before, *want;
 	struct vf_attrs attrs;
 	struct vf_state now;
-	bool fresh, random_mac, set_first;
+	bool fresh, random_mac, set_first, in_pod;
 	uint32_t keys;
 	int r;
 
@@ -176,10 +205,11 @@ int plan_vf(struct plan_ctx *c, uint32_t i)
 	plan_vf_diff(c->vf_attrs, v, &now.attrs, random_mac, &attrs, &keys);
 	set_first = (keys & plan_before_bind(c)) && vf_driver_has_netdev(now.attrs.driver);
 
+	in_pod = vf_netdev_elsewhere(c, i, fresh);
 	if (!same_driver(now.attrs.driver, want))
-		r = vf_rebind(c, i, &now, &attrs, keys, want);
+		r = vf_rebind(c, i, &now, &attrs, keys, want, in_pod);
 	else if (set_first)
-		r = vf_rebind(c, i, &now, &attrs, keys, now.attrs.driver);
+		r = vf_rebind(c, i, &now, &attrs, keys, now.attrs.driver, in_pod);
 	else
 		r = add_set_vf(c, i, &attrs, keys);
 	if (r < 0)

@@ -1651,6 +1651,64 @@ static void test_plan_vf_diff(void **state)
 	assert_true(mac_equal(&ret.mac, &want.attrs.mac));
 }
 
+/* A VF on a driver that gives it a network interface that this host's
+ * namespace does not show: a pod may hold the interface, so its unbind is
+ * disruptive, and says why. Not of a VF the plan makes anew, one on
+ * vfio-pci, or an InfiniBand port's VF without ib_ipoib. */
+#define POD " (its network interface is not in this host's namespace: a pod may hold it)"
+
+static void test_vf_netdev_elsewhere(void **state)
+{
+	struct env e;
+
+	env_init(&e, "ice", 64, 10, "ice iavf vfio_pci");
+	want(&e, true, 10);
+	vf_driver(&e, 9, "vfio-pci");
+	expect_plan(&e, "VF 9: unbind; VF 9: bind vfio-pci", "LL");
+	e.pf.vfs[9].name = mfree(e.pf.vfs[9].name);
+	e.pf.vfs[9].attrs.mtu = 0;
+	expect_plan(&e, "VF 9: unbind" POD "; VF 9: bind vfio-pci", "DL");
+	/* made anew by a count change: in no pod */
+	want_count(&e, 12);
+	vf_driver(&e, 9, "vfio-pci");
+	{
+		struct plan *p = plan(&e);
+		char *t = plan_text(p);
+
+		assert_null(strstr(t, "pod"));
+		for (size_t i = 0; i < p->n_actions; i++)
+			assert_true(p->actions[i].type != ACTION_UNBIND_VF ||
+				    !p->actions[i].disruptive);
+		free(t);
+		plan_free(p);
+	}
+	/* on vfio-pci, no network interface to lose */
+	want_count(&e, 10);
+	free(e.pf.vfs[9].attrs.driver);
+	e.pf.vfs[9].attrs.driver = strdup("vfio-pci");
+	vf_driver(&e, 9, "iavf");
+	expect_plan(&e, "VF 9: unbind; VF 9: bind iavf", "LL");
+	env_done(&e);
+
+	/* InfiniBand: a VF has a network interface only through ib_ipoib */
+	env_init(&e, "mlx5_core", 8, 2, "mlx5_core mlx5_ib");
+	e.pf.link_type = e.pf.firmware_link_type = LINK_TYPE_INFINIBAND;
+	e.pf.vfs[0].name = mfree(e.pf.vfs[0].name);
+	e.pf.vfs[0].attrs.mtu = 0;
+	want(&e, true, 2);
+	VF(&e, 0, IB_NODE_GUID, ib_node_guid, 0x0002c90300216e70u);
+	expect_plan(&e,
+		    "VF 0: unbind; VF 0: node_guid 00:02:c9:03:00:21:6e:70; VF 0: "
+		    "bind mlx5_core",
+		    "LLL");
+	assert_int_equal(strv_extend(&e.host.modules, "ib_ipoib"), 0);
+	expect_plan(&e,
+		    "VF 0: unbind" POD "; VF 0: node_guid 00:02:c9:03:00:21:6e:70; VF 0: "
+		    "bind mlx5_core",
+		    "DLL");
+	env_done(&e);
+}
+
 /* ---- descriptions ---- */
 
 static void test_describe(void **state)
@@ -1724,6 +1782,7 @@ int main(void)
 		cmocka_unit_test(test_externally_managed),
 		cmocka_unit_test(test_plan_vf_diff),
 		cmocka_unit_test(test_mlx5_ib_guids_converge),
+		cmocka_unit_test(test_vf_netdev_elsewhere),
 		cmocka_unit_test(test_rdma_netns_mode),
 		cmocka_unit_test(test_describe),
 		cmocka_unit_test(test_recreated_vfs_lose_what_no_layout_sets),
