@@ -15,6 +15,11 @@ IB = "0000:1a:00.0"    # cx7-ib.json: ibp26s0, InfiniBand, VFs at 4092
 VPI = "0000:41:00.0"   # cx6-vpi.json: ens2f0np0, Ethernet, its link type can change
 
 
+def actions(out):
+    return [" ".join(line.split()) for line in out.splitlines()
+            if line.split(None, 1)[0:1] in (["live"], ["disruptive"])]
+
+
 def notes(out):
     return [line.split("note: ", 1)[1] for line in out.splitlines() if "note: " in line]
 
@@ -159,3 +164,23 @@ def test_stable_mac_on_ethernet_port_without_permanent_mac_still_held(make_host)
     p = h.run("plan")
     assert p.returncode == 1
     assert "MACAddress=stable: the PF's permanent MAC address is unknown" in p.stdout + p.stderr
+
+
+def test_ib_new_vfs_at_ipoib_mtu_need_no_mtu_action(make_host):
+    """MTUBytes=4092 on VFs made anew on an InfiniBand port: they come at 4092, nothing to set;
+    another MTU is set on each."""
+    h = make_host("cx7-ib.json")
+    h.layout("50-ib.conf", f"[Match]\nPCIAddress={IB}\n[PhysicalFunction]\nVirtualFunctions=4\n"
+             "[VirtualFunction]\nMTUBytes=4092\n")
+    p = h.run("plan")
+    assert p.returncode == 10, p.stdout + p.stderr
+    assert actions(p.stdout) == ["disruptive remove all VFs", "disruptive set 4 VFs"], p.stdout
+    assert h.run("apply").returncode == 0
+    assert [v["mtu"] for v in h.pf(IB)["vfs"]] == [4092] * 4
+    h.layout("50-ib.conf", f"[Match]\nPCIAddress={IB}\n[PhysicalFunction]\nVirtualFunctions=2\n"
+             "[VirtualFunction]\nMTUBytes=2044\n")
+    p = h.run("plan")
+    assert actions(p.stdout) == ["disruptive remove all VFs", "disruptive set 2 VFs",
+                                 "live VF 0: mtu 2044", "live VF 1: mtu 2044"], p.stdout
+    assert h.run("apply").returncode == 0
+    assert [v["mtu"] for v in h.pf(IB)["vfs"]] == [2044] * 2
