@@ -138,7 +138,8 @@ static uint32_t keys_after_reboot(const struct pf_view *pv)
 }
 
 /* "; after a reboot: node_guid 2e:38:... (LinkType=infiniband takes effect
- * after a reboot)": the keys of v that wait for the link type. */
+ * after a reboot)", "after a reboot: mac stable (LinkType=ethernet ...)":
+ * the keys of v that wait for the link type. */
 static bool describe_after_reboot(FILE *f, const struct pf_view *pv, const struct vf_settings *v,
 				  uint32_t keys, bool any)
 {
@@ -149,7 +150,9 @@ static bool describe_after_reboot(FILE *f, const struct pf_view *pv, const struc
 		if (!(keys & (1u << k)))
 			continue;
 		fprintf(f, "%s %s %s", sep, vf_key_to_label(k),
-			vf_attrs_format(&v->attrs, k, VF_SPELLING_STATUS, want));
+			vf_settings_is_stable(v, k) ?
+				"stable" :
+				vf_attrs_format(&v->attrs, k, VF_SPELLING_STATUS, want));
 		sep = ",";
 	}
 	if (!keys)
@@ -192,7 +195,9 @@ static void vf_differences(FILE *f, const struct pf_view *pv, const struct vf_st
 		any = true;
 	}
 	rest = v ? vf_settings_differ(vf, v, pv->pf->vf_driver) & ~shown : 0;
-	later = rest & keys_after_reboot(pv);
+	/* a stable value made only after the reboot (the MAC of a port
+	 * becoming Ethernet, desired-stable.c) is not derived yet */
+	later = (rest | (v ? v->set & v->stable : 0)) & keys_after_reboot(pv);
 	rest &= ~later;
 	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
 		if (!(rest & (1u << k)))

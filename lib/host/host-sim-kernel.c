@@ -136,9 +136,7 @@ int sim_vf_netdev_set(const struct pf_state *pf, struct vf_state *vf, bool prese
 	}
 	free(vf->name);
 	vf->name = name;
-	vf->attrs.mtu = !name				      ? 0 :
-			pf->link_type == LINK_TYPE_INFINIBAND ? IPOIB_DEFAULT_MTU :
-								KERNEL_DEFAULT_MTU;
+	vf->attrs.mtu = name ? vf_netdev_default_mtu(pf->link_type == LINK_TYPE_INFINIBAND) : 0;
 	return 0;
 }
 

@@ -121,6 +121,12 @@ static inline uint32_t driver_max_mtu(const struct driver_info *d, bool infiniba
 {
 	return infiniband && d->max_mtu > IPOIB_DEFAULT_MTU ? IPOIB_DEFAULT_MTU : d->max_mtu;
 }
+/* The MTU a new VF netdev starts with on a port of that link type: IPoIB's
+ * on InfiniBand, ether_setup()'s on Ethernet. */
+static inline uint32_t vf_netdev_default_mtu(bool infiniband)
+{
+	return infiniband ? IPOIB_DEFAULT_MTU : KERNEL_DEFAULT_MTU;
+}
 bool vf_driver_needs_iommu(const char *driver) _pure_;
 /* The name the kernel gives a known VF driver (its directory under
  * /sys/bus/pci/drivers, what driver_override takes) for a name that

@@ -174,16 +174,30 @@ static bool ipoib_name(const char *pci, char *buf, size_t size)
 	return true;
 }
 
-/* Whether a glob of Name= (names) selects the port under the name it gets
- * at the reboot into link type to: only an IPoIB name can be foreseen. */
-static bool names_the_renamed(char *const *names, const struct pf_state *pf, enum link_type to)
+/* Whether pf's interface is renamed at the reboot that a change of its
+ * link type to `to` needs: drv changes it in the firmware, and the port is
+ * another type now. */
+static bool renames(const struct pf_state *pf, const struct driver_info *drv, enum link_type to)
+{
+	return drv && drv->firmware_link_type && pf->has_firmware_link_type && to != pf->link_type;
+}
+
+bool desired_names_renamed(const char *glob, const struct pf_state *pf,
+			   const struct driver_info *drv, enum link_type to)
 {
 	char after[64];
 
-	if (to != LINK_TYPE_INFINIBAND || !ipoib_name(pf->pci, after, sizeof(after)))
-		return false;
+	return renames(pf, drv, to) && to == LINK_TYPE_INFINIBAND &&
+	       ipoib_name(pf->pci, after, sizeof(after)) && fnmatch(glob, after, 0) == 0;
+}
+
+/* Whether a glob of Name= (names) selects the port under the name it gets
+ * at the reboot into link type to. */
+static bool names_the_renamed(char *const *names, const struct pf_state *pf,
+			      const struct driver_info *drv, enum link_type to)
+{
 	for (char *const *g = names; *g; g++)
-		if (fnmatch(*g, after, 0) == 0)
+		if (desired_names_renamed(*g, pf, drv, to))
 			return true;
 	return false;
 }
@@ -192,14 +206,13 @@ int desired_check_renamed(struct rules_out *out, const struct pf_state *pf,
 			  const struct driver_info *drv, const struct pf_settings *s,
 			  const struct layout_file *const *files, size_t n_files)
 {
-	if (!drv->firmware_link_type || !pf->has_firmware_link_type ||
-	    !pf_settings_has(s, PF_KEY_LINK_TYPE) || s->link_type == pf->link_type)
+	if (!pf_settings_has(s, PF_KEY_LINK_TYPE) || !renames(pf, drv, s->link_type))
 		return 0;
 	for (size_t i = 0; i < n_files; i++) {
 		int r = 0;
 
 		if (files[i]->match.name && files[i]->match.name[0] &&
-		    !names_the_renamed(files[i]->match.name, pf, s->link_type))
+		    !names_the_renamed(files[i]->match.name, pf, drv, s->link_type))
 			r = error_name_renamed(out, files[i], pf, s->link_type);
 		if (r < 0)
 			return r;

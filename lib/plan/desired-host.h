@@ -47,3 +47,9 @@ int desired_host_warnings(const struct pf_state *pf, const struct driver_info *d
 int desired_check_renamed(struct rules_out *out, const struct pf_state *pf,
 			  const struct driver_info *drv, const struct pf_settings *s,
 			  const struct layout_file *const *files, size_t n_files);
+/* Whether glob, of a [Match] Name=, selects the name pf's interface gets at
+ * the reboot that a change of its link type to `to` needs: only an IPoIB
+ * name ("ibp65s0f0" at 0000:41:00.0) can be foreseen; false when drv
+ * cannot change the link type or the port is of that type already. */
+bool desired_names_renamed(const char *glob, const struct pf_state *pf,
+			   const struct driver_info *drv, enum link_type to);

@@ -2,8 +2,10 @@
 
 /* The files that select nothing on a host: a file whose [Match] selects no
  * PF (a warning at the key that selects nothing), and for sriovctl check a
- * Name= or PCIAddress= glob that selects no PF while the file's others do. */
+ * Name= or PCIAddress= glob that selects no PF while the file's others do
+ * (not the IPoIB name a LinkType=infiniband change gives a PF it selects). */
 
+#include "desired-host.h"
 #include "desired.h"
 #include "match.h"
 
@@ -92,10 +94,51 @@ int desired_unselected_as(const struct layout_set *set, const struct host_state 
 	return 0;
 }
 
+/* Whether pf's LinkType= is set by the files of set that select it, and
+ * to what (*ret): the last such file's, as desired_build() merges them. */
+static bool link_type_wanted(const struct layout_set *set, const struct pf_state *pf,
+			     const char *hostname, enum link_type *ret)
+{
+	bool set_by_any = false;
+
+	for (size_t i = 0; i < set->n_files; i++) {
+		const struct layout_file *f = set->files[i];
+
+		if (!f || f->masked || layout_match_is_empty(&f->match) ||
+		    !pf_settings_has(&f->pf, PF_KEY_LINK_TYPE) ||
+		    !layout_match_pf(&f->match, pf, hostname))
+			continue;
+		*ret = f->pf.link_type;
+		set_by_any = true;
+	}
+	return set_by_any;
+}
+
+/* Whether glob, of f's Name=, is the name a PF that f selects gets at the
+ * reboot its LinkType= change needs ("Name=ens2f0np0 ibp65s0f0", as
+ * sriov-persist.layout(5) recommends): it selects the PF after that
+ * reboot, and desired_check_renamed() takes it as doing so. */
+static bool names_renamed_pf(const struct layout_set *set, const struct layout_file *f,
+			     const char *glob, const struct host_state *host)
+{
+	for (size_t i = 0; i < host->n_pfs; i++) {
+		const struct pf_state *pf = &host->pfs[i];
+		enum link_type to;
+
+		if (layout_match_pf(&f->match, pf, host->hostname) &&
+		    link_type_wanted(set, pf, host->hostname, &to) &&
+		    desired_names_renamed(glob, pf, driver_info_get(pf->driver), to))
+			return true;
+	}
+	return false;
+}
+
 /* Of key i of f (with two globs or more), each glob that selects no PF
- * of host where the file with only that glob for the key would select none. */
-static int warn_globs(const struct layout_file *f, size_t i, const struct host_state *host,
-		      struct diag_list *diags)
+ * of host where the file with only that glob for the key would select none;
+ * not a Name= glob of the name a PF f selects gets at its link type
+ * change's reboot. */
+static int warn_globs(const struct layout_set *set, const struct layout_file *f, size_t i,
+		      const struct host_state *host, struct diag_list *diags)
 {
 	char **list = *layout_match_list((struct layout_match *)&f->match, i);
 
@@ -105,7 +148,9 @@ static int warn_globs(const struct layout_file *f, size_t i, const struct host_s
 		int r;
 
 		*layout_match_list(&one, i) = only;
-		if (match_selects_any(&one, host, host->hostname))
+		if (match_selects_any(&one, host, host->hostname) ||
+		    (streq(layout_match_key_name(i), "Name") &&
+		     names_renamed_pf(set, f, list[g], host)))
 			continue;
 		r = diag_add(diags, DIAG_WARNING, f->path, f->match.key_line[i],
 			     "[Match] %s=%s selects no PF on this host (the file's other %s= "
@@ -136,7 +181,7 @@ int desired_unmatched_globs(const struct layout_set *set, const struct host_stat
 
 			if (!streq(key, "Name") && !streq(key, "PCIAddress"))
 				continue;
-			r = warn_globs(f, k, host, diags);
+			r = warn_globs(set, f, k, host, diags);
 			if (r < 0)
 				return r;
 		}

@@ -2,7 +2,8 @@
 
 /* MAC=stable and the GUIDs' stable: derived per VF from the machine ID and
  * the PF's permanent MAC (MACs) or PCI address (GUIDs), mac.c's HMAC; a PF
- * or host without them is held. */
+ * or host without them is held, but for the MACs of an InfiniBand port that
+ * LinkType=ethernet makes Ethernet at the reboot it needs. */
 
 #include "desired-internal.h"
 #include "mac.h"
@@ -13,6 +14,17 @@
 static bool stable_identity_known(const struct desired_ctx *c, enum vf_key k)
 {
 	return k != VF_KEY_MAC || !mac_is_zero(&c->pf->permanent_mac);
+}
+
+/* Whether stable key k waits for the reboot of the layout's LinkType=
+ * change of an InfiniBand port to Ethernet: an InfiniBand port has no
+ * 6-byte permanent MAC address until then. The MAC is left underived (plan
+ * sets nothing for it) and plan notes it (plan-notes.c), as it does the
+ * GUIDs of a change the other way. */
+static bool stable_waits_for_ethernet(const struct desired_ctx *c, enum vf_key k)
+{
+	return k == VF_KEY_MAC && c->pf->link_type == LINK_TYPE_INFINIBAND &&
+	       !desired_wants_infiniband(c);
 }
 
 static int derive_stable(const struct desired_ctx *c, enum vf_key k, uint32_t i, struct vf_attrs *a)
@@ -49,7 +61,8 @@ int desired_resolve_stable(struct desired_ctx *c)
 			/* without either input, every PF (or host) would derive the
 			 * same values; a snapshot planned without its machine ID
 			 * holds the PF as apply does, plan and apply agreeing */
-			if (!c->host->has_machine_id || !stable_identity_known(c, k)) {
+			if (!c->host->has_machine_id ||
+			    (!stable_identity_known(c, k) && !stable_waits_for_ethernet(c, k))) {
 				r = hw_error(
 					c, at->file, at->line, "%s=stable: the %s is unknown%s",
 					vf_key_to_string(k),
@@ -63,6 +76,8 @@ int desired_resolve_stable(struct desired_ctx *c)
 					return r;
 				continue;
 			}
+			if (stable_waits_for_ethernet(c, k))
+				continue;
 			r = derive_stable(c, k, (uint32_t)i, &v->attrs);
 			if (r < 0)
 				return r;

@@ -60,7 +60,9 @@ int desired_unselected_as(const struct layout_set *set, const struct host_state 
  * Name= or PCIAddress= globs selects none ("Name=ens1f0 ens1f1" on a host
  * without ens1f1, or "Name=ens1f0, ens1f1"), gets a warning for that
  * glob. Only the keys that name single ports: a list of drivers or
- * device IDs rightly covers hardware a host lacks. -ENOMEM. */
+ * device IDs rightly covers hardware a host lacks. Not a Name= glob of the
+ * IPoIB name a PF the file selects gets at the reboot of its LinkType=
+ * change ("Name=ens2f0np0 ibp65s0f0", as the manual recommends). -ENOMEM. */
 int desired_unmatched_globs(const struct layout_set *set, const struct host_state *host,
 			    struct diag_list *diags);
 /* The eswitch mode pf ends in: the layout's ESwitchMode=, else its own. */

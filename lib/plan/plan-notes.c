@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* What a plan says beside its actions, once they are all planned: GUIDs
- * left until a link type change's reboot (a note), VFs with RDMA=yes that
- * no action may bring an RDMA device (unmet), VFs another tool is to make
- * (waiting), a PF with no driver (unmet, and no action). */
+/* What a plan says beside its actions, once they are all planned: GUIDs,
+ * and the MACs and other Ethernet keys, left until a link type change's
+ * reboot (a note), VFs with RDMA=yes that no action may bring an RDMA
+ * device (unmet), VFs another tool is to make (waiting), a PF with no
+ * driver (unmet, and no action). */
 
 #include "plan-internal.h"
 
@@ -57,6 +58,69 @@ int plan_note_guids_after_reboot(struct plan_ctx *c)
 			    strdup_printf("VF%s %s: the GUIDs are set once the port is InfiniBand, "
 					  "after the reboot its link type change needs",
 					  n > 1 ? "s" : "", vfs));
+}
+
+/* The VF keys of an Ethernet port that an InfiniBand one (IPoIB) cannot
+ * set: the MAC, the VLAN, trust, ... */
+static uint32_t ethernet_only_keys(const struct plan_ctx *c)
+{
+	return c->drv ? VF_NETLINK_KEYS & c->drv->vf_attrs & ~c->drv->ib_vf_attrs : 0;
+}
+
+static bool wants_ethernet_key(const struct plan_ctx *c, uint32_t i)
+{
+	return c->d->vfs[i].set & ethernet_only_keys(c);
+}
+
+/* "MACAddress=, VLANId=": the Ethernet keys the VFs up to the target count
+ * want; in *ret_stable_mac whether one wants MACAddress=stable. */
+static char *ethernet_keys_wanted(const struct plan_ctx *c, bool *ret_stable_mac)
+{
+	_cleanup_strv_free_ char **l = NULL;
+	uint32_t keys = 0;
+
+	*ret_stable_mac = false;
+	for (uint32_t i = 0; i < c->target && i < c->d->n_vfs; i++) {
+		keys |= c->d->vfs[i].set & ethernet_only_keys(c);
+		*ret_stable_mac |= vf_settings_is_stable(&c->d->vfs[i], VF_KEY_MAC);
+	}
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
+		if ((keys & (1u << k)) &&
+		    strv_consume(&l, strdup_printf("%s=", vf_key_to_string(k))) < 0)
+			return NULL;
+	return strv_join(l, ", ");
+}
+
+/* The VF keys of a port that becomes Ethernet only with the reboot its link
+ * type change needs: IPoIB sets none of them, and they are set after that
+ * reboot; a stable MAC is made then (desired-stable.c), from the permanent
+ * MAC address the port has only as an Ethernet port. As the GUIDs above. */
+int plan_note_ethernet_after_reboot(struct plan_ctx *c)
+{
+	const struct pf_settings *s = &c->d->pf;
+	_cleanup_free_ char *vfs = NULL, *keys = NULL;
+	bool stable_mac;
+	size_t n;
+	int r;
+
+	if (!pf_settings_has(s, PF_KEY_LINK_TYPE) || s->link_type != LINK_TYPE_ETHERNET ||
+	    c->pf->link_type != LINK_TYPE_INFINIBAND)
+		return 0;
+	r = vf_ranges(c, wants_ethernet_key, &n, &vfs);
+	if (r < 0 || n == 0)
+		return r;
+	keys = ethernet_keys_wanted(c, &stable_mac);
+	if (!keys)
+		return -ENOMEM;
+	return strv_consume(
+		&c->p->notes,
+		strdup_printf("VF%s %s: %s %s set once the port is Ethernet, after the reboot its "
+			      "link type change needs%s",
+			      n > 1 ? "s" : "", vfs, keys, strchr(keys, ',') ? "are" : "is",
+			      stable_mac ?
+				      " (MACAddress=stable is made from the PF's permanent MAC "
+				      "address, which an InfiniBand port does not have)" :
+				      ""));
 }
 
 /* Whether action a may bring VF i an RDMA device: a module loaded, the

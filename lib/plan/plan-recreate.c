@@ -12,13 +12,14 @@
 
 /* The value of key k a VF made anew in step 4 ends with when no layout sets
  * it: the kernel's default (vf_attrs_init()), on the kernel's VF driver
- * when the PF probes new VFs, with a network interface at the kernel's
- * MTU. */
+ * when the PF probes new VFs, with a network interface at the MTU its netdev
+ * starts with on the port's link type as it runs (IPoIB's 4092 on
+ * InfiniBand; a LinkType= change waits for the reboot). */
 static void fresh_vf(const struct plan_ctx *c, struct vf_attrs *ret)
 {
 	vf_attrs_init(ret);
 	ret->driver = (char *)(c->probe_on ? plan_default_vf_driver(c) : NULL);
-	ret->mtu = KERNEL_DEFAULT_MTU;
+	ret->mtu = vf_netdev_default_mtu(c->pf->link_type == LINK_TYPE_INFINIBAND);
 }
 
 /* Whether host VF vf loses key k when made anew as fresh: it has a value

@@ -44,6 +44,13 @@ bool plan_vf_diff(uint32_t supported, const struct vf_settings *want, const stru
 	return keys != 0;
 }
 
+/* The MTU a VF's new netdev starts with on the port as it runs (IPoIB's
+ * on InfiniBand). */
+static uint32_t fresh_mtu(const struct plan_ctx *c)
+{
+	return vf_netdev_default_mtu(c->pf->link_type == LINK_TYPE_INFINIBAND);
+}
+
 /* The state of VF i after step 4; *ret_driver is the driver it had before
  * an unbind of step 4 or of an apply that was killed before it bound the VF
  * again (the one "left as it is"). Strings are borrowed. */
@@ -58,7 +65,7 @@ static bool predict_vf(const struct plan_ctx *c, uint32_t i, struct vf_state *re
 		*ret = (struct vf_state){ .index = i };
 		vf_attrs_init(&ret->attrs);
 		ret->attrs.driver = (char *)drv;
-		ret->attrs.mtu = vf_driver_has_netdev(drv) ? KERNEL_DEFAULT_MTU : 0;
+		ret->attrs.mtu = vf_driver_has_netdev(drv) ? fresh_mtu(c) : 0;
 		/* "as it is" is as the PF's own autoprobe makes it: on the
 		 * kernel's VF driver, even where we create it unbound */
 		*ret_driver = c->probe_on ? plan_default_vf_driver(c) : NULL;
@@ -151,7 +158,7 @@ static bool vf_netdev_elsewhere(const struct plan_ctx *c, uint32_t i, bool fresh
 
 /* Unbind, set, bind: for a driver change, and for drivers whose VF takes a
  * value only when it binds after the value was set (igb's MAC, mlx5's
- * GUIDs). A new netdev starts with the kernel's default MTU. The unbind is
+ * GUIDs). A new netdev starts with its link type's default MTU. The unbind is
  * disruptive when a pod may hold the VF's network interface (in_pod). */
 static int vf_rebind(struct plan_ctx *c, uint32_t i, struct vf_state *now,
 		     const struct vf_attrs *attrs, uint32_t keys, const char *to, bool in_pod)
@@ -168,7 +175,7 @@ static int vf_rebind(struct plan_ctx *c, uint32_t i, struct vf_state *now,
 	if (r >= 0 && to)
 		r = plan_add_vf(c->p, ACTION_BIND_VF, false, i, 0, to);
 	now->attrs.driver = (char *)to;
-	now->attrs.mtu = vf_driver_has_netdev(to) ? KERNEL_DEFAULT_MTU : 0;
+	now->attrs.mtu = vf_driver_has_netdev(to) ? fresh_mtu(c) : 0;
 	return r;
 }
 

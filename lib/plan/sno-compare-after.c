@@ -83,8 +83,7 @@ uint32_t after_vf_mtu(const struct after *a, uint32_t i, struct src *ret_src, bo
 {
 	const struct vf_settings *v = after_vf_settings(a, i);
 	const struct vf_state *kept = after_kept_vf(a, i);
-	uint32_t fresh = a->link_type == LINK_TYPE_INFINIBAND ? IPOIB_DEFAULT_MTU :
-								KERNEL_DEFAULT_MTU;
+	uint32_t fresh = vf_netdev_default_mtu(a->link_type == LINK_TYPE_INFINIBAND);
 	struct src ignored;
 	bool driver_kept;
 	const char *driver = after_vf_driver(a, i, &ignored, &driver_kept);

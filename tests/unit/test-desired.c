@@ -492,6 +492,36 @@ static void test_stable_mac(void **state)
 	run_done(&t, files, 1);
 }
 
+/* An InfiniBand port that LinkType=ethernet makes Ethernet has no permanent
+ * MAC until that reboot: its stable MACs wait, underived, as the GUIDs of a
+ * change the other way (plan notes it); the machine ID is still needed. */
+static void test_stable_mac_waits_for_ethernet(void **state)
+{
+	struct pf_state pf = pf_make("mlx5_core", 8, 0);
+	struct layout_file *files[] = { file_new(A, "*") };
+	struct host_state no_id = host;
+	struct vf_settings *s;
+	struct run t;
+
+	pf.link_type = pf.firmware_link_type = LINK_TYPE_INFINIBAND;
+	pf.permanent_mac = (struct mac_addr){};
+	PF_SET(files[0], VIRTUAL_FUNCTIONS, num_vfs, 4, 3);
+	PF_SET(files[0], LINK_TYPE, link_type, LINK_TYPE_ETHERNET, 4);
+	s = section(files[0], VF_INDEX_ALL, VF_INDEX_ALL, 5);
+	vf_set_mac(s, files[0], NULL, 6);
+	run_build(&t, &host, &pf, files, 1);
+	expect_ok(&t);
+	for (uint32_t i = 0; i < 4; i++)
+		assert_true(vf_settings_is_stable(&t.d->vfs[i], VF_KEY_MAC));
+	pf_desired_free(t.d);
+	diag_list_done(&t.diags);
+
+	no_id.has_machine_id = false;
+	run_build(&t, &no_id, &pf, files, 1);
+	expect_error(&t, A, 6, "MACAddress=stable: the machine ID is unknown");
+	run_done(&t, files, 1);
+}
+
 /* ---- hardware checks ---- */
 
 static void test_too_many_vfs(void **state)
@@ -868,6 +898,48 @@ static void test_unselected(void **state)
 	free(unselected);
 	diag_list_done(&diags);
 	for (size_t i = 0; i < 4; i++)
+		layout_file_free(files[i]);
+}
+
+/* The IPoIB name a LinkType=infiniband change gives a port the file
+ * selects ("ib" and its PCI path name) selects it after the reboot: no
+ * warning, whichever file sets LinkType=; without the change, or another
+ * port's name, it is one. */
+static void test_unmatched_globs_renamed(void **state)
+{
+	struct pf_state pf = pf_make("mlx5_core", 8, 0);
+	struct host_state h = host;
+	struct layout_file *files[] = { file_new(A, NULL), file_new(B, "0000:3b:00.0") };
+	struct layout_set set = { .files = files, .n_files = 1 };
+	struct diag_list diags = {};
+
+	h.pfs = &pf;
+	h.n_pfs = 1;
+	assert_int_equal(strv_split("ens1f0 ibp59s0f0", &files[0]->match.name), 0);
+	files[0]->match.key_line[1] = 2;
+	assert_int_equal(desired_unmatched_globs(&set, &h, &diags), 0);
+	assert_int_equal(diags.n, 1);
+	assert_string_equal(diags.items[0].msg, "[Match] Name=ibp59s0f0 selects no PF on this host "
+						"(the file's other Name= globs do)");
+	diag_list_done(&diags);
+
+	PF_SET(files[0], LINK_TYPE, link_type, LINK_TYPE_INFINIBAND, 4);
+	assert_int_equal(desired_unmatched_globs(&set, &h, &diags), 0);
+	assert_int_equal(diags.n, 0);
+	pf_settings_unset(&files[0]->pf, PF_KEY_LINK_TYPE);
+	PF_SET(files[1], LINK_TYPE, link_type, LINK_TYPE_INFINIBAND, 4);
+	set.n_files = 2;
+	assert_int_equal(desired_unmatched_globs(&set, &h, &diags), 0);
+	assert_int_equal(diags.n, 0);
+
+	strv_free(files[0]->match.name);
+	assert_int_equal(strv_split("ens1f0 ibp59s0f1", &files[0]->match.name), 0);
+	assert_int_equal(desired_unmatched_globs(&set, &h, &diags), 0);
+	assert_int_equal(diags.n, 1);
+	assert_string_equal(diags.items[0].msg, "[Match] Name=ibp59s0f1 selects no PF on this host "
+						"(the file's other Name= globs do)");
+	diag_list_done(&diags);
+	for (size_t i = 0; i < 2; i++)
 		layout_file_free(files[i]);
 }
 
@@ -1335,11 +1407,13 @@ int main(void)
 		cmocka_unit_test(test_unselected),
 		cmocka_unit_test(test_qos_without_vlan),
 		cmocka_unit_test(test_switchdev),
+		cmocka_unit_test(test_stable_mac_waits_for_ethernet),
 		cmocka_unit_test(test_link_type),
 		cmocka_unit_test(test_link_type_fixed_port),
 		cmocka_unit_test(test_ib_guids),
 		cmocka_unit_test(test_duplicate_macs_host),
 		cmocka_unit_test(test_unmatched_globs),
+		cmocka_unit_test(test_unmatched_globs_renamed),
 		cmocka_unit_test(test_more_errors_counted),
 		cmocka_unit_test(test_rates_after_merge),
 		cmocka_unit_test(test_rates_above_link_speed),
