@@ -16,12 +16,13 @@ on a real kernel with real udev and systemd.
 
 import json
 import random
+import re
 import time
 
 import pytest
 from test_daemon import install_daemon  # noqa: F401
 from test_scenarios import (assert_layout, igb_pfs, install, product,  # noqa: F401
-                            wait_for_boot_gate)
+                            vf_driver, vf_pci, wait_for_boot_gate)
 
 LAYOUT = "/etc/sriov-persist/conf.d/50-igb.conf"
 CHANGES = {
@@ -153,7 +154,8 @@ LATE_BUS = "[Unit]\\nAfter=sriov-persist-wait.service\\n"
 def test_disruptive_plan_runs_at_boot_and_follows_the_policy_after(vm, product, steps):
     """At boot, before the gate lets kubelet start, nothing uses the VFs: a disruptive plan
     runs directly even under Policy=never, also before the system bus listens. On the
-    running system the same plan is deferred."""
+    running system the same plan is deferred, and so is taking a VF off its driver while a
+    pod's namespace holds its network interface."""
     install(vm, product)
     vm.check("printf '[Disruption]\\nPolicy=never\\n' >/etc/sriov-persist/sriov-persist.conf && "
              f"printf '{EARLY_VFS}' >/etc/udev/rules.d/60-early-vfs.rules && "
@@ -171,6 +173,29 @@ def test_disruptive_plan_runs_at_boot_and_follows_the_policy_after(vm, product, 
     assert rec["state"] == "applied", rec
     log = vm.check(f"journalctl -b -o cat -u sriov-persist-apply@{pci}.service")
     assert "disruptive changes run now" in log and "remove all VFs" in log, log
+
+    # a VF whose network interface a pod holds (moved into another namespace, as CNI does):
+    # taking it off its driver is disruptive, and waits for the policy; once the pod's
+    # namespace is gone the kernel gives the interface back and the rebind is live
+    vf0 = vf_pci(vm, pci, 0)
+    name = vm.check(f"ls /sys/bus/pci/devices/{vf0}/net").strip()
+    vm.check(f"ip netns add pod1 && ip link set {name} netns pod1 && "
+             f"test -z \"$(ls /sys/bus/pci/devices/{vf0}/net)\" && "
+             f"sed -i 's/^\\[VirtualFunction 0\\]$/&\\nDriver=vfio-pci/' {LAYOUT} && "
+             f"grep -A1 -x '\\[VirtualFunction 0\\]' {LAYOUT} | grep -qx Driver=vfio-pci")
+    out = vm.check("sriovctl --no-color plan; test $? = 10")
+    assert re.search(r"disruptive +VF 0: unbind \(its network interface is not in this host's "
+                     r"namespace: a pod may hold it\)", out), out
+    rc, out = vm.run("sriovctl --no-color apply", timeout=120)
+    assert rc == 1 and "Policy=never" in out, out
+    assert vf_driver(vm, vf0) == "igbvf"
+    vm.check(f"ip netns exec pod1 ip link show {name}")
+    vm.check("ip netns del pod1")
+    vm.wait_until(f"ls /sys/bus/pci/devices/{vf0}/net | grep -q .", 30)
+    out = vm.check("sriovctl --no-color plan; test $? = 10")
+    assert re.search(r"live +VF 0: unbind\n", out), out
+    vm.check("sriovctl --no-color apply", timeout=120)
+    assert vf_driver(vm, vf0) == "vfio-pci"
 
     # the running system: the same change waits for the policy
     vm.check(f"echo 0 > /sys/bus/pci/devices/{pci}/sriov_numvfs && "
