@@ -36,7 +36,7 @@ static int build_vfs(const struct pf_state *pf, const struct pf_desired *d, stru
 		for (enum vf_key k = 0; r >= 0 && k < _VF_KEY_MAX; k++) {
 			struct setting_row row;
 
-			vf_setting_row(i < pf->n_vfs ? &pf->vfs[i] : NULL, &d->vfs[i], k, &row);
+			vf_setting_row(pf, i < pf->n_vfs ? &pf->vfs[i] : NULL, &d->vfs[i], k, &row);
 			r = add(&s->vfs, &s->n_vfs, i, &row);
 		}
 	return r;

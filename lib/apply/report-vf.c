@@ -263,3 +263,25 @@ char *report_vf_drift(const struct pf_view *pv, const struct vf_state *vf)
 	}
 	return buf;
 }
+
+char *report_missing_vf_fate(const struct pf_view *pv, uint32_t i, const char *fate)
+{
+	const struct vf_settings *v = report_desired_vf(pv, i);
+	uint32_t later = v ? v->set & keys_after_reboot(pv) : 0;
+	_cleanup_fclose_ FILE *f = NULL;
+	char *buf = NULL;
+	size_t size = 0;
+
+	if (!later || !streq(fate, "to be created"))
+		return strdup(fate);
+	f = open_memstream(&buf, &size);
+	if (!f)
+		return NULL;
+	fputs(fate, f);
+	describe_after_reboot(f, pv, v, later, true);
+	if (fclose(TAKE_PTR(f)) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}

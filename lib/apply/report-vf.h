@@ -17,3 +17,9 @@ int64_t report_planned_num_vfs(const struct plan *p);
 /* What the layouts make of host VF vf. Caller frees; NULL on allocation
  * failure. */
 char *report_vf_drift(const struct pf_view *pv, const struct vf_state *vf);
+/* What becomes of VF i that the host does not have yet, fate as the status
+ * document says it, with what of it waits for the link type its layout sets
+ * in the firmware when the plan creates it before that: "to be created;
+ * after a reboot: node_guid 2e:38:..., port_guid ... (LinkType=infiniband
+ * takes effect after a reboot)". Caller frees; NULL on allocation failure. */
+char *report_missing_vf_fate(const struct pf_view *pv, uint32_t i, const char *fate);

@@ -392,8 +392,8 @@ static int setting_put(struct json_object *all, const struct setting_row *row)
 }
 
 /* Every VF key of the table, by its layout name. */
-static int vf_settings_put(struct json_object *o, const struct vf_state *vf,
-			   const struct vf_settings *v)
+static int vf_settings_put(struct json_object *o, const struct pf_state *pf,
+			   const struct vf_state *vf, const struct vf_settings *v)
 {
 	struct json_object *all = json_object_new_object();
 	int r = json_put(o, "settings", all);
@@ -401,7 +401,7 @@ static int vf_settings_put(struct json_object *o, const struct vf_state *vf,
 	for (enum vf_key k = 0; r >= 0 && k < _VF_KEY_MAX; k++) {
 		struct setting_row row;
 
-		vf_setting_row(vf, v, k, &row);
+		vf_setting_row(pf, vf, v, k, &row);
 		r = setting_put(all, &row);
 	}
 	return r;
@@ -459,7 +459,7 @@ static int vf_fill(struct json_object *o, const struct vf_state *vf, const struc
 	    json_put_bool(o, "representor_up", vf->representor && vf->representor_up) < 0 ||
 	    json_put_str(o, "layout", drift) < 0)
 		return -ENOMEM;
-	return vf_settings_put(o, vf, report_desired_vf(pv, vf->index));
+	return vf_settings_put(o, pv->pf, vf, report_desired_vf(pv, vf->index));
 }
 
 /* Whether the apply that st records left changes that only a reboot (or a
@@ -507,7 +507,7 @@ static int missing_vf_fill(struct json_object *o, const struct pf_view *pv, uint
 	    json_put_null(o, "representor") < 0 || json_put_null(o, "representor_up") < 0 ||
 	    json_put_str(o, "layout", what) < 0)
 		return -ENOMEM;
-	return vf_settings_put(o, NULL, report_desired_vf(pv, i));
+	return vf_settings_put(o, pv->pf, NULL, report_desired_vf(pv, i));
 }
 
 /* What becomes of VF i that the layouts want and the host does not have:
@@ -552,9 +552,11 @@ static int vfs_put(struct json_object *o, const struct pf_view *pv)
 	for (int64_t i = pv->pf->n_vfs; r >= 0 && i < want; i++) {
 		struct json_object *vf = json_object_new_object();
 
+		_cleanup_free_ char *fate = report_missing_vf_fate(pv, i, missing_vf_fate(pv, i));
+
 		r = json_append(vfs, vf);
 		if (r >= 0)
-			r = missing_vf_fill(vf, pv, i, missing_vf_fate(pv, i));
+			r = fate ? missing_vf_fill(vf, pv, i, fate) : -ENOMEM;
 	}
 	return r;
 }

@@ -649,9 +649,9 @@ const char *pf_created_reset_hint(const char *reason)
 		return "turns VF driver autoprobe on again";
 	if (startswith(reason, "IOMMU kernel arguments left"))
 		return "takes them out of the boot loader once no other PF needs them";
-	return strstr(reason, ", eswitch in switchdev") ?
-		       "removes them and sets the eswitch back to legacy" :
-		       "removes them";
+	return strstr(reason, ", eswitch in switchdev") ? PF_CREATED_REMOVES_LEFT
+		       " and sets the eswitch back to legacy" :
+							  PF_CREATED_REMOVES_LEFT;
 }
 
 const char *pf_created_reset_tail(const char *reason)

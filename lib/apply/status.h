@@ -183,7 +183,8 @@ bool pf_created_next_undo(const struct pf_created *c, const struct pf_state *pf,
 char *pf_created_describe(const struct pf_created *c);
 /* What "sriovctl reset PF" does to a PF that no layout selects, from the
  * reason its status gives (the words of pf_created_describe() and
- * pf_created_describe_gone()), for the hint after it: "removes them",
+ * pf_created_describe_gone()), for the hint after it: "removes the VFs
+ * left from its removed layout" (named, as the hint may be read alone),
  * "sets the eswitch back to legacy", "drops sriov-persist's record of
  * them" ... */
 const char *pf_created_reset_hint(const char *reason) _pure_;
@@ -198,6 +199,9 @@ const char *pf_created_reset_tail(const char *reason) _pure_;
  * it said more of the VFs than is left. */
 int pf_created_keep_eswitch(const char *state_dir, const struct pf_created *c,
 			    const struct pf_state *pf, bool *ret_dropped);
+/* The reset hint of VFs left from a removed layout, named, as the hint may
+ * be read alone ("... reset PF" removes the VFs ..., but is deferred now) */
+#define PF_CREATED_REMOVES_LEFT "removes the VFs left from its removed layout"
 /* "the eswitch stays in switchdev until the VFs are removed; then a reset
  * sets it back to legacy" */
 #define PF_CREATED_ESWITCH_WAITS                                                          \

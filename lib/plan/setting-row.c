@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
+#include <stdio.h>
+
+#include "drivers.h"
 #include "setting-row.h"
 
 static const struct src no_src;
@@ -15,21 +18,42 @@ void pf_setting_row(const struct pf_state *pf, const struct pf_settings *s, enum
 	ret->src = set ? &s->src[k] : &no_src;
 }
 
-void vf_setting_row(const struct vf_state *vf, const struct vf_settings *v, enum vf_key k,
-		    struct setting_row *ret)
+/* The line of the key for which a VF on no driver is to be bound: RDMA=yes,
+ * else MTUBytes= (vf_settings_needs_netdev()). */
+static const struct src *netdev_src(const struct vf_settings *v)
 {
+	return &v->src[vf_settings_wants_rdma(v) ? VF_KEY_RDMA : VF_KEY_MTU];
+}
+
+void vf_setting_row(const struct pf_state *pf, const struct vf_state *vf,
+		    const struct vf_settings *v, enum vf_key k, struct setting_row *ret)
+{
+	const char *default_driver = pf->vf_driver ?: driver_info_get(pf->driver)->vf_driver;
 	bool set = v && vf_settings_has(v, k);
 
 	ret->key = vf_key_to_string(k);
 	ret->now = vf ? vf_attrs_format_host(&vf->attrs, k, VF_SPELLING_LAYOUT, ret->now_buf) :
 			NULL;
+	ret->src = set ? &v->src[k] : &no_src;
 	if (set && vf_settings_is_stable(v, k))
 		ret->wanted = strcpy(ret->wanted_buf, "stable");
-	else
-		ret->wanted =
-			set ? vf_attrs_format(&v->attrs, k, VF_SPELLING_LAYOUT, ret->wanted_buf) :
-			      NULL;
-	ret->src = set ? &v->src[k] : &no_src;
+	else if (set)
+		ret->wanted = vf_attrs_format(&v->attrs, k, VF_SPELLING_LAYOUT, ret->wanted_buf);
+	else if (k == VF_KEY_DRIVER && vf && !vf->attrs.driver && v &&
+		 vf_settings_needs_netdev(v) && default_driver) {
+		/* Driver= unset keeps the driver, but a VF on none whose
+		 * layout needs a netdev is bound to the kernel's VF driver
+		 * (the plan's rule): that is what it is compared against */
+		snprintf(ret->wanted_buf, sizeof(ret->wanted_buf), "%s", default_driver);
+		ret->wanted = ret->wanted_buf;
+		ret->src = netdev_src(v);
+	} else
+		ret->wanted = NULL;
+	/* ResourceName= is no host value: a VF the host has is in the pool
+	 * the layout names (the device plugin's configuration names the VFs
+	 * that exist), nothing there to differ */
+	if (set && vf && k == VF_KEY_RESOURCE_NAME)
+		ret->now = strcpy(ret->now_buf, ret->wanted);
 }
 
 bool vf_mtu_comparable(const struct vf_state *vf)

@@ -21,10 +21,15 @@ struct setting_row {
  * NULL when no layout selects it. */
 void pf_setting_row(const struct pf_state *pf, const struct pf_settings *s, enum pf_key k,
 		    struct setting_row *ret);
-/* Key k of VF vf (NULL: the host has no such VF); v: what the layouts say
- * of it, NULL when nothing. A "stable" MAC or GUID is wanted as "stable". */
-void vf_setting_row(const struct vf_state *vf, const struct vf_settings *v, enum vf_key k,
-		    struct setting_row *ret);
+/* Key k of VF vf of pf (vf NULL: the host has no such VF); v: what the
+ * layouts say of it, NULL when nothing. A "stable" MAC or GUID is wanted as
+ * "stable". Driver= unset on a VF on no driver whose layout needs a network
+ * interface (MTUBytes=, RDMA=yes) is wanted as the kernel's VF driver,
+ * which the plan binds (none where it is not known), from that key's line.
+ * ResourceName=, no host value, has now equal to wanted on a VF the host
+ * has: it is in the pool its layout names. */
+void vf_setting_row(const struct pf_state *pf, const struct vf_state *vf,
+		    const struct vf_settings *v, enum vf_key k, struct setting_row *ret);
 /* The keys (bits 1u << enum vf_key) whose value on VF vf of the host
  * differs from what v wants: the keys v sets to a value (not a "stable"
  * one still to derive) that the host has. default_driver: the driver

@@ -133,7 +133,7 @@ def test_a_removed_layout_keeps_its_vfs_until_reset(make_host):
     t = h.run("status")
     # with the options this status was given: the hint works on the same host
     assert (f'"sriovctl --host {h.path} --config-dir {h.confdir} --main-config {h.main} '
-            f'reset {ICE_A}" removes them') in t.stdout, t.stdout
+            f'reset {ICE_A}" removes the VFs left from its removed layout') in t.stdout, t.stdout
 
     # a layout that comes back finds its VFs in place: nothing to do
     h.layout("50-e810.conf", "[Match]\nDevice=0x159b\n[PhysicalFunction]\nVirtualFunctions=8\n")
@@ -204,7 +204,7 @@ def test_a_reset_of_every_pf_says_which_record_it_drops(make_host):
     t = h.run("status")
     assert t.returncode == 0 and f"    {gone}\n" in t.stdout, t.stdout
     assert f'reset {ICE_A}" drops sriov-persist\'s record of them' in t.stdout, t.stdout
-    assert f'reset {ICE_B}" removes them' in t.stdout, t.stdout
+    assert f'reset {ICE_B}" removes the VFs left from its removed layout' in t.stdout, t.stdout
 
     h.layout("50-e810.conf", f"[Match]\nPCIAddress={ICE_B}\n[PhysicalFunction]\n"
              "VirtualFunctions=8\n")

@@ -55,7 +55,7 @@ def test_a_layout_removed_after_its_apply_deferred_leaves_the_pf_unconfigured(ma
     r = run(h, "status", X710_A)
     assert r.returncode == 0 and re.search(r"ens2f0 +i40e +4 +- +64 +unconfigured ", r.stdout), r
     assert (f"    {LEFT}\n    no layout selects it; \"sriovctl --host {h.path} --config-dir "
-            f"{h.confdir} --main-config {h.main} reset {X710_A}\" removes them, but is deferred "
+            f"{h.confdir} --main-config {h.main} reset {X710_A}\" removes the VFs left from its removed layout, but is deferred "
             f"now: {never(h)}\n"
             f"    last apply: deferred: {never(h)}\n") in r.stdout, r.stdout
     assert state_series(h) == ["unconfigured"]

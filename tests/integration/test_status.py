@@ -70,7 +70,8 @@ def test_status_json_shows_every_key_wanted_and_now(make_host):
     assert len(vf1["settings"]) == 17 and "QueryReceiveSideScaling" in vf1["settings"]
     assert vf1["settings"]["MaxTxRateMbps"] == {"now": "3000", "wanted": "3000",
                                                 "source": f"{h.confdir}/60-other.conf:5"}
-    assert vf1["settings"]["ResourceName"]["now"] is None
+    # no host value: the VF is in the pool its layout names, no drift
+    assert vf1["settings"]["ResourceName"]["now"] == "e810_a"
     assert vf1["settings"]["ResourceName"]["wanted"] == "e810_a"
     assert vf1["settings"]["VLANProtocol"]["wanted"] == "802.1Q"
     assert vf2["settings"]["MaxTxRateMbps"]["now"] == "0"

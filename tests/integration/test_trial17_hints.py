@@ -125,7 +125,7 @@ def test_the_reset_hint_says_the_policy_defers_it(make_host):
     r = h.run("status", env=NO_BUS)
     _, rest = pf_lines(r.stdout, E810)
     assert rest == ["    2 VFs left from a removed layout",
-                    f"    no layout selects it; \"{cmd}\" removes them, but is deferred now: "
+                    f"    no layout selects it; \"{cmd}\" removes the VFs left from its removed layout, but is deferred now: "
                     f"{never(h)}"], r.stdout
     st = json.loads(h.run("status", "--json", env=NO_BUS).stdout)
     assert st["pfs"][0]["reset_waits"] == never(h), st["pfs"][0]
@@ -142,7 +142,7 @@ def test_the_reset_hint_under_policy_immediate_has_no_deferral(make_host):
     _, rest = pf_lines(r.stdout, E810)
     assert rest == ["    2 VFs left from a removed layout",
                     f"    no layout selects it; \"sriovctl --host {h.path} --config-dir "
-                    f"{h.confdir} --main-config {h.main} reset {E810}\" removes them"], r.stdout
+                    f"{h.confdir} --main-config {h.main} reset {E810}\" removes the VFs left from its removed layout"], r.stdout
     assert json.loads(h.run("status", "--json", env=NO_BUS).stdout)["pfs"][0]["reset_waits"] is None
 
 
@@ -156,7 +156,7 @@ def test_a_deferred_reset_keeps_what_is_left_in_the_status(make_host):
     assert "  deferred  " in first, first
     why = f"2 VFs left from a removed layout; resetting what sriov-persist created waits: {never(h)}"
     assert rest == [f"    {why}",
-                    f"    no layout selects it; \"{cmd}\" removes them once it is no longer "
+                    f"    no layout selects it; \"{cmd}\" removes the VFs left from its removed layout once it is no longer "
                     "deferred"], r.stdout
     st = json.loads(h.run("status", "--json", env=NO_BUS).stdout)
     assert st["pfs"][0]["state"] == "deferred" and st["pfs"][0]["reason"] == why, st["pfs"][0]
@@ -174,7 +174,7 @@ def test_vfs_left_and_a_firmware_raise_are_one_hint(make_host):
     hints = [line for line in rest if "no layout selects it" in line]
     assert hints == [
         f"    no layout selects it; \"sriovctl --host {h.path} --config-dir {h.confdir} "
-        f"--main-config {h.main} reset {CX6}\" removes them; it changes no firmware: "
+        f"--main-config {h.main} reset {CX6}\" removes the VFs left from its removed layout; it changes no firmware: "
         f"\"mstconfig -d {CX6} set NUM_OF_VFS=8\" sets the limit back to the one it has now, "
         "for 0000:ca:00.1 too (one command for the card, not one per port)"
     ], r.stdout

@@ -50,7 +50,7 @@ def test_a_deferred_reset_with_nothing_disruptive_left_runs_now(make_host):
     deferred_reset_of_b(h, lambda *a: h.run(*a, env=NO_BUS))
     cmd = f"sriovctl{options(h)} reset {E810_B}"
     r = h.run("status", E810_B, env=NO_BUS)
-    assert r.returncode == 1 and f'    no layout selects it; "{cmd}" removes them once it is no ' \
+    assert r.returncode == 1 and f'    no layout selects it; "{cmd}" removes the VFs left from its removed layout once it is no ' \
         "longer deferred\n" in r.stdout, r
     vfs_removed_by_hand(h, E810_B)
     # pending, not a failure: the reset runs now, and status says what runs it

@@ -904,10 +904,10 @@ static void test_reset_hint(void **state)
 {
 	(void)state;
 	assert_string_equal(pf_created_reset_hint("8 VFs left from a removed layout"),
-			    "removes them");
+			    "removes the VFs left from its removed layout");
 	assert_string_equal(
 		pf_created_reset_hint("4 VFs left from a removed layout, eswitch in switchdev"),
-		"removes them and sets the eswitch back to legacy");
+		"removes the VFs left from its removed layout and sets the eswitch back to legacy");
 	assert_string_equal(
 		pf_created_reset_hint("eswitch left in switchdev from a removed layout"),
 		"sets the eswitch back to legacy");

@@ -53,6 +53,7 @@ static void test_pf(void **state)
 
 static void test_vf(void **state)
 {
+	struct pf_state pf = { .driver = (char *)"ice" };
 	struct vf_state vf = { .attrs.vlan = 7 };
 	struct vf_settings v = {
 		.set = (1u << VF_KEY_VLAN) | (1u << VF_KEY_MAC),
@@ -63,25 +64,64 @@ static void test_vf(void **state)
 
 	v.src[VF_KEY_VLAN] = (struct src){ "/etc/sriov-persist/conf.d/50-a.conf", 7 };
 	v.src[VF_KEY_MAC] = (struct src){ "/etc/sriov-persist/conf.d/50-a.conf", 6 };
-	vf_setting_row(&vf, &v, VF_KEY_VLAN, &row);
+	vf_setting_row(&pf, &vf, &v, VF_KEY_VLAN, &row);
 	assert_string_equal(row.key, "VLANId");
 	assert_string_equal(row.now, "7");
 	assert_string_equal(row.wanted, "10");
 	assert_source(&row, "/etc/sriov-persist/conf.d/50-a.conf:7");
 
 	/* "stable" not derived yet is wanted as written */
-	vf_setting_row(&vf, &v, VF_KEY_MAC, &row);
+	vf_setting_row(&pf, &vf, &v, VF_KEY_MAC, &row);
 	assert_string_equal(row.wanted, "stable");
 	assert_source(&row, "/etc/sriov-persist/conf.d/50-a.conf:6");
 
 	/* a VF the host does not have; a VF the layouts say nothing of */
-	vf_setting_row(NULL, &v, VF_KEY_VLAN, &row);
+	vf_setting_row(&pf, NULL, &v, VF_KEY_VLAN, &row);
 	assert_null(row.now);
 	assert_string_equal(row.wanted, "10");
-	vf_setting_row(&vf, NULL, VF_KEY_VLAN, &row);
+	vf_setting_row(&pf, &vf, NULL, VF_KEY_VLAN, &row);
 	assert_string_equal(row.now, "7");
 	assert_null(row.wanted);
 	assert_source(&row, NULL);
+}
+
+/* Driver= unset: a VF on no driver whose layout needs a netdev is wanted on
+ * the kernel's VF driver, as the plan binds it, from the RDMA= line; on a
+ * driver it is left as it is. ResourceName= is no host value: a VF the host
+ * has is in its pool. */
+static void test_vf_row_implied(void **state)
+{
+	struct pf_state pf = { .driver = (char *)"mlx5_core" };
+	struct vf_state unbound = {}, bound = { .attrs.driver = (char *)"vfio-pci" };
+	struct vf_settings v = {
+		.set = (1u << VF_KEY_RDMA) | (1u << VF_KEY_RESOURCE_NAME),
+		.attrs = { .rdma = true, .resource_name = (char *)"cx7_ib" },
+	};
+	struct setting_row row;
+
+	v.src[VF_KEY_RDMA] = (struct src){ "50-a.conf", 9 };
+	v.src[VF_KEY_RESOURCE_NAME] = (struct src){ "50-a.conf", 10 };
+	vf_setting_row(&pf, &unbound, &v, VF_KEY_DRIVER, &row);
+	assert_null(row.now);
+	assert_string_equal(row.wanted, "mlx5_core");
+	assert_source(&row, "50-a.conf:9");
+	pf.vf_driver = (char *)"mlx5_vf";
+	vf_setting_row(&pf, &unbound, &v, VF_KEY_DRIVER, &row);
+	assert_string_equal(row.wanted, "mlx5_vf");
+	vf_setting_row(&pf, &bound, &v, VF_KEY_DRIVER, &row);
+	assert_string_equal(row.now, "vfio-pci");
+	assert_null(row.wanted);
+	v.set = 1u << VF_KEY_RESOURCE_NAME;
+	vf_setting_row(&pf, &unbound, &v, VF_KEY_DRIVER, &row);
+	assert_null(row.wanted);
+
+	vf_setting_row(&pf, &unbound, &v, VF_KEY_RESOURCE_NAME, &row);
+	assert_string_equal(row.now, "cx7_ib");
+	assert_string_equal(row.wanted, "cx7_ib");
+	assert_source(&row, "50-a.conf:10");
+	vf_setting_row(&pf, NULL, &v, VF_KEY_RESOURCE_NAME, &row);
+	assert_null(row.now);
+	assert_string_equal(row.wanted, "cx7_ib");
 }
 
 static void test_vf_differ(void **state)
@@ -118,6 +158,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pf),
 		cmocka_unit_test(test_vf),
+		cmocka_unit_test(test_vf_row_implied),
 		cmocka_unit_test(test_vf_differ),
 	};
 
