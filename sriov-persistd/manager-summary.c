@@ -124,7 +124,9 @@ static void unasked_again(struct manager *m)
  * firmware VF limit 16 took effect" (a reboot or a firmware reset brought
  * the raise to 16 it waited for into effect), "firmware VF limit 16 set in
  * firmware again, the one in effect" (set back by hand), "firmware VF
- * limit 14 set in firmware since (12 in effect)";
+ * limit 14 set in firmware since (12 in effect)"; so too "link type
+ * infiniband took effect" (the port has the link type it waited for) and
+ * "link type ethernet set in firmware since" (set back by hand);
  * else what else may take a reason away. */
 static char *reason_gone_why(const struct pf_state *pf, const char *reason)
 {
@@ -140,6 +142,10 @@ static char *reason_gone_why(const struct pf_state *pf, const char *reason)
 			       strdup_printf("firmware VF limit %d set in firmware since (%u in "
 					     "effect)",
 					     pf->firmware_total_vfs, pf->total_vfs);
+	if (pf && plan_link_type_reason_waited(reason) >= 0 &&
+	    pf->link_type == (enum link_type)plan_link_type_reason_waited(reason))
+		return strdup_printf("link type %s took effect",
+				     strna(link_type_to_string(pf->link_type)));
 	if (pf && pf->has_firmware_link_type && startswith(reason, "link type"))
 		return strdup_printf("link type %s set in firmware since",
 				     strna(link_type_to_string(pf->firmware_link_type)));

@@ -71,8 +71,10 @@ static void print_vf_section(const struct vf_settings *v, size_t first, size_t l
 		printf("\n[VirtualFunction %zu]\n", first);
 	else
 		printf("\n[VirtualFunction %zu-%zu]\n", first, last);
+	/* a literal refused for its section (v->refused) is shown as the
+	 * other rejected values are: the held line says the error */
 	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
-		if (!vf_settings_has(v, k))
+		if (!vf_settings_has(v, k) && !(v->refused & (1u << k)))
 			continue;
 		print_value(vf_key_to_string(k),
 			    vf_settings_is_stable(v, k) ?
@@ -136,7 +138,7 @@ static int print_pf(const struct layout_set *set, const struct pf_view *pv)
 	for (size_t i = 1; i <= n; i++) {
 		if (i < n && vf_settings_same(&vfs[first], &vfs[i]))
 			continue;
-		if (vfs[first].set)
+		if (vfs[first].set || vfs[first].refused)
 			print_vf_section(&vfs[first], first, i - 1);
 		first = i;
 	}

@@ -275,7 +275,7 @@ static int check_pfs(const struct ctl *c, const struct layout_set *set, const st
 		if (r >= 0 && pc[i].d)
 			r = warn_no_driver(&hs->pfs[i], &pc[i].diags);
 		if (r >= 0 && pc[i].d)
-			r = desired_check_iommu(hs, pc[i].d->vfs, pc[i].d->n_vfs,
+			r = desired_check_iommu(hs, &hs->pfs[i], pc[i].d->vfs, pc[i].d->n_vfs,
 						pc[i].d->kernel_arguments, &pc[i].diags);
 	}
 	if (r >= 0)

@@ -228,6 +228,28 @@ static int layout_assign_pf(struct layout_parser *p, const char *key, const char
 	return layout_assigned(p, r, line, key, value, why, &s->set, &s->src[k], k);
 }
 
+/* A literal of unique key k refused for a section of more than one VF
+ * (error r): when the value itself is good, kept as refused for sriovctl
+ * cat, which shows the line as it shows other rejected lines. r, or
+ * -ENOMEM. */
+static int layout_keep_refused(struct layout_parser *p, struct vf_settings *s, enum vf_key k,
+			       const char *value, unsigned line, int r)
+{
+	struct vf_attrs a = {};
+	const char *why;
+	int q;
+
+	if (vf_attrs_parse(&a, k, value, &why) < 0)
+		return r;
+	q = vf_attrs_copy(&s->attrs, &a, k);
+	vf_attrs_clear(&a, k);
+	if (q < 0)
+		return q;
+	s->refused |= 1u << k;
+	s->src[k] = (struct src){ .file = p->file->path, .line = line };
+	return r;
+}
+
 static int layout_assign_vf(struct layout_parser *p, const char *key, const char *value,
 			    unsigned line)
 {
@@ -236,6 +258,7 @@ static int layout_assign_vf(struct layout_parser *p, const char *key, const char
 	enum vf_key k = vf_key_from_string(key);
 	const char *why = NULL;
 	char name[64];
+	bool single;
 	int r;
 
 	if (k < 0) {
@@ -251,12 +274,16 @@ static int layout_assign_vf(struct layout_parser *p, const char *key, const char
 		return 0;
 	}
 	s->emptied.keys &= ~(1u << k);
-	r = vf_settings_parse(s, k, value, sec->first != VF_INDEX_ALL && sec->first == sec->last,
-			      &why);
-	if (r == -EINVAL && !vf_settings_has(s, k))
+	single = sec->first != VF_INDEX_ALL && sec->first == sec->last;
+	r = vf_settings_parse(s, k, value, single, &why);
+	if (r == -EINVAL && !vf_settings_has(s, k)) {
 		s->rejected |= 1u << k;
-	else if (r >= 0)
+		if (vf_key_is_unique(k) && !single)
+			r = layout_keep_refused(p, s, k, value, line, r);
+	} else if (r >= 0)
 		s->rejected &= ~(1u << k);
+	if (r >= 0)
+		s->refused &= ~(1u << k);
 	return layout_assigned(p, r, line, key, value, why, &s->set, &s->src[k], k);
 }
 

@@ -59,6 +59,7 @@ void vf_settings_unset(struct vf_settings *s, enum vf_key k)
 	s->set &= ~(1u << k);
 	s->stable &= ~(1u << k);
 	s->rejected &= ~(1u << k);
+	s->refused &= ~(1u << k);
 	s->src[k] = (struct src){};
 	if (k == VF_KEY_DRIVER)
 		s->driver_written[0] = '\0';

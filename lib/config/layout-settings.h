@@ -77,6 +77,11 @@ struct vf_settings {
 	 * error said so) and no later one set it: rules that need the key
 	 * say nothing more */
 	uint32_t rejected;
+	/* bit (1u << enum vf_key) when a unique key's literal, a good value,
+	 * was rejected for its section, one of more than one VF (an error):
+	 * its value in attrs and its line in src are kept for sriovctl cat
+	 * to show, as it shows the other rejected lines; the key is not set */
+	uint32_t refused;
 	struct vf_attrs attrs;
 	/* Driver= as the file spells it where attrs.driver, the kernel's
 	 * name, differs (Driver=mlx5-core binds mlx5_core): what messages

@@ -11,12 +11,16 @@
 #include "strv.h"
 #include "suggest.h"
 
-/* Driver=vfio-pci while the IOMMU is off: apply leaves the VFs on the
- * driver they have and ends degraded (plan's "cannot:"). Not when
+/* Driver=vfio-pci while the IOMMU is off: apply leaves the VFs pf has on
+ * the driver they have, the VFs it creates on the kernel's VF driver, as
+ * autoprobe binds them, and ends degraded (plan's "cannot:"). Not when
  * KernelArguments=manage adds the arguments: a reboot is pending then. */
-int desired_check_iommu(const struct host_state *h, const struct vf_settings *vfs, size_t n_vfs,
+int desired_check_iommu(const struct host_state *h, const struct pf_state *pf,
+			const struct vf_settings *vfs, size_t n_vfs,
 			enum kernel_arguments kernel_arguments, struct diag_list *diags)
 {
+	const struct driver_info *drv = driver_info_get(pf->driver);
+	const char *vf_driver = pf->vf_driver ?: drv ? drv->vf_driver : NULL;
 	_cleanup_free_ char *hint = NULL;
 	int r;
 
@@ -32,9 +36,11 @@ int desired_check_iommu(const struct host_state *h, const struct vf_settings *vf
 		if (!vf_settings_has(v, VF_KEY_DRIVER) || !vf_driver_needs_iommu(v->attrs.driver))
 			continue;
 		r = diag_add(diags, DIAG_WARNING, at->file, at->line,
-			     "Driver=%s: the IOMMU is off on this host, so the VFs keep their "
-			     "driver and the PF ends degraded: %s",
-			     v->attrs.driver, hint);
+			     "Driver=%s: the IOMMU is off on this host, so the VFs the PF has keep "
+			     "their driver, those the apply creates get %s%s, and the PF ends "
+			     "degraded: %s",
+			     v->attrs.driver, vf_driver ?: "the kernel's VF driver",
+			     vf_driver ? " (the kernel's VF driver)" : "", hint);
 		if (r < 0)
 			return r;
 	}

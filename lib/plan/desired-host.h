@@ -10,10 +10,12 @@
 #include "model.h"
 
 /* For check: a warning at each Driver= line that wants an IOMMU driver
- * (vfio-pci) while the host's IOMMU is off, in plan's words for "cannot:"
+ * (vfio-pci) while the host's IOMMU is off (pf's VFs keep their driver, the
+ * VFs an apply creates get the kernel's VF driver), in plan's words for "cannot:"
  * (iommu_remedy()); none when KernelArguments=manage adds the arguments,
  * as plan then waits for a reboot. -ENOMEM. */
-int desired_check_iommu(const struct host_state *h, const struct vf_settings *vfs, size_t n_vfs,
+int desired_check_iommu(const struct host_state *h, const struct pf_state *pf,
+			const struct vf_settings *vfs, size_t n_vfs,
 			enum kernel_arguments kernel_arguments, struct diag_list *diags);
 
 /* An error at v's Driver= line when it names a module the host cannot

@@ -36,6 +36,26 @@ static size_t count_vfs(const struct layout_set *set, const struct pf_desired *d
 	return n;
 }
 
+/* src's refused literals (vf_settings.refused) into dst, for cat to show
+ * where no file sets the key; a key set drops what was refused before. */
+static int merge_refused(struct vf_settings *dst, const struct vf_settings *src)
+{
+	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
+		int r;
+
+		if (vf_settings_has(src, k))
+			dst->refused &= ~(1u << k);
+		if (!(src->refused & (1u << k)) || vf_settings_has(dst, k))
+			continue;
+		r = vf_attrs_copy(&dst->attrs, &src->attrs, k);
+		if (r < 0)
+			return r;
+		dst->refused |= 1u << k;
+		dst->src[k] = src->src[k];
+	}
+	return 0;
+}
+
 /* [VirtualFunction] is every VF of the PF (n_all), as desired_build() has
  * it; a range stops at n. */
 static int merge_file(const struct layout_file *f, struct vf_settings *vfs, size_t n, size_t n_all)
@@ -48,6 +68,8 @@ static int merge_file(const struct layout_file *f, struct vf_settings *vfs, size
 		for (size_t k = first; k < end && k < n; k++) {
 			int r = vf_settings_merge(&vfs[k], &s->settings);
 
+			if (r >= 0)
+				r = merge_refused(&vfs[k], &s->settings);
 			if (r < 0)
 				return r;
 		}
@@ -81,12 +103,13 @@ int layout_merge_vfs(const struct layout_set *set, const struct pf_desired *d,
 
 bool vf_settings_same(const struct vf_settings *a, const struct vf_settings *b)
 {
-	if (a->set != b->set || a->stable != b->stable)
+	if (a->set != b->set || a->stable != b->stable || a->refused != b->refused)
 		return false;
 	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++)
-		if (vf_settings_has(a, k) && (!vf_attrs_equal(&a->attrs, &b->attrs, k) ||
-					      !streq_ptr(a->src[k].file, b->src[k].file) ||
-					      a->src[k].line != b->src[k].line))
+		if ((vf_settings_has(a, k) || (a->refused & (1u << k))) &&
+		    (!vf_attrs_equal(&a->attrs, &b->attrs, k) ||
+		     !streq_ptr(a->src[k].file, b->src[k].file) ||
+		     a->src[k].line != b->src[k].line))
 			return false;
 	return true;
 }

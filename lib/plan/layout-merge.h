@@ -12,7 +12,9 @@
  * VFs are those VirtualFunctions= allows, or without it those of d and as
  * many more as a section names explicitly (a layout that leaves
  * VirtualFunctions= unset on a PF without VFs), which [VirtualFunction]
- * does not cover. *ret is NULL when there are none.
+ * does not cover. A unique key's literal refused for a section of more
+ * than one VF (vf_settings.refused) is kept where no file sets the key, for
+ * cat to show. *ret is NULL when there are none.
  * -ENOMEM. */
 int layout_merge_vfs(const struct layout_set *set, const struct pf_desired *d,
 		     struct vf_settings **ret, size_t *ret_n);

@@ -46,16 +46,24 @@ int plan_host_reboot_reasons(const struct pf_state *pf, char ***ret)
  * still has to write, made anew at each look: it stays. */
 static bool link_type_reason_gone(const struct pf_state *pf, const char *reason)
 {
+	int t = plan_link_type_reason_waited(reason);
+
+	return t >= 0 &&
+	       (pf->link_type == (enum link_type)t ||
+		(pf->has_firmware_link_type && pf->firmware_link_type != (enum link_type)t));
+}
+
+int plan_link_type_reason_waited(const char *reason)
+{
 	for (enum link_type t = 0; t < _LINK_TYPE_MAX; t++) {
 		char said[64];
 
 		snprintf(said, sizeof(said), "link type %s is set in firmware,",
 			 link_type_to_string(t));
 		if (startswith(reason, said))
-			return pf->link_type == t ||
-			       (pf->has_firmware_link_type && pf->firmware_link_type != t);
+			return (int)t;
 	}
-	return false;
+	return -1;
 }
 
 uint32_t plan_firmware_reason_raised(const char *reason)

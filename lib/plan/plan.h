@@ -95,6 +95,10 @@ bool plan_firmware_reason_gone(const struct pf_state *pf, const char *reason) _p
  * for a reboot" (the plan's words, which an apply's record keeps; with what
  * status puts after them too); 0 for any other reason. */
 uint32_t plan_firmware_reason_raised(const char *reason) _pure_;
+/* Of reason, a reboot reason: the link type T of "link type T is set in
+ * firmware, waiting for a reboot" (also with the words of a PF no layout
+ * selects after it); -1 for any other reason. */
+int plan_link_type_reason_waited(const char *reason) _pure_;
 /* The reboot reasons of p that an apply has done and that wait for the
  * reboot (waiting): what the firmware holds for the next boot, "firmware VF
  * limit raised to 16, waiting for a reboot", "link type infiniband is set in
