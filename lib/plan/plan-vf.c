@@ -138,7 +138,8 @@ static int add_set_vf(struct plan_ctx *c, uint32_t i, const struct vf_attrs *att
  * while this host's namespace shows none: CNI moved it into a pod, which
  * an unbind would take it from. An InfiniBand port's VF has a network
  * interface only through ib_ipoib: without it loaded, none is what the
- * VF has. A VF on vfio-pci or on no driver has none to lose. */
+ * VF has (the PF's own interface shows IPoIB is there, built in or
+ * loaded). A VF on vfio-pci or on no driver has none to lose. */
 static bool vf_netdev_elsewhere(const struct plan_ctx *c, uint32_t i, bool fresh)
 {
 	const struct vf_state *vf;
@@ -148,7 +149,9 @@ static bool vf_netdev_elsewhere(const struct plan_ctx *c, uint32_t i, bool fresh
 	vf = &c->pf->vfs[i];
 	if (vf->name || !vf_driver_has_netdev(vf->attrs.driver))
 		return false;
-	if (c->pf->link_type != LINK_TYPE_INFINIBAND)
+	/* IPoIB built into the kernel is in no module list, but gives the
+	 * PF its interface too */
+	if (c->pf->link_type != LINK_TYPE_INFINIBAND || c->pf->name)
 		return true;
 	for (char *const *m = c->host->modules; m && *m; m++)
 		if (module_name_equal(*m, "ib_ipoib"))

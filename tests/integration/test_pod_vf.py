@@ -95,6 +95,7 @@ def test_an_infiniband_vf_has_a_netdev_only_through_ipoib(make_host):
     h = make_host("cx7-ib.json")
     s = h.state()
     s["modules"] = [m for m in s["modules"] if m != "ib_ipoib"]
+    h.pf_of(s, CX7)["name"] = None
     vf = h.pf_of(s, CX7)["vfs"][0]
     vf["name"], vf["mtu"] = None, 0
     h.save(s)
@@ -153,3 +154,19 @@ def test_the_daemon_does_not_repair_a_pod_vf_under_policy_never(make_host, start
     # the repair deferred (EBUSY), the VF left where the pod has it
     assert all(sig.args[1] == -16 for sig in c.matching("Applied", m)), c.matching("Applied", m)
     assert h.pf(E810)["vfs"][9]["driver"] == "iavf"
+
+
+def test_a_built_in_ipoib_is_no_module_but_gives_the_pf_its_interface(make_host):
+    """IPoIB built into the kernel (CONFIG_INFINIBAND_IPOIB=y) is not in /proc/modules; the
+    PF's own IPoIB interface shows it is there, so a VF without one here may be in a pod."""
+    h = make_host("cx7-ib.json")
+    s = h.state()
+    s["modules"] = [m for m in s["modules"] if m != "ib_ipoib"]
+    assert h.pf_of(s, CX7)["name"], h.pf_of(s, CX7)
+    vf = h.pf_of(s, CX7)["vfs"][0]
+    vf["name"], vf["mtu"] = None, 0
+    h.save(s)
+    h.layout("50.conf", f"[Match]\nPCIAddress={CX7}\n\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                        "\n[VirtualFunction 0]\nIBNodeGUID=02:1a:00:00:00:00:01:10\n")
+    out = h.run("plan", CX7).stdout
+    assert f"  disruptive VF 0: unbind ({WHY})\n" in out, out
