@@ -132,46 +132,53 @@ static int add_set_vf(struct plan_ctx *c, uint32_t i, const struct vf_attrs *att
 }
 
 #define NETDEV_ELSEWHERE "its network interface is not in this host's namespace: a pod may hold it"
+#define RDMA_ELSEWHERE \
+	"its RDMA device is not in this host's namespace (RDMA netns mode exclusive): a pod may hold it"
 
-/* Whether VF i, as the host has it (not made anew by this plan, nor
- * unbound by step 4), is on a driver that gives it a network interface
- * while this host's namespace shows none: CNI moved it into a pod, which
- * an unbind would take it from. An InfiniBand port's VF has a network
- * interface only through ib_ipoib: without it loaded, none is what the
- * VF has (the PF's own interface shows IPoIB is there, built in or
- * loaded). A VF on vfio-pci or on no driver has none to lose. */
-static bool vf_netdev_elsewhere(const struct plan_ctx *c, uint32_t i, bool fresh)
+/* Why VF i, as the host has it (not made anew by this plan, nor unbound
+ * by step 4), may be in a pod, which an unbind would take it from; NULL
+ * when it cannot be. On a driver that gives it a network interface while
+ * this host's namespace shows none: CNI moved it into a pod. An InfiniBand
+ * port's VF has a network interface only through ib_ipoib: without it
+ * loaded, none is what the VF has (the PF's own interface shows IPoIB is
+ * there, built in or loaded); but with the RDMA netns mode exclusive, an
+ * RDMA device this namespace does not show is one rdma-cni moved. A VF on
+ * vfio-pci or on no driver has none to lose. */
+static const char *vf_in_pod(const struct plan_ctx *c, uint32_t i, bool fresh)
 {
 	const struct vf_state *vf;
 
 	if (fresh || c->unbound)
-		return false;
+		return NULL;
 	vf = &c->pf->vfs[i];
 	if (vf->name || !vf_driver_has_netdev(vf->attrs.driver))
-		return false;
+		return NULL;
 	/* IPoIB built into the kernel is in no module list, but gives the
 	 * PF its interface too */
 	if (c->pf->link_type != LINK_TYPE_INFINIBAND || c->pf->name)
-		return true;
+		return NETDEV_ELSEWHERE;
 	for (char *const *m = c->host->modules; m && *m; m++)
 		if (module_name_equal(*m, "ib_ipoib"))
-			return true;
-	return false;
+			return NETDEV_ELSEWHERE;
+	if (!vf->attrs.rdma && c->host->has_rdma_netns_mode &&
+	    c->host->rdma_netns_mode == RDMA_NETNS_MODE_EXCLUSIVE)
+		return RDMA_ELSEWHERE;
+	return NULL;
 }
 
 /* Unbind, set, bind: for a driver change, and for drivers whose VF takes a
  * value only when it binds after the value was set (igb's MAC, mlx5's
  * GUIDs). A new netdev starts with its link type's default MTU. The unbind is
- * disruptive when a pod may hold the VF's network interface (in_pod). */
+ * disruptive when a pod may hold the VF (in_pod says why). */
 static int vf_rebind(struct plan_ctx *c, uint32_t i, struct vf_state *now,
-		     const struct vf_attrs *attrs, uint32_t keys, const char *to, bool in_pod)
+		     const struct vf_attrs *attrs, uint32_t keys, const char *to, const char *in_pod)
 {
 	int r = 0;
 
 	if (now->attrs.driver) {
-		r = plan_add_vf(c->p, ACTION_UNBIND_VF, in_pod, i, 0, NULL);
-		if (r >= 0 && in_pod)
-			c->p->actions[c->p->n_actions - 1].why = NETDEV_ELSEWHERE;
+		r = plan_add_vf(c->p, ACTION_UNBIND_VF, in_pod != NULL, i, 0, NULL);
+		if (r >= 0)
+			c->p->actions[c->p->n_actions - 1].why = in_pod;
 	}
 	if (r >= 0)
 		r = add_set_vf(c, i, attrs, keys);
@@ -200,10 +207,10 @@ static bool representor_down(const struct plan_ctx *c, uint32_t i, bool fresh,
 int plan_vf(struct plan_ctx *c, uint32_t i)
 {
 	const struct vf_settings *v = &c->d->vfs[i];
-	const char *before, *want;
+	const char *before, *want, *in_pod;
 	struct vf_attrs attrs;
 	struct vf_state now;
-	bool fresh, random_mac, set_first, in_pod;
+	bool fresh, random_mac, set_first;
 	uint32_t keys;
 	int r;
 
@@ -215,7 +222,7 @@ int plan_vf(struct plan_ctx *c, uint32_t i)
 	plan_vf_diff(c->vf_attrs, v, &now.attrs, random_mac, &attrs, &keys);
 	set_first = (keys & plan_before_bind(c)) && vf_driver_has_netdev(now.attrs.driver);
 
-	in_pod = vf_netdev_elsewhere(c, i, fresh);
+	in_pod = vf_in_pod(c, i, fresh);
 	if (!same_driver(now.attrs.driver, want))
 		r = vf_rebind(c, i, &now, &attrs, keys, want, in_pod);
 	else if (set_first)

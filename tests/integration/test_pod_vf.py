@@ -170,3 +170,35 @@ def test_a_built_in_ipoib_is_no_module_but_gives_the_pf_its_interface(make_host)
                         "\n[VirtualFunction 0]\nIBNodeGUID=02:1a:00:00:00:00:01:10\n")
     out = h.run("plan", CX7).stdout
     assert f"  disruptive VF 0: unbind ({WHY})\n" in out, out
+
+
+def test_an_infiniband_vf_whose_rdma_device_a_pod_holds(make_host):
+    """With the RDMA netns mode exclusive, rdma-cni moves a VF's RDMA device into the pod's
+    namespace, where this host does not see it: an InfiniBand VF without IPoIB, on mlx5_core
+    and with no RDMA device here, may be in a pod; its GUID change waits for the policy. One
+    whose RDMA device this host shows is not in a pod: its rebind is live."""
+    h = make_host("cx7-ib.json")
+    s = h.state()
+    s["modules"] = [m for m in s["modules"] if m != "ib_ipoib"]
+    s["rdma_netns_mode"] = "exclusive"
+    h.pf_of(s, CX7)["name"] = None
+    vf = h.pf_of(s, CX7)["vfs"][0]
+    vf["name"], vf["mtu"], vf["rdma"] = None, 0, False
+    h.save(s)
+    h.layout("50.conf", f"[Match]\nPCIAddress={CX7}\n\n[PhysicalFunction]\nVirtualFunctions=2\n"
+                        "\n[VirtualFunction 0]\nIBNodeGUID=02:1a:00:00:00:00:01:10\n")
+    h.main.write_text("[Disruption]\nPolicy=never\n")
+    out = h.run("plan", CX7).stdout
+    assert ("  disruptive VF 0: unbind (its RDMA device is not in this host's namespace "
+            "(RDMA netns mode exclusive): a pod may hold it)\n") in out, out
+    before = h.path.read_bytes()
+    r = h.run("apply")
+    assert r.returncode == 1 and "deferred: disruptive changes held by" in r.stdout, r.stdout
+    assert h.path.read_bytes() == before
+
+    s = h.state()
+    h.pf_of(s, CX7)["vfs"][0]["rdma"] = True
+    h.save(s)
+    pf = plan_pf(h, CX7)
+    assert [a["action"] for a in pf["actions"]] == ["unbind_vf", "set_vf", "bind_vf"], pf
+    assert not pf["disruptive"], pf["actions"]

@@ -1707,6 +1707,27 @@ static void test_vf_netdev_elsewhere(void **state)
 		    "VF 0: unbind; VF 0: node_guid 00:02:c9:03:00:21:6e:70; VF 0: "
 		    "bind mlx5_core",
 		    "LLL");
+	/* the RDMA netns mode exclusive: an RDMA device not shown here is in
+	 * another namespace; one shown here is not */
+	e.host.has_rdma_netns_mode = true;
+	e.host.rdma_netns_mode = RDMA_NETNS_MODE_EXCLUSIVE;
+	e.pf.vfs[0].attrs.rdma = false;
+	expect_plan(&e,
+		    "VF 0: unbind (its RDMA device is not in this host's namespace (RDMA netns "
+		    "mode exclusive): a pod may hold it); VF 0: node_guid 00:02:c9:03:00:21:6e:70; "
+		    "VF 0: bind mlx5_core",
+		    "DLL");
+	e.host.rdma_netns_mode = RDMA_NETNS_MODE_SHARED;
+	expect_plan(&e,
+		    "VF 0: unbind; VF 0: node_guid 00:02:c9:03:00:21:6e:70; VF 0: "
+		    "bind mlx5_core",
+		    "LLL");
+	e.host.rdma_netns_mode = RDMA_NETNS_MODE_EXCLUSIVE;
+	e.pf.vfs[0].attrs.rdma = true;
+	expect_plan(&e,
+		    "VF 0: unbind; VF 0: node_guid 00:02:c9:03:00:21:6e:70; VF 0: "
+		    "bind mlx5_core",
+		    "LLL");
 	assert_int_equal(strv_extend(&e.host.modules, "ib_ipoib"), 0);
 	expect_plan(&e,
 		    "VF 0: unbind" POD "; VF 0: node_guid 00:02:c9:03:00:21:6e:70; VF 0: "
