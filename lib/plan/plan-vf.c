@@ -171,7 +171,8 @@ static const char *vf_in_pod(const struct plan_ctx *c, uint32_t i, bool fresh)
  * GUIDs). A new netdev starts with its link type's default MTU. The unbind is
  * disruptive when a pod may hold the VF (in_pod says why). */
 static int vf_rebind(struct plan_ctx *c, uint32_t i, struct vf_state *now,
-		     const struct vf_attrs *attrs, uint32_t keys, const char *to, const char *in_pod)
+		     const struct vf_attrs *attrs, uint32_t keys, const char *to,
+		     const char *in_pod)
 {
 	int r = 0;
 
