@@ -36,11 +36,12 @@ int desired_check_iommu(const struct host_state *h, const struct pf_state *pf,
 		if (!vf_settings_has(v, VF_KEY_DRIVER) || !vf_driver_needs_iommu(v->attrs.driver))
 			continue;
 		r = diag_add(diags, DIAG_WARNING, at->file, at->line,
-			     "Driver=%s: the IOMMU is off on this host, so the VFs the PF has keep "
-			     "their driver, those the apply creates get %s%s, and the PF ends "
-			     "degraded: %s",
+			     "Driver=%s: the IOMMU is off on this host, so no VF is bound to it: "
+			     "the VFs the PF has keep their driver, those the apply creates stay "
+			     "as the kernel makes them (on %s%s where VF autoprobe is on), and the "
+			     "PF ends degraded: %s",
 			     v->attrs.driver, vf_driver ?: "the kernel's VF driver",
-			     vf_driver ? " (the kernel's VF driver)" : "", hint);
+			     vf_driver ? ", the kernel's VF driver," : "", hint);
 		if (r < 0)
 			return r;
 	}

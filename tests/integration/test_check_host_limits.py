@@ -22,8 +22,9 @@ def test_vfio_pci_with_the_iommu_off(make_host):
     p = h.layout("50-e810.conf", VFIO)
     r = h.run("check")
     assert r.stderr.splitlines() == [
-        f"{p}:6: warning: Driver=vfio-pci: the IOMMU is off on this host, so the VFs the PF has "
-        "keep their driver, those the apply creates get iavf (the kernel's VF driver), and the "
+        f"{p}:6: warning: Driver=vfio-pci: the IOMMU is off on this host, so no VF is bound to "
+        "it: the VFs the PF has keep their driver, those the apply creates stay as the kernel "
+        "makes them (on iavf, the kernel's VF driver, where VF autoprobe is on), and the "
         "PF ends degraded: the CPU's vendor is not known: add intel_iommu=on "
         "iommu=pt (Intel) or amd_iommu=on iommu=pt (AMD) to the kernel command line and reboot"]
     assert r.returncode == 0
@@ -88,8 +89,9 @@ def test_kernel_arguments_managed_without_a_boot_loader_tool(make_host):
            "/boot/grub/grub.cfg)")
     r = h.run("check")
     assert r.stderr.splitlines() == [
-        f"{p}:6: warning: Driver=vfio-pci: the IOMMU is off on this host, so the VFs the PF has "
-        "keep their driver, those the apply creates get igbvf (the kernel's VF driver), and the "
+        f"{p}:6: warning: Driver=vfio-pci: the IOMMU is off on this host, so no VF is bound to "
+        "it: the VFs the PF has keep their driver, those the apply creates stay as the kernel "
+        "makes them (on igbvf, the kernel's VF driver, where VF autoprobe is on), and the "
         "PF ends degraded: add intel_iommu=on iommu=pt to the kernel command line "
         f"and reboot; {why}"]
     assert r.returncode == 0 and "1 warning(s)" in r.stdout

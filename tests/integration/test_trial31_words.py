@@ -105,8 +105,9 @@ def test_the_iommu_warning_says_new_vfs_get_the_kernels_vf_driver(make_host):
                  "[VirtualFunction]\nDriver=vfio-pci\n")
     r = h.run("check")
     assert r.stderr.splitlines() == [
-        f"{p}:6: warning: Driver=vfio-pci: the IOMMU is off on this host, so the VFs the PF has "
-        "keep their driver, those the apply creates get igbvf (the kernel's VF driver), and the "
+        f"{p}:6: warning: Driver=vfio-pci: the IOMMU is off on this host, so no VF is bound to "
+        "it: the VFs the PF has keep their driver, those the apply creates stay as the kernel "
+        "makes them (on igbvf, the kernel's VF driver, where VF autoprobe is on), and the "
         "PF ends degraded: add intel_iommu=on iommu=pt to the kernel command line and reboot"], r
     assert "keep their driver and" not in r.stderr
     # as warned: the apply creates the VFs on igbvf and ends degraded
