@@ -125,7 +125,9 @@ static void describe_key_change(FILE *f, const struct pf_view *pv, const struct 
 
 /* The VF keys the port takes only once the link type a layout set in the
  * firmware is in effect, after a reboot (the GUIDs of a port becoming
- * InfiniBand): what the port will set, less what it sets now. */
+ * InfiniBand): what the port will set, less what it sets now. An MTU
+ * waits only where the port as it runs now does not take it
+ * (mtu_after_reboot()). */
 static uint32_t keys_after_reboot(const struct pf_view *pv)
 {
 	const struct pf_settings *s = &pv->desired->pf;
@@ -135,6 +137,16 @@ static uint32_t keys_after_reboot(const struct pf_view *pv)
 	if (!pf_settings_has(s, PF_KEY_LINK_TYPE) || s->link_type == pv->pf->link_type)
 		return 0;
 	return driver_vf_attrs(drv, !ib_now) & ~driver_vf_attrs(drv, ib_now);
+}
+
+/* The MTU of v when it waits for that link type too: beyond what the port
+ * takes as it runs now (plan_mtu_waits_link_type()). */
+static uint32_t mtu_after_reboot(const struct pf_view *pv, const struct vf_settings *v)
+{
+	return v && vf_settings_has(v, VF_KEY_MTU) &&
+			       plan_mtu_waits_link_type(pv->desired, pv->pf, v->attrs.mtu) ?
+		       VF_KEY_BIT(MTU) :
+		       0;
 }
 
 /* "; after a reboot: node_guid 2e:38:... (LinkType=infiniband takes effect
@@ -198,6 +210,7 @@ static void vf_differences(FILE *f, const struct pf_view *pv, const struct vf_st
 	/* a stable value made only after the reboot (the MAC of a port
 	 * becoming Ethernet, desired-stable.c) is not derived yet */
 	later = (rest | (v ? v->set & v->stable : 0)) & keys_after_reboot(pv);
+	later |= rest & mtu_after_reboot(pv, v);
 	rest &= ~later;
 	for (enum vf_key k = 0; k < _VF_KEY_MAX; k++) {
 		if (!(rest & (1u << k)))
@@ -267,7 +280,7 @@ char *report_vf_drift(const struct pf_view *pv, const struct vf_state *vf)
 char *report_missing_vf_fate(const struct pf_view *pv, uint32_t i, const char *fate)
 {
 	const struct vf_settings *v = report_desired_vf(pv, i);
-	uint32_t later = v ? v->set & keys_after_reboot(pv) : 0;
+	uint32_t later = v ? v->set & (keys_after_reboot(pv) | mtu_after_reboot(pv, v)) : 0;
 	_cleanup_fclose_ FILE *f = NULL;
 	char *buf = NULL;
 	size_t size = 0;

@@ -52,6 +52,7 @@ int plan_add_no_iommu_reason(struct plan_ctx *c);
  * are all planned */
 int plan_note_guids_after_reboot(struct plan_ctx *c);
 int plan_note_ethernet_after_reboot(struct plan_ctx *c);
+int plan_note_mtu_after_reboot(struct plan_ctx *c);
 int plan_add_no_rdma_reason(struct plan_ctx *c);
 int plan_note_external_vfs(struct plan_ctx *c);
 int plan_no_driver(struct plan_ctx *c);

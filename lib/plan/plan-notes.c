@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 /* What a plan says beside its actions, once they are all planned: GUIDs,
- * and the MACs and other Ethernet keys, left until a link type change's
- * reboot (a note), VFs with RDMA=yes that no action may bring an RDMA
- * device (unmet), VFs another tool is to make (waiting), a PF with no
- * driver (unmet, and no action). */
+ * the MACs and other Ethernet keys, and MTUs the port takes only with its
+ * new link type, left until a link type change's reboot (a note), VFs with
+ * RDMA=yes that no action may bring an RDMA device (unmet), VFs another
+ * tool is to make (waiting), a PF with no driver (unmet, and no action). */
 
 #include "plan-internal.h"
 
@@ -121,6 +121,57 @@ int plan_note_ethernet_after_reboot(struct plan_ctx *c)
 				      " (MACAddress=stable is made from the PF's permanent MAC "
 				      "address, which an InfiniBand port does not have)" :
 				      ""));
+}
+
+bool plan_mtu_waits_link_type(const struct pf_desired *d, const struct pf_state *pf, uint32_t mtu)
+{
+	const struct driver_info *drv = driver_info_get(pf->driver);
+	const struct pf_settings *s = &d->pf;
+
+	if (!drv || !pf_settings_has(s, PF_KEY_LINK_TYPE) || s->link_type == pf->link_type)
+		return false;
+	return mtu < drv->min_mtu ||
+	       mtu > driver_max_mtu(drv, pf->link_type == LINK_TYPE_INFINIBAND);
+}
+
+static bool wants_mtu_after_reboot(const struct plan_ctx *c, uint32_t i)
+{
+	const struct vf_settings *v = &c->d->vfs[i];
+
+	return vf_settings_has(v, VF_KEY_MTU) &&
+	       plan_mtu_waits_link_type(c->d, c->pf, v->attrs.mtu);
+}
+
+/* The PF's and the VFs' MTUs that the port takes only once the link type
+ * the layout sets is in effect (plan_mtu_waits_link_type()): planned after
+ * the reboot the change needs, and said, as the Ethernet keys above. */
+int plan_note_mtu_after_reboot(struct plan_ctx *c)
+{
+	const struct pf_settings *s = &c->d->pf;
+	bool ib_now = c->pf->link_type == LINK_TYPE_INFINIBAND;
+	_cleanup_free_ char *vfs = NULL, *why = NULL;
+	size_t n;
+	int r;
+
+	why = strdup_printf("once the port is %s, after the reboot its link type change needs (%s "
+			    "takes %u..%u)",
+			    s->link_type == LINK_TYPE_INFINIBAND ? "InfiniBand" : "Ethernet",
+			    ib_now ? "IPoIB on the InfiniBand port as it runs now" :
+				     "the Ethernet port as it runs now",
+			    c->drv->min_mtu, driver_max_mtu(c->drv, ib_now));
+	if (!why)
+		return -ENOMEM;
+	if (pf_settings_has(s, PF_KEY_MTU) && plan_mtu_waits_link_type(c->d, c->pf, s->mtu)) {
+		r = strv_consume(&c->p->notes,
+				 strdup_printf("PF: MTUBytes=%u is set %s", s->mtu, why));
+		if (r < 0)
+			return r;
+	}
+	r = vf_ranges(c, wants_mtu_after_reboot, &n, &vfs);
+	if (r < 0 || n == 0)
+		return r;
+	return strv_consume(&c->p->notes, strdup_printf("VF%s %s: MTUBytes= is set %s",
+							n > 1 ? "s" : "", vfs, why));
 }
 
 /* Whether action a may bring VF i an RDMA device: a module loaded, the

@@ -290,7 +290,8 @@ int plan_pf_link(struct plan_ctx *c)
 	const struct pf_settings *s = &c->d->pf;
 	int r;
 
-	if (pf_settings_has(s, PF_KEY_MTU) && s->mtu != c->pf->mtu) {
+	if (pf_settings_has(s, PF_KEY_MTU) && s->mtu != c->pf->mtu &&
+	    !plan_mtu_waits_link_type(c->d, c->pf, s->mtu)) {
 		r = plan_add_value(c->p, ACTION_SET_PF_MTU, false, s->mtu);
 		if (r < 0)
 			return r;

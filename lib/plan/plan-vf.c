@@ -233,7 +233,7 @@ int plan_vf(struct plan_ctx *c, uint32_t i)
 	if (r < 0)
 		return r;
 	if (vf_settings_has(v, VF_KEY_MTU) && vf_driver_has_netdev(now.attrs.driver) &&
-	    now.attrs.mtu != v->attrs.mtu)
+	    now.attrs.mtu != v->attrs.mtu && !plan_mtu_waits_link_type(c->d, c->pf, v->attrs.mtu))
 		r = plan_add_vf(c->p, ACTION_SET_VF_MTU, false, i, v->attrs.mtu, NULL);
 	if (r >= 0 && representor_down(c, i, fresh, &now))
 		r = plan_add_vf(c->p, ACTION_SET_REPRESENTOR_UP, false, i, 0, NULL);

@@ -82,6 +82,8 @@ static int plan_after_actions(struct plan_ctx *c)
 	if (r >= 0)
 		r = plan_note_ethernet_after_reboot(c);
 	if (r >= 0)
+		r = plan_note_mtu_after_reboot(c);
+	if (r >= 0)
 		r = plan_prepend_modules(c);
 	if (r >= 0)
 		r = plan_add_no_rdma_reason(c);

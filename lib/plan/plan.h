@@ -76,6 +76,13 @@ static inline void plan_freep(struct plan **p)
 bool plan_vf_diff(uint32_t supported, const struct vf_settings *want, const struct vf_attrs *now,
 		  bool random_mac, struct vf_attrs *ret, uint32_t *ret_keys);
 
+/* Whether MTU mtu, which the layouts in d want on the PF or a VF of pf,
+ * waits for the reboot of a LinkType= change: the link type the port runs
+ * now (IPoIB's, at most 4092) does not take it, the one the layout sets
+ * does (MTUBytes= is checked against that one). An MTU both take is set
+ * at once. */
+bool plan_mtu_waits_link_type(const struct pf_desired *d, const struct pf_state *pf,
+			      uint32_t mtu) _pure_;
 bool plan_is_disruptive(const struct plan *p) _pure_;
 /* What the next reboot brings to pf whatever its layouts say, in the words
  * of a plan's reboot reasons: a firmware VF limit above sriov_totalvfs, a

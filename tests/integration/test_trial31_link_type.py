@@ -184,3 +184,71 @@ def test_ib_new_vfs_at_ipoib_mtu_need_no_mtu_action(make_host):
                                  "live VF 0: mtu 2044", "live VF 1: mtu 2044"], p.stdout
     assert h.run("apply").returncode == 0
     assert [v["mtu"] for v in h.pf(IB)["vfs"]] == [2044] * 2
+
+
+# 4. MTUBytes= above IPoIB's 4092 on an InfiniBand port that LinkType=ethernet makes Ethernet
+
+MTU_LAYOUT = (f"[Match]\nPCIAddress={IB}\n[PhysicalFunction]\nVirtualFunctions=2\n"
+              "LinkType=ethernet\nMTUBytes=9000\n[VirtualFunction]\nMACAddress=stable\n"
+              "MTUBytes=9000\n")
+MTU_WHY = ("once the port is Ethernet, after the reboot its link type change needs (IPoIB on the "
+           "InfiniBand port as it runs now takes 68..4092)")
+
+
+def test_mtu_above_ipoib_waits_for_ethernet(make_host):
+    """The PF's and the VFs' MTUs of 9000, right for the Ethernet port, wait for the reboot as the
+    MAC does: apply writes the firmware link type and fails nothing; status says they wait; after
+    the reboot apply sets them."""
+    h = make_host("cx7-ib.json")
+    h.layout("50-eth.conf", MTU_LAYOUT)
+    c = h.run("check", "--strict")
+    assert (c.returncode, c.stdout, c.stderr) == (0, CHECKED, "")
+    p = h.run("plan")
+    assert p.returncode == 10, p.stdout + p.stderr
+    assert "mtu" not in " ".join(actions(p.stdout)), p.stdout
+    assert "set firmware link type ethernet (reboot)" in p.stdout
+    assert f"PF: MTUBytes=9000 is set {MTU_WHY}" in notes(p.stdout), p.stdout
+    assert f"VFs 0-1: MTUBytes= is set {MTU_WHY}" in notes(p.stdout), p.stdout
+    a = h.run("apply")
+    assert a.returncode == 0, a.stdout + a.stderr
+    assert "FAIL" not in a.stdout, a.stdout
+    pf = h.pf(IB)
+    assert pf["mtu"] == 4092 and [v["mtu"] for v in pf["vfs"]] == [4092] * 2, pf
+    st = h.run("status")
+    assert st.stdout.count("after a reboot: mac stable, mtu 9000 (LinkType=ethernet takes effect "
+                           "after a reboot)") == 2, st.stdout
+    assert "failed" not in st.stdout and "differs" not in st.stdout, st.stdout
+    js = h.run("status", "--json")
+    assert json.loads(js.stdout)["pfs"][0]["state"] not in ("failed", "drift"), js.stdout
+    reboot_into_ethernet(h)
+    p = h.run("plan")
+    assert "note:" not in p.stdout and "held" not in p.stdout, p.stdout
+    assert "live set PF mtu 9000" in actions(p.stdout), p.stdout
+    a = h.run("apply")
+    assert a.returncode == 0, a.stdout + a.stderr
+    pf = h.pf(IB)
+    assert pf["mtu"] == 9000 and [v["mtu"] for v in pf["vfs"]] == [9000] * 2, pf
+    st = h.run("status", "--json")
+    assert json.loads(st.stdout)["pfs"][0]["state"] == "applied", st.stdout
+
+
+def test_mtu_ipoib_takes_is_set_at_once(make_host):
+    """An MTU both link types take is set now, as before: no note."""
+    h = make_host("cx7-ib.json")
+    h.layout("50-eth.conf", MTU_LAYOUT.replace("MTUBytes=9000", "MTUBytes=2044"))
+    p = h.run("plan")
+    assert p.returncode == 10, p.stdout + p.stderr
+    assert "live set PF mtu 2044" in actions(p.stdout), p.stdout
+    assert not [n for n in notes(p.stdout) if "MTUBytes" in n], p.stdout
+
+
+def test_mtu_above_ipoib_for_infiniband_is_still_an_error(make_host):
+    """The reverse: an Ethernet port that LinkType=infiniband makes InfiniBand, MTUBytes=9000, is
+    a check error, judged by the link type the layout sets."""
+    h = make_host("cx6-vpi.json")
+    h.layout("50-ib.conf", f"[Match]\nPCIAddress={VPI}\n[PhysicalFunction]\nVirtualFunctions=2\n"
+             "LinkType=infiniband\nMTUBytes=9000\n")
+    c = h.run("check")
+    assert c.returncode == 1, c.stdout + c.stderr
+    assert (f"{h.confdir}/50-ib.conf:6: MTUBytes=9000: IPoIB on an InfiniBand port allows "
+            "68..4092") in c.stderr, c.stderr

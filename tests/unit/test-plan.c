@@ -1551,6 +1551,40 @@ static void test_link_type(void **state)
 	env_done(&e);
 }
 
+/* An MTU above IPoIB's 4092 on an InfiniBand port that LinkType=ethernet
+ * makes Ethernet waits for the reboot, with a note; one IPoIB takes is set
+ * at once; on an Ethernet port becoming InfiniBand nothing waits (desired.c
+ * refuses such an MTU). */
+static void test_link_type_mtu(void **state)
+{
+	struct env e;
+	struct plan *p;
+
+	env_init(&e, "mlx5_core", 8, 0, "mlx5_core");
+	want(&e, false, 0);
+	e.pf.link_type = e.pf.firmware_link_type = LINK_TYPE_INFINIBAND;
+	e.pf.mtu = 4092;
+	PF(&e, MTU, mtu, 9000);
+	assert_false(plan_mtu_waits_link_type(e.d, &e.pf, 9000));
+	PF(&e, LINK_TYPE, link_type, LINK_TYPE_ETHERNET);
+	assert_true(plan_mtu_waits_link_type(e.d, &e.pf, 9000));
+	assert_false(plan_mtu_waits_link_type(e.d, &e.pf, 4092));
+	expect_plan(&e, "set firmware link type ethernet (reboot)", "R");
+	p = plan(&e);
+	assert_string_equal(p->notes[0], "PF: MTUBytes=9000 is set once the port is Ethernet, "
+					 "after the reboot its link type change needs (IPoIB on "
+					 "the InfiniBand port as it runs now takes 68..4092)");
+	assert_null(p->notes[1]);
+	plan_free(p);
+	e.d->pf.mtu = 2044;
+	expect_plan(&e, "set firmware link type ethernet (reboot); set PF mtu 2044", "RL");
+
+	e.pf.link_type = e.pf.firmware_link_type = LINK_TYPE_ETHERNET;
+	e.d->pf.link_type = LINK_TYPE_INFINIBAND;
+	assert_false(plan_mtu_waits_link_type(e.d, &e.pf, 9000));
+	env_done(&e);
+}
+
 /* ---- ExternallyManaged ---- */
 
 static void test_externally_managed(void **state)
@@ -1806,6 +1840,7 @@ int main(void)
 		cmocka_unit_test(test_driver_unset_and_default),
 		cmocka_unit_test(test_firmware_vf_limit),
 		cmocka_unit_test(test_link_type),
+		cmocka_unit_test(test_link_type_mtu),
 		cmocka_unit_test(test_externally_managed),
 		cmocka_unit_test(test_plan_vf_diff),
 		cmocka_unit_test(test_mlx5_ib_guids_converge),
