@@ -52,9 +52,9 @@ static const char *vf_mtu(struct json_object *vf, char *buf, size_t size)
 }
 
 /* One entry of a "settings" object (report.h) as "label now", with
- * " (wanted X)" when the layouts set it (always: also to what it is), or
- * NULL when there is nothing to say. on_host: the host may have a value. */
-static char *setting_describe(const char *label, struct json_object *e, bool on_host, bool always)
+ * " (wanted X)" when the layouts set it to something else, or NULL when
+ * there is nothing to say. on_host: the host may have a value. */
+static char *setting_describe(const char *label, struct json_object *e, bool on_host)
 {
 	const char *now = doc_str(e, "now"), *want = doc_str(e, "wanted");
 
@@ -62,7 +62,7 @@ static char *setting_describe(const char *label, struct json_object *e, bool on_
 		return NULL;
 	if (!now && !on_host)
 		return strdup_printf("%s %s", label, want);
-	if (want && (always || !streq_ptr(now, want)))
+	if (want && !streq_ptr(now, want))
 		return strdup_printf("%s %s (wanted %s)", label, now ?: "-", want);
 	return strdup_printf("%s %s", label, now);
 }
@@ -92,8 +92,7 @@ static void print_vf_settings(struct json_object *vf, const char *const *columns
 		if (!doc_str(e, "wanted") || strv_contains((char **)columns, key))
 			continue;
 		if (strv_consume(&l, setting_describe(k >= 0 ? vf_key_to_label(k) : key, e,
-						      exists && (k < 0 || vf_key_on_host(k)),
-						      false)) < 0)
+						      exists && (k < 0 || vf_key_on_host(k)))) < 0)
 			return;
 	}
 	line = l ? strv_join(l, ", ") : NULL;
@@ -342,7 +341,7 @@ static char *pf_policy_describe(enum pf_key k, const char *label, struct json_ob
 	}
 }
 
-/* "    speed 1000 Mb/s, mtu 9000 (wanted 9000), link up yes, eswitch
+/* "    speed 1000 Mb/s, mtu 1500 (wanted 9000), link up yes, eswitch
  * switchdev, ...": the link speed while it is known (it bounds the VF rates),
  * then the [PhysicalFunction] keys but the VF count (a column), from the key
  * table. */
@@ -368,7 +367,7 @@ static void print_pf_settings(struct json_object *doc, struct json_object *pf)
 			continue;
 		d = k == PF_KEY_FIRMWARE_VFS	    ? firmware_describe(label, e, doc, pf) :
 		    pf_policy_describe(k, label, e) ?:
-						      setting_describe(label, e, true, true);
+						      setting_describe(label, e, true);
 		if (!d && k == PF_KEY_FIRMWARE_VFS)
 			continue;
 		if (d && !*d) {

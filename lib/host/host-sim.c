@@ -157,6 +157,17 @@ static bool cache_take(struct sim *s, const char *text, struct txn *t)
 	return hit;
 }
 
+/* As the kernel shows it: a VF's MTU is its network interface's, which a
+ * VF without one in this namespace does not have (host-linux-sysfs.c reads
+ * it by the interface's name), whatever "mtu" a snapshot gives it. */
+static void vf_mtus_of_netdevs(struct host_state *hs)
+{
+	for (size_t i = 0; i < hs->n_pfs; i++)
+		for (size_t j = 0; j < hs->pfs[i].n_vfs; j++)
+			if (!hs->pfs[i].vfs[j].name)
+				hs->pfs[i].vfs[j].attrs.mtu = 0;
+}
+
 static int txn_begin(struct sim *s, int lock, struct txn *t)
 {
 	_cleanup_free_ char *text = NULL, *error = NULL;
@@ -178,8 +189,10 @@ static int txn_begin(struct sim *s, int lock, struct txn *t)
 	r = snapshot_parse_root(text, &t->state, &root, &error);
 	if (r >= 0)
 		r = sim_faults_parse(root, &t->faults, &error);
-	if (r >= 0)
+	if (r >= 0) {
 		t->state->findable_modules = sim_known_modules;
+		vf_mtus_of_netdevs(t->state);
+	}
 	if (r < 0)
 		host_set_error(&s->host, "%s: %s%s", s->path,
 			       error ? "not a simulated host snapshot: " : "",

@@ -91,7 +91,8 @@ def test_status_table_shows_files_pf_keys_and_what_a_vf_has(make_host):
     h.save(s)
     out = h.run("status").stdout
     assert "    files: 50-e810.conf 60-other.conf\n" in out, out
-    assert "    speed 25000 Mb/s, mtu 9000 (wanted 9000), link up yes, eswitch legacy, " \
+    # the PF line says "(wanted X)" only where the host differs
+    assert "    speed 25000 Mb/s, mtu 9000, link up yes, eswitch legacy, " \
            "hw-tc-offload no, link type ethernet\n" in out, out
     rows = {int(m.group(1)): m.group(0) for m in re.finditer(r"^    (\d) .*$", out, re.M)}
     assert rows[2].endswith("differs: max_tx_rate 0 (wanted 2000)"), out
@@ -396,3 +397,32 @@ def test_drift_of_the_vf_count_says_what_differs(make_host):
     assert drift(2) == ("drifted", "differs: 4 VFs wanted, 2 present")
     assert drift(0) == ("drifted", "differs: 4 VFs wanted, 0 present")
     assert "    differs: 4 VFs wanted, 0 present\n" in h.run("status", E810).stdout
+
+
+def test_status_pf_line_says_wanted_only_where_the_host_differs(make_host):
+    """The PF line, like a VF's row, names what is wanted only for a value the host does not
+    have: an applied PF says "mtu 9000", not "mtu 9000 (wanted 9000)"."""
+    h = make_host("cx7-ib.json")
+    h.layout("50-ib.conf", "[Match]\nPCIAddress=0000:1a:00.0\n\n[PhysicalFunction]\n"
+             "LinkType=infiniband\nMTUBytes=2044\n")
+    out = h.run("status").stdout
+    line = next(x for x in out.splitlines() if "link type" in x)
+    assert "link type infiniband" in line and "link type infiniband (wanted" not in line, out
+    # the MTU differs: what the host has, then what is wanted
+    assert "mtu 4092 (wanted 2044)" in line, out
+
+
+def test_status_json_vf_without_netdev_here_has_no_mtu(make_host):
+    """A VF whose network interface this host does not show (in a pod's namespace) has no MTU
+    this host can read, whatever the snapshot left: the JSON says null, as the table says -."""
+    h = applied(make_host)
+    s = h.state()
+    vf = h.pf_of(s, E810)["vfs"][1]
+    assert vf["driver"] == "iavf" and vf["mtu"] == 1500, vf
+    vf["name"] = None  # moved into another namespace; the snapshot keeps its mtu
+    h.save(s)
+    r, st = status_json(h)
+    vf1 = st[E810]["vfs"][1]
+    assert vf1["mtu"] is None and vf1["settings"]["MTUBytes"]["now"] is None, vf1
+    row = next(x for x in h.run("status").stdout.splitlines() if re.match(r"^    1 ", x))
+    assert re.search(r" iavf .* -  ", row), row
