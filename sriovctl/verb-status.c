@@ -522,8 +522,11 @@ static bool print_left_hint(const struct ctl *c, struct json_object *doc, struct
 	 * the hint is what runs it, print_run_hint()) */
 	if (streq_ptr(state, "deferred") &&
 	    streq_ptr(doc_str(doc_get(pf, "last_apply"), "by"), "reset")) {
+		/* under Policy=never nothing runs it by itself: say what lifts it */
 		print_reset_hint(c, doc, pf, pf_created_reset_hint(why),
-				 " once it is no longer deferred");
+				 strstr(why, "[Disruption] Policy=never") ?
+					 " when run again, once [Disruption] Policy= lets it run" :
+					 " once it is no longer deferred");
 		return true;
 	}
 	return false;

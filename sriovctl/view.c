@@ -49,9 +49,13 @@ static int use_mainconf(struct ctl *c, struct layout_set *set)
 		diag_list_done(&diags);
 		return r == -ENOMEM ? r : 0; /* apply says why it cannot load it */
 	}
-	if (diag_count(&diags, DIAG_ERROR) == 0)
+	if (diag_count(&diags, DIAG_ERROR) == 0) {
 		layout_set_use_mainconf(set, &conf);
-	else {
+		/* apply's reason of a drain that cannot run, without running
+		 * k8s-notify (with --root, apply asks it nothing either) */
+		r = apply_drain_cannot_run(&conf, c->root ? NULL : ctl_k8s_notify_path(c),
+					   &set->drain_cannot_run);
+	} else {
 		_cleanup_free_ char *first = ctl_first_error(&diags);
 
 		ctl_print_diags(&diags);

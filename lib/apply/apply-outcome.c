@@ -3,7 +3,10 @@
 /* A PF's result as an apply or reset goes: its state and why, the clock it
  * is stamped with, and whether the disruption policy lets a change run. */
 
+#include <unistd.h>
+
 #include "apply-internal.h"
+#include "k8s-judge.h"
 #include "secret-file.h"
 
 usec_t apply_now(const struct pf_run *run)
@@ -71,15 +74,46 @@ static char *drain_runner(const struct apply_options *o, const char *wait)
 			     wait);
 }
 
+static const char drain_wait[] = "disruptive changes wait for a drain of this node through "
+				 "Kubernetes ([Disruption] Policy=drain), which ";
+
+/* Of the kubeconfig's owner and mode, why the drain cannot run; NULL when
+ * they do not say so. */
+static int drain_refused_file(const struct mainconf *c, char **ret)
+{
+	char why[SECRET_REFUSAL_MAX];
+	int r;
+
+	*ret = NULL;
+	r = mainconf_credentials_refusal(c, why, sizeof(why));
+	if (r != -EPERM && r != -EBADFD)
+		return 0;
+	*ret = strdup_printf("%scannot run: %s%s", drain_wait, r == -EPERM ? "k8s-notify is " : "",
+			     why);
+	return *ret ? 0 : -ENOMEM;
+}
+
+int apply_drain_cannot_run(const struct mainconf *c, const char *k8s_notify, char **ret)
+{
+	_cleanup_free_ char *missing = NULL;
+
+	*ret = NULL;
+	if (c->disruption_policy != DISRUPTION_POLICY_DRAIN || !mainconf_kubernetes_enabled(c))
+		return 0;
+	if (k8s_notify && access(k8s_notify, X_OK) < 0) {
+		missing = k8s_not_installed(k8s_notify);
+		*ret = missing ? strdup_printf("%scannot run: %s", drain_wait, missing) : NULL;
+		return *ret ? 0 : -ENOMEM;
+	}
+	return drain_refused_file(c, ret);
+}
+
 /* The drain's reason, and why it cannot run when k8s-notify refuses the
  * credentials (sriovctl check says so too). */
 static char *drain_reason(const struct apply_options *o)
 {
-	static const char wait[] = "disruptive changes wait for a drain of this node through "
-				   "Kubernetes ([Disruption] Policy=drain), which ";
-	char why[SECRET_REFUSAL_MAX];
-	const char *refusal = NULL;
-	int r;
+	const char *wait = drain_wait, *refusal = NULL;
+	char *why;
 
 	if (o->drain_refusal) {
 		if (o->drain_refusal(o->drain_userdata, &refusal) < 0)
@@ -88,11 +122,9 @@ static char *drain_reason(const struct apply_options *o)
 			return strdup_printf("%scannot run: %s", wait, refusal);
 		return drain_runner(o, wait);
 	}
-	r = mainconf_credentials_refusal(o->conf, why, sizeof(why));
-	if (r == -EPERM || r == -EBADFD)
-		return strdup_printf("%scannot run: %s%s", wait,
-				     r == -EPERM ? "k8s-notify is " : "", why);
-	return drain_runner(o, wait);
+	if (drain_refused_file(o->conf, &why) < 0)
+		return NULL;
+	return why ?: drain_runner(o, wait);
 }
 
 /* Puts the policy that defers the PF on its record, so that status can tell

@@ -123,6 +123,13 @@ int apply_run(struct host *h, const struct layout_set *set, const struct apply_o
 	      struct apply_result *ret);
 void apply_result_done(struct apply_result *r);
 
+/* Under [Disruption] Policy=drain with Kubernetes enabled, why the drain
+ * cannot run, in the words an apply defers with, as far as running nothing
+ * tells: k8s-notify not installed at k8s_notify (NULL: not looked at), or
+ * the kubeconfig's owner and mode (mainconf_credentials_refusal()). *ret
+ * NULL when neither says so; -ENOMEM. */
+int apply_drain_cannot_run(const struct mainconf *c, const char *k8s_notify, char **ret);
+
 /* The lock one PF is applied under: <runtime_dir>/lock/<pci>.lock, flock,
  * waits at most timeout. Returns the lock fd (close to release). */
 int pf_lock(const char *runtime_dir, const char *pci, usec_t timeout);

@@ -70,13 +70,18 @@ int k8s_judge(const char *path, const char *main_config, const struct mainconf *
 	if (!mainconf_kubernetes_enabled(conf))
 		return 0;
 	if (access(path, X_OK) < 0) {
-		ret->error = strdup_printf("Kubernetes is enabled but k8s-notify is not "
-					   "installed (%s): install sriov-persist-k8s",
-					   path);
+		ret->error = k8s_not_installed(path);
 		ret->not_installed = true;
 		return ret->error ? 0 : -ENOMEM;
 	}
 	return judge_run(path, main_config, ret);
+}
+
+char *k8s_not_installed(const char *path)
+{
+	return strdup_printf("Kubernetes is enabled but k8s-notify is not installed (%s): "
+			     "install sriov-persist-k8s",
+			     path);
 }
 
 void k8s_judgement_done(struct k8s_judgement *j)

@@ -25,6 +25,9 @@ struct k8s_judgement {
 int k8s_judge(const char *k8s_notify, const char *main_config, const struct mainconf *conf,
 	      struct k8s_judgement *ret);
 void k8s_judgement_done(struct k8s_judgement *j);
+/* Why k8s-notify at path cannot run (k8s_judge()'s words, of a path that
+ * is not executable); NULL: out of memory. */
+char *k8s_not_installed(const char *path);
 
 /* For apply_options.drain_refusal (userdata: a struct k8s_drain_judge):
  * k8s_judge() once, at the first PF that waits for a drain. A refusal that

@@ -81,8 +81,9 @@ static const char *disruption_waits(const struct layout_set *set)
 		return NULL;
 	if (streq(set->disruption_policy, "never"))
 		return set->disruption_never;
-	return "disruptive changes wait for a drain of this node through Kubernetes "
-	       "([Disruption] Policy=drain)";
+	return set->drain_cannot_run ?:
+				       "disruptive changes wait for a drain of this node "
+				       "through Kubernetes ([Disruption] Policy=drain)";
 }
 
 static int report_unconfigured(const struct host_view *v, const struct pf_view *pv,

@@ -382,6 +382,7 @@ struct layout_set *layout_set_free(struct layout_set *s)
 	free(s->files);
 	diag_list_done(&s->diags);
 	free(s->main_error);
+	free(s->drain_cannot_run);
 	other_configs_free(s->others);
 	free(s);
 	return NULL;

@@ -40,6 +40,11 @@ struct layout_set {
 	/* where that Policy=never is set ("FILE:LINE", "the main
 	 * configuration" when no line sets it); "": another policy */
 	char disruption_never_at[PATH_MAX + 32];
+	/* [Disruption] Policy=drain with Kubernetes enabled, where the drain
+	 * cannot run (apply_drain_cannot_run()): why an apply defers a
+	 * disruptive plan, set by the caller, freed with the set; NULL: it
+	 * can, or nobody looked */
+	char *drain_cannot_run;
 	/* the main configuration's first error ("file:line: message"), for
 	 * those that plan what apply would do: apply holds every PF then */
 	char *main_error;

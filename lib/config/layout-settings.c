@@ -30,7 +30,7 @@ static int vf_parse_unique(struct vf_settings *s, enum vf_key k, const char *v, 
 		return r;
 	if (!single_vf)
 		return fail(ret_why, "a literal value needs a single-VF section such as "
-				     "[VirtualFunction 3]; use stable here");
+				     "[VirtualFunction 0]; use stable here");
 	s->stable &= ~(1u << k);
 	return vf_attrs_copy(&s->attrs, &a, k);
 }

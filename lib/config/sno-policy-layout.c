@@ -127,9 +127,16 @@ static void sno_write_head(FILE *f, const char *source, const struct sno_policy 
 			"# excludeTopology: true has no equivalent (the VFs' NUMA node is kept)\n");
 	if (p->need_vhost_net)
 		fprintf(f, "# needVhostNet: true has no equivalent (no /dev/vhost-net for pods)\n");
+	/* as the import warning says (sno_policy_ib_names()) */
 	if (p->pf_names && streq_ptr(p->link_type, "infiniband"))
-		fprintf(f, "# pfNames: %s; an InfiniBand port is matched by PCIAddress=\n",
-			sno_name_by_pci(p) ? "left out" : "replace Name= with PCIAddress=");
+		fprintf(f, "%s",
+			sno_name_by_pci(p) ?
+				"# pfNames: left out; the file matches by PCIAddress= "
+				"(rootDevices), as Name= no longer selects a PF\n# once it is "
+				"an InfiniBand port\n" :
+				"# pfNames: a PF this file makes an InfiniBand port is renamed, "
+				"and Name= then no longer\n# selects it; unless its ports are "
+				"InfiniBand already, replace Name= with PCIAddress=\n");
 }
 
 static void sno_write_body(FILE *f, const struct sno_policy *p)

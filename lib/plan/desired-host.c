@@ -157,12 +157,24 @@ static int error_name_renamed(struct rules_out *out, const struct layout_file *f
 
 	if (!globs)
 		return -ENOMEM;
+	if (to == LINK_TYPE_INFINIBAND)
+		return rules_error(
+			out, f->path, f->match.key_line[match_name_key()],
+			"Name=%s: LinkType=infiniband renames the interface of %s at "
+			"the reboot it needs (the kernel names an InfiniBand port anew), "
+			"so this file would select no PF after it; match by "
+			"PCIAddress=%s instead",
+			globs, pf->pci, pf->pci);
+	/* unlike the IPoIB name (ipoib_name()), the Ethernet name depends on
+	 * what udev finds then: a slot or onboard index, whether the device
+	 * is multi-function, the port's name (ens2f0np0, enp26s0np0, eno1np0) */
 	return rules_error(out, f->path, f->match.key_line[match_name_key()],
-			   "Name=%s: LinkType=%s renames the interface of %s at the reboot it "
-			   "needs (the kernel names an %s port anew), so this file would select "
-			   "no PF after it; match by PCIAddress=%s instead",
-			   globs, link_type_to_string(to), pf->pci,
-			   to == LINK_TYPE_INFINIBAND ? "InfiniBand" : "Ethernet", pf->pci);
+			   "Name=%s: LinkType=ethernet renames the interface %s of %s at the "
+			   "reboot it needs, to a name this host cannot know yet (udev names an "
+			   "Ethernet port by its slot, onboard index or PCI path, as it finds them "
+			   "then), so this file would select no PF after it; match by "
+			   "PCIAddress=%s instead",
+			   globs, strna(pf->name), pf->pci, pf->pci);
 }
 
 /* The IPoIB name the kernel and udev give the InfiniBand port at pci: "ib"

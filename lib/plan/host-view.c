@@ -16,14 +16,18 @@ static int view_pf(struct host_view *v, const struct pf_state *pf)
 
 /* The note of pv's plan, once the card's firmware raise is where apply
  * makes it: of a disruptive plan, that [Disruption] Policy=never makes an
- * apply defer all of it, or that Policy=drain runs it without a drain. */
+ * apply defer all of it, as Policy=drain does when its drain cannot run, or
+ * that Policy=drain runs it without a drain. */
 static int note_disruption(const struct host_view *v, struct pf_view *pv)
 {
 	if (!pv->plan || !plan_is_disruptive(pv->plan))
 		return 0;
-	if (v->set->disruption_never[0])
-		return strv_consume(&pv->plan->notes, strdup_printf("an apply defers all of it: %s",
-								    v->set->disruption_never));
+	if (v->set->disruption_never[0] || v->set->drain_cannot_run)
+		return strv_consume(&pv->plan->notes,
+				    strdup_printf("an apply defers all of it: %s",
+						  v->set->disruption_never[0] ?
+							  v->set->disruption_never :
+							  v->set->drain_cannot_run));
 	if (!v->set->without_drain)
 		return 0;
 	return strv_consume(&pv->plan->notes, strdup_printf("disruptive, without a drain: %s",

@@ -124,7 +124,11 @@ def test_cx6dx_and_cx7_fields(tmp_path, sriovctl_bin):
             "a PF the file makes an InfiniBand port is renamed, and Name= then no longer selects "
             "it; unless its ports are InfiniBand already, replace Name= with PCIAddress= before "
             "installing the file (or give rootDevices)") in r.stderr.splitlines()
-    assert "# pfNames: replace Name= with PCIAddress=; an InfiniBand port is matched" in a_text
+    # the file's comment says what the warning says: Name= works on a port InfiniBand already
+    assert ("# pfNames: a PF this file makes an InfiniBand port is renamed, and Name= then no "
+            "longer\n# selects it; unless its ports are InfiniBand already, replace Name= with "
+            "PCIAddress=\n") in a_text, a_text
+    assert "an InfiniBand port is matched by PCIAddress=" not in a_text, a_text
     assert "[VirtualFunction 4-7]\n" in b_text and "[Layout]" not in b_text
 
 

@@ -156,8 +156,9 @@ def test_a_deferred_reset_keeps_what_is_left_in_the_status(make_host):
     assert "  deferred  " in first, first
     why = f"2 VFs left from a removed layout; resetting what sriov-persist created waits: {never(h)}"
     assert rest == [f"    {why}",
-                    f"    no layout selects it; \"{cmd}\" removes the VFs left from its removed layout once it is no longer "
-                    "deferred"], r.stdout
+                    f"    no layout selects it; \"{cmd}\" removes the VFs left from its removed layout when run again, "
+                    "once [Disruption] Policy= lets it run"], r.stdout
+    assert "no longer deferred" not in r.stdout, r.stdout
     st = json.loads(h.run("status", "--json", env=NO_BUS).stdout)
     assert st["pfs"][0]["state"] == "deferred" and st["pfs"][0]["reason"] == why, st["pfs"][0]
 

@@ -71,7 +71,7 @@ def test_cat_shows_a_literal_guid_refused_for_its_section(make_host):
     assert r.returncode == 0, r
     out = r.stdout.splitlines()
     held = (f"# held, nothing is applied: {p}:7: IBNodeGUID=02:00:00:00:00:00:00:01: a literal "
-            "value needs a single-VF section such as [VirtualFunction 3]; use stable here "
+            "value needs a single-VF section such as [VirtualFunction 0]; use stable here "
             "(and 3 more errors)")
     assert held in out, r.stdout
     # the held line's file:line is shown, beside the other rejected lines of the section

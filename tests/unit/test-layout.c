@@ -368,7 +368,7 @@ static void test_vf_invalid(void **state)
 static void test_literal_mac_needs_single_vf(void **state)
 {
 	static const char why[] = "MACAddress=02:00:00:00:00:01: a literal value needs a "
-				  "single-VF section such as [VirtualFunction 3]; use stable here";
+				  "single-VF section such as [VirtualFunction 0]; use stable here";
 	_cleanup_layout_file_ struct layout_file *f = NULL;
 
 	expect_error(MATCH_ALL "[VirtualFunction 0-7]\nMACAddress=02:00:00:00:00:01\n", 4, why);
