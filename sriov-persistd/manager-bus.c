@@ -8,6 +8,7 @@
 #include <syslog.h>
 #include <systemd/sd-daemon.h>
 
+#include "apply.h"
 #include "counters.h"
 #include "events.h"
 #include "host-error.h"
@@ -332,6 +333,12 @@ static int view_doc(struct manager *m, bool status, char **ret)
 	manager_events_drain(m);
 	r = manager_refresh(m);
 	if (r < 0 && !(m->hs && m->host_error))
+		return r;
+	/* as sriovctl plan notes it: why an apply would defer for a drain
+	 * that cannot run, looked at now (k8s-notify may come and go) */
+	m->set->drain_cannot_run = mfree(m->set->drain_cannot_run);
+	r = apply_drain_cannot_run(&m->conf, m->k8s_notify, &m->set->drain_cannot_run);
+	if (r < 0)
 		return r;
 	r = host_view_build(m->hs, m->set, NULL, &v);
 	if (r < 0)

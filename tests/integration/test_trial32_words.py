@@ -6,6 +6,9 @@ Ethernet name cannot be known yet (3); the import's comment agrees with its warn
 (test_import) (4); a literal MAC in a section of several VFs names a VF the PF has (5);
 sriov-persistd(8) says which verbs read a simulated host themselves (6)."""
 
+import os
+import subprocess
+
 from test_check_credentials import LAYOUT, WAIT, k8s_notify_bin, with_kubeconfig  # noqa: F401
 from test_trial19_misc import man_text
 
@@ -90,3 +93,29 @@ def test_the_private_bus_example_says_which_verbs_read_the_host_themselves():
             "the host themselves (see sriovctl(8)), the machine's own unless given the daemon's "
             "options (sriovctl --host host.json --config-dir conf.d --main-config "
             "sriov-persist.conf wait)") in text, text
+
+
+def test_plan_through_the_daemon_notes_it_too(make_host, start_daemon, bus_client, system_bus):
+    """The daemon's Plan() looks as sriovctl plan does, at each call: a k8s-notify that is not
+    installed gets the same note, and once it is installed the note is gone."""
+    h = make_host("e810.json")
+    with_kubeconfig(h, 0o600, enabled="yes")
+    k8s = h.dir / "k8s-notify"
+    assert h.run("--k8s-notify", str(k8s), "apply").returncode == 0  # VFs made: no drain
+    h.layout("50-e810.conf", LAYOUT.replace("=2", "=4"))  # a new count destroys the VFs
+    start_daemon(h, "--k8s-notify", str(k8s))
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=system_bus.address)
+    why = (f"{WAIT}cannot run: Kubernetes is enabled but k8s-notify is not installed "
+           f"({k8s}): install sriov-persist-k8s")
+
+    def plan():
+        r = subprocess.run([h.binary, "--no-color", "plan", E810], capture_output=True,
+                           text=True, timeout=120, env=env)
+        assert r.returncode == 10, r
+        return r.stdout
+    out = plan()
+    assert f"  note: an apply defers all of it: {why}\n" in out, out
+    k8s.write_text("#!/bin/sh\nexit 1\n")
+    k8s.chmod(0o755)
+    out = plan()
+    assert "note: an apply defers all of it" not in out, out
