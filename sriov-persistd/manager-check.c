@@ -95,15 +95,6 @@ static const char *plan_module(const struct plan *p)
 	return NULL;
 }
 
-/* The link type its record's apply set in firmware is the port's now (a
- * reboot or a firmware reset brought it): what is left is the rest of
- * that apply. */
-static bool link_took_effect(const struct pf_status *st, const struct pf_state *pf)
-{
-	return st->firmware.link_set && pf->link_type == st->firmware.link_type &&
-	       (!pf->has_firmware_link_type || pf->firmware_link_type == pf->link_type);
-}
-
 /* A PF whose plan is not empty: the facts for decide_changes(), and what
  * it decided. Returns whether to apply it now. */
 static bool judge_changes(struct manager *m, struct pf_entry *e, const struct pf_desired *d,
@@ -126,7 +117,7 @@ static bool judge_changes(struct manager *m, struct pf_entry *e, const struct pf
 	f.has_record = pf_status_read(m->runtime_dir, e->pci, &st) >= 0;
 	f.record = st.state;
 	f.layout_changed = f.has_record && layouts_record_changed(m, pf, &st);
-	link = f.has_record && link_took_effect(&st, pf);
+	link = f.has_record && report_link_took_effect(&st, pf);
 	f.firmware_took_effect = f.has_record && (pf_status_firmware_took_effect(&st, pf) || link);
 	if (f.has_record && report_deferral_lifted(m->set, &st, NULL, &lifted) < 0) {
 		log_pf(LOG_ERR, e->pci, "%s: checking whether its deferral is lifted failed: %s",

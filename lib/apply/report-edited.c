@@ -241,16 +241,29 @@ int report_applied_differs(const struct host_view *v, const struct pf_view *pv,
 	return 0;
 }
 
+bool report_link_took_effect(const struct pf_status *rec, const struct pf_state *pf)
+{
+	return rec->firmware.link_set && pf->link_type == rec->firmware.link_type &&
+	       (!pf->has_firmware_link_type || pf->firmware_link_type == pf->link_type);
+}
+
 int report_firmware_took_effect(const struct pf_view *pv, const struct pf_status *rec,
 				const char *options, char **ret)
 {
 	*ret = NULL;
-	if (!pf_status_firmware_took_effect(rec, pv->pf))
+	if (report_link_took_effect(rec, pv->pf))
+		*ret = strdup_printf(
+			"the link type %s took effect after its apply; the rest of "
+			"that apply is not applied yet; sriovctl%s apply %s applies it",
+			strna(link_type_to_string(pv->pf->link_type)), strempty(options), rec->pci);
+	else if (pf_status_firmware_took_effect(rec, pv->pf))
+		*ret = strdup_printf("the firmware VF limit %u took effect after its apply; the "
+				     "rest of that apply is not applied yet; sriovctl%s apply %s "
+				     "applies it",
+				     pf_status_firmware_waited(rec) ?: pv->pf->total_vfs,
+				     strempty(options), rec->pci);
+	else
 		return 0;
-	*ret = strdup_printf("the firmware VF limit %u took effect after its apply; the rest of "
-			     "that apply is not applied yet; sriovctl%s apply %s applies it",
-			     pf_status_firmware_waited(rec) ?: pv->pf->total_vfs, strempty(options),
-			     rec->pci);
 	return *ret ? 0 : -ENOMEM;
 }
 

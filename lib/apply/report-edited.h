@@ -57,7 +57,7 @@ int report_drift_unrepaired(const struct layout_set *set, const struct plan *p, 
 			    char **why);
 /* Of a PF pv of v whose plan has actions left, with rec its status record:
  * *state "pending" with *why when that is the rest of the apply that a
- * firmware VF limit waited for (report_firmware_took_effect()) or its apply
+ * firmware VF limit or link type waited for (report_firmware_took_effect()) or its apply
  * unit's (pv->returned, report_not_applied_returned()); "drifted" when rec
  * says applied, with *why what differs beyond its VFs ("differs: 4 VFs
  * wanted, 0 present"), then report_layout_edited()'s and
@@ -67,12 +67,19 @@ int report_drift_unrepaired(const struct layout_set *set, const struct plan *p, 
 int report_applied_differs(const struct host_view *v, const struct pf_view *pv,
 			   const struct pf_status *rec, const char *options, const char **state,
 			   char **why);
-/* Of a PF whose record rec says its apply raised the firmware VF limit and
- * waited for the reboot, when the limit took effect since
- * (pf_status_firmware_took_effect()): what it lacks is the rest of that
- * apply, not drift: "the firmware VF limit 12 took effect after its apply;
- * the rest of that apply is not applied yet; sriovctl apply PCI applies it"
- * (with options, as above) in *ret; NULL otherwise. -ENOMEM. */
+/* Whether the link type that the apply of rec (a PF's status record) set
+ * in firmware is pf's now (a reboot or a firmware reset brought it): what
+ * pf lacks is the rest of that apply. The daemon asks it too. */
+bool report_link_took_effect(const struct pf_status *rec, const struct pf_state *pf) _pure_;
+/* Of a PF whose record rec says its apply raised the firmware VF limit or
+ * set the link type in firmware and waited for the reboot, when that took
+ * effect since (pf_status_firmware_took_effect(),
+ * report_link_took_effect()): what it lacks is the rest of that apply, not
+ * drift: "the firmware VF limit 12 took effect after its apply; the rest of
+ * that apply is not applied yet; sriovctl apply PCI applies it", or "the
+ * link type ethernet took effect after its apply; ..." (with options, as
+ * above) in *ret; NULL otherwise. The one place status, wait, metrics and
+ * the daemon's LastError judge it. -ENOMEM. */
 int report_firmware_took_effect(const struct pf_view *pv, const struct pf_status *rec,
 				const char *options, char **ret);
 /* Of a configured PF with no status record (never applied in this boot):

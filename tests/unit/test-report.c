@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "json-util.h"
+#include "report-edited.h"
 #include "report-gone.h"
 #include "report.h"
 #include "snapshot.h"
@@ -1120,6 +1121,28 @@ static void test_record_firmware_took_effect(void **state)
 	assert_false(pf_status_firmware_took_effect(&st, &pf));
 }
 
+/* A link type that an apply set in firmware took effect once the port has
+ * it (and its firmware says no other): the rest of that apply; one still
+ * waiting, or set back by hand, is not. */
+static void test_record_link_took_effect(void **state)
+{
+	struct pf_state pf = { .link_type = LINK_TYPE_INFINIBAND,
+			       .has_firmware_link_type = true,
+			       .firmware_link_type = LINK_TYPE_ETHERNET };
+	struct pf_status st = { .state = PF_STATUS_APPLIED,
+				.firmware = { .link_set = 5, .link_type = LINK_TYPE_ETHERNET } };
+
+	assert_false(report_link_took_effect(&st, &pf)); /* waits */
+	pf.firmware_link_type = LINK_TYPE_INFINIBAND;
+	assert_false(report_link_took_effect(&st, &pf)); /* set back by hand */
+	pf.link_type = pf.firmware_link_type = LINK_TYPE_ETHERNET;
+	assert_true(report_link_took_effect(&st, &pf));
+	pf.has_firmware_link_type = false;
+	assert_true(report_link_took_effect(&st, &pf));
+	st.firmware.link_set = 0;
+	assert_false(report_link_took_effect(&st, &pf));
+}
+
 /* The apply of the card's other port waited for the raise another port's
  * apply made: its record names it among its reboot reasons, no firmware. */
 static void test_record_card_raise_took_effect(void **state)
@@ -1298,6 +1321,7 @@ int main(void)
 		cmocka_unit_test(test_record_by),
 		cmocka_unit_test(test_record_firmware),
 		cmocka_unit_test(test_record_firmware_took_effect),
+		cmocka_unit_test(test_record_link_took_effect),
 		cmocka_unit_test(test_record_card_raise_took_effect),
 		cmocka_unit_test(test_firmware_needs),
 		cmocka_unit_test(test_unselected_reason_asked),
