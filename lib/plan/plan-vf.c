@@ -204,15 +204,15 @@ static bool representor_down(const struct plan_ctx *c, uint32_t i, bool fresh,
 	return now->representor && !now->representor_up;
 }
 
-/* VF i's MTU, set through its network interface: one this host's
- * namespace does not show (a pod may hold it, and no rebind brings it back)
- * cannot be set, an unmet need instead. */
+/* VF i's MTU, set and read through its network interface: of one this
+ * host's namespace does not show (a pod may hold it, and no rebind brings
+ * it back) it is neither, as drift is not compared for it either: a pod's
+ * VF is as normal as it gets, and neither degraded nor drifted. */
 static int vf_mtu(struct plan_ctx *c, uint32_t i, uint32_t mtu, bool elsewhere)
 {
-	if (!elsewhere)
-		return plan_add_vf(c->p, ACTION_SET_VF_MTU, false, i, mtu, NULL);
-	return strv_consume(&c->p->unmet, strdup_printf("VF %u: MTUBytes=%u not set: %s", i, mtu,
-							NETDEV_ELSEWHERE));
+	if (elsewhere)
+		return 0;
+	return plan_add_vf(c->p, ACTION_SET_VF_MTU, false, i, mtu, NULL);
 }
 
 /* Step 6 for VF i. */

@@ -1708,8 +1708,7 @@ static void test_vf_netdev_elsewhere(void **state)
 	want(&e, true, 10);
 	VF(&e, 9, MTU, mtu, 1400);
 	expect_plan(&e, "", "");
-	expect_unmet(&e, "VF 9: MTUBytes=1400 not set: its network interface is not in this "
-			 "host's namespace: a pod may hold it");
+	expect_unmet(&e, "");
 	e.pf.vfs[9].name = strdup("ens1f0v9");
 	e.pf.vfs[9].attrs.mtu = 1500;
 	expect_plan(&e, "VF 9: mtu 1400", "L");
