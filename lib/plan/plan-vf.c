@@ -204,6 +204,17 @@ static bool representor_down(const struct plan_ctx *c, uint32_t i, bool fresh,
 	return now->representor && !now->representor_up;
 }
 
+/* VF i's MTU, set and read through its network interface: of one this
+ * host's namespace does not show (a pod may hold it, and no rebind brings
+ * it back) it is neither, as drift is not compared for it either: a pod's
+ * VF is as normal as it gets, and neither degraded nor drifted. */
+static int vf_mtu(struct plan_ctx *c, uint32_t i, uint32_t mtu, bool elsewhere)
+{
+	if (elsewhere)
+		return 0;
+	return plan_add_vf(c->p, ACTION_SET_VF_MTU, false, i, mtu, NULL);
+}
+
 /* Step 6 for VF i. */
 int plan_vf(struct plan_ctx *c, uint32_t i)
 {
@@ -211,7 +222,7 @@ int plan_vf(struct plan_ctx *c, uint32_t i)
 	const char *before, *want, *in_pod;
 	struct vf_attrs attrs;
 	struct vf_state now;
-	bool fresh, random_mac, set_first;
+	bool fresh, random_mac, set_first, rebound;
 	uint32_t keys;
 	int r;
 
@@ -224,6 +235,7 @@ int plan_vf(struct plan_ctx *c, uint32_t i)
 	set_first = (keys & plan_before_bind(c)) && vf_driver_has_netdev(now.attrs.driver);
 
 	in_pod = vf_in_pod(c, i, fresh);
+	rebound = !same_driver(now.attrs.driver, want) || set_first;
 	if (!same_driver(now.attrs.driver, want))
 		r = vf_rebind(c, i, &now, &attrs, keys, want, in_pod);
 	else if (set_first)
@@ -234,7 +246,8 @@ int plan_vf(struct plan_ctx *c, uint32_t i)
 		return r;
 	if (vf_settings_has(v, VF_KEY_MTU) && vf_driver_has_netdev(now.attrs.driver) &&
 	    now.attrs.mtu != v->attrs.mtu && !plan_mtu_waits_link_type(c->d, c->pf, v->attrs.mtu))
-		r = plan_add_vf(c->p, ACTION_SET_VF_MTU, false, i, v->attrs.mtu, NULL);
+		r = vf_mtu(c, i, v->attrs.mtu,
+			   !rebound && in_pod && streq(in_pod, NETDEV_ELSEWHERE));
 	if (r >= 0 && representor_down(c, i, fresh, &now))
 		r = plan_add_vf(c->p, ACTION_SET_REPRESENTOR_UP, false, i, 0, NULL);
 	return r;

@@ -202,3 +202,23 @@ def test_an_infiniband_vf_whose_rdma_device_a_pod_holds(make_host):
     pf = plan_pf(h, CX7)
     assert [a["action"] for a in pf["actions"]] == ["unbind_vf", "set_vf", "bind_vf"], pf
     assert not pf["disruptive"], pf["actions"]
+
+
+def test_an_mtu_for_a_vf_a_pod_may_hold_is_neither_compared_nor_set(make_host):
+    """A VF's MTU is read and set through its network interface: one in a pod's namespace
+    cannot be, from here. No mtu step for VF 9, no failure and nothing degraded (a VF in a pod is
+    the normal case): the PF ends applied, VF 9 left as it is; the other VFs get their MTU."""
+    h = pod_holds_vf9(make_host)
+    h.layout("50.conf", e810_layout("\n[VirtualFunction 8-9]\nMTUBytes=1400\n"))
+    p = h.run("plan", E810)
+    assert "VF 9: mtu" not in p.stdout and "  live       VF 8: mtu 1400\n" in p.stdout, p.stdout
+    assert "cannot:" not in p.stdout, p.stdout
+    vf9 = json.dumps(h.pf(E810)["vfs"][9], sort_keys=True)
+    r = h.run("apply")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "FAIL" not in r.stdout and "failed" not in r.stdout, r.stdout
+    assert json.dumps(h.pf(E810)["vfs"][9], sort_keys=True) == vf9
+    assert h.pf(E810)["vfs"][8]["mtu"] == 1400
+    pf = next(p for p in json.loads(h.run("status", "--json").stdout)["pfs"] if p["pci"] == E810)
+    assert pf["state"] == "applied", pf
+    assert f"{E810} (ens1f0): nothing to do\n" in h.run("plan", E810).stdout

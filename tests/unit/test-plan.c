@@ -1702,6 +1702,21 @@ static void test_vf_netdev_elsewhere(void **state)
 	e.pf.vfs[9].name = mfree(e.pf.vfs[9].name);
 	e.pf.vfs[9].attrs.mtu = 0;
 	expect_plan(&e, "VF 9: unbind" POD "; VF 9: bind vfio-pci", "DL");
+	/* its MTU is set through its interface, which is not here: unmet, no
+	 * step; one the host shows gets it */
+	pf_desired_free(e.d);
+	want(&e, true, 10);
+	VF(&e, 9, MTU, mtu, 1400);
+	expect_plan(&e, "", "");
+	expect_unmet(&e, "");
+	e.pf.vfs[9].name = strdup("ens1f0v9");
+	e.pf.vfs[9].attrs.mtu = 1500;
+	expect_plan(&e, "VF 9: mtu 1400", "L");
+	expect_unmet(&e, "");
+	e.pf.vfs[9].name = mfree(e.pf.vfs[9].name);
+	e.pf.vfs[9].attrs.mtu = 0;
+	pf_desired_free(e.d);
+	want(&e, true, 10);
 	/* made anew by a count change: in no pod */
 	want_count(&e, 12);
 	vf_driver(&e, 9, "vfio-pci");
