@@ -37,6 +37,10 @@ void vf_setting_row(const struct pf_state *pf, const struct vf_state *vf,
 	ret->src = set ? &v->src[k] : &no_src;
 	if (set && vf_settings_is_stable(v, k))
 		ret->wanted = strcpy(ret->wanted_buf, "stable");
+	else if (set && k == VF_KEY_DRIVER && !v->attrs.driver && default_driver)
+		/* Driver=default binds the kernel's VF driver (the plan's
+		 * rule): wanted as that driver, not as the word */
+		ret->wanted = strcpy(ret->wanted_buf, default_driver);
 	else if (set)
 		ret->wanted = vf_attrs_format(&v->attrs, k, VF_SPELLING_LAYOUT, ret->wanted_buf);
 	else if (k == VF_KEY_DRIVER && vf && !vf->attrs.driver && v &&

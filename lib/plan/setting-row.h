@@ -23,7 +23,8 @@ void pf_setting_row(const struct pf_state *pf, const struct pf_settings *s, enum
 		    struct setting_row *ret);
 /* Key k of VF vf of pf (vf NULL: the host has no such VF); v: what the
  * layouts say of it, NULL when nothing. A "stable" MAC or GUID is wanted as
- * "stable". Driver= unset on a VF on no driver whose layout needs a network
+ * "stable". Driver=default is wanted as the kernel's VF driver it binds
+ * ("default" where that is not known). Driver= unset on a VF on no driver whose layout needs a network
  * interface (MTUBytes=, RDMA=yes) is wanted as the kernel's VF driver,
  * which the plan binds (none where it is not known), from that key's line.
  * ResourceName=, no host value, has now equal to wanted on a VF the host

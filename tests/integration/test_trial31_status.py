@@ -83,12 +83,36 @@ def test_a_vf_not_there_yet_is_in_no_pool(make_host):
     assert vfs[5]["pci"] is None and vfs[5]["settings"]["ResourceName"]["now"] is None, vfs[5]
 
 
+def test_driver_default_is_wanted_as_the_driver_it_binds(make_host):
+    """Driver=default of the repository's E810 example, applied: the VFs are on iavf, and the
+    settings want iavf (the kernel's VF driver it binds) from the layout's line, as a stable MAC
+    is shown derived."""
+    h = make_host("e810.json")
+    text = (REPO / "conf.d" / "50-e810-rdma.conf").read_text()
+    f = h.layout("50-e810-rdma.conf", text)
+    line = text.splitlines().index("Driver=default") + 1
+    r = h.run("apply")
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = h.run("status", "--json", E810)
+    pf = json.loads(r.stdout)["pfs"][0]
+    assert pf["state"] == "applied", pf["state"]
+    for vf in pf["vfs"][8:16]:
+        assert vf["layout"] == "ok", vf["layout"]
+        # it said {"now": "iavf", "wanted": "default"}: a difference where there is none
+        assert vf["settings"]["Driver"] == {"now": "iavf", "wanted": "iavf",
+                                            "source": f"{f}:{line}"}, vf["settings"]["Driver"]
+        assert vf["settings"]["MACAddress"]["wanted"] == vf["settings"]["MACAddress"]["now"]
+
+
 def test_the_manual_says_both():
     m = flat((REPO / "man" / "org.sriovpersist1.5").read_text())
     assert "ResourceName is no value of the host but the device plugin pool the VF is in" in m
     assert "now is wanted for a VF the host has, null for one it does not have yet" in m
     assert ("the plan binds the kernel's VF driver to it, and wanted is that driver, with the "
             "source of the key that needs it") in m
+    assert "and Driver=default as the kernel's VF driver it binds" in m
+    assert ("Driver=default as the kernel's VF driver it binds"
+            in flat((REPO / "man" / "sriovctl.8").read_text()))
 
 
 # --- 2: the reset hint names what it removes, under the line that says what is left ------------

@@ -115,6 +115,18 @@ static void test_vf_row_implied(void **state)
 	vf_setting_row(&pf, &unbound, &v, VF_KEY_DRIVER, &row);
 	assert_null(row.wanted);
 
+	/* Driver=default: wanted as the driver it binds, from its line;
+	 * "default" where the PF's driver has no VF driver known */
+	v.set |= 1u << VF_KEY_DRIVER;
+	v.src[VF_KEY_DRIVER] = (struct src){ "50-a.conf", 11 };
+	vf_setting_row(&pf, &bound, &v, VF_KEY_DRIVER, &row);
+	assert_string_equal(row.wanted, "mlx5_vf");
+	assert_source(&row, "50-a.conf:11");
+	pf = (struct pf_state){ .driver = (char *)"no-such-driver" };
+	vf_setting_row(&pf, &bound, &v, VF_KEY_DRIVER, &row);
+	assert_string_equal(row.wanted, "default");
+	v.set = 1u << VF_KEY_RESOURCE_NAME;
+
 	vf_setting_row(&pf, &unbound, &v, VF_KEY_RESOURCE_NAME, &row);
 	assert_string_equal(row.now, "cx7_ib");
 	assert_string_equal(row.wanted, "cx7_ib");
